@@ -1,0 +1,183 @@
+"""Loading a request and checking it whole, like a graph engine's compile step.
+
+``load_request`` parses JSON into a ``Request`` and runs ``check_request``: type names must be safe
+identifiers, every rule must name known types, limits must make sense, and seed_data must obey the request's
+own schema and limits. Every problem is reported at once, each with its JSON path; ``RequestInvalid`` is
+raised when there is any.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+import uuid
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from igg.act.apply import Actor
+from igg.errors import Problem, RequestInvalid
+from igg.graph.state import GraphState
+from igg.models.common import IDENTIFIER_HINT, is_identifier, property_key_problem
+from igg.models.request import Request
+from igg.models.schema import Schema
+
+
+def load_request(source: str | Path | dict[str, Any], *, source_name: str | None = None) -> Request:
+    """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``."""
+    name = source_name or (str(source) if isinstance(source, Path) else "request")
+    if isinstance(source, Path):
+        try:
+            text = source.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RequestInvalid([Problem("", f"cannot read {source}: {exc.strerror or exc}")], source=name) from None
+        except UnicodeDecodeError:
+            raise RequestInvalid([Problem("", f"{source} is not UTF-8 text")], source=name) from None
+        source = text
+    if isinstance(source, str):
+        try:
+            source = json.loads(source)
+        except json.JSONDecodeError as exc:
+            raise RequestInvalid(
+                [Problem("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")], source=name
+            ) from None
+    if not isinstance(source, dict):
+        raise RequestInvalid([Problem("", f"a request must be a JSON object, got {type(source).__name__}")],
+                             source=name)
+    try:
+        request = Request.model_validate(source)
+    except ValidationError as exc:
+        raise RequestInvalid(pydantic_problems(exc, Request), source=name) from None
+    problems = check_request(request)
+    if problems:
+        raise RequestInvalid(problems, source=name)
+    if request.session_id is None:
+        request = request.model_copy(update={"session_id": f"igg-{uuid.uuid4().hex[:12]}"})
+    return request
+
+
+def check_request(request: Request) -> list[Problem]:
+    """Every cross-field problem of a parsed request (empty when it is sound)."""
+    problems = check_schema(request.config.schema_, "config.schema")
+    if problems:
+        return problems  # the seed cannot be checked against a broken schema
+    if request.seed_data is not None:
+        _, seed_problems = build_state(request)
+        problems += seed_problems
+    return problems
+
+
+def check_schema(schema: Schema, path: str) -> list[Problem]:
+    """Problems of a schema: unsafe or repeated type names, rules that name unknown types or bad keys."""
+    problems: list[Problem] = []
+    nodes, edges = set(schema.node_types), set(schema.edge_types)
+    for field, names in (("node_types", schema.node_types), ("edge_types", schema.edge_types)):
+        seen: set[str] = set()
+        for i, name in enumerate(names):
+            if not is_identifier(name):
+                problems.append(Problem(f"{path}.{field}[{i}]", f"{name!r} is not a safe identifier "
+                                        f"({IDENTIFIER_HINT}); type names become Neo4j labels"))
+            if name in seen:
+                problems.append(Problem(f"{path}.{field}[{i}]", f"{name!r} is listed twice"))
+            seen.add(name)
+    for name in sorted(nodes & edges):
+        problems.append(Problem(f"{path}.edge_types", f"{name!r} is both a node type and an edge type"))
+    known = ", ".join(schema.node_types)
+    for t, keys in schema.required_attributes.items():
+        if t not in nodes and t not in edges:
+            problems.append(Problem(f"{path}.required_attributes.{t}", f"{t!r} is not a node or edge type; "
+                                    f"node types: {known}; edge types: {', '.join(schema.edge_types) or '(none)'}"))
+        problems += _key_problems(keys, f"{path}.required_attributes.{t}")
+    for t, keys in schema.identity_keys.items():
+        if t not in nodes:
+            problems.append(Problem(f"{path}.identity_keys.{t}", f"{t!r} is not a node type; node types: {known}"))
+        if not keys:
+            problems.append(Problem(f"{path}.identity_keys.{t}", "an identity needs at least one key"))
+        problems += _key_problems(keys, f"{path}.identity_keys.{t}")
+    for i, p in enumerate(schema.edge_patterns):
+        for end, name in (("from", p.from_), ("to", p.to)):
+            if name not in nodes:
+                problems.append(Problem(f"{path}.edge_patterns[{i}].{end}", f"{name!r} is not a node type; "
+                                        f"node types: {known}"))
+        if p.type not in edges:
+            problems.append(Problem(f"{path}.edge_patterns[{i}].type", f"{p.type!r} is not an edge type; "
+                                    f"edge types: {', '.join(schema.edge_types) or '(none)'}"))
+    for i, rule in enumerate(schema.completeness):
+        node_type = getattr(rule, "node_type", None)
+        if node_type is not None and node_type not in nodes:
+            problems.append(Problem(f"{path}.completeness[{i}].node_type", f"{node_type!r} is not a node type; "
+                                    f"node types: {known}"))
+        edge_type = getattr(rule, "edge_type", None)
+        if edge_type is not None and edge_type not in edges:
+            problems.append(Problem(f"{path}.completeness[{i}].edge_type", f"{edge_type!r} is not an edge type"))
+        attribute = getattr(rule, "attribute", None)
+        if attribute is not None and (problem := property_key_problem(attribute)):
+            problems.append(Problem(f"{path}.completeness[{i}].attribute", problem))
+    return problems
+
+
+def _key_problems(keys: list[str], path: str) -> list[Problem]:
+    return [Problem(f"{path}[{i}]", problem) for i, k in enumerate(keys) if (problem := property_key_problem(k))]
+
+
+def build_state(request: Request) -> tuple[GraphState, list[Problem]]:
+    """A fresh graph state for the request, with its seed graph loaded; returns the seed's problems too."""
+    config = request.config
+    state = GraphState(config.schema_.compile())
+    problems: list[Problem] = []
+    if request.seed_data is not None:
+        actor = Actor(state.schema, config.constraints)
+        problems = actor.load_seed(state, request.seed_data)
+    return state, problems
+
+
+def pydantic_problems(exc: ValidationError, model: type[BaseModel]) -> list[Problem]:
+    """Pydantic errors as problems with JSON paths; unknown keys list the keys that are allowed there."""
+    problems = []
+    for e in exc.errors(include_url=False):
+        loc = [p for p in e["loc"] if not (isinstance(p, str) and (p.startswith("function-") or "[" in p))]
+        path = _json_path(loc)
+        if e["type"] == "extra_forbidden":
+            parent = _model_at(model, loc[:-1])
+            allowed = ", ".join(f.alias or n for n, f in parent.model_fields.items()) if parent else ""
+            problems.append(Problem(path, f"unknown key {loc[-1]!r}" + (f"; allowed here: {allowed}" if allowed else "")))
+        elif e["type"] == "missing":
+            problems.append(Problem(path, "required but missing"))
+        else:
+            shown = repr(e.get("input"))
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            problems.append(Problem(path, f"{e['msg']} (got {shown})"))
+    return problems
+
+
+def _json_path(loc: list[Any]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _model_at(model: type[BaseModel], loc: list[Any]) -> type[BaseModel] | None:
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = next((f for n, f in current.model_fields.items() if part in (n, f.alias)), None)
+        if field is None:
+            # a union member tag such as 'has_attribute' in a discriminated union
+            return None
+        current = _first_model(field.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _first_model(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _first_model(arg)
+        if found is not None:
+            return found
+    return None

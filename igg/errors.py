@@ -1,0 +1,61 @@
+"""IGG's exception tree. Every error IGG raises on purpose is an ``IGGError``::
+
+    IGGError
+    ├── RequestInvalid        a request payload, seed graph or document breaks the contract
+    ├── ResponseInvalid       an agent turn could not be parsed into a response (INVALID_JSON/INVALID_RESPONSE)
+    ├── AgentFailed           the agent could not produce a turn after its retries (stop reason agent_error)
+    ├── SessionError          a session store problem: unknown session, refusing to overwrite, corrupt store
+    └── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
+
+Rejected *actions* are not exceptions: they are verdicts (``igg.models.verdicts.Verdict``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class IGGError(Exception):
+    """Root of every error IGG raises on purpose; its message is fit to show a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem found in an input, located by a JSON path such as ``config.constraints.max_nodes``."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path or '(root)'}: {self.message}"
+
+
+class RequestInvalid(IGGError):
+    """A request (or seed graph, or saved document) breaks the contract; ``problems`` lists every problem."""
+
+    def __init__(self, problems: list[Problem], *, source: str = "request") -> None:
+        self.problems = problems
+        self.source = source
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"{source} is invalid ({len(problems)} problem{'s' * (len(problems) != 1)}):\n{lines}")
+
+
+class ResponseInvalid(IGGError):
+    """An agent turn could not be read as a response; ``code`` is INVALID_JSON or INVALID_RESPONSE."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(f"{code}: {message}")
+
+
+class AgentFailed(IGGError):
+    """The agent failed to produce a turn after its retries; the run stops with ``agent_error``."""
+
+
+class SessionError(IGGError):
+    """A session store problem: an unknown session, a session that already exists, a damaged store."""
+
+
+class ExportError(IGGError):
+    """An export could not be completed; the message says what to fix (target, server, credentials)."""

@@ -1,0 +1,370 @@
+"""The graph state: a networkx ``MultiDiGraph`` plus the indexes that make validation O(1).
+
+Node data is ``{"type": T, "properties": {...}, "provenance": {...}}``; edges are keyed by their id and
+carry ``{"type": T, "properties": {...}, "provenance": {...}}``. Every change goes through the mutation
+methods below, which keep the indexes right and append a JSON-ready *mutation* to ``journal``: the session
+store persists those per iteration, ``replay`` re-applies them and ``undo`` applies their inverses.
+
+Mutations (``op`` and fields):
+  add_node    id, type, properties, provenance
+  delete_node id, type, properties, provenance     (its edges are deleted first, each as delete_edge)
+  update_node id, before, after                    (whole property dicts), before_prov, after_prov
+  add_edge    id, type, from, to, properties, provenance
+  delete_edge id, type, from, to, properties, provenance
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import networkx as nx
+
+from igg.models.common import freeze
+from igg.models.document import DocEdge, DocNode, GraphDocument
+from igg.models.schema import CompiledSchema
+
+Mutation = dict[str, Any]
+
+
+class GraphState:
+    """The graph being built, its identity index and its mutation journal."""
+
+    def __init__(self, schema: CompiledSchema) -> None:
+        self.schema = schema
+        self.graph = nx.MultiDiGraph()
+        self.journal: list[Mutation] = []
+        """Mutations since the last ``take_journal``."""
+        self.protected: set[str] = set()
+        """Node ids loaded from seed_data (protected from deletion when so configured)."""
+        self.iteration = 0
+        """Iteration stamped into provenance of elements created or updated now."""
+        self.chunk: str | None = None
+        """Context chunk label stamped into provenance."""
+        self._by_identity: dict[tuple[str, tuple[Any, ...]], str] = {}
+        self._by_prop: dict[tuple[str, Any], dict[str, None]] = {}
+        """(identity key, frozen value) -> ids of the nodes whose identity includes that key and value."""
+        self._by_type: dict[str, dict[str, None]] = {t: {} for t in schema.node_type_list}
+        self._edges: dict[tuple[str, str, str], str] = {}
+        self._edge_ends: dict[str, tuple[str, str]] = {}
+        self._edge_type_counts: dict[str, int] = {t: 0 for t in schema.edge_type_list}
+        self._next_node = 1
+        self._next_edge = 1
+        self._prov_key: tuple[int, str | None] | None = None
+        self._prov: dict[str, Any] = {}
+
+    # ---- reading -------------------------------------------------------------------------------------
+    @property
+    def node_count(self) -> int:
+        """Number of nodes."""
+        return len(self.graph._node)
+
+    @property
+    def edge_count(self) -> int:
+        """Number of edges (O(1), unlike ``MultiDiGraph.number_of_edges``)."""
+        return len(self._edge_ends)
+
+    def node_type(self, node_id: str) -> str:
+        """The type of a node."""
+        return self.graph._node[node_id]["type"]
+
+    def node_properties(self, node_id: str) -> dict[str, Any]:
+        """The properties of a node (do not mutate: use ``update_node``)."""
+        return self.graph._node[node_id]["properties"]
+
+    def identity(self, node_type: str, properties: dict[str, Any]) -> tuple[Any, ...] | None:
+        """The identity tuple of a would-be node, or None when an identity key is missing."""
+        try:
+            return self._identity_of(node_type, properties)
+        except KeyError:
+            return None
+
+    def find_identity(self, node_type: str, identity: tuple[Any, ...]) -> str | None:
+        """The id of the node of ``node_type`` with this identity, if any."""
+        return self._by_identity.get((node_type, identity))
+
+    def find_nodes(self, ref: dict[str, Any]) -> list[str]:
+        """Ids of the nodes matching a reference (properties, plus optional ``label`` = node type)."""
+        label = ref.get("label")
+        if label is not None:
+            if label not in self._by_type:
+                return []
+            props = {k: v for k, v in ref.items() if k != "label"}
+        else:
+            props = ref
+        keyed = self.schema.types_by_identity_key
+        for k, v in props.items():
+            if k in keyed:
+                bucket = self._by_prop.get((k, v if v.__class__ is not list else tuple(v)))
+                found = []
+                if bucket:
+                    single = len(props) == 1
+                    nodes = self.graph._node
+                    for n in bucket:
+                        if (label is None or nodes[n]["type"] == label) and (single or self._matches(n, props)):
+                            found.append(n)
+                # types whose identity lacks k are not in the index: scan them
+                for t in self.schema.types_without_identity_key[k]:
+                    if label is None or t == label:
+                        found.extend(n for n in self._by_type[t] if self._matches(n, props))
+                return found
+        types = (label,) if label is not None else self.schema.node_type_list
+        return [n for t in types for n in self._by_type[t] if self._matches(n, props)]
+
+    def _matches(self, node_id: str, props: dict[str, Any]) -> bool:
+        have = self.graph._node[node_id]["properties"]
+        return all(k in have and have[k] == v and type(have[k]) is type(v) for k, v in props.items())
+
+    def describe(self, node_id: str) -> str:
+        """A short human/agent-readable name: ``Class "AuthService"`` or ``Method name=.. signature=..``."""
+        t = self.node_type(node_id)
+        props = self.node_properties(node_id)
+        keys = self.schema.identity_keys[t]
+        if len(keys) == 1:
+            return f"{t} {_quote(props.get(keys[0]))}"
+        return t + " " + " ".join(f"{k}={_quote(props.get(k))}" for k in keys)
+
+    def close_matches(self, ref: dict[str, Any], limit: int = 3) -> list[str]:
+        """Descriptions of nodes whose identity is close to the reference's, best first."""
+        label = ref.get("label")
+        probe = next((v for k, v in ref.items() if k != "label" and isinstance(v, str)), None)
+        if probe is None:
+            return []
+        types = [label] if label in self._by_type else list(self.schema.node_type_list)
+        names: dict[str, str] = {}
+        first = probe[:1].lower()
+        for t in types:
+            ids = self._by_type[t]
+            big = len(ids) > 5000
+            key = self.schema.identity_keys[t][0]
+            for n in ids:
+                value = self.graph._node[n]["properties"].get(key)
+                if isinstance(value, str) and (not big or value[:1].lower() == first):
+                    names.setdefault(value, n)
+                    if len(names) >= 20000:
+                        break
+        close = difflib.get_close_matches(probe, list(names), n=limit, cutoff=0.6)
+        if not close:
+            low = probe.lower()
+            close = [v for v in names if low in v.lower() or v.lower() in low][:limit]
+        return [self.describe(names[c]) for c in close]
+
+    def edge_between(self, source: str, edge_type: str, target: str) -> str | None:
+        """The id of the edge of this type from source to target, if any."""
+        return self._edges.get((source, edge_type, target))
+
+    def nodes_of_type(self, node_type: str) -> Iterable[str]:
+        """Ids of the nodes of one type, in insertion order."""
+        return self._by_type.get(node_type, {}).keys()
+
+    def counts_by_type(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Node counts per node type and edge counts per edge type."""
+        return {t: len(ids) for t, ids in self._by_type.items()}, dict(self._edge_type_counts)
+
+    def edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+        """(edge id, from id, to id, data) for every edge."""
+        for u, v, k, d in self.graph.edges(keys=True, data=True):
+            yield k, u, v, d
+
+    # ---- changing ------------------------------------------------------------------------------------
+    def add_node(self, node_type: str, properties: dict[str, Any], node_id: str | None = None,
+                 provenance: dict[str, Any] | None = None) -> str:
+        """Add a validated node; returns its id."""
+        if node_id is None:
+            node_id = f"n{self._next_node}"
+            self._next_node += 1
+            while node_id in self.graph._node:
+                node_id = f"n{self._next_node}"
+                self._next_node += 1
+        if provenance is None:
+            provenance = self._provenance()
+        props = dict(properties)
+        self.graph.add_node(node_id, type=node_type, properties=props, provenance=provenance)
+        self._by_identity[(node_type, self._identity_of(node_type, props))] = node_id
+        self._by_type[node_type][node_id] = None
+        self._index_props(node_id, node_type, props)
+        self.journal.append({"op": "add_node", "id": node_id, "type": node_type, "properties": props,
+                             "provenance": provenance})
+        return node_id
+
+    def update_node(self, node_id: str, set_properties: dict[str, Any], remove: Iterable[str] = ()) -> None:
+        """Set and remove properties of a node, keeping the identity index right."""
+        data = self.graph._node[node_id]
+        t = data["type"]
+        before = data["properties"]
+        after = dict(before)
+        after.update(set_properties)
+        for k in remove:
+            after.pop(k, None)
+        before_prov = data["provenance"]
+        after_prov = {**before_prov, "updated": self.iteration}
+        self._set_node(node_id, t, before, after, after_prov)
+        self.journal.append({"op": "update_node", "id": node_id, "before": before, "after": after,
+                             "before_prov": before_prov, "after_prov": after_prov})
+
+    def _set_node(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any],
+                  provenance: dict[str, Any]) -> None:
+        old_key = (node_type, self._identity_of(node_type, before))
+        new_key = (node_type, self._identity_of(node_type, after))
+        if old_key != new_key:
+            del self._by_identity[old_key]
+            self._by_identity[new_key] = node_id
+            self._unindex_props(node_id, node_type, before)
+            self._index_props(node_id, node_type, after)
+        data = self.graph._node[node_id]
+        data["properties"] = after
+        data["provenance"] = provenance
+
+    def delete_node(self, node_id: str) -> list[str]:
+        """Delete a node and its edges; returns the ids of the deleted edges."""
+        edge_ids = [k for _, _, k in self.graph.in_edges(node_id, keys=True)]
+        edge_ids += [k for _, v, k in self.graph.out_edges(node_id, keys=True) if v != node_id]
+        for eid in edge_ids:
+            self.delete_edge(eid)
+        data = self.graph._node[node_id]
+        t = data["type"]
+        del self._by_identity[(t, self._identity_of(t, data["properties"]))]
+        del self._by_type[t][node_id]
+        self._unindex_props(node_id, t, data["properties"])
+        self.protected.discard(node_id)
+        self.graph.remove_node(node_id)
+        self.journal.append({"op": "delete_node", "id": node_id, "type": t, "properties": data["properties"],
+                             "provenance": data["provenance"]})
+        return edge_ids
+
+    def add_edge(self, source: str, edge_type: str, target: str, properties: dict[str, Any],
+                 edge_id: str | None = None, provenance: dict[str, Any] | None = None) -> str:
+        """Add a validated edge; returns its id."""
+        if edge_id is None:
+            edge_id = f"e{self._next_edge}"
+            self._next_edge += 1
+            while edge_id in self._edge_ends:
+                edge_id = f"e{self._next_edge}"
+                self._next_edge += 1
+        if provenance is None:
+            provenance = self._provenance()
+        props = dict(properties)
+        self.graph.add_edge(source, target, key=edge_id, type=edge_type, properties=props, provenance=provenance)
+        self._edges[(source, edge_type, target)] = edge_id
+        self._edge_ends[edge_id] = (source, target)
+        self._edge_type_counts[edge_type] = self._edge_type_counts.get(edge_type, 0) + 1
+        self.journal.append({"op": "add_edge", "id": edge_id, "type": edge_type, "from": source, "to": target,
+                             "properties": props, "provenance": provenance})
+        return edge_id
+
+    def delete_edge(self, edge_id: str) -> None:
+        """Delete one edge by id."""
+        source, target = self._edge_ends.pop(edge_id)
+        data = self.graph[source][target][edge_id]
+        t = data["type"]
+        del self._edges[(source, t, target)]
+        self._edge_type_counts[t] -= 1
+        self.graph.remove_edge(source, target, key=edge_id)
+        self.journal.append({"op": "delete_edge", "id": edge_id, "type": t, "from": source, "to": target,
+                             "properties": data["properties"], "provenance": data["provenance"]})
+
+    def _identity_of(self, node_type: str, props: dict[str, Any]) -> tuple[Any, ...]:
+        keys = self.schema.identity_keys[node_type]
+        if len(keys) == 1:
+            v = props[keys[0]]
+            return (v if v.__class__ is not list else tuple(v),)
+        return tuple(freeze(props[k]) for k in keys)
+
+    def _index_props(self, node_id: str, node_type: str, props: dict[str, Any]) -> None:
+        by_prop = self._by_prop
+        for k in self.schema.identity_keys[node_type]:
+            v = props[k]
+            key = (k, v if v.__class__ is not list else tuple(v))
+            bucket = by_prop.get(key)
+            if bucket is None:
+                by_prop[key] = {node_id: None}
+            else:
+                bucket[node_id] = None
+
+    def _unindex_props(self, node_id: str, node_type: str, props: dict[str, Any]) -> None:
+        for k in self.schema.identity_keys[node_type]:
+            key = (k, freeze(props[k]))
+            bucket = self._by_prop[key]
+            del bucket[node_id]
+            if not bucket:
+                del self._by_prop[key]
+
+    def _provenance(self) -> dict[str, Any]:
+        # one dict per (iteration, chunk), shared by the elements created then: provenance dicts are never
+        # mutated in place (updates build a new one), and sharing spares an allocation per element
+        key = (self.iteration, self.chunk)
+        if self._prov_key != key:
+            self._prov_key = key
+            self._prov = {"created": self.iteration} if self.chunk is None else {
+                "created": self.iteration, "chunk": self.chunk}
+        return self._prov
+
+    # ---- journal: replay and undo --------------------------------------------------------------------
+    def take_journal(self) -> list[Mutation]:
+        """The mutations since the last call; clears the journal."""
+        out, self.journal = self.journal, []
+        return out
+
+    def apply_mutation(self, m: Mutation) -> None:
+        """Re-apply a recorded mutation (replay)."""
+        op = m["op"]
+        if op == "add_node":
+            self.add_node(m["type"], m["properties"], m["id"], m.get("provenance"))
+        elif op == "delete_node":
+            self.delete_node(m["id"])
+        elif op == "update_node":
+            self._update_exact(m["id"], m["before"], m["after"], m.get("before_prov"), m.get("after_prov"))
+        elif op == "add_edge":
+            self.add_edge(m["from"], m["type"], m["to"], m["properties"], m["id"], m.get("provenance"))
+        elif op == "delete_edge":
+            self.delete_edge(m["id"])
+        else:
+            raise ValueError(f"unknown mutation op {op!r}")
+
+    def revert_mutation(self, m: Mutation) -> None:
+        """Apply the inverse of a recorded mutation (undo); revert a list in reverse order."""
+        op = m["op"]
+        if op == "add_node":
+            self.delete_node(m["id"])
+        elif op == "delete_node":
+            self.add_node(m["type"], m["properties"], m["id"], m.get("provenance"))
+        elif op == "update_node":
+            self._update_exact(m["id"], m["after"], m["before"], m.get("after_prov"), m.get("before_prov"))
+        elif op == "add_edge":
+            self.delete_edge(m["id"])
+        elif op == "delete_edge":
+            self.add_edge(m["from"], m["type"], m["to"], m["properties"], m["id"], m.get("provenance"))
+        else:
+            raise ValueError(f"unknown mutation op {op!r}")
+
+    def _update_exact(self, node_id: str, before: dict[str, Any], after: dict[str, Any],
+                      before_prov: dict[str, Any] | None, after_prov: dict[str, Any] | None) -> None:
+        t = self.node_type(node_id)
+        prov = after_prov if after_prov is not None else self.graph._node[node_id]["provenance"]
+        old_prov = before_prov if before_prov is not None else self.graph._node[node_id]["provenance"]
+        self._set_node(node_id, t, self.graph._node[node_id]["properties"], dict(after), prov)
+        self.journal.append({"op": "update_node", "id": node_id, "before": before, "after": after,
+                             "before_prov": old_prov, "after_prov": prov})
+
+    # ---- documents -----------------------------------------------------------------------------------
+    def to_document(self, schema: Any = None, metadata: dict[str, Any] | None = None,
+                    provenance: bool = False) -> GraphDocument:
+        """The graph as an IGG document (``schema`` is the request's ``Schema`` model, if any)."""
+        nodes = [
+            DocNode(id=n, type=d["type"], properties=d["properties"],
+                    provenance=d["provenance"] if provenance else None)
+            for n, d in self.graph.nodes(data=True)
+        ]
+        edges = [
+            DocEdge(id=k, type=d["type"], from_=u, to=v, properties=d["properties"],
+                    provenance=d["provenance"] if provenance else None)
+            for k, u, v, d in self.edges()
+        ]
+        return GraphDocument(schema_=schema, nodes=nodes, edges=edges, metadata=metadata or {})
+
+
+def _quote(value: Any) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)

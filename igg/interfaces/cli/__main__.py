@@ -1,0 +1,5 @@
+import sys
+
+from igg.interfaces.cli import main
+
+sys.exit(main())

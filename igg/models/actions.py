@@ -1,0 +1,214 @@
+"""The agent response and its actions: a discriminated union on ``type``.
+
+A node reference is a set of properties that must match exactly one node, e.g. ``{"name": "AuthController"}``;
+it may carry ``"label"`` to name the node type when several types share a name.
+
+``read_response`` turns a decoded JSON value into a ``ParsedResponse`` *per action*: one malformed action
+becomes an ``ActionError`` in its slot (and later a rejected verdict); it never sinks its neighbours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from igg.errors import ResponseInvalid
+from igg.models.common import Properties, PropertyValue
+from igg.models.verdicts import ErrorCode
+
+NodeRef = Annotated[
+    dict[str, PropertyValue],
+    Field(
+        min_length=1,
+        description=(
+            "Properties that match exactly one node, e.g. {\"name\": \"AuthService\"}; add \"label\" "
+            "(the node type) to disambiguate."
+        ),
+    ),
+]
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class AddNode(_Action):
+    """Add a node of type ``label`` with ``properties`` (identity keys and required attributes included)."""
+
+    type: Literal["ADD_NODE"]
+    label: str = Field(description="The node type, one of the schema's node_types.")
+    properties: Properties = Field(default_factory=dict, description="The node's properties.")
+
+
+class AddEdge(_Action):
+    """Add an edge of type ``label`` from one existing node to another."""
+
+    type: Literal["ADD_EDGE"]
+    label: str = Field(description="The edge type, one of the schema's edge_types.")
+    from_: NodeRef = Field(alias="from", description="Reference to the source node.")
+    to: NodeRef = Field(description="Reference to the target node.")
+    properties: Properties = Field(default_factory=dict, description="The edge's properties.")
+
+
+class UpdateNode(_Action):
+    """Set (and optionally remove) properties of one existing node."""
+
+    type: Literal["UPDATE_NODE"]
+    node: NodeRef = Field(description="Reference to the node to change.")
+    properties: Properties = Field(default_factory=dict, description="Properties to set (added or replaced).")
+    remove: list[str] = Field(default_factory=list, description="Property keys to remove.")
+
+
+class DeleteNode(_Action):
+    """Delete one node and every edge touching it."""
+
+    type: Literal["DELETE_NODE"]
+    node: NodeRef = Field(description="Reference to the node to delete.")
+
+
+class DeleteEdge(_Action):
+    """Delete the edge of type ``label`` between two nodes."""
+
+    type: Literal["DELETE_EDGE"]
+    label: str = Field(description="The edge type.")
+    from_: NodeRef = Field(alias="from", description="Reference to the source node.")
+    to: NodeRef = Field(description="Reference to the target node.")
+
+
+Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge, Field(discriminator="type")]
+ACTION_TYPES: dict[str, type[_Action]] = {
+    "ADD_NODE": AddNode,
+    "ADD_EDGE": AddEdge,
+    "UPDATE_NODE": UpdateNode,
+    "DELETE_NODE": DeleteNode,
+    "DELETE_EDGE": DeleteEdge,
+}
+
+
+class AgentResponse(BaseModel):
+    """One agent turn: its reasoning, the actions to apply in order, and whether it is finished."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str = Field(default="", description="Why these actions; kept for provenance.")
+    actions: list[Action] = Field(default_factory=list, description="Actions, applied in order.")
+    finished: bool = Field(default=False, description="True when the graph is complete; its actions still apply.")
+
+
+@dataclass(frozen=True, slots=True)
+class ActionError:
+    """An action that could not be read; it becomes a rejected verdict in its slot."""
+
+    code: ErrorCode
+    message: str
+    raw: Any
+    action_type: str = "?"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedResponse:
+    """A response read action by action."""
+
+    reasoning: str
+    finished: bool
+    items: list[Any]
+    """Each item is an action model (AddNode, ...) or an ActionError."""
+
+    @property
+    def actions(self) -> list[Any]:
+        """The actions that were read whole."""
+        return [a for a in self.items if not isinstance(a, ActionError)]
+
+
+_ACTION_ADAPTERS = {name: TypeAdapter(model) for name, model in ACTION_TYPES.items()}
+_TOP_KEYS = ("reasoning", "actions", "finished")
+
+
+def read_action(raw: Any) -> Any:
+    """One action from a decoded JSON value: an action model, or an ``ActionError`` saying what is wrong."""
+    if not isinstance(raw, dict):
+        return ActionError(
+            ErrorCode.INVALID_ACTION,
+            f"an action must be a JSON object with a 'type'; got {type(raw).__name__} {_short(raw)}",
+            raw,
+        )
+    kind = raw.get("type")
+    adapter = _ACTION_ADAPTERS.get(kind) if isinstance(kind, str) else None
+    if adapter is None:
+        return ActionError(
+            ErrorCode.UNKNOWN_ACTION,
+            f"unknown action type {kind!r}; allowed: {', '.join(ACTION_TYPES)}",
+            raw,
+        )
+    try:
+        return adapter.validate_python(raw)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        in_properties = all(e["loc"] and e["loc"][0] == "properties" for e in errors)
+        code = ErrorCode.INVALID_PROPERTY if in_properties else ErrorCode.INVALID_ACTION
+        return ActionError(code, f"{kind}: {describe_errors(errors, ACTION_TYPES[kind])}", raw, kind)
+
+
+def read_response(value: Any) -> ParsedResponse:
+    """Read a decoded JSON value as an agent response, action by action.
+
+    Raises ``ResponseInvalid`` (INVALID_RESPONSE) when the value is not a response object at all.
+    """
+    if not isinstance(value, dict):
+        raise ResponseInvalid(
+            ErrorCode.INVALID_RESPONSE,
+            f"the response must be a JSON object with 'reasoning', 'actions' and optionally 'finished'; "
+            f"got {type(value).__name__}",
+        )
+    unknown = [k for k in value if k not in _TOP_KEYS]
+    if unknown:
+        raise ResponseInvalid(
+            ErrorCode.INVALID_RESPONSE,
+            f"unknown key{'s' * (len(unknown) > 1)} {', '.join(map(repr, unknown))} in the response; "
+            f"allowed: {', '.join(_TOP_KEYS)}",
+        )
+    reasoning = value.get("reasoning", "")
+    actions = value.get("actions", [])
+    finished = value.get("finished", False)
+    if not isinstance(reasoning, str):
+        raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "'reasoning' must be a string")
+    if not isinstance(actions, list):
+        raise ResponseInvalid(
+            ErrorCode.INVALID_RESPONSE, f"'actions' must be a list of action objects; got {type(actions).__name__}"
+        )
+    if not isinstance(finished, bool):
+        raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "'finished' must be true or false")
+    return ParsedResponse(reasoning=reasoning, finished=finished, items=[read_action(a) for a in actions])
+
+
+def describe_errors(errors: list[Any], model: type[BaseModel] | None = None) -> str:
+    """Pydantic errors as one readable sentence per problem, each with its path."""
+    parts = []
+    for e in errors:
+        loc = ".".join(str(p) for p in e["loc"] if not _is_union_tag(p))
+        if e["type"] == "extra_forbidden":
+            allowed = ""
+            if model is not None and len(e["loc"]) == 1:
+                allowed = "; allowed: " + ", ".join(
+                    (f.alias or n) for n, f in model.model_fields.items()
+                )
+            parts.append(f"unknown key {loc!r}{allowed}")
+        elif e["type"] == "missing":
+            parts.append(f"missing {loc!r}")
+        else:
+            parts.append(f"{loc or '(value)'}: {e['msg']} (got {_short(e.get('input'))})")
+    return "; ".join(dict.fromkeys(parts))
+
+
+def _is_union_tag(part: Any) -> bool:
+    return isinstance(part, str) and (part in _UNION_TAGS or part.startswith("list["))
+
+
+_UNION_TAGS = frozenset({"str", "bool", "int", "float"})
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,132 @@
+"""The graph schema a request declares: node and edge types, required attributes, identities, patterns.
+
+``Schema`` is the JSON contract; ``CompiledSchema`` is its lookup form, built once per session and used on
+every action (sets and dicts, no pydantic on the hot path).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_IDENTITY_KEYS: tuple[str, ...] = ("name",)
+"""Identity keys of a node type the schema does not list in ``identity_keys``."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EdgePattern(_Strict):
+    """One allowed (source type, edge type, target type) combination.
+
+    When any pattern names an edge type, edges of that type must match one of its patterns; edge types no
+    pattern names are unconstrained.
+    """
+
+    from_: str = Field(alias="from", description="Node type of the edge's source.")
+    type: str = Field(description="The edge type this pattern allows.")
+    to: str = Field(description="Node type of the edge's target.")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class HasAttributeRule(_Strict):
+    """Every node of ``node_type`` has a non-empty ``attribute`` (a soft to-do, unlike required attributes)."""
+
+    rule: Literal["has_attribute"]
+    node_type: str = Field(description="The node type the rule applies to.")
+    attribute: str = Field(description="The property every such node should have.")
+
+
+class NoIsolatedNodesRule(_Strict):
+    """No node (of ``node_type``, or of any type when omitted) is without edges."""
+
+    rule: Literal["no_isolated_nodes"]
+    node_type: str | None = Field(default=None, description="Limit the rule to this node type.")
+
+
+class MinEdgesRule(_Strict):
+    """Every node of ``node_type`` has at least ``min`` edges of ``edge_type`` in ``direction``."""
+
+    rule: Literal["min_edges"]
+    node_type: str = Field(description="The node type the rule applies to.")
+    edge_type: str = Field(description="The edge type to count.")
+    direction: Literal["in", "out", "any"] = Field(default="out", description="Which edges count.")
+    min: int = Field(default=1, ge=1, description="The least number of such edges.")
+
+
+CompletenessRule = Annotated[HasAttributeRule | NoIsolatedNodesRule | MinEdgesRule, Field(discriminator="rule")]
+
+
+class Schema(_Strict):
+    """What the graph may contain. Type names must be safe identifiers (they become Neo4j labels)."""
+
+    node_types: list[str] = Field(min_length=1, description="Allowed node types, e.g. Class, Method.")
+    edge_types: list[str] = Field(default_factory=list, description="Allowed edge (relationship) types.")
+    required_attributes: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Per node or edge type, the properties every element of that type must have.",
+    )
+    identity_keys: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description=(
+            "Per node type, the properties that identify a node (default ['name']). Composite keys keep "
+            "e.g. overloaded methods apart: {'Method': ['name', 'signature']}. Identity keys are required."
+        ),
+    )
+    edge_patterns: list[EdgePattern] = Field(
+        default_factory=list,
+        description="Allowed (from type, edge type, to type) combinations; edge types not named are free.",
+    )
+    completeness: list[CompletenessRule] = Field(
+        default_factory=list,
+        description="Soft rules shown to the agent as open to-dos until met (and optionally ending the run).",
+    )
+
+    def compile(self) -> CompiledSchema:
+        """The lookup form of this schema (assumes it passed ``igg.models.request.check_request``)."""
+        node_types = frozenset(self.node_types)
+        identity = {t: tuple(self.identity_keys.get(t, DEFAULT_IDENTITY_KEYS)) for t in self.node_types}
+        required: dict[str, tuple[str, ...]] = {}
+        for t in (*self.node_types, *self.edge_types):
+            keys = list(identity.get(t, ()))
+            keys += [k for k in self.required_attributes.get(t, []) if k not in keys]
+            required[t] = tuple(keys)
+        patterns: dict[str, set[tuple[str, str]]] = {}
+        for p in self.edge_patterns:
+            patterns.setdefault(p.type, set()).add((p.from_, p.to))
+        keyed = {k for keys in identity.values() for k in keys}
+        return CompiledSchema(
+            types_by_identity_key={k: tuple(t for t in self.node_types if k in identity[t]) for k in keyed},
+            types_without_identity_key={k: tuple(t for t in self.node_types if k not in identity[t]) for k in keyed},
+            node_types=node_types,
+            edge_types=frozenset(self.edge_types),
+            node_type_list=tuple(self.node_types),
+            edge_type_list=tuple(self.edge_types),
+            identity_keys=identity,
+            required=required,
+            patterns={k: frozenset(v) for k, v in patterns.items()},
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompiledSchema:
+    """Schema lookups used on every action; built by ``Schema.compile``."""
+
+    node_types: frozenset[str]
+    edge_types: frozenset[str]
+    node_type_list: tuple[str, ...]
+    edge_type_list: tuple[str, ...]
+    identity_keys: dict[str, tuple[str, ...]]
+    """Identity keys per node type."""
+    required: dict[str, tuple[str, ...]]
+    """Required properties per node or edge type (identity keys first)."""
+    patterns: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
+    """Allowed (from type, to type) pairs per constrained edge type."""
+    types_by_identity_key: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Identity key -> node types whose identity includes it."""
+    types_without_identity_key: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Identity key -> node types whose identity does not include it (references must scan those)."""

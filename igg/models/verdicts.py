@@ -1,0 +1,82 @@
+"""Verdicts: every action gets one. Error codes are stable: agents see them, logs and counts use them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    """Why an action or a turn was rejected. Values are stable strings."""
+
+    INVALID_JSON = "INVALID_JSON"
+    """The agent's output held no readable JSON response."""
+    INVALID_RESPONSE = "INVALID_RESPONSE"
+    """JSON, but not a response object (wrong keys or types at the top level)."""
+    INVALID_ACTION = "INVALID_ACTION"
+    """An action object with missing, unknown or mistyped fields."""
+    UNKNOWN_ACTION = "UNKNOWN_ACTION"
+    """An action whose ``type`` is not one of ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE."""
+    UNKNOWN_NODE_TYPE = "UNKNOWN_NODE_TYPE"
+    """A node type the schema does not list."""
+    UNKNOWN_EDGE_TYPE = "UNKNOWN_EDGE_TYPE"
+    """An edge type the schema does not list."""
+    MISSING_REQUIRED_ATTRIBUTE = "MISSING_REQUIRED_ATTRIBUTE"
+    """A required attribute (or identity key) absent, empty, or removed."""
+    INVALID_PROPERTY = "INVALID_PROPERTY"
+    """A property key that is not a safe identifier or is reserved, or a value of a wrong type or too long."""
+    NODE_NOT_FOUND = "NODE_NOT_FOUND"
+    """A node reference that matches no node (the message lists close names)."""
+    AMBIGUOUS_REFERENCE = "AMBIGUOUS_REFERENCE"
+    """A node reference that matches several nodes (the message says how to disambiguate)."""
+    EDGE_NOT_FOUND = "EDGE_NOT_FOUND"
+    """DELETE_EDGE of an edge that does not exist."""
+    DUPLICATE_NODE = "DUPLICATE_NODE"
+    """A node whose identity already exists (re-adding never overwrites; use UPDATE_NODE)."""
+    DUPLICATE_EDGE = "DUPLICATE_EDGE"
+    """An edge of the same type between the same two nodes already exists."""
+    SELF_LOOP_FORBIDDEN = "SELF_LOOP_FORBIDDEN"
+    """An edge from a node to itself while allow_self_loops is false."""
+    MAX_NODES_EXCEEDED = "MAX_NODES_EXCEEDED"
+    """The graph already holds max_nodes nodes."""
+    MAX_EDGES_EXCEEDED = "MAX_EDGES_EXCEEDED"
+    """The graph already holds max_edges edges."""
+    EDGE_PATTERN_FORBIDDEN = "EDGE_PATTERN_FORBIDDEN"
+    """An edge whose (from type, edge type, to type) matches none of its type's allowed patterns."""
+    TOO_MANY_ACTIONS = "TOO_MANY_ACTIONS"
+    """An action beyond max_actions_per_response."""
+    DELETION_FORBIDDEN = "DELETION_FORBIDDEN"
+    """A delete while allow_deletions is false."""
+    DELETION_LIMIT_EXCEEDED = "DELETION_LIMIT_EXCEEDED"
+    """A delete beyond max_deletions_per_iteration in one response."""
+    PROTECTED_NODE = "PROTECTED_NODE"
+    """Deleting a seed node while protect_seed_nodes is true."""
+    ROLLED_BACK = "ROLLED_BACK"
+    """A valid action undone because another action of an atomic response was rejected."""
+
+
+@dataclass(slots=True)
+class Verdict:
+    """The outcome of one action: accepted, or rejected with a stable code and a message an agent can act on."""
+
+    index: int
+    """Position of the action in the response (0-based)."""
+    action: str
+    """The action type (ADD_NODE, ...) or '?' when it could not be read."""
+    accepted: bool
+    code: ErrorCode | None
+    """None when accepted."""
+    message: str
+    element: str | None = None
+    """Id of the node or edge the action created, changed or deleted."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form, as shown to agents and tool callers."""
+        out: dict[str, Any] = {"index": self.index, "action": self.action, "accepted": self.accepted}
+        if self.code is not None:
+            out["code"] = str(self.code)
+        out["message"] = self.message
+        if self.element is not None:
+            out["element"] = self.element
+        return out

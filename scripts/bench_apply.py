@@ -1,0 +1,99 @@
+"""Benchmark: validate + apply 100,000 mixed actions (half nodes, half edges) vs raw networkx.
+
+Prints actions/s and the ratio to raw ``MultiDiGraph.add_node``/``add_edge`` building the same graph without
+validation, both measured in this process (machines here are noisy: compare ratios, not absolute times).
+Targets (issue 2): >= 100,000 actions/s and within 5x of raw networkx.
+
+    python scripts/bench_apply.py [--actions N] [--repeat R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+
+import networkx as nx
+
+from igg.act import Actor
+from igg.compile import build_state, load_request
+from igg.models.actions import read_action
+
+
+def make_request(n: int):
+    return load_request({
+        "goal_prompt": "bench",
+        "config": {"max_iterations": 1,
+                   "constraints": {"max_nodes": n, "max_edges": n, "max_actions_per_response": 2 * n},
+                   "schema": {"node_types": ["Class", "Method"], "edge_types": ["CALLS", "CONTAINS"],
+                              "required_attributes": {"Class": ["name", "package"]}}},
+    })
+
+
+def make_actions(n_nodes: int) -> list[dict]:
+    actions: list[dict] = []
+    for i in range(n_nodes):
+        if i % 2:
+            actions.append({"type": "ADD_NODE", "label": "Method", "properties": {"name": f"m{i}", "signature": "()"}})
+        else:
+            actions.append({"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}})
+    names = [a["properties"]["name"] for a in actions]
+    for i in range(n_nodes):
+        src, dst = names[i], names[(i * 7 + 1) % n_nodes]
+        label = "CALLS" if i % 3 else "CONTAINS"
+        actions.append({"type": "ADD_EDGE", "label": label, "from": {"name": src}, "to": {"name": dst}})
+    return actions
+
+
+def run_igg(raw: list[dict], parse: bool) -> tuple[float, int]:
+    request = make_request(len(raw))
+    state, _ = build_state(request)
+    actor = Actor(state.schema, request.config.constraints)
+    items = raw if parse else [read_action(a) for a in raw]
+    gc.collect()
+    start = time.perf_counter()
+    if parse:
+        items = [read_action(a) for a in raw]
+    verdicts = actor.apply(state, items)
+    elapsed = time.perf_counter() - start
+    return elapsed, sum(v.accepted for v in verdicts)
+
+
+def run_networkx(raw: list[dict]) -> float:
+    g = nx.MultiDiGraph()
+    gc.collect()
+    start = time.perf_counter()
+    ids: dict[str, str] = {}
+    for i, a in enumerate(raw):
+        if a["type"] == "ADD_NODE":
+            nid = f"n{i}"
+            ids[a["properties"]["name"]] = nid
+            g.add_node(nid, type=a["label"], properties=a["properties"])
+        else:
+            g.add_edge(ids[a["from"]["name"]], ids[a["to"]["name"]], type=a["label"], properties={})
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--actions", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    raw = make_actions(args.actions // 2)
+    nx_best = min(run_networkx(raw) for _ in range(args.repeat))
+    apply_runs = [run_igg(raw, parse=False) for _ in range(args.repeat)]
+    full_runs = [run_igg(raw, parse=True) for _ in range(args.repeat)]
+    apply_best, accepted = min(apply_runs)
+    full_best, _ = min(full_runs)
+    n = len(raw)
+    assert accepted == n, f"only {accepted} of {n} actions accepted"
+    print(f"actions: {n} ({n // 2} ADD_NODE, {n // 2} ADD_EDGE), best of {args.repeat}")
+    print(f"raw networkx add_node/add_edge : {nx_best:7.3f} s  {n / nx_best:10,.0f} actions/s")
+    print(f"igg validate+apply (parsed)    : {apply_best:7.3f} s  {n / apply_best:10,.0f} actions/s  "
+          f"ratio {apply_best / nx_best:4.2f}x networkx")
+    print(f"igg read+validate+apply (dicts): {full_best:7.3f} s  {n / full_best:10,.0f} actions/s  "
+          f"ratio {full_best / nx_best:4.2f}x networkx")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""Shared fixtures: paths and the seed request/response of the specification."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture
+def seed_request_dict() -> dict[str, Any]:
+    """The specification's input payload, verbatim."""
+    return json.loads((FIXTURES / "seed_request.json").read_text())
+
+
+@pytest.fixture
+def seed_response_dict() -> dict[str, Any]:
+    """The specification's agent response, verbatim."""
+    return json.loads((FIXTURES / "seed_response.json").read_text())
+
+
+def make_request(**config_overrides: Any) -> Any:
+    """A checked request over the seed schema, with config keys overridden (e.g. constraints={...})."""
+    from igg.compile import load_request
+
+    payload = json.loads((FIXTURES / "seed_request.json").read_text())
+    for key, value in config_overrides.items():
+        if key in ("seed_data", "context_data", "goal_prompt", "session_id"):
+            payload[key] = value
+        elif isinstance(value, dict) and isinstance(payload["config"].get(key), dict):
+            payload["config"][key] = {**payload["config"][key], **value}
+        else:
+            payload["config"][key] = value
+    return load_request(payload)
+
+
+class Workspace:
+    """A request, its graph state and an actor: apply JSON actions and read verdicts."""
+
+    def __init__(self, **config_overrides: Any) -> None:
+        from igg.act import Actor
+        from igg.compile import build_state
+
+        self.request = make_request(**config_overrides)
+        self.state, problems = build_state(self.request)
+        assert not problems
+        config = self.request.config
+        self.actor = Actor(self.state.schema, config.constraints, config.apply_mode)
+
+    def apply(self, *actions: dict[str, Any]) -> list[Any]:
+        from igg.models.actions import read_response
+
+        parsed = read_response({"reasoning": "", "actions": list(actions)})
+        return self.actor.apply(self.state, parsed.items)
+
+    def one(self, action: dict[str, Any]) -> Any:
+        (verdict,) = self.apply(action)
+        return verdict
+
+
+def node(label: str, **props: Any) -> dict[str, Any]:
+    return {"type": "ADD_NODE", "label": label, "properties": props}
+
+
+def edge(label: str, src: dict[str, Any], dst: dict[str, Any], **props: Any) -> dict[str, Any]:
+    return {"type": "ADD_EDGE", "label": label, "from": src, "to": dst, "properties": props}
