@@ -4,6 +4,7 @@
     ├── RequestInvalid        a request payload, seed graph or document breaks the contract
     ├── ResponseInvalid       an agent turn could not be parsed into a response (INVALID_JSON/INVALID_RESPONSE)
     ├── AgentFailed           the agent could not produce a turn after its retries (stop reason agent_error)
+    ├── BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted)
     ├── SessionError          a session store problem: unknown session, refusing to overwrite, corrupt store
     └── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
 
@@ -51,6 +52,10 @@ class ResponseInvalid(IGGError):
 
 class AgentFailed(IGGError):
     """The agent failed to produce a turn after its retries; the run stops with ``agent_error``."""
+
+
+class BudgetExhausted(IGGError):
+    """The token or cost budget does not allow another agent call; the run stops with ``budget_exhausted``."""
 
 
 class SessionError(IGGError):

@@ -1,0 +1,97 @@
+"""The agent protocol: the seam between IGG's loop and whatever does the "reason" step.
+
+An agent is any callable ``agent(observation) -> turn``; an async agent is a callable returning an
+awaitable. A turn may be:
+  * an ``AgentTurn`` (raw text and/or a decoded response, with token usage and the raw exchange),
+  * a ``dict`` (a decoded response object, as in DESIGN.md),
+  * a ``str`` (raw model text: it goes through the shared response parser, like an LLM's output).
+An agent that cannot produce a turn raises ``AgentFailed`` (the run stops with ``agent_error``) or
+``BudgetExhausted`` (the run stops with ``budget_exhausted``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from igg.graph.state import GraphState
+    from igg.models.request import Request
+    from igg.models.verdicts import Verdict
+
+
+@dataclass(kw_only=True)
+class Usage:
+    """Tokens one agent call spent (``estimated`` when the server did not report them)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+    cost: float | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "total_tokens": self.total_tokens, "estimated": self.estimated, "cost": self.cost}
+
+
+@dataclass(kw_only=True)
+class Observation:
+    """What the agent sees at the start of an iteration."""
+
+    session_id: str
+    iteration: int
+    """The iteration about to run, 1-based."""
+    markdown: str
+    """The budgeted markdown observation: goal, schema, limits and usage, graph, last verdicts, format."""
+    tokens: int
+    """Estimated tokens of ``markdown``."""
+    context: str = ""
+    """The current context chunk (the whole context_data when it fits its budget)."""
+    chunk_index: int | None = None
+    """0-based index of the current chunk, None when there is no context."""
+    chunk_count: int = 0
+    chunk_label: str | None = None
+    """E.g. a file path when the context was split on file boundaries."""
+    last_verdicts: list[Verdict] = field(default_factory=list)
+    """Verdicts of the previous iteration (also rendered in ``markdown``)."""
+    request: Request | None = None
+    state: GraphState | None = None
+    """Read-only view of the graph for in-process agents (never mutate it: propose actions)."""
+
+
+@dataclass(kw_only=True)
+class AgentTurn:
+    """One agent turn with its bookkeeping."""
+
+    raw: str | None = None
+    """Raw output text; parsed by the shared parser when ``response`` is None."""
+    response: dict[str, Any] | None = None
+    """An already-decoded response object."""
+    usage: Usage | None = None
+    truncated: bool = False
+    """The output was cut off (e.g. finish_reason 'length'): only whole actions count."""
+    exchange: dict[str, Any] | None = None
+    """The raw request/response exchange, kept in the iteration record for replay."""
+    note: str | None = None
+    """Something the loop should show the agent next time (e.g. a refusal)."""
+
+
+TurnLike: TypeAlias = "AgentTurn | dict[str, Any] | str"
+Agent: TypeAlias = Callable[[Observation], "AgentTurn | dict[str, Any] | str"]
+AsyncAgent: TypeAlias = Callable[[Observation], Awaitable["AgentTurn | dict[str, Any] | str"]]
+
+
+def as_turn(value: Any) -> AgentTurn:
+    """Normalize what an agent returned into an ``AgentTurn``."""
+    if isinstance(value, AgentTurn):
+        return value
+    if isinstance(value, dict):
+        return AgentTurn(response=value)
+    if isinstance(value, str):
+        return AgentTurn(raw=value)
+    raise TypeError(f"an agent must return an AgentTurn, a response dict or raw text; got {type(value).__name__}")
