@@ -301,6 +301,16 @@ class GraphState:
         return self._prov
 
     # ---- journal: replay and undo --------------------------------------------------------------------
+    @property
+    def id_counters(self) -> tuple[int, int]:
+        """The next generated node and edge id numbers (``n<N>``, ``e<N>``): part of a checkpoint, because
+        replaying mutations with explicit ids does not advance them."""
+        return self._next_node, self._next_edge
+
+    def restore_id_counters(self, next_node: int, next_edge: int) -> None:
+        """Set the id counters from a checkpoint, so a resumed run names new elements as the original would."""
+        self._next_node, self._next_edge = next_node, next_edge
+
     def take_journal(self) -> list[Mutation]:
         """The mutations since the last call; clears the journal."""
         out, self.journal = self.journal, []

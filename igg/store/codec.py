@@ -1,0 +1,122 @@
+"""How records, graphs and requests become the JSON the store keeps, and back.
+
+Iteration records are stored whole except their mutations (which get their own rows); verdicts become their
+``to_dict`` form and are read back as ``Verdict`` objects. A graph *snapshot* is the IGG document with
+provenance plus what a document does not carry: the protected (seed) node ids and the id counters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from igg.graph.state import GraphState, Mutation
+from igg.models.document import GraphDocument
+from igg.models.request import Request
+from igg.models.verdicts import ErrorCode, Verdict
+from igg.records import IterationRecord
+
+_RECORD_FIELDS = {f.name for f in dataclasses.fields(IterationRecord)} - {"mutations"}
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON; objects with ``to_dict`` (verdicts, usage) and dataclasses are converted."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_default)
+
+
+def _default(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    return str(value)
+
+
+def request_to_json(request: Request) -> str:
+    """The request as JSON that ``load_request`` reads back to an equal request."""
+    return dumps(request.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+def record_to_dict(record: Any) -> dict[str, Any]:
+    """An iteration record (``IterationRecord`` or a dict) as a JSON-ready dict, without its mutations."""
+    if isinstance(record, dict):
+        data = {k: v for k, v in record.items() if k != "mutations"}
+    else:
+        data = {f.name: getattr(record, f.name) for f in dataclasses.fields(record) if f.name != "mutations"}
+    data["verdicts"] = [v.to_dict() if isinstance(v, Verdict) else v for v in data.get("verdicts") or []]
+    return json.loads(dumps(data))
+
+
+def record_from_dict(data: dict[str, Any], mutations: list[Mutation] | None = None) -> IterationRecord:
+    """An ``IterationRecord`` from its stored form (fields this IGG does not know are left out)."""
+    kwargs = {k: v for k, v in data.items() if k in _RECORD_FIELDS}
+    kwargs["verdicts"] = [verdict_from_dict(v) for v in data.get("verdicts") or []]
+    return IterationRecord(**kwargs, mutations=list(mutations or []))
+
+
+def verdict_from_dict(data: dict[str, Any]) -> Verdict:
+    """A ``Verdict`` from its ``to_dict`` form."""
+    code = data.get("code")
+    return Verdict(int(data.get("index", 0)), str(data.get("action", "?")), bool(data.get("accepted")),
+                   ErrorCode(code) if code in ErrorCode.__members__ else None, str(data.get("message", "")),
+                   data.get("element"))
+
+
+def mutation_element(m: Mutation) -> str:
+    """The id of the node or edge a mutation touches."""
+    return str(m["id"])
+
+
+def snapshot_of(state: GraphState) -> dict[str, Any]:
+    """A whole-graph snapshot: the document with provenance, the protected ids and the id counters."""
+    document = state.to_document(provenance=True).model_dump(mode="json", by_alias=True, exclude_none=True)
+    next_node, next_edge = state.id_counters
+    return {"document": document, "protected": sorted(state.protected), "next_node": next_node,
+            "next_edge": next_edge}
+
+
+def state_from_snapshot(state: GraphState, snapshot: dict[str, Any]) -> GraphState:
+    """Load a snapshot into an empty ``GraphState`` (its schema comes from the request)."""
+    document = GraphDocument.model_validate(snapshot["document"])
+    for n in document.nodes:
+        state.add_node(n.type, n.properties, n.id, n.provenance or {})
+    for e in document.edges:
+        state.add_edge(e.from_, e.type, e.to, e.properties, e.id, e.provenance or {})
+    state.protected = set(snapshot.get("protected") or ()) & set(state.graph.nodes)
+    state.restore_id_counters(int(snapshot["next_node"]), int(snapshot["next_edge"]))
+    state.take_journal()
+    return state
+
+
+def canonical(state: GraphState) -> dict[str, Any]:
+    """An order-free form of a graph (ids, types, properties, provenance) for equality checks."""
+    nodes = {n: (d["type"], _frozen(d["properties"]), _frozen(d.get("provenance") or {}))
+             for n, d in state.graph.nodes(data=True)}
+    edges = {k: (d["type"], u, v, _frozen(d["properties"]), _frozen(d.get("provenance") or {}))
+             for k, u, v, d in state.edges()}
+    return {"nodes": nodes, "edges": edges}
+
+
+def _frozen(mapping: dict[str, Any]) -> str:
+    return json.dumps(mapping, sort_keys=True, ensure_ascii=False)
+
+
+def differences(a: GraphState, b: GraphState, limit: int = 10) -> list[str]:
+    """Human-readable differences between two graphs (empty when equal), at most ``limit``."""
+    ca, cb = canonical(a), canonical(b)
+    out: list[str] = []
+    for kind in ("nodes", "edges"):
+        left, right = ca[kind], cb[kind]
+        for key in sorted(left.keys() - right.keys()):
+            out.append(f"{kind[:-1]} {key} only in the first graph")
+        for key in sorted(right.keys() - left.keys()):
+            out.append(f"{kind[:-1]} {key} only in the second graph")
+        for key in sorted(left.keys() & right.keys()):
+            if left[key] != right[key]:
+                out.append(f"{kind[:-1]} {key} differs: {left[key]} vs {right[key]}")
+    return out[:limit] + ([f"... and {len(out) - limit} more"] if len(out) > limit else [])

@@ -1,0 +1,257 @@
+"""What the stored history answers: replay, undo, the diff between two iterations, and provenance (explain).
+
+All of it works from the stored mutations: a node or edge's history is the list of mutations that touched
+its id, the diff between two iterations is the net effect of the mutations between them, and an undo is the
+inverse of the mutations after the target iteration, committed as a step of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from igg.errors import SessionError
+from igg.graph.state import GraphState, Mutation
+from igg.models.common import freeze
+from igg.store import codec
+from igg.store.store import SessionStore, StepInfo
+
+
+@dataclass(kw_only=True)
+class ReplayReport:
+    """The outcome of rebuilding a session's graph from its mutations alone."""
+
+    state: GraphState
+    steps: int
+    mutations: int
+    checked: list[str] = field(default_factory=list)
+    """What the rebuilt graph was compared with (snapshots, stored counts)."""
+    problems: list[str] = field(default_factory=list)
+    """Differences found; empty means the replay equals everything stored."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def replay(store: SessionStore, session_id: str) -> ReplayReport:
+    """Rebuild the graph from the seed and every stored mutation, checking it against each stored snapshot
+    (at its step) and the node/edge counts every step recorded."""
+    request, state, _ = store.load_state(session_id, upto_step=0, use_snapshot=False)
+    steps = store.steps(session_id, with_records=False)
+    snapshots = set(store.snapshot_steps(session_id))
+    by_step: dict[int, list[Mutation]] = {}
+    count = 0
+    for step, m in store.mutations(session_id):
+        by_step.setdefault(step, []).append(m)
+        count += 1
+    report = ReplayReport(state=state, steps=len(steps), mutations=count)
+    for s in steps:
+        try:
+            for m in by_step.get(s.step, ()):
+                state.apply_mutation(m)
+        except (KeyError, ValueError) as exc:
+            report.problems.append(f"step {s.step}: a stored mutation does not apply ({exc!r})")
+            return report
+        state.take_journal()
+        if (state.node_count, state.edge_count) != (s.nodes, s.edges):
+            report.problems.append(f"step {s.step}: {state.node_count} nodes/{state.edge_count} edges after replay, "
+                                   f"{s.nodes}/{s.edges} stored")
+        if s.step in snapshots:
+            snap = store.snapshot(session_id, upto_step=s.step)
+            assert snap is not None
+            expected, _ = _fresh(store, session_id)
+            codec.state_from_snapshot(expected, snap[1])
+            diffs = codec.differences(state, expected)
+            report.checked.append(f"snapshot at step {s.step}")
+            report.problems += [f"step {s.step}: {d}" for d in diffs]
+    if steps:
+        state.restore_id_counters(steps[-1].next_node, steps[-1].next_edge)
+        report.checked.append(f"node/edge counts of {len(steps)} steps")
+    return report
+
+
+def _fresh(store: SessionStore, session_id: str) -> tuple[GraphState, Any]:
+    from igg.compile import build_state
+
+    request = store.request(session_id)
+    state, _ = build_state(request.model_copy(update={"seed_data": None}))
+    return state, request
+
+
+def undo(store: SessionStore, session_id: str, to_iteration: int) -> tuple[int, int]:
+    """Roll the graph back to how it was after ``to_iteration`` (0: the start), committed as an ``undo`` step
+    holding the inverse mutations. Returns (step, number of mutations). Refuses a session still running."""
+    info = store.session(session_id)
+    if info.status == "running":
+        raise SessionError(f"session {session_id!r} is being run by a live process ({info.owner}); "
+                           "undo it after the run ends")
+    target = store.step_of_iteration(session_id, to_iteration)
+    _, state, last = store.load_state(session_id)
+    if target >= last:
+        raise SessionError(f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}")
+    later = [m for _, m in store.mutations(session_id, after_step=target)]
+    for m in reversed(later):
+        state.revert_mutation(m)
+    inverse = state.take_journal()
+    record = {"kind": "undo", "to_iteration": to_iteration, "to_step": target,
+              "reasoning": f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})"}
+    step = store.commit_step(session_id, kind="undo", record=record, mutations=inverse, state=state, snapshot=True)
+    return step, len(inverse)
+
+
+@dataclass(kw_only=True)
+class Change:
+    """The net change of one node or edge between two points of a session."""
+
+    kind: str
+    """``node`` or ``edge``."""
+    element: str
+    change: str
+    """``added``, ``deleted`` or ``changed``."""
+    type: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    ends: tuple[str, str] | None = None
+    """(from, to) for an edge."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"kind": self.kind, "element": self.element, "change": self.change, "type": self.type,
+               "before": self.before, "after": self.after}
+        if self.ends:
+            out["from"], out["to"] = self.ends
+        return out
+
+
+def diff(store: SessionStore, session_id: str, a: int, b: int) -> list[Change]:
+    """What changed between the graph after iteration ``a`` and after iteration ``b`` (0: the start)."""
+    step_a, step_b = store.step_of_iteration(session_id, a), store.step_of_iteration(session_id, b)
+    lo, hi = min(step_a, step_b), max(step_a, step_b)
+    first: dict[str, Mutation] = {}
+    last: dict[str, Mutation] = {}
+    for _, m in store.mutations(session_id, after_step=lo, upto_step=hi):
+        first.setdefault(m["id"], m)
+        last[m["id"]] = m
+    changes = []
+    for element, m0 in first.items():
+        m1 = last[element]
+        before, after = _before(m0), _after(m1)
+        if step_a > step_b:
+            before, after = after, before
+        kind = "edge" if m0["op"].endswith("_edge") else "node"
+        if before is None and after is None:
+            continue
+        if before is None:
+            change = "added"
+        elif after is None:
+            change = "deleted"
+        elif before == after:
+            continue
+        else:
+            change = "changed"
+        ref = m1 if m1["op"] != "update_node" else m0
+        typ = ref.get("type") or ""
+        ends = (ref["from"], ref["to"]) if kind == "edge" else None
+        changes.append(Change(kind=kind, element=element, change=change, type=typ, before=before, after=after,
+                              ends=ends))
+    order = {"node": 0, "edge": 1}
+    return sorted(changes, key=lambda c: (order[c.kind], c.change, _num(c.element)))
+
+
+def _before(m: Mutation) -> dict[str, Any] | None:
+    op = m["op"]
+    if op.startswith("add_"):
+        return None
+    return m["before"] if op == "update_node" else m["properties"]
+
+
+def _after(m: Mutation) -> dict[str, Any] | None:
+    op = m["op"]
+    if op.startswith("delete_"):
+        return None
+    return m["after"] if op == "update_node" else m["properties"]
+
+
+def _num(element: str) -> tuple[int, str]:
+    digits = element[1:]
+    return (int(digits), element) if digits.isdigit() else (1 << 62, element)
+
+
+@dataclass(kw_only=True)
+class Event:
+    """One mutation of an element with the step that made it and why (the agent's reasoning, the verdict)."""
+
+    step: int
+    kind: str
+    iteration: int | None
+    op: str
+    element: str
+    detail: str
+    chunk: str | None
+    reasoning: str
+    verdict: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def resolve(store: SessionStore, session_id: str, ref: str) -> list[str]:
+    """Element ids a reference names: a node or edge id, or a node's identity value (e.g. its name)."""
+    if store.element_history(session_id, [ref]):
+        return [ref]
+    request = store.request(session_id)
+    keys = request.config.schema_.compile().identity_keys
+    found: dict[str, None] = {}
+    for element, m in store.added_nodes(session_id):
+        props = m["properties"] if m["op"] == "add_node" else m["after"]
+        typ = m.get("type")
+        wanted = keys.get(typ, ()) if typ else {k for ks in keys.values() for k in ks}
+        if any(freeze(props.get(k)) == ref or str(props.get(k)) == ref for k in wanted):
+            found[element] = None
+    if not found:
+        raise SessionError(f"nothing in session {session_id!r} matches {ref!r}: give a node id (n3), an edge id "
+                           "(e5) or a node's identity value such as its name")
+    return list(found)
+
+
+def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True) -> list[Event]:
+    """Every step that created, changed or deleted what ``ref`` names (and, with ``edges``, the edges of a
+    node), with the agent's reasoning, the action's verdict, and the chunk the context came from."""
+    elements = resolve(store, session_id, ref)
+    history = store.element_history(session_id, elements)
+    if edges:
+        nodes = set(elements)
+        touching = {m["id"] for _, m in store.mutations(session_id)
+                    if m["op"].endswith("_edge") and (m["from"] in nodes or m["to"] in nodes)}
+        if touching - nodes:
+            history = store.element_history(session_id, sorted(set(elements) | touching, key=_num))
+    steps: dict[int, StepInfo] = {s.step: s for s in store.steps(session_id)}
+    events = []
+    for step, m in history:
+        info = steps[step]
+        record = info.record
+        verdicts = [v for v in record.get("verdicts") or [] if v.get("accepted")]
+        verdict = next((v.get("message") for v in verdicts if v.get("element") == m["id"]), None)
+        if verdict is None and m["op"] == "delete_edge":  # deleted with one of its nodes
+            verdict = next((v.get("message") for v in verdicts if v.get("action") == "DELETE_NODE"
+                            and v.get("element") in (m["from"], m["to"])), None)
+        events.append(Event(step=step, kind=info.kind, iteration=info.iteration, op=m["op"], element=m["id"],
+                            detail=_detail(m), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
+                            verdict=verdict))
+    return events
+
+
+def _detail(m: Mutation) -> str:
+    op = m["op"]
+    if op == "update_node":
+        before, after = m["before"], m["after"]
+        parts = [f"{k}={after[k]!r}" for k in after if before.get(k, _MISSING) != after[k]]
+        parts += [f"-{k}" for k in before if k not in after]
+        return f"{', '.join(parts) or 'no property change'}"
+    props = ", ".join(f"{k}={v!r}" for k, v in m["properties"].items())
+    if op.endswith("_edge"):
+        return f"{m['from']} -{m['type']}-> {m['to']}" + (f" {{{props}}}" if props else "")
+    return f"{m['type']} {{{props}}}"
+
+
+_MISSING = object()

@@ -1,0 +1,393 @@
+"""The session store: sessions, their committed steps and mutations, snapshots, and loading a graph back.
+
+A *step* is one committed unit of a session: an ``iteration`` (its record and the mutations it applied), an
+``undo`` (the inverse mutations that rolled the graph back), or ``finalize`` (what the end of the run
+changed, e.g. pruning). Each step is written in one transaction together with the session row, so after a
+crash the store holds whole steps only: a resumed run starts after the last one, and no iteration is applied
+twice (a unique index forbids a second row for the same iteration) or lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from igg.compile import build_state, load_request
+from igg.errors import SessionError
+from igg.graph.state import GraphState, Mutation
+from igg.models.request import Request
+from igg.store import codec
+from igg.store.db import Database
+
+SESSION_STATUSES = ("running", "interrupted", "finished")
+"""``running``: its process is alive; ``interrupted``: it stopped before finishing (resume it);
+``finished``: it ended with a stop reason."""
+
+
+@dataclass(kw_only=True)
+class SessionInfo:
+    """One session as listed by ``igg sessions``."""
+
+    session_id: str
+    status: str
+    """One of ``SESSION_STATUSES``."""
+    stop_reason: str | None
+    goal: str
+    agent: str | None
+    """The agent spec the run used (e.g. ``script:PATH``); ``resume`` uses it again."""
+    options: dict[str, Any]
+    created_at: float
+    updated_at: float
+    last_step: int
+    last_iteration: int
+    nodes: int
+    edges: int
+    owner: str | None
+    result: dict[str, Any] | None
+
+
+@dataclass(kw_only=True)
+class StepInfo:
+    """One committed step: its counts, and the iteration record (``record``) as stored."""
+
+    step: int
+    kind: str
+    """``iteration``, ``undo`` or ``finalize``."""
+    iteration: int | None
+    chunk: str | None
+    chunk_index: int | None
+    proposed: int
+    accepted: int
+    rejected: int
+    rejected_by_code: dict[str, int]
+    tokens: int
+    ms: float
+    nodes: int
+    edges: int
+    next_node: int
+    next_edge: int
+    mutation_count: int
+    record: dict[str, Any] = field(default_factory=dict)
+    created_at: float = 0.0
+
+
+def owner_token() -> str:
+    """``host:pid:nonce`` naming the writer of a session (the nonce tells writers of one process apart)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def owner_alive(owner: str | None) -> bool:
+    """Whether the process named by an owner token is still running (unknown hosts count as alive)."""
+    if not owner:
+        return False
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname():
+        return True
+    try:
+        pid = int(pid_text)
+        os.kill(pid, 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    try:  # a killed child not yet reaped by its parent is a zombie: not alive
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+class SessionStore:
+    """Sessions in one SQLite file (see ``igg.store.db``); safe to share between threads."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, synchronous: str = "FULL") -> None:
+        self.db = Database(path, synchronous=synchronous)
+
+    @property
+    def path(self) -> Path:
+        """The store file."""
+        return self.db.path
+
+    def close(self) -> None:
+        """Close the store's connections."""
+        self.db.close()
+
+    # ---- writing -------------------------------------------------------------------------------------
+    def create_session(self, request: Request, *, agent: str | None = None, options: dict[str, Any] | None = None,
+                       owner: str | None = None, force: bool = False) -> SessionInfo:
+        """Register a new session. An existing session of the same id is an error unless ``force``."""
+        session_id = request.session_id
+        if not session_id:
+            raise SessionError("the request has no session_id; load it with load_request, which assigns one")
+        now = time.time()
+
+        def work(conn: sqlite3.Connection) -> None:
+            row = conn.execute("SELECT status, last_iteration, owner FROM sessions WHERE session_id = ?",
+                               (session_id,)).fetchone()
+            if row is not None:
+                if not force:
+                    status = _status(row[0], row[2])
+                    raise SessionError(
+                        f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
+                        f"continue it with `igg resume {session_id}`, replace it with --force, "
+                        "or give the request another session_id")
+                if row[0] == "running" and owner_alive(row[2]):
+                    raise SessionError(f"session {session_id!r} is being written by a live process ({row[2]}); "
+                                       "stop it before replacing the session")
+                _delete(conn, session_id)
+            conn.execute(
+                "INSERT INTO sessions (session_id, status, goal, request, agent, options, created_at, updated_at,"
+                " owner, nodes, edges) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+                (session_id, request.goal_prompt, codec.request_to_json(request), agent, codec.dumps(options or {}),
+                 now, now, owner))
+
+        self.db.write(work)
+        return self.session(session_id)
+
+    def claim(self, session_id: str, owner: str, *, force: bool = False) -> SessionInfo:
+        """Make ``owner`` the writer of an unfinished session (resume). Refuses a finished session, and one
+        whose writer is still alive unless ``force``."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            row = conn.execute("SELECT status, owner, stop_reason FROM sessions WHERE session_id = ?",
+                               (session_id,)).fetchone()
+            if row is None:
+                raise self._unknown(conn, session_id)
+            if row[0] == "finished":
+                raise SessionError(f"session {session_id!r} already finished ({row[2]}); nothing to resume "
+                                   f"(inspect it with `igg show {session_id}`)")
+            if owner_alive(row[1]) and row[1] != owner and not force:
+                raise SessionError(f"session {session_id!r} is still being run by a live process ({row[1]}); "
+                                   "resume it after that process ends, or pass --force")
+            conn.execute("UPDATE sessions SET owner = ?, updated_at = ? WHERE session_id = ?",
+                         (owner, time.time(), session_id))
+
+        self.db.write(work)
+        return self.session(session_id)
+
+    def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
+                    state: GraphState, owner: str | None = None, chunk_index: int | None = None,
+                    snapshot: bool = False, finish: dict[str, Any] | None = None) -> int:
+        """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
+        transaction; returns its step number. ``owner``, when given, must still own the session."""
+        iteration = record.get("iteration") if kind == "iteration" else None
+        verdicts = record.get("verdicts") or []
+        by_code: dict[str, int] = {}
+        for v in verdicts:
+            if not v.get("accepted"):
+                by_code[str(v.get("code"))] = by_code.get(str(v.get("code")), 0) + 1
+        accepted = sum(1 for v in verdicts if v.get("accepted"))
+        usage = record.get("usage") or {}
+        tokens = int(usage.get("total_tokens") or (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0))
+        ms = float((record.get("timings_ms") or {}).get("total") or 0.0)
+        next_node, next_edge = state.id_counters
+        nodes, edges = state.node_count, state.edge_count
+        record_json = codec.dumps(record)
+        rows = [(m["op"], codec.mutation_element(m), codec.dumps(m)) for m in mutations]
+        snap = codec.dumps(codec.snapshot_of(state)) if snapshot else None
+        now = time.time()
+
+        def work(conn: sqlite3.Connection) -> int:
+            row = conn.execute("SELECT last_step, owner, status FROM sessions WHERE session_id = ?",
+                               (session_id,)).fetchone()
+            if row is None:
+                raise SessionError(f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)")
+            if owner is not None and row[1] != owner:
+                raise SessionError(f"session {session_id!r} is now written by another process ({row[1]}); "
+                                   "this run stops writing to it")
+            if row[2] == "finished" and kind == "iteration":
+                raise SessionError(f"session {session_id!r} already finished; it takes no more iterations")
+            step = row[0] + 1
+            conn.execute(
+                "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_index, proposed, accepted,"
+                " rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge, mutation_count, record,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, step, kind, iteration, record.get("chunk"), chunk_index, len(verdicts), accepted,
+                 len(verdicts) - accepted, codec.dumps(by_code), tokens, ms, nodes, edges, next_node, next_edge,
+                 len(rows), record_json, now))
+            conn.executemany("INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
+                             [(session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(rows)])
+            if snap is not None:
+                conn.execute("INSERT OR REPLACE INTO snapshots (session_id, step, document) VALUES (?, ?, ?)",
+                             (session_id, step, snap))
+            conn.execute(
+                "UPDATE sessions SET last_step = ?, last_iteration = max(last_iteration, coalesce(?, 0)), nodes = ?,"
+                " edges = ?, updated_at = ? WHERE session_id = ?", (step, iteration, nodes, edges, now, session_id))
+            if finish is not None:
+                conn.execute("UPDATE sessions SET status = 'finished', stop_reason = ?, result = ? WHERE session_id = ?",
+                             (finish.get("stop_reason"), codec.dumps(finish), session_id))
+            return step
+
+        try:
+            return self.db.write(work)
+        except SessionError as exc:
+            if "UNIQUE constraint" in str(exc):
+                raise SessionError(f"iteration {iteration} of session {session_id!r} is already stored; "
+                                   "it is never applied twice") from None
+            raise
+
+    def delete_session(self, session_id: str) -> None:
+        """Remove a session and everything stored for it."""
+        self.db.write(lambda conn: _delete(conn, session_id))
+
+    # ---- reading -------------------------------------------------------------------------------------
+    def sessions(self) -> list[SessionInfo]:
+        """Every session, most recently updated first."""
+        rows = self.db.read(lambda c: c.execute(f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC")
+                            .fetchall())
+        return [_session_info(r) for r in rows]
+
+    def session(self, session_id: str) -> SessionInfo:
+        """One session; ``SessionError`` naming the known sessions when it is not in the store."""
+
+        def work(conn: sqlite3.Connection) -> SessionInfo:
+            row = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise self._unknown(conn, session_id)
+            return _session_info(row)
+
+        return self.db.read(work)
+
+    def request(self, session_id: str) -> Request:
+        """The request the session was started with."""
+        text = self.db.read(lambda c: c.execute("SELECT request FROM sessions WHERE session_id = ?",
+                                                 (session_id,)).fetchone())
+        if text is None:
+            self.session(session_id)  # raises the helpful error
+        return load_request(json.loads(text[0]), source_name=f"stored request of session {session_id!r}")
+
+    def steps(self, session_id: str, *, with_records: bool = True) -> list[StepInfo]:
+        """The committed steps of a session, in order."""
+        self.session(session_id)
+        cols = _STEP_COLS + (", record" if with_records else "")
+        rows = self.db.read(lambda c: c.execute(f"SELECT {cols} FROM steps WHERE session_id = ? ORDER BY step",
+                                                (session_id,)).fetchall())
+        return [_step_info(r) for r in rows]
+
+    def mutations(self, session_id: str, *, after_step: int = 0, upto_step: int | None = None
+                  ) -> Iterator[tuple[int, Mutation]]:
+        """(step, mutation) of the steps in (after_step, upto_step], in the order they were applied."""
+        upto = upto_step if upto_step is not None else 1 << 62
+        rows = self.db.read(lambda c: c.execute(
+            "SELECT step, data FROM mutations WHERE session_id = ? AND step > ? AND step <= ? ORDER BY step, seq",
+            (session_id, after_step, upto)).fetchall())
+        for step, data in rows:
+            yield step, json.loads(data)
+
+    def element_history(self, session_id: str, elements: list[str]) -> list[tuple[int, Mutation]]:
+        """(step, mutation) of every mutation that touched one of these node/edge ids, in order."""
+        marks = ",".join("?" * len(elements))
+        rows = self.db.read(lambda c: c.execute(
+            f"SELECT step, data FROM mutations WHERE session_id = ? AND element IN ({marks}) ORDER BY step, seq",
+            (session_id, *elements)).fetchall())
+        return [(step, json.loads(data)) for step, data in rows]
+
+    def added_nodes(self, session_id: str) -> Iterator[tuple[str, Mutation]]:
+        """(node id, mutation) of every node ever added or updated in the session (to find nodes by name)."""
+        rows = self.db.read(lambda c: c.execute(
+            "SELECT element, data FROM mutations WHERE session_id = ? AND op IN ('add_node', 'update_node')"
+            " ORDER BY step, seq", (session_id,)).fetchall())
+        for element, data in rows:
+            yield element, json.loads(data)
+
+    def snapshot(self, session_id: str, *, upto_step: int | None = None) -> tuple[int, dict[str, Any]] | None:
+        """The latest snapshot at or before ``upto_step``: (step, snapshot), or None."""
+        upto = upto_step if upto_step is not None else 1 << 62
+        row = self.db.read(lambda c: c.execute(
+            "SELECT step, document FROM snapshots WHERE session_id = ? AND step <= ? ORDER BY step DESC LIMIT 1",
+            (session_id, upto)).fetchone())
+        return (row[0], json.loads(row[1])) if row else None
+
+    def snapshot_steps(self, session_id: str) -> list[int]:
+        """The steps that have a snapshot."""
+        rows = self.db.read(lambda c: c.execute("SELECT step FROM snapshots WHERE session_id = ? ORDER BY step",
+                                                (session_id,)).fetchall())
+        return [r[0] for r in rows]
+
+    def load_state(self, session_id: str, *, upto_step: int | None = None, use_snapshot: bool = True
+                   ) -> tuple[Request, GraphState, int]:
+        """The graph after step ``upto_step`` (default: the last): (request, state, step).
+
+        Starts from the seed (or the latest snapshot at or before that step, with ``use_snapshot``) and
+        re-applies the stored mutations after it; the id counters are those of the step.
+        """
+        request = self.request(session_id)
+        info = self.session(session_id)
+        step = info.last_step if upto_step is None else min(upto_step, info.last_step)
+        if step < 0:
+            raise SessionError(f"step {upto_step} does not exist; steps are numbered from 0")
+        state, problems = build_state(request)
+        if problems:
+            raise SessionError(f"the stored request of session {session_id!r} no longer builds: {problems[0]}")
+        start = 0
+        snap = self.snapshot(session_id, upto_step=step) if use_snapshot else None
+        if snap is not None:
+            start = snap[0]
+            state, _ = build_state(request.model_copy(update={"seed_data": None}))
+            codec.state_from_snapshot(state, snap[1])
+        for _, m in self.mutations(session_id, after_step=start, upto_step=step):
+            state.apply_mutation(m)
+        state.take_journal()
+        if step > 0:
+            counters = self.db.read(lambda c: c.execute(
+                "SELECT next_node, next_edge FROM steps WHERE session_id = ? AND step = ?", (session_id, step)).fetchone())
+            state.restore_id_counters(*counters)
+        return request, state, step
+
+    def step_of_iteration(self, session_id: str, iteration: int) -> int:
+        """The step that committed ``iteration`` (0 for iteration 0: the start)."""
+        if iteration == 0:
+            return 0
+        row = self.db.read(lambda c: c.execute(
+            "SELECT step FROM steps WHERE session_id = ? AND kind = 'iteration' AND iteration = ?",
+            (session_id, iteration)).fetchone())
+        if row is None:
+            done = self.session(session_id).last_iteration
+            raise SessionError(f"session {session_id!r} has no iteration {iteration}; its iterations are 1..{done} "
+                               "(0 is the start)")
+        return int(row[0])
+
+    def _unknown(self, conn: sqlite3.Connection, session_id: str) -> SessionError:
+        known = [r[0] for r in conn.execute("SELECT session_id FROM sessions ORDER BY updated_at DESC LIMIT 10")]
+        hint = f"; sessions there: {', '.join(known)}" if known else "; it holds no sessions"
+        return SessionError(f"no session {session_id!r} in {self.path}{hint}")
+
+
+_SESSION_COLS = ("session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
+                 " last_iteration, nodes, edges, owner, result")
+_STEP_COLS = ("step, kind, iteration, chunk, chunk_index, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
+              " nodes, edges, next_node, next_edge, mutation_count, created_at")
+
+
+def _status(stored: str, owner: str | None) -> str:
+    if stored == "running" and not owner_alive(owner):
+        return "interrupted"
+    return stored
+
+
+def _session_info(r: tuple[Any, ...]) -> SessionInfo:
+    return SessionInfo(session_id=r[0], status=_status(r[1], r[12]), stop_reason=r[2], goal=r[3], agent=r[4],
+                       options=json.loads(r[5] or "{}"), created_at=r[6], updated_at=r[7], last_step=r[8],
+                       last_iteration=r[9], nodes=r[10], edges=r[11], owner=r[12],
+                       result=json.loads(r[13]) if r[13] else None)
+
+
+def _step_info(r: tuple[Any, ...]) -> StepInfo:
+    return StepInfo(step=r[0], kind=r[1], iteration=r[2], chunk=r[3], chunk_index=r[4], proposed=r[5], accepted=r[6],
+                    rejected=r[7], rejected_by_code=json.loads(r[8]), tokens=r[9], ms=r[10], nodes=r[11], edges=r[12],
+                    next_node=r[13], next_edge=r[14], mutation_count=r[15], created_at=r[16],
+                    record=json.loads(r[17]) if len(r) > 17 else {})
+
+
+def _delete(conn: sqlite3.Connection, session_id: str) -> None:
+    for table in ("mutations", "steps", "snapshots", "sessions"):
+        conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))

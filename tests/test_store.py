@@ -1,0 +1,226 @@
+"""The session store: durable steps, resume, replay, undo, diff, explain, and concurrent writers."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from igg.errors import SessionError
+from igg.models.verdicts import ErrorCode, Verdict
+from igg.records import IterationRecord
+from igg.store import SessionRecorder, SessionStore, diff, explain, replay, resume_point, undo
+from igg.store.codec import canonical, differences, record_from_dict
+from tests.conftest import ROOT, make_request
+from tests.store_driver import responses, resume, run_iterations
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SessionStore(tmp_path / "s.sqlite")
+    yield s
+    s.close()
+
+
+def request_for(session_id: str = "s1"):
+    return make_request(session_id=session_id, constraints={"max_nodes": 500, "max_edges": 2000})
+
+
+def test_a_run_is_stored_step_by_step_and_replays_to_the_same_graph(store):
+    request = request_for()
+    state = run_iterations(SessionRecorder(store, agent="script:x.jsonl"), request, responses(12))
+    info = store.session("s1")
+    assert (info.status, info.stop_reason, info.last_iteration, info.agent) == ("finished", "max_iterations", 12,
+                                                                                "script:x.jsonl")
+    assert (info.nodes, info.edges) == (state.node_count, state.edge_count)
+    steps = store.steps("s1")
+    assert [s.kind for s in steps] == ["iteration"] * 12 + ["finalize"]
+    fifth = steps[4]
+    assert (fifth.proposed, fifth.accepted, fifth.rejected, fifth.rejected_by_code) == (3, 2, 1, {
+        "UNKNOWN_NODE_TYPE": 1})
+    assert steps[6].rejected_by_code == {"NODE_NOT_FOUND": 1}
+    assert fifth.tokens == 25 and fifth.chunk == "file1.java" and fifth.record["reasoning"] == "turn 5: add C5"
+    report = replay(store, "s1")
+    assert report.ok, report.problems
+    assert "snapshot at step 13" in report.checked
+    assert canonical(report.state) == canonical(state)
+    assert report.state.id_counters == state.id_counters
+
+
+def test_replay_detects_a_tampered_mutation(store):
+    run_iterations(SessionRecorder(store), request_for(), responses(6))
+    store.db.write(lambda c: c.execute(
+        "UPDATE mutations SET data = replace(data, '\"name\":\"C4\"', '\"name\":\"C4x\"') WHERE step = 4"))
+    report = replay(store, "s1")
+    assert not report.ok
+    assert any("node n4 differs" in p for p in report.problems), report.problems
+
+
+def test_an_existing_session_id_refuses_to_start_over_unless_forced(store):
+    run_iterations(SessionRecorder(store), request_for(), responses(3))
+    with pytest.raises(SessionError, match=r"session 's1' already exists .*\(finished, 3 iterations\); continue it "
+                                           r"with `igg resume s1`, replace it with --force"):
+        SessionRecorder(store).begin(request_for(), None)  # type: ignore[arg-type]
+    run_iterations(SessionRecorder(store, force=True), request_for(), responses(2))
+    assert store.session("s1").last_iteration == 2 and len(store.steps("s1")) == 3
+
+
+def test_an_unknown_session_names_the_sessions_there(store):
+    run_iterations(SessionRecorder(store), request_for("alpha"), responses(1))
+    with pytest.raises(SessionError, match=r"no session 'beta' in .*s\.sqlite; sessions there: alpha"):
+        store.session("beta")
+
+
+def test_resume_continues_where_the_last_commit_left_off_with_the_same_ids(store):
+    turns = responses(14)
+    whole = run_iterations(None, request_for(), turns)
+    run_iterations(SessionRecorder(store), request_for(), turns, stop_before=9)  # "crashes" before iteration 9
+    point = resume_point(store, "s1")
+    assert point.next_iteration == 9 and [r.iteration for r in point.records] == list(range(1, 9))
+    assert point.records[3].verdicts[0].accepted and point.records[3].mutations
+    with pytest.raises(SessionError, match="still being run by a live process"):
+        SessionRecorder(store, resume=True).begin(point.request, point.state)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_owner = f"{socket.gethostname()}:{gone.stdout.strip()}:x"  # a process that has ended
+    store.db.write(lambda c: c.execute("UPDATE sessions SET owner = ?", (dead_owner,)))
+    assert store.session("s1").status == "interrupted"
+    state = resume(store, "s1", turns)
+    assert differences(state, whole) == []
+    assert replay(store, "s1").ok
+    with pytest.raises(SessionError, match="already finished"):
+        resume_point(store, "s1")
+
+
+def test_an_iteration_is_never_stored_twice(store):
+    request = request_for()
+    recorder = SessionRecorder(store)
+    state = run_iterations(recorder, request, responses(3), stop_before=3)
+    again = IterationRecord(iteration=2, observation_chars=1, observation_tokens=1)
+    with pytest.raises(SessionError, match="iteration 2 of session 's1' is already stored"):
+        recorder.record(again)
+    assert store.session("s1").last_iteration == 2 and len(store.steps("s1")) == 2
+    assert state.node_count == 2
+
+
+def test_a_second_writer_of_one_session_is_stopped(store):
+    request = request_for()
+    first = SessionRecorder(store)
+    state = run_iterations(first, request, responses(4), stop_before=3)
+    second = SessionRecorder(store, resume=True, force=True)
+    second.begin(request, state)
+    with pytest.raises(SessionError, match="now written by another process"):
+        first.record(IterationRecord(iteration=3, observation_chars=1, observation_tokens=1))
+
+
+def test_undo_rolls_back_to_an_iteration_as_a_step_of_its_own(store):
+    run_iterations(SessionRecorder(store), request_for(), responses(10))
+    _, after4, _ = store.load_state("s1", upto_step=store.step_of_iteration("s1", 4))
+    step, count = undo(store, "s1", 4)
+    assert step == 12 and count > 0
+    _, now, _ = store.load_state("s1")
+    assert differences(now, after4) == []
+    assert store.steps("s1")[-1].kind == "undo"
+    report = replay(store, "s1")
+    assert report.ok and "snapshot at step 12" in report.checked
+    # the undone iterations stay in the history: an undo can itself be undone to a later iteration
+    undo(store, "s1", 7)
+    _, after7, _ = store.load_state("s1", upto_step=7)
+    _, now, _ = store.load_state("s1", use_snapshot=False)
+    assert differences(now, after7) == []
+    with pytest.raises(SessionError, match="has no iteration 11; its iterations are 1..10"):
+        undo(store, "s1", 11)
+
+
+def test_diff_gives_the_net_change_between_two_iterations(store):
+    run_iterations(SessionRecorder(store), request_for(), responses(8))
+    changes = {(c.kind, c.element, c.change) for c in diff(store, "s1", 3, 4)}
+    # iteration 4 adds C4 (n4) and C4->C3 (e3), and deletes C2 (n2) with its edges e1 (C2->C1) and e2 (C3->C2)
+    assert changes == {("node", "n4", "added"), ("edge", "e3", "added"), ("node", "n2", "deleted"),
+                       ("edge", "e1", "deleted"), ("edge", "e2", "deleted")}
+    updated = [c for c in diff(store, "s1", 5, 6) if c.change == "changed"]
+    assert [(c.element, c.before, c.after) for c in updated] == [
+        ("n5", {"name": "C5", "package": "p"}, {"name": "C5", "package": "p", "doc": "d6"})]
+    backwards = {(c.element, c.change) for c in diff(store, "s1", 4, 3)}
+    assert ("n4", "deleted") in backwards and ("n2", "added") in backwards
+    assert diff(store, "s1", 2, 2) == []
+
+
+def test_explain_names_the_iterations_reasoning_and_chunk_behind_a_node(store):
+    run_iterations(SessionRecorder(store), request_for(), responses(8))
+    events = explain(store, "s1", "C5")
+    assert [(e.iteration, e.op, e.element, e.detail) for e in events] == [
+        (5, "add_node", "n5", "Class {name='C5', package='p'}"), (5, "add_edge", "e4", "n5 -CALLS-> n4"),
+        (6, "add_edge", "e5", "n6 -CALLS-> n5"), (6, "update_node", "n5", "doc='d6'"),
+        (8, "delete_edge", "e5", "n6 -CALLS-> n5")]
+    first = events[0]
+    assert first.reasoning == "turn 5: add C5" and first.chunk == "file1.java"
+    assert first.verdict == 'added Class "C5" as n5'
+    assert events[-1].verdict == 'deleted Class "C6" (n6) and its 2 edges'
+    by_id = explain(store, "s1", "e1", edges=False)
+    assert [e.op for e in by_id] == ["add_edge", "delete_edge"]
+    with pytest.raises(SessionError, match="nothing in session 's1' matches 'Nobody'"):
+        explain(store, "s1", "Nobody")
+
+
+def test_threads_share_one_store_without_errors(tmp_path):
+    store = SessionStore(tmp_path / "shared.sqlite")
+    errors: list[BaseException] = []
+
+    def worker(k: int) -> None:
+        try:
+            run_iterations(SessionRecorder(store), request_for(f"t{k}"), responses(25))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sorted(s.session_id for s in store.sessions()) == [f"t{k}" for k in range(8)]
+    for k in range(8):
+        assert store.session(f"t{k}").last_iteration == 25 and replay(store, f"t{k}").ok
+    store.close()
+
+
+WRITER = """
+import sys
+from tests.conftest import make_request
+from tests.store_driver import responses, run_iterations
+from igg.store import SessionRecorder, SessionStore
+store = SessionStore(sys.argv[1])
+for j in range(3):
+    request = make_request(session_id=f"p{sys.argv[2]}-{j}", constraints={"max_nodes": 500})
+    run_iterations(SessionRecorder(store), request, responses(30))
+print("ok")
+"""
+
+
+def test_processes_share_one_store_without_errors(tmp_path):
+    path = tmp_path / "shared.sqlite"
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(k)], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for k in range(4)]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    for p, (out, err) in zip(procs, outputs, strict=True):
+        assert p.returncode == 0 and out.strip() == "ok", err
+    store = SessionStore(path)
+    sessions = store.sessions()
+    assert len(sessions) == 12 and all(s.status == "finished" and s.last_iteration == 30 for s in sessions)
+    assert all(replay(store, s.session_id).ok for s in sessions)
+    check = store.db.read(lambda c: c.execute("PRAGMA integrity_check").fetchone()[0])
+    assert check == "ok"
+    store.close()
+
+
+def test_records_round_trip_through_the_store(store):
+    run_iterations(SessionRecorder(store), request_for(), responses(5))
+    record = record_from_dict(store.steps("s1")[4].record)
+    assert record.iteration == 5 and record.usage["total_tokens"] == 25
+    assert [v.code for v in record.verdicts if not v.accepted] == [ErrorCode.UNKNOWN_NODE_TYPE]
+    assert record.verdicts[0] == Verdict(0, "ADD_NODE", True, None, 'added Class "C5" as n5', "n5")
+    assert json.loads(json.dumps(store.steps("s1")[4].record)) == store.steps("s1")[4].record
