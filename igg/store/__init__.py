@@ -8,9 +8,9 @@ answers questions from the stored mutations.
 from igg.store.db import DEFAULT_STORE, STORE_ENV, resolve_store_path
 from igg.store.history import Change, ReplayReport, diff, explain, replay, undo
 from igg.store.recorder import ResumePoint, SessionRecorder, resume_point
-from igg.store.store import SessionInfo, SessionStore, StepInfo
+from igg.store.store import SessionInfo, SessionRefused, SessionStore, StepInfo
 
 __all__ = [
-    "DEFAULT_STORE", "STORE_ENV", "Change", "ReplayReport", "ResumePoint", "SessionInfo", "SessionRecorder",
+    "DEFAULT_STORE", "STORE_ENV", "Change", "ReplayReport", "ResumePoint", "SessionInfo", "SessionRecorder", "SessionRefused",
     "SessionStore", "StepInfo", "diff", "explain", "replay", "resolve_store_path", "resume_point", "undo",
 ]

@@ -14,7 +14,7 @@ from igg.errors import SessionError
 from igg.graph.state import GraphState, Mutation
 from igg.models.common import freeze
 from igg.store import codec
-from igg.store.store import SessionStore, StepInfo
+from igg.store.store import SessionRefused, SessionStore, StepInfo
 
 
 @dataclass(kw_only=True)
@@ -47,12 +47,13 @@ def replay(store: SessionStore, session_id: str) -> ReplayReport:
         count += 1
     report = ReplayReport(state=state, steps=len(steps), mutations=count)
     for s in steps:
-        try:
-            for m in by_step.get(s.step, ()):
-                state.apply_mutation(m)
-        except (KeyError, ValueError) as exc:
-            report.problems.append(f"step {s.step}: a stored mutation does not apply ({exc!r})")
-            return report
+        for m in by_step.get(s.step, ()):
+            problem = _inapplicable(state, m)
+            if problem is not None:
+                report.problems.append(f"step {s.step}: stored mutation {m.get('op')} {m.get('id')} does not apply: "
+                                       f"{problem}")
+                return report
+            state.apply_mutation(m)
         state.take_journal()
         if (state.node_count, state.edge_count) != (s.nodes, s.edges):
             report.problems.append(f"step {s.step}: {state.node_count} nodes/{state.edge_count} edges after replay, "
@@ -69,6 +70,23 @@ def replay(store: SessionStore, session_id: str) -> ReplayReport:
         state.restore_id_counters(steps[-1].next_node, steps[-1].next_edge)
         report.checked.append(f"node/edge counts of {len(steps)} steps")
     return report
+
+
+def _inapplicable(state: GraphState, m: Mutation) -> str | None:
+    """Why a mutation cannot apply to the state (a damaged store), or None."""
+    op, element = m.get("op"), m.get("id")
+    nodes = state.graph._node
+    if op == "add_node":
+        return f"node {element} already exists" if element in nodes else None
+    if op in ("delete_node", "update_node"):
+        return None if element in nodes else f"node {element} does not exist"
+    if op == "add_edge":
+        missing = [n for n in (m.get("from"), m.get("to")) if n not in nodes]
+        return f"its end {missing[0]} does not exist" if missing else None
+    if op == "delete_edge":
+        return None if state.edge_between(m.get("from"), m.get("type"), m.get("to")) == element else \
+            f"edge {element} does not exist"
+    return f"unknown operation {op!r}"
 
 
 def _fresh(store: SessionStore, session_id: str) -> tuple[GraphState, Any]:
@@ -89,7 +107,7 @@ def undo(store: SessionStore, session_id: str, to_iteration: int) -> tuple[int, 
     target = store.step_of_iteration(session_id, to_iteration)
     _, state, last = store.load_state(session_id)
     if target >= last:
-        raise SessionError(f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}")
+        raise SessionRefused(f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}")
     later = [m for _, m in store.mutations(session_id, after_step=target)]
     for m in reversed(later):
         state.revert_mutation(m)
@@ -154,6 +172,11 @@ def diff(store: SessionStore, session_id: str, a: int, b: int) -> list[Change]:
         ends = (ref["from"], ref["to"]) if kind == "edge" else None
         changes.append(Change(kind=kind, element=element, change=change, type=typ, before=before, after=after,
                               ends=ends))
+    untyped = [c.element for c in changes if not c.type]
+    if untyped:
+        types = {m["id"]: m["type"] for _, m in store.element_history(session_id, untyped) if m.get("type")}
+        for c in changes:
+            c.type = c.type or types.get(c.element, "")
     order = {"node": 0, "edge": 1}
     return sorted(changes, key=lambda c: (order[c.kind], c.change, _num(c.element)))
 
@@ -209,7 +232,7 @@ def resolve(store: SessionStore, session_id: str, ref: str) -> list[str]:
         if any(freeze(props.get(k)) == ref or str(props.get(k)) == ref for k in wanted):
             found[element] = None
     if not found:
-        raise SessionError(f"nothing in session {session_id!r} matches {ref!r}: give a node id (n3), an edge id "
+        raise SessionRefused(f"nothing in session {session_id!r} matches {ref!r}: give a node id (n3), an edge id "
                            "(e5) or a node's identity value such as its name")
     return list(found)
 

@@ -16,7 +16,7 @@ from igg.graph.state import GraphState, Mutation
 from igg.models.request import Request
 from igg.records import IterationRecord
 from igg.store import codec
-from igg.store.store import SessionStore, owner_token
+from igg.store.store import SessionRefused, SessionStore, owner_token
 
 SNAPSHOT_MIN_MUTATIONS = 20_000
 """A periodic snapshot is taken once this many mutations, and at least as many as the graph has elements,
@@ -115,9 +115,7 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     """Rebuild an interrupted session from the store (``SessionError`` when it is unknown or finished)."""
     info = store.session(session_id)
     if info.status == "finished":
-        from igg.errors import SessionError
-
-        raise SessionError(f"session {session_id!r} already finished ({info.stop_reason}); nothing to resume")
+        raise SessionRefused(f"session {session_id!r} already finished ({info.stop_reason}); nothing to resume")
     request, state, _ = store.load_state(session_id)
     by_step: dict[int, list[Mutation]] = {}
     for step, m in store.mutations(session_id):

@@ -27,6 +27,14 @@ from igg.models.request import Request
 from igg.store import codec
 from igg.store.db import Database
 
+
+class SessionRefused(SessionError):
+    """A session request that cannot be honoured as asked: an unknown session or iteration, an id that is
+    already taken, a finished session to resume. The command line exits 2 (invalid input)."""
+
+    exit_code = 2
+
+
 SESSION_STATUSES = ("running", "interrupted", "finished")
 """``running``: its process is alive; ``interrupted``: it stopped before finishing (resume it);
 ``finished``: it ended with a stop reason."""
@@ -136,7 +144,7 @@ class SessionStore:
             if row is not None:
                 if not force:
                     status = _status(row[0], row[2])
-                    raise SessionError(
+                    raise SessionRefused(
                         f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
                         f"continue it with `igg resume {session_id}`, replace it with --force, "
                         "or give the request another session_id")
@@ -163,7 +171,7 @@ class SessionStore:
             if row is None:
                 raise self._unknown(conn, session_id)
             if row[0] == "finished":
-                raise SessionError(f"session {session_id!r} already finished ({row[2]}); nothing to resume "
+                raise SessionRefused(f"session {session_id!r} already finished ({row[2]}); nothing to resume "
                                    f"(inspect it with `igg show {session_id}`)")
             if owner_alive(row[1]) and row[1] != owner and not force:
                 raise SessionError(f"session {session_id!r} is still being run by a live process ({row[1]}); "
@@ -324,7 +332,7 @@ class SessionStore:
         info = self.session(session_id)
         step = info.last_step if upto_step is None else min(upto_step, info.last_step)
         if step < 0:
-            raise SessionError(f"step {upto_step} does not exist; steps are numbered from 0")
+            raise SessionRefused(f"step {upto_step} does not exist; steps are numbered from 0")
         state, problems = build_state(request)
         if problems:
             raise SessionError(f"the stored request of session {session_id!r} no longer builds: {problems[0]}")
@@ -352,14 +360,14 @@ class SessionStore:
             (session_id, iteration)).fetchone())
         if row is None:
             done = self.session(session_id).last_iteration
-            raise SessionError(f"session {session_id!r} has no iteration {iteration}; its iterations are 1..{done} "
+            raise SessionRefused(f"session {session_id!r} has no iteration {iteration}; its iterations are 1..{done} "
                                "(0 is the start)")
         return int(row[0])
 
     def _unknown(self, conn: sqlite3.Connection, session_id: str) -> SessionError:
         known = [r[0] for r in conn.execute("SELECT session_id FROM sessions ORDER BY updated_at DESC LIMIT 10")]
         hint = f"; sessions there: {', '.join(known)}" if known else "; it holds no sessions"
-        return SessionError(f"no session {session_id!r} in {self.path}{hint}")
+        return SessionRefused(f"no session {session_id!r} in {self.path}{hint}")
 
 
 _SESSION_COLS = ("session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from igg.errors import IGGError, RequestInvalid
 
-COMMANDS = ("validate", "schema")
+COMMANDS = ("validate", "schema", "sessions", "show", "explain", "diff", "undo", "replay")
 """Command modules under ``igg.interfaces.cli``, in help order."""
 
 EXIT_OK, EXIT_FAILURE, EXIT_INVALID = 0, 1, 2
@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INVALID
     except IGGError as exc:
         print(f"igg: {exc}", file=sys.stderr)
-        return EXIT_FAILURE
+        return int(getattr(exc, "exit_code", EXIT_FAILURE))
     except KeyboardInterrupt:
         print("igg: interrupted", file=sys.stderr)
         return 130

@@ -1,0 +1,53 @@
+"""``igg show SESSION [--store PATH] [--json]``: a session's steps — actions proposed, accepted and rejected
+(by code), tokens and time per iteration — and its totals."""
+
+from __future__ import annotations
+
+import argparse
+
+from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json, table, when
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("show", help="a session's iteration table", description=__doc__)
+    p.add_argument("session", help="the session id")
+    add_store_option(p)
+    add_json_option(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    info = store.session(args.session)
+    steps = store.steps(args.session)
+    if args.json:
+        print_json({"session_id": info.session_id, "status": info.status, "stop_reason": info.stop_reason,
+                    "goal": info.goal, "agent": info.agent, "iterations": info.last_iteration,
+                    "nodes": info.nodes, "edges": info.edges,
+                    "steps": [{"step": s.step, "kind": s.kind, "iteration": s.iteration, "chunk": s.chunk,
+                               "proposed": s.proposed, "accepted": s.accepted, "rejected": s.rejected,
+                               "rejected_by_code": s.rejected_by_code, "tokens": s.tokens, "ms": round(s.ms, 3),
+                               "mutations": s.mutation_count, "nodes": s.nodes, "edges": s.edges}
+                              for s in steps]})
+        return 0
+    print(f"session {info.session_id}: {info.status}" + (f" ({info.stop_reason})" if info.stop_reason else "")
+          + f", {info.last_iteration} iterations, {info.nodes} nodes, {info.edges} edges")
+    print(f"goal: {' '.join(info.goal.split())}")
+    print(f"agent: {info.agent or '-'}; started {when(info.created_at)} UTC; store {store.path}")
+    rows = []
+    for s in steps:
+        codes = ", ".join(f"{code} {n}" for code, n in sorted(s.rejected_by_code.items()))
+        iteration = s.iteration if s.iteration is not None else "-"
+        if s.kind == "undo":
+            iteration = f"to {s.record.get('to_iteration')}"
+        rows.append((s.step, s.kind, iteration, s.proposed, s.accepted,
+                     s.rejected, codes, s.tokens, f"{s.ms:.1f}", s.mutation_count, s.nodes, s.edges, s.chunk or ""))
+    if rows:
+        print()
+        print(table(("STEP", "KIND", "ITER", "PROPOSED", "ACCEPTED", "REJECTED", "REJECTED BY CODE", "TOKENS", "MS",
+                     "MUTATIONS", "NODES", "EDGES", "CHUNK"), rows))
+    iters = [s for s in steps if s.kind == "iteration"]
+    print(f"\ntotal: {sum(s.proposed for s in iters)} proposed, {sum(s.accepted for s in iters)} accepted, "
+          f"{sum(s.rejected for s in iters)} rejected, {sum(s.tokens for s in iters)} tokens, "
+          f"{sum(s.ms for s in iters) / 1000:.2f} s")
+    return 0

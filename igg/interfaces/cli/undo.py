@@ -1,0 +1,27 @@
+"""``igg undo SESSION --to N [--store PATH]``: roll a session's graph back to how it was after iteration N
+(0: the start). The undo is committed as a step of its own (the inverse mutations), so the history stays
+whole: ``igg show`` lists it, ``igg replay`` replays it, and a later undo can bring the undone work back."""
+
+from __future__ import annotations
+
+import argparse
+
+from igg.interfaces.cli.storecli import add_store_option, open_store
+from igg.store import undo
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("undo", help="roll a session back to after an iteration", description=__doc__)
+    p.add_argument("session", help="the session id")
+    p.add_argument("--to", type=int, required=True, metavar="N", help="the iteration to return to (0: the start)")
+    add_store_option(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    step, count = undo(store, args.session, args.to)
+    info = store.session(args.session)
+    print(f"session {args.session}: rolled back to after iteration {args.to} as step {step} "
+          f"({count} mutations); the graph has {info.nodes} nodes and {info.edges} edges")
+    return 0
