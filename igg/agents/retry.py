@@ -1,0 +1,113 @@
+"""IGG's retry policy for LLM calls: which failures are retried, and how long to wait before the next try.
+
+The ``openai`` client's own defaults (a 600 s timeout, 2 silent retries) would let one hung server stall a
+run for half an hour, so the LLM agent builds its client with ``max_retries=0`` and an explicit timeout,
+and owns the policy here: rate limits (429), server errors (5xx, 408, 409), timeouts and connection
+errors are retried with bounded exponential backoff and jitter; a ``Retry-After`` (or ``retry-after-ms``)
+header is honoured up to ``max_retry_after``. Everything else (400, 401, 403, 404, ...) fails at once.
+Sleeping and randomness are injectable so tests run fast and reproducibly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import openai
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+"""HTTP statuses retried besides every 5xx."""
+
+
+@dataclass(kw_only=True)
+class RetryPolicy:
+    """Bounded exponential backoff with jitter; ``max_retries`` retries after the first attempt."""
+
+    max_retries: int = 4
+    base_delay: float = 0.5
+    """Seconds before the first retry (before jitter); doubles with every retry."""
+    max_delay: float = 20.0
+    """No backoff delay exceeds this."""
+    max_retry_after: float = 60.0
+    """A server's Retry-After is honoured up to this many seconds."""
+    jitter: float = 0.5
+    """Fraction of the delay that is random: the delay is ``d * (1 - jitter + jitter * random())``."""
+    sleep: Callable[[float], None] = time.sleep
+    asleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    random: Callable[[], float] = field(default=random.random)
+
+    def backoff(self, retry: int) -> float:
+        """Seconds to wait before retry number ``retry`` (1-based), without a server hint."""
+        delay = min(self.max_delay, self.base_delay * (2 ** (retry - 1)))
+        return delay * (1 - self.jitter + self.jitter * self.random())
+
+    def delay(self, retry: int, error: BaseException) -> float:
+        """Seconds to wait before retry number ``retry`` after ``error``: Retry-After wins when the server sent it."""
+        hint = retry_after(error)
+        if hint is not None:
+            return min(max(hint, 0.0), self.max_retry_after)
+        return self.backoff(retry)
+
+
+def is_retryable(error: BaseException) -> bool:
+    """Rate limits, 5xx/408/409, timeouts and connection errors are worth another try; nothing else is."""
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code >= 500 or error.status_code in RETRYABLE_STATUS
+    return isinstance(error, openai.APIConnectionError)  # includes APITimeoutError
+
+
+def retry_after(error: BaseException) -> float | None:
+    """The server's requested wait in seconds (``retry-after-ms``, ``Retry-After`` seconds or HTTP date)."""
+    response = getattr(error, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return float(ms) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return when.timestamp() - time.time()
+
+
+def describe_error(error: BaseException, limit: int = 240) -> str:
+    """A one-line description of a failed call (status and server message; never headers or the key)."""
+    if isinstance(error, openai.APIStatusError):
+        message = _server_message(error)
+        text = f"HTTP {error.status_code}: {message}"
+    elif isinstance(error, openai.APITimeoutError):
+        text = "timed out"
+    elif isinstance(error, openai.APIConnectionError):
+        cause = error.__cause__
+        text = f"connection error ({type(cause).__name__ if cause else 'no response'}: {cause or error})"
+    else:
+        text = f"{type(error).__name__}: {error}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _server_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return inner["message"]
+        if isinstance(body.get("message"), str):
+            return body["message"]
+    return error.message

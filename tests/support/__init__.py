@@ -1,0 +1,1 @@
+"""Test support: real local servers the tests start (an OpenAI-compatible one, ...)."""

@@ -1,0 +1,233 @@
+"""The LLM agent against a real OpenAI-compatible server on loopback, through the real ``openai`` client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import pytest
+from conftest import make_request
+from structlog.testing import capture_logs
+from support.fake_openai import FakeOpenAI, Reply
+
+from igg.agents.base import Observation
+from igg.agents.llm import AsyncLLMAgent, EndpointNotConfigured, LLMAgent, LLMSettings
+from igg.agents.retry import RetryPolicy
+from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid
+from igg.models.request import LLMConfig
+
+KEY = "sk-test-secret-do-not-log"
+ANSWER = json.dumps({"reasoning": "r", "actions": [
+    {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}]})
+
+
+class Sleeps(list[float]):
+    """An injectable sleep that records instead of sleeping."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+    async def asleep(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def make_agent(server: FakeOpenAI, *, sleeps: Sleeps | None = None, agent_cls: type = LLMAgent,
+               **llm: Any) -> Any:
+    llm = {"timeout_seconds": 2.0, "max_retries": 3, "model": "test-model", **llm}
+    request = make_request(llm=llm)
+    settings = LLMSettings.from_env(request.config.llm, {"OPENAI_BASE_URL": server.base_url,
+                                                         "OPENAI_API_KEY": KEY})
+    sleeps = sleeps if sleeps is not None else Sleeps()
+    policy = RetryPolicy(max_retries=settings.config.max_retries, base_delay=0.5, max_delay=4.0,
+                         sleep=sleeps, asleep=sleeps.asleep, random=lambda: 0.5)
+    return agent_cls(settings, request, policy)
+
+
+def observation(iteration: int = 1, **kw: Any) -> Observation:
+    return Observation(session_id="s1", iteration=iteration, markdown="# Goal\nMap the auth module.",
+                       tokens=10, **kw)
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAI() as s:
+        yield s
+
+
+def test_sends_contract_observation_chunk_and_settings(server: FakeOpenAI) -> None:
+    """The request carries the system contract, the markdown, the labelled context chunk and the settings."""
+    server.add(ANSWER)
+    agent = make_agent(server, temperature=0.2, seed=7, max_output_tokens=512)
+    turn = agent(observation(context="class A {}\n```", chunk_index=1, chunk_count=3, chunk_label="src/A.java"))
+    assert turn.raw == ANSWER and not turn.truncated and turn.note is None
+    (req,) = server.requests
+    body = req.body
+    assert req.headers["authorization"] == f"Bearer {KEY}"
+    assert body["model"] == "test-model" and body["temperature"] == 0.2 and body["seed"] == 7
+    assert body["max_tokens"] == 512
+    system, user = body["messages"]
+    assert system["role"] == "system" and "identity keys" in system["content"] and '"finished": true' in \
+        system["content"]
+    assert user["content"].startswith("# Goal\nMap the auth module.")
+    assert "## Context (chunk 2 of 3): src/A.java\n````text\nclass A {}\n```\n````" in user["content"]
+    fmt = body["response_format"]
+    assert fmt["type"] == "json_schema"
+    add_node = fmt["json_schema"]["schema"]["properties"]["actions"]["items"]["anyOf"][0]
+    assert add_node["properties"]["label"]["enum"] == ["Class", "Interface", "Method", "DatabaseTable"]
+    assert turn.usage is not None and turn.usage.prompt_tokens > 0 and not turn.usage.estimated
+    assert turn.exchange["request"]["messages"] == body["messages"]
+    assert turn.exchange["response"]["choices"][0]["message"]["content"] == ANSWER
+    assert agent.totals.calls == 1 and agent.totals.total_tokens == turn.usage.total_tokens
+
+
+@pytest.mark.parametrize("reject, mode", [({"json_schema"}, "json_object"),
+                                          ({"json_schema", "json_object"}, "text")])
+def test_rejected_response_format_falls_back_and_is_remembered(reject: set[str], mode: str) -> None:
+    """A server that refuses response_format gets the next mode; the choice is kept and logged."""
+    with FakeOpenAI([ANSWER, ANSWER], reject=reject) as server, capture_logs() as logs:
+        agent = make_agent(server)
+        assert agent(observation(1)).raw == ANSWER
+        assert agent(observation(2)).raw == ANSWER
+    answered = [r.answered for r in server.requests]
+    assert answered == ["rejected_response_format"] * len(reject) + ["reply", "reply"]
+    formats = [(r.body.get("response_format") or {}).get("type", "text") for r in server.requests]
+    assert formats[-2:] == [mode, mode]
+    assert agent.mode == mode
+    assert [e["mode"] for e in logs if e["event"] == "llm_output_mode"][-1] == mode
+
+
+def test_429_honours_retry_after() -> None:
+    """429 with Retry-After (seconds, or retry-after-ms) waits what the server asked, then succeeds."""
+    with FakeOpenAI([Reply(status=429, headers={"Retry-After": "2"}),
+                     Reply(status=429, headers={"retry-after-ms": "250"}), ANSWER]) as server:
+        sleeps = Sleeps()
+        turn = make_agent(server, sleeps=sleeps)(observation())
+    assert turn.raw == ANSWER
+    assert sleeps == [2.0, 0.25]
+    assert [a["status"] for a in turn.exchange["attempts"]] == [429, 429]
+
+
+def test_5xx_backoff_is_exponential_and_bounded() -> None:
+    """500s are retried with doubling, jittered delays capped at max_delay."""
+    with FakeOpenAI([Reply(status=500)] * 5 + [ANSWER]) as server:
+        sleeps = Sleeps()
+        turn = make_agent(server, sleeps=sleeps, max_retries=5)(observation())
+    assert turn.raw == ANSWER
+    assert sleeps == [0.375, 0.75, 1.5, 3.0, 3.0]  # 0.5*2^k * (1 - 0.5 + 0.5*0.5), capped at 4.0*0.75
+
+
+def test_hang_longer_than_timeout_and_dropped_connection_are_retried() -> None:
+    """A hung call times out at config.llm.timeout_seconds (not the client's 600 s) and is retried."""
+    with FakeOpenAI([Reply(hang=10, content=ANSWER), Reply(drop=True), ANSWER]) as server:
+        agent = make_agent(server, timeout_seconds=0.3)
+        start = time.monotonic()
+        turn = agent(observation())
+        elapsed = time.monotonic() - start
+    assert turn.raw == ANSWER
+    assert [a["error"] for a in turn.exchange["attempts"]][0] == "timed out"
+    assert "connection error" in turn.exchange["attempts"][1]["error"]
+    assert elapsed < 5
+
+
+def test_retries_exhausted_raise_agent_failed_with_one_line_reason() -> None:
+    """After max_retries the agent fails with one line naming the attempts and the last error, never the key."""
+    with FakeOpenAI([Reply(status=503, message="overloaded\nplease retry")] * 3) as server, \
+            capture_logs() as logs:
+        agent = make_agent(server, max_retries=2)
+        with pytest.raises(AgentFailed) as err:
+            agent(observation())
+    message = str(err.value)
+    assert "\n" not in message
+    assert "failed after 3 attempts (config.llm.max_retries=2); last: HTTP 503: overloaded please retry" in message
+    assert len(server.requests) == 3
+    assert KEY not in repr(logs) and KEY not in message
+
+
+def test_non_retryable_error_fails_at_once() -> None:
+    """A 401 is not retried."""
+    with FakeOpenAI([Reply(status=401, message="invalid api key")]) as server:
+        with pytest.raises(AgentFailed, match="HTTP 401: invalid api key"):
+            make_agent(server)(observation())
+    assert len(server.requests) == 1
+
+
+def test_missing_usage_is_estimated() -> None:
+    """A server that omits usage gets an estimate, marked as such."""
+    with FakeOpenAI([Reply(content=ANSWER, usage=None)]) as server:
+        turn = make_agent(server)(observation())
+    assert turn.usage is not None and turn.usage.estimated
+    assert turn.usage.prompt_tokens > 100 and turn.usage.completion_tokens > 10
+
+
+@pytest.mark.parametrize("reply, words", [(Reply(refusal="I can't help with that."), "you refused"),
+                                          (Reply(no_choices=True), "empty choices"),
+                                          (Reply(content=None, finish_reason="content_filter"), "no text")])
+def test_refusal_and_empty_answers_become_turns_the_model_hears_about(reply: Reply, words: str) -> None:
+    """No actions, a note, and the next user message tells the model what went wrong."""
+    with FakeOpenAI([reply, ANSWER]) as server:
+        agent = make_agent(server)
+        turn = agent(observation(1))
+        assert turn.response == {"reasoning": "", "actions": []} and turn.raw is None
+        assert turn.note and words in turn.note
+        agent(observation(2))
+    user = server.requests[1].body["messages"][1]["content"]
+    assert "## About your previous answer" in user and words in user
+
+
+def test_token_budget_stops_before_a_call_that_could_overspend() -> None:
+    """The check runs before the call: the server never sees a request the budget cannot pay for."""
+    with FakeOpenAI([ANSWER, ANSWER]) as server:
+        agent = make_agent(server, max_output_tokens=100, token_budget=1200)  # one call fits, two do not
+        first = agent(observation(1))
+        spent = first.usage.total_tokens
+        with pytest.raises(BudgetExhausted, match=rf"token budget: {spent} of 1200 tokens spent; the next call could use"):
+            agent(observation(2))
+    assert len(server.requests) == 1
+    assert agent.totals.total_tokens <= 1200
+
+
+def test_cost_budget_uses_the_price_table() -> None:
+    """Cost is priced per call; the cost budget refuses the call that could exceed it."""
+    prices = {"input_per_million": 1000.0, "output_per_million": 2000.0}
+    with FakeOpenAI([Reply(content=ANSWER, usage={"prompt_tokens": 300, "completion_tokens": 50,
+                                                  "total_tokens": 350})]) as server:
+        agent = make_agent(server, max_output_tokens=100, prices=prices, cost_budget=1.2)
+        turn = agent(observation(1))
+        assert turn.usage.cost == pytest.approx(0.3 + 0.1)
+        with pytest.raises(BudgetExhausted, match="cost budget"):
+            agent(observation(2))
+    assert len(server.requests) == 1
+
+
+def test_cost_budget_without_prices_is_invalid() -> None:
+    with FakeOpenAI() as server, pytest.raises(RequestInvalid, match="config.llm.cost_budget"):
+        make_agent(server, cost_budget=1.0)
+
+
+def test_async_agent_retries_and_answers() -> None:
+    """The async agent shares the policy: 429 then an answer."""
+    with FakeOpenAI([Reply(status=429, headers={"Retry-After": "1"}), ANSWER]) as server:
+        sleeps = Sleeps()
+        agent = make_agent(server, sleeps=sleeps, agent_cls=AsyncLLMAgent)
+
+        async def go() -> Any:
+            try:
+                return await agent(observation())
+            finally:
+                await agent.aclose()
+
+        turn = asyncio.run(go())
+    assert turn.raw == ANSWER and sleeps == [1.0]
+
+
+def test_settings_from_environment() -> None:
+    """Neither key nor URL: a clear error; the model comes from config, then IGG_MODEL, then the default."""
+    with pytest.raises(EndpointNotConfigured, match="set OPENAI_API_KEY .* or OPENAI_BASE_URL"):
+        LLMSettings.from_env(LLMConfig(), {})
+    env = {"OPENAI_BASE_URL": "http://localhost:11434/v1", "IGG_MODEL": "llama3.1"}
+    assert LLMSettings.from_env(LLMConfig(), env).model == "llama3.1"
+    assert LLMSettings.from_env(LLMConfig(model="qwen2.5"), env).model == "qwen2.5"
+    settings = LLMSettings.from_env(LLMConfig(), {"OPENAI_API_KEY": KEY})
+    assert settings.model == "gpt-4o-mini" and settings.base_url is None and KEY not in repr(settings)
