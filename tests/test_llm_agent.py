@@ -11,6 +11,7 @@ import pytest
 from conftest import make_request
 from structlog.testing import capture_logs
 from support.fake_openai import FakeOpenAI, Reply
+from support.llm import KEY, Sleeps, settings_for
 
 from igg.agents.base import Observation
 from igg.agents.llm import AsyncLLMAgent, EndpointNotConfigured, LLMAgent, LLMSettings
@@ -18,27 +19,15 @@ from igg.agents.retry import RetryPolicy
 from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid
 from igg.models.request import LLMConfig
 
-KEY = "sk-test-secret-do-not-log"
 ANSWER = json.dumps({"reasoning": "r", "actions": [
     {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}]})
-
-
-class Sleeps(list[float]):
-    """An injectable sleep that records instead of sleeping."""
-
-    def __call__(self, seconds: float) -> None:
-        self.append(seconds)
-
-    async def asleep(self, seconds: float) -> None:
-        self.append(seconds)
 
 
 def make_agent(server: FakeOpenAI, *, sleeps: Sleeps | None = None, agent_cls: type = LLMAgent,
                **llm: Any) -> Any:
     llm = {"timeout_seconds": 2.0, "max_retries": 3, "model": "test-model", **llm}
     request = make_request(llm=llm)
-    settings = LLMSettings.from_env(request.config.llm, {"OPENAI_BASE_URL": server.base_url,
-                                                         "OPENAI_API_KEY": KEY})
+    settings = settings_for(server, request)
     sleeps = sleeps if sleeps is not None else Sleeps()
     policy = RetryPolicy(max_retries=settings.config.max_retries, base_delay=0.5, max_delay=4.0,
                          sleep=sleeps, asleep=sleeps.asleep, random=lambda: 0.5)
@@ -164,16 +153,13 @@ def test_missing_usage_is_estimated() -> None:
 @pytest.mark.parametrize("reply, words", [(Reply(refusal="I can't help with that."), "you refused"),
                                           (Reply(no_choices=True), "empty choices"),
                                           (Reply(content=None, finish_reason="content_filter"), "no text")])
-def test_refusal_and_empty_answers_become_turns_the_model_hears_about(reply: Reply, words: str) -> None:
-    """No actions, a note, and the next user message tells the model what went wrong."""
-    with FakeOpenAI([reply, ANSWER]) as server:
-        agent = make_agent(server)
-        turn = agent(observation(1))
-        assert turn.response == {"reasoning": "", "actions": []} and turn.raw is None
-        assert turn.note and words in turn.note
-        agent(observation(2))
-    user = server.requests[1].body["messages"][1]["content"]
-    assert "## About your previous answer" in user and words in user
+def test_refusal_and_empty_answers_become_turns_with_a_note(reply: Reply, words: str) -> None:
+    """No actions and a note for the loop to show the model next time; the exchange keeps what came back."""
+    with FakeOpenAI([reply]) as server:
+        turn = make_agent(server)(observation(1))
+    assert turn.response == {"reasoning": "", "actions": []} and turn.raw is None
+    assert turn.note and words in turn.note
+    assert turn.exchange["response"]["id"].startswith("chatcmpl-fake")
 
 
 def test_token_budget_stops_before_a_call_that_could_overspend() -> None:
@@ -231,3 +217,30 @@ def test_settings_from_environment() -> None:
     assert LLMSettings.from_env(LLMConfig(model="qwen2.5"), env).model == "qwen2.5"
     settings = LLMSettings.from_env(LLMConfig(), {"OPENAI_API_KEY": KEY})
     assert settings.model == "gpt-4o-mini" and settings.base_url is None and KEY not in repr(settings)
+
+
+def test_rejected_parameters_are_adapted_for_the_session() -> None:
+    """max_tokens -> max_completion_tokens, and a refused temperature is no longer sent."""
+    script = [Reply(status=400, message="Unsupported parameter: 'max_tokens' is not supported with this model. "
+                                        "Use 'max_completion_tokens' instead."),
+              Reply(status=400, message="Unsupported value: 'temperature' does not support 0.0 with this "
+                                        "model. Only the default (1) value is supported."),
+              ANSWER, ANSWER]
+    with FakeOpenAI(script) as server:
+        agent = make_agent(server)
+        agent(observation(1))
+        agent(observation(2))
+    first, second, third, fourth = (r.body for r in server.requests)
+    assert "max_tokens" in first and "temperature" in first
+    assert "max_completion_tokens" in second and "max_tokens" not in second
+    assert "temperature" not in third and "temperature" not in fourth and "max_completion_tokens" in fourth
+    assert fourth["response_format"]["type"] == "json_schema"
+
+
+def test_unrelated_bad_request_fails_at_once_without_dropping_the_mode() -> None:
+    """A 400 that is not about the output format is final: no retries, no fallback."""
+    with FakeOpenAI([Reply(status=400, message="This model's maximum context length is 8192 tokens")]) as server:
+        agent = make_agent(server)
+        with pytest.raises(AgentFailed, match="HTTP 400: This model's maximum context length"):
+            agent(observation())
+    assert len(server.requests) == 1 and agent.mode == "json_schema"

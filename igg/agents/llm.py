@@ -20,6 +20,7 @@ The API key comes from the environment and is never logged or recorded.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Mapping
@@ -41,6 +42,8 @@ OutputMode = Literal["json_schema", "json_object", "text"]
 
 MODES: tuple[OutputMode, ...] = ("json_schema", "json_object", "text")
 DEFAULT_MODEL = "gpt-4o-mini"
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "format", "guided", "grammar")
+"""Words by which a 400/422 is recognised as a refusal of the requested output format."""
 NO_KEY = "igg-no-key"
 """Sent as the key to servers that need none (the client insists on one)."""
 
@@ -111,8 +114,6 @@ class _Session:
         self.dropped: set[str] = set()
         """Parameters the server rejected (temperature, seed), not sent again this session."""
         self.token_param = "max_tokens"
-        self.notes: list[str] = []
-        """Problems of the previous turn, told to the model in the next user message."""
         self.action_cap: int | None = None
         """After a truncated answer: ask for at most this many actions per answer."""
         self._schema = response_schema(request)
@@ -129,12 +130,11 @@ class _Session:
                 "timeout": self.settings.config.timeout_seconds, "max_retries": 0}
 
     def begin(self, observation: Observation) -> _Call:
-        notes = list(self.notes)
-        if self.action_cap is not None and not notes:
-            notes.append(f"Send at most {self.action_cap} actions per answer: an earlier answer was cut off "
+        hints = []
+        if self.action_cap is not None:
+            hints.append(f"Send at most {self.action_cap} action(s) per answer: an earlier answer was cut off "
                          "at the output token limit.")
-        self.notes = []
-        msgs = messages(observation, notes)
+        msgs = messages(observation, hints)
         call = _Call(observation=observation, messages=msgs, prompt_estimate=messages_tokens(msgs))
         self.budget.check(call.prompt_estimate, self.settings.config.max_output_tokens)
         return call
@@ -192,7 +192,7 @@ class _Session:
                 self.dropped.add(name)
                 log.info("llm_parameter_adapted", parameter=name, now="not sent")
                 return True
-        if self.mode != "text":  # a server that does not say why is most likely refusing response_format
+        if self.mode != "text" and (param == "response_format" or any(w in text for w in _FORMAT_WORDS)):
             old = self.mode
             self.mode = MODES[MODES.index(old) + 1]
             log.info("llm_output_mode", mode=self.mode, previous=old, reason=describe_error(error))
@@ -233,17 +233,14 @@ class _Session:
             whole = _whole_actions(text)
             cap = max(1, whole)
             self.action_cap = cap if self.action_cap is None else min(self.action_cap, cap)
-            turn.note = (f"your previous answer was cut off at the output limit "
-                         f"({self.settings.config.max_output_tokens} tokens): only the {whole} action(s) "
-                         f"received whole counted; send at most {self.action_cap} actions per answer")
-            self.notes.append(turn.note)
+            log.warning("llm_answer_truncated", iteration=call.observation.iteration, whole_actions=whole,
+                        max_output_tokens=self.settings.config.max_output_tokens, action_cap=self.action_cap)
         return turn
 
     def _problem(self, turn: AgentTurn, note: str) -> AgentTurn:
         turn.raw = None
         turn.response = {"reasoning": "", "actions": []}
-        turn.note = note
-        self.notes.append(note)
+        turn.note = note  # the loop shows it in the next observation
         log.warning("llm_answer_unusable", note=note)
         return turn
 
@@ -275,19 +272,31 @@ class LLMAgent(_Session):
 
 
 class AsyncLLMAgent(_Session):
-    """The asynchronous LLM agent: ``await agent(observation) -> AgentTurn``."""
+    """The asynchronous LLM agent: ``await agent(observation) -> AgentTurn``.
+
+    Its HTTP client belongs to the event loop that first used it; a later run on another event loop gets a
+    fresh client (connection pools cannot cross event loops).
+    """
 
     def __init__(self, settings: LLMSettings, request: Request | None = None,
                  policy: RetryPolicy | None = None) -> None:
         super().__init__(settings, request, policy)
-        self.client = openai.AsyncOpenAI(**self.client_options())
+        self.client: openai.AsyncOpenAI | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    def _client(self) -> openai.AsyncOpenAI:
+        running = asyncio.get_running_loop()
+        if self.client is None or self._client_loop is not running:
+            self.client, self._client_loop = openai.AsyncOpenAI(**self.client_options()), running
+        return self.client
 
     async def __call__(self, observation: Observation) -> AgentTurn:
         call = self.begin(observation)
+        client = self._client()
         while True:
             params = self.params(call)
             try:
-                completion = await self.client.chat.completions.create(**params)
+                completion = await client.chat.completions.create(**params)
             except openai.APIError as exc:
                 delay = self.failed(call, exc)
                 if delay:
@@ -297,7 +306,20 @@ class AsyncLLMAgent(_Session):
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
-        await self.client.close()
+        if self.client is not None:
+            await self.client.close()
+            self.client = None
+
+
+def create_agent(request: Request, *, environ: Mapping[str, str] | None = None,
+                 asynchronous: bool = True) -> LLMAgent | AsyncLLMAgent:
+    """The LLM agent for ``request`` with settings from the environment (``--agent llm``; the registry's hook).
+
+    The async agent serves both ``run`` (driven on the run's private event loop) and ``arun``. Raises
+    ``EndpointNotConfigured`` when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set.
+    """
+    settings = LLMSettings.from_env(request.config.llm, environ)
+    return (AsyncLLMAgent if asynchronous else LLMAgent)(settings, request)
 
 
 def _whole_actions(text: str) -> int:

@@ -49,12 +49,12 @@ off at the output limit keeps only the actions received whole.
 _RESPONSE_HINT = "Answer with one JSON object: reasoning, actions, finished."
 
 
-def user_message(observation: Observation, notes: list[str] | None = None) -> str:
-    """The observation markdown, notes about the previous turn, and the current context chunk (fenced)."""
+def user_message(observation: Observation, hints: list[str] | None = None) -> str:
+    """The observation markdown, the agent's own hints (answer size), and the current context chunk (fenced)."""
     parts = [observation.markdown.rstrip()]
-    if notes:
-        parts.append("## About your previous answer\n" + "\n".join(f"- {_one_line(n)}" for n in notes))
-    if observation.context:
+    if hints:
+        parts.append("## Answer size\n" + "\n".join(f"- {_one_line(n)}" for n in hints))
+    if observation.context and observation.context not in observation.markdown:
         title = "## Context"
         if observation.chunk_count > 1 and observation.chunk_index is not None:
             title += f" (chunk {observation.chunk_index + 1} of {observation.chunk_count})"
@@ -66,10 +66,10 @@ def user_message(observation: Observation, notes: list[str] | None = None) -> st
     return "\n\n".join(parts)
 
 
-def messages(observation: Observation, notes: list[str] | None = None) -> list[dict[str, str]]:
+def messages(observation: Observation, hints: list[str] | None = None) -> list[dict[str, str]]:
     """The chat messages of one call."""
     return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": user_message(observation, notes)}]
+            {"role": "user", "content": user_message(observation, hints)}]
 
 
 def response_schema(request: Request | None) -> dict[str, Any]:
