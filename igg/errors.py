@@ -4,6 +4,7 @@
     ├── RequestInvalid        a request payload, seed graph or document breaks the contract
     ├── ResponseInvalid       an agent turn could not be parsed into a response (INVALID_JSON/INVALID_RESPONSE)
     ├── AgentFailed           the agent could not produce a turn after its retries (stop reason agent_error)
+    ├── AgentUnavailable      the chosen agent cannot be built here (module missing, nothing fits --agent auto)
     ├── BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted)
     ├── SessionError          a session store problem: unknown session, refusing to overwrite, corrupt store
     └── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
@@ -52,6 +53,10 @@ class ResponseInvalid(IGGError):
 
 class AgentFailed(IGGError):
     """The agent failed to produce a turn after its retries; the run stops with ``agent_error``."""
+
+
+class AgentUnavailable(IGGError):
+    """The chosen agent cannot be built in this installation or environment; the message says what to do."""
 
 
 class BudgetExhausted(IGGError):

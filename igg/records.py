@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from igg.models.verdicts import ErrorCode, Verdict
+
+if TYPE_CHECKING:
+    from igg.graph.state import GraphState
+    from igg.models.request import Request
 
 StopReason = Literal["finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted", "agent_error"]
 """Why a run ended; every run ends with exactly one.
@@ -20,6 +27,9 @@ STOP_REASONS: tuple[str, ...] = ("finished", "max_iterations", "limits_reached",
                                  "agent_error")
 
 EventKind = Literal["run_started", "iteration_started", "action_verdict", "iteration_finished", "run_finished"]
+"""Events of a run, in this order: ``run_started``; per iteration ``iteration_started``, one
+``action_verdict`` per action, ``iteration_finished``; finally ``run_finished`` (with the summary).
+An iteration whose agent call fails has ``iteration_started`` and then ``run_finished``."""
 
 
 @dataclass(kw_only=True)
@@ -43,8 +53,15 @@ class IterationRecord:
     observation_chars: int
     observation_tokens: int
     chunk: str | None = None
+    """Label of the context chunk shown (a file path, or ``chunk i/n``); None without context."""
+    chunk_cursor: int = 0
+    """Position in the walk over the chunks: chunk ``chunk_cursor % count``, pass ``chunk_cursor // count + 1``."""
     raw_output: str | None = None
     """The agent's raw text (or the JSON of the response object it returned)."""
+    output_kind: Literal["text", "object"] = "text"
+    """Whether ``raw_output`` is the agent's text or the JSON of a response object it returned."""
+    truncated: bool = False
+    """The output was cut off: only the actions received whole were applied."""
     reasoning: str = ""
     finished: bool = False
     parse_error: dict[str, str] | None = None
@@ -61,10 +78,152 @@ class IterationRecord:
     exchange: dict[str, Any] | None = None
     """The raw LLM exchange, when there was one."""
 
+    notes: list[str] = field(default_factory=list)
+    """Notes the agent attached to its turn (e.g. a refusal); shown in the next observation."""
+
     @property
     def accepted(self) -> int:
+        """Actions accepted."""
         return sum(1 for v in self.verdicts if v.accepted)
 
     @property
     def rejected(self) -> int:
+        """Actions rejected."""
         return sum(1 for v in self.verdicts if not v.accepted)
+
+    @property
+    def advances(self) -> bool:
+        """Whether the walk moves to the next chunk after this iteration (the turn parsed and was whole)."""
+        return self.parse_error is None and not self.truncated
+
+    def rejected_by_code(self) -> dict[str, int]:
+        """Rejected actions counted by error code."""
+        return dict(Counter(str(v.code) for v in self.verdicts if not v.accepted))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (one line of ``records.jsonl``; what the session store keeps)."""
+        return {
+            "iteration": self.iteration, "observation_chars": self.observation_chars,
+            "observation_tokens": self.observation_tokens, "chunk": self.chunk, "chunk_cursor": self.chunk_cursor,
+            "raw_output": self.raw_output, "output_kind": self.output_kind, "truncated": self.truncated,
+            "reasoning": self.reasoning, "finished": self.finished, "parse_error": self.parse_error,
+            "actions": self.actions, "verdicts": [v.to_dict() for v in self.verdicts],
+            "mutations": self.mutations, "usage": self.usage, "timings_ms": self.timings_ms,
+            "exchange": self.exchange, "notes": self.notes,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IterationRecord:
+        """The inverse of ``to_dict``."""
+        fields = dict(data)
+        fields["verdicts"] = [verdict_from_dict(v) for v in data.get("verdicts", [])]
+        return cls(**fields)
+
+
+def verdict_from_dict(data: dict[str, Any]) -> Verdict:
+    """A ``Verdict`` from its ``to_dict`` form."""
+    code = data.get("code")
+    return Verdict(data["index"], data["action"], data["accepted"], ErrorCode(code) if code else None,
+                   data["message"], data.get("element"))
+
+
+@dataclass(kw_only=True)
+class RunResult:
+    """How a run ended: the stop reason, the final graph, every iteration's record, and the counts."""
+
+    session_id: str
+    stop_reason: StopReason
+    state: GraphState
+    """The final graph (after finalization)."""
+    records: list[IterationRecord] = field(default_factory=list)
+    """Every iteration of the session, prior ones of a resumed run included."""
+    error: str | None = None
+    """Why the agent failed (agent_error, budget_exhausted)."""
+    open_todos: list[str] = field(default_factory=list)
+    """Completeness rules still unmet at the end."""
+    pruned: list[dict[str, Any]] = field(default_factory=list)
+    """Isolated nodes removed by finalization: ``{"id", "type", "properties"}``."""
+    final_mutations: list[dict[str, Any]] = field(default_factory=list)
+    """The mutations finalization applied (pruning), for the session store."""
+    exports: list[dict[str, Any]] = field(default_factory=list)
+    """What was exported after the run (filled by whoever exports)."""
+    max_nodes: int = 0
+    max_edges: int = 0
+    elapsed_ms: float = 0.0
+    """Wall time of this run call."""
+
+    @property
+    def iterations(self) -> int:
+        """The number of the last iteration that ran (0 when none did)."""
+        return self.records[-1].iteration if self.records else 0
+
+    def action_counts(self) -> dict[str, Any]:
+        """proposed, accepted, rejected, rejected_by_code over every iteration."""
+        by_code: Counter[str] = Counter()
+        accepted = rejected = 0
+        for r in self.records:
+            for v in r.verdicts:
+                if v.accepted:
+                    accepted += 1
+                else:
+                    rejected += 1
+                    by_code[str(v.code)] += 1
+        return {"proposed": accepted + rejected, "accepted": accepted, "rejected": rejected,
+                "rejected_by_code": dict(sorted(by_code.items()))}
+
+    def token_counts(self) -> dict[str, Any]:
+        """Tokens the agent spent (from its usage reports) and the estimated tokens of the observations."""
+        prompt = completion = 0
+        estimated = False
+        cost = None
+        for r in self.records:
+            u = r.usage or {}
+            prompt += u.get("prompt_tokens", 0)
+            completion += u.get("completion_tokens", 0)
+            estimated = estimated or bool(u.get("estimated"))
+            if u.get("cost") is not None:
+                cost = (cost or 0.0) + u["cost"]
+        out: dict[str, Any] = {"prompt": prompt, "completion": completion, "total": prompt + completion,
+                               "estimated": estimated,
+                               "observations": sum(r.observation_tokens for r in self.records)}
+        if cost is not None:
+            out["cost"] = round(cost, 6)
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """The ``igg run --json`` object (see DESIGN.md)."""
+        invalid = Counter(r.parse_error["code"] for r in self.records if r.parse_error)
+        out: dict[str, Any] = {
+            "session_id": self.session_id,
+            "stop_reason": self.stop_reason,
+            "iterations": self.iterations,
+            "nodes": self.state.node_count,
+            "edges": self.state.edge_count,
+            "actions": self.action_counts(),
+            "invalid_turns": dict(sorted(invalid.items())),
+            "truncated_turns": sum(1 for r in self.records if r.truncated),
+            "tokens": self.token_counts(),
+            "open_todos": list(self.open_todos),
+            "pruned": list(self.pruned),
+            "exports": list(self.exports),
+            "elapsed_ms": round(self.elapsed_ms, 1),
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class Recorder(Protocol):
+    """Where a run's progress is kept as it happens (the session store, an output directory).
+
+    ``begin`` is called once before the first iteration (``records`` holds the prior iterations of a resumed
+    run), ``record`` after every iteration (the iteration's mutations are in ``record.mutations``: the graph
+    after it equals the graph before plus those), ``finish`` once with the result (finalization mutations in
+    ``result.final_mutations``).
+    """
+
+    def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None: ...
+
+    def record(self, record: IterationRecord) -> None: ...
+
+    def finish(self, result: RunResult) -> None: ...

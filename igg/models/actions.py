@@ -115,6 +115,8 @@ class ParsedResponse:
     finished: bool
     items: list[Any]
     """Each item is an action model (AddNode, ...) or an ActionError."""
+    truncated: bool = False
+    """The output was cut off: ``items`` holds only the actions received whole (see ``igg.agents.parsing``)."""
 
     @property
     def actions(self) -> list[Any]:
