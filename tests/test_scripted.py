@@ -127,11 +127,12 @@ def test_extension_agents_are_built_by_their_module_or_clearly_unavailable(spec,
     import importlib.util
 
     request = make_request(context_data="class A {}")
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     if importlib.util.find_spec(module) is None:
         with pytest.raises(AgentUnavailable, match=f"the {spec} agent is not available in this installation"):
-            make_agent(spec, request)
+            make_agent(spec, request, env=env)
     else:
-        assert callable(make_agent(spec, request))
+        assert callable(make_agent(spec, request, env=env))
 
 
 def test_auto_prefers_the_llm_when_an_endpoint_is_configured():

@@ -2,7 +2,7 @@
 
 Extension points (the modules other parts of IGG provide):
 
-* ``igg.agents.llm`` defines ``create_agent(request)`` -> an agent (sync or async callable);
+* ``igg.agents.llm`` defines ``create_agent(request, environ=...)`` -> an agent (sync or async callable);
 * ``igg.agents.code`` defines ``create_agent(request, mode)`` with ``mode`` ``"code"`` or ``"hybrid"``,
   and may define ``looks_like_source(text) -> bool`` (used by ``auto``; a simple built-in check otherwise).
 
@@ -40,7 +40,7 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
             raise _bad_spec(spec, "script: needs a transcript path, e.g. script:fixtures/auth/transcript.jsonl")
         return ScriptedAgent.from_path(path)
     if spec == "llm":
-        return _extension("igg.agents.llm", "llm", request)
+        return _extension("igg.agents.llm", "llm", request, environ=env)
     if spec in ("code", "hybrid"):
         return _extension("igg.agents.code", spec, request, mode=spec)
     if spec == "auto":
@@ -50,7 +50,7 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
 
 def _auto(request: Request, env: Mapping[str, str]) -> Any:
     if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
-        return _extension("igg.agents.llm", "llm", request)
+        return _extension("igg.agents.llm", "llm", request, environ=env)
     if looks_like_source(request.context_data):
         return _extension("igg.agents.code", "code", request, mode="code")
     raise AgentUnavailable(
