@@ -244,3 +244,37 @@ def test_unrelated_bad_request_fails_at_once_without_dropping_the_mode() -> None
         with pytest.raises(AgentFailed, match="HTTP 400: This model's maximum context length"):
             agent(observation())
     assert len(server.requests) == 1 and agent.mode == "json_schema"
+
+
+def test_registry_builds_the_llm_agent_for_llm_and_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--agent llm and --agent auto (with an endpoint) give the async LLM agent; without one, a clear error."""
+    from igg.agents.registry import make_agent as make
+
+    request = make_request(llm={"model": "m1"})
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    for spec in ("llm", "auto"):
+        agent = make(spec, request)
+        assert isinstance(agent, AsyncLLMAgent) and agent.settings.model == "m1"
+        assert agent.settings.base_url == "http://127.0.0.1:9/v1"
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    with pytest.raises(EndpointNotConfigured, match="needs an endpoint"):
+        make("llm", request)
+
+
+def test_truncated_answer_is_flagged_and_later_prompts_ask_for_fewer_actions() -> None:
+    """finish_reason length: truncated=True; from then on the prompt caps the actions at what arrived whole."""
+    two = json.dumps({"reasoning": "r", "actions": [
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "B", "package": "p"}}]})
+    cut = two[: two.index('"B"') + 2]
+    with FakeOpenAI([Reply(content=cut, finish_reason="length"), ANSWER, ANSWER]) as server:
+        agent = make_agent(server)
+        turn = agent(observation(1))
+        assert turn.truncated and turn.raw == cut
+        assert "Send at most" not in server.requests[0].body["messages"][1]["content"]
+        agent(observation(2))
+        agent(observation(3))
+    assert agent.action_cap == 1
+    for req in server.requests[1:]:
+        assert "## Answer size\n- Send at most 1 action(s) per answer" in req.body["messages"][1]["content"]

@@ -34,7 +34,7 @@ from igg.agents.base import AgentTurn, Observation
 from igg.agents.budget import Budget, Totals, messages_tokens
 from igg.agents.prompt import messages, response_schema
 from igg.agents.retry import RetryPolicy, describe_error, is_retryable
-from igg.errors import AgentFailed, ResponseInvalid
+from igg.errors import AgentFailed, AgentUnavailable, ResponseInvalid
 from igg.models.request import LLMConfig, Request
 
 OutputMode = Literal["json_schema", "json_object", "text"]
@@ -50,8 +50,8 @@ NO_KEY = "igg-no-key"
 log = structlog.get_logger("igg.llm")
 
 
-class EndpointNotConfigured(AgentFailed):
-    """Neither OPENAI_API_KEY nor OPENAI_BASE_URL is set."""
+class EndpointNotConfigured(AgentUnavailable):
+    """Neither OPENAI_API_KEY nor OPENAI_BASE_URL is set (the CLI exits 2 with this one line)."""
 
 
 def endpoint_configured(environ: Mapping[str, str] | None = None) -> bool:
