@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 from igg.graph.state import GraphState, Mutation
-from igg.models.document import GraphDocument
 from igg.models.request import Request
 from igg.models.verdicts import ErrorCode, Verdict
 from igg.records import IterationRecord
@@ -73,20 +72,26 @@ def mutation_element(m: Mutation) -> str:
 
 
 def snapshot_of(state: GraphState) -> dict[str, Any]:
-    """A whole-graph snapshot: the document with provenance, the protected ids and the id counters."""
-    document = state.to_document(provenance=True).model_dump(mode="json", by_alias=True, exclude_none=True)
+    """A whole-graph snapshot: the IGG document (with provenance), the protected ids and the id counters.
+
+    Built as plain dicts: going through the pydantic document models would cost ~25x more at 50,000 nodes.
+    """
+    nodes = [{"id": n, "type": d["type"], "properties": d["properties"], "provenance": d.get("provenance") or {}}
+             for n, d in state.graph.nodes(data=True)]
+    edges = [{"id": k, "type": d["type"], "from": u, "to": v, "properties": d["properties"],
+              "provenance": d.get("provenance") or {}} for k, u, v, d in state.edges()]
     next_node, next_edge = state.id_counters
-    return {"document": document, "protected": sorted(state.protected), "next_node": next_node,
-            "next_edge": next_edge}
+    return {"document": {"format": "igg-graph", "version": 1, "nodes": nodes, "edges": edges},
+            "protected": sorted(state.protected), "next_node": next_node, "next_edge": next_edge}
 
 
 def state_from_snapshot(state: GraphState, snapshot: dict[str, Any]) -> GraphState:
     """Load a snapshot into an empty ``GraphState`` (its schema comes from the request)."""
-    document = GraphDocument.model_validate(snapshot["document"])
-    for n in document.nodes:
-        state.add_node(n.type, n.properties, n.id, n.provenance or {})
-    for e in document.edges:
-        state.add_edge(e.from_, e.type, e.to, e.properties, e.id, e.provenance or {})
+    document = snapshot["document"]
+    for n in document["nodes"]:
+        state.add_node(n["type"], n["properties"], n["id"], n.get("provenance") or {})
+    for e in document["edges"]:
+        state.add_edge(e["from"], e["type"], e["to"], e["properties"], e["id"], e.get("provenance") or {})
     state.protected = set(snapshot.get("protected") or ()) & set(state.graph.nodes)
     state.restore_id_counters(int(snapshot["next_node"]), int(snapshot["next_edge"]))
     state.take_journal()
