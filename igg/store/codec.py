@@ -13,8 +13,8 @@ from typing import Any
 
 from igg.graph.state import GraphState, Mutation
 from igg.models.request import Request
-from igg.models.verdicts import ErrorCode, Verdict
-from igg.records import IterationRecord
+from igg.models.verdicts import Verdict
+from igg.records import IterationRecord, verdict_from_dict
 
 _RECORD_FIELDS = {f.name for f in dataclasses.fields(IterationRecord)} - {"mutations"}
 
@@ -45,6 +45,9 @@ def record_to_dict(record: Any) -> dict[str, Any]:
     """An iteration record (``IterationRecord`` or a dict) as a JSON-ready dict, without its mutations."""
     if isinstance(record, dict):
         data = {k: v for k, v in record.items() if k != "mutations"}
+    elif hasattr(record, "to_dict"):
+        data = record.to_dict()
+        data.pop("mutations", None)
     else:
         data = {f.name: getattr(record, f.name) for f in dataclasses.fields(record) if f.name != "mutations"}
     data["verdicts"] = [v.to_dict() if isinstance(v, Verdict) else v for v in data.get("verdicts") or []]
@@ -56,14 +59,6 @@ def record_from_dict(data: dict[str, Any], mutations: list[Mutation] | None = No
     kwargs = {k: v for k, v in data.items() if k in _RECORD_FIELDS}
     kwargs["verdicts"] = [verdict_from_dict(v) for v in data.get("verdicts") or []]
     return IterationRecord(**kwargs, mutations=list(mutations or []))
-
-
-def verdict_from_dict(data: dict[str, Any]) -> Verdict:
-    """A ``Verdict`` from its ``to_dict`` form."""
-    code = data.get("code")
-    return Verdict(int(data.get("index", 0)), str(data.get("action", "?")), bool(data.get("accepted")),
-                   ErrorCode(code) if code in ErrorCode.__members__ else None, str(data.get("message", "")),
-                   data.get("element"))
 
 
 def mutation_element(m: Mutation) -> str:

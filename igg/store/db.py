@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS steps (
     kind TEXT NOT NULL,
     iteration INTEGER,
     chunk TEXT,
-    chunk_index INTEGER,
+    chunk_cursor INTEGER,
     proposed INTEGER NOT NULL DEFAULT 0,
     accepted INTEGER NOT NULL DEFAULT 0,
     rejected INTEGER NOT NULL DEFAULT 0,

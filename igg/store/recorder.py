@@ -38,8 +38,9 @@ class SessionRecorder:
         self.state: GraphState | None = None
         self._since_snapshot = 0
 
-    def begin(self, request: Request, state: GraphState) -> None:
-        """Register the session, or claim the interrupted one when resuming."""
+    def begin(self, request: Request, state: GraphState, records: list[IterationRecord] | None = None) -> None:
+        """Register the session, or claim the interrupted one when resuming (``records``: the iterations
+        already stored, which are not written again)."""
         self.session_id = request.session_id
         self.state = state
         if self.resume:
@@ -56,7 +57,7 @@ class SessionRecorder:
         snapshot = self._since_snapshot >= max(SNAPSHOT_MIN_MUTATIONS, state.node_count + state.edge_count)
         self.store.commit_step(self._sid(), kind="iteration", record=codec.record_to_dict(record),
                                mutations=mutations, state=state, owner=self.owner,
-                               chunk_index=getattr(record, "chunk_index", None), snapshot=snapshot)
+                               chunk_cursor=getattr(record, "chunk_cursor", None), snapshot=snapshot)
         if snapshot:
             self._since_snapshot = 0
 
@@ -64,7 +65,10 @@ class SessionRecorder:
         """Commit the end of the run: mutations made after the last iteration, a final snapshot, the stop
         reason and the result summary."""
         state = getattr(result, "state", None) or self._state()
-        leftover: list[Mutation] = list(getattr(result, "finalize_mutations", None) or state.journal)
+        if hasattr(result, "final_mutations"):
+            leftover: list[Mutation] = list(result.final_mutations)
+        else:
+            leftover = list(state.journal)
         summary = _summary(result)
         self.store.commit_step(self._sid(), kind="finalize", record={"kind": "finalize", **summary},
                                mutations=leftover, state=state, owner=self.owner, snapshot=True, finish=summary)
@@ -81,6 +85,8 @@ class SessionRecorder:
 def _summary(result: Any) -> dict[str, Any]:
     if isinstance(result, dict):
         data = dict(result)
+    elif hasattr(result, "summary"):
+        data = result.summary()
     elif hasattr(result, "to_dict"):
         data = result.to_dict()
     elif dataclasses.is_dataclass(result) and not isinstance(result, type):
@@ -104,8 +110,9 @@ class ResumePoint:
     """The first iteration that was not committed."""
     records: list[IterationRecord] = field(default_factory=list)
     """The committed iterations' records, in order (with their mutations)."""
-    chunk_index: int | None = None
-    """The context chunk of the last committed iteration (None before the first)."""
+    chunk_cursor: int = 0
+    """Position in the walk over the context chunks after the last committed iteration (see
+    ``IterationRecord.chunk_cursor``); 0 before the first."""
     agent: str | None = None
     """The agent spec the session was started with."""
     options: dict[str, Any] = field(default_factory=dict)
@@ -121,11 +128,10 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     for step, m in store.mutations(session_id):
         by_step.setdefault(step, []).append(m)
     records: list[IterationRecord] = []
-    chunk_index = None
     for s in store.steps(session_id):
         if s.kind == "iteration":
             records.append(codec.record_from_dict(s.record, by_step.get(s.step)))
-            chunk_index = s.chunk_index
     next_iteration = max((r.iteration for r in records), default=0) + 1
     return ResumePoint(request=request, state=state, next_iteration=next_iteration, records=records,
-                       chunk_index=chunk_index, agent=info.agent, options=info.options)
+                       chunk_cursor=records[-1].chunk_cursor if records else 0, agent=info.agent,
+                       options=info.options)

@@ -71,7 +71,7 @@ class StepInfo:
     """``iteration``, ``undo`` or ``finalize``."""
     iteration: int | None
     chunk: str | None
-    chunk_index: int | None
+    chunk_cursor: int | None
     proposed: int
     accepted: int
     rejected: int
@@ -183,7 +183,7 @@ class SessionStore:
         return self.session(session_id)
 
     def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
-                    state: GraphState, owner: str | None = None, chunk_index: int | None = None,
+                    state: GraphState, owner: str | None = None, chunk_cursor: int | None = None,
                     snapshot: bool = False, finish: dict[str, Any] | None = None) -> int:
         """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
         transaction; returns its step number. ``owner``, when given, must still own the session."""
@@ -216,10 +216,10 @@ class SessionStore:
                 raise SessionError(f"session {session_id!r} already finished; it takes no more iterations")
             step = row[0] + 1
             conn.execute(
-                "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_index, proposed, accepted,"
+                "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_cursor, proposed, accepted,"
                 " rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge, mutation_count, record,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, step, kind, iteration, record.get("chunk"), chunk_index, len(verdicts), accepted,
+                (session_id, step, kind, iteration, record.get("chunk"), chunk_cursor, len(verdicts), accepted,
                  len(verdicts) - accepted, codec.dumps(by_code), tokens, ms, nodes, edges, next_node, next_edge,
                  len(rows), record_json, now))
             conn.executemany("INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
@@ -372,7 +372,7 @@ class SessionStore:
 
 _SESSION_COLS = ("session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
                  " last_iteration, nodes, edges, owner, result")
-_STEP_COLS = ("step, kind, iteration, chunk, chunk_index, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
+_STEP_COLS = ("step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
               " nodes, edges, next_node, next_edge, mutation_count, created_at")
 
 
@@ -390,7 +390,7 @@ def _session_info(r: tuple[Any, ...]) -> SessionInfo:
 
 
 def _step_info(r: tuple[Any, ...]) -> StepInfo:
-    return StepInfo(step=r[0], kind=r[1], iteration=r[2], chunk=r[3], chunk_index=r[4], proposed=r[5], accepted=r[6],
+    return StepInfo(step=r[0], kind=r[1], iteration=r[2], chunk=r[3], chunk_cursor=r[4], proposed=r[5], accepted=r[6],
                     rejected=r[7], rejected_by_code=json.loads(r[8]), tokens=r[9], ms=r[10], nodes=r[11], edges=r[12],
                     next_node=r[13], next_edge=r[14], mutation_count=r[15], created_at=r[16],
                     record=json.loads(r[17]) if len(r) > 17 else {})
