@@ -69,6 +69,7 @@ def test_sends_contract_observation_chunk_and_settings(server: FakeOpenAI) -> No
     assert turn.exchange["request"]["messages"] == body["messages"]
     assert turn.exchange["response"]["choices"][0]["message"]["content"] == ANSWER
     assert agent.totals.calls == 1 and agent.totals.total_tokens == turn.usage.total_tokens
+    assert KEY not in json.dumps(turn.exchange)
 
 
 @pytest.mark.parametrize("reject, mode", [({"json_schema"}, "json_object"),
@@ -278,3 +279,9 @@ def test_truncated_answer_is_flagged_and_later_prompts_ask_for_fewer_actions() -
     assert agent.action_cap == 1
     for req in server.requests[1:]:
         assert "## Answer size\n- Send at most 1 action(s) per answer" in req.body["messages"][1]["content"]
+
+
+def test_endpoint_shown_in_messages_drops_credentials() -> None:
+    """A base URL with user:password or a query never shows them in logs or errors."""
+    settings = LLMSettings.from_env(LLMConfig(), {"OPENAI_BASE_URL": "https://u:secret@llm.example:8443/v1?k=s"})
+    assert settings.endpoint == "https://llm.example:8443/v1"

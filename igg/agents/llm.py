@@ -26,6 +26,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import openai
 import structlog
@@ -84,8 +85,13 @@ class LLMSettings:
 
     @property
     def endpoint(self) -> str:
-        """The endpoint for messages (never the key)."""
-        return self.base_url or "https://api.openai.com/v1"
+        """The endpoint for messages and logs: no key, no credentials or query that a URL may carry."""
+        parts = urlsplit(self.base_url or "https://api.openai.com/v1")
+        host = parts.hostname or ""
+        netloc = f"[{host}]" if ":" in host else host
+        if parts.port:
+            netloc += f":{parts.port}"
+        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 @dataclass(kw_only=True)
