@@ -8,7 +8,7 @@ rejected, the ones already applied are undone from the journal and marked ``ROLL
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
@@ -27,10 +27,16 @@ ApplyMode = Literal["per_action", "atomic"]
 class Actor:
     """Validates and applies actions to a ``GraphState`` under one schema and one set of limits."""
 
-    def __init__(self, schema: CompiledSchema, limits: Constraints, mode: ApplyMode = "per_action") -> None:
+    def __init__(self, schema: CompiledSchema, limits: Constraints, mode: ApplyMode = "per_action",
+                 extra_rules: Mapping[type, Sequence[Rule]] | None = None) -> None:
+        """``extra_rules`` run after the built-in rules of their action type (e.g. the code agent's grounding
+        rule, UNGROUNDED_SYMBOL); each is a ``Rule`` returning None or a ``(code, message)`` rejection."""
         self.schema = schema
         self.limits = limits
         self.mode = mode
+        self.rules: dict[type, tuple[Rule, ...]] = dict(RULES)
+        for action_type, rules in (extra_rules or {}).items():
+            self.rules[action_type] = (*self.rules.get(action_type, ()), *rules)
 
     def apply(self, state: GraphState, items: Sequence[Any]) -> list[Verdict]:
         """Apply one response's actions (models or ``ActionError``s) in order; one verdict per item."""
@@ -55,7 +61,7 @@ class Actor:
                 continue
             plan = Plan()
             rejection = None
-            for rule in RULES[type(item)]:
+            for rule in self.rules[type(item)]:
                 rejection = rule(ctx, item, plan)
                 if rejection is not None:
                     break

@@ -54,6 +54,8 @@ class ErrorCode(StrEnum):
     """Deleting a seed node while protect_seed_nodes is true."""
     ROLLED_BACK = "ROLLED_BACK"
     """A valid action undone because another action of an atomic response was rejected."""
+    UNGROUNDED_SYMBOL = "UNGROUNDED_SYMBOL"
+    """Code mapping only: a node or edge about a code symbol (class, method, table, ...) the sources lack."""
 
 
 @dataclass(slots=True)

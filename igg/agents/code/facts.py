@@ -1,0 +1,116 @@
+"""What the analyzers find in one source file, before any cross-file resolution.
+
+An analyzer (``python.py``, ``java.py``) turns one file into ``FileFacts``: the module, its imports, the
+types and callables it declares, and for each callable the calls, instantiations and SQL statements in its
+body, with receivers and type names still *as written*. ``link.py`` resolves those names across files into
+``Symbol``s and ``Relation``s, which the code agent proposes as graph actions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Language = Literal["python", "java"]
+TypeKind = Literal["class", "interface", "enum"]
+
+
+@dataclass(kw_only=True, slots=True)
+class ImportRef:
+    """One import: ``target`` is a dotted name (module, type, function or package)."""
+
+    target: str
+    alias: str | None = None
+    """The local name it binds (Python ``as``; the last segment otherwise)."""
+    wildcard: bool = False
+    """``import com.app.*;`` / ``from x import *``."""
+    module_only: bool = False
+    """Python ``import a.b``: binds the module, not a member of it."""
+
+
+@dataclass(kw_only=True, slots=True)
+class CallRef:
+    """One call in a callable's body, with what the source says about its receiver."""
+
+    name: str
+    """The called method or function name (``<init>`` for a constructor call via ``this(...)``/``super(...)``)."""
+    receiver: Literal["none", "this", "super", "type", "var", "module", "unknown"] = "none"
+    """none: a bare call ``f()``; this/super; type: ``T.f()`` (static); var: a field/local/parameter whose
+    declared type is ``receiver_type``; module: a Python module alias; unknown: not knowable statically."""
+    receiver_type: str | None = None
+    """The type (or module) name as written, for receiver in (type, var, module)."""
+    arg_types: tuple[str | None, ...] = ()
+    """Static types of the arguments where the source makes them knowable (Java overload choice)."""
+    line: int = 0
+
+
+@dataclass(kw_only=True, slots=True)
+class SqlRef:
+    """A table read or written by a SQL statement found in a string literal."""
+
+    table: str
+    op: Literal["read", "write"]
+    statement: str
+    """SELECT, INSERT, UPDATE, DELETE or MERGE."""
+    line: int = 0
+
+
+@dataclass(kw_only=True, slots=True)
+class CallableDecl:
+    """A method, constructor or (Python) top-level function."""
+
+    kind: Literal["method", "constructor", "function"]
+    name: str
+    signature: str
+    """``login(String, String)`` (Java: parameter types) or ``login(self, user: str)`` (Python: parameters)."""
+    owner: str | None
+    """Qualified name of the declaring type; None for a function."""
+    line: int
+    params: tuple[str | None, ...] = ()
+    """Declared parameter types (None where not declared)."""
+    static: bool = False
+    calls: list[CallRef] = field(default_factory=list)
+    instantiates: list[tuple[str, int]] = field(default_factory=list)
+    """(type name as written, line) for ``new T(...)`` / ``T(...)``."""
+    sql: list[SqlRef] = field(default_factory=list)
+
+
+@dataclass(kw_only=True, slots=True)
+class TypeDecl:
+    """A class, interface or enum (nested ones named ``Outer.Inner``)."""
+
+    kind: TypeKind
+    name: str
+    """Name inside its package/module, dotted for nested types."""
+    package: str
+    line: int
+    extends: list[str] = field(default_factory=list)
+    """Supertypes as written (Java ``extends``; Python bases)."""
+    implements: list[str] = field(default_factory=list)
+    outer: str | None = None
+    """Qualified name of the enclosing type of a nested type."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """Field name -> declared type as written (Java fields; Python annotated or constructed attributes)."""
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.package}.{self.name}" if self.package else self.name
+
+
+@dataclass(kw_only=True, slots=True)
+class FileFacts:
+    """Everything one analyzer found in one file."""
+
+    path: str
+    """Path relative to the mapped root, with '/' separators."""
+    language: Language
+    module: str
+    """Dotted module name (Python) or ``package.FileStem`` (Java)."""
+    package: str
+    """Python: the module's dotted path; Java: the declared package ('' for the default package)."""
+    imports: list[ImportRef] = field(default_factory=list)
+    types: list[TypeDecl] = field(default_factory=list)
+    callables: list[CallableDecl] = field(default_factory=list)
+    lines: int = 0
+    error: str | None = None
+    """Set when the file could not be parsed (its facts are then empty or partial)."""

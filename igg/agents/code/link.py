@@ -1,0 +1,374 @@
+"""Cross-file resolution: the facts of every file become symbols and relations of the code schema.
+
+Names are resolved the way the languages do it, as far as the sources make it knowable. Java: nested
+types of the enclosing types, then the file's and package's types, single-type imports, wildcard imports.
+Python: the module's own names, then imports (following one ``__init__`` re-export). Calls resolve to a
+method of the receiver's type or its supertypes (``this``, ``super``, static calls, fields, parameters and
+locals of declared type), choosing between Java overloads by arity and the argument types that are known;
+a call that stays ambiguous or unknown is left out rather than guessed.
+
+The result is grouped per file, in file order: the symbols a file introduces and the relations it states,
+which is how the code agent proposes them (one file per turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from igg.agents.code.facts import CallableDecl, CallRef, FileFacts, TypeDecl
+
+_TYPE_LABELS = {"class": "Class", "interface": "Interface", "enum": "Enum"}
+
+
+@dataclass(kw_only=True, slots=True)
+class Symbol:
+    """A would-be node of the code schema."""
+
+    key: str
+    label: str
+    properties: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A would-be edge of the code schema between two symbol keys."""
+
+    label: str
+    source: str
+    target: str
+
+
+@dataclass(kw_only=True, slots=True)
+class FilePlan:
+    """What one file contributes: new symbols and the relations it states, in proposal order."""
+
+    path: str
+    language: str
+    symbols: list[str] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass(kw_only=True)
+class CodeModel:
+    """Every symbol and relation of a set of files, grouped per file."""
+
+    symbols: dict[str, Symbol]
+    files: list[FilePlan]
+
+    def relation_count(self) -> int:
+        return sum(len(f.relations) for f in self.files)
+
+
+def type_key(qualified: str) -> str:
+    return f"type:{qualified}"
+
+
+def callable_key(c: CallableDecl, package: str) -> str:
+    return f"method:{c.owner}#{c.signature}" if c.owner else f"function:{package}.{c.name}"
+
+
+class _Index:
+    def __init__(self, files: list[FileFacts]) -> None:
+        self.types: dict[str, TypeDecl] = {}
+        self.type_file: dict[str, FileFacts] = {}
+        self.members: dict[str, list[CallableDecl]] = {}
+        self.functions: dict[str, CallableDecl] = {}
+        self.function_package: dict[int, str] = {}
+        self.modules: dict[str, FileFacts] = {}
+        self.packages: set[str] = set()
+        for f in files:
+            self.modules[f.module if f.language == "python" else f.path] = f
+            if f.language == "java":
+                self.packages.add(f.package)
+            for t in f.types:
+                self.types[t.qualified] = t
+                self.type_file[t.qualified] = f
+            for c in f.callables:
+                if c.owner:
+                    self.members.setdefault(c.owner, []).append(c)
+                else:
+                    self.functions[f"{f.package}.{c.name}"] = c
+                    self.function_package[id(c)] = f.package
+        self.python_modules = {f.module: f for f in files if f.language == "python"}
+        self.aliases = {id(f): {i.alias: i.target for i in f.imports if i.alias} for f in files}
+
+    # ---- names ---------------------------------------------------------------------------------------
+    def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
+        """Qualified name of the in-tree type ``name`` means in ``f`` (inside ``ctx``), or None."""
+        if f.language == "python":
+            found = self.python_name(name, f)
+            return found if found in self.types else None
+        head, _, rest = name.partition(".")
+        q = self._java_simple(head, f, ctx)
+        if q is None:
+            return name if name in self.types else None
+        q = f"{q}.{rest}" if rest else q
+        return q if q in self.types else None
+
+    def _java_simple(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
+        t = ctx
+        while t is not None:
+            if t.name.rpartition(".")[2] == name:
+                return t.qualified
+            nested = f"{t.qualified}.{name}"
+            if nested in self.types:
+                return nested
+            for sup in self.supertypes(t):
+                inherited = f"{sup}.{name}"
+                if inherited in self.types:
+                    return inherited
+            t = self.types.get(t.outer) if t.outer else None
+        local = f"{f.package}.{name}" if f.package else name
+        if local in self.types:
+            return local
+        target = self.aliases[id(f)].get(name)
+        if target is not None:
+            return target if target in self.types else None
+        for i in f.imports:
+            if i.wildcard and f"{i.target}.{name}" in self.types:
+                return f"{i.target}.{name}"
+        return None
+
+    def python_name(self, name: str, f: FileFacts, depth: int = 0) -> str | None:
+        """The qualified name a dotted Python name refers to in module ``f`` (type, function or module)."""
+        local = f"{f.module}.{name}"
+        if local in self.types or local in self.functions:
+            return local
+        head, _, rest = name.partition(".")
+        aliases = self.aliases[id(f)]
+        parts = name.split(".")
+        for n in range(len(parts), 0, -1):  # longest alias first: import a.b as x; a.b.c.f()
+            alias = ".".join(parts[:n])
+            if alias in aliases:
+                target = ".".join([aliases[alias], *parts[n:]])
+                if target in self.types or target in self.functions or target in self.python_modules:
+                    return target
+                owner, _, member = target.rpartition(".")
+                module = self.python_modules.get(owner)
+                if module is not None and depth < 3 and module is not f:
+                    return self.python_name(member, module, depth + 1)
+                return None
+        if name in self.types or name in self.functions or name in self.python_modules:
+            return name
+        return None
+
+    # ---- members -------------------------------------------------------------------------------------
+    def supertypes(self, t: TypeDecl) -> list[str]:
+        f = self.type_file[t.qualified]
+        out = []
+        for name in (*t.extends, *t.implements):
+            q = self.resolve_type(name, f, self.types.get(t.outer) if t.outer else None)
+            if q is not None and q != t.qualified:
+                out.append(q)
+        return out
+
+    def find_member(self, owner: str, call: CallRef, include_self: bool = True) -> CallableDecl | None:
+        """The method ``call`` reaches in ``owner`` or its supertypes, if the source makes it unambiguous.
+
+        Candidates are the methods of that name in the type and its supertypes (breadth first; an override
+        hides the supertype's method of the same signature); constructors are not inherited."""
+        start = [owner] if include_self else list(self.supertypes(self.types[owner]))
+        if call.name == "<init>":
+            start = start[:1]
+        seen: set[str] = set()
+        candidates: dict[str, CallableDecl] = {}
+        queue = list(start)
+        while queue:
+            q = queue.pop(0)
+            if q in seen or q not in self.types:
+                continue
+            seen.add(q)
+            for m in self.members.get(q, ()):
+                if (m.kind == "constructor") == (call.name == "<init>") and (call.name == "<init>" or m.name == call.name):
+                    candidates.setdefault(m.signature, m)
+            if call.name != "<init>":
+                queue.extend(self.supertypes(self.types[q]))
+        found = self._choose(list(candidates.values()), call)
+        return None if found is _AMBIGUOUS else found
+
+    @staticmethod
+    def _choose(named: list[CallableDecl], call: CallRef) -> Any:
+        if len(named) <= 1:
+            return named[0] if named else None
+        n = len(call.arg_types)
+        fits = [m for m in named if len(m.params) == n or (m.signature.endswith("...)") and n >= len(m.params) - 1)]
+        if len(fits) > 1:
+            typed = [m for m in fits if all(a is None or a == (p or "").rpartition(".")[2]
+                                            for a, p in zip(call.arg_types, m.params, strict=False))]
+            fits = typed
+        return fits[0] if len(fits) == 1 else _AMBIGUOUS
+
+
+_AMBIGUOUS: Any = object()
+
+
+def link(files: Iterable[FileFacts], *, external_imports: bool = True) -> CodeModel:
+    """Resolve the facts of ``files`` (in that order) into a ``CodeModel``."""
+    files = list(files)
+    index = _Index(files)
+    symbols: dict[str, Symbol] = {}
+    plans: list[FilePlan] = []
+
+    def symbol(plan: FilePlan, key: str, label: str, props: dict[str, Any]) -> str:
+        if key not in symbols:
+            symbols[key] = Symbol(key=key, label=label, properties=props)
+            plan.symbols.append(key)
+        return key
+
+    def package(plan: FilePlan, name: str, external: bool = False) -> str:
+        key = f"package:{name}"
+        if key not in symbols:
+            parent = name.rpartition(".")[0]
+            parent_key = package(plan, parent) if parent and not external else None
+            symbol(plan, key, "Package", {"name": name, **({"external": True} if external else {})})
+            if parent_key:
+                plan.relations.append(Relation("CONTAINS", parent_key, key))
+        return key
+
+    for f in files:
+        plan = FilePlan(path=f.path, language=f.language, error=f.error)
+        plans.append(plan)
+        rel = plan.relations.append
+        module = symbol(plan, f"module:{f.path}", "Module",
+                        {"name": f.module, "path": f.path, "language": f.language, "lines": f.lines})
+        pkg_name = f.package if f.language == "java" else f.module.rpartition(".")[0]
+        if f.language == "python" and f.path.endswith("__init__.py"):
+            pkg_name = f.module  # the package's own module
+        if pkg_name:
+            rel(Relation("CONTAINS", package(plan, pkg_name), module))
+        # types, then members: a member's edges may point at any type of the file
+        for t in f.types:
+            props: dict[str, Any] = {"name": t.name, "package": t.package, "qualified_name": t.qualified,
+                                     "file": f.path, "line": t.line}
+            key = symbol(plan, type_key(t.qualified), _TYPE_LABELS[t.kind], props)
+            rel(Relation("CONTAINS", type_key(t.outer) if t.outer else module, key))
+        for c in f.callables:
+            props = {"name": c.name, "signature": c.signature, "file": f.path, "line": c.line}
+            if c.owner:
+                props = {"owner": c.owner, **props}
+                if c.kind == "constructor":
+                    props["constructor"] = True
+            else:
+                props["package"] = f.package
+            if c.static:
+                props["static"] = True
+            key = symbol(plan, callable_key(c, f.package), "Method" if c.owner else "Function", props)
+            rel(Relation("CONTAINS", type_key(c.owner) if c.owner else module, key))
+        _imports(index, f, plan, module, package, external_imports)
+        for t in f.types:
+            ctx = index.types.get(t.outer) if t.outer else None
+            external = []
+            for name in t.extends:
+                q = index.resolve_type(name, f, ctx)
+                if q is None:
+                    external.append(name)
+                    continue
+                target_kind = index.types[q].kind
+                label = "EXTENDS" if t.kind == "interface" or target_kind != "interface" else "IMPLEMENTS"
+                rel(Relation(label, type_key(t.qualified), type_key(q)))
+            for name in t.implements:
+                q = index.resolve_type(name, f, ctx)
+                if q is None:
+                    external.append(name)
+                else:
+                    rel(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q)))
+            if external:
+                symbols[type_key(t.qualified)].properties["external_supertypes"] = external
+        for c in f.callables:
+            _callable_relations(index, f, c, plan, symbol)
+    return CodeModel(symbols=symbols, files=plans)
+
+
+def _imports(index: _Index, f: FileFacts, plan: FilePlan, module: str, package: Any, external: bool) -> None:
+    seen: set[str] = set()
+    for i in f.imports:
+        target: str | None = None
+        if f.language == "java":
+            if i.wildcard:
+                target = f"package:{i.target}" if i.target in index.packages else None
+            elif i.target in index.types:
+                target = type_key(i.target)
+            ext = i.target if i.wildcard else i.target.rpartition(".")[0]
+        else:
+            q = index.python_name(i.alias or i.target, f) if not i.wildcard else i.target
+            if q in index.types:
+                target = type_key(q)
+            elif q in index.functions:
+                target = f"function:{q}"
+            elif q in index.python_modules:
+                target = f"module:{index.python_modules[q].path}"
+            ext = i.target.split(".")[0]
+        if target is None:
+            if not external or not ext or f.language == "python" and ext in index.python_modules:
+                continue
+            if f.language == "java" and ext in index.packages:
+                continue  # an in-tree package, but a type we do not know (e.g. generated): no guess
+            target = package(plan, ext, external=True)
+        if target not in seen and target != module:
+            seen.add(target)
+            plan.relations.append(Relation("IMPORTS", module, target))
+
+
+def _callable_relations(index: _Index, f: FileFacts, c: CallableDecl, plan: FilePlan, symbol: Any) -> None:
+    source = callable_key(c, f.package)
+    owner = index.types.get(c.owner) if c.owner else None
+    seen: set[Relation] = set()
+
+    def add(r: Relation) -> None:
+        if r not in seen and r.target != r.source:
+            seen.add(r)
+            plan.relations.append(r)
+
+    for call in c.calls:
+        target = _call_target(index, f, owner, call)
+        if isinstance(target, CallableDecl):
+            add(Relation("CALLS", source, callable_key(target, index.type_file[target.owner].package
+                                                        if target.owner else _module_of(index, target))))
+        elif isinstance(target, str):
+            add(Relation("INSTANTIATES", source, type_key(target)))
+    for name, _line in c.instantiates:
+        q = index.resolve_type(name, f, owner)
+        if q is not None:
+            add(Relation("INSTANTIATES", source, type_key(q)))
+    for ref in c.sql:
+        table = symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
+        add(Relation("READS_FROM" if ref.op == "read" else "WRITES_TO", source, table))
+
+
+def _module_of(index: _Index, fn: CallableDecl) -> str:
+    return index.function_package.get(id(fn), "")
+
+
+def _call_target(index: _Index, f: FileFacts, owner: TypeDecl | None, call: CallRef) -> Any:
+    """A CallableDecl (CALLS), a qualified type name (Python ``T()``: INSTANTIATES), or None."""
+    if call.receiver == "none":
+        if f.language == "java":
+            t = owner
+            while t is not None:
+                found = index.find_member(t.qualified, call)
+                if found is not None:
+                    return found
+                t = index.types.get(t.outer) if t.outer else None
+            return None
+        q = index.python_name(call.name, f)
+        if q in index.functions:
+            return index.functions[q]
+        if q in index.types:
+            return q
+        return None
+    if call.receiver in ("this", "super"):
+        if owner is None:
+            return None
+        return index.find_member(owner.qualified, call, include_self=call.receiver == "this")
+    if call.receiver in ("type", "var") and call.receiver_type:
+        q = index.resolve_type(call.receiver_type, f, owner)
+        if q is not None:
+            return index.find_member(q, call)
+        if f.language == "python" and call.receiver == "type":
+            m = index.python_name(call.receiver_type, f)
+            if m in index.python_modules:
+                return index.functions.get(f"{m}.{call.name}")
+    return None

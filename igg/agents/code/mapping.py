@@ -1,0 +1,130 @@
+"""Fitting the code model to whatever schema a request declares.
+
+The code agent knows symbols in the built-in code schema (``schemas/code-graph.json``); a request may
+declare a smaller one, like the specification's own (Class, Interface, Method, DatabaseTable; CALLS,
+IMPLEMENTS, READS_FROM, WRITES_TO; identity ``name``). ``SchemaFit`` decides, once per run, what each symbol
+and relation becomes there:
+
+- a node type the schema lacks falls back (Enum -> Class, Function -> Method, Interface -> Class) or the
+  symbol is left out, and so are its relations (INSTANTIATES falls back to CALLS);
+- a relation is proposed only when its type exists and the schema's edge patterns allow its endpoints;
+- identities are computed with the schema's own identity keys; when two symbols would share one (two
+  ``login`` methods under identity ``name``), their ``name`` is qualified (``AuthService.login``, then
+  ``AuthService.login(String)``) so that no edge ever lands on the wrong node; a symbol that still collides
+  is left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from igg.agents.code.link import CodeModel, Relation, Symbol
+from igg.models.schema import CompiledSchema
+
+NODE_FALLBACKS: dict[str, tuple[str, ...]] = {"Enum": ("Class",), "Function": ("Method",), "Interface": ("Class",)}
+EDGE_FALLBACKS: dict[str, tuple[str, ...]] = {"INSTANTIATES": ("CALLS",)}
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A symbol as the request's schema sees it."""
+
+    label: str
+    properties: dict[str, Any]
+    identity: tuple[Any, ...]
+
+    def ref(self, keys: tuple[str, ...]) -> dict[str, Any]:
+        """A node reference that matches exactly this node."""
+        return {"label": self.label, **{k: self.properties[k] for k in keys}}
+
+
+class SchemaFit:
+    """Symbols and relations of one ``CodeModel`` placed in one request schema."""
+
+    def __init__(self, model: CodeModel, schema: CompiledSchema) -> None:
+        self.model = model
+        self.schema = schema
+        self.placed: dict[str, Placed] = {}
+        self.left_out: dict[str, str] = {}
+        """Symbol key -> why it has no place in this schema."""
+        self._place_all()
+
+    def _label(self, label: str) -> str | None:
+        for candidate in (label, *NODE_FALLBACKS.get(label, ())):
+            if candidate in self.schema.node_types:
+                return candidate
+        return None
+
+    def _properties(self, s: Symbol, label: str) -> dict[str, Any] | None:
+        props = dict(s.properties)
+        if "package" not in props and "owner" in props:
+            props["package"] = props["owner"].rpartition(".")[0]
+        if "signature" not in props and label == "Method" and s.label != "Method":
+            return None
+        for key in self.schema.required.get(label, ()):
+            if props.get(key) in (None, ""):
+                return None
+        return props
+
+    def _place_all(self) -> None:
+        groups: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
+        staged: dict[str, tuple[str, dict[str, Any]]] = {}
+        for key, s in self.model.symbols.items():
+            label = self._label(s.label)
+            if label is None:
+                self.left_out[key] = f"the schema has no node type for {s.label}"
+                continue
+            props = self._properties(s, label)
+            if props is None:
+                missing = [k for k in self.schema.required.get(label, ()) if k not in s.properties]
+                self.left_out[key] = f"{label} requires {', '.join(missing) or 'a signature'}, which a {s.label} lacks"
+                continue
+            staged[key] = (label, props)
+            groups.setdefault((label, self._identity(label, props)), []).append(key)
+        for level in (1, 2):  # qualify every member of a colliding group, then those still colliding
+            regrouped: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
+            for (label, _), keys in groups.items():
+                for key in keys:
+                    if len(keys) > 1 and "name" in self.schema.identity_keys[label]:
+                        staged[key] = (label, self._qualified(key, staged[key][1], level=level))
+                    regrouped.setdefault((label, self._identity(label, staged[key][1])), []).append(key)
+            groups = regrouped
+        for (label, identity), keys in groups.items():
+            for key in keys[1:]:
+                self.left_out[key] = f"its identity {identity!r} under this schema's keys is already taken"
+            self.placed[keys[0]] = Placed(label, staged[keys[0]][1], identity)
+        self.placed = {k: self.placed[k] for k in self.model.symbols if k in self.placed}
+
+    def _identity(self, label: str, props: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(props.get(k) for k in self.schema.identity_keys[label])
+
+    def _qualified(self, key: str, props: dict[str, Any], level: int) -> dict[str, Any]:
+        props = dict(props)
+        owner = props.get("owner")
+        if owner:
+            owner_sym = self.model.symbols.get(f"type:{owner}")
+            owner_name = owner_sym.properties["name"] if owner_sym else owner.rpartition(".")[2]
+            props["name"] = f"{owner_name}.{props['signature'] if level > 1 else self.model.symbols[key].properties['name']}"
+        elif "qualified_name" in props:
+            props["name"] = props["qualified_name"]
+        elif "package" in props and level == 1:
+            props["name"] = f"{props['package']}.{self.model.symbols[key].properties['name']}"
+        return props
+
+    def edge_label(self, r: Relation) -> str | None:
+        """The edge type ``r`` becomes in this schema, or None when it has none."""
+        source, target = self.placed.get(r.source), self.placed.get(r.target)
+        if source is None or target is None:
+            return None
+        for candidate in (r.label, *EDGE_FALLBACKS.get(r.label, ())):
+            if candidate not in self.schema.edge_types:
+                continue
+            allowed = self.schema.patterns.get(candidate)
+            if allowed is None or (source.label, target.label) in allowed:
+                return candidate
+        return None
+
+    def ref(self, key: str) -> dict[str, Any]:
+        placed = self.placed[key]
+        return placed.ref(self.schema.identity_keys[placed.label])
