@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from igg.graph.state import GraphState, Mutation
@@ -29,6 +30,9 @@ class SessionRecorder:
     def __init__(self, store: SessionStore, *, agent: str | None = None, options: dict[str, Any] | None = None,
                  force: bool = False, resume: bool = False) -> None:
         self.store = store
+        if agent and agent.startswith("script:") and len(agent) > len("script:"):
+            # a resume may run from another directory: keep the transcript's absolute path
+            agent = "script:" + str(Path(agent[len("script:"):]).resolve())
         self.agent = agent
         self.options = options or {}
         self.force = force
