@@ -16,7 +16,8 @@ Mutations (``op`` and fields):
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 import networkx as nx
@@ -26,6 +27,13 @@ from igg.models.document import DocEdge, DocNode, GraphDocument
 from igg.models.schema import CompiledSchema
 
 Mutation = dict[str, Any]
+
+RECENT_CAPACITY = 4096
+"""How many node touches ``recently_touched`` remembers (a ring: older touches fall off)."""
+
+HUB_DEGREE = 4
+"""Nodes with at least this many distinct neighbours are indexed for ``most_connected``."""
+_HUB_BUCKET = HUB_DEGREE.bit_length()  # the lowest bucket
 
 
 class GraphState:
@@ -53,6 +61,10 @@ class GraphState:
         self._next_edge = 1
         self._prov_key: tuple[int, str | None] | None = None
         self._prov: dict[str, Any] = {}
+        self._recent: deque[str] = deque(maxlen=RECENT_CAPACITY)
+        """Ids of nodes added, updated or given an edge, newest last (duplicates allowed)."""
+        self._hubs: dict[int, dict[str, None]] = {}
+        """Log-scale degree buckets: bit_length(degree) -> ids, for nodes with HUB_DEGREE+ neighbours."""
 
     # ---- reading -------------------------------------------------------------------------------------
     @property
@@ -162,6 +174,62 @@ class GraphState:
         """Node counts per node type and edge counts per edge type."""
         return {t: len(ids) for t, ids in self._by_type.items()}, dict(self._edge_type_counts)
 
+    def nodes_with(self, key: str, value: Any) -> Collection[str]:
+        """Ids of the nodes whose identity includes ``key`` with this value (O(1); empty for other keys)."""
+        return self._by_prop.get((key, freeze(value)), {}).keys()
+
+    def degree(self, node_id: str) -> int:
+        """Number of distinct neighbours of a node (in or out; parallel edges count once)."""
+        g = self.graph
+        return len(g._succ[node_id]) + len(g._pred[node_id])
+
+    def recently_touched(self, limit: int) -> list[str]:
+        """Up to ``limit`` existing nodes most recently added, updated or connected, newest first."""
+        out: dict[str, None] = {}
+        nodes = self.graph._node
+        for n in reversed(self._recent):
+            if n not in out and n in nodes:
+                out[n] = None
+                if len(out) >= limit:
+                    break
+        return list(out)
+
+    def most_connected(self, limit: int) -> list[str]:
+        """Up to ``limit`` hubs (HUB_DEGREE+ neighbours) of highest degree, highest first.
+
+        Cost is bounded by ``limit``, not by the graph size.
+        Nodes sit in log2 degree buckets kept up to date by the edge mutations; the top buckets give the
+        candidates, which are then sorted by exact degree. Within the lowest bucket used, candidates are taken
+        in insertion order, so ties within a factor of two are broken by age.
+        """
+        if limit <= 0:
+            return []
+        picked: list[str] = []
+        for b in sorted(self._hubs, reverse=True):
+            for n in self._hubs[b]:
+                picked.append(n)
+                if len(picked) >= 4 * limit:
+                    break
+            if len(picked) >= limit:
+                break
+        picked.sort(key=self.degree, reverse=True)
+        return picked[:limit]
+
+    def _rebucket(self, node_id: str) -> None:
+        d = len(self.graph._succ[node_id]) + len(self.graph._pred[node_id]) if node_id in self.graph._node else 0
+        b = d.bit_length() if d >= HUB_DEGREE else 0
+        hubs = self._hubs
+        for other in (b - 2, b - 1, b + 1, b + 2) if b else (_HUB_BUCKET,):
+            bucket = hubs.get(other)
+            if bucket is not None and bucket.pop(node_id, 0) is None and not bucket:
+                del hubs[other]
+        if b:
+            bucket = hubs.get(b)
+            if bucket is None:
+                hubs[b] = {node_id: None}
+            else:
+                bucket[node_id] = None
+
     def edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         """(edge id, from id, to id, data) for every edge."""
         for u, v, k, d in self.graph.edges(keys=True, data=True):
@@ -184,6 +252,7 @@ class GraphState:
         self._by_identity[(node_type, self._identity_of(node_type, props))] = node_id
         self._by_type[node_type][node_id] = None
         self._index_props(node_id, node_type, props)
+        self._recent.append(node_id)
         self.journal.append({"op": "add_node", "id": node_id, "type": node_type, "properties": props,
                              "provenance": provenance})
         return node_id
@@ -200,6 +269,7 @@ class GraphState:
         before_prov = data["provenance"]
         after_prov = {**before_prov, "updated": self.iteration}
         self._set_node(node_id, t, before, after, after_prov)
+        self._recent.append(node_id)
         self.journal.append({"op": "update_node", "id": node_id, "before": before, "after": after,
                              "before_prov": before_prov, "after_prov": after_prov})
 
@@ -249,6 +319,18 @@ class GraphState:
         self._edges[(source, edge_type, target)] = edge_id
         self._edge_ends[edge_id] = (source, target)
         self._edge_type_counts[edge_type] = self._edge_type_counts.get(edge_type, 0) + 1
+        recent = self._recent
+        recent.append(source)
+        recent.append(target)
+        # a node changes degree bucket only when its neighbour count reaches a power of two (a self-loop
+        # adds two at once), and only hubs (HUB_DEGREE+) are bucketed: that keeps this index off the hot path
+        succ, pred = self.graph._succ, self.graph._pred
+        d = len(succ[source]) + len(pred[source])
+        if d >= HUB_DEGREE and (not d & (d - 1) or source == target):
+            self._rebucket(source)
+        d = len(succ[target]) + len(pred[target])
+        if d >= HUB_DEGREE and not d & (d - 1):
+            self._rebucket(target)
         self.journal.append({"op": "add_edge", "id": edge_id, "type": edge_type, "from": source, "to": target,
                              "properties": props, "provenance": provenance})
         return edge_id
@@ -261,6 +343,11 @@ class GraphState:
         del self._edges[(source, t, target)]
         self._edge_type_counts[t] -= 1
         self.graph.remove_edge(source, target, key=edge_id)
+        succ, pred = self.graph._succ, self.graph._pred
+        if len(succ[source]) + len(pred[source]) >= HUB_DEGREE - 2:
+            self._rebucket(source)
+        if len(succ[target]) + len(pred[target]) >= HUB_DEGREE - 2:
+            self._rebucket(target)
         self.journal.append({"op": "delete_edge", "id": edge_id, "type": t, "from": source, "to": target,
                              "properties": data["properties"], "provenance": data["provenance"]})
 

@@ -1,0 +1,306 @@
+"""The graph section of the observation: the whole graph when it fits, else the most relevant part.
+
+Form (compact adjacency, ~half the tokens of a markdown table):
+
+    Class (2):
+    "AuthController" package="com.app.auth"
+    "AuthService" package="com.app.auth"
+    Edges:
+    "AuthController" -CALLS-> "AuthService", "UserRepository"
+    "users" <-READS_FROM- "UserRepository"
+
+A node shows as its reference: the quoted ``name`` when that is its identity (prefixed with its type when
+several nodes share the name), else ``Type {"key": value, ...}``. Node lines list the other properties.
+An edge line lists one node's edges of one type: ``-T->`` out of it, ``<-T-`` into it.
+
+When the graph does not fit its share of the budget, nodes are taken in order of relevance: those the
+caller focuses on, those mentioned in the current context chunk, the recently touched, the most connected,
+then the oldest; each with its edges (at most ``_TARGETS`` per line and a bounded share per node), until
+the budget is spent. The section then says how many nodes and edges it shows and leaves out. The work done
+is bounded by the budget (and a bounded scan of each shown node's edges), never by the graph size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+
+from igg.graph.state import GraphState
+from igg.observe.escape import quote
+from igg.observe.tokens import line_cost
+
+_ID_CHARS = 200
+"""Identity values longer than this are cut in the listing."""
+_VALUE_CHARS = 80
+"""Other property values longer than this are cut."""
+_PROPS = 8
+"""Properties shown per node or edge."""
+_TARGETS = 12
+"""Neighbours listed per edge line when the graph is cut."""
+_SCAN = 4000
+"""Edge entries read per node and direction when the graph is cut (hubs stay cheap)."""
+_WORD = re.compile(r"[A-Za-z_$][\w$]*(?:[.:/][A-Za-z_$][\w$]*)*")
+_MAX_WORDS = 5000
+
+
+@dataclass
+class _Sheet:
+    """Lines under a token allowance."""
+
+    left: int
+    lines: list[str] = field(default_factory=list)
+
+    def add(self, line: str) -> bool:
+        cost = line_cost(line)
+        if cost > self.left:
+            return False
+        self.lines.append(line)
+        self.left -= cost
+        return True
+
+
+def mentioned_nodes(state: GraphState, text: str) -> list[str]:
+    """Nodes whose identity value appears as a word (or dotted part) of ``text``, in order of mention."""
+    keys = list(state.schema.types_by_identity_key)
+    found: dict[str, None] = {}
+    seen: set[str] = set()
+    for m in _WORD.finditer(text):
+        word = m.group()
+        parts = [word] if word.isidentifier() else [word, *re.split(r"[.:/]", word)]
+        for part in parts:
+            if part in seen:
+                continue
+            seen.add(part)
+            for key in keys:
+                for n in state.nodes_with(key, part):
+                    found[n] = None
+        if len(seen) >= _MAX_WORDS:
+            break
+    return list(found)
+
+
+def focus_nodes(state: GraphState, focus: Sequence[dict[str, Any]]) -> list[str]:
+    """Nodes matched by the focus references (only references naming an identity key are looked up)."""
+    keyed = state.schema.types_by_identity_key
+    out: dict[str, None] = {}
+    for ref in list(focus)[:200]:
+        if isinstance(ref, dict) and any(k in keyed for k in ref):
+            try:
+                out.update(dict.fromkeys(state.find_nodes(ref)[:50]))
+            except TypeError:  # an unhashable value in a hand-made reference: it matches nothing
+                continue
+    return list(out)
+
+
+class GraphView:
+    """Renders the graph section of one observation within a token allowance."""
+
+    def __init__(self, state: GraphState) -> None:
+        self.state = state
+        self.nodes = state.graph._node
+        self.succ = state.graph._succ
+        self.pred = state.graph._pred
+        self._refs: dict[str, str] = {}
+
+    # ---- pieces ----------------------------------------------------------------------------------------
+    def ref(self, node_id: str) -> str:
+        """How a node is named in edge lines (cached per render)."""
+        text = self._refs.get(node_id)
+        if text is None:
+            text = self._make_ref(node_id, typed=True)
+            self._refs[node_id] = text
+        return text
+
+    def _make_ref(self, node_id: str, typed: bool) -> str:
+        data = self.nodes[node_id]
+        t = data["type"]
+        props = data["properties"]
+        keys = self.state.schema.identity_keys[t]
+        if keys == ("name",):
+            value = props["name"]
+            text = quote(value, _ID_CHARS)
+            if typed and len(self.state.nodes_with("name", value)) > 1:
+                text = f"{t} {text}"
+            return text
+        inner = "{" + ", ".join(f'"{k}": {quote(props[k], _ID_CHARS)}' for k in keys) + "}"
+        return f"{t} {inner}" if typed else inner
+
+    def node_line(self, node_id: str) -> str:
+        """The node's reference (untyped: it sits under its type) and its other properties."""
+        data = self.nodes[node_id]
+        keys = self.state.schema.identity_keys[data["type"]]
+        return self._make_ref(node_id, typed=False) + _props(data["properties"], keys)
+
+    # ---- whole graph -------------------------------------------------------------------------------------
+    def render_all(self, allowance: int) -> list[str] | None:
+        """Every node and edge, or None when they do not fit ``allowance``."""
+        state = self.state
+        sheet = _Sheet(allowance)
+        if not sheet.add(_summary(state)):
+            return None
+        for t in state.schema.node_type_list:
+            ids = state.nodes_of_type(t)
+            if not ids:
+                continue
+            if not sheet.add(f"{t} ({len(ids):,}):"):
+                return None
+            for n in ids:
+                if not sheet.add(self.node_line(n)):
+                    return None
+        if state.edge_count:
+            if not sheet.add("Edges:"):
+                return None
+            for n in self.nodes:
+                for line in self._edge_lines(n, self.succ[n], "out", None, cap=None)[0]:
+                    if not sheet.add(line):
+                        return None
+        return sheet.lines
+
+    # ---- relevant part ---------------------------------------------------------------------------------
+    def render_relevant(self, allowance: int, candidates: Iterable[str]) -> list[str]:
+        """The most relevant nodes (in ``candidates`` order, then oldest first) and their edges."""
+        state = self.state
+        total_nodes, total_edges = state.node_count, state.edge_count
+        head = _summary(state)
+        types = state.schema.node_type_list
+        tail_template = (f"Shown: {total_nodes:,} of {total_nodes:,} nodes and {total_edges:,} of "
+                         f"{total_edges:,} edges, the most relevant first (focused, mentioned in the current "
+                         f"chunk, recently touched, most connected). Left out: {total_nodes:,} nodes, "
+                         f"{total_edges:,} edges; any node can be referenced by its identity even if not shown.")
+        reserve = line_cost(head) + line_cost(tail_template) + line_cost("Edges:")
+        budget = allowance - reserve
+        if budget <= 0:
+            short = f"{total_nodes:,} nodes, {total_edges:,} edges (not listed: no room in the token budget)."
+            return [short] if line_cost(short) <= allowance else []
+        per_node = max(40, budget // 12)
+        chosen: dict[str, None] = {}
+        by_type: dict[str, list[str]] = {}
+        edge_lines: list[str] = []
+        shown_edges: set[str] = set()
+        left = budget
+        for n in _unique(chain(candidates, self.nodes)):
+            if n in chosen or n not in self.nodes:
+                continue
+            t = self.nodes[n]["type"]
+            line = self.node_line(n)
+            cost = line_cost(line)
+            if t not in by_type:
+                cost += line_cost(f"{t} ({total_nodes:,} of {total_nodes:,}):")
+            if cost > left:
+                break
+            left -= cost
+            chosen[n] = None
+            by_type.setdefault(t, []).append(line)
+            room = min(per_node, left)
+            for direction, adjacency in (("out", self.succ[n]), ("in", self.pred[n])):
+                lines, spent = self._edge_lines(n, adjacency, direction, shown_edges, cap=room)
+                edge_lines.extend(lines)
+                left -= spent
+                room -= spent
+        lines = [head]
+        for t in types:
+            if t in by_type:
+                lines.append(f"{t} ({len(by_type[t]):,} of {len(state.nodes_of_type(t)):,}):")
+                lines.extend(by_type[t])
+        if edge_lines:
+            lines.append("Edges:")
+            lines.extend(edge_lines)
+        shown_n, shown_e = len(chosen), len(shown_edges)
+        if shown_n < total_nodes or shown_e < total_edges:
+            lines.insert(1, (f"Shown: {shown_n:,} of {total_nodes:,} nodes and {shown_e:,} of {total_edges:,} "
+                             f"edges, the most relevant first (focused, mentioned in the current chunk, recently "
+                             f"touched, most connected). Left out: {total_nodes - shown_n:,} nodes, "
+                             f"{total_edges - shown_e:,} edges; any node can be referenced by its identity even "
+                             f"if not shown."))
+        return lines
+
+    def _edge_lines(self, n: str, adjacency: dict[str, dict[str, dict[str, Any]]], direction: str,
+                    shown: set[str] | None, cap: int | None) -> tuple[list[str], int]:
+        """Edge lines of one node in one direction, grouped by type, within ``cap`` tokens (None: all)."""
+        groups: dict[str, list[str]] = {}
+        more: dict[str, int] = {}
+        scanned = 0
+        partial = False
+        for other, keyed in adjacency.items():
+            if direction == "in" and other == n:
+                continue  # a self-loop is listed once, as an out edge
+            for eid, data in keyed.items():
+                scanned += 1
+                if shown is not None and eid in shown:
+                    continue
+                t = data["type"]
+                items = groups.setdefault(t, [])
+                if cap is not None and len(items) >= _TARGETS:
+                    more[t] = more.get(t, 0) + 1
+                    continue
+                items.append(eid + "\0" + other)
+            if cap is not None and scanned >= _SCAN:
+                partial = True
+                break
+        lines: list[str] = []
+        spent = 0
+        me = self.ref(n)
+        for t, items in groups.items():
+            arrow = f" -{t}-> " if direction == "out" else f" <-{t}- "
+            line = me + arrow
+            sep = ""
+            used: list[str] = []
+            for item in items:
+                eid, other = item.split("\0", 1)
+                piece = sep + self.ref(other) + _edge_props(self.succ[n][other][eid] if direction == "out"
+                                                             else self.pred[n][other][eid])
+                if cap is not None and line_cost(line + piece + " (+999,999 more)") + spent > cap:
+                    break
+                line += piece
+                sep = ", "
+                used.append(eid)
+            if not used:
+                break
+            left_out = len(items) - len(used) + more.get(t, 0)
+            if left_out or (partial and cap is not None):
+                line += f" (+{left_out:,} more)" if not partial else " (+more)"
+            lines.append(line)
+            spent += line_cost(line)
+            if shown is not None:
+                shown.update(used)
+        return lines, spent
+
+
+def _unique(ids: Iterable[str]) -> Iterator[str]:
+    seen: set[str] = set()
+    for n in ids:
+        if n not in seen:
+            seen.add(n)
+            yield n
+
+
+def _summary(state: GraphState) -> str:
+    nodes, edges = state.counts_by_type()
+    node_part = ", ".join(f"{t} {c:,}" for t, c in nodes.items() if c)
+    edge_part = ", ".join(f"{t} {c:,}" for t, c in edges.items() if c)
+    text = f"{state.node_count:,} nodes" + (f" ({node_part})" if node_part else "")
+    text += f"; {state.edge_count:,} edges" + (f" ({edge_part})" if edge_part else "") + "."
+    return text
+
+
+def _props(props: dict[str, Any], skip: Sequence[str]) -> str:
+    out = []
+    extra = 0
+    for k, v in props.items():
+        if k in skip:
+            continue
+        if len(out) >= _PROPS:
+            extra += 1
+            continue
+        out.append(f" {k}={quote(v, _VALUE_CHARS)}")
+    return "".join(out) + (f" (+{extra} more properties)" if extra else "")
+
+
+def _edge_props(data: dict[str, Any]) -> str:
+    props = data["properties"]
+    if not props:
+        return ""
+    return " {" + _props(props, ()).strip() + "}"
