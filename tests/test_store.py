@@ -154,9 +154,9 @@ def test_explain_names_the_iterations_reasoning_and_chunk_behind_a_node(store):
     run_iterations(SessionRecorder(store), request_for(), responses(8))
     events = explain(store, "s1", "C5")
     assert [(e.iteration, e.op, e.element, e.detail) for e in events] == [
-        (5, "add_node", "n5", "Class {name='C5', package='p'}"), (5, "add_edge", "e4", "n5 -CALLS-> n4"),
-        (6, "add_edge", "e5", "n6 -CALLS-> n5"), (6, "update_node", "n5", "doc='d6'"),
-        (8, "delete_edge", "e5", "n6 -CALLS-> n5")]
+        (5, "add_node", "n5", "Class {name='C5', package='p'}"), (5, "add_edge", "e4", 'n5 "C5" -CALLS-> n4 "C4"'),
+        (6, "add_edge", "e5", 'n6 "C6" -CALLS-> n5 "C5"'), (6, "update_node", "n5", "doc='d6'"),
+        (8, "delete_edge", "e5", 'n6 "C6" -CALLS-> n5 "C5"')]
     first = events[0]
     assert first.reasoning == "turn 5: add C5" and first.chunk == "file1.java"
     assert first.verdict == 'added Class "C5" as n5'

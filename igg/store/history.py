@@ -249,6 +249,7 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
         if touching - nodes:
             history = store.element_history(session_id, sorted(set(elements) | touching, key=_num))
     steps: dict[int, StepInfo] = {s.step: s for s in store.steps(session_id)}
+    names = _names(store, session_id, {n for _, m in history if m["op"].endswith("_edge") for n in (m["from"], m["to"])})
     events = []
     for step, m in history:
         info = steps[step]
@@ -259,12 +260,23 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
             verdict = next((v.get("message") for v in verdicts if v.get("action") == "DELETE_NODE"
                             and v.get("element") in (m["from"], m["to"])), None)
         events.append(Event(step=step, kind=info.kind, iteration=info.iteration, op=m["op"], element=m["id"],
-                            detail=_detail(m), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
+                            detail=_detail(m, names), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
                             verdict=verdict))
     return events
 
 
-def _detail(m: Mutation) -> str:
+def _names(store: SessionStore, session_id: str, nodes: set[str]) -> dict[str, str]:
+    """``n3 "AuthService"``-style labels for node ids (the first string property they were added with)."""
+    out = {}
+    for _, m in store.element_history(session_id, sorted(nodes)):
+        if m["op"] == "add_node" and m["id"] not in out:
+            first = next((v for v in m["properties"].values() if isinstance(v, str)), None)
+            out[m["id"]] = f'{m["id"]} "{first}"' if first is not None else m["id"]
+    return out
+
+
+def _detail(m: Mutation, names: dict[str, str] | None = None) -> str:
+    names = names or {}
     op = m["op"]
     if op == "update_node":
         before, after = m["before"], m["after"]
@@ -273,7 +285,8 @@ def _detail(m: Mutation) -> str:
         return f"{', '.join(parts) or 'no property change'}"
     props = ", ".join(f"{k}={v!r}" for k, v in m["properties"].items())
     if op.endswith("_edge"):
-        return f"{m['from']} -{m['type']}-> {m['to']}" + (f" {{{props}}}" if props else "")
+        ends = f"{names.get(m['from'], m['from'])} -{m['type']}-> {names.get(m['to'], m['to'])}"
+        return ends + (f" {{{props}}}" if props else "")
     return f"{m['type']} {{{props}}}"
 
 
