@@ -9,8 +9,10 @@ Form (compact adjacency, ~half the tokens of a markdown table):
     "AuthController" -CALLS-> "AuthService", "UserRepository"
     "users" <-READS_FROM- "UserRepository"
 
-A node shows as its reference: the quoted ``name`` when that is its identity (prefixed with its type when
-several nodes share the name), else ``Type {"key": value, ...}``. Node lines list the other properties.
+Node lines, under their type, start with the first identity value (quoted), then the other identity keys
+and properties as ``key=value``. In edge lines a node shows as the shortest reference that picks it out:
+``"X"`` for ``{"name": "X"}`` (or ``{"key": "X"}`` when its first identity key is not ``name``) when no other
+node shares that value, else ``Type "X"`` (add ``"label": Type``), else ``Type {every identity key}``.
 An edge line lists one node's edges of one type: ``-T->`` out of it, ``<-T-`` into it.
 
 When the graph does not fit its share of the budget, nodes are taken in order of relevance: those the
@@ -119,20 +121,26 @@ class GraphView:
         t = data["type"]
         props = data["properties"]
         keys = self.state.schema.identity_keys[t]
-        if keys == ("name",):
-            value = props["name"]
-            text = quote(value, _ID_CHARS)
-            if typed and len(self.state.nodes_with("name", value)) > 1:
-                text = f"{t} {text}"
-            return text
-        inner = "{" + ", ".join(f'"{k}": {quote(props[k], _ID_CHARS)}' for k in keys) + "}"
-        return f"{t} {inner}" if typed else inner
+        first = keys[0]
+        value = quote(props[first], _ID_CHARS)
+        short = value if first == "name" else f'{{"{first}": {value}}}'
+        if not typed:
+            return short
+        if len(self.state.nodes_with(first, props[first])) == 1:
+            return short  # its first identity value alone picks it out
+        if len(keys) == 1:
+            return f"{t} {short}"
+        return f"{t} {{" + ", ".join(f'"{k}": {quote(props[k], _ID_CHARS)}' for k in keys) + "}"
 
     def node_line(self, node_id: str) -> str:
-        """The node's reference (untyped: it sits under its type) and its other properties."""
+        """First identity value (quoted), the other identity keys, then the other properties."""
         data = self.nodes[node_id]
         keys = self.state.schema.identity_keys[data["type"]]
-        return self._make_ref(node_id, typed=False) + _props(data["properties"], keys)
+        props = data["properties"]
+        line = quote(props[keys[0]], _ID_CHARS)
+        for k in keys[1:]:
+            line += f" {k}={quote(props[k], _ID_CHARS)}"
+        return line + _props(props, keys)
 
     # ---- whole graph -------------------------------------------------------------------------------------
     def render_all(self, allowance: int) -> list[str] | None:
