@@ -174,10 +174,7 @@ class GraphView:
         total_nodes, total_edges = state.node_count, state.edge_count
         head = _summary(state)
         types = state.schema.node_type_list
-        tail_template = (f"Shown: {total_nodes:,} of {total_nodes:,} nodes and {total_edges:,} of "
-                         f"{total_edges:,} edges, the most relevant first (focused, mentioned in the current "
-                         f"chunk, recently touched, most connected). Left out: {total_nodes:,} nodes, "
-                         f"{total_edges:,} edges; any node can be referenced by its identity even if not shown.")
+        tail_template = _shown(total_nodes, total_nodes, total_edges, total_edges)
         reserve = line_cost(head) + line_cost(tail_template) + line_cost("Edges:")
         budget = allowance - reserve
         if budget <= 0:
@@ -218,11 +215,7 @@ class GraphView:
             lines.extend(edge_lines)
         shown_n, shown_e = len(chosen), len(shown_edges)
         if shown_n < total_nodes or shown_e < total_edges:
-            lines.insert(1, (f"Shown: {shown_n:,} of {total_nodes:,} nodes and {shown_e:,} of {total_edges:,} "
-                             f"edges, the most relevant first (focused, mentioned in the current chunk, recently "
-                             f"touched, most connected). Left out: {total_nodes - shown_n:,} nodes, "
-                             f"{total_edges - shown_e:,} edges; any node can be referenced by its identity even "
-                             f"if not shown."))
+            lines.insert(1, _shown(shown_n, total_nodes, shown_e, total_edges))
         return lines
 
     def _edge_lines(self, n: str, adjacency: dict[str, dict[str, dict[str, Any]]], direction: str,
@@ -283,6 +276,12 @@ def _unique(ids: Iterable[str]) -> Iterator[str]:
         if n not in seen:
             seen.add(n)
             yield n
+
+
+def _shown(nodes: int, total_nodes: int, edges: int, total_edges: int) -> str:
+    return (f"Shown: {nodes:,} of {total_nodes:,} nodes and {edges:,} of {total_edges:,} edges "
+            f"({total_nodes - nodes:,} and {total_edges - edges:,} left out), most relevant first: focused, "
+            f"mentioned in the chunk, recently touched, most connected. Unlisted nodes can still be referenced.")
 
 
 def _summary(state: GraphState) -> str:
