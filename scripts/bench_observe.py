@@ -102,7 +102,7 @@ def main() -> None:
                       text=f"class AuthService {{ {name} helper; method{n // 2 + 3}(); Class3.run(); }}")
         verdicts = [Verdict(0, "ADD_NODE", True, None, "added"),
                     Verdict(1, "ADD_EDGE", False, ErrorCode.NODE_NOT_FOUND, "no node matches {'name': 'Clas3'}")]
-        todos_ms, todos = best_ms(lambda: open_todos(state, request.config.schema_), args.repeat)
+        todos_ms, todos = best_ms(lambda s=state, r=request: open_todos(s, r.config.schema_), args.repeat)
 
         def observe(request=request, state=state, chunk=chunk, verdicts=verdicts, todos=todos):
             return render_observation(request=request, state=state, iteration=4, last_verdicts=verdicts,
