@@ -7,7 +7,8 @@
     ├── AgentUnavailable      the chosen agent cannot be built here (module missing, nothing fits --agent auto)
     ├── BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted)
     ├── SessionError          a session store problem: unknown session, refusing to overwrite, corrupt store
-    └── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
+    ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
+    └── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be served; carries a stable ``code``
 
 Rejected *actions* are not exceptions: they are verdicts (``igg.models.verdicts.Verdict``).
 """
@@ -69,3 +70,17 @@ class SessionError(IGGError):
 
 class ExportError(IGGError):
     """An export could not be completed; the message says what to fix (target, server, credentials)."""
+
+
+class WorkspaceError(IGGError):
+    """A workspace operation (start, observe, apply, finish, export, run) cannot be served.
+
+    ``code`` is stable (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ... or a verdict code such as
+    ``INVALID_RESPONSE``); ``status`` is the HTTP status the API answers with.
+    """
+
+    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+        self.code = code
+        self.message = message
+        self.status = status
+        super().__init__(f"{code}: {message}")

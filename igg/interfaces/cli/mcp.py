@@ -1,0 +1,40 @@
+"""``igg mcp``: serve the workspace as an MCP server, over stdio (default) or streamable HTTP at /mcp."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from igg.errors import WorkspaceError
+from igg.interfaces.cli import EXIT_INVALID, workspace_options
+from igg.interfaces.http.security import DEFAULT_MAX_BODY, bearer_guard, check_bind, token_from_env
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("mcp", help="serve IGG as an MCP server (stdio or streamable HTTP)", description=__doc__)
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                   help="stdio (default: for an MCP client that launches igg) or streamable HTTP")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    workspace_options.add_options(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from igg.interfaces.mcp.server import build_server, run_http, run_stdio
+
+    workspace_options.configure_logging()
+    token = token_from_env()
+    if args.transport == "http":
+        try:
+            check_bind(args.host, token)
+        except WorkspaceError as exc:
+            print(f"igg: {exc.message}", file=sys.stderr)
+            return EXIT_INVALID
+    server = build_server(workspace_options.build_workspace(args))
+    if args.transport == "stdio":
+        run_stdio(server)
+    else:
+        run_http(server, host=args.host, port=args.port, max_body=DEFAULT_MAX_BODY,
+                 wrap=lambda app: bearer_guard(app, token, DEFAULT_MAX_BODY))
+    return 0

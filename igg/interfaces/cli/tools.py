@@ -1,0 +1,31 @@
+"""``igg tools --format openai``: print the workspace operations as tool definitions (JSON on stdout).
+
+``openai``: OpenAI function-calling definitions (pass the list as ``tools=`` to chat completions);
+``mcp``: name, description, annotations and input schema per tool, as ``igg mcp`` lists them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from igg.workspace.ops import OPERATIONS, input_schema, openai_tools
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("tools", help="print IGG's tool definitions (OpenAI function calling, MCP)",
+                       description=__doc__)
+    p.add_argument("--format", choices=("openai", "mcp"), default="openai", help="definition format")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.format == "openai":
+        out: object = openai_tools()
+    else:
+        out = [{"name": op.name, "description": op.description, "inputSchema": input_schema(op),
+                "annotations": {"readOnlyHint": op.read_only, "destructiveHint": op.destructive,
+                                "idempotentHint": op.idempotent, "openWorldHint": op.open_world}}
+               for op in OPERATIONS]
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+    return 0

@@ -1,0 +1,1 @@
+"""The HTTP adapter (``igg serve``) and the guards of every HTTP listener."""

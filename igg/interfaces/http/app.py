@@ -1,0 +1,117 @@
+"""IGG's HTTP JSON API (``igg serve``): the workspace operations as routes, plus an event stream.
+
+Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI document is at
+``/openapi.json``, an explorer at ``/docs``)::
+
+    GET  /healthz                              liveness (no token needed)
+    POST /sessions                             start a session (body: the request payload)      201
+    GET  /sessions?status=&limit=              list sessions
+    GET  /sessions/{id}/observation?focus=&token_budget=   the budgeted markdown observation
+    POST /sessions/{id}/actions                apply actions (body: actions, reasoning, dry_run)
+    POST /sessions/{id}/finish                 finish (body: prune_isolated)
+    POST /sessions/{id}/export                 export inline or to a file under the output directory
+
+Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status; the codes are the
+workspace's (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ...) and the verdicts' (``INVALID_JSON``,
+``INVALID_RESPONSE``) where they mean the same thing.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from igg.errors import WorkspaceError
+from igg.models.request import Request as GraphRequest
+from igg.workspace import Workspace
+from igg.workspace.ops import (
+    ApplyBody,
+    ApplyInput,
+    ExportBody,
+    ExportInput,
+    FinishBody,
+    FinishInput,
+    ListInput,
+    ObserveInput,
+)
+
+_BODY_CODES = {"/sessions": "INVALID_REQUEST"}
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    """The JSON error envelope."""
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def build_app(workspace: Workspace) -> FastAPI:
+    """The FastAPI application over ``workspace``."""
+    app = FastAPI(title="IGG", summary="A validated, bounded graph workspace for agents.",
+                  description=__doc__, version="1")
+
+    @app.exception_handler(WorkspaceError)
+    async def _workspace_error(_: Request, exc: WorkspaceError) -> JSONResponse:
+        return error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        code = None
+        for e in exc.errors():
+            if e.get("type") == "json_invalid":
+                code = "INVALID_JSON"
+            loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+            problems.append(f"{loc or '(body)'}: {e.get('msg')}")
+        path = request.url.path
+        if code is None:
+            code = _BODY_CODES.get(path) or ("INVALID_RESPONSE" if path.endswith("/actions") else "INVALID_ARGUMENTS")
+        return error(422, code, "; ".join(problems))
+
+    @app.get("/healthz", summary="Liveness")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/sessions", status_code=201, summary="Start a session")
+    async def start_session(request: GraphRequest) -> dict[str, Any]:
+        return await workspace.execute("start_session", request)
+
+    @app.get("/sessions", summary="List sessions")
+    async def list_sessions(status: Annotated[str | None, Query()] = None,
+                            limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+        return await workspace.execute("list_sessions", _validate(ListInput, status=status, limit=limit))
+
+    @app.get("/sessions/{session_id}/observation", summary="Observe a session")
+    async def observe(session_id: str, focus: Annotated[list[str] | None, Query()] = None,
+                      token_budget: Annotated[int | None, Query()] = None) -> dict[str, Any]:
+        inp = _validate(ObserveInput, session_id=session_id, focus=focus or [], token_budget=token_budget)
+        return await workspace.execute("observe", inp)
+
+    @app.post("/sessions/{session_id}/actions", summary="Apply actions")
+    async def apply_actions(session_id: str, body: ApplyBody) -> dict[str, Any]:
+        inp = _validate(ApplyInput, session_id=session_id, **body.model_dump())
+        return await workspace.execute("apply_actions", inp)
+
+    @app.post("/sessions/{session_id}/finish", summary="Finish a session")
+    async def finish(session_id: str, body: Annotated[FinishBody | None, Body()] = None) -> dict[str, Any]:
+        inp = _validate(FinishInput, session_id=session_id, **(body or FinishBody()).model_dump())
+        return await workspace.execute("finish_session", inp)
+
+    @app.post("/sessions/{session_id}/export", summary="Export a session's graph")
+    async def export(session_id: str, body: Annotated[ExportBody | None, Body()] = None) -> dict[str, Any]:
+        inp = _validate(ExportInput, session_id=session_id, **(body or ExportBody()).model_dump())
+        return await workspace.execute("export_graph", inp)
+
+    return app
+
+
+def _validate(model: Any, **values: Any) -> Any:
+    """The operation model from path, query and body values; problems become 422 INVALID_ARGUMENTS."""
+    from pydantic import ValidationError
+
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(value)'}: {e['msg']}" for e in exc.errors())
+        raise WorkspaceError("INVALID_ARGUMENTS", problems, status=422) from None

@@ -1,0 +1,92 @@
+"""IGG's MCP server: one tool per workspace operation, over stdio or streamable HTTP.
+
+This is the only module that imports the ``mcp`` SDK (2.x, ``MCPServer``). Each tool's input schema is the
+operation's pydantic input model (``igg.workspace.ops``): the tool function gets a signature built from the
+model's fields, so the SDK derives the same schema the HTTP API and ``igg tools`` publish. Tool annotations
+carry the operation's read-only / destructive / idempotent / open-world hints. Results are JSON (structured
+content and its text); ``observe`` answers with the markdown itself. A refused call is a tool error whose
+text starts with its stable code (``SESSION_NOT_FOUND: ...``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from igg.errors import WorkspaceError
+from igg.workspace.ops import OPERATIONS, Operation
+from igg.workspace.service import Workspace
+
+INSTRUCTIONS = (
+    "IGG is a validated, bounded graph workspace. start_session with a goal and a schema, observe the graph "
+    "(compact markdown within a token budget), apply_actions (each action gets a verdict; rejected ones say "
+    "what would pass, so fix and resend them), finish_session, then export_graph."
+)
+
+
+def build_server(workspace: Workspace, *, name: str = "igg") -> MCPServer:
+    """An ``MCPServer`` exposing every workspace operation of ``workspace`` as a tool."""
+    server = MCPServer(name, instructions=INSTRUCTIONS, version=_version())
+    for op in OPERATIONS:
+        server.add_tool(
+            _tool_function(workspace, op), name=op.name, description=op.description,
+            annotations=ToolAnnotations(read_only_hint=op.read_only, destructive_hint=op.destructive,
+                                        idempotent_hint=op.idempotent, open_world_hint=op.open_world),
+        )
+    return server
+
+
+def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
+    """A function whose signature is the operation's input model, calling the workspace with that model."""
+
+    async def call(**arguments: Any) -> CallToolResult:
+        try:
+            result = await workspace.execute(op.name, op.input.model_validate(arguments))
+        except WorkspaceError as exc:
+            return CallToolResult(content=[TextContent(type="text", text=f"{exc.code}: {exc.message}")],
+                                  structured_content={"error": {"code": exc.code, "message": exc.message}},
+                                  is_error=True)
+        text = result["markdown"] if op.name == "observe" else json.dumps(result, ensure_ascii=False)
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
+
+    parameters = []
+    fields = sorted(op.input.model_fields.items(), key=lambda item: item[0] != "session_id")  # id first
+    for field_name, field in fields:
+        default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+        parameters.append(inspect.Parameter(field.alias or field_name, inspect.Parameter.KEYWORD_ONLY,
+                                            annotation=Annotated[(field.annotation, *field.metadata,
+                                                                  Field(description=field.description))],
+                                            default=default))
+    call.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
+    call.__name__ = op.name
+    call.__doc__ = op.description
+    return call
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("igg")
+    except PackageNotFoundError:  # running from a source tree without installing
+        return "0"
+
+
+def run_stdio(server: MCPServer) -> None:
+    """Serve MCP over stdin/stdout until the client disconnects."""
+    server.run("stdio")
+
+
+def run_http(server: MCPServer, *, host: str, port: int, max_body: int,
+             wrap: Callable[[Any], Any] | None = None) -> None:
+    """Serve MCP over streamable HTTP at ``/mcp`` (``wrap`` adds ASGI middleware, e.g. bearer-token auth)."""
+    import uvicorn
+
+    app = server.streamable_http_app(host=host, max_request_body_size=max_body)
+    uvicorn.run(wrap(app) if wrap else app, host=host, port=port, log_level="warning")

@@ -1,0 +1,188 @@
+"""The workspace operations and their input models: one table the MCP server, the HTTP API and the OpenAI
+tool definitions are all generated from, so the three can never disagree.
+
+Start takes the request payload itself (``igg.models.Request``: goal, schema, constraints, context, seed).
+Actions are advertised with the schema of the action union (``igg.models.Action``) but read one by one by
+the shared response reader, so one malformed action becomes a rejected verdict in its slot instead of
+sinking the whole call.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema
+
+from igg.models.actions import Action, NodeRef
+from igg.models.request import Request
+
+SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+
+ExportFormat = Literal["json"]
+"""``json``: IGG's graph document (also the seed_data format)."""
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema with every local ``$ref`` replaced by its definition (the models are not recursive).
+
+    Tool-calling clients differ in how they treat ``$defs``; a self-contained schema works everywhere.
+    """
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                resolved = walk(copy.deepcopy(defs[ref.removeprefix("#/$defs/")]))
+                extra = {k: walk(v) for k, v in node.items() if k != "$ref"}
+                return {**resolved, **extra}
+            # a discriminator's mapping points into $defs (an OpenAPI extension): the oneOf says the same
+            return {k: walk(v) for k, v in node.items() if k not in ("$defs", "discriminator")}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)
+
+
+ACTION_SCHEMA: dict[str, Any] = inline_refs(TypeAdapter(Action).json_schema(by_alias=True))
+"""JSON Schema of one action (ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE)."""
+
+ActionInput = Annotated[Any, WithJsonSchema(ACTION_SCHEMA)]
+"""One action: advertised with the action union's schema, checked by the shared reader (per-action verdicts)."""
+
+SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, description="The session's id.")]
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SessionRef(_Input):
+    """Names one session."""
+
+    session_id: SessionId
+
+
+class ObserveBody(_Input):
+    """What to observe."""
+
+    focus: list[str | NodeRef] = Field(
+        default_factory=list, max_length=50,
+        description=("Nodes to show first when the graph does not fit the budget: names (['AuthService']) or "
+                     "node references ({'name': 'login', 'label': 'Method'})."),
+    )
+    token_budget: int | None = Field(
+        default=None, ge=300, le=1_000_000,
+        description="Estimated tokens the observation may use; default: the session's observation.token_budget.",
+    )
+
+
+class ApplyBody(_Input):
+    """Actions to validate and (unless dry_run) apply, in order."""
+
+    actions: list[ActionInput] = Field(description="Actions, applied in order; each gets a verdict.")
+    reasoning: str = Field(default="", description="Why these actions; kept with the iteration for provenance.")
+    dry_run: bool = Field(
+        default=False,
+        description="Validate every action as if applied in order, then leave the graph untouched.",
+    )
+
+
+class FinishBody(_Input):
+    """How to finish a session."""
+
+    prune_isolated: bool | None = Field(
+        default=None, description="Remove nodes without edges; default: the session's finalize.prune_isolated.",
+    )
+
+
+class ExportBody(_Input):
+    """What to export and where."""
+
+    format: ExportFormat = Field(default="json", description="json (IGG document).")
+    path: str | None = Field(
+        default=None, max_length=255,
+        description="Relative file path under the server's output directory; omitted: the export is returned inline.",
+    )
+
+
+class ObserveInput(ObserveBody):
+    """What to observe, in which session."""
+
+    session_id: SessionId
+
+
+class ApplyInput(ApplyBody):
+    """Actions for one session."""
+
+    session_id: SessionId
+
+
+class FinishInput(FinishBody):
+    """Which session to finish, and how."""
+
+    session_id: SessionId
+
+
+class ExportInput(ExportBody):
+    """Which session to export, in what format, and where."""
+
+    session_id: SessionId
+
+
+class ListInput(_Input):
+    """Which sessions to list."""
+
+    status: Literal["open", "running", "finished"] | None = Field(default=None, description="Only this status.")
+    limit: int = Field(default=100, ge=1, le=1000, description="At most this many, most recently updated first.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Operation:
+    """One workspace operation as every adapter exposes it."""
+
+    name: str
+    input: type[BaseModel]
+    description: str
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(name="start_session", input=Request, description=(
+        "Open a graph-building session: a goal, a schema (node/edge types, required attributes, identity keys, "
+        "edge patterns), constraints (limits), optional context text and a seed graph. Returns the session id "
+        "and its limits. Then call observe, apply_actions, finish_session and export_graph.")),
+    Operation(name="observe", input=ObserveInput, read_only=True, idempotent=True, description=(
+        "The session as markdown within a token budget: goal, schema, limits and usage, the graph (compact "
+        "adjacency), open to-dos and the last verdicts. `focus` names nodes to show first when the graph does not fit.")),
+    Operation(name="apply_actions", input=ApplyInput, destructive=True, description=(
+        "Validate actions (ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE) against the schema and "
+        "limits and apply the valid ones in order. Returns a verdict per action: accepted, or rejected with a "
+        "stable code and a message saying what would pass. dry_run=true validates without changing the graph.")),
+    Operation(name="finish_session", input=FinishInput, destructive=True, description=(
+        "Close the session (stop reason 'finished'), optionally removing nodes without edges. Returns the final "
+        "counts, pruned nodes and open to-dos. A finished session can still be observed and exported.")),
+    Operation(name="export_graph", input=ExportInput, idempotent=True, description=(
+        "Export the session's graph as an IGG JSON document: returned inline, or written "
+        "to `path` under the server's output directory (absolute paths and '..' are refused).")),
+    Operation(name="list_sessions", input=ListInput, read_only=True, idempotent=True, description=(
+        "Sessions in the store, most recently updated first: id, goal, status, iteration, counts, stop reason.")),
+)
+OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
+
+
+def input_schema(op: Operation) -> dict[str, Any]:
+    """The operation's input JSON Schema, self-contained (no ``$defs``)."""
+    return inline_refs(op.input.model_json_schema(by_alias=True))
+
+
+def openai_tools() -> list[dict[str, Any]]:
+    """The operations as OpenAI function-calling tool definitions (chat completions ``tools=``)."""
+    return [{"type": "function", "function": {"name": op.name, "description": op.description,
+                                              "parameters": input_schema(op)}} for op in OPERATIONS]

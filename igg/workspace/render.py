@@ -1,0 +1,46 @@
+"""What a workspace session shows: its observation (``igg.observe``) and its exports (``igg.export``)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from igg.observe import open_todos, render_observation
+
+if TYPE_CHECKING:
+    from igg.workspace.service import LiveSession
+
+
+def observation(session: LiveSession, *, focus: list[Any] | None = None,
+                token_budget: int | None = None) -> tuple[str, int]:
+    """The session's budgeted markdown observation and its estimated tokens.
+
+    ``focus`` items are node names or node references (``{"name": ..., "label": ...}``); those nodes are
+    shown first when the graph does not fit the budget.
+    """
+    request = session.request
+    if token_budget is not None:
+        config = request.config.model_copy(update={"observation": request.config.observation.model_copy(
+            update={"token_budget": token_budget})})
+        request = request.model_copy(update={"config": config})
+    refs = [f if isinstance(f, dict) else {"name": f} for f in focus or []]
+    return render_observation(request=request, state=session.state, iteration=session.info.iteration + 1,
+                              last_verdicts=session.last_verdicts, last_error=None, chunk=None,
+                              todos=todos(session), focus=refs or None)
+
+
+def todos(session: LiveSession) -> list[str]:
+    """The completeness rules the graph does not meet yet."""
+    return list(open_todos(session.state, session.request.config.schema_))
+
+
+def _metadata(session: LiveSession) -> dict[str, Any]:
+    info = session.info
+    return {"session_id": info.session_id, "goal": session.request.goal_prompt, "status": info.status,
+            "iteration": info.iteration, "stop_reason": info.stop_reason}
+
+
+def export_text(session: LiveSession, fmt: str) -> str:
+    """The graph in an export format (see ``igg.workspace.ops.ExportFormat``), as text."""
+    doc = session.state.to_document(session.request.config.schema_, _metadata(session))
+    return json.dumps(doc.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False, indent=1)

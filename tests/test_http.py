@@ -1,0 +1,176 @@
+"""`igg serve` as a client sees it: httpx against a live server on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, edge, node
+from tests.test_workspace import request_dict
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve(tmp_path: Path, *extra: str, token: str | None = None,
+          env: dict[str, str] | None = None) -> Iterator[httpx.Client]:
+    """A live ``igg serve`` on a free loopback port, and an httpx client for it (no auth header)."""
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("IGG_API_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL")} | (env or {})
+    if token is not None:
+        environ["IGG_API_TOKEN"] = token
+    log = (tmp_path / f"serve-{port}.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "igg", "serve", "--port", str(port), "--store",
+                             str(tmp_path / "sessions.sqlite"), "--output-dir", str(tmp_path / "out"), *extra],
+                            cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"igg serve did not start: {(tmp_path / f'serve-{port}.log').read_text()}")
+            time.sleep(0.1)
+        with httpx.Client(base_url=base, timeout=30) as client:
+            yield client
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def error_of(response: httpx.Response) -> tuple[int, str]:
+    return response.status_code, response.json()["error"]["code"]
+
+
+def test_a_whole_session_over_http(tmp_path):
+    with serve(tmp_path) as http:
+        started = http.post("/sessions", json=request_dict(session_id="web-1"))
+        assert started.status_code == 201, started.text
+        assert started.json()["session_id"] == "web-1"
+
+        observed = http.get("/sessions/web-1/observation")
+        assert observed.status_code == 200 and "Class" in observed.json()["markdown"]
+
+        first = http.post("/sessions/web-1/actions", json={"reasoning": "first", "actions": [
+            node("Class", name="AuthController", package="com.app.web"),
+            node("Class", name="AuthService"),
+            edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+            {"type": "RENAME_NODE"},
+        ]}).json()
+        assert [(v["accepted"], v.get("code")) for v in first["verdicts"]] == [
+            (True, None), (False, "MISSING_REQUIRED_ATTRIBUTE"), (False, "NODE_NOT_FOUND"), (False, "UNKNOWN_ACTION")]
+
+        fixed = http.post("/sessions/web-1/actions", json={"actions": [
+            node("Class", name="AuthService", package="com.app.auth"),
+            edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"})]}).json()
+        assert [v["accepted"] for v in fixed["verdicts"]] == [True, True] and fixed["iteration"] == 2
+
+        focused = http.get("/sessions/web-1/observation", params={"focus": ["AuthService"], "token_budget": 500})
+        assert focused.status_code == 200 and focused.json()["tokens"] <= 500
+
+        done = http.post("/sessions/web-1/finish", json={"prune_isolated": True}).json()
+        assert done["stop_reason"] == "finished" and done["pruned"] == []
+
+        doc = json.loads(http.post("/sessions/web-1/export", json={"format": "json"}).json()["content"])
+        names = {n["id"]: n["properties"]["name"] for n in doc["nodes"]}
+        assert sorted(names.values()) == ["AuthController", "AuthService"]
+        assert [(names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]] == [
+            ("AuthController", "CALLS", "AuthService")]
+
+        written = http.post("/sessions/web-1/export", json={"format": "json", "path": "web/g.json"})
+        assert written.status_code == 200 and (tmp_path / "out" / "web" / "g.json").exists()
+        for bad in ("../x.json", "/tmp/x.json", "web/../../x.json"):
+            assert error_of(http.post("/sessions/web-1/export", json={"path": bad})) == (403, "PATH_FORBIDDEN")
+
+        assert error_of(http.post("/sessions/web-1/actions", json={"actions": []})) == (409, "SESSION_FINISHED")
+        assert [s["session_id"] for s in http.get("/sessions").json()["sessions"]] == ["web-1"]
+
+
+def test_errors_are_4xx_with_stable_codes(tmp_path):
+    with serve(tmp_path) as http:
+        assert error_of(http.get("/sessions/nope/observation")) == (404, "SESSION_NOT_FOUND")
+        bad_request = http.post("/sessions", json={"goal_prompt": "x", "config": {"schema": {"node_types": []}}})
+        assert error_of(bad_request) == (422, "INVALID_REQUEST")
+        assert "node_types" in bad_request.json()["error"]["message"]
+        http.post("/sessions", json=request_dict(session_id="e-1"))
+        assert error_of(http.post("/sessions", json=request_dict(session_id="e-1"))) == (409, "SESSION_EXISTS")
+        not_json = http.post("/sessions/e-1/actions", content=b"{actions: ", headers={"content-type": "application/json"})
+        assert error_of(not_json) == (422, "INVALID_JSON")
+        assert error_of(http.post("/sessions/e-1/actions", json={"actions": "all"})) == (422, "INVALID_RESPONSE")
+        openapi = http.get("/openapi.json").json()
+        assert {"/sessions", "/sessions/{session_id}/actions", "/sessions/{session_id}/observation"} \
+            <= set(openapi["paths"])
+
+
+def test_a_token_is_required_when_configured_and_never_echoed(tmp_path):
+    secret = "s3cret-token-value"
+    with serve(tmp_path, token=secret) as http:
+        assert http.get("/healthz").status_code == 200
+        missing = http.get("/sessions")
+        assert error_of(missing) == (401, "UNAUTHORIZED") and missing.headers["www-authenticate"] == "Bearer"
+        wrong = http.get("/sessions", headers={"Authorization": "Bearer nope"})
+        assert error_of(wrong) == (401, "UNAUTHORIZED") and secret not in wrong.text
+        assert http.get("/sessions", headers={"Authorization": f"Bearer {secret}"}).status_code == 200
+    assert secret not in "".join(p.read_text() for p in tmp_path.glob("serve-*.log"))
+
+
+def test_oversized_requests_are_refused(tmp_path):
+    with serve(tmp_path, "--max-body", "4096") as http:
+        big = request_dict(context_data="x" * 10_000)
+        assert error_of(http.post("/sessions", json=big)) == (413, "PAYLOAD_TOO_LARGE")
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: the limit still holds
+            yield json.dumps(big).encode()
+
+        assert error_of(http.post("/sessions", content=chunks(), headers={"content-type": "application/json"})) \
+            == (413, "PAYLOAD_TOO_LARGE")
+        assert http.post("/sessions", json=request_dict()).status_code == 201
+
+
+def test_a_session_survives_a_server_restart(tmp_path):
+    with serve(tmp_path) as http:
+        http.post("/sessions", json=request_dict(session_id="keep"))
+        http.post("/sessions/keep/actions", json={"actions": [
+            node("Class", name="A", package="p"), node("Class", name="B", package="p"),
+            edge("CALLS", {"name": "A"}, {"name": "B"})]})
+        before = http.post("/sessions/keep/export").json()["content"]
+    with serve(tmp_path) as http:
+        assert http.post("/sessions/keep/export").json()["content"] == before
+        again = http.post("/sessions/keep/actions", json={"actions": [
+            node("Class", name="A", package="p"), edge("CALLS", {"name": "B"}, {"name": "A"})]}).json()
+        assert [v.get("code") for v in again["verdicts"]] == ["DUPLICATE_NODE", None] and again["iteration"] == 2
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.1"])
+def test_a_non_loopback_bind_without_a_token_is_refused(host):
+    env = {k: v for k, v in os.environ.items() if k != "IGG_API_TOKEN"}
+    for command in (["serve"], ["mcp", "--transport", "http"]):
+        result = subprocess.run([sys.executable, "-m", "igg", *command, "--host", host, "--memory"], cwd=ROOT,
+                                env=env, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2, result.stderr
+        assert f"refusing to listen on {host} without a token" in result.stderr
+        assert "Traceback" not in result.stderr
