@@ -9,8 +9,10 @@ Form (compact adjacency, ~half the tokens of a markdown table):
     "AuthController" -CALLS-> "AuthService", "UserRepository"
     "users" <-READS_FROM- "UserRepository"
 
-A node shows as its reference: the quoted ``name`` when that is its identity (prefixed with its type when
-several nodes share the name), else ``Type {"key": value, ...}``. Node lines list the other properties.
+Node lines, under their type, start with the first identity value (quoted), then the other identity keys
+and properties as ``key=value``. In edge lines a node shows as the shortest reference that picks it out:
+``"X"`` for ``{"name": "X"}`` (or ``{"key": "X"}`` when its first identity key is not ``name``) when no other
+node shares that value, else ``Type "X"`` (add ``"label": Type``), else ``Type {every identity key}``.
 An edge line lists one node's edges of one type: ``-T->`` out of it, ``<-T-`` into it.
 
 When the graph does not fit its share of the budget, nodes are taken in order of relevance: those the
@@ -119,20 +121,26 @@ class GraphView:
         t = data["type"]
         props = data["properties"]
         keys = self.state.schema.identity_keys[t]
-        if keys == ("name",):
-            value = props["name"]
-            text = quote(value, _ID_CHARS)
-            if typed and len(self.state.nodes_with("name", value)) > 1:
-                text = f"{t} {text}"
-            return text
-        inner = "{" + ", ".join(f'"{k}": {quote(props[k], _ID_CHARS)}' for k in keys) + "}"
-        return f"{t} {inner}" if typed else inner
+        first = keys[0]
+        value = quote(props[first], _ID_CHARS)
+        short = value if first == "name" else f'{{"{first}": {value}}}'
+        if not typed:
+            return short
+        if len(self.state.nodes_with(first, props[first])) == 1:
+            return short  # its first identity value alone picks it out
+        if len(keys) == 1:
+            return f"{t} {short}"
+        return f"{t} {{" + ", ".join(f'"{k}": {quote(props[k], _ID_CHARS)}' for k in keys) + "}"
 
     def node_line(self, node_id: str) -> str:
-        """The node's reference (untyped: it sits under its type) and its other properties."""
+        """First identity value (quoted), the other identity keys, then the other properties."""
         data = self.nodes[node_id]
         keys = self.state.schema.identity_keys[data["type"]]
-        return self._make_ref(node_id, typed=False) + _props(data["properties"], keys)
+        props = data["properties"]
+        line = quote(props[keys[0]], _ID_CHARS)
+        for k in keys[1:]:
+            line += f" {k}={quote(props[k], _ID_CHARS)}"
+        return line + _props(props, keys)
 
     # ---- whole graph -------------------------------------------------------------------------------------
     def render_all(self, allowance: int) -> list[str] | None:
@@ -166,10 +174,7 @@ class GraphView:
         total_nodes, total_edges = state.node_count, state.edge_count
         head = _summary(state)
         types = state.schema.node_type_list
-        tail_template = (f"Shown: {total_nodes:,} of {total_nodes:,} nodes and {total_edges:,} of "
-                         f"{total_edges:,} edges, the most relevant first (focused, mentioned in the current "
-                         f"chunk, recently touched, most connected). Left out: {total_nodes:,} nodes, "
-                         f"{total_edges:,} edges; any node can be referenced by its identity even if not shown.")
+        tail_template = _shown(total_nodes, total_nodes, total_edges, total_edges)
         reserve = line_cost(head) + line_cost(tail_template) + line_cost("Edges:")
         budget = allowance - reserve
         if budget <= 0:
@@ -210,11 +215,7 @@ class GraphView:
             lines.extend(edge_lines)
         shown_n, shown_e = len(chosen), len(shown_edges)
         if shown_n < total_nodes or shown_e < total_edges:
-            lines.insert(1, (f"Shown: {shown_n:,} of {total_nodes:,} nodes and {shown_e:,} of {total_edges:,} "
-                             f"edges, the most relevant first (focused, mentioned in the current chunk, recently "
-                             f"touched, most connected). Left out: {total_nodes - shown_n:,} nodes, "
-                             f"{total_edges - shown_e:,} edges; any node can be referenced by its identity even "
-                             f"if not shown."))
+            lines.insert(1, _shown(shown_n, total_nodes, shown_e, total_edges))
         return lines
 
     def _edge_lines(self, n: str, adjacency: dict[str, dict[str, dict[str, Any]]], direction: str,
@@ -275,6 +276,12 @@ def _unique(ids: Iterable[str]) -> Iterator[str]:
         if n not in seen:
             seen.add(n)
             yield n
+
+
+def _shown(nodes: int, total_nodes: int, edges: int, total_edges: int) -> str:
+    return (f"Shown: {nodes:,} of {total_nodes:,} nodes and {edges:,} of {total_edges:,} edges "
+            f"({total_nodes - nodes:,} and {total_edges - edges:,} left out), most relevant first: focused, "
+            f"mentioned in the chunk, recently touched, most connected. Unlisted nodes can still be referenced.")
 
 
 def _summary(state: GraphState) -> str:
