@@ -130,3 +130,11 @@ def test_mistakes_exit_2_with_a_clear_message(store_path, args, message):
 def test_a_missing_store_is_a_clear_error(tmp_path):
     result = igg("sessions", "--store", str(tmp_path / "none.sqlite"))
     assert result.returncode == 2 and f"no session store at {tmp_path / 'none.sqlite'}" in result.stderr
+
+
+def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path):
+    other = tmp_path / "graph.json"
+    other.write_text('{"nodes": []}')
+    result = igg("sessions", "--store", str(other))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{other} is not an IGG session store (not an SQLite database)" in result.stderr

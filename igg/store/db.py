@@ -105,6 +105,13 @@ CREATE TABLE IF NOT EXISTS snapshots (
 T = TypeVar("T")
 
 
+class SessionRefused(SessionError):
+    """A session request that cannot be honoured as asked: an unknown session or iteration, an id that is
+    already taken, a finished session to resume, a file that is not a store. The command line exits 2."""
+
+    exit_code = 2
+
+
 def resolve_store_path(path: str | os.PathLike[str] | None = None) -> Path:
     """The store file: ``path`` if given, else ``$IGG_STORE``, else ``.igg/sessions.sqlite``."""
     if path is not None and str(path):
@@ -147,6 +154,8 @@ class Database:
                 conn.execute(f"PRAGMA synchronous = {self.synchronous}")
                 conn.execute("PRAGMA foreign_keys = OFF")
             except sqlite3.DatabaseError as exc:
+                if "not a database" in str(exc):
+                    raise self._not_a_store() from None
                 raise SessionError(f"cannot open store {self.path}: {exc}") from None
             self._local.conn = conn
             with self._lock:
@@ -222,6 +231,8 @@ class Database:
             try:
                 return attempt()
             except sqlite3.DatabaseError as exc:
+                if "not a database" in str(exc):
+                    raise self._not_a_store() from None
                 if not _is_busy(exc):
                     raise SessionError(f"store {self.path}: {exc}") from None
                 if time.monotonic() > deadline:
@@ -229,3 +240,7 @@ class Database:
                                        "another process holds it (a stuck writer?)") from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.5)
+
+    def _not_a_store(self) -> SessionRefused:
+        return SessionRefused(f"{self.path} is not an IGG session store (not an SQLite database); give --store "
+                              "a new file name or an existing store")

@@ -25,15 +25,7 @@ from igg.errors import SessionError
 from igg.graph.state import GraphState, Mutation
 from igg.models.request import Request
 from igg.store import codec
-from igg.store.db import Database
-
-
-class SessionRefused(SessionError):
-    """A session request that cannot be honoured as asked: an unknown session or iteration, an id that is
-    already taken, a finished session to resume. The command line exits 2 (invalid input)."""
-
-    exit_code = 2
-
+from igg.store.db import Database, SessionRefused
 
 SESSION_STATUSES = ("running", "interrupted", "finished")
 """``running``: its process is alive; ``interrupted``: it stopped before finishing (resume it);
