@@ -60,7 +60,7 @@ def test_sends_contract_observation_chunk_and_settings(server: FakeOpenAI) -> No
     assert system["role"] == "system" and "identity keys" in system["content"] and '"finished": true' in \
         system["content"]
     assert user["content"].startswith("# Goal\nMap the auth module.")
-    assert "## Context (chunk 2 of 3): src/A.java\n````text\nclass A {}\n```\n````" in user["content"]
+    assert "## Context text (chunk 2/3: \"src/A.java\")\n````text\nclass A {}\n```\n````" in user["content"]
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema"
     add_node = fmt["json_schema"]["schema"]["properties"]["actions"]["items"]["anyOf"][0]

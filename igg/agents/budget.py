@@ -16,18 +16,10 @@ from dataclasses import dataclass
 from igg.agents.base import Usage
 from igg.errors import BudgetExhausted, Problem, RequestInvalid
 from igg.models.request import LLMConfig
+from igg.observe import estimate_tokens
 
 MESSAGE_OVERHEAD_TOKENS = 4
 """Tokens a chat message costs beyond its text (role and separators), as OpenAI's guidance counts them."""
-
-
-def estimate_tokens(text: str) -> int:
-    """A tokenizer-free estimate of the tokens in ``text`` (IGG's shared estimate when available)."""
-    try:
-        from igg.observe import estimate_tokens as shared
-    except ImportError:  # the observe package is not there yet: about 3 characters per token
-        return len(text) // 3 + 1
-    return int(shared(text))
 
 
 @dataclass(kw_only=True)

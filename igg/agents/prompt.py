@@ -9,6 +9,7 @@ restricts labels to the request's node and edge types so constrained decoding ca
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -55,11 +56,12 @@ def user_message(observation: Observation, hints: list[str] | None = None) -> st
     if hints:
         parts.append("## Answer size\n" + "\n".join(f"- {_one_line(n)}" for n in hints))
     if observation.context and observation.context not in observation.markdown:
-        title = "## Context"
-        if observation.chunk_count > 1 and observation.chunk_index is not None:
-            title += f" (chunk {observation.chunk_index + 1} of {observation.chunk_count})"
+        where = []
+        if observation.chunk_index is not None:
+            where.append(f"chunk {observation.chunk_index + 1}/{max(observation.chunk_count, 1)}")
         if observation.chunk_label:
-            title += f": {_one_line(observation.chunk_label)}"
+            where.append(json.dumps(_one_line(observation.chunk_label), ensure_ascii=False))
+        title = "## Context text" + (f" ({': '.join(where)})" if where else "")
         fence = "`" * max(3, _longest_backtick_run(observation.context) + 1)
         parts.append(f"{title}\n{fence}text\n{observation.context}\n{fence}")
     parts.append(_RESPONSE_HINT)
