@@ -14,6 +14,7 @@ from igg.errors import (
     ResponseInvalid,
     SessionError,
 )
+from igg.export import ExportSpec, document_to_state, load_document, parse_export_spec, perform_exports
 from igg.graph import GraphState
 from igg.models import (
     AgentResponse,
@@ -31,6 +32,7 @@ __all__ = [
     "AgentResponse",
     "ErrorCode",
     "ExportError",
+    "ExportSpec",
     "GraphDocument",
     "GraphState",
     "IGGError",
@@ -43,6 +45,10 @@ __all__ = [
     "Verdict",
     "build_state",
     "check_request",
+    "document_to_state",
+    "load_document",
     "load_request",
+    "parse_export_spec",
+    "perform_exports",
     "read_response",
 ]

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+pytest_plugins = ["tests.support.falkordb"]  # the bolt_server fixture (a real FalkorDB, or NEO4J_URI)
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"

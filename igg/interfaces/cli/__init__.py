@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from igg.errors import IGGError, RequestInvalid
 
 COMMANDS = ("validate", "schema", "sessions", "show", "explain", "diff", "undo", "replay", "mcp", "serve",
-            "tools")
+            "tools", "export")
 """Command modules under ``igg.interfaces.cli``, in help order."""
 
 EXIT_OK, EXIT_FAILURE, EXIT_INVALID = 0, 1, 2

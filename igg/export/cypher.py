@@ -1,0 +1,132 @@
+"""Cypher query builders: the only place IGG writes Cypher text.
+
+Labels, relationship types and property keys cannot be query parameters, so each one is checked against
+the safe-identifier rule (``igg.models.common.IDENTIFIER_RE``) *and* backtick-escaped before it is put into
+a query; a name that fails raises ``ExportError`` before anything reaches a database. Values never appear
+in query text here: they travel as parameters (``$rows``, ``$scope``).
+
+Identity: a node is merged on its type (label), its identity keys (per type, from the schema) and the
+export scope property ``igg_scope``; an edge is merged on its type between its two merged endpoints (IGG
+never holds two edges of one type between the same pair). ``SET n = row`` then makes the stored properties
+exactly the graph's, so exporting twice changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from igg.errors import ExportError
+from igg.models.common import IDENTIFIER_HINT, is_identifier
+
+SCOPE_KEY = "igg_scope"
+"""Property that holds the export scope on every node and relationship IGG writes."""
+
+
+def name(text: str, what: str = "name") -> str:
+    """``text`` as a backtick-quoted Cypher name, after checking it is a safe identifier."""
+    if not is_identifier(text):
+        raise ExportError(f"refusing to export {what} {text!r}: not a safe identifier ({IDENTIFIER_HINT}); "
+                          "labels, relationship types and keys are written into Cypher text")
+    return "`" + text.replace("`", "``") + "`"
+
+
+def key_map(keys: Sequence[str], source: str, scope: str = "$scope") -> str:
+    """A merge pattern map ``{`k`: source.k, ..., igg_scope: $scope}``; ``source`` is ``r.s`` or similar."""
+    parts = [f"{name(k, 'property key')}: {source}[{i}]" for i, k in enumerate(keys)]
+    parts.append(f"{SCOPE_KEY}: {scope}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def merge_nodes(label: str, keys: Sequence[str]) -> str:
+    """Merge a batch of nodes of one type: rows are ``{"k": [identity values], "p": properties}``."""
+    return (f"UNWIND $rows AS r MERGE (n:{name(label, 'node type')} {key_map(keys, 'r.k')}) "
+            f"SET n = r.p, n.{SCOPE_KEY} = $scope")
+
+
+def merge_edges(edge_type: str, source: str, source_keys: Sequence[str], target: str,
+                target_keys: Sequence[str]) -> str:
+    """Merge a batch of edges of one (source type, edge type, target type): rows ``{"s", "t", "p"}``."""
+    return (f"UNWIND $rows AS r "
+            f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, 'r.s')}) "
+            f"MATCH (b:{name(target, 'node type')} {key_map(target_keys, 'r.t')}) "
+            f"MERGE (a)-[e:{name(edge_type, 'edge type')}]->(b) SET e = r.p, e.{SCOPE_KEY} = $scope")
+
+
+def scan_match(var: str, label: str, keys: Sequence[str], source: str) -> str:
+    """``MATCH`` a node comparing its identity as a list: no index is used (FalkorDB's index cannot find
+    strings holding U+0001, so such rows are matched by scanning the label)."""
+    props = ", ".join(f"{var}.{name(k, 'property key')}" for k in keys)
+    return (f"MATCH ({var}:{name(label, 'node type')}) "
+            f"WHERE {var}.{SCOPE_KEY} = $scope AND [{props}] = {source}")
+
+
+def merge_nodes_scan(label: str, keys: Sequence[str]) -> str:
+    """``merge_nodes`` without index lookups (see ``scan_match``): update the match, else create."""
+    return (f"UNWIND $rows AS r OPTIONAL {scan_match('m', label, keys, 'r.k')} WITH r, collect(m) AS found "
+            f"FOREACH (x IN CASE WHEN size(found) = 0 THEN [1] ELSE [] END | "
+            f"CREATE (n:{name(label, 'node type')}) SET n = r.p, n.{SCOPE_KEY} = $scope) "
+            f"FOREACH (m IN found | SET m = r.p, m.{SCOPE_KEY} = $scope)")
+
+
+def merge_edges_scan(edge_type: str, source: str, source_keys: Sequence[str], target: str,
+                     target_keys: Sequence[str]) -> str:
+    """``merge_edges`` without index lookups (see ``scan_match``)."""
+    return (f"UNWIND $rows AS r {scan_match('a', source, source_keys, 'r.s')} "
+            f"{scan_match('b', target, target_keys, 'r.t')} "
+            f"MERGE (a)-[e:{name(edge_type, 'edge type')}]->(b) SET e = r.p, e.{SCOPE_KEY} = $scope")
+
+
+def append_node_value(label: str, keys: Sequence[str], key: str, first: bool) -> str:
+    """Set (``first``) or extend a node property piece by piece (``$k`` identity, ``$v`` the piece)."""
+    prop = f"n.{name(key, 'property key')}"
+    value = "$v" if first else f"{prop} + $v"
+    return f"MATCH (n:{name(label, 'node type')} {key_map(keys, '$k')}) SET {prop} = {value}"
+
+
+def append_edge_value(edge_type: str, source: str, source_keys: Sequence[str], target: str,
+                      target_keys: Sequence[str], key: str, first: bool) -> str:
+    """Set or extend an edge property piece by piece (``$s``/``$t`` endpoint identities, ``$v`` the piece)."""
+    prop = f"e.{name(key, 'property key')}"
+    value = "$v" if first else f"{prop} + $v"
+    return (f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, '$s')})"
+            f"-[e:{name(edge_type, 'edge type')}]->(b:{name(target, 'node type')} {key_map(target_keys, '$t')}) "
+            f"SET {prop} = {value}")
+
+
+def identity_index(label: str, keys: Sequence[str], dialect: str) -> str:
+    """An index on (igg_scope, identity keys) of a node type; Neo4j's form is named and ``IF NOT EXISTS``."""
+    props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
+    if dialect == "neo4j":
+        return f"CREATE INDEX {name(index_name(label))} IF NOT EXISTS FOR (n:{name(label, 'node type')}) ON ({props})"
+    return f"CREATE INDEX FOR (n:{name(label, 'node type')}) ON ({props})"
+
+
+def identity_constraint(label: str, keys: Sequence[str]) -> str:
+    """A Neo4j uniqueness constraint on (igg_scope, identity keys) of a node type."""
+    props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
+    return (f"CREATE CONSTRAINT {name(constraint_name(label))} IF NOT EXISTS "
+            f"FOR (n:{name(label, 'node type')}) REQUIRE ({props}) IS UNIQUE")
+
+
+def index_name(label: str) -> str:
+    """The name IGG gives the identity index of a node type."""
+    return f"igg_{label}_identity"[:64]
+
+
+def constraint_name(label: str) -> str:
+    """The name IGG gives the identity constraint of a node type."""
+    return f"igg_{label}_unique"[:64]
+
+
+SERVER_PROBE = "CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition"
+"""Answered by Neo4j; FalkorDB's Bolt listener fails it (that is how the dialect is detected)."""
+
+LIST_INDEXES_FALKORDB = "CALL db.indexes() YIELD label, properties RETURN label, properties"
+"""FalkorDB's index listing (it has no ``IF NOT EXISTS``: existing indexes are skipped by looking here)."""
+
+COUNT_SCOPE = (f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
+               f"OPTIONAL MATCH (n)-[e]->() RETURN count(DISTINCT n) AS nodes, count(e) AS edges")
+"""Counts of what one scope holds (tests and ``--verify``)."""
+
+DELETE_SCOPE = f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope DETACH DELETE n"
+"""Remove every node (and its relationships) of one scope."""

@@ -1,0 +1,132 @@
+"""Export specs (``FORMAT[:TARGET]``, as ``igg run --export`` takes them) and running a list of them.
+
+Formats and their default file under ``out_dir``:
+
+| format | default target | what |
+|---|---|---|
+| ``graphml`` | ``graph.graphml`` | GraphML (Gephi, yEd, networkx, igraph) |
+| ``json`` | ``graph.json`` | IGG's document, the ``seed_data`` format |
+| ``nodelink`` | ``graph.nodelink.json`` | networkx node-link JSON |
+| ``neo4j`` | ``NEO4J_URI`` | a Bolt server; TARGET is an optional ``bolt://`` or ``neo4j://`` URI |
+| ``cypher`` | ``graph.cypher`` | a script for ``cypher-shell -f`` |
+| ``mermaid`` | ``graph.mmd`` | a Mermaid flowchart |
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import structlog
+
+from igg.errors import ExportError, IGGError
+from igg.graph.state import GraphState
+from igg.models.schema import Schema
+
+log = structlog.get_logger("igg.export")
+
+ExportFormat = Literal["graphml", "json", "nodelink", "neo4j", "cypher", "mermaid"]
+FORMATS: tuple[str, ...] = get_args(ExportFormat)
+DEFAULT_FILES = {"graphml": "graph.graphml", "json": "graph.json", "nodelink": "graph.nodelink.json",
+                 "cypher": "graph.cypher", "mermaid": "graph.mmd"}
+
+
+@dataclass(frozen=True, slots=True)
+class ExportSpec:
+    """One export: a format and an optional target (a file path, or for ``neo4j`` a Bolt URI)."""
+
+    format: ExportFormat
+    target: str | None = None
+
+    def __str__(self) -> str:
+        return self.format if self.target is None else f"{self.format}:{self.target}"
+
+
+def parse_export_spec(text: str) -> ExportSpec:
+    """Parse ``FORMAT[:TARGET]``; raises ``IGGError`` naming the accepted formats."""
+    if not isinstance(text, str) or not text.strip():
+        raise IGGError(f"empty export spec; use FORMAT[:TARGET] with FORMAT one of {', '.join(FORMATS)}")
+    fmt, sep, target = text.strip().partition(":")
+    fmt = fmt.lower()
+    if fmt not in FORMATS:
+        raise IGGError(f"unknown export format {fmt!r} in {text!r}; use FORMAT[:TARGET] with FORMAT one of "
+                       f"{', '.join(FORMATS)} (e.g. graphml:out/graph.graphml, neo4j:bolt://localhost:7687)")
+    if sep and not target:
+        raise IGGError(f"export spec {text!r} has an empty target after ':'; give a path (or omit the ':')")
+    if fmt == "neo4j" and target:
+        from igg.export.neo4j import check_uri
+
+        try:
+            check_uri(target)
+        except ExportError as exc:
+            raise IGGError(f"export spec {text!r}: {exc}") from None
+    return ExportSpec(fmt, target or None)  # type: ignore[arg-type]
+
+
+def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: Schema | None = None,
+                    metadata: dict | None = None, out_dir: Path | None = None, provenance: bool = False,
+                    scope: str | None = None, neo4j_settings: Any = None, batch_size: int = 5000) -> list[dict]:
+    """Run every export; returns one summary per export (format, target, nodes, edges, seconds, ...).
+
+    File targets default to ``out_dir/graph.<ext>`` (``out_dir`` defaults to the current directory). Neo4j
+    settings come from the spec's URI, ``neo4j_settings`` (a ``Neo4jSettings``) and ``NEO4J_*``; the scope
+    defaults to ``metadata["session_id"]``. Every export is attempted; when any fails, ``ExportError`` is
+    raised naming each failure, with the summaries of all of them (``ok`` true/false) as ``.summaries``.
+    """
+    summaries: list[dict] = []
+    failures: list[str] = []
+    for spec in specs:
+        started = time.perf_counter()
+        try:
+            summary = _perform(state, spec, schema=schema, metadata=metadata or {}, out_dir=out_dir,
+                               provenance=provenance, scope=scope, neo4j_settings=neo4j_settings,
+                               batch_size=batch_size)
+        except IGGError as exc:
+            failures.append(f"{spec.format}: {exc}")
+            summaries.append({"format": spec.format, "target": spec.target, "ok": False, "error": str(exc)})
+            log.warning("export_failed", format=spec.format, error=str(exc))
+            continue
+        summary.setdefault("seconds", round(time.perf_counter() - started, 3))
+        summary["ok"] = True
+        summaries.append(summary)
+        log.info("export_written", format=spec.format, target=summary.get("target"), nodes=summary.get("nodes"),
+                 edges=summary.get("edges"), seconds=summary["seconds"])
+    if failures:
+        error = ExportError("; ".join(failures))
+        error.summaries = summaries  # type: ignore[attr-defined]
+        raise error
+    return summaries
+
+
+def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, metadata: dict[str, Any],
+             out_dir: Path | None, provenance: bool, scope: str | None, neo4j_settings: Any,
+             batch_size: int) -> dict[str, Any]:
+    from igg.export import cypher_script, document, graphml, mermaid
+    from igg.export import neo4j as neo
+
+    run_scope = scope or str(metadata.get("session_id") or "igg")
+    if spec.format == "neo4j":
+        settings = neo4j_settings if neo4j_settings is not None else neo.Neo4jSettings.from_env()
+        if spec.target:
+            settings = neo.Neo4jSettings(**{**settings.__dict__, "uri": spec.target})
+        return neo.export_neo4j(state, settings=settings, scope=run_scope, batch_size=batch_size)
+    path = Path(spec.target) if spec.target else (out_dir or Path.cwd()) / DEFAULT_FILES[spec.format]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if spec.format == "graphml":
+            result = graphml.write_graphml(state, str(path), metadata=metadata, schema=schema, provenance=provenance)
+        elif spec.format == "json":
+            result = document.write_json(state, path, schema=schema, metadata=metadata, provenance=provenance)
+        elif spec.format == "nodelink":
+            result = document.write_node_link(state, path, schema=schema, metadata=metadata)
+        elif spec.format == "cypher":
+            result = cypher_script.write_cypher(state, path, scope=run_scope)
+        else:
+            result = mermaid.write_mermaid(state, path)
+    except OSError as exc:
+        raise ExportError(f"cannot write {spec.format} to {path}: {exc.strerror or exc}") from None
+    result.setdefault("bytes", path.stat().st_size)
+    return {"format": spec.format, "target": str(path), **result}

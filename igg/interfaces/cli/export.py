@@ -1,0 +1,131 @@
+"""``igg export GRAPH.json --format FORMAT [--output PATH]``: export a saved IGG document (or node-link JSON).
+
+Formats: graphml, json, nodelink, neo4j, cypher, mermaid. ``--format neo4j`` connects to ``--uri`` or
+``NEO4J_URI``, with ``NEO4J_USERNAME``/``NEO4J_PASSWORD`` (the password only ever from the environment) and
+``--database`` or ``NEO4J_DATABASE``. The source is read by ``load_source``, the one place that knows where
+graphs come from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from igg.errors import ExportError, IGGError
+from igg.export import FORMATS, ExportSpec, document_to_state, load_document, perform_exports
+from igg.export.neo4j import Neo4jSettings, check_uri
+from igg.export.spec import DEFAULT_FILES
+from igg.graph.state import GraphState
+from igg.models.schema import Schema
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("export", help="export a saved graph (GraphML, JSON, Neo4j, Cypher, Mermaid)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("graph", help="an IGG graph document (what --out or --export json writes) or node-link JSON")
+    p.add_argument("--format", "-f", required=True, choices=FORMATS, help="the export format")
+    p.add_argument("--output", "-o", type=Path,
+                   help="output file, '-' for stdout (default: beside the input, e.g. run.graphml)")
+    p.add_argument("--json", action="store_true", help="print the export summary as JSON")
+    neo = p.add_argument_group("neo4j")
+    neo.add_argument("--uri", help="Bolt URI, e.g. bolt://localhost:7687 (default: NEO4J_URI)")
+    neo.add_argument("--user", help="user name (default: NEO4J_USERNAME); the password comes from NEO4J_PASSWORD")
+    neo.add_argument("--database", help="database name (default: NEO4J_DATABASE or the server's default)")
+    neo.add_argument("--scope", help="export scope stored as igg_scope (default: the graph's session_id)")
+    neo.add_argument("--batch-size", type=int, default=5000, help="rows per transaction (default 5000)")
+    neo.add_argument("--timeout", type=float, default=10.0, help="connection timeout in seconds (default 10)")
+    p.set_defaults(handler=run)
+
+
+def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, dict[str, Any]]:
+    """The graph to export, its schema and metadata, from the command's source argument."""
+    doc = load_document(args.graph)
+    state = document_to_state(doc, source=str(args.graph))
+    return state, doc.schema_, dict(doc.metadata)
+
+
+def write_stdout(state: GraphState, fmt: str, schema: Schema | None, metadata: dict[str, Any],
+                 scope: str | None) -> None:
+    """``--output -``: the export on standard output."""
+    from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
+
+    if fmt == "graphml":
+        write_graphml(state, sys.stdout.buffer, metadata=metadata, schema=schema)
+    elif fmt == "json":
+        write_json(state, sys.stdout, schema=schema, metadata=metadata)
+    elif fmt == "nodelink":
+        write_node_link(state, sys.stdout, schema=schema, metadata=metadata)
+    elif fmt == "cypher":
+        write_cypher(state, sys.stdout, scope=scope or str(metadata.get("session_id") or "igg"))
+    else:
+        write_mermaid(state, sys.stdout)
+    sys.stdout.flush()
+
+
+def default_output(source: Path, fmt: str) -> str:
+    """``run.json`` -> ``run.graphml``, ``run.export.json``, ``run.nodelink.json``, ``run.cypher``, ``run.mmd``."""
+    suffix = {"json": ".export.json"}.get(fmt, DEFAULT_FILES.get(fmt, "").removeprefix("graph"))
+    stem = source.name.removesuffix(".json")
+    return str(source.with_name(stem + suffix))
+
+
+def _quiet_logs() -> None:
+    """Keep stdout for results: unless the entry point configured logging, warnings go to stderr."""
+    import logging
+
+    import structlog
+
+    if not structlog.is_configured():
+        structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+                            wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.format == "neo4j":
+        if args.output is not None:
+            print("igg: --output does not apply to --format neo4j; use --uri (or NEO4J_URI)", file=sys.stderr)
+            return 2
+        if args.uri:
+            try:
+                check_uri(args.uri)
+            except ExportError as exc:
+                print(f"igg: {exc}", file=sys.stderr)
+                return 2
+        if args.batch_size < 1 or args.timeout <= 0:
+            print("igg: --batch-size must be at least 1 and --timeout positive", file=sys.stderr)
+            return 2
+    _quiet_logs()
+    state, schema, metadata = load_source(args)
+    if str(args.output) == "-" and args.format != "neo4j":
+        write_stdout(state, args.format, schema, metadata, args.scope)
+        return 0
+    settings = None
+    target = str(args.output) if args.output is not None else default_output(Path(args.graph), args.format)
+    if args.format != "neo4j" and Path(target).resolve() == Path(args.graph).resolve():
+        print(f"igg: refusing to overwrite the input {args.graph}; give another --output", file=sys.stderr)
+        return 2
+    if args.format == "neo4j":
+        settings = Neo4jSettings.from_env(uri=args.uri, username=args.user, database=args.database,
+                                          connection_timeout=args.timeout)
+        target = None
+    try:
+        summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
+                                    scope=args.scope, neo4j_settings=settings,
+                                    batch_size=args.batch_size)
+    except ExportError as exc:
+        summaries = getattr(exc, "summaries", [])
+        if args.json:
+            print(json.dumps({"exports": summaries}))
+        raise IGGError(str(exc).split(": ", 1)[-1]) from None
+    if args.json:
+        print(json.dumps({"exports": summaries}))
+    else:
+        for s in summaries:
+            extra = f", {s['bytes']:,} bytes" if "bytes" in s else f", scope {s.get('scope')!r} on {s.get('server')}"
+            print(f"{s['format']}: {s['target']} ({s['nodes']} nodes, {s['edges']} edges{extra}, {s['seconds']} s)")
+            for warning in s.get("warnings", []):
+                print(f"  warning: {warning}", file=sys.stderr)
+    return 0

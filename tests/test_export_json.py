@@ -1,0 +1,108 @@
+"""JSON exports: IGG's document round-trips through seed_data, node-link round-trips through networkx."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import networkx as nx
+import pytest
+
+from igg.compile import build_state, load_request
+from igg.errors import RequestInvalid
+from igg.export import document_to_state, load_document, write_json, write_node_link
+from igg.models.document import GraphDocument
+from tests.conftest import FIXTURES, Workspace, edge, node
+
+
+def tricky_workspace() -> Workspace:
+    w = Workspace()
+    verdicts = w.apply(
+        node("Class", name="AuthService", package="com.app.auth", id="not-the-node-id", n=1, f=2.5, ok=False,
+             tags=["a", "b"]),
+        node("Class", name="ctl \x00\x01\x1f \ud800 😀", package="z" * 10_000),
+        node("Method", name="login", signature="(String) -> bool"),
+        edge("CALLS", {"name": "AuthService"}, {"name": "ctl \x00\x01\x1f \ud800 😀"}, source="x", key=1),
+        edge("CALLS", {"name": "login"}, {"name": "AuthService"}),
+    )
+    assert all(v.accepted for v in verdicts), [v.message for v in verdicts if not v.accepted]
+    return w
+
+
+def graph_of(state) -> tuple[dict, dict]:
+    nodes = {n: (d["type"], d["properties"]) for n, d in state.graph.nodes(data=True)}
+    edges = {k: (u, v, d["type"], d["properties"]) for k, u, v, d in state.edges()}
+    return nodes, edges
+
+
+def test_igg_json_round_trips_through_load_document(tmp_path):
+    w = tricky_workspace()
+    path = tmp_path / "g.json"
+    summary = write_json(w.state, path, schema=w.request.config.schema_, metadata={"session_id": "s"})
+    assert summary["nodes"] == 3 and summary["edges"] == 2 and summary["bytes"] == path.stat().st_size
+    doc = load_document(path)
+    assert doc.schema_ == w.request.config.schema_ and doc.metadata == {"session_id": "s"}
+    assert graph_of(document_to_state(doc)) == graph_of(w.state)
+
+
+def test_igg_json_is_accepted_as_seed_data_and_gives_the_same_graph(tmp_path):
+    w = tricky_workspace()
+    buffer = io.StringIO()
+    write_json(w.state, buffer)
+    payload = json.loads((FIXTURES / "seed_request.json").read_text())
+    payload["seed_data"] = json.loads(buffer.getvalue())
+    payload["config"]["constraints"]["max_property_length"] = 20_000
+    state, problems = build_state(load_request(payload))
+    assert problems == []
+    assert graph_of(state) == graph_of(w.state)
+
+
+def test_igg_json_matches_the_pydantic_document_model():
+    w = tricky_workspace()
+    buffer = io.BytesIO()
+    write_json(w.state, buffer, schema=w.request.config.schema_, provenance=True)
+    fast = json.loads(buffer.getvalue())
+    slow = w.state.to_document(schema=w.request.config.schema_, provenance=True)
+    assert GraphDocument.model_validate(fast) == slow
+
+
+def test_node_link_round_trips_through_networkx_and_back(tmp_path):
+    w = tricky_workspace()
+    path = tmp_path / "g.nodelink.json"
+    write_node_link(w.state, path, schema=w.request.config.schema_, metadata={"session_id": "s"})
+    data = json.loads(path.read_text())
+    g = nx.node_link_graph(data, edges="edges")
+    assert isinstance(g, nx.MultiDiGraph) and g.number_of_nodes() == 3 and g.number_of_edges() == 2
+    assert g.nodes["n1"]["igg_type"] == "Class" and g.nodes["n1"]["tags"] == ["a", "b"]
+    # a property named like a node-link field is kept apart from the field
+    assert g.nodes["n1"]["igg_prop_id"] == "not-the-node-id"
+    assert g.edges["n1", "n2", "e1"]["igg_prop_source"] == "x"
+    again = document_to_state(load_document(path))
+    assert graph_of(again) == graph_of(w.state)
+
+
+def test_a_document_without_schema_gets_one_inferred(tmp_path):
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps({"nodes": [
+        {"id": "a", "type": "Service", "properties": {"name": "auth"}},
+        {"id": "b", "type": "Table", "properties": {"table": "users"}}],
+        "edges": [{"id": "e", "type": "READS", "from": "a", "to": "b"}]}))
+    state = document_to_state(load_document(path))
+    assert state.schema.identity_keys == {"Service": ("name",), "Table": ("table",)}
+    assert state.edge_count == 1
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{not json", "not valid JSON"),
+    ('{"nodes": [{"id": "a", "type": "X", "properties": {"name": null}}]}', "nodes[0].properties.name"),
+    ('{"nodes": [{"id": "a", "type": "X", "properties": {"name": "x"}}], '
+     '"edges": [{"id": "e", "type": "R", "from": "a", "to": "zz"}]}', "no node with id to 'zz'"),
+    ('{"schema": {"node_types": ["X"]}, "nodes": [{"id": "a", "type": "Y", "properties": {"name": "x"}}]}',
+     "UNKNOWN_NODE_TYPE"),
+])
+def test_a_broken_document_is_rejected_naming_the_problem(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(RequestInvalid) as info:
+        document_to_state(load_document(path))
+    assert message in str(info.value)
