@@ -143,3 +143,11 @@ def test_chunks_are_within_budget_lossless_and_deterministic(text, budget):
     assert all(c.text for c in chunks)
     assert [(c.index, c.count) for c in chunks] == [(i, len(chunks)) for i in range(len(chunks))]
     assert split_context(text, budget) == chunks
+
+
+def test_windows_line_endings_keep_file_and_paragraph_boundaries():
+    text = "// File: a.txt\r\n" + "alpha " * 20 + "\r\n\r\n" + "beta " * 20 + "\r\n// File: b.txt\r\nx\r\n"
+    chunks = split_context(text, 60)
+    assert [c.label for c in chunks] == ["a.txt", "a.txt", "b.txt"]
+    assert chunks[0].text.endswith("\r\n\r\n")
+    assert "".join(c.text for c in chunks) == text

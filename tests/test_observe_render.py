@@ -256,3 +256,31 @@ def test_open_todos_are_counted_beyond_a_few_examples(big_graphs):
     todos = open_todos(state, schema)
     assert todos[:3] == [f'Class "C{i}" has no doc (rule: every Class has doc)' for i in range(3)]
     assert todos[3:] == ["... and 4,997 more nodes break the rule: every Class has doc"]
+
+
+def test_lone_surrogates_from_json_input_are_escaped_so_the_prompt_encodes():
+    name = json.loads('"bad\\ud800name"')
+    request, state, _ = big(2, names=lambda i: name if i == 0 else "ok")
+    request = request.model_copy(update={"goal_prompt": json.loads('"goal \\udfff"')})
+    md, _ = render(request, state, notes=[name], last_error={"code": "INVALID_JSON", "message": name})
+    md.encode("utf-8")  # raises on a lone surrogate
+    assert '"bad\\ud800name"' in md and "goal \\udfff" in md
+
+
+def test_edge_lines_use_the_shortest_reference_that_picks_a_node_out():
+    ws = Workspace(schema={**SCHEMA, "identity_keys": {"Method": ["name", "signature"]}})
+    verdicts = ws.apply(
+        node("Class", name="Auth", package="p"), node("Interface", name="Auth"),
+        node("Method", name="login", signature="(String)"), node("Method", name="login", signature="()"),
+        node("Method", name="logout", signature="()"),
+        edge("IMPLEMENTS", {"name": "Auth", "label": "Class"}, {"name": "Auth", "label": "Interface"}),
+        edge("CALLS", {"name": "login", "signature": "()"}, {"name": "logout"}),
+    )
+    assert all(v.accepted for v in verdicts), verdicts
+    md, _ = render(ws)
+    assert 'Class "Auth" -IMPLEMENTS-> Interface "Auth"' in md
+    assert 'Method {"name": "login", "signature": "()"} -CALLS-> "logout"' in md
+    assert '"login" signature="(String)"' in md  # node lines: first identity value, then the other keys
+    # the references shown resolve to exactly the nodes meant
+    assert len(ws.state.find_nodes({"name": "logout"})) == 1
+    assert len(ws.state.find_nodes({"name": "login", "signature": "()", "label": "Method"})) == 1

@@ -24,12 +24,12 @@ from igg.observe.tokens import estimate_tokens
 _MARKER = re.compile(
     r"""^[ \t]*(?:
         (?://+|\#+|--|;+|%+|\*+|/\*+|<!--)[ \t]*[Ff][Ii][Ll][Ee][ \t]*:[ \t]*(?P<a>[^\r\n]*?)[ \t]*(?:\*/|-->)?[ \t]*
-      | ---[ \t]+(?:a/|b/)?(?P<b>[^\s]+)(?:[ \t]+[^\r\n]*)?
+      | ---[ \t]+(?:a/|b/)?(?P<b>[^\s]+)(?:[ \t]+[^\r\n]*?)?
       | ==>[ \t]+(?P<c>[^\r\n]+?)[ \t]+<==[ \t]*
-    )$""",
+    )\r?$""",
     re.MULTILINE | re.VERBOSE,
 )
-_PARAGRAPH_END = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
+_PARAGRAPH_END = re.compile(r"\n[ \t\r]*\n(?:[ \t\r]*\n)*")
 _LABEL_CHARS = 200
 
 

@@ -15,8 +15,9 @@ import json
 import re
 from typing import Any
 
-_UNSAFE = re.compile("[`\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]")
-"""Characters JSON leaves alone that could still break a line, hide text, or open a markdown code span."""
+_UNSAFE = re.compile("[`\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]")
+"""Characters JSON leaves alone that could still break a line, hide text, open a markdown code span, or (lone
+surrogates, which JSON input can carry) make the text impossible to encode as UTF-8."""
 _LINE_BREAKS = re.compile("\r\n|[\n\r\u000b\u000c\u001c-\u001e\u0085\u2028\u2029]")
 
 

@@ -13,6 +13,7 @@ the sum ever be off, so the observation never exceeds the budget.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -26,6 +27,7 @@ from igg.observe.graphview import GraphView, focus_nodes, mentioned_nodes
 from igg.observe.todos import describe_rule
 from igg.observe.tokens import estimate_tokens, line_cost
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SHARES = {"goal": 0.15, "schema": 0.20, "last": 0.25, "todos": 0.10, "notes": 0.05}
 _GRAPH_FLOOR = "{n:,} nodes, {e:,} edges (not listed: no room in the token budget)."
 """What the graph section says at least (must match ``graphview``'s shortest form)."""
@@ -93,7 +95,7 @@ def render_observation(*, request: Request, state: GraphState, iteration: int, l
         left -= sum(map(line_cost, taken))
         return taken
 
-    goal = block("goal", ["## Goal", *request.goal_prompt.splitlines()], "(goal cut to fit the budget)")
+    goal = block("goal", ["## Goal", *_encodable(request.goal_prompt).splitlines()], "(goal cut to fit the budget)")
     schema = block("schema", _schema(request), "(more schema details not shown)")
     last = block("last", _last_iteration(iteration, last_verdicts, last_error), "- (more rejections not shown)")
     todo = block("todos", [f"## Open to-dos ({len(todos):,})", *(f"- {one_line(t)}" for t in todos)] if todos
@@ -110,6 +112,11 @@ def render_observation(*, request: Request, state: GraphState, iteration: int, l
         text = _cut(text, budget)
         tokens = estimate_tokens(text)
     return text, tokens
+
+
+def _encodable(text: str) -> str:
+    """``text`` with lone surrogates (which JSON input can carry) escaped, so the prompt encodes as UTF-8."""
+    return text if text.isascii() else _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _fit(lines: list[str], allowance: int, more: str | None) -> list[str]:
