@@ -4,9 +4,15 @@ The public API; everything here is documented in README.md.
 """
 
 from igg.act import Actor
+from igg.agents import AgentTurn, Observation, Usage
+from igg.agents.parsing import parse_turn
+from igg.agents.registry import make_agent
+from igg.agents.scripted import ScriptedAgent
 from igg.compile import build_state, check_request, load_request
 from igg.errors import (
     AgentFailed,
+    AgentUnavailable,
+    BudgetExhausted,
     ExportError,
     IGGError,
     Problem,
@@ -16,6 +22,7 @@ from igg.errors import (
 )
 from igg.export import ExportSpec, document_to_state, load_document, parse_export_spec, perform_exports
 from igg.graph import GraphState
+from igg.loop import Loop, RunStream, arun, astream, run, stream
 from igg.models import (
     AgentResponse,
     ErrorCode,
@@ -25,30 +32,51 @@ from igg.models import (
     Verdict,
     read_response,
 )
+from igg.records import STOP_REASONS, Event, IterationRecord, Recorder, RunResult, StopReason
 
 __all__ = [
+    "STOP_REASONS",
     "Actor",
     "AgentFailed",
     "AgentResponse",
+    "AgentTurn",
+    "AgentUnavailable",
+    "BudgetExhausted",
     "ErrorCode",
+    "Event",
     "ExportError",
     "ExportSpec",
     "GraphDocument",
     "GraphState",
     "IGGError",
+    "IterationRecord",
+    "Loop",
+    "Observation",
     "Problem",
+    "Recorder",
     "Request",
     "RequestInvalid",
     "ResponseInvalid",
+    "RunResult",
+    "RunStream",
     "Schema",
+    "ScriptedAgent",
     "SessionError",
+    "StopReason",
+    "Usage",
     "Verdict",
+    "arun",
+    "astream",
     "build_state",
     "check_request",
     "document_to_state",
     "load_document",
     "load_request",
+    "make_agent",
     "parse_export_spec",
+    "parse_turn",
     "perform_exports",
     "read_response",
+    "run",
+    "stream",
 ]

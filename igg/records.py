@@ -190,6 +190,10 @@ class RunResult:
             out["cost"] = round(cost, 6)
         return out
 
+    def to_dict(self) -> dict[str, Any]:
+        """Same as ``summary()``."""
+        return self.summary()
+
     def summary(self) -> dict[str, Any]:
         """The ``igg run --json`` object (see DESIGN.md)."""
         invalid = Counter(r.parse_error["code"] for r in self.records if r.parse_error)
@@ -216,10 +220,10 @@ class RunResult:
 class Recorder(Protocol):
     """Where a run's progress is kept as it happens (the session store, an output directory).
 
-    ``begin`` is called once before the first iteration (``records`` holds the prior iterations of a resumed
-    run), ``record`` after every iteration (the iteration's mutations are in ``record.mutations``: the graph
-    after it equals the graph before plus those), ``finish`` once with the result (finalization mutations in
-    ``result.final_mutations``).
+    ``begin`` is called once before the first iteration, with the state as the run starts (fresh, or the
+    resumed session's) and the prior iterations' records of a resumed run; ``record`` after every iteration
+    (the iteration's mutations are in ``record.mutations``: the graph after it equals the graph before plus
+    those); ``finish`` once with the result (finalization mutations in ``result.final_mutations``).
     """
 
     def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None: ...

@@ -3,7 +3,7 @@
 Extension points (the modules other parts of IGG provide):
 
 * ``igg.agents.llm`` defines ``create_agent(request, environ=...)`` -> an agent (sync or async callable);
-* ``igg.agents.code`` defines ``create_agent(request, mode)`` with ``mode`` ``"code"`` or ``"hybrid"``,
+* ``igg.agents.code`` defines ``create_agent(request, mode, environ=...)`` with ``mode`` ``"code"`` or ``"hybrid"``,
   and may define ``looks_like_source(text) -> bool`` (used by ``auto``; a simple built-in check otherwise).
 
 ``auto`` picks the LLM agent when ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL`` is set, else the code agent when
@@ -42,7 +42,7 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
     if spec == "llm":
         return _extension("igg.agents.llm", "llm", request, environ=env)
     if spec in ("code", "hybrid"):
-        return _extension("igg.agents.code", spec, request, mode=spec)
+        return _extension("igg.agents.code", spec, request, mode=spec, environ=env)
     if spec == "auto":
         return _auto(request, env)
     raise _bad_spec(spec, f"unknown agent; use one of {', '.join(AGENT_SPECS)}")
@@ -52,7 +52,7 @@ def _auto(request: Request, env: Mapping[str, str]) -> Any:
     if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
         return _extension("igg.agents.llm", "llm", request, environ=env)
     if looks_like_source(request.context_data):
-        return _extension("igg.agents.code", "code", request, mode="code")
+        return _extension("igg.agents.code", "code", request, mode="code", environ=env)
     raise AgentUnavailable(
         "--agent auto found no agent to use: set OPENAI_API_KEY or OPENAI_BASE_URL for the LLM agent, put "
         "source code in context_data for the offline code agent, or replay a transcript with --agent script:PATH"

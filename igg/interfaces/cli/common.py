@@ -1,0 +1,164 @@
+"""Options and plumbing shared by the commands that run or continue a session (``run``, ``resume``, ``map-code``).
+
+``add_run_options(parser)`` adds ``--agent``, ``--out DIR``, ``--store PATH``, ``--export FORMAT[:TARGET]``
+(repeatable), ``--json`` and ``--log-format``; ``execute(args, request, agent, **loop_options)`` runs the
+loop with the log, the live progress view, the output directory and the store attached, performs the
+exports and prints the summary (one JSON object on stdout with ``--json``). It returns the exit code.
+
+A run is kept in the session store (``igg.store``) when ``--store PATH`` is given or ``$IGG_STORE`` is set.
+``--export`` needs ``igg.export`` (``parse_export_spec``, ``perform_exports``); until it exists, the option is a
+clear error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from igg.errors import IGGError, Problem, RequestInvalid
+from igg.logging import LOG_FORMATS, EventLogger, configure_logging
+from igg.loop import run
+from igg.models.request import Request
+from igg.records import Event, Recorder, RunResult
+from igg.rundir import RunDirectory, document_metadata
+
+
+def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "auto") -> None:
+    """The options every run command shares."""
+    parser.add_argument("--agent", default=default_agent, metavar="AGENT",
+                        help=f"auto, llm, code, hybrid or script:PATH (default {default_agent})")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="write graph.json, records.jsonl, transcript.jsonl and summary.json here")
+    parser.add_argument("--store", type=Path, metavar="PATH",
+                        help="keep the session in this store (SQLite file; default: $IGG_STORE when set)")
+    parser.add_argument("--force", action="store_true",
+                        help="start over a stored session that has the same session_id")
+    parser.add_argument("--export", action="append", default=[], metavar="FORMAT[:TARGET]",
+                        help="export the final graph (repeatable), e.g. graphml:out/graph.graphml")
+    parser.add_argument("--json", action="store_true", help="print one JSON summary object on stdout")
+    parser.add_argument("--log-format", choices=LOG_FORMATS, default="console",
+                        help="log lines on stderr: console (default) or json")
+
+
+def setup_logging(args: argparse.Namespace) -> None:
+    """Configure logging from the command line (entry points only)."""
+    configure_logging(getattr(args, "log_format", "console"))
+
+
+def export_specs(args: argparse.Namespace) -> list[Any]:
+    """The parsed ``--export`` specs (checked before the run starts, so a typo costs nothing)."""
+    if not args.export:
+        return []
+    exporter = _optional_module("igg.export", "--export", "the exporters")
+    specs = []
+    problems = []
+    for text in args.export:
+        try:
+            specs.append(exporter.parse_export_spec(text))
+        except RequestInvalid as exc:
+            problems += exc.problems
+        except (IGGError, ValueError) as exc:
+            problems.append(Problem("--export", f"{text!r}: {exc}"))
+    if problems:
+        raise RequestInvalid(problems, source="the command line")
+    return specs
+
+
+def store_recorder(args: argparse.Namespace, *, resume: bool = False) -> Recorder | None:
+    """The session store's recorder for ``--store PATH`` or ``$IGG_STORE`` (None when neither is set)."""
+    path = args.store or os.environ.get("IGG_STORE")
+    if not path:
+        return None
+    from igg.store import SessionRecorder, SessionStore
+
+    return SessionRecorder(SessionStore(path), agent=args.agent, force=getattr(args, "force", False),
+                           resume=resume)
+
+
+def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: list[Any] | None = None,
+            recorders: list[Recorder] | None = None, resume: bool = False, **loop_options: Any) -> int:
+    """Run ``agent`` on ``request`` with the shared options; print the summary; the exit code (0).
+
+    ``loop_options`` go to the loop (``state``, ``records``, ... to continue a session); ``resume`` makes the
+    store recorder claim the stored session instead of creating it.
+    """
+    specs = export_specs(args) if specs is None else specs
+    recorders = list(recorders or [])
+    stored = store_recorder(args, resume=resume)
+    if stored is not None:
+        recorders.append(stored)  # first: a refused session stops the run before anything is written
+    out = RunDirectory(args.out) if args.out else None
+    if out is not None:
+        recorders.append(out)
+    from igg.interfaces.cli.progress import ProgressView
+
+    logger = EventLogger()
+    with ProgressView(max_iterations=request.config.max_iterations) as view:
+        def on_event(event: Event) -> None:
+            logger(event)
+            view(event)
+
+        result = run(request, agent, on_event=on_event, recorder=recorders, **loop_options)
+    if specs:
+        exporter = importlib.import_module("igg.export")
+        result.exports = exporter.perform_exports(
+            result.state, specs, schema=request.config.schema_, metadata=document_metadata(request, result),
+            out_dir=args.out)
+        if out is not None:
+            out.write_result(result)
+    print_summary(result, request, as_json=args.json, out=args.out)
+    return 0
+
+
+def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Path | None = None) -> None:
+    """The end-of-run summary on stdout: one JSON object, or a readable table."""
+    summary = result.summary()
+    if as_json:
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    limits = request.config.constraints
+    actions = summary["actions"]
+    table = Table(title=f"igg run {summary['session_id']}", show_header=False, title_justify="left")
+    table.add_column("", style="bold")
+    table.add_column("")
+    table.add_row("stop reason", summary["stop_reason"] + (f" ({summary['error']})" if summary.get("error") else ""))
+    table.add_row("iterations", f"{summary['iterations']} of {request.config.max_iterations}")
+    table.add_row("graph", f"nodes {summary['nodes']}/{limits.max_nodes}, edges {summary['edges']}/{limits.max_edges}")
+    table.add_row("actions", f"{actions['proposed']} proposed, {actions['accepted']} accepted, "
+                             f"{actions['rejected']} rejected")
+    for code, count in actions["rejected_by_code"].items():
+        table.add_row("", f"{code}: {count}")
+    for code, count in summary["invalid_turns"].items():
+        table.add_row("invalid turns", f"{code}: {count}")
+    if summary["truncated_turns"]:
+        table.add_row("truncated turns", str(summary["truncated_turns"]))
+    tokens = summary["tokens"]
+    if tokens["total"]:
+        table.add_row("tokens", f"{tokens['total']} ({tokens['prompt']} prompt + {tokens['completion']} completion"
+                                f"{', estimated' if tokens['estimated'] else ''})")
+    table.add_row("open to-dos", "; ".join(summary["open_todos"]) or "none")
+    if summary["pruned"]:
+        table.add_row("pruned", ", ".join(f"{p['type']} {p['id']}" for p in summary["pruned"]))
+    for export in summary["exports"]:
+        table.add_row("export", json.dumps(export, ensure_ascii=False))
+    if out is not None:
+        table.add_row("output", str(out))
+    Console(soft_wrap=False).print(table)
+
+
+def _optional_module(name: str, option: str, what: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        raise IGGError(f"{option} is not available in this installation ({what}, module {name}, are missing)") \
+            from None

@@ -1,0 +1,62 @@
+"""The live progress view of ``igg run`` (and the other run commands) for a person at a terminal.
+
+When standard error is a terminal, a rich progress bar shows the iteration, the graph's size and the
+verdict counts while the log lines scroll above it. Otherwise the view does nothing: the log lines (one per
+iteration, see ``igg.logging``) are the plain progress output.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import TracebackType
+from typing import Any
+
+from igg.records import Event
+
+
+class ProgressView:
+    """An ``on_event`` consumer drawing a progress bar; a no-op when ``enabled`` is false."""
+
+    def __init__(self, *, enabled: bool | None = None, max_iterations: int = 0) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.max_iterations = max_iterations
+        self._progress: Any = None
+        self._task: Any = None
+        self._accepted = self._rejected = 0
+
+    def __enter__(self) -> ProgressView:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
+                console=Console(stderr=True), transient=True, redirect_stdout=False)
+            self._progress.__enter__()
+            self._task = self._progress.add_task("igg run", total=self.max_iterations or None, status="")
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(exc_type, exc, tb)
+            self._progress = None
+
+    def __call__(self, event: Event) -> None:
+        if self._progress is None:
+            return
+        data = event.data
+        if event.kind == "run_started":
+            self._progress.update(self._task, description=f"igg run {event.session_id}",
+                                  completed=data["start_iteration"] - 1, total=data["max_iterations"])
+        elif event.kind == "iteration_started":
+            chunk = f" · {data['chunk']}" if data.get("chunk") else ""
+            self._progress.update(self._task, status=f"iteration {event.iteration}{chunk} · asking the agent")
+        elif event.kind == "iteration_finished":
+            self._accepted += data["accepted"]
+            self._rejected += data["rejected"]
+            self._progress.update(
+                self._task, completed=event.iteration,
+                status=f"nodes {data['nodes']} · edges {data['edges']} · accepted {self._accepted} · "
+                       f"rejected {self._rejected}")

@@ -1,0 +1,110 @@
+"""Structured logging with structlog: configured by entry points only, fed by run events.
+
+``configure_logging("console" | "json")`` sets structlog up to write to standard error (a readable console
+line by default, one JSON object per line with ``json``); nothing is configured at import time.
+``EventLogger`` turns a run's ``Event``s into log events: one ``iteration_finished`` per iteration with
+session_id, iteration, proposed/accepted/rejected_by_code, tokens and milliseconds, plus ``run_started``
+and ``run_finished`` (individual verdicts at debug level). Keys that name secrets are redacted, and so are
+values that look like API keys, whatever their key.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from typing import Any, Literal
+
+import structlog
+
+from igg.records import Event
+
+LogFormat = Literal["console", "json"]
+LOG_FORMATS: tuple[str, ...] = ("console", "json")
+
+_SECRET_KEY = re.compile(r"(?i)(api[_-]?key|password|passwd|secret|authorization|bearer|credential|auth_token)")
+_SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{8,}|Bearer\s+\S{8,})")
+REDACTED = "[redacted]"
+
+
+class _StderrLogger:
+    """Writes each rendered line to the *current* ``sys.stderr`` (so a live progress view can interleave)."""
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    log = debug = info = warning = warn = error = critical = exception = fatal = msg
+
+
+def _stderr_factory(*_args: Any) -> _StderrLogger:
+    return _StderrLogger()
+
+
+def redact_secrets(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """structlog processor: never let a secret reach a log line."""
+    for key, value in list(event_dict.items()):
+        if _SECRET_KEY.search(key):
+            event_dict[key] = REDACTED
+        elif isinstance(value, str) and _SECRET_VALUE.search(value):
+            event_dict[key] = _SECRET_VALUE.sub(REDACTED, value)
+    return event_dict
+
+
+def configure_logging(fmt: LogFormat | str = "console", *, level: str = "info", colors: bool | None = None) -> None:
+    """Configure structlog for an entry point: ``console`` (readable) or ``json`` lines on standard error."""
+    if fmt not in LOG_FORMATS:
+        raise ValueError(f"unknown log format {fmt!r}; use one of {', '.join(LOG_FORMATS)}")
+    renderer: Any
+    if fmt == "json":
+        renderer = structlog.processors.JSONRenderer(sort_keys=False)
+    else:
+        use_colors = sys.stderr.isatty() if colors is None else colors
+        renderer = structlog.dev.ConsoleRenderer(colors=use_colors)
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            redact_secrets,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        logger_factory=_stderr_factory,
+        cache_logger_on_first_use=False,
+    )
+
+
+class EventLogger:
+    """An ``on_event`` consumer that logs a run: one ``iteration_finished`` event per iteration."""
+
+    def __init__(self, logger: Any = None) -> None:
+        self.log = logger or structlog.get_logger("igg")
+
+    def __call__(self, event: Event) -> None:
+        data = event.data
+        if event.kind == "iteration_finished":
+            fields: dict[str, Any] = {
+                "session_id": event.session_id, "iteration": event.iteration, "proposed": data["proposed"],
+                "accepted": data["accepted"], "rejected": data["rejected"],
+                "rejected_by_code": data["rejected_by_code"], "tokens": data["tokens"],
+                "observation_tokens": data["observation_tokens"], "ms": data["ms"], "nodes": data["nodes"],
+                "edges": data["edges"],
+            }
+            if data.get("parse_error"):
+                fields["invalid_turn"] = data["parse_error"]["code"]
+            if data.get("truncated"):
+                fields["truncated"] = True
+            self.log.info("iteration_finished", **fields)
+        elif event.kind == "run_started":
+            self.log.info("run_started", session_id=event.session_id, start_iteration=data["start_iteration"],
+                          max_iterations=data["max_iterations"], chunks=data["chunks"], nodes=data["nodes"],
+                          edges=data["edges"], resumed=data["resumed"])
+        elif event.kind == "run_finished":
+            extra = {"error": data["error"]} if data.get("error") else {}
+            self.log.info("run_finished", session_id=event.session_id, stop_reason=data["stop_reason"],
+                          iterations=data["iterations"], nodes=data["nodes"], edges=data["edges"],
+                          accepted=data["actions"]["accepted"], rejected=data["actions"]["rejected"],
+                          tokens=data["tokens"]["total"], ms=data["elapsed_ms"], **extra)
+        elif event.kind == "action_verdict" and not data["accepted"]:
+            self.log.debug("action_rejected", session_id=event.session_id, iteration=event.iteration,
+                           index=data["index"], action=data["action"], code=data.get("code"))

@@ -1,0 +1,380 @@
+"""The engine: observe -> reason -> act -> record -> check stop, until the run has exactly one stop reason.
+
+``Loop`` holds one run's state and does everything except calling the agent; the drivers call the agent
+in between its steps, so the same engine serves every form:
+
+* ``run(request, agent)`` / ``await arun(request, agent)``: to the end, returning a ``RunResult``;
+* ``stream(...)`` / ``astream(...)``: iterate the ``Event``s as they happen, then read ``.result``.
+
+The async forms accept sync and async agents (a sync agent runs inline: keep it quick or make it async), so
+many sessions share one event loop without a thread each. A sync run of an async agent drives it on a
+private event loop.
+
+Agents may bring their own validation rules (``validation_rules()``, e.g. grounding code symbols); they run
+after the built-in rules of their action type.
+
+A run may continue a session (the session store's resume): pass the ``state`` as it stands and the prior
+``records``; the next iteration number, the chunk position, the stuck streak and the last verdicts follow
+from them (or pass ``start_iteration`` / ``chunk_cursor`` explicitly).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from igg.act.apply import Actor
+from igg.agents.base import AgentTurn, Observation, as_turn
+from igg.agents.parsing import parse_turn
+from igg.compile import build_state
+from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid, ResponseInvalid
+from igg.graph.state import GraphState
+from igg.models.actions import ActionError, ParsedResponse, read_response
+from igg.models.request import Request
+from igg.models.verdicts import ErrorCode
+from igg.observe import Chunk, open_todos, render_observation, split_context
+from igg.records import Event, IterationRecord, Recorder, RunResult, StopReason
+
+EventHandler = Callable[[Event], Any]
+
+
+class Loop:
+    """One run of a request, step by step. The drivers below call the agent between ``observe`` and ``act``."""
+
+    def __init__(self, request: Request, *, state: GraphState | None = None,
+                 records: Sequence[IterationRecord] = (), start_iteration: int | None = None,
+                 chunk_cursor: int | None = None, recorder: Recorder | Sequence[Recorder] | None = None,
+                 extra_rules: Mapping[type, Sequence[Any]] | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.request = request
+        self.config = request.config
+        self.session_id = request.session_id or f"igg-{uuid.uuid4().hex[:12]}"
+        if state is None:
+            state, problems = build_state(request)
+            if problems:
+                raise RequestInvalid(problems)
+        state.take_journal()  # what happened before the run is the caller's, not this run's first iteration
+        self.state = state
+        self.actor = Actor(state.schema, self.config.constraints, self.config.apply_mode, extra_rules=extra_rules)
+        self.records: list[IterationRecord] = list(records)
+        self.prior = len(self.records)
+        self.chunks: list[Chunk] = split_context(request.context_data, self.config.context.chunk_tokens)
+        last = self.records[-1] if self.records else None
+        self.iteration = start_iteration if start_iteration is not None else (last.iteration + 1 if last else 1)
+        if chunk_cursor is None:
+            chunk_cursor = (last.chunk_cursor + last.advances) if last else 0
+        self.cursor = chunk_cursor
+        self.stuck_streak = 0
+        for r in reversed(self.records):
+            if r.accepted:
+                break
+            self.stuck_streak += 1
+        self.last_verdicts = list(last.verdicts) if last else []
+        self.last_error = last.parse_error if last else None
+        self.notes = _notes_after(last)
+        self.recorders: list[Recorder] = (
+            [] if recorder is None else list(recorder) if isinstance(recorder, Sequence) else [recorder])
+        self.clock = clock
+        self.todos = open_todos(state, self.config.schema_)
+        self.stop_reason: StopReason | None = None
+        self.error: str | None = None
+        self.result: RunResult | None = None
+        self._started = clock()
+        self._pending: tuple[Observation, Chunk | None, dict[str, float]] | None = None
+
+    # ---- steps -----------------------------------------------------------------------------------------
+    def start(self) -> Event:
+        """Begin the run (recorders' ``begin``); returns the ``run_started`` event."""
+        for rec in self.recorders:
+            rec.begin(self.request, self.state, list(self.records))
+        return self._event("run_started", goal=self.request.goal_prompt, start_iteration=self.iteration,
+                           max_iterations=self.config.max_iterations, chunks=len(self.chunks),
+                           nodes=self.state.node_count, edges=self.state.edge_count, resumed=bool(self.prior))
+
+    def observe(self) -> tuple[Observation, Event] | None:
+        """The next observation and its ``iteration_started`` event, or None when the run is over."""
+        if self.stop_reason is None and self.iteration > self.config.max_iterations:
+            self.stop_reason = "max_iterations"
+        if self.stop_reason is not None:
+            return None
+        t0 = self.clock()
+        chunk = self.chunks[self.cursor % len(self.chunks)] if self.chunks else None
+        notes = list(self.notes)
+        if chunk is not None and self.cursor >= len(self.chunks):
+            notes.append(f"Every context chunk has been shown; this is pass {self.cursor // len(self.chunks) + 1} "
+                         f"over them. Add what is still missing, or answer with \"finished\": true.")
+        markdown, tokens = render_observation(
+            request=self.request, state=self.state, iteration=self.iteration, last_verdicts=self.last_verdicts,
+            last_error=self.last_error, chunk=chunk, todos=self.todos, notes=notes)
+        obs = Observation(
+            session_id=self.session_id, iteration=self.iteration, markdown=markdown, tokens=tokens,
+            context=chunk.text if chunk else "", chunk_index=chunk.index if chunk else None,
+            chunk_count=len(self.chunks), chunk_label=_chunk_label(chunk), last_verdicts=list(self.last_verdicts),
+            request=self.request, state=self.state)
+        timings = {"observe": (self.clock() - t0) * 1000}
+        self._pending = (obs, chunk, timings)
+        return obs, self._event("iteration_started", chunk=obs.chunk_label, observation_chars=len(markdown),
+                                observation_tokens=tokens)
+
+    def act(self, outcome: AgentTurn | BaseException, reason_ms: float) -> list[Event]:
+        """Take the agent's turn (or the exception it raised): parse, apply, record, check stop conditions."""
+        assert self._pending is not None, "act() follows observe()"
+        obs, chunk, timings = self._pending
+        self._pending = None
+        timings["reason"] = reason_ms
+        if isinstance(outcome, BaseException):
+            self.stop_reason = "budget_exhausted" if isinstance(outcome, BudgetExhausted) else "agent_error"
+            self.error = str(outcome) if isinstance(outcome, AgentFailed | BudgetExhausted) \
+                else f"the agent raised {type(outcome).__name__}: {outcome}"
+            return []
+        t0 = self.clock()
+        turn = outcome
+        raw, kind = _raw_output(turn)
+        parsed, parse_error = _parse(turn)
+        state = self.state
+        state.iteration, state.chunk = self.iteration, _chunk_label(chunk)
+        verdicts = self.actor.apply(state, parsed.items) if parsed is not None else []
+        record = IterationRecord(
+            iteration=self.iteration, observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
+            chunk=_chunk_label(chunk), chunk_cursor=self.cursor, raw_output=raw, output_kind=kind,
+            truncated=parsed.truncated if parsed is not None else turn.truncated,
+            reasoning=parsed.reasoning if parsed is not None else "",
+            finished=parsed.finished if parsed is not None else False, parse_error=parse_error,
+            actions=[_as_received(i) for i in parsed.items] if parsed is not None else [],
+            verdicts=verdicts, mutations=state.take_journal(),
+            usage=turn.usage.to_dict() if turn.usage else None, exchange=turn.exchange,
+            notes=[turn.note] if turn.note else [])
+        timings["act"] = (self.clock() - t0) * 1000
+        self.todos = open_todos(state, self.config.schema_)
+        timings["total"] = sum(timings.values())
+        record.timings_ms = {k: round(v, 3) for k, v in timings.items()}
+        self.records.append(record)
+        for rec in self.recorders:
+            rec.record(record)
+        events = [self._event("action_verdict", **v.to_dict()) for v in verdicts]
+        self.stuck_streak = 0 if record.accepted else self.stuck_streak + 1
+        self.stop_reason = self._stop_after(record)
+        events.append(self._event(
+            "iteration_finished", proposed=len(verdicts), accepted=record.accepted, rejected=record.rejected,
+            rejected_by_code=record.rejected_by_code(), parse_error=parse_error, truncated=record.truncated,
+            finished=record.finished, nodes=state.node_count, edges=state.edge_count,
+            tokens=record.usage["total_tokens"] if record.usage else None, observation_tokens=obs.tokens,
+            ms=record.timings_ms["total"], timings_ms=record.timings_ms, stop_reason=self.stop_reason))
+        self.last_verdicts, self.last_error, self.notes = verdicts, parse_error, _notes_after(record)
+        if self.stop_reason is None and self.stuck_streak:
+            self.notes.append(f"Nothing was accepted in the last {self.stuck_streak} iteration(s); the run stops "
+                              f"as stuck after {self.config.stuck_after}. Fix the rejected actions or finish.")
+        self.cursor += record.advances
+        self.iteration += 1
+        return events
+
+    def finish(self) -> Event:
+        """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished`` event."""
+        assert self.stop_reason is not None, "finish() follows the stop"
+        pruned = self._prune() if self.config.finalize.prune_isolated else []
+        final_mutations = self.state.take_journal()
+        if pruned:
+            self.todos = open_todos(self.state, self.config.schema_)
+        limits = self.config.constraints
+        self.result = RunResult(
+            session_id=self.session_id, stop_reason=self.stop_reason, state=self.state, records=self.records,
+            error=self.error, open_todos=list(self.todos), pruned=pruned, final_mutations=final_mutations,
+            max_nodes=limits.max_nodes, max_edges=limits.max_edges,
+            elapsed_ms=(self.clock() - self._started) * 1000)
+        for rec in self.recorders:
+            rec.finish(self.result)
+        return self._event("run_finished", **self.result.summary())
+
+    # ---- helpers ---------------------------------------------------------------------------------------
+    def _stop_after(self, record: IterationRecord) -> StopReason | None:
+        config = self.config
+        if record.finished:
+            return "finished"
+        if config.stop_when_complete and config.schema_.completeness and not self.todos \
+                and self.state.node_count:
+            return "finished"
+        limits = config.constraints
+        if self.state.node_count >= limits.max_nodes and self.state.edge_count >= limits.max_edges:
+            return "limits_reached"
+        if self.stuck_streak >= config.stuck_after:
+            return "stuck"
+        if record.iteration >= config.max_iterations:
+            return "max_iterations"
+        return None
+
+    def _prune(self) -> list[dict[str, Any]]:
+        state = self.state
+        degree = state.graph.degree
+        isolated = [n for n in list(state.graph.nodes) if degree(n) == 0
+                    and not (n in state.protected and self.config.constraints.protect_seed_nodes)]
+        pruned = []
+        for n in isolated:
+            pruned.append({"id": n, "type": state.node_type(n), "properties": dict(state.node_properties(n))})
+            state.delete_node(n)
+        return pruned
+
+    def _event(self, kind: Any, **data: Any) -> Event:
+        it = self.iteration if kind not in ("run_started", "run_finished") else 0
+        return Event(kind=kind, session_id=self.session_id, iteration=it, data=data)
+
+
+def _chunk_label(chunk: Chunk | None) -> str | None:
+    if chunk is None:
+        return None
+    return chunk.label or f"chunk {chunk.index + 1}/{chunk.count}"
+
+
+def _raw_output(turn: AgentTurn) -> tuple[str | None, Any]:
+    if turn.raw is not None:
+        return turn.raw, "text"
+    if turn.response is not None:
+        return json.dumps(turn.response, ensure_ascii=False, default=repr), "object"
+    return None, "text"
+
+
+def _parse(turn: AgentTurn) -> tuple[ParsedResponse | None, dict[str, str] | None]:
+    try:
+        if turn.response is not None:
+            parsed = read_response(turn.response)
+            return (replace(parsed, truncated=True) if turn.truncated else parsed), None
+        if turn.raw is not None:
+            return parse_turn(turn.raw, truncated=turn.truncated), None
+        raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "the agent's turn held neither text nor a response")
+    except ResponseInvalid as exc:
+        return None, {"code": str(exc.code), "message": exc.message}
+    except Exception as exc:  # a Python agent's odd objects must not crash the loop
+        return None, {"code": str(ErrorCode.INVALID_RESPONSE),
+                      "message": f"the response could not be read ({type(exc).__name__}: {exc})"}
+
+
+def _as_received(item: Any) -> Any:
+    if isinstance(item, ActionError):
+        return item.raw
+    return item.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _notes_after(record: IterationRecord | None) -> list[str]:
+    if record is None:
+        return []
+    notes = list(record.notes)
+    if record.truncated:
+        notes.append(f"Your previous output was cut off: only its {len(record.actions)} whole action(s) were "
+                     f"read, the rest was lost. Send the missing actions again, fewer per response.")
+    return notes
+
+
+# ---- drivers -----------------------------------------------------------------------------------------
+def _is_async(agent: Any) -> bool:
+    if inspect.iscoroutinefunction(agent):
+        return True
+    return callable(agent) and inspect.iscoroutinefunction(agent.__call__)
+
+
+def _drive(loop: Loop, agent: Any) -> Iterator[Event]:
+    private: asyncio.AbstractEventLoop | None = None
+    try:
+        yield loop.start()
+        while (step := loop.observe()) is not None:
+            obs, started = step
+            yield started
+            t0 = loop.clock()
+            try:
+                value = agent(obs)
+                if inspect.isawaitable(value):
+                    private = private or asyncio.new_event_loop()
+                    value = private.run_until_complete(value)
+                outcome: Any = as_turn(value)
+            except Exception as exc:
+                outcome = exc
+            yield from loop.act(outcome, (loop.clock() - t0) * 1000)
+        yield loop.finish()
+    finally:
+        if private is not None:
+            private.close()
+
+
+async def _adrive(loop: Loop, agent: Any) -> AsyncIterator[Event]:
+    yield loop.start()
+    while (step := loop.observe()) is not None:
+        obs, started = step
+        yield started
+        t0 = loop.clock()
+        try:
+            value = agent(obs)
+            if inspect.isawaitable(value):
+                value = await value
+            outcome: Any = as_turn(value)
+        except Exception as exc:
+            outcome = exc
+        for event in loop.act(outcome, (loop.clock() - t0) * 1000):
+            yield event
+    yield loop.finish()
+
+
+class RunStream:
+    """The events of a run as they happen (``for event in stream``); ``result`` once it is over."""
+
+    def __init__(self, loop: Loop, agent: Any) -> None:
+        self.loop, self.agent = loop, agent
+
+    def __iter__(self) -> Iterator[Event]:
+        return _drive(self.loop, self.agent)
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return _adrive(self.loop, self.agent)
+
+    @property
+    def result(self) -> RunResult:
+        """The run's result; available after the last event (``run_finished``)."""
+        if self.loop.result is None:
+            raise RuntimeError("the run has not finished yet: iterate its events to the end first")
+        return self.loop.result
+
+
+def stream(request: Request, agent: Any, **options: Any) -> RunStream:
+    """A run whose events you iterate (sync ``for`` or ``async for``); options as for ``Loop``.
+
+    An agent with a ``validation_rules()`` method (e.g. the code agents' grounding rule) gets those rules
+    added to the act step unless ``extra_rules`` is given.
+    """
+    if "extra_rules" not in options and callable(getattr(agent, "validation_rules", None)):
+        options["extra_rules"] = agent.validation_rules()
+    return RunStream(Loop(request, **options), agent)
+
+
+astream = stream
+"""``async for event in astream(request, agent)``: the same object, iterated asynchronously."""
+
+
+def run(request: Request, agent: Any, *, on_event: EventHandler | None = None, **options: Any) -> RunResult:
+    """Run a request with an agent to its stop; ``on_event`` receives every ``Event`` as it happens.
+
+    ``options``: ``state``, ``records``, ``start_iteration``, ``chunk_cursor`` (to continue a session),
+    ``recorder`` (one or several ``Recorder``s), ``clock``. An async agent is driven on a private event loop
+    (inside a running event loop use ``arun``).
+    """
+    if _is_async(agent):
+        return asyncio.run(arun(request, agent, on_event=on_event, **options))
+    runner = stream(request, agent, **options)
+    for event in runner:
+        if on_event is not None:
+            on_event(event)
+    return runner.result
+
+
+async def arun(request: Request, agent: Any, *, on_event: EventHandler | None = None,
+               **options: Any) -> RunResult:
+    """``run`` for event loops: awaits async agents (sync ones run inline); ``on_event`` may be async too."""
+    runner = stream(request, agent, **options)
+    async for event in runner:
+        if on_event is not None:
+            handled = on_event(event)
+            if inspect.isawaitable(handled):
+                await handled
+    return runner.result

@@ -1,0 +1,72 @@
+"""Logging: one structured event per iteration, JSON or console on stderr, secrets redacted."""
+
+from __future__ import annotations
+
+import json
+
+import structlog
+from structlog.testing import capture_logs
+
+from igg.agents.scripted import ScriptedAgent
+from igg.logging import EventLogger, configure_logging, redact_secrets
+from igg.loop import run
+from tests.conftest import make_request
+
+TURNS = [
+    {"reasoning": "", "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
+                                  {"type": "ADD_NODE", "label": "Klass", "properties": {"name": "B"}}]},
+    {"raw": "not json"},
+    {"reasoning": "", "actions": [], "finished": True},
+]
+
+
+def test_one_iteration_finished_event_per_iteration_with_the_counts():
+    with capture_logs() as logs:
+        run(make_request(), ScriptedAgent(TURNS), on_event=EventLogger())
+    iterations = [e for e in logs if e["event"] == "iteration_finished"]
+    assert [e["iteration"] for e in iterations] == [1, 2, 3]
+    first = iterations[0]
+    assert first["session_id"] == "uuid-1234" and first["log_level"] == "info"
+    assert (first["proposed"], first["accepted"], first["rejected"]) == (2, 1, 1)
+    assert first["rejected_by_code"] == {"UNKNOWN_NODE_TYPE": 1}
+    assert first["ms"] >= 0 and "tokens" in first
+    assert iterations[1]["invalid_turn"] == "INVALID_JSON"
+    assert [e["event"] for e in logs if e["log_level"] == "info"] == [
+        "run_started", "iteration_finished", "iteration_finished", "iteration_finished", "run_finished"]
+    assert logs[-1]["stop_reason"] == "finished"
+    rejected = [e for e in logs if e["event"] == "action_rejected"]
+    assert rejected and rejected[0]["log_level"] == "debug" and rejected[0]["code"] == "UNKNOWN_NODE_TYPE"
+
+
+def test_secret_keys_and_key_shaped_values_are_redacted():
+    event = redact_secrets(None, "info", {
+        "event": "x", "api_key": "abc", "NEO4J_PASSWORD": "hunter2", "authorization": "Bearer abcdefghijkl",
+        "note": "used key sk-abcdefghijklmnopqrstuvwxyz for the call", "tokens": 120, "token_budget": 500})
+    assert event["api_key"] == event["NEO4J_PASSWORD"] == event["authorization"] == "[redacted]"
+    assert event["note"] == "used key [redacted] for the call"
+    assert event["tokens"] == 120 and event["token_budget"] == 500
+
+
+def test_json_format_writes_one_object_per_line_to_stderr(capsys):
+    try:
+        configure_logging("json")
+        structlog.get_logger("igg").info("iteration_finished", iteration=3, api_key="sk-zzzzzzzzzzzzzzzz")
+        configure_logging("console", colors=False)
+        structlog.get_logger("igg").info("run_finished", stop_reason="stuck")
+        structlog.get_logger("igg").debug("hidden")
+    finally:
+        structlog.reset_defaults()
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    first, second = captured.err.splitlines()
+    data = json.loads(first)
+    assert data["event"] == "iteration_finished" and data["iteration"] == 3 and data["level"] == "info"
+    assert data["api_key"] == "[redacted]" and "timestamp" in data
+    assert "run_finished" in second and "stop_reason=stuck" in second and "hidden" not in captured.err
+
+
+def test_configure_logging_rejects_unknown_formats():
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown log format 'xml'; use one of console, json"):
+        configure_logging("xml")
