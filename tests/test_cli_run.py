@@ -186,3 +186,24 @@ def test_export_is_checked_before_the_run(tmp_path):
     else:
         assert result.returncode == 2 and "nope-format" in result.stderr
     assert "iteration_finished" not in result.stderr
+
+
+def test_exports_run_after_the_run_and_are_listed_in_the_summary(tmp_path):
+    import networkx as nx
+
+    out = tmp_path / "out"
+    summary = run_json(str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--out", str(out),
+                       "--export", "graphml", "--export", f"mermaid:{tmp_path / 'g.mmd'}")
+    assert [(e["format"], e["ok"]) for e in summary["exports"]] == [("graphml", True), ("mermaid", True)]
+    graph = nx.read_graphml(out / "graph.graphml")
+    assert graph.number_of_nodes() == summary["nodes"] and graph.number_of_edges() == summary["edges"]
+    assert (tmp_path / "g.mmd").read_text().strip()
+    assert json.loads((out / "summary.json").read_text())["exports"] == summary["exports"]
+
+
+def test_a_failed_export_still_prints_the_summary_and_exits_1(tmp_path):
+    result = igg("run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--json",
+                 "--export", "graphml:/proc/igg-no-such-dir/g.graphml")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["stop_reason"] == "finished" and summary["exports"][0]["ok"] is False

@@ -6,8 +6,8 @@ loop with the log, the live progress view, the output directory and the store at
 exports and prints the summary (one JSON object on stdout with ``--json``). It returns the exit code.
 
 A run is kept in the session store (``igg.store``) when ``--store PATH`` is given or ``$IGG_STORE`` is set.
-``--export`` needs ``igg.export`` (``parse_export_spec``, ``perform_exports``); until it exists, the option is a
-clear error.
+``--export`` specs are parsed before the run (``igg.export.parse_export_spec``) and performed after it
+(``perform_exports``); a failed export still prints the summary, then exits 1.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from igg.errors import IGGError, Problem, RequestInvalid
+from igg.errors import ExportError, IGGError, Problem, RequestInvalid
 from igg.logging import LOG_FORMATS, EventLogger, configure_logging
 from igg.loop import run
 from igg.models.request import Request
@@ -104,14 +104,22 @@ def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: li
             view(event)
 
         result = run(request, agent, on_event=on_event, recorder=recorders, **loop_options)
+    failure: ExportError | None = None
     if specs:
         exporter = importlib.import_module("igg.export")
-        result.exports = exporter.perform_exports(
-            result.state, specs, schema=request.config.schema_, metadata=document_metadata(request, result),
-            out_dir=args.out)
+        try:
+            result.exports = exporter.perform_exports(
+                result.state, specs, schema=request.config.schema_, metadata=document_metadata(request, result),
+                out_dir=args.out)
+        except ExportError as exc:
+            failure = exc
+            result.exports = list(getattr(exc, "summaries", []))
         if out is not None:
             out.write_result(result)
     print_summary(result, request, as_json=args.json, out=args.out)
+    if failure is not None:
+        print(f"igg: {failure}", file=sys.stderr)
+        return 1
     return 0
 
 
