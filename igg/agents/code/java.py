@@ -205,7 +205,7 @@ class _Analyzer:
                     stack.extend(c for c in reversed(node.named_children)
                                  if c.type not in ("string_literal", "text_block"))
                     continue
-            elif kind == "identifier" and _text(node) in self.constants:
+            elif kind == "identifier" and self.constants and _text(node) in self.constants:
                 decl.sql.extend(SqlRef(table=r.table, op=r.op, statement=r.statement, line=node.start_point[0] + 1)
                                 for r in self.constants[_text(node)])
             elif kind in ("lambda_expression", "class_body"):

@@ -1,0 +1,208 @@
+"""Mapping source trees into a code graph: walk -> parse (concurrently) -> link -> request -> the loop.
+
+``prepare(paths)`` walks the trees (``.gitignore`` honoured; vendored, generated and binary files skipped
+with a reason), parses every file on a process pool, links the facts across files and builds a request over
+the code schema (``schemas/code-graph.json`` or the user's copy) whose ``context_data`` holds the files
+behind ``// File: path`` markers, so a stored session is self-contained and the LLM agent can read the
+files as context chunks. ``code_agent(mode, codemap)`` is the agent; ``map_code`` runs it all through the
+same loop, validation and limits as any other agent; ``summary`` adds files read and skipped, nodes and
+edges by type, and times to the run's result.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from igg.agents.code.facts import FileFacts
+from igg.agents.code.link import CodeModel, link
+from igg.agents.code.schema import load_code_schema
+from igg.agents.code.sources import SourceFile, analyze
+from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult, walk
+from igg.compile import load_request
+from igg.errors import Problem, RequestInvalid
+from igg.models.request import Request
+
+AGENT_MODES = ("code", "llm", "hybrid")
+"""What ``igg map-code --agent`` accepts."""
+POOL_THRESHOLD = 64
+"""Fewer files than this are parsed in-process (a process pool costs more than it saves)."""
+
+
+@dataclass(kw_only=True)
+class CodeMap:
+    """A prepared mapping: the walk, the facts of every file, the linked model and the request."""
+
+    paths: list[Path]
+    walk: WalkResult
+    facts: list[FileFacts]
+    model: CodeModel
+    request: Request
+    seconds: dict[str, float] = field(default_factory=dict)
+    """walk, parse and link times."""
+    jobs: int = 1
+    """Processes that parsed the files."""
+
+
+def _parse_batch(batch: Sequence[SourceFile]) -> list[FileFacts]:
+    return [analyze(s) for s in batch]
+
+
+def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
+              on_parsed: Callable[[int], Any] | None = None) -> tuple[list[FileFacts], int]:
+    """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
+    ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(files) < POOL_THRESHOLD:
+        out = []
+        for s in files:
+            out.append(analyze(s))
+            if on_parsed is not None:
+                on_parsed(1)
+        return out, 1
+    size = max(8, min(64, len(files) // (jobs * 4) or 1))
+    batches = [files[i:i + size] for i in range(0, len(files), size)]
+    results: list[list[FileFacts] | None] = [None] * len(batches)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_parse_batch, b): i for i, b in enumerate(batches)}
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            if on_parsed is not None:
+                on_parsed(len(batches[i]))
+    return [f for batch in results for f in batch or ()], jobs
+
+
+def context_of(files: Sequence[SourceFile]) -> str:
+    """The files as one context, each behind a ``// File:`` (Java) or ``# File:`` (Python) marker."""
+    parts = []
+    for s in files:
+        mark = "#" if s.language == "python" else "//"
+        parts.append(f"{mark} File: {s.path}\n{s.text if s.text.endswith(chr(10)) else s.text + chr(10)}")
+    return "".join(parts)
+
+
+def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | None = None,
+            session_id: str | None = None, goal: str | None = None, max_nodes: int = 200_000,
+            max_edges: int = 1_000_000, max_iterations: int | None = None, max_actions: int = 500,
+            max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None,
+            on_walked: Callable[[WalkResult], Any] | None = None,
+            on_parsed: Callable[[int], Any] | None = None,
+            clock: Callable[[], float] = time.perf_counter) -> CodeMap:
+    """Walk, parse and link the trees under ``paths`` and build the request (see the module doc).
+
+    Raises ``RequestInvalid`` for a path that does not exist, a tree without Python or Java files, an
+    unknown agent mode or a schema that is not valid.
+    """
+    if agent not in AGENT_MODES:
+        raise RequestInvalid([Problem("--agent", f"{agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
+                             source="the command line")
+    paths = [Path(p) for p in paths]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise RequestInvalid([Problem("PATH", f"{p}: no such file or directory") for p in missing],
+                             source="the command line")
+    code_schema = load_code_schema(schema)
+    started = clock()
+    walked = walk(paths, max_bytes=max_bytes)
+    seconds = {"walk": clock() - started}
+    if on_walked is not None:
+        on_walked(walked)
+    if not walked.files:
+        others = ", ".join(f"{n} {s}" for s, n in walked.other.most_common(5)) or "none"
+        raise RequestInvalid([Problem("PATH", f"no Python or Java source files under {', '.join(map(str, paths))} "
+                                      f"({len(walked.skipped)} skipped; other files: {others})")],
+                             source="the command line")
+    mark = clock()
+    facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed)
+    seconds["parse"] = clock() - mark
+    mark = clock()
+    model = link(facts)
+    seconds["link"] = clock() - mark
+    if max_iterations is None:
+        per_turn = max(1, max_actions)
+        max_iterations = len(walked.files) + model.relation_count() // per_turn + len(model.symbols) // per_turn + 10
+        if agent != "code":
+            max_iterations = max(max_iterations, 2 * len(walked.files) + 20)
+    shown = ", ".join(str(p) for p in paths)
+    payload: dict[str, Any] = {
+        "goal_prompt": goal or (f"Map the code dependencies of {shown}: packages, modules, classes, interfaces, "
+                                "enums, methods and functions; calls, inheritance, imports and database tables."),
+        "context_data": context_of(walked.files),
+        "config": {
+            "max_iterations": max(1, min(max_iterations, 100_000)),
+            "schema": code_schema.model_dump(by_alias=True, exclude_defaults=True),
+            "constraints": {"max_nodes": max_nodes, "max_edges": max_edges, "max_actions_per_response": max_actions},
+        },
+    }
+    if session_id:
+        payload["session_id"] = session_id
+    request = load_request(payload, source_name="map-code request")
+    return CodeMap(paths=paths, walk=walked, facts=facts, model=model, request=request, seconds=seconds, jobs=used)
+
+
+def code_agent(mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = None) -> Any:
+    """The agent for ``mode``: ``code`` reuses the parsed facts; ``llm``/``hybrid`` read the files as context
+    chunks and carry the grounding rule (``validation_rules()``)."""
+    from igg.agents.code.agent import CodeAgent
+    from igg.agents.code.hybrid import create_agent
+
+    if mode == "code":
+        return CodeAgent(model=codemap.model)
+    agent = create_agent(codemap.request, mode, environ=environ, sources=codemap.walk.files)
+    if mode == "hybrid":
+        agent.static.model = codemap.model
+    return agent
+
+
+def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float | None = None) -> dict[str, Any]:
+    """What ``igg map-code`` reports beyond a run's summary: files, graph by type, times and rates."""
+    walked = codemap.walk
+    nodes, edges = result.state.counts_by_type()
+    seconds = dict(codemap.seconds)
+    if run_seconds is not None:
+        seconds["run"] = run_seconds
+    seconds["total"] = sum(seconds.values())
+    total = seconds["total"] or 1e-9
+    out: dict[str, Any] = {
+        "files": {"read": len(walked.files), "skipped": len(walked.skipped),
+                  "skipped_by_reason": walked.skipped_by_reason(),
+                  "skipped_paths": [{"path": s.path, "reason": s.reason} for s in walked.skipped],
+                  "other_languages": dict(walked.other.most_common()),
+                  "lines": sum(f.lines for f in codemap.facts), "bytes": walked.bytes_read,
+                  "partial": [{"path": f.path, "error": f.error} for f in codemap.facts if f.error],
+                  "parse_processes": codemap.jobs},
+        "graph": {"nodes_by_type": {t: n for t, n in nodes.items() if n},
+                  "edges_by_type": {t: n for t, n in edges.items() if n}},
+        "seconds": {k: round(v, 3) for k, v in seconds.items()},
+        "rates": {"files_per_second": round(len(walked.files) / total, 1),
+                  "elements_per_second": round((result.state.node_count + result.state.edge_count) / total, 1)},
+    }
+    if agent is not None:
+        static = getattr(agent, "static", agent)
+        if hasattr(static, "summary"):
+            out["static_analysis"] = static.summary()
+    return out
+
+
+def map_code(paths: Sequence[Path], *, agent: str = "code", environ: Mapping[str, str] | None = None,
+             on_event: Callable[[Any], Any] | None = None, clock: Callable[[], float] = time.perf_counter,
+             loop_options: Mapping[str, Any] | None = None, **prepare_options: Any) -> tuple[Any, dict[str, Any]]:
+    """Map ``paths`` with ``agent`` (code, llm or hybrid) through the loop; returns the run result and the
+    map-code summary. ``loop_options`` go to ``igg.loop.run`` (recorder, state, ...)."""
+    from igg.loop import run
+
+    codemap = prepare(paths, agent=agent, clock=clock, **prepare_options)
+    the_agent = code_agent(agent, codemap, environ)
+    options = dict(loop_options or {})
+    rules = getattr(the_agent, "validation_rules", None)
+    if rules is not None:
+        options["extra_rules"] = rules()
+    started = clock()
+    result = run(codemap.request, the_agent, on_event=on_event, **options)
+    return result, summary(codemap, result, the_agent, clock() - started)
