@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -122,8 +123,8 @@ def test_errors_are_4xx_with_stable_codes(tmp_path):
         assert error_of(not_json) == (422, "INVALID_JSON")
         assert error_of(http.post("/sessions/e-1/actions", json={"actions": "all"})) == (422, "INVALID_RESPONSE")
         openapi = http.get("/openapi.json").json()
-        assert {"/sessions", "/sessions/{session_id}/actions", "/sessions/{session_id}/observation"} \
-            <= set(openapi["paths"])
+        assert {"/sessions", "/sessions/{session_id}/actions", "/sessions/{session_id}/observation",
+                "/sessions/{session_id}/events", "/runs"} <= set(openapi["paths"])
 
 
 def test_a_token_is_required_when_configured_and_never_echoed(tmp_path):
@@ -174,3 +175,71 @@ def test_a_non_loopback_bind_without_a_token_is_refused(host):
         assert result.returncode == 2, result.stderr
         assert f"refusing to listen on {host} without a token" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+def sse_events(http: httpx.Client, url: str) -> list[dict[str, Any]]:
+    events = []
+    with http.stream("GET", url) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        kind = None
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                kind = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                data = json.loads(line.removeprefix("data: "))
+                assert data["kind"] == kind
+                events.append(data)
+    return events
+
+
+def run_script() -> list[str]:
+    """What the scripted model answers: two nodes and an edge (one bad action), then finished."""
+    return [
+        json.dumps({"reasoning": "start", "actions": [
+            node("Class", name="AuthController", package="com.app.web"),
+            node("Class", name="AuthService", package="com.app.auth"),
+            edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+            node("Gadget", name="nope")]}),
+        json.dumps({"reasoning": "done", "finished": True, "actions": [
+            node("Interface", name="UserRepository"),
+            edge("IMPLEMENTS", {"name": "AuthService"}, {"name": "UserRepository"})]}),
+    ]
+
+
+def test_an_autonomous_run_streams_its_events_in_order(tmp_path):
+    from tests.support.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(run_script()) as llm, \
+            serve(tmp_path, env={"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-test-key-not-logged"}) as http:
+        started = http.post("/runs", json={"request": request_dict(session_id="run-1"), "agent": "llm"})
+        assert started.status_code == 202, started.text
+        assert started.json()["events"] == "/sessions/run-1/events"
+        events = sse_events(http, "/sessions/run-1/events")
+        kinds = [e["kind"] for e in events]
+        assert kinds == ["run_started",
+                         "iteration_started", *["action_verdict"] * 4, "iteration_finished",
+                         "iteration_started", *["action_verdict"] * 2, "iteration_finished",
+                         "run_finished"]
+        assert [e["iteration"] for e in events if e["kind"] == "iteration_finished"] == [1, 2]
+        verdicts = [e for e in events if e["kind"] == "action_verdict"]
+        assert [v.get("code") for v in verdicts] == [None, None, None, "UNKNOWN_NODE_TYPE", None, None]
+        assert events[-1]["stop_reason"] == "finished"
+
+        again = sse_events(http, "/sessions/run-1/events")  # a late listener gets the whole run
+        assert [e["kind"] for e in again] == kinds
+        listed = {s["session_id"]: s for s in http.get("/sessions").json()["sessions"]}
+        assert listed["run-1"]["status"] == "finished" and listed["run-1"]["stop_reason"] == "finished"
+        doc = json.loads(http.post("/sessions/run-1/export").json()["content"])
+        assert sorted(n["properties"]["name"] for n in doc["nodes"]) == ["AuthController", "AuthService",
+                                                                         "UserRepository"]
+        assert len(doc["edges"]) == 2
+        assert error_of(http.post("/sessions/run-1/actions", json={"actions": []})) == (409, "SESSION_FINISHED")
+    assert "sk-test-key-not-logged" not in "".join(p.read_text() for p in tmp_path.glob("serve-*.log"))
+
+
+def test_a_run_without_a_configured_model_is_a_clear_error(tmp_path):
+    with serve(tmp_path, env={"OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}) as http:
+        refused = http.post("/runs", json={"request": request_dict(), "agent": "llm"})
+        assert error_of(refused) == (503, "AGENT_UNAVAILABLE")
+        assert "OPENAI" in refused.json()["error"]["message"]

@@ -31,12 +31,13 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
         async with Client(server(tmp_path)) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
-                                  "list_sessions"}
+                                  "list_sessions", "run_session"}
             assert tools["observe"].annotations.read_only_hint is True
             assert tools["list_sessions"].annotations.read_only_hint is True
             assert tools["apply_actions"].annotations.destructive_hint is True
             assert tools["finish_session"].annotations.destructive_hint is True
             assert tools["start_session"].annotations.read_only_hint is False
+            assert tools["run_session"].annotations.open_world_hint is True
             start = tools["start_session"].input_schema
             assert set(start["required"]) == {"goal_prompt", "config"}
             actions = tools["apply_actions"].input_schema["properties"]["actions"]
@@ -160,3 +161,25 @@ def test_streamable_http_transport_with_a_bearer_token(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_run_session_lets_the_servers_own_llm_build_the_graph(tmp_path):
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.test_http import run_script
+
+    with FakeOpenAI(run_script()) as llm:
+        params = server(tmp_path)
+        params.env = {"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-test-key-not-logged"}
+
+        async def scenario() -> None:
+            async with Client(params) as client:
+                ran = await call(client, "run_session", request=request_dict(session_id="auto-1"), agent="llm")
+                assert not ran.is_error, ran.content
+                summary = ran.structured_content
+                assert summary["stop_reason"] == "finished" and summary["iterations"] == 2
+                assert (summary["nodes"], summary["edges"]) == (3, 2)
+                assert summary["actions"]["rejected_by_code"] == {"UNKNOWN_NODE_TYPE": 1}
+                exported = await call(client, "export_graph", session_id="auto-1")
+                assert len(json.loads(exported.structured_content["content"])["nodes"]) == 3
+
+        asyncio.run(scenario())

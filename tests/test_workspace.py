@@ -185,7 +185,7 @@ def test_a_session_is_rebuilt_from_its_repository(tmp_path: Path, durable: bool)
 def test_openai_tool_definitions_come_from_the_operation_models():
     tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
     assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
-                          "list_sessions"}
+                          "list_sessions", "run_session"}
     start = tools["start_session"]["parameters"]
     assert start["required"] == ["goal_prompt", "config"]
     assert "node_types" in start["properties"]["config"]["properties"]["schema"]["properties"]
@@ -220,3 +220,19 @@ def test_a_step_the_repository_cannot_keep_is_undone_in_memory_too():
     with pytest.raises(WorkspaceError):
         ws.finish(FinishInput(session_id=sid, prune_isolated=True))
     assert _graph(ws, sid) == before and ws.get(sid).info.status == "open"
+
+
+def test_igg_tools_prints_the_openai_definitions():
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    result = subprocess.run([sys.executable, "-m", "igg", "tools", "--format", "openai"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == openai_tools()
+    mcp = subprocess.run([sys.executable, "-m", "igg", "tools", "--format", "mcp"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    listed = {t["name"]: t["annotations"] for t in json.loads(mcp.stdout)}
+    assert listed["observe"]["readOnlyHint"] and listed["apply_actions"]["destructiveHint"]

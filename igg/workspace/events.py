@@ -28,16 +28,21 @@ class _Stream:
 class EventHub:
     """Keeps each session's events (bounded) and hands them to listeners."""
 
-    def __init__(self, max_events: int = 10_000) -> None:
+    def __init__(self, max_events: int = 10_000, max_sessions: int = 256) -> None:
         self._streams: dict[str, _Stream] = {}
         self._lock = threading.Lock()
         self._max = max_events
+        self._max_sessions = max_sessions
+        """Streams kept; beyond this the oldest ended ones (no listeners) are forgotten."""
 
     def publish(self, event: Event) -> None:
         """Record an event and wake the session's listeners (callable from any thread)."""
         data = event.to_dict()
         with self._lock:
-            stream = self._streams.setdefault(event.session_id, _Stream())
+            stream = self._streams.get(event.session_id)
+            if stream is None:
+                stream = self._streams[event.session_id] = _Stream()
+                self._forget_old()
             if event.kind == "run_started":
                 stream.closed = False
             if len(stream.history) < self._max:
@@ -49,6 +54,11 @@ class EventHub:
             loop.call_soon_threadsafe(queue.put_nowait, data)
             if event.kind == "run_finished":
                 loop.call_soon_threadsafe(queue.put_nowait, _END)
+
+    def _forget_old(self) -> None:
+        excess = len(self._streams) - self._max_sessions
+        for sid in [s for s, st in self._streams.items() if not st.listeners][:max(excess, 0)]:
+            del self._streams[sid]
 
     def has(self, session_id: str) -> bool:
         """Whether the session has published any event."""

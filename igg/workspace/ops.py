@@ -140,6 +140,15 @@ class ListInput(_Input):
     limit: int = Field(default=100, ge=1, le=1000, description="At most this many, most recently updated first.")
 
 
+class RunInput(_Input):
+    """An autonomous run: the server's own agent (an LLM by default) builds the graph for a request."""
+
+    request: Request = Field(description="The request payload, as for start_session.")
+    agent: Literal["llm", "code", "auto"] = Field(
+        default="llm", description="llm: the server's configured model; code: the offline code analyser; auto.",
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class Operation:
     """One workspace operation as every adapter exposes it."""
@@ -173,6 +182,10 @@ OPERATIONS: tuple[Operation, ...] = (
         "to `path` under the server's output directory (absolute paths and '..' are refused).")),
     Operation(name="list_sessions", input=ListInput, read_only=True, idempotent=True, description=(
         "Sessions in the store, most recently updated first: id, goal, status, iteration, counts, stop reason.")),
+    Operation(name="run_session", input=RunInput, open_world=True, description=(
+        "Build a graph autonomously with the server's own agent (its configured LLM by default) until a stop "
+        "reason (finished, max_iterations, limits_reached, stuck, budget_exhausted, agent_error). Returns the "
+        "run summary; the session can then be observed and exported.")),
 )
 OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
 

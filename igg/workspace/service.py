@@ -30,8 +30,9 @@ from igg.models.verdicts import Verdict
 from igg.records import Event
 from igg.workspace import render
 from igg.workspace.events import EventHub
-from igg.workspace.ops import ApplyInput, ExportInput, FinishInput, ListInput, ObserveInput
+from igg.workspace.ops import ApplyInput, ExportInput, FinishInput, ListInput, ObserveInput, RunInput
 from igg.workspace.paths import write_inside
+from igg.workspace.runs import Runs
 from igg.workspace.sessions import MemorySessions, SessionInfo, SessionRepo, Step
 
 log = structlog.get_logger("igg.workspace")
@@ -61,6 +62,7 @@ class Workspace:
         self.hub = hub or EventHub()
         self._live: dict[str, LiveSession] = {}
         self._lock = threading.Lock()
+        self.runs = Runs(self)
 
     # ---- operations ----------------------------------------------------------------------------------
     def start(self, request: Request | dict[str, Any]) -> dict[str, Any]:
@@ -149,10 +151,29 @@ class Workspace:
         return {"sessions": out}
 
     async def execute(self, name: str, inp: Any) -> dict[str, Any]:
-        """Run operation ``name`` (see ``igg.workspace.ops``) with its input model (in a worker thread)."""
+        """Run operation ``name`` (see ``igg.workspace.ops``) with its input model.
+
+        Sync work runs in a worker thread, except on a session an autonomous run is changing: that run
+        applies its actions on this event loop, so reading the graph here, between its steps, is safe.
+        """
+        if name == "run_session":
+            return await self.run(inp)
         method = {"start_session": self.start, "observe": self.observe, "apply_actions": self.apply,
                   "finish_session": self.finish, "export_graph": self.export, "list_sessions": self.list}[name]
+        sid = getattr(inp, "session_id", None)
+        live = self._live.get(sid) if isinstance(sid, str) else None
+        if live is not None and live.info.status == "running":
+            return method(inp)
         return await asyncio.to_thread(method, inp)
+
+    async def start_run(self, inp: RunInput) -> dict[str, Any]:
+        """Start an autonomous run in the background (see ``igg.workspace.runs``); returns the session summary."""
+        return await self.runs.start(inp)
+
+    async def run(self, inp: RunInput) -> dict[str, Any]:
+        """An autonomous run to its stop reason; returns the run summary."""
+        started = await self.runs.start(inp)
+        return await self.runs.wait(started["session_id"])
 
     # ---- sessions ------------------------------------------------------------------------------------
     def get(self, session_id: str) -> LiveSession:

@@ -10,6 +10,8 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
     POST /sessions/{id}/actions                apply actions (body: actions, reasoning, dry_run)
     POST /sessions/{id}/finish                 finish (body: prune_isolated)
     POST /sessions/{id}/export                 export inline or to a file under the output directory
+    POST /runs                                 an autonomous run with the server's agent            202
+    GET  /sessions/{id}/events                 server-sent events of the session's iterations
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status; the codes are the
 workspace's (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ...) and the verdicts' (``INVALID_JSON``,
@@ -18,11 +20,13 @@ workspace's (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ...) and the verdicts' (
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 
 from igg.errors import WorkspaceError
 from igg.models.request import Request as GraphRequest
@@ -36,9 +40,10 @@ from igg.workspace.ops import (
     FinishInput,
     ListInput,
     ObserveInput,
+    RunInput,
 )
 
-_BODY_CODES = {"/sessions": "INVALID_REQUEST"}
+_BODY_CODES = {"/sessions": "INVALID_REQUEST", "/runs": "INVALID_REQUEST"}
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
@@ -103,7 +108,27 @@ def build_app(workspace: Workspace) -> FastAPI:
         inp = _validate(ExportInput, session_id=session_id, **(body or ExportBody()).model_dump())
         return await workspace.execute("export_graph", inp)
 
+    @app.post("/runs", status_code=202, summary="Start an autonomous run")
+    async def start_run(body: RunInput) -> dict[str, Any]:
+        started = await workspace.start_run(body)
+        return {**started, "events": f"/sessions/{started['session_id']}/events"}
+
+    @app.get("/sessions/{session_id}/events", summary="Stream a session's events (server-sent events)",
+             response_class=StreamingResponse)
+    async def events(session_id: str) -> StreamingResponse:
+        session = workspace.get(session_id)
+        follow = session.info.status == "running"
+        return StreamingResponse(_sse(workspace, session_id, follow), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache"})
+
     return app
+
+
+async def _sse(workspace: Workspace, session_id: str, follow: bool) -> AsyncIterator[bytes]:
+    index = 0
+    async for event in workspace.hub.listen(session_id, follow=follow):
+        index += 1
+        yield f"id: {index}\nevent: {event['kind']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
 
 
 def _validate(model: Any, **values: Any) -> Any:
