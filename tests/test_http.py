@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import networkx as nx
 import pytest
 
 from tests.conftest import ROOT, edge, node
@@ -104,6 +105,14 @@ def test_a_whole_session_over_http(tmp_path):
 
         written = http.post("/sessions/web-1/export", json={"format": "json", "path": "web/g.json"})
         assert written.status_code == 200 and (tmp_path / "out" / "web" / "g.json").exists()
+        graphml = http.post("/sessions/web-1/export", json={"format": "graphml", "path": "web/g.graphml"}).json()
+        assert graphml["bytes"] == (tmp_path / "out" / "web" / "g.graphml").stat().st_size
+        read = nx.read_graphml(tmp_path / "out" / "web" / "g.graphml")
+        assert sorted(d["name"] for _, d in read.nodes(data=True)) == ["AuthController", "AuthService"]
+        link = json.loads(http.post("/sessions/web-1/export", json={"format": "node_link"}).json()["content"])
+        assert len(nx.node_link_graph(link, edges="edges").edges) == 1
+        for fmt in ("cypher", "mermaid"):
+            assert "AuthService" in http.post("/sessions/web-1/export", json={"format": fmt}).json()["content"]
         for bad in ("../x.json", "/tmp/x.json", "web/../../x.json"):
             assert error_of(http.post("/sessions/web-1/export", json={"path": bad})) == (403, "PATH_FORBIDDEN")
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -101,6 +103,12 @@ def test_a_whole_session_over_stdio(tmp_path):
             names = {n["id"]: n["properties"]["name"] for n in doc["nodes"]}
             assert sorted((names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]) == [
                 ("AuthController", "CALLS", "AuthService"), ("AuthService", "IMPLEMENTS", "UserRepository")]
+
+            graphml = await call(client, "export_graph", session_id="mcp-1", format="graphml")
+            read = nx.read_graphml(io.BytesIO(graphml.structured_content["content"].encode()))
+            assert sorted(d["name"] for _, d in read.nodes(data=True)) == ["AuthController", "AuthService",
+                                                                          "UserRepository"]
+            assert read.number_of_edges() == 2
 
             written = await call(client, "export_graph", session_id="mcp-1", format="json", path="auth/graph.json")
             assert not written.is_error, written.content

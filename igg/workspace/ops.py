@@ -20,8 +20,9 @@ from igg.models.request import Request
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
-ExportFormat = Literal["json"]
-"""``json``: IGG's graph document (also the seed_data format)."""
+ExportFormat = Literal["json", "node_link", "graphml", "cypher", "mermaid"]
+"""``json``: IGG's graph document (also the seed_data format); ``node_link``: networkx node-link JSON;
+``graphml``: GraphML with typed keys; ``cypher``: an idempotent Cypher script; ``mermaid``: a flowchart."""
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +103,7 @@ class FinishBody(_Input):
 class ExportBody(_Input):
     """What to export and where."""
 
-    format: ExportFormat = Field(default="json", description="json (IGG document).")
+    format: ExportFormat = Field(default="json", description="json (IGG document), node_link, graphml, cypher or mermaid.")
     path: str | None = Field(
         default=None, max_length=255,
         description="Relative file path under the server's output directory; omitted: the export is returned inline.",
@@ -178,7 +179,8 @@ OPERATIONS: tuple[Operation, ...] = (
         "Close the session (stop reason 'finished'), optionally removing nodes without edges. Returns the final "
         "counts, pruned nodes and open to-dos. A finished session can still be observed and exported.")),
     Operation(name="export_graph", input=ExportInput, idempotent=True, description=(
-        "Export the session's graph as an IGG JSON document: returned inline, or written "
+        "Export the session's graph as IGG JSON, networkx node-link JSON, GraphML, a Cypher script or Mermaid: "
+        "returned inline, or written "
         "to `path` under the server's output directory (absolute paths and '..' are refused).")),
     Operation(name="list_sessions", input=ListInput, read_only=True, idempotent=True, description=(
         "Sessions in the store, most recently updated first: id, goal, status, iteration, counts, stop reason.")),

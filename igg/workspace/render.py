@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
+import io
 from typing import TYPE_CHECKING, Any
 
+from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
 from igg.observe import open_todos, render_observation
 
 if TYPE_CHECKING:
@@ -36,11 +37,23 @@ def todos(session: LiveSession) -> list[str]:
 
 def _metadata(session: LiveSession) -> dict[str, Any]:
     info = session.info
-    return {"session_id": info.session_id, "goal": session.request.goal_prompt, "status": info.status,
+    data = {"session_id": info.session_id, "goal": session.request.goal_prompt, "status": info.status,
             "iteration": info.iteration, "stop_reason": info.stop_reason}
+    return {k: v for k, v in data.items() if v is not None}
 
 
 def export_text(session: LiveSession, fmt: str) -> str:
     """The graph in an export format (see ``igg.workspace.ops.ExportFormat``), as text."""
-    doc = session.state.to_document(session.request.config.schema_, _metadata(session))
-    return json.dumps(doc.model_dump(mode="json", by_alias=True, exclude_none=True), ensure_ascii=False, indent=1)
+    state, schema = session.state, session.request.config.schema_
+    if fmt in ("cypher", "mermaid"):
+        text = io.StringIO()
+        (write_cypher if fmt == "cypher" else write_mermaid)(state, text)
+        return text.getvalue()
+    data = io.BytesIO()
+    if fmt == "graphml":
+        write_graphml(state, data, metadata=_metadata(session), schema=schema)
+    elif fmt == "node_link":
+        write_node_link(state, data, schema=schema, metadata=_metadata(session), indent=1)
+    else:
+        write_json(state, data, schema=schema, metadata=_metadata(session), indent=1)
+    return data.getvalue().decode("utf-8")
