@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from igg.interfaces.mcp.server import build_server, run_http, run_stdio
 
-    workspace_options.configure_logging()
+    workspace_options.configure_logging(args)
     token = token_from_env()
     if args.transport == "http":
         try:

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from igg.interfaces.http.app import build_app
     from igg.interfaces.http.security import bearer_guard
 
-    workspace_options.configure_logging()
+    workspace_options.configure_logging(args)
     token = token_from_env()
     try:
         check_bind(args.host, token)

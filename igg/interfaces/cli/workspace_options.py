@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
-import structlog
-
+from igg import logging as igg_logging
+from igg.logging import LOG_FORMATS
 from igg.workspace import MemorySessions, Workspace
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
-    """``--store`` and ``--output-dir``."""
+    """``--store``, ``--memory``, ``--output-dir`` and ``--log-format``."""
     p.add_argument("--store", type=Path, default=None,
                    help="session store file (default $IGG_STORE, else .igg/sessions.sqlite)")
     p.add_argument("--memory", action="store_true",
@@ -21,11 +20,13 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output-dir", type=Path, default=os.environ.get("IGG_OUTPUT_DIR"),
                    help="directory export_graph may write files under (default $IGG_OUTPUT_DIR; none: "
                         "exports are returned inline only)")
+    p.add_argument("--log-format", choices=LOG_FORMATS, default="console",
+                   help="log lines on standard error: console (default) or json")
 
 
-def configure_logging() -> None:
-    """structlog to stderr: stdout may be a protocol stream (MCP over stdio)."""
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=sys.stderr))
+def configure_logging(args: argparse.Namespace) -> None:
+    """Logs to standard error (stdout may be a protocol stream: MCP over stdio), secrets redacted."""
+    igg_logging.configure_logging(args.log_format)
 
 
 def build_workspace(args: argparse.Namespace) -> Workspace:
