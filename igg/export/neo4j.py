@@ -54,10 +54,11 @@ class Neo4jSettings:
     """Password; never logged or printed."""
     database: str | None = None
     """Database name; None uses the server's default."""
-    connection_timeout: float = 10.0
-    """Seconds to open a TCP connection and finish the Bolt handshake."""
-    acquisition_timeout: float = 30.0
-    """Seconds to get a connection from the pool (includes opening one)."""
+    connection_timeout: float = 5.0
+    """Seconds to open a TCP connection."""
+    acquisition_timeout: float = 10.0
+    """Seconds to get a connection from the pool, Bolt handshake included (the driver's own default is 60 s;
+    a FalkorDB handshake that hangs after another client disconnected is retried after this long)."""
     max_retry_time: float = 15.0
     """Seconds the driver keeps retrying a batch that failed with a transient error."""
     connect_attempts: int = 3

@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     neo.add_argument("--database", help="database name (default: NEO4J_DATABASE or the server's default)")
     neo.add_argument("--scope", help="export scope stored as igg_scope (default: the graph's session_id)")
     neo.add_argument("--batch-size", type=int, default=5000, help="rows per transaction (default 5000)")
-    neo.add_argument("--timeout", type=float, default=10.0, help="connection timeout in seconds (default 10)")
+    neo.add_argument("--timeout", type=float, default=10.0,
+                     help="seconds to connect and finish the Bolt handshake before a retry (default 10)")
     p.set_defaults(handler=run)
 
 
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.format == "neo4j":
         settings = Neo4jSettings.from_env(uri=args.uri, username=args.user, database=args.database,
-                                          connection_timeout=args.timeout)
+                                          connection_timeout=args.timeout, acquisition_timeout=args.timeout)
         target = None
     try:
         summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
