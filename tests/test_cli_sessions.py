@@ -138,3 +138,41 @@ def test_a_file_that_is_not_a_store_is_a_clear_error(tmp_path):
     result = igg("sessions", "--store", str(other))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"{other} is not an IGG session store (not an SQLite database)" in result.stderr
+
+
+def test_export_a_stored_session_with_provenance(store_path, tmp_path):
+    out = tmp_path / "s1.json"
+    result = igg("export", "s1", "--store", store_path, "--format", "json", "--provenance", "--output", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"json: {out} (6 nodes, 3 edges")
+    doc = json.loads(out.read_text())
+    assert doc["metadata"]["session_id"] == "s1" and doc["metadata"]["stop_reason"] == "max_iterations"
+    nodes = {n["properties"]["name"]: n for n in doc["nodes"]}
+    assert nodes["C5"]["provenance"] == {"created": 5, "chunk": "file1.java", "updated": 6}
+    assert nodes["C1"]["provenance"] == {"created": 1, "chunk": "file1.java"}
+    plain = json.loads(igg("export", "s1", "--store", store_path, "-f", "json", "-o", "-").stdout)
+    assert all("provenance" not in n for n in plain["nodes"])
+
+
+def test_export_a_session_as_it_was_after_an_iteration(store_path, tmp_path):
+    import networkx as nx
+
+    out = tmp_path / "at3.graphml"
+    result = igg("export", "s1", "--store", store_path, "-f", "graphml", "--iteration", "3", "--provenance",
+                 "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    graph = nx.read_graphml(out)
+    assert sorted(graph.nodes) == ["n1", "n2", "n3"] and graph.number_of_edges() == 2
+    assert json.loads(graph.nodes["n2"]["igg_provenance"]) == {"created": 2, "chunk": "file0.java", "updated": 3}
+
+
+def test_export_finds_a_session_in_the_store_from_the_environment(store_path, tmp_path):
+    import os
+
+    result = subprocess.run([sys.executable, "-m", "igg", "export", "s1", "-f", "mermaid", "-o", "-"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                            env={**os.environ, "IGG_STORE": store_path})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("flowchart LR") and '"Class: C8"' in result.stdout
+    wrong = igg("export", "nope", "--store", store_path, "-f", "json")
+    assert wrong.returncode == 2 and "no session 'nope' in" in wrong.stderr

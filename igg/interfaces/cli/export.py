@@ -1,5 +1,9 @@
 """``igg export GRAPH.json --format FORMAT [--output PATH]``: export a saved IGG document (or node-link JSON).
 
+``igg export SESSION --store PATH --format FORMAT [--iteration N] [--provenance]`` exports a stored session's
+graph instead (as it stands, or as it was after iteration N). ``--provenance`` carries each node's and edge's
+provenance (the iteration that created it, the last that updated it, the context chunk) into JSON and GraphML.
+
 Formats: graphml, json, nodelink, neo4j, cypher, mermaid. ``--format neo4j`` connects to ``--uri`` or
 ``NEO4J_URI``, with ``NEO4J_USERNAME``/``NEO4J_PASSWORD`` (the password only ever from the environment) and
 ``--database`` or ``NEO4J_DATABASE``. The source is read by ``load_source``, the one place that knows where
@@ -14,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from igg.errors import ExportError, IGGError
+from igg.errors import ExportError, IGGError, Problem, RequestInvalid
 from igg.export import FORMATS, ExportSpec, document_to_state, load_document, perform_exports
 from igg.export.neo4j import Neo4jSettings, check_uri
 from igg.export.spec import DEFAULT_FILES
@@ -25,11 +29,19 @@ from igg.models.schema import Schema
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("export", help="export a saved graph (GraphML, JSON, Neo4j, Cypher, Mermaid)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("graph", help="an IGG graph document (what --out or --export json writes) or node-link JSON")
+    p.add_argument("graph", help="an IGG graph document (what --out or --export json writes) or node-link JSON; "
+                                 "with --store, a session id")
     p.add_argument("--format", "-f", required=True, choices=FORMATS, help="the export format")
     p.add_argument("--output", "-o", type=Path,
                    help="output file, '-' for stdout (default: beside the input, e.g. run.graphml)")
     p.add_argument("--json", action="store_true", help="print the export summary as JSON")
+    sessions = p.add_argument_group("sessions")
+    sessions.add_argument("--store", metavar="PATH", help="export the session GRAPH from this session store (the "
+                          "store is also used, without --store, when GRAPH is no file but $IGG_STORE or "
+                          ".igg/sessions.sqlite holds such a session)")
+    sessions.add_argument("--iteration", type=int, metavar="N", help="the graph as it was after iteration N")
+    sessions.add_argument("--provenance", action="store_true",
+                          help="carry provenance (created/updated iteration, chunk) into JSON and GraphML")
     neo = p.add_argument_group("neo4j")
     neo.add_argument("--uri", help="Bolt URI, e.g. bolt://localhost:7687 (default: NEO4J_URI)")
     neo.add_argument("--user", help="user name (default: NEO4J_USERNAME); the password comes from NEO4J_PASSWORD")
@@ -43,20 +55,40 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, dict[str, Any]]:
     """The graph to export, its schema and metadata, from the command's source argument."""
+    if from_store(args):
+        from igg.store.export import session_graph
+
+        return session_graph(args.store, args.graph, iteration=args.iteration)
+    if getattr(args, "iteration", None) is not None:
+        raise RequestInvalid([Problem("--iteration", "applies to a stored session only (use --store PATH)")],
+                             source="the command line")
     doc = load_document(args.graph)
     state = document_to_state(doc, source=str(args.graph))
     return state, doc.schema_, dict(doc.metadata)
 
 
+def from_store(args: argparse.Namespace) -> bool:
+    """Whether GRAPH names a stored session: with ``--store``, or when it is no file and the default store
+    (``$IGG_STORE`` or ``.igg/sessions.sqlite``) exists."""
+    if getattr(args, "store", None):
+        return True
+    from igg.store import resolve_store_path
+
+    if Path(args.graph).exists() or not resolve_store_path(None).exists():
+        return False
+    args.store = str(resolve_store_path(None))
+    return True
+
+
 def write_stdout(state: GraphState, fmt: str, schema: Schema | None, metadata: dict[str, Any],
-                 scope: str | None) -> None:
+                 scope: str | None, provenance: bool = False) -> None:
     """``--output -``: the export on standard output."""
     from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
 
     if fmt == "graphml":
-        write_graphml(state, sys.stdout.buffer, metadata=metadata, schema=schema)
+        write_graphml(state, sys.stdout.buffer, metadata=metadata, schema=schema, provenance=provenance)
     elif fmt == "json":
-        write_json(state, sys.stdout, schema=schema, metadata=metadata)
+        write_json(state, sys.stdout, schema=schema, metadata=metadata, provenance=provenance)
     elif fmt == "nodelink":
         write_node_link(state, sys.stdout, schema=schema, metadata=metadata)
     elif fmt == "cypher":
@@ -101,11 +133,12 @@ def run(args: argparse.Namespace) -> int:
     _quiet_logs()
     state, schema, metadata = load_source(args)
     if str(args.output) == "-" and args.format != "neo4j":
-        write_stdout(state, args.format, schema, metadata, args.scope)
+        write_stdout(state, args.format, schema, metadata, args.scope, args.provenance)
         return 0
     settings = None
-    target = str(args.output) if args.output is not None else default_output(Path(args.graph), args.format)
-    if args.format != "neo4j" and Path(target).resolve() == Path(args.graph).resolve():
+    source = Path(f"{args.graph}.json") if args.store else Path(args.graph)  # a session: SESSION.graphml, ...
+    target = str(args.output) if args.output is not None else default_output(source, args.format)
+    if args.format != "neo4j" and not args.store and Path(target).resolve() == Path(args.graph).resolve():
         print(f"igg: refusing to overwrite the input {args.graph}; give another --output", file=sys.stderr)
         return 2
     if args.format == "neo4j":
@@ -114,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         target = None
     try:
         summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
-                                    scope=args.scope, neo4j_settings=settings,
+                                    scope=args.scope, neo4j_settings=settings, provenance=args.provenance,
                                     batch_size=args.batch_size)
     except ExportError as exc:
         summaries = getattr(exc, "summaries", [])
