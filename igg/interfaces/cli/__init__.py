@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from igg.errors import IGGError, RequestInvalid
 
-COMMANDS = ("validate", "schema", "run", "sessions", "show", "explain", "diff", "undo", "replay", "mcp", "serve",
+COMMANDS = ("validate", "schema", "run", "resume", "sessions", "show", "explain", "diff", "undo", "replay", "mcp", "serve",
             "tools", "export")
 """Command modules under ``igg.interfaces.cli``, in help order."""
 
