@@ -181,12 +181,20 @@ def test_run_session_lets_the_servers_own_llm_build_the_graph(tmp_path):
 
         async def scenario() -> None:
             async with Client(params) as client:
-                ran = await call(client, "run_session", request=request_dict(session_id="auto-1"), agent="llm")
+                progress: list[tuple[float, float | None, str | None]] = []
+
+                async def on_progress(value: float, total: float | None, message: str | None) -> None:
+                    progress.append((value, total, message))
+
+                ran = await client.call_tool("run_session", {"request": request_dict(session_id="auto-1"),
+                                                             "agent": "llm"}, progress_callback=on_progress)
                 assert not ran.is_error, ran.content
                 summary = ran.structured_content
                 assert summary["stop_reason"] == "finished" and summary["iterations"] == 2
                 assert (summary["nodes"], summary["edges"]) == (3, 2)
                 assert summary["actions"]["rejected_by_code"] == {"UNKNOWN_NODE_TYPE": 1}
+                assert [(v, total) for v, total, _ in progress] == [(1, 20), (2, 20)]
+                assert progress[0][2] == "iteration 1: 3 accepted, 1 rejected; 2 nodes, 1 edges"
                 exported = await call(client, "export_graph", session_id="auto-1")
                 assert len(json.loads(exported.structured_content["content"])["nodes"]) == 3
 

@@ -16,6 +16,7 @@ import structlog
 from igg.errors import IGGError, RequestInvalid, WorkspaceError
 from igg.graph.state import GraphState
 from igg.models.request import Request
+from igg.records import Event
 from igg.workspace.sessions import Step
 
 if TYPE_CHECKING:
@@ -98,6 +99,8 @@ class Runs:
             message = str(exc) if isinstance(exc, IGGError) else f"{type(exc).__name__}: {exc}"
             log.error("run_failed", session_id=session.info.session_id, error=message,
                       exc_info=not isinstance(exc, IGGError))
+            self.workspace.hub.publish(Event(kind="run_finished", session_id=session.info.session_id,
+                                             data={"stop_reason": None, "error": message}))  # ends listeners
             return {**self.workspace.summary(session), "error": message}
         finally:
             close = getattr(agent, "aclose", None)

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
@@ -46,8 +46,13 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
     """A function whose signature is the operation's input model, calling the workspace with that model."""
 
     async def call(**arguments: Any) -> CallToolResult:
+        ctx = arguments.pop("ctx", None)
         try:
-            result = await workspace.execute(op.name, op.input.model_validate(arguments))
+            inp = op.input.model_validate(arguments)
+            if op.name == "run_session":
+                result = await _run_with_progress(workspace, inp, ctx)
+            else:
+                result = await workspace.execute(op.name, inp)
         except WorkspaceError as exc:
             return CallToolResult(content=[TextContent(type="text", text=f"{exc.code}: {exc.message}")],
                                   structured_content={"error": {"code": exc.code, "message": exc.message}},
@@ -63,10 +68,27 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
                                             annotation=Annotated[(field.annotation, *field.metadata,
                                                                   Field(description=field.description))],
                                             default=default))
+    if op.name == "run_session":  # the SDK passes its Context: progress notifications per iteration
+        parameters.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
+        call.__annotations__ = {"ctx": Context, "return": CallToolResult}
     call.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
     call.__name__ = op.name
     call.__doc__ = op.description
     return call
+
+
+async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None) -> dict[str, Any]:
+    """An autonomous run, reporting each finished iteration as MCP progress (when the client asked for it)."""
+    started = await workspace.start_run(inp)
+    task = workspace.runs.tasks[started["session_id"]]  # no await since start: the run cannot have ended
+    if ctx is not None:
+        total = inp.request.config.max_iterations
+        async for event in workspace.hub.listen(started["session_id"]):
+            if event["kind"] == "iteration_finished":
+                await ctx.report_progress(event["iteration"], total, f"iteration {event['iteration']}: "
+                                          f"{event.get('accepted', 0)} accepted, {event.get('rejected', 0)} rejected; "
+                                          f"{event.get('nodes', 0)} nodes, {event.get('edges', 0)} edges")
+    return await task
 
 
 def _version() -> str:
