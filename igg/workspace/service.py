@@ -94,7 +94,9 @@ class Workspace:
             iteration = session.info.iteration + 1
             state.iteration, state.chunk = iteration, None
             state.take_journal()
+            started = time.perf_counter()
             verdicts = session.actor.apply(state, parsed.items)
+            act_ms = round((time.perf_counter() - started) * 1000, 3)
             if inp.dry_run:
                 for mutation in reversed(state.take_journal()):
                     state.revert_mutation(mutation)
@@ -102,7 +104,8 @@ class Workspace:
             else:
                 mutations = state.take_journal()
                 step = Step(iteration=iteration, reasoning=inp.reasoning, actions=list(inp.actions),
-                            verdicts=[v.to_dict() for v in verdicts], mutations=mutations)
+                            verdicts=[v.to_dict() for v in verdicts], mutations=mutations,
+                            timings_ms={"act": act_ms, "total": act_ms})
                 self._commit(session, step, iteration=iteration)
                 session.last_verdicts = verdicts
                 self._publish_apply(session, verdicts)

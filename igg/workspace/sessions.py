@@ -31,6 +31,8 @@ class Step:
     actions: list[Any] = field(default_factory=list)
     verdicts: list[dict[str, Any]] = field(default_factory=list)
     mutations: list[dict[str, Any]] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    """How long the step took (``act``, ``total``), as iteration records keep it."""
     record: dict[str, Any] | None = None
     """The whole iteration record (observation size, raw output, usage, timings) when a run produced it."""
     summary: dict[str, Any] | None = None

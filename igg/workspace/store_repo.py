@@ -53,7 +53,8 @@ class StoreSessions:
             else:
                 record = step.record or {"iteration": step.iteration, "observation_chars": 0,
                                          "observation_tokens": 0, "reasoning": step.reasoning,
-                                         "actions": step.actions, "verdicts": step.verdicts}
+                                         "actions": step.actions, "verdicts": step.verdicts,
+                                         "timings_ms": step.timings_ms}
                 self.store.commit_step(sid, kind="iteration", record=record, mutations=step.mutations,
                                        state=state, owner=self.owner, chunk_cursor=record.get("chunk_cursor"))
         except SessionError as exc:
