@@ -54,6 +54,9 @@ log = structlog.get_logger("igg.llm")
 class EndpointNotConfigured(AgentUnavailable):
     """Neither OPENAI_API_KEY nor OPENAI_BASE_URL is set (the CLI exits 2 with this one line)."""
 
+    exit_code = 2
+    """A setting the user must supply: invalid input, not a failure."""
+
 
 def endpoint_configured(environ: Mapping[str, str] | None = None) -> bool:
     """True when an LLM endpoint is configured (OPENAI_API_KEY or OPENAI_BASE_URL is set)."""

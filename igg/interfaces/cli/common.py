@@ -151,7 +151,8 @@ def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Pa
     tokens = summary["tokens"]
     if tokens["total"]:
         table.add_row("tokens", f"{tokens['total']} ({tokens['prompt']} prompt + {tokens['completion']} completion"
-                                f"{', estimated' if tokens['estimated'] else ''})")
+                                f"{', estimated' if tokens['estimated'] else ''})"
+                                + (f", cost {tokens['cost']:.6f}" if tokens.get("cost") is not None else ""))
     table.add_row("open to-dos", "; ".join(summary["open_todos"]) or "none")
     if summary["pruned"]:
         table.add_row("pruned", ", ".join(f"{p['type']} {p['id']}" for p in summary["pruned"]))
