@@ -15,6 +15,15 @@ FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"
 
 
+@pytest.fixture(autouse=True)
+def _reset_logging():
+    """Entry points (``main``) configure structlog globally; every test starts from structlog's defaults."""
+    yield
+    import structlog
+
+    structlog.reset_defaults()
+
+
 @pytest.fixture
 def seed_request_dict() -> dict[str, Any]:
     """The specification's input payload, verbatim."""
