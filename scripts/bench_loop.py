@@ -108,6 +108,7 @@ def main() -> None:
     print(f"baseline  read_response + Actor.apply:        {base:7.3f} ms/iteration")
     print(f"loop      everything but the agent call:      {plain[0]:7.3f} ms/iteration "
           f"({plain[0] / base:5.1f}x baseline; observation {plain[1]:.3f} ms)")
+    print(f"          of which the loop itself (no render): {plain[0] - plain[1]:7.3f} ms/iteration")
     print(f"loop      with --out (records, transcript):   {with_out[0]:7.3f} ms/iteration "
           f"({with_out[0] / base:5.1f}x baseline)")
     verdict = "OK" if plain[0] < 5.0 else "ABOVE TARGET"

@@ -32,6 +32,26 @@ def run_json(*args: str) -> dict:
     return json.loads(result.stdout)
 
 
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    """``igg ARGS`` in this process (faster than a subprocess; the subprocess tests above cover the real thing)."""
+    import structlog
+
+    from igg.interfaces.cli import main
+
+    try:
+        code = main(list(args))
+    finally:
+        structlog.reset_defaults()
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cli_json(capsys, *args: str) -> dict:
+    code, out, err = cli(capsys, "run", *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
 def write_request(tmp_path, **config) -> str:
     payload = json.loads((FIXTURES / "seed_request.json").read_text())
     payload["config"].update(config)
@@ -95,7 +115,8 @@ def test_the_transcript_written_by_out_replays_the_run_exactly(tmp_path):
     ({"constraints": {"allow_deletions": False}}, "DELETION_FORBIDDEN"),
     ({"apply_mode": "atomic"}, "ROLLED_BACK"),
 ])
-def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_settings(tmp_path, overrides, code):
+def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_settings(tmp_path, capsys, overrides,
+                                                                                       code):
     payload = json.loads(AUTH_REQUEST.read_text())
     for key, value in overrides.items():
         if isinstance(value, dict):
@@ -105,7 +126,7 @@ def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_se
     payload["config"]["stuck_after"] = 20
     path = tmp_path / "request.json"
     path.write_text(json.dumps(payload))
-    summary = run_json(str(path), "--agent", f"script:{AUTH_TRANSCRIPT}")
+    summary = cli_json(capsys, str(path), "--agent", f"script:{AUTH_TRANSCRIPT}")
     assert code in summary["actions"]["rejected_by_code"]
 
 
@@ -118,8 +139,8 @@ def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_se
     ({}, [{"actions": [cls("A")]}], "agent_error"),
     ({}, [{"actions": [cls("A")], "finished": True}], "finished"),
 ])
-def test_runs_end_in_each_stop_reason_with_exit_0(tmp_path, config, turns, stop):
-    summary = run_json(write_request(tmp_path, **config), "--agent", write_transcript(tmp_path, turns))
+def test_runs_end_in_each_stop_reason_with_exit_0(tmp_path, capsys, config, turns, stop):
+    summary = cli_json(capsys, write_request(tmp_path, **config), "--agent", write_transcript(tmp_path, turns))
     assert summary["stop_reason"] == stop
     if stop == "agent_error":
         assert "transcript exhausted" in summary["error"]
@@ -157,9 +178,9 @@ def test_secrets_in_the_environment_never_reach_the_logs(tmp_path):
     (["--agent", "script:/nonexistent/t.jsonl"], "cannot read /nonexistent/t.jsonl"),
     (["--agent", "robot"], "'robot': unknown agent"),
 ])
-def test_bad_input_exits_2_without_a_traceback(tmp_path, args, message):
-    result = igg("run", str(AUTH_REQUEST), *args)
-    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+def test_bad_input_exits_2_without_a_traceback(tmp_path, capsys, args, message):
+    code, _, err = cli(capsys, "run", str(AUTH_REQUEST), *args)
+    assert code == 2 and message in err
 
 
 def test_a_bad_transcript_line_exits_2(tmp_path):
@@ -176,23 +197,18 @@ def test_auto_without_an_endpoint_or_code_is_a_one_line_error(tmp_path):
     assert "OPENAI_API_KEY" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
-def test_export_is_checked_before_the_run(tmp_path):
-    import importlib.util
-
-    result = igg("run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--export", "nope-format")
-    assert "Traceback" not in result.stderr
-    if importlib.util.find_spec("igg.export") is None:
-        assert result.returncode == 1 and "--export is not available" in result.stderr
-    else:
-        assert result.returncode == 2 and "nope-format" in result.stderr
-    assert "iteration_finished" not in result.stderr
+def test_export_is_checked_before_the_run(tmp_path, capsys):
+    code, out, err = cli(capsys, "run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}",
+                         "--export", "nope-format", "--export", "graphml:")
+    assert code == 2 and "'nope-format'" in err and "empty target" in err
+    assert "iteration_finished" not in err and out == ""
 
 
-def test_exports_run_after_the_run_and_are_listed_in_the_summary(tmp_path):
+def test_exports_run_after_the_run_and_are_listed_in_the_summary(tmp_path, capsys):
     import networkx as nx
 
     out = tmp_path / "out"
-    summary = run_json(str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--out", str(out),
+    summary = cli_json(capsys, str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--out", str(out),
                        "--export", "graphml", "--export", f"mermaid:{tmp_path / 'g.mmd'}")
     assert [(e["format"], e["ok"]) for e in summary["exports"]] == [("graphml", True), ("mermaid", True)]
     graph = nx.read_graphml(out / "graph.graphml")
@@ -201,9 +217,41 @@ def test_exports_run_after_the_run_and_are_listed_in_the_summary(tmp_path):
     assert json.loads((out / "summary.json").read_text())["exports"] == summary["exports"]
 
 
-def test_a_failed_export_still_prints_the_summary_and_exits_1(tmp_path):
-    result = igg("run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--json",
-                 "--export", "graphml:/proc/igg-no-such-dir/g.graphml")
-    assert result.returncode == 1 and "Traceback" not in result.stderr
-    summary = json.loads(result.stdout)
+def test_a_failed_export_still_prints_the_summary_and_exits_1(tmp_path, capsys):
+    code, out, err = cli(capsys, "run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--json",
+                         "--export", "graphml:/proc/igg-no-such-dir/g.graphml")
+    assert code == 1 and "igg: " in err
+    summary = json.loads(out)
     assert summary["stop_reason"] == "finished" and summary["exports"][0]["ok"] is False
+
+
+def test_the_live_view_draws_progress_on_a_terminal():
+    import io
+
+    from rich.console import Console
+
+    from igg.agents.scripted import ScriptedAgent
+    from igg.compile import load_request
+    from igg.interfaces.cli.progress import ProgressView
+    from igg.loop import run
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=120)
+    request = load_request(AUTH_REQUEST)
+    with ProgressView(enabled=True, max_iterations=20, console=console) as view:
+        result = run(request, ScriptedAgent.from_path(AUTH_TRANSCRIPT), on_event=view)
+        console.print("a log line above the bar")
+        view.refresh()
+    drawn = screen.getvalue()
+    assert result.stop_reason == "finished"
+    assert "igg run uuid-1234" in drawn and "12/20" in drawn
+    assert f"nodes {result.state.node_count}" in drawn and "a log line above the bar" in drawn
+
+
+def test_without_a_terminal_the_live_view_draws_nothing(capsys):
+    from igg.interfaces.cli.progress import ProgressView
+    from igg.records import Event
+
+    with ProgressView(enabled=False) as view:
+        view(Event(kind="run_started", session_id="s", data={"start_iteration": 1, "max_iterations": 3}))
+    assert capsys.readouterr() == ("", "")

@@ -17,9 +17,11 @@ from igg.records import Event
 class ProgressView:
     """An ``on_event`` consumer drawing a progress bar; a no-op when ``enabled`` is false."""
 
-    def __init__(self, *, enabled: bool | None = None, max_iterations: int = 0) -> None:
+    def __init__(self, *, enabled: bool | None = None, max_iterations: int = 0, console: Any = None) -> None:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.max_iterations = max_iterations
+        self.console = console
+        """The rich console to draw on (default: standard error)."""
         self._progress: Any = None
         self._task: Any = None
         self._accepted = self._rejected = 0
@@ -32,7 +34,7 @@ class ProgressView:
             self._progress = Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
-                console=Console(stderr=True), transient=True, redirect_stdout=False)
+                console=self.console or Console(stderr=True), transient=True, redirect_stdout=False)
             self._progress.__enter__()
             self._task = self._progress.add_task("igg run", total=self.max_iterations or None, status="")
         return self
@@ -42,6 +44,11 @@ class ProgressView:
         if self._progress is not None:
             self._progress.__exit__(exc_type, exc, tb)
             self._progress = None
+
+    def refresh(self) -> None:
+        """Redraw now (the bar also redraws itself several times a second)."""
+        if self._progress is not None:
+            self._progress.refresh()
 
     def __call__(self, event: Event) -> None:
         if self._progress is None:
