@@ -186,6 +186,12 @@ def test_a_non_loopback_bind_without_a_token_is_refused(host):
         assert "Traceback" not in result.stderr
 
 
+def test_with_a_token_it_may_listen_beyond_loopback(tmp_path):
+    with serve(tmp_path, "--host", "0.0.0.0", token="wide-open-token") as http:
+        assert error_of(http.get("/sessions")) == (401, "UNAUTHORIZED")
+        assert http.get("/sessions", headers={"Authorization": "Bearer wide-open-token"}).status_code == 200
+
+
 def sse_events(http: httpx.Client, url: str) -> list[dict[str, Any]]:
     events = []
     with http.stream("GET", url) as response:
