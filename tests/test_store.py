@@ -63,8 +63,8 @@ def test_replay_detects_a_tampered_mutation(store):
 
 def test_an_existing_session_id_refuses_to_start_over_unless_forced(store):
     run_iterations(SessionRecorder(store), request_for(), responses(3))
-    with pytest.raises(SessionError, match=r"session 's1' already exists .*\(finished, 3 iterations\); continue it "
-                                           r"with `igg resume s1`, replace it with --force"):
+    with pytest.raises(SessionError, match=r"session 's1' already exists .*\(finished, 3 iterations\); inspect it "
+                                           r"with `igg show s1`, replace it with --force"):
         SessionRecorder(store).begin(request_for(), None)  # type: ignore[arg-type]
     run_iterations(SessionRecorder(store, force=True), request_for(), responses(2))
     assert store.session("s1").last_iteration == 2 and len(store.steps("s1")) == 3
@@ -225,3 +225,49 @@ def test_records_round_trip_through_the_store(store):
     assert [v.code for v in record.verdicts if not v.accepted] == [ErrorCode.UNKNOWN_NODE_TYPE]
     assert record.verdicts[0] == Verdict(0, "ADD_NODE", True, None, 'added Class "C5" as n5', "n5")
     assert json.loads(json.dumps(store.steps("s1")[4].record)) == store.steps("s1")[4].record
+
+
+def test_the_loop_records_into_the_store_and_resumes_through_the_python_api(tmp_path):
+    """The real loop with the store's recorder, interrupted (Ctrl-C in iteration 6), resumed: same graph."""
+    from igg import run
+    from igg.agents.scripted import ScriptedAgent
+
+    turns = responses(10)
+    request = make_request(session_id="api", max_iterations=10, stuck_after=10,
+                           constraints={"max_nodes": 500, "max_edges": 2000})
+    whole = run(request, ScriptedAgent(turns))
+    scripted = ScriptedAgent(turns)
+
+    def interrupted(observation):
+        if observation.iteration == 6:
+            raise KeyboardInterrupt
+        return scripted(observation)
+
+    store = SessionStore(tmp_path / "api.sqlite")
+    with pytest.raises(KeyboardInterrupt):
+        run(request, interrupted, recorder=SessionRecorder(store, agent="python"))
+    point = resume_point(store, "api")
+    assert point.next_iteration == 6 and point.agent == "python"
+    # this process wrote it and is alive: taking it over needs force
+    result = run(point.request, ScriptedAgent(turns), state=point.state, records=point.records,
+                 recorder=SessionRecorder(store, resume=True, force=True))
+    assert result.iterations == 10 and result.stop_reason == whole.stop_reason == "max_iterations"
+    assert result.action_counts() == whole.action_counts()
+    assert differences(result.state, whole.state) == []
+    assert store.session("api").status == "finished" and replay(store, "api").ok
+
+
+def test_resume_rebuilds_the_state_exactly_even_after_a_periodic_snapshot(store, monkeypatch):
+    """A snapshot keeps the graph, not the order of recent touches: resume replays every mutation instead."""
+    monkeypatch.setattr("igg.store.recorder.SNAPSHOT_MIN_MUTATIONS", 5)
+    turns = responses(12)
+    whole = run_iterations(None, request_for(), turns, stop_before=10)
+    run_iterations(SessionRecorder(store), request_for(), turns, stop_before=10)
+    assert len(store.snapshot_steps("s1")) >= 2
+    point = resume_point(store, "s1")
+    assert differences(point.state, whole) == []
+    assert point.state.recently_touched(50) == whole.recently_touched(50)
+    assert point.state.most_connected(50) == whole.most_connected(50)
+    assert point.state.id_counters == whole.id_counters
+    _, from_snapshot, _ = store.load_state("s1")
+    assert differences(from_snapshot, whole) == []

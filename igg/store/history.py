@@ -249,7 +249,7 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
         if touching - nodes:
             history = store.element_history(session_id, sorted(set(elements) | touching, key=_num))
     steps: dict[int, StepInfo] = {s.step: s for s in store.steps(session_id)}
-    names = _names(store, session_id, {n for _, m in history if m["op"].endswith("_edge") for n in (m["from"], m["to"])})
+    names = node_names(store, session_id, {n for _, m in history if m["op"].endswith("_edge") for n in (m["from"], m["to"])})
     events = []
     for step, m in history:
         info = steps[step]
@@ -265,7 +265,7 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
     return events
 
 
-def _names(store: SessionStore, session_id: str, nodes: set[str]) -> dict[str, str]:
+def node_names(store: SessionStore, session_id: str, nodes: set[str]) -> dict[str, str]:
     """``n3 "AuthService"``-style labels for node ids (the first string property they were added with)."""
     out = {}
     for _, m in store.element_history(session_id, sorted(nodes)):

@@ -127,7 +127,9 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     info = store.session(session_id)
     if info.status == "finished":
         raise SessionRefused(f"session {session_id!r} already finished ({info.stop_reason}); nothing to resume")
-    request, state, _ = store.load_state(session_id)
+    # every mutation replayed from the start, not from a snapshot: that rebuilds the state exactly as the run
+    # left it, down to what a snapshot does not keep (the order of recent touches the observation shows)
+    request, state, _ = store.load_state(session_id, use_snapshot=False)
     by_step: dict[int, list[Mutation]] = {}
     for step, m in store.mutations(session_id):
         by_step.setdefault(step, []).append(m)

@@ -136,10 +136,11 @@ class SessionStore:
             if row is not None:
                 if not force:
                     status = _status(row[0], row[2])
+                    what = (f"inspect it with `igg show {session_id}`" if status == "finished" else
+                            f"continue it with `igg resume {session_id}`")
                     raise SessionRefused(
                         f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
-                        f"continue it with `igg resume {session_id}`, replace it with --force, "
-                        "or give the request another session_id")
+                        f"{what}, replace it with --force, or give the request another session_id")
                 if row[0] == "running" and owner_alive(row[2]):
                     raise SessionError(f"session {session_id!r} is being written by a live process ({row[2]}); "
                                        "stop it before replacing the session")

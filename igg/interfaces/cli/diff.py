@@ -8,6 +8,7 @@ from typing import Any
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
 from igg.store import diff
+from igg.store.history import node_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -28,11 +29,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     counts = {k: sum(1 for c in changes if c.change == k) for k in ("added", "deleted", "changed")}
     print(f"session {args.session}, iteration {args.a} -> {args.b}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+    names = node_names(store, args.session, {n for c in changes if c.ends for n in c.ends})
     for c in changes:
         mark = {"added": "+", "deleted": "-", "changed": "~"}[c.change]
         head = f"{mark} {c.kind} {c.element} {c.type}"
         if c.ends:
-            head += f" {c.ends[0]} -> {c.ends[1]}"
+            head += f" {names.get(c.ends[0], c.ends[0])} -> {names.get(c.ends[1], c.ends[1])}"
         if c.change == "changed":
             print(f"{head}: {_changes(c.before or {}, c.after or {})}")
         else:

@@ -37,17 +37,27 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for s in steps:
         codes = ", ".join(f"{code} {n}" for code, n in sorted(s.rejected_by_code.items()))
+        error = s.record.get("parse_error") or {}
+        if error.get("code"):
+            codes = f"turn: {error['code']}" + (f", {codes}" if codes else "")
+        if s.record.get("truncated"):
+            codes = "turn: truncated" + (f", {codes}" if codes else "")
         iteration = s.iteration if s.iteration is not None else "-"
         if s.kind == "undo":
             iteration = f"to {s.record.get('to_iteration')}"
-        rows.append((s.step, s.kind, iteration, s.proposed, s.accepted,
-                     s.rejected, codes, s.tokens, f"{s.ms:.1f}", s.mutation_count, s.nodes, s.edges, s.chunk or ""))
+        rows.append((s.step, s.kind, iteration, s.proposed, s.accepted, s.rejected, s.tokens, f"{s.ms:.1f}",
+                     s.mutation_count, s.nodes, s.edges, _short(s.chunk or ""), codes))
     if rows:
         print()
-        print(table(("STEP", "KIND", "ITER", "PROPOSED", "ACCEPTED", "REJECTED", "REJECTED BY CODE", "TOKENS", "MS",
-                     "MUTATIONS", "NODES", "EDGES", "CHUNK"), rows))
+        print(table(("STEP", "KIND", "ITER", "PROPOSED", "ACCEPTED", "REJECTED", "TOKENS", "MS", "MUTATIONS", "NODES",
+                     "EDGES", "CHUNK", "REJECTED BY CODE"), rows))
     iters = [s for s in steps if s.kind == "iteration"]
     print(f"\ntotal: {sum(s.proposed for s in iters)} proposed, {sum(s.accepted for s in iters)} accepted, "
           f"{sum(s.rejected for s in iters)} rejected, {sum(s.tokens for s in iters)} tokens, "
           f"{sum(s.ms for s in iters) / 1000:.2f} s")
     return 0
+
+
+def _short(label: str, width: int = 40) -> str:
+    """A chunk label cut to its end (file names end paths)."""
+    return label if len(label) <= width else "…" + label[-(width - 1):]
