@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from igg.export import export_neo4j, write_graphml, write_json  # noqa: E402
-from igg.export.neo4j import BoltSession, Neo4jSettings, falkordb_escape  # noqa: E402
+from igg.export.falkordb import falkordb_escape  # noqa: E402
+from igg.export.neo4j import BoltSession, Neo4jSettings  # noqa: E402
 from igg.graph.state import GraphState  # noqa: E402
 from igg.models.schema import Schema  # noqa: E402
 

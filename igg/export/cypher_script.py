@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from igg.errors import ExportError
 from igg.export import cypher
-from igg.export.neo4j import plan_export
+from igg.export.plan import plan_export
 from igg.graph.state import GraphState
 
 STATEMENT_BYTES = 3000

