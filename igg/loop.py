@@ -296,6 +296,7 @@ def _drive(loop: Loop, agent: Any) -> Iterator[Event]:
         yield loop.finish()
     finally:
         if private is not None:
+            private.run_until_complete(_release(agent))
             private.close()
 
 
@@ -357,15 +358,30 @@ def run(request: Request, agent: Any, *, on_event: EventHandler | None = None, *
 
     ``options``: ``state``, ``records``, ``start_iteration``, ``chunk_cursor`` (to continue a session),
     ``recorder`` (one or several ``Recorder``s), ``clock``. An async agent is driven on a private event loop
-    (inside a running event loop use ``arun``).
+    (inside a running event loop use ``arun``); the agent's ``aclose()``, if it has one, is awaited before
+    that event loop ends.
     """
     if _is_async(agent):
-        return asyncio.run(arun(request, agent, on_event=on_event, **options))
+        return asyncio.run(_arun_owned(request, agent, on_event=on_event, **options))
     runner = stream(request, agent, **options)
     for event in runner:
         if on_event is not None:
             on_event(event)
     return runner.result
+
+
+async def _release(agent: Any) -> None:
+    """Close what an async agent holds on an event loop that is about to end (e.g. an HTTP client)."""
+    aclose = getattr(agent, "aclose", None)
+    if callable(aclose):
+        await aclose()
+
+
+async def _arun_owned(request: Request, agent: Any, **options: Any) -> RunResult:
+    try:
+        return await arun(request, agent, **options)
+    finally:
+        await _release(agent)
 
 
 async def arun(request: Request, agent: Any, *, on_event: EventHandler | None = None,

@@ -488,3 +488,21 @@ def test_an_agent_s_validation_rules_join_the_act_step():
     result = run(make_request(), Agent())
     assert [v.accepted for v in result.records[0].verdicts] == [False, True]
     assert result.records[0].verdicts[0].message == "test classes are out of scope"
+
+
+def test_a_sync_run_releases_an_async_agent_before_its_event_loop_ends():
+    class Agent:
+        def __init__(self):
+            self.loop = None
+            self.closed_on = None
+
+        async def __call__(self, obs):
+            self.loop = asyncio.get_running_loop()
+            return GOOD[obs.iteration - 1]
+
+        async def aclose(self):
+            self.closed_on = asyncio.get_running_loop()
+
+    agent = Agent()
+    assert run(make_request(), agent).stop_reason == "finished"
+    assert agent.closed_on is agent.loop and agent.loop.is_closed()
