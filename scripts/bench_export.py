@@ -1,6 +1,6 @@
 """Benchmark the exporters against their baselines, measured in the same process.
 
-    python scripts/bench_export.py [--nodes 100000] [--edges 200000] [--skip-neo4j] [--sample 3000]
+    python scripts/bench_export.py [--nodes 100000] [--edges 200000] [--skip-neo4j|--skip-files] [--sample 3000]
 
 - GraphML: ``igg.export.write_graphml`` vs ``networkx.write_graphml_lxml`` on the same graph with flat
   attributes (the flattening is done before timing, which favours networkx).
@@ -190,6 +190,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=3000, help="elements for the per-element Neo4j path")
     parser.add_argument("--batch-size", type=int, default=10_000)
     parser.add_argument("--skip-neo4j", action="store_true")
+    parser.add_argument("--skip-files", action="store_true", help="only the Neo4j benchmark")
     args = parser.parse_args()
     import logging
 
@@ -201,7 +202,8 @@ def main() -> None:
     print(f"graph: {state.node_count:,} nodes, {state.edge_count:,} edges (built in "
           f"{time.perf_counter() - start:.1f} s)")
     with tempfile.TemporaryDirectory() as tmp:
-        bench_files(state, Path(tmp), args.repeat)
+        if not args.skip_files:
+            bench_files(state, Path(tmp), args.repeat)
         if not args.skip_neo4j:
             bench_neo4j(state, Path(tmp), args.sample, args.batch_size)
 

@@ -52,14 +52,24 @@ class Bolt:
         return nodes, edges
 
 
+USED_SCOPES: list[str] = []
+
+
 @pytest.fixture
-def bolt(bolt_server: BoltServer) -> Bolt:
+def bolt(bolt_server: BoltServer):
     assert bolt_server.alive(), "the Bolt server died"
-    return Bolt(bolt_server)
+    helper = Bolt(bolt_server)
+    yield helper
+    if bolt_server.external:  # a real Neo4j outlives the tests: remove what they wrote
+        for sc in USED_SCOPES:
+            helper.query("MATCH (n) WHERE n.igg_scope = $s DETACH DELETE n", s=sc)
+    USED_SCOPES.clear()
 
 
 def scope() -> str:
-    return f"test-{uuid.uuid4().hex[:10]}"
+    name = f"test-{uuid.uuid4().hex[:10]}"
+    USED_SCOPES.append(name)
+    return name
 
 
 def sample() -> Workspace:
