@@ -199,10 +199,7 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", environ: Mapping[str
 
     codemap = prepare(paths, agent=agent, clock=clock, **prepare_options)
     the_agent = code_agent(agent, codemap, environ)
-    options = dict(loop_options or {})
-    rules = getattr(the_agent, "validation_rules", None)
-    if rules is not None:
-        options["extra_rules"] = rules()
     started = clock()
-    result = run(codemap.request, the_agent, on_event=on_event, **options)
+    # llm/hybrid agents bring validation_rules() (grounding); the loop adds them to its act step
+    result = run(codemap.request, the_agent, on_event=on_event, **dict(loop_options or {}))
     return result, summary(codemap, result, the_agent, clock() - started)

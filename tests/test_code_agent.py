@@ -155,10 +155,30 @@ def test_fits_the_specifications_own_schema_without_a_single_rejection():
     assert types == {"Class", "Interface", "Method", "DatabaseTable"}
     assert {e.split(" ")[0] for e in edges} == {"CALLS", "IMPLEMENTS", "READS_FROM", "WRITES_TO"}
     methods = {state.node_properties(n)["name"] for n in state.graph.nodes if state.node_type(n) == "Method"}
-    assert "login" in methods and "User.getName" in methods and "AdminUser.getName" in methods
+    assert {"AuthService.login", "User.getName", "AdminUser.getName"} <= methods  # Owner.name: no owner key
     assert "JdbcUserRepository.find(long)" in methods and "JdbcUserRepository.find(String)" in methods
     assert "Class com.acme.model.Role" in nodes  # the enum, as a Class
     assert "CALLS com.acme.service.AuthService#promote(long) -> com.acme.repo.Repository#find(long)" in edges
+    # no CONTAINS to attach methods to types: their relations are lifted to the types, as in the spec's example
+    type_level = {e for e in edges if "#" not in e.split(" ")[1]}
+    assert type_level == {
+        "CALLS com.acme.model.AdminUser -> com.acme.model.User",
+        "CALLS com.acme.repo.JdbcUserRepository -> com.acme.model.User",
+        "CALLS com.acme.service.AuthService -> com.acme.model.AdminUser",
+        "CALLS com.acme.service.AuthService -> com.acme.model.User",
+        "CALLS com.acme.service.AuthService -> com.acme.repo.Repository",
+        "CALLS com.acme.service.AuthService -> com.acme.repo.UserRepository",
+        "CALLS com.acme.service.AuthService -> com.acme.service.AuthService.Token",
+        "CALLS com.acme.service.AuthService -> com.acme.service.PasswordHasher",
+        "IMPLEMENTS com.acme.model.Role -> com.acme.model.Labeled",
+        "IMPLEMENTS com.acme.repo.JdbcUserRepository -> com.acme.repo.UserRepository",
+        "READS_FROM com.acme.repo.JdbcUserRepository -> user_roles",
+        "READS_FROM com.acme.repo.JdbcUserRepository -> users",
+        "WRITES_TO com.acme.repo.JdbcUserRepository -> audit_log",
+        "WRITES_TO com.acme.repo.JdbcUserRepository -> sessions",
+        "WRITES_TO com.acme.repo.JdbcUserRepository -> user_stats",
+        "WRITES_TO com.acme.repo.JdbcUserRepository -> users",
+    }
 
 
 def test_reads_its_sources_from_the_context_when_given_none():

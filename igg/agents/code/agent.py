@@ -67,6 +67,7 @@ class CodeAgent:
         self._last: list[Item] = []
         self._refused: set[str] = set()
         self._not_found: Counter[Relation] = Counter()
+        self._lifted: set[Relation] = set()
         self._nodes_full = self._edges_full = False
         self._started = False
         self.finished = False
@@ -127,7 +128,7 @@ class CodeAgent:
                 turn.files.append(plan.path)
                 if plan.error:
                     log.info("code_file_partial", path=plan.path, error=plan.error)
-                self._current = deque([*(("node", k) for k in plan.symbols), *(("edge", r) for r in plan.relations)])
+                self._current = deque([*(("node", k) for k in plan.symbols), *self._edges_of(plan)])
             while self._current and not turn.full:
                 turn.offer(self._current.popleft())
         self._last = turn.items
@@ -139,6 +140,19 @@ class CodeAgent:
             self.finished = True
             return {"reasoning": self._closing(state), "actions": [], "finished": True}
         return {"reasoning": turn.reasoning(), "actions": turn.actions}
+
+    def _edges_of(self, plan: FilePlan) -> list[Item]:
+        """The file's relations, each followed by the type-level one it implies (once) when the schema
+        cannot attach members to types."""
+        assert self.fit is not None
+        items: list[Item] = []
+        for r in plan.relations:
+            items.append(("edge", r))
+            lifted = self.fit.lifted(r)
+            if lifted is not None and lifted not in self._lifted:
+                self._lifted.add(lifted)
+                items.append(("edge", lifted))
+        return items
 
     def _read_verdicts(self, obs: Observation) -> None:
         last, self._last = self._last, []

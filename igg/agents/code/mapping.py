@@ -11,7 +11,9 @@ and relation becomes there:
 - identities are computed with the schema's own identity keys; when two symbols would share one (two
   ``login`` methods under identity ``name``), their ``name`` is qualified (``AuthService.login``, then
   ``AuthService.login(String)``) so that no edge ever lands on the wrong node; a symbol that still collides
-  is left out.
+  is left out; a schema whose identity has no ``owner`` gets every method named ``Owner.name``;
+- a schema without CONTAINS cannot attach methods to their types, so member-level relations are also
+  proposed between the types (``AuthController CALLS AuthService``, as in the specification's example).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class SchemaFit:
         self.placed: dict[str, Placed] = {}
         self.left_out: dict[str, str] = {}
         """Symbol key -> why it has no place in this schema."""
+        self.lift = "CONTAINS" not in schema.edge_types
+        """Whether member-level relations are also proposed between their types (see ``lifted``)."""
         self._place_all()
 
     def _label(self, label: str) -> str | None:
@@ -80,6 +84,9 @@ class SchemaFit:
                 missing = [k for k in self.schema.required.get(label, ()) if k not in s.properties]
                 self.left_out[key] = f"{label} requires {', '.join(missing) or 'a signature'}, which a {s.label} lacks"
                 continue
+            keys = self.schema.identity_keys[label]
+            if props.get("owner") and "owner" not in keys and "name" in keys:
+                props = self._qualified(key, props, level=1)  # Owner.name: the schema cannot say whose it is
             staged[key] = (label, props)
             groups.setdefault((label, self._identity(label, props)), []).append(key)
         for level in (1, 2):  # qualify every member of a colliding group, then those still colliding
@@ -111,6 +118,27 @@ class SchemaFit:
         elif "package" in props and level == 1:
             props["name"] = f"{props['package']}.{self.model.symbols[key].properties['name']}"
         return props
+
+    def lifted(self, r: Relation) -> Relation | None:
+        """The type-level relation a member-level one implies, when the schema cannot attach members to
+        their types (no CONTAINS): a method's CALLS/INSTANTIATES become CALLS between the types, its table
+        reads and writes the type's. None when nothing is implied (or the schema has CONTAINS)."""
+        if not self.lift:
+            return None
+        source = self._owner(r.source)
+        if source is None:
+            return None
+        if r.label in ("READS_FROM", "WRITES_TO"):
+            return Relation(r.label, source, r.target)
+        if r.label in ("CALLS", "INSTANTIATES"):
+            target = r.target if r.target.startswith("type:") else self._owner(r.target)
+            if target is not None and target != source:
+                return Relation("CALLS", source, target)
+        return None
+
+    def _owner(self, key: str) -> str | None:
+        owner = self.model.symbols[key].properties.get("owner") if key in self.model.symbols else None
+        return f"type:{owner}" if owner else None
 
     def edge_label(self, r: Relation) -> str | None:
         """The edge type ``r`` becomes in this schema, or None when it has none."""

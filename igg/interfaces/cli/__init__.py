@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 from igg.errors import IGGError, RequestInvalid
 
-COMMANDS = ("validate", "schema", "run", "resume", "sessions", "show", "explain", "diff", "undo", "replay", "mcp", "serve",
+COMMANDS = ("validate", "schema", "run", "resume", "map-code", "sessions", "show", "explain", "diff", "undo",
+            "replay", "mcp", "serve",
             "tools", "export")
 """Command modules under ``igg.interfaces.cli``, in help order."""
 
@@ -26,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="igg", description="IGG, the Iterative Graph Generator.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        importlib.import_module(f"igg.interfaces.cli.{name}").register(sub)
+        importlib.import_module(f"igg.interfaces.cli.{name.replace('-', '_')}").register(sub)
     return parser
 
 

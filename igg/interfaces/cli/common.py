@@ -17,6 +17,7 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,11 +82,13 @@ def store_recorder(args: argparse.Namespace, *, resume: bool = False) -> Recorde
 
 
 def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: list[Any] | None = None,
-            recorders: list[Recorder] | None = None, resume: bool = False, **loop_options: Any) -> int:
+            recorders: list[Recorder] | None = None, resume: bool = False,
+            summary_extra: Callable[[RunResult], dict[str, Any]] | None = None, **loop_options: Any) -> int:
     """Run ``agent`` on ``request`` with the shared options; print the summary; the exit code (0).
 
     ``loop_options`` go to the loop (``state``, ``records``, ... to continue a session); ``resume`` makes the
-    store recorder claim the stored session instead of creating it.
+    store recorder claim the stored session instead of creating it; ``summary_extra(result)`` returns keys a
+    command adds to the ``--json`` summary (e.g. ``map_code``: files read and skipped).
     """
     specs = export_specs(args) if specs is None else specs
     recorders = list(recorders or [])
@@ -116,17 +119,20 @@ def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: li
             result.exports = list(getattr(exc, "summaries", []))
         if out is not None:
             out.write_result(result)
-    print_summary(result, request, as_json=args.json, out=args.out)
+    extra = summary_extra(result) if summary_extra is not None else None
+    print_summary(result, request, as_json=args.json, out=args.out, extra=extra)
     if failure is not None:
         print(f"igg: {failure}", file=sys.stderr)
         return 1
     return 0
 
 
-def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Path | None = None) -> None:
-    """The end-of-run summary on stdout: one JSON object, or a readable table."""
+def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Path | None = None,
+                  extra: dict[str, Any] | None = None) -> None:
+    """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table."""
     summary = result.summary()
     if as_json:
+        summary.update(extra or {})
         sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
         return
     from rich.console import Console

@@ -1,0 +1,161 @@
+"""``igg map-code PATH...``: map source trees into a typed dependency graph, offline by default.
+
+Walks the trees (honouring .gitignore; skipping vendored, generated and binary files, and saying which and
+why), parses Python (ast) and Java (tree-sitter) files on all CPUs, and builds the graph through the same
+loop, validation and limits as every agent: ``--agent code`` (default) is static analysis, no network;
+``llm`` reads the files as context chunks; ``hybrid`` seeds the graph with the static pass and lets the
+LLM add what static analysis cannot see. LLM proposals about symbols the sources lack are rejected
+(UNGROUNDED_SYMBOL). The schema is ``schemas/code-graph.json`` unless ``--schema`` names your copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
+from igg.errors import Problem, RequestInvalid
+from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
+from igg.mapcode import code_agent, prepare, summary
+
+SHOW_SKIPPED = 20
+"""Skipped paths listed on stderr before the run (all of them are in the --json summary)."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("map-code", help="map source trees into a code dependency graph", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="source directories or files")
+    add_run_options(p, default_agent="code")
+    p.add_argument("--schema", type=Path, metavar="FILE",
+                   help="a code schema (copy schemas/code-graph.json and edit it); default: the built-in one")
+    p.add_argument("--session", metavar="ID", help="the session id (default: generated)")
+    p.add_argument("--goal", help="the goal shown to an LLM agent (default: map the code dependencies)")
+    p.add_argument("--max-nodes", type=int, default=200_000, metavar="N", help="graph size limit (default 200000)")
+    p.add_argument("--max-edges", type=int, default=1_000_000, metavar="N",
+                   help="graph size limit (default 1000000)")
+    p.add_argument("--max-iterations", type=int, metavar="N",
+                   help="iteration guard (default: enough for one file per iteration)")
+    p.add_argument("--jobs", type=int, metavar="N", help="parse processes (default: the CPUs)")
+    p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
+                   help=f"skip larger files as likely generated (default {DEFAULT_MAX_BYTES})")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the interrupted session --session ID in --store (the sources are read again; "
+                        "what the graph already holds is not proposed twice)")
+    p.set_defaults(handler=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    setup_logging(args)
+    if args.agent not in ("code", "llm", "hybrid"):
+        raise RequestInvalid([Problem("--agent", f"{args.agent!r}: map-code agents are code, llm and hybrid")],
+                             source="the command line")
+    specs = export_specs(args)
+    started = time.perf_counter()
+    with _ParseProgress() as progress:
+        codemap = prepare(args.paths, agent=args.agent, schema=args.schema, session_id=args.session, goal=args.goal,
+                          max_nodes=args.max_nodes, max_edges=args.max_edges, max_iterations=args.max_iterations,
+                          max_bytes=args.max_file_bytes, jobs=args.jobs, on_walked=progress.walked,
+                          on_parsed=progress.parsed)
+    _report_skipped(codemap.walk)
+    agent = code_agent(args.agent, codemap)  # llm/hybrid bring validation_rules(): the loop adds grounding
+    captured: dict[str, Any] = {}
+
+    def extra(result: Any) -> dict[str, Any]:
+        captured.update(summary(codemap, result, agent, time.perf_counter() - started - sum(codemap.seconds.values())))
+        return {"map_code": captured}
+
+    if args.resume:
+        point = _resume_point(args)
+        code = execute(args, point.request, agent, specs=specs, summary_extra=extra, resume=True, state=point.state,
+                       records=point.records, start_iteration=point.next_iteration, chunk_cursor=point.chunk_cursor)
+    else:
+        code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra)
+    if not args.json and captured:
+        _print_summary(captured)
+    return code
+
+
+def _print_summary(s: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    files, graph, secs = s["files"], s["graph"], s["seconds"]
+    table = Table(title="igg map-code", show_header=False, title_justify="left")
+    table.add_column("", style="bold")
+    table.add_column("")
+    skipped = ", ".join(f"{n} {why}" for why, n in files["skipped_by_reason"].items())
+    table.add_row("files", f"{files['read']} read ({files['lines']:,} lines), {files['skipped']} skipped"
+                           + (f": {skipped}" if skipped else ""))
+    if files["other_languages"]:
+        table.add_row("not mapped", ", ".join(f"{n} {suffix}" for suffix, n in files["other_languages"].items()))
+    if files["partial"]:
+        table.add_row("partial", ", ".join(p["path"] for p in files["partial"][:5]))
+    table.add_row("nodes", ", ".join(f"{t} {n}" for t, n in graph["nodes_by_type"].items()) or "none")
+    table.add_row("edges", ", ".join(f"{t} {n}" for t, n in graph["edges_by_type"].items()) or "none")
+    left = s.get("static_analysis", {}).get("skipped", {})
+    if left:
+        table.add_row("not proposed", "; ".join(f"{n} {why}" for why, n in left.items()))
+    table.add_row("time", f"{secs['total']:.2f} s (walk {secs['walk']:.2f}, parse {secs['parse']:.2f} on "
+                          f"{files['parse_processes']} process{'es' if files['parse_processes'] > 1 else ''}, "
+                          f"link {secs['link']:.2f}, run {secs.get('run', 0):.2f})")
+    table.add_row("rate", f"{s['rates']['files_per_second']:,} files/s, "
+                          f"{s['rates']['elements_per_second']:,} nodes+edges/s")
+    Console(soft_wrap=False).print(table)
+
+
+def _resume_point(args: argparse.Namespace) -> Any:
+    path = args.store or os.environ.get("IGG_STORE")
+    if not path or not args.session:
+        raise RequestInvalid([Problem("--resume", "needs the store (--store PATH or IGG_STORE) and --session ID")],
+                             source="the command line")
+    from igg.store import SessionStore, resume_point
+
+    return resume_point(SessionStore(path), args.session)
+
+
+def _report_skipped(walked: WalkResult) -> None:
+    if not walked.skipped:
+        return
+    print(f"igg map-code: read {len(walked.files)} files; skipped {len(walked.skipped)}:", file=sys.stderr)
+    for s in walked.skipped[:SHOW_SKIPPED]:
+        print(f"  {s.path}: {s.reason}", file=sys.stderr)
+    if len(walked.skipped) > SHOW_SKIPPED:
+        print(f"  ... and {len(walked.skipped) - SHOW_SKIPPED} more (all of them are in --json's map_code.files)",
+              file=sys.stderr)
+
+
+class _ParseProgress:
+    """A progress bar on stderr (when it is a terminal) while the files are parsed."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _ParseProgress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(TextColumn("[bold]parsing"), BarColumn(), MofNCompleteColumn(),
+                                      TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self._progress.__enter__()
+            self._task = self._progress.add_task("parsing", total=None)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+    def walked(self, walked: WalkResult) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, total=len(walked.files))
+
+    def parsed(self, n: int) -> None:
+        if self._progress is not None:
+            self._progress.advance(self._task, n)
