@@ -97,8 +97,11 @@ class Loop:
                            max_iterations=self.config.max_iterations, chunks=len(self.chunks),
                            nodes=self.state.node_count, edges=self.state.edge_count, resumed=bool(self.prior))
 
-    def observe(self) -> tuple[Observation, Event] | None:
-        """The next observation and its ``iteration_started`` event, or None when the run is over."""
+    def observe(self, *, markdown: bool = True) -> tuple[Observation, Event] | None:
+        """The next observation and its ``iteration_started`` event, or None when the run is over.
+
+        ``markdown=False`` skips rendering (``Observation.markdown`` is empty) for an agent that reads the
+        graph state itself and says so (``reads_markdown = False``, e.g. the code agent's static pass)."""
         if self.stop_reason is None and self.iteration > self.config.max_iterations:
             self.stop_reason = "max_iterations"
         if self.stop_reason is not None:
@@ -109,17 +112,17 @@ class Loop:
         if chunk is not None and self.cursor >= len(self.chunks):
             notes.append(f"Every context chunk has been shown; this is pass {self.cursor // len(self.chunks) + 1} "
                          f"over them. Add what is still missing, or answer with \"finished\": true.")
-        markdown, tokens = render_observation(
+        text, tokens = render_observation(
             request=self.request, state=self.state, iteration=self.iteration, last_verdicts=self.last_verdicts,
-            last_error=self.last_error, chunk=chunk, todos=self.todos, notes=notes)
+            last_error=self.last_error, chunk=chunk, todos=self.todos, notes=notes) if markdown else ("", 0)
         obs = Observation(
-            session_id=self.session_id, iteration=self.iteration, markdown=markdown, tokens=tokens,
+            session_id=self.session_id, iteration=self.iteration, markdown=text, tokens=tokens,
             context=chunk.text if chunk else "", chunk_index=chunk.index if chunk else None,
             chunk_count=len(self.chunks), chunk_label=_chunk_label(chunk), last_verdicts=list(self.last_verdicts),
             request=self.request, state=self.state)
         timings = {"observe": (self.clock() - t0) * 1000}
         self._pending = (obs, chunk, timings)
-        return obs, self._event("iteration_started", chunk=obs.chunk_label, observation_chars=len(markdown),
+        return obs, self._event("iteration_started", chunk=obs.chunk_label, observation_chars=len(text),
                                 observation_tokens=tokens)
 
     def act(self, outcome: AgentTurn | BaseException, reason_ms: float) -> list[Event]:
@@ -280,7 +283,7 @@ def _drive(loop: Loop, agent: Any) -> Iterator[Event]:
     private: asyncio.AbstractEventLoop | None = None
     try:
         yield loop.start()
-        while (step := loop.observe()) is not None:
+        while (step := loop.observe(markdown=getattr(agent, "reads_markdown", True))) is not None:
             obs, started = step
             yield started
             t0 = loop.clock()
@@ -302,7 +305,7 @@ def _drive(loop: Loop, agent: Any) -> Iterator[Event]:
 
 async def _adrive(loop: Loop, agent: Any) -> AsyncIterator[Event]:
     yield loop.start()
-    while (step := loop.observe()) is not None:
+    while (step := loop.observe(markdown=getattr(agent, "reads_markdown", True))) is not None:
         obs, started = step
         yield started
         t0 = loop.clock()

@@ -22,7 +22,7 @@ from typing import Any
 from igg.agents.code.facts import FileFacts
 from igg.agents.code.link import CodeModel, link
 from igg.agents.code.schema import load_code_schema
-from igg.agents.code.sources import SourceFile, analyze
+from igg.agents.code.sources import SourceFile, analyze, with_modules
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult, walk
 from igg.compile import load_request
 from igg.errors import Problem, RequestInvalid
@@ -57,6 +57,7 @@ def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
               on_parsed: Callable[[int], Any] | None = None) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used."""
+    files = with_modules(files)
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(files) < POOL_THRESHOLD:
         out = []

@@ -187,3 +187,19 @@ def test_reads_its_sources_from_the_context_when_given_none():
     state, _, _ = drive(CodeAgent(), code_request(context=text))
     full, _, _ = drive(_agent(), code_request())
     assert graph_sets(state) == graph_sets(full)
+
+
+def test_through_the_loop_the_static_agent_skips_the_markdown_it_does_not_read():
+    from igg.loop import run
+
+    result = run(code_request(), _agent())
+    assert result.stop_reason == "finished"
+    assert all(r.observation_tokens == 0 for r in result.records)
+    seen = []
+
+    def reader(obs):
+        seen.append(obs.markdown)
+        return {"reasoning": "done", "actions": [], "finished": True}
+
+    run(code_request(), reader)
+    assert seen and seen[0].strip()

@@ -52,3 +52,13 @@ def test_looks_like_source():
     assert not looks_like_source("// File: notes.txt\nhello")
     assert not looks_like_source("The auth module handles logins. Users sign in with a password.")
     assert not looks_like_source("")
+
+
+def test_python_module_names_start_at_the_top_most_package_wherever_the_root_is():
+    from igg.agents.code.sources import SourceFile, with_modules
+
+    files = [SourceFile(p, "") for p in ("python/shop/__init__.py", "python/shop/models.py",
+                                          "python/shop/util/__init__.py", "python/shop/util/money.py",
+                                          "scripts/run.py", "src/Main.java")]
+    assert [f.module for f in with_modules(files)] == ["shop", "shop.models", "shop.util", "shop.util.money",
+                                                       None, None]

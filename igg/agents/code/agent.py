@@ -47,6 +47,8 @@ class CodeAgent:
     """Maps Python and Java sources into the request's schema, one file per turn (see the module doc)."""
 
     name = "code"
+    reads_markdown = False
+    """It reads ``observation.state`` directly, so the loop need not render the markdown observation."""
 
     def __init__(self, *, sources: Sequence[SourceFile] | None = None, facts: Sequence[FileFacts] | None = None,
                  model: CodeModel | None = None, files_per_turn: int = 1, external_imports: bool = True) -> None:
@@ -63,6 +65,9 @@ class CodeAgent:
         self._current: deque[Item] = deque()
         self._current_path: str | None = None
         self._pending: list[Relation] = []
+        self._waiting: dict[str, list[Relation]] = {}
+        """Edges waiting for a node, by the symbol key of that node (released when it is created)."""
+        self._created_last: set[str] = set()
         self._retry: deque[Item] = deque()
         self._last: list[Item] = []
         self._refused: set[str] = set()
@@ -111,6 +116,10 @@ class CodeAgent:
         turn = _Turn(self, state, cap, node_room, edge_room)
         while self._retry and not turn.full:
             turn.offer(self._retry.popleft())
+        released = self._waiting.keys() if not self._files and not self._current else self._created_last
+        for key in [k for k in released if k in self._waiting]:
+            self._pending.extend(self._waiting.pop(key))
+        self._created_last = set()
         pending, self._pending = self._pending, []
         for r in pending:
             if turn.full or not turn.offer(("edge", r), wait=False):
@@ -133,10 +142,10 @@ class CodeAgent:
                 turn.offer(self._current.popleft())
         self._last = turn.items
         if not turn.actions and not self._current and not self._files and not self._retry:
-            dropped = len(self._pending)
+            dropped = len(self._pending) + sum(len(w) for w in self._waiting.values())
             if dropped:
                 self.skipped["edge endpoint never created"] += dropped
-                self._pending = []
+                self._pending, self._waiting = [], {}
             self.finished = True
             return {"reasoning": self._closing(state), "actions": [], "finished": True}
         return {"reasoning": turn.reasoning(), "actions": turn.actions}
@@ -162,6 +171,8 @@ class CodeAgent:
             kind, what = last[v.index]
             if v.accepted:
                 self.accepted[kind] += 1
+                if kind == "node":
+                    self._created_last.add(what)
                 continue
             code = v.code
             if code in EXISTS:
@@ -227,7 +238,8 @@ class _Turn:
         return self.state.find_identity(placed.label, placed.identity)
 
     def offer(self, item: Item, wait: bool = True) -> bool:
-        """Propose ``item`` if it is due; returns False when an edge must keep waiting (``wait=False``)."""
+        """Propose ``item`` if it is due; an edge whose endpoint does not exist yet waits for that node
+        (``wait=False``: a waiting edge offered again, not counted twice). Returns True (handled)."""
         agent, fit = self.agent, self.agent.fit
         assert fit is not None
         kind, what = item
@@ -259,10 +271,11 @@ class _Turn:
             return True
         src, dst = self._exists(r.source), self._exists(r.target)
         if src is None or dst is None:
+            missing = r.source if src is None else r.target
+            agent._waiting.setdefault(missing, []).append(r)
             if wait:
-                agent._pending.append(r)
                 self.waiting += 1
-            return False
+            return True
         if src and dst and self.state.edge_between(src, label, dst) is not None:
             return True
         if agent._edges_full or self.edge_room <= 0:

@@ -58,7 +58,7 @@ class GroundedLLM:
 
 
 class HybridAgent(GroundedLLM):
-    """The static pass first (one file per turn); when it is done, the LLM takes over in the same iteration."""
+    """The static pass first (one file per turn); when it is done, the LLM takes over from the next iteration."""
 
     name = "hybrid"
 
@@ -67,12 +67,19 @@ class HybridAgent(GroundedLLM):
         self.static = static or CodeAgent(sources=[s for s in sources if s.language])
         self.static_turns = 0
 
+    @property
+    def reads_markdown(self) -> bool:
+        """The static pass reads the graph state; the LLM reads the rendered observation."""
+        return self.static.finished
+
     async def __call__(self, obs: Observation) -> Any:
         if not self.static.finished:
             turn = self.static(obs)
-            if not turn.get("finished"):
-                self.static_turns += 1
-                return turn
+            self.static_turns += 1
+            if turn.get("finished"):  # hand over: the LLM gets the next (rendered) observation
+                return {"reasoning": turn["reasoning"] + " Static pass complete; the LLM adds what static analysis "
+                        "cannot see.", "actions": []}
+            return turn
         result = self.llm(obs)
         return await result if inspect.isawaitable(result) else result
 

@@ -78,8 +78,8 @@ def _sql_of(node: ast.AST) -> list[SqlRef]:
 
 
 class _Analyzer:
-    def __init__(self, path: str, tree: ast.Module) -> None:
-        self.module = module_name(path)
+    def __init__(self, path: str, tree: ast.Module, module: str | None = None) -> None:
+        self.module = module or module_name(path)
         is_package = path.endswith("__init__.py")
         self.facts = FileFacts(path=path, language="python", module=self.module, package=self.module)
         self.base = self.module if is_package else self.module.rpartition(".")[0]
@@ -260,14 +260,16 @@ class _Analyzer:
             decl.calls.append(CallRef(name=func.attr, receiver="unknown", line=line))
 
 
-def analyze_python(path: str, text: str) -> FileFacts:
-    """The facts of one Python file; a file that does not parse yields empty facts with ``error`` set."""
+def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts:
+    """The facts of one Python file (``module``: its dotted name, default from its path); a file that does
+    not parse yields empty facts with ``error`` set."""
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
-        facts = FileFacts(path=path, language="python", module=module_name(path), package=module_name(path))
+        name = module or module_name(path)
+        facts = FileFacts(path=path, language="python", module=name, package=name)
         facts.error = f"syntax error: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
         return facts
-    facts = _Analyzer(path, tree).run()
+    facts = _Analyzer(path, tree, module).run()
     facts.lines = text.count("\n") + 1
     return facts

@@ -34,6 +34,8 @@ class SourceFile:
 
     path: str
     text: str
+    module: str | None = None
+    """Python: the dotted module name when the file sits in a package (see ``with_modules``)."""
 
     @property
     def language(self) -> str | None:
@@ -80,13 +82,39 @@ def looks_like_source(text: str) -> bool:
     return _guess_language(text) is not None
 
 
+def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
+    """The files with Python module names as imports spell them: a file in a package (a directory with
+    ``__init__.py``) is named from its top-most package down, wherever the mapped root is
+    (``fixtures/code/python/shop/models.py`` -> ``shop.models``); other files keep their path's name."""
+    packages = {f.path.rpartition("/")[0] for f in files if f.path.endswith("/__init__.py") or f.path == "__init__.py"}
+    out = []
+    for f in files:
+        if f.module is not None or f.language != "python":
+            out.append(f)
+            continue
+        directory, _, name = f.path.rpartition("/")
+        if not directory or directory not in packages:
+            out.append(f)
+            continue
+        parts: list[str] = []
+        while directory in packages:
+            head, _, last = directory.rpartition("/")
+            parts.insert(0, last)
+            if not head:
+                break
+            directory = head
+        stem = name.rsplit(".", 1)[0]
+        out.append(SourceFile(f.path, f.text, ".".join(parts if stem == "__init__" else [*parts, stem])))
+    return out
+
+
 def analyze(source: SourceFile) -> FileFacts:
     """The facts of one file, by its language (raises ValueError for a language the agent does not read)."""
     language = source.language
     if language == "python":
         from igg.agents.code.python import analyze_python
 
-        return analyze_python(source.path, source.text)
+        return analyze_python(source.path, source.text, source.module)
     if language == "java":
         from igg.agents.code.java import analyze_java
 
@@ -96,6 +124,7 @@ def analyze(source: SourceFile) -> FileFacts:
 
 def analyze_all(sources: Sequence[SourceFile], executor: Executor | None = None) -> list[FileFacts]:
     """The facts of every file, in input order; on ``executor`` when given (parsing is per file)."""
+    sources = with_modules(sources)
     if executor is None:
         return [analyze(s) for s in sources]
     return list(executor.map(analyze, sources, chunksize=max(1, len(sources) // 64)))
