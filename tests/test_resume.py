@@ -172,3 +172,16 @@ def test_resume_refuses_a_finished_or_unknown_session(tmp_path):
         result = subprocess.run([sys.executable, "-m", "igg", "resume", session, "--store", str(store)], cwd=ROOT,
                                 capture_output=True, text=True, timeout=60)
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_run_exports_carry_provenance_when_asked(tmp_path, capsys):
+    from igg.interfaces.cli import main
+
+    transcript = write_transcript(tmp_path / "t.jsonl", responses(4))
+    request = write_request(tmp_path / "r.json", "prov", 4)
+    out = tmp_path / "graph.json"
+    code = main(["run", str(request), "--agent", f"script:{transcript}", "--store", str(tmp_path / "s.sqlite"),
+                 "--export", f"json:{out}", "--provenance", "--json"])
+    assert code == 0, capsys.readouterr().err
+    nodes = {n["properties"]["name"]: n["provenance"] for n in json.loads(out.read_text())["nodes"]}
+    assert nodes == {f"C{i}": {"created": i, "chunk": "chunk 1/1"} for i in (1, 3, 4)}

@@ -271,3 +271,37 @@ def test_resume_rebuilds_the_state_exactly_even_after_a_periodic_snapshot(store,
     assert point.state.id_counters == whole.id_counters
     _, from_snapshot, _ = store.load_state("s1")
     assert differences(from_snapshot, whole) == []
+
+
+def test_many_sessions_on_one_event_loop_share_one_store(tmp_path):
+    """Async runs interleaved on one event loop, each recording into the same store."""
+    import asyncio
+
+    from igg import arun
+    from igg.agents.scripted import ScriptedAgent
+
+    store = SessionStore(tmp_path / "async.sqlite")
+    turns = responses(15)
+
+    def agent():
+        scripted = ScriptedAgent(turns)
+
+        async def turn(observation):
+            await asyncio.sleep(0.001)  # yield to the other sessions mid-iteration
+            return scripted(observation)
+
+        return turn
+
+    def request(k):
+        return make_request(session_id=f"a{k}", max_iterations=15, stuck_after=15,
+                            constraints={"max_nodes": 500, "max_edges": 2000})
+
+    async def main():
+        return await asyncio.gather(*(arun(request(k), agent(), recorder=SessionRecorder(store)) for k in range(6)))
+
+    results = asyncio.run(main())
+    assert [r.iterations for r in results] == [15] * 6
+    for k, result in enumerate(results):
+        assert store.session(f"a{k}").status == "finished"
+        _, stored, _ = store.load_state(f"a{k}", use_snapshot=False)
+        assert differences(stored, result.state) == [] and replay(store, f"a{k}").ok

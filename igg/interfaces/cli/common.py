@@ -41,6 +41,8 @@ def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "au
                         help="start over a stored session that has the same session_id")
     parser.add_argument("--export", action="append", default=[], metavar="FORMAT[:TARGET]",
                         help="export the final graph (repeatable), e.g. graphml:out/graph.graphml")
+    parser.add_argument("--provenance", action="store_true",
+                        help="carry provenance (created/updated iteration, context chunk) into JSON and GraphML exports")
     parser.add_argument("--json", action="store_true", help="print one JSON summary object on stdout")
     parser.add_argument("--log-format", choices=LOG_FORMATS, default="console",
                         help="log lines on stderr: console (default) or json")
@@ -113,7 +115,7 @@ def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: li
         try:
             result.exports = exporter.perform_exports(
                 result.state, specs, schema=request.config.schema_, metadata=document_metadata(request, result),
-                out_dir=args.out)
+                out_dir=args.out, provenance=getattr(args, "provenance", False))
         except ExportError as exc:
             failure = exc
             result.exports = list(getattr(exc, "summaries", []))
