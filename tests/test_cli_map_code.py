@@ -97,9 +97,7 @@ def test_a_copied_schema_shapes_the_graph(tmp_path):
     assert set(graph["edges_by_type"]) == {"CALLS", "IMPLEMENTS", "READS_FROM", "WRITES_TO"}
 
 
-def test_interrupted_session_resumes_from_the_store(tmp_path):
-    """A run killed after 3 committed iterations continues with --resume and ends with the whole graph."""
-    store = tmp_path / "s.sqlite"
+def _interrupted(store) -> None:
     script = f"""
 from pathlib import Path
 from igg.agents.code import CodeAgent
@@ -119,6 +117,12 @@ run(codemap.request, killed_at_4, recorder=[SessionRecorder(SessionStore({str(st
 """
     killed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert killed.returncode != 0 and "KeyboardInterrupt" in killed.stderr
+
+
+def test_interrupted_session_resumes_from_the_store(tmp_path):
+    """A run killed after 3 committed iterations continues with --resume and ends with the whole graph."""
+    store = tmp_path / "s.sqlite"
+    _interrupted(store)
     result = igg("map-code", JAVA, "--store", str(store), "--session", "m1", "--resume", "--json")
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
@@ -128,6 +132,17 @@ run(codemap.request, killed_at_4, recorder=[SessionRecorder(SessionStore({str(st
     assert "resumed=True" in result.stderr and "start_iteration=4" in result.stderr
     listed = igg("sessions", "--store", str(store))
     assert "m1" in listed.stdout
+
+
+def test_igg_resume_continues_a_map_code_session_too(tmp_path):
+    """The stored request holds the sources, so `igg resume` rebuilds the code agent from it."""
+    store = tmp_path / "s.sqlite"
+    _interrupted(store)
+    result = igg("resume", "m1", "--store", str(store), "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["stop_reason"] == "finished" and summary["actions"]["rejected"] == 0
+    assert (summary["nodes"], summary["edges"], summary["iterations"]) == (len(JAVA_NODES), len(JAVA_EDGES), 12)
 
 
 def test_run_auto_maps_the_auth_module_offline(tmp_path):
