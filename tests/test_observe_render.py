@@ -284,3 +284,15 @@ def test_edge_lines_use_the_shortest_reference_that_picks_a_node_out():
     # the references shown resolve to exactly the nodes meant
     assert len(ws.state.find_nodes({"name": "logout"})) == 1
     assert len(ws.state.find_nodes({"name": "login", "signature": "()", "label": "Method"})) == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None, categories=None), max_size=40))
+def test_quote_round_trips_and_stays_on_one_line(value):
+    from igg.observe.escape import quote
+
+    text = quote(value)
+    assert json.loads(text) == value
+    assert text.startswith('"') and text.endswith('"')
+    assert len(text.splitlines()) == 1 and "`" not in text
+    text.encode("utf-8")

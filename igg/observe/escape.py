@@ -15,9 +15,12 @@ import json
 import re
 from typing import Any
 
-_UNSAFE = re.compile("[`\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]")
+_UNSAFE_CHARS = "`\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
 """Characters JSON leaves alone that could still break a line, hide text, open a markdown code span, or (lone
 surrogates, which JSON input can carry) make the text impossible to encode as UTF-8."""
+_UNSAFE = re.compile(f"[{_UNSAFE_CHARS}]")
+_NEEDS_ESCAPE = re.compile(f'["\\\\\x00-\x1f{_UNSAFE_CHARS}]')
+"""Any character ``quote`` would change: the fast path skips json.dumps when there is none."""
 _LINE_BREAKS = re.compile("\r\n|[\n\r\u000b\u000c\u001c-\u001e\u0085\u2028\u2029]")
 
 
@@ -31,6 +34,8 @@ def quote(value: Any, limit: int | None = None) -> str:
     A cut string shows as ``"the start…"+1234`` (the number of characters left out), outside the quotes.
     """
     if isinstance(value, str):
+        if (limit is None or len(value) <= limit) and not _NEEDS_ESCAPE.search(value):
+            return f'"{value}"'  # the common case, without json.dumps
         cut = 0
         if limit is not None and len(value) > limit:
             cut = len(value) - limit

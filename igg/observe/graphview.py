@@ -32,7 +32,7 @@ from typing import Any
 
 from igg.graph.state import GraphState
 from igg.observe.escape import quote
-from igg.observe.tokens import line_cost
+from igg.observe.tokens import estimate_tokens, line_cost
 
 _ID_CHARS = 200
 """Identity values longer than this are cut in the listing."""
@@ -44,6 +44,7 @@ _TARGETS = 12
 """Neighbours listed per edge line when the graph is cut."""
 _SCAN = 4000
 """Edge entries read per node and direction when the graph is cut (hubs stay cheap)."""
+_MORE_COST = estimate_tokens(" (+999,999,999 more)")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*(?:[.:/][A-Za-z_$][\w$]*)*")
 _MAX_WORDS = 5000
 
@@ -105,16 +106,16 @@ class GraphView:
         self.nodes = state.graph._node
         self.succ = state.graph._succ
         self.pred = state.graph._pred
-        self._refs: dict[str, str] = {}
+        self._refs: dict[str, tuple[str, int]] = {}
 
     # ---- pieces ----------------------------------------------------------------------------------------
-    def ref(self, node_id: str) -> str:
-        """How a node is named in edge lines (cached per render)."""
-        text = self._refs.get(node_id)
-        if text is None:
+    def ref(self, node_id: str) -> tuple[str, int]:
+        """How a node is named in edge lines, and its estimated tokens (cached per render)."""
+        found = self._refs.get(node_id)
+        if found is None:
             text = self._make_ref(node_id, typed=True)
-            self._refs[node_id] = text
-        return text
+            found = self._refs[node_id] = (text, estimate_tokens(text))
+        return found
 
     def _make_ref(self, node_id: str, typed: bool) -> str:
         data = self.nodes[node_id]
@@ -221,7 +222,7 @@ class GraphView:
     def _edge_lines(self, n: str, adjacency: dict[str, dict[str, dict[str, Any]]], direction: str,
                     shown: set[str] | None, cap: int | None) -> tuple[list[str], int]:
         """Edge lines of one node in one direction, grouped by type, within ``cap`` tokens (None: all)."""
-        groups: dict[str, list[str]] = {}
+        groups: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
         more: dict[str, int] = {}
         scanned = 0
         partial = False
@@ -237,34 +238,46 @@ class GraphView:
                 if cap is not None and len(items) >= _TARGETS:
                     more[t] = more.get(t, 0) + 1
                     continue
-                items.append(eid + "\0" + other)
+                items.append((eid, other, data))
             if cap is not None and scanned >= _SCAN:
                 partial = True
                 break
         lines: list[str] = []
         spent = 0
-        me = self.ref(n)
+        me, me_cost = self.ref(n)
         for t, items in groups.items():
             arrow = f" -{t}-> " if direction == "out" else f" <-{t}- "
-            line = me + arrow
-            sep = ""
+            parts = [me, arrow]
+            # every piece starts with ',', a space or a reference's first character and none continues a word,
+            # so the pieces' estimates add up to at least the line's: no need to re-read the line
+            cost = 1 + me_cost + estimate_tokens(arrow)
             used: list[str] = []
-            for item in items:
-                eid, other = item.split("\0", 1)
-                piece = sep + self.ref(other) + _edge_props(self.succ[n][other][eid] if direction == "out"
-                                                             else self.pred[n][other][eid])
-                if cap is not None and line_cost(line + piece + " (+999,999 more)") + spent > cap:
+            for eid, other, data in items:
+                text, piece_cost = self.ref(other)
+                if used:
+                    parts.append(", ")
+                    piece_cost += 1
+                parts.append(text)
+                if data["properties"]:
+                    extra = _edge_props(data)
+                    parts.append(extra)
+                    piece_cost += estimate_tokens(extra)
+                if cap is not None and spent + cost + piece_cost + _MORE_COST > cap:
+                    del parts[len(parts) - (1 + bool(used) + bool(data["properties"])):]
                     break
-                line += piece
-                sep = ", "
+                cost += piece_cost
                 used.append(eid)
             if not used:
                 break
             left_out = len(items) - len(used) + more.get(t, 0)
-            if left_out or (partial and cap is not None):
-                line += f" (+{left_out:,} more)" if not partial else " (+more)"
-            lines.append(line)
-            spent += line_cost(line)
+            if partial and cap is not None:
+                parts.append(" (+more)")
+                cost += _MORE_COST
+            elif left_out:
+                parts.append(f" (+{left_out:,} more)")
+                cost += _MORE_COST
+            lines.append("".join(parts))
+            spent += cost
             if shown is not None:
                 shown.update(used)
         return lines, spent
