@@ -33,6 +33,7 @@ from igg.models import (
     read_response,
 )
 from igg.records import STOP_REASONS, Event, IterationRecord, Recorder, RunResult, StopReason
+from igg.store import SessionRecorder, SessionStore, resume_point
 
 __all__ = [
     "STOP_REASONS",
@@ -62,6 +63,8 @@ __all__ = [
     "Schema",
     "ScriptedAgent",
     "SessionError",
+    "SessionRecorder",
+    "SessionStore",
     "StopReason",
     "Usage",
     "Verdict",
@@ -77,6 +80,7 @@ __all__ = [
     "parse_turn",
     "perform_exports",
     "read_response",
+    "resume_point",
     "run",
     "stream",
 ]

@@ -111,7 +111,7 @@ def test_5xx_backoff_is_exponential_and_bounded() -> None:
 def test_hang_longer_than_timeout_and_dropped_connection_are_retried() -> None:
     """A hung call times out at config.llm.timeout_seconds (not the client's 600 s) and is retried."""
     with FakeOpenAI([Reply(hang=10, content=ANSWER), Reply(drop=True), ANSWER]) as server:
-        agent = make_agent(server, timeout_seconds=0.3)
+        agent = make_agent(server, timeout_seconds=1.0)
         start = time.monotonic()
         turn = agent(observation())
         elapsed = time.monotonic() - start

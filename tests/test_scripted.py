@@ -145,3 +145,9 @@ def test_auto_prefers_the_llm_when_an_endpoint_is_configured():
             make_agent("auto", request, env=env)
     else:
         assert callable(make_agent("auto", request, env=env))
+
+
+def test_a_path_given_as_turns_points_to_from_path():
+    """ScriptedAgent("file.jsonl") would read the path's characters as turns: it says to use from_path."""
+    with pytest.raises(TypeError, match=r"ScriptedAgent.from_path\(path\)"):
+        ScriptedAgent("fixtures/auth/transcript.jsonl")

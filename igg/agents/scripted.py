@@ -31,6 +31,9 @@ class ScriptedAgent:
     """An agent that answers iteration N with turn N of a transcript."""
 
     def __init__(self, turns: Iterable[dict[str, Any]], *, source: str = "transcript") -> None:
+        if isinstance(turns, str | Path):
+            raise TypeError("ScriptedAgent takes the turns themselves; for a transcript file use "
+                            "ScriptedAgent.from_path(path), for JSON Lines text ScriptedAgent.from_text(text)")
         self.turns: list[dict[str, Any]] = []
         problems: list[Problem] = []
         for i, turn in enumerate(turns, 1):
