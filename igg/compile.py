@@ -8,7 +8,6 @@ raised when there is any.
 
 from __future__ import annotations
 
-import json
 import typing
 import uuid
 from pathlib import Path
@@ -19,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from igg.act.apply import Actor
 from igg.errors import Problem, RequestInvalid
 from igg.graph.state import GraphState
+from igg.inputs import parse_json, read_text
 from igg.models.common import IDENTIFIER_HINT, is_identifier, property_key_problem
 from igg.models.request import Request
 from igg.models.schema import Schema
@@ -28,20 +28,9 @@ def load_request(source: str | Path | dict[str, Any], *, source_name: str | None
     """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``."""
     name = source_name or (str(source) if isinstance(source, Path) else "request")
     if isinstance(source, Path):
-        try:
-            text = source.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RequestInvalid([Problem("", f"cannot read {source}: {exc.strerror or exc}")], source=name) from None
-        except UnicodeDecodeError:
-            raise RequestInvalid([Problem("", f"{source} is not UTF-8 text")], source=name) from None
-        source = text
+        source = read_text(source, source=name)
     if isinstance(source, str):
-        try:
-            source = json.loads(source)
-        except json.JSONDecodeError as exc:
-            raise RequestInvalid(
-                [Problem("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")], source=name
-            ) from None
+        source = parse_json(source, source=name)
     if not isinstance(source, dict):
         raise RequestInvalid([Problem("", f"a request must be a JSON object, got {type(source).__name__}")],
                              source=name)

@@ -24,16 +24,19 @@ def code_request(schema: Any = None, **constraints: Any) -> Any:
                          "config": {"max_iterations": 1000, "schema": schema, "constraints": limits}})
 
 
-def drive(agent: Any, request: Any, max_turns: int = 500) -> tuple[Any, list[dict[str, Any]], list[list[Any]]]:
+def drive(agent: Any, request: Any, max_turns: int = 500, *, state: Any = None, first: int = 1,
+          extra_rules: Any = None) -> tuple[Any, list[dict[str, Any]], list[list[Any]]]:
     """Run ``agent`` turn by turn through the real validation and apply step, as the loop does.
 
+    ``state`` continues an existing graph from iteration ``first``; ``extra_rules`` join the built-in ones.
     Returns the graph state, the turns and the verdicts of each turn.
     """
-    state, _ = build_state(request)
-    actor = Actor(state.schema, request.config.constraints, request.config.apply_mode)
+    if state is None:
+        state, _ = build_state(request)
+    actor = Actor(state.schema, request.config.constraints, request.config.apply_mode, extra_rules=extra_rules)
     verdicts: list[Any] = []
     turns, all_verdicts = [], []
-    for iteration in range(1, max_turns + 1):
+    for iteration in range(first, first + max_turns):
         state.iteration = iteration
         turn = agent(Observation(session_id="t", iteration=iteration, markdown="", tokens=0,
                                  last_verdicts=verdicts, request=request, state=state))

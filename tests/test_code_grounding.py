@@ -82,19 +82,10 @@ def test_an_edge_the_source_text_does_not_support_is_rejected():
 def test_the_static_agent_passes_its_own_grounding():
     files = sources(CODE_FIXTURES / "java")
     grounding = Grounding(link(analyze_all(files)), files)
-    request = code_request()
-    state, _ = build_state(request)
-    actor = Actor(state.schema, request.config.constraints, extra_rules=grounding.rules())
-    agent = CodeAgent(sources=files)
-    from igg.agents.base import Observation
-
-    verdicts = []
-    for i in range(1, 50):
-        turn = agent(Observation(session_id="t", iteration=i, markdown="", tokens=0, last_verdicts=verdicts,
-                                 request=request, state=state))
-        verdicts = actor.apply(state, read_response(turn).items)
-        assert all(v.accepted for v in verdicts), [v.message for v in verdicts if not v.accepted]
-        if turn.get("finished"):
-            break
+    state, turns, verdicts = drive(CodeAgent(sources=files), code_request(), max_turns=49,
+                                   extra_rules=grounding.rules())
+    assert turns[-1].get("finished")
+    rejected = [v.message for vs in verdicts for v in vs if not v.accepted]
+    assert rejected == []
     plain, _, _ = drive(CodeAgent(sources=files), code_request())
     assert state.node_count == plain.node_count and state.edge_count == plain.edge_count

@@ -22,6 +22,7 @@ from typing import Any
 
 from igg.agents.base import AgentTurn, Observation, Usage
 from igg.errors import AgentFailed, Problem, RequestInvalid
+from igg.inputs import read_text
 
 RAW_KEYS = frozenset({"raw", "truncated", "usage"})
 """Keys a raw turn may carry."""
@@ -48,15 +49,8 @@ class ScriptedAgent:
     @classmethod
     def from_path(cls, path: str | Path) -> ScriptedAgent:
         """Read a JSON Lines transcript; raises ``RequestInvalid`` naming every bad line."""
-        path = Path(path)
         name = f"transcript {path}"
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RequestInvalid([Problem("", f"cannot read {path}: {exc.strerror or exc}")], source=name) from None
-        except UnicodeDecodeError:
-            raise RequestInvalid([Problem("", f"{path} is not UTF-8 text")], source=name) from None
-        return cls.from_text(text, source=name)
+        return cls.from_text(read_text(path, source=name), source=name)
 
     @classmethod
     def from_text(cls, text: str, *, source: str = "transcript") -> ScriptedAgent:

@@ -21,6 +21,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from igg.errors import Problem, RequestInvalid
 from igg.graph.state import GraphState
+from igg.inputs import parse_json, read_text
 from igg.models.document import GraphDocument
 from igg.models.request import Constraints
 from igg.models.schema import Schema
@@ -163,15 +164,7 @@ def load_document(path: str | Path) -> GraphDocument:
 
     path = Path(path)
     name = str(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RequestInvalid([Problem("", f"cannot read {path}: {exc.strerror or exc}")], source=name) from None
-    except UnicodeDecodeError:
-        raise RequestInvalid([Problem("", f"{path} is not UTF-8 text")], source=name) from None
-    except json.JSONDecodeError as exc:
-        raise RequestInvalid([Problem("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")],
-                             source=name) from None
+    raw = parse_json(read_text(path, source=name), source=name)
     if isinstance(raw, dict) and "directed" in raw and "format" not in raw:
         raw = node_link_to_document(raw)
     if not isinstance(raw, dict):
