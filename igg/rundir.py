@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from igg.agents.scripted import transcript_line
 from igg.errors import IGGError
+from igg.files import open_stream, write_file
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.records import IterationRecord, RunResult
@@ -41,11 +42,12 @@ class RunDirectory:
         self.request = request
         try:
             self.path.mkdir(parents=True, exist_ok=True)
-            self._records = open(self.path / "records.jsonl", "w", encoding="utf-8")
-            self._transcript = open(self.path / "transcript.jsonl", "w", encoding="utf-8")
-        except OSError as exc:
+            self._records = open_stream(self.path / "records.jsonl")
+            self._transcript = open_stream(self.path / "transcript.jsonl")
+        except (OSError, IGGError) as exc:
             self.close()
-            raise IGGError(f"cannot write the output directory {self.path}: {exc.strerror or exc}") from None
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise IGGError(f"cannot write the output directory {self.path}: {reason}") from None
         for record in records:
             self._write(record)
 
@@ -64,11 +66,11 @@ class RunDirectory:
         document = result.state.to_document(
             self.request.config.schema_, metadata=document_metadata(self.request, result), provenance=True)
         try:
-            (self.path / "graph.json").write_text(
-                document.model_dump_json(by_alias=True, exclude_none=True, indent=1), encoding="utf-8")
-            (self.path / "summary.json").write_text(_dumps(result.summary()) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise IGGError(f"cannot write the output directory {self.path}: {exc.strerror or exc}") from None
+            write_file(self.path / "graph.json",
+                       document.model_dump_json(by_alias=True, exclude_none=True, indent=1).encode("utf-8"))
+            write_file(self.path / "summary.json", (_dumps(result.summary()) + "\n").encode("utf-8"))
+        except IGGError as exc:
+            raise IGGError(f"cannot write the output directory {self.path}: {exc}") from None
 
     def close(self) -> None:
         """Close the line files (idempotent)."""

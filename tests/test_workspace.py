@@ -13,7 +13,7 @@ from igg.errors import WorkspaceError
 from igg.store import SessionStore
 from igg.workspace import MemorySessions, Workspace
 from igg.workspace.ops import ApplyInput, ExportInput, FinishInput, ListInput, openai_tools
-from igg.workspace.paths import resolve_output
+from igg.workspace.paths import check_output
 from igg.workspace.store_repo import StoreSessions
 from tests.conftest import FIXTURES, edge, node
 
@@ -119,7 +119,7 @@ def test_max_iterations_bounds_the_applies_of_a_session():
                                   "sub/", "", " a.json", "a\x00b"])
 def test_export_paths_outside_the_output_directory_are_refused(tmp_path, path):
     with pytest.raises(WorkspaceError) as refused:
-        resolve_output(tmp_path, path)
+        check_output(tmp_path, path)
     assert refused.value.code == "PATH_FORBIDDEN" and refused.value.status == 403
 
 

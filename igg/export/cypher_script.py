@@ -16,6 +16,7 @@ from typing import IO, Any
 from igg.errors import ExportError
 from igg.export import cypher
 from igg.export.plan import plan_export
+from igg.files import write_file
 from igg.graph.state import GraphState
 
 STATEMENT_BYTES = 3000
@@ -91,7 +92,7 @@ def write_cypher(state: GraphState, path_or_file: str | Path | IO[str], *, scope
     text = header + "".join(s + ";\n" for s in statements)
     data = text.encode("utf-8", "surrogatepass")
     if isinstance(path_or_file, str | Path):
-        Path(path_or_file).write_bytes(data)
+        write_file(path_or_file, data)
     else:
         path_or_file.write(text)
     return {"nodes": state.node_count, "edges": state.edge_count, "statements": len(statements),

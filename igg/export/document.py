@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
 from igg.errors import Problem, RequestInvalid
+from igg.files import write_file
 from igg.graph.state import GraphState
 from igg.inputs import parse_json, read_text
 from igg.models.document import GraphDocument
@@ -42,7 +43,7 @@ def _dump(obj: Any, path_or_file: str | Path | IO[str] | IO[bytes], indent: int 
     except PydanticSerializationError:
         data = json.dumps(obj, ensure_ascii=True, indent=indent, separators=None if indent else (",", ":")).encode()
     if isinstance(path_or_file, str | Path):
-        Path(path_or_file).write_bytes(data)
+        write_file(path_or_file, data)
     elif isinstance(path_or_file, io.TextIOBase):
         path_or_file.write(data.decode("utf-8"))
     else:

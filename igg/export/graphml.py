@@ -26,6 +26,7 @@ from typing import IO, Any
 from lxml import etree
 
 from igg.export.document import paused_gc
+from igg.files import open_for_write
 from igg.graph.state import GraphState
 
 NS = "http://graphml.graphdrawing.org/xmlns"
@@ -70,8 +71,12 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
                   schema: Any = None, provenance: bool = False) -> dict[str, Any]:
     """Write the graph as GraphML; returns ``{"nodes", "edges", "replaced_values"}``.
 
-    ``path_or_file`` is a path or a binary file object. The caller's graph is never modified.
+    ``path_or_file`` is a path (written through ``igg.files``: temporary file, then rename) or a binary file
+    object. The caller's graph is never modified.
     """
+    if isinstance(path_or_file, str | Path):
+        with open_for_write(path_or_file) as fh:
+            return write_graphml(state, fh, metadata=metadata, schema=schema, provenance=provenance)
     graph = state.graph
     nodes = graph._node
     succ = graph._succ

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import IO, Any
 
+from igg.files import write_file
 from igg.graph.state import GraphState
 
 _ENTITIES = {'"': "#quot;", "#": "#35;", "<": "#lt;", ">": "#gt;", "`": "#96;", "|": "#124;", "[": "#91;",
@@ -74,7 +75,7 @@ def write_mermaid(state: GraphState, path_or_file: str | Path | IO[str], *, max_
     """Write the Mermaid flowchart; returns ``{"nodes", "edges", "summarized", "bytes"}``."""
     text = mermaid_text(state, max_nodes=max_nodes, max_edges=max_edges)
     if isinstance(path_or_file, str | Path):
-        Path(path_or_file).write_text(text, encoding="utf-8")
+        write_file(path_or_file, text.encode("utf-8"))
     else:
         path_or_file.write(text)
     summarized = not (state.node_count <= max_nodes and state.edge_count <= max_edges)

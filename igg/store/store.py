@@ -22,6 +22,7 @@ from typing import Any
 
 from igg.compile import build_state, load_request
 from igg.errors import SessionError
+from igg.files import protect
 from igg.graph.state import GraphState, Mutation
 from igg.models.request import Request
 from igg.store import codec
@@ -111,6 +112,7 @@ class SessionStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, synchronous: str = "FULL") -> None:
         self.db = Database(path, synchronous=synchronous)
+        protect(self.db.path)  # no export of this process may overwrite the store (igg.files)
 
     @property
     def path(self) -> Path:

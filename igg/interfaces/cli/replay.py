@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from igg.files import write_file
 from igg.interfaces.cli.storecli import add_store_option, open_store
 from igg.store import replay
 
@@ -29,8 +30,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         request = store.request(args.session)
         document = state.to_document(request.config.schema_, {"session_id": args.session}, provenance=True)
-        args.output.write_text(document.model_dump_json(by_alias=True, exclude_none=True, indent=2) + "\n",
-                               encoding="utf-8")
+        write_file(args.output,
+                   (document.model_dump_json(by_alias=True, exclude_none=True, indent=2) + "\n").encode("utf-8"))
         print(f"wrote {args.output}")
     if report.ok:
         print("equal to the stored graph (checked: " + "; ".join(report.checked or ["nothing stored yet"]) + ")")
