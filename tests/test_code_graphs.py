@@ -80,6 +80,16 @@ JAVA_NODES = {
 }
 
 JAVA_EDGES = {
+    "IMPORTS src/main/java/com/acme/repo/JdbcUserRepository.java -> src/main/java/com/acme/model/User.java",
+    "IMPORTS src/main/java/com/acme/repo/UserRepository.java -> src/main/java/com/acme/model/User.java",
+    "IMPORTS src/main/java/com/acme/service/AuthService.java -> src/main/java/com/acme/model/AdminUser.java",
+    "IMPORTS src/main/java/com/acme/service/AuthService.java -> src/main/java/com/acme/model/User.java",
+    "IMPORTS src/main/java/com/acme/service/AuthService.java -> src/main/java/com/acme/repo/UserRepository.java",
+    "IMPORTS_SYMBOL src/main/java/com/acme/repo/JdbcUserRepository.java -> com.acme.model.User",
+    "IMPORTS_SYMBOL src/main/java/com/acme/repo/UserRepository.java -> com.acme.model.User",
+    "IMPORTS_SYMBOL src/main/java/com/acme/service/AuthService.java -> com.acme.model.AdminUser",
+    "IMPORTS_SYMBOL src/main/java/com/acme/service/AuthService.java -> com.acme.model.User",
+    "IMPORTS_SYMBOL src/main/java/com/acme/service/AuthService.java -> com.acme.repo.UserRepository",
     "CALLS com.acme.model.AdminUser#AdminUser(String) -> com.acme.model.User#User(String)",
     "CALLS com.acme.model.AdminUser#getName() -> com.acme.model.User#getName()",
     "CALLS com.acme.repo.JdbcUserRepository#find(String) -> com.acme.repo.JdbcUserRepository#query(String, Object)",
@@ -155,12 +165,7 @@ JAVA_EDGES = {
     "EXTENDS com.acme.repo.UserRepository -> com.acme.repo.Repository",
     "IMPLEMENTS com.acme.model.Role -> com.acme.model.Labeled",
     "IMPLEMENTS com.acme.repo.JdbcUserRepository -> com.acme.repo.UserRepository",
-    "IMPORTS src/main/java/com/acme/repo/JdbcUserRepository.java -> com.acme.model.User",
     "IMPORTS src/main/java/com/acme/repo/JdbcUserRepository.java -> java.sql",
-    "IMPORTS src/main/java/com/acme/repo/UserRepository.java -> com.acme.model.User",
-    "IMPORTS src/main/java/com/acme/service/AuthService.java -> com.acme.model.AdminUser",
-    "IMPORTS src/main/java/com/acme/service/AuthService.java -> com.acme.model.User",
-    "IMPORTS src/main/java/com/acme/service/AuthService.java -> com.acme.repo.UserRepository",
     "INSTANTIATES com.acme.service.AuthService#login(String, String) -> com.acme.service.AuthService.Token",
     "INSTANTIATES com.acme.service.AuthService#promote(long) -> com.acme.model.AdminUser",
     "READS_FROM com.acme.repo.JdbcUserRepository#find(String) -> user_roles",
@@ -219,6 +224,11 @@ PYTHON_NODES = {
 }
 
 PYTHON_EDGES = {
+    "IMPORTS shop/repository.py -> shop/models.py",
+    "IMPORTS shop/service.py -> shop/repository.py",
+    "IMPORTS_SYMBOL shop/repository.py -> shop.models.Order",
+    "IMPORTS_SYMBOL shop/service.py -> shop.repository.Repository",
+    "IMPORTS_SYMBOL shop/service.py -> shop.repository.SqlRepository",
     "CALLS shop.models.Order#key(self) -> shop.models.Entity#key(self)",
     "CALLS shop.models.PriorityOrder#pay(self) -> shop.models.Order#pay(self)",
     "CALLS shop.models.PriorityOrder#pay(self) -> shop.models.PriorityOrder#notify(self)",
@@ -268,10 +278,7 @@ PYTHON_EDGES = {
     "IMPORTS shop/models.py -> dataclasses",
     "IMPORTS shop/models.py -> enum",
     "IMPORTS shop/repository.py -> abc",
-    "IMPORTS shop/repository.py -> shop.models.Order",
     "IMPORTS shop/service.py -> logging",
-    "IMPORTS shop/service.py -> shop.repository.Repository",
-    "IMPORTS shop/service.py -> shop.repository.SqlRepository",
     "IMPORTS shop/service.py -> shop/models.py",
     "IMPORTS shop/service.py -> shop/util/money.py",
     "INSTANTIATES shop.repository.SqlRepository#get(self, order_id: int) -> shop.models.Order",

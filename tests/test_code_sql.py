@@ -61,4 +61,4 @@ def test_python_module_names_start_at_the_top_most_package_wherever_the_root_is(
                                           "python/shop/util/__init__.py", "python/shop/util/money.py",
                                           "scripts/run.py", "src/Main.java")]
     assert [f.module for f in with_modules(files)] == ["shop", "shop.models", "shop.util", "shop.util.money",
-                                                       None, None]
+                                                       "run", None]

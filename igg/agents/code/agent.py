@@ -235,7 +235,8 @@ class _Turn:
         placed = self.agent.fit.placed.get(key)  # type: ignore[union-attr]
         if placed is None:
             return None
-        return self.state.find_identity(placed.label, placed.identity)
+        found: str | None = self.state.find_identity(placed.label, placed.identity)
+        return found
 
     def offer(self, item: Item, wait: bool = True) -> bool:
         """Propose ``item`` if it is due; an edge whose endpoint does not exist yet waits for that node

@@ -17,7 +17,11 @@ TypeKind = Literal["class", "interface", "enum"]
 
 @dataclass(kw_only=True, slots=True)
 class ImportRef:
-    """One import: ``target`` is a dotted name (module, type, function or package)."""
+    """One imported name: ``target`` is a dotted name (module, type, function, constant or package).
+
+    Python: every name of every import statement is one ``ImportRef``, wherever the statement stands
+    (in functions, under ``TYPE_CHECKING``, in ``try``/``except ImportError``), so a name bound twice keeps
+    both bindings. Relative imports are already absolute here."""
 
     target: str
     alias: str | None = None
@@ -26,6 +30,9 @@ class ImportRef:
     """``import com.app.*;`` / ``from x import *``."""
     module_only: bool = False
     """Python ``import a.b``: binds the module, not a member of it."""
+    source: str | None = None
+    """Python ``from M import n``: the absolute module ``M`` (``target`` is ``M.n``)."""
+    line: int = 0
 
 
 @dataclass(kw_only=True, slots=True)

@@ -69,7 +69,8 @@ class Grounding:
         name = props.get("name")
         name = name if isinstance(name, str) else ""
         if label in _TYPES:
-            key = props.get("qualified_name") if isinstance(props.get("qualified_name"), str) else name
+            qualified = props.get("qualified_name")
+            key = qualified if isinstance(qualified, str) else name
             found = self.types.get(key, []) or self.types.get(name, [])
             package = props.get("package")
             if isinstance(package, str) and package:

@@ -35,7 +35,7 @@ def parser() -> Any:
 
 
 def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace")
+    return str(node.text.decode("utf-8", "replace"))
 
 
 def type_text(node: Any) -> str:

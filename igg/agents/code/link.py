@@ -2,7 +2,18 @@
 
 Names are resolved the way the languages do it, as far as the sources make it knowable. Java: nested
 types of the enclosing types, then the file's and package's types, single-type imports, wildcard imports.
-Python: the module's own names, then imports (following one ``__init__`` re-export). Calls resolve to a
+Python: the module's own names, then imports (every binding of a name bound twice; re-exports followed).
+
+Imports become two kinds of edges. ``IMPORTS`` goes from module to module, one for every import statement
+of every form, as an import graph has it: ``from M import n`` imports module ``M.n`` when that is a module,
+else ``M`` (whatever ``n`` is: class, function, constant, type alias), ``import a.b.c`` the deepest of
+``a.b.c``, ``a.b``, ``a`` in the tree; an import of code outside the tree (standard library, third party)
+goes to an external ``Package`` named by its top-level name (two levels inside a namespace package the
+tree shares). ``IMPORTS_SYMBOL`` goes from the module to the class, interface, enum or function a
+``from`` import names, where it is defined (re-exports followed). Java: a single-type import is IMPORTS
+to the file that declares the type plus IMPORTS_SYMBOL to the type; a wildcard import is IMPORTS to the
+package. ``.pyi`` stubs merge into the ``.py`` module of the same name (its definitions win; a stub-only
+module is a module too). Calls resolve to a
 method of the receiver's type or its supertypes (``this``, ``super``, static calls, fields, parameters and
 locals of declared type), choosing between Java overloads by arity and the argument types that are known;
 a call that stays ambiguous or unknown is left out rather than guessed.
@@ -13,11 +24,12 @@ which is how the code agent proposes them (one file per turn).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from igg.agents.code.facts import CallableDecl, CallRef, FileFacts, TypeDecl
+from igg.agents.code.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
 
 _TYPE_LABELS = {"class": "Class", "interface": "Interface", "enum": "Enum"}
 
@@ -92,8 +104,24 @@ class _Index:
                 else:
                     self.functions[f"{f.package}.{c.name}"] = c
                     self.function_package[id(c)] = f.package
-        self.python_modules = {f.module: f for f in files if f.language == "python"}
-        self.aliases = {id(f): {i.alias: i.target for i in f.imports if i.alias} for f in files}
+        self.python_modules: dict[str, FileFacts] = {}
+        for f in files:
+            if f.language == "python":
+                self.python_modules.setdefault(f.module, f)
+        self.python_packages: set[str] = set()
+        """Dotted names of in-tree packages (regular and namespace)."""
+        for m, pf in self.python_modules.items():
+            parts = m.split(".")
+            self.python_packages.update(".".join(parts[:n]) for n in range(1, len(parts)))
+            if _is_init(pf.path):
+                self.python_packages.add(m)
+        self.aliases: dict[int, dict[str, list[str]]] = {}
+        for f in files:
+            bound: dict[str, list[str]] = {}
+            for i in f.imports:
+                if i.alias and i.target not in bound.setdefault(i.alias, []):
+                    bound[i.alias].append(i.target)
+            self.aliases[id(f)] = bound
 
     # ---- names ---------------------------------------------------------------------------------------
     def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
@@ -124,9 +152,9 @@ class _Index:
         local = f"{f.package}.{name}" if f.package else name
         if local in self.types:
             return local
-        target = self.aliases[id(f)].get(name)
-        if target is not None:
-            return target if target in self.types else None
+        targets = self.aliases[id(f)].get(name)
+        if targets:
+            return targets[-1] if targets[-1] in self.types else None
         for i in f.imports:
             if i.wildcard and f"{i.target}.{name}" in self.types:
                 return f"{i.target}.{name}"
@@ -143,16 +171,24 @@ class _Index:
         for n in range(len(parts), 0, -1):  # longest alias first: import a.b as x; a.b.c.f()
             alias = ".".join(parts[:n])
             if alias in aliases:
-                target = ".".join([aliases[alias], *parts[n:]])
-                if target in self.types or target in self.functions or target in self.python_modules:
-                    return target
-                owner, _, member = target.rpartition(".")
-                module = self.python_modules.get(owner)
-                if module is not None and depth < 3 and module is not f:
-                    return self.python_name(member, module, depth + 1)
+                for bound in reversed(aliases[alias]):  # every binding of a name bound twice
+                    found = self.python_target(".".join([bound, *parts[n:]]), f, depth)
+                    if found is not None:
+                        return found
                 return None
         if name in self.types or name in self.functions or name in self.python_modules:
             return name
+        return None
+
+    def python_target(self, target: str, f: FileFacts | None = None, depth: int = 0) -> str | None:
+        """The definition an absolute dotted name reaches (a type, function or module), following
+        re-exports (``from ._models import Response`` in ``pkg/__init__.py``) a few modules deep."""
+        if target in self.types or target in self.functions or target in self.python_modules:
+            return target
+        owner, _, member = target.rpartition(".")
+        module = self.python_modules.get(owner)
+        if module is not None and depth < 5 and module is not f:
+            return self.python_name(member, module, depth + 1)
         return None
 
     # ---- members -------------------------------------------------------------------------------------
@@ -207,7 +243,7 @@ _AMBIGUOUS: Any = object()
 
 def link(files: Iterable[FileFacts], *, external_imports: bool = True) -> CodeModel:
     """Resolve the facts of ``files`` (in that order) into a ``CodeModel``."""
-    files = list(files)
+    files = merge_stubs(files)
     index = _Index(files)
     symbols: dict[str, Symbol] = {}
     plans: list[FilePlan] = []
@@ -282,34 +318,90 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True) -> CodeMo
     return CodeModel(symbols=symbols, files=plans)
 
 
+def _is_init(path: str) -> bool:
+    return path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
+
+
+def merge_stubs(files: Iterable[FileFacts]) -> list[FileFacts]:
+    """The files with every ``.pyi`` stub merged into the ``.py`` module of the same name: one module (the
+    ``.py`` path and imports), the stub's definitions added where the ``.py`` lacks them. A stub without
+    a ``.py`` stays a module of its own."""
+    files = list(files)
+    real = {f.module: f for f in files if f.language == "python" and f.path.endswith(".py")}
+    out = []
+    merged: dict[str, FileFacts] = {}
+    for f in files:
+        twin = real.get(f.module) if f.path.endswith(".pyi") else None
+        if twin is None:
+            out.append(f)
+            continue
+        known_types = {t.qualified for t in twin.types}
+        known_calls = {(c.owner, c.name) for c in twin.callables}
+        merged[twin.path] = replace(
+            twin, types=[*twin.types, *(t for t in f.types if t.qualified not in known_types)],
+            callables=[*twin.callables, *(c for c in f.callables if (c.owner, c.name) not in known_calls)])
+    return [merged.get(f.path, f) for f in out]
+
+
 def _imports(index: _Index, f: FileFacts, plan: FilePlan, module: str, package: Any, external: bool) -> None:
-    seen: set[str] = set()
+    seen: set[Relation] = set()
+
+    def add(label: str, target: str) -> None:
+        r = Relation(label, module, target)
+        if target != module and r not in seen:
+            seen.add(r)
+            plan.relations.append(r)
+
     for i in f.imports:
-        target: str | None = None
         if f.language == "java":
-            if i.wildcard:
-                target = f"package:{i.target}" if i.target in index.packages else None
-            elif i.target in index.types:
-                target = type_key(i.target)
-            ext = i.target if i.wildcard else i.target.rpartition(".")[0]
-        else:
-            q = index.python_name(i.alias or i.target, f) if not i.wildcard else i.target
+            _java_import(index, i, add, package, external, plan)
+            continue
+        found = _python_import_module(index, i)
+        if isinstance(found, FileFacts):
+            add("IMPORTS", f"module:{found.path}")
+        elif found and external:
+            add("IMPORTS", package(plan, found, external=True))
+        if not i.module_only and not i.wildcard:
+            q = index.python_target(i.target, f)
             if q in index.types:
-                target = type_key(q)
+                add("IMPORTS_SYMBOL", type_key(q))
             elif q in index.functions:
-                target = f"function:{q}"
-            elif q in index.python_modules:
-                target = f"module:{index.python_modules[q].path}"
-            ext = i.target.split(".")[0]
-        if target is None:
-            if not external or not ext or f.language == "python" and ext in index.python_modules:
-                continue
-            if f.language == "java" and ext in index.packages:
-                continue  # an in-tree package, but a type we do not know (e.g. generated): no guess
-            target = package(plan, ext, external=True)
-        if target not in seen and target != module:
-            seen.add(target)
-            plan.relations.append(Relation("IMPORTS", module, target))
+                add("IMPORTS_SYMBOL", f"function:{q}")
+
+
+def _python_import_module(index: _Index, i: ImportRef) -> FileFacts | str | None:
+    """The in-tree module an import reaches, or the external name it imports (or None: nothing knowable)."""
+    modules = index.python_modules
+    if not i.module_only and not i.wildcard and i.target in modules:
+        return modules[i.target]  # from pkg import submodule
+    name = i.target if i.module_only or i.source is None else i.source
+    if not name:
+        return None
+    parts = name.split(".")
+    top = parts[0]
+    if top in sys.stdlib_module_names and top not in index.python_packages:
+        return top  # the standard library, even when a loose file of the tree bears its name
+    for n in range(len(parts), 0, -1):
+        found = modules.get(".".join(parts[:n]))
+        if found is not None:
+            return found
+    if top in index.python_packages:  # a namespace package the tree shares: name the portion
+        return ".".join(parts[:2])
+    return top
+
+
+def _java_import(index: _Index, i: ImportRef, add: Any, package: Any, external: bool, plan: FilePlan) -> None:
+    if i.wildcard and i.target in index.packages:
+        add("IMPORTS", f"package:{i.target}")
+        return
+    if i.target in index.types:
+        add("IMPORTS", f"module:{index.type_file[i.target].path}")
+        add("IMPORTS_SYMBOL", type_key(i.target))
+        return
+    ext = i.target if i.wildcard else i.target.rpartition(".")[0]
+    if not external or not ext or ext in index.packages:
+        return  # an in-tree package, but a type we do not know (e.g. generated): no guess
+    add("IMPORTS", package(plan, ext, external=True))
 
 
 def _callable_relations(index: _Index, f: FileFacts, c: CallableDecl, plan: FilePlan, symbol: Any) -> None:

@@ -25,7 +25,7 @@ from igg.agents.code.link import CodeModel, Relation, Symbol
 from igg.models.schema import CompiledSchema
 
 NODE_FALLBACKS: dict[str, tuple[str, ...]] = {"Enum": ("Class",), "Function": ("Method",), "Interface": ("Class",)}
-EDGE_FALLBACKS: dict[str, tuple[str, ...]] = {"INSTANTIATES": ("CALLS",)}
+EDGE_FALLBACKS: dict[str, tuple[str, ...]] = {"INSTANTIATES": ("CALLS",), "IMPORTS_SYMBOL": ("IMPORTS",)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,16 +91,16 @@ class SchemaFit:
             groups.setdefault((label, self._identity(label, props)), []).append(key)
         for level in (1, 2):  # qualify every member of a colliding group, then those still colliding
             regrouped: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
-            for (label, _), keys in groups.items():
-                for key in keys:
-                    if len(keys) > 1 and "name" in self.schema.identity_keys[label]:
+            for (label, _), members in groups.items():
+                for key in members:
+                    if len(members) > 1 and "name" in self.schema.identity_keys[label]:
                         staged[key] = (label, self._qualified(key, staged[key][1], level=level))
                     regrouped.setdefault((label, self._identity(label, staged[key][1])), []).append(key)
             groups = regrouped
-        for (label, identity), keys in groups.items():
-            for key in keys[1:]:
+        for (label, identity), members in groups.items():
+            for key in members[1:]:
                 self.left_out[key] = f"its identity {identity!r} under this schema's keys is already taken"
-            self.placed[keys[0]] = Placed(label, staged[keys[0]][1], identity)
+            self.placed[members[0]] = Placed(label, staged[members[0]][1], identity)
         self.placed = {k: self.placed[k] for k in self.model.symbols if k in self.placed}
 
     def _identity(self, label: str, props: dict[str, Any]) -> tuple[Any, ...]:

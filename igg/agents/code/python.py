@@ -21,13 +21,31 @@ _ABC_BASES = {"ABC"}
 
 
 def module_name(path: str) -> str:
-    """Dotted module name of a relative path: ``src/app/auth/service.py`` -> ``app.auth.service``."""
-    parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
-    if len(parts) > 1 and parts[0] in ("src", "lib"):
-        parts = parts[1:]
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(p for p in parts if p) or "__init__"
+    """The module name of one relative path on its own (``pymodules.names_for_paths`` names files
+    together, from their packages): ``app/auth/__init__.py`` -> ``app.auth``."""
+    from igg.agents.code.pymodules import names_for_paths
+
+    return names_for_paths([path]).get(path) or path.rpartition("/")[2].rsplit(".", 1)[0]
+
+
+_OVERLOAD = ("overload", "typing.overload", "typing_extensions.overload", "t.overload")
+
+
+def _functions(body: list[ast.stmt]) -> list[list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The functions of a body grouped by name, in order: ``@overload`` stubs are dropped when there is
+    an implementation (the first stub stands for them in a stub file); later definitions of one name
+    (a property's setter, a redefinition) join the first."""
+    groups: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    overloads: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if any(dotted(d) in _OVERLOAD for d in node.decorator_list):
+                overloads.setdefault(node.name, node)
+            else:
+                groups.setdefault(node.name, []).append(node)
+    for name, stub in overloads.items():
+        groups.setdefault(name, [stub])
+    return sorted(groups.values(), key=lambda g: g[0].lineno)
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -80,7 +98,7 @@ def _sql_of(node: ast.AST) -> list[SqlRef]:
 class _Analyzer:
     def __init__(self, path: str, tree: ast.Module, module: str | None = None) -> None:
         self.module = module or module_name(path)
-        is_package = path.endswith("__init__.py")
+        is_package = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
         self.facts = FileFacts(path=path, language="python", module=self.module, package=self.module)
         self.base = self.module if is_package else self.module.rpartition(".")[0]
         self.constants: dict[str, list[SqlRef]] = {}
@@ -92,26 +110,34 @@ class _Analyzer:
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
-                    self.facts.imports.append(ImportRef(target=a.name, alias=a.asname or a.name, module_only=True))
+                    # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
+                    self.facts.imports.append(ImportRef(target=a.name, alias=a.asname or a.name,
+                                                        module_only=True, line=node.lineno))
             elif isinstance(node, ast.ImportFrom):
                 source = self._absolute(node.module, node.level)
+                if source is None:
+                    continue  # a relative import above the top-level package: Python refuses it too
                 for a in node.names:
                     if a.name == "*":
-                        self.facts.imports.append(ImportRef(target=source, wildcard=True))
+                        self.facts.imports.append(ImportRef(target=source, wildcard=True, source=source,
+                                                            line=node.lineno))
                     else:
                         target = f"{source}.{a.name}" if source else a.name
-                        self.facts.imports.append(ImportRef(target=target, alias=a.asname or a.name))
+                        self.facts.imports.append(ImportRef(target=target, alias=a.asname or a.name, source=source,
+                                                            line=node.lineno))
         for node in body:
             if isinstance(node, ast.ClassDef):
                 self._class(node, outer=None)
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self._callable(node, owner=None, fields={})
+        for group in _functions(body):
+            self._callable(group, owner=None, fields={})
         return self.facts
 
-    def _absolute(self, module: str | None, level: int) -> str:
+    def _absolute(self, module: str | None, level: int) -> str | None:
         if level == 0:
             return module or ""
         parts = self.base.split(".") if self.base else []
+        if level - 1 > len(parts) or (level - 1 == len(parts) and not module):
+            return None
         if level > 1:
             parts = parts[: len(parts) - (level - 1)]
         return ".".join([*parts, module] if module else parts)
@@ -153,8 +179,8 @@ class _Analyzer:
         for child in node.body:
             if isinstance(child, ast.ClassDef):
                 self._class(child, outer=decl)
-            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                self._callable(child, owner=decl, fields=decl.fields)
+        for group in _functions(node.body):
+            self._callable(group, owner=decl, fields=decl.fields)
 
     def _fields(self, node: ast.ClassDef) -> dict[str, str]:
         """Attribute types: class annotations, ``self.x: T``, ``self.x = T(...)``, ``self.x = param: T``."""
@@ -169,7 +195,9 @@ class _Analyzer:
             params = {a.arg: _type_name(a.annotation) for a in (*fn.args.posonlyargs, *fn.args.args,
                                                                   *fn.args.kwonlyargs)}
             for stmt in ast.walk(fn):
-                target = value = annotation = None
+                target: ast.expr | None = None
+                value: ast.expr | None = None
+                annotation: ast.expr | None = None
                 if isinstance(stmt, ast.AnnAssign):
                     target, value, annotation = stmt.target, stmt.value, stmt.annotation
                 elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
@@ -192,8 +220,9 @@ class _Analyzer:
             return known.get(value.id)
         return None
 
-    def _callable(self, node: ast.FunctionDef | ast.AsyncFunctionDef, owner: TypeDecl | None,
+    def _callable(self, group: list[ast.FunctionDef | ast.AsyncFunctionDef], owner: TypeDecl | None,
                   fields: dict[str, str]) -> None:
+        node = group[0]
         args = node.args
         every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         static = any(dotted(d) in ("staticmethod", "classmethod") for d in node.decorator_list)
@@ -205,6 +234,11 @@ class _Analyzer:
         local: dict[str, str | None] = {a.arg: _type_name(a.annotation) for a in every}
         self_names = {every[0].arg} if owner and every and not any(
             dotted(d) == "staticmethod" for d in node.decorator_list) else set()
+        for part in group:
+            self._body(part, decl, owner, fields, local, self_names)
+
+    def _body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, decl: CallableDecl, owner: TypeDecl | None,
+              fields: dict[str, str], local: dict[str, str | None], self_names: set[str]) -> None:
         for stmt in ast.walk(node):
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 local[stmt.target.id] = _type_name(stmt.annotation)

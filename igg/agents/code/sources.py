@@ -83,29 +83,17 @@ def looks_like_source(text: str) -> bool:
 
 
 def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
-    """The files with Python module names as imports spell them: a file in a package (a directory with
-    ``__init__.py``) is named from its top-most package down, wherever the mapped root is
-    (``fixtures/code/python/shop/models.py`` -> ``shop.models``); other files keep their path's name."""
-    packages = {f.path.rpartition("/")[0] for f in files if f.path.endswith("/__init__.py") or f.path == "__init__.py"}
-    out = []
-    for f in files:
-        if f.module is not None or f.language != "python":
-            out.append(f)
-            continue
-        directory, _, name = f.path.rpartition("/")
-        if not directory or directory not in packages:
-            out.append(f)
-            continue
-        parts: list[str] = []
-        while directory in packages:
-            head, _, last = directory.rpartition("/")
-            parts.insert(0, last)
-            if not head:
-                break
-            directory = head
-        stem = name.rsplit(".", 1)[0]
-        out.append(SourceFile(f.path, f.text, ".".join(parts if stem == "__init__" else [*parts, stem])))
-    return out
+    """The files with Python module names as imports spell them (``pymodules``): a file in a package is
+    named from its top-most package down (regular or namespace), wherever the files' root is
+    (``fixtures/code/python/shop/models.py`` -> ``shop.models``); a file outside packages by its stem.
+    Files that already carry a name (``igg map-code`` names them from the disk) keep it."""
+    if all(f.module is not None or f.language != "python" for f in files):
+        return list(files)
+    from igg.agents.code.pymodules import names_for_paths
+
+    names = names_for_paths(f.path for f in files if f.language == "python")
+    return [f if f.module is not None or f.language != "python" else SourceFile(f.path, f.text, names[f.path])
+            for f in files]
 
 
 def analyze(source: SourceFile) -> FileFacts:
