@@ -32,7 +32,8 @@ from igg.models import (
     Verdict,
     read_response,
 )
-from igg.records import STOP_REASONS, Event, IterationRecord, Recorder, RunResult, StopReason
+from igg.persistence import Recorder
+from igg.records import STOP_REASONS, Event, IterationRecord, RunResult, StopReason
 from igg.store import SessionRecorder, SessionStore, resume_point
 
 __all__ = [

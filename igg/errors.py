@@ -6,7 +6,11 @@
     ├── AgentFailed           the agent could not produce a turn after its retries (stop reason agent_error)
     ├── AgentUnavailable      the chosen agent cannot be built here (module missing, nothing fits --agent auto)
     ├── BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted)
-    ├── SessionError          a session store problem: unknown session, refusing to overwrite, corrupt store
+    ├── SessionError          a session store problem (carries ``session_id`` when one is concerned)
+    │   ├── SessionRefused    asked for something the store cannot do as asked (exit 2)
+    │   │   ├── SessionNotFound   no such session
+    │   │   └── SessionExists     the session id is taken
+    │   └── SessionBusy       another live process writes the session
     ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
     └── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be served; carries a stable ``code``
 
@@ -66,6 +70,29 @@ class BudgetExhausted(IGGError):
 
 class SessionError(IGGError):
     """A session store problem: an unknown session, a session that already exists, a damaged store."""
+
+    def __init__(self, message: str, *, session_id: str | None = None) -> None:
+        self.session_id = session_id
+        super().__init__(message)
+
+
+class SessionRefused(SessionError):
+    """A session request that cannot be honoured as asked: an unknown session or iteration, an id that is
+    already taken, a finished session to resume, a file that is not a store. The command line exits 2."""
+
+    exit_code = 2
+
+
+class SessionNotFound(SessionRefused):
+    """There is no session with this id (``session_id``) in the store."""
+
+
+class SessionExists(SessionRefused):
+    """A new session's id (``session_id``) is already taken."""
+
+
+class SessionBusy(SessionError):
+    """Another live process is writing the session (``session_id``)."""
 
 
 class ExportError(IGGError):

@@ -30,16 +30,18 @@ from dataclasses import replace
 from typing import Any
 
 from igg.act.apply import Actor
+from igg.act.step import act, iteration_finished, prune_isolated
 from igg.agents.base import AgentTurn, Observation, as_turn
 from igg.agents.parsing import parse_turn
 from igg.compile import build_state
 from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid, ResponseInvalid
 from igg.graph.state import GraphState
-from igg.models.actions import ActionError, ParsedResponse, read_response
+from igg.models.actions import ParsedResponse, read_response
 from igg.models.request import Request
 from igg.models.verdicts import ErrorCode
 from igg.observe import Chunk, open_todos, render_observation, split_context
-from igg.records import Event, IterationRecord, Recorder, RunResult, StopReason
+from igg.persistence import Recorder
+from igg.records import Event, IterationRecord, RunResult, StopReason
 
 EventHandler = Callable[[Event], Any]
 
@@ -140,19 +142,12 @@ class Loop:
         turn = outcome
         raw, kind = _raw_output(turn)
         parsed, parse_error = _parse(turn)
+        record = act(self.actor, self.state, parsed, iteration=self.iteration, chunk=_chunk_label(chunk),
+                     chunk_cursor=self.cursor, parse_error=parse_error, raw_output=raw, output_kind=kind,
+                     truncated=turn.truncated, observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
+                     usage=turn.usage.to_dict() if turn.usage else None, exchange=turn.exchange,
+                     notes=[turn.note] if turn.note else [], clock=self.clock)
         state = self.state
-        state.iteration, state.chunk = self.iteration, _chunk_label(chunk)
-        verdicts = self.actor.apply(state, parsed.items) if parsed is not None else []
-        record = IterationRecord(
-            iteration=self.iteration, observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
-            chunk=_chunk_label(chunk), chunk_cursor=self.cursor, raw_output=raw, output_kind=kind,
-            truncated=parsed.truncated if parsed is not None else turn.truncated,
-            reasoning=parsed.reasoning if parsed is not None else "",
-            finished=parsed.finished if parsed is not None else False, parse_error=parse_error,
-            actions=[_as_received(i) for i in parsed.items] if parsed is not None else [],
-            verdicts=verdicts, mutations=state.take_journal(),
-            usage=turn.usage.to_dict() if turn.usage else None, exchange=turn.exchange,
-            notes=[turn.note] if turn.note else [])
         timings["act"] = (self.clock() - t0) * 1000
         self.todos = open_todos(state, self.config.schema_)
         timings["total"] = sum(timings.values())
@@ -160,15 +155,12 @@ class Loop:
         self.records.append(record)
         for rec in self.recorders:
             rec.record(record)
+        verdicts = record.verdicts
         events = [self._event("action_verdict", **v.to_dict()) for v in verdicts]
         self.stuck_streak = 0 if record.accepted else self.stuck_streak + 1
         self.stop_reason = self._stop_after(record)
-        events.append(self._event(
-            "iteration_finished", proposed=len(verdicts), accepted=record.accepted, rejected=record.rejected,
-            rejected_by_code=record.rejected_by_code(), parse_error=parse_error, truncated=record.truncated,
-            finished=record.finished, nodes=state.node_count, edges=state.edge_count,
-            tokens=record.usage["total_tokens"] if record.usage else None, observation_tokens=obs.tokens,
-            ms=record.timings_ms["total"], timings_ms=record.timings_ms, stop_reason=self.stop_reason))
+        events.append(self._event("iteration_finished",
+                                  **iteration_finished(record, state, stop_reason=self.stop_reason)))
         self.last_verdicts, self.last_error, self.notes = verdicts, parse_error, _notes_after(record)
         if self.stop_reason is None and self.stuck_streak:
             self.notes.append(f"Nothing was accepted in the last {self.stuck_streak} iteration(s); the run stops "
@@ -180,7 +172,8 @@ class Loop:
     def finish(self) -> Event:
         """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished`` event."""
         assert self.stop_reason is not None, "finish() follows the stop"
-        pruned = self._prune() if self.config.finalize.prune_isolated else []
+        pruned = prune_isolated(self.state, keep_protected=self.config.constraints.protect_seed_nodes) \
+            if self.config.finalize.prune_isolated else []
         final_mutations = self.state.take_journal()
         if pruned:
             self.todos = open_todos(self.state, self.config.schema_)
@@ -210,17 +203,6 @@ class Loop:
         if record.iteration >= config.max_iterations:
             return "max_iterations"
         return None
-
-    def _prune(self) -> list[dict[str, Any]]:
-        state = self.state
-        degree = state.graph.degree
-        isolated = [n for n in list(state.graph.nodes) if degree(n) == 0
-                    and not (n in state.protected and self.config.constraints.protect_seed_nodes)]
-        pruned = []
-        for n in isolated:
-            pruned.append({"id": n, "type": state.node_type(n), "properties": dict(state.node_properties(n))})
-            state.delete_node(n)
-        return pruned
 
     def _event(self, kind: Any, **data: Any) -> Event:
         it = self.iteration if kind not in ("run_started", "run_finished") else 0
@@ -254,12 +236,6 @@ def _parse(turn: AgentTurn) -> tuple[ParsedResponse | None, dict[str, str] | Non
     except Exception as exc:  # a Python agent's odd objects must not crash the loop
         return None, {"code": str(ErrorCode.INVALID_RESPONSE),
                       "message": f"the response could not be read ({type(exc).__name__}: {exc})"}
-
-
-def _as_received(item: Any) -> Any:
-    if isinstance(item, ActionError):
-        return item.raw
-    return item.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 def _notes_after(record: IterationRecord | None) -> list[str]:

@@ -193,14 +193,9 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
 
 def map_code(paths: Sequence[Path], *, agent: str = "code", environ: Mapping[str, str] | None = None,
              on_event: Callable[[Any], Any] | None = None, clock: Callable[[], float] = time.perf_counter,
-             loop_options: Mapping[str, Any] | None = None, **prepare_options: Any) -> tuple[Any, dict[str, Any]]:
-    """Map ``paths`` with ``agent`` (code, llm or hybrid) through the loop; returns the run result and the
-    map-code summary. ``loop_options`` go to ``igg.loop.run`` (recorder, state, ...)."""
-    from igg.loop import run
+             **options: Any) -> tuple[Any, dict[str, Any]]:
+    """Map ``paths`` with ``agent`` (code, llm or hybrid): ``igg.service.map_code`` (store, output directory,
+    exports and resume are its options); returns the run result and the map-code summary."""
+    from igg import service
 
-    codemap = prepare(paths, agent=agent, clock=clock, **prepare_options)
-    the_agent = code_agent(agent, codemap, environ)
-    started = clock()
-    # llm/hybrid agents bring validation_rules() (grounding); the loop adds them to its act step
-    result = run(codemap.request, the_agent, on_event=on_event, **dict(loop_options or {}))
-    return result, summary(codemap, result, the_agent, clock() - started)
+    return service.map_code(paths, agent=agent, environ=environ, on_event=on_event, clock=clock, **options)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
+from igg.errors import ExportError
 from igg.models.verdicts import ErrorCode, Verdict
 
 if TYPE_CHECKING:
     from igg.graph.state import GraphState
-    from igg.models.request import Request
 
 StopReason = Literal["finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted", "agent_error"]
 """Why a run ended; every run ends with exactly one.
@@ -147,6 +147,8 @@ class RunResult:
     """The mutations finalization applied (pruning), for the session store."""
     exports: list[dict[str, Any]] = field(default_factory=list)
     """What was exported after the run (filled by whoever exports)."""
+    export_error: ExportError | None = None
+    """Why an export failed, when one did (``exports`` still holds every export's summary)."""
     max_nodes: int = 0
     max_edges: int = 0
     elapsed_ms: float = 0.0
@@ -215,19 +217,3 @@ class RunResult:
         if self.error:
             out["error"] = self.error
         return out
-
-
-class Recorder(Protocol):
-    """Where a run's progress is kept as it happens (the session store, an output directory).
-
-    ``begin`` is called once before the first iteration, with the state as the run starts (fresh, or the
-    resumed session's) and the prior iterations' records of a resumed run; ``record`` after every iteration
-    (the iteration's mutations are in ``record.mutations``: the graph after it equals the graph before plus
-    those); ``finish`` once with the result (finalization mutations in ``result.final_mutations``).
-    """
-
-    def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None: ...
-
-    def record(self, record: IterationRecord) -> None: ...
-
-    def finish(self, result: RunResult) -> None: ...

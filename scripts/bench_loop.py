@@ -26,7 +26,7 @@ from igg.act import Actor  # noqa: E402
 from igg.compile import build_state, load_request  # noqa: E402
 from igg.loop import run  # noqa: E402
 from igg.models.actions import read_response  # noqa: E402
-from igg.rundir import RunDirectory  # noqa: E402
+from igg.persistence.rundir import RunDirectory  # noqa: E402
 
 
 def request_with_graph(nodes: int, iterations: int) -> dict:

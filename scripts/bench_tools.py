@@ -23,10 +23,9 @@ import structlog
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from igg.store import SessionStore
+from igg.store import SessionStore, StoreSessions
 from igg.workspace import MemorySessions, Workspace
 from igg.workspace.ops import ApplyInput
-from igg.workspace.store_repo import StoreSessions
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUEST = json.loads((ROOT / "fixtures" / "seed_request.json").read_text())

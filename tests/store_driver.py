@@ -11,7 +11,7 @@ from typing import Any
 from igg.act import Actor
 from igg.compile import build_state
 from igg.models.actions import read_response
-from igg.records import IterationRecord
+from igg.records import IterationRecord, RunResult
 from igg.store import SessionRecorder, SessionStore, resume_point
 
 
@@ -43,7 +43,7 @@ def run_iterations(recorder: SessionRecorder | None, request: Any, turns: list[d
         state, _ = build_state(request)
     actor = Actor(state.schema, request.config.constraints, request.config.apply_mode)
     if recorder is not None and start == 1:
-        recorder.begin(request, state)
+        recorder.begin(request, state, [])
     for i in range(start, len(turns) + 1):
         if stop_before is not None and i >= stop_before:
             return state
@@ -59,7 +59,8 @@ def run_iterations(recorder: SessionRecorder | None, request: Any, turns: list[d
         if recorder is not None:
             recorder.record(record)
     if recorder is not None:
-        recorder.finish({"stop_reason": "max_iterations", "iterations": len(turns)})
+        recorder.finish(RunResult(session_id=request.session_id, stop_reason="max_iterations", state=state,
+                                  final_mutations=state.take_journal()))
     return state
 
 
@@ -67,5 +68,5 @@ def resume(store: SessionStore, session_id: str, turns: list[dict[str, Any]]) ->
     """Continue an interrupted session with the same script."""
     point = resume_point(store, session_id)
     recorder = SessionRecorder(store, resume=True)
-    recorder.begin(point.request, point.state)
+    recorder.begin(point.request, point.state, point.records)
     return run_iterations(recorder, point.request, turns, state=point.state, start=point.next_iteration)

@@ -19,10 +19,9 @@ import pytest
 
 from igg.errors import WorkspaceError
 from igg.files import PathRefused, WriteFailed, check_name, open_for_write, write_file
-from igg.store import SessionStore
+from igg.store import SessionStore, StoreSessions
 from igg.workspace import Workspace
 from igg.workspace.ops import ExportInput
-from igg.workspace.store_repo import StoreSessions
 from tests.conftest import ROOT
 from tests.test_workspace import request_dict
 

@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
-from igg.errors import WorkspaceError
-from igg.store import SessionStore
+from igg.errors import SessionError, WorkspaceError
+from igg.store import SessionStore, StoreSessions
 from igg.workspace import MemorySessions, Workspace
 from igg.workspace.ops import ApplyInput, ExportInput, FinishInput, ListInput, openai_tools
 from igg.workspace.paths import check_output
-from igg.workspace.store_repo import StoreSessions
 from tests.conftest import FIXTURES, edge, node
 
 
@@ -171,7 +170,7 @@ def test_a_session_is_rebuilt_from_its_repository(tmp_path: Path, durable: bool)
 
     second = Workspace(repo())
     assert _graph(second, sid) == expected
-    listed = second.list(ListInput())["sessions"]
+    listed = second.list_sessions(ListInput())["sessions"]
     assert [(s["session_id"], s["status"], s["iteration"]) for s in listed] == [(sid, "open", 2)]
     result = apply(second, sid, node("Class", name="AuthService", package="p"), node("Class", name="Next", package="p"))
     assert [v.get("code") for v in result["verdicts"]] == ["DUPLICATE_NODE", None] and result["iteration"] == 3
@@ -202,11 +201,28 @@ class FailingRepo(MemorySessions):
         super().__init__()
         self.ok = ok
 
-    def append(self, step: Any, info: Any, state: Any) -> None:
-        if self.ok <= 0:
-            raise WorkspaceError("STORE_ERROR", "disk full", status=409)
-        self.ok -= 1
-        super().append(step, info, state)
+    def recorder(self, **options: Any) -> Any:
+        inner = super().recorder(**options)
+        repo = self
+
+        class Failing:
+            def begin(self, *args: Any) -> None:
+                inner.begin(*args)
+
+            def _spend(self) -> None:
+                if repo.ok <= 0:
+                    raise SessionError("disk full")
+                repo.ok -= 1
+
+            def record(self, record: Any) -> None:
+                self._spend()
+                inner.record(record)
+
+            def finish(self, result: Any) -> None:
+                self._spend()
+                inner.finish(result)
+
+        return Failing()
 
 
 def test_a_step_the_repository_cannot_keep_is_undone_in_memory_too():

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from igg.errors import SessionError
+from igg.errors import SessionError, SessionRefused
 
 STORE_ENV = "IGG_STORE"
 """Environment variable naming the store file when ``--store`` is not given."""
@@ -103,13 +103,6 @@ CREATE TABLE IF NOT EXISTS snapshots (
 """
 
 T = TypeVar("T")
-
-
-class SessionRefused(SessionError):
-    """A session request that cannot be honoured as asked: an unknown session or iteration, an id that is
-    already taken, a finished session to resume, a file that is not a store. The command line exits 2."""
-
-    exit_code = 2
 
 
 def resolve_store_path(path: str | os.PathLike[str] | None = None) -> Path:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from igg.errors import SessionError
+from igg.errors import SessionBusy, SessionRefused
 from igg.graph.state import GraphState, Mutation
 from igg.models.common import freeze
 from igg.store import codec
-from igg.store.store import SessionRefused, SessionStore, StepInfo
+from igg.store.store import SessionStore, StepInfo, owner_alive
 
 
 @dataclass(kw_only=True)
@@ -101,9 +101,9 @@ def undo(store: SessionStore, session_id: str, to_iteration: int) -> tuple[int, 
     """Roll the graph back to how it was after ``to_iteration`` (0: the start), committed as an ``undo`` step
     holding the inverse mutations. Returns (step, number of mutations). Refuses a session still running."""
     info = store.session(session_id)
-    if info.status == "running":
-        raise SessionError(f"session {session_id!r} is being run by a live process ({info.owner}); "
-                           "undo it after the run ends")
+    if info.status == "running" or (info.status == "open" and owner_alive(info.owner)):
+        raise SessionBusy(f"session {session_id!r} is being run by a live process ({info.owner}); "
+                          "undo it after the run ends", session_id=session_id)
     target = store.step_of_iteration(session_id, to_iteration)
     _, state, last = store.load_state(session_id)
     if target >= last:

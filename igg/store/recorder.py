@@ -8,16 +8,17 @@ the stop reason. ``resume_point`` rebuilds everything a resumed loop needs from 
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from igg.errors import SessionRefused
 from igg.graph.state import GraphState, Mutation
 from igg.models.request import Request
-from igg.records import IterationRecord
+from igg.records import IterationRecord, RunResult
 from igg.store import codec
-from igg.store.store import SessionRefused, SessionStore, owner_token
+from igg.store.store import SessionStore, owner_token
 
 SNAPSHOT_MIN_MUTATIONS = 20_000
 """A periodic snapshot is taken once this many mutations, and at least as many as the graph has elements,
@@ -25,33 +26,37 @@ have been committed since the last: its cost stays bounded per mutation, whateve
 
 
 class SessionRecorder:
-    """Persists a run into a ``SessionStore``: one durable transaction per iteration."""
+    """Persists a session into a ``SessionStore``: one durable transaction per iteration (a ``Recorder``)."""
 
-    def __init__(self, store: SessionStore, *, agent: str | None = None, options: dict[str, Any] | None = None,
-                 force: bool = False, resume: bool = False) -> None:
+    def __init__(self, store: SessionStore, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
+                 force: bool = False, resume: bool = False, owner: str | None = None) -> None:
         self.store = store
         if agent and agent.startswith("script:") and len(agent) > len("script:"):
             # a resume may run from another directory: keep the transcript's absolute path
             agent = "script:" + str(Path(agent[len("script:"):]).resolve())
         self.agent = agent
-        self.options = options or {}
+        self.options = dict(options or {})
         self.force = force
         self.resume = resume
-        self.owner = owner_token()
+        self.owner = owner or owner_token()
+        """This writer's token in the store (``host:pid:nonce``)."""
         self.session_id: str | None = None
         self.state: GraphState | None = None
         self._since_snapshot = 0
 
     def begin(self, request: Request, state: GraphState, records: list[IterationRecord] | None = None) -> None:
-        """Register the session, or claim the interrupted one when resuming (``records``: the iterations
-        already stored, which are not written again)."""
-        self.session_id = request.session_id
-        self.state = state
+        """Register the session, or claim the existing one when resuming (``records``: the iterations already
+        stored, which are not written again). A second call for the same session does nothing."""
+        if self.session_id is not None and self.session_id == request.session_id:
+            self.state = state
+            return
         if self.resume:
             self.store.claim(request.session_id or "", self.owner, force=self.force)
         else:
             self.store.create_session(request, agent=self.agent, options=self.options, owner=self.owner,
                                       force=self.force)
+        self.session_id = request.session_id
+        self.state = state
 
     def record(self, record: IterationRecord) -> None:
         """Commit one finished iteration: its record, its mutations and the session's counters."""
@@ -61,21 +66,17 @@ class SessionRecorder:
         snapshot = self._since_snapshot >= max(SNAPSHOT_MIN_MUTATIONS, state.node_count + state.edge_count)
         self.store.commit_step(self._sid(), kind="iteration", record=codec.record_to_dict(record),
                                mutations=mutations, state=state, owner=self.owner,
-                               chunk_cursor=getattr(record, "chunk_cursor", None), snapshot=snapshot)
+                               chunk_cursor=record.chunk_cursor, snapshot=snapshot)
         if snapshot:
             self._since_snapshot = 0
 
-    def finish(self, result: Any) -> None:
+    def finish(self, result: RunResult) -> None:
         """Commit the end of the run: mutations made after the last iteration, a final snapshot, the stop
         reason and the result summary."""
-        state = getattr(result, "state", None) or self._state()
-        if hasattr(result, "final_mutations"):
-            leftover: list[Mutation] = list(result.final_mutations)
-        else:
-            leftover = list(state.journal)
-        summary = _summary(result)
+        summary = codec.record_to_dict(result.summary())
         self.store.commit_step(self._sid(), kind="finalize", record={"kind": "finalize", **summary},
-                               mutations=leftover, state=state, owner=self.owner, snapshot=True, finish=summary)
+                               mutations=list(result.final_mutations), state=result.state, owner=self.owner,
+                               snapshot=True, finish=summary)
 
     def _state(self) -> GraphState:
         if self.state is None:
@@ -84,23 +85,6 @@ class SessionRecorder:
 
     def _sid(self) -> str:
         return self.session_id or ""
-
-
-def _summary(result: Any) -> dict[str, Any]:
-    if isinstance(result, dict):
-        data = dict(result)
-    elif hasattr(result, "summary"):
-        data = result.summary()
-    elif hasattr(result, "to_dict"):
-        data = result.to_dict()
-    elif dataclasses.is_dataclass(result) and not isinstance(result, type):
-        data = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)
-                if f.name not in ("state", "records", "events")}
-    else:
-        data = {"stop_reason": getattr(result, "stop_reason", None)}
-    data.pop("state", None)
-    data.pop("records", None)
-    return codec.record_to_dict(data) if data else {}
 
 
 @dataclass(kw_only=True)
@@ -126,7 +110,8 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     """Rebuild an interrupted session from the store (``SessionError`` when it is unknown or finished)."""
     info = store.session(session_id)
     if info.status == "finished":
-        raise SessionRefused(f"session {session_id!r} already finished ({info.stop_reason}); nothing to resume")
+        raise SessionRefused(f"session {session_id!r} already finished ({info.stop_reason}); nothing to resume",
+                             session_id=session_id)
     # every mutation replayed from the start, not from a snapshot: that rebuilds the state exactly as the run
     # left it, down to what a snapshot does not keep (the order of recent touches the observation shows)
     request, state, _ = store.load_state(session_id, use_snapshot=False)

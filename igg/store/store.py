@@ -21,38 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from igg.compile import build_state, load_request
-from igg.errors import SessionError
+from igg.errors import SessionBusy, SessionError, SessionExists, SessionNotFound, SessionRefused
 from igg.files import protect
 from igg.graph.state import GraphState, Mutation
 from igg.models.request import Request
+from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus
 from igg.store import codec
-from igg.store.db import Database, SessionRefused
-
-SESSION_STATUSES = ("running", "interrupted", "finished")
-"""``running``: its process is alive; ``interrupted``: it stopped before finishing (resume it);
-``finished``: it ended with a stop reason."""
-
-
-@dataclass(kw_only=True)
-class SessionInfo:
-    """One session as listed by ``igg sessions``."""
-
-    session_id: str
-    status: str
-    """One of ``SESSION_STATUSES``."""
-    stop_reason: str | None
-    goal: str
-    agent: str | None
-    """The agent spec the run used (e.g. ``script:PATH``); ``resume`` uses it again."""
-    options: dict[str, Any]
-    created_at: float
-    updated_at: float
-    last_step: int
-    last_iteration: int
-    nodes: int
-    edges: int
-    owner: str | None
-    result: dict[str, Any] | None
+from igg.store.db import Database
 
 
 @dataclass(kw_only=True)
@@ -133,19 +108,20 @@ class SessionStore:
         now = time.time()
 
         def work(conn: sqlite3.Connection) -> None:
-            row = conn.execute("SELECT status, last_iteration, owner FROM sessions WHERE session_id = ?",
+            row = conn.execute("SELECT status, last_iteration, owner, agent FROM sessions WHERE session_id = ?",
                                (session_id,)).fetchone()
             if row is not None:
                 if not force:
-                    status = _status(row[0], row[2])
+                    status = _status(row[0], row[2], row[3])
                     what = (f"inspect it with `igg show {session_id}`" if status == "finished" else
                             f"continue it with `igg resume {session_id}`")
-                    raise SessionRefused(
+                    raise SessionExists(
                         f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
-                        f"{what}, replace it with --force, or give the request another session_id")
+                        f"{what}, replace it with --force, or give the request another session_id",
+                        session_id=session_id)
                 if row[0] == "running" and owner_alive(row[2]):
-                    raise SessionError(f"session {session_id!r} is being written by a live process ({row[2]}); "
-                                       "stop it before replacing the session")
+                    raise SessionBusy(f"session {session_id!r} is being written by a live process ({row[2]}); "
+                                      "stop it before replacing the session", session_id=session_id)
                 _delete(conn, session_id)
             conn.execute(
                 "INSERT INTO sessions (session_id, status, goal, request, agent, options, created_at, updated_at,"
@@ -167,10 +143,10 @@ class SessionStore:
                 raise self._unknown(conn, session_id)
             if row[0] == "finished":
                 raise SessionRefused(f"session {session_id!r} already finished ({row[2]}); nothing to resume "
-                                   f"(inspect it with `igg show {session_id}`)")
+                                     f"(inspect it with `igg show {session_id}`)", session_id=session_id)
             if owner_alive(row[1]) and row[1] != owner and not force:
-                raise SessionError(f"session {session_id!r} is still being run by a live process ({row[1]}); "
-                                   "resume it after that process ends, or pass --force")
+                raise SessionBusy(f"session {session_id!r} is still being run by a live process ({row[1]}); "
+                                  "resume it after that process ends, or pass --force", session_id=session_id)
             conn.execute("UPDATE sessions SET owner = ?, updated_at = ? WHERE session_id = ?",
                          (owner, time.time(), session_id))
 
@@ -203,13 +179,20 @@ class SessionStore:
             row = conn.execute("SELECT last_step, owner, status FROM sessions WHERE session_id = ?",
                                (session_id,)).fetchone()
             if row is None:
-                raise SessionError(f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)")
+                raise SessionNotFound(f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)",
+                                      session_id=session_id)
             if owner is not None and row[1] != owner:
-                raise SessionError(f"session {session_id!r} is now written by another process ({row[1]}); "
-                                   "this run stops writing to it")
+                raise SessionBusy(f"session {session_id!r} is now written by another process ({row[1]}); "
+                                  "this run stops writing to it", session_id=session_id)
             if row[2] == "finished" and kind == "iteration":
-                raise SessionError(f"session {session_id!r} already finished; it takes no more iterations")
+                raise SessionRefused(f"session {session_id!r} already finished; it takes no more iterations",
+                                     session_id=session_id)
             step = row[0] + 1
+            if iteration is not None and conn.execute(
+                    "SELECT 1 FROM steps WHERE session_id = ? AND kind = 'iteration' AND iteration = ?",
+                    (session_id, iteration)).fetchone() is not None:
+                raise SessionRefused(f"iteration {iteration} of session {session_id!r} is already stored; "
+                                     "it is never applied twice", session_id=session_id)
             conn.execute(
                 "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_cursor, proposed, accepted,"
                 " rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge, mutation_count, record,"
@@ -230,13 +213,7 @@ class SessionStore:
                              (finish.get("stop_reason"), codec.dumps(finish), session_id))
             return step
 
-        try:
-            return self.db.write(work)
-        except SessionError as exc:
-            if "UNIQUE constraint" in str(exc):
-                raise SessionError(f"iteration {iteration} of session {session_id!r} is already stored; "
-                                   "it is never applied twice") from None
-            raise
+        return self.db.write(work)
 
     def delete_session(self, session_id: str) -> None:
         """Remove a session and everything stored for it."""
@@ -362,7 +339,7 @@ class SessionStore:
     def _unknown(self, conn: sqlite3.Connection, session_id: str) -> SessionError:
         known = [r[0] for r in conn.execute("SELECT session_id FROM sessions ORDER BY updated_at DESC LIMIT 10")]
         hint = f"; sessions there: {', '.join(known)}" if known else "; it holds no sessions"
-        return SessionRefused(f"no session {session_id!r} in {self.path}{hint}")
+        return SessionNotFound(f"no session {session_id!r} in {self.path}{hint}", session_id=session_id)
 
 
 _SESSION_COLS = ("session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
@@ -371,14 +348,17 @@ _STEP_COLS = ("step, kind, iteration, chunk, chunk_cursor, proposed, accepted, r
               " nodes, edges, next_node, next_edge, mutation_count, created_at")
 
 
-def _status(stored: str, owner: str | None) -> str:
-    if stored == "running" and not owner_alive(owner):
-        return "interrupted"
-    return stored
+def _status(stored: str, owner: str | None, agent: str | None) -> SessionStatus:
+    """The status word of a stored session (see ``igg.persistence.SessionStatus``)."""
+    if stored == "finished":
+        return "finished"
+    if agent == TOOL_AGENT:
+        return "open"
+    return "running" if owner_alive(owner) else "interrupted"
 
 
 def _session_info(r: tuple[Any, ...]) -> SessionInfo:
-    return SessionInfo(session_id=r[0], status=_status(r[1], r[12]), stop_reason=r[2], goal=r[3], agent=r[4],
+    return SessionInfo(session_id=r[0], status=_status(r[1], r[12], r[4]), stop_reason=r[2], goal=r[3], agent=r[4],
                        options=json.loads(r[5] or "{}"), created_at=r[6], updated_at=r[7], last_step=r[8],
                        last_iteration=r[9], nodes=r[10], edges=r[11], owner=r[12],
                        result=json.loads(r[13]) if r[13] else None)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema
 
 from igg.models.actions import Action, NodeRef
 from igg.models.request import Request
+from igg.persistence import SessionStatus
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
@@ -137,7 +138,8 @@ class ExportInput(ExportBody):
 class ListInput(_Input):
     """Which sessions to list."""
 
-    status: Literal["open", "running", "finished"] | None = Field(default=None, description="Only this status.")
+    status: SessionStatus | None = Field(
+        default=None, description="Only this status: open, running, interrupted or finished.")
     limit: int = Field(default=100, ge=1, le=1000, description="At most this many, most recently updated first.")
 
 
@@ -148,6 +150,13 @@ class RunInput(_Input):
     agent: Literal["llm", "code", "auto"] = Field(
         default="llm", description="llm: the server's configured model; code: the offline code analyser; auto.",
     )
+    exports: list[str] = Field(
+        default_factory=list, max_length=8,
+        description=("Exports written when the run ends, as `igg run --export` takes them: FORMAT[:PATH] with "
+                     "FORMAT graphml, json, nodelink, cypher, mermaid or neo4j; PATH is relative to the server's "
+                     "output directory (default SESSION/graph.EXT); neo4j goes to the server's NEO4J_URI."),
+    )
+    provenance: bool = Field(default=False, description="Carry provenance into JSON and GraphML exports.")
 
 
 @dataclass(frozen=True, kw_only=True)

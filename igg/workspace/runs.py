@@ -1,59 +1,32 @@
-"""Autonomous runs inside the workspace: the server's own agent builds a graph with the loop (``igg.loop``).
+"""Autonomous runs inside the workspace: the server's own agent builds a graph through ``igg.service``.
 
-``start`` opens the session (status ``running``), builds the agent from the registry and drives the loop on
-the server's event loop in a task of its own; its events go to the workspace's event hub (the HTTP event
-stream) and every iteration is written to the session repository as it happens, like a tool session's
-applies. While it runs, apply and finish are refused (``SESSION_BUSY``); observe and export work.
+``start`` opens the session (status ``running``), builds the agent from the registry and runs it with
+``igg.service.arun_request`` (the same function ``igg run`` calls) on the server's event loop, in a task of
+its own; its events go to the workspace's event hub (the HTTP event stream), every iteration is kept through
+the session's recorder (the workspace's repository) as it happens, and the requested exports are written
+under the server's output directory when it ends, as ``igg run --export`` writes them. While it runs, apply
+and finish are refused (``SESSION_BUSY``); observe and export work.
 """
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from igg.errors import IGGError, RequestInvalid, WorkspaceError
-from igg.graph.state import GraphState
+from igg.errors import AgentUnavailable, IGGError, RequestInvalid, WorkspaceError
+from igg.export.spec import DEFAULT_FILES, ExportSpec, parse_export_spec
 from igg.models.request import Request
 from igg.records import Event
-from igg.workspace.sessions import Step
+from igg.workspace.paths import check_output
 
 if TYPE_CHECKING:
-    from igg.records import IterationRecord, RunResult
     from igg.workspace.ops import RunInput
     from igg.workspace.service import LiveSession, Workspace
 
 log = structlog.get_logger("igg.workspace")
-
-
-class RepoRecorder:
-    """The loop's ``Recorder`` writing a run's iterations into the workspace's session repository."""
-
-    def __init__(self, workspace: Workspace, session: LiveSession) -> None:
-        self.workspace = workspace
-        self.session = session
-
-    def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None:
-        """The session row exists already (``Runs.start`` created it)."""
-
-    def record(self, record: IterationRecord) -> None:
-        from igg.store.codec import record_to_dict
-
-        session = self.session
-        verdicts = [v.to_dict() for v in record.verdicts]
-        session.last_verdicts = list(record.verdicts)
-        session.info = self.workspace.refresh_info(session, iteration=record.iteration)
-        step = Step(iteration=record.iteration, reasoning=record.reasoning, actions=list(record.actions),
-                    verdicts=verdicts, mutations=list(record.mutations), record=record_to_dict(record))
-        self.workspace.repo.append(step, session.info, session.state)
-
-    def finish(self, result: RunResult) -> None:
-        session = self.session
-        session.info = self.workspace.refresh_info(session, status="finished", stop_reason=result.stop_reason)
-        step = Step(iteration=session.info.iteration, kind="finalize", mutations=list(result.final_mutations),
-                    summary=result.summary())
-        self.workspace.repo.append(step, session.info, session.state)
 
 
 class Runs:
@@ -66,10 +39,10 @@ class Runs:
     async def start(self, inp: RunInput) -> dict[str, Any]:
         """Open the session and start its run in the background; returns the session summary."""
         from igg.agents.registry import make_agent
-        from igg.errors import AgentUnavailable
 
         try:
             request = await asyncio.to_thread(_checked, inp.request)
+            specs = export_specs(inp.exports, self.workspace.output_dir, request.session_id or "run")
             agent = make_agent(inp.agent, request)
         except RequestInvalid as exc:
             raise WorkspaceError("INVALID_REQUEST", str(exc), status=422) from None
@@ -77,7 +50,7 @@ class Runs:
             raise WorkspaceError("AGENT_UNAVAILABLE", str(exc), status=503) from None
         session = await asyncio.to_thread(self.workspace.open_session, request, "running", inp.agent)
         sid = session.info.session_id
-        task = asyncio.create_task(self._drive(session, agent), name=f"igg-run-{sid}")
+        task = asyncio.create_task(self._drive(session, agent, specs, inp.provenance), name=f"igg-run-{sid}")
         self.tasks[sid] = task
         task.add_done_callback(lambda _: self.tasks.pop(sid, None))
         log.info("run_started", session_id=sid, agent=inp.agent)
@@ -87,13 +60,14 @@ class Runs:
         """The run's summary once it has ended (call it right after ``start``: ended runs are forgotten)."""
         return await asyncio.shield(self.tasks[session_id])
 
-    async def _drive(self, session: LiveSession, agent: Any) -> dict[str, Any]:
-        from igg.loop import arun
+    async def _drive(self, session: LiveSession, agent: Any, specs: list[ExportSpec],
+                     provenance: bool) -> dict[str, Any]:
+        from igg.service import arun_request
 
-        recorder = RepoRecorder(self.workspace, session)
+        assert session.writer is not None
         try:
-            result = await arun(session.request, agent, state=session.state, recorder=recorder,
-                                on_event=self.workspace.hub.publish)
+            result = await arun_request(session.request, agent, recorders=[session.writer], state=session.state,
+                                        exports=specs, provenance=provenance, on_event=self.workspace.hub.publish)
         except Exception as exc:  # the store failed (or a bug): the session stays, open for the tool agent
             session.info = self.workspace.refresh_info(session, status="open")
             message = str(exc) if isinstance(exc, IGGError) else f"{type(exc).__name__}: {exc}"
@@ -106,7 +80,35 @@ class Runs:
             close = getattr(agent, "aclose", None)
             if close is not None:
                 await close()
-        return {**self.workspace.summary(session), **result.summary()}
+        out = {**self.workspace.summary(session), **result.summary()}
+        if result.export_error is not None:
+            out["export_error"] = str(result.export_error)
+        return out
+
+
+def export_specs(texts: list[str], output_dir: Path | None, session_id: str) -> list[ExportSpec]:
+    """The exports a run asked for (``FORMAT[:PATH]``), their files resolved under the server's output
+    directory (default ``SESSION/graph.EXT``); ``neo4j`` goes to the server's configured ``NEO4J_URI`` only."""
+    from igg.errors import Problem
+
+    specs: list[ExportSpec] = []
+    for i, text in enumerate(texts):
+        try:
+            spec = parse_export_spec(text)
+        except IGGError as exc:
+            raise RequestInvalid([Problem(f"exports[{i}]", str(exc))], source="run") from None
+        if spec.format == "neo4j":
+            if spec.target:
+                raise WorkspaceError("PATH_FORBIDDEN", f"exports[{i}]: {text!r} names a server; a run's neo4j "
+                                     "export goes to the server's configured NEO4J_URI: give just 'neo4j'",
+                                     status=403)
+            specs.append(spec)
+            continue
+        relative = spec.target or f"{session_id}/{DEFAULT_FILES[spec.format]}"
+        check_output(output_dir, relative)
+        assert output_dir is not None
+        specs.append(ExportSpec(spec.format, str(output_dir / relative)))
+    return specs
 
 
 def _checked(request: Request) -> Request:

@@ -1,10 +1,13 @@
 """The workspace service: the operations the CLI, the MCP server and the HTTP API share.
 
-A session is a request, its graph state and its history. ``start`` opens one, ``observe`` shows it within a
+A session is a request, its graph state and its records. ``start`` opens one, ``observe`` shows it within a
 token budget, ``apply`` validates actions and applies the valid ones (``dry_run`` leaves the graph untouched),
-``finish`` closes it (optionally pruning isolated nodes), ``export`` returns or writes the graph, ``list``
-shows the sessions and ``run`` lets the server's own agent build a graph (see ``igg.workspace.runs``).
-Every result is a JSON-ready dict; every refusal is a ``WorkspaceError`` with a stable code.
+``finish`` closes it (optionally pruning isolated nodes), ``export`` returns or writes the graph,
+``list_sessions`` shows the sessions and ``run`` lets the server's own agent build a graph (see
+``igg.workspace.runs``). An apply is one iteration taken through the engine's one act step
+(``igg.act.step.act``) and kept through the one persistence seam (``igg.persistence``), exactly like an
+iteration of ``igg run``. Every result is a JSON-ready dict; every refusal is a ``WorkspaceError`` with a
+stable code.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,33 +23,77 @@ from typing import Any
 import structlog
 
 from igg.act.apply import Actor
+from igg.act.step import act, iteration_finished, prune_isolated
 from igg.compile import build_state, load_request
-from igg.errors import RequestInvalid, WorkspaceError
+from igg.errors import (
+    RequestInvalid,
+    SessionBusy,
+    SessionError,
+    SessionExists,
+    SessionNotFound,
+    WorkspaceError,
+)
 from igg.graph.state import GraphState
 from igg.models.actions import read_response
 from igg.models.request import Request
 from igg.models.verdicts import Verdict
-from igg.records import Event
+from igg.persistence import TOOL_AGENT, Recorder, SessionInfo, SessionRepo, SessionStatus
+from igg.persistence.memory import MemorySessions
+from igg.records import Event, IterationRecord, RunResult
 from igg.workspace import render
 from igg.workspace.events import EventHub
 from igg.workspace.ops import ApplyInput, ExportInput, FinishInput, ListInput, ObserveInput, RunInput
 from igg.workspace.paths import write_inside
 from igg.workspace.runs import Runs
-from igg.workspace.sessions import MemorySessions, SessionInfo, SessionRepo, Step
 
 log = structlog.get_logger("igg.workspace")
 
 
 @dataclass(kw_only=True)
 class LiveSession:
-    """A session loaded in memory: its request, graph, actor and summary."""
+    """A session loaded in memory: its request, graph, actor, summary and records."""
 
     request: Request
     state: GraphState
     actor: Actor
     info: SessionInfo
-    last_verdicts: list[Verdict] = field(default_factory=list)
+    records: list[IterationRecord] = field(default_factory=list)
+    """Every committed iteration (their verdicts; mutations only for iterations of this process)."""
+    writer: Recorder | None = None
+    """Where this session's steps are kept; created (and begun) on the first write of this process."""
+    observed: tuple[int, int] | None = None
+    """(characters, tokens) of the last observation since the last apply: kept in the next record."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def last_verdicts(self) -> list[Verdict]:
+        """The verdicts of the last iteration."""
+        return list(self.records[-1].verdicts) if self.records else []
+
+
+class LiveRecorder:
+    """A ``Recorder`` that keeps a live session's summary and records current, then hands every step to the
+    repository's recorder. The workspace's tool calls and autonomous runs both write through it."""
+
+    def __init__(self, workspace: Workspace, session: LiveSession, inner: Recorder) -> None:
+        self.workspace, self.session, self.inner = workspace, session, inner
+
+    def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None:
+        self.inner.begin(request, state, records)
+
+    def record(self, record: IterationRecord) -> None:
+        session = self.session
+        self.inner.record(record)
+        if not session.records or session.records[-1] is not record:
+            session.records.append(record)
+        session.info = self.workspace.refresh_info(session, last_iteration=record.iteration,
+                                                   last_step=session.info.last_step + 1)
+
+    def finish(self, result: RunResult) -> None:
+        self.inner.finish(result)
+        self.session.info = self.workspace.refresh_info(self.session, status="finished",
+                                                        stop_reason=result.stop_reason,
+                                                        last_step=self.session.info.last_step + 1)
 
 
 class Workspace:
@@ -77,6 +123,7 @@ class Workspace:
         session = self.get(inp.session_id)
         with session.lock:
             text, tokens = render.observation(session, focus=inp.focus, token_budget=inp.token_budget)
+            session.observed = (len(text), tokens)
             return {**self.summary(session), "markdown": text, "tokens": tokens}
 
     def apply(self, inp: ApplyInput) -> dict[str, Any]:
@@ -90,45 +137,50 @@ class Workspace:
                                      f"{config.max_iterations} iterations (config.max_iterations); finish it, or "
                                      "use dry_run to check actions", status=409)
             parsed = read_response({"reasoning": inp.reasoning, "actions": inp.actions})
-            state = session.state
-            iteration = session.info.iteration + 1
-            state.iteration, state.chunk = iteration, None
-            state.take_journal()
-            started = time.perf_counter()
-            verdicts = session.actor.apply(state, parsed.items)
-            act_ms = round((time.perf_counter() - started) * 1000, 3)
-            if inp.dry_run:
-                for mutation in reversed(state.take_journal()):
-                    state.revert_mutation(mutation)
-                state.take_journal()
-            else:
-                mutations = state.take_journal()
-                step = Step(iteration=iteration, reasoning=inp.reasoning, actions=list(inp.actions),
-                            verdicts=[v.to_dict() for v in verdicts], mutations=mutations,
-                            timings_ms={"act": act_ms, "total": act_ms})
-                self._commit(session, step, iteration=iteration)
-                session.last_verdicts = verdicts
-                self._publish_apply(session, verdicts)
-            rejected = Counter(str(v.code) for v in verdicts if not v.accepted)
-            log.info("actions_applied", session_id=inp.session_id, dry_run=inp.dry_run, proposed=len(verdicts),
-                     accepted=len(verdicts) - sum(rejected.values()), rejected=sum(rejected.values()))
+            chars, tokens = session.observed or (0, 0)
+            record = act(session.actor, session.state, parsed, iteration=session.info.iteration + 1,
+                         actions=list(inp.actions), observation_chars=chars, observation_tokens=tokens,
+                         dry_run=inp.dry_run)
+            record.timings_ms["total"] = record.timings_ms["act"]
+            if not inp.dry_run:
+                self._commit(session, record)
+                session.observed = None
+                self._publish(session, record)
+            log.info("actions_applied", session_id=inp.session_id, dry_run=inp.dry_run,
+                     proposed=len(record.verdicts), accepted=record.accepted, rejected=record.rejected)
             return {**self.summary(session), "dry_run": inp.dry_run,
-                    "verdicts": [v.to_dict() for v in verdicts],
-                    "accepted": len(verdicts) - sum(rejected.values()), "rejected": sum(rejected.values()),
-                    "rejected_by_code": dict(sorted(rejected.items()))}
+                    "verdicts": [v.to_dict() for v in record.verdicts],
+                    "accepted": record.accepted, "rejected": record.rejected,
+                    "rejected_by_code": dict(sorted(record.rejected_by_code().items()))}
 
     def finish(self, inp: FinishInput) -> dict[str, Any]:
         """Close the session with stop reason ``finished``, pruning isolated nodes when asked."""
         session = self.get(inp.session_id)
         with session.lock:
             self._require_open(session)
+            constraints = session.request.config.constraints
             prune = session.request.config.finalize.prune_isolated if inp.prune_isolated is None \
                 else inp.prune_isolated
-            pruned = prune_isolated(session) if prune else []
-            step = Step(iteration=session.info.iteration, kind="finalize", mutations=session.state.take_journal())
-            self._commit(session, step, status="finished", stop_reason="finished")
+            state = session.state
+            state.take_journal()
+            pruned = prune_isolated(state, keep_protected=constraints.protect_seed_nodes) if prune else []
+            result = RunResult(session_id=session.info.session_id, stop_reason="finished", state=state,
+                               records=list(session.records), pruned=pruned, final_mutations=state.take_journal(),
+                               open_todos=render.todos(session), max_nodes=constraints.max_nodes,
+                               max_edges=constraints.max_edges)
+            before = session.info
+            try:
+                self._writer(session).finish(result)
+            except BaseException as exc:
+                for mutation in reversed(result.final_mutations):
+                    state.revert_mutation(mutation)
+                state.take_journal()
+                session.info = before
+                if isinstance(exc, SessionError):
+                    raise workspace_error(exc) from None
+                raise
             log.info("session_finished", session_id=inp.session_id, pruned=len(pruned))
-            return {**self.summary(session), "pruned": pruned, "open_todos": render.todos(session)}
+            return {**self.summary(session), "pruned": pruned, "open_todos": result.open_todos}
 
     def export(self, inp: ExportInput) -> dict[str, Any]:
         """The graph as JSON/node-link/GraphML: inline, or written under the output directory."""
@@ -143,14 +195,14 @@ class Workspace:
         log.info("graph_exported", session_id=inp.session_id, format=inp.format, bytes=len(data))
         return {**out, "path": inp.path}
 
-    def list(self, inp: ListInput | None = None) -> dict[str, Any]:
-        """Sessions, most recently updated first."""
+    def list_sessions(self, inp: ListInput | None = None) -> dict[str, Any]:
+        """Sessions, most recently updated first (live sessions of this process as they stand here)."""
         inp = inp or ListInput()
-        running = {sid for sid, s in list(self._live.items()) if s.info.status == "running"}
-        infos = self.repo.list(None if inp.status == "running" else inp.status, inp.limit)
-        out = [{**i.to_dict(), "status": "running"} if i.session_id in running else i.to_dict() for i in infos]
+        live = {sid: s.info.status for sid, s in list(self._live.items())}
+        infos = self.repo.sessions(None, inp.limit if inp.status is None else 1_000_000)
+        out = [{**i.to_dict(), "status": live.get(i.session_id, i.status)} for i in infos]
         if inp.status is not None:
-            out = [s for s in out if s["status"] == inp.status]
+            out = [s for s in out if s["status"] == inp.status][:inp.limit]
         return {"sessions": out}
 
     async def execute(self, name: str, inp: Any) -> dict[str, Any]:
@@ -161,8 +213,9 @@ class Workspace:
         """
         if name == "run_session":
             return await self.run(inp)
-        method = {"start_session": self.start, "observe": self.observe, "apply_actions": self.apply,
-                  "finish_session": self.finish, "export_graph": self.export, "list_sessions": self.list}[name]
+        method: Callable[[Any], dict[str, Any]] = {
+            "start_session": self.start, "observe": self.observe, "apply_actions": self.apply,
+            "finish_session": self.finish, "export_graph": self.export, "list_sessions": self.list_sessions}[name]
         sid = getattr(inp, "session_id", None)
         live = self._live.get(sid) if isinstance(sid, str) else None
         if live is not None and live.info.status == "running":
@@ -185,14 +238,18 @@ class Workspace:
             session = self._live.get(session_id)
             if session is not None:
                 return session
-            loaded = self.repo.load(session_id)
+            try:
+                loaded = self.repo.load(session_id)
+            except SessionError as exc:
+                raise workspace_error(exc) from None
             info = replace(loaded.info, nodes=loaded.state.node_count, edges=loaded.state.edge_count)
-            session = LiveSession(request=loaded.request, state=loaded.state, actor=_actor(loaded.request),
-                                  info=info, last_verdicts=[_verdict(v) for v in loaded.last_verdicts])
+            session = LiveSession(request=loaded.request, state=loaded.state, actor=_actor(loaded.request, loaded.state),
+                                  info=info, records=loaded.records)
             self._live[session_id] = session
             return session
 
-    def open_session(self, request: Request | dict[str, Any], status: str, agent: str = "tool") -> LiveSession:
+    def open_session(self, request: Request | dict[str, Any], status: SessionStatus,
+                     agent: str = TOOL_AGENT) -> LiveSession:
         """Check the request, build its graph and record the new session (``start`` and runs use this)."""
         try:
             raw = request.model_dump(by_alias=True, mode="json", exclude_none=True) \
@@ -205,30 +262,47 @@ class Workspace:
         now = self.clock()
         sid = checked.session_id
         assert sid is not None
-        info = SessionInfo(session_id=sid, goal=checked.goal_prompt, status=status,  # type: ignore[arg-type]
-                           iteration=0, nodes=state.node_count, edges=state.edge_count, stop_reason=None,
-                           created=now, updated=now)
-        session = LiveSession(request=checked, state=state, actor=_actor(checked), info=info)
+        info = SessionInfo(session_id=sid, goal=checked.goal_prompt, status=status, agent=agent,
+                           nodes=state.node_count, edges=state.edge_count, created_at=now, updated_at=now)
+        session = LiveSession(request=checked, state=state, actor=_actor(checked, state), info=info)
         with self._lock:
             if sid in self._live:
-                raise WorkspaceError("SESSION_EXISTS", f"a session {sid!r} already exists; omit session_id to "
-                                     "get a fresh one, or continue that session", status=409)
-            self.repo.create(checked, info, state, agent=agent)
+                raise workspace_error(SessionExists("", session_id=sid))
+            writer = LiveRecorder(self, session, self.repo.recorder(agent=agent, options={"workspace": True}))
+            try:
+                writer.begin(checked, state, [])
+            except SessionError as exc:
+                raise workspace_error(exc) from None
+            session.writer = writer
             self._live[sid] = session
         return session
 
-    def _commit(self, session: LiveSession, step: Step, **changes: Any) -> None:
-        """Persist a step whose mutations are applied; when the repository fails, undo them (memory and
-        store never disagree) and let the error through."""
+    def _writer(self, session: LiveSession) -> Recorder:
+        """The session's recorder, claiming the stored session for this process on its first write here."""
+        if session.writer is None:
+            writer = LiveRecorder(self, session, self.repo.recorder(agent=session.info.agent, resume=True))
+            try:
+                writer.begin(session.request, session.state, list(session.records))
+            except SessionError as exc:
+                raise workspace_error(exc) from None
+            session.writer = writer
+        return session.writer
+
+    def _commit(self, session: LiveSession, record: IterationRecord) -> None:
+        """Keep an applied iteration; when the repository fails, undo it (memory and store never disagree)
+        and let the error through."""
         before = session.info
-        session.info = self.refresh_info(session, **changes)
         try:
-            self.repo.append(step, session.info, session.state)
-        except BaseException:
-            for mutation in reversed(step.mutations):
+            self._writer(session).record(record)
+        except BaseException as exc:
+            for mutation in reversed(record.mutations):
                 session.state.revert_mutation(mutation)
             session.state.take_journal()
             session.info = before
+            if session.records and session.records[-1] is record:
+                session.records.pop()
+            if isinstance(exc, SessionError):
+                raise workspace_error(exc) from None
             raise
 
     def _require_open(self, session: LiveSession) -> None:
@@ -242,50 +316,41 @@ class Workspace:
                                  "wait for it to finish (its events stream shows progress)", status=409)
 
     def refresh_info(self, session: LiveSession, **changes: Any) -> SessionInfo:
-        info = session.info
-        values = {**info.__dict__, "nodes": session.state.node_count, "edges": session.state.edge_count,
-                  "updated": self.clock(), **changes}
-        return SessionInfo(**values)
+        """The session's summary with its current counts and ``changes``."""
+        return replace(session.info, nodes=session.state.node_count, edges=session.state.edge_count,
+                       updated_at=self.clock(), **changes)
 
     def summary(self, session: LiveSession) -> dict[str, Any]:
+        """The summary every operation answers with."""
         info, limits = session.info, session.request.config.constraints
         return {"session_id": info.session_id, "status": info.status, "iteration": info.iteration,
                 "max_iterations": session.request.config.max_iterations,
                 "nodes": info.nodes, "max_nodes": limits.max_nodes, "edges": info.edges,
                 "max_edges": limits.max_edges, "stop_reason": info.stop_reason}
 
-    def _publish_apply(self, session: LiveSession, verdicts: list[Verdict]) -> None:
-        sid, iteration = session.info.session_id, session.info.iteration
-        for v in verdicts:
-            self.hub.publish(Event(kind="action_verdict", session_id=sid, iteration=iteration, data=v.to_dict()))
-        self.hub.publish(Event(kind="iteration_finished", session_id=sid, iteration=iteration,
-                               data={"accepted": sum(v.accepted for v in verdicts),
-                                     "rejected": sum(not v.accepted for v in verdicts),
-                                     "nodes": session.info.nodes, "edges": session.info.edges}))
+    def _publish(self, session: LiveSession, record: IterationRecord) -> None:
+        sid = session.info.session_id
+        for v in record.verdicts:
+            self.hub.publish(Event(kind="action_verdict", session_id=sid, iteration=record.iteration,
+                                   data=v.to_dict()))
+        self.hub.publish(Event(kind="iteration_finished", session_id=sid, iteration=record.iteration,
+                               data=iteration_finished(record, session.state)))
 
 
-def prune_isolated(session: LiveSession) -> list[dict[str, Any]]:
-    """Delete nodes without edges (seed nodes stay when protected); returns them as the loop reports them:
-    ``{"id", "type", "properties"}``."""
-    state = session.state
-    keep_seed = session.request.config.constraints.protect_seed_nodes
-    isolated = [n for n in list(state.graph.nodes) if state.graph.degree(n) == 0
-                and not (keep_seed and n in state.protected)]
-    pruned = []
-    for n in isolated:
-        pruned.append({"id": n, "type": state.node_type(n), "properties": dict(state.node_properties(n))})
-        state.delete_node(n)
-    return pruned
+def workspace_error(exc: SessionError) -> WorkspaceError:
+    """The workspace's refusal for a session store error (one table: the error's type decides the code)."""
+    sid = exc.session_id
+    if isinstance(exc, SessionNotFound):
+        return WorkspaceError("SESSION_NOT_FOUND", f"no session {sid!r}; list_sessions shows the sessions there "
+                              "are, start_session opens a new one", status=404)
+    if isinstance(exc, SessionExists):
+        return WorkspaceError("SESSION_EXISTS", f"a session {sid!r} already exists; omit session_id to get a "
+                              "fresh one, or continue that session", status=409)
+    if isinstance(exc, SessionBusy):
+        return WorkspaceError("SESSION_BUSY", f"session {sid!r} cannot be changed here: {exc}", status=409)
+    return WorkspaceError("STORE_ERROR", str(exc), status=409)
 
 
-def _actor(request: Request) -> Actor:
+def _actor(request: Request, state: GraphState) -> Actor:
     config = request.config
-    return Actor(config.schema_.compile(), config.constraints, config.apply_mode)
-
-
-def _verdict(data: dict[str, Any]) -> Verdict:
-    from igg.models.verdicts import ErrorCode
-
-    code = data.get("code")
-    return Verdict(data["index"], data["action"], data["accepted"], ErrorCode(code) if code else None,
-                   data["message"], data.get("element"))
+    return Actor(state.schema, config.constraints, config.apply_mode)

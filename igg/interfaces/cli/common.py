@@ -21,12 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from igg.errors import ExportError, IGGError, Problem, RequestInvalid
+from igg.errors import IGGError, Problem, RequestInvalid
 from igg.logging import LOG_FORMATS, EventLogger, configure_logging
-from igg.loop import run
 from igg.models.request import Request
-from igg.records import Event, Recorder, RunResult
-from igg.rundir import RunDirectory, document_metadata
+from igg.persistence import Recorder
+from igg.records import Event, RunResult
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "auto") -> None:
@@ -72,59 +71,40 @@ def export_specs(args: argparse.Namespace) -> list[Any]:
     return specs
 
 
-def store_recorder(args: argparse.Namespace, *, resume: bool = False) -> Recorder | None:
-    """The session store's recorder for ``--store PATH`` or ``$IGG_STORE`` (None when neither is set)."""
+def store_path(args: argparse.Namespace) -> str | None:
+    """The store for ``--store PATH`` or ``$IGG_STORE`` (None when neither is set)."""
     path = args.store or os.environ.get("IGG_STORE")
-    if not path:
-        return None
-    from igg.store import SessionRecorder, SessionStore
-
-    return SessionRecorder(SessionStore(path), agent=args.agent, force=getattr(args, "force", False),
-                           resume=resume)
+    return str(path) if path else None
 
 
 def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: list[Any] | None = None,
             recorders: list[Recorder] | None = None, resume: bool = False,
             summary_extra: Callable[[RunResult], dict[str, Any]] | None = None, **loop_options: Any) -> int:
-    """Run ``agent`` on ``request`` with the shared options; print the summary; the exit code (0).
+    """Run ``agent`` on ``request`` with the shared options through ``igg.service.run_request``; print the
+    summary; the exit code (0, or 1 when an export failed).
 
     ``loop_options`` go to the loop (``state``, ``records``, ... to continue a session); ``resume`` makes the
     store recorder claim the stored session instead of creating it; ``summary_extra(result)`` returns keys a
     command adds to the ``--json`` summary (e.g. ``map_code``: files read and skipped).
     """
-    specs = export_specs(args) if specs is None else specs
-    recorders = list(recorders or [])
-    stored = store_recorder(args, resume=resume)
-    if stored is not None:
-        recorders.append(stored)  # first: a refused session stops the run before anything is written
-    out = RunDirectory(args.out) if args.out else None
-    if out is not None:
-        recorders.append(out)
     from igg.interfaces.cli.progress import ProgressView
+    from igg.service import run_request
 
+    specs = export_specs(args) if specs is None else specs
     logger = EventLogger()
     with ProgressView(max_iterations=request.config.max_iterations) as view:
         def on_event(event: Event) -> None:
             logger(event)
             view(event)
 
-        result = run(request, agent, on_event=on_event, recorder=recorders, **loop_options)
-    failure: ExportError | None = None
-    if specs:
-        exporter = importlib.import_module("igg.export")
-        try:
-            result.exports = exporter.perform_exports(
-                result.state, specs, schema=request.config.schema_, metadata=document_metadata(request, result),
-                out_dir=args.out, provenance=getattr(args, "provenance", False))
-        except ExportError as exc:
-            failure = exc
-            result.exports = list(getattr(exc, "summaries", []))
-        if out is not None:
-            out.write_result(result)
+        result = run_request(request, agent, store=store_path(args), agent_name=args.agent,
+                             force=getattr(args, "force", False), resume=resume, out=args.out, exports=specs,
+                             provenance=getattr(args, "provenance", False), recorders=recorders or (),
+                             on_event=on_event, **loop_options)
     extra = summary_extra(result) if summary_extra is not None else None
     print_summary(result, request, as_json=args.json, out=args.out, extra=extra)
-    if failure is not None:
-        print(f"igg: {failure}", file=sys.stderr)
+    if result.export_error is not None:
+        print(f"igg: {result.export_error}", file=sys.stderr)
         return 1
     return 0
 

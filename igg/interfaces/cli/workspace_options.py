@@ -37,7 +37,6 @@ def build_workspace(args: argparse.Namespace) -> Workspace:
         output.mkdir(parents=True, exist_ok=True)
     if args.memory:
         return Workspace(MemorySessions(), output_dir=output)
-    from igg.store import SessionStore, resolve_store_path
-    from igg.workspace.store_repo import StoreSessions
+    from igg.store import SessionStore, StoreSessions, resolve_store_path
 
     return Workspace(StoreSessions(SessionStore(resolve_store_path(args.store))), output_dir=output)

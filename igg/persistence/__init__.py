@@ -1,0 +1,121 @@
+"""The one persistence seam: where a session's progress is kept as the engine makes it.
+
+The engine (``igg.loop.Loop`` and the workspace's tool calls, both through ``igg.act.step``) produces one
+record type, ``IterationRecord``, and hands it to ``Recorder``s:
+
+* ``begin(request, state, records)`` once before the first iteration of this process (``records``: the
+  iterations a resumed session already has; calling ``begin`` again on the same recorder does nothing);
+* ``record(record)`` after every iteration (its mutations are in ``record.mutations``: the graph after it
+  equals the graph before plus those);
+* ``finish(result)`` once at the end (finalization mutations in ``result.final_mutations``).
+
+A ``SessionRepo`` is a place that keeps many sessions and reads them back: it hands out ``Recorder``s and
+``load``s / lists sessions. Implementations: ``igg.store.StoreSessions`` (the durable SQLite store),
+``igg.persistence.memory.MemorySessions`` (this process only). ``igg.persistence.rundir.RunDirectory``
+(``--out DIR``) is a ``Recorder`` only: it writes files and reads nothing back.
+
+Every session is described by one ``SessionInfo`` whose ``status`` is one of ``SESSION_STATUSES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
+
+if TYPE_CHECKING:
+    from igg.graph.state import GraphState
+    from igg.models.request import Request
+    from igg.records import IterationRecord, RunResult
+
+SessionStatus = Literal["open", "running", "interrupted", "finished"]
+"""The one set of status words for a session, wherever it is kept:
+
+- ``open``: a session an outside agent drives through tool calls (agent ``tool``), accepting actions;
+- ``running``: a run whose writing process is alive;
+- ``interrupted``: a run that stopped before finishing (its process is gone): ``igg resume`` continues it;
+- ``finished``: ended with a stop reason; read-only.
+"""
+
+SESSION_STATUSES: tuple[str, ...] = get_args(SessionStatus)
+
+TOOL_AGENT = "tool"
+"""The agent name recorded for sessions an outside agent drives through the workspace (MCP, HTTP, Python)."""
+
+
+@dataclass(kw_only=True)
+class SessionInfo:
+    """One session as listed (``igg sessions``, ``list_sessions``)."""
+
+    session_id: str
+    goal: str
+    status: SessionStatus
+    stop_reason: str | None = None
+    agent: str | None = None
+    """The agent spec the session runs with (``tool`` for workspace sessions; ``script:PATH``, ``llm``, ...)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    last_step: int = 0
+    """Steps committed (iterations, undos, the finalize step)."""
+    last_iteration: int = 0
+    nodes: int = 0
+    edges: int = 0
+    owner: str | None = None
+    """``host:pid:nonce`` of the process writing the session (durable stores)."""
+    result: dict[str, Any] | None = None
+    """The run summary of a finished session."""
+
+    @property
+    def iteration(self) -> int:
+        """The last iteration committed (0 before the first)."""
+        return self.last_iteration
+
+    def to_dict(self) -> dict[str, Any]:
+        """The listing form the workspace operations return (MCP ``list_sessions``, HTTP ``GET /sessions``)."""
+        return {"session_id": self.session_id, "goal": self.goal, "status": self.status,
+                "iteration": self.last_iteration, "nodes": self.nodes, "edges": self.edges,
+                "stop_reason": self.stop_reason, "created": self.created_at, "updated": self.updated_at}
+
+
+@dataclass(kw_only=True)
+class LoadedSession:
+    """A session read back: its request, its graph as the last committed step left it, its records."""
+
+    request: Request
+    info: SessionInfo
+    state: GraphState
+    records: list[IterationRecord] = field(default_factory=list)
+    """Every committed iteration, in order (their mutations included)."""
+
+
+class Recorder(Protocol):
+    """Where one session's progress is kept as it happens (see the module docstring)."""
+
+    def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None:
+        """Register the session (or take over the resumed one); idempotent per recorder."""
+
+    def record(self, record: IterationRecord) -> None:
+        """Keep one finished iteration."""
+
+    def finish(self, result: RunResult) -> None:
+        """Keep the end of the session: final mutations, stop reason, summary."""
+
+
+class SessionRepo(Protocol):
+    """A place that keeps many sessions. Implementations must be safe to call from several threads."""
+
+    def recorder(self, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
+                 force: bool = False, resume: bool = False) -> Recorder:
+        """A recorder for one session: ``begin`` creates it (``resume``: takes over an existing one; ``force``:
+        replaces one of the same id, or takes over a session whose writer looks alive)."""
+
+    def load(self, session_id: str) -> LoadedSession:
+        """The whole session; ``SessionNotFound`` when there is none."""
+
+    def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
+        """Sessions, most recently updated first."""
+
+
+__all__ = ["SESSION_STATUSES", "TOOL_AGENT", "LoadedSession", "Recorder", "SessionInfo", "SessionRepo",
+           "SessionStatus"]

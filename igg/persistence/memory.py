@@ -1,0 +1,128 @@
+"""Sessions held in this process only (lost on restart): for tests and throwaway servers.
+
+``MemorySessions`` keeps each session's request and records; ``load`` replays their mutations onto the seed
+graph, exactly as a durable store does.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from igg.compile import build_state
+from igg.errors import SessionExists, SessionNotFound
+from igg.graph.state import GraphState, Mutation
+from igg.models.request import Request
+from igg.persistence import TOOL_AGENT, LoadedSession, SessionInfo, SessionStatus
+from igg.records import IterationRecord, RunResult
+
+
+@dataclass(kw_only=True)
+class _Stored:
+    request: Request
+    info: SessionInfo
+    records: list[IterationRecord] = field(default_factory=list)
+    final_mutations: list[Mutation] = field(default_factory=list)
+
+
+class MemorySessions:
+    """A ``SessionRepo`` in memory (thread-safe)."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._sessions: dict[str, _Stored] = {}
+        self._lock = threading.Lock()
+        self.clock = clock
+
+    def recorder(self, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
+                 force: bool = False, resume: bool = False) -> MemoryRecorder:
+        """A recorder writing one session here."""
+        return MemoryRecorder(self, agent=agent, options=options, force=force, resume=resume)
+
+    def load(self, session_id: str) -> LoadedSession:
+        with self._lock:
+            stored = self._get(session_id)
+            records, final = list(stored.records), list(stored.final_mutations)
+            info = replace(stored.info)
+        state, _ = build_state(stored.request)
+        for record in records:
+            for mutation in record.mutations:
+                state.apply_mutation(mutation)
+        for mutation in final:
+            state.apply_mutation(mutation)
+        state.take_journal()
+        return LoadedSession(request=stored.request, info=info, state=state, records=records)
+
+    def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
+        with self._lock:
+            infos = [replace(s.info) for s in self._sessions.values() if status is None or s.info.status == status]
+        return sorted(infos, key=lambda i: i.updated_at, reverse=True)[:limit]
+
+    # ---- used by MemoryRecorder ------------------------------------------------------------------------
+    def _create(self, request: Request, state: GraphState, agent: str | None, options: dict[str, Any],
+                force: bool) -> None:
+        sid = request.session_id or ""
+        now = self.clock()
+        with self._lock:
+            if sid in self._sessions and not force:
+                raise SessionExists(f"a session {sid!r} already exists; omit session_id to get a fresh one, or "
+                                    "continue that session", session_id=sid)
+            self._sessions[sid] = _Stored(request=request, info=SessionInfo(
+                session_id=sid, goal=request.goal_prompt, status="open" if agent == TOOL_AGENT else "running",
+                agent=agent, options=options, created_at=now, updated_at=now, nodes=state.node_count,
+                edges=state.edge_count))
+
+    def _append(self, sid: str, record: IterationRecord, state: GraphState) -> None:
+        with self._lock:
+            stored = self._get(sid)
+            stored.records.append(record)
+            stored.info = replace(stored.info, last_step=stored.info.last_step + 1,
+                                  last_iteration=max(stored.info.last_iteration, record.iteration),
+                                  nodes=state.node_count, edges=state.edge_count, updated_at=self.clock())
+
+    def _finish(self, sid: str, result: RunResult) -> None:
+        with self._lock:
+            stored = self._get(sid)
+            stored.final_mutations.extend(result.final_mutations)
+            stored.info = replace(stored.info, status="finished", stop_reason=result.stop_reason,
+                                  last_step=stored.info.last_step + 1, nodes=result.state.node_count,
+                                  edges=result.state.edge_count, updated_at=self.clock(), result=result.summary())
+
+    def _get(self, session_id: str) -> _Stored:
+        try:
+            return self._sessions[session_id]
+        except KeyError:
+            raise SessionNotFound(f"no session {session_id!r}; list_sessions shows the sessions there are, "
+                                  "start_session opens a new one", session_id=session_id) from None
+
+
+class MemoryRecorder:
+    """The ``Recorder`` of one session kept in a ``MemorySessions``."""
+
+    def __init__(self, repo: MemorySessions, *, agent: str | None, options: Mapping[str, Any] | None,
+                 force: bool, resume: bool) -> None:
+        self.repo = repo
+        self.agent, self.options, self.force, self.resume = agent, dict(options or {}), force, resume
+        self.session_id: str | None = None
+        self.state: GraphState | None = None
+
+    def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None:
+        if self.session_id is None:
+            if self.resume:
+                self.repo._get(request.session_id or "")  # raises when unknown
+            else:
+                self.repo._create(request, state, self.agent, self.options, self.force)
+        self.session_id, self.state = request.session_id, state
+
+    def record(self, record: IterationRecord) -> None:
+        assert self.session_id is not None and self.state is not None, "begin() comes first"
+        self.repo._append(self.session_id, record, self.state)
+
+    def finish(self, result: RunResult) -> None:
+        assert self.session_id is not None, "begin() comes first"
+        self.repo._finish(self.session_id, result)
+
+
+__all__ = ["MemoryRecorder", "MemorySessions"]

@@ -1,0 +1,194 @@
+"""One function per job, for every interface: the CLI, the MCP server and the HTTP API all call these.
+
+* ``run_request`` / ``arun_request``: run a request with an agent to its stop reason, keeping it where asked
+  (a session store, an output directory, any other ``Recorder``), then perform the exports;
+* ``continue_session`` / ``acontinue_session``: resume an interrupted stored session where it left off;
+* ``map_code``: map source trees into a code graph (walk, parse, link, then ``run_request``);
+* ``export_result`` and ``export_session``: export a finished run's graph, or a stored session's.
+
+A run's exports never raise: a failed export is in ``RunResult.export_error`` (and each export's summary,
+``ok`` true or false, in ``RunResult.exports``), so the caller still gets the run's summary. Everything else
+a caller did wrong raises an ``IGGError``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from igg.errors import ExportError, SessionRefused
+from igg.export.spec import ExportSpec, perform_exports
+from igg.loop import EventHandler, arun, run
+from igg.models.request import Request
+from igg.persistence import Recorder
+from igg.persistence.rundir import RunDirectory, document_metadata
+from igg.records import RunResult
+from igg.store.recorder import SessionRecorder, resume_point
+from igg.store.store import SessionStore
+
+StoreLike = SessionStore | str | os.PathLike[str]
+"""A session store, or the path of its file."""
+
+
+def open_store(store: StoreLike) -> SessionStore:
+    """The ``SessionStore`` for a store or a path."""
+    return store if isinstance(store, SessionStore) else SessionStore(store)
+
+
+def _recorders(*, store: StoreLike | None, agent_name: str | None, force: bool, resume: bool, out: Path | None,
+               recorders: Sequence[Recorder]) -> tuple[list[Recorder], RunDirectory | None]:
+    chain: list[Recorder] = []
+    if store is not None:  # first: a refused session stops the run before anything is written
+        chain.append(SessionRecorder(open_store(store), agent=agent_name, force=force, resume=resume))
+    chain.extend(recorders)
+    directory = RunDirectory(out) if out is not None else None
+    if directory is not None:
+        chain.append(directory)
+    return chain, directory
+
+
+def export_result(result: RunResult, request: Request, specs: Sequence[ExportSpec], *,
+                  out_dir: Path | None = None, provenance: bool = False,
+                  directory: RunDirectory | None = None) -> RunResult:
+    """Perform ``specs`` on the run's final graph into ``result.exports`` (a failure into
+    ``result.export_error``); rewrites the output directory's summary when there is one."""
+    if not specs:
+        return result
+    try:
+        result.exports = perform_exports(result.state, specs, schema=request.config.schema_,
+                                         metadata=document_metadata(request, result), out_dir=out_dir,
+                                         provenance=provenance)
+    except ExportError as exc:
+        result.export_error = exc
+        result.exports = list(getattr(exc, "summaries", []))
+    if directory is not None:
+        directory.write_result(result)
+    return result
+
+
+def run_request(request: Request, agent: Any, *, store: StoreLike | None = None, agent_name: str | None = None,
+                force: bool = False, resume: bool = False, out: Path | None = None,
+                exports: Sequence[ExportSpec] = (), provenance: bool = False, export_dir: Path | None = None,
+                recorders: Sequence[Recorder] = (), on_event: EventHandler | None = None,
+                **loop_options: Any) -> RunResult:
+    """Run ``request`` with ``agent`` to its stop reason, then export.
+
+    ``store``: keep the session there (``agent_name`` is recorded for ``resume``; ``force`` replaces a session
+    of the same id; ``resume`` takes over the stored one instead of creating it). ``out``: write the run's
+    files there (``igg.persistence.rundir``). ``exports`` run after the run; their files default to
+    ``export_dir`` (else ``out``, else the working directory). ``recorders`` are kept too; ``on_event`` sees
+    every event; ``loop_options`` go to ``igg.loop.Loop`` (``state``, ``records``, ... to continue).
+    """
+    chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
+                                  recorders=recorders)
+    result = run(request, agent, on_event=on_event, recorder=chain, **loop_options)
+    return export_result(result, request, exports, out_dir=export_dir or out, provenance=provenance,
+                         directory=directory)
+
+
+async def arun_request(request: Request, agent: Any, *, store: StoreLike | None = None,
+                       agent_name: str | None = None, force: bool = False, resume: bool = False,
+                       out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
+                       export_dir: Path | None = None, recorders: Sequence[Recorder] = (),
+                       on_event: EventHandler | None = None, **loop_options: Any) -> RunResult:
+    """``run_request`` for event loops (sync and async agents; ``on_event`` may be async)."""
+    import asyncio
+
+    chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
+                                  recorders=recorders)
+    result = await arun(request, agent, on_event=on_event, recorder=chain, **loop_options)
+    return await asyncio.to_thread(export_result, result, request, exports, out_dir=export_dir or out,
+                                   provenance=provenance, directory=directory)
+
+
+def _continued(store: SessionStore, session_id: str, agent: Any | str | None,
+               make: Callable[[str, Request], Any] | None) -> tuple[Any, str, dict[str, Any]]:
+    point = resume_point(store, session_id)
+    if agent is None:
+        if not point.agent:
+            raise SessionRefused(f"session {session_id!r} does not name its agent; pass one", session_id=session_id)
+        agent = point.agent
+    name = agent if isinstance(agent, str) else (point.agent or type(agent).__name__)
+    if isinstance(agent, str):
+        if make is None:
+            from igg.agents.registry import make_agent as make
+        agent = make(agent, point.request)
+    options = {"state": point.state, "records": point.records, "start_iteration": point.next_iteration,
+               "chunk_cursor": point.chunk_cursor, "request": point.request}
+    return agent, name, options
+
+
+def continue_session(store: StoreLike, session_id: str, *, agent: Any | str | None = None, force: bool = False,
+                     out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
+                     on_event: EventHandler | None = None, recorders: Sequence[Recorder] = (),
+                     make_agent: Callable[[str, Request], Any] | None = None) -> RunResult:
+    """Resume the interrupted session ``session_id`` of ``store`` at its first uncommitted iteration.
+
+    ``agent``: an agent, an agent spec (``script:PATH``, ``llm``, ...) or None for the one the session was
+    started with. ``force`` takes over a session whose writer looks alive. The rest as for ``run_request``.
+    """
+    db = open_store(store)
+    the_agent, name, options = _continued(db, session_id, agent, make_agent)
+    request = options.pop("request")
+    return run_request(request, the_agent, store=db, agent_name=name, force=force, resume=True, out=out,
+                       exports=exports, provenance=provenance, on_event=on_event, recorders=recorders, **options)
+
+
+async def acontinue_session(store: StoreLike, session_id: str, *, agent: Any | str | None = None,
+                            force: bool = False, out: Path | None = None, exports: Sequence[ExportSpec] = (),
+                            provenance: bool = False, on_event: EventHandler | None = None,
+                            recorders: Sequence[Recorder] = (),
+                            make_agent: Callable[[str, Request], Any] | None = None) -> RunResult:
+    """``continue_session`` for event loops."""
+    import asyncio
+
+    db = open_store(store)
+    the_agent, name, options = await asyncio.to_thread(_continued, db, session_id, agent, make_agent)
+    request = options.pop("request")
+    return await arun_request(request, the_agent, store=db, agent_name=name, force=force, resume=True, out=out,
+                              exports=exports, provenance=provenance, on_event=on_event, recorders=recorders,
+                              **options)
+
+
+def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | None = None,
+             session_id: str | None = None, resume: bool = False, force: bool = False, out: Path | None = None,
+             exports: Sequence[ExportSpec] = (), provenance: bool = False, environ: Mapping[str, str] | None = None,
+             on_event: EventHandler | None = None, clock: Callable[[], float] = time.perf_counter,
+             **prepare_options: Any) -> tuple[RunResult, dict[str, Any]]:
+    """Map source trees with ``agent`` (code, llm or hybrid) through the loop; returns the run result and the
+    map-code summary (files, graph by type, times). ``resume`` continues the interrupted session
+    ``session_id`` of ``store`` (the sources are read again; what the graph holds is not proposed twice).
+    ``prepare_options`` go to ``igg.mapcode.prepare`` (schema, goal, limits, jobs, ...)."""
+    from igg.errors import Problem, RequestInvalid
+    from igg.mapcode import code_agent, prepare, summary
+
+    codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, **prepare_options)
+    the_agent = code_agent(agent, codemap, environ)
+    run_started = clock()
+    if resume:
+        if store is None or not session_id:
+            raise RequestInvalid([Problem("resume", "needs the store and the session id")], source="map_code")
+        result = continue_session(store, session_id, agent=the_agent, force=force, out=out, exports=exports,
+                                  provenance=provenance, on_event=on_event)
+    else:
+        result = run_request(codemap.request, the_agent, store=store, agent_name=agent, force=force, out=out,
+                             exports=exports, provenance=provenance, on_event=on_event)
+    return result, summary(codemap, result, the_agent, clock() - run_started)
+
+
+def export_session(store: StoreLike, session_id: str, specs: Sequence[ExportSpec], *, iteration: int | None = None,
+                   out_dir: Path | None = None, provenance: bool = False) -> list[dict[str, Any]]:
+    """Export a stored session's graph (as it stands, or after ``iteration``); one summary per export.
+    Raises ``ExportError`` (with ``.summaries``) when any export fails."""
+    from igg.store.export import session_graph
+
+    state, schema, metadata = session_graph(store if not isinstance(store, SessionStore) else store.path,
+                                            session_id, iteration=iteration)
+    return perform_exports(state, specs, schema=schema, metadata=metadata, out_dir=out_dir, provenance=provenance)
+
+
+__all__ = ["StoreLike", "acontinue_session", "arun_request", "continue_session", "export_result",
+           "export_session", "map_code", "open_store", "run_request"]

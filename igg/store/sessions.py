@@ -1,0 +1,49 @@
+"""The session store as a ``SessionRepo`` (``igg.persistence``): workspace and run sessions in one SQLite file.
+
+A workspace session is a store session with agent ``tool``: each apply commits one ``iteration`` step (its
+actions, verdicts and mutations), finishing commits the ``finalize`` step with the stop reason; autonomous
+runs commit the same steps. ``igg sessions``, ``igg show``, ``replay`` and ``undo`` therefore work on tool
+sessions too. A writer claims a session (as the store's owner) before its first write, so two live processes
+never write one session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from igg.persistence import LoadedSession, SessionInfo, SessionStatus
+from igg.store import codec
+from igg.store.recorder import SessionRecorder
+from igg.store.store import SessionStore, owner_token
+
+
+class StoreSessions:
+    """A ``SessionRepo`` over a ``SessionStore``; every recorder it hands out writes as this ``owner``."""
+
+    def __init__(self, store: SessionStore, *, owner: str | None = None) -> None:
+        self.store = store
+        self.owner = owner or owner_token()
+        """This process's writer token in the store (``host:pid:nonce``)."""
+
+    def recorder(self, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
+                 force: bool = False, resume: bool = False) -> SessionRecorder:
+        """A recorder writing one session into the store (``resume``: claims an existing session)."""
+        return SessionRecorder(self.store, agent=agent, options=options, force=force, resume=resume,
+                               owner=self.owner)
+
+    def load(self, session_id: str) -> LoadedSession:
+        """The session's request, graph (from its latest snapshot and the mutations after it) and records
+        (without their mutations, which stay in the store); ``SessionNotFound`` when unknown."""
+        info = self.store.session(session_id)
+        request, state, _ = self.store.load_state(session_id)
+        records = [codec.record_from_dict(s.record) for s in self.store.steps(session_id) if s.kind == "iteration"]
+        return LoadedSession(request=request, info=info, state=state, records=records)
+
+    def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
+        """Sessions, most recently updated first."""
+        infos = self.store.sessions()
+        return [i for i in infos if status is None or i.status == status][:limit]
+
+
+__all__ = ["StoreSessions"]

@@ -1,0 +1,75 @@
+"""A session store written by IGG before the engine was unified (tests/support/store-v1.sqlite, made by
+tests/support/make_store_v1.py at commit 724ba19) is read, continued and exported by today's code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from igg.export import ExportSpec
+from igg.service import continue_session, export_session
+from igg.store import SessionStore, StoreSessions, replay
+from igg.workspace import Workspace
+from igg.workspace.ops import ApplyInput, FinishInput, ListInput
+
+FIXTURE = Path(__file__).parent / "support" / "store-v1.sqlite"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    path = tmp_path / "sessions.sqlite"
+    shutil.copyfile(FIXTURE, path)
+    s = SessionStore(path)
+    yield s
+    s.close()
+
+
+def test_old_sessions_are_listed_with_the_one_set_of_status_words(store: SessionStore):
+    listed = {i.session_id: (i.status, i.last_iteration, i.nodes, i.edges, i.stop_reason) for i in store.sessions()}
+    assert listed == {"run-finished": ("finished", 4, 4, 3, "max_iterations"),
+                      "run-interrupted": ("interrupted", 3, 3, 2, None),
+                      "tool-open": ("open", 2, 3, 2, None),
+                      "tool-finished": ("finished", 1, 2, 1, "finished")}
+    ws = Workspace(StoreSessions(store))
+    statuses = {s["session_id"]: s["status"] for s in ws.list_sessions(ListInput())["sessions"]}
+    assert statuses == {k: v[0] for k, v in listed.items()}
+
+
+def test_an_old_tool_session_continues_through_the_workspace(store: SessionStore):
+    ws = Workspace(StoreSessions(store))
+    session = ws.get("tool-open")
+    assert [v.to_dict().get("code") for v in session.last_verdicts] == [None, None, "UNKNOWN_NODE_TYPE"]
+    result = ws.apply(ApplyInput(session_id="tool-open", reasoning="more", actions=[
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "C9", "package": "p"}},
+        {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "C9"}, "to": {"name": "C1"}}]))
+    assert (result["iteration"], result["accepted"], result["nodes"], result["edges"]) == (3, 2, 4, 3)
+    ws.finish(FinishInput(session_id="tool-open"))
+    info = store.session("tool-open")
+    assert (info.status, info.last_iteration, info.nodes, info.stop_reason) == ("finished", 3, 4, "finished")
+    assert not replay(store, "tool-open").problems
+
+
+def test_an_old_interrupted_run_resumes_to_its_stop(store: SessionStore):
+    def agent(obs: Any) -> dict[str, Any]:
+        i = obs.iteration
+        return {"reasoning": f"turn {i}", "actions": [
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}},
+            {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"}, "to": {"name": f"C{i - 1}"}}]}
+
+    result = continue_session(store, "run-interrupted", agent=agent)
+    assert (result.stop_reason, result.iterations, result.state.node_count) == ("max_iterations", 6, 6)
+    assert [r.iteration for r in result.records] == [1, 2, 3, 4, 5, 6]
+    assert store.session("run-interrupted").status == "finished"
+    assert not replay(store, "run-interrupted").problems
+
+
+def test_an_old_finished_session_exports(store: SessionStore, tmp_path: Path):
+    out = tmp_path / "g.json"
+    summaries = export_session(store, "tool-finished", [ExportSpec("json", str(out))])
+    assert summaries[0]["ok"] is True
+    names = sorted(n["properties"]["name"] for n in json.loads(out.read_text())["nodes"])
+    assert names == ["A", "B"]  # Lonely was pruned when it finished
