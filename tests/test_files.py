@@ -122,7 +122,7 @@ def test_the_session_store_and_its_companions_are_never_overwritten(tmp_path):
         assert refused.value.code == "PATH_FORBIDDEN" and refused.value.status == 403
     with sqlite3.connect(store_path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    assert ws.list()["sessions"][0]["session_id"] == sid
+    assert ws.list_sessions()["sessions"][0]["session_id"] == sid
     # an SQLite file no store of this process opened is recognised by its header
     other = tmp_path / "other.db"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
@@ -164,7 +164,7 @@ def test_running_out_of_space_midway_leaves_the_old_file_and_no_debris(tmp_path)
 
 
 def test_run_directory_files_go_through_the_same_checks(tmp_path):
-    from igg.rundir import RunDirectory
+    from igg.persistence.rundir import RunDirectory
 
     outside = tmp_path / "precious.jsonl"
     outside.write_text("mine\n")
