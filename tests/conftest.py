@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ["tests.support.falkordb"]  # the bolt_server fixture (a real FalkorDB, or NEO4J_URI)
+# bolt_server: a real ArcadeDB over Bolt (or the Neo4j at NEO4J_URI); falkordb_server: FalkorDB's own tests
+pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

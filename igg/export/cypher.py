@@ -92,42 +92,59 @@ def merge_edges_scan(edge_type: str, source: str, source_keys: Sequence[str], ta
             f"MERGE (a)-[e:{name(edge_type, 'edge type')}]->(b) SET e = r[{ns + nt}], e.{SCOPE_KEY} = $scope")
 
 
-def append_node_value(label: str, keys: Sequence[str], key: str, first: bool) -> str:
-    """Set (``first``) or extend a node property piece by piece (``$k`` identity, ``$v`` the piece)."""
+def append_node_value(label: str, keys: Sequence[str], key: str, first: bool, scan: bool = False) -> str:
+    """Set (``first``) or extend a node property piece by piece (``$k`` identity, ``$v`` the piece); ``scan``
+    matches without index lookups (see ``scan_match``)."""
     prop = f"n.{name(key, 'property key')}"
     value = "$v" if first else f"{prop} + $v"
+    if scan:
+        return f"{scan_match('n', label, keys, [f'$k[{i}]' for i in range(len(keys))])} SET {prop} = {value}"
     return f"MATCH (n:{name(label, 'node type')} {key_map(keys, '$k')}) SET {prop} = {value}"
 
 
 def append_edge_value(edge_type: str, source: str, source_keys: Sequence[str], target: str,
-                      target_keys: Sequence[str], key: str, first: bool) -> str:
+                      target_keys: Sequence[str], key: str, first: bool, scan: bool = False) -> str:
     """Set or extend an edge property piece by piece (``$s``/``$t`` endpoint identities, ``$v`` the piece)."""
     prop = f"e.{name(key, 'property key')}"
     value = "$v" if first else f"{prop} + $v"
+    if scan:
+        return (f"{scan_match('a', source, source_keys, [f'$s[{i}]' for i in range(len(source_keys))])} "
+                f"{scan_match('b', target, target_keys, [f'$t[{i}]' for i in range(len(target_keys))])} "
+                f"MATCH (a)-[e:{name(edge_type, 'edge type')}]->(b) SET {prop} = {value}")
     return (f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, '$s')})"
             f"-[e:{name(edge_type, 'edge type')}]->(b:{name(target, 'node type')} {key_map(target_keys, '$t')}) "
             f"SET {prop} = {value}")
 
 
-def identity_index(label: str, keys: Sequence[str], dialect: str) -> str:
-    """Neo4j: a named composite index on (igg_scope, identity keys), ``IF NOT EXISTS``.
-
-    FalkorDB: ``keys`` should be the one most selective identity key. Its composite form is one index per
-    property, and its planner may pick the low-selectivity ``igg_scope`` (or a key such as a signature
-    shared by many nodes) and scan thousands of nodes per row (measured: 2,300 vs 15,000+ elements/s).
-    """
-    if dialect == "neo4j":
-        props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
-        return f"CREATE INDEX {name(index_name(label))} IF NOT EXISTS FOR (n:{name(label, 'node type')}) ON ({props})"
-    props = ", ".join(f"n.{name(k, 'property key')}" for k in keys)
-    return f"CREATE INDEX FOR (n:{name(label, 'node type')}) ON ({props})"
+def identity_index(label: str, keys: Sequence[str]) -> str:
+    """Neo4j 5: a named composite index on (igg_scope, identity keys), ``IF NOT EXISTS`` (where no uniqueness
+    constraint can be created: it keeps MERGE fast, not unique)."""
+    props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
+    return f"CREATE INDEX {name(index_name(label))} IF NOT EXISTS FOR (n:{name(label, 'node type')}) ON ({props})"
 
 
 def identity_constraint(label: str, keys: Sequence[str]) -> str:
-    """A Neo4j uniqueness constraint on (igg_scope, identity keys) of a node type."""
+    """Neo4j 5: a named uniqueness constraint on (igg_scope, identity keys) of a node type, ``IF NOT EXISTS``."""
     props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
     return (f"CREATE CONSTRAINT {name(constraint_name(label))} IF NOT EXISTS "
             f"FOR (n:{name(label, 'node type')}) REQUIRE ({props}) IS UNIQUE")
+
+
+def memgraph_constraint(label: str, keys: Sequence[str]) -> str:
+    """Memgraph: a uniqueness constraint on (igg_scope, identity keys) (its own syntax, no names)."""
+    props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
+    return f"CREATE CONSTRAINT ON (n:{name(label, 'node type')}) ASSERT {props} IS UNIQUE"
+
+
+def memgraph_index(label: str, key: str) -> str:
+    """Memgraph: a label-property index (its uniqueness constraints do not create one)."""
+    return f"CREATE INDEX ON :{name(label, 'node type')}({name(key, 'property key')})"
+
+
+def falkordb_index(label: str, key: str) -> str:
+    """FalkorDB: an index on the most selective identity key. Its composite form is one index per property,
+    and its planner may pick the low-selectivity ``igg_scope`` and scan thousands of nodes per row."""
+    return f"CREATE INDEX FOR (n:{name(label, 'node type')}) ON (n.{name(key, 'property key')})"
 
 
 def index_name(label: str) -> str:
@@ -141,10 +158,48 @@ def constraint_name(label: str) -> str:
 
 
 SERVER_PROBE = "CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition"
-"""Answered by Neo4j; FalkorDB's Bolt listener fails it (that is how the dialect is detected)."""
+"""Answered by Neo4j and ArcadeDB; FalkorDB's Bolt listener fails it (that is how it is told apart)."""
 
 LIST_INDEXES_FALKORDB = "CALL db.indexes() YIELD label, properties RETURN label, properties"
 """FalkorDB's index listing (it has no ``IF NOT EXISTS``: existing indexes are skipped by looking here)."""
+
+SHOW_CONSTRAINTS = "SHOW CONSTRAINTS YIELD name, labelsOrTypes, properties RETURN name, labelsOrTypes, properties"
+"""Neo4j 5's constraint listing (tests and the README show what the export created)."""
+
+def scope_nodes(id_function: str = "elementId") -> str:
+    """Every node of one scope: its id, labels and properties (the export plan reads the scope with it)."""
+    return (f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
+            f"RETURN {id_function}(n) AS id, labels(n) AS labels, properties(n) AS props")
+
+
+def scope_edges(id_function: str = "elementId") -> str:
+    """Every relationship of one scope: its id, its endpoints' ids, its type and properties."""
+    return (f"MATCH (a)-[e]->(b) WHERE e.{SCOPE_KEY} = $scope RETURN {id_function}(e) AS id, "
+            f"{id_function}(a) AS a, type(e) AS type, {id_function}(b) AS b, properties(e) AS props")
+
+
+def delete_nodes(label: str, keys: Sequence[str]) -> str:
+    """Delete nodes of one type (and their relationships) by identity; each row is the identity values."""
+    return f"UNWIND $rows AS r MATCH (n:{name(label, 'node type')} {key_map(keys, 'r')}) DETACH DELETE n"
+
+
+def delete_edges(edge_type: str, source: str, source_keys: Sequence[str], target: str,
+                 target_keys: Sequence[str]) -> str:
+    """Delete relationships of one (source type, edge type, target type); rows as for ``merge_edges``."""
+    return (f"UNWIND $rows AS r "
+            f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, 'r')})"
+            f"-[e:{name(edge_type, 'edge type')}]->"
+            f"(b:{name(target, 'node type')} {key_map(target_keys, 'r', offset=len(source_keys))}) "
+            f"WHERE e.{SCOPE_KEY} = $scope DELETE e")
+
+
+def delete_by_id(what: str, id_function: str = "elementId") -> str:
+    """Delete nodes (``what="nodes"``, with their relationships) or relationships of the scope by id (elements
+    IGG cannot address by identity: a label unknown to the graph's schema, a missing identity key)."""
+    if what == "nodes":
+        return f"UNWIND $ids AS i MATCH (n) WHERE {id_function}(n) = i AND n.{SCOPE_KEY} = $scope DETACH DELETE n"
+    return f"UNWIND $ids AS i MATCH ()-[e]->() WHERE {id_function}(e) = i AND e.{SCOPE_KEY} = $scope DELETE e"
+
 
 COUNT_SCOPE = (f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
                f"OPTIONAL MATCH (n)-[e]->() RETURN count(DISTINCT n) AS nodes, count(e) AS edges")

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from igg.errors import ExportError
+from igg.export import cypher
 from igg.export.plan import Plan
 from igg.graph.state import GraphState
 from igg.models.common import freeze
@@ -26,36 +27,39 @@ MESSAGE_BYTES = 3600
 about 4,100 bytes; JSON is at least as long as FalkorDB's own rendering."""
 
 
-def statements(plan: Plan, rows: list[Any], scope: str) -> list[tuple[str, dict]]:
+def statements(plan: Plan, rows: list[Any], scope: str) -> list[tuple[str, dict[str, Any]]]:
     """The statements of one batch, each under ``MESSAGE_BYTES`` with its query."""
     budget = MESSAGE_BYTES - len(max(plan.query, plan.scan_query, key=len).encode())
     return list(budgeted(plan, rows, scope, budget))
 
 
-def budgeted(plan: Plan, rows: list[Any], scope: str, budget: int) -> Iterator[tuple[str, dict]]:
-    """FalkorDB statements: parameters escaped and under ``budget`` bytes; long values go piece by piece."""
+def budgeted(plan: Plan, rows: list[Any], scope: str, budget: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """FalkorDB statements: parameters escaped and under ``budget`` bytes; long values go piece by piece.
+
+    Rows whose identity holds U+0001 go through the plan's scan query, batched under the same budget (a
+    single such row used to be sent whole, and a long one crashed the listener)."""
     scope = falkordb_escape(scope)
-    chunk: list[Any] = []
-    size = 0
+    chunks: dict[bool, list[Any]] = {False: [], True: []}
+    sizes = {False: 0, True: 0}
     for raw in rows:
-        if _identityhas_char(plan, raw, "\x01"):
-            yield plan.scan_query, {"rows": [falkordb_escape(raw)], "scope": scope}
-            continue
+        scan = _identityhas_char(plan, raw, "\x01")
+        query = plan.scan_query if scan else plan.query
         row = falkordb_escape(raw)
         n = _size(row)
         if n > budget:
-            yield from _oversized(plan, raw, scope, budget)
+            yield from _oversized(plan, raw, scope, budget, scan)
             continue
-        if chunk and size + n > budget:
-            yield plan.query, {"rows": chunk, "scope": scope}
-            chunk, size = [], 0
-        chunk.append(row)
-        size += n
-    if chunk:
-        yield plan.query, {"rows": chunk, "scope": scope}
+        if chunks[scan] and sizes[scan] + n > budget:
+            yield query, {"rows": chunks[scan], "scope": scope}
+            chunks[scan], sizes[scan] = [], 0
+        chunks[scan].append(row)
+        sizes[scan] += n
+    for scan, chunk in chunks.items():
+        if chunk:
+            yield plan.scan_query if scan else plan.query, {"rows": chunk, "scope": scope}
 
 
-def _oversized(plan: Plan, raw: Any, scope: str, budget: int) -> Iterator[tuple[str, dict]]:
+def _oversized(plan: Plan, raw: Any, scope: str, budget: int, scan: bool) -> Iterator[tuple[str, dict[str, Any]]]:
     ends = falkordb_escape(plan.identity(raw))
     if _size(ends) > budget // 2:
         raise ExportError("an identity value is too long for FalkorDB's Bolt listener (about 4 kB per "
@@ -65,10 +69,11 @@ def _oversized(plan: Plan, raw: Any, scope: str, budget: int) -> Iterator[tuple[
     props = plan.props(raw)
     big = {k: v for k, v in props.items() if k not in identity and _size(falkordb_escape(v)) > piece_budget // 4}
     small = {k: v for k, v in props.items() if k not in big}
-    yield plan.query, {"rows": [falkordb_escape(plan.with_props(raw, small))], "scope": scope}
+    query = plan.scan_query if scan else plan.query
+    yield query, {"rows": [falkordb_escape(plan.with_props(raw, small))], "scope": scope}
     for key, value in big.items():
         for i, piece in enumerate(_pieces(value, piece_budget)):
-            yield plan.append(key, i == 0), {**ends, "scope": scope, "v": piece}
+            yield plan.append(key, i == 0, scan), {**ends, "scope": scope, "v": piece}
 
 
 def _pieces(value: Any, budget: int) -> Iterator[Any]:
@@ -150,3 +155,30 @@ def identity_has_soh(state: GraphState, label: str) -> bool:
                     x.__class__ is str and "\x01" in x for x in v)):
                 return True
     return False
+
+
+def ensure_indexes(run: Any, state: GraphState, labels: list[str], first_line: Any) -> list[str]:
+    """Index the most selective identity key of each label (FalkorDB has no ``IF NOT EXISTS``: existing
+    indexes are skipped by listing them first); returns warnings. ``run(query)`` returns records as dicts."""
+    from neo4j.exceptions import Neo4jError
+
+    warnings = []
+    have = {(r["label"], p) for r in run(cypher.LIST_INDEXES_FALKORDB) for p in r["properties"]}
+    for label in labels:
+        if identity_has_soh(state, label):
+            warnings.append(f"{label}: an identity value holds U+0001, which FalkorDB's index cannot find; "
+                            "those nodes are matched by scanning the label")
+        key = most_selective_key(state, label)
+        if (label, key) in have:
+            continue
+        try:
+            run(cypher.falkordb_index(label, key))
+        except Neo4jError as exc:
+            warnings.append(f"could not index {label}.{key}: {first_line(exc)}")
+    return warnings
+
+
+def nul_warnings(plan: Plan, rows: list[Any]) -> list[str]:
+    """FalkorDB cuts strings at U+0000: a warning when any row holds one."""
+    nul = sum(1 for row in rows for v in plan.props(row).values() if has_char(v, "\x00"))
+    return [f"{nul} element(s) hold U+0000 in a string: FalkorDB cuts the string there"] if nul else []

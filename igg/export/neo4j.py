@@ -1,25 +1,29 @@
 """Export a graph into Neo4j (or any Bolt server speaking Cypher) through the official ``neo4j`` driver.
 
-Nodes are merged per node type on (label, identity keys, ``igg_scope``) and edges per (source type, edge
-type, target type) between their merged endpoints, in batches: ``UNWIND $rows ... MERGE``, one managed
-transaction per batch (the driver retries transient errors). Every label, type and key is validated and
-escaped by ``igg.export.cypher`` before the first connection; values are always parameters. Re-exporting
-the same graph to the same scope changes nothing; graphs exported under different scopes never touch each
-other's nodes.
+An export makes its scope (``igg_scope`` on everything it writes, part of every node's identity) mirror
+the graph. In order:
 
-The server is probed once: Neo4j answers ``dbms.components()`` and gets named uniqueness constraints (or
-indexes where a constraint cannot be created); a server that fails the probe is FalkorDB's Bolt listener,
-whose quirks ``igg.export.falkordb`` handles (small messages, escaped strings, a plain index on the most
-selective identity key).
+1. plan (``igg.export.plan``), before any connection: every label, type and key validated and escaped,
+   every value checked (integers beyond 64 bits and NaN are refused, naming the element and property);
+2. connect and identify the server once (Neo4j, ArcadeDB, Memgraph, or FalkorDB's Bolt listener);
+3. identity constraints, or indexes where the server has none (``igg.export.neo4j_schema``);
+4. read the scope and diff it with the graph (``igg.export.neo4j_diff``);
+5. delete what the graph no longer has, then merge what is new or changed: ``UNWIND $rows ... MERGE`` in
+   batches of thousands of rows, one managed transaction each. The driver retries transient errors; a
+   constraint conflict (a concurrent exporter created the same node first) is retried here with backoff.
+
+``plan_neo4j`` runs steps 1, 2 and 4 only: what an export would create, update and delete, writing nothing.
+FalkorDB (``igg.export.falkordb``) takes its own path: small messages, escaped strings, merges only.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +31,8 @@ import structlog
 
 from igg.errors import ExportError
 from igg.export import cypher, falkordb
+from igg.export.neo4j_diff import ScopeDiff, diff_scope, read_scope
+from igg.export.neo4j_schema import SchemaReport, ensure_identity_memgraph, ensure_identity_neo4j
 from igg.export.plan import Plan, plan_export
 from igg.graph.state import GraphState
 
@@ -53,8 +59,9 @@ class Neo4jSettings:
     acquisition_timeout: float = 10.0
     """Seconds to get a connection from the pool, Bolt handshake included (the driver's own default is 60 s;
     a FalkorDB handshake that hangs after another client disconnected is retried after this long)."""
-    max_retry_time: float = 15.0
-    """Seconds the driver keeps retrying a batch that failed with a transient error."""
+    max_retry_time: float = 30.0
+    """Seconds a batch is retried after transient errors (by the driver) or constraint conflicts with a
+    concurrent exporter (by IGG)."""
     connect_attempts: int = 3
     """Attempts to reach the server before giving up (a hung handshake is retried)."""
 
@@ -77,7 +84,8 @@ class Neo4jSettings:
 
 def _port(parts: Any) -> int | None:
     try:
-        return parts.port
+        port: int | None = parts.port
+        return port
     except ValueError:
         return None
 
@@ -101,17 +109,8 @@ def _safe(uri: str) -> str:
     return uri
 
 
-def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, str] | None = None,
-                 database: str | None = None, batch_size: int = 5000, scope: str = "igg",
-                 env: Mapping[str, str] | None = None, settings: Neo4jSettings | None = None,
-                 create_indexes: bool = True) -> dict[str, Any]:
-    """Merge the graph into a Bolt server; returns a summary (server, counts, batches, seconds, warnings).
-
-    Missing ``uri``/``auth``/``database`` come from ``NEO4J_URI``, ``NEO4J_USERNAME``/``NEO4J_PASSWORD``
-    and ``NEO4J_DATABASE`` (``env`` defaults to ``os.environ``). ``scope`` is stored as ``igg_scope`` on
-    everything written and is part of every node's identity. Raises ``ExportError`` with a one-line message
-    for a bad URI, refused credentials, an unreachable server, or an unsafe name.
-    """
+def _settings(uri: str | None, auth: tuple[str, str] | None, database: str | None, env: Mapping[str, str] | None,
+              settings: Neo4jSettings | None, scope: str, batch_size: int) -> Neo4jSettings:
     if batch_size < 1:
         raise ExportError(f"batch_size must be at least 1, got {batch_size}")
     if not isinstance(scope, str) or not scope:
@@ -120,37 +119,95 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
         user, password = auth if auth is not None else (None, None)
         settings = Neo4jSettings.from_env(env, uri=uri, username=user, password=password, database=database)
     check_uri(settings.uri)
+    return settings
+
+
+def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, str] | None = None,
+                 database: str | None = None, batch_size: int = 5000, scope: str = "igg",
+                 env: Mapping[str, str] | None = None, settings: Neo4jSettings | None = None,
+                 create_indexes: bool = True, provenance: str | None = None) -> dict[str, Any]:
+    """Make ``scope`` in a Bolt server mirror the graph; returns a summary (server, what was created,
+    updated, deleted and left unchanged, the constraints, batches, seconds, warnings).
+
+    Missing ``uri``/``auth``/``database`` come from ``NEO4J_URI``, ``NEO4J_USERNAME``/``NEO4J_PASSWORD``
+    and ``NEO4J_DATABASE`` (``env`` defaults to ``os.environ``). ``provenance`` (a session id) stores
+    ``igg_session``, ``igg_created``, ``igg_updated`` and ``igg_chunk`` on every node and relationship.
+    Raises ``ExportError`` with a one-line message for a bad URI, refused credentials, an unreachable server,
+    an unsafe name or a value the driver cannot carry (the last two before connecting).
+    """
+    settings = _settings(uri, auth, database, env, settings, scope, batch_size)
     started = time.perf_counter()
-    plans = plan_export(state)  # validates every name before any connection
+    plans = plan_export(state, provenance=provenance, check=True)  # names and values, before any connection
     with BoltSession(settings) as bolt:
-        warnings: list[str] = []
-        if create_indexes:
-            warnings += bolt.ensure_indexes(state)
+        report = bolt.ensure_schema(state) if create_indexes else SchemaReport()
+        warnings = list(report.warnings)
+        plans = [bolt.prepare(plan, warnings) for plan in plans]
         batches = statements = 0
-        for plan in plans:
-            rows, notes = bolt.prepare_rows(plan)
-            warnings += notes
+        counts: dict[str, dict[str, int]] | None = None
+        if bolt.dialect == "falkordb":  # merges only: reading a whole scope back is not safe there
+            writes = [(plan, plan.rows) for plan in plans]
+        else:
+            diff = bolt.diff(plans, state, scope, detail=0)
+            counts = diff.counts
+            writes = diff.writes
+            for query, params in diff.delete_statements(bolt.id_function):
+                statements += bolt.write([(query, {**params, "scope": scope})], plan=None)
+                batches += 1
+        for plan, rows in writes:
             for start in range(0, len(rows), batch_size):
                 statements += bolt.write_batch(plan, rows[start:start + batch_size], scope)
                 batches += 1
         summary = {"format": "neo4j", "target": settings.display_uri(), "database": settings.database,
-                   "server": bolt.dialect, "agent": bolt.agent, "scope": scope, "nodes": state.node_count,
-                   "edges": state.edge_count, "batches": batches, "statements": statements,
+                   "server": bolt.server, "agent": bolt.agent, "scope": scope, "nodes": state.node_count,
+                   "edges": state.edge_count, "changes": counts, "constraints": report.to_dict(),
+                   "provenance": provenance is not None, "batches": batches, "statements": statements,
                    "seconds": round(time.perf_counter() - started, 3), "warnings": warnings}
-    log.info("neo4j_exported", **{k: v for k, v in summary.items() if k != "warnings"}, warnings=len(warnings))
+    log.info("neo4j_exported", **{k: v for k, v in summary.items() if k not in ("warnings", "changes")},
+             warnings=len(warnings))
     return summary
 
 
+def plan_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, str] | None = None,
+               database: str | None = None, scope: str = "igg", env: Mapping[str, str] | None = None,
+               settings: Neo4jSettings | None = None, provenance: str | None = None,
+               detail: int = 50) -> dict[str, Any]:
+    """What ``export_neo4j`` with the same arguments would create, update and delete in ``scope``, without
+    writing anything (no constraints either). Lists the first ``detail`` changes of each kind; counts all."""
+    settings = _settings(uri, auth, database, env, settings, scope, 1)
+    started = time.perf_counter()
+    plans = plan_export(state, provenance=provenance, check=True)
+    with BoltSession(settings) as bolt:
+        if bolt.dialect == "falkordb":
+            raise ExportError("an export plan needs a Neo4j-compatible server (Neo4j, Aura, ArcadeDB, Memgraph); "
+                              "FalkorDB's Bolt listener cannot read a scope back safely")
+        warnings: list[str] = []
+        plans = [bolt.prepare(plan, warnings) for plan in plans]
+        diff = bolt.diff(plans, state, scope, detail=detail)
+    result = {"format": "neo4j", "plan": True, "target": settings.display_uri(), "database": settings.database,
+              "server": bolt.server, "scope": scope, "nodes": state.node_count, "edges": state.edge_count,
+              **diff.to_dict(), "warnings": warnings, "seconds": round(time.perf_counter() - started, 3)}
+    log.info("neo4j_planned", scope=scope, server=bolt.server, **{f"{k}_{a}": n for k, c in diff.counts.items()
+                                                                  for a, n in c.items()})
+    return result
+
+
 class BoltSession:
-    """One driver and one session, with the server's dialect detected once; a context manager."""
+    """One driver and one session, with the server identified once; a context manager."""
 
     def __init__(self, settings: Neo4jSettings) -> None:
         self.settings = settings
+        self.server = "neo4j"
+        """neo4j, arcadedb, memgraph or falkordb."""
         self.dialect = "neo4j"
+        """Which Cypher the server takes: neo4j (Neo4j 5 syntax: Neo4j, Aura, ArcadeDB), memgraph, falkordb."""
         self.agent = ""
         self._driver: Any = None
         self._session: Any = None
 
+    @property
+    def id_function(self) -> str:
+        """The Cypher function giving element ids (Memgraph has no ``elementId``)."""
+        return "id" if self.dialect == "memgraph" else "elementId"
     def __enter__(self) -> BoltSession:
         import neo4j
         from neo4j import exceptions as nx
@@ -166,11 +223,11 @@ class BoltSession:
         try:
             self._connect(nx)
             self._session = self._driver.session(database=s.database) if s.database else self._driver.session()
-            self.dialect = self._probe(nx)
+            self._identify(nx)
         except BaseException:
             self.close()
             raise
-        log.info("neo4j_connected", uri=s.display_uri(), server=self.dialect, agent=self.agent)
+        log.info("neo4j_connected", uri=s.display_uri(), server=self.server, agent=self.agent)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -205,86 +262,103 @@ class BoltSession:
         raise ExportError(f"cannot reach a Bolt server at {where} after {s.connect_attempts} attempt(s): "
                           f"{_first_line(last)}; is it running?")
 
-    def _probe(self, nx: Any) -> str:
+    def _identify(self, nx: Any) -> None:
+        agent = self.agent.lower()
+        if "memgraph" in agent:
+            self.server = self.dialect = "memgraph"
+            return
         try:
             self._session.run(cypher.SERVER_PROBE).consume()
-            return "neo4j"
         except nx.Neo4jError:
-            return "falkordb"
+            self.server = self.dialect = "falkordb"
+            return
+        self.server = "arcadedb" if "arcadedb" in agent else "neo4j"
 
     def run(self, query: str, **params: Any) -> list[dict[str, Any]]:
         """Run one auto-commit query and return its records as dicts."""
         return [r.data() for r in self._session.run(query, params)]
 
-    def ensure_indexes(self, state: GraphState) -> list[str]:
-        """Create the identity constraint (Neo4j) or index of every node type that has nodes."""
-        from neo4j.exceptions import Neo4jError
+    def _consume(self, query: str) -> Any:
+        return self._session.run(query).consume()
 
-        warnings = []
+    def ensure_schema(self, state: GraphState) -> SchemaReport:
+        """Identity constraints (or indexes) for every node type that has nodes (``igg.export.neo4j_schema``)."""
         labels = [t for t in state.schema.node_type_list if next(iter(state.nodes_of_type(t)), None)]
-        if self.dialect == "neo4j":
-            for label in labels:
-                keys = state.schema.identity_keys[label]
-                try:
-                    self._session.run(cypher.identity_constraint(label, keys)).consume()
-                except Neo4jError as exc:
-                    self._session.run(cypher.identity_index(label, keys, "neo4j")).consume()
-                    warnings.append(f"no uniqueness constraint on {label} ({_first_line(exc)}); created an index")
-            return warnings
-        have = {(r["label"], p) for r in self.run(cypher.LIST_INDEXES_FALKORDB) for p in r["properties"]}
-        for label in labels:
-            if falkordb.identity_has_soh(state, label):
-                warnings.append(f"{label}: an identity value holds U+0001, which FalkorDB's index cannot find; "
-                                "those nodes are matched by scanning the label")
-            key = falkordb.most_selective_key(state, label)
-            if (label, key) in have:
-                continue
-            try:
-                self._session.run(cypher.identity_index(label, [key], "falkordb")).consume()
-            except Neo4jError as exc:
-                warnings.append(f"could not index {label}.{key}: {_first_line(exc)}")
-        return warnings
+        if self.dialect == "falkordb":
+            report = SchemaReport(capability="indexes only" if labels else "not needed")
+            report.warnings = falkordb.ensure_indexes(self.run, state, labels, _first_line)
+            return report
+        ensure = ensure_identity_memgraph if self.dialect == "memgraph" else ensure_identity_neo4j
+        report = ensure(self._consume, state, labels, _first_line)
+        log.info("neo4j_identity_schema", capability=report.capability, created=len(report.created),
+                 existing=len(report.existing), warnings=len(report.warnings))
+        return report
 
-    def prepare_rows(self, plan: Plan) -> tuple[list[Any], list[str]]:
-        """Adapt values the server cannot store as given; returns the rows and a warning per change."""
-        warnings: list[str] = []
-        rows = plan.rows
-        if self.dialect == "neo4j":
-            out = []
-            for row in rows:
-                props = plan.props(row)
-                if any(v.__class__ is list and len({type(x) for x in v}) > 1 for v in props.values()):
-                    props = {k: (json.dumps(v) if v.__class__ is list and len({type(x) for x in v}) > 1 else v)
-                             for k, v in props.items()}
-                    warnings.append("mixed-type list stored as a JSON string (Neo4j lists are homogeneous): "
-                                    f"{plan.identity(row)}")
-                    row = plan.with_props(row, props)
-                out.append(row)
-            return out, warnings
-        nul = sum(1 for row in rows for v in plan.props(row).values() if falkordb.has_char(v, "\x00"))
-        if nul:
-            warnings.append(f"{nul} element(s) hold U+0000 in a string: FalkorDB cuts the string there")
-        return rows, warnings
+    def prepare(self, plan: Plan, warnings: list[str]) -> Plan:
+        """The plan with values adapted to what the server stores; a warning per change."""
+        if self.dialect == "falkordb":
+            warnings += falkordb.nul_warnings(plan, plan.rows)
+            return plan
+        out = []
+        changed = False
+        for row in plan.rows:
+            props = plan.props(row)
+            if any(v.__class__ is list and len({type(x) for x in v}) > 1 for v in props.values()):
+                props = {k: (json.dumps(v) if v.__class__ is list and len({type(x) for x in v}) > 1 else v)
+                         for k, v in props.items()}
+                warnings.append("mixed-type list stored as a JSON string (Neo4j lists are homogeneous): "
+                                f"{plan.identity(row)}")
+                row = plan.with_props(row, props)
+                changed = True
+            out.append(row)
+        return replace(plan, rows=out) if changed else plan
 
-    def write_batch(self, plan: Plan, rows: list[dict[str, Any]], scope: str) -> int:
-        """Write one batch in one managed transaction; returns the number of statements it took."""
+    def diff(self, plans: list[Plan], state: GraphState, scope: str, detail: int) -> ScopeDiff:
+        """Read the scope and compare it with the plans."""
         from neo4j.exceptions import Neo4jError
 
-        if self.dialect == "neo4j":
-            statements = [(plan.query, {"rows": rows, "scope": scope})]
-        else:
-            statements = falkordb.statements(plan, rows, scope)
+        try:
+            held = read_scope(self.run, state, scope, self.id_function)
+        except Neo4jError as exc:
+            raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed to read scope "
+                              f"{scope!r}: {_first_line(exc)}") from None
+        return diff_scope(plans, state, held, detail)
+
+    def write_batch(self, plan: Plan, rows: list[Any], scope: str) -> int:
+        """Write one batch of merges in one managed transaction; returns the number of statements it took."""
+        if self.dialect == "falkordb":
+            return self.write(falkordb.statements(plan, rows, scope), plan)
+        return self.write([(plan.query, {"rows": rows, "scope": scope})], plan)
+
+    def write(self, statements: list[tuple[str, dict[str, Any]]], plan: Plan | None) -> int:
+        """Run statements in one managed transaction. Transient errors are retried by the driver; a constraint
+        conflict (another exporter created the same node between this MERGE's lookup and its create) is
+        retried here with exponential backoff and jitter until ``max_retry_time``."""
+        from neo4j.exceptions import ConstraintError, Neo4jError
 
         def work(tx: Any) -> None:
             for query, params in statements:
                 tx.run(query, params).consume()
 
-        try:
-            self._session.execute_write(work)
-        except Neo4jError as exc:
-            raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed a batch: "
-                              f"{_first_line(exc)}") from None
-        return len(statements)
+        deadline = time.monotonic() + self.settings.max_retry_time
+        attempt = 0
+        while True:
+            try:
+                self._session.execute_write(work)
+                return len(statements)
+            except ConstraintError as exc:
+                attempt += 1
+                delay = min(2.0, 0.05 * 2 ** attempt) * (0.5 + random.random())
+                if time.monotonic() + delay > deadline:
+                    raise ExportError(f"the Bolt server at {self.settings.display_uri()} kept refusing a batch "
+                                      f"of {plan.describe() if plan else 'deletes'} after {attempt} attempt(s): "
+                                      f"{_first_line(exc)}") from None
+                log.info("neo4j_batch_retry", reason="constraint_conflict", attempt=attempt,
+                         delay=round(delay, 3), what=plan.describe() if plan else "deletes")
+                time.sleep(delay)
+            except Neo4jError as exc:
+                raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed a batch: "
+                                  f"{_first_line(exc)}") from None
 
 
 def _first_line(exc: BaseException) -> str:

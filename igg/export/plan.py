@@ -2,16 +2,28 @@
 edge type, target type), each with its Cypher (from ``igg.export.cypher``, so every name is checked) and its
 rows. A node row is the node's property map; an edge row is ``[source identity..., target identity...,
 properties]`` (lists keep parameters small). Used by the Neo4j export and the Cypher script.
+
+``check_values`` refuses, before anything is written, the values a Bolt driver cannot carry: integers beyond
+64 bits (the driver raises ``OverflowError`` half-way through an export) and NaN (never equal to itself, so a
+re-export could never match it).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from igg.errors import ExportError
 from igg.export import cypher
 from igg.graph.state import GraphState
+
+INT64 = (-(2**63), 2**63 - 1)
+"""The integers Bolt can carry (PackStream INT_64)."""
+
+PROVENANCE_KEYS = ("igg_session", "igg_created", "igg_updated", "igg_chunk")
+"""Properties ``provenance`` adds to every node and relationship: the session id, the iteration that created
+the element, the last iteration that updated it, and the context chunk it came from (when known)."""
 
 
 @dataclass
@@ -35,7 +47,8 @@ class Plan:
 
     def props(self, row: Any) -> dict[str, Any]:
         """The property map of a row."""
-        return row[-1] if self.edge else row
+        props: dict[str, Any] = row[-1] if self.edge else row
+        return props
 
     def identity(self, row: Any) -> dict[str, list[Any]]:
         """The identity parameters of a row: ``{"k": [...]}`` or ``{"s": [...], "t": [...]}``."""
@@ -48,17 +61,30 @@ class Plan:
         """The row with another property map."""
         return [*row[:-1], props] if self.edge else props
 
-    def append(self, key: str, first: bool) -> str:
+    def append(self, key: str, first: bool, scan: bool = False) -> str:
         """A query that sets (``first``) or extends one property of one element, piece by piece."""
         if self.edge:
-            return cypher.append_edge_value(*self.edge, key, first)
-        return cypher.append_node_value(self.label, self.keys, key, first)
+            et, source, skeys, target, tkeys = self.edge
+            return cypher.append_edge_value(et, source, skeys, target, tkeys, key, first, scan)
+        return cypher.append_node_value(self.label, self.keys, key, first, scan)
+
+    def describe(self) -> str:
+        """``Class`` or ``(:Class)-[:CALLS]->(:Method)``."""
+        if not self.edge:
+            return self.label
+        return f"(:{self.edge[1]})-[:{self.edge[0]}]->(:{self.edge[3]})"
 
 
-def plan_export(state: GraphState) -> list[Plan]:
-    """Every batch query with its rows; raises ``ExportError`` for any unsafe label, type or key."""
+def plan_export(state: GraphState, *, provenance: str | None = None, check: bool = False) -> list[Plan]:
+    """Every batch query with its rows; raises ``ExportError`` for any unsafe label, type or key.
+
+    ``provenance`` (a session id) adds ``PROVENANCE_KEYS`` to every row; ``check`` runs ``check_values``.
+    """
+    if check:
+        check_values(state)
     schema = state.schema
     ident = schema.identity_keys
+    reserved = (cypher.SCOPE_KEY, *PROVENANCE_KEYS) if provenance is not None else (cypher.SCOPE_KEY,)
     plans: list[Plan] = []
     nodes = state.graph._node
     for label in schema.node_type_list:
@@ -67,10 +93,13 @@ def plan_export(state: GraphState) -> list[Plan]:
             continue
         keys = ident[label]
         rows = [nodes[n]["properties"] for n in ids]
-        _check_keys(rows, f"node type {label}")
+        _check_keys(rows, f"node type {label}", reserved)
+        if provenance is not None:
+            rows = [{**nodes[n]["properties"], **_stamp(provenance, nodes[n]["provenance"])} for n in ids]
         plans.append(Plan(cypher.merge_nodes(label, keys), rows, cypher.merge_nodes_scan(label, keys),
-                           label=label, keys=keys))
+                          label=label, keys=keys))
     groups: dict[tuple[str, str, str], list[list[Any]]] = {}
+    raw: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for u, nbrs in state.graph._succ.items():
         su = nodes[u]
         tu, pu = su["type"], su["properties"]
@@ -80,16 +109,31 @@ def plan_export(state: GraphState) -> list[Plan]:
             tv, pv = sv["type"], sv["properties"]
             target = [pv[k] for k in ident[tv]]
             for d in kd.values():
-                groups.setdefault((tu, d["type"], tv), []).append([*source, *target, d["properties"]])
+                props = d["properties"]
+                group = (tu, d["type"], tv)
+                if provenance is not None:
+                    raw.setdefault(group, []).append(props)
+                    props = {**props, **_stamp(provenance, d["provenance"])}
+                groups.setdefault(group, []).append([*source, *target, props])
     for (tu, et, tv), rows in groups.items():
-        _check_keys([r[-1] for r in rows], f"edge type {et}")
+        _check_keys(raw.get((tu, et, tv)) or [r[-1] for r in rows], f"edge type {et}", reserved)
         edge = (et, tu, ident[tu], tv, ident[tv])
         plans.append(Plan(cypher.merge_edges(*edge), rows, cypher.merge_edges_scan(*edge),
-                           ends=(len(ident[tu]), len(ident[tv])), edge=edge))
+                          ends=(len(ident[tu]), len(ident[tv])), edge=edge))
     return plans
 
 
-def _check_keys(prop_maps: list[dict[str, Any]], where: str) -> None:
+def _stamp(session: str, prov: dict[str, Any] | None) -> dict[str, Any]:
+    prov = prov or {}
+    out: dict[str, Any] = {"igg_session": session}
+    for key, prop in (("created", "igg_created"), ("updated", "igg_updated"), ("chunk", "igg_chunk")):
+        value = prov.get(key)
+        if value is not None:
+            out[prop] = value
+    return out
+
+
+def _check_keys(prop_maps: list[dict[str, Any]], where: str, reserved: tuple[str, ...]) -> None:
     seen: set[str] = set()
     for props in prop_maps:
         seen.update(props)
@@ -97,3 +141,55 @@ def _check_keys(prop_maps: list[dict[str, Any]], where: str) -> None:
         cypher.name(key, f"property key of {where}")
         if key == cypher.SCOPE_KEY:
             raise ExportError(f"property key {key!r} of {where} is reserved for the export scope")
+        if key in reserved:
+            raise ExportError(f"property key {key!r} of {where} is reserved for provenance (--provenance); "
+                              "rename it or export without provenance")
+
+
+def check_values(state: GraphState, limit: int = 5) -> None:
+    """Raise ``ExportError`` naming each element, property and value a Bolt driver cannot carry (up to
+    ``limit`` of them, then how many more): integers beyond 64 bits and NaN."""
+    problems: list[str] = []
+    count = 0
+    lo, hi = INT64
+    nodes = state.graph._node
+    ident = state.schema.identity_keys
+
+    def node_name(n: str) -> str:
+        d = nodes[n]
+        shown = ", ".join(f"{k}: {json.dumps(d['properties'].get(k), ensure_ascii=False)[:60]}"
+                          for k in ident[d["type"]])
+        return f"node {d['type']} {{{shown}}}"
+
+    def bad(value: Any) -> str | None:
+        cls = value.__class__
+        if cls is int:
+            return None if lo <= value <= hi else "an integer beyond 64 bits (store it as a string)"
+        if cls is float:
+            return "NaN (not a number)" if value != value else None
+        if cls is list:
+            return next((r for r in map(bad, value) if r is not None), None)
+        return None
+
+    def scan(props: dict[str, Any], where: Any) -> None:
+        nonlocal count
+        for key, value in props.items():
+            cls = value.__class__
+            if cls is str or cls is bool or (cls is int and lo <= value <= hi) or (cls is float and value == value):
+                continue
+            reason = bad(value)
+            if reason is not None:
+                count += 1
+                if len(problems) < limit:
+                    shown = str(value) if len(str(value)) <= 60 else str(value)[:57] + "..."
+                    problems.append(f"{where()} property {key!r} = {shown}: {reason}")
+
+    for n, d in nodes.items():
+        scan(d["properties"], lambda n=n: node_name(n))
+    for u, nbrs in state.graph._succ.items():
+        for v, kd in nbrs.items():
+            for d in kd.values():
+                scan(d["properties"], lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}")
+    if problems:
+        more = f"; and {count - len(problems)} more" if count > len(problems) else ""
+        raise ExportError("cannot export to a Bolt server, nothing was written: " + "; ".join(problems) + more)

@@ -112,7 +112,9 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
         settings = neo4j_settings if neo4j_settings is not None else neo.Neo4jSettings.from_env()
         if spec.target:
             settings = neo.Neo4jSettings(**{**settings.__dict__, "uri": spec.target})
-        return neo.export_neo4j(state, settings=settings, scope=run_scope, batch_size=batch_size)
+        session = str(metadata.get("session_id") or run_scope)
+        return neo.export_neo4j(state, settings=settings, scope=run_scope, batch_size=batch_size,
+                                provenance=session if provenance else None)
     path = Path(spec.target) if spec.target else (out_dir or Path.cwd()) / DEFAULT_FILES[spec.format]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                           ".igg/sessions.sqlite holds such a session)")
     sessions.add_argument("--iteration", type=int, metavar="N", help="the graph as it was after iteration N")
     sessions.add_argument("--provenance", action="store_true",
-                          help="carry provenance (created/updated iteration, chunk) into JSON and GraphML")
+                          help="carry provenance (created/updated iteration, chunk) into JSON and GraphML, "
+                               "and into Neo4j as igg_session, igg_created, igg_updated, igg_chunk")
     neo = p.add_argument_group("neo4j")
     neo.add_argument("--uri", help="Bolt URI, e.g. bolt://localhost:7687 (default: NEO4J_URI)")
     neo.add_argument("--user", help="user name (default: NEO4J_USERNAME); the password comes from NEO4J_PASSWORD")
@@ -50,6 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     neo.add_argument("--batch-size", type=int, default=5000, help="rows per transaction (default 5000)")
     neo.add_argument("--timeout", type=float, default=10.0,
                      help="seconds to connect and finish the Bolt handshake before a retry (default 10)")
+    neo.add_argument("--plan", action="store_true",
+                     help="print what the export would create, update and delete in the scope; write nothing")
     p.set_defaults(handler=run)
 
 
@@ -117,6 +120,9 @@ def _quiet_logs() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.plan and args.format != "neo4j":
+        print("igg: --plan applies to --format neo4j only", file=sys.stderr)
+        return 2
     if args.format == "neo4j":
         if args.output is not None:
             print("igg: --output does not apply to --format neo4j; use --uri (or NEO4J_URI)", file=sys.stderr)
@@ -145,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         settings = Neo4jSettings.from_env(uri=args.uri, username=args.user, database=args.database,
                                           connection_timeout=args.timeout, acquisition_timeout=args.timeout)
         target = None
+        if args.plan:
+            return print_plan(args, state, metadata, settings)
     try:
         summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
                                     scope=args.scope, neo4j_settings=settings, provenance=args.provenance,
@@ -162,4 +170,35 @@ def run(args: argparse.Namespace) -> int:
             print(f"{s['format']}: {s['target']} ({s['nodes']} nodes, {s['edges']} edges{extra}, {s['seconds']} s)")
             for warning in s.get("warnings", []):
                 print(f"  warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, Any], settings: Neo4jSettings) -> int:
+    """``--plan``: what a Neo4j export would change in its scope, written nowhere."""
+    from igg.export.neo4j import plan_neo4j
+
+    session = str(metadata.get("session_id") or "igg")
+    scope = args.scope or session
+    try:
+        plan = plan_neo4j(state, settings=settings, scope=scope, provenance=session if args.provenance else None)
+    except ExportError as exc:
+        raise IGGError(str(exc)) from None
+    if args.json:
+        print(json.dumps(plan))
+        return 0
+    print(f"plan for scope {scope!r} on {plan['server']} at {plan['target']} (nothing written)")
+    for kind, c in plan["counts"].items():
+        print(f"  {kind}: {c['create']} to create, {c['update']} to update, {c['delete']} to delete, "
+              f"{c['unchanged']} unchanged")
+    for change in plan["changes"]:
+        props = change.get("properties")
+        detail = ("; " + ", ".join(f"{k} {json.dumps(a, ensure_ascii=False)[:40]} -> "
+                                   f"{json.dumps(b, ensure_ascii=False)[:40]}" for k, (a, b) in props.items())
+                  if props else "")
+        print(f"  {change['action']} {change['element']} {change['what']}{detail}")
+    listed = sum(c[a] for c in plan["counts"].values() for a in ("create", "update", "delete"))
+    if listed > len(plan["changes"]):
+        print(f"  ... {listed - len(plan['changes'])} more change(s) not listed (--json lists the same)")
+    for warning in plan.get("warnings", []):
+        print(f"  warning: {warning}", file=sys.stderr)
     return 0
