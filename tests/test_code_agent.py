@@ -154,6 +154,7 @@ def test_fits_the_specifications_own_schema_without_a_single_rejection():
     type_level = {e for e in edges if "#" not in e.split(" ")[1]}
     assert type_level == {
         "CALLS com.acme.model.AdminUser -> com.acme.model.User",
+        "CALLS com.acme.model.User -> com.acme.model.BaseEntity",
         "CALLS com.acme.repo.JdbcUserRepository -> com.acme.model.User",
         "CALLS com.acme.service.AuthService -> com.acme.model.AdminUser",
         "CALLS com.acme.service.AuthService -> com.acme.model.User",

@@ -80,6 +80,7 @@ JAVA_NODES = {
 }
 
 JAVA_EDGES = {
+    "CALLS com.acme.model.User -> com.acme.model.BaseEntity",
     "IMPORTS src/main/java/com/acme/repo/JdbcUserRepository.java -> src/main/java/com/acme/model/User.java",
     "IMPORTS src/main/java/com/acme/repo/UserRepository.java -> src/main/java/com/acme/model/User.java",
     "IMPORTS src/main/java/com/acme/service/AuthService.java -> src/main/java/com/acme/model/AdminUser.java",

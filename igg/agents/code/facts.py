@@ -9,7 +9,7 @@ body, with receivers and type names still *as written*. ``link.py`` resolves tho
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Language = Literal["python", "java"]
 TypeKind = Literal["class", "interface", "enum"]
@@ -32,7 +32,17 @@ class ImportRef:
     """Python ``import a.b``: binds the module, not a member of it."""
     source: str | None = None
     """Python ``from M import n``: the absolute module ``M`` (``target`` is ``M.n``)."""
+    member: str | None = None
+    """Java ``import static a.B.m;``: ``m`` (``target`` is the type ``a.B``); ``*`` for ``a.B.*``."""
     line: int = 0
+
+
+Expr = tuple[Any, ...]
+"""A Java receiver or argument expression, kept as written for the linker to type:
+``("var", T)`` a local or parameter of declared type T, ``("name", id)`` an identifier that is no local
+(a field of this, an outer or a super type, a statically imported field, or a type), ``("this",)``,
+``("super",)``, ``("outer", O)`` for ``O.this``, ``("field", expr, name)``, ``("call", CallRef)`` (its
+return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null)."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -41,13 +51,17 @@ class CallRef:
 
     name: str
     """The called method or function name (``<init>`` for a constructor call via ``this(...)``/``super(...)``)."""
-    receiver: Literal["none", "this", "super", "type", "var", "module", "unknown"] = "none"
+    receiver: Literal["none", "this", "super", "type", "var", "module", "unknown", "expr"] = "none"
     """none: a bare call ``f()``; this/super; type: ``T.f()`` (static); var: a field/local/parameter whose
-    declared type is ``receiver_type``; module: a Python module alias; unknown: not knowable statically."""
+    declared type is ``receiver_type``; module: a Python module alias; unknown: not knowable statically;
+    expr: (Java) the receiver expression ``expr``, typed by the linker."""
     receiver_type: str | None = None
     """The type (or module) name as written, for receiver in (type, var, module)."""
     arg_types: tuple[str | None, ...] = ()
     """Static types of the arguments where the source makes them knowable (Java overload choice)."""
+    expr: Expr | None = None
+    args: tuple[Expr | None, ...] | None = None
+    """Java: the argument expressions (typed by the linker to choose between overloads)."""
     line: int = 0
 
 
@@ -76,6 +90,10 @@ class CallableDecl:
     params: tuple[str | None, ...] = ()
     """Declared parameter types (None where not declared)."""
     static: bool = False
+    returns: str | None = None
+    """Java: the declared return type (generics erased to their bound)."""
+    explicit_init: bool = False
+    """Java constructor: it starts with ``this(...)``/``super(...)`` (else ``super()`` is implicit)."""
     calls: list[CallRef] = field(default_factory=list)
     instantiates: list[tuple[str, int]] = field(default_factory=list)
     """(type name as written, line) for ``new T(...)`` / ``T(...)``."""

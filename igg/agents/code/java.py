@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from igg.agents.code.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.agents.code.facts import CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.agents.code.sql import tables_in
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -23,6 +23,7 @@ _LITERAL_TYPES = {"string_literal": "String", "decimal_integer_literal": "int", 
                   "decimal_floating_point_literal": "double", "character_literal": "char", "true": "boolean",
                   "false": "boolean", "text_block": "String"}
 _SPACES = re.compile(r"\s+")
+_ANNOTATION = re.compile(r"@[\w.]+(\([^)]*\))?")
 
 
 @lru_cache(maxsize=1)
@@ -44,7 +45,8 @@ def type_text(node: Any) -> str:
 
 
 def base_type(text: str) -> str:
-    """A type name without generics, arrays or varargs: ``List<User>[]`` -> ``List``."""
+    """A type name without generics, arrays, varargs or annotations: ``List<User>[]`` -> ``List``."""
+    text = _ANNOTATION.sub("", text)
     return text.split("<", 1)[0].replace("[]", "").replace("...", "").strip()
 
 
@@ -85,7 +87,7 @@ class _Analyzer:
         for t in types:  # constants first: a method may use one declared further down
             self._collect_constants(t)
         for t in types:
-            self._type(t, outer=None)
+            self._type(t, outer=None, generics={})
         return self.facts
 
     def _import(self, node: Any) -> None:
@@ -95,9 +97,12 @@ class _Analyzer:
         target = _text(name)
         static = any(c.type == "static" for c in node.children)
         wildcard = any(c.type == "asterisk" for c in node.children)
-        if static and not wildcard:
-            # import static a.b.Util.hash: the dependency is on the type
-            target = target.rpartition(".")[0]
+        if static:
+            # import static a.b.Util.hash / a.b.Util.*: the dependency is on the type, the member is bound
+            owner, _, member = (target, "", "*") if wildcard else target.rpartition(".")
+            self.facts.imports.append(ImportRef(target=owner, alias=None if wildcard else member, member=member,
+                                                wildcard=wildcard))
+            return
         self.facts.imports.append(ImportRef(target=target, alias=None if wildcard else target.rpartition(".")[2],
                                             wildcard=wildcard))
 
@@ -106,7 +111,7 @@ class _Analyzer:
         if body is None:
             return
         for member in _members(body):
-            if member.type == "field_declaration":
+            if member.type in ("field_declaration", "constant_declaration"):
                 for decl in member.children_by_field_name("declarator"):
                     value = decl.child_by_field_name("value")
                     text = _string_value(value) if value is not None else None
@@ -116,12 +121,16 @@ class _Analyzer:
             elif member.type in _TYPE_NODES:
                 self._collect_constants(member)
 
-    def _type(self, node: Any, outer: TypeDecl | None) -> None:
+    # ---- types ---------------------------------------------------------------------------------------
+    def _type(self, node: Any, outer: TypeDecl | None, generics: dict[str, str]) -> None:
         simple = _text(node.child_by_field_name("name"))
         kind = _TYPE_NODES[node.type]
         decl = TypeDecl(kind=kind, name=f"{outer.name}.{simple}" if outer else simple,  # type: ignore[arg-type]
                         package=self.facts.package, line=node.start_point[0] + 1,
                         outer=outer.qualified if outer else None)
+        inner_class = (outer is not None and outer.kind != "interface" and node.type == "class_declaration"
+                       and not _is_static(node))  # an inner class sees its outer type's type parameters
+        generics = _generics(node, generics if inner_class else {})
         superclass = node.child_by_field_name("superclass")
         if superclass is not None and superclass.named_child_count:
             decl.extends.append(base_type(type_text(superclass.named_children[0])))
@@ -137,63 +146,135 @@ class _Analyzer:
             params = node.child_by_field_name("parameters")
             for p in params.named_children if params is not None else []:
                 if p.type == "formal_parameter":
-                    decl.fields[_text(p.child_by_field_name("name"))] = base_type(type_text(p.child_by_field_name("type")))
+                    t = _erase(p.child_by_field_name("type"), generics)
+                    decl.fields[_text(p.child_by_field_name("name"))] = t
         for m in members:
             if m.type in ("field_declaration", "constant_declaration"):
-                t = base_type(type_text(m.child_by_field_name("type")))
+                t = _erase(m.child_by_field_name("type"), generics)
                 for d in m.children_by_field_name("declarator"):
-                    decl.fields[_text(d.child_by_field_name("name"))] = t
+                    decl.fields[_text(d.child_by_field_name("name"))] = t + "[]" * _dims(d)
+            elif m.type == "enum_constant":
+                decl.fields[_text(m.child_by_field_name("name"))] = simple
+        # initialisers: static ones (static fields, static blocks, enum constants) run in <clinit>, the others
+        # in every constructor (<init>); calls there are real calls
+        static_init: list[Any] = []
+        instance_init: list[Any] = []
         for m in members:
-            if m.type in ("method_declaration", "constructor_declaration", "compact_constructor_declaration"):
-                self._callable(m, decl)
+            if m.type in ("method_declaration", "constructor_declaration", "compact_constructor_declaration",
+                          "annotation_type_element_declaration"):
+                self._callable(m, decl, generics)
             elif m.type in _TYPE_NODES:
-                self._type(m, outer=decl)
+                self._type(m, outer=decl, generics=generics)
+            elif m.type == "static_initializer":
+                static_init.append(m)
+            elif m.type == "block":
+                instance_init.append(m)
+            elif m.type == "enum_constant":
+                static_init.append(m)
+            elif m.type in ("field_declaration", "constant_declaration"):
+                values = [d.child_by_field_name("value") for d in m.children_by_field_name("declarator")]
+                values = [v for v in values if v is not None]
+                if values:
+                    static = m.type == "constant_declaration" or kind == "interface" or _is_static(m)
+                    (static_init if static else instance_init).extend(values)
+        for name, nodes in (("<clinit>", static_init), ("<init>", instance_init)):
+            if nodes:
+                init = CallableDecl(kind="method", name=name, signature=f"{name}()", owner=decl.qualified,
+                                    line=nodes[0].start_point[0] + 1, static=name == "<clinit>")
+                scope: dict[str, Expr] = {}
+                for n in nodes:
+                    before = len(init.sql)
+                    self._walk(n, init, decl, scope, generics)
+                    if n.type not in ("static_initializer", "block"):
+                        del init.sql[before:]  # a constant holding SQL text runs no SQL (methods using it do)
+                if init.calls or init.instantiates or init.sql:
+                    self.facts.callables.append(init)
 
-    def _callable(self, node: Any, owner: TypeDecl) -> None:
-        constructor = node.type != "method_declaration"
+    def _callable(self, node: Any, owner: TypeDecl, generics: dict[str, str]) -> None:
+        constructor = node.type in ("constructor_declaration", "compact_constructor_declaration")
         name = _text(node.child_by_field_name("name"))
-        params: list[tuple[str, str]] = []
+        generics = _generics(node, generics)
+        params: list[tuple[str, str, str]] = []  # (as written, erased, name)
         plist = node.child_by_field_name("parameters")
         for p in plist.named_children if plist is not None else []:
             if p.type == "formal_parameter":
-                params.append((type_text(p.child_by_field_name("type")), _text(p.child_by_field_name("name"))))
+                written = type_text(p.child_by_field_name("type"))
+                erased = _erase(p.child_by_field_name("type"), generics) + "[]" * _dims(p)
+                params.append((written, erased, _text(p.child_by_field_name("name"))))
             elif p.type == "spread_parameter":
                 t = next((c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")), None)
                 d = next((c for c in p.named_children if c.type == "variable_declarator"), None)
                 if t is not None and d is not None:
-                    params.append((type_text(t) + "...", _text(d.child_by_field_name("name"))))
-        modifiers = next((c for c in node.children if c.type == "modifiers"), None)
-        static = modifiers is not None and any(c.type == "static" for c in modifiers.children)
+                    params.append((type_text(t) + "...", _erase(t, generics) + "[]", _text(d.child_by_field_name("name"))))
+        static = _is_static(node)
+        returns = None
+        rtype = node.child_by_field_name("type")
+        if rtype is not None and not constructor:
+            returns = _erase(rtype, generics) + "[]" * _dims(node)
         decl = CallableDecl(kind="constructor" if constructor else "method", name=name, owner=owner.qualified,
-                            signature=f"{name}({', '.join(t for t, _ in params)})", line=node.start_point[0] + 1,
-                            params=tuple(base_type(t) for t, _ in params), static=static)
+                            signature=f"{name}({', '.join(t for t, _, _ in params)})", line=node.start_point[0] + 1,
+                            params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
+                            static=static, returns=returns)
         self.facts.callables.append(decl)
         body = node.child_by_field_name("body")
         if body is None:
             return
-        scope: dict[str, str] = dict(owner.fields)
-        scope.update({n: base_type(t) for t, n in params})
-        self._walk(body, decl, owner, scope)
+        if constructor:
+            first = next((c for c in body.named_children if c.type != "line_comment" and c.type != "block_comment"),
+                         None)
+            decl.explicit_init = first is not None and first.type == "explicit_constructor_invocation"
+        scope: dict[str, Expr] = {n: ("var", e) for _, e, n in params}
+        self._walk(body, decl, owner, scope, generics)
 
-    def _walk(self, root: Any, decl: CallableDecl, owner: TypeDecl, scope: dict[str, str]) -> None:
+    # ---- bodies --------------------------------------------------------------------------------------
+    def _declare(self, scope: dict[str, Expr], type_node: Any, name_node: Any, generics: dict[str, str],
+                 value: Any = None, dims: int = 0) -> None:
+        if name_node is None:
+            return
+        name = _text(name_node)
+        if type_node is None:
+            return
+        written = base_type(type_text(type_node))
+        if written == "var":
+            inferred = self._expr(value, scope, generics) if value is not None else None
+            scope[name] = inferred if inferred is not None else ("lit", None)
+        else:
+            scope[name] = ("var", _erase(type_node, generics) + "[]" * dims)
+
+    def _walk(self, root: Any, decl: CallableDecl, owner: TypeDecl, scope: dict[str, Expr],
+              generics: dict[str, str]) -> None:
         stack = [root]
         while stack:
             node = stack.pop()
             kind = node.type
             if kind == "local_variable_declaration":
-                t = base_type(type_text(node.child_by_field_name("type")))
+                tnode = node.child_by_field_name("type")
                 for d in node.children_by_field_name("declarator"):
-                    local = t
-                    value = d.child_by_field_name("value")
-                    if t == "var" and value is not None and value.type == "object_creation_expression":
-                        local = base_type(type_text(value.child_by_field_name("type")))
-                    scope[_text(d.child_by_field_name("name"))] = local
+                    self._declare(scope, tnode, d.child_by_field_name("name"), generics, d.child_by_field_name("value"),
+                                  _dims(d))
+            elif kind in ("formal_parameter", "resource"):
+                self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
+                              node.child_by_field_name("value"), _dims(node))
+            elif kind == "enhanced_for_statement":
+                self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
+                              None, _dims(node))
+            elif kind == "catch_formal_parameter":
+                types = [c for c in node.named_children if c.type == "catch_type"]
+                names = [c for c in node.named_children if c.type == "identifier"]
+                alternatives = types[0].named_children if types else []
+                if len(alternatives) == 1 and names:
+                    self._declare(scope, alternatives[0], names[0], generics)
+            elif kind == "instanceof_expression":
+                tnode = node.child_by_field_name("right")
+                name = node.child_by_field_name("name")
+                if tnode is not None and name is not None:
+                    self._declare(scope, tnode, name, generics)
             elif kind == "method_invocation":
-                decl.calls.append(self._invocation(node, owner, scope))
+                decl.calls.append(self._invocation(node, scope, generics))
             elif kind == "explicit_constructor_invocation":
                 ctor = node.child_by_field_name("constructor")
                 decl.calls.append(CallRef(name="<init>", receiver="this" if ctor.type == "this" else "super",
-                                          arg_types=self._args(node, owner, scope), line=node.start_point[0] + 1))
+                                          args=self._args(node, scope, generics), line=node.start_point[0] + 1))
             elif kind == "object_creation_expression":
                 decl.instantiates.append((base_type(type_text(node.child_by_field_name("type"))),
                                           node.start_point[0] + 1))
@@ -208,55 +289,104 @@ class _Analyzer:
             elif kind == "identifier" and self.constants and _text(node) in self.constants:
                 decl.sql.extend(SqlRef(table=r.table, op=r.op, statement=r.statement, line=node.start_point[0] + 1)
                                 for r in self.constants[_text(node)])
-            elif kind in ("lambda_expression", "class_body"):
-                pass  # their calls still count as this callable's
+            # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
 
-    def _invocation(self, node: Any, owner: TypeDecl, scope: dict[str, str]) -> CallRef:
+    def _invocation(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> CallRef:
         name = _text(node.child_by_field_name("name"))
         obj = node.child_by_field_name("object")
-        args = self._args(node, owner, scope)
+        args = self._args(node, scope, generics)
         line = node.start_point[0] + 1
         if obj is None:
-            return CallRef(name=name, receiver="none", arg_types=args, line=line)
+            return CallRef(name=name, receiver="none", args=args, line=line)
         if obj.type == "this":
-            return CallRef(name=name, receiver="this", arg_types=args, line=line)
+            return CallRef(name=name, receiver="this", args=args, line=line)
         if obj.type == "super":
-            return CallRef(name=name, receiver="super", arg_types=args, line=line)
-        if obj.type == "field_access" and obj.child_by_field_name("object").type == "this":
-            t = owner.fields.get(_text(obj.child_by_field_name("field")))
-            return CallRef(name=name, receiver="var" if t else "unknown", receiver_type=t, arg_types=args, line=line)
-        if obj.type == "identifier":
-            ident = _text(obj)
-            if ident in scope:
-                return CallRef(name=name, receiver="var", receiver_type=scope[ident], arg_types=args, line=line)
-            if ident[:1].isupper():
-                return CallRef(name=name, receiver="type", receiver_type=ident, arg_types=args, line=line)
-            return CallRef(name=name, receiver="unknown", arg_types=args, line=line)
-        if obj.type in ("field_access", "scoped_identifier") and _text(obj).replace(".", "").isidentifier():
-            text = _text(obj)
-            if text.rpartition(".")[2][:1].isupper():
-                return CallRef(name=name, receiver="type", receiver_type=text, arg_types=args, line=line)
-        if obj.type == "object_creation_expression":
-            t = base_type(type_text(obj.child_by_field_name("type")))
-            return CallRef(name=name, receiver="var", receiver_type=t, arg_types=args, line=line)
-        return CallRef(name=name, receiver="unknown", arg_types=args, line=line)
+            return CallRef(name=name, receiver="super", args=args, line=line)
+        expr = self._expr(obj, scope, generics)
+        if expr is None:
+            return CallRef(name=name, receiver="unknown", args=args, line=line)
+        return CallRef(name=name, receiver="expr", expr=expr, args=args, line=line)
 
-    def _args(self, node: Any, owner: TypeDecl, scope: dict[str, str]) -> tuple[str | None, ...]:
+    def _expr(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> Expr | None:
+        kind = node.type
+        if kind == "identifier":
+            ident = _text(node)
+            return scope.get(ident) or ("name", ident)
+        if kind == "this":
+            return ("this",)
+        if kind == "super":
+            return ("super",)
+        if kind == "parenthesized_expression" and node.named_child_count == 1:
+            return self._expr(node.named_children[0], scope, generics)
+        if kind == "field_access":
+            obj, fld = node.child_by_field_name("object"), node.child_by_field_name("field")
+            if fld is not None and fld.type == "this":
+                return ("outer", _text(obj))
+            inner = self._expr(obj, scope, generics) if obj is not None else None
+            return ("field", inner, _text(fld)) if inner is not None and fld is not None else None
+        if kind == "scoped_identifier":
+            return ("name", _text(node))
+        if kind == "method_invocation":
+            return ("call", self._invocation(node, scope, generics))
+        if kind == "object_creation_expression":
+            return ("new", base_type(type_text(node.child_by_field_name("type"))))
+        if kind == "cast_expression":
+            return ("cast", _erase(node.child_by_field_name("type"), generics))
+        if kind in _LITERAL_TYPES:
+            return ("lit", _LITERAL_TYPES[kind])
+        if kind == "null_literal":
+            return ("lit", "null")
+        if kind == "binary_expression" and _string_value(node) is not None:
+            return ("lit", "String")
+        if kind == "array_access":
+            inner = self._expr(node.child_by_field_name("array"), scope, generics)
+            return ("elem", inner) if inner is not None else None
+        return None
+
+    def _args(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> tuple[Expr | None, ...]:
         arguments = node.child_by_field_name("arguments")
-        out: list[str | None] = []
-        for a in arguments.named_children if arguments is not None else []:
-            if a.type in _LITERAL_TYPES:
-                out.append(_LITERAL_TYPES[a.type])
-            elif a.type == "identifier":
-                out.append(scope.get(_text(a)))
-            elif a.type == "object_creation_expression":
-                out.append(base_type(type_text(a.child_by_field_name("type"))))
-            elif a.type == "this":
-                out.append(owner.name.rpartition(".")[2])
-            else:
-                out.append(None)
-        return tuple(out)
+        return tuple(self._expr(a, scope, generics) for a in (arguments.named_children if arguments is not None else [])
+                     if a.type not in ("line_comment", "block_comment"))
+
+
+def _is_static(node: Any) -> bool:
+    modifiers = next((c for c in node.children if c.type == "modifiers"), None)
+    return modifiers is not None and any(c.type == "static" for c in modifiers.children)
+
+
+def _dims(node: Any) -> int:
+    dims = node.child_by_field_name("dimensions")
+    return _text(dims).count("[") if dims is not None else 0
+
+
+def _generics(node: Any, outer: dict[str, str]) -> dict[str, str]:
+    """Type parameters in scope -> their erasure (the first bound, else Object)."""
+    params = node.child_by_field_name("type_parameters")
+    if params is None:
+        params = next((c for c in node.named_children if c.type == "type_parameters"), None)
+    if params is None:
+        return outer
+    out = dict(outer)
+    for p in params.named_children:
+        if p.type != "type_parameter":
+            continue
+        name = next((c for c in p.named_children if c.type in ("type_identifier", "identifier")), None)
+        bound = next((c for c in p.named_children if c.type == "type_bound"), None)
+        if name is not None:
+            first = bound.named_children[0] if bound is not None and bound.named_child_count else None
+            out[_text(name)] = base_type(type_text(first)) if first is not None else "Object"
+    return out
+
+
+def _erase(node: Any, generics: dict[str, str]) -> str:
+    """A declared type without generics, a type parameter replaced by its bound."""
+    if node is None:
+        return "Object"
+    text = type_text(node)
+    base = base_type(text)
+    arrays = "[]" * text.count("[]")
+    return generics.get(base, base) + arrays
 
 
 def _members(body: Any) -> list[Any]:

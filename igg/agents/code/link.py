@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from igg.agents.code.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
+from igg.agents.code.javalink import ClassLevel, JavaResolver, ambiguous_owner
 
 _TYPE_LABELS = {"class": "Class", "interface": "Interface", "enum": "Enum"}
 
@@ -104,6 +105,7 @@ class _Index:
                 else:
                     self.functions[f"{f.package}.{c.name}"] = c
                     self.function_package[id(c)] = f.package
+        self.java = JavaResolver(self)
         self.python_modules: dict[str, FileFacts] = {}
         for f in files:
             if f.language == "python":
@@ -119,7 +121,7 @@ class _Index:
         for f in files:
             bound: dict[str, list[str]] = {}
             for i in f.imports:
-                if i.alias and i.target not in bound.setdefault(i.alias, []):
+                if i.alias and i.member is None and i.target not in bound.setdefault(i.alias, []):
                     bound[i.alias].append(i.target)
             self.aliases[id(f)] = bound
 
@@ -315,6 +317,12 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True) -> CodeMo
                 symbols[type_key(t.qualified)].properties["external_supertypes"] = external
         for c in f.callables:
             _callable_relations(index, f, c, plan, symbol)
+        if f.language == "java":
+            for t in f.types:  # the default constructor calls super()
+                if t.kind == "class" and not any(m.kind == "constructor" for m in index.members.get(t.qualified, ())):
+                    sup = _superclass(index, t)
+                    if sup is not None:
+                        plan.relations.append(Relation("CALLS", type_key(t.qualified), type_key(sup)))
     return CodeModel(symbols=symbols, files=plans)
 
 
@@ -414,20 +422,53 @@ def _callable_relations(index: _Index, f: FileFacts, c: CallableDecl, plan: File
             seen.add(r)
             plan.relations.append(r)
 
+    def class_level(target_type: str | None) -> None:
+        if owner is not None and target_type is not None and target_type != owner.qualified:
+            add(Relation("CALLS", type_key(owner.qualified), type_key(target_type)))
+
+    java = f.language == "java"
     for call in c.calls:
-        target = _call_target(index, f, owner, call)
+        target = index.java.call_target(call, f, owner) if java else _call_target(index, f, owner, call)
         if isinstance(target, CallableDecl):
             add(Relation("CALLS", source, callable_key(target, index.type_file[target.owner].package
                                                         if target.owner else _module_of(index, target))))
+        elif isinstance(target, ClassLevel):
+            class_level(target.type)
+        elif java and ambiguous_owner(target) is not None:
+            class_level(ambiguous_owner(target))
         elif isinstance(target, str):
             add(Relation("INSTANTIATES", source, type_key(target)))
+    if java and c.kind == "constructor" and not c.explicit_init and owner is not None:
+        class_level(_implicit_super(index, owner, add, source))
     for name, _line in c.instantiates:
         q = index.resolve_type(name, f, owner)
-        if q is not None:
+        if q is not None and (not java or index.types[q].kind != "interface"):  # new I() {...}: anonymous
             add(Relation("INSTANTIATES", source, type_key(q)))
     for ref in c.sql:
         table = symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
         add(Relation("READS_FROM" if ref.op == "read" else "WRITES_TO", source, table))
+
+
+def _implicit_super(index: _Index, owner: TypeDecl, add: Any, source: str) -> str | None:
+    """A constructor without ``this(...)``/``super(...)`` calls its superclass's no-argument constructor:
+    CALLS to it when declared (returns None), else the superclass for a class-level edge."""
+    sup = _superclass(index, owner)
+    if sup is None:
+        return None
+    for m in index.members.get(sup, ()):
+        if m.kind == "constructor" and not m.params:
+            add(Relation("CALLS", source, callable_key(m, index.type_file[sup].package)))
+            return None
+    return sup
+
+
+def _superclass(index: _Index, t: TypeDecl) -> str | None:
+    """The in-tree superclass of a class (None for an interface, an enum, or one outside the tree)."""
+    if t.kind != "class" or not t.extends:
+        return None
+    ctx = index.types.get(t.outer) if t.outer else None
+    q = index.resolve_type(t.extends[0], index.type_file[t.qualified], ctx)
+    return q if q is not None and q != t.qualified and index.types[q].kind == "class" else None
 
 
 def _module_of(index: _Index, fn: CallableDecl) -> str:

@@ -1,0 +1,331 @@
+"""Java call resolution: typing receivers and arguments, choosing overloads, as javac would.
+
+A receiver expression (``facts.Expr``) is typed from what the sources declare: locals, parameters,
+for-each variables, catch and pattern variables (by the analyzer), fields of the type, of its supertypes
+and of its enclosing types, statically imported fields, casts, ``new``, ``Outer.this``, and the declared
+return type of a call (chained calls), generics erased to their bound. Method lookup follows Java's
+scoping: an unqualified call goes to the innermost enclosing type that has a method of that name (and
+stops there, even when that type cannot decide between its overloads), then to static imports.
+Overloads are chosen by arity, then by applicability of the known argument types (subtypes in the tree,
+primitive widening, boxing), then the most specific. A call that stays ambiguous between overloads of one
+type, or reaches an in-tree type that does not declare the method itself (one inherited from the JDK),
+is kept at the class level: ``ClassLevel(type)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from igg.agents.code.facts import CallableDecl, CallRef, Expr, FileFacts, TypeDecl
+
+if TYPE_CHECKING:
+    from igg.agents.code.link import _Index
+
+_WIDENING = {"byte": 1, "short": 2, "char": 2, "int": 3, "long": 4, "float": 5, "double": 6}
+_BOXES = {"int": "Integer", "long": "Long", "double": "Double", "float": "Float", "boolean": "Boolean",
+          "char": "Character", "byte": "Byte", "short": "Short"}
+_STRING_SUPERS = {"String", "Object", "CharSequence", "Comparable", "Serializable"}
+_FINAL_EXTERNAL = {"String", *_BOXES.values(), *_BOXES}
+"""External types whose supertypes are known to be only the ones above (for applicability)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClassLevel:
+    """A call known to reach type ``type`` but not which of its methods."""
+
+    type: str
+
+
+Typed = tuple[str | None, str | None]
+"""(in-tree qualified type, or None; the type's name as written, or None when unknown)."""
+
+
+class JavaResolver:
+    """Types Java expressions and resolves calls against one ``_Index``."""
+
+    def __init__(self, index: _Index) -> None:
+        self.index = index
+        self._ancestors: dict[str, set[str]] = {}
+
+    # ---- types ---------------------------------------------------------------------------------------
+    def ancestors(self, q: str) -> set[str]:
+        """Every in-tree supertype of ``q``, transitively (``q`` included)."""
+        known = self._ancestors.get(q)
+        if known is None:
+            known = {q}
+            queue = [q]
+            while queue:
+                t = self.index.types.get(queue.pop())
+                if t is None:
+                    continue
+                for s in self.index.supertypes(t):
+                    if s not in known:
+                        known.add(s)
+                        queue.append(s)
+            self._ancestors[q] = known
+        return known
+
+    def _named(self, written: str | None, f: FileFacts, ctx: TypeDecl | None) -> Typed:
+        if written is None:
+            return None, None
+        if written.endswith("[]"):
+            return None, written
+        return self.index.resolve_type(written, f, ctx), written
+
+    def field(self, q: str, name: str) -> Typed | None:
+        """The type of field ``name`` of in-tree type ``q`` or its supertypes."""
+        queue, seen = [q], set()
+        while queue:
+            t = self.index.types.get(queue.pop(0))
+            if t is None or t.qualified in seen:
+                continue
+            seen.add(t.qualified)
+            written = t.fields.get(name)
+            if written is not None:
+                return self._named(written, self.index.type_file[t.qualified], t)
+            queue.extend(self.index.supertypes(t))
+        return None
+
+    def expr_type(self, expr: Expr | None, f: FileFacts, ctx: TypeDecl | None, depth: int = 0) -> Typed:
+        if expr is None or depth > 12:
+            return None, None
+        kind = expr[0]
+        if kind in ("var", "new", "cast"):
+            return self._named(expr[1], f, ctx)
+        if kind == "lit":
+            return None, expr[1]
+        if kind == "this":
+            return (ctx.qualified, ctx.name) if ctx is not None else (None, None)
+        if kind == "super":
+            if ctx is None:
+                return None, None
+            sups = [s for s in self.index.supertypes(ctx) if self.index.types[s].kind == "class"]
+            return (sups[0], sups[0]) if sups else (None, None)
+        if kind == "outer":
+            return self._named(expr[1], f, ctx)
+        if kind == "name":
+            return self._name(expr[1], f, ctx)
+        if kind == "field":
+            return self._field_of(expr[1], expr[2], f, ctx, depth)
+        if kind == "elem":
+            _, written = self.expr_type(expr[1], f, ctx, depth + 1)
+            if written and written.endswith("[]"):
+                return self._named(written[:-2], f, ctx)
+            return None, None
+        if kind == "call":
+            target = self.call_target(expr[1], f, ctx, depth + 1)
+            decls = [target] if isinstance(target, CallableDecl) else []
+            if isinstance(target, _Ambiguous):
+                decls = target.candidates
+            returns = {d.returns for d in decls}
+            if len(returns) == 1 and decls[0].returns and decls[0].owner:
+                owner = self.index.types.get(decls[0].owner)
+                return self._named(decls[0].returns, self.index.type_file[decls[0].owner], owner)
+            return None, None
+        return None, None
+
+    def _name(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> Typed:
+        if "." not in name:
+            t = ctx
+            while t is not None:  # fields of this type, its supertypes, then of the enclosing types
+                found = self.field(t.qualified, name)
+                if found is not None:
+                    return found
+                t = self.index.types.get(t.outer) if t.outer else None
+            for i in f.imports:
+                if i.member in (name, "*") and i.target in self.index.types:
+                    found = self.field(i.target, name)
+                    if found is not None:
+                        return found
+        q = self.index.resolve_type(name, f, ctx)
+        return (q, name) if q is not None else (None, None)
+
+    def _field_of(self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+        q, written = self.expr_type(base, f, ctx, depth + 1)
+        if q is not None:
+            found = self.field(q, name)
+            if found is not None:
+                return found
+            nested = self.index.resolve_type(f"{q}.{name}", f, ctx) if f"{q}.{name}" in self.index.types else None
+            if nested is not None:
+                return nested, name
+            return None, None
+        dotted = _dotted(base)
+        if dotted is not None:  # a qualified type name: pkg.Type or Type.Nested
+            q = self.index.resolve_type(f"{dotted}.{name}", f, ctx)
+            if q is not None:
+                return q, name
+        return None, None
+
+    # ---- calls ---------------------------------------------------------------------------------------
+    def call_target(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int = 0) -> Any:
+        """A CallableDecl, a ClassLevel, an _Ambiguous (between types), or None."""
+        index = self.index
+        if call.receiver == "none":
+            t = ctx
+            while t is not None:  # the innermost type with a method of that name decides, and only it
+                candidates = self.candidates(t.qualified, call.name)
+                if candidates:
+                    return self.choose(candidates, call, f, ctx, depth)
+                t = index.types.get(t.outer) if t.outer else None
+            for i in f.imports:
+                if i.member in (call.name, "*") and i.target in index.types:
+                    candidates = self.candidates(i.target, call.name)
+                    if candidates:
+                        return self.choose(candidates, call, f, ctx, depth)
+            return None
+        if call.receiver in ("this", "super"):
+            if ctx is None:
+                return None
+            if call.receiver == "this":
+                start = [ctx.qualified]
+            else:
+                start = [s for s in index.supertypes(ctx) if call.name != "<init>" or index.types[s].kind == "class"]
+            if call.name == "<init>":
+                if not start:
+                    return None
+                ctors = [m for m in index.members.get(start[0], ()) if m.kind == "constructor"]
+                return self.choose(ctors, call, f, ctx, depth) if ctors else ClassLevel(start[0])
+            candidates = [c for s in start for c in self.candidates(s, call.name)]
+            return self.choose(_dedupe(candidates), call, f, ctx, depth) if candidates else None
+        if call.receiver == "expr":
+            q, _ = self.expr_type(call.expr, f, ctx, depth)
+            if q is None:
+                return None
+            candidates = self.candidates(q, call.name)
+            if not candidates:
+                return ClassLevel(q)  # an in-tree type, a method it inherits from outside the tree
+            return self.choose(candidates, call, f, ctx, depth)
+        return None
+
+    def candidates(self, q: str, name: str) -> list[CallableDecl]:
+        """Methods named ``name`` in ``q`` and its supertypes, breadth first; an override hides the
+        method it overrides (same signature)."""
+        queue, seen = [q], set()
+        found: dict[tuple[str | None, ...], CallableDecl] = {}
+        while queue:
+            t = queue.pop(0)
+            if t in seen or t not in self.index.types:
+                continue
+            seen.add(t)
+            for m in self.index.members.get(t, ()):
+                if m.kind != "constructor" and m.name == name:
+                    found.setdefault(m.params, m)
+            queue.extend(self.index.supertypes(self.index.types[t]))
+        return list(found.values())
+
+    def choose(self, named: list[CallableDecl], call: CallRef, f: FileFacts, ctx: TypeDecl | None,
+               depth: int) -> Any:
+        if len(named) == 1 and call.args is not None and _arity_fits(named[0], len(call.args)):
+            return named[0]
+        args = [self.expr_type(a, f, ctx, depth + 1) for a in (call.args or ())]
+        fits = [m for m in named if _arity_fits(m, len(args))]
+        if len(fits) > 1:
+            applicable = [m for m in fits if all(self._assignable(a, p, m) for a, p in zip(args, _params(m, len(args)),
+                                                                                        strict=False))]
+            fits = applicable or fits
+        if len(fits) > 1:
+            specific = [m for m in fits if all(m is o or self._more_specific(m, o, len(args)) for o in fits)]
+            if len(specific) == 1:
+                fits = specific
+        if len(fits) == 1:
+            return fits[0]
+        pool = fits or named
+        owners = {m.owner for m in pool}
+        if len(owners) == 1:
+            owner = next(iter(owners))
+            return _Ambiguous(pool, owner) if owner else None
+        return _Ambiguous(pool, None)
+
+    def _param_type(self, m: CallableDecl, written: str) -> Typed:
+        owner = self.index.types.get(m.owner) if m.owner else None
+        f = self.index.type_file.get(m.owner) if m.owner else None
+        if f is None:
+            return None, written
+        return self._named(written, f, owner)
+
+    def _assignable(self, arg: Typed, param: str, m: CallableDecl) -> bool:
+        aq, aw = arg
+        if aq is None and aw is None:
+            return True  # unknown: any parameter may take it
+        pq, pw = self._param_type(m, param)
+        return self.assignable(aq, aw, pq, pw)
+
+    def assignable(self, aq: str | None, aw: str | None, pq: str | None, pw: str | None) -> bool:
+        pw = (pw or "").rpartition(".")[2]
+        aw = (aw or "").rpartition(".")[2]
+        if aw == "null":
+            return pw not in _WIDENING and pw != "boolean"
+        if pq is not None:
+            return aq is not None and pq in self.ancestors(aq)
+        if pw == "Object":
+            return True
+        if aq is not None:  # an in-tree argument for an outside parameter type
+            return pw not in _FINAL_EXTERNAL and pw not in _WIDENING
+        if aw == pw:
+            return True
+        if aw in _WIDENING and pw in _WIDENING:
+            return _WIDENING[aw] <= _WIDENING[pw] and not (aw == "char" and pw == "short")
+        if _BOXES.get(aw) == pw or _BOXES.get(pw) == aw:
+            return True
+        if aw == "String":
+            return pw in _STRING_SUPERS
+        if aw in _FINAL_EXTERNAL or pw in _FINAL_EXTERNAL:
+            return False
+        return True  # two outside types: the tree cannot say; do not rule it out
+
+    def _more_specific(self, a: CallableDecl, b: CallableDecl, n: int) -> bool:
+        for pa, pb in zip(_params(a, n), _params(b, n), strict=False):
+            qa, wa = self._param_type(a, pa)
+            qb, wb = self._param_type(b, pb)
+            if not self.assignable(qa, wa, qb, wb):
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Ambiguous:
+    """Several overloads fit; ``owner`` when they all belong to one type."""
+
+    candidates: list[CallableDecl]
+    owner: str | None
+
+
+def _arity_fits(m: CallableDecl, n: int) -> bool:
+    if m.signature.endswith("...)"):
+        return n >= len(m.params) - 1
+    return len(m.params) == n
+
+
+def _params(m: CallableDecl, n: int) -> list[str]:
+    params = [p or "Object" for p in m.params]
+    if m.signature.endswith("...)") and params:
+        last = params[-1]
+        if n != len(params):  # the variable arity call: the element type for every trailing argument
+            params = params[:-1] + [last] * (n - len(params) + 1)
+    return params[:n]
+
+
+def _dedupe(methods: list[CallableDecl]) -> list[CallableDecl]:
+    seen: dict[tuple[str | None, ...], CallableDecl] = {}
+    for m in methods:
+        seen.setdefault(m.params, m)
+    return list(seen.values())
+
+
+def _dotted(expr: Expr) -> str | None:
+    if expr[0] == "name":
+        return str(expr[1])
+    if expr[0] == "field":
+        head = _dotted(expr[1])
+        return f"{head}.{expr[2]}" if head is not None else None
+    return None
+
+
+def is_ambiguous(target: Any) -> bool:
+    return isinstance(target, _Ambiguous)
+
+
+def ambiguous_owner(target: Any) -> str | None:
+    return target.owner if isinstance(target, _Ambiguous) else None

@@ -1,0 +1,173 @@
+"""The compiler as an oracle for Java maps: ``javac`` compiles a tree, ``javap -c -p -s`` shows what it made.
+
+From the class files: the named types (nested ones as ``Outer.Inner``; anonymous and local classes belong
+to the type that encloses them), their in-tree supertypes (EXTENDS/IMPLEMENTS, as IGG labels them), and
+the class-level calls: every ``invoke*`` instruction (constructors included) from a type's code to a method
+of another in-tree type, the target being the in-tree type that declares the method (javac records the
+receiver's static type; the declaration is found up its in-tree supertypes, as IGG resolves it).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_HEADER = re.compile(r"^(?:[\w ]*?)\b(class|interface)\s+([\w.$]+)(?:<.*?>)?"
+                     r"(?:\s+extends\s+(.+?))?(?:\s+implements\s+(.+?))?\s*\{$")
+_METHOD = re.compile(r"^  (?:[\w.<>$\[\], ?]+ )?([\w.$<>\"]+)\((.*)\)(?: throws [\w.$, ]+)?;$")
+_DESCRIPTOR = re.compile(r"^    descriptor: (\(.*)$")
+_INVOKE = re.compile(r"invoke(?:virtual|special|static|interface)\s+#\d+(?:,\s*\d+)?\s+//\s+(?:Interface)?Method\s+"
+                     r"(?:([\w/$]+)\.)?(\"<init>\"|[\w$]+):(\([^)]*\))")
+_ANONYMOUS = re.compile(r"\$\d.*$")
+
+
+def javac() -> str | None:
+    return shutil.which("javac")
+
+
+def _split_types(text: str | None) -> list[str]:
+    if not text:
+        return []
+    out, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(current.strip())
+            current = ""
+            continue
+        if depth == 0 and ch != ">":
+            current += ch
+    if current.strip():
+        out.append(current.strip())
+    return out
+
+
+def _named(binary: str) -> str:
+    """``org/x/Outer$Inner$1`` -> ``org.x.Outer.Inner`` (anonymous and local classes: their encloser)."""
+    return _ANONYMOUS.sub("", binary.replace("/", ".")).replace("$", ".")
+
+
+@dataclass
+class JavaTruth:
+    types: dict[str, str] = field(default_factory=dict)
+    """Named type -> class or interface."""
+    supertypes: set[tuple[str, str, str]] = field(default_factory=set)
+    """(EXTENDS|IMPLEMENTS, type, supertype), both in the tree."""
+    calls: set[tuple[str, str]] = field(default_factory=set)
+    """(caller type, declaring type of the callee), both in the tree, caller != callee."""
+    methods: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    """Binary type name -> (method name, descriptor) it declares."""
+
+
+def compile_and_read(root: Path, out: Path) -> JavaTruth:
+    """Compile every ``.java`` under ``root`` into ``out`` and read the class files back with javap."""
+    sources = sorted(str(p) for p in root.rglob("*.java"))
+    subprocess.run(["javac", "-nowarn", "-d", str(out), *sources], check=True, capture_output=True, text=True)
+    classes = sorted(out.rglob("*.class"))
+    text = subprocess.run(["javap", "-c", "-p", "-s", *map(str, classes)], check=True, capture_output=True,
+                          text=True).stdout
+    return _read(text)
+
+
+def _read(text: str) -> JavaTruth:
+    truth = JavaTruth()
+    parents: dict[str, list[tuple[str, str]]] = {}
+    raw_calls: list[tuple[str, str, str, str]] = []
+    current = ""
+    method: str | None = None
+    for line in text.splitlines():
+        header = _HEADER.match(line.strip()) if not line.startswith(" ") else None
+        if header:
+            kind, name = header.group(1), header.group(2)
+            current = name.replace(".", "/")
+            truth.methods.setdefault(current, set())
+            if not _ANONYMOUS.search(name):
+                truth.types[_named(name)] = kind
+            extends = [t.split("<")[0] for t in _split_types(header.group(3))]
+            implements = [t.split("<")[0] for t in _split_types(header.group(4))]
+            parents[current] = ([("EXTENDS", t.replace(".", "/")) for t in extends]
+                                + [("IMPLEMENTS", t.replace(".", "/")) for t in implements])
+            continue
+        if line == "  static {};":
+            method = "<clinit>"
+            continue
+        m = _METHOD.match(line)
+        if m:
+            name = m.group(1)
+            method = "<init>" if name.replace(".", "/") == current else name
+            continue
+        d = _DESCRIPTOR.match(line)
+        if d and method is not None:
+            truth.methods[current].add((method, d.group(1).split(")")[0] + ")"))
+            continue
+        call = _INVOKE.search(line)
+        if call:
+            owner = call.group(1) or current
+            raw_calls.append((current, owner, call.group(2).strip('"'), call.group(3)))
+    in_tree = set(truth.methods)
+    for binary, sups in parents.items():
+        if _ANONYMOUS.search(binary):
+            continue
+        for label, sup in sups:
+            if sup in in_tree:
+                truth.supertypes.add((label, _named(binary), _named(sup)))
+
+    def declaring(owner: str, name: str, descriptor: str) -> str:
+        queue, seen = [owner], set()
+        while queue:
+            t = queue.pop(0)
+            if t in seen or t not in in_tree:
+                continue
+            seen.add(t)
+            if (name, descriptor) in truth.methods[t]:
+                return t
+            if name == "<init>":
+                break
+            queue.extend(s for _, s in parents.get(t, ()))
+        return owner
+
+    for caller, owner, name, descriptor in raw_calls:
+        if owner not in in_tree:
+            continue
+        source, target = _named(caller), _named(declaring(owner, name, descriptor))
+        if source != target:
+            truth.calls.add((source, target))
+    return truth
+
+
+def igg_truth(model: Any) -> JavaTruth:
+    """The same three views of IGG's code model (class-level calls: CALLS and INSTANTIATES between
+    members lifted to their types, and Class CALLS Class edges)."""
+    truth = JavaTruth()
+    owner_of: dict[str, str] = {}
+    for key, s in model.symbols.items():
+        if s.label in ("Class", "Interface", "Enum"):
+            truth.types[s.properties["qualified_name"]] = s.label
+            owner_of[key] = s.properties["qualified_name"]
+        elif s.label == "Method":
+            owner_of[key] = s.properties["owner"]
+    for f in model.files:
+        for r in f.relations:
+            if r.label in ("EXTENDS", "IMPLEMENTS"):
+                truth.supertypes.add((r.label, owner_of[r.source], owner_of[r.target]))
+            elif r.label in ("CALLS", "INSTANTIATES") and r.source in owner_of and r.target in owner_of:
+                a, b = owner_of[r.source], owner_of[r.target]
+                if a != b:
+                    truth.calls.add((a, b))
+    return truth
+
+
+def f1(truth: set[Any], found: set[Any]) -> dict[str, Any]:
+    hit = len(truth & found)
+    precision = hit / len(found) if found else 1.0
+    recall = hit / len(truth) if truth else 1.0
+    score = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": round(precision, 3), "recall": round(recall, 3), "f1": round(score, 3),
+            "missing": sorted(truth - found), "extra": sorted(found - truth)}
