@@ -94,17 +94,6 @@ def test_mermaid_shows_small_graphs_in_full_with_escaped_labels():
     assert label("a\x00b" + "x" * 100, limit=10) == "a\ufffdbxxxxxx…"
 
 
-def test_mermaid_summarizes_large_graphs_by_type():
-    w = Workspace(constraints={"max_actions_per_response": 500, "max_nodes": 500, "max_edges": 500})
-    w.apply(*[node("Class", name=f"c{i}", package="p") for i in range(80)],
-            *[node("Method", name=f"m{i}", signature="()") for i in range(5)],
-            *[edge("CALLS", {"name": f"c{i}"}, {"name": f"m{i % 5}"}) for i in range(80)])
-    text = mermaid_text(w.state)
-    assert "%% summary: 85 nodes, 80 edges" in text
-    assert '    t0["Class ×80"]' in text and '    t2["Method ×5"]' in text
-    assert '    t0 -->|"CALLS ×80"| t2' in text and "c17" not in text
-
-
 def igg(*args: str, cwd=ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
 

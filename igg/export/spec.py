@@ -10,6 +10,7 @@ Formats and their default file under ``out_dir``:
 | ``neo4j`` | ``NEO4J_URI`` | a Bolt server; TARGET is an optional ``bolt://`` or ``neo4j://`` URI |
 | ``cypher`` | ``graph.cypher`` | a script for ``cypher-shell -f`` |
 | ``mermaid`` | ``graph.mmd`` | a Mermaid flowchart |
+| ``html`` | ``graph.html`` | a self-contained page drawing the graph (``igg view``'s viewer, offline) |
 """
 
 from __future__ import annotations
@@ -28,10 +29,10 @@ from igg.models.schema import Schema
 
 log = structlog.get_logger("igg.export")
 
-ExportFormat = Literal["graphml", "json", "nodelink", "neo4j", "cypher", "mermaid"]
+ExportFormat = Literal["graphml", "json", "nodelink", "neo4j", "cypher", "mermaid", "html"]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
 DEFAULT_FILES = {"graphml": "graph.graphml", "json": "graph.json", "nodelink": "graph.nodelink.json",
-                 "cypher": "graph.cypher", "mermaid": "graph.mmd"}
+                 "cypher": "graph.cypher", "mermaid": "graph.mmd", "html": "graph.html"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +105,7 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
 def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, metadata: dict[str, Any],
              out_dir: Path | None, provenance: bool, scope: str | None, neo4j_settings: Any,
              batch_size: int) -> dict[str, Any]:
-    from igg.export import cypher_script, document, graphml, mermaid
+    from igg.export import cypher_script, document, graphml, html, mermaid
     from igg.export import neo4j as neo
 
     run_scope = scope or str(metadata.get("session_id") or "igg")
@@ -126,6 +127,8 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
             result = document.write_node_link(state, path, schema=schema, metadata=metadata)
         elif spec.format == "cypher":
             result = cypher_script.write_cypher(state, path, scope=run_scope)
+        elif spec.format == "html":
+            result = html.write_html(state, path, metadata=metadata)
         else:
             result = mermaid.write_mermaid(state, path)
     except OSError as exc:

@@ -4,7 +4,9 @@
 graph instead (as it stands, or as it was after iteration N). ``--provenance`` carries each node's and edge's
 provenance (the iteration that created it, the last that updated it, the context chunk) into JSON and GraphML.
 
-Formats: graphml, json, nodelink, neo4j, cypher, mermaid. ``--format neo4j`` connects to ``--uri`` or
+Formats: graphml, json, nodelink, neo4j, cypher, mermaid, html (a self-contained page drawing the graph; see
+``igg view``). ``--types Module,Package`` draws only those node types in the Mermaid chart, ``--top N`` how
+many of the most connected nodes a summarized chart shows. ``--format neo4j`` connects to ``--uri`` or
 ``NEO4J_URI``, with ``NEO4J_USERNAME``/``NEO4J_PASSWORD`` (the password only ever from the environment) and
 ``--database`` or ``NEO4J_DATABASE``. The source is read by ``load_source``, the one place that knows where
 graphs come from.
@@ -27,7 +29,7 @@ from igg.models.schema import Schema
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("export", help="export a saved graph (GraphML, JSON, Neo4j, Cypher, Mermaid)",
+    p = sub.add_parser("export", help="export a saved graph (GraphML, JSON, Neo4j, Cypher, Mermaid, HTML)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("graph", help="an IGG graph document (what --out or --export json writes) or node-link JSON; "
                                  "with --store, a session id")
@@ -43,6 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sessions.add_argument("--provenance", action="store_true",
                           help="carry provenance (created/updated iteration, chunk) into JSON and GraphML, "
                                "and into Neo4j as igg_session, igg_created, igg_updated, igg_chunk")
+    chart = p.add_argument_group("mermaid")
+    chart.add_argument("--types", metavar="TYPE[,TYPE...]",
+                       help="draw only these node types (and the edges between them), e.g. --types Module")
+    chart.add_argument("--top", type=int, metavar="N",
+                       help="a summarized chart (beyond 60 nodes or 120 edges) draws the N most connected nodes "
+                            "(default 20)")
     neo = p.add_argument_group("neo4j")
     neo.add_argument("--uri", help="Bolt URI, e.g. bolt://localhost:7687 (default: NEO4J_URI)")
     neo.add_argument("--user", help="user name (default: NEO4J_USERNAME); the password comes from NEO4J_PASSWORD")
@@ -96,6 +104,10 @@ def write_stdout(state: GraphState, fmt: str, schema: Schema | None, metadata: d
         write_node_link(state, sys.stdout, schema=schema, metadata=metadata)
     elif fmt == "cypher":
         write_cypher(state, sys.stdout, scope=scope or str(metadata.get("session_id") or "igg"))
+    elif fmt == "html":
+        from igg.export.html import write_html
+
+        write_html(state, sys.stdout, metadata=metadata)
     else:
         write_mermaid(state, sys.stdout)
     sys.stdout.flush()
@@ -136,8 +148,17 @@ def run(args: argparse.Namespace) -> int:
         if args.batch_size < 1 or args.timeout <= 0:
             print("igg: --batch-size must be at least 1 and --timeout positive", file=sys.stderr)
             return 2
+    chart = args.types is not None or args.top is not None
+    if chart and args.format != "mermaid":
+        print("igg: --types and --top apply to --format mermaid only", file=sys.stderr)
+        return 2
+    if args.top is not None and args.top < 0:
+        print("igg: --top must be 0 or more", file=sys.stderr)
+        return 2
     _quiet_logs()
     state, schema, metadata = load_source(args)
+    if chart:
+        return _chosen_mermaid(args, state)
     if str(args.output) == "-" and args.format != "neo4j":
         write_stdout(state, args.format, schema, metadata, args.scope, args.provenance)
         return 0
@@ -201,4 +222,32 @@ def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, 
         print(f"  ... {listed - len(plan['changes'])} more change(s) not listed (--json lists the same)")
     for warning in plan.get("warnings", []):
         print(f"  warning: {warning}", file=sys.stderr)
+    return 0
+
+
+def _chosen_mermaid(args: argparse.Namespace, state: GraphState) -> int:
+    """``--format mermaid`` with ``--types``/``--top``: the chart of the chosen node types."""
+    from igg.export.mermaid import DEFAULT_TOP, write_mermaid
+
+    types = [t.strip() for t in args.types.split(",") if t.strip()] if args.types is not None else None
+    top = args.top if args.top is not None else DEFAULT_TOP
+    try:
+        if str(args.output) == "-":
+            write_mermaid(state, sys.stdout, node_types=types, top=top)
+            sys.stdout.flush()
+            return 0
+        source = Path(f"{args.graph}.json") if args.store else Path(args.graph)
+        target = str(args.output) if args.output is not None else default_output(source, "mermaid")
+        summary = write_mermaid(state, target, node_types=types, top=top)
+    except ExportError as exc:
+        print(f"igg: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        raise IGGError(f"cannot write mermaid to {args.output}: {exc.strerror or exc}") from None
+    summary = {"format": "mermaid", "target": target, **summary}
+    if args.json:
+        print(json.dumps({"exports": [summary]}))
+    else:
+        print(f"mermaid: {target} ({summary['drawn_nodes']} of {summary['nodes']} nodes drawn, "
+              f"{summary['bytes']:,} bytes)")
     return 0

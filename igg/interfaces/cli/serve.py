@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
     from igg.interfaces.http.app import build_app
     from igg.interfaces.http.security import bearer_guard
+    from igg.view.auth import with_ui_login
 
     workspace_options.configure_logging(args)
     token = token_from_env()
@@ -37,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
     except WorkspaceError as exc:
         print(f"igg: {exc.message}", file=sys.stderr)
         return EXIT_INVALID
-    app = bearer_guard(build_app(workspace_options.build_workspace(args)), token, args.max_body)
+    app = with_ui_login(bearer_guard(build_app(workspace_options.build_workspace(args)), token, args.max_body), token)
     print(f"igg: serving http://{args.host}:{args.port} (token {'required' if token else 'not set: loopback only'}"
-          f"; OpenAPI at /openapi.json)", file=sys.stderr, flush=True)
+          f"; OpenAPI at /openapi.json, graph viewer at /ui/)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

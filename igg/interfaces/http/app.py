@@ -12,6 +12,7 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
     POST /sessions/{id}/export                 export inline or to a file under the output directory
     POST /runs                                 an autonomous run with the server's agent            202
     GET  /sessions/{id}/events                 server-sent events of the session's iterations
+    GET  /ui/                                  the graph viewer page (see ``igg.view.routes``)
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status; the codes are the
 workspace's (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ...) and the verdicts' (``INVALID_JSON``,
@@ -121,6 +122,9 @@ def build_app(workspace: Workspace) -> FastAPI:
         return StreamingResponse(_sse(workspace, session_id, follow), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
 
+    from igg.view.routes import ui_router
+
+    app.include_router(ui_router(workspace))
     return app
 
 

@@ -1,0 +1,37 @@
+"""HTML export: one self-contained page that draws the graph (the same viewer as ``igg view``).
+
+The file holds the viewer (sigma.js WebGL drawing, graphology, the page's script and style) and the graph as
+JSON, with every node's and edge's provenance. It opens offline, by double-click, from ``file://``: nothing
+is fetched. Search, type filters with a colour legend, details and the node list work as in the live view;
+the iteration slider and live growth need the server (``igg view``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import IO, Any
+
+from igg.files import write_file
+from igg.graph.state import GraphState
+from igg.view.data import graph_payload
+from igg.view.page import render_page
+
+
+def html_text(state: GraphState, *, metadata: dict[str, Any] | None = None,
+              iterations: list[dict[str, Any]] | None = None) -> str:
+    """The page as text (``iterations``: summaries from ``igg.view.data.iteration_summary``, optional)."""
+    payload = graph_payload(state, metadata=metadata, iterations=iterations)
+    sid = payload["meta"].get("session_id")
+    title = f"IGG graph · {sid}" if sid else "IGG graph"
+    return render_page("static", payload=payload, title=title)
+
+
+def write_html(state: GraphState, path_or_file: str | Path | IO[str], *, metadata: dict[str, Any] | None = None,
+               iterations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Write the page; returns ``{"nodes", "edges", "bytes"}``."""
+    text = html_text(state, metadata=metadata, iterations=iterations)
+    if isinstance(path_or_file, str | Path):
+        write_file(path_or_file, text.encode("utf-8"))
+    else:
+        path_or_file.write(text)
+    return {"nodes": state.node_count, "edges": state.edge_count, "bytes": len(text.encode("utf-8"))}

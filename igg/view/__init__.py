@@ -1,0 +1,10 @@
+"""Seeing a graph: the viewer page (live at ``/ui`` of ``igg serve``/``igg view``, or a self-contained HTML file).
+
+``data`` turns a graph and its iteration records into the JSON the page draws; ``page`` renders the page
+(assets inlined for the export, by URL when served); ``routes`` adds the ``/ui`` routes to IGG's HTTP app.
+"""
+
+from igg.view.data import graph_payload, iteration_summary
+from igg.view.page import render_page
+
+__all__ = ["graph_payload", "iteration_summary", "render_page"]

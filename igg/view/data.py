@@ -1,0 +1,112 @@
+"""What the viewer draws, as JSON: a graph payload (nodes, edges, types, provenance) and iteration summaries.
+
+The same payload feeds the live page (``/ui/api/...``) and the self-contained HTML export, so both show the
+same thing. Nodes carry a display ``label`` (their identity values, e.g. the ``name``), their properties and
+their provenance (``created`` iteration, context ``chunk``, last ``updated`` iteration). Iteration summaries
+come from stored iteration records (or a run's events), never from recomputing anything: for each iteration
+its chunk, counts and every rejection with its code and message.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from igg.graph.state import GraphState
+
+PAYLOAD_VERSION = 1
+"""Bumped when the payload's shape changes (the page checks it)."""
+
+LABEL_LIMIT = 80
+"""Longest label drawn (characters); the details panel shows the whole value."""
+
+
+def node_label(state: GraphState, node_id: str) -> str:
+    """The node's identity values joined by spaces (what a person calls it), shortened to ``LABEL_LIMIT``."""
+    props = state.node_properties(node_id)
+    keys = state.schema.identity_keys.get(state.node_type(node_id), ("name",))
+    text = " ".join(str(props[k]) for k in keys if props.get(k) is not None) or node_id
+    text = " ".join(text.split())
+    return text if len(text) <= LABEL_LIMIT else text[: LABEL_LIMIT - 1] + "…"
+
+
+def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = None,
+                  iterations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The graph as the viewer's JSON payload (never mutates ``state``).
+
+    ``metadata`` (session id, goal, status, stop reason, iteration) is shown in the header; ``iterations``
+    (see ``iteration_summaries``) fills the iterations panel.
+    """
+    node_types = list(state.schema.node_type_list)
+    edge_types = list(state.schema.edge_type_list)
+    nodes = []
+    for n, d in state.graph.nodes(data=True):
+        if d["type"] not in node_types:  # a document read without its schema may carry types beyond it
+            node_types.append(d["type"])
+        nodes.append({"id": n, "type": d["type"], "label": node_label(state, n), "properties": d["properties"],
+                      "provenance": d.get("provenance") or {}})
+    edges = []
+    for k, u, v, d in state.edges():
+        if d["type"] not in edge_types:
+            edge_types.append(d["type"])
+        edges.append({"id": k, "type": d["type"], "source": u, "target": v, "properties": d["properties"],
+                      "provenance": d.get("provenance") or {}})
+    meta = {k: v for k, v in dict(metadata or {}).items() if _plain(v)}
+    meta.update(nodes=len(nodes), edges=len(edges))
+    return {"version": PAYLOAD_VERSION, "meta": meta, "node_types": node_types, "edge_types": edge_types,
+            "identity_keys": {t: list(state.schema.identity_keys.get(t, ("name",))) for t in node_types},
+            "nodes": nodes, "edges": edges, "iterations": iterations or []}
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def iteration_summary(record: Mapping[str, Any], *, nodes: int | None = None, edges: int | None = None
+                      ) -> dict[str, Any]:
+    """One iteration record (as stored) as the iterations panel shows it."""
+    verdicts = record.get("verdicts") or []
+    rejections = [{"index": v.get("index"), "action": _action_type(v.get("action")), "code": v.get("code"),
+                   "message": v.get("message", "")} for v in verdicts if not v.get("accepted")]
+    parse_error = record.get("parse_error")
+    out: dict[str, Any] = {
+        "iteration": record.get("iteration"), "chunk": record.get("chunk"),
+        "accepted": sum(1 for v in verdicts if v.get("accepted")), "rejected": len(rejections),
+        "rejected_by_code": dict(sorted(Counter(str(r["code"]) for r in rejections).items())),
+        "rejections": rejections, "reasoning": _short(record.get("reasoning") or "", 400),
+        "truncated": bool(record.get("truncated")), "finished": bool(record.get("finished")),
+    }
+    if parse_error:
+        out["parse_error"] = {"code": parse_error.get("code"), "message": parse_error.get("message", "")}
+    if nodes is not None:
+        out["nodes"], out["edges"] = nodes, edges
+    return out
+
+
+def iteration_summaries_from_events(events: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Iteration summaries from a run's events (``action_verdict`` then ``iteration_finished``)."""
+    out: list[dict[str, Any]] = []
+    verdicts: list[Mapping[str, Any]] = []
+    chunk = None
+    for e in events:
+        if e.get("kind") == "iteration_started":
+            verdicts, chunk = [], e.get("chunk")
+        elif e.get("kind") == "action_verdict":
+            verdicts.append(e)
+        elif e.get("kind") == "iteration_finished":
+            record = {"iteration": e.get("iteration"), "chunk": chunk, "verdicts": verdicts}
+            out.append(iteration_summary(record, nodes=e.get("nodes"), edges=e.get("edges")))
+            verdicts = []
+    return out
+
+
+def _action_type(action: Any) -> str | None:
+    if isinstance(action, Mapping):
+        value = action.get("type")
+        return value if isinstance(value, str) else None
+    return action if isinstance(action, str) else None
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,275 @@
+"""The ``/ui`` routes of IGG's HTTP app: the viewer page, its static files and the read-only JSON it draws.
+
+Routes (all ``GET``, behind the same token and bind rules as the rest of the app)::
+
+    /ui/                                        the viewer page (sessions list; ``#session=ID`` shows one)
+    /ui/static/{file}                           the page's script, style and vendored libraries (a fixed list)
+    /ui/api/sessions                            the sessions, as ``GET /sessions`` lists them
+    /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration N
+    /ui/api/sessions/{id}/iterations            per iteration: chunk, counts, every rejection with its code
+    /ui/api/sessions/{id}/history?element=ID    every stored change of one node or edge
+    /ui/api/sessions/{id}/events                server-sent events while the session grows, ``end`` when done
+
+A graph after iteration N is read from the session store (its stored mutations up to that iteration), never
+recomputed; with an in-memory workspace (``--memory``) only the current graph and a run's own events exist.
+The event stream relays the session's events when this server runs it, and otherwise watches the store, so
+a run in another process (``igg run --store``) grows on the page too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+
+from igg.errors import SessionError, WorkspaceError
+from igg.store.store import SessionStore
+from igg.view.data import graph_payload, iteration_summaries_from_events, iteration_summary
+from igg.view.page import STATIC_FILES, asset, render_page
+from igg.workspace import Workspace
+from igg.workspace.ops import ListInput
+from igg.workspace.sessions import not_found
+
+POLL_SECONDS = 0.5
+"""How often the event stream looks at the store for new steps (runs in other processes)."""
+
+HEARTBEAT_SECONDS = 15.0
+"""A comment line this often keeps proxies and the browser from closing an idle stream."""
+
+PAGE_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                               "img-src 'self' data:; connect-src 'self'; worker-src blob:; frame-ancestors 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+"""The page runs only its own scripts, talks only to this server, and is never framed."""
+
+_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+          ".txt": "text/plain; charset=utf-8", ".md": "text/markdown; charset=utf-8"}
+
+
+def ui_router(workspace: Workspace) -> APIRouter:
+    """The ``/ui`` routes over ``workspace`` (include them in the app: ``app.include_router(...)``)."""
+    router = APIRouter(prefix="/ui", include_in_schema=False)
+
+    @router.get("")
+    async def ui_root() -> RedirectResponse:
+        return RedirectResponse("/ui/", status_code=307)
+
+    @router.get("/")
+    async def page() -> HTMLResponse:
+        return HTMLResponse(render_page("server"), headers=PAGE_HEADERS)
+
+    @router.get("/static/{name:path}")
+    async def static(name: str) -> Response:
+        if name not in STATIC_FILES:
+            raise WorkspaceError("NOT_FOUND", f"no static file {name!r} here", status=404)
+        suffix = name[name.rfind("."):]
+        return Response(asset(name), media_type=_TYPES.get(suffix, "text/plain; charset=utf-8"),
+                        headers={"cache-control": "max-age=3600", "x-content-type-options": "nosniff"})
+
+    @router.get("/api/sessions")
+    async def sessions() -> dict[str, Any]:
+        return await workspace.execute("list_sessions", ListInput(limit=1000))
+
+    @router.get("/api/sessions/{session_id}/graph")
+    async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None) -> dict[str, Any]:
+        store = store_of(workspace)
+        if store is not None:
+            return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration)
+        if iteration is not None:
+            raise _no_history()
+        session = workspace.get(session_id)  # on the event loop: a run here changes the graph only between steps
+        info = session.info
+        meta = {"session_id": session_id, "goal": info.goal, "status": info.status, "stop_reason": info.stop_reason,
+                "iteration": info.iteration, "last_iteration": info.iteration}
+        return graph_payload(session.state, metadata=meta)
+
+    @router.get("/api/sessions/{session_id}/iterations")
+    async def iterations(session_id: str) -> dict[str, Any]:
+        store = store_of(workspace)
+        if store is not None:
+            return await asyncio.to_thread(stored_iterations, store, session_id)
+        info = workspace.get(session_id).info
+        events = [e async for e in workspace.hub.listen(session_id, follow=False)]
+        return {"session_id": session_id, "from_store": False, "last_iteration": info.iteration,
+                "iterations": iteration_summaries_from_events(events)}
+
+    @router.get("/api/sessions/{session_id}/history")
+    async def history(session_id: str, element: Annotated[str, Query(min_length=1, max_length=200)]
+                      ) -> dict[str, Any]:
+        store = store_of(workspace)
+        if store is None:
+            raise _no_history()
+        return await asyncio.to_thread(element_history, store, session_id, element)
+
+    @router.get("/api/sessions/{session_id}/events", response_class=StreamingResponse)
+    async def events(session_id: str) -> StreamingResponse:
+        first = await asyncio.to_thread(probe, workspace, session_id)  # unknown sessions: 404 before streaming
+        return StreamingResponse(event_stream(workspace, session_id, first), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    return router
+
+
+def store_of(workspace: Workspace) -> SessionStore | None:
+    """The session store behind the workspace, or None for an in-memory workspace."""
+    store = getattr(workspace.repo, "store", None)
+    return store if isinstance(store, SessionStore) else None
+
+
+def _no_history() -> WorkspaceError:
+    return WorkspaceError("HISTORY_UNAVAILABLE", "this server keeps sessions in memory only: earlier iterations "
+                          "and element histories need a session store (start it without --memory)", status=409)
+
+
+def _status(workspace: Workspace, session_id: str, stored_status: str, agent: str | None) -> str:
+    # a session this server holds knows its own status best (a tool session is "open" while the store,
+    # seeing its owner alive, says "running")
+    live = workspace._live.get(session_id)
+    if live is not None:
+        return str(live.info.status)
+    if stored_status == "finished":
+        return "finished"
+    return "running" if stored_status == "running" and agent not in (None, "tool") else "open"
+
+
+def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, iteration: int | None
+                 ) -> dict[str, Any]:
+    """The payload of a stored session, now or after ``iteration``."""
+    try:
+        info = store.session(session_id)
+        step = store.step_of_iteration(session_id, iteration) if iteration is not None else None
+        _, state, _ = store.load_state(session_id, upto_step=step)
+    except SessionError as exc:
+        if "no session" in str(exc):
+            raise not_found(session_id) from None
+        raise WorkspaceError("NO_SUCH_ITERATION", str(exc), status=404) from None
+    meta = {"session_id": session_id, "goal": info.goal,
+            "status": _status(workspace, session_id, info.status, info.agent), "stop_reason": info.stop_reason,
+            "iteration": iteration if iteration is not None else info.last_iteration,
+            "last_iteration": info.last_iteration}
+    return graph_payload(state, metadata=meta)
+
+
+def stored_iterations(store: SessionStore, session_id: str) -> dict[str, Any]:
+    """Every stored iteration of a session, summarized (see ``iteration_summary``)."""
+    try:
+        info = store.session(session_id)
+        steps = store.steps(session_id)
+    except SessionError:
+        raise not_found(session_id) from None
+    summaries = [iteration_summary(s.record, nodes=s.nodes, edges=s.edges) for s in steps if s.kind == "iteration"]
+    return {"session_id": session_id, "from_store": True, "last_iteration": info.last_iteration,
+            "iterations": summaries}
+
+
+def element_history(store: SessionStore, session_id: str, element: str) -> dict[str, Any]:
+    """Every stored mutation of one node or edge, oldest first, with the iteration that made it."""
+    try:
+        steps = {s.step: s for s in store.steps(session_id, with_records=False)}
+    except SessionError:
+        raise not_found(session_id) from None
+    changes = []
+    for step, m in store.element_history(session_id, [element]):
+        info = steps.get(step)
+        changes.append({"step": step, "kind": info.kind if info else None,
+                        "iteration": info.iteration if info else None, "op": m.get("op"), "detail": _detail(m)})
+    return {"session_id": session_id, "element": element, "changes": changes}
+
+
+def _detail(m: dict[str, Any]) -> str:
+    op = m.get("op")
+    if op == "add_node":
+        return f"added as {m.get('type')} with {_keys(m.get('properties'))}"
+    if op == "update_node":
+        before, after = m.get("before") or {}, m.get("after") or {}
+        changed = sorted(k for k in after if before.get(k) != after[k])
+        removed = sorted(k for k in before if k not in after)
+        parts = [f"set {', '.join(changed)}"] if changed else []
+        parts += [f"removed {', '.join(removed)}"] if removed else []
+        return "updated: " + ("; ".join(parts) or "no property changed")
+    if op == "delete_node":
+        return "deleted"
+    if op == "add_edge":
+        return f"added {m.get('type')} edge {m.get('from')} -> {m.get('to')}"
+    if op == "delete_edge":
+        return f"deleted {m.get('type')} edge {m.get('from')} -> {m.get('to')}"
+    return str(op)
+
+
+def _keys(props: Any) -> str:
+    return ", ".join(sorted(props)) if isinstance(props, dict) and props else "no properties"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What the event stream watches: whether the session is finished and how far it got."""
+
+    finished: bool
+    step: int
+    iteration: int
+    nodes: int
+    edges: int
+
+
+def probe(workspace: Workspace, session_id: str) -> Probe:
+    """The session's progress now (from the store when there is one); 404 for an unknown session."""
+    store = store_of(workspace)
+    if store is not None:
+        try:
+            info = store.session(session_id)
+        except SessionError:
+            raise not_found(session_id) from None
+        finished = _status(workspace, session_id, info.status, info.agent) == "finished"
+        return Probe(finished, info.last_step, info.last_iteration, info.nodes, info.edges)
+    live = workspace.get(session_id).info
+    return Probe(live.status == "finished", live.iteration, live.iteration, live.nodes, live.edges)
+
+
+def _sse(kind: str, data: dict[str, Any]) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+async def event_stream(workspace: Workspace, session_id: str, first: Probe) -> AsyncIterator[bytes]:
+    """Server-sent events: the session's own events when this server publishes them, else one
+    ``iteration_finished`` per new stored step; ``end`` once the session is finished."""
+    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    pump: asyncio.Task[None] | None = None
+    if workspace.hub.has(session_id):
+        async def relay() -> None:
+            async for event in workspace.hub.listen(session_id, follow=not first.finished):
+                await queue.put(event)
+
+        pump = asyncio.create_task(relay())
+    seen, beat = first, time.monotonic()
+    try:
+        yield b"retry: 2000\n\n"
+        while True:
+            try:
+                event = await asyncio.wait_for(queue.get(), timeout=POLL_SECONDS)
+                yield _sse(str(event.get("kind")), event)
+                continue
+            except TimeoutError:
+                pass
+            now = await asyncio.to_thread(probe, workspace, session_id)
+            if pump is None and (now.step, now.nodes, now.edges) != (seen.step, seen.nodes, seen.edges):
+                yield _sse("iteration_finished", {"kind": "iteration_finished", "session_id": session_id,
+                                                  "iteration": now.iteration, "nodes": now.nodes, "edges": now.edges})
+            seen = now
+            if now.finished and queue.empty():
+                yield _sse("end", {"kind": "end", "session_id": session_id, "iteration": now.iteration})
+                return
+            if time.monotonic() - beat > HEARTBEAT_SECONDS:
+                beat = time.monotonic()
+                yield b": keep-alive\n\n"
+    finally:
+        if pump is not None:
+            pump.cancel()
