@@ -166,10 +166,9 @@ def test_the_view_grows_live_as_a_session_is_built_over_the_api(page, viewer):
 
 
 def test_the_view_grows_live_while_another_process_writes_the_store(page, viewer):
-    from igg.store import SessionStore
+    from igg.store import SessionStore, StoreSessions
     from igg.workspace import Workspace
     from igg.workspace.ops import ApplyInput, FinishInput
-    from igg.workspace.store_repo import StoreSessions
 
     writer = Workspace(StoreSessions(SessionStore(viewer["store"])))  # another writer of the same store
     writer.start(request_dict(session_id="live-store"))

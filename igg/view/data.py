@@ -3,14 +3,14 @@
 The same payload feeds the live page (``/ui/api/...``) and the self-contained HTML export, so both show the
 same thing. Nodes carry a display ``label`` (their identity values, e.g. the ``name``), their properties and
 their provenance (``created`` iteration, context ``chunk``, last ``updated`` iteration). Iteration summaries
-come from stored iteration records (or a run's events), never from recomputing anything: for each iteration
+come from iteration records as they were kept, never from recomputing anything: for each iteration
 its chunk, counts and every rejection with its code and message.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from igg.graph.state import GraphState
@@ -81,23 +81,6 @@ def iteration_summary(record: Mapping[str, Any], *, nodes: int | None = None, ed
         out["parse_error"] = {"code": parse_error.get("code"), "message": parse_error.get("message", "")}
     if nodes is not None:
         out["nodes"], out["edges"] = nodes, edges
-    return out
-
-
-def iteration_summaries_from_events(events: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Iteration summaries from a run's events (``action_verdict`` then ``iteration_finished``)."""
-    out: list[dict[str, Any]] = []
-    verdicts: list[Mapping[str, Any]] = []
-    chunk = None
-    for e in events:
-        if e.get("kind") == "iteration_started":
-            verdicts, chunk = [], e.get("chunk")
-        elif e.get("kind") == "action_verdict":
-            verdicts.append(e)
-        elif e.get("kind") == "iteration_finished":
-            record = {"iteration": e.get("iteration"), "chunk": chunk, "verdicts": verdicts}
-            out.append(iteration_summary(record, nodes=e.get("nodes"), edges=e.get("edges")))
-            verdicts = []
     return out
 
 

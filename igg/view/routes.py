@@ -28,13 +28,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
-from igg.errors import SessionError, WorkspaceError
+from igg.errors import SessionError, SessionNotFound, WorkspaceError
 from igg.store.store import SessionStore
-from igg.view.data import graph_payload, iteration_summaries_from_events, iteration_summary
+from igg.view.data import graph_payload, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
 from igg.workspace import Workspace
 from igg.workspace.ops import ListInput
-from igg.workspace.sessions import not_found
+from igg.workspace.service import workspace_error
 
 POLL_SECONDS = 0.5
 """How often the event stream looks at the store for new steps (runs in other processes)."""
@@ -97,10 +97,9 @@ def ui_router(workspace: Workspace) -> APIRouter:
         store = store_of(workspace)
         if store is not None:
             return await asyncio.to_thread(stored_iterations, store, session_id)
-        info = workspace.get(session_id).info
-        events = [e async for e in workspace.hub.listen(session_id, follow=False)]
-        return {"session_id": session_id, "from_store": False, "last_iteration": info.iteration,
-                "iterations": iteration_summaries_from_events(events)}
+        session = workspace.get(session_id)  # on the event loop, like the graph above
+        return {"session_id": session_id, "from_store": False, "last_iteration": session.info.iteration,
+                "iterations": [iteration_summary(r.to_dict()) for r in session.records]}
 
     @router.get("/api/sessions/{session_id}/history")
     async def history(session_id: str, element: Annotated[str, Query(min_length=1, max_length=200)]
@@ -130,15 +129,10 @@ def _no_history() -> WorkspaceError:
                           "and element histories need a session store (start it without --memory)", status=409)
 
 
-def _status(workspace: Workspace, session_id: str, stored_status: str, agent: str | None) -> str:
-    # a session this server holds knows its own status best (a tool session is "open" while the store,
-    # seeing its owner alive, says "running")
+def _status(workspace: Workspace, session_id: str, stored_status: str) -> str:
+    # a session this server holds knows its own status best (as list_sessions shows it)
     live = workspace._live.get(session_id)
-    if live is not None:
-        return str(live.info.status)
-    if stored_status == "finished":
-        return "finished"
-    return "running" if stored_status == "running" and agent not in (None, "tool") else "open"
+    return str(live.info.status) if live is not None else stored_status
 
 
 def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, iteration: int | None
@@ -148,12 +142,12 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
         info = store.session(session_id)
         step = store.step_of_iteration(session_id, iteration) if iteration is not None else None
         _, state, _ = store.load_state(session_id, upto_step=step)
-    except SessionError as exc:
-        if "no session" in str(exc):
-            raise not_found(session_id) from None
+    except SessionNotFound as exc:
+        raise workspace_error(exc) from None
+    except SessionError as exc:  # an iteration the session does not have
         raise WorkspaceError("NO_SUCH_ITERATION", str(exc), status=404) from None
     meta = {"session_id": session_id, "goal": info.goal,
-            "status": _status(workspace, session_id, info.status, info.agent), "stop_reason": info.stop_reason,
+            "status": _status(workspace, session_id, info.status), "stop_reason": info.stop_reason,
             "iteration": iteration if iteration is not None else info.last_iteration,
             "last_iteration": info.last_iteration}
     return graph_payload(state, metadata=meta)
@@ -164,8 +158,8 @@ def stored_iterations(store: SessionStore, session_id: str) -> dict[str, Any]:
     try:
         info = store.session(session_id)
         steps = store.steps(session_id)
-    except SessionError:
-        raise not_found(session_id) from None
+    except SessionError as exc:
+        raise workspace_error(exc) from None
     summaries = [iteration_summary(s.record, nodes=s.nodes, edges=s.edges) for s in steps if s.kind == "iteration"]
     return {"session_id": session_id, "from_store": True, "last_iteration": info.last_iteration,
             "iterations": summaries}
@@ -175,8 +169,8 @@ def element_history(store: SessionStore, session_id: str, element: str) -> dict[
     """Every stored mutation of one node or edge, oldest first, with the iteration that made it."""
     try:
         steps = {s.step: s for s in store.steps(session_id, with_records=False)}
-    except SessionError:
-        raise not_found(session_id) from None
+    except SessionError as exc:
+        raise workspace_error(exc) from None
     changes = []
     for step, m in store.element_history(session_id, [element]):
         info = steps.get(step)
@@ -226,12 +220,12 @@ def probe(workspace: Workspace, session_id: str) -> Probe:
     if store is not None:
         try:
             info = store.session(session_id)
-        except SessionError:
-            raise not_found(session_id) from None
-        finished = _status(workspace, session_id, info.status, info.agent) == "finished"
+        except SessionError as exc:
+            raise workspace_error(exc) from None
+        finished = _status(workspace, session_id, info.status) == "finished"
         return Probe(finished, info.last_step, info.last_iteration, info.nodes, info.edges)
     live = workspace.get(session_id).info
-    return Probe(live.status == "finished", live.iteration, live.iteration, live.nodes, live.edges)
+    return Probe(live.status == "finished", live.last_step, live.iteration, live.nodes, live.edges)
 
 
 def _sse(kind: str, data: dict[str, Any]) -> bytes:
