@@ -103,6 +103,14 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
         attribute = getattr(rule, "attribute", None)
         if attribute is not None and (problem := property_key_problem(attribute)):
             problems.append(Problem(f"{path}.completeness[{i}].attribute", problem))
+    for field_name, per_type in (("descriptions", schema.descriptions), ("property_types", schema.property_types)):
+        for t, value in per_type.items():
+            if t not in nodes and t not in edges:
+                problems.append(Problem(f"{path}.{field_name}.{t}", f"{t!r} is not a node or edge type; node types: "
+                                        f"{known}; edge types: {', '.join(schema.edge_types) or '(none)'}"))
+            if field_name == "property_types":
+                assert isinstance(value, dict)
+                problems += _key_problems(list(value), f"{path}.property_types.{t}")
     return problems
 
 

@@ -20,11 +20,12 @@ from igg.compile import build_state, load_request
 from igg.models.actions import read_action
 
 
-def make_request(n: int):
+def make_request(n: int, duplicates: str = "reject"):
     return load_request({
         "goal_prompt": "bench",
         "config": {"max_iterations": 1,
-                   "constraints": {"max_nodes": n, "max_edges": n, "max_actions_per_response": 2 * n},
+                   "constraints": {"max_nodes": n, "max_edges": n, "max_actions_per_response": 2 * n,
+                                   "duplicates": {"policy": duplicates}},
                    "schema": {"node_types": ["Class", "Method"], "edge_types": ["CALLS", "CONTAINS"],
                               "required_attributes": {"Class": ["name", "package"]}}},
     })
@@ -45,8 +46,27 @@ def make_actions(n_nodes: int) -> list[dict]:
     return actions
 
 
-def run_igg(raw: list[dict], parse: bool) -> tuple[float, int]:
-    request = make_request(len(raw))
+_WORDS = ["auth", "user", "order", "payment", "session", "token", "cache", "report", "invoice", "account",
+          "profile", "search", "index", "queue", "event", "audit", "billing", "catalog", "review", "shipping"]
+_KINDS = ["Service", "Controller", "Repository", "Factory", "Handler", "Manager", "Client", "Adapter"]
+
+
+def make_guard_actions(n_nodes: int) -> list[dict]:
+    """Realistic class names (two to four words, camelCase, shared words) so the guard's indexes do real work."""
+    actions: list[dict] = []
+    for i in range(n_nodes):
+        a, b, c = _WORDS[i % 20], _WORDS[(i // 20) % 20], _KINDS[(i // 400) % 8]
+        name = f"{a.title()}{b.title()}{c}{i // 3200}"
+        actions.append({"type": "ADD_NODE", "label": "Class", "properties": {"name": name, "package": "p"}})
+    for i in range(n_nodes // 2):
+        src = actions[i]["properties"]["name"]
+        dst = actions[(i * 7 + 1) % n_nodes]["properties"]["name"]
+        actions.append({"type": "ADD_EDGE", "label": "CALLS", "from": {"name": src}, "to": {"name": dst}})
+    return actions
+
+
+def run_igg(raw: list[dict], parse: bool, duplicates: str = "reject") -> tuple[float, int]:
+    request = make_request(len(raw), duplicates)
     state, _ = build_state(request)
     actor = Actor(state.schema, request.config.constraints)
     items = raw if parse else [read_action(a) for a in raw]
@@ -78,6 +98,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--actions", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--guard-nodes", type=int, default=100_000,
+                    help="nodes of the near-duplicate guard comparison (0 skips it)")
     args = ap.parse_args()
     raw = make_actions(args.actions // 2)
     nx_best = min(run_networkx(raw) for _ in range(args.repeat))
@@ -93,6 +115,15 @@ def main() -> None:
           f"ratio {apply_best / nx_best:4.2f}x networkx")
     print(f"igg read+validate+apply (dicts): {full_best:7.3f} s  {n / full_best:10,.0f} actions/s  "
           f"ratio {full_best / nx_best:4.2f}x networkx")
+    if args.guard_nodes:
+        guard_raw = make_guard_actions(args.guard_nodes)
+        n = len(guard_raw)
+        off = min(run_igg(guard_raw, parse=False, duplicates="off")[0] for _ in range(args.repeat))
+        on_runs = [run_igg(guard_raw, parse=False, duplicates="reject") for _ in range(args.repeat)]
+        on, accepted = min(on_runs)
+        assert accepted == n, f"guard on: only {accepted} of {n} actions accepted"
+        print(f"near-duplicate guard, {args.guard_nodes:,} nodes + {n - args.guard_nodes:,} edges: off {off:6.3f} s, "
+              f"on {on:6.3f} s  ratio {on / off:4.2f}x (target <= 1.5x)")
 
 
 if __name__ == "__main__":

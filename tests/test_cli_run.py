@@ -84,7 +84,7 @@ def test_the_auth_fixture_runs_to_finished_with_every_verdict_and_a_self_correct
     # UNGROUNDED_SYMBOL belongs to the code agents' grounding rule (tests/test_code_grounding.py)
     assert set(actions["rejected_by_code"]) == {c.value for c in ErrorCode} - {
         "INVALID_JSON", "INVALID_RESPONSE", "MAX_NODES_EXCEEDED", "MAX_EDGES_EXCEEDED", "DELETION_FORBIDDEN",
-        "ROLLED_BACK", "UNGROUNDED_SYMBOL"}
+        "ROLLED_BACK", "UNGROUNDED_SYMBOL", "POSSIBLE_DUPLICATE", "WRONG_PROPERTY_TYPE", "VALUE_NOT_IN_ENUM"}
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     first_rejected = {v["code"] for v in records[0]["verdicts"] if not v["accepted"]}
     assert "MISSING_REQUIRED_ATTRIBUTE" in first_rejected
@@ -114,6 +114,9 @@ def test_the_transcript_written_by_out_replays_the_run_exactly(tmp_path):
     ({"constraints": {"max_edges": 8}}, "MAX_EDGES_EXCEEDED"),
     ({"constraints": {"allow_deletions": False}}, "DELETION_FORBIDDEN"),
     ({"apply_mode": "atomic"}, "ROLLED_BACK"),
+    ({"constraints": {"duplicates": {"aliases": [["UserRepository", "SessionRepository"]]}}}, "POSSIBLE_DUPLICATE"),
+    ({"schema": {"property_types": {"Class": {"package": "integer"}}}}, "WRONG_PROPERTY_TYPE"),
+    ({"schema": {"property_types": {"Class": {"package": {"enum": ["nowhere"]}}}}}, "VALUE_NOT_IN_ENUM"),
 ])
 def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_settings(tmp_path, capsys, overrides,
                                                                                        code):

@@ -143,8 +143,14 @@ def _execute(ctx: CheckContext, action: Any, plan: Plan, index: int) -> Verdict:
     state = ctx.state
     kind = action.type
     if kind == "ADD_NODE":
-        nid = state.add_node(action.label, action.properties)
-        return Verdict(index, kind, True, None, f"added {state.describe(nid)} as {nid}", nid)
+        provenance = None
+        if plan.distinct_from:
+            provenance = {**state._provenance(), "distinct_from": plan.distinct_from}
+        nid = state.add_node(action.label, action.properties, provenance=provenance)
+        message = f"added {state.describe(nid)} as {nid}"
+        if plan.note:
+            message += f"; {plan.note}"
+        return Verdict(index, kind, True, None, message, nid, plan.warning)
     if kind == "ADD_EDGE":
         eid = state.add_edge(plan.source, action.label, plan.target, action.properties)  # type: ignore[arg-type]
         return Verdict(index, kind, True, None, f"added {action.label} edge {eid} ({plan.source} -> {plan.target})", eid)

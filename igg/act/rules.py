@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from igg.act.duplicates import near_duplicate, normalize_node_identity, normalize_update_identity
+from igg.act.typed import properties_typed, update_properties_typed
+from igg.graph.identity import normalize_reference
 from igg.graph.state import GraphState
 from igg.models.actions import AddEdge, AddNode, DeleteEdge, DeleteNode, UpdateNode
 from igg.models.common import property_key_problem, property_value_problem
@@ -31,6 +34,12 @@ class Plan:
     source: str | None = None
     target: str | None = None
     edge: str | None = None
+    note: str | None = None
+    """Said after the accepted verdict's message (e.g. a POSSIBLE_DUPLICATE warning)."""
+    warning: C | None = None
+    """The accepted verdict's warning code."""
+    distinct_from: list[str] | None = None
+    """Ids of the near-duplicates a ``"distinct": true`` ADD_NODE was accepted past (kept in provenance)."""
 
 
 @dataclass(kw_only=True)
@@ -162,6 +171,7 @@ def resolve(ctx: CheckContext, ref: dict[str, Any], role: str) -> tuple[str | No
     if label is not None and label not in ctx.schema.node_types:
         return None, (C.UNKNOWN_NODE_TYPE, f"{role}: reference names node type {label!r}, which is not in the "
                       f"schema; allowed: {_choices(ctx.schema.node_type_list)}.")
+    ref = normalize_reference(ref, ctx.schema.types_by_identity_key)
     found = ctx.state.find_nodes(ref)
     if len(found) == 1:
         return found[0], None
@@ -286,10 +296,13 @@ def node_not_protected(ctx: CheckContext, a: DeleteNode, plan: Plan) -> Rejectio
 
 
 RULES: dict[type, tuple[Rule, ...]] = {
-    AddNode: (node_type_known, properties_valid, node_required_present, identity_unique, node_capacity),
-    AddEdge: (edge_type_known, properties_valid, edge_required_present, source_resolves, target_resolves,
+    AddNode: (node_type_known, normalize_node_identity, properties_valid, properties_typed, node_required_present,
+              identity_unique, near_duplicate, node_capacity),
+    AddEdge: (edge_type_known, properties_valid, properties_typed, edge_required_present, source_resolves, target_resolves,
               self_loop_allowed, pattern_allowed, edge_unique, edge_capacity),
-    UpdateNode: (node_resolves, properties_valid, update_keeps_required, update_keeps_identity_unique),
+    UpdateNode: (node_resolves, normalize_update_identity, properties_valid, update_properties_typed,
+                 update_keeps_required,
+                 update_keeps_identity_unique),
     DeleteNode: (deletion_allowed, node_resolves, node_not_protected),
     DeleteEdge: (deletion_allowed, edge_type_known, source_resolves, target_resolves, edge_exists),
 }

@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 from igg.agents.base import Observation
+from igg.models.proptypes import PropertyType
+from igg.models.proptypes import json_schema as type_json_schema
 from igg.models.request import Request
 
 SYSTEM_PROMPT = """\
@@ -93,10 +95,33 @@ def response_schema(request: Request | None) -> dict[str, Any]:
                 "properties": {"type": {"type": "string", "enum": [kind]}, **fields},
                 "required": ["type", *required]}
 
+    distinct = {"type": "boolean"}
+    typed = schema.compile().property_types if schema is not None else {}
+    node_types = list(schema.node_types) if schema is not None else []
+    edge_types = list(schema.edge_types) if schema is not None else []
+    free_nodes = [t for t in node_types if t not in typed]
+    free_edges = [t for t in edge_types if t not in typed]
+    adds = []
+    if schema is None or free_nodes:
+        label = {"type": "string", "enum": free_nodes} if schema is not None else node_label
+        adds.append(action("ADD_NODE", {"label": label, "properties": props, "distinct": distinct},
+                           ["label", "properties"]))
+    for t in node_types:
+        if t in typed:  # declared property types narrow this type's ADD_NODE
+            adds.append(action("ADD_NODE", {"label": {"type": "string", "enum": [t]},
+                                            "properties": typed_properties(typed[t], value), "distinct": distinct},
+                               ["label", "properties"]))
+    if schema is None or not schema.edge_types or free_edges:
+        label = {"type": "string", "enum": free_edges} if schema is not None and schema.edge_types else edge_label
+        adds.append(action("ADD_EDGE", {"label": label, "from": ref, "to": ref, "properties": props},
+                           ["label", "from", "to"]))
+    for t in edge_types:
+        if t in typed:
+            adds.append(action("ADD_EDGE", {"label": {"type": "string", "enum": [t]}, "from": ref, "to": ref,
+                                            "properties": typed_properties(typed[t], value)},
+                               ["label", "from", "to"]))
     actions = [
-        action("ADD_NODE", {"label": node_label, "properties": props}, ["label", "properties"]),
-        action("ADD_EDGE", {"label": edge_label, "from": ref, "to": ref, "properties": props},
-               ["label", "from", "to"]),
+        *adds,
         action("UPDATE_NODE", {"node": ref, "properties": props, "remove": {"type": "array",
                                                                              "items": {"type": "string"}}},
                ["node"]),
@@ -108,6 +133,12 @@ def response_schema(request: Request | None) -> dict[str, Any]:
                            "actions": {"type": "array", "items": {"anyOf": actions}},
                            "finished": {"type": "boolean"}},
             "required": ["reasoning", "actions", "finished"]}
+
+
+def typed_properties(specs: dict[str, PropertyType], free: dict[str, Any]) -> dict[str, Any]:
+    """A properties object whose declared keys have their types' JSON Schemas; other keys stay ``free``."""
+    return {"type": "object", "properties": {k: type_json_schema(v) for k, v in specs.items()},
+            "additionalProperties": free}
 
 
 def _longest_backtick_run(text: str) -> int:

@@ -22,6 +22,7 @@ from typing import Any
 
 import networkx as nx
 
+from igg.graph.duplicates import NearDuplicateIndex
 from igg.models.common import freeze
 from igg.models.document import DocEdge, DocNode, GraphDocument
 from igg.models.schema import CompiledSchema
@@ -65,6 +66,8 @@ class GraphState:
         """Ids of nodes added, updated or given an edge, newest last (duplicates allowed)."""
         self._hubs: dict[int, dict[str, None]] = {}
         """Log-scale degree buckets: bit_length(degree) -> ids, for nodes with HUB_DEGREE+ neighbours."""
+        self.near: NearDuplicateIndex | None = None
+        """The near-duplicate index, built on first use (``near_duplicates``) and kept up to date after."""
 
     # ---- reading -------------------------------------------------------------------------------------
     @property
@@ -162,6 +165,17 @@ class GraphState:
             close = [v for v in names if low in v.lower() or v.lower() in low][:limit]
         return [self.describe(names[c]) for c in close]
 
+    def near_duplicates(self, threshold: float, aliases: list[list[str]]) -> NearDuplicateIndex:
+        """The near-duplicate index for these settings: built from the graph once (O(n)), then maintained by
+        every node mutation. A change of settings rebuilds it."""
+        near = self.near
+        if near is None or near.threshold != threshold or near.aliases != aliases:
+            near = NearDuplicateIndex(self.schema, threshold=threshold, aliases=aliases)
+            for n, d in self.graph._node.items():
+                near.add(n, d["type"], d["properties"])
+            self.near = near
+        return near
+
     def edge_between(self, source: str, edge_type: str, target: str) -> str | None:
         """The id of the edge of this type from source to target, if any."""
         return self._edges.get((source, edge_type, target))
@@ -252,6 +266,8 @@ class GraphState:
         self._by_identity[(node_type, self._identity_of(node_type, props))] = node_id
         self._by_type[node_type][node_id] = None
         self._index_props(node_id, node_type, props)
+        if self.near is not None:
+            self.near.add(node_id, node_type, props)
         self._recent.append(node_id)
         self.journal.append({"op": "add_node", "id": node_id, "type": node_type, "properties": props,
                              "provenance": provenance})
@@ -282,6 +298,9 @@ class GraphState:
             self._by_identity[new_key] = node_id
             self._unindex_props(node_id, node_type, before)
             self._index_props(node_id, node_type, after)
+            if self.near is not None:
+                self.near.remove(node_id)
+                self.near.add(node_id, node_type, after)
         data = self.graph._node[node_id]
         data["properties"] = after
         data["provenance"] = provenance
@@ -297,6 +316,8 @@ class GraphState:
         del self._by_identity[(t, self._identity_of(t, data["properties"]))]
         del self._by_type[t][node_id]
         self._unindex_props(node_id, t, data["properties"])
+        if self.near is not None:
+            self.near.remove(node_id)
         self.protected.discard(node_id)
         self.graph.remove_node(node_id)
         self.journal.append({"op": "delete_node", "id": node_id, "type": t, "properties": data["properties"],

@@ -40,6 +40,13 @@ class AddNode(_Action):
     type: Literal["ADD_NODE"]
     label: str = Field(description="The node type, one of the schema's node_types.")
     properties: Properties = Field(default_factory=dict, description="The node's properties.")
+    distinct: bool = Field(
+        default=False,
+        description=(
+            "true: add the node even though its identity is close to an existing node's (answers a "
+            "POSSIBLE_DUPLICATE rejection); recorded in the node's provenance."
+        ),
+    )
 
 
 class AddEdge(_Action):

@@ -19,6 +19,27 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+class DuplicateGuard(_Strict):
+    """The near-duplicate guard on ADD_NODE (rules in ``igg.graph.duplicates``)."""
+
+    policy: Literal["reject", "warn", "off"] = Field(
+        default="reject",
+        description=(
+            "reject: an ADD_NODE whose identity is close to an existing node of its type is rejected "
+            "(POSSIBLE_DUPLICATE) unless the action says \"distinct\": true; warn: it is added and its verdict "
+            "carries the warning; off: no check."
+        ),
+    )
+    threshold: float = Field(
+        default=0.9, ge=0.5, le=1.0,
+        description="Least Levenshtein similarity (1 - distance / longer length) of folded identities that counts.",
+    )
+    aliases: list[list[str]] = Field(
+        default_factory=list,
+        description="Groups of names that mean the same thing, e.g. [[\"AuthService\", \"AuthenticationService\"]].",
+    )
+
+
 class Constraints(_Strict):
     """Hard limits: an action that would break one is rejected with its error code."""
 
@@ -39,6 +60,9 @@ class Constraints(_Strict):
         default=16384, ge=1, description="Longest string value (characters) and longest list (items)."
     )
     max_properties: int = Field(default=64, ge=1, description="Most properties one node or edge may carry.")
+    duplicates: DuplicateGuard = Field(
+        default_factory=DuplicateGuard, description="The near-duplicate guard (POSSIBLE_DUPLICATE)."
+    )
 
 
 class ObservationConfig(_Strict):

@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from igg.models.proptypes import PropertyType
+
 DEFAULT_IDENTITY_KEYS: tuple[str, ...] = ("name",)
 """Identity keys of a node type the schema does not list in ``identity_keys``."""
 
@@ -85,6 +87,17 @@ class Schema(_Strict):
         default_factory=list,
         description="Soft rules shown to the agent as open to-dos until met (and optionally ending the run).",
     )
+    descriptions: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per node or edge type, what it means (shown to the agent), e.g. {'CALLS': 'a method call'}.",
+    )
+    property_types: dict[str, dict[str, PropertyType]] = Field(
+        default_factory=dict,
+        description=(
+            "Per node or edge type, the type of some properties: 'string', 'integer', 'float', 'boolean', "
+            "'list' or {'enum': [values]}; enforced (WRONG_PROPERTY_TYPE, VALUE_NOT_IN_ENUM). Others stay free."
+        ),
+    )
 
     def compile(self) -> CompiledSchema:
         """The lookup form of this schema (assumes it passed ``igg.models.request.check_request``)."""
@@ -109,6 +122,8 @@ class Schema(_Strict):
             identity_keys=identity,
             required=required,
             patterns={k: frozenset(v) for k, v in patterns.items()},
+            property_types={t: dict(specs) for t, specs in self.property_types.items() if specs},
+            descriptions=dict(self.descriptions),
         )
 
 
@@ -130,3 +145,7 @@ class CompiledSchema:
     """Identity key -> node types whose identity includes it."""
     types_without_identity_key: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Identity key -> node types whose identity does not include it (references must scan those)."""
+    property_types: dict[str, dict[str, PropertyType]] = field(default_factory=dict)
+    """Declared property types per node or edge type (types without any are absent)."""
+    descriptions: dict[str, str] = field(default_factory=dict)
+    """What each node or edge type means, where the schema says."""

@@ -54,6 +54,14 @@ class ErrorCode(StrEnum):
     """Deleting a seed node while protect_seed_nodes is true."""
     ROLLED_BACK = "ROLLED_BACK"
     """A valid action undone because another action of an atomic response was rejected."""
+    WRONG_PROPERTY_TYPE = "WRONG_PROPERTY_TYPE"
+    """A property whose value does not have the type the schema's property_types declares."""
+    VALUE_NOT_IN_ENUM = "VALUE_NOT_IN_ENUM"
+    """A property declared as an enum in property_types, with a value not among the allowed ones."""
+    POSSIBLE_DUPLICATE = "POSSIBLE_DUPLICATE"
+    """An ADD_NODE whose identity is close to an existing node of its type (case, separators, alias,
+    abbreviation, similarity; see ``igg.graph.duplicates``). Use the existing node, or send the action again
+    with ``"distinct": true``. Under the ``warn`` policy the node is added and the code is the verdict's warning."""
     UNGROUNDED_SYMBOL = "UNGROUNDED_SYMBOL"
     """Code mapping only: a node or edge about a code symbol (class, method, table, ...) the sources lack."""
 
@@ -72,6 +80,8 @@ class Verdict:
     message: str
     element: str | None = None
     """Id of the node or edge the action created, changed or deleted."""
+    warning: ErrorCode | None = None
+    """An accepted action's warning (POSSIBLE_DUPLICATE under the ``warn`` policy); its message says more."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form, as shown to agents and tool callers."""
@@ -81,4 +91,6 @@ class Verdict:
         out["message"] = self.message
         if self.element is not None:
             out["element"] = self.element
+        if self.warning is not None:
+            out["warning"] = str(self.warning)
         return out

@@ -19,7 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from igg.graph.state import GraphState
+from igg.models.proptypes import describe as describe_type
 from igg.models.request import Request
+from igg.models.schema import CompiledSchema
 from igg.models.verdicts import Verdict
 from igg.observe.chunks import Chunk
 from igg.observe.escape import one_line, quote
@@ -193,9 +195,11 @@ def _schema(request: Request) -> list[str]:
     for t in schema.node_types:
         keys = compiled.identity_keys[t]
         others = [k for k in compiled.required[t] if k not in keys]
-        lines.append(f"- {t} ({', '.join(keys)}" + (f"; {', '.join(others)})" if others else ")"))
+        lines.append(f"- {t} ({', '.join(keys)}" + (f"; {', '.join(others)})" if others else ")") + _about(compiled, t))
     if schema.edge_types:
         lines.append("Edge types: " + ", ".join(schema.edge_types))
+        lines += [f"- {t}{_about(compiled, t)}" for t in schema.edge_types
+                  if t in compiled.descriptions or t in compiled.property_types]
     else:
         lines.append("Edge types: none")
     edge_required = [f"{t} ({', '.join(compiled.required[t])})" for t in schema.edge_types if compiled.required[t]]
@@ -207,6 +211,18 @@ def _schema(request: Request) -> list[str]:
     if schema.completeness:
         lines.append("Completeness rules: " + "; ".join(describe_rule(r) for r in schema.completeness))
     return lines
+
+
+def _about(compiled: CompiledSchema, element_type: str) -> str:
+    """``: what it means. Typed properties: lines integer, visibility one of "public"|"private"``."""
+    text = ""
+    about = compiled.descriptions.get(element_type)
+    if about:
+        text += ": " + one_line(about, 300)
+    typed = compiled.property_types.get(element_type)
+    if typed:
+        text += ". Typed properties: " + one_line(", ".join(f"{k} {describe_type(v)}" for k, v in typed.items()), 600)
+    return text
 
 
 def _last_iteration(iteration: int, verdicts: list[Verdict], error: dict[str, Any] | None) -> list[str]:

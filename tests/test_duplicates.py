@@ -1,0 +1,135 @@
+"""Identity hygiene and the near-duplicate guard: normalised identities, POSSIBLE_DUPLICATE and its policies."""
+
+from __future__ import annotations
+
+from igg.graph.duplicates import NearDuplicateIndex
+from igg.graph.identity import fold, normalize_identity_value, tokens
+from igg.models.verdicts import ErrorCode as C
+from tests.conftest import Workspace, edge, node
+
+
+def cls(name: str, **extra: object) -> dict:
+    return node("Class", name=name, package="p", **extra)
+
+
+def test_identity_values_are_nfc_and_stripped_so_a_trailing_space_is_the_same_node():
+    assert normalize_identity_value("  AuthService \t") == "AuthService"
+    assert normalize_identity_value("Cafe\u0301") == "Caf\u00e9"
+    assert normalize_identity_value("Auth Service") == "Auth Service"  # inner space and case are kept
+    assert normalize_identity_value(7) == 7
+    ws = Workspace()
+    assert ws.one(cls("AuthService ")).message == 'added Class "AuthService" as n1'
+    v = ws.one(cls("\u00a0AuthService"))
+    assert v.code == C.DUPLICATE_NODE and 'Class "AuthService" already exists (n1)' in v.message
+    assert ws.one(cls("Cafe\u0301")).accepted and ws.one(cls("Caf\u00e9")).code == C.DUPLICATE_NODE
+    # references are normalised too
+    v = ws.one(edge("CALLS", {"name": " AuthService"}, {"name": "Café\n"}))
+    assert v.accepted and v.message == "added CALLS edge e1 (n1 -> n2)"
+    # an update that sets an identity stores it normalised
+    assert ws.one({"type": "UPDATE_NODE", "node": {"name": "Café"}, "properties": {"name": " Cafe2 "}}).accepted
+    assert ws.state.node_properties("n2")["name"] == "Cafe2"
+
+
+def test_folding_splits_camel_and_snake_case_and_separators():
+    assert tokens("getHTTPResponse_code") == ["get", "http", "response", "code"]
+    assert {fold(n) for n in ("AuthService", "auth_service", "authservice", "AUTH-SERVICE", "Auth Service")} == {
+        "authservice"}
+
+
+def test_the_five_spellings_of_the_issue_meet_possible_duplicate_naming_the_candidate_and_both_ways_forward():
+    ws = Workspace()
+    assert ws.one(cls("AuthService")).accepted
+    for name, why in (("auth_service", "same name up to case and separators"),
+                      ("authservice", "same name up to case and separators"),
+                      ("AuthenticationService", "one name abbreviates the other"),
+                      ("AuthServce", "similarity 0.91")):
+        v = ws.one(cls(name))
+        assert v.code == C.POSSIBLE_DUPLICATE, name
+        assert v.message == (f'Class "{name}" is probably the same as Class "AuthService" (n1; {why}). Use the '
+                             'existing node (refer to it as {"name": "AuthService"}), or, if it is really a '
+                             'different Class, send this ADD_NODE again with "distinct": true.')
+    assert ws.one(cls("AuthService ")).code == C.DUPLICATE_NODE
+    assert ws.state.node_count == 1
+
+
+def test_distinct_true_adds_the_node_and_records_the_override_in_provenance_and_the_journal():
+    ws = Workspace()
+    ws.one(cls("AuthService"))
+    ws.state.take_journal()
+    v = ws.one({**cls("auth_service"), "distinct": True})
+    assert v.accepted and v.message == ('added Class "auth_service" as n2; added as distinct from Class '
+                                        '"AuthService" (n1; same name up to case and separators)')
+    assert ws.state.graph.nodes["n2"]["provenance"]["distinct_from"] == ["n1"]
+    (mutation,) = ws.state.take_journal()
+    assert mutation["op"] == "add_node" and mutation["provenance"]["distinct_from"] == ["n1"]
+    # distinct on a name with no near-duplicate changes nothing
+    assert ws.one({**cls("Mailer"), "distinct": True}).message == 'added Class "Mailer" as n3'
+
+
+def test_warn_policy_adds_the_node_with_a_warning_and_off_does_not_check():
+    ws = Workspace(constraints={"duplicates": {"policy": "warn"}})
+    ws.one(cls("AuthService"))
+    v = ws.one(cls("AUTH_SERVICE"))
+    assert v.accepted and v.warning == C.POSSIBLE_DUPLICATE and v.to_dict()["warning"] == "POSSIBLE_DUPLICATE"
+    assert "POSSIBLE_DUPLICATE: probably the same as Class \"AuthService\" (n1;" in v.message
+    ws = Workspace(constraints={"duplicates": {"policy": "off"}})
+    ws.one(cls("AuthService"))
+    v = ws.one(cls("AUTH_SERVICE"))
+    assert v.accepted and v.warning is None and ws.state.near is None  # no index kept when off
+
+
+def test_user_aliases_numbers_types_and_composite_identities():
+    ws = Workspace(constraints={"duplicates": {"aliases": [["AuthService", "LoginManager"]]}})
+    ws.one(cls("AuthService"))
+    v = ws.one(cls("login_manager"))
+    assert v.code == C.POSSIBLE_DUPLICATE and "(n1; aliases)" in v.message
+    # numbered names are different things; other types are not compared
+    assert ws.one(cls("Handler1")).accepted and ws.one(cls("Handler2")).accepted
+    assert ws.one(cls("Table1")).accepted and ws.one(cls("Table10")).accepted
+    assert ws.one(node("Interface", name="auth_service")).accepted
+    # composite identity: overloads (same name, other signature) are not duplicates; a case variant is
+    ws = Workspace(schema={"node_types": ["Method"], "edge_types": [], "required_attributes": {},
+                           "identity_keys": {"Method": ["name", "signature"]}})
+    assert ws.one(node("Method", name="login", signature="(a)")).accepted
+    assert ws.one(node("Method", name="login", signature="(a, b)")).accepted
+    assert ws.one(node("Method", name="Login", signature="(a)")).code == C.POSSIBLE_DUPLICATE
+
+
+def test_a_threshold_can_be_raised_and_short_names_need_more_than_one_edit():
+    ws = Workspace(constraints={"duplicates": {"threshold": 0.95}})
+    ws.one(cls("AuthService"))
+    assert ws.one(cls("AuthServce")).accepted  # 0.91 < 0.95
+    ws = Workspace()
+    ws.one(cls("User"))
+    assert ws.one(cls("Users")).accepted  # 1 edit in 5 characters: 0.8
+
+
+def test_the_index_follows_renames_deletes_and_undo():
+    ws = Workspace()
+    ws.one(cls("AuthService"))
+    ws.one({"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"name": "Mailer"}})
+    assert ws.one(cls("auth_service")).accepted  # the old name is gone from the index
+    assert ws.one(cls("MAILER")).code == C.POSSIBLE_DUPLICATE
+    ws.one({"type": "DELETE_NODE", "node": {"name": "Mailer"}})
+    journal = ws.state.take_journal()
+    assert ws.one(cls("MAILER")).accepted
+    ws.one({"type": "DELETE_NODE", "node": {"name": "MAILER"}})
+    for m in reversed(journal):  # undo back to before the first ADD_NODE
+        ws.state.revert_mutation(m)
+    assert ws.one(cls("mailer")).accepted is True
+
+
+def test_the_index_answers_without_scanning_at_100k_nodes():
+    from igg.models.schema import Schema
+
+    schema = Schema(node_types=["Class"]).compile()
+    index = NearDuplicateIndex(schema)
+    for i in range(100_000):
+        index.add(f"n{i}", "Class", {"name": f"Service{i}Impl"})
+    index.add("x", "Class", {"name": "PaymentGatewayClient"})
+    assert len(index) == 100_001
+    (found,) = index.candidates("Class", {"name": "payment_gateway_client"})
+    assert found.node == "x" and found.reason == "folded"
+    assert index.candidates("Class", {"name": "PaymentGatewayClint"})[0].reason == "similar"
+    assert index.candidates("Class", {"name": "Service5Impl"}) == []  # its own identity is not a near-duplicate
+    assert index.candidates("Class", {"name": "Service12Implementation"})[0].value == "Service12Impl"
