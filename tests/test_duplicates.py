@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from igg.graph.duplicates import NearDuplicateIndex
 from igg.graph.identity import fold, normalize_identity_value, tokens
 from igg.models.verdicts import ErrorCode as C
@@ -133,3 +136,18 @@ def test_the_index_answers_without_scanning_at_100k_nodes():
     assert index.candidates("Class", {"name": "PaymentGatewayClint"})[0].reason == "similar"
     assert index.candidates("Class", {"name": "Service5Impl"}) == []  # its own identity is not a near-duplicate
     assert index.candidates("Class", {"name": "Service12Implementation"})[0].value == "Service12Impl"
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.text(alphabet="abcdefghij", min_size=2, max_size=30), data=st.data())
+def test_every_name_one_edit_away_is_found(name, data):
+    """Rule 4's pigeonhole keys never miss a one-edit variant (substitution, insertion, deletion)."""
+    from igg.models.schema import Schema
+
+    index = NearDuplicateIndex(Schema(node_types=["Class"]).compile(), threshold=0.5)
+    index.add("x", "Class", {"name": name})
+    i = data.draw(st.integers(0, len(name) - 1))
+    letter = data.draw(st.sampled_from("abcdefghijk"))
+    for variant in (name[:i] + letter + name[i + 1:], name[:i] + letter + name[i:], name[:i] + name[i + 1:]):
+        if variant != name and len(variant) >= 2:
+            assert [c.node for c in index.candidates("Class", {"name": variant})] == ["x"], variant

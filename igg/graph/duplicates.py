@@ -17,37 +17,58 @@ rules, tried in this order:
 Rules 3 and 4 never pair names whose digits differ (``Handler1``/``Handler2``, ``Table1``/``Table10``,
 ``OAuth2Client``/``OAuthClient``): numbered things are usually different things.
 
-It is an index, not a scan: adding a node costs a few dictionary inserts, and a probe a few look-ups,
-whatever the graph size. Rule 4 finds its candidates through a one-deletion neighbourhood (the SymSpell
-idea): each folded form of 4 to 40 characters is filed under itself and under every string made by deleting
-one of its characters, and a probe looks up the same set, so two strings one edit apart always meet (two
-edits apart, often). Folded forms outside 4-40 characters only meet by rules 1-3. Rule 3 files a
-multi-word name under (initials, word) for each of its words. A probe verifies at most ``MAX_CHECKS``
-candidates.
+It is an index, not a scan: adding a node costs five dictionary inserts, and a probe eleven look-ups,
+whatever the graph size. Every key is scoped by the node type (and the other identity values) and by the name's
+digits. Rule 4 finds its candidates by pigeonhole: the letters of a name (``m`` of them, ``a = m // 3``) are
+cut into thirds and filed under each pair of thirds: the first ``m - a`` letters, the first and last ``a``,
+the last ``m - a``. A probe of ``n`` letters looks under the pairs a name of ``n - 1``, ``n`` or ``n + 1``
+letters would have, aligning the first third from the start and the last from the end: one edit changes at
+most one third, so names one edit apart always meet (two edits apart, often).
+Rule 3 files a name of 2+ words under (initials, first word) and (initials, last word),
+so an abbreviation of any word but both the first and the last is found. A probe verifies at most
+``MAX_CHECKS`` candidates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from igg.graph.identity import fold, tokens
+from igg.graph.identity import ASCII_SEPARATORS, ASCII_WORDS, tokens
 from igg.models.schema import CompiledSchema
 
 Reason = Literal["folded", "alias", "abbreviation", "similar"]
 
-MIN_NEIGHBOURHOOD = 4
-MAX_NEIGHBOURHOOD = 40
-"""Folded forms of this many characters get the one-deletion neighbourhood (rule 4's candidates)."""
-MAX_CHECKS = 256
+MAX_CHECKS = 64
 """Most candidates verified per probe (bounds a probe's cost when a bucket is huge)."""
 MIN_PREFIX = 3
 """Shortest word that counts as an abbreviation of a longer one (rule 3)."""
 
 _Bucket = str | list[str]
+_DIGITS = re.compile(r"\d+")
+_NON_DIGITS = re.compile(r"\D+")
+
+
+class _Keys(NamedTuple):
+    """What the index files one identity under (kept per node, so removal recomputes nothing)."""
+
+    scope: Any
+    """The node type, or (type, other identity values) for composite identities."""
+    value: str
+    key: str
+    """The folded form, or its alias group's."""
+    folded: str
+    words: list[str]
+    """The words without the numbers, case-folded."""
+    digits: str
+    letters: str
+    near: list[tuple[Any, ...]]
+    by_word: list[tuple[Any, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,17 +94,17 @@ class NearDuplicateIndex:
         self.aliases = [list(g) for g in aliases]
         self._alias: dict[str, str] = {}
         for group in self.aliases:
-            names = [fold(n) for n in group]
+            names = ["".join(tokens(n)) for n in group]
             names = [n for n in names if n]
             for name in names:
                 self._alias.setdefault(name, names[0])
         self._near: dict[tuple[Any, str], _Bucket] = {}
         self._words: dict[tuple[Any, str, str], _Bucket] = {}
-        self._info: dict[str, tuple[Any, str, str]] = {}
-        """node id -> (scope, folded key, primary value)"""
+        self._info: dict[str, _Keys] = {}
+        self._memo: _Keys | None = None
 
     # ---- keys ------------------------------------------------------------------------------------------
-    def _scope(self, node_type: str, props: dict[str, Any]) -> tuple[tuple[Any, ...], str] | None:
+    def _scope(self, node_type: str, props: dict[str, Any]) -> tuple[Any, str] | None:
         keys = self.schema.identity_keys.get(node_type)
         if not keys:
             return None
@@ -91,25 +112,53 @@ class NearDuplicateIndex:
         if value.__class__ is not str:
             return None
         if len(keys) == 1:
-            return (node_type,), value
+            return node_type, value
         rest = tuple(_freeze(props.get(k)) for k in keys[1:])
         return (node_type, *rest), value
 
-    def _key(self, value: str) -> tuple[str, list[str]]:
-        words = tokens(value)
-        folded = "".join(words)
-        return self._alias.get(folded, folded), words
+    def _keys(self, scope: Any, value: str) -> _Keys | None:
+        memo = self._memo
+        if memo is not None and memo.value == value and memo.scope == scope:
+            return memo  # the probe of an ADD_NODE, then its add: computed once
+        if value.isascii():  # the fast path of tokens()/fold(): C calls only
+            folded = ASCII_SEPARATORS.sub("", value).lower()
+            words = [w.lower() for w in ASCII_WORDS.findall(value)]
+        else:
+            words = tokens(value)
+            folded = "".join(words)
+        key = self._alias.get(folded, folded)
+        if not key:
+            return None
+        if key.isalpha():
+            digits, letters = "", key
+        else:
+            digits, letters = _NON_DIGITS.sub("", key), _DIGITS.sub("", key)
+            words = [w for w in words if not w.isdigit()]
+        m = len(letters)
+        a = m // 3
+        near = [(scope, digits, m, letters[:m - a]), (scope, digits, -m, letters[:a] + "|" + letters[m - a:]),
+                (scope, digits, ~m, letters[a:])]
+        by_word: list[tuple[Any, ...]] = []
+        if len(words) > 1:
+            # the initials fix the word count and first letters; the first or the last word is kept whole
+            initials = "".join([w[0] for w in words])
+            by_word = [(scope, digits, initials, words[0]), (scope, digits, -1, initials, words[-1])]
+        self._memo = memo = _Keys(scope, value, key, folded, words, digits, letters, near, by_word)
+        return memo
 
     @staticmethod
-    def _variants(key: str) -> Iterator[str]:
-        yield key
-        if MIN_NEIGHBOURHOOD <= len(key) <= MAX_NEIGHBOURHOOD:
-            seen = key
-            for i in range(len(key)):
-                v = key[:i] + key[i + 1:]
-                if v != seen:  # runs of one letter give the same deletion
-                    seen = v
-                    yield v
+    def _probes(keys: _Keys) -> list[tuple[Any, ...]]:
+        """The keys a name one edit away would be filed under, for each length it may have."""
+        scope, digits, letters = keys.scope, keys.digits, keys.letters
+        n = len(letters)
+        out = list(keys.near)
+        for m in (n - 1, n + 1):
+            if m > 0:
+                a = m // 3
+                out.append((scope, digits, m, letters[:m - a]))
+                out.append((scope, digits, -m, letters[:a] + "|" + letters[n - a:]))
+                out.append((scope, digits, ~m, letters[max(0, n - (m - a)):]))
+        return out
 
     # ---- maintenance -----------------------------------------------------------------------------------
     def add(self, node_id: str, node_type: str, props: dict[str, Any]) -> None:
@@ -117,32 +166,31 @@ class NearDuplicateIndex:
         scoped = self._scope(node_type, props)
         if scoped is None:
             return
-        scope, value = scoped
-        key, words = self._key(value)
-        if not key:
+        keys = self._keys(*scoped)
+        if keys is None:
             return
-        self._info[node_id] = (scope, key, value)
+        self._info[node_id] = keys
         near = self._near
-        for v in self._variants(key):
-            _put(near, (scope, v), node_id)
-        if len(words) > 1:
-            initials = "".join(w[0] for w in words)
-            for w in dict.fromkeys(words):
-                _put(self._words, (scope, initials, w), node_id)
+        for k in keys.near:
+            bucket = near.get(k)
+            if bucket is None:
+                near[k] = node_id
+            elif isinstance(bucket, str):
+                near[k] = [bucket, node_id]
+            else:
+                bucket.append(node_id)
+        for k in keys.by_word:
+            _put(self._words, k, node_id)
 
     def remove(self, node_id: str) -> None:
         """Forget a node (deleted or re-identified)."""
-        info = self._info.pop(node_id, None)
-        if info is None:
+        keys = self._info.pop(node_id, None)
+        if keys is None:
             return
-        scope, key, value = info
-        for v in self._variants(key):
-            _drop(self._near, (scope, v), node_id)
-        words = tokens(value)
-        if len(words) > 1:
-            initials = "".join(w[0] for w in words)
-            for w in dict.fromkeys(words):
-                _drop(self._words, (scope, initials, w), node_id)
+        for k in keys.near:
+            _drop(self._near, k, node_id)
+        for k in keys.by_word:
+            _drop(self._words, k, node_id)
 
     def __len__(self) -> int:
         return len(self._info)
@@ -154,42 +202,51 @@ class NearDuplicateIndex:
         scoped = self._scope(node_type, props)
         if scoped is None:
             return []
-        scope, value = scoped
-        key, words = self._key(value)
-        if not key:
+        keys = self._keys(*scoped)
+        if keys is None:
             return []
+        key, value = keys.key, keys.value
         found: dict[str, Candidate] = {}
-        checks = 0
-        raw_key = "".join(words)
-        for v in self._variants(key):
-            for n in _ids(self._near.get((scope, v))):
-                if n in found or n == exclude:
-                    continue
-                checks += 1
-                if checks > MAX_CHECKS:
-                    break
-                _, other_key, other_value = self._info[n]
-                if other_key == key:
-                    reason: Reason = "folded" if raw_key == key and fold(other_value) == key else "alias"
-                    if other_value == value:
-                        continue  # the very same identity: DUPLICATE_NODE's business, not ours
-                    found[n] = Candidate(n, other_value, reason, 1.0)
+        info = self._info
+        # rule 1 needs the own-length pieces only; rule 4 looks one letter shorter and longer too, unless one
+        # edit could not reach the threshold at this length
+        probes = self._probes(keys) if 1 - 1 / (len(key) + 1) >= self.threshold else keys.near
+        pool: list[str] = []
+        for bucket in map(self._near.get, probes):
+            if bucket is not None:
+                if isinstance(bucket, str):
+                    pool.append(bucket)
                 else:
-                    score = Levenshtein.normalized_similarity(key, other_key)
-                    if score >= self.threshold and _digits(key) == _digits(other_key):
-                        found[n] = Candidate(n, other_value, "similar", round(score, 3))
-        if len(words) > 1:
-            initials = "".join(w[0] for w in words)
-            for w in dict.fromkeys(words):
-                for n in _ids(self._words.get((scope, initials, w))):
+                    pool += bucket
+        if pool:
+            if len(pool) > 1:
+                pool = list(dict.fromkeys(pool))[:MAX_CHECKS]
+            # one C call scores them all; only the matches come back to Python
+            matches = process.extract(key, [info[n].key for n in pool], scorer=Levenshtein.normalized_similarity,
+                                      score_cutoff=self.threshold, limit=None)
+            for _, score, i in matches:
+                n = pool[i]
+                other = info[n]
+                if n == exclude or other.value == value:
+                    continue  # the very same identity: DUPLICATE_NODE's business, not ours
+                if other.key == key:
+                    reason: Reason = "folded" if keys.folded == key and other.folded == key else "alias"
+                    found[n] = Candidate(n, other.value, reason, 1.0)
+                else:
+                    found[n] = Candidate(n, other.value, "similar", round(score, 3))
+        if keys.by_word:
+            checks = 0
+            words = keys.words
+            for bucket in map(self._words.get, keys.by_word):
+                for n in (() if bucket is None else (bucket,) if isinstance(bucket, str) else bucket):
                     if n in found or n == exclude:
                         continue
                     checks += 1
                     if checks > MAX_CHECKS:
                         break
-                    other_value = self._info[n][2]
-                    if _abbreviates(words, tokens(other_value)) and _digits(key) == _digits(self._info[n][1]):
-                        found[n] = Candidate(n, other_value, "abbreviation", 1.0)
+                    other = info[n]
+                    if _abbreviates(words, other.words):
+                        found[n] = Candidate(n, other.value, "abbreviation", 1.0)
         order = {"folded": 0, "alias": 1, "abbreviation": 2, "similar": 3}
         return sorted(found.values(), key=lambda c: (order[c.reason], -c.score, c.value))[:limit]
 
@@ -206,10 +263,6 @@ def _abbreviates(a: list[str], b: list[str]) -> bool:
         if len(short) < MIN_PREFIX or not long_.startswith(short):
             return False
     return same
-
-
-def _digits(text: str) -> str:
-    return "".join(ch for ch in text if ch.isdigit()) if not text.isalpha() else ""
 
 
 def _freeze(value: Any) -> Any:

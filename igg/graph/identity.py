@@ -28,6 +28,10 @@ from typing import Any
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 """camelCase boundaries: ``authService`` -> auth|Service, ``HTTPServer`` -> HTTP|Server."""
 _SEPARATORS = re.compile(r"[\W_]+")
+_LETTERS_DIGITS = re.compile(r"\d+|[^\W\d_]+")
+ASCII_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+"""ASCII fast path of the same split: ``HTTPServer2`` -> HTTP, Server, 2."""
+ASCII_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 
 
 def normalize_identity_value(value: Any) -> Any:
@@ -67,11 +71,22 @@ def normalize_reference(ref: dict[str, Any], identity_keys: Iterable[str]) -> di
 
 
 def tokens(value: str) -> list[str]:
-    """The words of an identity value, case-folded: ``getHTTPResponse_code`` -> get, http, response, code."""
+    """The words of an identity value, case-folded: ``getHTTPResponse_code2`` -> get, http, response, code, 2.
+
+    Words break at separators (anything but a letter or digit), at camelCase boundaries and between letters
+    and digits. Joined, they are the folded form.
+    """
+    if value.isascii():
+        return [w.lower() for w in ASCII_WORDS.findall(value)]
     text = unicodedata.normalize("NFKC", value)
-    return [w.casefold() for w in _SEPARATORS.split(_CAMEL.sub(" ", text)) if w]
+    words = []
+    for part in _SEPARATORS.split(_CAMEL.sub(" ", text)):
+        words += [w.casefold() for w in _LETTERS_DIGITS.findall(part)]
+    return words
 
 
 def fold(value: str) -> str:
     """The folded form: words joined (``Auth_Service`` -> ``authservice``); see the module docstring."""
+    if value.isascii():
+        return ASCII_SEPARATORS.sub("", value).lower()
     return "".join(tokens(value))
