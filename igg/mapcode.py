@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,11 +54,17 @@ def _parse_batch(batch: Sequence[SourceFile]) -> list[FileFacts]:
 
 
 def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
-              on_parsed: Callable[[int], Any] | None = None) -> tuple[list[FileFacts], int]:
+              on_parsed: Callable[[int], Any] | None = None,
+              executor: Executor | None = None) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
-    ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used."""
+    ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
+
+    ``executor`` (e.g. a Dask cluster's, see ``igg.batch.cluster.parse_executor``) parses the batches
+    instead of a local process pool, whatever the number of files; ``jobs`` is then its worker count."""
     files = with_modules(files)
     jobs = jobs or os.cpu_count() or 1
+    if executor is not None:
+        return _parse_on(executor, files, jobs, on_parsed), jobs
     if jobs <= 1 or len(files) < POOL_THRESHOLD:
         out = []
         for s in files:
@@ -66,17 +72,22 @@ def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
             if on_parsed is not None:
                 on_parsed(1)
         return out, 1
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return _parse_on(pool, files, jobs, on_parsed), jobs
+
+
+def _parse_on(executor: Executor, files: Sequence[SourceFile], jobs: int,
+              on_parsed: Callable[[int], Any] | None) -> list[FileFacts]:
     size = max(8, min(64, len(files) // (jobs * 4) or 1))
     batches = [files[i:i + size] for i in range(0, len(files), size)]
     results: list[list[FileFacts] | None] = [None] * len(batches)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(_parse_batch, b): i for i, b in enumerate(batches)}
-        for future in as_completed(futures):
-            i = futures[future]
-            results[i] = future.result()
-            if on_parsed is not None:
-                on_parsed(len(batches[i]))
-    return [f for batch in results for f in batch or ()], jobs
+    futures = {executor.submit(_parse_batch, b): i for i, b in enumerate(batches)}
+    for future in as_completed(futures):
+        i = futures[future]
+        results[i] = future.result()
+        if on_parsed is not None:
+            on_parsed(len(batches[i]))
+    return [f for batch in results for f in batch or ()]
 
 
 def context_of(files: Sequence[SourceFile]) -> str:
@@ -91,13 +102,14 @@ def context_of(files: Sequence[SourceFile]) -> str:
 def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | None = None,
             session_id: str | None = None, goal: str | None = None, max_nodes: int = 200_000,
             max_edges: int = 1_000_000, max_iterations: int | None = None, max_actions: int = 500,
-            max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None,
+            max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None, executor: Executor | None = None,
             on_walked: Callable[[WalkResult], Any] | None = None,
             on_parsed: Callable[[int], Any] | None = None,
             clock: Callable[[], float] = time.perf_counter) -> CodeMap:
     """Walk, parse and link the trees under ``paths`` and build the request (see the module doc).
 
-    Raises ``RequestInvalid`` for a path that does not exist, a tree without Python or Java files, an
+    ``executor`` parses on it instead of a local process pool (see ``parse_all``). Raises ``RequestInvalid``
+    for a path that does not exist, a tree without Python or Java files, an
     unknown agent mode or a schema that is not valid.
     """
     if agent not in AGENT_MODES:
@@ -120,7 +132,7 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
                                       f"({len(walked.skipped)} skipped; other files: {others})")],
                              source="the command line")
     mark = clock()
-    facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed)
+    facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed, executor=executor)
     seconds["parse"] = clock() - mark
     mark = clock()
     model = link(facts)

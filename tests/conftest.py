@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-# bolt_server: a real ArcadeDB over Bolt (or the Neo4j at NEO4J_URI); falkordb_server: FalkorDB's own tests
-pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb"]
+# bolt_server: a real ArcadeDB over Bolt (or the Neo4j at NEO4J_URI); falkordb_server: FalkorDB's own tests;
+# dask_cluster: a real Dask scheduler and two workers
+pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb", "tests.support.dask_cluster"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--max-iterations", type=int, metavar="N",
                    help="iteration guard (default: enough for one file per iteration)")
     p.add_argument("--jobs", type=int, metavar="N", help="parse processes (default: the CPUs)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="parse on the Dask cluster at tcp://HOST:PORT (or 'local' for one on this machine) instead "
+                        "of local processes; needs igg[dask]")
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
                    help=f"skip larger files as likely generated (default {DEFAULT_MAX_BYTES})")
     p.add_argument("--resume", action="store_true",
@@ -56,10 +60,16 @@ def run_command(args: argparse.Namespace) -> int:
                              source="the command line")
     specs = export_specs(args)
     started = time.perf_counter()
-    with _ParseProgress() as progress:
+    with ExitStack() as stack:
+        executor, jobs = None, args.jobs
+        if args.scheduler:  # the files travel to the workers: they need not see this file system
+            from igg.batch.cluster import parse_executor
+
+            executor, jobs = stack.enter_context(parse_executor(args.scheduler))
+        progress = stack.enter_context(_ParseProgress())
         codemap = prepare(args.paths, agent=args.agent, schema=args.schema, session_id=args.session, goal=args.goal,
                           max_nodes=args.max_nodes, max_edges=args.max_edges, max_iterations=args.max_iterations,
-                          max_bytes=args.max_file_bytes, jobs=args.jobs, on_walked=progress.walked,
+                          max_bytes=args.max_file_bytes, jobs=jobs, executor=executor, on_walked=progress.walked,
                           on_parsed=progress.parsed)
     _report_skipped(codemap.walk)
     agent = code_agent(args.agent, codemap)  # llm/hybrid bring validation_rules(): the loop adds grounding

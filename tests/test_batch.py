@@ -1,0 +1,190 @@
+"""`igg batch` and `igg map-code --scheduler` on a real Dask cluster (a scheduler and two worker processes).
+
+Every test compares what the cluster produced with what a single process produces for the same input, and
+reads the results back from the session store the batch wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from typing import Any
+
+import pytest
+
+import igg
+from igg.batch import run_requests
+from igg.interfaces.cli import main
+from igg.store import SessionStore, replay
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.xdist_group(name="dask")
+
+AUTH = FIXTURES / "auth"
+TRANSCRIPT = AUTH / "transcript.jsonl"
+CODE = FIXTURES / "code"
+
+
+def auth_payload(session_id: str | None, max_iterations: int) -> dict[str, Any]:
+    payload = json.loads((AUTH / "request.json").read_text())
+    payload.pop("session_id", None)
+    if session_id:
+        payload["session_id"] = session_id
+    payload["config"]["max_iterations"] = max_iterations
+    return payload
+
+
+def local_graph(payload: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The graph (nodes, edges) and summary of the same request run in this process."""
+    request = igg.load_request(payload)
+    result = igg.run(request, igg.ScriptedAgent.from_path(TRANSCRIPT))
+    return graph_of(result.state, request), _comparable(result.summary())
+
+
+def graph_of(state: Any, request: Any, *, edge_ids: bool = True) -> dict[str, Any]:
+    """Nodes and edges with provenance; without ``edge_ids``, edges as a sorted list of what they connect
+    (map-code numbers edges in an order that depends on the process's hash seed: see the closing notes)."""
+    doc = state.to_document(request.config.schema_, provenance=True).model_dump(by_alias=True)
+    edges = doc["edges"] if edge_ids else sorted(
+        json.dumps({k: v for k, v in e.items() if k != "id"}, sort_keys=True) for e in doc["edges"])
+    return {"nodes": doc["nodes"], "edges": edges}
+
+
+def stored_graph(store: SessionStore, session_id: str, *, edge_ids: bool = True) -> dict[str, Any]:
+    request, state, _ = store.load_state(session_id)
+    return graph_of(state, request, edge_ids=edge_ids)
+
+
+def _comparable(summary: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in summary.items() if k not in ("elapsed_ms", "session_id", "exports")}
+
+
+def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluster, tmp_path, capsys):
+    """A folder and a JSON Lines file of requests run on the cluster; the store, --out and the exports hold
+    for every session exactly what `igg run` produces alone; running the batch again runs nothing."""
+    folder = tmp_path / "requests"
+    folder.mkdir()
+    payloads = {"auth-a": auth_payload("auth-a", 12), "auth-b": auth_payload("auth-b", 5)}
+    for name, payload in payloads.items():
+        (folder / f"{name}.json").write_text(json.dumps(payload))
+    (folder / "notes.txt").write_text("not a request")
+    lines = [auth_payload(None, 8), auth_payload("auth-d", 3)]
+    jsonl = tmp_path / "more.jsonl"
+    jsonl.write_text("\n".join(json.dumps(p) for p in lines) + "\n")
+    store_path = tmp_path / "batch.sqlite"
+    args = ["batch", str(folder), str(jsonl), "--scheduler", dask_cluster.address, "--agent", f"script:{TRANSCRIPT}",
+            "--store", str(store_path), "--out", str(tmp_path / "out"), "--export", "graphml",
+            "--export", f"json:{tmp_path}/exports/{{session_id}}.json", "--json"]
+
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["sessions"], report["done"], report["failed"], report["skipped"]) == (4, 4, 0, 0)
+    assert report["cluster"]["workers"] == 2 and not report["cluster"]["local"]
+    ids = [r["session_id"] for r in report["results"]]
+    derived = ids[2]
+    assert ids[:2] == ["auth-a", "auth-b"] and ids[3] == "auth-d" and derived.startswith("more-1-")
+    expected = {**payloads, derived: lines[0], "auth-d": lines[1]}
+
+    store = SessionStore(store_path)
+    assert sorted(s.session_id for s in store.sessions()) == sorted(ids)
+    for item in report["results"]:
+        sid = item["session_id"]
+        graph, summary = local_graph(expected[sid])
+        assert _comparable(item["summary"]) == summary, sid
+        assert stored_graph(store, sid) == graph, sid
+        steps = store.steps(sid, with_records=False)
+        iterations = [s.iteration for s in steps if s.kind == "iteration"]
+        assert iterations == list(range(1, summary["iterations"] + 1)) and steps[-1].kind == "finalize"
+        assert store.session(sid).status == "finished"
+        assert {e["format"] for e in item["summary"]["exports"]} == {"graphml", "json"}
+        assert (tmp_path / "out" / sid / "graph.graphml").is_file()
+        assert (tmp_path / "out" / sid / "records.jsonl").read_text().count("\n") == summary["iterations"]
+        exported = json.loads((tmp_path / "exports" / f"{sid}.json").read_text())
+        assert len(exported["nodes"]) == summary["nodes"]
+        assert replay(store, sid).ok, sid  # snapshots and every step's counts agree with the mutations
+
+    assert main(args) == 0  # the same batch again: every session is already in the store
+    again = json.loads(capsys.readouterr().out)
+    assert (again["done"], again["skipped"]) == (0, 4)
+    assert len(store.sessions()) == 4
+
+
+def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_path, capsys):
+    """`igg batch map-code` maps each tree on a worker; each stored graph equals `igg map-code` in-process."""
+    from igg.mapcode import map_code
+
+    store_path = tmp_path / "trees.sqlite"
+    trees = [CODE / "java", CODE / "python"]
+    assert main(["batch", "map-code", *map(str, trees), "--scheduler", dask_cluster.address, "--store",
+                 str(store_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["done"], report["failed"]) == (2, 0)
+    store = SessionStore(store_path)
+    for tree, item in zip(trees, report["results"], strict=True):
+        result, summary = map_code([tree], jobs=1)
+        request = store.request(item["session_id"])
+        assert stored_graph(store, item["session_id"], edge_ids=False) == graph_of(result.state, request,
+                                                                                   edge_ids=False)
+        assert item["summary"]["map_code"]["graph"] == summary["graph"]
+        assert item["summary"]["map_code"]["files"]["read"] == summary["files"]["read"]
+
+
+def test_map_code_scheduler_parses_on_the_workers_and_links_the_same_graph(dask_cluster, tmp_path, capsys):
+    """`igg map-code --scheduler` sends the files to the workers to parse; the linked graph is the local one."""
+    tree = str(CODE / "java")
+    assert main(["map-code", tree, "--json", "--export", f"json:{tmp_path}/local.json"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert main(["map-code", tree, "--json", "--scheduler", dask_cluster.address,
+                 "--export", f"json:{tmp_path}/cluster.json"]) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert remote["map_code"]["files"]["parse_processes"] == 2  # the cluster's two worker threads
+    assert remote["map_code"]["graph"] == local["map_code"]["graph"]
+    docs = [json.loads((tmp_path / f"{name}.json").read_text()) for name in ("local", "cluster")]
+    assert docs[0]["nodes"] == docs[1]["nodes"] and docs[0]["edges"] == docs[1]["edges"]  # ids too: linked here
+    with dask_cluster.client() as client:  # the parse tasks really ran on the cluster
+        ran = client.run_on_scheduler(
+            lambda dask_scheduler: {p: tp.state_counts.get("memory", 0)
+                                    for p, tp in dask_scheduler.task_prefixes.items()})
+    assert ran.get("parse_batch", 0) >= 1  # Dask names the prefix of _parse_batch-<hash> without its "_"
+
+
+def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(dask_cluster, tmp_path):
+    """kill -9 of a worker while it runs a session: the scheduler runs that session again on the other
+    worker; every session is stored exactly once, each iteration once, with the graph a local run gives."""
+    folder = tmp_path / "requests"
+    folder.mkdir()
+    n = 24
+    for i in range(n):
+        (folder / f"r{i:02}.json").write_text(json.dumps(auth_payload(f"kill-{i:02}", 12)))
+    store_path = tmp_path / "kill.sqlite"
+    killed: list[int] = []
+
+    def on_session(report: Any, finished: int, total: int) -> None:
+        if not killed and report.status == "done":  # that worker is busy with its next session by now
+            pid = int(report.worker.rsplit(":", 1)[1])
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    with dask_cluster.client() as client:
+        client.get_events("all")
+        report = run_requests([folder], agent=f"script:{TRANSCRIPT}", store=store_path, client=client,
+                              on_session=on_session)
+        removed = [msg for _, msg in client.get_events("all")
+                   if isinstance(msg, dict) and msg.get("action") == "remove-worker" and not msg.get("expected")]
+    try:
+        assert killed, "no session finished before the kill"
+        assert removed, "the scheduler never saw the worker die"
+        interrupted = {k for msg in removed for k in msg["processing-tasks"]}
+        assert any(str(k).startswith("igg-session-kill-") for k in interrupted), interrupted
+        assert (report.count("done"), report.count("failed")) == (n, 0)
+        store = SessionStore(store_path)
+        assert sorted(s.session_id for s in store.sessions()) == [f"kill-{i:02}" for i in range(n)]
+        graph, summary = local_graph(auth_payload("kill-00", 12))
+        for i in range(n):
+            sid = f"kill-{i:02}"
+            steps = store.steps(sid, with_records=False)
+            assert [s.iteration for s in steps] == [*range(1, 13), None], sid
+            assert stored_graph(store, sid) == graph, sid
+    finally:
+        dask_cluster.wait_ready()  # the nanny replaces the killed worker for the next tests
