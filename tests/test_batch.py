@@ -19,8 +19,6 @@ from igg.interfaces.cli import main
 from igg.store import SessionStore, replay
 from tests.conftest import FIXTURES
 
-pytestmark = pytest.mark.xdist_group(name="dask")
-
 AUTH = FIXTURES / "auth"
 TRANSCRIPT = AUTH / "transcript.jsonl"
 CODE = FIXTURES / "code"
@@ -73,6 +71,7 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
     jsonl = tmp_path / "more.jsonl"
     jsonl.write_text("\n".join(json.dumps(p) for p in lines) + "\n")
     store_path = tmp_path / "batch.sqlite"
+    dask_cluster.wait_ready()  # both workers (a killed one is replaced by its nanny)
     args = ["batch", str(folder), str(jsonl), "--scheduler", dask_cluster.address, "--agent", f"script:{TRANSCRIPT}",
             "--store", str(store_path), "--out", str(tmp_path / "out"), "--export", "graphml",
             "--export", f"json:{tmp_path}/exports/{{session_id}}.json", "--json"]
@@ -133,6 +132,7 @@ def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_
 def test_map_code_scheduler_parses_on_the_workers_and_links_the_same_graph(dask_cluster, tmp_path, capsys):
     """`igg map-code --scheduler` sends the files to the workers to parse; the linked graph is the local one."""
     tree = str(CODE / "java")
+    dask_cluster.wait_ready()
     assert main(["map-code", tree, "--json", "--export", f"json:{tmp_path}/local.json"]) == 0
     local = json.loads(capsys.readouterr().out)
     assert main(["map-code", tree, "--json", "--scheduler", dask_cluster.address,
@@ -166,25 +166,66 @@ def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(dask_clu
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
 
+    dask_cluster.wait_ready()
     with dask_cluster.client() as client:
-        client.get_events("all")
         report = run_requests([folder], agent=f"script:{TRANSCRIPT}", store=store_path, client=client,
                               on_session=on_session)
         removed = [msg for _, msg in client.get_events("all")
                    if isinstance(msg, dict) and msg.get("action") == "remove-worker" and not msg.get("expected")]
-    try:
-        assert killed, "no session finished before the kill"
-        assert removed, "the scheduler never saw the worker die"
-        interrupted = {k for msg in removed for k in msg["processing-tasks"]}
-        assert any(str(k).startswith("igg-session-kill-") for k in interrupted), interrupted
-        assert (report.count("done"), report.count("failed")) == (n, 0)
-        store = SessionStore(store_path)
-        assert sorted(s.session_id for s in store.sessions()) == [f"kill-{i:02}" for i in range(n)]
-        graph, summary = local_graph(auth_payload("kill-00", 12))
-        for i in range(n):
-            sid = f"kill-{i:02}"
-            steps = store.steps(sid, with_records=False)
-            assert [s.iteration for s in steps] == [*range(1, 13), None], sid
-            assert stored_graph(store, sid) == graph, sid
-    finally:
-        dask_cluster.wait_ready()  # the nanny replaces the killed worker for the next tests
+    assert killed, "no session finished before the kill"
+    assert removed, "the scheduler never saw the worker die"
+    interrupted = {k for msg in removed for k in msg["processing-tasks"]}
+    assert any(str(k).startswith("igg-session-kill-") for k in interrupted), interrupted
+    assert (report.count("done"), report.count("failed")) == (n, 0)
+    store = SessionStore(store_path)
+    assert sorted(s.session_id for s in store.sessions()) == [f"kill-{i:02}" for i in range(n)]
+    graph, summary = local_graph(auth_payload("kill-00", 12))
+    for i in range(n):
+        sid = f"kill-{i:02}"
+        steps = store.steps(sid, with_records=False)
+        assert [s.iteration for s in steps] == [*range(1, 13), None], sid
+        assert stored_graph(store, sid) == graph, sid
+
+
+def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committed_iteration(dask_cluster, tmp_path):
+    """A session whose process died after iteration 5 is continued by the batch at iteration 6, on a worker;
+    the store then holds iterations 1..12 once each and the graph of an uninterrupted run."""
+    import socket
+    import sqlite3
+
+    from igg.store import SessionRecorder
+
+    class Crash(Exception):
+        pass
+
+    class CrashAfter:
+        def begin(self, request: Any, state: Any, records: Any) -> None:
+            pass
+
+        def record(self, record: Any) -> None:
+            if record.iteration == 5:
+                raise Crash
+
+        def finish(self, result: Any) -> None:
+            pass
+
+    payload = auth_payload("resumed", 12)
+    store_path = tmp_path / "resume.sqlite"
+    store = SessionStore(store_path)
+    recorder = SessionRecorder(store, agent=f"script:{TRANSCRIPT}")
+    with pytest.raises(Crash):
+        igg.run(igg.load_request(payload), igg.ScriptedAgent.from_path(TRANSCRIPT), recorder=[recorder, CrashAfter()])
+    with sqlite3.connect(store_path) as db:  # the process that ran it is gone (a pid that does not exist)
+        db.execute("UPDATE sessions SET owner = ? WHERE session_id = 'resumed'", (f"{socket.gethostname()}:999999999:x",))
+    assert store.session("resumed").status == "interrupted" and store.session("resumed").last_iteration == 5
+
+    (tmp_path / "resumed.json").write_text(json.dumps(payload))
+    report = run_requests([tmp_path / "resumed.json"], agent=f"script:{TRANSCRIPT}", store=store_path,
+                          scheduler=dask_cluster.address)
+    (item,) = report.sessions
+    assert (item.status, item.continued_after) == ("done", 5)
+    steps = store.steps("resumed", with_records=False)
+    assert [s.iteration for s in steps] == [*range(1, 13), None]
+    graph, summary = local_graph(payload)
+    assert stored_graph(store, "resumed") == graph
+    assert _comparable(item.summary or {}) == summary

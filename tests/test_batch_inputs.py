@@ -64,8 +64,10 @@ def test_exports_that_sessions_would_overwrite_and_bad_scheduler_addresses_are_r
     assert "put {session_id} in the target" in capsys.readouterr().err
     assert main(["batch", str(folder), "--agent", agent, "--export", "mermaid"]) == 2
     assert "give --out DIR (each session writes DIR/<session_id>/graph.mmd)" in capsys.readouterr().err
-    assert main(["batch", str(folder), "--agent", agent, "--scheduler", "not an address"]) == 2
+    store = tmp_path / "never.sqlite"
+    assert main(["batch", str(folder), "--agent", agent, "--scheduler", "not an address", "--store", str(store)]) == 2
     assert "'not an address' is not a scheduler address; give tcp://HOST:PORT" in capsys.readouterr().err
+    assert not store.exists()
 
 
 def test_without_dask_the_command_says_what_to_install(tmp_path, capsys, monkeypatch):

@@ -179,8 +179,7 @@ def _plan(job: Job, info: SessionInfo, store: SessionStore) -> Job | SessionRepo
     turns = job.turns if isinstance(job, SessionJob) else None
     agent = job.agent if isinstance(job, SessionJob) else (point.agent or job.agent)
     return SessionJob(session_id=sid, request=point.request, agent=agent, turns=turns, source=job.source,
-                      resume=ResumeFrom(state=point.state, records=point.records,
-                                        next_iteration=point.next_iteration, chunk_cursor=point.chunk_cursor))
+                      resume=ResumeFrom(state=point.state, records=point.records))
 
 
 def _commit(item: SessionReport, outcome: SessionOutcome, job: Job, resumed: bool, writer: SessionWriter) -> None:
@@ -189,8 +188,7 @@ def _commit(item: SessionReport, outcome: SessionOutcome, job: Job, resumed: boo
         resume = None
         if resumed:  # the committed part as the store holds it now (the job's copy went to the worker)
             point = resume_point(writer.store, job.session_id)
-            resume = ResumeFrom(state=point.state, records=point.records, next_iteration=point.next_iteration,
-                                chunk_cursor=point.chunk_cursor)
+            resume = ResumeFrom(state=point.state, records=point.records)
         result, failure = writer.commit(outcome, agent=job.agent, resume=resume)
     except IGGError as exc:
         item.status, item.error = "failed", str(exc)

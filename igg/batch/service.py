@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from igg.batch.cluster import open_cluster
+from igg.batch.cluster import open_cluster, require_distributed, scheduler_address
 from igg.batch.jobs import request_jobs, tree_jobs
 from igg.batch.persist import SessionWriter, check_export_targets
 from igg.batch.runner import BatchReport, Job, SessionHandler, run_batch
@@ -52,6 +52,9 @@ def _run(jobs: list[Job], *, scheduler: str | None, workers: int | None, store: 
     specs = [s if isinstance(s, ExportSpec) else parse_export_spec(s) for s in exports]
     out_dir = Path(out) if out is not None else None
     check_export_targets(specs, out_dir=out_dir, sessions=len(jobs))
+    if client is None:  # before the store is created: a typo in the address costs nothing
+        require_distributed()
+        scheduler_address(scheduler)
     writer = SessionWriter(store=SessionStore(resolve_store_path(store)), out_dir=out_dir, specs=specs,
                            provenance=provenance, force=force)
     try:

@@ -30,8 +30,7 @@ class ResumeFrom:
 
     state: GraphState
     records: list[IterationRecord]
-    next_iteration: int
-    chunk_cursor: int
+    """The committed iterations: the loop continues after the last (its number, its place in the context)."""
 
 
 @dataclass(kw_only=True)
@@ -113,9 +112,21 @@ class _Counters:
         pass
 
 
+def _worker_logging() -> None:
+    """A worker process is an entry point of its own: IGG's log lines go to its standard error (structlog's
+    default would print them on standard output, which a local cluster shares with ``igg batch --json``)."""
+    import structlog
+
+    if not structlog.is_configured():
+        from igg.logging import configure_logging
+
+        configure_logging("console", colors=False)
+
+
 def run_session(job: SessionJob) -> SessionOutcome:
     """Run ``job`` to its stop reason in this process and return the outcome (runs on a worker); raises
     ``SessionFailed`` when it cannot run at all."""
+    _worker_logging()
     try:
         return _run_session(job)
     except IGGError as exc:
@@ -125,6 +136,7 @@ def run_session(job: SessionJob) -> SessionOutcome:
 def map_tree(job: TreeJob) -> SessionOutcome:
     """Walk, parse, link and map ``job.paths`` as one session in this process (runs on a worker); raises
     ``SessionFailed`` when it cannot run at all (no such path there, no sources, an agent not available)."""
+    _worker_logging()
     try:
         return _map_tree(job)
     except IGGError as exc:
@@ -140,8 +152,7 @@ def _run_session(job: SessionJob) -> SessionOutcome:
     options: dict[str, Any] = {}
     prior = 0
     if job.resume is not None:
-        options = {"state": job.resume.state, "records": job.resume.records,
-                   "start_iteration": job.resume.next_iteration, "chunk_cursor": job.resume.chunk_cursor}
+        options = {"state": job.resume.state, "records": job.resume.records}
         prior = len(job.resume.records)
     return _run(job.session_id, job.request, agent, options, prior)
 
