@@ -3,7 +3,8 @@
 ``SessionWriter.commit(outcome)`` rebuilds the graph step by step from the outcome's mutations (with the id
 counters the worker had), and feeds the same recorders a local ``igg run`` uses: the session store
 (``SessionRecorder``: one transaction per iteration, then the finalize step) and, with ``--out DIR``, the
-run directory ``DIR/<session_id>/``. Then it performs the exports. Only the client writes the store, so
+run directory ``DIR/<session_id>/``. Then it performs the exports (``igg.service.export_result``, as
+``igg run`` does). Only the client writes the store, so
 SQLite sees one writer however many workers there are, and a session is written once: the store refuses a
 second session of the same id (``SessionRefused``) unless the batch was told to replace it.
 """
@@ -17,11 +18,13 @@ from typing import Any
 from igg.batch.tasks import ResumeFrom, SessionOutcome
 from igg.compile import build_state
 from igg.errors import ExportError, RequestInvalid, SessionError
-from igg.export import ExportSpec, perform_exports
+from igg.export import ExportSpec
 from igg.export.spec import DEFAULT_FILES
 from igg.graph.state import GraphState
-from igg.records import Recorder, RunResult
-from igg.rundir import RunDirectory, document_metadata
+from igg.persistence import Recorder
+from igg.persistence.rundir import RunDirectory
+from igg.records import RunResult
+from igg.service import export_result
 from igg.store import SessionRecorder, SessionStore
 
 SESSION_PLACEHOLDER = "{session_id}"
@@ -78,19 +81,9 @@ class SessionWriter:
                            max_edges=outcome.max_edges, elapsed_ms=outcome.elapsed_ms)
         for r in recorders:
             r.finish(result)
-        failure: ExportError | None = None
-        if self.specs:
-            try:
-                result.exports = perform_exports(
-                    state, session_specs(self.specs, outcome.session_id), schema=request.config.schema_,
-                    metadata=document_metadata(request, result), out_dir=self._session_dir(outcome.session_id),
-                    provenance=self.provenance)
-            except ExportError as exc:
-                failure = exc
-                result.exports = list(getattr(exc, "summaries", []))
-            if run_dir is not None:
-                run_dir.write_result(result)
-        return result, failure
+        export_result(result, request, session_specs(self.specs, outcome.session_id),
+                      out_dir=self._session_dir(outcome.session_id), provenance=self.provenance, directory=run_dir)
+        return result, result.export_error
 
     def _session_dir(self, session_id: str) -> Path | None:
         return self.out_dir / session_id if self.out_dir is not None else None

@@ -175,6 +175,10 @@ def _plan(job: Job, info: SessionInfo, store: SessionStore) -> Job | SessionRepo
         return SessionReport(session_id=sid, source=job.source, status="failed",
                              error=f"session {sid!r} is being written by a live process ({info.owner}); "
                                    "run the batch again once it ends, or pass --force to replace it")
+    if info.status == "open":
+        return SessionReport(session_id=sid, source=job.source, status="failed",
+                             error=f"session {sid!r} is an open tool session (MCP/HTTP); give the request another "
+                                   "session_id, or pass --force to replace it")
     point = resume_point(store, sid)
     turns = job.turns if isinstance(job, SessionJob) else None
     agent = job.agent if isinstance(job, SessionJob) else (point.agent or job.agent)

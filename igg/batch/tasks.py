@@ -172,10 +172,10 @@ def _map_tree(job: TreeJob) -> SessionOutcome:
 
 def _run(session_id: str, request: Request, agent: Any, options: dict[str, Any], prior: int,
          result_hook: Any = None) -> SessionOutcome:
-    from igg.loop import run
+    from igg.service import run_request
 
     counters = _Counters()
-    result = run(request, agent, recorder=[counters], **options)
+    result = run_request(request, agent, recorders=[counters], **options)
     new = result.records[prior:]
     return SessionOutcome(
         session_id=session_id, request=request, records=new, counters=counters.after,
