@@ -11,6 +11,9 @@ another (what ``igg run --store`` / ``igg map-code --store`` do). Then the same 
 cluster adds: pickling the job and the outcome, scheduling, replaying the mutations into the store on the
 client) and with 2 workers (the speed-up; on 2 cores expect at most 2x, less since the client shares them).
 
+The "client commit only" line times the client's share alone (rebuilding each graph from the outcome's
+mutations and committing it to the store): the ceiling of one store, whatever the number of workers.
+
 Usage: ``python scripts/bench_batch.py [--sessions 100] [--trees 20] [--tree-files 40]``.
 """
 
@@ -91,6 +94,22 @@ def serial_trees(paths: list[Path], store_path: Path) -> float:
     return took
 
 
+def commit_only(folder: Path, store_path: Path) -> float:
+    """The one writer's share: committing outcomes (run beforehand, in this process) into a fresh store."""
+    from igg.batch import SessionWriter, request_jobs, run_session
+    from igg.store import SessionStore
+
+    jobs = request_jobs([folder], agent=f"script:{AUTH / 'transcript.jsonl'}")
+    outcomes = [run_session(job) for job in jobs]
+    writer = SessionWriter(store=SessionStore(store_path))
+    started = time.perf_counter()
+    for job, outcome in zip(jobs, outcomes, strict=True):
+        writer.commit(outcome, agent=job.agent)
+    took = time.perf_counter() - started
+    writer.store.close()
+    return took
+
+
 def on_cluster(kind: str, inputs: list[Path], store_path: Path, workers: int) -> tuple[float, Any]:
     from igg.batch import map_trees, open_cluster, run_requests
 
@@ -132,6 +151,9 @@ def main() -> int:
             base = (serial_requests(folder, where / f"{kind}-serial.sqlite") if kind == "requests"
                     else serial_trees(paths, where / f"{kind}-serial.sqlite"))
             print(line(f"{kind}: serial, one process", n, base, None))
+            if kind == "requests":
+                print(line("requests: client commit only", n, commit_only(folder, where / "commit.sqlite"), None)
+                      + "   (the store's one writer: its ceiling)")
             for workers in (1, 2):
                 took, _ = on_cluster(kind, inputs, where / f"{kind}-{workers}.sqlite", workers)
                 print(line(f"{kind}: local cluster, {workers} worker{'s' * (workers > 1)}", n, took, base))
