@@ -15,6 +15,7 @@
   var EDGE_COLORS = ["#8a9bb5", "#c9a27e", "#88b08a", "#c98a8b", "#8fb8b4", "#c9b771", "#a995a3", "#c9a4aa",
     "#a4968b", "#7fa6ad"];
   var LIST_LIMIT = 300;
+  var COLLATOR = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
   var MISSING = "#9aa0a6";
 
   var view = {
@@ -22,7 +23,7 @@
     nodeColor: {}, edgeColor: {}, hiddenNodeTypes: new Set(), hiddenEdgeTypes: new Set(),
     query: "", matches: null, selected: null, selectedEdge: null, neighbors: null,
     sessionId: null, events: null, shownIteration: null, lastIteration: 0, refreshing: false, refreshAgain: false,
-    firstRenderMs: null, ready: false
+    firstRenderMs: null, ready: false, timings: {}
   };
   window.iggView = view;  // read by the tests and the benchmark (ready, firstRenderMs, counts)
 
@@ -203,20 +204,18 @@
   }
 
   function edgeAttributes(e) {
-    return { edgeType: e.type, color: view.edgeColor[e.type] || MISSING, size: 1, type: "arrow", data: e };
+    return { edgeType: e.type, color: view.edgeColor[e.type] || MISSING, size: 1, data: e };
   }
 
+  function nodeSize(degree) { return Math.min(3 + 1.6 * Math.sqrt(degree), 18); }
+
   function sizeNodes(graph) {
-    graph.forEachNode(function (node) {
-      graph.setNodeAttribute(node, "size", Math.min(3 + 1.6 * Math.sqrt(graph.degree(node)), 18));
-    });
+    graph.forEachNode(function (node) { graph.setNodeAttribute(node, "size", nodeSize(graph.degree(node))); });
   }
 
   /* Where each type's nodes start: one disc per type (hubs in the middle, a sunflower spiral outwards),
    * discs around a circle. Instant at any size; the force layout then refines it. */
-  function typeCenters(graph) {
-    var counts = {};
-    graph.forEachNode(function (node, a) { counts[a.nodeType] = (counts[a.nodeType] || 0) + 1; });
+  function typeCenters(counts) {
     var types = Object.keys(counts);
     var radii = types.map(function (t) { return Math.sqrt(counts[t]) * 10 + 10; });
     var ring = radii.reduce(function (s, r) { return s + 2.2 * r; }, 0) / (2 * Math.PI);
@@ -230,20 +229,10 @@
     return centers;
   }
 
-  function initialLayout(graph) {
-    var centers = typeCenters(graph);
-    var byType = {};
-    graph.forEachNode(function (node, a) { (byType[a.nodeType] = byType[a.nodeType] || []).push(node); });
-    var golden = Math.PI * (3 - Math.sqrt(5));
-    Object.keys(byType).forEach(function (t) {
-      var nodes = byType[t].sort(function (a, b) { return graph.degree(b) - graph.degree(a); });
-      var c = centers[t];
-      nodes.forEach(function (node, i) {
-        var r = 10 * Math.sqrt(i + 0.5);
-        graph.mergeNodeAttributes(node, { x: c.x + r * Math.cos(i * golden), y: c.y + r * Math.sin(i * golden) });
-      });
-    });
-    view.centers = centers;
+  function countTypes(graph) {
+    var counts = {};
+    graph.forEachNode(function (node, a) { counts[a.nodeType] = (counts[a.nodeType] || 0) + 1; });
+    return counts;
   }
 
   function placeNew(graph, node) {
@@ -259,18 +248,43 @@
     graph.mergeNodeAttributes(node, { x: pos.x + 12 * Math.cos(angle), y: pos.y + 12 * Math.sin(angle) });
   }
 
+  /* The graphology graph for a payload, every attribute computed before the node is added (one pass each,
+   * no attribute events): degrees from the edge list, positions from each type's disc. */
   function buildGraph(payload) {
     var graph = new graphology.MultiDirectedGraph({ allowSelfLoops: true });
-    payload.nodes.forEach(function (n) { graph.addNode(n.id, nodeAttributes(n)); });
-    payload.edges.forEach(function (e) {
-      if (graph.hasNode(e.source) && graph.hasNode(e.target)) { graph.addDirectedEdgeWithKey(e.id, e.source, e.target, edgeAttributes(e)); }
+    var degree = {}, counts = {}, byType = {}, known = {};
+    payload.nodes.forEach(function (n) {
+      known[n.id] = true; degree[n.id] = 0; counts[n.type] = (counts[n.type] || 0) + 1;
+      (byType[n.type] = byType[n.type] || []).push(n);
     });
-    sizeNodes(graph);
-    initialLayout(graph);
+    payload.edges.forEach(function (e) {
+      if (known[e.source] && known[e.target]) { degree[e.source] += 1; degree[e.target] += 1; }
+    });
+    var centers = typeCenters(counts), golden = Math.PI * (3 - Math.sqrt(5));
+    Object.keys(byType).forEach(function (t) {
+      var c = centers[t];
+      byType[t].sort(function (a, b) { return degree[b.id] - degree[a.id]; }).forEach(function (n, i) {
+        var r = 10 * Math.sqrt(i + 0.5), attrs = nodeAttributes(n);
+        attrs.size = nodeSize(degree[n.id]);
+        attrs.x = c.x + r * Math.cos(i * golden);
+        attrs.y = c.y + r * Math.sin(i * golden);
+        graph.addNode(n.id, attrs);
+      });
+    });
+    payload.edges.forEach(function (e) {
+      if (known[e.source] && known[e.target]) { graph.addDirectedEdgeWithKey(e.id, e.source, e.target, edgeAttributes(e)); }
+    });
+    view.centers = centers;
     return graph;
   }
 
+  function narrowed() {
+    return view.hiddenNodeTypes.size > 0 || view.hiddenEdgeTypes.size > 0 || view.matches !== null ||
+      view.selected !== null || view.selectedEdge !== null;
+  }
+
   function nodeReducer(node, data) {
+    if (!narrowed()) { return data; }  // nothing filtered, searched or selected: draw as is (no copy)
     var res = Object.assign({}, data);
     if (view.hiddenNodeTypes.has(data.nodeType)) { res.hidden = true; return res; }
     if (view.matches && !view.matches.has(node)) { res.color = "#dfe1e5"; res.label = ""; res.zIndex = 0; }
@@ -281,6 +295,7 @@
   }
 
   function edgeReducer(edge, data) {
+    if (!narrowed()) { return data; }
     var res = Object.assign({}, data);
     var graph = view.graph;
     if (view.hiddenEdgeTypes.has(data.edgeType)) { res.hidden = true; return res; }
@@ -293,17 +308,21 @@
     return res;
   }
 
+  function mark(name, since) { view.timings[name] = Math.round(performance.now() - since); return performance.now(); }
+
   function showGraph(payload) {
     if (payload.version !== 1) { showMessage("This page cannot read graph payload version " + payload.version); }
+    var t = performance.now();
     view.payload = payload;
     assignColors(payload);
     var graph = buildGraph(payload);
     view.graph = graph;
+    t = mark("build", t);
     renderHeader();
     if (view.renderer) { view.renderer.kill(); view.renderer = null; }
     var big = graph.size > 20000 || graph.order > 20000;
     var renderer = new Sigma(graph, $("canvas"), {
-      defaultEdgeType: "arrow", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 50,
+      defaultEdgeType: graph.size > 5000 ? "line" : "arrow", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 50,
       labelRenderedSizeThreshold: graph.order > 2000 ? 9 : graph.order > 300 ? 6 : 1, labelDensity: 0.5,
       nodeReducer: nodeReducer, edgeReducer: edgeReducer, minCameraRatio: 0.02, maxCameraRatio: 20
     });
@@ -313,14 +332,16 @@
     renderer.on("clickStage", function () { clearSelection(); });
     renderer.on("enterNode", function () { $("canvas").style.cursor = "pointer"; });
     renderer.on("leaveNode", function () { $("canvas").style.cursor = ""; });
+    t = mark("sigma", t);
     renderFilters();
-    applySearch();
+    if ($("search").value.trim()) { applySearch(); } else { view.matches = null; renderList(); }
     renderIterations();
+    mark("panels", t);
     requestAnimationFrame(function () {
       if (view.firstRenderMs === null) { view.firstRenderMs = performance.now(); }
       view.ready = true;
       document.body.setAttribute("data-ready", "true");
-      startLayout(graph.order <= 5000 ? 4000 : 2500);
+      if (!/nolayout/.test(location.hash)) { startLayout(graph.order <= 5000 ? 4000 : 2500); }
     });
   }
 
@@ -332,7 +353,7 @@
     stopLayout();  // the layout worker must not hold positions of nodes about to change
     view.payload = payload;
     assignColors(payload);
-    if (!view.centers || !Object.keys(view.centers).length) { view.centers = typeCenters(graph); }
+    if (!view.centers || !Object.keys(view.centers).length) { view.centers = typeCenters(countTypes(graph)); }
     var keepNodes = new Set(), keepEdges = new Set(), added = [];
     payload.nodes.forEach(function (n) {
       keepNodes.add(n.id);
@@ -449,7 +470,7 @@
       if (view.matches && !view.matches.has(node)) { return; }
       rows.push([String(a.label), node, a]);
     });
-    rows.sort(function (x, y) { return x[0].localeCompare(y[0]); });
+    rows.sort(function (x, y) { return COLLATOR.compare(x[0], y[0]); });
     list.textContent = "";
     var frag = document.createDocumentFragment();
     rows.slice(0, LIST_LIMIT).forEach(function (r) {
@@ -647,7 +668,10 @@
   wire();
   if (config.mode === "static") {
     $("graph-view").hidden = false;
-    showGraph(JSON.parse(document.getElementById("igg-graph").textContent));
+    var parsed = performance.now();
+    var embedded = JSON.parse(document.getElementById("igg-graph").textContent);
+    mark("parse", parsed);
+    showGraph(embedded);
   } else {
     window.addEventListener("hashchange", route);
     route();
