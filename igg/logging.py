@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import MutableMapping
 from typing import Any, Literal
 
 import structlog
@@ -40,7 +41,7 @@ def _stderr_factory(*_args: Any) -> _StderrLogger:
     return _StderrLogger()
 
 
-def redact_secrets(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def redact_secrets(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     """structlog processor: never let a secret reach a log line."""
     for key, value in list(event_dict.items()):
         if _SECRET_KEY.search(key):

@@ -113,9 +113,9 @@ def _continued(store: SessionStore, session_id: str, agent: Any | str | None,
         agent = point.agent
     name = agent if isinstance(agent, str) else (point.agent or type(agent).__name__)
     if isinstance(agent, str):
-        if make is None:
-            from igg.agents.registry import make_agent as make
-        agent = make(agent, point.request)
+        from igg.agents.registry import make_agent
+
+        agent = (make or make_agent)(agent, point.request)
     options = {"state": point.state, "records": point.records, "start_iteration": point.next_iteration,
                "chunk_cursor": point.chunk_cursor, "request": point.request}
     return agent, name, options

@@ -101,9 +101,9 @@ class Actor:
             if edge.id in state._edge_ends:
                 problems.append(Problem(f"{path}.edges[{i}].id", f"duplicate edge id {edge.id!r}"))
                 continue
-            action = AddEdge.model_construct(type="ADD_EDGE", label=edge.type, from_={}, to={},
-                                             properties=edge.properties)
-            rejection = _first_rejection(ctx, action, Plan(source=edge.from_, target=edge.to), edge_rules)
+            edge_action = AddEdge.model_construct(type="ADD_EDGE", label=edge.type, from_={}, to={},
+                                                  properties=edge.properties)
+            rejection = _first_rejection(ctx, edge_action, Plan(source=edge.from_, target=edge.to), edge_rules)
             if rejection:
                 problems.append(Problem(f"{path}.edges[{i}]", f"{rejection[0]}: {rejection[1]}"))
                 continue

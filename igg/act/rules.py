@@ -291,7 +291,7 @@ def deletion_allowed(ctx: CheckContext, a: Any, plan: Plan) -> Rejection | None:
 def node_not_protected(ctx: CheckContext, a: DeleteNode, plan: Plan) -> Rejection | None:
     if plan.node not in ctx.state.protected or not ctx.limits.protect_seed_nodes:
         return None
-    return (C.PROTECTED_NODE, f"{ctx.state.describe(plan.node)} comes from the seed graph and is protected "  # type: ignore[arg-type]
+    return (C.PROTECTED_NODE, f"{ctx.state.describe(plan.node)} comes from the seed graph and is protected "
             "(protect_seed_nodes is true); it cannot be deleted.")
 
 

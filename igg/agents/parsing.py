@@ -63,20 +63,20 @@ def parse_turn(text: str, *, truncated: bool = False) -> ParsedResponse:
         looks = _RESPONSE_START.match(text, start) is not None
         try:
             value, cut = _Scanner(text, start, end).read_top()
-        except _Bad as bad:
-            bad.rank = (2 if looks else 0, bad.pos)
-            best = bad if best is None or bad.rank > best.rank else best
+        except _Bad as unreadable:
+            unreadable.rank = (2 if looks else 0, unreadable.pos)
+            best = unreadable if best is None or unreadable.rank > best.rank else best
             continue
         looks = looks or _looks_like_response(value)
         if cut and not (looks and (at_text_end or truncated)):
-            bad = _Bad("the JSON ends before its closing brackets", end, text)
-            bad.rank = (2 if looks else 0, end)
-            best = bad if best is None or bad.rank > best.rank else best
+            cut_off = _Bad("the JSON ends before its closing brackets", end, text)
+            cut_off.rank = (2 if looks else 0, end)
+            best = cut_off if best is None or cut_off.rank > best.rank else best
             continue
         if not looks:
-            bad = _NotResponse(value)
-            bad.rank = (1, start)
-            best = bad if best is None or bad.rank > best.rank else best
+            other: _Bad = _NotResponse(value)
+            other.rank = (1, start)
+            best = other if best is None or other.rank > best.rank else best
             continue
         return _finish(value, cut=cut, truncated=truncated)
     if isinstance(best, _NotResponse):

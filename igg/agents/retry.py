@@ -43,7 +43,7 @@ class RetryPolicy:
     def backoff(self, retry: int) -> float:
         """Seconds to wait before retry number ``retry`` (1-based), without a server hint."""
         delay = min(self.max_delay, self.base_delay * (2 ** (retry - 1)))
-        return delay * (1 - self.jitter + self.jitter * self.random())
+        return float(delay * (1 - self.jitter + self.jitter * self.random()))
 
     def delay(self, retry: int, error: BaseException) -> float:
         """Seconds to wait before retry number ``retry`` after ``error``: Retry-After wins when the server sent it."""
@@ -107,7 +107,7 @@ def _server_message(error: openai.APIStatusError) -> str:
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return inner["message"]
+            return str(inner["message"])
         if isinstance(body.get("message"), str):
-            return body["message"]
+            return str(body["message"])
     return error.message

@@ -23,7 +23,7 @@ from igg.errors import Problem, RequestInvalid
 from igg.files import write_file
 from igg.graph.state import GraphState
 from igg.inputs import parse_json, read_text
-from igg.models.document import GraphDocument
+from igg.models.document import DocEdge, DocNode, GraphDocument
 from igg.models.request import Constraints
 from igg.models.schema import Schema
 
@@ -75,13 +75,13 @@ def _document_dict(state: GraphState, schema: Schema | None, metadata: dict[str,
                    provenance: bool) -> dict[str, Any]:
     if provenance:
         nodes = [{"id": n, "type": d["type"], "properties": d["properties"], "provenance": d["provenance"]}
-                 for n, d in state.graph._node.items()]
+                 for n, d in state.nodes.items()]
         edges = [{"id": k, "type": d["type"], "from": u, "to": v, "properties": d["properties"],
                   "provenance": d["provenance"]} for k, u, v, d in state.edges()]
     else:
-        nodes = [{"id": n, "type": d["type"], "properties": d["properties"]} for n, d in state.graph._node.items()]
+        nodes = [{"id": n, "type": d["type"], "properties": d["properties"]} for n, d in state.nodes.items()]
         edges = [{"id": k, "type": d["type"], "from": u, "to": v, "properties": d["properties"]}
-                 for u, nbrs in state.graph._succ.items() for v, kd in nbrs.items() for k, d in kd.items()]
+                 for u, nbrs in state.succ.items() for v, kd in nbrs.items() for k, d in kd.items()]
     doc: dict[str, Any] = {"format": "igg-graph", "version": 1}
     if schema is not None:
         doc["schema"] = schema.model_dump(mode="json", by_alias=True, exclude_defaults=True)
@@ -92,7 +92,7 @@ def _document_dict(state: GraphState, schema: Schema | None, metadata: dict[str,
 
 
 def write_json(state: GraphState, path_or_file: str | Path | IO[Any], *, schema: Schema | None = None,
-               metadata: dict[str, Any] | None = None, provenance: bool = False, indent: int | None = None) -> dict:
+               metadata: dict[str, Any] | None = None, provenance: bool = False, indent: int | None = None) -> dict[str, Any]:
     """Write IGG's JSON document (the ``seed_data`` format); returns ``{"nodes", "edges", "bytes"}``."""
     doc = document_dict(state, schema=schema, metadata=metadata, provenance=provenance)
     size = _dump(doc, path_or_file, indent)
@@ -123,9 +123,9 @@ def node_link_dict(state: GraphState, *, schema: Schema | None = None,
     as ``igg_prop_<key>`` and read back under its own name.
     """
     nodes = [_flat({"id": n, TYPE_KEY: d["type"]}, d["properties"], NODE_FIELDS)
-             for n, d in state.graph._node.items()]
+             for n, d in state.nodes.items()]
     edges = [_flat({"source": u, "target": v, "key": k, TYPE_KEY: d["type"]}, d["properties"], EDGE_FIELDS)
-             for u, nbrs in state.graph._succ.items() for v, kd in nbrs.items() for k, d in kd.items()]
+             for u, nbrs in state.succ.items() for v, kd in nbrs.items() for k, d in kd.items()]
     graph = dict(metadata or {})
     if schema is not None:
         graph["igg_schema"] = schema.model_dump(mode="json", by_alias=True, exclude_defaults=True)
@@ -133,7 +133,7 @@ def node_link_dict(state: GraphState, *, schema: Schema | None = None,
 
 
 def write_node_link(state: GraphState, path_or_file: str | Path | IO[Any], *, schema: Schema | None = None,
-                    metadata: dict[str, Any] | None = None, indent: int | None = None) -> dict:
+                    metadata: dict[str, Any] | None = None, indent: int | None = None) -> dict[str, Any]:
     """Write networkx node-link JSON (read it with ``networkx.node_link_graph(data, edges="edges")``).
 
     The graph attributes hold the metadata and, under ``igg_schema``, the schema.
@@ -215,8 +215,9 @@ def document_to_state(doc: GraphDocument, *, constraints: Constraints | None = N
     if problems:
         raise RequestInvalid(problems, source=source)
     if constraints is None:
-        longest = max([1, *(_longest(p) for x in (*doc.nodes, *doc.edges) for p in x.properties.values())])
-        widest = max([1, *(len(x.properties) for x in (*doc.nodes, *doc.edges))])
+        elements: list[DocNode | DocEdge] = [*doc.nodes, *doc.edges]
+        longest = max([1, *(_longest(p) for x in elements for p in x.properties.values())])
+        widest = max([1, *(len(x.properties) for x in elements)])
         constraints = Constraints(max_nodes=max(1, len(doc.nodes)), max_edges=len(doc.edges),
                                   allow_self_loops=True, max_property_length=max(16384, longest),
                                   max_properties=max(64, widest))

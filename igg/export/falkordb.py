@@ -139,14 +139,14 @@ def most_selective_key(state: GraphState, label: str) -> str:
     keys = state.schema.identity_keys[label]
     if len(keys) == 1:
         return keys[0]
-    nodes = state.graph._node
+    nodes = state.nodes
     sample = [nodes[n]["properties"] for n, _ in zip(state.nodes_of_type(label), range(5000), strict=False)]
     return max(keys, key=lambda k: len({freeze(p[k]) for p in sample}))
 
 
 def identity_has_soh(state: GraphState, label: str) -> bool:
     keys = state.schema.identity_keys[label]
-    nodes = state.graph._node
+    nodes = state.nodes
     for n in state.nodes_of_type(label):
         props = nodes[n]["properties"]
         for k in keys:

@@ -77,9 +77,8 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
     if isinstance(path_or_file, str | Path):
         with open_for_write(path_or_file) as fh:
             return write_graphml(state, fh, metadata=metadata, schema=schema, provenance=provenance)
-    graph = state.graph
-    nodes = graph._node
-    succ = graph._succ
+    nodes = state.nodes
+    succ = state.succ
     keys = _Keys()
     keys.ids[("node", TYPE_KEY, str)] = "t_node"
     keys.ids[("edge", TYPE_KEY, str)] = "t_edge"

@@ -53,15 +53,15 @@ def label(text: str, limit: int = 60) -> str:
 def _selection(state: GraphState, node_types: Iterable[str] | None) -> tuple[list[str], list[str] | None]:
     """The node ids to draw (all, or those of ``node_types``) and the chosen types (None: all)."""
     if node_types is None:
-        return list(state.graph._node), None
+        return list(state.nodes), None
     chosen = list(dict.fromkeys(node_types))
-    known = set(state.schema.node_type_list) | {d["type"] for d in state.graph._node.values()}
+    known = set(state.schema.node_type_list) | {d["type"] for d in state.nodes.values()}
     unknown = [t for t in chosen if t not in known]
     if unknown or not chosen:
         raise ExportError(f"unknown node type(s) {', '.join(map(repr, unknown)) or '(none given)'} for the Mermaid "
                           f"chart; the graph's node types are: {', '.join(sorted(known)) or '(none)'}")
     wanted = set(chosen)
-    nodes = state.graph._node
+    nodes = state.nodes
     return [n for n in nodes if nodes[n]["type"] in wanted], chosen
 
 
@@ -96,7 +96,7 @@ def _chart(state: GraphState, *, max_nodes: int, max_edges: int, direction: str,
 def _summary(state: GraphState, lines: list[str], selected: list[str],
              edges: list[tuple[str, str, str, dict[str, Any]]], *, max_edges: int, top: int
              ) -> tuple[str, dict[str, Any]]:
-    nodes = state.graph._node
+    nodes = state.nodes
     type_counts = Counter(nodes[n]["type"] for n in selected)
     flows: Counter[tuple[str, str, str]] = Counter()
     degree: Counter[str] = Counter()

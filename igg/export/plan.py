@@ -86,7 +86,7 @@ def plan_export(state: GraphState, *, provenance: str | None = None, check: bool
     ident = schema.identity_keys
     reserved = (cypher.SCOPE_KEY, *PROVENANCE_KEYS) if provenance is not None else (cypher.SCOPE_KEY,)
     plans: list[Plan] = []
-    nodes = state.graph._node
+    nodes = state.nodes
     for label in schema.node_type_list:
         ids = list(state.nodes_of_type(label))
         if not ids:
@@ -100,7 +100,7 @@ def plan_export(state: GraphState, *, provenance: str | None = None, check: bool
                           label=label, keys=keys))
     groups: dict[tuple[str, str, str], list[list[Any]]] = {}
     raw: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for u, nbrs in state.graph._succ.items():
+    for u, nbrs in state.succ.items():
         su = nodes[u]
         tu, pu = su["type"], su["properties"]
         source = [pu[k] for k in ident[tu]]
@@ -152,7 +152,7 @@ def check_values(state: GraphState, limit: int = 5) -> None:
     problems: list[str] = []
     count = 0
     lo, hi = INT64
-    nodes = state.graph._node
+    nodes = state.nodes
     ident = state.schema.identity_keys
 
     def node_name(n: str) -> str:
@@ -186,7 +186,7 @@ def check_values(state: GraphState, limit: int = 5) -> None:
 
     for n, d in nodes.items():
         scan(d["properties"], lambda n=n: node_name(n))
-    for u, nbrs in state.graph._succ.items():
+    for u, nbrs in state.succ.items():
         for v, kd in nbrs.items():
             for d in kd.values():
                 scan(d["properties"], lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}")

@@ -68,8 +68,9 @@ def parse_export_spec(text: str) -> ExportSpec:
 
 
 def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: Schema | None = None,
-                    metadata: dict | None = None, out_dir: Path | None = None, provenance: bool = False,
-                    scope: str | None = None, neo4j_settings: Any = None, batch_size: int = 5000) -> list[dict]:
+                    metadata: dict[str, Any] | None = None, out_dir: Path | None = None, provenance: bool = False,
+                    scope: str | None = None, neo4j_settings: Any = None,
+                    batch_size: int = 5000) -> list[dict[str, Any]]:
     """Run every export; returns one summary per export (format, target, nodes, edges, seconds, ...).
 
     File targets default to ``out_dir/graph.<ext>`` (``out_dir`` defaults to the current directory). Neo4j
@@ -77,7 +78,7 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
     defaults to ``metadata["session_id"]``. Every export is attempted; when any fails, ``ExportError`` is
     raised naming each failure, with the summaries of all of them (``ok`` true/false) as ``.summaries``.
     """
-    summaries: list[dict] = []
+    summaries: list[dict[str, Any]] = []
     failures: list[str] = []
     for spec in specs:
         started = time.perf_counter()

@@ -14,7 +14,7 @@ def invariant_violations(state: GraphState, limits: Constraints) -> list[str]:
     g = state.graph
     seen: dict[tuple[object, ...], str] = {}
     for n, d in g.nodes(data=True):
-        t = d.get("type")
+        t = d["type"]
         if t not in schema.node_types:
             out.append(f"node {n} has unknown type {t!r}")
             continue
@@ -33,7 +33,7 @@ def invariant_violations(state: GraphState, limits: Constraints) -> list[str]:
     count = 0
     for u, v, k, d in g.edges(keys=True, data=True):
         count += 1
-        t = d.get("type")
+        t = str(d["type"])
         if t not in schema.edge_types:
             out.append(f"edge {k} has unknown type {t!r}")
         if u not in g or v not in g:

@@ -23,6 +23,7 @@ from typing import Any
 import networkx as nx
 
 from igg.graph.duplicates import NearDuplicateIndex
+from igg.graph.tables import Adjacency, NodeTable, node_table, predecessors, successors
 from igg.models.common import freeze
 from igg.models.document import DocEdge, DocNode, GraphDocument
 from igg.models.schema import CompiledSchema
@@ -42,7 +43,13 @@ class GraphState:
 
     def __init__(self, schema: CompiledSchema) -> None:
         self.schema = schema
-        self.graph = nx.MultiDiGraph()
+        self.graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
+        self.nodes: NodeTable = node_table(self.graph)
+        """Node id -> ``{"type", "properties", "provenance"}`` (read only: change through the methods below)."""
+        self.succ: Adjacency = successors(self.graph)
+        """u -> v -> edge id -> edge data (read only)."""
+        self.pred: Adjacency = predecessors(self.graph)
+        """v -> u -> edge id -> edge data (read only)."""
         self.journal: list[Mutation] = []
         """Mutations since the last ``take_journal``."""
         self.protected: set[str] = set()
@@ -73,7 +80,7 @@ class GraphState:
     @property
     def node_count(self) -> int:
         """Number of nodes."""
-        return len(self.graph._node)
+        return len(self.nodes)
 
     @property
     def edge_count(self) -> int:
@@ -82,11 +89,13 @@ class GraphState:
 
     def node_type(self, node_id: str) -> str:
         """The type of a node."""
-        return self.graph._node[node_id]["type"]
+        node_type: str = self.nodes[node_id]["type"]
+        return node_type
 
     def node_properties(self, node_id: str) -> dict[str, Any]:
         """The properties of a node (do not mutate: use ``update_node``)."""
-        return self.graph._node[node_id]["properties"]
+        properties: dict[str, Any] = self.nodes[node_id]["properties"]
+        return properties
 
     def identity(self, node_type: str, properties: dict[str, Any]) -> tuple[Any, ...] | None:
         """The identity tuple of a would-be node, or None when an identity key is missing."""
@@ -115,7 +124,7 @@ class GraphState:
                 found = []
                 if bucket:
                     single = len(props) == 1
-                    nodes = self.graph._node
+                    nodes = self.nodes
                     for n in bucket:
                         if (label is None or nodes[n]["type"] == label) and (single or self._matches(n, props)):
                             found.append(n)
@@ -128,7 +137,7 @@ class GraphState:
         return [n for t in types for n in self._by_type[t] if self._matches(n, props)]
 
     def _matches(self, node_id: str, props: dict[str, Any]) -> bool:
-        have = self.graph._node[node_id]["properties"]
+        have = self.nodes[node_id]["properties"]
         return all(k in have and have[k] == v and type(have[k]) is type(v) for k, v in props.items())
 
     def describe(self, node_id: str) -> str:
@@ -154,7 +163,7 @@ class GraphState:
             big = len(ids) > 5000
             key = self.schema.identity_keys[t][0]
             for n in ids:
-                value = self.graph._node[n]["properties"].get(key)
+                value = self.nodes[n]["properties"].get(key)
                 if isinstance(value, str) and (not big or value[:1].lower() == first):
                     names.setdefault(value, n)
                     if len(names) >= 20000:
@@ -171,7 +180,7 @@ class GraphState:
         near = self.near
         if near is None or near.threshold != threshold or near.aliases != aliases:
             near = NearDuplicateIndex(self.schema, threshold=threshold, aliases=aliases)
-            for n, d in self.graph._node.items():
+            for n, d in self.nodes.items():
                 near.add(n, d["type"], d["properties"])
             self.near = near
         return near
@@ -180,7 +189,7 @@ class GraphState:
         """The id of the edge of this type from source to target, if any."""
         return self._edges.get((source, edge_type, target))
 
-    def nodes_of_type(self, node_type: str) -> Iterable[str]:
+    def nodes_of_type(self, node_type: str) -> Collection[str]:
         """Ids of the nodes of one type, in insertion order."""
         return self._by_type.get(node_type, {}).keys()
 
@@ -194,13 +203,12 @@ class GraphState:
 
     def degree(self, node_id: str) -> int:
         """Number of distinct neighbours of a node (in or out; parallel edges count once)."""
-        g = self.graph
-        return len(g._succ[node_id]) + len(g._pred[node_id])
+        return len(self.succ[node_id]) + len(self.pred[node_id])
 
     def recently_touched(self, limit: int) -> list[str]:
         """Up to ``limit`` existing nodes most recently added, updated or connected, newest first."""
         out: dict[str, None] = {}
-        nodes = self.graph._node
+        nodes = self.nodes
         for n in reversed(self._recent):
             if n not in out and n in nodes:
                 out[n] = None
@@ -230,7 +238,7 @@ class GraphState:
         return picked[:limit]
 
     def _rebucket(self, node_id: str) -> None:
-        d = len(self.graph._succ[node_id]) + len(self.graph._pred[node_id]) if node_id in self.graph._node else 0
+        d = len(self.succ[node_id]) + len(self.pred[node_id]) if node_id in self.nodes else 0
         b = d.bit_length() if d >= HUB_DEGREE else 0
         hubs = self._hubs
         for other in (b - 2, b - 1, b + 1, b + 2) if b else (_HUB_BUCKET,):
@@ -256,7 +264,7 @@ class GraphState:
         if node_id is None:
             node_id = f"n{self._next_node}"
             self._next_node += 1
-            while node_id in self.graph._node:
+            while node_id in self.nodes:
                 node_id = f"n{self._next_node}"
                 self._next_node += 1
         if provenance is None:
@@ -275,7 +283,7 @@ class GraphState:
 
     def update_node(self, node_id: str, set_properties: dict[str, Any], remove: Iterable[str] = ()) -> None:
         """Set and remove properties of a node, keeping the identity index right."""
-        data = self.graph._node[node_id]
+        data = self.nodes[node_id]
         t = data["type"]
         before = data["properties"]
         after = dict(before)
@@ -301,7 +309,7 @@ class GraphState:
             if self.near is not None:
                 self.near.remove(node_id)
                 self.near.add(node_id, node_type, after)
-        data = self.graph._node[node_id]
+        data = self.nodes[node_id]
         data["properties"] = after
         data["provenance"] = provenance
 
@@ -311,7 +319,7 @@ class GraphState:
         edge_ids += [k for _, v, k in self.graph.out_edges(node_id, keys=True) if v != node_id]
         for eid in edge_ids:
             self.delete_edge(eid)
-        data = self.graph._node[node_id]
+        data = self.nodes[node_id]
         t = data["type"]
         del self._by_identity[(t, self._identity_of(t, data["properties"]))]
         del self._by_type[t][node_id]
@@ -345,7 +353,7 @@ class GraphState:
         recent.append(target)
         # a node changes degree bucket only when its neighbour count reaches a power of two (a self-loop
         # adds two at once), and only hubs (HUB_DEGREE+) are bucketed: that keeps this index off the hot path
-        succ, pred = self.graph._succ, self.graph._pred
+        succ, pred = self.succ, self.pred
         d = len(succ[source]) + len(pred[source])
         if d >= HUB_DEGREE and (not d & (d - 1) or source == target):
             self._rebucket(source)
@@ -364,7 +372,7 @@ class GraphState:
         del self._edges[(source, t, target)]
         self._edge_type_counts[t] -= 1
         self.graph.remove_edge(source, target, key=edge_id)
-        succ, pred = self.graph._succ, self.graph._pred
+        succ, pred = self.succ, self.pred
         if len(succ[source]) + len(pred[source]) >= HUB_DEGREE - 2:
             self._rebucket(source)
         if len(succ[target]) + len(pred[target]) >= HUB_DEGREE - 2:
@@ -459,9 +467,9 @@ class GraphState:
     def _update_exact(self, node_id: str, before: dict[str, Any], after: dict[str, Any],
                       before_prov: dict[str, Any] | None, after_prov: dict[str, Any] | None) -> None:
         t = self.node_type(node_id)
-        prov = after_prov if after_prov is not None else self.graph._node[node_id]["provenance"]
-        old_prov = before_prov if before_prov is not None else self.graph._node[node_id]["provenance"]
-        self._set_node(node_id, t, self.graph._node[node_id]["properties"], dict(after), prov)
+        prov = after_prov if after_prov is not None else self.nodes[node_id]["provenance"]
+        old_prov = before_prov if before_prov is not None else self.nodes[node_id]["provenance"]
+        self._set_node(node_id, t, self.nodes[node_id]["properties"], dict(after), prov)
         self.journal.append({"op": "update_node", "id": node_id, "before": before, "after": after,
                              "before_prov": old_prov, "after_prov": prov})
 

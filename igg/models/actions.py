@@ -145,7 +145,7 @@ def read_action(raw: Any) -> Any:
         )
     kind = raw.get("type")
     adapter = _ACTION_ADAPTERS.get(kind) if isinstance(kind, str) else None
-    if adapter is None:
+    if adapter is None or not isinstance(kind, str):
         return ActionError(
             ErrorCode.UNKNOWN_ACTION,
             f"unknown action type {kind!r}; allowed: {', '.join(ACTION_TYPES)}",

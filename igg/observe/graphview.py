@@ -103,9 +103,9 @@ class GraphView:
 
     def __init__(self, state: GraphState) -> None:
         self.state = state
-        self.nodes = state.graph._node
-        self.succ = state.graph._succ
-        self.pred = state.graph._pred
+        self.nodes = state.nodes
+        self.succ = state.succ
+        self.pred = state.pred
         self._refs: dict[str, tuple[str, int]] = {}
 
     # ---- pieces ----------------------------------------------------------------------------------------
@@ -307,7 +307,7 @@ def _summary(state: GraphState) -> str:
 
 
 def _props(props: dict[str, Any], skip: Sequence[str]) -> str:
-    out = []
+    out: list[str] = []
     extra = 0
     for k, v in props.items():
         if k in skip:

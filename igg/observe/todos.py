@@ -46,21 +46,20 @@ def open_todos(state: GraphState, schema: Schema) -> list[str]:
 
 
 def _offenders(state: GraphState, rule: Any) -> Iterator[tuple[str, str]]:
-    graph = state.graph
     if isinstance(rule, HasAttributeRule):
         key = rule.attribute
         for n in state.nodes_of_type(rule.node_type):
-            if _empty(graph._node[n]["properties"].get(key)):
+            if _empty(state.nodes[n]["properties"].get(key)):
                 yield n, f"has no {key}"
     elif isinstance(rule, NoIsolatedNodesRule):
-        ids = state.nodes_of_type(rule.node_type) if rule.node_type else graph._node
-        succ, pred = graph._succ, graph._pred
+        ids = state.nodes_of_type(rule.node_type) if rule.node_type else state.nodes
+        succ, pred = state.succ, state.pred
         for n in ids:
             if not succ[n] and not pred[n]:
                 yield n, "has no edges"
     elif isinstance(rule, MinEdgesRule):
         t, need = rule.edge_type, rule.min
-        sides = {"out": (graph._succ,), "in": (graph._pred,), "any": (graph._succ, graph._pred)}[rule.direction]
+        sides = {"out": (state.succ,), "in": (state.pred,), "any": (state.succ, state.pred)}[rule.direction]
         for n in state.nodes_of_type(rule.node_type):
             have = 0
             for adjacency in sides:
@@ -82,8 +81,8 @@ def _empty(value: Any) -> bool:
 
 
 def _name(state: GraphState, node_id: str) -> str:
-    data = state.graph._node[node_id]
-    t = data["type"]
+    data = state.nodes[node_id]
+    t: str = data["type"]
     keys = state.schema.identity_keys[t]
     props = data["properties"]
     if len(keys) == 1:

@@ -51,7 +51,8 @@ def record_to_dict(record: Any) -> dict[str, Any]:
     else:
         data = {f.name: getattr(record, f.name) for f in dataclasses.fields(record) if f.name != "mutations"}
     data["verdicts"] = [v.to_dict() if isinstance(v, Verdict) else v for v in data.get("verdicts") or []]
-    return json.loads(dumps(data))
+    out: dict[str, Any] = json.loads(dumps(data))
+    return out
 
 
 def record_from_dict(data: dict[str, Any], mutations: list[Mutation] | None = None) -> IterationRecord:

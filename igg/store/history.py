@@ -75,7 +75,7 @@ def replay(store: SessionStore, session_id: str) -> ReplayReport:
 def _inapplicable(state: GraphState, m: Mutation) -> str | None:
     """Why a mutation cannot apply to the state (a damaged store), or None."""
     op, element = m.get("op"), m.get("id")
-    nodes = state.graph._node
+    nodes = state.nodes
     if op == "add_node":
         return f"node {element} already exists" if element in nodes else None
     if op in ("delete_node", "update_node"):
@@ -84,7 +84,7 @@ def _inapplicable(state: GraphState, m: Mutation) -> str | None:
         missing = [n for n in (m.get("from"), m.get("to")) if n not in nodes]
         return f"its end {missing[0]} does not exist" if missing else None
     if op == "delete_edge":
-        return None if state.edge_between(m.get("from"), m.get("type"), m.get("to")) == element else \
+        return None if state.edge_between(str(m.get("from")), str(m.get("type")), str(m.get("to"))) == element else \
             f"edge {element} does not exist"
     return f"unknown operation {op!r}"
 
@@ -185,14 +185,16 @@ def _before(m: Mutation) -> dict[str, Any] | None:
     op = m["op"]
     if op.startswith("add_"):
         return None
-    return m["before"] if op == "update_node" else m["properties"]
+    before: dict[str, Any] = m["before"] if op == "update_node" else m["properties"]
+    return before
 
 
 def _after(m: Mutation) -> dict[str, Any] | None:
     op = m["op"]
     if op.startswith("delete_"):
         return None
-    return m["after"] if op == "update_node" else m["properties"]
+    after: dict[str, Any] = m["after"] if op == "update_node" else m["properties"]
+    return after
 
 
 def _num(element: str) -> tuple[int, str]:

@@ -211,7 +211,7 @@ class SessionStore:
             if finish is not None:
                 conn.execute("UPDATE sessions SET status = 'finished', stop_reason = ?, result = ? WHERE session_id = ?",
                              (finish.get("stop_reason"), codec.dumps(finish), session_id))
-            return step
+            return int(step)
 
         return self.db.write(work)
 

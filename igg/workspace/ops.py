@@ -46,7 +46,8 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return [walk(v) for v in node]
         return node
 
-    return walk(schema)
+    out: dict[str, Any] = walk(schema)
+    return out
 
 
 ACTION_SCHEMA: dict[str, Any] = inline_refs(TypeAdapter(Action).json_schema(by_alias=True))

@@ -213,9 +213,10 @@ class Workspace:
         """
         if name == "run_session":
             return await self.run(inp)
-        method: Callable[[Any], dict[str, Any]] = {
+        methods: dict[str, Callable[[Any], dict[str, Any]]] = {
             "start_session": self.start, "observe": self.observe, "apply_actions": self.apply,
-            "finish_session": self.finish, "export_graph": self.export, "list_sessions": self.list_sessions}[name]
+            "finish_session": self.finish, "export_graph": self.export, "list_sessions": self.list_sessions}
+        method = methods[name]
         sid = getattr(inp, "session_id", None)
         live = self._live.get(sid) if isinstance(sid, str) else None
         if live is not None and live.info.status == "running":

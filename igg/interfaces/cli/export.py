@@ -164,8 +164,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     settings = None
     source = Path(f"{args.graph}.json") if args.store else Path(args.graph)  # a session: SESSION.graphml, ...
-    target = str(args.output) if args.output is not None else default_output(source, args.format)
-    if args.format != "neo4j" and not args.store and Path(target).resolve() == Path(args.graph).resolve():
+    target: str | None = str(args.output) if args.output is not None else default_output(source, args.format)
+    if args.format != "neo4j" and not args.store and target is not None \
+            and Path(target).resolve() == Path(args.graph).resolve():
         print(f"igg: refusing to overwrite the input {args.graph}; give another --output", file=sys.stderr)
         return 2
     if args.format == "neo4j":
