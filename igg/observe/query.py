@@ -206,14 +206,13 @@ def _check_edge_types(state: GraphState, edge_types: Iterable[str] | None) -> fr
 def _steps(state: GraphState, node: str, types: frozenset[str] | None, direction: str
            ) -> Iterable[tuple[str, str, str, str, bool]]:
     """(neighbour, edge id, edge type, source, forward) for each edge of ``node`` that may be followed."""
-    g = state.graph
     if direction in ("out", "both"):
-        for other, keyed in g._succ[node].items():
+        for other, keyed in state.succ[node].items():
             for eid, data in keyed.items():
                 if types is None or data["type"] in types:
                     yield other, eid, data["type"], node, True
     if direction in ("in", "both"):
-        for other, keyed in g._pred[node].items():
+        for other, keyed in state.pred[node].items():
             for eid, data in keyed.items():
                 if types is None or data["type"] in types:
                     yield other, eid, data["type"], other, False
@@ -221,8 +220,8 @@ def _steps(state: GraphState, node: str, types: frozenset[str] | None, direction
 
 def _next_nodes(state: GraphState, node: str, types: frozenset[str] | None, direction: str) -> Iterable[str]:
     """Neighbours reachable over one followable edge (no edge data: the path search's hot loop)."""
-    g = state.graph
-    for adjacency in ((g._succ,) if direction == "out" else (g._pred,) if direction == "in" else (g._succ, g._pred)):
+    for adjacency in ((state.succ,) if direction == "out" else (state.pred,) if direction == "in"
+                      else (state.succ, state.pred)):
         if types is None:
             yield from adjacency[node]
         else:
@@ -363,7 +362,7 @@ def _shortest(state: GraphState, source: str, target: str, types: frozenset[str]
 
 def _step(state: GraphState, a: str, b: str, types: frozenset[str] | None, direction: str) -> _Step:
     """The edge that joins two consecutive path nodes (forwards first)."""
-    for adjacency, forward in ((state.graph._succ, True), (state.graph._pred, False)):
+    for adjacency, forward in ((state.succ, True), (state.pred, False)):
         if not forward and direction == "out":
             break
         for eid, data in adjacency[a].get(b, {}).items():
@@ -384,7 +383,7 @@ def find(state: GraphState, q: FindQuery) -> QueryAnswer:
     out = _Writer(q.token_budget, view)
     shown_where = ", ".join(f"{k} {_show_filter(v)}" for k, v in q.where.items()) or "no filter"
     out.add(f"find {q.label or 'any type'} where {shown_where}:")
-    nodes = state.graph._node
+    nodes = state.nodes
     test = tests[0] if len(tests) == 1 else (lambda props: all(t(props) for t in tests))
     label = q.label
     if candidates is None:  # a scan: one comprehension over the node table is the fastest Python has
