@@ -6,7 +6,8 @@ Two workloads, each committed to a fresh session store:
 * **trees**: 20 generated source trees (``gen_code_tree``, 40 files each) mapped by the code agent.
 
 Baseline, in this process: each session run by the loop with the store's recorder attached, one after
-another (what ``igg run --store`` / ``igg map-code --store`` do). Then the same sessions through
+another (what ``igg run --store`` / ``igg map-code --store`` do), with the store synced as the batch syncs it
+(``synchronous=NORMAL``, the batch default; then again with ``FULL``, ``igg run``'s and ``--durable``'s). Then the same sessions through
 ``igg.batch`` on a ``LocalCluster``: with 1 worker (no parallelism: the difference per session is what the
 cluster adds: pickling the job and the outcome, scheduling, replaying the mutations into the store on the
 client) and with 2 workers (the speed-up; on 2 cores expect at most 2x, less since the client shares them).
@@ -31,6 +32,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_code_tree import generate  # noqa: E402
+
+from igg.batch.service import STORE_SYNC  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTH = ROOT / "fixtures" / "auth"
@@ -64,13 +67,13 @@ def trees(where: Path, n: int, files: int) -> list[Path]:
     return out
 
 
-def serial_requests(folder: Path, store_path: Path) -> float:
+def serial_requests(folder: Path, store_path: Path, sync: str) -> float:
     import igg
     from igg.batch import request_jobs
     from igg.store import SessionRecorder, SessionStore
 
     jobs = request_jobs([folder], agent=f"script:{AUTH / 'transcript.jsonl'}")
-    store = SessionStore(store_path)
+    store = SessionStore(store_path, synchronous=sync)
     started = time.perf_counter()
     for job in jobs:
         agent = igg.ScriptedAgent(job.turns or [])
@@ -80,28 +83,27 @@ def serial_requests(folder: Path, store_path: Path) -> float:
     return took
 
 
-def serial_trees(paths: list[Path], store_path: Path) -> float:
-    from igg.mapcode import map_code
-    from igg.store import SessionRecorder, SessionStore
+def serial_trees(paths: list[Path], store_path: Path, sync: str) -> float:
+    from igg.service import map_code
+    from igg.store import SessionStore
 
-    store = SessionStore(store_path)
+    store = SessionStore(store_path, synchronous=sync)
     started = time.perf_counter()
     for i, tree in enumerate(paths):
-        map_code([tree], jobs=1, session_id=f"tree-{i:02}",
-                 loop_options={"recorder": SessionRecorder(store, agent="code")})
+        map_code([tree], store=store, session_id=f"tree-{i:02}", jobs=1)
     took = time.perf_counter() - started
     store.close()
     return took
 
 
-def commit_only(folder: Path, store_path: Path) -> float:
+def commit_only(folder: Path, store_path: Path, sync: str) -> float:
     """The one writer's share: committing outcomes (run beforehand, in this process) into a fresh store."""
     from igg.batch import SessionWriter, request_jobs, run_session
     from igg.store import SessionStore
 
     jobs = request_jobs([folder], agent=f"script:{AUTH / 'transcript.jsonl'}")
     outcomes = [run_session(job) for job in jobs]
-    writer = SessionWriter(store=SessionStore(store_path))
+    writer = SessionWriter(store=SessionStore(store_path, synchronous=sync))
     started = time.perf_counter()
     for job, outcome in zip(jobs, outcomes, strict=True):
         writer.commit(outcome, agent=job.agent)
@@ -110,17 +112,24 @@ def commit_only(folder: Path, store_path: Path) -> float:
     return took
 
 
-def on_cluster(kind: str, inputs: list[Path], store_path: Path, workers: int) -> tuple[float, Any]:
+def _warm() -> None:
+    import igg.agents.code  # noqa: F401
+    import igg.agents.scripted  # noqa: F401
+    import igg.batch.tasks  # noqa: F401
+    import igg.service  # noqa: F401
+
+
+def on_cluster(kind: str, inputs: list[Path], store_path: Path, workers: int, durable: bool) -> tuple[float, Any]:
     from igg.batch import map_trees, open_cluster, run_requests
 
     with open_cluster("local", workers=workers) as (client, _info):
-        client.run(lambda: __import__("igg.loop"))  # warm the workers' imports: not the batch's cost
+        client.run(_warm)  # the workers' first imports are not the batch's cost
         started = time.perf_counter()
         if kind == "requests":
             report = run_requests(inputs, agent=f"script:{AUTH / 'transcript.jsonl'}", store=store_path,
-                                  client=client)
+                                  client=client, durable=durable)
         else:
-            report = map_trees(inputs, store=store_path, client=client)
+            report = map_trees(inputs, store=store_path, client=client, durable=durable)
         took = time.perf_counter() - started
     assert report.count("done") == len(report.sessions), report.to_dict()
     return took, report
@@ -148,15 +157,18 @@ def main() -> int:
         folder = request_folder(where, args.sessions)
         paths = trees(where, args.trees, args.tree_files)
         for kind, n, inputs in (("requests", args.sessions, [folder]), ("trees", args.trees, paths)):
-            base = (serial_requests(folder, where / f"{kind}-serial.sqlite") if kind == "requests"
-                    else serial_trees(paths, where / f"{kind}-serial.sqlite"))
-            print(line(f"{kind}: serial, one process", n, base, None))
-            if kind == "requests":
-                print(line("requests: client commit only", n, commit_only(folder, where / "commit.sqlite"), None)
-                      + "   (the store's one writer: its ceiling)")
-            for workers in (1, 2):
-                took, _ = on_cluster(kind, inputs, where / f"{kind}-{workers}.sqlite", workers)
-                print(line(f"{kind}: local cluster, {workers} worker{'s' * (workers > 1)}", n, took, base))
+            for durable in (False, True):
+                sync = "FULL" if durable else STORE_SYNC
+                tag = f"{kind}, store {sync}"
+                serial = serial_requests if kind == "requests" else serial_trees
+                base = serial(folder if kind == "requests" else paths, where / f"{kind}-{sync}-serial.sqlite", sync)
+                print(line(f"{tag}: serial, one process", n, base, None))
+                if kind == "requests":
+                    took = commit_only(folder, where / f"commit-{sync}.sqlite", sync)
+                    print(line(f"{tag}: client commit only", n, took, None) + "   (one writer's ceiling)")
+                for workers in ((1, 2) if not durable else (2,)):
+                    took, _ = on_cluster(kind, inputs, where / f"{kind}-{sync}-{workers}.sqlite", workers, durable)
+                    print(line(f"{tag}: local cluster, {workers} worker{'s' * (workers > 1)}", n, took, base))
     return 0
 
 

@@ -109,16 +109,18 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
     assert len(store.sessions()) == 4
 
 
-def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_path, capsys):
-    """`igg batch map-code` maps each tree on a worker; each stored graph equals `igg map-code` in-process."""
+def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_path, capsys, monkeypatch):
+    """`igg batch map-code` maps each tree on a worker of the cluster named by DASK_SCHEDULER_ADDRESS; each
+    stored graph equals `igg map-code` in-process."""
     from igg.mapcode import map_code
 
     store_path = tmp_path / "trees.sqlite"
     trees = [CODE / "java", CODE / "python"]
-    assert main(["batch", "map-code", *map(str, trees), "--scheduler", dask_cluster.address, "--store",
-                 str(store_path), "--json"]) == 0
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", dask_cluster.address)
+    assert main(["batch", "map-code", *map(str, trees), "--store", str(store_path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["done"], report["failed"]) == (2, 0)
+    assert report["cluster"]["scheduler"] == dask_cluster.address and not report["cluster"]["local"]
     store = SessionStore(store_path)
     for tree, item in zip(trees, report["results"], strict=True):
         result, summary = map_code([tree], jobs=1)

@@ -52,6 +52,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--provenance", action="store_true", help="carry provenance into JSON and GraphML exports")
     p.add_argument("--force", action="store_true",
                    help="run sessions again that the store already holds, replacing them")
+    p.add_argument("--durable", action="store_true",
+                   help="fsync every iteration's commit as igg run does (slower; by default the store is synced "
+                        "when the batch ends, and a power cut can only lose sessions that the next run redoes)")
     p.add_argument("--json", action="store_true", help="print one JSON object: counts and every session's summary")
     p.add_argument("--log-format", choices=LOG_FORMATS, default="console",
                    help="log lines on stderr: console (default) or json")
@@ -78,7 +81,7 @@ def run_command(args: argparse.Namespace) -> int:
                              source="the command line")
     common: dict[str, Any] = {"scheduler": args.scheduler, "workers": args.workers, "store": args.store,
                               "out": args.out, "exports": args.export, "provenance": args.provenance,
-                              "force": args.force}
+                              "force": args.force, "durable": args.durable}
     with _BatchProgress() as progress:
         if trees:
             options = {"schema": args.schema, "max_nodes": args.max_nodes, "max_edges": args.max_edges,
