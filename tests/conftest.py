@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 # bolt_server: a real ArcadeDB over Bolt (or the Neo4j at NEO4J_URI); falkordb_server: FalkorDB's own tests;
-# dask_cluster: a real Dask scheduler and two workers
-pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb", "tests.support.dask_cluster"]
+# dask_cluster: a real Dask scheduler and two workers; llama_server: llama.cpp's own server with SmolLM2-135M
+pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb", "tests.support.dask_cluster",
+                  "tests.support.llamacpp"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

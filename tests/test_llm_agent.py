@@ -67,7 +67,9 @@ def test_sends_contract_observation_chunk_and_settings(server: FakeOpenAI) -> No
     assert add_node["properties"]["label"]["enum"] == ["Class", "Interface", "Method", "DatabaseTable"]
     assert turn.usage is not None and turn.usage.prompt_tokens > 0 and not turn.usage.estimated
     assert turn.exchange["request"]["messages"] == body["messages"]
-    assert turn.exchange["response"]["choices"][0]["message"]["content"] == ANSWER
+    # the answer text is stored once, as the turn's raw output; the recorded response points at it
+    assert turn.exchange["response"]["choices"][0]["message"]["content"] == \
+        f"<{len(ANSWER)} characters: the record's raw_output>"
     assert agent.totals.calls == 1 and agent.totals.total_tokens == turn.usage.total_tokens
     assert KEY not in json.dumps(turn.exchange)
 
@@ -116,7 +118,7 @@ def test_hang_longer_than_timeout_and_dropped_connection_are_retried() -> None:
         turn = agent(observation())
         elapsed = time.monotonic() - start
     assert turn.raw == ANSWER
-    assert [a["error"] for a in turn.exchange["attempts"]][0] == "timed out"
+    assert [a["error"] for a in turn.exchange["attempts"]][0].startswith("timed out")
     assert "connection error" in turn.exchange["attempts"][1]["error"]
     assert elapsed < 5
 

@@ -8,33 +8,48 @@ in how they call and sleep. Per turn the core
 2. asks for structured output in the best mode the server accepts: ``json_schema`` -> ``json_object`` ->
    ``text`` (a 400/422 naming ``response_format`` steps down; the mode is kept for the session and logged);
    ``max_tokens``, ``temperature`` and ``seed`` rejections are adapted the same way;
-3. retries 429/5xx/timeouts/connection errors per ``igg.agents.retry`` and raises ``AgentFailed`` with a
-   one-line reason when retries run out or the error is not retryable;
-4. returns an ``AgentTurn``: ``raw`` is the model's text (so a transcript replays exactly), ``truncated``
-   on ``finish_reason: length``, ``usage`` with tokens and cost, ``exchange`` with the raw request/response
-   and every failed attempt, and a ``note`` when the model should hear about a problem (truncation,
-   refusal, no choices) next time.
+3. bounds every HTTP call by a whole-call deadline: ``timeout_seconds`` from the first byte sent to the last
+   byte read, however slowly the server trickles its answer (it ends within ``DEADLINE_GRACE`` seconds
+   more); the ``openai`` client's timeout bounds each socket read only;
+4. reads the answer itself: a 200 whose body is not UTF-8 JSON (an HTML error page, a proxy's text) is a
+   transient fault like a 5xx, not a crash;
+5. retries 429/5xx/timeouts/connection errors/non-JSON answers per ``igg.agents.retry`` and raises
+   ``AgentFailed`` with a one-line reason when retries run out or the error is not retryable;
+6. returns an ``AgentTurn``: ``raw`` is the model's text (so a transcript replays exactly), cut to
+   ``max_answer_bytes`` when bigger (reported once, ``truncated``), ``truncated`` also on
+   ``finish_reason: length``, ``usage`` with tokens and cost, ``exchange`` with the request, the response
+   (its message text is not repeated there: it is the turn's ``raw``) and every failed attempt, and a
+   ``note`` when the model should hear about a problem (truncation, refusal, no choices) next time.
 
-The API key comes from the environment and is never logged or recorded.
+The sync ``LLMAgent`` runs the same async calls on a private event loop thread, so both share the deadline.
+
+The API key comes from the environment and is never logged or recorded: every error text passes through
+``LLMSettings.redact``, which removes the configured key's value and the base URL's user and password
+whatever their shape (not only ``sk-...``-looking strings).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import threading
 import time
-from collections.abc import Mapping
+import weakref
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, Literal, TypeVar
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
+import httpx
 import openai
 import structlog
 
 from igg.agents.base import AgentTurn, Observation
 from igg.agents.budget import Budget, Totals, messages_tokens
 from igg.agents.prompt import messages, response_schema
-from igg.agents.retry import RetryPolicy, describe_error, is_retryable
+from igg.agents.retry import AnswerUnreadable, CallTimedOut, RetryPolicy, describe_error, is_retryable
+from igg.encodable import escape_unencodable
 from igg.errors import AgentFailed, AgentUnavailable, ResponseInvalid
 from igg.models.request import LLMConfig, Request
 
@@ -47,6 +62,16 @@ _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "for
 """Words by which a 400/422 is recognised as a refusal of the requested output format."""
 NO_KEY = "igg-no-key"
 """Sent as the key to servers that need none (the client insists on one)."""
+MAX_OUTPUT_TOKENS_ENV = "IGG_MAX_OUTPUT_TOKENS"
+"""Environment variable: the output token cap when the request does not set ``config.llm.max_output_tokens``
+(e.g. ``igg map-code``, whose request IGG builds)."""
+DEADLINE_GRACE = 1.0
+"""Seconds a call may take beyond ``timeout_seconds`` (cancelling the request and closing its connection)."""
+BYTES_PER_OUTPUT_TOKEN = 8
+"""Default answer cap per ``max_output_tokens``: twice a typical token's ~4 bytes, far below a token's worst."""
+MIN_ANSWER_BYTES = 16_384
+REDACTED = "[redacted]"
+_T = TypeVar("_T")
 
 log = structlog.get_logger("igg.llm")
 
@@ -83,8 +108,46 @@ class LLMSettings:
                 "the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any "
                 "OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)")
         config = config or LLMConfig()
+        tokens = env.get(MAX_OUTPUT_TOKENS_ENV)
+        if tokens and "max_output_tokens" not in config.model_fields_set:
+            if not tokens.isdigit() or int(tokens) < 16:
+                raise EndpointNotConfigured(f"{MAX_OUTPUT_TOKENS_ENV}={tokens!r}: give a whole number of tokens, "
+                                            "at least 16")
+            config = config.model_copy(update={"max_output_tokens": int(tokens)})
         return cls(base_url=env.get("OPENAI_BASE_URL") or None, api_key=env.get("OPENAI_API_KEY") or NO_KEY,
                    model=config.model or env.get("IGG_MODEL") or DEFAULT_MODEL, config=config)
+
+    @property
+    def max_answer_bytes(self) -> int:
+        """Answers longer than this (UTF-8 bytes) are cut: ``config.llm.max_answer_bytes`` or the default."""
+        if self.config.max_answer_bytes is not None:
+            return self.config.max_answer_bytes
+        return max(MIN_ANSWER_BYTES, BYTES_PER_OUTPUT_TOKEN * self.config.max_output_tokens)
+
+    def secrets(self) -> list[str]:
+        """The values no error text may carry: the key, and the base URL's user, password and query values."""
+        found: list[str] = []
+        if self.api_key and self.api_key != NO_KEY:
+            found.append(self.api_key)
+        if self.base_url:
+            parts = urlsplit(self.base_url)
+            if "@" in parts.netloc:
+                userinfo = parts.netloc.rsplit("@", 1)[0]
+                found += [userinfo, *userinfo.split(":", 1)]
+            found += [v for _, v in parse_qsl(parts.query)]
+        out: list[str] = []
+        for value in found:
+            for form in (value, unquote(value), json.dumps(value)[1:-1]):
+                if len(form) >= 4 and form not in out:
+                    out.append(form)
+        return sorted(out, key=len, reverse=True)  # a longer secret first: it may contain a shorter one
+
+    def redact(self, text: str) -> str:
+        """``text`` without any secret of these settings (replaced by ``[redacted]``)."""
+        for secret in self.secrets():
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
 
     @property
     def endpoint(self) -> str:
@@ -125,7 +188,8 @@ class _Session:
         self.token_param = "max_tokens"
         self.action_cap: int | None = None
         """After a truncated answer: ask for at most this many actions per answer."""
-        self._schema = response_schema(request)
+        self._schemas: dict[int | None, dict[str, Any]] = {}
+        self._secrets = settings.secrets()
         log.info("llm_agent_ready", endpoint=settings.endpoint, model=settings.model, mode=self.mode,
                  timeout_seconds=cfg.timeout_seconds, max_retries=self.policy.max_retries)
 
@@ -135,8 +199,32 @@ class _Session:
         return self.budget.totals
 
     def client_options(self) -> dict[str, Any]:
+        # the per-read timeout is a backstop: the whole-call deadline (``attempt``) fires first
         return {"api_key": self.settings.api_key, "base_url": self.settings.base_url,
-                "timeout": self.settings.config.timeout_seconds, "max_retries": 0}
+                "timeout": self.settings.config.timeout_seconds + DEADLINE_GRACE, "max_retries": 0}
+
+    def redact(self, text: str) -> str:
+        """``text`` without the key or the base URL's credentials."""
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    async def attempt(self, client: openai.AsyncOpenAI, params: dict[str, Any]) -> dict[str, Any]:
+        """One HTTP call within the whole-call deadline; the decoded JSON body of a 200 answer.
+
+        Raises ``CallTimedOut`` past the deadline, ``AnswerUnreadable`` for a body that is not UTF-8 JSON,
+        and the ``openai`` client's errors for HTTP errors and connection failures.
+        """
+        timeout = self.settings.config.timeout_seconds
+        try:
+            async with asyncio.timeout(timeout):
+                raw = await client.chat.completions.with_raw_response.create(**params)
+                response: httpx.Response = raw.http_response
+                body = await response.aread()
+        except TimeoutError:
+            raise CallTimedOut(timeout) from None
+        return _decode(response, body)
 
     def begin(self, observation: Observation) -> _Call:
         hints = []
@@ -157,8 +245,11 @@ class _Session:
         if cfg.seed is not None and "seed" not in self.dropped:
             params["seed"] = cfg.seed
         if self.mode == "json_schema":
+            schema = self._schemas.get(self.action_cap)
+            if schema is None:
+                schema = self._schemas[self.action_cap] = response_schema(self.request, action_cap=self.action_cap)
             params["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "igg_response", "schema": self._schema, "strict": False}}
+                "name": "igg_response", "schema": schema, "strict": False}}
         elif self.mode == "json_object":
             params["response_format"] = {"type": "json_object"}
         return params
@@ -168,7 +259,7 @@ class _Session:
 
         Raises ``AgentFailed`` when the error is final or the retries are used up.
         """
-        reason = describe_error(error)
+        reason = self.redact(describe_error(error))
         attempt: dict[str, Any] = {"error": reason, "mode": self.mode,
                                    "status": getattr(error, "status_code", None)}
         call.attempts.append(attempt)
@@ -190,7 +281,8 @@ class _Session:
     def _adapt(self, error: openai.APIStatusError) -> bool:
         """Adapt to a parameter the server rejected; False when there is nothing left to adapt."""
         param = str(getattr(error, "param", None) or "")
-        text = f"{param} {describe_error(error)}".lower()
+        described = self.redact(describe_error(error))
+        text = f"{param} {described}".lower()
         if self.token_param == "max_tokens" and "max_completion_tokens" in text:
             self.token_param = "max_completion_tokens"
             log.info("llm_parameter_adapted", parameter="max_tokens", now="max_completion_tokens")
@@ -204,25 +296,33 @@ class _Session:
         if self.mode != "text" and (param == "response_format" or any(w in text for w in _FORMAT_WORDS)):
             old = self.mode
             self.mode = MODES[MODES.index(old) + 1]
-            log.info("llm_output_mode", mode=self.mode, previous=old, reason=describe_error(error))
+            log.info("llm_output_mode", mode=self.mode, previous=old, reason=described)
             return True
         return False
 
-    def finish(self, call: _Call, params: dict[str, Any], completion: Any) -> AgentTurn:
-        """The turn for a completion the server returned."""
-        choice = completion.choices[0] if completion.choices else None
-        message = choice.message if choice is not None else None
-        text = message.content if message is not None else None
-        refusal = getattr(message, "refusal", None) if message is not None else None
-        finish_reason = choice.finish_reason if choice is not None else None
-        reported = completion.usage
+    def finish(self, call: _Call, params: dict[str, Any], data: dict[str, Any]) -> AgentTurn:
+        """The turn for the decoded body of a 200 answer."""
+        choices = data.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        message = choice.get("message") if choice is not None else None
+        message = message if isinstance(message, dict) else {}
+        text = _text(message.get("content"))
+        refusal = _text(message.get("refusal"))
+        finish_reason = choice.get("finish_reason") if choice is not None else None
+        usage_field = data.get("usage")
+        reported: dict[str, Any] = usage_field if isinstance(usage_field, dict) else {}
+        cut = None
+        if text is not None:
+            text, escaped = escape_unencodable(text)
+            if escaped:
+                log.warning("llm_answer_unencodable", iteration=call.observation.iteration, escaped=escaped)
+            text, cut = _cap(text, self.settings.max_answer_bytes)
         usage = self.budget.usage(
-            prompt_tokens=reported.prompt_tokens if reported else None,
-            completion_tokens=reported.completion_tokens if reported else None,
+            prompt_tokens=_count(reported.get("prompt_tokens")),
+            completion_tokens=_count(reported.get("completion_tokens")),
             prompt_estimate=call.prompt_estimate, completion_text=text or refusal or "")
         exchange = {"endpoint": self.settings.endpoint, "mode": self.mode, "request": params,
-                    "response": completion.model_dump(mode="json", exclude_none=True),
-                    "attempts": call.attempts,
+                    "response": _without_text(data, cut), "attempts": call.attempts,
                     "elapsed_ms": round((time.monotonic() - call.started) * 1000, 1)}
         log.info("llm_call", iteration=call.observation.iteration, model=self.settings.model, mode=self.mode,
                  finish_reason=finish_reason, prompt_tokens=usage.prompt_tokens,
@@ -237,7 +337,14 @@ class _Session:
         if text is None:
             return self._problem(turn, f"the server returned no text (finish_reason {finish_reason!r}); "
                                        "answer again with the JSON object")
-        if finish_reason == "length":
+        if cut is not None:
+            turn.truncated = True
+            turn.note = (f"Your previous answer was {cut} bytes long; only its first {len(text.encode())} bytes "
+                         f"were read (the answer size limit is {self.settings.max_answer_bytes} bytes): send "
+                         "fewer, shorter actions.")
+            log.warning("llm_answer_cut", iteration=call.observation.iteration, answer_bytes=cut,
+                        kept_bytes=len(text.encode()), max_answer_bytes=self.settings.max_answer_bytes)
+        if finish_reason == "length" or cut is not None:
             turn.truncated = True
             whole = _whole_actions(text)
             cap = max(1, whole)
@@ -255,29 +362,59 @@ class _Session:
 
 
 class LLMAgent(_Session):
-    """The synchronous LLM agent: ``agent(observation) -> AgentTurn``."""
+    """The synchronous LLM agent: ``agent(observation) -> AgentTurn``.
+
+    Its calls run on a private event loop in a daemon thread (the same deadline as the async agent);
+    retry delays are slept in the caller's thread with ``policy.sleep``. ``close()`` ends the thread.
+    """
 
     def __init__(self, settings: LLMSettings, request: Request | None = None,
                  policy: RetryPolicy | None = None) -> None:
         super().__init__(settings, request, policy)
-        self.client = openai.OpenAI(**self.client_options())
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="igg-llm", daemon=True)
+        self._thread.start()
+        self.client = openai.AsyncOpenAI(**self.client_options())
+        self._finalizer = weakref.finalize(self, _stop_loop, self._loop, self._thread, self.client)
+
+    def _run(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result(self.settings.config.timeout_seconds + 2 * DEADLINE_GRACE)
+        except TimeoutError:  # the loop itself is stuck: never wait longer than the deadline allows
+            future.cancel()
+            raise CallTimedOut(self.settings.config.timeout_seconds) from None
 
     def __call__(self, observation: Observation) -> AgentTurn:
         call = self.begin(observation)
         while True:
             params = self.params(call)
             try:
-                completion = self.client.chat.completions.create(**params)
-            except openai.APIError as exc:
+                data = self._run(self.attempt(self.client, params))
+            except Exception as exc:
                 delay = self.failed(call, exc)
                 if delay:
                     self.policy.sleep(delay)
                 continue
-            return self.finish(call, params, completion)
+            return self.finish(call, params, data)
 
     def close(self) -> None:
-        """Close the HTTP connections."""
-        self.client.close()
+        """Close the HTTP connections and end the event loop thread."""
+        self._finalizer()
+
+
+def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread, client: openai.AsyncOpenAI) -> None:
+    if loop.is_closed():
+        return
+    if thread.is_alive():
+        try:
+            asyncio.run_coroutine_threadsafe(client.close(), loop).result(5)
+        except Exception:  # closing is best effort: the connections die with the loop anyway
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+    if not loop.is_running():
+        loop.close()
 
 
 class AsyncLLMAgent(_Session):
@@ -305,13 +442,13 @@ class AsyncLLMAgent(_Session):
         while True:
             params = self.params(call)
             try:
-                completion = await client.chat.completions.create(**params)
-            except openai.APIError as exc:
+                data = await self.attempt(client, params)
+            except Exception as exc:
                 delay = self.failed(call, exc)
                 if delay:
                     await self.policy.asleep(delay)
                 continue
-            return self.finish(call, params, completion)
+            return self.finish(call, params, data)
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
@@ -339,6 +476,64 @@ def _whole_actions(text: str) -> int:
         return len(parse_turn(text, truncated=True).items)
     except ResponseInvalid:
         return 0
+
+
+def _decode(response: httpx.Response, body: bytes) -> dict[str, Any]:
+    """The JSON object of a 200 answer, or ``AnswerUnreadable`` saying what came instead."""
+    kind = response.headers.get("content-type", "no content-type")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AnswerUnreadable(f"the server answered HTTP {response.status_code} with a body that is not UTF-8 "
+                               f"({kind}, {len(body)} bytes, invalid byte at offset {exc.start})") from None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        start = json.dumps(" ".join(text[:60].split()), ensure_ascii=False)
+        raise AnswerUnreadable(f"the server answered HTTP {response.status_code} with a body that is not a JSON "
+                               f"object ({kind}, {len(body)} bytes, starting {start})")
+    return data
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _cap(text: str, limit: int) -> tuple[str, int | None]:
+    """``text`` cut to at most ``limit`` UTF-8 bytes (on a character boundary), and its size when it was cut."""
+    if len(text) <= limit // 4:  # no character takes more than 4 bytes
+        return text, None
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text, None
+    return data[:limit].decode("utf-8", errors="ignore"), len(data)
+
+
+def _without_text(data: dict[str, Any], cut: int | None) -> dict[str, Any]:
+    """The response for the record: the answer text is the turn's ``raw`` already, not stored twice."""
+    out = dict(data)
+    choices = out.get("choices")
+    if isinstance(choices, list):
+        out["choices"] = [_choice_without_text(c, cut) for c in choices]
+    return out
+
+
+def _choice_without_text(choice: Any, cut: int | None) -> Any:
+    if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+        return choice
+    message = dict(choice["message"])
+    content = message.get("content")
+    if isinstance(content, str):
+        message["content"] = f"<{len(content)} characters: the record's raw_output>"
+        if cut is not None:
+            message["content"] = f"<{cut} bytes, cut to the record's raw_output>"
+    return {**choice, "message": message}
 
 
 def _clip(text: str, limit: int = 160) -> str:

@@ -8,6 +8,12 @@ Every agent that produces text (the LLM agent, ``{"raw": ...}`` transcript turns
 * trivial damage, repaired: trailing commas, single-quoted strings, Python's ``True``/``False``/``None``,
   raw newlines inside strings.
 
+Text that cannot be stored (a lone surrogate such as the JSON escape ``\ud800``) is handled here, at the
+boundary where a model's answer becomes values: an action holding one anywhere is rejected with
+``INVALID_PROPERTY`` naming the property and the position; in ``reasoning`` (free text) each one is
+replaced with U+FFFD and counted (``ParsedResponse.repaired``). ``read_value`` applies the same to an
+already-decoded response object (a transcript line, a Python agent's dict).
+
 A response that is cut off (the text ends inside the JSON, or the caller says ``truncated=True``) keeps
 only the actions that were received whole; the action being written when the text stopped is dropped,
 never completed by guesswork (``"name": "par`` does not become ``"par"``). Anything else raises
@@ -25,8 +31,9 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from igg.encodable import escape_unencodable, find_unencodable, replace_unencodable
 from igg.errors import ResponseInvalid
-from igg.models.actions import ParsedResponse, read_response
+from igg.models.actions import ActionError, ParsedResponse, read_response
 from igg.models.verdicts import ErrorCode
 
 MAX_DEPTH = 64
@@ -107,11 +114,63 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def read_value(value: Any, *, truncated: bool = False) -> ParsedResponse:
+    """Read an already-decoded response object like parsed text (unencodable text rejected or repaired)."""
+    return _finish(value, cut=False, truncated=truncated)
+
+
 def _finish(value: Any, *, cut: bool, truncated: bool) -> ParsedResponse:
+    value, rejected, repaired = _encodable(value)
     parsed = read_response(value)
+    if rejected:
+        items = list(parsed.items)
+        for index, error in rejected.items():
+            items[index] = error
+        parsed = replace(parsed, items=items)
+    if repaired:
+        parsed = replace(parsed, repaired=repaired)
     if cut or truncated:
         parsed = replace(parsed, truncated=True)
     return parsed
+
+
+def _encodable(value: Any) -> tuple[Any, dict[int, ActionError], int]:
+    """(value with storable text, the actions rejected by index, characters replaced in ``reasoning``)."""
+    if not isinstance(value, dict):
+        return value, {}, 0
+    repaired = 0
+    reasoning = value.get("reasoning")
+    if isinstance(reasoning, str):
+        fixed, repaired = replace_unencodable(reasoning)
+        if repaired:
+            value = {**value, "reasoning": fixed}
+    rejected: dict[int, ActionError] = {}
+    actions = value.get("actions")
+    if isinstance(actions, list):
+        kept = list(actions)
+        for i, action in enumerate(actions):
+            found = find_unencodable(action)
+            if found is None:
+                continue
+            kind = action.get("type") if isinstance(action, dict) else None
+            kind = kind if isinstance(kind, str) and find_unencodable(kind) is None else "?"
+            rejected[i] = ActionError(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}",
+                                      _escaped(action), kind)
+            kept[i] = {}
+        if rejected:
+            value = {**value, "actions": kept}
+    return value, rejected, repaired
+
+
+def _escaped(value: Any) -> Any:
+    """A copy whose strings (and keys) are storable: lone surrogates written as their JSON escapes."""
+    if isinstance(value, str):
+        return escape_unencodable(value)[0]
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    return value
 
 
 def _looks_like_response(value: dict[str, Any]) -> bool:

@@ -76,19 +76,49 @@ def messages(observation: Observation, hints: list[str] | None = None) -> list[d
             {"role": "user", "content": user_message(observation, hints)}]
 
 
-def response_schema(request: Request | None) -> dict[str, Any]:
-    """The JSON Schema of an answer, with labels restricted to the request's types when a request is known."""
-    schema = request.config.schema_ if request is not None else None
+REASONING_MAX_CHARS = 300
+"""The longest ``reasoning`` the response schema allows (one or two sentences are asked for)."""
+REFERENCE_MAX_PROPERTIES = 4
+"""Most properties a node reference may carry in the response schema (identity keys and the label)."""
+
+
+def response_schema(request: Request | None, *, action_cap: int | None = None) -> dict[str, Any]:
+    """The JSON Schema of an answer, bounded so that constrained decoding cannot run away.
+
+    With a request: labels are enums of its node and edge types (declared property types narrow a type's
+    ADD_NODE/ADD_EDGE); ``actions`` has ``maxItems`` from ``constraints.max_actions_per_response`` (or
+    ``action_cap`` when smaller, after a cut-off answer); strings have ``maxLength`` and lists ``maxItems``
+    from ``constraints.max_property_length``; property objects have ``maxProperties`` from
+    ``constraints.max_properties``; ``reasoning`` is at most ``REASONING_MAX_CHARS`` characters. An unbounded
+    schema let a small model write until the token limit.
+    """
+    config = request.config if request is not None else None
+    schema = config.schema_ if config is not None else None
     node_label: dict[str, Any] = {"type": "string"}
     edge_label: dict[str, Any] = {"type": "string"}
     if schema is not None:
         node_label = {"type": "string", "enum": list(schema.node_types)}
         if schema.edge_types:
             edge_label = {"type": "string", "enum": list(schema.edge_types)}
-    scalar = [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
-    value = {"anyOf": [*scalar, {"type": "array", "items": {"anyOf": scalar}}]}
-    props = {"type": "object", "additionalProperties": value}
-    ref = {"type": "object", "additionalProperties": {"anyOf": scalar}}
+    string: dict[str, Any] = {"type": "string"}
+    listed: dict[str, Any] = {"type": "array"}
+    bounds: dict[str, Any] = {}
+    actions_list: dict[str, Any] = {"type": "array"}
+    if config is not None:
+        limits = config.constraints
+        string["maxLength"] = limits.max_property_length
+        listed["maxItems"] = limits.max_property_length
+        bounds["maxProperties"] = limits.max_properties
+        cap = limits.max_actions_per_response
+        actions_list["maxItems"] = min(cap, action_cap) if action_cap is not None else cap
+    elif action_cap is not None:
+        actions_list["maxItems"] = action_cap
+    scalar = [string, {"type": "number"}, {"type": "boolean"}]
+    value = {"anyOf": [*scalar, {**listed, "items": {"anyOf": scalar}}]}
+    props = {"type": "object", **bounds, "additionalProperties": value}
+    ref = {"type": "object", "minProperties": 1, "maxProperties": REFERENCE_MAX_PROPERTIES,
+           "additionalProperties": {"anyOf": scalar}}
+    remove = {"type": "array", "items": string, **({"maxItems": bounds["maxProperties"]} if bounds else {})}
 
     def action(kind: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
         return {"type": "object", "additionalProperties": False,
@@ -109,7 +139,8 @@ def response_schema(request: Request | None) -> dict[str, Any]:
     for t in node_types:
         if t in typed:  # declared property types narrow this type's ADD_NODE
             adds.append(action("ADD_NODE", {"label": {"type": "string", "enum": [t]},
-                                            "properties": typed_properties(typed[t], value), "distinct": distinct},
+                                            "properties": {**typed_properties(typed[t], value), **bounds},
+                                            "distinct": distinct},
                                ["label", "properties"]))
     if schema is None or not schema.edge_types or free_edges:
         label = {"type": "string", "enum": free_edges} if schema is not None and schema.edge_types else edge_label
@@ -118,19 +149,17 @@ def response_schema(request: Request | None) -> dict[str, Any]:
     for t in edge_types:
         if t in typed:
             adds.append(action("ADD_EDGE", {"label": {"type": "string", "enum": [t]}, "from": ref, "to": ref,
-                                            "properties": typed_properties(typed[t], value)},
+                                            "properties": {**typed_properties(typed[t], value), **bounds}},
                                ["label", "from", "to"]))
     actions = [
         *adds,
-        action("UPDATE_NODE", {"node": ref, "properties": props, "remove": {"type": "array",
-                                                                             "items": {"type": "string"}}},
-               ["node"]),
+        action("UPDATE_NODE", {"node": ref, "properties": props, "remove": remove}, ["node"]),
         action("DELETE_NODE", {"node": ref}, ["node"]),
         action("DELETE_EDGE", {"label": edge_label, "from": ref, "to": ref}, ["label", "from", "to"]),
     ]
     return {"type": "object", "additionalProperties": False,
-            "properties": {"reasoning": {"type": "string"},
-                           "actions": {"type": "array", "items": {"anyOf": actions}},
+            "properties": {"reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
+                           "actions": {**actions_list, "items": {"anyOf": actions}},
                            "finished": {"type": "boolean"}},
             "required": ["reasoning", "actions", "finished"]}
 

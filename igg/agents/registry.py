@@ -1,8 +1,10 @@
-"""Choosing an agent from a spec string: ``auto``, ``llm``, ``code``, ``hybrid`` or ``script:PATH``.
+"""Choosing an agent from a spec string: ``auto``, ``llm``, ``local``, ``code``, ``hybrid`` or ``script:PATH``.
 
 Extension points (the modules other parts of IGG provide):
 
 * ``igg.agents.llm`` defines ``create_agent(request, environ=...)`` -> an agent (sync or async callable);
+* ``igg.agents.local`` defines ``create_agent(request, environ=...)``: the LLM agent on an in-process llama.cpp
+  server (``IGG_MODEL_FILE``, or the packaged SmolLM2 of ``igg[local]``);
 * ``igg.agents.code`` defines ``create_agent(request, mode, environ=...)`` with ``mode`` ``"code"`` or ``"hybrid"``,
   and may define ``looks_like_source(text) -> bool`` (used by ``auto``; a simple built-in check otherwise).
 
@@ -22,7 +24,7 @@ from igg.agents.scripted import ScriptedAgent
 from igg.errors import AgentUnavailable, Problem, RequestInvalid
 from igg.models.request import Request
 
-AGENT_SPECS = ("auto", "llm", "code", "hybrid", "script:PATH")
+AGENT_SPECS = ("auto", "llm", "local", "code", "hybrid", "script:PATH")
 """What ``--agent`` accepts."""
 
 
@@ -41,6 +43,8 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
         return ScriptedAgent.from_path(path)
     if spec == "llm":
         return _extension("igg.agents.llm", "llm", request, environ=env)
+    if spec == "local":
+        return _extension("igg.agents.local", "local", request, environ=env)
     if spec in ("code", "hybrid"):
         return _extension("igg.agents.code", spec, request, mode=spec, environ=env)
     if spec == "auto":

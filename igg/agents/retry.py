@@ -23,6 +23,18 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides every 5xx."""
 
 
+class CallTimedOut(Exception):
+    """A call did not finish within its whole-call deadline (``timeout_seconds``), however the bytes came."""
+
+    def __init__(self, timeout: float) -> None:
+        super().__init__(f"timed out: no complete answer within timeout_seconds={timeout:g} (the whole call)")
+        self.timeout = timeout
+
+
+class AnswerUnreadable(Exception):
+    """A 200 answer whose body is not a UTF-8 JSON object (an HTML page, a proxy's text, broken bytes)."""
+
+
 @dataclass(kw_only=True)
 class RetryPolicy:
     """Bounded exponential backoff with jitter; ``max_retries`` retries after the first attempt."""
@@ -54,7 +66,9 @@ class RetryPolicy:
 
 
 def is_retryable(error: BaseException) -> bool:
-    """Rate limits, 5xx/408/409, timeouts and connection errors are worth another try; nothing else is."""
+    """Rate limits, 5xx/408/409, timeouts, connection errors and unreadable 200 answers are worth another try."""
+    if isinstance(error, CallTimedOut | AnswerUnreadable):
+        return True
     if isinstance(error, openai.APIStatusError):
         return error.status_code >= 500 or error.status_code in RETRYABLE_STATUS
     return isinstance(error, openai.APIConnectionError)  # includes APITimeoutError
@@ -87,12 +101,17 @@ def retry_after(error: BaseException) -> float | None:
 
 
 def describe_error(error: BaseException, limit: int = 240) -> str:
-    """A one-line description of a failed call (status and server message; never headers or the key)."""
+    """A one-line description of a failed call (status and server message; never headers).
+
+    The server's message may echo the key: callers pass the text through ``LLMSettings.redact``.
+    """
     if isinstance(error, openai.APIStatusError):
         message = _server_message(error)
         text = f"HTTP {error.status_code}: {message}"
+    elif isinstance(error, CallTimedOut | AnswerUnreadable):
+        text = str(error)
     elif isinstance(error, openai.APITimeoutError):
-        text = "timed out"
+        text = "timed out (no data within the read timeout)"
     elif isinstance(error, openai.APIConnectionError):
         cause = error.__cause__
         text = f"connection error ({type(cause).__name__ if cause else 'no response'}: {cause or error})"
@@ -106,8 +125,9 @@ def _server_message(error: openai.APIStatusError) -> str:
     body = error.body
     if isinstance(body, dict):
         inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-        if isinstance(body.get("message"), str):
-            return str(body["message"])
-    return error.message
+        message = inner.get("message") if isinstance(inner, dict) else None
+        if not isinstance(message, str):
+            message = body.get("message")
+        if isinstance(message, str):
+            return message
+    return str(error.message)

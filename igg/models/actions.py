@@ -124,6 +124,8 @@ class ParsedResponse:
     """Each item is an action model (AddNode, ...) or an ActionError."""
     truncated: bool = False
     """The output was cut off: ``items`` holds only the actions received whole (see ``igg.agents.parsing``)."""
+    repaired: int = 0
+    """Unencodable characters (lone surrogates) replaced with U+FFFD in ``reasoning``."""
 
     @property
     def actions(self) -> list[Any]:

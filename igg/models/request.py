@@ -102,7 +102,15 @@ class LLMConfig(_Strict):
         default=None, ge=0, description="Total cost the run may spend, with `prices` (budget_exhausted)."
     )
     prices: Prices | None = Field(default=None, description="Price table used for cost accounting.")
-    timeout_seconds: float = Field(default=60.0, gt=0, le=3600, description="Timeout of one HTTP call.")
+    timeout_seconds: float = Field(
+        default=60.0, gt=0, le=3600,
+        description="Deadline of one HTTP call, however slowly the server sends (plus a 1 s grace to cancel it).",
+    )
+    max_answer_bytes: int | None = Field(
+        default=None, ge=1024,
+        description="Longer answers are cut here (reported, kept once); default 8 bytes per max_output_tokens, "
+                    "at least 16384.",
+    )
     max_retries: int = Field(default=4, ge=0, le=20, description="Retries of a failed call before agent_error.")
 
 

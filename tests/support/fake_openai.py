@@ -10,6 +10,10 @@ or a ``Reply`` that injects a fault:
 * ``Reply(text, finish_reason="length")``: truncated output
 * ``Reply(text, usage=None)``: no ``usage`` in the response
 * ``Reply(refusal="I can't help with that")``, ``Reply(no_choices=True)``
+* ``Reply(text, trickle=0.2)``: a 200 whose body arrives one byte every 0.2 s (each read is quick, the call is not)
+* ``Reply(body=b"<html>...", content_type="text/html")``: a 200 with a raw body that is not a completion
+* ``Reply(status=401, echo=True)``: an error whose message echoes the request's Authorization header, as
+  some proxies do
 
 ``reject`` lists ``response_format`` types the server refuses with a 400 (without consuming a reply),
 like servers that know only JSON mode or plain text. Every request is recorded in ``requests`` (the
@@ -46,6 +50,13 @@ class Reply:
     """Close the connection without sending a response."""
     refusal: str | None = None
     no_choices: bool = False
+    trickle: float = 0.0
+    """Seconds between the body's bytes (headers come at once)."""
+    body: bytes | None = None
+    """A raw 200 body sent instead of a completion."""
+    content_type: str = "application/json"
+    echo: bool = False
+    """Put the request's Authorization header into the error message."""
 
 
 @dataclass(kw_only=True)
@@ -183,22 +194,41 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                     pass
                 return
             if reply.status != 200:
-                self._json(reply.status, _error(reply.message, "fault"), reply.headers)
+                message = reply.message
+                if reply.echo:
+                    message += f" (received Authorization: {self.headers.get('Authorization')}, " \
+                               f"url {self.path})"
+                self._json(reply.status, _error(message, "fault"), reply.headers)
                 return
             try:
-                self._json(200, server.completion(body, reply), reply.headers)
+                if reply.body is not None:
+                    self._send(200, reply.body, reply.content_type, reply.headers, reply.trickle)
+                else:
+                    self._json(200, server.completion(body, reply), reply.headers, reply.trickle)
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                 self.close_connection = True
 
-        def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
+        def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None,
+                  trickle: float = 0.0) -> None:
+            self._send(status, json.dumps(payload).encode(), "application/json", headers, trickle)
+
+        def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None,
+                  trickle: float) -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(data)
+            if not trickle:
+                self.wfile.write(data)
+                return
+            self.wfile.flush()
+            for i in range(len(data)):
+                if server._released.wait(trickle):
+                    return
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
 
     return Handler
 

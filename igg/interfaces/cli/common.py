@@ -31,7 +31,7 @@ from igg.records import Event, RunResult
 def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "auto") -> None:
     """The options every run command shares."""
     parser.add_argument("--agent", default=default_agent, metavar="AGENT",
-                        help=f"auto, llm, code, hybrid or script:PATH (default {default_agent})")
+                        help=f"auto, llm, local, code, hybrid or script:PATH (default {default_agent})")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="write graph.json, records.jsonl, transcript.jsonl and summary.json here")
     parser.add_argument("--store", type=Path, metavar="PATH",

@@ -1,0 +1,195 @@
+"""The LLM path against a real model server: llama.cpp's own OpenAI-compatible server with SmolLM2-135M.
+
+The model is far too small to extract a good graph; these tests pin the wiring: the request IGG sends
+(a bounded json_schema response format), the usage the server reports, what each output mode gives back
+from a real server, and whole runs through the command line. Answers are kept short (``max_output_tokens``
+16-64) because a CPU model is slow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import make_request
+from structlog.testing import capture_logs
+
+from igg.agents.base import Observation
+from igg.agents.llm import AsyncLLMAgent, LLMSettings
+from igg.agents.local import LocalServer
+from igg.interfaces.cli import main
+
+CONTEXT = "class AuthController { AuthService service; void login() { service.check(); } }"
+LIMITS = {"max_actions_per_response": 2, "max_property_length": 24, "max_properties": 3}
+
+
+def write_request(tmp_path: Path, **llm: Any) -> Path:
+    payload = json.loads(Path("fixtures/seed_request.json").read_text())
+    payload["context_data"] = CONTEXT
+    payload["config"]["max_iterations"] = 1
+    payload["config"]["constraints"].update(LIMITS)
+    payload["config"]["llm"] = {"max_output_tokens": 64, "timeout_seconds": 600, "max_retries": 0, **llm}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(payload))
+    return path
+
+
+def records(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+
+
+def test_igg_run_llm_against_llamacpp(tmp_path: Path, llama_server: LocalServer,
+                                      monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`igg run --agent llm`: json_schema mode with a schema bounded by the request's limits and types,
+    usage as the server reported it, the answer valid against that schema (or flagged as cut off)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", llama_server.api_key)  # the server refuses calls without it
+    out = tmp_path / "out"
+    assert main(["run", str(write_request(tmp_path)), "--agent", "llm", "--out", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    assert summary["stop_reason"] in ("max_iterations", "finished") and summary["iterations"] == 1
+    (record,) = records(out)
+    exchange = record["exchange"]
+    assert exchange["mode"] == "json_schema" and exchange["attempts"] == []
+    fmt = exchange["request"]["response_format"]
+    assert fmt["type"] == "json_schema"
+    schema = fmt["json_schema"]["schema"]
+    actions = schema["properties"]["actions"]
+    assert actions["maxItems"] == LIMITS["max_actions_per_response"]
+    add_node, add_edge = actions["items"]["anyOf"][:2]
+    assert add_node["properties"]["label"]["enum"] == ["Class", "Interface", "Method", "DatabaseTable"]
+    assert add_edge["properties"]["label"]["enum"] == ["CALLS", "IMPLEMENTS", "READS_FROM", "WRITES_TO"]
+    props = add_node["properties"]["properties"]
+    assert props["maxProperties"] == LIMITS["max_properties"]
+    assert props["additionalProperties"]["anyOf"][0] == {"type": "string", "maxLength": LIMITS["max_property_length"]}
+    assert schema["properties"]["reasoning"]["maxLength"] > 0
+    # usage: the server's own figures (llama.cpp also reports its timings), not an estimate
+    reported = exchange["response"]["usage"]
+    assert "timings" in exchange["response"]
+    assert record["usage"]["estimated"] is False
+    assert record["usage"]["prompt_tokens"] == reported["prompt_tokens"] > 100
+    assert record["usage"]["completion_tokens"] == reported["completion_tokens"] <= 64
+    assert summary["tokens"]["total"] == reported["prompt_tokens"] + reported["completion_tokens"]
+    finish_reason = exchange["response"]["choices"][0]["finish_reason"]
+    if finish_reason == "stop":  # constrained decoding: a complete answer is valid against the schema
+        jsonschema.validate(json.loads(record["raw_output"]), schema)
+        assert record["parse_error"] is None
+    else:
+        assert finish_reason == "length" and record["truncated"]
+    assert llama_server.api_key not in captured.out + captured.err + (out / "records.jsonl").read_text()
+
+
+def observation(request: Any) -> Observation:
+    return Observation(session_id="s", iteration=1, markdown=f"# Goal\n{request.goal_prompt}", tokens=20,
+                       context=CONTEXT, chunk_index=0, chunk_count=1, request=request)
+
+
+class SchemaTheServerCannotCompile(AsyncLLMAgent):
+    """Sends a response schema with a remote ``$ref``: llama.cpp refuses it (HTTP 400), as a server refuses a
+    schema feature it lacks."""
+
+    def params(self, call: Any) -> dict[str, Any]:
+        params = super().params(call)
+        if self.mode == "json_schema":
+            schema = params["response_format"]["json_schema"]["schema"]
+            schema["properties"]["reasoning"] = {"$ref": "https://example.com/reasoning.json"}
+        return params
+
+
+def test_the_output_modes_against_what_llamacpp_supports(llama_server: LocalServer) -> None:
+    """A schema the real server refuses steps down to json_object, which it accepts; text mode (no
+    response_format) works too. Each answer comes back as a turn (parsed or flagged), nothing crashes."""
+    request = make_request(context_data=CONTEXT, constraints=LIMITS,
+                           llm={"max_output_tokens": 16, "timeout_seconds": 600, "max_retries": 0})
+    settings = LLMSettings(base_url=llama_server.base_url, api_key=llama_server.api_key, model="smollm2",
+                           config=request.config.llm)
+
+    async def go() -> list[Any]:
+        agent = SchemaTheServerCannotCompile(settings, request)
+        try:
+            first = await agent(observation(request))
+            agent.mode = "text"  # what a server refusing both structured modes leaves
+            second = await agent(observation(request))
+            return [agent, first, second]
+        finally:
+            await agent.aclose()
+
+    with capture_logs() as logs:
+        agent, first, second = asyncio.run(go())
+    refused = first.exchange["attempts"][0]
+    assert refused["status"] == 400 and refused["mode"] == "json_schema" and refused.get("adapted")
+    assert "unsupported $ref" in refused["error"]
+    assert first.exchange["mode"] == "json_object"
+    assert first.exchange["request"]["response_format"] == {"type": "json_object"}
+    assert first.usage is not None and not first.usage.estimated and first.raw is not None
+    assert [e["mode"] for e in logs if e["event"] == "llm_output_mode"] == ["json_object"]
+    assert "response_format" not in second.exchange["request"] and second.exchange["mode"] == "text"
+    assert second.raw is not None and second.usage is not None and second.usage.completion_tokens <= 16
+
+
+def test_map_code_hybrid_against_llamacpp(tmp_path: Path, llama_server: LocalServer,
+                                          monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`igg map-code --agent hybrid`: the static pass maps the file, then the real model gets its turn (the
+    grounding rule guards what it proposes); the run ends gracefully with the static graph intact."""
+    src = tmp_path / "app"
+    src.mkdir()
+    (src / "auth.py").write_text("class AuthService:\n    def check(self):\n        return True\n")
+    monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", llama_server.api_key)
+    monkeypatch.setenv("IGG_MAX_OUTPUT_TOKENS", "32")
+    out = tmp_path / "out"
+    assert main(["map-code", str(src), "--agent", "hybrid", "--max-iterations", "3", "--out", str(out),
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["stop_reason"] in ("max_iterations", "finished", "stuck"), summary.get("error")
+    turns = records(out)
+    llm_turns = [r for r in turns if r["exchange"]]
+    static_turns = [r for r in turns if not r["exchange"]]
+    assert static_turns and llm_turns, [r["iteration"] for r in turns]
+    assert all(r["iteration"] > s["iteration"] for r in llm_turns for s in static_turns)
+    for record in llm_turns:
+        assert record["exchange"]["mode"] == "json_schema"
+        assert record["exchange"]["request"]["max_tokens"] == 32
+        assert not record["usage"]["estimated"]
+        assert record["usage"]["completion_tokens"] == record["exchange"]["response"]["usage"]["completion_tokens"]
+    graph = json.loads((out / "graph.json").read_text())
+    names = {n["properties"].get("name") for n in graph["nodes"]}
+    assert {"AuthService", "check"} <= names
+
+
+def test_agent_local_runs_llamacpp_in_process_without_key_or_endpoint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`igg run --agent local`: no OPENAI_* at all; the packaged SmolLM2 is served on a private port and
+    stopped when the run ends."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "IGG_MODEL_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    out = tmp_path / "out"
+    with capture_logs() as logs:
+        code = main(["run", str(write_request(tmp_path, max_output_tokens=24)), "--agent", "local",
+                     "--out", str(out), "--json"])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["iterations"] == 1 and summary["tokens"]["total"] > 100
+    (record,) = records(out)
+    assert record["exchange"]["endpoint"].startswith("http://127.0.0.1:")
+    assert record["exchange"]["mode"] == "json_schema" and not record["usage"]["estimated"]
+    events = [e["event"] for e in logs]
+    assert events.count("local_model_started") == 1 and events.count("local_model_stopped") == 1
+
+
+@pytest.mark.parametrize("content, words", [(None, "no such file"), (b"not a model", "not a GGUF file")])
+def test_agent_local_with_a_bad_model_file_is_one_line_exit_2(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        content: bytes | None, words: str) -> None:
+    model = tmp_path / "model.gguf"
+    if content is not None:
+        model.write_bytes(content)
+    monkeypatch.setenv("IGG_MODEL_FILE", str(model))
+    assert main(["run", str(write_request(tmp_path)), "--agent", "local"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and words in err and "IGG_MODEL_FILE" in err
