@@ -222,6 +222,16 @@ def test_settings_from_environment() -> None:
     assert settings.model == "gpt-4o-mini" and settings.base_url is None and KEY not in repr(settings)
 
 
+def test_environment_defaults_for_settings_the_request_leaves_unset() -> None:
+    """IGG_MAX_OUTPUT_TOKENS / IGG_LLM_TIMEOUT fill what config.llm does not set; bad values: one clear line."""
+    env = {"OPENAI_BASE_URL": "http://localhost:1/v1", "IGG_MAX_OUTPUT_TOKENS": "32", "IGG_LLM_TIMEOUT": "7.5"}
+    settings = LLMSettings.from_env(LLMConfig(), env)
+    assert (settings.config.max_output_tokens, settings.config.timeout_seconds) == (32, 7.5)
+    assert LLMSettings.from_env(LLMConfig(max_output_tokens=100), env).config.max_output_tokens == 100
+    with pytest.raises(EndpointNotConfigured, match="IGG_MAX_OUTPUT_TOKENS='8': .*greater than or equal to 16"):
+        LLMSettings.from_env(LLMConfig(), {**env, "IGG_MAX_OUTPUT_TOKENS": "8"})
+
+
 def test_rejected_parameters_are_adapted_for_the_session() -> None:
     """max_tokens -> max_completion_tokens, and a refused temperature is no longer sent."""
     script = [Reply(status=400, message="Unsupported parameter: 'max_tokens' is not supported with this model. "

@@ -142,6 +142,7 @@ def test_map_code_hybrid_against_llamacpp(tmp_path: Path, llama_server: LocalSer
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", llama_server.api_key)
     monkeypatch.setenv("IGG_MAX_OUTPUT_TOKENS", "32")
+    monkeypatch.setenv("IGG_LLM_TIMEOUT", "900")  # CPU time is shared with the rest of the suite
     out = tmp_path / "out"
     assert main(["map-code", str(src), "--agent", "hybrid", "--max-iterations", "3", "--out", str(out),
                  "--json"]) == 0

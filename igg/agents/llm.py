@@ -44,6 +44,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 import httpx
 import openai
 import structlog
+from pydantic import ValidationError
 
 from igg.agents.base import AgentTurn, Observation
 from igg.agents.budget import Budget, Totals, messages_tokens
@@ -62,9 +63,9 @@ _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "for
 """Words by which a 400/422 is recognised as a refusal of the requested output format."""
 NO_KEY = "igg-no-key"
 """Sent as the key to servers that need none (the client insists on one)."""
-MAX_OUTPUT_TOKENS_ENV = "IGG_MAX_OUTPUT_TOKENS"
-"""Environment variable: the output token cap when the request does not set ``config.llm.max_output_tokens``
-(e.g. ``igg map-code``, whose request IGG builds)."""
+ENV_DEFAULTS = {"IGG_MAX_OUTPUT_TOKENS": "max_output_tokens", "IGG_LLM_TIMEOUT": "timeout_seconds"}
+"""Environment variables giving ``config.llm`` settings the request leaves unset (e.g. for ``igg map-code``,
+whose request IGG builds): the output token cap and the whole-call deadline in seconds."""
 DEADLINE_GRACE = 1.0
 """Seconds a call may take beyond ``timeout_seconds`` (cancelling the request and closing its connection)."""
 BYTES_PER_OUTPUT_TOKEN = 8
@@ -108,12 +109,7 @@ class LLMSettings:
                 "the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any "
                 "OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)")
         config = config or LLMConfig()
-        tokens = env.get(MAX_OUTPUT_TOKENS_ENV)
-        if tokens and "max_output_tokens" not in config.model_fields_set:
-            if not tokens.isdigit() or int(tokens) < 16:
-                raise EndpointNotConfigured(f"{MAX_OUTPUT_TOKENS_ENV}={tokens!r}: give a whole number of tokens, "
-                                            "at least 16")
-            config = config.model_copy(update={"max_output_tokens": int(tokens)})
+        config = _env_defaults(config, env)
         return cls(base_url=env.get("OPENAI_BASE_URL") or None, api_key=env.get("OPENAI_API_KEY") or NO_KEY,
                    model=config.model or env.get("IGG_MODEL") or DEFAULT_MODEL, config=config)
 
@@ -364,26 +360,38 @@ class _Session:
 class LLMAgent(_Session):
     """The synchronous LLM agent: ``agent(observation) -> AgentTurn``.
 
-    Its calls run on a private event loop in a daemon thread (the same deadline as the async agent);
-    retry delays are slept in the caller's thread with ``policy.sleep``. ``close()`` ends the thread.
+    Its calls run on a private event loop (the same whole-call deadline as the async agent), in the
+    caller's thread, or in a helper thread when the caller is itself inside a running event loop; retry
+    delays are slept with ``policy.sleep``. ``close()`` closes the connections and the loop.
     """
 
     def __init__(self, settings: LLMSettings, request: Request | None = None,
                  policy: RetryPolicy | None = None) -> None:
         super().__init__(settings, request, policy)
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="igg-llm", daemon=True)
-        self._thread.start()
         self.client = openai.AsyncOpenAI(**self.client_options())
-        self._finalizer = weakref.finalize(self, _stop_loop, self._loop, self._thread, self.client)
+        self._finalizer = weakref.finalize(self, _close_loop, self._loop, self.client)
 
     def _run(self, coro: Coroutine[Any, Any, _T]) -> _T:
-        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:
-            return future.result(self.settings.config.timeout_seconds + 2 * DEADLINE_GRACE)
-        except TimeoutError:  # the loop itself is stuck: never wait longer than the deadline allows
-            future.cancel()
-            raise CallTimedOut(self.settings.config.timeout_seconds) from None
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._loop.run_until_complete(coro)
+        result: list[_T] = []
+        errors: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                result.append(self._loop.run_until_complete(coro))
+            except BaseException as exc:  # handed to the caller's thread below
+                errors.append(exc)
+
+        helper = threading.Thread(target=work, name="igg-llm-call", daemon=True)
+        helper.start()
+        helper.join()
+        if errors:
+            raise errors[0]
+        return result[0]
 
     def __call__(self, observation: Observation) -> AgentTurn:
         call = self.begin(observation)
@@ -399,22 +407,19 @@ class LLMAgent(_Session):
             return self.finish(call, params, data)
 
     def close(self) -> None:
-        """Close the HTTP connections and end the event loop thread."""
+        """Close the HTTP connections and the private event loop."""
         self._finalizer()
 
 
-def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread, client: openai.AsyncOpenAI) -> None:
-    if loop.is_closed():
+def _close_loop(loop: asyncio.AbstractEventLoop, client: openai.AsyncOpenAI) -> None:
+    if loop.is_closed() or loop.is_running():
         return
-    if thread.is_alive():
+    if asyncio._get_running_loop() is None:  # collected inside another loop: the sockets die with this loop
         try:
-            asyncio.run_coroutine_threadsafe(client.close(), loop).result(5)
-        except Exception:  # closing is best effort: the connections die with the loop anyway
+            loop.run_until_complete(client.close())
+        except Exception:  # closing is best effort
             pass
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(5)
-    if not loop.is_running():
-        loop.close()
+    loop.close()
 
 
 class AsyncLLMAgent(_Session):
@@ -476,6 +481,20 @@ def _whole_actions(text: str) -> int:
         return len(parse_turn(text, truncated=True).items)
     except ResponseInvalid:
         return 0
+
+
+def _env_defaults(config: LLMConfig, env: Mapping[str, str]) -> LLMConfig:
+    """``config`` with the settings it leaves unset taken from ``ENV_DEFAULTS`` variables (checked)."""
+    update = {key: env[name] for name, key in ENV_DEFAULTS.items()
+              if env.get(name) and key not in config.model_fields_set}
+    if not update:
+        return config
+    try:
+        return LLMConfig.model_validate({**config.model_dump(exclude_unset=True), **update})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = next((n for n, k in ENV_DEFAULTS.items() if error["loc"] and k == error["loc"][0]), "")
+        raise EndpointNotConfigured(f"{name}={env.get(name)!r}: {error['msg']}") from None
 
 
 def _decode(response: httpx.Response, body: bytes) -> dict[str, Any]:
