@@ -32,7 +32,7 @@ def write_request(tmp_path: Path, **llm: Any) -> Path:
     payload["context_data"] = CONTEXT
     payload["config"]["max_iterations"] = 1
     payload["config"]["constraints"].update(LIMITS)
-    payload["config"]["llm"] = {"max_output_tokens": 64, "timeout_seconds": 600, "max_retries": 0, **llm}
+    payload["config"]["llm"] = {"max_output_tokens": 64, "timeout_seconds": 3600, "max_retries": 0, **llm}
     path = tmp_path / "request.json"
     path.write_text(json.dumps(payload))
     return path
@@ -105,7 +105,7 @@ def test_the_output_modes_against_what_llamacpp_supports(llama_server: LocalServ
     """A schema the real server refuses steps down to json_object, which it accepts; text mode (no
     response_format) works too. Each answer comes back as a turn (parsed or flagged), nothing crashes."""
     request = make_request(context_data=CONTEXT, constraints=LIMITS,
-                           llm={"max_output_tokens": 16, "timeout_seconds": 600, "max_retries": 0})
+                           llm={"max_output_tokens": 16, "timeout_seconds": 3600, "max_retries": 0})
     settings = LLMSettings(base_url=llama_server.base_url, api_key=llama_server.api_key, model="smollm2",
                            config=request.config.llm)
 
@@ -142,7 +142,7 @@ def test_map_code_hybrid_against_llamacpp(tmp_path: Path, llama_server: LocalSer
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", llama_server.api_key)
     monkeypatch.setenv("IGG_MAX_OUTPUT_TOKENS", "32")
-    monkeypatch.setenv("IGG_LLM_TIMEOUT", "900")  # CPU time is shared with the rest of the suite
+    monkeypatch.setenv("IGG_LLM_TIMEOUT", "3600")  # CPU time is shared with the rest of the suite
     out = tmp_path / "out"
     assert main(["map-code", str(src), "--agent", "hybrid", "--max-iterations", "3", "--out", str(out),
                  "--json"]) == 0

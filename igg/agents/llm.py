@@ -169,7 +169,7 @@ class _Call:
 
 
 class _Session:
-    """The decisions shared by the sync and async agents (no I/O here)."""
+    """What the sync and async agents share: every decision, and the one async HTTP call (``attempt``)."""
 
     def __init__(self, settings: LLMSettings, request: Request | None = None,
                  policy: RetryPolicy | None = None) -> None:

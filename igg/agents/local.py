@@ -148,6 +148,10 @@ class LocalServer:
         params.n_parallel = 1
         params.verbosity = -1  # llama.cpp logs nothing; IGG logs the server's start and stop
         params.ui = False
+        # worker threads wait without spinning: IGG shares the CPU with the server, and spinning workers
+        # collapse when the machine is busy
+        params.cpuparams.poll = 0
+        params.cpuparams_batch.poll = 0
         if self.threads:
             params.cpuparams.n_threads = self.threads
             params.cpuparams_batch.n_threads = self.threads
