@@ -98,7 +98,7 @@ def test_script_spec_builds_a_scripted_agent(tmp_path):
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("gpt", "'gpt': unknown agent; use one of auto, llm, code, hybrid, script:PATH"),
+    ("gpt", "'gpt': unknown agent; use one of auto, llm, local, code, hybrid, script:PATH"),
     ("script:", "script: needs a transcript path"),
 ])
 def test_bad_agent_specs_are_invalid_input(spec, message):
