@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from igg.agents.code.cache import FactsCache, content_hash
 from igg.agents.code.facts import FileFacts
 from igg.agents.code.link import CodeModel, link
 from igg.agents.code.schema import load_code_schema
@@ -54,14 +55,28 @@ def _parse_batch(batch: Sequence[SourceFile]) -> list[FileFacts]:
 
 
 def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
-              on_parsed: Callable[[int], Any] | None = None,
-              executor: Executor | None = None) -> tuple[list[FileFacts], int]:
+              on_parsed: Callable[[int], Any] | None = None, executor: Executor | None = None,
+              cache: FactsCache | None = None, counts: dict[str, int] | None = None) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
 
     ``executor`` (e.g. a Dask cluster's, see ``igg.batch.cluster.parse_executor``) parses the batches
-    instead of a local process pool, whatever the number of files; ``jobs`` is then its worker count."""
+    instead of a local process pool, whatever the number of files; ``jobs`` is then its worker count.
+    With ``cache``, files whose content it knows are not parsed again (``counts``: parsed, cached)."""
     files = with_modules(files)
+    if cache is not None:
+        keys = [FactsCache.key(f.path, f.module, content_hash(f.text)) for f in files]
+        known = [cache.get(k) for k in keys]
+        todo = [f for f, k in zip(files, known, strict=True) if k is None]
+        parsed, used = parse_all(todo, jobs=jobs, on_parsed=on_parsed, executor=executor)
+        cache.put_many((k, p) for k, p in zip((k for k, c in zip(keys, known, strict=True) if c is None), parsed,
+                                               strict=True))
+        fresh = iter(parsed)
+        if counts is not None:
+            counts.update(parsed=len(todo), cached=len(files) - len(todo))
+        return [c if c is not None else next(fresh) for c in known], used
+    if counts is not None:
+        counts.update(parsed=len(files), cached=0)
     jobs = jobs or os.cpu_count() or 1
     if executor is not None:
         return _parse_on(executor, files, jobs, on_parsed), jobs
@@ -103,6 +118,7 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
             session_id: str | None = None, goal: str | None = None, max_nodes: int = 200_000,
             max_edges: int = 1_000_000, max_iterations: int | None = None, max_actions: int = 500,
             max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None, executor: Executor | None = None,
+            cache: FactsCache | None = None, environ: Mapping[str, str] | None = None,
             on_walked: Callable[[WalkResult], Any] | None = None,
             on_parsed: Callable[[int], Any] | None = None,
             clock: Callable[[], float] = time.perf_counter) -> CodeMap:
@@ -115,6 +131,10 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     if agent not in AGENT_MODES:
         raise RequestInvalid([Problem("--agent", f"{agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
                              source="the command line")
+    if agent in ("llm", "hybrid"):  # both need the endpoint: say so before any work
+        from igg.agents.llm import LLMSettings
+
+        LLMSettings.from_env(environ=environ)
     paths = [Path(p) for p in paths]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
@@ -132,7 +152,7 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
                                       f"({len(walked.skipped)} skipped; other files: {others})")],
                              source="the command line")
     mark = clock()
-    facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed, executor=executor)
+    facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed, executor=executor, cache=cache)
     seconds["parse"] = clock() - mark
     mark = clock()
     model = link(facts)

@@ -165,7 +165,7 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
     from igg.errors import Problem, RequestInvalid
     from igg.mapcode import code_agent, prepare, summary
 
-    codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, **prepare_options)
+    codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options)
     the_agent = code_agent(agent, codemap, environ)
     run_started = clock()
     if resume:

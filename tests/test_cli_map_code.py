@@ -77,7 +77,7 @@ def test_skipped_files_are_listed_with_their_reason(tmp_path):
 @pytest.mark.parametrize(("args", "message"), [
     (["/nonexistent/src"], "/nonexistent/src: no such file or directory"),
     ([str(FIXTURES / "auth")], "no Python or Java source files under"),
-    ([JAVA, "--agent", "script:x.jsonl"], "map-code agents are code, llm and hybrid"),
+    ([JAVA, "--agent", "script:x.jsonl"], "invalid choice: 'script:x.jsonl' (choose from 'code', 'llm', 'hybrid')"),
     ([JAVA, "--schema", str(FIXTURES / "seed_response.json")], "seed_response.json is invalid"),
     ([JAVA, "--resume"], "--resume: needs the store"),
 ])
@@ -194,3 +194,21 @@ def test_llm_mode_reads_the_files_as_context_chunks():
         sent = json.dumps(server.requests[0].body)
         first = sources(CODE_FIXTURES / "java")[0].path
         assert f"File: {first}" in sent
+
+
+@pytest.mark.parametrize("agent", ["llm", "hybrid"])
+def test_llm_and_hybrid_without_an_endpoint_stop_before_any_work_with_the_same_line(agent):
+    result = igg("map-code", JAVA, "--agent", agent, "--json")
+    assert result.returncode == 2
+    assert result.stdout == ""  # no run, no summary
+    assert result.stderr == ("igg: the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL "
+                             "(any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)\n")
+
+
+def test_help_lists_exactly_the_agents_map_code_accepts():
+    result = igg("map-code", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "--agent AGENT code (static analysis, offline; the default), llm or hybrid" in text
+    assert "auto" not in text.split("--agent AGENT")[1].split("--out")[0]
+    assert "script:" not in text

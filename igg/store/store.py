@@ -158,7 +158,8 @@ class SessionStore:
                     snapshot: bool = False, finish: dict[str, Any] | None = None) -> int:
         """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
         transaction; returns its step number. ``owner``, when given, must still own the session."""
-        iteration = record.get("iteration") if kind == "iteration" else None
+        # an "update" step (igg map-code --update) continues a finished session's iteration numbers
+        iteration = record.get("iteration") if kind in ("iteration", "update") else None
         verdicts = record.get("verdicts") or []
         by_code: dict[str, int] = {}
         for v in verdicts:
@@ -328,7 +329,7 @@ class SessionStore:
         if iteration == 0:
             return 0
         row = self.db.read(lambda c: c.execute(
-            "SELECT step FROM steps WHERE session_id = ? AND kind = 'iteration' AND iteration = ?",
+            "SELECT step FROM steps WHERE session_id = ? AND kind IN ('iteration', 'update') AND iteration = ?",
             (session_id, iteration)).fetchone())
         if row is None:
             done = self.session(session_id).last_iteration

@@ -137,5 +137,7 @@ class FileFacts:
     types: list[TypeDecl] = field(default_factory=list)
     callables: list[CallableDecl] = field(default_factory=list)
     lines: int = 0
+    sha: str | None = None
+    """The content hash of the file (``cache.content_hash``), kept on its Module node."""
     error: str | None = None
     """Set when the file could not be parsed (its facts are then empty or partial)."""

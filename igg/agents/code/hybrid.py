@@ -30,8 +30,7 @@ def _grounding(sources: Sequence[SourceFile]) -> Grounding:
 class GroundedLLM:
     """The LLM agent mapping code: it reads files as context chunks; its proposals are grounded.
 
-    ``llm`` is an agent, or a zero-argument factory of one (called on first use, so that a hybrid run
-    without an endpoint still does its static pass before it stops with the LLM agent's clear error)."""
+    ``llm`` is an agent, or a zero-argument factory of one (called on first use)."""
 
     name = "llm"
 
@@ -103,7 +102,8 @@ def create_agent(request: Request, mode: str = "code", *, environ: Mapping[str, 
     if mode not in ("hybrid", "llm"):
         raise ValueError(f"unknown code agent mode {mode!r}; use code, hybrid or llm")
     llm = _Later(request, os.environ if environ is None else environ)
-    return HybridAgent(llm, sources) if mode == "hybrid" else GroundedLLM(llm(), sources)
+    # both build the LLM agent now: without an endpoint they stop before any work, with the same message
+    return HybridAgent(llm(), sources) if mode == "hybrid" else GroundedLLM(llm(), sources)
 
 
 class _Later:

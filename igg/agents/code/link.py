@@ -271,7 +271,8 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True) -> CodeMo
         plans.append(plan)
         rel = plan.relations.append
         module = symbol(plan, f"module:{f.path}", "Module",
-                        {"name": f.module, "path": f.path, "language": f.language, "lines": f.lines})
+                        {"name": f.module, "path": f.path, "language": f.language, "lines": f.lines,
+                         **({"sha": f.sha} if f.sha else {})})
         pkg_name = f.package if f.language == "java" else f.module.rpartition(".")[0]
         if f.language == "python" and f.path.endswith("__init__.py"):
             pkg_name = f.module  # the package's own module

@@ -98,16 +98,21 @@ def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
 
 def analyze(source: SourceFile) -> FileFacts:
     """The facts of one file, by its language (raises ValueError for a language the agent does not read)."""
+    from igg.agents.code.cache import content_hash
+
     language = source.language
     if language == "python":
         from igg.agents.code.python import analyze_python
 
-        return analyze_python(source.path, source.text, source.module)
-    if language == "java":
+        facts = analyze_python(source.path, source.text, source.module)
+    elif language == "java":
         from igg.agents.code.java import analyze_java
 
-        return analyze_java(source.path, source.text)
-    raise ValueError(f"{source.path}: not a Python or Java file (suffixes: {', '.join(LANGUAGES)})")
+        facts = analyze_java(source.path, source.text)
+    else:
+        raise ValueError(f"{source.path}: not a Python or Java file (suffixes: {', '.join(LANGUAGES)})")
+    facts.sha = content_hash(source.text)
+    return facts
 
 
 def analyze_all(sources: Sequence[SourceFile], executor: Executor | None = None) -> list[FileFacts]:

@@ -11,6 +11,7 @@ LLM add what static analysis cannot see. LLM proposals about symbols the sources
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -18,10 +19,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from igg.agents.code.cache import FactsCache, cache_path
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
-from igg.mapcode import code_agent, prepare, summary
+from igg.mapcode import AGENT_MODES, code_agent, prepare, summary
 
 SHOW_SKIPPED = 20
 """Skipped paths listed on stderr before the run (all of them are in the --json summary)."""
@@ -32,6 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="source directories or files")
     add_run_options(p, default_agent="code")
+    for action in p._actions:  # map-code accepts its own agents only: say exactly which
+        if "--agent" in action.option_strings:
+            action.choices = AGENT_MODES
+            action.help = ("code (static analysis, offline; the default), llm or hybrid (static pass, then the "
+                           "LLM; both need OPENAI_API_KEY or OPENAI_BASE_URL)")
     p.add_argument("--schema", type=Path, metavar="FILE",
                    help="a code schema (copy schemas/code-graph.json and edit it); default: the built-in one")
     p.add_argument("--session", metavar="ID", help="the session id (default: generated)")
@@ -47,6 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "of local processes; needs igg[dask]")
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
                    help=f"skip larger files as likely generated (default {DEFAULT_MAX_BYTES})")
+    p.add_argument("--update", action="store_true",
+                   help="re-map into the map-code session of --store (--session ID, default: the latest): only "
+                        "files whose content changed are parsed again; the difference is one new step")
     p.add_argument("--resume", action="store_true",
                    help="continue the interrupted session --session ID in --store (the sources are read again; "
                         "what the graph already holds is not proposed twice)")
@@ -55,12 +65,18 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def run_command(args: argparse.Namespace) -> int:
     setup_logging(args)
-    if args.agent not in ("code", "llm", "hybrid"):
-        raise RequestInvalid([Problem("--agent", f"{args.agent!r}: map-code agents are code, llm and hybrid")],
+    if args.agent not in AGENT_MODES:
+        raise RequestInvalid([Problem("--agent", f"{args.agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
                              source="the command line")
+    if args.update:
+        return _update(args)
     specs = export_specs(args)
     started = time.perf_counter()
+    store = args.store or os.environ.get("IGG_STORE")
+    cache = FactsCache(cache_path(store)) if store and args.agent == "code" else None  # for a later --update
     with ExitStack() as stack:
+        if cache is not None:
+            stack.callback(cache.close)
         executor, jobs = None, args.jobs
         if args.scheduler:  # the files travel to the workers: they need not see this file system
             from igg.batch.cluster import parse_executor
@@ -69,8 +85,8 @@ def run_command(args: argparse.Namespace) -> int:
         progress = stack.enter_context(_ParseProgress())
         codemap = prepare(args.paths, agent=args.agent, schema=args.schema, session_id=args.session, goal=args.goal,
                           max_nodes=args.max_nodes, max_edges=args.max_edges, max_iterations=args.max_iterations,
-                          max_bytes=args.max_file_bytes, jobs=jobs, executor=executor, on_walked=progress.walked,
-                          on_parsed=progress.parsed)
+                          max_bytes=args.max_file_bytes, jobs=jobs, executor=executor, cache=cache,
+                          on_walked=progress.walked, on_parsed=progress.parsed)
     _report_skipped(codemap.walk)
     agent = code_agent(args.agent, codemap)  # llm/hybrid bring validation_rules(): the loop adds grounding
     captured: dict[str, Any] = {}
@@ -88,6 +104,36 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.json and captured:
         _print_summary(captured)
     return code
+
+
+def _update(args: argparse.Namespace) -> int:
+    from igg.mapupdate import update_map
+
+    path = args.store or os.environ.get("IGG_STORE")
+    if not path:
+        raise RequestInvalid([Problem("--update", "needs the store of the session (--store PATH or IGG_STORE)")],
+                             source="the command line")
+    result = update_map(args.paths, path, session_id=args.session, max_bytes=args.max_file_bytes, jobs=args.jobs)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    files, graph = result.files, result.graph
+    table = Table(title=f"igg map-code --update {result.session_id}", show_header=False, title_justify="left")
+    table.add_column("", style="bold")
+    table.add_column("")
+    table.add_row("step", f"{result.step} (iteration {result.iteration})"
+                  + (f", git {result.git_commit}" if result.git_commit else ""))
+    table.add_row("files", f"{files['read']} read: {files['reparsed']} re-parsed, {files['unchanged']} unchanged")
+    table.add_row("changed", f"{len(files['added'])} added, {len(files['changed'])} changed, "
+                             f"{len(files['removed'])} removed, {len(files['renamed'])} renamed")
+    table.add_row("graph", f"nodes +{graph['nodes_added']} -{graph['nodes_removed']} ~{graph['nodes_changed']}, "
+                           f"edges +{graph['edges_added']} -{graph['edges_removed']}; now {graph['nodes']} nodes, "
+                           f"{graph['edges']} edges")
+    Console(soft_wrap=False).print(table)
+    return 0
 
 
 def _print_summary(s: dict[str, Any]) -> None:

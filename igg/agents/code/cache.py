@@ -1,0 +1,75 @@
+"""A cache of parsed facts, keyed by file content, so that re-mapping parses only what changed.
+
+One SQLite file beside the session store (``STORE.codefacts``): a row per (path, module name, content
+hash, analyzer version) holding that file's ``FileFacts``. ``igg map-code --store`` fills it; ``--update``
+reads the facts of unchanged files from it. A missing or unreadable cache only costs a parse. The file
+is IGG's own (written next to the store the user named, never elsewhere); its rows are pickles of IGG's
+dataclasses, read only from that file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+import structlog
+
+from igg.agents.code.facts import FileFacts
+
+log = structlog.get_logger("igg.code")
+
+ANALYZER_VERSION = "2"
+"""Bumped whenever the analyzers' output changes: older cached facts are then parsed again."""
+
+
+def content_hash(text: str) -> str:
+    """The hash a file's content is known by (sha256 of its UTF-8 text, hex)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def cache_path(store: str | Path) -> Path:
+    """Where the facts cache of session store ``store`` lives."""
+    store = Path(store)
+    return store.with_name(store.name + ".codefacts")
+
+
+class FactsCache:
+    """Facts by (path, module, content hash); opened on a file, or in memory with ``path=None``."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = Path(path) if path is not None else None
+        try:
+            self._db = sqlite3.connect(str(self.path) if self.path is not None else ":memory:")
+            self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+        except sqlite3.Error as exc:
+            log.warning("code_facts_cache_unusable", path=str(self.path), error=str(exc))
+            self._db = sqlite3.connect(":memory:")
+            self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+
+    @staticmethod
+    def key(path: str, module: str | None, sha: str) -> str:
+        return f"{ANALYZER_VERSION}\x00{path}\x00{module or ''}\x00{sha}"
+
+    def get(self, key: str) -> FileFacts | None:
+        row = self._db.execute("SELECT data FROM facts WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            facts = pickle.loads(row[0])
+        except Exception:  # a damaged row: parse the file again
+            return None
+        return facts if isinstance(facts, FileFacts) else None
+
+    def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> None:
+        rows = [(k, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) for k, f in items]
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO facts (key, data) VALUES (?, ?)", rows)
+        except sqlite3.Error as exc:
+            log.warning("code_facts_cache_write_failed", path=str(self.path), error=str(exc))
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,214 @@
+"""Incremental re-mapping: ``igg map-code PATH --store S --update``.
+
+A map-code session keeps each file's content hash on its Module node (``sha``) and the parsed facts in a
+cache beside the store (``agents.code.cache``). An update walks the tree again, parses only the files whose
+content is new (changed, added, or renamed), takes the facts of the others from the cache, links everything
+again (a change in one file can change what another file's names resolve to), and applies the difference
+between the stored graph and the graph a fresh map would build as ONE new step of the session: nodes and
+edges added, removed and changed. The step is numbered as the next iteration, so ``igg diff SESSION N N+1``
+shows the architecture change; it records the files re-parsed, unchanged, added, changed, removed and
+renamed, and the git commit when the tree is a git work tree.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from igg.agents.code.cache import FactsCache, cache_path, content_hash
+from igg.agents.code.link import link
+from igg.agents.code.mapping import SchemaFit
+from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
+from igg.errors import Problem, RequestInvalid, SessionRefused
+from igg.graph.state import GraphState
+
+log = structlog.get_logger("igg.code")
+
+MAP_CODE_AGENTS = ("code",)
+"""Sessions an update can continue: those the static agent mapped (its graph is the static map)."""
+
+
+@dataclass(kw_only=True)
+class UpdateResult:
+    """What one update did."""
+
+    session_id: str
+    step: int
+    iteration: int
+    files: dict[str, Any]
+    graph: dict[str, int]
+    git_commit: str | None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"session_id": self.session_id, "step": self.step, "iteration": self.iteration,
+                "files": self.files, "graph": self.graph, "git_commit": self.git_commit,
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+
+
+def git_commit(paths: Sequence[Path]) -> str | None:
+    """The commit checked out in the git work tree holding ``paths[0]`` (``+dirty`` when it has changes),
+    or None when it is not in one (or git is missing)."""
+    if not paths:
+        return None
+    where = paths[0] if paths[0].is_dir() else paths[0].parent
+    try:
+        head = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "."],
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = head.stdout.strip()
+    return commit + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+
+
+def _pick_session(store: Any, session_id: str | None) -> str:
+    if session_id:
+        return session_id
+    for info in store.sessions():
+        if info.agent in MAP_CODE_AGENTS and info.goal.startswith("Map the code dependencies"):
+            return str(info.session_id)
+    raise RequestInvalid([Problem("--update", f"no map-code session in {store.path}; map the tree first "
+                                              "(igg map-code PATH --store STORE) or name one with --session ID")],
+                         source="the command line")
+
+
+def desired_graph(fit: SchemaFit) -> tuple[dict[tuple[str, tuple[Any, ...]], dict[str, Any]],
+                                           set[tuple[str, tuple[str, tuple[Any, ...]], tuple[str, tuple[Any, ...]]]]]:
+    """The nodes (by type and identity, with their properties) and edges the code agent proposes for
+    ``fit``'s model on a fresh map."""
+    nodes = {(p.label, p.identity): p.properties for p in fit.placed.values()}
+    edges = set()
+    for plan in fit.model.files:
+        for r in plan.relations:
+            for rel in (r, fit.lifted(r)):
+                if rel is None:
+                    continue
+                label = fit.edge_label(rel)
+                if label is None or rel.source == rel.target:
+                    continue
+                a, b = fit.placed[rel.source], fit.placed[rel.target]
+                edges.add((label, (a.label, a.identity), (b.label, b.identity)))
+    return nodes, edges
+
+
+def apply_difference(state: GraphState, fit: SchemaFit) -> dict[str, int]:
+    """Change ``state`` into the graph a fresh map builds (its journal holds the mutations); counts."""
+    nodes, edges = desired_graph(fit)
+    counts = {"nodes_added": 0, "nodes_removed": 0, "nodes_changed": 0, "edges_added": 0, "edges_removed": 0}
+    current: dict[tuple[str, tuple[Any, ...]], str] = {}
+    for node_id in list(state.graph.nodes):
+        label = state.node_type(node_id)
+        identity = state.identity(label, state.node_properties(node_id))
+        key = (label, identity) if identity is not None else None
+        if key is None or key not in nodes:
+            state.delete_node(node_id)
+            counts["nodes_removed"] += 1
+            continue
+        current[key] = node_id
+        props, want = state.node_properties(node_id), nodes[key]
+        changed = {k: v for k, v in want.items() if props.get(k) != v}
+        gone = [k for k in props if k not in want]
+        if changed or gone:
+            state.update_node(node_id, changed, remove=gone)
+            counts["nodes_changed"] += 1
+    for key, props in nodes.items():
+        if key not in current:
+            current[key] = state.add_node(key[0], dict(props))
+            counts["nodes_added"] += 1
+    wanted = {(current[a], label, current[b]) for label, a, b in edges}
+    for edge_id, source, target, data in list(state.edges()):
+        if (source, data["type"], target) not in wanted:
+            state.delete_edge(edge_id)
+            counts["edges_removed"] += 1
+    for source, label, target in sorted(wanted):
+        if state.edge_between(source, label, target) is None:
+            state.add_edge(source, label, target, {})
+            counts["edges_added"] += 1
+    return counts
+
+
+def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None = None,
+               max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None,
+               clock: Callable[[], float] = time.perf_counter) -> UpdateResult:
+    """Re-map ``paths`` into the stored map-code session (see the module doc); returns what changed.
+
+    Raises ``RequestInvalid`` for a path that does not exist or a store without a map-code session, and
+    ``SessionRefused`` for a session that is not a finished static map.
+    """
+    from igg.mapcode import parse_all
+    from igg.store import SessionStore
+
+    paths = [Path(p) for p in paths]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise RequestInvalid([Problem("PATH", f"{p}: no such file or directory") for p in missing],
+                             source="the command line")
+    started = clock()
+    store = SessionStore(store_path)
+    sid = _pick_session(store, session_id)
+    info = store.session(sid)
+    if info.agent not in MAP_CODE_AGENTS:
+        raise SessionRefused(f"session {sid!r} was mapped with agent {info.agent!r}; --update re-maps sessions "
+                             "of the static agent (--agent code)", session_id=sid)
+    if info.status != "finished":
+        raise SessionRefused(f"session {sid!r} is {info.status}; finish it first (igg map-code ... --resume) "
+                             "and update it then", session_id=sid)
+    request, state, _ = store.load_state(sid)
+    seconds = {"load": clock() - started}
+    mark = clock()
+    walked = walk(paths, max_bytes=max_bytes)
+    before = {state.node_properties(n)["path"]: state.node_properties(n).get("sha")
+              for n in state.nodes_of_type("Module") if "path" in state.node_properties(n)}
+    now = {f.path: content_hash(f.text) for f in walked.files}
+    seconds["walk"] = clock() - mark
+    mark = clock()
+    cache = FactsCache(cache_path(store_path))
+    counts: dict[str, int] = {}
+    try:
+        facts, _ = parse_all(walked.files, jobs=jobs, cache=cache, counts=counts)
+    finally:
+        cache.close()
+    seconds["parse"] = clock() - mark
+    mark = clock()
+    fit = SchemaFit(link(facts), state.schema)
+    iteration = info.last_iteration + 1
+    state.iteration, state.chunk = iteration, None
+    changes = apply_difference(state, fit)
+    mutations = state.take_journal()
+    seconds["diff"] = clock() - mark
+    added = sorted(p for p in now if p not in before)
+    removed = sorted(p for p in before if p not in now)
+    renamed: list[dict[str, str]] = []
+    for old in removed:
+        twin = next((p for p in added if now[p] == before[old] and before[old]), None)
+        if twin is not None:
+            renamed.append({"from": old, "to": twin})
+    changed = sorted(p for p in now if p in before and before[p] != now[p])
+    files: dict[str, Any] = {"read": len(walked.files), "reparsed": counts.get("parsed", 0), "unchanged": counts.get("cached", 0),
+             "added": added, "changed": changed,
+             "removed": removed, "renamed": renamed}
+    commit = git_commit(paths)
+    record = {"kind": "update", "iteration": iteration, "git_commit": commit, "files": files, "changes": changes,
+              "reasoning": (f"Re-mapped {len(walked.files)} files: {files['reparsed']} re-parsed, "
+                            f"{files['unchanged']} unchanged; {len(added)} added, {len(files['changed'])} changed, "
+                            f"{len(removed)} removed" + (f" (git {commit})" if commit else "") + "."),
+              "verdicts": [], "timings_ms": {"total": round((clock() - started) * 1000, 3)}}
+    mark = clock()
+    step = store.commit_step(sid, kind="update", record=record, mutations=mutations, state=state, snapshot=True)
+    seconds["commit"] = clock() - mark
+    seconds["total"] = clock() - started
+    log.info("map_code_updated", session_id=sid, step=step, iteration=iteration, reparsed=files["reparsed"],
+             unchanged=files["unchanged"], mutations=len(mutations), git_commit=commit)
+    return UpdateResult(session_id=sid, step=step, iteration=iteration, files=files,
+                        graph={**changes, "nodes": state.node_count, "edges": state.edge_count},
+                        git_commit=commit, seconds=seconds)
