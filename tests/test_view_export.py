@@ -5,25 +5,19 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
-import sys
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from igg.export.html import write_html
 from igg.view.page import STATIC_FILES, asset
-from tests.conftest import FIXTURES, ROOT, Workspace, edge, node
+from tests.conftest import FIXTURES, Workspace, edge, node
+from tests.support.cli import igg
 
 pytest_plugins = ["tests.support.browser"]
 
 AUTH = FIXTURES / "auth"
-
-
-def igg(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 @pytest.fixture(scope="module")

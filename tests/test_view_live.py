@@ -19,6 +19,7 @@ import pytest
 
 from igg.view.auth import COOKIE, cookie_value
 from tests.conftest import FIXTURES, ROOT, edge, node
+from tests.support.cli import igg
 from tests.test_workspace import request_dict
 
 pytest_plugins = ["tests.support.browser"]
@@ -33,9 +34,8 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     tmp = tmp_path_factory.mktemp("view")
     store = tmp / "sessions.sqlite"
     env = {k: v for k, v in os.environ.items() if k not in ("IGG_API_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    ran = subprocess.run([sys.executable, "-m", "igg", "run", str(AUTH / "request.json"), "--agent",
-                          f"script:{AUTH / 'transcript.jsonl'}", "--store", str(store), "--json"],
-                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    ran = igg("run", str(AUTH / "request.json"), "--agent", f"script:{AUTH / 'transcript.jsonl'}", "--store",
+              str(store), "--json")
     assert ran.returncode == 0, ran.stderr
     log = (tmp / "view.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "igg", "view", "--store", str(store), "--port", "0"], cwd=ROOT,
@@ -216,16 +216,12 @@ def test_the_ui_routes_are_behind_the_token(viewer):
         assert "event: end" in events.text
 
 
-def test_igg_view_refuses_an_unknown_session_and_a_busy_port(tmp_path, viewer):
-    env = {k: v for k, v in os.environ.items() if k != "IGG_API_TOKEN"}
-    unknown = subprocess.run([sys.executable, "-m", "igg", "view", "nope", "--store", str(viewer["store"]), "--port",
-                              "0"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+def test_igg_view_refuses_an_unknown_session_a_busy_port_and_a_wide_bind_without_token(tmp_path, viewer, monkeypatch):
+    monkeypatch.delenv("IGG_API_TOKEN", raising=False)
+    unknown = igg("view", "nope", "--store", str(viewer["store"]), "--port", "0")
     assert unknown.returncode == 2 and "no session 'nope'" in unknown.stderr and "Traceback" not in unknown.stderr
     port = viewer["base"].rsplit(":", 1)[1]
-    busy = subprocess.run([sys.executable, "-m", "igg", "view", "--store", str(tmp_path / "s.sqlite"), "--port", port],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    busy = igg("view", "--store", str(tmp_path / "s.sqlite"), "--port", port)
     assert busy.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in busy.stderr
-    wide = subprocess.run([sys.executable, "-m", "igg", "view", "--host", "0.0.0.0", "--port", "0"],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    wide = igg("view", "--host", "0.0.0.0", "--port", "0", "--store", str(tmp_path / "s.sqlite"))
     assert wide.returncode == 2 and "without a token" in wide.stderr
-

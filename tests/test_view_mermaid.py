@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from igg.errors import ExportError
 from igg.export import write_json
 from igg.export.mermaid import mermaid_text, write_mermaid
-from tests.conftest import ROOT, Workspace, edge, node
+from tests.conftest import Workspace, edge, node
+from tests.support.cli import igg
 
 
 def big() -> Workspace:
@@ -52,10 +51,6 @@ def test_write_mermaid_reports_what_it_drew(tmp_path):
     summary = write_mermaid(big().state, tmp_path / "g.mmd", top=5)
     assert summary["summarized"] and summary["drawn_nodes"] == 5 and summary["omitted_nodes"] == 82
     assert (tmp_path / "g.mmd").read_text().startswith("flowchart LR\n")
-
-
-def igg(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
 
 
 def test_igg_export_takes_the_node_types_and_the_number_of_hubs(tmp_path):

@@ -1,0 +1,68 @@
+"""The /ui routes over an in-memory workspace (``igg serve --memory``): what they answer without a store."""
+
+from __future__ import annotations
+
+import httpx
+from fastapi.testclient import TestClient
+
+from igg.interfaces.http.app import build_app
+from igg.workspace import Workspace
+from tests.conftest import edge, node
+from tests.test_workspace import request_dict
+
+
+def test_an_in_memory_server_shows_the_current_graph_and_its_iterations_but_no_history():
+    with TestClient(build_app(Workspace())) as http:
+        assert http.post("/sessions", json=request_dict(session_id="m1")).status_code == 201
+        http.post("/sessions/m1/actions", json={"actions": [
+            node("Class", name="A", package="p"), node("Class", name="B", package="p"),
+            edge("CALLS", {"name": "A"}, {"name": "B"}), node("Gadget", name="x")]})
+        http.post("/sessions/m1/actions", json={"actions": [
+            {"type": "UPDATE_NODE", "node": {"name": "A"}, "properties": {"package": "q"}}]})
+
+        page = http.get("/ui/")
+        assert page.status_code == 200 and '"mode":"server"' in page.text
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert http.get("/ui/static/vendor/sigma.min.js").headers["content-type"].startswith("text/javascript")
+        assert http.get("/ui/static/viewer.py").status_code == 404
+
+        listed = http.get("/ui/api/sessions").json()["sessions"]
+        assert [(s["session_id"], s["status"]) for s in listed] == [("m1", "open")]
+        graph = http.get("/ui/api/sessions/m1/graph").json()
+        assert sorted(n["label"] for n in graph["nodes"]) == ["A", "B"]
+        a = next(n for n in graph["nodes"] if n["label"] == "A")
+        assert a["properties"]["package"] == "q" and a["provenance"] == {"created": 1, "updated": 2}
+        assert graph["edges"][0]["type"] == "CALLS" and graph["meta"]["status"] == "open"
+
+        its = http.get("/ui/api/sessions/m1/iterations").json()
+        assert its["from_store"] is False and its["last_iteration"] == 2
+        first = its["iterations"][0]
+        assert (first["accepted"], first["rejected"], first["rejected_by_code"]) == (3, 1, {"UNKNOWN_NODE_TYPE": 1})
+        assert first["rejections"][0]["action"] == "ADD_NODE" and "Gadget" in first["rejections"][0]["message"]
+
+        for refused in (http.get("/ui/api/sessions/m1/graph", params={"iteration": 1}),
+                        http.get("/ui/api/sessions/m1/history", params={"element": "n1"})):
+            assert refused.status_code == 409 and refused.json()["error"]["code"] == "HISTORY_UNAVAILABLE"
+        assert http.get("/ui/api/sessions/nope/graph").json()["error"]["code"] == "SESSION_NOT_FOUND"
+        assert http.get("/ui/api/sessions/m1/graph", params={"iteration": -1}).status_code == 422
+
+        assert http.post("/sessions/m1/finish").status_code == 200
+        events = http.get("/ui/api/sessions/m1/events")
+        kinds = [line.removeprefix("event: ") for line in events.text.splitlines() if line.startswith("event: ")]
+        assert kinds[-1] == "end" and kinds.count("iteration_finished") == 2
+
+
+def test_without_a_token_the_ui_needs_no_login():
+    from igg.view.auth import with_ui_login
+
+    app = build_app(Workspace())
+    assert with_ui_login(app, None) is app  # nothing wrapped: loopback-only servers have no login
+    transport = httpx.ASGITransport(app=with_ui_login(app, "t0k"))
+
+    async def probe() -> tuple[int, int]:
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            return (await client.get("/ui/")).status_code, (await client.get("/ui/login")).status_code
+
+    import asyncio
+
+    assert asyncio.run(probe()) == (303, 200)
