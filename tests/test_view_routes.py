@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import httpx
 from fastapi.testclient import TestClient
 
 from igg.interfaces.http.app import build_app
@@ -57,12 +56,5 @@ def test_without_a_token_the_ui_needs_no_login():
 
     app = build_app(Workspace())
     assert with_ui_login(app, None) is app  # nothing wrapped: loopback-only servers have no login
-    transport = httpx.ASGITransport(app=with_ui_login(app, "t0k"))
-
-    async def probe() -> tuple[int, int]:
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            return (await client.get("/ui/")).status_code, (await client.get("/ui/login")).status_code
-
-    import asyncio
-
-    assert asyncio.run(probe()) == (303, 200)
+    with TestClient(with_ui_login(app, "t0k"), follow_redirects=False) as http:
+        assert http.get("/ui/").status_code == 303 and http.get("/ui/login").status_code == 200

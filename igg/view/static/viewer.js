@@ -213,18 +213,20 @@
     graph.forEachNode(function (node) { graph.setNodeAttribute(node, "size", nodeSize(graph.degree(node))); });
   }
 
-  /* Where each type's nodes start: one disc per type (hubs in the middle, a sunflower spiral outwards),
-   * discs around a circle. Instant at any size; the force layout then refines it. */
+  /* Where each type's nodes start: one disc per type (hubs in the middle, a sunflower spiral outwards), the
+   * discs packed in rows, largest first. Instant at any size; the force layout then refines it. */
   function typeCenters(counts) {
-    var types = Object.keys(counts);
-    var radii = types.map(function (t) { return Math.sqrt(counts[t]) * 10 + 10; });
-    var ring = radii.reduce(function (s, r) { return s + 2.2 * r; }, 0) / (2 * Math.PI);
-    var centers = {}, angle = 0;
-    types.forEach(function (t, i) {
-      if (types.length === 1) { centers[t] = { x: 0, y: 0, r: radii[i] }; return; }
-      angle += (1.1 * radii[i]) / ring;
-      centers[t] = { x: ring * Math.cos(angle), y: ring * Math.sin(angle), r: radii[i] };
-      angle += (1.1 * radii[i]) / ring;
+    var types = Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a]; });
+    var radius = {}, area = 0;
+    types.forEach(function (t) { radius[t] = 10 * Math.sqrt(counts[t] + 1) + 10; area += 4 * radius[t] * radius[t]; });
+    var rowWidth = Math.max(1.6 * Math.sqrt(area), types.length ? 2 * radius[types[0]] : 0);
+    var centers = {}, x = 0, y = 0, rowHeight = 0, gap = 30;
+    types.forEach(function (t) {
+      var r = radius[t];
+      if (x > 0 && x + 2 * r > rowWidth) { x = 0; y += rowHeight + gap; rowHeight = 0; }
+      centers[t] = { x: x + r, y: y + r, r: r };
+      x += 2 * r + gap;
+      rowHeight = Math.max(rowHeight, 2 * r);
     });
     return centers;
   }
