@@ -214,10 +214,17 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[An
 
 
 def _show(props: dict[str, Any], limit: int = 3) -> str:
+    return "{" + ", ".join(f"{k}: {short(v)}" for k, v in list(props.items())[:limit]) + "}"
+
+
+def short(value: Any) -> str:
+    """A value as JSON, long strings cut inside their quotes."""
     import json
 
-    items = list(props.items())[:limit]
-    return "{" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False, default=str)[:40]}" for k, v in items) + "}"
+    if isinstance(value, str) and len(value) > 40:
+        return json.dumps(value[:37] + "...", ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 48 else text[:45] + "..."
 
 
 def _node_text(key: NodeKey, keys: tuple[str, ...] | list[str]) -> str:

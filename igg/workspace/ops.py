@@ -21,7 +21,7 @@ from igg.persistence import SessionStatus
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
-ExportFormat = Literal["json", "node_link", "graphml", "cypher", "mermaid"]
+ExportFormat = Literal["json", "node_link", "graphml", "cypher", "mermaid", "neo4j_plan"]
 """``json``: IGG's graph document (also the seed_data format); ``node_link``: networkx node-link JSON;
 ``graphml``: GraphML with typed keys; ``cypher``: an idempotent Cypher script; ``mermaid``: a flowchart."""
 
@@ -105,7 +105,9 @@ class FinishBody(_Input):
 class ExportBody(_Input):
     """What to export and where."""
 
-    format: ExportFormat = Field(default="json", description="json (IGG document), node_link, graphml, cypher or mermaid.")
+    format: ExportFormat = Field(default="json", description=(
+        "json (IGG document), node_link, graphml, cypher or mermaid; neo4j_plan: what an export to the "
+        "server's Neo4j (NEO4J_URI) would create, update and delete in the session's scope, written nowhere."))
     path: str | None = Field(
         default=None, max_length=255,
         description="Relative file path under the server's output directory; omitted: the export is returned inline.",
@@ -191,7 +193,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(name="export_graph", input=ExportInput, idempotent=True, description=(
         "Export the session's graph as IGG JSON, networkx node-link JSON, GraphML, a Cypher script or Mermaid: "
         "returned inline, or written "
-        "to `path` under the server's output directory (absolute paths and '..' are refused).")),
+        "to `path` under the server's output directory (absolute paths and '..' are refused). "
+        "format=neo4j_plan returns the Neo4j export plan (creates, updates, deletes) without writing.")),
     Operation(name="list_sessions", input=ListInput, read_only=True, idempotent=True, description=(
         "Sessions in the store, most recently updated first: id, goal, status, iteration, counts, stop reason.")),
     Operation(name="run_session", input=RunInput, open_world=True, description=(

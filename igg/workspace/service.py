@@ -185,6 +185,8 @@ class Workspace:
     def export(self, inp: ExportInput) -> dict[str, Any]:
         """The graph as JSON/node-link/GraphML: inline, or written under the output directory."""
         session = self.get(inp.session_id)
+        if inp.format == "neo4j_plan":
+            return self._neo4j_plan(inp, session)
         with session.lock:
             text = render.export_text(session, inp.format)
         data = text.encode("utf-8")
@@ -194,6 +196,20 @@ class Workspace:
         write_inside(self.output_dir, inp.path, data)
         log.info("graph_exported", session_id=inp.session_id, format=inp.format, bytes=len(data))
         return {**out, "path": inp.path}
+
+    def _neo4j_plan(self, inp: ExportInput, session: LiveSession) -> dict[str, Any]:
+        """What exporting the session to the Neo4j at NEO4J_URI (scope: the session id) would change."""
+        from igg.errors import ExportError
+        from igg.export.neo4j import plan_neo4j
+
+        if inp.path is not None:
+            raise WorkspaceError("PATH_FORBIDDEN", "format neo4j_plan is returned inline; omit path")
+        try:
+            with session.lock:
+                plan = plan_neo4j(session.state, scope=inp.session_id)
+        except ExportError as exc:
+            raise WorkspaceError("EXPORT_FAILED", str(exc), status=502) from None
+        return {"session_id": inp.session_id, "format": inp.format, "plan": plan}
 
     def list_sessions(self, inp: ListInput | None = None) -> dict[str, Any]:
         """Sessions, most recently updated first (live sessions of this process as they stand here)."""

@@ -190,14 +190,29 @@ def run(args: argparse.Namespace) -> int:
         for s in summaries:
             extra = f", {s['bytes']:,} bytes" if "bytes" in s else f", scope {s.get('scope')!r} on {s.get('server')}"
             print(f"{s['format']}: {s['target']} ({s['nodes']} nodes, {s['edges']} edges{extra}, {s['seconds']} s)")
+            if s["format"] == "neo4j":
+                print_neo4j_details(s)
             for warning in s.get("warnings", []):
                 print(f"  warning: {warning}", file=sys.stderr)
     return 0
 
 
+def print_neo4j_details(summary: dict[str, Any]) -> None:
+    """The identity constraints and the changes of a Neo4j export, one line each."""
+    c = summary.get("constraints") or {}
+    if c:
+        made = "".join(f"\n    created {x}" for x in c.get("created", []))
+        had = "".join(f"\n    existing {x}" for x in c.get("existing", []))
+        print(f"  identity: {c.get('capability')}{made}{had}")
+    for kind, n in (summary.get("changes") or {}).items():
+        print(f"  {kind}: {n['create']} created, {n['update']} updated, {n['delete']} deleted, "
+              f"{n['unchanged']} unchanged")
+
+
 def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, Any], settings: Neo4jSettings) -> int:
     """``--plan``: what a Neo4j export would change in its scope, written nowhere."""
     from igg.export.neo4j import plan_neo4j
+    from igg.export.neo4j_diff import short
 
     session = str(metadata.get("session_id") or "igg")
     scope = args.scope or session
@@ -214,9 +229,9 @@ def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, 
               f"{c['unchanged']} unchanged")
     for change in plan["changes"]:
         props = change.get("properties")
-        detail = ("; " + ", ".join(f"{k} {json.dumps(a, ensure_ascii=False)[:40]} -> "
-                                   f"{json.dumps(b, ensure_ascii=False)[:40]}" for k, (a, b) in props.items())
-                  if props else "")
+        detail = "; " + ", ".join(
+            f"{k} = {short(b)}" if a is None else f"{k} removed" if b is None else f"{k} {short(a)} -> {short(b)}"
+            for k, (a, b) in props.items()) if props else ""
         print(f"  {change['action']} {change['element']} {change['what']}{detail}")
     listed = sum(c[a] for c in plan["counts"].values() for a in ("create", "update", "delete"))
     if listed > len(plan["changes"]):
