@@ -180,6 +180,8 @@ def bench_neo4j(state: GraphState, tmp: Path, sample: int, batch_size: int) -> N
         row("igg plan_neo4j, unchanged graph", t_plan, elements)
         row(f"igg export_neo4j after changing {len(changed):,} nodes", t_touched, elements)
         row(f"one MERGE per element (rate of {n_sample:,} sampled, extrapolated)", t_single, elements)
+        print(f"  phases of the first export (s): {summary['timings']}")
+        print(f"  phases of the re-export (s): {again['timings']}")
         assert again["batches"] == 0 and plan["counts"]["nodes"]["unchanged"] == state.node_count
         assert touched["changes"]["nodes"]["update"] == len(changed)
         print(f"  ratio: batched is {t_single / t_batched:.1f}x per-element (target >= 20); "

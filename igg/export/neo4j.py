@@ -137,11 +137,22 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
     """
     settings = _settings(uri, auth, database, env, settings, scope, batch_size)
     started = time.perf_counter()
+    timings: dict[str, float] = {}
+    clock = [started]
+
+    def lap(phase: str) -> None:
+        now = time.perf_counter()
+        timings[phase] = round(timings.get(phase, 0.0) + now - clock[0], 3)
+        clock[0] = now
+
     plans = plan_export(state, provenance=provenance, check=True)  # names and values, before any connection
+    lap("plan")
     with BoltSession(settings) as bolt:
+        lap("connect")
         report = bolt.ensure_schema(state) if create_indexes else SchemaReport()
         warnings = list(report.warnings)
         plans = [bolt.prepare(plan, warnings) for plan in plans]
+        lap("constraints")
         batches = statements = 0
         counts: dict[str, dict[str, int]] | None = None
         if bolt.dialect == "falkordb":  # merges only: reading a whole scope back is not safe there
@@ -150,19 +161,25 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
             diff = bolt.diff(plans, state, scope, detail=0)
             counts = diff.counts
             writes = diff.writes
+            lap("read_scope")
             for query, params in diff.delete_statements(bolt.id_function):
-                statements += bolt.write([(query, {**params, "scope": scope})], plan=None)
-                batches += 1
+                key = "rows" if "rows" in params else "ids"
+                for start in range(0, len(params[key]), batch_size):
+                    statements += bolt.write([(query, {key: params[key][start:start + batch_size], "scope": scope})],
+                                             plan=None)
+                    batches += 1
+            lap("delete")
         for plan, rows in writes:
             for start in range(0, len(rows), batch_size):
                 statements += bolt.write_batch(plan, rows[start:start + batch_size], scope)
                 batches += 1
+            lap("write_edges" if plan.edge else "write_nodes")
         summary = {"format": "neo4j", "target": settings.display_uri(), "database": settings.database,
                    "server": bolt.server, "agent": bolt.agent, "scope": scope, "nodes": state.node_count,
                    "edges": state.edge_count, "changes": counts, "constraints": report.to_dict(),
                    "provenance": provenance is not None, "batches": batches, "statements": statements,
-                   "seconds": round(time.perf_counter() - started, 3), "warnings": warnings}
-    log.info("neo4j_exported", **{k: v for k, v in summary.items() if k not in ("warnings", "changes")},
+                   "seconds": round(time.perf_counter() - started, 3), "timings": timings, "warnings": warnings}
+    log.info("neo4j_exported", **{k: v for k, v in summary.items() if k not in ("warnings", "changes", "timings")},
              warnings=len(warnings))
     return summary
 
