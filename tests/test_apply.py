@@ -169,7 +169,7 @@ def test_unknown_action_and_invalid_action():
     v = ws.apply({"type": "MERGE_NODE", "label": "Class"}, {"type": "ADD_EDGE", "label": "CALLS"})
     assert v[0].code == C.UNKNOWN_ACTION
     assert v[0].message == ("unknown action type 'MERGE_NODE'; allowed: ADD_NODE, ADD_EDGE, UPDATE_NODE, "
-                            "DELETE_NODE, DELETE_EDGE")
+                            "DELETE_NODE, DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY")
     assert v[1].code == C.INVALID_ACTION and v[1].message == "ADD_EDGE: missing 'from'; missing 'to'"
 
 

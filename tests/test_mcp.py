@@ -44,7 +44,8 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
             assert set(start["required"]) == {"goal_prompt", "config"}
             actions = tools["apply_actions"].input_schema["properties"]["actions"]
             assert {a["properties"]["type"]["const"] for a in actions["items"]["oneOf"]} == {
-                "ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "DELETE_NODE", "DELETE_EDGE"}
+                "ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "DELETE_NODE", "DELETE_EDGE", "UPDATE_EDGE", "MERGE_NODES",
+                "QUERY"}
 
     asyncio.run(scenario())
 

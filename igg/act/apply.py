@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
+from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, CheckContext, Plan, Rule, source_resolves, target_resolves
 from igg.errors import Problem
 from igg.graph.state import GraphState
@@ -151,6 +152,12 @@ def _execute(ctx: CheckContext, action: Any, plan: Plan, index: int) -> Verdict:
         if plan.note:
             message += f"; {plan.note}"
         return Verdict(index, kind, True, None, message, nid, plan.warning)
+    if kind == "MERGE_NODES":
+        return apply_merge(ctx, action, plan, index)
+    if kind == "UPDATE_EDGE":
+        return apply_update_edge(ctx, action, plan, index)
+    if kind == "QUERY":
+        return apply_query(ctx, action, plan, index)
     if kind == "ADD_EDGE":
         eid = state.add_edge(plan.source, action.label, plan.target, action.properties)  # type: ignore[arg-type]
         return Verdict(index, kind, True, None, f"added {action.label} edge {eid} ({plan.source} -> {plan.target})", eid)

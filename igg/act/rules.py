@@ -14,10 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from igg.act.duplicates import near_duplicate, normalize_node_identity, normalize_update_identity
+from igg.act.merge import edge_to_update, merge_valid, query_answerable, update_edge_valid
 from igg.act.typed import properties_typed, update_properties_typed
 from igg.graph.identity import normalize_reference
 from igg.graph.state import GraphState
-from igg.models.actions import AddEdge, AddNode, DeleteEdge, DeleteNode, UpdateNode
+from igg.models.actions import (
+    AddEdge,
+    AddNode,
+    DeleteEdge,
+    DeleteNode,
+    MergeNodes,
+    QueryAction,
+    UpdateEdge,
+    UpdateNode,
+)
 from igg.models.common import property_key_problem, property_value_problem
 from igg.models.request import Constraints
 from igg.models.schema import CompiledSchema
@@ -210,6 +220,16 @@ def node_resolves(ctx: CheckContext, a: UpdateNode | DeleteNode, plan: Plan) -> 
     return rejection
 
 
+def merge_source_resolves(ctx: CheckContext, a: MergeNodes, plan: Plan) -> Rejection | None:
+    plan.source, rejection = resolve(ctx, a.node, "node")
+    return rejection
+
+
+def merge_target_resolves(ctx: CheckContext, a: MergeNodes, plan: Plan) -> Rejection | None:
+    plan.target, rejection = resolve(ctx, a.into, "into")
+    return rejection
+
+
 # ---- edges ------------------------------------------------------------------------------------------
 def self_loop_allowed(ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | None:
     if plan.source != plan.target or ctx.limits.allow_self_loops:
@@ -305,5 +325,9 @@ RULES: dict[type, tuple[Rule, ...]] = {
                  update_keeps_identity_unique),
     DeleteNode: (deletion_allowed, node_resolves, node_not_protected),
     DeleteEdge: (deletion_allowed, edge_type_known, source_resolves, target_resolves, edge_exists),
+    UpdateEdge: (edge_type_known, properties_valid, properties_typed, source_resolves, target_resolves,
+                 edge_to_update, update_edge_valid),
+    MergeNodes: (deletion_allowed, merge_source_resolves, merge_target_resolves, merge_valid),
+    QueryAction: (query_answerable,),
 }
 """The checks of each action type, in the order they run."""

@@ -156,12 +156,33 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
         action("UPDATE_NODE", {"node": ref, "properties": props, "remove": remove}, ["node"]),
         action("DELETE_NODE", {"node": ref}, ["node"]),
         action("DELETE_EDGE", {"label": edge_label, "from": ref, "to": ref}, ["label", "from", "to"]),
+        action("UPDATE_EDGE", {"label": edge_label, "from": ref, "to": ref, "properties": props,
+                               "remove": {"type": "array", "items": {"type": "string"}}}, ["label", "from", "to"]),
+        action("MERGE_NODES", {"node": ref, "into": ref, "prefer": {"type": "string", "enum": ["into", "node"]}},
+               ["node", "into"]),
+        action("QUERY", {"query": _query_schema(ref, node_label, edge_label)}, ["query"]),
     ]
     return {"type": "object", "additionalProperties": False,
             "properties": {"reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
                            "actions": {**actions_list, "items": {"anyOf": actions}},
                            "finished": {"type": "boolean"}},
             "required": ["reasoning", "actions", "finished"]}
+
+
+def _query_schema(ref: dict[str, Any], node_label: dict[str, Any], edge_label: dict[str, Any]) -> dict[str, Any]:
+    """The three read-only queries (``igg.observe.query``), bounded for small models."""
+    edge_types = {"type": "array", "items": edge_label, "maxItems": 8}
+    return {"anyOf": [
+        {"type": "object", "additionalProperties": False, "required": ["query", "node"],
+         "properties": {"query": {"enum": ["neighbours"]}, "node": ref, "depth": {"type": "integer", "minimum": 1,
+                                                                                    "maximum": 5},
+                        "edge_types": edge_types, "direction": {"enum": ["out", "in", "both"]}}},
+        {"type": "object", "additionalProperties": False, "required": ["query", "from", "to"],
+         "properties": {"query": {"enum": ["path"]}, "from": ref, "to": ref, "edge_types": edge_types,
+                        "direction": {"enum": ["out", "both"]}}},
+        {"type": "object", "additionalProperties": False, "required": ["query"],
+         "properties": {"query": {"enum": ["find"]}, "label": node_label, "where": {"type": "object"},
+                        "limit": {"type": "integer", "minimum": 1, "maximum": 200}}}]}
 
 
 def typed_properties(specs: dict[str, PropertyType], free: dict[str, Any]) -> dict[str, Any]:

@@ -84,13 +84,54 @@ class DeleteEdge(_Action):
     to: NodeRef = Field(description="Reference to the target node.")
 
 
-Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge, Field(discriminator="type")]
+class UpdateEdge(_Action):
+    """Set (and optionally remove) properties of the edge of type ``label`` between two nodes."""
+
+    type: Literal["UPDATE_EDGE"]
+    label: str = Field(description="The edge type.")
+    from_: NodeRef = Field(alias="from", description="Reference to the source node.")
+    to: NodeRef = Field(description="Reference to the target node.")
+    properties: Properties = Field(default_factory=dict, description="Properties to set (added or replaced).")
+    remove: list[str] = Field(default_factory=list, description="Property keys to remove.")
+
+
+class MergeNodes(_Action):
+    """Merge ``node`` into ``into`` (same type): properties by ``prefer``, edges rewired, ``node`` deleted.
+
+    ``prefer: "into"`` (default) keeps ``into``'s value where both have a property and copies the ones only
+    ``node`` has; ``"node"`` takes ``node``'s values instead (identity keys always stay ``into``'s). Every
+    edge of ``node`` moves to ``into``; one that would repeat an edge ``into`` already has (same type, same
+    other end), or become a forbidden self-loop, is collapsed into it. Counts as a deletion.
+    """
+
+    type: Literal["MERGE_NODES"]
+    node: NodeRef = Field(description="Reference to the node to merge away (the duplicate).")
+    into: NodeRef = Field(description="Reference to the node that stays.")
+    prefer: Literal["into", "node"] = Field(
+        default="into", description="Whose value wins where both nodes have a property (identity keys: always into's).")
+
+
+class QueryAction(_Action):
+    """Ask about the graph (read-only): the answer appears in the next observation, within its budget."""
+
+    type: Literal["QUERY"]
+    query: dict[str, Any] = Field(
+        description=('{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction": '
+                     '"out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", '
+                     '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}}'))
+
+
+Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction,
+                   Field(discriminator="type")]
 ACTION_TYPES: dict[str, type[_Action]] = {
     "ADD_NODE": AddNode,
     "ADD_EDGE": AddEdge,
     "UPDATE_NODE": UpdateNode,
     "DELETE_NODE": DeleteNode,
     "DELETE_EDGE": DeleteEdge,
+    "UPDATE_EDGE": UpdateEdge,
+    "MERGE_NODES": MergeNodes,
+    "QUERY": QueryAction,
 }
 
 

@@ -17,7 +17,8 @@ class ErrorCode(StrEnum):
     INVALID_ACTION = "INVALID_ACTION"
     """An action object with missing, unknown or mistyped fields."""
     UNKNOWN_ACTION = "UNKNOWN_ACTION"
-    """An action whose ``type`` is not one of ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE."""
+    """An action whose ``type`` is not one of ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE,
+    UPDATE_EDGE, MERGE_NODES, QUERY."""
     UNKNOWN_NODE_TYPE = "UNKNOWN_NODE_TYPE"
     """A node type the schema does not list."""
     UNKNOWN_EDGE_TYPE = "UNKNOWN_EDGE_TYPE"
@@ -58,6 +59,10 @@ class ErrorCode(StrEnum):
     """A property whose value does not have the type the schema's property_types declares."""
     VALUE_NOT_IN_ENUM = "VALUE_NOT_IN_ENUM"
     """A property declared as an enum in property_types, with a value not among the allowed ones."""
+    INVALID_MERGE = "INVALID_MERGE"
+    """MERGE_NODES of a node into itself or into a node of another type."""
+    INVALID_QUERY = "INVALID_QUERY"
+    """A QUERY that cannot be answered: not a query object, or a bad filter, edge type or node type."""
     POSSIBLE_DUPLICATE = "POSSIBLE_DUPLICATE"
     """An ADD_NODE whose identity is close to an existing node of its type (case, separators, alias,
     abbreviation, similarity; see ``igg.graph.duplicates``). Use the existing node, or send the action again

@@ -30,7 +30,7 @@ from igg.observe.todos import describe_rule
 from igg.observe.tokens import estimate_tokens, line_cost
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SHARES = {"goal": 0.15, "schema": 0.20, "last": 0.25, "todos": 0.10, "notes": 0.05}
+_SHARES = {"goal": 0.15, "schema": 0.20, "last": 0.25, "answers": 0.25, "todos": 0.10, "notes": 0.05}
 _GRAPH_FLOOR = "{n:,} nodes, {e:,} edges (not listed: no room in the token budget)."
 """What the graph section says at least (must match ``graphview``'s shortest form)."""
 _FULL_FORMAT_MIN_BUDGET = 2000
@@ -45,6 +45,10 @@ Actions, applied in order (an edge may use a node added earlier in the same resp
 {"type": "UPDATE_NODE", "node": <ref>, "properties": {...}, "remove": ["<key>"]}
 {"type": "DELETE_NODE", "node": <ref>}
 {"type": "DELETE_EDGE", "label": "<edge type>", "from": <ref>, "to": <ref>}
+{"type": "UPDATE_EDGE", "label": "<edge type>", "from": <ref>, "to": <ref>, "properties": {...}, "remove": ["<key>"]}
+{"type": "MERGE_NODES", "node": <duplicate ref>, "into": <ref>} (edges move to "into"; the duplicate is deleted)
+{"type": "QUERY", "query": {"query": "neighbours", "node": <ref>, "depth": 2}} (or "path" from/to, or "find" label/where): read-only, answered in the next observation
+A node close to an existing one (case, separators, abbreviation, typo) is rejected POSSIBLE_DUPLICATE: use the existing node, or add "distinct": true to the ADD_NODE if it really is another one.
 <ref> is a node's identity properties, e.g. {"name": "AuthService"}; add "label": "<node type>" when several \
 nodes share them. In the graph, "X" stands for {"name": "X"}, Class "X" for {"name": "X", "label": "Class"}, \
 Method {...} for those properties plus "label": "Method". A node need not be listed to be referenced.
@@ -57,7 +61,7 @@ run stops. Until then, keep adding what the context shows and work through rejec
 COMPACT_FORMAT = """## Response format
 JSON only: {"reasoning": "...", "actions": [...], "finished": false}. Actions: {"type": "ADD_NODE", "label": T, \
 "properties": {...}}; {"type": "ADD_EDGE", "label": T, "from": {"name": N}, "to": {"name": N}}; UPDATE_NODE; \
-DELETE_NODE; DELETE_EDGE. Quoted values are data. "finished": true = done (its actions still apply)."""
+DELETE_NODE; DELETE_EDGE; UPDATE_EDGE; MERGE_NODES (node, into); QUERY (query). Quoted values are data. "finished": true = done (its actions still apply)."""
 
 
 TINY_FORMAT = """## Response format
@@ -100,6 +104,7 @@ def render_observation(*, request: Request, state: GraphState, iteration: int, l
     goal = block("goal", ["## Goal", *_encodable(request.goal_prompt).splitlines()], "(goal cut to fit the budget)")
     schema = block("schema", _schema(request), "(more schema details not shown)")
     last = block("last", _last_iteration(iteration, last_verdicts, last_error), "- (more rejections not shown)")
+    answers = block("answers", _answers(last_verdicts), "(the rest of the answers did not fit: ask narrower queries)")
     todo = block("todos", [f"## Open to-dos ({len(todos):,})", *(f"- {one_line(t)}" for t in todos)] if todos
                  else [], "- (more to-dos not shown)")
     note = block("notes", ["## Notes", *(f"- {one_line(n)}" for n in notes)] if notes else [],
@@ -107,7 +112,7 @@ def render_observation(*, request: Request, state: GraphState, iteration: int, l
     graph = _graph(state, left + graph_floor - line_cost("## Graph"), chunk, focus or ())
     graph = ["## Graph", *graph] if graph else []
 
-    lines = [title, *goal, *schema, *limits, *context, *last, *todo, *note, *graph, *fmt.split("\n")]
+    lines = [title, *goal, *schema, *limits, *context, *last, *answers, *todo, *note, *graph, *fmt.split("\n")]
     text = "\n".join(lines)
     tokens = estimate_tokens(text)
     if tokens > budget:  # the line sums err high, so this never runs; it keeps the promise if they did not
@@ -211,6 +216,15 @@ def _schema(request: Request) -> list[str]:
     if schema.completeness:
         lines.append("Completeness rules: " + "; ".join(describe_rule(r) for r in schema.completeness))
     return lines
+
+
+def _answers(verdicts: list[Verdict]) -> list[str]:
+    """The answers to the last iteration's QUERY actions (their lines are built from escaped graph values)."""
+    out: list[str] = []
+    for v in verdicts:
+        if v.action == "QUERY" and v.accepted:
+            out += [f"### Query (action {v.index})", *v.message.split("\n")]
+    return ["## Query answers", *out] if out else []
 
 
 def _about(compiled: CompiledSchema, element_type: str) -> str:

@@ -163,8 +163,8 @@ def diff(store: SessionStore, session_id: str, a: int, b: int) -> list[Change]:
             change = "added"
         elif after is None:
             change = "deleted"
-        elif before == after:
-            continue
+        elif before == after and (kind == "node" or (m0["from"], m0["to"]) == (m1["from"], m1["to"])):
+            continue  # an edge whose ends moved (MERGE_NODES rewires by delete + add) did change
         else:
             change = "changed"
         ref = m1 if m1["op"] != "update_node" else m0

@@ -1,0 +1,167 @@
+"""MERGE_NODES, UPDATE_EDGE and QUERY: their rules and how they apply.
+
+Both changes are written in the journal's existing terms, so undo, replay, diff and explain understand them
+without new cases, and one response's merge is undone with its iteration:
+
+- ``MERGE_NODES`` (``node`` into ``into``): each edge of ``node`` is deleted and re-added on ``into`` under its
+  own id and provenance (``delete_edge`` + ``add_edge``), or only deleted when it would repeat an edge
+  ``into`` already has or become a forbidden self-loop (collapsed); then ``into`` gets the merged properties
+  (``update_node``, provenance ``merged`` lists the merged ids) and ``node`` is deleted (``delete_node``).
+- ``UPDATE_EDGE``: the edge is deleted and re-added under the same id with the new properties and its
+  provenance stamped ``updated`` (``delete_edge`` + ``add_edge``); ``diff`` shows it as changed.
+- ``QUERY`` changes nothing: the answer (``igg.observe.query``) becomes the verdict's message and is shown
+  in the next observation under "Query answers".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from igg.graph.state import GraphState
+from igg.models.actions import MergeNodes, QueryAction, UpdateEdge, describe_errors
+from igg.models.common import property_key_problem
+from igg.models.verdicts import ErrorCode as C
+from igg.models.verdicts import Verdict
+from igg.observe.query import QUERY_ADAPTER, QueryError, run_query
+
+if TYPE_CHECKING:
+    from igg.act.rules import CheckContext, Plan, Rejection
+
+
+# ---- MERGE_NODES ----------------------------------------------------------------------------------------
+def merged_properties(state: GraphState, source: str, target: str, prefer: str) -> dict[str, Any]:
+    """``target``'s properties after merging ``source`` into it by the ``prefer`` rule."""
+    keep, other = state.node_properties(target), state.node_properties(source)
+    if prefer == "into":
+        return {**other, **keep}
+    identity = state.schema.identity_keys[state.node_type(target)]
+    return {**keep, **{k: v for k, v in other.items() if k not in identity}}
+
+
+def merge_valid(ctx: CheckContext, a: MergeNodes, plan: Plan) -> Rejection | None:
+    """Two different nodes of one type; the one merged away is not a protected seed node."""
+    state, source, target = ctx.state, plan.source, plan.target
+    assert source is not None and target is not None
+    if source == target:
+        return C.INVALID_MERGE, f"node and into are the same node, {state.describe(source)} ({source}); nothing to merge."
+    t_source, t_target = state.node_type(source), state.node_type(target)
+    if t_source != t_target:
+        return (C.INVALID_MERGE, f"{state.describe(source)} is a {t_source} and {state.describe(target)} a {t_target}; "
+                "only nodes of the same type merge. Move its edges with ADD_EDGE/DELETE_EDGE instead.")
+    if source in state.protected and ctx.limits.protect_seed_nodes:
+        return (C.PROTECTED_NODE, f"{state.describe(source)} comes from the seed graph and is protected "
+                "(protect_seed_nodes is true); merge the other way round (into it).")
+    after = merged_properties(state, source, target, a.prefer)
+    if len(after) > ctx.limits.max_properties:
+        return (C.INVALID_PROPERTY, f"the merged node would carry {len(after)} properties; the limit is "
+                f"{ctx.limits.max_properties}.")
+    return None
+
+
+def apply_merge(ctx: CheckContext, a: MergeNodes, plan: Plan, index: int) -> Verdict:
+    """Rewire, collapse, merge properties, delete: the journal gets the primitive mutations (module docstring)."""
+    state, source, target = ctx.state, plan.source, plan.target
+    assert source is not None and target is not None
+    name, into = state.describe(source), state.describe(target)
+    after = merged_properties(state, source, target, a.prefer)
+    g = state.graph
+    edges: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    for u, v, k, d in (*g.in_edges(source, keys=True, data=True), *g.out_edges(source, keys=True, data=True)):
+        edges[k] = (u, v, d)
+    rewired = collapsed = 0
+    for eid, (u, v, d) in edges.items():
+        edge_type, props, prov = d["type"], d["properties"], d["provenance"]
+        state.delete_edge(eid)
+        new_u = target if u == source else u
+        new_v = target if v == source else v
+        if (new_u == new_v and not ctx.limits.allow_self_loops) or state.edge_between(new_u, edge_type, new_v):
+            collapsed += 1
+            continue
+        state.add_edge(new_u, edge_type, new_v, props, eid, prov)
+        rewired += 1
+    before = state.node_properties(target)
+    merged_ids = [*state.graph._node[target]["provenance"].get("merged", []), source]
+    state.update_node(target, after)
+    data = state.graph._node[target]
+    data["provenance"] = {**data["provenance"], "merged": merged_ids}
+    state.journal[-1]["after_prov"] = data["provenance"]
+    state.delete_node(source)
+    ctx.deletions += 1
+    gained = sorted(k for k in after if k not in before)
+    changed = sorted(k for k in before if after.get(k) != before[k])
+    props = (f"; properties added: {', '.join(gained)}" if gained else "") + (
+        f"; properties taken from the merged node: {', '.join(changed)}" if changed else "")
+    return Verdict(index, "MERGE_NODES", True, None, f"merged {name} ({source}) into {into} ({target}): "
+                   f"{rewired} edge{'s' * (rewired != 1)} moved, {collapsed} collapsed{props}", target)
+
+
+# ---- UPDATE_EDGE ----------------------------------------------------------------------------------------
+def edge_to_update(ctx: CheckContext, a: UpdateEdge, plan: Plan) -> Rejection | None:
+    """The edge exists (its id goes into the plan)."""
+    assert plan.source is not None and plan.target is not None
+    plan.edge = ctx.state.edge_between(plan.source, a.label, plan.target)
+    if plan.edge is not None:
+        return None
+    return (C.EDGE_NOT_FOUND, f"there is no {a.label} edge from {ctx.state.describe(plan.source)} to "
+            f"{ctx.state.describe(plan.target)}; add it with ADD_EDGE.")
+
+
+def update_edge_valid(ctx: CheckContext, a: UpdateEdge, plan: Plan) -> Rejection | None:
+    """Removed keys are valid; required attributes stay; the property count stays within the limit."""
+    for key in a.remove:
+        if problem := property_key_problem(key):
+            return C.INVALID_PROPERTY, f"remove: {problem}."
+    after = _edge_after(ctx.state, plan, a)
+    missing = [k for k in ctx.schema.required.get(a.label, ()) if after.get(k) in (None, "")]
+    if missing:
+        return (C.MISSING_REQUIRED_ATTRIBUTE, f"edge type {a.label} requires "
+                f"{', '.join(ctx.schema.required[a.label])}; this update would leave {', '.join(missing)} missing.")
+    if len(after) > ctx.limits.max_properties:
+        return C.INVALID_PROPERTY, f"the edge would carry {len(after)} properties; the limit is {ctx.limits.max_properties}."
+    return None
+
+
+def _edge_after(state: GraphState, plan: Plan, a: UpdateEdge) -> dict[str, Any]:
+    assert plan.source is not None and plan.target is not None and plan.edge is not None
+    data = state.graph[plan.source][plan.target][plan.edge]
+    after = {**data["properties"], **a.properties}
+    for key in a.remove:
+        after.pop(key, None)
+    return after
+
+
+def apply_update_edge(ctx: CheckContext, a: UpdateEdge, plan: Plan, index: int) -> Verdict:
+    """Re-add the edge under its id with the new properties (see the module docstring)."""
+    state = ctx.state
+    assert plan.source is not None and plan.target is not None and plan.edge is not None
+    data = state.graph[plan.source][plan.target][plan.edge]
+    after, prov = _edge_after(state, plan, a), data["provenance"]
+    if after == data["properties"]:
+        return Verdict(index, "UPDATE_EDGE", True, None, f"{a.label} edge {plan.edge} already has these "
+                       "properties; nothing changed", plan.edge)
+    state.delete_edge(plan.edge)
+    state.add_edge(plan.source, a.label, plan.target, after, plan.edge, {**prov, "updated": state.iteration})
+    return Verdict(index, "UPDATE_EDGE", True, None, f"updated {a.label} edge {plan.edge} ({plan.source} -> "
+                   f"{plan.target})", plan.edge)
+
+
+# ---- QUERY ----------------------------------------------------------------------------------------------
+def query_answerable(ctx: CheckContext, a: QueryAction, plan: Plan) -> Rejection | None:
+    """The query reads as one of neighbours/path/find and can be answered; the answer goes into the plan."""
+    try:
+        query = QUERY_ADAPTER.validate_python(a.query)
+    except ValidationError as exc:
+        return C.INVALID_QUERY, f"query: {describe_errors(exc.errors(include_url=False))}."
+    try:
+        plan.note = run_query(ctx.state, query).text
+    except QueryError as exc:
+        code = C(exc.code) if exc.code in C.__members__ else C.INVALID_QUERY
+        return code, f"query: {exc.message}"
+    return None
+
+
+def apply_query(ctx: CheckContext, a: QueryAction, plan: Plan, index: int) -> Verdict:
+    """A read-only verdict whose message is the answer (shown in the next observation)."""
+    return Verdict(index, "QUERY", True, None, plan.note or "", None)
