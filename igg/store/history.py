@@ -97,11 +97,12 @@ def _fresh(store: SessionStore, session_id: str) -> tuple[GraphState, Any]:
     return state, request
 
 
-def undo(store: SessionStore, session_id: str, to_iteration: int) -> tuple[int, int]:
+def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str | None = None) -> tuple[int, int]:
     """Roll the graph back to how it was after ``to_iteration`` (0: the start), committed as an ``undo`` step
-    holding the inverse mutations. Returns (step, number of mutations). Refuses a session still running."""
+    holding the inverse mutations. Returns (step, number of mutations). Refuses a session still running, or
+    open in another live process (``owner``: the caller's own owner token, e.g. a workspace's)."""
     info = store.session(session_id)
-    if info.status == "running" or (info.status == "open" and owner_alive(info.owner)):
+    if info.status == "running" or (info.status == "open" and owner_alive(info.owner) and info.owner != owner):
         raise SessionBusy(f"session {session_id!r} is being run by a live process ({info.owner}); "
                           "undo it after the run ends", session_id=session_id)
     target = store.step_of_iteration(session_id, to_iteration)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema
 
 from igg.models.actions import Action, NodeRef
 from igg.models.request import Request
+from igg.observe.query import Query
 from igg.persistence import SessionStatus
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
@@ -162,6 +163,41 @@ class RunInput(_Input):
     provenance: bool = Field(default=False, description="Carry provenance into JSON and GraphML exports.")
 
 
+class QueryInput(_Input):
+    """A budgeted read-only question about one session's graph."""
+
+    session_id: SessionId
+    query: Query = Field(description=(
+        'neighbours: {"query": "neighbours", "node": {"name": "AuthService"}, "depth": 2, "edge_types": [...], '
+        '"direction": "out"|"in"|"both"}; path: {"query": "path", "from": <ref>, "to": <ref>}; find: {"query": '
+        '"find", "label": "Class", "where": {"key": value or {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}}. '
+        "Each takes token_budget (default 1000)."))
+
+
+class ExplainInput(_Input):
+    """Which element's history to tell."""
+
+    session_id: SessionId
+    ref: str = Field(min_length=1, max_length=500,
+                     description="A node id (n3), an edge id (e5) or a node's identity value such as its name.")
+    edges: bool = Field(default=True, description="Include the history of the node's edges.")
+
+
+class DiffInput(_Input):
+    """Two points of a session's history."""
+
+    session_id: SessionId
+    a: int = Field(ge=0, description="The first iteration (0: the start).")
+    b: int = Field(ge=0, description="The second iteration.")
+
+
+class UndoInput(_Input):
+    """Where to roll a session back to."""
+
+    session_id: SessionId
+    to_iteration: int = Field(ge=0, description="The iteration to return to (0: the start); kept as a step of its own.")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Operation:
     """One workspace operation as every adapter exposes it."""
@@ -197,6 +233,19 @@ OPERATIONS: tuple[Operation, ...] = (
         "format=neo4j_plan returns the Neo4j export plan (creates, updates, deletes) without writing.")),
     Operation(name="list_sessions", input=ListInput, read_only=True, idempotent=True, description=(
         "Sessions in the store, most recently updated first: id, goal, status, iteration, counts, stop reason.")),
+    Operation(name="query_graph", input=QueryInput, read_only=True, idempotent=True, description=(
+        "Ask about the graph without reading all of it, within a token budget: neighbours of a node (depth, edge "
+        "types, direction), the shortest path between two nodes, or the nodes of a type matching property "
+        "filters. The answer says what it left out and how to narrow the question.")),
+    Operation(name="explain", input=ExplainInput, read_only=True, idempotent=True, description=(
+        "The history of a node or edge: every step that created, changed or deleted it, with the agent's "
+        "reasoning, the verdict and the context chunk. Needs the session store.")),
+    Operation(name="diff", input=DiffInput, read_only=True, idempotent=True, description=(
+        "What changed between the graph after iteration a and after iteration b: nodes and edges added, deleted "
+        "or changed, with their properties. Needs the session store.")),
+    Operation(name="undo", input=UndoInput, destructive=True, description=(
+        "Roll the session's graph back to how it was after an iteration (0: the start). The undo is a step of "
+        "its own, so a later undo can bring the work back. Needs the session store.")),
     Operation(name="run_session", input=RunInput, open_world=True, description=(
         "Build a graph autonomously with the server's own agent (its configured LLM by default) until a stop "
         "reason (finished, max_iterations, limits_reached, stuck, budget_exhausted, agent_error). Returns the "

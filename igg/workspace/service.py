@@ -229,10 +229,13 @@ class Workspace:
         """
         if name == "run_session":
             return await self.run(inp)
+        from igg.workspace import history_ops
+
         methods: dict[str, Callable[[Any], dict[str, Any]]] = {
             "start_session": self.start, "observe": self.observe, "apply_actions": self.apply,
             "finish_session": self.finish, "export_graph": self.export, "list_sessions": self.list_sessions}
-        method = methods[name]
+        extra = history_ops.OPERATIONS.get(name)
+        method = methods[name] if extra is None else (lambda inp: extra(self, inp))
         sid = getattr(inp, "session_id", None)
         live = self._live.get(sid) if isinstance(sid, str) else None
         if live is not None and live.info.status == "running":
@@ -264,6 +267,11 @@ class Workspace:
                                   info=info, records=loaded.records)
             self._live[session_id] = session
             return session
+
+    def forget(self, session_id: str) -> None:
+        """Drop a session from memory (its next use reloads it from the repository, e.g. after an undo)."""
+        with self._lock:
+            self._live.pop(session_id, None)
 
     def open_session(self, request: Request | dict[str, Any], status: SessionStatus,
                      agent: str = TOOL_AGENT) -> LiveSession:

@@ -12,6 +12,10 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
     POST /sessions/{id}/export                 export inline or to a file under the output directory
     POST /runs                                 an autonomous run with the server's agent            202
     GET  /sessions/{id}/events                 server-sent events of the session's iterations
+    POST /sessions/{id}/query                  a budgeted query (body: {"query": {"query": "neighbours", ...}})
+    GET  /sessions/{id}/explain?ref=&edges=    the history of a node or edge (needs the store)
+    GET  /sessions/{id}/diff?a=&b=             what changed between two iterations (needs the store)
+    POST /sessions/{id}/undo                   roll back to an iteration (body: {"to_iteration": N})
     GET  /ui/                                  the graph viewer page (see ``igg.view.routes``)
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status; the codes are the
@@ -35,13 +39,17 @@ from igg.workspace import Workspace
 from igg.workspace.ops import (
     ApplyBody,
     ApplyInput,
+    DiffInput,
+    ExplainInput,
     ExportBody,
     ExportInput,
     FinishBody,
     FinishInput,
     ListInput,
     ObserveInput,
+    QueryInput,
     RunInput,
+    UndoInput,
 )
 
 _BODY_CODES = {"/sessions": "INVALID_REQUEST", "/runs": "INVALID_REQUEST"}
@@ -121,6 +129,23 @@ def build_app(workspace: Workspace) -> FastAPI:
         follow = session.info.status == "running"
         return StreamingResponse(_sse(workspace, session_id, follow), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
+
+    @app.post("/sessions/{session_id}/query", summary="Ask a budgeted query about the graph")
+    async def query(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        return await workspace.execute("query_graph", _validate(QueryInput, **{**body, "session_id": session_id}))
+
+    @app.get("/sessions/{session_id}/explain", summary="The history of a node or edge")
+    async def explain(session_id: str, ref: Annotated[str, Query()],
+                      edges: Annotated[bool, Query()] = True) -> dict[str, Any]:
+        return await workspace.execute("explain", _validate(ExplainInput, session_id=session_id, ref=ref, edges=edges))
+
+    @app.get("/sessions/{session_id}/diff", summary="What changed between two iterations")
+    async def diff(session_id: str, a: Annotated[int, Query()], b: Annotated[int, Query()]) -> dict[str, Any]:
+        return await workspace.execute("diff", _validate(DiffInput, session_id=session_id, a=a, b=b))
+
+    @app.post("/sessions/{session_id}/undo", summary="Roll a session back to an iteration")
+    async def undo(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        return await workspace.execute("undo", _validate(UndoInput, **{**body, "session_id": session_id}))
 
     from igg.view.routes import ui_router
 
