@@ -7,6 +7,7 @@ from typing import Any
 
 from igg.graph.state import GraphState
 from igg.models.schema import Schema
+from igg.store.fork import lineage_of
 from igg.store.store import SessionStore
 
 
@@ -23,5 +24,5 @@ def session_graph(store_path: str | os.PathLike[str] | None, session_id: str, *,
     metadata: dict[str, Any] = {"session_id": session_id, "goal": request.goal_prompt,
                                 "stop_reason": info.stop_reason, "status": info.status,
                                 "iterations": iteration if iteration is not None else info.last_iteration,
-                                "step": at}
+                                "step": at, **lineage_of(info.options)}
     return state, request.config.schema_, metadata

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json, table, when
+from igg.store.fork import lineage_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"session_id": info.session_id, "status": info.status, "stop_reason": info.stop_reason,
                     "goal": info.goal, "agent": info.agent, "iterations": info.last_iteration,
-                    "nodes": info.nodes, "edges": info.edges,
+                    "nodes": info.nodes, "edges": info.edges, **lineage_of(info.options),
                     "steps": [{"step": s.step, "kind": s.kind, "iteration": s.iteration, "chunk": s.chunk,
                                "proposed": s.proposed, "accepted": s.accepted, "rejected": s.rejected,
                                "rejected_by_code": s.rejected_by_code, "tokens": s.tokens, "ms": round(s.ms, 3),
@@ -34,6 +35,10 @@ def run(args: argparse.Namespace) -> int:
           + f", {info.last_iteration} iterations, {info.nodes} nodes, {info.edges} edges")
     print(f"goal: {' '.join(info.goal.split())}")
     print(f"agent: {info.agent or '-'}; started {when(info.created_at)} UTC; store {store.path}")
+    lineage = lineage_of(info.options)
+    if lineage:
+        print("forked from: " + " <- ".join(f"{p['session_id']} after iteration {p['at_iteration']}"
+                                            for p in reversed(lineage.get("lineage", []))))
     rows = []
     for s in steps:
         codes = ", ".join(f"{code} {n}" for code, n in sorted(s.rejected_by_code.items()))
