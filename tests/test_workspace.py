@@ -184,13 +184,16 @@ def test_a_session_is_rebuilt_from_its_repository(tmp_path: Path, durable: bool)
 def test_openai_tool_definitions_come_from_the_operation_models():
     tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
     assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
-                          "list_sessions", "run_session"}
+                          "list_sessions", "run_session", "query_graph", "explain", "diff", "undo"}
+    query = tools["query_graph"]["parameters"]["properties"]["query"]
+    assert {q["properties"]["query"]["const"] for q in query["oneOf"]} == {"neighbours", "path", "find"}
     start = tools["start_session"]["parameters"]
     assert start["required"] == ["goal_prompt", "config"]
     assert "node_types" in start["properties"]["config"]["properties"]["schema"]["properties"]
     action = tools["apply_actions"]["parameters"]["properties"]["actions"]["items"]
     kinds = {a["properties"]["type"]["const"] for a in action["oneOf"]}
-    assert kinds == {"ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "DELETE_NODE", "DELETE_EDGE"}
+    assert kinds == {"ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "DELETE_NODE", "DELETE_EDGE", "UPDATE_EDGE",
+                     "MERGE_NODES", "QUERY"}
     assert "$ref" not in json.dumps(tools) and "$defs" not in json.dumps(tools)
 
 
