@@ -82,9 +82,9 @@ def apply_merge(ctx: CheckContext, a: MergeNodes, plan: Plan, index: int) -> Ver
         state.add_edge(new_u, edge_type, new_v, props, eid, prov)
         rewired += 1
     before = state.node_properties(target)
-    merged_ids = [*state.graph._node[target]["provenance"].get("merged", []), source]
+    merged_ids = [*state.graph.nodes[target]["provenance"].get("merged", []), source]
     state.update_node(target, after)
-    data = state.graph._node[target]
+    data = state.graph.nodes[target]
     data["provenance"] = {**data["provenance"], "merged": merged_ids}
     state.journal[-1]["after_prov"] = data["provenance"]
     state.delete_node(source)

@@ -8,6 +8,7 @@ refuses a session an autonomous run is building (``SESSION_BUSY``), then reloads
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from igg.errors import SessionBusy, SessionError, WorkspaceError
@@ -89,5 +90,6 @@ def undo(workspace: Workspace, inp: UndoInput) -> dict[str, Any]:
         return {**workspace.summary(reloaded), "undone_to": inp.to_iteration, "step": step, "mutations": count}
 
 
-OPERATIONS = {"query_graph": query_graph, "explain": explain, "diff": diff, "undo": undo}
+OPERATIONS: dict[str, Callable[[Workspace, Any], dict[str, Any]]] = {
+    "query_graph": query_graph, "explain": explain, "diff": diff, "undo": undo}
 """Workspace operations implemented here, by name (``Workspace.execute`` dispatches to them)."""
