@@ -89,7 +89,7 @@ def observation(request: Any, snippet: str, iteration: int = 1) -> Observation:
                        tokens=30, context=snippet, chunk_index=0, chunk_count=1, request=request)
 
 
-def real_server(calls: int) -> None:
+def real_server(calls: int, snippets: int) -> None:
     from igg.agents.local import LocalServer, packaged_model
 
     model = packaged_model()
@@ -127,10 +127,10 @@ def real_server(calls: int) -> None:
         print(f"  IGG LLM agent:      {ours:8.3f} s/call")
         print(f"  ratio agent/bare:   {ours / bare:8.3f}x (target <= 1.1x)")
         agent.close()
-        schema_valid(server, request)
+        schema_valid(server, request, SNIPPETS[:snippets])
 
 
-def schema_valid(server: Any, request: Any) -> None:
+def schema_valid(server: Any, request: Any, snippets: list[str]) -> None:
     import jsonschema
 
     from igg.agents.prompt import response_schema
@@ -144,7 +144,7 @@ def schema_valid(server: Any, request: Any) -> None:
         agent = LLMAgent(settings, request)
         agent.mode = mode
         parsed_answers = actions = valid = cut = 0
-        for i, snippet in enumerate(SNIPPETS):
+        for i, snippet in enumerate(snippets):
             turn = agent(observation(request, snippet, i + 1))
             cut += turn.truncated
             try:
@@ -158,7 +158,7 @@ def schema_valid(server: Any, request: Any) -> None:
                                                                             exclude_unset=True)
                 valid += jsonschema.Draft202012Validator(item).is_valid(raw)
         agent.close()
-        print(f"    {mode:12s} answers parsed {parsed_answers}/{len(SNIPPETS)} (cut off {cut}), "
+        print(f"    {mode:12s} answers parsed {parsed_answers}/{len(snippets)} (cut off {cut}), "
               f"actions {actions}, schema-valid {valid}")
 
 
@@ -166,12 +166,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300, help="calls per side against the fake server")
     parser.add_argument("--real-calls", type=int, default=5, help="calls per side against llama.cpp")
+    parser.add_argument("--snippets", type=int, default=len(SNIPPETS),
+                        help=f"observations per output mode for the schema-valid count (at most {len(SNIPPETS)})")
     parser.add_argument("--no-real", action="store_true", help="skip the llama.cpp part")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only, as in a run
     fake_server(args.calls)
     if not args.no_real:
-        real_server(args.real_calls)
+        real_server(args.real_calls, args.snippets)
 
 
 if __name__ == "__main__":

@@ -58,8 +58,9 @@ def _auto(request: Request, env: Mapping[str, str]) -> Any:
     if looks_like_source(request.context_data):
         return _extension("igg.agents.code", "code", request, mode="code", environ=env)
     raise AgentUnavailable(
-        "--agent auto found no agent to use: set OPENAI_API_KEY or OPENAI_BASE_URL for the LLM agent, put "
-        "source code in context_data for the offline code agent, or replay a transcript with --agent script:PATH"
+        "--agent auto found no agent to use: set OPENAI_API_KEY or OPENAI_BASE_URL for the LLM agent, use "
+        "--agent local for a GGUF model run in-process (igg[local]), put source code in context_data for the "
+        "offline code agent, or replay a transcript with --agent script:PATH"
     )
 
 
