@@ -31,6 +31,8 @@ from igg.models.request import Request
 
 AGENT_MODES = ("code", "llm", "hybrid")
 """What ``igg map-code --agent`` accepts."""
+FILES_PER_TURN = 1_000_000
+"""The static agent fills each turn up to the action cap, whatever the number of files (fewer iterations)."""
 POOL_THRESHOLD = 64
 """Fewer files than this are parsed in-process (a process pool costs more than it saves)."""
 
@@ -170,7 +172,10 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
         "config": {
             "max_iterations": max(1, min(max_iterations, 100_000)),
             "schema": code_schema.model_dump(by_alias=True, exclude_defaults=True),
-            "constraints": {"max_nodes": max_nodes, "max_edges": max_edges, "max_actions_per_response": max_actions},
+            "constraints": {"max_nodes": max_nodes, "max_edges": max_edges, "max_actions_per_response": max_actions,
+                            # static identities are exact (Outer.Inner, owner + signature): near-duplicate names
+                            # (get/get_all, User/Users) are distinct symbols, never a typo to guard against
+                            "duplicates": {"policy": "off" if agent == "code" else "warn"}},
         },
     }
     if session_id:
@@ -186,7 +191,7 @@ def code_agent(mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = 
     from igg.agents.code.hybrid import create_agent
 
     if mode == "code":
-        return CodeAgent(model=codemap.model)
+        return CodeAgent(model=codemap.model, files_per_turn=FILES_PER_TURN)
     agent = create_agent(codemap.request, mode, environ=environ, sources=codemap.walk.files)
     if mode == "hybrid":
         agent.static.model = codemap.model

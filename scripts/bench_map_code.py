@@ -1,11 +1,12 @@
-"""Benchmark ``igg map-code``: files/s and nodes+edges/s on a generated tree of >= 1,000 source files.
+"""Benchmark ``igg map-code``: files/s and the ratio to a bare parse of the same files, in the same process.
 
-Baseline, measured in the same process on the same files: the bare parse of every file (``ast.parse`` for
-Python, tree-sitter for Java). Then each stage of mapping: walk, analysis (parse + facts) in-process and on
-a process pool, cross-file linking, and the run (the code agent through the real loop: observation,
-validation, apply, one file per iteration), and the whole pipeline end to end.
+Two trees: a generated one (``--files``, default 1,000 Java and Python files) and the largest package in
+this virtualenv (by Python files). For each: the bare parse (``ast.parse`` / tree-sitter: the baseline),
+the analysis (parse + facts), linking, the run (the static agent through the real loop: validation,
+apply, records), and map-code end to end (walk .. run) with its ratio to the baseline. Then ``--update``:
+the generated tree mapped into a store, one file changed, the update timed against the fresh map.
 
-Usage: ``python scripts/bench_map_code.py [--files 1200] [--jobs N] [--tree DIR]``.
+Usage: ``python scripts/bench_map_code.py [--files 1000] [--jobs 1] [--tree DIR] [--no-venv]``.
 """
 
 from __future__ import annotations
@@ -14,20 +15,25 @@ import argparse
 import ast
 import os
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_code_tree import generate  # noqa: E402
 
+from igg.agents.code.cache import FactsCache, cache_path  # noqa: E402
 from igg.agents.code.java import parser  # noqa: E402
 from igg.agents.code.walk import walk  # noqa: E402
-from igg.mapcode import map_code, parse_all  # noqa: E402
+from igg.mapcode import parse_all  # noqa: E402
+from igg.mapupdate import update_map  # noqa: E402
+from igg.service import map_code  # noqa: E402
 
 
-def _baseline(files) -> float:
+def _baseline(files: list[Any]) -> float:
     java = parser()
     started = time.perf_counter()
     for f in files:
@@ -38,46 +44,83 @@ def _baseline(files) -> float:
     return time.perf_counter() - started
 
 
+def largest_package() -> Path | None:
+    """The package folder of this virtualenv's site-packages with the most Python files."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    best, count = None, 0
+    for entry in site.iterdir():
+        if entry.is_dir() and (entry / "__init__.py").exists():
+            n = sum(1 for _ in entry.rglob("*.py"))
+            if n > count:
+                best, count = entry, n
+    return best
+
+
+def bench_tree(label: str, root: Path, jobs: int) -> float:
+    files = walk([root]).files
+    n = len(files)
+    _baseline(files[:50])  # warm up the parser and the imports
+    base = _baseline(files)
+    started = time.perf_counter()
+    parse_all(files, jobs=1)
+    serial = time.perf_counter() - started
+    started = time.perf_counter()
+    result, summary = map_code([root], agent="code", jobs=jobs)
+    total = time.perf_counter() - started
+    secs = summary["seconds"]
+    elements = result.state.node_count + result.state.edge_count
+    print(f"{label}: {n} files ({summary['files']['lines']:,} lines), {result.state.node_count:,} nodes + "
+          f"{result.state.edge_count:,} edges; {result.stop_reason} after {result.iterations} iterations; "
+          f"{os.cpu_count()} CPUs")
+    print(f"  baseline  bare parse (ast / tree-sitter)  {n / base:8.0f} files/s  ({base:.2f} s)")
+    print(f"  analysis  parse + facts, in-process       {n / serial:8.0f} files/s  ({serial:.2f} s)  "
+          f"x{serial / base:.2f} of baseline")
+    print(f"  link      cross-file resolution           {n / max(secs['link'], 1e-9):8.0f} files/s  "
+          f"({secs['link']:.2f} s)")
+    print(f"  run       loop: validate, apply, record   {n / max(secs['run'], 1e-9):8.0f} files/s  "
+          f"({secs['run']:.2f} s)  {elements / max(secs['run'], 1e-9):,.0f} nodes+edges/s")
+    print(f"  map-code  end to end (walk..run), jobs={jobs}  {n / total:8.0f} files/s  ({total:.2f} s)  "
+          f"x{total / base:.2f} of baseline")
+    return total
+
+
+def bench_update(root: Path, jobs: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "s.db"
+        cache = FactsCache(cache_path(store))
+        started = time.perf_counter()
+        map_code([root], agent="code", jobs=jobs, store=store, session_id="bench", cache=cache)
+        fresh = time.perf_counter() - started
+        cache.close()
+        target = sorted(root.rglob("*.py"))[0]
+        target.write_text(target.read_text() + "\n\ndef bench_added() -> int:\n    return 1\n")
+        started = time.perf_counter()
+        result = update_map([root], store, session_id="bench", jobs=jobs)
+        took = time.perf_counter() - started
+    files = result.files
+    print(f"update: 1 file changed of {files['read']}: {files['reparsed']} re-parsed, {files['unchanged']} "
+          f"unchanged, {sum(v for k, v in result.graph.items() if k not in ('nodes', 'edges'))} graph changes")
+    print(f"  fresh map with store  {fresh:.2f} s;  --update  {took:.2f} s  ({100 * took / fresh:.1f}% of the fresh map)")
+
+
 def main() -> int:
     cli = argparse.ArgumentParser(description=__doc__)
-    cli.add_argument("--files", type=int, default=1200, help="source files to generate (default 1200)")
-    cli.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parse processes for the pool run")
+    cli.add_argument("--files", type=int, default=1000, help="source files to generate (default 1000)")
+    cli.add_argument("--jobs", type=int, default=1, help="parse processes for the end-to-end runs (default 1)")
     cli.add_argument("--tree", type=Path, help="map this tree instead of a generated one")
+    cli.add_argument("--no-venv", action="store_true", help="skip the virtualenv's largest package")
     args = cli.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = args.tree or Path(tmp) / "tree"
         if args.tree is None:
             generate(root, args.files)
-        files = walk([root]).files
-        n = len(files)
-        if n < 1000:
-            print(f"note: {n} files (< 1,000)", file=sys.stderr)
-        _baseline(files[:50])  # warm up the parser and the imports
-        base = _baseline(files)
-        started = time.perf_counter()
-        parse_all(files, jobs=1)
-        serial = time.perf_counter() - started
-        started = time.perf_counter()
-        _, used = parse_all(files, jobs=args.jobs)
-        pooled = time.perf_counter() - started
-        started = time.perf_counter()
-        result, summary = map_code([root], agent="code", jobs=1)
-        total = time.perf_counter() - started
-        elements = result.state.node_count + result.state.edge_count
-    secs = summary["seconds"]
-    print(f"tree: {n} files ({summary['files']['lines']:,} lines), {result.state.node_count:,} nodes + "
-          f"{result.state.edge_count:,} edges; stop: {result.stop_reason} after {result.iterations} iterations; "
-          f"{os.cpu_count()} CPUs")
-    print(f"baseline  bare parse (ast / tree-sitter)  {n / base:9.0f} files/s   ({base:.2f} s)")
-    print(f"analysis  in-process                      {n / serial:9.0f} files/s   ({serial:.2f} s)  "
-          f"x{serial / base:.2f} of baseline")
-    print(f"analysis  {used} processes                     {n / pooled:9.0f} files/s   ({pooled:.2f} s)  "
-          f"x{pooled / base:.2f} of baseline")
-    print(f"link      cross-file resolution           {n / secs['link']:9.0f} files/s   ({secs['link']:.2f} s)")
-    print(f"run       loop: observe, validate, apply  {n / secs['run']:9.0f} files/s   ({secs['run']:.2f} s)  "
-          f"{elements / secs['run']:,.0f} nodes+edges/s")
-    print(f"map-code  end to end (walk..run)          {n / total:9.0f} files/s   ({total:.2f} s)  "
-          f"{elements / total:,.0f} nodes+edges/s  x{total / base:.1f} of baseline")
+        bench_tree("generated tree" if args.tree is None else str(root), root, args.jobs)
+        if not args.no_venv:
+            package = largest_package()
+            if package is not None:
+                bench_tree(f"venv package {package.name}", package, args.jobs)
+        if args.tree is None:
+            bench_update(root, args.jobs)
     return 0
 
 

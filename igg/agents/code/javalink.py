@@ -47,6 +47,7 @@ class JavaResolver:
     def __init__(self, index: _Index) -> None:
         self.index = index
         self._ancestors: dict[str, set[str]] = {}
+        self._candidates: dict[tuple[str, str], list[CallableDecl]] = {}
 
     # ---- types ---------------------------------------------------------------------------------------
     def ancestors(self, q: str) -> set[str]:
@@ -202,6 +203,12 @@ class JavaResolver:
     def candidates(self, q: str, name: str) -> list[CallableDecl]:
         """Methods named ``name`` in ``q`` and its supertypes, breadth first; an override hides the
         method it overrides (same signature)."""
+        known = self._candidates.get((q, name))
+        if known is None:
+            known = self._candidates[(q, name)] = self._find_candidates(q, name)
+        return known
+
+    def _find_candidates(self, q: str, name: str) -> list[CallableDecl]:
         queue, seen = [q], set()
         found: dict[tuple[str | None, ...], CallableDecl] = {}
         while queue:

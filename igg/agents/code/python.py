@@ -28,6 +28,20 @@ def module_name(path: str) -> str:
     return names_for_paths([path]).get(path) or path.rpartition("/")[2].rsplit(".", 1)[0]
 
 
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Every statement of a body, nested ones too (imports are statements: no need to walk expressions)."""
+    out: list[ast.stmt] = []
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, name, None)
+            if children:
+                stack.extend(reversed(children))
+    return out
+
+
 _OVERLOAD = ("overload", "typing.overload", "typing_extensions.overload", "t.overload")
 
 
@@ -107,7 +121,7 @@ class _Analyzer:
     def run(self) -> FileFacts:
         body = self.tree.body
         self._constants(body, prefix="")
-        for node in ast.walk(self.tree):
+        for node in _statements(self.tree.body):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
@@ -239,12 +253,13 @@ class _Analyzer:
 
     def _body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, decl: CallableDecl, owner: TypeDecl | None,
               fields: dict[str, str], local: dict[str, str | None], self_names: set[str]) -> None:
-        for stmt in ast.walk(node):
+        every_node = list(ast.walk(node))  # once: locals first, then what uses them
+        for stmt in every_node:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 local[stmt.target.id] = _type_name(stmt.annotation)
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 local.setdefault(stmt.targets[0].id, self._value_type(stmt.value, local))
-        for sub in ast.walk(node):
+        for sub in every_node:
             if isinstance(sub, ast.Call):
                 self._call(decl, sub, local, self_names, fields)
             elif isinstance(sub, ast.Constant | ast.JoinedStr):
