@@ -204,7 +204,9 @@ def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str
                             f"{len(removed)} removed" + (f" (git {commit})" if commit else "") + "."),
               "verdicts": [], "timings_ms": {"total": round((clock() - started) * 1000, 3)}}
     mark = clock()
-    step = store.commit_step(sid, kind="update", record=record, mutations=mutations, state=state, snapshot=True)
+    # a snapshot only when the change is large: a small update loads from the last snapshot plus its mutations
+    big = len(mutations) * 5 > state.node_count + state.edge_count
+    step = store.commit_step(sid, kind="update", record=record, mutations=mutations, state=state, snapshot=big)
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
     log.info("map_code_updated", session_id=sid, step=step, iteration=iteration, reparsed=files["reparsed"],
