@@ -140,6 +140,11 @@ class Config(_Strict):
     context: ContextConfig = Field(default_factory=ContextConfig, description="Context chunking.")
     llm: LLMConfig = Field(default_factory=LLMConfig, description="LLM agent settings.")
     finalize: FinalizeConfig = Field(default_factory=FinalizeConfig, description="Finalization.")
+    review: bool = Field(
+        default=False,
+        description=("Workspace sessions (MCP, HTTP, tool calls): each apply's validated actions wait as a pending "
+                     "plan until a reviewer approves (all or chosen actions) or rejects it with a note."),
+    )
 
 
 class Request(_Strict):

@@ -90,6 +90,13 @@ def undo(workspace: Workspace, inp: UndoInput) -> dict[str, Any]:
         return {**workspace.summary(reloaded), "undone_to": inp.to_iteration, "step": step, "mutations": count}
 
 
+def review(workspace: Workspace, inp: Any) -> dict[str, Any]:
+    """See ``igg.workspace.review``."""
+    from igg.workspace.review import decide
+
+    return decide(workspace, inp)
+
+
 OPERATIONS: dict[str, Callable[[Workspace, Any], dict[str, Any]]] = {
-    "query_graph": query_graph, "explain": explain, "diff": diff, "undo": undo}
+    "query_graph": query_graph, "explain": explain, "diff": diff, "undo": undo, "review": review}
 """Workspace operations implemented here, by name (``Workspace.execute`` dispatches to them)."""

@@ -198,6 +198,19 @@ class UndoInput(_Input):
     to_iteration: int = Field(ge=0, description="The iteration to return to (0: the start); kept as a step of its own.")
 
 
+class ReviewInput(_Input):
+    """Show, approve or reject the plan a session with config.review keeps waiting."""
+
+    session_id: SessionId
+    decision: Literal["approve", "reject"] | None = Field(
+        default=None, description="approve or reject the pending plan; omitted: show it.")
+    plan_id: int | None = Field(default=None, description="The plan decided on (as shown); required with a decision.")
+    actions: list[int] | None = Field(
+        default=None, description="approve: only these action indices of the plan (default all).")
+    note: str = Field(default="", max_length=2000,
+                      description="reject: why (the agent sees it next turn); approve: kept with the iteration.")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Operation:
     """One workspace operation as every adapter exposes it."""
@@ -246,6 +259,10 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(name="undo", input=UndoInput, destructive=True, description=(
         "Roll the session's graph back to how it was after an iteration (0: the start). The undo is a step of "
         "its own, so a later undo can bring the work back. Needs the session store.")),
+    Operation(name="review", input=ReviewInput, description=(
+        "For a session with config.review: without a decision, show the plan waiting for review (its actions "
+        "and their verdicts); approve it (all or chosen action indices, applied exactly as shown) or reject it "
+        "with a note the agent sees in its next observation. plan_id must name the plan shown.")),
     Operation(name="run_session", input=RunInput, open_world=True, description=(
         "Build a graph autonomously with the server's own agent (its configured LLM by default) until a stop "
         "reason (finished, max_iterations, limits_reached, stuck, budget_exhausted, agent_error). Returns the "

@@ -25,9 +25,14 @@ def observation(session: LiveSession, *, focus: list[Any] | None = None,
             update={"token_budget": token_budget})})
         request = request.model_copy(update={"config": config})
     refs = [f if isinstance(f, dict) else {"name": f} for f in focus or []]
+    notes = []
+    if session.review_note is not None:
+        notes.append(f"A reviewer rejected your last plan: {session.review_note}")
+    if session.pending is not None:
+        notes.append(f"Your plan {session.pending['plan_id']} waits for review; nothing of it is applied yet.")
     return render_observation(request=request, state=session.state, iteration=session.info.iteration + 1,
                               last_verdicts=session.last_verdicts, last_error=None, chunk=None,
-                              todos=todos(session), focus=refs or None)
+                              todos=todos(session), notes=notes, focus=refs or None)
 
 
 def todos(session: LiveSession) -> list[str]:

@@ -64,6 +64,10 @@ class LiveSession:
     observed: tuple[int, int] | None = None
     """(characters, tokens) of the last observation since the last apply: kept in the next record."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    pending: dict[str, Any] | None = None
+    """The plan waiting for review (``config.review``; see ``igg.workspace.review``)."""
+    review_note: str | None = None
+    """The note of the last rejected plan, shown in the next observation."""
 
     @property
     def last_verdicts(self) -> list[Verdict]:
@@ -136,6 +140,10 @@ class Workspace:
                 raise WorkspaceError("MAX_ITERATIONS_REACHED", f"session {inp.session_id!r} has used all "
                                      f"{config.max_iterations} iterations (config.max_iterations); finish it, or "
                                      "use dry_run to check actions", status=409)
+            if config.review and not inp.dry_run or session.pending is not None:
+                from igg.workspace.review import propose
+
+                return propose(self, session, inp)
             parsed = read_response({"reasoning": inp.reasoning, "actions": inp.actions})
             chars, tokens = session.observed or (0, 0)
             record = act(session.actor, session.state, parsed, iteration=session.info.iteration + 1,
@@ -265,6 +273,9 @@ class Workspace:
             info = replace(loaded.info, nodes=loaded.state.node_count, edges=loaded.state.edge_count)
             session = LiveSession(request=loaded.request, state=loaded.state, actor=_actor(loaded.request, loaded.state),
                                   info=info, records=loaded.records)
+            from igg.workspace.review import restore
+
+            restore(self, session)
             self._live[session_id] = session
             return session
 
@@ -348,7 +359,8 @@ class Workspace:
     def summary(self, session: LiveSession) -> dict[str, Any]:
         """The summary every operation answers with."""
         info, limits = session.info, session.request.config.constraints
-        return {"session_id": info.session_id, "status": info.status, "iteration": info.iteration,
+        status = "awaiting_review" if session.pending is not None else info.status
+        return {"session_id": info.session_id, "status": status, "iteration": info.iteration,
                 "max_iterations": session.request.config.max_iterations,
                 "nodes": info.nodes, "max_nodes": limits.max_nodes, "edges": info.edges,
                 "max_edges": limits.max_edges, "stop_reason": info.stop_reason}

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from igg.errors import IGGError, RequestInvalid
 
-COMMANDS = ("validate", "schema", "run", "resume", "map-code", "sessions", "show", "explain", "diff", "undo", "fork",
+COMMANDS = ("validate", "schema", "run", "resume", "map-code", "sessions", "show", "explain", "diff", "undo", "fork", "review",
             "replay", "batch", "mcp", "serve", "view",
             "tools", "export")
 """Command modules under ``igg.interfaces.cli``, in help order."""

@@ -16,6 +16,8 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
     GET  /sessions/{id}/explain?ref=&edges=    the history of a node or edge (needs the store)
     GET  /sessions/{id}/diff?a=&b=             what changed between two iterations (needs the store)
     POST /sessions/{id}/undo                   roll back to an iteration (body: {"to_iteration": N})
+    GET  /sessions/{id}/review                 the plan waiting for review (config.review)
+    POST /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note)
     GET  /ui/                                  the graph viewer page (see ``igg.view.routes``)
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status; the codes are the
@@ -48,6 +50,7 @@ from igg.workspace.ops import (
     ListInput,
     ObserveInput,
     QueryInput,
+    ReviewInput,
     RunInput,
     UndoInput,
 )
@@ -146,6 +149,14 @@ def build_app(workspace: Workspace) -> FastAPI:
     @app.post("/sessions/{session_id}/undo", summary="Roll a session back to an iteration")
     async def undo(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         return await workspace.execute("undo", _validate(UndoInput, **{**body, "session_id": session_id}))
+
+    @app.get("/sessions/{session_id}/review", summary="The plan waiting for review")
+    async def review_show(session_id: str) -> dict[str, Any]:
+        return await workspace.execute("review", _validate(ReviewInput, session_id=session_id))
+
+    @app.post("/sessions/{session_id}/review", summary="Approve or reject the plan waiting for review")
+    async def review_decide(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        return await workspace.execute("review", _validate(ReviewInput, **{**body, "session_id": session_id}))
 
     from igg.view.routes import ui_router
 

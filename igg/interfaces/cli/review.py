@@ -1,0 +1,68 @@
+"""``igg review SESSION [--approve [I ...] | --reject NOTE] [--note TEXT] [--store PATH] [--json]``: show the
+plan a session with ``config.review`` keeps waiting (its actions and their verdicts), approve all of it or the
+chosen action indices (applied exactly as shown), or reject it with a note the agent sees next turn."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import Literal
+
+from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
+from igg.store.sessions import StoreSessions
+from igg.workspace.ops import ReviewInput
+from igg.workspace.service import Workspace
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("review", help="show, approve or reject a session's plan waiting for review",
+                       description=__doc__)
+    p.add_argument("session", help="the session id")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--approve", nargs="*", type=int, metavar="I",
+                       help="approve the plan: all its actions, or only these action indices")
+    group.add_argument("--reject", metavar="NOTE", help="reject the plan; the note is shown to the agent")
+    p.add_argument("--note", default="", help="a note kept with an approval")
+    add_store_option(p)
+    add_json_option(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    workspace = Workspace(StoreSessions(open_store(args)))
+    shown = asyncio.run(workspace.execute("review", ReviewInput(session_id=args.session)))
+    plan = shown["review"]
+    if args.approve is None and args.reject is None:
+        if args.json:
+            print_json(shown)
+        elif plan is None:
+            print(f"session {args.session}: {shown['status']}; no plan waits for review")
+        else:
+            print(f"session {args.session}: plan {plan['plan_id']} for iteration {plan['iteration']} waits for review "
+                  f"({plan['accepted']} actions would apply, {plan['rejected']} are rejected)")
+            if plan["reasoning"]:
+                print(f"reasoning: {plan['reasoning']}")
+            for action, verdict in zip(plan["actions"], plan["verdicts"], strict=True):
+                mark = "ok " if verdict["accepted"] else verdict.get("code", "?")
+                print(f"  [{verdict['index']}] {mark} {json.dumps(action, ensure_ascii=False)}")
+                if not verdict["accepted"]:
+                    print(f"      {verdict['message']}")
+            print(f"approve: igg review {args.session} --approve [I ...]; reject: igg review {args.session} "
+                  "--reject NOTE")
+        return 0
+    if plan is None:
+        print(f"igg: session {args.session!r} has no plan waiting for review")
+        return 2
+    decision: Literal["approve", "reject"] = "reject" if args.reject is not None else "approve"
+    inp = ReviewInput(session_id=args.session, plan_id=plan["plan_id"], decision=decision,
+                      actions=args.approve or None, note=args.reject if args.reject is not None else args.note)
+    result = asyncio.run(workspace.execute("review", inp))
+    if args.json:
+        print_json(result)
+    elif decision == "reject":
+        print(f"session {args.session}: plan {plan['plan_id']} rejected; the agent sees the note next turn")
+    else:
+        print(f"session {args.session}: plan {plan['plan_id']} approved: {result['accepted']} actions applied, "
+              f"{result['rejected']} rejected; {result['nodes']} nodes, {result['edges']} edges")
+    return 0
