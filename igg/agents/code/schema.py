@@ -12,8 +12,17 @@ from igg.compile import check_schema, pydantic_problems
 from igg.errors import Problem, RequestInvalid
 from igg.models.schema import Schema
 
-CODE_SCHEMA_PATH = Path(__file__).resolve().parents[3] / "schemas" / "code-graph.json"
-"""Where the built-in code schema lives (in the repository's ``schemas/``)."""
+
+def _built_in_schema_path() -> Path:
+    """``igg/_schemas/code-graph.json`` in an installed IGG (the build copies it there), else the checkout's."""
+    packaged = Path(__file__).resolve().parents[2] / "_schemas" / "code-graph.json"
+    if packaged.is_file():
+        return packaged
+    return Path(__file__).resolve().parents[3] / "schemas" / "code-graph.json"
+
+
+CODE_SCHEMA_PATH = _built_in_schema_path()
+"""Where the built-in code schema lives: the repository's ``schemas/``, shipped as ``igg/_schemas``."""
 
 
 def load_code_schema(path: str | Path | None = None) -> Schema:

@@ -9,10 +9,13 @@ A reader that stops early (``igg show ... | head``) ends the command quietly wit
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
 
 from igg.errors import IGGError, RequestInvalid
 
@@ -26,19 +29,64 @@ EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what a shell reports for a command whose reader went away."""
 
 
+def igg_version() -> str:
+    """The installed package's version (``0+unknown`` when run from a tree that was never installed)."""
+    try:
+        return version("igg")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse as the ecosystem expects it: no option prefixes (``--js`` is not ``--json``), and a
+    suggestion when a command or an option is mistyped. Subcommand parsers are of this class too."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        hint = self._suggestion(message)
+        super().error(f"{message}{hint}")
+
+    def _suggestion(self, message: str) -> str:
+        """``; did you mean '--json'?`` for the closest known command or option, if one is close."""
+        if "invalid choice: " in message:
+            wrong = message.split("invalid choice: ", 1)[1].split("'")[1] if "'" in message else ""
+            known = [c for a in self._actions for c in (a.choices or ()) if isinstance(c, str)]
+        elif message.startswith("unrecognized arguments: "):
+            wrong = message.split(": ", 1)[1].split()[0]
+            known = [o for a in self._actions for o in a.option_strings]
+        else:
+            return ""
+        close = difflib.get_close_matches(wrong.split("=", 1)[0], known, n=1, cutoff=0.6)
+        return f"; did you mean '{close[0]}'?" if close else ""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every command registered."""
-    parser = argparse.ArgumentParser(prog="igg", description="IGG, the Iterative Graph Generator.")
+    parser = Parser(prog="igg", description="IGG, the Iterative Graph Generator.")
+    parser.add_argument("--version", action="version", version=f"igg {igg_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"igg.interfaces.cli.{name.replace('-', '_')}").register(sub)
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse, reporting an unknown option with the usage of the command it was given to."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command_parser = subparsers.choices.get(args.command, parser)
+        command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``igg`` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     try:
         code = int(args.handler(args))
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
