@@ -75,6 +75,46 @@ def configure_logging(fmt: LogFormat | str = "console", *, level: str = "info", 
     )
 
 
+class LibraryLogger:
+    """The logger IGG's library modules use: structlog's when an application has configured structlog (as
+    IGG's own entry points do), else the standard library's ``logging`` under the same name.
+
+    structlog unconfigured would print to standard output, and a library must not write there; through
+    ``logging``, an application that set up no logging sees only warnings and errors (on standard error,
+    Python's last-resort handler), and one that did gets IGG's events like any other library's.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _emit(self, level: int, event: str, fields: dict[str, Any]) -> None:
+        if structlog.is_configured():
+            getattr(structlog.get_logger(self.name), logging.getLevelName(level).lower())(event, **fields)
+            return
+        logger = logging.getLogger(self.name)
+        if logger.isEnabledFor(level):
+            redacted = redact_secrets(None, "", dict(fields))
+            text = " ".join([event, *(f"{k}={v!r}" for k, v in redacted.items())])
+            logger.log(level, text, extra={"igg_event": event})
+
+    def debug(self, event: str, **fields: Any) -> None:
+        self._emit(logging.DEBUG, event, fields)
+
+    def info(self, event: str, **fields: Any) -> None:
+        self._emit(logging.INFO, event, fields)
+
+    def warning(self, event: str, **fields: Any) -> None:
+        self._emit(logging.WARNING, event, fields)
+
+    def error(self, event: str, **fields: Any) -> None:
+        self._emit(logging.ERROR, event, fields)
+
+
+def get_logger(name: str) -> LibraryLogger:
+    """A library module's logger (see ``LibraryLogger``): never standard output, no configuration needed."""
+    return LibraryLogger(name)
+
+
 class EventLogger:
     """An ``on_event`` consumer that logs a run: one ``iteration_finished`` event per iteration."""
 

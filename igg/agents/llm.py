@@ -43,7 +43,6 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 import httpx
 import openai
-import structlog
 from pydantic import ValidationError
 
 from igg.agents.base import AgentTurn, Observation
@@ -52,6 +51,7 @@ from igg.agents.prompt import messages, response_schema
 from igg.agents.retry import AnswerUnreadable, CallTimedOut, RetryPolicy, describe_error, is_retryable
 from igg.encodable import escape_unencodable
 from igg.errors import AgentFailed, AgentUnavailable, ResponseInvalid
+from igg.logging import get_logger
 from igg.models.request import LLMConfig, Request
 
 OutputMode = Literal["json_schema", "json_object", "text"]
@@ -74,7 +74,7 @@ MIN_ANSWER_BYTES = 16_384
 REDACTED = "[redacted]"
 _T = TypeVar("_T")
 
-log = structlog.get_logger("igg.llm")
+log = get_logger("igg.llm")
 
 
 class EndpointNotConfigured(AgentUnavailable):

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-import structlog
-
 from igg.errors import IGGError, Problem, RequestInvalid
+from igg.logging import get_logger
 
 LOCAL = "local"
 """``--scheduler local``: start a local cluster even when ``$DASK_SCHEDULER_ADDRESS`` is set."""
@@ -35,7 +34,7 @@ every 10 ms, a measurable tax on IGG's pure-Python loop). Remote workers: set
 ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` where they start."""
 
 _ADDRESS = re.compile(r"^(?:(tcp|tls|inproc|ws|wss)://)?[\w.\-\[\]:]+:\d{1,5}$")
-log = structlog.get_logger("igg.batch")
+log = get_logger("igg.batch")
 
 
 def require_distributed() -> ModuleType:

@@ -22,8 +22,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import structlog
-
 from igg.batch.cluster import ClusterInfo, describe, require_distributed
 from igg.batch.persist import SessionWriter
 from igg.batch.tasks import (
@@ -36,13 +34,14 @@ from igg.batch.tasks import (
     run_session,
 )
 from igg.errors import IGGError
+from igg.logging import get_logger
 from igg.store import SessionInfo, SessionStore, resume_point
 
 SessionStatus = Literal["done", "failed", "skipped"]
 """``done``: run and committed; ``failed``: could not run or be committed (see ``error``); ``skipped``:
 already finished in the store."""
 
-log = structlog.get_logger("igg.batch")
+log = get_logger("igg.batch")
 
 
 @dataclass(kw_only=True)

@@ -27,16 +27,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-import structlog
-
 from igg.errors import ExportError
 from igg.export import cypher, falkordb
 from igg.export.neo4j_diff import ScopeDiff, diff_scope, read_scope
 from igg.export.neo4j_schema import SchemaReport, ensure_identity_memgraph, ensure_identity_neo4j
 from igg.export.plan import Plan, plan_export
 from igg.graph.state import GraphState
+from igg.logging import get_logger
 
-log = structlog.get_logger("igg.export.neo4j")
+log = get_logger("igg.export.neo4j")
 
 URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 DEFAULT_URI = "bolt://localhost:7687"

@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import structlog
-
 from igg.errors import ExportError, IGGError
 from igg.graph.state import GraphState
+from igg.logging import get_logger
 from igg.models.schema import Schema
 
-log = structlog.get_logger("igg.export")
+log = get_logger("igg.export")
 
 ExportFormat = Literal["graphml", "json", "nodelink", "neo4j", "cypher", "mermaid", "html"]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)

@@ -14,10 +14,9 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from igg.errors import AgentUnavailable, IGGError, RequestInvalid, WorkspaceError
 from igg.export.spec import DEFAULT_FILES, ExportSpec, parse_export_spec
+from igg.logging import get_logger
 from igg.models.request import Request
 from igg.records import Event
 from igg.workspace.paths import check_output
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from igg.workspace.ops import RunInput
     from igg.workspace.service import LiveSession, Workspace
 
-log = structlog.get_logger("igg.workspace")
+log = get_logger("igg.workspace")
 
 
 class Runs:

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from igg.act.apply import Actor
 from igg.act.step import act, iteration_finished, prune_isolated
 from igg.compile import build_state, load_request
@@ -34,6 +32,7 @@ from igg.errors import (
     WorkspaceError,
 )
 from igg.graph.state import GraphState
+from igg.logging import get_logger
 from igg.models.actions import read_response
 from igg.models.request import Request
 from igg.models.verdicts import Verdict
@@ -46,7 +45,7 @@ from igg.workspace.ops import ApplyInput, ExportInput, FinishInput, ListInput, O
 from igg.workspace.paths import write_inside
 from igg.workspace.runs import Runs
 
-log = structlog.get_logger("igg.workspace")
+log = get_logger("igg.workspace")
 
 
 @dataclass(kw_only=True)

@@ -23,17 +23,16 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any
 
-import structlog
-
 from igg.agents.base import Observation
 from igg.agents.code.facts import FileFacts
 from igg.agents.code.link import CodeModel, FilePlan, Relation, link
 from igg.agents.code.mapping import SchemaFit
 from igg.agents.code.sources import SourceFile, analyze_all, split_context
 from igg.errors import AgentFailed
+from igg.logging import get_logger
 from igg.models.verdicts import ErrorCode
 
-log = structlog.get_logger("igg.code")
+log = get_logger("igg.code")
 
 RETRY = frozenset({ErrorCode.TOO_MANY_ACTIONS, ErrorCode.ROLLED_BACK, ErrorCode.DELETION_LIMIT_EXCEEDED})
 """Rejections that can change on a later turn: the action is proposed again."""

@@ -45,11 +45,40 @@ def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "au
     parser.add_argument("--json", action="store_true", help="print one JSON summary object on stdout")
     parser.add_argument("--log-format", choices=LOG_FORMATS, default="console",
                         help="log lines on stderr: console (default) or json")
+    add_verbosity_options(parser)
+
+
+def add_verbosity_options(parser: argparse.ArgumentParser) -> None:
+    """``-v``/``--log-level``/``--quiet``: how much a command says on standard error."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-v", "--verbose", action="count", default=0,
+                       help="log lines on stderr: one per iteration (-v), every rejection too (-vv)")
+    group.add_argument("--log-level", choices=LOG_LEVELS, default=None, help="log level on stderr")
+    group.add_argument("-q", "--quiet", action="store_true",
+                       help="errors only: no progress, no log lines, no summary table (--json still prints)")
+
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def log_level(args: argparse.Namespace) -> str:
+    """The level the options ask for. Unasked, a person at a terminal sees the progress bar and the summary
+    (warnings and errors only); piped or with ``--log-format json``, the log lines are the progress output."""
+    if getattr(args, "log_level", None):
+        return str(args.log_level)
+    if getattr(args, "quiet", False):
+        return "error"
+    verbose = int(getattr(args, "verbose", 0) or 0)
+    if verbose:
+        return "debug" if verbose > 1 else "info"
+    if getattr(args, "log_format", "console") == "json" or not sys.stderr.isatty():
+        return "info"
+    return "warning"
 
 
 def setup_logging(args: argparse.Namespace) -> None:
     """Configure logging from the command line (entry points only)."""
-    configure_logging(getattr(args, "log_format", "console"))
+    configure_logging(getattr(args, "log_format", "console"), level=log_level(args))
 
 
 def export_specs(args: argparse.Namespace) -> list[Any]:
@@ -92,7 +121,8 @@ def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: li
 
     specs = export_specs(args) if specs is None else specs
     logger = EventLogger()
-    with ProgressView(max_iterations=request.config.max_iterations) as view:
+    quiet = bool(getattr(args, "quiet", False))
+    with ProgressView(enabled=False if quiet else None, max_iterations=request.config.max_iterations) as view:
         def on_event(event: Event) -> None:
             logger(event)
             view(event)
@@ -102,7 +132,8 @@ def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: li
                              provenance=getattr(args, "provenance", False), recorders=recorders or (),
                              on_event=on_event, **loop_options)
     extra = summary_extra(result) if summary_extra is not None else None
-    print_summary(result, request, as_json=args.json, out=args.out, extra=extra)
+    if args.json or not quiet:
+        print_summary(result, request, as_json=args.json, out=args.out, extra=extra)
     if result.export_error is not None:
         print(f"igg: {result.export_error}", file=sys.stderr)
         return 1
@@ -145,10 +176,20 @@ def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Pa
     if summary["pruned"]:
         table.add_row("pruned", ", ".join(f"{p['type']} {p['id']}" for p in summary["pruned"]))
     for export in summary["exports"]:
-        table.add_row("export", json.dumps(export, ensure_ascii=False))
+        table.add_row("export", _export_line(export))
     if out is not None:
         table.add_row("output", str(out))
     Console(soft_wrap=False).print(table)
+
+
+def _export_line(export: dict[str, Any]) -> str:
+    """One export as a person reads it: ``graphml out/g.graphml: nodes 27, edges 29``."""
+    head = " ".join(str(export[k]) for k in ("format", "target", "path") if export.get(k) not in (None, ""))
+    if export.get("ok") is False:
+        return f"{head}: FAILED: {export.get('error', 'unknown error')}"
+    rest = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in export.items()
+                     if k not in ("format", "target", "path", "ok", "seconds") and not isinstance(v, dict | list))
+    return f"{head}: {rest}" if rest else head
 
 
 def _optional_module(name: str, option: str, what: str) -> Any:
