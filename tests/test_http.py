@@ -145,6 +145,12 @@ def test_a_token_is_required_when_configured_and_never_echoed(tmp_path):
         wrong = http.get("/sessions", headers={"Authorization": "Bearer nope"})
         assert error_of(wrong) == (401, "UNAUTHORIZED") and secret not in wrong.text
         assert http.get("/sessions", headers={"Authorization": f"Bearer {secret}"}).status_code == 200
+        for scheme in ("bearer", "BEARER"):  # RFC 7235: the scheme is case-insensitive
+            assert http.get("/sessions", headers={"Authorization": f"{scheme} {secret}"}).status_code == 200
+        assert error_of(http.get("/sessions", headers={"Authorization": f"Basic {secret}"})) == (401, "UNAUTHORIZED")
+        # a browser cannot attach the token, so with one every Host name is answered
+        assert http.get("/sessions", headers={"Authorization": f"Bearer {secret}",
+                                              "Host": "graphs.example.org"}).status_code == 200
     assert secret not in "".join(p.read_text() for p in tmp_path.glob("serve-*.log"))
 
 

@@ -1,4 +1,8 @@
-"""``igg mcp``: serve the workspace as an MCP server, over stdio (default) or streamable HTTP at /mcp."""
+"""``igg mcp``: serve the workspace as an MCP server, over stdio (default) or streamable HTTP at /mcp.
+
+Over HTTP the listener is guarded like ``igg serve``: loopback only without ``IGG_API_TOKEN``, loopback host
+names only unless ``--allowed-host`` adds more, and deadlines for slow clients.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import sys
 
 from igg.errors import WorkspaceError
 from igg.interfaces.cli import EXIT_INVALID, workspace_options
+from igg.interfaces.cli.serve import add_listener_options, listener_settings
 from igg.interfaces.http.security import DEFAULT_MAX_BODY, bearer_guard, check_bind, token_from_env
 
 
@@ -16,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="stdio (default: for an MCP client that launches igg) or streamable HTTP")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    add_listener_options(p)
     workspace_options.add_options(p)
     p.set_defaults(handler=run)
 
@@ -25,16 +31,17 @@ def run(args: argparse.Namespace) -> int:
 
     workspace_options.configure_logging(args)
     token = token_from_env()
-    if args.transport == "http":
-        try:
+    try:
+        hosts, timeouts = listener_settings(args, token)
+        if args.transport == "http":
             check_bind(args.host, token)
-        except WorkspaceError as exc:
-            print(f"igg: {exc.message}", file=sys.stderr)
-            return EXIT_INVALID
+    except WorkspaceError as exc:
+        print(f"igg: {exc.message}", file=sys.stderr)
+        return EXIT_INVALID
     server = build_server(workspace_options.build_workspace(args))
     if args.transport == "stdio":
         run_stdio(server)
     else:
-        run_http(server, host=args.host, port=args.port, max_body=DEFAULT_MAX_BODY,
-                 wrap=lambda app: bearer_guard(app, token, DEFAULT_MAX_BODY))
+        run_http(server, host=args.host, port=args.port, max_body=DEFAULT_MAX_BODY, timeouts=timeouts,
+                 wrap=lambda app: bearer_guard(app, token, DEFAULT_MAX_BODY, hosts=hosts))
     return 0

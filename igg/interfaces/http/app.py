@@ -20,9 +20,13 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
     POST /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note)
     GET  /ui/                                  the graph viewer page (see ``igg.view.routes``)
 
-Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status; the codes are the
-workspace's (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ...) and the verdicts' (``INVALID_JSON``,
-``INVALID_RESPONSE``) where they mean the same thing.
+Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status (a 5xx for a fault of the
+server: ``INTERNAL_ERROR`` 500, ``EXPORT_FAILED`` 507 on a full disk); the codes are the workspace's
+(``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ...) and the verdicts' (``INVALID_JSON``, ``INVALID_RESPONSE``)
+where they mean the same thing. A body that is not JSON (a syntax error, invalid UTF-8, nesting deeper than
+the parser goes) is ``INVALID_JSON``; a bad request payload ``INVALID_REQUEST``; bad path or query values
+and other bodies ``INVALID_ARGUMENTS``; an unknown route ``NOT_FOUND``; a known route with another method
+``METHOD_NOT_ALLOWED``.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
+import structlog
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from igg.errors import WorkspaceError
 from igg.models.request import Request as GraphRequest
@@ -55,7 +61,14 @@ from igg.workspace.ops import (
     UndoInput,
 )
 
+log = structlog.get_logger("igg.http")
+
 _BODY_CODES = {"/sessions": "INVALID_REQUEST", "/runs": "INVALID_REQUEST"}
+"""The code of a body that breaks its model, by route (else: INVALID_RESPONSE for actions, INVALID_ARGUMENTS)."""
+
+_STATUS_CODES = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND",
+                 405: "METHOD_NOT_ALLOWED", 406: "NOT_ACCEPTABLE", 413: "PAYLOAD_TOO_LARGE",
+                 415: "UNSUPPORTED_MEDIA_TYPE"}
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
@@ -76,15 +89,57 @@ def build_app(workspace: Workspace) -> FastAPI:
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = []
         code = None
+        in_body = False
         for e in exc.errors():
             if e.get("type") == "json_invalid":
                 code = "INVALID_JSON"
-            loc = ".".join(str(p) for p in e.get("loc", ()) if p != "body")
+                problems.append(f"the body is not JSON: {e.get('ctx', {}).get('error', e.get('msg'))} at "
+                                f"character {e.get('loc', ('body', '?'))[-1]}")
+                continue
+            where = tuple(e.get("loc", ()))
+            in_body = in_body or where[:1] == ("body",)
+            loc = ".".join(str(p) for p in where[1:] if p != "body") if where[:1] in (("body",), ("query",),
+                                                                                     ("path",)) else \
+                ".".join(map(str, where))
             problems.append(f"{loc or '(body)'}: {e.get('msg')}")
         path = request.url.path
         if code is None:
-            code = _BODY_CODES.get(path) or ("INVALID_RESPONSE" if path.endswith("/actions") else "INVALID_ARGUMENTS")
+            code = "INVALID_ARGUMENTS"
+            if in_body:
+                code = _BODY_CODES.get(path) or ("INVALID_RESPONSE" if path.endswith("/actions") else code)
         return error(422, code, "; ".join(problems))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        cause = exc.__cause__
+        if exc.status_code == 400 and cause is not None:  # FastAPI could not parse the body
+            if isinstance(cause, UnicodeDecodeError):
+                reason = f"it is not valid UTF-8 (byte {cause.start})"
+            elif isinstance(cause, RecursionError):
+                reason = "its JSON nests deeper than the server reads"
+            else:
+                reason = f"{type(cause).__name__}"
+            return error(422, "INVALID_JSON", f"the body is not JSON IGG can read: {reason}; send UTF-8 JSON")
+        if exc.status_code == 404:
+            message = (f"no route {request.method} {request.url.path}; see /openapi.json for the routes "
+                       "(e.g. POST /sessions, GET /sessions/{id}/observation)")
+        elif exc.status_code == 405:
+            allowed = (exc.headers or {}).get("allow") or (exc.headers or {}).get("Allow") or ""
+            message = f"{request.method} is not allowed on {request.url.path}" + \
+                (f"; use {allowed}" if allowed else "")
+        else:
+            message = str(exc.detail)
+        code = _STATUS_CODES.get(exc.status_code, f"HTTP_{exc.status_code}")
+        response = error(exc.status_code, code, message)
+        for key, value in (exc.headers or {}).items():
+            response.headers[key] = value
+        return response
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        log.error("http_request_failed", method=request.method, path=request.url.path,
+                  error=type(exc).__name__, exc_info=exc)
+        return error(500, "INTERNAL_ERROR", "the server failed on this request; its log has the details")
 
     @app.get("/healthz", summary="Liveness")
     async def healthz() -> dict[str, str]:

@@ -1,9 +1,18 @@
 """What guards IGG's HTTP listeners (``igg serve`` and ``igg mcp --transport http``).
 
+* The ``Host`` header (DNS rebinding): a web page the user opens can make the browser send requests to
+  ``127.0.0.1`` under the page's own host name. Without a token only loopback names are answered
+  (``localhost``, ``127.0.0.1``, ``[::1]``); more names come from ``--allowed-host`` or
+  ``IGG_ALLOWED_HOSTS`` (comma-separated; ``*`` for any). With a token and no list every name is answered:
+  a browser cannot attach the token. Other names get 421 ``HOST_FORBIDDEN``; an ``Origin`` header whose
+  host is not allowed gets 403 ``ORIGIN_FORBIDDEN``.
 * A bearer token, when one is configured (``IGG_API_TOKEN``): every request but ``/healthz`` must carry
-  ``Authorization: Bearer <token>`` (compared in constant time). The token is never logged or echoed.
+  ``Authorization: Bearer <token>`` (the scheme in any case, RFC 7235; the token compared in constant
+  time). The token is never logged or echoed.
 * No token, no network: without a token a listener binds loopback addresses only.
 * A request body limit: a larger body is refused with 413 before the application reads it.
+
+Timeouts against slow and half-open clients live in ``igg.interfaces.http.server``.
 """
 
 from __future__ import annotations
@@ -12,19 +21,27 @@ import hmac
 import ipaddress
 import json
 import os
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from igg.errors import WorkspaceError
 
 TOKEN_ENV = "IGG_API_TOKEN"
 """Environment variable holding the bearer token."""
 
+HOSTS_ENV = "IGG_ALLOWED_HOSTS"
+"""Environment variable with more host names the listeners answer to (comma-separated; ``*``: any)."""
+
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 """Largest request body accepted by default (bytes); context_data of a few source files fits."""
 
 OPEN_PATHS = frozenset({"/healthz"})
 """Paths served without a token (liveness only: they reveal nothing)."""
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+"""Host names answered without configuration."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -37,6 +54,11 @@ def token_from_env() -> str | None:
     """The configured token, or None when ``IGG_API_TOKEN`` is unset or empty."""
     token = os.environ.get(TOKEN_ENV, "").strip()
     return token or None
+
+
+def hosts_from_env() -> list[str]:
+    """The host names listed in ``IGG_ALLOWED_HOSTS``."""
+    return [h.strip() for h in os.environ.get(HOSTS_ENV, "").split(",") if h.strip()]
 
 
 def is_loopback(host: str) -> bool:
@@ -57,12 +79,54 @@ def check_bind(host: str, token: str | None) -> None:
                              f"send 'Authorization: Bearer <token>') or bind 127.0.0.1", status=400)
 
 
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header value, lower case, without its port (``[::1]:8080`` -> ``[::1]``)."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[: value.find("]") + 1] if "]" in value else value
+    name, sep, port = value.rpartition(":")
+    return name if sep and port.isdigit() else value
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostPolicy:
+    """Which ``Host`` (and ``Origin``) names a listener answers."""
+
+    names: frozenset[str]
+    """Allowed host names (lower case, no port); loopback names are always allowed."""
+    any_host: bool = False
+    """Every name is allowed (a token is set and no list was given, or ``*`` was listed)."""
+
+    @classmethod
+    def build(cls, configured: Iterable[str], *, token: str | None) -> HostPolicy:
+        """Loopback names plus ``configured`` (``--allowed-host``/``IGG_ALLOWED_HOSTS``); any name when a
+        token is set and nothing is configured."""
+        listed = [h for h in configured if h]
+        names = {host_name(h) for h in listed if h != "*"}
+        return cls(names=frozenset(names), any_host="*" in listed or (token is not None and not listed))
+
+    def permits(self, host: str) -> bool:
+        """Whether a request for ``host`` (a ``Host`` header value or a bare name) is answered."""
+        if self.any_host:
+            return True
+        name = host_name(host)
+        return name in self.names or name in LOOPBACK_NAMES or is_loopback(name.strip("[]"))
+
+    def describe(self) -> str:
+        """The allowed names, for messages."""
+        if self.any_host:
+            return "any host"
+        return ", ".join(sorted({*LOOPBACK_NAMES, *self.names}))
+
+
 def error_body(code: str, message: str) -> bytes:
     """The JSON error envelope every refusal uses: ``{"error": {"code": ..., "message": ...}}``."""
     return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
-async def _refuse(send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]] = ()) -> None:  # type: ignore[assignment]
+async def refuse(send: Send, status: int, code: str, message: str,
+                 headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    """Answer with the error envelope (used before the application runs)."""
     body = error_body(code, message)
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
@@ -70,32 +134,60 @@ async def _refuse(send: Send, status: int, code: str, message: str, headers: lis
     await send({"type": "http.response.body", "body": body})
 
 
-def bearer_guard(app: ASGIApp, token: str | None, max_body: int) -> ASGIApp:
-    """ASGI middleware: the token check (when ``token`` is set) and the body size limit."""
-    expected = f"Bearer {token}".encode() if token else None
+def _bearer(header: bytes) -> bytes | None:
+    """The token of an ``Authorization: Bearer <token>`` header (scheme in any case), else None."""
+    scheme, _, credentials = header.strip().partition(b" ")
+    if scheme.lower() != b"bearer":
+        return None
+    return credentials.strip()
+
+
+def bearer_guard(app: ASGIApp, token: str | None, max_body: int, *, hosts: HostPolicy | None = None) -> ASGIApp:
+    """ASGI middleware: the Host/Origin check, the token check (when ``token`` is set) and the body limit.
+
+    ``hosts`` defaults to ``HostPolicy.build(hosts_from_env(), token=token)``.
+    """
+    expected = token.encode() if token else None
+    policy = hosts if hosts is not None else HostPolicy.build(hosts_from_env(), token=token)
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        if expected is not None and scope.get("path") not in OPEN_PATHS:
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, expected):
-                what = "is missing" if not given else "is wrong"
-                await _refuse(send, 401, "UNAUTHORIZED", f"the bearer token {what}: send 'Authorization: Bearer "
-                              f"<token>' with the token the server was started with ({TOKEN_ENV})",
-                              [(b"www-authenticate", b"Bearer")])
+        headers = dict(scope.get("headers") or [])
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not policy.permits(host):
+            shown = host if host else "(none)"
+            await refuse(send, 421, "HOST_FORBIDDEN", f"this server does not answer for the Host {shown!r}; it "
+                         f"answers {policy.describe()}. Add a name with --allowed-host NAME or {HOSTS_ENV} "
+                         "(a protection against DNS rebinding: web pages cannot reach it under their own names)")
+            return
+        origin = headers.get(b"origin")
+        if origin is not None and not policy.any_host and origin != b"null":
+            origin_host = urlsplit(origin.decode("latin-1")).netloc
+            if not policy.permits(origin_host):
+                await refuse(send, 403, "ORIGIN_FORBIDDEN", f"requests from pages at {origin.decode('latin-1')!r} "
+                             f"are refused; this server answers {policy.describe()}")
                 return
-        length = dict(scope.get("headers") or []).get(b"content-length")
+        if expected is not None and scope.get("path") not in OPEN_PATHS:
+            given = headers.get(b"authorization", b"")
+            presented = _bearer(given)
+            if presented is None or not hmac.compare_digest(presented, expected):
+                what = "is missing" if not given else "is wrong" if presented is not None else "is not a Bearer token"
+                await refuse(send, 401, "UNAUTHORIZED", f"the bearer token {what}: send 'Authorization: Bearer "
+                             f"<token>' with the token the server was started with ({TOKEN_ENV})",
+                             [(b"www-authenticate", b"Bearer")])
+                return
+        length = headers.get(b"content-length")
         too_large = f"this server accepts request bodies of at most {max_body} bytes (--max-body)"
         if length is not None and length.isdigit():
             if int(length) > max_body:
-                await _refuse(send, 413, "PAYLOAD_TOO_LARGE", f"the request body has {int(length)} bytes; {too_large}")
+                await refuse(send, 413, "PAYLOAD_TOO_LARGE", f"the request body has {int(length)} bytes; {too_large}")
                 return
             await app(scope, receive, send)  # the HTTP server holds the body to its Content-Length
             return
         # no Content-Length (a chunked body): read it here, within the limit, then hand it on
-        body, more = b"", True
+        body, more = bytearray(), True
         while more:
             message = await receive()
             if message["type"] != "http.request":
@@ -103,10 +195,10 @@ def bearer_guard(app: ASGIApp, token: str | None, max_body: int) -> ASGIApp:
             body += message.get("body", b"")
             more = message.get("more_body", False)
             if len(body) > max_body:
-                await _refuse(send, 413, "PAYLOAD_TOO_LARGE", f"the streamed request body passed {max_body} bytes; "
-                              f"{too_large}")
+                await refuse(send, 413, "PAYLOAD_TOO_LARGE", f"the streamed request body passed {max_body} bytes; "
+                             f"{too_large}")
                 return
-        await app(scope, _replay(body, receive), send)
+        await app(scope, _replay(bytes(body), receive), send)
 
     return guarded
 

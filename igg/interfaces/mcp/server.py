@@ -5,7 +5,10 @@ operation's pydantic input model (``igg.workspace.ops``): the tool function gets
 model's fields, so the SDK derives the same schema the HTTP API and ``igg tools`` publish. Tool annotations
 carry the operation's read-only / destructive / idempotent / open-world hints. Results are JSON (structured
 content and its text); ``observe`` answers with the markdown itself. A refused call is a tool error whose
-text starts with its stable code (``SESSION_NOT_FOUND: ...``).
+text starts with its stable code (``SESSION_NOT_FOUND: ...``), and so is every other failure: arguments
+that break the tool's input model (unknown keys included, as over HTTP) are ``INVALID_REQUEST`` (the
+request of start_session and run_session), ``INVALID_RESPONSE`` (the actions of apply_actions) or
+``INVALID_ARGUMENTS``; an unknown tool ``UNKNOWN_TOOL``; a fault of the server ``INTERNAL_ERROR``.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any
 
+import structlog
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from igg.errors import WorkspaceError
-from igg.workspace.ops import OPERATIONS, Operation
+from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
 from igg.workspace.service import Workspace
 
 INSTRUCTIONS = (
@@ -30,9 +36,60 @@ INSTRUCTIONS = (
 )
 
 
+log = structlog.get_logger("igg.mcp")
+
+
+def tool_error(code: str, message: str) -> CallToolResult:
+    """A refused call: text ``CODE: message`` and the same as ``{"error": {"code", "message"}}``."""
+    return CallToolResult(content=[TextContent(type="text", text=f"{code}: {message}")],
+                          structured_content={"error": {"code": code, "message": message}}, is_error=True)
+
+
+def argument_code(op: Operation, exc: ValidationError) -> str:
+    """The stable code for arguments that break ``op``'s input model (the HTTP API's codes)."""
+    if op.name in ("start_session", "run_session"):
+        return "INVALID_REQUEST"
+    if op.name == "apply_actions" and all(e["loc"][:1] != ("session_id",) for e in exc.errors()):
+        return "INVALID_RESPONSE"
+    return "INVALID_ARGUMENTS"
+
+
+def argument_problems(exc: ValidationError) -> str:
+    """The problems of a ``ValidationError`` on one line, located by argument path."""
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or '(arguments)'}: {e['msg']}" for e in exc.errors())
+
+
+class IGGServer(MCPServer):
+    """``MCPServer`` whose every failed tool call starts with a stable code.
+
+    Arguments are checked against the operation's own input model before the SDK sees them: the SDK's
+    argument model ignores unknown keys, the operation models refuse them (as the HTTP API does).
+    """
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        op = OPERATIONS_BY_NAME.get(name)
+        if op is None:
+            return tool_error("UNKNOWN_TOOL", f"there is no tool {name!r}; the tools are "
+                              f"{', '.join(o.name for o in OPERATIONS)}")
+        try:
+            op.input.model_validate(arguments)
+        except ValidationError as exc:
+            return tool_error(argument_code(op, exc), argument_problems(exc))
+        try:
+            return await super().call_tool(name, arguments, context)
+        except MCPError:
+            raise
+        except Exception as exc:  # the SDK wraps failures in ToolError; anything else is a fault too
+            cause = exc.__cause__ if isinstance(exc, ToolError) else exc
+            if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                return tool_error(argument_code(op, cause), argument_problems(cause))
+            log.error("mcp_tool_failed", tool=name, error=type(cause or exc).__name__, exc_info=cause or exc)
+            return tool_error("INTERNAL_ERROR", f"{name} failed on the server; its log has the details")
+
+
 def build_server(workspace: Workspace, *, name: str = "igg") -> MCPServer:
     """An ``MCPServer`` exposing every workspace operation of ``workspace`` as a tool."""
-    server = MCPServer(name, instructions=INSTRUCTIONS, version=_version())
+    server = IGGServer(name, instructions=INSTRUCTIONS, version=_version())
     for op in OPERATIONS:
         server.add_tool(
             _tool_function(workspace, op), name=op.name, description=op.description,
@@ -54,9 +111,7 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
             else:
                 result = await workspace.execute(op.name, inp)
         except WorkspaceError as exc:
-            return CallToolResult(content=[TextContent(type="text", text=f"{exc.code}: {exc.message}")],
-                                  structured_content={"error": {"code": exc.code, "message": exc.message}},
-                                  is_error=True)
+            return tool_error(exc.code, exc.message)
         text = result["markdown"] if op.name == "observe" else json.dumps(result, ensure_ascii=False)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
 
@@ -105,10 +160,15 @@ def run_stdio(server: MCPServer) -> None:
     server.run("stdio")
 
 
-def run_http(server: MCPServer, *, host: str, port: int, max_body: int,
+def run_http(server: MCPServer, *, host: str, port: int, max_body: int, timeouts: Any = None,
              wrap: Callable[[Any], Any] | None = None) -> None:
-    """Serve MCP over streamable HTTP at ``/mcp`` (``wrap`` adds ASGI middleware, e.g. bearer-token auth)."""
-    import uvicorn
+    """Serve MCP over streamable HTTP at ``/mcp`` (``wrap`` adds ASGI middleware: IGG's Host check, bearer
+    token and body limit, so the SDK's own Host check is off; ``timeouts``: ``igg.interfaces.http.server``)."""
+    from mcp.server.transport_security import TransportSecuritySettings
 
-    app = server.streamable_http_app(host=host, max_request_body_size=max_body)
-    uvicorn.run(wrap(app) if wrap else app, host=host, port=port, log_level="warning")
+    from igg.interfaces.http.server import serve
+
+    app = server.streamable_http_app(host=host, max_request_body_size=max_body,
+                                     transport_security=TransportSecuritySettings(
+                                         enable_dns_rebinding_protection=wrap is None))
+    serve(wrap(app) if wrap else app, host=host, port=port, timeouts=timeouts)

@@ -1,0 +1,289 @@
+"""The hostile-input suite: generated input against the real servers, and what must hold afterwards.
+
+* HTTP: schemathesis generates requests (valid and invalid) for every operation of ``igg serve``'s own
+  OpenAPI document; half of the session ids are pointed at a live session so actions, observations and
+  exports are exercised, not only 404s.
+* MCP: hypothesis draws tool calls from the input schemas the server lists (schemathesis' JSON Schema
+  generation, valid and invalid, over a document that wraps each tool's schema), plus hostile variants
+  (unknown keys, wrong types, odd text), through the official MCP SDK client over stdio.
+
+Every answer must be a 4xx with the error envelope or a success: never a 5xx, a hang or a crash; MCP errors
+start with a stable code. Afterwards each server's store passes ``PRAGMA integrity_check``, every stored
+graph keeps the invariants, and files were written inside the output directory only.
+Bounded: a fixed number of examples per operation (about 20 s in all on 2 cores).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import ROOT
+from tests.test_http import free_port
+from tests.test_workspace import request_dict
+
+EXAMPLES_PER_OPERATION = 25
+MCP_EXAMPLES = 100
+CODE_FIRST = re.compile(r"^[A-Z][A-Z_]+: ")
+
+
+def live_request(session_id: str) -> dict[str, Any]:
+    payload = request_dict(session_id=session_id)
+    payload["config"]["max_iterations"] = 100_000
+    payload["config"]["constraints"] = {"max_nodes": 500, "max_edges": 1000}
+    return payload
+
+
+def files_outside(root: Path, allowed: set[Path]) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if not any(p.is_relative_to(a) for a in allowed)}
+
+
+def check_store_and_files(root: Path, store: Path, out: Path, before: set[str]) -> None:
+    """The store is intact and its graphs keep the invariants; nothing was written outside ``out``."""
+    from igg.graph.invariants import invariant_violations
+    from igg.store import SessionStore
+
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    opened = SessionStore(store)
+    try:
+        sessions = opened.sessions()
+        assert sessions, "the fuzzing created no session at all"
+        for info in sessions:
+            request, state, _ = opened.load_state(info.session_id)
+            assert invariant_violations(state, request.config.constraints) == [], info.session_id
+    finally:
+        opened.close()
+    store_files = {store.name + suffix for suffix in ("", "-wal", "-shm", "-journal")}
+    assert files_outside(root, {out}) - before - store_files == set()
+    for path in out.rglob("*"):
+        assert not path.is_symlink() and (path.is_dir() or path.is_file()), path
+        assert not any(part.startswith(".") for part in path.relative_to(out).parts), path
+
+
+# ---- HTTP ------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    root = tmp_path_factory.mktemp("hostile-http")
+    out, store = root / "out", root / "sessions.sqlite"
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("IGG_API_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    proc = subprocess.Popen([sys.executable, "-m", "igg", "serve", "--port", str(port), "--store", str(store),
+                             "--output-dir", str(out)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError(f"igg serve did not start: {proc.communicate()[1].decode()}")
+        time.sleep(0.1)
+    assert httpx.post(f"{base}/sessions", json=live_request("fuzz-open")).status_code == 201
+    before = files_outside(root, {out})
+    yield {"base": base, "root": root, "out": out, "store": store}
+    assert proc.poll() is None, "igg serve died under generated input"
+    proc.terminate()
+    proc.wait(timeout=10)
+    assert proc.stderr is not None
+    log = proc.stderr.read().decode()
+    assert "Traceback" not in log, log[-3000:]
+    check_store_and_files(root, store, out, before)
+
+
+def _openapi_document() -> dict[str, Any]:
+    """``igg serve``'s own OpenAPI document (what /openapi.json serves), built without a server."""
+    from igg.interfaces.http.app import build_app
+    from igg.workspace import Workspace
+
+    return build_app(Workspace()).openapi()
+
+
+api_schema = schemathesis.openapi.from_dict(_openapi_document())
+api_schema.config.generation.update(max_examples=EXAMPLES_PER_OPERATION)
+api_schema.config.phases.update(phases=["examples", "fuzzing"])  # the coverage phase sends ~1,000 per body
+
+
+@api_schema.parametrize()
+@settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+def test_the_http_api_answers_generated_requests_with_the_envelope(case: Any, api: dict[str, Any]) -> None:
+    session_id = (case.path_parameters or {}).get("session_id")
+    if isinstance(session_id, str) and len(session_id) % 2 == 0 and not case.path.endswith("/finish"):
+        case.path_parameters["session_id"] = "fuzz-open"  # reach the operations on a live session too
+    response = case.call(base_url=api["base"], timeout=60)
+    where = f"{case.method} {case.formatted_path} -> {response.status_code}: {response.text[:500]}"
+    assert response.status_code < 500, where
+    if response.status_code >= 400:
+        body = response.json()
+        assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, where
+        assert re.fullmatch(r"[A-Z][A-Z0-9_]+", body["error"]["code"]), where
+
+
+# ---- MCP -------------------------------------------------------------------------------------------------
+
+class McpClient:
+    """The MCP SDK's client over stdio, held open on an event loop in a thread (hypothesis runs sync)."""
+
+    def __init__(self, root: Path) -> None:
+        from mcp import Client
+        from mcp.client.stdio import StdioServerParameters
+
+        self.root, self.out, self.store = root, root / "out", root / "sessions.sqlite"
+        params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env={
+            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_"))},
+            args=["-m", "igg", "mcp", "--store", str(self.store), "--output-dir", str(self.out)])
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.ready: Future[Any] = Future()
+        self.stop = asyncio.Event()
+
+        async def hold() -> None:
+            try:
+                async with Client(params) as client:
+                    self.ready.set_result(client)
+                    await self.stop.wait()
+            except BaseException as exc:  # noqa: BLE001 - reported to the test thread
+                if not self.ready.done():
+                    self.ready.set_exception(exc)
+                raise
+
+        self.holder = asyncio.run_coroutine_threadsafe(hold(), self.loop)
+        self.client = self.ready.result(timeout=60)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(self.client.call_tool(name, arguments), self.loop).result(60)
+
+    def tools(self) -> dict[str, dict[str, Any]]:
+        listed = asyncio.run_coroutine_threadsafe(self.client.list_tools(), self.loop).result(60)
+        return {t.name: t.input_schema for t in listed.tools}
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.stop.set)
+        self.holder.result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
+    root = tmp_path_factory.mktemp("hostile-mcp")
+    client = McpClient(root)
+    started = client.call("start_session", live_request("fuzz-open"))
+    assert not started.is_error, started.content
+    before = files_outside(root, {client.out})
+    yield client
+    alive = client.call("list_sessions", {})
+    assert not alive.is_error  # the server still answers after everything it was sent
+    client.close()
+    check_store_and_files(root, client.store, client.out, before)
+
+
+ODD_TEXT = st.one_of(st.text(max_size=30), st.sampled_from([
+    "", " ", "\x00", "\x01", "a\nb", "\u202eevil", "../../etc/passwd", ".ssh/authorized_keys", "sessions.sqlite",
+    "fuzz-open", "😀" * 40, "x" * 300]))
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | ODD_TEXT,
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ODD_TEXT, inner, max_size=4),
+                           max_leaves=12)
+
+
+def tool_bodies(schemas: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, Any]]:
+    """For each tool, schemathesis strategies of (valid, invalid) argument objects from its input schema."""
+    document = {"openapi": "3.1.0", "info": {"title": "igg mcp tools", "version": "1"}, "paths": {
+        f"/tools/{name}": {"post": {"requestBody": {"required": True, "content": {"application/json": {
+            "schema": schema}}}, "responses": {"200": {"description": "the tool's result"}}}}
+        for name, schema in schemas.items()}}
+    tools = schemathesis.openapi.from_dict(document)
+    out = {}
+    for name in schemas:
+        operation = tools[f"/tools/{name}"]["POST"]
+        out[name] = tuple(operation.as_strategy(generation_mode=mode).map(lambda case: as_arguments(case.body))
+                          for mode in (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE))
+    return out
+
+
+def as_arguments(body: Any) -> dict[str, Any]:
+    """Tool arguments are an object: anything else is wrapped in one (an unknown key: refused too)."""
+    if isinstance(body, dict):
+        return body
+    if isinstance(body, bytes):
+        return {"value": body.decode("latin-1")}
+    return {"value": body} if isinstance(body, list | str | int | float | bool | None) else {}  # no body: {}
+
+
+def arguments_for(schema: dict[str, Any], generated: tuple[Any, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid or invalid arguments from the tool's schema, or hostile ones: unknown keys, wrong types, odd text."""
+    valid, invalid = generated
+    with_extra = st.tuples(valid, ODD_TEXT.filter(lambda k: k not in schema.get("properties", {})), JSON_VALUES
+                           ).map(lambda t: {**t[0], t[1]: t[2]})
+    retyped = st.tuples(valid, st.sampled_from(sorted(schema.get("properties", {})) or ["x"]), JSON_VALUES
+                        ).map(lambda t: {**t[0], t[1]: t[2]})
+    anything = st.dictionaries(ODD_TEXT, JSON_VALUES, max_size=5)
+    return st.one_of(valid, valid, valid, invalid, with_extra, retyped, anything)  # valid ones weigh 3/7
+
+
+def live_session(arguments: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(arguments.get("session_id"), str) and len(arguments["session_id"]) % 2 == 0:
+        return {**arguments, "session_id": "fuzz-open"}
+    return arguments
+
+
+TOOLS_FUZZED = ("observe", "apply_actions", "export_graph", "list_sessions", "finish_session", "start_session")
+
+
+def test_mcp_tools_answer_generated_calls_with_a_stable_code(mcp: McpClient) -> None:
+    schemas = mcp.tools()
+    generated = tool_bodies({name: schemas[name] for name in TOOLS_FUZZED})
+    calls = st.sampled_from(TOOLS_FUZZED).flatmap(
+        lambda name: st.tuples(st.just(name), arguments_for(schemas[name], generated[name]).map(live_session)))
+
+    @given(calls)
+    @settings(max_examples=MCP_EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    def check(call: tuple[str, dict[str, Any]]) -> None:
+        name, arguments = call
+        if name == "finish_session" and arguments.get("session_id") == "fuzz-open":
+            arguments = {**arguments, "session_id": "fuzz-other"}
+        result = mcp.call(name, arguments)
+        if result.is_error:
+            text = result.content[0].text
+            assert CODE_FIRST.match(text), (name, arguments, text)
+            assert not text.startswith("INTERNAL_ERROR"), (name, arguments, text)
+        else:
+            json.dumps(result.structured_content)  # a JSON answer
+
+    check()
+
+
+def test_mcp_start_session_refuses_unknown_keys_like_http(mcp: McpClient) -> None:
+    refused = mcp.call("start_session", {**request_dict(), "surprise": 1})
+    assert refused.is_error and refused.content[0].text.startswith("INVALID_REQUEST: ")
+    assert "surprise" in refused.content[0].text
+    typo = mcp.call("observe", {"session_id": "fuzz-open", "token_budgett": 500})
+    assert typo.is_error and typo.content[0].text.startswith("INVALID_ARGUMENTS: ")
+    bad = mcp.call("apply_actions", {"session_id": "fuzz-open", "actions": "all"})
+    assert bad.is_error and bad.content[0].text.startswith("INVALID_RESPONSE: ")
+    unknown = mcp.call("drop_database", {})
+    assert unknown.is_error and unknown.content[0].text.startswith("UNKNOWN_TOOL: ")
