@@ -227,3 +227,28 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, command):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_a_servers_run_exports_stay_inside_the_output_directory(tmp_path):
+    """Exports a client asks a run for (``RunInput.exports``) are written strictly under the output directory."""
+    import asyncio
+
+    from igg.persistence.memory import MemorySessions
+    from igg.workspace.ops import RunInput
+
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    out.mkdir()
+    outside.mkdir()
+    os.symlink(outside, out / "link")
+    ws = Workspace(MemorySessions(), output_dir=out)
+    summary = asyncio.run(ws.run(RunInput.model_validate({
+        "request": request_dict(session_id="r1", context_data="# File: app/main.py\nclass A:\n    pass\n"),
+        "agent": "code",
+        "exports": ["json:link/run.json", "cypher:docs/g.cypher", "mermaid:docs/g.mmd", "nodelink:docs/g.json",
+                    "graphml:docs/g.graphml"]})))
+    oks = {e["format"]: e["ok"] for e in summary["exports"]}
+    assert oks == {"json": False, "cypher": True, "mermaid": True, "nodelink": True, "graphml": True}
+    assert "symlink" in summary["export_error"]
+    assert list(outside.iterdir()) == []
+    assert sorted(p.name for p in (out / "docs").iterdir()) == ["g.cypher", "g.graphml", "g.json", "g.mmd"]
+    assert (out / "docs" / "g.cypher").read_text().startswith("// IGG graph export")

@@ -40,6 +40,9 @@ class ExportSpec:
 
     format: ExportFormat
     target: str | None = None
+    base: Path | None = None
+    """When set, ``target`` is an untrusted name written strictly inside this directory (``igg.files``:
+    no symlinked directories, no hidden or control-character names); a client chose it."""
 
     def __str__(self) -> str:
         return self.format if self.target is None else f"{self.format}:{self.target}"
@@ -116,6 +119,9 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
         session = str(metadata.get("session_id") or run_scope)
         return neo.export_neo4j(state, settings=settings, scope=run_scope, batch_size=batch_size,
                                 provenance=session if provenance else None)
+    if spec.base is not None and spec.target:
+        return _perform_inside(state, spec, spec.base, spec.target, schema=schema, metadata=metadata,
+                               provenance=provenance, scope=run_scope)
     path = Path(spec.target) if spec.target else (out_dir or Path.cwd()) / DEFAULT_FILES[spec.format]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,3 +141,33 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
         raise ExportError(f"cannot write {spec.format} to {path}: {exc.strerror or exc}") from None
     result.setdefault("bytes", path.stat().st_size)
     return {"format": spec.format, "target": str(path), **result}
+
+
+def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, *, schema: Schema | None,
+                    metadata: dict[str, Any], provenance: bool, scope: str) -> dict[str, Any]:
+    """A file export to an untrusted ``name`` under ``base``: written through ``igg.files.open_for_write``."""
+    import io
+
+    from igg.export import cypher_script, document, graphml, html, mermaid
+    from igg.files import open_for_write
+
+    with open_for_write(name, base=base) as raw:
+        if spec.format == "graphml":
+            result = graphml.write_graphml(state, raw, metadata=metadata, schema=schema, provenance=provenance)
+        elif spec.format == "json":
+            result = document.write_json(state, raw, schema=schema, metadata=metadata, provenance=provenance)
+        elif spec.format == "nodelink":
+            result = document.write_node_link(state, raw, schema=schema, metadata=metadata)
+        else:
+            text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+            if spec.format == "cypher":
+                result = cypher_script.write_cypher(state, text, scope=scope)
+            elif spec.format == "html":
+                result = html.write_html(state, text, metadata=metadata)
+            else:
+                result = mermaid.write_mermaid(state, text)
+            text.flush()
+            text.detach()  # the safe writer closes the file itself
+        written = raw.tell()
+    result.setdefault("bytes", written)
+    return {"format": spec.format, "target": str(base / name), **result}

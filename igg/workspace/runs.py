@@ -106,7 +106,7 @@ def export_specs(texts: list[str], output_dir: Path | None, session_id: str) -> 
         relative = spec.target or f"{session_id}/{DEFAULT_FILES[spec.format]}"
         check_output(output_dir, relative)
         assert output_dir is not None
-        specs.append(ExportSpec(spec.format, str(output_dir / relative)))
+        specs.append(ExportSpec(spec.format, relative, base=output_dir))
     return specs
 
 

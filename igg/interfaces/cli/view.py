@@ -112,6 +112,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from igg.interfaces.http.app import build_app
     from igg.interfaces.http.security import bearer_guard
+    from igg.interfaces.http.server import uvicorn_config
     from igg.view.auth import with_ui_login
 
     workspace_options.configure_logging(args)
@@ -146,7 +147,7 @@ def serve(args: argparse.Namespace) -> int:
           + "Ctrl-C stops it", file=sys.stderr, flush=True)
     if args.open:
         webbrowser.open(url)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn.Server(uvicorn_config(app))  # igg serve's deadlines for slow clients
     server.run(sockets=[sock])
     return EXIT_OK
 

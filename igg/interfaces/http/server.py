@@ -189,11 +189,17 @@ def _client(protocol: H11Protocol) -> str:
     return f"{client[0]}:{client[1]}" if client else "?"
 
 
+def uvicorn_config(app: Any, *, timeouts: Timeouts | None = None, **options: Any) -> Any:
+    """A ``uvicorn.Config`` for ``app`` with ``timeouts`` enforced (``options``: host, port, ...)."""
+    import uvicorn
+
+    limits = timeouts or Timeouts()
+    return uvicorn.Config(app, log_level="warning", http=protocol_class(limits),
+                          timeout_keep_alive=max(1, round(limits.idle)), server_header=False, **options)
+
+
 def serve(app: Any, *, host: str, port: int, timeouts: Timeouts | None = None) -> None:
     """Run ``app`` on ``host:port`` until interrupted, with ``timeouts`` (defaults: ``Timeouts()``)."""
     import uvicorn
 
-    limits = timeouts or Timeouts()
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=protocol_class(limits),
-                            timeout_keep_alive=max(1, round(limits.idle)), server_header=False)
-    uvicorn.Server(config).run()
+    uvicorn.Server(uvicorn_config(app, timeouts=timeouts, host=host, port=port)).run()
