@@ -89,6 +89,10 @@ class Loop:
         self.result: RunResult | None = None
         self._started = clock()
         self._pending: tuple[Observation, Chunk | None, dict[str, float]] | None = None
+        if last is not None:
+            # A resumed run whose last committed turn already ended it (finished, stuck, limits_reached; a kill
+            # between that commit and the end) goes straight to finalisation: the agent is not asked again.
+            self.stop_reason = self._stop_after(last)
 
     # ---- steps -----------------------------------------------------------------------------------------
     def start(self) -> Event:
