@@ -42,7 +42,7 @@ def serve(tmp_path: Path, *extra: str, token: str | None = None,
                             cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # a loaded machine starts Python slowly
         while True:
             try:
                 if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
