@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from igg.act.apply import Actor
+from igg.encodable import find_unencodable
 from igg.errors import Problem, RequestInvalid
 from igg.graph.state import GraphState
 from igg.inputs import parse_json, read_text
@@ -34,6 +35,9 @@ def load_request(source: str | Path | dict[str, Any], *, source_name: str | None
     if not isinstance(source, dict):
         raise RequestInvalid([Problem("", f"a request must be a JSON object, got {type(source).__name__}")],
                              source=name)
+    unencodable = find_unencodable(source)
+    if unencodable is not None:  # a lone surrogate could reach the graph, the store and every export
+        raise RequestInvalid([Problem(unencodable.path, unencodable.describe().partition(": ")[2])], source=name)
     try:
         request = Request.model_validate(source)
     except ValidationError as exc:

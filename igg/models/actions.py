@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from igg.encodable import escape_unencodable, find_unencodable
 from igg.errors import ResponseInvalid
 from igg.models.common import Properties, PropertyValue
 from igg.models.verdicts import ErrorCode
@@ -232,7 +233,30 @@ def read_response(value: Any) -> ParsedResponse:
         )
     if not isinstance(finished, bool):
         raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "'finished' must be true or false")
-    return ParsedResponse(reasoning=reasoning, finished=finished, items=[read_action(a) for a in actions])
+    return ParsedResponse(reasoning=reasoning, finished=finished, items=[_storable_action(a) for a in actions])
+
+
+def _storable_action(raw: Any) -> Any:
+    """``read_action``, except that an action holding text UTF-8 cannot encode (a lone surrogate, anywhere:
+    label, key or value) is rejected with INVALID_PROPERTY naming where, so it never reaches the graph or a
+    writer; the rejected action is kept with that text escaped (``\\ud800``), so its verdict is storable."""
+    found = find_unencodable(raw)
+    if found is None:
+        return read_action(raw)
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    kind = kind if isinstance(kind, str) and find_unencodable(kind) is None else "?"
+    return ActionError(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}", _escaped(raw), kind)
+
+
+def _escaped(value: Any) -> Any:
+    """A copy whose strings and keys are storable: lone surrogates written as their JSON escapes."""
+    if isinstance(value, str):
+        return escape_unencodable(value)[0]
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    return value
 
 
 def describe_errors(errors: list[Any], model: type[BaseModel] | None = None) -> str:

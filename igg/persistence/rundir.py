@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from igg.agents.scripted import transcript_line
+from igg.encodable import first_unencodable
 from igg.errors import IGGError
 from igg.files import open_stream, write_file
 from igg.graph.state import GraphState
@@ -25,7 +26,10 @@ OUTPUT_FILES = ("graph.json", "records.jsonl", "transcript.jsonl", "summary.json
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if first_unencodable(text) is not None:  # a lone surrogate: its \\u escape reads back the same
+        text = json.dumps(value, ensure_ascii=True, default=str)
+    return text
 
 
 class RunDirectory:

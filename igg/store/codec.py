@@ -11,6 +11,7 @@ import dataclasses
 import json
 from typing import Any
 
+from igg.encodable import first_unencodable
 from igg.graph.state import GraphState, Mutation
 from igg.models.request import Request
 from igg.models.verdicts import Verdict
@@ -20,8 +21,15 @@ _RECORD_FIELDS = {f.name for f in dataclasses.fields(IterationRecord)} - {"mutat
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON; objects with ``to_dict`` (verdicts, usage) and dataclasses are converted."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_default)
+    """Compact JSON; objects with ``to_dict`` (verdicts, usage) and dataclasses are converted.
+
+    Text UTF-8 cannot encode (a lone surrogate) is written as its ``\\u`` escape: SQLite could not bind it,
+    and the JSON reads back to the identical value, so the store holds any record the engine produces.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_default)
+    if first_unencodable(text) is not None:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=_default)
+    return text
 
 
 def _default(value: Any) -> Any:
@@ -104,7 +112,8 @@ def canonical(state: GraphState) -> dict[str, Any]:
 
 
 def _frozen(mapping: dict[str, Any]) -> str:
-    return json.dumps(mapping, sort_keys=True, ensure_ascii=False)
+    text = json.dumps(mapping, sort_keys=True, ensure_ascii=False)
+    return text if first_unencodable(text) is None else json.dumps(mapping, sort_keys=True, ensure_ascii=True)
 
 
 def differences(a: GraphState, b: GraphState, limit: int = 10) -> list[str]:

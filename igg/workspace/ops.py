@@ -13,8 +13,9 @@ import copy
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, model_validator
 
+from igg.encodable import find_unencodable
 from igg.models.actions import Action, NodeRef
 from igg.models.request import Request
 from igg.observe.query import Query
@@ -62,6 +63,17 @@ SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, description="The se
 
 class _Input(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        """Text UTF-8 cannot encode (a lone surrogate) is refused here; in ``actions`` and ``reasoning`` (the
+        agent's response) the response reader judges it instead, action by action."""
+        if isinstance(data, dict):
+            found = find_unencodable({k: v for k, v in data.items() if k not in ("actions", "reasoning")})
+            if found is not None:
+                raise ValueError(found.describe())
+        return data
 
 
 class SessionRef(_Input):

@@ -23,6 +23,7 @@ from typing import Any
 from igg.act.apply import Actor
 from igg.act.step import act, iteration_finished, prune_isolated
 from igg.compile import build_state, load_request
+from igg.encodable import replace_unencodable
 from igg.errors import (
     RequestInvalid,
     SessionBusy,
@@ -143,11 +144,14 @@ class Workspace:
                 from igg.workspace.review import propose
 
                 return propose(self, session, inp)
-            parsed = read_response({"reasoning": inp.reasoning, "actions": inp.actions})
+            reasoning, repaired = replace_unencodable(inp.reasoning)  # free text: repaired and counted
+            parsed = read_response({"reasoning": reasoning, "actions": inp.actions})
             chars, tokens = session.observed or (0, 0)
+            notes = [f"{repaired} unencodable character(s) (lone surrogates) in the reasoning were replaced "
+                     "with U+FFFD"] if repaired else None
             record = act(session.actor, session.state, parsed, iteration=session.info.iteration + 1,
                          actions=list(inp.actions), observation_chars=chars, observation_tokens=tokens,
-                         dry_run=inp.dry_run)
+                         dry_run=inp.dry_run, notes=notes)
             record.timings_ms["total"] = record.timings_ms["act"]
             if not inp.dry_run:
                 self._commit(session, record)
@@ -155,7 +159,7 @@ class Workspace:
                 self._publish(session, record)
             log.info("actions_applied", session_id=inp.session_id, dry_run=inp.dry_run,
                      proposed=len(record.verdicts), accepted=record.accepted, rejected=record.rejected)
-            return {**self.summary(session), "dry_run": inp.dry_run,
+            return {**self.summary(session), "dry_run": inp.dry_run, **({"repaired": repaired} if repaired else {}),
                     "verdicts": [v.to_dict() for v in record.verdicts],
                     "accepted": record.accepted, "rejected": record.rejected,
                     "rejected_by_code": dict(sorted(record.rejected_by_code().items()))}

@@ -89,7 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(parser, argv)
     try:
         code = int(args.handler(args))
-        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        if not sys.stdout.closed:
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         return code
     except BrokenPipeError:
         _detach_stdout()

@@ -41,6 +41,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from igg.encodable import first_unencodable
 from igg.errors import WorkspaceError
 from igg.models.request import Request as GraphRequest
 from igg.workspace import Workspace
@@ -71,15 +72,26 @@ _STATUS_CODES = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404:
                  415: "UNSUPPORTED_MEDIA_TYPE"}
 
 
+class EncodableJSONResponse(JSONResponse):
+    """JSON whose text can always be sent: a lone surrogate that reached an answer goes out as its ``\\u``
+    escape (a JSON reader gets the same string) instead of failing the response with a 500."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        if first_unencodable(text) is not None:
+            text = json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        return text.encode("utf-8")
+
+
 def error(status: int, code: str, message: str) -> JSONResponse:
     """The JSON error envelope."""
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    return EncodableJSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 def build_app(workspace: Workspace) -> FastAPI:
     """The FastAPI application over ``workspace``."""
     app = FastAPI(title="IGG", summary="A validated, bounded graph workspace for agents.",
-                  description=__doc__, version="1")
+                  description=__doc__, version="1", default_response_class=EncodableJSONResponse)
 
     @app.exception_handler(WorkspaceError)
     async def _workspace_error(_: Request, exc: WorkspaceError) -> JSONResponse:
@@ -223,7 +235,10 @@ async def _sse(workspace: Workspace, session_id: str, follow: bool) -> AsyncIter
     index = 0
     async for event in workspace.hub.listen(session_id, follow=follow):
         index += 1
-        yield f"id: {index}\nevent: {event['kind']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+        data = json.dumps(event, ensure_ascii=False)
+        if first_unencodable(data) is not None:
+            data = json.dumps(event, ensure_ascii=True)
+        yield f"id: {index}\nevent: {event['kind']}\ndata: {data}\n\n".encode()
 
 
 def _validate(model: Any, **values: Any) -> Any:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
 import structlog
@@ -25,6 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
+from igg.encodable import escape_unencodable, find_unencodable, first_unencodable
 from igg.errors import WorkspaceError
 from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
 from igg.workspace.service import Workspace
@@ -113,6 +115,8 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
         except WorkspaceError as exc:
             return tool_error(exc.code, exc.message)
         text = result["markdown"] if op.name == "observe" else json.dumps(result, ensure_ascii=False)
+        if first_unencodable(text) is not None:  # never fail the answer on text UTF-8 cannot carry
+            result, text = _escaped(result), escape_unencodable(text)[0]
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
 
     parameters = []
@@ -146,6 +150,17 @@ async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None
     return await task
 
 
+def _escaped(value: Any) -> Any:
+    """A copy whose strings and keys hold lone surrogates as their JSON escapes (``\\ud800``)."""
+    if isinstance(value, str):
+        return escape_unencodable(value)[0]
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    return value
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -156,8 +171,84 @@ def _version() -> str:
 
 
 def run_stdio(server: MCPServer) -> None:
-    """Serve MCP over stdin/stdout until the client disconnects."""
-    server.run("stdio")
+    """Serve MCP over stdin/stdout until the client disconnects (see ``serve_stdio``)."""
+    import anyio
+
+    anyio.run(serve_stdio, server)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+async def serve_stdio(server: MCPServer) -> None:
+    """The SDK's stdio transport, with one addition: a message holding text UTF-8 cannot encode (a JSON
+    escape of a lone surrogate, such as ``\\ud800``) is answered at once with a stable code
+    (``INVALID_ARGUMENTS: params.arguments.actions[0].properties.name: lone surrogate ...``). The SDK's JSON
+    reader refuses such a line without knowing its id, and the client would wait for an answer forever."""
+    import os
+    import sys
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    # duplicates of fd 0 and 1: closing them at the end leaves the process's own stdin and stdout open
+    stdin = anyio.wrap_file(open(os.dup(sys.stdin.fileno()), encoding="utf-8", errors="replace"))  # noqa: SIM115
+    stdout = anyio.wrap_file(open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8"))  # noqa: SIM115
+    filtered = _SurrogateFilter(stdin)
+    async with stdio_server(stdin=filtered, stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
+        filtered.answer = write_stream.send
+        lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, too
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+class _SurrogateFilter:
+    """Lines from stdin; a request holding a lone surrogate is answered here and not passed on."""
+
+    def __init__(self, lines: Any) -> None:
+        self.lines = lines
+        self.answer: Callable[[Any], Awaitable[None]] | None = None
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._filtered()
+
+    async def _filtered(self) -> AsyncIterator[str]:
+        async for line in self.lines:
+            if _SURROGATE_ESCAPE.search(line) is None or self.answer is None:
+                yield line
+                continue
+            reply = _refusal(line)
+            if reply is None:
+                yield line  # no lone surrogate after all (an escaped backslash): the SDK reads it
+            elif reply is not False:
+                await self.answer(reply)
+
+
+def _refusal(line: str) -> Any:
+    """The answer to a JSON-RPC line holding a lone surrogate; None when it holds none; False when it is a
+    notification (nothing to answer)."""
+    from mcp.shared.message import SessionMessage
+    from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
+
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None  # not JSON: the SDK's own parse error applies
+    found = find_unencodable(message)
+    if found is None:
+        return None
+    if not isinstance(message, dict) or "id" not in message or not isinstance(message["id"], int | str):
+        log.warning("mcp_message_dropped", reason="lone surrogate in a notification", where=found.path)
+        return False
+    text = found.describe()
+    params = message.get("params")
+    tool = params.get("name") if isinstance(params, dict) else None
+    code = "INVALID_REQUEST" if tool in ("start_session", "run_session") else "INVALID_ARGUMENTS"
+    log.info("mcp_call_refused", code=code, where=found.path)
+    if message.get("method") == "tools/call":
+        result = tool_error(code, text).model_dump(by_alias=True, exclude_none=True, mode="json")
+        return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=result))
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message["id"], error=ErrorData(
+        code=-32602, message=f"INVALID_ARGUMENTS: {text}")))
 
 
 def run_http(server: MCPServer, *, host: str, port: int, max_body: int, timeouts: Any = None,
