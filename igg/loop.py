@@ -21,11 +21,14 @@ from them (or pass ``start_iteration`` / ``chunk_cursor`` explicitly).
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from igg.act.apply import Actor
@@ -89,6 +92,10 @@ class Loop:
         self.result: RunResult | None = None
         self._started = clock()
         self._pending: tuple[Observation, Chunk | None, dict[str, float]] | None = None
+        self.defer_persistence = False
+        """When set (the async drivers), recorder calls wait in ``take_persistence()`` instead of running
+        inside ``start``/``act``/``finish``, so a driver can run them off its event loop."""
+        self._persistence: list[Callable[[], None]] = []
         if last is not None:
             # A resumed run whose last committed turn already ended it (finished, stuck, limits_reached; a kill
             # between that commit and the end) goes straight to finalisation: the agent is not asked again.
@@ -97,8 +104,9 @@ class Loop:
     # ---- steps -----------------------------------------------------------------------------------------
     def start(self) -> Event:
         """Begin the run (recorders' ``begin``); returns the ``run_started`` event."""
+        prior = list(self.records)
         for rec in self.recorders:
-            rec.begin(self.request, self.state, list(self.records))
+            self._keep(functools.partial(rec.begin, self.request, self.state, prior))
         return self._event("run_started", goal=self.request.goal_prompt, start_iteration=self.iteration,
                            max_iterations=self.config.max_iterations, chunks=len(self.chunks),
                            nodes=self.state.node_count, edges=self.state.edge_count, resumed=bool(self.prior))
@@ -158,7 +166,7 @@ class Loop:
         record.timings_ms = {k: round(v, 3) for k, v in timings.items()}
         self.records.append(record)
         for rec in self.recorders:
-            rec.record(record)
+            self._keep(functools.partial(rec.record, record))
         verdicts = record.verdicts
         events = [self._event("action_verdict", **v.to_dict()) for v in verdicts]
         self.stuck_streak = 0 if record.accepted else self.stuck_streak + 1
@@ -188,10 +196,21 @@ class Loop:
             max_nodes=limits.max_nodes, max_edges=limits.max_edges,
             elapsed_ms=(self.clock() - self._started) * 1000)
         for rec in self.recorders:
-            rec.finish(self.result)
+            self._keep(functools.partial(rec.finish, self.result))
         return self._event("run_finished", **self.result.summary())
 
+    def take_persistence(self) -> list[Callable[[], None]]:
+        """The recorder calls deferred since the last take (``defer_persistence``), in order."""
+        calls, self._persistence = self._persistence, []
+        return calls
+
     # ---- helpers ---------------------------------------------------------------------------------------
+    def _keep(self, call: Callable[[], None]) -> None:
+        if self.defer_persistence:
+            self._persistence.append(call)
+        else:
+            call()
+
     def _stop_after(self, record: IterationRecord) -> StopReason | None:
         config = self.config
         if record.finished:
@@ -291,8 +310,38 @@ def _drive(loop: Loop, agent: Any) -> Iterator[Event]:
             private.close()
 
 
+def _run_all(calls: list[Callable[[], None]]) -> None:
+    for call in calls:
+        call()
+
+
+_writer: ThreadPoolExecutor | None = None
+_writer_lock = threading.Lock()
+
+
+def _persistence_thread() -> ThreadPoolExecutor:
+    """The one thread async runs persist on (created on first use). One is enough: a store takes one writer
+    at a time anyway, and a single thread keeps the event loop's thread from queuing for the GIL behind many."""
+    global _writer
+    with _writer_lock:
+        if _writer is None:
+            _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="igg-persist")
+        return _writer
+
+
+async def _persist(loop: Loop) -> None:
+    """Run the recorder calls of the last step on the persistence thread: a store's fsync'd commit (and its
+    retries while the file is busy) never blocks the event loop; the run waits for them before it goes on."""
+    calls = loop.take_persistence()
+    if calls:
+        await asyncio.get_running_loop().run_in_executor(_persistence_thread(), _run_all, calls)
+
+
 async def _adrive(loop: Loop, agent: Any) -> AsyncIterator[Event]:
-    yield loop.start()
+    loop.defer_persistence = bool(loop.recorders)
+    begun = loop.start()
+    await _persist(loop)
+    yield begun
     while (step := loop.observe(markdown=getattr(agent, "reads_markdown", True))) is not None:
         obs, started = step
         yield started
@@ -304,9 +353,13 @@ async def _adrive(loop: Loop, agent: Any) -> AsyncIterator[Event]:
             outcome: Any = as_turn(value)
         except Exception as exc:
             outcome = exc
-        for event in loop.act(outcome, (loop.clock() - t0) * 1000):
+        events = loop.act(outcome, (loop.clock() - t0) * 1000)
+        await _persist(loop)
+        for event in events:
             yield event
-    yield loop.finish()
+    finished = loop.finish()
+    await _persist(loop)
+    yield finished
 
 
 class RunStream:

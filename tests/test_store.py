@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -305,3 +308,72 @@ def test_many_sessions_on_one_event_loop_share_one_store(tmp_path):
         assert store.session(f"a{k}").status == "finished"
         _, stored, _ = store.load_state(f"a{k}", use_snapshot=False)
         assert differences(stored, result.state) == [] and replay(store, f"a{k}").ok
+
+
+class WatchedStore(SessionStore):
+    """The real SQLite store, noting which thread each write runs on."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.writers: set[int] = set()
+
+    def commit_step(self, *args: Any, **kwargs: Any) -> int:
+        self.writers.add(threading.get_ident())
+        return super().commit_step(*args, **kwargs)
+
+    def create_session(self, *args: Any, **kwargs: Any) -> Any:
+        self.writers.add(threading.get_ident())
+        return super().create_session(*args, **kwargs)
+
+
+def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
+    """50 sessions on one event loop, each committing every iteration (fsync'd) to one SQLite store: the
+    commits run off the loop's thread, and a heartbeat task on the same loop is never 50 ms late.
+
+    A heartbeat interval in which the OS preempted the loop's thread (an involuntary context switch: another
+    process took the CPU) says nothing about IGG and is left out; time the loop spends blocked (a commit, a
+    lock, the GIL) is a voluntary switch and counts."""
+    import resource
+
+    from igg import arun
+
+    store = WatchedStore(tmp_path / "heartbeat.sqlite")
+    lateness: list[float] = []
+    preempted = 0
+
+    def agent(k: int) -> Any:
+        async def turn(observation: Any) -> dict[str, Any]:
+            await asyncio.sleep(0)
+            i = observation.iteration
+            return {"reasoning": "", "finished": i == 3, "actions": [
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"S{k}C{i}", "package": "p"}}]}
+        return turn
+
+    async def heartbeat(done: asyncio.Event) -> None:
+        nonlocal preempted
+        while not done.is_set():
+            switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            late = time.perf_counter() - before - 0.005
+            if resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw != switches:
+                preempted += 1
+                continue
+            lateness.append(late)
+
+    async def main() -> list[Any]:
+        done = asyncio.Event()
+        beat = asyncio.create_task(heartbeat(done))
+        results = await asyncio.gather(*(arun(make_request(session_id=f"h{k}", max_iterations=5),
+                                              agent(k), recorder=SessionRecorder(store)) for k in range(50)))
+        done.set()
+        await beat
+        return results
+
+    loop_thread = threading.get_ident()
+    results = asyncio.run(main())
+    assert [r.stop_reason for r in results] == ["finished"] * 50
+    assert all(store.session(f"h{k}").last_iteration == 3 for k in range(50))
+    assert store.writers and loop_thread not in store.writers
+    assert len(lateness) > 10, f"only {len(lateness)} heartbeats ran unpreempted ({preempted} preempted)"
+    assert max(lateness) < 0.05, f"heartbeat late by up to {max(lateness) * 1000:.0f} ms"
