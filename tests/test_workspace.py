@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from igg.errors import SessionError, WorkspaceError
+from igg.interfaces.codes import http_status
 from igg.store import SessionStore, StoreSessions
 from igg.workspace import MemorySessions, Workspace
 from igg.workspace.ops import ApplyInput, ExportInput, FinishInput, ListInput, openai_tools
@@ -77,7 +78,7 @@ def test_finish_prunes_isolated_nodes_when_asked_and_then_refuses_changes():
     assert done["nodes"] == 2
     with pytest.raises(WorkspaceError) as refused:
         apply(ws, sid, node("Class", name="More", package="p"))
-    assert refused.value.code == "SESSION_FINISHED" and refused.value.status == 409
+    assert refused.value.code == "SESSION_FINISHED" and http_status(refused.value) == 409
     doc = json.loads(ws.export(ExportInput(session_id=sid))["content"])
     assert sorted(n["properties"]["name"] for n in doc["nodes"]) == ["AuthController", "AuthService"]
     assert doc["metadata"]["stop_reason"] == "finished"
@@ -87,7 +88,7 @@ def test_start_rejects_an_invalid_request_with_every_problem():
     ws = Workspace()
     with pytest.raises(WorkspaceError) as refused:
         ws.start(request_dict(config={"schema": {"node_types": ["Class", "bad type"]}, "max_nodez": 3}))
-    assert refused.value.code == "INVALID_REQUEST" and refused.value.status == 422
+    assert refused.value.code == "INVALID_REQUEST" and http_status(refused.value) == 422
     assert "max_nodez" in refused.value.message
 
 
@@ -95,7 +96,7 @@ def test_unknown_sessions_and_taken_ids_are_clear_errors():
     ws = Workspace()
     with pytest.raises(WorkspaceError) as missing:
         apply(ws, "nope", node("Class", name="A", package="p"))
-    assert missing.value.code == "SESSION_NOT_FOUND" and missing.value.status == 404
+    assert missing.value.code == "SESSION_NOT_FOUND" and http_status(missing.value) == 404
     ws.start(request_dict(session_id="s1"))
     with pytest.raises(WorkspaceError) as taken:
         ws.start(request_dict(session_id="s1"))
@@ -119,7 +120,7 @@ def test_max_iterations_bounds_the_applies_of_a_session():
 def test_export_paths_outside_the_output_directory_are_refused(tmp_path, path):
     with pytest.raises(WorkspaceError) as refused:
         check_output(tmp_path, path)
-    assert refused.value.code == "PATH_FORBIDDEN" and refused.value.status == 403
+    assert refused.value.code == "PATH_FORBIDDEN" and http_status(refused.value) == 403
 
 
 def test_export_through_a_symlink_out_of_the_directory_is_refused(tmp_path):

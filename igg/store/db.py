@@ -113,9 +113,21 @@ def resolve_store_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(env) if env else DEFAULT_STORE
 
 
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_NOTADB = 5, 6, 26
+"""SQLite's primary result codes (https://sqlite.org/rescode.html); extended codes carry them in the low byte."""
+
+
+def _primary_code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)  # set by the sqlite3 module on errors from the library
+    return code & 0xFF if isinstance(code, int) else None
+
+
 def _is_busy(exc: sqlite3.Error) -> bool:
-    text = str(exc).lower()
-    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+    return _primary_code(exc) in (_SQLITE_BUSY, _SQLITE_LOCKED)
+
+
+def _not_a_database(exc: sqlite3.Error) -> bool:
+    return _primary_code(exc) == _SQLITE_NOTADB
 
 
 class Database:
@@ -147,7 +159,7 @@ class Database:
                 conn.execute(f"PRAGMA synchronous = {self.synchronous}")
                 conn.execute("PRAGMA foreign_keys = OFF")
             except sqlite3.DatabaseError as exc:
-                if "not a database" in str(exc):
+                if _not_a_database(exc):
                     raise self._not_a_store() from None
                 raise SessionError(f"cannot open store {self.path}: {exc}") from None
             self._local.conn = conn
@@ -224,7 +236,7 @@ class Database:
             try:
                 return attempt()
             except sqlite3.DatabaseError as exc:
-                if "not a database" in str(exc):
+                if _not_a_database(exc):
                     raise self._not_a_store() from None
                 if not _is_busy(exc):
                     raise SessionError(f"store {self.path}: {exc}") from None

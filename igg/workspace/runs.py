@@ -44,9 +44,9 @@ class Runs:
             specs = export_specs(inp.exports, self.workspace.output_dir, request.session_id or "run")
             agent = make_agent(inp.agent, request)
         except RequestInvalid as exc:
-            raise WorkspaceError("INVALID_REQUEST", str(exc), status=422) from None
+            raise WorkspaceError("INVALID_REQUEST", str(exc)) from None
         except AgentUnavailable as exc:
-            raise WorkspaceError("AGENT_UNAVAILABLE", str(exc), status=503) from None
+            raise WorkspaceError("AGENT_UNAVAILABLE", str(exc)) from None
         session = await asyncio.to_thread(self.workspace.open_session, request, "running", inp.agent)
         sid = session.info.session_id
         task = asyncio.create_task(self._drive(session, agent, specs, inp.provenance), name=f"igg-run-{sid}")
@@ -99,8 +99,7 @@ def export_specs(texts: list[str], output_dir: Path | None, session_id: str) -> 
         if spec.format == "neo4j":
             if spec.target:
                 raise WorkspaceError("PATH_FORBIDDEN", f"exports[{i}]: {text!r} names a server; a run's neo4j "
-                                     "export goes to the server's configured NEO4J_URI: give just 'neo4j'",
-                                     status=403)
+                                     "export goes to the server's configured NEO4J_URI: give just 'neo4j'")
             specs.append(spec)
             continue
         relative = spec.target or f"{session_id}/{DEFAULT_FILES[spec.format]}"

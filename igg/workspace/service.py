@@ -295,7 +295,7 @@ class Workspace:
                 if isinstance(request, Request) else request
             checked = load_request(raw)
         except RequestInvalid as exc:
-            raise WorkspaceError("INVALID_REQUEST", str(exc), status=422) from None
+            raise WorkspaceError("INVALID_REQUEST", str(exc)) from None
         state, _ = build_state(checked)
         state.take_journal()
         now = self.clock()
@@ -348,11 +348,10 @@ class Workspace:
         sid = session.info.session_id
         if session.info.status == "finished":
             raise WorkspaceError("SESSION_FINISHED", f"session {sid!r} is finished "
-                                 f"({session.info.stop_reason}); observe or export it, or start a new one",
-                                 status=409)
+                                 f"({session.info.stop_reason}); observe or export it, or start a new one")
         if session.info.status == "running":
             raise WorkspaceError("SESSION_BUSY", f"session {sid!r} is being built by an autonomous run; "
-                                 "wait for it to finish (its events stream shows progress)", status=409)
+                                 "wait for it to finish (its events stream shows progress)")
 
     def refresh_info(self, session: LiveSession, **changes: Any) -> SessionInfo:
         """The session's summary with its current counts and ``changes``."""
@@ -382,13 +381,13 @@ def workspace_error(exc: SessionError) -> WorkspaceError:
     sid = exc.session_id
     if isinstance(exc, SessionNotFound):
         return WorkspaceError("SESSION_NOT_FOUND", f"no session {sid!r}; list_sessions shows the sessions there "
-                              "are, start_session opens a new one", status=404)
+                              "are, start_session opens a new one")
     if isinstance(exc, SessionExists):
         return WorkspaceError("SESSION_EXISTS", f"a session {sid!r} already exists; omit session_id to get a "
-                              "fresh one, or continue that session", status=409)
+                              "fresh one, or continue that session")
     if isinstance(exc, SessionBusy):
-        return WorkspaceError("SESSION_BUSY", f"session {sid!r} cannot be changed here: {exc}", status=409)
-    return WorkspaceError("STORE_ERROR", str(exc), status=409)
+        return WorkspaceError("SESSION_BUSY", f"session {sid!r} cannot be changed here: {exc}")
+    return WorkspaceError("STORE_ERROR", str(exc))
 
 
 def _actor(request: Request, state: GraphState) -> Actor:

@@ -18,14 +18,16 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
 from igg.errors import IGGError, RequestInvalid
+from igg.interfaces.codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, exit_code
+from igg.interfaces.codes import EXIT_FAILURE as EXIT_FAILURE  # the commands import these from here
+from igg.interfaces.codes import EXIT_INVALID as EXIT_INVALID
+from igg.interfaces.codes import EXIT_OK as EXIT_OK
 
 COMMANDS = ("validate", "schema", "run", "resume", "map-code", "sessions", "show", "explain", "diff", "undo", "fork", "review",
             "replay", "batch", "mcp", "serve", "view",
             "tools", "export")
 """Command modules under ``igg.interfaces.cli``, in help order."""
 
-EXIT_OK, EXIT_FAILURE, EXIT_INVALID = 0, 1, 2
-EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what a shell reports for a command whose reader went away."""
 
 
@@ -100,10 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INVALID
     except IGGError as exc:
         print(f"igg: {exc}", file=sys.stderr)
-        return int(getattr(exc, "exit_code", EXIT_FAILURE))
+        return exit_code(exc)
     except KeyboardInterrupt:
         print("igg: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 def _detach_stdout() -> None:

@@ -43,6 +43,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from igg.encodable import first_unencodable
 from igg.errors import WorkspaceError
+from igg.interfaces.codes import http_status
 from igg.models.request import Request as GraphRequest
 from igg.workspace import Workspace
 from igg.workspace.ops import (
@@ -95,7 +96,7 @@ def build_app(workspace: Workspace) -> FastAPI:
 
     @app.exception_handler(WorkspaceError)
     async def _workspace_error(_: Request, exc: WorkspaceError) -> JSONResponse:
-        return error(exc.status, exc.code, exc.message)
+        return error(http_status(exc), exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

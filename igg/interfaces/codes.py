@@ -1,0 +1,51 @@
+"""How the interfaces answer an error: one table for HTTP statuses, one for command-line exit codes.
+
+Domain errors (``igg.errors``) carry what went wrong and its context; which status or exit code that means
+is the interface's business, decided here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from igg.errors import IGGError, RequestInvalid, SessionRefused, WorkspaceError
+
+HTTP_STATUS: dict[str, int] = {
+    "INVALID_REQUEST": 422, "INVALID_ARGUMENTS": 422, "INVALID_JSON": 422, "INVALID_RESPONSE": 422,
+    "SESSION_NOT_FOUND": 404, "NOT_FOUND": 404, "NO_SUCH_ITERATION": 404,
+    "SESSION_EXISTS": 409, "SESSION_BUSY": 409, "SESSION_FINISHED": 409, "MAX_ITERATIONS_REACHED": 409,
+    "STORE_ERROR": 409,
+    "PATH_FORBIDDEN": 403,
+    "DISK_FULL": 507,
+    "AGENT_UNAVAILABLE": 503,
+}
+"""The HTTP status of each workspace error code (MCP tools report the code itself)."""
+
+
+def http_status(error: WorkspaceError) -> int:
+    """The HTTP status for ``error``: the table's, else the one the raiser suggested, else 400."""
+    return HTTP_STATUS.get(error.code) or error.status or 400
+
+
+EXIT_OK, EXIT_FAILURE, EXIT_INVALID, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED = 0, 1, 2, 141, 130
+
+
+def _exit_codes() -> tuple[tuple[type[BaseException], int], ...]:
+    from igg.agents.llm import EndpointNotConfigured
+
+    return (
+        (RequestInvalid, EXIT_INVALID),         # invalid input found before any work
+        (SessionRefused, EXIT_INVALID),         # a session asked for that cannot be served as asked
+        (EndpointNotConfigured, EXIT_INVALID),  # a setting the user must supply
+        (IGGError, EXIT_FAILURE),
+    )
+
+
+def exit_code(error: BaseException) -> int:
+    """The command line's exit code for an error that ended a command (first matching row of the table)."""
+    for kind, code in _exit_codes():
+        if isinstance(error, kind):
+            return code
+    return EXIT_FAILURE
+
+
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_FAILURE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "HTTP_STATUS",
+           "exit_code", "http_status"]
