@@ -18,7 +18,12 @@ from igg.errors import (
     Problem,
     RequestInvalid,
     ResponseInvalid,
+    SessionBusy,
     SessionError,
+    SessionExists,
+    SessionNotFound,
+    SessionRefused,
+    WorkspaceError,
 )
 from igg.export import ExportSpec, document_to_state, load_document, parse_export_spec, perform_exports
 from igg.graph import GraphState
@@ -32,9 +37,11 @@ from igg.models import (
     Verdict,
     read_response,
 )
-from igg.persistence import Recorder
+from igg.persistence import Recorder, SessionInfo, SessionRepo
+from igg.persistence.memory import MemorySessions
 from igg.records import STOP_REASONS, Event, IterationRecord, RunResult, StopReason
-from igg.store import SessionRecorder, SessionStore, resume_point
+from igg.service import acontinue_session, arun_request, continue_session, export_session, run_request
+from igg.store import SessionRecorder, SessionStore, StoreSessions, resume_point
 
 __all__ = [
     "STOP_REASONS",
@@ -53,6 +60,7 @@ __all__ = [
     "IGGError",
     "IterationRecord",
     "Loop",
+    "MemorySessions",
     "Observation",
     "Problem",
     "Recorder",
@@ -63,17 +71,29 @@ __all__ = [
     "RunStream",
     "Schema",
     "ScriptedAgent",
+    "SessionBusy",
     "SessionError",
+    "SessionExists",
+    "SessionInfo",
+    "SessionNotFound",
     "SessionRecorder",
+    "SessionRefused",
+    "SessionRepo",
     "SessionStore",
     "StopReason",
+    "StoreSessions",
     "Usage",
     "Verdict",
+    "WorkspaceError",
+    "acontinue_session",
     "arun",
+    "arun_request",
     "astream",
     "build_state",
     "check_request",
+    "continue_session",
     "document_to_state",
+    "export_session",
     "load_document",
     "load_request",
     "make_agent",
@@ -83,5 +103,6 @@ __all__ = [
     "read_response",
     "resume_point",
     "run",
+    "run_request",
     "stream",
 ]
