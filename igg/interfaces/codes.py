@@ -30,11 +30,13 @@ EXIT_OK, EXIT_FAILURE, EXIT_INVALID, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED = 0, 1, 
 
 def _exit_codes() -> tuple[tuple[type[BaseException], int], ...]:
     from igg.agents.llm import EndpointNotConfigured
+    from igg.agents.local import LocalModelUnavailable
 
     return (
         (RequestInvalid, EXIT_INVALID),         # invalid input found before any work
         (SessionRefused, EXIT_INVALID),         # a session asked for that cannot be served as asked
         (EndpointNotConfigured, EXIT_INVALID),  # a setting the user must supply
+        (LocalModelUnavailable, EXIT_INVALID),  # no usable local model file or runtime
         (IGGError, EXIT_FAILURE),
     )
 
