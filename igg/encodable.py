@@ -78,3 +78,15 @@ def escape_unencodable(text: str) -> tuple[str, int]:
     if first_unencodable(text) is None:
         return text, 0
     return _SURROGATE.subn(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def escape_value(value: Any) -> Any:
+    """A copy of a JSON-like value whose strings and keys are storable: lone surrogates written as their
+    JSON escapes (``\\ud800``)."""
+    if isinstance(value, str):
+        return escape_unencodable(value)[0]
+    if isinstance(value, dict):
+        return {escape_value(k): escape_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escape_value(v) for v in value]
+    return value

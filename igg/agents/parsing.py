@@ -31,7 +31,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from igg.encodable import escape_unencodable, find_unencodable, replace_unencodable
+from igg.encodable import escape_value as _escaped
+from igg.encodable import find_unencodable, replace_unencodable
 from igg.errors import ResponseInvalid
 from igg.models.actions import ActionError, ParsedResponse, read_response
 from igg.models.verdicts import ErrorCode
@@ -161,16 +162,6 @@ def _encodable(value: Any) -> tuple[Any, dict[int, ActionError], int]:
             value = {**value, "actions": kept}
     return value, rejected, repaired
 
-
-def _escaped(value: Any) -> Any:
-    """A copy whose strings (and keys) are storable: lone surrogates written as their JSON escapes."""
-    if isinstance(value, str):
-        return escape_unencodable(value)[0]
-    if isinstance(value, dict):
-        return {_escaped(k): _escaped(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_escaped(v) for v in value]
-    return value
 
 
 def _looks_like_response(value: dict[str, Any]) -> bool:

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from igg.encodable import escape_unencodable, find_unencodable
+from igg.encodable import escape_value as _escaped
+from igg.encodable import find_unencodable
 from igg.errors import ResponseInvalid
 from igg.models.common import Properties, PropertyValue
 from igg.models.verdicts import ErrorCode
@@ -247,16 +248,6 @@ def _storable_action(raw: Any) -> Any:
     kind = kind if isinstance(kind, str) and find_unencodable(kind) is None else "?"
     return ActionError(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}", _escaped(raw), kind)
 
-
-def _escaped(value: Any) -> Any:
-    """A copy whose strings and keys are storable: lone surrogates written as their JSON escapes."""
-    if isinstance(value, str):
-        return escape_unencodable(value)[0]
-    if isinstance(value, dict):
-        return {_escaped(k): _escaped(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_escaped(v) for v in value]
-    return value
 
 
 def describe_errors(errors: list[Any], model: type[BaseModel] | None = None) -> str:

@@ -27,6 +27,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from igg.encodable import escape_unencodable, find_unencodable, first_unencodable
+from igg.encodable import escape_value as _escaped
 from igg.errors import WorkspaceError
 from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
 from igg.workspace.service import Workspace
@@ -149,16 +150,6 @@ async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None
                                           f"{event.get('nodes', 0)} nodes, {event.get('edges', 0)} edges")
     return await task
 
-
-def _escaped(value: Any) -> Any:
-    """A copy whose strings and keys hold lone surrogates as their JSON escapes (``\\ud800``)."""
-    if isinstance(value, str):
-        return escape_unencodable(value)[0]
-    if isinstance(value, dict):
-        return {_escaped(k): _escaped(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_escaped(v) for v in value]
-    return value
 
 
 def _version() -> str:
