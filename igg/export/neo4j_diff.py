@@ -12,7 +12,7 @@ key, a second node with the same identity left by an earlier writer) are deleted
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -144,39 +144,23 @@ def diff_scope(plans: list[Plan], state: GraphState, held: ScopeContents, detail
     seen_nodes: set[NodeKey] = set()
     seen_edges: set[EdgeKey] = set()
     for plan in plans:
+        element: Literal["node", "edge"] = "edge" if plan.edge else "node"
+        read = _edge_row(plan, ident) if plan.edge else _node_row(plan)
+        seen: set[Any] = seen_edges if plan.edge else seen_nodes
+        held_rows: Mapping[Any, dict[str, Any]] = held.edges if plan.edge else held.nodes
         rows: list[Any] = []
-        if not plan.edge:
-            keys = plan.keys
-            for row in plan.rows:
-                key = (plan.label, tuple(freeze(row[k]) for k in keys))
-                seen_nodes.add(key)
-                before = held.nodes.get(key)
-                if before is None:
-                    note("create", "node", partial(_node_text, key, keys))
-                elif not same(before, row):
-                    note("update", "node", partial(_node_text, key, keys),
-                         partial(_changed, before, row))
-                else:
-                    diff.counts["nodes"]["unchanged"] += 1
-                    continue
-                rows.append(row)
-        else:
-            et, tu, skeys, tv, tkeys = plan.edge
-            ns = len(skeys)
-            for row in plan.rows:
-                ekey = ((tu, tuple(freeze(v) for v in row[:ns])), et, (tv, tuple(freeze(v) for v in row[ns:-1])))
-                seen_edges.add(ekey)
-                before = held.edges.get(ekey)
-                props = row[-1]
-                if before is None:
-                    note("create", "edge", partial(_edge_text, ekey, ident))
-                elif not same(before, props):
-                    note("update", "edge", partial(_edge_text, ekey, ident),
-                         partial(_changed, before, props))
-                else:
-                    diff.counts["edges"]["unchanged"] += 1
-                    continue
-                rows.append(row)
+        for row in plan.rows:
+            key, props, describe = read(row)
+            seen.add(key)
+            before = held_rows.get(key)
+            if before is None:
+                note("create", element, describe)
+            elif not same(before, props):
+                note("update", element, describe, partial(_changed, before, props))
+            else:
+                diff.counts[element + "s"]["unchanged"] += 1
+                continue
+            rows.append(row)
         if rows:
             diff.writes.append((plan, rows))
     for nkey in held.nodes.keys() - seen_nodes:
@@ -194,6 +178,31 @@ def diff_scope(plans: list[Plan], state: GraphState, held: ScopeContents, detail
         diff.stray_node_ids.append(nid)
         note("delete", "node", partial(str, text))
     return diff
+
+
+RowReader = Callable[[Any], tuple[Any, dict[str, Any], Callable[[], str]]]
+
+
+def _node_row(plan: Plan) -> RowReader:
+    """A node row's key, the properties to compare and its description."""
+    keys = plan.keys
+
+    def read(row: Any) -> tuple[Any, dict[str, Any], Callable[[], str]]:
+        key: NodeKey = (plan.label, tuple(freeze(row[k]) for k in keys))
+        return key, row, partial(_node_text, key, keys)
+    return read
+
+
+def _edge_row(plan: Plan, ident: Mapping[str, Any]) -> RowReader:
+    """An edge row's key (both endpoints' keys and the type), its properties and its description."""
+    assert plan.edge is not None
+    et, tu, skeys, tv, _ = plan.edge
+    ns = len(skeys)
+
+    def read(row: Any) -> tuple[Any, dict[str, Any], Callable[[], str]]:
+        key: EdgeKey = ((tu, tuple(freeze(v) for v in row[:ns])), et, (tv, tuple(freeze(v) for v in row[ns:-1])))
+        return key, row[-1], partial(_edge_text, key, ident)
+    return read
 
 
 def same(a: Any, b: Any) -> bool:
