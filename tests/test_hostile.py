@@ -23,7 +23,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
@@ -36,7 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from tests.test_http import free_port
+from tests.support.server import clean_env, igg_serve
 from tests.test_workspace import request_dict
 
 EXAMPLES_PER_OPERATION = 25
@@ -84,29 +83,12 @@ def check_store_and_files(root: Path, store: Path, out: Path, before: set[str]) 
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("hostile-http")
     out, store = root / "out", root / "sessions.sqlite"
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("IGG_API_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "serve", "--port", str(port), "--store", str(store),
-                             "--output-dir", str(out)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90  # a loaded machine starts Python slowly
-    while True:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"igg serve did not start: {proc.communicate()[1].decode()}")
-        time.sleep(0.1)
-    assert httpx.post(f"{base}/sessions", json=live_request("fuzz-open")).status_code == 201
-    before = files_outside(root, {out})
-    yield {"base": base, "root": root, "out": out, "store": store}
-    assert proc.poll() is None, "igg serve died under generated input"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with igg_serve(["--store", str(store), "--output-dir", str(out)], env=clean_env(),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as (proc, base):
+        assert httpx.post(f"{base}/sessions", json=live_request("fuzz-open")).status_code == 201
+        before = files_outside(root, {out})
+        yield {"base": base, "root": root, "out": out, "store": store}
+        assert proc.poll() is None, "igg serve died under generated input"
     assert proc.stderr is not None
     log = proc.stderr.read().decode()
     assert "Traceback" not in log, log[-3000:]

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,50 +16,21 @@ import networkx as nx
 import pytest
 
 from tests.conftest import ROOT, edge, node
+from tests.support.server import clean_env, igg_serve
 from tests.test_workspace import request_dict
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager
 def serve(tmp_path: Path, *extra: str, token: str | None = None,
           env: dict[str, str] | None = None) -> Iterator[httpx.Client]:
     """A live ``igg serve`` on a free loopback port, and an httpx client for it (no auth header)."""
-    port = free_port()
-    environ = {k: v for k, v in os.environ.items()
-               if k not in ("IGG_API_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL")} | (env or {})
+    environ = clean_env(env)
     if token is not None:
         environ["IGG_API_TOKEN"] = token
-    log = (tmp_path / f"serve-{port}.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "serve", "--port", str(port), "--store",
-                             str(tmp_path / "sessions.sqlite"), "--output-dir", str(tmp_path / "out"), *extra],
-                            cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90  # a loaded machine starts Python slowly
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"igg serve did not start: {(tmp_path / f'serve-{port}.log').read_text()}")
-            time.sleep(0.1)
-        with httpx.Client(base_url=base, timeout=30) as client:
-            yield client
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    args = ["--store", str(tmp_path / "sessions.sqlite"), "--output-dir", str(tmp_path / "out"), *extra]
+    with igg_serve(args, env=environ, log_path=tmp_path / f"serve-{len(list(tmp_path.glob('serve-*')))}.log") \
+            as (_, base), httpx.Client(base_url=base, timeout=30) as client:
+        yield client
 
 
 def error_of(response: httpx.Response) -> tuple[int, str]:

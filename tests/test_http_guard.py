@@ -13,7 +13,6 @@ import resource
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,8 @@ import pytest
 
 from igg.interfaces.http.security import HostPolicy
 from tests.conftest import ROOT, node
-from tests.test_http import error_of, free_port
+from tests.support.server import clean_env, free_port, igg_serve, stop, wait_until
+from tests.test_http import error_of
 from tests.test_workspace import request_dict
 
 FILE_LIMIT = 200_000
@@ -39,33 +39,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     tmp = tmp_path_factory.mktemp("guard")
     out = tmp / "out"
     out.mkdir()
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("IGG_API_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    env["IGG_ALLOWED_HOSTS"] = "graphs.internal"
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "serve", "--port", str(port), "--memory",
-                             "--output-dir", str(out), "--header-timeout", "1", "--body-timeout", "2",
-                             "--idle-timeout", "1"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, preexec_fn=_limit_files)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90  # a loaded machine starts Python slowly
-    while True:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"igg serve did not start: {proc.communicate()[1].decode()}")
-        time.sleep(0.1)
-    with httpx.Client(base_url=base, timeout=30) as client:
-        yield {"http": client, "port": port, "out": out, "proc": proc}
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    args = ["--memory", "--output-dir", str(out), "--header-timeout", "1", "--body-timeout", "2",
+            "--idle-timeout", "1"]
+    with igg_serve(args, env=clean_env({"IGG_ALLOWED_HOSTS": "graphs.internal"}), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, preexec_fn=_limit_files) as (proc, base), \
+            httpx.Client(base_url=base, timeout=30) as client:
+        yield {"http": client, "port": int(base.rsplit(":", 1)[1]), "out": out, "proc": proc}
     assert proc.stderr is not None
     assert "Traceback" not in proc.stderr.read().decode()
 
@@ -224,23 +203,20 @@ def test_a_full_disk_answers_507_and_leaves_nothing(server):
 
 def test_the_mcp_http_transport_checks_the_host_too(tmp_path):
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("IGG_API_TOKEN", "IGG_ALLOWED_HOSTS")}
     proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", "--transport", "http", "--port", str(port),
-                             "--memory", "--allowed-host", "graphs.internal"], cwd=ROOT, env=env,
+                             "--memory", "--allowed-host", "graphs.internal"], cwd=ROOT,
+                            env=clean_env(drop=("IGG_API_TOKEN", "IGG_ALLOWED_HOSTS")),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 90  # a loaded machine starts Python slowly
-        while True:
-            try:
-                refused = httpx.post(url, json={}, headers={"Host": "attacker.example"}, timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline and proc.poll() is None, "igg mcp --transport http did not start"
-                time.sleep(0.1)
-        assert error_of(refused) == (421, "HOST_FORBIDDEN")
+        answers: list[httpx.Response] = []
+
+        def answered() -> bool:
+            answers.append(httpx.post(url, json={}, headers={"Host": "attacker.example"}, timeout=2))
+            return True
+        wait_until(answered, proc, "igg mcp --transport http")
+        assert error_of(answers[0]) == (421, "HOST_FORBIDDEN")
         for host in ("graphs.internal", "localhost"):  # past the Host check: the SDK answers the empty call
             assert httpx.post(url, json={}, headers={"Host": host}, timeout=10).status_code != 421
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)

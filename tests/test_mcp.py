@@ -138,7 +138,7 @@ def test_streamable_http_transport_with_a_bearer_token(tmp_path):
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    from tests.test_http import free_port
+    from tests.support.server import free_port
 
     port, token = free_port(), "mcp-token-1"
     env = {**os.environ, "IGG_API_TOKEN": token}

@@ -7,7 +7,6 @@ event stream) or by a writer in this process (another writer of the same store, 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ import pytest
 from igg.view.auth import COOKIE, cookie_value
 from tests.conftest import FIXTURES, ROOT, edge, node
 from tests.support.cli import igg
+from tests.support.server import clean_env, stop
 from tests.test_workspace import request_dict
 
 pytest_plugins = ["tests.support.browser"]
@@ -33,7 +33,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     """A live `igg view --port 0` over a store holding the auth example; its base URL and store path."""
     tmp = tmp_path_factory.mktemp("view")
     store = tmp / "sessions.sqlite"
-    env = {k: v for k, v in os.environ.items() if k not in ("IGG_API_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    env = clean_env()
     ran = igg("run", str(AUTH / "request.json"), "--agent", f"script:{AUTH / 'transcript.jsonl'}", "--store",
               str(store), "--json")
     assert ran.returncode == 0, ran.stderr
@@ -51,12 +51,7 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
             time.sleep(0.1)
         yield {"base": base, "store": store, "log": tmp / "view.log"}
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         log.close()
     assert TOKEN not in (tmp / "view.log").read_text()
 
