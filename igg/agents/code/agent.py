@@ -115,8 +115,9 @@ class CodeAgent:
         turn = _Turn(self, state, cap, node_room, edge_room)
         while self._retry and not turn.full:
             turn.offer(self._retry.popleft())
-        released = self._waiting.keys() if not self._files and not self._current else self._created_last
-        for key in [k for k in released if k in self._waiting]:
+        everything = not self._files and not self._current
+        # in the order the waits began (never a set's order, which changes with PYTHONHASHSEED)
+        for key in [k for k in self._waiting if everything or k in self._created_last]:
             self._pending.extend(self._waiting.pop(key))
         self._created_last = set()
         pending, self._pending = self._pending, []
