@@ -27,7 +27,8 @@ from igg.models.schema import Schema
 
 def load_request(source: str | Path | dict[str, Any], *, source_name: str | None = None) -> Request:
     """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``."""
-    name = source_name or (str(source) if isinstance(source, Path) else "request")
+    name = source_name or (("standard input" if str(source) == "-" else str(source)) if isinstance(source, Path)
+                           else "request")
     if isinstance(source, Path):
         source = read_text(source, source=name)
     if isinstance(source, str):

@@ -27,6 +27,16 @@ def _reset_logging():
     structlog.reset_defaults()
 
 
+@pytest.fixture(autouse=True)
+def _igg_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Runs kept in the default store (no --out/--store/--export) go to a fresh directory per test, never to
+    the user's data directory; ``IGG_STORE`` from the caller's shell does not leak into tests."""
+    home = tmp_path_factory.mktemp("igg-home")
+    monkeypatch.setenv("IGG_HOME", str(home))
+    monkeypatch.delenv("IGG_STORE", raising=False)
+    return home
+
+
 @pytest.fixture
 def seed_request_dict() -> dict[str, Any]:
     """The specification's input payload, verbatim."""

@@ -18,7 +18,7 @@ JAVA = str(CODE_FIXTURES / "java")
 
 
 def igg(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_"))}
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
     return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=120, env={**base, **(env or {})})
 

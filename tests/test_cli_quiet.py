@@ -86,3 +86,23 @@ perform_exports(result.state, [parse_export_spec("graphml:g.graphml")])
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert (tmp_path / "g.graphml").stat().st_size > 0
+
+
+def test_igg_export_takes_the_shared_verbosity_options(tmp_path: Path) -> None:
+    """Unasked (even piped) `igg export` logs nothing but its result line; -v shows export_written; -q leaves
+    out the result line too."""
+    graph = tmp_path / "g.json"
+    ran = subprocess.run([sys.executable, "-m", "igg", "run", str(REQUEST), "--agent", f"script:{TRANSCRIPT}",
+                          "-q", "--export", f"json:{graph}"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+
+    def export(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "igg", "export", str(graph), "-f", "graphml", "-o",
+                               str(tmp_path / "g.graphml"), *flags], capture_output=True, text=True, cwd=ROOT,
+                              timeout=120)
+
+    plain, verbose, quiet = export(), export("-v"), export("-q")
+    assert plain.returncode == verbose.returncode == quiet.returncode == 0
+    assert plain.stderr == "" and plain.stdout.startswith("graphml: ")
+    assert "export_written" in verbose.stderr and verbose.stdout.startswith("graphml: ")
+    assert quiet.stdout == "" and quiet.stderr == ""

@@ -20,7 +20,7 @@ SUMMARY_KEYS = {"session_id", "stop_reason", "iterations", "nodes", "edges", "ac
 def igg(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
     import os
 
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_"))}
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=120, env=full_env)
@@ -46,9 +46,9 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def cli_json(capsys, *args: str) -> dict:
+def cli_json(capsys, *args: str, exit_code: int = 0) -> dict:
     code, out, err = cli(capsys, "run", *args, "--json")
-    assert code == 0, err
+    assert code == exit_code, err
     return json.loads(out)
 
 
@@ -143,8 +143,10 @@ def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_se
     ({}, [{"actions": [cls("A")]}], "agent_error"),
     ({}, [{"actions": [cls("A")], "finished": True}], "finished"),
 ])
-def test_runs_end_in_each_stop_reason_with_exit_0(tmp_path, capsys, config, turns, stop):
-    summary = cli_json(capsys, write_request(tmp_path, **config), "--agent", write_transcript(tmp_path, turns))
+def test_runs_end_in_each_stop_reason_with_its_exit_code(tmp_path, capsys, config, turns, stop):
+    """A graceful stop exits 0; agent_error exits 1 (a script can tell a run whose agent failed)."""
+    summary = cli_json(capsys, write_request(tmp_path, **config), "--agent", write_transcript(tmp_path, turns),
+                       exit_code=1 if stop == "agent_error" else 0)
     assert summary["stop_reason"] == stop
     if stop == "agent_error":
         assert "transcript exhausted" in summary["error"]

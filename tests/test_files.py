@@ -219,7 +219,7 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, command):
                  "--out", str(tmp_path / "run")]) == 0
     sid = json.loads((tmp_path / "run" / "summary.json").read_text())["session_id"]
     argv = [a.replace("SID", sid) for a in command] + (["--store", str(store)] if "SID" in command else [])
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
     proc = subprocess.Popen([sys.executable, "-m", "igg", *argv], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None

@@ -135,7 +135,7 @@ class McpClient:
 
         self.root, self.out, self.store = root, root / "out", root / "sessions.sqlite"
         params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env={
-            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_"))},
+            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"},
             args=["-m", "igg", "mcp", "--store", str(self.store), "--output-dir", str(self.out)])
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)

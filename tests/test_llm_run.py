@@ -255,11 +255,11 @@ def test_cli_llm_without_endpoint_is_one_line_exit_2(tmp_path: Path, monkeypatch
 
 def test_cli_agent_error_keeps_an_exportable_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """Retries exhausted from the CLI: exit 0, stop agent_error, graph.json written with the nodes so far."""
+    """Retries exhausted from the CLI: exit 1, stop agent_error, graph.json written with the nodes so far."""
     request = write_request(tmp_path, max_retries=0)
     with FakeOpenAI([NODES, Reply(status=500)]) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        assert main(["run", str(request), "--agent", "llm", "--out", str(tmp_path / "out"), "--json"]) == 0
+        assert main(["run", str(request), "--agent", "llm", "--out", str(tmp_path / "out"), "--json"]) == 1
     summary = json.loads(capsys.readouterr().out)
     assert summary["stop_reason"] == "agent_error" and "HTTP 500" in summary["error"]
     graph = json.loads((tmp_path / "out" / "graph.json").read_text())

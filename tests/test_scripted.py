@@ -108,8 +108,17 @@ def test_bad_agent_specs_are_invalid_input(spec, message):
 
 
 def test_auto_without_endpoint_or_source_code_says_what_to_do():
-    with pytest.raises(AgentUnavailable, match="set OPENAI_API_KEY or OPENAI_BASE_URL"):
+    """The same line as --agent llm without an endpoint (and so the same exit code, 2), then auto's other ways."""
+    from igg.agents.llm import EndpointNotConfigured
+    from igg.interfaces.codes import EXIT_INVALID, exit_code
+
+    with pytest.raises(EndpointNotConfigured) as llm:
+        make_agent("llm", make_request(context_data="Alice met Bob in Paris."), env={})
+    with pytest.raises(EndpointNotConfigured) as auto:
         make_agent("auto", make_request(context_data="Alice met Bob in Paris."), env={})
+    assert str(auto.value).startswith(str(llm.value))
+    assert "--agent local" in str(auto.value) and "--agent script:PATH" in str(auto.value)
+    assert exit_code(auto.value) == exit_code(llm.value) == EXIT_INVALID
 
 
 def test_looks_like_source_recognises_code_and_file_markers():

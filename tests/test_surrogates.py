@@ -30,7 +30,7 @@ OBJECT_TURNS = [
 
 
 def igg(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
     return subprocess.run([sys.executable, "-m", "igg", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, env=env)
 
@@ -77,7 +77,7 @@ class RawMcp:
     """``igg mcp`` over stdio, spoken to in JSON-RPC lines."""
 
     def __init__(self, *args: str) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
         self.proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", *args], cwd=ROOT, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.next_id = 0

@@ -53,15 +53,18 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
 
 
 def _auto(request: Request, env: Mapping[str, str]) -> Any:
-    if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
-        return _extension("igg.agents.llm", "llm", request, environ=env)
-    if looks_like_source(request.context_data):
+    endpoint = bool(env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"))
+    if not endpoint and looks_like_source(request.context_data):
         return _extension("igg.agents.code", "code", request, mode="code", environ=env)
-    raise AgentUnavailable(
-        "--agent auto found no agent to use: set OPENAI_API_KEY or OPENAI_BASE_URL for the LLM agent, use "
-        "--agent local for a GGUF model run in-process (igg[local]), put source code in context_data for the "
-        "offline code agent, or replay a transcript with --agent script:PATH"
-    )
+    from igg.agents.llm import EndpointNotConfigured
+
+    try:
+        return _extension("igg.agents.llm", "llm", request, environ=env)
+    except EndpointNotConfigured as exc:  # the same line and exit code as --agent llm, with auto's other ways
+        raise EndpointNotConfigured(
+            f"{exc}; or, since --agent auto found no source code in context_data for the offline code agent, "
+            "use --agent local for a GGUF model run in-process (igg[local]) or replay a transcript with "
+            "--agent script:PATH") from None
 
 
 def _extension(module_name: str, spec: str, request: Request, **kwargs: Any) -> Any:

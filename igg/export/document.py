@@ -164,7 +164,7 @@ def load_document(path: str | Path) -> GraphDocument:
     from igg.compile import pydantic_problems
 
     path = Path(path)
-    name = str(path)
+    name = "standard input" if str(path) == "-" else str(path)
     raw = parse_json(read_text(path, source=name), source=name)
     if isinstance(raw, dict) and "directed" in raw and "format" not in raw:
         raw = node_link_to_document(raw)

@@ -27,6 +27,30 @@ def http_status(error: WorkspaceError) -> int:
 
 EXIT_OK, EXIT_FAILURE, EXIT_INVALID, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED = 0, 1, 2, 141, 130
 
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "the command did its work; a run reached a graceful stop (finished, max_iterations, "
+              "limits_reached, stuck, budget_exhausted)"),
+    (EXIT_FAILURE, "a run stopped with agent_error (e.g. an unreachable LLM), an export failed, or another "
+                   "failure after the work began"),
+    (EXIT_INVALID, "invalid input found before any work: a bad request, option, transcript or --export target, "
+                   "an agent without its endpoint, a session that cannot be served as asked, a busy port"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C / SIGINT); what the run had is kept, and the message says how to "
+                       "resume it"),
+    (EXIT_BROKEN_PIPE, "the reader of standard output went away (`igg show ... | head`)"),
+)
+"""Every exit code of ``igg`` and what it means (the README's table says the same)."""
+
+GRACEFUL_STOPS = frozenset({"finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted"})
+"""Stop reasons of a run that exits 0 (every other one, ``agent_error``, exits 1)."""
+
+
+def run_exit_code(stop_reason: str, *, export_failed: bool = False) -> int:
+    """The exit code of a run that ended with ``stop_reason``: 0 for a graceful stop, 1 for ``agent_error``
+    or when an export failed."""
+    if export_failed or stop_reason not in GRACEFUL_STOPS:
+        return EXIT_FAILURE
+    return EXIT_OK
+
 
 def _exit_codes() -> tuple[tuple[type[BaseException], int], ...]:
     from igg.agents.llm import EndpointNotConfigured
@@ -49,5 +73,5 @@ def exit_code(error: BaseException) -> int:
     return EXIT_FAILURE
 
 
-__all__ = ["EXIT_BROKEN_PIPE", "EXIT_FAILURE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "HTTP_STATUS",
-           "exit_code", "http_status"]
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_CODES", "EXIT_FAILURE", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK",
+           "GRACEFUL_STOPS", "HTTP_STATUS", "exit_code", "http_status", "run_exit_code"]

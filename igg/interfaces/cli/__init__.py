@@ -25,7 +25,7 @@ from igg.interfaces.codes import EXIT_OK as EXIT_OK
 
 COMMANDS = ("validate", "schema", "run", "resume", "map-code", "sessions", "show", "explain", "diff", "undo", "fork", "review",
             "replay", "batch", "mcp", "serve", "view",
-            "tools", "export")
+            "tools", "export", "completion")
 """Command modules under ``igg.interfaces.cli``, in help order."""
 
 """128 + SIGPIPE: what a shell reports for a command whose reader went away."""
@@ -46,6 +46,11 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def format_help(self) -> str:
+        """The help text; the commands' descriptions are their module docstrings, whose reST literals
+        (````igg run````) read as Markdown's (```igg run```) on a terminal."""
+        return super().format_help().replace("``", "`")
 
     def error(self, message: str) -> NoReturn:
         hint = self._suggestion(message)
@@ -88,7 +93,12 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``igg`` console script."""
     parser = build_parser()
+    if argv is None:
+        from igg.interfaces.cli.completion import complete
+
+        complete(parser)  # a shell asking for completions (TAB) is answered here, and the process ends
     args = _parse(parser, argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for hints that repeat the command exactly
     try:
         code = int(args.handler(args))
         if not sys.stdout.closed:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from igg.errors import IGGError, Problem, RequestInvalid
+from igg.errors import IGGError, Problem, RequestInvalid, SessionExists
 from igg.logging import LOG_FORMATS, EventLogger, configure_logging
 from igg.models.request import Request
 from igg.persistence import Recorder
@@ -61,9 +61,10 @@ def add_verbosity_options(parser: argparse.ArgumentParser) -> None:
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
-def log_level(args: argparse.Namespace) -> str:
-    """The level the options ask for. Unasked, a person at a terminal sees the progress bar and the summary
-    (warnings and errors only); piped or with ``--log-format json``, the log lines are the progress output."""
+def log_level(args: argparse.Namespace, *, unasked: str | None = None) -> str:
+    """The level the options ask for. Unasked (``unasked`` None), a person at a terminal sees the progress bar
+    and the summary (warnings and errors only); piped or with ``--log-format json``, the log lines are the
+    progress output. Commands without progress (``igg export``) pass ``unasked="warning"``."""
     if getattr(args, "log_level", None):
         return str(args.log_level)
     if getattr(args, "quiet", False):
@@ -71,14 +72,16 @@ def log_level(args: argparse.Namespace) -> str:
     verbose = int(getattr(args, "verbose", 0) or 0)
     if verbose:
         return "debug" if verbose > 1 else "info"
+    if unasked is not None:
+        return unasked
     if getattr(args, "log_format", "console") == "json" or not sys.stderr.isatty():
         return "info"
     return "warning"
 
 
-def setup_logging(args: argparse.Namespace) -> None:
-    """Configure logging from the command line (entry points only)."""
-    configure_logging(getattr(args, "log_format", "console"), level=log_level(args))
+def setup_logging(args: argparse.Namespace, *, unasked: str | None = None) -> None:
+    """Configure logging from the command line (entry points only); ``unasked`` as for ``log_level``."""
+    configure_logging(getattr(args, "log_format", "console"), level=log_level(args, unasked=unasked))
 
 
 def export_specs(args: argparse.Namespace) -> list[Any]:
@@ -108,40 +111,59 @@ def store_path(args: argparse.Namespace) -> str | None:
 
 def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: list[Any] | None = None,
             recorders: list[Recorder] | None = None, resume: bool = False,
-            summary_extra: Callable[[RunResult], dict[str, Any]] | None = None, **loop_options: Any) -> int:
+            summary_extra: Callable[[RunResult], dict[str, Any]] | None = None, title: str = "igg run",
+            another_id: str = "give the request another session_id", **loop_options: Any) -> int:
     """Run ``agent`` on ``request`` with the shared options through ``igg.service.run_request``; print the
-    summary; the exit code (0, or 1 when an export failed).
+    summary; the exit code (``igg.interfaces.codes.run_exit_code``: 0 for a graceful stop, 1 for
+    ``agent_error`` or a failed export; 130 when interrupted, see ``igg.interfaces.cli.keep``).
 
     ``loop_options`` go to the loop (``state``, ``records``, ... to continue a session); ``resume`` makes the
     store recorder claim the stored session instead of creating it; ``summary_extra(result)`` returns keys a
-    command adds to the ``--json`` summary (e.g. ``map_code``: files read and skipped).
+    command adds to the ``--json`` summary (e.g. ``map_code``: files read and skipped); ``title`` heads the
+    summary table and the progress bar; ``another_id`` says how the command takes another session id (in
+    the refusal of an id the store already holds).
     """
+    from igg.interfaces.cli.keep import Witness, announce, interrupted, keeping, session_exists
     from igg.interfaces.cli.progress import ProgressView
+    from igg.interfaces.cli.targets import check_export_targets
+    from igg.interfaces.codes import run_exit_code
     from igg.service import run_request
 
     specs = export_specs(args) if specs is None else specs
+    check_export_targets(specs, args.out)
+    keep = keeping(args, request.session_id, explicit_store=store_path(args))
+    witness = Witness()
     logger = EventLogger()
     quiet = bool(getattr(args, "quiet", False))
-    with ProgressView(enabled=False if quiet else None, max_iterations=request.config.max_iterations) as view:
-        def on_event(event: Event) -> None:
-            logger(event)
-            view(event)
+    try:
+        with ProgressView(enabled=False if quiet else None, max_iterations=request.config.max_iterations,
+                          title=title, agent=agent) as view:
+            def on_event(event: Event) -> None:
+                logger(event)
+                view(event)
 
-        result = run_request(request, agent, store=store_path(args), agent_name=args.agent,
-                             force=getattr(args, "force", False), resume=resume, out=args.out, exports=specs,
-                             provenance=getattr(args, "provenance", False), recorders=recorders or (),
-                             on_event=on_event, **loop_options)
+            result = run_request(request, agent, store=keep.store, agent_name=args.agent, force=keep.force,
+                                 resume=resume, out=args.out, exports=specs,
+                                 provenance=getattr(args, "provenance", False),
+                                 recorders=[*(recorders or ()), witness], on_event=on_event, **loop_options)
+    except KeyboardInterrupt:
+        return interrupted(args, witness, keep, request.session_id or "")
+    except SessionExists as exc:
+        if keep.store is None or exc.session_id is None:
+            raise
+        raise session_exists(args, exc.session_id, keep.store, another=another_id) from None
     extra = summary_extra(result) if summary_extra is not None else None
     if args.json or not quiet:
-        print_summary(result, request, as_json=args.json, out=args.out, extra=extra)
+        print_summary(result, request, as_json=args.json, out=args.out, extra=extra, title=title)
+    if not quiet:
+        announce(keep, result.session_id, log_format=getattr(args, "log_format", "console"))
     if result.export_error is not None:
         print(f"igg: {result.export_error}", file=sys.stderr)
-        return 1
-    return 0
+    return run_exit_code(result.stop_reason, export_failed=result.export_error is not None)
 
 
 def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Path | None = None,
-                  extra: dict[str, Any] | None = None) -> None:
+                  extra: dict[str, Any] | None = None, title: str = "igg run") -> None:
     """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table."""
     summary = result.summary()
     if as_json:
@@ -153,7 +175,7 @@ def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Pa
 
     limits = request.config.constraints
     actions = summary["actions"]
-    table = Table(title=f"igg run {summary['session_id']}", show_header=False, title_justify="left")
+    table = Table(title=f"{title} {summary['session_id']}", show_header=False, title_justify="left")
     table.add_column("", style="bold")
     table.add_column("")
     table.add_row("stop reason", summary["stop_reason"] + (f" ({summary['error']})" if summary.get("error") else ""))

@@ -8,8 +8,7 @@ Formats: graphml, json, nodelink, neo4j, cypher, mermaid, html (a self-contained
 ``igg view``). ``--types Module,Package`` draws only those node types in the Mermaid chart, ``--top N`` how
 many of the most connected nodes a summarized chart shows. ``--format neo4j`` connects to ``--uri`` or
 ``NEO4J_URI``, with ``NEO4J_USERNAME``/``NEO4J_PASSWORD`` (the password only ever from the environment) and
-``--database`` or ``NEO4J_DATABASE``. The source is read by ``load_source``, the one place that knows where
-graphs come from.
+``--database`` or ``NEO4J_DATABASE``.
 """
 
 from __future__ import annotations
@@ -25,18 +24,23 @@ from igg.export import FORMATS, ExportSpec, document_to_state, load_document, pe
 from igg.export.neo4j import Neo4jSettings, check_uri
 from igg.export.spec import DEFAULT_FILES
 from igg.graph.state import GraphState
+from igg.inputs import STDIN
+from igg.interfaces.cli.common import add_verbosity_options, setup_logging
+from igg.interfaces.cli.targets import unwritable
 from igg.models.schema import Schema
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("export", help="export a saved graph (GraphML, JSON, Neo4j, Cypher, Mermaid, HTML)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("graph", help="an IGG graph document (what --out or --export json writes) or node-link JSON; "
-                                 "with --store, a session id")
+    p.add_argument("graph", help="an IGG graph document (what --out or --export json writes) or node-link JSON "
+                                 "('-' reads it from standard input); with --store, a session id")
     p.add_argument("--format", "-f", required=True, choices=FORMATS, help="the export format")
     p.add_argument("--output", "-o", type=Path,
-                   help="output file, '-' for stdout (default: beside the input, e.g. run.graphml)")
+                   help="output file, '-' for stdout (default: beside the input, e.g. run.graphml; stdout when the "
+                        "input is '-')")
     p.add_argument("--json", action="store_true", help="print the export summary as JSON")
+    add_verbosity_options(p)
     sessions = p.add_argument_group("sessions")
     sessions.add_argument("--store", metavar="PATH", help="export the session GRAPH from this session store (the "
                           "store is also used, without --store, when GRAPH is no file but $IGG_STORE or "
@@ -65,7 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, dict[str, Any]]:
-    """The graph to export, its schema and metadata, from the command's source argument."""
+    """The graph to export, its schema and metadata, from the command's source argument: the one place that
+    knows where graphs come from."""
     if from_store(args):
         from igg.store.export import session_graph
 
@@ -85,7 +90,7 @@ def from_store(args: argparse.Namespace) -> bool:
         return True
     from igg.store import resolve_store_path
 
-    if Path(args.graph).exists() or not resolve_store_path(None).exists():
+    if args.graph == STDIN or Path(args.graph).exists() or not resolve_store_path(None).exists():
         return False
     args.store = str(resolve_store_path(None))
     return True
@@ -120,17 +125,6 @@ def default_output(source: Path, fmt: str) -> str:
     return str(source.with_name(stem + suffix))
 
 
-def _quiet_logs() -> None:
-    """Keep stdout for results: unless the entry point configured logging, warnings go to stderr."""
-    import logging
-
-    import structlog
-
-    if not structlog.is_configured():
-        structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-                            wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-
-
 def run(args: argparse.Namespace) -> int:
     if args.plan and args.format != "neo4j":
         print("igg: --plan applies to --format neo4j only", file=sys.stderr)
@@ -155,8 +149,10 @@ def run(args: argparse.Namespace) -> int:
     if args.top is not None and args.top < 0:
         print("igg: --top must be 0 or more", file=sys.stderr)
         return 2
-    _quiet_logs()
+    setup_logging(args, unasked="warning")  # stdout is for results; log lines on stderr only when asked
     state, schema, metadata = load_source(args)
+    if args.graph == STDIN and not args.store and args.output is None:
+        args.output = Path(STDIN)  # nothing to write beside: standard input in, standard output out
     if chart:
         return _chosen_mermaid(args, state)
     if str(args.output) == "-" and args.format != "neo4j":
@@ -169,6 +165,11 @@ def run(args: argparse.Namespace) -> int:
             and Path(target).resolve() == Path(args.graph).resolve():
         print(f"igg: refusing to overwrite the input {args.graph}; give another --output", file=sys.stderr)
         return 2
+    if args.format != "neo4j" and target is not None:
+        reason = unwritable(Path(target), DEFAULT_FILES.get(args.format, "graph.json"))
+        if reason:
+            print(f"igg: --output {reason}", file=sys.stderr)
+            return 2
     if args.format == "neo4j":
         settings = Neo4jSettings.from_env(uri=args.uri, username=args.user, database=args.database,
                                           connection_timeout=args.timeout, acquisition_timeout=args.timeout)
@@ -186,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         raise IGGError(str(exc).split(": ", 1)[-1]) from None
     if args.json:
         print(json.dumps({"exports": summaries}))
-    else:
+    elif not args.quiet:
         for s in summaries:
             extra = f", {s['bytes']:,} bytes" if "bytes" in s else f", scope {s.get('scope')!r} on {s.get('server')}"
             print(f"{s['format']}: {s['target']} ({s['nodes']} nodes, {s['edges']} edges{extra}, {s['seconds']} s)")

@@ -23,7 +23,14 @@ from igg.agents.code.cache import FactsCache, cache_path
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
+from igg.interfaces.cli.keep import add_keep_option
+from igg.interfaces.cli.targets import check_export_targets
 from igg.mapcode import AGENT_MODES, code_agent, prepare, summary
+
+TITLE = "igg map-code"
+"""The heading of the run's progress bar and summary table."""
+ANOTHER_ID = "give another --session ID"
+"""How map-code takes another session id (in the refusal of an id the store already holds)."""
 
 SHOW_SKIPPED = 20
 """Skipped paths listed on stderr before the run (all of them are in the --json summary)."""
@@ -34,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="source directories or files")
     add_run_options(p, default_agent="code")
+    add_keep_option(p)
     for action in p._actions:  # map-code accepts its own agents only: say exactly which
         if "--agent" in action.option_strings:
             action.choices = AGENT_MODES
@@ -71,6 +79,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.update:
         return _update(args)
     specs = export_specs(args)
+    check_export_targets(specs, args.out)  # before the walk and the parse, not after them
     started = time.perf_counter()
     store = args.store or os.environ.get("IGG_STORE")
     cache = FactsCache(cache_path(store)) if store and args.agent == "code" else None  # for a later --update
@@ -98,9 +107,11 @@ def run_command(args: argparse.Namespace) -> int:
     if args.resume:
         point = _resume_point(args)
         code = execute(args, point.request, agent, specs=specs, summary_extra=extra, resume=True, state=point.state,
-                       records=point.records, start_iteration=point.next_iteration, chunk_cursor=point.chunk_cursor)
+                       records=point.records, start_iteration=point.next_iteration, chunk_cursor=point.chunk_cursor,
+                       title=TITLE, another_id=ANOTHER_ID)
     else:
-        code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra)
+        code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra, title=TITLE,
+                       another_id=ANOTHER_ID)
     if not args.json and captured:
         _print_summary(captured)
     return code

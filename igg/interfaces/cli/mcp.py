@@ -11,6 +11,7 @@ import sys
 
 from igg.errors import WorkspaceError
 from igg.interfaces.cli import EXIT_INVALID, workspace_options
+from igg.interfaces.cli.listen import address, listen_or_explain
 from igg.interfaces.cli.serve import add_listener_options, listener_settings
 from igg.interfaces.http.security import DEFAULT_MAX_BODY, bearer_guard, check_bind, token_from_env
 
@@ -38,10 +39,16 @@ def run(args: argparse.Namespace) -> int:
     except WorkspaceError as exc:
         print(f"igg: {exc.message}", file=sys.stderr)
         return EXIT_INVALID
-    server = build_server(workspace_options.build_workspace(args))
     if args.transport == "stdio":
-        run_stdio(server)
-    else:
-        run_http(server, host=args.host, port=args.port, max_body=DEFAULT_MAX_BODY, timeouts=timeouts,
-                 wrap=lambda app: bearer_guard(app, token, DEFAULT_MAX_BODY, hosts=hosts))
+        run_stdio(build_server(workspace_options.build_workspace(args)))
+        return 0
+    sock = listen_or_explain(args.host, args.port)  # before anything says "serving": a busy port is exit 2
+    if sock is None:
+        return EXIT_INVALID
+    server = build_server(workspace_options.build_workspace(args))
+    print(f"igg: MCP over streamable HTTP at {address(sock)}/mcp (token "
+          f"{'required' if token else 'not set: loopback only'}; answers {hosts.describe()})", file=sys.stderr,
+          flush=True)
+    run_http(server, host=args.host, port=args.port, max_body=DEFAULT_MAX_BODY, timeouts=timeouts,
+             wrap=lambda app: bearer_guard(app, token, DEFAULT_MAX_BODY, hosts=hosts), sock=sock)
     return 0

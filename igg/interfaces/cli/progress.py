@@ -17,9 +17,15 @@ from igg.records import Event
 class ProgressView:
     """An ``on_event`` consumer drawing a progress bar; a no-op when ``enabled`` is false."""
 
-    def __init__(self, *, enabled: bool | None = None, max_iterations: int = 0, console: Any = None) -> None:
+    def __init__(self, *, enabled: bool | None = None, max_iterations: int = 0, console: Any = None,
+                 title: str = "igg run", agent: Any = None) -> None:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.max_iterations = max_iterations
+        self.title = title
+        """The bar's label (``igg run``, ``igg map-code``), followed by the session id."""
+        self.agent = agent
+        """The run's agent: one that reads the graph itself (``reads_markdown`` false, the static pass of
+        ``map-code``) is not "asked"."""
         self.console = console
         """The rich console to draw on (default: standard error)."""
         self._progress: Any = None
@@ -36,7 +42,7 @@ class ProgressView:
                 TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
                 console=self.console or Console(stderr=True), transient=True, redirect_stdout=False)
             self._progress.__enter__()
-            self._task = self._progress.add_task("igg run", total=self.max_iterations or None, status="")
+            self._task = self._progress.add_task(self.title, total=self.max_iterations or None, status="")
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -50,16 +56,22 @@ class ProgressView:
         if self._progress is not None:
             self._progress.refresh()
 
+    def doing(self) -> str:
+        """What the current iteration waits for: the static analysis, or the agent's answer."""
+        if self.agent is not None and not getattr(self.agent, "reads_markdown", True):
+            return "applying the static analysis"
+        return "asking the agent"
+
     def __call__(self, event: Event) -> None:
         if self._progress is None:
             return
         data = event.data
         if event.kind == "run_started":
-            self._progress.update(self._task, description=f"igg run {event.session_id}",
+            self._progress.update(self._task, description=f"{self.title} {event.session_id}",
                                   completed=data["start_iteration"] - 1, total=data["max_iterations"])
         elif event.kind == "iteration_started":
             chunk = f" · {data['chunk']}" if data.get("chunk") else ""
-            self._progress.update(self._task, status=f"iteration {event.iteration}{chunk} · asking the agent")
+            self._progress.update(self._task, status=f"iteration {event.iteration}{chunk} · {self.doing()}")
         elif event.kind == "iteration_finished":
             self._accepted += data["accepted"]
             self._rejected += data["rejected"]

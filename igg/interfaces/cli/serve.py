@@ -12,6 +12,7 @@ import sys
 
 from igg.errors import WorkspaceError
 from igg.interfaces.cli import EXIT_INVALID, workspace_options
+from igg.interfaces.cli.listen import address, listen_or_explain
 from igg.interfaces.http.security import (
     DEFAULT_MAX_BODY,
     HOSTS_ENV,
@@ -59,9 +60,11 @@ def listener_settings(args: argparse.Namespace, token: str | None) -> tuple[Host
 
 
 def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
     from igg.interfaces.http.app import build_app
     from igg.interfaces.http.security import bearer_guard
-    from igg.interfaces.http.server import serve
+    from igg.interfaces.http.server import uvicorn_config
     from igg.view.auth import with_ui_login
 
     workspace_options.configure_logging(args)
@@ -72,10 +75,13 @@ def run(args: argparse.Namespace) -> int:
     except WorkspaceError as exc:
         print(f"igg: {exc.message}", file=sys.stderr)
         return EXIT_INVALID
+    sock = listen_or_explain(args.host, args.port)  # before anything says "serving": a busy port is exit 2
+    if sock is None:
+        return EXIT_INVALID
     app = with_ui_login(bearer_guard(build_app(workspace_options.build_workspace(args)), token, args.max_body,
                                      hosts=hosts), token)
-    print(f"igg: serving http://{args.host}:{args.port} (token {'required' if token else 'not set: loopback only'}"
+    print(f"igg: serving {address(sock)} (token {'required' if token else 'not set: loopback only'}"
           f"; answers {hosts.describe()}; OpenAPI at /openapi.json, graph viewer at /ui/)", file=sys.stderr,
           flush=True)
-    serve(app, host=args.host, port=args.port, timeouts=timeouts)
+    uvicorn.Server(uvicorn_config(app, timeouts=timeouts)).run(sockets=[sock])
     return 0

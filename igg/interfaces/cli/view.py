@@ -15,7 +15,6 @@ one self-contained HTML file that opens offline, and exits. SESSION may also be 
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 import webbrowser
 from pathlib import Path
@@ -24,6 +23,7 @@ from urllib.parse import quote
 
 from igg.errors import IGGError, SessionError, WorkspaceError
 from igg.interfaces.cli import EXIT_INVALID, EXIT_OK, workspace_options
+from igg.interfaces.cli.listen import address, listen_or_explain
 from igg.interfaces.http.security import DEFAULT_MAX_BODY, check_bind, token_from_env
 
 DEFAULT_PORT = 8765
@@ -132,16 +132,11 @@ def serve(args: argparse.Namespace) -> int:
         except SessionError as exc:
             print(f"igg: {exc}", file=sys.stderr)
             return EXIT_INVALID
-    try:
-        sock = _bind(args.host, args.port)
-    except OSError as exc:
-        print(f"igg: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; choose another --port "
-              "(0 picks a free one)", file=sys.stderr)
+    sock = listen_or_explain(args.host, args.port)
+    if sock is None:
         return EXIT_INVALID
     app = with_ui_login(bearer_guard(build_app(workspace), token, DEFAULT_MAX_BODY), token)
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/ui/" + (f"#session={quote(args.session, safe='')}" if args.session else "")
+    url = f"{address(sock)}/ui/" + (f"#session={quote(args.session, safe='')}" if args.session else "")
     print(url, flush=True)
     print("igg: graph viewer " + ("(log in with the token in IGG_API_TOKEN); " if token else "")
           + "Ctrl-C stops it", file=sys.stderr, flush=True)
@@ -150,13 +145,3 @@ def serve(args: argparse.Namespace) -> int:
     server = uvicorn.Server(uvicorn_config(app))  # igg serve's deadlines for slow clients
     server.run(sockets=[sock])
     return EXIT_OK
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host.strip("[]"), port))
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock

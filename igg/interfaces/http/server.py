@@ -198,8 +198,10 @@ def uvicorn_config(app: Any, *, timeouts: Timeouts | None = None, **options: Any
                           timeout_keep_alive=max(1, round(limits.idle)), server_header=False, **options)
 
 
-def serve(app: Any, *, host: str, port: int, timeouts: Timeouts | None = None) -> None:
-    """Run ``app`` on ``host:port`` until interrupted, with ``timeouts`` (defaults: ``Timeouts()``)."""
+def serve(app: Any, *, host: str, port: int, timeouts: Timeouts | None = None, sock: Any = None) -> None:
+    """Run ``app`` on ``host:port`` until interrupted, with ``timeouts`` (defaults: ``Timeouts()``); ``sock``:
+    a socket already listening there (the command line binds first, so a busy port is told before serving)."""
     import uvicorn
 
-    uvicorn.Server(uvicorn_config(app, timeouts=timeouts, host=host, port=port)).run()
+    server = uvicorn.Server(uvicorn_config(app, timeouts=timeouts, host=host, port=port))
+    server.run(sockets=[sock] if sock is not None else None)

@@ -243,9 +243,10 @@ def _refusal(line: str) -> Any:
 
 
 def run_http(server: MCPServer, *, host: str, port: int, max_body: int, timeouts: Any = None,
-             wrap: Callable[[Any], Any] | None = None) -> None:
+             wrap: Callable[[Any], Any] | None = None, sock: Any = None) -> None:
     """Serve MCP over streamable HTTP at ``/mcp`` (``wrap`` adds ASGI middleware: IGG's Host check, bearer
-    token and body limit, so the SDK's own Host check is off; ``timeouts``: ``igg.interfaces.http.server``)."""
+    token and body limit, so the SDK's own Host check is off; ``timeouts``: ``igg.interfaces.http.server``;
+    ``sock``: a socket already listening on ``host:port``)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     from igg.interfaces.http.server import serve
@@ -253,4 +254,4 @@ def run_http(server: MCPServer, *, host: str, port: int, max_body: int, timeouts
     app = server.streamable_http_app(host=host, max_request_body_size=max_body,
                                      transport_security=TransportSecuritySettings(
                                          enable_dns_rebinding_protection=wrap is None))
-    serve(wrap(app) if wrap else app, host=host, port=port, timeouts=timeouts)
+    serve(wrap(app) if wrap else app, host=host, port=port, timeouts=timeouts, sock=sock)

@@ -1,0 +1,202 @@
+"""Nothing lost: where a run's result is kept when the command line names no place, and what an interrupted
+run leaves behind.
+
+* A run (``igg run``, ``igg map-code``) given neither ``--out``, ``--store``, ``--export`` nor ``$IGG_STORE``
+  is kept in the **default store**: ``$IGG_HOME/sessions.sqlite``, else ``$XDG_DATA_HOME/igg/sessions.sqlite``,
+  else ``~/.local/share/igg/sessions.sqlite``. One line on standard error says where, with the command that
+  shows it. A new run of the same session id replaces a finished one there; an unfinished one is refused (resume
+  it, or start over with ``--force``). ``--no-store`` keeps nothing.
+* Ctrl-C (SIGINT) during a run: every committed iteration is already in the store (its session then reads
+  ``interrupted``) and in ``--out``'s ``records.jsonl``; ``interrupted`` writes ``--out``'s ``graph.json``
+  and ``summary.json`` (stop reason ``interrupted``) from them, says in one line how to resume, and the
+  command exits 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+from igg.errors import SessionExists
+from igg.graph.state import GraphState
+from igg.models.request import Request
+from igg.records import IterationRecord, RunResult, StopReason
+
+HOME_ENV = "IGG_HOME"
+"""The directory holding the default store (``sessions.sqlite``); tests point it at a temporary directory."""
+
+INTERRUPTED = "interrupted"
+"""The stop reason written into ``summary.json`` (and ``--json``) of a run stopped by Ctrl-C."""
+
+
+def default_store() -> Path:
+    """The default store: ``$IGG_HOME/sessions.sqlite``, else the XDG data directory's ``igg/sessions.sqlite``."""
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home).expanduser() / "sessions.sqlite"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data).expanduser() / "igg" / "sessions.sqlite"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Keeping:
+    """Where a run is kept: ``store`` (None: in no store), whether it is the default store (chosen by no
+    option, so it is announced), and whether a finished session of the same id there is replaced."""
+
+    store: str | None
+    implicit: bool = False
+    force: bool = False
+
+
+def keeping(args: argparse.Namespace, session_id: str | None, *, explicit_store: str | None) -> Keeping:
+    """The store a run command keeps its session in (``explicit_store``: ``--store`` or ``$IGG_STORE``)."""
+    force = bool(getattr(args, "force", False))
+    if explicit_store:
+        return Keeping(store=explicit_store, force=force)
+    if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
+        return Keeping(store=None, force=force)
+    path = default_store()
+    if not force and session_id and path.exists():
+        from igg.errors import SessionNotFound
+        from igg.store import SessionStore
+
+        store = SessionStore(path)
+        try:
+            force = store.session(session_id).status == "finished"  # a rerun replaces it; unfinished: refused
+        except SessionNotFound:
+            pass
+        finally:
+            store.close()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from igg.errors import IGGError
+
+        raise IGGError(f"cannot create the default store's directory {path.parent}: {exc.strerror or exc}; "
+                       f"set {HOME_ENV} to a writable directory, or pass --store PATH or --no-store") from None
+    return Keeping(store=str(path), implicit=True, force=force)
+
+
+def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> None:
+    """The one line saying where a run without ``--out``/``--store``/``--export`` was kept (with
+    ``--log-format json``, the log event ``session_kept``, so standard error stays one JSON object a line)."""
+    if not (keep.implicit and keep.store):
+        return
+    sid, store = shlex.quote(session_id), shlex.quote(keep.store)
+    show = f"igg show {sid} --store {store}"
+    export = f"igg export {sid} --store {store} --format graphml"
+    if log_format == "json":
+        import structlog
+
+        structlog.get_logger("igg").info("session_kept", session_id=session_id, store=keep.store, show=show,
+                                      export=export)
+        return
+    print(f"igg: kept session {session_id} in the default store {keep.store}: see it with `{show}`, export it "
+          f"with `{export}`; --no-store keeps nothing", file=sys.stderr)
+
+
+class Witness:
+    """A ``Recorder`` keeping the committed iterations of a run, so an interrupted run can write what it has.
+
+    The live graph may be half way through an iteration when Ctrl-C comes; the graph as of the last
+    committed iteration is rebuilt from the request and the committed records' mutations instead."""
+
+    def __init__(self) -> None:
+        self.request: Request | None = None
+        self.records: list[IterationRecord] = []
+
+    def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None:
+        if self.request is None:
+            self.request = request
+            self.records = list(records)
+
+    def record(self, record: IterationRecord) -> None:
+        self.records.append(record)
+
+    def finish(self, result: RunResult) -> None:
+        pass
+
+    def result(self, session_id: str) -> RunResult | None:
+        """The run as far as it was committed, stop reason ``interrupted`` (None before it began)."""
+        if self.request is None:
+            return None
+        from igg.compile import build_state
+
+        state, _ = build_state(self.request)
+        records = list(self.records)
+        for record in records:
+            for mutation in record.mutations:
+                state.apply_mutation(mutation)
+        state.take_journal()
+        limits = self.request.config.constraints
+        return RunResult(session_id=self.request.session_id or session_id,
+                         stop_reason=cast(StopReason, INTERRUPTED), state=state, records=records,
+                         max_nodes=limits.max_nodes, max_edges=limits.max_edges)
+
+
+def interrupted(args: argparse.Namespace, witness: Witness, keep: Keeping, session_id: str) -> int:
+    """After Ctrl-C: write ``--out``'s graph and summary, print the ``--json`` summary if asked, and the one
+    line saying how to go on (``igg resume SESSION --store STORE``, which continues map-code sessions too).
+    Returns the exit code (130)."""
+    from igg.interfaces.codes import EXIT_INTERRUPTED
+
+    result = witness.result(session_id)
+    wrote = ""
+    out = getattr(args, "out", None)
+    if result is not None and out is not None and witness.request is not None:
+        from igg.persistence.rundir import RunDirectory
+
+        directory = RunDirectory(out)
+        directory.request = witness.request
+        directory.write_result(result)
+        wrote = f"; wrote {Path(out) / 'graph.json'} and summary.json (stop reason {INTERRUPTED})"
+    if result is not None and getattr(args, "json", False):
+        import json
+
+        sys.stdout.write(json.dumps(result.summary(), ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    done = f"after iteration {result.iterations}" if result is not None and result.records else "before any iteration"
+    sid = result.session_id if result is not None else session_id
+    if keep.store:
+        how = f"resume it with `{shlex.join(['igg', 'resume', sid, '--store', keep.store])}`"
+    else:
+        again = ["igg", *(a for a in command_line(args) if a != "--no-store"), "--store", str(default_store())]
+        how = f"it was kept in no store, so it cannot be resumed; a run that can be: `{shlex.join(again)}`"
+    print(f"igg: interrupted {done} of session {sid}{wrote}; {how}", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def add_keep_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-store``: keep a run without ``--out``/``--store``/``--export`` nowhere (not in the default store)."""
+    parser.add_argument("--no-store", action="store_true",
+                        help="keep the run nowhere; without --out, --store or --export a run is otherwise kept in "
+                             f"the default store (${HOME_ENV}/sessions.sqlite, else ~/.local/share/igg/sessions.sqlite)")
+
+
+def command_line(args: argparse.Namespace) -> list[str]:
+    """The arguments the command was given (``main`` keeps them; else this process's)."""
+    return list(getattr(args, "argv", None) or sys.argv[1:])
+
+
+def session_exists(args: argparse.Namespace, session_id: str, store: str, *, another: str) -> SessionExists:
+    """The refusal of a run whose session id the store already holds, with the exact commands that go on
+    (``another``: how this command takes another id, e.g. ``give another --session``)."""
+    from igg.store import SessionStore
+
+    db = SessionStore(store)
+    try:
+        info = db.session(session_id)
+    finally:
+        db.close()
+    sid, path = shlex.quote(session_id), shlex.quote(store)
+    what = (f"see it with `igg show {sid} --store {path}`" if info.status == "finished" else
+            f"continue it with `igg resume {sid} --store {path}`")
+    again = ["igg", *(a for a in command_line(args) if a != "--force"), "--force"]
+    return SessionExists(f"session {session_id!r} already exists in {store} ({info.status}, {info.iteration} "
+                         f"iterations); {what}, replace it with `{shlex.join(again)}`, or {another}",
+                         session_id=session_id)
