@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from igg.errors import ExportError
+from igg.graph.journal import Mutation, read_mutation
 from igg.models.verdicts import ErrorCode, Verdict
 
 if TYPE_CHECKING:
@@ -70,8 +71,8 @@ class IterationRecord:
     """The actions as received (decoded JSON), whole ones only."""
     verdicts: list[Any] = field(default_factory=list)
     """``Verdict`` objects, one per action."""
-    mutations: list[dict[str, Any]] = field(default_factory=list)
-    """The graph mutations this iteration applied (see ``igg.graph.state``)."""
+    mutations: list[Mutation] = field(default_factory=list)
+    """The graph mutations this iteration applied (see ``igg.graph.journal``)."""
     usage: dict[str, Any] | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     """observe, reason, act, total."""
@@ -100,23 +101,28 @@ class IterationRecord:
         """Rejected actions counted by error code."""
         return dict(Counter(str(v.code) for v in self.verdicts if not v.accepted))
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (one line of ``records.jsonl``; what the session store keeps)."""
-        return {
+    def to_dict(self, *, mutations: bool = True) -> dict[str, Any]:
+        """JSON-ready form (one line of ``records.jsonl``; what the session store keeps, which files the
+        mutations apart: ``mutations=False`` leaves them out)."""
+        data = {
             "iteration": self.iteration, "observation_chars": self.observation_chars,
             "observation_tokens": self.observation_tokens, "chunk": self.chunk, "chunk_cursor": self.chunk_cursor,
             "raw_output": self.raw_output, "output_kind": self.output_kind, "truncated": self.truncated,
             "reasoning": self.reasoning, "finished": self.finished, "parse_error": self.parse_error,
             "actions": self.actions, "verdicts": [v.to_dict() for v in self.verdicts],
-            "mutations": self.mutations, "usage": self.usage, "timings_ms": self.timings_ms,
+            "mutations": [m.to_dict() for m in self.mutations] if mutations else None, "usage": self.usage, "timings_ms": self.timings_ms,
             "exchange": self.exchange, "notes": self.notes,
         }
+        if not mutations:
+            del data["mutations"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> IterationRecord:
         """The inverse of ``to_dict``."""
         fields = dict(data)
         fields["verdicts"] = [verdict_from_dict(v) for v in data.get("verdicts", [])]
+        fields["mutations"] = [read_mutation(m) for m in data.get("mutations", [])]
         return cls(**fields)
 
 
@@ -143,7 +149,7 @@ class RunResult:
     """Completeness rules still unmet at the end."""
     pruned: list[dict[str, Any]] = field(default_factory=list)
     """Isolated nodes removed by finalization: ``{"id", "type", "properties"}``."""
-    final_mutations: list[dict[str, Any]] = field(default_factory=list)
+    final_mutations: list[Mutation] = field(default_factory=list)
     """The mutations finalization applied (pruning), for the session store."""
     exports: list[dict[str, Any]] = field(default_factory=list)
     """What was exported after the run (filled by whoever exports)."""

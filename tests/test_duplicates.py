@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from igg.graph.duplicates import NearDuplicateIndex
 from igg.graph.identity import fold, normalize_identity_value, tokens
+from igg.graph.journal import NodeAdded
 from igg.models.verdicts import ErrorCode as C
 from tests.conftest import Workspace, edge, node
 
@@ -64,7 +65,7 @@ def test_distinct_true_adds_the_node_and_records_the_override_in_provenance_and_
                                         '"AuthService" (n1; same name up to case and separators)')
     assert ws.state.graph.nodes["n2"]["provenance"]["distinct_from"] == ["n1"]
     (mutation,) = ws.state.take_journal()
-    assert mutation["op"] == "add_node" and mutation["provenance"]["distinct_from"] == ["n1"]
+    assert isinstance(mutation, NodeAdded) and mutation.provenance["distinct_from"] == ["n1"]
     # distinct on a name with no near-duplicate changes nothing
     assert ws.one({**cls("Mailer"), "distinct": True}).message == 'added Class "Mailer" as n3'
 

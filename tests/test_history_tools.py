@@ -41,7 +41,9 @@ def test_query_explain_diff_and_undo_of_a_merge_over_mcp(tmp_path):
             assert {("n1", "changed"), ("n4", "deleted"), ("e2", "changed")} <= changes
             told = await call(client, "explain", session_id="h-1", ref="auth_service")
             ops = [e["op"] for e in told.structured_content["events"]]
-            assert ops[0] == "add_node" and "delete_node" in ops
+            assert ops[0] == "add_node" and ops[-1] == "merge_nodes"  # the merge is one event, not its parts
+            assert told.structured_content["events"][-1]["detail"].startswith(
+                'merged n4 "auth_service" into n1 "AuthService": 1 edge moved')
             undone = await call(client, "undo", session_id="h-1", to_iteration=2)
             assert not undone.is_error, undone.content
             assert undone.structured_content["nodes"] == 4 and undone.structured_content["undone_to"] == 2
@@ -66,7 +68,7 @@ def test_query_explain_diff_and_undo_over_http_and_across_a_restart(tmp_path):
         assert http.get("/sessions/h-2/diff", params={"a": 0, "b": 1}).json()["changes"][0]["change"] == "added"
         assert error_of(http.get("/sessions/h-2/diff", params={"a": 0, "b": 9})) == (422, "INVALID_ARGUMENTS")
         events = http.get("/sessions/h-2/explain", params={"ref": "n4"}).json()["events"]
-        assert events[-1]["op"] == "delete_node" and events[-1]["iteration"] == 3
+        assert events[-1]["op"] == "merge_nodes" and events[-1]["iteration"] == 3
     with serve(tmp_path) as http:  # a new server process: the history is the store's
         undone = http.post("/sessions/h-2/undo", json={"to_iteration": 1})
         assert undone.status_code == 200, undone.text

@@ -239,8 +239,8 @@ def test_iteration_records_carry_sizes_output_actions_verdicts_mutations_and_tim
     assert json.loads(first.raw_output) == GOOD[0] and first.output_kind == "object"
     assert first.actions == GOOD[0]["actions"]
     assert [v.accepted for v in first.verdicts] == [True]
-    assert [m["op"] for m in first.mutations] == ["add_node"]
-    assert first.mutations[0]["provenance"]["created"] == 1
+    assert [m.op for m in first.mutations] == ["add_node"]
+    assert first.mutations[0].to_dict()["provenance"]["created"] == 1
     assert set(first.timings_ms) == {"observe", "reason", "act", "total"}
     assert IterationRecord.from_dict(json.loads(json.dumps(first.to_dict()))) == first
 
@@ -373,7 +373,7 @@ def test_finalization_prunes_isolated_nodes_and_reports_them_but_keeps_seed_node
     assert result.summary()["pruned"][0] == {"id": result.pruned[0]["id"], "type": "Interface",
                                              "properties": {"name": "TokenStore"}}
     assert result.state.node_count == 3 and "t1" in result.state.graph
-    assert [m["op"] for m in result.final_mutations] == ["delete_node"]
+    assert [m.op for m in result.final_mutations] == ["delete_node"]
 
 
 def test_a_plain_function_is_an_agent_and_may_return_text():

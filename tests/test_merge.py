@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from igg.graph.invariants import invariant_violations
+from igg.graph.journal import NodesMerged, read_mutation
 from igg.models.verdicts import ErrorCode as C
 from igg.store import codec
 from tests.conftest import FIXTURES, Workspace, edge, node
@@ -117,12 +118,18 @@ def test_a_merge_is_undone_replayed_diffed_and_explained_through_the_cli(tmp_pat
     changes = {(c["element"], c["change"]) for c in json.loads(diff.stdout)}
     assert {("n1", "changed"), ("n2", "deleted")} <= changes and ("e1", "changed") in changes
     explain = run_cli("explain", "merge-1", "auth_service", "--store", store)
-    assert "they are one class" in explain.stdout and "delete_node" in explain.stdout
+    assert "they are one class" in explain.stdout
+    assert 'merge_nodes n2: merged n2 "auth_service" into n1 "AuthService": 1 edge moved, 0 collapsed' in explain.stdout
+    into = run_cli("explain", "merge-1", "AuthService", "--store", store)
+    assert 'merged n2 "auth_service" into n1 "AuthService"' in into.stdout, into.stdout
+    from igg.store import SessionStore
+
+    merged = [m for _, m in SessionStore(store).mutations("merge-1") if m.op not in ("add_node", "add_edge")]
+    assert len(merged) == 1 and isinstance(merged[0], NodesMerged)  # ONE journaled mutation
+    assert (merged[0].id, merged[0].into, [e.id for e in merged[0].edges]) == ("n2", "n1", ["e1"])
     assert run_cli("replay", "merge-1", "--store", store).returncode == 0
     undo = run_cli("undo", "merge-1", "--to", "1", "--store", store)
     assert undo.returncode == 0, undo.stderr
-    from igg.store import SessionStore
-
     _, state, _ = SessionStore(store).load_state("merge-1")
     assert sorted(p["name"] for _, p in state.graph.nodes(data="properties")) == ["AuthService", "Ctrl", "auth_service"]
     assert state.edge_between("n3", "CALLS", "n2") == "e1"
@@ -172,14 +179,19 @@ def test_random_merges_and_undos_keep_the_invariants_and_replay_equal(turns, und
     limits = ws.request.config.constraints
     journals = []
     for actions in turns:
-        ws.apply(*actions)
+        verdicts = ws.apply(*actions)
         assert invariant_violations(ws.state, limits) == []
-        journals.append(ws.state.take_journal())
-    # replay: a fresh state fed every mutation equals the live one
+        journal = ws.state.take_journal()
+        merges = sum(1 for v in verdicts if v.accepted and v.action == "MERGE_NODES")
+        assert sum(1 for m in journal if isinstance(m, NodesMerged)) == merges  # one mutation per merge
+        journals.append(journal)
+    # replay: a fresh state fed every mutation, read back from its stored JSON form, equals the live one
     fresh = Workspace(constraints=OFF)
     for journal in journals:
         for m in journal:
-            fresh.state.apply_mutation(m)
+            stored = read_mutation(json.dumps(m.to_dict()))
+            assert stored == m
+            fresh.state.apply_mutation(stored)
     assert codec.differences(fresh.state, ws.state) == []
     # undo to a point equals replaying up to that point
     target = min(undo_to, len(journals))

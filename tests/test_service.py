@@ -90,7 +90,7 @@ def test_a_tool_call_and_a_loop_iteration_make_the_same_record_and_event(tmp_pat
     stored = ws.repo.load(sid).records[0]
     assert [v.to_dict() for v in stored.verdicts] == [v.to_dict() for v in result.records[0].verdicts]
     assert stored.actions == result.records[0].actions
-    assert [m["op"] for m in stored.mutations] == [m["op"] for m in result.records[0].mutations]
+    assert [m.op for m in stored.mutations] == [m.op for m in result.records[0].mutations]
 
 
 def test_run_request_keeps_the_run_in_a_store_and_a_directory(tmp_path: Path):

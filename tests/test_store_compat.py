@@ -73,3 +73,17 @@ def test_an_old_finished_session_exports(store: SessionStore, tmp_path: Path):
     assert summaries[0]["ok"] is True
     names = sorted(n["properties"]["name"] for n in json.loads(out.read_text())["nodes"])
     assert names == ["A", "B"]  # Lonely was pruned when it finished
+
+
+def test_old_dict_mutations_read_as_the_typed_journal_and_a_damaged_row_is_named(store: SessionStore):
+    """Stores keep mutations as JSON dicts; they read back through the one TypeAdapter as typed objects, and a
+    row that is none of the known kinds is a SessionError naming the session and step (no traceback)."""
+    from igg.errors import SessionError
+    from igg.graph.journal import EdgeAdded, NodeAdded
+
+    kinds = {type(m) for _, m in store.mutations("run-finished")}
+    assert {NodeAdded, EdgeAdded} <= kinds
+    store.db.write(lambda c: c.execute("UPDATE mutations SET data = '{\"op\": \"teleport_node\", \"id\": \"n1\"}' "
+                                       "WHERE session_id = 'run-finished' AND step = 2 AND seq = 0"))
+    with pytest.raises(SessionError, match=r"a stored mutation of session 'run-finished' at step 2 cannot be read"):
+        replay(store, "run-finished")

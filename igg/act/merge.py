@@ -1,12 +1,10 @@
 """MERGE_NODES, UPDATE_EDGE and QUERY: their rules and how they apply.
 
-Both changes are written in the journal's existing terms, so undo, replay, diff and explain understand them
-without new cases, and one response's merge is undone with its iteration:
-
-- ``MERGE_NODES`` (``node`` into ``into``): each edge of ``node`` is deleted and re-added on ``into`` under its
-  own id and provenance (``delete_edge`` + ``add_edge``), or only deleted when it would repeat an edge
-  ``into`` already has or become a forbidden self-loop (collapsed); then ``into`` gets the merged properties
-  (``update_node``, provenance ``merged`` lists the merged ids) and ``node`` is deleted (``delete_node``).
+- ``MERGE_NODES`` (``node`` into ``into``) is ONE journaled mutation, ``NodesMerged`` (see
+  ``GraphState.merge_nodes``): each edge of ``node`` moves onto ``into`` under its own id and provenance, or
+  is collapsed (deleted) when it would repeat an edge ``into`` already has or become a forbidden self-loop;
+  ``into`` gets the merged properties (provenance ``merged`` lists the merged ids) and ``node`` is deleted.
+  Undo, replay, diff and explain read that one mutation ("merged X into Y").
 - ``UPDATE_EDGE``: the edge is deleted and re-added under the same id with the new properties and its
   provenance stamped ``updated`` (``delete_edge`` + ``add_edge``); ``diff`` shows it as changed.
 - ``QUERY`` changes nothing: the answer (``igg.observe.query``) becomes the verdict's message and is shown
@@ -61,40 +59,21 @@ def merge_valid(ctx: CheckContext, a: MergeNodes, plan: Plan) -> Rejection | Non
 
 
 def apply_merge(ctx: CheckContext, a: MergeNodes, plan: Plan, index: int) -> Verdict:
-    """Rewire, collapse, merge properties, delete: the journal gets the primitive mutations (module docstring)."""
+    """Merge (``GraphState.merge_nodes``: one ``NodesMerged`` in the journal) and say what moved."""
     state, source, target = ctx.state, plan.source, plan.target
     assert source is not None and target is not None
     name, into = state.describe(source), state.describe(target)
-    after = merged_properties(state, source, target, a.prefer)
-    g = state.graph
-    edges: dict[str, tuple[str, str, dict[str, Any]]] = {}
-    for u, v, k, d in (*g.in_edges(source, keys=True, data=True), *g.out_edges(source, keys=True, data=True)):
-        edges[k] = (u, v, d)
-    rewired = collapsed = 0
-    for eid, (u, v, d) in edges.items():
-        edge_type, props, prov = d["type"], d["properties"], d["provenance"]
-        state.delete_edge(eid)
-        new_u = target if u == source else u
-        new_v = target if v == source else v
-        if (new_u == new_v and not ctx.limits.allow_self_loops) or state.edge_between(new_u, edge_type, new_v):
-            collapsed += 1
-            continue
-        state.add_edge(new_u, edge_type, new_v, props, eid, prov)
-        rewired += 1
-    before = state.node_properties(target)
-    merged_ids = [*state.graph.nodes[target]["provenance"].get("merged", []), source]
-    state.update_node(target, after)
-    data = state.graph.nodes[target]
-    data["provenance"] = {**data["provenance"], "merged": merged_ids}
-    state.journal[-1]["after_prov"] = data["provenance"]
-    state.delete_node(source)
+    merge = state.merge_nodes(source, target, merged_properties(state, source, target, a.prefer),
+                              allow_self_loops=ctx.limits.allow_self_loops)
     ctx.deletions += 1
+    before, after = merge.before, merge.after
+    moved, collapsed = merge.moved, len(merge.edges) - merge.moved
     gained = sorted(k for k in after if k not in before)
     changed = sorted(k for k in before if after.get(k) != before[k])
     props = (f"; properties added: {', '.join(gained)}" if gained else "") + (
         f"; properties taken from the merged node: {', '.join(changed)}" if changed else "")
     return Verdict(index, "MERGE_NODES", True, None, f"merged {name} ({source}) into {into} ({target}): "
-                   f"{rewired} edge{'s' * (rewired != 1)} moved, {collapsed} collapsed{props}", target)
+                   f"{moved} edge{'s' * (moved != 1)} moved, {collapsed} collapsed{props}", target)
 
 
 # ---- UPDATE_EDGE ----------------------------------------------------------------------------------------

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from igg.batch.tasks import ResumeFrom, SessionOutcome
 from igg.compile import build_state
 from igg.errors import ExportError, RequestInvalid, SessionError
 from igg.export import ExportSpec
 from igg.export.spec import DEFAULT_FILES
+from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.persistence import Recorder
 from igg.persistence.rundir import RunDirectory
@@ -89,7 +89,7 @@ class SessionWriter:
         return self.out_dir / session_id if self.out_dir is not None else None
 
 
-def _replay(state: GraphState, mutations: list[dict[str, Any]]) -> None:
+def _replay(state: GraphState, mutations: list[Mutation]) -> None:
     for m in mutations:
         state.apply_mutation(m)
     state.take_journal()

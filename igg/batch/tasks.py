@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from igg.errors import IGGError
+from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.records import IterationRecord, RunResult
@@ -71,7 +72,7 @@ class SessionOutcome:
     """The iterations this run added (a continued session's earlier ones are not sent back)."""
     counters: list[tuple[int, int]]
     """The graph's id counters after each of ``records`` (replaying mutations does not advance them)."""
-    final_mutations: list[dict[str, Any]]
+    final_mutations: list[Mutation]
     final_counters: tuple[int, int]
     stop_reason: str
     error: str | None

@@ -2,15 +2,9 @@
 
 Node data is ``{"type": T, "properties": {...}, "provenance": {...}}``; edges are keyed by their id and
 carry ``{"type": T, "properties": {...}, "provenance": {...}}``. Every change goes through the mutation
-methods below, which keep the indexes right and append a JSON-ready *mutation* to ``journal``: the session
-store persists those per iteration, ``replay`` re-applies them and ``undo`` applies their inverses.
-
-Mutations (``op`` and fields):
-  add_node    id, type, properties, provenance
-  delete_node id, type, properties, provenance     (its edges are deleted first, each as delete_edge)
-  update_node id, before, after                    (whole property dicts), before_prov, after_prov
-  add_edge    id, type, from, to, properties, provenance
-  delete_edge id, type, from, to, properties, provenance
+methods below, which keep the indexes right and append a typed *mutation* (``igg.graph.journal``) to
+``journal``: the session store persists those per iteration, ``replay`` re-applies them
+(``apply_mutation``) and ``undo`` applies their inverses (``revert_mutation``).
 """
 
 from __future__ import annotations
@@ -23,12 +17,20 @@ from typing import Any
 import networkx as nx
 
 from igg.graph.duplicates import NearDuplicateIndex
+from igg.graph.journal import (
+    EdgeAdded,
+    EdgeDeleted,
+    MergedEdge,
+    Mutation,
+    NodeAdded,
+    NodeDeleted,
+    NodesMerged,
+    NodeUpdated,
+)
 from igg.graph.tables import Adjacency, NodeTable, node_table, predecessors, successors
 from igg.models.common import freeze
 from igg.models.document import DocEdge, DocNode, GraphDocument
 from igg.models.schema import CompiledSchema
-
-Mutation = dict[str, Any]
 
 RECENT_CAPACITY = 4096
 """How many node touches ``recently_touched`` remembers (a ring: older touches fall off)."""
@@ -277,8 +279,7 @@ class GraphState:
         if self.near is not None:
             self.near.add(node_id, node_type, props)
         self._recent.append(node_id)
-        self.journal.append({"op": "add_node", "id": node_id, "type": node_type, "properties": props,
-                             "provenance": provenance})
+        self.journal.append(NodeAdded(id=node_id, type=node_type, properties=props, provenance=provenance))
         return node_id
 
     def update_node(self, node_id: str, set_properties: dict[str, Any], remove: Iterable[str] = ()) -> None:
@@ -294,8 +295,8 @@ class GraphState:
         after_prov = {**before_prov, "updated": self.iteration}
         self._set_node(node_id, t, before, after, after_prov)
         self._recent.append(node_id)
-        self.journal.append({"op": "update_node", "id": node_id, "before": before, "after": after,
-                             "before_prov": before_prov, "after_prov": after_prov})
+        self.journal.append(NodeUpdated(id=node_id, before=before, after=after, before_prov=before_prov,
+                                        after_prov=after_prov))
 
     def _set_node(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any],
                   provenance: dict[str, Any]) -> None:
@@ -328,8 +329,8 @@ class GraphState:
             self.near.remove(node_id)
         self.protected.discard(node_id)
         self.graph.remove_node(node_id)
-        self.journal.append({"op": "delete_node", "id": node_id, "type": t, "properties": data["properties"],
-                             "provenance": data["provenance"]})
+        self.journal.append(NodeDeleted(id=node_id, type=t, properties=data["properties"],
+                                        provenance=data["provenance"]))
         return edge_ids
 
     def add_edge(self, source: str, edge_type: str, target: str, properties: dict[str, Any],
@@ -360,8 +361,8 @@ class GraphState:
         d = len(succ[target]) + len(pred[target])
         if d >= HUB_DEGREE and not d & (d - 1):
             self._rebucket(target)
-        self.journal.append({"op": "add_edge", "id": edge_id, "type": edge_type, "from": source, "to": target,
-                             "properties": props, "provenance": provenance})
+        self.journal.append(EdgeAdded(id=edge_id, type=edge_type, source=source, target=target, properties=props,
+                                      provenance=provenance))
         return edge_id
 
     def delete_edge(self, edge_id: str) -> None:
@@ -377,8 +378,8 @@ class GraphState:
             self._rebucket(source)
         if len(succ[target]) + len(pred[target]) >= HUB_DEGREE - 2:
             self._rebucket(target)
-        self.journal.append({"op": "delete_edge", "id": edge_id, "type": t, "from": source, "to": target,
-                             "properties": data["properties"], "provenance": data["provenance"]})
+        self.journal.append(EdgeDeleted(id=edge_id, type=t, source=source, target=target,
+                                        properties=data["properties"], provenance=data["provenance"]))
 
     def _identity_of(self, node_type: str, props: dict[str, Any]) -> tuple[Any, ...]:
         keys = self.schema.identity_keys[node_type]
@@ -432,37 +433,85 @@ class GraphState:
         out, self.journal = self.journal, []
         return out
 
+    def merge_nodes(self, node: str, into: str, after: dict[str, Any], *, allow_self_loops: bool) -> NodesMerged:
+        """Merge ``node`` into ``into`` (MERGE_NODES): each of its edges moves onto ``into`` under its own id and
+        provenance, or is collapsed (deleted) when it would repeat an edge ``into`` has or become a self-loop
+        while those are forbidden; ``into`` gets the properties ``after`` (provenance ``merged`` lists the
+        merged ids) and ``node`` is deleted. Journaled as ONE ``NodesMerged``, which it returns."""
+        edges: list[MergedEdge] = []
+        seen: set[str] = set()  # a self-loop is both an in- and an out-edge
+        ends: set[tuple[str, str, str]] = set()  # (from, type, to) of the edges kept so far
+        for u, v, k, d in (*self.graph.in_edges(node, keys=True, data=True),
+                           *self.graph.out_edges(node, keys=True, data=True)):
+            if k in seen:
+                continue
+            seen.add(k)
+            edge = MergedEdge(id=k, type=d["type"], source=u, target=v, properties=d["properties"],
+                              provenance=d["provenance"], kept=False)
+            new_u, new_v = edge.moved_ends(node, into)
+            existing = self.edge_between(new_u, edge.type, new_v)
+            edge.kept = (new_u != new_v or allow_self_loops) and (new_u, edge.type, new_v) not in ends and (
+                existing is None or existing == k)
+            if edge.kept:
+                ends.add((new_u, edge.type, new_v))
+            edges.append(edge)
+        data = self.nodes[into]
+        before_prov = data["provenance"]
+        after_prov = {**before_prov, "updated": self.iteration, "merged": [*before_prov.get("merged", []), node]}
+        source = self.nodes[node]
+        merge = NodesMerged(id=node, into=into, type=source["type"], properties=source["properties"],
+                            provenance=source["provenance"], before=data["properties"], after=dict(after),
+                            before_prov=before_prov, after_prov=after_prov, edges=edges)
+        self.apply_mutation(merge)
+        return merge
+
     def apply_mutation(self, m: Mutation) -> None:
-        """Re-apply a recorded mutation (replay)."""
-        op = m["op"]
-        if op == "add_node":
-            self.add_node(m["type"], m["properties"], m["id"], m.get("provenance"))
-        elif op == "delete_node":
-            self.delete_node(m["id"])
-        elif op == "update_node":
-            self._update_exact(m["id"], m["before"], m["after"], m.get("before_prov"), m.get("after_prov"))
-        elif op == "add_edge":
-            self.add_edge(m["from"], m["type"], m["to"], m["properties"], m["id"], m.get("provenance"))
-        elif op == "delete_edge":
-            self.delete_edge(m["id"])
-        else:
-            raise ValueError(f"unknown mutation op {op!r}")
+        """Apply a recorded mutation (replay; also how a merge applies), journaling it again."""
+        match m:
+            case NodeAdded():
+                self.add_node(m.type, m.properties, m.id, m.provenance)
+            case NodeDeleted():
+                self.delete_node(m.id)
+            case NodeUpdated():
+                self._update_exact(m.id, m.before, m.after, m.before_prov, m.after_prov)
+            case EdgeAdded():
+                self.add_edge(m.source, m.type, m.target, m.properties, m.id, m.provenance)
+            case EdgeDeleted():
+                self.delete_edge(m.id)
+            case NodesMerged():
+                mark = len(self.journal)
+                for e in m.edges:
+                    self.delete_edge(e.id)
+                    if e.kept:
+                        new_u, new_v = e.moved_ends(m.id, m.into)
+                        self.add_edge(new_u, e.type, new_v, e.properties, e.id, e.provenance)
+                self._update_exact(m.into, m.before, m.after, m.before_prov, m.after_prov)
+                self.delete_node(m.id)
+                self._recent.append(m.into)
+                del self.journal[mark:]
+                self.journal.append(m)
 
     def revert_mutation(self, m: Mutation) -> None:
-        """Apply the inverse of a recorded mutation (undo); revert a list in reverse order."""
-        op = m["op"]
-        if op == "add_node":
-            self.delete_node(m["id"])
-        elif op == "delete_node":
-            self.add_node(m["type"], m["properties"], m["id"], m.get("provenance"))
-        elif op == "update_node":
-            self._update_exact(m["id"], m["after"], m["before"], m.get("after_prov"), m.get("before_prov"))
-        elif op == "add_edge":
-            self.delete_edge(m["id"])
-        elif op == "delete_edge":
-            self.add_edge(m["from"], m["type"], m["to"], m["properties"], m["id"], m.get("provenance"))
-        else:
-            raise ValueError(f"unknown mutation op {op!r}")
+        """Apply the inverse of a recorded mutation (undo); revert a list in reverse order. The journal gets
+        the inverse (a merge's inverse is journaled as the primitive mutations that restore it)."""
+        match m:
+            case NodeAdded():
+                self.delete_node(m.id)
+            case NodeDeleted():
+                self.add_node(m.type, m.properties, m.id, m.provenance)
+            case NodeUpdated():
+                self._update_exact(m.id, m.after, m.before, m.after_prov, m.before_prov)
+            case EdgeAdded():
+                self.delete_edge(m.id)
+            case EdgeDeleted():
+                self.add_edge(m.source, m.type, m.target, m.properties, m.id, m.provenance)
+            case NodesMerged():
+                self.add_node(m.type, m.properties, m.id, m.provenance)
+                self._update_exact(m.into, m.after, m.before, m.after_prov, m.before_prov)
+                for e in reversed(m.edges):
+                    if e.kept:
+                        self.delete_edge(e.id)
+                    self.add_edge(e.source, e.type, e.target, e.properties, e.id, e.provenance)
 
     def _update_exact(self, node_id: str, before: dict[str, Any], after: dict[str, Any],
                       before_prov: dict[str, Any] | None, after_prov: dict[str, Any] | None) -> None:
@@ -470,8 +519,8 @@ class GraphState:
         prov = after_prov if after_prov is not None else self.nodes[node_id]["provenance"]
         old_prov = before_prov if before_prov is not None else self.nodes[node_id]["provenance"]
         self._set_node(node_id, t, self.nodes[node_id]["properties"], dict(after), prov)
-        self.journal.append({"op": "update_node", "id": node_id, "before": before, "after": after,
-                             "before_prov": old_prov, "after_prov": prov})
+        self.journal.append(NodeUpdated(id=node_id, before=before, after=after, before_prov=old_prov,
+                                        after_prov=prov))
 
     # ---- documents -----------------------------------------------------------------------------------
     def to_document(self, schema: Any = None, metadata: dict[str, Any] | None = None,

@@ -14,7 +14,8 @@ from typing import Any
 
 from igg.compile import build_state
 from igg.errors import SessionExists, SessionNotFound
-from igg.graph.state import GraphState, Mutation
+from igg.graph.journal import Mutation
+from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, LoadedSession, SessionInfo, SessionStatus
 from igg.records import IterationRecord, RunResult

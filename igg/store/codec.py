@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from igg.encodable import first_unencodable
-from igg.graph.state import GraphState, Mutation
+from igg.graph.journal import Mutation
+from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.models.verdicts import Verdict
 from igg.records import IterationRecord, verdict_from_dict
@@ -53,6 +54,8 @@ def record_to_dict(record: Any) -> dict[str, Any]:
     """An iteration record (``IterationRecord`` or a dict) as a JSON-ready dict, without its mutations."""
     if isinstance(record, dict):
         data = {k: v for k, v in record.items() if k != "mutations"}
+    elif isinstance(record, IterationRecord):
+        data = record.to_dict(mutations=False)
     elif hasattr(record, "to_dict"):
         data = record.to_dict()
         data.pop("mutations", None)
@@ -70,9 +73,9 @@ def record_from_dict(data: dict[str, Any], mutations: list[Mutation] | None = No
     return IterationRecord(**kwargs, mutations=list(mutations or []))
 
 
-def mutation_element(m: Mutation) -> str:
-    """The id of the node or edge a mutation touches."""
-    return str(m["id"])
+def mutation_row(m: Mutation) -> tuple[str, str, str]:
+    """A mutation's stored row: (op, the node or edge it is filed under, its JSON)."""
+    return m.op, m.id, dumps(m.to_dict())
 
 
 def snapshot_of(state: GraphState) -> dict[str, Any]:

@@ -11,7 +11,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from igg.errors import SessionBusy, SessionRefused
-from igg.graph.state import GraphState, Mutation
+from igg.graph.journal import (
+    EdgeAdded,
+    EdgeDeleted,
+    Effect,
+    Mutation,
+    NodeAdded,
+    NodeDeleted,
+    NodesMerged,
+    NodeUpdated,
+)
+from igg.graph.state import GraphState
 from igg.models.common import freeze
 from igg.store import codec
 from igg.store.store import SessionStore, StepInfo, owner_alive
@@ -50,7 +60,7 @@ def replay(store: SessionStore, session_id: str) -> ReplayReport:
         for m in by_step.get(s.step, ()):
             problem = _inapplicable(state, m)
             if problem is not None:
-                report.problems.append(f"step {s.step}: stored mutation {m.get('op')} {m.get('id')} does not apply: "
+                report.problems.append(f"step {s.step}: stored mutation {m.op} {m.id} does not apply: "
                                        f"{problem}")
                 return report
             state.apply_mutation(m)
@@ -74,19 +84,23 @@ def replay(store: SessionStore, session_id: str) -> ReplayReport:
 
 def _inapplicable(state: GraphState, m: Mutation) -> str | None:
     """Why a mutation cannot apply to the state (a damaged store), or None."""
-    op, element = m.get("op"), m.get("id")
     nodes = state.nodes
-    if op == "add_node":
-        return f"node {element} already exists" if element in nodes else None
-    if op in ("delete_node", "update_node"):
-        return None if element in nodes else f"node {element} does not exist"
-    if op == "add_edge":
-        missing = [n for n in (m.get("from"), m.get("to")) if n not in nodes]
-        return f"its end {missing[0]} does not exist" if missing else None
-    if op == "delete_edge":
-        return None if state.edge_between(str(m.get("from")), str(m.get("type")), str(m.get("to"))) == element else \
-            f"edge {element} does not exist"
-    return f"unknown operation {op!r}"
+    match m:
+        case NodeAdded():
+            return f"node {m.id} already exists" if m.id in nodes else None
+        case NodeDeleted() | NodeUpdated():
+            return None if m.id in nodes else f"node {m.id} does not exist"
+        case EdgeAdded():
+            missing = [n for n in (m.source, m.target) if n not in nodes]
+            return f"its end {missing[0]} does not exist" if missing else None
+        case EdgeDeleted():
+            return None if state.edge_between(m.source, m.type, m.target) == m.id else f"edge {m.id} does not exist"
+        case NodesMerged():
+            missing = [n for n in (m.id, m.into) if n not in nodes]
+            if missing:
+                return f"node {missing[0]} does not exist"
+            gone = [e.id for e in m.edges if state.edge_between(e.source, e.type, e.target) != e.id]
+            return f"edge {gone[0]} does not exist" if gone else None
 
 
 def _fresh(store: SessionStore, session_id: str) -> tuple[GraphState, Any]:
@@ -146,56 +160,40 @@ def diff(store: SessionStore, session_id: str, a: int, b: int) -> list[Change]:
     """What changed between the graph after iteration ``a`` and after iteration ``b`` (0: the start)."""
     step_a, step_b = store.step_of_iteration(session_id, a), store.step_of_iteration(session_id, b)
     lo, hi = min(step_a, step_b), max(step_a, step_b)
-    first: dict[str, Mutation] = {}
-    last: dict[str, Mutation] = {}
+    first: dict[str, Effect] = {}
+    last: dict[str, Effect] = {}
     for _, m in store.mutations(session_id, after_step=lo, upto_step=hi):
-        first.setdefault(m["id"], m)
-        last[m["id"]] = m
+        for effect in m.effects():
+            first.setdefault(effect.element, effect)
+            last[effect.element] = effect
     changes = []
-    for element, m0 in first.items():
-        m1 = last[element]
-        before, after = _before(m0), _after(m1)
+    for element, e0 in first.items():
+        e1 = last[element]
+        before, after = e0.before, e1.after
+        ends_before, ends_after = e0.ends_before, e1.ends_after
         if step_a > step_b:
-            before, after = after, before
-        kind = "edge" if m0["op"].endswith("_edge") else "node"
+            before, after, ends_before, ends_after = after, before, ends_after, ends_before
         if before is None and after is None:
             continue
         if before is None:
             change = "added"
         elif after is None:
             change = "deleted"
-        elif before == after and (kind == "node" or (m0["from"], m0["to"]) == (m1["from"], m1["to"])):
-            continue  # an edge whose ends moved (MERGE_NODES rewires by delete + add) did change
+        elif before == after and ends_before == ends_after:
+            continue  # an edge whose ends moved (a merge) did change
         else:
             change = "changed"
-        ref = m1 if m1["op"] != "update_node" else m0
-        typ = ref.get("type") or ""
-        ends = (ref["from"], ref["to"]) if kind == "edge" else None
-        changes.append(Change(kind=kind, element=element, change=change, type=typ, before=before, after=after,
-                              ends=ends))
+        ends = ends_after or ends_before if e0.kind == "edge" else None
+        changes.append(Change(kind=e0.kind, element=element, change=change, type=e1.type or e0.type or "",
+                              before=before, after=after, ends=ends))
     untyped = [c.element for c in changes if not c.type]
     if untyped:
-        types = {m["id"]: m["type"] for _, m in store.element_history(session_id, untyped) if m.get("type")}
+        types = {e.element: e.type for _, m in store.element_history(session_id, untyped) for e in m.effects()
+                 if e.type}
         for c in changes:
             c.type = c.type or types.get(c.element, "")
     order = {"node": 0, "edge": 1}
     return sorted(changes, key=lambda c: (order[c.kind], c.change, _num(c.element)))
-
-
-def _before(m: Mutation) -> dict[str, Any] | None:
-    op = m["op"]
-    if op.startswith("add_"):
-        return None
-    before: dict[str, Any] = m["before"] if op == "update_node" else m["properties"]
-    return before
-
-
-def _after(m: Mutation) -> dict[str, Any] | None:
-    op = m["op"]
-    if op.startswith("delete_"):
-        return None
-    after: dict[str, Any] = m["after"] if op == "update_node" else m["properties"]
-    return after
 
 
 def _num(element: str) -> tuple[int, str]:
@@ -229,8 +227,14 @@ def resolve(store: SessionStore, session_id: str, ref: str) -> list[str]:
     keys = request.config.schema_.compile().identity_keys
     found: dict[str, None] = {}
     for element, m in store.added_nodes(session_id):
-        props = m["properties"] if m["op"] == "add_node" else m["after"]
-        typ = m.get("type")
+        typ: str | None = None
+        match m:
+            case NodeAdded(properties=props, type=typ) | NodesMerged(after=props, type=typ):
+                pass
+            case NodeUpdated(after=props):
+                pass
+            case _:
+                continue
         wanted = keys.get(typ, ()) if typ else {k for ks in keys.values() for k in ks}
         if any(freeze(props.get(k)) == ref or str(props.get(k)) == ref for k in wanted):
             found[element] = None
@@ -240,6 +244,11 @@ def resolve(store: SessionStore, session_id: str, ref: str) -> list[str]:
     return list(found)
 
 
+def _edge_ends(m: Mutation) -> set[str]:
+    """The nodes at the ends of the edges a mutation changed (before and after)."""
+    return {n for e in m.effects() if e.kind == "edge" for ends in (e.ends_before, e.ends_after) if ends for n in ends}
+
+
 def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True) -> list[Event]:
     """Every step that created, changed or deleted what ``ref`` names (and, with ``edges``, the edges of a
     node), with the agent's reasoning, the action's verdict, and the chunk the context came from."""
@@ -247,50 +256,76 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
     history = store.element_history(session_id, elements)
     if edges:
         nodes = set(elements)
-        touching = {m["id"] for _, m in store.mutations(session_id)
-                    if m["op"].endswith("_edge") and (m["from"] in nodes or m["to"] in nodes)}
+        touching = {e.element for _, m in store.mutations(session_id) for e in m.effects()
+                    if e.kind == "edge" and any(ends and not nodes.isdisjoint(ends)
+                                                for ends in (e.ends_before, e.ends_after))}
         if touching - nodes:
             history = store.element_history(session_id, sorted(set(elements) | touching, key=_num))
     steps: dict[int, StepInfo] = {s.step: s for s in store.steps(session_id)}
-    names = node_names(store, session_id, {n for _, m in history if m["op"].endswith("_edge") for n in (m["from"], m["to"])})
+    named = {n for _, m in history for n in _edge_ends(m)}
+    named |= {n for _, m in history if isinstance(m, NodesMerged) for n in (m.id, m.into)}
+    names = node_names(store, session_id, named)
     events = []
     for step, m in history:
         info = steps[step]
         record = info.record
-        verdicts = [v for v in record.get("verdicts") or [] if v.get("accepted")]
-        verdict = next((v.get("message") for v in verdicts if v.get("element") == m["id"]), None)
-        if verdict is None and m["op"] == "delete_edge":  # deleted with one of its nodes
-            verdict = next((v.get("message") for v in verdicts if v.get("action") == "DELETE_NODE"
-                            and v.get("element") in (m["from"], m["to"])), None)
-        events.append(Event(step=step, kind=info.kind, iteration=info.iteration, op=m["op"], element=m["id"],
+        events.append(Event(step=step, kind=info.kind, iteration=info.iteration, op=m.op, element=m.id,
                             detail=_detail(m, names), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
-                            verdict=verdict))
+                            verdict=_verdict(m, record)))
     return events
+
+
+def _verdict(m: Mutation, record: dict[str, Any]) -> str | None:
+    """The message of the accepted verdict of the action that made this mutation, if the record has it."""
+    verdicts = [v for v in record.get("verdicts") or [] if v.get("accepted")]
+    match m:
+        case NodesMerged():
+            return next((v.get("message") for v in verdicts if v.get("action") == "MERGE_NODES"
+                         and v.get("element") == m.into), None)
+        case EdgeDeleted():
+            found = next((v.get("message") for v in verdicts if v.get("element") == m.id), None)
+            # deleted with one of its nodes
+            return found or next((v.get("message") for v in verdicts if v.get("action") == "DELETE_NODE"
+                                  and v.get("element") in (m.source, m.target)), None)
+        case _:
+            return next((v.get("message") for v in verdicts if v.get("element") == m.id), None)
 
 
 def node_names(store: SessionStore, session_id: str, nodes: set[str]) -> dict[str, str]:
     """``n3 "AuthService"``-style labels for node ids (the first string property they were added with)."""
     out = {}
     for _, m in store.element_history(session_id, sorted(nodes)):
-        if m["op"] == "add_node" and m["id"] not in out:
-            first = next((v for v in m["properties"].values() if isinstance(v, str)), None)
-            out[m["id"]] = f'{m["id"]} "{first}"' if first is not None else m["id"]
+        if isinstance(m, NodeAdded) and m.id not in out:
+            first = next((v for v in m.properties.values() if isinstance(v, str)), None)
+            out[m.id] = f'{m.id} "{first}"' if first is not None else m.id
     return out
 
 
 def _detail(m: Mutation, names: dict[str, str] | None = None) -> str:
     names = names or {}
-    op = m["op"]
-    if op == "update_node":
-        before, after = m["before"], m["after"]
-        parts = [f"{k}={after[k]!r}" for k in after if before.get(k, _MISSING) != after[k]]
-        parts += [f"-{k}" for k in before if k not in after]
-        return f"{', '.join(parts) or 'no property change'}"
-    props = ", ".join(f"{k}={v!r}" for k, v in m["properties"].items())
-    if op.endswith("_edge"):
-        ends = f"{names.get(m['from'], m['from'])} -{m['type']}-> {names.get(m['to'], m['to'])}"
-        return ends + (f" {{{props}}}" if props else "")
-    return f"{m['type']} {{{props}}}"
+    match m:
+        case NodeUpdated():
+            return _changed(m.before, m.after)
+        case NodesMerged():
+            moved = m.moved
+            return (f"merged {names.get(m.id, m.id)} into {names.get(m.into, m.into)}: {moved} "
+                    f"edge{'s' * (moved != 1)} moved, {len(m.edges) - moved} collapsed; {_changed(m.before, m.after)}")
+        case EdgeAdded() | EdgeDeleted():
+            props = _props(m.properties)
+            ends = f"{names.get(m.source, m.source)} -{m.type}-> {names.get(m.target, m.target)}"
+            return ends + (f" {{{props}}}" if props else "")
+        case NodeAdded() | NodeDeleted():
+            return f"{m.type} {{{_props(m.properties)}}}"
+
+
+def _props(properties: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in properties.items())
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> str:
+    parts = [f"{k}={after[k]!r}" for k in after if before.get(k, _MISSING) != after[k]]
+    parts += [f"-{k}" for k in before if k not in after]
+    return f"{', '.join(parts) or 'no property change'}"
 
 
 _MISSING = object()

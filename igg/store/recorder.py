@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from igg.errors import SessionRefused
-from igg.graph.state import GraphState, Mutation
+from igg.graph.journal import Mutation
+from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.records import IterationRecord, RunResult
 from igg.store import codec

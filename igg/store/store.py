@@ -20,10 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from igg.compile import build_state, load_request
 from igg.errors import SessionBusy, SessionError, SessionExists, SessionNotFound, SessionRefused
 from igg.files import protect
-from igg.graph.state import GraphState, Mutation
+from igg.graph.journal import Mutation, NodesMerged, read_mutation
+from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus
 from igg.store import codec
@@ -172,7 +175,7 @@ class SessionStore:
         next_node, next_edge = state.id_counters
         nodes, edges = state.node_count, state.edge_count
         record_json = codec.dumps(record)
-        rows = [(m["op"], codec.mutation_element(m), codec.dumps(m)) for m in mutations]
+        rows = [codec.mutation_row(m) for m in mutations]
         snap = codec.dumps(codec.snapshot_of(state)) if snapshot else None
         now = time.time()
 
@@ -262,23 +265,38 @@ class SessionStore:
             "SELECT step, data FROM mutations WHERE session_id = ? AND step > ? AND step <= ? ORDER BY step, seq",
             (session_id, after_step, upto)).fetchall())
         for step, data in rows:
-            yield step, json.loads(data)
+            yield step, _mutation(session_id, step, data)
 
     def element_history(self, session_id: str, elements: list[str]) -> list[tuple[int, Mutation]]:
-        """(step, mutation) of every mutation that touched one of these node/edge ids, in order."""
+        """(step, mutation) of every mutation that touched one of these node/edge ids, in order (a merge is
+        filed under the node merged away, and also found by the node it went into and the edges it moved)."""
         marks = ",".join("?" * len(elements))
-        rows = self.db.read(lambda c: c.execute(
-            f"SELECT step, data FROM mutations WHERE session_id = ? AND element IN ({marks}) ORDER BY step, seq",
-            (session_id, *elements)).fetchall())
-        return [(step, json.loads(data)) for step, data in rows]
+        wanted = set(elements)
+
+        def work(c: sqlite3.Connection) -> list[tuple[int, int, str]]:
+            rows = c.execute(f"SELECT step, seq, data FROM mutations WHERE session_id = ? AND element IN ({marks})",
+                             (session_id, *elements)).fetchall()
+            merges = c.execute("SELECT step, seq, data FROM mutations WHERE session_id = ? AND op = 'merge_nodes'"
+                               " AND element NOT IN (" + marks + ")", (session_id, *elements)).fetchall()
+            return rows + merges
+
+        found = []
+        for step, seq, data in self.db.read(work):
+            m = _mutation(session_id, step, data)
+            if m.id in wanted or not wanted.isdisjoint(m.touches()):
+                found.append((step, seq, m))
+        found.sort(key=lambda row: (row[0], row[1]))
+        return [(step, m) for step, _, m in found]
 
     def added_nodes(self, session_id: str) -> Iterator[tuple[str, Mutation]]:
-        """(node id, mutation) of every node ever added or updated in the session (to find nodes by name)."""
+        """(node id, mutation) of every node ever added, updated or merged into in the session (to find nodes
+        by name): the node id is the one whose properties the mutation set (``into`` for a merge)."""
         rows = self.db.read(lambda c: c.execute(
-            "SELECT element, data FROM mutations WHERE session_id = ? AND op IN ('add_node', 'update_node')"
-            " ORDER BY step, seq", (session_id,)).fetchall())
+            "SELECT element, data FROM mutations WHERE session_id = ? AND op IN ('add_node', 'update_node',"
+            " 'merge_nodes') ORDER BY step, seq", (session_id,)).fetchall())
         for element, data in rows:
-            yield element, json.loads(data)
+            m = _mutation(session_id, None, data)
+            yield (m.into if isinstance(m, NodesMerged) else element), m
 
     def snapshot(self, session_id: str, *, upto_step: int | None = None) -> tuple[int, dict[str, Any]] | None:
         """The latest snapshot at or before ``upto_step``: (step, snapshot), or None."""
@@ -375,3 +393,13 @@ def _step_info(r: tuple[Any, ...]) -> StepInfo:
 def _delete(conn: sqlite3.Connection, session_id: str) -> None:
     for table in ("mutations", "steps", "snapshots", "sessions"):
         conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+
+
+def _mutation(session_id: str, step: int | None, data: str) -> Mutation:
+    """A stored mutation row as its typed object; ``SessionError`` naming the step when the row is damaged."""
+    try:
+        return read_mutation(data)
+    except ValidationError as exc:
+        where = f" at step {step}" if step is not None else ""
+        raise SessionError(f"a stored mutation of session {session_id!r}{where} cannot be read (a damaged or "
+                           f"newer store?): {exc.errors(include_url=False)[0]['msg']}", session_id=session_id) from None

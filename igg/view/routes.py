@@ -29,6 +29,15 @@ from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from igg.errors import SessionError, SessionNotFound, WorkspaceError
+from igg.graph.journal import (
+    EdgeAdded,
+    EdgeDeleted,
+    Mutation,
+    NodeAdded,
+    NodeDeleted,
+    NodesMerged,
+    NodeUpdated,
+)
 from igg.store.store import SessionStore
 from igg.view.data import graph_payload, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
@@ -175,28 +184,33 @@ def element_history(store: SessionStore, session_id: str, element: str) -> dict[
     for step, m in store.element_history(session_id, [element]):
         info = steps.get(step)
         changes.append({"step": step, "kind": info.kind if info else None,
-                        "iteration": info.iteration if info else None, "op": m.get("op"), "detail": _detail(m)})
+                        "iteration": info.iteration if info else None, "op": m.op, "detail": _detail(m)})
     return {"session_id": session_id, "element": element, "changes": changes}
 
 
-def _detail(m: dict[str, Any]) -> str:
-    op = m.get("op")
-    if op == "add_node":
-        return f"added as {m.get('type')} with {_keys(m.get('properties'))}"
-    if op == "update_node":
-        before, after = m.get("before") or {}, m.get("after") or {}
-        changed = sorted(k for k in after if before.get(k) != after[k])
-        removed = sorted(k for k in before if k not in after)
-        parts = [f"set {', '.join(changed)}"] if changed else []
-        parts += [f"removed {', '.join(removed)}"] if removed else []
-        return "updated: " + ("; ".join(parts) or "no property changed")
-    if op == "delete_node":
-        return "deleted"
-    if op == "add_edge":
-        return f"added {m.get('type')} edge {m.get('from')} -> {m.get('to')}"
-    if op == "delete_edge":
-        return f"deleted {m.get('type')} edge {m.get('from')} -> {m.get('to')}"
-    return str(op)
+def _detail(m: Mutation) -> str:
+    match m:
+        case NodeAdded():
+            return f"added as {m.type} with {_keys(m.properties)}"
+        case NodeUpdated():
+            return "updated: " + _changed(m.before, m.after)
+        case NodeDeleted():
+            return "deleted"
+        case EdgeAdded():
+            return f"added {m.type} edge {m.source} -> {m.target}"
+        case EdgeDeleted():
+            return f"deleted {m.type} edge {m.source} -> {m.target}"
+        case NodesMerged():
+            return f"merged {m.id} into {m.into} ({m.moved} of its {len(m.edges)} edges moved); " + _changed(
+                m.before, m.after)
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> str:
+    changed = sorted(k for k in after if before.get(k) != after[k])
+    removed = sorted(k for k in before if k not in after)
+    parts = [f"set {', '.join(changed)}"] if changed else []
+    parts += [f"removed {', '.join(removed)}"] if removed else []
+    return "; ".join(parts) or "no property changed"
 
 
 def _keys(props: Any) -> str:
