@@ -152,8 +152,10 @@ class Loop:
             return []
         t0 = self.clock()
         turn = outcome
-        raw, kind = _raw_output(turn)
-        parsed, parse_error = _parse(turn)
+        raw, kind, escaped = _raw_output(turn)
+        # a response object whose JSON text holds no lone surrogate is encodable throughout: read it without
+        # scanning each action again (one whose text does is read action by action, each refusal named)
+        parsed, parse_error = _parse(turn, encodable=kind == "object" and not escaped)
         record = act(self.actor, self.state, parsed, iteration=self.iteration, chunk=_chunk_label(chunk),
                      chunk_cursor=self.cursor, parse_error=parse_error, raw_output=raw, output_kind=kind,
                      truncated=turn.truncated, observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
@@ -246,19 +248,25 @@ def _notes_of(turn: AgentTurn, parsed: ParsedResponse | None) -> list[str]:
     return notes
 
 
-def _raw_output(turn: AgentTurn) -> tuple[str | None, Any]:
+def _raw_output(turn: AgentTurn) -> tuple[str | None, Any, int]:
+    """The storable output text, its kind, and how many lone surrogates were escaped in it."""
     # stored text must be encodable: lone surrogates are kept as their JSON escapes (the parser judges them)
     if turn.raw is not None:
-        return escape_unencodable(turn.raw)[0], "text"
+        return _text(turn.raw, "text")
     if turn.response is not None:
-        return escape_unencodable(json.dumps(turn.response, ensure_ascii=False, default=repr))[0], "object"
-    return None, "text"
+        return _text(json.dumps(turn.response, ensure_ascii=False, default=repr), "object")
+    return None, "text", 0
 
 
-def _parse(turn: AgentTurn) -> tuple[ParsedResponse | None, dict[str, str] | None]:
+def _text(text: str, kind: Any) -> tuple[str, Any, int]:
+    stored, escaped = escape_unencodable(text)
+    return stored, kind, escaped
+
+
+def _parse(turn: AgentTurn, *, encodable: bool = False) -> tuple[ParsedResponse | None, dict[str, str] | None]:
     try:
         if turn.response is not None:
-            return read_value(turn.response, truncated=turn.truncated), None
+            return read_value(turn.response, truncated=turn.truncated, encodable=encodable), None
         if turn.raw is not None:
             return parse_turn(turn.raw, truncated=turn.truncated), None
         raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "the agent's turn held neither text nor a response")

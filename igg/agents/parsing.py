@@ -115,14 +115,20 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def read_value(value: Any, *, truncated: bool = False) -> ParsedResponse:
-    """Read an already-decoded response object like parsed text (unencodable text rejected or repaired)."""
-    return _finish(value, cut=False, truncated=truncated)
+def read_value(value: Any, *, truncated: bool = False, encodable: bool = False) -> ParsedResponse:
+    """Read an already-decoded response object like parsed text (unencodable text rejected or repaired).
+
+    ``encodable``: the caller found no lone surrogate anywhere in the value (e.g. in its JSON text), so the
+    per-action scan is not repeated; every other check is the same."""
+    return _finish(value, cut=False, truncated=truncated, encodable=encodable)
 
 
-def _finish(value: Any, *, cut: bool, truncated: bool) -> ParsedResponse:
-    value, rejected, repaired = _encodable(value)
-    parsed = read_response(value)
+def _finish(value: Any, *, cut: bool, truncated: bool, encodable: bool = False) -> ParsedResponse:
+    rejected: dict[int, ActionError] = {}
+    repaired = 0
+    if not encodable:
+        value, rejected, repaired = _encodable(value)
+    parsed = read_response(value, encodable=True)  # _encodable has replaced every action holding one
     if rejected:
         items = list(parsed.items)
         for index, error in rejected.items():

@@ -111,32 +111,77 @@ class GraphState:
         return self._by_identity.get((node_type, identity))
 
     def find_nodes(self, ref: dict[str, Any]) -> list[str]:
-        """Ids of the nodes matching a reference (properties, plus optional ``label`` = node type)."""
+        """Ids of the nodes matching a reference (properties, plus optional ``label`` = node type).
+
+        A reference that names its type and exactly that type's identity keys (what static agents send) is
+        one lookup in the identity index; otherwise the smallest index bucket of its identity values is
+        filtered (never every node sharing one value, e.g. every method of an owner)."""
         label = ref.get("label")
         if label is not None:
             if label not in self._by_type:
                 return []
+            keys = self.schema.identity_keys[label]
+            if len(ref) == len(keys) + 1:
+                exact = self._find_exact(label, keys, ref)
+                if exact is not None:
+                    return exact
             props = {k: v for k, v in ref.items() if k != "label"}
         else:
             props = ref
         keyed = self.schema.types_by_identity_key
+        without = self.schema.types_without_identity_key
+        best_key: str | None = None
+        best_value: Any = None
+        bucket: dict[str, None] | None = None
+        best_cost = 0
         for k, v in props.items():
             if k in keyed:
-                bucket = self._by_prop.get((k, v if v.__class__ is not list else tuple(v)))
-                found = []
-                if bucket:
-                    single = len(props) == 1
-                    nodes = self.nodes
-                    for n in bucket:
-                        if (label is None or nodes[n]["type"] == label) and (single or self._matches(n, props)):
-                            found.append(n)
-                # types whose identity lacks k are not in the index: scan them
-                for t in self.schema.types_without_identity_key[k]:
-                    if label is None or t == label:
-                        found.extend(n for n in self._by_type[t] if self._matches(n, props))
-                return found
+                try:
+                    candidate = self._by_prop.get((k, v if v.__class__ is not list else tuple(v)))
+                except TypeError:
+                    candidate = None
+                # the work this key leaves: its bucket, plus every node of the types not indexed under it
+                cost = len(candidate or ()) + sum(len(self._by_type[t]) for t in without[k]
+                                                  if label is None or t == label)
+                if best_key is None or cost < best_cost:
+                    best_key, best_value, bucket, best_cost = k, v, candidate, cost
+        if best_key is not None:
+            found = []
+            if bucket:
+                # equal strings are the same value; 1, 1.0 and True are equal but different values
+                single = len(props) == 1 and best_value.__class__ is str
+                nodes = self.nodes
+                for n in bucket:
+                    if (label is None or nodes[n]["type"] == label) and (single or self._matches(n, props)):
+                        found.append(n)
+            # types whose identity lacks the key are not in its index: scan them
+            for t in without[best_key]:
+                if label is None or t == label:
+                    found.extend(n for n in self._by_type[t] if self._matches(n, props))
+            return found
         types = (label,) if label is not None else self.schema.node_type_list
         return [n for t in types for n in self._by_type[t] if self._matches(n, props)]
+
+    def _find_exact(self, label: str, keys: tuple[str, ...], ref: dict[str, Any]) -> list[str] | None:
+        """The match of a reference holding ``label`` and exactly its identity keys (None: it does not)."""
+        try:
+            if len(keys) == 1:
+                v = ref[keys[0]]
+                identity: tuple[Any, ...] = (v if v.__class__ is not list else tuple(v),)
+            else:
+                identity = tuple([freeze(ref[k]) for k in keys])
+            found = self._by_identity.get((label, identity))
+        except KeyError:  # another key than the identity's: the general path
+            return None
+        except TypeError:  # an unhashable value: no node has it as its identity
+            return []
+        if found is None:
+            return []
+        have = self.nodes[found]["properties"]
+        for k in keys:  # equal is not enough: 1, 1.0 and True are different values
+            if type(have[k]) is not type(ref[k]) or have[k] != ref[k]:
+                return []
+        return [found]
 
     def _matches(self, node_id: str, props: dict[str, Any]) -> bool:
         have = self.nodes[node_id]["properties"]

@@ -205,10 +205,12 @@ def read_action(raw: Any) -> Any:
         return ActionError(code, f"{kind}: {describe_errors(errors, ACTION_TYPES[kind])}", raw, kind)
 
 
-def read_response(value: Any) -> ParsedResponse:
+def read_response(value: Any, *, encodable: bool = False) -> ParsedResponse:
     """Read a decoded JSON value as an agent response, action by action.
 
     Raises ``ResponseInvalid`` (INVALID_RESPONSE) when the value is not a response object at all.
+    ``encodable``: the caller has checked that no text in the value holds a lone surrogate (e.g. its JSON
+    text had none), so actions are not scanned for them again.
     """
     if not isinstance(value, dict):
         raise ResponseInvalid(
@@ -234,7 +236,8 @@ def read_response(value: Any) -> ParsedResponse:
         )
     if not isinstance(finished, bool):
         raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "'finished' must be true or false")
-    return ParsedResponse(reasoning=reasoning, finished=finished, items=[_storable_action(a) for a in actions])
+    read = read_action if encodable else _storable_action
+    return ParsedResponse(reasoning=reasoning, finished=finished, items=[read(a) for a in actions])
 
 
 def _storable_action(raw: Any) -> Any:
