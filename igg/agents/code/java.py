@@ -50,18 +50,24 @@ def base_type(text: str) -> str:
     return text.split("<", 1)[0].replace("[]", "").replace("...", "").strip()
 
 
+_ESCAPES = re.compile(r"\\([\\'\"ntrbfs])")
+_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "s": " "}
+
+
 def _string_value(node: Any) -> str | None:
-    """The text of a string literal, text block or ``+`` concatenation of literals (others as ``?``)."""
+    """The text of a string literal, text block or ``+`` concatenation of literals (any other operand as a
+    template hole ``{}``, which the SQL reader never takes for a table)."""
     if node.type in ("string_literal", "text_block"):
         raw = _text(node)
         quote = '"""' if raw.startswith('"""') else '"'
-        return raw[len(quote):-len(quote)] if len(raw) >= 2 * len(quote) else ""
+        body = raw[len(quote):-len(quote)] if len(raw) >= 2 * len(quote) else ""
+        return _ESCAPES.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), body) if "\\" in body else body
     if node.type == "binary_expression" and node.child_by_field_name("operator").type == "+":
         left = _string_value(node.child_by_field_name("left"))
         right = _string_value(node.child_by_field_name("right"))
         if left is None and right is None:
             return None
-        return (left if left is not None else "?") + (right if right is not None else "?")
+        return (left if left is not None else "{}") + (right if right is not None else "{}")
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return _string_value(node.named_children[0])
     return None

@@ -96,12 +96,25 @@ def _type_name(annotation: ast.AST | None) -> str | None:
 
 
 def _strings(node: ast.AST) -> str | None:
+    """The text of a string literal, or of an f-string with each hole as ``{}`` (never taken for a table)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "?"
+        return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}"
                        for v in node.values)
     return None
+
+
+def _not_queries(nodes: list[ast.AST]) -> set[int]:
+    """Ids of the string literals among ``nodes`` that cannot be queries: docstrings and every other string
+    standing alone as a statement, and the literal parts of f-strings (the f-string is read whole)."""
+    skip: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant | ast.JoinedStr):
+            skip.add(id(node.value))
+        elif isinstance(node, ast.JoinedStr):
+            skip.update(id(v) for v in node.values)
+    return skip
 
 
 def _sql_of(node: ast.AST) -> list[SqlRef]:
@@ -259,11 +272,13 @@ class _Analyzer:
                 local[stmt.target.id] = _type_name(stmt.annotation)
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 local.setdefault(stmt.targets[0].id, self._value_type(stmt.value, local))
+        not_queries = _not_queries(every_node)
         for sub in every_node:
             if isinstance(sub, ast.Call):
                 self._call(decl, sub, local, self_names, fields)
             elif isinstance(sub, ast.Constant | ast.JoinedStr):
-                decl.sql.extend(_sql_of(sub))
+                if id(sub) not in not_queries:
+                    decl.sql.extend(_sql_of(sub))
             elif isinstance(sub, ast.Name | ast.Attribute) and isinstance(getattr(sub, "ctx", None), ast.Load):
                 key = dotted(sub)
                 if key is not None:

@@ -1,101 +1,167 @@
-"""Tables read and written by SQL found in string literals.
+"""Tables read and written by SQL found in string literals: a SQL parser (sqlglot) decides what is SQL.
 
-A string counts as SQL only when it starts (after whitespace or an opening parenthesis) with SELECT, WITH,
-INSERT, UPDATE, DELETE or MERGE and has that statement's shape (``SELECT … FROM t``, ``INSERT INTO t``,
-``UPDATE t SET``, ``DELETE FROM t``, ``MERGE INTO t USING s``); a statement keyword in lower case counts only
-when the string also has a SQL mark (``* ? = : , ;`` or WHERE/JOIN/ORDER BY/GROUP BY/LIMIT/VALUES/SET), so
-prose such as "select a user from the list" is not mistaken for a query. CTE names (``WITH x AS``) are not
-tables. Table names are lowercased (SQL identifiers are case-insensitive);
-quotes, backticks and brackets are dropped; a schema prefix is kept (``auth.users``).
+A string is a candidate only when it starts (after whitespace or an opening parenthesis) with SELECT, WITH,
+INSERT, UPDATE, DELETE or MERGE; a keyword in lower or mixed case also needs a SQL mark (``* ? = : , ;`` or
+WHERE/JOIN/ORDER BY/GROUP BY/LIMIT/VALUES/SET), which keeps sentences such as "select a user from the list"
+out cheaply. A candidate counts only when sqlglot parses the whole string as SQL statements (the default
+dialect, then MySQL for backticks, T-SQL for brackets, PostgreSQL) and each statement has its shape: a
+SELECT reads from at least one table, UPDATE sets columns, INSERT has a target and rows or a query, DELETE
+and MERGE name their tables. English such as "Insert non-printing control codes." or "Insert a new
+key-value pair" does not parse, so it gives no table. Placeholders (``?``, ``%s``, ``%(name)s``, ``:name``,
+``$1``) and template holes (``{name}``, and the holes of an f-string, given as ``?``) are accepted; a table
+that is only a hole is not a table.
+
+Which literals are used as queries is the language analysers' part (docstrings and other bare string
+statements are never queries). Table names are lowercased (SQL identifiers are case-insensitive); quotes,
+backticks and brackets are dropped; a schema prefix is kept (``auth.users``); CTE names are not tables.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from igg.agents.code.facts import SqlRef
 
-_NAME = r"[`\"\[]?[A-Za-z_][\w$]*[`\"\]]?(?:\.[`\"\[]?[A-Za-z_][\w$]*[`\"\]]?)?"
 _START = re.compile(r"^\s*\(?\s*(SELECT|WITH|INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
-_KEYWORDS = (r"(?!(?:JOIN|WHERE|ON|INNER|LEFT|RIGHT|FULL|CROSS|OUTER|NATURAL|ORDER|GROUP|LIMIT|HAVING|UNION|SET|"
-             r"USING|WHEN|VALUES|WINDOW|FOR|RETURNING|OFFSET|FETCH)\b)")
-_ALIAS = rf"(?:\s+(?:AS\s+)?{_KEYWORDS}\w+)?"
-_FROM = re.compile(rf"\b(?:FROM|JOIN)\s+({_NAME}{_ALIAS}(?:\s*,\s*{_NAME}{_ALIAS})*)", re.IGNORECASE)
-_INSERT = re.compile(rf"\bINSERT\s+(?:INTO\s+)?({_NAME})", re.IGNORECASE)
-_UPDATE = re.compile(rf"^\s*\(?\s*UPDATE\s+({_NAME}){_ALIAS}\s+SET\b", re.IGNORECASE)
-_DELETE = re.compile(rf"\bDELETE\s+FROM\s+({_NAME})", re.IGNORECASE)
-_MERGE = re.compile(rf"\bMERGE\s+INTO\s+({_NAME}){_ALIAS}\s+USING\s+({_NAME})?", re.IGNORECASE)
-_ONE = re.compile(_NAME)
 _MARKS = re.compile(r"[*?=:,;]|\b(?:WHERE|JOIN|ORDER\s+BY|GROUP\s+BY|LIMIT|VALUES|SET)\b", re.IGNORECASE)
-_CTE = re.compile(r"(?:\bWITH|,)\s*(?:RECURSIVE\s+)?([A-Za-z_]\w*)\s+AS\s*\(", re.IGNORECASE)
-_NOT_TABLES = frozenset({"select", "dual", "values", "lateral", "unnest", "table", "where", "set", "on"})
+_HOLE = "igg_hole_"
+_TEMPLATE = re.compile(r"\{[^{}'\"]*\}")
+"""``str.format`` / f-string holes: ``{table}``, ``{0}``, ``{}``."""
+_PYFORMAT = re.compile(r"%(?:\([A-Za-z_]\w*\))?[sdfr]")
+"""DB-API ``format`` / ``pyformat`` placeholders: ``%s``, ``%(name)s``."""
+_STATEMENTS = ("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE")
 
 
-def _clean(name: str) -> str:
-    return re.sub(r"[`\"\[\]]", "", name).lower()
+def _prepared(text: str) -> str:
+    """The text with template holes as identifiers and DB-API placeholders as ``?`` (what sqlglot reads)."""
+    count = 0
+
+    def hole(_: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return f"{_HOLE}{count}"
+
+    text = _TEMPLATE.sub(hole, text)
+    return _PYFORMAT.sub("?", text).replace("%%", "%")
 
 
-def _names(group: str) -> list[str]:
-    """Table names of a FROM list such as ``users u, roles AS r``."""
-    out = []
-    for part in group.split(","):
-        m = _ONE.match(part.strip())
-        if m:
-            out.append(_clean(m.group(0)))
-    return out
+def _dialects(text: str) -> list[str | None]:
+    dialects: list[str | None] = [None]
+    if "`" in text:
+        dialects.append("mysql")
+    if "[" in text:
+        dialects.append("tsql")
+    dialects.append("postgres")
+    return dialects
+
+
+def _parse(text: str) -> list[Any] | None:
+    """The statements of ``text`` when one dialect parses all of it, else None."""
+    import sqlglot
+    from sqlglot.errors import ErrorLevel, ParseError, TokenError
+
+    for dialect in _dialects(text):
+        try:
+            trees = sqlglot.parse(text, read=dialect, error_level=ErrorLevel.RAISE)
+        except (ParseError, TokenError, ValueError, RecursionError):
+            continue
+        statements = [t for t in trees if t is not None]
+        if statements:
+            return statements
+    return None
+
+
+def _name(table: Any) -> str | None:
+    """``schema.table`` lowercased, or None for a template hole or a table-valued expression."""
+    name = table.name
+    if not name or name.startswith(_HOLE):
+        return None
+    db = table.db
+    return (f"{db}.{name}" if db and not db.startswith(_HOLE) else name).lower()
+
+
+def _target(node: Any) -> Any:
+    """The table an INSERT/UPDATE/DELETE/MERGE writes (``INSERT INTO t (a, b)`` wraps it in a schema)."""
+    from sqlglot import exp
+
+    while node is not None and not isinstance(node, exp.Table):
+        node = node.this if isinstance(node, exp.Schema | exp.Alias) else None
+    return node
+
+
+def _statement_tables(tree: Any) -> tuple[str, list[Any], list[Any]] | None:
+    """(statement, tables written, tables read) of one statement that has its shape, else None."""
+    from sqlglot import exp
+
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    tables = [t for t in tree.find_all(exp.Table) if t.name.lower() not in ctes or t.db]
+    written: list[Any] = []
+    if isinstance(tree, exp.Insert):
+        target = _target(tree.this)
+        if target is None or tree.expression is None:
+            return None
+        statement, written = "INSERT", [target]
+    elif isinstance(tree, exp.Update):
+        target = _target(tree.this)
+        if target is None or not tree.expressions:
+            return None
+        statement, written = "UPDATE", [target]
+    elif isinstance(tree, exp.Delete):
+        target = _target(tree.this)
+        if target is None:
+            return None
+        statement, written = "DELETE", [target]
+    elif isinstance(tree, exp.Merge):
+        target = _target(tree.this)
+        if target is None or tree.args.get("using") is None:
+            return None
+        statement, written = "MERGE", [target]
+    elif isinstance(tree, exp.Query):
+        if not tables:
+            return None  # SELECT 1, SELECT now(): no table read (and prose rarely gets this far)
+        statement = "SELECT"
+    else:
+        return None
+    kept = {id(t) for t in written}
+    return statement, written, [t for t in tables if id(t) not in kept]
 
 
 def tables_in(text: str, line: int = 0) -> list[SqlRef]:
-    """The tables a SQL string reads and writes, in order of appearance, without repeats."""
+    """The tables a SQL string reads and writes (writes first, then reads in order of appearance), without
+    repeats; nothing when the string is not SQL (see the module doc)."""
     start = _START.match(text)
     if not start:
         return []
-    statement = start.group(1).upper()
     if not start.group(1).isupper() and not _MARKS.search(text):
         return []
-    ctes = {m.group(1).lower() for m in _CTE.finditer(text)} if statement == "WITH" else set()
+    statements = _parse(_prepared(text))
+    if statements is None:
+        return []
     found: list[SqlRef] = []
-    written: set[str] = set()
+    lowered = text.lower()
 
-    def add(table: str, op: str, stmt: str) -> None:
-        if table in _NOT_TABLES or table.split(".")[-1] in _NOT_TABLES or table in ctes:
+    def add(table: Any, op: str, statement: str) -> None:
+        name = _name(table)
+        if name is None or any(r.table == name and (r.op == op or r.op == "write") for r in found):
             return
-        if op == "read" and table in written:
-            return  # DELETE FROM t / MERGE ... already counted as a write
-        if any(r.table == table and r.op == op for r in found):
-            return
-        if op == "write":
-            written.add(table)
-        found.append(SqlRef(table=table, op=op, statement=stmt, line=line))  # type: ignore[arg-type]
+        found.append(SqlRef(table=name, op=op, statement=statement, line=line))  # type: ignore[arg-type]
 
-    if statement == "MERGE":
-        m = _MERGE.search(text)
-        if not m:
-            return []
-        add(_clean(m.group(1)), "write", "MERGE")
-        if m.group(2):
-            add(_clean(m.group(2)), "read", "MERGE")
-    elif statement == "INSERT":
-        m = _INSERT.search(text)
-        if not m:
-            return []
-        add(_clean(m.group(1)), "write", "INSERT")
-    elif statement == "UPDATE":
-        m = _UPDATE.match(text)
-        if not m:
-            return []
-        add(_clean(m.group(1)), "write", "UPDATE")
-    elif statement == "DELETE":
-        m = _DELETE.search(text)
-        if not m:
-            return []
-        add(_clean(m.group(1)), "write", "DELETE")
-    elif not re.search(r"\bFROM\b", text, re.IGNORECASE):
-        return []  # SELECT/WITH without FROM is not a table read (or not SQL)
-    # reads: every FROM/JOIN list (sub-selects, INSERT ... SELECT, UPDATE ... FROM)
-    for m in _FROM.finditer(text):
-        if statement == "DELETE" and text[: m.start()].strip().upper().endswith("DELETE"):
-            continue
-        for table in _names(m.group(1)):
-            add(table, "read", statement if statement != "WITH" else "SELECT")
+    for tree in statements:
+        shaped = _statement_tables(tree)
+        if shaped is None:
+            return []  # one statement that is not SQL of a known shape: the string is not a query we read
+        statement, written, read = shaped
+        for table in written:
+            add(table, "write", statement)
+        for table in sorted(read, key=lambda t: _position(lowered, t)):
+            add(table, "read", statement)
     return found
+
+
+def _position(lowered: str, table: Any) -> int:
+    at = lowered.find(table.name.lower())
+    return at if at >= 0 else len(lowered)
+
+
+__all__ = ["tables_in"]
