@@ -213,7 +213,8 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
                   "skipped_paths": [{"path": s.path, "reason": s.reason} for s in walked.skipped],
                   "other_languages": dict(walked.other.most_common()),
                   "lines": sum(f.lines for f in codemap.facts), "bytes": walked.bytes_read,
-                  "partial": [{"path": f.path, "error": f.error} for f in codemap.facts if f.error],
+                  "partial": [{"path": f.path, "line": f.error_line, "error": f.error}
+                              for f in codemap.facts if f.error],
                   "parse_processes": codemap.jobs},
         "graph": {"nodes_by_type": {t: n for t, n in nodes.items() if n},
                   "edges_by_type": {t: n for t, n in edges.items() if n}},

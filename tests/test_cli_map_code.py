@@ -213,3 +213,33 @@ def test_help_lists_exactly_the_agents_map_code_accepts():
     assert "--agent AGENT code (static analysis, offline; the default), llm or hybrid" in text
     assert "auto" not in text.split("--agent AGENT")[1].split("--out")[0]
     assert "script:" not in text
+
+
+def test_a_coding_declaration_is_honoured_and_syntax_errors_are_in_the_report_a_person_reads(tmp_path):
+    root = tmp_path / "src"
+    pkg = root / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    # PEP 263: Python reads this file as Latin-1, so must map-code (it is not binary, and not UTF-8)
+    (pkg / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n\"\"\"Caf\xe9.\"\"\"\n\n\ndef caf\xe9():\n"
+                                   b"    return \"cr\xe8me\"\n\n\ndef main():\n    return caf\xe9()\n")
+    (pkg / "undeclared.py").write_bytes(b"caf\xe9 = 1\n")
+    (pkg / "bad.py").write_text("def ok():\n    return 1\n\n\ndef broken(:\n    pass\n")
+    (root / "A.java").write_text("class A {\n  void f() {\n    int x = ;\n  }\n}\n")
+    out = tmp_path / "out"
+    result = igg("map-code", str(root), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "undeclared.py: binary or not UTF-8 (and no coding declaration)" in result.stderr
+    for where in ("pkg/bad.py:5: syntax error: invalid syntax",
+                  "A.java:3: syntax error (tree-sitter recovered; facts may be partial)"):
+        assert where in result.stderr  # listed as the files are parsed, like the skipped ones
+    table = " ".join(result.stdout.split())  # the summary table (rich wraps long cells)
+    assert "partial │ A.java:3: syntax error" in table and "pkg/bad.py:5: syntax error: invalid syntax" in table
+    doc = json.loads((out / "graph.json").read_text())
+    calls = {(e["from"], e["to"]) for e in doc["edges"] if e["type"] == "CALLS"}
+    names = {n["id"]: n["properties"]["name"] for n in doc["nodes"] if n["type"] == "Function"}
+    assert set(names.values()) == {"café", "main"}
+    assert {(names.get(a), names.get(b)) for a, b in calls} == {("main", "café")}
+    summary = json.loads(igg("map-code", str(root), "--json").stdout)["map_code"]["files"]
+    assert {(p["path"], p["line"]) for p in summary["partial"]} == {("pkg/bad.py", 5), ("A.java", 3)}
+    assert summary["read"] == 4 and summary["skipped"] == 1

@@ -36,7 +36,7 @@ def test_walk_reads_sources_and_says_why_it_skipped_the_rest(tmp_path):
                                                     "src/Main.java"]
     assert {s.path: s.reason for s in result.skipped} == {
         "bin.py": "binary (NUL bytes)",
-        "latin.py": "binary or not UTF-8",
+        "latin.py": "binary or not UTF-8 (and no coding declaration)",
         "build/": "vendored or build directory (build)",
         "node_modules/": "vendored or build directory (node_modules)",
         "venv2/": "vendored or build directory (venv2)",

@@ -141,3 +141,5 @@ class FileFacts:
     """The content hash of the file (``cache.content_hash``), kept on its Module node."""
     error: str | None = None
     """Set when the file could not be parsed (its facts are then empty or partial)."""
+    error_line: int | None = None
+    """The line of the (first) syntax error, when ``error`` is set and the parser knows it."""

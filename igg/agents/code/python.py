@@ -332,7 +332,8 @@ def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts
     except (SyntaxError, ValueError) as exc:
         name = module or module_name(path)
         facts = FileFacts(path=path, language="python", module=name, package=name)
-        facts.error = f"syntax error: {getattr(exc, 'msg', exc)} (line {getattr(exc, 'lineno', '?')})"
+        facts.error = f"syntax error: {getattr(exc, 'msg', exc)}"
+        facts.error_line = getattr(exc, "lineno", None)
         return facts
     facts = _Analyzer(path, tree, module).run()
     facts.lines = text.count("\n") + 1

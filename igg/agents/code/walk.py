@@ -4,14 +4,17 @@ Honours ``.gitignore`` files (each applies below its own directory; ``!`` re-inc
 matches directories only, a ``/`` inside anchors the pattern to the file's directory, ``*``, ``?``, ``[...]``
 and ``**`` as git has them) and ``.git/info/exclude``. Skips, and says so: version-control, vendored and
 build directories (``node_modules``, ``vendor``, ``.venv``, ``target``, ...), generated files (``*_pb2.py``,
-or a header saying ``@generated``/``DO NOT EDIT``/``Code generated``), binary or non-UTF-8 files, files
-larger than ``max_bytes``. Files in other languages are counted by suffix, not listed.
+or a header saying ``@generated``/``DO NOT EDIT``/``Code generated``), binary or non-UTF-8 files (a Python
+file is read in the encoding its PEP 263 declaration names, as Python reads it), files larger than
+``max_bytes``. Files in other languages are counted by suffix, not listed.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,6 +213,29 @@ def _is_package(path: str) -> bool:
     return any(os.path.isfile(os.path.join(path, n)) for n in INIT_NAMES)
 
 
+def _decoded(result: WalkResult, rel: str, data: bytes, language: str) -> str | None:
+    """The file's text: UTF-8, or for Python the encoding its PEP 263 declaration names (``# -*- coding:
+    latin-1 -*-`` in the first two lines), as Python reads it; None (and the file skipped) when it is not."""
+    encoding = "utf-8"
+    if language == "python":
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:
+            if exc.msg.startswith(("unknown encoding", "encoding problem")):  # no such codec; BOM vs declaration
+                result.skipped.append(Skip(rel, f"unreadable source encoding ({exc.msg})"))
+                return None
+            # else "invalid or missing encoding declaration": none declared, and the first lines are not UTF-8
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        if encoding in ("utf-8", "utf-8-sig"):
+            result.skipped.append(Skip(rel, "binary or not UTF-8" + (" (and no coding declaration)"
+                                                                     if language == "python" else "")))
+        else:
+            result.skipped.append(Skip(rel, f"not valid {encoding}, the encoding it declares"))
+        return None
+
+
 def _consider(result: WalkResult, path: Path, rel: str, max_bytes: int, namer: DiskNamer) -> None:
     language = language_of(rel)
     if language is None:
@@ -231,10 +257,8 @@ def _consider(result: WalkResult, path: Path, rel: str, max_bytes: int, namer: D
     if b"\x00" in data[:8192]:
         result.skipped.append(Skip(rel, "binary (NUL bytes)"))
         return
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        result.skipped.append(Skip(rel, "binary or not UTF-8"))
+    text = _decoded(result, rel, data, language)
+    if text is None:
         return
     head = text[:1024]
     if GENERATED_HEADER.search(head):

@@ -15,11 +15,13 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from igg.agents.code.cache import FactsCache, cache_path
+from igg.agents.code.facts import FileFacts
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
@@ -33,6 +35,8 @@ ANOTHER_ID = "give another --session ID"
 """How map-code takes another session id (in the refusal of an id the store already holds)."""
 
 SHOW_SKIPPED = 20
+SHOW_PARTIAL = 5
+"""Files with syntax errors listed in the summary table (stderr lists up to SHOW_SKIPPED)."""
 """Skipped paths listed on stderr before the run (all of them are in the --json summary)."""
 
 
@@ -97,6 +101,7 @@ def run_command(args: argparse.Namespace) -> int:
                           max_bytes=args.max_file_bytes, jobs=jobs, executor=executor, cache=cache,
                           on_walked=progress.walked, on_parsed=progress.parsed)
     _report_skipped(codemap.walk)
+    _report_partial(codemap.facts)
     agent = code_agent(args.agent, codemap)  # llm/hybrid bring validation_rules(): the loop adds grounding
     captured: dict[str, Any] = {}
 
@@ -161,7 +166,10 @@ def _print_summary(s: dict[str, Any]) -> None:
     if files["other_languages"]:
         table.add_row("not mapped", ", ".join(f"{n} {suffix}" for suffix, n in files["other_languages"].items()))
     if files["partial"]:
-        table.add_row("partial", ", ".join(p["path"] for p in files["partial"][:5]))
+        shown = [_where(p["path"], p.get("line")) + f": {p['error']}" for p in files["partial"][:SHOW_PARTIAL]]
+        if len(files["partial"]) > SHOW_PARTIAL:
+            shown.append(f"... and {len(files['partial']) - SHOW_PARTIAL} more (in --json's map_code.files.partial)")
+        table.add_row("partial", "\n".join(shown))
     table.add_row("nodes", ", ".join(f"{t} {n}" for t, n in graph["nodes_by_type"].items()) or "none")
     table.add_row("edges", ", ".join(f"{t} {n}" for t, n in graph["edges_by_type"].items()) or "none")
     left = s.get("static_analysis", {}).get("skipped", {})
@@ -183,6 +191,24 @@ def _resume_point(args: argparse.Namespace) -> Any:
     from igg.store import SessionStore, resume_point
 
     return resume_point(SessionStore(path), args.session)
+
+
+def _where(path: str, line: int | None) -> str:
+    return f"{path}:{line}" if line else path
+
+
+def _report_partial(facts: Sequence[FileFacts]) -> None:
+    """Files that did not parse (syntax errors), as ``path:line: message`` on stderr, like the skipped ones."""
+    partial = [f for f in facts if f.error]
+    if not partial:
+        return
+    print(f"igg map-code: {len(partial)} file{'s' * (len(partial) > 1)} did not parse cleanly (their facts are "
+          "partial):", file=sys.stderr)
+    for f in partial[:SHOW_SKIPPED]:
+        print(f"  {_where(f.path, f.error_line)}: {f.error}", file=sys.stderr)
+    if len(partial) > SHOW_SKIPPED:
+        print(f"  ... and {len(partial) - SHOW_SKIPPED} more (all of them are in --json's map_code.files.partial)",
+              file=sys.stderr)
 
 
 def _report_skipped(walked: WalkResult) -> None:
