@@ -243,3 +243,9 @@ def test_a_coding_declaration_is_honoured_and_syntax_errors_are_in_the_report_a_
     summary = json.loads(igg("map-code", str(root), "--json").stdout)["map_code"]["files"]
     assert {(p["path"], p["line"]) for p in summary["partial"]} == {("pkg/bad.py", 5), ("A.java", 3)}
     assert summary["read"] == 4 and summary["skipped"] == 1
+
+
+def test_quiet_prints_no_summary_table():
+    result = igg("map-code", JAVA, "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "" and result.stderr == ""

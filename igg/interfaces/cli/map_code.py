@@ -117,7 +117,7 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra, title=TITLE,
                        another_id=ANOTHER_ID)
-    if not args.json and captured:
+    if not args.json and not getattr(args, "quiet", False) and captured:
         _print_summary(captured)
     return code
 
