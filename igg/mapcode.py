@@ -50,6 +50,12 @@ class CodeMap:
     """walk, parse and link times."""
     jobs: int = 1
     """Processes that parsed the files."""
+    git_commit: str | None = None
+    """The commit checked out where the first path lies (``+dirty`` with uncommitted changes), if a git tree."""
+
+    def session_options(self) -> dict[str, Any]:
+        """What a stored session of this map keeps beside its request (the git commit it maps)."""
+        return {"git_commit": self.git_commit} if self.git_commit else {}
 
 
 def _parse_batch(batch: Sequence[SourceFile]) -> list[FileFacts]:
@@ -181,7 +187,10 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     if session_id:
         payload["session_id"] = session_id
     request = load_request(payload, source_name="map-code request")
-    return CodeMap(paths=paths, walk=walked, facts=facts, model=model, request=request, seconds=seconds, jobs=used)
+    from igg.mapupdate import git_commit
+
+    return CodeMap(paths=paths, walk=walked, facts=facts, model=model, request=request, seconds=seconds, jobs=used,
+                   git_commit=git_commit(paths))
 
 
 def code_agent(mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = None) -> Any:
@@ -208,6 +217,7 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
     seconds["total"] = sum(seconds.values())
     total = seconds["total"] or 1e-9
     out: dict[str, Any] = {
+        "git_commit": codemap.git_commit,
         "files": {"read": len(walked.files), "skipped": len(walked.skipped),
                   "skipped_by_reason": walked.skipped_by_reason(),
                   "skipped_paths": [{"path": s.path, "reason": s.reason} for s in walked.skipped],

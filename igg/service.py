@@ -39,10 +39,12 @@ def open_store(store: StoreLike) -> SessionStore:
 
 
 def _recorders(*, store: StoreLike | None, agent_name: str | None, force: bool, resume: bool, out: Path | None,
-               recorders: Sequence[Recorder]) -> tuple[list[Recorder], RunDirectory | None]:
+               recorders: Sequence[Recorder], session_options: Mapping[str, Any] | None = None
+               ) -> tuple[list[Recorder], RunDirectory | None]:
     chain: list[Recorder] = []
     if store is not None:  # first: a refused session stops the run before anything is written
-        chain.append(SessionRecorder(open_store(store), agent=agent_name, force=force, resume=resume))
+        chain.append(SessionRecorder(open_store(store), agent=agent_name, force=force, resume=resume,
+                                     options=session_options))
     chain.extend(recorders)
     directory = RunDirectory(out) if out is not None else None
     if directory is not None:
@@ -73,7 +75,7 @@ def run_request(request: Request, agent: Any, *, store: StoreLike | None = None,
                 force: bool = False, resume: bool = False, out: Path | None = None,
                 exports: Sequence[ExportSpec] = (), provenance: bool = False, export_dir: Path | None = None,
                 recorders: Sequence[Recorder] = (), on_event: EventHandler | None = None,
-                **loop_options: Any) -> RunResult:
+                session_options: Mapping[str, Any] | None = None, **loop_options: Any) -> RunResult:
     """Run ``request`` with ``agent`` to its stop reason, then export.
 
     ``store``: keep the session there (``agent_name`` is recorded for ``resume``; ``force`` replaces a session
@@ -81,9 +83,10 @@ def run_request(request: Request, agent: Any, *, store: StoreLike | None = None,
     files there (``igg.persistence.rundir``). ``exports`` run after the run; their files default to
     ``export_dir`` (else ``out``, else the working directory). ``recorders`` are kept too; ``on_event`` sees
     every event; ``loop_options`` go to ``igg.loop.Loop`` (``state``, ``records``, ... to continue).
+    ``session_options`` are kept with a new stored session (e.g. map-code's ``git_commit``).
     """
     chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
-                                  recorders=recorders)
+                                  recorders=recorders, session_options=session_options)
     result = run(request, agent, on_event=on_event, recorder=chain, **loop_options)
     return export_result(result, request, exports, out_dir=export_dir or out, provenance=provenance,
                          directory=directory)
@@ -175,7 +178,8 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
                                   provenance=provenance, on_event=on_event)
     else:
         result = run_request(codemap.request, the_agent, store=store, agent_name=agent, force=force, out=out,
-                             exports=exports, provenance=provenance, on_event=on_event)
+                             exports=exports, provenance=provenance, on_event=on_event,
+                             session_options=codemap.session_options())
     return result, summary(codemap, result, the_agent, clock() - run_started)
 
 

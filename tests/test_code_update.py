@@ -70,6 +70,13 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp
     assert code == 0, err
     first = json.loads(out)
     assert first["stop_reason"] == "finished"
+    if git:  # the initial map records the commit it maps too (the summary, and the stored session)
+        head = _git(tree, "rev-parse", "HEAD")
+        assert first["map_code"]["git_commit"] == head
+        code, out, err = cli(capsys, "show", "m", "--store", str(store), "--json")
+        assert json.loads(out)["git_commit"] == head
+        code, out, err = cli(capsys, "show", "m", "--store", str(store))
+        assert f"; git {head}" in out
 
     java = tree / "java/src/main/java/com/acme"
     models = tree / "py/shop/models.py"
@@ -134,3 +141,15 @@ def test_update_needs_a_map_code_session(tmp_path: Path, tree: Path, capsys: pyt
     assert "no map-code session" in err and "igg map-code PATH --store STORE" in err
     code, out, err = cli(capsys, "map-code", str(tree), "--update")
     assert code == 2 and "needs the store" in err
+
+
+def test_update_of_an_llm_or_hybrid_session_is_refused_before_any_work(tree: Path, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from igg.mapcode import prepare
+
+    store = tmp_path / "s.db"
+    request = prepare([tree], session_id="h", jobs=1).request
+    SessionStore(store).create_session(request, agent="hybrid")
+    code, out, err = cli(capsys, "map-code", str(tree), "--store", str(store), "--session", "h", "--update")
+    assert code == 2 and out == ""
+    assert "session 'h' was mapped with agent 'hybrid'; --update re-maps sessions of the static agent" in err

@@ -116,7 +116,7 @@ def run_command(args: argparse.Namespace) -> int:
                        title=TITLE, another_id=ANOTHER_ID)
     else:
         code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra, title=TITLE,
-                       another_id=ANOTHER_ID)
+                       another_id=ANOTHER_ID, session_options=codemap.session_options())
     if not args.json and not getattr(args, "quiet", False) and captured:
         _print_summary(captured)
     return code
@@ -163,6 +163,8 @@ def _print_summary(s: dict[str, Any]) -> None:
     skipped = ", ".join(f"{n} {why}" for why, n in files["skipped_by_reason"].items())
     table.add_row("files", f"{files['read']} read ({files['lines']:,} lines), {files['skipped']} skipped"
                            + (f": {skipped}" if skipped else ""))
+    if s.get("git_commit"):
+        table.add_row("git", s["git_commit"])
     if files["other_languages"]:
         table.add_row("not mapped", ", ".join(f"{n} {suffix}" for suffix, n in files["other_languages"].items()))
     if files["partial"]:

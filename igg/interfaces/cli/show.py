@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
         print_json({"session_id": info.session_id, "status": info.status, "stop_reason": info.stop_reason,
                     "goal": info.goal, "agent": info.agent, "iterations": info.last_iteration,
                     "nodes": info.nodes, "edges": info.edges, **lineage_of(info.options),
+                    **({"git_commit": info.options["git_commit"]} if info.options.get("git_commit") else {}),
                     "steps": [{"step": s.step, "kind": s.kind, "iteration": s.iteration, "chunk": s.chunk,
                                "proposed": s.proposed, "accepted": s.accepted, "rejected": s.rejected,
                                "rejected_by_code": s.rejected_by_code, "tokens": s.tokens, "ms": round(s.ms, 3),
@@ -34,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"session {info.session_id}: {info.status}" + (f" ({info.stop_reason})" if info.stop_reason else "")
           + f", {info.last_iteration} iterations, {info.nodes} nodes, {info.edges} edges")
     print(f"goal: {' '.join(info.goal.split())}")
-    print(f"agent: {info.agent or '-'}; started {when(info.created_at)} UTC; store {store.path}")
+    print(f"agent: {info.agent or '-'}; started {when(info.created_at)} UTC; store {store.path}"
+          + (f"; git {info.options['git_commit']}" if info.options.get("git_commit") else ""))
     lineage = lineage_of(info.options)
     if lineage:
         print("forked from: " + " <- ".join(f"{p['session_id']} after iteration {p['at_iteration']}"
