@@ -126,10 +126,12 @@ def apply_difference(state: GraphState, fit: SchemaFit) -> dict[str, int]:
             current[key] = state.add_node(key[0], dict(props))
             counts["nodes_added"] += 1
     wanted = {(current[a], label, current[b]) for label, a, b in edges}
-    for edge_id, source, target, data in list(state.edges()):
-        if (source, data["type"], target) not in wanted:
-            state.delete_edge(edge_id)
-            counts["edges_removed"] += 1
+    # the adjacency itself (u -> v -> edge id -> data), not a networkx edge view: one dict walk
+    unwanted = [edge_id for source, targets in state.succ.items() for target, keyed in targets.items()
+                for edge_id, data in keyed.items() if (source, data["type"], target) not in wanted]
+    for edge_id in unwanted:
+        state.delete_edge(edge_id)
+        counts["edges_removed"] += 1
     for source, label, target in sorted(wanted):
         if state.edge_between(source, label, target) is None:
             state.add_edge(source, label, target, {})
