@@ -52,6 +52,7 @@ class SchemaFit:
         """Symbol key -> why it has no place in this schema."""
         self.lift = "CONTAINS" not in schema.edge_types
         """Whether member-level relations are also proposed between their types (see ``lifted``)."""
+        self._refs: dict[str, dict[str, Any]] = {}
         self._place_all()
 
     def _label(self, label: str) -> str | None:
@@ -154,5 +155,9 @@ class SchemaFit:
         return None
 
     def ref(self, key: str) -> dict[str, Any]:
-        placed = self.placed[key]
-        return placed.ref(self.schema.identity_keys[placed.label])
+        """The node reference of symbol ``key`` (one dict per symbol, shared by its edges: never mutate it)."""
+        ref = self._refs.get(key)
+        if ref is None:
+            placed = self.placed[key]
+            ref = self._refs[key] = placed.ref(self.schema.identity_keys[placed.label])
+        return ref
