@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -56,12 +56,11 @@ def normalize_properties(properties: dict[str, Any], keys: Iterable[str]) -> dic
     return properties
 
 
-def normalize_reference(ref: dict[str, Any], identity_keys: Iterable[str]) -> dict[str, Any]:
+def normalize_reference(ref: dict[str, Any], identity_keys: Collection[str]) -> dict[str, Any]:
     """A node reference with its identity values normalised (a new dict only when something changed)."""
     changed: dict[str, Any] | None = None
-    for key in identity_keys:
-        value = ref.get(key)
-        if value.__class__ is str:
+    for key, value in ref.items():  # a reference has fewer keys than a schema has identity keys
+        if value.__class__ is str and key in identity_keys:
             fixed = normalize_identity_value(value)
             if fixed is not value:
                 if changed is None:

@@ -168,8 +168,8 @@ class GraphState:
             if len(keys) == 1:
                 v = ref[keys[0]]
                 identity: tuple[Any, ...] = (v if v.__class__ is not list else tuple(v),)
-            else:
-                identity = tuple([freeze(ref[k]) for k in keys])
+            else:  # freeze(), inline: lists become tuples
+                identity = tuple([v if (v := ref[k]).__class__ is not list else tuple(v) for k in keys])
             found = self._by_identity.get((label, identity))
         except KeyError:  # another key than the identity's: the general path
             return None
@@ -179,7 +179,8 @@ class GraphState:
             return []
         have = self.nodes[found]["properties"]
         for k in keys:  # equal is not enough: 1, 1.0 and True are different values
-            if type(have[k]) is not type(ref[k]) or have[k] != ref[k]:
+            value, stored = ref[k], have[k]
+            if stored.__class__ is not value.__class__ or stored != value:
                 return []
         return [found]
 
