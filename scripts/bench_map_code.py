@@ -4,7 +4,9 @@ Two trees: a generated one (``--files``, default 1,000 Java and Python files) an
 this virtualenv (by Python files). For each: the bare parse (``ast.parse`` / tree-sitter: the baseline),
 the analysis (parse + facts), linking, the run (the static agent through the real loop: validation,
 apply, records), and map-code end to end (walk .. run) with its ratio to the baseline. Then ``--update``:
-the generated tree mapped into a store, one file changed, the update timed against the fresh map.
+the generated tree mapped into a store, one file changed, the update timed against the fresh map. Wall
+time and CPU time (of all processes, parse workers included) are both printed: on a shared machine the
+CPU ratios are the steadier ones.
 
 Usage: ``python scripts/bench_map_code.py [--files 1000] [--jobs 1] [--tree DIR] [--no-venv]``.
 """
@@ -33,15 +35,23 @@ from igg.mapupdate import update_map  # noqa: E402
 from igg.service import map_code  # noqa: E402
 
 
-def _baseline(files: list[Any]) -> float:
+def cpu() -> float:
+    """CPU seconds of this process and of its finished children (the parse processes): unlike wall time,
+    hardly changed by other work on a shared machine."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _baseline(files: list[Any]) -> tuple[float, float]:
+    """(wall, CPU) seconds of a bare parse of ``files``."""
     java = parser()
-    started = time.perf_counter()
+    started, used = time.perf_counter(), cpu()
     for f in files:
         if f.path.endswith(".java"):
             java.parse(f.text.encode("utf-8"))
         else:
             ast.parse(f.text)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, cpu() - used
 
 
 def largest_package() -> Path | None:
@@ -60,13 +70,13 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
     files = walk([root]).files
     n = len(files)
     _baseline(files[:50])  # warm up the parser and the imports
-    base = _baseline(files)
+    base, base_cpu = _baseline(files)
     started = time.perf_counter()
     parse_all(files, jobs=1)
     serial = time.perf_counter() - started
-    started = time.perf_counter()
+    started, used = time.perf_counter(), cpu()
     result, summary = map_code([root], agent="code", jobs=jobs)
-    total = time.perf_counter() - started
+    total, total_cpu = time.perf_counter() - started, cpu() - used
     secs = summary["seconds"]
     elements = result.state.node_count + result.state.edge_count
     print(f"{label}: {n} files ({summary['files']['lines']:,} lines), {result.state.node_count:,} nodes + "
@@ -81,6 +91,8 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
           f"({secs['run']:.2f} s)  {elements / max(secs['run'], 1e-9):,.0f} nodes+edges/s")
     print(f"  map-code  end to end (walk..run), jobs={jobs}  {n / total:8.0f} files/s  ({total:.2f} s)  "
           f"x{total / base:.2f} of baseline")
+    print(f"  CPU time  bare parse {base_cpu:.2f} s, map-code {total_cpu:.2f} s (all processes)  "
+          f"x{total_cpu / max(base_cpu, 1e-9):.2f} of baseline; load average {os.getloadavg()[0]:.1f}")
     return total
 
 
@@ -88,19 +100,21 @@ def bench_update(root: Path, jobs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "s.db"
         cache = FactsCache(cache_path(store))
-        started = time.perf_counter()
+        started, used = time.perf_counter(), cpu()
         map_code([root], agent="code", jobs=jobs, store=store, session_id="bench", cache=cache)
-        fresh = time.perf_counter() - started
+        fresh, fresh_cpu = time.perf_counter() - started, cpu() - used
         cache.close()
         target = sorted(root.rglob("*.py"))[0]
         target.write_text(target.read_text() + "\n\ndef bench_added() -> int:\n    return 1\n")
-        started = time.perf_counter()
+        started, used = time.perf_counter(), cpu()
         result = update_map([root], store, session_id="bench", jobs=jobs)
-        took = time.perf_counter() - started
+        took, took_cpu = time.perf_counter() - started, cpu() - used
     files = result.files
     print(f"update: 1 file changed of {files['read']}: {files['reparsed']} re-parsed, {files['unchanged']} "
           f"unchanged, {sum(v for k, v in result.graph.items() if k not in ('nodes', 'edges'))} graph changes")
     print(f"  fresh map with store  {fresh:.2f} s;  --update  {took:.2f} s  ({100 * took / fresh:.1f}% of the fresh map)")
+    print(f"  CPU time: fresh map {fresh_cpu:.2f} s;  --update  {took_cpu:.2f} s  "
+          f"({100 * took_cpu / max(fresh_cpu, 1e-9):.1f}%)")
 
 
 def main() -> int:
