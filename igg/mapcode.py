@@ -11,13 +11,16 @@ edges by type, and times to the run's result.
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from igg.agents.code.cache import FactsCache, content_hash
 from igg.agents.code.facts import FileFacts
@@ -33,6 +36,8 @@ AGENT_MODES = ("code", "llm", "hybrid")
 """What ``igg map-code --agent`` accepts."""
 FILES_PER_TURN = 1_000_000
 """The static agent fills each turn up to the action cap, whatever the number of files (fewer iterations)."""
+P = ParamSpec("P")
+R = TypeVar("R")
 POOL_THRESHOLD = 64
 """Fewer files than this are parsed in-process (a process pool costs more than it saves)."""
 
@@ -58,8 +63,37 @@ class CodeMap:
         return {"git_commit": self.git_commit} if self.git_commit else {}
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a map is built; reference counting still frees every
+    acyclic object at once. The collector's full passes scan every live object (the growing graph, the facts,
+    the context) again and again and cost about 40% of a static map's CPU (measured on 1,021 files: 5.4 s ->
+    3.4 s); a map makes almost no reference cycles (about 9,000 objects for those files), and the collector,
+    resumed when the block ends, frees them then. Nested uses are one pause."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _paused(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` run with the collector paused (``collector_paused``)."""
+
+    @functools.wraps(function)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        with collector_paused():
+            return function(*args, **kwargs)
+
+    return paused
+
+
 def _parse_batch(batch: Sequence[SourceFile]) -> list[FileFacts]:
-    return [analyze(s) for s in batch]
+    with collector_paused():
+        return [analyze(s) for s in batch]
 
 
 def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
@@ -122,6 +156,7 @@ def context_of(files: Sequence[SourceFile]) -> str:
     return "".join(parts)
 
 
+@_paused
 def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | None = None,
             session_id: str | None = None, goal: str | None = None, max_nodes: int = 200_000,
             max_edges: int = 1_000_000, max_iterations: int | None = None, max_actions: int = 500,

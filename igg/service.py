@@ -165,12 +165,26 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
     map-code summary (files, graph by type, times). ``resume`` continues the interrupted session
     ``session_id`` of ``store`` (the sources are read again; what the graph holds is not proposed twice).
     ``prepare_options`` go to ``igg.mapcode.prepare`` (schema, goal, limits, jobs, ...)."""
-    from igg.errors import Problem, RequestInvalid
-    from igg.mapcode import code_agent, prepare, summary
+    from contextlib import nullcontext
+
+    from igg.mapcode import code_agent, collector_paused, prepare, summary
 
     codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options)
     the_agent = code_agent(agent, codemap, environ)
     run_started = clock()
+    # the static pass allocates without cycles: no collector passes over the growing graph (an LLM run, with
+    # its network I/O and long waits, keeps the collector)
+    with collector_paused() if agent == "code" else nullcontext():
+        result = _map_run(codemap, the_agent, agent=agent, store=store, session_id=session_id, resume=resume,
+                          force=force, out=out, exports=exports, provenance=provenance, on_event=on_event)
+    return result, summary(codemap, result, the_agent, clock() - run_started)
+
+
+def _map_run(codemap: Any, the_agent: Any, *, agent: str, store: StoreLike | None, session_id: str | None,
+             resume: bool, force: bool, out: Path | None, exports: Sequence[ExportSpec], provenance: bool,
+             on_event: EventHandler | None) -> RunResult:
+    from igg.errors import Problem, RequestInvalid
+
     if resume:
         if store is None or not session_id:
             raise RequestInvalid([Problem("resume", "needs the store and the session id")], source="map_code")
@@ -180,7 +194,7 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
         result = run_request(codemap.request, the_agent, store=store, agent_name=agent, force=force, out=out,
                              exports=exports, provenance=provenance, on_event=on_event,
                              session_options=codemap.session_options())
-    return result, summary(codemap, result, the_agent, clock() - run_started)
+    return result
 
 
 def export_session(store: StoreLike, session_id: str, specs: Sequence[ExportSpec], *, iteration: int | None = None,

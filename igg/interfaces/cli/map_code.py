@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
 from igg.interfaces.cli.keep import add_keep_option
 from igg.interfaces.cli.targets import check_export_targets
-from igg.mapcode import AGENT_MODES, code_agent, prepare, summary
+from igg.mapcode import AGENT_MODES, code_agent, collector_paused, prepare, summary
 
 TITLE = "igg map-code"
 """The heading of the run's progress bar and summary table."""
@@ -109,6 +109,15 @@ def run_command(args: argparse.Namespace) -> int:
         captured.update(summary(codemap, result, agent, time.perf_counter() - started - sum(codemap.seconds.values())))
         return {"map_code": captured}
 
+    # the static pass makes no reference cycles: no collector passes over the growing graph (see mapcode)
+    with collector_paused() if args.agent == "code" else nullcontext():
+        code = _run(args, codemap, agent, specs, extra)
+    if not args.json and not getattr(args, "quiet", False) and captured:
+        _print_summary(captured)
+    return code
+
+
+def _run(args: argparse.Namespace, codemap: Any, agent: Any, specs: list[Any], extra: Any) -> int:
     if args.resume:
         point = _resume_point(args)
         code = execute(args, point.request, agent, specs=specs, summary_extra=extra, resume=True, state=point.state,
@@ -117,8 +126,6 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra, title=TITLE,
                        another_id=ANOTHER_ID, session_options=codemap.session_options())
-    if not args.json and not getattr(args, "quiet", False) and captured:
-        _print_summary(captured)
     return code
 
 
