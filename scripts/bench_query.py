@@ -2,7 +2,9 @@
 
 Prints the median time of each query and, as the same-process baseline, the bare networkx call that answers
 the same question without budgeting or rendering (``single_source_shortest_path_length`` with a cutoff, ``bidirectional_shortest_path``, a list
-comprehension over the nodes). Target (issue 16): every answer < 20 ms at 100,000 nodes.
+comprehension over the nodes). Target (issue 16): every answer < 20 ms at 100,000 nodes. A filter on a
+property that is not an identity key is answered from a property index built on the first such question (its
+build time is printed apart) and kept up to date by every mutation after.
 
     python scripts/bench_query.py [--nodes N] [--repeat R]
 """
@@ -66,18 +68,22 @@ def main() -> None:
          lambda: nx.bidirectional_shortest_path(g, "n43", far_id)),
         ("find by identity", {"query": "find", "label": "Class", "where": {"name": far}},
          lambda: [k for k, d in g.nodes(data=True) if d["properties"].get("name") == far]),
-        ("find by filter (scan)", {"query": "find", "label": "Class", "where": {"lines": {"gt": 490}}},
+        ("find by filter (index)", {"query": "find", "label": "Class", "where": {"lines": {"gt": 490}}},
          lambda: [k for k, d in g.nodes(data=True) if d["properties"].get("lines", 0) > 490]),
     ]
     print(f"graph: {n:,} nodes, {state.edge_count:,} edges; median of {args.repeat} runs")
     worst = 0.0
     for name, query, baseline in cases:
+        start = time.perf_counter()
         answer = run_query(state, query)
+        first_ms = (time.perf_counter() - start) * 1000
         ours = median_ms(lambda q=query: run_query(state, q), args.repeat)
         base = median_ms(baseline, max(3, args.repeat // 3))
         worst = max(worst, ours)
         print(f"{name:24s}: {ours:7.2f} ms  ({answer.tokens:4d} tokens, {len(answer.nodes):3d} nodes shown, "
               f"{answer.omitted_nodes:6,d} left out)  networkx {base:8.2f} ms  ratio {ours / base:5.2f}x")
+        if "(index)" in name:
+            print(f"{'':24s}  the first one, which built the property index: {first_ms:.2f} ms")
     print(f"slowest answer: {worst:.2f} ms (target < 20 ms)")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 import networkx as nx
 
@@ -31,6 +31,24 @@ from igg.graph.tables import Adjacency, NodeTable, node_table, predecessors, suc
 from igg.models.common import freeze
 from igg.models.document import DocEdge, DocNode, GraphDocument
 from igg.models.schema import CompiledSchema
+
+
+class GraphWatcher(Protocol):
+    """A derived index kept up to date by ``GraphState``: told after each change, with the element's data.
+
+    ``node_changed`` gets the whole property dicts before and after; ``delete_node`` reports the node's
+    edges as ``edge_removed`` first. Watchers only read the state; they never change it.
+    """
+
+    def node_added(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None: ...
+
+    def node_changed(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]) -> None: ...
+
+    def node_removed(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None: ...
+
+    def edge_added(self, edge_id: str, source: str, edge_type: str, target: str) -> None: ...
+
+    def edge_removed(self, edge_id: str, source: str, edge_type: str, target: str) -> None: ...
 
 RECENT_CAPACITY = 4096
 """How many node touches ``recently_touched`` remembers (a ring: older touches fall off)."""
@@ -77,6 +95,10 @@ class GraphState:
         """Log-scale degree buckets: bit_length(degree) -> ids, for nodes with HUB_DEGREE+ neighbours."""
         self.near: NearDuplicateIndex | None = None
         """The near-duplicate index, built on first use (``near_duplicates``) and kept up to date after."""
+        self.watchers: list[GraphWatcher] = []
+        """Derived indexes told about every change (``watch``); empty on the hot path unless one is asked for."""
+        self.indexes: dict[str, Any] = {}
+        """Derived indexes by name (the to-do index, property indexes), built on first use by their modules."""
 
     # ---- reading -------------------------------------------------------------------------------------
     @property
@@ -305,6 +327,17 @@ class GraphState:
         for u, v, k, d in self.graph.edges(keys=True, data=True):
             yield k, u, v, d
 
+    # ---- derived indexes -----------------------------------------------------------------------------
+    def watch(self, watcher: GraphWatcher) -> None:
+        """Tell ``watcher`` about every later change (replay and undo included), until ``unwatch``."""
+        if watcher not in self.watchers:
+            self.watchers.append(watcher)
+
+    def unwatch(self, watcher: GraphWatcher) -> None:
+        """Stop telling ``watcher`` about changes."""
+        if watcher in self.watchers:
+            self.watchers.remove(watcher)
+
     # ---- changing ------------------------------------------------------------------------------------
     def add_node(self, node_type: str, properties: dict[str, Any], node_id: str | None = None,
                  provenance: dict[str, Any] | None = None) -> str:
@@ -325,6 +358,9 @@ class GraphState:
         if self.near is not None:
             self.near.add(node_id, node_type, props)
         self._recent.append(node_id)
+        if self.watchers:
+            for w in self.watchers:
+                w.node_added(node_id, node_type, props)
         self.journal.append(NodeAdded(id=node_id, type=node_type, properties=props, provenance=provenance))
         return node_id
 
@@ -359,6 +395,9 @@ class GraphState:
         data = self.nodes[node_id]
         data["properties"] = after
         data["provenance"] = provenance
+        if self.watchers:
+            for w in self.watchers:
+                w.node_changed(node_id, node_type, before, after)
 
     def delete_node(self, node_id: str) -> list[str]:
         """Delete a node and its edges; returns the ids of the deleted edges."""
@@ -375,6 +414,9 @@ class GraphState:
             self.near.remove(node_id)
         self.protected.discard(node_id)
         self.graph.remove_node(node_id)
+        if self.watchers:
+            for w in self.watchers:
+                w.node_removed(node_id, t, data["properties"])
         self.journal.append(NodeDeleted(id=node_id, type=t, properties=data["properties"],
                                         provenance=data["provenance"]))
         return edge_ids
@@ -407,6 +449,9 @@ class GraphState:
         d = len(succ[target]) + len(pred[target])
         if d >= HUB_DEGREE and not d & (d - 1):
             self._rebucket(target)
+        if self.watchers:
+            for w in self.watchers:
+                w.edge_added(edge_id, source, edge_type, target)
         self.journal.append(EdgeAdded(id=edge_id, type=edge_type, source=source, target=target, properties=props,
                                       provenance=provenance))
         return edge_id
@@ -424,6 +469,9 @@ class GraphState:
             self._rebucket(source)
         if len(succ[target]) + len(pred[target]) >= HUB_DEGREE - 2:
             self._rebucket(target)
+        if self.watchers:
+            for w in self.watchers:
+                w.edge_removed(edge_id, source, t, target)
         self.journal.append(EdgeDeleted(id=edge_id, type=t, source=source, target=target,
                                         properties=data["properties"], provenance=data["provenance"]))
 

@@ -14,7 +14,9 @@ narrow the question. Nothing here changes the graph.
 - ``find``: nodes of a type (or any type) whose properties match every filter: a plain value is equality,
   ``{"contains": "auth"}`` a case-insensitive substring, ``{"in": [...]}`` one of several values,
   ``{"gt"|"ge"|"lt"|"le": 5}`` a comparison, ``{"exists": true}`` presence. A filter on an identity key
-  with a plain value is answered from the identity index; others scan the node table once.
+  with a plain value is answered from the identity index; another filter (equality, ``in``, a comparison,
+  ``contains``) from a property index built on first use and kept up to date (``igg.graph.properties``);
+  only ``exists`` alone scans the node table.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from igg.graph.identity import normalize_reference
+from igg.graph.properties import property_index
 from igg.graph.state import GraphState
 from igg.models.common import PropertyValue
 from igg.observe.escape import quote
@@ -410,13 +413,42 @@ def find(state: GraphState, q: FindQuery) -> QueryAnswer:
 
 
 def _find_candidates(state: GraphState, q: FindQuery) -> list[str] | None:
-    """The nodes an identity filter picks out from the index, or None when the type must be scanned."""
+    """Nodes that may match, in graph order, from an index: the identity index for an identity key with a
+    plain value, else a property index (``igg.graph.properties``) for the first filter it can narrow; None
+    when no filter can be answered from an index (the caller scans)."""
     keyed = state.schema.types_by_identity_key
     for k, v in q.where.items():
         if k in keyed and not isinstance(v, dict) and (q.label is None or q.label in keyed[k]):
             ids = state.nodes_with(k, v)
             return [n for n in ids if q.label is None or state.node_type(n) == q.label]
+    op: str = ""
+    arg: Any = None
+    for k, v in q.where.items():
+        if isinstance(v, dict):
+            op, arg = next(iter(v.items())) if len(v) == 1 else ("", None)
+            if op not in _INDEXED_OPERATORS or (op == "in" and not isinstance(arg, list)) \
+                    or (op in _COMPARISONS and (not isinstance(arg, int | float) or isinstance(arg, bool))):
+                continue  # exists, or a malformed filter: _filter has said what is wrong with it already
+        index = property_index(state, k)
+        if index is None:
+            return None
+        if not isinstance(v, dict):
+            ids = index.equal(v)
+        elif op == "in":
+            ids = index.one_of(arg)
+        elif op == "contains":
+            ids = index.containing(str(arg).casefold())
+        else:
+            ids = index.compare(op, arg)
+        if q.label is None:
+            return ids
+        nodes = state.nodes
+        return [n for n in ids if nodes[n]["type"] == q.label]
     return None
+
+
+_COMPARISONS = ("gt", "ge", "lt", "le")
+_INDEXED_OPERATORS = ("contains", "in", *_COMPARISONS)
 
 
 def _filter(key: str, spec: Any) -> Callable[[dict[str, Any]], bool]:
