@@ -7,6 +7,8 @@ import json
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 from igg.export import write_graphml
@@ -106,3 +108,36 @@ def _write(w: Workspace, tmp_path, name: str = "g.graphml"):
     path = tmp_path / name
     write_graphml(w.state, path)
     return path
+
+
+_TEXT = st.text(alphabet=st.sampled_from(list("aZ9 _-.&<>\"'\t\n\r\x00\x0b\x1f]]>é😀\ufffe\uffff\u2028\x85")),
+                max_size=12)
+_VALUE = st.one_of(_TEXT, st.integers(-10**20, 10**20), st.floats(allow_nan=False), st.booleans(),
+                   st.lists(st.one_of(_TEXT, st.integers(), st.booleans()), max_size=3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["name", "doc", "lines", "x_y"]), _VALUE), min_size=1, max_size=8),
+       st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7), st.dictionaries(st.sampled_from(["w", "note"]),
+                                                                                  _VALUE)), max_size=10),
+       st.booleans(), st.dictionaries(st.sampled_from(["run", "note"]), _TEXT, max_size=2))
+def test_the_text_writer_writes_exactly_the_bytes_lxml_serializes(node_props, edge_specs, provenance, metadata):
+    """write_graphml composes the XML itself; lxml's xmlfile, one element per node and edge, is the reference."""
+    from igg.graph.state import GraphState
+    from igg.models.schema import Schema
+    from tests.support.graphml_lxml import write_graphml_lxml
+
+    schema_model = Schema(node_types=["Class"], edge_types=["CALLS", "USES"], identity_keys={"Class": ["key"]})
+    state = GraphState(schema_model.compile())
+    ids = [state.add_node("Class", {"key": i, **props}, node_id=f"n{i}" if i % 3 else f'n<{i}>&"\t')
+           for i, props in enumerate(node_props)]
+    for a, b, props in edge_specs:
+        u, v = ids[a % len(ids)], ids[b % len(ids)]
+        for t in ("CALLS", "USES"):
+            if state.edge_between(u, t, v) is None:
+                state.add_edge(u, t, v, props)
+                break
+    ours, theirs = io.BytesIO(), io.BytesIO()
+    kwargs = {"metadata": metadata or None, "schema": schema_model, "provenance": provenance}
+    assert write_graphml(state, ours, **kwargs) == write_graphml_lxml(state, theirs, **kwargs)
+    assert ours.getvalue() == theirs.getvalue()

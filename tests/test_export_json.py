@@ -7,6 +7,8 @@ import json
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from igg.compile import build_state, load_request
 from igg.errors import RequestInvalid
@@ -106,3 +108,31 @@ def test_a_broken_document_is_rejected_naming_the_problem(tmp_path, content, mes
     with pytest.raises(RequestInvalid) as info:
         document_to_state(load_document(path))
     assert message in str(info.value)
+
+
+_SCALAR = st.one_of(st.text(alphabet=st.sampled_from(list("aZ null,[:\"\\\x00\x1f\x7f\u2028é😀\ud800")), max_size=8),
+                    st.integers(-2**70, 2**70), st.floats(), st.booleans())
+_PROPS = st.dictionaries(st.sampled_from(["name", "null", "x"]), st.one_of(_SCALAR, st.lists(_SCALAR, max_size=3)),
+                         max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PROPS, max_size=5), st.lists(_PROPS, max_size=5),
+       st.dictionaries(st.sampled_from(["run", "parent"]), st.one_of(st.none(), st.text(max_size=4)), max_size=2))
+def test_the_fast_encoder_writes_exactly_what_to_json_writes(node_props, edge_props, metadata):
+    """orjson encodes the element lists; whatever it cannot write the same (non-finite floats, huge integers,
+    lone surrogates) falls back, so the bytes never change."""
+    from pydantic_core import PydanticSerializationError, to_json
+
+    from igg.export.document import encode_json
+
+    doc = {"format": "igg-graph", "version": 1, "schema": {"node_types": ["Class"]},
+           "nodes": [{"id": f"n{i}", "type": "Class", "properties": p} for i, p in enumerate(node_props)],
+           "edges": [{"id": f"e{i}", "type": "CALLS", "from": "n1", "to": "n2", "properties": p}
+                     for i, p in enumerate(edge_props)],
+           "metadata": metadata}
+    try:
+        expected = to_json(doc)
+    except PydanticSerializationError:
+        expected = json.dumps(doc, ensure_ascii=True, separators=(",", ":")).encode()
+    assert encode_json(doc) == expected

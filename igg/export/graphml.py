@@ -1,4 +1,4 @@
-"""GraphML export, streamed with ``lxml.etree.xmlfile`` and valid against the GraphML XSD.
+"""GraphML export, composed as text and written in chunks; valid against the GraphML XSD.
 
 Layout:
 - one ``<key>`` per (domain, property, value type): ``string``, ``long`` (integers), ``double``, ``boolean``;
@@ -23,8 +23,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from lxml import etree
-
 from igg.export.document import paused_gc
 from igg.files import open_for_write
 from igg.graph.state import GraphState
@@ -44,6 +42,16 @@ def xml_safe(text: str) -> str:
     return _ILLEGAL.sub("\ufffd", text)
 
 
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"})
+_ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\t": "&#9;", "\n": "&#10;",
+                               "\r": "&#13;"})
+_TEXT_SPECIAL = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""What text content cannot carry as is: markup characters and what XML cannot carry at all."""
+_FLUSH = 20_000
+"""Elements gathered before one write to the file."""
+_ATTR_SPECIAL = re.compile('[&<>"\t\n\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+
+
 class _Keys:
     """Key ids by (domain, property, python type), declared before the graph element."""
 
@@ -58,13 +66,25 @@ class _Keys:
                 if sig not in ids:
                     ids[sig] = f"{domain[0]}{len(ids)}"
 
-    def declare(self, xf: Any) -> None:
+    def declare(self) -> str:
+        out = []
         for (domain, prop, cls), key_id in self.ids.items():
-            el = etree.Element("key", id=key_id, attrib={"for": domain, "attr.name": prop,
-                                                          "attr.type": _TYPES.get(cls, "string")})
-            if cls is list:
-                etree.SubElement(el, "desc").text = LIST_DESC
-            xf.write(el)
+            head = (f'<key id="{_attr(key_id)}" for="{domain}" attr.name="{_attr(prop)}" '
+                    f'attr.type="{_TYPES.get(cls, "string")}"')
+            out.append(head + f"><desc>{LIST_DESC}</desc></key>" if cls is list else head + "/>")
+        return "".join(out)
+
+    def openers(self, domain: str) -> dict[str, dict[type, str]]:
+        """property -> value class -> ``<data key="...">``, for one domain."""
+        out: dict[str, dict[type, str]] = {}
+        for (d, prop, cls), key_id in self.ids.items():
+            if d == domain:
+                out.setdefault(prop, {})[cls] = f'<data key="{_attr(key_id)}">'
+        return out
+
+
+def _attr(value: str) -> str:
+    return value.translate(_ATTR_ESCAPES) if _ATTR_SPECIAL.search(value) else value
 
 
 def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, metadata: dict[str, Any] | None = None,
@@ -73,6 +93,11 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
 
     ``path_or_file`` is a path (written through ``igg.files``: temporary file, then rename) or a binary file
     object. The caller's graph is never modified.
+
+    The XML is composed as text, escaped exactly as libxml2 (lxml) serializes it: in text ``& < >`` and
+    carriage returns; in attribute values also ``"``, tabs and newlines. Byte for byte it is the document
+    ``lxml.etree.xmlfile`` writes for the same elements (a test holds it to that), at about three times
+    the speed, because no element objects are built.
     """
     if isinstance(path_or_file, str | Path):
         with open_for_write(path_or_file) as fh:
@@ -95,10 +120,12 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
     keys.scan("node", (d["properties"] for d in nodes.values()))
     keys.scan("edge", (d["properties"] for nbrs in succ.values() for kd in nbrs.values() for d in kd.values()))
     replaced = 0
-    ids = keys.ids
-    search = _ILLEGAL.search
+    text_special = _TEXT_SPECIAL.search
+    attr_special = _ATTR_SPECIAL.search
+    illegal = _ILLEGAL.search
 
     def text(value: Any) -> str:
+        """A value as escaped text content (counting the values whose illegal characters are replaced)."""
         nonlocal replaced
         cls = value.__class__
         if cls is bool:
@@ -108,48 +135,72 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
         if cls is int:
             return str(value)
         s = json.dumps(value, ensure_ascii=False) if cls is list else value
-        if search(s):
+        if not text_special(s):
+            return s
+        if illegal(s):
             replaced += 1
-            return xml_safe(s)
-        return s
+            s = xml_safe(s)
+        return s.translate(_TEXT_ESCAPES)
 
-    def data(el: Any, domain: str, props: dict[str, Any]) -> None:
+    def attr(value: str) -> str:
         nonlocal replaced
+        if not attr_special(value):
+            return value
+        if illegal(value):
+            replaced += 1
+            value = xml_safe(value)
+        return value.translate(_ATTR_ESCAPES)
+
+    def data(out: list[str], openers: dict[str, dict[type, str]], props: dict[str, Any]) -> None:
         for k, v in props.items():
             cls = v.__class__
-            if cls is str and not search(v):
-                SubElement(el, "data", key=ids[(domain, k, str)]).text = v
+            if cls is str and not text_special(v):
+                out.append(f"{openers[k][str]}{v}</data>")
             else:
-                SubElement(el, "data", key=ids[(domain, k, cls)]).text = text(v)
+                out.append(f"{openers[k][cls]}{text(v)}</data>")
 
-    Element, SubElement = etree.Element, etree.SubElement
+    node_keys, edge_keys = keys.openers("node"), keys.openers("edge")
+    out: list[str] = ["<?xml version='1.0' encoding='utf-8'?>\n",
+                      f'<graphml xmlns="{NS}" xmlns:xsi="{XSI}" xsi:schemaLocation="{SCHEMA_LOCATION}">',
+                      keys.declare(), '<graph id="G" edgedefault="directed">']
+    for k, v in graph_data.items():
+        out.append(f'<data key="g_{_attr(k)}">{text(v)}</data>')
+    write = path_or_file.write
+    size = 0
+
+    def flush() -> None:
+        nonlocal size
+        write("".join(out).encode("utf-8"))
+        out.clear()
+        size = 0
+
     edges = 0
-    with paused_gc(), etree.xmlfile(path_or_file, encoding="utf-8") as xf:
-        xf.write_declaration()
-        with xf.element("graphml", nsmap={None: NS, "xsi": XSI}, attrib={f"{{{XSI}}}schemaLocation": SCHEMA_LOCATION}):
-            keys.declare(xf)
-            with xf.element("graph", id="G", edgedefault="directed"):
-                for k, v in graph_data.items():
-                    el = Element("data", key=f"g_{k}")
-                    el.text = text(v)
-                    xf.write(el)
-                for n, d in nodes.items():
-                    el = Element("node", id=n if not search(n) else text(n))
-                    SubElement(el, "data", key="t_node").text = d["type"]
-                    data(el, "node", d["properties"])
+    append = out.append
+    with paused_gc():
+        for n, d in nodes.items():
+            t = d["type"]
+            append(f'<node id="{attr(n)}"><data key="t_node">{text(t)}</data>')
+            data(out, node_keys, d["properties"])
+            if provenance and d.get("provenance"):
+                append(f'<data key="p_node">{text(json.dumps(d["provenance"]))}</data>')
+            append("</node>")
+            size += 1
+            if size >= _FLUSH:
+                flush()
+        for u, nbrs in succ.items():
+            su = attr(u)
+            for v, kd in nbrs.items():
+                sv = attr(v)
+                for eid, d in kd.items():
+                    append(f'<edge id="{attr(eid)}" source="{su}" target="{sv}"><data key="t_edge">{text(d["type"])}</data>')
+                    data(out, edge_keys, d["properties"])
                     if provenance and d.get("provenance"):
-                        SubElement(el, "data", key="p_node").text = text(json.dumps(d["provenance"]))
-                    xf.write(el)
-                for u, nbrs in succ.items():
-                    su = u if not search(u) else text(u)
-                    for v, kd in nbrs.items():
-                        sv = v if not search(v) else text(v)
-                        for eid, d in kd.items():
-                            el = Element("edge", id=eid if not search(eid) else text(eid), source=su, target=sv)
-                            SubElement(el, "data", key="t_edge").text = d["type"]
-                            data(el, "edge", d["properties"])
-                            if provenance and d.get("provenance"):
-                                SubElement(el, "data", key="p_edge").text = text(json.dumps(d["provenance"]))
-                            xf.write(el)
-                            edges += 1
+                        append(f'<data key="p_edge">{text(json.dumps(d["provenance"]))}</data>')
+                    append("</edge>")
+                    edges += 1
+                    size += 1
+                    if size >= _FLUSH:
+                        flush()
+        append("</graph></graphml>")
+        flush()
     return {"nodes": len(nodes), "edges": edges, "replaced_values": replaced}
