@@ -1,6 +1,9 @@
 """What calling IGG as a tool costs per call: apply_actions in process, through the session store, over HTTP
 (``igg serve``) and over MCP stdio (``igg mcp``), as ratios against the in-process call measured here.
 
+The store commits every step durably (one ``fdatasync`` of its write-ahead log per step), so no store call can
+cost less than one sync of the disk: the last row measures that floor on the same file system.
+
     python scripts/bench_tools.py [--calls 300]
 """
 
@@ -10,6 +13,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import socket
 import subprocess
 import sys
@@ -90,6 +94,22 @@ def over_mcp(calls: int, store: Path) -> float:
     return asyncio.run(scenario())
 
 
+def fsync_floor(directory: Path, calls: int) -> float:
+    """One 4 KiB append and ``fdatasync`` in ``directory``: what a durable commit costs at least on this disk
+    (SQLite in WAL mode with ``synchronous=FULL`` syncs the log once per committed step)."""
+    path = directory / "fsync-probe"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            os.write(fd, b"\0" * 4096)
+            os.fdatasync(fd)
+        return (time.perf_counter() - t0) / calls
+    finally:
+        os.close(fd)
+        path.unlink()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=300)
@@ -100,7 +120,8 @@ def main() -> None:
         rows = [("in process, memory repository (baseline)", base),
                 ("in process, SQLite session store", in_process(calls, StoreSessions(SessionStore(Path(tmp) / "a.sqlite")))),
                 ("HTTP (igg serve, httpx, store)", over_http(calls, Path(tmp) / "b.sqlite")),
-                ("MCP stdio (igg mcp, SDK client, store)", over_mcp(calls, Path(tmp) / "c.sqlite"))]
+                ("MCP stdio (igg mcp, SDK client, store)", over_mcp(calls, Path(tmp) / "c.sqlite")),
+                ("floor: one fdatasync of 4 KiB, same disk", fsync_floor(Path(tmp), calls))]
     print(f"apply_actions with 2 actions, {calls} calls each; per call:")
     for name, seconds in rows:
         print(f"  {name:42s} {seconds * 1000:8.3f} ms  x{seconds / base:7.1f}")

@@ -175,3 +175,29 @@ def test_a_find_on_a_non_identity_property_uses_its_index_and_follows_updates_an
         state.revert_mutation(m)
     assert run_query(state, {"query": "find", "where": {"lines": {"gt": 47}}}).matched_nodes == 20
     assert run_query(state, {"query": "find", "where": {"lines": 99}}).matched_nodes == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(_OPS, st.integers(60, 400))
+def test_rendered_pieces_kept_between_observations_render_exactly_what_a_fresh_view_renders(ops, allowance):
+    """Node lines and references are kept from one render to the next and dropped when their node changes:
+    after any mutations and undos the graph section equals one rendered from nothing."""
+    from igg.observe.graphview import GraphView, _Pieces
+
+    state, _ = _state()
+    GraphView(state)  # the kept pieces exist (and watch) from the empty graph on
+
+    def render() -> tuple[list[str], list[str]]:
+        view = GraphView(state)
+        candidates = [*state.recently_touched(20), *state.most_connected(20)]
+        return view.render_relevant(allowance, candidates), view.render_all(10_000) or []
+
+    def check() -> None:
+        kept = render()
+        state.indexes["rendered"], persistent = _Pieces(), state.indexes["rendered"]
+        try:
+            assert kept == render()
+        finally:
+            state.indexes["rendered"] = persistent
+
+    _mutate(state, ops, check)

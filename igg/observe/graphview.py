@@ -98,6 +98,54 @@ def focus_nodes(state: GraphState, focus: Sequence[dict[str, Any]]) -> list[str]
     return list(out)
 
 
+_CACHED = 50_000
+"""Nodes whose rendered pieces ``_Pieces`` keeps at most (it starts over past that)."""
+
+
+class _Pieces:
+    """Each node's rendered line and references with their token estimates, kept from one observation to the
+    next (the same recent and well-connected nodes are shown again and again). A ``GraphWatcher``: a node's
+    entries are dropped when it changes or goes. Whether the short reference picks its node out depends on
+    the other nodes, so that is looked up at every use."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, tuple[str, int]] = {}
+        self.refs: dict[str, tuple[str, int, str, int, str, Any]] = {}
+        """node -> (short reference, its tokens, typed reference, its tokens, first identity key, its value)."""
+
+    def clear_if_full(self) -> None:
+        if len(self.lines) + len(self.refs) > _CACHED:
+            self.lines.clear()
+            self.refs.clear()
+
+    def node_added(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None:
+        self.lines.pop(node_id, None)
+        self.refs.pop(node_id, None)
+
+    def node_changed(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+        self.lines.pop(node_id, None)
+        self.refs.pop(node_id, None)
+
+    def node_removed(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None:
+        self.lines.pop(node_id, None)
+        self.refs.pop(node_id, None)
+
+    def edge_added(self, edge_id: str, source: str, edge_type: str, target: str) -> None:
+        return None
+
+    def edge_removed(self, edge_id: str, source: str, edge_type: str, target: str) -> None:
+        return None
+
+
+def _pieces(state: GraphState) -> _Pieces:
+    pieces: _Pieces | None = state.indexes.get("rendered")
+    if pieces is None:
+        pieces = state.indexes["rendered"] = _Pieces()
+        state.watch(pieces)
+    pieces.clear_if_full()
+    return pieces
+
+
 class GraphView:
     """Renders the graph section of one observation within a token allowance."""
 
@@ -107,17 +155,37 @@ class GraphView:
         self.succ = state.succ
         self.pred = state.pred
         self._refs: dict[str, tuple[str, int]] = {}
+        self._pieces = _pieces(state)
 
     # ---- pieces ----------------------------------------------------------------------------------------
     def ref(self, node_id: str) -> tuple[str, int]:
         """How a node is named in edge lines, and its estimated tokens (cached per render)."""
         found = self._refs.get(node_id)
         if found is None:
-            text = self._make_ref(node_id, typed=True)
-            found = self._refs[node_id] = (text, estimate_tokens(text))
+            kept = self._pieces.refs.get(node_id)
+            if kept is None:
+                short = self._make_ref(node_id, typed=False)
+                long_ = self._make_ref(node_id, typed=True, unique=False)
+                data = self.nodes[node_id]
+                first = self.state.schema.identity_keys[data["type"]][0]
+                kept = self._pieces.refs[node_id] = (short, estimate_tokens(short), long_, estimate_tokens(long_),
+                                                     first, data["properties"][first])
+            short, short_cost, long_, long_cost, first, value = kept
+            found = self._refs[node_id] = (short, short_cost) if len(self.state.nodes_with(first, value)) == 1 \
+                else (long_, long_cost)
         return found
 
-    def _make_ref(self, node_id: str, typed: bool) -> str:
+    def node_line_cost(self, node_id: str) -> tuple[str, int]:
+        """``node_line`` and its ``line_cost`` (kept between renders until the node changes)."""
+        kept = self._pieces.lines.get(node_id)
+        if kept is None:
+            line = self.node_line(node_id)
+            kept = self._pieces.lines[node_id] = (line, line_cost(line))
+        return kept
+
+    def _make_ref(self, node_id: str, typed: bool, unique: bool | None = None) -> str:
+        """The reference text; ``typed``: with the type when the first identity value is not unique (``unique``
+        says whether it is; None: look it up)."""
         data = self.nodes[node_id]
         t = data["type"]
         props = data["properties"]
@@ -127,7 +195,9 @@ class GraphView:
         short = value if first == "name" else f'{{"{first}": {value}}}'
         if not typed:
             return short
-        if len(self.state.nodes_with(first, props[first])) == 1:
+        if unique is None:
+            unique = len(self.state.nodes_with(first, props[first])) == 1
+        if unique:
             return short  # its first identity value alone picks it out
         if len(keys) == 1:
             return f"{t} {short}"
@@ -191,8 +261,7 @@ class GraphView:
             if n in chosen or n not in self.nodes:
                 continue
             t = self.nodes[n]["type"]
-            line = self.node_line(n)
-            cost = line_cost(line)
+            line, cost = self.node_line_cost(n)
             if t not in by_type:
                 cost += line_cost(f"{t} ({total_nodes:,} of {total_nodes:,}):")
             if cost > left:
