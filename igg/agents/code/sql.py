@@ -18,6 +18,7 @@ backticks and brackets are dropped; a schema prefix is kept (``auth.users``); CT
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -135,28 +136,35 @@ def tables_in(text: str, line: int = 0) -> list[SqlRef]:
         return []
     if not start.group(1).isupper() and not _MARKS.search(text):
         return []
+    return [SqlRef(table=table, op=op, statement=statement, line=line)  # type: ignore[arg-type]
+            for table, op, statement in _tables(text)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _tables(text: str) -> tuple[tuple[str, str, str], ...]:
+    """(table, op, statement) of a candidate string; cached, as code repeats its queries."""
     statements = _parse(_prepared(text))
     if statements is None:
-        return []
-    found: list[SqlRef] = []
+        return ()
+    found: list[tuple[str, str, str]] = []
     lowered = text.lower()
 
     def add(table: Any, op: str, statement: str) -> None:
         name = _name(table)
-        if name is None or any(r.table == name and (r.op == op or r.op == "write") for r in found):
+        if name is None or any(t == name and (o == op or o == "write") for t, o, _ in found):
             return
-        found.append(SqlRef(table=name, op=op, statement=statement, line=line))  # type: ignore[arg-type]
+        found.append((name, op, statement))
 
     for tree in statements:
         shaped = _statement_tables(tree)
         if shaped is None:
-            return []  # one statement that is not SQL of a known shape: the string is not a query we read
+            return ()  # one statement that is not SQL of a known shape: the string is not a query we read
         statement, written, read = shaped
         for table in written:
             add(table, "write", statement)
         for table in sorted(read, key=lambda t: _position(lowered, t)):
             add(table, "read", statement)
-    return found
+    return tuple(found)
 
 
 def _position(lowered: str, table: Any) -> int:
