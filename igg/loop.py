@@ -42,7 +42,7 @@ from igg.graph.state import GraphState
 from igg.models.actions import ParsedResponse
 from igg.models.request import Request
 from igg.models.verdicts import ErrorCode
-from igg.observe import Chunk, open_todos, render_observation, split_context
+from igg.observe import Chunk, ContextChunks, open_todos, render_observation, split_context
 from igg.persistence import Recorder
 from igg.records import Event, IterationRecord, RunResult, StopReason
 
@@ -69,7 +69,8 @@ class Loop:
         self.actor = Actor(state.schema, self.config.constraints, self.config.apply_mode, extra_rules=extra_rules)
         self.records: list[IterationRecord] = list(records)
         self.prior = len(self.records)
-        self.chunks: list[Chunk] = split_context(request.context_data, self.config.context.chunk_tokens)
+        self.chunks: ContextChunks = split_context(request.context_data, self.config.context.chunk_tokens)
+        """Found as the walk reaches them: a huge context costs what the run shows of it (igg.observe.chunks)."""
         last = self.records[-1] if self.records else None
         self.iteration = start_iteration if start_iteration is not None else (last.iteration + 1 if last else 1)
         if chunk_cursor is None:
@@ -108,7 +109,7 @@ class Loop:
         for rec in self.recorders:
             self._keep(functools.partial(rec.begin, self.request, self.state, prior))
         return self._event("run_started", goal=self.request.goal_prompt, start_iteration=self.iteration,
-                           max_iterations=self.config.max_iterations, chunks=len(self.chunks),
+                           max_iterations=self.config.max_iterations, chunks=self.chunks.total,
                            nodes=self.state.node_count, edges=self.state.edge_count, resumed=bool(self.prior))
 
     def observe(self, *, markdown: bool = True) -> tuple[Observation, Event] | None:
@@ -121,10 +122,11 @@ class Loop:
         if self.stop_reason is not None:
             return None
         t0 = self.clock()
-        chunk = self.chunks[self.cursor % len(self.chunks)] if self.chunks else None
+        chunk = self.chunks.at(self.cursor)
         notes = list(self.notes)
-        if chunk is not None and self.cursor >= len(self.chunks):
-            notes.append(f"Every context chunk has been shown; this is pass {self.cursor // len(self.chunks) + 1} "
+        total = self.chunks.total
+        if chunk is not None and total is not None and self.cursor >= total:
+            notes.append(f"Every context chunk has been shown; this is pass {self.cursor // total + 1} "
                          f"over them. Add what is still missing, or answer with \"finished\": true.")
         text, tokens = render_observation(
             request=self.request, state=self.state, iteration=self.iteration, last_verdicts=self.last_verdicts,
@@ -132,7 +134,7 @@ class Loop:
         obs = Observation(
             session_id=self.session_id, iteration=self.iteration, markdown=text, tokens=tokens,
             context=chunk.text if chunk else "", chunk_index=chunk.index if chunk else None,
-            chunk_count=len(self.chunks), chunk_label=_chunk_label(chunk), last_verdicts=list(self.last_verdicts),
+            chunk_count=total or 0, chunk_label=_chunk_label(chunk), last_verdicts=list(self.last_verdicts),
             request=self.request, state=self.state)
         timings = {"observe": (self.clock() - t0) * 1000}
         self._pending = (obs, chunk, timings)
@@ -237,7 +239,7 @@ class Loop:
 def _chunk_label(chunk: Chunk | None) -> str | None:
     if chunk is None:
         return None
-    return chunk.label or f"chunk {chunk.index + 1}/{chunk.count}"
+    return chunk.label or f"chunk {chunk.index + 1}" + (f"/{chunk.count}" if chunk.count else "")
 
 
 def _notes_of(turn: AgentTurn, parsed: ParsedResponse | None) -> list[str]:

@@ -151,3 +151,29 @@ def test_windows_line_endings_keep_file_and_paragraph_boundaries():
     assert [c.label for c in chunks] == ["a.txt", "a.txt", "b.txt"]
     assert chunks[0].text.endswith("\r\n\r\n")
     assert "".join(c.text for c in chunks) == text
+
+
+def test_a_huge_context_is_split_only_as_far_as_the_run_walks() -> None:
+    """Issue 19: a 170 MB context made `igg run` split all of it before the first iteration. Now a run of three
+    iterations finds three chunks (offsets only); the rest is split only when asked for, identically."""
+    from conftest import make_request
+
+    from igg.agents.scripted import ScriptedAgent
+    from igg.loop import stream
+    from igg.observe.chunks import EAGER_CHARS
+
+    files = EAGER_CHARS // 25 + 1000
+    text = "".join(f"// File: src/F{i}.txt\nnote {i}\n" for i in range(files))
+    assert len(text) > EAGER_CHARS
+    request = make_request(context_data=text, max_iterations=3)
+    turn = {"reasoning": "r", "actions": []}
+    runner = stream(request, ScriptedAgent([turn] * 3))
+    events = list(runner)
+    chunks = runner.loop.chunks
+    assert events[0].data["chunks"] is None  # not counted up front
+    assert chunks.found == 3 and chunks.total is None
+    assert [r.chunk for r in runner.result.records] == [chunks[0].label, chunks[1].label, chunks[2].label]
+    assert chunks[0].label.startswith("src/F0.txt .. ")
+    eager = list(chunks)  # reading on splits the rest, exactly as a complete split does
+    assert chunks.total == len(eager) > 3 and "".join(c.text for c in eager) == text
+    assert chunks.at(len(eager) + 1) == eager[1]

@@ -55,6 +55,7 @@ class Observation:
     chunk_index: int | None = None
     """0-based index of the current chunk, None when there is no context."""
     chunk_count: int = 0
+    """How many chunks the context has (0 while a huge context has not been split to its end)."""
     chunk_label: str | None = None
     """E.g. a file path when the context was split on file boundaries."""
     last_verdicts: list[Verdict] = field(default_factory=list)

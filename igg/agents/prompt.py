@@ -60,7 +60,8 @@ def user_message(observation: Observation, hints: list[str] | None = None) -> st
     if observation.context and observation.context not in observation.markdown:
         where = []
         if observation.chunk_index is not None:
-            where.append(f"chunk {observation.chunk_index + 1}/{max(observation.chunk_count, 1)}")
+            where.append(f"chunk {observation.chunk_index + 1}"
+                         + (f"/{observation.chunk_count}" if observation.chunk_count else ""))
         if observation.chunk_label:
             where.append(json.dumps(_one_line(observation.chunk_label), ensure_ascii=False))
         title = "## Context text" + (f" ({': '.join(where)})" if where else "")

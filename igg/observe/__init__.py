@@ -6,9 +6,9 @@
 - ``open_todos``: unmet completeness rules as to-dos (``igg.observe.todos``)
 """
 
-from igg.observe.chunks import Chunk, split_context
+from igg.observe.chunks import Chunk, ContextChunks, split_context
 from igg.observe.render import render_observation
 from igg.observe.todos import open_todos
 from igg.observe.tokens import estimate_tokens
 
-__all__ = ["Chunk", "estimate_tokens", "open_todos", "render_observation", "split_context"]
+__all__ = ["Chunk", "ContextChunks", "estimate_tokens", "open_todos", "render_observation", "split_context"]

@@ -12,12 +12,19 @@ Whole files that fit are packed together into one chunk up to the budget (labell
 (N files)``); a file that does not fit gets chunks of its own, each labelled with its path. Every chunk's
 estimated tokens are within the budget, the chunks' texts joined give the context back exactly, and the
 same input always gives the same chunks.
+
+The chunks are found as they are needed (``ContextChunks``): a run that shows five chunks of a 170 MB
+context reads the first five chunks' worth of it, and keeps only each found chunk's offsets, never copies of
+the text. A context up to ``EAGER_CHARS`` is split at once, so its chunk count is known from the start;
+beyond that the count is known once the walk has reached the end (``ContextChunks.total``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from igg.observe.tokens import estimate_tokens
 
@@ -39,59 +46,151 @@ class Chunk:
 
     index: int
     """0-based position among the chunks (shown 1-based: ``chunk 3/12``)."""
-    count: int
-    """How many chunks the context has."""
+    count: int | None
+    """How many chunks the context has (None while a big context has not been split to its end)."""
     label: str | None
     """The file path(s) the chunk holds, when the context has file markers; else None."""
     text: str
     """The chunk's text, verbatim."""
 
 
-def split_context(text: str, chunk_tokens: int) -> list[Chunk]:
-    """Split ``text`` into chunks of at most ``chunk_tokens`` estimated tokens ([] for empty text)."""
+EAGER_CHARS = 4_000_000
+"""Contexts up to this many characters are split completely when the run starts (a few hundred ms at most);
+bigger ones chunk by chunk as the walk reaches them."""
+
+
+def split_context(text: str, chunk_tokens: int) -> ContextChunks:
+    """The chunks of ``text``, at most ``chunk_tokens`` estimated tokens each (none for empty text), found as
+    they are needed."""
     if chunk_tokens < 2:  # one character may cost 2 (an emoji): a smaller budget could not always be met
         raise ValueError(f"chunk_tokens must be at least 2, got {chunk_tokens}")
-    if not text:
-        return []
-    pieces: list[tuple[list[str], str]] = []  # (labels, text)
-    batch: list[tuple[str | None, str]] = []
-    batch_cost = 0
-    for label, section in _sections(text):
-        cost = estimate_tokens(section)
-        if cost > chunk_tokens:
-            if batch:
-                pieces.append(_merge(batch))
-                batch, batch_cost = [], 0
-            pieces.extend(([label] if label else [], part) for part in _split_section(section, chunk_tokens))
+    return ContextChunks(text, chunk_tokens)
+
+
+class ContextChunks(Sequence[Chunk]):
+    """The chunks of a context as a lazy sequence: ``chunks[i]`` splits the text only as far as chunk ``i``;
+    ``len(chunks)`` splits all of it. ``at(cursor)`` is the chunk at a position of the loop's walk, which
+    goes round again after the last chunk. Only offsets are kept; a chunk's text is cut when it is asked for."""
+
+    def __init__(self, text: str, chunk_tokens: int) -> None:
+        self.text = text
+        self.chunk_tokens = chunk_tokens
+        self._spans: list[tuple[int, int, str | None]] = []  # (start, end, label) of the chunks found so far
+        self._source: Iterator[tuple[int, int, str | None]] | None = _spans(text, chunk_tokens) if text else None
+        if len(text) <= EAGER_CHARS:
+            self._fill(None)
+
+    @property
+    def total(self) -> int | None:
+        """How many chunks the context has: known once it has been split to its end (else None)."""
+        return len(self._spans) if self._source is None else None
+
+    @property
+    def found(self) -> int:
+        """Chunks found so far (all of them once ``total`` is known)."""
+        return len(self._spans)
+
+    def at(self, cursor: int) -> Chunk | None:
+        """The chunk at position ``cursor`` of the walk (after the last chunk it starts over); None for an
+        empty context."""
+        self._fill(cursor + 1)
+        if not self._spans:
+            return None
+        return self[cursor if cursor < len(self._spans) else cursor % len(self._spans)]
+
+    def __bool__(self) -> bool:
+        return bool(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ContextChunks | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable (it grows as it is read), like a list
+
+    def __len__(self) -> int:
+        self._fill(None)
+        return len(self._spans)
+
+    @overload
+    def __getitem__(self, index: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Chunk]: ...
+
+    def __getitem__(self, index: int | slice) -> Chunk | list[Chunk]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        self._fill(index + 1)
+        if not 0 <= index < len(self._spans):
+            raise IndexError(f"chunk {index} of {len(self._spans)}")
+        start, end, label = self._spans[index]
+        return Chunk(index=index, count=self.total, label=label, text=self.text[start:end])
+
+    def __iter__(self) -> Iterator[Chunk]:
+        index = 0
+        while True:
+            self._fill(index + 1)
+            if index >= len(self._spans):
+                return
+            yield self[index]
+            index += 1
+
+    def _fill(self, n: int | None) -> None:
+        """Split until ``n`` chunks are known (None: to the end)."""
+        while self._source is not None and (n is None or len(self._spans) < n):
+            span = next(self._source, None)
+            if span is None:
+                self._source = None
+            else:
+                self._spans.append(span)
+
+
+def _spans(text: str, chunk_tokens: int) -> Iterator[tuple[int, int, str | None]]:
+    """(start, end, label) of each chunk, in order, reading the sections one at a time."""
+    labels: list[str] = []
+    start = end = -1  # the pending batch of whole sections: text[start:end]
+    cost = 0
+    for label, s, e in _sections(text):
+        section = text[s:e]
+        section_cost = estimate_tokens(section)
+        if section_cost > chunk_tokens:
+            if start >= 0:
+                yield start, end, _label(labels)
+                labels, start, cost = [], -1, 0
+            at = s
+            for part in _split_section(section, chunk_tokens):
+                yield at, at + len(part), _label([label] if label else [])
+                at += len(part)
             continue
-        if batch and batch_cost + cost + _join_cost(batch[-1][1], section) > chunk_tokens:
-            pieces.append(_merge(batch))
-            batch, batch_cost = [], 0
-        batch_cost += cost + (_join_cost(batch[-1][1], section) if batch else 0)
-        batch.append((label, section))
-    if batch:
-        pieces.append(_merge(batch))
-    count = len(pieces)
-    return [Chunk(index=i, count=count, label=_label(labels), text=t) for i, (labels, t) in enumerate(pieces)]
+        join = 1 if start >= 0 and text[end - 1] == " " and text[s].isspace() else 0
+        if start >= 0 and cost + section_cost + join > chunk_tokens:
+            yield start, end, _label(labels)
+            labels, start, cost, join = [], -1, 0, 0
+        if start < 0:
+            start = s
+        cost += section_cost + join
+        end = e
+        if label:
+            labels.append(label)
+    if start >= 0:
+        yield start, end, _label(labels)
 
 
-def _sections(text: str) -> list[tuple[str | None, str]]:
-    """(label, text) per file section; text before the first marker has no label."""
-    sections: list[tuple[str | None, str]] = []
+def _sections(text: str) -> Iterator[tuple[str | None, int, int]]:
+    """(label, start, end) per file section; text before the first marker has no label."""
     start, label = 0, None
     for m in _MARKER.finditer(text):
         path = (m.group("a") or m.group("b") or m.group("c") or "").strip()
         if not path:
             continue
         if m.start() > start:
-            sections.append((label, text[start:m.start()]))
+            yield label, start, m.start()
         start, label = m.start(), path
-    sections.append((label, text[start:]))
-    return [s for s in sections if s[1]]
-
-
-def _merge(batch: list[tuple[str | None, str]]) -> tuple[list[str], str]:
-    return [label for label, _ in batch if label], "".join(t for _, t in batch)
+    if start < len(text):
+        yield label, start, len(text)
 
 
 def _label(labels: list[str]) -> str | None:

@@ -186,7 +186,7 @@ def _limits(request: Request, state: GraphState, iteration: int) -> list[str]:
 def _context(chunk: Chunk | None, request: Request, label_chars: int) -> list[str]:
     if chunk is None:
         return ["## Context", "none" if not request.context_data else "not shown this iteration"]
-    where = f"chunk {chunk.index + 1}/{chunk.count}"
+    where = f"chunk {chunk.index + 1}" + (f"/{chunk.count}" if chunk.count else "")
     if chunk.label is not None:
         label = chunk.label if len(chunk.label) <= label_chars else "…" + chunk.label[-label_chars:]
         where += ": " + quote(label)

@@ -76,10 +76,12 @@ def looks_like_source(text: str) -> bool:
     ``.java`` files, or unmarked text with Java or Python declarations."""
     if not text.strip():
         return False
-    marks = MARKER_RE.findall(text)
-    if marks:
-        return any(language_of(m.strip().strip("`'\"")) for m in marks)
-    return _guess_language(text) is not None
+    marked = False
+    for m in MARKER_RE.finditer(text):  # the first marker naming a source file decides (a huge context is not
+        marked = True                   # listed whole)
+        if language_of(m.group(1).strip().strip("`'\"")):
+            return True
+    return not marked and _guess_language(text) is not None
 
 
 def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
