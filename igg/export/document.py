@@ -25,7 +25,7 @@ from igg.files import write_file
 from igg.graph.state import GraphState
 from igg.inputs import parse_json, read_text
 from igg.models.document import DocEdge, DocNode, GraphDocument
-from igg.models.request import Constraints
+from igg.models.request import Constraints, DuplicateGuard
 from igg.models.schema import Schema
 
 TYPE_KEY = "igg_type"
@@ -247,9 +247,11 @@ def document_to_state(doc: GraphDocument, *, constraints: Constraints | None = N
         elements: list[DocNode | DocEdge] = [*doc.nodes, *doc.edges]
         longest = max([1, *(_longest(p) for x in elements for p in x.properties.values())])
         widest = max([1, *(len(x.properties) for x in elements)])
+        # a saved graph is reloaded as it is: its near-duplicates were already judged when they were added
+        # (static maps skip the guard; "distinct": true overrides it), so the guard is off here
         constraints = Constraints(max_nodes=max(1, len(doc.nodes)), max_edges=len(doc.edges),
                                   allow_self_loops=True, max_property_length=max(16384, longest),
-                                  max_properties=max(64, widest))
+                                  max_properties=max(64, widest), duplicates=DuplicateGuard(policy="off"))
     state = GraphState(schema.compile())
     problems = Actor(state.schema, constraints).load_seed(state, doc, path="document")
     if problems:

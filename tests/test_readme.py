@@ -1,0 +1,294 @@
+"""README.md is tested: every ```bash and ```python block runs as written, and shown output is checked.
+
+The convention (also in README.md, "Development"):
+
+- ```bash blocks run in order, in ONE temporary copy of the repository (fixtures/, schemas/ present), with
+  the test environment's ``igg`` on PATH, no API keys or database settings, and HOME, XDG dirs and IGG_HOME
+  inside the copy. Each must exit 0, or N after a line ``<!-- readme: exit=N -->``.
+- ```python blocks are complete scripts, run in the same copy (as working directory), in document order.
+- A ```text block right after a bash or python block is its output: it must equal the block's stdout, its
+  stderr, or both (stdout first), after normalising what changes between runs (timestamps, durations,
+  rates, ports, the copy's path, generated session ids). A line ``...`` stands for any lines, and ``...``
+  inside a line for any text.
+- ``<!-- readme: skip (reason) -->`` before a block skips it; the reason is required.
+
+One test per block, named by its line, so a failure says which example broke. A block's test first runs
+every earlier runnable block it has not run yet (in the same copy), so order holds whatever the scheduler.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+RUNNABLE = ("bash", "python")
+BLOCK_TIMEOUT = 180
+_FENCE = re.compile(r"^(\s*)```([\w-]*)\s*$")
+_MARKER = re.compile(r"^<!--\s*readme:\s*(.*?)\s*-->\s*$")
+
+
+@dataclass
+class Block:
+    """One fenced block of the README."""
+
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+    marker: str | None = None  # the text of a preceding `<!-- readme: ... -->` line
+    expected: str | None = None  # a ```text block right after it
+    expected_line: int | None = None
+
+    @property
+    def skip_reason(self) -> str | None:
+        if self.marker is None or not self.marker.startswith("skip"):
+            return None
+        reason = self.marker[len("skip"):].strip()
+        return reason.strip("()").strip() or ""
+
+    @property
+    def exit_code(self) -> int:
+        if self.marker and self.marker.startswith("exit="):
+            return int(self.marker.split("=", 1)[1])
+        return 0
+
+    @property
+    def id(self) -> str:
+        return f"line{self.line}-{self.lang}"
+
+
+def parse_blocks(text: str) -> list[Block]:
+    """The README's fenced blocks, with their markers and the ```text block that follows each."""
+    lines = text.split("\n")
+    blocks: list[Block] = []
+    index = 0
+    while index < len(lines):
+        match = _FENCE.match(lines[index])
+        if not match:
+            index += 1
+            continue
+        indent, lang = match.group(1), match.group(2)
+        start = index
+        index += 1
+        body: list[str] = []
+        while index < len(lines) and not re.match(rf"^{indent}```\s*$", lines[index]):
+            body.append(lines[index][len(indent):] if lines[index].startswith(indent) else lines[index])
+            index += 1
+        index += 1
+        marker = None
+        before = start - 1
+        if before >= 0:
+            found = _MARKER.match(lines[before].strip())
+            if found:
+                marker = found.group(1)
+        blocks.append(Block(line=start + 1, lang=lang, code="\n".join(body) + "\n", marker=marker))
+    # attach each ```text block to the runnable block right before it (only blank lines between)
+    for previous, block in zip(blocks, blocks[1:], strict=False):
+        if block.lang != "text" or previous.lang not in RUNNABLE:
+            continue
+        closing = previous.line + previous.code.count("\n")  # 0-based index of the closing fence
+        between = lines[closing + 1:block.line - 1]
+        if all(not line.strip() for line in between):
+            previous.expected = block.code
+            previous.expected_line = block.line
+    return blocks
+
+
+BLOCKS = parse_blocks(README.read_text(encoding="utf-8"))
+RUN_BLOCKS = [block for block in BLOCKS if block.lang in RUNNABLE]
+
+
+# ---------------------------------------------------------------------------------------------- comparing
+_NORMALISERS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?Z?( UTC)?"), "<TIME>"),
+    (re.compile(r"(127\.0\.0\.1|localhost|\[::1\]):\d+"), r"\1:<PORT>"),
+    (re.compile(r"\bigg-[0-9a-f]{12}\b"), "igg-<ID>"),
+    (re.compile(r"\b(map-[\w.-]+?)-[0-9a-f]{8}\b"), r"\1-<ID>"),
+    (re.compile(r"\d[\d,]*(\.\d+)? (files|nodes\+edges|sessions|elements)/s"), r"<RATE> \2/s"),
+    (re.compile(r"\b\d+(\.\d+)? ?(ms|s)\b"), r"<DUR> \2"),
+    (re.compile(r"""(['"](?:elapsed_ms|seconds|ms|total|walk|parse|link|run)['"]: )\d+(\.\d+)?"""), r"\1<N>"),
+    (re.compile(r"\b\d[\d,]* bytes\b"), "<N> bytes"),  # sizes move with versions and embedded timestamps
+    (re.compile(r"""(['"]bytes['"]: )\d+"""), r"\1<N>"),
+    (re.compile(r"\d+\.\d+ (files|nodes\+edges)/s"), r"<RATE> \1/s"),
+    (re.compile(r"[─━═-]{3,}"), "──"),  # table rules whose width follows the content
+    (re.compile(r"[ \t]+"), " "),
+]
+
+
+def normalise(text: str, root: Path) -> str:
+    """What stays the same between runs of an example: run-specific values replaced, spacing collapsed."""
+    text = text.replace(str(root), "<ROOT>").replace(os.path.realpath(root), "<ROOT>")
+    for pattern, replacement in _NORMALISERS:
+        text = pattern.sub(replacement, text)
+    lines = [line.rstrip(" │|").rstrip() for line in text.strip("\n").split("\n")]
+    return "\n".join(lines).strip()
+
+
+def _pattern(expected: str) -> re.Pattern[str]:
+    """The shown output as a regex: a line `...` is any lines, `...` inside a line any text."""
+    parts: list[str] = []
+    for line in expected.split("\n"):
+        if line.strip() == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
+            continue
+        pieces = [re.escape(piece) for piece in line.split("...")]
+        parts.append("[^\n]*?".join(pieces) + "\n")
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def output_matches(expected: str, candidates: list[str], root: Path) -> bool:
+    """The shown output equals one of the candidate streams (after normalising both)."""
+    want = normalise(expected, root)
+    regex = _pattern(want)
+    for candidate in candidates:
+        got = normalise(candidate, root)
+        if got == want or regex.fullmatch(got + "\n"):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------------ running
+@dataclass
+class Outcome:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@dataclass
+class Sandbox:
+    """The temporary copy of the repository every block runs in, and what has run there so far."""
+
+    root: Path
+    scripts: Path
+    env: dict[str, str]
+    outcomes: dict[int, Outcome] = field(default_factory=dict)
+
+    def run(self, block: Block) -> Outcome:
+        if block.line in self.outcomes:
+            return self.outcomes[block.line]
+        for earlier in RUN_BLOCKS:  # the examples build on each other: run every earlier one first, once
+            if earlier.line >= block.line:
+                break
+            if earlier.line not in self.outcomes and earlier.skip_reason is None:
+                self.outcomes[earlier.line] = self._execute(earlier)
+        outcome = self._execute(block)
+        self.outcomes[block.line] = outcome
+        return outcome
+
+    def _execute(self, block: Block) -> Outcome:
+        if block.lang == "bash":
+            script = self.scripts / f"block_{block.line}.sh"
+            script.write_text(block.code, encoding="utf-8")
+            command = ["bash", "-e", "-o", "pipefail", str(script)] if block.exit_code == 0 else ["bash", str(script)]
+        else:
+            script = self.scripts / f"block_{block.line}.py"
+            script.write_text(block.code, encoding="utf-8")
+            command = [sys.executable, str(script)]
+        # its own process group, so a block that times out is stopped with everything it started
+        process = subprocess.Popen(command, cwd=self.root, env=self.env, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                                   start_new_session=True)
+        try:
+            stdout, stderr = process.communicate(timeout=BLOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            return Outcome(-1, stdout, stderr + f"\n(timed out after {BLOCK_TIMEOUT} s)")
+        return Outcome(process.returncode, stdout, stderr)
+
+
+_COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", "test-artifacts", ".igg",
+                                      ".mypy_cache", ".ruff_cache", ".pytest_cache", "out", "build", "dist")
+
+
+def _environment(root: Path) -> dict[str, str]:
+    """No keys, no database settings, no user config: what a newcomer's clean shell has, plus `igg`."""
+    bindir = str(Path(sys.executable).parent)
+    env = {
+        "PATH": os.pathsep.join([bindir, "/usr/local/bin", "/usr/bin", "/bin"]),
+        "HOME": str(root / ".home"),
+        "XDG_CONFIG_HOME": str(root / ".home" / ".config"),
+        "XDG_CACHE_HOME": str(root / ".home" / ".cache"),
+        "XDG_DATA_HOME": str(root / ".home" / ".local" / "share"),
+        "IGG_HOME": str(root / ".home" / ".igg"),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "TMPDIR": str(root / ".tmp"),
+        "VIRTUAL_ENV": str(Path(sys.executable).parent.parent),
+    }
+    for name in ("IGG_CHROMIUM",):  # where the test machine keeps a browser, if a block needs one
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
+    base = tmp_path_factory.mktemp("readme")
+    root = base / "repo"
+    shutil.copytree(ROOT, root, ignore=_COPY_IGNORE, symlinks=True)
+    for sub in (".home", ".tmp"):
+        (root / sub).mkdir()
+    scripts = base / "blocks"
+    scripts.mkdir()
+    return Sandbox(root=root, scripts=scripts, env=_environment(root))
+
+
+def _describe(block: Block, outcome: Outcome) -> str:
+    return (f"README.md line {block.line} ({block.lang}) exited {outcome.returncode}"
+            f"\n--- code ---\n{block.code}--- stdout ---\n{outcome.stdout[-4000:]}"
+            f"\n--- stderr ---\n{outcome.stderr[-4000:]}")
+
+
+@pytest.mark.xdist_group("readme")
+@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[block.id for block in RUN_BLOCKS])
+def test_readme_block(block: Block, sandbox: Sandbox) -> None:
+    """Each README example runs as written and prints what the README shows."""
+    if block.skip_reason is not None:
+        assert block.skip_reason, f"README.md line {block.line}: a skipped block must say why: skip (reason)"
+        pytest.skip(f"README says: {block.skip_reason}")
+    outcome = sandbox.run(block)
+    assert outcome.returncode == block.exit_code, _describe(block, outcome)
+    if block.expected is not None:
+        candidates = [outcome.stdout, outcome.stderr, outcome.stdout + outcome.stderr]
+        assert output_matches(block.expected, candidates, sandbox.root), (
+            f"README.md line {block.line}: the output differs from the text block at line "
+            f"{block.expected_line}\n--- shown (normalised) ---\n{normalise(block.expected, sandbox.root)}"
+            f"\n--- got stdout (normalised) ---\n{normalise(outcome.stdout, sandbox.root)}"
+            f"\n--- got stderr (normalised) ---\n{normalise(outcome.stderr, sandbox.root)[-3000:]}")
+
+
+def test_readme_markers_are_well_formed() -> None:
+    """Every `<!-- readme: ... -->` line is a skip with a reason or an exit=N, and sits right above a block."""
+    lines = README.read_text(encoding="utf-8").split("\n")
+    starts = {block.line for block in BLOCKS}
+    for number, line in enumerate(lines, start=1):
+        found = _MARKER.match(line.strip())
+        if not found:
+            continue
+        text = found.group(1)
+        assert re.fullmatch(r"skip \(.+\)|exit=\d+", text), f"README.md line {number}: bad marker {text!r}"
+        assert number + 1 in starts, f"README.md line {number}: a marker must be right above a ``` block"
+
+
+def test_readme_runner_compares_for_real(tmp_path: Path) -> None:
+    """The comparison is not a rubber stamp: a changed number or a missing line fails it."""
+    shown = "igg run uuid-1234\n│ graph │ nodes 27/50, edges 29/100 │\n...\nlast line"
+    assert output_matches(shown, ["igg run uuid-1234\n│ graph   │ nodes 27/50, edges 29/100   │\nx\ny\nlast line"],
+                          tmp_path)
+    assert not output_matches(shown, ["igg run uuid-1234\n│ graph │ nodes 28/50, edges 29/100 │\nlast line"],
+                              tmp_path)
+    assert not output_matches("a\nb", ["a"], tmp_path)
+    assert output_matches("took 0.52 s at 2026-11-23 15:55:29 UTC", ["took 12.0 s at 2027-01-01 00:00:00 UTC"],
+                          tmp_path)
