@@ -75,7 +75,15 @@ class SessionInfo:
         """The listing form the workspace operations return (MCP ``list_sessions``, HTTP ``GET /sessions``)."""
         return {"session_id": self.session_id, "goal": self.goal, "status": self.status,
                 "iteration": self.last_iteration, "nodes": self.nodes, "edges": self.edges,
-                "stop_reason": self.stop_reason, "created": self.created_at, "updated": self.updated_at}
+                "stop_reason": self.stop_reason, "created": rfc3339(self.created_at),
+                "updated": rfc3339(self.updated_at)}
+
+
+def rfc3339(seconds: float) -> str:
+    """Epoch seconds as an RFC 3339 UTC timestamp with milliseconds (``2026-11-23T18:02:51.123Z``)."""
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(kw_only=True)

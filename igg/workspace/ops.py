@@ -10,6 +10,7 @@ sinking the whole call.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -63,6 +64,18 @@ SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, description="The se
 
 class _Input(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_default(cls, data: Any) -> Any:
+        """``null`` for an optional argument means its default (strict OpenAI tool calls send every argument,
+        the optional ones as null)."""
+        if isinstance(data, dict) and None in data.values():
+            fields = cls.model_fields
+            data = {k: v for k, v in data.items()
+                    if not (v is None and k in fields and not fields[k].is_required()
+                            and fields[k].get_default(call_default_factory=True) is not None)}
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -289,6 +302,156 @@ def input_schema(op: Operation) -> dict[str, Any]:
 
 
 def openai_tools() -> list[dict[str, Any]]:
-    """The operations as OpenAI function-calling tool definitions (chat completions ``tools=``)."""
-    return [{"type": "function", "function": {"name": op.name, "description": op.description,
-                                              "parameters": input_schema(op)}} for op in OPERATIONS]
+    """The operations as OpenAI function-calling tool definitions (chat completions ``tools=``).
+
+    Compact: no ``title`` keywords (pydantic's copies of the property names) and no ``"default": null``;
+    ``run_session``'s request refers to ``start_session``'s arguments instead of repeating their schema.
+    ``"strict": true`` (structured outputs: the model's arguments always match the schema) on every tool whose
+    schema allows it: objects closed (``additionalProperties: false``) with every property required, optional
+    ones made nullable (``null`` means the default); tools taking free-form objects (a request, actions,
+    node references) are sent without it.
+    """
+    tools = []
+    for op in OPERATIONS:
+        schema = _compact(input_schema(op))
+        if op.name == "run_session":
+            schema["properties"]["request"] = {"type": "object", "description": (
+                "The request payload: exactly the arguments start_session takes (goal_prompt, config with its "
+                "schema and constraints, and optionally session_id, context_data, seed_data).")}
+        function: dict[str, Any] = {"name": op.name, "description": op.description}
+        strict = strict_schema(schema)
+        if strict is None:
+            schema = _dedupe(schema)
+        function["parameters"] = strict if strict is not None else schema
+        if strict is not None:
+            function["strict"] = True
+        tools.append({"type": "function", "function": function})
+    return tools
+
+
+_SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
+"""Keywords whose value maps names to schemas (the names are data, not keywords)."""
+
+
+def _compact(node: Any) -> Any:
+    """A JSON Schema without ``title`` keywords and ``"default": null``."""
+    if isinstance(node, list):
+        return [_compact(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str) or key == "default" and value is None:
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: _compact(sub) for name, sub in value.items()}
+        elif key in ("const", "enum", "default", "examples"):
+            out[key] = value
+        else:
+            out[key] = _compact(value)
+    return out
+
+
+def _dedupe(schema: dict[str, Any], smallest: int = 400) -> dict[str, Any]:
+    """``schema`` with every repeat of a large subschema (a seed document's schema repeating ``config.schema``)
+    replaced by a pointer to its first place, breadth first, so the shallower copy stays whole."""
+    seen: dict[str, str] = {}
+
+    def key(node: dict[str, Any]) -> str:
+        return json.dumps({k: v for k, v in node.items() if k != "description"}, sort_keys=True)
+
+    queue: list[tuple[dict[str, Any], str]] = [(schema, "")]
+    while queue:
+        node, path = queue.pop(0)
+        for name, sub in list((node.get("properties") or {}).items()):
+            if not isinstance(sub, dict):
+                continue
+            where = f"{path}.{name}" if path else name
+            text = key(sub)
+            if len(text) >= smallest and text in seen:
+                note = f"The same shape as `{seen[text]}`."
+                described = f"{sub['description']} {note}" if sub.get("description") else note
+                node["properties"][name] = {"type": sub.get("type", "object"), "description": described}
+                continue
+            seen.setdefault(text, where)
+            queue.append((sub, where))
+            for variant in sub.get("anyOf", []):
+                if isinstance(variant, dict):
+                    queue.append((variant, where))
+    return schema
+
+
+_STRICT_KEYWORDS = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const", "description",
+    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems",
+    "maxItems"})
+"""What OpenAI's strict mode (structured outputs) accepts in a schema; anything else makes a request fail."""
+_DROPPED_IN_STRICT = frozenset({"default", "minLength", "maxLength", "examples"})
+"""Keywords left out of a strict schema: the server checks them anyway (a default applies when null is sent)."""
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """``schema`` in the form OpenAI's ``"strict": true`` requires, or None when it cannot take that form.
+
+    Every object closed (``additionalProperties: false``) and every property required; an optional property
+    becomes nullable. ``oneOf`` becomes ``anyOf`` (same meaning for these discriminated unions). Free-form
+    objects (``additionalProperties`` other than false), a root that is not a plain object, or a keyword
+    strict mode does not know make it impossible.
+    """
+    if schema.get("type") != "object" or "anyOf" in schema or "oneOf" in schema:
+        return None
+    try:
+        strict: dict[str, Any] = _strict(schema)
+    except _NotStrict:
+        return None
+    return strict
+
+
+class _NotStrict(Exception):
+    pass
+
+
+def _strict(node: Any) -> Any:
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DROPPED_IN_STRICT:
+            continue
+        if key == "oneOf":
+            key = "anyOf"
+        if key not in _STRICT_KEYWORDS:
+            raise _NotStrict(key)
+        if key == "properties":
+            out[key] = {name: _strict(sub) for name, sub in value.items()}
+        elif key in ("items",):
+            out[key] = _strict(value)
+        elif key == "anyOf":
+            out[key] = [_strict(v) for v in value]
+        else:
+            out[key] = value
+    is_object = out.get("type") == "object" or "properties" in out
+    if is_object:
+        if out.get("additionalProperties", False) is not False or "properties" not in out:
+            raise _NotStrict("a free-form object")
+        required = set(out.get("required", []))
+        for name, sub in out["properties"].items():
+            if name not in required:
+                out["properties"][name] = _nullable(sub)
+        out["required"] = list(out["properties"])
+        out["additionalProperties"] = False
+    return out
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts null."""
+    if any(v.get("type") == "null" for v in schema.get("anyOf", [])) or schema.get("type") == "null":
+        return schema
+    kind = schema.get("type")
+    if isinstance(kind, str) and "enum" not in schema and "const" not in schema:
+        return {**schema, "type": [kind, "null"]}
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    description = {"description": schema["description"]} if "description" in schema else {}
+    inner = {k: v for k, v in schema.items() if k != "description"}
+    return {"anyOf": [inner, {"type": "null"}], **description}

@@ -1,11 +1,12 @@
 """IGG's HTTP JSON API (``igg serve``): the workspace operations as routes, plus an event stream.
 
 Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI document is at
-``/openapi.json``, an explorer at ``/docs``)::
+``/openapi.json``, Swagger UI at ``/docs``, served from the ``swagger-ui-bundle-v2`` package: it works offline)::
 
     GET  /healthz                              liveness (no token needed)
     POST /sessions                             start a session (body: the request payload)      201
     GET  /sessions?status=&limit=              list sessions
+    GET  /sessions/{id}                        one session: status, counts and limits, goal, created/updated
     GET  /sessions/{id}/observation?focus=&token_budget=   the budgeted markdown observation
     POST /sessions/{id}/actions                apply actions (body: actions, reasoning, dry_run)
     POST /sessions/{id}/finish                 finish (body: prune_isolated)
@@ -26,24 +27,30 @@ server: ``INTERNAL_ERROR`` 500, ``EXPORT_FAILED`` 507 on a full disk); the codes
 where they mean the same thing. A body that is not JSON (a syntax error, invalid UTF-8, nesting deeper than
 the parser goes) is ``INVALID_JSON``; a bad request payload ``INVALID_REQUEST``; bad path or query values
 and other bodies ``INVALID_ARGUMENTS``; an unknown route ``NOT_FOUND``; a known route with another method
-``METHOD_NOT_ALLOWED``.
+``METHOD_NOT_ALLOWED``. Messages name HTTP routes (``GET /sessions``), where the MCP tools' messages name tools
+(``list_sessions``). ``created`` and ``updated`` are RFC 3339 UTC timestamps (``2026-11-23T18:02:51.123Z``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import structlog
 from fastapi import Body, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from igg.encodable import first_unencodable
 from igg.errors import WorkspaceError
 from igg.interfaces.codes import http_status
+from igg.interfaces.version import package_version
 from igg.models.request import Request as GraphRequest
 from igg.workspace import Workspace
 from igg.workspace.ops import (
@@ -60,6 +67,7 @@ from igg.workspace.ops import (
     QueryInput,
     ReviewInput,
     RunInput,
+    SessionRef,
     UndoInput,
 )
 
@@ -84,6 +92,22 @@ class EncodableJSONResponse(JSONResponse):
         return text.encode("utf-8")
 
 
+_ROUTES = {
+    "start_session": "POST /sessions", "list_sessions": "GET /sessions",
+    "apply_actions": "POST /sessions/{id}/actions", "finish_session": "POST /sessions/{id}/finish",
+    "export_graph": "POST /sessions/{id}/export", "query_graph": "POST /sessions/{id}/query",
+    "run_session": "POST /runs",
+}
+"""The route of each workspace operation whose tool name can appear in a refusal's message."""
+_TOOL_NAMES = re.compile(r"(?<![\w/])(" + "|".join(_ROUTES) + r")(?![\w/])")
+
+
+def http_message(message: str) -> str:
+    """A workspace message for an HTTP client: the operations it names become their routes (``list_sessions``
+    -> ``GET /sessions``); plain words such as "observe" stay words."""
+    return _TOOL_NAMES.sub(lambda m: _ROUTES[m.group(1)], message)
+
+
 def error(status: int, code: str, message: str) -> JSONResponse:
     """The JSON error envelope."""
     return EncodableJSONResponse({"error": {"code": code, "message": message}}, status_code=status)
@@ -92,11 +116,13 @@ def error(status: int, code: str, message: str) -> JSONResponse:
 def build_app(workspace: Workspace) -> FastAPI:
     """The FastAPI application over ``workspace``."""
     app = FastAPI(title="IGG", summary="A validated, bounded graph workspace for agents.",
-                  description=__doc__, version="1", default_response_class=EncodableJSONResponse)
+                  description=__doc__, version=package_version(), default_response_class=EncodableJSONResponse,
+                  docs_url=None, redoc_url=None)
+    _offline_docs(app)
 
     @app.exception_handler(WorkspaceError)
     async def _workspace_error(_: Request, exc: WorkspaceError) -> JSONResponse:
-        return error(http_status(exc), exc.code, exc.message)
+        return error(http_status(exc), exc.code, http_message(exc.message))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -167,6 +193,14 @@ def build_app(workspace: Workspace) -> FastAPI:
                             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
         return await workspace.execute("list_sessions", _validate(ListInput, status=status, limit=limit))
 
+    @app.get("/sessions/{session_id}", summary="A session: status, counts, limits, goal, times")
+    async def session_info(session_id: str) -> dict[str, Any]:
+        inp = _validate(SessionRef, session_id=session_id)
+        session = await asyncio.to_thread(workspace.get, inp.session_id)  # may load it from the store
+        info = session.info
+        return {**info.to_dict(), **workspace.summary(session), "agent": info.agent,
+                "max_iterations": session.request.config.max_iterations}
+
     @app.get("/sessions/{session_id}/observation", summary="Observe a session")
     async def observe(session_id: str, focus: Annotated[list[str] | None, Query()] = None,
                       token_budget: Annotated[int | None, Query()] = None) -> dict[str, Any]:
@@ -195,10 +229,10 @@ def build_app(workspace: Workspace) -> FastAPI:
 
     @app.get("/sessions/{session_id}/events", summary="Stream a session's events (server-sent events)",
              response_class=StreamingResponse)
-    async def events(session_id: str) -> StreamingResponse:
+    async def events(session_id: str, request: Request) -> StreamingResponse:
         session = workspace.get(session_id)
         follow = session.info.status == "running"
-        return StreamingResponse(_sse(workspace, session_id, follow), media_type="text/event-stream",
+        return StreamingResponse(_sse(workspace, session_id, follow, request), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
 
     @app.post("/sessions/{session_id}/query", summary="Ask a budgeted query about the graph")
@@ -232,7 +266,24 @@ def build_app(workspace: Workspace) -> FastAPI:
     return app
 
 
-async def _sse(workspace: Workspace, session_id: str, follow: bool) -> AsyncIterator[bytes]:
+def _offline_docs(app: FastAPI) -> None:
+    """``/docs``: Swagger UI from the files of the ``swagger_ui_bundle`` package, so the page works without
+    a network (FastAPI's default loads it from a CDN); its validator badge, which calls swagger.io, is off."""
+    from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+
+    app.mount("/docs/static", StaticFiles(directory=swagger_ui_path), name="swagger-ui")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="IGG API",
+                                   swagger_js_url="/docs/static/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs/static/swagger-ui.css",
+                                   swagger_favicon_url="/docs/static/favicon-32x32.png",
+                                   swagger_ui_parameters={"validatorUrl": None})
+
+
+async def _sse(workspace: Workspace, session_id: str, follow: bool, request: Request) -> AsyncIterator[bytes]:
+    """The session's events as server-sent events; stops when the client has gone."""
     index = 0
     async for event in workspace.hub.listen(session_id, follow=follow):
         index += 1
@@ -240,6 +291,10 @@ async def _sse(workspace: Workspace, session_id: str, follow: bool) -> AsyncIter
         if first_unencodable(data) is not None:
             data = json.dumps(event, ensure_ascii=True)
         yield f"id: {index}\nevent: {event['kind']}\ndata: {data}\n\n".encode()
+        await asyncio.sleep(0)  # let a closed connection be noticed before the next event
+        if await request.is_disconnected():
+            log.debug("sse_client_gone", session_id=session_id, sent=index)
+            return
 
 
 def _validate(model: Any, **values: Any) -> Any:

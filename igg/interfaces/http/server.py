@@ -12,6 +12,10 @@ client to read its response. ``serve`` runs uvicorn's h11 protocol with four mor
 * ``write``: a client that stops reading a response is dropped when its buffer stays full this long.
 
 Refusals use the API's error envelope (``REQUEST_TIMEOUT``, ``BODY_TOO_FRAGMENTED``).
+
+A client that goes away in the middle of a response (an event stream closed early) makes no noise: writes to
+a connection that is already closing are dropped here, where asyncio would log "socket.send() raised
+exception." for each one.
 """
 
 from __future__ import annotations
@@ -81,7 +85,7 @@ def protocol_class(timeouts: Timeouts) -> type[H11Protocol]:
                                                            {"max_incomplete_event_size": size}))
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+            super().connection_made(_QuietTransport(transport))  # type: ignore[arg-type]
             self._arm("header")
 
         def data_received(self, data: bytes) -> None:
@@ -184,6 +188,21 @@ def protocol_class(timeouts: Timeouts) -> type[H11Protocol]:
     return GuardedH11Protocol
 
 
+class _QuietTransport:
+    """A transport that drops writes once the connection is closing (the peer is gone): the app may still be
+    producing a response it has not yet been told is unwanted."""
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self._transport = transport
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if not self._transport.is_closing():
+            self._transport.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 def _client(protocol: H11Protocol) -> str:
     client = protocol.client
     return f"{client[0]}:{client[1]}" if client else "?"
@@ -193,8 +212,11 @@ def uvicorn_config(app: Any, *, timeouts: Timeouts | None = None, **options: Any
     """A ``uvicorn.Config`` for ``app`` with ``timeouts`` enforced (``options``: host, port, ...)."""
     import uvicorn
 
+    from igg.interfaces.logs import route_stdlib_logging
+
     limits = timeouts or Timeouts()
-    return uvicorn.Config(app, log_level="warning", http=protocol_class(limits),
+    route_stdlib_logging()  # uvicorn's records in IGG's log format (log_config=None: uvicorn installs none)
+    return uvicorn.Config(app, log_level="warning", log_config=None, http=protocol_class(limits),
                           timeout_keep_alive=max(1, round(limits.idle)), server_header=False, **options)
 
 

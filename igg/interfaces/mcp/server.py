@@ -29,6 +29,8 @@ from pydantic import Field, ValidationError
 from igg.encodable import escape_unencodable, find_unencodable, first_unencodable
 from igg.encodable import escape_value as _escaped
 from igg.errors import WorkspaceError
+from igg.interfaces.logs import route_stdlib_logging
+from igg.interfaces.version import package_version
 from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
 from igg.workspace.service import Workspace
 
@@ -92,7 +94,8 @@ class IGGServer(MCPServer):
 
 def build_server(workspace: Workspace, *, name: str = "igg") -> MCPServer:
     """An ``MCPServer`` exposing every workspace operation of ``workspace`` as a tool."""
-    server = IGGServer(name, instructions=INSTRUCTIONS, version=_version())
+    server = IGGServer(name, instructions=INSTRUCTIONS, version=package_version())
+    route_stdlib_logging()  # after the SDK's constructor, which installs its own (rich) logging handler
     for op in OPERATIONS:
         server.add_tool(
             _tool_function(workspace, op), name=op.name, description=op.description,
@@ -150,15 +153,6 @@ async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None
                                           f"{event.get('nodes', 0)} nodes, {event.get('edges', 0)} edges")
     return await task
 
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("igg")
-    except PackageNotFoundError:  # running from a source tree without installing
-        return "0"
 
 
 def run_stdio(server: MCPServer) -> None:
