@@ -336,22 +336,27 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
     commits run off the loop's thread, and a heartbeat task on the same loop stays within 50 ms.
 
     The store sits on a slow disk (every fifth commit takes 60 ms more), so one such commit on the loop's
-    thread would make a heartbeat more than 50 ms late. A heartbeat interval in which the OS preempted the
-    loop's own thread (an involuntary context switch: another process took the CPU) says nothing about IGG
-    and is left out; time the loop spends blocked on a commit, a lock or the GIL is a voluntary switch and
-    counts. Other threads of the process may be preempted freely: that is the point of moving commits off
-    the loop."""
+    thread would make a heartbeat more than 50 ms late. Time the process's threads spent runnable but waiting
+    for a CPU that other processes held (the kernel's run-queue delay, ``/proc/.../schedstat``) says nothing
+    about IGG and is taken off each interval's lateness; time the loop spends blocked on a commit, a lock or
+    the GIL, or busy with work of its own, counts."""
+    import os
+
     from igg import arun
 
-    loop_tid = threading.get_native_id()
-
-    def loop_preemptions() -> int:
-        with open(f"/proc/self/task/{loop_tid}/status", encoding="ascii") as f:
-            return sum(int(line.split()[1]) for line in f if line.startswith("nonvoluntary_ctxt"))
+    def run_queue_delay() -> float:
+        """Seconds this process's threads have waited on a run queue, in all."""
+        total = 0
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{tid}/schedstat", encoding="ascii") as f:
+                    total += int(f.read().split()[1])
+            except OSError:  # the thread ended meanwhile
+                pass
+        return total / 1e9
 
     store = WatchedStore(tmp_path / "heartbeat.sqlite", slow_commit=0.06)
     lateness: list[float] = []
-    preempted = 0
 
     def agent(k: int) -> Any:
         async def turn(observation: Any) -> dict[str, Any]:
@@ -362,16 +367,12 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
         return turn
 
     async def heartbeat(done: asyncio.Event) -> None:
-        nonlocal preempted
         while not done.is_set():
-            switches = loop_preemptions()
+            waited = run_queue_delay()
             before = time.perf_counter()
             await asyncio.sleep(0.005)
             late = time.perf_counter() - before - 0.005
-            if loop_preemptions() != switches:
-                preempted += 1
-                continue
-            lateness.append(late)
+            lateness.append(max(0.0, late - (run_queue_delay() - waited)))
 
     async def main() -> list[Any]:
         done = asyncio.Event()
@@ -387,5 +388,5 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
     assert [r.stop_reason for r in results] == ["finished"] * 50
     assert all(store.session(f"h{k}").last_iteration == 3 for k in range(50))
     assert store.writers and loop_thread not in store.writers
-    assert len(lateness) >= 50, f"only {len(lateness)} heartbeats ran unpreempted ({preempted} preempted)"
+    assert len(lateness) >= 50, f"only {len(lateness)} heartbeats ran"
     assert max(lateness) < 0.05, f"heartbeat late by up to {max(lateness) * 1000:.0f} ms"
