@@ -142,3 +142,15 @@ def test_ctrl_c_writes_what_the_run_had_exits_130_and_the_resume_command_finishe
     names = sorted(n["properties"]["name"] for n in json.loads((out / "graph.json").read_text())["nodes"]
                    if n["type"] == "Class")
     assert names == ["A", "B", "C"]
+
+
+def test_the_session_commands_point_at_the_default_store_when_theirs_is_missing(tmp_path: Path,
+                                                                                 _igg_home: Path) -> None:
+    """`igg show` after a run kept in the default store (elsewhere than .igg/): the refusal gives the command
+    with the right --store, and that command works."""
+    assert igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT).returncode == 0
+    shown = igg("show", "uuid-1234", cwd=tmp_path)
+    assert shown.returncode == 2
+    (again,) = [c for c in commands(shown.stderr) if "REQUEST.json" not in c]
+    assert again == ["igg", "show", "uuid-1234", "--store", str(_igg_home / "sessions.sqlite")]
+    assert igg(*again[1:], cwd=tmp_path).returncode == 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -31,10 +32,15 @@ def open_store(args: argparse.Namespace, *, must_exist: bool = True) -> SessionS
     """The store named by ``--store`` / ``$IGG_STORE`` / the default; a clear error when it does not exist."""
     path = resolve_store_path(getattr(args, "store", None))
     if must_exist and not path.exists():
+        from igg.interfaces.cli.keep import command_line, default_store
         from igg.store import SessionRefused
 
-        raise SessionRefused(f"no session store at {path}; run a session with `igg run ... --store {path}` first, "
-                             f"or point --store (or ${STORE_ENV}) at an existing store")
+        kept = default_store()
+        again = ["igg", *command_line(args), "--store", str(kept)]
+        hint = (f"; runs given no --out, --store or --export are kept in {kept}: `{shlex.join(again)}`"
+                if kept.exists() else "")
+        raise SessionRefused(f"no session store at {path}; keep sessions there with `igg run REQUEST.json --store "
+                             f"{shlex.quote(str(path))}`, or point --store (or ${STORE_ENV}) at an existing store{hint}")
     return SessionStore(path)
 
 
