@@ -112,7 +112,8 @@ def _continued(store: SessionStore, session_id: str, agent: Any | str | None,
     point = resume_point(store, session_id)
     if agent is None:
         if not point.agent:
-            raise SessionRefused(f"session {session_id!r} does not name its agent; pass one", session_id=session_id)
+            raise SessionRefused(f"session {session_id!r} does not name its agent; pass one (--agent on the command "
+                                 "line)", session_id=session_id)
         agent = point.agent
     name = agent if isinstance(agent, str) else (point.agent or type(agent).__name__)
     if isinstance(agent, str):

@@ -100,8 +100,8 @@ class ResumePoint:
     records: list[IterationRecord] = field(default_factory=list)
     """The committed iterations' records, in order (with their mutations)."""
     chunk_cursor: int = 0
-    """Position in the walk over the context chunks after the last committed iteration (see
-    ``IterationRecord.chunk_cursor``); 0 before the first."""
+    """Where the walk over the context chunks continues: the chunk after the last committed iteration's (the
+    same one again when that turn did not advance, see ``IterationRecord.advances``); 0 before the first."""
     agent: str | None = None
     """The agent spec the session was started with."""
     options: dict[str, Any] = field(default_factory=dict)
@@ -125,5 +125,5 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
             records.append(codec.record_from_dict(s.record, by_step.get(s.step)))
     next_iteration = max((r.iteration for r in records), default=0) + 1
     return ResumePoint(request=request, state=state, next_iteration=next_iteration, records=records,
-                       chunk_cursor=records[-1].chunk_cursor if records else 0, agent=info.agent,
+                       chunk_cursor=records[-1].chunk_cursor + records[-1].advances if records else 0, agent=info.agent,
                        options=info.options)

@@ -19,13 +19,16 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from igg.errors import IGGError, Problem, RequestInvalid, SessionExists
 from igg.logging import LOG_FORMATS, EventLogger, configure_logging
 from igg.models.request import Request
 from igg.persistence import Recorder
 from igg.records import Event, RunResult
+
+if TYPE_CHECKING:
+    from igg.interfaces.cli.keep import Keeping
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "auto") -> None:
@@ -123,38 +126,57 @@ def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: li
     summary table and the progress bar; ``another_id`` says how the command takes another session id (in
     the refusal of an id the store already holds).
     """
-    from igg.interfaces.cli.keep import Witness, announce, interrupted, keeping, session_exists
-    from igg.interfaces.cli.progress import ProgressView
+    from igg.interfaces.cli.keep import keeping
     from igg.interfaces.cli.targets import check_export_targets
-    from igg.interfaces.codes import run_exit_code
     from igg.service import run_request
 
     specs = export_specs(args) if specs is None else specs
     check_export_targets(specs, args.out)
     keep = keeping(args, request.session_id, explicit_store=store_path(args))
+
+    def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
+        return run_request(request, agent, store=keep.store, agent_name=args.agent, force=keep.force,
+                           resume=resume, out=args.out, exports=specs, provenance=getattr(args, "provenance", False),
+                           recorders=[*(recorders or ()), witness], on_event=on_event, **loop_options)
+
+    return present(args, job, keep=keep, session_id=request.session_id or "", summary_extra=summary_extra,
+                   title=title, agent=agent, another_id=another_id)
+
+
+def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Recorder], RunResult], *,
+            keep: Keeping, session_id: str, summary_extra: Callable[[RunResult], dict[str, Any]] | None = None,
+            title: str = "igg run", agent: Any = None,
+            another_id: str = "give the request another session_id") -> int:
+    """Run ``job(on_event, witness)`` (one ``igg.service`` call, keeping the ``witness`` recorder) with the
+    progress view and the event log; print the summary; the exit code (see ``execute``). Shared by every
+    command that runs a session (``igg run``, ``igg map-code``, ``igg resume``)."""
+    from igg.interfaces.cli.keep import Witness, announce, interrupted, session_exists
+    from igg.interfaces.cli.progress import ProgressView
+    from igg.interfaces.codes import run_exit_code
+
     witness = Witness()
     logger = EventLogger()
     quiet = bool(getattr(args, "quiet", False))
+    started: dict[str, Any] = {}
     try:
-        with ProgressView(enabled=False if quiet else None, max_iterations=request.config.max_iterations,
-                          title=title, agent=agent) as view:
+        with ProgressView(enabled=False if quiet else None, title=title, agent=agent) as view:
             def on_event(event: Event) -> None:
+                if event.kind == "run_started":
+                    started.update(event.data)
                 logger(event)
                 view(event)
 
-            result = run_request(request, agent, store=keep.store, agent_name=args.agent, force=keep.force,
-                                 resume=resume, out=args.out, exports=specs,
-                                 provenance=getattr(args, "provenance", False),
-                                 recorders=[*(recorders or ()), witness], on_event=on_event, **loop_options)
+            result = job(on_event, witness)
     except KeyboardInterrupt:
-        return interrupted(args, witness, keep, request.session_id or "")
+        return interrupted(args, witness, keep, session_id)
     except SessionExists as exc:
         if keep.store is None or exc.session_id is None:
             raise
         raise session_exists(args, exc.session_id, keep.store, another=another_id) from None
     extra = summary_extra(result) if summary_extra is not None else None
     if args.json or not quiet:
-        print_summary(result, request, as_json=args.json, out=args.out, extra=extra, title=title)
+        print_summary(result, max_iterations=started.get("max_iterations"), as_json=args.json, out=args.out,
+                      extra=extra, title=title)
     if not quiet:
         announce(keep, result.session_id, log_format=getattr(args, "log_format", "console"))
     if result.export_error is not None:
@@ -162,7 +184,7 @@ def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: li
     return run_exit_code(result.stop_reason, export_failed=result.export_error is not None)
 
 
-def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Path | None = None,
+def print_summary(result: RunResult, *, max_iterations: int | None = None, as_json: bool, out: Path | None = None,
                   extra: dict[str, Any] | None = None, title: str = "igg run") -> None:
     """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table."""
     summary = result.summary()
@@ -173,14 +195,13 @@ def print_summary(result: RunResult, request: Request, *, as_json: bool, out: Pa
     from rich.console import Console
     from rich.table import Table
 
-    limits = request.config.constraints
     actions = summary["actions"]
     table = Table(title=f"{title} {summary['session_id']}", show_header=False, title_justify="left")
     table.add_column("", style="bold")
     table.add_column("")
     table.add_row("stop reason", summary["stop_reason"] + (f" ({summary['error']})" if summary.get("error") else ""))
-    table.add_row("iterations", f"{summary['iterations']} of {request.config.max_iterations}")
-    table.add_row("graph", f"nodes {summary['nodes']}/{limits.max_nodes}, edges {summary['edges']}/{limits.max_edges}")
+    table.add_row("iterations", f"{summary['iterations']}" + (f" of {max_iterations}" if max_iterations else ""))
+    table.add_row("graph", f"nodes {summary['nodes']}/{result.max_nodes}, edges {summary['edges']}/{result.max_edges}")
     table.add_row("actions", f"{actions['proposed']} proposed, {actions['accepted']} accepted, "
                              f"{actions['rejected']} rejected")
     for code, count in actions["rejected_by_code"].items():

@@ -1,5 +1,6 @@
 """``igg resume SESSION [--store PATH] [--agent AGENT] [--out DIR] [--export FORMAT[:TARGET]]... [--json]``:
-continue an interrupted session where its last committed iteration left off.
+continue an interrupted session where its last committed iteration left off (``igg.service.continue_session``,
+the same call as the HTTP API's and the MCP server's).
 
 The process may have died at any moment (even ``kill -9`` in the middle of an iteration): the store holds
 whole iterations only, so the resumed run rebuilds the graph from them and runs the first iteration that
@@ -12,11 +13,15 @@ else ``.igg/sessions.sqlite``.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from igg.agents.registry import make_agent
-from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
+from igg.interfaces.cli.common import add_run_options, export_specs, present, setup_logging
 from igg.interfaces.cli.storecli import STORE_HELP, open_store
-from igg.store import SessionRefused, resolve_store_path, resume_point
+from igg.persistence import Recorder
+from igg.records import Event, RunResult
+from igg.service import continue_session
+from igg.store import resolve_store_path
 
 SESSION_AGENT = "session"
 """``--agent session`` (the default): the agent the session was started with."""
@@ -39,14 +44,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from igg.interfaces.cli.keep import Keeping
+    from igg.interfaces.cli.targets import check_export_targets
+
     setup_logging(args)
     args.store = resolve_store_path(args.store)
     store = open_store(args)
-    point = resume_point(store, args.session)
-    if args.agent == SESSION_AGENT:
-        if not point.agent:
-            raise SessionRefused(f"session {args.session!r} does not name its agent; pass --agent")
-        args.agent = point.agent
+    agent = None if args.agent == SESSION_AGENT else args.agent
     specs = export_specs(args)
-    agent = make_agent(args.agent, point.request)
-    return execute(args, point.request, agent, specs=specs, resume=True, state=point.state, records=point.records)
+    check_export_targets(specs, args.out)
+
+    def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
+        return continue_session(store, args.session, agent=agent, force=args.force, out=args.out, exports=specs,
+                                provenance=args.provenance, on_event=on_event, recorders=[witness],
+                                make_agent=make_agent)
+
+    return present(args, job, keep=Keeping(store=str(args.store), force=args.force), session_id=args.session)

@@ -1,0 +1,82 @@
+"""The tree tells the truth: imports go one way, down the layers drawn in the README's Development section.
+
+The import graph of ``igg`` is built by grimp from the source (every import counts: module level, inside
+functions, and under ``TYPE_CHECKING``, so a hidden cycle is a cycle too). Each module belongs to a unit (a
+top-level package or module of ``igg``) and each unit to a layer; an import may stay within its layer or go
+down, never up, and the units import each other without cycles.
+"""
+
+from __future__ import annotations
+
+import grimp
+import networkx as nx
+import pytest
+
+LAYERS: list[tuple[str, set[str]]] = [
+    ("interfaces", {"igg.__main__", "igg.interfaces", "igg.view.routes", "igg.view.auth"}),
+    ("jobs", {"igg.workspace", "igg.batch", "igg.mapupdate"}),
+    ("service", {"igg.service"}),
+    ("engine and its seams", {"igg.loop", "igg.mapcode", "igg.persistence", "igg.store", "igg.export"}),
+    ("steps", {"igg.act", "igg.observe", "igg.agents", "igg.compile", "igg.records", "igg.logging", "igg.view"}),
+    ("graph and contracts", {"igg.graph", "igg.models"}),
+    ("foundations", {"igg.errors", "igg.encodable", "igg.inputs", "igg.files"}),
+]
+"""Top to bottom. ``igg/view/routes.py`` and ``auth.py`` are the HTTP adapters of the ``/ui`` page: they sit with
+the interfaces although they live under ``igg/view/`` (whose ``data``/``page`` render, below ``export``)."""
+
+SPLIT = ("igg.view.routes", "igg.view.auth")
+
+ALLOWED_UPWARD = {
+    ("igg.mapcode", "igg.service"):
+        "igg.mapcode.map_code, the public path the README documented before igg.service.map_code, delegates "
+        "to it (imported inside that function only)",
+}
+"""Upward imports kept on purpose, each with its reason (the test fails when one disappears, so the list
+cannot rot)."""
+
+
+def unit(module: str) -> str:
+    for split in SPLIT:
+        if module == split or module.startswith(split + "."):
+            return split
+    return ".".join(module.split(".")[:2])
+
+
+@pytest.fixture(scope="module")
+def imports() -> dict[tuple[str, str], list[str]]:
+    """(importing unit, imported unit) -> 'module -> module' examples, for every import between units."""
+    graph = grimp.build_graph("igg", include_external_packages=False)
+    found: dict[tuple[str, str], list[str]] = {}
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            a, b = unit(module), unit(imported)
+            if a != b and "igg" not in (a, b):  # igg/__init__.py only re-exports the public API
+                found.setdefault((a, b), []).append(f"{module} -> {imported}")
+    return found
+
+
+def layer_of(u: str) -> int:
+    for index, (_, units) in enumerate(LAYERS):
+        if u in units:
+            return index
+    raise AssertionError(f"{u} is in no layer of tests/test_layers.py (and the README's picture): place it")
+
+
+def test_every_import_goes_down_or_stays_in_its_layer(imports):
+    upward = sorted((a, b) for a, b in imports if layer_of(b) < layer_of(a))
+    unexpected = [f"{LAYERS[layer_of(a)][0]} {a} imports {LAYERS[layer_of(b)][0]} {b}: {imports[(a, b)][0]}"
+                  for a, b in upward if (a, b) not in ALLOWED_UPWARD]
+    assert unexpected == []
+    assert sorted(ALLOWED_UPWARD) == [pair for pair in upward if pair in ALLOWED_UPWARD]
+
+
+def test_the_units_import_each_other_without_cycles(imports):
+    graph = nx.DiGraph(pair for pair in imports if pair not in ALLOWED_UPWARD)
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert cycles == []
+
+
+def test_graph_and_models_import_nothing_above_them(imports):
+    """The contracts stand alone: graph/ may import models/ and the foundations, models/ only the foundations."""
+    assert sorted(b for a, b in imports if a == "igg.graph") == ["igg.models"]
+    assert {b for a, b in imports if a == "igg.models"} <= {"igg.errors", "igg.encodable"}
