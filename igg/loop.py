@@ -13,6 +13,11 @@ private event loop.
 Agents may bring their own validation rules (``validation_rules()``, e.g. grounding code symbols); they run
 after the built-in rules of their action type.
 
+With ``config.review`` a turn's actions are not applied: they are validated as if applied (a dry run) and
+the run stops with ``awaiting_review``, the plan in ``RunResult.review`` (the session store keeps it as a
+pending ``review`` step, which ``igg review`` decides; ``igg resume`` then continues, with a rejection's note
+shown to the agent). A turn that did not parse, or has no actions, needs no review and is recorded as usual.
+
 A run may continue a session (the session store's resume): pass the ``state`` as it stands and the prior
 ``records``; the next iteration number, the chunk position, the stuck streak and the last verdicts follow
 from them (or pass ``start_iteration`` / ``chunk_cursor`` explicitly).
@@ -55,7 +60,7 @@ class Loop:
     def __init__(self, request: Request, *, state: GraphState | None = None,
                  records: Sequence[IterationRecord] = (), start_iteration: int | None = None,
                  chunk_cursor: int | None = None, recorder: Recorder | Sequence[Recorder] | None = None,
-                 extra_rules: Mapping[type, Sequence[Any]] | None = None,
+                 extra_rules: Mapping[type, Sequence[Any]] | None = None, notes: Sequence[str] = (),
                  clock: Callable[[], float] = time.perf_counter) -> None:
         self.request = request
         self.config = request.config
@@ -83,13 +88,15 @@ class Loop:
             self.stuck_streak += 1
         self.last_verdicts = list(last.verdicts) if last else []
         self.last_error = last.parse_error if last else None
-        self.notes = _notes_after(last)
+        self.notes = [*_notes_after(last), *notes]
         self.recorders: list[Recorder] = (
             [] if recorder is None else list(recorder) if isinstance(recorder, Sequence) else [recorder])
         self.clock = clock
         self.todos = open_todos(state, self.config.schema_)
         self.stop_reason: StopReason | None = None
         self.error: str | None = None
+        self.review: dict[str, Any] | None = None
+        """The plan waiting for review once the run stopped with ``awaiting_review``."""
         self.result: RunResult | None = None
         self._started = clock()
         self._pending: tuple[Observation, Chunk | None, dict[str, float]] | None = None
@@ -158,6 +165,8 @@ class Loop:
         # a response object whose JSON text holds no lone surrogate is encodable throughout: read it without
         # scanning each action again (one whose text does is read action by action, each refusal named)
         parsed, parse_error = _parse(turn, encodable=kind == "object" and not escaped)
+        if self.config.review and parsed is not None and parsed.items:
+            return self._hold(turn, parsed, raw, kind, obs, chunk)
         record = act(self.actor, self.state, parsed, iteration=self.iteration, chunk=_chunk_label(chunk),
                      chunk_cursor=self.cursor, parse_error=parse_error, raw_output=raw, output_kind=kind,
                      truncated=turn.truncated, observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
@@ -185,11 +194,32 @@ class Loop:
         self.iteration += 1
         return events
 
+    def _hold(self, turn: AgentTurn, parsed: ParsedResponse, raw: str | None, kind: Any, obs: Observation,
+              chunk: Chunk | None) -> list[Event]:
+        """``config.review``: validate the turn as if applied (nothing changes, no id is used up), keep it as the
+        plan waiting for review and stop with ``awaiting_review``."""
+        counters = self.state.id_counters
+        record = act(self.actor, self.state, parsed, iteration=self.iteration, chunk=_chunk_label(chunk),
+                     chunk_cursor=self.cursor, raw_output=raw, output_kind=kind, truncated=turn.truncated,
+                     observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
+                     usage=turn.usage.to_dict() if turn.usage else None, notes=_notes_of(turn, parsed),
+                     dry_run=True, clock=self.clock)
+        self.state.restore_id_counters(*counters)
+        self.review = {"iteration": record.iteration, "reasoning": record.reasoning, "actions": record.actions,
+                       "verdicts": [v.to_dict() for v in record.verdicts], "accepted": record.accepted,
+                       "rejected": record.rejected, "finished": record.finished}
+        self.stop_reason = "awaiting_review"
+        events = [self._event("action_verdict", **v.to_dict()) for v in record.verdicts]
+        events.append(self._event("iteration_finished",
+                                  **iteration_finished(record, self.state, stop_reason=self.stop_reason)))
+        return events
+
     def finish(self) -> Event:
-        """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished`` event."""
+        """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished`` event.
+        A run waiting for review is not finalized (the session goes on after the decision)."""
         assert self.stop_reason is not None, "finish() follows the stop"
         pruned = prune_isolated(self.state, keep_protected=self.config.constraints.protect_seed_nodes) \
-            if self.config.finalize.prune_isolated else []
+            if self.config.finalize.prune_isolated and self.review is None else []
         final_mutations = self.state.take_journal()
         if pruned:
             self.todos = open_todos(self.state, self.config.schema_)
@@ -197,6 +227,7 @@ class Loop:
         self.result = RunResult(
             session_id=self.session_id, stop_reason=self.stop_reason, state=self.state, records=self.records,
             error=self.error, open_todos=list(self.todos), pruned=pruned, final_mutations=final_mutations,
+            review=self.review,
             max_nodes=limits.max_nodes, max_edges=limits.max_edges,
             elapsed_ms=(self.clock() - self._started) * 1000)
         for rec in self.recorders:

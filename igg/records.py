@@ -13,7 +13,8 @@ from igg.models.verdicts import ErrorCode, Verdict
 if TYPE_CHECKING:
     from igg.graph.state import GraphState
 
-StopReason = Literal["finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted", "agent_error"]
+StopReason = Literal["finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted", "agent_error",
+                     "awaiting_review"]
 """Why a run ended; every run ends with exactly one.
 
 - ``finished``: the agent said ``"finished": true`` (or every completeness rule is met with stop_when_complete)
@@ -22,10 +23,12 @@ StopReason = Literal["finished", "max_iterations", "limits_reached", "stuck", "b
 - ``stuck``: ``stuck_after`` iterations in a row accepted no action
 - ``budget_exhausted``: the token/cost budget does not allow another agent call
 - ``agent_error``: the agent failed after its retries
+- ``awaiting_review``: ``config.review`` is on and the turn's actions wait as a pending plan (``RunResult.review``);
+  the session stays open: ``igg review`` decides the plan, ``igg resume`` continues after the decision
 """
 
 STOP_REASONS: tuple[str, ...] = ("finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted",
-                                 "agent_error")
+                                 "agent_error", "awaiting_review")
 
 EventKind = Literal["run_started", "iteration_started", "action_verdict", "iteration_finished", "run_finished"]
 """Events of a run, in this order: ``run_started``; per iteration ``iteration_started``, one
@@ -155,6 +158,10 @@ class RunResult:
     """What was exported after the run (filled by whoever exports)."""
     export_error: ExportError | None = None
     """Why an export failed, when one did (``exports`` still holds every export's summary)."""
+    review: dict[str, Any] | None = None
+    """The plan waiting for review when the run stopped with ``awaiting_review``: ``iteration``, ``reasoning``,
+    ``actions``, ``verdicts`` (as if applied), ``accepted``, ``rejected``, ``finished`` (the agent's word, which
+    an approval keeps) (the store adds ``plan_id``)."""
     max_nodes: int = 0
     max_edges: int = 0
     elapsed_ms: float = 0.0
@@ -222,4 +229,6 @@ class RunResult:
         }
         if self.error:
             out["error"] = self.error
+        if self.review is not None:
+            out["review"] = self.review
         return out

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from igg.errors import ExportError, SessionRefused
+from igg.errors import ExportError, Problem, RequestInvalid, SessionRefused
 from igg.export.spec import ExportSpec, perform_exports
 from igg.loop import EventHandler, arun, run
 from igg.models.request import Request
@@ -36,6 +36,14 @@ StoreLike = SessionStore | str | os.PathLike[str]
 def open_store(store: StoreLike) -> SessionStore:
     """The ``SessionStore`` for a store or a path."""
     return store if isinstance(store, SessionStore) else SessionStore(store)
+
+
+def _review_needs_a_store(request: Request, store: StoreLike | None, recorders: Sequence[Recorder]) -> None:
+    """``config.review`` stops a run with its plan waiting: a plan nobody keeps could never be decided."""
+    if request.config.review and store is None and not recorders:
+        raise RequestInvalid([Problem("config.review", "a run with review before apply needs a session store to "
+                                      "keep its plan for the reviewer: pass --store PATH (or set IGG_STORE), or "
+                                      "set review to false")], source=f"request {request.session_id!r}")
 
 
 def _recorders(*, store: StoreLike | None, agent_name: str | None, force: bool, resume: bool, out: Path | None,
@@ -85,6 +93,7 @@ def run_request(request: Request, agent: Any, *, store: StoreLike | None = None,
     every event; ``loop_options`` go to ``igg.loop.Loop`` (``state``, ``records``, ... to continue).
     ``session_options`` are kept with a new stored session (e.g. map-code's ``git_commit``).
     """
+    _review_needs_a_store(request, store, recorders)
     chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
                                   recorders=recorders, session_options=session_options)
     result = run(request, agent, on_event=on_event, recorder=chain, **loop_options)
@@ -100,6 +109,7 @@ async def arun_request(request: Request, agent: Any, *, store: StoreLike | None 
     """``run_request`` for event loops (sync and async agents; ``on_event`` may be async)."""
     import asyncio
 
+    _review_needs_a_store(request, store, recorders)
     chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
                                   recorders=recorders)
     result = await arun(request, agent, on_event=on_event, recorder=chain, **loop_options)
@@ -121,7 +131,7 @@ def _continued(store: SessionStore, session_id: str, agent: Any | str | None,
 
         agent = (make or make_agent)(agent, point.request)
     options = {"state": point.state, "records": point.records, "start_iteration": point.next_iteration,
-               "chunk_cursor": point.chunk_cursor, "request": point.request}
+               "chunk_cursor": point.chunk_cursor, "notes": point.notes, "request": point.request}
     return agent, name, options
 
 

@@ -73,7 +73,17 @@ class SessionRecorder:
 
     def finish(self, result: RunResult) -> None:
         """Commit the end of the run: mutations made after the last iteration, a final snapshot, the stop
-        reason and the result summary."""
+        reason and the result summary. A run waiting for review (``result.review``) commits its plan as a
+        pending ``review`` step instead (numbered ``plan_id``, as the workspace's) and leaves the session open,
+        released for the reviewer."""
+        if result.review is not None:
+            sid = self._sid()
+            plan = {"plan_id": self.store.session(sid).last_step + 1, **result.review}
+            self.store.commit_step(sid, kind="review", record={"kind": "review", "state": "pending", "plan": plan},
+                                   mutations=[], state=result.state, owner=self.owner)
+            self.store.release(sid, self.owner)
+            result.review = plan
+            return
         summary = codec.record_to_dict(result.summary())
         self.store.commit_step(self._sid(), kind="finalize", record={"kind": "finalize", **summary},
                                mutations=list(result.final_mutations), state=result.state, owner=self.owner,
@@ -105,6 +115,8 @@ class ResumePoint:
     agent: str | None = None
     """The agent spec the session was started with."""
     options: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """What the agent is told first (a reviewer's rejection of its last plan)."""
 
 
 def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
@@ -120,10 +132,20 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     for step, m in store.mutations(session_id):
         by_step.setdefault(step, []).append(m)
     records: list[IterationRecord] = []
-    for s in store.steps(session_id):
+    steps = store.steps(session_id)
+    for s in steps:
         if s.kind == "iteration":
             records.append(codec.record_from_dict(s.record, by_step.get(s.step)))
+    notes = []
+    last = steps[-1].record if steps and steps[-1].kind == "review" else {}
+    if last.get("state") == "pending":
+        plan = last.get("plan") or {}
+        raise SessionRefused(f"session {session_id!r} has plan {plan.get('plan_id')} (iteration "
+                             f"{plan.get('iteration')}) waiting for review; decide it first: igg review {session_id} "
+                             "--approve, or --reject NOTE", session_id=session_id)
+    if last.get("state") == "rejected":
+        notes.append(f"A reviewer rejected your last plan: {last.get('note') or '(no note)'}")
     next_iteration = max((r.iteration for r in records), default=0) + 1
     return ResumePoint(request=request, state=state, next_iteration=next_iteration, records=records,
                        chunk_cursor=records[-1].chunk_cursor + records[-1].advances if records else 0, agent=info.agent,
-                       options=info.options)
+                       options=info.options, notes=notes)

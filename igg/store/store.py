@@ -156,6 +156,12 @@ class SessionStore:
         self.db.write(work)
         return self.session(session_id)
 
+    def release(self, session_id: str, owner: str) -> None:
+        """Stop being the writer of an unfinished session (a run waiting for review), so another process (the
+        reviewer, a resume) may claim it at once; does nothing when ``owner`` no longer writes it."""
+        self.db.write(lambda conn: conn.execute("UPDATE sessions SET owner = NULL WHERE session_id = ? AND owner = ?",
+                                                (session_id, owner)))
+
     def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
                     state: GraphState, owner: str | None = None, chunk_cursor: int | None = None,
                     snapshot: bool = False, finish: dict[str, Any] | None = None) -> int:

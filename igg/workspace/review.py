@@ -81,7 +81,8 @@ def decide(workspace: Workspace, inp: ReviewInput) -> dict[str, Any]:
         actions = [plan["actions"][i] for i in chosen]
         reasoning = plan["reasoning"] + (f" [approved {len(actions)} of {len(plan['actions'])}"
                                          + (f": {inp.note}]" if inp.note else "]"))
-        parsed = read_response({"reasoning": reasoning, "actions": actions})
+        # a run's plan keeps the agent's "finished" (igg run with review): approving it ends the run on resume
+        parsed = read_response({"reasoning": reasoning, "actions": actions, "finished": bool(plan.get("finished"))})
         record = act(session.actor, session.state, parsed, iteration=plan["iteration"], actions=actions)
         record.timings_ms["total"] = record.timings_ms["act"]
         workspace._commit(session, record)

@@ -216,6 +216,11 @@ def print_summary(result: RunResult, *, max_iterations: int | None = None, as_js
                                 f"{', estimated' if tokens['estimated'] else ''})"
                                 + (f", cost {tokens['cost']:.6f}" if tokens.get("cost") is not None else ""))
     table.add_row("open to-dos", "; ".join(summary["open_todos"]) or "none")
+    if summary.get("review"):
+        plan = summary["review"]
+        table.add_row("review", f"plan {plan.get('plan_id', '')} (iteration {plan['iteration']}: {plan['accepted']} "
+                                f"actions would apply, {plan['rejected']} rejected) waits: igg review "
+                                f"{summary['session_id']}, then igg resume {summary['session_id']}")
     if summary["pruned"]:
         table.add_row("pruned", ", ".join(f"{p['type']} {p['id']}" for p in summary["pruned"]))
     for export in summary["exports"]:
