@@ -4,7 +4,7 @@ The public API; everything here is documented in README.md.
 """
 
 from igg.act import Actor
-from igg.agents import AgentTurn, Observation, Usage
+from igg.agents import Agent, AgentCapabilities, AgentTurn, AsyncAgent, Observation, Usage
 from igg.agents.parsing import parse_turn
 from igg.agents.registry import make_agent
 from igg.agents.scripted import ScriptedAgent
@@ -26,7 +26,7 @@ from igg.errors import (
     WorkspaceError,
 )
 from igg.export import ExportSpec, document_to_state, load_document, parse_export_spec, perform_exports
-from igg.graph import GraphState
+from igg.graph import GraphState, Mutation
 from igg.loop import Loop, RunStream, arun, astream, run, stream
 from igg.models import (
     AgentResponse,
@@ -46,10 +46,13 @@ from igg.store import SessionRecorder, SessionStore, StoreSessions, resume_point
 __all__ = [
     "STOP_REASONS",
     "Actor",
+    "Agent",
+    "AgentCapabilities",
     "AgentFailed",
     "AgentResponse",
     "AgentTurn",
     "AgentUnavailable",
+    "AsyncAgent",
     "BudgetExhausted",
     "ErrorCode",
     "Event",
@@ -61,6 +64,7 @@ __all__ = [
     "IterationRecord",
     "Loop",
     "MemorySessions",
+    "Mutation",
     "Observation",
     "Problem",
     "Recorder",

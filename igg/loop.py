@@ -10,8 +10,10 @@ The async forms accept sync and async agents (a sync agent runs inline: keep it 
 many sessions share one event loop without a thread each. A sync run of an async agent drives it on a
 private event loop.
 
-Agents may bring their own validation rules (``validation_rules()``, e.g. grounding code symbols); they run
-after the built-in rules of their action type.
+What an agent offers beyond being called is declared (``igg.agents.base.AgentCapabilities``): its own
+validation rules (e.g. grounding code symbols) run after the built-in rules of their action type; an agent
+that reads the graph state itself is not sent the rendered markdown; ``aclose()`` is awaited at the end of
+a run that owns the agent.
 
 With ``config.review`` a turn's actions are not applied: they are validated as if applied (a dry run) and
 the run stops with ``awaiting_review``, the plan in ``RunResult.review`` (the session store keeps it as a
@@ -34,11 +36,12 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from igg.act.apply import Actor
+from igg.act.rules import Rule
 from igg.act.step import act, iteration_finished, prune_isolated
-from igg.agents.base import AgentTurn, Observation, as_turn
+from igg.agents.base import AgentTurn, AnyAgent, Observation, as_turn, capabilities
 from igg.agents.parsing import parse_turn, read_value
 from igg.compile import build_state
 from igg.encodable import escape_unencodable
@@ -52,6 +55,28 @@ from igg.persistence import Recorder
 from igg.records import Event, IterationRecord, RunResult, StopReason
 
 EventHandler = Callable[[Event], Any]
+"""Receives every ``Event`` of a run (may be async in ``arun``)."""
+
+
+class RunOptions(TypedDict, total=False):
+    """What a run passes on to ``Loop`` besides its recorders (all optional); ``igg.service`` takes these."""
+
+    state: GraphState
+    """The graph to continue (default: built from the request's seed)."""
+    records: Sequence[IterationRecord]
+    """The iterations already committed (a resumed session)."""
+    start_iteration: int
+    chunk_cursor: int
+    extra_rules: Mapping[type, Sequence[Rule]]
+    notes: Sequence[str]
+    """Told to the agent in its first observation (e.g. a reviewer's rejection)."""
+    clock: Callable[[], float]
+
+
+class LoopOptions(RunOptions, total=False):
+    """What ``run``, ``arun`` and ``stream`` pass on to ``Loop`` (all optional)."""
+
+    recorder: Recorder | Sequence[Recorder]
 
 
 class Loop:
@@ -60,7 +85,7 @@ class Loop:
     def __init__(self, request: Request, *, state: GraphState | None = None,
                  records: Sequence[IterationRecord] = (), start_iteration: int | None = None,
                  chunk_cursor: int | None = None, recorder: Recorder | Sequence[Recorder] | None = None,
-                 extra_rules: Mapping[type, Sequence[Any]] | None = None, notes: Sequence[str] = (),
+                 extra_rules: Mapping[type, Sequence[Rule]] | None = None, notes: Sequence[str] = (),
                  clock: Callable[[], float] = time.perf_counter) -> None:
         self.request = request
         self.config = request.config
@@ -321,17 +346,17 @@ def _notes_after(record: IterationRecord | None) -> list[str]:
 
 
 # ---- drivers -----------------------------------------------------------------------------------------
-def _is_async(agent: Any) -> bool:
+def _is_async(agent: object) -> bool:
     if inspect.iscoroutinefunction(agent):
         return True
     return callable(agent) and inspect.iscoroutinefunction(agent.__call__)
 
 
-def _drive(loop: Loop, agent: Any) -> Iterator[Event]:
+def _drive(loop: Loop, agent: AnyAgent) -> Iterator[Event]:
     private: asyncio.AbstractEventLoop | None = None
     try:
         yield loop.start()
-        while (step := loop.observe(markdown=getattr(agent, "reads_markdown", True))) is not None:
+        while (step := loop.observe(markdown=capabilities(agent).reads_markdown)) is not None:
             obs, started = step
             yield started
             t0 = loop.clock()
@@ -378,12 +403,12 @@ async def _persist(loop: Loop) -> None:
         await asyncio.get_running_loop().run_in_executor(_persistence_thread(), _run_all, calls)
 
 
-async def _adrive(loop: Loop, agent: Any) -> AsyncIterator[Event]:
+async def _adrive(loop: Loop, agent: AnyAgent) -> AsyncIterator[Event]:
     loop.defer_persistence = bool(loop.recorders)
     begun = loop.start()
     await _persist(loop)
     yield begun
-    while (step := loop.observe(markdown=getattr(agent, "reads_markdown", True))) is not None:
+    while (step := loop.observe(markdown=capabilities(agent).reads_markdown)) is not None:
         obs, started = step
         yield started
         t0 = loop.clock()
@@ -406,7 +431,7 @@ async def _adrive(loop: Loop, agent: Any) -> AsyncIterator[Event]:
 class RunStream:
     """The events of a run as they happen (``for event in stream``); ``result`` once it is over."""
 
-    def __init__(self, loop: Loop, agent: Any) -> None:
+    def __init__(self, loop: Loop, agent: AnyAgent) -> None:
         self.loop, self.agent = loop, agent
 
     def __iter__(self) -> Iterator[Event]:
@@ -423,14 +448,16 @@ class RunStream:
         return self.loop.result
 
 
-def stream(request: Request, agent: Any, **options: Any) -> RunStream:
+def stream(request: Request, agent: AnyAgent, **options: Unpack[LoopOptions]) -> RunStream:
     """A run whose events you iterate (sync ``for`` or ``async for``); options as for ``Loop``.
 
     An agent with a ``validation_rules()`` method (e.g. the code agents' grounding rule) gets those rules
     added to the act step unless ``extra_rules`` is given.
     """
-    if "extra_rules" not in options and callable(getattr(agent, "validation_rules", None)):
-        options["extra_rules"] = agent.validation_rules()
+    if "extra_rules" not in options:
+        rules = capabilities(agent).validation_rules()
+        if rules:
+            options["extra_rules"] = rules
     return RunStream(Loop(request, **options), agent)
 
 
@@ -438,7 +465,8 @@ astream = stream
 """``async for event in astream(request, agent)``: the same object, iterated asynchronously."""
 
 
-def run(request: Request, agent: Any, *, on_event: EventHandler | None = None, **options: Any) -> RunResult:
+def run(request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None,
+        **options: Unpack[LoopOptions]) -> RunResult:
     """Run a request with an agent to its stop; ``on_event`` receives every ``Event`` as it happens.
 
     ``options``: ``state``, ``records``, ``start_iteration``, ``chunk_cursor`` (to continue a session),
@@ -455,22 +483,21 @@ def run(request: Request, agent: Any, *, on_event: EventHandler | None = None, *
     return runner.result
 
 
-async def _release(agent: Any) -> None:
+async def _release(agent: AnyAgent) -> None:
     """Close what an async agent holds on an event loop that is about to end (e.g. an HTTP client)."""
-    aclose = getattr(agent, "aclose", None)
-    if callable(aclose):
-        await aclose()
+    await capabilities(agent).aclose()
 
 
-async def _arun_owned(request: Request, agent: Any, **options: Any) -> RunResult:
+async def _arun_owned(request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None,
+                      **options: Unpack[LoopOptions]) -> RunResult:
     try:
         return await arun(request, agent, **options)
     finally:
         await _release(agent)
 
 
-async def arun(request: Request, agent: Any, *, on_event: EventHandler | None = None,
-               **options: Any) -> RunResult:
+async def arun(request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None,
+               **options: Unpack[LoopOptions]) -> RunResult:
     """``run`` for event loops: awaits async agents (sync ones run inline); ``on_event`` may be async too."""
     runner = stream(request, agent, **options)
     async for event in runner:

@@ -17,11 +17,12 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
+from igg.agents.base import AnyAgent
 from igg.errors import ExportError, Problem, RequestInvalid, SessionRefused
 from igg.export.spec import ExportSpec, perform_exports
-from igg.loop import EventHandler, arun, run
+from igg.loop import EventHandler, RunOptions, arun, run
 from igg.models.request import Request
 from igg.persistence import Recorder
 from igg.persistence.rundir import RunDirectory, document_metadata
@@ -79,11 +80,11 @@ def export_result(result: RunResult, request: Request, specs: Sequence[ExportSpe
     return result
 
 
-def run_request(request: Request, agent: Any, *, store: StoreLike | None = None, agent_name: str | None = None,
+def run_request(request: Request, agent: AnyAgent, *, store: StoreLike | None = None, agent_name: str | None = None,
                 force: bool = False, resume: bool = False, out: Path | None = None,
                 exports: Sequence[ExportSpec] = (), provenance: bool = False, export_dir: Path | None = None,
                 recorders: Sequence[Recorder] = (), on_event: EventHandler | None = None,
-                session_options: Mapping[str, Any] | None = None, **loop_options: Any) -> RunResult:
+                session_options: Mapping[str, Any] | None = None, **loop_options: Unpack[RunOptions]) -> RunResult:
     """Run ``request`` with ``agent`` to its stop reason, then export.
 
     ``store``: keep the session there (``agent_name`` is recorded for ``resume``; ``force`` replaces a session
@@ -101,11 +102,11 @@ def run_request(request: Request, agent: Any, *, store: StoreLike | None = None,
                          directory=directory)
 
 
-async def arun_request(request: Request, agent: Any, *, store: StoreLike | None = None,
+async def arun_request(request: Request, agent: AnyAgent, *, store: StoreLike | None = None,
                        agent_name: str | None = None, force: bool = False, resume: bool = False,
                        out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
                        export_dir: Path | None = None, recorders: Sequence[Recorder] = (),
-                       on_event: EventHandler | None = None, **loop_options: Any) -> RunResult:
+                       on_event: EventHandler | None = None, **loop_options: Unpack[RunOptions]) -> RunResult:
     """``run_request`` for event loops (sync and async agents; ``on_event`` may be async)."""
     import asyncio
 
@@ -117,8 +118,8 @@ async def arun_request(request: Request, agent: Any, *, store: StoreLike | None 
                                    provenance=provenance, directory=directory)
 
 
-def _continued(store: SessionStore, session_id: str, agent: Any | str | None,
-               make: Callable[[str, Request], Any] | None) -> tuple[Any, str, dict[str, Any]]:
+def _continued(store: SessionStore, session_id: str, agent: AnyAgent | str | None,
+               make: Callable[[str, Request], AnyAgent] | None) -> tuple[AnyAgent, str, dict[str, Any]]:
     point = resume_point(store, session_id)
     if agent is None:
         if not point.agent:
@@ -135,10 +136,10 @@ def _continued(store: SessionStore, session_id: str, agent: Any | str | None,
     return agent, name, options
 
 
-def continue_session(store: StoreLike, session_id: str, *, agent: Any | str | None = None, force: bool = False,
+def continue_session(store: StoreLike, session_id: str, *, agent: AnyAgent | str | None = None, force: bool = False,
                      out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
                      on_event: EventHandler | None = None, recorders: Sequence[Recorder] = (),
-                     make_agent: Callable[[str, Request], Any] | None = None) -> RunResult:
+                     make_agent: Callable[[str, Request], AnyAgent] | None = None) -> RunResult:
     """Resume the interrupted session ``session_id`` of ``store`` at its first uncommitted iteration.
 
     ``agent``: an agent, an agent spec (``script:PATH``, ``llm``, ...) or None for the one the session was
@@ -151,11 +152,11 @@ def continue_session(store: StoreLike, session_id: str, *, agent: Any | str | No
                        exports=exports, provenance=provenance, on_event=on_event, recorders=recorders, **options)
 
 
-async def acontinue_session(store: StoreLike, session_id: str, *, agent: Any | str | None = None,
+async def acontinue_session(store: StoreLike, session_id: str, *, agent: AnyAgent | str | None = None,
                             force: bool = False, out: Path | None = None, exports: Sequence[ExportSpec] = (),
                             provenance: bool = False, on_event: EventHandler | None = None,
                             recorders: Sequence[Recorder] = (),
-                            make_agent: Callable[[str, Request], Any] | None = None) -> RunResult:
+                            make_agent: Callable[[str, Request], AnyAgent] | None = None) -> RunResult:
     """``continue_session`` for event loops."""
     import asyncio
 

@@ -470,6 +470,8 @@ def test_the_public_api_exports_the_loop():
 
 
 def test_an_agent_s_validation_rules_join_the_act_step():
+    """Declared capabilities (AgentCapabilities), not probed by name: the rules run after the built-in ones."""
+    from igg.agents import AgentCapabilities
     from igg.models.actions import AddNode
     from igg.models.verdicts import ErrorCode
 
@@ -478,7 +480,7 @@ def test_an_agent_s_validation_rules_join_the_act_step():
             return ErrorCode.INVALID_PROPERTY, "test classes are out of scope"
         return None
 
-    class Agent:
+    class Agent(AgentCapabilities):
         def validation_rules(self):
             return {AddNode: (no_test_classes,)}
 
@@ -491,7 +493,9 @@ def test_an_agent_s_validation_rules_join_the_act_step():
 
 
 def test_a_sync_run_releases_an_async_agent_before_its_event_loop_ends():
-    class Agent:
+    from igg.agents import AgentCapabilities
+
+    class Agent(AgentCapabilities):
         def __init__(self):
             self.loop = None
             self.closed_on = None
@@ -506,3 +510,29 @@ def test_a_sync_run_releases_an_async_agent_before_its_event_loop_ends():
     agent = Agent()
     assert run(make_request(), agent).stop_reason == "finished"
     assert agent.closed_on is agent.loop and agent.loop.is_closed()
+
+
+def test_an_agent_that_declares_it_reads_the_state_is_not_sent_the_markdown():
+    from igg.agents import AgentCapabilities, capabilities
+
+    seen = []
+
+    class StateReader(AgentCapabilities):
+        @property
+        def reads_markdown(self):
+            return False
+
+        def __call__(self, obs):
+            seen.append((obs.markdown, obs.state.node_count))
+            return GOOD[obs.iteration - 1]
+
+    def plain(obs):
+        seen.append((obs.markdown[:2], obs.state.node_count))
+        return GOOD[obs.iteration - 1]
+
+    assert run(make_request(), StateReader()).stop_reason == "finished"
+    assert seen[0] == ("", 0)
+    seen.clear()
+    assert run(make_request(), plain).stop_reason == "finished"
+    assert seen[0] == ("# ", 0)  # a plain function is an agent with the defaults: it reads the markdown
+    assert capabilities(plain).reads_markdown and capabilities(plain).validation_rules() == {}

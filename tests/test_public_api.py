@@ -5,9 +5,10 @@ from __future__ import annotations
 import igg
 
 PUBLIC = [
-    "STOP_REASONS", "Actor", "AgentFailed", "AgentResponse", "AgentTurn", "AgentUnavailable", "BudgetExhausted",
+    "STOP_REASONS", "Actor", "Agent", "AgentCapabilities", "AgentFailed", "AgentResponse", "AgentTurn",
+    "AgentUnavailable", "AsyncAgent", "BudgetExhausted",
     "ErrorCode", "Event", "ExportError", "ExportSpec", "GraphDocument", "GraphState", "IGGError", "IterationRecord",
-    "Loop", "MemorySessions", "Observation", "Problem", "Recorder", "Request", "RequestInvalid", "ResponseInvalid",
+    "Loop", "MemorySessions", "Mutation", "Observation", "Problem", "Recorder", "Request", "RequestInvalid", "ResponseInvalid",
     "RunResult", "RunStream", "Schema", "ScriptedAgent", "SessionBusy", "SessionError", "SessionExists",
     "SessionInfo", "SessionNotFound", "SessionRecorder", "SessionRefused", "SessionRepo", "SessionStore",
     "StopReason", "StoreSessions", "Usage", "Verdict", "WorkspaceError", "acontinue_session", "arun",

@@ -1,5 +1,17 @@
 """Agents: the protocol, the shared response parser, and the scripted, LLM and code agents."""
 
-from igg.agents.base import Agent, AgentTurn, AsyncAgent, Observation, Usage, as_turn
+from igg.agents.base import (
+    Agent,
+    AgentCapabilities,
+    AgentTurn,
+    AnyAgent,
+    AsyncAgent,
+    Observation,
+    TurnLike,
+    Usage,
+    as_turn,
+    capabilities,
+)
 
-__all__ = ["Agent", "AgentTurn", "AsyncAgent", "Observation", "Usage", "as_turn"]
+__all__ = ["Agent", "AgentCapabilities", "AgentTurn", "AnyAgent", "AsyncAgent", "Observation", "TurnLike", "Usage",
+           "as_turn", "capabilities"]

@@ -7,15 +7,28 @@ awaitable. A turn may be:
   * a ``str`` (raw model text: it goes through the shared response parser, like an LLM's output).
 An agent that cannot produce a turn raises ``AgentFailed`` (the run stops with ``agent_error``) or
 ``BudgetExhausted`` (the run stops with ``budget_exhausted``).
+
+``Agent`` and ``AsyncAgent`` are those two shapes as protocols. What an agent offers beyond being called is
+DECLARED by subclassing ``AgentCapabilities`` (each capability with its default), never probed for by name:
+
+* ``reads_markdown`` (default True): False when the agent reads ``Observation.state`` itself, so the loop
+  skips rendering the markdown observation (the code agent's static pass);
+* ``validation_rules()`` (default none): rules the act step runs after the built-in rules of their action
+  type (``igg.act.rules.Rule``; e.g. the code agents' grounding rule, UNGROUNDED_SYMBOL);
+* ``aclose()`` (default: nothing to close): awaited once when the run that owns the agent ends (an HTTP
+  client, a local model server).
+
+``capabilities(agent)`` is how the engine reads them: a plain function is an agent with the defaults.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 if TYPE_CHECKING:
+    from igg.act.rules import Rule
     from igg.graph.state import GraphState
     from igg.models.request import Request
     from igg.models.verdicts import Verdict
@@ -83,8 +96,48 @@ class AgentTurn:
 
 
 TurnLike: TypeAlias = "AgentTurn | dict[str, Any] | str"
-Agent: TypeAlias = Callable[[Observation], "AgentTurn | dict[str, Any] | str"]
-AsyncAgent: TypeAlias = Callable[[Observation], Awaitable["AgentTurn | dict[str, Any] | str"]]
+"""What an agent may return for one turn."""
+
+
+class Agent(Protocol):
+    """A synchronous agent: called once per iteration with the observation, returns the turn."""
+
+    def __call__(self, observation: Observation, /) -> TurnLike: ...
+
+
+class AsyncAgent(Protocol):
+    """An asynchronous agent: called once per iteration, returns an awaitable of the turn."""
+
+    def __call__(self, observation: Observation, /) -> Awaitable[TurnLike]: ...
+
+
+AnyAgent: TypeAlias = "Agent | AsyncAgent"
+"""Either kind; the loop awaits what an async agent returns."""
+
+
+class AgentCapabilities:
+    """Subclass this to declare an agent's optional capabilities; every one has its default here."""
+
+    @property
+    def reads_markdown(self) -> bool:
+        """Whether the agent reads ``Observation.markdown`` (False: the loop does not render it)."""
+        return True
+
+    def validation_rules(self) -> Mapping[type, Sequence[Rule]]:
+        """Extra act-step rules per action model class, run after the built-in ones (default: none)."""
+        return {}
+
+    async def aclose(self) -> None:
+        """Release what the agent holds; awaited when the run that owns the agent ends (default: nothing)."""
+        return None
+
+
+_PLAIN = AgentCapabilities()
+
+
+def capabilities(agent: object) -> AgentCapabilities:
+    """The capabilities ``agent`` declares (an ``AgentCapabilities`` subclass), else the defaults."""
+    return agent if isinstance(agent, AgentCapabilities) else _PLAIN
 
 
 def as_turn(value: Any) -> AgentTurn:

@@ -45,7 +45,7 @@ import httpx
 import openai
 from pydantic import ValidationError
 
-from igg.agents.base import AgentTurn, Observation
+from igg.agents.base import AgentCapabilities, AgentTurn, Observation
 from igg.agents.budget import Budget, Totals, messages_tokens
 from igg.agents.prompt import messages, response_schema
 from igg.agents.retry import AnswerUnreadable, CallTimedOut, RetryPolicy, describe_error, is_retryable
@@ -422,7 +422,7 @@ def _close_loop(loop: asyncio.AbstractEventLoop, client: openai.AsyncOpenAI) -> 
     loop.close()
 
 
-class AsyncLLMAgent(_Session):
+class AsyncLLMAgent(_Session, AgentCapabilities):
     """The asynchronous LLM agent: ``await agent(observation) -> AgentTurn``.
 
     Its HTTP client belongs to the event loop that first used it; a later run on another event loop gets a

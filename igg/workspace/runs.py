@@ -14,6 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from igg.agents.base import capabilities
 from igg.errors import AgentUnavailable, IGGError, RequestInvalid, WorkspaceError
 from igg.export.spec import DEFAULT_FILES, ExportSpec, parse_export_spec
 from igg.logging import get_logger
@@ -76,9 +77,7 @@ class Runs:
                                              data={"stop_reason": None, "error": message}))  # ends listeners
             return {**self.workspace.summary(session), "error": message}
         finally:
-            close = getattr(agent, "aclose", None)
-            if close is not None:
-                await close()
+            await capabilities(agent).aclose()
         out = {**self.workspace.summary(session), **result.summary()}
         if result.export_error is not None:
             out["export_error"] = str(result.export_error)

@@ -23,7 +23,7 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from typing import Any
 
-from igg.agents.base import Observation
+from igg.agents.base import AgentCapabilities, Observation
 from igg.agents.code.facts import FileFacts
 from igg.agents.code.link import CodeModel, FilePlan, Relation, link
 from igg.agents.code.mapping import SchemaFit
@@ -42,7 +42,7 @@ Item = tuple[str, Any]
 """("node", symbol key) or ("edge", Relation)."""
 
 
-class CodeAgent:
+class CodeAgent(AgentCapabilities):
     """Maps Python and Java sources into the request's schema, one file per turn (see the module doc)."""
 
     name = "code"

@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from igg.agents.base import Observation
+from igg.agents.base import AgentCapabilities, Observation
 from igg.agents.code.agent import CodeAgent
 from igg.agents.code.grounding import Grounding
 from igg.agents.code.link import link
@@ -27,7 +27,7 @@ def _grounding(sources: Sequence[SourceFile]) -> Grounding:
     return Grounding(link(analyze_all(files)), files)
 
 
-class GroundedLLM:
+class GroundedLLM(AgentCapabilities):
     """The LLM agent mapping code: it reads files as context chunks; its proposals are grounded.
 
     ``llm`` is an agent, or a zero-argument factory of one (called on first use)."""

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from igg.agents.base import AnyAgent
 from igg.errors import IGGError, Problem, RequestInvalid, SessionExists
 from igg.logging import LOG_FORMATS, EventLogger, configure_logging
 from igg.models.request import Request
@@ -112,7 +113,7 @@ def store_path(args: argparse.Namespace) -> str | None:
     return str(path) if path else None
 
 
-def execute(args: argparse.Namespace, request: Request, agent: Any, *, specs: list[Any] | None = None,
+def execute(args: argparse.Namespace, request: Request, agent: AnyAgent, *, specs: list[Any] | None = None,
             recorders: list[Recorder] | None = None, resume: bool = False,
             summary_extra: Callable[[RunResult], dict[str, Any]] | None = None, title: str = "igg run",
             another_id: str = "give the request another session_id", **loop_options: Any) -> int:

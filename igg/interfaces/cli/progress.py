@@ -11,6 +11,7 @@ import sys
 from types import TracebackType
 from typing import Any
 
+from igg.agents.base import capabilities
 from igg.records import Event
 
 
@@ -58,7 +59,7 @@ class ProgressView:
 
     def doing(self) -> str:
         """What the current iteration waits for: the static analysis, or the agent's answer."""
-        if self.agent is not None and not getattr(self.agent, "reads_markdown", True):
+        if self.agent is not None and not capabilities(self.agent).reads_markdown:
             return "applying the static analysis"
         return "asking the agent"
 
