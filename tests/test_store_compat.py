@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,11 @@ FIXTURE = Path(__file__).parent / "support" / "store-v1.sqlite"
 def store(tmp_path: Path) -> Any:
     path = tmp_path / "sessions.sqlite"
     shutil.copyfile(FIXTURE, path)
+    # the writers' pids were real when the fixture was made; a live process may reuse one now (that would make
+    # an interrupted session look running): point them at a pid above any kernel's pid_max (2**22)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE sessions SET owner = substr(owner, 1, instr(owner, ':')) || '4194305' || "
+                     "substr(owner, instr(substr(owner, instr(owner, ':') + 1), ':') + instr(owner, ':'))")
     s = SessionStore(path)
     yield s
     s.close()
@@ -87,3 +93,32 @@ def test_old_dict_mutations_read_as_the_typed_journal_and_a_damaged_row_is_named
                                        "WHERE session_id = 'run-finished' AND step = 2 AND seq = 0"))
     with pytest.raises(SessionError, match=r"a stored mutation of session 'run-finished' at step 2 cannot be read"):
         replay(store, "run-finished")
+
+
+def test_loading_a_session_validates_once_builds_once_and_reads_only_the_last_record(store: SessionStore,
+                                                                                    monkeypatch: Any):
+    """StoreSessions.load (what the workspace, HTTP and MCP do on first touching a stored session): the request
+    is validated once, one graph is built (from the snapshot, or the seed when there is none), and the last
+    verdicts come from one row; every record is read only when asked for."""
+    import igg.store.store as store_module
+
+    calls = {"load_request": 0, "build_state": 0, "steps": 0}
+
+    def counted(name: str, real: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(store_module, "load_request", counted("load_request", store_module.load_request))
+    monkeypatch.setattr(store_module, "build_state", counted("build_state", store_module.build_state))
+    monkeypatch.setattr(SessionStore, "steps", counted("steps", SessionStore.steps))
+    for sid in ("tool-open", "run-finished"):
+        calls.update(load_request=0, build_state=0, steps=0)
+        loaded = StoreSessions(store).load(sid)
+        assert calls == {"load_request": 1, "build_state": 1, "steps": 0}, sid
+        assert loaded.last_record is not None and loaded.last_record.iteration == store.session(sid).last_iteration
+        assert [r.iteration for r in loaded.records][-1] == loaded.last_record.iteration
+        assert calls["steps"] == 1
+    ws = Workspace(StoreSessions(store))
+    assert [v.to_dict().get("code") for v in ws.get("tool-open").last_verdicts] == [None, None, "UNKNOWN_NODE_TYPE"]

@@ -19,7 +19,7 @@ Every session is described by one ``SessionInfo`` whose ``status`` is one of ``S
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
@@ -93,8 +93,15 @@ class LoadedSession:
     request: Request
     info: SessionInfo
     state: GraphState
-    records: list[IterationRecord] = field(default_factory=list)
-    """Every committed iteration, in order (their mutations included)."""
+    last_record: IterationRecord | None = None
+    """The last committed iteration (its verdicts are what the agent is shown next)."""
+    read_records: Callable[[], list[IterationRecord]] = list
+    """Every committed iteration, in order: read when called (a store reads every step then)."""
+
+    @property
+    def records(self) -> list[IterationRecord]:
+        """Every committed iteration, in order (``read_records()``)."""
+        return self.read_records()
 
 
 class Recorder(Protocol):

@@ -54,7 +54,8 @@ class MemorySessions:
         for mutation in final:
             state.apply_mutation(mutation)
         state.take_journal()
-        return LoadedSession(request=stored.request, info=info, state=state, records=records)
+        return LoadedSession(request=stored.request, info=info, state=state,
+                             last_record=records[-1] if records else None, read_records=lambda: list(records))
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         with self._lock:

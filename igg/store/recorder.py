@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from igg.errors import SessionRefused
+from igg.compile import build_state
+from igg.errors import SessionError, SessionRefused
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
@@ -127,12 +128,21 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
                              session_id=session_id)
     # every mutation replayed from the start, not from a snapshot: that rebuilds the state exactly as the run
     # left it, down to what a snapshot does not keep (the order of recent touches the observation shows)
-    request, state, _ = store.load_state(session_id, use_snapshot=False)
+    # (one read of the request, of the mutations and of the steps)
+    request = store.request(session_id)
+    state, problems = build_state(request)
+    if problems:
+        raise SessionError(f"the stored request of session {session_id!r} no longer builds: {problems[0]}",
+                           session_id=session_id)
     by_step: dict[int, list[Mutation]] = {}
     for step, m in store.mutations(session_id):
         by_step.setdefault(step, []).append(m)
+        state.apply_mutation(m)
+    state.take_journal()
     records: list[IterationRecord] = []
     steps = store.steps(session_id)
+    if steps:
+        state.restore_id_counters(steps[-1].next_node, steps[-1].next_edge)
     for s in steps:
         if s.kind == "iteration":
             records.append(codec.record_from_dict(s.record, by_step.get(s.step)))

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from igg.persistence import LoadedSession, SessionInfo, SessionStatus
+from igg.records import IterationRecord
 from igg.store import codec
 from igg.store.recorder import SessionRecorder
 from igg.store.store import SessionStore, owner_token
@@ -33,12 +34,20 @@ class StoreSessions:
                                owner=self.owner)
 
     def load(self, session_id: str) -> LoadedSession:
-        """The session's request, graph (from its latest snapshot and the mutations after it) and records
-        (without their mutations, which stay in the store); ``SessionNotFound`` when unknown."""
-        info = self.store.session(session_id)
-        request, state, _ = self.store.load_state(session_id)
-        records = [codec.record_from_dict(s.record) for s in self.store.steps(session_id) if s.kind == "iteration"]
-        return LoadedSession(request=request, info=info, state=state, records=records)
+        """The session's request, graph (from its latest snapshot and the mutations after it), its last
+        iteration's record (one row) and its records when asked for (read then, without their mutations,
+        which stay in the store); ``SessionNotFound`` when unknown."""
+        store = self.store
+        info = store.session(session_id)
+        request, state, _ = store.load_state(session_id, info=info)  # the request is read and validated once
+        last = store.last_record(session_id)
+
+        def read_records() -> list[IterationRecord]:
+            return [codec.record_from_dict(s.record) for s in store.steps(session_id) if s.kind == "iteration"]
+
+        return LoadedSession(request=request, info=info, state=state,
+                             last_record=codec.record_from_dict(last) if last is not None else None,
+                             read_records=read_records)
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         """Sessions, most recently updated first."""

@@ -312,33 +312,44 @@ class SessionStore:
             (session_id, upto)).fetchone())
         return (row[0], json.loads(row[1])) if row else None
 
+    def last_record(self, session_id: str, kind: str = "iteration") -> dict[str, Any] | None:
+        """The record of the last step of this kind (one row, not every step), or None."""
+        row = self.db.read(lambda c: c.execute(
+            "SELECT record FROM steps WHERE session_id = ? AND kind = ? ORDER BY step DESC LIMIT 1",
+            (session_id, kind)).fetchone())
+        return json.loads(row[0]) if row else None
+
     def snapshot_steps(self, session_id: str) -> list[int]:
         """The steps that have a snapshot."""
         rows = self.db.read(lambda c: c.execute("SELECT step FROM snapshots WHERE session_id = ? ORDER BY step",
                                                 (session_id,)).fetchall())
         return [r[0] for r in rows]
 
-    def load_state(self, session_id: str, *, upto_step: int | None = None, use_snapshot: bool = True
+    def load_state(self, session_id: str, *, upto_step: int | None = None, use_snapshot: bool = True,
+                   request: Request | None = None, info: SessionInfo | None = None
                    ) -> tuple[Request, GraphState, int]:
         """The graph after step ``upto_step`` (default: the last): (request, state, step).
 
         Starts from the seed (or the latest snapshot at or before that step, with ``use_snapshot``) and
-        re-applies the stored mutations after it; the id counters are those of the step.
+        re-applies the stored mutations after it; the id counters are those of the step. ``request`` and
+        ``info``, when the caller has them already, spare reading (and validating) them again; the seed graph
+        is built only when no snapshot is used.
         """
-        request = self.request(session_id)
-        info = self.session(session_id)
+        request = request or self.request(session_id)
+        info = info or self.session(session_id)
         step = info.last_step if upto_step is None else min(upto_step, info.last_step)
         if step < 0:
             raise SessionRefused(f"step {upto_step} does not exist; steps are numbered from 0")
-        state, problems = build_state(request)
-        if problems:
-            raise SessionError(f"the stored request of session {session_id!r} no longer builds: {problems[0]}")
         start = 0
         snap = self.snapshot(session_id, upto_step=step) if use_snapshot else None
         if snap is not None:
             start = snap[0]
             state, _ = build_state(request.model_copy(update={"seed_data": None}))
             codec.state_from_snapshot(state, snap[1])
+        else:
+            state, problems = build_state(request)
+            if problems:
+                raise SessionError(f"the stored request of session {session_id!r} no longer builds: {problems[0]}")
         for _, m in self.mutations(session_id, after_step=start, upto_step=step):
             state.apply_mutation(m)
         state.take_journal()

@@ -57,8 +57,12 @@ class LiveSession:
     state: GraphState
     actor: Actor
     info: SessionInfo
-    records: list[IterationRecord] = field(default_factory=list)
-    """Every committed iteration (their verdicts; mutations only for iterations of this process)."""
+    last_record: IterationRecord | None = None
+    """The last committed iteration (its verdicts are shown next)."""
+    read_records: Callable[[], list[IterationRecord]] | None = None
+    """Reads the records of a session loaded from the repository, when ``records`` is first used."""
+    loaded_records: list[IterationRecord] | None = None
+    """``records`` once read (None before)."""
     writer: Recorder | None = None
     """Where this session's steps are kept; created (and begun) on the first write of this process."""
     observed: tuple[int, int] | None = None
@@ -71,8 +75,31 @@ class LiveSession:
 
     @property
     def last_verdicts(self) -> list[Verdict]:
-        """The verdicts of the last iteration."""
-        return list(self.records[-1].verdicts) if self.records else []
+        """The verdicts of the last iteration (without reading every record)."""
+        return list(self.last_record.verdicts) if self.last_record is not None else []
+
+    @property
+    def records(self) -> list[IterationRecord]:
+        """Every committed iteration (their verdicts; mutations only for iterations of this process), read from
+        the repository on first use."""
+        if self.loaded_records is None:
+            self.loaded_records = self.read_records() if self.read_records is not None else []
+            self.read_records = None
+        return self.loaded_records
+
+    def add_record(self, record: IterationRecord) -> None:
+        """A newly committed iteration (kept in ``records`` unless those are still to be read)."""
+        if self.read_records is None:
+            records = self.records
+            if not records or records[-1] is not record:
+                records.append(record)
+        self.last_record = record
+
+    def drop_record(self, record: IterationRecord, previous: IterationRecord | None) -> None:
+        """Forget an iteration whose commit failed (``previous``: the last record before it)."""
+        if self.loaded_records and self.loaded_records[-1] is record:
+            self.loaded_records.pop()
+        self.last_record = previous
 
 
 class LiveRecorder:
@@ -88,8 +115,7 @@ class LiveRecorder:
     def record(self, record: IterationRecord) -> None:
         session = self.session
         self.inner.record(record)
-        if not session.records or session.records[-1] is not record:
-            session.records.append(record)
+        session.add_record(record)
         session.info = self.workspace.refresh_info(session, last_iteration=record.iteration,
                                                    last_step=session.info.last_step + 1)
 
@@ -275,7 +301,7 @@ class Workspace:
                 raise workspace_error(exc) from None
             info = replace(loaded.info, nodes=loaded.state.node_count, edges=loaded.state.edge_count)
             session = LiveSession(request=loaded.request, state=loaded.state, actor=_actor(loaded.request, loaded.state),
-                                  info=info, records=loaded.records)
+                                  info=info, last_record=loaded.last_record, read_records=loaded.read_records)
             from igg.workspace.review import restore
 
             restore(self, session)
@@ -321,7 +347,7 @@ class Workspace:
         if session.writer is None:
             writer = LiveRecorder(self, session, self.repo.recorder(agent=session.info.agent, resume=True))
             try:
-                writer.begin(session.request, session.state, list(session.records))
+                writer.begin(session.request, session.state, [])
             except SessionError as exc:
                 raise workspace_error(exc) from None
             session.writer = writer
@@ -330,7 +356,7 @@ class Workspace:
     def _commit(self, session: LiveSession, record: IterationRecord) -> None:
         """Keep an applied iteration; when the repository fails, undo it (memory and store never disagree)
         and let the error through."""
-        before = session.info
+        before, previous = session.info, session.last_record
         try:
             self._writer(session).record(record)
         except BaseException as exc:
@@ -338,8 +364,7 @@ class Workspace:
                 session.state.revert_mutation(mutation)
             session.state.take_journal()
             session.info = before
-            if session.records and session.records[-1] is record:
-                session.records.pop()
+            session.drop_record(record, previous)
             if isinstance(exc, SessionError):
                 raise workspace_error(exc) from None
             raise
