@@ -39,12 +39,14 @@ def open_store(store: StoreLike) -> SessionStore:
     return store if isinstance(store, SessionStore) else SessionStore(store)
 
 
-def _review_needs_a_store(request: Request, store: StoreLike | None, recorders: Sequence[Recorder]) -> None:
-    """``config.review`` stops a run with its plan waiting: a plan nobody keeps could never be decided."""
+def review_needs_a_store(request: Request, store: StoreLike | None, recorders: Sequence[Recorder] = ()) -> None:
+    """``config.review`` stops a run with its plan waiting: a plan nobody keeps could never be decided (a caller
+    passing its own recorders keeps it there)."""
     if request.config.review and store is None and not recorders:
         raise RequestInvalid([Problem("config.review", "a run with review before apply needs a session store to "
-                                      "keep its plan for the reviewer: pass --store PATH (or set IGG_STORE), or "
-                                      "set review to false")], source=f"request {request.session_id!r}")
+                                      "keep its plan for the reviewer: pass --store PATH (igg run keeps one by "
+                                      "default unless given --no-store, --out or --export), or set review to "
+                                      "false")], source=f"request {request.session_id!r}")
 
 
 def _recorders(*, store: StoreLike | None, agent_name: str | None, force: bool, resume: bool, out: Path | None,
@@ -94,7 +96,7 @@ def run_request(request: Request, agent: AnyAgent, *, store: StoreLike | None = 
     every event; ``loop_options`` go to ``igg.loop.Loop`` (``state``, ``records``, ... to continue).
     ``session_options`` are kept with a new stored session (e.g. map-code's ``git_commit``).
     """
-    _review_needs_a_store(request, store, recorders)
+    review_needs_a_store(request, store, recorders)
     chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
                                   recorders=recorders, session_options=session_options)
     result = run(request, agent, on_event=on_event, recorder=chain, **loop_options)
@@ -110,7 +112,7 @@ async def arun_request(request: Request, agent: AnyAgent, *, store: StoreLike | 
     """``run_request`` for event loops (sync and async agents; ``on_event`` may be async)."""
     import asyncio
 
-    _review_needs_a_store(request, store, recorders)
+    review_needs_a_store(request, store, recorders)
     chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
                                   recorders=recorders)
     result = await arun(request, agent, on_event=on_event, recorder=chain, **loop_options)

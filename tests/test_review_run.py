@@ -103,7 +103,7 @@ def test_a_rejection_note_reaches_the_agent_on_resume(tmp_path):
 
 def test_review_without_a_store_is_a_clear_error(tmp_path):
     request, transcript, _ = prepare(tmp_path, "rr-3")
-    ran = igg("run", str(request), "--agent", f"script:{transcript}")
+    ran = igg("run", str(request), "--agent", f"script:{transcript}", "--no-store")
     assert ran.returncode == 2
     assert "config.review: a run with review before apply needs a session store" in ran.stderr
     assert "Traceback" not in ran.stderr

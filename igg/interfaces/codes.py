@@ -40,7 +40,8 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
 )
 """Every exit code of ``igg`` and what it means (the README's table says the same)."""
 
-GRACEFUL_STOPS = frozenset({"finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted"})
+GRACEFUL_STOPS = frozenset({"finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted",
+                            "awaiting_review"})
 """Stop reasons of a run that exits 0 (every other one, ``agent_error``, exits 1)."""
 
 

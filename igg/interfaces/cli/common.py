@@ -129,11 +129,12 @@ def execute(args: argparse.Namespace, request: Request, agent: AnyAgent, *, spec
     """
     from igg.interfaces.cli.keep import keeping
     from igg.interfaces.cli.targets import check_export_targets
-    from igg.service import run_request
+    from igg.service import review_needs_a_store, run_request
 
     specs = export_specs(args) if specs is None else specs
     check_export_targets(specs, args.out)
     keep = keeping(args, request.session_id, explicit_store=store_path(args))
+    review_needs_a_store(request, keep.store)
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
         return run_request(request, agent, store=keep.store, agent_name=args.agent, force=keep.force,
