@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
+import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
@@ -222,8 +223,6 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     if session_id:
         payload["session_id"] = session_id
     request = load_request(payload, source_name="map-code request")
-    from igg.mapupdate import git_commit
-
     return CodeMap(paths=paths, walk=walked, facts=facts, model=model, request=request, seconds=seconds, jobs=used,
                    git_commit=git_commit(paths))
 
@@ -282,3 +281,22 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", environ: Mapping[str
     from igg import service
 
     return service.map_code(paths, agent=agent, environ=environ, on_event=on_event, clock=clock, **options)
+
+
+def git_commit(paths: Sequence[Path]) -> str | None:
+    """The commit checked out in the git work tree holding ``paths[0]`` (``+dirty`` when it has changes),
+    or None when it is not in one (or git is missing)."""
+    if not paths:
+        return None
+    where = paths[0] if paths[0].is_dir() else paths[0].parent
+    try:
+        head = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "."],
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = head.stdout.strip()
+    return commit + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")

@@ -12,7 +12,6 @@ renamed, and the git commit when the tree is a git work tree.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from igg.agents.code.mapping import SchemaFit
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
+from igg.mapcode import git_commit
 
 log = structlog.get_logger("igg.code")
 
@@ -50,25 +50,6 @@ class UpdateResult:
         return {"session_id": self.session_id, "step": self.step, "iteration": self.iteration,
                 "files": self.files, "graph": self.graph, "git_commit": self.git_commit,
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
-
-
-def git_commit(paths: Sequence[Path]) -> str | None:
-    """The commit checked out in the git work tree holding ``paths[0]`` (``+dirty`` when it has changes),
-    or None when it is not in one (or git is missing)."""
-    if not paths:
-        return None
-    where = paths[0] if paths[0].is_dir() else paths[0].parent
-    try:
-        head = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              timeout=10)
-        if head.returncode != 0:
-            return None
-        dirty = subprocess.run(["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "."],
-                               capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = head.stdout.strip()
-    return commit + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
 
 
 def _pick_session(store: Any, session_id: str | None) -> str:
