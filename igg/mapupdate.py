@@ -128,7 +128,7 @@ def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str
     Raises ``RequestInvalid`` for a path that does not exist or a store without a map-code session, and
     ``SessionRefused`` for a session that is not a finished static map.
     """
-    from igg.mapcode import collector_paused
+    from igg.act.apply import collector_paused
 
     with collector_paused():  # loading, linking and diffing make no cycles (see mapcode.collector_paused)
         return _update(paths, store_path, session_id=session_id, max_bytes=max_bytes, jobs=jobs, clock=clock)

@@ -181,7 +181,8 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
     ``prepare_options`` go to ``igg.mapcode.prepare`` (schema, goal, limits, jobs, ...)."""
     from contextlib import nullcontext
 
-    from igg.mapcode import code_agent, collector_paused, prepare, summary
+    from igg.act.apply import collector_paused
+    from igg.mapcode import code_agent, prepare, summary
 
     codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options)
     the_agent = code_agent(agent, codemap, environ)

@@ -115,14 +115,13 @@ class Actor:
 
 
 @contextmanager
-def _bulk(size: int) -> Iterator[None]:
-    """Pause the cyclic garbage collector while a large batch applies.
-
-    Applying allocates many small acyclic containers (properties, journal entries, verdicts); the collector's
-    generation scans over the growing graph cost more than the work itself (measured: 1.6 s vs 1.0 s for
-    100,000 actions). Reference counting still frees everything; the collector resumes afterwards.
-    """
-    if size < 1000 or not gc.isenabled():
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the block; reference counting still frees every acyclic
+    object at once, and the collector, resumed when the block ends, frees the few cycles then. Building a graph
+    allocates many small acyclic containers (properties, journal entries, verdicts), and the collector's full
+    passes over the growing graph cost more than the work itself (measured: 1.6 s vs 1.0 s for 100,000
+    actions; about 40% of a static code map's CPU). Nested uses are one pause."""
+    if not gc.isenabled():
         yield
         return
     gc.disable()
@@ -130,6 +129,16 @@ def _bulk(size: int) -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+@contextmanager
+def _bulk(size: int) -> Iterator[None]:
+    """The collector paused while a large batch (1,000 actions or more) applies."""
+    if size < 1000:
+        yield
+        return
+    with collector_paused():
+        yield
 
 
 def _first_rejection(ctx: CheckContext, action: Any, plan: Plan, rules: Iterable[Rule]) -> Any:

@@ -20,6 +20,7 @@ from contextlib import ExitStack, nullcontext
 from pathlib import Path
 from typing import Any
 
+from igg.act.apply import collector_paused
 from igg.agents.code.cache import FactsCache, cache_path
 from igg.agents.code.facts import FileFacts
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
@@ -27,7 +28,7 @@ from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
 from igg.interfaces.cli.keep import add_keep_option
 from igg.interfaces.cli.targets import check_export_targets
-from igg.mapcode import AGENT_MODES, code_agent, collector_paused, prepare, summary
+from igg.mapcode import AGENT_MODES, code_agent, prepare, summary
 
 TITLE = "igg map-code"
 """The heading of the run's progress bar and summary table."""
