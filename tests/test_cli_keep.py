@@ -144,13 +144,55 @@ def test_ctrl_c_writes_what_the_run_had_exits_130_and_the_resume_command_finishe
     assert names == ["A", "B", "C"]
 
 
-def test_the_session_commands_point_at_the_default_store_when_theirs_is_missing(tmp_path: Path,
-                                                                                 _igg_home: Path) -> None:
-    """`igg show` after a run kept in the default store (elsewhere than .igg/): the refusal gives the command
-    with the right --store, and that command works."""
+def test_the_session_commands_find_a_run_kept_without_store_from_any_directory(tmp_path: Path,
+                                                                               _igg_home: Path) -> None:
+    """One store rule: `igg run` without --store, then `igg sessions` / `show` / `fork` / `resume` / `export`
+    without --store, from another working directory, all find the session in the default store."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT, cwd=tmp_path / "a").returncode == 0
+    elsewhere = tmp_path / "b"
+    listed = igg("sessions", "--json", cwd=elsewhere)
+    assert listed.returncode == 0, listed.stderr
+    assert [(s["session_id"], s["status"]) for s in json.loads(listed.stdout)] == [("uuid-1234", "finished")]
+    shown = igg("show", "uuid-1234", cwd=elsewhere)
+    assert shown.returncode == 0 and f"store {_igg_home / 'sessions.sqlite'}" in shown.stdout
+    forked = igg("fork", "uuid-1234", "--at", "5", "--as", "half", cwd=elsewhere)
+    assert forked.returncode == 0, forked.stderr
+    (resume,) = commands(forked.stdout + forked.stderr)
+    assert resume == ["igg", "resume", "half", "--store", str(_igg_home / "sessions.sqlite")]
+    resumed = igg("resume", "half", "--json", cwd=elsewhere)  # the same command without --store works too
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["iterations"] == 12
+    exported = igg("export", "half", "--format", "json", "--output", "-", cwd=elsewhere)
+    assert exported.returncode == 0 and len(json.loads(exported.stdout)["nodes"]) == 27
+    assert not (tmp_path / "a" / ".igg").exists() and not (elsewhere / ".igg").exists()
+
+
+def test_a_project_store_in_the_working_directory_wins_over_the_default_store(tmp_path: Path,
+                                                                              _igg_home: Path) -> None:
+    """./.igg/sessions.sqlite, when it exists, is where runs without --store go and what `igg sessions` reads."""
+    project = tmp_path / "project"
+    project.mkdir()
+    assert igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT, "--store", ".igg/sessions.sqlite",
+               cwd=project).returncode == 0
+    payload = json.loads(Path(AUTH_REQUEST).read_text())
+    payload["session_id"] = "second"
+    run = igg("run", "-", "--agent", AUTH_TRANSCRIPT, cwd=project, input=json.dumps(payload))
+    assert run.returncode == 0, run.stderr
+    assert "kept session second in the project store .igg/sessions.sqlite" in run.stderr
+    listed = json.loads(igg("sessions", "--json", cwd=project).stdout)
+    assert sorted(s["session_id"] for s in listed) == ["second", "uuid-1234"]
+    assert not (_igg_home / "sessions.sqlite").exists()
+
+
+def test_a_missing_named_store_is_refused_with_the_command_that_works(tmp_path: Path, _igg_home: Path) -> None:
+    """`igg show ID --store WRONG`: exit 2, one line, and the same command on the default store, which works."""
     assert igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT).returncode == 0
-    shown = igg("show", "uuid-1234", cwd=tmp_path)
-    assert shown.returncode == 2
+    shown = igg("show", "uuid-1234", "--store", str(tmp_path / "wrong.sqlite"), cwd=tmp_path)
+    assert shown.returncode == 2 and shown.stderr.count("\n") == 1
     (again,) = [c for c in commands(shown.stderr) if "REQUEST.json" not in c]
-    assert again == ["igg", "show", "uuid-1234", "--store", str(_igg_home / "sessions.sqlite")]
+    assert again == ["igg", "show", "uuid-1234"]
     assert igg(*again[1:], cwd=tmp_path).returncode == 0
+    empty = igg("sessions", env={"IGG_HOME": str(tmp_path / "nothing")}, cwd=tmp_path)
+    assert empty.returncode == 2 and "no session store at" in empty.stderr and "default store" in empty.stderr

@@ -8,14 +8,15 @@ questions from the stored mutations.
 
 from igg.errors import SessionRefused
 from igg.persistence import SessionInfo
-from igg.store.db import DEFAULT_STORE, STORE_ENV, resolve_store_path
+from igg.store.db import DEFAULT_STORE, HOME_ENV, PROJECT_STORE, STORE_ENV, home_store, resolve_store_path
 from igg.store.history import Change, ReplayReport, diff, explain, replay, undo
 from igg.store.recorder import ResumePoint, SessionRecorder, resume_point
 from igg.store.sessions import StoreSessions
 from igg.store.store import SessionStore, StepInfo
 
 __all__ = [
-    "DEFAULT_STORE", "STORE_ENV", "Change", "ReplayReport", "ResumePoint", "SessionInfo", "SessionRecorder",
-    "SessionRefused", "SessionStore", "StepInfo", "StoreSessions", "diff", "explain", "replay", "resolve_store_path",
+    "DEFAULT_STORE", "HOME_ENV", "PROJECT_STORE", "STORE_ENV", "Change", "ReplayReport", "ResumePoint", "SessionInfo", "SessionRecorder",
+    "SessionRefused", "SessionStore", "StepInfo", "StoreSessions", "diff", "explain", "home_store", "replay",
+    "resolve_store_path",
     "resume_point", "undo",
 ]

@@ -1,6 +1,9 @@
 """The SQLite file under the session store: where it lives, its tables, and short write transactions.
 
-One file holds every session (default ``.igg/sessions.sqlite`` in the working directory, or ``$IGG_STORE``).
+One file holds every session. Which file, when no path is given, is decided in ONE place, ``resolve_store_path``:
+``--store PATH``, else ``$IGG_STORE``, else ``./.igg/sessions.sqlite`` when that file exists (a project's own
+store), else the user's **default store** ``$IGG_HOME/sessions.sqlite`` (else ``$XDG_DATA_HOME/igg/``, else
+``~/.local/share/igg/``). Runs, the session commands and the servers all use it.
 It runs in WAL mode, so readers never block the writer, with a busy timeout, and every write is one short
 ``BEGIN IMMEDIATE`` transaction: taking the write lock up front means two writers queue instead of
 deadlocking on a lock upgrade. What SQLite still reports as busy or locked is retried with backoff, so
@@ -32,8 +35,15 @@ from igg.errors import SessionError, SessionRefused
 STORE_ENV = "IGG_STORE"
 """Environment variable naming the store file when ``--store`` is not given."""
 
-DEFAULT_STORE = Path(".igg") / "sessions.sqlite"
-"""The store file when neither ``--store`` nor ``$IGG_STORE`` is given (relative to the working directory)."""
+HOME_ENV = "IGG_HOME"
+"""Environment variable naming the directory of the default store (``sessions.sqlite``)."""
+
+PROJECT_STORE = Path(".igg") / "sessions.sqlite"
+"""A project's own store, relative to the working directory: used (without ``--store``/``$IGG_STORE``) when it
+exists."""
+
+DEFAULT_STORE = PROJECT_STORE
+"""Deprecated name of ``PROJECT_STORE`` (the store used without ``--store`` is ``resolve_store_path()``)."""
 
 FORMAT_VERSION = "1"
 
@@ -105,12 +115,25 @@ CREATE TABLE IF NOT EXISTS snapshots (
 T = TypeVar("T")
 
 
+def home_store() -> Path:
+    """The user's default store: ``$IGG_HOME/sessions.sqlite``, else ``$XDG_DATA_HOME/igg/sessions.sqlite``,
+    else ``~/.local/share/igg/sessions.sqlite``."""
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home).expanduser() / "sessions.sqlite"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data).expanduser() / "igg" / "sessions.sqlite"
+
+
 def resolve_store_path(path: str | os.PathLike[str] | None = None) -> Path:
-    """The store file: ``path`` if given, else ``$IGG_STORE``, else ``.igg/sessions.sqlite``."""
+    """The store file, the one rule every command and server follows: ``path`` if given, else ``$IGG_STORE``,
+    else ``./.igg/sessions.sqlite`` if that file exists, else the default store (``home_store()``)."""
     if path is not None and str(path):
         return Path(path)
     env = os.environ.get(STORE_ENV)
-    return Path(env) if env else DEFAULT_STORE
+    if env:
+        return Path(env)
+    return PROJECT_STORE if PROJECT_STORE.is_file() else home_store()
 
 
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_NOTADB = 5, 6, 26

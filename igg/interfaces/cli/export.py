@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_verbosity_options(p)
     sessions = p.add_argument_group("sessions")
     sessions.add_argument("--store", metavar="PATH", help="export the session GRAPH from this session store (the "
-                          "store is also used, without --store, when GRAPH is no file but $IGG_STORE or "
-                          ".igg/sessions.sqlite holds such a session)")
+                          "store is also used, without --store, when GRAPH is no file but the store the session "
+                          "commands read ($IGG_STORE, ./.igg/sessions.sqlite or the default store) holds it)")
     sessions.add_argument("--iteration", type=int, metavar="N", help="the graph as it was after iteration N")
     sessions.add_argument("--provenance", action="store_true",
                           help="carry provenance (created/updated iteration, chunk) into JSON and GraphML, "
@@ -85,7 +85,7 @@ def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, di
 
 def from_store(args: argparse.Namespace) -> bool:
     """Whether GRAPH names a stored session: with ``--store``, or when it is no file and the default store
-    (``$IGG_STORE`` or ``.igg/sessions.sqlite``) exists."""
+    (``igg.store.resolve_store_path``) exists."""
     if getattr(args, "store", None):
         return True
     from igg.store import resolve_store_path

@@ -2,9 +2,10 @@
 run leaves behind.
 
 * A run (``igg run``, ``igg map-code``) given neither ``--out``, ``--store``, ``--export`` nor ``$IGG_STORE``
-  is kept in the **default store**: ``$IGG_HOME/sessions.sqlite``, else ``$XDG_DATA_HOME/igg/sessions.sqlite``,
-  else ``~/.local/share/igg/sessions.sqlite``. One line on standard error says where, with the command that
-  shows it. A new run of the same session id replaces a finished one there; an unfinished one is refused (resume
+  is kept in the store every session command reads without ``--store`` (``igg.store.resolve_store_path``):
+  ``./.igg/sessions.sqlite`` when that file exists, else the **default store** ``$IGG_HOME/sessions.sqlite``,
+  else ``$XDG_DATA_HOME/igg/sessions.sqlite``, else ``~/.local/share/igg/sessions.sqlite``. One line on
+  standard error says where, with the commands that show and export it. A new run of the same session id replaces a finished one there; an unfinished one is refused (resume
   it, or start over with ``--force``). ``--no-store`` keeps nothing.
 * Ctrl-C (SIGINT) during a run: every committed iteration is already in the store (its session then reads
   ``interrupted``) and in ``--out``'s ``records.jsonl``; ``interrupted`` writes ``--out``'s ``graph.json``
@@ -15,7 +16,6 @@ run leaves behind.
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from dataclasses import dataclass
@@ -26,21 +26,15 @@ from igg.errors import SessionExists
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.records import IterationRecord, RunResult, StopReason
-
-HOME_ENV = "IGG_HOME"
-"""The directory holding the default store (``sessions.sqlite``); tests point it at a temporary directory."""
+from igg.store.db import HOME_ENV, PROJECT_STORE, resolve_store_path
 
 INTERRUPTED = "interrupted"
 """The stop reason written into ``summary.json`` (and ``--json``) of a run stopped by Ctrl-C."""
 
 
 def default_store() -> Path:
-    """The default store: ``$IGG_HOME/sessions.sqlite``, else the XDG data directory's ``igg/sessions.sqlite``."""
-    home = os.environ.get(HOME_ENV)
-    if home:
-        return Path(home).expanduser() / "sessions.sqlite"
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data).expanduser() / "igg" / "sessions.sqlite"
+    """The store a run given no place is kept in, and the session commands read without ``--store``."""
+    return resolve_store_path(None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,7 +48,8 @@ class Keeping:
 
 
 def keeping(args: argparse.Namespace, session_id: str | None, *, explicit_store: str | None) -> Keeping:
-    """The store a run command keeps its session in (``explicit_store``: ``--store`` or ``$IGG_STORE``)."""
+    """The store a run command keeps its session in (``explicit_store``: ``--store`` or ``$IGG_STORE``; else
+    ``default_store()``, unless ``--no-store``, ``--out`` or ``--export`` says where the result goes)."""
     force = bool(getattr(args, "force", False))
     if explicit_store:
         return Keeping(store=explicit_store, force=force)
@@ -96,7 +91,8 @@ def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> 
         structlog.get_logger("igg").info("session_kept", session_id=session_id, store=keep.store, show=show,
                                       export=export)
         return
-    print(f"igg: kept session {session_id} in the default store {keep.store}: see it with `{show}`, export it "
+    where = "the project store" if Path(keep.store) == PROJECT_STORE else "the default store"
+    print(f"igg: kept session {session_id} in {where} {keep.store}: see it with `{show}`, export it "
           f"with `{export}`; --no-store keeps nothing", file=sys.stderr)
 
 
@@ -175,7 +171,8 @@ def add_keep_option(parser: argparse.ArgumentParser) -> None:
     """``--no-store``: keep a run without ``--out``/``--store``/``--export`` nowhere (not in the default store)."""
     parser.add_argument("--no-store", action="store_true",
                         help="keep the run nowhere; without --out, --store or --export a run is otherwise kept in "
-                             f"the default store (${HOME_ENV}/sessions.sqlite, else ~/.local/share/igg/sessions.sqlite)")
+                             "./.igg/sessions.sqlite if it exists, else the default store "
+                             f"(${HOME_ENV}/sessions.sqlite, else ~/.local/share/igg/sessions.sqlite)")
 
 
 def command_line(args: argparse.Namespace) -> list[str]:

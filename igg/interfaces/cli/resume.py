@@ -7,7 +7,7 @@ whole iterations only, so the resumed run rebuilds the graph from them and runs 
 was not committed; none is applied twice or lost. The agent is the one the session was started with
 (``--agent`` overrides it). A finished session, or one whose process is still running, is refused (exit 2;
 ``--force`` takes over a session whose process looks alive). The store is ``--store``, else ``$IGG_STORE``,
-else ``.igg/sessions.sqlite``.
+else ``./.igg/sessions.sqlite`` if it exists, else the default store (``igg.store.resolve_store_path``).
 """
 
 from __future__ import annotations

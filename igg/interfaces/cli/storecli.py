@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from igg.store import STORE_ENV, SessionStore, resolve_store_path
-from igg.store.db import DEFAULT_STORE
+from igg.store import HOME_ENV, PROJECT_STORE, STORE_ENV, SessionStore, resolve_store_path
 
-STORE_HELP = f"the session store file (default: ${STORE_ENV}, else {DEFAULT_STORE})"
+STORE_HELP = (f"the session store file (default: ${STORE_ENV}, else {PROJECT_STORE} if it exists, else the default "
+              f"store ${HOME_ENV}/sessions.sqlite or ~/.local/share/igg/sessions.sqlite, where runs given no "
+              "--out, --store or --export are kept)")
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -29,19 +32,45 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def open_store(args: argparse.Namespace, *, must_exist: bool = True) -> SessionStore:
-    """The store named by ``--store`` / ``$IGG_STORE`` / the default; a clear error when it does not exist."""
-    path = resolve_store_path(getattr(args, "store", None))
+    """The store named by ``--store`` / ``$IGG_STORE`` / the default (``resolve_store_path``); a clear error,
+    with the exact command to use instead, when it does not exist."""
+    named = getattr(args, "store", None)
+    path = resolve_store_path(named)
     if must_exist and not path.exists():
-        from igg.interfaces.cli.keep import command_line, default_store
-        from igg.store import SessionRefused
-
-        kept = default_store()
-        again = ["igg", *command_line(args), "--store", str(kept)]
-        hint = (f"; runs given no --out, --store or --export are kept in {kept}: `{shlex.join(again)}`"
-                if kept.exists() else "")
-        raise SessionRefused(f"no session store at {path}; keep sessions there with `igg run REQUEST.json --store "
-                             f"{shlex.quote(str(path))}`, or point --store (or ${STORE_ENV}) at an existing store{hint}")
+        raise missing_store(args, path, named=bool(named or os.environ.get(STORE_ENV)))
     return SessionStore(path)
+
+
+def missing_store(args: argparse.Namespace, path: Path, *, named: bool) -> Exception:
+    """The refusal of a session command whose store does not exist, naming what would work."""
+    from igg.interfaces.cli.keep import command_line
+    from igg.store import SessionRefused
+
+    if not named:
+        return SessionRefused(f"no session store at {path} yet: it is the default store, where runs given no --out, "
+                              f"--store or --export keep their sessions (`igg run REQUEST.json`); name another store "
+                              f"with --store PATH (or ${STORE_ENV})")
+    default = resolve_store_path(None) if not os.environ.get(STORE_ENV) else None
+    hint = ""
+    if default is not None and default.exists():
+        again = ["igg", *without_store(command_line(args))]
+        hint = f"; the default store {default} exists: `{shlex.join(again)}`"
+    return SessionRefused(f"no session store at {path}; keep sessions there with `igg run REQUEST.json --store "
+                          f"{shlex.quote(str(path))}`, or point --store (or ${STORE_ENV}) at an existing store{hint}")
+
+
+def without_store(argv: Sequence[str]) -> list[str]:
+    """``argv`` without its ``--store PATH`` / ``--store=PATH``."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--store":
+            skip = True
+        elif not arg.startswith("--store="):
+            out.append(arg)
+    return out
 
 
 def print_json(value: Any) -> None:

@@ -7,14 +7,14 @@ import os
 from pathlib import Path
 
 from igg import logging as igg_logging
+from igg.interfaces.cli.storecli import STORE_HELP
 from igg.logging import LOG_FORMATS
 from igg.workspace import MemorySessions, Workspace
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
     """``--store``, ``--memory``, ``--output-dir`` and ``--log-format``."""
-    p.add_argument("--store", type=Path, default=None,
-                   help="session store file (default $IGG_STORE, else .igg/sessions.sqlite)")
+    p.add_argument("--store", type=Path, default=None, help=STORE_HELP)
     p.add_argument("--memory", action="store_true",
                    help="keep sessions in memory only (lost when the server stops)")
     p.add_argument("--output-dir", type=Path, default=os.environ.get("IGG_OUTPUT_DIR"),
