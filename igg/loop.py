@@ -232,7 +232,9 @@ class Loop:
         self.state.restore_id_counters(*counters)
         self.review = {"iteration": record.iteration, "reasoning": record.reasoning, "actions": record.actions,
                        "verdicts": [v.to_dict() for v in record.verdicts], "accepted": record.accepted,
-                       "rejected": record.rejected, "finished": record.finished}
+                       "rejected": record.rejected, "finished": record.finished,
+                       "usage": record.usage,  # the turn was paid for, whatever the reviewer decides
+                       "chunk": record.chunk, "chunk_cursor": record.chunk_cursor}
         self.stop_reason = "awaiting_review"
         events = [self._event("action_verdict", **v.to_dict()) for v in record.verdicts]
         events.append(self._event("iteration_finished",

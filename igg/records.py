@@ -187,12 +187,14 @@ class RunResult:
                 "rejected_by_code": dict(sorted(by_code.items()))}
 
     def token_counts(self) -> dict[str, Any]:
-        """Tokens the agent spent (from its usage reports) and the estimated tokens of the observations."""
+        """Tokens the agent spent (from its usage reports, the turn held for review included) and the estimated
+        tokens of the observations."""
         prompt = completion = 0
         estimated = False
         cost = None
-        for r in self.records:
-            u = r.usage or {}
+        usages = [r.usage for r in self.records] + [self.review.get("usage") if self.review else None]
+        for usage in usages:
+            u = usage or {}
             prompt += u.get("prompt_tokens", 0)
             completion += u.get("completion_tokens", 0)
             estimated = estimated or bool(u.get("estimated"))

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Unpack
 
-from igg.agents.base import AnyAgent
+from igg.agents.base import AnyAgent, capabilities
 from igg.errors import ExportError, Problem, RequestInvalid, SessionRefused
 from igg.export.spec import ExportSpec, perform_exports
 from igg.loop import EventHandler, RunOptions, arun, run
@@ -133,6 +133,7 @@ def _continued(store: SessionStore, session_id: str, agent: AnyAgent | str | Non
         from igg.agents.registry import make_agent
 
         agent = (make or make_agent)(agent, point.request)
+    capabilities(agent).count_spent(point.spent)  # a budget spans the whole session, not one process
     options = {"state": point.state, "records": point.records, "start_iteration": point.next_iteration,
                "chunk_cursor": point.chunk_cursor, "notes": point.notes, "request": point.request}
     return agent, name, options

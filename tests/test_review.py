@@ -38,7 +38,12 @@ def test_a_plan_waits_for_review_across_a_server_restart_and_approval_applies_wh
         assert [v["accepted"] for v in plan["verdicts"]] == [True, True, False, True]
         assert plan["verdicts"][2]["code"] == "MISSING_REQUIRED_ATTRIBUTE"
         assert error_of(http.post("/sessions/r-1/actions", json={"actions": [cls("X")]})) == (409, "REVIEW_PENDING")
+        listed = http.get("/sessions").json()["sessions"]
+        assert [(s["session_id"], s["status"]) for s in listed] == [("r-1", "awaiting_review")]
     with serve(tmp_path) as http:  # another server process: the plan is in the store
+        listed = http.get("/sessions", params={"status": "awaiting_review"}).json()["sessions"]
+        assert [(s["session_id"], s["status"]) for s in listed] == [("r-1", "awaiting_review")]
+        assert http.get("/sessions/r-1").json()["status"] == "awaiting_review"
         shown = http.get("/sessions/r-1/review").json()
         assert shown["status"] == "awaiting_review" and shown["review"] == plan
         assert error_of(http.post("/sessions/r-1/review", json={"plan_id": plan["plan_id"] + 1,
@@ -68,10 +73,15 @@ def test_review_over_mcp_and_the_cli(tmp_path):
             assert done.structured_content["accepted"] == 3 and done.structured_content["nodes"] == 2
             again = await call(client, "apply_actions", session_id="r-2", actions=[cls("Repo")])
             assert again.structured_content["status"] == "awaiting_review"
+            listed = (await call(client, "list_sessions")).structured_content["sessions"]
+            assert [(s["session_id"], s["status"]) for s in listed] == [("r-2", "awaiting_review")]
 
     asyncio.run(scenario())
     store = str(tmp_path / "sessions.sqlite")
     igg = [sys.executable, "-m", "igg", "review", "r-2", "--store", store]
+    listed = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", store], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert listed.returncode == 0 and listed.stdout.splitlines()[1].split()[:2] == ["r-2", "awaiting_review"]
     shown = subprocess.run(igg, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert "waits for review (1 actions would apply, 0 are rejected)" in shown.stdout
@@ -82,3 +92,81 @@ def test_review_over_mcp_and_the_cli(tmp_path):
     assert "approved: 1 actions applied, 0 rejected; 3 nodes" in approved.stdout
     none = subprocess.run([*igg, "--approve"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert none.returncode == 2
+
+
+def auth_run(session_id: str, *, review: bool) -> dict[str, Any]:
+    import json
+
+    payload = json.loads((ROOT / "fixtures" / "auth" / "request.json").read_text())
+    payload["session_id"] = session_id
+    payload["config"]["review"] = review
+    return payload
+
+
+def test_an_autonomous_run_on_an_in_memory_session_waits_for_review_over_mcp(tmp_path):
+    """`run_session` with config.review on `igg mcp --memory`: the run stops awaiting_review with its plan held in
+    memory; each `review` approval applies the plan and the held agent's next turn waits again; approving every
+    plan builds the same graph as the run without review."""
+    params = server(tmp_path)
+    params.args = [*params.args, "--memory"]
+
+    async def scenario() -> None:
+        async with Client(params) as client:
+            plain = (await call(client, "run_session", request=auth_run("plain", review=False), agent="code"))
+            assert plain.structured_content["stop_reason"] == "finished"
+            held = (await call(client, "run_session", request=auth_run("held", review=True), agent="code"))
+            out = held.structured_content
+            assert (out["stop_reason"], out["status"], out["nodes"]) == ("awaiting_review", "awaiting_review", 3)
+            listed = (await call(client, "list_sessions", status="awaiting_review")).structured_content["sessions"]
+            assert [s["session_id"] for s in listed] == ["held"]
+            plan, decisions = out["review"], 0
+            while plan is not None:
+                decided = (await call(client, "review", session_id="held", plan_id=plan["plan_id"],
+                                      decision="approve")).structured_content
+                decisions += 1
+                assert decided["approved"] == list(range(len(plan["actions"])))
+                plan = decided["run"].get("review")
+                assert decided["status"] == ("awaiting_review" if plan else "finished")
+            assert decisions > 3
+            assert decided["nodes"] == plain.structured_content["nodes"]
+            assert decided["edges"] == plain.structured_content["edges"]
+
+    asyncio.run(scenario())
+
+
+def test_an_autonomous_run_held_for_review_over_http_takes_a_rejection_note_and_goes_on(tmp_path):
+    """POST /runs (the server's LLM) on an in-memory server: the session is listed awaiting_review; a rejection's
+    note is in the model's next prompt; an approval of chosen actions applies exactly those, and the next turn
+    waits in its turn."""
+    import json
+    import time
+
+    from tests.support.fake_openai import FakeOpenAI
+
+    def turn(*names: str) -> str:
+        return json.dumps({"reasoning": "next", "actions": [cls(n) for n in names]})
+
+    payload = reviewed("h-1")
+    payload["config"]["llm"] = {"max_retries": 0, "timeout_seconds": 30}
+    with FakeOpenAI([turn("A", "B"), turn("C", "D"), turn("E")]) as model, \
+            serve(tmp_path, "--memory", env={"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "k"}) as http:
+        assert http.post("/runs", json={"request": payload, "agent": "llm"}).status_code == 202
+        deadline = time.monotonic() + 60
+        while http.get("/sessions/h-1").json()["status"] != "awaiting_review" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [s["status"] for s in http.get("/sessions").json()["sessions"]] == ["awaiting_review"]
+        first = http.get("/sessions/h-1/review").json()["review"]
+        assert [a["properties"]["name"] for a in first["actions"]] == ["A", "B"]
+        rejected = http.post("/sessions/h-1/review", json={"plan_id": first["plan_id"], "decision": "reject",
+                                                           "note": "A and B are out of scope"}).json()
+        assert rejected["nodes"] == 0 and rejected["status"] == "awaiting_review"
+        assert "A reviewer rejected your last plan: A and B are out of scope" in json.dumps(model.requests[1].body)
+        second = rejected["run"]["review"]
+        assert [a["properties"]["name"] for a in second["actions"]] == ["C", "D"]
+        approved = http.post("/sessions/h-1/review", json={"plan_id": second["plan_id"], "decision": "approve",
+                                                           "actions": [1]}).json()
+        assert approved["approved"] == [1] and approved["nodes"] == 1 and approved["status"] == "awaiting_review"
+        assert approved["run"]["review"]["actions"] == [cls("E")]
+        names = [n["properties"]["name"] for n in
+                 json.loads(http.post("/sessions/h-1/export", json={"format": "json"}).json()["content"])["nodes"]]
+        assert names == ["D"]

@@ -58,7 +58,8 @@ def test_a_run_waits_for_review_the_cli_approves_and_resume_goes_on(tmp_path):
     assert f"plan {plan['plan_id']} for iteration 1 waits for review (3 actions would apply, 1 are rejected)" \
         in shown.stdout
     early = igg("resume", "rr-1", "--store", store)
-    assert early.returncode == 2 and "waiting for review; decide it first: igg review rr-1" in early.stderr
+    assert early.returncode == 2
+    assert f"waiting for review; decide it first: `igg review rr-1 --store {store} --approve`" in early.stderr
 
     approved = igg("review", "rr-1", "--store", store, "--approve", "0", "1", "3")
     assert approved.returncode == 0, approved.stderr
@@ -107,3 +108,55 @@ def test_review_without_a_store_is_a_clear_error(tmp_path):
     assert ran.returncode == 2
     assert "config.review: a run with review before apply needs a session store" in ran.stderr
     assert "Traceback" not in ran.stderr
+
+
+def test_a_run_waiting_for_review_is_listed_as_such_and_its_turn_tokens_are_counted(tmp_path):
+    """`igg sessions` says awaiting_review (not interrupted); the held turn's tokens are in the --json summary,
+    in `igg show`'s review row and its total; undo waits for the decision."""
+    request, _, store = prepare(tmp_path, "rr-4")
+    transcript = tmp_path / "raw.jsonl"
+    transcript.write_text(json.dumps({"raw": json.dumps(TURNS[0]),
+                                      "usage": {"prompt_tokens": 300, "completion_tokens": 45}}) + "\n")
+    ran = igg("run", str(request), "--agent", f"script:{transcript}", "--store", store, "--json")
+    assert ran.returncode == 0, ran.stderr
+    tokens = json.loads(ran.stdout)["tokens"]
+    assert (tokens["prompt"], tokens["completion"], tokens["total"]) == (300, 45, 345)
+    listed = igg("sessions", "--store", store, "--json")
+    assert [(s["session_id"], s["status"]) for s in json.loads(listed.stdout)] == [("rr-4", "awaiting_review")]
+    shown = json.loads(igg("show", "rr-4", "--store", store, "--json").stdout)
+    assert shown["status"] == "awaiting_review"
+    assert [(s["kind"], s["tokens"]) for s in shown["steps"]] == [("review", 345)]
+    assert "345 tokens" in igg("show", "rr-4", "--store", store).stdout.splitlines()[-1]
+    undo = igg("undo", "rr-4", "--to", "0", "--store", store)
+    assert undo.returncode == 2 and f"`igg review rr-4 --store {store} --approve`" in undo.stderr
+
+
+def test_a_token_budget_counts_the_turns_held_for_review_across_resumes(tmp_path):
+    """The LLM's budget spans the session: on resume it counts what the held turn spent, so the next call that
+    could overspend is refused (budget_exhausted) instead of starting from zero in the new process."""
+    from tests.support.fake_openai import FakeOpenAI, Reply
+
+    request, _, store = prepare(tmp_path, "rr-5")
+    payload = json.loads(request.read_text())
+    payload["config"]["llm"] = {"token_budget": 3000, "max_output_tokens": 1000, "max_retries": 0,
+                                "timeout_seconds": 30}
+    request.write_text(json.dumps(payload))
+    spend = {"prompt_tokens": 1200, "completion_tokens": 300, "total_tokens": 1500}
+    env = {"OPENAI_BASE_URL": ""}
+    with FakeOpenAI([Reply(content=json.dumps(TURNS[0]), usage=spend)]) as server:
+        env["OPENAI_BASE_URL"] = server.base_url
+        ran = subprocess.run([sys.executable, "-m", "igg", "run", str(request), "--agent", "llm", "--store", store,
+                              "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                             env={**__import__("os").environ, **env})
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["tokens"]["total"] == 1500
+    assert igg("review", "rr-5", "--store", store, "--approve").returncode == 0
+    with FakeOpenAI([Reply(content=json.dumps(TURNS[1]), usage=spend)]) as server:
+        resumed = subprocess.run([sys.executable, "-m", "igg", "resume", "rr-5", "--store", store, "--json"],
+                                 cwd=ROOT, capture_output=True, text=True, timeout=120,
+                                 env={**__import__("os").environ, "OPENAI_BASE_URL": server.base_url})
+        calls = len(server.requests)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["stop_reason"] == "budget_exhausted" and calls == 0
+    assert "1500 of 3000 tokens spent" in summary["error"]

@@ -131,6 +131,11 @@ class AgentCapabilities:
         """Release what the agent holds; awaited when the run that owns the agent ends (default: nothing)."""
         return None
 
+    def count_spent(self, spent: Usage) -> None:
+        """Told, before its first turn, what the earlier agent calls of a session it continues spent (its
+        iterations and its turns held for review): an agent with a budget counts it (default: nothing)."""
+        return None
+
 
 _PLAIN = AgentCapabilities()
 

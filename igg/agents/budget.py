@@ -75,6 +75,14 @@ class Budget:
             t.cost = (t.cost or 0.0) + usage.cost
         return usage
 
+    def add_spent(self, spent: Usage) -> None:
+        """Count what earlier calls spent (a continued session's), without counting them as calls here."""
+        t = self.totals
+        t.prompt_tokens += spent.prompt_tokens
+        t.completion_tokens += spent.completion_tokens
+        if spent.cost is not None and t.cost is not None:
+            t.cost += spent.cost
+
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
         """The price of a call, or None without a price table."""
         prices = self.config.prices

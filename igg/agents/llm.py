@@ -45,7 +45,7 @@ import httpx
 import openai
 from pydantic import ValidationError
 
-from igg.agents.base import AgentCapabilities, AgentTurn, Observation
+from igg.agents.base import AgentCapabilities, AgentTurn, Observation, Usage
 from igg.agents.budget import Budget, Totals, messages_tokens
 from igg.agents.prompt import messages, response_schema
 from igg.agents.retry import AnswerUnreadable, CallTimedOut, RetryPolicy, describe_error, is_retryable
@@ -193,6 +193,10 @@ class _Session:
     def totals(self) -> Totals:
         """Tokens and cost this session spent so far."""
         return self.budget.totals
+
+    def count_spent(self, spent: Usage) -> None:
+        """A continued session's earlier calls count against the token and cost budgets."""
+        self.budget.add_spent(spent)
 
     def client_options(self) -> dict[str, Any]:
         # the per-read timeout is a backstop: the whole-call deadline (``attempt``) fires first
@@ -357,7 +361,7 @@ class _Session:
         return turn
 
 
-class LLMAgent(_Session):
+class LLMAgent(_Session, AgentCapabilities):
     """The synchronous LLM agent: ``agent(observation) -> AgentTurn``.
 
     Its calls run on a private event loop (the same whole-call deadline as the async agent), in the

@@ -28,12 +28,14 @@ if TYPE_CHECKING:
     from igg.models.request import Request
     from igg.records import IterationRecord, RunResult
 
-SessionStatus = Literal["open", "running", "interrupted", "finished"]
+SessionStatus = Literal["open", "running", "interrupted", "awaiting_review", "finished"]
 """The one set of status words for a session, wherever it is kept:
 
 - ``open``: a session an outside agent drives through tool calls (agent ``tool``), accepting actions;
 - ``running``: a run whose writing process is alive;
 - ``interrupted``: a run that stopped before finishing (its process is gone): ``igg resume`` continues it;
+- ``awaiting_review``: ``config.review`` holds a plan of actions for a reviewer (``igg review``, the ``review``
+  tool); the session takes no other change until it is decided;
 - ``finished``: ended with a stop reason; read-only.
 """
 

@@ -87,6 +87,10 @@ class MemorySessions:
     def _finish(self, sid: str, result: RunResult) -> None:
         with self._lock:
             stored = self._get(sid)
+            if result.review is not None:  # waiting for review: not finished; the plan is numbered as a step
+                result.review = {"plan_id": stored.info.last_step + 1, **result.review}
+                stored.info = replace(stored.info, last_step=stored.info.last_step + 1, updated_at=self.clock())
+                return
             stored.final_mutations.extend(result.final_mutations)
             stored.info = replace(stored.info, status="finished", stop_reason=result.stop_reason,
                                   last_step=stored.info.last_step + 1, nodes=result.state.node_count,

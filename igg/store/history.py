@@ -7,6 +7,7 @@ inverse of the mutations after the target iteration, committed as a step of its 
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,6 +120,10 @@ def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str 
     if info.status == "running" or (info.status == "open" and owner_alive(info.owner) and info.owner != owner):
         raise SessionBusy(f"session {session_id!r} is being run by a live process ({info.owner}); "
                           "undo it after the run ends", session_id=session_id)
+    if info.status == "awaiting_review":  # the plan was checked against this graph: approving must still hold
+        review = shlex.join(["igg", "review", session_id, "--store", str(store.path)])
+        raise SessionRefused(f"session {session_id!r} has a plan waiting for review; decide it first (`{review} "
+                             f"--approve` or `{review} --reject NOTE`), then undo", session_id=session_id)
     target = store.step_of_iteration(session_id, to_iteration)
     _, state, last = store.load_state(session_id)
     if target >= last:

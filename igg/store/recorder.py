@@ -8,11 +8,13 @@ the stop reason. ``resume_point`` rebuilds everything a resumed loop needs from 
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from igg.agents.base import Usage
 from igg.compile import build_state
 from igg.errors import SessionError, SessionRefused
 from igg.graph.journal import Mutation
@@ -80,7 +82,8 @@ class SessionRecorder:
         if result.review is not None:
             sid = self._sid()
             plan = {"plan_id": self.store.session(sid).last_step + 1, **result.review}
-            self.store.commit_step(sid, kind="review", record={"kind": "review", "state": "pending", "plan": plan},
+            self.store.commit_step(sid, kind="review", record={"kind": "review", "state": "pending", "plan": plan,
+                                                                "usage": plan.get("usage")},
                                    mutations=[], state=result.state, owner=self.owner)
             self.store.release(sid, self.owner)
             result.review = plan
@@ -118,6 +121,9 @@ class ResumePoint:
     options: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """What the agent is told first (a reviewer's rejection of its last plan)."""
+    spent: Usage = field(default_factory=Usage)
+    """What the session's agent calls spent so far (its iterations and its turns held for review), which a
+    budgeted agent counts against its budget when it continues the session."""
 
 
 def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
@@ -143,19 +149,33 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     steps = store.steps(session_id)
     if steps:
         state.restore_id_counters(steps[-1].next_node, steps[-1].next_edge)
+    spent = Usage()
     for s in steps:
         if s.kind == "iteration":
             records.append(codec.record_from_dict(s.record, by_step.get(s.step)))
+        if s.kind in ("iteration", "review"):
+            _add_usage(spent, s.record.get("usage"))
     notes = []
     last = steps[-1].record if steps and steps[-1].kind == "review" else {}
     if last.get("state") == "pending":
         plan = last.get("plan") or {}
+        review = shlex.join(["igg", "review", session_id, "--store", str(store.path)])
         raise SessionRefused(f"session {session_id!r} has plan {plan.get('plan_id')} (iteration "
-                             f"{plan.get('iteration')}) waiting for review; decide it first: igg review {session_id} "
-                             "--approve, or --reject NOTE", session_id=session_id)
+                             f"{plan.get('iteration')}) waiting for review; decide it first: `{review} --approve` "
+                             f"or `{review} --reject NOTE`", session_id=session_id)
     if last.get("state") == "rejected":
         notes.append(f"A reviewer rejected your last plan: {last.get('note') or '(no note)'}")
     next_iteration = max((r.iteration for r in records), default=0) + 1
     return ResumePoint(request=request, state=state, next_iteration=next_iteration, records=records,
                        chunk_cursor=records[-1].chunk_cursor + records[-1].advances if records else 0, agent=info.agent,
-                       options=info.options, notes=notes)
+                       options=info.options, notes=notes, spent=spent)
+
+
+def _add_usage(total: Usage, usage: Mapping[str, Any] | None) -> None:
+    if not usage:
+        return
+    total.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+    total.completion_tokens += int(usage.get("completion_tokens") or 0)
+    total.estimated = total.estimated or bool(usage.get("estimated"))
+    if usage.get("cost") is not None:
+        total.cost = (total.cost or 0.0) + float(usage["cost"])

@@ -379,22 +379,28 @@ class SessionStore:
 
 
 _SESSION_COLS = ("session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
-                 " last_iteration, nodes, edges, owner, result")
+                 " last_iteration, nodes, edges, owner, result,"
+                 # whether the last step is a review plan still waiting (igg.workspace.review): awaiting_review
+                 " (SELECT s.kind = 'review' AND json_extract(s.record, '$.state') = 'pending' FROM steps s"
+                 "  WHERE s.session_id = sessions.session_id ORDER BY s.step DESC LIMIT 1)")
 _STEP_COLS = ("step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
               " nodes, edges, next_node, next_edge, mutation_count, created_at")
 
 
-def _status(stored: str, owner: str | None, agent: str | None) -> SessionStatus:
-    """The status word of a stored session (see ``igg.persistence.SessionStatus``)."""
+def _status(stored: str, owner: str | None, agent: str | None, pending: bool = False) -> SessionStatus:
+    """The status word of a stored session (see ``igg.persistence.SessionStatus``); ``pending``: its last step
+    is a review plan still waiting for a decision."""
     if stored == "finished":
         return "finished"
+    if pending:
+        return "awaiting_review"
     if agent == TOOL_AGENT:
         return "open"
     return "running" if owner_alive(owner) else "interrupted"
 
 
 def _session_info(r: tuple[Any, ...]) -> SessionInfo:
-    return SessionInfo(session_id=r[0], status=_status(r[1], r[12], r[4]), stop_reason=r[2], goal=r[3], agent=r[4],
+    return SessionInfo(session_id=r[0], status=_status(r[1], r[12], r[4], bool(r[14])), stop_reason=r[2], goal=r[3], agent=r[4],
                        options=json.loads(r[5] or "{}"), created_at=r[6], updated_at=r[7], last_step=r[8],
                        last_iteration=r[9], nodes=r[10], edges=r[11], owner=r[12],
                        result=json.loads(r[13]) if r[13] else None)

@@ -16,11 +16,13 @@ decides it from the command line.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from igg.act.step import act
 from igg.errors import SessionError, WorkspaceError
 from igg.models.actions import read_response
+from igg.persistence import TOOL_AGENT
 from igg.store.sessions import StoreSessions
 from igg.workspace.ops import ApplyInput, ReviewInput
 
@@ -83,7 +85,10 @@ def decide(workspace: Workspace, inp: ReviewInput) -> dict[str, Any]:
                                          + (f": {inp.note}]" if inp.note else "]"))
         # a run's plan keeps the agent's "finished" (igg run with review): approving it ends the run on resume
         parsed = read_response({"reasoning": reasoning, "actions": actions, "finished": bool(plan.get("finished"))})
-        record = act(session.actor, session.state, parsed, iteration=plan["iteration"], actions=actions)
+        # a run's plan names the context chunk its turn read: the approved iteration keeps it, so the walk
+        # over the chunks goes on after it (igg resume, a workspace run continuing)
+        record = act(session.actor, session.state, parsed, iteration=plan["iteration"], actions=actions,
+                     chunk=plan.get("chunk"), chunk_cursor=int(plan.get("chunk_cursor") or 0))
         record.timings_ms["total"] = record.timings_ms["act"]
         workspace._commit(session, record)
         workspace._publish(session, record)
@@ -95,6 +100,8 @@ def decide(workspace: Workspace, inp: ReviewInput) -> dict[str, Any]:
 def restore(workspace: Workspace, session: LiveSession) -> None:
     """After loading a session from the store: the plan still waiting, or the last rejection's note."""
     repo = workspace.repo
+    if session.info.status == AWAITING:  # a live session keeps its plan in ``pending``; its status is its own
+        session.info = replace(session.info, status="open" if session.info.agent == TOOL_AGENT else "interrupted")
     if not isinstance(repo, StoreSessions) or not session.request.config.review:
         return
     steps = repo.store.steps(session.info.session_id)

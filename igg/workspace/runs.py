@@ -6,11 +6,19 @@ its own; its events go to the workspace's event hub (the HTTP event stream), eve
 the session's recorder (the workspace's repository) as it happens, and the requested exports are written
 under the server's output directory when it ends, as ``igg run --export`` writes them. While it runs, apply
 and finish are refused (``SESSION_BUSY``); observe and export work.
+
+With ``config.review`` the run stops at the first turn with actions, ``awaiting_review``: the plan waits on the
+live session (in memory, and in the store when there is one) and its agent is held. A ``review`` decision over
+the same interface applies the plan (or rejects it, the note shown to the agent) and the held agent takes the
+next turn, which waits in its turn: the decision answers once the run stops again (``run``: its summary). A
+server restarted meanwhile has no agent to hold: the decision is applied, and ``igg resume`` continues a
+stored session.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,12 +37,23 @@ if TYPE_CHECKING:
 log = get_logger("igg.workspace")
 
 
+@dataclass(kw_only=True)
+class Held:
+    """A run stopped with its turn waiting for review: what continues it after the decision."""
+
+    agent: Any
+    specs: list[ExportSpec]
+    provenance: bool
+
+
 class Runs:
-    """Starts autonomous runs and keeps their tasks until they end."""
+    """Starts autonomous runs and keeps their tasks until they end (and their agents while they wait for a
+    review decision)."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self.tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
+        self.held: dict[str, Held] = {}
 
     async def start(self, inp: RunInput) -> dict[str, Any]:
         """Open the session and start its run in the background; returns the session summary."""
@@ -60,14 +79,38 @@ class Runs:
         """The run's summary once it has ended (call it right after ``start``: ended runs are forgotten)."""
         return await asyncio.shield(self.tasks[session_id])
 
-    async def _drive(self, session: LiveSession, agent: Any, specs: list[ExportSpec],
-                     provenance: bool) -> dict[str, Any]:
+    async def resume(self, session_id: str) -> dict[str, Any]:
+        """Continue a run held for review once its plan is decided; its summary when it stops again."""
+        held = self.held.pop(session_id)
+        session = self.workspace.get(session_id)
+        with session.lock:
+            notes = [f"A reviewer rejected your last plan: {session.review_note}"] if session.review_note else []
+            session.review_note = None
+            writer = self.workspace._writer(session)  # claims the session again
+            session.info = self.workspace.refresh_info(session, status="running")
+            records = list(session.records)
+        task = asyncio.create_task(self._drive(session, held.agent, held.specs, held.provenance, records=records,
+                                               notes=notes, writer=writer), name=f"igg-run-{session_id}")
+        self.tasks[session_id] = task
+        task.add_done_callback(lambda _: self.tasks.pop(session_id, None))
+        log.info("run_resumed", session_id=session_id)
+        return await asyncio.shield(task)
+
+    async def _drive(self, session: LiveSession, agent: Any, specs: list[ExportSpec], provenance: bool, *,
+                     records: list[Any] | None = None, notes: list[str] | None = None,
+                     writer: Any = None) -> dict[str, Any]:
         from igg.service import arun_request
 
-        assert session.writer is not None
+        writer = writer or session.writer
+        assert writer is not None
+        held = False
         try:
-            result = await arun_request(session.request, agent, recorders=[session.writer], state=session.state,
-                                        exports=specs, provenance=provenance, on_event=self.workspace.hub.publish)
+            result = await arun_request(session.request, agent, recorders=[writer], state=session.state,
+                                        records=records or [], notes=notes or [], exports=specs,
+                                        provenance=provenance, on_event=self.workspace.hub.publish)
+            if result.review is not None:  # waits for a decision (igg.workspace.review); the agent takes the next
+                held = True
+                self.held[session.info.session_id] = Held(agent=agent, specs=specs, provenance=provenance)
         except Exception as exc:  # the store failed (or a bug): the session stays, open for the tool agent
             session.info = self.workspace.refresh_info(session, status="open")
             message = str(exc) if isinstance(exc, IGGError) else f"{type(exc).__name__}: {exc}"
@@ -77,7 +120,8 @@ class Runs:
                                              data={"stop_reason": None, "error": message}))  # ends listeners
             return {**self.workspace.summary(session), "error": message}
         finally:
-            await capabilities(agent).aclose()
+            if not held:
+                await capabilities(agent).aclose()
         out = {**self.workspace.summary(session), **result.summary()}
         if result.export_error is not None:
             out["export_error"] = str(result.export_error)

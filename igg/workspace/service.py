@@ -121,6 +121,13 @@ class LiveRecorder:
 
     def finish(self, result: RunResult) -> None:
         self.inner.finish(result)
+        session = self.session
+        if result.review is not None:  # an autonomous run stopped with its turn waiting for review
+            session.pending, session.review_note = result.review, None
+            session.info = self.workspace.refresh_info(session, status="interrupted",
+                                                       last_step=session.info.last_step + 1)
+            session.writer = None  # the run's recorder let the session go: the decision claims it again
+            return
         self.session.info = self.workspace.refresh_info(self.session, status="finished",
                                                         stop_reason=result.stop_reason,
                                                         last_step=self.session.info.last_step + 1)
@@ -251,7 +258,8 @@ class Workspace:
     def list_sessions(self, inp: ListInput | None = None) -> dict[str, Any]:
         """Sessions, most recently updated first (live sessions of this process as they stand here)."""
         inp = inp or ListInput()
-        live = {sid: s.info.status for sid, s in list(self._live.items())}
+        live = {sid: "awaiting_review" if s.pending is not None else s.info.status
+                for sid, s in list(self._live.items())}
         infos = self.repo.sessions(None, inp.limit if inp.status is None else 1_000_000)
         out = [{**i.to_dict(), "status": live.get(i.session_id, i.status)} for i in infos]
         if inp.status is not None:
@@ -277,7 +285,12 @@ class Workspace:
         live = self._live.get(sid) if isinstance(sid, str) else None
         if live is not None and live.info.status == "running":
             return method(inp)
-        return await asyncio.to_thread(method, inp)
+        out = await asyncio.to_thread(method, inp)
+        if name == "review" and inp.decision is not None and sid in self.runs.held:
+            # the plan of an autonomous run was decided: its agent takes the next turn (held for review again)
+            out["run"] = await self.runs.resume(sid)
+            out.update(self.summary(self.get(sid)))
+        return out
 
     async def start_run(self, inp: RunInput) -> dict[str, Any]:
         """Start an autonomous run in the background (see ``igg.workspace.runs``); returns the session summary."""

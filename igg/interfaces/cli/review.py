@@ -7,9 +7,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
+import sys
+from pathlib import Path
 from typing import Literal
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
+from igg.interfaces.codes import EXIT_INVALID
 from igg.store.sessions import StoreSessions
 from igg.workspace.ops import ReviewInput
 from igg.workspace.service import Workspace
@@ -48,12 +52,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  [{verdict['index']}] {mark} {json.dumps(action, ensure_ascii=False)}")
                 if not verdict["accepted"]:
                     print(f"      {verdict['message']}")
-            print(f"approve: igg review {args.session} --approve [I ...]; reject: igg review {args.session} "
-                  "--reject NOTE")
+            base = shlex.join(["igg", "review", args.session, "--store", str(workspace_store(workspace))])
+            print(f"approve all: `{base} --approve`; only some actions: `{base} --approve 0 1`; reject: "
+                  f"`{base} --reject 'why'`")
         return 0
     if plan is None:
-        print(f"igg: session {args.session!r} has no plan waiting for review")
-        return 2
+        print(f"igg: session {args.session!r} has no plan waiting for review ({shown['status']})", file=sys.stderr)
+        return EXIT_INVALID
     decision: Literal["approve", "reject"] = "reject" if args.reject is not None else "approve"
     inp = ReviewInput(session_id=args.session, plan_id=plan["plan_id"], decision=decision,
                       actions=args.approve or None, note=args.reject if args.reject is not None else args.note)
@@ -66,3 +71,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"session {args.session}: plan {plan['plan_id']} approved: {result['accepted']} actions applied, "
               f"{result['rejected']} rejected; {result['nodes']} nodes, {result['edges']} edges")
     return 0
+
+
+def workspace_store(workspace: Workspace) -> Path:
+    """The store file the workspace reads (for exact commands in hints)."""
+    repo = workspace.repo
+    assert isinstance(repo, StoreSessions)
+    return repo.store.path

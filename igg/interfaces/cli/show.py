@@ -59,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
         print(table(("STEP", "KIND", "ITER", "PROPOSED", "ACCEPTED", "REJECTED", "TOKENS", "MS", "MUTATIONS", "NODES",
                      "EDGES", "CHUNK", "REJECTED BY CODE"), rows))
     iters = [s for s in steps if s.kind == "iteration"]
+    # tokens: the agent turns held for review were paid for too (their review steps carry the usage)
+    tokens = sum(s.tokens for s in steps if s.kind in ("iteration", "review"))
     print(f"\ntotal: {sum(s.proposed for s in iters)} proposed, {sum(s.accepted for s in iters)} accepted, "
-          f"{sum(s.rejected for s in iters)} rejected, {sum(s.tokens for s in iters)} tokens, "
+          f"{sum(s.rejected for s in iters)} rejected, {tokens} tokens, "
           f"{sum(s.ms for s in iters) / 1000:.2f} s")
     return 0
 
