@@ -67,7 +67,7 @@ class RunOptions(TypedDict, total=False):
     """The iterations already committed (a resumed session)."""
     start_iteration: int
     chunk_cursor: int
-    extra_rules: Mapping[type, Sequence[Rule]]
+    extra_rules: Mapping[type, Sequence[Rule[Any, Any]]]
     notes: Sequence[str]
     """Told to the agent in its first observation (e.g. a reviewer's rejection)."""
     clock: Callable[[], float]
@@ -85,7 +85,7 @@ class Loop:
     def __init__(self, request: Request, *, state: GraphState | None = None,
                  records: Sequence[IterationRecord] = (), start_iteration: int | None = None,
                  chunk_cursor: int | None = None, recorder: Recorder | Sequence[Recorder] | None = None,
-                 extra_rules: Mapping[type, Sequence[Rule]] | None = None, notes: Sequence[str] = (),
+                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None, notes: Sequence[str] = (),
                  clock: Callable[[], float] = time.perf_counter) -> None:
         self.request = request
         self.config = request.config

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from igg.act.rules import CheckContext, Plan
+from igg.act.context import CheckContext, NewNode
 from igg.agents.code import CodeAgent, split_context
 from igg.models.actions import AddNode
 from igg.models.verdicts import ErrorCode
@@ -56,7 +56,7 @@ def test_edges_wait_for_their_targets_instead_of_failing():
 
 
 def _reject_methods_named(name: str, code: ErrorCode):
-    def rule(ctx: CheckContext, a: AddNode, plan: Plan):
+    def rule(ctx: CheckContext, a: AddNode, new: NewNode):
         if a.label == "Method" and a.properties.get("name") == name:
             return code, f"no {name} here"
         return None

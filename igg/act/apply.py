@@ -8,15 +8,27 @@ rejected, the ones already applied are undone from the journal and marked ``ROLL
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
 
+from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
-from igg.act.rules import RULES, CheckContext, Plan, Rule, source_resolves, target_resolves
+from igg.act.rules import RULES, Checks, Rule, idle_checks
 from igg.errors import Problem
 from igg.graph.state import GraphState
-from igg.models.actions import ActionError, AddEdge, AddNode, DeleteEdge, DeleteNode, UpdateNode
+from igg.models.actions import (
+    ActionError,
+    AddEdge,
+    AddNode,
+    DeleteEdge,
+    DeleteNode,
+    MergeNodes,
+    QueryAction,
+    UpdateEdge,
+    UpdateNode,
+)
 from igg.models.document import GraphDocument
 from igg.models.request import Constraints
 from igg.models.schema import CompiledSchema
@@ -24,52 +36,126 @@ from igg.models.verdicts import ErrorCode, Verdict
 
 ApplyMode = Literal["per_action", "atomic"]
 
+A = TypeVar("A")
+R = TypeVar("R")
+
+
+def add_node(ctx: CheckContext, a: AddNode, new: NewNode, index: int) -> Verdict:
+    """ADD_NODE: add it (its provenance names the near-duplicates it was accepted past, if any)."""
+    state = ctx.state
+    provenance = None
+    if new.distinct_from:
+        provenance = {**state.stamp(), "distinct_from": new.distinct_from}
+    nid = state.add_node(a.label, a.properties, provenance=provenance)
+    message = f"added {state.describe(nid)} as {nid}"
+    if new.note:
+        message += f"; {new.note}"
+    return Verdict(index, "ADD_NODE", True, None, message, nid, new.warning)
+
+
+def add_edge(ctx: CheckContext, a: AddEdge, ends: Ends, index: int) -> Verdict:
+    """ADD_EDGE: add it between the resolved ends."""
+    eid = ctx.state.add_edge(ends.source, a.label, ends.target, a.properties)
+    return Verdict(index, "ADD_EDGE", True, None, f"added {a.label} edge {eid} ({ends.source} -> {ends.target})", eid)
+
+
+def update_node(ctx: CheckContext, a: UpdateNode, node: str, index: int) -> Verdict:
+    """UPDATE_NODE: set and remove the properties."""
+    state = ctx.state
+    state.update_node(node, a.properties, a.remove)
+    return Verdict(index, "UPDATE_NODE", True, None, f"updated {state.describe(node)} ({node})", node)
+
+
+def delete_node(ctx: CheckContext, a: DeleteNode, node: str, index: int) -> Verdict:
+    """DELETE_NODE: delete it and its edges (one deletion)."""
+    state = ctx.state
+    name = state.describe(node)
+    removed = state.delete_node(node)
+    ctx.deletions += 1
+    return Verdict(index, "DELETE_NODE", True, None, f"deleted {name} ({node}) and its {len(removed)} edges", node)
+
+
+def delete_edge(ctx: CheckContext, a: DeleteEdge, at: EdgeAt, index: int) -> Verdict:
+    """DELETE_EDGE: delete the edge found."""
+    ctx.state.delete_edge(at.edge)
+    ctx.deletions += 1
+    return Verdict(index, "DELETE_EDGE", True, None, f"deleted {a.label} edge {at.edge}", at.edge)
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[A, R]):
+    """How one action model class is checked (``Checks``) and applied once it passes."""
+
+    checks: Checks[A, R]
+    apply: Callable[[CheckContext, A, R, int], Verdict]
+
+    def with_rules(self, extra: Sequence[Rule[A, R]]) -> Step[A, R]:
+        """This step with ``extra`` rules after the built-in checks."""
+        return Step(self.checks.with_rules(extra), self.apply)
+
+
+STEPS: dict[type, Step[Any, Any]] = {
+    AddNode: Step(RULES[AddNode], add_node),
+    AddEdge: Step(RULES[AddEdge], add_edge),
+    UpdateNode: Step(RULES[UpdateNode], update_node),
+    DeleteNode: Step(RULES[DeleteNode], delete_node),
+    DeleteEdge: Step(RULES[DeleteEdge], delete_edge),
+    UpdateEdge: Step(RULES[UpdateEdge], apply_update_edge),
+    MergeNodes: Step(RULES[MergeNodes], apply_merge),
+    QueryAction: Step(RULES[QueryAction], apply_query),
+}
+"""Each action model class's checks and apply function: the act step dispatches on the class."""
+
 
 class Actor:
     """Validates and applies actions to a ``GraphState`` under one schema and one set of limits."""
 
     def __init__(self, schema: CompiledSchema, limits: Constraints, mode: ApplyMode = "per_action",
-                 extra_rules: Mapping[type, Sequence[Rule]] | None = None) -> None:
-        """``extra_rules`` run after the built-in rules of their action type (e.g. the code agent's grounding
-        rule, UNGROUNDED_SYMBOL); each is a ``Rule`` returning None or a ``(code, message)`` rejection."""
+                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> None:
+        """``extra_rules`` run after the built-in rules of their action model class (e.g. the code agent's
+        grounding rule, UNGROUNDED_SYMBOL); each is a ``Rule``, ``(ctx, action, resolved)``, returning None or a
+        ``(code, message)`` rejection (``resolved``: see ``igg.act.context``)."""
         self.schema = schema
         self.limits = limits
         self.mode = mode
-        self.rules: dict[type, tuple[Rule, ...]] = dict(RULES)
-        for action_type, rules in (extra_rules or {}).items():
-            self.rules[action_type] = (*self.rules.get(action_type, ()), *rules)
+        extra = extra_rules or {}
+        unknown = [t for t in extra if t not in STEPS]
+        if unknown:
+            raise TypeError(f"extra_rules for {', '.join(map(repr, unknown))}: not action model classes; "
+                            f"allowed: {', '.join(t.__name__ for t in STEPS)}")
+        idle = idle_checks(schema, limits)
+        self.steps: dict[type, Step[Any, Any]] = {
+            t: Step(step.checks.without(idle).with_rules(extra.get(t, ())), step.apply) for t, step in STEPS.items()}
+        """Each action model class's checks (extra rules included) and apply function."""
+        self._dispatch = {t: (step.checks.run, step.apply) for t, step in self.steps.items()}
 
-    def apply(self, state: GraphState, items: Sequence[Any]) -> list[Verdict]:
+    def apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
         """Apply one response's actions (models or ``ActionError``s) in order; one verdict per item."""
-        with _bulk(len(items)):
+        with bulk(len(items)):
             return self._apply(state, items)
 
-    def _apply(self, state: GraphState, items: Sequence[Any]) -> list[Verdict]:
+    def _apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
         cap = self.limits.max_actions_per_response
         mark = len(state.journal)
         verdicts: list[Verdict] = []
         append = verdicts.append
+        dispatch = self._dispatch
         for index, item in enumerate(items):
             if isinstance(item, ActionError):
                 append(Verdict(index, item.action_type, False, item.code, item.message))
                 continue
-            kind = item.type
+            check, act = dispatch[item.__class__]
             if index >= cap:
-                append(Verdict(index, kind, False, ErrorCode.TOO_MANY_ACTIONS,
+                append(Verdict(index, item.type, False, ErrorCode.TOO_MANY_ACTIONS,
                                f"only the first {cap} actions of a response are processed "
                                f"(max_actions_per_response={cap}); send this one again in the next response."))
                 continue
-            plan = Plan()
-            rejection = None
-            for rule in self.rules[type(item)]:
-                rejection = rule(ctx, item, plan)
-                if rejection is not None:
-                    break
-            if rejection is not None:
-                append(Verdict(index, kind, False, rejection[0], rejection[1]))
-                continue
-            append(_execute(ctx, item, plan, index))
+            resolved = check(ctx, item)
+            if resolved.__class__ is tuple:
+                append(Verdict(index, item.type, False, resolved[0], resolved[1]))
+            else:
+                append(act(ctx, item, resolved, index))
         if self.mode == "atomic" and any(not v.accepted for v in verdicts):
             _roll_back(state, mark, verdicts)
         return verdicts
@@ -81,37 +167,43 @@ class Actor:
         """
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
         problems: list[Problem] = []
+        node_checks: Checks[AddNode, NewNode] = RULES[AddNode]
         for i, node in enumerate(document.nodes):
             action = AddNode.model_construct(type="ADD_NODE", label=node.type, properties=node.properties)
-            if node.id in state.graph:
+            if node.id in state.nodes:
                 problems.append(Problem(f"{path}.nodes[{i}].id", f"duplicate node id {node.id!r}"))
                 continue
-            rejection = _first_rejection(ctx, action, Plan(), RULES[AddNode])
-            if rejection:
-                problems.append(Problem(f"{path}.nodes[{i}]", f"{rejection[0]}: {rejection[1]}"))
+            outcome = node_checks.run(ctx, action)
+            if isinstance(outcome, tuple):
+                problems.append(Problem(f"{path}.nodes[{i}]", f"{outcome[0]}: {outcome[1]}"))
                 continue
             state.add_node(node.type, node.properties, node.id, node.provenance or {"created": 0, "seed": True})
             state.protected.add(node.id)
-        edge_rules = tuple(r for r in RULES[AddEdge] if r not in (source_resolves, target_resolves))
+        edge_checks: Checks[AddEdge, Ends] = RULES[AddEdge]
         for i, edge in enumerate(document.edges):
-            missing = [f"{end} {nid!r}" for end, nid in (("from", edge.from_), ("to", edge.to)) if nid not in state.graph]
+            missing = [f"{end} {nid!r}" for end, nid in (("from", edge.from_), ("to", edge.to)) if nid not in state.nodes]
             if missing:
                 problems.append(Problem(f"{path}.edges[{i}]", f"{ErrorCode.NODE_NOT_FOUND}: no node with id "
                                         f"{' and '.join(missing)} in the document"))
                 continue
-            if edge.id in state._edge_ends:
+            if state.has_edge(edge.id):
                 problems.append(Problem(f"{path}.edges[{i}].id", f"duplicate edge id {edge.id!r}"))
                 continue
             edge_action = AddEdge.model_construct(type="ADD_EDGE", label=edge.type, from_={}, to={},
                                                   properties=edge.properties)
-            rejection = _first_rejection(ctx, edge_action, Plan(source=edge.from_, target=edge.to), edge_rules)
-            if rejection:
-                problems.append(Problem(f"{path}.edges[{i}]", f"{rejection[0]}: {rejection[1]}"))
+            # the ends are the document's ids, not references: only the checks before and after resolving run
+            checked = edge_checks.run_resolved(ctx, edge_action, Ends(edge.from_, edge.to))
+            if isinstance(checked, tuple):
+                problems.append(Problem(f"{path}.edges[{i}]", f"{checked[0]}: {checked[1]}"))
                 continue
             state.add_edge(edge.from_, edge.type, edge.to, edge.properties, edge.id,
                            edge.provenance or {"created": 0, "seed": True})
         state.take_journal()
         return problems
+
+
+AnyItem = AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction | ActionError
+"""What ``Actor.apply`` takes: an action model, or the ``ActionError`` an unreadable action became."""
 
 
 @contextmanager
@@ -132,56 +224,14 @@ def collector_paused() -> Iterator[None]:
 
 
 @contextmanager
-def _bulk(size: int) -> Iterator[None]:
-    """The collector paused while a large batch (1,000 actions or more) applies."""
+def bulk(size: int) -> Iterator[None]:
+    """The collector paused (``collector_paused``) while a large batch (1,000 actions or more) is read or
+    applied; a no-op for smaller ones."""
     if size < 1000:
         yield
         return
     with collector_paused():
         yield
-
-
-def _first_rejection(ctx: CheckContext, action: Any, plan: Plan, rules: Iterable[Rule]) -> Any:
-    for rule in rules:
-        rejection = rule(ctx, action, plan)
-        if rejection is not None:
-            return rejection
-    return None
-
-
-def _execute(ctx: CheckContext, action: Any, plan: Plan, index: int) -> Verdict:
-    state = ctx.state
-    kind = action.type
-    if kind == "ADD_NODE":
-        provenance = None
-        if plan.distinct_from:
-            provenance = {**state._provenance(), "distinct_from": plan.distinct_from}
-        nid = state.add_node(action.label, action.properties, provenance=provenance)
-        message = f"added {state.describe(nid)} as {nid}"
-        if plan.note:
-            message += f"; {plan.note}"
-        return Verdict(index, kind, True, None, message, nid, plan.warning)
-    if kind == "MERGE_NODES":
-        return apply_merge(ctx, action, plan, index)
-    if kind == "UPDATE_EDGE":
-        return apply_update_edge(ctx, action, plan, index)
-    if kind == "QUERY":
-        return apply_query(ctx, action, plan, index)
-    if kind == "ADD_EDGE":
-        eid = state.add_edge(plan.source, action.label, plan.target, action.properties)  # type: ignore[arg-type]
-        return Verdict(index, kind, True, None, f"added {action.label} edge {eid} ({plan.source} -> {plan.target})", eid)
-    if kind == "UPDATE_NODE":
-        state.update_node(plan.node, action.properties, action.remove)  # type: ignore[arg-type]
-        return Verdict(index, kind, True, None, f"updated {state.describe(plan.node)} ({plan.node})", plan.node)  # type: ignore[arg-type]
-    if kind == "DELETE_NODE":
-        name = state.describe(plan.node)  # type: ignore[arg-type]
-        removed = state.delete_node(plan.node)  # type: ignore[arg-type]
-        ctx.deletions += 1
-        return Verdict(index, kind, True, None, f"deleted {name} ({plan.node}) and its {len(removed)} edges", plan.node)
-    assert isinstance(action, DeleteEdge)
-    state.delete_edge(plan.edge)  # type: ignore[arg-type]
-    ctx.deletions += 1
-    return Verdict(index, kind, True, None, f"deleted {action.label} edge {plan.edge}", plan.edge)
 
 
 def _roll_back(state: GraphState, mark: int, verdicts: list[Verdict]) -> None:
@@ -198,4 +248,4 @@ def _roll_back(state: GraphState, mark: int, verdicts: list[Verdict]) -> None:
                                   f"{failed} was rejected. Fix it and send the whole response again.")
 
 
-__all__ = ["Actor", "ApplyMode", "AddNode", "AddEdge", "UpdateNode", "DeleteNode", "DeleteEdge"]
+__all__ = ["STEPS", "Actor", "AnyItem", "ApplyMode", "Step", "bulk", "collector_paused"]

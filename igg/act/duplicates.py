@@ -19,18 +19,16 @@ An action with ``"distinct": true`` is accepted past the guard; the node's prove
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from igg.act.context import PLAIN_NODE, CheckContext, NewNode, Rejection
 from igg.graph.duplicates import Candidate
 from igg.graph.identity import normalize_properties
 from igg.models.actions import AddNode, UpdateNode
 from igg.models.verdicts import ErrorCode as C
 
-if TYPE_CHECKING:
-    from igg.act.rules import CheckContext, Plan, Rejection
 
-
-def normalize_node_identity(ctx: CheckContext, a: AddNode, plan: Plan) -> Rejection | None:
+def normalize_node_identity(ctx: CheckContext, a: AddNode) -> Rejection | None:
     """Normalise the identity values of a node to add (never rejects)."""
     keys = ctx.schema.identity_keys.get(a.label)
     if keys and a.properties:
@@ -38,31 +36,29 @@ def normalize_node_identity(ctx: CheckContext, a: AddNode, plan: Plan) -> Reject
     return None
 
 
-def normalize_update_identity(ctx: CheckContext, a: UpdateNode, plan: Plan) -> Rejection | None:
+def normalize_update_identity(ctx: CheckContext, a: UpdateNode, node: str) -> Rejection | None:
     """Normalise the identity values an update sets (runs once the node is resolved; never rejects)."""
-    if plan.node is not None and a.properties:
-        normalize_properties(a.properties, ctx.schema.identity_keys[ctx.state.node_type(plan.node)])
+    if a.properties:
+        normalize_properties(a.properties, ctx.schema.identity_keys[ctx.state.node_type(node)])
     return None
 
 
-def near_duplicate(ctx: CheckContext, a: AddNode, plan: Plan) -> Rejection | None:
-    """POSSIBLE_DUPLICATE: the identity is close to an existing node's of the same type."""
+def near_duplicate(ctx: CheckContext, a: AddNode) -> NewNode | Rejection:
+    """POSSIBLE_DUPLICATE: the identity is close to an existing node's of the same type. Else the ``NewNode``
+    the action is accepted as (with the guard's note, warning or override)."""
     guard = ctx.limits.duplicates
     if guard.policy == "off":
-        return None
+        return PLAIN_NODE
     index = ctx.state.near_duplicates(guard.threshold, guard.aliases)
     found = index.candidates(a.label, a.properties)
     if not found:
-        return None
+        return PLAIN_NODE
     shown = "; ".join(_describe(ctx, c) for c in found)
     if a.distinct:
-        plan.distinct_from = [c.node for c in found]
-        plan.note = f"added as distinct from {shown}"
-        return None
+        return NewNode(note=f"added as distinct from {shown}", distinct_from=[c.node for c in found])
     if guard.policy == "warn":
-        plan.warning = C.POSSIBLE_DUPLICATE
-        plan.note = f"POSSIBLE_DUPLICATE: probably the same as {shown}. If so, merge or delete one of them"
-        return None
+        return NewNode(note=f"POSSIBLE_DUPLICATE: probably the same as {shown}. If so, merge or delete one of them",
+                       warning=C.POSSIBLE_DUPLICATE)
     first = found[0]
     ref = _reference(ctx, first)
     return (C.POSSIBLE_DUPLICATE, f"{a.label} {json.dumps(_primary(ctx, a))} is probably the same as {shown}. "

@@ -13,19 +13,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
+from igg.act.context import Answer, CheckContext, EdgeAt, Ends, Rejection
+from igg.act.updates import update_problem, updated_properties
 from igg.graph.state import GraphState
 from igg.models.actions import MergeNodes, QueryAction, UpdateEdge, describe_errors
-from igg.models.common import property_key_problem
 from igg.models.verdicts import ErrorCode as C
 from igg.models.verdicts import Verdict
 from igg.observe.query import QUERY_ADAPTER, QueryError, run_query
-
-if TYPE_CHECKING:
-    from igg.act.rules import CheckContext, Plan, Rejection
 
 
 # ---- MERGE_NODES ----------------------------------------------------------------------------------------
@@ -38,10 +36,9 @@ def merged_properties(state: GraphState, source: str, target: str, prefer: str) 
     return {**keep, **{k: v for k, v in other.items() if k not in identity}}
 
 
-def merge_valid(ctx: CheckContext, a: MergeNodes, plan: Plan) -> Rejection | None:
+def merge_valid(ctx: CheckContext, a: MergeNodes, ends: Ends) -> Rejection | None:
     """Two different nodes of one type; the one merged away is not a protected seed node."""
-    state, source, target = ctx.state, plan.source, plan.target
-    assert source is not None and target is not None
+    state, source, target = ctx.state, ends.source, ends.target
     if source == target:
         return C.INVALID_MERGE, f"node and into are the same node, {state.describe(source)} ({source}); nothing to merge."
     t_source, t_target = state.node_type(source), state.node_type(target)
@@ -58,10 +55,9 @@ def merge_valid(ctx: CheckContext, a: MergeNodes, plan: Plan) -> Rejection | Non
     return None
 
 
-def apply_merge(ctx: CheckContext, a: MergeNodes, plan: Plan, index: int) -> Verdict:
+def apply_merge(ctx: CheckContext, a: MergeNodes, ends: Ends, index: int) -> Verdict:
     """Merge (``GraphState.merge_nodes``: one ``NodesMerged`` in the journal) and say what moved."""
-    state, source, target = ctx.state, plan.source, plan.target
-    assert source is not None and target is not None
+    state, source, target = ctx.state, ends.source, ends.target
     name, into = state.describe(source), state.describe(target)
     merge = state.merge_nodes(source, target, merged_properties(state, source, target, a.prefer),
                               allow_self_loops=ctx.limits.allow_self_loops)
@@ -77,70 +73,41 @@ def apply_merge(ctx: CheckContext, a: MergeNodes, plan: Plan, index: int) -> Ver
 
 
 # ---- UPDATE_EDGE ----------------------------------------------------------------------------------------
-def edge_to_update(ctx: CheckContext, a: UpdateEdge, plan: Plan) -> Rejection | None:
-    """The edge exists (its id goes into the plan)."""
-    assert plan.source is not None and plan.target is not None
-    plan.edge = ctx.state.edge_between(plan.source, a.label, plan.target)
-    if plan.edge is not None:
-        return None
-    return (C.EDGE_NOT_FOUND, f"there is no {a.label} edge from {ctx.state.describe(plan.source)} to "
-            f"{ctx.state.describe(plan.target)}; add it with ADD_EDGE.")
+def update_edge_valid(ctx: CheckContext, a: UpdateEdge, at: EdgeAt) -> Rejection | None:
+    """Removed keys are valid; required attributes stay; the property count stays within the limit (the same
+    check as UPDATE_NODE's, ``update_problem``)."""
+    before = ctx.state.succ[at.source][at.target][at.edge]["properties"]
+    return update_problem(ctx, a, kind="edge", element_type=a.label, before=before)
 
 
-def update_edge_valid(ctx: CheckContext, a: UpdateEdge, plan: Plan) -> Rejection | None:
-    """Removed keys are valid; required attributes stay; the property count stays within the limit."""
-    for key in a.remove:
-        if problem := property_key_problem(key):
-            return C.INVALID_PROPERTY, f"remove: {problem}."
-    after = _edge_after(ctx.state, plan, a)
-    missing = [k for k in ctx.schema.required.get(a.label, ()) if after.get(k) in (None, "")]
-    if missing:
-        return (C.MISSING_REQUIRED_ATTRIBUTE, f"edge type {a.label} requires "
-                f"{', '.join(ctx.schema.required[a.label])}; this update would leave {', '.join(missing)} missing.")
-    if len(after) > ctx.limits.max_properties:
-        return C.INVALID_PROPERTY, f"the edge would carry {len(after)} properties; the limit is {ctx.limits.max_properties}."
-    return None
-
-
-def _edge_after(state: GraphState, plan: Plan, a: UpdateEdge) -> dict[str, Any]:
-    assert plan.source is not None and plan.target is not None and plan.edge is not None
-    data = state.graph[plan.source][plan.target][plan.edge]
-    after = {**data["properties"], **a.properties}
-    for key in a.remove:
-        after.pop(key, None)
-    return after
-
-
-def apply_update_edge(ctx: CheckContext, a: UpdateEdge, plan: Plan, index: int) -> Verdict:
+def apply_update_edge(ctx: CheckContext, a: UpdateEdge, at: EdgeAt, index: int) -> Verdict:
     """Re-add the edge under its id with the new properties (see the module docstring)."""
     state = ctx.state
-    assert plan.source is not None and plan.target is not None and plan.edge is not None
-    data = state.graph[plan.source][plan.target][plan.edge]
-    after, prov = _edge_after(state, plan, a), data["provenance"]
+    data = state.succ[at.source][at.target][at.edge]
+    after, prov = updated_properties(data["properties"], a), data["provenance"]
     if after == data["properties"]:
-        return Verdict(index, "UPDATE_EDGE", True, None, f"{a.label} edge {plan.edge} already has these "
-                       "properties; nothing changed", plan.edge)
-    state.delete_edge(plan.edge)
-    state.add_edge(plan.source, a.label, plan.target, after, plan.edge, {**prov, "updated": state.iteration})
-    return Verdict(index, "UPDATE_EDGE", True, None, f"updated {a.label} edge {plan.edge} ({plan.source} -> "
-                   f"{plan.target})", plan.edge)
+        return Verdict(index, "UPDATE_EDGE", True, None, f"{a.label} edge {at.edge} already has these "
+                       "properties; nothing changed", at.edge)
+    state.delete_edge(at.edge)
+    state.add_edge(at.source, a.label, at.target, after, at.edge, {**prov, "updated": state.iteration})
+    return Verdict(index, "UPDATE_EDGE", True, None, f"updated {a.label} edge {at.edge} ({at.source} -> "
+                   f"{at.target})", at.edge)
 
 
 # ---- QUERY ----------------------------------------------------------------------------------------------
-def query_answerable(ctx: CheckContext, a: QueryAction, plan: Plan) -> Rejection | None:
-    """The query reads as one of neighbours/path/find and can be answered; the answer goes into the plan."""
+def query_answerable(ctx: CheckContext, a: QueryAction) -> Answer | Rejection:
+    """The query reads as one of neighbours/path/find and can be answered: its ``Answer``."""
     try:
         query = QUERY_ADAPTER.validate_python(a.query)
     except ValidationError as exc:
         return C.INVALID_QUERY, f"query: {describe_errors(exc.errors(include_url=False))}."
     try:
-        plan.note = run_query(ctx.state, query).text
+        return Answer(run_query(ctx.state, query).text)
     except QueryError as exc:
         code = C(exc.code) if exc.code in C.__members__ else C.INVALID_QUERY
         return code, f"query: {exc.message}"
-    return None
 
 
-def apply_query(ctx: CheckContext, a: QueryAction, plan: Plan, index: int) -> Verdict:
+def apply_query(ctx: CheckContext, a: QueryAction, answer: Answer, index: int) -> Verdict:
     """A read-only verdict whose message is the answer (shown in the next observation)."""
-    return Verdict(index, "QUERY", True, None, plan.note or "", None)
+    return Verdict(index, "QUERY", True, None, answer.text, None)

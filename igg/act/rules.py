@@ -1,23 +1,31 @@
 """Validation rules: one small function per check, each owning its error code.
 
-A rule takes the check context, the action and the ``Plan`` being built (resolved node ids), and returns
-``None`` when the action passes or a ``(code, message)`` rejection. Rules run in the order of their
-action's tuple in ``RULES``; the first rejection wins. Messages name the offending value, the rule, and
-what would pass, so a model can correct itself.
+Each action model class has its ``Checks`` (``RULES``), run in order, the first rejection winning:
+
+1. ``before``: checks of the action alone, ``(ctx, action) -> Rejection | None``;
+2. ``resolve``: what the action refers to, as a typed value, ``(ctx, action) -> R | Rejection`` (an edge's
+   ``Ends``, an existing edge's ``EdgeAt``, a node id, the ``NewNode`` an ADD_NODE becomes, a query's
+   ``Answer``);
+3. ``after``: checks that need that value, ``(ctx, action, resolved) -> Rejection | None`` (extra rules,
+   e.g. the code agents' grounding rule, run here after the built-in ones).
+
+The resolved value is what the apply step (``igg.act.apply``) acts on. A rejection is ``(code, message)``;
+messages name the offending value, the rule, and what would pass, so a model can correct itself.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeAlias, TypeVar
 
+from igg.act.context import Answer, CheckContext, EdgeAt, Ends, NewNode, Rejection
 from igg.act.duplicates import near_duplicate, normalize_node_identity, normalize_update_identity
-from igg.act.merge import edge_to_update, merge_valid, query_answerable, update_edge_valid
+from igg.act.merge import merge_valid, query_answerable, update_edge_valid
 from igg.act.typed import properties_typed, update_properties_typed
+from igg.act.updates import choices, missing_required, update_problem
 from igg.graph.identity import normalize_reference
-from igg.graph.state import GraphState
 from igg.models.actions import (
     AddEdge,
     AddNode,
@@ -33,42 +41,69 @@ from igg.models.request import Constraints
 from igg.models.schema import CompiledSchema
 from igg.models.verdicts import ErrorCode as C
 
-Rejection = tuple[C, str]
+A = TypeVar("A")
+"""An action model class."""
+R = TypeVar("R")
+"""What an action resolves to."""
 
 
-@dataclass(slots=True)
-class Plan:
-    """What the rules resolved for one action: the nodes and edge it touches."""
-
-    node: str | None = None
-    source: str | None = None
-    target: str | None = None
-    edge: str | None = None
-    note: str | None = None
-    """Said after the accepted verdict's message (e.g. a POSSIBLE_DUPLICATE warning)."""
-    warning: C | None = None
-    """The accepted verdict's warning code."""
-    distinct_from: list[str] | None = None
-    """Ids of the near-duplicates a ``"distinct": true`` ADD_NODE was accepted past (kept in provenance)."""
+Check: TypeAlias = Callable[[CheckContext, A], "Rejection | None"]
+"""A check of the action alone."""
+Resolver: TypeAlias = Callable[[CheckContext, A], "R | Rejection"]
+"""Finds what the action refers to (typed), or rejects it."""
+Rule: TypeAlias = Callable[[CheckContext, A, R], "Rejection | None"]
+"""A check of the action and what it resolved to (extra rules have this shape)."""
 
 
-@dataclass(kw_only=True)
-class CheckContext:
-    """What rules read: the state, the compiled schema, the limits, and per-response counters."""
+@dataclass(frozen=True, slots=True)
+class Checks(Generic[A, R]):
+    """The checks of one action class, in the order they run (see the module docstring)."""
 
-    state: GraphState
-    schema: CompiledSchema
-    limits: Constraints
-    deletions: int = 0
-    """Delete actions accepted so far in this response."""
-    extra: dict[str, Any] = field(default_factory=dict)
+    before: tuple[Check[A], ...]
+    resolve: Resolver[A, R]
+    after: tuple[Rule[A, R], ...] = ()
+
+    def run(self, ctx: CheckContext, action: A) -> R | Rejection:
+        """The resolved value when every check passes, else the first rejection (a tuple)."""
+        for check in self.before:
+            rejection = check(ctx, action)
+            if rejection is not None:
+                return rejection
+        resolved = self.resolve(ctx, action)
+        if isinstance(resolved, tuple):
+            return resolved
+        for rule in self.after:
+            rejection = rule(ctx, action, resolved)
+            if rejection is not None:
+                return rejection
+        return resolved
+
+    def run_resolved(self, ctx: CheckContext, action: A, resolved: R) -> R | Rejection:
+        """The ``before`` and ``after`` checks around a value resolved some other way (a seed edge's ends)."""
+        for check in self.before:
+            rejection = check(ctx, action)
+            if rejection is not None:
+                return rejection
+        for rule in self.after:
+            rejection = rule(ctx, action, resolved)
+            if rejection is not None:
+                return rejection
+        return resolved
+
+    def without(self, idle: Collection[object]) -> Checks[A, R]:
+        """These checks less the ``idle`` ones (checks that cannot reject under a schema: ``idle_checks``)."""
+        return Checks(tuple(c for c in self.before if c not in idle), self.resolve,
+                      tuple(r for r in self.after if r not in idle))
+
+    def with_rules(self, extra: Iterable[Rule[A, R]]) -> Checks[A, R]:
+        """These checks with ``extra`` rules run after the built-in ones."""
+        rules = tuple(extra)
+        return Checks(self.before, self.resolve, (*self.after, *rules)) if rules else self
 
 
-Rule = Callable[[CheckContext, Any, Plan], Rejection | None]
-
-
-def _choices(values: Any) -> str:
-    return ", ".join(values) if values else "(none)"
+def rejected(value: object) -> bool:
+    """Whether a ``Checks.run`` result is a rejection (a ``(code, message)`` tuple)."""
+    return value.__class__ is tuple
 
 
 def _did_you_mean(value: str, allowed: Any) -> str:
@@ -79,22 +114,22 @@ def _did_you_mean(value: str, allowed: Any) -> str:
 
 
 # ---- types ------------------------------------------------------------------------------------------
-def node_type_known(ctx: CheckContext, a: AddNode, plan: Plan) -> Rejection | None:
+def node_type_known(ctx: CheckContext, a: AddNode) -> Rejection | None:
     if a.label in ctx.schema.node_types:
         return None
     return (C.UNKNOWN_NODE_TYPE, f"node type {a.label!r} is not in the schema; allowed node types: "
-            f"{_choices(ctx.schema.node_type_list)}.{_did_you_mean(a.label, ctx.schema.node_type_list)}")
+            f"{choices(ctx.schema.node_type_list)}.{_did_you_mean(a.label, ctx.schema.node_type_list)}")
 
 
-def edge_type_known(ctx: CheckContext, a: AddEdge | DeleteEdge, plan: Plan) -> Rejection | None:
+def edge_type_known(ctx: CheckContext, a: AddEdge | DeleteEdge | UpdateEdge) -> Rejection | None:
     if a.label in ctx.schema.edge_types:
         return None
     return (C.UNKNOWN_EDGE_TYPE, f"edge type {a.label!r} is not in the schema; allowed edge types: "
-            f"{_choices(ctx.schema.edge_type_list)}.{_did_you_mean(a.label, ctx.schema.edge_type_list)}")
+            f"{choices(ctx.schema.edge_type_list)}.{_did_you_mean(a.label, ctx.schema.edge_type_list)}")
 
 
 # ---- properties -------------------------------------------------------------------------------------
-def properties_valid(ctx: CheckContext, a: Any, plan: Plan) -> Rejection | None:
+def properties_valid(ctx: CheckContext, a: AddNode | AddEdge | UpdateNode | UpdateEdge) -> Rejection | None:
     props = a.properties
     if not props:
         return None
@@ -117,40 +152,36 @@ _GOOD_KEYS: set[str] = set()
 """Property keys already found valid (bounded), so the key check runs once per distinct key."""
 
 
-def _missing(ctx: CheckContext, element_type: str, props: dict[str, Any]) -> list[str]:
-    missing: list[str] = []
-    for k in ctx.schema.required.get(element_type, ()):
-        v = props.get(k)
-        if v is None or v == "":
-            missing.append(k)
-    return missing
-
-
-def node_required_present(ctx: CheckContext, a: AddNode, plan: Plan) -> Rejection | None:
-    missing = _missing(ctx, a.label, a.properties)
+def node_required_present(ctx: CheckContext, a: AddNode) -> Rejection | None:
+    if a.label not in ctx.schema.required:
+        return None
+    missing = missing_required(ctx, a.label, a.properties)
     if not missing:
         return None
     required = ctx.schema.required[a.label]
-    return (C.MISSING_REQUIRED_ATTRIBUTE, f"{a.label} requires {_choices(required)}; missing or empty: "
-            f"{_choices(missing)}. Add {'it' if len(missing) == 1 else 'them'} to 'properties'.")
+    return (C.MISSING_REQUIRED_ATTRIBUTE, f"{a.label} requires {choices(required)}; missing or empty: "
+            f"{choices(missing)}. Add {'it' if len(missing) == 1 else 'them'} to 'properties'.")
 
 
-def edge_required_present(ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | None:
-    missing = _missing(ctx, a.label, a.properties)
+def edge_required_present(ctx: CheckContext, a: AddEdge) -> Rejection | None:
+    if a.label not in ctx.schema.required:
+        return None
+    missing = missing_required(ctx, a.label, a.properties)
     if not missing:
         return None
-    return (C.MISSING_REQUIRED_ATTRIBUTE, f"edge type {a.label} requires {_choices(ctx.schema.required[a.label])}; "
-            f"missing or empty: {_choices(missing)}.")
+    return (C.MISSING_REQUIRED_ATTRIBUTE, f"edge type {a.label} requires {choices(ctx.schema.required[a.label])}; "
+            f"missing or empty: {choices(missing)}.")
 
 
 # ---- identity ---------------------------------------------------------------------------------------
-def identity_unique(ctx: CheckContext, a: AddNode, plan: Plan) -> Rejection | None:
-    existing = ctx.state.find_identity(a.label, ctx.state.identity(a.label, a.properties) or ())
+def identity_unique(ctx: CheckContext, a: AddNode) -> Rejection | None:
+    state = ctx.state
+    existing = state.find_identity(a.label, state.identity(a.label, a.properties) or ())
     if existing is None:
         return None
-    have = ctx.state.node_properties(existing)
+    have = state.node_properties(existing)
     diff = [k for k, v in a.properties.items() if have.get(k) != v]
-    name = ctx.state.describe(existing)
+    name = state.describe(existing)
     if not diff:
         return (C.DUPLICATE_NODE, f"{name} already exists ({existing}) with these properties; nothing to add. "
                 "Refer to it in edges instead of adding it again.")
@@ -160,14 +191,14 @@ def identity_unique(ctx: CheckContext, a: AddNode, plan: Plan) -> Rejection | No
 
 
 # ---- limits -----------------------------------------------------------------------------------------
-def node_capacity(ctx: CheckContext, a: AddNode, plan: Plan) -> Rejection | None:
+def node_capacity(ctx: CheckContext, a: AddNode, new: NewNode) -> Rejection | None:
     if ctx.state.node_count < ctx.limits.max_nodes:
         return None
     return (C.MAX_NODES_EXCEEDED, f"the graph already holds max_nodes={ctx.limits.max_nodes} nodes; no node can "
             "be added. Add edges between existing nodes, or finish.")
 
 
-def edge_capacity(ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | None:
+def edge_capacity(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
     if ctx.state.edge_count < ctx.limits.max_edges:
         return None
     return (C.MAX_EDGES_EXCEEDED, f"the graph already holds max_edges={ctx.limits.max_edges} edges; no edge can "
@@ -175,29 +206,42 @@ def edge_capacity(ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | None
 
 
 # ---- references -------------------------------------------------------------------------------------
-def resolve(ctx: CheckContext, ref: dict[str, Any], role: str) -> tuple[str | None, Rejection | None]:
+def resolve(ctx: CheckContext, ref: dict[str, Any], role: str) -> str | Rejection:
     """Resolve a node reference to one id, or explain why it cannot be."""
+    if len(ref) == 1:  # {"name": "X"} with X already normal (see igg.graph.identity): the common case, direct
+        for key, value in ref.items():
+            if (key != "label" and value.__class__ is str and value and value.isascii()
+                    and not value[0].isspace() and not value[-1].isspace()):
+                found = ctx.state.find_nodes(ref)
+                if len(found) == 1:
+                    return found[0]
+                return _unresolved(ctx, ref, role, found)
     label = ref.get("label")
     if label is not None and label not in ctx.schema.node_types:
-        return None, (C.UNKNOWN_NODE_TYPE, f"{role}: reference names node type {label!r}, which is not in the "
-                      f"schema; allowed: {_choices(ctx.schema.node_type_list)}.")
+        return (C.UNKNOWN_NODE_TYPE, f"{role}: reference names node type {label!r}, which is not in the "
+                f"schema; allowed: {choices(ctx.schema.node_type_list)}.")
     ref = normalize_reference(ref, ctx.schema.types_by_identity_key)
     found = ctx.state.find_nodes(ref)
     if len(found) == 1:
-        return found[0], None
+        return found[0]
+    return _unresolved(ctx, ref, role, found)
+
+
+def _unresolved(ctx: CheckContext, ref: dict[str, Any], role: str, found: list[str]) -> Rejection:
+    """NODE_NOT_FOUND or AMBIGUOUS_REFERENCE for a reference that matched no node or several."""
     shown = _ref_text(ref)
     if not found:
         close = ctx.state.close_matches(ref)
         hint = f" Close matches: {'; '.join(close)}." if close else " No node has a similar name."
-        return None, (C.NODE_NOT_FOUND, f"{role}: no node matches {shown}.{hint} Add the node first "
-                      "(an ADD_NODE earlier in the same response counts) or fix the reference.")
+        return (C.NODE_NOT_FOUND, f"{role}: no node matches {shown}.{hint} Add the node first "
+                "(an ADD_NODE earlier in the same response counts) or fix the reference.")
     names = "; ".join(f"{ctx.state.describe(n)} ({n})" for n in found[:5])
     more = f" and {len(found) - 5} more" if len(found) > 5 else ""
     types = sorted({ctx.state.node_type(n) for n in found})
     how = (f"add \"label\" (one of {', '.join(types)})" if len(types) > 1
            else "add more identifying properties (e.g. " + ", ".join(ctx.schema.identity_keys[types[0]]) + ")")
-    return None, (C.AMBIGUOUS_REFERENCE, f"{role}: {shown} matches {len(found)} nodes: {names}{more}. To pick one, "
-                  f"{how} to the reference.")
+    return (C.AMBIGUOUS_REFERENCE, f"{role}: {shown} matches {len(found)} nodes: {names}{more}. To pick one, "
+            f"{how} to the reference.")
 
 
 def _ref_text(ref: dict[str, Any]) -> str:
@@ -205,44 +249,61 @@ def _ref_text(ref: dict[str, Any]) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def source_resolves(ctx: CheckContext, a: AddEdge | DeleteEdge, plan: Plan) -> Rejection | None:
-    plan.source, rejection = resolve(ctx, a.from_, "from")
-    return rejection
+def ends_resolve(ctx: CheckContext, a: AddEdge | DeleteEdge | UpdateEdge) -> Ends | Rejection:
+    """ADD_EDGE (and the others naming an edge by its ends): ``from`` and ``to`` each resolve to one node."""
+    source = resolve(ctx, a.from_, "from")
+    if isinstance(source, tuple):
+        return source
+    target = resolve(ctx, a.to, "to")
+    if isinstance(target, tuple):
+        return target
+    return Ends(source, target)
 
 
-def target_resolves(ctx: CheckContext, a: AddEdge | DeleteEdge, plan: Plan) -> Rejection | None:
-    plan.target, rejection = resolve(ctx, a.to, "to")
-    return rejection
+def node_resolves(ctx: CheckContext, a: UpdateNode | DeleteNode) -> str | Rejection:
+    """UPDATE_NODE, DELETE_NODE: ``node`` resolves to one node."""
+    return resolve(ctx, a.node, "node")
 
 
-def node_resolves(ctx: CheckContext, a: UpdateNode | DeleteNode, plan: Plan) -> Rejection | None:
-    plan.node, rejection = resolve(ctx, a.node, "node")
-    return rejection
+def merge_ends_resolve(ctx: CheckContext, a: MergeNodes) -> Ends | Rejection:
+    """MERGE_NODES: ``node`` and ``into`` each resolve to one node."""
+    source = resolve(ctx, a.node, "node")
+    if isinstance(source, tuple):
+        return source
+    target = resolve(ctx, a.into, "into")
+    if isinstance(target, tuple):
+        return target
+    return Ends(source, target)
 
 
-def merge_source_resolves(ctx: CheckContext, a: MergeNodes, plan: Plan) -> Rejection | None:
-    plan.source, rejection = resolve(ctx, a.node, "node")
-    return rejection
-
-
-def merge_target_resolves(ctx: CheckContext, a: MergeNodes, plan: Plan) -> Rejection | None:
-    plan.target, rejection = resolve(ctx, a.into, "into")
-    return rejection
+def edge_resolves(absent: str) -> Resolver[DeleteEdge | UpdateEdge, EdgeAt]:
+    """DELETE_EDGE, UPDATE_EDGE: the ends resolve and the edge of that type between them exists (``absent``:
+    what the EDGE_NOT_FOUND message says to do)."""
+    def edge_at(ctx: CheckContext, a: DeleteEdge | UpdateEdge) -> EdgeAt | Rejection:
+        ends = ends_resolve(ctx, a)
+        if isinstance(ends, tuple):
+            return ends
+        edge = ctx.state.edge_between(ends.source, a.label, ends.target)
+        if edge is not None:
+            return EdgeAt(edge, ends.source, ends.target)
+        return (C.EDGE_NOT_FOUND, f"there is no {a.label} edge from {ctx.state.describe(ends.source)} to "
+                f"{ctx.state.describe(ends.target)}; {absent}")
+    return edge_at
 
 
 # ---- edges ------------------------------------------------------------------------------------------
-def self_loop_allowed(ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | None:
-    if plan.source != plan.target or ctx.limits.allow_self_loops:
+def self_loop_allowed(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
+    if ends.source != ends.target or ctx.limits.allow_self_loops:
         return None
-    return (C.SELF_LOOP_FORBIDDEN, f"{a.label} from {ctx.state.describe(plan.source)} to itself: self-loops are "  # type: ignore[arg-type]
+    return (C.SELF_LOOP_FORBIDDEN, f"{a.label} from {ctx.state.describe(ends.source)} to itself: self-loops are "
             "not allowed (allow_self_loops is false). Connect two different nodes.")
 
 
-def pattern_allowed(ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | None:
+def pattern_allowed(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
     allowed = ctx.schema.patterns.get(a.label)
     if allowed is None:
         return None
-    pair = (ctx.state.node_type(plan.source), ctx.state.node_type(plan.target))  # type: ignore[arg-type]
+    pair = (ctx.state.node_type(ends.source), ctx.state.node_type(ends.target))
     if pair in allowed:
         return None
     shown = ", ".join(f"{f}-{a.label}->{t}" for f, t in sorted(allowed))
@@ -250,56 +311,40 @@ def pattern_allowed(ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | No
             f"only connect: {shown}.")
 
 
-def edge_unique(ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | None:
-    existing = ctx.state.edge_between(plan.source, a.label, plan.target)  # type: ignore[arg-type]
+def edge_unique(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
+    existing = ctx.state.edge_between(ends.source, a.label, ends.target)
     if existing is None:
         return None
-    return (C.DUPLICATE_EDGE, f"{ctx.state.describe(plan.source)} -{a.label}-> "  # type: ignore[arg-type]
-            f"{ctx.state.describe(plan.target)} already exists ({existing}); nothing to add.")  # type: ignore[arg-type]
-
-
-def edge_exists(ctx: CheckContext, a: DeleteEdge, plan: Plan) -> Rejection | None:
-    plan.edge = ctx.state.edge_between(plan.source, a.label, plan.target)  # type: ignore[arg-type]
-    if plan.edge is not None:
-        return None
-    return (C.EDGE_NOT_FOUND, f"there is no {a.label} edge from {ctx.state.describe(plan.source)} to "  # type: ignore[arg-type]
-            f"{ctx.state.describe(plan.target)}; nothing to delete.")  # type: ignore[arg-type]
+    return (C.DUPLICATE_EDGE, f"{ctx.state.describe(ends.source)} -{a.label}-> "
+            f"{ctx.state.describe(ends.target)} already exists ({existing}); nothing to add.")
 
 
 # ---- updates ----------------------------------------------------------------------------------------
-def update_keeps_required(ctx: CheckContext, a: UpdateNode, plan: Plan) -> Rejection | None:
-    for key in a.remove:
-        problem = property_key_problem(key)
-        if problem:
-            return C.INVALID_PROPERTY, f"remove: {problem}."
-    t = ctx.state.node_type(plan.node)  # type: ignore[arg-type]
-    after = {**ctx.state.node_properties(plan.node), **a.properties}  # type: ignore[arg-type]
-    for key in a.remove:
-        after.pop(key, None)
-    missing = _missing(ctx, t, after)
-    if missing:
-        return (C.MISSING_REQUIRED_ATTRIBUTE, f"{t} requires {_choices(ctx.schema.required[t])}; this update would "
-                f"leave {_choices(missing)} missing or empty.")
-    if len(after) > ctx.limits.max_properties:
-        return C.INVALID_PROPERTY, f"the node would carry {len(after)} properties; the limit is {ctx.limits.max_properties}."
-    return None
+def update_keeps_required(ctx: CheckContext, a: UpdateNode, node: str) -> Rejection | None:
+    return update_problem(ctx, a, kind="node", element_type=ctx.state.node_type(node),
+                          before=ctx.state.node_properties(node))
 
 
-def update_keeps_identity_unique(ctx: CheckContext, a: UpdateNode, plan: Plan) -> Rejection | None:
-    t = ctx.state.node_type(plan.node)  # type: ignore[arg-type]
+def update_keeps_identity_unique(ctx: CheckContext, a: UpdateNode, node: str) -> Rejection | None:
+    t = ctx.state.node_type(node)
     keys = ctx.schema.identity_keys[t]
     if not any(k in a.properties for k in keys):
         return None
-    after = {**ctx.state.node_properties(plan.node), **a.properties}  # type: ignore[arg-type]
+    after = {**ctx.state.node_properties(node), **a.properties}
     other = ctx.state.find_identity(t, ctx.state.identity(t, after) or ())
-    if other is None or other == plan.node:
+    if other is None or other == node:
         return None
-    return (C.DUPLICATE_NODE, f"renaming {ctx.state.describe(plan.node)} would collide with "  # type: ignore[arg-type]
+    return (C.DUPLICATE_NODE, f"renaming {ctx.state.describe(node)} would collide with "
             f"{ctx.state.describe(other)} ({other}); identities ({', '.join(keys)}) must stay unique.")
 
 
+def update_properties_valid(ctx: CheckContext, a: UpdateNode, node: str) -> Rejection | None:
+    """``properties_valid``, in UPDATE_NODE's order (after the node resolved and its identity normalised)."""
+    return properties_valid(ctx, a)
+
+
 # ---- deletions --------------------------------------------------------------------------------------
-def deletion_allowed(ctx: CheckContext, a: Any, plan: Plan) -> Rejection | None:
+def deletion_allowed(ctx: CheckContext, a: DeleteNode | DeleteEdge | MergeNodes) -> Rejection | None:
     if not ctx.limits.allow_deletions:
         return C.DELETION_FORBIDDEN, "deletions are not allowed in this session (allow_deletions is false)."
     if ctx.deletions >= ctx.limits.max_deletions_per_iteration:
@@ -308,26 +353,53 @@ def deletion_allowed(ctx: CheckContext, a: Any, plan: Plan) -> Rejection | None:
     return None
 
 
-def node_not_protected(ctx: CheckContext, a: DeleteNode, plan: Plan) -> Rejection | None:
-    if plan.node not in ctx.state.protected or not ctx.limits.protect_seed_nodes:
+def node_not_protected(ctx: CheckContext, a: DeleteNode, node: str) -> Rejection | None:
+    if node not in ctx.state.protected or not ctx.limits.protect_seed_nodes:
         return None
-    return (C.PROTECTED_NODE, f"{ctx.state.describe(plan.node)} comes from the seed graph and is protected "
+    return (C.PROTECTED_NODE, f"{ctx.state.describe(node)} comes from the seed graph and is protected "
             "(protect_seed_nodes is true); it cannot be deleted.")
 
 
-RULES: dict[type, tuple[Rule, ...]] = {
-    AddNode: (node_type_known, normalize_node_identity, properties_valid, properties_typed, node_required_present,
-              identity_unique, near_duplicate, node_capacity),
-    AddEdge: (edge_type_known, properties_valid, properties_typed, edge_required_present, source_resolves, target_resolves,
-              self_loop_allowed, pattern_allowed, edge_unique, edge_capacity),
-    UpdateNode: (node_resolves, normalize_update_identity, properties_valid, update_properties_typed,
-                 update_keeps_required,
-                 update_keeps_identity_unique),
-    DeleteNode: (deletion_allowed, node_resolves, node_not_protected),
-    DeleteEdge: (deletion_allowed, edge_type_known, source_resolves, target_resolves, edge_exists),
-    UpdateEdge: (edge_type_known, properties_valid, properties_typed, source_resolves, target_resolves,
-                 edge_to_update, update_edge_valid),
-    MergeNodes: (deletion_allowed, merge_source_resolves, merge_target_resolves, merge_valid),
-    QueryAction: (query_answerable,),
+_ADD_NODE: Checks[AddNode, NewNode] = Checks(
+    (node_type_known, normalize_node_identity, properties_valid, properties_typed, node_required_present,
+     identity_unique),
+    near_duplicate, (node_capacity,))
+_ADD_EDGE: Checks[AddEdge, Ends] = Checks(
+    (edge_type_known, properties_valid, properties_typed, edge_required_present),
+    ends_resolve, (self_loop_allowed, pattern_allowed, edge_unique, edge_capacity))
+_UPDATE_NODE: Checks[UpdateNode, str] = Checks(
+    (), node_resolves,
+    (normalize_update_identity, update_properties_valid, update_properties_typed, update_keeps_required,
+     update_keeps_identity_unique))
+_DELETE_NODE: Checks[DeleteNode, str] = Checks((deletion_allowed,), node_resolves, (node_not_protected,))
+_DELETE_EDGE: Checks[DeleteEdge, EdgeAt] = Checks((deletion_allowed, edge_type_known),
+                                                  edge_resolves("nothing to delete."))
+_UPDATE_EDGE: Checks[UpdateEdge, EdgeAt] = Checks((edge_type_known, properties_valid, properties_typed),
+                                                  edge_resolves("add it with ADD_EDGE."), (update_edge_valid,))
+_MERGE_NODES: Checks[MergeNodes, Ends] = Checks((deletion_allowed,), merge_ends_resolve, (merge_valid,))
+_QUERY: Checks[QueryAction, Answer] = Checks((), query_answerable)
+
+RULES: dict[type, Checks[Any, Any]] = {
+    AddNode: _ADD_NODE, AddEdge: _ADD_EDGE, UpdateNode: _UPDATE_NODE, DeleteNode: _DELETE_NODE,
+    DeleteEdge: _DELETE_EDGE, UpdateEdge: _UPDATE_EDGE, MergeNodes: _MERGE_NODES, QueryAction: _QUERY,
 }
-"""The checks of each action type, in the order they run."""
+"""The checks of each action model class, in the order they run."""
+
+
+def idle_checks(schema: CompiledSchema, limits: Constraints) -> set[object]:
+    """The built-in checks that cannot reject anything under this schema and these limits, which an ``Actor``
+    leaves out (each costs a call per action): property types, patterns and required attributes the schema
+    does not declare, and the self-loop check when self-loops are allowed."""
+    idle: set[object] = set()
+    if not schema.property_types:
+        idle.update((properties_typed, update_properties_typed))
+    if not schema.patterns:
+        idle.add(pattern_allowed)
+    if not any(schema.required.get(t) for t in schema.edge_type_list):
+        idle.add(edge_required_present)
+    if limits.allow_self_loops:
+        idle.add(self_loop_allowed)
+    return idle
+
+
+__all__ = ["RULES", "Check", "CheckContext", "Checks", "Rejection", "Resolver", "Rule", "idle_checks", "rejected", "resolve"]

@@ -7,13 +7,12 @@ Properties a type does not declare stay free.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from igg.act.context import CheckContext, Rejection
+from igg.models.actions import AddEdge, AddNode, UpdateEdge, UpdateNode
 from igg.models.proptypes import value_problem
 from igg.models.verdicts import ErrorCode
-
-if TYPE_CHECKING:
-    from igg.act.rules import CheckContext, Plan, Rejection
 
 
 def check_typed(ctx: CheckContext, element_type: str, props: dict[str, Any]) -> Rejection | None:
@@ -28,13 +27,11 @@ def check_typed(ctx: CheckContext, element_type: str, props: dict[str, Any]) -> 
     return None
 
 
-def properties_typed(ctx: CheckContext, a: Any, plan: Plan) -> Rejection | None:
-    """ADD_NODE / ADD_EDGE: the properties fit the declared types of ``a.label``."""
+def properties_typed(ctx: CheckContext, a: AddNode | AddEdge | UpdateEdge) -> Rejection | None:
+    """ADD_NODE / ADD_EDGE / UPDATE_EDGE: the properties fit the declared types of ``a.label``."""
     return check_typed(ctx, a.label, a.properties)
 
 
-def update_properties_typed(ctx: CheckContext, a: Any, plan: Plan) -> Rejection | None:
+def update_properties_typed(ctx: CheckContext, a: UpdateNode, node: str) -> Rejection | None:
     """UPDATE_NODE: the properties set fit the declared types of the node's type."""
-    if plan.node is None:
-        return None
-    return check_typed(ctx, ctx.state.node_type(plan.node), a.properties)
+    return check_typed(ctx, ctx.state.node_type(node), a.properties)

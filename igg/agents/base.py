@@ -14,7 +14,9 @@ DECLARED by subclassing ``AgentCapabilities`` (each capability with its default)
 * ``reads_markdown`` (default True): False when the agent reads ``Observation.state`` itself, so the loop
   skips rendering the markdown observation (the code agent's static pass);
 * ``validation_rules()`` (default none): rules the act step runs after the built-in rules of their action
-  type (``igg.act.rules.Rule``; e.g. the code agents' grounding rule, UNGROUNDED_SYMBOL);
+  model class (``igg.act.rules.Rule``: ``(ctx, action, resolved) -> rejection | None``, ``resolved`` being
+  what the action resolved to, see ``igg.act.context``; e.g. the code agents' grounding rule,
+  UNGROUNDED_SYMBOL);
 * ``aclose()`` (default: nothing to close): awaited once when the run that owns the agent ends (an HTTP
   client, a local model server).
 
@@ -123,7 +125,7 @@ class AgentCapabilities:
         """Whether the agent reads ``Observation.markdown`` (False: the loop does not render it)."""
         return True
 
-    def validation_rules(self) -> Mapping[type, Sequence[Rule]]:
+    def validation_rules(self) -> Mapping[type, Sequence[Rule[Any, Any]]]:
         """Extra act-step rules per action model class, run after the built-in ones (default: none)."""
         return {}
 

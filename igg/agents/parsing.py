@@ -31,6 +31,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from igg.act.apply import bulk
 from igg.encodable import escape_value as _escaped
 from igg.encodable import find_unencodable, replace_unencodable
 from igg.errors import ResponseInvalid
@@ -126,9 +127,11 @@ def read_value(value: Any, *, truncated: bool = False, encodable: bool = False) 
 def _finish(value: Any, *, cut: bool, truncated: bool, encodable: bool = False) -> ParsedResponse:
     rejected: dict[int, ActionError] = {}
     repaired = 0
-    if not encodable:
-        value, rejected, repaired = _encodable(value)
-    parsed = read_response(value, encodable=True)  # _encodable has replaced every action holding one
+    actions = value.get("actions") if isinstance(value, dict) else None
+    with bulk(len(actions) if isinstance(actions, list) else 0):  # thousands of action models: pause the gc
+        if not encodable:
+            value, rejected, repaired = _encodable(value)
+        parsed = read_response(value, encodable=True)  # _encodable has replaced every action holding one
     if rejected:
         items = list(parsed.items)
         for index, error in rejected.items():

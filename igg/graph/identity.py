@@ -50,6 +50,8 @@ def normalize_properties(properties: dict[str, Any], keys: Iterable[str]) -> dic
     for key in keys:
         value = properties.get(key)
         if value.__class__ is str:
+            if value and value.isascii() and not value[0].isspace() and not value[-1].isspace():
+                continue  # already normal: the common case, without the call
             fixed = normalize_identity_value(value)
             if fixed is not value:
                 properties[key] = fixed
@@ -61,6 +63,8 @@ def normalize_reference(ref: dict[str, Any], identity_keys: Collection[str]) -> 
     changed: dict[str, Any] | None = None
     for key, value in ref.items():  # a reference has fewer keys than a schema has identity keys
         if value.__class__ is str and key in identity_keys:
+            if value and value.isascii() and not value[0].isspace() and not value[-1].isspace():
+                continue  # already normal: the common case, without the call
             fixed = normalize_identity_value(value)
             if fixed is not value:
                 if changed is None:

@@ -48,52 +48,46 @@ class Effect:
     ends_after: tuple[str, str] | None = None
 
 
-@dataclass(slots=True, kw_only=True)
-class NodeAdded:
+@dataclass(slots=True)
+class NodeRecord:
+    """A whole node, as added or as it was when deleted: the fields ``NodeAdded`` and ``NodeDeleted`` share."""
+
+    id: str
+    type: str
+    properties: Properties
+    provenance: Properties | None = None
+    op: str = ""
+    """Which kind (each subclass fixes it)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored JSON form."""
+        return {"op": self.op, "id": self.id, "type": self.type, "properties": self.properties,
+                "provenance": self.provenance}
+
+    def touches(self) -> tuple[str, ...]:
+        """Every node/edge id this mutation changed."""
+        return (self.id,)
+
+    def effects(self) -> list[Effect]:
+        """What it did, element by element."""
+        added = self.op == "add_node"
+        return [Effect(kind="node", element=self.id, type=self.type, before=None if added else self.properties,
+                       after=self.properties if added else None)]
+
+
+
+@dataclass(slots=True)
+class NodeAdded(NodeRecord):
     """A node was added."""
 
-    id: str
-    type: str
-    properties: Properties
-    provenance: Properties | None = None
     op: Literal["add_node"] = "add_node"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The stored JSON form."""
-        return {"op": self.op, "id": self.id, "type": self.type, "properties": self.properties,
-                "provenance": self.provenance}
 
-    def touches(self) -> tuple[str, ...]:
-        """Every node/edge id this mutation changed."""
-        return (self.id,)
-
-    def effects(self) -> list[Effect]:
-        """What it did, element by element."""
-        return [Effect(kind="node", element=self.id, type=self.type, before=None, after=self.properties)]
-
-
-@dataclass(slots=True, kw_only=True)
-class NodeDeleted:
+@dataclass(slots=True)
+class NodeDeleted(NodeRecord):
     """A node was deleted (it had no edges left: those were deleted first)."""
 
-    id: str
-    type: str
-    properties: Properties
-    provenance: Properties | None = None
     op: Literal["delete_node"] = "delete_node"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stored JSON form."""
-        return {"op": self.op, "id": self.id, "type": self.type, "properties": self.properties,
-                "provenance": self.provenance}
-
-    def touches(self) -> tuple[str, ...]:
-        """Every node/edge id this mutation changed."""
-        return (self.id,)
-
-    def effects(self) -> list[Effect]:
-        """What it did, element by element."""
-        return [Effect(kind="node", element=self.id, type=self.type, before=self.properties, after=None)]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -121,78 +115,72 @@ class NodeUpdated:
         return [Effect(kind="node", element=self.id, type=None, before=self.before, after=self.after)]
 
 
-@dataclass(slots=True, kw_only=True)
-class EdgeAdded:
+@dataclass(slots=True)
+class EdgeRecord:
+    """A whole edge, as added or as it was: the fields ``EdgeAdded``, ``EdgeDeleted`` and ``MergedEdge`` share."""
+
+    id: str
+    type: str
+    source: Annotated[str, Field(alias="from")]
+    target: Annotated[str, Field(alias="to")]
+    properties: Properties
+    provenance: Properties | None = None
+
+    def edge_dict(self) -> dict[str, Any]:
+        """The edge's fields in their stored JSON form (``from``/``to``)."""
+        return {"id": self.id, "type": self.type, "from": self.source, "to": self.target,
+                "properties": self.properties, "provenance": self.provenance}
+
+    def touches(self) -> tuple[str, ...]:
+        """Every node/edge id this mutation changed."""
+        return (self.id,)
+
+
+@dataclass(slots=True)
+class _EdgeMutation(EdgeRecord):
+    op: str = ""
+    """Which kind (each subclass fixes it)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored JSON form."""
+        return {"op": self.op, **self.edge_dict()}
+
+    def effects(self) -> list[Effect]:
+        """What it did, element by element."""
+        ends = (self.source, self.target)
+        if self.op == "add_edge":
+            return [Effect(kind="edge", element=self.id, type=self.type, before=None, after=self.properties,
+                           ends_after=ends)]
+        return [Effect(kind="edge", element=self.id, type=self.type, before=self.properties, after=None,
+                       ends_before=ends)]
+
+
+
+@dataclass(slots=True)
+class EdgeAdded(_EdgeMutation):
     """An edge was added."""
 
-    id: str
-    type: str
-    source: Annotated[str, Field(alias="from")]
-    target: Annotated[str, Field(alias="to")]
-    properties: Properties
-    provenance: Properties | None = None
     op: Literal["add_edge"] = "add_edge"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The stored JSON form."""
-        return {"op": self.op, "id": self.id, "type": self.type, "from": self.source, "to": self.target,
-                "properties": self.properties, "provenance": self.provenance}
 
-    def touches(self) -> tuple[str, ...]:
-        """Every node/edge id this mutation changed."""
-        return (self.id,)
-
-    def effects(self) -> list[Effect]:
-        """What it did, element by element."""
-        return [Effect(kind="edge", element=self.id, type=self.type, before=None, after=self.properties,
-                       ends_after=(self.source, self.target))]
-
-
-@dataclass(slots=True, kw_only=True)
-class EdgeDeleted:
+@dataclass(slots=True)
+class EdgeDeleted(_EdgeMutation):
     """An edge was deleted."""
 
-    id: str
-    type: str
-    source: Annotated[str, Field(alias="from")]
-    target: Annotated[str, Field(alias="to")]
-    properties: Properties
-    provenance: Properties | None = None
     op: Literal["delete_edge"] = "delete_edge"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stored JSON form."""
-        return {"op": self.op, "id": self.id, "type": self.type, "from": self.source, "to": self.target,
-                "properties": self.properties, "provenance": self.provenance}
-
-    def touches(self) -> tuple[str, ...]:
-        """Every node/edge id this mutation changed."""
-        return (self.id,)
-
-    def effects(self) -> list[Effect]:
-        """What it did, element by element."""
-        return [Effect(kind="edge", element=self.id, type=self.type, before=self.properties, after=None,
-                       ends_before=(self.source, self.target))]
 
 
 @dataclass(slots=True, kw_only=True)
-class MergedEdge:
+class MergedEdge(EdgeRecord):
     """One edge of a merged node, as it was, and whether the merge moved it onto ``into`` or collapsed it."""
 
-    id: str
-    type: str
-    source: Annotated[str, Field(alias="from")]
-    target: Annotated[str, Field(alias="to")]
-    properties: Properties
-    provenance: Properties | None = None
     kept: bool
     """True: moved onto ``into`` under its id (its ends renamed); False: collapsed (deleted), because it would
     repeat an edge ``into`` has or become a forbidden self-loop."""
 
     def to_dict(self) -> dict[str, Any]:
         """The stored JSON form."""
-        return {"id": self.id, "type": self.type, "from": self.source, "to": self.target,
-                "properties": self.properties, "provenance": self.provenance, "kept": self.kept}
+        return {**self.edge_dict(), "kept": self.kept}
 
     def moved_ends(self, node: str, into: str) -> tuple[str, str]:
         """Its ends once ``node`` is merged into ``into``."""
@@ -270,5 +258,5 @@ def mutations_to_dicts(mutations: list[Mutation]) -> list[dict[str, Any]]:
     return [m.to_dict() for m in mutations]
 
 
-__all__ = ["MUTATION", "Effect", "EdgeAdded", "EdgeDeleted", "MergedEdge", "Mutation", "NodeAdded", "NodeDeleted",
-           "NodeUpdated", "NodesMerged", "mutations_to_dicts", "read_mutation"]
+__all__ = ["MUTATION", "EdgeAdded", "EdgeDeleted", "EdgeRecord", "Effect", "MergedEdge", "Mutation", "NodeAdded",
+           "NodeDeleted", "NodeRecord", "NodeUpdated", "NodesMerged", "mutations_to_dicts", "read_mutation"]

@@ -27,7 +27,15 @@ from igg.graph.journal import (
     NodesMerged,
     NodeUpdated,
 )
-from igg.graph.tables import Adjacency, NodeTable, node_table, predecessors, successors
+from igg.graph.tables import (
+    Adjacency,
+    NodeTable,
+    insert_edge,
+    insert_node,
+    node_table,
+    predecessors,
+    successors,
+)
 from igg.models.common import freeze
 from igg.models.document import DocEdge, DocNode, GraphDocument
 from igg.models.schema import CompiledSchema
@@ -139,6 +147,13 @@ class GraphState:
         one lookup in the identity index; otherwise the smallest index bucket of its identity values is
         filtered (never every node sharing one value, e.g. every method of an owner)."""
         label = ref.get("label")
+        keyed = self.schema.types_by_identity_key
+        without = self.schema.types_without_identity_key
+        if label is None and len(ref) == 1:  # {"name": "X"}: the commonest reference, one bucket as it is
+            for k, v in ref.items():
+                if v.__class__ is str and k in keyed and not without[k]:
+                    hit = self._by_prop.get((k, v))
+                    return list(hit) if hit else []
         if label is not None:
             if label not in self._by_type:
                 return []
@@ -150,8 +165,6 @@ class GraphState:
             props = {k: v for k, v in ref.items() if k != "label"}
         else:
             props = ref
-        keyed = self.schema.types_by_identity_key
-        without = self.schema.types_without_identity_key
         best_key: str | None = None
         best_value: Any = None
         bucket: dict[str, None] | None = None
@@ -212,11 +225,15 @@ class GraphState:
 
     def describe(self, node_id: str) -> str:
         """A short human/agent-readable name: ``Class "AuthService"`` or ``Method name=.. signature=..``."""
-        t = self.node_type(node_id)
-        props = self.node_properties(node_id)
+        data = self.nodes[node_id]
+        t: str = data["type"]
+        props = data["properties"]
         keys = self.schema.identity_keys[t]
         if len(keys) == 1:
-            return f"{t} {_quote(props.get(keys[0]))}"
+            value = props.get(keys[0])
+            if value.__class__ is str and '"' not in value and "\\" not in value:
+                return f'{t} "{value}"'
+            return f"{t} {_quote(value)}"
         return t + " " + " ".join(f"{k}={_quote(props.get(k))}" for k in keys)
 
     def close_matches(self, ref: dict[str, Any], limit: int = 3) -> list[str]:
@@ -254,6 +271,10 @@ class GraphState:
                 near.add(n, d["type"], d["properties"])
             self.near = near
         return near
+
+    def has_edge(self, edge_id: str) -> bool:
+        """Whether an edge with this id exists."""
+        return edge_id in self._edge_ends
 
     def edge_between(self, source: str, edge_type: str, target: str) -> str | None:
         """The id of the edge of this type from source to target, if any."""
@@ -342,26 +363,43 @@ class GraphState:
     def add_node(self, node_type: str, properties: dict[str, Any], node_id: str | None = None,
                  provenance: dict[str, Any] | None = None) -> str:
         """Add a validated node; returns its id."""
-        if node_id is None:
-            node_id = f"n{self._next_node}"
-            self._next_node += 1
-            while node_id in self.nodes:
-                node_id = f"n{self._next_node}"
-                self._next_node += 1
+        nodes = self.nodes
         if provenance is None:
             provenance = self._provenance()
         props = dict(properties)
-        self.graph.add_node(node_id, type=node_type, properties=props, provenance=provenance)
-        self._by_identity[(node_type, self._identity_of(node_type, props))] = node_id
+        if node_id is None:
+            node_id = f"n{self._next_node}"
+            self._next_node += 1
+            while node_id in nodes:
+                node_id = f"n{self._next_node}"
+                self._next_node += 1
+            insert_node(self.graph, node_id, {"type": node_type, "properties": props, "provenance": provenance})
+        elif node_id in nodes:  # (never, for a validated node) what networkx does: update its data
+            self.graph.add_node(node_id, type=node_type, properties=props, provenance=provenance)
+        else:
+            insert_node(self.graph, node_id, {"type": node_type, "properties": props, "provenance": provenance})
+        keys = self.schema.identity_keys[node_type]
+        if len(keys) == 1:  # the identity and the property index in one go (the common case)
+            value = props[keys[0]]
+            if value.__class__ is list:
+                value = tuple(value)
+            self._by_identity[(node_type, (value,))] = node_id
+            bucket = self._by_prop.get((keys[0], value))
+            if bucket is None:
+                self._by_prop[(keys[0], value)] = {node_id: None}
+            else:
+                bucket[node_id] = None
+        else:
+            self._by_identity[(node_type, self._identity_of(node_type, props))] = node_id
+            self._index_props(node_id, node_type, props)
         self._by_type[node_type][node_id] = None
-        self._index_props(node_id, node_type, props)
         if self.near is not None:
             self.near.add(node_id, node_type, props)
         self._recent.append(node_id)
         if self.watchers:
             for w in self.watchers:
                 w.node_added(node_id, node_type, props)
-        self.journal.append(NodeAdded(id=node_id, type=node_type, properties=props, provenance=provenance))
+        self.journal.append(NodeAdded(node_id, node_type, props, provenance))
         return node_id
 
     def update_node(self, node_id: str, set_properties: dict[str, Any], remove: Iterable[str] = ()) -> None:
@@ -433,7 +471,8 @@ class GraphState:
         if provenance is None:
             provenance = self._provenance()
         props = dict(properties)
-        self.graph.add_edge(source, target, key=edge_id, type=edge_type, properties=props, provenance=provenance)
+        insert_edge(self.graph, source, target, edge_id,
+                    {"type": edge_type, "properties": props, "provenance": provenance})
         self._edges[(source, edge_type, target)] = edge_id
         self._edge_ends[edge_id] = (source, target)
         self._edge_type_counts[edge_type] = self._edge_type_counts.get(edge_type, 0) + 1
@@ -452,8 +491,7 @@ class GraphState:
         if self.watchers:
             for w in self.watchers:
                 w.edge_added(edge_id, source, edge_type, target)
-        self.journal.append(EdgeAdded(id=edge_id, type=edge_type, source=source, target=target, properties=props,
-                                      provenance=provenance))
+        self.journal.append(EdgeAdded(edge_id, edge_type, source, target, props, provenance))
         return edge_id
 
     def delete_edge(self, edge_id: str) -> None:
@@ -500,6 +538,13 @@ class GraphState:
             del bucket[node_id]
             if not bucket:
                 del self._by_prop[key]
+
+    def stamp(self) -> dict[str, Any]:
+        """The provenance of elements created now (``created``: the iteration, ``chunk``); do not mutate it.
+
+        One dict per (iteration, chunk), shared by the elements created then: provenance dicts are never
+        mutated in place (updates build a new one), and sharing spares an allocation per element."""
+        return self._provenance()
 
     def _provenance(self) -> dict[str, Any]:
         # one dict per (iteration, chunk), shared by the elements created then: provenance dicts are never

@@ -3,8 +3,10 @@
 ``MultiDiGraph`` keeps its nodes in ``_node`` (id -> data) and its edges in ``_succ`` / ``_pred``
 (u -> v -> key -> data). Its public views (``G.nodes``, ``G.succ``) wrap those dicts in view objects that
 cost a method call and an allocation per access; the hot paths (validation, observation, exports) read the
-dicts directly, through these three functions, so a networkx change that moves them breaks here only. The
-dicts are read, never written: every change goes through ``GraphState``'s mutation methods.
+dicts directly, through these functions, so a networkx change that moves them breaks here only. They are
+written only by ``insert_node`` and ``insert_edge`` (what ``add_node``/``add_edge`` do, without building
+keyword dicts per call: the apply hot path adds one element per action), which ``GraphState``'s mutation
+methods call; every change goes through those methods.
 """
 
 from __future__ import annotations
@@ -41,4 +43,31 @@ def predecessors(graph: nx.MultiDiGraph[str]) -> Adjacency:
     return table
 
 
-__all__ = ["Adjacency", "EdgeData", "NodeData", "NodeTable", "node_table", "predecessors", "successors"]
+def insert_node(graph: nx.MultiDiGraph[str], node_id: str, data: NodeData) -> None:
+    """``graph.add_node(node_id, **data)`` for a node that is not in the graph yet (``data`` is kept as is)."""
+    graph._succ[node_id] = {}  # type: ignore[attr-defined]
+    graph._pred[node_id] = {}  # type: ignore[attr-defined]
+    graph._node[node_id] = data  # type: ignore[attr-defined]
+    if graph.__dict__.get("__networkx_cache__"):
+        _clear_cache(graph)
+
+
+def insert_edge(graph: nx.MultiDiGraph[str], source: str, target: str, key: str, data: EdgeData) -> None:
+    """``graph.add_edge(source, target, key, **data)`` between two nodes in the graph, under a key they do
+    not have yet (``data`` is kept as is)."""
+    out = graph._succ[source]  # type: ignore[attr-defined]
+    keys = out.get(target)
+    if keys is None:
+        keys = out[target] = {}
+        graph._pred[target][source] = keys  # type: ignore[attr-defined]
+    keys[key] = data
+    if graph.__dict__.get("__networkx_cache__"):
+        _clear_cache(graph)
+
+
+def _clear_cache(graph: nx.MultiDiGraph[str]) -> None:
+    # what networkx's own mutators do (its cache holds graphs converted for other backends)
+    graph.__dict__["__networkx_cache__"].clear()
+
+
+__all__ = ["Adjacency", "EdgeData", "NodeData", "NodeTable", "insert_edge", "insert_node", "node_table", "predecessors", "successors"]

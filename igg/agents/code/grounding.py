@@ -21,7 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from igg.act.rules import CheckContext, Plan, Rejection, Rule
+from igg.act.context import CheckContext, Ends, NewNode, Rejection
+from igg.act.rules import Rule
 from igg.agents.code.link import CodeModel
 from igg.agents.code.sources import SourceFile
 from igg.models.actions import AddEdge, AddNode
@@ -54,12 +55,12 @@ class Grounding:
                 self.packages.add(p["name"])
         self.code_types = frozenset({*_TYPES, "Method", "Function", "Module", "Package", "DatabaseTable"})
 
-    def rules(self) -> dict[type, tuple[Rule, ...]]:
+    def rules(self) -> dict[type, tuple[Rule[Any, Any], ...]]:
         """Extra rules for ``Actor(extra_rules=...)``."""
         return {AddNode: (self.node_grounded,), AddEdge: (self.edge_grounded,)}
 
     # ---- nodes ---------------------------------------------------------------------------------------
-    def node_grounded(self, ctx: CheckContext, a: AddNode, plan: Plan) -> Rejection | None:
+    def node_grounded(self, ctx: CheckContext, a: AddNode, new: NewNode) -> Rejection | None:
         if a.label not in self.code_types:
             return None
         why = self._node_problem(a.label, a.properties)
@@ -115,13 +116,13 @@ class Grounding:
                 "Only propose symbols that appear in the sources.")
 
     # ---- edges ---------------------------------------------------------------------------------------
-    def edge_grounded(self, ctx: CheckContext, a: AddEdge, plan: Plan) -> Rejection | None:
-        if a.label not in _TEXT_EDGES or plan.source is None or plan.target is None:
+    def edge_grounded(self, ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
+        if a.label not in _TEXT_EDGES:
             return None
         state = ctx.state
-        source = state.node_properties(plan.source)
-        target = state.node_properties(plan.target)
-        files = self._files_of(state.node_type(plan.source), source)
+        source = state.node_properties(ends.source)
+        target = state.node_properties(ends.target)
+        files = self._files_of(state.node_type(ends.source), source)
         if not files:
             return None  # a node the sources do not place in a file (e.g. from seed data): nothing to check
         name = str(target.get("name", "")).rpartition(".")[2].split("(")[0]
@@ -131,7 +132,7 @@ class Grounding:
         if any(pattern.search(self._lower.get(f, "")) for f in files):
             return None
         return (ErrorCode.UNGROUNDED_SYMBOL,
-                f"{a.label} from {state.describe(plan.source)} to {state.describe(plan.target)} is not supported by "
+                f"{a.label} from {state.describe(ends.source)} to {state.describe(ends.target)} is not supported by "
                 f"the sources: {name!r} does not occur in {', '.join(sorted(files))}. Only propose relations "
                 "the code shows.")
 
