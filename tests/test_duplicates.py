@@ -152,3 +152,101 @@ def test_every_name_one_edit_away_is_found(name, data):
     for variant in (name[:i] + letter + name[i + 1:], name[:i] + letter + name[i:], name[:i] + name[i + 1:]):
         if variant != name and len(variant) >= 2:
             assert [c.node for c in index.candidates("Class", {"name": variant})] == ["x"], variant
+
+
+_WORDS = ["auth", "authentication", "user", "users", "repo", "repository", "service", "serv", "mail", "mailer",
+          "ab", "abc", "x", "login", "log", "v2", "2"]
+
+
+def _spell(words: list[str], style: int) -> str:
+    if style == 0:
+        return "".join(w.title() for w in words)
+    if style == 1:
+        return "_".join(words)
+    return "-".join(w.upper() for w in words)
+
+
+def _reference(nodes: dict[str, str], probe: str, threshold: float) -> tuple[dict[str, str], dict[str, float],
+                                                                             set[str]]:
+    """By scanning every node: those the rules say must be found (id -> reason), the similarity of each
+    node, and the nodes rule 3 accepts (which may come back as "similar" when rule 4 also holds)."""
+    from rapidfuzz.distance import Levenshtein
+
+    from igg.graph.duplicates import _abbreviates
+
+    def parts(name: str) -> tuple[str, str, tuple[str, ...]]:
+        words = tokens(name)
+        key = "".join(words)
+        return key, "".join(c for c in key if c.isdigit()), tuple(w for w in words if not w.isdigit())
+
+    key, digits, words = parts(probe)
+    must: dict[str, str] = {}
+    scores: dict[str, float] = {}
+    abbreviations: set[str] = set()
+    for n, name in nodes.items():
+        other, other_digits, other_words = parts(name)
+        if name == probe or other_digits != digits and other != key:
+            continue
+        scores[n] = Levenshtein.normalized_similarity(key, other)
+        if other == key:
+            must[n] = "folded"
+        elif len(words) > 1 and _abbreviates(words, other_words):
+            abbreviations.add(n)
+            must[n] = "abbreviation"
+        elif Levenshtein.distance(key, other) == 1 and scores[n] >= threshold:
+            must[n] = "similar"  # one edit is always found; two edits usually are
+    return must, scores, abbreviations
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), threshold=st.sampled_from([0.5, 0.75, 0.9]))
+def test_the_index_finds_what_a_scan_of_every_node_finds_after_adds_and_removals(data, threshold):
+    """Rules 1 and 3 (and rule 4 at one edit) find exactly what comparing the probe with every node finds,
+    whatever was added, renamed or removed before; nothing found is wrong."""
+    from igg.models.schema import Schema
+
+    index = NearDuplicateIndex(Schema(node_types=["Class"]).compile(), threshold=threshold)
+    words = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3)
+    name = st.builds(_spell, words, st.integers(0, 2))
+    edited = st.builds(lambda n, i, c: n[:i % (len(n) + 1)] + c + n[i % (len(n) + 1) + 1:], name,
+                       st.integers(0, 40), st.sampled_from(["", "e", "x", "S"]))
+    nodes: dict[str, str] = {}
+    for step in range(data.draw(st.integers(1, 25))):
+        op = data.draw(st.sampled_from(["add", "add", "add", "remove", "rename"]))
+        if op == "add" or not nodes:
+            n = f"n{step}"
+            nodes[n] = data.draw(st.one_of(name, edited))
+            index.add(n, "Class", {"name": nodes[n]})
+        else:
+            n = data.draw(st.sampled_from(sorted(nodes)))
+            index.remove(n)
+            if op == "rename":
+                nodes[n] = data.draw(name)
+                index.add(n, "Class", {"name": nodes[n]})
+            else:
+                del nodes[n]
+    for probe in data.draw(st.lists(st.one_of(name, edited), min_size=1, max_size=4)):
+        found = {c.node: c for c in index.candidates("Class", {"name": probe}, limit=1000)}
+        must, scores, abbreviations = _reference(nodes, probe, threshold)
+        for n, reason in must.items():
+            assert n in found, (probe, nodes[n], reason)
+            assert found[n].reason == reason or reason == "abbreviation" and found[n].reason == "similar" or \
+                reason == "similar" and found[n].reason == "abbreviation", (probe, nodes[n], found[n])
+        for n, c in found.items():
+            assert c.value == nodes[n] and c.value != probe
+            if c.reason == "folded":
+                assert must.get(n) == "folded"
+            elif c.reason == "abbreviation":
+                assert n in abbreviations
+            else:
+                assert c.reason == "similar" and scores[n] >= threshold and c.score == round(scores[n], 3)
+
+
+def test_an_abbreviation_of_the_first_and_last_words_is_found_by_the_middle_one():
+    """Rule 3 holds for any word kept whole, not only the first or the last (the old keys missed this)."""
+    ws = Workspace()
+    assert ws.one(cls("AuthenticationTokenRepository")).accepted
+    v = ws.one(cls("AuthTokenRepo"))
+    assert v.code == C.POSSIBLE_DUPLICATE and "(n1; one name abbreviates the other)" in v.message
+    # names sharing only a common word are not abbreviations of each other
+    assert ws.one(cls("PaymentTokenService")).accepted

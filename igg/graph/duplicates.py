@@ -17,16 +17,17 @@ rules, tried in this order:
 Rules 3 and 4 never pair names whose digits differ (``Handler1``/``Handler2``, ``Table1``/``Table10``,
 ``OAuth2Client``/``OAuthClient``): numbered things are usually different things.
 
-It is an index, not a scan: adding a node costs five dictionary inserts, and a probe eleven look-ups,
-whatever the graph size. Every key is scoped by the node type (and the other identity values) and by the name's
-digits. Rule 4 finds its candidates by pigeonhole: the letters of a name (``m`` of them, ``a = m // 3``) are
+It is an index, not a scan: adding a node costs four dictionary inserts, and a probe ten look-ups,
+whatever the graph size. Every key lives in one table per node type (and other identity values) and digits
+of the name. Rule 4 finds its candidates by pigeonhole: the letters of a name (``m`` of them, ``a = m // 3``) are
 cut into thirds and filed under each pair of thirds: the first ``m - a`` letters, the first and last ``a``,
 the last ``m - a``. A probe of ``n`` letters looks under the pairs a name of ``n - 1``, ``n`` or ``n + 1``
 letters would have, aligning the first third from the start and the last from the end: one edit changes at
 most one third, so names one edit apart always meet (two edits apart, often).
-Rule 3 files a name of 2+ words under (initials, first word) and (initials, last word),
-so an abbreviation of any word but both the first and the last is found. A probe verifies at most
-``MAX_CHECKS`` candidates.
+Rule 3 files a name of 2+ words under the first three letters of each of its words (shorter words whole):
+two names where each word equals the other's or is a 3+ letter prefix of it share that key, so every
+abbreviation is found, and names that merely share a common word (``...Service``) rarely meet. A probe
+verifies at most ``MAX_CHECKS`` candidates.
 """
 
 from __future__ import annotations
@@ -36,10 +37,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from igg.graph.identity import ASCII_SEPARATORS, ASCII_WORDS, tokens
+from igg.graph.identity import ASCII_WORDS, tokens
 from igg.models.schema import CompiledSchema
 
 Reason = Literal["folded", "alias", "abbreviation", "similar"]
@@ -52,6 +52,18 @@ MIN_PREFIX = 3
 _Bucket = str | list[str]
 _DIGITS = re.compile(r"\d+")
 _NON_DIGITS = re.compile(r"\D+")
+_TAGS: list[tuple[str, str, str]] = []
+"""Per letter count: the prefixes of the three rule-4 keys (kind and length; ``_tags``)."""
+
+
+def _tags(m: int) -> tuple[str, str, str]:
+    """The key prefixes of a name of ``m`` letters: which piece (first two thirds, outer thirds, last two
+    thirds) and the letter count. Letters never include control characters, so keys of different kinds or
+    lengths never collide (and a collision would only cost a verification)."""
+    while len(_TAGS) <= m:
+        n = chr(len(_TAGS) % 0x110000)
+        _TAGS.append(("\x01" + n, "\x02" + n, "\x03" + n))
+    return _TAGS[m]
 
 
 class _Keys(NamedTuple):
@@ -63,12 +75,13 @@ class _Keys(NamedTuple):
     key: str
     """The folded form, or its alias group's."""
     folded: str
-    words: list[str]
+    words: tuple[str, ...]
     """The words without the numbers, case-folded."""
-    digits: str
+    group: Any
+    """The scope and the name's digits: every key lives in this group's table."""
     letters: str
-    near: list[tuple[Any, ...]]
-    by_word: list[tuple[Any, ...]]
+    near: tuple[str, ...]
+    """Rule 4's keys (and rule 1's: equal folded forms share them), then rule 3's if the name has 2+ words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +95,9 @@ class Candidate:
     reason: Reason
     score: float
     """1.0 for rules 1-3; the similarity for rule 4."""
+
+
+_ORDER = {"folded": 0, "alias": 1, "abbreviation": 2, "similar": 3}
 
 
 class NearDuplicateIndex:
@@ -98,8 +114,7 @@ class NearDuplicateIndex:
             names = [n for n in names if n]
             for name in names:
                 self._alias.setdefault(name, names[0])
-        self._near: dict[tuple[Any, str], _Bucket] = {}
-        self._words: dict[tuple[Any, str, str], _Bucket] = {}
+        self._groups: dict[Any, dict[str, _Bucket]] = {}
         self._info: dict[str, _Keys] = {}
         self._memo: _Keys | None = None
 
@@ -121,10 +136,11 @@ class NearDuplicateIndex:
         if memo is not None and memo.value == value and memo.scope == scope:
             return memo  # the probe of an ADD_NODE, then its add: computed once
         if value.isascii():  # the fast path of tokens()/fold(): C calls only
-            folded = ASCII_SEPARATORS.sub("", value).lower()
-            words = [w.lower() for w in ASCII_WORDS.findall(value)]
+            found = ASCII_WORDS.findall(value)
+            folded = "".join(found).lower()
+            words = tuple([w.lower() for w in found]) if len(found) > 1 else ()
         else:
-            words = tokens(value)
+            words = tuple(tokens(value))
             folded = "".join(words)
         key = self._alias.get(folded, folded)
         if not key:
@@ -133,31 +149,31 @@ class NearDuplicateIndex:
             digits, letters = "", key
         else:
             digits, letters = _NON_DIGITS.sub("", key), _DIGITS.sub("", key)
-            words = [w for w in words if not w.isdigit()]
+            words = tuple([w for w in words if not w.isdigit()])
         m = len(letters)
         a = m // 3
-        near = [(scope, digits, m, letters[:m - a]), (scope, digits, -m, letters[:a] + "|" + letters[m - a:]),
-                (scope, digits, ~m, letters[a:])]
-        by_word: list[tuple[Any, ...]] = []
+        first, outer, last = _tags(m)
+        near: tuple[str, ...] = (first + letters[:m - a], outer + letters[:a] + "|" + letters[m - a:],
+                                 last + letters[a:])
         if len(words) > 1:
-            # the initials fix the word count and first letters; the first or the last word is kept whole
-            initials = "".join([w[0] for w in words])
-            by_word = [(scope, digits, initials, words[0]), (scope, digits, -1, initials, words[-1])]
-        self._memo = memo = _Keys(scope, value, key, folded, words, digits, letters, near, by_word)
+            # equal words, and a word and its 3+ letter prefix, agree on their first three letters
+            near += ("\x04" + "|".join([w[:MIN_PREFIX] for w in words]),)
+        group = scope if not digits else (scope, digits)
+        self._memo = memo = _Keys(scope, value, key, folded, words, group, letters, near)
         return memo
 
     @staticmethod
-    def _probes(keys: _Keys) -> list[tuple[Any, ...]]:
-        """The keys a name one edit away would be filed under, for each length it may have."""
-        scope, digits, letters = keys.scope, keys.digits, keys.letters
+    def _probes(keys: _Keys) -> list[str]:
+        """Rule 4's keys a name one edit away would be filed under, for each length it may have."""
+        letters = keys.letters
         n = len(letters)
-        out = list(keys.near)
+        out = list(keys.near[:3])
         for m in (n - 1, n + 1):
             if m > 0:
                 a = m // 3
-                out.append((scope, digits, m, letters[:m - a]))
-                out.append((scope, digits, -m, letters[:a] + "|" + letters[n - a:]))
-                out.append((scope, digits, ~m, letters[max(0, n - (m - a)):]))
+                first, outer, last = _tags(m)
+                out += (first + letters[:m - a], outer + letters[:a] + "|" + letters[n - a:],
+                        last + letters[max(0, n - (m - a)):])
         return out
 
     # ---- maintenance -----------------------------------------------------------------------------------
@@ -170,27 +186,29 @@ class NearDuplicateIndex:
         if keys is None:
             return
         self._info[node_id] = keys
-        near = self._near
+        table = self._groups.get(keys.group)
+        if table is None:
+            table = self._groups[keys.group] = {}
+        get = table.get
         for k in keys.near:
-            bucket = near.get(k)
+            bucket = get(k)
             if bucket is None:
-                near[k] = node_id
-            elif isinstance(bucket, str):
-                near[k] = [bucket, node_id]
+                table[k] = node_id
+            elif bucket.__class__ is str:
+                table[k] = [bucket, node_id]
             else:
-                bucket.append(node_id)
-        for k in keys.by_word:
-            _put(self._words, k, node_id)
+                bucket.append(node_id)  # type: ignore[union-attr]
 
     def remove(self, node_id: str) -> None:
         """Forget a node (deleted or re-identified)."""
         keys = self._info.pop(node_id, None)
         if keys is None:
             return
+        table = self._groups[keys.group]
         for k in keys.near:
-            _drop(self._near, k, node_id)
-        for k in keys.by_word:
-            _drop(self._words, k, node_id)
+            _drop(table, k, node_id)
+        if not table:
+            del self._groups[keys.group]
 
     def __len__(self) -> int:
         return len(self._info)
@@ -205,27 +223,24 @@ class NearDuplicateIndex:
         keys = self._keys(*scoped)
         if keys is None:
             return []
-        key, value = keys.key, keys.value
+        table = self._groups.get(keys.group)
+        if table is None:
+            return []
+        key, value, threshold = keys.key, keys.value, self.threshold
         found: dict[str, Candidate] = {}
         info = self._info
+        get = table.get
+        checked: set[str] = set()
         # rule 1 needs the own-length pieces only; rule 4 looks one letter shorter and longer too, unless one
         # edit could not reach the threshold at this length
-        probes = self._probes(keys) if 1 - 1 / (len(key) + 1) >= self.threshold else keys.near
-        pool: list[str] = []
-        for bucket in map(self._near.get, probes):
-            if bucket is not None:
-                if isinstance(bucket, str):
-                    pool.append(bucket)
-                else:
-                    pool += bucket
-        if pool:
-            if len(pool) > 1:
-                pool = list(dict.fromkeys(pool))[:MAX_CHECKS]
-            # one C call scores them all; only the matches come back to Python
-            matches = process.extract(key, [info[n].key for n in pool], scorer=Levenshtein.normalized_similarity,
-                                      score_cutoff=self.threshold, limit=None)
-            for _, score, i in matches:
-                n = pool[i]
+        probes = self._probes(keys) if 1 - 1 / (len(key) + 1) >= threshold else keys.near[:3]
+        for bucket in map(get, probes):
+            if bucket is None:
+                continue
+            for n in (bucket,) if bucket.__class__ is str else bucket:
+                if n in checked or len(checked) >= MAX_CHECKS:
+                    continue
+                checked.add(n)
                 other = info[n]
                 if n == exclude or other.value == value:
                     continue  # the very same identity: DUPLICATE_NODE's business, not ours
@@ -233,12 +248,15 @@ class NearDuplicateIndex:
                     reason: Reason = "folded" if keys.folded == key and other.folded == key else "alias"
                     found[n] = Candidate(n, other.value, reason, 1.0)
                 else:
-                    found[n] = Candidate(n, other.value, "similar", round(score, 3))
-        if keys.by_word:
-            checks = 0
-            words = keys.words
-            for bucket in map(self._words.get, keys.by_word):
-                for n in (() if bucket is None else (bucket,) if isinstance(bucket, str) else bucket):
+                    score = Levenshtein.normalized_similarity(key, other.key, score_cutoff=threshold)
+                    if score >= threshold:
+                        found[n] = Candidate(n, other.value, "similar", round(score, 3))
+        if len(keys.near) > 3:
+            bucket = get(keys.near[3])
+            if bucket is not None:
+                words = keys.words
+                checks = 0
+                for n in (bucket,) if bucket.__class__ is str else bucket:
                     if n in found or n == exclude:
                         continue
                     checks += 1
@@ -247,11 +265,12 @@ class NearDuplicateIndex:
                     other = info[n]
                     if _abbreviates(words, other.words):
                         found[n] = Candidate(n, other.value, "abbreviation", 1.0)
-        order = {"folded": 0, "alias": 1, "abbreviation": 2, "similar": 3}
-        return sorted(found.values(), key=lambda c: (order[c.reason], -c.score, c.value))[:limit]
+        if len(found) > 1:
+            return sorted(found.values(), key=lambda c: (_ORDER[c.reason], -c.score, c.value))[:limit]
+        return list(found.values())[:limit]
 
 
-def _abbreviates(a: list[str], b: list[str]) -> bool:
+def _abbreviates(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if len(a) != len(b) or a == b:
         return False
     same = False
@@ -269,16 +288,6 @@ def _freeze(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def _put(index: dict[Any, _Bucket], key: Any, node_id: str) -> None:
-    bucket = index.get(key)
-    if bucket is None:
-        index[key] = node_id
-    elif isinstance(bucket, str):
-        index[key] = [bucket, node_id]
-    else:
-        bucket.append(node_id)
-
-
 def _drop(index: dict[Any, _Bucket], key: Any, node_id: str) -> None:
     bucket = index.get(key)
     if bucket is None:
@@ -291,11 +300,3 @@ def _drop(index: dict[Any, _Bucket], key: Any, node_id: str) -> None:
         bucket.remove(node_id)
         if len(bucket) == 1:
             index[key] = bucket[0]
-
-
-def _ids(bucket: _Bucket | None) -> tuple[str, ...] | list[str]:
-    if bucket is None:
-        return ()
-    if isinstance(bucket, str):
-        return (bucket,)
-    return bucket
