@@ -30,6 +30,7 @@ from gen_code_tree import generate  # noqa: E402
 from igg.agents.code.cache import FactsCache, cache_path  # noqa: E402
 from igg.agents.code.java import parser  # noqa: E402
 from igg.agents.code.walk import walk  # noqa: E402
+from igg.logging import configure_logging  # noqa: E402
 from igg.mapcode import parse_all  # noqa: E402
 from igg.mapupdate import update_map  # noqa: E402
 from igg.service import map_code  # noqa: E402
@@ -124,6 +125,7 @@ def main() -> int:
     cli.add_argument("--tree", type=Path, help="map this tree instead of a generated one")
     cli.add_argument("--no-venv", action="store_true", help="skip the virtualenv's largest package")
     args = cli.parse_args()
+    configure_logging(level="warning")  # library log lines on standard error, never among the figures
     with tempfile.TemporaryDirectory() as tmp:
         root = args.tree or Path(tmp) / "tree"
         if args.tree is None:
