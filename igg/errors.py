@@ -5,6 +5,8 @@
     ├── ResponseInvalid       an agent turn could not be parsed into a response (INVALID_JSON/INVALID_RESPONSE)
     ├── AgentFailed           the agent could not produce a turn after its retries (stop reason agent_error)
     ├── AgentUnavailable      the chosen agent cannot be built here (module missing, nothing fits --agent auto)
+    │   ├── EndpointNotConfigured  (igg.agents.llm) an LLM agent without its endpoint/model settings
+    │   └── LocalModelUnavailable  (igg.agents.local) no usable local model file or llama.cpp runtime
     ├── BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted)
     ├── SessionError          a session store problem (carries ``session_id`` when one is concerned)
     │   ├── SessionRefused    asked for something the store cannot do as asked (exit 2)
@@ -12,14 +14,31 @@
     │   │   └── SessionExists     the session id is taken
     │   └── SessionBusy       another live process writes the session
     ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
-    └── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be served; carries a stable ``code``
+    │   ├── ExportsFailed     some exports of a set failed: ``failures`` (format, reason), ``summaries``
+    │   ├── PathRefused       (igg.files) IGG will not write this path (outside its directory, a special file)
+    │   └── WriteFailed       (igg.files) the operating system failed the write; carries ``errno``
+    ├── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be served; carries a stable ``code``
+    └── SessionFailed         (igg.batch.tasks) a batch session could not run on its worker (picklable)
 
-Rejected *actions* are not exceptions: they are verdicts (``igg.models.verdicts.Verdict``).
+Raised and caught inside one module, never reaching a caller (drawn here so the tree is whole; private
+control-flow exceptions such as ``igg.agents.parsing._Cut`` are left out):
+
+    ValueError
+    └── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the verdict's
+    Exception
+    ├── CallTimedOut          (igg.agents.retry) an LLM call missed its whole-call deadline (retried)
+    └── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)
+
+Rejected *actions* are not exceptions: they are verdicts (``igg.models.verdicts.Verdict``); an action that
+could not be read is an ``igg.models.actions.UnreadableAction`` in its slot, which becomes such a verdict.
+HTTP statuses and exit codes are not attributes of these errors: ``igg.interfaces.codes`` maps them, one
+table each.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 class IGGError(Exception):
@@ -95,6 +114,21 @@ class SessionBusy(SessionError):
 
 class ExportError(IGGError):
     """An export could not be completed; the message says what to fix (target, server, credentials)."""
+
+
+class ExportsFailed(ExportError):
+    """Some exports of a set failed (every export is attempted): ``failures`` pairs each failed format with its
+    reason, ``summaries`` holds the summary of every export of the set (``ok`` true/false)."""
+
+    def __init__(self, failures: list[tuple[str, str]], summaries: list[dict[str, Any]]) -> None:
+        self.failures = failures
+        self.summaries = summaries
+        super().__init__("; ".join(f"{fmt}: {reason}" for fmt, reason in failures))
+
+    @property
+    def reasons(self) -> str:
+        """The failures' reasons without their formats (for a command that exported one format)."""
+        return "; ".join(reason for _, reason in self.failures)
 
 
 class WorkspaceError(IGGError):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from igg.agents.base import AnyAgent, capabilities
-from igg.errors import ExportError, Problem, RequestInvalid, SessionRefused
+from igg.errors import ExportError, ExportsFailed, Problem, RequestInvalid, SessionRefused
 from igg.export.spec import ExportSpec, perform_exports
 from igg.loop import EventHandler, RunOptions, arun, run
 from igg.models.request import Request
@@ -76,7 +76,7 @@ def export_result(result: RunResult, request: Request, specs: Sequence[ExportSpe
                                          provenance=provenance)
     except ExportError as exc:
         result.export_error = exc
-        result.exports = list(getattr(exc, "summaries", []))
+        result.exports = list(exc.summaries) if isinstance(exc, ExportsFailed) else []
     if directory is not None:
         directory.write_result(result)
     return result
@@ -216,8 +216,8 @@ def _map_run(codemap: Any, the_agent: Any, *, agent: str, store: StoreLike | Non
 def export_session(store: StoreLike, session_id: str, specs: Sequence[ExportSpec], *, iteration: int | None = None,
                    out_dir: Path | None = None, provenance: bool = False) -> list[dict[str, Any]]:
     """Export a stored session's graph (as it stands, or after ``iteration``); one summary per export.
-    Raises ``ExportError`` (with ``.summaries``) when any export fails."""
-    from igg.store.export import session_graph
+    Raises ``ExportsFailed`` (with ``.summaries``) when any export fails."""
+    from igg.store.session_graph import session_graph
 
     state, schema, metadata = session_graph(store if not isinstance(store, SessionStore) else store.path,
                                             session_id, iteration=iteration)

@@ -38,7 +38,7 @@ from igg.agents.llm import LLMAgent, LLMSettings  # noqa: E402
 from igg.agents.parsing import parse_turn  # noqa: E402
 from igg.compile import load_request  # noqa: E402
 from igg.errors import ResponseInvalid  # noqa: E402
-from igg.models.actions import ActionError  # noqa: E402
+from igg.models.actions import UnreadableAction  # noqa: E402
 
 ANSWER = json.dumps({"reasoning": "r", "actions": [
     {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}} for i in range(20)]})
@@ -154,7 +154,7 @@ def schema_valid(server: Any, request: Any, snippets: list[str]) -> None:
             parsed_answers += 1
             for a in parsed.items:
                 actions += 1
-                raw = a.raw if isinstance(a, ActionError) else a.model_dump(mode="json", by_alias=True,
+                raw = a.raw if isinstance(a, UnreadableAction) else a.model_dump(mode="json", by_alias=True,
                                                                             exclude_unset=True)
                 valid += jsonschema.Draft202012Validator(item).is_valid(raw)
         agent.close()

@@ -78,8 +78,11 @@ def test_a_whole_session_over_http(tmp_path):
         assert graphml["bytes"] == (tmp_path / "out" / "web" / "g.graphml").stat().st_size
         read = nx.read_graphml(tmp_path / "out" / "web" / "g.graphml")
         assert sorted(d["name"] for _, d in read.nodes(data=True)) == ["AuthController", "AuthService"]
-        link = json.loads(http.post("/sessions/web-1/export", json={"format": "node_link"}).json()["content"])
+        link = json.loads(http.post("/sessions/web-1/export", json={"format": "nodelink"}).json()["content"])
         assert len(nx.node_link_graph(link, edges="edges").edges) == 1
+        # the earlier spelling still works and gives the same document
+        old = json.loads(http.post("/sessions/web-1/export", json={"format": "node_link"}).json()["content"])
+        assert old == link
         for fmt in ("cypher", "mermaid"):
             assert "AuthService" in http.post("/sessions/web-1/export", json={"format": fmt}).json()["content"]
         for bad in ("../x.json", "/tmp/x.json", "web/../../x.json"):

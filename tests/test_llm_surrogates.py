@@ -16,7 +16,7 @@ from igg.agents.parsing import parse_turn, read_value
 from igg.encodable import find_unencodable, first_unencodable
 from igg.interfaces.cli import main
 from igg.loop import run
-from igg.models.actions import ActionError
+from igg.models.actions import UnreadableAction
 from igg.store import SessionRecorder, SessionStore
 
 GOOD = {"type": "ADD_NODE", "label": "Class", "properties": {"name": "AuthService", "package": "p"}}
@@ -30,12 +30,12 @@ DONE = json.dumps({"reasoning": "done", "actions": [], "finished": True})
 def test_an_action_with_a_lone_surrogate_is_rejected_naming_property_and_position() -> None:
     parsed = parse_turn(BAD_TEXT)
     bad, good = parsed.items
-    assert isinstance(bad, ActionError) and bad.code == "INVALID_PROPERTY"
+    assert isinstance(bad, UnreadableAction) and bad.code == "INVALID_PROPERTY"
     assert bad.message.startswith("ADD_NODE: properties.name: lone surrogate \\ud800 at character 2 cannot be "
                                   "stored")
     assert bad.raw["properties"]["name"] == "Au\\ud800th"  # kept, storable, as its escape
     assert json.dumps(bad.raw, ensure_ascii=False).encode("utf-8")
-    assert not isinstance(good, ActionError) and good.properties["name"] == "AuthService"
+    assert not isinstance(good, UnreadableAction) and good.properties["name"] == "AuthService"
     assert parsed.reasoning == "see \ufffd here and \ufffd" and parsed.repaired == 2
 
 
@@ -44,7 +44,7 @@ def test_surrogates_in_keys_and_decoded_objects_are_caught_too() -> None:
     action = {"type": "UPDATE_NODE", "node": {"name": "A"}, "properties": {"no\ud801te": "x"}}
     parsed = read_value({"reasoning": "ok", "actions": [action]})
     (item,) = parsed.items
-    assert isinstance(item, ActionError) and item.code == "INVALID_PROPERTY"
+    assert isinstance(item, UnreadableAction) and item.code == "INVALID_PROPERTY"
     assert "the key 'properties.no\\ud801te'" in item.message.encode("unicode_escape").decode() or \
         "at character 2" in item.message
     assert find_unencodable(action) is not None and first_unencodable("ok \U0001F600") is None

@@ -8,7 +8,7 @@ import pytest
 
 from igg.compile import load_request
 from igg.errors import RequestInvalid, ResponseInvalid
-from igg.models.actions import ActionError, AddEdge, AddNode, AgentResponse, read_response
+from igg.models.actions import AddEdge, AddNode, AgentResponse, UnreadableAction, read_response
 from igg.models.jsonschema import SCHEMA_MODELS, json_schema_text
 from igg.models.verdicts import ErrorCode
 from tests.conftest import ROOT
@@ -145,7 +145,7 @@ def test_one_bad_action_does_not_sink_its_neighbours():
         {"type": "ADD_NODE", "label": "Class", "properties": {"name": {"nested": 1}}},
         "ADD_NODE Class C",
     ]})
-    kinds = [i.code if isinstance(i, ActionError) else i.type for i in parsed.items]
+    kinds = [i.code if isinstance(i, UnreadableAction) else i.type for i in parsed.items]
     assert kinds == ["ADD_NODE", ErrorCode.UNKNOWN_ACTION, ErrorCode.INVALID_ACTION, ErrorCode.INVALID_PROPERTY,
                      ErrorCode.INVALID_ACTION]
     assert "unknown key 'propertes'" in parsed.items[2].message
@@ -157,3 +157,11 @@ def test_schema_files_match_the_models(name):
     path = ROOT / "schemas" / f"{name}.schema.json"
     assert path.read_text(encoding="utf-8") == json_schema_text(name), "run: python scripts/gen_schemas.py"
     assert json.loads(path.read_text())["$schema"].endswith("2020-12/schema")
+
+
+def test_action_error_is_the_deprecated_name_of_unreadable_action():
+    from igg.models import ActionError, UnreadableAction
+    from igg.models.actions import read_action
+
+    assert ActionError is UnreadableAction
+    assert isinstance(read_action({"type": "NOPE"}), UnreadableAction)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from igg.agents.parsing import parse_turn
 from igg.errors import ResponseInvalid
-from igg.models.actions import ActionError, AddEdge, AddNode
+from igg.models.actions import AddEdge, AddNode, UnreadableAction
 
 NODE_A = {"type": "ADD_NODE", "label": "Class", "properties": {"name": "AuthService", "package": "com.app.auth"}}
 NODE_B = {"type": "ADD_NODE", "label": "Class", "properties": {"name": "AuthController", "package": "com.app.web"}}
@@ -151,7 +151,7 @@ def test_malformed_actions_become_action_errors_in_their_slots():
     items = parse_turn(text).items
     assert isinstance(items[0], AddNode)
     assert [i.code for i in items[1:]] == ["UNKNOWN_ACTION", "INVALID_ACTION", "INVALID_ACTION"]
-    assert all(isinstance(i, ActionError) for i in items[1:])
+    assert all(isinstance(i, UnreadableAction) for i in items[1:])
 
 
 def test_non_text_is_invalid_json():

@@ -19,13 +19,13 @@ from igg.act.rules import RULES, Checks, Rule, idle_checks
 from igg.errors import Problem
 from igg.graph.state import GraphState
 from igg.models.actions import (
-    ActionError,
     AddEdge,
     AddNode,
     DeleteEdge,
     DeleteNode,
     MergeNodes,
     QueryAction,
+    UnreadableAction,
     UpdateEdge,
     UpdateNode,
 )
@@ -130,7 +130,7 @@ class Actor:
         self._dispatch = {t: (step.checks.run, step.apply) for t, step in self.steps.items()}
 
     def apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
-        """Apply one response's actions (models or ``ActionError``s) in order; one verdict per item."""
+        """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item."""
         with bulk(len(items)):
             return self._apply(state, items)
 
@@ -142,7 +142,7 @@ class Actor:
         append = verdicts.append
         dispatch = self._dispatch
         for index, item in enumerate(items):
-            if isinstance(item, ActionError):
+            if isinstance(item, UnreadableAction):
                 append(Verdict(index, item.action_type, False, item.code, item.message))
                 continue
             check, act = dispatch[item.__class__]
@@ -202,8 +202,8 @@ class Actor:
         return problems
 
 
-AnyItem = AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction | ActionError
-"""What ``Actor.apply`` takes: an action model, or the ``ActionError`` an unreadable action became."""
+AnyItem = AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction | UnreadableAction
+"""What ``Actor.apply`` takes: an action model, or the ``UnreadableAction`` an unreadable action became."""
 
 
 @contextmanager

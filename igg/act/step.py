@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from igg.act.apply import Actor
 from igg.graph.state import GraphState
-from igg.models.actions import ActionError, ParsedResponse
+from igg.models.actions import ParsedResponse, UnreadableAction
 from igg.records import IterationRecord, StopReason
 
 
@@ -82,7 +82,7 @@ def prune_isolated(state: GraphState, *, keep_protected: bool) -> list[dict[str,
 
 
 def _as_received(item: Any) -> Any:
-    if isinstance(item, ActionError):
+    if isinstance(item, UnreadableAction):
         return item.raw
     return item.model_dump(mode="json", by_alias=True, exclude_unset=True)
 

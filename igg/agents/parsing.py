@@ -35,7 +35,7 @@ from igg.act.apply import bulk
 from igg.encodable import escape_value as _escaped
 from igg.encodable import find_unencodable, replace_unencodable
 from igg.errors import ResponseInvalid
-from igg.models.actions import ActionError, ParsedResponse, read_response
+from igg.models.actions import ParsedResponse, UnreadableAction, read_response
 from igg.models.verdicts import ErrorCode
 
 MAX_DEPTH = 64
@@ -125,7 +125,7 @@ def read_value(value: Any, *, truncated: bool = False, encodable: bool = False) 
 
 
 def _finish(value: Any, *, cut: bool, truncated: bool, encodable: bool = False) -> ParsedResponse:
-    rejected: dict[int, ActionError] = {}
+    rejected: dict[int, UnreadableAction] = {}
     repaired = 0
     actions = value.get("actions") if isinstance(value, dict) else None
     with bulk(len(actions) if isinstance(actions, list) else 0):  # thousands of action models: pause the gc
@@ -144,7 +144,7 @@ def _finish(value: Any, *, cut: bool, truncated: bool, encodable: bool = False) 
     return parsed
 
 
-def _encodable(value: Any) -> tuple[Any, dict[int, ActionError], int]:
+def _encodable(value: Any) -> tuple[Any, dict[int, UnreadableAction], int]:
     """(value with storable text, the actions rejected by index, characters replaced in ``reasoning``)."""
     if not isinstance(value, dict):
         return value, {}, 0
@@ -154,7 +154,7 @@ def _encodable(value: Any) -> tuple[Any, dict[int, ActionError], int]:
         fixed, repaired = replace_unencodable(reasoning)
         if repaired:
             value = {**value, "reasoning": fixed}
-    rejected: dict[int, ActionError] = {}
+    rejected: dict[int, UnreadableAction] = {}
     actions = value.get("actions")
     if isinstance(actions, list):
         kept = list(actions)
@@ -164,7 +164,7 @@ def _encodable(value: Any) -> tuple[Any, dict[int, ActionError], int]:
                 continue
             kind = action.get("type") if isinstance(action, dict) else None
             kind = kind if isinstance(kind, str) and find_unencodable(kind) is None else "?"
-            rejected[i] = ActionError(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}",
+            rejected[i] = UnreadableAction(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}",
                                       _escaped(action), kind)
             kept[i] = {}
         if rejected:

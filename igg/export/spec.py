@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from igg.errors import ExportError, IGGError
+from igg.errors import ExportError, ExportsFailed, IGGError
 from igg.graph.state import GraphState
 from igg.logging import get_logger
 from igg.models.schema import Schema
@@ -78,10 +78,11 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
     File targets default to ``out_dir/graph.<ext>`` (``out_dir`` defaults to the current directory). Neo4j
     settings come from the spec's URI, ``neo4j_settings`` (a ``Neo4jSettings``) and ``NEO4J_*``; the scope
     defaults to ``metadata["session_id"]``. Every export is attempted; when any fails, ``ExportError`` is
-    raised naming each failure, with the summaries of all of them (``ok`` true/false) as ``.summaries``.
+    raised naming each failure (``ExportsFailed``: ``failures``, and ``summaries`` of all of them, ``ok``
+    true/false).
     """
     summaries: list[dict[str, Any]] = []
-    failures: list[str] = []
+    failures: list[tuple[str, str]] = []
     for spec in specs:
         started = time.perf_counter()
         try:
@@ -89,7 +90,7 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
                                provenance=provenance, scope=scope, neo4j_settings=neo4j_settings,
                                batch_size=batch_size)
         except IGGError as exc:
-            failures.append(f"{spec.format}: {exc}")
+            failures.append((spec.format, str(exc)))
             summaries.append({"format": spec.format, "target": spec.target, "ok": False, "error": str(exc)})
             log.warning("export_failed", format=spec.format, error=str(exc))
             continue
@@ -99,9 +100,7 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
         log.info("export_written", format=spec.format, target=summary.get("target"), nodes=summary.get("nodes"),
                  edges=summary.get("edges"), seconds=summary["seconds"])
     if failures:
-        error = ExportError("; ".join(failures))
-        error.summaries = summaries  # type: ignore[attr-defined]
-        raise error
+        raise ExportsFailed(failures, summaries)
     return summaries
 
 

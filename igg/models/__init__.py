@@ -9,6 +9,7 @@ from igg.models.actions import (
     DeleteEdge,
     DeleteNode,
     ParsedResponse,
+    UnreadableAction,
     UpdateNode,
     read_action,
     read_response,
@@ -21,5 +22,5 @@ from igg.models.verdicts import ErrorCode, Verdict
 __all__ = [
     "Action", "ActionError", "AddEdge", "AddNode", "AgentResponse", "CompiledSchema", "Config", "Constraints",
     "DeleteEdge", "DeleteNode", "DocEdge", "DocNode", "EdgePattern", "ErrorCode", "GraphDocument",
-    "ParsedResponse", "Request", "Schema", "UpdateNode", "Verdict", "read_action", "read_response",
+    "ParsedResponse", "Request", "Schema", "UnreadableAction", "UpdateNode", "Verdict", "read_action", "read_response",
 ]

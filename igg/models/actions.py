@@ -4,7 +4,7 @@ A node reference is a set of properties that must match exactly one node, e.g. `
 it may carry ``"label"`` to name the node type when several types share a name.
 
 ``read_response`` turns a decoded JSON value into a ``ParsedResponse`` *per action*: one malformed action
-becomes an ``ActionError`` in its slot (and later a rejected verdict); it never sinks its neighbours.
+becomes an ``UnreadableAction`` in its slot (and later a rejected verdict); it never sinks its neighbours.
 """
 
 from __future__ import annotations
@@ -148,13 +148,18 @@ class AgentResponse(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class ActionError:
-    """An action that could not be read; it becomes a rejected verdict in its slot."""
+class UnreadableAction:
+    """An action that could not be read (not an object, an unknown type, a bad field): it stands in the
+    action's slot and becomes a rejected verdict with ``code`` and ``message``. Not an exception."""
 
     code: ErrorCode
     message: str
     raw: Any
     action_type: str = "?"
+
+
+ActionError = UnreadableAction
+"""Deprecated name of ``UnreadableAction`` (it is not an exception); kept because ``igg.models`` exported it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +169,7 @@ class ParsedResponse:
     reasoning: str
     finished: bool
     items: list[Any]
-    """Each item is an action model (AddNode, ...) or an ActionError."""
+    """Each item is an action model (AddNode, ...) or an UnreadableAction."""
     truncated: bool = False
     """The output was cut off: ``items`` holds only the actions received whole (see ``igg.agents.parsing``)."""
     repaired: int = 0
@@ -173,7 +178,7 @@ class ParsedResponse:
     @property
     def actions(self) -> list[Any]:
         """The actions that were read whole."""
-        return [a for a in self.items if not isinstance(a, ActionError)]
+        return [a for a in self.items if not isinstance(a, UnreadableAction)]
 
 
 _ACTION_ADAPTERS = {name: TypeAdapter(model) for name, model in ACTION_TYPES.items()}
@@ -181,9 +186,9 @@ _TOP_KEYS = ("reasoning", "actions", "finished")
 
 
 def read_action(raw: Any) -> Any:
-    """One action from a decoded JSON value: an action model, or an ``ActionError`` saying what is wrong."""
+    """One action from a decoded JSON value: an action model, or an ``UnreadableAction`` saying what is wrong."""
     if not isinstance(raw, dict):
-        return ActionError(
+        return UnreadableAction(
             ErrorCode.INVALID_ACTION,
             f"an action must be a JSON object with a 'type'; got {type(raw).__name__} {_short(raw)}",
             raw,
@@ -191,7 +196,7 @@ def read_action(raw: Any) -> Any:
     kind = raw.get("type")
     adapter = _ACTION_ADAPTERS.get(kind) if isinstance(kind, str) else None
     if adapter is None or not isinstance(kind, str):
-        return ActionError(
+        return UnreadableAction(
             ErrorCode.UNKNOWN_ACTION,
             f"unknown action type {kind!r}; allowed: {', '.join(ACTION_TYPES)}",
             raw,
@@ -202,7 +207,7 @@ def read_action(raw: Any) -> Any:
         errors = exc.errors(include_url=False)
         in_properties = all(e["loc"] and e["loc"][0] == "properties" for e in errors)
         code = ErrorCode.INVALID_PROPERTY if in_properties else ErrorCode.INVALID_ACTION
-        return ActionError(code, f"{kind}: {describe_errors(errors, ACTION_TYPES[kind])}", raw, kind)
+        return UnreadableAction(code, f"{kind}: {describe_errors(errors, ACTION_TYPES[kind])}", raw, kind)
 
 
 def read_response(value: Any, *, encodable: bool = False) -> ParsedResponse:
@@ -249,7 +254,7 @@ def _storable_action(raw: Any) -> Any:
         return read_action(raw)
     kind = raw.get("type") if isinstance(raw, dict) else None
     kind = kind if isinstance(kind, str) and find_unencodable(kind) is None else "?"
-    return ActionError(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}", _escaped(raw), kind)
+    return UnreadableAction(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}", _escaped(raw), kind)
 
 
 

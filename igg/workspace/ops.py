@@ -14,7 +14,15 @@ import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    WithJsonSchema,
+    model_validator,
+)
 
 from igg.encodable import find_unencodable
 from igg.models.actions import Action, NodeRef
@@ -24,9 +32,16 @@ from igg.persistence import SessionStatus
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
-ExportFormat = Literal["json", "node_link", "graphml", "cypher", "mermaid", "neo4j_plan"]
-"""``json``: IGG's graph document (also the seed_data format); ``node_link``: networkx node-link JSON;
-``graphml``: GraphML with typed keys; ``cypher``: an idempotent Cypher script; ``mermaid``: a flowchart."""
+def _old_spelling(value: Any) -> Any:
+    return "nodelink" if value == "node_link" else value
+
+
+ToolExportFormat = Annotated[Literal["json", "nodelink", "graphml", "cypher", "mermaid", "neo4j_plan"],
+                             BeforeValidator(_old_spelling)]
+"""What ``export_graph`` returns or writes, spelled as ``igg export --format`` and ``igg.export.ExportFormat``
+spell them: ``json``: IGG's graph document (also the seed_data format); ``nodelink``: networkx node-link JSON
+(``node_link``, the earlier spelling, is still accepted); ``graphml``: GraphML with typed keys; ``cypher``: an
+idempotent Cypher script; ``mermaid``: a flowchart; ``neo4j_plan``: the Neo4j export plan, inline only."""
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -131,8 +146,8 @@ class FinishBody(_Input):
 class ExportBody(_Input):
     """What to export and where."""
 
-    format: ExportFormat = Field(default="json", description=(
-        "json (IGG document), node_link, graphml, cypher or mermaid; neo4j_plan: what an export to the "
+    format: ToolExportFormat = Field(default="json", description=(
+        "json (IGG document), nodelink, graphml, cypher or mermaid; neo4j_plan: what an export to the "
         "server's Neo4j (NEO4J_URI) would create, update and delete in the session's scope, written nowhere."))
     path: str | None = Field(
         default=None, max_length=255,

@@ -48,7 +48,7 @@ def _metadata(session: LiveSession) -> dict[str, Any]:
 
 
 def export_text(session: LiveSession, fmt: str) -> str:
-    """The graph in an export format (see ``igg.workspace.ops.ExportFormat``), as text."""
+    """The graph in an export format (see ``igg.workspace.ops.ToolExportFormat``), as text."""
     state, schema = session.state, session.request.config.schema_
     if fmt in ("cypher", "mermaid"):
         text = io.StringIO()
@@ -57,7 +57,7 @@ def export_text(session: LiveSession, fmt: str) -> str:
     data = io.BytesIO()
     if fmt == "graphml":
         write_graphml(state, data, metadata=_metadata(session), schema=schema)
-    elif fmt == "node_link":
+    elif fmt == "nodelink":
         write_node_link(state, data, schema=schema, metadata=_metadata(session), indent=1)
     else:
         write_json(state, data, schema=schema, metadata=_metadata(session), indent=1)

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from igg.errors import ExportError, IGGError, Problem, RequestInvalid
+from igg.errors import ExportError, ExportsFailed, IGGError, Problem, RequestInvalid
 from igg.export import FORMATS, ExportSpec, document_to_state, load_document, perform_exports
 from igg.export.neo4j import Neo4jSettings, check_uri
 from igg.export.spec import DEFAULT_FILES
@@ -72,7 +72,7 @@ def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, di
     """The graph to export, its schema and metadata, from the command's source argument: the one place that
     knows where graphs come from."""
     if from_store(args):
-        from igg.store.export import session_graph
+        from igg.store.session_graph import session_graph
 
         return session_graph(args.store, args.graph, iteration=args.iteration)
     if getattr(args, "iteration", None) is not None:
@@ -180,11 +180,10 @@ def run(args: argparse.Namespace) -> int:
         summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
                                     scope=args.scope, neo4j_settings=settings, provenance=args.provenance,
                                     batch_size=args.batch_size)
-    except ExportError as exc:
-        summaries = getattr(exc, "summaries", [])
+    except ExportsFailed as exc:
         if args.json:
-            print(json.dumps({"exports": summaries}))
-        raise IGGError(str(exc).split(": ", 1)[-1]) from None
+            print(json.dumps({"exports": exc.summaries}))
+        raise IGGError(exc.reasons) from None
     if args.json:
         print(json.dumps({"exports": summaries}))
     elif not args.quiet:

@@ -1,4 +1,4 @@
-"""A stored session's graph, ready for the exporters: the state, the request's schema and the metadata."""
+"""Loading a stored session's graph for the exporters: the state, the request's schema and the metadata."""
 
 from __future__ import annotations
 
