@@ -5,8 +5,9 @@ alone. ``load_document``/``document_to_state`` read a saved graph back (checked 
 """
 
 from igg.export.cypher_script import write_cypher
-from igg.export.document import document_to_state, load_document, write_json, write_node_link
+from igg.export.document import write_json, write_node_link
 from igg.export.graphml import write_graphml
+from igg.export.load import document_to_state, load_document
 from igg.export.mermaid import write_mermaid
 from igg.export.neo4j import Neo4jSettings, export_neo4j
 from igg.export.spec import FORMATS, ExportSpec, parse_export_spec, perform_exports
