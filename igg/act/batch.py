@@ -2,19 +2,20 @@
 static agent such as ``igg map-code``'s sends, tens of thousands per run) checked with the work shared across
 the batch.
 
-Every check of ``RULES[AddNode]`` and ``RULES[AddEdge]`` still runs for every action; what is done once per
-batch is what does not depend on the action: whether each type is in the schema, whether it declares
-property types or required properties, whether the near-duplicate guard is on, whether the batch fits the
-node and edge limits. References that name their node type and exactly its identity keys (what static
-agents send) resolve with one lookup in the identity index, and an edge pattern is looked up once per
-(type, source type, target type).
+Every check of ``RULES[AddNode]`` and ``RULES[AddEdge]`` still holds for every action accepted here; what is
+done once per batch is what does not depend on the action: whether each type is in the schema, whether it
+declares property types or required properties, whether the near-duplicate guard is on, whether a property
+key is valid. References that name their node type and exactly its identity keys (what static agents send)
+resolve with one lookup in the identity index, and an edge pattern is looked up once per (type, source type,
+target type).
 
 The fast checks only ever *accept*: an action that any of them cannot accept outright (an unknown type, a
-value to normalise, a reference that is not exact, a missing node, a duplicate, a forbidden pattern, a limit
-reached) goes through the actor's full rule chain, so its verdict, code and message are exactly those of
-``Actor._apply``. The fast path is taken only when the actor's rules for both action types are the built-in
-ones it was written against (an extra rule such as the code agent's grounding rule, or a changed rule tuple,
-sends the batch down the general path), in ``per_action`` mode, and when every action was read whole.
+value to normalise or of another kind than a short string, an integer or a boolean, a reference that is not
+exact, a missing node, a duplicate, a forbidden pattern, a limit reached) goes through the actor's general
+path on its own, so its verdict, code and message are exactly those of ``Actor._apply``. The fast path is
+taken only when the actor's rules for both action types are the built-in ones it stands for (an extra rule
+such as the code agent's grounding rule sends the batch down the general path), in ``per_action`` mode, and
+when every action was read whole.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from igg.act.rules import RULES, CheckContext, Plan, properties_valid
+from igg.act.rules import RULES
 from igg.graph.identity import normalize_identity_value
 from igg.models.actions import AddEdge, AddNode
+from igg.models.common import property_key_problem
 from igg.models.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -39,36 +41,29 @@ def applies(actor: Actor, items: Sequence[Any]) -> bool:
     """Whether ``items`` can take the fast path under ``actor`` (see the module doc)."""
     if actor.mode != "per_action" or len(items) > actor.limits.max_actions_per_response or len(items) < 2:
         return False
-    rules = actor.rules
-    if rules.get(AddNode) != COVERED[AddNode] or rules.get(AddEdge) != COVERED[AddEdge]:
+    rules = getattr(actor, "rules", None)
+    if rules is None or rules.get(AddNode) != COVERED[AddNode] or rules.get(AddEdge) != COVERED[AddEdge]:
         return False
     return all(i.__class__ is AddNode or i.__class__ is AddEdge for i in items)
 
 
-def apply_adds(actor: Actor, state: GraphState, items: list[Any]) -> list[Verdict]:
+def apply_adds(actor: Actor, state: GraphState, items: Sequence[Any]) -> list[Verdict]:
     """One verdict per action of ``items`` (all ``AddNode``/``AddEdge``, ``applies`` true), applied in order:
     the same verdicts and the same graph as ``Actor._apply`` (see the module doc)."""
-    from igg.act.apply import _execute, _first_rejection
-
     schema, limits = actor.schema, actor.limits
-    ctx = CheckContext(state=state, schema=schema, limits=limits)
-    edge_types = schema.edge_types
-    identity_keys, required, typed = schema.identity_keys, schema.required, schema.property_types
-    patterns = schema.patterns
+    node_types, edge_types = schema.node_types, schema.edge_types
+    identity_keys, required, typed, patterns = schema.identity_keys, schema.required, schema.property_types, \
+        schema.patterns
     guard_off = limits.duplicates.policy == "off"
-    by_identity = state._by_identity
-    nodes = state.nodes
-    edges = state._edges
-    allow_loops = limits.allow_self_loops
-    max_nodes, max_edges = limits.max_nodes, limits.max_edges
+    max_length, max_properties = limits.max_property_length, limits.max_properties
+    allow_loops, max_nodes, max_edges = limits.allow_self_loops, limits.max_nodes, limits.max_edges
+    by_identity, nodes, edges = state._by_identity, state.nodes, state._edges
     pattern_ok: dict[tuple[str, str, str], bool] = {}
-    verdicts: list[Verdict] = []
-    append = verdicts.append
-
+    good_keys: set[str] = set()
     normal: set[str] = set()
-    """Identity strings seen to be in normal form (``normalize_identity_value`` leaves them as they are)."""
 
     def is_normal(v: Any) -> bool:
+        """A string identity value that ``normalize_identity_value`` leaves as it is."""
         if v.__class__ is not str:
             return False
         if v in normal:
@@ -78,8 +73,22 @@ def apply_adds(actor: Actor, state: GraphState, items: list[Any]) -> list[Verdic
         normal.add(v)
         return True
 
+    def plain(props: dict[str, Any]) -> bool:
+        """Valid keys, and values every property rule accepts (short strings, integers, booleans)."""
+        if len(props) > max_properties:
+            return False
+        for key, value in props.items():
+            if key not in good_keys:
+                if property_key_problem(key) is not None:
+                    return False
+                good_keys.add(key)
+            cls = value.__class__
+            if not (cls is str and len(value) <= max_length or cls is int or cls is bool):
+                return False
+        return True
+
     def exact(ref: dict[str, Any]) -> str | None:
-        """The node an exact, already-normal reference names, else None (the rule chain then decides)."""
+        """The node an exact, already-normal reference names, else None (the general path then decides)."""
         label = ref.get("label")
         if label.__class__ is not str:
             return None
@@ -87,10 +96,7 @@ def apply_adds(actor: Actor, state: GraphState, items: list[Any]) -> list[Verdic
         if keys is None or len(ref) != len(keys) + 1:
             return None
         try:
-            if len(keys) == 1:
-                values: tuple[Any, ...] = (ref[keys[0]],)
-            else:
-                values = tuple([ref[k] for k in keys])
+            values: tuple[Any, ...] = (ref[keys[0]],) if len(keys) == 1 else tuple([ref[k] for k in keys])
         except KeyError:
             return None
         for v in values:
@@ -105,53 +111,43 @@ def apply_adds(actor: Actor, state: GraphState, items: list[Any]) -> list[Verdic
                 return None
         return found
 
+    verdicts: list[Verdict] = []
+    append = verdicts.append
     for index, item in enumerate(items):
-        plan = Plan()
         if item.__class__ is AddNode:
             label, props = item.label, item.properties
-            keys = identity_keys.get(label)  # a node type's, and only a node type has them
-            fast = (keys is not None and guard_off and label not in typed and state.node_count < max_nodes
-                    and properties_valid(ctx, item, plan) is None)
-            if fast:
-                for k in keys:  # type: ignore[union-attr]
-                    if not is_normal(props.get(k)):
-                        fast = False
-                        break
-                else:
-                    for k in required.get(label, ()):
-                        v = props.get(k)
-                        if v is None or v == "":
-                            fast = False
-                            break
-                    else:
-                        fast = (label, tuple(props[k] for k in keys)) not in by_identity  # type: ignore[union-attr]
+            keys = identity_keys.get(label)
+            if (label in node_types and keys is not None and guard_off and label not in typed
+                    and state.node_count < max_nodes and plain(props)
+                    and all(is_normal(props.get(k)) for k in keys)
+                    and all(props.get(k) not in (None, "") for k in required.get(label, ()))
+                    and (label, tuple([props[k] for k in keys])) not in by_identity):
+                nid = state.add_node(label, props)
+                append(Verdict(index, "ADD_NODE", True, None, f"added {state.describe(nid)} as {nid}", nid))
+                continue
         else:
             label = item.label
-            fast = (label in edge_types and label not in typed and not required.get(label)
-                    and state.edge_count < max_edges
-                    and (not item.properties or properties_valid(ctx, item, plan) is None))
-            if fast:
+            if (label in edge_types and label not in typed and not required.get(label)
+                    and state.edge_count < max_edges and (not item.properties or plain(item.properties))):
                 source, target = exact(item.from_), exact(item.to)
-                if source is None or target is None or (source == target and not allow_loops):
-                    fast = False
-                else:
+                if source is not None and target is not None and (source != target or allow_loops) \
+                        and (source, label, target) not in edges:
                     allowed = patterns.get(label)
+                    ok = True
                     if allowed is not None:
                         key = (label, nodes[source]["type"], nodes[target]["type"])
-                        ok = pattern_ok.get(key)
+                        ok = pattern_ok.get(key)  # type: ignore[assignment]
                         if ok is None:
                             ok = pattern_ok[key] = (key[1], key[2]) in allowed
-                        fast = ok
-                    if fast and (source, label, target) in edges:
-                        fast = False
-                    plan.source, plan.target = source, target
-        if not fast:
-            plan = Plan()
-            rejection = _first_rejection(ctx, item, plan, actor.rules[item.__class__])
-            if rejection is not None:
-                append(Verdict(index, item.type, False, rejection[0], rejection[1]))
-                continue
-        append(_execute(ctx, item, plan, index))
+                    if ok:
+                        eid = state.add_edge(source, label, target, item.properties)
+                        append(Verdict(index, "ADD_EDGE", True, None,
+                                       f"added {label} edge {eid} ({source} -> {target})", eid))
+                        continue
+        # not accepted outright: the general path decides, exactly as for any other response
+        (verdict,) = actor._apply(state, [item])
+        verdict.index = index
+        append(verdict)
     return verdicts
 
 

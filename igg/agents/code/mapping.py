@@ -53,6 +53,8 @@ class SchemaFit:
         self.lift = "CONTAINS" not in schema.edge_types
         """Whether member-level relations are also proposed between their types (see ``lifted``)."""
         self._refs: dict[str, dict[str, Any]] = {}
+        self._edge_labels: dict[tuple[str, str, str], str | None] = {}
+        """The edge type of (relation label, source type, target type): decided once per combination."""
         self._place_all()
 
     def _label(self, label: str) -> str | None:
@@ -143,16 +145,25 @@ class SchemaFit:
 
     def edge_label(self, r: Relation) -> str | None:
         """The edge type ``r`` becomes in this schema, or None when it has none."""
-        source, target = self.placed.get(r.source), self.placed.get(r.target)
+        placed = self.placed
+        source, target = placed.get(r.source), placed.get(r.target)
         if source is None or target is None:
             return None
+        combination = (r.label, source.label, target.label)
+        try:
+            return self._edge_labels[combination]
+        except KeyError:
+            pass
+        found = None
         for candidate in (r.label, *EDGE_FALLBACKS.get(r.label, ())):
             if candidate not in self.schema.edge_types:
                 continue
             allowed = self.schema.patterns.get(candidate)
             if allowed is None or (source.label, target.label) in allowed:
-                return candidate
-        return None
+                found = candidate
+                break
+        self._edge_labels[combination] = found
+        return found
 
     def ref(self, key: str) -> dict[str, Any]:
         """The node reference of symbol ``key`` (one dict per symbol, shared by its edges: never mutate it)."""
