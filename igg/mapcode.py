@@ -16,7 +16,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -167,6 +167,7 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
         raise RequestInvalid([Problem("PATH", f"{p}: no such file or directory") for p in missing],
                              source="the command line")
     code_schema = load_code_schema(schema)
+    commit = git_commit_soon(paths)
     started = clock()
     walked = walk(paths, max_bytes=max_bytes)
     seconds = {"walk": clock() - started}
@@ -206,7 +207,7 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
         payload["session_id"] = session_id
     request = load_request(payload, source_name="map-code request")
     return CodeMap(paths=paths, walk=walked, facts=facts, model=model, request=request, seconds=seconds, jobs=used,
-                   git_commit=git_commit(paths))
+                   git_commit=commit())
 
 
 def code_agent(mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = None) -> Any:
@@ -263,6 +264,15 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", environ: Mapping[str
     from igg import service
 
     return service.map_code(paths, agent=agent, environ=environ, on_event=on_event, clock=clock, **options)
+
+
+def git_commit_soon(paths: Sequence[Path]) -> Callable[[], str | None]:
+    """``git_commit(paths)`` started now on a thread (git runs while the caller walks and parses); call the
+    result for the answer."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="igg-git")
+    future = pool.submit(git_commit, paths)
+    pool.shutdown(wait=False)
+    return future.result
 
 
 def git_commit(paths: Sequence[Path]) -> str | None:

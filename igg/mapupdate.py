@@ -26,7 +26,7 @@ from igg.agents.code.mapping import SchemaFit
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
-from igg.mapcode import git_commit
+from igg.mapcode import git_commit_soon
 
 log = structlog.get_logger("igg.code")
 
@@ -145,6 +145,7 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
         raise RequestInvalid([Problem("PATH", f"{p}: no such file or directory") for p in missing],
                              source="the command line")
     started = clock()
+    commit_of = git_commit_soon(paths)
     store = SessionStore(store_path)
     sid = _pick_session(store, session_id)
     info = store.session(sid)
@@ -188,7 +189,7 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
     files: dict[str, Any] = {"read": len(walked.files), "reparsed": counts.get("parsed", 0), "unchanged": counts.get("cached", 0),
              "added": added, "changed": changed,
              "removed": removed, "renamed": renamed}
-    commit = git_commit(paths)
+    commit = commit_of()
     record = {"kind": "update", "iteration": iteration, "git_commit": commit, "files": files, "changes": changes,
               "reasoning": (f"Re-mapped {len(walked.files)} files: {files['reparsed']} re-parsed, "
                             f"{files['unchanged']} unchanged; {len(added)} added, {len(files['changed'])} changed, "
