@@ -186,17 +186,20 @@ class Loop:
             return []
         t0 = self.clock()
         turn = outcome
-        raw, kind, escaped = _raw_output(turn)
+        raw, kind, escaped, plain = _raw_output(turn)
         # a response object whose JSON text holds no lone surrogate is encodable throughout: read it without
         # scanning each action again (one whose text does is read action by action, each refusal named)
         parsed, parse_error = _parse(turn, encodable=kind == "object" and not escaped)
+        # a plain, encodable response object's actions are kept as received, as they are (no dump of each model)
+        received = list(turn.response.get("actions", [])) if (
+            parsed is not None and plain and not escaped and isinstance(turn.response, dict)) else None
         if self.config.review and parsed is not None and parsed.items:
             return self._hold(turn, parsed, raw, kind, obs, chunk)
         record = act(self.actor, self.state, parsed, iteration=self.iteration, chunk=_chunk_label(chunk),
                      chunk_cursor=self.cursor, parse_error=parse_error, raw_output=raw, output_kind=kind,
                      truncated=turn.truncated, observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
                      usage=turn.usage.to_dict() if turn.usage else None, exchange=turn.exchange,
-                     notes=_notes_of(turn, parsed), clock=self.clock)
+                     notes=_notes_of(turn, parsed), actions=received, clock=self.clock)
         state = self.state
         timings["act"] = (self.clock() - t0) * 1000
         self.todos = open_todos(state, self.config.schema_)
@@ -308,14 +311,21 @@ def _notes_of(turn: AgentTurn, parsed: ParsedResponse | None) -> list[str]:
     return notes
 
 
-def _raw_output(turn: AgentTurn) -> tuple[str | None, Any, int]:
-    """The storable output text, its kind, and how many lone surrogates were escaped in it."""
+def _raw_output(turn: AgentTurn) -> tuple[str | None, Any, int, bool]:
+    """The storable output text, its kind, how many lone surrogates were escaped in it, and whether a response
+    object was plain JSON throughout (nothing in it had to be written as its ``repr``)."""
     # stored text must be encodable: lone surrogates are kept as their JSON escapes (the parser judges them)
     if turn.raw is not None:
-        return _text(turn.raw, "text")
+        return (*_text(turn.raw, "text"), False)
     if turn.response is not None:
-        return _text(json.dumps(turn.response, ensure_ascii=False, default=repr), "object")
-    return None, "text", 0
+        odd: list[Any] = []
+
+        def written(value: Any) -> str:
+            odd.append(value)
+            return repr(value)
+
+        return (*_text(json.dumps(turn.response, ensure_ascii=False, default=written), "object"), not odd)
+    return None, "text", 0, False
 
 
 def _text(text: str, kind: Any) -> tuple[str, Any, int]:
