@@ -8,14 +8,21 @@ the generated tree mapped into a store, one file changed, the update timed again
 time and CPU time (of all processes, parse workers included) are both printed: on a shared machine the
 CPU ratios are the steadier ones.
 
-Usage: ``python scripts/bench_map_code.py [--files 1000] [--jobs 1] [--tree DIR] [--no-venv]``.
+``--profile`` adds, per tree, the functions that cost most in each phase (cProfile, in-process, with the
+collector paused as map-code pauses it): the fact extraction, the linking, and the run (the static agent,
+validation and apply, records).
+
+Usage: ``python scripts/bench_map_code.py [--files 1000] [--jobs 1] [--tree DIR] [--no-venv] [--profile]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import cProfile
+import io
 import os
+import pstats
 import sys
 import sysconfig
 import tempfile
@@ -27,11 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_code_tree import generate  # noqa: E402
 
+from igg.act.apply import collector_paused  # noqa: E402
 from igg.agents.code.cache import FactsCache, cache_path  # noqa: E402
 from igg.agents.code.java import parser  # noqa: E402
+from igg.agents.code.link import link  # noqa: E402
 from igg.agents.code.walk import walk  # noqa: E402
 from igg.logging import configure_logging  # noqa: E402
-from igg.mapcode import parse_all  # noqa: E402
+from igg.loop import run  # noqa: E402
+from igg.mapcode import code_agent, parse_all, prepare  # noqa: E402
 from igg.mapupdate import update_map  # noqa: E402
 from igg.service import map_code  # noqa: E402
 
@@ -73,7 +83,8 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
     _baseline(files[:50])  # warm up the parser and the imports
     base, base_cpu = _baseline(files)
     started = time.perf_counter()
-    parse_all(files, jobs=1)
+    with collector_paused():  # as map-code parses
+        parse_all(files, jobs=1)
     serial = time.perf_counter() - started
     started, used = time.perf_counter(), cpu()
     result, summary = map_code([root], agent="code", jobs=jobs)
@@ -97,6 +108,27 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
     return total
 
 
+def profile_phases(root: Path, top: int = 12) -> None:
+    """The ``top`` functions by own time in each phase of an in-process map of ``root``."""
+    files = walk([root]).files
+    codemap = prepare([root], agent="code", jobs=1)
+    phases: list[tuple[str, Any]] = [
+        ("facts (parse + extraction)", lambda: parse_all(files, jobs=1)),
+        ("link", lambda: link(codemap.facts)),
+        ("run (agent, validate + apply, record)", lambda: run(codemap.request, code_agent("code", codemap))),
+    ]
+    for name, call in phases:
+        profiler = cProfile.Profile()
+        with collector_paused():
+            profiler.runcall(call)
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+        lines = [line for line in out.getvalue().splitlines() if line.strip()]
+        print(f"  profile of {name}:")
+        for line in lines[lines.index(next(x for x in lines if "ncalls" in x)):]:
+            print("    " + line.replace(str(Path.cwd()) + "/", ""))
+
+
 def bench_update(root: Path, jobs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "s.db"
@@ -116,6 +148,7 @@ def bench_update(root: Path, jobs: int) -> None:
     print(f"  fresh map with store  {fresh:.2f} s;  --update  {took:.2f} s  ({100 * took / fresh:.1f}% of the fresh map)")
     print(f"  CPU time: fresh map {fresh_cpu:.2f} s;  --update  {took_cpu:.2f} s  "
           f"({100 * took_cpu / max(fresh_cpu, 1e-9):.1f}%)")
+    print("  --update phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
 
 
 def main() -> int:
@@ -124,6 +157,7 @@ def main() -> int:
     cli.add_argument("--jobs", type=int, default=1, help="parse processes for the end-to-end runs (default 1)")
     cli.add_argument("--tree", type=Path, help="map this tree instead of a generated one")
     cli.add_argument("--no-venv", action="store_true", help="skip the virtualenv's largest package")
+    cli.add_argument("--profile", action="store_true", help="also print each phase's costliest functions")
     args = cli.parse_args()
     configure_logging(level="warning")  # library log lines on standard error, never among the figures
     with tempfile.TemporaryDirectory() as tmp:
@@ -131,10 +165,14 @@ def main() -> int:
         if args.tree is None:
             generate(root, args.files)
         bench_tree("generated tree" if args.tree is None else str(root), root, args.jobs)
+        if args.profile:
+            profile_phases(root)
         if not args.no_venv:
             package = largest_package()
             if package is not None:
                 bench_tree(f"venv package {package.name}", package, args.jobs)
+                if args.profile:
+                    profile_phases(package)
         if args.tree is None:
             bench_update(root, args.jobs)
     return 0
