@@ -89,34 +89,35 @@ def apply_difference(state: GraphState, fit: SchemaFit) -> dict[str, int]:
     current: dict[tuple[str, tuple[Any, ...]], str] = {}
     for node_id in list(state.graph.nodes):
         label = state.node_type(node_id)
-        identity = state.identity(label, state.node_properties(node_id))
-        key = (label, identity) if identity is not None else None
-        if key is None or key not in nodes:
+        props = state.node_properties(node_id)
+        identity = state.identity(label, props)
+        want = nodes.get((label, identity)) if identity is not None else None
+        if want is None or identity is None:
             state.delete_node(node_id)
             counts["nodes_removed"] += 1
             continue
-        current[key] = node_id
-        props, want = state.node_properties(node_id), nodes[key]
-        changed = {k: v for k, v in want.items() if props.get(k) != v}
-        gone = [k for k in props if k not in want]
-        if changed or gone:
-            state.update_node(node_id, changed, remove=gone)
-            counts["nodes_changed"] += 1
+        current[(label, identity)] = node_id
+        if props != want:  # most nodes are as they were: one dict comparison
+            changed = {k: v for k, v in want.items() if props.get(k) != v}
+            gone = [k for k in props if k not in want]
+            if changed or gone:
+                state.update_node(node_id, changed, remove=gone)
+                counts["nodes_changed"] += 1
     for key, props in nodes.items():
         if key not in current:
             current[key] = state.add_node(key[0], dict(props))
             counts["nodes_added"] += 1
     wanted = {(current[a], label, current[b]) for label, a, b in edges}
     # the adjacency itself (u -> v -> edge id -> data), not a networkx edge view: one dict walk
-    unwanted = [edge_id for source, targets in state.succ.items() for target, keyed in targets.items()
-                for edge_id, data in keyed.items() if (source, data["type"], target) not in wanted]
-    for edge_id in unwanted:
-        state.delete_edge(edge_id)
-        counts["edges_removed"] += 1
-    for source, label, target in sorted(wanted):
-        if state.edge_between(source, label, target) is None:
-            state.add_edge(source, label, target, {})
-            counts["edges_added"] += 1
+    have = {(source, data["type"], target): edge_id for source, targets in state.succ.items()
+            for target, keyed in targets.items() for edge_id, data in keyed.items()}
+    for edge_key, edge_id in have.items():
+        if edge_key not in wanted:
+            state.delete_edge(edge_id)
+            counts["edges_removed"] += 1
+    for source, label, target in sorted(wanted.difference(have)):  # in a stable order: ids follow it
+        state.add_edge(source, label, target, {})
+        counts["edges_added"] += 1
     return counts
 
 
