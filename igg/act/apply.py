@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
+from igg.act.batch import applies, apply_adds
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, Checks, Rule, idle_checks
@@ -132,6 +133,8 @@ class Actor:
     def apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
         """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item."""
         with bulk(len(items)):
+            if applies(self, items):  # all ADD_NODE / ADD_EDGE: the same checks, shared across the batch
+                return apply_adds(self, state, items)
             return self._apply(state, items)
 
     def _apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:

@@ -13,7 +13,7 @@ The fast checks only ever *accept*: an action that any of them cannot accept out
 value to normalise or of another kind than a short string, an integer or a boolean, a reference that is not
 exact, a missing node, a duplicate, a forbidden pattern, a limit reached) goes through the actor's general
 path on its own, so its verdict, code and message are exactly those of ``Actor._apply``. The fast path is
-taken only when the actor's rules for both action types are the built-in ones it stands for (an extra rule
+taken only when the actor's checks for both action classes are the built-in ones it stands for (an extra rule
 such as the code agent's grounding rule sends the batch down the general path), in ``per_action`` mode, and
 when every action was read whole.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from igg.act.rules import RULES
+from igg.act.rules import RULES, idle_checks
 from igg.graph.identity import normalize_identity_value
 from igg.models.actions import AddEdge, AddNode
 from igg.models.common import property_key_problem
@@ -33,18 +33,19 @@ if TYPE_CHECKING:
     from igg.act.apply import Actor
     from igg.graph.state import GraphState
 
-COVERED = {AddNode: RULES[AddNode], AddEdge: RULES[AddEdge]}
-"""The rule chains the fast checks stand for: the fast path is off for an actor with any other."""
+COVERED = (AddNode, AddEdge)
+"""The action classes whose built-in checks the fast checks stand for."""
 
 
 def applies(actor: Actor, items: Sequence[Any]) -> bool:
     """Whether ``items`` can take the fast path under ``actor`` (see the module doc)."""
     if actor.mode != "per_action" or len(items) > actor.limits.max_actions_per_response or len(items) < 2:
         return False
-    rules = getattr(actor, "rules", None)
-    if rules is None or rules.get(AddNode) != COVERED[AddNode] or rules.get(AddEdge) != COVERED[AddEdge]:
+    if not all(i.__class__ is AddNode or i.__class__ is AddEdge for i in items):
         return False
-    return all(i.__class__ is AddNode or i.__class__ is AddEdge for i in items)
+    idle = idle_checks(actor.schema, actor.limits)
+    # the built-in checks and nothing else (an extra rule, e.g. the code agents' grounding rule, is not covered)
+    return all(actor.steps[t].checks == RULES[t].without(idle) for t in COVERED)
 
 
 def apply_adds(actor: Actor, state: GraphState, items: Sequence[Any]) -> list[Verdict]:
