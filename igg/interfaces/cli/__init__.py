@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from igg.errors import IGGError, RequestInvalid
 from igg.interfaces.codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, exit_code
@@ -52,22 +52,30 @@ class Parser(argparse.ArgumentParser):
         (````igg run````) read as Markdown's (```igg run```) on a terminal."""
         return super().format_help().replace("``", "`")
 
-    def error(self, message: str) -> NoReturn:
-        hint = self._suggestion(message)
-        super().error(f"{message}{hint}")
+    _refused: tuple[str, list[str]] | None = None
+    """(the value typed, the choices known) when argparse is about to refuse a value outside the choices."""
 
-    def _suggestion(self, message: str) -> str:
-        """``; did you mean '--json'?`` for the closest known command or option, if one is close."""
-        if "invalid choice: " in message:
-            wrong = message.split("invalid choice: ", 1)[1].split("'")[1] if "'" in message else ""
-            known = [c for a in self._actions for c in (a.choices or ()) if isinstance(c, str)]
-        elif message.startswith("unrecognized arguments: "):
-            wrong = message.split(": ", 1)[1].split()[0]
-            known = [o for a in self._actions for o in a.option_strings]
-        else:
-            return ""
-        close = difflib.get_close_matches(wrong.split("=", 1)[0], known, n=1, cutoff=0.6)
-        return f"; did you mean '{close[0]}'?" if close else ""
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # argparse is about to refuse a value outside the choices: keep what was typed and what is known, so
+        # ``error`` can suggest from them (argparse hands ``error`` only its message text)
+        if action.choices is not None and value not in action.choices and isinstance(value, str):
+            self._refused = (value, [c for c in action.choices if isinstance(c, str)])
+        super()._check_value(action, value)
+
+    def error(self, message: str) -> NoReturn:
+        refused, self._refused = self._refused, None
+        super().error(message + (_closest(*refused) if refused else ""))
+
+    def refuse_unknown(self, extra: Sequence[str]) -> NoReturn:
+        """Refuse options this command does not know, suggesting the closest one it does."""
+        known = [o for a in self._actions for o in a.option_strings]
+        self.error(f"unrecognized arguments: {' '.join(extra)}{_closest(extra[0], known)}")
+
+
+def _closest(wrong: str, known: Sequence[str]) -> str:
+    """``; did you mean '--json'?`` for the known command or option closest to ``wrong``, if one is close."""
+    close = difflib.get_close_matches(wrong.split("=", 1)[0], known, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,6 +94,8 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
     if extra:
         subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         command_parser = subparsers.choices.get(args.command, parser)
+        if isinstance(command_parser, Parser):
+            command_parser.refuse_unknown(extra)
         command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return args
 
