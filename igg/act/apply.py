@@ -22,6 +22,7 @@ from igg.graph.state import GraphState
 from igg.models.actions import (
     AddEdge,
     AddNode,
+    AnyAction,
     DeleteEdge,
     DeleteNode,
     MergeNodes,
@@ -205,7 +206,7 @@ class Actor:
         return problems
 
 
-AnyItem = AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction | UnreadableAction
+AnyItem = AnyAction | UnreadableAction
 """What ``Actor.apply`` takes: an action model, or the ``UnreadableAction`` an unreadable action became."""
 
 

@@ -10,7 +10,7 @@ becomes an ``UnreadableAction`` in its slot (and later a rejected verdict); it n
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -125,6 +125,9 @@ class QueryAction(_Action):
 
 Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction,
                    Field(discriminator="type")]
+AnyAction = AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction
+"""One action model (the members of ``Action``, without the discriminator annotation)."""
+
 ACTION_TYPES: dict[str, type[_Action]] = {
     "ADD_NODE": AddNode,
     "ADD_EDGE": AddEdge,
@@ -168,7 +171,7 @@ class ParsedResponse:
 
     reasoning: str
     finished: bool
-    items: list[Any]
+    items: list[AnyAction | UnreadableAction]
     """Each item is an action model (AddNode, ...) or an UnreadableAction."""
     truncated: bool = False
     """The output was cut off: ``items`` holds only the actions received whole (see ``igg.agents.parsing``)."""
@@ -176,7 +179,7 @@ class ParsedResponse:
     """Unencodable characters (lone surrogates) replaced with U+FFFD in ``reasoning``."""
 
     @property
-    def actions(self) -> list[Any]:
+    def actions(self) -> list[AnyAction]:
         """The actions that were read whole."""
         return [a for a in self.items if not isinstance(a, UnreadableAction)]
 
@@ -185,7 +188,7 @@ _ACTION_ADAPTERS = {name: TypeAdapter(model) for name, model in ACTION_TYPES.ite
 _TOP_KEYS = ("reasoning", "actions", "finished")
 
 
-def read_action(raw: Any) -> Any:
+def read_action(raw: Any) -> AnyAction | UnreadableAction:
     """One action from a decoded JSON value: an action model, or an ``UnreadableAction`` saying what is wrong."""
     if not isinstance(raw, dict):
         return UnreadableAction(
@@ -202,7 +205,7 @@ def read_action(raw: Any) -> Any:
             raw,
         )
     try:
-        return adapter.validate_python(raw)
+        return cast(AnyAction, adapter.validate_python(raw))  # ACTION_TYPES holds exactly AnyAction's classes
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         in_properties = all(e["loc"] and e["loc"][0] == "properties" for e in errors)
@@ -245,7 +248,7 @@ def read_response(value: Any, *, encodable: bool = False) -> ParsedResponse:
     return ParsedResponse(reasoning=reasoning, finished=finished, items=[read(a) for a in actions])
 
 
-def _storable_action(raw: Any) -> Any:
+def _storable_action(raw: Any) -> AnyAction | UnreadableAction:
     """``read_action``, except that an action holding text UTF-8 cannot encode (a lone surrogate, anywhere:
     label, key or value) is rejected with INVALID_PROPERTY naming where, so it never reaches the graph or a
     writer; the rejected action is kept with that text escaped (``\\ud800``), so its verdict is storable."""
