@@ -91,6 +91,12 @@ def apply_adds(actor: Actor, state: GraphState, items: Sequence[Any]) -> list[Ve
     def exact(ref: dict[str, Any]) -> str | None:
         """The node an exact, already-normal reference names, else None (the general path then decides)."""
         label = ref.get("label")
+        if label is None and len(ref) == 1:  # {"name": "X"}: resolved as the general path resolves it
+            for value in ref.values():
+                if value.__class__ is str and is_normal(value):
+                    found_all = state.find_nodes(ref)
+                    return found_all[0] if len(found_all) == 1 else None
+            return None
         if label.__class__ is not str:
             return None
         keys = identity_keys.get(label)
