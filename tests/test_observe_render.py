@@ -296,3 +296,15 @@ def test_quote_round_trips_and_stays_on_one_line(value):
     assert text.startswith('"') and text.endswith('"')
     assert len(text.splitlines()) == 1 and "`" not in text
     text.encode("utf-8")
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.lists(st.sampled_from(["a", "Zq9", "12345", " ", "  ", "\t", "\n", "\r", "{", "->", "\u00e9",
+                                               "\u3000", "\U0001f600", '"', "x y"]), max_size=6).map("".join),
+                      max_size=8))
+def test_the_estimate_of_lines_is_the_estimate_of_their_text(lines):
+    """``estimate_lines`` (the observation's count, from remembered line estimates) is exactly the estimate of
+    the joined text, whatever whitespace meets at the newlines; asking twice gives the same answer."""
+    from igg.observe.tokens import estimate_lines
+
+    assert estimate_lines(lines) == estimate_tokens("\n".join(lines)) == estimate_lines(list(lines))

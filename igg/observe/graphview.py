@@ -271,6 +271,8 @@ class GraphView:
             by_type.setdefault(t, []).append(line)
             room = min(per_node, left)
             for direction, adjacency in (("out", self.succ[n]), ("in", self.pred[n])):
+                if not adjacency:
+                    continue  # no edges this way: no lines, nothing spent
                 lines, spent = self._edge_lines(n, adjacency, direction, shown_edges, cap=room)
                 edge_lines.extend(lines)
                 left -= spent
@@ -315,11 +317,11 @@ class GraphView:
         spent = 0
         me, me_cost = self.ref(n)
         for t, items in groups.items():
-            arrow = f" -{t}-> " if direction == "out" else f" <-{t}- "
+            arrow, arrow_cost = _arrow(t, direction)
             parts = [me, arrow]
             # every piece starts with ',', a space or a reference's first character and none continues a word,
             # so the pieces' estimates add up to at least the line's: no need to re-read the line
-            cost = 1 + me_cost + estimate_tokens(arrow)
+            cost = 1 + me_cost + arrow_cost
             used: list[str] = []
             for eid, other, data in items:
                 text, piece_cost = self.ref(other)
@@ -350,6 +352,20 @@ class GraphView:
             if shown is not None:
                 shown.update(used)
         return lines, spent
+
+
+_ARROWS: dict[tuple[str, str], tuple[str, int]] = {}
+
+
+def _arrow(edge_type: str, direction: str) -> tuple[str, int]:
+    """`` -T-> `` (out) or `` <-T- `` (in), and its estimated tokens (kept: edge types are few)."""
+    found = _ARROWS.get((edge_type, direction))
+    if found is None:
+        arrow = f" -{edge_type}-> " if direction == "out" else f" <-{edge_type}- "
+        if len(_ARROWS) > 10_000:
+            _ARROWS.clear()
+        found = _ARROWS[(edge_type, direction)] = (arrow, estimate_tokens(arrow))
+    return found
 
 
 def _unique(ids: Iterable[str]) -> Iterator[str]:

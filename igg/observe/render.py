@@ -27,7 +27,7 @@ from igg.observe.chunks import Chunk
 from igg.observe.escape import one_line, quote
 from igg.observe.graphview import GraphView, focus_nodes, mentioned_nodes
 from igg.observe.todos import describe_rule
-from igg.observe.tokens import estimate_tokens, line_cost
+from igg.observe.tokens import estimate_lines, estimate_tokens, line_cost
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SHARES = {"goal": 0.15, "schema": 0.20, "last": 0.25, "answers": 0.25, "todos": 0.10, "notes": 0.05}
@@ -114,7 +114,7 @@ def render_observation(*, request: Request, state: GraphState, iteration: int, l
 
     lines = [title, *goal, *schema, *limits, *context, *last, *answers, *todo, *note, *graph, *fmt.split("\n")]
     text = "\n".join(lines)
-    tokens = estimate_tokens(text)
+    tokens = estimate_lines(lines)  # estimate_tokens(text), from the lines (most of them met before)
     if tokens > budget:  # the line sums err high, so this never runs; it keeps the promise if they did not
         text = _cut(text, budget)
         tokens = estimate_tokens(text)
