@@ -56,8 +56,11 @@ def encode_json(obj: Any, indent: int | None = None) -> bytes:
     """
     try:
         if indent is None and isinstance(obj, dict) and any(k in obj for k in _BULK):
-            parts = [to_json(k) + b":" + (_fast(v) if k in _BULK else to_json(v)) for k, v in obj.items()]
-            return b"{" + b",".join(parts) + b"}"
+            pieces = [b"{"]
+            for k, v in obj.items():
+                pieces += (to_json(k), b":", _fast(v) if k in _BULK else to_json(v), b",")
+            pieces[-1] = b"}"
+            return b"".join(pieces)  # one copy of the bulk, not one per concatenation
         return to_json(obj, indent=indent)
     except PydanticSerializationError:
         return json.dumps(obj, ensure_ascii=True, indent=indent,
@@ -69,7 +72,7 @@ def _fast(value: Any) -> bytes:
         data = orjson.dumps(value)
     except orjson.JSONEncodeError:
         return to_json(value)
-    if b":null" in data or b",null" in data or b"[null" in data:
+    if b"null" in data and (b":null" in data or b",null" in data or b"[null" in data):  # one scan, usually
         return to_json(value)
     return data
 
