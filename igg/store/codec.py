@@ -52,6 +52,13 @@ def request_to_json(request: Request) -> str:
 
 def record_to_dict(record: Any) -> dict[str, Any]:
     """An iteration record (``IterationRecord`` or a dict) as a JSON-ready dict, without its mutations."""
+    out: dict[str, Any] = json.loads(dumps(record_data(record)))
+    return out
+
+
+def record_data(record: Any) -> dict[str, Any]:
+    """What ``record_to_dict`` holds, before the round trip through JSON that makes every value plain: the
+    record's own dict (``dumps`` of it is the stored text)."""
     if isinstance(record, dict):
         data = {k: v for k, v in record.items() if k != "mutations"}
     elif isinstance(record, IterationRecord):
@@ -62,8 +69,7 @@ def record_to_dict(record: Any) -> dict[str, Any]:
     else:
         data = {f.name: getattr(record, f.name) for f in dataclasses.fields(record) if f.name != "mutations"}
     data["verdicts"] = [v.to_dict() if isinstance(v, Verdict) else v for v in data.get("verdicts") or []]
-    out: dict[str, Any] = json.loads(dumps(data))
-    return out
+    return data
 
 
 def record_from_dict(data: dict[str, Any], mutations: list[Mutation] | None = None) -> IterationRecord:

@@ -68,7 +68,8 @@ class SessionRecorder:
         mutations = list(record.mutations)
         self._since_snapshot += len(mutations)
         snapshot = self._since_snapshot >= max(SNAPSHOT_MIN_MUTATIONS, state.node_count + state.edge_count)
-        self.store.commit_step(self._sid(), kind="iteration", record=codec.record_to_dict(record),
+        data = codec.record_data(record)  # encoded once, here: the record's dict gives the step's counters
+        self.store.commit_step(self._sid(), kind="iteration", record=data, record_json=codec.dumps(data),
                                mutations=mutations, state=state, owner=self.owner,
                                chunk_cursor=record.chunk_cursor, snapshot=snapshot)
         if snapshot:

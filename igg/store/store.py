@@ -164,9 +164,11 @@ class SessionStore:
 
     def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
                     state: GraphState, owner: str | None = None, chunk_cursor: int | None = None,
-                    snapshot: bool = False, finish: dict[str, Any] | None = None) -> int:
+                    snapshot: bool = False, finish: dict[str, Any] | None = None,
+                    record_json: str | None = None) -> int:
         """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
-        transaction; returns its step number. ``owner``, when given, must still own the session."""
+        transaction; returns its step number. ``owner``, when given, must still own the session.
+        ``record_json``: ``codec.dumps(record)`` when the caller has it already."""
         # an "update" step (igg map-code --update) continues a finished session's iteration numbers
         iteration = record.get("iteration") if kind in ("iteration", "update") else None
         verdicts = record.get("verdicts") or []
@@ -180,7 +182,8 @@ class SessionStore:
         ms = float((record.get("timings_ms") or {}).get("total") or 0.0)
         next_node, next_edge = state.id_counters
         nodes, edges = state.node_count, state.edge_count
-        record_json = codec.dumps(record)
+        if record_json is None:
+            record_json = codec.dumps(record)
         rows = [codec.mutation_row(m) for m in mutations]
         snap = codec.dumps(codec.snapshot_of(state)) if snapshot else None
         now = time.time()
@@ -208,7 +211,7 @@ class SessionStore:
                 " rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge, mutation_count, record,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (session_id, step, kind, iteration, record.get("chunk"), chunk_cursor, len(verdicts), accepted,
-                 len(verdicts) - accepted, codec.dumps(by_code), tokens, ms, nodes, edges, next_node, next_edge,
+                 len(verdicts) - accepted, codec.dumps(by_code) if by_code else "{}", tokens, ms, nodes, edges, next_node, next_edge,
                  len(rows), record_json, now))
             conn.executemany("INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
                              [(session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(rows)])
