@@ -230,27 +230,29 @@ class NearDuplicateIndex:
         found: dict[str, Candidate] = {}
         info = self._info
         get = table.get
-        checked: set[str] = set()
         # rule 1 needs the own-length pieces only; rule 4 looks one letter shorter and longer too, unless one
         # edit could not reach the threshold at this length
-        probes = self._probes(keys) if 1 - 1 / (len(key) + 1) >= threshold else keys.near[:3]
-        for bucket in map(get, probes):
-            if bucket is None:
-                continue
-            for n in (bucket,) if bucket.__class__ is str else bucket:
-                if n in checked or len(checked) >= MAX_CHECKS:
-                    continue
-                checked.add(n)
-                other = info[n]
-                if n == exclude or other.value == value:
-                    continue  # the very same identity: DUPLICATE_NODE's business, not ours
-                if other.key == key:
-                    reason: Reason = "folded" if keys.folded == key and other.folded == key else "alias"
-                    found[n] = Candidate(n, other.value, reason, 1.0)
+        pool: list[str] = []
+        for bucket in map(get, self._probes(keys) if 1 - 1 / (len(key) + 1) >= threshold else keys.near[:3]):
+            if bucket is not None:
+                if bucket.__class__ is str:
+                    pool.append(bucket)
                 else:
-                    score = Levenshtein.normalized_similarity(key, other.key, score_cutoff=threshold)
-                    if score >= threshold:
-                        found[n] = Candidate(n, other.value, "similar", round(score, 3))
+                    pool += bucket
+        if len(pool) > 1:
+            pool = list(dict.fromkeys(pool))[:MAX_CHECKS]
+        similarity = Levenshtein.normalized_similarity
+        for n in pool:
+            other = info[n]
+            if n == exclude or other.value == value:
+                continue  # the very same identity: DUPLICATE_NODE's business, not ours
+            if other.key == key:
+                reason: Reason = "folded" if keys.folded == key and other.folded == key else "alias"
+                found[n] = Candidate(n, other.value, reason, 1.0)
+            else:
+                score = similarity(key, other.key, score_cutoff=threshold)
+                if score >= threshold:
+                    found[n] = Candidate(n, other.value, "similar", round(score, 3))
         if len(keys.near) > 3:
             bucket = get(keys.near[3])
             if bucket is not None:
