@@ -250,3 +250,12 @@ def test_an_abbreviation_of_the_first_and_last_words_is_found_by_the_middle_one(
     assert v.code == C.POSSIBLE_DUPLICATE and "(n1; one name abbreviates the other)" in v.message
     # names sharing only a common word are not abbreviations of each other
     assert ws.one(cls("PaymentTokenService")).accepted
+
+
+def test_a_name_of_digits_only_is_one_edit_from_a_one_letter_name_with_the_same_digits():
+    """Found by the scan comparison above: a name without letters has rule-4 keys too."""
+    from igg.models.schema import Schema
+
+    index = NearDuplicateIndex(Schema(node_types=["Class"]).compile(), threshold=0.5)
+    index.add("x", "Class", {"name": "2"})
+    assert [(c.node, c.reason) for c in index.candidates("Class", {"name": "V2"})] == [("x", "similar")]

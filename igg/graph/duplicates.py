@@ -169,7 +169,7 @@ class NearDuplicateIndex:
         n = len(letters)
         out = list(keys.near[:3])
         for m in (n - 1, n + 1):
-            if m > 0:
+            if m >= 0:  # a name of digits only (no letters) is one edit from a one-letter name
                 a = m // 3
                 first, outer, last = _tags(m)
                 out += (first + letters[:m - a], outer + letters[:a] + "|" + letters[n - a:],
