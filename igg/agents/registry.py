@@ -9,7 +9,8 @@ Extension points (the modules other parts of IGG provide):
   and may define ``looks_like_source(text) -> bool`` (used by ``auto``; a simple built-in check otherwise).
 
 ``auto`` picks the LLM agent when ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL`` is set, else the code agent when
-the context is source code, else it says what to do.
+the context is source code, else it says what to do. ``code`` (and ``auto``'s choice of it) reads the context
+as the run goes (``igg.agents.streaming``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
         return _extension("igg.agents.llm", "llm", request, environ=env)
     if spec == "local":
         return _extension("igg.agents.local", "local", request, environ=env)
-    if spec in ("code", "hybrid"):
+    if spec == "code":
+        return _code(request)
+    if spec == "hybrid":
         return _extension("igg.agents.code", spec, request, mode=spec, environ=env)
     if spec == "auto":
         return _auto(request, env)
@@ -55,7 +58,7 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
 def _auto(request: Request, env: Mapping[str, str]) -> Any:
     endpoint = bool(env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"))
     if not endpoint and looks_like_source(request.context_data):
-        return _extension("igg.agents.code", "code", request, mode="code", environ=env)
+        return _code(request)
     from igg.agents.llm import EndpointNotConfigured
 
     try:
@@ -65,6 +68,25 @@ def _auto(request: Request, env: Mapping[str, str]) -> Any:
             f"{exc}; or, since --agent auto found no source code in context_data for the offline code agent, "
             "use --agent local for a GGUF model run in-process (igg[local]) or replay a transcript with "
             "--agent script:PATH") from None
+
+
+def _code(request: Request) -> Any:
+    """The code agent over the request's context, fed as it goes: the files are read, parsed and linked in
+    growing batches while the run proceeds (``igg.agents.streaming``), so the first turn comes after the first
+    batch, not after every file of a huge context."""
+    try:
+        from igg.agents.code.sources import looks_like_source as has_source
+        from igg.agents.streaming import StreamingCodeAgent
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith("igg.agents"):
+            raise
+        raise AgentUnavailable("the code agent is not available in this installation (module igg.agents.code is "
+                               "missing); use --agent script:PATH") from None
+    if not has_source(request.context_data):
+        raise AgentUnavailable(
+            "the code agent needs Python or Java sources in context_data (each file introduced by a line such as "
+            "'// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH")
+    return StreamingCodeAgent(request.context_data)
 
 
 def _extension(module_name: str, spec: str, request: Request, **kwargs: Any) -> Any:
