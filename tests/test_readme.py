@@ -11,6 +11,8 @@ The convention (also in README.md, "Development"):
   rates, ports, the copy's path, generated session ids). A line ``...`` stands for any lines, and ``...``
   inside a line for any text.
 - ``<!-- readme: skip (reason) -->`` before a block skips it; the reason is required.
+- ``<!-- readme: bolt -->`` before a block runs it with ``NEO4J_URI``, ``NEO4J_USERNAME`` and ``NEO4J_PASSWORD`` of
+  the suite's Bolt server (ArcadeDB, started once per test session; the Neo4j at ``NEO4J_URI`` when set).
 
 One test per block, named by its line, so a failure says which example broke. A block's test first runs
 every earlier runnable block it has not run yet (in the same copy), so order holds whatever the scheduler.
@@ -24,8 +26,10 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +58,10 @@ class Block:
             return None
         reason = self.marker[len("skip"):].strip()
         return reason.strip("()").strip() or ""
+
+    @property
+    def needs_bolt(self) -> bool:
+        return self.marker == "bolt"
 
     @property
     def exit_code(self) -> int:
@@ -172,6 +180,8 @@ class Sandbox:
     scripts: Path
     env: dict[str, str]
     outcomes: dict[int, Outcome] = field(default_factory=dict)
+    bolt: Callable[[], dict[str, str]] | None = None
+    """The NEO4J_* settings of the suite's Bolt server (started when a ``bolt`` block first needs it)."""
 
     def run(self, block: Block) -> Outcome:
         if block.line in self.outcomes:
@@ -194,8 +204,12 @@ class Sandbox:
             script = self.scripts / f"block_{block.line}.py"
             script.write_text(block.code, encoding="utf-8")
             command = [sys.executable, str(script)]
+        env = self.env
+        if block.needs_bolt:
+            assert self.bolt is not None, "a bolt block runs inside test_readme_block"
+            env = {**env, **self.bolt()}
         # its own process group, so a block that times out is stopped with everything it started
-        process = subprocess.Popen(command, cwd=self.root, env=self.env, stdout=subprocess.PIPE,
+        process = subprocess.Popen(command, cwd=self.root, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                                    start_new_session=True)
         try:
@@ -245,6 +259,11 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     return Sandbox(root=root, scripts=scripts, env=_environment(root))
 
 
+def bolt_settings(server: Any) -> dict[str, str]:
+    """NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD (and NEO4J_DATABASE) of a ``tests.support.bolt.BoltServer``."""
+    return {"NEO4J_URI": server.uri, **server.env}
+
+
 def _describe(block: Block, outcome: Outcome) -> str:
     return (f"README.md line {block.line} ({block.lang}) exited {outcome.returncode}"
             f"\n--- code ---\n{block.code}--- stdout ---\n{outcome.stdout[-4000:]}"
@@ -253,11 +272,12 @@ def _describe(block: Block, outcome: Outcome) -> str:
 
 @pytest.mark.xdist_group("readme")
 @pytest.mark.parametrize("block", RUN_BLOCKS, ids=[block.id for block in RUN_BLOCKS])
-def test_readme_block(block: Block, sandbox: Sandbox) -> None:
+def test_readme_block(block: Block, sandbox: Sandbox, request: pytest.FixtureRequest) -> None:
     """Each README example runs as written and prints what the README shows."""
     if block.skip_reason is not None:
         assert block.skip_reason, f"README.md line {block.line}: a skipped block must say why: skip (reason)"
         pytest.skip(f"README says: {block.skip_reason}")
+    sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("bolt_server"))
     outcome = sandbox.run(block)
     assert outcome.returncode == block.exit_code, _describe(block, outcome)
     if block.expected is not None:
@@ -278,7 +298,7 @@ def test_readme_markers_are_well_formed() -> None:
         if not found:
             continue
         text = found.group(1)
-        assert re.fullmatch(r"skip \(.+\)|exit=\d+", text), f"README.md line {number}: bad marker {text!r}"
+        assert re.fullmatch(r"skip \(.+\)|exit=\d+|bolt", text), f"README.md line {number}: bad marker {text!r}"
         assert number + 1 in starts, f"README.md line {number}: a marker must be right above a ``` block"
 
 
