@@ -196,3 +196,20 @@ def test_a_missing_named_store_is_refused_with_the_command_that_works(tmp_path: 
     assert igg(*again[1:], cwd=tmp_path).returncode == 0
     empty = igg("sessions", env={"IGG_HOME": str(tmp_path / "nothing")}, cwd=tmp_path)
     assert empty.returncode == 2 and "no session store at" in empty.stderr and "default store" in empty.stderr
+
+
+def test_a_map_kept_in_the_default_store_is_updated_without_naming_the_store(tmp_path: Path, _igg_home: Path) -> None:
+    """`igg map-code DIR` then `igg map-code DIR --update`, neither with --store: the update finds the map (and
+    its facts cache) in the default store, like every session command."""
+    tree = tmp_path / "tree"
+    (tree / "shop").mkdir(parents=True)
+    (tree / "shop" / "__init__.py").write_text("")
+    (tree / "shop" / "cart.py").write_text("class Cart:\n    pass\n")
+    first = igg("map-code", str(tree), "--quiet")
+    assert first.returncode == 0, first.stderr
+    (tree / "shop" / "order.py").write_text("from shop.cart import Cart\n\nclass Order(Cart):\n    pass\n")
+    updated = igg("map-code", str(tree), "--update", "--json")
+    assert updated.returncode == 0, updated.stderr
+    summary = json.loads(updated.stdout)
+    assert summary["files"]["added"] == ["shop/order.py"] and summary["graph"]["nodes_added"] == 2
+    assert (_igg_home / "sessions.sqlite").exists() and not (tmp_path / ".igg").exists()

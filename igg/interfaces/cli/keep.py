@@ -77,6 +77,16 @@ def keeping(args: argparse.Namespace, session_id: str | None, *, explicit_store:
     return Keeping(store=str(path), implicit=True, force=force)
 
 
+def kept_store(args: argparse.Namespace, *, explicit_store: str | None) -> str | None:
+    """The store ``keeping`` will keep a run in (no side effects): ``explicit_store``, else none for
+    ``--no-store``/``--out``/``--export``, else ``default_store()``."""
+    if explicit_store:
+        return explicit_store
+    if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
+        return None
+    return str(default_store())
+
+
 def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> None:
     """The one line saying where a run without ``--out``/``--store``/``--export`` was kept (with
     ``--log-format json``, the log event ``session_kept``, so standard error stays one JSON object a line)."""

@@ -26,9 +26,10 @@ from igg.agents.code.facts import FileFacts
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
-from igg.interfaces.cli.keep import add_keep_option
+from igg.interfaces.cli.keep import add_keep_option, kept_store
 from igg.interfaces.cli.targets import check_export_targets
 from igg.mapcode import AGENT_MODES, code_agent, prepare, summary
+from igg.store import resolve_store_path
 
 TITLE = "igg map-code"
 """The heading of the run's progress bar and summary table."""
@@ -86,7 +87,7 @@ def run_command(args: argparse.Namespace) -> int:
     specs = export_specs(args)
     check_export_targets(specs, args.out)  # before the walk and the parse, not after them
     started = time.perf_counter()
-    store = args.store or os.environ.get("IGG_STORE")
+    store = kept_store(args, explicit_store=args.store or os.environ.get("IGG_STORE"))  # the one store rule
     cache = FactsCache(cache_path(store)) if store and args.agent == "code" else None  # for a later --update
     with ExitStack() as stack:
         if cache is not None:
@@ -133,10 +134,10 @@ def _run(args: argparse.Namespace, codemap: Any, agent: Any, specs: list[Any], e
 def _update(args: argparse.Namespace) -> int:
     from igg.mapupdate import update_map
 
-    path = args.store or os.environ.get("IGG_STORE")
-    if not path:
-        raise RequestInvalid([Problem("--update", "needs the store of the session (--store PATH or IGG_STORE)")],
-                             source="the command line")
+    path = str(resolve_store_path(args.store))  # the store every session command reads (igg.store)
+    if not (args.store or os.environ.get("IGG_STORE")) and not Path(path).exists():
+        raise RequestInvalid([Problem("--update", f"needs the store of the session: there is none at {path}; "
+                                      "name it with --store PATH (or $IGG_STORE)")], source="the command line")
     result = update_map(args.paths, path, session_id=args.session, max_bytes=args.max_file_bytes, jobs=args.jobs)
     if args.json:
         print(json.dumps(result.to_dict()))
@@ -194,9 +195,12 @@ def _print_summary(s: dict[str, Any]) -> None:
 
 
 def _resume_point(args: argparse.Namespace) -> Any:
-    path = args.store or os.environ.get("IGG_STORE")
-    if not path or not args.session:
-        raise RequestInvalid([Problem("--resume", "needs the store (--store PATH or IGG_STORE) and --session ID")],
+    path = str(resolve_store_path(args.store))  # the store every session command reads (igg.store)
+    if not Path(path).exists():
+        raise RequestInvalid([Problem("--resume", f"needs the store of the session: there is none at {path}; name "
+                                      "it with --store PATH (or $IGG_STORE)")], source="the command line")
+    if not args.session:
+        raise RequestInvalid([Problem("--resume", "needs --session ID, the session to continue")],
                              source="the command line")
     from igg.store import SessionStore, resume_point
 
