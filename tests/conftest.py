@@ -15,7 +15,6 @@ pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb", "tests.sup
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-SHARED = ROOT.parent / "shared"
 
 
 @pytest.fixture(autouse=True)

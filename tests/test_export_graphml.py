@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -13,9 +14,11 @@ from lxml import etree
 
 from igg.export import write_graphml
 from igg.export.graphml import xml_safe
-from tests.conftest import SHARED, Workspace, edge, node
+from tests.conftest import Workspace, edge, node
 
-XSD = SHARED / "graphml" / "graphml.xsd"
+XSD = Path(__file__).resolve().parent / "support" / "graphml" / "graphml.xsd"
+"""The GraphML 1.0 schema (graphml.graphdrawing.org, with the xlink.xsd it imports), kept in the repository so a
+fresh clone validates against it offline."""
 
 
 @pytest.fixture(scope="module")
