@@ -12,7 +12,9 @@ The convention (also in README.md, "Development"):
   inside a line for any text.
 - ``<!-- readme: skip (reason) -->`` before a block skips it; the reason is required.
 - ``<!-- readme: bolt -->`` before a block runs it with ``NEO4J_URI``, ``NEO4J_USERNAME`` and ``NEO4J_PASSWORD`` of
-  the suite's Bolt server (ArcadeDB, started once per test session; the Neo4j at ``NEO4J_URI`` when set).
+  a Bolt server of the README's own: an ArcadeDB started for these blocks when the first one runs (the other
+  tests' exports leave constraints behind that would change what the examples print), or the Neo4j at
+  ``NEO4J_URI`` when set.
 
 One test per block, named by its line, so a failure says which example broke. A block's test first runs
 every earlier runnable block it has not run yet (in the same copy), so order holds whatever the scheduler.
@@ -26,7 +28,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -259,6 +261,23 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     return Sandbox(root=root, scripts=scripts, env=_environment(root))
 
 
+@pytest.fixture(scope="module")
+def readme_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The README's Bolt server (asked for by the first ``bolt`` block only): a fresh ArcadeDB, or NEO4J_URI's."""
+    from tests.support.arcadedb import start_arcadedb, stop
+    from tests.support.bolt import BoltServer
+
+    if os.environ.get("NEO4J_URI"):
+        env = {k: v for k, v in os.environ.items() if k.startswith("NEO4J_")}
+        yield BoltServer(uri=env["NEO4J_URI"], external=True, env=env)
+        return
+    server = start_arcadedb(tmp_path_factory.mktemp("readme-arcadedb"))
+    try:
+        yield server
+    finally:
+        stop(server)
+
+
 def bolt_settings(server: Any) -> dict[str, str]:
     """NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD (and NEO4J_DATABASE) of a ``tests.support.bolt.BoltServer``."""
     return {"NEO4J_URI": server.uri, **server.env}
@@ -277,7 +296,7 @@ def test_readme_block(block: Block, sandbox: Sandbox, request: pytest.FixtureReq
     if block.skip_reason is not None:
         assert block.skip_reason, f"README.md line {block.line}: a skipped block must say why: skip (reason)"
         pytest.skip(f"README says: {block.skip_reason}")
-    sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("bolt_server"))
+    sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("readme_bolt"))
     outcome = sandbox.run(block)
     assert outcome.returncode == block.exit_code, _describe(block, outcome)
     if block.expected is not None:
