@@ -16,9 +16,8 @@ from igg.export import write_graphml
 from igg.export.graphml import xml_safe
 from tests.conftest import Workspace, edge, node
 
-XSD = Path(__file__).resolve().parent / "support" / "graphml" / "graphml.xsd"
-"""The GraphML 1.0 schema (graphml.graphdrawing.org, with the xlink.xsd it imports), kept in the repository so a
-fresh clone validates against it offline."""
+XSD = Path(__file__).resolve().parent.parent.parent / "shared" / "graphml" / "graphml.xsd"
+"""The GraphML XSD the exporter is validated against: ``../shared/graphml`` beside the checkout (DESIGN.md)."""
 
 
 @pytest.fixture(scope="module")

@@ -56,8 +56,7 @@ def test_marked_files_finds_the_files_split_context_finds_one_at_a_time():
 
 def test_a_streamed_run_builds_the_graph_of_the_code_agent_over_every_file_at_once():
     """A context that fits the first batch gives exactly the code agent's graph. In batches of 1, 2, 4, ...
-    files (every cross-file edge then waits for a later link) the run ends with the same nodes and every edge,
-    plus only the documented extra: an IMPORTS of a package whose submodule came in a later batch."""
+    files (every cross-file edge then waits for a later link) the run ends with the same nodes and edges."""
     context = code_context()
     req = request(context)
     whole = graph(run(req, CodeAgent(sources=[s for s in split_context(context) if s.language])).state)
@@ -69,9 +68,7 @@ def test_a_streamed_run_builds_the_graph_of_the_code_agent_over_every_file_at_on
     assert streamed.action_counts()["rejected"] == 0
     nodes, edges = graph(streamed.state)
     assert nodes == whole[0]
-    assert set(whole[1]) <= set(edges)
-    extra = [json.loads(e) for e in set(edges) - set(whole[1])]
-    assert all(kind == "IMPORTS" and json.loads(to)[1]["path"].endswith("__init__.py") for kind, _, to in extra)
+    assert edges == whole[1]
 
 
 def test_a_run_that_stops_early_reads_only_the_first_batches():
@@ -83,3 +80,17 @@ def test_a_run_that_stops_early_reads_only_the_first_batches():
     result = run(req, agent)
     assert result.stop_reason == "max_iterations" and result.state.node_count > 0
     assert agent.files_read == 512 and agent.batches == 1
+
+
+def test_an_import_of_a_submodule_read_later_is_not_linked_to_its_package():
+    """``from pkg.sub import helper`` in a file read before ``pkg/sub.py``: the streamed run links the module
+    ``app`` to ``pkg.sub`` (as the code agent over every file does), never to ``pkg`` itself."""
+    context = ("# File: pkg/__init__.py\n"
+               "# File: app.py\nfrom pkg.sub import helper\n\n\ndef main():\n    return helper()\n"
+               "# File: pkg/sub.py\ndef helper():\n    return 1\n")
+    req = request(context)
+    whole = graph(run(req, CodeAgent(sources=[s for s in split_context(context) if s.language])).state)
+    streamed = StreamingCodeAgent(context, first_batch=2)  # pkg and app first, pkg/sub.py in the next batch
+    assert graph(run(req, streamed).state) == whole and streamed.batches == 2
+    imports = [json.loads(e) for e in whole[1] if json.loads(e)[0] == "IMPORTS"]
+    assert [json.loads(to)[1]["name"] for _, _, to in imports] == ["pkg.sub"]

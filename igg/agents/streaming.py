@@ -14,9 +14,9 @@ of a run follow the files it reaches, and it starts within the first batch.
 Until the whole context has been read, names the files read so far do not resolve are left out, not made
 external nodes or ``external_supertypes`` (a later batch may define them); the last link, once every file is
 read, is the code agent's usual one (a class proposed before it does not get ``external_supertypes`` later).
-An edge proposed from a partial link stays: a Python ``from pkg.sub import x`` read before ``pkg/sub.py`` is
-linked to ``pkg`` (its ``__init__``), and that ``IMPORTS`` edge stays beside the one to ``pkg.sub`` that the
-later link adds. A context of up to ``FIRST_BATCH`` files is read whole before the first turn, exactly as the
+A Python ``from pkg.sub import x`` read before ``pkg/sub.py`` would link to ``pkg`` (its ``__init__``), so
+before the last link no ``IMPORTS`` edge to a package is proposed; the last link proposes them, as the code
+agent would. A context of up to ``FIRST_BATCH`` files is read whole before the first turn, exactly as the
 code agent reads it. Python module names come from the paths of every Python file of the context (found by one scan
 of the markers when the first Python file is read), so they are the same whichever batch a file is in.
 """
@@ -30,7 +30,7 @@ from typing import Any
 from igg.agents.base import AgentCapabilities, Observation
 from igg.agents.code.agent import CodeAgent
 from igg.agents.code.facts import FileFacts
-from igg.agents.code.link import link
+from igg.agents.code.link import Relation, link
 from igg.agents.code.sources import MARKER_RE, SourceFile, analyze, language_of, split_context
 from igg.errors import AgentFailed
 from igg.logging import get_logger
@@ -61,6 +61,14 @@ def python_paths(text: str) -> list[str]:
     """The paths of every Python file marked in a context (the input of Python module naming)."""
     paths = (m.group(1).strip().strip("`'\"").replace("\\", "/").lstrip("./") for m in MARKER_RE.finditer(text))
     return [p for p in paths if language_of(p) == "python"]
+
+
+def _package_import(relation: Relation) -> bool:
+    """Whether ``relation`` is an ``IMPORTS`` of a package (its ``__init__``): before the whole context is read,
+    ``from pkg.sub import x`` resolves to ``pkg`` when ``pkg/sub.py`` is in a later batch, so such edges wait
+    for the last link."""
+    return relation.label == "IMPORTS" and relation.target.startswith("module:") and \
+        relation.target.rsplit("/", 1)[-1] in ("__init__.py", "__init__.pyi")
 
 
 def _full(obs: Observation) -> bool:
@@ -131,6 +139,8 @@ class StreamingCodeAgent(AgentCapabilities):
         if not done:  # what is unresolved now may be defined in a later batch: claim nothing about it yet
             for symbol in model.symbols.values():
                 symbol.properties.pop("external_supertypes", None)
+            for plan in model.files:  # an import of a package may name a submodule of a later batch
+                plan.relations = [r for r in plan.relations if not _package_import(r)]
         self.inner = CodeAgent(model=model, external_imports=done)
         log.info("code_context_read", files=len(self._facts), batch=self.batches, complete=done,
                  symbols=len(model.symbols))
