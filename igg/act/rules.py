@@ -249,15 +249,21 @@ def _ref_text(ref: dict[str, Any]) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def ends_resolve(ctx: CheckContext, a: AddEdge | DeleteEdge | UpdateEdge) -> Ends | Rejection:
-    """ADD_EDGE (and the others naming an edge by its ends): ``from`` and ``to`` each resolve to one node."""
-    source = resolve(ctx, a.from_, "from")
+def _both(ctx: CheckContext, first: dict[str, Any], first_field: str, second: dict[str, Any],
+          second_field: str) -> Ends | Rejection:
+    """Two references that must each resolve to one node (the first rejection wins)."""
+    source = resolve(ctx, first, first_field)
     if isinstance(source, tuple):
         return source
-    target = resolve(ctx, a.to, "to")
+    target = resolve(ctx, second, second_field)
     if isinstance(target, tuple):
         return target
     return Ends(source, target)
+
+
+def ends_resolve(ctx: CheckContext, a: AddEdge | DeleteEdge | UpdateEdge) -> Ends | Rejection:
+    """ADD_EDGE (and the others naming an edge by its ends): ``from`` and ``to`` each resolve to one node."""
+    return _both(ctx, a.from_, "from", a.to, "to")
 
 
 def node_resolves(ctx: CheckContext, a: UpdateNode | DeleteNode) -> str | Rejection:
@@ -267,13 +273,7 @@ def node_resolves(ctx: CheckContext, a: UpdateNode | DeleteNode) -> str | Reject
 
 def merge_ends_resolve(ctx: CheckContext, a: MergeNodes) -> Ends | Rejection:
     """MERGE_NODES: ``node`` and ``into`` each resolve to one node."""
-    source = resolve(ctx, a.node, "node")
-    if isinstance(source, tuple):
-        return source
-    target = resolve(ctx, a.into, "into")
-    if isinstance(target, tuple):
-        return target
-    return Ends(source, target)
+    return _both(ctx, a.node, "node", a.into, "into")
 
 
 def edge_resolves(absent: str) -> Resolver[DeleteEdge | UpdateEdge, EdgeAt]:

@@ -7,11 +7,8 @@ format back is ``igg.export.load``.
 
 from __future__ import annotations
 
-import gc
 import io
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,6 +16,7 @@ import orjson
 from pydantic_core import PydanticSerializationError, to_json
 
 from igg.files import write_file
+from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.models.schema import Schema
 
@@ -77,23 +75,10 @@ def _fast(value: Any) -> bytes:
     return data
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while an export builds or writes many small acyclic objects
-    (its generation scans over a large graph cost more than the work; reference counting still frees)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def document_dict(state: GraphState, *, schema: Schema | None = None, metadata: dict[str, Any] | None = None,
                   provenance: bool = False) -> dict[str, Any]:
     """The graph as a JSON-ready IGG document dict (the shape of ``GraphDocument``)."""
-    with paused_gc():
+    with collector_paused():
         return _document_dict(state, schema, metadata, provenance)
 
 
@@ -160,7 +145,7 @@ def write_node_link(state: GraphState, path_or_file: str | Path | IO[Any], *, sc
 
     The graph attributes hold the metadata and, under ``igg_schema``, the schema.
     """
-    with paused_gc():
+    with collector_paused():
         data = node_link_dict(state, schema=schema, metadata=metadata)
     size = _dump(data, path_or_file, indent)
     return {"nodes": len(data["nodes"]), "edges": len(data["edges"]), "bytes": size}

@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from igg.export.document import paused_gc
 from igg.files import open_for_write
+from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 
 NS = "http://graphml.graphdrawing.org/xmlns"
@@ -176,7 +176,7 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
 
     edges = 0
     append = out.append
-    with paused_gc():
+    with collector_paused():
         for n, d in nodes.items():
             t = d["type"]
             append(f'<node id="{attr(n)}"><data key="t_node">{text(t)}</data>')

@@ -9,8 +9,8 @@ from typing import IO, Any
 
 from lxml import etree
 
-from igg.export.document import paused_gc
 from igg.export.graphml import _ILLEGAL, _TYPES, LIST_DESC, NS, SCHEMA_LOCATION, TYPE_KEY, XSI, xml_safe
+from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 
 
@@ -91,7 +91,7 @@ def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: 
 
     Element, SubElement = etree.Element, etree.SubElement
     edges = 0
-    with paused_gc(), etree.xmlfile(path_or_file, encoding="utf-8") as xf:
+    with collector_paused(), etree.xmlfile(path_or_file, encoding="utf-8") as xf:
         xf.write_declaration()
         with xf.element("graphml", nsmap={None: NS, "xsi": XSI}, attrib={f"{{{XSI}}}schemaLocation": SCHEMA_LOCATION}):
             keys.declare(xf)
