@@ -220,3 +220,31 @@ def test_the_mcp_http_transport_checks_the_host_too(tmp_path):
             assert httpx.post(url, json={}, headers={"Host": host}, timeout=10).status_code != 421
     finally:
         stop(proc)
+
+
+def test_served_connections_send_without_waiting_for_acks():
+    """The listening socket the CLI hands to uvicorn gives accepted connections TCP_NODELAY (asyncio sets it
+    only when the socket's proto says TCP): with Nagle's algorithm on, a response written as headers then body
+    waited for the client's delayed ACK, 40 ms on every keep-alive request after the first."""
+    import asyncio
+
+    from igg.interfaces.cli.listen import bind
+
+    async def scenario() -> int:
+        sock = bind("127.0.0.1", 0)
+        accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                peer = transport.get_extra_info("socket")
+                accepted.set_result(peer.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        server = await asyncio.get_running_loop().create_server(Probe, sock=sock)
+        async with server:
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            nodelay = await asyncio.wait_for(accepted, 10)
+            writer.close()
+            return nodelay
+
+    assert asyncio.run(scenario()) != 0
