@@ -26,7 +26,18 @@ from igg.models.schema import Schema
 
 
 def load_request(source: str | Path | dict[str, Any], *, source_name: str | None = None) -> Request:
-    """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``."""
+    """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``.
+
+    A string is JSON text when it starts with ``{``; otherwise it is the name of a request file, read when it
+    exists (``load_request("request.json")`` reads the file, as ``load_request(Path("request.json"))`` does).
+    """
+    if isinstance(source, str) and not source.lstrip().startswith("{"):
+        if not Path(source).is_file():
+            shown = source if len(source) <= 60 else source[:57] + "..."
+            raise RequestInvalid([Problem("", f"{shown!r} is neither a JSON object nor an existing file; pass the "
+                                          "request as JSON text, a dict, or the path of a request file")],
+                                 source=source_name or "request")
+        source = Path(source)
     name = source_name or (("standard input" if str(source) == "-" else str(source)) if isinstance(source, Path)
                            else "request")
     if isinstance(source, Path):

@@ -165,3 +165,14 @@ def test_action_error_is_the_deprecated_name_of_unreadable_action():
 
     assert ActionError is UnreadableAction
     assert isinstance(read_action({"type": "NOPE"}), UnreadableAction)
+
+
+def test_a_request_file_name_given_as_a_string_is_read(tmp_path, monkeypatch, seed_request_dict):
+    (tmp_path / "request.json").write_text(json.dumps(seed_request_dict))
+    monkeypatch.chdir(tmp_path)
+    assert load_request("request.json").session_id == "uuid-1234"
+    assert load_request(str(tmp_path / "request.json")).session_id == "uuid-1234"
+    assert load_request(json.dumps(seed_request_dict)).session_id == "uuid-1234"  # JSON text stays JSON text
+    with pytest.raises(RequestInvalid) as caught:
+        load_request("missing.json")
+    assert "'missing.json' is neither a JSON object nor an existing file" in str(caught.value)
