@@ -142,3 +142,20 @@ def test_a_bad_action_from_the_static_agent_is_still_rejected_with_its_verdict(t
     assert {str(v.code) for i, v in enumerate(first.verdicts) if i != 1 and not v.accepted} <= {"NODE_NOT_FOUND"}
     assert sum(v.accepted for v in first.verdicts) >= len(first.verdicts) - 3
     assert result.stop_reason == "finished"
+
+
+def test_with_the_near_duplicate_guard_on_verdicts_and_graph_equal_the_rule_chain() -> None:
+    """Under every policy the fast path accepts only nodes without candidates; the rest (rejected, warned,
+    "distinct") get the rule chain's verdicts, and the index sees every node either path added."""
+    names = ["AuthService", "auth_service", "AuthServce", "AuthenticationService", "UserRepo", "UserRepository",
+             "Handler1", "Handler2", "Billing"]
+    actions = [node("Class", name=n, package="p") for n in names]
+    actions.append({**node("Class", name="AuthSvc", package="p"), "distinct": True})
+    actions += [edge("CALLS", {"label": "Class", "name": names[i]}, {"label": "Class", "name": names[i + 1]})
+                for i in range(len(names) - 1)]
+    for policy in ("reject", "warn"):
+        fast, got, slow, want = _both(actions, constraints={"duplicates": {"policy": policy}})
+        assert [v.to_dict() for v in got] == [v.to_dict() for v in want]
+        assert _graph(fast) == _graph(slow)
+        flagged = [v for v in got if "POSSIBLE_DUPLICATE" in (str(v.code), str(getattr(v, "warning", None)))]
+        assert len(flagged) >= 3, policy

@@ -4,8 +4,9 @@ the batch.
 
 Every check of ``RULES[AddNode]`` and ``RULES[AddEdge]`` still holds for every action accepted here; what is
 done once per batch is what does not depend on the action: whether each type is in the schema, whether it
-declares property types or required properties, whether the near-duplicate guard is on, whether a property
-key is valid. References that name their node type and exactly its identity keys (what static agents send)
+declares property types or required properties, which near-duplicate index to probe, whether a property key
+is valid. An ADD_NODE the near-duplicate guard finds no candidate for is accepted here under every policy
+(as the general path accepts it); one with candidates takes the general path for its verdict. References that name their node type and exactly its identity keys (what static agents send)
 resolve with one lookup in the identity index, and an edge pattern is looked up once per (type, source type,
 target type).
 
@@ -55,7 +56,10 @@ def apply_adds(actor: Actor, state: GraphState, items: Sequence[Any]) -> list[Ve
     node_types, edge_types = schema.node_types, schema.edge_types
     identity_keys, required, typed, patterns = schema.identity_keys, schema.required, schema.property_types, \
         schema.patterns
-    guard_off = limits.duplicates.policy == "off"
+    guard = limits.duplicates
+    # the near-duplicate guard: a node with no candidate is accepted here as the general path accepts it
+    # (PLAIN_NODE under every policy); one with candidates goes through the general path for its verdict
+    near = None if guard.policy == "off" else state.near_duplicates(guard.threshold, guard.aliases)
     max_length, max_properties = limits.max_property_length, limits.max_properties
     allow_loops, max_nodes, max_edges = limits.allow_self_loops, limits.max_nodes, limits.max_edges
     by_identity, nodes, edges = state._by_identity, state.nodes, state._edges
@@ -124,11 +128,12 @@ def apply_adds(actor: Actor, state: GraphState, items: Sequence[Any]) -> list[Ve
         if item.__class__ is AddNode:
             label, props = item.label, item.properties
             keys = identity_keys.get(label)
-            if (label in node_types and keys is not None and guard_off and label not in typed
+            if (label in node_types and keys is not None and label not in typed
                     and state.node_count < max_nodes and plain(props)
                     and all(is_normal(props.get(k)) for k in keys)
                     and all(props.get(k) not in (None, "") for k in required.get(label, ()))
-                    and (label, tuple([props[k] for k in keys])) not in by_identity):
+                    and (label, tuple([props[k] for k in keys])) not in by_identity
+                    and (near is None or not near.candidates(label, props))):
                 nid = state.add_node(label, props)
                 append(Verdict(index, "ADD_NODE", True, None, f"added {state.describe(nid)} as {nid}", nid))
                 continue

@@ -52,18 +52,22 @@ MIN_PREFIX = 3
 _Bucket = str | list[str]
 _DIGITS = re.compile(r"\d+")
 _NON_DIGITS = re.compile(r"\D+")
-_TAGS: list[tuple[str, str, str]] = []
-"""Per letter count: the prefixes of the three rule-4 keys (kind and length; ``_tags``)."""
+_SHAPES: list[tuple[str, str, str, int]] = []
+"""Per letter count ``m``: the prefixes of the three rule-4 keys (kind and length) and ``a = m // 3``."""
 
 
-def _tags(m: int) -> tuple[str, str, str]:
+def _shape(m: int) -> tuple[str, str, str, int]:
     """The key prefixes of a name of ``m`` letters: which piece (first two thirds, outer thirds, last two
-    thirds) and the letter count. Letters never include control characters, so keys of different kinds or
-    lengths never collide (and a collision would only cost a verification)."""
-    while len(_TAGS) <= m:
-        n = chr(len(_TAGS) % 0x110000)
-        _TAGS.append(("\x01" + n, "\x02" + n, "\x03" + n))
-    return _TAGS[m]
+    thirds) and the letter count, and the length of a third. Letters never include control characters, so
+    keys of different kinds or lengths never collide (and a collision would only cost a verification)."""
+    while len(_SHAPES) <= m:
+        k = len(_SHAPES)
+        n = chr(k % 0x110000)
+        _SHAPES.append(("\x01" + n, "\x02" + n, "\x03" + n, k // 3))
+    return _SHAPES[m]
+
+
+_shape(64)
 
 
 class _Keys(NamedTuple):
@@ -138,7 +142,7 @@ class NearDuplicateIndex:
         if value.isascii():  # the fast path of tokens()/fold(): C calls only
             found = ASCII_WORDS.findall(value)
             folded = "".join(found).lower()
-            words = tuple([w.lower() for w in found]) if len(found) > 1 else ()
+            words = tuple(map(str.lower, found)) if len(found) > 1 else ()
         else:
             words = tuple(tokens(value))
             folded = "".join(words)
@@ -151,30 +155,34 @@ class NearDuplicateIndex:
             digits, letters = _NON_DIGITS.sub("", key), _DIGITS.sub("", key)
             words = tuple([w for w in words if not w.isdigit()])
         m = len(letters)
-        a = m // 3
-        first, outer, last = _tags(m)
-        near: tuple[str, ...] = (first + letters[:m - a], outer + letters[:a] + "|" + letters[m - a:],
-                                 last + letters[a:])
+        first, outer, last, a = _SHAPES[m] if m < len(_SHAPES) else _shape(m)
         if len(words) > 1:
             # equal words, and a word and its 3+ letter prefix, agree on their first three letters
-            near += ("\x04" + "|".join([w[:MIN_PREFIX] for w in words]),)
+            near: tuple[str, ...] = (first + letters[:m - a], outer + letters[:a] + "|" + letters[m - a:],
+                                     last + letters[a:], "\x04" + "|".join([w[:MIN_PREFIX] for w in words]))
+        else:
+            near = (first + letters[:m - a], outer + letters[:a] + "|" + letters[m - a:], last + letters[a:])
         group = scope if not digits else (scope, digits)
         self._memo = memo = _Keys(scope, value, key, folded, words, group, letters, near)
         return memo
 
     @staticmethod
-    def _probes(keys: _Keys) -> list[str]:
+    def _probes(keys: _Keys) -> tuple[str, ...]:
         """Rule 4's keys a name one edit away would be filed under, for each length it may have."""
         letters = keys.letters
         n = len(letters)
-        out = list(keys.near[:3])
-        for m in (n - 1, n + 1):
-            if m >= 0:  # a name of digits only (no letters) is one edit from a one-letter name
-                a = m // 3
-                first, outer, last = _tags(m)
-                out += (first + letters[:m - a], outer + letters[:a] + "|" + letters[n - a:],
-                        last + letters[max(0, n - (m - a)):])
-        return out
+        near = keys.near
+        if n == 0:  # a name of digits only (no letters) is one edit from a one-letter name
+            f, o, t, a = _shape(1)
+            return near[0], near[1], near[2], f + letters[:1 - a], o + letters[:a] + "|" + letters[n - a:], \
+                t + letters[max(0, n - (1 - a)):]
+        f1, o1, t1, a1 = _SHAPES[n - 1] if n <= len(_SHAPES) else _shape(n - 1)
+        f2, o2, t2, a2 = _SHAPES[n + 1] if n + 1 < len(_SHAPES) else _shape(n + 1)
+        pre1 = letters[:a1]
+        return (near[0], near[1], near[2],
+                f1 + letters[:n - 1 - a1], o1 + pre1 + "|" + letters[n - a1:], t1 + letters[a1 + 1:],
+                f2 + letters[:n + 1 - a2], o2 + letters[:a2] + "|" + letters[n - a2:],
+                t2 + (letters[a2 - 1:] if a2 else letters))
 
     # ---- maintenance -----------------------------------------------------------------------------------
     def add(self, node_id: str, node_type: str, props: dict[str, Any]) -> None:
