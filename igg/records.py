@@ -72,8 +72,8 @@ class IterationRecord:
     """{"code": INVALID_JSON|INVALID_RESPONSE, "message": ...} when the turn did not parse."""
     actions: list[Any] = field(default_factory=list)
     """The actions as received (decoded JSON), whole ones only."""
-    verdicts: list[Any] = field(default_factory=list)
-    """``Verdict`` objects, one per action."""
+    verdicts: list[Verdict] = field(default_factory=list)
+    """One per action."""
     mutations: list[Mutation] = field(default_factory=list)
     """The graph mutations this iteration applied (see ``igg.graph.journal``)."""
     usage: dict[str, Any] | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import igg
 
 PUBLIC = [
@@ -26,3 +28,46 @@ def test_every_public_name_resolves_and_nothing_public_is_unlisted():
     assert all(getattr(igg, name) is not None for name in PUBLIC)
     exported = {n for n in vars(igg) if not n.startswith("_") and not isinstance(getattr(igg, n), type(igg))}
     assert exported == set(PUBLIC)
+
+
+# Where ``Any`` stays in a public signature, and why: JSON-shaped values (properties, records, payloads) are
+# ``dict[str, Any]`` / ``Mapping[str, Any]`` / ``tuple[Any, ...]`` (identity values); a rule is generic over
+# its action and resolved value (``Rule[Any, Any]`` in a mapping of rules per class); ``**kwargs: Any`` passes
+# options through; and these parameters take any decoded JSON value on purpose.
+JSON_SHAPED = ("dict[str, Any]", "Mapping[str, Any]", "tuple[Any, ...]", "Rule[Any, Any]")
+ANY_ON_PURPOSE = {
+    ("read_response", "value"),                # any decoded JSON document: what is not one is named in the error
+    ("GraphState.nodes_with", "value"),        # a property value of any JSON type
+    ("IterationRecord.__init__", "actions"),   # the actions as received: decoded JSON, not all of them objects
+}
+
+
+def _public_callables() -> list[tuple[str, object]]:
+    import inspect
+
+    out: list[tuple[str, object]] = []
+    for name in PUBLIC:
+        obj = getattr(igg, name)
+        if inspect.isfunction(obj):
+            out.append((name, obj))
+        elif inspect.isclass(obj):
+            out += [(f"{name}.{m}", f) for m, f in vars(obj).items()
+                    if inspect.isfunction(f) and (not m.startswith("_") or m == "__init__")]
+    return out
+
+
+def test_public_signatures_name_real_types_instead_of_any():
+    import inspect
+
+    loose = []
+    for name, func in _public_callables():
+        signature = inspect.signature(func)  # type: ignore[arg-type]
+        for pname, param in [*signature.parameters.items(), ("return", None)]:
+            text = str(signature.return_annotation if param is None else param.annotation)
+            for allowed in JSON_SHAPED:
+                text = text.replace(allowed, "")
+            if param is not None and param.kind is param.VAR_KEYWORD:
+                continue
+            if re.search(r"\bAny\b", text) and (name, pname) not in ANY_ON_PURPOSE:
+                loose.append(f"{name}({pname}: {text})")
+    assert loose == []

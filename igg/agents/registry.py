@@ -19,17 +19,20 @@ import importlib
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from igg.agents.scripted import ScriptedAgent
 from igg.errors import AgentUnavailable, Problem, RequestInvalid
 from igg.models.request import Request
 
+if TYPE_CHECKING:
+    from igg.agents.base import AnyAgent
+
 AGENT_SPECS = ("auto", "llm", "local", "code", "hybrid", "script:PATH")
 """What ``--agent`` accepts."""
 
 
-def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = None) -> Any:
+def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = None) -> AnyAgent:
     """The agent a spec names, built for ``request``. ``env`` defaults to ``os.environ`` (for ``auto``).
 
     Raises ``RequestInvalid`` for a spec that names no agent or a bad transcript, ``AgentUnavailable`` when
@@ -55,7 +58,7 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
     raise _bad_spec(spec, f"unknown agent; use one of {', '.join(AGENT_SPECS)}")
 
 
-def _auto(request: Request, env: Mapping[str, str]) -> Any:
+def _auto(request: Request, env: Mapping[str, str]) -> AnyAgent:
     endpoint = bool(env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"))
     if not endpoint and looks_like_source(request.context_data):
         return _code(request)
@@ -70,7 +73,7 @@ def _auto(request: Request, env: Mapping[str, str]) -> Any:
             "--agent script:PATH") from None
 
 
-def _code(request: Request) -> Any:
+def _code(request: Request) -> AnyAgent:
     """The code agent over the request's context, fed as it goes: the files are read, parsed and linked in
     growing batches while the run proceeds (``igg.agents.streaming``), so the first turn comes after the first
     batch, not after every file of a huge context."""
@@ -89,7 +92,7 @@ def _code(request: Request) -> Any:
     return StreamingCodeAgent(request.context_data)
 
 
-def _extension(module_name: str, spec: str, request: Request, **kwargs: Any) -> Any:
+def _extension(module_name: str, spec: str, request: Request, **kwargs: Any) -> AnyAgent:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -100,7 +103,7 @@ def _extension(module_name: str, spec: str, request: Request, **kwargs: Any) -> 
     factory = getattr(module, "create_agent", None)
     if factory is None:
         raise AgentUnavailable(f"the {spec} agent is not available: {module_name} has no create_agent()")
-    return factory(request, **kwargs)
+    return cast("AnyAgent", factory(request, **kwargs))  # an extension module's create_agent() builds an agent
 
 
 _MARKER = re.compile(r"(?m)^\s*(?://|#|--)\s*[Ff]ile:\s*\S+\.[A-Za-z0-9]+\s*$")

@@ -19,12 +19,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from igg.errors import ExportError, ExportsFailed, IGGError
 from igg.graph.state import GraphState
 from igg.logging import get_logger
 from igg.models.schema import Schema
+
+if TYPE_CHECKING:
+    from igg.export.neo4j import Neo4jSettings  # imported when used: it loads the neo4j driver
 
 log = get_logger("igg.export")
 
@@ -71,7 +74,7 @@ def parse_export_spec(text: str) -> ExportSpec:
 
 def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: Schema | None = None,
                     metadata: dict[str, Any] | None = None, out_dir: Path | None = None, provenance: bool = False,
-                    scope: str | None = None, neo4j_settings: Any = None,
+                    scope: str | None = None, neo4j_settings: Neo4jSettings | None = None,
                     batch_size: int = 5000) -> list[dict[str, Any]]:
     """Run every export; returns one summary per export (format, target, nodes, edges, seconds, ...).
 
@@ -105,7 +108,7 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
 
 
 def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, metadata: dict[str, Any],
-             out_dir: Path | None, provenance: bool, scope: str | None, neo4j_settings: Any,
+             out_dir: Path | None, provenance: bool, scope: str | None, neo4j_settings: Neo4jSettings | None,
              batch_size: int) -> dict[str, Any]:
     from igg.export import cypher_script, document, graphml, html, mermaid
     from igg.export import neo4j as neo

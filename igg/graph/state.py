@@ -38,7 +38,7 @@ from igg.graph.tables import (
 )
 from igg.models.common import freeze
 from igg.models.document import DocEdge, DocNode, GraphDocument
-from igg.models.schema import CompiledSchema
+from igg.models.schema import CompiledSchema, Schema
 
 
 class GraphWatcher(Protocol):
@@ -662,7 +662,7 @@ class GraphState:
                                         after_prov=prov))
 
     # ---- documents -----------------------------------------------------------------------------------
-    def to_document(self, schema: Any = None, metadata: dict[str, Any] | None = None,
+    def to_document(self, schema: Schema | None = None, metadata: dict[str, Any] | None = None,
                     provenance: bool = False) -> GraphDocument:
         """The graph as an IGG document (``schema`` is the request's ``Schema`` model, if any)."""
         nodes = [
