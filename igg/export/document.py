@@ -92,7 +92,7 @@ def _document_dict(state: GraphState, schema: Schema | None, metadata: dict[str,
     else:
         nodes = [{"id": n, "type": d["type"], "properties": d["properties"]} for n, d in state.nodes.items()]
         edges = [{"id": k, "type": d["type"], "from": u, "to": v, "properties": d["properties"]}
-                 for u, nbrs in state.succ.items() for v, kd in nbrs.items() for k, d in kd.items()]
+                 for k, (u, v, d) in state.edge_rows()]
     doc: dict[str, Any] = {"format": "igg-graph", "version": 1}
     if schema is not None:
         doc["schema"] = schema.model_dump(mode="json", by_alias=True, exclude_defaults=True)

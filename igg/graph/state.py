@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections import deque
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, ItemsView, Iterable, Iterator
 from typing import Any, Protocol
 
 import networkx as nx
@@ -91,7 +91,9 @@ class GraphState:
         """(identity key, frozen value) -> ids of the nodes whose identity includes that key and value."""
         self._by_type: dict[str, dict[str, None]] = {t: {} for t in schema.node_type_list}
         self._edges: dict[tuple[str, str, str], str] = {}
-        self._edge_ends: dict[str, tuple[str, str]] = {}
+        self._edge_ends: dict[str, tuple[str, str, dict[str, Any]]] = {}
+        """Edge id -> (from id, to id, edge data), in insertion order: ``edges`` reads it front to back, in
+        the order the data dicts were allocated, about 2x faster than walking the adjacency dicts."""
         self._edge_type_counts: dict[str, int] = {t: 0 for t in schema.edge_type_list}
         self._next_node = 1
         self._next_edge = 1
@@ -343,9 +345,14 @@ class GraphState:
             else:
                 bucket[node_id] = None
 
+    def edge_rows(self) -> ItemsView[str, tuple[str, str, dict[str, Any]]]:
+        """Edge id -> (from id, to id, data) for every edge, in the order they were added (read only; the
+        fastest way through all edges)."""
+        return self._edge_ends.items()
+
     def edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
-        """(edge id, from id, to id, data) for every edge."""
-        for u, v, k, d in self.graph.edges(keys=True, data=True):
+        """(edge id, from id, to id, data) for every edge, in the order they were added."""
+        for k, (u, v, d) in self._edge_ends.items():
             yield k, u, v, d
 
     # ---- derived indexes -----------------------------------------------------------------------------
@@ -471,10 +478,10 @@ class GraphState:
         if provenance is None:
             provenance = self._provenance()
         props = dict(properties)
-        insert_edge(self.graph, source, target, edge_id,
-                    {"type": edge_type, "properties": props, "provenance": provenance})
+        data = {"type": edge_type, "properties": props, "provenance": provenance}
+        insert_edge(self.graph, source, target, edge_id, data)
         self._edges[(source, edge_type, target)] = edge_id
-        self._edge_ends[edge_id] = (source, target)
+        self._edge_ends[edge_id] = (source, target, data)
         self._edge_type_counts[edge_type] = self._edge_type_counts.get(edge_type, 0) + 1
         recent = self._recent
         recent.append(source)
@@ -496,8 +503,7 @@ class GraphState:
 
     def delete_edge(self, edge_id: str) -> None:
         """Delete one edge by id."""
-        source, target = self._edge_ends.pop(edge_id)
-        data = self.graph[source][target][edge_id]
+        source, target, data = self._edge_ends.pop(edge_id)
         t = data["type"]
         del self._edges[(source, t, target)]
         self._edge_type_counts[t] -= 1
