@@ -8,7 +8,7 @@ from igg.agents import Agent, AgentCapabilities, AgentTurn, AsyncAgent, Observat
 from igg.agents.parsing import parse_turn
 from igg.agents.registry import make_agent
 from igg.agents.scripted import ScriptedAgent
-from igg.compile import build_state, check_request, load_request
+from igg.engine.loop import Loop, RunStream, arun, astream, run, stream
 from igg.errors import (
     AgentFailed,
     AgentUnavailable,
@@ -27,7 +27,6 @@ from igg.errors import (
 )
 from igg.export import ExportSpec, document_to_state, load_document, parse_export_spec, perform_exports
 from igg.graph import GraphState, Mutation
-from igg.loop import Loop, RunStream, arun, astream, run, stream
 from igg.models import (
     AgentResponse,
     ErrorCode,
@@ -39,7 +38,8 @@ from igg.models import (
 )
 from igg.persistence import Recorder, SessionInfo, SessionRepo
 from igg.persistence.memory import MemorySessions
-from igg.records import STOP_REASONS, Event, IterationRecord, RunResult, StopReason
+from igg.record.records import STOP_REASONS, Event, IterationRecord, RunResult, StopReason
+from igg.request.load import build_state, check_request, load_request
 from igg.service import acontinue_session, arun_request, continue_session, export_session, run_request
 from igg.store import SessionRecorder, SessionStore, StoreSessions, resume_point
 

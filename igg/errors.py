@@ -15,8 +15,8 @@
     │   └── SessionBusy       another live process writes the session
     ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
     │   ├── ExportsFailed     some exports of a set failed: ``failures`` (format, reason), ``summaries``
-    │   ├── PathRefused       (igg.files) IGG will not write this path (outside its directory, a special file)
-    │   └── WriteFailed       (igg.files) the operating system failed the write; carries ``errno``
+    │   ├── PathRefused       (igg.io.files) IGG will not write this path (outside its directory, a special file)
+    │   └── WriteFailed       (igg.io.files) the operating system failed the write; carries ``errno``
     ├── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be served; carries a stable ``code``
     └── SessionFailed         (igg.batch.tasks) a batch session could not run on its worker (picklable)
 

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from igg.agents.base import AnyAgent, capabilities
+from igg.engine.loop import EventHandler, RunOptions, arun, run
 from igg.errors import ExportError, ExportsFailed, Problem, RequestInvalid, SessionRefused
 from igg.export.spec import ExportSpec, perform_exports
-from igg.loop import EventHandler, RunOptions, arun, run
 from igg.models.request import Request
 from igg.persistence import Recorder
 from igg.persistence.rundir import RunDirectory, document_metadata
-from igg.records import RunResult
+from igg.record.records import RunResult
 from igg.store.recorder import SessionRecorder, resume_point
 from igg.store.store import SessionStore
 
@@ -93,7 +93,7 @@ def run_request(request: Request, agent: AnyAgent, *, store: StoreLike | None = 
     of the same id; ``resume`` takes over the stored one instead of creating it). ``out``: write the run's
     files there (``igg.persistence.rundir``). ``exports`` run after the run; their files default to
     ``export_dir`` (else ``out``, else the working directory). ``recorders`` are kept too; ``on_event`` sees
-    every event; ``loop_options`` go to ``igg.loop.Loop`` (``state``, ``records``, ... to continue).
+    every event; ``loop_options`` go to ``igg.engine.loop.Loop`` (``state``, ``records``, ... to continue).
     ``session_options`` are kept with a new stored session (e.g. map-code's ``git_commit``).
     """
     review_needs_a_store(request, store, recorders)
@@ -179,11 +179,11 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
     """Map source trees with ``agent`` (code, llm or hybrid) through the loop; returns the run result and the
     map-code summary (files, graph by type, times). ``resume`` continues the interrupted session
     ``session_id`` of ``store`` (the sources are read again; what the graph holds is not proposed twice).
-    ``prepare_options`` go to ``igg.mapcode.prepare`` (schema, goal, limits, jobs, ...)."""
+    ``prepare_options`` go to ``igg.codemap.prepare.prepare`` (schema, goal, limits, jobs, ...)."""
     from contextlib import nullcontext
 
     from igg.act.apply import collector_paused
-    from igg.mapcode import code_agent, prepare, summary
+    from igg.codemap.prepare import code_agent, prepare, summary
 
     codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options)
     the_agent = code_agent(agent, codemap, environ)

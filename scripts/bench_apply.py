@@ -21,9 +21,9 @@ import networkx as nx
 
 from igg.act import Actor
 from igg.agents.parsing import read_value
-from igg.compile import build_state, load_request
-from igg.logging import configure_logging
 from igg.models.actions import read_action
+from igg.record.logs import configure_logging
+from igg.request.load import build_state, load_request
 
 
 def make_request(n: int, duplicates: str = "reject"):

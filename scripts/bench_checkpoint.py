@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 from igg.act import Actor
-from igg.compile import build_state, load_request
 from igg.models.actions import read_response
-from igg.records import IterationRecord
+from igg.record.records import IterationRecord
+from igg.request.load import build_state, load_request
 from igg.store import SessionRecorder, SessionStore
 from igg.store.codec import dumps, snapshot_of
 from igg.store.recorder import SNAPSHOT_MIN_MUTATIONS

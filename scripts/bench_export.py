@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT))
 from igg.export import export_neo4j, write_graphml, write_json  # noqa: E402
 from igg.export.neo4j import BoltSession, Neo4jSettings, plan_neo4j  # noqa: E402
 from igg.graph.state import GraphState  # noqa: E402
-from igg.logging import configure_logging  # noqa: E402
 from igg.models.schema import Schema  # noqa: E402
+from igg.record.logs import configure_logging  # noqa: E402
 
 
 def build(n_nodes: int, n_edges: int, seed: int = 7) -> GraphState:

@@ -36,9 +36,9 @@ from support.fake_openai import FakeOpenAI  # noqa: E402
 from igg.agents.base import Observation  # noqa: E402
 from igg.agents.llm import LLMAgent, LLMSettings  # noqa: E402
 from igg.agents.parsing import parse_turn  # noqa: E402
-from igg.compile import load_request  # noqa: E402
 from igg.errors import ResponseInvalid  # noqa: E402
 from igg.models.actions import UnreadableAction  # noqa: E402
+from igg.request.load import load_request  # noqa: E402
 
 ANSWER = json.dumps({"reasoning": "r", "actions": [
     {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}} for i in range(20)]})

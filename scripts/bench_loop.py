@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from igg.act import Actor  # noqa: E402
-from igg.compile import build_state, load_request  # noqa: E402
-from igg.logging import configure_logging  # noqa: E402
-from igg.loop import run  # noqa: E402
+from igg.engine.loop import run  # noqa: E402
 from igg.models.actions import read_response  # noqa: E402
 from igg.persistence.rundir import RunDirectory  # noqa: E402
+from igg.record.logs import configure_logging  # noqa: E402
+from igg.request.load import build_state, load_request  # noqa: E402
 
 
 def request_with_graph(nodes: int, iterations: int) -> dict:

@@ -39,10 +39,10 @@ from igg.agents.code.cache import FactsCache, cache_path  # noqa: E402
 from igg.agents.code.java import parser  # noqa: E402
 from igg.agents.code.link import link  # noqa: E402
 from igg.agents.code.walk import walk  # noqa: E402
-from igg.logging import configure_logging  # noqa: E402
-from igg.loop import run  # noqa: E402
-from igg.mapcode import code_agent, parse_all, prepare  # noqa: E402
-from igg.mapupdate import update_map  # noqa: E402
+from igg.codemap.prepare import code_agent, parse_all, prepare  # noqa: E402
+from igg.codemap.update import update_map  # noqa: E402
+from igg.engine.loop import run  # noqa: E402
+from igg.record.logs import configure_logging  # noqa: E402
 from igg.service import map_code  # noqa: E402
 
 

@@ -15,9 +15,9 @@ import argparse
 import gc
 import time
 
-from igg.compile import build_state, load_request
 from igg.models.verdicts import ErrorCode, Verdict
 from igg.observe import Chunk, estimate_tokens, open_todos, render_observation
+from igg.request.load import build_state, load_request
 
 SCHEMA = {
     "node_types": ["Class", "Interface", "Method", "DatabaseTable"],

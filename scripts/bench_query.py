@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 import networkx as nx
 
-from igg.compile import build_state, load_request
 from igg.observe.query import run_query
+from igg.request.load import build_state, load_request
 
 
 def build(n: int):

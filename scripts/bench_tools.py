@@ -27,7 +27,7 @@ import httpx
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from igg.logging import configure_logging
+from igg.record.logs import configure_logging
 from igg.store import SessionStore, StoreSessions
 from igg.workspace import MemorySessions, Workspace
 from igg.workspace.ops import ApplyInput

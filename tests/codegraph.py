@@ -7,8 +7,8 @@ from typing import Any
 
 from igg.act import Actor
 from igg.agents.base import Observation
-from igg.compile import build_state, load_request
 from igg.models.actions import read_response
+from igg.request.load import build_state, load_request
 
 CODE_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "code"
 

@@ -50,7 +50,7 @@ def seed_response_dict() -> dict[str, Any]:
 
 def make_request(**config_overrides: Any) -> Any:
     """A checked request over the seed schema, with config keys overridden (e.g. constraints={...})."""
-    from igg.compile import load_request
+    from igg.request.load import load_request
 
     payload = json.loads((FIXTURES / "seed_request.json").read_text())
     for key, value in config_overrides.items():
@@ -68,7 +68,7 @@ class Workspace:
 
     def __init__(self, **config_overrides: Any) -> None:
         from igg.act import Actor
-        from igg.compile import build_state
+        from igg.request.load import build_state
 
         self.request = make_request(**config_overrides)
         self.state, problems = build_state(self.request)

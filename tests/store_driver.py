@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from igg.act import Actor
-from igg.compile import build_state
 from igg.models.actions import read_response
-from igg.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult
+from igg.request.load import build_state
 from igg.store import SessionRecorder, SessionStore, resume_point
 
 

@@ -112,7 +112,7 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
 def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_path, capsys, monkeypatch):
     """`igg batch map-code` maps each tree on a worker of the cluster named by DASK_SCHEDULER_ADDRESS; each
     stored graph equals `igg map-code` in-process."""
-    from igg.mapcode import map_code
+    from igg.service import map_code
 
     store_path = tmp_path / "trees.sqlite"
     trees = [CODE / "java", CODE / "python"]

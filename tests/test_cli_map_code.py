@@ -101,8 +101,8 @@ def _interrupted(store) -> None:
     script = f"""
 from pathlib import Path
 from igg.agents.code import CodeAgent
-from igg.loop import run
-from igg.mapcode import prepare
+from igg.engine.loop import run
+from igg.codemap.prepare import prepare
 from igg.store import SessionRecorder, SessionStore
 
 codemap = prepare([Path({JAVA!r})], session_id="m1", jobs=1)

@@ -237,9 +237,9 @@ def test_the_live_view_draws_progress_on_a_terminal():
     from rich.console import Console
 
     from igg.agents.scripted import ScriptedAgent
-    from igg.compile import load_request
+    from igg.engine.loop import run
     from igg.interfaces.cli.progress import ProgressView
-    from igg.loop import run
+    from igg.request.load import load_request
 
     screen = io.StringIO()
     console = Console(file=screen, force_terminal=True, width=120)
@@ -256,7 +256,7 @@ def test_the_live_view_draws_progress_on_a_terminal():
 
 def test_without_a_terminal_the_live_view_draws_nothing(capsys):
     from igg.interfaces.cli.progress import ProgressView
-    from igg.records import Event
+    from igg.record.records import Event
 
     with ProgressView(enabled=False) as view:
         view(Event(kind="run_started", session_id="s", data={"start_iteration": 1, "max_iterations": 3}))

@@ -66,8 +66,8 @@ def _reject_methods_named(name: str, code: ErrorCode):
 def _drive_with_rule(rule):
     from igg.act import Actor
     from igg.agents.base import Observation
-    from igg.compile import build_state
     from igg.models.actions import read_response
+    from igg.request.load import build_state
 
     request = code_request()
     state, _ = build_state(request)
@@ -102,8 +102,8 @@ def test_rolled_back_actions_are_proposed_again():
     payload["config"]["apply_mode"] = "atomic"
     from igg.act import Actor
     from igg.agents.base import Observation
-    from igg.compile import build_state, load_request
     from igg.models.actions import read_response
+    from igg.request.load import build_state, load_request
 
     request = load_request(payload)
     state, _ = build_state(request)
@@ -182,7 +182,7 @@ def test_reads_its_sources_from_the_context_when_given_none():
 
 
 def test_through_the_loop_the_static_agent_skips_the_markdown_it_does_not_read():
-    from igg.loop import run
+    from igg.engine.loop import run
 
     result = run(code_request(), _agent())
     assert result.stop_reason == "finished"

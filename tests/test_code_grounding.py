@@ -6,9 +6,9 @@ from igg.act import Actor
 from igg.agents.code import CodeAgent, link
 from igg.agents.code.grounding import Grounding
 from igg.agents.code.sources import analyze_all
-from igg.compile import build_state
 from igg.models.actions import read_response
 from igg.models.verdicts import ErrorCode
+from igg.request.load import build_state
 from tests.codegraph import CODE_FIXTURES, code_request, drive, sources
 
 

@@ -26,7 +26,7 @@ import pytest
 
 from igg.agents.code.link import CodeModel, link
 from igg.agents.code.walk import walk
-from igg.mapcode import parse_all
+from igg.codemap.prepare import parse_all
 
 TREE: dict[str, str] = {
     "pyproject.toml": "[project]\nname = 'kiosk'\n",

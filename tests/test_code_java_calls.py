@@ -21,7 +21,7 @@ import pytest
 
 from igg.agents.code.link import CodeModel, link
 from igg.agents.code.walk import walk
-from igg.mapcode import parse_all
+from igg.codemap.prepare import parse_all
 from tests.codegraph import CODE_FIXTURES
 from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from igg.compile import build_state, load_request
 from igg.errors import RequestInvalid
 from igg.export import document_to_state, load_document, write_json, write_node_link
 from igg.models.document import GraphDocument
+from igg.request.load import build_state, load_request
 from tests.conftest import FIXTURES, Workspace, edge, node
 
 

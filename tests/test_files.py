@@ -1,4 +1,4 @@
-"""igg.files: every file IGG writes is checked, written beside its target and renamed into place.
+"""igg.io.files: every file IGG writes is checked, written beside its target and renamed into place.
 
 Each test plants what an attacker could leave in an output directory (a hard link, a FIFO, a symlink, the
 session store itself) or makes the operating system fail the write, and checks that nothing outside the
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from igg.errors import WorkspaceError
-from igg.files import PathRefused, WriteFailed, check_name, open_for_write, write_file
+from igg.io.files import PathRefused, WriteFailed, check_name, open_for_write, write_file
 from igg.store import SessionStore, StoreSessions
 from igg.workspace import Workspace
 from igg.workspace.ops import ExportInput
@@ -142,7 +142,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_debris(tmp_path):
 FULL_DISK = """
 import resource, signal, sys
 from pathlib import Path
-from igg.files import WriteFailed, write_file
+from igg.io.files import WriteFailed, write_file
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing the process
 resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
 try:
@@ -171,8 +171,8 @@ def test_run_directory_files_go_through_the_same_checks(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
     os.link(outside, out / "records.jsonl")
-    from igg.compile import build_state, load_request
     from igg.errors import IGGError
+    from igg.request.load import build_state, load_request
 
     request = load_request(json.loads((ROOT / "fixtures" / "seed_request.json").read_text()))
     state, _ = build_state(request)

@@ -14,9 +14,9 @@ from support.llm import Sleeps, settings_for
 from igg.agents.budget import messages_tokens
 from igg.agents.llm import AsyncLLMAgent, LLMAgent
 from igg.agents.retry import RetryPolicy
+from igg.engine.loop import arun, run
 from igg.graph.invariants import invariant_violations
 from igg.interfaces.cli import main
-from igg.loop import arun, run
 
 CONTEXT = "class AuthController { AuthService service; void login() { service.check(); } }"
 

@@ -13,9 +13,9 @@ from conftest import make_request
 from support.fake_openai import FakeOpenAI, Reply
 
 from igg.agents.parsing import parse_turn, read_value
-from igg.encodable import find_unencodable, first_unencodable
+from igg.engine.loop import run
 from igg.interfaces.cli import main
-from igg.loop import run
+from igg.io.encodable import find_unencodable, first_unencodable
 from igg.models.actions import UnreadableAction
 from igg.store import SessionRecorder, SessionStore
 

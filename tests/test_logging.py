@@ -8,8 +8,8 @@ import structlog
 from structlog.testing import capture_logs
 
 from igg.agents.scripted import ScriptedAgent
-from igg.logging import EventLogger, configure_logging, redact_secrets
-from igg.loop import run
+from igg.engine.loop import run
+from igg.record.logs import EventLogger, configure_logging, redact_secrets
 from tests.conftest import make_request
 
 TURNS = [

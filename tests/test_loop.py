@@ -10,9 +10,9 @@ import pytest
 
 from igg.agents.base import AgentTurn, Usage
 from igg.agents.scripted import ScriptedAgent
+from igg.engine.loop import Loop, arun, run, stream
 from igg.errors import AgentFailed, BudgetExhausted
-from igg.loop import Loop, arun, run, stream
-from igg.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult
 from tests.conftest import edge, make_request, node
 
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from igg.compile import load_request
 from igg.errors import RequestInvalid, ResponseInvalid
 from igg.models.actions import AddEdge, AddNode, AgentResponse, UnreadableAction, read_response
 from igg.models.jsonschema import SCHEMA_MODELS, json_schema_text
 from igg.models.verdicts import ErrorCode
+from igg.request.load import load_request
 from tests.conftest import ROOT
 
 

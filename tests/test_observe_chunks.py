@@ -159,7 +159,7 @@ def test_a_huge_context_is_split_only_as_far_as_the_run_walks() -> None:
     from conftest import make_request
 
     from igg.agents.scripted import ScriptedAgent
-    from igg.loop import stream
+    from igg.engine.loop import stream
     from igg.observe.chunks import EAGER_CHARS
 
     files = EAGER_CHARS // 25 + 1000

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from igg.compile import build_state
 from igg.graph.state import HUB_DEGREE
+from igg.request.load import build_state
 from tests.conftest import make_request
 
 _OPS = st.lists(

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from igg.compile import build_state
 from igg.models.verdicts import ErrorCode, Verdict
 from igg.observe import Chunk, estimate_tokens, open_todos, render_observation
+from igg.request.load import build_state
 from tests.conftest import Workspace, edge, make_request, node
 
 SCHEMA = {

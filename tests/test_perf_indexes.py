@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from igg.compile import build_state
 from igg.graph.properties import property_index
 from igg.observe.query import run_query
 from igg.observe.todos import open_todos, scan_todos
+from igg.request.load import build_state
 from tests.conftest import make_request
 
 _RULES = [

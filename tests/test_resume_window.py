@@ -25,7 +25,7 @@ from tests.conftest import FIXTURES, ROOT
 CHILD = """
 import json, os, signal, sys
 from igg.agents.registry import make_agent
-from igg.compile import load_request
+from igg.request.load import load_request
 from igg.service import run_request
 
 request_path, transcript, store, kill_after = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])

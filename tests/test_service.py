@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from igg.compile import load_request
+from igg.engine.loop import run
 from igg.errors import WorkspaceError
 from igg.interfaces.cli import main
-from igg.loop import run
 from igg.persistence.memory import MemorySessions
-from igg.records import Event
+from igg.record.records import Event
+from igg.request.load import load_request
 from igg.service import run_request
 from igg.store import SessionStore, StoreSessions
 from igg.workspace import Workspace

@@ -16,7 +16,7 @@ import pytest
 
 from igg.errors import SessionError
 from igg.models.verdicts import ErrorCode, Verdict
-from igg.records import IterationRecord
+from igg.record.records import IterationRecord
 from igg.store import SessionRecorder, SessionStore, diff, explain, replay, resume_point, undo
 from igg.store.codec import canonical, differences, record_from_dict
 from tests.conftest import ROOT, make_request

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from igg.act.apply import Actor
 from igg.graph.state import GraphState
 from igg.models.actions import ParsedResponse, UnreadableAction
-from igg.records import IterationRecord, StopReason
+from igg.record.records import IterationRecord, StopReason
 
 
 def act(actor: Actor, state: GraphState, parsed: ParsedResponse | None, *, iteration: int,

@@ -49,10 +49,10 @@ from igg.agents.base import AgentCapabilities, AgentTurn, Observation, Usage
 from igg.agents.budget import Budget, Totals, messages_tokens
 from igg.agents.prompt import messages, response_schema
 from igg.agents.retry import AnswerUnreadable, CallTimedOut, RetryPolicy, describe_error, is_retryable
-from igg.encodable import escape_unencodable
 from igg.errors import AgentFailed, AgentUnavailable, ResponseInvalid
-from igg.logging import get_logger
+from igg.io.encodable import escape_unencodable
 from igg.models.request import LLMConfig, Request
+from igg.record.logs import get_logger
 
 OutputMode = Literal["json_schema", "json_object", "text"]
 """How the answer's format is requested: a JSON Schema, JSON mode, or plain text read by the shared parser."""

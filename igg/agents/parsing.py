@@ -32,9 +32,9 @@ from dataclasses import replace
 from typing import Any
 
 from igg.act.apply import bulk
-from igg.encodable import escape_value as _escaped
-from igg.encodable import find_unencodable, replace_unencodable
 from igg.errors import ResponseInvalid
+from igg.io.encodable import escape_value as _escaped
+from igg.io.encodable import find_unencodable, replace_unencodable
 from igg.models.actions import ParsedResponse, UnreadableAction, read_response
 from igg.models.verdicts import ErrorCode
 

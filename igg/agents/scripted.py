@@ -22,7 +22,7 @@ from typing import Any
 
 from igg.agents.base import AgentTurn, Observation, Usage
 from igg.errors import AgentFailed, Problem, RequestInvalid
-from igg.inputs import read_text
+from igg.io.inputs import read_text
 
 RAW_KEYS = frozenset({"raw", "truncated", "usage"})
 """Keys a raw turn may carry."""

@@ -33,7 +33,7 @@ from igg.agents.code.facts import FileFacts
 from igg.agents.code.link import Relation, link
 from igg.agents.code.sources import MARKER_RE, SourceFile, analyze, language_of, split_context
 from igg.errors import AgentFailed
-from igg.logging import get_logger
+from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
 

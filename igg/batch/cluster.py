@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from igg.errors import IGGError, Problem, RequestInvalid
-from igg.logging import get_logger
+from igg.record.logs import get_logger
 
 LOCAL = "local"
 """``--scheduler local``: start a local cluster even when ``$DASK_SCHEDULER_ADDRESS`` is set."""

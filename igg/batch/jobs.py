@@ -25,9 +25,9 @@ from typing import Any
 
 from igg.agents.scripted import ScriptedAgent
 from igg.batch.tasks import SessionJob, TreeJob
-from igg.compile import load_request
 from igg.errors import Problem, RequestInvalid
-from igg.inputs import parse_json, read_text
+from igg.io.inputs import parse_json, read_text
+from igg.request.load import load_request
 
 SCRIPT_PREFIX = "script:"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

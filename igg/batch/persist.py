@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from igg.batch.tasks import ResumeFrom, SessionOutcome
-from igg.compile import build_state
 from igg.errors import ExportError, RequestInvalid, SessionError
 from igg.export import ExportSpec
 from igg.export.spec import DEFAULT_FILES
@@ -23,7 +22,8 @@ from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.persistence import Recorder
 from igg.persistence.rundir import RunDirectory
-from igg.records import RunResult
+from igg.record.records import RunResult
+from igg.request.load import build_state
 from igg.service import export_result
 from igg.store import SessionRecorder, SessionStore
 

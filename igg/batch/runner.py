@@ -34,7 +34,7 @@ from igg.batch.tasks import (
     run_session,
 )
 from igg.errors import IGGError
-from igg.logging import get_logger
+from igg.record.logs import get_logger
 from igg.store import SessionInfo, SessionStore, resume_point
 
 SessionStatus = Literal["done", "failed", "skipped"]

@@ -22,7 +22,7 @@ from igg.errors import IGGError
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
-from igg.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult
 
 
 @dataclass(kw_only=True)
@@ -58,7 +58,7 @@ class TreeJob:
     paths: list[str]
     agent: str = "code"
     options: dict[str, Any] = field(default_factory=dict)
-    """``igg.mapcode.prepare`` options (schema, max_nodes, max_edges, max_bytes, ...)."""
+    """``igg.codemap.prepare.prepare`` options (schema, max_nodes, max_edges, max_bytes, ...)."""
     source: str = ""
 
 
@@ -119,7 +119,7 @@ def _worker_logging() -> None:
     import structlog
 
     if not structlog.is_configured():
-        from igg.logging import configure_logging
+        from igg.record.logs import configure_logging
 
         configure_logging("console", colors=False)
 
@@ -159,7 +159,7 @@ def _run_session(job: SessionJob) -> SessionOutcome:
 
 
 def _map_tree(job: TreeJob) -> SessionOutcome:
-    from igg.mapcode import code_agent, prepare, summary
+    from igg.codemap.prepare import code_agent, prepare, summary
 
     started = time.perf_counter()
     # jobs=1: a worker is one process per core already (and a daemonic worker may not start a process pool)

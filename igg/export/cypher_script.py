@@ -16,8 +16,8 @@ from typing import IO, Any
 from igg.errors import ExportError
 from igg.export import cypher
 from igg.export.plan import plan_export
-from igg.files import write_file
 from igg.graph.state import GraphState
+from igg.io.files import write_file
 
 STATEMENT_BYTES = 3000
 

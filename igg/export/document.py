@@ -15,9 +15,9 @@ from typing import IO, Any
 import orjson
 from pydantic_core import PydanticSerializationError, to_json
 
-from igg.files import write_file
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
+from igg.io.files import write_file
 from igg.models.schema import Schema
 
 TYPE_KEY = "igg_type"

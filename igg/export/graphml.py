@@ -23,9 +23,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from igg.files import open_for_write
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
+from igg.io.files import open_for_write
 
 NS = "http://graphml.graphdrawing.org/xmlns"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -91,7 +91,7 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
                   schema: Any = None, provenance: bool = False) -> dict[str, Any]:
     """Write the graph as GraphML; returns ``{"nodes", "edges", "replaced_values"}``.
 
-    ``path_or_file`` is a path (written through ``igg.files``: temporary file, then rename) or a binary file
+    ``path_or_file`` is a path (written through ``igg.io.files``: temporary file, then rename) or a binary file
     object. The caller's graph is never modified.
 
     The XML is composed as text, escaped exactly as libxml2 (lxml) serializes it: in text ``& < >`` and

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, Any
 
-from igg.files import write_file
 from igg.graph.state import GraphState
+from igg.io.files import write_file
 from igg.view.data import graph_payload
 from igg.view.page import render_page
 

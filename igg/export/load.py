@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from igg.errors import Problem, RequestInvalid
 from igg.export.document import EDGE_FIELDS, NODE_FIELDS, RENAMED, TYPE_KEY
 from igg.graph.state import GraphState
-from igg.inputs import parse_json, read_text
+from igg.io.inputs import parse_json, read_text
 from igg.models.document import DocEdge, DocNode, GraphDocument
 from igg.models.request import Constraints, DuplicateGuard
 from igg.models.schema import Schema
@@ -39,7 +39,7 @@ def node_link_to_document(data: dict[str, Any]) -> dict[str, Any]:
 
 def load_document(path: str | Path) -> GraphDocument:
     """Read an IGG document (or node-link JSON) from a file. Raises ``RequestInvalid`` naming each problem."""
-    from igg.compile import pydantic_problems
+    from igg.request.load import pydantic_problems
 
     path = Path(path)
     name = "standard input" if str(path) == "-" else str(path)
@@ -86,7 +86,7 @@ def document_to_state(doc: GraphDocument, *, constraints: Constraints | None = N
     Limits default to the document's own size (a saved graph is never too big to reload).
     """
     from igg.act import Actor
-    from igg.compile import check_schema
+    from igg.request.load import check_schema
 
     schema = doc.schema_ if doc.schema_ is not None else infer_schema(doc, source=source)
     problems = check_schema(schema, "schema")

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from igg.errors import ExportError
-from igg.files import write_file
 from igg.graph.state import GraphState
+from igg.io.files import write_file
 
 _ENTITIES = {'"': "#quot;", "#": "#35;", "<": "#lt;", ">": "#gt;", "`": "#96;", "|": "#124;", "[": "#91;",
              "]": "#93;", "{": "#123;", "}": "#125;", "&": "#38;", ";": "#59;", "\\": "#92;"}

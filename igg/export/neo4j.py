@@ -33,7 +33,7 @@ from igg.export.neo4j_diff import ScopeDiff, diff_scope, read_scope
 from igg.export.neo4j_schema import SchemaReport, ensure_identity_memgraph, ensure_identity_neo4j
 from igg.export.plan import Plan, plan_export
 from igg.graph.state import GraphState
-from igg.logging import get_logger
+from igg.record.logs import get_logger
 
 log = get_logger("igg.export.neo4j")
 

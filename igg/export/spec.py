@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from igg.errors import ExportError, ExportsFailed, IGGError
 from igg.graph.state import GraphState
-from igg.logging import get_logger
 from igg.models.schema import Schema
+from igg.record.logs import get_logger
 
 if TYPE_CHECKING:
     from igg.export.neo4j import Neo4jSettings  # imported when used: it loads the neo4j driver
@@ -44,7 +44,7 @@ class ExportSpec:
     format: ExportFormat
     target: str | None = None
     base: Path | None = None
-    """When set, ``target`` is an untrusted name written strictly inside this directory (``igg.files``:
+    """When set, ``target`` is an untrusted name written strictly inside this directory (``igg.io.files``:
     no symlinked directories, no hidden or control-character names); a client chose it."""
 
     def __str__(self) -> str:
@@ -147,11 +147,11 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
 
 def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, *, schema: Schema | None,
                     metadata: dict[str, Any], provenance: bool, scope: str) -> dict[str, Any]:
-    """A file export to an untrusted ``name`` under ``base``: written through ``igg.files.open_for_write``."""
+    """A file export to an untrusted ``name`` under ``base``: written through ``igg.io.files.open_for_write``."""
     import io
 
     from igg.export import cypher_script, document, graphml, html, mermaid
-    from igg.files import open_for_write
+    from igg.io.files import open_for_write
 
     with open_for_write(name, base=base) as raw:
         if spec.format == "graphml":

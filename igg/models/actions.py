@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from igg.encodable import escape_value as _escaped
-from igg.encodable import find_unencodable
 from igg.errors import ResponseInvalid
+from igg.io.encodable import escape_value as _escaped
+from igg.io.encodable import find_unencodable
 from igg.models.common import Properties, PropertyValue
 from igg.models.verdicts import ErrorCode
 

@@ -1,6 +1,6 @@
 """The one persistence seam: where a session's progress is kept as the engine makes it.
 
-The engine (``igg.loop.Loop`` and the workspace's tool calls, both through ``igg.act.step``) produces one
+The engine (``igg.engine.loop.Loop`` and the workspace's tool calls, both through ``igg.act.step``) produces one
 record type, ``IterationRecord``, and hands it to ``Recorder``s:
 
 * ``begin(request, state, records)`` once before the first iteration of this process (``records``: the
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 if TYPE_CHECKING:
     from igg.graph.state import GraphState
     from igg.models.request import Request
-    from igg.records import IterationRecord, RunResult
+    from igg.record.records import IterationRecord, RunResult
 
 SessionStatus = Literal["open", "running", "interrupted", "awaiting_review", "finished"]
 """The one set of status words for a session, wherever it is kept:

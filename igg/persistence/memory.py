@@ -12,13 +12,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from igg.compile import build_state
 from igg.errors import SessionExists, SessionNotFound
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, LoadedSession, SessionInfo, SessionStatus
-from igg.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult
+from igg.request.load import build_state
 
 
 @dataclass(kw_only=True)

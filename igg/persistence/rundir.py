@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from igg.agents.scripted import transcript_line
-from igg.encodable import first_unencodable
 from igg.errors import IGGError
-from igg.files import open_stream, write_file
 from igg.graph.state import GraphState
+from igg.io.encodable import first_unencodable
+from igg.io.files import open_stream, write_file
 from igg.models.request import Request
-from igg.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult
 
 OUTPUT_FILES = ("graph.json", "records.jsonl", "transcript.jsonl", "summary.json")
 

@@ -11,12 +11,12 @@ import dataclasses
 import json
 from typing import Any
 
-from igg.encodable import first_unencodable
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
+from igg.io.encodable import first_unencodable
 from igg.models.request import Request
 from igg.models.verdicts import Verdict
-from igg.records import IterationRecord, verdict_from_dict
+from igg.record.records import IterationRecord, verdict_from_dict
 
 _RECORD_FIELDS = {f.name for f in dataclasses.fields(IterationRecord)} - {"mutations"}
 

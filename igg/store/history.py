@@ -105,7 +105,7 @@ def _inapplicable(state: GraphState, m: Mutation) -> str | None:
 
 
 def _fresh(store: SessionStore, session_id: str) -> tuple[GraphState, Any]:
-    from igg.compile import build_state
+    from igg.request.load import build_state
 
     request = store.request(session_id)
     state, _ = build_state(request.model_copy(update={"seed_data": None}))

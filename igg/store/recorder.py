@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from igg.agents.base import Usage
-from igg.compile import build_state
 from igg.errors import SessionError, SessionRefused
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
-from igg.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult
+from igg.request.load import build_state
 from igg.store import codec
 from igg.store.store import SessionStore, owner_token
 

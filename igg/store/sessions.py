@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from igg.persistence import LoadedSession, SessionInfo, SessionStatus
-from igg.records import IterationRecord
+from igg.record.records import IterationRecord
 from igg.store import codec
 from igg.store.recorder import SessionRecorder
 from igg.store.store import SessionStore, owner_token

@@ -22,13 +22,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from igg.compile import build_state, load_request
 from igg.errors import SessionBusy, SessionError, SessionExists, SessionNotFound, SessionRefused
-from igg.files import protect
 from igg.graph.journal import Mutation, NodesMerged, read_mutation
 from igg.graph.state import GraphState
+from igg.io.files import protect
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus
+from igg.request.load import build_state, load_request
 from igg.store import codec
 from igg.store.db import Database
 
@@ -90,7 +90,7 @@ class SessionStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, synchronous: str = "FULL") -> None:
         self.db = Database(path, synchronous=synchronous)
-        protect(self.db.path)  # no export of this process may overwrite the store (igg.files)
+        protect(self.db.path)  # no export of this process may overwrite the store (igg.io.files)
 
     @property
     def path(self) -> Path:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from igg.records import Event
+from igg.record.records import Event
 
 _END = object()
 

@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from igg.encodable import find_unencodable
+from igg.io.encodable import find_unencodable
 from igg.models.actions import Action, NodeRef
 from igg.models.request import Request
 from igg.observe.query import Query

@@ -1,6 +1,6 @@
 """File paths that come from tool calls stay inside the server's output directory.
 
-The checks and the write itself are ``igg.files``' (relative names only, no ``..``, no hidden components or
+The checks and the write itself are ``igg.io.files``' (relative names only, no ``..``, no hidden components or
 control characters, no symlinked directories, no planted special or hard-linked files, never a session store,
 temporary file + rename). This module turns its refusals into the workspace's error codes:
 ``PATH_FORBIDDEN`` (403) for a path IGG will not write, ``EXPORT_FAILED`` for a write the system failed
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from igg.errors import WorkspaceError
-from igg.files import PathRefused, WriteFailed, check_name, write_file
+from igg.io.files import PathRefused, WriteFailed, check_name, write_file
 
 
 def _forbidden(message: str) -> WorkspaceError:

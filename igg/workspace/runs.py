@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 from igg.agents.base import capabilities
 from igg.errors import AgentUnavailable, IGGError, RequestInvalid, WorkspaceError
 from igg.export.spec import DEFAULT_FILES, ExportSpec, parse_export_spec
-from igg.logging import get_logger
 from igg.models.request import Request
-from igg.records import Event
+from igg.record.logs import get_logger
+from igg.record.records import Event
 from igg.workspace.paths import check_output
 
 if TYPE_CHECKING:
@@ -153,6 +153,6 @@ def export_specs(texts: list[str], output_dir: Path | None, session_id: str) -> 
 
 
 def _checked(request: Request) -> Request:
-    from igg.compile import load_request
+    from igg.request.load import load_request
 
     return load_request(request.model_dump(by_alias=True, mode="json", exclude_none=True))

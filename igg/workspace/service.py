@@ -22,8 +22,6 @@ from typing import Any
 
 from igg.act.apply import Actor
 from igg.act.step import act, iteration_finished, prune_isolated
-from igg.compile import build_state, load_request
-from igg.encodable import replace_unencodable
 from igg.errors import (
     RequestInvalid,
     SessionBusy,
@@ -33,13 +31,15 @@ from igg.errors import (
     WorkspaceError,
 )
 from igg.graph.state import GraphState
-from igg.logging import get_logger
+from igg.io.encodable import replace_unencodable
 from igg.models.actions import read_response
 from igg.models.request import Request
 from igg.models.verdicts import Verdict
 from igg.persistence import TOOL_AGENT, Recorder, SessionInfo, SessionRepo, SessionStatus
 from igg.persistence.memory import MemorySessions
-from igg.records import Event, IterationRecord, RunResult
+from igg.record.logs import get_logger
+from igg.record.records import Event, IterationRecord, RunResult
+from igg.request.load import build_state, load_request
 from igg.workspace import render
 from igg.workspace.events import EventHub
 from igg.workspace.ops import ApplyInput, ExportInput, FinishInput, ListInput, ObserveInput, RunInput

@@ -41,7 +41,7 @@ def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: 
                        schema: Any = None, provenance: bool = False) -> dict[str, Any]:
     """Write the graph as GraphML; returns ``{"nodes", "edges", "replaced_values"}``.
 
-    ``path_or_file`` is a path (written through ``igg.files``: temporary file, then rename) or a binary file
+    ``path_or_file`` is a path (written through ``igg.io.files``: temporary file, then rename) or a binary file
     object. The caller's graph is never modified.
     """
     nodes = state.nodes

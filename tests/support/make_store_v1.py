@@ -19,8 +19,8 @@ from pathlib import Path
 
 from igg.workspace.store_repo import StoreSessions
 
-from igg.compile import load_request
-from igg.loop import run
+from igg.engine.loop import run
+from igg.request.load import load_request
 from igg.store import SessionRecorder, SessionStore
 from igg.workspace import Workspace
 from igg.workspace.ops import ApplyInput, FinishInput

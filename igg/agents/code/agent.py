@@ -29,8 +29,8 @@ from igg.agents.code.link import CodeModel, FilePlan, Relation, link
 from igg.agents.code.mapping import SchemaFit
 from igg.agents.code.sources import SourceFile, analyze_all, split_context
 from igg.errors import AgentFailed
-from igg.logging import get_logger
 from igg.models.verdicts import ErrorCode
+from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
 

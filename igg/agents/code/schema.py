@@ -8,9 +8,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from igg.compile import check_schema, pydantic_problems
 from igg.errors import Problem, RequestInvalid
 from igg.models.schema import Schema
+from igg.request.load import check_schema, pydantic_problems
 
 
 def _built_in_schema_path() -> Path:

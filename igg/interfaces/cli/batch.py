@@ -24,7 +24,7 @@ from igg.agents.code.walk import DEFAULT_MAX_BYTES
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import setup_logging
 from igg.interfaces.cli.storecli import STORE_HELP, table
-from igg.logging import LOG_FORMATS
+from igg.record.logs import LOG_FORMATS
 
 MAP_CODE = "map-code"
 

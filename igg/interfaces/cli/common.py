@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from igg.agents.base import AnyAgent
 from igg.errors import IGGError, Problem, RequestInvalid, SessionExists
-from igg.logging import LOG_FORMATS, EventLogger, configure_logging
 from igg.models.request import Request
 from igg.persistence import Recorder
-from igg.records import Event, RunResult
+from igg.record.logs import LOG_FORMATS, EventLogger, configure_logging
+from igg.record.records import Event, RunResult
 
 if TYPE_CHECKING:
     from igg.interfaces.cli.keep import Keeping

@@ -24,9 +24,9 @@ from igg.export import FORMATS, ExportSpec, document_to_state, load_document, pe
 from igg.export.neo4j import Neo4jSettings, check_uri
 from igg.export.spec import DEFAULT_FILES
 from igg.graph.state import GraphState
-from igg.inputs import STDIN
 from igg.interfaces.cli.common import add_verbosity_options, setup_logging
 from igg.interfaces.cli.targets import unwritable
+from igg.io.inputs import STDIN
 from igg.models.schema import Schema
 
 

@@ -25,7 +25,7 @@ from typing import cast
 from igg.errors import SessionExists
 from igg.graph.state import GraphState
 from igg.models.request import Request
-from igg.records import IterationRecord, RunResult, StopReason
+from igg.record.records import IterationRecord, RunResult, StopReason
 from igg.store.db import HOME_ENV, PROJECT_STORE, resolve_store_path
 
 INTERRUPTED = "interrupted"
@@ -131,7 +131,7 @@ class Witness:
         """The run as far as it was committed, stop reason ``interrupted`` (None before it began)."""
         if self.request is None:
             return None
-        from igg.compile import build_state
+        from igg.request.load import build_state
 
         state, _ = build_state(self.request)
         records = list(self.records)

@@ -24,11 +24,11 @@ from igg.act.apply import collector_paused
 from igg.agents.code.cache import FactsCache, cache_path
 from igg.agents.code.facts import FileFacts
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
+from igg.codemap.prepare import AGENT_MODES, code_agent, prepare, summary
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
 from igg.interfaces.cli.keep import add_keep_option, kept_store
 from igg.interfaces.cli.targets import check_export_targets
-from igg.mapcode import AGENT_MODES, code_agent, prepare, summary
 from igg.store import resolve_store_path
 
 TITLE = "igg map-code"
@@ -132,7 +132,7 @@ def _run(args: argparse.Namespace, codemap: Any, agent: Any, specs: list[Any], e
 
 
 def _update(args: argparse.Namespace) -> int:
-    from igg.mapupdate import update_map
+    from igg.codemap.update import update_map
 
     path = str(resolve_store_path(args.store))  # the store every session command reads (igg.store)
     if not (args.store or os.environ.get("IGG_STORE")) and not Path(path).exists():

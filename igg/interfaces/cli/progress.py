@@ -2,7 +2,7 @@
 
 When standard error is a terminal, a rich progress bar shows the iteration, the graph's size and the
 verdict counts while the log lines scroll above it. Otherwise the view does nothing: the log lines (one per
-iteration, see ``igg.logging``) are the plain progress output.
+iteration, see ``igg.record.logs``) are the plain progress output.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import Any
 
 from igg.agents.base import capabilities
-from igg.records import Event
+from igg.record.records import Event
 
 
 class ProgressView:

@@ -8,8 +8,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from igg.files import write_file
 from igg.interfaces.cli.storecli import add_store_option, open_store
+from igg.io.files import write_file
 from igg.store import replay
 
 

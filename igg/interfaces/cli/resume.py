@@ -19,7 +19,7 @@ from igg.agents.registry import make_agent
 from igg.interfaces.cli.common import add_run_options, export_specs, present, setup_logging
 from igg.interfaces.cli.storecli import STORE_HELP, open_store
 from igg.persistence import Recorder
-from igg.records import Event, RunResult
+from igg.record.records import Event, RunResult
 from igg.service import continue_session
 from igg.store import resolve_store_path
 

@@ -15,9 +15,9 @@ import argparse
 from pathlib import Path
 
 from igg.agents.registry import make_agent
-from igg.compile import load_request
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
 from igg.interfaces.cli.keep import add_keep_option
+from igg.request.load import load_request
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

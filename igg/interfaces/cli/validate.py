@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from igg.compile import load_request
-from igg.inputs import STDIN
+from igg.io.inputs import STDIN
+from igg.request.load import load_request
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

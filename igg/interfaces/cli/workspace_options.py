@@ -6,9 +6,9 @@ import argparse
 import os
 from pathlib import Path
 
-from igg import logging as igg_logging
 from igg.interfaces.cli.storecli import STORE_HELP
-from igg.logging import LOG_FORMATS
+from igg.record import logs as igg_logging
+from igg.record.logs import LOG_FORMATS
 from igg.workspace import MemorySessions, Workspace
 
 

@@ -47,10 +47,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from igg.encodable import first_unencodable
 from igg.errors import WorkspaceError
 from igg.interfaces.codes import http_status
 from igg.interfaces.version import package_version
+from igg.io.encodable import first_unencodable
 from igg.models.request import Request as GraphRequest
 from igg.workspace import Workspace
 from igg.workspace.ops import (

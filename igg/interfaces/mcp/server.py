@@ -26,11 +26,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from igg.encodable import escape_unencodable, find_unencodable, first_unencodable
-from igg.encodable import escape_value as _escaped
 from igg.errors import WorkspaceError
 from igg.interfaces.logs import route_stdlib_logging
 from igg.interfaces.version import package_version
+from igg.io.encodable import escape_unencodable, find_unencodable, first_unencodable
+from igg.io.encodable import escape_value as _escaped
 from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
 from igg.workspace.service import Workspace
 

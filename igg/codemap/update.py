@@ -24,9 +24,9 @@ from igg.agents.code.cache import FactsCache, cache_path, content_hash
 from igg.agents.code.link import link
 from igg.agents.code.mapping import SchemaFit
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
+from igg.codemap.prepare import git_commit_soon
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
-from igg.mapcode import git_commit_soon
 
 log = structlog.get_logger("igg.code")
 
@@ -137,7 +137,7 @@ def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str
 
 def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None, max_bytes: int,
             jobs: int | None, clock: Callable[[], float]) -> UpdateResult:
-    from igg.mapcode import parse_all
+    from igg.codemap.prepare import parse_all
     from igg.store import SessionStore
 
     paths = [Path(p) for p in paths]

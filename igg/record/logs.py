@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import structlog
 
-from igg.records import Event
+from igg.record.records import Event
 
 LogFormat = Literal["console", "json"]
 LOG_FORMATS: tuple[str, ...] = ("console", "json")

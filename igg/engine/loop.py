@@ -43,16 +43,16 @@ from igg.act.rules import Rule
 from igg.act.step import act, iteration_finished, prune_isolated
 from igg.agents.base import AgentTurn, AnyAgent, Observation, as_turn, capabilities
 from igg.agents.parsing import parse_turn, read_value
-from igg.compile import build_state
-from igg.encodable import escape_unencodable
 from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid, ResponseInvalid
 from igg.graph.state import GraphState
+from igg.io.encodable import escape_unencodable
 from igg.models.actions import ParsedResponse
 from igg.models.request import Request
 from igg.models.verdicts import ErrorCode
 from igg.observe import Chunk, ContextChunks, open_todos, render_observation, split_context
 from igg.persistence import Recorder
-from igg.records import Event, IterationRecord, RunResult, StopReason
+from igg.record.records import Event, IterationRecord, RunResult, StopReason
+from igg.request.load import build_state
 
 EventHandler = Callable[[Event], Any]
 """Receives every ``Event`` of a run (may be async in ``arun``)."""

@@ -4,7 +4,7 @@
 with a reason), parses every file on a process pool, links the facts across files and builds a request over
 the code schema (``schemas/code-graph.json`` or the user's copy) whose ``context_data`` holds the files
 behind ``// File: path`` markers, so a stored session is self-contained and the LLM agent can read the
-files as context chunks. ``code_agent(mode, codemap)`` is the agent; ``map_code`` runs it all through the
+files as context chunks. ``code_agent(mode, codemap)`` is the agent; ``igg.service.map_code`` runs it all through the
 same loop, validation and limits as any other agent; ``summary`` adds files read and skipped, nodes and
 edges by type, and times to the run's result.
 """
@@ -28,9 +28,9 @@ from igg.agents.code.link import CodeModel, link
 from igg.agents.code.schema import load_code_schema
 from igg.agents.code.sources import SourceFile, analyze, with_modules
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult, walk
-from igg.compile import load_request
 from igg.errors import Problem, RequestInvalid
 from igg.models.request import Request
+from igg.request.load import load_request
 
 AGENT_MODES = ("code", "llm", "hybrid")
 """What ``igg map-code --agent`` accepts."""
@@ -254,16 +254,6 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
         if hasattr(static, "summary"):
             out["static_analysis"] = static.summary()
     return out
-
-
-def map_code(paths: Sequence[Path], *, agent: str = "code", environ: Mapping[str, str] | None = None,
-             on_event: Callable[[Any], Any] | None = None, clock: Callable[[], float] = time.perf_counter,
-             **options: Any) -> tuple[Any, dict[str, Any]]:
-    """Map ``paths`` with ``agent`` (code, llm or hybrid): ``igg.service.map_code`` (store, output directory,
-    exports and resume are its options); returns the run result and the map-code summary."""
-    from igg import service
-
-    return service.map_code(paths, agent=agent, environ=environ, on_event=on_event, clock=clock, **options)
 
 
 def git_commit_soon(paths: Sequence[Path]) -> Callable[[], str | None]:

@@ -16,10 +16,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from igg.act.apply import Actor
-from igg.encodable import find_unencodable
 from igg.errors import Problem, RequestInvalid
 from igg.graph.state import GraphState
-from igg.inputs import parse_json, read_text
+from igg.io.encodable import find_unencodable
+from igg.io.inputs import parse_json, read_text
 from igg.models.common import IDENTIFIER_HINT, is_identifier, property_key_problem
 from igg.models.request import Request
 from igg.models.schema import Schema
