@@ -62,7 +62,7 @@ def apply_adds(actor: Actor, state: GraphState, items: Sequence[Any]) -> list[Ve
     near = None if guard.policy == "off" else state.near_duplicates(guard.threshold, guard.aliases)
     max_length, max_properties = limits.max_property_length, limits.max_properties
     allow_loops, max_nodes, max_edges = limits.allow_self_loops, limits.max_nodes, limits.max_edges
-    by_identity, nodes, edges = state._by_identity, state.nodes, state._edges
+    by_identity, nodes, edges = state.identity_table, state.nodes, state.edge_table
     pattern_ok: dict[tuple[str, str, str], bool] = {}
     good_keys: set[str] = set()
     normal: set[str] = set()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections import deque
-from collections.abc import Collection, ItemsView, Iterable, Iterator
+from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 import networkx as nx
@@ -273,6 +273,17 @@ class GraphState:
                 near.add(n, d["type"], d["properties"])
             self.near = near
         return near
+
+    @property
+    def identity_table(self) -> Mapping[tuple[str, tuple[Any, ...]], str]:
+        """(node type, identity values) -> node id, for every node (read only: the batch fast path probes it
+        directly, once per action, where ``find_identity`` would cost a call each)."""
+        return self._by_identity
+
+    @property
+    def edge_table(self) -> Mapping[tuple[str, str, str], str]:
+        """(from id, edge type, to id) -> edge id, for every edge (read only; see ``identity_table``)."""
+        return self._edges
 
     def has_edge(self, edge_id: str) -> bool:
         """Whether an edge with this id exists."""
