@@ -63,13 +63,15 @@ def test_skipped_files_are_listed_with_their_reason(tmp_path):
     (tmp_path / "secret.py").write_text("x = 1\n")
     result = igg("map-code", str(tmp_path), "--json")
     assert result.returncode == 0, result.stderr
-    assert "skipped 4:" in result.stderr
+    assert "skipped 3:" in result.stderr
     assert "node_modules/: vendored or build directory (node_modules)" in result.stderr
     assert "blob.py: binary (NUL bytes)" in result.stderr
+    assert "1 generated Python files read as their module and imports only:" in result.stderr
+    assert "  gen_pb2.py: generated (by its name)" in result.stderr
     files = json.loads(result.stdout)["map_code"]["files"]
-    assert files["read"] == 1
-    assert files["skipped_by_reason"] == {"gitignored": 1, "vendored or build directory": 1, "generated": 1,
-                                          "binary": 1}
+    assert files["read"] == 2
+    assert files["skipped_by_reason"] == {"gitignored": 1, "vendored or build directory": 1, "binary": 1}
+    assert files["generated_paths"] == [{"path": "gen_pb2.py", "reason": "generated (by its name)"}]
     edges = json.loads(result.stdout)["map_code"]["graph"]["edges_by_type"]
     assert edges["CALLS"] == 1
 

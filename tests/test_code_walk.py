@@ -1,4 +1,5 @@
-"""Walking source trees: .gitignore is honoured; vendored, generated and binary files are skipped with a reason."""
+"""Walking source trees: .gitignore is honoured; vendored and binary files are skipped with a reason; generated
+Python files are read as their module and imports only."""
 
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ def _tree(root):
 def test_walk_reads_sources_and_says_why_it_skipped_the_rest(tmp_path):
     _tree(tmp_path)
     result = walk([tmp_path])
-    assert sorted(f.path for f in result.files) == ["keep/local.py", "pkg/a.py", "pkg/sub/b.py", "secret_ok.py",
-                                                    "src/Main.java"]
+    assert sorted(f.path for f in result.files) == ["gen.py", "keep/local.py", "m_pb2.py", "pkg/a.py", "pkg/sub/b.py",
+                                                    "secret_ok.py", "src/Main.java"]
     assert {s.path: s.reason for s in result.skipped} == {
         "bin.py": "binary (NUL bytes)",
         "latin.py": "binary or not UTF-8 (and no coding declaration)",
@@ -46,9 +47,11 @@ def test_walk_reads_sources_and_says_why_it_skipped_the_rest(tmp_path):
         "pkg/local.py": "gitignored (by pkg/.gitignore)",
         "pkg/sub/ignored.py": "gitignored (by .gitignore)",
         "docs/a/b/deep.py": "gitignored (by .gitignore)",
+        "link": "symbolic link (not followed)",
+    }
+    assert {s.path: s.reason for s in result.generated} == {
         "gen.py": "generated (its header says so)",
         "m_pb2.py": "generated (by its name)",
-        "link": "symbolic link (not followed)",
     }
     assert result.other == {".md": 1}
     assert result.skipped_by_reason()["gitignored"] == 6

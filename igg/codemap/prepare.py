@@ -1,12 +1,12 @@
 """Mapping source trees into a code graph: walk -> parse (concurrently) -> link -> request -> the loop.
 
-``prepare(paths)`` walks the trees (``.gitignore`` honoured; vendored, generated and binary files skipped
-with a reason), parses every file on a process pool, links the facts across files and builds a request over
-the code schema (``schemas/code-graph.json`` or the user's copy) whose ``context_data`` holds the files
-behind ``// File: path`` markers, so a stored session is self-contained and the LLM agent can read the
-files as context chunks. ``code_agent(mode, codemap)`` is the agent; ``igg.service.map_code`` runs it all through the
-same loop, validation and limits as any other agent; ``summary`` adds files read and skipped, nodes and
-edges by type, and times to the run's result.
+``prepare(paths)`` walks the trees (``.gitignore`` honoured; vendored and binary files skipped with a reason,
+generated Python files read as their module and imports only), parses every file on a process pool, links the
+facts across files and builds a request over the code schema (``schemas/code-graph.json`` or the user's copy)
+whose ``context_data`` holds the files behind ``// File: path`` markers, so a stored session is self-contained
+and the LLM agent can read the files as context chunks. ``code_agent(mode, codemap)`` is the agent;
+``igg.service.map_code`` runs it all through the same loop, validation and limits as any other agent;
+``summary`` adds files read and skipped, nodes and edges by type, and times to the run's result.
 """
 
 from __future__ import annotations
@@ -238,6 +238,7 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
         "files": {"read": len(walked.files), "skipped": len(walked.skipped),
                   "skipped_by_reason": walked.skipped_by_reason(),
                   "skipped_paths": [{"path": s.path, "reason": s.reason} for s in walked.skipped],
+                  "generated_paths": [{"path": s.path, "reason": s.reason} for s in walked.generated],
                   "other_languages": dict(walked.other.most_common()),
                   "lines": sum(f.lines for f in codemap.facts), "bytes": walked.bytes_read,
                   "partial": [{"path": f.path, "line": f.error_line, "error": f.error}

@@ -131,7 +131,7 @@ def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str
     """
     from igg.act.apply import collector_paused
 
-    with collector_paused():  # loading, linking and diffing make no cycles (see mapcode.collector_paused)
+    with collector_paused():  # loading, linking and diffing make no cycles (see igg.graph.collector)
         return _update(paths, store_path, session_id=session_id, max_bytes=max_bytes, jobs=jobs, clock=clock)
 
 

@@ -12,7 +12,8 @@ PEP 420 namespace packages have no ``__init__.py``; a folder without one still c
   with ``pyproject.toml``/``setup.py``/``setup.cfg``, in ``src/``/``lib/``, or in ``site-packages``:
   ``google.api_core``), recursively (``azure/mgmt/compute/__init__.py``).
 
-Folders named ``src``/``lib``, ``site-packages`` and project folders are import roots, never packages.
+Folders named ``src``/``lib``/``python``, ``site-packages`` and project folders without an ``__init__.py`` are
+import roots, never packages; with one they are packages like any other (``openai/lib/__init__.py``).
 A file outside any package is named by its stem (the way its own folder on ``sys.path`` imports it).
 
 ``DiskTree`` answers these questions from the file system (``igg map-code``: also above the mapped
@@ -78,10 +79,12 @@ class Namer:
 
     def _decide(self, folder: tuple[str, ...]) -> bool:
         name = folder[-1]
-        if not _identifier(name) or name in ROOT_NAMES:
+        if not _identifier(name):
             return False
         if self.tree.has_init(folder):
-            return True
+            return True  # whatever its name: ``openai/lib/__init__.py`` is the package ``openai.lib``
+        if name in ROOT_NAMES:
+            return False
         if self.tree.is_project(folder):
             return False
         parent = folder[:-1]

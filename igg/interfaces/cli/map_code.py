@@ -111,7 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
         captured.update(summary(codemap, result, agent, time.perf_counter() - started - sum(codemap.seconds.values())))
         return {"map_code": captured}
 
-    # the static pass makes no reference cycles: no collector passes over the growing graph (see mapcode)
+    # the static pass makes no reference cycles: no collector passes over the growing graph (see igg.graph.collector)
     with collector_paused() if args.agent == "code" else nullcontext():
         code = _run(args, codemap, agent, specs, extra)
     if not args.json and not getattr(args, "quiet", False) and captured:
@@ -226,14 +226,17 @@ def _report_partial(facts: Sequence[FileFacts]) -> None:
 
 
 def _report_skipped(walked: WalkResult) -> None:
-    if not walked.skipped:
-        return
-    print(f"igg map-code: read {len(walked.files)} files; skipped {len(walked.skipped)}:", file=sys.stderr)
-    for s in walked.skipped[:SHOW_SKIPPED]:
-        print(f"  {s.path}: {s.reason}", file=sys.stderr)
-    if len(walked.skipped) > SHOW_SKIPPED:
-        print(f"  ... and {len(walked.skipped) - SHOW_SKIPPED} more (all of them are in --json's map_code.files)",
-              file=sys.stderr)
+    for shown, header in ((walked.skipped, f"read {len(walked.files)} files; skipped {len(walked.skipped)}"),
+                          (walked.generated, f"{len(walked.generated)} generated Python files read as their "
+                                             "module and imports only")):
+        if not shown:
+            continue
+        print(f"igg map-code: {header}:", file=sys.stderr)
+        for s in shown[:SHOW_SKIPPED]:
+            print(f"  {s.path}: {s.reason}", file=sys.stderr)
+        if len(shown) > SHOW_SKIPPED:
+            print(f"  ... and {len(shown) - SHOW_SKIPPED} more (all of them are in --json's map_code.files)",
+                  file=sys.stderr)
 
 
 class _ParseProgress:
