@@ -118,3 +118,28 @@ def test_an_ambiguous_call_within_one_type_is_kept_at_the_class_level() -> None:
     assert "Printer#print(Amount) -> Printer#print(String)" in calls  # a string concatenation
     assert "Journal#report() -> Printer#print(Object)" in calls  # Object any
     assert "Journal#interest(Account) -> SavingsAccount#accrue()" in calls  # a pattern variable
+
+
+SHADOWING = {
+    "app/Streams.java": "package app;\npublic class Streams {\n    public static int of(int x) { return x; }\n}\n",
+    "app/stream/Streams.java": "package app.stream;\npublic class Streams {\n"
+                               "    public static int of(int x) { return x + 1; }\n}\n",
+    "app/Lists.java": "package app;\nimport app.stream.Streams;\npublic class Lists {\n"
+                      "    int first() { return Streams.of(1); }\n}\n",
+    "app/Sets.java": "package app;\npublic class Sets {\n    int first() { return Streams.of(2); }\n}\n",
+    "app/Maps.java": "package app;\nimport app.stream.*;\npublic class Maps {\n"
+                     "    int first() { return Streams.of(3); }\n}\n",
+}
+
+
+def test_a_single_type_import_shadows_a_type_of_the_same_package(tmp_path: Path) -> None:
+    """JLS 6.4.1: ``import app.stream.Streams`` in package ``app`` hides ``app.Streams``; without the import
+    (or with only an on-demand one) the package's own ``Streams`` is meant. Judged by javac."""
+    for rel, text in SHADOWING.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
+    ours = igg_truth(model_of(tmp_path / "src"))
+    assert truth.calls == {("app.Lists", "app.stream.Streams"), ("app.Sets", "app.Streams"),
+                           ("app.Maps", "app.Streams")}
+    assert ours.calls == truth.calls

@@ -151,12 +151,16 @@ class _Index:
                 if inherited in self.types:
                     return inherited
             t = self.types.get(t.outer) if t.outer else None
+        # JLS 6.4.1: a type of this file, then a single-type import (it shadows the package's other types of
+        # that name, even when it names a type outside the tree), then the package, then on-demand imports
         local = f"{f.package}.{name}" if f.package else name
-        if local in self.types:
+        if local in self.types and self.type_file.get(local) is f:
             return local
         targets = self.aliases[id(f)].get(name)
         if targets:
             return targets[-1] if targets[-1] in self.types else None
+        if local in self.types:
+            return local
         for i in f.imports:
             if i.wildcard and f"{i.target}.{name}" in self.types:
                 return f"{i.target}.{name}"
