@@ -143,3 +143,27 @@ def test_a_single_type_import_shadows_a_type_of_the_same_package(tmp_path: Path)
     assert truth.calls == {("app.Lists", "app.stream.Streams"), ("app.Sets", "app.Streams"),
                            ("app.Maps", "app.Streams")}
     assert ours.calls == truth.calls
+
+
+EXACT_OVERLOAD = {
+    "app/Base.java": "package app;\nimport java.lang.reflect.Type;\npublic class Base {\n"
+                     "    public static int get(Type t) { return 0; }\n}\n",
+    "app/Name.java": "package app;\npublic class Name extends Base {\n"
+                     "    public static int get(Class<?> c) { return 1; }\n"
+                     "    public static int get(CharSequence s) { return 2; }\n}\n",
+    "app/User.java": "package app;\npublic class User {\n    int use(Class<?> c) { return Name.get(c); }\n}\n",
+}
+
+
+def test_an_overload_that_takes_exactly_the_argument_types_wins_over_inherited_ones(tmp_path: Path) -> None:
+    """``Name.get(c)`` with ``c`` a ``Class<?>``: the candidates include ``Base.get(Type)`` (static methods are
+    inherited) and ``get(CharSequence)``, whose relation to ``Class`` lies outside the tree; the overload that
+    takes exactly a ``Class`` is the one javac picks."""
+    for rel, text in EXACT_OVERLOAD.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
+    model = model_of(tmp_path / "src")
+    assert truth.calls == {("app.User", "app.Name"), ("app.Name", "app.Base")}  # and the implicit super()
+    assert igg_truth(model).calls == truth.calls
+    assert "User#use(Class<?>) -> Name#get(Class<?>)" in _calls(model)

@@ -232,6 +232,14 @@ class JavaResolver:
             applicable = [m for m in fits if all(self._assignable(a, p, m) for a, p in zip(args, _params(m, len(args)),
                                                                                         strict=False))]
             fits = applicable or fits
+        if len(fits) > 1 and args and all(w for _, w in args):
+            # an overload whose parameters are exactly the arguments' types is applicable and more specific
+            # than any other applicable one, even where the tree cannot tell how outside types relate
+            # (ClassName.get(Class<?>) over the inherited TypeName.get(Type) for a Class argument)
+            exact = [m for m in fits if all(_simple(p) == _simple(w) for (_, w), p in
+                                            zip(args, _params(m, len(args)), strict=False))]
+            if len(exact) == 1:
+                fits = exact
         if len(fits) > 1:
             specific = [m for m in fits if all(m is o or self._more_specific(m, o, len(args)) for o in fits)]
             if len(specific) == 1:
@@ -297,6 +305,11 @@ class _Ambiguous:
 
     candidates: list[CallableDecl]
     owner: str | None
+
+
+def _simple(written: str | None) -> str:
+    """A written type's erased simple name: ``java.util.List<String>`` -> ``List``."""
+    return (written or "").partition("<")[0].rpartition(".")[2]
 
 
 def _arity_fits(m: CallableDecl, n: int) -> bool:
