@@ -167,3 +167,26 @@ def test_an_overload_that_takes_exactly_the_argument_types_wins_over_inherited_o
     assert truth.calls == {("app.User", "app.Name"), ("app.Name", "app.Base")}  # and the implicit super()
     assert igg_truth(model).calls == truth.calls
     assert "User#use(Class<?>) -> Name#get(Class<?>)" in _calls(model)
+
+
+ENUM_SWITCH = {
+    "app/Mode.java": "package app;\npublic enum Mode { FAST, SAFE }\n",
+    "app/Code.java": "package app;\npublic class Code { public static final String A = \"a\"; }\n",
+    "app/Engine.java": "package app;\npublic class Engine {\n"
+                       "    int speed(Mode mode) {\n        switch (mode) {\n            case FAST: return 2;\n"
+                       "            default: return 1;\n        }\n    }\n"
+                       "    int label(String s) {\n        return switch (s) { case \"a\" -> 1; default -> 0; };\n    }\n}\n",
+    "app/Plan.java": "package app;\npublic class Plan {\n"
+                     "    int cost(Mode m) { return switch (m) { case FAST -> 3; case SAFE -> 1; }; }\n}\n",
+}
+
+
+def test_a_switch_over_an_enum_of_the_tree_is_a_call_of_that_enum(tmp_path: Path) -> None:
+    """javac compiles a switch over an enum into calls of its ``ordinal()`` (statement and expression forms);
+    a switch over a String calls only String's methods (outside the tree)."""
+    for rel, text in ENUM_SWITCH.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
+    assert truth.calls == {("app.Engine", "app.Mode"), ("app.Plan", "app.Mode")}
+    assert igg_truth(model_of(tmp_path / "src")).calls == truth.calls

@@ -45,12 +45,18 @@ Expr = tuple[Any, ...]
 return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null)."""
 
 
+SWITCH = "<switch>"
+"""``CallRef.name`` of a Java ``switch`` over the expression ``expr`` (a call of the enum's ``ordinal()``
+when it is an enum)."""
+
+
 @dataclass(kw_only=True, slots=True)
 class CallRef:
     """One call in a callable's body, with what the source says about its receiver."""
 
     name: str
-    """The called method or function name (``<init>`` for a constructor call via ``this(...)``/``super(...)``)."""
+    """The called method or function name (``<init>`` for a constructor call via ``this(...)``/``super(...)``,
+    ``SWITCH`` for a Java ``switch`` over ``expr``)."""
     receiver: Literal["none", "this", "super", "type", "var", "module", "unknown", "expr"] = "none"
     """none: a bare call ``f()``; this/super; type: ``T.f()`` (static); var: a field/local/parameter whose
     declared type is ``receiver_type``; module: a Python module alias; unknown: not knowable statically;

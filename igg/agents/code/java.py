@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from igg.agents.code.facts import CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.agents.code.sql import tables_in
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -281,6 +281,14 @@ class _Analyzer:
                 ctor = node.child_by_field_name("constructor")
                 decl.calls.append(CallRef(name="<init>", receiver="this" if ctor.type == "this" else "super",
                                           args=self._args(node, scope, generics), line=node.start_point[0] + 1))
+            elif kind == "switch_expression":
+                # a switch over an enum calls its ordinal() (javac's switch map): a dependency on the enum,
+                # kept as a class-level call when the selector's type is an enum of the tree
+                cond = node.child_by_field_name("condition")
+                selector = self._expr(cond, scope, generics) if cond is not None else None
+                if selector is not None:
+                    decl.calls.append(CallRef(name=SWITCH, receiver="expr", expr=selector,
+                                              line=node.start_point[0] + 1))
             elif kind == "object_creation_expression":
                 decl.instantiates.append((base_type(type_text(node.child_by_field_name("type"))),
                                           node.start_point[0] + 1))

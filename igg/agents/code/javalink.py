@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from igg.agents.code.facts import CallableDecl, CallRef, Expr, FileFacts, TypeDecl
+from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, TypeDecl
 
 if TYPE_CHECKING:
     from igg.agents.code.link import _Index
@@ -194,6 +194,8 @@ class JavaResolver:
             q, _ = self.expr_type(call.expr, f, ctx, depth)
             if q is None:
                 return None
+            if call.name == SWITCH:
+                return ClassLevel(q) if index.types[q].kind == "enum" else None
             candidates = self.candidates(q, call.name)
             if not candidates:
                 return ClassLevel(q)  # an in-tree type, a method it inherits from outside the tree
