@@ -4,7 +4,8 @@ Two trees: a generated one (``--files``, default 1,000 Java and Python files) an
 this virtualenv (by Python files). For each: the bare parse (``ast.parse`` / tree-sitter: the baseline),
 the analysis (parse + facts), linking, the run (the static agent through the real loop: validation,
 apply, records), and map-code end to end (walk .. run) with its ratio to the baseline. Then ``--update``:
-the generated tree mapped into a store, one file changed, the update timed against the fresh map. Wall
+the generated tree mapped into a store, then one file changed twice, each update timed against the fresh map: a
+call removed from a body (only that file is linked again) and a function added (a declaration: all are). Wall
 time and CPU time (of all processes, parse workers included) are both printed: on a shared machine the
 CPU ratios are the steadier ones.
 
@@ -12,7 +13,8 @@ CPU ratios are the steadier ones.
 collector paused as map-code pauses it): the fact extraction, the linking, and the run (the static agent,
 validation and apply, records).
 
-Usage: ``python scripts/bench_map_code.py [--files 1000] [--jobs 1] [--tree DIR] [--no-venv] [--profile]``.
+Usage: ``python scripts/bench_map_code.py [--files 1000] [--jobs 1] [--tree DIR] [--no-venv] [--profile]
+[--update-only]``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import cProfile
 import io
 import os
 import pstats
+import re
 import sys
 import sysconfig
 import tempfile
@@ -131,6 +134,20 @@ def profile_phases(root: Path, top: int = 12) -> None:
             print("    " + line.replace(str(Path.cwd()) + "/", ""))
 
 
+def _edit_body(path: Path) -> None:
+    """Remove the first call of a method of another class from a body (the declarations stay as they were)."""
+    text = path.read_text()
+    match = re.search(r"^        self\.k\d+\.run\d\(x\)\n", text, flags=re.MULTILINE)
+    if match is None:
+        raise SystemExit(f"bench_map_code: no call to remove in {path}")
+    path.write_text(text[:match.start()] + text[match.end():])
+
+
+def _add_function(path: Path) -> None:
+    """Add a top-level function (a new declaration: every file is linked again)."""
+    path.write_text(path.read_text() + "\n\ndef bench_added() -> int:\n    return 1\n")
+
+
 def bench_update(root: Path, jobs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "s.db"
@@ -139,18 +156,21 @@ def bench_update(root: Path, jobs: int) -> None:
         map_code([root], agent="code", jobs=jobs, store=store, session_id="bench", cache=cache)
         fresh, fresh_cpu = time.perf_counter() - started, cpu() - used
         cache.close()
-        target = sorted(root.rglob("*.py"))[0]
-        target.write_text(target.read_text() + "\n\ndef bench_added() -> int:\n    return 1\n")
-        started, used = time.perf_counter(), cpu()
-        result = update_map([root], store, session_id="bench", jobs=jobs)
-        took, took_cpu = time.perf_counter() - started, cpu() - used
-    files = result.files
-    print(f"update: 1 file changed of {files['read']}: {files['reparsed']} re-parsed, {files['unchanged']} "
-          f"unchanged, {sum(v for k, v in result.graph.items() if k not in ('nodes', 'edges'))} graph changes")
-    print(f"  fresh map with store  {fresh:.2f} s;  --update  {took:.2f} s  ({100 * took / fresh:.1f}% of the fresh map)")
-    print(f"  CPU time: fresh map {fresh_cpu:.2f} s;  --update  {took_cpu:.2f} s  "
-          f"({100 * took_cpu / max(fresh_cpu, 1e-9):.1f}%)")
-    print("  --update phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
+        with collector_paused():  # the analyzers' first use in this process loads what they need (as in bench_tree)
+            parse_all(walk([root]).files[:50], jobs=1)
+        print(f"update: after a fresh map with store of {fresh:.2f} s ({fresh_cpu:.2f} s CPU), one file of "
+              f"{len(walk([root]).files)} changed:")
+        target = next(p for p in sorted(root.rglob("m*.py")) if "self.k" in p.read_text())
+        for name, edit in (("a call removed from a body", _edit_body), ("a function added", _add_function)):
+            edit(target)
+            started, used = time.perf_counter(), cpu()
+            result = update_map([root], store, session_id="bench", jobs=jobs)
+            took, took_cpu = time.perf_counter() - started, cpu() - used
+            files = result.files
+            changes = sum(v for k, v in result.graph.items() if k not in ("nodes", "edges"))
+            print(f"  {name}: {files['reparsed']} re-parsed, {files['relinked']} linked, {changes} graph changes; "
+                  f"{took:.2f} s = {100 * took / fresh:.1f}% of the fresh map (CPU {100 * took_cpu / max(fresh_cpu, 1e-9):.1f}%)")
+            print("    phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
 
 
 def main() -> int:
@@ -160,12 +180,16 @@ def main() -> int:
     cli.add_argument("--tree", type=Path, help="map this tree instead of a generated one")
     cli.add_argument("--no-venv", action="store_true", help="skip the virtualenv's largest package")
     cli.add_argument("--profile", action="store_true", help="also print each phase's costliest functions")
+    cli.add_argument("--update-only", action="store_true", help="only the --update figures (generated tree)")
     args = cli.parse_args()
     configure_logging(level="warning")  # library log lines on standard error, never among the figures
     with tempfile.TemporaryDirectory() as tmp:
         root = args.tree or Path(tmp) / "tree"
         if args.tree is None:
             generate(root, args.files)
+        if args.update_only:
+            bench_update(root, args.jobs)
+            return 0
         bench_tree("generated tree" if args.tree is None else str(root), root, args.jobs)
         if args.profile:
             profile_phases(root)

@@ -81,27 +81,33 @@ def _parse_batch(batch: Sequence[SourceFile]) -> list[FileFacts]:
 
 def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
               on_parsed: Callable[[int], Any] | None = None, executor: Executor | None = None,
-              cache: FactsCache | None = None, counts: dict[str, int] | None = None) -> tuple[list[FileFacts], int]:
+              cache: FactsCache | None = None, counts: dict[str, int] | None = None,
+              parsed: list[str] | None = None) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
 
     ``executor`` (e.g. a Dask cluster's, see ``igg.batch.cluster.parse_executor``) parses the batches
     instead of a local process pool, whatever the number of files; ``jobs`` is then its worker count.
-    With ``cache``, files whose content it knows are not parsed again (``counts``: parsed, cached)."""
+    With ``cache``, files whose content it knows are not parsed again (``counts``: parsed, cached; ``parsed``:
+    the paths of the files parsed, appended)."""
     files = with_modules(files)
     if cache is not None:
         keys = [FactsCache.key(f.path, f.module, content_hash(f.text)) for f in files]
-        known = [cache.get(k) for k in keys]
+        known = cache.get_many(keys)
         todo = [f for f, k in zip(files, known, strict=True) if k is None]
-        parsed, used = parse_all(todo, jobs=jobs, on_parsed=on_parsed, executor=executor)
-        cache.put_many((k, p) for k, p in zip((k for k, c in zip(keys, known, strict=True) if c is None), parsed,
+        if parsed is not None:
+            parsed.extend(f.path for f in todo)
+        new, used = parse_all(todo, jobs=jobs, on_parsed=on_parsed, executor=executor)
+        cache.put_many((k, p) for k, p in zip((k for k, c in zip(keys, known, strict=True) if c is None), new,
                                                strict=True))
-        fresh = iter(parsed)
+        fresh = iter(new)
         if counts is not None:
             counts.update(parsed=len(todo), cached=len(files) - len(todo))
         return [c if c is not None else next(fresh) for c in known], used
     if counts is not None:
         counts.update(parsed=len(files), cached=0)
+    if parsed is not None:
+        parsed.extend(f.path for f in files)
     jobs = jobs or os.cpu_count() or 1
     if executor is not None:
         return _parse_on(executor, files, jobs, on_parsed), jobs

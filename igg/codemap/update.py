@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import structlog
 
 from igg.agents.code.cache import FactsCache, cache_path, content_hash
+from igg.agents.code.facts import FileFacts
 from igg.agents.code.link import link
 from igg.agents.code.mapping import SchemaFit
+from igg.agents.code.sources import with_modules
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
 from igg.codemap.prepare import git_commit_soon
 from igg.errors import Problem, RequestInvalid, SessionRefused
@@ -121,6 +123,109 @@ def apply_difference(state: GraphState, fit: SchemaFit) -> dict[str, int]:
     return counts
 
 
+def interface(f: FileFacts) -> tuple[Any, ...]:
+    """What the linking of *other* files reads of ``f``: everything but the bodies (calls, instantiations,
+    SQL statements) and line numbers. Two versions of a file with equal interfaces leave every other file's
+    relations as they were (the tables its statements name are kept: they are nodes other files share)."""
+    return (replace(f, sha=None, lines=0, error_line=None,
+                    imports=[replace(i, line=0) for i in f.imports],
+                    types=[replace(t, line=0) for t in f.types],
+                    callables=[replace(c, line=0, calls=[], instantiates=[], sql=[]) for c in f.callables]),
+            sorted({r.table for c in f.callables for r in c.sql}))
+
+
+def _bodies_changed(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str | None]],
+                    cache: FactsCache) -> set[str] | None:
+    """The paths of ``earlier`` (files whose content changed: path -> the module name their facts are cached
+    under, the content hash of the last map) when each one's interface is as it was (its earlier facts are in
+    the cache), else None (a full link is needed)."""
+    if not earlier:
+        return set()
+    new = {f.path: f for f in facts if f.path in earlier}
+    if len(new) != len(earlier) or any(p.endswith(".pyi") or not sha for p, (_, sha) in earlier.items()):
+        return None
+    stubbed = {f.module for f in facts if f.path.endswith(".pyi")}
+    if any(f.module in stubbed for f in new.values()):
+        return None  # a stub merges into its module: not a file of its own
+    olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new])
+    for f, old in zip(new.values(), olds, strict=True):
+        if old is None or old.module != f.module or interface(old) != interface(f):
+            return None
+    return set(new)
+
+
+def apply_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> dict[str, int] | None:
+    """Change ``state`` as a fresh map would change it when only bodies of ``paths`` changed (``fit`` links
+    those files alone, ``link(..., only=paths)``): their own nodes' properties and every edge going out of
+    their own nodes. Every other element is one a fresh map makes the same. None, with ``state`` untouched,
+    when the state is not what the last map left (a node of the files or an edge's endpoint is missing) or a
+    declaration of theirs is shared with another file: the caller then diffs the whole graph."""
+    counts = {"nodes_added": 0, "nodes_removed": 0, "nodes_changed": 0, "edges_added": 0, "edges_removed": 0}
+    node_of: dict[str, str] = {}
+
+    def node(key: str) -> str | None:
+        found = node_of.get(key)
+        if found is None:
+            placed = fit.placed.get(key)
+            found = state.find_identity(placed.label, placed.identity) if placed is not None else None
+            if found is not None:
+                node_of[key] = found
+        return found
+
+    plans = [plan for plan in fit.model.files if plan.path in paths]
+    own: dict[str, str] = {}
+    for plan in plans:
+        for key in plan.symbols:
+            if key.startswith(("package:", "table:")) or key not in fit.placed:
+                continue  # shared with other files (interface-level), or no place in the schema
+            if key in fit.model.shared:
+                return None
+            found = node(key)
+            if found is None:
+                return None
+            own[key] = found
+    wanted: set[tuple[str, str, str]] = set()
+    for plan in plans:
+        for r in plan.relations:
+            for rel in (r, fit.lifted(r)):
+                if rel is None or rel.source == rel.target:
+                    continue
+                if rel.source not in own:
+                    if rel.source.startswith("package:"):
+                        continue  # a package CONTAINS the module: declared, as it was
+                    return None
+                label = fit.edge_label(rel)
+                if label is None:
+                    continue
+                target = node(rel.target)
+                if target is None:
+                    return None
+                wanted.add((own[rel.source], label, target))
+    for key, node_id in own.items():
+        want = fit.placed[key].properties
+        props = state.node_properties(node_id)
+        if props != want:
+            changed = {k: v for k, v in want.items() if props.get(k) != v}
+            gone = [k for k in props if k not in want]
+            if changed or gone:
+                state.update_node(node_id, changed, remove=gone)
+                counts["nodes_changed"] += 1
+    succ = state.succ
+    have: dict[tuple[str, str, str], str] = {}
+    for source in dict.fromkeys(own.values()):
+        for target, keyed in succ[source].items():
+            for edge_id, data in keyed.items():
+                have[(source, data["type"], target)] = edge_id
+    for edge_key, edge_id in have.items():
+        if edge_key not in wanted:
+            state.delete_edge(edge_id)
+            counts["edges_removed"] += 1
+    for source, label, target in sorted(wanted.difference(have)):  # the order apply_difference adds them in
+        state.add_edge(source, label, target, {})
+        counts["edges_added"] += 1
+    return counts
+
+
 def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None = None,
                max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None,
                clock: Callable[[], float] = time.perf_counter) -> UpdateResult:
@@ -167,29 +272,44 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
     mark = clock()
     cache = FactsCache(cache_path(store_path))
     counts: dict[str, int] = {}
-    try:
-        facts, _ = parse_all(walked.files, jobs=jobs, cache=cache, counts=counts)
-    finally:
-        cache.close()
-    seconds["parse"] = clock() - mark
-    mark = clock()
-    fit = SchemaFit(link(facts), state.schema)
-    iteration = info.last_iteration + 1
-    state.iteration, state.chunk = iteration, None
-    changes = apply_difference(state, fit)
-    mutations = state.take_journal()
-    seconds["diff"] = clock() - mark
+    parsed: list[str] = []
     added = sorted(p for p in now if p not in before)
     removed = sorted(p for p in before if p not in now)
+    changed = sorted(p for p in now if p in before and before[p] != now[p])
+    local = None
+    try:
+        sources = with_modules(walked.files)
+        facts, _ = parse_all(sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed)
+        seconds["parse"] = clock() - mark
+        mark = clock()
+        # the common case, a change inside bodies: only the changed files' relations are resolved again (every
+        # other file's facts must be those of the last map: from the cache, not parsed again by a newer IGG)
+        if not added and not removed and set(parsed) <= set(changed):
+            modules = {f.path: f.module for f in sources if f.path in before and before[f.path] != now[f.path]}
+            local = _bodies_changed(facts, {p: (modules[p], before[p]) for p in changed}, cache)
+    finally:
+        cache.close()
+    iteration = info.last_iteration + 1
+    state.iteration, state.chunk = iteration, None
+    changes = None
+    if local is not None:
+        fit = SchemaFit(link(facts, only=local), state.schema)
+        changes = apply_file_difference(state, fit, local)
+    if changes is None:  # files added, removed or renamed, a declaration changed, or facts the cache lacks
+        state.take_journal()
+        changes = apply_difference(state, SchemaFit(link(facts), state.schema))
+        local = None
+    mutations = state.take_journal()
+    seconds["diff"] = clock() - mark
     renamed: list[dict[str, str]] = []
     for old in removed:
         twin = next((p for p in added if now[p] == before[old] and before[old]), None)
         if twin is not None:
             renamed.append({"from": old, "to": twin})
-    changed = sorted(p for p in now if p in before and before[p] != now[p])
-    files: dict[str, Any] = {"read": len(walked.files), "reparsed": counts.get("parsed", 0), "unchanged": counts.get("cached", 0),
-             "added": added, "changed": changed,
-             "removed": removed, "renamed": renamed}
+    files: dict[str, Any] = {"read": len(walked.files), "reparsed": counts.get("parsed", 0),
+                             "unchanged": counts.get("cached", 0),
+                             "relinked": len(local) if local is not None else len(walked.files),
+                             "added": added, "changed": changed, "removed": removed, "renamed": renamed}
     commit = commit_of()
     record = {"kind": "update", "iteration": iteration, "git_commit": commit, "files": files, "changes": changes,
               "reasoning": (f"Re-mapped {len(walked.files)} files: {files['reparsed']} re-parsed, "

@@ -38,6 +38,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypedDict, Unpack
 
+import orjson
+
 from igg.act.apply import Actor
 from igg.act.rules import Rule
 from igg.act.step import act, iteration_finished, prune_isolated
@@ -125,6 +127,11 @@ class Loop:
         self.result: RunResult | None = None
         self._started = clock()
         self._pending: tuple[Observation, Chunk | None, dict[str, float]] | None = None
+        self.verdict_events = True
+        """Whether ``act`` returns an ``action_verdict`` event per action (``run`` without ``on_event``: no)."""
+        self.plain_responses = False
+        """The agent declares ``plain_responses`` (the drivers set it): its response objects are written with
+        orjson."""
         self.defer_persistence = False
         """When set (the async drivers), recorder calls wait in ``take_persistence()`` instead of running
         inside ``start``/``act``/``finish``, so a driver can run them off its event loop."""
@@ -186,7 +193,7 @@ class Loop:
             return []
         t0 = self.clock()
         turn = outcome
-        raw, kind, escaped, plain = _raw_output(turn)
+        raw, kind, escaped, plain = _raw_output(turn, plain_json=self.plain_responses)
         # a response object whose JSON text holds no lone surrogate is encodable throughout: read it without
         # scanning each action again (one whose text does is read action by action, each refusal named)
         parsed, parse_error = _parse(turn, encodable=kind == "object" and not escaped)
@@ -209,7 +216,7 @@ class Loop:
         for rec in self.recorders:
             self._keep(functools.partial(rec.record, record))
         verdicts = record.verdicts
-        events = [self._event("action_verdict", **v.to_dict()) for v in verdicts]
+        events = [self._event("action_verdict", **v.to_dict()) for v in verdicts] if self.verdict_events else []
         self.stuck_streak = 0 if record.accepted else self.stuck_streak + 1
         self.stop_reason = self._stop_after(record)
         events.append(self._event("iteration_finished",
@@ -311,12 +318,19 @@ def _notes_of(turn: AgentTurn, parsed: ParsedResponse | None) -> list[str]:
     return notes
 
 
-def _raw_output(turn: AgentTurn) -> tuple[str | None, Any, int, bool]:
+def _raw_output(turn: AgentTurn, *, plain_json: bool = False) -> tuple[str | None, Any, int, bool]:
     """The storable output text, its kind, how many lone surrogates were escaped in it, and whether a response
-    object was plain JSON throughout (nothing in it had to be written as its ``repr``)."""
+    object was plain JSON throughout (nothing in it had to be written as its ``repr``). ``plain_json``: the
+    agent declares its response objects hold only JSON's own types (orjson writes them; it refuses lone
+    surrogates, so its text is storable as it is)."""
     # stored text must be encodable: lone surrogates are kept as their JSON escapes (the parser judges them)
     if turn.raw is not None:
         return (*_text(turn.raw, "text"), False)
+    if plain_json and turn.response is not None:
+        try:
+            return orjson.dumps(turn.response).decode(), "object", 0, True
+        except (orjson.JSONEncodeError, TypeError):
+            pass  # the standard path says what is odd in it
     if turn.response is not None:
         odd: list[Any] = []
 
@@ -366,6 +380,7 @@ def _is_async(agent: object) -> bool:
 
 def _drive(loop: Loop, agent: AnyAgent) -> Iterator[Event]:
     private: asyncio.AbstractEventLoop | None = None
+    loop.plain_responses = capabilities(agent).plain_responses
     try:
         yield loop.start()
         while (step := loop.observe(markdown=capabilities(agent).reads_markdown)) is not None:
@@ -417,6 +432,7 @@ async def _persist(loop: Loop) -> None:
 
 async def _adrive(loop: Loop, agent: AnyAgent) -> AsyncIterator[Event]:
     loop.defer_persistence = bool(loop.recorders)
+    loop.plain_responses = capabilities(agent).plain_responses
     begun = loop.start()
     await _persist(loop)
     yield begun
@@ -489,6 +505,7 @@ def run(request: Request, agent: AnyAgent, *, on_event: EventHandler | None = No
     if _is_async(agent):
         return asyncio.run(_arun_owned(request, agent, on_event=on_event, **options))
     runner = stream(request, agent, **options)
+    runner.loop.verdict_events = on_event is not None  # nobody reads them: one Event per action not built
     for event in runner:
         if on_event is not None:
             on_event(event)
@@ -512,6 +529,7 @@ async def arun(request: Request, agent: AnyAgent, *, on_event: EventHandler | No
                **options: Unpack[LoopOptions]) -> RunResult:
     """``run`` for event loops: awaits async agents (sync ones run inline); ``on_event`` may be async too."""
     runner = stream(request, agent, **options)
+    runner.loop.verdict_events = on_event is not None
     async for event in runner:
         if on_event is not None:
             handled = on_event(event)

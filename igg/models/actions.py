@@ -185,6 +185,7 @@ class ParsedResponse:
 
 
 _ACTION_ADAPTERS = {name: TypeAdapter(model) for name, model in ACTION_TYPES.items()}
+_ACTION_LIST: TypeAdapter[list[AnyAction]] = TypeAdapter(list[Action])
 _TOP_KEYS = ("reasoning", "actions", "finished")
 
 
@@ -244,6 +245,12 @@ def read_response(value: Any, *, encodable: bool = False) -> ParsedResponse:
         )
     if not isinstance(finished, bool):
         raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "'finished' must be true or false")
+    if encodable and len(actions) > 1:
+        try:  # the whole list in one call (a static agent's hundreds of actions): the same models
+            items: list[AnyAction | UnreadableAction] = list(_ACTION_LIST.validate_python(actions))
+            return ParsedResponse(reasoning=reasoning, finished=finished, items=items)
+        except ValidationError:
+            pass  # one at a time: each action that is not right gets its own verdict
     read = read_action if encodable else _storable_action
     return ParsedResponse(reasoning=reasoning, finished=finished, items=[read(a) for a in actions])
 

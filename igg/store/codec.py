@@ -11,6 +11,8 @@ import dataclasses
 import json
 from typing import Any
 
+import orjson
+
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.io.encodable import first_unencodable
@@ -31,6 +33,15 @@ def dumps(value: Any) -> str:
     if first_unencodable(text) is not None:
         text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=_default)
     return text
+
+
+def loads(text: str | bytes) -> Any:
+    """What ``dumps`` wrote, read back: orjson (about 2x faster on a snapshot), or the standard library for
+    what orjson refuses and ``dumps`` may write (a lone surrogate's escape, NaN, an integer past 64 bits)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def _default(value: Any) -> Any:
@@ -101,10 +112,7 @@ def snapshot_of(state: GraphState) -> dict[str, Any]:
 def state_from_snapshot(state: GraphState, snapshot: dict[str, Any]) -> GraphState:
     """Load a snapshot into an empty ``GraphState`` (its schema comes from the request)."""
     document = snapshot["document"]
-    for n in document["nodes"]:
-        state.add_node(n["type"], n["properties"], n["id"], n.get("provenance") or {})
-    for e in document["edges"]:
-        state.add_edge(e["from"], e["type"], e["to"], e["properties"], e["id"], e.get("provenance") or {})
+    state.load(document["nodes"], document["edges"])
     state.protected = set(snapshot.get("protected") or ()) & set(state.graph.nodes)
     state.restore_id_counters(int(snapshot["next_node"]), int(snapshot["next_edge"]))
     state.take_journal()

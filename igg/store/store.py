@@ -313,7 +313,7 @@ class SessionStore:
         row = self.db.read(lambda c: c.execute(
             "SELECT step, document FROM snapshots WHERE session_id = ? AND step <= ? ORDER BY step DESC LIMIT 1",
             (session_id, upto)).fetchone())
-        return (row[0], json.loads(row[1])) if row else None
+        return (row[0], codec.loads(row[1])) if row else None
 
     def last_record(self, session_id: str, kind: str = "iteration") -> dict[str, Any] | None:
         """The record of the last step of this kind (one row, not every step), or None."""

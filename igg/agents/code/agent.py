@@ -48,6 +48,8 @@ class CodeAgent(AgentCapabilities):
     name = "code"
     reads_markdown = False
     """It reads ``observation.state`` directly, so the loop need not render the markdown observation."""
+    plain_responses = True
+    """Its actions are built from the code model's strings, integers and booleans."""
 
     def __init__(self, *, sources: Sequence[SourceFile] | None = None, facts: Sequence[FileFacts] | None = None,
                  model: CodeModel | None = None, files_per_turn: int = 1, external_imports: bool = True) -> None:

@@ -77,8 +77,11 @@ class SchemaFit:
     def _place_all(self) -> None:
         groups: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
         staged: dict[str, tuple[str, dict[str, Any]]] = {}
+        labels: dict[str, str | None] = {}
         for key, s in self.model.symbols.items():
-            label = self._label(s.label)
+            label = labels.get(s.label, "")
+            if label == "":
+                label = labels[s.label] = self._label(s.label)
             if label is None:
                 self.left_out[key] = f"the schema has no node type for {s.label}"
                 continue
@@ -94,11 +97,14 @@ class SchemaFit:
             groups.setdefault((label, self._identity(label, props)), []).append(key)
         for level in (1, 2):  # qualify every member of a colliding group, then those still colliding
             regrouped: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
-            for (label, _), members in groups.items():
-                for key in members:
-                    if len(members) > 1 and "name" in self.schema.identity_keys[label]:
+            for group, members in groups.items():
+                label = group[0]
+                if len(members) > 1 and "name" in self.schema.identity_keys[label]:
+                    for key in members:
                         staged[key] = (label, self._qualified(key, staged[key][1], level=level))
-                    regrouped.setdefault((label, self._identity(label, staged[key][1])), []).append(key)
+                        regrouped.setdefault((label, self._identity(label, staged[key][1])), []).append(key)
+                else:  # as it was (the same identity): most groups are one symbol
+                    regrouped.setdefault(group, []).extend(members)
             groups = regrouped
         for (label, identity), members in groups.items():
             for key in members[1:]:
