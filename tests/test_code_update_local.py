@@ -34,29 +34,55 @@ def _replace(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1))
 
 
-# (name, edit of the tree, whether it leaves every declaration as it was)
-EDITS: list[tuple[str, Callable[[Path], None], bool]] = [
+# (name, edit of the tree, what is linked again: "changed" the changed files alone, "reach" them and the files
+# that mention a changed declaration, "all" every file)
+EDITS: list[tuple[str, Callable[[Path], None], str]] = [
     ("a Java call added to another file's method, lines shifted",
      lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "        audit(user);\n",
-                        "\n\n        audit(user);\n        users.save(user);\n"), True),
+                        "\n\n        audit(user);\n        users.save(user);\n"), "changed"),
     ("a Java call and an instantiation removed",
      lambda t: _replace(t / f"{JAVA}/service/AuthService.java",
                         "        AdminUser admin = new AdminUser(current.getName());\n        users.save(admin);\n"
-                        "        return admin;\n", "        return current;\n"), True),
+                        "        return admin;\n", "        return current;\n"), "changed"),
     ("a Python call moved to another module's function",
      lambda t: _replace(t / "py/shop/service.py", "        helper(order)\n",
-                        "        helper(order)\n        money.format_amount(order)\n"), True),
+                        "        helper(order)\n        money.format_amount(order)\n"), "changed"),
     ("a Python call removed",
-     lambda t: _replace(t / "py/shop/service.py", "        order.pay()\n", ""), True),
+     lambda t: _replace(t / "py/shop/service.py", "        order.pay()\n", ""), "changed"),
     ("two files changed in bodies",
      lambda t: (_replace(t / "py/shop/service.py", "        order.pay()\n", ""),
-                _replace(t / f"{JAVA}/service/AuthService.java", "        Token.count();\n", "")), True),
-    ("a Java method added (a declaration: every file is linked again)",
+                _replace(t / f"{JAVA}/service/AuthService.java", "        Token.count();\n", "")), "changed"),
+    ("a Java method added that no other file names",
      lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "    private void audit(User user) {",
                         "    public void logout() {\n        audit(null);\n    }\n\n    private void audit(User user) {"),
-     False),
+     "changed"),
+    ("a Python function added that no other file names",
+     lambda t: _replace(t / "py/shop/models.py", "class Order", "def audit_order(order):\n    return order\n\n\n"
+                        "class Order"), "changed"),
+    ("a Java overload removed that another file calls",
+     lambda t: _replace(t / f"{JAVA}/service/PasswordHasher.java",
+                        "    public static String hash(String password) {\n        return hash(password, 10);\n    }\n",
+                        ""), "reach"),
+    ("a Java method added to a superclass, inherited by the calls of other files",
+     lambda t: _replace(t / f"{JAVA}/model/BaseEntity.java", "    public long getId() {",
+                        "    public String getName() {\n        return null;\n    }\n\n    public long getId() {"),
+     "reach"),
+    ("a Java constructor added to a superclass (the subclasses' implicit super() calls)",
+     lambda t: _replace(t / f"{JAVA}/model/BaseEntity.java", "    protected long id;\n",
+                        "    protected long id;\n\n    protected BaseEntity() {\n    }\n"), "reach"),
+    ("a Java field's type changed",
+     lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "    private final UserRepository users;",
+                        "    private final JdbcUserRepository users;"), "reach"),
+    ("a Python class added",
+     lambda t: _replace(t / "py/shop/models.py", "class Order", "class Refund:\n    def pay(self) -> None:\n"
+                        "        pass\n\n\nclass Order"), "reach"),
+    ("a Python method renamed that another module calls",
+     lambda t: _replace(t / "py/shop/models.py", "def pay(self)", "def settle(self)"), "reach"),
+    ("a Java class's supertype changed (every subtype's members change)",
+     lambda t: _replace(t / f"{JAVA}/model/AdminUser.java", "public class AdminUser extends User {",
+                        "public class AdminUser extends BaseEntity {"), "all"),
     ("a Python import added (a declaration)",
-     lambda t: _replace(t / "py/shop/service.py", "import logging\n", "import logging\nimport json\n"), False),
+     lambda t: _replace(t / "py/shop/service.py", "import logging\n", "import logging\nimport json\n"), "all"),
 ]
 
 
@@ -81,21 +107,26 @@ def _copy(mapped: Path, to: Path) -> tuple[Path, Path]:
     return to / "tree", to / "s.db"
 
 
-@pytest.mark.parametrize(("name", "edit", "local"), EDITS, ids=[e[0] for e in EDITS])
+@pytest.mark.parametrize(("name", "edit", "linked"), EDITS, ids=[e[0] for e in EDITS])
 def test_an_update_links_only_what_changed_and_equals_the_full_update_and_a_fresh_map(
         mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, edit: Callable[[Path], None],
-        local: bool) -> None:
+        linked: str) -> None:
     tree, store = _copy(mapped, tmp_path / "fast")
     edit(tree)
     result = update_map([tree], store, session_id="m", jobs=1)
-    changed = len(result.files["changed"])
+    changed, read, relinked = len(result.files["changed"]), result.files["read"], result.files["relinked"]
     assert changed and result.files["reparsed"] == changed
-    assert result.files["relinked"] == (changed if local else result.files["read"])
+    if linked == "changed":
+        assert relinked == changed
+    elif linked == "reach":
+        assert changed < relinked < read
+    else:
+        assert relinked == read
     assert sum(v for k, v in result.graph.items() if k not in ("nodes", "edges")) > 0  # the edit shows
 
     slow_tree, slow_store = _copy(mapped, tmp_path / "slow")
     edit(slow_tree)
-    monkeypatch.setattr(update_module, "_bodies_changed", lambda *a, **k: None)  # the full link and diff
+    monkeypatch.setattr(update_module, "_reach", lambda *a, **k: None)  # the full link and diff
     slow = update_map([slow_tree], slow_store, session_id="m", jobs=1)
     assert slow.files["relinked"] == slow.files["read"]
     assert (result.graph, result.step, result.iteration) == (slow.graph, slow.step, slow.iteration)

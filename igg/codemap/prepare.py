@@ -23,7 +23,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from igg.act.apply import collector_paused
 from igg.agents.code.cache import FactsCache, content_hash
-from igg.agents.code.facts import FileFacts
+from igg.agents.code.facts import FileFacts, mentioned_names
 from igg.agents.code.link import CodeModel, link
 from igg.agents.code.schema import load_code_schema
 from igg.agents.code.sources import SourceFile, analyze, with_modules
@@ -74,22 +74,26 @@ def _paused(function: Callable[P, R]) -> Callable[P, R]:
     return paused
 
 
-def _parse_batch(batch: Sequence[SourceFile]) -> list[FileFacts]:
+def _parse_batch(batch: Sequence[SourceFile], named: bool = False) -> list[FileFacts]:
     with collector_paused():
-        return [analyze(s) for s in batch]
+        out = [analyze(s) for s in batch]
+        if named:
+            for f in out:
+                f.names = mentioned_names(f)
+        return out
 
 
 def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
               on_parsed: Callable[[int], Any] | None = None, executor: Executor | None = None,
               cache: FactsCache | None = None, counts: dict[str, int] | None = None,
-              parsed: list[str] | None = None) -> tuple[list[FileFacts], int]:
+              parsed: list[str] | None = None, named: bool = False) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
 
     ``executor`` (e.g. a Dask cluster's, see ``igg.batch.cluster.parse_executor``) parses the batches
     instead of a local process pool, whatever the number of files; ``jobs`` is then its worker count.
     With ``cache``, files whose content it knows are not parsed again (``counts``: parsed, cached; ``parsed``:
-    the paths of the files parsed, appended)."""
+    the paths of the files parsed, appended; the facts parsed then carry ``names``, as ``named`` asks)."""
     files = with_modules(files)
     if cache is not None:
         keys = [FactsCache.key(f.path, f.module, content_hash(f.text)) for f in files]
@@ -97,7 +101,7 @@ def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
         todo = [f for f, k in zip(files, known, strict=True) if k is None]
         if parsed is not None:
             parsed.extend(f.path for f in todo)
-        new, used = parse_all(todo, jobs=jobs, on_parsed=on_parsed, executor=executor)
+        new, used = parse_all(todo, jobs=jobs, on_parsed=on_parsed, executor=executor, named=True)
         cache.put_many((k, p) for k, p in zip((k for k, c in zip(keys, known, strict=True) if c is None), new,
                                                strict=True))
         fresh = iter(new)
@@ -110,24 +114,24 @@ def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
         parsed.extend(f.path for f in files)
     jobs = jobs or os.cpu_count() or 1
     if executor is not None:
-        return _parse_on(executor, files, jobs, on_parsed), jobs
+        return _parse_on(executor, files, jobs, on_parsed, named), jobs
     if jobs <= 1 or len(files) < POOL_THRESHOLD:
         out = []
         for s in files:
-            out.append(analyze(s))
+            out.extend(_parse_batch([s], named))
             if on_parsed is not None:
                 on_parsed(1)
         return out, 1
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return _parse_on(pool, files, jobs, on_parsed), jobs
+        return _parse_on(pool, files, jobs, on_parsed, named), jobs
 
 
 def _parse_on(executor: Executor, files: Sequence[SourceFile], jobs: int,
-              on_parsed: Callable[[int], Any] | None) -> list[FileFacts]:
+              on_parsed: Callable[[int], Any] | None, named: bool = False) -> list[FileFacts]:
     size = max(8, min(64, len(files) // (jobs * 4) or 1))
     batches = [files[i:i + size] for i in range(0, len(files), size)]
     results: list[list[FileFacts] | None] = [None] * len(batches)
-    futures = {executor.submit(_parse_batch, b): i for i, b in enumerate(batches)}
+    futures = {executor.submit(_parse_batch, b, named): i for i, b in enumerate(batches)}
     for future in as_completed(futures):
         i = futures[future]
         results[i] = future.result()

@@ -2,17 +2,26 @@
 
 A map-code session keeps each file's content hash on its Module node (``sha``) and the parsed facts in a
 cache beside the store (``agents.code.cache``). An update walks the tree again, parses only the files whose
-content is new (changed, added, or renamed), takes the facts of the others from the cache, links everything
-again (a change in one file can change what another file's names resolve to), and applies the difference
-between the stored graph and the graph a fresh map would build as ONE new step of the session: nodes and
-edges added, removed and changed. The step is numbered as the next iteration, so ``igg diff SESSION N N+1``
-shows the architecture change; it records the files re-parsed, unchanged, added, changed, removed and
-renamed, and the git commit when the tree is a git work tree.
+content is new (changed, added, or renamed), takes the facts of the others from the cache, and applies the
+difference between the stored graph and the graph a fresh map would build as ONE new step of the session:
+nodes and edges added, removed and changed. The step is numbered as the next iteration, so
+``igg diff SESSION N N+1`` shows the architecture change; it records the files re-parsed, unchanged, added,
+changed, removed and renamed, how many were linked again, and the git commit when the tree is a git work tree.
+
+What is linked again: a change in one file can change what another file's names resolve to, but only through
+names. When files changed in place and each still has its module, package, imports, tables, and types with
+their kinds, supertypes and enclosing types (``changed_names``), the files linked again are the changed ones
+and those whose facts mention a callable, field or type that came, went or was redeclared (each cached fact
+keeps the names it mentions); only their own nodes and the edges going out of them are compared with the
+graph (``apply_file_difference``). Anything else (files added, removed or renamed, a supertype changed, facts
+not in the cache) links every file and compares the whole graph (``apply_difference``). Both give the graph
+a fresh map gives (``tests/test_code_update_local.py`` checks each kind of change both ways).
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +30,7 @@ from typing import Any
 import structlog
 
 from igg.agents.code.cache import FactsCache, cache_path, content_hash
-from igg.agents.code.facts import FileFacts
+from igg.agents.code.facts import CallableDecl, FileFacts
 from igg.agents.code.link import link
 from igg.agents.code.mapping import SchemaFit
 from igg.agents.code.sources import with_modules
@@ -123,22 +132,57 @@ def apply_difference(state: GraphState, fit: SchemaFit) -> dict[str, int]:
     return counts
 
 
-def interface(f: FileFacts) -> tuple[Any, ...]:
-    """What the linking of *other* files reads of ``f``: everything but the bodies (calls, instantiations,
-    SQL statements) and line numbers. Two versions of a file with equal interfaces leave every other file's
-    relations as they were (the tables its statements name are kept: they are nodes other files share)."""
-    return (replace(f, sha=None, lines=0, error_line=None,
-                    imports=[replace(i, line=0) for i in f.imports],
-                    types=[replace(t, line=0) for t in f.types],
-                    callables=[replace(c, line=0, calls=[], instantiates=[], sql=[]) for c in f.callables]),
+def _declarations(f: FileFacts) -> tuple[Any, ...]:
+    """What other files' linking reads of ``f`` besides its types and callables: module, package, language,
+    a parse error, its imports and the tables its statements name (line numbers left out)."""
+    return (f.module, f.package, f.language, f.error, [replace(i, line=0) for i in f.imports],
             sorted({r.table for c in f.callables for r in c.sql}))
 
 
-def _bodies_changed(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str | None]],
-                    cache: FactsCache) -> set[str] | None:
-    """The paths of ``earlier`` (files whose content changed: path -> the module name their facts are cached
-    under, the content hash of the last map) when each one's interface is as it was (its earlier facts are in
-    the cache), else None (a full link is needed)."""
+def _declared(c: CallableDecl) -> tuple[Any, ...]:
+    """A callable's declaration: no body, no line."""
+    return c.kind, c.name, c.signature, c.owner, c.params, c.static, c.returns, c.explicit_init
+
+
+def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
+    """The names whose meaning the change from ``old`` to ``new`` (one file) may alter for other files: those
+    of the callables and fields added, removed or redeclared, and of the types added or removed (empty: only
+    bodies and lines changed). None when the change reaches further than names say: another module name,
+    package, language, parse error, import or table, or a type whose kind, supertypes or enclosing type
+    changed (every subtype's members would change with it)."""
+    if _declarations(old) != _declarations(new):
+        return None
+    names: set[str] = set()
+    before = {t.qualified: t for t in old.types}
+    after = {t.qualified: t for t in new.types}
+    for q in before.keys() | after.keys():
+        a, b = before.get(q), after.get(q)
+        if a is None or b is None:
+            names.add(q.rpartition(".")[2])
+            names.add("<init>")  # a class comes or goes with its constructors
+            continue
+        if (a.kind, a.name, a.extends, a.implements, a.outer) != (b.kind, b.name, b.extends, b.implements, b.outer):
+            return None
+        if a.fields != b.fields:
+            names.update(k for k in a.fields.keys() | b.fields.keys() if a.fields.get(k) != b.fields.get(k))
+    gone = Counter(_declared(c) for c in old.callables)
+    come = Counter(_declared(c) for c in new.callables)
+    for kind, name, _, owner, *_rest in (gone - come) + (come - gone):
+        names.add(name)
+        if kind == "constructor":
+            names.add("<init>")
+            if owner:
+                names.add(owner.rpartition(".")[2])
+    return names
+
+
+def _reach(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str | None]],
+           cache: FactsCache) -> set[str] | None:
+    """The files to link again after the changes of ``earlier`` (changed files: path -> the module name their
+    facts are cached under and their content hash at the last map): the changed files, and every other file
+    that mentions a name whose meaning changed (``changed_names``). None when that cannot be known (a change
+    that reaches further than names, a stub, facts or names missing from the cache): every file is then
+    linked again."""
     if not earlier:
         return set()
     new = {f.path: f for f in facts if f.path in earlier}
@@ -148,43 +192,57 @@ def _bodies_changed(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | N
     if any(f.module in stubbed for f in new.values()):
         return None  # a stub merges into its module: not a file of its own
     olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new])
+    names: set[str] = set()
     for f, old in zip(new.values(), olds, strict=True):
-        if old is None or old.module != f.module or interface(old) != interface(f):
+        found = changed_names(old, f) if old is not None and old.module == f.module else None
+        if found is None:
             return None
-    return set(new)
+        names.update(found)
+    reach = set(new)
+    if names:
+        marks = [f"\n{n}\n" for n in names]
+        for f in facts:
+            if f.path in reach:
+                continue
+            if f.names is None:  # facts cached before names were kept: nothing to go by
+                return None
+            if any(m in f.names for m in marks):
+                reach.add(f.path)
+    return reach
 
 
 def apply_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> dict[str, int] | None:
-    """Change ``state`` as a fresh map would change it when only bodies of ``paths`` changed (``fit`` links
-    those files alone, ``link(..., only=paths)``): their own nodes' properties and every edge going out of
-    their own nodes. Every other element is one a fresh map makes the same. None, with ``state`` untouched,
-    when the state is not what the last map left (a node of the files or an edge's endpoint is missing) or a
-    declaration of theirs is shared with another file: the caller then diffs the whole graph."""
+    """Change ``state`` as a fresh map would change it when only the files ``paths`` can relate differently
+    (``fit`` links those files alone, ``link(..., only=paths)``; see ``_reach``): their own nodes (added,
+    removed, properties changed) and every edge going out of them. Every other element is one a fresh map makes
+    the same. None, with ``state`` untouched, when the state is not what the last map left (a node of another
+    file missing or different, an edge's endpoint missing) or a declaration of theirs is shared with another
+    file: the caller then diffs the whole graph."""
     counts = {"nodes_added": 0, "nodes_removed": 0, "nodes_changed": 0, "edges_added": 0, "edges_removed": 0}
-    node_of: dict[str, str] = {}
-
-    def node(key: str) -> str | None:
-        found = node_of.get(key)
-        if found is None:
-            placed = fit.placed.get(key)
-            found = state.find_identity(placed.label, placed.identity) if placed is not None else None
-            if found is not None:
-                node_of[key] = found
-        return found
-
+    placed, nodes = fit.placed, state.nodes
     plans = [plan for plan in fit.model.files if plan.path in paths]
-    own: dict[str, str] = {}
+    own: dict[str, str | None] = {}  # symbol key of the files -> its node (None: to add)
     for plan in plans:
         for key in plan.symbols:
-            if key.startswith(("package:", "table:")) or key not in fit.placed:
-                continue  # shared with other files (interface-level), or no place in the schema
+            if key.startswith(("package:", "table:")) or key not in placed:
+                continue  # shared with other files (their set is as it was), or no place in the schema
             if key in fit.model.shared:
                 return None
-            found = node(key)
-            if found is None:
-                return None
-            own[key] = found
+            p = placed[key]
+            own[key] = state.find_identity(p.label, p.identity)
+    # every other file's symbols are as they were (a schema that qualifies colliding names could rename them)
+    for key, p in placed.items():
+        if key in own or key.startswith(("package:", "table:")):
+            continue
+        found = state.find_identity(p.label, p.identity)
+        if found is None or nodes[found]["properties"] != p.properties:
+            return None
+    # the nodes the files declared at the last map: the ones that name them as their file (or path)
+    kept = {n for n in own.values() if n is not None}
+    stale = [n for n, d in nodes.items() if n not in kept and (d["properties"].get("file") in paths or (
+        d["type"] == "Module" and d["properties"].get("path") in paths))]
     wanted: set[tuple[str, str, str]] = set()
+    targets: dict[str, str] = {}
     for plan in plans:
         for r in plan.relations:
             for rel in (r, fit.lifted(r)):
@@ -197,30 +255,46 @@ def apply_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) ->
                 label = fit.edge_label(rel)
                 if label is None:
                     continue
-                target = node(rel.target)
-                if target is None:
-                    return None
-                wanted.add((own[rel.source], label, target))
-    for key, node_id in own.items():
-        want = fit.placed[key].properties
-        props = state.node_properties(node_id)
+                if rel.target not in own and rel.target not in targets:
+                    t = placed[rel.target]
+                    target = state.find_identity(t.label, t.identity)
+                    if target is None:
+                        return None
+                    targets[rel.target] = target
+                wanted.add((rel.source, label, rel.target))
+    # from here on the state changes (in the order apply_difference changes it, so ids come out the same)
+    for node_id in stale:
+        state.delete_node(node_id)
+        counts["nodes_removed"] += 1
+    for key, existing in own.items():
+        if existing is None:
+            continue
+        want = placed[key].properties
+        props = state.node_properties(existing)
         if props != want:
             changed = {k: v for k, v in want.items() if props.get(k) != v}
             gone = [k for k in props if k not in want]
             if changed or gone:
-                state.update_node(node_id, changed, remove=gone)
+                state.update_node(existing, changed, remove=gone)
                 counts["nodes_changed"] += 1
+    for key in placed:  # new declarations, in the order a fresh map's symbols come
+        if key in own and own[key] is None:
+            p = placed[key]
+            own[key] = state.add_node(p.label, dict(p.properties))
+            counts["nodes_added"] += 1
+    ids = {**targets, **{k: v for k, v in own.items() if v is not None}}
+    want_ids = {(ids[a], label, ids[b]) for a, label, b in wanted}
     succ = state.succ
     have: dict[tuple[str, str, str], str] = {}
-    for source in dict.fromkeys(own.values()):
+    for source in dict.fromkeys(ids[k] for k in own):
         for target, keyed in succ[source].items():
             for edge_id, data in keyed.items():
                 have[(source, data["type"], target)] = edge_id
     for edge_key, edge_id in have.items():
-        if edge_key not in wanted:
+        if edge_key not in want_ids:
             state.delete_edge(edge_id)
             counts["edges_removed"] += 1
-    for source, label, target in sorted(wanted.difference(have)):  # the order apply_difference adds them in
+    for source, label, target in sorted(want_ids.difference(have)):  # the order apply_difference adds them in
         state.add_edge(source, label, target, {})
         counts["edges_added"] += 1
     return counts
@@ -282,11 +356,12 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
         facts, _ = parse_all(sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed)
         seconds["parse"] = clock() - mark
         mark = clock()
-        # the common case, a change inside bodies: only the changed files' relations are resolved again (every
-        # other file's facts must be those of the last map: from the cache, not parsed again by a newer IGG)
+        # the common case, files changed in place: only they and the files that mention a changed declaration
+        # are linked again (every other file's facts must be those of the last map: from the cache, not parsed
+        # again by a newer IGG)
         if not added and not removed and set(parsed) <= set(changed):
             modules = {f.path: f.module for f in sources if f.path in before and before[f.path] != now[f.path]}
-            local = _bodies_changed(facts, {p: (modules[p], before[p]) for p in changed}, cache)
+            local = _reach(facts, {p: (modules[p], before[p]) for p in changed}, cache)
     finally:
         cache.close()
     iteration = info.last_iteration + 1

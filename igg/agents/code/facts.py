@@ -149,3 +149,32 @@ class FileFacts:
     """Set when the file could not be parsed (its facts are then empty or partial)."""
     error_line: int | None = None
     """The line of the (first) syntax error, when ``error`` is set and the parser knows it."""
+    names: str | None = None
+    """Every identifier the facts mention, one per line between newlines (``mentioned_names``): set on facts
+    kept in the cache, so that ``--update`` can tell which files a changed declaration may concern."""
+
+
+_NOT_NAMES = frozenset({"line", "lines", "sha", "error", "error_line", "names", "statement", "path"})
+
+
+def mentioned_names(f: FileFacts) -> str:
+    """Each identifier (dotted names split at their dots) in any name, type, target, receiver or expression
+    of ``f``, sorted, as ``"\na\nb\n"``: a name is mentioned when ``"\n" + name + "\n"`` is in it. Linking a
+    file looks up other files' declarations only by names the file itself writes (or through the types those
+    reach), which is what lets ``--update`` link again only the files that mention a changed declaration."""
+    found: set[str] = set()
+    stack: list[Any] = [f]
+    while stack:
+        x = stack.pop()
+        cls = x.__class__
+        if cls is str:
+            found.update(x.split("."))
+        elif cls is list or cls is tuple:
+            stack.extend(x)
+        elif cls is dict:
+            stack.extend(x)
+            stack.extend(x.values())
+        elif hasattr(cls, "__slots__"):
+            stack.extend(getattr(x, slot) for slot in cls.__slots__ if slot not in _NOT_NAMES)
+    found.discard("")
+    return "\n" + "\n".join(sorted(found)) + "\n"

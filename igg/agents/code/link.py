@@ -325,14 +325,8 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
                 props["static"] = True
             key = declare(plan, callable_key(c, f.package), "Method" if c.owner else "Function", props)
             rel(Relation("CONTAINS", type_key(c.owner) if c.owner else module, key))
-        if not full:  # the symbols its relations would name: external packages, tables
-            _imports(index, f, plan, module, package, external_imports, symbols_only=True)
-            for c in f.callables:
-                for ref in c.sql:
-                    symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
-            continue
-        _imports(index, f, plan, module, package, external_imports)
-        for t in f.types:
+        _imports(index, f, plan, module, package, external_imports, symbols_only=not full)
+        for t in f.types:  # supertypes (those outside the tree are a property of the type's symbol)
             ctx = index.types.get(t.outer) if t.outer else None
             external = []
             for name in t.extends:
@@ -351,6 +345,11 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
                     rel(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q)))
             if external:
                 symbols[type_key(t.qualified)].properties["external_supertypes"] = external
+        if not full:  # the tables its statements name are symbols too
+            for c in f.callables:
+                for ref in c.sql:
+                    symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
+            continue
         for c in f.callables:
             _callable_relations(index, f, c, plan, symbol)
         if f.language == "java":

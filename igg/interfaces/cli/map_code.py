@@ -156,8 +156,9 @@ def _update(args: argparse.Namespace) -> int:
                              f"{len(files['removed'])} removed, {len(files['renamed'])} renamed")
     linked = files["relinked"]
     table.add_row("linked", "nothing changed" if not files["added"] and not files["removed"] and not files["changed"]
-                  else f"{linked} file{'s' * (linked != 1)}: only bodies changed" if linked < files["read"]
-                  else f"all {linked} files: a declaration changed, or files came or went")
+                  else f"{linked} of {files['read']}: the changed files and those naming what changed"
+                  if linked < files["read"] else f"all {linked}: files came or went, or an import, a supertype or "
+                                                 "a module changed")
     table.add_row("graph", f"nodes +{graph['nodes_added']} -{graph['nodes_removed']} ~{graph['nodes_changed']}, "
                            f"edges +{graph['edges_added']} -{graph['edges_removed']}; now {graph['nodes']} nodes, "
                            f"{graph['edges']} edges")
