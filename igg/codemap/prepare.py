@@ -86,18 +86,20 @@ def _parse_batch(batch: Sequence[SourceFile], named: bool = False) -> list[FileF
 def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
               on_parsed: Callable[[int], Any] | None = None, executor: Executor | None = None,
               cache: FactsCache | None = None, counts: dict[str, int] | None = None,
-              parsed: list[str] | None = None, named: bool = False) -> tuple[list[FileFacts], int]:
+              parsed: list[str] | None = None, named: bool = False,
+              bodies: bool = True) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
 
     ``executor`` (e.g. a Dask cluster's, see ``igg.batch.cluster.parse_executor``) parses the batches
     instead of a local process pool, whatever the number of files; ``jobs`` is then its worker count.
     With ``cache``, files whose content it knows are not parsed again (``counts``: parsed, cached; ``parsed``:
-    the paths of the files parsed, appended; the facts parsed then carry ``names``, as ``named`` asks)."""
+    the paths of the files parsed, appended; the facts parsed then carry ``names``, as ``named`` asks;
+    ``bodies=False``: the facts taken from the cache lack their bodies, see ``FactsCache.get_many``)."""
     files = with_modules(files)
     if cache is not None:
         keys = [FactsCache.key(f.path, f.module, content_hash(f.text)) for f in files]
-        known = cache.get_many(keys)
+        known = cache.get_many(keys, bodies=bodies)
         todo = [f for f, k in zip(files, known, strict=True) if k is None]
         if parsed is not None:
             parsed.extend(f.path for f in todo)

@@ -33,7 +33,7 @@ from igg.agents.code.cache import FactsCache, cache_path, content_hash
 from igg.agents.code.facts import CallableDecl, FileFacts
 from igg.agents.code.link import link
 from igg.agents.code.mapping import SchemaFit
-from igg.agents.code.sources import with_modules
+from igg.agents.code.sources import SourceFile, analyze, with_modules
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
 from igg.codemap.prepare import git_commit_soon
 from igg.errors import Problem, RequestInvalid, SessionRefused
@@ -191,7 +191,7 @@ def _reach(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str 
     stubbed = {f.module for f in facts if f.path.endswith(".pyi")}
     if any(f.module in stubbed for f in new.values()):
         return None  # a stub merges into its module: not a file of its own
-    olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new])
+    olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new], bodies=False)
     names: set[str] = set()
     for f, old in zip(new.values(), olds, strict=True):
         found = changed_names(old, f) if old is not None and old.module == f.module else None
@@ -300,6 +300,17 @@ def apply_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) ->
     return counts
 
 
+def _with_bodies(facts: list[FileFacts], sources: Sequence[SourceFile], shas: dict[str, str], cache: FactsCache,
+                 whole: set[str], paths: set[str] | None) -> None:
+    """Replace the facts of ``paths`` (None: of every file) read without bodies by the whole facts (from the
+    cache, else parsed again); ``whole`` (paths whose facts are whole) grows accordingly."""
+    todo = [i for i, f in enumerate(facts) if f.path not in whole and (paths is None or f.path in paths)]
+    found = cache.get_many([FactsCache.key(sources[i].path, sources[i].module, shas[sources[i].path]) for i in todo])
+    for i, f in zip(todo, found, strict=True):
+        facts[i] = f if f is not None else analyze(sources[i])
+        whole.add(facts[i].path)
+
+
 def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None = None,
                max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None,
                clock: Callable[[], float] = time.perf_counter) -> UpdateResult:
@@ -353,7 +364,8 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
     local = None
     try:
         sources = with_modules(walked.files)
-        facts, _ = parse_all(sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed)
+        # the files not parsed again come without bodies: only those linked again need theirs (read below)
+        facts, _ = parse_all(sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed, bodies=False)
         seconds["parse"] = clock() - mark
         mark = clock()
         # the common case, files changed in place: only they and the files that mention a changed declaration
@@ -362,18 +374,21 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
         if not added and not removed and set(parsed) <= set(changed):
             modules = {f.path: f.module for f in sources if f.path in before and before[f.path] != now[f.path]}
             local = _reach(facts, {p: (modules[p], before[p]) for p in changed}, cache)
+        iteration = info.last_iteration + 1
+        state.iteration, state.chunk = iteration, None
+        whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
+        changes = None
+        if local is not None:
+            _with_bodies(facts, sources, now, cache, whole, local)
+            fit = SchemaFit(link(facts, only=local), state.schema)
+            changes = apply_file_difference(state, fit, local)
+        if changes is None:  # files added, removed or renamed, a supertype or import changed, facts not cached
+            _with_bodies(facts, sources, now, cache, whole, None)
+            state.take_journal()
+            changes = apply_difference(state, SchemaFit(link(facts), state.schema))
+            local = None
     finally:
         cache.close()
-    iteration = info.last_iteration + 1
-    state.iteration, state.chunk = iteration, None
-    changes = None
-    if local is not None:
-        fit = SchemaFit(link(facts, only=local), state.schema)
-        changes = apply_file_difference(state, fit, local)
-    if changes is None:  # files added, removed or renamed, a declaration changed, or facts the cache lacks
-        state.take_journal()
-        changes = apply_difference(state, SchemaFit(link(facts), state.schema))
-        local = None
     mutations = state.take_journal()
     seconds["diff"] = clock() - mark
     renamed: list[dict[str, str]] = []

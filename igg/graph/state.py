@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections import deque
-from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping
+from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import networkx as nx
@@ -420,7 +420,7 @@ class GraphState:
         self.journal.append(NodeAdded(node_id, node_type, props, provenance))
         return node_id
 
-    def load(self, nodes: Iterable[dict[str, Any]], edges: Iterable[dict[str, Any]]) -> None:
+    def load(self, nodes: Sequence[dict[str, Any]], edges: Sequence[dict[str, Any]]) -> None:
         """Add stored elements to an empty state in one pass (a snapshot being loaded): the same graph and
         indexes as ``add_node``/``add_edge`` of each in order, in about half the time, and nothing journaled
         (what was stored is not a change). ``nodes`` are ``{"id", "type", "properties", "provenance"?}``,
@@ -451,7 +451,6 @@ class GraphState:
             by_identity[(node_type, identity)] = node_id
             self._index_props(node_id, node_type, props)
             by_type[node_type][node_id] = None
-            recent.append(node_id)
         edge_index, ends, type_counts = self._edges, self._edge_ends, self._edge_type_counts
         # the degree buckets: a node sits in the bucket of its final degree, in the order the nodes entered
         # their buckets (what add_edge's rebucketing leaves): when its degree last reached a new power of two
@@ -477,8 +476,10 @@ class GraphState:
             edge_index[(source, edge_type, target)] = edge_id
             ends[edge_id] = (source, target, data)
             type_counts[edge_type] = type_counts.get(edge_type, 0) + 1
-            recent.append(source)
-            recent.append(target)
+        # what add_node/add_edge would have left in the ring of touched nodes: its last entries
+        cap = recent.maxlen or 0
+        recent.extend(n["id"] for n in nodes[-cap:])
+        recent.extend(end for e in edges[-cap:] for end in (e["from"], e["to"]))
         hubs = self._hubs
         for node_id, _ in sorted(entered.items(), key=lambda item: item[1]):
             b = (len(succ[node_id]) + len(pred[node_id])).bit_length()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import structlog
 
-from igg.agents.code.facts import FileFacts
+from igg.agents.code.facts import FileFacts, without_bodies
 
 log = structlog.get_logger("igg.code")
 
@@ -45,11 +45,19 @@ class FactsCache:
             self._db = sqlite3.connect(str(self.path) if self.path is not None else ":memory:")
             # a cache: a write lost in a crash costs a parse, so no sync per write (which cost ~0.1 s a commit)
             self._db.execute("PRAGMA synchronous = OFF")
-            self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+            self._create()
         except sqlite3.Error as exc:
             log.warning("code_facts_cache_unusable", path=str(self.path), error=str(exc))
             self._db = sqlite3.connect(":memory:")
-            self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+            self._create()
+
+    def _create(self) -> None:
+        # data: the facts; declared: the same without bodies (``without_bodies``), what --update reads of the
+        # files it does not link again (a third of the objects to unpickle); a cache written before had none
+        self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL, declared BLOB)")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(facts)")}
+        if "declared" not in columns:
+            self._db.execute("ALTER TABLE facts ADD COLUMN declared BLOB")
 
     @staticmethod
     def key(path: str, module: str | None, sha: str) -> str:
@@ -58,13 +66,15 @@ class FactsCache:
     def get(self, key: str) -> FileFacts | None:
         return self.get_many([key])[0]
 
-    def get_many(self, keys: Sequence[str]) -> list[FileFacts | None]:
-        """``get`` of each key, in order, in a few queries."""
+    def get_many(self, keys: Sequence[str], *, bodies: bool = True) -> list[FileFacts | None]:
+        """``get`` of each key, in order, in a few queries (``bodies=False``: the facts without the calls and
+        instantiations of their callables, ``without_bodies``)."""
+        column = "data" if bodies else "coalesce(declared, data)"
         found: dict[str, bytes] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]
             try:
-                rows = self._db.execute(f"SELECT key, data FROM facts WHERE key IN ({','.join('?' * len(chunk))})",
+                rows = self._db.execute(f"SELECT key, {column} FROM facts WHERE key IN ({','.join('?' * len(chunk))})",
                                         chunk).fetchall()
             except sqlite3.Error as exc:
                 log.warning("code_facts_cache_unreadable", path=str(self.path), error=str(exc))
@@ -83,10 +93,11 @@ class FactsCache:
         return facts if isinstance(facts, FileFacts) else None
 
     def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> None:
-        rows = [(k, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL)) for k, f in items]
+        rows = [(k, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL),
+                 pickle.dumps(without_bodies(f), protocol=pickle.HIGHEST_PROTOCOL)) for k, f in items]
         try:
             with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO facts (key, data) VALUES (?, ?)", rows)
+                self._db.executemany("INSERT OR REPLACE INTO facts (key, data, declared) VALUES (?, ?, ?)", rows)
         except sqlite3.Error as exc:
             log.warning("code_facts_cache_write_failed", path=str(self.path), error=str(exc))
 

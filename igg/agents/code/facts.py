@@ -8,7 +8,7 @@ body, with receivers and type names still *as written*. ``link.py`` resolves tho
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 Language = Literal["python", "java"]
@@ -152,6 +152,12 @@ class FileFacts:
     names: str | None = None
     """Every identifier the facts mention, one per line between newlines (``mentioned_names``): set on facts
     kept in the cache, so that ``--update`` can tell which files a changed declaration may concern."""
+
+
+def without_bodies(f: FileFacts) -> FileFacts:
+    """``f`` without what its callables' bodies call and instantiate (their SQL tables stay): what linking
+    another file reads of it."""
+    return replace(f, callables=[replace(c, calls=[], instantiates=[]) for c in f.callables])
 
 
 _NOT_NAMES = frozenset({"line", "lines", "sha", "error", "error_line", "names", "statement", "path"})

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from igg.agents.code.pymodules import INIT_NAMES, DiskNamer
-from igg.agents.code.sources import GENERATED_HEADER, GENERATED_NAMES, SourceFile, language_of
+from igg.agents.code.sources import SourceFile, generated_by_header, generated_by_name, language_of
 
 VENDORED_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "bower_components", "vendor", "vendored", "third_party",
@@ -243,7 +243,7 @@ def _consider(result: WalkResult, path: Path, rel: str, max_bytes: int, namer: D
         suffix = path.suffix.lower() or "(no suffix)"
         result.other[suffix] += 1
         return
-    generated = "by its name" if GENERATED_NAMES.search(rel) else None
+    generated = "by its name" if generated_by_name(rel) else None
     if generated is not None and language != "python":
         result.skipped.append(Skip(rel, f"generated ({generated})"))
         return
@@ -262,7 +262,7 @@ def _consider(result: WalkResult, path: Path, rel: str, max_bytes: int, namer: D
     text = _decoded(result, rel, data, language)
     if text is None:
         return
-    if generated is None and GENERATED_HEADER.search(text[:1024]):
+    if generated is None and generated_by_header(text):
         generated = "its header says so"
     if generated is not None:
         if language != "python":
