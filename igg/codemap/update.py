@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -96,40 +96,55 @@ def desired_graph(fit: SchemaFit) -> tuple[dict[tuple[str, tuple[Any, ...]], dic
 def apply_difference(state: GraphState, fit: SchemaFit) -> dict[str, int]:
     """Change ``state`` into the graph a fresh map builds (its journal holds the mutations); counts."""
     nodes, edges = desired_graph(fit)
-    counts = {"nodes_added": 0, "nodes_removed": 0, "nodes_changed": 0, "edges_added": 0, "edges_removed": 0}
+    counts = dict.fromkeys(COUNTS, 0)
     current: dict[tuple[str, tuple[Any, ...]], str] = {}
     for node_id in list(state.graph.nodes):
         label = state.node_type(node_id)
-        props = state.node_properties(node_id)
-        identity = state.identity(label, props)
+        identity = state.identity(label, state.node_properties(node_id))
         want = nodes.get((label, identity)) if identity is not None else None
         if want is None or identity is None:
             state.delete_node(node_id)
             counts["nodes_removed"] += 1
             continue
         current[(label, identity)] = node_id
-        if props != want:  # most nodes are as they were: one dict comparison
-            changed = {k: v for k, v in want.items() if props.get(k) != v}
-            gone = [k for k in props if k not in want]
-            if changed or gone:
-                state.update_node(node_id, changed, remove=gone)
-                counts["nodes_changed"] += 1
+        _set_properties(state, node_id, want, counts)
     for key, props in nodes.items():
         if key not in current:
             current[key] = state.add_node(key[0], dict(props))
             counts["nodes_added"] += 1
-    wanted = {(current[a], label, current[b]) for label, a, b in edges}
-    # the adjacency itself (u -> v -> edge id -> data), not a networkx edge view: one dict walk
-    have = {(source, data["type"], target): edge_id for source, targets in state.succ.items()
-            for target, keyed in targets.items() for edge_id, data in keyed.items()}
+    _set_edges(state, state.succ, {(current[a], label, current[b]) for label, a, b in edges}, counts)
+    return counts
+
+
+COUNTS = ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed")
+"""What an update counts (its ``graph`` summary, with the totals)."""
+
+
+def _set_properties(state: GraphState, node_id: str, want: dict[str, Any], counts: dict[str, int]) -> None:
+    """Give a node exactly the properties ``want`` (a change only when they differ)."""
+    props = state.node_properties(node_id)
+    if props != want:  # most nodes are as they were: one dict comparison
+        changed = {k: v for k, v in want.items() if props.get(k) != v}
+        gone = [k for k in props if k not in want]
+        if changed or gone:
+            state.update_node(node_id, changed, remove=gone)
+            counts["nodes_changed"] += 1
+
+
+def _set_edges(state: GraphState, sources: Iterable[str], wanted: set[tuple[str, str, str]],
+               counts: dict[str, int]) -> None:
+    """Make the edges going out of ``sources`` exactly ``wanted`` ((source, type, target) by node id): the
+    others deleted, the missing ones added in sorted order (their ids follow it, whichever way the update went)."""
+    succ = state.succ  # the adjacency itself (u -> v -> edge id -> data), not a networkx edge view
+    have = {(source, data["type"], target): edge_id for source in sources
+            for target, keyed in succ[source].items() for edge_id, data in keyed.items()}
     for edge_key, edge_id in have.items():
         if edge_key not in wanted:
             state.delete_edge(edge_id)
             counts["edges_removed"] += 1
-    for source, label, target in sorted(wanted.difference(have)):  # in a stable order: ids follow it
+    for source, label, target in sorted(wanted.difference(have)):
         state.add_edge(source, label, target, {})
         counts["edges_added"] += 1
-    return counts
 
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
@@ -218,7 +233,7 @@ def apply_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) ->
     the same. None, with ``state`` untouched, when the state is not what the last map left (a node of another
     file missing or different, an edge's endpoint missing) or a declaration of theirs is shared with another
     file: the caller then diffs the whole graph."""
-    counts = {"nodes_added": 0, "nodes_removed": 0, "nodes_changed": 0, "edges_added": 0, "edges_removed": 0}
+    counts = dict.fromkeys(COUNTS, 0)
     placed, nodes = fit.placed, state.nodes
     plans = [plan for plan in fit.model.files if plan.path in paths]
     own: dict[str, str | None] = {}  # symbol key of the files -> its node (None: to add)
@@ -267,36 +282,16 @@ def apply_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) ->
         state.delete_node(node_id)
         counts["nodes_removed"] += 1
     for key, existing in own.items():
-        if existing is None:
-            continue
-        want = placed[key].properties
-        props = state.node_properties(existing)
-        if props != want:
-            changed = {k: v for k, v in want.items() if props.get(k) != v}
-            gone = [k for k in props if k not in want]
-            if changed or gone:
-                state.update_node(existing, changed, remove=gone)
-                counts["nodes_changed"] += 1
+        if existing is not None:
+            _set_properties(state, existing, placed[key].properties, counts)
     for key in placed:  # new declarations, in the order a fresh map's symbols come
         if key in own and own[key] is None:
             p = placed[key]
             own[key] = state.add_node(p.label, dict(p.properties))
             counts["nodes_added"] += 1
     ids = {**targets, **{k: v for k, v in own.items() if v is not None}}
-    want_ids = {(ids[a], label, ids[b]) for a, label, b in wanted}
-    succ = state.succ
-    have: dict[tuple[str, str, str], str] = {}
-    for source in dict.fromkeys(ids[k] for k in own):
-        for target, keyed in succ[source].items():
-            for edge_id, data in keyed.items():
-                have[(source, data["type"], target)] = edge_id
-    for edge_key, edge_id in have.items():
-        if edge_key not in want_ids:
-            state.delete_edge(edge_id)
-            counts["edges_removed"] += 1
-    for source, label, target in sorted(want_ids.difference(have)):  # the order apply_difference adds them in
-        state.add_edge(source, label, target, {})
-        counts["edges_added"] += 1
+    _set_edges(state, dict.fromkeys(ids[k] for k in own), {(ids[a], label, ids[b]) for a, label, b in wanted},
+               counts)
     return counts
 
 
@@ -372,8 +367,8 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
         # are linked again (every other file's facts must be those of the last map: from the cache, not parsed
         # again by a newer IGG)
         if not added and not removed and set(parsed) <= set(changed):
-            modules = {f.path: f.module for f in sources if f.path in before and before[f.path] != now[f.path]}
-            local = _reach(facts, {p: (modules[p], before[p]) for p in changed}, cache)
+            module_of = {f.path: f.module for f in sources}
+            local = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
         iteration = info.last_iteration + 1
         state.iteration, state.chunk = iteration, None
         whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)

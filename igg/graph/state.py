@@ -435,20 +435,13 @@ class GraphState:
             self.journal.clear()
             return
         graph, table, succ, pred = self.graph, self.nodes, self.succ, self.pred
-        identity_keys, by_identity, by_type, recent = self.schema.identity_keys, self._by_identity, \
-            self._by_type, self._recent
+        by_identity, by_type, recent = self._by_identity, self._by_type, self._recent
         for n in nodes:
             node_id, node_type, props = n["id"], n["type"], n["properties"]
             succ[node_id] = {}
             pred[node_id] = {}
             table[node_id] = {"type": node_type, "properties": props, "provenance": n.get("provenance") or {}}
-            keys = identity_keys[node_type]
-            if len(keys) == 1:
-                value = props[keys[0]]
-                identity: tuple[Any, ...] = (tuple(value) if value.__class__ is list else value,)
-            else:
-                identity = self._identity_of(node_type, props)
-            by_identity[(node_type, identity)] = node_id
+            by_identity[(node_type, self._identity_of(node_type, props))] = node_id
             self._index_props(node_id, node_type, props)
             by_type[node_type][node_id] = None
         edge_index, ends, type_counts = self._edges, self._edge_ends, self._edge_type_counts
