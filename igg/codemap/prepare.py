@@ -30,7 +30,10 @@ from igg.agents.code.sources import SourceFile, analyze, with_modules
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult, walk
 from igg.errors import Problem, RequestInvalid
 from igg.models.request import Request
+from igg.record.logs import get_logger
 from igg.request.load import load_request
+
+log = get_logger("igg.code")
 
 AGENT_MODES = ("code", "llm", "hybrid")
 """What ``igg map-code --agent`` accepts."""
@@ -79,7 +82,10 @@ def _parse_batch(batch: Sequence[SourceFile], named: bool = False) -> list[FileF
         out = [analyze(s) for s in batch]
         if named:
             for f in out:
-                f.names = mentioned_names(f)
+                try:
+                    f.names = mentioned_names(f)
+                except (Exception, RecursionError):  # noqa: BLE001 - without names, --update links every file
+                    f.names = None
         return out
 
 
@@ -136,10 +142,40 @@ def _parse_on(executor: Executor, files: Sequence[SourceFile], jobs: int,
     futures = {executor.submit(_parse_batch, b, named): i for i, b in enumerate(batches)}
     for future in as_completed(futures):
         i = futures[future]
-        results[i] = future.result()
+        try:
+            results[i] = future.result()
+        except Exception as exc:  # noqa: BLE001 - a process that died (or a worker lost): its files alone again
+            results[i] = _parse_alone(batches[i], named, exc)
         if on_parsed is not None:
             on_parsed(len(batches[i]))
     return [f for batch in results for f in batch or ()]
+
+
+def _parse_alone(batch: Sequence[SourceFile], named: bool, exc: BaseException) -> list[FileFacts]:
+    """The files of a batch whose parse process failed (``exc``), each parsed in a process of its own, so that
+    the file that kills a process (a crash in a parser's native code) is the one left partial."""
+    from igg.agents.code.guard import header_facts
+
+    out: list[FileFacts] = []
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for source in batch:
+            pool = pool or ProcessPoolExecutor(max_workers=1)
+            try:
+                out.extend(pool.submit(_parse_batch, [source], named).result())
+                continue
+            except Exception as again:  # noqa: BLE001 - this file is the one
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool, reason = None, f"{type(again).__name__}: {again}"[:200]
+            facts = header_facts(source.path, source.text, source.module, source.language or "python")
+            facts.error = f"partial: its parse process failed ({reason}); only its module and imports were read"
+            facts.sha = content_hash(source.text)
+            out.append(facts)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    log.warning("parse_batch_retried", files=len(batch), error=f"{type(exc).__name__}: {exc}"[:200])
+    return out
 
 
 def context_of(files: Sequence[SourceFile]) -> str:

@@ -15,6 +15,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from igg.agents.code.facts import FileFacts
+from igg.agents.code.guard import guarded
 
 LANGUAGES: dict[str, str] = {".py": "python", ".pyi": "python", ".java": "java"}
 """File suffix -> language the code agent analyses."""
@@ -123,27 +124,40 @@ def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
             for f in files]
 
 
-def analyze(source: SourceFile) -> FileFacts:
-    """The facts of one file, by its language (raises ValueError for a language the agent does not read)."""
+def analyze(source: SourceFile, *, seconds: float | None = None) -> FileFacts:
+    """The facts of one file, by its language (raises ValueError for a language the agent does not read).
+
+    Never raises for what the file holds: the analysis runs under the per-file guard (``guard.guarded``), so
+    a file that is too deep, too slow (``seconds``, default ``guard.FILE_SECONDS``) or breaks the analyzer comes back partial, with ``error``
+    saying why."""
     from igg.agents.code.cache import content_hash
 
     language = source.language
     if language == "python":
-        from igg.agents.code.python import analyze_python
-
-        facts = analyze_python(source.path, source.text, source.module)
-        if is_generated(source.path, source.text):
-            # a generated module (protobuf, API bindings, tables): the module and what it imports are part
-            # of the dependency map; its definitions are not analysed (they are generated, not written)
-            facts.types, facts.callables = [], []
+        facts = guarded(_python, source.path, source.text, source.module, language, seconds=seconds)
     elif language == "java":
-        from igg.agents.code.java import analyze_java
-
-        facts = analyze_java(source.path, source.text)
+        facts = guarded(_java, source.path, source.text, source.module, language, seconds=seconds)
     else:
         raise ValueError(f"{source.path}: not a Python or Java file (suffixes: {', '.join(LANGUAGES)})")
     facts.sha = content_hash(source.text)
     return facts
+
+
+def _python(path: str, text: str, module: str | None) -> FileFacts:
+    from igg.agents.code.python import analyze_python
+
+    facts = analyze_python(path, text, module)
+    if is_generated(path, text):
+        # a generated module (protobuf, API bindings, tables): the module and what it imports are part
+        # of the dependency map; its definitions are not analysed (they are generated, not written)
+        facts.types, facts.callables = [], []
+    return facts
+
+
+def _java(path: str, text: str, module: str | None) -> FileFacts:
+    from igg.agents.code.java import analyze_java
+
+    return analyze_java(path, text)
 
 
 def analyze_all(sources: Sequence[SourceFile], executor: Executor | None = None) -> list[FileFacts]:

@@ -31,11 +31,14 @@ _TEMPLATE = re.compile(r"\{[^{}'\"]*\}")
 """``str.format`` / f-string holes: ``{table}``, ``{0}``, ``{}``."""
 _PYFORMAT = re.compile(r"%(?:\([A-Za-z_]\w*\))?[sdfr]")
 """DB-API ``format`` / ``pyformat`` placeholders: ``%s``, ``%(name)s``."""
+_NUMBERED = re.compile(r"\$\d+")
+"""A numbered placeholder (``$1``), which some dialects read as an identifier."""
 _STATEMENTS = ("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE")
 
 
-def _prepared(text: str) -> str:
-    """The text with template holes as identifiers and DB-API placeholders as ``?`` (what sqlglot reads)."""
+def _prepared(text: str, *, pyformat_holes: bool = False) -> str:
+    """The text with template holes as identifiers and DB-API placeholders as ``?`` (what sqlglot reads);
+    with ``pyformat_holes``, ``%s`` and ``%(name)s`` are template holes too (``"... WHERE %s" % clause``)."""
     count = 0
 
     def hole(_: re.Match[str]) -> str:
@@ -44,7 +47,7 @@ def _prepared(text: str) -> str:
         return f"{_HOLE}{count}"
 
     text = _TEMPLATE.sub(hole, text)
-    return _PYFORMAT.sub("?", text).replace("%%", "%")
+    return _PYFORMAT.sub(hole if pyformat_holes else "?", text).replace("%%", "%")
 
 
 def _dialects(text: str) -> list[str | None]:
@@ -60,13 +63,13 @@ def _dialects(text: str) -> list[str | None]:
 def _parse(text: str) -> list[Any] | None:
     """The statements of ``text`` when one dialect parses all of it, else None."""
     import sqlglot
-    from sqlglot.errors import ErrorLevel, ParseError, TokenError
+    from sqlglot.errors import ErrorLevel
 
     for dialect in _dialects(text):
         try:
             trees = sqlglot.parse(text, read=dialect, error_level=ErrorLevel.RAISE)
-        except (ParseError, TokenError, ValueError, RecursionError):
-            continue
+        except (Exception, RecursionError):  # noqa: BLE001 - whatever the parser raises (ParseError, TokenError,
+            continue  # and TypeError, AttributeError, ... on text it does not expect), the string is not SQL
         statements = [t for t in trees if t is not None]
         if statements:
             return statements
@@ -75,9 +78,12 @@ def _parse(text: str) -> list[Any] | None:
 
 def _name(table: Any) -> str | None:
     """``schema.table`` lowercased, or None for a template hole or a table-valued expression."""
+    from sqlglot import exp
+
     name = table.name
-    if not name or name.startswith(_HOLE):
-        return None
+    if (not name or name.startswith(_HOLE) or not any(c.isalnum() for c in name) or _NUMBERED.fullmatch(name)
+            or isinstance(table.this, exp.Placeholder)):
+        return None  # a template hole or a placeholder (``FROM %s``, ``FROM ?``, ``FROM :t``, ``FROM $1``)
     db = table.db
     return (f"{db}.{name}" if db and not db.startswith(_HOLE) else name).lower()
 
@@ -136,16 +142,29 @@ def tables_in(text: str, line: int = 0) -> list[SqlRef]:
         return []
     if not start.group(1).isupper() and not _MARKS.search(text):
         return []
+    try:
+        found = _tables(text)
+    except (Exception, RecursionError):  # noqa: BLE001 - SQL detection never fails a file: this is not SQL
+        return []
     return [SqlRef(table=table, op=op, statement=statement, line=line)  # type: ignore[arg-type]
-            for table, op, statement in _tables(text)]
+            for table, op, statement in found]
 
 
 @functools.lru_cache(maxsize=4096)
 def _tables(text: str) -> tuple[tuple[str, str, str], ...]:
     """(table, op, statement) of a candidate string; cached, as code repeats its queries."""
     statements = _parse(_prepared(text))
+    if statements is None and "%" in text:  # %s may stand for a piece of SQL, not a value: read it as a hole
+        statements = _parse(_prepared(text, pyformat_holes=True))
     if statements is None:
         return ()
+    try:
+        return _tables_of(statements, text)
+    except (Exception, RecursionError):  # noqa: BLE001 - a tree of a shape the reading below does not expect
+        return ()
+
+
+def _tables_of(statements: list[Any], text: str) -> tuple[tuple[str, str, str], ...]:
     found: list[tuple[str, str, str]] = []
     lowered = text.lower()
 

@@ -32,7 +32,13 @@ VENDORED_DIRS = frozenset({
 })
 """Directory names that hold vendored, cached, built or generated code."""
 PACKAGE_NAMES_KEPT = frozenset({"build", "dist", "out", "generated", "target", "vendor", "vendored", "third_party"})
-"""Of those, the names a real Python package may bear: a folder so named that holds ``__init__.py`` is read."""
+"""Of those, the names a real package may bear: a folder so named is read when it holds ``__init__.py`` (a
+Python package) or Java files whose ``package`` line runs through it (``com/acme/build/Step.java`` declaring
+``package com.acme.build;``); build output (class files, ``build/lib`` copies, generated sources under their
+own package folders) says neither, and is skipped."""
+JAVA_PACKAGE_LINE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
+JAVA_PROBE_DEPTH = 3
+"""How deep below a folder of a build-like name the walk looks for the Java file that says it is a package."""
 
 DEFAULT_MAX_BYTES = 1_000_000
 
@@ -150,7 +156,7 @@ def walk(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, vendored: fro
             raise FileNotFoundError(str(root))
         prefix = (root.resolve().name + "/") if len(paths) > 1 else ""
         if root.is_file():
-            _consider(result, root, prefix + root.name, max_bytes, namer)
+            _consider_guarded(result, root, prefix + root.name, max_bytes, namer)
             continue
         _walk_dir(result, root, prefix, max_bytes, vendored, namer)
     return result
@@ -185,7 +191,8 @@ def _walk_dir(result: WalkResult, root: Path, prefix: str, max_bytes: int, vendo
                     result.skipped.append(Skip(prefix + rel + ("/" if is_dir else ""), f"gitignored (by {ignored_by})"))
                 continue
             if is_dir:
-                if (entry.name in vendored and not (entry.name in PACKAGE_NAMES_KEPT and _is_package(entry.path))
+                if (entry.name in vendored and not (entry.name in PACKAGE_NAMES_KEPT
+                                                    and (_is_package(entry.path) or _is_java_package(entry.path)))
                         or (directory / entry.name / "pyvenv.cfg").exists()):
                     if entry.name != ".git":
                         result.skipped.append(Skip(prefix + rel + "/", f"vendored or build directory ({entry.name})"))
@@ -194,7 +201,7 @@ def _walk_dir(result: WalkResult, root: Path, prefix: str, max_bytes: int, vendo
             elif entry.is_file():
                 if entry.name == ".gitignore":
                     continue
-                _consider(result, Path(entry.path), prefix + rel, max_bytes, namer)
+                _consider_guarded(result, Path(entry.path), prefix + rel, max_bytes, namer)
         stack.extend(reversed(subdirs))
 
 
@@ -212,6 +219,44 @@ def _ignored(ignores: list[_Ignore], rel: str, is_dir: bool) -> str | None:
 
 def _is_package(path: str) -> bool:
     return any(os.path.isfile(os.path.join(path, n)) for n in INIT_NAMES)
+
+
+def _is_java_package(path: str) -> bool:
+    """Whether the first Java file found below ``path`` (breadth first, ``JAVA_PROBE_DEPTH`` folders deep)
+    declares a package that runs through this folder: ``com/acme/build`` holding ``Step.java`` with
+    ``package com.acme.build;``, or ``internal/X.java`` with ``package com.acme.build.internal;``."""
+    folders = [p for p in os.path.abspath(path).split(os.sep) if p]
+    level: list[tuple[str, list[str]]] = [(path, [])]
+    for _ in range(JAVA_PROBE_DEPTH + 1):
+        below: list[tuple[str, list[str]]] = []
+        for folder, sub in level:
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.endswith(".java") and entry.is_file(follow_symlinks=False):
+                    return _declares(entry.path, folders, sub)
+                if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+                    below.append((entry.path, [*sub, entry.name]))
+        level = below
+    return False
+
+
+def _declares(java_file: str, folders: list[str], sub: list[str]) -> bool:
+    try:
+        with open(java_file, encoding="utf-8", errors="replace") as f:
+            head = f.read(16384)
+    except OSError:
+        return False
+    found = JAVA_PACKAGE_LINE.search(head)
+    if not found:
+        return False
+    package = found.group(1).split(".")
+    if len(package) <= len(sub) or package[len(package) - len(sub):] != sub:
+        return False
+    through = package[:len(package) - len(sub)]  # the package down to this folder: it must end in the folders
+    return through == folders[-len(through):]
 
 
 def _decoded(result: WalkResult, rel: str, data: bytes, language: str) -> str | None:
@@ -235,6 +280,14 @@ def _decoded(result: WalkResult, rel: str, data: bytes, language: str) -> str | 
         else:
             result.skipped.append(Skip(rel, f"not valid {encoding}, the encoding it declares"))
         return None
+
+
+def _consider_guarded(result: WalkResult, path: Path, rel: str, max_bytes: int, namer: DiskNamer) -> None:
+    """``_consider``, with whatever reading, decoding or naming one file raises made that file's skip line."""
+    try:
+        _consider(result, path, rel, max_bytes, namer)
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - one file's failure is that file's verdict
+        result.skipped.append(Skip(rel, f"unreadable ({type(exc).__name__}: {str(exc)[:120] or 'no detail'})"))
 
 
 def _consider(result: WalkResult, path: Path, rel: str, max_bytes: int, namer: DiskNamer) -> None:
