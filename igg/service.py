@@ -4,6 +4,7 @@
   (a session store, an output directory, any other ``Recorder``), then perform the exports;
 * ``continue_session`` / ``acontinue_session``: resume an interrupted stored session where it left off;
 * ``map_code``: map source trees into a code graph (walk, parse, link, then ``run_request``);
+* ``update_code_map``: re-map changed trees into their stored map, with the outputs a fresh map writes;
 * ``export_result`` and ``export_session``: export a finished run's graph, or a stored session's.
 
 A run's exports never raise: a failed export is in ``RunResult.export_error`` (and each export's summary,
@@ -13,15 +14,16 @@ a caller did wrong raises an ``IGGError``.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from igg.agents.base import AnyAgent, capabilities
 from igg.engine.loop import EventHandler, RunOptions, arun, run
-from igg.errors import ExportError, ExportsFailed, Problem, RequestInvalid, SessionRefused
+from igg.errors import ExportError, ExportsFailed, IGGError, Problem, RequestInvalid, SessionRefused
 from igg.export.spec import ExportSpec, perform_exports
 from igg.models.request import Request
 from igg.persistence import Recorder
@@ -29,6 +31,9 @@ from igg.persistence.rundir import RunDirectory, document_metadata
 from igg.record.records import RunResult
 from igg.store.recorder import SessionRecorder, resume_point
 from igg.store.store import SessionStore
+
+if TYPE_CHECKING:
+    from igg.codemap.update import UpdateResult
 
 StoreLike = SessionStore | str | os.PathLike[str]
 """A session store, or the path of its file."""
@@ -224,5 +229,36 @@ def export_session(store: StoreLike, session_id: str, specs: Sequence[ExportSpec
     return perform_exports(state, specs, schema=schema, metadata=metadata, out_dir=out_dir, provenance=provenance)
 
 
+def update_code_map(paths: Sequence[Path], store: str | Path, *, session_id: str | None = None,
+                    out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
+                    **update_options: Any) -> UpdateResult:
+    """Re-map ``paths`` into their stored map-code session (``igg.codemap.update.update_map``, which takes
+    ``update_options``), then write what a fresh map writes: ``out``'s ``graph.json`` and ``summary.json``,
+    and the ``exports`` of the updated graph (their files default to ``out``, else the working directory). A
+    failed export is in the result's ``export_error``; the update itself stays committed."""
+    from igg.codemap.update import update_map
+    from igg.io.files import write_file
+    from igg.store.session_graph import session_graph
+
+    result = update_map(paths, store, session_id=session_id, **update_options)
+    if out is not None:
+        state, schema, metadata = session_graph(store, result.session_id)
+        document = state.to_document(schema, metadata=metadata, provenance=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            write_file(out / "graph.json", document.model_dump_json(by_alias=True, exclude_none=True,
+                                                                    indent=1).encode("utf-8"))
+            write_file(out / "summary.json", (json.dumps(result.to_dict(), ensure_ascii=False) + "\n").encode())
+        except OSError as exc:
+            raise IGGError(f"cannot write the output directory {out}: {exc.strerror or exc}") from None
+    if exports:
+        try:
+            result.exports = export_session(store, result.session_id, exports, out_dir=out, provenance=provenance)
+        except ExportError as exc:
+            result.export_error = exc
+            result.exports = list(exc.summaries) if isinstance(exc, ExportsFailed) else []
+    return result
+
+
 __all__ = ["StoreLike", "acontinue_session", "arun_request", "continue_session", "export_result",
-           "export_session", "map_code", "open_store", "run_request"]
+           "export_session", "map_code", "open_store", "run_request", "update_code_map"]

@@ -62,8 +62,15 @@ class CodeMap:
     """The commit checked out where the first path lies (``+dirty`` with uncommitted changes), if a git tree."""
 
     def session_options(self) -> dict[str, Any]:
-        """What a stored session of this map keeps beside its request (the git commit it maps)."""
-        return {"git_commit": self.git_commit} if self.git_commit else {}
+        """What a stored session of this map keeps beside its request: the git commit it maps, and the files
+        read only in part or skipped, each with its reason."""
+        options: dict[str, Any] = {"git_commit": self.git_commit} if self.git_commit else {}
+        partial = [{"path": f.path, "line": f.error_line, "error": f.error} for f in self.facts if f.error]
+        if partial:
+            options["partial_files"] = partial
+        if self.walk.skipped:
+            options["skipped_files"] = [{"path": s.path, "reason": s.reason} for s in self.walk.skipped]
+        return options
 
 
 def _paused(function: Callable[P, R]) -> Callable[P, R]:
@@ -192,7 +199,7 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
             session_id: str | None = None, goal: str | None = None, max_nodes: int = 200_000,
             max_edges: int = 1_000_000, max_iterations: int | None = None, max_actions: int = 500,
             max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None, executor: Executor | None = None,
-            cache: FactsCache | None = None, environ: Mapping[str, str] | None = None,
+            cache: FactsCache | None = None, package_prefix: str | None = None, environ: Mapping[str, str] | None = None,
             on_walked: Callable[[WalkResult], Any] | None = None,
             on_parsed: Callable[[int], Any] | None = None,
             clock: Callable[[], float] = time.perf_counter) -> CodeMap:
@@ -214,10 +221,11 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     if missing:
         raise RequestInvalid([Problem("PATH", f"{p}: no such file or directory") for p in missing],
                              source="the command line")
+    check_package_prefix(package_prefix)
     code_schema = load_code_schema(schema)
     commit = git_commit_soon(paths)
     started = clock()
-    walked = walk(paths, max_bytes=max_bytes)
+    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix)
     seconds = {"walk": clock() - started}
     if on_walked is not None:
         on_walked(walked)
@@ -256,6 +264,13 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     request = load_request(payload, source_name="map-code request")
     return CodeMap(paths=paths, walk=walked, facts=facts, model=model, request=request, seconds=seconds, jobs=used,
                    git_commit=commit())
+
+
+def check_package_prefix(prefix: str | None) -> None:
+    """Raise ``RequestInvalid`` unless ``prefix`` is None or a dotted Python name (``google``, ``azure.mgmt``)."""
+    if prefix is not None and not all(part.isidentifier() for part in prefix.split(".")):
+        raise RequestInvalid([Problem("--package-prefix", f"{prefix!r} is not a dotted Python name (such as google "
+                                      "or azure.mgmt)")], source="the command line")
 
 
 def code_agent(mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = None) -> Any:

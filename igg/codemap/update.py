@@ -56,11 +56,15 @@ class UpdateResult:
     graph: dict[str, int]
     git_commit: str | None
     seconds: dict[str, float] = field(default_factory=dict)
+    exports: list[dict[str, Any]] = field(default_factory=list)
+    """One summary per export made after the update (``igg.service.update_code_map``)."""
+    export_error: Exception | None = None
+    """Set when an export failed (the update itself is committed)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "step": self.step, "iteration": self.iteration,
                 "files": self.files, "graph": self.graph, "git_commit": self.git_commit,
-                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}, "exports": self.exports}
 
 
 def _pick_session(store: Any, session_id: str | None) -> str:
@@ -307,7 +311,7 @@ def _with_bodies(facts: list[FileFacts], sources: Sequence[SourceFile], shas: di
 
 
 def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None = None,
-               max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None,
+               max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None, package_prefix: str | None = None,
                clock: Callable[[], float] = time.perf_counter) -> UpdateResult:
     """Re-map ``paths`` into the stored map-code session (see the module doc); returns what changed.
 
@@ -317,11 +321,12 @@ def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str
     from igg.act.apply import collector_paused
 
     with collector_paused():  # loading, linking and diffing make no cycles (see igg.graph.collector)
-        return _update(paths, store_path, session_id=session_id, max_bytes=max_bytes, jobs=jobs, clock=clock)
+        return _update(paths, store_path, session_id=session_id, max_bytes=max_bytes, jobs=jobs,
+                       package_prefix=package_prefix, clock=clock)
 
 
 def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None, max_bytes: int,
-            jobs: int | None, clock: Callable[[], float]) -> UpdateResult:
+            jobs: int | None, package_prefix: str | None, clock: Callable[[], float]) -> UpdateResult:
     from igg.codemap.prepare import parse_all
     from igg.store import SessionStore
 
@@ -344,7 +349,7 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
     request, state, _ = store.load_state(sid)
     seconds = {"load": clock() - started}
     mark = clock()
-    walked = walk(paths, max_bytes=max_bytes)
+    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix)
     before = {state.node_properties(n)["path"]: state.node_properties(n).get("sha")
               for n in state.nodes_of_type("Module") if "path" in state.node_properties(n)}
     now = {f.path: content_hash(f.text) for f in walked.files}

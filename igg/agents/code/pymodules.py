@@ -16,6 +16,12 @@ Folders named ``src``/``lib``/``python``, ``site-packages`` and project folders 
 import roots, never packages; with one they are packages like any other (``openai/lib/__init__.py``).
 A file outside any package is named by its stem (the way its own folder on ``sys.path`` imports it).
 
+Where nothing on disk says so (a namespace portion pointed at directly, ``google/api_core``, or its parent
+``google/`` in a folder that is not an import root), the tree's own absolute imports do: when the files of a
+top-level package ``api_core`` are imported as ``google.api_core...`` more often than as ``api_core...``, the
+package's modules are named under ``google`` (``prefixes_from_imports``). A user can say it outright with
+``igg map-code --package-prefix google``.
+
 ``DiskTree`` answers these questions from the file system (``igg map-code``: also above the mapped
 folder); ``PathTree`` from a set of relative paths (files given in a request's context).
 """
@@ -23,6 +29,8 @@ folder); ``PathTree`` from a set of relative paths (files given in a request's c
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Protocol
@@ -202,3 +210,83 @@ class DiskNamer:
     def module(self, path: str) -> str:
         absolute = os.path.abspath(path)
         return self._namer.module(tuple(p for p in absolute.split(os.sep) if p))
+
+
+IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]*)"
+                         r"|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))", re.MULTILINE)
+"""An import statement's module names (absolute ones: relative names start with a dot and are left out)."""
+
+
+def imported_modules(text: str) -> list[str]:
+    """The absolute names the import statements of ``text`` name, read from their lines: ``import a.b`` and
+    ``from a import b`` give ``a.b`` (and ``a``: ``b`` may be a module or a name in ``a``)."""
+    out: list[str] = []
+    for m in IMPORT_LINE.finditer(text):
+        source = m.group(1)
+        if source is None:
+            out.extend(n.strip().split(" ")[0] for n in m.group(3).split(","))
+        elif not source.startswith("."):
+            out.append(source)
+            out.extend(f"{source}.{n.strip().split(' ')[0]}" for n in m.group(2).split(",") if n.strip())
+    return out
+
+
+Unit = tuple[str, tuple[str, ...]]
+"""A top-level package or module outside packages: its name and the folders above it."""
+
+
+def prefixes_from_imports(units: Iterable[Unit], texts: Iterable[str], known: set[str]) -> dict[Unit, str]:
+    """The package prefix the tree's own imports give each top-level package or module (see the module doc).
+
+    A unit ``T`` gets the prefix ``P`` when imports ``P.T...`` naming one of ``known`` (the tree's module
+    and package names) outnumber the imports of ``T...`` itself, and the folders above ``T`` end in ``P``'s
+    names: ``google/api_core/exceptions.py`` imported as ``google.api_core.exceptions``. The imports so make
+    ``google`` a namespace: every other unit below its folder is named under it too (``google/type/x.py``:
+    ``google.type.x``, whether the tree imports it or not)."""
+    by_name: defaultdict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for name, folders in set(units):
+        by_name[name].append(folders)
+    direct: Counter[str] = Counter()
+    via: defaultdict[Unit, Counter[str]] = defaultdict(Counter)
+    for text in texts:
+        for imported in imported_modules(text):
+            parts = imported.split(".")
+            if parts[0] in by_name:
+                direct[parts[0]] += 1
+                continue
+            for k in range(1, len(parts)):
+                if parts[k] in by_name and ".".join(parts[k:]) in known:
+                    segments = tuple(parts[:k])
+                    for folders in by_name[parts[k]]:
+                        if folders[len(folders) - k:] == segments:
+                            via[(parts[k], folders)][".".join(segments)] += 1
+                    break
+    out: dict[Unit, str] = {}
+    roots: set[tuple[str, ...]] = set()
+    for unit, counts in via.items():
+        prefix, hits = counts.most_common(1)[0]
+        if hits > direct[unit[0]]:
+            out[unit] = prefix
+            roots.add(unit[1][:len(unit[1]) - prefix.count(".")])
+    # the rest of a namespace the imports established: every unit below one of its folders (the chain of
+    # folders between them has no __init__.py, or the units would not be top-level)
+    for name, all_folders in by_name.items():
+        for folders in all_folders:
+            root = next((folders[:i] for i in range(1, len(folders) + 1) if folders[:i] in roots), None)
+            if (name, folders) not in out and root is not None and all(_identifier(f) for f in folders[len(root) - 1:]):
+                out[(name, folders)] = ".".join(folders[len(root) - 1:])
+    return out
+
+
+def folders_above(path: str, module: str) -> tuple[str, ...]:
+    """The folders of ``path`` (an absolute file path) above the top-level package of its ``module`` name."""
+    parts = [p for p in os.path.abspath(path).split(os.sep) if p]
+    folder = parts[:-1]
+    depth = len(module.split(".")) - (0 if parts[-1].rsplit(".", 1)[0] == "__init__" else 1)
+    return tuple(folder[:len(folder) - depth]) if depth else tuple(folder)
+
+
+def prefixed(module: str, unit_prefix: str | None, everything: str | None = None) -> str:
+    """``module`` under ``everything`` (the user's prefix), else under its unit's prefix, if any."""
+    prefix = everything or unit_prefix
+    return f"{prefix}.{module}" if prefix else module

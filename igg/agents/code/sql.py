@@ -65,6 +65,8 @@ def _parse(text: str) -> list[Any] | None:
     import sqlglot
     from sqlglot.errors import ErrorLevel
 
+    _quiet_parser()
+
     for dialect in _dialects(text):
         try:
             trees = sqlglot.parse(text, read=dialect, error_level=ErrorLevel.RAISE)
@@ -74,6 +76,15 @@ def _parse(text: str) -> list[Any] | None:
         if statements:
             return statements
     return None
+
+
+@functools.cache
+def _quiet_parser() -> None:
+    """sqlglot logs a warning for each statement it reads as a bare command (``SET CONSTRAINTS ...``): for
+    IGG that is a string that is not a query it reads, not something to tell the user."""
+    import logging
+
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 def _name(table: Any) -> str | None:

@@ -18,10 +18,17 @@ import os
 import re
 import tokenize
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from igg.agents.code.pymodules import INIT_NAMES, DiskNamer
+from igg.agents.code.pymodules import (
+    INIT_NAMES,
+    DiskNamer,
+    Unit,
+    folders_above,
+    prefixed,
+    prefixes_from_imports,
+)
 from igg.agents.code.sources import SourceFile, generated_by_header, generated_by_name, language_of
 
 VENDORED_DIRS = frozenset({
@@ -61,6 +68,8 @@ class WalkResult:
     """Generated Python files: read (they are in ``files``) as their module and its imports only."""
     other: Counter[str] = field(default_factory=Counter)
     """Files in languages the code agent does not read, by suffix."""
+    disk: dict[str, str] = field(default_factory=dict)
+    """The path on disk of each Python file read, by its reported path."""
     bytes_read: int = 0
 
     def skipped_by_reason(self) -> dict[str, int]:
@@ -143,10 +152,12 @@ def _read_ignore(path: Path, base: str, source: str) -> _Ignore | None:
         return None
 
 
-def walk(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, vendored: frozenset[str] = VENDORED_DIRS) -> WalkResult:
+def walk(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, vendored: frozenset[str] = VENDORED_DIRS,
+         package_prefix: str | None = None) -> WalkResult:
     """The Python and Java files under ``paths`` (files or directories), in sorted order, and the skips.
 
     Paths are reported relative to each root (prefixed by the root's name when several roots are given).
+    Python modules are named as Python imports them (``pymodules``), under ``package_prefix`` when given.
     Raises ``FileNotFoundError`` for a path that does not exist.
     """
     result = WalkResult()
@@ -159,7 +170,28 @@ def walk(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, vendored: fro
             _consider_guarded(result, root, prefix + root.name, max_bytes, namer)
             continue
         _walk_dir(result, root, prefix, max_bytes, vendored, namer)
+    _name_under_prefixes(result, package_prefix)
     return result
+
+
+def _name_under_prefixes(result: WalkResult, everything: str | None) -> None:
+    """Python modules renamed under the prefix the user gives, or the tree's own imports give their top-level
+    package (``pymodules.prefixes_from_imports``)."""
+    python = [f for f in result.files if f.module is not None]
+    if not python:
+        return
+    units: dict[str, Unit] = {}
+    prefixes: dict[Unit, str] = {}
+    if not everything:
+        units = {f.path: (f.module.split(".")[0], folders_above(result.disk[f.path], f.module))
+                 for f in python if f.module}
+        known = {".".join(parts[:i]) for f in python if f.module
+                 for parts in [f.module.split(".")] for i in range(1, len(parts) + 1)}
+        prefixes = prefixes_from_imports(units.values(), (f.text for f in python), known)
+        if not prefixes:
+            return
+    result.files = [replace(f, module=prefixed(f.module, None if everything else prefixes.get(units[f.path]),
+                                                everything)) if f.module is not None else f for f in result.files]
 
 
 def _walk_dir(result: WalkResult, root: Path, prefix: str, max_bytes: int, vendored: frozenset[str],
@@ -325,5 +357,7 @@ def _consider(result: WalkResult, path: Path, rel: str, max_bytes: int, namer: D
         # imports, and leaves its definitions out (see ``is_generated``)
         result.generated.append(Skip(rel, f"generated ({generated})"))
     module = namer.module(str(path)) if language == "python" else None
+    if module is not None:
+        result.disk[rel] = str(path)
     result.files.append(SourceFile(rel, text.removeprefix("\ufeff"), module))
     result.bytes_read += len(data)

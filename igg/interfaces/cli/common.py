@@ -228,13 +228,13 @@ def print_summary(result: RunResult, *, max_iterations: int | None = None, as_js
     if summary["pruned"]:
         table.add_row("pruned", ", ".join(f"{p['type']} {p['id']}" for p in summary["pruned"]))
     for export in summary["exports"]:
-        table.add_row("export", _export_line(export))
+        table.add_row("export", export_line(export))
     if out is not None:
         table.add_row("output", str(out))
     Console(soft_wrap=False).print(table)
 
 
-def _export_line(export: dict[str, Any]) -> str:
+def export_line(export: dict[str, Any]) -> str:
     """One export as a person reads it: ``graphml out/g.graphml: nodes 27, edges 29``."""
     head = " ".join(str(export[k]) for k in ("format", "target", "path") if export.get(k) not in (None, ""))
     if export.get("ok") is False:

@@ -26,7 +26,7 @@ from igg.agents.code.facts import FileFacts
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
 from igg.codemap.prepare import AGENT_MODES, code_agent, prepare, summary
 from igg.errors import Problem, RequestInvalid
-from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
+from igg.interfaces.cli.common import add_run_options, execute, export_line, export_specs, setup_logging
 from igg.interfaces.cli.keep import add_keep_option, kept_store
 from igg.interfaces.cli.targets import check_export_targets
 from igg.store import resolve_store_path
@@ -68,6 +68,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "of local processes; needs igg[dask]")
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
                    help=f"skip larger files as likely generated (default {DEFAULT_MAX_BYTES})")
+    p.add_argument("--package-prefix", metavar="NAME",
+                   help="name every Python module under this package (e.g. google for a folder of the google "
+                        "namespace), where neither the folders nor the tree's own imports say it")
     p.add_argument("--update", action="store_true",
                    help="re-map into the map-code session of --store (--session ID, default: the latest): only "
                         "files whose content changed are parsed again; the difference is one new step")
@@ -100,7 +103,7 @@ def run_command(args: argparse.Namespace) -> int:
         progress = stack.enter_context(_ParseProgress())
         codemap = prepare(args.paths, agent=args.agent, schema=args.schema, session_id=args.session, goal=args.goal,
                           max_nodes=args.max_nodes, max_edges=args.max_edges, max_iterations=args.max_iterations,
-                          max_bytes=args.max_file_bytes, jobs=jobs, executor=executor, cache=cache,
+                          max_bytes=args.max_file_bytes, package_prefix=args.package_prefix, jobs=jobs, executor=executor, cache=cache,
                           on_walked=progress.walked, on_parsed=progress.parsed)
     _report_skipped(codemap.walk)
     _report_partial(codemap.facts)
@@ -132,18 +135,33 @@ def _run(args: argparse.Namespace, codemap: Any, agent: Any, specs: list[Any], e
 
 
 def _update(args: argparse.Namespace) -> int:
-    from igg.codemap.update import update_map
+    from igg.service import update_code_map
 
     path = str(resolve_store_path(args.store))  # the store every session command reads (igg.store)
     if not (args.store or os.environ.get("IGG_STORE")) and not Path(path).exists():
         raise RequestInvalid([Problem("--update", f"needs the store of the session: there is none at {path}; "
                                       "name it with --store PATH (or $IGG_STORE)")], source="the command line")
-    result = update_map(args.paths, path, session_id=args.session, max_bytes=args.max_file_bytes, jobs=args.jobs)
+    specs = export_specs(args)
+    check_export_targets(specs, args.out)  # before the walk and the parse, not after them
+    result = update_code_map(args.paths, path, session_id=args.session, out=args.out, exports=specs,
+                             provenance=getattr(args, "provenance", False), max_bytes=args.max_file_bytes,
+                             jobs=args.jobs, package_prefix=args.package_prefix)
+    code = 1 if result.export_error is not None else 0
+    if result.export_error is not None:
+        print(f"igg: {result.export_error}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict()))
-        return 0
+        return code
+    if getattr(args, "quiet", False):
+        return code
+    _print_update(result)
+    return code
+
+
+def _print_update(result: Any) -> None:
     from rich.console import Console
     from rich.table import Table
+
 
     files, graph = result.files, result.graph
     table = Table(title=f"igg map-code --update {result.session_id}", show_header=False, title_justify="left")
@@ -162,8 +180,9 @@ def _update(args: argparse.Namespace) -> int:
     table.add_row("graph", f"nodes +{graph['nodes_added']} -{graph['nodes_removed']} ~{graph['nodes_changed']}, "
                            f"edges +{graph['edges_added']} -{graph['edges_removed']}; now {graph['nodes']} nodes, "
                            f"{graph['edges']} edges")
+    for export in result.exports:
+        table.add_row("export", export_line(export))
     Console(soft_wrap=False).print(table)
-    return 0
 
 
 def _print_summary(s: dict[str, Any]) -> None:
@@ -185,7 +204,8 @@ def _print_summary(s: dict[str, Any]) -> None:
         shown = [_where(p["path"], p.get("line")) + f": {p['error']}" for p in files["partial"][:SHOW_PARTIAL]]
         if len(files["partial"]) > SHOW_PARTIAL:
             shown.append(f"... and {len(files['partial']) - SHOW_PARTIAL} more (in --json's map_code.files.partial)")
-        table.add_row("partial", "\n".join(shown))
+        count = len(files["partial"])
+        table.add_row(f"partial ({count})", "\n".join(shown))
     table.add_row("nodes", ", ".join(f"{t} {n}" for t, n in graph["nodes_by_type"].items()) or "none")
     table.add_row("edges", ", ".join(f"{t} {n}" for t, n in graph["edges_by_type"].items()) or "none")
     left = s.get("static_analysis", {}).get("skipped", {})
