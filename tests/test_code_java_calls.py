@@ -1,13 +1,14 @@
 """Java maps that agree with the compiler: types, supertypes and class-level calls against javac + javap.
 
-Two independently written trees (``fixtures/code/java_calls``: an order depot; ``java_calls2``: a ledger)
-hold the cases static analysis used to miss: calls in field initialisers, anonymous classes assigned to
+Three independently written trees (``fixtures/code/java_calls``: an order depot; ``java_calls2``: a ledger;
+``java_calls3``: a pipeline of filters) hold the cases static analysis used to miss: calls in field initialisers, anonymous classes assigned to
 fields, lambdas, enum-constant bodies, static and instance initialiser blocks; receivers typed by for-each
 variables, casts, pattern variables, static fields, inherited and outer fields, ``Outer.this``; static
 (single and wildcard) imports; chained calls through return types (generics erased to their bound);
 overloads that need subtyping, boxing or widening; ambiguous overloads kept as a class-level edge; an inner
 class whose overloads hide the outer class's method (no fall-through); implicit ``super()`` calls;
-annotation elements; records; local classes.
+annotation elements; records; local classes; member types inherited from a supertype's supertype and
+used by their simple name.
 
 The oracle is the compiler: ``javac`` compiles each tree and ``javap -c -p -s`` lists the types, their
 supertypes and every invoke instruction (``tests/javaoracle.py``).
@@ -190,3 +191,12 @@ def test_a_switch_over_an_enum_of_the_tree_is_a_call_of_that_enum(tmp_path: Path
     truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
     assert truth.calls == {("app.Engine", "app.Mode"), ("app.Plan", "app.Mode")}
     assert igg_truth(model_of(tmp_path / "src")).calls == truth.calls
+
+
+def test_member_types_inherited_from_any_supertype_are_known_by_their_simple_name() -> None:
+    """JLS 8.5: a class inherits the member types of all its supertypes. ``Filter extends Stage extends
+    Component implements Options``: ``Feature`` (declared in ``Options``) and ``Limits`` (in ``Component``)
+    are in scope in ``Filter`` by their simple names."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls3"))
+    assert "Filter#strict() -> Feature#getMask()" in calls
+    assert "Filter#limit() -> Limits#max()" in calls
