@@ -200,3 +200,13 @@ def test_member_types_inherited_from_any_supertype_are_known_by_their_simple_nam
     calls = _calls(model_of(CODE_FIXTURES / "java_calls3"))
     assert "Filter#strict() -> Feature#getMask()" in calls
     assert "Filter#limit() -> Limits#max()" in calls
+
+
+def test_an_enums_implicit_values_and_value_of_are_class_level_calls_that_know_their_type() -> None:
+    """``values()`` and ``valueOf(String)`` have no declaration in the source; javac calls them on the enum
+    (``invokestatic Level.values``), also unqualified from a type nested in the enum. Their results (``Level[]``,
+    ``Level``) type the next call of a chain: ``rank()``, a default method of the enum's interface."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls3"))
+    assert "Level.Lookup -> Level" in calls
+    assert "Ranks#rankOf(String) -> Ranked#rank()" in calls
+    assert "Ranks#firstRank() -> Ranked#rank()" in calls

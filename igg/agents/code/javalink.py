@@ -9,7 +9,8 @@ stops there, even when that type cannot decide between its overloads), then to s
 Overloads are chosen by arity, then by applicability of the known argument types (subtypes in the tree,
 primitive widening, boxing), then the most specific. A call that stays ambiguous between overloads of one
 type, or reaches an in-tree type that does not declare the method itself (one inherited from the JDK),
-is kept at the class level: ``ClassLevel(type)``.
+is kept at the class level: ``ClassLevel(type)``; so is an enum's implicit ``values()``/``valueOf(String)``,
+which has no declaration but a known return type for the rest of a chain.
 """
 
 from __future__ import annotations
@@ -32,9 +33,17 @@ _FINAL_EXTERNAL = {"String", *_BOXES.values(), *_BOXES}
 
 @dataclass(frozen=True, slots=True)
 class ClassLevel:
-    """A call known to reach type ``type`` but not which of its methods."""
+    """A call known to reach type ``type`` but not which of its methods (or a method with no declaration in
+    the source, such as an enum's implicit ``values()``)."""
 
     type: str
+    returns: str | None = None
+    """The qualified type the call returns, when known without a declaration (``E[]`` for ``E.values()``)."""
+
+
+_ENUM_IMPLICIT = {("values", 0): "[]", ("valueOf", 1): ""}
+"""The static methods every enum ``E`` has without declaring them (JLS 8.9.3): ``values()`` returns ``E[]``
+and ``valueOf(String)`` returns ``E``; javac calls them on ``E`` itself."""
 
 
 Typed = tuple[str | None, str | None]
@@ -116,6 +125,8 @@ class JavaResolver:
             return None, None
         if kind == "call":
             target = self.call_target(expr[1], f, ctx, depth + 1)
+            if isinstance(target, ClassLevel) and target.returns is not None:
+                return self._named(target.returns, f, ctx)
             decls = [target] if isinstance(target, CallableDecl) else []
             if isinstance(target, _Ambiguous):
                 decls = target.candidates
@@ -166,15 +177,15 @@ class JavaResolver:
         if call.receiver == "none":
             t = ctx
             while t is not None:  # the innermost type with a method of that name decides, and only it
-                candidates = self.candidates(t.qualified, call.name)
-                if candidates:
-                    return self.choose(candidates, call, f, ctx, depth)
+                found = self._method_of(t.qualified, call, f, ctx, depth)
+                if found is not None:
+                    return found
                 t = index.types.get(t.outer) if t.outer else None
             for i in f.imports:
                 if i.member in (call.name, "*") and i.target in index.types:
-                    candidates = self.candidates(i.target, call.name)
-                    if candidates:
-                        return self.choose(candidates, call, f, ctx, depth)
+                    found = self._method_of(i.target, call, f, ctx, depth)
+                    if found is not None:
+                        return found
             return None
         if call.receiver in ("this", "super"):
             if ctx is None:
@@ -196,10 +207,20 @@ class JavaResolver:
                 return None
             if call.name == SWITCH:
                 return ClassLevel(q) if index.types[q].kind == "enum" else None
-            candidates = self.candidates(q, call.name)
-            if not candidates:
-                return ClassLevel(q)  # an in-tree type, a method it inherits from outside the tree
+            found = self._method_of(q, call, f, ctx, depth)
+            return ClassLevel(q) if found is None else found  # else a method inherited from outside the tree
+        return None
+
+    def _method_of(self, q: str, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Any:
+        """The method ``call`` reaches among those named so in ``q`` and its supertypes, an enum's implicit
+        ``values()``/``valueOf(String)`` (a class-level call that knows its return type), or None when ``q``
+        has no method of that name in the tree."""
+        candidates = self.candidates(q, call.name)
+        if candidates:
             return self.choose(candidates, call, f, ctx, depth)
+        suffix = _ENUM_IMPLICIT.get((call.name, len(call.args or ())))
+        if suffix is not None and self.index.types[q].kind == "enum":
+            return ClassLevel(q, returns=q + suffix)
         return None
 
     def candidates(self, q: str, name: str) -> list[CallableDecl]:
