@@ -26,7 +26,7 @@ from igg.codemap.prepare import parse_all
 from tests.codegraph import CODE_FIXTURES
 from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac
 
-TREES = ["java_calls", "java_calls2", "java"]
+TREES = ["java_calls", "java_calls2", "java_calls3", "java"]
 
 pytestmark = pytest.mark.skipif(javac() is None, reason="javac is missing (scripts/test installs a JDK with apt-get "
                                                       "when it can)")
@@ -210,3 +210,13 @@ def test_an_enums_implicit_values_and_value_of_are_class_level_calls_that_know_t
     assert "Level.Lookup -> Level" in calls
     assert "Ranks#rankOf(String) -> Ranked#rank()" in calls
     assert "Ranks#firstRank() -> Ranked#rank()" in calls
+
+
+def test_a_self_typed_builder_chain_keeps_the_concrete_builder_type() -> None:
+    """``setName`` and ``setSize`` are declared in ``AbstractBuilder<B extends AbstractBuilder<B>>`` and return
+    ``B``; on a ``PipeBuilder`` (which binds ``B`` to itself) they return a ``PipeBuilder``, whose ``get()``
+    javac calls, not the erased bound ``AbstractBuilder``."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls3"))
+    assert "Pipes#pipe() -> AbstractBuilder#setSize(int)" in calls
+    assert "Pipes#pipe() -> PipeBuilder#get()" in calls
+    assert "Pipes#pipe() -> Pipe#name()" in calls

@@ -98,6 +98,10 @@ class CallableDecl:
     static: bool = False
     returns: str | None = None
     """Java: the declared return type (generics erased to their bound)."""
+    returns_self: bool = False
+    """Java: the return type is a type parameter of the owner bounded by the owner itself (``B`` of
+    ``AbstractBuilder<B extends AbstractBuilder<B>>``): a call returns what the subtype binds ``B`` to, which
+    is the receiver's own type in a self-typed builder, not the erased ``returns``."""
     explicit_init: bool = False
     """Java constructor: it starts with ``this(...)``/``super(...)`` (else ``super()`` is implicit)."""
     calls: list[CallRef] = field(default_factory=list)

@@ -77,6 +77,8 @@ class _Analyzer:
     def __init__(self, path: str) -> None:
         self.facts = FileFacts(path=path, language="java", module="", package="")
         self.constants: dict[str, list[SqlRef]] = {}
+        self.self_bounded: dict[str, set[str]] = {}
+        """Qualified type -> its type parameters bounded by the type itself (``B extends Builder<B>``)."""
 
     def run(self, root: Any) -> FileFacts:
         package = ""
@@ -137,6 +139,8 @@ class _Analyzer:
         inner_class = (outer is not None and outer.kind != "interface" and node.type == "class_declaration"
                        and not _is_static(node))  # an inner class sees its outer type's type parameters
         generics = _generics(node, generics if inner_class else {})
+        own = _generics(node, {})
+        self.self_bounded[decl.qualified] = {p for p, bound in own.items() if bound == simple}
         superclass = node.child_by_field_name("superclass")
         if superclass is not None and superclass.named_child_count:
             decl.extends.append(base_type(type_text(superclass.named_children[0])))
@@ -220,7 +224,10 @@ class _Analyzer:
         decl = CallableDecl(kind="constructor" if constructor else "method", name=name, owner=owner.qualified,
                             signature=f"{name}({', '.join(t for t, _, _ in params)})", line=node.start_point[0] + 1,
                             params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
-                            static=static, returns=returns)
+                            static=static, returns=returns,
+                            returns_self=rtype is not None and not constructor and not static
+                            and type_text(rtype) in self.self_bounded.get(owner.qualified, ())
+                            and type_text(rtype) not in _generics(node, {}))
         self.facts.callables.append(decl)
         body = node.child_by_field_name("body")
         if body is None:

@@ -130,11 +130,25 @@ class JavaResolver:
             decls = [target] if isinstance(target, CallableDecl) else []
             if isinstance(target, _Ambiguous):
                 decls = target.candidates
+            if decls and all(d.returns_self for d in decls):
+                own = self._receiver_type(expr[1], f, ctx, depth + 1)
+                if own[0] is not None and all(d.owner in self.ancestors(own[0]) for d in decls):
+                    return own
             returns = {d.returns for d in decls}
             if len(returns) == 1 and decls[0].returns and decls[0].owner:
                 owner = self.index.types.get(decls[0].owner)
                 return self._named(decls[0].returns, self.index.type_file[decls[0].owner], owner)
             return None, None
+        return None, None
+
+    def _receiver_type(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+        """The static type of the receiver of ``call`` (the enclosing type for ``this``, ``super`` and unqualified
+        calls): what a self-typed method (``B setName(..)`` of ``Builder<B extends Builder<B>>``) returns when
+        the receiver is a subtype of its owner."""
+        if call.receiver == "expr":
+            return self.expr_type(call.expr, f, ctx, depth)
+        if call.receiver in ("this", "super", "none") and ctx is not None:
+            return ctx.qualified, ctx.name
         return None, None
 
     def _name(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> Typed:
