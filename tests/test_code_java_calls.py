@@ -220,3 +220,15 @@ def test_a_self_typed_builder_chain_keeps_the_concrete_builder_type() -> None:
     assert "Pipes#pipe() -> AbstractBuilder#setSize(int)" in calls
     assert "Pipes#pipe() -> PipeBuilder#get()" in calls
     assert "Pipes#pipe() -> Pipe#name()" in calls
+
+
+def test_a_lambda_or_method_reference_argument_takes_only_a_functional_interface_parameter() -> None:
+    """A lambda or method reference fits an interface parameter, never a class's: ``Tasks.forAll(f -> { },
+    filters)`` is ``Tasks.forAll(Task, List)``, not the inherited ``Naming.forAll(String, List)`` (an overload
+    of another type: without that rule no call at all), and ``Tasks.repeat(Filter::limit, 2)`` is
+    ``repeat(Task, int)``, not ``repeat(Filter, int)``."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls3"))
+    assert "Runner#runAll() -> Tasks#forAll(Task, List<Filter>)" in calls
+    assert "Runner#printAll() -> Tasks#forAll(Task, List<Filter>)" in calls
+    assert "Runner#twice() -> Tasks#repeat(Task, int)" in calls
+    assert not any(c.startswith("Runner#") and ("Naming#" in c or "repeat(Filter" in c) for c in calls)

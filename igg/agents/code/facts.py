@@ -42,7 +42,8 @@ Expr = tuple[Any, ...]
 ``("var", T)`` a local or parameter of declared type T, ``("name", id)`` an identifier that is no local
 (a field of this, an outer or a super type, a statically imported field, or a type), ``("this",)``,
 ``("super",)``, ``("outer", O)`` for ``O.this``, ``("field", expr, name)``, ``("call", CallRef)`` (its
-return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null)."""
+return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null), ``("fn", n)`` a lambda of
+``n`` parameters or (``n`` None) a method reference: an argument only a functional interface can take."""
 
 
 SWITCH = "<switch>"

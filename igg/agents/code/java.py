@@ -360,6 +360,8 @@ class _Analyzer:
             return ("lit", "null")
         if kind == "binary_expression" and _string_value(node) is not None:
             return ("lit", "String")
+        if kind in ("lambda_expression", "method_reference"):
+            return ("fn", _lambda_arity(node))
         if kind == "array_access":
             inner = self._expr(node.child_by_field_name("array"), scope, generics)
             return ("elem", inner) if inner is not None else None
@@ -374,6 +376,16 @@ class _Analyzer:
 def _is_static(node: Any) -> bool:
     modifiers = next((c for c in node.children if c.type == "modifiers"), None)
     return modifiers is not None and any(c.type == "static" for c in modifiers.children)
+
+
+def _lambda_arity(node: Any) -> int | None:
+    """How many parameters a lambda declares (None for a method reference, whose arity depends on its target)."""
+    if node.type != "lambda_expression":
+        return None
+    params = node.child_by_field_name("parameters")
+    if params is None:
+        return 0
+    return 1 if params.type == "identifier" else params.named_child_count
 
 
 def _dims(node: Any) -> int:

@@ -49,6 +49,11 @@ and ``valueOf(String)`` returns ``E``; javac calls them on ``E`` itself."""
 Typed = tuple[str | None, str | None]
 """(in-tree qualified type, or None; the type's name as written, or None when unknown)."""
 
+_FUNCTION = "->"
+"""The written type of a lambda or method reference argument: only a functional interface can take it."""
+_NOT_FUNCTIONAL = {"Object", "boolean", *_FINAL_EXTERNAL}
+"""Outside parameter types that are surely no functional interface."""
+
 
 class JavaResolver:
     """Types Java expressions and resolves calls against one ``_Index``."""
@@ -105,6 +110,8 @@ class JavaResolver:
             return self._named(expr[1], f, ctx)
         if kind == "lit":
             return None, expr[1]
+        if kind == "fn":
+            return None, _FUNCTION
         if kind == "this":
             return (ctx.qualified, ctx.name) if ctx is not None else (None, None)
         if kind == "super":
@@ -305,6 +312,10 @@ class JavaResolver:
         return self.assignable(aq, aw, pq, pw)
 
     def assignable(self, aq: str | None, aw: str | None, pq: str | None, pw: str | None) -> bool:
+        if aw == _FUNCTION:  # a lambda or method reference: any interface may be functional, no class is
+            if pq is not None:
+                return self.index.types[pq].kind == "interface"
+            return bool(pw) and _simple(pw) not in _NOT_FUNCTIONAL and not (pw or "").endswith("[]")
         pw = (pw or "").rpartition(".")[2]
         aw = (aw or "").rpartition(".")[2]
         if aw == "null":
