@@ -232,3 +232,18 @@ def test_a_lambda_or_method_reference_argument_takes_only_a_functional_interface
     assert "Runner#printAll() -> Tasks#forAll(Task, List<Filter>)" in calls
     assert "Runner#twice() -> Tasks#repeat(Task, int)" in calls
     assert not any(c.startswith("Runner#") and ("Naming#" in c or "repeat(Filter" in c) for c in calls)
+
+
+def test_a_lambdas_parameters_are_typed_by_the_functional_interface_it_is_given_to() -> None:
+    """``f -> f.strict()``: ``f`` is what the called method's functional parameter takes — the single
+    abstract method's parameter of an in-tree interface (``Task.run(Filter)``), the type argument of a
+    ``java.util.function`` type (``Predicate<Filter>``), or the element of a JDK collection or stream declared
+    with one (``List<Filter>.stream().allMatch``, ``removeIf``). A lambda parameter hides a field of its name
+    (``Names``: ``f`` is a String, not the field ``Filter f``)."""
+    model = model_of(CODE_FIXTURES / "java_calls3")
+    calls = _calls(model)
+    assert "Loops#visit(List<Filter>) -> Filter#limit()" in calls
+    assert "Picks#strictAny() -> Filter#strict()" in calls
+    assert "Checks#all(String) -> Filter#accept(String)" in calls
+    assert "Checks#dropStrict(List<Filter>) -> Filter#strict()" in calls
+    assert ("net.flow.app.Names", "net.flow.core.Filter") not in igg_truth(model).calls

@@ -19,6 +19,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, TypeDecl
+from igg.agents.code.javafunc import (
+    CONTAINERS,
+    FUNCTION_PARAMS,
+    OBJECT_METHODS,
+    SAME_ELEMENTS,
+    lambda_element,
+    type_arguments,
+    written_params,
+)
 
 if TYPE_CHECKING:
     from igg.agents.code.link import _Index
@@ -90,15 +99,19 @@ class JavaResolver:
 
     def field(self, q: str, name: str) -> Typed | None:
         """The type of field ``name`` of in-tree type ``q`` or its supertypes."""
+        t = self.field_owner(q, name)
+        return self._named(t.fields[name], self.index.type_file[t.qualified], t) if t is not None else None
+
+    def field_owner(self, q: str, name: str) -> TypeDecl | None:
+        """The type that declares field ``name`` of in-tree type ``q``: ``q`` or its nearest supertype."""
         queue, seen = [q], set()
         while queue:
             t = self.index.types.get(queue.pop(0))
             if t is None or t.qualified in seen:
                 continue
             seen.add(t.qualified)
-            written = t.fields.get(name)
-            if written is not None:
-                return self._named(written, self.index.type_file[t.qualified], t)
+            if name in t.fields:
+                return t
             queue.extend(self.index.supertypes(t))
         return None
 
@@ -112,6 +125,8 @@ class JavaResolver:
             return None, expr[1]
         if kind == "fn":
             return None, _FUNCTION
+        if kind == "lambda":
+            return self._lambda_param(expr[1], expr[2], expr[3], f, ctx, depth)
         if kind == "this":
             return (ctx.qualified, ctx.name) if ctx is not None else (None, None)
         if kind == "super":
@@ -159,20 +174,29 @@ class JavaResolver:
         return None, None
 
     def _name(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> Typed:
-        if "." not in name:
-            t = ctx
-            while t is not None:  # fields of this type, its supertypes, then of the enclosing types
-                found = self.field(t.qualified, name)
-                if found is not None:
-                    return found
-                t = self.index.types.get(t.outer) if t.outer else None
-            for i in f.imports:
-                if i.member in (name, "*") and i.target in self.index.types:
-                    found = self.field(i.target, name)
-                    if found is not None:
-                        return found
+        owner = self._named_field(name, f, ctx)
+        if owner is not None:
+            return self._named(owner.fields[name], self.index.type_file[owner.qualified], owner)
         q = self.index.resolve_type(name, f, ctx)
         return (q, name) if q is not None else (None, None)
+
+    def _named_field(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> TypeDecl | None:
+        """The type declaring the field a bare identifier means: one of this type, its supertypes, then of
+        the enclosing types, then a statically imported one."""
+        if "." in name:
+            return None
+        t = ctx
+        while t is not None:
+            found = self.field_owner(t.qualified, name)
+            if found is not None:
+                return found
+            t = self.index.types.get(t.outer) if t.outer else None
+        for i in f.imports:
+            if i.member in (name, "*") and i.target in self.index.types:
+                found = self.field_owner(i.target, name)
+                if found is not None:
+                    return found
+        return None
 
     def _field_of(self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
         q, written = self.expr_type(base, f, ctx, depth + 1)
@@ -190,6 +214,105 @@ class JavaResolver:
             if q is not None:
                 return q, name
         return None, None
+
+    # ---- lambdas -------------------------------------------------------------------------------------
+    def _lambda_param(self, call: CallRef, i: int, j: int, f: FileFacts, ctx: TypeDecl | None,
+                      depth: int) -> Typed:
+        """Parameter ``j`` of the lambda given as argument ``i`` of ``call``: typed by the functional interface
+        the chosen in-tree method takes there, or, given to a JDK container's method, the receiver's
+        element type; else unknown (no call is guessed)."""
+        target = self.call_target(call, f, ctx, depth + 1)
+        if isinstance(target, CallableDecl):
+            return self._functional_param(target, i, j)
+        if target is None and i == 0 and call.receiver == "expr" and lambda_element(call.name, j):
+            return self._element(call.expr, f, ctx, depth + 1)
+        return None, None
+
+    def _functional_param(self, m: CallableDecl, i: int, j: int) -> Typed:
+        """Parameter ``j`` of the functional interface that parameter ``i`` of ``m`` is: the single abstract
+        method's of an in-tree interface, or a type argument of a ``java.util.function`` type."""
+        written = written_params(m.signature)
+        if m.signature.endswith("...)") and written and i >= len(written) - 1:
+            param = written[-1].removesuffix("...")
+        elif i < len(written):
+            param = written[i]
+        else:
+            return None, None
+        owner = self.index.types.get(m.owner) if m.owner else None
+        mf = self.index.type_file.get(m.owner) if m.owner else None
+        if mf is None:
+            return None, None
+        base = param.partition("<")[0]
+        q = self.index.resolve_type(base, mf, owner)
+        if q is not None:
+            sam = self._sam(q) if self.index.types[q].kind == "interface" else None
+            return self._sam_param(sam, j) if sam is not None else (None, None)
+        indices = FUNCTION_PARAMS.get(base.rpartition(".")[2], ())
+        args = type_arguments(param)
+        if j >= len(indices) or indices[j] >= len(args):
+            return None, None
+        return self._in_tree(args[indices[j]], mf, owner)
+
+    def _sam(self, q: str) -> CallableDecl | None:
+        """The one abstract method of in-tree interface ``q`` (declared or inherited from in-tree interfaces;
+        a default method or a redeclaration hides what it overrides), or None."""
+        queue, seen = [q], set()
+        found: dict[tuple[str, tuple[str | None, ...]], CallableDecl] = {}
+        while queue:
+            t = queue.pop(0)
+            if t in seen or t not in self.index.types:
+                continue
+            seen.add(t)
+            for m in self.index.members.get(t, ()):
+                if m.kind == "method" and not m.static and m.name not in OBJECT_METHODS:
+                    found.setdefault((m.name, m.params), m)
+            queue.extend(self.index.supertypes(self.index.types[t]))
+        abstract = [m for m in found.values() if m.abstract]
+        return abstract[0] if len(abstract) == 1 else None
+
+    def _sam_param(self, sam: CallableDecl, j: int) -> Typed:
+        """Parameter ``j`` of a functional method, unless it is a type variable (its binding is not known)."""
+        written = written_params(sam.signature)
+        if j >= len(sam.params) or j >= len(written) or sam.owner is None:
+            return None, None
+        erased = sam.params[j]
+        if erased is None or _simple(written[j]) != _simple(erased):
+            return None, None
+        return self._in_tree(erased, self.index.type_file[sam.owner], self.index.types.get(sam.owner))
+
+    def _element(self, expr: Expr | None, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+        """The element type of a JDK collection, stream or Optional declared with one type argument
+        (``List<Filter> filters``), also through the methods that keep the elements (``filters.stream()``)."""
+        if expr is None or depth > 12:
+            return None, None
+        kind = expr[0]
+        if kind == "var" and len(expr) > 2 and self._container(expr[1], f, ctx):
+            return self._in_tree(expr[2], f, ctx)
+        if kind in ("name", "field"):
+            t = (self._named_field(expr[1], f, ctx) if kind == "name"
+                 else self._field_owner_of(expr[1], expr[2], f, ctx, depth))
+            name = expr[1] if kind == "name" else expr[2]
+            if t is not None and name in t.field_elements:
+                tf = self.index.type_file[t.qualified]
+                if self._container(t.fields[name], tf, t):
+                    return self._in_tree(t.field_elements[name], tf, t)
+        if kind == "call":
+            c = expr[1]
+            if c.receiver == "expr" and c.name in SAME_ELEMENTS and self.call_target(c, f, ctx, depth + 1) is None:
+                return self._element(c.expr, f, ctx, depth + 1)
+        return None, None
+
+    def _field_owner_of(self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None,
+                        depth: int) -> TypeDecl | None:
+        q, _ = self.expr_type(base, f, ctx, depth + 1)
+        return self.field_owner(q, name) if q is not None else None
+
+    def _container(self, written: str, f: FileFacts, ctx: TypeDecl | None) -> bool:
+        return _simple(written) in CONTAINERS and self.index.resolve_type(written, f, ctx) is None
+
+    def _in_tree(self, written: str, f: FileFacts, ctx: TypeDecl | None) -> Typed:
+        found = self._named(written, f, ctx) if written else (None, None)
+        return found if found[0] is not None else (None, None)
 
     # ---- calls ---------------------------------------------------------------------------------------
     def call_target(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int = 0) -> Any:
