@@ -105,7 +105,8 @@ class CallableDecl:
     returns_self: bool = False
     """Java: the return type is a type parameter of the owner bounded by the owner itself (``B`` of
     ``AbstractBuilder<B extends AbstractBuilder<B>>``): a call returns what the subtype binds ``B`` to, which
-    is the receiver's own type in a self-typed builder, not the erased ``returns``."""
+    is the receiver's own type in a self-typed builder (see ``TypeDecl.self_args``), not the erased
+    ``returns``."""
     abstract: bool = False
     """Java: declared without a body (an interface's abstract method: a functional interface has one)."""
     explicit_init: bool = False
@@ -130,6 +131,10 @@ class TypeDecl:
     implements: list[str] = field(default_factory=list)
     outer: str | None = None
     """Qualified name of the enclosing type of a nested type."""
+    self_args: dict[str, str] = field(default_factory=dict)
+    """Java: supertype (as written) -> ``self`` when given this type as a type argument (``PipeBuilder extends
+    AbstractBuilder<PipeBuilder>``), ``param`` when given a type parameter of this type bounded by this type
+    (``Mid<B extends Mid<B>> extends AbstractBuilder<B>``): who binds a self-typed method's return type."""
     fields: dict[str, str] = field(default_factory=dict)
     """Field name -> declared type as written (Java fields; Python annotated or constructed attributes)."""
     field_elements: dict[str, str] = field(default_factory=dict)

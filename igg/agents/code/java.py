@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.agents.code.javafunc import type_arguments
 from igg.agents.code.sql import tables_in
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -143,14 +144,23 @@ class _Analyzer:
         generics = _generics(node, generics if inner_class else {})
         own = _generics(node, {})
         self.self_bounded[decl.qualified] = {p for p, bound in own.items() if bound == simple}
+        written: list[str] = []
         superclass = node.child_by_field_name("superclass")
         if superclass is not None and superclass.named_child_count:
-            decl.extends.append(base_type(type_text(superclass.named_children[0])))
+            written.append(type_text(superclass.named_children[0]))
+            decl.extends.append(base_type(written[-1]))
         for child in node.children:
             if child.type == "super_interfaces" or (child.type == "extends_interfaces"):
                 type_list = next((c for c in child.named_children if c.type == "type_list"), None)
-                names = [base_type(type_text(t)) for t in (type_list.named_children if type_list else [])]
-                (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(names)
+                texts = [type_text(t) for t in (type_list.named_children if type_list else [])]
+                written.extend(texts)
+                (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(map(base_type, texts))
+        for text in written:
+            args = type_arguments(text)
+            if {simple, decl.name, decl.qualified} & set(args):
+                decl.self_args[base_type(text)] = "self"
+            elif self.self_bounded[decl.qualified] & set(args):
+                decl.self_args[base_type(text)] = "param"
         self.facts.types.append(decl)
         body = node.child_by_field_name("body")
         members = _members(body) if body is not None else []

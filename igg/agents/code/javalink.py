@@ -152,10 +152,12 @@ class JavaResolver:
             decls = [target] if isinstance(target, CallableDecl) else []
             if isinstance(target, _Ambiguous):
                 decls = target.candidates
-            if decls and all(d.returns_self for d in decls):
-                own = self._receiver_type(expr[1], f, ctx, depth + 1)
-                if own[0] is not None and all(d.owner in self.ancestors(own[0]) for d in decls):
-                    return own
+            owners = {d.owner for d in decls}
+            if decls and all(d.returns_self for d in decls) and len(owners) == 1:
+                own, _ = self._receiver_type(expr[1], f, ctx, depth + 1)
+                bound = self._self_binding(own, decls[0].owner) if own is not None and decls[0].owner else None
+                if bound is not None:
+                    return bound, self.index.types[bound].name
             returns = {d.returns for d in decls}
             if len(returns) == 1 and decls[0].returns and decls[0].owner:
                 owner = self.index.types.get(decls[0].owner)
@@ -172,6 +174,34 @@ class JavaResolver:
         if call.receiver in ("this", "super", "none") and ctx is not None:
             return ctx.qualified, ctx.name
         return None, None
+
+    def _self_binding(self, q: str, owner: str) -> str | None:
+        """What a self-typed method of ``owner`` returns on a ``q``: the nearest type from ``q`` up that binds
+        ``owner``'s self-bounded parameter to itself (``PipeBuilder extends AbstractBuilder<PipeBuilder>``);
+        None when none does (``W extends Bld<O>``: the erased bound is all that is known)."""
+        queue, seen = [q], set()
+        while queue:
+            t = queue.pop(0)
+            if t in seen or t == owner or t not in self.index.types:
+                continue
+            seen.add(t)
+            if self._binds_itself(t, owner, first=True, depth=0):
+                return t
+            queue.extend(self.index.supertypes(self.index.types[t]))
+        return None
+
+    def _binds_itself(self, t: str, owner: str, first: bool, depth: int) -> bool:
+        """Whether ``t`` passes itself (only as the first step) or its own self-bounded parameter up to
+        ``owner``'s self-bounded parameter."""
+        decl = self.index.types[t]
+        ctx = self.index.types.get(decl.outer) if decl.outer else None
+        for name, how in decl.self_args.items():
+            if (how == "self" and not first) or depth > 12:
+                continue
+            s = self.index.resolve_type(name, self.index.type_file[t], ctx)
+            if s == owner or (s is not None and s != t and self._binds_itself(s, owner, False, depth + 1)):
+                return True
+        return False
 
     def _name(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> Typed:
         owner = self._named_field(name, f, ctx)
