@@ -81,6 +81,10 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
     ("a Java class's supertype changed (every subtype's members change)",
      lambda t: _replace(t / f"{JAVA}/model/AdminUser.java", "public class AdminUser extends User {",
                         "public class AdminUser extends BaseEntity {"), "all"),
+    ("a Java interface's abstract method redeclared (a functional method types lambdas in files that need not "
+     "name it)",
+     lambda t: _replace(t / f"{JAVA}/model/Labeled.java", "    String label();", "    String label(String prefix);"),
+     "all"),
     ("a Python import added (a declaration)",
      lambda t: _replace(t / "py/shop/service.py", "import logging\n", "import logging\nimport json\n"), "all"),
 ]

@@ -160,7 +160,11 @@ def _declarations(f: FileFacts) -> tuple[Any, ...]:
 
 def _declared(c: CallableDecl) -> tuple[Any, ...]:
     """A callable's declaration: no body, no line."""
-    return c.kind, c.name, c.signature, c.owner, c.params, c.static, c.returns, c.explicit_init
+    return c.kind, c.name, c.signature, c.owner, c.params, c.static, c.returns, c.returns_self, c.explicit_init
+
+
+def _abstract(f: FileFacts) -> Counter[tuple[Any, ...]]:
+    return Counter(_declared(c) for c in f.callables if c.abstract)
 
 
 def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
@@ -168,8 +172,10 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
     of the callables and fields added, removed or redeclared, and of the types added or removed (empty: only
     bodies and lines changed). None when the change reaches further than names say: another module name,
     package, language, parse error, import or table, or a type whose kind, supertypes or enclosing type
-    changed (every subtype's members would change with it)."""
-    if _declarations(old) != _declarations(new):
+    changed (every subtype's members would change with it), or an abstract method that came, went or was
+    redeclared (it may be an interface's functional method, which types the parameters of lambdas in files
+    that need not name it)."""
+    if _declarations(old) != _declarations(new) or _abstract(old) != _abstract(new):
         return None
     names: set[str] = set()
     before = {t.qualified: t for t in old.types}
@@ -180,10 +186,11 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
             names.add(q.rpartition(".")[2])
             names.add("<init>")  # a class comes or goes with its constructors
             continue
-        if (a.kind, a.name, a.extends, a.implements, a.outer) != (b.kind, b.name, b.extends, b.implements, b.outer):
+        if ((a.kind, a.name, a.extends, a.implements, a.outer, a.self_args)
+                != (b.kind, b.name, b.extends, b.implements, b.outer, b.self_args)):
             return None
-        if a.fields != b.fields:
-            names.update(k for k in a.fields.keys() | b.fields.keys() if a.fields.get(k) != b.fields.get(k))
+        for fields in ((a.fields, b.fields), (a.field_elements, b.field_elements)):
+            names.update(k for k in fields[0].keys() | fields[1].keys() if fields[0].get(k) != fields[1].get(k))
     gone = Counter(_declared(c) for c in old.callables)
     come = Counter(_declared(c) for c in new.callables)
     for kind, name, _, owner, *_rest in (gone - come) + (come - gone):

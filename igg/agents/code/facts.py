@@ -39,10 +39,14 @@ class ImportRef:
 
 Expr = tuple[Any, ...]
 """A Java receiver or argument expression, kept as written for the linker to type:
-``("var", T)`` a local or parameter of declared type T, ``("name", id)`` an identifier that is no local
+``("var", T)`` a local or parameter of declared type T (``("var", T, E)`` when T has one type argument, erased
+to E: ``List<Filter>`` -> ``("var", "List", "Filter")``), ``("name", id)`` an identifier that is no local
 (a field of this, an outer or a super type, a statically imported field, or a type), ``("this",)``,
 ``("super",)``, ``("outer", O)`` for ``O.this``, ``("field", expr, name)``, ``("call", CallRef)`` (its
-return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null)."""
+return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null), ``("fn", n)`` a lambda of
+``n`` parameters or (``n`` None) a method reference: an argument only a functional interface can take,
+``("lambda", C, i, j)`` the ``j``-th parameter of a lambda without declared parameter types that is the
+``i``-th argument of call ``C`` (typed by what the called method takes there)."""
 
 
 SWITCH = "<switch>"
@@ -98,6 +102,13 @@ class CallableDecl:
     static: bool = False
     returns: str | None = None
     """Java: the declared return type (generics erased to their bound)."""
+    returns_self: bool = False
+    """Java: the return type is a type parameter of the owner bounded by the owner itself (``B`` of
+    ``AbstractBuilder<B extends AbstractBuilder<B>>``): a call returns what the subtype binds ``B`` to, which
+    is the receiver's own type in a self-typed builder (see ``TypeDecl.self_args``), not the erased
+    ``returns``."""
+    abstract: bool = False
+    """Java: declared without a body (an interface's abstract method: a functional interface has one)."""
     explicit_init: bool = False
     """Java constructor: it starts with ``this(...)``/``super(...)`` (else ``super()`` is implicit)."""
     calls: list[CallRef] = field(default_factory=list)
@@ -120,8 +131,15 @@ class TypeDecl:
     implements: list[str] = field(default_factory=list)
     outer: str | None = None
     """Qualified name of the enclosing type of a nested type."""
+    self_args: dict[str, str] = field(default_factory=dict)
+    """Java: supertype (as written) -> ``self`` when given this type as a type argument (``PipeBuilder extends
+    AbstractBuilder<PipeBuilder>``), ``param`` when given a type parameter of this type bounded by this type
+    (``Mid<B extends Mid<B>> extends AbstractBuilder<B>``): who binds a self-typed method's return type."""
     fields: dict[str, str] = field(default_factory=dict)
     """Field name -> declared type as written (Java fields; Python annotated or constructed attributes)."""
+    field_elements: dict[str, str] = field(default_factory=dict)
+    """Java: field name -> the erased type argument of a field whose type has exactly one (``List<Filter>``:
+    ``Filter``), the element a lambda over that collection or stream takes."""
 
     @property
     def qualified(self) -> str:

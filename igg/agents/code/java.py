@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.agents.code.javafunc import type_arguments
 from igg.agents.code.sql import tables_in
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -77,6 +78,10 @@ class _Analyzer:
     def __init__(self, path: str) -> None:
         self.facts = FileFacts(path=path, language="java", module="", package="")
         self.constants: dict[str, list[SqlRef]] = {}
+        self.lambdas: dict[tuple[int, int], tuple[CallRef, int]] = {}
+        """A lambda argument's (start, end) byte -> the call it is an argument of, and its position."""
+        self.self_bounded: dict[str, set[str]] = {}
+        """Qualified type -> its type parameters bounded by the type itself (``B extends Builder<B>``)."""
 
     def run(self, root: Any) -> FileFacts:
         package = ""
@@ -137,14 +142,25 @@ class _Analyzer:
         inner_class = (outer is not None and outer.kind != "interface" and node.type == "class_declaration"
                        and not _is_static(node))  # an inner class sees its outer type's type parameters
         generics = _generics(node, generics if inner_class else {})
+        own = _generics(node, {})
+        self.self_bounded[decl.qualified] = {p for p, bound in own.items() if bound == simple}
+        written: list[str] = []
         superclass = node.child_by_field_name("superclass")
         if superclass is not None and superclass.named_child_count:
-            decl.extends.append(base_type(type_text(superclass.named_children[0])))
+            written.append(type_text(superclass.named_children[0]))
+            decl.extends.append(base_type(written[-1]))
         for child in node.children:
             if child.type == "super_interfaces" or (child.type == "extends_interfaces"):
                 type_list = next((c for c in child.named_children if c.type == "type_list"), None)
-                names = [base_type(type_text(t)) for t in (type_list.named_children if type_list else [])]
-                (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(names)
+                texts = [type_text(t) for t in (type_list.named_children if type_list else [])]
+                written.extend(texts)
+                (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(map(base_type, texts))
+        for text in written:
+            args = type_arguments(text)
+            if {simple, decl.name, decl.qualified} & set(args):
+                decl.self_args[base_type(text)] = "self"
+            elif self.self_bounded[decl.qualified] & set(args):
+                decl.self_args[base_type(text)] = "param"
         self.facts.types.append(decl)
         body = node.child_by_field_name("body")
         members = _members(body) if body is not None else []
@@ -152,13 +168,11 @@ class _Analyzer:
             params = node.child_by_field_name("parameters")
             for p in params.named_children if params is not None else []:
                 if p.type == "formal_parameter":
-                    t = _erase(p.child_by_field_name("type"), generics)
-                    decl.fields[_text(p.child_by_field_name("name"))] = t
+                    _field(decl, p.child_by_field_name("type"), p, generics)
         for m in members:
             if m.type in ("field_declaration", "constant_declaration"):
-                t = _erase(m.child_by_field_name("type"), generics)
                 for d in m.children_by_field_name("declarator"):
-                    decl.fields[_text(d.child_by_field_name("name"))] = t + "[]" * _dims(d)
+                    _field(decl, m.child_by_field_name("type"), d, generics)
             elif m.type == "enum_constant":
                 decl.fields[_text(m.child_by_field_name("name"))] = simple
         # initialisers: static ones (static fields, static blocks, enum constants) run in <clinit>, the others
@@ -220,7 +234,11 @@ class _Analyzer:
         decl = CallableDecl(kind="constructor" if constructor else "method", name=name, owner=owner.qualified,
                             signature=f"{name}({', '.join(t for t, _, _ in params)})", line=node.start_point[0] + 1,
                             params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
-                            static=static, returns=returns)
+                            static=static, returns=returns,
+                            abstract=not constructor and node.child_by_field_name("body") is None,
+                            returns_self=rtype is not None and not constructor and not static
+                            and type_text(rtype) in self.self_bounded.get(owner.qualified, ())
+                            and type_text(rtype) not in _generics(node, {}))
         self.facts.callables.append(decl)
         body = node.child_by_field_name("body")
         if body is None:
@@ -230,6 +248,11 @@ class _Analyzer:
                          None)
             decl.explicit_init = first is not None and first.type == "explicit_constructor_invocation"
         scope: dict[str, Expr] = {n: ("var", e) for _, e, n in params}
+        for p in plist.named_children if plist is not None else []:  # List<Filter> filters: its elements too
+            element = _element(p.child_by_field_name("type"), generics) if p.type == "formal_parameter" else None
+            if element and not _dims(p):
+                pname = _text(p.child_by_field_name("name"))
+                scope[pname] = (*scope[pname], element)
         self._walk(body, decl, owner, scope, generics)
 
     # ---- bodies --------------------------------------------------------------------------------------
@@ -245,15 +268,22 @@ class _Analyzer:
             inferred = self._expr(value, scope, generics) if value is not None else None
             scope[name] = inferred if inferred is not None else ("lit", None)
         else:
-            scope[name] = ("var", _erase(type_node, generics) + "[]" * dims)
+            element = _element(type_node, generics) if not dims else None
+            erased = _erase(type_node, generics) + "[]" * dims
+            scope[name] = ("var", erased, element) if element else ("var", erased)
 
     def _walk(self, root: Any, decl: CallableDecl, owner: TypeDecl, scope: dict[str, Expr],
               generics: dict[str, str]) -> None:
-        stack = [root]
+        stack: list[Any] = [root]
         while stack:
             node = stack.pop()
+            if isinstance(node, dict):  # leaving a lambda: its parameters' names mean what they meant before
+                _restore(scope, node)
+                continue
             kind = node.type
-            if kind == "local_variable_declaration":
+            if kind == "lambda_expression":
+                self._lambda(node, scope, stack)
+            elif kind == "local_variable_declaration":
                 tnode = node.child_by_field_name("type")
                 for d in node.children_by_field_name("declarator"):
                     self._declare(scope, tnode, d.child_by_field_name("name"), generics, d.child_by_field_name("value"),
@@ -306,7 +336,26 @@ class _Analyzer:
             # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
 
+    def _lambda(self, node: Any, scope: dict[str, Expr], stack: list[Any]) -> None:
+        """Bind the parameters of a lambda that declares no types, for its body: each is typed by the call it
+        is an argument of (``("lambda", call, i, j)``), or unknown when the lambda is no call's argument. The
+        names they shadow come back once the body is walked (the dict pushed under its children)."""
+        names = _inferred_params(node)
+        if not names:
+            return
+        stack.append({n: scope.get(n) for n in names})
+        target = self.lambdas.get((node.start_byte, node.end_byte))
+        for j, n in enumerate(names):
+            scope[n] = ("lambda", target[0], target[1], j) if target is not None else ("lit", None)
+
     def _invocation(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> CallRef:
+        ref = self._call_ref(node, scope, generics)
+        for i, a in enumerate(_arg_nodes(node)):
+            if a.type == "lambda_expression":
+                self.lambdas[(a.start_byte, a.end_byte)] = (ref, i)
+        return ref
+
+    def _call_ref(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> CallRef:
         name = _text(node.child_by_field_name("name"))
         obj = node.child_by_field_name("object")
         args = self._args(node, scope, generics)
@@ -353,20 +402,81 @@ class _Analyzer:
             return ("lit", "null")
         if kind == "binary_expression" and _string_value(node) is not None:
             return ("lit", "String")
+        if kind in ("lambda_expression", "method_reference"):
+            return ("fn", _lambda_arity(node))
         if kind == "array_access":
             inner = self._expr(node.child_by_field_name("array"), scope, generics)
             return ("elem", inner) if inner is not None else None
         return None
 
     def _args(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> tuple[Expr | None, ...]:
-        arguments = node.child_by_field_name("arguments")
-        return tuple(self._expr(a, scope, generics) for a in (arguments.named_children if arguments is not None else [])
-                     if a.type not in ("line_comment", "block_comment"))
+        return tuple(self._expr(a, scope, generics) for a in _arg_nodes(node))
+
+
+def _arg_nodes(node: Any) -> list[Any]:
+    arguments = node.child_by_field_name("arguments")
+    return [a for a in (arguments.named_children if arguments is not None else [])
+            if a.type not in ("line_comment", "block_comment")]
+
+
+def _inferred_params(node: Any) -> list[str]:
+    """The names of a lambda's parameters when it declares none of their types (``f -> ..``, ``(a, b) -> ..``)."""
+    params = node.child_by_field_name("parameters")
+    if params is None:
+        return []
+    if params.type == "identifier":
+        return [_text(params)]
+    if params.type == "inferred_parameters":
+        return [_text(c) for c in params.named_children if c.type == "identifier"]
+    return []
+
+
+def _restore(scope: dict[str, Expr], saved: dict[str, Expr | None]) -> None:
+    for name, before in saved.items():
+        if before is None:
+            scope.pop(name, None)
+        else:
+            scope[name] = before
+
+
+def _field(decl: TypeDecl, type_node: Any, declarator: Any, generics: dict[str, str]) -> None:
+    """Record a field (or record component) of ``decl``: its erased type, and its element type if it has one."""
+    name, dims = _text(declarator.child_by_field_name("name")), _dims(declarator)
+    decl.fields[name] = _erase(type_node, generics) + "[]" * dims
+    element = _element(type_node, generics) if not dims else None
+    if element:
+        decl.field_elements[name] = element
+
+
+def _element(node: Any, generics: dict[str, str]) -> str | None:
+    """The erased type argument of a type that has exactly one (``List<Filter>``, ``Stream<? extends Filter>``:
+    ``Filter``); None for others and for ``? super`` wildcards (whose elements are of no known type)."""
+    if node is None or node.type != "generic_type":
+        return None
+    args = next((c for c in node.named_children if c.type == "type_arguments"), None)
+    if args is None or args.named_child_count != 1:
+        return None
+    arg = args.named_children[0]
+    if arg.type == "wildcard":
+        if any(c.type == "super" for c in arg.children) or not arg.named_child_count:
+            return None
+        arg = arg.named_children[-1]
+    return _erase(arg, generics)
 
 
 def _is_static(node: Any) -> bool:
     modifiers = next((c for c in node.children if c.type == "modifiers"), None)
     return modifiers is not None and any(c.type == "static" for c in modifiers.children)
+
+
+def _lambda_arity(node: Any) -> int | None:
+    """How many parameters a lambda declares (None for a method reference, whose arity depends on its target)."""
+    if node.type != "lambda_expression":
+        return None
+    params = node.child_by_field_name("parameters")
+    if params is None:
+        return 0
+    return 1 if params.type == "identifier" else params.named_child_count
 
 
 def _dims(node: Any) -> int:

@@ -9,7 +9,8 @@ stops there, even when that type cannot decide between its overloads), then to s
 Overloads are chosen by arity, then by applicability of the known argument types (subtypes in the tree,
 primitive widening, boxing), then the most specific. A call that stays ambiguous between overloads of one
 type, or reaches an in-tree type that does not declare the method itself (one inherited from the JDK),
-is kept at the class level: ``ClassLevel(type)``.
+is kept at the class level: ``ClassLevel(type)``; so is an enum's implicit ``values()``/``valueOf(String)``,
+which has no declaration but a known return type for the rest of a chain.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, TypeDecl
+from igg.agents.code.javafunc import (
+    CONTAINERS,
+    FUNCTION_PARAMS,
+    OBJECT_METHODS,
+    SAME_ELEMENTS,
+    lambda_element,
+    type_arguments,
+    written_params,
+)
 
 if TYPE_CHECKING:
     from igg.agents.code.link import _Index
@@ -32,13 +42,26 @@ _FINAL_EXTERNAL = {"String", *_BOXES.values(), *_BOXES}
 
 @dataclass(frozen=True, slots=True)
 class ClassLevel:
-    """A call known to reach type ``type`` but not which of its methods."""
+    """A call known to reach type ``type`` but not which of its methods (or a method with no declaration in
+    the source, such as an enum's implicit ``values()``)."""
 
     type: str
+    returns: str | None = None
+    """The qualified type the call returns, when known without a declaration (``E[]`` for ``E.values()``)."""
+
+
+_ENUM_IMPLICIT = {("values", 0): "[]", ("valueOf", 1): ""}
+"""The static methods every enum ``E`` has without declaring them (JLS 8.9.3): ``values()`` returns ``E[]``
+and ``valueOf(String)`` returns ``E``; javac calls them on ``E`` itself."""
 
 
 Typed = tuple[str | None, str | None]
 """(in-tree qualified type, or None; the type's name as written, or None when unknown)."""
+
+_FUNCTION = "->"
+"""The written type of a lambda or method reference argument: only a functional interface can take it."""
+_NOT_FUNCTIONAL = {"Object", "boolean", *_FINAL_EXTERNAL}
+"""Outside parameter types that are surely no functional interface."""
 
 
 class JavaResolver:
@@ -76,15 +99,19 @@ class JavaResolver:
 
     def field(self, q: str, name: str) -> Typed | None:
         """The type of field ``name`` of in-tree type ``q`` or its supertypes."""
+        t = self.field_owner(q, name)
+        return self._named(t.fields[name], self.index.type_file[t.qualified], t) if t is not None else None
+
+    def field_owner(self, q: str, name: str) -> TypeDecl | None:
+        """The type that declares field ``name`` of in-tree type ``q``: ``q`` or its nearest supertype."""
         queue, seen = [q], set()
         while queue:
             t = self.index.types.get(queue.pop(0))
             if t is None or t.qualified in seen:
                 continue
             seen.add(t.qualified)
-            written = t.fields.get(name)
-            if written is not None:
-                return self._named(written, self.index.type_file[t.qualified], t)
+            if name in t.fields:
+                return t
             queue.extend(self.index.supertypes(t))
         return None
 
@@ -96,6 +123,10 @@ class JavaResolver:
             return self._named(expr[1], f, ctx)
         if kind == "lit":
             return None, expr[1]
+        if kind == "fn":
+            return None, _FUNCTION
+        if kind == "lambda":
+            return self._lambda_param(expr[1], expr[2], expr[3], f, ctx, depth)
         if kind == "this":
             return (ctx.qualified, ctx.name) if ctx is not None else (None, None)
         if kind == "super":
@@ -116,9 +147,17 @@ class JavaResolver:
             return None, None
         if kind == "call":
             target = self.call_target(expr[1], f, ctx, depth + 1)
+            if isinstance(target, ClassLevel) and target.returns is not None:
+                return self._named(target.returns, f, ctx)
             decls = [target] if isinstance(target, CallableDecl) else []
             if isinstance(target, _Ambiguous):
                 decls = target.candidates
+            owners = {d.owner for d in decls}
+            if decls and all(d.returns_self for d in decls) and len(owners) == 1:
+                own, _ = self._receiver_type(expr[1], f, ctx, depth + 1)
+                bound = self._self_binding(own, decls[0].owner) if own is not None and decls[0].owner else None
+                if bound is not None:
+                    return bound, self.index.types[bound].name
             returns = {d.returns for d in decls}
             if len(returns) == 1 and decls[0].returns and decls[0].owner:
                 owner = self.index.types.get(decls[0].owner)
@@ -126,21 +165,68 @@ class JavaResolver:
             return None, None
         return None, None
 
+    def _receiver_type(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+        """The static type of the receiver of ``call`` (the enclosing type for ``this``, ``super`` and unqualified
+        calls): what a self-typed method (``B setName(..)`` of ``Builder<B extends Builder<B>>``) returns when
+        the receiver is a subtype of its owner."""
+        if call.receiver == "expr":
+            return self.expr_type(call.expr, f, ctx, depth)
+        if call.receiver in ("this", "super", "none") and ctx is not None:
+            return ctx.qualified, ctx.name
+        return None, None
+
+    def _self_binding(self, q: str, owner: str) -> str | None:
+        """What a self-typed method of ``owner`` returns on a ``q``: the nearest type from ``q`` up that binds
+        ``owner``'s self-bounded parameter to itself (``PipeBuilder extends AbstractBuilder<PipeBuilder>``);
+        None when none does (``W extends Bld<O>``: the erased bound is all that is known)."""
+        queue, seen = [q], set()
+        while queue:
+            t = queue.pop(0)
+            if t in seen or t == owner or t not in self.index.types:
+                continue
+            seen.add(t)
+            if self._binds_itself(t, owner, first=True, depth=0):
+                return t
+            queue.extend(self.index.supertypes(self.index.types[t]))
+        return None
+
+    def _binds_itself(self, t: str, owner: str, first: bool, depth: int) -> bool:
+        """Whether ``t`` passes itself (only as the first step) or its own self-bounded parameter up to
+        ``owner``'s self-bounded parameter."""
+        decl = self.index.types[t]
+        ctx = self.index.types.get(decl.outer) if decl.outer else None
+        for name, how in decl.self_args.items():
+            if (how == "self" and not first) or depth > 12:
+                continue
+            s = self.index.resolve_type(name, self.index.type_file[t], ctx)
+            if s == owner or (s is not None and s != t and self._binds_itself(s, owner, False, depth + 1)):
+                return True
+        return False
+
     def _name(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> Typed:
-        if "." not in name:
-            t = ctx
-            while t is not None:  # fields of this type, its supertypes, then of the enclosing types
-                found = self.field(t.qualified, name)
-                if found is not None:
-                    return found
-                t = self.index.types.get(t.outer) if t.outer else None
-            for i in f.imports:
-                if i.member in (name, "*") and i.target in self.index.types:
-                    found = self.field(i.target, name)
-                    if found is not None:
-                        return found
+        owner = self._named_field(name, f, ctx)
+        if owner is not None:
+            return self._named(owner.fields[name], self.index.type_file[owner.qualified], owner)
         q = self.index.resolve_type(name, f, ctx)
         return (q, name) if q is not None else (None, None)
+
+    def _named_field(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> TypeDecl | None:
+        """The type declaring the field a bare identifier means: one of this type, its supertypes, then of
+        the enclosing types, then a statically imported one."""
+        if "." in name:
+            return None
+        t = ctx
+        while t is not None:
+            found = self.field_owner(t.qualified, name)
+            if found is not None:
+                return found
+            t = self.index.types.get(t.outer) if t.outer else None
+        for i in f.imports:
+            if i.member in (name, "*") and i.target in self.index.types:
+                found = self.field_owner(i.target, name)
+                if found is not None:
+                    return found
+        return None
 
     def _field_of(self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
         q, written = self.expr_type(base, f, ctx, depth + 1)
@@ -159,6 +245,105 @@ class JavaResolver:
                 return q, name
         return None, None
 
+    # ---- lambdas -------------------------------------------------------------------------------------
+    def _lambda_param(self, call: CallRef, i: int, j: int, f: FileFacts, ctx: TypeDecl | None,
+                      depth: int) -> Typed:
+        """Parameter ``j`` of the lambda given as argument ``i`` of ``call``: typed by the functional interface
+        the chosen in-tree method takes there, or, given to a JDK container's method, the receiver's
+        element type; else unknown (no call is guessed)."""
+        target = self.call_target(call, f, ctx, depth + 1)
+        if isinstance(target, CallableDecl):
+            return self._functional_param(target, i, j)
+        if target is None and i == 0 and call.receiver == "expr" and lambda_element(call.name, j):
+            return self._element(call.expr, f, ctx, depth + 1)
+        return None, None
+
+    def _functional_param(self, m: CallableDecl, i: int, j: int) -> Typed:
+        """Parameter ``j`` of the functional interface that parameter ``i`` of ``m`` is: the single abstract
+        method's of an in-tree interface, or a type argument of a ``java.util.function`` type."""
+        written = written_params(m.signature)
+        if m.signature.endswith("...)") and written and i >= len(written) - 1:
+            param = written[-1].removesuffix("...")
+        elif i < len(written):
+            param = written[i]
+        else:
+            return None, None
+        owner = self.index.types.get(m.owner) if m.owner else None
+        mf = self.index.type_file.get(m.owner) if m.owner else None
+        if mf is None:
+            return None, None
+        base = param.partition("<")[0]
+        q = self.index.resolve_type(base, mf, owner)
+        if q is not None:
+            sam = self._sam(q) if self.index.types[q].kind == "interface" else None
+            return self._sam_param(sam, j) if sam is not None else (None, None)
+        indices = FUNCTION_PARAMS.get(base.rpartition(".")[2], ())
+        args = type_arguments(param)
+        if j >= len(indices) or indices[j] >= len(args):
+            return None, None
+        return self._in_tree(args[indices[j]], mf, owner)
+
+    def _sam(self, q: str) -> CallableDecl | None:
+        """The one abstract method of in-tree interface ``q`` (declared or inherited from in-tree interfaces;
+        a default method or a redeclaration hides what it overrides), or None."""
+        queue, seen = [q], set()
+        found: dict[tuple[str, tuple[str | None, ...]], CallableDecl] = {}
+        while queue:
+            t = queue.pop(0)
+            if t in seen or t not in self.index.types:
+                continue
+            seen.add(t)
+            for m in self.index.members.get(t, ()):
+                if m.kind == "method" and not m.static and m.name not in OBJECT_METHODS:
+                    found.setdefault((m.name, m.params), m)
+            queue.extend(self.index.supertypes(self.index.types[t]))
+        abstract = [m for m in found.values() if m.abstract]
+        return abstract[0] if len(abstract) == 1 else None
+
+    def _sam_param(self, sam: CallableDecl, j: int) -> Typed:
+        """Parameter ``j`` of a functional method, unless it is a type variable (its binding is not known)."""
+        written = written_params(sam.signature)
+        if j >= len(sam.params) or j >= len(written) or sam.owner is None:
+            return None, None
+        erased = sam.params[j]
+        if erased is None or _simple(written[j]) != _simple(erased):
+            return None, None
+        return self._in_tree(erased, self.index.type_file[sam.owner], self.index.types.get(sam.owner))
+
+    def _element(self, expr: Expr | None, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+        """The element type of a JDK collection, stream or Optional declared with one type argument
+        (``List<Filter> filters``), also through the methods that keep the elements (``filters.stream()``)."""
+        if expr is None or depth > 12:
+            return None, None
+        kind = expr[0]
+        if kind == "var" and len(expr) > 2 and self._container(expr[1], f, ctx):
+            return self._in_tree(expr[2], f, ctx)
+        if kind in ("name", "field"):
+            t = (self._named_field(expr[1], f, ctx) if kind == "name"
+                 else self._field_owner_of(expr[1], expr[2], f, ctx, depth))
+            name = expr[1] if kind == "name" else expr[2]
+            if t is not None and name in t.field_elements:
+                tf = self.index.type_file[t.qualified]
+                if self._container(t.fields[name], tf, t):
+                    return self._in_tree(t.field_elements[name], tf, t)
+        if kind == "call":
+            c = expr[1]
+            if c.receiver == "expr" and c.name in SAME_ELEMENTS and self.call_target(c, f, ctx, depth + 1) is None:
+                return self._element(c.expr, f, ctx, depth + 1)
+        return None, None
+
+    def _field_owner_of(self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None,
+                        depth: int) -> TypeDecl | None:
+        q, _ = self.expr_type(base, f, ctx, depth + 1)
+        return self.field_owner(q, name) if q is not None else None
+
+    def _container(self, written: str, f: FileFacts, ctx: TypeDecl | None) -> bool:
+        return _simple(written) in CONTAINERS and self.index.resolve_type(written, f, ctx) is None
+
+    def _in_tree(self, written: str, f: FileFacts, ctx: TypeDecl | None) -> Typed:
+        found = self._named(written, f, ctx) if written else (None, None)
+        return found if found[0] is not None else (None, None)
+
     # ---- calls ---------------------------------------------------------------------------------------
     def call_target(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int = 0) -> Any:
         """A CallableDecl, a ClassLevel, an _Ambiguous (between types), or None."""
@@ -166,15 +351,15 @@ class JavaResolver:
         if call.receiver == "none":
             t = ctx
             while t is not None:  # the innermost type with a method of that name decides, and only it
-                candidates = self.candidates(t.qualified, call.name)
-                if candidates:
-                    return self.choose(candidates, call, f, ctx, depth)
+                found = self._method_of(t.qualified, call, f, ctx, depth)
+                if found is not None:
+                    return found
                 t = index.types.get(t.outer) if t.outer else None
             for i in f.imports:
                 if i.member in (call.name, "*") and i.target in index.types:
-                    candidates = self.candidates(i.target, call.name)
-                    if candidates:
-                        return self.choose(candidates, call, f, ctx, depth)
+                    found = self._method_of(i.target, call, f, ctx, depth)
+                    if found is not None:
+                        return found
             return None
         if call.receiver in ("this", "super"):
             if ctx is None:
@@ -196,10 +381,20 @@ class JavaResolver:
                 return None
             if call.name == SWITCH:
                 return ClassLevel(q) if index.types[q].kind == "enum" else None
-            candidates = self.candidates(q, call.name)
-            if not candidates:
-                return ClassLevel(q)  # an in-tree type, a method it inherits from outside the tree
+            found = self._method_of(q, call, f, ctx, depth)
+            return ClassLevel(q) if found is None else found  # else a method inherited from outside the tree
+        return None
+
+    def _method_of(self, q: str, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Any:
+        """The method ``call`` reaches among those named so in ``q`` and its supertypes, an enum's implicit
+        ``values()``/``valueOf(String)`` (a class-level call that knows its return type), or None when ``q``
+        has no method of that name in the tree."""
+        candidates = self.candidates(q, call.name)
+        if candidates:
             return self.choose(candidates, call, f, ctx, depth)
+        suffix = _ENUM_IMPLICIT.get((call.name, len(call.args or ())))
+        if suffix is not None and self.index.types[q].kind == "enum":
+            return ClassLevel(q, returns=q + suffix)
         return None
 
     def candidates(self, q: str, name: str) -> list[CallableDecl]:
@@ -270,6 +465,10 @@ class JavaResolver:
         return self.assignable(aq, aw, pq, pw)
 
     def assignable(self, aq: str | None, aw: str | None, pq: str | None, pw: str | None) -> bool:
+        if aw == _FUNCTION:  # a lambda or method reference: any interface may be functional, no class is
+            if pq is not None:
+                return self.index.types[pq].kind == "interface"
+            return bool(pw) and _simple(pw) not in _NOT_FUNCTIONAL and not (pw or "").endswith("[]")
         pw = (pw or "").rpartition(".")[2]
         aw = (aw or "").rpartition(".")[2]
         if aw == "null":

@@ -108,6 +108,8 @@ class _Index:
                 else:
                     self.functions[f"{f.package}.{c.name}"] = c
                     self.function_package[id(c)] = f.package
+        self._closures: dict[str, tuple[str, ...]] = {}
+        self._walking: set[str] = set()
         self.java = JavaResolver(self)
         self.python_modules: dict[str, FileFacts] = {}
         for f in files:
@@ -146,13 +148,9 @@ class _Index:
         while t is not None:
             if t.name.rpartition(".")[2] == name:
                 return t.qualified
-            nested = f"{t.qualified}.{name}"
-            if nested in self.types:
-                return nested
-            for sup in self.supertypes(t):
-                inherited = f"{sup}.{name}"
-                if inherited in self.types:
-                    return inherited
+            member = self._member_type(t, name)
+            if member is not None:
+                return member
             t = self.types.get(t.outer) if t.outer else None
         # JLS 6.4.1: a type of this file, then a single-type import (it shadows the package's other types of
         # that name, even when it names a type outside the tree), then the package, then on-demand imports
@@ -168,6 +166,41 @@ class _Index:
             if i.wildcard and f"{i.target}.{name}" in self.types:
                 return f"{i.target}.{name}"
         return None
+
+    def _member_type(self, t: TypeDecl, name: str) -> str | None:
+        """The member type ``name`` of ``t``: declared in it, else inherited from any of its in-tree supertypes,
+        however far up (JLS 8.5: ``Feature.X`` in a class whose superclass's interface declares ``Feature``)."""
+        nested = f"{t.qualified}.{name}"
+        if nested in self.types:
+            return nested
+        for sup in self._supertype_closure(t):
+            inherited = f"{sup}.{name}"
+            if inherited in self.types:
+                return inherited
+        return None
+
+    def _supertype_closure(self, t: TypeDecl) -> tuple[str, ...]:
+        """Every in-tree supertype of ``t``, transitively, breadth first (cached). Resolving a supertype's name
+        may look up member types of enclosing types in turn; a type already being walked counts as having
+        none (only a cyclic, uncompilable tree gets there)."""
+        known = self._closures.get(t.qualified)
+        if known is not None:
+            return known
+        if t.qualified in self._walking:
+            return ()
+        self._walking.add(t.qualified)
+        try:
+            found: dict[str, None] = {}
+            queue = self.supertypes(t)
+            while queue:
+                s = queue.pop(0)
+                if s not in found and s != t.qualified:
+                    found[s] = None
+                    queue.extend(self.supertypes(self.types[s]))
+        finally:
+            self._walking.discard(t.qualified)
+        self._closures[t.qualified] = known = tuple(found)
+        return known
 
     def python_name(self, name: str, f: FileFacts, depth: int = 0) -> str | None:
         """The qualified name a dotted Python name refers to in module ``f`` (type, function or module)."""
