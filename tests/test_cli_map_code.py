@@ -236,7 +236,7 @@ def test_a_coding_declaration_is_honoured_and_syntax_errors_are_in_the_report_a_
                   "A.java:3: syntax error (tree-sitter recovered; facts may be partial)"):
         assert where in result.stderr  # listed as the files are parsed, like the skipped ones
     table = " ".join(result.stdout.split())  # the summary table (rich wraps long cells)
-    assert "partial │ A.java:3: syntax error" in table and "pkg/bad.py:5: syntax error: invalid syntax" in table
+    assert "partial (2) │ A.java:3: syntax error" in table and "pkg/bad.py:5: syntax error: invalid syntax" in table
     doc = json.loads((out / "graph.json").read_text())
     calls = {(e["from"], e["to"]) for e in doc["edges"] if e["type"] == "CALLS"}
     names = {n["id"]: n["properties"]["name"] for n in doc["nodes"] if n["type"] == "Function"}

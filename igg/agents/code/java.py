@@ -55,29 +55,75 @@ _ESCAPES = re.compile(r"\\([\\'\"ntrbfs])")
 _ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "s": " "}
 
 
-def _string_value(node: Any) -> str | None:
-    """The text of a string literal, text block or ``+`` concatenation of literals (any other operand as a
-    template hole ``{}``, which the SQL reader never takes for a table)."""
-    if node.type in ("string_literal", "text_block"):
-        raw = _text(node)
-        quote = '"""' if raw.startswith('"""') else '"'
-        body = raw[len(quote):-len(quote)] if len(raw) >= 2 * len(quote) else ""
-        return _ESCAPES.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), body) if "\\" in body else body
+def _literal_value(node: Any) -> str:
+    raw = _text(node)
+    quote = '"""' if raw.startswith('"""') else '"'
+    body = raw[len(quote):-len(quote)] if len(raw) >= 2 * len(quote) else ""
+    return _ESCAPES.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), body) if "\\" in body else body
+
+
+def _concatenation(node: Any) -> tuple[Any, Any] | None:
+    """The operands of a ``+``, or of the one expression in parentheses (right None); else None."""
     if node.type == "binary_expression" and node.child_by_field_name("operator").type == "+":
-        left = _string_value(node.child_by_field_name("left"))
-        right = _string_value(node.child_by_field_name("right"))
-        if left is None and right is None:
-            return None
-        return (left if left is not None else "{}") + (right if right is not None else "{}")
+        return node.child_by_field_name("left"), node.child_by_field_name("right")
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
-        return _string_value(node.named_children[0])
+        return node.named_children[0], None
     return None
+
+
+def _string_value(node: Any, memo: dict[int, str | None] | None = None) -> str | None:
+    """The text of a string literal, text block or ``+`` concatenation of literals (any other operand as a
+    template hole ``{}``, which the SQL reader never takes for a table). Iterative (a 3,000-term concatenation
+    is no deeper for it than one term); ``memo`` keeps the value of every node below, by node id, so that a
+    walk meeting the inner ``+`` nodes again pays nothing for them."""
+    memo = {} if memo is None else memo
+    stack: list[tuple[Any, bool]] = [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        if n.id in memo:
+            continue
+        if n.type in ("string_literal", "text_block"):
+            memo[n.id] = _literal_value(n)
+            continue
+        parts = _concatenation(n)
+        if parts is None:
+            memo[n.id] = None
+        elif not ready:
+            stack.append((n, True))
+            stack.extend((p, False) for p in reversed(parts) if p is not None)
+        elif parts[1] is None:
+            memo[n.id] = memo.get(parts[0].id)
+        else:
+            left, right = memo.get(parts[0].id), memo.get(parts[1].id)
+            memo[n.id] = (None if left is None and right is None
+                          else (left if left is not None else "{}") + (right if right is not None else "{}"))
+    return memo[node.id]
+
+
+def _operands(node: Any) -> list[Any]:
+    """The operands of a string concatenation that are not string literals (where its calls are), in order."""
+    out: list[Any] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        parts = _concatenation(n)
+        if parts is None:
+            if n.type not in ("string_literal", "text_block"):
+                out.append(n)
+            continue
+        stack.extend(p for p in reversed(parts) if p is not None)
+    return out
 
 
 class _Analyzer:
     def __init__(self, path: str) -> None:
         self.facts = FileFacts(path=path, language="java", module="", package="")
         self.constants: dict[str, list[SqlRef]] = {}
+        self.strings: dict[int, str | None] = {}
+        """The value of each string expression met (``_string_value``'s memo), by node id."""
+        self.calls: dict[int, CallRef] = {}
+        """Each call read (``_invocation``), by node id: a chain ``a.b().c().d()`` is read once, not once per
+        link."""
         self.lambdas: dict[tuple[int, int], tuple[CallRef, int]] = {}
         """A lambda argument's (start, end) byte -> the call it is an argument of, and its position."""
         self.self_bounded: dict[str, set[str]] = {}
@@ -323,12 +369,11 @@ class _Analyzer:
                 decl.instantiates.append((base_type(type_text(node.child_by_field_name("type"))),
                                           node.start_point[0] + 1))
             elif kind in ("string_literal", "text_block", "binary_expression"):
-                text = _string_value(node)
+                text = _string_value(node, self.strings)
                 if text is not None:
                     decl.sql.extend(tables_in(text, node.start_point[0] + 1))
                     # the literal parts of a concatenation are not statements of their own; calls in it are
-                    stack.extend(c for c in reversed(node.named_children)
-                                 if c.type not in ("string_literal", "text_block"))
+                    stack.extend(reversed(_operands(node)))
                     continue
             elif kind == "identifier" and self.constants and _text(node) in self.constants:
                 decl.sql.extend(SqlRef(table=r.table, op=r.op, statement=r.statement, line=node.start_point[0] + 1)
@@ -349,7 +394,10 @@ class _Analyzer:
             scope[n] = ("lambda", target[0], target[1], j) if target is not None else ("lit", None)
 
     def _invocation(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> CallRef:
-        ref = self._call_ref(node, scope, generics)
+        known = self.calls.get(node.id)
+        if known is not None:
+            return known
+        ref = self.calls[node.id] = self._call_ref(node, scope, generics)
         for i, a in enumerate(_arg_nodes(node)):
             if a.type == "lambda_expression":
                 self.lambdas[(a.start_byte, a.end_byte)] = (ref, i)
@@ -400,7 +448,7 @@ class _Analyzer:
             return ("lit", _LITERAL_TYPES[kind])
         if kind == "null_literal":
             return ("lit", "null")
-        if kind == "binary_expression" and _string_value(node) is not None:
+        if kind == "binary_expression" and _string_value(node, self.strings) is not None:
             return ("lit", "String")
         if kind in ("lambda_expression", "method_reference"):
             return ("fn", _lambda_arity(node))
