@@ -335,3 +335,19 @@ def test_top_level_statements_are_the_statements_python_parses() -> None:
         assert guard.top_level_statements(text) == expected, path
         checked += 1
     assert checked > 150
+
+
+@pytest.mark.parametrize("shape", ["sum", "unary"])
+def test_an_expression_deeper_than_any_attempt_is_partial_and_crashes_nothing(tmp_path: Path, shape: str) -> None:
+    """120,000 levels: more than the second attempt allows (a segmentation fault at a higher limit). The map
+    runs in a process of its own, so a crash would show as a signal, not take the test runner down."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    expression = "+".join(["1"] * 120_000) if shape == "sum" else "-" * 120_000 + "1"
+    (tmp_path / "pkg" / "deep.py").write_text(f"import os\n\n\ndef kept():\n    return os.sep\n\n\nX = {expression}\n")
+    run = _igg("map-code", "pkg", "--no-store", "--quiet", "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    files = json.loads(run.stdout)["map_code"]["files"]
+    assert [(p["path"], p["line"]) for p in files["partial"]] == [("deep.py", 8)]
+    assert files["partial"][0]["error"].startswith("partial: ")
+    assert json.loads(run.stdout)["map_code"]["graph"]["nodes_by_type"]["Function"] == 1
