@@ -40,14 +40,14 @@ DEEP_STACK = 1 << 30
 """The stack of the thread that makes the second attempt: ample for ``DEEP_LIMIT`` frames of the parser."""
 
 
-class FileTimeout(BaseException):
+class _FileTimeout(BaseException):
     """One file's analysis ran past its time limit (a ``BaseException``: no ``except Exception`` inside an
     analyzer or a library swallows it)."""
 
 
 @contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise ``FileTimeout`` in the block after ``seconds`` (on the main thread of a Unix process; elsewhere
+    """Raise ``_FileTimeout`` in the block after ``seconds`` (on the main thread of a Unix process; elsewhere
     the block runs unbounded)."""
     if (not seconds or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()):
@@ -55,7 +55,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         return
 
     def expire(signum: int, frame: Any) -> None:
-        raise FileTimeout
+        raise _FileTimeout
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -106,7 +106,7 @@ def guarded(analyze: Callable[[str, str, str | None], FileFacts], path: str, tex
                 return analyze(path, text, module)
             except RecursionError:
                 return deep_call(lambda: analyze(path, text, module))
-    except FileTimeout:
+    except _FileTimeout:
         return partial(analyze, path, text, module, language, f"took longer than {seconds:g} s to analyse",
                        retry=False)
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - one file's failure is that file's verdict
@@ -246,5 +246,5 @@ def header_facts(path: str, text: str, module: str | None, language: str) -> Fil
     return facts
 
 
-__all__ = ["DEEP_LIMIT", "FILE_SECONDS", "FileTimeout", "deep_call", "guarded", "header_facts", "partial",
+__all__ = ["DEEP_LIMIT", "FILE_SECONDS", "deep_call", "guarded", "header_facts", "partial",
            "time_limit", "top_level_statements"]
