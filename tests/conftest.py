@@ -93,3 +93,27 @@ def node(label: str, **props: Any) -> dict[str, Any]:
 
 def edge(label: str, src: dict[str, Any], dst: dict[str, Any], **props: Any) -> dict[str, Any]:
     return {"type": "ADD_EDGE", "label": label, "from": src, "to": dst, "properties": props}
+
+
+INTEGRATION_FIXTURES = frozenset({"bolt_server", "falkordb_server", "dask_cluster", "llama_server", "browser", "page",
+                                  "sandboxes", "readme_bolt"})
+"""Fixtures that start a server, a browser or a copy of the repository."""
+INTEGRATION_MODULES = frozenset({
+    "test_install", "test_docs", "test_code_java_calls", "test_mcp", "test_http", "test_http_guard",
+    "test_http_surface", "test_view_live", "test_batch", "test_llm_llamacpp", "test_export_neo4j",
+    "test_export_bolt_interfaces", "test_export_falkordb", "test_cli_sessions", "test_cli_quiet", "test_cli_run",
+    "test_cli_map_code", "test_cli_keep", "test_cli_conventions", "test_cli_foundation", "test_cli_exits",
+    "test_code_namespaces", "test_code_update_outputs", "test_surrogates", "test_resume", "test_review",
+    "test_review_run", "test_code_imports", "test_hostile", "test_llm_run", "test_llm_faults", "test_fork",
+    "test_resume_window", "test_history_tools", "test_merge", "test_export_formats", "test_store",
+    "test_tool_surface", "test_resume_chunks",
+})
+"""Modules whose tests run IGG or a compiler, an oracle or a client as processes of their own."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what ``scripts/test --quick`` leaves out: the tests that start processes, servers or browsers."""
+    for item in items:
+        module = item.module.__name__.rpartition(".")[2] if item.module is not None else ""
+        if module in INTEGRATION_MODULES or INTEGRATION_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)

@@ -25,6 +25,7 @@ from igg.agents.code import guard, python, sql, walk
 from igg.agents.code.sql import tables_in
 from igg.service import map_code
 from tests.codegraph import CODE_FIXTURES
+from tests.javaoracle import javac_missing
 
 VICTIM = "shop/victim.py"
 VICTIM_TEXT = '''"""A module the faults are injected into."""
@@ -300,7 +301,7 @@ def test_a_java_package_folder_named_build_is_read_and_build_output_is_not(java_
     assert skipped == {"build/": "vendored or build directory (build)", "target/": "vendored or build directory (target)"}
 
 
-@pytest.mark.skipif(shutil.which("javac") is None, reason="javac is missing (scripts/test installs a JDK)")
+@pytest.mark.skipif(javac_missing(), reason="javac is missing (scripts/test installs a JDK; or set JAVA_HOME)")
 def test_a_java_build_package_agrees_with_javac(java_build_tree: Path, tmp_path: Path) -> None:
     from igg.agents.code.link import link
     from igg.codemap.prepare import parse_all

@@ -24,11 +24,11 @@ from igg.agents.code.link import CodeModel, link
 from igg.agents.code.walk import walk
 from igg.codemap.prepare import parse_all
 from tests.codegraph import CODE_FIXTURES
-from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac
+from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac_missing
 
 TREES = ["java_calls", "java_calls2", "java_calls3", "java"]
 
-pytestmark = pytest.mark.skipif(javac() is None, reason="javac is missing (scripts/test installs a JDK with apt-get "
+pytestmark = pytest.mark.skipif(javac_missing(), reason="javac is missing (scripts/test installs a JDK with apt-get "
                                                       "when it can)")
 
 

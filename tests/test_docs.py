@@ -1,7 +1,10 @@
-"""README.md is tested: every ```bash and ```python block runs as written, and shown output is checked.
+"""The README and every page of the docs site are tested: every ```bash and ```python block runs as written, and
+shown output is checked.
 
-The convention (also in README.md, "Development"):
+The convention (also in docs/development.md):
 
+- Each page (README.md, docs/*.md) runs in a temporary copy of the repository of its own; pages run in parallel,
+  the blocks of one page on one worker, in order.
 - ```bash blocks run in order, in ONE temporary copy of the repository (fixtures/, schemas/ present), with
   the test environment's ``igg`` on PATH, no API keys or database settings, and HOME, XDG dirs and IGG_HOME
   inside the copy. Each must exit 0, or N after a line ``<!-- readme: exit=N -->``.
@@ -37,6 +40,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("**/*.md"))]
+"""Every page whose examples run: the README and the docs site's pages."""
 RUNNABLE = ("bash", "python")
 BLOCK_TIMEOUT = 180
 _FENCE = re.compile(r"^(\s*)```([\w-]*)\s*$")
@@ -53,6 +58,7 @@ class Block:
     marker: str | None = None  # the text of a preceding `<!-- readme: ... -->` line
     expected: str | None = None  # a ```text block right after it
     expected_line: int | None = None
+    page: str = "README.md"  # the page, relative to the repository
 
     @property
     def skip_reason(self) -> str | None:
@@ -73,11 +79,11 @@ class Block:
 
     @property
     def id(self) -> str:
-        return f"line{self.line}-{self.lang}"
+        return f"{self.page}:line{self.line}-{self.lang}"
 
 
-def parse_blocks(text: str) -> list[Block]:
-    """The README's fenced blocks, with their markers and the ```text block that follows each."""
+def parse_blocks(text: str, page: str = "README.md") -> list[Block]:
+    """A page's fenced blocks, with their markers and the ```text block that follows each."""
     lines = text.split("\n")
     blocks: list[Block] = []
     index = 0
@@ -100,7 +106,7 @@ def parse_blocks(text: str) -> list[Block]:
             found = _MARKER.match(lines[before].strip())
             if found:
                 marker = found.group(1)
-        blocks.append(Block(line=start + 1, lang=lang, code="\n".join(body) + "\n", marker=marker))
+        blocks.append(Block(line=start + 1, lang=lang, code="\n".join(body) + "\n", marker=marker, page=page))
     # attach each ```text block to the runnable block right before it (only blank lines between)
     for previous, block in zip(blocks, blocks[1:], strict=False):
         if block.lang != "text" or previous.lang not in RUNNABLE:
@@ -113,8 +119,12 @@ def parse_blocks(text: str) -> list[Block]:
     return blocks
 
 
-BLOCKS = parse_blocks(README.read_text(encoding="utf-8"))
-RUN_BLOCKS = [block for block in BLOCKS if block.lang in RUNNABLE]
+def _relative(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+BLOCKS = {_relative(page): parse_blocks(page.read_text(encoding="utf-8"), _relative(page)) for page in PAGES}
+RUN_BLOCKS = [block for blocks in BLOCKS.values() for block in blocks if block.lang in RUNNABLE]
 
 
 # ---------------------------------------------------------------------------------------------- comparing
@@ -188,7 +198,9 @@ class Sandbox:
     def run(self, block: Block) -> Outcome:
         if block.line in self.outcomes:
             return self.outcomes[block.line]
-        for earlier in RUN_BLOCKS:  # the examples build on each other: run every earlier one first, once
+        for earlier in RUN_BLOCKS:  # a page's examples build on each other: run every earlier one first, once
+            if earlier.page != block.page:
+                continue
             if earlier.line >= block.line:
                 break
             if earlier.line not in self.outcomes and earlier.skip_reason is None:
@@ -249,19 +261,27 @@ def _environment(root: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
-    base = tmp_path_factory.mktemp("readme")
-    root = base / "repo"
-    shutil.copytree(ROOT, root, ignore=_COPY_IGNORE, symlinks=True)
-    for sub in (".home", ".tmp"):
-        (root / sub).mkdir()
-    scripts = base / "blocks"
-    scripts.mkdir()
-    return Sandbox(root=root, scripts=scripts, env=_environment(root))
+@pytest.fixture(scope="session")
+def sandboxes(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Sandbox]:
+    """The sandbox of a page: a copy of the repository of its own, made when the page's first block runs."""
+    made: dict[str, Sandbox] = {}
+
+    def sandbox(page: str) -> Sandbox:
+        if page not in made:
+            base = tmp_path_factory.mktemp("docs")
+            root = base / "repo"
+            shutil.copytree(ROOT, root, ignore=_COPY_IGNORE, symlinks=True)
+            for sub in (".home", ".tmp"):
+                (root / sub).mkdir()
+            scripts = base / "blocks"
+            scripts.mkdir()
+            made[page] = Sandbox(root=root, scripts=scripts, env=_environment(root))
+        return made[page]
+
+    return sandbox
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def readme_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The README's Bolt server (asked for by the first ``bolt`` block only): a fresh ArcadeDB, or NEO4J_URI's."""
     from tests.support.arcadedb import start_arcadedb, stop
@@ -284,44 +304,46 @@ def bolt_settings(server: Any) -> dict[str, str]:
 
 
 def _describe(block: Block, outcome: Outcome) -> str:
-    return (f"README.md line {block.line} ({block.lang}) exited {outcome.returncode}"
+    return (f"{block.page} line {block.line} ({block.lang}) exited {outcome.returncode}"
             f"\n--- code ---\n{block.code}--- stdout ---\n{outcome.stdout[-4000:]}"
             f"\n--- stderr ---\n{outcome.stderr[-4000:]}")
 
 
-@pytest.mark.xdist_group("readme")
-@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[block.id for block in RUN_BLOCKS])
-def test_readme_block(block: Block, sandbox: Sandbox, request: pytest.FixtureRequest) -> None:
-    """Each README example runs as written and prints what the README shows."""
+@pytest.mark.parametrize("block", [pytest.param(block, marks=pytest.mark.xdist_group(block.page))
+                                   for block in RUN_BLOCKS], ids=[block.id for block in RUN_BLOCKS])
+def test_docs_block(block: Block, sandboxes: Callable[[str], Sandbox], request: pytest.FixtureRequest) -> None:
+    """Each example of the README and the docs runs as written and prints what the page shows."""
     if block.skip_reason is not None:
-        assert block.skip_reason, f"README.md line {block.line}: a skipped block must say why: skip (reason)"
-        pytest.skip(f"README says: {block.skip_reason}")
+        assert block.skip_reason, f"{block.page} line {block.line}: a skipped block must say why: skip (reason)"
+        pytest.skip(f"{block.page} says: {block.skip_reason}")
+    sandbox = sandboxes(block.page)
     sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("readme_bolt"))
     outcome = sandbox.run(block)
     assert outcome.returncode == block.exit_code, _describe(block, outcome)
     if block.expected is not None:
         candidates = [outcome.stdout, outcome.stderr, outcome.stdout + outcome.stderr]
         assert output_matches(block.expected, candidates, sandbox.root), (
-            f"README.md line {block.line}: the output differs from the text block at line "
+            f"{block.page} line {block.line}: the output differs from the text block at line "
             f"{block.expected_line}\n--- shown (normalised) ---\n{normalise(block.expected, sandbox.root)}"
             f"\n--- got stdout (normalised) ---\n{normalise(outcome.stdout, sandbox.root)}"
             f"\n--- got stderr (normalised) ---\n{normalise(outcome.stderr, sandbox.root)[-3000:]}")
 
 
-def test_readme_markers_are_well_formed() -> None:
-    """Every `<!-- readme: ... -->` line is a skip with a reason or an exit=N, and sits right above a block."""
-    lines = README.read_text(encoding="utf-8").split("\n")
-    starts = {block.line for block in BLOCKS}
+@pytest.mark.parametrize("page", PAGES, ids=_relative)
+def test_docs_markers_are_well_formed(page: Path) -> None:
+    """Every `<!-- readme: ... -->` line is a skip with a reason, an exit=N or bolt, and sits right above a block."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    starts = {block.line for block in BLOCKS[_relative(page)]}
     for number, line in enumerate(lines, start=1):
         found = _MARKER.match(line.strip())
         if not found:
             continue
         text = found.group(1)
-        assert re.fullmatch(r"skip \(.+\)|exit=\d+|bolt", text), f"README.md line {number}: bad marker {text!r}"
-        assert number + 1 in starts, f"README.md line {number}: a marker must be right above a ``` block"
+        assert re.fullmatch(r"skip \(.+\)|exit=\d+|bolt", text), f"{page.name} line {number}: bad marker {text!r}"
+        assert number + 1 in starts, f"{page.name} line {number}: a marker must be right above a ``` block"
 
 
-def test_readme_runner_compares_for_real(tmp_path: Path) -> None:
+def test_docs_runner_compares_for_real(tmp_path: Path) -> None:
     """The comparison is not a rubber stamp: a changed number or a missing line fails it."""
     shown = "igg run uuid-1234\n│ graph │ nodes 27/50, edges 29/100 │\n...\nlast line"
     assert output_matches(shown, ["igg run uuid-1234\n│ graph   │ nodes 27/50, edges 29/100   │\nx\ny\nlast line"],
