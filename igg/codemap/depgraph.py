@@ -20,7 +20,7 @@ from typing import Any
 from igg.agents.code.cache import FactsCache, cache_path
 from igg.agents.code.link import CodeModel, Relation, link
 from igg.agents.code.mapping import SchemaFit
-from igg.agents.code.sources import SourceFile, split_context
+from igg.agents.code.sources import MARKER_RE, SourceFile
 from igg.codemap.prepare import parse_all
 from igg.graph.state import GraphState
 from igg.models.schema import CompiledSchema
@@ -78,6 +78,18 @@ def state_lines(state: GraphState, model: CodeModel) -> Lines:
     return lines
 
 
+def context_files(context: str) -> list[SourceFile]:
+    """The files of a map-code request's context exactly as they were read (``split_context`` trims blank lines
+    at a file's ends, which would move every line number; ``prepare.context_of`` wrote each file whole after its
+    marker line, with a newline added when it lacked a final one)."""
+    marks = list(MARKER_RE.finditer(context))
+    files = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(context)
+        files.append(SourceFile(m.group(1).strip(), context[m.end() + 1:end]))
+    return files
+
+
 def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, GraphState]:
     """The rules' graph of a stored session, its edges located from the facts of the files it mapped (none
     when its request keeps no files, e.g. a graph an LLM built from prose)."""
@@ -86,11 +98,11 @@ def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, Grap
         request, state, _ = db.load_state(session_id)
     finally:
         db.close()
-    files = split_context(request.context_data or "")
-    if not files or not state.nodes_of_type("Module"):
-        return from_state(state), state
     modules = {p["path"]: p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))}
-    sources = [SourceFile(f.path, f.text, modules.get(f.path)) for f in files if f.path in modules]
+    sources = [f for f in context_files(request.context_data or "") if f.path in modules]
+    if not sources:
+        return from_state(state), state
+    sources = [SourceFile(f.path, f.text, modules[f.path]) for f in sources]
     cache_file = cache_path(store)
     cache = FactsCache(cache_file) if cache_file.exists() else None
     try:
