@@ -98,16 +98,21 @@ def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, Grap
         request, state, _ = db.load_state(session_id)
     finally:
         db.close()
-    modules = {p["path"]: p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))}
-    sources = [f for f in context_files(request.context_data or "") if f.path in modules]
-    if not sources:
-        return from_state(state), state
-    sources = [SourceFile(f.path, f.text, modules[f.path]) for f in sources]
     cache_file = cache_path(store)
     cache = FactsCache(cache_file) if cache_file.exists() else None
     try:
-        facts, _ = parse_all(sources, cache=cache, bodies=True)
+        return located_graph(state, request.context_data or "", cache), state
     finally:
         if cache is not None:
             cache.close()
-    return from_state(state, state_lines(state, link(facts))), state
+
+
+def located_graph(state: GraphState, context: str, cache: FactsCache | None = None) -> DepGraph:
+    """The rules' graph of ``state``, its edges located from the facts of the files in ``context`` (the
+    request's context of a map-code session; facts from ``cache`` when it knows them)."""
+    modules = {p["path"]: p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))}
+    sources = [SourceFile(f.path, f.text, modules[f.path]) for f in context_files(context) if f.path in modules]
+    if not sources:
+        return from_state(state)
+    facts, _ = parse_all(sources, cache=cache, bodies=True)
+    return from_state(state, state_lines(state, link(facts)))
