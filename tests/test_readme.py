@@ -184,11 +184,13 @@ class Sandbox:
     outcomes: dict[int, Outcome] = field(default_factory=dict)
     bolt: Callable[[], dict[str, str]] | None = None
     """The NEO4J_* settings of the suite's Bolt server (started when a ``bolt`` block first needs it)."""
+    blocks: list[Block] = field(default_factory=lambda: RUN_BLOCKS)
+    """The runnable blocks of the document this sandbox runs (README.md's unless given)."""
 
     def run(self, block: Block) -> Outcome:
         if block.line in self.outcomes:
             return self.outcomes[block.line]
-        for earlier in RUN_BLOCKS:  # the examples build on each other: run every earlier one first, once
+        for earlier in self.blocks:  # the examples build on each other: run every earlier one first, once
             if earlier.line >= block.line:
                 break
             if earlier.line not in self.outcomes and earlier.skip_reason is None:
@@ -249,16 +251,46 @@ def _environment(root: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
-    base = tmp_path_factory.mktemp("readme")
+def make_sandbox(base: Path, blocks: list[Block] | None = None, *, own_package: bool = False) -> Sandbox:
+    """A fresh copy of the repository under ``base`` to run ``blocks`` (a document's runnable blocks) in.
+    ``own_package``: ``igg`` runs the copy's package (PYTHONPATH), not the one installed in the environment
+    (an editable install points at one work tree; a branch's documents describe the branch's code)."""
     root = base / "repo"
     shutil.copytree(ROOT, root, ignore=_COPY_IGNORE, symlinks=True)
     for sub in (".home", ".tmp"):
         (root / sub).mkdir()
     scripts = base / "blocks"
     scripts.mkdir()
-    return Sandbox(root=root, scripts=scripts, env=_environment(root))
+    env = _environment(root)
+    if own_package:
+        env["PYTHONPATH"] = str(root)
+    return Sandbox(root=root, scripts=scripts, env=env, blocks=blocks if blocks is not None else RUN_BLOCKS)
+
+
+def runnable_blocks(path: Path) -> list[Block]:
+    """The ```bash and ```python blocks of the markdown file at ``path``, with their markers and outputs."""
+    return [block for block in parse_blocks(path.read_text(encoding="utf-8")) if block.lang in RUNNABLE]
+
+
+def check_block(block: Block, sandbox: Sandbox, document: str) -> None:
+    """Run ``block`` of ``document`` in ``sandbox`` (earlier blocks first) and compare what it printed."""
+    if block.skip_reason is not None:
+        assert block.skip_reason, f"{document} line {block.line}: a skipped block must say why: skip (reason)"
+        pytest.skip(f"{document} says: {block.skip_reason}")
+    outcome = sandbox.run(block)
+    assert outcome.returncode == block.exit_code, _describe(block, outcome, document)
+    if block.expected is not None:
+        candidates = [outcome.stdout, outcome.stderr, outcome.stdout + outcome.stderr]
+        assert output_matches(block.expected, candidates, sandbox.root), (
+            f"{document} line {block.line}: the output differs from the text block at line "
+            f"{block.expected_line}\n--- shown (normalised) ---\n{normalise(block.expected, sandbox.root)}"
+            f"\n--- got stdout (normalised) ---\n{normalise(outcome.stdout, sandbox.root)}"
+            f"\n--- got stderr (normalised) ---\n{normalise(outcome.stderr, sandbox.root)[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
+    return make_sandbox(tmp_path_factory.mktemp("readme"))
 
 
 @pytest.fixture(scope="module")
@@ -283,8 +315,8 @@ def bolt_settings(server: Any) -> dict[str, str]:
     return {"NEO4J_URI": server.uri, **server.env}
 
 
-def _describe(block: Block, outcome: Outcome) -> str:
-    return (f"README.md line {block.line} ({block.lang}) exited {outcome.returncode}"
+def _describe(block: Block, outcome: Outcome, document: str = "README.md") -> str:
+    return (f"{document} line {block.line} ({block.lang}) exited {outcome.returncode}"
             f"\n--- code ---\n{block.code}--- stdout ---\n{outcome.stdout[-4000:]}"
             f"\n--- stderr ---\n{outcome.stderr[-4000:]}")
 
@@ -293,19 +325,8 @@ def _describe(block: Block, outcome: Outcome) -> str:
 @pytest.mark.parametrize("block", RUN_BLOCKS, ids=[block.id for block in RUN_BLOCKS])
 def test_readme_block(block: Block, sandbox: Sandbox, request: pytest.FixtureRequest) -> None:
     """Each README example runs as written and prints what the README shows."""
-    if block.skip_reason is not None:
-        assert block.skip_reason, f"README.md line {block.line}: a skipped block must say why: skip (reason)"
-        pytest.skip(f"README says: {block.skip_reason}")
     sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("readme_bolt"))
-    outcome = sandbox.run(block)
-    assert outcome.returncode == block.exit_code, _describe(block, outcome)
-    if block.expected is not None:
-        candidates = [outcome.stdout, outcome.stderr, outcome.stdout + outcome.stderr]
-        assert output_matches(block.expected, candidates, sandbox.root), (
-            f"README.md line {block.line}: the output differs from the text block at line "
-            f"{block.expected_line}\n--- shown (normalised) ---\n{normalise(block.expected, sandbox.root)}"
-            f"\n--- got stdout (normalised) ---\n{normalise(outcome.stdout, sandbox.root)}"
-            f"\n--- got stderr (normalised) ---\n{normalise(outcome.stderr, sandbox.root)[-3000:]}")
+    check_block(block, sandbox, "README.md")
 
 
 def test_readme_markers_are_well_formed() -> None:

@@ -139,6 +139,9 @@ def _problems(where: str, exc: ValidationError) -> list[Problem]:
     problems = []
     for name, errors in by_field.items():
         shapes = [_SHAPES[e["type"]] for e in errors if e["type"] in _SHAPES]
+        deeper = any(other.startswith((f"{name}.", f"{name}[")) for other in by_field)
+        if deeper and len(shapes) == len(errors):
+            continue  # the value has the right shape for a branch whose own field is wrong: that field says it
         if len(shapes) == len(errors) and len(errors) > 1:
             got = type(errors[0]["input"]).__name__
             message = f"expected {' or '.join(dict.fromkeys(shapes))} (got {got} {errors[0]['input']!r})"
