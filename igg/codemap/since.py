@@ -15,6 +15,7 @@ added, with the statements behind each in the work tree, and what it removed, wi
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import tarfile
 import tempfile
@@ -31,10 +32,12 @@ from igg.codemap.prepare import parse_all
 from igg.errors import Problem, RequestInvalid
 from igg.rules.check import hop
 from igg.rules.cycles import lift
-from igg.rules.depgraph import DepGraph
-from igg.rules.report import DependencyChange, Hop
+from igg.rules.depgraph import DepGraph, Edge
+from igg.rules.report import DependencyChange
 
 LEVELS = ("module", "package")
+SCRATCH = Path("/dev/shm")
+"""Where REF's tree is unpacked when it can be (a tmpfs); else the system's temporary folder."""
 
 
 @dataclass(kw_only=True)
@@ -106,7 +109,9 @@ def ref_state(paths: Sequence[Path], ref: str, cache: FactsCache, **options: obj
     if archive is None:
         raise RequestInvalid([Problem("--since", f"git could not read {', '.join(map(str, rels))} at {ref!r}")],
                              source="the command line")
-    with tempfile.TemporaryDirectory(prefix="igg-since-") as tmp:
+    # in memory when the system has a tmpfs: writing a thousand small files to disk costs more than reading them
+    scratch = SCRATCH if SCRATCH.is_dir() and os.access(SCRATCH, os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="igg-since-", dir=scratch) as tmp:
         top = Path(tmp) / root.name
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(top, filter="data")
@@ -118,10 +123,10 @@ def ref_state(paths: Sequence[Path], ref: str, cache: FactsCache, **options: obj
         return tree_state(there, cache, **options)  # type: ignore[arg-type]
 
 
-def dependencies(graph: DepGraph, level: str) -> dict[tuple[str, str], list[Hop]]:
+def dependencies(graph: DepGraph, level: str) -> dict[tuple[str, str], list[Edge]]:
     """(source name, target name) -> the edges behind it, for every dependency lifted to ``level`` (module or
     package; a table is its own node, an external package too). Containment is no dependency."""
-    out: dict[tuple[str, str], list[Hop]] = {}
+    out: dict[tuple[str, str], list[Edge]] = {}
     lifted: dict[str, str | None] = {}
     for edge in graph.edges.values():
         if edge.type == "CONTAINS":
@@ -135,7 +140,7 @@ def dependencies(graph: DepGraph, level: str) -> dict[tuple[str, str], list[Hop]
         a, b = ends
         if a is None or b is None or a == b:
             continue
-        out.setdefault((graph.name(a), graph.name(b)), []).append(hop(graph, edge))
+        out.setdefault((graph.name(a), graph.name(b)), []).append(edge)
     return out
 
 
@@ -145,10 +150,12 @@ def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], lis
     removed: list[DependencyChange] = []
     for level in LEVELS:
         before, after = dependencies(base, level), dependencies(head, level)
-        for (a, b), hops in sorted(after.items()):
+        for (a, b), edges in sorted(after.items()):
             if (a, b) not in before:
-                added.append(DependencyChange(level=level, source=a, target=b, edges=hops))  # type: ignore[arg-type]
-        for (a, b), hops in sorted(before.items()):
+                added.append(DependencyChange(level=level, source=a, target=b,  # type: ignore[arg-type]
+                                              edges=[hop(head, e) for e in edges]))
+        for (a, b), edges in sorted(before.items()):
             if (a, b) not in after:
-                removed.append(DependencyChange(level=level, source=a, target=b, edges=hops))  # type: ignore[arg-type]
+                removed.append(DependencyChange(level=level, source=a, target=b,  # type: ignore[arg-type]
+                                                edges=[hop(base, e) for e in edges]))
     return added, removed
