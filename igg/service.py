@@ -5,7 +5,10 @@
 * ``continue_session`` / ``acontinue_session``: resume an interrupted stored session where it left off;
 * ``map_code``: map source trees into a code graph (walk, parse, link, then ``run_request``);
 * ``update_code_map``: re-map changed trees into their stored map, with the outputs a fresh map writes;
-* ``export_result`` and ``export_session``: export a finished run's graph, or a stored session's.
+* ``export_result`` and ``export_session``: export a finished run's graph, or a stored session's;
+* ``check``: judge dependency rules (``igg.toml``) on a source tree or a stored session, against a commit;
+* ``cycles``: the cycles of a tree's or a session's dependencies at a level, with the edges that break each;
+* ``dependency_changes``: what a commit range added to and removed from a tree's dependencies.
 
 A run's exports never raise: a failed export is in ``RunResult.export_error`` (and each export's summary,
 ``ok`` true or false, in ``RunResult.exports``), so the caller still gets the run's summary. Everything else
@@ -34,6 +37,8 @@ from igg.store.store import SessionStore
 
 if TYPE_CHECKING:
     from igg.codemap.update import UpdateResult
+    from igg.models.rules import Rule
+    from igg.rules.report import CheckReport, DependencyChange, Violation
 
 StoreLike = SessionStore | str | os.PathLike[str]
 """A session store, or the path of its file."""
@@ -260,5 +265,74 @@ def update_code_map(paths: Sequence[Path], store: str | Path, *, session_id: str
     return result
 
 
-__all__ = ["StoreLike", "acontinue_session", "arun_request", "continue_session", "export_result",
+def _cache(store: StoreLike | None) -> Any:
+    """The facts cache beside ``store`` (in memory without one): a later check parses only what changed."""
+    from igg.agents.code.cache import FactsCache, cache_path
+
+    if store is None:
+        return FactsCache(None)
+    return FactsCache(cache_path(_store_path(store)))
+
+
+def _store_path(store: StoreLike) -> Path:
+    return Path(store.path) if isinstance(store, SessionStore) else Path(store)
+
+
+def check(paths: Sequence[Path] = (), *, rules: Sequence[Rule] | Path | None = None, session: str | None = None,
+          store: StoreLike | None = None, since: str | None = None, new_only: bool = False,
+          schema: str | Path | None = None, package_prefix: str | None = None) -> CheckReport:
+    """Judge ``rules`` (the rules themselves, a rules file, or None for ``igg.toml``/``pyproject.toml`` in the
+    first path or the working directory) on the source trees ``paths`` or on ``session`` of ``store``.
+
+    ``since`` (a git ref): judge the trees at that commit too, marking violations it shares as known, and
+    list the dependencies the change added and removed; ``new_only``: only new violations fail. For paths,
+    ``store`` names where the facts cache lives (beside it). Raises ``RequestInvalid`` for a bad rules file
+    (each problem naming the rule and field), a missing path or an unknown ref."""
+    from igg.codemap.checking import run_check
+
+    cache = _cache(store) if session is None else None
+    try:
+        store_path = _store_path(store) if store is not None else None
+        return run_check(rules, paths=list(paths), store=store_path, session=session, since=since,
+                         new_only=new_only, cache=cache, schema=schema, package_prefix=package_prefix)
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: StoreLike | None = None,
+           level: str = "module", edges: Sequence[str] | None = None, select: str | None = None,
+           external: bool = False) -> list[Violation]:
+    """The cycles at ``level`` (module, package or type) over ``edges`` among the nodes ``select`` picks, each
+    as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it."""
+    from igg.codemap.checking import cycles_rule, graph_of
+    from igg.rules.check import check_rule
+
+    cache = _cache(store) if session is None else None
+    try:
+        store_path = _store_path(store) if store is not None else None
+        graph = graph_of(paths=list(paths), store=store_path, session=session, cache=cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    return check_rule(graph, cycles_rule(level, edges, select, external))
+
+
+def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | None = None,
+                       package_prefix: str | None = None
+                       ) -> tuple[list[DependencyChange], list[DependencyChange]]:
+    """(added, removed): the module- and package-level dependencies the change from the commit ``since`` to
+    the work tree added and removed, with the statements behind each (``igg map-code PATH --since REF``)."""
+    from igg.codemap.since import changes, ref_state, tree_state
+
+    cache = _cache(store)
+    try:
+        head = tree_state(paths, cache, package_prefix=package_prefix)
+        base = ref_state(paths, since, cache, package_prefix=package_prefix)
+    finally:
+        cache.close()
+    return changes(base.graph, head.graph)
+
+
+__all__ = ["StoreLike", "check", "cycles", "dependency_changes", "acontinue_session", "arun_request", "continue_session", "export_result",
            "export_session", "map_code", "open_store", "run_request", "update_code_map"]

@@ -17,7 +17,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("jobs", {"igg.workspace", "igg.batch"}),
     ("service", {"igg.service"}),
     ("engine and its seams", {"igg.engine", "igg.codemap", "igg.persistence", "igg.store", "igg.export"}),
-    ("steps", {"igg.act", "igg.observe", "igg.agents", "igg.request", "igg.record", "igg.view"}),
+    ("steps", {"igg.act", "igg.observe", "igg.agents", "igg.request", "igg.record", "igg.view", "igg.rules"}),
     ("graph and contracts", {"igg.graph", "igg.models"}),
     ("foundations", {"igg.errors", "igg.io"}),
 ]

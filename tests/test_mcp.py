@@ -33,7 +33,8 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
         async with Client(server(tmp_path)) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
-                                  "list_sessions", "run_session", "query_graph", "explain", "diff", "undo", "review"}
+                                  "list_sessions", "run_session", "query_graph", "explain", "diff", "undo", "review",
+                                  "check"}
             assert tools["observe"].annotations.read_only_hint is True
             assert tools["list_sessions"].annotations.read_only_hint is True
             assert tools["apply_actions"].annotations.destructive_hint is True

@@ -185,7 +185,8 @@ def test_a_session_is_rebuilt_from_its_repository(tmp_path: Path, durable: bool)
 def test_openai_tool_definitions_come_from_the_operation_models():
     tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
     assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
-                          "list_sessions", "run_session", "query_graph", "explain", "diff", "undo", "review"}
+                          "list_sessions", "run_session", "query_graph", "explain", "diff", "undo", "review",
+                          "check"}
     query = tools["query_graph"]["parameters"]["properties"]["query"]
     assert {q["properties"]["query"]["const"] for q in query["oneOf"]} == {"neighbours", "path", "find"}
     start = tools["start_session"]["parameters"]

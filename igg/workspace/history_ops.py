@@ -1,4 +1,5 @@
-"""The workspace's read-only questions and history tools: ``query_graph``, ``explain``, ``diff``, ``undo``.
+"""The workspace's read-only questions and history tools: ``query_graph``, ``explain``, ``diff``, ``undo`` (and
+``check``, from ``igg.workspace.rules_ops``).
 
 ``query_graph`` answers from the live graph (``igg.observe.query``). ``explain``, ``diff`` and ``undo`` answer
 from the session store's history (``igg.store.history``), so they need a workspace over a store (``igg mcp``
@@ -17,6 +18,7 @@ from igg.store import history
 from igg.store.sessions import StoreSessions
 from igg.store.store import SessionStore
 from igg.workspace.ops import DiffInput, ExplainInput, QueryInput, UndoInput
+from igg.workspace.rules_ops import check
 
 if TYPE_CHECKING:
     from igg.workspace.service import Workspace
@@ -98,5 +100,5 @@ def review(workspace: Workspace, inp: Any) -> dict[str, Any]:
 
 
 OPERATIONS: dict[str, Callable[[Workspace, Any], dict[str, Any]]] = {
-    "query_graph": query_graph, "explain": explain, "diff": diff, "undo": undo, "review": review}
+    "query_graph": query_graph, "explain": explain, "diff": diff, "undo": undo, "review": review, "check": check}
 """Workspace operations implemented here, by name (``Workspace.execute`` dispatches to them)."""

@@ -231,6 +231,17 @@ class DiffInput(_Input):
     b: int = Field(ge=0, description="The second iteration.")
 
 
+class CheckInput(_Input):
+    """Dependency rules to judge on a session's graph."""
+
+    session_id: SessionId
+    rules: list[dict[str, Any]] = Field(
+        min_length=1, max_length=200,
+        description="The rules, as the [[rules]] tables of igg.toml in JSON: each with a name, a kind (forbidden, "
+                    "layers, independence, acyclic, allowed_only) and its fields (see schemas/rules.schema.json), "
+                    "e.g. {\"name\": \"api-not-db\", \"kind\": \"forbidden\", \"from\": \"shop.api\", \"to\": \"shop.db\"}.")
+
+
 class UndoInput(_Input):
     """Where to roll a session back to."""
 
@@ -296,6 +307,11 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(name="diff", input=DiffInput, read_only=True, idempotent=True, description=(
         "What changed between the graph after iteration a and after iteration b: nodes and edges added, deleted "
         "or changed, with their properties. Needs the session store.")),
+    Operation(name="check", input=CheckInput, read_only=True, idempotent=True, description=(
+        "Does this graph break our rules? Judge dependency rules (forbidden, layers, independence, acyclic, "
+        "allowed_only; the form of igg.toml's [[rules]]) on the session's graph. Returns each violation with the "
+        "rule, a message, the path of edges that breaks it (with source file and line where the session's files "
+        "say), and whether the rules pass. A malformed rule is refused as INVALID_RULES naming the rule and field.")),
     Operation(name="undo", input=UndoInput, destructive=True, description=(
         "Roll the session's graph back to how it was after an iteration (0: the start). The undo is a step of "
         "its own, so a later undo can bring the work back. Needs the session store.")),

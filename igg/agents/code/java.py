@@ -158,10 +158,10 @@ class _Analyzer:
             # import static a.b.Util.hash / a.b.Util.*: the dependency is on the type, the member is bound
             owner, _, member = (target, "", "*") if wildcard else target.rpartition(".")
             self.facts.imports.append(ImportRef(target=owner, alias=None if wildcard else member, member=member,
-                                                wildcard=wildcard))
+                                                wildcard=wildcard, line=node.start_point[0] + 1))
             return
         self.facts.imports.append(ImportRef(target=target, alias=None if wildcard else target.rpartition(".")[2],
-                                            wildcard=wildcard))
+                                            wildcard=wildcard, line=node.start_point[0] + 1))
 
     def _collect_constants(self, node: Any) -> None:
         body = node.child_by_field_name("body")

@@ -51,6 +51,9 @@ class Relation:
     label: str
     source: str
     target: str
+    line: int = field(default=0, compare=False)
+    """The line of the file's statement behind it (the first one, when several state it; 0: not known). Not
+    part of a relation's identity: two statements of one dependency are one relation, one edge."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -345,7 +348,7 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
             props: dict[str, Any] = {"name": t.name, "package": t.package, "qualified_name": t.qualified,
                                      "file": f.path, "line": t.line}
             key = declare(plan, type_key(t.qualified), _TYPE_LABELS[t.kind], props)
-            rel(Relation("CONTAINS", type_key(t.outer) if t.outer else module, key))
+            rel(Relation("CONTAINS", type_key(t.outer) if t.outer else module, key, t.line))
         for c in f.callables:
             props = {"name": c.name, "signature": c.signature, "file": f.path, "line": c.line}
             if c.owner:
@@ -357,7 +360,7 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
             if c.static:
                 props["static"] = True
             key = declare(plan, callable_key(c, f.package), "Method" if c.owner else "Function", props)
-            rel(Relation("CONTAINS", type_key(c.owner) if c.owner else module, key))
+            rel(Relation("CONTAINS", type_key(c.owner) if c.owner else module, key, c.line))
         _imports(index, f, plan, module, package, external_imports, symbols_only=not full)
         for t in f.types:  # supertypes (those outside the tree are a property of the type's symbol)
             ctx = index.types.get(t.outer) if t.outer else None
@@ -369,13 +372,13 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
                     continue
                 target_kind = index.types[q].kind
                 label = "EXTENDS" if t.kind == "interface" or target_kind != "interface" else "IMPLEMENTS"
-                rel(Relation(label, type_key(t.qualified), type_key(q)))
+                rel(Relation(label, type_key(t.qualified), type_key(q), t.line))
             for name in t.implements:
                 q = index.resolve_type(name, f, ctx)
                 if q is None:
                     external.append(name)
                 else:
-                    rel(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q)))
+                    rel(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line))
             if external:
                 symbols[type_key(t.qualified)].properties["external_supertypes"] = external
         if not full:  # the tables its statements name are symbols too
@@ -390,7 +393,7 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
                 if t.kind == "class" and not any(m.kind == "constructor" for m in index.members.get(t.qualified, ())):
                     sup = _superclass(index, t)
                     if sup is not None:
-                        plan.relations.append(Relation("CALLS", type_key(t.qualified), type_key(sup)))
+                        plan.relations.append(Relation("CALLS", type_key(t.qualified), type_key(sup), t.line))
     # no reference cycle may outlive the link: the resolver that points back at its index would keep every fact
     # alive until the collector's next pass (0.1 s for 1,000 files)
     del index.java
@@ -431,14 +434,17 @@ def _imports(index: _Index, f: FileFacts, plan: FilePlan, module: str, package: 
     """The file's IMPORTS and IMPORTS_SYMBOL relations (``symbols_only``: just the external packages they
     name)."""
     seen: set[Relation] = set()
+    line = 0
+    """The line of the import statement being resolved (its relations carry it)."""
 
     def add(label: str, target: str) -> None:
-        r = Relation(label, module, target)
+        r = Relation(label, module, target, line)
         if target != module and r not in seen and not symbols_only:
             seen.add(r)
             plan.relations.append(r)
 
     for i in f.imports:
+        line = i.line
         if f.language == "java":
             _java_import(index, i, add, package, external, plan)
             continue
@@ -500,34 +506,34 @@ def _callable_relations(index: _Index, f: FileFacts, c: CallableDecl, plan: File
             seen.add(r)
             plan.relations.append(r)
 
-    def class_level(target_type: str | None) -> None:
+    def class_level(target_type: str | None, line: int) -> None:
         if owner is not None and target_type is not None and target_type != owner.qualified:
-            add(Relation("CALLS", type_key(owner.qualified), type_key(target_type)))
+            add(Relation("CALLS", type_key(owner.qualified), type_key(target_type), line))
 
     java = f.language == "java"
     for call in c.calls:
         target = index.java.call_target(call, f, owner) if java else _call_target(index, f, owner, call)
         if isinstance(target, CallableDecl):
             add(Relation("CALLS", source, callable_key(target, index.type_file[target.owner].package
-                                                        if target.owner else _module_of(index, target))))
+                                                        if target.owner else _module_of(index, target)), call.line))
         elif isinstance(target, ClassLevel):
-            class_level(target.type)
+            class_level(target.type, call.line)
         elif java and ambiguous_owner(target) is not None:
-            class_level(ambiguous_owner(target))
+            class_level(ambiguous_owner(target), call.line)
         elif isinstance(target, str):
-            add(Relation("INSTANTIATES", source, type_key(target)))
+            add(Relation("INSTANTIATES", source, type_key(target), call.line))
     if java and c.kind == "constructor" and not c.explicit_init and owner is not None:
-        class_level(_implicit_super(index, owner, add, source))
-    for name, _line in c.instantiates:
+        class_level(_implicit_super(index, owner, add, source, c.line), c.line)
+    for name, line in c.instantiates:
         q = index.resolve_type(name, f, owner)
         if q is not None and (not java or index.types[q].kind != "interface"):  # new I() {...}: anonymous
-            add(Relation("INSTANTIATES", source, type_key(q)))
+            add(Relation("INSTANTIATES", source, type_key(q), line))
     for ref in c.sql:
         table = symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
-        add(Relation("READS_FROM" if ref.op == "read" else "WRITES_TO", source, table))
+        add(Relation("READS_FROM" if ref.op == "read" else "WRITES_TO", source, table, ref.line or c.line))
 
 
-def _implicit_super(index: _Index, owner: TypeDecl, add: Any, source: str) -> str | None:
+def _implicit_super(index: _Index, owner: TypeDecl, add: Any, source: str, line: int) -> str | None:
     """A constructor without ``this(...)``/``super(...)`` calls its superclass's no-argument constructor:
     CALLS to it when declared (returns None), else the superclass for a class-level edge."""
     sup = _superclass(index, owner)
@@ -535,7 +541,7 @@ def _implicit_super(index: _Index, owner: TypeDecl, add: Any, source: str) -> st
         return None
     for m in index.members.get(sup, ()):
         if m.kind == "constructor" and not m.params:
-            add(Relation("CALLS", source, callable_key(m, index.type_file[sup].package)))
+            add(Relation("CALLS", source, callable_key(m, index.type_file[sup].package), line))
             return None
     return sup
 

@@ -138,11 +138,11 @@ class SchemaFit:
         if source is None:
             return None
         if r.label in ("READS_FROM", "WRITES_TO"):
-            return Relation(r.label, source, r.target)
+            return Relation(r.label, source, r.target, r.line)
         if r.label in ("CALLS", "INSTANTIATES"):
             target = r.target if r.target.startswith("type:") else self._owner(r.target)
             if target is not None and target != source:
-                return Relation("CALLS", source, target)
+                return Relation("CALLS", source, target, r.line)
         return None
 
     def _owner(self, key: str) -> str | None:

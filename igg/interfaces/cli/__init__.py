@@ -23,7 +23,8 @@ from igg.interfaces.codes import EXIT_FAILURE as EXIT_FAILURE  # the commands im
 from igg.interfaces.codes import EXIT_INVALID as EXIT_INVALID
 from igg.interfaces.codes import EXIT_OK as EXIT_OK
 
-COMMANDS = ("validate", "schema", "run", "resume", "map-code", "sessions", "show", "explain", "diff", "undo", "fork", "review",
+COMMANDS = ("validate", "schema", "run", "resume", "map-code", "check", "cycles", "sessions", "show", "explain", "diff",
+            "undo", "fork", "review",
             "replay", "batch", "mcp", "serve", "view",
             "tools", "export", "completion")
 """Command modules under ``igg.interfaces.cli``, in help order."""

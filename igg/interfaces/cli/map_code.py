@@ -74,6 +74,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--update", action="store_true",
                    help="re-map into the map-code session of --store (--session ID, default: the latest): only "
                         "files whose content changed are parsed again; the difference is one new step")
+    p.add_argument("--since", metavar="REF",
+                   help="report the dependencies (module and package level, with their lines) the change from this "
+                        "git commit to the work tree added and removed; only files the facts cache beside --store "
+                        "lacks are parsed; maps nothing into a session")
     p.add_argument("--resume", action="store_true",
                    help="continue the interrupted session --session ID in --store (the sources are read again; "
                         "what the graph already holds is not proposed twice)")
@@ -85,6 +89,8 @@ def run_command(args: argparse.Namespace) -> int:
     if args.agent not in AGENT_MODES:
         raise RequestInvalid([Problem("--agent", f"{args.agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
                              source="the command line")
+    if args.since:
+        return _since(args)
     if args.update:
         return _update(args)
     specs = export_specs(args)
@@ -132,6 +138,24 @@ def _run(args: argparse.Namespace, codemap: Any, agent: Any, specs: list[Any], e
         code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra, title=TITLE,
                        another_id=ANOTHER_ID, session_options=codemap.session_options())
     return code
+
+
+def _since(args: argparse.Namespace) -> int:
+    from igg.service import dependency_changes
+
+    explicit = args.store or os.environ.get("IGG_STORE")
+    added, removed = dependency_changes(args.paths, args.since, store=str(resolve_store_path(args.store))
+                                        if explicit else None, package_prefix=args.package_prefix)
+    if args.json:
+        print(json.dumps({"since": args.since, "added": [c.model_dump() for c in added],
+                          "removed": [c.model_dump() for c in removed]}))
+        return 0
+    for mark, found in (("+", added), ("-", removed)):
+        for c in found:
+            where = ", ".join(h.where() for h in c.edges[:3]) + (", ..." if len(c.edges) > 3 else "")
+            print(f"{mark} {c.level} {c.source} -> {c.target} ({where})")
+    print(f"since {args.since}: {len(added)} dependencies added, {len(removed)} removed (module and package level)")
+    return 0
 
 
 def _update(args: argparse.Namespace) -> int:

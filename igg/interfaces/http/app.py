@@ -16,6 +16,7 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
     POST /sessions/{id}/query                  a budgeted query (body: {"query": {"query": "neighbours", ...}})
     GET  /sessions/{id}/explain?ref=&edges=    the history of a node or edge (needs the store)
     GET  /sessions/{id}/diff?a=&b=             what changed between two iterations (needs the store)
+    POST /sessions/{id}/check                  judge dependency rules ({"rules": [...]}) on the graph
     POST /sessions/{id}/undo                   roll back to an iteration (body: {"to_iteration": N})
     GET  /sessions/{id}/review                 the plan waiting for review (config.review)
     POST /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note)
@@ -56,6 +57,7 @@ from igg.workspace import Workspace
 from igg.workspace.ops import (
     ApplyBody,
     ApplyInput,
+    CheckInput,
     DiffInput,
     ExplainInput,
     ExportBody,
@@ -247,6 +249,10 @@ def build_app(workspace: Workspace) -> FastAPI:
     @app.get("/sessions/{session_id}/diff", summary="What changed between two iterations")
     async def diff(session_id: str, a: Annotated[int, Query()], b: Annotated[int, Query()]) -> dict[str, Any]:
         return await workspace.execute("diff", _validate(DiffInput, session_id=session_id, a=a, b=b))
+
+    @app.post("/sessions/{session_id}/check", summary="Judge dependency rules on the session's graph")
+    async def check(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        return await workspace.execute("check", _validate(CheckInput, **{**body, "session_id": session_id}))
 
     @app.post("/sessions/{session_id}/undo", summary="Roll a session back to an iteration")
     async def undo(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:

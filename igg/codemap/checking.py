@@ -1,0 +1,129 @@
+"""Rules judged on a source tree or a stored session, against a baseline commit when asked (``igg check``).
+
+``run_check`` reads the target's graph (a tree through the facts cache, ``igg.codemap.since.tree_state``; a
+session through ``igg.codemap.depgraph.session_depgraph``), runs the rules (``igg.rules.check``) and, with
+``since``, judges the tree at that commit too: a violation whose key the baseline also breaks is *known*,
+the others *new*, and the dependencies the change added and removed are listed. With ``new_only`` (the
+ratchet) only new violations fail the check; without it every error-severity violation does.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+from igg.agents.code.cache import FactsCache
+from igg.agents.code.schema import load_code_schema
+from igg.codemap.depgraph import session_depgraph
+from igg.codemap.since import changes, ref_state, tree_state
+from igg.errors import Problem, RequestInvalid
+from igg.graph.collector import collector_paused
+from igg.models.rules import AcyclicRule, Rule
+from igg.rules.check import check
+from igg.rules.depgraph import DepGraph
+from igg.rules.load import find_rules_file, load_rules
+from igg.rules.report import CheckReport, RuleSummary, Violation
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def paused(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` run with the cyclic collector paused (``collector_paused``): mapping a tree allocates many
+    small acyclic objects, and the collector's passes over them cost more than the work."""
+
+    @functools.wraps(function)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with collector_paused():
+            return function(*args, **kwargs)
+
+    return run
+
+
+def resolve_rules(rules: Sequence[Rule] | Path | None, paths: Sequence[Path], edge_types: Sequence[str]) -> list[Rule]:
+    """The rules given, or read from the file given, or from the first rules file in the first path (when a
+    folder) or the working directory; ``RequestInvalid`` when there is none."""
+    if rules is not None and not isinstance(rules, Path):
+        return list(rules)
+    path = rules
+    if path is None:
+        folders = [p for p in paths[:1] if p.is_dir()] + [Path.cwd()]
+        path = find_rules_file(folders)
+        if path is None:
+            raise RequestInvalid([Problem("--rules", "no rules file: write igg.toml (or [tool.igg] in pyproject.toml) "
+                                          f"in {folders[0]} with [[rules]] tables, or name one with --rules FILE "
+                                          "(see docs/rules.md)")], source="the command line")
+    return load_rules(path, edge_types=edge_types)
+
+
+@paused
+def run_check(rules: Sequence[Rule] | Path | None, *, paths: Sequence[Path] = (), store: str | Path | None = None,
+              session: str | None = None, since: str | None = None, new_only: bool = False,
+              cache: FactsCache | None = None, schema: str | Path | None = None,
+              package_prefix: str | None = None) -> CheckReport:
+    """Judge ``rules`` on ``paths`` (or on ``session`` of ``store``); see the module doc."""
+    if new_only and since is None:
+        raise RequestInvalid([Problem("--new-only", "needs --since REF: the commit whose violations are known "
+                                      "(e.g. --since origin/main)")], source="the command line")
+    if session is not None and since is not None:
+        raise RequestInvalid([Problem("--since", "compares two commits of a source tree: give a PATH, not a "
+                                      "session")], source="the command line")
+    cache = cache or FactsCache(None)
+    if session is not None:
+        if store is None:
+            raise RequestInvalid([Problem("SESSION", "needs the store that holds it (--store PATH)")],
+                                 source="the command line")
+        graph, state = session_depgraph(store, session)
+        the_rules = resolve_rules(rules, paths, sorted(state.schema.edge_types))
+        target = f"session {session}"
+    else:
+        the_rules = resolve_rules(rules, paths, load_code_schema(schema).edge_types)
+        graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix).graph
+        target = ", ".join(map(str, paths))
+    violations = check(graph, the_rules)
+    report = CheckReport(target=target, rules=[], violations=violations, failed=False, since=since,
+                         new_only=new_only, nodes=len(graph.nodes), edges=len(graph.edges))
+    if since is not None:
+        base = ref_state(paths, since, cache, schema=schema, package_prefix=package_prefix).graph
+        _mark_known(violations, check(base, the_rules))
+        report.added, report.removed = changes(base, graph)
+    return _summed(report, the_rules)
+
+
+def _mark_known(violations: list[Violation], baseline: list[Violation]) -> None:
+    known = {v.key for v in baseline}
+    for v in violations:
+        v.status = "known" if v.key in known else "new"
+
+
+def _summed(report: CheckReport, rules: Sequence[Rule]) -> CheckReport:
+    counts: dict[str, int] = {}
+    for v in report.violations:
+        counts[v.rule] = counts.get(v.rule, 0) + 1
+    report.rules = [RuleSummary(name=r.name, kind=r.kind, severity=r.severity, description=r.description,
+                                violations=counts.get(r.name, 0)) for r in rules]
+    report.failed = any(v.severity == "error" and (not report.new_only or v.status == "new")
+                        for v in report.violations)
+    return report
+
+
+def cycles_rule(level: str, edges: Sequence[str] | None, select: str | None, external: bool = False) -> AcyclicRule:
+    """The ``acyclic`` rule ``igg cycles`` runs: every cycle at ``level`` among ``select``."""
+    from igg.rules.cycles import DEFAULT_EDGES
+
+    return AcyclicRule(name=f"cycles-{level}", kind="acyclic", level=level,  # type: ignore[arg-type]
+                       select=select or "*", edges=list(edges or DEFAULT_EDGES[level]), external=external)
+
+
+@paused
+def graph_of(*, paths: Sequence[Path] = (), store: str | Path | None = None, session: str | None = None,
+             cache: FactsCache | None = None) -> DepGraph:
+    """The rules' graph of ``paths`` or of ``session`` of ``store``."""
+    if session is not None:
+        if store is None:
+            raise RequestInvalid([Problem("SESSION", "needs the store that holds it (--store PATH)")],
+                                 source="the command line")
+        return session_depgraph(store, session)[0]
+    return tree_state(paths, cache or FactsCache(None)).graph

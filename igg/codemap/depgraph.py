@@ -1,0 +1,118 @@
+"""The rules' graph (``igg.rules.depgraph``) of a source tree or a stored map, with each edge's source line.
+
+A fresh map's graph is what ``SchemaFit`` places of the linked model (``igg.codemap.update.desired_graph``
+relies on the same): ``model_graph`` builds the rules' view straight from it, without running the loop, so
+``igg check PATH`` costs a walk, the parse of what the facts cache lacks, and a link.
+``tests/test_rules_graph.py`` pins it to the graph ``igg map-code`` builds.
+
+Edges in the graph carry no line; the statements behind them are in the facts. ``state_lines`` locates the
+edges of a ``GraphState`` from the model of the same sources; ``session_depgraph`` does it for a stored session
+by reading the facts of its files again (from the facts cache beside the store, else by parsing the files its
+request keeps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from igg.agents.code.cache import FactsCache, cache_path
+from igg.agents.code.link import CodeModel, Relation, link
+from igg.agents.code.mapping import SchemaFit
+from igg.agents.code.sources import MARKER_RE, SourceFile
+from igg.codemap.prepare import parse_all
+from igg.graph.state import GraphState
+from igg.models.schema import CompiledSchema
+from igg.rules.depgraph import DepGraph, Edge, Lines, from_state, make_node
+from igg.store.store import SessionStore
+
+EdgeKey = tuple[str, tuple[str, tuple[Any, ...]], tuple[str, tuple[Any, ...]]]
+"""(edge type, (source type, identity), (target type, identity))."""
+
+
+def _placed_relations(fit: SchemaFit) -> Iterator[tuple[str, Relation, str]]:
+    """(file path, relation, edge type) for every edge a fresh map of ``fit``'s model proposes."""
+    for plan in fit.model.files:
+        for r in plan.relations:
+            for rel in (r, fit.lifted(r)):
+                if rel is None or rel.source == rel.target:
+                    continue
+                label = fit.edge_label(rel)
+                if label is not None:
+                    yield plan.path, rel, label
+
+
+def model_graph(model: CodeModel, schema: CompiledSchema) -> DepGraph:
+    """The rules' graph of the map ``model`` gives in ``schema``: its nodes and edges, each edge at the first
+    statement behind it."""
+    fit = SchemaFit(model, schema)
+    graph = DepGraph()
+    for key, placed in fit.placed.items():
+        graph.add_node(make_node(key, placed.label, placed.properties))
+    for path, rel, label in _placed_relations(fit):
+        graph.add_edge(Edge(rel.source, label, rel.target, file=path, line=rel.line or None))
+    return graph
+
+
+def state_lines(state: GraphState, model: CodeModel) -> Lines:
+    """Locates the edges of ``state`` (a map of the sources ``model`` was linked from) at their statements."""
+    fit = SchemaFit(model, state.schema)
+    found: dict[EdgeKey, tuple[str, int]] = {}
+    for path, rel, label in _placed_relations(fit):
+        a, b = fit.placed[rel.source], fit.placed[rel.target]
+        found.setdefault((label, (a.label, a.identity), (b.label, b.identity)), (path, rel.line))
+    identities: dict[str, tuple[str, tuple[Any, ...]] | None] = {}
+
+    def identity(node_id: str) -> tuple[str, tuple[Any, ...]] | None:
+        if node_id not in identities:
+            label = state.node_type(node_id)
+            ident = state.identity(label, state.node_properties(node_id))
+            identities[node_id] = (label, ident) if ident is not None else None
+        return identities[node_id]
+
+    def lines(source: str, edge_type: str, target: str) -> tuple[str, int] | None:
+        a, b = identity(source), identity(target)
+        return found.get((edge_type, a, b)) if a is not None and b is not None else None
+
+    return lines
+
+
+def context_files(context: str) -> list[SourceFile]:
+    """The files of a map-code request's context exactly as they were read (``split_context`` trims blank lines
+    at a file's ends, which would move every line number; ``prepare.context_of`` wrote each file whole after its
+    marker line, with a newline added when it lacked a final one)."""
+    marks = list(MARKER_RE.finditer(context))
+    files = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(context)
+        files.append(SourceFile(m.group(1).strip(), context[m.end() + 1:end]))
+    return files
+
+
+def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, GraphState]:
+    """The rules' graph of a stored session, its edges located from the facts of the files it mapped (none
+    when its request keeps no files, e.g. a graph an LLM built from prose)."""
+    db = SessionStore(store)
+    try:
+        request, state, _ = db.load_state(session_id)
+    finally:
+        db.close()
+    cache_file = cache_path(store)
+    cache = FactsCache(cache_file) if cache_file.exists() else None
+    try:
+        return located_graph(state, request.context_data or "", cache), state
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def located_graph(state: GraphState, context: str, cache: FactsCache | None = None) -> DepGraph:
+    """The rules' graph of ``state``, its edges located from the facts of the files in ``context`` (the
+    request's context of a map-code session; facts from ``cache`` when it knows them)."""
+    modules = {p["path"]: p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))}
+    sources = [SourceFile(f.path, f.text, modules[f.path]) for f in context_files(context) if f.path in modules]
+    if not sources:
+        return from_state(state)
+    facts, _ = parse_all(sources, cache=cache, bodies=True)
+    return from_state(state, state_lines(state, link(facts)))

@@ -1,0 +1,161 @@
+"""What a commit range did to the dependencies: ``igg map-code PATH --since REF`` and ``igg check --since REF``.
+
+Both states are mapped the way ``--update`` re-maps: the work tree is walked and only files whose content the
+facts cache does not know are parsed; the tree of ``REF`` is taken from git (``git archive``, so the work
+tree, the index and the checked-out branch are never touched), walked with the same rules, and its files are
+looked up by content in the same cache, so a file the change left alone is parsed at most once, whichever state
+asks first. Each state is linked whole (linking is cheap; parsing is not) and placed in the code schema as a
+fresh map places it (``igg.codemap.depgraph.model_graph``).
+
+``changes`` lifts both graphs' dependencies to modules and packages and compares them by name: what the change
+added, with the statements behind each in the work tree, and what it removed, with their statements in
+``REF``. ``tests/test_rules_since.py`` pins this to diffing two fresh maps of the two checkouts.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from igg.agents.code.cache import FactsCache
+from igg.agents.code.link import CodeModel, link
+from igg.agents.code.schema import load_code_schema
+from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
+from igg.codemap.depgraph import model_graph
+from igg.codemap.prepare import parse_all
+from igg.errors import Problem, RequestInvalid
+from igg.rules.check import hop
+from igg.rules.cycles import lift
+from igg.rules.depgraph import DepGraph, Edge
+from igg.rules.report import DependencyChange
+
+LEVELS = ("module", "package")
+SCRATCH = Path("/dev/shm")
+"""Where REF's tree is unpacked when it can be (a tmpfs); else the system's temporary folder."""
+
+
+@dataclass(kw_only=True)
+class TreeState:
+    """One state of the mapped trees: its linked model and the rules' graph of it."""
+
+    model: CodeModel
+    graph: DepGraph
+    files: int
+    parsed: int
+    """Files parsed (the others came from the facts cache)."""
+
+
+def tree_state(paths: Sequence[Path], cache: FactsCache, *, max_bytes: int = DEFAULT_MAX_BYTES,
+               package_prefix: str | None = None, schema: str | Path | None = None) -> TreeState:
+    """Walk, parse (what ``cache`` lacks) and link ``paths``; place the result in the code schema."""
+    walked = walk(list(paths), max_bytes=max_bytes, package_prefix=package_prefix)
+    if not walked.files:
+        raise RequestInvalid([Problem("PATH", f"no Python or Java source files under {', '.join(map(str, paths))}")],
+                             source="the command line")
+    counts: dict[str, int] = {}
+    facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False)
+    model = link(facts)
+    graph = model_graph(model, load_code_schema(schema).compile())
+    return TreeState(model=model, graph=graph, files=len(walked.files), parsed=counts.get("parsed", 0))
+
+
+def git_top(path: Path) -> Path | None:
+    """The top of the git work tree holding ``path`` (None: it is in none, or git is missing)."""
+    where = path if path.is_dir() else path.parent
+    found = _git(where, "rev-parse", "--show-toplevel")
+    return Path(found.decode().strip()) if found is not None else None
+
+
+def git_root(path: Path) -> Path:
+    """The top of the git work tree holding ``path``; ``RequestInvalid`` when there is none."""
+    found = git_top(path)
+    if found is None:
+        raise RequestInvalid([Problem("--since", f"{path} is not in a git work tree: --since compares it with a "
+                                      "commit of its repository")], source="the command line")
+    return found
+
+
+def _git(where: Path, *args: str) -> bytes | None:
+    try:
+        done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, timeout=300)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def ref_state(paths: Sequence[Path], ref: str, cache: FactsCache, **options: object) -> TreeState:
+    """The state of ``paths`` at the commit ``ref`` of their repository (see the module doc)."""
+    root = git_root(paths[0])
+    commit = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if commit is None:
+        raise RequestInvalid([Problem("--since", f"{ref!r} is no commit of the repository at {root} (try HEAD~1, a "
+                                      "branch such as origin/main, or a commit id; a shallow clone may lack it: "
+                                      "fetch with --depth 0 or fetch that ref)")], source="the command line")
+    rels = []
+    for p in paths:
+        resolved = p.resolve()
+        if not resolved.is_relative_to(root):
+            raise RequestInvalid([Problem("--since", f"{p} is outside the repository at {root}")],
+                                 source="the command line")
+        rels.append(resolved.relative_to(root))
+    archive = _git(root, "archive", "--format=tar", commit.decode().strip(), "--",
+                   *[str(r) for r in rels if str(r) != "."])
+    if archive is None:
+        raise RequestInvalid([Problem("--since", f"git could not read {', '.join(map(str, rels))} at {ref!r}")],
+                             source="the command line")
+    # in memory when the system has a tmpfs: writing a thousand small files to disk costs more than reading them
+    scratch = SCRATCH if SCRATCH.is_dir() and os.access(SCRATCH, os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="igg-since-", dir=scratch) as tmp:
+        top = Path(tmp) / root.name
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(top, filter="data")
+        there = [top / r for r in rels]
+        missing = [str(r) for r, t in zip(rels, there, strict=True) if not t.exists()]
+        if missing:
+            raise RequestInvalid([Problem("--since", f"{', '.join(missing)} did not exist at {ref!r}")],
+                                 source="the command line")
+        return tree_state(there, cache, **options)  # type: ignore[arg-type]
+
+
+def dependencies(graph: DepGraph, level: str) -> dict[tuple[str, str], list[Edge]]:
+    """(source name, target name) -> the edges behind it, for every dependency lifted to ``level`` (module or
+    package; a table is its own node, an external package too). Containment is no dependency."""
+    out: dict[tuple[str, str], list[Edge]] = {}
+    lifted: dict[str, str | None] = {}
+    for edge in graph.edges.values():
+        if edge.type == "CONTAINS":
+            continue
+        ends = []
+        for end in (edge.source, edge.target):
+            if end not in lifted:
+                up = lift(graph, end, level)  # type: ignore[arg-type]
+                lifted[end] = up if up is not None else (end if graph.nodes[end].type == "DatabaseTable" else None)
+            ends.append(lifted[end])
+        a, b = ends
+        if a is None or b is None or a == b:
+            continue
+        out.setdefault((graph.name(a), graph.name(b)), []).append(edge)
+    return out
+
+
+def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], list[DependencyChange]]:
+    """(added, removed) dependencies from ``base`` to ``head``, module level then package level, by name."""
+    added: list[DependencyChange] = []
+    removed: list[DependencyChange] = []
+    for level in LEVELS:
+        before, after = dependencies(base, level), dependencies(head, level)
+        for (a, b), edges in sorted(after.items()):
+            if (a, b) not in before:
+                added.append(DependencyChange(level=level, source=a, target=b,  # type: ignore[arg-type]
+                                              edges=[hop(head, e) for e in edges]))
+        for (a, b), edges in sorted(before.items()):
+            if (a, b) not in after:
+                removed.append(DependencyChange(level=level, source=a, target=b,  # type: ignore[arg-type]
+                                                edges=[hop(base, e) for e in edges]))
+    return added, removed

@@ -1,0 +1,94 @@
+"""What a check finds: violations, each with the path of edges that breaks its rule and where each edge stands.
+
+These are the output models of ``igg check`` (``--json``), of the MCP ``check`` tool and of ``POST
+/sessions/{id}/check``: pydantic at the boundary, so each is also its tool's output schema.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Hop(BaseModel):
+    """One edge of a violation's path."""
+
+    source: str
+    """The dotted name of the edge's source node."""
+    target: str
+    """The dotted name of its target node."""
+    edge: str
+    """The edge type (IMPORTS, CALLS, READS_FROM, ...)."""
+    file: str | None = None
+    """The source file of the statement behind the edge."""
+    line: int | None = None
+    """Its line (None when the graph does not say, e.g. a session built by an LLM)."""
+
+    def where(self) -> str:
+        """``file:line`` (or what is known of it)."""
+        if self.file is None:
+            return "(no file)"
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+class Violation(BaseModel):
+    """One breach of one rule."""
+
+    rule: str
+    """The rule's name."""
+    kind: str
+    """The rule's kind."""
+    severity: Literal["error", "warning"] = "error"
+    message: str
+    """What is wrong, in a sentence."""
+    path: list[Hop]
+    """The edges that break the rule, in order (one edge for a direct dependency; a chain; a cycle)."""
+    key: str
+    """What identifies this violation across commits (the ratchet compares these): the rule and the names along
+    its path (or a cycle's members), never file lines, which move with unrelated edits."""
+    status: Literal["new", "known"] = "new"
+    """With a baseline (``--since``): known when the baseline breaks the rule the same way."""
+    breaking_edges: list[Hop] = Field(default_factory=list)
+    """For a cycle: a small set of its edges whose removal breaks it (a feedback-arc heuristic)."""
+
+
+class RuleSummary(BaseModel):
+    """A rule as the report lists it."""
+
+    name: str
+    kind: str
+    severity: Literal["error", "warning"]
+    description: str | None = None
+    violations: int = 0
+
+
+class DependencyChange(BaseModel):
+    """A dependency a change added or removed (``--since``)."""
+
+    level: Literal["module", "package"]
+    source: str
+    target: str
+    edges: list[Hop]
+    """The edges behind it, with their statements' lines (in the commit that has them)."""
+
+
+class CheckReport(BaseModel):
+    """The outcome of ``igg check``."""
+
+    target: str
+    """What was checked: the paths, or ``session ID``."""
+    rules: list[RuleSummary]
+    violations: list[Violation]
+    failed: bool
+    """Whether the check fails (exit 1): an error-severity violation (with ``new_only``, a new one)."""
+    since: str | None = None
+    """The baseline's git ref, when there is one."""
+    new_only: bool = False
+    """Ratchet mode: only new violations fail; known ones are listed."""
+    added: list[DependencyChange] = Field(default_factory=list)
+    """Dependencies the change added (with ``since``)."""
+    removed: list[DependencyChange] = Field(default_factory=list)
+    """Dependencies the change removed (with ``since``)."""
+    nodes: int = 0
+    edges: int = 0

@@ -1,0 +1,40 @@
+"""The workspace's ``check`` operation: "does this graph break our rules?", asked by an agent over MCP or HTTP.
+
+The rules come with the call (the ``[[rules]]`` tables of ``igg.toml`` as JSON) and are judged on the live
+session's graph as it stands. Its edges are located at their statements when the session's request keeps the
+files it mapped (a map-code session); otherwise each edge names its source node's file only. A malformed rule is
+refused with ``INVALID_RULES`` and every problem, each naming the rule and field.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from igg.codemap.depgraph import located_graph
+from igg.errors import RequestInvalid, WorkspaceError
+from igg.rules.check import check as judge
+from igg.rules.load import parse_rules
+from igg.rules.report import CheckReport, RuleSummary
+from igg.workspace.ops import CheckInput
+
+if TYPE_CHECKING:
+    from igg.workspace.service import Workspace
+
+
+def check(workspace: Workspace, inp: CheckInput) -> dict[str, Any]:
+    """The rules' report on the session's current graph."""
+    session = workspace.get(inp.session_id)
+    with session.lock:
+        try:
+            rules = parse_rules({"rules": inp.rules}, source="rules",
+                                edge_types=sorted(session.state.schema.edge_types))
+        except RequestInvalid as exc:
+            raise WorkspaceError("INVALID_RULES", str(exc), status=422) from None
+        graph = located_graph(session.state, session.request.context_data or "")
+    violations = judge(graph, rules)
+    counts = {r.name: sum(v.rule == r.name for v in violations) for r in rules}
+    report = CheckReport(target=f"session {inp.session_id}", violations=violations, nodes=len(graph.nodes),
+                         edges=len(graph.edges), failed=any(v.severity == "error" for v in violations),
+                         rules=[RuleSummary(name=r.name, kind=r.kind, severity=r.severity, description=r.description,
+                                            violations=counts[r.name]) for r in rules])
+    return {"session_id": inp.session_id, **report.model_dump()}

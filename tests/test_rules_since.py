@@ -1,0 +1,148 @@
+"""``--since REF``: a git fixture of three commits. Each change's added and removed dependencies (module and
+package level, with their lines) are exactly those of diffing two fresh maps of the two checkouts; the ratchet
+(``--new-only``) fails only on the violation a change introduces and lists the old one as known."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from igg.agents.code.cache import FactsCache
+from igg.codemap.depgraph import state_lines
+from igg.codemap.since import changes, tree_state
+from igg.interfaces.cli import main
+from igg.rules.depgraph import from_state
+from igg.service import dependency_changes, map_code
+
+COMMITS = [
+    {  # 1: the old violation (util -> db) is already there
+        "shop/__init__.py": "",
+        "shop/api/__init__.py": "",
+        "shop/api/views.py": "from shop.service import orders\n",
+        "shop/service/__init__.py": "",
+        "shop/service/orders.py": "from shop.db import models\n",
+        "shop/db/__init__.py": "",
+        "shop/db/models.py": "import sqlite3\n",
+        "shop/util.py": "from shop.db import models\n",
+    },
+    {  # 2: service -> api (new violation), api.views stops importing service, a new module imports json
+        "shop/service/orders.py": "from shop.db import models\nfrom shop.api import views\n",
+        "shop/api/views.py": "import json\n",
+        "shop/api/extra.py": "from shop.db.models import x\nfrom shop import util\n",
+    },
+    {  # 3: nothing breaks anew: extra goes, orders drops db
+        "shop/api/extra.py": None,
+        "shop/service/orders.py": "\n\nfrom shop.api import views\n",
+    },
+]
+
+RULES = """
+[[rules]]
+name = "layered"
+kind = "layers"
+layers = ["shop.api", "shop.service", "shop.db"]
+[[rules]]
+name = "util-not-db"
+kind = "forbidden"
+from = "shop.util"
+to = "shop.db"
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def apply(repo: Path, files: dict[str, str | None]) -> None:
+    for rel, text in files.items():
+        path = repo / rel
+        if text is None:
+            path.unlink()
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "t@example.com")
+    git(repo, "config", "user.name", "t")
+    (repo / "igg.toml").write_text(RULES, encoding="utf-8")
+    for i, files in enumerate(COMMITS, 1):
+        apply(repo, files)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", f"commit {i}")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("IGG_STORE", str(tmp_path / "store.sqlite"))
+    return repo
+
+
+def fresh(repo: Path, commit: str, where: Path):
+    """The rules' graph of a fresh ``igg map-code`` (the loop) of ``commit`` checked out into ``where``."""
+    git(repo, "worktree", "add", "-q", "--detach", str(where), commit)
+    result, _ = map_code([where / "shop"])
+    model = tree_state([where / "shop"], FactsCache(None)).model
+    return from_state(result.state, state_lines(result.state, model))
+
+
+def shown(found):
+    return sorted((c.level, c.source, c.target, tuple((h.edge, h.file, h.line) for h in c.edges)) for c in found)
+
+
+@pytest.mark.parametrize("commit", [2, 3])
+def test_since_reports_exactly_what_diffing_two_fresh_maps_reports(repo: Path, tmp_path: Path, commit: int) -> None:
+    git(repo, "checkout", "-q", f"HEAD~{3 - commit}")
+    added, removed = dependency_changes([repo / "shop"], "HEAD~1")
+    before = fresh(repo, "HEAD~1", tmp_path / "before")
+    after = fresh(repo, "HEAD", tmp_path / "after")
+    want_added, want_removed = changes(before, after)
+    assert shown(added) == shown(want_added) and shown(removed) == shown(want_removed)
+    modules = {(c.source, c.target) for c in added if c.level == "module"}
+    gone = {(c.source, c.target) for c in removed if c.level == "module"}
+    if commit == 2:
+        assert modules == {("shop.service.orders", "shop.api.views"), ("shop.api.views", "json"),
+                           ("shop.api.extra", "shop.db.models"), ("shop.api.extra", "shop.util")}
+        assert gone == {("shop.api.views", "shop.service.orders")}
+        packages = {(c.source, c.target) for c in added if c.level == "package"}
+        assert ("shop.service", "shop.api") in packages and ("shop.api", "shop.db") in packages
+        (orders,) = [c for c in added if c.source == "shop.service.orders" and c.level == "module"]
+        assert [(h.file, h.line) for h in orders.edges] == [("service/orders.py", 2)]
+    else:
+        assert modules == set()
+        assert gone == {("shop.api.extra", "shop.db.models"), ("shop.api.extra", "shop.util"),
+                        ("shop.service.orders", "shop.db.models")}
+
+
+def test_the_ratchet_fails_only_on_the_new_violation(repo: Path, capsys) -> None:
+    git(repo, "checkout", "-q", "HEAD~1")  # commit 2: adds service -> api
+    assert main(["check", "shop", "--since", "HEAD~1", "--new-only", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    status = {(v["rule"], v["status"]) for v in report["violations"]}
+    assert status == {("layered", "new"), ("util-not-db", "known")}
+    git(repo, "checkout", "-q", "main")  # commit 3: the same violations, none new
+    assert main(["check", "shop", "--since", "HEAD~1", "--new-only"]) == 0
+    out = capsys.readouterr().out
+    assert "[known]" in out and "[new]" not in out and "igg check passed: 2 violations (0 new, 2 known" in out
+    assert main(["check", "shop", "--since", "HEAD~1"]) == 1  # without the ratchet, known ones fail too
+    capsys.readouterr()
+    assert main(["check", "shop", "--since", "nope", "--new-only"]) == 2
+    assert "'nope' is no commit" in capsys.readouterr().err
+
+
+def test_map_code_since_lists_added_and_removed_dependencies(repo: Path, capsys) -> None:
+    git(repo, "checkout", "-q", "HEAD~1")
+    assert main(["map-code", "shop", "--since", "HEAD~1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {(c["source"], c["target"]) for c in out["removed"] if c["level"] == "module"} == {
+        ("shop.api.views", "shop.service.orders")}
+    assert main(["map-code", "shop", "--since", "HEAD~1"]) == 0
+    text = capsys.readouterr().out
+    assert "+ module shop.service.orders -> shop.api.views (service/orders.py:2)" in text
+    assert "- module shop.api.views -> shop.service.orders (api/views.py:1)" in text
