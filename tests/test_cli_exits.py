@@ -141,7 +141,7 @@ def test_mcp_over_http_prints_its_url_and_answers_there() -> None:
         proc.wait(timeout=30)
 
 
-def test_the_exit_code_table_is_the_one_in_the_readme() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_exit_code_table_is_the_one_in_the_docs() -> None:
+    readme = (ROOT / "docs" / "running.md").read_text()
     for code, meaning in EXIT_CODES:
         assert f"| {code} | {meaning.replace('|', chr(92) + '|')} |" in readme

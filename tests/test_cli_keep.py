@@ -47,8 +47,12 @@ def test_a_run_without_a_place_is_kept_in_the_default_store_and_says_how_to_see_
     exported = igg(*export[1:], "--output", "-")
     assert exported.returncode == 0 and exported.stdout.count("<node ") == 27
 
-    again = igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT)  # a rerun replaces the finished session
-    assert again.returncode == 0, again.stderr
+    # a rerun is refused as in a store named with --store (nothing replaced unasked), saying how to replace it
+    again = igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT)
+    assert again.returncode == 2 and "session 'uuid-1234' already exists" in again.stderr
+    assert "--force" in again.stderr and "Traceback" not in again.stderr
+    forced = igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT, "--force")
+    assert forced.returncode == 0, forced.stderr
     sessions = json.loads(igg("sessions", "--store", str(store), "--json").stdout)
     assert [s["session_id"] for s in sessions] == ["uuid-1234"]
 

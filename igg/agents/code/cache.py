@@ -42,11 +42,13 @@ class FactsCache:
     def __init__(self, path: str | Path | None) -> None:
         self.path = Path(path) if path is not None else None
         try:
+            if self.path is not None:  # beside its store, whose folder the first run into it creates too
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path) if self.path is not None else ":memory:")
             # a cache: a write lost in a crash costs a parse, so no sync per write (which cost ~0.1 s a commit)
             self._db.execute("PRAGMA synchronous = OFF")
             self._create()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             log.warning("code_facts_cache_unusable", path=str(self.path), error=str(exc))
             self._db = sqlite3.connect(":memory:")
             self._create()

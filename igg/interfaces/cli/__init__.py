@@ -108,6 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from igg.interfaces.cli.completion import complete
 
         complete(parser)  # a shell asking for completions (TAB) is answered here, and the process ends
+    if not (sys.argv[1:] if argv is None else argv):  # bare `igg`: what it can do, not just "COMMAND required"
+        parser.print_help(sys.stderr)
+        return EXIT_INVALID
     args = _parse(parser, argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for hints that repeat the command exactly
     try:

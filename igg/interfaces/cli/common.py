@@ -118,7 +118,8 @@ def store_path(args: argparse.Namespace) -> str | None:
 def execute(args: argparse.Namespace, request: Request, agent: AnyAgent, *, specs: list[Any] | None = None,
             recorders: list[Recorder] | None = None, resume: bool = False,
             summary_extra: Callable[[RunResult], dict[str, Any]] | None = None, title: str = "igg run",
-            another_id: str = "give the request another session_id", **loop_options: Any) -> int:
+            another_id: str = "give the request another session_id",
+            summary_rows: Callable[[Any], None] | None = None, **loop_options: Any) -> int:
     """Run ``agent`` on ``request`` with the shared options through ``igg.service.run_request``; print the
     summary; the exit code (``igg.interfaces.codes.run_exit_code``: 0 for a graceful stop, 1 for
     ``agent_error`` or a failed export; 130 when interrupted, see ``igg.interfaces.cli.keep``).
@@ -144,13 +145,14 @@ def execute(args: argparse.Namespace, request: Request, agent: AnyAgent, *, spec
                            recorders=[*(recorders or ()), witness], on_event=on_event, **loop_options)
 
     return present(args, job, keep=keep, session_id=request.session_id or "", summary_extra=summary_extra,
-                   title=title, agent=agent, another_id=another_id)
+                   title=title, agent=agent, another_id=another_id, summary_rows=summary_rows)
 
 
 def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Recorder], RunResult], *,
             keep: Keeping, session_id: str, summary_extra: Callable[[RunResult], dict[str, Any]] | None = None,
             title: str = "igg run", agent: Any = None,
-            another_id: str = "give the request another session_id") -> int:
+            another_id: str = "give the request another session_id",
+            summary_rows: Callable[[Any], None] | None = None) -> int:
     """Run ``job(on_event, witness)`` (one ``igg.service`` call, keeping the ``witness`` recorder) with the
     progress view and the event log; print the summary; the exit code (see ``execute``). Shared by every
     command that runs a session (``igg run``, ``igg map-code``, ``igg resume``)."""
@@ -180,7 +182,7 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
     extra = summary_extra(result) if summary_extra is not None else None
     if args.json or not quiet:
         print_summary(result, max_iterations=started.get("max_iterations"), as_json=args.json, out=args.out,
-                      extra=extra, title=title)
+                      extra=extra, title=title, rows=summary_rows)
     if not quiet:
         announce(keep, result.session_id, log_format=getattr(args, "log_format", "console"))
     if result.export_error is not None:
@@ -189,8 +191,10 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
 
 
 def print_summary(result: RunResult, *, max_iterations: int | None = None, as_json: bool, out: Path | None = None,
-                  extra: dict[str, Any] | None = None, title: str = "igg run") -> None:
-    """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table."""
+                  extra: dict[str, Any] | None = None, title: str = "igg run",
+                  rows: Callable[[Any], None] | None = None) -> None:
+    """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table (with the
+    rows ``rows(table)`` adds: a command's own, such as map-code's files and graph by type)."""
     summary = result.summary()
     if as_json:
         summary.update(extra or {})
@@ -231,6 +235,8 @@ def print_summary(result: RunResult, *, max_iterations: int | None = None, as_js
         table.add_row("export", export_line(export))
     if out is not None:
         table.add_row("output", str(out))
+    if rows is not None:
+        rows(table)
     Console(soft_wrap=False).print(table)
 
 

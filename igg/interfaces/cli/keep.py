@@ -5,8 +5,9 @@ run leaves behind.
   is kept in the store every session command reads without ``--store`` (``igg.store.resolve_store_path``):
   ``./.igg/sessions.sqlite`` when that file exists, else the **default store** ``$IGG_HOME/sessions.sqlite``,
   else ``$XDG_DATA_HOME/igg/sessions.sqlite``, else ``~/.local/share/igg/sessions.sqlite``. One line on
-  standard error says where, with the commands that show and export it. A new run of the same session id replaces a finished one there; an unfinished one is refused (resume
-  it, or start over with ``--force``). ``--no-store`` keeps nothing.
+  standard error says where, with the commands that show and export it. A new run of a session id the store
+  holds is refused there as in any store, saying how to see it, replace it (``--force``) or resume it, so
+  nothing is replaced without being asked. ``--no-store`` keeps nothing.
 * Ctrl-C (SIGINT) during a run: every committed iteration is already in the store (its session then reads
   ``interrupted``) and in ``--out``'s ``records.jsonl``; ``interrupted`` writes ``--out``'s ``graph.json``
   and ``summary.json`` (stop reason ``interrupted``) from them, says in one line how to resume, and the
@@ -40,7 +41,7 @@ def default_store() -> Path:
 @dataclass(frozen=True, kw_only=True)
 class Keeping:
     """Where a run is kept: ``store`` (None: in no store), whether it is the default store (chosen by no
-    option, so it is announced), and whether a finished session of the same id there is replaced."""
+    option, so it is announced), and whether a session of the same id there is replaced (``--force``)."""
 
     store: str | None
     implicit: bool = False
@@ -56,17 +57,6 @@ def keeping(args: argparse.Namespace, session_id: str | None, *, explicit_store:
     if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
         return Keeping(store=None, force=force)
     path = default_store()
-    if not force and session_id and path.exists():
-        from igg.errors import SessionNotFound
-        from igg.store import SessionStore
-
-        store = SessionStore(path)
-        try:
-            force = store.session(session_id).status == "finished"  # a rerun replaces it; unfinished: refused
-        except SessionNotFound:
-            pass
-        finally:
-            store.close()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

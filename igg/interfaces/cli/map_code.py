@@ -120,23 +120,24 @@ def run_command(args: argparse.Namespace) -> int:
         captured.update(summary(codemap, result, agent, time.perf_counter() - started - sum(codemap.seconds.values())))
         return {"map_code": captured}
 
+    def rows(table: Any) -> None:
+        if captured:
+            _summary_rows(table, captured)
+
     # the static pass makes no reference cycles: no collector passes over the growing graph (see igg.graph.collector)
     with collector_paused() if args.agent == "code" else nullcontext():
-        code = _run(args, codemap, agent, specs, extra)
-    if not args.json and not getattr(args, "quiet", False) and captured:
-        _print_summary(captured)
-    return code
+        return _run(args, codemap, agent, specs, extra, rows)
 
 
-def _run(args: argparse.Namespace, codemap: Any, agent: Any, specs: list[Any], extra: Any) -> int:
+def _run(args: argparse.Namespace, codemap: Any, agent: Any, specs: list[Any], extra: Any, rows: Any) -> int:
     if args.resume:
         point = _resume_point(args)
         code = execute(args, point.request, agent, specs=specs, summary_extra=extra, resume=True, state=point.state,
                        records=point.records, start_iteration=point.next_iteration, chunk_cursor=point.chunk_cursor,
-                       title=TITLE, another_id=ANOTHER_ID)
+                       title=TITLE, another_id=ANOTHER_ID, summary_rows=rows)
     else:
         code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra, title=TITLE,
-                       another_id=ANOTHER_ID, session_options=codemap.session_options())
+                       another_id=ANOTHER_ID, session_options=codemap.session_options(), summary_rows=rows)
     return code
 
 
@@ -209,14 +210,9 @@ def _print_update(result: Any) -> None:
     Console(soft_wrap=False).print(table)
 
 
-def _print_summary(s: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
+def _summary_rows(table: Any, s: dict[str, Any]) -> None:
+    """map-code's rows of the run's summary table: files, the graph by type, times and rates."""
     files, graph, secs = s["files"], s["graph"], s["seconds"]
-    table = Table(title="igg map-code", show_header=False, title_justify="left")
-    table.add_column("", style="bold")
-    table.add_column("")
     skipped = ", ".join(f"{n} {why}" for why, n in files["skipped_by_reason"].items())
     table.add_row("files", f"{files['read']} read ({files['lines']:,} lines), {files['skipped']} skipped"
                            + (f": {skipped}" if skipped else ""))
@@ -240,7 +236,6 @@ def _print_summary(s: dict[str, Any]) -> None:
                           f"link {secs['link']:.2f}, run {secs.get('run', 0):.2f})")
     table.add_row("rate", f"{s['rates']['files_per_second']:,} files/s, "
                           f"{s['rates']['elements_per_second']:,} nodes+edges/s")
-    Console(soft_wrap=False).print(table)
 
 
 def _resume_point(args: argparse.Namespace) -> Any:
