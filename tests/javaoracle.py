@@ -42,11 +42,27 @@ def _split_types(text: str | None) -> list[str]:
             out.append(current.strip())
             current = ""
             continue
-        if depth == 0 and ch != ">":
-            current += ch
+        current += ch
     if current.strip():
         out.append(current.strip())
     return out
+
+
+def _erase(signature: str) -> str:
+    """A supertype as javap prints it, without its type arguments, as a binary name with slashes:
+    ``java.util.Map$Entry<K, V>`` -> ``java/util/Map$Entry``; a member type of a generic type is printed
+    after its outer type's arguments (``a.Outer<K, V>.Inner<T>``) and is ``a/Outer$Inner``."""
+    out, depth, closed = "", 0, False
+    for ch in signature:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+            closed = depth == 0
+        elif depth == 0:
+            out += "$" if ch == "." and closed else ch
+            closed = False
+    return out.strip().replace(".", "/")
 
 
 def _named(binary: str) -> str:
@@ -66,10 +82,21 @@ class JavaTruth:
     """Binary type name -> (method name, descriptor) it declares."""
 
 
-def compile_and_read(root: Path, out: Path) -> JavaTruth:
-    """Compile every ``.java`` under ``root`` into ``out`` and read the class files back with javap."""
+def compile_and_read(root: Path, out: Path, stubs: Path | None = None) -> JavaTruth:
+    """Compile every ``.java`` under ``root`` into ``out`` and read the class files back with javap.
+
+    ``stubs``: a folder of stand-in sources for the tree's outside dependencies (annotations, a library's
+    few types); they are compiled apart, onto the class path only, so they are not part of the tree."""
     sources = sorted(str(p) for p in root.rglob("*.java"))
-    subprocess.run(["javac", "-nowarn", "-d", str(out), *sources], check=True, capture_output=True, text=True)
+    classpath: list[str] = []
+    if stubs is not None:
+        stub_out = out.parent / (out.name + "-stubs")
+        subprocess.run(["javac", "-nowarn", "-d", str(stub_out), *sorted(str(p) for p in stubs.rglob("*.java"))],
+                       check=True, capture_output=True, text=True)
+        classpath = ["-cp", str(stub_out)]
+    done = subprocess.run(["javac", "-nowarn", *classpath, "-d", str(out), *sources], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"javac failed on {root}:\n{done.stderr[-4000:]}")
     classes = sorted(out.rglob("*.class"))
     text = subprocess.run(["javap", "-c", "-p", "-s", *map(str, classes)], check=True, capture_output=True,
                           text=True).stdout
@@ -90,10 +117,8 @@ def _read(text: str) -> JavaTruth:
             truth.methods.setdefault(current, set())
             if not _ANONYMOUS.search(name):
                 truth.types[_named(name)] = kind
-            extends = [t.split("<")[0] for t in _split_types(header.group(3))]
-            implements = [t.split("<")[0] for t in _split_types(header.group(4))]
-            parents[current] = ([("EXTENDS", t.replace(".", "/")) for t in extends]
-                                + [("IMPLEMENTS", t.replace(".", "/")) for t in implements])
+            parents[current] = ([("EXTENDS", _erase(t)) for t in _split_types(header.group(3))]
+                                + [("IMPLEMENTS", _erase(t)) for t in _split_types(header.group(4))])
             continue
         if line == "  static {};":
             method = "<clinit>"
