@@ -106,7 +106,8 @@ def compile_and_read(root: Path, out: Path, stubs: Path | None = None) -> JavaTr
 def _read(text: str) -> JavaTruth:
     truth = JavaTruth()
     parents: dict[str, list[tuple[str, str]]] = {}
-    raw_calls: list[tuple[str, str, str, str]] = []
+    raw_calls: list[tuple[str, str | None, str, str, str]] = []
+    switch_maps: set[str] = set()
     current = ""
     method: str | None = None
     for line in text.splitlines():
@@ -119,6 +120,9 @@ def _read(text: str) -> JavaTruth:
                 truth.types[_named(name)] = kind
             parents[current] = ([("EXTENDS", _erase(t)) for t in _split_types(header.group(3))]
                                 + [("IMPLEMENTS", _erase(t)) for t in _split_types(header.group(4))])
+            continue
+        if line.startswith("  ") and line[2] != " " and "$SwitchMap$" in line and "(" not in line:  # its field
+            switch_maps.add(current)
             continue
         if line == "  static {};":
             method = "<clinit>"
@@ -135,7 +139,7 @@ def _read(text: str) -> JavaTruth:
         call = _INVOKE.search(line)
         if call:
             owner = call.group(1) or current
-            raw_calls.append((current, owner, call.group(2).strip('"'), call.group(3)))
+            raw_calls.append((current, method, owner, call.group(2).strip('"'), call.group(3)))
     in_tree = set(truth.methods)
     for binary, sups in parents.items():
         if _ANONYMOUS.search(binary):
@@ -158,12 +162,25 @@ def _read(text: str) -> JavaTruth:
             queue.extend(s for _, s in parents.get(t, ()))
         return owner
 
-    for caller, owner, name, descriptor in raw_calls:
-        if owner not in in_tree:
-            continue
+    def add(caller: str, owner: str, name: str, descriptor: str) -> None:
         source, target = _named(caller), _named(declaring(owner, name, descriptor))
         if source != target:
             truth.calls.add((source, target))
+
+    # javac's synthetic members stand between a call and its target: an ``access$NNN`` accessor (a nested
+    # class calling a protected member its outer class inherits from another package) is the call it
+    # makes, from the accessor's caller; a ``$SwitchMap$`` class (``Outer$1``, filled from the enum's
+    # values() and ordinal() in its static initialiser) is no source's code: the switch itself calls ordinal()
+    accessors: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for caller, method, owner, name, descriptor in raw_calls:
+        if method is not None and method.startswith("access$"):
+            accessors.setdefault((caller, method), []).append((owner, name, descriptor))
+    for caller, method, owner, name, descriptor in raw_calls:
+        if (method is not None and method.startswith("access$")) or caller in switch_maps:
+            continue
+        for target in accessors.get((owner, name), [(owner, name, descriptor)]):
+            if target[0] in in_tree:
+                add(caller, *target)
     return truth
 
 
