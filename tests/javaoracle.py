@@ -100,10 +100,37 @@ def compile_and_read(root: Path, out: Path, stubs: Path | None = None) -> JavaTr
     classes = sorted(out.rglob("*.class"))
     text = subprocess.run(["javap", "-c", "-p", "-s", *map(str, classes)], check=True, capture_output=True,
                           text=True).stdout
-    return _read(text)
+    verbose = subprocess.run(["javap", "-p", "-v", *map(str, classes)], check=True, capture_output=True,
+                             text=True).stdout
+    return _read(text, _bridges(verbose, out))
 
 
-def _read(text: str) -> JavaTruth:
+_CLASSFILE = re.compile(r"^Classfile (.+)\.class$")
+_NAME = re.compile(r"([\w$]+)\(")
+
+
+def _bridges(verbose: str, out: Path) -> set[tuple[str, str, str]]:
+    """(binary type, method, descriptor) of javac's bridge methods (``ACC_BRIDGE``, from ``javap -v``):
+    a generic override's erased twin, or a public class's copy of a public method it inherits from a
+    package-private class. No source declares them; a call of one is a call of the method it stands for."""
+    found: set[tuple[str, str, str]] = set()
+    current, declared, descriptor = "", "", ""
+    for line in verbose.splitlines():
+        c = _CLASSFILE.match(line)
+        if c:
+            current = Path(c.group(1)).relative_to(out.resolve()).as_posix()
+        elif line.startswith("    descriptor: ("):
+            descriptor = line.split(": ", 1)[1].strip()
+        elif line.startswith("    flags: ") and "ACC_BRIDGE" in line:
+            name = _NAME.search(declared)
+            if name:
+                found.add((current, name.group(1), descriptor))
+        elif line.startswith("  ") and not line.startswith("   "):
+            declared = line
+    return found
+
+
+def _read(text: str, bridges: set[tuple[str, str, str]] | frozenset[tuple[str, str, str]] = frozenset()) -> JavaTruth:
     truth = JavaTruth()
     parents: dict[str, list[tuple[str, str]]] = {}
     raw_calls: list[tuple[str, str | None, str, str, str]] = []
@@ -134,10 +161,14 @@ def _read(text: str) -> JavaTruth:
             continue
         d = _DESCRIPTOR.match(line)
         if d and method is not None:
-            truth.methods[current].add((method, d.group(1).split(")")[0] + ")"))
+            descriptor = d.group(1).split(")")[0] + ")"
+            if (current, method, d.group(1).strip()) in bridges:
+                method = None  # not declared, and what it calls is the bridged method, not the source's call
+            else:
+                truth.methods[current].add((method, descriptor))
             continue
         call = _INVOKE.search(line)
-        if call:
+        if call and method is not None:
             owner = call.group(1) or current
             raw_calls.append((current, method, owner, call.group(2).strip('"'), call.group(3)))
     in_tree = set(truth.methods)
