@@ -26,7 +26,7 @@ from igg.codemap.prepare import parse_all
 from tests.codegraph import CODE_FIXTURES
 from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac
 
-TREES = ["java_calls", "java_calls2", "java_calls3", "java"]
+TREES = ["java_calls", "java_calls2", "java_calls3", "java_calls4", "java"]
 
 pytestmark = pytest.mark.skipif(javac() is None, reason="javac is missing (scripts/test installs a JDK with apt-get "
                                                       "when it can)")
@@ -251,3 +251,19 @@ def test_a_lambdas_parameters_are_typed_by_the_functional_interface_it_is_given_
     assert "Checks#all(String) -> Filter#accept(String)" in calls
     assert "Checks#dropStrict(List<Filter>) -> Filter#strict()" in calls
     assert ("net.flow.app.Names", "net.flow.core.Filter") not in igg_truth(model).calls
+
+
+def test_a_method_returning_a_type_parameter_returns_what_the_receivers_supertypes_bind_it_to() -> None:
+    """``B setDepth(int)`` of ``AbstractBuilder<T, B extends AbstractSupplier<T, B>>`` (B bounded by another
+    type than its owner) on a ``Builder extends AbstractBuilder<Visitor, Builder>`` is a ``Builder``, so
+    ``get()`` is Builder's (javac: invokevirtual Visitor$Builder.get), not the erased bound's abstract one; a
+    ``T get()`` of ``Holder<T>`` is a ``Store`` on a ``StoreHolder extends Holder<Store>``, from outside and
+    from within."""
+    model = model_of(CODE_FIXTURES / "java_calls4")
+    calls = _calls(model)
+    assert "Walks#walk() -> Builder#get()" in calls
+    assert "Walks#walk() -> Visitor#depth()" in calls
+    assert "Walks#store(StoreHolder) -> Store#open()" in calls
+    assert "StoreHolder#name() -> Store#open()" in calls
+    assert "Builder#deep() -> AbstractBuilder#setDepth(int)" in calls
+    assert ("org.kit.app.Walks", "org.kit.build.AbstractSupplier") not in igg_truth(model).calls

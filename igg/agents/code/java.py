@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.agents.code.javafunc import type_arguments
+from igg.agents.code.javafunc import split_top, type_arguments
 from igg.agents.code.sql import tables_in
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -155,6 +155,9 @@ class _Analyzer:
                 texts = [type_text(t) for t in (type_list.named_children if type_list else [])]
                 written.extend(texts)
                 (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(map(base_type, texts))
+        decl.type_params = own
+        for text in written:
+            decl.super_args[base_type(text)] = _written_args(text)
         for text in written:
             args = type_arguments(text)
             if {simple, decl.name, decl.qualified} & set(args):
@@ -236,6 +239,7 @@ class _Analyzer:
                             params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
                             static=static, returns=returns,
                             abstract=not constructor and node.child_by_field_name("body") is None,
+                            returns_param=_owner_param(rtype, owner, node) if not constructor else None,
                             returns_self=rtype is not None and not constructor and not static
                             and type_text(rtype) in self.self_bounded.get(owner.qualified, ())
                             and type_text(rtype) not in _generics(node, {}))
@@ -462,6 +466,26 @@ def _element(node: Any, generics: dict[str, str]) -> str | None:
             return None
         arg = arg.named_children[-1]
     return _erase(arg, generics)
+
+
+def _written_args(written: str) -> list[str]:
+    """The type arguments of a supertype as written, each erased (``A<B<C>, ? extends D, E[]>``: ``B``, ``''``,
+    ``E[]``): a type parameter's name stays its name."""
+    if "<" not in written:
+        return []
+    inner = written.partition("<")[2].rpartition(">")[0]
+    return ["" if arg.startswith("?") else base_type(arg) + "[]" * arg.count("[]") for arg in split_top(inner)]
+
+
+def _owner_param(rtype: Any, owner: TypeDecl, method: Any) -> str | None:
+    """The owner's type parameter a method returns (``T get()``), unless the method declares one of that name."""
+    if rtype is None:
+        return None
+    text = type_text(rtype)
+    if text in owner.type_params and text not in _generics(method, {}) and method.child_by_field_name(
+            "dimensions") is None:
+        return text
+    return None
 
 
 def _is_static(node: Any) -> bool:

@@ -153,6 +153,14 @@ class JavaResolver:
             if isinstance(target, _Ambiguous):
                 decls = target.candidates
             owners = {d.owner for d in decls}
+            params = {d.returns_param for d in decls}
+            if decls and len(owners) == 1 and len(params) == 1 and decls[0].returns_param and decls[0].owner:
+                own, _ = self._receiver_type(expr[1], f, ctx, depth + 1)
+                bound = (self._bind_param(own, decls[0].owner, decls[0].returns_param,
+                                          expr[1].receiver in ("this", "super", "none"))
+                         if own is not None else None)
+                if bound is not None:
+                    return bound, self.index.types[bound].name
             if decls and all(d.returns_self for d in decls) and len(owners) == 1:
                 own, _ = self._receiver_type(expr[1], f, ctx, depth + 1)
                 bound = self._self_binding(own, decls[0].owner) if own is not None and decls[0].owner else None
@@ -174,6 +182,51 @@ class JavaResolver:
         if call.receiver in ("this", "super", "none") and ctx is not None:
             return ctx.qualified, ctx.name
         return None, None
+
+    def _bind_param(self, q: str, owner: str, param: str, own: bool) -> str | None:
+        """The in-tree type that type parameter ``param`` of ``owner`` is on a receiver of type ``q``: followed
+        from ``q`` up its supertypes' type arguments (``Builder extends AbstractBuilder<Visitor, Builder>``:
+        ``B`` of ``AbstractBuilder`` is ``Builder``). When it comes down to a type parameter of ``q`` itself,
+        only a call on ``this`` knows it (its erasure); on another receiver the arguments ``q`` was given are
+        not known (None, as for a raw supertype, an outside type or a wildcard)."""
+        start = self.index.types.get(q)
+        if start is None:
+            return None
+        queue: list[tuple[str, dict[str, tuple[str, str] | None]]] = [
+            (q, {p: ("own", p) for p in start.type_params})]
+        seen: set[str] = set()
+        while queue:
+            t, env = queue.pop(0)
+            if t in seen:
+                continue
+            seen.add(t)
+            if t == owner:
+                value = env.get(param)
+                if value is None:
+                    return None
+                if value[0] == "type":
+                    return value[1]
+                if not own:
+                    return None
+                tf = self.index.type_file[q]
+                return self.index.resolve_type(start.type_params[value[1]], tf, start)
+            decl = self.index.types[t]
+            tf = self.index.type_file[t]
+            outer = self.index.types.get(decl.outer) if decl.outer else None
+            for written, args in decl.super_args.items():
+                s = self.index.resolve_type(written, tf, outer)
+                if s is None or s in seen or s not in self.index.types:
+                    continue
+                names = list(self.index.types[s].type_params)
+                bound: dict[str, tuple[str, str] | None] = {}
+                for name, arg in zip(names, args, strict=False):
+                    if arg in decl.type_params:
+                        bound[name] = env.get(arg)
+                    elif arg and not arg.endswith("[]"):
+                        r = self.index.resolve_type(arg, tf, outer)
+                        bound[name] = ("type", r) if r is not None else None
+                queue.append((s, bound))
+        return None
 
     def _self_binding(self, q: str, owner: str) -> str | None:
         """What a self-typed method of ``owner`` returns on a ``q``: the nearest type from ``q`` up that binds
