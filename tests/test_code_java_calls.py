@@ -267,3 +267,17 @@ def test_a_method_returning_a_type_parameter_returns_what_the_receivers_supertyp
     assert "StoreHolder#name() -> Store#open()" in calls
     assert "Builder#deep() -> AbstractBuilder#setDepth(int)" in calls
     assert ("org.kit.app.Walks", "org.kit.build.AbstractSupplier") not in igg_truth(model).calls
+
+
+def test_a_lambda_that_is_no_calls_argument_is_typed_by_what_it_is_declared_cast_or_returned_as() -> None:
+    """``Predicate<Item> p = i -> ..`` (a local), a ``Comparator<Item>`` field's initialiser, ``return i -> ..``
+    from a method returning ``Predicate<Item>``, ``(Predicate<Item>) i -> ..``; and a lambda given to an in-tree
+    functional interface with a type parameter (``Action<Item>``: ``accept(T)`` takes an Item; ``ItemAction
+    extends Action<Item>`` binds it through its supertype)."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Items#<clinit>() -> Item#key()" in calls
+    assert "Items#any(String) -> Item#key()" in calls
+    assert "Items#okay() -> Item#ok()" in calls
+    assert "Items#cast() -> Item#ok()" in calls
+    assert "Items#touch() -> Item#key()" in calls
+    assert "Items#touch() -> Item#ok()" in calls

@@ -46,7 +46,8 @@ to E: ``List<Filter>`` -> ``("var", "List", "Filter")``), ``("name", id)`` an id
 return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null), ``("fn", n)`` a lambda of
 ``n`` parameters or (``n`` None) a method reference: an argument only a functional interface can take,
 ``("lambda", C, i, j)`` the ``j``-th parameter of a lambda without declared parameter types that is the
-``i``-th argument of call ``C`` (typed by what the called method takes there)."""
+``i``-th argument of call ``C`` (typed by what the called method takes there), ``("typed", T, args, j)`` the same
+of a lambda declared, cast or returned as functional interface ``T`` with (erased) type arguments ``args``."""
 
 
 SWITCH = "<switch>"

@@ -286,7 +286,7 @@ class _Analyzer:
                 continue
             kind = node.type
             if kind == "lambda_expression":
-                self._lambda(node, scope, stack)
+                self._lambda(node, scope, stack, generics)
             elif kind == "local_variable_declaration":
                 tnode = node.child_by_field_name("type")
                 for d in node.children_by_field_name("declarator"):
@@ -340,17 +340,29 @@ class _Analyzer:
             # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
 
-    def _lambda(self, node: Any, scope: dict[str, Expr], stack: list[Any]) -> None:
+    def _lambda(self, node: Any, scope: dict[str, Expr], stack: list[Any], generics: dict[str, str]) -> None:
         """Bind the parameters of a lambda that declares no types, for its body: each is typed by the call it
-        is an argument of (``("lambda", call, i, j)``), or unknown when the lambda is no call's argument. The
-        names they shadow come back once the body is walked (the dict pushed under its children)."""
+        is an argument of (``("lambda", call, i, j)``), else by the type it is declared, cast or returned as
+        (``("typed", T, args, j)``: ``Predicate<Matcher> p = m -> ..``), else unknown. The names they shadow
+        come back once the body is walked (the dict pushed under its children)."""
         names = _inferred_params(node)
         if not names:
             return
         stack.append({n: scope.get(n) for n in names})
         target = self.lambdas.get((node.start_byte, node.end_byte))
+        declared = _target_type(node) if target is None else None
+        typed: tuple[str, tuple[str, ...]] | None = None
+        if declared is not None and base_type(type_text(declared)) != "var":
+            args = tuple(generics.get(base_type(a), base_type(a)) + "[]" * a.count("[]") if a else ""
+                         for a in type_arguments(type_text(declared)))
+            typed = (_erase(declared, generics), args)
         for j, n in enumerate(names):
-            scope[n] = ("lambda", target[0], target[1], j) if target is not None else ("lit", None)
+            if target is not None:
+                scope[n] = ("lambda", target[0], target[1], j)
+            elif typed is not None:
+                scope[n] = ("typed", typed[0], typed[1], j)
+            else:
+                scope[n] = ("lit", None)
 
     def _invocation(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> CallRef:
         ref = self._call_ref(node, scope, generics)
@@ -433,6 +445,31 @@ def _inferred_params(node: Any) -> list[str]:
     if params.type == "inferred_parameters":
         return [_text(c) for c in params.named_children if c.type == "identifier"]
     return []
+
+
+def _same(a: Any, b: Any) -> bool:
+    return b is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
+
+
+def _target_type(node: Any) -> Any:
+    """The type node a lambda is given to when it is no call's argument: the declared type of the variable or
+    field it initialises, the type it is cast to, or the return type of the method it is returned from."""
+    parent = node.parent
+    if parent is None:
+        return None
+    if parent.type == "variable_declarator" and _same(node, parent.child_by_field_name("value")):
+        declaration = parent.parent
+        return declaration.child_by_field_name("type") if declaration is not None else None
+    if parent.type == "cast_expression" and _same(node, parent.child_by_field_name("value")):
+        return parent.child_by_field_name("type")
+    if parent.type == "return_statement":
+        up = parent.parent
+        while up is not None and up.type not in ("method_declaration", "lambda_expression", "class_body",
+                                                  "constructor_declaration"):
+            up = up.parent
+        if up is not None and up.type == "method_declaration":
+            return up.child_by_field_name("type")
+    return None
 
 
 def _restore(scope: dict[str, Expr], saved: dict[str, Expr | None]) -> None:

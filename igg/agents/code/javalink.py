@@ -127,6 +127,8 @@ class JavaResolver:
             return None, _FUNCTION
         if kind == "lambda":
             return self._lambda_param(expr[1], expr[2], expr[3], f, ctx, depth)
+        if kind == "typed":
+            return self._declared_lambda_param(expr[1], list(expr[2]), expr[3], f, ctx)
         if kind == "this":
             return (ctx.qualified, ctx.name) if ctx is not None else (None, None)
         if kind == "super":
@@ -192,8 +194,21 @@ class JavaResolver:
         start = self.index.types.get(q)
         if start is None:
             return None
-        queue: list[tuple[str, dict[str, tuple[str, str] | None]]] = [
-            (q, {p: ("own", p) for p in start.type_params})]
+        value = self._binding(q, {p: ("own", p) for p in start.type_params}, owner, param)
+        if value is None:
+            return None
+        if value[0] == "type":
+            return value[1]
+        if not own:
+            return None
+        return self.index.resolve_type(start.type_params[value[1]], self.index.type_file[q], start)
+
+    def _binding(self, q: str, env: dict[str, tuple[str, str] | None], owner: str,
+                 param: str) -> tuple[str, str] | None:
+        """What type parameter ``param`` of ``owner`` is, given what ``q``'s own parameters are (``env``):
+        ``("type", T)`` for an in-tree type that a supertype clause on the way names, else ``q``'s own
+        ``env`` value it comes down to; None when a raw, outside or wildcard argument is on the way."""
+        queue: list[tuple[str, dict[str, tuple[str, str] | None]]] = [(q, env)]
         seen: set[str] = set()
         while queue:
             t, env = queue.pop(0)
@@ -201,15 +216,7 @@ class JavaResolver:
                 continue
             seen.add(t)
             if t == owner:
-                value = env.get(param)
-                if value is None:
-                    return None
-                if value[0] == "type":
-                    return value[1]
-                if not own:
-                    return None
-                tf = self.index.type_file[q]
-                return self.index.resolve_type(start.type_params[value[1]], tf, start)
+                return env.get(param)
             decl = self.index.types[t]
             tf = self.index.type_file[t]
             outer = self.index.types.get(decl.outer) if decl.outer else None
@@ -325,16 +332,21 @@ class JavaResolver:
         mf = self.index.type_file.get(m.owner) if m.owner else None
         if mf is None:
             return None, None
-        base = param.partition("<")[0]
-        q = self.index.resolve_type(base, mf, owner)
+        return self._declared_lambda_param(param.partition("<")[0], type_arguments(param), j, mf, owner)
+
+    def _declared_lambda_param(self, base: str, args: list[str], j: int, f: FileFacts,
+                               ctx: TypeDecl | None) -> Typed:
+        """Parameter ``j`` of a lambda given to functional interface ``base`` with type arguments ``args`` (as
+        written in ``f``): the single abstract method's parameter of an in-tree interface (a type parameter
+        of it bound by ``args``), or a type argument of a ``java.util.function`` type."""
+        q = self.index.resolve_type(base, f, ctx)
         if q is not None:
             sam = self._sam(q) if self.index.types[q].kind == "interface" else None
-            return self._sam_param(sam, j) if sam is not None else (None, None)
+            return self._sam_param(sam, j, q, args, f, ctx) if sam is not None else (None, None)
         indices = FUNCTION_PARAMS.get(base.rpartition(".")[2], ())
-        args = type_arguments(param)
         if j >= len(indices) or indices[j] >= len(args):
             return None, None
-        return self._in_tree(args[indices[j]], mf, owner)
+        return self._in_tree(args[indices[j]], f, ctx)
 
     def _sam(self, q: str) -> CallableDecl | None:
         """The one abstract method of in-tree interface ``q`` (declared or inherited from in-tree interfaces;
@@ -353,15 +365,28 @@ class JavaResolver:
         abstract = [m for m in found.values() if m.abstract]
         return abstract[0] if len(abstract) == 1 else None
 
-    def _sam_param(self, sam: CallableDecl, j: int) -> Typed:
-        """Parameter ``j`` of a functional method, unless it is a type variable (its binding is not known)."""
+    def _sam_param(self, sam: CallableDecl, j: int, q: str, args: list[str], f: FileFacts,
+                   ctx: TypeDecl | None) -> Typed:
+        """Parameter ``j`` of functional method ``sam`` of interface ``q`` given type arguments ``args`` (written
+        in ``f``): its declared type, or, when that is a type parameter of the method's interface, what ``args``
+        bind it to through ``q``'s supertypes (``IOConsumer<Observer>``: ``accept(T)`` takes an Observer)."""
         written = written_params(sam.signature)
         if j >= len(sam.params) or j >= len(written) or sam.owner is None:
             return None, None
         erased = sam.params[j]
+        declaring = self.index.types[sam.owner]
+        name = written[j].removeprefix("final ").strip()
+        if name in declaring.type_params:
+            env = {p: ("arg", a) for p, a in zip(self.index.types[q].type_params, args, strict=False) if a}
+            value = self._binding(q, dict(env), sam.owner, name)
+            if value is None or value[0] == "own":
+                return None, None
+            if value[0] == "type":
+                return value[1], self.index.types[value[1]].name
+            return self._in_tree(value[1], f, ctx)
         if erased is None or _simple(written[j]) != _simple(erased):
             return None, None
-        return self._in_tree(erased, self.index.type_file[sam.owner], self.index.types.get(sam.owner))
+        return self._in_tree(erased, self.index.type_file[sam.owner], declaring)
 
     def _element(self, expr: Expr | None, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
         """The element type of a JDK collection, stream or Optional declared with one type argument
