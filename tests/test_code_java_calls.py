@@ -281,3 +281,11 @@ def test_a_lambda_that_is_no_calls_argument_is_typed_by_what_it_is_declared_cast
     assert "Items#cast() -> Item#ok()" in calls
     assert "Items#touch() -> Item#key()" in calls
     assert "Items#touch() -> Item#ok()" in calls
+
+
+def test_overloads_the_arguments_cannot_tell_apart_type_a_chain_when_they_return_one_type() -> None:
+    """``setName(Paths.get("a"))`` (an argument of an outside type) is Builder's ``setName(Path)`` or the
+    inherited ``B setName(String)``: either returns a Builder, so ``.get()`` is Builder's."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Walks#named() -> Builder#get()" in calls
+    assert "Walks#named() -> Visitor#depth()" in calls

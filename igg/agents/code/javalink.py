@@ -154,25 +154,31 @@ class JavaResolver:
             decls = [target] if isinstance(target, CallableDecl) else []
             if isinstance(target, _Ambiguous):
                 decls = target.candidates
-            owners = {d.owner for d in decls}
-            params = {d.returns_param for d in decls}
-            if decls and len(owners) == 1 and len(params) == 1 and decls[0].returns_param and decls[0].owner:
-                own, _ = self._receiver_type(expr[1], f, ctx, depth + 1)
-                bound = (self._bind_param(own, decls[0].owner, decls[0].returns_param,
-                                          expr[1].receiver in ("this", "super", "none"))
-                         if own is not None else None)
-                if bound is not None:
-                    return bound, self.index.types[bound].name
-            if decls and all(d.returns_self for d in decls) and len(owners) == 1:
-                own, _ = self._receiver_type(expr[1], f, ctx, depth + 1)
-                bound = self._self_binding(own, decls[0].owner) if own is not None and decls[0].owner else None
-                if bound is not None:
-                    return bound, self.index.types[bound].name
-            returns = {d.returns for d in decls}
-            if len(returns) == 1 and decls[0].returns and decls[0].owner:
-                owner = self.index.types.get(decls[0].owner)
-                return self._named(decls[0].returns, self.index.type_file[decls[0].owner], owner)
+            # overloads the arguments cannot tell apart still type the chain when they all return one type
+            typed = [self._returns(d, expr[1], f, ctx, depth) for d in decls]
+            if typed and all(t[0] is not None for t in typed) and len({t[0] for t in typed}) == 1:
+                return typed[0]
+            if typed and all(t == typed[0] for t in typed):
+                return typed[0]
             return None, None
+        return None, None
+
+    def _returns(self, d: CallableDecl, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+        """The type a call of ``d`` returns: a type parameter of its owner as the receiver's type binds it, a
+        self-typed method's receiver type, else the declared return type (generics erased)."""
+        if d.owner is None:
+            return None, None
+        if d.returns_param or d.returns_self:
+            own, _ = self._receiver_type(call, f, ctx, depth + 1)
+            bound = None
+            if own is not None and d.returns_param:
+                bound = self._bind_param(own, d.owner, d.returns_param, call.receiver in ("this", "super", "none"))
+            if own is not None and bound is None and d.returns_self:
+                bound = self._self_binding(own, d.owner)
+            if bound is not None:
+                return bound, self.index.types[bound].name
+        if d.returns:
+            return self._named(d.returns, self.index.type_file[d.owner], self.index.types.get(d.owner))
         return None, None
 
     def _receiver_type(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
