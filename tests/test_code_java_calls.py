@@ -289,3 +289,9 @@ def test_overloads_the_arguments_cannot_tell_apart_type_a_chain_when_they_return
     calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
     assert "Walks#named() -> Builder#get()" in calls
     assert "Walks#named() -> Visitor#depth()" in calls
+
+
+def test_an_array_type_argument_does_not_make_the_declared_type_an_array() -> None:
+    """``Action<byte[]> sink``: ``sink.accept(..)`` is a call of Action (javac), ``sink`` no ``Action[]``."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Items#bytes(Action<byte[]>) -> Action#accept(T)" in calls

@@ -353,7 +353,7 @@ class _Analyzer:
         declared = _target_type(node) if target is None else None
         typed: tuple[str, tuple[str, ...]] | None = None
         if declared is not None and base_type(type_text(declared)) != "var":
-            args = tuple(generics.get(base_type(a), base_type(a)) + "[]" * a.count("[]") if a else ""
+            args = tuple(generics.get(base_type(a), base_type(a)) + "[]" * _array_dims(a) if a else ""
                          for a in type_arguments(type_text(declared)))
             typed = (_erase(declared, generics), args)
         for j, n in enumerate(names):
@@ -511,7 +511,7 @@ def _written_args(written: str) -> list[str]:
     if "<" not in written:
         return []
     inner = written.partition("<")[2].rpartition(">")[0]
-    return ["" if arg.startswith("?") else base_type(arg) + "[]" * arg.count("[]") for arg in split_top(inner)]
+    return ["" if arg.startswith("?") else base_type(arg) + "[]" * _array_dims(arg) for arg in split_top(inner)]
 
 
 def _owner_param(rtype: Any, owner: TypeDecl, method: Any) -> str | None:
@@ -570,8 +570,18 @@ def _erase(node: Any, generics: dict[str, str]) -> str:
         return "Object"
     text = type_text(node)
     base = base_type(text)
-    arrays = "[]" * text.count("[]")
+    arrays = "[]" * _array_dims(text)
     return generics.get(base, base) + arrays
+
+
+def _array_dims(text: str) -> int:
+    """The array dimensions of a type as written, not those of its type arguments: ``Fn<byte[]>[]`` -> 1."""
+    depth, outside = 0, ""
+    for ch in text:
+        depth += (ch == "<") - (ch == ">")
+        if depth == 0 and ch != ">":
+            outside += ch
+    return outside.count("[]")
 
 
 def _members(body: Any) -> list[Any]:
