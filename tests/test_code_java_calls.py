@@ -295,3 +295,11 @@ def test_an_array_type_argument_does_not_make_the_declared_type_an_array() -> No
     """``Action<byte[]> sink``: ``sink.accept(..)`` is a call of Action (javac), ``sink`` no ``Action[]``."""
     calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
     assert "Items#bytes(Action<byte[]>) -> Action#accept(T)" in calls
+
+
+def test_an_interfaces_static_methods_are_not_inherited() -> None:
+    """``IterSource.of(names.iterator())``: IterSource implements Source, whose static ``of(Iterable)`` and
+    ``of(Iterator)`` it does not inherit (JLS 8.4.8), so its own ``of(Iterator)`` is the only candidate."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Sources#make(List<String>) -> IterSource#of(Iterator<E>)" in calls
+    assert not any(c.startswith("Sources#") and "-> Source#of" in c for c in calls)

@@ -497,8 +497,10 @@ class JavaResolver:
             if t in seen or t not in self.index.types:
                 continue
             seen.add(t)
+            inherited = t != q and self.index.types[t].kind == "interface"
             for m in self.index.members.get(t, ()):
-                if m.kind != "constructor" and m.name == name:
+                # an interface's static methods are not inherited (JLS 8.4.8): only its own name calls them
+                if m.kind != "constructor" and m.name == name and not (inherited and m.static):
                     found.setdefault(m.params, m)
             queue.extend(self.index.supertypes(self.index.types[t]))
         return list(found.values())
