@@ -303,3 +303,10 @@ def test_an_interfaces_static_methods_are_not_inherited() -> None:
     calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
     assert "Sources#make(List<String>) -> IterSource#of(Iterator<E>)" in calls
     assert not any(c.startswith("Sources#") and "-> Source#of" in c for c in calls)
+
+
+def test_try_with_resources_calls_close_on_each_resource() -> None:
+    """``try (BufferedSink sink = ..)`` and ``try (other)`` call ``close()`` (JLS 14.20.3), Sink's (inherited)."""
+    model = model_of(CODE_FIXTURES / "java_calls4")
+    assert "Walks#sink(Sink) -> Sink#close()" in _calls(model)
+    assert ("org.kit.app.Walks", "org.kit.build.Sink") in igg_truth(model).calls

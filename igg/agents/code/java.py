@@ -295,6 +295,8 @@ class _Analyzer:
             elif kind in ("formal_parameter", "resource"):
                 self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
                               node.child_by_field_name("value"), _dims(node))
+                if kind == "resource":  # try-with-resources closes it: javac calls close() on its static type
+                    self._close(node, decl, scope, generics)
             elif kind == "enhanced_for_statement":
                 self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
                               None, _dims(node))
@@ -339,6 +341,18 @@ class _Analyzer:
                                 for r in self.constants[_text(node)])
             # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
+
+    def _close(self, node: Any, decl: CallableDecl, scope: dict[str, Expr], generics: dict[str, str]) -> None:
+        """The implicit ``close()`` of a try-with-resources resource (JLS 14.20.3): a declared resource
+        (``try (Out o = ..)``) or an effectively final variable or field named in the header (``try (o)``)."""
+        name = node.child_by_field_name("name")
+        if name is not None:
+            expr = scope.get(_text(name))
+        else:
+            named = [c for c in node.named_children if c.type in ("identifier", "field_access")]
+            expr = self._expr(named[0], scope, generics) if len(named) == 1 else None
+        if expr is not None and expr != ("lit", None):
+            decl.calls.append(CallRef(name="close", receiver="expr", expr=expr, args=(), line=node.start_point[0] + 1))
 
     def _lambda(self, node: Any, scope: dict[str, Expr], stack: list[Any], generics: dict[str, str]) -> None:
         """Bind the parameters of a lambda that declares no types, for its body: each is typed by the call it
