@@ -310,3 +310,11 @@ def test_try_with_resources_calls_close_on_each_resource() -> None:
     model = model_of(CODE_FIXTURES / "java_calls4")
     assert "Walks#sink(Sink) -> Sink#close()" in _calls(model)
     assert ("org.kit.app.Walks", "org.kit.build.Sink") in igg_truth(model).calls
+
+
+def test_objects_require_non_null_is_its_argument() -> None:
+    """``Objects.requireNonNull(item, "item").ok()`` (imported type, static import, full name) is ``item.ok()``."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Checks#imported(Item) -> Item#ok()" in calls
+    assert "Checks#statically(Item) -> Item#key()" in calls
+    assert "Checks#full(Item) -> Item#ok()" in calls

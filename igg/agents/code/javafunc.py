@@ -39,6 +39,10 @@ SAME_ELEMENTS = frozenset({"stream", "parallelStream", "filter", "sorted", "dist
                            "takeWhile", "dropWhile"})
 """Methods of a container that return a stream (or Optional) of the same elements."""
 
+IDENTITY = {"java.util.Objects": frozenset({"requireNonNull"})}
+"""JDK static methods (by class) whose result is their first argument, of its static type
+(``Objects.requireNonNull(action, "action").asConsumer()`` is ``action.asConsumer()``)."""
+
 OBJECT_METHODS = frozenset({"equals", "hashCode", "toString"})
 """Abstract methods an interface may redeclare from Object without counting as its functional method."""
 

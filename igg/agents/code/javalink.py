@@ -22,6 +22,7 @@ from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts
 from igg.agents.code.javafunc import (
     CONTAINERS,
     FUNCTION_PARAMS,
+    IDENTITY,
     OBJECT_METHODS,
     SAME_ELEMENTS,
     lambda_element,
@@ -149,6 +150,8 @@ class JavaResolver:
             return None, None
         if kind == "call":
             target = self.call_target(expr[1], f, ctx, depth + 1)
+            if target is None and expr[1].args and self._identity(expr[1], f, ctx):
+                return self.expr_type(expr[1].args[0], f, ctx, depth + 1)
             if isinstance(target, ClassLevel) and target.returns is not None:
                 return self._named(target.returns, f, ctx)
             decls = [target] if isinstance(target, CallableDecl) else []
@@ -180,6 +183,25 @@ class JavaResolver:
         if d.returns:
             return self._named(d.returns, self.index.type_file[d.owner], self.index.types.get(d.owner))
         return None, None
+
+    def _identity(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None) -> bool:
+        """Whether ``call`` is a JDK static method that returns its first argument (``IDENTITY``): called on the
+        class by its name (imported, ``java.lang``-like by its full name, or written in full) or statically
+        imported, the tree declaring no type of that name."""
+        for owner, names in IDENTITY.items():
+            if call.name not in names:
+                continue
+            simple = owner.rpartition(".")[2]
+            written = _dotted(call.expr) if call.receiver == "expr" and call.expr is not None else None
+            if written is not None:
+                if written == owner:
+                    return True
+                if written == simple and self.index.resolve_type(simple, f, ctx) is None and any(
+                        i.target in (owner, owner.rpartition(".")[0]) and not i.member for i in f.imports):
+                    return True
+            if call.receiver == "none" and any(i.target == owner and i.member in (call.name, "*") for i in f.imports):
+                return True
+        return False
 
     def _receiver_type(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
         """The static type of the receiver of ``call`` (the enclosing type for ``this``, ``super`` and unqualified
