@@ -318,3 +318,13 @@ def test_objects_require_non_null_is_its_argument() -> None:
     assert "Checks#imported(Item) -> Item#ok()" in calls
     assert "Checks#statically(Item) -> Item#key()" in calls
     assert "Checks#full(Item) -> Item#ok()" in calls
+
+
+def test_an_element_of_a_jdk_container_has_the_containers_element_type() -> None:
+    """``items.get(0)``, ``items.iterator().next()`` of a ``List<Item>`` field, ``first().get()`` of an in-tree
+    method returning ``Optional<Item>``, ``all().forEach(i -> ..)`` of one returning ``List<Item>``: Items."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Shelf#top() -> Item#ok()" in calls
+    assert "Shelf#keys() -> Item#key()" in calls
+    assert "Shelf#walk() -> Item#key()" in calls
+    assert "Shelf#firstOk() -> Item#ok()" in calls

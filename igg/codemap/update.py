@@ -160,7 +160,7 @@ def _declarations(f: FileFacts) -> tuple[Any, ...]:
 
 def _declared(c: CallableDecl) -> tuple[Any, ...]:
     """A callable's declaration: no body, no line."""
-    return (c.kind, c.name, c.signature, c.owner, c.params, c.static, c.returns, c.returns_self, c.returns_param,
+    return (c.kind, c.name, c.signature, c.owner, c.params, c.static, c.returns, c.returns_self, c.returns_param, c.returns_element,
             c.explicit_init)
 
 

@@ -21,7 +21,7 @@ from igg.agents.code.facts import FileFacts, without_bodies
 
 log = structlog.get_logger("igg.code")
 
-ANALYZER_VERSION = "13"
+ANALYZER_VERSION = "14"
 """Bumped whenever the analyzers' output changes: older cached facts are then parsed again."""
 
 

@@ -108,6 +108,8 @@ class CallableDecl:
     ``AbstractBuilder<B extends AbstractBuilder<B>>``): a call returns what the subtype binds ``B`` to, which
     is the receiver's own type in a self-typed builder (see ``TypeDecl.self_args``), not the erased
     ``returns``."""
+    returns_element: str | None = None
+    """Java: the erased type argument of a return type that has exactly one (``List<Diff<?>>``: ``Diff``)."""
     returns_param: str | None = None
     """Java: the return type is this type parameter of the owner (``T get()`` of ``Supplier<T>``): a call returns
     what the receiver's type binds it to through its supertypes' type arguments (``TypeDecl.super_args``)."""

@@ -240,6 +240,8 @@ class _Analyzer:
                             static=static, returns=returns,
                             abstract=not constructor and node.child_by_field_name("body") is None,
                             returns_param=_owner_param(rtype, owner, node) if not constructor else None,
+                            returns_element=_element(rtype, generics) if rtype is not None and not constructor
+                            and not _dims(node) else None,
                             returns_self=rtype is not None and not constructor and not static
                             and type_text(rtype) in self.self_bounded.get(owner.qualified, ())
                             and type_text(rtype) not in _generics(node, {}))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, TypeDecl
 from igg.agents.code.javafunc import (
     CONTAINERS,
+    ELEMENT_RETURNS,
     FUNCTION_PARAMS,
     IDENTITY,
     OBJECT_METHODS,
@@ -152,6 +153,8 @@ class JavaResolver:
             target = self.call_target(expr[1], f, ctx, depth + 1)
             if target is None and expr[1].args and self._identity(expr[1], f, ctx):
                 return self.expr_type(expr[1].args[0], f, ctx, depth + 1)
+            if target is None and expr[1].receiver == "expr" and expr[1].name in ELEMENT_RETURNS:
+                return self._element(expr[1].expr, f, ctx, depth + 1)  # list.get(0), optional.get(), it.next()
             if isinstance(target, ClassLevel) and target.returns is not None:
                 return self._named(target.returns, f, ctx)
             decls = [target] if isinstance(target, CallableDecl) else []
@@ -434,8 +437,14 @@ class JavaResolver:
                     return self._in_tree(t.field_elements[name], tf, t)
         if kind == "call":
             c = expr[1]
-            if c.receiver == "expr" and c.name in SAME_ELEMENTS and self.call_target(c, f, ctx, depth + 1) is None:
+            target = self.call_target(c, f, ctx, depth + 1)
+            if c.receiver == "expr" and c.name in SAME_ELEMENTS and target is None:
                 return self._element(c.expr, f, ctx, depth + 1)
+            if isinstance(target, CallableDecl) and target.returns_element and target.returns and target.owner:
+                # an in-tree method declared to return a JDK container of one element type (List<Diff<?>>)
+                of, owner = self.index.type_file[target.owner], self.index.types.get(target.owner)
+                if self._container(target.returns, of, owner):
+                    return self._in_tree(target.returns_element, of, owner)
         return None, None
 
     def _field_owner_of(self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None,
