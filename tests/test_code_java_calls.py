@@ -1,7 +1,8 @@
 """Java maps that agree with the compiler: types, supertypes and class-level calls against javac + javap.
 
-Three independently written trees (``fixtures/code/java_calls``: an order depot; ``java_calls2``: a ledger;
-``java_calls3``: a pipeline of filters) hold the cases static analysis used to miss: calls in field initialisers, anonymous classes assigned to
+Four independently written trees (``fixtures/code/java_calls``: an order depot; ``java_calls2``: a ledger;
+``java_calls3``: a pipeline of filters; ``java_calls4``: builders, holders, sinks and functional items, with a
+``build`` package) hold the cases static analysis used to miss: calls in field initialisers, anonymous classes assigned to
 fields, lambdas, enum-constant bodies, static and instance initialiser blocks; receivers typed by for-each
 variables, casts, pattern variables, static fields, inherited and outer fields, ``Outer.this``; static
 (single and wildcard) imports; chained calls through return types (generics erased to their bound);
