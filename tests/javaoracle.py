@@ -50,11 +50,27 @@ def _split_types(text: str | None) -> list[str]:
             out.append(current.strip())
             current = ""
             continue
-        if depth == 0 and ch != ">":
-            current += ch
+        current += ch
     if current.strip():
         out.append(current.strip())
     return out
+
+
+def _erase(signature: str) -> str:
+    """A supertype as javap prints it, without its type arguments, as a binary name with slashes:
+    ``java.util.Map$Entry<K, V>`` -> ``java/util/Map$Entry``; a member type of a generic type is printed
+    after its outer type's arguments (``a.Outer<K, V>.Inner<T>``) and is ``a/Outer$Inner``."""
+    out, depth, closed = "", 0, False
+    for ch in signature:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+            closed = depth == 0
+        elif depth == 0:
+            out += "$" if ch == "." and closed else ch
+            closed = False
+    return out.strip().replace(".", "/")
 
 
 def _named(binary: str) -> str:
@@ -74,20 +90,59 @@ class JavaTruth:
     """Binary type name -> (method name, descriptor) it declares."""
 
 
-def compile_and_read(root: Path, out: Path) -> JavaTruth:
-    """Compile every ``.java`` under ``root`` into ``out`` and read the class files back with javap."""
+def compile_and_read(root: Path, out: Path, stubs: Path | None = None) -> JavaTruth:
+    """Compile every ``.java`` under ``root`` into ``out`` and read the class files back with javap.
+
+    ``stubs``: a folder of stand-in sources for the tree's outside dependencies (annotations, a library's
+    few types); they are compiled apart, onto the class path only, so they are not part of the tree."""
     sources = sorted(str(p) for p in root.rglob("*.java"))
-    subprocess.run(["javac", "-nowarn", "-d", str(out), *sources], check=True, capture_output=True, text=True)
+    classpath: list[str] = []
+    if stubs is not None:
+        stub_out = out.parent / (out.name + "-stubs")
+        subprocess.run(["javac", "-nowarn", "-d", str(stub_out), *sorted(str(p) for p in stubs.rglob("*.java"))],
+                       check=True, capture_output=True, text=True)
+        classpath = ["-cp", str(stub_out)]
+    done = subprocess.run(["javac", "-nowarn", *classpath, "-d", str(out), *sources], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"javac failed on {root}:\n{done.stderr[-4000:]}")
     classes = sorted(out.rglob("*.class"))
     text = subprocess.run(["javap", "-c", "-p", "-s", *map(str, classes)], check=True, capture_output=True,
                           text=True).stdout
-    return _read(text)
+    verbose = subprocess.run(["javap", "-p", "-v", *map(str, classes)], check=True, capture_output=True,
+                             text=True).stdout
+    return _read(text, _bridges(verbose, out))
 
 
-def _read(text: str) -> JavaTruth:
+_CLASSFILE = re.compile(r"^Classfile (.+)\.class$")
+_NAME = re.compile(r"([\w$]+)\(")
+
+
+def _bridges(verbose: str, out: Path) -> set[tuple[str, str, str]]:
+    """(binary type, method, descriptor) of javac's bridge methods (``ACC_BRIDGE``, from ``javap -v``):
+    a generic override's erased twin, or a public class's copy of a public method it inherits from a
+    package-private class. No source declares them; a call of one is a call of the method it stands for."""
+    found: set[tuple[str, str, str]] = set()
+    current, declared, descriptor = "", "", ""
+    for line in verbose.splitlines():
+        c = _CLASSFILE.match(line)
+        if c:
+            current = Path(c.group(1)).relative_to(out.resolve()).as_posix()
+        elif line.startswith("    descriptor: ("):
+            descriptor = line.split(": ", 1)[1].strip()
+        elif line.startswith("    flags: ") and "ACC_BRIDGE" in line:
+            name = _NAME.search(declared)
+            if name:
+                found.add((current, name.group(1), descriptor))
+        elif line.startswith("  ") and not line.startswith("   "):
+            declared = line
+    return found
+
+
+def _read(text: str, bridges: set[tuple[str, str, str]] | frozenset[tuple[str, str, str]] = frozenset()) -> JavaTruth:
     truth = JavaTruth()
     parents: dict[str, list[tuple[str, str]]] = {}
-    raw_calls: list[tuple[str, str, str, str]] = []
+    raw_calls: list[tuple[str, str | None, str, str, str]] = []
+    switch_maps: set[str] = set()
     current = ""
     method: str | None = None
     for line in text.splitlines():
@@ -98,10 +153,11 @@ def _read(text: str) -> JavaTruth:
             truth.methods.setdefault(current, set())
             if not _ANONYMOUS.search(name):
                 truth.types[_named(name)] = kind
-            extends = [t.split("<")[0] for t in _split_types(header.group(3))]
-            implements = [t.split("<")[0] for t in _split_types(header.group(4))]
-            parents[current] = ([("EXTENDS", t.replace(".", "/")) for t in extends]
-                                + [("IMPLEMENTS", t.replace(".", "/")) for t in implements])
+            parents[current] = ([("EXTENDS", _erase(t)) for t in _split_types(header.group(3))]
+                                + [("IMPLEMENTS", _erase(t)) for t in _split_types(header.group(4))])
+            continue
+        if line.startswith("  ") and line[2] != " " and "$SwitchMap$" in line and "(" not in line:  # its field
+            switch_maps.add(current)
             continue
         if line == "  static {};":
             method = "<clinit>"
@@ -113,12 +169,16 @@ def _read(text: str) -> JavaTruth:
             continue
         d = _DESCRIPTOR.match(line)
         if d and method is not None:
-            truth.methods[current].add((method, d.group(1).split(")")[0] + ")"))
+            descriptor = d.group(1).split(")")[0] + ")"
+            if (current, method, d.group(1).strip()) in bridges:
+                method = None  # not declared, and what it calls is the bridged method, not the source's call
+            else:
+                truth.methods[current].add((method, descriptor))
             continue
         call = _INVOKE.search(line)
-        if call:
+        if call and method is not None:
             owner = call.group(1) or current
-            raw_calls.append((current, owner, call.group(2).strip('"'), call.group(3)))
+            raw_calls.append((current, method, owner, call.group(2).strip('"'), call.group(3)))
     in_tree = set(truth.methods)
     for binary, sups in parents.items():
         if _ANONYMOUS.search(binary):
@@ -141,12 +201,25 @@ def _read(text: str) -> JavaTruth:
             queue.extend(s for _, s in parents.get(t, ()))
         return owner
 
-    for caller, owner, name, descriptor in raw_calls:
-        if owner not in in_tree:
-            continue
+    def add(caller: str, owner: str, name: str, descriptor: str) -> None:
         source, target = _named(caller), _named(declaring(owner, name, descriptor))
         if source != target:
             truth.calls.add((source, target))
+
+    # javac's synthetic members stand between a call and its target: an ``access$NNN`` accessor (a nested
+    # class calling a protected member its outer class inherits from another package) is the call it
+    # makes, from the accessor's caller; a ``$SwitchMap$`` class (``Outer$1``, filled from the enum's
+    # values() and ordinal() in its static initialiser) is no source's code: the switch itself calls ordinal()
+    accessors: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for caller, method, owner, name, descriptor in raw_calls:
+        if method is not None and method.startswith("access$"):
+            accessors.setdefault((caller, method), []).append((owner, name, descriptor))
+    for caller, method, owner, name, descriptor in raw_calls:
+        if (method is not None and method.startswith("access$")) or caller in switch_maps:
+            continue
+        for target in accessors.get((owner, name), [(owner, name, descriptor)]):
+            if target[0] in in_tree:
+                add(caller, *target)
     return truth
 
 

@@ -1,7 +1,8 @@
 """Java maps that agree with the compiler: types, supertypes and class-level calls against javac + javap.
 
-Three independently written trees (``fixtures/code/java_calls``: an order depot; ``java_calls2``: a ledger;
-``java_calls3``: a pipeline of filters) hold the cases static analysis used to miss: calls in field initialisers, anonymous classes assigned to
+Four independently written trees (``fixtures/code/java_calls``: an order depot; ``java_calls2``: a ledger;
+``java_calls3``: a pipeline of filters; ``java_calls4``: builders, holders, sinks and functional items, with a
+``build`` package) hold the cases static analysis used to miss: calls in field initialisers, anonymous classes assigned to
 fields, lambdas, enum-constant bodies, static and instance initialiser blocks; receivers typed by for-each
 variables, casts, pattern variables, static fields, inherited and outer fields, ``Outer.this``; static
 (single and wildcard) imports; chained calls through return types (generics erased to their bound);
@@ -26,7 +27,7 @@ from igg.codemap.prepare import parse_all
 from tests.codegraph import CODE_FIXTURES
 from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac_missing
 
-TREES = ["java_calls", "java_calls2", "java_calls3", "java"]
+TREES = ["java_calls", "java_calls2", "java_calls3", "java_calls4", "java"]
 
 pytestmark = pytest.mark.skipif(javac_missing(), reason="javac is missing (scripts/test installs a JDK with apt-get "
                                                       "when it can)")
@@ -251,3 +252,80 @@ def test_a_lambdas_parameters_are_typed_by_the_functional_interface_it_is_given_
     assert "Checks#all(String) -> Filter#accept(String)" in calls
     assert "Checks#dropStrict(List<Filter>) -> Filter#strict()" in calls
     assert ("net.flow.app.Names", "net.flow.core.Filter") not in igg_truth(model).calls
+
+
+def test_a_method_returning_a_type_parameter_returns_what_the_receivers_supertypes_bind_it_to() -> None:
+    """``B setDepth(int)`` of ``AbstractBuilder<T, B extends AbstractSupplier<T, B>>`` (B bounded by another
+    type than its owner) on a ``Builder extends AbstractBuilder<Visitor, Builder>`` is a ``Builder``, so
+    ``get()`` is Builder's (javac: invokevirtual Visitor$Builder.get), not the erased bound's abstract one; a
+    ``T get()`` of ``Holder<T>`` is a ``Store`` on a ``StoreHolder extends Holder<Store>``, from outside and
+    from within."""
+    model = model_of(CODE_FIXTURES / "java_calls4")
+    calls = _calls(model)
+    assert "Walks#walk() -> Builder#get()" in calls
+    assert "Walks#walk() -> Visitor#depth()" in calls
+    assert "Walks#store(StoreHolder) -> Store#open()" in calls
+    assert "StoreHolder#name() -> Store#open()" in calls
+    assert "Builder#deep() -> AbstractBuilder#setDepth(int)" in calls
+    assert ("org.kit.app.Walks", "org.kit.build.AbstractSupplier") not in igg_truth(model).calls
+
+
+def test_a_lambda_that_is_no_calls_argument_is_typed_by_what_it_is_declared_cast_or_returned_as() -> None:
+    """``Predicate<Item> p = i -> ..`` (a local), a ``Comparator<Item>`` field's initialiser, ``return i -> ..``
+    from a method returning ``Predicate<Item>``, ``(Predicate<Item>) i -> ..``; and a lambda given to an in-tree
+    functional interface with a type parameter (``Action<Item>``: ``accept(T)`` takes an Item; ``ItemAction
+    extends Action<Item>`` binds it through its supertype)."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Items#<clinit>() -> Item#key()" in calls
+    assert "Items#any(String) -> Item#key()" in calls
+    assert "Items#okay() -> Item#ok()" in calls
+    assert "Items#cast() -> Item#ok()" in calls
+    assert "Items#touch() -> Item#key()" in calls
+    assert "Items#touch() -> Item#ok()" in calls
+
+
+def test_overloads_the_arguments_cannot_tell_apart_type_a_chain_when_they_return_one_type() -> None:
+    """``setName(Paths.get("a"))`` (an argument of an outside type) is Builder's ``setName(Path)`` or the
+    inherited ``B setName(String)``: either returns a Builder, so ``.get()`` is Builder's."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Walks#named() -> Builder#get()" in calls
+    assert "Walks#named() -> Visitor#depth()" in calls
+
+
+def test_an_array_type_argument_does_not_make_the_declared_type_an_array() -> None:
+    """``Action<byte[]> sink``: ``sink.accept(..)`` is a call of Action (javac), ``sink`` no ``Action[]``."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Items#bytes(Action<byte[]>) -> Action#accept(T)" in calls
+
+
+def test_an_interfaces_static_methods_are_not_inherited() -> None:
+    """``IterSource.of(names.iterator())``: IterSource implements Source, whose static ``of(Iterable)`` and
+    ``of(Iterator)`` it does not inherit (JLS 8.4.8), so its own ``of(Iterator)`` is the only candidate."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Sources#make(List<String>) -> IterSource#of(Iterator<E>)" in calls
+    assert not any(c.startswith("Sources#") and "-> Source#of" in c for c in calls)
+
+
+def test_try_with_resources_calls_close_on_each_resource() -> None:
+    """``try (BufferedSink sink = ..)`` and ``try (other)`` call ``close()`` (JLS 14.20.3), Sink's (inherited)."""
+    model = model_of(CODE_FIXTURES / "java_calls4")
+    assert "Walks#sink(Sink) -> Sink#close()" in _calls(model)
+    assert ("org.kit.app.Walks", "org.kit.build.Sink") in igg_truth(model).calls
+
+
+def test_objects_require_non_null_is_its_argument() -> None:
+    """``Objects.requireNonNull(item, "item").ok()`` (imported type, static import, full name) is ``item.ok()``."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Checks#imported(Item) -> Item#ok()" in calls
+    assert "Checks#statically(Item) -> Item#key()" in calls
+    assert "Checks#full(Item) -> Item#ok()" in calls
+
+
+def test_an_element_of_a_jdk_container_has_the_containers_element_type() -> None:
+    """``items.get(0)``, ``items.iterator().next()`` of a ``List<Item>`` field, ``first().get()`` of an in-tree
+    method returning ``Optional<Item>``, ``all().forEach(i -> ..)`` of one returning ``List<Item>``: Items."""
+    calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
+    assert "Shelf#top() -> Item#ok()" in calls
+    assert "Shelf#keys() -> Item#key()" in calls
+    assert "Shelf#walk() -> Item#key()" in calls
+    assert "Shelf#firstOk() -> Item#ok()" in calls

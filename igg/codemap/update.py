@@ -160,7 +160,8 @@ def _declarations(f: FileFacts) -> tuple[Any, ...]:
 
 def _declared(c: CallableDecl) -> tuple[Any, ...]:
     """A callable's declaration: no body, no line."""
-    return c.kind, c.name, c.signature, c.owner, c.params, c.static, c.returns, c.returns_self, c.explicit_init
+    return (c.kind, c.name, c.signature, c.owner, c.params, c.static, c.returns, c.returns_self, c.returns_param, c.returns_element,
+            c.explicit_init)
 
 
 def _abstract(f: FileFacts) -> Counter[tuple[Any, ...]]:
@@ -186,8 +187,8 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
             names.add(q.rpartition(".")[2])
             names.add("<init>")  # a class comes or goes with its constructors
             continue
-        if ((a.kind, a.name, a.extends, a.implements, a.outer, a.self_args)
-                != (b.kind, b.name, b.extends, b.implements, b.outer, b.self_args)):
+        if ((a.kind, a.name, a.extends, a.implements, a.outer, a.self_args, a.type_params, a.super_args)
+                != (b.kind, b.name, b.extends, b.implements, b.outer, b.self_args, b.type_params, b.super_args)):
             return None
         for fields in ((a.fields, b.fields), (a.field_elements, b.field_elements)):
             names.update(k for k in fields[0].keys() | fields[1].keys() if fields[0].get(k) != fields[1].get(k))

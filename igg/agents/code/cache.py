@@ -21,7 +21,7 @@ from igg.agents.code.facts import FileFacts, without_bodies
 
 log = structlog.get_logger("igg.code")
 
-ANALYZER_VERSION = "11"
+ANALYZER_VERSION = "15"
 """Bumped whenever the analyzers' output changes: older cached facts are then parsed again."""
 
 

@@ -46,7 +46,8 @@ to E: ``List<Filter>`` -> ``("var", "List", "Filter")``), ``("name", id)`` an id
 return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null), ``("fn", n)`` a lambda of
 ``n`` parameters or (``n`` None) a method reference: an argument only a functional interface can take,
 ``("lambda", C, i, j)`` the ``j``-th parameter of a lambda without declared parameter types that is the
-``i``-th argument of call ``C`` (typed by what the called method takes there)."""
+``i``-th argument of call ``C`` (typed by what the called method takes there), ``("typed", T, args, j)`` the same
+of a lambda declared, cast or returned as functional interface ``T`` with (erased) type arguments ``args``."""
 
 
 SWITCH = "<switch>"
@@ -107,6 +108,11 @@ class CallableDecl:
     ``AbstractBuilder<B extends AbstractBuilder<B>>``): a call returns what the subtype binds ``B`` to, which
     is the receiver's own type in a self-typed builder (see ``TypeDecl.self_args``), not the erased
     ``returns``."""
+    returns_element: str | None = None
+    """Java: the erased type argument of a return type that has exactly one (``List<Diff<?>>``: ``Diff``)."""
+    returns_param: str | None = None
+    """Java: the return type is this type parameter of the owner (``T get()`` of ``Supplier<T>``): a call returns
+    what the receiver's type binds it to through its supertypes' type arguments (``TypeDecl.super_args``)."""
     abstract: bool = False
     """Java: declared without a body (an interface's abstract method: a functional interface has one)."""
     explicit_init: bool = False
@@ -135,6 +141,11 @@ class TypeDecl:
     """Java: supertype (as written) -> ``self`` when given this type as a type argument (``PipeBuilder extends
     AbstractBuilder<PipeBuilder>``), ``param`` when given a type parameter of this type bounded by this type
     (``Mid<B extends Mid<B>> extends AbstractBuilder<B>``): who binds a self-typed method's return type."""
+    type_params: dict[str, str] = field(default_factory=dict)
+    """Java: the type's own type parameters, in order -> their erasure (``B extends Builder<B>``: ``Builder``)."""
+    super_args: dict[str, list[str]] = field(default_factory=dict)
+    """Java: supertype (as written) -> its type arguments, each a type parameter of this type or a type name as
+    written, erased (``''`` for a wildcard): ``Builder extends AbstractBuilder<Visitor, Builder>``."""
     fields: dict[str, str] = field(default_factory=dict)
     """Field name -> declared type as written (Java fields; Python annotated or constructed attributes)."""
     field_elements: dict[str, str] = field(default_factory=dict)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.agents.code.javafunc import type_arguments
+from igg.agents.code.javafunc import split_top, type_arguments
 from igg.agents.code.sql import tables_in
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -201,6 +201,9 @@ class _Analyzer:
                 texts = [type_text(t) for t in (type_list.named_children if type_list else [])]
                 written.extend(texts)
                 (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(map(base_type, texts))
+        decl.type_params = own
+        for text in written:
+            decl.super_args[base_type(text)] = _written_args(text)
         for text in written:
             args = type_arguments(text)
             if {simple, decl.name, decl.qualified} & set(args):
@@ -282,6 +285,9 @@ class _Analyzer:
                             params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
                             static=static, returns=returns,
                             abstract=not constructor and node.child_by_field_name("body") is None,
+                            returns_param=_owner_param(rtype, owner, node) if not constructor else None,
+                            returns_element=_element(rtype, generics) if rtype is not None and not constructor
+                            and not _dims(node) else None,
                             returns_self=rtype is not None and not constructor and not static
                             and type_text(rtype) in self.self_bounded.get(owner.qualified, ())
                             and type_text(rtype) not in _generics(node, {}))
@@ -328,7 +334,7 @@ class _Analyzer:
                 continue
             kind = node.type
             if kind == "lambda_expression":
-                self._lambda(node, scope, stack)
+                self._lambda(node, scope, stack, generics)
             elif kind == "local_variable_declaration":
                 tnode = node.child_by_field_name("type")
                 for d in node.children_by_field_name("declarator"):
@@ -337,6 +343,8 @@ class _Analyzer:
             elif kind in ("formal_parameter", "resource"):
                 self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
                               node.child_by_field_name("value"), _dims(node))
+                if kind == "resource":  # try-with-resources closes it: javac calls close() on its static type
+                    self._close(node, decl, scope, generics)
             elif kind == "enhanced_for_statement":
                 self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
                               None, _dims(node))
@@ -381,17 +389,41 @@ class _Analyzer:
             # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
 
-    def _lambda(self, node: Any, scope: dict[str, Expr], stack: list[Any]) -> None:
+    def _close(self, node: Any, decl: CallableDecl, scope: dict[str, Expr], generics: dict[str, str]) -> None:
+        """The implicit ``close()`` of a try-with-resources resource (JLS 14.20.3): a declared resource
+        (``try (Out o = ..)``) or an effectively final variable or field named in the header (``try (o)``)."""
+        name = node.child_by_field_name("name")
+        if name is not None:
+            expr = scope.get(_text(name))
+        else:
+            named = [c for c in node.named_children if c.type in ("identifier", "field_access")]
+            expr = self._expr(named[0], scope, generics) if len(named) == 1 else None
+        if expr is not None and expr != ("lit", None):
+            decl.calls.append(CallRef(name="close", receiver="expr", expr=expr, args=(), line=node.start_point[0] + 1))
+
+    def _lambda(self, node: Any, scope: dict[str, Expr], stack: list[Any], generics: dict[str, str]) -> None:
         """Bind the parameters of a lambda that declares no types, for its body: each is typed by the call it
-        is an argument of (``("lambda", call, i, j)``), or unknown when the lambda is no call's argument. The
-        names they shadow come back once the body is walked (the dict pushed under its children)."""
+        is an argument of (``("lambda", call, i, j)``), else by the type it is declared, cast or returned as
+        (``("typed", T, args, j)``: ``Predicate<Matcher> p = m -> ..``), else unknown. The names they shadow
+        come back once the body is walked (the dict pushed under its children)."""
         names = _inferred_params(node)
         if not names:
             return
         stack.append({n: scope.get(n) for n in names})
         target = self.lambdas.get((node.start_byte, node.end_byte))
+        declared = _target_type(node) if target is None else None
+        typed: tuple[str, tuple[str, ...]] | None = None
+        if declared is not None and base_type(type_text(declared)) != "var":
+            args = tuple(generics.get(base_type(a), base_type(a)) + "[]" * _array_dims(a) if a else ""
+                         for a in type_arguments(type_text(declared)))
+            typed = (_erase(declared, generics), args)
         for j, n in enumerate(names):
-            scope[n] = ("lambda", target[0], target[1], j) if target is not None else ("lit", None)
+            if target is not None:
+                scope[n] = ("lambda", target[0], target[1], j)
+            elif typed is not None:
+                scope[n] = ("typed", typed[0], typed[1], j)
+            else:
+                scope[n] = ("lit", None)
 
     def _invocation(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> CallRef:
         known = self.calls.get(node.id)
@@ -479,6 +511,31 @@ def _inferred_params(node: Any) -> list[str]:
     return []
 
 
+def _same(a: Any, b: Any) -> bool:
+    return b is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
+
+
+def _target_type(node: Any) -> Any:
+    """The type node a lambda is given to when it is no call's argument: the declared type of the variable or
+    field it initialises, the type it is cast to, or the return type of the method it is returned from."""
+    parent = node.parent
+    if parent is None:
+        return None
+    if parent.type == "variable_declarator" and _same(node, parent.child_by_field_name("value")):
+        declaration = parent.parent
+        return declaration.child_by_field_name("type") if declaration is not None else None
+    if parent.type == "cast_expression" and _same(node, parent.child_by_field_name("value")):
+        return parent.child_by_field_name("type")
+    if parent.type == "return_statement":
+        up = parent.parent
+        while up is not None and up.type not in ("method_declaration", "lambda_expression", "class_body",
+                                                  "constructor_declaration"):
+            up = up.parent
+        if up is not None and up.type == "method_declaration":
+            return up.child_by_field_name("type")
+    return None
+
+
 def _restore(scope: dict[str, Expr], saved: dict[str, Expr | None]) -> None:
     for name, before in saved.items():
         if before is None:
@@ -510,6 +567,26 @@ def _element(node: Any, generics: dict[str, str]) -> str | None:
             return None
         arg = arg.named_children[-1]
     return _erase(arg, generics)
+
+
+def _written_args(written: str) -> list[str]:
+    """The type arguments of a supertype as written, each erased (``A<B<C>, ? extends D, E[]>``: ``B``, ``''``,
+    ``E[]``): a type parameter's name stays its name."""
+    if "<" not in written:
+        return []
+    inner = written.partition("<")[2].rpartition(">")[0]
+    return ["" if arg.startswith("?") else base_type(arg) + "[]" * _array_dims(arg) for arg in split_top(inner)]
+
+
+def _owner_param(rtype: Any, owner: TypeDecl, method: Any) -> str | None:
+    """The owner's type parameter a method returns (``T get()``), unless the method declares one of that name."""
+    if rtype is None:
+        return None
+    text = type_text(rtype)
+    if text in owner.type_params and text not in _generics(method, {}) and method.child_by_field_name(
+            "dimensions") is None:
+        return text
+    return None
 
 
 def _is_static(node: Any) -> bool:
@@ -557,8 +634,18 @@ def _erase(node: Any, generics: dict[str, str]) -> str:
         return "Object"
     text = type_text(node)
     base = base_type(text)
-    arrays = "[]" * text.count("[]")
+    arrays = "[]" * _array_dims(text)
     return generics.get(base, base) + arrays
+
+
+def _array_dims(text: str) -> int:
+    """The array dimensions of a type as written, not those of its type arguments: ``Fn<byte[]>[]`` -> 1."""
+    depth, outside = 0, ""
+    for ch in text:
+        depth += (ch == "<") - (ch == ">")
+        if depth == 0 and ch != ">":
+            outside += ch
+    return outside.count("[]")
 
 
 def _members(body: Any) -> list[Any]:

@@ -22,7 +22,7 @@ FUNCTION_PARAMS: dict[str, tuple[int, ...]] = {
 CONTAINERS = frozenset({
     "Iterable", "Collection", "List", "Set", "SortedSet", "NavigableSet", "Queue", "Deque", "ArrayList",
     "LinkedList", "HashSet", "LinkedHashSet", "TreeSet", "ArrayDeque", "PriorityQueue", "Vector",
-    "CopyOnWriteArrayList", "Stream", "Optional",
+    "CopyOnWriteArrayList", "Stream", "Optional", "Iterator", "ListIterator",
 })
 """JDK types of one element type whose methods below pass that element to a lambda."""
 
@@ -36,8 +36,19 @@ COMPARING = frozenset({"sorted", "min", "max"})
 """Methods of a stream whose first argument is a Comparator: both its parameters are elements."""
 
 SAME_ELEMENTS = frozenset({"stream", "parallelStream", "filter", "sorted", "distinct", "limit", "skip", "peek",
-                           "takeWhile", "dropWhile"})
-"""Methods of a container that return a stream (or Optional) of the same elements."""
+                           "takeWhile", "dropWhile", "iterator", "listIterator", "descendingIterator", "subList",
+                           "findFirst", "findAny", "min", "max", "toList"})
+"""Methods of a container that return a container (stream, iterator, list, Optional) of the same elements."""
+
+ELEMENT_RETURNS = frozenset({"get", "getFirst", "getLast", "peekFirst", "peekLast", "poll", "pollFirst", "pollLast",
+                             "pop", "element", "first", "last", "next", "previous", "orElse", "orElseGet",
+                             "orElseThrow", "removeFirst", "removeLast"})
+"""Methods of a container that return one of its elements (``List.get(int)``, ``Optional.get()``,
+``Iterator.next()``)."""
+
+IDENTITY = {"java.util.Objects": frozenset({"requireNonNull"})}
+"""JDK static methods (by class) whose result is their first argument, of its static type
+(``Objects.requireNonNull(action, "action").asConsumer()`` is ``action.asConsumer()``)."""
 
 OBJECT_METHODS = frozenset({"equals", "hashCode", "toString"})
 """Abstract methods an interface may redeclare from Object without counting as its functional method."""

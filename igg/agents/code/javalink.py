@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, TypeDecl
 from igg.agents.code.javafunc import (
     CONTAINERS,
+    ELEMENT_RETURNS,
     FUNCTION_PARAMS,
+    IDENTITY,
     OBJECT_METHODS,
     SAME_ELEMENTS,
     lambda_element,
@@ -127,6 +129,8 @@ class JavaResolver:
             return None, _FUNCTION
         if kind == "lambda":
             return self._lambda_param(expr[1], expr[2], expr[3], f, ctx, depth)
+        if kind == "typed":
+            return self._declared_lambda_param(expr[1], list(expr[2]), expr[3], f, ctx)
         if kind == "this":
             return (ctx.qualified, ctx.name) if ctx is not None else (None, None)
         if kind == "super":
@@ -147,23 +151,60 @@ class JavaResolver:
             return None, None
         if kind == "call":
             target = self.call_target(expr[1], f, ctx, depth + 1)
+            if target is None and expr[1].args and self._identity(expr[1], f, ctx):
+                return self.expr_type(expr[1].args[0], f, ctx, depth + 1)
+            if target is None and expr[1].receiver == "expr" and expr[1].name in ELEMENT_RETURNS:
+                return self._element(expr[1].expr, f, ctx, depth + 1)  # list.get(0), optional.get(), it.next()
             if isinstance(target, ClassLevel) and target.returns is not None:
                 return self._named(target.returns, f, ctx)
             decls = [target] if isinstance(target, CallableDecl) else []
             if isinstance(target, _Ambiguous):
                 decls = target.candidates
-            owners = {d.owner for d in decls}
-            if decls and all(d.returns_self for d in decls) and len(owners) == 1:
-                own, _ = self._receiver_type(expr[1], f, ctx, depth + 1)
-                bound = self._self_binding(own, decls[0].owner) if own is not None and decls[0].owner else None
-                if bound is not None:
-                    return bound, self.index.types[bound].name
-            returns = {d.returns for d in decls}
-            if len(returns) == 1 and decls[0].returns and decls[0].owner:
-                owner = self.index.types.get(decls[0].owner)
-                return self._named(decls[0].returns, self.index.type_file[decls[0].owner], owner)
+            # overloads the arguments cannot tell apart still type the chain when they all return one type
+            typed = [self._returns(d, expr[1], f, ctx, depth) for d in decls]
+            if typed and all(t[0] is not None for t in typed) and len({t[0] for t in typed}) == 1:
+                return typed[0]
+            if typed and all(t == typed[0] for t in typed):
+                return typed[0]
             return None, None
         return None, None
+
+    def _returns(self, d: CallableDecl, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+        """The type a call of ``d`` returns: a type parameter of its owner as the receiver's type binds it, a
+        self-typed method's receiver type, else the declared return type (generics erased)."""
+        if d.owner is None:
+            return None, None
+        if d.returns_param or d.returns_self:
+            own, _ = self._receiver_type(call, f, ctx, depth + 1)
+            bound = None
+            if own is not None and d.returns_param:
+                bound = self._bind_param(own, d.owner, d.returns_param, call.receiver in ("this", "super", "none"))
+            if own is not None and bound is None and d.returns_self:
+                bound = self._self_binding(own, d.owner)
+            if bound is not None:
+                return bound, self.index.types[bound].name
+        if d.returns:
+            return self._named(d.returns, self.index.type_file[d.owner], self.index.types.get(d.owner))
+        return None, None
+
+    def _identity(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None) -> bool:
+        """Whether ``call`` is a JDK static method that returns its first argument (``IDENTITY``): called on the
+        class by its name (imported, ``java.lang``-like by its full name, or written in full) or statically
+        imported, the tree declaring no type of that name."""
+        for owner, names in IDENTITY.items():
+            if call.name not in names:
+                continue
+            simple = owner.rpartition(".")[2]
+            written = _dotted(call.expr) if call.receiver == "expr" and call.expr is not None else None
+            if written is not None:
+                if written == owner:
+                    return True
+                if written == simple and self.index.resolve_type(simple, f, ctx) is None and any(
+                        i.target in (owner, owner.rpartition(".")[0]) and not i.member for i in f.imports):
+                    return True
+            if call.receiver == "none" and any(i.target == owner and i.member in (call.name, "*") for i in f.imports):
+                return True
+        return False
 
     def _receiver_type(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
         """The static type of the receiver of ``call`` (the enclosing type for ``this``, ``super`` and unqualified
@@ -174,6 +215,56 @@ class JavaResolver:
         if call.receiver in ("this", "super", "none") and ctx is not None:
             return ctx.qualified, ctx.name
         return None, None
+
+    def _bind_param(self, q: str, owner: str, param: str, own: bool) -> str | None:
+        """The in-tree type that type parameter ``param`` of ``owner`` is on a receiver of type ``q``: followed
+        from ``q`` up its supertypes' type arguments (``Builder extends AbstractBuilder<Visitor, Builder>``:
+        ``B`` of ``AbstractBuilder`` is ``Builder``). When it comes down to a type parameter of ``q`` itself,
+        only a call on ``this`` knows it (its erasure); on another receiver the arguments ``q`` was given are
+        not known (None, as for a raw supertype, an outside type or a wildcard)."""
+        start = self.index.types.get(q)
+        if start is None:
+            return None
+        value = self._binding(q, {p: ("own", p) for p in start.type_params}, owner, param)
+        if value is None:
+            return None
+        if value[0] == "type":
+            return value[1]
+        if not own:
+            return None
+        return self.index.resolve_type(start.type_params[value[1]], self.index.type_file[q], start)
+
+    def _binding(self, q: str, env: dict[str, tuple[str, str] | None], owner: str,
+                 param: str) -> tuple[str, str] | None:
+        """What type parameter ``param`` of ``owner`` is, given what ``q``'s own parameters are (``env``):
+        ``("type", T)`` for an in-tree type that a supertype clause on the way names, else ``q``'s own
+        ``env`` value it comes down to; None when a raw, outside or wildcard argument is on the way."""
+        queue: list[tuple[str, dict[str, tuple[str, str] | None]]] = [(q, env)]
+        seen: set[str] = set()
+        while queue:
+            t, env = queue.pop(0)
+            if t in seen:
+                continue
+            seen.add(t)
+            if t == owner:
+                return env.get(param)
+            decl = self.index.types[t]
+            tf = self.index.type_file[t]
+            outer = self.index.types.get(decl.outer) if decl.outer else None
+            for written, args in decl.super_args.items():
+                s = self.index.resolve_type(written, tf, outer)
+                if s is None or s in seen or s not in self.index.types:
+                    continue
+                names = list(self.index.types[s].type_params)
+                bound: dict[str, tuple[str, str] | None] = {}
+                for name, arg in zip(names, args, strict=False):
+                    if arg in decl.type_params:
+                        bound[name] = env.get(arg)
+                    elif arg and not arg.endswith("[]"):
+                        r = self.index.resolve_type(arg, tf, outer)
+                        bound[name] = ("type", r) if r is not None else None
+                queue.append((s, bound))
+        return None
 
     def _self_binding(self, q: str, owner: str) -> str | None:
         """What a self-typed method of ``owner`` returns on a ``q``: the nearest type from ``q`` up that binds
@@ -272,16 +363,21 @@ class JavaResolver:
         mf = self.index.type_file.get(m.owner) if m.owner else None
         if mf is None:
             return None, None
-        base = param.partition("<")[0]
-        q = self.index.resolve_type(base, mf, owner)
+        return self._declared_lambda_param(param.partition("<")[0], type_arguments(param), j, mf, owner)
+
+    def _declared_lambda_param(self, base: str, args: list[str], j: int, f: FileFacts,
+                               ctx: TypeDecl | None) -> Typed:
+        """Parameter ``j`` of a lambda given to functional interface ``base`` with type arguments ``args`` (as
+        written in ``f``): the single abstract method's parameter of an in-tree interface (a type parameter
+        of it bound by ``args``), or a type argument of a ``java.util.function`` type."""
+        q = self.index.resolve_type(base, f, ctx)
         if q is not None:
             sam = self._sam(q) if self.index.types[q].kind == "interface" else None
-            return self._sam_param(sam, j) if sam is not None else (None, None)
+            return self._sam_param(sam, j, q, args, f, ctx) if sam is not None else (None, None)
         indices = FUNCTION_PARAMS.get(base.rpartition(".")[2], ())
-        args = type_arguments(param)
         if j >= len(indices) or indices[j] >= len(args):
             return None, None
-        return self._in_tree(args[indices[j]], mf, owner)
+        return self._in_tree(args[indices[j]], f, ctx)
 
     def _sam(self, q: str) -> CallableDecl | None:
         """The one abstract method of in-tree interface ``q`` (declared or inherited from in-tree interfaces;
@@ -300,15 +396,28 @@ class JavaResolver:
         abstract = [m for m in found.values() if m.abstract]
         return abstract[0] if len(abstract) == 1 else None
 
-    def _sam_param(self, sam: CallableDecl, j: int) -> Typed:
-        """Parameter ``j`` of a functional method, unless it is a type variable (its binding is not known)."""
+    def _sam_param(self, sam: CallableDecl, j: int, q: str, args: list[str], f: FileFacts,
+                   ctx: TypeDecl | None) -> Typed:
+        """Parameter ``j`` of functional method ``sam`` of interface ``q`` given type arguments ``args`` (written
+        in ``f``): its declared type, or, when that is a type parameter of the method's interface, what ``args``
+        bind it to through ``q``'s supertypes (``IOConsumer<Observer>``: ``accept(T)`` takes an Observer)."""
         written = written_params(sam.signature)
         if j >= len(sam.params) or j >= len(written) or sam.owner is None:
             return None, None
         erased = sam.params[j]
+        declaring = self.index.types[sam.owner]
+        name = written[j].removeprefix("final ").strip()
+        if name in declaring.type_params:
+            env = {p: ("arg", a) for p, a in zip(self.index.types[q].type_params, args, strict=False) if a}
+            value = self._binding(q, dict(env), sam.owner, name)
+            if value is None or value[0] == "own":
+                return None, None
+            if value[0] == "type":
+                return value[1], self.index.types[value[1]].name
+            return self._in_tree(value[1], f, ctx)
         if erased is None or _simple(written[j]) != _simple(erased):
             return None, None
-        return self._in_tree(erased, self.index.type_file[sam.owner], self.index.types.get(sam.owner))
+        return self._in_tree(erased, self.index.type_file[sam.owner], declaring)
 
     def _element(self, expr: Expr | None, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
         """The element type of a JDK collection, stream or Optional declared with one type argument
@@ -328,8 +437,14 @@ class JavaResolver:
                     return self._in_tree(t.field_elements[name], tf, t)
         if kind == "call":
             c = expr[1]
-            if c.receiver == "expr" and c.name in SAME_ELEMENTS and self.call_target(c, f, ctx, depth + 1) is None:
+            target = self.call_target(c, f, ctx, depth + 1)
+            if c.receiver == "expr" and c.name in SAME_ELEMENTS and target is None:
                 return self._element(c.expr, f, ctx, depth + 1)
+            if isinstance(target, CallableDecl) and target.returns_element and target.returns and target.owner:
+                # an in-tree method declared to return a JDK container of one element type (List<Diff<?>>)
+                of, owner = self.index.type_file[target.owner], self.index.types.get(target.owner)
+                if self._container(target.returns, of, owner):
+                    return self._in_tree(target.returns_element, of, owner)
         return None, None
 
     def _field_owner_of(self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None,
@@ -413,8 +528,10 @@ class JavaResolver:
             if t in seen or t not in self.index.types:
                 continue
             seen.add(t)
+            inherited = t != q and self.index.types[t].kind == "interface"
             for m in self.index.members.get(t, ()):
-                if m.kind != "constructor" and m.name == name:
+                # an interface's static methods are not inherited (JLS 8.4.8): only its own name calls them
+                if m.kind != "constructor" and m.name == name and not (inherited and m.static):
                     found.setdefault(m.params, m)
             queue.extend(self.index.supertypes(self.index.types[t]))
         return list(found.values())
