@@ -4,6 +4,7 @@ Python files are read as their module and imports only."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +73,30 @@ def test_large_files_and_several_roots(tmp_path):
 def test_a_missing_path_is_an_error(tmp_path):
     with pytest.raises(FileNotFoundError):
         walk([tmp_path / "nope"])
+
+
+def test_the_files_read_are_the_ones_git_does_not_ignore(tmp_path: Path) -> None:
+    """git itself is the oracle: in a repository with nested .gitignore files (negations, anchors, directory
+    patterns, character classes, ``**``), the Python files map-code reads are exactly those
+    ``git ls-files --others --exclude-standard`` lists."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is missing")
+    files = {
+        ".gitignore": "*.tmp.py\n/root_only.py\nbuild*/\n!build_keep/\n[ab]_gen.py\nlogs/**/*.py\n\\#hash.py\n",
+        "src/.gitignore": "!keep.tmp.py\nlocal/\n*.py\n!*_api.py\n!pkg/\n",
+        "src/pkg/.gitignore": "!*.py\nsecret_*.py\n",
+        "root_only.py": "", "sub/root_only.py": "", "x.tmp.py": "", "src/keep.tmp.py": "", "buildx/a.py": "",
+        "build_keep/b.py": "", "a_gen.py": "", "c_gen.py": "", "logs/2026/01/x.py": "", "logs/top.py": "",
+        "#hash.py": "", "src/local/l.py": "", "src/plain.py": "", "src/web_api.py": "", "src/pkg/mod.py": "",
+        "src/pkg/secret_key.py": "", "src/pkg/deep/inner.py": "", "main.py": "",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    listed = subprocess.run(["git", "-C", str(tmp_path), "ls-files", "--others", "--exclude-standard"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert {p for p in listed if p.endswith(".py")} == {f.path for f in walk([tmp_path]).files}

@@ -1,8 +1,7 @@
 """Walking source trees for ``igg map-code``: which files to read, and why the others were skipped.
 
-Honours ``.gitignore`` files (each applies below its own directory; ``!`` re-includes, a trailing ``/``
-matches directories only, a ``/`` inside anchors the pattern to the file's directory, ``*``, ``?``, ``[...]``
-and ``**`` as git has them) and ``.git/info/exclude``. Skips, and says so: version-control, vendored and
+Honours ``.gitignore`` files (each applies below its own directory, a deeper one over a shallower one; the
+patterns are matched as git matches them, by ``pathspec``'s ``GitIgnoreSpec``) and ``.git/info/exclude``. Skips, and says so: version-control, vendored and
 build directories (``node_modules``, ``vendor``, ``.venv``, ``target``, ...), generated Java files (``*_pb.java``,
 or a header saying ``@generated``/``DO NOT EDIT``/``Code generated``), binary or non-UTF-8 files (a Python
 file is read in the encoding its PEP 263 declaration names, as Python reads it), files larger than
@@ -20,6 +19,8 @@ import tokenize
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+import pathspec
 
 from igg.agents.code.pymodules import (
     INIT_NAMES,
@@ -78,77 +79,22 @@ class WalkResult:
 
 
 class _Ignore:
-    """The rules of one ignore file, for paths relative to its directory."""
+    """The rules of one ignore file (git's own matching, by ``pathspec``), for paths relative to its directory."""
 
     def __init__(self, base: str, lines: list[str], source: str) -> None:
         self.base = base
         self.source = source
-        self.rules: list[tuple[re.Pattern[str], bool, bool]] = []
-        for raw in lines:
-            line = raw.rstrip("\n").rstrip()
-            if not line or line.startswith("#"):
-                continue
-            negate = line.startswith("!")
-            if negate:
-                line = line[1:]
-            line = line.replace("\\#", "#").replace("\\!", "!")
-            dir_only = line.endswith("/")
-            line = line.strip("/") if dir_only else line
-            anchored = "/" in line.lstrip("/") or raw.lstrip().lstrip("!").startswith("/")
-            line = line.lstrip("/")
-            if not line:
-                continue
-            self.rules.append((re.compile(_glob(line, anchored)), negate, dir_only))
+        self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
 
     def match(self, rel: str, is_dir: bool) -> bool | None:
         """True: ignored; False: re-included; None: no rule speaks."""
-        verdict = None
-        for pattern, negate, dir_only in self.rules:
-            if dir_only and not is_dir:
-                continue
-            if pattern.fullmatch(rel):
-                verdict = not negate
-        return verdict
-
-
-def _glob(pattern: str, anchored: bool) -> str:
-    out, i = "", 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out += "(?:.*/)?"
-            i += 3
-            continue
-        if pattern.startswith("/**", i) and i + 3 == len(pattern):
-            out += "/.*"
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out += ".*"
-            i += 2
-            continue
-        if c == "*":
-            out += "[^/]*"
-        elif c == "?":
-            out += "[^/]"
-        elif c == "[":
-            end = pattern.find("]", i + 1)
-            if end < 0:
-                out += re.escape(c)
-            else:
-                body = pattern[i + 1:end].replace("\\", "\\\\")
-                out += "[" + ("^" + body[1:] if body.startswith("!") else body) + "]"
-                i = end
-        else:
-            out += re.escape(c)
-        i += 1
-    return out if anchored else "(?:.*/)?" + out
+        return self.spec.check_file(rel + "/" if is_dir else rel).include
 
 
 def _read_ignore(path: Path, base: str, source: str) -> _Ignore | None:
     try:
         return _Ignore(base, path.read_text(encoding="utf-8", errors="replace").splitlines(), source)
-    except OSError:
+    except (OSError, ValueError):  # unreadable, or a pattern git itself would not take: the file is not used
         return None
 
 
