@@ -231,3 +231,31 @@ def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committe
     graph, summary = local_graph(payload)
     assert stored_graph(store, "resumed") == graph
     assert _comparable(item.summary or {}) == summary
+
+
+def test_a_local_cluster_says_nothing_when_the_dashboard_port_is_taken() -> None:
+    """Dask's default :8787, taken by another cluster (or here by a socket of the test), made every local batch
+    warn 'Port 8787 is already in use' into IGG's output; the scheduler's HTTP server now takes a free
+    loopback port."""
+    import socket
+    import warnings
+
+    from igg.batch.cluster import open_cluster
+
+    holder = socket.socket()
+    try:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("0.0.0.0", 8787))
+        holder.listen()
+    except OSError:
+        pass  # taken already: the case itself
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with open_cluster(workers=1) as (client, info):
+                services = client.scheduler_info()["services"]
+        assert info.local and info.workers == 1
+        assert not [w for w in caught if "already in use" in str(w.message)]
+        assert services.get("dashboard") not in (None, 8787)
+    finally:
+        holder.close()

@@ -99,8 +99,11 @@ def open_cluster(address: str | None = None, *, workers: int | None = None,
 
         n = workers or os.cpu_count() or 1
         with dask.config.set(LOCAL_WORKER_CONFIG):  # the nannies hand this configuration to their workers
+            # no dashboard; the scheduler's small HTTP server (health, metrics) on a free loopback port, never
+            # the default :8787 on every interface (taken by another cluster, it would warn into the output)
             cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                               dashboard_address=None)
+                                               dashboard_address=None,
+                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
         client = distributed.Client(cluster)
     else:
         try:
