@@ -212,6 +212,20 @@ def test_a_fault_in_one_statements_facts_leaves_that_statement_out(tree: Path, m
     assert "ship" in functions and "audit" not in functions
 
 
+def test_a_fault_in_hashing_one_file_keeps_its_facts(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from igg.agents.code import cache
+
+    before = _graph(_map(tree)[0].state, VICTIM)
+    hashed = cache.content_hash
+    monkeypatch.setattr(cache, "content_hash", lambda text: (_ for _ in ()).throw(ValueError("injected"))
+                        if "def ship" in text else hashed(text))
+    result, summary = _map(tree)
+    assert _partial(summary)[VICTIM].startswith("partial: its content hash failed (ValueError)")
+    assert _graph(result.state, VICTIM) == before
+    functions = {result.state.node_properties(n)["name"] for n in result.state.nodes_of_type("Function")}
+    assert {"ship", "audit"} <= functions
+
+
 def test_a_fault_in_sql_detection_is_not_sql(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tree / VICTIM).write_text(VICTIM_TEXT + '\n\ndef log():\n    return "SELECT id FROM audit_log WHERE id = %s"\n')
     nodes, edges = _graph(_map(tree)[0].state, VICTIM)

@@ -139,7 +139,11 @@ def analyze(source: SourceFile, *, seconds: float | None = None) -> FileFacts:
         facts = guarded(_java, source.path, source.text, source.module, language, seconds=seconds)
     else:
         raise ValueError(f"{source.path}: not a Python or Java file (suffixes: {', '.join(LANGUAGES)})")
-    facts.sha = content_hash(source.text)
+    try:
+        facts.sha = content_hash(source.text)
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - the file's facts stand without their hash
+        note = f"partial: its content hash failed ({type(exc).__name__}); --update re-reads it every time"
+        facts.error = f"{facts.error}; {note}" if facts.error else note
     return facts
 
 
