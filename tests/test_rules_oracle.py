@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import shutil
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from igg.codemap.since import tree_state
 from igg.rules.check import check
 from igg.rules.cycles import find_cycles, level_graph
 from igg.rules.load import parse_rules
+from tests.test_rules_check import write
 
 SHOP = {
     "shop/__init__.py": "",
@@ -99,14 +99,6 @@ HTTPX_CONTRACTS = {
     "urls-types": ("type = independence\nmodules =\n    httpx._urls\n    httpx._types",
                    {"kind": "independence", "modules": ["httpx._urls", "httpx._types"]}),
 }
-
-
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
 
 
 @pytest.fixture
@@ -184,7 +176,7 @@ def assert_agree(theirs: dict[str, set[tuple[str, ...]]], ours: dict[str, set[tu
 
 
 def test_broken_contracts_and_chains_agree_with_import_linter_on_a_built_tree(on_path: Path) -> None:
-    write_tree(on_path, SHOP)
+    write(on_path, SHOP)
     theirs = linter_verdicts("shop", SHOP_CONTRACTS, on_path)
     ours = igg_verdicts(on_path / "shop", SHOP_CONTRACTS)
     assert_agree(theirs, ours)
@@ -212,7 +204,7 @@ def test_cycles_are_grimps_strongly_connected_components(on_path: Path) -> None:
         if name == "httpx":
             shutil.copytree(Path(httpx.__file__).parent, on_path / "httpx", ignore=shutil.ignore_patterns("__pycache__"))
         else:
-            write_tree(on_path, SHOP)
+            write(on_path, SHOP)
         g = grimp.build_graph(name, cache_dir=None)
         oracle: nx.DiGraph[str] = nx.DiGraph((m, t) for m in g.modules for t in g.find_modules_directly_imported_by(m))
         theirs = {frozenset(c) for c in nx.strongly_connected_components(oracle) if len(c) > 1}
