@@ -10,12 +10,31 @@ included) and in the constants of the file.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.agents.code.javafunc import split_top, type_arguments
+from igg.agents.code.javafunc import type_arguments
+from igg.agents.code.javasyntax import (
+    arg_nodes,
+    array_dims,
+    base_type,
+    dims_of,
+    element_type,
+    erase,
+    generics_of,
+    inferred_params,
+    is_static,
+    lambda_arity,
+    member_nodes,
+    operands,
+    owner_param,
+    string_value,
+    target_type,
+    text_of,
+    type_text,
+    written_args,
+)
 from igg.agents.code.sql import tables_in
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -23,8 +42,6 @@ _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "int
 _LITERAL_TYPES = {"string_literal": "String", "decimal_integer_literal": "int", "hex_integer_literal": "int",
                   "decimal_floating_point_literal": "double", "character_literal": "char", "true": "boolean",
                   "false": "boolean", "text_block": "String"}
-_SPACES = re.compile(r"\s+")
-_ANNOTATION = re.compile(r"@[\w.]+(\([^)]*\))?")
 
 
 @lru_cache(maxsize=1)
@@ -34,85 +51,6 @@ def parser() -> Any:
     from tree_sitter import Language, Parser
 
     return Parser(Language(tree_sitter_java.language()))
-
-
-def _text(node: Any) -> str:
-    return str(node.text.decode("utf-8", "replace"))
-
-
-def type_text(node: Any) -> str:
-    """A type as written, whitespace removed (``Map<String,List<User>>``)."""
-    return _SPACES.sub("", _text(node))
-
-
-def base_type(text: str) -> str:
-    """A type name without generics, arrays, varargs or annotations: ``List<User>[]`` -> ``List``."""
-    text = _ANNOTATION.sub("", text)
-    return text.split("<", 1)[0].replace("[]", "").replace("...", "").strip()
-
-
-_ESCAPES = re.compile(r"\\([\\'\"ntrbfs])")
-_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "s": " "}
-
-
-def _literal_value(node: Any) -> str:
-    raw = _text(node)
-    quote = '"""' if raw.startswith('"""') else '"'
-    body = raw[len(quote):-len(quote)] if len(raw) >= 2 * len(quote) else ""
-    return _ESCAPES.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), body) if "\\" in body else body
-
-
-def _concatenation(node: Any) -> tuple[Any, Any] | None:
-    """The operands of a ``+``, or of the one expression in parentheses (right None); else None."""
-    if node.type == "binary_expression" and node.child_by_field_name("operator").type == "+":
-        return node.child_by_field_name("left"), node.child_by_field_name("right")
-    if node.type == "parenthesized_expression" and node.named_child_count == 1:
-        return node.named_children[0], None
-    return None
-
-
-def _string_value(node: Any, memo: dict[int, str | None] | None = None) -> str | None:
-    """The text of a string literal, text block or ``+`` concatenation of literals (any other operand as a
-    template hole ``{}``, which the SQL reader never takes for a table). Iterative (a 3,000-term concatenation
-    is no deeper for it than one term); ``memo`` keeps the value of every node below, by node id, so that a
-    walk meeting the inner ``+`` nodes again pays nothing for them."""
-    memo = {} if memo is None else memo
-    stack: list[tuple[Any, bool]] = [(node, False)]
-    while stack:
-        n, ready = stack.pop()
-        if n.id in memo:
-            continue
-        if n.type in ("string_literal", "text_block"):
-            memo[n.id] = _literal_value(n)
-            continue
-        parts = _concatenation(n)
-        if parts is None:
-            memo[n.id] = None
-        elif not ready:
-            stack.append((n, True))
-            stack.extend((p, False) for p in reversed(parts) if p is not None)
-        elif parts[1] is None:
-            memo[n.id] = memo.get(parts[0].id)
-        else:
-            left, right = memo.get(parts[0].id), memo.get(parts[1].id)
-            memo[n.id] = (None if left is None and right is None
-                          else (left if left is not None else "{}") + (right if right is not None else "{}"))
-    return memo[node.id]
-
-
-def _operands(node: Any) -> list[Any]:
-    """The operands of a string concatenation that are not string literals (where its calls are), in order."""
-    out: list[Any] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        parts = _concatenation(n)
-        if parts is None:
-            if n.type not in ("string_literal", "text_block"):
-                out.append(n)
-            continue
-        stack.extend(p for p in reversed(parts) if p is not None)
-    return out
 
 
 class _Analyzer:
@@ -134,7 +72,7 @@ class _Analyzer:
         for child in root.named_children:
             if child.type == "package_declaration":
                 name = next((c for c in child.named_children if c.type in ("scoped_identifier", "identifier")), None)
-                package = _text(name) if name is not None else ""
+                package = text_of(name) if name is not None else ""
             elif child.type == "import_declaration":
                 self._import(child)
         stem = self.facts.path.rpartition("/")[2].removesuffix(".java")
@@ -151,7 +89,7 @@ class _Analyzer:
         name = next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
         if name is None:
             return
-        target = _text(name)
+        target = text_of(name)
         static = any(c.type == "static" for c in node.children)
         wildcard = any(c.type == "asterisk" for c in node.children)
         if static:
@@ -167,28 +105,28 @@ class _Analyzer:
         body = node.child_by_field_name("body")
         if body is None:
             return
-        for member in _members(body):
+        for member in member_nodes(body):
             if member.type in ("field_declaration", "constant_declaration"):
                 for decl in member.children_by_field_name("declarator"):
                     value = decl.child_by_field_name("value")
-                    text = _string_value(value) if value is not None else None
+                    text = string_value(value) if value is not None else None
                     sql = tables_in(text, value.start_point[0] + 1) if text else []
                     if sql:
-                        self.constants[_text(decl.child_by_field_name("name"))] = sql
+                        self.constants[text_of(decl.child_by_field_name("name"))] = sql
             elif member.type in _TYPE_NODES:
                 self._collect_constants(member)
 
     # ---- types ---------------------------------------------------------------------------------------
     def _type(self, node: Any, outer: TypeDecl | None, generics: dict[str, str]) -> None:
-        simple = _text(node.child_by_field_name("name"))
+        simple = text_of(node.child_by_field_name("name"))
         kind = _TYPE_NODES[node.type]
         decl = TypeDecl(kind=kind, name=f"{outer.name}.{simple}" if outer else simple,  # type: ignore[arg-type]
                         package=self.facts.package, line=node.start_point[0] + 1,
                         outer=outer.qualified if outer else None)
         inner_class = (outer is not None and outer.kind != "interface" and node.type == "class_declaration"
-                       and not _is_static(node))  # an inner class sees its outer type's type parameters
-        generics = _generics(node, generics if inner_class else {})
-        own = _generics(node, {})
+                       and not is_static(node))  # an inner class sees its outer type's type parameters
+        generics = generics_of(node, generics if inner_class else {})
+        own = generics_of(node, {})
         self.self_bounded[decl.qualified] = {p for p, bound in own.items() if bound == simple}
         written: list[str] = []
         superclass = node.child_by_field_name("superclass")
@@ -203,7 +141,7 @@ class _Analyzer:
                 (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(map(base_type, texts))
         decl.type_params = own
         for text in written:
-            decl.super_args[base_type(text)] = _written_args(text)
+            decl.super_args[base_type(text)] = written_args(text)
         for text in written:
             args = type_arguments(text)
             if {simple, decl.name, decl.qualified} & set(args):
@@ -212,7 +150,7 @@ class _Analyzer:
                 decl.self_args[base_type(text)] = "param"
         self.facts.types.append(decl)
         body = node.child_by_field_name("body")
-        members = _members(body) if body is not None else []
+        members = member_nodes(body) if body is not None else []
         if node.type == "record_declaration":
             params = node.child_by_field_name("parameters")
             for p in params.named_children if params is not None else []:
@@ -223,7 +161,7 @@ class _Analyzer:
                 for d in m.children_by_field_name("declarator"):
                     _field(decl, m.child_by_field_name("type"), d, generics)
             elif m.type == "enum_constant":
-                decl.fields[_text(m.child_by_field_name("name"))] = simple
+                decl.fields[text_of(m.child_by_field_name("name"))] = simple
         # initialisers: static ones (static fields, static blocks, enum constants) run in <clinit>, the others
         # in every constructor (<init>); calls there are real calls
         static_init: list[Any] = []
@@ -244,7 +182,7 @@ class _Analyzer:
                 values = [d.child_by_field_name("value") for d in m.children_by_field_name("declarator")]
                 values = [v for v in values if v is not None]
                 if values:
-                    static = m.type == "constant_declaration" or kind == "interface" or _is_static(m)
+                    static = m.type == "constant_declaration" or kind == "interface" or is_static(m)
                     (static_init if static else instance_init).extend(values)
         for name, nodes in (("<clinit>", static_init), ("<init>", instance_init)):
             if nodes:
@@ -261,36 +199,36 @@ class _Analyzer:
 
     def _callable(self, node: Any, owner: TypeDecl, generics: dict[str, str]) -> None:
         constructor = node.type in ("constructor_declaration", "compact_constructor_declaration")
-        name = _text(node.child_by_field_name("name"))
-        generics = _generics(node, generics)
+        name = text_of(node.child_by_field_name("name"))
+        generics = generics_of(node, generics)
         params: list[tuple[str, str, str]] = []  # (as written, erased, name)
         plist = node.child_by_field_name("parameters")
         for p in plist.named_children if plist is not None else []:
             if p.type == "formal_parameter":
                 written = type_text(p.child_by_field_name("type"))
-                erased = _erase(p.child_by_field_name("type"), generics) + "[]" * _dims(p)
-                params.append((written, erased, _text(p.child_by_field_name("name"))))
+                erased = erase(p.child_by_field_name("type"), generics) + "[]" * dims_of(p)
+                params.append((written, erased, text_of(p.child_by_field_name("name"))))
             elif p.type == "spread_parameter":
                 t = next((c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")), None)
                 d = next((c for c in p.named_children if c.type == "variable_declarator"), None)
                 if t is not None and d is not None:
-                    params.append((type_text(t) + "...", _erase(t, generics) + "[]", _text(d.child_by_field_name("name"))))
-        static = _is_static(node)
+                    params.append((type_text(t) + "...", erase(t, generics) + "[]", text_of(d.child_by_field_name("name"))))
+        static = is_static(node)
         returns = None
         rtype = node.child_by_field_name("type")
         if rtype is not None and not constructor:
-            returns = _erase(rtype, generics) + "[]" * _dims(node)
+            returns = erase(rtype, generics) + "[]" * dims_of(node)
         decl = CallableDecl(kind="constructor" if constructor else "method", name=name, owner=owner.qualified,
                             signature=f"{name}({', '.join(t for t, _, _ in params)})", line=node.start_point[0] + 1,
                             params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
                             static=static, returns=returns,
                             abstract=not constructor and node.child_by_field_name("body") is None,
-                            returns_param=_owner_param(rtype, owner, node) if not constructor else None,
-                            returns_element=_element(rtype, generics) if rtype is not None and not constructor
-                            and not _dims(node) else None,
+                            returns_param=owner_param(rtype, owner, node) if not constructor else None,
+                            returns_element=element_type(rtype, generics) if rtype is not None and not constructor
+                            and not dims_of(node) else None,
                             returns_self=rtype is not None and not constructor and not static
                             and type_text(rtype) in self.self_bounded.get(owner.qualified, ())
-                            and type_text(rtype) not in _generics(node, {}))
+                            and type_text(rtype) not in generics_of(node, {}))
         self.facts.callables.append(decl)
         body = node.child_by_field_name("body")
         if body is None:
@@ -301,9 +239,9 @@ class _Analyzer:
             decl.explicit_init = first is not None and first.type == "explicit_constructor_invocation"
         scope: dict[str, Expr] = {n: ("var", e) for _, e, n in params}
         for p in plist.named_children if plist is not None else []:  # List<Filter> filters: its elements too
-            element = _element(p.child_by_field_name("type"), generics) if p.type == "formal_parameter" else None
-            if element and not _dims(p):
-                pname = _text(p.child_by_field_name("name"))
+            element = element_type(p.child_by_field_name("type"), generics) if p.type == "formal_parameter" else None
+            if element and not dims_of(p):
+                pname = text_of(p.child_by_field_name("name"))
                 scope[pname] = (*scope[pname], element)
         self._walk(body, decl, owner, scope, generics)
 
@@ -312,7 +250,7 @@ class _Analyzer:
                  value: Any = None, dims: int = 0) -> None:
         if name_node is None:
             return
-        name = _text(name_node)
+        name = text_of(name_node)
         if type_node is None:
             return
         written = base_type(type_text(type_node))
@@ -320,8 +258,8 @@ class _Analyzer:
             inferred = self._expr(value, scope, generics) if value is not None else None
             scope[name] = inferred if inferred is not None else ("lit", None)
         else:
-            element = _element(type_node, generics) if not dims else None
-            erased = _erase(type_node, generics) + "[]" * dims
+            element = element_type(type_node, generics) if not dims else None
+            erased = erase(type_node, generics) + "[]" * dims
             scope[name] = ("var", erased, element) if element else ("var", erased)
 
     def _walk(self, root: Any, decl: CallableDecl, owner: TypeDecl, scope: dict[str, Expr],
@@ -339,15 +277,15 @@ class _Analyzer:
                 tnode = node.child_by_field_name("type")
                 for d in node.children_by_field_name("declarator"):
                     self._declare(scope, tnode, d.child_by_field_name("name"), generics, d.child_by_field_name("value"),
-                                  _dims(d))
+                                  dims_of(d))
             elif kind in ("formal_parameter", "resource"):
                 self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
-                              node.child_by_field_name("value"), _dims(node))
+                              node.child_by_field_name("value"), dims_of(node))
                 if kind == "resource":  # try-with-resources closes it: javac calls close() on its static type
                     self._close(node, decl, scope, generics)
             elif kind == "enhanced_for_statement":
                 self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
-                              None, _dims(node))
+                              None, dims_of(node))
             elif kind == "catch_formal_parameter":
                 types = [c for c in node.named_children if c.type == "catch_type"]
                 names = [c for c in node.named_children if c.type == "identifier"]
@@ -377,15 +315,15 @@ class _Analyzer:
                 decl.instantiates.append((base_type(type_text(node.child_by_field_name("type"))),
                                           node.start_point[0] + 1))
             elif kind in ("string_literal", "text_block", "binary_expression"):
-                text = _string_value(node, self.strings)
+                text = string_value(node, self.strings)
                 if text is not None:
                     decl.sql.extend(tables_in(text, node.start_point[0] + 1))
                     # the literal parts of a concatenation are not statements of their own; calls in it are
-                    stack.extend(reversed(_operands(node)))
+                    stack.extend(reversed(operands(node)))
                     continue
-            elif kind == "identifier" and self.constants and _text(node) in self.constants:
+            elif kind == "identifier" and self.constants and text_of(node) in self.constants:
                 decl.sql.extend(SqlRef(table=r.table, op=r.op, statement=r.statement, line=node.start_point[0] + 1)
-                                for r in self.constants[_text(node)])
+                                for r in self.constants[text_of(node)])
             # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
 
@@ -394,7 +332,7 @@ class _Analyzer:
         (``try (Out o = ..)``) or an effectively final variable or field named in the header (``try (o)``)."""
         name = node.child_by_field_name("name")
         if name is not None:
-            expr = scope.get(_text(name))
+            expr = scope.get(text_of(name))
         else:
             named = [c for c in node.named_children if c.type in ("identifier", "field_access")]
             expr = self._expr(named[0], scope, generics) if len(named) == 1 else None
@@ -406,17 +344,17 @@ class _Analyzer:
         is an argument of (``("lambda", call, i, j)``), else by the type it is declared, cast or returned as
         (``("typed", T, args, j)``: ``Predicate<Matcher> p = m -> ..``), else unknown. The names they shadow
         come back once the body is walked (the dict pushed under its children)."""
-        names = _inferred_params(node)
+        names = inferred_params(node)
         if not names:
             return
         stack.append({n: scope.get(n) for n in names})
         target = self.lambdas.get((node.start_byte, node.end_byte))
-        declared = _target_type(node) if target is None else None
+        declared = target_type(node) if target is None else None
         typed: tuple[str, tuple[str, ...]] | None = None
         if declared is not None and base_type(type_text(declared)) != "var":
-            args = tuple(generics.get(base_type(a), base_type(a)) + "[]" * _array_dims(a) if a else ""
+            args = tuple(generics.get(base_type(a), base_type(a)) + "[]" * array_dims(a) if a else ""
                          for a in type_arguments(type_text(declared)))
-            typed = (_erase(declared, generics), args)
+            typed = (erase(declared, generics), args)
         for j, n in enumerate(names):
             if target is not None:
                 scope[n] = ("lambda", target[0], target[1], j)
@@ -430,13 +368,13 @@ class _Analyzer:
         if known is not None:
             return known
         ref = self.calls[node.id] = self._call_ref(node, scope, generics)
-        for i, a in enumerate(_arg_nodes(node)):
+        for i, a in enumerate(arg_nodes(node)):
             if a.type == "lambda_expression":
                 self.lambdas[(a.start_byte, a.end_byte)] = (ref, i)
         return ref
 
     def _call_ref(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> CallRef:
-        name = _text(node.child_by_field_name("name"))
+        name = text_of(node.child_by_field_name("name"))
         obj = node.child_by_field_name("object")
         args = self._args(node, scope, generics)
         line = node.start_point[0] + 1
@@ -454,7 +392,7 @@ class _Analyzer:
     def _expr(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> Expr | None:
         kind = node.type
         if kind == "identifier":
-            ident = _text(node)
+            ident = text_of(node)
             return scope.get(ident) or ("name", ident)
         if kind == "this":
             return ("this",)
@@ -465,75 +403,32 @@ class _Analyzer:
         if kind == "field_access":
             obj, fld = node.child_by_field_name("object"), node.child_by_field_name("field")
             if fld is not None and fld.type == "this":
-                return ("outer", _text(obj))
+                return ("outer", text_of(obj))
             inner = self._expr(obj, scope, generics) if obj is not None else None
-            return ("field", inner, _text(fld)) if inner is not None and fld is not None else None
+            return ("field", inner, text_of(fld)) if inner is not None and fld is not None else None
         if kind == "scoped_identifier":
-            return ("name", _text(node))
+            return ("name", text_of(node))
         if kind == "method_invocation":
             return ("call", self._invocation(node, scope, generics))
         if kind == "object_creation_expression":
             return ("new", base_type(type_text(node.child_by_field_name("type"))))
         if kind == "cast_expression":
-            return ("cast", _erase(node.child_by_field_name("type"), generics))
+            return ("cast", erase(node.child_by_field_name("type"), generics))
         if kind in _LITERAL_TYPES:
             return ("lit", _LITERAL_TYPES[kind])
         if kind == "null_literal":
             return ("lit", "null")
-        if kind == "binary_expression" and _string_value(node, self.strings) is not None:
+        if kind == "binary_expression" and string_value(node, self.strings) is not None:
             return ("lit", "String")
         if kind in ("lambda_expression", "method_reference"):
-            return ("fn", _lambda_arity(node))
+            return ("fn", lambda_arity(node))
         if kind == "array_access":
             inner = self._expr(node.child_by_field_name("array"), scope, generics)
             return ("elem", inner) if inner is not None else None
         return None
 
     def _args(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> tuple[Expr | None, ...]:
-        return tuple(self._expr(a, scope, generics) for a in _arg_nodes(node))
-
-
-def _arg_nodes(node: Any) -> list[Any]:
-    arguments = node.child_by_field_name("arguments")
-    return [a for a in (arguments.named_children if arguments is not None else [])
-            if a.type not in ("line_comment", "block_comment")]
-
-
-def _inferred_params(node: Any) -> list[str]:
-    """The names of a lambda's parameters when it declares none of their types (``f -> ..``, ``(a, b) -> ..``)."""
-    params = node.child_by_field_name("parameters")
-    if params is None:
-        return []
-    if params.type == "identifier":
-        return [_text(params)]
-    if params.type == "inferred_parameters":
-        return [_text(c) for c in params.named_children if c.type == "identifier"]
-    return []
-
-
-def _same(a: Any, b: Any) -> bool:
-    return b is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
-
-
-def _target_type(node: Any) -> Any:
-    """The type node a lambda is given to when it is no call's argument: the declared type of the variable or
-    field it initialises, the type it is cast to, or the return type of the method it is returned from."""
-    parent = node.parent
-    if parent is None:
-        return None
-    if parent.type == "variable_declarator" and _same(node, parent.child_by_field_name("value")):
-        declaration = parent.parent
-        return declaration.child_by_field_name("type") if declaration is not None else None
-    if parent.type == "cast_expression" and _same(node, parent.child_by_field_name("value")):
-        return parent.child_by_field_name("type")
-    if parent.type == "return_statement":
-        up = parent.parent
-        while up is not None and up.type not in ("method_declaration", "lambda_expression", "class_body",
-                                                  "constructor_declaration"):
-            up = up.parent
-        if up is not None and up.type == "method_declaration":
-            return up.child_by_field_name("type")
-    return None
+        return tuple(self._expr(a, scope, generics) for a in arg_nodes(node))
 
 
 def _restore(scope: dict[str, Expr], saved: dict[str, Expr | None]) -> None:
@@ -546,116 +441,11 @@ def _restore(scope: dict[str, Expr], saved: dict[str, Expr | None]) -> None:
 
 def _field(decl: TypeDecl, type_node: Any, declarator: Any, generics: dict[str, str]) -> None:
     """Record a field (or record component) of ``decl``: its erased type, and its element type if it has one."""
-    name, dims = _text(declarator.child_by_field_name("name")), _dims(declarator)
-    decl.fields[name] = _erase(type_node, generics) + "[]" * dims
-    element = _element(type_node, generics) if not dims else None
+    name, dims = text_of(declarator.child_by_field_name("name")), dims_of(declarator)
+    decl.fields[name] = erase(type_node, generics) + "[]" * dims
+    element = element_type(type_node, generics) if not dims else None
     if element:
         decl.field_elements[name] = element
-
-
-def _element(node: Any, generics: dict[str, str]) -> str | None:
-    """The erased type argument of a type that has exactly one (``List<Filter>``, ``Stream<? extends Filter>``:
-    ``Filter``); None for others and for ``? super`` wildcards (whose elements are of no known type)."""
-    if node is None or node.type != "generic_type":
-        return None
-    args = next((c for c in node.named_children if c.type == "type_arguments"), None)
-    if args is None or args.named_child_count != 1:
-        return None
-    arg = args.named_children[0]
-    if arg.type == "wildcard":
-        if any(c.type == "super" for c in arg.children) or not arg.named_child_count:
-            return None
-        arg = arg.named_children[-1]
-    return _erase(arg, generics)
-
-
-def _written_args(written: str) -> list[str]:
-    """The type arguments of a supertype as written, each erased (``A<B<C>, ? extends D, E[]>``: ``B``, ``''``,
-    ``E[]``): a type parameter's name stays its name."""
-    if "<" not in written:
-        return []
-    inner = written.partition("<")[2].rpartition(">")[0]
-    return ["" if arg.startswith("?") else base_type(arg) + "[]" * _array_dims(arg) for arg in split_top(inner)]
-
-
-def _owner_param(rtype: Any, owner: TypeDecl, method: Any) -> str | None:
-    """The owner's type parameter a method returns (``T get()``), unless the method declares one of that name."""
-    if rtype is None:
-        return None
-    text = type_text(rtype)
-    if text in owner.type_params and text not in _generics(method, {}) and method.child_by_field_name(
-            "dimensions") is None:
-        return text
-    return None
-
-
-def _is_static(node: Any) -> bool:
-    modifiers = next((c for c in node.children if c.type == "modifiers"), None)
-    return modifiers is not None and any(c.type == "static" for c in modifiers.children)
-
-
-def _lambda_arity(node: Any) -> int | None:
-    """How many parameters a lambda declares (None for a method reference, whose arity depends on its target)."""
-    if node.type != "lambda_expression":
-        return None
-    params = node.child_by_field_name("parameters")
-    if params is None:
-        return 0
-    return 1 if params.type == "identifier" else params.named_child_count
-
-
-def _dims(node: Any) -> int:
-    dims = node.child_by_field_name("dimensions")
-    return _text(dims).count("[") if dims is not None else 0
-
-
-def _generics(node: Any, outer: dict[str, str]) -> dict[str, str]:
-    """Type parameters in scope -> their erasure (the first bound, else Object)."""
-    params = node.child_by_field_name("type_parameters")
-    if params is None:
-        params = next((c for c in node.named_children if c.type == "type_parameters"), None)
-    if params is None:
-        return outer
-    out = dict(outer)
-    for p in params.named_children:
-        if p.type != "type_parameter":
-            continue
-        name = next((c for c in p.named_children if c.type in ("type_identifier", "identifier")), None)
-        bound = next((c for c in p.named_children if c.type == "type_bound"), None)
-        if name is not None:
-            first = bound.named_children[0] if bound is not None and bound.named_child_count else None
-            out[_text(name)] = base_type(type_text(first)) if first is not None else "Object"
-    return out
-
-
-def _erase(node: Any, generics: dict[str, str]) -> str:
-    """A declared type without generics, a type parameter replaced by its bound."""
-    if node is None:
-        return "Object"
-    text = type_text(node)
-    base = base_type(text)
-    arrays = "[]" * _array_dims(text)
-    return generics.get(base, base) + arrays
-
-
-def _array_dims(text: str) -> int:
-    """The array dimensions of a type as written, not those of its type arguments: ``Fn<byte[]>[]`` -> 1."""
-    depth, outside = 0, ""
-    for ch in text:
-        depth += (ch == "<") - (ch == ">")
-        if depth == 0 and ch != ">":
-            outside += ch
-    return outside.count("[]")
-
-
-def _members(body: Any) -> list[Any]:
-    out = []
-    for c in body.named_children:
-        if c.type == "enum_body_declarations":
-            out.extend(c.named_children)
-        else:
-            out.append(c)
-    return out
 
 
 def analyze_java(path: str, text: str) -> FileFacts:

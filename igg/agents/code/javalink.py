@@ -15,6 +15,7 @@ which has no declaration but a known return type for the rest of a chain.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -382,17 +383,10 @@ class JavaResolver:
     def _sam(self, q: str) -> CallableDecl | None:
         """The one abstract method of in-tree interface ``q`` (declared or inherited from in-tree interfaces;
         a default method or a redeclaration hides what it overrides), or None."""
-        queue, seen = [q], set()
         found: dict[tuple[str, tuple[str | None, ...]], CallableDecl] = {}
-        while queue:
-            t = queue.pop(0)
-            if t in seen or t not in self.index.types:
-                continue
-            seen.add(t)
-            for m in self.index.members.get(t, ()):
-                if m.kind == "method" and not m.static and m.name not in OBJECT_METHODS:
-                    found.setdefault((m.name, m.params), m)
-            queue.extend(self.index.supertypes(self.index.types[t]))
+        for _, m in self._members_up(q):
+            if m.kind == "method" and not m.static and m.name not in OBJECT_METHODS:
+                found.setdefault((m.name, m.params), m)
         abstract = [m for m in found.values() if m.abstract]
         return abstract[0] if len(abstract) == 1 else None
 
@@ -521,20 +515,25 @@ class JavaResolver:
         return known
 
     def _find_candidates(self, q: str, name: str) -> list[CallableDecl]:
-        queue, seen = [q], set()
         found: dict[tuple[str | None, ...], CallableDecl] = {}
+        for t, m in self._members_up(q):
+            # an interface's static methods are not inherited (JLS 8.4.8): only its own name calls them
+            inherited_static = m.static and t != q and self.index.types[t].kind == "interface"
+            if m.kind != "constructor" and m.name == name and not inherited_static:
+                found.setdefault(m.params, m)
+        return list(found.values())
+
+    def _members_up(self, q: str) -> Iterator[tuple[str, CallableDecl]]:
+        """(declaring type, callable) of in-tree type ``q`` and of its in-tree supertypes, breadth first, each
+        type once: a member met first hides a later one of the same signature (callers keep the first)."""
+        queue, seen = [q], set()
         while queue:
             t = queue.pop(0)
             if t in seen or t not in self.index.types:
                 continue
             seen.add(t)
-            inherited = t != q and self.index.types[t].kind == "interface"
-            for m in self.index.members.get(t, ()):
-                # an interface's static methods are not inherited (JLS 8.4.8): only its own name calls them
-                if m.kind != "constructor" and m.name == name and not (inherited and m.static):
-                    found.setdefault(m.params, m)
+            yield from ((t, m) for m in self.index.members.get(t, ()))
             queue.extend(self.index.supertypes(self.index.types[t]))
-        return list(found.values())
 
     def choose(self, named: list[CallableDecl], call: CallRef, f: FileFacts, ctx: TypeDecl | None,
                depth: int) -> Any:
