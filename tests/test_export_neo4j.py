@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import threading
 import uuid
 
 import pytest
+from structlog.testing import capture_logs
 
 from igg.errors import ExportError
 from igg.export import export_neo4j, write_cypher
@@ -380,6 +382,40 @@ def test_a_bad_uri_and_a_down_server_give_one_line_errors():
     port = free_port(set())
     with pytest.raises(ExportError, match=f"cannot reach a Bolt server at bolt://127.0.0.1:{port}.*refused"):
         export_neo4j(w.state, settings=Neo4jSettings(uri=f"bolt://127.0.0.1:{port}", connection_timeout=1))
+
+
+def test_connect_retries_wait_with_exponential_backoff_and_log_at_debug():
+    """An unreachable server is tried connect_attempts times, 0.2 s, 0.4 s, 0.8 s apart (the sleep injected);
+    the retries log at debug level only, and the error names the attempts."""
+    sleeps: list[float] = []
+    port = free_port(set())
+    settings = Neo4jSettings(uri=f"bolt://127.0.0.1:{port}", connect_attempts=4, connection_timeout=1)
+    with capture_logs() as logs, pytest.raises(ExportError, match=f"127.0.0.1:{port} after 4 attempt"):
+        with BoltSession(settings, sleep=sleeps.append):
+            pass
+    assert sleeps == [0.2, 0.4, 0.8]
+    retries = [e for e in logs if e["event"] == "neo4j_connect_retry"]
+    assert [(e["log_level"], e["attempt"], e["retry_in"]) for e in retries] == \
+        [("debug", 1, 0.2), ("debug", 2, 0.4), ("debug", 3, 0.8)]
+
+
+def test_cli_export_to_an_unreachable_server_prints_one_line_and_exits_1(tmp_path):
+    """`igg export --format neo4j --uri bolt://<closed port>`: exit 1 and exactly one stderr line (the retries
+    and the export_failed event stay below the default log level)."""
+    from igg.export import write_json
+
+    w = sample()
+    doc = tmp_path / "g.json"
+    write_json(w.state, doc, schema=w.request.config.schema_, metadata={"session_id": scope()})
+    port = free_port(set())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
+    done = subprocess.run([sys.executable, "-m", "igg", "export", str(doc), "--format", "neo4j", "--uri",
+                           f"bolt://127.0.0.1:{port}"], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"igg: cannot reach a Bolt server at bolt://127.0.0.1:{port} after 3 attempt(s): ")
+    assert line.endswith("; is it running?")
 
 
 def test_wrong_credentials_are_named_without_the_password(bolt):

@@ -138,6 +138,16 @@ def test_a_body_in_one_byte_chunks_is_refused(server):
     assert server["http"].get("/sessions/tiny-chunks/observation").status_code == 404
 
 
+def test_the_deadlines_wrap_uvicorn_without_subclassing_it():
+    """The guarded protocol is an asyncio.Protocol of IGG's wrapping uvicorn's: no uvicorn class in its
+    ancestry, so a change of uvicorn's private protocol internals cannot break the deadlines."""
+    from igg.interfaces.http.server import Timeouts, protocol_class
+
+    guarded = protocol_class(Timeouts())
+    assert not [c for c in guarded.__mro__ if c.__module__.startswith("uvicorn")]
+    assert guarded.inner_class.__module__.startswith("uvicorn")  # type: ignore[attr-defined]
+
+
 def test_an_idle_keep_alive_connection_is_closed(server):
     with connect(server["port"]) as sock:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")

@@ -123,6 +123,19 @@ def test_hang_longer_than_timeout_and_dropped_connection_are_retried() -> None:
     assert elapsed < 5
 
 
+def test_adapted_attempts_are_not_retries() -> None:
+    """A refused response_format is tried again at once and costs no retry: two refusals, a 500 and an
+    answer with max_retries=1; every attempt is recorded, only the 500 waited for."""
+    with FakeOpenAI([Reply(status=500), ANSWER], reject={"json_schema", "json_object"}) as server:
+        sleeps = Sleeps()
+        turn = make_agent(server, sleeps=sleeps, max_retries=1)(observation())
+    assert turn.raw == ANSWER and sleeps == [0.375]
+    attempts = turn.exchange["attempts"]
+    assert [a["status"] for a in attempts] == [400, 400, 500]
+    assert [a.get("adapted", False) for a in attempts] == [True, True, False]
+    assert attempts[2]["retry_in"] == 0.375 and "retry_in" not in attempts[0]
+
+
 def test_retries_exhausted_raise_agent_failed_with_one_line_reason() -> None:
     """After max_retries the agent fails with one line naming the attempts and the last error, never the key."""
     with FakeOpenAI([Reply(status=503, message="overloaded\nplease retry")] * 3) as server, \

@@ -13,8 +13,9 @@ in how they call and sleep. Per turn the core
    more); the ``openai`` client's timeout bounds each socket read only;
 4. reads the answer itself: a 200 whose body is not UTF-8 JSON (an HTML error page, a proxy's text) is a
    transient fault like a 5xx, not a crash;
-5. retries 429/5xx/timeouts/connection errors/non-JSON answers per ``igg.agents.retry`` and raises
-   ``AgentFailed`` with a one-line reason when retries run out or the error is not retryable;
+5. retries 429/5xx/timeouts/connection errors/non-JSON answers per ``igg.agents.retry`` (tenacity's
+   retry loop) and raises ``AgentFailed`` with a one-line reason when retries run out or the error is not
+   retryable; an attempt adapted to a rejected parameter is repeated at once and is not a retry;
 6. returns an ``AgentTurn``: ``raw`` is the model's text (so a transcript replays exactly), cut to
    ``max_answer_bytes`` when bigger (reported once, ``truncated``), ``truncated`` also on
    ``finish_reason: length``, ``usage`` with tokens and cost, ``exchange`` with the request, the response
@@ -44,11 +45,19 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 import httpx
 import openai
 from pydantic import ValidationError
+from tenacity import RetryCallState
 
 from igg.agents.base import AgentCapabilities, AgentTurn, Observation, Usage
 from igg.agents.budget import Budget, Totals, messages_tokens
 from igg.agents.prompt import messages, response_schema
-from igg.agents.retry import AnswerUnreadable, CallTimedOut, RetryPolicy, describe_error, is_retryable
+from igg.agents.retry import (
+    AnswerUnreadable,
+    CallTimedOut,
+    RetryHook,
+    RetryPolicy,
+    describe_error,
+    is_retryable,
+)
 from igg.errors import AgentFailed, AgentUnavailable, ResponseInvalid
 from igg.io.encodable import escape_unencodable
 from igg.models.request import LLMConfig, Request
@@ -254,10 +263,11 @@ class _Session:
             params["response_format"] = {"type": "json_object"}
         return params
 
-    def failed(self, call: _Call, error: Exception) -> float | None:
-        """Decide after a failed attempt: None to try again at once (adapted), a delay to retry after.
+    def failed(self, call: _Call, error: Exception) -> bool:
+        """Record a failed attempt and decide: True to try again at once (adapted to a rejected parameter;
+        not a retry), False to hand the error to the retry controller (``policy.retrying``).
 
-        Raises ``AgentFailed`` when the error is final or the retries are used up.
+        Raises ``AgentFailed`` when the error is final.
         """
         reason = self.redact(describe_error(error))
         attempt: dict[str, Any] = {"error": reason, "mode": self.mode,
@@ -265,18 +275,28 @@ class _Session:
         call.attempts.append(attempt)
         if isinstance(error, openai.APIStatusError) and error.status_code in (400, 422) and self._adapt(error):
             attempt["adapted"] = True
-            return None
+            return True
         if not is_retryable(error):
             raise AgentFailed(f"LLM call to {self.settings.endpoint} failed: {reason}")
-        if call.retries >= self.policy.max_retries:
-            raise AgentFailed(f"LLM call to {self.settings.endpoint} failed after {call.retries + 1} attempts "
-                              f"(config.llm.max_retries={self.policy.max_retries}); last: {reason}")
-        call.retries += 1
-        delay = self.policy.delay(call.retries, error)
-        attempt["retry_in"] = round(delay, 3)
-        log.warning("llm_call_failed", iteration=call.observation.iteration, attempt=len(call.attempts),
-                    error=reason, retry_in=round(delay, 3))
-        return delay
+        return False
+
+    def retrying(self, call: _Call) -> dict[str, RetryHook]:
+        """The hooks the retry controller calls for ``call``: one logs and records a retry, one gives up."""
+
+        def before_sleep(state: RetryCallState) -> None:
+            call.retries = state.attempt_number
+            delay = round(state.upcoming_sleep, 3)
+            attempt = call.attempts[-1]
+            attempt["retry_in"] = delay
+            log.warning("llm_call_failed", iteration=call.observation.iteration, attempt=len(call.attempts),
+                        error=attempt["error"], retry_in=delay)
+
+        def give_up(state: RetryCallState) -> None:
+            raise AgentFailed(f"LLM call to {self.settings.endpoint} failed after {state.attempt_number} attempts "
+                              f"(config.llm.max_retries={self.policy.max_retries}); "
+                              f"last: {call.attempts[-1]['error']}")
+
+        return {"before_sleep": before_sleep, "give_up": give_up}
 
     def _adapt(self, error: openai.APIStatusError) -> bool:
         """Adapt to a parameter the server rejected; False when there is nothing left to adapt."""
@@ -366,7 +386,8 @@ class LLMAgent(_Session, AgentCapabilities):
 
     Its calls run on a private event loop (the same whole-call deadline as the async agent), in the
     caller's thread, or in a helper thread when the caller is itself inside a running event loop; retry
-    delays are slept with ``policy.sleep``. ``close()`` closes the connections and the loop.
+    delays are slept with ``policy.sleep`` in the caller's thread. ``close()`` closes the connections and
+    the loop.
     """
 
     def __init__(self, settings: LLMSettings, request: Request | None = None,
@@ -399,16 +420,18 @@ class LLMAgent(_Session, AgentCapabilities):
 
     def __call__(self, observation: Observation) -> AgentTurn:
         call = self.begin(observation)
+        params, data = self.policy.retrying(**self.retrying(call))(self._try, call)
+        return self.finish(call, params, data)
+
+    def _try(self, call: _Call) -> tuple[dict[str, Any], dict[str, Any]]:
+        """One attempt for the retry controller, repeated at once while the server's refusals are adapted to."""
         while True:
             params = self.params(call)
             try:
-                data = self._run(self.attempt(self.client, params))
+                return params, self._run(self.attempt(self.client, params))
             except Exception as exc:
-                delay = self.failed(call, exc)
-                if delay:
-                    self.policy.sleep(delay)
-                continue
-            return self.finish(call, params, data)
+                if not self.failed(call, exc):
+                    raise
 
     def close(self) -> None:
         """Close the HTTP connections and the private event loop."""
@@ -448,16 +471,20 @@ class AsyncLLMAgent(_Session, AgentCapabilities):
     async def __call__(self, observation: Observation) -> AgentTurn:
         call = self.begin(observation)
         client = self._client()
+        answer: tuple[dict[str, Any], dict[str, Any]] = \
+            await self.policy.aretrying(**self.retrying(call))(self._try, client, call)
+        params, data = answer
+        return self.finish(call, params, data)
+
+    async def _try(self, client: openai.AsyncOpenAI, call: _Call) -> tuple[dict[str, Any], dict[str, Any]]:
+        """One attempt for the retry controller, repeated at once while the server's refusals are adapted to."""
         while True:
             params = self.params(call)
             try:
-                data = await self.attempt(client, params)
+                return params, await self.attempt(client, params)
             except Exception as exc:
-                delay = self.failed(call, exc)
-                if delay:
-                    await self.policy.asleep(delay)
-                continue
-            return self.finish(call, params, data)
+                if not self.failed(call, exc):
+                    raise
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""

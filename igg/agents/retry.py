@@ -5,7 +5,10 @@ run for half an hour, so the LLM agent builds its client with ``max_retries=0`` 
 and owns the policy here: rate limits (429), server errors (5xx, 408, 409), timeouts and connection
 errors are retried with bounded exponential backoff and jitter; a ``Retry-After`` (or ``retry-after-ms``)
 header is honoured up to ``max_retry_after``. Everything else (400, 401, 403, 404, ...) fails at once.
-Sleeping and randomness are injectable so tests run fast and reproducibly.
+
+The retry loop itself is ``tenacity``'s (``Retrying`` / ``AsyncRetrying``): this module only supplies what
+tenacity leaves to its user, a wait that reads the server's hint and a jitter whose randomness is
+injectable. Sleeping and randomness are injectable so tests run fast and reproducibly.
 """
 
 from __future__ import annotations
@@ -16,11 +19,17 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import openai
+from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_base, wait_exponential
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides every 5xx."""
+
+RetryHook = Callable[[RetryCallState], Any]
+"""A tenacity hook: called with the retry state (``before_sleep``, ``retry_error_callback``)."""
 
 
 class CallTimedOut(Exception):
@@ -33,6 +42,35 @@ class CallTimedOut(Exception):
 
 class AnswerUnreadable(Exception):
     """A 200 answer whose body is not a UTF-8 JSON object (an HTML page, a proxy's text, broken bytes)."""
+
+
+class wait_jittered(wait_base):  # noqa: N801 - named like tenacity's own strategies
+    """``inner``'s wait with its last ``jitter`` fraction random: ``d * (1 - jitter + jitter * random())``.
+
+    tenacity's jittered waits add jitter from the ``random`` module; this one scales and takes its
+    randomness from the caller, so a test can pin the delays.
+    """
+
+    def __init__(self, inner: wait_base, jitter: float, rand: Callable[[], float]) -> None:
+        self.inner, self.jitter, self.rand = inner, jitter, rand
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        return float(self.inner(retry_state) * (1 - self.jitter + self.jitter * self.rand()))
+
+
+class wait_retry_after(wait_base):  # noqa: N801 - named like tenacity's own strategies
+    """The server's ``Retry-After`` (capped at ``cap`` seconds) when the failed attempt carried one, else ``fallback``."""
+
+    def __init__(self, fallback: wait_base, cap: float) -> None:
+        self.fallback, self.cap = fallback, cap
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        error = outcome.exception() if outcome is not None and outcome.failed else None
+        hint = retry_after(error) if error is not None else None
+        if hint is not None:
+            return min(max(hint, 0.0), self.cap)
+        return self.fallback(retry_state)
 
 
 @dataclass(kw_only=True)
@@ -52,17 +90,24 @@ class RetryPolicy:
     asleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     random: Callable[[], float] = field(default=random.random)
 
-    def backoff(self, retry: int) -> float:
-        """Seconds to wait before retry number ``retry`` (1-based), without a server hint."""
-        delay = min(self.max_delay, self.base_delay * (2 ** (retry - 1)))
-        return float(delay * (1 - self.jitter + self.jitter * self.random()))
+    def wait(self) -> wait_base:
+        """Seconds before the next try: the server's Retry-After, else jittered exponential backoff."""
+        backoff = wait_exponential(multiplier=self.base_delay, max=self.max_delay)
+        return wait_retry_after(wait_jittered(backoff, self.jitter, self.random), self.max_retry_after)
 
-    def delay(self, retry: int, error: BaseException) -> float:
-        """Seconds to wait before retry number ``retry`` after ``error``: Retry-After wins when the server sent it."""
-        hint = retry_after(error)
-        if hint is not None:
-            return min(max(hint, 0.0), self.max_retry_after)
-        return self.backoff(retry)
+    def retrying(self, *, before_sleep: RetryHook, give_up: RetryHook) -> Retrying:
+        """A tenacity controller for a sync call: retryable errors again after ``wait()``, at most
+        ``max_retries`` times; ``before_sleep`` sees every retry, ``give_up`` the last failure (it raises)."""
+        return Retrying(sleep=self.sleep, **self._options(before_sleep, give_up))
+
+    def aretrying(self, *, before_sleep: RetryHook, give_up: RetryHook) -> AsyncRetrying:
+        """The same controller for an async call (sleeps with ``asleep``)."""
+        return AsyncRetrying(sleep=self.asleep, **self._options(before_sleep, give_up))
+
+    def _options(self, before_sleep: RetryHook, give_up: RetryHook) -> dict[str, Any]:
+        return {"stop": stop_after_attempt(self.max_retries + 1), "wait": self.wait(),
+                "retry": retry_if_exception(is_retryable), "before_sleep": before_sleep,
+                "retry_error_callback": give_up}
 
 
 def is_retryable(error: BaseException) -> bool:

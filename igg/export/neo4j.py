@@ -22,9 +22,9 @@ import json
 import os
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from igg.errors import ExportError
@@ -35,10 +35,15 @@ from igg.export.plan import Plan, plan_export
 from igg.graph.state import GraphState
 from igg.record.logs import get_logger
 
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
+
 log = get_logger("igg.export.neo4j")
 
 URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 DEFAULT_URI = "bolt://localhost:7687"
+CONNECT_BACKOFF_MAX = 5.0
+"""No wait between attempts to reach the server is longer than this many seconds."""
 
 
 @dataclass(kw_only=True)
@@ -63,6 +68,8 @@ class Neo4jSettings:
     concurrent exporter (by IGG)."""
     connect_attempts: int = 3
     """Attempts to reach the server before giving up (a hung handshake is retried)."""
+    connect_backoff: float = 0.2
+    """Seconds before the second attempt to reach the server; doubles with every further attempt."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **given: Any) -> Neo4jSettings:
@@ -210,8 +217,10 @@ def plan_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, st
 class BoltSession:
     """One driver and one session, with the server identified once; a context manager."""
 
-    def __init__(self, settings: Neo4jSettings) -> None:
+    def __init__(self, settings: Neo4jSettings, *, sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = settings
+        self._sleep = sleep
+        """How the waits between attempts to reach the server pass (injectable: tests record them)."""
         self.server = "neo4j"
         """neo4j, arcadedb, memgraph or falkordb."""
         self.dialect = "neo4j"
@@ -259,24 +268,38 @@ class BoltSession:
             self._driver = None
 
     def _connect(self, nx: Any) -> None:
+        """Reach the server: an unreachable one (refused, reset, a hung handshake) is tried ``connect_attempts``
+        times with exponential backoff from ``connect_backoff`` (a server still starting gets a moment, and the
+        retries are debug noise: the one error line says how many there were); refused credentials fail at
+        once."""
+        import tenacity  # imported here, like the driver: igg's start-up does not pay for it
+
         s = self.settings
         where = s.display_uri()
-        for attempt in range(1, max(1, s.connect_attempts) + 1):
-            try:
-                info = self._driver.get_server_info()
-                self.agent = info.agent or ""
-                return
-            except nx.AuthError:
-                raise ExportError(f"the Bolt server at {where} refused the credentials of user "
-                                  f"{s.username or '(none)'!r}; check NEO4J_USERNAME and NEO4J_PASSWORD") from None
-            except (nx.ServiceUnavailable, nx.SessionExpired, nx.ConnectionAcquisitionTimeoutError, OSError) as exc:
-                log.warning("neo4j_connect_retry", uri=where, attempt=attempt, error=_first_line(exc))
-                last = exc
-            except nx.Neo4jError as exc:
-                raise ExportError(f"the Bolt server at {where} rejected the connection "
-                                  f"(wrong credentials?): {_first_line(exc)}") from None
-        raise ExportError(f"cannot reach a Bolt server at {where} after {s.connect_attempts} attempt(s): "
-                          f"{_first_line(last)}; is it running?")
+
+        def retry_note(state: RetryCallState) -> None:
+            log.debug("neo4j_connect_retry", uri=where, attempt=state.attempt_number,
+                      retry_in=round(state.upcoming_sleep, 3), error=_failure(state))
+
+        def give_up(state: RetryCallState) -> None:
+            raise ExportError(f"cannot reach a Bolt server at {where} after {state.attempt_number} attempt(s): "
+                              f"{_failure(state)}; is it running?")
+
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(max(1, s.connect_attempts)),
+            wait=tenacity.wait_exponential(multiplier=s.connect_backoff, max=CONNECT_BACKOFF_MAX),
+            retry=tenacity.retry_if_exception_type((nx.ServiceUnavailable, nx.SessionExpired,
+                                                    nx.ConnectionAcquisitionTimeoutError, OSError)),
+            sleep=self._sleep, before_sleep=retry_note, retry_error_callback=give_up)
+        try:
+            info = retrying(self._driver.get_server_info)
+        except nx.AuthError:
+            raise ExportError(f"the Bolt server at {where} refused the credentials of user "
+                              f"{s.username or '(none)'!r}; check NEO4J_USERNAME and NEO4J_PASSWORD") from None
+        except nx.Neo4jError as exc:
+            raise ExportError(f"the Bolt server at {where} rejected the connection "
+                              f"(wrong credentials?): {_first_line(exc)}") from None
+        self.agent = info.agent or ""
 
     def _identify(self, nx: Any) -> None:
         agent = self.agent.lower()
@@ -375,6 +398,12 @@ class BoltSession:
             except Neo4jError as exc:
                 raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed a batch: "
                                   f"{_first_line(exc)}") from None
+
+
+def _failure(state: RetryCallState) -> str:
+    """The first line of the error of the attempt tenacity just saw fail."""
+    error = state.outcome.exception() if state.outcome is not None else None
+    return _first_line(error) if error is not None else "no error"
 
 
 def _first_line(exc: BaseException) -> str:

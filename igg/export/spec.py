@@ -95,7 +95,9 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
         except IGGError as exc:
             failures.append((spec.format, str(exc)))
             summaries.append({"format": spec.format, "target": spec.target, "ok": False, "error": str(exc)})
-            log.warning("export_failed", format=spec.format, error=str(exc))
+            # info, not a warning: ExportsFailed carries the error to the caller, which reports it (the CLI
+            # as its one error line, a run in its summary and exit code); a warning would print it twice
+            log.info("export_failed", format=spec.format, error=str(exc))
             continue
         summary.setdefault("seconds", round(time.perf_counter() - started, 3))
         summary["ok"] = True
