@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from igg.workspace.ops import OPERATIONS, input_schema, openai_tools
-
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("tools", help="print IGG's tool definitions (OpenAI function calling, MCP)",
@@ -20,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.workspace.ops import OPERATIONS, input_schema, openai_tools
+
     if args.format == "openai":
         out: object = openai_tools()
     else:

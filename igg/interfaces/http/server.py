@@ -20,18 +20,18 @@ exception." for each one.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from igg.interfaces.http.security import error_body
+from igg.record.logs import get_logger
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # asyncio and uvicorn load when a server starts: the command line imports this module
+    import asyncio
+
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-log = structlog.get_logger("igg.http")
+log = get_logger("igg.http")
 
 
 @dataclass(frozen=True, kw_only=True)
