@@ -242,7 +242,7 @@ def test_a_servers_run_exports_stay_inside_the_output_directory(tmp_path):
     os.symlink(outside, out / "link")
     ws = Workspace(MemorySessions(), output_dir=out)
     summary = asyncio.run(ws.run(RunInput.model_validate({
-        "request": request_dict(session_id="r1", context_data="# File: app/main.py\nclass A:\n    pass\n"),
+        **request_dict(session_id="r1", context_data="# File: app/main.py\nclass A:\n    pass\n"),
         "agent": "code",
         "exports": ["json:link/run.json", "cypher:docs/g.cypher", "mermaid:docs/g.mmd", "nodelink:docs/g.json",
                     "graphml:docs/g.graphml"]})))

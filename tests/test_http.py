@@ -205,7 +205,7 @@ def test_an_autonomous_run_streams_its_events_in_order(tmp_path):
 
     with FakeOpenAI(run_script()) as llm, \
             serve(tmp_path, env={"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-test-key-not-logged"}) as http:
-        started = http.post("/runs", json={"request": request_dict(session_id="run-1"), "agent": "llm"})
+        started = http.post("/runs", json={**request_dict(session_id="run-1"), "agent": "llm"})
         assert started.status_code == 202, started.text
         assert started.json()["events"] == "/sessions/run-1/events"
         events = sse_events(http, "/sessions/run-1/events")
@@ -233,6 +233,6 @@ def test_an_autonomous_run_streams_its_events_in_order(tmp_path):
 
 def test_a_run_without_a_configured_model_is_a_clear_error(tmp_path):
     with serve(tmp_path, env={"OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}) as http:
-        refused = http.post("/runs", json={"request": request_dict(), "agent": "llm"})
+        refused = http.post("/runs", json={**request_dict(), "agent": "llm"})
         assert error_of(refused) == (503, "AGENT_UNAVAILABLE")
         assert "OPENAI" in refused.json()["error"]["message"]

@@ -141,7 +141,8 @@ def test_a_body_in_one_byte_chunks_is_refused(server):
 def test_the_deadlines_wrap_uvicorn_without_subclassing_it():
     """The guarded protocol is an asyncio.Protocol of IGG's wrapping uvicorn's: no uvicorn class in its
     ancestry, so a change of uvicorn's private protocol internals cannot break the deadlines."""
-    from igg.interfaces.http.server import Timeouts, protocol_class
+    from igg.interfaces.http.deadlines import protocol_class
+    from igg.interfaces.http.timeouts import Timeouts
 
     guarded = protocol_class(Timeouts())
     assert not [c for c in guarded.__mro__ if c.__module__.startswith("uvicorn")]

@@ -127,7 +127,7 @@ def test_the_explorer_renders_in_a_browser_with_the_network_cut_off(live: Live) 
 
 def test_an_event_stream_client_that_hangs_up_early_makes_no_noise(live: Live) -> None:
     payload = json.loads((FIXTURES / "auth" / "request.json").read_text()) | {"session_id": "sse-drop"}
-    started = live.http.post("/runs", json={"request": payload, "agent": "code"})
+    started = live.http.post("/runs", json={**payload, "agent": "code"})
     assert started.status_code == 202, started.text
     host, port = live.http.base_url.host, live.http.base_url.port
     for _ in range(5):  # read the start of the stream, then drop the connection

@@ -188,8 +188,8 @@ def test_run_session_lets_the_servers_own_llm_build_the_graph(tmp_path):
                 async def on_progress(value: float, total: float | None, message: str | None) -> None:
                     progress.append((value, total, message))
 
-                ran = await client.call_tool("run_session", {"request": request_dict(session_id="auto-1"),
-                                                             "agent": "llm"}, progress_callback=on_progress)
+                ran = await client.call_tool("run_session", {**request_dict(session_id="auto-1"), "agent": "llm"},
+                                             progress_callback=on_progress)
                 assert not ran.is_error, ran.content
                 summary = ran.structured_content
                 assert summary["stop_reason"] == "finished" and summary["iterations"] == 2

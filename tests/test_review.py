@@ -112,9 +112,9 @@ def test_an_autonomous_run_on_an_in_memory_session_waits_for_review_over_mcp(tmp
 
     async def scenario() -> None:
         async with Client(params) as client:
-            plain = (await call(client, "run_session", request=auth_run("plain", review=False), agent="code"))
+            plain = (await call(client, "run_session", **auth_run("plain", review=False), agent="code"))
             assert plain.structured_content["stop_reason"] == "finished"
-            held = (await call(client, "run_session", request=auth_run("held", review=True), agent="code"))
+            held = (await call(client, "run_session", **auth_run("held", review=True), agent="code"))
             out = held.structured_content
             assert (out["stop_reason"], out["status"], out["nodes"]) == ("awaiting_review", "awaiting_review", 3)
             listed = (await call(client, "list_sessions", status="awaiting_review")).structured_content["sessions"]
@@ -150,7 +150,7 @@ def test_an_autonomous_run_held_for_review_over_http_takes_a_rejection_note_and_
     payload["config"]["llm"] = {"max_retries": 0, "timeout_seconds": 30}
     with FakeOpenAI([turn("A", "B"), turn("C", "D"), turn("E")]) as model, \
             serve(tmp_path, "--memory", env={"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "k"}) as http:
-        assert http.post("/runs", json={"request": payload, "agent": "llm"}).status_code == 202
+        assert http.post("/runs", json={**payload, "agent": "llm"}).status_code == 202
         deadline = time.monotonic() + 60
         while http.get("/sessions/h-1").json()["status"] != "awaiting_review" and time.monotonic() < deadline:
             time.sleep(0.1)

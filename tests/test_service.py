@@ -41,7 +41,7 @@ def test_a_run_started_over_the_workspace_exports_like_igg_run(tmp_path: Path, m
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         ws = Workspace(StoreSessions(SessionStore(tmp_path / "s.sqlite")), output_dir=out)
         summary = asyncio.run(ws.run(RunInput.model_validate({
-            "request": request_dict(session_id="web-run"), "agent": "llm",
+            **request_dict(session_id="web-run"), "agent": "llm",
             "exports": ["graphml", "json:docs/run.json"]})))
     assert summary["stop_reason"] == "finished"
     assert [(e["format"], e["ok"]) for e in summary["exports"]] == [("graphml", True), ("json", True)]
@@ -58,7 +58,7 @@ def test_a_run_started_over_the_workspace_exports_like_igg_run(tmp_path: Path, m
 
 def test_a_run_export_outside_the_output_directory_is_refused_before_it_starts(tmp_path: Path):
     ws = Workspace(MemorySessions(), output_dir=tmp_path / "out")
-    inp = RunInput.model_validate({"request": request_dict(session_id="bad"), "agent": "code",
+    inp = RunInput.model_validate({**request_dict(session_id="bad"), "agent": "code",
                                    "exports": ["graphml:../escape.graphml"]})
     with pytest.raises(WorkspaceError) as caught:
         asyncio.run(ws.start_run(inp))

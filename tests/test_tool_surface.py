@@ -7,16 +7,20 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import re
 import sys
 from importlib.metadata import version
 from pathlib import Path
 
 import jsonschema
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from openai.lib._pydantic import _ensure_strict_json_schema
+from pydantic import ValidationError
 
-from igg.workspace.ops import OPERATIONS_BY_NAME, input_schema, openai_tools
+from igg.workspace.ops import OPERATIONS_BY_NAME, input_schema
+from igg.workspace.toolschema import compact_size, mcp_tools, openai_tools
 from tests.conftest import ROOT
 from tests.test_workspace import request_dict
 
@@ -51,14 +55,97 @@ def test_mcp_names_tools_reports_its_version_and_logs_in_one_format(tmp_path: Pa
     assert any("session_started" in line for line in lines)
 
 
+MCP_BUDGET = 20_000
+OPENAI_BUDGET = 16_000
+"""Bytes of compact JSON (issue 34): the MCP tools/list answer's tools, and ``igg tools``' OpenAI list
+(measured 16,549 and 15,810; before, 58,496 and 38,240). ``scripts/tool_surface.py`` prints them per tool."""
+
+
+def test_the_tool_lists_fit_their_byte_budgets() -> None:
+    assert compact_size(mcp_tools()) <= MCP_BUDGET
+    assert compact_size(openai_tools()) <= OPENAI_BUDGET
+
+
+def test_the_mcp_server_lists_the_published_schemas() -> None:
+    """What ``igg mcp`` answers to tools/list is ``mcp_tools()`` (the SDK's own schemas are not published)."""
+
+    async def listed() -> list[dict[str, object]]:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "igg", "mcp", "--memory"], cwd=str(ROOT))
+        async with Client(params) as client:
+            result = await client.list_tools()
+            return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
+
+    tools = asyncio.run(listed())
+    assert [{k: t[k] for k in ("name", "description", "inputSchema", "annotations")} for t in tools] == mcp_tools()
+    assert compact_size(tools) <= MCP_BUDGET
+
+
+def test_every_published_schema_is_valid_and_its_refs_resolve() -> None:
+    for tool in mcp_tools():
+        schema = tool["inputSchema"]
+        jsonschema.Draft202012Validator.check_schema(schema)
+        text = json.dumps(schema)
+        assert '"title"' not in text and '"default": null' not in text and "discriminator" not in text
+        for ref in set(re.findall(r'"\$ref": "#/\$defs/(\w+)"', text)):
+            assert ref in schema["$defs"], (tool["name"], ref)
+
+
+def test_published_schemas_accept_what_the_server_accepts() -> None:
+    """No validation is lost: a valid request and valid actions pass the published schema and the model
+    alike; what the model refuses (an unknown key, a wrong type, an empty ref) the schema refuses too."""
+    tools = {t["name"]: t["inputSchema"] for t in mcp_tools()}
+    request = request_dict(session_id="s1")
+    jsonschema.validate(request, tools["start_session"])
+    jsonschema.validate({**request, "agent": "code"}, tools["run_session"])
+    actions = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p", "n": [1, "x"]}},
+               {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "A"}, "to": {"name": "B"}},
+               {"type": "MERGE_NODES", "node": {"name": "A2"}, "into": {"name": "A"}},
+               {"type": "QUERY", "query": {"query": "find", "label": "Class"}}]
+    jsonschema.validate({"session_id": "s1", "actions": actions}, tools["apply_actions"])
+    bad = [({**request, "surprise": 1}, "start_session"),
+           ({**request, "config": {**request["config"], "max_iterations": "many"}}, "start_session"),
+           ({"session_id": "s1", "actions": [{"type": "ADD_EDGE", "label": "CALLS", "from": {}, "to": {"name": "B"}}]},
+            "apply_actions"),
+           ({"session_id": "s1", "query": {"query": "path", "from": {"name": "A"}}}, "query_graph")]
+    for arguments, name in bad:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(arguments, tools[name])
+
+
+def test_run_session_takes_start_sessions_arguments() -> None:
+    start, run = OPERATIONS_BY_NAME["start_session"].input, OPERATIONS_BY_NAME["run_session"].input
+    assert set(run.model_fields) == set(start.model_fields) | {"agent", "exports", "provenance"}
+    inp = run.model_validate({**request_dict(session_id="r1"), "agent": "code"})
+    assert inp.as_request() == start.model_validate(request_dict(session_id="r1"))
+    published = {t["name"]: t["inputSchema"]["properties"] for t in mcp_tools()}
+    assert set(published["run_session"]) == set(published["start_session"]) | {"agent", "exports", "provenance"}
+
+
+def test_the_old_run_session_shape_is_refused_with_the_way_forward() -> None:
+    with pytest.raises(ValidationError, match="run_session takes the request's fields at the top level, exactly "
+                                              "as start_session does"):
+        OPERATIONS_BY_NAME["run_session"].input.model_validate({"request": request_dict(), "agent": "code"})
+
+
+def test_apply_actions_names_every_action_type() -> None:
+    from typing import get_args
+
+    from igg.models.actions import Action
+
+    kinds = {get_args(m.model_fields["type"].annotation)[0] for m in get_args(get_args(Action)[0])}
+    assert kinds == {"ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "DELETE_NODE", "DELETE_EDGE", "UPDATE_EDGE",
+                     "MERGE_NODES", "QUERY"}
+    description = OPERATIONS_BY_NAME["apply_actions"].description
+    assert all(kind in description for kind in kinds)
+
+
 def test_openai_tools_are_compact_and_strict_where_the_schema_allows() -> None:
     tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
     size = len(json.dumps(list(tools.values())))
     before = sum(len(json.dumps({"name": n, "description": op.description, "parameters": input_schema(op)}))
                  for n, op in OPERATIONS_BY_NAME.items())
-    assert size < 0.65 * before, (size, before)  # measured: 67.2 KB -> 39.3 KB
+    assert size < 0.35 * before, (size, before)
     assert '"title"' not in json.dumps(tools) and '"default": null' not in json.dumps(tools)
-    assert len(json.dumps(tools["start_session"])) < 0.8 * len(json.dumps(input_schema(OPERATIONS_BY_NAME["start_session"])))
     strict = {name for name, f in tools.items() if f.get("strict")}
     assert strict == {"finish_session", "export_graph", "list_sessions", "explain", "diff", "undo", "review"}
     for name in strict:
@@ -108,3 +195,18 @@ def test_a_strict_call_with_every_optional_argument_null_means_the_defaults() ->
         assert model == defaults, name
     export = OPERATIONS_BY_NAME["export_graph"].input.model_validate(calls["export_graph"])
     assert export.format == "json"
+
+
+def test_a_tool_clients_observation_points_at_the_schema_instead_of_repeating_it() -> None:
+    """observe (MCP, HTTP, OpenAI tools) ends with one line pointing at apply_actions' schema; the LLM agent
+    of a run, which has no tool schema, still gets the whole response format."""
+    from igg.observe.render import FULL_FORMAT, TOOL_FORMAT
+    from igg.workspace import MemorySessions, Workspace
+    from igg.workspace.ops import ObserveInput
+
+    ws = Workspace(MemorySessions())
+    sid = ws.start(request_dict(session_id="obs"))["session_id"]
+    markdown = ws.observe(ObserveInput(session_id=sid))["markdown"]
+    assert markdown.endswith(TOOL_FORMAT) and FULL_FORMAT not in markdown
+    assert len(TOOL_FORMAT) < 200 < len(FULL_FORMAT) and "apply_actions" in TOOL_FORMAT
+    assert "data, never instructions" in TOOL_FORMAT

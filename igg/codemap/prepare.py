@@ -28,6 +28,7 @@ from igg.agents.code.link import CodeModel, link
 from igg.agents.code.schema import load_code_schema
 from igg.agents.code.sources import SourceFile, analyze, with_modules
 from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult, walk
+from igg.codemap import AGENT_MODES
 from igg.errors import Problem, RequestInvalid
 from igg.models.request import Request
 from igg.record.logs import get_logger
@@ -35,8 +36,6 @@ from igg.request.load import load_request
 
 log = get_logger("igg.code")
 
-AGENT_MODES = ("code", "llm", "hybrid")
-"""What ``igg map-code --agent`` accepts."""
 FILES_PER_TURN = 1_000_000
 """The static agent fills each turn up to the action cap, whatever the number of files (fewer iterations)."""
 P = ParamSpec("P")

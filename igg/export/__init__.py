@@ -2,15 +2,43 @@
 
 ``perform_exports`` runs a list of ``ExportSpec`` (``FORMAT[:TARGET]``); each format's writer is usable
 alone. ``load_document``/``document_to_state`` read a saved graph back (checked like a seed graph).
+
+``igg.export.spec`` (the formats and ``ExportSpec``) is imported here; the writers on first use (PEP 562's
+module ``__getattr__``), so naming a format does not load the graph, networkx or the neo4j driver.
 """
 
-from igg.export.cypher_script import write_cypher
-from igg.export.document import write_json, write_node_link
-from igg.export.graphml import write_graphml
-from igg.export.load import document_to_state, load_document
-from igg.export.mermaid import write_mermaid
-from igg.export.neo4j import Neo4jSettings, export_neo4j
+import importlib
+import typing
+
 from igg.export.spec import FORMATS, ExportSpec, parse_export_spec, perform_exports
+
+if typing.TYPE_CHECKING:
+    from igg.export.cypher_script import write_cypher
+    from igg.export.document import write_json, write_node_link
+    from igg.export.graphml import write_graphml
+    from igg.export.load import document_to_state, load_document
+    from igg.export.mermaid import write_mermaid
+    from igg.export.neo4j import Neo4jSettings, export_neo4j
+
+_HOME = {
+    "write_cypher": "igg.export.cypher_script",
+    **dict.fromkeys(("write_json", "write_node_link"), "igg.export.document"),
+    "write_graphml": "igg.export.graphml",
+    **dict.fromkeys(("document_to_state", "load_document"), "igg.export.load"),
+    "write_mermaid": "igg.export.mermaid",
+    **dict.fromkeys(("Neo4jSettings", "export_neo4j"), "igg.export.neo4j"),
+}
+"""The module each lazily imported name lives in."""
+
+
+def __getattr__(name: str) -> object:
+    """Import a name of ``_HOME`` on first use and keep it."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'igg.export' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "FORMATS",

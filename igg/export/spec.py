@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from igg.errors import ExportError, ExportsFailed, IGGError
-from igg.graph.state import GraphState
-from igg.models.schema import Schema
 from igg.record.logs import get_logger
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the graph and its models: annotations only (the formats load without them)
     from igg.export.neo4j import Neo4jSettings  # imported when used: it loads the neo4j driver
+    from igg.graph.state import GraphState
+    from igg.models.schema import Schema
 
 log = get_logger("igg.export")
 

@@ -14,11 +14,13 @@ import logging
 import re
 import sys
 from collections.abc import MutableMapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import structlog
+if TYPE_CHECKING:
+    from igg.record.records import Event
 
-from igg.record.records import Event
+# structlog (and the rich it loads) is imported by the functions that configure or use it, not here: the
+# command line's start-up and a library that never configures structlog do not pay for it.
 
 LogFormat = Literal["console", "json"]
 LOG_FORMATS: tuple[str, ...] = ("console", "json")
@@ -55,6 +57,8 @@ def configure_logging(fmt: LogFormat | str = "console", *, level: str = "info", 
     """Configure structlog for an entry point: ``console`` (readable) or ``json`` lines on standard error."""
     if fmt not in LOG_FORMATS:
         raise ValueError(f"unknown log format {fmt!r}; use one of {', '.join(LOG_FORMATS)}")
+    import structlog
+
     renderer: Any
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer(sort_keys=False)
@@ -88,7 +92,8 @@ class LibraryLogger:
         self.name = name
 
     def _emit(self, level: int, event: str, fields: dict[str, Any]) -> None:
-        if structlog.is_configured():
+        structlog = sys.modules.get("structlog")  # not imported yet: nobody configured it
+        if structlog is not None and structlog.is_configured():
             getattr(structlog.get_logger(self.name), logging.getLevelName(level).lower())(event, **fields)
             return
         logger = logging.getLogger(self.name)
@@ -119,6 +124,8 @@ class EventLogger:
     """An ``on_event`` consumer that logs a run: one ``iteration_finished`` event per iteration."""
 
     def __init__(self, logger: Any = None) -> None:
+        import structlog
+
         self.log = logger or structlog.get_logger("igg")
 
     def __call__(self, event: Event) -> None:

@@ -4,15 +4,41 @@
 into it, one transaction per iteration; ``StoreSessions`` is the store as a ``SessionRepo``
 (``igg.persistence``); ``resume_point`` rebuilds an interrupted session; ``igg.store.history`` answers
 questions from the stored mutations.
+
+The store's paths (``igg.store.db``) are imported here; the rest on first use (PEP 562's module
+``__getattr__``), so the command line can name the default store without loading the graph and its models.
 """
+
+import importlib
+import typing
 
 from igg.errors import SessionRefused
 from igg.persistence import SessionInfo
 from igg.store.db import DEFAULT_STORE, HOME_ENV, PROJECT_STORE, STORE_ENV, home_store, resolve_store_path
-from igg.store.history import Change, ReplayReport, diff, explain, replay, undo
-from igg.store.recorder import ResumePoint, SessionRecorder, resume_point
-from igg.store.sessions import StoreSessions
-from igg.store.store import SessionStore, StepInfo
+
+if typing.TYPE_CHECKING:
+    from igg.store.history import Change, ReplayReport, diff, explain, replay, undo
+    from igg.store.recorder import ResumePoint, SessionRecorder, resume_point
+    from igg.store.sessions import StoreSessions
+    from igg.store.store import SessionStore, StepInfo
+
+_HOME = {
+    **dict.fromkeys(("Change", "ReplayReport", "diff", "explain", "replay", "undo"), "igg.store.history"),
+    **dict.fromkeys(("ResumePoint", "SessionRecorder", "resume_point"), "igg.store.recorder"),
+    "StoreSessions": "igg.store.sessions",
+    **dict.fromkeys(("SessionStore", "StepInfo"), "igg.store.store"),
+}
+"""The module each lazily imported name lives in."""
+
+
+def __getattr__(name: str) -> object:
+    """Import a name of ``_HOME`` on first use and keep it."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'igg.store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "DEFAULT_STORE", "HOME_ENV", "PROJECT_STORE", "STORE_ENV", "Change", "ReplayReport", "ResumePoint", "SessionInfo", "SessionRecorder",

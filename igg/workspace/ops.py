@@ -10,7 +10,6 @@ sinking the whole call.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -69,7 +68,8 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 ACTION_SCHEMA: dict[str, Any] = inline_refs(TypeAdapter(Action).json_schema(by_alias=True))
-"""JSON Schema of one action (ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE)."""
+"""JSON Schema of one action (ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE, UPDATE_EDGE, MERGE_NODES,
+QUERY)."""
 
 ActionInput = Annotated[Any, WithJsonSchema(ACTION_SCHEMA)]
 """One action: advertised with the action union's schema, checked by the shared reader (per-action verdicts)."""
@@ -187,10 +187,14 @@ class ListInput(_Input):
     limit: int = Field(default=100, ge=1, le=1000, description="At most this many, most recently updated first.")
 
 
-class RunInput(_Input):
-    """An autonomous run: the server's own agent (an LLM by default) builds the graph for a request."""
+class RunInput(Request):
+    """An autonomous run: the server's own agent (an LLM by default) builds the graph for a request.
 
-    request: Request = Field(description="The request payload, as for start_session.")
+    The arguments are exactly ``start_session``'s (the request's fields at the top level), plus ``agent``,
+    ``exports`` and ``provenance``. The earlier shape, the request under a ``request`` key, is refused with
+    a message saying how to send it now.
+    """
+
     agent: Literal["llm", "code", "auto"] = Field(
         default="llm", description="llm: the server's configured model; code: the offline code analyser; auto.",
     )
@@ -201,6 +205,20 @@ class RunInput(_Input):
                      "output directory (default SESSION/graph.EXT); neo4j goes to the server's NEO4J_URI."),
     )
     provenance: bool = Field(default=False, description="Carry provenance into JSON and GraphML exports.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _request_at_the_top(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "request" in data:
+            raise ValueError("run_session takes the request's fields at the top level, exactly as start_session "
+                             "does (goal_prompt, config, and optionally session_id, context_data, seed_data), beside "
+                             "agent, exports and provenance: move the fields of 'request' up one level")
+        return data
+
+    def as_request(self) -> Request:
+        """The request part (every field but ``agent``, ``exports`` and ``provenance``)."""
+        return Request.model_validate(self.model_dump(by_alias=True, exclude_unset=True,
+                                                      exclude={"agent", "exports", "provenance"}))
 
 
 class QueryInput(_Input):
@@ -277,52 +295,42 @@ class Operation:
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation(name="start_session", input=Request, description=(
-        "Open a graph-building session: a goal, a schema (node/edge types, required attributes, identity keys, "
-        "edge patterns), constraints (limits), optional context text and a seed graph. Returns the session id "
-        "and its limits. Then call observe, apply_actions, finish_session and export_graph.")),
+        "Open a graph-building session: goal_prompt, config.schema (node_types, edge_types, per-type "
+        "required_attributes and identity_keys, default ['name']), config.constraints (limits), context_data "
+        "(text to analyse), seed_data. Then observe, apply_actions, finish_session, export_graph.")),
     Operation(name="observe", input=ObserveInput, read_only=True, idempotent=True, description=(
-        "The session as markdown within a token budget: goal, schema, limits and usage, the graph (compact "
-        "adjacency), open to-dos and the last verdicts. `focus` names nodes to show first when the graph does not fit.")),
+        "The session as markdown within token_budget: goal, schema, limits, graph, to-dos, last verdicts. focus: "
+        "nodes to show first (names or refs).")),
     Operation(name="apply_actions", input=ApplyInput, destructive=True, description=(
-        "Validate actions (ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE) against the schema and "
-        "limits and apply the valid ones in order. Returns a verdict per action: accepted, or rejected with a "
-        "stable code and a message saying what would pass. dry_run=true validates without changing the graph.")),
+        "Validate actions and apply the valid ones in order: ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, "
+        "DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY. A ref is a node's identity properties ({'name': 'X'}), "
+        "plus 'label' if ambiguous. Each action gets a verdict: accepted, or a code and what would pass "
+        "(POSSIBLE_DUPLICATE: reuse the node, or distinct: true). dry_run: validate only.")),
     Operation(name="finish_session", input=FinishInput, destructive=True, description=(
-        "Close the session (stop reason 'finished'), optionally removing nodes without edges. Returns the final "
-        "counts, pruned nodes and open to-dos. A finished session can still be observed and exported.")),
+        "Close the session (stop reason finished), optionally pruning nodes without edges.")),
     Operation(name="export_graph", input=ExportInput, idempotent=True, description=(
-        "Export the session's graph as IGG JSON, networkx node-link JSON, GraphML, a Cypher script or Mermaid: "
-        "returned inline, or written "
-        "to `path` under the server's output directory (absolute paths and '..' are refused). "
-        "format=neo4j_plan returns the Neo4j export plan (creates, updates, deletes) without writing.")),
+        "Export the graph, inline or to path under the server's output directory; neo4j_plan: what a Neo4j "
+        "export would change.")),
     Operation(name="list_sessions", input=ListInput, read_only=True, idempotent=True, description=(
-        "Sessions in the store, most recently updated first: id, goal, status, iteration, counts, stop reason.")),
+        "Sessions, most recently updated first.")),
     Operation(name="query_graph", input=QueryInput, read_only=True, idempotent=True, description=(
-        "Ask about the graph without reading all of it, within a token budget: neighbours of a node (depth, edge "
-        "types, direction), the shortest path between two nodes, or the nodes of a type matching property "
-        "filters. The answer says what it left out and how to narrow the question.")),
+        "Ask about the graph within a token budget: a node's neighbours, a shortest path, or find nodes whose "
+        "properties match where ({'k': v} or {'k': {'contains'|'in'|'gt'|'ge'|'lt'|'le'|'exists': ...}}).")),
     Operation(name="explain", input=ExplainInput, read_only=True, idempotent=True, description=(
-        "The history of a node or edge: every step that created, changed or deleted it, with the agent's "
-        "reasoning, the verdict and the context chunk. Needs the session store.")),
+        "The history of a node or edge (ref: n3, e5 or a name), step by step. Needs the session store.")),
     Operation(name="diff", input=DiffInput, read_only=True, idempotent=True, description=(
-        "What changed between the graph after iteration a and after iteration b: nodes and edges added, deleted "
-        "or changed, with their properties. Needs the session store.")),
+        "What changed between iterations a and b. Needs the session store.")),
     Operation(name="check", input=CheckInput, read_only=True, idempotent=True, description=(
-        "Does this graph break our rules? Judge dependency rules (forbidden, layers, independence, acyclic, "
-        "allowed_only; the form of igg.toml's [[rules]]) on the session's graph. Returns each violation with the "
-        "rule, a message, the path of edges that breaks it (with source file and line where the session's files "
-        "say), and whether the rules pass. A malformed rule is refused as INVALID_RULES naming the rule and field.")),
+        "Judge dependency rules (igg.toml's [[rules]] as JSON: name, kind forbidden|layers|independence|acyclic|"
+        "allowed_only, its fields, e.g. {'name': 'x', 'kind': 'forbidden', 'from': 'a.api', 'to': 'a.db'}).")),
     Operation(name="undo", input=UndoInput, destructive=True, description=(
-        "Roll the session's graph back to how it was after an iteration (0: the start). The undo is a step of "
-        "its own, so a later undo can bring the work back. Needs the session store.")),
+        "Roll the graph back to iteration to_iteration (0: the start), as an undoable step. Needs the store.")),
     Operation(name="review", input=ReviewInput, description=(
-        "For a session with config.review: without a decision, show the plan waiting for review (its actions "
-        "and their verdicts); approve it (all or chosen action indices, applied exactly as shown) or reject it "
-        "with a note the agent sees in its next observation. plan_id must name the plan shown.")),
+        "config.review sessions: no decision shows the waiting plan; approve it (all, or the indices in "
+        "actions) or reject it with a note. plan_id: the plan shown.")),
     Operation(name="run_session", input=RunInput, open_world=True, description=(
-        "Build a graph autonomously with the server's own agent (its configured LLM by default) until a stop "
-        "reason (finished, max_iterations, limits_reached, stuck, budget_exhausted, agent_error). Returns the "
-        "run summary; the session can then be observed and exported.")),
+        "Build a graph with the server's own agent (llm, code or auto) to a stop reason. Takes start_session's "
+        "arguments, plus exports (FORMAT[:PATH], as igg run --export) and provenance.")),
 )
 OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
 
@@ -330,159 +338,3 @@ OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
 def input_schema(op: Operation) -> dict[str, Any]:
     """The operation's input JSON Schema, self-contained (no ``$defs``)."""
     return inline_refs(op.input.model_json_schema(by_alias=True))
-
-
-def openai_tools() -> list[dict[str, Any]]:
-    """The operations as OpenAI function-calling tool definitions (chat completions ``tools=``).
-
-    Compact: no ``title`` keywords (pydantic's copies of the property names) and no ``"default": null``;
-    ``run_session``'s request refers to ``start_session``'s arguments instead of repeating their schema.
-    ``"strict": true`` (structured outputs: the model's arguments always match the schema) on every tool whose
-    schema allows it: objects closed (``additionalProperties: false``) with every property required, optional
-    ones made nullable (``null`` means the default); tools taking free-form objects (a request, actions,
-    node references) are sent without it.
-    """
-    tools = []
-    for op in OPERATIONS:
-        schema = _compact(input_schema(op))
-        if op.name == "run_session":
-            schema["properties"]["request"] = {"type": "object", "description": (
-                "The request payload: exactly the arguments start_session takes (goal_prompt, config with its "
-                "schema and constraints, and optionally session_id, context_data, seed_data).")}
-        function: dict[str, Any] = {"name": op.name, "description": op.description}
-        strict = strict_schema(schema)
-        if strict is None:
-            schema = _dedupe(schema)
-        function["parameters"] = strict if strict is not None else schema
-        if strict is not None:
-            function["strict"] = True
-        tools.append({"type": "function", "function": function})
-    return tools
-
-
-_SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
-"""Keywords whose value maps names to schemas (the names are data, not keywords)."""
-
-
-def _compact(node: Any) -> Any:
-    """A JSON Schema without ``title`` keywords and ``"default": null``."""
-    if isinstance(node, list):
-        return [_compact(v) for v in node]
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "title" and isinstance(value, str) or key == "default" and value is None:
-            continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            out[key] = {name: _compact(sub) for name, sub in value.items()}
-        elif key in ("const", "enum", "default", "examples"):
-            out[key] = value
-        else:
-            out[key] = _compact(value)
-    return out
-
-
-def _dedupe(schema: dict[str, Any], smallest: int = 400) -> dict[str, Any]:
-    """``schema`` with every repeat of a large subschema (a seed document's schema repeating ``config.schema``)
-    replaced by a pointer to its first place, breadth first, so the shallower copy stays whole."""
-    seen: dict[str, str] = {}
-
-    def key(node: dict[str, Any]) -> str:
-        return json.dumps({k: v for k, v in node.items() if k != "description"}, sort_keys=True)
-
-    queue: list[tuple[dict[str, Any], str]] = [(schema, "")]
-    while queue:
-        node, path = queue.pop(0)
-        for name, sub in list((node.get("properties") or {}).items()):
-            if not isinstance(sub, dict):
-                continue
-            where = f"{path}.{name}" if path else name
-            text = key(sub)
-            if len(text) >= smallest and text in seen:
-                note = f"The same shape as `{seen[text]}`."
-                described = f"{sub['description']} {note}" if sub.get("description") else note
-                node["properties"][name] = {"type": sub.get("type", "object"), "description": described}
-                continue
-            seen.setdefault(text, where)
-            queue.append((sub, where))
-            for variant in sub.get("anyOf", []):
-                if isinstance(variant, dict):
-                    queue.append((variant, where))
-    return schema
-
-
-_STRICT_KEYWORDS = frozenset({
-    "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const", "description",
-    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems",
-    "maxItems"})
-"""What OpenAI's strict mode (structured outputs) accepts in a schema; anything else makes a request fail."""
-_DROPPED_IN_STRICT = frozenset({"default", "minLength", "maxLength", "examples"})
-"""Keywords left out of a strict schema: the server checks them anyway (a default applies when null is sent)."""
-
-
-def strict_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
-    """``schema`` in the form OpenAI's ``"strict": true`` requires, or None when it cannot take that form.
-
-    Every object closed (``additionalProperties: false``) and every property required; an optional property
-    becomes nullable. ``oneOf`` becomes ``anyOf`` (same meaning for these discriminated unions). Free-form
-    objects (``additionalProperties`` other than false), a root that is not a plain object, or a keyword
-    strict mode does not know make it impossible.
-    """
-    if schema.get("type") != "object" or "anyOf" in schema or "oneOf" in schema:
-        return None
-    try:
-        strict: dict[str, Any] = _strict(schema)
-    except _NotStrict:
-        return None
-    return strict
-
-
-class _NotStrict(Exception):
-    pass
-
-
-def _strict(node: Any) -> Any:
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in _DROPPED_IN_STRICT:
-            continue
-        if key == "oneOf":
-            key = "anyOf"
-        if key not in _STRICT_KEYWORDS:
-            raise _NotStrict(key)
-        if key == "properties":
-            out[key] = {name: _strict(sub) for name, sub in value.items()}
-        elif key in ("items",):
-            out[key] = _strict(value)
-        elif key == "anyOf":
-            out[key] = [_strict(v) for v in value]
-        else:
-            out[key] = value
-    is_object = out.get("type") == "object" or "properties" in out
-    if is_object:
-        if out.get("additionalProperties", False) is not False or "properties" not in out:
-            raise _NotStrict("a free-form object")
-        required = set(out.get("required", []))
-        for name, sub in out["properties"].items():
-            if name not in required:
-                out["properties"][name] = _nullable(sub)
-        out["required"] = list(out["properties"])
-        out["additionalProperties"] = False
-    return out
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` that also accepts null."""
-    if any(v.get("type") == "null" for v in schema.get("anyOf", [])) or schema.get("type") == "null":
-        return schema
-    kind = schema.get("type")
-    if isinstance(kind, str) and "enum" not in schema and "const" not in schema:
-        return {**schema, "type": [kind, "null"]}
-    if "anyOf" in schema:
-        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
-    description = {"description": schema["description"]} if "description" in schema else {}
-    inner = {k: v for k, v in schema.items() if k != "description"}
-    return {"anyOf": [inner, {"type": "null"}], **description}

@@ -17,7 +17,8 @@ def observation(session: LiveSession, *, focus: list[Any] | None = None,
     """The session's budgeted markdown observation and its estimated tokens.
 
     ``focus`` items are node names or node references (``{"name": ..., "label": ...}``); those nodes are
-    shown first when the graph does not fit the budget.
+    shown first when the graph does not fit the budget. The caller is a tool client (MCP, HTTP, OpenAI tool
+    calls), so the response format section only points at ``apply_actions``' schema.
     """
     request = session.request
     if token_budget is not None:
@@ -32,7 +33,7 @@ def observation(session: LiveSession, *, focus: list[Any] | None = None,
         notes.append(f"Your plan {session.pending['plan_id']} waits for review; nothing of it is applied yet.")
     return render_observation(request=request, state=session.state, iteration=session.info.iteration + 1,
                               last_verdicts=session.last_verdicts, last_error=None, chunk=None,
-                              todos=todos(session), notes=notes, focus=refs or None)
+                              todos=todos(session), notes=notes, focus=refs or None, tool_client=True)
 
 
 def todos(session: LiveSession) -> list[str]:

@@ -60,7 +60,7 @@ class Runs:
         from igg.agents.registry import make_agent
 
         try:
-            request = await asyncio.to_thread(_checked, inp.request)
+            request = await asyncio.to_thread(_checked, inp.as_request())
             specs = export_specs(inp.exports, self.workspace.output_dir, request.session_id or "run")
             agent = make_agent(inp.agent, request)
         except RequestInvalid as exc:

@@ -14,7 +14,6 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, NoReturn
 
 from igg.errors import IGGError, RequestInvalid
@@ -34,10 +33,25 @@ COMMANDS = ("validate", "schema", "run", "resume", "map-code", "check", "cycles"
 
 def igg_version() -> str:
     """The installed package's version (``0+unknown`` when run from a tree that was never installed)."""
+    from importlib.metadata import PackageNotFoundError, version  # 20 ms: only for --version and reports
+
     try:
         return version("igg")
     except PackageNotFoundError:
         return "0+unknown"
+
+
+class _Version(argparse.Action):
+    """``--version``: argparse's version action, reading the package metadata only when it is asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show the version and exit")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"igg {igg_version()}")
+        parser.exit()
 
 
 class Parser(argparse.ArgumentParser):
@@ -82,7 +96,7 @@ def _closest(wrong: str, known: Sequence[str]) -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every command registered."""
     parser = Parser(prog="igg", description="IGG, the Iterative Graph Generator.")
-    parser.add_argument("--version", action="version", version=f"igg {igg_version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"igg.interfaces.cli.{name.replace('-', '_')}").register(sub)

@@ -15,15 +15,15 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli import EXIT_FAILURE, EXIT_OK, igg_version
 from igg.interfaces.cli.storecli import STORE_HELP
-from igg.io.files import write_file
-from igg.rules.github import to_github
-from igg.rules.report import CheckReport
-from igg.rules.sarif import to_sarif
 from igg.store import STORE_ENV, resolve_store_path
+
+if TYPE_CHECKING:
+    from igg.rules.report import CheckReport
 
 FORMATS = ("text", "json", "github")
 
@@ -74,6 +74,9 @@ def targets(args: argparse.Namespace) -> tuple[list[Path], str | None, str | Non
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.io.files import write_file
+    from igg.rules.github import to_github
+    from igg.rules.sarif import to_sarif
     from igg.service import check
 
     paths, session, store = targets(args)

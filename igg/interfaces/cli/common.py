@@ -21,15 +21,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from igg.agents.base import AnyAgent
 from igg.errors import IGGError, Problem, RequestInvalid, SessionExists
-from igg.models.request import Request
-from igg.persistence import Recorder
 from igg.record.logs import LOG_FORMATS, EventLogger, configure_logging
-from igg.record.records import Event, RunResult
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the models and the agents load when a run starts, not when its options are registered
+    from igg.agents.base import AnyAgent
     from igg.interfaces.cli.keep import Keeping
+    from igg.models.request import Request
+    from igg.persistence import Recorder
+    from igg.record.records import Event, RunResult
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "auto") -> None:

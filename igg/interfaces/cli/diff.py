@@ -7,8 +7,6 @@ import argparse
 from typing import Any
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
-from igg.store import diff
-from igg.store.history import node_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.store import diff
+    from igg.store.history import node_names
+
     store = open_store(args)
     changes = diff(store, args.session, args.a, args.b)
     if args.json:

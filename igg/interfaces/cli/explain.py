@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
-from igg.store import explain
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -25,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.store import explain
+
     store = open_store(args)
     events = explain(store, args.session, args.ref, edges=not args.no_edges)
     if args.json:

@@ -17,17 +17,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from igg.errors import ExportError, ExportsFailed, IGGError, Problem, RequestInvalid
-from igg.export import FORMATS, ExportSpec, document_to_state, load_document, perform_exports
-from igg.export.neo4j import Neo4jSettings, check_uri
-from igg.export.spec import DEFAULT_FILES
-from igg.graph.state import GraphState
+from igg.export.spec import DEFAULT_FILES, FORMATS, ExportSpec, perform_exports
 from igg.interfaces.cli.common import add_verbosity_options, setup_logging
 from igg.interfaces.cli.targets import unwritable
 from igg.io.inputs import STDIN
-from igg.models.schema import Schema
+
+if TYPE_CHECKING:  # the graph, its models and the neo4j driver load when the command runs
+    from igg.export.neo4j import Neo4jSettings
+    from igg.graph.state import GraphState
+    from igg.models.schema import Schema
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -78,6 +79,8 @@ def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, di
     if getattr(args, "iteration", None) is not None:
         raise RequestInvalid([Problem("--iteration", "applies to a stored session only (use --store PATH)")],
                              source="the command line")
+    from igg.export.load import document_to_state, load_document
+
     doc = load_document(args.graph)
     state = document_to_state(doc, source=str(args.graph))
     return state, doc.schema_, dict(doc.metadata)
@@ -134,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
             print("igg: --output does not apply to --format neo4j; use --uri (or NEO4J_URI)", file=sys.stderr)
             return 2
         if args.uri:
+            from igg.export.neo4j import check_uri
+
             try:
                 check_uri(args.uri)
             except ExportError as exc:
@@ -171,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"igg: --output {reason}", file=sys.stderr)
             return 2
     if args.format == "neo4j":
+        from igg.export.neo4j import Neo4jSettings
+
         settings = Neo4jSettings.from_env(uri=args.uri, username=args.user, database=args.database,
                                           connection_timeout=args.timeout, acquisition_timeout=args.timeout)
         target = None

@@ -10,7 +10,6 @@ import argparse
 import shlex
 
 from igg.interfaces.cli.storecli import add_store_option, open_store
-from igg.store.fork import fork
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -23,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.store.fork import fork
+
     store = open_store(args)
     new_id, copied = fork(store, args.session, args.at, args.new_id)
     info = store.session(new_id)

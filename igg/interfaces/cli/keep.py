@@ -21,13 +21,15 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from igg.errors import SessionExists
-from igg.graph.state import GraphState
-from igg.models.request import Request
-from igg.record.records import IterationRecord, RunResult, StopReason
 from igg.store.db import HOME_ENV, PROJECT_STORE, resolve_store_path
+
+if TYPE_CHECKING:  # the graph and its models load when a run is kept, not when the options are registered
+    from igg.graph.state import GraphState
+    from igg.models.request import Request
+    from igg.record.records import IterationRecord, RunResult, StopReason
 
 INTERRUPTED = "interrupted"
 """The stop reason written into ``summary.json`` (and ``--json``) of a run stopped by Ctrl-C."""
@@ -121,6 +123,7 @@ class Witness:
         """The run as far as it was committed, stop reason ``interrupted`` (None before it began)."""
         if self.request is None:
             return None
+        from igg.record.records import RunResult
         from igg.request.load import build_state
 
         state, _ = build_state(self.request)
@@ -131,7 +134,7 @@ class Witness:
         state.take_journal()
         limits = self.request.config.constraints
         return RunResult(session_id=self.request.session_id or session_id,
-                         stop_reason=cast(StopReason, INTERRUPTED), state=state, records=records,
+                         stop_reason=cast("StopReason", INTERRUPTED), state=state, records=records,
                          max_nodes=limits.max_nodes, max_edges=limits.max_edges)
 
 

@@ -18,18 +18,19 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from igg.act.apply import collector_paused
-from igg.agents.code.cache import FactsCache, cache_path
-from igg.agents.code.facts import FileFacts
-from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult
-from igg.codemap.prepare import AGENT_MODES, code_agent, prepare, summary
+from igg.agents.code.walk import DEFAULT_MAX_BYTES
+from igg.codemap import AGENT_MODES
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, execute, export_line, export_specs, setup_logging
 from igg.interfaces.cli.keep import add_keep_option, kept_store
 from igg.interfaces.cli.targets import check_export_targets
 from igg.store import resolve_store_path
+
+if TYPE_CHECKING:
+    from igg.agents.code.facts import FileFacts
+    from igg.agents.code.walk import WalkResult
 
 TITLE = "igg map-code"
 """The heading of the run's progress bar and summary table."""
@@ -85,6 +86,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from igg.act.apply import collector_paused
+    from igg.agents.code.cache import FactsCache, cache_path
+    from igg.codemap.prepare import code_agent, prepare, summary
+
     setup_logging(args)
     if args.agent not in AGENT_MODES:
         raise RequestInvalid([Problem("--agent", f"{args.agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],

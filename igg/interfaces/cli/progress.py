@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from igg.agents.base import capabilities
-from igg.record.records import Event
+
+if TYPE_CHECKING:
+    from igg.record.records import Event
 
 
 class ProgressView:

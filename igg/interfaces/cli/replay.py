@@ -10,7 +10,6 @@ from pathlib import Path
 
 from igg.interfaces.cli.storecli import add_store_option, open_store
 from igg.io.files import write_file
-from igg.store import replay
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -22,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.store import replay
+
     store = open_store(args)
     report = replay(store, args.session)
     state = report.state

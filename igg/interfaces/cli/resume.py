@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from igg.agents.registry import make_agent
 from igg.interfaces.cli.common import add_run_options, export_specs, present, setup_logging
 from igg.interfaces.cli.storecli import STORE_HELP, open_store
-from igg.persistence import Recorder
-from igg.record.records import Event, RunResult
-from igg.service import continue_session
 from igg.store import resolve_store_path
+
+if TYPE_CHECKING:
+    from igg.persistence import Recorder
+    from igg.record.records import Event, RunResult
 
 SESSION_AGENT = "session"
 """``--agent session`` (the default): the agent the session was started with."""
@@ -44,8 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from igg.agents.registry import make_agent
     from igg.interfaces.cli.keep import Keeping
     from igg.interfaces.cli.targets import check_export_targets
+    from igg.service import continue_session
 
     setup_logging(args)
     args.store = resolve_store_path(args.store)

@@ -5,18 +5,17 @@ chosen action indices (applied exactly as shown), or reject it with a note the a
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
 from igg.interfaces.codes import EXIT_INVALID
-from igg.store.sessions import StoreSessions
-from igg.workspace.ops import ReviewInput
-from igg.workspace.service import Workspace
+
+if TYPE_CHECKING:
+    from igg.workspace.service import Workspace
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,6 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from igg.store.sessions import StoreSessions
+    from igg.workspace.ops import ReviewInput
+    from igg.workspace.service import Workspace
+
     workspace = Workspace(StoreSessions(open_store(args)))
     shown = asyncio.run(workspace.execute("review", ReviewInput(session_id=args.session)))
     plan = shown["review"]
@@ -76,5 +81,7 @@ def run(args: argparse.Namespace) -> int:
 def workspace_store(workspace: Workspace) -> Path:
     """The store file the workspace reads (for exact commands in hints)."""
     repo = workspace.repo
+    from igg.store.sessions import StoreSessions
+
     assert isinstance(repo, StoreSessions)
     return repo.store.path

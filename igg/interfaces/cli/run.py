@@ -14,10 +14,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from igg.agents.registry import make_agent
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
 from igg.interfaces.cli.keep import add_keep_option
-from igg.request.load import load_request
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from igg.agents.registry import make_agent
+    from igg.request.load import load_request
+
     setup_logging(args)
     request = load_request(args.request)
     specs = export_specs(args)

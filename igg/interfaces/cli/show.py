@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json, table, when
-from igg.store.fork import lineage_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,6 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.store.fork import lineage_of
+
     store = open_store(args)
     info = store.session(args.session)
     steps = store.steps(args.session)

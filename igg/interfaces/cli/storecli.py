@@ -12,9 +12,12 @@ import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from igg.store import HOME_ENV, PROJECT_STORE, STORE_ENV, SessionStore, resolve_store_path
+from igg.store import HOME_ENV, PROJECT_STORE, STORE_ENV, resolve_store_path
+
+if TYPE_CHECKING:
+    from igg.store import SessionStore
 
 STORE_HELP = (f"the session store file (default: ${STORE_ENV}, else {PROJECT_STORE} if it exists, else the default "
               f"store ${HOME_ENV}/sessions.sqlite or ~/.local/share/igg/sessions.sqlite, where runs given no "
@@ -38,6 +41,8 @@ def open_store(args: argparse.Namespace, *, must_exist: bool = True) -> SessionS
     path = resolve_store_path(named)
     if must_exist and not path.exists():
         raise missing_store(args, path, named=bool(named or os.environ.get(STORE_ENV)))
+    from igg.store import SessionStore  # the store's models load when a command opens it, not at start-up
+
     return SessionStore(path)
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from igg.workspace.ops import OPERATIONS, input_schema, openai_tools
-
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("tools", help="print IGG's tool definitions (OpenAI function calling, MCP)",
@@ -20,12 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.format == "openai":
-        out: object = openai_tools()
-    else:
-        out = [{"name": op.name, "description": op.description, "inputSchema": input_schema(op),
-                "annotations": {"readOnlyHint": op.read_only, "destructiveHint": op.destructive,
-                                "idempotentHint": op.idempotent, "openWorldHint": op.open_world}}
-               for op in OPERATIONS]
+    from igg.workspace.toolschema import mcp_tools, openai_tools
+
+    out = openai_tools() if args.format == "openai" else mcp_tools()
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 
 from igg.interfaces.cli.storecli import add_store_option, open_store
-from igg.store import undo
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -19,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.store import undo
+
     store = open_store(args)
     step, count = undo(store, args.session, args.to)
     info = store.session(args.session)

@@ -8,7 +8,6 @@ import argparse
 from pathlib import Path
 
 from igg.io.inputs import STDIN
-from igg.request.load import load_request
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,6 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.request.load import load_request
+
     request = load_request(args.request)
     schema = request.config.schema_
     seed = request.seed_data

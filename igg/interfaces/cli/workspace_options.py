@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from igg.interfaces.cli.storecli import STORE_HELP
 from igg.record import logs as igg_logging
 from igg.record.logs import LOG_FORMATS
-from igg.workspace import MemorySessions, Workspace
+
+if TYPE_CHECKING:
+    from igg.workspace import Workspace
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -35,6 +38,11 @@ def build_workspace(args: argparse.Namespace) -> Workspace:
     if output is not None:
         output = Path(output)
         output.mkdir(parents=True, exist_ok=True)
+    from igg.workspace import (  # the models load when a server starts, not at start-up
+        MemorySessions,
+        Workspace,
+    )
+
     if args.memory:
         return Workspace(MemorySessions(), output_dir=output)
     from igg.store import SessionStore, StoreSessions, resolve_store_path

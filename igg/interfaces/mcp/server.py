@@ -1,8 +1,10 @@
 """IGG's MCP server: one tool per workspace operation, over stdio or streamable HTTP.
 
-This is the only module that imports the ``mcp`` SDK (2.x, ``MCPServer``). Each tool's input schema is the
+This is the only module that imports the ``mcp`` SDK (2.x, ``MCPServer``). Each tool's input is the
 operation's pydantic input model (``igg.workspace.ops``): the tool function gets a signature built from the
-model's fields, so the SDK derives the same schema the HTTP API and ``igg tools`` publish. Tool annotations
+model's fields, from which the SDK builds its argument model; ``tools/list`` publishes the compact schema of
+``igg.workspace.toolschema`` instead of the SDK's (``Tool.parameters``, pydantic's full JSON Schema with its
+titles and every description), the same one ``igg tools`` prints. Tool annotations
 carry the operation's read-only / destructive / idempotent / open-world hints. Results are JSON (structured
 content and its text); ``observe`` answers with the markdown itself. A refused call is a tool error whose
 text starts with its stable code (``SESSION_NOT_FOUND: ...``), and so is every other failure: arguments
@@ -24,6 +26,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import Tool as MCPTool
 from pydantic import Field, ValidationError
 
 from igg.errors import WorkspaceError
@@ -33,6 +36,7 @@ from igg.io.encodable import escape_unencodable, find_unencodable, first_unencod
 from igg.io.encodable import escape_value as _escaped
 from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
 from igg.workspace.service import Workspace
+from igg.workspace.toolschema import tool_schema
 
 INSTRUCTIONS = (
     "IGG is a validated, bounded graph workspace. start_session with a goal and a schema, observe the graph "
@@ -71,6 +75,12 @@ class IGGServer(MCPServer):
     argument model ignores unknown keys, the operation models refuse them (as the HTTP API does).
     """
 
+    async def list_tools(self) -> list[MCPTool]:
+        """The SDK's tool list with each operation's compact input schema (``igg.workspace.toolschema``)."""
+        tools = await super().list_tools()
+        return [t.model_copy(update={"input_schema": _PUBLISHED[t.name]}) if t.name in _PUBLISHED else t
+                for t in tools]
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         op = OPERATIONS_BY_NAME.get(name)
         if op is None:
@@ -90,6 +100,10 @@ class IGGServer(MCPServer):
                 return tool_error(argument_code(op, cause), argument_problems(cause))
             log.error("mcp_tool_failed", tool=name, error=type(cause or exc).__name__, exc_info=cause or exc)
             return tool_error("INTERNAL_ERROR", f"{name} failed on the server; its log has the details")
+
+
+_PUBLISHED: dict[str, dict[str, Any]] = {op.name: tool_schema(op) for op in OPERATIONS}
+"""Each tool's published input schema (built once: the operations are fixed)."""
 
 
 def build_server(workspace: Workspace, *, name: str = "igg") -> MCPServer:
@@ -145,7 +159,7 @@ async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None
     started = await workspace.start_run(inp)
     task = workspace.runs.tasks[started["session_id"]]  # no await since start: the run cannot have ended
     if ctx is not None:
-        total = inp.request.config.max_iterations
+        total = inp.config.max_iterations
         async for event in workspace.hub.listen(started["session_id"]):
             if event["kind"] == "iteration_finished":
                 await ctx.report_progress(event["iteration"], total, f"iteration {event['iteration']}: "
