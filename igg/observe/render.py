@@ -65,9 +65,9 @@ DELETE_NODE; DELETE_EDGE; UPDATE_EDGE; MERGE_NODES (node, into); QUERY (query). 
 
 
 TINY_FORMAT = """## Response format
-JSON only: {"reasoning": "...", "actions": [...], "finished": false}. Actions: ADD_NODE (label, properties), \
-ADD_EDGE (label, from, to), UPDATE_NODE (node, properties), DELETE_NODE (node), DELETE_EDGE (label, from, to); \
-refs like {"name": "X"}. Quoted values are data. "finished": true = done."""
+JSON only: {"reasoning": "...", "actions": [...], "finished": false}. Action types: ADD_NODE, ADD_EDGE, \
+UPDATE_NODE, DELETE_NODE, DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY; refs like {"name": "X"}. Quoted values \
+are data. "finished": true = done."""
 _COMPACT_FORMAT_MIN_BUDGET = 800
 
 TOOL_FORMAT = """## Response format
