@@ -5,7 +5,8 @@ graph instead (as it stands, or as it was after iteration N). ``--provenance`` c
 provenance (the iteration that created it, the last that updated it, the context chunk) into JSON and GraphML.
 
 Formats: graphml, json, nodelink, neo4j, cypher, mermaid, html (a self-contained page drawing the graph; see
-``igg view``). ``--types Module,Package`` draws only those node types in the Mermaid chart, ``--top N`` how
+``igg view``), gexf (Gephi), nt, ttl, jsonld (RDF; ``--base-iri``; ttl and jsonld need the ``rdf`` extra). IGG
+reads back only its own JSON document and node-link JSON: GEXF and RDF are written, never read. ``--types Module,Package`` draws only those node types in the Mermaid chart, ``--top N`` how
 many of the most connected nodes a summarized chart shows. ``--format neo4j`` connects to ``--uri`` or
 ``NEO4J_URI``, with ``NEO4J_USERNAME``/``NEO4J_PASSWORD`` (the password only ever from the environment) and
 ``--database`` or ``NEO4J_DATABASE``.
@@ -65,6 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                      help="seconds to connect and finish the Bolt handshake before a retry (default 10)")
     neo.add_argument("--plan", action="store_true",
                      help="print what the export would create, update and delete in the scope; write nothing")
+    rdf = p.add_argument_group("rdf")
+    rdf.add_argument("--base-iri", metavar="IRI",
+                     help="base of every IRI the nt/ttl/jsonld export mints (default urn:igg:)")
     p.set_defaults(handler=run)
 
 
@@ -78,9 +82,25 @@ def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, di
     if getattr(args, "iteration", None) is not None:
         raise RequestInvalid([Problem("--iteration", "applies to a stored session only (use --store PATH)")],
                              source="the command line")
+    refuse_unreadable(str(args.graph))
     doc = load_document(args.graph)
     state = document_to_state(doc, source=str(args.graph))
     return state, doc.schema_, dict(doc.metadata)
+
+
+WRITE_ONLY = {".gexf": "GEXF", ".nt": "N-Triples", ".ttl": "Turtle", ".jsonld": "JSON-LD", ".graphml": "GraphML",
+              ".cypher": "Cypher", ".mmd": "Mermaid", ".html": "HTML"}
+"""Files IGG writes but never reads back as a graph (they cannot carry everything a session holds)."""
+
+
+def refuse_unreadable(source: str) -> None:
+    """Raise ``RequestInvalid`` for a GRAPH IGG cannot round-trip (RDF, GEXF, ...), saying what it reads."""
+    kind = WRITE_ONLY.get(Path(source).suffix.lower())
+    if kind is not None:
+        raise RequestInvalid([Problem("GRAPH", f"{source} looks like {kind}, which IGG writes but does not read back "
+                                      "(it would not round-trip the schema, identities and provenance); export from "
+                                      "the IGG JSON document (--export json) or the stored session instead")],
+                             source="the command line")
 
 
 def from_store(args: argparse.Namespace) -> bool:
@@ -97,11 +117,14 @@ def from_store(args: argparse.Namespace) -> bool:
 
 
 def write_stdout(state: GraphState, fmt: str, schema: Schema | None, metadata: dict[str, Any],
-                 scope: str | None, provenance: bool = False) -> None:
+                 scope: str | None, provenance: bool = False, base_iri: str | None = None) -> None:
     """``--output -``: the export on standard output."""
     from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
+    from igg.export.spec import BINARY_WRITERS, write_binary
 
-    if fmt == "graphml":
+    if fmt in BINARY_WRITERS:
+        write_binary(state, fmt, sys.stdout.buffer, metadata=metadata, base_iri=base_iri)
+    elif fmt == "graphml":
         write_graphml(state, sys.stdout.buffer, metadata=metadata, schema=schema, provenance=provenance)
     elif fmt == "json":
         write_json(state, sys.stdout, schema=schema, metadata=metadata, provenance=provenance)
@@ -126,6 +149,17 @@ def default_output(source: Path, fmt: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.base_iri is not None and args.format not in ("nt", "ttl", "jsonld"):
+        print("igg: --base-iri applies to --format nt, ttl and jsonld only", file=sys.stderr)
+        return 2
+    if args.base_iri is not None:
+        from igg.export.rdf import check_base
+
+        try:
+            check_base(args.base_iri)
+        except ExportError as exc:
+            print(f"igg: {exc}", file=sys.stderr)
+            return 2
     if args.plan and args.format != "neo4j":
         print("igg: --plan applies to --format neo4j only", file=sys.stderr)
         return 2
@@ -156,7 +190,10 @@ def run(args: argparse.Namespace) -> int:
     if chart:
         return _chosen_mermaid(args, state)
     if str(args.output) == "-" and args.format != "neo4j":
-        write_stdout(state, args.format, schema, metadata, args.scope, args.provenance)
+        try:
+            write_stdout(state, args.format, schema, metadata, args.scope, args.provenance, args.base_iri)
+        except ExportError as exc:
+            raise IGGError(str(exc)) from None
         return 0
     settings = None
     source = Path(f"{args.graph}.json") if args.store else Path(args.graph)  # a session: SESSION.graphml, ...
@@ -179,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
                                     scope=args.scope, neo4j_settings=settings, provenance=args.provenance,
-                                    batch_size=args.batch_size)
+                                    batch_size=args.batch_size, base_iri=args.base_iri)
     except ExportsFailed as exc:
         if args.json:
             print(json.dumps({"exports": exc.summaries}))
