@@ -26,6 +26,7 @@ from igg.export.neo4j import Neo4jSettings, check_uri
 from igg.export.spec import DEFAULT_FILES
 from igg.graph.state import GraphState
 from igg.interfaces.cli.common import add_verbosity_options, setup_logging
+from igg.interfaces.cli.neo4j_lines import print_neo4j_details, print_plan_lines
 from igg.interfaces.cli.targets import unwritable
 from igg.io.inputs import STDIN
 from igg.models.schema import Schema
@@ -65,7 +66,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     neo.add_argument("--timeout", type=float, default=10.0,
                      help="seconds to connect and finish the Bolt handshake before a retry (default 10)")
     neo.add_argument("--plan", action="store_true",
-                     help="print what the export would create, update and delete in the scope; write nothing")
+                     help="print what the export would create, update and delete in the scope; write nothing (for a "
+                          "stored session: the delta since its last export there, or the full diff and why)")
+    neo.add_argument("--full", action="store_true",
+                     help="a stored session: read and diff the whole scope even when a delta from the journal would "
+                          "do (a delta is used when the scope still holds what IGG last wrote there)")
+    neo.add_argument("--follow", action="store_true",
+                     help="a stored session: push every committed step as it lands; ends when the session has "
+                          "finished and its last step is in Neo4j (Ctrl-C stops earlier)")
+    neo.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
+                     help="--follow: how often to look for new steps (default 1)")
     rdf = p.add_argument_group("rdf")
     rdf.add_argument("--base-iri", metavar="IRI",
                      help="base of every IRI the nt/ttl/jsonld export mints (default urn:igg:)")
@@ -163,6 +173,17 @@ def run(args: argparse.Namespace) -> int:
     if args.plan and args.format != "neo4j":
         print("igg: --plan applies to --format neo4j only", file=sys.stderr)
         return 2
+    session_only = [flag for flag, on in (("--full", args.full), ("--follow", args.follow)) if on]
+    if session_only and (args.format != "neo4j" or args.iteration is not None):
+        print(f"igg: {' and '.join(session_only)} apply to --format neo4j of a stored session's latest graph only "
+              "(not with --iteration)", file=sys.stderr)
+        return 2
+    if args.follow and args.plan:
+        print("igg: --follow and --plan do not go together", file=sys.stderr)
+        return 2
+    if args.interval <= 0:
+        print("igg: --interval must be positive", file=sys.stderr)
+        return 2
     if args.format == "neo4j":
         if args.output is not None:
             print("igg: --output does not apply to --format neo4j; use --uri (or NEO4J_URI)", file=sys.stderr)
@@ -184,6 +205,14 @@ def run(args: argparse.Namespace) -> int:
         print("igg: --top must be 0 or more", file=sys.stderr)
         return 2
     setup_logging(args, unasked="warning")  # stdout is for results; log lines on stderr only when asked
+    if args.format == "neo4j" and args.iteration is None and from_store(args):
+        from igg.interfaces.cli.export_sync import run_session_neo4j  # loads the store only when asked
+
+        return run_session_neo4j(args)
+    if session_only:
+        print(f"igg: {' and '.join(session_only)} apply to a stored session (give SESSION and --store)",
+              file=sys.stderr)
+        return 2
     state, schema, metadata = load_source(args)
     if args.graph == STDIN and not args.store and args.output is None:
         args.output = Path(STDIN)  # nothing to write beside: standard input in, standard output out
@@ -234,22 +263,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_neo4j_details(summary: dict[str, Any]) -> None:
-    """The identity constraints and the changes of a Neo4j export, one line each."""
-    c = summary.get("constraints") or {}
-    if c:
-        made = "".join(f"\n    created {x}" for x in c.get("created", []))
-        had = "".join(f"\n    existing {x}" for x in c.get("existing", []))
-        print(f"  identity: {c.get('capability')}{made}{had}")
-    for kind, n in (summary.get("changes") or {}).items():
-        print(f"  {kind}: {n['create']} created, {n['update']} updated, {n['delete']} deleted, "
-              f"{n['unchanged']} unchanged")
-
-
 def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, Any], settings: Neo4jSettings) -> int:
     """``--plan``: what a Neo4j export would change in its scope, written nowhere."""
     from igg.export.neo4j import plan_neo4j
-    from igg.export.neo4j_diff import short
 
     session = str(metadata.get("session_id") or "igg")
     scope = args.scope or session
@@ -261,20 +277,7 @@ def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, 
         print(json.dumps(plan))
         return 0
     print(f"plan for scope {scope!r} on {plan['server']} at {plan['target']} (nothing written)")
-    for kind, c in plan["counts"].items():
-        print(f"  {kind}: {c['create']} to create, {c['update']} to update, {c['delete']} to delete, "
-              f"{c['unchanged']} unchanged")
-    for change in plan["changes"]:
-        props = change.get("properties")
-        detail = "; " + ", ".join(
-            f"{k} = {short(b)}" if a is None else f"{k} removed" if b is None else f"{k} {short(a)} -> {short(b)}"
-            for k, (a, b) in props.items()) if props else ""
-        print(f"  {change['action']} {change['element']} {change['what']}{detail}")
-    listed = sum(c[a] for c in plan["counts"].values() for a in ("create", "update", "delete"))
-    if listed > len(plan["changes"]):
-        print(f"  ... {listed - len(plan['changes'])} more change(s) not listed (--json lists the same)")
-    for warning in plan.get("warnings", []):
-        print(f"  warning: {warning}", file=sys.stderr)
+    print_plan_lines(plan)
     return 0
 
 
