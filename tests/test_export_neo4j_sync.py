@@ -29,8 +29,10 @@ from igg.export.plan import plan_export
 from igg.graph.state import GraphState
 from igg.models.common import freeze
 from igg.store.store import SessionStore
-from tests.conftest import ROOT, Workspace
+from tests.conftest import FIXTURES, ROOT, Workspace
+from tests.store_driver import responses
 from tests.support.bolt import BoltServer
+from tests.support.fake_openai import FakeOpenAI, Reply
 
 
 class Session:
@@ -371,3 +373,38 @@ def test_the_journal_delta_leaves_the_scope_the_read_and_diff_path_leaves(seed, 
     want = scope_of(s.state)
     assert (fast.nodes, fast.edges) == (want.nodes, want.edges) == (general.nodes, general.edges)
     s.store.close()
+
+
+def test_a_run_syncing_each_iteration_killed_and_resumed_ends_with_the_target_equal_to_the_graph(bolt_server,
+                                                                                               tmp_path):
+    """``igg run --export neo4j --sync-each-iteration``, killed with SIGKILL while its agent waits in iteration 7,
+    then ``igg resume`` with the same options: the scope equals the final graph."""
+    answers = [json.dumps(t) for t in responses(10)]
+    store = tmp_path / "sessions.sqlite"
+    session_id = f"synced-{uuid.uuid4().hex[:8]}"
+    payload = json.loads((FIXTURES / "seed_request.json").read_text())
+    payload["session_id"] = session_id
+    payload["config"].update(max_iterations=10, stuck_after=10, constraints={"max_nodes": 1000, "max_edges": 4000},
+                             llm={"timeout_seconds": 60, "max_retries": 0, "model": "test-model"})
+    request = tmp_path / "r.json"
+    request.write_text(json.dumps(payload))
+    sync_args = ["--agent", "llm", "--store", str(store), "--export", f"neo4j:{bolt_server.uri}",
+                 "--sync-each-iteration", "--json"]
+    with FakeOpenAI(answers[:6] + [Reply(content=answers[6], hang=60)]) as server:
+        env = {**os.environ, **bolt_server.env, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"}
+        child = subprocess.Popen([sys.executable, "-m", "igg", "run", str(request), *sync_args], cwd=ROOT, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: len(server.requests) == 7, what="iteration 7")
+        found = marker(bolt_server, session_id)
+        assert found and found[0]["iteration"] == 6  # iterations 1..6 were pushed as they landed
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(30)
+        server.add(*answers[6:])
+        resumed = subprocess.run([sys.executable, "-m", "igg", "resume", session_id, *sync_args[2:]], cwd=ROOT,
+                                 env=env, capture_output=True, text=True, timeout=180)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    (export,) = [e for e in summary["exports"] if e["format"] == "neo4j"]
+    assert export["ok"] and export["mode"] == "delta" and export["failed_syncs"] == 0
+    graph = SessionStore(store).load_state(session_id)[1]
+    assert held(bolt_server, session_id) == expected(graph)

@@ -12,9 +12,9 @@ import json
 import sys
 from typing import Any
 
-from igg.errors import ExportError, IGGError
+from igg.errors import ExportError, IGGError, Problem, RequestInvalid
 from igg.export.neo4j import Neo4jSettings
-from igg.export.neo4j_follow import follow
+from igg.export.neo4j_follow import SyncRecorder, follow
 from igg.export.neo4j_sync import plan_sync, session_point, sync_neo4j
 from igg.interfaces.cli.neo4j_lines import print_neo4j_details, print_plan_lines
 from igg.store.store import SessionStore
@@ -89,3 +89,25 @@ def _follow(args: argparse.Namespace, store: SessionStore, settings: Neo4jSettin
         print("igg: stopped following (the target holds the last step pushed)", file=sys.stderr)
         return 130
     return 0
+
+
+def sync_each_iteration(specs: list[Any], store: str | None) -> tuple[SyncRecorder, list[Any]]:
+    """``--sync-each-iteration``: the recorder that pushes every committed iteration to the ``neo4j`` export's
+    target, and the other exports (performed after the run as usual). ``RequestInvalid`` without a store or a
+    neo4j export."""
+    neo = [spec for spec in specs if spec.format == "neo4j"]
+    problems = []
+    if len(neo) != 1:
+        problems.append(Problem("--sync-each-iteration", "needs exactly one --export neo4j[:URI] (the target to keep "
+                                                         f"in step); got {len(neo)}"))
+    if store is None:
+        problems.append(Problem("--sync-each-iteration", "needs the session in a store (--store PATH or IGG_STORE): "
+                                                         "the delta of each iteration comes from its journal"))
+    if problems:
+        raise RequestInvalid(problems, source="the command line")
+    assert store is not None
+    settings = Neo4jSettings.from_env()
+    if neo[0].target:
+        settings = Neo4jSettings(**{**settings.__dict__, "uri": neo[0].target})
+    recorder = SyncRecorder(SessionStore(store), settings=settings)
+    return recorder, [spec for spec in specs if spec.format != "neo4j"]
