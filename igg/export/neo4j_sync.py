@@ -86,12 +86,16 @@ def sync_neo4j(point: SyncPoint, *, settings: Neo4jSettings, scope: str | None =
     record = targets.get(point.session_id, *key)
     reason = _static_reason(record, point, options, full)
     replans = 0
+    timings: dict[str, float] = {}
     with BoltSession(settings) as bolt:
+        timings["connect"] = round(time.perf_counter() - started, 3)
         if reason is None and bolt.dialect != "neo4j":
             reason = f"a delta export needs Neo4j 5 Cypher; {bolt.server} gets the read-and-diff export"
         while reason is None:
             assert record is not None
+            checked = time.perf_counter()
             reason = check_target(bolt, scope, record)
+            timings["check"] = round(timings.get("check", 0.0) + time.perf_counter() - checked, 3)
             if reason is not None:
                 break
             try:
@@ -104,9 +108,11 @@ def sync_neo4j(point: SyncPoint, *, settings: Neo4jSettings, scope: str | None =
                 if reason is None and replans >= REPLANS:
                     reason = f"the scope's marker kept changing under this export ({replans} plans)"
                 continue
+            recorded = time.perf_counter()
             targets.record(_record(point, key, summary["digest"], options))
+            timings.update(summary["timings"], record=round(time.perf_counter() - recorded, 3))
             summary.update(target=settings.display_uri(), database=settings.database, server=bolt.server,
-                           agent=bolt.agent, scope=scope, replans=replans,
+                           agent=bolt.agent, scope=scope, replans=replans, timings=timings,
                            seconds=round(time.perf_counter() - started, 3))
             log.info("neo4j_synced", mode="delta", scope=scope, step=point.step, since_step=summary["since_step"],
                      replans=replans, seconds=summary["seconds"])
@@ -117,6 +123,7 @@ def sync_neo4j(point: SyncPoint, *, settings: Neo4jSettings, scope: str | None =
     summary = export_neo4j(point.state, settings=settings, scope=scope, batch_size=batch_size, provenance=prov,
                            marker=marker)
     targets.record(_record(point, key, digest, options))
+    summary["timings"] = {**{f"{k}_before_fallback": v for k, v in timings.items()}, **summary["timings"]}
     summary.update(mode="full", fallback=reason, since_step=record.step if record else None, step=point.step,
                    iteration=point.iteration, replans=replans, digest=digest,
                    seconds=round(time.perf_counter() - started, 3))
