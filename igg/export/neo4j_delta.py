@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from igg.export.neo4j_diff import Change, ScopeDiff, edge_text, node_text, same
+from igg.export.neo4j_diff import Change, ScopeDiff, changed_properties, edge_text, node_text, same
 from igg.export.plan import plan_selection
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
@@ -72,11 +72,12 @@ def journal_delta(state: GraphState, mutations: Iterable[Mutation], *, provenanc
     diff = ScopeDiff(identity_keys={t: tuple(k) for t, k in ident.items()})
     listed = {"create": 0, "update": 0, "delete": 0}
 
-    def note(action: str, element: str, what: Any) -> None:
+    def note(action: str, element: str, what: Any, properties: Any = None) -> None:
         diff.counts[element + "s"][action] += 1
         if listed[action] < detail:
             listed[action] += 1
-            diff.changes.append(Change(action=action, element=element, what=what()))  # type: ignore[arg-type]
+            diff.changes.append(Change(action=action, element=element, what=what(),  # type: ignore[arg-type]
+                                       properties=properties() if properties else {}))
 
     merge_nodes: list[str] = []
     reidentified: set[str] = set()
@@ -104,7 +105,8 @@ def journal_delta(state: GraphState, mutations: Iterable[Mutation], *, provenanc
         elif same(before, after) and provenance is None:
             continue
         else:
-            note("update", "node", lambda new=new: node_text(new, ident[new[0]]))
+            note("update", "node", lambda new=new: node_text(new, ident[new[0]]),
+                 lambda before=before, n=n: changed_properties(before, nodes[n]["properties"]))
         merge_nodes.append(n)
 
     merge_edges: dict[str, None] = {}

@@ -157,7 +157,7 @@ def diff_scope(plans: list[Plan], state: GraphState, held: ScopeContents, detail
             if before is None:
                 note("create", element, describe)
             elif not same(before, props):
-                note("update", element, describe, partial(_changed, before, props))
+                note("update", element, describe, partial(changed_properties, before, props))
             else:
                 diff.counts[element + "s"]["unchanged"] += 1
                 continue
@@ -218,7 +218,8 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+def changed_properties(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+    """property -> [before, after] for each property that differs (None where absent)."""
     return {k: [before.get(k), after.get(k)] for k in sorted(before.keys() | after.keys())
             if not (k in before and k in after and same(before[k], after[k]))}
 
