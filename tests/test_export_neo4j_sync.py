@@ -408,3 +408,23 @@ def test_a_run_syncing_each_iteration_killed_and_resumed_ends_with_the_target_eq
     assert export["ok"] and export["mode"] == "delta" and export["failed_syncs"] == 0
     graph = SessionStore(store).load_state(session_id)[1]
     assert held(bolt_server, session_id) == expected(graph)
+
+
+def test_session_only_options_are_refused_where_they_cannot_apply(tmp_path):
+    def igg(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=ROOT,
+                              timeout=60, env={**os.environ, "IGG_HOME": str(tmp_path)})
+
+    request = str(FIXTURES / "seed_request.json")
+    done = igg("export", request, "--format", "neo4j", "--follow")
+    assert done.returncode == 2 and "--follow applies to a stored session (give SESSION and --store)" in done.stderr
+    done = igg("export", "x", "--format", "gexf", "--full", "--follow")
+    assert done.returncode == 2 and "--full and --follow apply to --format neo4j of a stored session" in done.stderr
+    done = igg("run", request, "--agent", "script:fixtures/auth/transcript.jsonl", "--store",
+               str(tmp_path / "s.sqlite"), "--sync-each-iteration")
+    assert done.returncode == 2 and "needs exactly one --export neo4j[:URI]" in done.stderr
+    assert not (tmp_path / "s.sqlite").exists() or "uuid-1234" not in igg("sessions", "--store",
+                                                                          str(tmp_path / "s.sqlite")).stdout
+    done = igg("run", request, "--agent", "script:fixtures/auth/transcript.jsonl", "--export",
+               "neo4j:bolt://127.0.0.1:1", "--out", str(tmp_path / "o"), "--sync-each-iteration")
+    assert done.returncode == 2 and "needs the session in a store (--store PATH or IGG_STORE)" in done.stderr

@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     session_only = [flag for flag, on in (("--full", args.full), ("--follow", args.follow)) if on]
     if session_only and (args.format != "neo4j" or args.iteration is not None):
-        print(f"igg: {' and '.join(session_only)} apply to --format neo4j of a stored session's latest graph only "
+        print(f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to --format neo4j of a stored session's latest graph only "
               "(not with --iteration)", file=sys.stderr)
         return 2
     if args.follow and args.plan:
@@ -210,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_session_neo4j(args)
     if session_only:
-        print(f"igg: {' and '.join(session_only)} apply to a stored session (give SESSION and --store)",
+        print(f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to a stored session (give SESSION and --store)",
               file=sys.stderr)
         return 2
     state, schema, metadata = load_source(args)
