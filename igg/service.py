@@ -81,12 +81,12 @@ def export_result(result: RunResult, request: Request, specs: Sequence[ExportSpe
     if not specs:
         return result
     try:
-        result.exports = perform_exports(result.state, specs, schema=request.config.schema_,
+        result.exports = [*result.exports, *perform_exports(result.state, specs, schema=request.config.schema_,
                                          metadata=document_metadata(request, result), out_dir=out_dir,
-                                         provenance=provenance)
+                                         provenance=provenance)]
     except ExportError as exc:
         result.export_error = exc
-        result.exports = list(exc.summaries) if isinstance(exc, ExportsFailed) else []
+        result.exports = [*result.exports, *(exc.summaries if isinstance(exc, ExportsFailed) else [])]
     if directory is not None:
         directory.write_result(result)
     return result

@@ -254,6 +254,7 @@ def _environment(root: Path) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "TMPDIR": str(root / ".tmp"),
         "VIRTUAL_ENV": str(Path(sys.executable).parent.parent),
+        "PYTHONPATH": str(root),  # the copy's own igg, whichever checkout the venv was installed from
     }
     for name in ("IGG_CHROMIUM",):  # where the test machine keeps a browser, if a block needs one
         if name in os.environ:

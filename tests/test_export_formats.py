@@ -38,7 +38,7 @@ def test_export_specs_parse(text, spec):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("gexf:x", "unknown export format 'gexf'"),
+    ("pdf:x", "unknown export format 'pdf'"),
     ("", "empty export spec"),
     ("json:", "empty target"),
     ("neo4j:http://x", "unknown scheme 'http'"),
@@ -123,8 +123,8 @@ def test_cli_rejects_bad_input_without_a_traceback(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr and "bad.json is invalid" in result.stderr
     result = igg("export", str(tmp_path / "missing.json"), "-f", "graphml")
     assert result.returncode == 2 and "cannot read" in result.stderr
-    result = igg("export", str(doc), "-f", "gexf")
-    assert result.returncode == 2 and "invalid choice: 'gexf'" in result.stderr
+    result = igg("export", str(doc), "-f", "pdf")
+    assert result.returncode == 2 and "invalid choice: 'pdf'" in result.stderr
     good = tmp_path / "g.json"
     write_json(small().state, good)
     result = igg("export", str(good), "-f", "json", "-o", str(good))

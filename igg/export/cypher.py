@@ -207,3 +207,30 @@ COUNT_SCOPE = (f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
 
 DELETE_SCOPE = f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope DETACH DELETE n"
 """Remove every node (and its relationships) of one scope."""
+
+
+MARKER_LABEL = "IggScopeMarker"
+"""The label of the one node per scope that says what IGG last wrote there (``igg.export.neo4j_sync``). It has
+no ``igg_scope`` property (its scope is ``igg_marker_scope``), so reading a scope never sees it."""
+
+MARKER_READ = (f"MATCH (m:{MARKER_LABEL}) WHERE m.igg_marker_scope = $scope RETURN m.digest AS digest, "
+               "m.session AS session, m.step AS step, m.iteration AS iteration, m.nodes AS nodes, m.edges AS edges")
+"""The marker of one scope (none when no complete export of a session wrote it last)."""
+
+MARKER_LOCK = f"MATCH (m:{MARKER_LABEL}) WHERE m.igg_marker_scope = $scope SET m.igg_lock = $token"
+"""Take the marker's write lock first thing in a delta's transaction: a second exporter waits (Neo4j) or fails
+to commit (ArcadeDB's optimistic transactions), then reads the digest the first one wrote."""
+
+MARKER_SET = (f"MERGE (m:{MARKER_LABEL} {{igg_marker_scope: $scope}}) SET m.digest = $digest, m.session = $session, "
+              "m.step = $step, m.iteration = $iteration, m.nodes = $nodes, m.edges = $edges, m.written_at = $at")
+"""Write (or overwrite) the marker of one scope."""
+
+MARKER_DELETE = f"MATCH (m:{MARKER_LABEL}) WHERE m.igg_marker_scope = $scope DELETE m"
+"""Remove the marker: done first by every full export, so an export that fails half-way leaves none."""
+
+MARKER_CONSTRAINT = (f"CREATE CONSTRAINT igg_marker_unique IF NOT EXISTS FOR (m:{MARKER_LABEL}) "
+                     "REQUIRE m.igg_marker_scope IS UNIQUE")
+"""At most one marker per scope (two first exports racing to create it)."""
+
+COUNT_NODES = f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope RETURN count(n) AS n"
+COUNT_EDGES = f"MATCH ()-[e]->() WHERE e.{SCOPE_KEY} = $scope RETURN count(e) AS n"

@@ -24,7 +24,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from igg.errors import ExportError
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from tenacity import RetryCallState
 
 log = get_logger("igg.export.neo4j")
+T = TypeVar("T")
 
 URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 DEFAULT_URI = "bolt://localhost:7687"
@@ -131,7 +132,8 @@ def _settings(uri: str | None, auth: tuple[str, str] | None, database: str | Non
 def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, str] | None = None,
                  database: str | None = None, batch_size: int = 5000, scope: str = "igg",
                  env: Mapping[str, str] | None = None, settings: Neo4jSettings | None = None,
-                 create_indexes: bool = True, provenance: str | None = None) -> dict[str, Any]:
+                 create_indexes: bool = True, provenance: str | None = None,
+                 marker: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Make ``scope`` in a Bolt server mirror the graph; returns a summary (server, what was created,
     updated, deleted and left unchanged, the constraints, batches, seconds, warnings).
 
@@ -140,6 +142,10 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
     ``igg_session``, ``igg_created``, ``igg_updated`` and ``igg_chunk`` on every node and relationship.
     Raises ``ExportError`` with a one-line message for a bad URI, refused credentials, an unreachable server,
     an unsafe name or a value the driver cannot carry (the last two before connecting).
+
+    The scope's marker (``igg.export.neo4j_sync``) is deleted before the first write, so a delta export never
+    trusts a scope this export changed; ``marker`` (digest, session, step, iteration, nodes, edges, at) writes
+    a new one once everything else is written.
     """
     settings = _settings(uri, auth, database, env, settings, scope, batch_size)
     started = time.perf_counter()
@@ -164,6 +170,7 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
         if bolt.dialect == "falkordb":  # merges only: reading a whole scope back is not safe there
             writes = [(plan, plan.rows) for plan in plans]
         else:
+            statements += bolt.write([(cypher.MARKER_DELETE, {"scope": scope})], plan=None)
             diff = bolt.diff(plans, state, scope, detail=0)
             counts = diff.counts
             writes = diff.writes
@@ -180,6 +187,9 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
                 statements += bolt.write_batch(plan, rows[start:start + batch_size], scope)
                 batches += 1
             lap("write_edges" if plan.edge else "write_nodes")
+        if marker is not None and bolt.dialect != "falkordb":
+            bolt.ensure_marker_constraint()
+            statements += bolt.write([(cypher.MARKER_SET, {**marker, "scope": scope})], plan=None)
         summary = {"format": "neo4j", "target": settings.display_uri(), "database": settings.database,
                    "server": bolt.server, "agent": bolt.agent, "scope": scope, "nodes": state.node_count,
                    "edges": state.edge_count, "changes": counts, "constraints": report.to_dict(),
@@ -369,31 +379,46 @@ class BoltSession:
             return self.write(falkordb.statements(plan, rows, scope), plan)
         return self.write([(plan.query, {"rows": rows, "scope": scope})], plan)
 
+    def ensure_marker_constraint(self) -> None:
+        """At most one scope marker per scope, where the server takes the constraint (else nothing)."""
+        from neo4j.exceptions import Neo4jError
+
+        try:
+            self._consume(cypher.MARKER_CONSTRAINT)
+        except Neo4jError as exc:
+            log.info("neo4j_marker_constraint_refused", error=_first_line(exc))
+
     def write(self, statements: list[tuple[str, dict[str, Any]]], plan: Plan | None) -> int:
-        """Run statements in one managed transaction. Transient errors are retried by the driver; a constraint
-        conflict (another exporter created the same node between this MERGE's lookup and its create) is
-        retried here with exponential backoff and jitter until ``max_retry_time``."""
-        from neo4j.exceptions import ConstraintError, Neo4jError
+        """Run statements in one managed transaction (``transaction``)."""
 
         def work(tx: Any) -> None:
             for query, params in statements:
                 tx.run(query, params).consume()
 
+        self.transaction(work, plan.describe() if plan else "deletes")
+        return len(statements)
+
+    def transaction(self, work: Callable[[Any], T], what: str) -> T:
+        """Run ``work(tx)`` in one managed transaction and return what it returns. Transient errors are retried
+        by the driver; a constraint conflict (another exporter created the same node between this MERGE's
+        lookup and its create) is retried here with exponential backoff and jitter until ``max_retry_time``.
+        Exceptions ``work`` raises itself roll the transaction back and pass through."""
+        from neo4j.exceptions import ConstraintError, Neo4jError
+
         deadline = time.monotonic() + self.settings.max_retry_time
         attempt = 0
         while True:
             try:
-                self._session.execute_write(work)
-                return len(statements)
+                result: T = self._session.execute_write(work)
+                return result
             except ConstraintError as exc:
                 attempt += 1
                 delay = min(2.0, 0.05 * 2 ** attempt) * (0.5 + random.random())
                 if time.monotonic() + delay > deadline:
                     raise ExportError(f"the Bolt server at {self.settings.display_uri()} kept refusing a batch "
-                                      f"of {plan.describe() if plan else 'deletes'} after {attempt} attempt(s): "
-                                      f"{_first_line(exc)}") from None
+                                      f"of {what} after {attempt} attempt(s): {_first_line(exc)}") from None
                 log.info("neo4j_batch_retry", reason="constraint_conflict", attempt=attempt,
-                         delay=round(delay, 3), what=plan.describe() if plan else "deletes")
+                         delay=round(delay, 3), what=what)
                 time.sleep(delay)
             except Neo4jError as exc:
                 raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed a batch: "

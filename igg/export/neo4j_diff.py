@@ -83,12 +83,13 @@ class ScopeDiff:
         if self.stray_edge_ids:
             out.append((cypher.delete_by_id("edges", id_function), {"ids": self.stray_edge_ids}))
         for label, idents in self.node_deletes.items():
-            out.append((cypher.delete_nodes(label, self._keys[label]), {"rows": idents}))
+            out.append((cypher.delete_nodes(label, self.identity_keys[label]), {"rows": idents}))
         if self.stray_node_ids:
             out.append((cypher.delete_by_id("nodes", id_function), {"ids": self.stray_node_ids}))
         return out
 
-    _keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    identity_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Node type -> its identity keys (to address the nodes to delete)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Counts and the listed changes, as JSON."""
@@ -112,7 +113,7 @@ def read_scope(run: Callable[..., list[dict[str, Any]]], state: GraphState, scop
             continue
         key = (labels[0], tuple(freeze(props[k]) for k in keys))
         if key in out.nodes:  # a duplicate left by an earlier writer without a constraint
-            out.stray_nodes.append((rec["id"], f"duplicate {_node_text(key, keys)}"))
+            out.stray_nodes.append((rec["id"], f"duplicate {node_text(key, keys)}"))
             continue
         out.nodes[key] = props
         by_id[rec["id"]] = key
@@ -130,7 +131,7 @@ def read_scope(run: Callable[..., list[dict[str, Any]]], state: GraphState, scop
 def diff_scope(plans: list[Plan], state: GraphState, held: ScopeContents, detail: int = 50) -> ScopeDiff:
     """Compare the rows the export would write with what the scope holds."""
     ident = state.schema.identity_keys
-    diff = ScopeDiff(_keys={t: tuple(k) for t, k in ident.items()})
+    diff = ScopeDiff(identity_keys={t: tuple(k) for t, k in ident.items()})
     listed = {"create": 0, "update": 0, "delete": 0}
 
     def note(action: Action, element: Literal["node", "edge"], what: Callable[[], str],
@@ -156,7 +157,7 @@ def diff_scope(plans: list[Plan], state: GraphState, held: ScopeContents, detail
             if before is None:
                 note("create", element, describe)
             elif not same(before, props):
-                note("update", element, describe, partial(_changed, before, props))
+                note("update", element, describe, partial(changed_properties, before, props))
             else:
                 diff.counts[element + "s"]["unchanged"] += 1
                 continue
@@ -165,10 +166,10 @@ def diff_scope(plans: list[Plan], state: GraphState, held: ScopeContents, detail
             diff.writes.append((plan, rows))
     for nkey in held.nodes.keys() - seen_nodes:
         diff.node_deletes.setdefault(nkey[0], []).append(list(nkey[1]))
-        note("delete", "node", partial(_node_text, nkey, ident[nkey[0]]))
+        note("delete", "node", partial(node_text, nkey, ident[nkey[0]]))
     for ekey in held.edges.keys() - seen_edges:
         (tu, s), et, (tv, t) = ekey
-        note("delete", "edge", partial(_edge_text, ekey, ident))
+        note("delete", "edge", partial(edge_text, ekey, ident))
         if ekey[0] in seen_nodes and ekey[2] in seen_nodes:  # else it goes with its endpoint (DETACH DELETE)
             diff.edge_deletes.setdefault((et, tu, ident[tu], tv, ident[tv]), []).append([*s, *t])
     for eid, text in held.stray_edges:
@@ -189,7 +190,7 @@ def _node_row(plan: Plan) -> RowReader:
 
     def read(row: Any) -> tuple[Any, dict[str, Any], Callable[[], str]]:
         key: NodeKey = (plan.label, tuple(freeze(row[k]) for k in keys))
-        return key, row, partial(_node_text, key, keys)
+        return key, row, partial(node_text, key, keys)
     return read
 
 
@@ -201,7 +202,7 @@ def _edge_row(plan: Plan, ident: Mapping[str, Any]) -> RowReader:
 
     def read(row: Any) -> tuple[Any, dict[str, Any], Callable[[], str]]:
         key: EdgeKey = ((tu, tuple(freeze(v) for v in row[:ns])), et, (tv, tuple(freeze(v) for v in row[ns:-1])))
-        return key, row[-1], partial(_edge_text, key, ident)
+        return key, row[-1], partial(edge_text, key, ident)
     return read
 
 
@@ -217,7 +218,8 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _changed(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+def changed_properties(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
+    """property -> [before, after] for each property that differs (None where absent)."""
     return {k: [before.get(k), after.get(k)] for k in sorted(before.keys() | after.keys())
             if not (k in before and k in after and same(before[k], after[k]))}
 
@@ -236,11 +238,13 @@ def short(value: Any) -> str:
     return text if len(text) <= 48 else text[:45] + "..."
 
 
-def _node_text(key: NodeKey, keys: tuple[str, ...] | list[str]) -> str:
+def node_text(key: NodeKey, keys: tuple[str, ...] | list[str]) -> str:
+    """``Class {name: "A"}``: a node by its type and identity."""
     label, values = key
     return f"{label} {_show(dict(zip(keys, [list(v) if isinstance(v, tuple) else v for v in values], strict=True)))}"
 
 
-def _edge_text(key: EdgeKey, ident: Any) -> str:
+def edge_text(key: EdgeKey, ident: Any) -> str:
+    """``Class {name: "A"} -[CALLS]-> Method {name: "b"}``."""
     a, et, b = key
-    return f"{_node_text(a, ident[a[0]])} -[{et}]-> {_node_text(b, ident[b[0]])}"
+    return f"{node_text(a, ident[a[0]])} -[{et}]-> {node_text(b, ident[b[0]])}"

@@ -11,6 +11,7 @@ re-export could never match it).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,6 +124,51 @@ def plan_export(state: GraphState, *, provenance: str | None = None, check: bool
     return plans
 
 
+def plan_selection(state: GraphState, node_ids: Collection[str], edge_ids: Collection[str], *,
+                   provenance: str | None = None) -> list[Plan]:
+    """``plan_export`` of some nodes and edges only (a delta export's creates and updates), checked the same
+    way (names, reserved keys, values); rows are exactly those ``plan_export`` makes for these elements."""
+    check_values(state, nodes_only=node_ids, edges_only=edge_ids)
+    schema = state.schema
+    ident = schema.identity_keys
+    reserved = (cypher.SCOPE_KEY, *PROVENANCE_KEYS) if provenance is not None else (cypher.SCOPE_KEY,)
+    nodes = state.nodes
+    by_type: dict[str, list[str]] = {}
+    for n in node_ids:
+        by_type.setdefault(nodes[n]["type"], []).append(n)
+    plans: list[Plan] = []
+    for label in schema.node_type_list:
+        ids = by_type.get(label)
+        if not ids:
+            continue
+        keys = ident[label]
+        rows = [nodes[n]["properties"] for n in ids]
+        _check_keys(rows, f"node type {label}", reserved)
+        if provenance is not None:
+            rows = [{**nodes[n]["properties"], **_stamp(provenance, nodes[n]["provenance"])} for n in ids]
+        plans.append(Plan(cypher.merge_nodes(label, keys), rows, cypher.merge_nodes_scan(label, keys),
+                          label=label, keys=keys))
+    groups: dict[tuple[str, str, str], list[list[Any]]] = {}
+    raw: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for eid in edge_ids:
+        u, v, d = state.edge_ends(eid)
+        su, sv = nodes[u], nodes[v]
+        tu, tv = su["type"], sv["type"]
+        props = d["properties"]
+        group = (tu, d["type"], tv)
+        raw.setdefault(group, []).append(props)
+        if provenance is not None:
+            props = {**props, **_stamp(provenance, d["provenance"])}
+        groups.setdefault(group, []).append([*(su["properties"][k] for k in ident[tu]),
+                                             *(sv["properties"][k] for k in ident[tv]), props])
+    for (tu, et, tv), rows in groups.items():
+        _check_keys(raw[(tu, et, tv)], f"edge type {et}", reserved)
+        edge = (et, tu, ident[tu], tv, ident[tv])
+        plans.append(Plan(cypher.merge_edges(*edge), rows, cypher.merge_edges_scan(*edge),
+                          ends=(len(ident[tu]), len(ident[tv])), edge=edge))
+    return plans
+
+
 def _stamp(session: str, prov: dict[str, Any] | None) -> dict[str, Any]:
     prov = prov or {}
     out: dict[str, Any] = {"igg_session": session}
@@ -146,9 +192,11 @@ def _check_keys(prop_maps: list[dict[str, Any]], where: str, reserved: tuple[str
                               "rename it or export without provenance")
 
 
-def check_values(state: GraphState, limit: int = 5) -> None:
+def check_values(state: GraphState, limit: int = 5, *, nodes_only: Collection[str] | None = None,
+                 edges_only: Collection[str] | None = None) -> None:
     """Raise ``ExportError`` naming each element, property and value a Bolt driver cannot carry (up to
-    ``limit`` of them, then how many more): integers beyond 64 bits and NaN."""
+    ``limit`` of them, then how many more): integers beyond 64 bits and NaN. ``nodes_only``/``edges_only``
+    (both or neither) check only those node and edge ids."""
     problems: list[str] = []
     count = 0
     lo, hi = INT64
@@ -184,12 +232,20 @@ def check_values(state: GraphState, limit: int = 5) -> None:
                     shown = str(value) if len(str(value)) <= 60 else str(value)[:57] + "..."
                     problems.append(f"{where()} property {key!r} = {shown}: {reason}")
 
-    for n, d in nodes.items():
-        scan(d["properties"], lambda n=n: node_name(n))
-    for u, nbrs in state.succ.items():
-        for v, kd in nbrs.items():
-            for d in kd.values():
-                scan(d["properties"], lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}")
+    if nodes_only is not None and edges_only is not None:
+        for n in nodes_only:
+            scan(nodes[n]["properties"], lambda n=n: node_name(n))
+        for eid in edges_only:
+            u, v, d = state.edge_ends(eid)
+            scan(d["properties"], lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}")
+    else:
+        for n, d in nodes.items():
+            scan(d["properties"], lambda n=n: node_name(n))
+        for u, nbrs in state.succ.items():
+            for v, kd in nbrs.items():
+                for d in kd.values():
+                    scan(d["properties"],
+                         lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}")
     if problems:
         more = f"; and {count - len(problems)} more" if count > len(problems) else ""
         raise ExportError("cannot export to a Bolt server, nothing was written: " + "; ".join(problems) + more)

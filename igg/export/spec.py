@@ -11,6 +11,12 @@ Formats and their default file under ``out_dir``:
 | ``cypher`` | ``graph.cypher`` | a script for ``cypher-shell -f`` |
 | ``mermaid`` | ``graph.mmd`` | a Mermaid flowchart |
 | ``html`` | ``graph.html`` | a self-contained page drawing the graph (``igg view``'s viewer, offline) |
+| ``gexf`` | ``graph.gexf`` | GEXF 1.2 for Gephi, attributes typed (``igg.export.gexf``) |
+| ``nt`` | ``graph.nt`` | RDF N-Triples, streamed (``igg.export.rdf``: the mapping) |
+| ``ttl`` | ``graph.ttl`` | RDF Turtle (rdflib: the ``rdf`` extra) |
+| ``jsonld`` | ``graph.jsonld`` | RDF JSON-LD (rdflib: the ``rdf`` extra) |
+
+RDF formats take a base IRI (``base_iri``, default ``urn:igg:``).
 """
 
 from __future__ import annotations
@@ -31,10 +37,12 @@ if TYPE_CHECKING:  # the graph and its models: annotations only (the formats loa
 
 log = get_logger("igg.export")
 
-ExportFormat = Literal["graphml", "json", "nodelink", "neo4j", "cypher", "mermaid", "html"]
+ExportFormat = Literal["graphml", "json", "nodelink", "neo4j", "cypher", "mermaid", "html", "gexf", "nt", "ttl",
+                       "jsonld"]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
 DEFAULT_FILES = {"graphml": "graph.graphml", "json": "graph.json", "nodelink": "graph.nodelink.json",
-                 "cypher": "graph.cypher", "mermaid": "graph.mmd", "html": "graph.html"}
+                 "cypher": "graph.cypher", "mermaid": "graph.mmd", "html": "graph.html", "gexf": "graph.gexf",
+                 "nt": "graph.nt", "ttl": "graph.ttl", "jsonld": "graph.jsonld"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +83,7 @@ def parse_export_spec(text: str) -> ExportSpec:
 def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: Schema | None = None,
                     metadata: dict[str, Any] | None = None, out_dir: Path | None = None, provenance: bool = False,
                     scope: str | None = None, neo4j_settings: Neo4jSettings | None = None,
-                    batch_size: int = 5000) -> list[dict[str, Any]]:
+                    batch_size: int = 5000, base_iri: str | None = None) -> list[dict[str, Any]]:
     """Run every export; returns one summary per export (format, target, nodes, edges, seconds, ...).
 
     File targets default to ``out_dir/graph.<ext>`` (``out_dir`` defaults to the current directory). Neo4j
@@ -91,7 +99,7 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
         try:
             summary = _perform(state, spec, schema=schema, metadata=metadata or {}, out_dir=out_dir,
                                provenance=provenance, scope=scope, neo4j_settings=neo4j_settings,
-                               batch_size=batch_size)
+                               batch_size=batch_size, base_iri=base_iri)
         except IGGError as exc:
             failures.append((spec.format, str(exc)))
             summaries.append({"format": spec.format, "target": spec.target, "ok": False, "error": str(exc)})
@@ -111,7 +119,7 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
 
 def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, metadata: dict[str, Any],
              out_dir: Path | None, provenance: bool, scope: str | None, neo4j_settings: Neo4jSettings | None,
-             batch_size: int) -> dict[str, Any]:
+             batch_size: int, base_iri: str | None = None) -> dict[str, Any]:
     from igg.export import cypher_script, document, graphml, html, mermaid
     from igg.export import neo4j as neo
 
@@ -125,11 +133,13 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
                                 provenance=session if provenance else None)
     if spec.base is not None and spec.target:
         return _perform_inside(state, spec, spec.base, spec.target, schema=schema, metadata=metadata,
-                               provenance=provenance, scope=run_scope)
+                               provenance=provenance, scope=run_scope, base_iri=base_iri)
     path = Path(spec.target) if spec.target else (out_dir or Path.cwd()) / DEFAULT_FILES[spec.format]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if spec.format == "graphml":
+        if spec.format in BINARY_WRITERS:
+            result = write_binary(state, spec.format, str(path), metadata=metadata, base_iri=base_iri)
+        elif spec.format == "graphml":
             result = graphml.write_graphml(state, str(path), metadata=metadata, schema=schema, provenance=provenance)
         elif spec.format == "json":
             result = document.write_json(state, path, schema=schema, metadata=metadata, provenance=provenance)
@@ -148,7 +158,8 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
 
 
 def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, *, schema: Schema | None,
-                    metadata: dict[str, Any], provenance: bool, scope: str) -> dict[str, Any]:
+                    metadata: dict[str, Any], provenance: bool, scope: str, base_iri: str | None = None
+                    ) -> dict[str, Any]:
     """A file export to an untrusted ``name`` under ``base``: written through ``igg.io.files.open_for_write``."""
     import io
 
@@ -156,7 +167,9 @@ def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, 
     from igg.io.files import open_for_write
 
     with open_for_write(name, base=base) as raw:
-        if spec.format == "graphml":
+        if spec.format in BINARY_WRITERS:
+            result = write_binary(state, spec.format, raw, metadata=metadata, base_iri=base_iri)
+        elif spec.format == "graphml":
             result = graphml.write_graphml(state, raw, metadata=metadata, schema=schema, provenance=provenance)
         elif spec.format == "json":
             result = document.write_json(state, raw, schema=schema, metadata=metadata, provenance=provenance)
@@ -175,3 +188,20 @@ def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, 
         written = raw.tell()
     result.setdefault("bytes", written)
     return {"format": spec.format, "target": str(base / name), **result}
+
+
+BINARY_WRITERS = ("gexf", "nt", "ttl", "jsonld")
+"""Formats written by ``write_binary`` (to a path or a binary file)."""
+
+
+def write_binary(state: GraphState, fmt: str, target: Any, *, metadata: dict[str, Any] | None = None,
+                 base_iri: str | None = None) -> dict[str, Any]:
+    """GEXF or RDF (``BINARY_WRITERS``) to a path or a binary file object; returns the writer's summary."""
+    from igg.export import gexf, rdf
+
+    if fmt == "gexf":
+        return gexf.write_gexf(state, target, metadata=metadata)
+    base = rdf.check_base(base_iri or rdf.DEFAULT_BASE)
+    if fmt == "nt":
+        return rdf.write_ntriples(state, target, base=base)
+    return rdf.write_rdflib(state, target, fmt, base=base)

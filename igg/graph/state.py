@@ -361,6 +361,10 @@ class GraphState:
         fastest way through all edges)."""
         return self._edge_ends.items()
 
+    def edge_ends(self, edge_id: str) -> tuple[str, str, dict[str, Any]]:
+        """(from id, to id, data) of one edge (read only)."""
+        return self._edge_ends[edge_id]
+
     def edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         """(edge id, from id, to id, data) for every edge, in the order they were added."""
         for k, (u, v, d) in self._edge_ends.items():

@@ -16,6 +16,12 @@ Tables::
     steps      one row per committed step (an iteration, an undo, the finalize step): the iteration record
     mutations  the graph mutations of each step, in order, indexed by element id (explain)
     snapshots  whole-graph documents at a few steps (the end of a run, an undo), checked by ``replay``
+    export_targets  per session, Bolt target (URI + database) and scope: the last step exported there and the
+               digest IGG wrote with it (``igg.store.export_targets``; the delta export starts from it)
+
+Migrations: every table is created ``IF NOT EXISTS`` when a store is opened, so a store written by an older IGG
+gains the tables added since (``export_targets``: schema 2, recorded in ``meta`` as ``schema``) without
+changing what it holds; the format version changes only when existing tables would be read differently.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ DEFAULT_STORE = PROJECT_STORE
 """Deprecated name of ``PROJECT_STORE`` (the store used without ``--store`` is ``resolve_store_path()``)."""
 
 FORMAT_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""Which tables the store has: 1 the first (sessions, steps, mutations, snapshots), 2 adds export_targets."""
 
 BUSY_TIMEOUT_MS = 10_000
 RETRY_SECONDS = 120.0
@@ -109,6 +117,20 @@ CREATE TABLE IF NOT EXISTS snapshots (
     step INTEGER NOT NULL,
     document TEXT NOT NULL,
     PRIMARY KEY (session_id, step)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS export_targets (
+    session_id TEXT NOT NULL,
+    target TEXT NOT NULL,
+    database TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    iteration INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    nodes INTEGER NOT NULL,
+    edges INTEGER NOT NULL,
+    options TEXT NOT NULL DEFAULT '{}',
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (session_id, target, database, scope)
 ) WITHOUT ROWID;
 """
 
@@ -215,6 +237,9 @@ class Database:
                 conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?)", (FORMAT_VERSION,))
             elif row[0] != FORMAT_VERSION:
                 raise SessionError(f"store {self.path} has format {row[0]}; this IGG reads format {FORMAT_VERSION}")
+            conn.execute("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value ="
+                         " excluded.value WHERE CAST(meta.value AS INTEGER) < CAST(excluded.value AS INTEGER)",
+                         (SCHEMA_VERSION,))
 
     # ---- transactions --------------------------------------------------------------------------------
     @contextmanager

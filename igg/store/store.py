@@ -31,6 +31,7 @@ from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus
 from igg.request.load import build_state, load_request
 from igg.store import codec
 from igg.store.db import Database
+from igg.store.export_targets import ExportTargets
 
 
 @dataclass(kw_only=True)
@@ -90,6 +91,8 @@ class SessionStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, synchronous: str = "FULL") -> None:
         self.db = Database(path, synchronous=synchronous)
+        self.export_targets = ExportTargets(self.db)
+        """Where each session was exported to (``igg.store.export_targets``)."""
         protect(self.db.path)  # no export of this process may overwrite the store (igg.io.files)
 
     @property
@@ -362,6 +365,12 @@ class SessionStore:
             state.restore_id_counters(*counters)
         return request, state, step
 
+    def iteration_at(self, session_id: str, step: int) -> int:
+        """The iteration the session had reached at ``step`` (0 before the first)."""
+        row = self.db.read(lambda c: c.execute(
+            "SELECT max(iteration) FROM steps WHERE session_id = ? AND step <= ?", (session_id, step)).fetchone())
+        return int(row[0] or 0) if row else 0
+
     def step_of_iteration(self, session_id: str, iteration: int) -> int:
         """The step that committed ``iteration`` (0 for iteration 0: the start)."""
         if iteration == 0:
@@ -417,7 +426,7 @@ def _step_info(r: tuple[Any, ...]) -> StepInfo:
 
 
 def _delete(conn: sqlite3.Connection, session_id: str) -> None:
-    for table in ("mutations", "steps", "snapshots", "sessions"):
+    for table in ("mutations", "steps", "snapshots", "export_targets", "sessions"):
         conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
 
 

@@ -48,6 +48,9 @@ def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "au
                         help="export the final graph (repeatable), e.g. graphml:out/graph.graphml")
     parser.add_argument("--provenance", action="store_true",
                         help="carry provenance (created/updated iteration, context chunk) into JSON and GraphML exports")
+    parser.add_argument("--sync-each-iteration", action="store_true",
+                        help="with --export neo4j[:URI] and a store: push every committed iteration into Neo4j as "
+                             "it lands (a delta from the journal), not only the final graph")
     parser.add_argument("--json", action="store_true", help="print one JSON summary object on stdout")
     parser.add_argument("--log-format", choices=LOG_FORMATS, default="console",
                         help="log lines on stderr: console (default) or json")
@@ -138,6 +141,11 @@ def execute(args: argparse.Namespace, request: Request, agent: AnyAgent, *, spec
     check_export_targets(specs, args.out)
     keep = keeping(args, request.session_id, explicit_store=store_path(args))
     review_needs_a_store(request, keep.store)
+    if getattr(args, "sync_each_iteration", False):
+        from igg.interfaces.cli.export_sync import sync_each_iteration
+
+        syncer, specs = sync_each_iteration(specs, keep.store)
+        recorders = [*(recorders or ()), syncer]
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
         return run_request(request, agent, store=keep.store, agent_name=args.agent, force=keep.force,

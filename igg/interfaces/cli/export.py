@@ -5,7 +5,8 @@ graph instead (as it stands, or as it was after iteration N). ``--provenance`` c
 provenance (the iteration that created it, the last that updated it, the context chunk) into JSON and GraphML.
 
 Formats: graphml, json, nodelink, neo4j, cypher, mermaid, html (a self-contained page drawing the graph; see
-``igg view``). ``--types Module,Package`` draws only those node types in the Mermaid chart, ``--top N`` how
+``igg view``), gexf (Gephi), nt, ttl, jsonld (RDF; ``--base-iri``; ttl and jsonld need the ``rdf`` extra). IGG
+reads back only its own JSON document and node-link JSON: GEXF and RDF are written, never read. ``--types Module,Package`` draws only those node types in the Mermaid chart, ``--top N`` how
 many of the most connected nodes a summarized chart shows. ``--format neo4j`` connects to ``--uri`` or
 ``NEO4J_URI``, with ``NEO4J_USERNAME``/``NEO4J_PASSWORD`` (the password only ever from the environment) and
 ``--database`` or ``NEO4J_DATABASE``.
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from igg.errors import ExportError, ExportsFailed, IGGError, Problem, RequestInvalid
 from igg.export.spec import DEFAULT_FILES, FORMATS, ExportSpec, perform_exports
 from igg.interfaces.cli.common import add_verbosity_options, setup_logging
+from igg.interfaces.cli.neo4j_lines import print_neo4j_details, print_plan_lines
 from igg.interfaces.cli.targets import unwritable
 from igg.io.inputs import STDIN
 
@@ -65,7 +67,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     neo.add_argument("--timeout", type=float, default=10.0,
                      help="seconds to connect and finish the Bolt handshake before a retry (default 10)")
     neo.add_argument("--plan", action="store_true",
-                     help="print what the export would create, update and delete in the scope; write nothing")
+                     help="print what the export would create, update and delete in the scope; write nothing (for a "
+                          "stored session: the delta since its last export there, or the full diff and why)")
+    neo.add_argument("--full", action="store_true",
+                     help="a stored session: read and diff the whole scope even when a delta from the journal would "
+                          "do (a delta is used when the scope still holds what IGG last wrote there)")
+    neo.add_argument("--follow", action="store_true",
+                     help="a stored session: push every committed step as it lands; ends when the session has "
+                          "finished and its last step is in Neo4j (Ctrl-C stops earlier)")
+    neo.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
+                     help="--follow: how often to look for new steps (default 1)")
+    rdf = p.add_argument_group("rdf")
+    rdf.add_argument("--base-iri", metavar="IRI",
+                     help="base of every IRI the nt/ttl/jsonld export mints (default urn:igg:)")
     p.set_defaults(handler=run)
 
 
@@ -81,9 +95,25 @@ def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, di
                              source="the command line")
     from igg.export.load import document_to_state, load_document
 
+    refuse_unreadable(str(args.graph))
     doc = load_document(args.graph)
     state = document_to_state(doc, source=str(args.graph))
     return state, doc.schema_, dict(doc.metadata)
+
+
+WRITE_ONLY = {".gexf": "GEXF", ".nt": "N-Triples", ".ttl": "Turtle", ".jsonld": "JSON-LD", ".graphml": "GraphML",
+              ".cypher": "Cypher", ".mmd": "Mermaid", ".html": "HTML"}
+"""Files IGG writes but never reads back as a graph (they cannot carry everything a session holds)."""
+
+
+def refuse_unreadable(source: str) -> None:
+    """Raise ``RequestInvalid`` for a GRAPH IGG cannot round-trip (RDF, GEXF, ...), saying what it reads."""
+    kind = WRITE_ONLY.get(Path(source).suffix.lower())
+    if kind is not None:
+        raise RequestInvalid([Problem("GRAPH", f"{source} looks like {kind}, which IGG writes but does not read back "
+                                      "(it would not round-trip the schema, identities and provenance); export from "
+                                      "the IGG JSON document (--export json) or the stored session instead")],
+                             source="the command line")
 
 
 def from_store(args: argparse.Namespace) -> bool:
@@ -100,11 +130,14 @@ def from_store(args: argparse.Namespace) -> bool:
 
 
 def write_stdout(state: GraphState, fmt: str, schema: Schema | None, metadata: dict[str, Any],
-                 scope: str | None, provenance: bool = False) -> None:
+                 scope: str | None, provenance: bool = False, base_iri: str | None = None) -> None:
     """``--output -``: the export on standard output."""
     from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
+    from igg.export.spec import BINARY_WRITERS, write_binary
 
-    if fmt == "graphml":
+    if fmt in BINARY_WRITERS:
+        write_binary(state, fmt, sys.stdout.buffer, metadata=metadata, base_iri=base_iri)
+    elif fmt == "graphml":
         write_graphml(state, sys.stdout.buffer, metadata=metadata, schema=schema, provenance=provenance)
     elif fmt == "json":
         write_json(state, sys.stdout, schema=schema, metadata=metadata, provenance=provenance)
@@ -129,8 +162,30 @@ def default_output(source: Path, fmt: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.base_iri is not None and args.format not in ("nt", "ttl", "jsonld"):
+        print("igg: --base-iri applies to --format nt, ttl and jsonld only", file=sys.stderr)
+        return 2
+    if args.base_iri is not None:
+        from igg.export.rdf import check_base
+
+        try:
+            check_base(args.base_iri)
+        except ExportError as exc:
+            print(f"igg: {exc}", file=sys.stderr)
+            return 2
     if args.plan and args.format != "neo4j":
         print("igg: --plan applies to --format neo4j only", file=sys.stderr)
+        return 2
+    session_only = [flag for flag, on in (("--full", args.full), ("--follow", args.follow)) if on]
+    if session_only and (args.format != "neo4j" or args.iteration is not None):
+        print(f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to --format neo4j of a stored session's latest graph only "
+              "(not with --iteration)", file=sys.stderr)
+        return 2
+    if args.follow and args.plan:
+        print("igg: --follow and --plan do not go together", file=sys.stderr)
+        return 2
+    if args.interval <= 0:
+        print("igg: --interval must be positive", file=sys.stderr)
         return 2
     if args.format == "neo4j":
         if args.output is not None:
@@ -155,13 +210,24 @@ def run(args: argparse.Namespace) -> int:
         print("igg: --top must be 0 or more", file=sys.stderr)
         return 2
     setup_logging(args, unasked="warning")  # stdout is for results; log lines on stderr only when asked
+    if args.format == "neo4j" and args.iteration is None and from_store(args):
+        from igg.interfaces.cli.export_sync import run_session_neo4j  # loads the store only when asked
+
+        return run_session_neo4j(args)
+    if session_only:
+        print(f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to a stored session (give SESSION and --store)",
+              file=sys.stderr)
+        return 2
     state, schema, metadata = load_source(args)
     if args.graph == STDIN and not args.store and args.output is None:
         args.output = Path(STDIN)  # nothing to write beside: standard input in, standard output out
     if chart:
         return _chosen_mermaid(args, state)
     if str(args.output) == "-" and args.format != "neo4j":
-        write_stdout(state, args.format, schema, metadata, args.scope, args.provenance)
+        try:
+            write_stdout(state, args.format, schema, metadata, args.scope, args.provenance, args.base_iri)
+        except ExportError as exc:
+            raise IGGError(str(exc)) from None
         return 0
     settings = None
     source = Path(f"{args.graph}.json") if args.store else Path(args.graph)  # a session: SESSION.graphml, ...
@@ -186,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
                                     scope=args.scope, neo4j_settings=settings, provenance=args.provenance,
-                                    batch_size=args.batch_size)
+                                    batch_size=args.batch_size, base_iri=args.base_iri)
     except ExportsFailed as exc:
         if args.json:
             print(json.dumps({"exports": exc.summaries}))
@@ -204,22 +270,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_neo4j_details(summary: dict[str, Any]) -> None:
-    """The identity constraints and the changes of a Neo4j export, one line each."""
-    c = summary.get("constraints") or {}
-    if c:
-        made = "".join(f"\n    created {x}" for x in c.get("created", []))
-        had = "".join(f"\n    existing {x}" for x in c.get("existing", []))
-        print(f"  identity: {c.get('capability')}{made}{had}")
-    for kind, n in (summary.get("changes") or {}).items():
-        print(f"  {kind}: {n['create']} created, {n['update']} updated, {n['delete']} deleted, "
-              f"{n['unchanged']} unchanged")
-
-
 def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, Any], settings: Neo4jSettings) -> int:
     """``--plan``: what a Neo4j export would change in its scope, written nowhere."""
     from igg.export.neo4j import plan_neo4j
-    from igg.export.neo4j_diff import short
 
     session = str(metadata.get("session_id") or "igg")
     scope = args.scope or session
@@ -231,20 +284,7 @@ def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, 
         print(json.dumps(plan))
         return 0
     print(f"plan for scope {scope!r} on {plan['server']} at {plan['target']} (nothing written)")
-    for kind, c in plan["counts"].items():
-        print(f"  {kind}: {c['create']} to create, {c['update']} to update, {c['delete']} to delete, "
-              f"{c['unchanged']} unchanged")
-    for change in plan["changes"]:
-        props = change.get("properties")
-        detail = "; " + ", ".join(
-            f"{k} = {short(b)}" if a is None else f"{k} removed" if b is None else f"{k} {short(a)} -> {short(b)}"
-            for k, (a, b) in props.items()) if props else ""
-        print(f"  {change['action']} {change['element']} {change['what']}{detail}")
-    listed = sum(c[a] for c in plan["counts"].values() for a in ("create", "update", "delete"))
-    if listed > len(plan["changes"]):
-        print(f"  ... {listed - len(plan['changes'])} more change(s) not listed (--json lists the same)")
-    for warning in plan.get("warnings", []):
-        print(f"  warning: {warning}", file=sys.stderr)
+    print_plan_lines(plan)
     return 0
 
 

@@ -56,10 +56,16 @@ def run_command(args: argparse.Namespace) -> int:
     agent = None if args.agent == SESSION_AGENT else args.agent
     specs = export_specs(args)
     check_export_targets(specs, args.out)
+    recorders: list[Recorder] = []
+    if args.sync_each_iteration:
+        from igg.interfaces.cli.export_sync import sync_each_iteration
+
+        syncer, specs = sync_each_iteration(specs, str(args.store))
+        recorders.append(syncer)
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
         return continue_session(store, args.session, agent=agent, force=args.force, out=args.out, exports=specs,
-                                provenance=args.provenance, on_event=on_event, recorders=[witness],
+                                provenance=args.provenance, on_event=on_event, recorders=[*recorders, witness],
                                 make_agent=make_agent)
 
     return present(args, job, keep=Keeping(store=str(args.store), force=args.force), session_id=args.session)

@@ -1,0 +1,289 @@
+"""RDF export: N-Triples written by hand (streamed, fast), Turtle and JSON-LD through rdflib (extra ``rdf``).
+
+The mapping (``BASE`` is the base IRI, ``--base-iri``; default ``urn:igg:``)::
+
+    node type T            BASE vocab/T          a rdfs:Class; every node of type T is ``rdf:type`` it
+    edge type E            BASE vocab/E          an owl:ObjectProperty; an edge is the triple (source E target)
+    property key k         BASE vocab/k          an owl:DatatypeProperty (rdfs:range from the schema's
+                                                 property_types when it declares one)
+    node                   BASE node/T/V         V: its identity values, each percent-encoded, joined by "/";
+                                                 a value that is not a string is written as "$" + its JSON
+    edge with properties   BASE edge/ID          an rdf:Statement (standard RDF reification: rdf:subject,
+                                                 rdf:predicate, rdf:object) carrying the edge's properties; ID is
+                                                 IGG's edge id
+
+Values: strings are plain literals (xsd:string), integers ``xsd:integer``, floats ``xsd:double``, booleans
+``xsd:boolean``, lists ``rdf:JSON`` literals holding the list as JSON. Code points UTF-8 cannot carry (unpaired
+surrogates) are replaced by U+FFFD and counted (``replaced_values``). Edge properties use reification, not
+RDF-star, because rdflib (the oracle and the Turtle/JSON-LD writer) reads no RDF-star.
+
+``triples`` is the general path (rdflib terms, used for Turtle and JSON-LD); ``write_ntriples`` writes the same
+triples as text without building any term (a property test pins the two together). IGG never reads RDF back:
+``igg export`` refuses RDF and GEXF input and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import quote
+
+from igg.errors import ExportError
+from igg.graph.collector import collector_paused
+from igg.graph.state import GraphState
+from igg.io.files import open_for_write
+
+DEFAULT_BASE = "urn:igg:"
+"""The base IRI when none is given."""
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+OWL = "http://www.w3.org/2002/07/owl#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+_DATATYPES = {int: XSD + "integer", float: XSD + "double", bool: XSD + "boolean", list: RDF + "JSON"}
+_RANGES = {"string": XSD + "string", "integer": XSD + "integer", "float": XSD + "double",
+           "boolean": XSD + "boolean", "list": RDF + "JSON"}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NT_SPECIAL = re.compile('[\\\\"\x00-\x1f\x7f\ud800-\udfff]')
+_NT_ESCAPES = {i: f"\\u{i:04X}" for i in range(0x20)} | {0x7F: "\\u007F", ord("\\"): "\\\\", ord('"'): '\\"',
+                                                         ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
+_FLUSH = 20_000
+
+
+def check_base(base: str) -> str:
+    """``base`` if it can start IRIs (a scheme, no spaces or angle brackets), else ``ExportError``."""
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", base or ""):
+        raise ExportError(f"bad base IRI {base!r}: give an absolute IRI such as urn:igg: or https://example.com/kg/ "
+                          "(a scheme, then no spaces, quotes or angle brackets)")
+    return base
+
+
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*\Z").match
+"""Strings percent-encoding leaves as they are (the common case: names; skipping ``quote`` halves the time)."""
+
+
+def _part(value: Any) -> str:
+    if value.__class__ is str:
+        if _UNRESERVED(value):
+            return value
+        return quote(_SURROGATE.sub("\ufffd", value), safe="")
+    return "$" + quote(json.dumps(value), safe="")
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "INF" if value > 0 else "-INF"
+    return repr(value)
+
+
+class _Names:
+    """IRIs of one export: the vocabulary, nodes and edges (cached per name; nodes computed once each)."""
+
+    def __init__(self, state: GraphState, base: str) -> None:
+        self.base = check_base(base)
+        self.vocab_cache: dict[str, str] = {}
+        ident = state.schema.identity_keys
+        self.nodes = {n: f"{base}node/{quote(d['type'], safe='')}/"
+                         + "/".join(_part(d["properties"].get(k)) for k in ident[d["type"]])
+                      for n, d in state.nodes.items()}
+
+    def vocab(self, name: str) -> str:
+        iri = self.vocab_cache.get(name)
+        if iri is None:
+            iri = self.vocab_cache[name] = f"{self.base}vocab/{quote(name, safe='')}"
+        return iri
+
+
+def _schema_triples(state: GraphState, names: _Names) -> Iterator[tuple[str, str, str, str | None]]:
+    """(subject, predicate, object IRI, None) of the vocabulary: classes, object and datatype properties."""
+    types = state.schema.property_types
+    for t in state.schema.node_type_list:
+        yield names.vocab(t), RDF + "type", RDFS + "Class", None
+    for t in state.schema.edge_type_list:
+        yield names.vocab(t), RDF + "type", OWL + "ObjectProperty", None
+    keys: dict[str, None] = {}
+    for d in state.nodes.values():
+        keys.update(dict.fromkeys(d["properties"]))
+    for _, _, _, d in state.edges():
+        keys.update(dict.fromkeys(d["properties"]))
+    for k in keys:
+        yield names.vocab(k), RDF + "type", OWL + "DatatypeProperty", None
+    ranges = {(k, _RANGES[spec]) for specs in types.values() for k, spec in specs.items()
+              if isinstance(spec, str) and k in keys}
+    for k, rng in sorted(ranges):
+        yield names.vocab(k), RDFS + "range", rng, None
+
+
+def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
+    """The graph as an ``rdflib.Graph`` (the general path; needs the ``rdf`` extra)."""
+    try:
+        from rdflib import Graph, Literal, URIRef
+    except ImportError:
+        raise ExportError("Turtle and JSON-LD need rdflib: pip install 'igg[rdf]' (N-Triples does not)") from None
+    names = _Names(state, base)
+    g = Graph()
+    add = g.add
+    for s, p, o, _ in _schema_triples(state, names):
+        add((URIRef(s), URIRef(p), URIRef(o)))
+
+    def literal(v: Any) -> Any:
+        cls = v.__class__
+        if cls is str:
+            return Literal(_SURROGATE.sub("\ufffd", v))
+        if cls is float:
+            return Literal(_float(v), datatype=URIRef(_DATATYPES[float]))
+        if cls is list:
+            return Literal(json.dumps(v, ensure_ascii=False), datatype=URIRef(_DATATYPES[list]))
+        return Literal(v)
+
+    rdf_type = URIRef(RDF + "type")
+    for n, d in state.nodes.items():
+        s = URIRef(names.nodes[n])
+        add((s, rdf_type, URIRef(names.vocab(d["type"]))))
+        for k, v in d["properties"].items():
+            add((s, URIRef(names.vocab(k)), literal(v)))
+    for eid, u, v, d in state.edges():
+        su, p, sv = URIRef(names.nodes[u]), URIRef(names.vocab(d["type"])), URIRef(names.nodes[v])
+        add((su, p, sv))
+        if d["properties"]:
+            st = URIRef(f"{names.base}edge/{quote(eid, safe='')}")
+            add((st, rdf_type, URIRef(RDF + "Statement")))
+            add((st, URIRef(RDF + "subject"), su))
+            add((st, URIRef(RDF + "predicate"), p))
+            add((st, URIRef(RDF + "object"), sv))
+            for k, val in d["properties"].items():
+                add((st, URIRef(names.vocab(k)), literal(val)))
+    return g
+
+
+def write_ntriples(state: GraphState, path_or_file: str | Path | IO[bytes], *, base: str = DEFAULT_BASE
+                   ) -> dict[str, Any]:
+    """Write the graph as N-Triples (UTF-8, one triple a line); returns ``{"nodes", "edges", "triples",
+    "replaced_values", "base"}``. Streams: memory stays flat whatever the graph's size."""
+    if isinstance(path_or_file, str | Path):
+        with open_for_write(path_or_file) as fh:
+            return write_ntriples(state, fh, base=base)
+    names = _Names(state, base)
+    replaced = 0
+    special = _NT_SPECIAL.search
+
+    def text(v: str) -> str:
+        nonlocal replaced
+        if not special(v):
+            return v
+        if _SURROGATE.search(v):
+            replaced += 1
+            v = _SURROGATE.sub("\ufffd", v)
+        return v.translate(_NT_ESCAPES)
+
+    typed = {cls: f'"^^<{iri}>' for cls, iri in _DATATYPES.items()}
+    t_int, t_float, t_bool, t_list = typed[int], typed[float], typed[bool], typed[list]
+
+    def literal(v: Any) -> str:
+        cls = v.__class__
+        if cls is str:
+            return f'"{text(v)}"'
+        if cls is int:
+            return f'"{v}{t_int}'
+        if cls is bool:
+            return f'"{"true" if v else "false"}{t_bool}'
+        if cls is float:
+            return f'"{_float(v)}{t_float}'
+        return f'"{text(json.dumps(v, ensure_ascii=False))}{t_list}'
+
+    out: list[str] = [f"<{s}> <{p}> <{o}> .\n" for s, p, o, _ in _schema_triples(state, names)]
+    count = 0
+    write = path_or_file.write
+    vocab: dict[str, str] = {}
+    rdf_type = f"<{RDF}type>"
+
+    def pred(k: str) -> str:
+        p = vocab.get(k)
+        if p is None:
+            p = vocab[k] = f"<{names.vocab(k)}>"
+        return p
+
+    def flush() -> None:
+        write("".join(out).encode("utf-8"))
+        out.clear()
+
+    edges = 0
+    with collector_paused():
+        iris = {n: f"<{iri}>" for n, iri in names.nodes.items()}
+        append = out.append
+        get = vocab.get
+        for n, d in state.nodes.items():
+            s = iris[n]
+            append(f"{s} {rdf_type} {pred(d['type'])} .\n")
+            for k, v in d["properties"].items():
+                if v.__class__ is str and not special(v):
+                    append(f'{s} {get(k) or pred(k)} "{v}" .\n')
+                else:
+                    append(f"{s} {get(k) or pred(k)} {literal(v)} .\n")
+            if len(out) >= _FLUSH:
+                count += len(out)
+                flush()
+        statement = f"{rdf_type} <{RDF}Statement> .\n"
+        subj, predi, obj = f"<{RDF}subject>", f"<{RDF}predicate>", f"<{RDF}object>"
+        edge_base = f"<{names.base}edge/"
+        for eid, (u, v, d) in state.edge_rows():
+            su, sv = iris[u], iris[v]
+            p = get(d["type"]) or pred(d["type"])
+            edges += 1
+            props = d["properties"]
+            if props:
+                st = f"{edge_base}{eid if _UNRESERVED(eid) else quote(eid, safe='')}>"
+                append(f"{su} {p} {sv} .\n{st} {statement}{st} {subj} {su} .\n{st} {predi} {p} .\n"
+                       f"{st} {obj} {sv} .\n")
+                count += 4
+                for k, val in props.items():
+                    if val.__class__ is int:
+                        append(f'{st} {get(k) or pred(k)} "{val}{t_int} .\n')
+                    else:
+                        append(f"{st} {get(k) or pred(k)} {literal(val)} .\n")
+            else:
+                append(f"{su} {p} {sv} .\n")
+            if len(out) >= _FLUSH:
+                count += len(out)
+                flush()
+        count += len(out)
+        flush()
+    return {"nodes": state.node_count, "edges": edges, "triples": count, "replaced_values": replaced, "base": base}
+
+
+def write_rdflib(state: GraphState, path_or_file: str | Path | IO[bytes], fmt: str, *, base: str = DEFAULT_BASE
+                 ) -> dict[str, Any]:
+    """Write the graph as Turtle (``fmt="ttl"``) or JSON-LD (``fmt="jsonld"``) through rdflib; returns
+    ``{"nodes", "edges", "triples", "base"}``."""
+    if fmt == "jsonld":
+        _refuse_infinities(state)
+    g = triples(state, base=base)
+    names = {"ttl": "turtle", "jsonld": "json-ld"}
+    g.bind("v", f"{base}vocab/")
+    g.bind("node", f"{base}node/")
+    g.bind("owl", OWL)
+    data: bytes = g.serialize(format=names[fmt], encoding="utf-8")
+    if isinstance(path_or_file, str | Path):
+        with open_for_write(path_or_file) as fh:
+            fh.write(data)
+    else:
+        path_or_file.write(data)
+    return {"nodes": state.node_count, "edges": state.edge_count, "triples": len(g), "base": base}
+
+
+def _refuse_infinities(state: GraphState) -> None:
+    """rdflib's JSON-LD writer turns an infinite xsd:double into null: refuse rather than lose the value."""
+    for n, d in state.nodes.items():
+        for k, v in d["properties"].items():
+            if v.__class__ is float and v in (float("inf"), float("-inf")):
+                raise ExportError(f"JSON-LD cannot carry node {state.describe(n)}'s property {k!r} = {v} (rdflib "
+                                  "writes an infinite double as null); export it as nt or ttl instead")
+    for eid, _, _, d in state.edges():
+        for k, v in d["properties"].items():
+            if v.__class__ is float and v in (float("inf"), float("-inf")):
+                raise ExportError(f"JSON-LD cannot carry edge {eid}'s property {k!r} = {v} (rdflib writes an "
+                                  "infinite double as null); export it as nt or ttl instead")
