@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from igg.export.neo4j_diff import short
-
 
 def print_neo4j_details(summary: dict[str, Any]) -> None:
     """The identity constraints and the changes of a Neo4j export, one line each."""
@@ -22,6 +20,8 @@ def print_neo4j_details(summary: dict[str, Any]) -> None:
 
 def print_plan_lines(plan: dict[str, Any]) -> None:
     """The counts and listed changes of a Neo4j plan (read-and-diff or delta), one line each."""
+    from igg.export.neo4j_diff import short  # the graph's models load when a line is printed
+
     for kind, c in plan["counts"].items():
         print(f"  {kind}: {c['create']} to create, {c['update']} to update, {c['delete']} to delete, "
               f"{c['unchanged']} unchanged")
