@@ -8,8 +8,9 @@ reads the same names from the ``TYPE_CHECKING`` block below, and ``tests/test_st
 ``import igg`` may import.
 """
 
-import importlib
 import typing
+
+from igg.io.lazy import lazy_names as _lazy_names
 
 if typing.TYPE_CHECKING:
     from igg.act import Actor
@@ -190,14 +191,7 @@ _HOME: dict[str, str] = {
 """The module each public name lives in."""
 
 
-def __getattr__(name: str) -> object:
-    """Import a public name on first use and keep it, so the next look-up is a plain attribute."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'igg' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _HOME)
 
 
 def __dir__() -> list[str]:

@@ -7,10 +7,10 @@ alone. ``load_document``/``document_to_state`` read a saved graph back (checked 
 module ``__getattr__``), so naming a format does not load the graph, networkx or the neo4j driver.
 """
 
-import importlib
 import typing
 
 from igg.export.spec import FORMATS, ExportSpec, parse_export_spec, perform_exports
+from igg.io.lazy import lazy_names as _lazy_names
 
 if typing.TYPE_CHECKING:
     from igg.export.cypher_script import write_cypher
@@ -31,14 +31,7 @@ _HOME = {
 """The module each lazily imported name lives in."""
 
 
-def __getattr__(name: str) -> object:
-    """Import a name of ``_HOME`` on first use and keep it."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'igg.export' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _HOME)
 
 __all__ = [
     "FORMATS",

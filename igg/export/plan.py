@@ -86,19 +86,9 @@ def plan_export(state: GraphState, *, provenance: str | None = None, check: bool
     schema = state.schema
     ident = schema.identity_keys
     reserved = (cypher.SCOPE_KEY, *PROVENANCE_KEYS) if provenance is not None else (cypher.SCOPE_KEY,)
-    plans: list[Plan] = []
     nodes = state.nodes
-    for label in schema.node_type_list:
-        ids = list(state.nodes_of_type(label))
-        if not ids:
-            continue
-        keys = ident[label]
-        rows = [nodes[n]["properties"] for n in ids]
-        _check_keys(rows, f"node type {label}", reserved)
-        if provenance is not None:
-            rows = [{**nodes[n]["properties"], **_stamp(provenance, nodes[n]["provenance"])} for n in ids]
-        plans.append(Plan(cypher.merge_nodes(label, keys), rows, cypher.merge_nodes_scan(label, keys),
-                          label=label, keys=keys))
+    plans = _node_plans(state, {label: list(state.nodes_of_type(label)) for label in schema.node_type_list},
+                        reserved, provenance)
     groups: dict[tuple[str, str, str], list[list[Any]]] = {}
     raw: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for u, nbrs in state.succ.items():
@@ -136,18 +126,7 @@ def plan_selection(state: GraphState, node_ids: Collection[str], edge_ids: Colle
     by_type: dict[str, list[str]] = {}
     for n in node_ids:
         by_type.setdefault(nodes[n]["type"], []).append(n)
-    plans: list[Plan] = []
-    for label in schema.node_type_list:
-        ids = by_type.get(label)
-        if not ids:
-            continue
-        keys = ident[label]
-        rows = [nodes[n]["properties"] for n in ids]
-        _check_keys(rows, f"node type {label}", reserved)
-        if provenance is not None:
-            rows = [{**nodes[n]["properties"], **_stamp(provenance, nodes[n]["provenance"])} for n in ids]
-        plans.append(Plan(cypher.merge_nodes(label, keys), rows, cypher.merge_nodes_scan(label, keys),
-                          label=label, keys=keys))
+    plans = _node_plans(state, by_type, reserved, provenance)
     groups: dict[tuple[str, str, str], list[list[Any]]] = {}
     raw: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for eid in edge_ids:
@@ -166,6 +145,26 @@ def plan_selection(state: GraphState, node_ids: Collection[str], edge_ids: Colle
         edge = (et, tu, ident[tu], tv, ident[tv])
         plans.append(Plan(cypher.merge_edges(*edge), rows, cypher.merge_edges_scan(*edge),
                           ends=(len(ident[tu]), len(ident[tv])), edge=edge))
+    return plans
+
+
+def _node_plans(state: GraphState, ids_by_type: dict[str, list[str]], reserved: tuple[str, ...],
+                provenance: str | None) -> list[Plan]:
+    """One ``MERGE`` plan per node type (in the schema's order) for the nodes ``ids_by_type`` names, checked the
+    same way whether a whole graph or a delta's nodes are planned."""
+    nodes, ident = state.nodes, state.schema.identity_keys
+    plans: list[Plan] = []
+    for label in state.schema.node_type_list:
+        ids = ids_by_type.get(label)
+        if not ids:
+            continue
+        keys = ident[label]
+        rows = [nodes[n]["properties"] for n in ids]
+        _check_keys(rows, f"node type {label}", reserved)
+        if provenance is not None:
+            rows = [{**nodes[n]["properties"], **_stamp(provenance, nodes[n]["provenance"])} for n in ids]
+        plans.append(Plan(cypher.merge_nodes(label, keys), rows, cypher.merge_nodes_scan(label, keys),
+                          label=label, keys=keys))
     return plans
 
 

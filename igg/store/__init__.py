@@ -9,10 +9,10 @@ The store's paths (``igg.store.db``) are imported here; the rest on first use (P
 ``__getattr__``), so the command line can name the default store without loading the graph and its models.
 """
 
-import importlib
 import typing
 
 from igg.errors import SessionRefused
+from igg.io.lazy import lazy_names as _lazy_names
 from igg.persistence import SessionInfo
 from igg.store.db import DEFAULT_STORE, HOME_ENV, PROJECT_STORE, STORE_ENV, home_store, resolve_store_path
 
@@ -31,14 +31,7 @@ _HOME = {
 """The module each lazily imported name lives in."""
 
 
-def __getattr__(name: str) -> object:
-    """Import a name of ``_HOME`` on first use and keep it."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'igg.store' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _HOME)
 
 __all__ = [
     "DEFAULT_STORE", "HOME_ENV", "PROJECT_STORE", "STORE_ENV", "Change", "ReplayReport", "ResumePoint", "SessionInfo", "SessionRecorder",

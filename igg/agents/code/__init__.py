@@ -8,12 +8,12 @@ The names below are imported on first use (PEP 562's module ``__getattr__``), so
 package (``walk``'s limits, which the command line shows in its help) can be imported alone.
 """
 
-import importlib
 import typing
 
 # ``link`` is imported here, not lazily: it names a function and its module alike, and a module imported after
 # the package would otherwise leave ``igg.agents.code.link`` naming the module.
 from igg.agents.code.link import CodeModel, link
+from igg.io.lazy import lazy_names as _lazy_names
 
 if typing.TYPE_CHECKING:
     from igg.agents.code.agent import CodeAgent
@@ -33,14 +33,7 @@ _HOME = {
 """The module each name lives in."""
 
 
-def __getattr__(name: str) -> object:
-    """Import a name of ``_HOME`` on first use and keep it."""
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'igg.agents.code' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _HOME)
 
 __all__ = ["CODE_SCHEMA_PATH", "CodeAgent", "CodeModel", "FileFacts", "GroundedLLM", "HybridAgent", "SourceFile",
            "analyze", "analyze_all", "create_agent", "link", "load_code_schema", "looks_like_source", "split_context"]
