@@ -238,3 +238,19 @@ def test_a_stored_session_is_judged_like_its_tree_with_lines(repo: Path, capsys)
     shutil.rmtree(repo / "shop")  # the session keeps its files: the sources need not be there
     assert main(["check", "shop-map", "--store", str(store), "--json"]) == 1
     assert [v["path"] for v in json.loads(capsys.readouterr().out)["violations"]] == [v["path"] for v in from_tree]
+
+
+def test_a_big_cycles_message_names_a_few_of_its_cut_and_lists_all_of_it(tmp_path: Path) -> None:
+    """Four modules importing each other: the cut has more dependencies than the one-line message names; the
+    message says how many, and ``breaking_edges`` lists every one with its file and line."""
+    names = ["a", "b", "c", "d"]
+    files = {"ring/__init__.py": ""}
+    for n in names:
+        files[f"ring/{n}.py"] = "".join(f"import ring.{m}\n" for m in names if m != n)
+    write(tmp_path, files)
+    graph = tree_state([tmp_path / "ring"], FactsCache(None)).graph
+    (found,) = check(graph, parse_rules({"rules": [{"name": "ring", "kind": "acyclic", "select": "ring"}]}))
+    cut = len(found.breaking_edges)
+    assert cut > 3
+    assert f"removing these {cut} dependencies (" in found.message and f"and {cut - 3} more) breaks it" in found.message
+    assert all(e.file and e.line for e in found.breaking_edges)

@@ -182,6 +182,10 @@ def _independence(graph: DepGraph, rule: IndependenceRule) -> list[Violation]:
     return _ordered(graph, rule, [parts])
 
 
+CUT_SHOWN = 3
+"""Dependencies of a cycle's cut named in its one-line message (all of them are in ``breaking_edges``)."""
+
+
 def _acyclic(graph: DepGraph, rule: AcyclicRule) -> list[Violation]:
     level = level_graph(graph, rule.level, rule.edges, external=rule.external)
     among = pick(graph, rule.select, among=level.names)
@@ -192,7 +196,10 @@ def _acyclic(graph: DepGraph, rule: AcyclicRule) -> list[Violation]:
         breaking = [hop(graph, e) for arc in cycle.breaking for e in level.edges[arc]]
         members = [name(m) for m in cycle.members]
         shown = ", ".join(members[:6]) + (f" and {len(members) - 6} more" if len(members) > 6 else "")
-        cut = "; ".join(f"{name(a)} -> {name(b)}" for a, b in cycle.breaking)
+        arcs = [f"{name(a)} -> {name(b)}" for a, b in cycle.breaking]
+        # a big cycle's cut is listed edge by edge with its lines (breaking_edges): the message names a few
+        cut = "; ".join(arcs) if len(arcs) <= CUT_SHOWN else (
+            f"these {len(arcs)} dependencies ({'; '.join(arcs[:CUT_SHOWN])}; and {len(arcs) - CUT_SHOWN} more)")
         out.append(Violation(rule=rule.name, kind=rule.kind, severity=rule.severity,
                              message=f"{len(members)} {rule.level}s depend on each other in a cycle ({shown}); "
                                      f"removing {cut} breaks it", path=hops, breaking_edges=breaking,
