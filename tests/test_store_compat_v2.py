@@ -26,8 +26,9 @@ FIXTURE = Path(__file__).parent / "support" / "store-v2.sqlite"
 def store(tmp_path: Path) -> Any:
     path = tmp_path / "sessions.sqlite"
     shutil.copyfile(FIXTURE, path)
-    with sqlite3.connect(path) as conn:  # the writers' pids were real once: make them surely gone
-        conn.execute("UPDATE sessions SET owner = 'gone:4194305:0' WHERE owner IS NOT NULL")
+    with sqlite3.connect(path) as conn:  # the writers' pids were real once: point them above any pid_max (2**22)
+        conn.execute("UPDATE sessions SET owner = substr(owner, 1, instr(owner, ':')) || '4194305' || "
+                     "substr(owner, instr(substr(owner, instr(owner, ':') + 1), ':') + instr(owner, ':'))")
     s = SessionStore(path)
     yield s
     s.close()
@@ -69,7 +70,7 @@ def test_an_undone_session_and_its_fork_continue(store: SessionStore):
     assert names(ws, "undone-fork-2") == ["A", "B"]
     out = ws.apply(ApplyInput(session_id="undone", reasoning="after the undo", actions=[
         {"type": "ADD_NODE", "label": "Class", "properties": {"name": "D", "package": "p"}}]))
-    assert (out["iteration"], out["nodes"]) == (2, 2)
+    assert (out["iteration"], out["nodes"]) == (4, 2)  # iterations count on past an undo
     ws.finish(FinishInput(session_id="undone"))
     for sid in ("undone", "undone-fork-2"):
         assert not replay(store, sid).problems, sid

@@ -14,6 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from igg.act.batch import applies, apply_adds
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
+from igg.act.difference import Difference, apply_difference
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, Checks, Rule, idle_checks
 from igg.errors import Problem
@@ -163,6 +164,12 @@ class Actor:
         if self.mode == "atomic" and any(not v.accepted for v in verdicts):
             _roll_back(state, mark, verdicts)
         return verdicts
+
+    def apply_difference(self, state: GraphState, difference: Difference) -> tuple[dict[str, int], list[Problem]]:
+        """A bulk difference (``igg.act.difference``) through the same schema and limits as actions: applied
+        whole (the counts), or not at all (every problem)."""
+        ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
+        return apply_difference(ctx, difference)
 
     def load_seed(self, state: GraphState, document: GraphDocument, path: str = "seed_data") -> list[Problem]:
         """Load a seed graph through the same rules as agent actions; returns every problem found.

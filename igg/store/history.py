@@ -7,7 +7,6 @@ inverse of the mutations after the target iteration, committed as a step of its 
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +23,7 @@ from igg.graph.journal import (
 )
 from igg.graph.state import GraphState
 from igg.models.common import freeze
+from igg.record.steps import UndoStep, step_data
 from igg.store import codec
 from igg.store.store import SessionStore, StepInfo, owner_alive
 
@@ -112,30 +112,35 @@ def _fresh(store: SessionStore, session_id: str) -> tuple[GraphState, Any]:
     return state, request
 
 
-def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str | None = None) -> tuple[int, int]:
+def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str | None = None) -> UndoStep:
     """Roll the graph back to how it was after ``to_iteration`` (0: the start), committed as an ``undo`` step
-    holding the inverse mutations. Returns (step, number of mutations). Refuses a session still running, or
-    open in another live process (``owner``: the caller's own owner token, e.g. a workspace's)."""
+    holding the inverse mutations; returns the step (``step`` and ``mutations`` say where and how much).
+    Refuses a session still running, open in another live process (``owner``: the caller's own owner token,
+    e.g. a workspace's), or with a plan waiting for review."""
     info = store.session(session_id)
     if info.status == "running" or (info.status == "open" and owner_alive(info.owner) and info.owner != owner):
-        raise SessionBusy(f"session {session_id!r} is being run by a live process ({info.owner}); "
-                          "undo it after the run ends", session_id=session_id)
-    if info.status == "awaiting_review":  # the plan was checked against this graph: approving must still hold
-        review = shlex.join(["igg", "review", session_id, "--store", str(store.path)])
-        raise SessionRefused(f"session {session_id!r} has a plan waiting for review; decide it first (`{review} "
-                             f"--approve` or `{review} --reject NOTE`), then undo", session_id=session_id)
+        raise SessionBusy(f"session {session_id!r} is being run by a live process; undo it after the run ends",
+                          session_id=session_id)
+    pending, _ = store.review_state(session_id)
+    if info.status == "awaiting_review" or (pending is not None and pending.get("state") == "pending"):
+        # the plan was checked against this graph: approving it must still hold
+        raise SessionRefused(f"session {session_id!r} has a plan waiting for review; decide it first (approve or "
+                             "reject it), then undo", session_id=session_id)
     target = store.step_of_iteration(session_id, to_iteration)
     _, state, last = store.load_state(session_id)
     if target >= last:
-        raise SessionRefused(f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}")
+        raise SessionRefused(f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}",
+                             session_id=session_id)
     later = [m for _, m in store.mutations(session_id, after_step=target)]
     for m in reversed(later):
         state.revert_mutation(m)
     inverse = state.take_journal()
-    record = {"kind": "undo", "to_iteration": to_iteration, "to_step": target,
-              "reasoning": f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})"}
-    step = store.commit_step(session_id, kind="undo", record=record, mutations=inverse, state=state, snapshot=True)
-    return step, len(inverse)
+    step = UndoStep(to_iteration=to_iteration, to_step=target,
+                    reasoning=f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})")
+    data = step_data(step)
+    number = store.commit_step(session_id, kind="undo", record=data, mutations=inverse, state=state, snapshot=True)
+    step.step, step.mutations = number, len(inverse)
+    return step
 
 
 @dataclass(kw_only=True)

@@ -269,6 +269,20 @@ class SessionStore:
                                                 (session_id,)).fetchall())
         return [_step_info(r) for r in rows]
 
+    def review_state(self, session_id: str) -> tuple[dict[str, Any] | None, int]:
+        """The session's last step's record when it is a ``review`` step (a plan waiting, or a rejection), and
+        how many plans the session has had (two small reads)."""
+
+        def work(c: sqlite3.Connection) -> tuple[dict[str, Any] | None, int]:
+            last = c.execute("SELECT kind, record FROM steps WHERE session_id = ? ORDER BY step DESC LIMIT 1",
+                             (session_id,)).fetchone()
+            plans = c.execute("SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'review' AND "
+                              "json_extract(record, '$.state') = 'pending'", (session_id,)).fetchone()[0]
+            record = codec.loads(last[1]) if last is not None and last[0] == "review" else None
+            return record, int(plans)
+
+        return self.db.read(work)
+
     def mutations(self, session_id: str, *, after_step: int = 0, upto_step: int | None = None
                   ) -> Iterator[tuple[int, Mutation]]:
         """(step, mutation) of the steps in (after_step, upto_step], in the order they were applied."""

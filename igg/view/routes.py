@@ -79,14 +79,14 @@ def ui_router(workspace: Workspace) -> APIRouter:
     @router.get("/static/{name:path}")
     async def static(name: str) -> Response:
         if name not in STATIC_FILES:
-            raise WorkspaceError("NOT_FOUND", f"no static file {name!r} here", status=404)
+            raise WorkspaceError("NOT_FOUND", f"no static file {name!r} here")
         suffix = name[name.rfind("."):]
         return Response(asset(name), media_type=_TYPES.get(suffix, "text/plain; charset=utf-8"),
                         headers={"cache-control": "max-age=3600", "x-content-type-options": "nosniff"})
 
     @router.get("/api/sessions")
     async def sessions() -> dict[str, Any]:
-        return await workspace.execute("list_sessions", ListInput(limit=1000))
+        return await workspace.execute(ListInput(limit=1000))
 
     @router.get("/api/sessions/{session_id}/graph")
     async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None) -> dict[str, Any]:
@@ -107,8 +107,8 @@ def ui_router(workspace: Workspace) -> APIRouter:
         if store is not None:
             return await asyncio.to_thread(stored_iterations, store, session_id)
         session = workspace.get(session_id)  # on the event loop, like the graph above
-        return {"session_id": session_id, "from_store": False, "last_iteration": session.info.iteration,
-                "iterations": [iteration_summary(r.to_dict()) for r in session.records]}
+        return {"session_id": session_id, "from_store": False, "last_iteration": session.session.last_iteration,
+                "iterations": [iteration_summary(r.to_dict()) for r in session.session.records]}
 
     @router.get("/api/sessions/{session_id}/history")
     async def history(session_id: str, element: Annotated[str, Query(min_length=1, max_length=200)]
@@ -135,7 +135,7 @@ def store_of(workspace: Workspace) -> SessionStore | None:
 
 def _no_history() -> WorkspaceError:
     return WorkspaceError("HISTORY_UNAVAILABLE", "this server keeps sessions in memory only: earlier iterations "
-                          "and element histories need a session store (start it without --memory)", status=409)
+                          "and element histories need a session store (start it without --memory)")
 
 
 def _status(workspace: Workspace, session_id: str, stored_status: str) -> str:
@@ -154,7 +154,7 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
     except SessionNotFound as exc:
         raise workspace_error(exc) from None
     except SessionError as exc:  # an iteration the session does not have
-        raise WorkspaceError("NO_SUCH_ITERATION", str(exc), status=404) from None
+        raise WorkspaceError("NO_SUCH_ITERATION", str(exc)) from None
     meta = {"session_id": session_id, "goal": info.goal,
             "status": _status(workspace, session_id, info.status), "stop_reason": info.stop_reason,
             "iteration": iteration if iteration is not None else info.last_iteration,

@@ -188,12 +188,12 @@ def build_app(workspace: Workspace) -> FastAPI:
 
     @app.post("/sessions", status_code=201, summary="Start a session")
     async def start_session(request: GraphRequest) -> dict[str, Any]:
-        return await workspace.execute("start_session", request)
+        return await workspace.execute(request)
 
     @app.get("/sessions", summary="List sessions")
     async def list_sessions(status: Annotated[str | None, Query()] = None,
                             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
-        return await workspace.execute("list_sessions", _validate(ListInput, status=status, limit=limit))
+        return await workspace.execute(_validate(ListInput, status=status, limit=limit))
 
     @app.get("/sessions/{session_id}", summary="A session: status, counts, limits, goal, times")
     async def session_info(session_id: str) -> dict[str, Any]:
@@ -207,22 +207,22 @@ def build_app(workspace: Workspace) -> FastAPI:
     async def observe(session_id: str, focus: Annotated[list[str] | None, Query()] = None,
                       token_budget: Annotated[int | None, Query()] = None) -> dict[str, Any]:
         inp = _validate(ObserveInput, session_id=session_id, focus=focus or [], token_budget=token_budget)
-        return await workspace.execute("observe", inp)
+        return await workspace.execute(inp)
 
     @app.post("/sessions/{session_id}/actions", summary="Apply actions")
     async def apply_actions(session_id: str, body: ApplyBody) -> dict[str, Any]:
         inp = _validate(ApplyInput, session_id=session_id, **body.model_dump())
-        return await workspace.execute("apply_actions", inp)
+        return await workspace.execute(inp)
 
     @app.post("/sessions/{session_id}/finish", summary="Finish a session")
     async def finish(session_id: str, body: Annotated[FinishBody | None, Body()] = None) -> dict[str, Any]:
         inp = _validate(FinishInput, session_id=session_id, **(body or FinishBody()).model_dump())
-        return await workspace.execute("finish_session", inp)
+        return await workspace.execute(inp)
 
     @app.post("/sessions/{session_id}/export", summary="Export a session's graph")
     async def export(session_id: str, body: Annotated[ExportBody | None, Body()] = None) -> dict[str, Any]:
         inp = _validate(ExportInput, session_id=session_id, **(body or ExportBody()).model_dump())
-        return await workspace.execute("export_graph", inp)
+        return await workspace.execute(inp)
 
     @app.post("/runs", status_code=202, summary="Start an autonomous run")
     async def start_run(body: RunInput) -> dict[str, Any]:
@@ -239,32 +239,32 @@ def build_app(workspace: Workspace) -> FastAPI:
 
     @app.post("/sessions/{session_id}/query", summary="Ask a budgeted query about the graph")
     async def query(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute("query_graph", _validate(QueryInput, **{**body, "session_id": session_id}))
+        return await workspace.execute(_validate(QueryInput, **{**body, "session_id": session_id}))
 
     @app.get("/sessions/{session_id}/explain", summary="The history of a node or edge")
     async def explain(session_id: str, ref: Annotated[str, Query()],
                       edges: Annotated[bool, Query()] = True) -> dict[str, Any]:
-        return await workspace.execute("explain", _validate(ExplainInput, session_id=session_id, ref=ref, edges=edges))
+        return await workspace.execute(_validate(ExplainInput, session_id=session_id, ref=ref, edges=edges))
 
     @app.get("/sessions/{session_id}/diff", summary="What changed between two iterations")
     async def diff(session_id: str, a: Annotated[int, Query()], b: Annotated[int, Query()]) -> dict[str, Any]:
-        return await workspace.execute("diff", _validate(DiffInput, session_id=session_id, a=a, b=b))
+        return await workspace.execute(_validate(DiffInput, session_id=session_id, a=a, b=b))
 
     @app.post("/sessions/{session_id}/check", summary="Judge dependency rules on the session's graph")
     async def check(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute("check", _validate(CheckInput, **{**body, "session_id": session_id}))
+        return await workspace.execute(_validate(CheckInput, **{**body, "session_id": session_id}))
 
     @app.post("/sessions/{session_id}/undo", summary="Roll a session back to an iteration")
     async def undo(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute("undo", _validate(UndoInput, **{**body, "session_id": session_id}))
+        return await workspace.execute(_validate(UndoInput, **{**body, "session_id": session_id}))
 
     @app.get("/sessions/{session_id}/review", summary="The plan waiting for review")
     async def review_show(session_id: str) -> dict[str, Any]:
-        return await workspace.execute("review", _validate(ReviewInput, session_id=session_id))
+        return await workspace.execute(_validate(ReviewInput, session_id=session_id))
 
     @app.post("/sessions/{session_id}/review", summary="Approve or reject the plan waiting for review")
     async def review_decide(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute("review", _validate(ReviewInput, **{**body, "session_id": session_id}))
+        return await workspace.execute(_validate(ReviewInput, **{**body, "session_id": session_id}))
 
     from igg.view.routes import ui_router
 
@@ -311,4 +311,4 @@ def _validate(model: Any, **values: Any) -> Any:
         return model.model_validate(values)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(value)'}: {e['msg']}" for e in exc.errors())
-        raise WorkspaceError("INVALID_ARGUMENTS", problems, status=422) from None
+        raise WorkspaceError("INVALID_ARGUMENTS", problems) from None

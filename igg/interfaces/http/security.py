@@ -76,7 +76,7 @@ def check_bind(host: str, token: str | None) -> None:
     if token is None and not is_loopback(host):
         raise WorkspaceError("INSECURE_BIND", f"refusing to listen on {host} without a token: anyone who can "
                              f"reach it could read and change every session. Set {TOKEN_ENV} (clients then "
-                             f"send 'Authorization: Bearer <token>') or bind 127.0.0.1", status=400)
+                             f"send 'Authorization: Bearer <token>') or bind 127.0.0.1")
 
 
 def host_name(header: str) -> str:

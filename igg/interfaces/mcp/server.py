@@ -129,7 +129,7 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
             if op.name == "run_session":
                 result = await _run_with_progress(workspace, inp, ctx)
             else:
-                result = await workspace.execute(op.name, inp)
+                result = await workspace.execute(inp)
         except WorkspaceError as exc:
             return tool_error(exc.code, exc.message)
         text = result["markdown"] if op.name == "observe" else json.dumps(result, ensure_ascii=False)
