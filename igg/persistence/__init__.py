@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from igg.graph.journal import Mutation
     from igg.graph.state import GraphState
     from igg.models.request import Request
+    from igg.record.history import Change, Touch
     from igg.record.records import IterationRecord, RunResult
     from igg.record.steps import ReviewPlan, StepRecord, UndoStep
 
@@ -157,11 +158,11 @@ class SessionRepo(Protocol):
     def fork(self, session_id: str, at: int, new_id: str | None = None) -> tuple[str, int]:
         """A new session continuing from after iteration ``at``: (its id, the steps copied)."""
 
-    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Any]:
-        """Every step that touched the element ``ref`` (``igg.store.history.Touch`` items)."""
+    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
+        """Every step that touched the element ``ref``."""
 
-    def diff(self, session_id: str, a: int, b: int) -> list[Any]:
-        """The net changes between two iterations (``igg.store.history.Change`` items)."""
+    def diff(self, session_id: str, a: int, b: int) -> list[Change]:
+        """The net changes between two iterations."""
 
 
 __all__ = ["SESSION_STATUSES", "TOOL_AGENT", "LoadedSession", "Recorder", "SessionInfo", "SessionRepo",

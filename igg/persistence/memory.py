@@ -17,6 +17,7 @@ from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, LoadedSession, SessionInfo, SessionStatus
+from igg.record.history import Change, Touch
 from igg.record.records import IterationRecord, RunResult
 from igg.record.steps import PlanPending, PlanRejected, ReviewPlan, StepRecord, UndoStep
 from igg.request.load import build_state
@@ -74,10 +75,10 @@ class MemorySessions:
     def fork(self, session_id: str, at: int, new_id: str | None = None) -> tuple[str, int]:
         raise HistoryUnavailable(_NO_HISTORY.format(what="fork"), session_id=session_id)
 
-    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Any]:
+    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
         raise HistoryUnavailable(_NO_HISTORY.format(what="explain"), session_id=session_id)
 
-    def diff(self, session_id: str, a: int, b: int) -> list[Any]:
+    def diff(self, session_id: str, a: int, b: int) -> list[Change]:
         raise HistoryUnavailable(_NO_HISTORY.format(what="diff"), session_id=session_id)
 
     # ---- used by MemoryRecorder ------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from igg.graph.journal import (
 )
 from igg.graph.state import GraphState
 from igg.models.common import freeze
+from igg.record.history import Change, Touch
 from igg.record.steps import UndoStep, step_data
 from igg.store import codec
 from igg.store.store import SessionStore, StepInfo, owner_alive
@@ -143,29 +144,6 @@ def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str 
     return step
 
 
-@dataclass(kw_only=True)
-class Change:
-    """The net change of one node or edge between two points of a session."""
-
-    kind: str
-    """``node`` or ``edge``."""
-    element: str
-    change: str
-    """``added``, ``deleted`` or ``changed``."""
-    type: str
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-    ends: tuple[str, str] | None = None
-    """(from, to) for an edge."""
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"kind": self.kind, "element": self.element, "change": self.change, "type": self.type,
-               "before": self.before, "after": self.after}
-        if self.ends:
-            out["from"], out["to"] = self.ends
-        return out
-
-
 def diff(store: SessionStore, session_id: str, a: int, b: int) -> list[Change]:
     """What changed between the graph after iteration ``a`` and after iteration ``b`` (0: the start)."""
     step_a, step_b = store.step_of_iteration(session_id, a), store.step_of_iteration(session_id, b)
@@ -211,24 +189,6 @@ def _num(element: str) -> tuple[int, str]:
     return (int(digits), element) if digits.isdigit() else (1 << 62, element)
 
 
-@dataclass(kw_only=True)
-class Event:
-    """One mutation of an element with the step that made it and why (the agent's reasoning, the verdict)."""
-
-    step: int
-    kind: str
-    iteration: int | None
-    op: str
-    element: str
-    detail: str
-    chunk: str | None
-    reasoning: str
-    verdict: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
 def resolve(store: SessionStore, session_id: str, ref: str) -> list[str]:
     """Element ids a reference names: a node or edge id, or a node's identity value (e.g. its name)."""
     if store.element_history(session_id, [ref]):
@@ -259,7 +219,7 @@ def _edge_ends(m: Mutation) -> set[str]:
     return {n for e in m.effects() if e.kind == "edge" for ends in (e.ends_before, e.ends_after) if ends for n in ends}
 
 
-def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True) -> list[Event]:
+def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
     """Every step that created, changed or deleted what ``ref`` names (and, with ``edges``, the edges of a
     node), with the agent's reasoning, the action's verdict, and the chunk the context came from."""
     elements = resolve(store, session_id, ref)
@@ -279,7 +239,7 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
     for step, m in history:
         info = steps[step]
         record = info.record
-        events.append(Event(step=step, kind=info.kind, iteration=info.iteration, op=m.op, element=m.id,
+        events.append(Touch(step=step, kind=info.kind, iteration=info.iteration, op=m.op, element=m.id,
                             detail=_detail(m, names), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
                             verdict=_verdict(m, record)))
     return events

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from igg.persistence import LoadedSession, SessionInfo, SessionStatus
+from igg.record.history import Change, Touch
 from igg.record.records import IterationRecord
 from igg.record.steps import PlanPending, PlanRejected, UndoStep, read_step
 from igg.store import codec, history
@@ -69,11 +70,11 @@ class StoreSessions:
 
         return fork(self.store, session_id, at, new_id)
 
-    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Any]:
+    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
         """Every step that touched ``ref`` (``igg.store.history.explain``)."""
         return list(history.explain(self.store, session_id, ref, edges=edges))
 
-    def diff(self, session_id: str, a: int, b: int) -> list[Any]:
+    def diff(self, session_id: str, a: int, b: int) -> list[Change]:
         """The net changes between iterations ``a`` and ``b`` (``igg.store.history.diff``)."""
         return list(history.diff(self.store, session_id, a, b))
 
