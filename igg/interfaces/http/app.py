@@ -121,6 +121,19 @@ def build_app(workspace: Workspace) -> FastAPI:
                   description=__doc__, version=package_version(), default_response_class=EncodableJSONResponse,
                   docs_url=None, redoc_url=None)
     _offline_docs(app)
+    _error_handlers(app)
+    _session_routes(app, workspace)
+    _history_routes(app, workspace)
+    from igg.view.routes import ui_router
+
+    app.include_router(ui_router(workspace))
+    return app
+
+
+
+
+def _error_handlers(app: FastAPI) -> None:
+    """Every refusal in the one JSON envelope: workspace errors, invalid bodies, unknown routes, crashes."""
 
     @app.exception_handler(WorkspaceError)
     async def _workspace_error(_: Request, exc: WorkspaceError) -> JSONResponse:
@@ -182,6 +195,10 @@ def build_app(workspace: Workspace) -> FastAPI:
                   error=type(exc).__name__, exc_info=exc)
         return error(500, "INTERNAL_ERROR", "the server failed on this request; its log has the details")
 
+
+def _session_routes(app: FastAPI, workspace: Workspace) -> None:
+    """Liveness, sessions, observation, actions, finish, export, runs and the event stream."""
+
     @app.get("/healthz", summary="Liveness")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
@@ -232,10 +249,14 @@ def build_app(workspace: Workspace) -> FastAPI:
     @app.get("/sessions/{session_id}/events", summary="Stream a session's events (server-sent events)",
              response_class=StreamingResponse)
     async def events(session_id: str, request: Request) -> StreamingResponse:
-        session = workspace.get(session_id)
+        session = await asyncio.to_thread(workspace.get, session_id)  # may load it from the store
         follow = session.info.status == "running"
         return StreamingResponse(_sse(workspace, session_id, follow, request), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
+
+
+def _history_routes(app: FastAPI, workspace: Workspace) -> None:
+    """Queries, history (explain, diff, undo), rules and review."""
 
     @app.post("/sessions/{session_id}/query", summary="Ask a budgeted query about the graph")
     async def query(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
@@ -265,11 +286,6 @@ def build_app(workspace: Workspace) -> FastAPI:
     @app.post("/sessions/{session_id}/review", summary="Approve or reject the plan waiting for review")
     async def review_decide(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         return await workspace.execute(_validate(ReviewInput, **{**body, "session_id": session_id}))
-
-    from igg.view.routes import ui_router
-
-    app.include_router(ui_router(workspace))
-    return app
 
 
 def _offline_docs(app: FastAPI) -> None:
