@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 
 from igg.models.request import Request
-from igg.request.load import build_state, load_request
 from igg.record.records import IterationRecord
+from igg.request.load import build_state, load_request
 from igg.store import SessionStore, codec
 from tests.support.server import clean_env, igg_serve
 
