@@ -47,6 +47,22 @@ from igg.workspace.ops import (
     RunInput,
     UndoInput,
 )
+from igg.workspace.outputs import (
+    ApplyOutput,
+    CheckOutput,
+    DiffOutput,
+    ExplainOutput,
+    ExportOutput,
+    FinishOutput,
+    ListOutput,
+    ObserveOutput,
+    Output,
+    QueryOutput,
+    ReviewOutput,
+    RunOutput,
+    SessionSummary,
+    UndoOutput,
+)
 from igg.workspace.paths import write_inside
 from igg.workspace.rules_ops import check
 from igg.workspace.runs import Runs
@@ -70,22 +86,22 @@ class Workspace:
         self.runs = Runs(self)
 
     # ---- operations ----------------------------------------------------------------------------------
-    def start(self, request: Request | dict[str, Any]) -> dict[str, Any]:
+    def start(self, request: Request | dict[str, Any]) -> SessionSummary:
         """Open a session for a request (checked whole, seed graph included); returns its summary."""
         live = self.open_session(request, "open")
         log.info("session_started", session_id=live.info.session_id, nodes=live.state.node_count)
         with live.lock:
-            return summary(live)
+            return SessionSummary.model_validate(summary(live))
 
-    def observe(self, inp: ObserveInput) -> dict[str, Any]:
+    def observe(self, inp: ObserveInput) -> ObserveOutput:
         """The session as budgeted markdown, optionally focused on named nodes."""
         live = self.get(inp.session_id)
         with live.lock:
             text, tokens = render.observation(live, focus=inp.focus, token_budget=inp.token_budget)
             live.observed = (len(text), tokens)
-            return {**summary(live), "markdown": text, "tokens": tokens}
+            return ObserveOutput.model_validate({**summary(live), "markdown": text, "tokens": tokens})
 
-    def apply(self, inp: ApplyInput) -> dict[str, Any]:
+    def apply(self, inp: ApplyInput) -> ApplyOutput:
         """Validate and apply actions in order; every action gets a verdict. ``dry_run`` changes nothing; with
         ``config.review`` the actions wait as a plan for a reviewer."""
         live = self.get(inp.session_id)
@@ -94,42 +110,45 @@ class Workspace:
             outcome = _served(lambda: live.session.apply(list(inp.actions), reasoning=inp.reasoning,
                                                          dry_run=inp.dry_run, observed=live.observed or (0, 0)))
             if isinstance(outcome, PlanPending):
-                return {**summary(live), "review": outcome.plan.model_dump(mode="json")}
+                return ApplyOutput.model_validate({**summary(live), "review": outcome.plan.model_dump(mode="json")})
             if not inp.dry_run:
                 live.observed = None
                 self._publish(live, outcome)
             log.info("actions_applied", session_id=inp.session_id, dry_run=inp.dry_run,
                      proposed=len(outcome.verdicts), accepted=outcome.accepted, rejected=outcome.rejected)
             repaired = sum(1 for n in outcome.notes if "unencodable" in n)
-            return {**summary(live), "dry_run": inp.dry_run, **_repaired(inp.reasoning, repaired),
-                    **_verdicts(outcome)}
+            return ApplyOutput.model_validate({**summary(live), "dry_run": inp.dry_run,
+                                               **_repaired(inp.reasoning, repaired), **_verdicts(outcome)})
 
-    def review(self, inp: ReviewInput) -> dict[str, Any]:
+    def review(self, inp: ReviewInput) -> ReviewOutput:
         """Show the plan waiting for review (no decision), approve it (all or chosen actions) or reject it."""
         live = self.get(inp.session_id)
         with live.lock:
             plan = live.session.pending
             if inp.decision is None:
-                return {**summary(live), "review": plan.model_dump(mode="json") if plan is not None else None}
+                return ReviewOutput.model_validate(
+                    {**summary(live), "review": plan.model_dump(mode="json") if plan is not None else None})
             outcome = _served(lambda: live.session.decide(inp.decision or "", inp.plan_id, actions=inp.actions,
                                                           note=inp.note))
             if not isinstance(outcome, IterationRecord):
-                return {**summary(live), "rejected": outcome.plan_id, "note": inp.note}
+                return ReviewOutput.model_validate({**summary(live), "rejected": outcome.plan_id, "note": inp.note})
             self._publish(live, outcome)
             chosen = sorted(range(len(plan.actions)) if plan is not None and inp.actions is None else
                             set(inp.actions or ()))
-            return {**summary(live), "approved": chosen, **_verdicts(outcome, by_code=False)}
+            return ReviewOutput.model_validate({**summary(live), "approved": chosen,
+                                                **_verdicts(outcome, by_code=False)})
 
-    def finish(self, inp: FinishInput) -> dict[str, Any]:
+    def finish(self, inp: FinishInput) -> FinishOutput:
         """Close the session with stop reason ``finished``, pruning isolated nodes when asked."""
         live = self.get(inp.session_id)
         with live.lock:
             _not_running(live)
             result = _served(lambda: live.session.finish("finished", prune=inp.prune_isolated))
             log.info("session_finished", session_id=inp.session_id, pruned=len(result.pruned))
-            return {**summary(live), "pruned": result.pruned, "open_todos": result.open_todos}
+            return FinishOutput.model_validate({**summary(live), "pruned": result.pruned,
+                                                "open_todos": result.open_todos})
 
-    def export(self, inp: ExportInput) -> dict[str, Any]:
+    def export(self, inp: ExportInput) -> ExportOutput:
         """The graph as JSON/node-link/GraphML/...: inline, or written under the output directory."""
         live = self.get(inp.session_id)
         if inp.format == "neo4j_plan":
@@ -139,12 +158,12 @@ class Workspace:
         data = text.encode("utf-8")
         out: dict[str, Any] = {"session_id": inp.session_id, "format": inp.format, "bytes": len(data)}
         if inp.path is None:
-            return {**out, "content": text}
+            return ExportOutput.model_validate({**out, "content": text})
         write_inside(self.output_dir, inp.path, data)
         log.info("graph_exported", session_id=inp.session_id, format=inp.format, bytes=len(data))
-        return {**out, "path": inp.path}
+        return ExportOutput.model_validate({**out, "path": inp.path})
 
-    def _neo4j_plan(self, inp: ExportInput, live: LiveSession) -> dict[str, Any]:
+    def _neo4j_plan(self, inp: ExportInput, live: LiveSession) -> ExportOutput:
         """What exporting the session to the Neo4j at NEO4J_URI (scope: the session id) would change."""
         from igg.errors import ExportError
         from igg.export.neo4j import plan_neo4j
@@ -156,9 +175,9 @@ class Workspace:
                 plan = plan_neo4j(live.state, scope=inp.session_id)
         except ExportError as exc:
             raise WorkspaceError(WorkspaceCode.EXPORT_FAILED, str(exc)) from None
-        return {"session_id": inp.session_id, "format": inp.format, "plan": plan}
+        return ExportOutput.model_validate({"session_id": inp.session_id, "format": inp.format, "plan": plan})
 
-    def list_sessions(self, inp: ListInput | None = None) -> dict[str, Any]:
+    def list_sessions(self, inp: ListInput | None = None) -> ListOutput:
         """Sessions, most recently updated first (live sessions of this process as they stand here)."""
         inp = inp or ListInput()
         live = {sid: s.session.shown_status for sid, s in list(self._live.items())}
@@ -166,25 +185,25 @@ class Workspace:
         out = [{**i.to_dict(), "status": live.get(i.session_id, i.status)} for i in infos]
         if inp.status is not None:
             out = [s for s in out if s["status"] == inp.status][:inp.limit]
-        return {"sessions": out}
+        return ListOutput(sessions=out)
 
-    def query_graph(self, inp: QueryInput) -> dict[str, Any]:
+    def query_graph(self, inp: QueryInput) -> QueryOutput:
         """One budgeted query over the session's current graph."""
-        return history_ops.query_graph(self.get(inp.session_id), inp)
+        return QueryOutput.model_validate(history_ops.query_graph(self.get(inp.session_id), inp))
 
-    def explain(self, inp: ExplainInput) -> dict[str, Any]:
+    def explain(self, inp: ExplainInput) -> ExplainOutput:
         """Every step that touched an element, with reasoning, verdict and chunk."""
-        return history_ops.explain(self.get(inp.session_id), self.repo, inp)
+        return ExplainOutput.model_validate(history_ops.explain(self.get(inp.session_id), self.repo, inp))
 
-    def diff(self, inp: DiffInput) -> dict[str, Any]:
+    def diff(self, inp: DiffInput) -> DiffOutput:
         """The net changes between two iterations."""
-        return history_ops.diff(self.get(inp.session_id), self.repo, inp)
+        return DiffOutput.model_validate(history_ops.diff(self.get(inp.session_id), self.repo, inp))
 
-    def check(self, inp: CheckInput) -> dict[str, Any]:
+    def check(self, inp: CheckInput) -> CheckOutput:
         """The rules' report on the session's current graph."""
-        return check(self.get(inp.session_id), inp)
+        return CheckOutput.model_validate(check(self.get(inp.session_id), inp))
 
-    def undo(self, inp: UndoInput) -> dict[str, Any]:
+    def undo(self, inp: UndoInput) -> UndoOutput:
         """Roll back to after ``to_iteration`` as a step of its own; the session is then loaded again."""
         live = self.get(inp.session_id)
         with live.lock:
@@ -193,8 +212,8 @@ class Workspace:
             self.forget(inp.session_id)
         reloaded = self.get(inp.session_id)
         with reloaded.lock:
-            return {**summary(reloaded), "undone_to": inp.to_iteration, "step": undone.step,
-                    "mutations": undone.mutations}
+            return UndoOutput.model_validate({**summary(reloaded), "undone_to": inp.to_iteration,
+                                              "step": undone.step, "mutations": undone.mutations})
 
     async def execute(self, inp: Any) -> dict[str, Any]:
         """Run the operation ``inp`` is the input of (``igg.workspace.ops``), dispatched on its type.
@@ -204,20 +223,20 @@ class Workspace:
         graph here, between its steps, is safe.
         """
         if isinstance(inp, RunInput):
-            return await self.run(inp)
+            return RunOutput.model_validate(await self.run(inp)).dump()
         method = self._method(inp)
         sid = getattr(inp, "session_id", None)
         live = self._live.get(sid) if isinstance(sid, str) else None
         if live is not None and live.session.status == "running":
-            return method(inp)
-        out = await asyncio.to_thread(method, inp)
+            return method(inp).dump()
+        out = (await asyncio.to_thread(method, inp)).dump()
         if isinstance(inp, ReviewInput) and inp.decision is not None and sid in self.runs.held:
             # the plan of an autonomous run was decided: its agent takes the next turn (held for review again)
             out["run"] = await self.runs.resume(sid)
             out.update(summary(await asyncio.to_thread(self.get, sid)))
         return out
 
-    def _method(self, inp: Any) -> Callable[[Any], dict[str, Any]]:
+    def _method(self, inp: Any) -> Callable[[Any], Output]:
         match inp:
             case ObserveInput():
                 return self.observe
