@@ -70,8 +70,9 @@ def workspace_error(exc: SessionError) -> WorkspaceError:
     message is the store's, fit for a remote client (it names no server path or command)."""
     sid = exc.session_id
     if isinstance(exc, SessionNotFound):
-        return WorkspaceError(WorkspaceCode.SESSION_NOT_FOUND, f"no session {sid!r}; list_sessions shows the "
-                              "sessions there are, start_session opens a new one")
+        quoted = repr(sid).replace("{", "{{").replace("}", "}}")
+        return WorkspaceError(WorkspaceCode.SESSION_NOT_FOUND, f"no session {quoted}; {{}} shows the sessions there "
+                              "are, {} opens a new one", tools=("list_sessions", "start_session"))
     if isinstance(exc, SessionExists):
         return WorkspaceError(WorkspaceCode.SESSION_EXISTS, f"a session {sid!r} already exists; omit session_id "
                               "to get a fresh one, or continue that session")

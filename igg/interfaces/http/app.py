@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -94,20 +93,13 @@ class EncodableJSONResponse(JSONResponse):
         return text.encode("utf-8")
 
 
-_ROUTES = {
-    "start_session": "POST /sessions", "list_sessions": "GET /sessions",
+ROUTES = {
+    "start_session": "POST /sessions", "list_sessions": "GET /sessions", "observe": "GET /sessions/{id}/observation",
     "apply_actions": "POST /sessions/{id}/actions", "finish_session": "POST /sessions/{id}/finish",
     "export_graph": "POST /sessions/{id}/export", "query_graph": "POST /sessions/{id}/query",
-    "run_session": "POST /runs",
+    "run_session": "POST /runs", "review": "POST /sessions/{id}/review",
 }
-"""The route of each workspace operation whose tool name can appear in a refusal's message."""
-_TOOL_NAMES = re.compile(r"(?<![\w/])(" + "|".join(_ROUTES) + r")(?![\w/])")
-
-
-def http_message(message: str) -> str:
-    """A workspace message for an HTTP client: the operations it names become their routes (``list_sessions``
-    -> ``GET /sessions``); plain words such as "observe" stay words."""
-    return _TOOL_NAMES.sub(lambda m: _ROUTES[m.group(1)], message)
+"""The route of each workspace operation a refusal can point at (``WorkspaceError.tools``)."""
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
@@ -137,7 +129,7 @@ def _error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(WorkspaceError)
     async def _workspace_error(_: Request, exc: WorkspaceError) -> JSONResponse:
-        return error(http_status(exc), exc.code, http_message(exc.message))
+        return error(http_status(exc), exc.code, exc.render(lambda tool: ROUTES.get(tool, tool)))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
