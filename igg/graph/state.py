@@ -276,8 +276,8 @@ class GraphState:
 
     @property
     def identity_table(self) -> Mapping[tuple[str, tuple[Any, ...]], str]:
-        """(node type, identity values) -> node id, for every node (read only: the batch fast path probes it
-        directly, once per action, where ``find_identity`` would cost a call each)."""
+        """(node type, identity values) -> node id, for every node (read only: the fast path of
+        ``igg.act.fastadds`` probes it directly, once per action, where ``find_identity`` would cost a call each)."""
         return self._by_identity
 
     @property
