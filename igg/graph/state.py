@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import networkx as nx
 
+from igg.graph.document import document_dict
 from igg.graph.duplicates import NearDuplicateIndex
 from igg.graph.journal import (
     EdgeAdded,
@@ -37,7 +38,7 @@ from igg.graph.tables import (
     successors,
 )
 from igg.models.common import freeze
-from igg.models.document import DocEdge, DocNode, GraphDocument
+from igg.models.document import GraphDocument
 from igg.models.schema import CompiledSchema, Schema
 
 
@@ -750,17 +751,8 @@ class GraphState:
     def to_document(self, schema: Schema | None = None, metadata: dict[str, Any] | None = None,
                     provenance: bool = False) -> GraphDocument:
         """The graph as an IGG document (``schema`` is the request's ``Schema`` model, if any)."""
-        nodes = [
-            DocNode(id=n, type=d["type"], properties=d["properties"],
-                    provenance=d["provenance"] if provenance else None)
-            for n, d in self.graph.nodes(data=True)
-        ]
-        edges = [
-            DocEdge(id=k, type=d["type"], from_=u, to=v, properties=d["properties"],
-                    provenance=d["provenance"] if provenance else None)
-            for k, u, v, d in self.edges()
-        ]
-        return GraphDocument(schema_=schema, nodes=nodes, edges=edges, metadata=metadata or {})
+        document = document_dict(self, metadata=metadata or {}, provenance=provenance)
+        return GraphDocument.model_validate({**document, "schema": schema})
 
 
 def _quote(value: Any) -> str:
