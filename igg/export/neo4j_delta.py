@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from igg.export.neo4j_diff import Change, ScopeDiff, changed_properties, edge_text, node_text, same
+from igg.export.neo4j_diff import ScopeChange, ScopeDiff, changed_properties, edge_text, node_text, same
 from igg.export.plan import plan_selection
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
@@ -76,7 +76,7 @@ def journal_delta(state: GraphState, mutations: Iterable[Mutation], *, provenanc
         diff.counts[element + "s"][action] += 1
         if listed[action] < detail:
             listed[action] += 1
-            diff.changes.append(Change(action=action, element=element, what=what(),  # type: ignore[arg-type]
+            diff.changes.append(ScopeChange(action=action, element=element, what=what(),  # type: ignore[arg-type]
                                        properties=properties() if properties else {}))
 
     merge_nodes: list[str] = []
