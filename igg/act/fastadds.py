@@ -80,12 +80,13 @@ class _Adds:
     """The fast checks of one response: what they share (the schema's tables, the limits, the keys and values
     already found valid) and one method per check, each returning None where the general path must decide."""
 
-    __slots__ = ("allow_loops", "by_identity", "edge_types", "edges", "good_keys", "identity_keys",
-                 "max_edges", "max_length", "max_nodes", "max_properties", "near", "node_types", "nodes",
-                 "normal", "pattern_ok", "patterns", "required", "state", "typed")
+    __slots__ = ("allow_loops", "by_identity", "describe", "edge_types", "edges", "find_nodes", "good_keys",
+                 "identity_keys", "max_edges", "max_length", "max_nodes", "max_properties", "near", "node_types",
+                 "nodes", "normal", "pattern_ok", "patterns", "required", "state", "typed")
 
     def __init__(self, state: GraphState, schema: CompiledSchema, limits: Constraints) -> None:
         self.state = state
+        self.find_nodes, self.describe = state.lookup.find_nodes, state.lookup.describe  # one call, not two
         self.node_types, self.edge_types = schema.node_types, schema.edge_types
         self.identity_keys, self.required = schema.identity_keys, schema.required
         self.typed, self.patterns = schema.property_types, schema.patterns
@@ -132,7 +133,7 @@ class _Adds:
         if label is None and len(ref) == 1:  # {"name": "X"}: resolved as the general path resolves it
             for value in ref.values():
                 if value.__class__ is str and self.is_normal(value):
-                    found_all = self.state.find_nodes(ref)
+                    found_all = self.find_nodes(ref)
                     return found_all[0] if len(found_all) == 1 else None
             return None
         if label.__class__ is not str:
@@ -168,7 +169,7 @@ class _Adds:
                 and (label, tuple([props[k] for k in keys])) not in self.by_identity
                 and (near is None or not near.candidates(label, props))):
             nid = state.add_node(label, props)
-            return Verdict(index, "ADD_NODE", True, None, f"added {state.describe(nid)} as {nid}", nid)
+            return Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
         return None
 
     def edge(self, item: AddEdge, index: int) -> Verdict | None:
