@@ -200,12 +200,12 @@ class Session:
             return rejected
         chosen = list(range(len(plan.actions))) if actions is None else list(actions)
         bad = [i for i in chosen if not 0 <= i < len(plan.actions)]
-        repeated = sorted({i for i in chosen if chosen.count(i) > 1})
-        if bad or repeated:
-            what = f"actions {bad} are not in plan {plan.plan_id} (it has {len(plan.actions)} actions, 0.." \
-                   f"{len(plan.actions) - 1})" if bad else f"actions {repeated} are chosen more than once"
-            raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, what)
-        chosen = sorted(chosen)  # applied in the plan's order: the verdicts shown hold
+        if bad:
+            raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, f"actions {bad} are not in plan {plan.plan_id} (it "
+                                 f"has {len(plan.actions)} actions, 0..{len(plan.actions) - 1})")
+        if chosen != sorted(set(chosen)):  # the verdicts shown hold for the plan's order, each action once
+            raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, f"actions {chosen}: approve distinct indices in "
+                                 f"the plan's order (e.g. {sorted(set(chosen))}); the verdicts shown are for that order")
         approved = [plan.actions[i] for i in chosen]
         reasoning = plan.reasoning + (f" [approved {len(approved)} of {len(plan.actions)}"
                                       + (f": {note}]" if note else "]"))

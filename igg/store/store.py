@@ -111,32 +111,36 @@ class SessionStore:
         session_id = request.session_id
         if not session_id:
             raise SessionError("the request has no session_id; load it with load_request, which assigns one")
-        now = time.time()
-
-        def work(conn: sqlite3.Connection) -> None:
-            row = conn.execute("SELECT status, last_iteration, owner, agent FROM sessions WHERE session_id = ?",
-                               (session_id,)).fetchone()
-            if row is not None:
-                if not force:
-                    status = _status(row[0], row[2], row[3])
-                    what = (f"inspect it with `igg show {session_id}`" if status == "finished" else
-                            f"continue it with `igg resume {session_id}`")
-                    raise SessionExists(
-                        f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
-                        f"{what}, replace it with --force, or give the request another session_id",
-                        session_id=session_id)
-                if row[0] == "running" and owner_alive(row[2]):
-                    raise SessionBusy(f"session {session_id!r} is being written by a live process ({row[2]}); "
-                                      "stop it before replacing the session", session_id=session_id)
-                _delete(conn, session_id)
-            conn.execute(
-                "INSERT INTO sessions (session_id, status, goal, request, agent, options, created_at, updated_at,"
-                " owner, nodes, edges) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, 0, 0)",
-                (session_id, request.goal_prompt, codec.request_to_json(request), agent, codec.dumps(options or {}),
-                 now, now, owner))
-
-        self.db.write(work)
+        self.db.write(lambda conn: self.insert_session(conn, request, agent=agent, options=options, owner=owner,
+                                                       force=force))
         return self.session(session_id)
+
+    def insert_session(self, conn: sqlite3.Connection, request: Request, *, agent: str | None = None,
+                       options: dict[str, Any] | None = None, owner: str | None = None, force: bool = False) -> None:
+        """``create_session``'s write, inside the caller's transaction ``conn`` (a fork writes a session and its
+        steps in one)."""
+        session_id = request.session_id or ""
+        row = conn.execute("SELECT status, last_iteration, owner, agent FROM sessions WHERE session_id = ?",
+                           (session_id,)).fetchone()
+        if row is not None:
+            if not force:
+                status = _status(row[0], row[2], row[3])
+                what = (f"inspect it with `igg show {session_id}`" if status == "finished" else
+                        f"continue it with `igg resume {session_id}`")
+                raise SessionExists(
+                    f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
+                    f"{what}, replace it with --force, or give the request another session_id",
+                    session_id=session_id)
+            if row[0] == "running" and owner_alive(row[2]):
+                raise SessionBusy(f"session {session_id!r} is being written by a live process ({row[2]}); "
+                                  "stop it before replacing the session", session_id=session_id)
+            _delete(conn, session_id)
+        now = time.time()
+        conn.execute(
+            "INSERT INTO sessions (session_id, status, goal, request, agent, options, created_at, updated_at,"
+            " owner, nodes, edges) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+            (session_id, request.goal_prompt, codec.request_to_json(request), agent, codec.dumps(options or {}),
+             now, now, owner))
 
     def claim(self, session_id: str, owner: str, *, force: bool = False) -> SessionInfo:
         """Make ``owner`` the writer of an unfinished session (resume). Refuses a finished session, and one
@@ -168,10 +172,11 @@ class SessionStore:
     def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
                     state: GraphState, owner: str | None = None, chunk_cursor: int | None = None,
                     snapshot: bool = False, finish: dict[str, Any] | None = None,
-                    record_json: str | None = None) -> int:
+                    record_json: str | None = None, conn: sqlite3.Connection | None = None) -> int:
         """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
         transaction; returns its step number. ``owner``, when given, must still own the session.
-        ``record_json``: ``codec.dumps(record)`` when the caller has it already."""
+        ``record_json``: ``codec.dumps(record)`` when the caller has it already; ``conn``: write inside the
+        caller's transaction (a fork) instead of one of its own."""
         # an "update" step (igg map-code --update) continues a finished session's iteration numbers
         iteration = record.get("iteration") if kind in ("iteration", "update") else None
         verdicts = record.get("verdicts") or []
@@ -229,7 +234,7 @@ class SessionStore:
                              (finish.get("stop_reason"), codec.dumps(finish), session_id))
             return int(step)
 
-        return self.db.write(work)
+        return work(conn) if conn is not None else self.db.write(work)
 
     def delete_session(self, session_id: str) -> None:
         """Remove a session and everything stored for it."""
