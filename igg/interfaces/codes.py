@@ -15,6 +15,7 @@ HTTP_STATUS: dict[str, int] = {
     WorkspaceCode.MAX_ITERATIONS_REACHED: 409, WorkspaceCode.REVIEW_PENDING: 409, WorkspaceCode.REVIEW_STALE: 409,
     WorkspaceCode.NO_PENDING_REVIEW: 409, WorkspaceCode.HISTORY_UNAVAILABLE: 409, WorkspaceCode.STORE_ERROR: 409,
     WorkspaceCode.EXPORT_FAILED: 502,
+    WorkspaceCode.TOO_MANY_ACTIONS: 413,
     WorkspaceCode.PATH_FORBIDDEN: 403, WorkspaceCode.INSECURE_BIND: 403,
     WorkspaceCode.AGENT_UNAVAILABLE: 503,
 }

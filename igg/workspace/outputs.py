@@ -118,8 +118,9 @@ class QueryOutput(Output):
     matched_nodes: int
     omitted_nodes: int
     omitted_edges: int
-    nodes: list[str]
-    edges: list[str]
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+    truncated: bool = Field(default=False, description="The walk stopped at its visit cap; counts are lower bounds.")
 
 
 class ExplainOutput(Output):

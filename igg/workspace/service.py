@@ -75,7 +75,8 @@ class Workspace:
     """The service behind every adapter. Thread-safe: each session is changed under its own lock."""
 
     def __init__(self, repo: SessionRepo | None = None, *, output_dir: Path | None = None,
-                 clock: Callable[[], float] = time.time, hub: EventHub | None = None) -> None:
+                 clock: Callable[[], float] = time.time, hub: EventHub | None = None,
+                 max_actions: int | None = None) -> None:
         self.repo: SessionRepo = repo if repo is not None else MemorySessions()
         self.output_dir = output_dir
         """Exports with a ``path`` are written under this directory only (None: inline exports only)."""
@@ -84,6 +85,8 @@ class Workspace:
         self._live: dict[str, LiveSession] = {}
         self._lock = threading.Lock()
         self.runs = Runs(self)
+        self.max_actions = max_actions
+        """The most actions one apply may carry, whatever its request's config says (None: no ceiling)."""
 
     # ---- operations ----------------------------------------------------------------------------------
     def start(self, request: Request | dict[str, Any]) -> SessionSummary:
@@ -104,6 +107,9 @@ class Workspace:
     def apply(self, inp: ApplyInput) -> ApplyOutput:
         """Validate and apply actions in order; every action gets a verdict. ``dry_run`` changes nothing; with
         ``config.review`` the actions wait as a plan for a reviewer."""
+        if self.max_actions is not None and len(inp.actions) > self.max_actions:
+            raise WorkspaceError(WorkspaceCode.TOO_MANY_ACTIONS, f"{len(inp.actions)} actions in one request; this "
+                                 f"server takes at most {self.max_actions} per request: send them in several")
         live = self.get(inp.session_id)
         with live.lock:
             _not_running(live)
