@@ -61,7 +61,7 @@ def api(viewer: dict[str, Any]) -> httpx.Client:
 
 
 def logged_in(page: Any, viewer: dict[str, Any]) -> None:
-    page.context.add_cookies([{"name": COOKIE, "value": cookie_value(TOKEN), "url": viewer["base"] + "/ui/"}])
+    page.context.add_cookies([{"name": COOKIE, "value": cookie_value(TOKEN, int(time.time()) + 3600), "url": viewer["base"] + "/ui/"}])
 
 
 def wait_for_names(page: Any, names: set[str], timeout_ms: int = 20_000) -> None:
@@ -193,7 +193,7 @@ def test_the_ui_routes_are_behind_the_token(viewer):
         assert login.status_code == 303
         cookie = login.headers["set-cookie"]
         assert TOKEN not in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/ui" in cookie
-    with httpx.Client(base_url=base, timeout=10, cookies={COOKIE: cookie_value(TOKEN)}) as browser_like:
+    with httpx.Client(base_url=base, timeout=10, cookies={COOKIE: cookie_value(TOKEN, int(time.time()) + 3600)}) as browser_like:
         assert browser_like.get("/ui/api/sessions").status_code == 200
         assert browser_like.get("/sessions").status_code == 401  # the cookie opens the viewer's reads only
         assert browser_like.post("/ui/api/sessions").status_code in (401, 403)  # and never a write

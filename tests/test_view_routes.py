@@ -58,3 +58,27 @@ def test_without_a_token_the_ui_needs_no_login():
     assert with_ui_login(app, None) is app  # nothing wrapped: loopback-only servers have no login
     with TestClient(with_ui_login(app, "t0k"), follow_redirects=False) as http:
         assert http.get("/ui/").status_code == 303 and http.get("/ui/login").status_code == 200
+
+
+def test_ui_logins_are_throttled_per_client_and_the_cookie_expires():
+    """Five wrong tokens from one client in a minute, then 429 with Retry-After (even for the right token); a
+    login cookie carries its expiry (Max-Age) and is refused once it has passed."""
+    from igg.interfaces.http.security import DEFAULT_MAX_BODY, bearer_guard
+    from igg.view.auth import COOKIE, COOKIE_LIFETIME, LOGIN_ATTEMPTS, with_ui_login
+
+    now = [1_000_000.0]
+    app = with_ui_login(bearer_guard(build_app(Workspace()), "t0k", DEFAULT_MAX_BODY), "t0k", clock=lambda: now[0])
+    with TestClient(app, follow_redirects=False) as http:
+        for _ in range(LOGIN_ATTEMPTS):
+            assert http.post("/ui/login", data={"token": "wrong"}).status_code == 401
+        throttled = http.post("/ui/login", data={"token": "t0k"})
+        assert throttled.status_code == 429 and int(throttled.headers["retry-after"]) > 0
+        now[0] += 61  # the window has passed
+        login = http.post("/ui/login", data={"token": "t0k"})
+        assert login.status_code == 303 and f"Max-Age={COOKIE_LIFETIME}" in login.headers["set-cookie"]
+        cookie = login.cookies[COOKIE]
+        assert http.get("/ui/api/sessions", cookies={COOKIE: cookie}).status_code == 200
+        now[0] += COOKIE_LIFETIME + 1
+        assert http.get("/ui/api/sessions", cookies={COOKIE: cookie}).status_code == 401  # expired
+        forged = str(int(now[0]) + 3600) + cookie[cookie.index("."):]  # a later expiry with the old MAC
+        assert http.get("/ui/api/sessions", cookies={COOKIE: forged}).status_code == 401
