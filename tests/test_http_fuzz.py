@@ -5,7 +5,9 @@ and the store stays whole (``PRAGMA integrity_check``)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from igg.store import SessionStore, StoreSessions
 from igg.workspace import Workspace
 from tests.test_workspace import request_dict
 
-STORE = Path(__file__).parent.parent / ".cache" / "fuzz" / f"sessions-{__import__('os').getpid()}.sqlite"
+STORE = Path(tempfile.gettempdir()) / "igg-fuzz" / f"sessions-{os.getpid()}.sqlite"
 
 
 def _app():  # one store per test process: its sessions accumulate while hypothesis generates
