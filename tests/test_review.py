@@ -179,7 +179,7 @@ def test_an_approval_takes_distinct_indices_in_plan_order_and_finish_waits_for_t
 
     from igg.errors import WorkspaceError
     from igg.workspace import Workspace
-    from igg.workspace.ops import ApplyInput, FinishInput, ReviewInput
+    from igg.workspace.ops import ApplyInput, FinishInput, ReviewInput, UndoInput
 
     ws = Workspace()
     sid = ws.start(reviewed("order"))["session_id"]
@@ -188,6 +188,10 @@ def test_an_approval_takes_distinct_indices_in_plan_order_and_finish_waits_for_t
         ws.finish(FinishInput(session_id=sid))
     assert finishing.value.code == "REVIEW_PENDING" and "approve" in finishing.value.message \
         and "reject" in finishing.value.message
+    with pytest.raises(WorkspaceError) as undoing:  # a remote client is told the ways on, not a server command
+        ws.undo(UndoInput(session_id=sid, to_iteration=0))
+    assert undoing.value.code == "REVIEW_PENDING" and "igg " not in undoing.value.message \
+        and "/" not in undoing.value.message
     for chosen in ([0, 0], [1, 0], [3, 1, 0]):
         with pytest.raises(WorkspaceError) as refused:
             ws.review(ReviewInput(session_id=sid, decision="approve", plan_id=plan["plan_id"], actions=chosen))
