@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from igg.view.auth import COOKIE, cookie_value
+from igg.interfaces.http.ui_auth import COOKIE, cookie_value
 from tests.conftest import FIXTURES, ROOT, edge, node
 from tests.support.cli import igg
 from tests.support.server import clean_env, stop
@@ -199,7 +199,7 @@ def test_the_ui_routes_are_behind_the_token(viewer):
         assert browser_like.post("/ui/api/sessions").status_code == 401  # and never a write
     with api(viewer) as http:
         assert http.get("/ui/static/viewer.js").status_code == 200
-        missing = http.get("/ui/static/../../igg/view/routes.py")
+        missing = http.get("/ui/static/../../igg/interfaces/http/ui.py")
         assert missing.status_code == 404
         assert http.get("/ui/api/sessions/nope/graph").json()["error"]["code"] == "SESSION_NOT_FOUND"
         bad = http.get("/ui/api/sessions/uuid-1234/graph", params={"iteration": 99}).json()["error"]

@@ -52,7 +52,7 @@ def test_an_in_memory_server_shows_the_current_graph_and_its_iterations_but_no_h
 
 
 def test_without_a_token_the_ui_needs_no_login():
-    from igg.view.auth import with_ui_login
+    from igg.interfaces.http.ui_auth import with_ui_login
 
     app = build_app(Workspace())
     assert with_ui_login(app, None) is app  # nothing wrapped: loopback-only servers have no login
