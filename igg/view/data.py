@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from igg.graph.state import GraphState
+from igg.view.aggregate import grouping
 
-PAYLOAD_VERSION = 1
-"""Bumped when the payload's shape changes (the page checks it)."""
+PAYLOAD_VERSION = 2
+"""Bumped when the payload's shape changes (the page checks it). 2: ``grouping`` and each node's ``parent``."""
 
 LABEL_LIMIT = 80
 """Longest label drawn (characters); the details panel shows the whole value."""
@@ -36,7 +37,8 @@ def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = Non
     """The graph as the viewer's JSON payload (never mutates ``state``).
 
     ``metadata`` (session id, goal, status, stop reason, iteration) is shown in the header; ``iterations``
-    (see ``iteration_summaries``) fills the iterations panel.
+    (see ``iteration_summaries``) fills the iterations panel. ``grouping`` (``igg.view.aggregate``) holds the
+    groups a big graph is drawn as, and each node in a group names it as its ``parent``.
     """
     node_types = list(state.schema.node_type_list)
     edge_types = list(state.schema.edge_type_list)
@@ -52,11 +54,20 @@ def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = Non
             edge_types.append(d["type"])
         edges.append({"id": k, "type": d["type"], "source": u, "target": v, "properties": d["properties"],
                       "provenance": d.get("provenance") or {}})
+    degrees: Counter[str] = Counter()
+    for e in edges:
+        degrees[e["source"]] += 1
+        degrees[e["target"]] += 1
+    groups = grouping(state, {n["id"]: n["label"] for n in nodes}, degrees)
+    parents = groups.pop("parents")
+    for n in nodes:
+        if n["id"] in parents:
+            n["parent"] = parents[n["id"]]
     meta = {k: v for k, v in dict(metadata or {}).items() if _plain(v)}
     meta.update(nodes=len(nodes), edges=len(edges))
     return {"version": PAYLOAD_VERSION, "meta": meta, "node_types": node_types, "edge_types": edge_types,
             "identity_keys": {t: list(state.schema.identity_keys.get(t, ("name",))) for t in node_types},
-            "nodes": nodes, "edges": edges, "iterations": iterations or []}
+            "nodes": nodes, "edges": edges, "grouping": groups, "iterations": iterations or []}
 
 
 def _plain(value: Any) -> bool:
