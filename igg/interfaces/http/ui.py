@@ -8,6 +8,8 @@ Routes (all ``GET``, behind the same token and bind rules as the rest of the app
     /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration N
     /ui/api/sessions/{id}/iterations            per iteration: chunk, counts, every rejection with its code
     /ui/api/sessions/{id}/history?element=ID    every stored change of one node or edge
+    /ui/api/sessions/{id}/query?q=JSON          one budgeted query (neighbours, path, find): the workspace's
+                                                ``query`` operation, the same one the agents' tool calls
     /ui/api/sessions/{id}/events                server-sent events while the session grows, ``end`` when done
 
 A graph after iteration N is read from the session store (its stored mutations up to that iteration), never
@@ -27,6 +29,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from pydantic import ValidationError
 
 from igg.errors import SessionError, SessionNotFound, WorkspaceError
 from igg.graph.journal import (
@@ -42,7 +45,7 @@ from igg.store.store import SessionStore
 from igg.view.data import graph_payload, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
 from igg.workspace import Workspace
-from igg.workspace.ops import ListInput
+from igg.workspace.ops import ListInput, QueryInput
 from igg.workspace.service import workspace_error
 
 POLL_SECONDS = 0.5
@@ -118,6 +121,10 @@ def ui_router(workspace: Workspace) -> APIRouter:
             raise _no_history()
         return await asyncio.to_thread(element_history, store, session_id, element)
 
+    @router.get("/api/sessions/{session_id}/query")
+    async def query(session_id: str, q: Annotated[str, Query(min_length=2, max_length=20_000)]) -> dict[str, Any]:
+        return await workspace.execute("query", query_input(session_id, q))
+
     @router.get("/api/sessions/{session_id}/events", response_class=StreamingResponse)
     async def events(session_id: str) -> StreamingResponse:
         first = await asyncio.to_thread(probe, workspace, session_id)  # unknown sessions: 404 before streaming
@@ -131,6 +138,18 @@ def store_of(workspace: Workspace) -> SessionStore | None:
     """The session store behind the workspace, or None for an in-memory workspace."""
     store = getattr(workspace.repo, "store", None)
     return store if isinstance(store, SessionStore) else None
+
+
+def query_input(session_id: str, text: str) -> QueryInput:
+    """The ``query`` operation's input from the page's ``q`` (the query as JSON); problems are a 422 naming them."""
+    try:
+        return QueryInput.model_validate({"session_id": session_id, "query": json.loads(text)})
+    except json.JSONDecodeError as exc:
+        raise WorkspaceError("INVALID_ARGUMENTS", f"q: not JSON ({exc.msg} at character {exc.pos}); send the "
+                             'query as JSON, e.g. {"query": "neighbours", "node": {"name": "A"}}', status=422) from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(value)'}: {e['msg']}" for e in exc.errors())
+        raise WorkspaceError("INVALID_ARGUMENTS", problems, status=422) from None
 
 
 def _no_history() -> WorkspaceError:

@@ -22,7 +22,7 @@
   var GROUP_COLORS = ["#3b6fb6", "#e07b24", "#3f9a4a", "#d1423f", "#5fb0aa", "#d9b626", "#9b5fa0", "#f08aa0",
     "#8a6248", "#1f7f8c", "#7fb2e0", "#8cc06f", "#c45584", "#a88a1c", "#4d4d99", "#d4884a", "#5d8f3a", "#b0417a"];
   var GROUP_BUDGET = 160;    // items drawn when an aggregated graph opens (the biggest groups open until then)
-  var FORCED_LABELS = 60;    // closed groups labelled at any zoom, biggest first
+  var FORCED_LABELS = 16;    // closed groups labelled at any zoom, biggest first
   var FOCUS_LIMIT = 300;     // the export's budget for a neighbourhood or the dependents of a node
   var FOCUS_TOKENS = 6000;   // the live query's token budget for the same
   var STORE_KEY = "igg.view.hiddenEdgeTypes";
@@ -37,6 +37,7 @@
     firstRenderMs: null, ready: false, timings: {}
   };
   window.iggView = view;  // read by the tests and the benchmark (ready, firstRenderMs, counts)
+  view.merge = function (payload) { mergeGraph(payload); };  // what a live refresh does, for the tests
 
   function $(id) { return document.getElementById(id); }
 
@@ -279,9 +280,12 @@
     }
     m.roots.forEach(walk);
     items.forEach(function (id) { if (!seen[id]) { delete m.parent[id]; m.roots.push(id); walk(id); } });
-    for (var i = order.length - 1; i >= 0; i--) {  // children before parents: sizes add up
-      var id = order[i], g = m.groups[id];
+    m.extent = {};
+    for (var i = order.length - 1; i >= 0; i--) {  // children before parents: sizes and extents add up
+      var id = order[i], g = m.groups[id], area = 0;
       if (g) { g.size = 0; (m.children[id] || []).forEach(function (c) { g.size += 1 + (m.groups[c] ? m.groups[c].size : 0); }); }
+      (m.children[id] || []).forEach(function (c) { area += m.extent[c] * m.extent[c]; });
+      m.extent[id] = area ? 2.1 * Math.sqrt(area) + 6 : 6;  // the disc a subtree needs when drawn in full
     }
     var rank = {};
     m.roots.slice().sort(function (a, b) { return sizeOf(m, b) - sizeOf(m, a); }).forEach(function (r, i) { rank[r] = i; });
@@ -339,16 +343,16 @@
 
   // ---- positions ---------------------------------------------------------------------------------------
   var GOLDEN = Math.PI * (3 - Math.sqrt(5));
-  function radiusOf(id) { return 4 * Math.sqrt(sizeOf(view.model, id) + 1) + 4; }
+  function extentOf(id) { return view.model.extent[id] || 6; }
 
   /* Children around their group (a sunflower, biggest first), recursively when ``deep``: instant at any size,
    * and a group's members start where the group was. The force layout then refines what is drawn. */
   function placeChildren(kids, center, pos, deep) {
     var m = view.model;
     kids = kids.slice().sort(function (a, b) { return sizeOf(m, b) - sizeOf(m, a) || m.degree[b] - m.degree[a]; });
-    var mean = 0;
-    kids.forEach(function (k) { mean += radiusOf(k); });
-    var step = Math.max(6, 1.9 * mean / Math.max(kids.length, 1));
+    var squares = 0;
+    kids.forEach(function (k) { squares += extentOf(k) * extentOf(k); });
+    var step = Math.max(6, 2 * Math.sqrt(squares / Math.max(kids.length, 1)));  // sunflower cells fit the subtrees
     kids.forEach(function (k, i) {
       var r = step * Math.sqrt(i + 0.7);
       pos[k] = { x: center.x + r * Math.cos(i * GOLDEN), y: center.y + r * Math.sin(i * GOLDEN) };
@@ -375,7 +379,7 @@
   }
 
   function nodeSize(degree) { return Math.min(3 + 1.6 * Math.sqrt(degree), 18); }
-  function groupSize(size) { return Math.min(6 + 2.2 * Math.sqrt(size), 40); }
+  function groupSize(size) { return Math.min(5 + 1.6 * Math.sqrt(size), 30); }
 
   function itemAttributes(id, closed, pos) {
     var m = view.model, n = m.nodes[id], p = pos[id];
@@ -425,6 +429,14 @@
       graph.addDirectedEdgeWithKey("bundle:" + key, b.source, b.target, { edgeType: main, bundle: b, label: String(b.count),
         size: Math.min(1 + 1.3 * Math.log2(b.count), 9), color: view.edgeColor[main] || MISSING });
       drawnEdges += 1;
+    });
+    // invisible ties from each drawn item to its drawn container: the force layout keeps a package's
+    // members around it although CONTAINS itself is not drawn
+    vis.items.forEach(function (id) {
+      var p = m.parent[id];
+      if (p !== undefined && graph.hasNode(p)) {
+        graph.addDirectedEdgeWithKey("tree:" + id, p, id, { tree: true, hidden: true, size: 0.5, color: "#ffffff", weight: 3 });
+      }
     });
     view.drawn = { items: vis.items.length, groups: closedCount, edges: drawnEdges };
     view.rep = rep;
@@ -651,10 +663,14 @@
       var settings = lib.layoutForceAtlas2.inferSettings(graph);
       settings.adjustSizes = false;
       settings.strongGravityMode = true;  // keeps separate components near each other
-      settings.gravity = 1;
+      settings.gravity = 0.5;
+      settings.linLogMode = true;  // clusters apart: groups that share few edges drift away from each other
+      settings.outboundAttractionDistribution = true;  // hubs do not pull everything into one ball
       settings.scalingRatio = Math.max(settings.scalingRatio || 1, 10);
       settings.edgeWeightInfluence = 0.5;
-      view.layout = new lib.FA2Layout(graph, { settings: settings, getEdgeWeight: function (e, a) { return a.bundle ? a.bundle.count : 1; } });
+      view.layout = new lib.FA2Layout(graph, { settings: settings, getEdgeWeight: function (e, a) {
+        return a.tree ? 4 : a.bundle ? a.bundle.count : 1;
+      } });
       view.layout.start();
     } catch (e) {  // no web workers (some file:// setups): a short synchronous run on small graphs only
       view.layout = null;
