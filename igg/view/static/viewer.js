@@ -360,6 +360,20 @@
     });
   }
 
+  /* Positions for what is drawn: the roots, and the children of every open group (all of them when the
+   * graph is drawn in full); a closed group's members get theirs when it opens. */
+  function placeOpen() {
+    var m = view.model;
+    placeChildren(m.roots, { x: 0, y: 0 }, view.pos, !view.aggregated);
+    if (!view.aggregated) { return; }
+    var queue = m.roots.filter(function (id) { return view.expanded.has(id); });
+    while (queue.length) {
+      var g = queue.shift();
+      placeChildren(m.children[g] || [], view.pos[g], view.pos, false);
+      (m.children[g] || []).forEach(function (c) { if (view.expanded.has(c)) { queue.push(c); } });
+    }
+  }
+
   function placeMissing(items, pos) {
     var m = view.model;
     items.forEach(function (id) {
@@ -524,19 +538,20 @@
     assignColors(payload);
     if (view.hiddenEdgeTypes === null) { view.hiddenEdgeTypes = initialHiddenEdgeTypes(payload); }
     view.model = buildModel(payload, null);
+    t = mark("model", t);
     var grouping = payload.grouping || {};
     view.aggregated = !!grouping.aggregate;
     view.focus = null;
     view.trail = null;
     autoExpand();
     view.pos = {};
-    placeChildren(view.model.roots, { x: 0, y: 0 }, view.pos, true);
-    t = mark("build", t);
+    placeOpen();
+    t = mark("place", t);
     renderHeader();
     if (view.renderer) { view.renderer.kill(); view.renderer = null; }
     view.selected = null; view.selectedEdge = null; view.neighbors = null;
     redraw();
-    t = mark("sigma", t);
+    t = mark("draw", t);
     renderFilters();
     renderIterations();
     mark("panels", t);
@@ -647,7 +662,7 @@
     view.aggregated = !view.aggregated;
     view.focus = null;
     autoExpand();
-    if (!view.aggregated) { placeChildren(view.model.roots, { x: 0, y: 0 }, view.pos, true); }
+    placeOpen();
     redraw();
     view.renderer.getCamera().animatedReset({ duration: 250 });
     startLayout(view.graph.order <= 5000 ? 4000 : 6000);
