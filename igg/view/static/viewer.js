@@ -924,6 +924,7 @@
     box.appendChild(dl([["group", kinds[g.kind] || g.kind], ["members", g.size.toLocaleString("en") + " nodes"],
       ["inside", ancestors(id).map(labelOf).join(" › ") || "the whole graph"]]));
     box.appendChild(el("p", null, [el("button", { type: "button", id: "group-expand", onclick: function () { expand(id); } }, ["Expand"])]));
+    if (m.nodes[id]) { appendFocusControls(box, id); }
     var counts = {}, stack = (m.children[id] || []).slice();
     while (stack.length) {
       var c = stack.pop();

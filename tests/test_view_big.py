@@ -1,0 +1,216 @@
+"""Big graphs in the viewer, as a person sees them: generated 10k- and 100k-node code maps in a real headless Chromium.
+
+The export opens aggregated: groups (packages, then modules) with their sizes in the accessible list, the drawing
+in distinct colours (one per top-level package, counted on a screenshot's pixels), CONTAINS hidden. A group
+expands and collapses, a node found by the search shows its neighbourhood, a path to another node, and what
+depends on it, each checked against the same walk done here over the graph. First-render times are recorded
+in ``test-artifacts/view/first-render.txt`` (``scripts/bench_view.py`` measures them; no test asserts a time).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+
+from igg.export.html import write_html
+from igg.graph.state import GraphState
+from igg.view.data import graph_payload, node_label
+from tests.support.bigcode import code_map
+from tests.support.browser import ARTIFACTS
+from tests.support.png import colour_regions
+from tests.test_view_export import offline
+
+pytest_plugins = ["tests.support.browser"]
+
+GROUP_COLORS = ["#3b6fb6", "#e07b24", "#3f9a4a", "#d1423f", "#5fb0aa", "#d9b626", "#9b5fa0", "#f08aa0", "#8a6248",
+                "#1f7f8c", "#7fb2e0", "#8cc06f", "#c45584", "#a88a1c", "#4d4d99", "#d4884a", "#5d8f3a", "#b0417a"]
+"""The page's group palette (viewer.js GROUP_COLORS): each top-level package's groups are drawn in one."""
+
+
+@pytest.fixture(scope="module")
+def big10k(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A generated 10,000-node code map and its HTML export."""
+    state = code_map(10_000)
+    path = tmp_path_factory.mktemp("big") / "code10k.html"
+    write_html(state, path)
+    return {"state": state, "html": path}
+
+
+def open_export(page: Any, path: Path, label: str) -> float:
+    """Open an export offline and wait for its first frame; returns (and records) the page's first-render mark."""
+    offline(page)
+    page.page.goto(path.as_uri() + "#nolayout")  # the force layout would only move the pixels under the checks
+    page.wait_ready(timeout_ms=120_000)
+    ms = float(page.page.evaluate("() => window.iggView.firstRenderMs"))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with (ARTIFACTS / "first-render.txt").open("a", encoding="utf-8") as out:
+        out.write(f"{label}: first render {ms:.0f} ms\n")
+    return ms
+
+
+def group_labels(page: Any) -> list[str]:
+    return [str(t) for t in page.page.locator("#node-list button[data-group] .label").all_inner_texts()]
+
+
+def canvas_colours(page: Any) -> dict[str, int]:
+    """Pixels per group colour in a screenshot of the drawing."""
+    return dict(colour_regions(page.page.locator("#canvas").screenshot(), GROUP_COLORS))
+
+
+def undirected(state: GraphState) -> nx.Graph:
+    g: nx.Graph = nx.Graph()
+    g.add_nodes_from(state.graph.nodes)
+    g.add_edges_from((u, v) for _, u, v, _ in state.edges())
+    return g
+
+
+def test_a_10k_code_map_opens_as_labelled_groups_in_distinct_colours(page, big10k):
+    open_export(page, big10k["html"], "10k-node code map")
+    p = page.page
+    labels = group_labels(page)
+    assert len(labels) >= 20, labels
+    assert all(re.fullmatch(r"pkg\d+\.sub\d|pkg\d+/sub\d/mod\d+\.py", t) for t in labels), labels
+    assert re.fullmatch(r"\d+ groups and \d+ nodes shown of 10,000 nodes", p.locator("#node-count").inner_text())
+    assert p.locator("#crumbs").inner_text().startswith("All groups")
+    assert not p.locator("#edge-types input[data-type=CONTAINS]").is_checked()  # hidden by default
+    assert p.locator("#edge-types input[data-type=CALLS]").is_checked()
+    colours = canvas_colours(page)
+    regions = [c for c, n in colours.items() if n >= 150]
+    assert len(regions) >= 5, colours  # one colour per top-level package (6 of them), not one solid disc
+    assert max(colours.values()) < 0.5 * sum(colours.values()), colours
+    page.shot("big-10k-groups")
+    assert page.errors == []
+
+
+def test_a_group_expands_to_its_members_and_collapses_back(page, big10k):
+    open_export(page, big10k["html"], "10k-node code map")
+    p = page.page
+    first = p.locator("#node-list li.group").first
+    group_id = first.locator("button[data-group]").get_attribute("data-group")
+    name = first.locator(".label").inner_text()
+    state: GraphState = big10k["state"]
+    members = {state.node_properties(v).get("path") for _, u, v, d in state.edges()
+               if u == group_id and d["type"] == "CONTAINS"}
+    first.locator("button.expand").click()
+    p.wait_for_selector(f"#node-list button[data-node='{group_id}']")
+    assert name not in group_labels(page)
+    opened = {t for t in group_labels(page) if t.startswith(name.replace(".", "/") + "/")}
+    assert opened == members  # its modules, each a group of its own now
+    assert p.locator("#crumbs button[aria-current=true]").inner_text() == name
+    page.shot("big-10k-expanded")
+
+    p.click(f"#node-list button[data-node='{group_id}']")
+    p.click("#group-collapse")
+    p.wait_for_selector(f"#node-list button[data-group='{group_id}']")
+    assert name in group_labels(page) and not (opened & set(group_labels(page)))
+    page.shot("big-10k-collapsed")
+    assert page.errors == []
+
+
+def pick(state: GraphState, node_type: str, degree_at_least: int) -> str:
+    return next(n for n in state.nodes_of_type(node_type) if state.degree(n) >= degree_at_least)
+
+
+def label_of(state: GraphState, node_id: str) -> str:
+    return node_label(state, node_id)
+
+
+def focus_items(page: Any) -> set[str]:
+    return set(page.page.evaluate("() => window.iggView.focus.items"))
+
+
+def test_neighbourhood_path_and_dependents_focus_through_the_ui(page, big10k):
+    state: GraphState = big10k["state"]
+    graph = undirected(state)
+    open_export(page, big10k["html"], "10k-node code map")
+    p = page.page
+    start = pick(state, "Class", 4)
+    p.fill("#search", label_of(state, start))
+    p.click(f"#node-list button[data-node='{start}']")  # hidden in a closed group: its groups open
+    assert p.locator("#details h2").inner_text() == label_of(state, start)
+
+    p.select_option("#focus-depth", "2")
+    p.click("#focus-neighbours")
+    p.wait_for_selector("#focus-bar:not([hidden])")
+    near = set(nx.single_source_shortest_path_length(graph, start, cutoff=2))
+    shown = focus_items(page)
+    assert start in shown and shown <= near
+    assert shown == near if len(near) <= 300 else len(shown) == 300 and "left out" in p.locator("#focus-bar").inner_text()
+    assert "2-hop neighbourhood of" in p.locator("#focus-bar").inner_text()
+    page.shot("big-10k-neighbourhood")
+
+    p.click(f"#node-list button[data-node='{start}']")
+    goal = pick(state, "Module", 3)
+    p.fill("#path-to", label_of(state, goal))
+    p.click("#focus-path")
+    p.wait_for_function("() => document.querySelector('#focus-bar').textContent.includes('Path from')")
+    hops = nx.shortest_path_length(graph, start, goal)
+    assert f"({hops} edges)" in p.locator("#focus-bar").inner_text()
+    path = list(p.evaluate("() => window.iggView.focus.items"))
+    assert len(path) == hops + 1 and path[0] == start and path[-1] == goal
+    assert all(graph.has_edge(a, b) for a, b in zip(path, path[1:], strict=False))
+    page.shot("big-10k-path")
+
+    p.click("#focus-back")
+    p.wait_for_selector("#focus-bar", state="hidden")
+    p.fill("#search", label_of(state, goal))
+    p.click(f"#node-list button[data-node='{goal}']")
+    p.click("#focus-dependents")
+    p.wait_for_function("() => document.querySelector('#focus-bar').textContent.includes('What depends on')")
+    dependents = {goal}
+    frontier = deque([(goal, 0)])
+    while frontier:
+        node, depth = frontier.popleft()
+        if depth == 5:
+            continue
+        for source, keyed in state.pred[node].items():
+            if any(d["type"] != "CONTAINS" for d in keyed.values()) and source not in dependents:
+                dependents.add(source)
+                frontier.append((source, depth + 1))
+    shown = focus_items(page)
+    assert goal in shown and shown <= dependents
+    assert shown == dependents if len(dependents) <= 300 else len(shown) == 300
+    page.shot("big-10k-dependents")
+    assert page.errors == []
+
+
+def test_new_nodes_join_their_group_when_the_graph_grows(page, big10k):
+    """What a live refresh does (viewer.js mergeGraph): a method added under a class in a closed group is
+    counted in that group, and open groups stay open."""
+    open_export(page, big10k["html"], "10k-node code map")
+    p = page.page
+    state = code_map(10_000)
+    owner = pick(state, "Class", 1)
+    new = state.add_node("Method", {"name": "grown", "owner": "x", "signature": "grown()"})
+    state.add_edge(owner, "CONTAINS", new, {})
+    top_group = p.evaluate("id => window.iggView.rep[id]", owner)
+    size_before = p.evaluate("g => window.iggView.model.groups[g].size", top_group)
+    opened = set(p.evaluate("() => Array.from(window.iggView.expanded)"))
+    p.evaluate("payload => window.iggView.merge(payload)", json.loads(json.dumps(graph_payload(state))))
+    assert p.evaluate("id => window.iggView.rep[id]", new) == top_group
+    assert p.evaluate("g => window.iggView.model.groups[g].size", top_group) == size_before + 1
+    assert set(p.evaluate("() => Array.from(window.iggView.expanded)")) == opened
+    assert page.errors == []
+
+
+def test_a_100k_code_map_export_opens_as_groups(page, tmp_path):
+    state = code_map(100_000)
+    path = tmp_path / "code100k.html"
+    summary = write_html(state, path)
+    assert summary["nodes"] == 100_000
+    assert not re.search(r"<script[^>]+src=", path.read_text(encoding="utf-8")[:200_000])  # one self-contained file
+    open_export(page, path, "100k-node code map")
+    labels = group_labels(page)
+    assert len(labels) >= 40 and all(re.fullmatch(r"pkg\d+\.sub\d|pkg\d+/sub\d/mod\d+\.py", t) for t in labels)
+    assert "of 100,000 nodes" in page.page.locator("#node-count").inner_text()
+    assert page.page.evaluate("() => window.iggView.graph.order") <= 200  # groups drawn, not 100k discs
+    colours = canvas_colours(page)
+    assert len([c for c, n in colours.items() if n >= 150]) >= 10, colours
+    page.shot("big-100k-groups")
+    assert page.errors == []
