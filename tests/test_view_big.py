@@ -192,7 +192,12 @@ def test_new_nodes_join_their_group_when_the_graph_grows(page, big10k):
     top_group = p.evaluate("id => window.iggView.rep[id]", owner)
     size_before = p.evaluate("g => window.iggView.model.groups[g].size", top_group)
     opened = set(p.evaluate("() => Array.from(window.iggView.expanded)"))
-    p.evaluate("payload => window.iggView.merge(payload)", json.loads(json.dumps(graph_payload(state))))
+    grown = graph_payload(state)  # the server's payload after the growth; the page's own copy plus what is new
+    added = {"node": next(n for n in grown["nodes"] if n["id"] == new), "edge": grown["edges"][-1]}
+    assert added["node"]["parent"] == owner and added["edge"]["target"] == new
+    p.evaluate("""added => { const p = Object.assign({}, window.iggView.payload);
+        p.nodes = p.nodes.concat([added.node]); p.edges = p.edges.concat([added.edge]);
+        window.iggView.merge(p); }""", json.loads(json.dumps(added)))
     assert p.evaluate("id => window.iggView.rep[id]", new) == top_group
     assert p.evaluate("g => window.iggView.model.groups[g].size", top_group) == size_before + 1
     assert set(p.evaluate("() => Array.from(window.iggView.expanded)")) == opened

@@ -129,6 +129,10 @@ def test_the_export_embeds_the_graph_with_provenance_and_loads_nothing(auth_expo
     assert payload["node_types"] == ["Class", "Interface", "Method", "DatabaseTable"]
     impl = next(n for n in payload["nodes"] if n["label"] == "AuthServiceImpl")
     assert impl["provenance"]["created"] >= 1 and impl["provenance"]["chunk"]
+    # igg run --export html carries the run's iterations, as igg view --export does
+    assert [it["iteration"] for it in payload["iterations"]] == list(range(1, 13))
+    codes = {r["code"] for it in payload["iterations"] for r in it["rejections"]}
+    assert {"UNKNOWN_NODE_TYPE", "PROTECTED_NODE"} <= codes
 
 
 def test_igg_view_exports_a_stored_session_with_its_iterations(tmp_path):

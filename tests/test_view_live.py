@@ -127,6 +127,31 @@ def test_the_slider_shows_the_graph_after_an_earlier_iteration_from_the_store(pa
     assert page.errors == []
 
 
+def test_focus_views_on_the_live_page_ask_the_sessions_budgeted_query(page, viewer):
+    """Neighbourhood and dependents come from ``query_graph`` (the agents' query), through ``/ui/api/.../query``."""
+    logged_in(page, viewer)
+    p = page.page
+    p.goto(viewer["base"] + "/ui/#session=uuid-1234")
+    page.wait_ready()
+    p.click("#node-list button[title='AuthServiceImpl']")
+    p.select_option("#focus-depth", "2")
+    p.click("#focus-neighbours")
+    p.wait_for_selector("#focus-bar:not([hidden])")
+    shown = set(p.evaluate("() => window.iggView.focus.items"))
+    with api(viewer) as http:
+        answer = http.post("/sessions/uuid-1234/query", json={"query": {
+            "query": "neighbours", "node": {"name": "AuthServiceImpl"}, "depth": 2, "direction": "both",
+            "token_budget": 6000}}).json()
+    start = next(n for n in p.evaluate("() => window.iggView.payload.nodes") if n["label"] == "AuthServiceImpl")["id"]
+    assert answer["complete"] and shown == {start, *(n["id"] for n in answer["nodes"])} and len(shown) > 3
+    assert any("/ui/api/sessions/uuid-1234/query?q=" in u for u in page.requests)
+    page.shot("live-neighbourhood-authserviceimpl")
+    p.click("#focus-back")
+    p.wait_for_selector("#focus-bar", state="hidden")
+    assert len(page.node_names()) == 27
+    assert [e for e in page.errors if "401" not in e] == []
+
+
 STEPS = [
     [node("Class", name="LiveController", package="com.app.web")],
     [node("Class", name="LiveService", package="com.app.auth"),

@@ -9,7 +9,7 @@ Routes (all ``GET``, behind the same token and bind rules as the rest of the app
     /ui/api/sessions/{id}/iterations            per iteration: chunk, counts, every rejection with its code
     /ui/api/sessions/{id}/history?element=ID    every stored change of one node or edge
     /ui/api/sessions/{id}/query?q=JSON          one budgeted query (neighbours, path, find): the workspace's
-                                                ``query`` operation, the same one the agents' tool calls
+                                                ``query_graph`` operation, the same one the agents' tool calls
     /ui/api/sessions/{id}/events                server-sent events while the session grows, ``end`` when done
 
 A graph after iteration N is read from the session store (its stored mutations up to that iteration), never
@@ -123,7 +123,7 @@ def ui_router(workspace: Workspace) -> APIRouter:
 
     @router.get("/api/sessions/{session_id}/query")
     async def query(session_id: str, q: Annotated[str, Query(min_length=2, max_length=20_000)]) -> dict[str, Any]:
-        return await workspace.execute("query", query_input(session_id, q))
+        return await workspace.execute("query_graph", query_input(session_id, q))
 
     @router.get("/api/sessions/{session_id}/events", response_class=StreamingResponse)
     async def events(session_id: str) -> StreamingResponse:
@@ -141,7 +141,7 @@ def store_of(workspace: Workspace) -> SessionStore | None:
 
 
 def query_input(session_id: str, text: str) -> QueryInput:
-    """The ``query`` operation's input from the page's ``q`` (the query as JSON); problems are a 422 naming them."""
+    """The ``query_graph`` operation's input from the page's ``q`` (the query as JSON); problems are a 422 naming them."""
     try:
         return QueryInput.model_validate({"session_id": session_id, "query": json.loads(text)})
     except json.JSONDecodeError as exc:
