@@ -426,7 +426,7 @@
     });
     var bundles = {}, rep = vis.rep, drawnEdges = 0;
     m.edges.forEach(function (e) {
-      if (view.hiddenEdgeTypes.has(e.type)) { return; }
+      if (!view.focus && view.hiddenEdgeTypes.has(e.type)) { return; }  // a focus view draws the edges it walked
       var a = rep[e.source], b = rep[e.target];
       if (a === undefined || b === undefined || (a === b && e.source !== e.target)) { return; }
       if (a === e.source && b === e.target && !graph.getNodeAttribute(a, "group") && !graph.getNodeAttribute(b, "group")) {
@@ -458,7 +458,7 @@
   }
 
   function narrowed() {
-    return view.hiddenNodeTypes.size > 0 || view.matchedItems !== null || view.selected !== null || view.selectedEdge !== null;
+    return view.focus !== null || view.hiddenNodeTypes.size > 0 || view.matchedItems !== null || view.selected !== null || view.selectedEdge !== null;
   }
 
   function nodeReducer(node, data) {
@@ -467,7 +467,7 @@
     if (view.hiddenNodeTypes.has(data.nodeType)) { res.hidden = true; return res; }
     if (view.matchedItems && !view.matchedItems.has(node)) { res.color = "#dfe1e5"; res.label = ""; res.forceLabel = false; res.zIndex = 0; }
     if (view.neighbors && !view.neighbors.has(node) && node !== view.selected) { res.color = "#dfe1e5"; res.label = ""; res.forceLabel = false; }
-    if (node === view.selected) { res.highlighted = true; res.forceLabel = true; res.zIndex = 2; }
+    if (node === view.selected || (view.focus && node === view.focus.start)) { res.highlighted = true; res.forceLabel = true; res.zIndex = 2; }
     else if (view.matchedItems && view.matchedItems.has(node)) { res.highlighted = view.matchedItems.size <= 50; res.zIndex = 1; }
     return res;
   }
@@ -1112,7 +1112,7 @@
     return dist;
   }
 
-  function focusOn(title, dist, note) {
+  function focusOn(title, dist, note, start) {
     var ids = Object.keys(dist).filter(function (id) { return !!view.model.nodes[id]; });
     var rings = {}, pos = {};
     ids.forEach(function (id) { (rings[dist[id]] = rings[dist[id]] || []).push(id); });
@@ -1124,8 +1124,10 @@
       });
     });
     stopLayout();
-    view.focus = { title: title, items: ids, pos: pos, note: note || "" };
-    view.selectedEdge = null;
+    view.focus = { title: title, items: ids, pos: pos, note: note || "", start: start };
+    view.selected = null; view.selectedEdge = null; view.neighbors = null;
+    $("search").value = "";  // the focus view is the answer now: nothing in it is dimmed by an older search
+    view.matches = null;
     redraw();
     view.renderer.getCamera().animatedReset({ duration: 250 });
     if (ids.length > 2) { startLayout(1500); }
@@ -1138,12 +1140,12 @@
     if (live()) {
       ask({ query: "neighbours", node: nodeRef(node), depth: depth, direction: "both", token_budget: FOCUS_TOKENS }).then(function (answer) {
         var dist = distancesFrom(node, answer.edges);
-        focusOn(title, dist, leftOutNote(answer));
+        focusOn(title, dist, leftOutNote(answer), node);
       }).catch(function (e) { focusFailed("The neighbourhood query failed", e); });
       return;
     }
     var found = reach(node, "both", depth, new Set(), FOCUS_LIMIT);
-    focusOn(title, found.dist, found.leftOut ? found.leftOut + " more nodes left out (the first " + FOCUS_LIMIT + " are shown)" : "");
+    focusOn(title, found.dist, found.leftOut ? found.leftOut + " more nodes left out (the first " + FOCUS_LIMIT + " are shown)" : "", node);
   }
 
   function showDependents(node) {
@@ -1154,12 +1156,12 @@
       var q = { query: "neighbours", node: nodeRef(node), depth: 5, direction: "in", token_budget: FOCUS_TOKENS };
       if (skip.size) { q.edge_types = types; }
       ask(q).then(function (answer) {
-        focusOn(title, distancesFrom(node, answer.edges), leftOutNote(answer));
+        focusOn(title, distancesFrom(node, answer.edges), leftOutNote(answer), node);
       }).catch(function (e) { focusFailed("The dependents query failed", e); });
       return;
     }
     var found = reach(node, "in", 5, skip, FOCUS_LIMIT);
-    focusOn(title, found.dist, found.leftOut ? found.leftOut + " more dependents left out (the first " + FOCUS_LIMIT + " are shown)" : "");
+    focusOn(title, found.dist, found.leftOut ? found.leftOut + " more dependents left out (the first " + FOCUS_LIMIT + " are shown)" : "", node);
   }
 
   function leftOutNote(answer) {
@@ -1187,7 +1189,7 @@
       if (!ids) { showMessage("No path between " + labelOf(node) + " and " + labelOf(other) + "."); return; }
       var dist = {};
       ids.forEach(function (id, i) { dist[id] = i; });
-      focusOn(title + " (" + (ids.length - 1) + " edges)", dist, "");
+      focusOn(title + " (" + (ids.length - 1) + " edges)", dist, "", node);
       ids.forEach(function (id, i) { view.focus.pos[id] = { x: 60 * i, y: 25 * Math.sin(i) }; });
       redraw();
       view.renderer.getCamera().animatedReset({ duration: 250 });
