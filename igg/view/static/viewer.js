@@ -495,7 +495,7 @@
     var big = graph.size > 20000 || graph.order > 20000;
     if (!view.renderer) {
       view.renderer = new Sigma(graph, $("canvas"), {
-        defaultEdgeType: "line", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 40,
+        defaultEdgeType: "line", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 70,
         labelRenderedSizeThreshold: 7, labelDensity: 0.6, labelGridCellSize: 90, renderEdgeLabels: false,
         nodeReducer: nodeReducer, edgeReducer: edgeReducer, minCameraRatio: 0.01, maxCameraRatio: 20
       });
@@ -1112,7 +1112,8 @@
     return dist;
   }
 
-  function focusOn(title, dist, note, start) {
+  /* Draws only ``dist``'s nodes: in rings by distance from the start, or along a line for a path. */
+  function focusOn(title, dist, note, start, line) {
     var ids = Object.keys(dist).filter(function (id) { return !!view.model.nodes[id]; });
     var rings = {}, pos = {};
     ids.forEach(function (id) { (rings[dist[id]] = rings[dist[id]] || []).push(id); });
@@ -1120,7 +1121,7 @@
       var ring = rings[d], r = 40 * Number(d);
       ring.forEach(function (id, i) {
         var a = 2 * Math.PI * i / ring.length + Number(d) * 0.4;
-        pos[id] = { x: r * Math.cos(a), y: r * Math.sin(a) };
+        pos[id] = line ? { x: 60 * Number(d), y: 20 * (Number(d) % 2) } : { x: r * Math.cos(a), y: r * Math.sin(a) };
       });
     });
     stopLayout();
@@ -1130,7 +1131,7 @@
     view.matches = null;
     redraw();
     view.renderer.getCamera().animatedReset({ duration: 250 });
-    if (ids.length > 2) { startLayout(1500); }
+    if (ids.length > 2 && !line) { startLayout(1500); }
   }
 
   function focusFailed(what, e) { showMessage(what + ": " + e.message); }
@@ -1189,10 +1190,7 @@
       if (!ids) { showMessage("No path between " + labelOf(node) + " and " + labelOf(other) + "."); return; }
       var dist = {};
       ids.forEach(function (id, i) { dist[id] = i; });
-      focusOn(title + " (" + (ids.length - 1) + " edges)", dist, "", node);
-      ids.forEach(function (id, i) { view.focus.pos[id] = { x: 60 * i, y: 25 * Math.sin(i) }; });
-      redraw();
-      view.renderer.getCamera().animatedReset({ duration: 250 });
+      focusOn(title + " (" + (ids.length - 1) + " edges)", dist, "", node, true);
     }
     if (live()) {
       ask({ query: "path", from: nodeRef(node), to: nodeRef(other), direction: "both", token_budget: FOCUS_TOKENS }).then(function (answer) {
