@@ -19,6 +19,7 @@ of them (``DatabaseTable ×5000`` instead of 5000 loose discs). Every node keeps
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import networkx as nx
@@ -41,22 +42,36 @@ GroupKind = Literal["contains", "community", "type"]
 """How a group was made: a containing node, a Louvain community, or the loose nodes of one type."""
 
 
-def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int]) -> dict[str, Any]:
-    """The payload's ``grouping``: ``kind``, ``aggregate`` (open aggregated?), ``groups`` and each node's parent.
+@dataclass(kw_only=True)
+class Grouping:
+    """How a graph is grouped for drawing."""
 
-    ``labels`` and ``degrees`` are the payload's node labels and degrees (computed once by the caller).
-    Returns ``{"kind", "aggregate", "threshold", "groups": [...], "parents": {node: group}}``; a group is
-    ``{"id", "label", "kind", "parent", "size"}`` where ``size`` counts every node under it.
-    """
+    kind: Literal["contains", "community", "none"]
+    """``contains``: the containment tree; ``community``: Louvain; ``none``: no groups but loose ones by type."""
+    aggregate: bool
+    """Whether the page opens aggregated (more than ``AGGREGATE_ABOVE`` nodes and some group)."""
+    groups: list[dict[str, Any]] = field(default_factory=list)
+    """``{"id", "label", "kind", "size"}`` and ``"parent"`` when inside another group; biggest first. ``size``
+    counts every node under the group, at any depth."""
+    parents: dict[str, str] = field(default_factory=dict)
+    """Each grouped node's group (what the payload writes as the node's ``parent``)."""
+
+    def to_payload(self) -> dict[str, Any]:
+        """The payload's ``grouping`` (the parents travel with the nodes)."""
+        return {"kind": self.kind, "aggregate": self.aggregate, "threshold": AGGREGATE_ABOVE, "groups": self.groups}
+
+
+def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int]) -> Grouping:
+    """The groups ``state`` is drawn as; ``labels`` and ``degrees`` are the payload's (computed once by the caller)."""
     n = state.node_count
     parents: dict[str, str] = {}
     groups: dict[str, dict[str, Any]] = {}
-    kind: str = "none"
+    kind: Literal["contains", "community", "none"] = "none"
     if n > 0:
         parents = containment_parents(state)
         if parents and len(parents) >= n // 3:
             kind = "contains"
-            for child, parent in parents.items():
+            for parent in parents.values():
                 if parent not in groups:
                     groups[parent] = {"id": parent, "label": labels.get(parent, parent), "kind": "contains"}
         elif n > AGGREGATE_ABOVE and state.edge_count <= COMMUNITY_EDGE_LIMIT:
@@ -75,8 +90,8 @@ def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int])
         if g["id"] in parents:
             g["parent"] = parents[g["id"]]
     _sizes(parents, groups)
-    return {"kind": kind, "aggregate": n > AGGREGATE_ABOVE and bool(groups), "threshold": AGGREGATE_ABOVE,
-            "groups": sorted(groups.values(), key=lambda g: (-g["size"], g["id"])), "parents": parents}
+    return Grouping(kind=kind, aggregate=n > AGGREGATE_ABOVE and bool(groups), parents=parents,
+                    groups=sorted(groups.values(), key=lambda g: (-g["size"], g["id"])))
 
 
 def containment_parents(state: GraphState) -> dict[str, str]:

@@ -42,32 +42,30 @@ def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = Non
     """
     node_types = list(state.schema.node_type_list)
     edge_types = list(state.schema.edge_type_list)
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for n, d in state.graph.nodes(data=True):
         if d["type"] not in node_types:  # a document read without its schema may carry types beyond it
             node_types.append(d["type"])
         nodes.append({"id": n, "type": d["type"], "label": node_label(state, n), "properties": d["properties"],
                       "provenance": d.get("provenance") or {}})
     edges = []
+    degrees: Counter[str] = Counter()
     for k, u, v, d in state.edges():
         if d["type"] not in edge_types:
             edge_types.append(d["type"])
         edges.append({"id": k, "type": d["type"], "source": u, "target": v, "properties": d["properties"],
                       "provenance": d.get("provenance") or {}})
-    degrees: Counter[str] = Counter()
-    for e in edges:
-        degrees[e["source"]] += 1
-        degrees[e["target"]] += 1
-    groups = grouping(state, {n["id"]: n["label"] for n in nodes}, degrees)
-    parents = groups.pop("parents")
-    for n in nodes:
-        if n["id"] in parents:
-            n["parent"] = parents[n["id"]]
+        degrees[u] += 1
+        degrees[v] += 1
+    groups = grouping(state, {item["id"]: item["label"] for item in nodes}, degrees)
+    for item in nodes:
+        if item["id"] in groups.parents:
+            item["parent"] = groups.parents[item["id"]]
     meta = {k: v for k, v in dict(metadata or {}).items() if _plain(v)}
     meta.update(nodes=len(nodes), edges=len(edges))
     return {"version": PAYLOAD_VERSION, "meta": meta, "node_types": node_types, "edge_types": edge_types,
             "identity_keys": {t: list(state.schema.identity_keys.get(t, ("name",))) for t in node_types},
-            "nodes": nodes, "edges": edges, "grouping": groups, "iterations": iterations or []}
+            "nodes": nodes, "edges": edges, "grouping": groups.to_payload(), "iterations": iterations or []}
 
 
 def _plain(value: Any) -> bool:
