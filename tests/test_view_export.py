@@ -148,6 +148,13 @@ def test_igg_view_exports_a_stored_session_with_its_iterations(tmp_path):
     assert {"UNKNOWN_NODE_TYPE", "MISSING_REQUIRED_ATTRIBUTE", "PROTECTED_NODE"} <= codes
     early = igg("view", "uuid-1234", "--store", str(store), "--iteration", "3", "--export", f"html:{tmp_path / 'e.html'}")
     assert early.returncode == 0 and embedded((tmp_path / "e.html").read_text())["meta"]["nodes"] < 27
+    # igg export of a stored session draws the same page, iterations panel included
+    same = igg("export", "uuid-1234", "--store", str(store), "--iteration", "3", "--format", "html",
+               "-o", str(tmp_path / "x3.html"))
+    assert same.returncode == 0, same.stderr
+    exported = embedded((tmp_path / "x3.html").read_text())
+    assert [i["iteration"] for i in exported["iterations"]] == [1, 2, 3]
+    assert exported["iterations"] == embedded((tmp_path / "e.html").read_text())["iterations"]
 
     bad = igg("view", "nope", "--store", str(store), "--export", f"html:{tmp_path / 'x.html'}")
     assert bad.returncode == 2 and "no session 'nope'" in bad.stderr and "uuid-1234" in bad.stderr

@@ -10,8 +10,8 @@ its chunk, counts and every rejection with its code and message.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 from igg.graph.state import GraphState
 from igg.view.aggregate import grouping
@@ -91,6 +91,28 @@ def iteration_summary(record: Mapping[str, Any], *, nodes: int | None = None, ed
     if nodes is not None:
         out["nodes"], out["edges"] = nodes, edges
     return out
+
+
+class StoredStep(Protocol):
+    """What ``iteration_summaries`` reads of a stored step (``igg.store``'s steps have it)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def iteration(self) -> int | None: ...
+    @property
+    def record(self) -> Mapping[str, Any]: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def edges(self) -> int: ...
+
+
+def iteration_summaries(steps: Iterable[StoredStep], upto: int | None = None) -> list[dict[str, Any]]:
+    """The iterations panel of a stored session: every iteration step (up to iteration ``upto``), summarized with
+    the graph's counts after it. The live page, ``igg view --export`` and ``igg export --store`` all use it."""
+    return [iteration_summary(s.record, nodes=s.nodes, edges=s.edges) for s in steps
+            if s.kind == "iteration" and (upto is None or (s.iteration or 0) <= upto)]
 
 
 def _action_type(action: Any) -> str | None:

@@ -42,7 +42,7 @@ from igg.graph.journal import (
     NodeUpdated,
 )
 from igg.store.store import SessionStore
-from igg.view.data import graph_payload, iteration_summary
+from igg.view.data import graph_payload, iteration_summaries, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
 from igg.workspace import Workspace
 from igg.workspace.ops import ListInput, QueryInput
@@ -188,7 +188,7 @@ def stored_iterations(store: SessionStore, session_id: str) -> dict[str, Any]:
         steps = store.steps(session_id)
     except SessionError as exc:
         raise workspace_error(exc) from None
-    summaries = [iteration_summary(s.record, nodes=s.nodes, edges=s.edges) for s in steps if s.kind == "iteration"]
+    summaries = iteration_summaries(steps)
     return {"session_id": session_id, "from_store": True, "last_iteration": info.last_iteration,
             "iterations": summaries}
 
