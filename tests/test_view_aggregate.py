@@ -53,7 +53,7 @@ def test_a_small_graph_is_drawn_whole_and_a_containment_cycle_is_cut():
     assert len(roots) == 1
 
 
-def test_other_graphs_are_grouped_into_louvain_communities_named_after_their_hub():
+def test_other_graphs_are_grouped_into_louvain_communities_named_after_their_hub_big_ones_split():
     rng = random.Random(3)
     state = plain_state(["Person"], ["KNOWS"])
     blocks = [[state.add_node("Person", {"name": f"b{b}-{i}"}) for i in range(AGGREGATE_ABOVE // 2 + 20)] for b in range(2)]
@@ -72,7 +72,9 @@ def test_other_graphs_are_grouped_into_louvain_communities_named_after_their_hub
         members.setdefault(n["parent"], set()).add(block_of[n["id"]])
     assert all(len(blocks_in) == 1 for blocks_in in members.values())  # no community spans the two blocks
     assert all(g["label"].startswith("around b") and g["kind"] == "community" for g in grouping["groups"])
-    assert sum(g["size"] for g in grouping["groups"]) == state.node_count
+    assert sum(g["size"] for g in grouping["groups"] if "parent" not in g) == state.node_count
+    parts = [g for g in grouping["groups"] if "parent" in g]  # a block of 220 (> SPLIT_ABOVE) opens onto its parts
+    assert parts and all(g["id"].startswith(g["parent"] + ".") for g in parts)
     again = graph_payload(state)["grouping"]["groups"]
     assert again == grouping["groups"]  # a fixed seed: the same graph, the same groups
 

@@ -220,3 +220,43 @@ def test_a_100k_code_map_export_opens_as_groups(page, tmp_path):
     assert len([c for c, n in colours.items() if n >= 150]) >= 10, colours
     page.shot("big-100k-groups")
     assert page.errors == []
+
+
+def test_a_graph_without_containment_opens_as_communities_and_a_new_node_joins_its_neighbours(page, tmp_path):
+    """Louvain communities (server-side) as groups; when the graph grows the page keeps each known node's
+    community, and a new node joins the one most of its neighbours are in, whatever the server renumbered."""
+    import random
+
+    from igg.models.schema import Schema
+
+    rng = random.Random(5)
+    state = GraphState(Schema(node_types=["Person"], edge_types=["KNOWS"]).compile())
+    blocks = [[state.add_node("Person", {"name": f"team{b}-person{i}"}) for i in range(220)] for b in range(3)]
+    for block in blocks:
+        for u in block:
+            for v in rng.sample(block, 5):
+                if u != v and state.edge_between(u, "KNOWS", v) is None:
+                    state.add_edge(u, "KNOWS", v, {})
+    path = tmp_path / "people.html"
+    write_html(state, path)
+    open_export(page, path, "660-node social graph")
+    p = page.page
+    labels = group_labels(page)
+    assert len(labels) >= 3 and all(t.startswith("around team") for t in labels), labels
+    colours = canvas_colours(page)
+    assert len([c for c, n in colours.items() if n >= 150]) >= 3, colours
+    page.shot("big-communities")
+
+    # the friends' community part (a community of 220 is split into parts) and the community around it
+    part = p.evaluate("id => window.iggView.model.parent[id]", blocks[1][0])
+    friends = [n for n in blocks[1] if p.evaluate("id => window.iggView.model.parent[id]", n) == part][:4]
+    community = p.evaluate("id => window.iggView.model.top[id]", part)
+    sizes = p.evaluate("gs => gs.map(g => window.iggView.model.groups[g].size)", [part, community])
+    new = state.add_node("Person", {"name": "newcomer"})
+    for f in friends:
+        state.add_edge(new, "KNOWS", f, {})
+    p.evaluate("payload => window.iggView.merge(payload)", json.loads(json.dumps(graph_payload(state))))
+    assert p.evaluate("id => window.iggView.model.parent[id]", new) == part
+    assert p.evaluate("gs => gs.map(g => window.iggView.model.groups[g].size)", [part, community]) == [
+        sizes[0] + 1, sizes[1] + 1]
+    assert page.errors == []

@@ -9,7 +9,8 @@ expands a group to see its members (and collapses it back). The groups come from
   that node (the package draws as the package, sized by what it holds). A node's parent is the source of its
   first incoming ``CONTAINS`` edge; a containment cycle (bad input) is cut where it closes.
 - ``community`` (other graphs): Louvain communities (networkx, fixed seed, so the same graph gives the same
-  groups), each a synthetic group named after its most connected member.
+  groups), each a synthetic group named after its most connected member; a big community is split again
+  into its own communities, so it opens onto parts rather than hundreds of nodes.
 
 Either way, top-level nodes without a group are gathered by type when there are more than ``LOOSE_LIMIT``
 of them (``DatabaseTable ×5000`` instead of 5000 loose discs). Every node keeps its parent in the payload
@@ -34,6 +35,12 @@ CONTAINMENT = "CONTAINS"
 
 LOOSE_LIMIT = 40
 """Top-level nodes without a group beyond this count are gathered into one group per node type."""
+
+SPLIT_ABOVE = 150
+"""A community with more members than this is split into its own communities (one level more)."""
+
+SPLIT_DEPTH = 3
+"""Levels of communities at most (a community, its parts, theirs)."""
 
 COMMUNITY_EDGE_LIMIT = 500_000
 """Louvain runs up to this many edges; past it (seconds of CPU per payload) nodes are grouped by type."""
@@ -77,14 +84,8 @@ def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int])
         elif n > AGGREGATE_ABOVE and state.edge_count <= COMMUNITY_EDGE_LIMIT:
             kind = "community"
             parents = {}
-            for index, members in enumerate(communities(state)):
-                if len(members) < 2:
-                    continue
-                gid = f"group:{index + 1}"
-                hub = max(members, key=lambda m: (degrees.get(m, 0), m))
-                groups[gid] = {"id": gid, "label": f"around {labels.get(hub, hub)}", "kind": "community"}
-                for m in members:
-                    parents[m] = gid
+            graph = undirected(state)
+            _community_groups(graph, communities(graph), None, 1, labels, degrees, groups, parents)
     _gather_loose(state, parents, groups)
     for g in groups.values():
         if g["id"] in parents:
@@ -117,16 +118,44 @@ def containment_parents(state: GraphState) -> dict[str, str]:
     return parents
 
 
-def communities(state: GraphState) -> list[set[str]]:
-    """Louvain communities of the undirected graph (seed 0: the same graph gives the same groups), largest first."""
+def undirected(state: GraphState) -> nx.Graph[str]:
+    """The graph without directions, parallel edges counted as the edge's weight, self-loops left out."""
     g: nx.Graph[str] = nx.Graph()
     g.add_nodes_from(n for n in state.graph.nodes)
     for _, u, v, _d in state.edges():
         if u != v:
             w = g.get_edge_data(u, v, default={"weight": 0})["weight"]
             g.add_edge(u, v, weight=w + 1)
-    found = nx.community.louvain_communities(g, weight="weight", seed=0)
+    return g
+
+
+def communities(graph: nx.Graph[str]) -> list[set[str]]:
+    """Louvain communities (seed 0: the same graph gives the same groups), largest first."""
+    found = nx.community.louvain_communities(graph, weight="weight", seed=0)
     return sorted((set(c) for c in found), key=lambda c: (-len(c), min(c)))
+
+
+def _community_groups(graph: nx.Graph[str], found: list[set[str]], parent: str | None, depth: int,
+                      labels: dict[str, str], degrees: dict[str, int], groups: dict[str, dict[str, Any]],
+                      parents: dict[str, str]) -> None:
+    """One group per community of two or more; a community above ``SPLIT_ABOVE`` is split again (Louvain on its
+    own edges), down to ``SPLIT_DEPTH`` levels, so opening a big community shows its parts, not all its nodes."""
+    for index, members in enumerate(found):
+        if len(members) < 2:
+            continue
+        gid = f"group:{index + 1}" if parent is None else f"{parent}.{index + 1}"
+        hub = max(members, key=lambda m: (degrees.get(m, 0), m))
+        groups[gid] = {"id": gid, "label": f"around {labels.get(hub, hub)}", "kind": "community"}
+        if parent is not None:
+            parents[gid] = parent
+        inner = communities(graph.subgraph(members)) if len(members) > SPLIT_ABOVE and depth < SPLIT_DEPTH else []
+        if len(inner) > 1:
+            _community_groups(graph, inner, gid, depth + 1, labels, degrees, groups, parents)
+            for m in members:  # nodes the split left alone stay in the community itself
+                parents.setdefault(m, gid)
+        else:
+            for m in members:
+                parents[m] = gid
 
 
 def _gather_loose(state: GraphState, parents: dict[str, str], groups: dict[str, dict[str, Any]]) -> None:
@@ -147,9 +176,12 @@ def _gather_loose(state: GraphState, parents: dict[str, str], groups: dict[str, 
 
 
 def _sizes(parents: dict[str, str], groups: dict[str, dict[str, Any]]) -> None:
-    """Each group's ``size``: every node under it, at any depth (the container itself not counted)."""
+    """Each group's ``size``: every node under it, at any depth (the container itself and sub-groups that are no
+    node, such as a community's parts, not counted)."""
     size: Counter[str] = Counter()
     for child in parents:
+        if child in groups and groups[child]["kind"] != "contains":
+            continue  # a synthetic group is no node
         node: str | None = parents[child]
         hops = 0
         while node is not None and hops <= len(parents):

@@ -283,7 +283,7 @@
     m.extent = {};
     for (var i = order.length - 1; i >= 0; i--) {  // children before parents: sizes and extents add up
       var id = order[i], g = m.groups[id], area = 0;
-      if (g) { g.size = 0; (m.children[id] || []).forEach(function (c) { g.size += 1 + (m.groups[c] ? m.groups[c].size : 0); }); }
+      if (g) { g.size = 0; (m.children[id] || []).forEach(function (c) { g.size += (m.nodes[c] ? 1 : 0) + (m.groups[c] ? m.groups[c].size : 0); }); }
       (m.children[id] || []).forEach(function (c) { area += m.extent[c] * m.extent[c]; });
       m.extent[id] = area ? 2.1 * Math.sqrt(area) + 6 : 6;  // the disc a subtree needs when drawn in full
     }
@@ -541,6 +541,7 @@
     t = mark("model", t);
     var grouping = payload.grouping || {};
     view.aggregated = !!grouping.aggregate;
+    view.colorBy = view.model.kind === "community" ? "group" : "type";  // communities say more than one type
     view.focus = null;
     view.trail = null;
     autoExpand();
