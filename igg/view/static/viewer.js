@@ -495,7 +495,7 @@
     var big = graph.size > 20000 || graph.order > 20000;
     if (!view.renderer) {
       view.renderer = new Sigma(graph, $("canvas"), {
-        defaultEdgeType: "line", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 70,
+        defaultEdgeType: graph.size > 5000 ? "line" : "arrow", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 70,
         labelRenderedSizeThreshold: 7, labelDensity: 0.6, labelGridCellSize: 90, renderEdgeLabels: false,
         nodeReducer: nodeReducer, edgeReducer: edgeReducer, minCameraRatio: 0.01, maxCameraRatio: 20
       });
@@ -504,8 +504,8 @@
       view.renderer.setGraph(graph);
       view.renderer.setSetting("enableEdgeEvents", !big);
       view.renderer.setSetting("hideEdgesOnMove", big);
+      view.renderer.setSetting("defaultEdgeType", graph.size > 5000 ? "line" : "arrow");
     }
-    view.renderer.setSetting("defaultEdgeType", graph.size > 5000 ? "line" : "arrow");
     if (view.selected && !graph.hasNode(view.selected)) { view.selected = null; view.neighbors = null; }
     if (view.selected) { view.neighbors = new Set(graph.neighbors(view.selected)); }
     if (view.selectedEdge && !graph.hasEdge(view.selectedEdge)) { view.selectedEdge = null; }
