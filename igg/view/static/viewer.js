@@ -31,7 +31,7 @@
   var view = {
     payload: null, graph: null, renderer: null, layout: null, layoutTimer: null, model: null, pos: {},
     expanded: new Set(), aggregated: false, everToggled: false, focus: null, trail: null, rep: null, drawn: null,
-    colorBy: "type", nodeColor: {}, edgeColor: {}, hiddenNodeTypes: new Set(), hiddenEdgeTypes: null, adj: null,
+    colorBy: "type", nodeColor: {}, edgeColor: {}, hiddenNodeTypes: new Set(), hiddenEdgeTypes: null,
     query: "", matches: null, matchedItems: null, selected: null, selectedEdge: null, neighbors: null,
     sessionId: null, events: null, shownIteration: null, lastIteration: 0, refreshing: false, refreshAgain: false,
     firstRenderMs: null, ready: false, timings: {}
@@ -211,181 +211,22 @@
     });
   }
 
-  // ---- the model: every node of the payload, its groups, and which groups are open ----------------------
-  /* A big graph is drawn aggregated: groups (payload.grouping, computed by igg/view/aggregate.py) stand for
-   * their members, edges between groups are bundled and weighted by how many edges they carry. Every node's
-   * place in the group tree is known (parent), so an expanded group shows its children, a node found by the
-   * search opens its ancestors, and a node that arrives later (a growing session) joins its group. */
-  function buildModel(payload, previous) {
-    var grouping = payload.grouping || {};
-    var m = { nodes: {}, ids: [], parent: {}, groups: {}, children: {}, roots: [], degree: {}, top: {},
-      edges: [], kind: typeof grouping.kind === "string" ? grouping.kind : "none" };
-    payload.nodes.forEach(function (n) {
-      if (!n || typeof n.id !== "string" || m.nodes[n.id]) { return; }  // one bad entry never stops the page
-      m.nodes[n.id] = n; m.ids.push(n.id); m.degree[n.id] = 0;
-    });
-    payload.edges.forEach(function (e) {
-      if (e && m.nodes[e.source] && m.nodes[e.target]) { m.edges.push(e); m.degree[e.source] += 1; m.degree[e.target] += 1; }
-    });
-    var keepCommunities = previous && previous.kind === "community" && m.kind === "community";
-    if (keepCommunities) {  // Louvain may renumber a grown graph: known nodes keep their group, new ones join one
-      Object.keys(previous.groups).forEach(function (g) { m.groups[g] = Object.assign({}, previous.groups[g]); });
-    } else {
-      (Array.isArray(grouping.groups) ? grouping.groups : []).forEach(function (g) {
-        if (!g || typeof g.id !== "string") { return; }
-        m.groups[g.id] = { id: g.id, label: String(g.label === undefined ? g.id : g.label), kind: String(g.kind || "group"),
-          synthetic: !m.nodes[g.id], parent: typeof g.parent === "string" ? g.parent : null, size: 0 };
-      });
-    }
-    m.ids.forEach(function (id) {
-      var p = m.nodes[id].parent;
-      if (keepCommunities) { p = previous.parent[id] !== undefined ? previous.parent[id] : joinNeighbours(m, previous, id); }
-      if (typeof p === "string" && p !== id && m.groups[p]) { m.parent[id] = p; }
-    });
-    Object.keys(m.groups).forEach(function (g) {
-      var grp = m.groups[g];
-      if (grp.synthetic && grp.parent && m.groups[grp.parent] && grp.parent !== g) { m.parent[g] = grp.parent; }
-    });
-    linkTree(m);
-    return m;
-  }
-
-  function joinNeighbours(m, previous, id) {
-    var votes = {}, best = null;
-    m.edges.forEach(function (e) {
-      var other = e.source === id ? e.target : e.target === id ? e.source : null;
-      var g = other !== null ? previous.parent[other] : undefined;
-      if (g) { votes[g] = (votes[g] || 0) + 1; if (best === null || votes[g] > votes[best]) { best = g; } }
-    });
-    return best;
-  }
-
-  /* children lists, roots, sizes and each item's top-level ancestor; a parent cycle (bad input) is cut */
-  function linkTree(m) {
-    var items = m.ids.concat(Object.keys(m.groups).filter(function (g) { return m.groups[g].synthetic; }));
-    items.forEach(function (id) {
-      var p = m.parent[id];
-      if (p !== undefined && m.groups[p] && !m.groups[p].synthetic && !m.nodes[p]) { p = undefined; }
-      if (p === undefined) { m.roots.push(id); } else { (m.children[p] = m.children[p] || []).push(id); }
-    });
-    var seen = {}, order = [];
-    function walk(root) {
-      var stack = [[root, root]];
-      while (stack.length) {
-        var top = stack.pop(), id = top[0];
-        if (seen[id]) { continue; }
-        seen[id] = true; m.top[id] = top[1]; order.push(id);
-        (m.children[id] || []).forEach(function (c) { stack.push([c, top[1]]); });
-      }
-    }
-    m.roots.forEach(walk);
-    items.forEach(function (id) { if (!seen[id]) { delete m.parent[id]; m.roots.push(id); walk(id); } });
-    m.extent = {};
-    for (var i = order.length - 1; i >= 0; i--) {  // children before parents: sizes and extents add up
-      var id = order[i], g = m.groups[id], area = 0;
-      if (g) { g.size = 0; (m.children[id] || []).forEach(function (c) { g.size += (m.nodes[c] ? 1 : 0) + (m.groups[c] ? m.groups[c].size : 0); }); }
-      (m.children[id] || []).forEach(function (c) { area += m.extent[c] * m.extent[c]; });
-      m.extent[id] = area ? 2.1 * Math.sqrt(area) + 6 : 6;  // the disc a subtree needs when drawn in full
-    }
-    var rank = {};
-    m.roots.slice().sort(function (a, b) { return sizeOf(m, b) - sizeOf(m, a); }).forEach(function (r, i) { rank[r] = i; });
-    m.rank = rank;
-  }
-
-  function sizeOf(m, id) { return m.groups[id] ? m.groups[id].size : 0; }
-  function isGroup(id) { var g = view.model.groups[id]; return !!(g && view.model.children[id] && view.model.children[id].length); }
-  function labelOf(id) {
-    var m = view.model;
-    if (m.nodes[id]) { return String(m.nodes[id].label); }
-    return m.groups[id] ? m.groups[id].label : id;
-  }
-
-  function ancestors(id) {
-    var out = [], m = view.model, p = m.parent[id], guard = 0;
-    while (p !== undefined && guard++ < 1000) { out.unshift(p); p = m.parent[p]; }
-    return out;
-  }
-
-  /* What is drawn: every item whose ancestors are all open; a closed group stands for everything under it. */
-  function computeVisible() {
-    var m = view.model, rep = {}, items = [];
-    var stack = m.roots.slice().reverse().map(function (id) { return [id, null]; });
-    while (stack.length) {
-      var top = stack.pop(), id = top[0], under = top[1], kids = m.children[id] || [], k;
-      if (under !== null) {
-        rep[id] = under;
-        for (k = kids.length - 1; k >= 0; k--) { stack.push([kids[k], under]); }
-        continue;
-      }
-      var closed = view.aggregated && kids.length > 0 && !view.expanded.has(id);
-      if (closed || !(m.groups[id] && m.groups[id].synthetic)) { items.push(id); rep[id] = id; }
-      for (k = kids.length - 1; k >= 0; k--) { stack.push([kids[k], closed ? id : null]); }
-    }
-    return { items: items, rep: rep };
-  }
-
-  /* The first view of an aggregated graph: open the biggest groups while what is drawn stays under budget. */
-  function autoExpand() {
-    var m = view.model;
-    view.expanded = new Set();
-    if (!view.aggregated) { return; }
-    var count = m.roots.length, frontier = m.roots.filter(function (id) { return (m.children[id] || []).length; });
-    for (var guard = 0; guard < 500 && frontier.length; guard++) {
-      frontier.sort(function (a, b) { return sizeOf(m, b) - sizeOf(m, a); });
-      var g = frontier.shift(), kids = m.children[g] || [];
-      var added = kids.length - (m.groups[g].synthetic ? 1 : 0);
-      if (count + added > GROUP_BUDGET) { if (count > GROUP_BUDGET / 4) { break; } continue; }
-      view.expanded.add(g);
-      count += added;
-      kids.forEach(function (c) { if ((m.children[c] || []).length) { frontier.push(c); } });
-    }
-  }
-
-  // ---- positions ---------------------------------------------------------------------------------------
-  var GOLDEN = Math.PI * (3 - Math.sqrt(5));
-  function extentOf(id) { return view.model.extent[id] || 6; }
-
-  /* Children around their group (a sunflower, biggest first), recursively when ``deep``: instant at any size,
-   * and a group's members start where the group was. The force layout then refines what is drawn. */
-  function placeChildren(kids, center, pos, deep) {
-    var m = view.model;
-    kids = kids.slice().sort(function (a, b) { return sizeOf(m, b) - sizeOf(m, a) || m.degree[b] - m.degree[a]; });
-    var squares = 0;
-    kids.forEach(function (k) { squares += extentOf(k) * extentOf(k); });
-    var step = Math.max(6, 2 * Math.sqrt(squares / Math.max(kids.length, 1)));  // sunflower cells fit the subtrees
-    kids.forEach(function (k, i) {
-      var r = step * Math.sqrt(i + 0.7);
-      pos[k] = { x: center.x + r * Math.cos(i * GOLDEN), y: center.y + r * Math.sin(i * GOLDEN) };
-      if (deep && (m.children[k] || []).length) { placeChildren(m.children[k], pos[k], pos, true); }
-    });
-  }
-
-  /* Positions for what is drawn: the roots, and the children of every open group (all of them when the
-   * graph is drawn in full); a closed group's members get theirs when it opens. */
-  function placeOpen() {
-    var m = view.model;
-    placeChildren(m.roots, { x: 0, y: 0 }, view.pos, !view.aggregated);
-    if (!view.aggregated) { return; }
-    var queue = m.roots.filter(function (id) { return view.expanded.has(id); });
-    while (queue.length) {
-      var g = queue.shift();
-      placeChildren(m.children[g] || [], view.pos[g], view.pos, false);
-      (m.children[g] || []).forEach(function (c) { if (view.expanded.has(c)) { queue.push(c); } });
-    }
-  }
-
-  function placeMissing(items, pos) {
-    var m = view.model;
-    items.forEach(function (id) {
-      if (pos[id]) { return; }
-      var anchor = null;
-      for (var p = m.parent[id]; p !== undefined && !anchor; p = m.parent[p]) { anchor = pos[p]; }
-      if (!anchor) { anchor = { x: 0, y: 0 }; }
-      var a = Math.random() * 2 * Math.PI, r = 5 + Math.random() * 10;
-      pos[id] = { x: anchor.x + r * Math.cos(a), y: anchor.y + r * Math.sin(a) };
-    });
-  }
-
+  // ---- the model (viewer-model.js) over this page's state ------------------------------------------------
+  /* A big graph is drawn aggregated: groups (payload.grouping) stand for their members, edges between groups
+   * are bundled and weighted by how many edges they carry; viewer-model.js holds the group tree. */
+  var M = window.iggModel;
+  var buildModel = M.buildModel, sizeOf = M.sizeOf, distancesFrom = M.distancesFrom;
+  function isGroup(id) { return M.isGroup(view.model, id); }
+  function labelOf(id) { return M.labelOf(view.model, id); }
+  function ancestors(id) { return M.ancestors(view.model, id); }
+  function computeVisible() { return M.computeVisible(view.model, view.aggregated, view.expanded); }
+  function autoExpand() { view.expanded = M.autoExpand(view.model, view.aggregated, GROUP_BUDGET); }
+  function placeChildren(kids, center, pos, deep) { M.placeChildren(view.model, kids, center, pos, deep); }
+  function placeOpen() { M.placeOpen(view.model, view.aggregated, view.expanded, view.pos); }
+  function placeMissing(items, pos) { M.placeMissing(view.model, items, pos); }
+  function adjacency() { return M.adjacency(view.model); }
+  function reach(start, direction, depth, skip, limit) { return M.reach(view.model, start, direction, depth, skip, limit); }
+  function shortestPath(a, b, skip) { return M.shortestPath(view.model, a, b, skip); }
   // ---- the drawn graph ---------------------------------------------------------------------------------
   function groupColor(id) {
     var m = view.model, top = m.top[id] !== undefined ? m.top[id] : id;
@@ -1020,15 +861,6 @@
   /* Live (server mode) these ask the session's own budgeted query (GET .../query: the `neighbours` and `path`
    * questions the agents ask, igg/observe/query.py); in the export the page walks its embedded graph the same
    * way, with FOCUS_LIMIT nodes as its budget. Either way the answer says what was left out. */
-  function adjacency() {
-    var m = view.model;
-    if (view.adj && view.adj.model === m) { return view.adj; }
-    var out = {}, inn = {};
-    m.edges.forEach(function (e) { (out[e.source] = out[e.source] || []).push(e); (inn[e.target] = inn[e.target] || []).push(e); });
-    view.adj = { model: m, out: out, "in": inn };
-    return view.adj;
-  }
-
   function appendFocusControls(box, node) {
     var depth = el("select", { id: "focus-depth", "aria-label": "Hops" });
     [1, 2, 3].forEach(function (k) { depth.appendChild(el("option", { value: String(k), text: k + (k === 1 ? " hop" : " hops") })); });
@@ -1055,64 +887,6 @@
 
   /* Breadth-first from ``start`` over edges in ``direction`` (out, in, both), ``skip`` edge types left
    * aside; at most ``limit`` nodes (the rest counted). Returns {dist, edges, leftOut}. */
-  function reach(start, direction, depth, skip, limit) {
-    var adj = adjacency(), dist = {}, edges = [], frontier = [start], leftOut = 0, count = 1;
-    var counted = {};
-    dist[start] = 0;
-    for (var d = 1; d <= depth && frontier.length; d++) {
-      var next = [];
-      frontier.forEach(function (u) {
-        var steps = [];
-        if (direction !== "in") { (adj.out[u] || []).forEach(function (e) { steps.push([e, e.target]); }); }
-        if (direction !== "out") { (adj["in"][u] || []).forEach(function (e) { steps.push([e, e.source]); }); }
-        steps.forEach(function (s) {
-          if (skip.has(s[0].type)) { return; }
-          var other = s[1];
-          if (dist[other] === undefined) {
-            if (count >= limit) { if (!counted[other]) { counted[other] = true; leftOut += 1; } return; }
-            dist[other] = d; count += 1; next.push(other);
-          }
-          edges.push(s[0].id);
-        });
-      });
-      frontier = next;
-    }
-    return { dist: dist, edges: edges, leftOut: leftOut };
-  }
-
-  function shortestPath(a, b, skip) {
-    if (a === b) { return [a]; }
-    var adj = adjacency(), prev = {}, queue = [a], head = 0;
-    prev[a] = null;
-    while (head < queue.length) {
-      var u = queue[head++], steps = (adj.out[u] || []).map(function (e) { return [e, e.target]; })
-        .concat((adj["in"][u] || []).map(function (e) { return [e, e.source]; }));
-      for (var i = 0; i < steps.length; i++) {
-        var v = steps[i][1];
-        if (skip.has(steps[i][0].type) || prev[v] !== undefined) { continue; }
-        prev[v] = u;
-        if (v === b) {
-          var path = [b];
-          for (var x = u; x !== null; x = prev[x]) { path.unshift(x); }
-          return path;
-        }
-        queue.push(v);
-      }
-    }
-    return null;
-  }
-
-  function distancesFrom(start, edges) {
-    var adj = {}, dist = {}, queue = [start], head = 0;
-    dist[start] = 0;
-    edges.forEach(function (e) { (adj[e.from] = adj[e.from] || []).push(e.to); (adj[e.to] = adj[e.to] || []).push(e.from); });
-    while (head < queue.length) {
-      var u = queue[head++];
-      (adj[u] || []).forEach(function (v) { if (dist[v] === undefined) { dist[v] = dist[u] + 1; queue.push(v); } });
-    }
-    return dist;
-  }
-
   /* Draws only ``dist``'s nodes: in rings by distance from the start, or along a line for a path. */
   function focusOn(title, dist, note, start, line) {
     var ids = Object.keys(dist).filter(function (id) { return !!view.model.nodes[id]; });
