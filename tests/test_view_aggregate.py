@@ -77,6 +77,9 @@ def test_other_graphs_are_grouped_into_louvain_communities_named_after_their_hub
     assert parts and all(g["id"].startswith(g["parent"] + ".") for g in parts)
     again = graph_payload(state)["grouping"]["groups"]
     assert again == grouping["groups"]  # a fixed seed: the same graph, the same groups
+    kept = graph_payload(state, communities=False)  # a refreshing live page keeps its own communities
+    assert kept["grouping"] == {"kind": "community", "aggregate": True, "threshold": AGGREGATE_ABOVE, "groups": []}
+    assert not any("parent" in n for n in kept["nodes"])
 
 
 def test_many_top_level_nodes_without_a_container_are_gathered_by_type():

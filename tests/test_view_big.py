@@ -255,7 +255,10 @@ def test_a_graph_without_containment_opens_as_communities_and_a_new_node_joins_i
     new = state.add_node("Person", {"name": "newcomer"})
     for f in friends:
         state.add_edge(new, "KNOWS", f, {})
-    p.evaluate("payload => window.iggView.merge(payload)", json.loads(json.dumps(graph_payload(state))))
+    # what a live refresh gets: the payload without Louvain (the page keeps its own communities)
+    grown = graph_payload(state, communities=False)
+    assert grown["grouping"]["kind"] == "community" and not any("parent" in n for n in grown["nodes"])
+    p.evaluate("payload => window.iggView.merge(payload)", json.loads(json.dumps(grown)))
     assert p.evaluate("id => window.iggView.model.parent[id]", new) == part
     assert p.evaluate("gs => gs.map(g => window.iggView.model.groups[g].size)", [part, community]) == [
         sizes[0] + 1, sizes[1] + 1]

@@ -68,8 +68,14 @@ class Grouping:
         return {"kind": self.kind, "aggregate": self.aggregate, "threshold": AGGREGATE_ABOVE, "groups": self.groups}
 
 
-def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int]) -> Grouping:
-    """The groups ``state`` is drawn as; ``labels`` and ``degrees`` are the payload's (computed once by the caller)."""
+def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int], *, communities_too: bool = True
+             ) -> Grouping:
+    """The groups ``state`` is drawn as; ``labels`` and ``degrees`` are the payload's (computed once by the caller).
+
+    ``communities_too=False`` leaves Louvain out (seconds on tens of thousands of edges): a graph that would be
+    grouped into communities comes back as ``community`` with no groups. A live page that already has its
+    communities asks for that on each refresh: it keeps its own and puts new nodes with their neighbours.
+    """
     n = state.node_count
     parents: dict[str, str] = {}
     groups: dict[str, dict[str, Any]] = {}
@@ -82,6 +88,8 @@ def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int])
                 if parent not in groups:
                     groups[parent] = {"id": parent, "label": labels.get(parent, parent), "kind": "contains"}
         elif n > AGGREGATE_ABOVE and state.edge_count <= COMMUNITY_EDGE_LIMIT:
+            if not communities_too:
+                return Grouping(kind="community", aggregate=True)
             kind = "community"
             parents = {}
             graph = undirected(state)

@@ -33,12 +33,13 @@ def node_label(state: GraphState, node_id: str) -> str:
 
 
 def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = None,
-                  iterations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                  iterations: list[dict[str, Any]] | None = None, communities: bool = True) -> dict[str, Any]:
     """The graph as the viewer's JSON payload (never mutates ``state``).
 
     ``metadata`` (session id, goal, status, stop reason, iteration) is shown in the header; ``iterations``
     (see ``iteration_summaries``) fills the iterations panel. ``grouping`` (``igg.view.aggregate``) holds the
-    groups a big graph is drawn as, and each node in a group names it as its ``parent``.
+    groups a big graph is drawn as, and each node in a group names it as its ``parent``; ``communities=False``
+    skips computing communities (``igg.view.aggregate.grouping``'s ``communities_too``).
     """
     node_types = list(state.schema.node_type_list)
     edge_types = list(state.schema.edge_type_list)
@@ -57,7 +58,7 @@ def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = Non
                       "provenance": d.get("provenance") or {}})
         degrees[u] += 1
         degrees[v] += 1
-    groups = grouping(state, {item["id"]: item["label"] for item in nodes}, degrees)
+    groups = grouping(state, {item["id"]: item["label"] for item in nodes}, degrees, communities_too=communities)
     for item in nodes:
         if item["id"] in groups.parents:
             item["parent"] = groups.parents[item["id"]]

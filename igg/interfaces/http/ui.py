@@ -5,7 +5,9 @@ Routes (all ``GET``, behind the same token and bind rules as the rest of the app
     /ui/                                        the viewer page (sessions list; ``#session=ID`` shows one)
     /ui/static/{file}                           the page's script, style and vendored libraries (a fixed list)
     /ui/api/sessions                            the sessions, as ``GET /sessions`` lists them
-    /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration N
+    /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration N;
+                                                ``&communities=false``: without computing communities (a
+                                                refreshing page keeps its own)
     /ui/api/sessions/{id}/iterations            per iteration: chunk, counts, every rejection with its code
     /ui/api/sessions/{id}/history?element=ID    every stored change of one node or edge
     /ui/api/sessions/{id}/query?q=JSON          one budgeted query (neighbours, path, find): the workspace's
@@ -92,17 +94,18 @@ def ui_router(workspace: Workspace) -> APIRouter:
         return await workspace.execute("list_sessions", ListInput(limit=1000))
 
     @router.get("/api/sessions/{session_id}/graph")
-    async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None) -> dict[str, Any]:
+    async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None,
+                    communities: bool = True) -> dict[str, Any]:
         store = store_of(workspace)
         if store is not None:
-            return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration)
+            return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration, communities)
         if iteration is not None:
             raise _no_history()
         session = workspace.get(session_id)  # on the event loop: a run here changes the graph only between steps
         info = session.info
         meta = {"session_id": session_id, "goal": info.goal, "status": info.status, "stop_reason": info.stop_reason,
                 "iteration": info.iteration, "last_iteration": info.iteration}
-        return graph_payload(session.state, metadata=meta)
+        return graph_payload(session.state, metadata=meta, communities=communities)
 
     @router.get("/api/sessions/{session_id}/iterations")
     async def iterations(session_id: str) -> dict[str, Any]:
@@ -163,9 +166,9 @@ def _status(workspace: Workspace, session_id: str, stored_status: str) -> str:
     return str(live.info.status) if live is not None else stored_status
 
 
-def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, iteration: int | None
-                 ) -> dict[str, Any]:
-    """The payload of a stored session, now or after ``iteration``."""
+def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, iteration: int | None,
+                 communities: bool = True) -> dict[str, Any]:
+    """The payload of a stored session, now or after ``iteration`` (``communities``: see ``graph_payload``)."""
     try:
         info = store.session(session_id)
         step = store.step_of_iteration(session_id, iteration) if iteration is not None else None
@@ -178,7 +181,7 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
             "status": _status(workspace, session_id, info.status), "stop_reason": info.stop_reason,
             "iteration": iteration if iteration is not None else info.last_iteration,
             "last_iteration": info.last_iteration}
-    return graph_payload(state, metadata=meta)
+    return graph_payload(state, metadata=meta, communities=communities)
 
 
 def stored_iterations(store: SessionStore, session_id: str) -> dict[str, Any]:

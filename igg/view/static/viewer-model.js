@@ -35,9 +35,10 @@
           synthetic: !m.nodes[g.id], parent: typeof g.parent === "string" ? g.parent : null, size: 0 };
       });
     }
+    var joined = keepCommunities ? joinNeighbours(m, previous) : null;
     m.ids.forEach(function (id) {
       var p = m.nodes[id].parent;
-      if (keepCommunities) { p = previous.parent[id] !== undefined ? previous.parent[id] : joinNeighbours(m, previous, id); }
+      if (keepCommunities) { p = previous.nodes[id] ? previous.parent[id] : joined[id]; }
       if (typeof p === "string" && p !== id && m.groups[p]) { m.parent[id] = p; }
     });
     Object.keys(m.groups).forEach(function (g) {
@@ -48,13 +49,18 @@
     return m;
   }
 
-  function joinNeighbours(m, previous, id) {
-    var votes = {}, best = null;
-    m.edges.forEach(function (e) {
-      var other = e.source === id ? e.target : e.target === id ? e.source : null;
-      var g = other !== null ? previous.parent[other] : undefined;
-      if (g) { votes[g] = (votes[g] || 0) + 1; if (best === null || votes[g] > votes[best]) { best = g; } }
-    });
+  /* For each node the previous model did not know: the group most of its known neighbours are in (one pass
+   * over the edges, however many nodes are new). */
+  function joinNeighbours(m, previous) {
+    var votes = {}, best = {};
+    function vote(node, other) {
+      var g = previous.nodes[node] ? undefined : previous.parent[other];
+      if (g === undefined) { return; }
+      var mine = votes[node] = votes[node] || {};
+      mine[g] = (mine[g] || 0) + 1;
+      if (best[node] === undefined || mine[g] > mine[best[node]]) { best[node] = g; }
+    }
+    m.edges.forEach(function (e) { vote(e.source, e.target); vote(e.target, e.source); });
     return best;
   }
 

@@ -181,7 +181,9 @@
     if (view.refreshing) { view.refreshAgain = true; return; }
     view.refreshing = true;
     var path = "/sessions/" + encodeURIComponent(view.sessionId);
-    Promise.all([api(path + "/graph"), api(path + "/iterations")]).then(function (both) {
+    // a page that has its communities keeps them (new nodes join their neighbours'): no Louvain per refresh
+    var keep = view.model && view.model.kind === "community" && view.shownIteration === null ? "?communities=false" : "";
+    Promise.all([api(path + "/graph" + keep), api(path + "/iterations")]).then(function (both) {
       var payload = both[0];
       payload.iterations = both[1].iterations;
       var slider = $("iteration-slider");
