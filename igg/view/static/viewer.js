@@ -623,6 +623,7 @@
     var q = $("search").value.trim().toLowerCase();
     view.query = q;
     var m = view.model;
+    if (!m) { return; }  // the sessions list: no graph to search yet
     if (q) {
       view.matches = new Set();
       m.ids.forEach(function (id) {
