@@ -435,6 +435,7 @@
     placeChildren(view.model.children[id], center, view.pos, false);
     view.trail = id;
     redraw();
+    refreshDetails(id);
     startLayout(2000);
   }
 
@@ -448,6 +449,13 @@
     }
     view.trail = m.parent[id] !== undefined ? m.parent[id] : null;
     redraw();
+    refreshDetails(id);
+  }
+
+  /* The details of ``id`` after it opened or closed: a closed group's, or the node's it is again. */
+  function refreshDetails(id) {
+    if (view.selected !== id || !view.graph.hasNode(id)) { return; }
+    if (view.graph.getNodeAttribute(id, "group")) { renderGroupDetails(id); } else { renderNodeDetails(id); }
   }
 
   function reveal(id) {
