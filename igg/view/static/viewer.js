@@ -339,7 +339,7 @@
     if (!view.renderer) {
       view.renderer = new Sigma(graph, $("canvas"), {
         defaultEdgeType: graph.size > 5000 ? "line" : "arrow", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 70,
-        labelRenderedSizeThreshold: 7, labelDensity: 0.6, labelGridCellSize: 90, renderEdgeLabels: false,
+        labelRenderedSizeThreshold: labelThreshold(graph.order), labelDensity: 0.6, labelGridCellSize: 90, renderEdgeLabels: false,
         nodeReducer: nodeReducer, edgeReducer: edgeReducer, minCameraRatio: 0.01, maxCameraRatio: 20
       });
       wireRenderer(view.renderer);
@@ -348,6 +348,7 @@
       view.renderer.setSetting("enableEdgeEvents", !big);
       view.renderer.setSetting("hideEdgesOnMove", big);
       view.renderer.setSetting("defaultEdgeType", graph.size > 5000 ? "line" : "arrow");
+      view.renderer.setSetting("labelRenderedSizeThreshold", labelThreshold(graph.order));
     }
     if (view.selected && !graph.hasNode(view.selected)) { view.selected = null; view.neighbors = null; }
     if (view.selected) { view.neighbors = new Set(graph.neighbors(view.selected)); }
@@ -359,6 +360,10 @@
     $("groups-toggle").setAttribute("aria-pressed", view.aggregated ? "true" : "false");
     $("groups-toggle").hidden = !Object.keys(view.model.groups).length;
   }
+
+  /* Level of detail: a few hundred drawn items are all labelled (where the label grid has room); more, and
+   * only nodes drawn big enough at this zoom are: the most connected, or the biggest groups, first. */
+  function labelThreshold(order) { return order > 2000 ? 8 : order > 300 ? 6 : 1; }
 
   function wireRenderer(renderer) {
     renderer.on("clickNode", function (e) { selectItem(e.node, false); });
