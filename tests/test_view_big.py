@@ -85,6 +85,11 @@ def test_a_10k_code_map_opens_as_labelled_groups_in_distinct_colours(page, big10
     assert len(regions) >= 5, colours  # one colour per top-level package (6 of them), not one solid disc
     assert max(colours.values()) < 0.5 * sum(colours.values()), colours
     page.shot("big-10k-groups")
+
+    p.check("#edge-types input[data-type=CONTAINS]")  # a person's choice is remembered in this browser
+    p.reload()
+    page.wait_ready(timeout_ms=120_000)
+    assert p.locator("#edge-types input[data-type=CONTAINS]").is_checked()
     assert page.errors == []
 
 
@@ -103,6 +108,8 @@ def test_a_group_expands_to_its_members_and_collapses_back(page, big10k):
     opened = {t for t in group_labels(page) if t.startswith(name.replace(".", "/") + "/")}
     assert opened == members  # its modules, each a group of its own now
     assert p.locator("#crumbs button[aria-current=true]").inner_text() == name
+    p.wait_for_function("() => document.querySelector('#layout-progress').value > 0")  # ForceAtlas2 in a worker
+    assert p.locator("#layout-text").inner_text().startswith("Refining the layout")
     page.shot("big-10k-expanded")
 
     p.click(f"#node-list button[data-node='{group_id}']")
@@ -262,4 +269,31 @@ def test_a_graph_without_containment_opens_as_communities_and_a_new_node_joins_i
     assert p.evaluate("id => window.iggView.model.parent[id]", new) == part
     assert p.evaluate("gs => gs.map(g => window.iggView.model.groups[g].size)", [part, community]) == [
         sizes[0] + 1, sizes[1] + 1]
+    assert page.errors == []
+
+
+def test_a_payload_with_bad_groups_still_draws(page, tmp_path):
+    """One bad entry never stops the page: unknown parents, a parent cycle, a duplicate node, an edge to nowhere
+    and malformed group entries are passed over; everything else is drawn and listed."""
+    from igg.view.page import render_page
+
+    nodes = [{"id": f"n{i}", "type": "Thing", "label": f"thing {i}", "properties": {}, "provenance": {}}
+             for i in range(6)]
+    nodes[0]["parent"] = "nowhere"
+    nodes[1]["parent"], nodes[2]["parent"] = "n2", "n1"  # a cycle
+    nodes.append(dict(nodes[3]))  # the same id twice
+    payload = {"version": 2, "meta": {"nodes": 6, "edges": 2}, "node_types": ["Thing"], "edge_types": ["R"],
+               "identity_keys": {"Thing": ["name"]}, "iterations": [],
+               "nodes": nodes + [None],
+               "edges": [{"id": "e1", "type": "R", "source": "n3", "target": "n4", "properties": {}, "provenance": {}},
+                         {"id": "e2", "type": "R", "source": "n4", "target": "ghost", "properties": {}, "provenance": {}}],
+               "grouping": {"kind": "contains", "aggregate": True, "groups": [
+                   None, {"label": "no id"}, {"id": "n1", "label": "one", "kind": "contains", "size": 1},
+                   {"id": "n2", "label": "two", "kind": "contains", "size": 1, "parent": "n2"}]}}
+    path = tmp_path / "bad.html"
+    path.write_text(render_page("static", payload=payload), encoding="utf-8")
+    open_export(page, path, "bad payload")
+    listed = sorted(page.node_names())
+    assert {"thing 0", "thing 3", "thing 4", "thing 5"} <= set(listed) and len(listed) >= 5
+    assert page.page.evaluate("() => window.iggView.graph.hasEdge('e1')") is True
     assert page.errors == []

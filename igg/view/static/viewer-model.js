@@ -69,11 +69,25 @@
     var items = m.ids.concat(Object.keys(m.groups).filter(function (g) { return m.groups[g].synthetic; }));
     items.forEach(function (id) {
       var p = m.parent[id];
-      if (p !== undefined && m.groups[p] && !m.groups[p].synthetic && !m.nodes[p]) { p = undefined; }
+      if (p !== undefined && m.groups[p] && !m.groups[p].synthetic && !m.nodes[p]) { delete m.parent[id]; }
+    });
+    // a parent cycle (bad input) is cut where it closes: walking up from each item, an item met twice on
+    // one walk loses its parent
+    var settled = {};
+    items.forEach(function (start) {
+      var onWalk = {}, walked = [];
+      for (var id = start; id !== undefined && !settled[id]; id = m.parent[id]) {
+        if (onWalk[id]) { delete m.parent[id]; break; }
+        onWalk[id] = true; walked.push(id);
+      }
+      walked.forEach(function (w) { settled[w] = true; });
+    });
+    items.forEach(function (id) {
+      var p = m.parent[id];
       if (p === undefined) { m.roots.push(id); } else { (m.children[p] = m.children[p] || []).push(id); }
     });
     var seen = {}, order = [];
-    function walk(root) {
+    m.roots.forEach(function (root) {
       var stack = [[root, root]];
       while (stack.length) {
         var top = stack.pop(), id = top[0];
@@ -81,9 +95,7 @@
         seen[id] = true; m.top[id] = top[1]; order.push(id);
         (m.children[id] || []).forEach(function (c) { stack.push([c, top[1]]); });
       }
-    }
-    m.roots.forEach(walk);
-    items.forEach(function (id) { if (!seen[id]) { delete m.parent[id]; m.roots.push(id); walk(id); } });
+    });
     m.extent = {};
     for (var i = order.length - 1; i >= 0; i--) {  // children before parents: sizes and extents add up
       var id = order[i], g = m.groups[id], area = 0;
@@ -112,9 +124,11 @@
   /* What is drawn: every item whose ancestors are all open; a closed group stands for everything under it. */
   function computeVisible(m, aggregated, expanded) {
     var rep = {}, items = [];
-    var stack = m.roots.slice().reverse().map(function (id) { return [id, null]; });
+    var stack = m.roots.slice().reverse().map(function (id) { return [id, null]; }), seen = {};
     while (stack.length) {
       var top = stack.pop(), id = top[0], under = top[1], kids = m.children[id] || [], k;
+      if (seen[id]) { continue; }
+      seen[id] = true;
       if (under !== null) {
         rep[id] = under;
         for (k = kids.length - 1; k >= 0; k--) { stack.push([kids[k], under]); }
