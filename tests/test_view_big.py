@@ -297,3 +297,51 @@ def test_a_payload_with_bad_groups_still_draws(page, tmp_path):
     assert {"thing 0", "thing 3", "thing 4", "thing 5"} <= set(listed) and len(listed) >= 5
     assert page.page.evaluate("() => window.iggView.graph.hasEdge('e1')") is True
     assert page.errors == []
+
+
+FUZZ = """seed => {
+  let s = seed >>> 0;
+  const rnd = n => { s = (s + 0x6D2B79F5) >>> 0; let t = s; t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n); };
+  const M = window.iggModel, problems = [];
+  for (let round = 0; round < 1500; round++) {
+    const n = 1 + rnd(30), nodes = [], groups = [], edges = [];
+    for (let i = 0; i < n; i++) {
+      const node = {id: "n" + rnd(n + 3), type: "T", label: "x" + i}, r = rnd(10);
+      if (r < 5) node.parent = "n" + rnd(n + 3); else if (r < 7) node.parent = "g" + rnd(4);
+      nodes.push(node);
+    }
+    for (let g = rnd(8); g > 0; g--) {
+      const id = rnd(2) ? "n" + rnd(n) : "g" + rnd(4), group = {id: id, label: id, kind: "contains"};
+      if (rnd(2)) group.parent = rnd(2) ? "g" + rnd(4) : "n" + rnd(n);
+      groups.push(group);
+    }
+    for (let e = rnd(40); e > 0; e--) edges.push({id: "e" + e, type: "R", source: "n" + rnd(n + 2), target: "n" + rnd(n + 2)});
+    const payload = {nodes, edges, grouping: {kind: rnd(2) ? "contains" : "community", groups}};
+    const m = M.buildModel(payload, M.buildModel(payload, null));
+    for (const aggregated of [true, false]) {
+      const open = M.autoExpand(m, aggregated, 5 + rnd(20)), shown = M.computeVisible(m, aggregated, open), pos = {};
+      M.placeOpen(m, aggregated, open, pos);
+      M.placeMissing(m, shown.items, pos);
+      for (const id of m.ids) if (shown.rep[id] === undefined) problems.push(["no drawn item stands for", id, payload]);
+      for (const id of shown.items) if (!pos[id] || !isFinite(pos[id].x)) problems.push(["no position for", id, payload]);
+      if (!aggregated && shown.items.length !== m.ids.length) problems.push(["not every node drawn", payload]);
+      const grown = {};  // what a live refresh does for items that arrive with no place yet
+      M.placeMissing(m, shown.items, grown);
+      for (const id of shown.items) if (!grown[id] || !isFinite(grown[id].y)) problems.push(["not placed", id, payload]);
+    }
+  }
+  return problems.slice(0, 3);
+}"""
+
+
+def test_the_graph_model_survives_random_payloads(page, tmp_path):
+    """Property: for random payloads (unknown parents, cycles, self-parents, duplicate ids, groups that are nodes
+    or not, edges to nowhere) the model builds, every node is drawn or stood for by a drawn group, every drawn
+    item has a position, and a graph drawn whole draws every node: in the page's own Chromium, seeded."""
+    path = tmp_path / "tiny.html"
+    w = code_map(60, packages=1)
+    write_html(w, path)
+    open_export(page, path, "tiny code map")
+    assert page.page.evaluate(FUZZ, 20261127) == []
+    assert page.errors == []
