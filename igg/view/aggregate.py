@@ -13,7 +13,7 @@ expands a group to see its members (and collapses it back). The groups come from
   into its own communities, so it opens onto parts rather than hundreds of nodes.
 
 Either way, top-level nodes without a group are gathered by type when there are more than ``LOOSE_LIMIT``
-of them (``DatabaseTable ×5000`` instead of 5000 loose discs). Every node keeps its parent in the payload
+of them (one ``DatabaseTable (ungrouped)`` group instead of 5,000 loose discs). Every node keeps its parent in the payload
 (``parent``), so a node added later (a growing session) joins its group on the page.
 """
 
