@@ -11,7 +11,8 @@
     ├── SessionError          a session store problem (carries ``session_id`` when one is concerned)
     │   ├── SessionRefused    asked for something the store cannot do as asked (exit 2)
     │   │   ├── SessionNotFound   no such session
-    │   │   └── SessionExists     the session id is taken
+    │   │   ├── SessionExists     the session id is taken
+    │   │   └── HistoryUnavailable  undo, fork, explain or diff where sessions are kept without history
     │   └── SessionBusy       another live process writes the session
     ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
     │   ├── ExportsFailed     some exports of a set failed: ``failures`` (format, reason), ``summaries``
@@ -38,7 +39,9 @@ table each.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 
@@ -70,10 +73,20 @@ class RequestInvalid(IGGError):
 class ResponseInvalid(IGGError):
     """An agent turn could not be read as a response; ``code`` is INVALID_JSON or INVALID_RESPONSE."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, disk_full: bool = False, tools: tuple[str, ...] = ()) -> None:
         self.code = code
-        self.message = message
-        super().__init__(f"{code}: {message}")
+        self.template = message if tools else message.replace("{", "{{").replace("}", "}}")
+        """The message with a ``{}`` where each of ``tools`` is named (every other brace doubled)."""
+        self.tools = tools
+        """The operations the message points at (``list_sessions`` ...), named by each interface its own way."""
+        self.message = self.render(lambda tool: tool)
+        self.disk_full = disk_full
+        """An ``EXPORT_FAILED`` because the server's disk is full (HTTP answers 507 Insufficient Storage)."""
+        super().__init__(f"{code}: {self.message}")
+
+    def render(self, name: Callable[[str], str]) -> str:
+        """The message with each operation it points at named by ``name`` (MCP: the tool; HTTP: the route)."""
+        return self.template.format(*(name(tool) for tool in self.tools))
 
 
 class AgentFailed(IGGError):
@@ -109,6 +122,10 @@ class SessionExists(SessionRefused):
     """A new session's id (``session_id``) is already taken."""
 
 
+class HistoryUnavailable(SessionRefused):
+    """Asked for a session's history (undo, fork, explain, diff) where sessions are kept without it (memory)."""
+
+
 class SessionBusy(SessionError):
     """Another live process is writing the session (``session_id``)."""
 
@@ -132,16 +149,51 @@ class ExportsFailed(ExportError):
         return "; ".join(reason for _, reason in self.failures)
 
 
-class WorkspaceError(IGGError):
-    """A workspace operation (start, observe, apply, finish, export, run) cannot be served.
+class WorkspaceCode(StrEnum):
+    """Every code a workspace refusal carries (beside the verdict codes of ``igg.models.verdicts.ErrorCode``, such
+    as ``INVALID_RESPONSE``); each has one HTTP status in ``igg.interfaces.codes.HTTP_STATUS``."""
 
-    ``code`` is stable (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ... or a verdict code such as
-    ``INVALID_RESPONSE``); the HTTP status it maps to is ``igg.interfaces.codes.HTTP_STATUS[code]``
-    (``status`` is only a hint for a code that table does not know yet).
+    INVALID_REQUEST = "INVALID_REQUEST"
+    INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
+    INVALID_RULES = "INVALID_RULES"
+    SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
+    NOT_FOUND = "NOT_FOUND"
+    NO_SUCH_ITERATION = "NO_SUCH_ITERATION"
+    SESSION_EXISTS = "SESSION_EXISTS"
+    SESSION_BUSY = "SESSION_BUSY"
+    SESSION_FINISHED = "SESSION_FINISHED"
+    MAX_ITERATIONS_REACHED = "MAX_ITERATIONS_REACHED"
+    TOO_MANY_ACTIONS = "TOO_MANY_ACTIONS"
+    REVIEW_PENDING = "REVIEW_PENDING"
+    REVIEW_STALE = "REVIEW_STALE"
+    NO_PENDING_REVIEW = "NO_PENDING_REVIEW"
+    HISTORY_UNAVAILABLE = "HISTORY_UNAVAILABLE"
+    STORE_ERROR = "STORE_ERROR"
+    PATH_FORBIDDEN = "PATH_FORBIDDEN"
+    INSECURE_BIND = "INSECURE_BIND"
+    EXPORT_FAILED = "EXPORT_FAILED"
+    AGENT_UNAVAILABLE = "AGENT_UNAVAILABLE"
+
+
+class WorkspaceError(IGGError):
+    """A workspace operation (start, observe, apply, finish, export, run, ...) cannot be served.
+
+    ``code`` is a ``WorkspaceCode`` (or a verdict code such as ``INVALID_RESPONSE``): stable, and the only thing
+    an interface reads to answer (its HTTP status is ``igg.interfaces.codes.HTTP_STATUS[code]``). ``message``
+    is fit for a remote client: it names no server path and no command to run on the server.
     """
 
-    def __init__(self, code: str, message: str, *, status: int | None = None) -> None:
+    def __init__(self, code: str, message: str, *, disk_full: bool = False, tools: tuple[str, ...] = ()) -> None:
         self.code = code
-        self.message = message
-        self.status = status
-        super().__init__(f"{code}: {message}")
+        self.template = message if tools else message.replace("{", "{{").replace("}", "}}")
+        """The message with a ``{}`` where each of ``tools`` is named (every other brace doubled)."""
+        self.tools = tools
+        """The operations the message points at (``list_sessions`` ...), named by each interface its own way."""
+        self.message = self.render(lambda tool: tool)
+        self.disk_full = disk_full
+        """An ``EXPORT_FAILED`` because the server's disk is full (HTTP answers 507 Insufficient Storage)."""
+        super().__init__(f"{code}: {self.message}")
+
+    def render(self, name: Callable[[str], str]) -> str:
+        """The message with each operation it points at named by ``name`` (MCP: the tool; HTTP: the route)."""
+        return self.template.format(*(name(tool) for tool in self.tools))

@@ -127,7 +127,8 @@ async def arun_request(request: Request, agent: AnyAgent, *, store: StoreLike | 
     """``run_request`` for event loops (sync and async agents; ``on_event`` may be async)."""
     import asyncio
 
-    review_needs_a_store(request, store, recorders)
+    session = loop_options.get("session")
+    review_needs_a_store(request, store, [*recorders, *(session.recorders if session is not None else [])])
     chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
                                   recorders=recorders)
     result = await arun(request, agent, on_event=on_event, recorder=chain, **loop_options)
@@ -150,7 +151,8 @@ def _continued(store: SessionStore, session_id: str, agent: AnyAgent | str | Non
         agent = (make or make_agent)(agent, point.request)
     capabilities(agent).count_spent(point.spent)  # a budget spans the whole session, not one process
     options = {"state": point.state, "records": point.records, "start_iteration": point.next_iteration,
-               "chunk_cursor": point.chunk_cursor, "notes": point.notes, "request": point.request}
+               "chunk_cursor": point.chunk_cursor, "notes": point.notes, "request": point.request,
+               "plans": point.plans}
     return agent, name, options
 
 

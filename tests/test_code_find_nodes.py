@@ -70,14 +70,14 @@ def test_a_method_reference_is_one_identity_lookup_not_a_walk_over_the_owners_me
     for i in range(2000):
         state.add_node("Method", {"owner": "Big", "signature": f"m{i}()", "name": f"m{i}"})
     compared = 0
-    original = state._matches
+    original = state.lookup._matches
 
     def counting(node_id: str, props: dict[str, Any]) -> bool:
         nonlocal compared
         compared += 1
         return original(node_id, props)
 
-    state._matches = counting  # type: ignore[method-assign]
+    state.lookup._matches = counting  # type: ignore[method-assign]
     assert state.find_nodes({"label": "Method", "owner": "Big", "signature": "m1500()"}) == ["n1501"]
     assert state.find_nodes({"label": "Method", "owner": "Big", "signature": "nope()"}) == []
     # a partial reference filters the smallest bucket: the one signature, not the owner's 2,000 methods

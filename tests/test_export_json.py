@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import networkx as nx
 import pytest
@@ -136,3 +137,33 @@ def test_the_fast_encoder_writes_exactly_what_to_json_writes(node_props, edge_pr
     except PydanticSerializationError:
         expected = json.dumps(doc, ensure_ascii=True, separators=(",", ":")).encode()
     assert encode_json(doc) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_PROPS, max_size=7), st.lists(_PROPS, max_size=7), st.booleans(), st.booleans(),
+       st.one_of(st.none(), st.dictionaries(st.sampled_from(["run"]), st.text(max_size=3), max_size=1)))
+def test_the_document_written_a_chunk_at_a_time_is_the_whole_documents_json(node_props, edge_props, provenance,
+                                                                           with_schema, metadata):
+    """``document_json`` builds and encodes the elements three at a time here: the same bytes as encoding the
+    whole ``document_dict`` (orjson where it writes the same, the fallbacks where not), with or without
+    provenance, schema and metadata."""
+    import igg.graph.document as document
+    from igg.graph.document import document_dict, document_json, encode_json
+    from igg.graph.state import GraphState
+    from igg.models.schema import Schema
+
+    schema = Schema(node_types=["Class"], edge_types=["CALLS"])
+    state = GraphState(schema.compile())
+    nodes = [{"id": f"n{i}", "type": "Class", "properties": {**p, "name": f"c{i}"}, "provenance": {"created": i}}
+             for i, p in enumerate(node_props)]
+    edges = [{"id": f"e{i}", "type": "CALLS", "from": "n0", "to": f"n{i % len(nodes)}", "properties": p}
+             for i, p in enumerate(edge_props)] if nodes else []
+    state.load(nodes, edges)
+    kwargs: dict[str, Any] = {"schema": schema if with_schema else None, "metadata": metadata,
+                              "provenance": provenance}
+    chunk, document.CHUNK = document.CHUNK, 3
+    try:
+        streamed = document_json(state, **kwargs)
+    finally:
+        document.CHUNK = chunk
+    assert streamed == encode_json(document_dict(state, **{**kwargs, "metadata": metadata or {}}))

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from igg.errors import WorkspaceError
+from igg.interfaces.codes import http_status
 from igg.io.files import PathRefused, WriteFailed, check_name, open_for_write, write_file
 from igg.store import SessionStore, StoreSessions
 from igg.workspace import Workspace
@@ -119,7 +120,7 @@ def test_the_session_store_and_its_companions_are_never_overwritten(tmp_path):
                  ".igg/sessions.sqlite"):
         with pytest.raises(WorkspaceError) as refused:
             ws.export(ExportInput(session_id=sid, path=name))
-        assert refused.value.code == "PATH_FORBIDDEN" and refused.value.status == 403
+        assert refused.value.code == "PATH_FORBIDDEN" and http_status(refused.value) == 403
     with sqlite3.connect(store_path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert ws.list_sessions()["sessions"][0]["session_id"] == sid

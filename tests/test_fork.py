@@ -90,3 +90,62 @@ def test_an_undone_finished_session_continues_as_a_fork_and_bad_points_are_refus
     assert late.returncode == 2 and "fork it at 0..2" in late.stderr
     taken = igg("fork", "done", "--at", "1", "--store", store)
     assert taken.returncode == 2 and "already exists" in taken.stderr
+    for bad in ("../../etc/x", "x" * 300):  # --as follows the session-id rule of a request
+        refused_id = igg("fork", "done", "--at", "1", "--as", bad, "--store", store)
+        assert refused_id.returncode == 2 and "should match pattern" in refused_id.stderr, refused_id.stderr
+    assert sorted(i.session_id for i in SessionStore(store).sessions()) == ["done", "done-fork-1"]
+
+
+KILLED_FORK = """
+import os, signal, sys
+from igg.store import SessionStore
+from igg.store.fork import fork
+
+store, kill_at = SessionStore(sys.argv[1]), int(sys.argv[2])
+writes = 0
+
+def trace(statement):
+    '''kill -9 this process at the kill_at-th INSERT of the fork (no cleanup, no rollback by Python)'''
+    global writes
+    if statement.lstrip().upper().startswith("INSERT"):
+        writes += 1
+        if writes == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+store.db.connection().set_trace_callback(trace)
+fork(store, "src", 3, "f")
+print("forked without being killed")
+"""
+
+
+def test_a_fork_killed_at_any_write_leaves_no_fork_or_a_whole_one(tmp_path):
+    """Deterministic kill points: the child SIGKILLs itself at its N-th INSERT while forking a 4-iteration session
+    after iteration 3. Each time the fork is absent (and can be made again) or complete: never a session holding
+    part of its steps (which ``igg resume`` would continue from the wrong graph)."""
+    request = json.loads((FIXTURES / "seed_request.json").read_text())
+    request["session_id"] = "src"
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    turns = write_turns(tmp_path / "t.jsonl", [{"reasoning": "", "actions": [cls(f"C{i}")], "finished": i == 3}
+                                               for i in range(4)])
+    original = tmp_path / "original.sqlite"
+    assert igg("run", str(tmp_path / "request.json"), "--agent", turns, "--store", str(original),
+               "--json").returncode == 0
+    outcomes = set()
+    for kill_at in range(1, 12):
+        store = tmp_path / f"s{kill_at}.sqlite"
+        store.write_bytes(original.read_bytes())
+        child = subprocess.run([sys.executable, "-c", KILLED_FORK, str(store), str(kill_at)], cwd=ROOT,
+                               capture_output=True, text=True, timeout=120)
+        opened = SessionStore(store)
+        ids = {i.session_id for i in opened.sessions()}
+        if "f" in ids:
+            assert child.returncode == 0, f"kill point {kill_at}: a fork exists although the process died"
+            assert [s.iteration for s in opened.steps("f")] == [1, 2, 3]
+            outcomes.add("whole")
+        else:
+            assert child.returncode == -9, child.stderr
+            outcomes.add("none")
+            again = igg("fork", "src", "--at", "3", "--as", "f", "--store", str(store))
+            assert again.returncode == 0, again.stderr  # nothing half-made stands in the way
+        opened.close()
+    assert outcomes == {"none", "whole"}

@@ -145,9 +145,9 @@ def test_a_session_survives_a_server_restart(tmp_path):
         http.post("/sessions/keep/actions", json={"actions": [
             node("Class", name="A", package="p"), node("Class", name="B", package="p"),
             edge("CALLS", {"name": "A"}, {"name": "B"})]})
-        before = http.post("/sessions/keep/export").json()["content"]
+        before = http.post("/sessions/keep/export", json={}).json()["content"]
     with serve(tmp_path) as http:
-        assert http.post("/sessions/keep/export").json()["content"] == before
+        assert http.post("/sessions/keep/export", json={}).json()["content"] == before
         again = http.post("/sessions/keep/actions", json={"actions": [
             node("Class", name="A", package="p"), edge("CALLS", {"name": "B"}, {"name": "A"})]}).json()
         assert [v.get("code") for v in again["verdicts"]] == ["DUPLICATE_NODE", None] and again["iteration"] == 2
@@ -223,7 +223,7 @@ def test_an_autonomous_run_streams_its_events_in_order(tmp_path):
         assert [e["kind"] for e in again] == kinds
         listed = {s["session_id"]: s for s in http.get("/sessions").json()["sessions"]}
         assert listed["run-1"]["status"] == "finished" and listed["run-1"]["stop_reason"] == "finished"
-        doc = json.loads(http.post("/sessions/run-1/export").json()["content"])
+        doc = json.loads(http.post("/sessions/run-1/export", json={}).json()["content"])
         assert sorted(n["properties"]["name"] for n in doc["nodes"]) == ["AuthController", "AuthService",
                                                                          "UserRepository"]
         assert len(doc["edges"]) == 2

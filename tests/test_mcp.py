@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import networkx as nx
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -47,6 +49,18 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
             assert {a["properties"]["type"]["const"] for a in actions["items"]["oneOf"]} == {
                 "ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "DELETE_NODE", "DELETE_EDGE", "UPDATE_EDGE", "MERGE_NODES",
                 "QUERY"}
+            # every tool publishes its output schema (igg.workspace.outputs); answers meet it (checked here with
+            # jsonschema, independently of the SDK client, which checks them too)
+            assert all(t.output_schema and t.output_schema.get("type") == "object" for t in tools.values())
+            started = await call(client, "start_session", **request_dict())
+            sid = started.structured_content["session_id"]
+            applied = await call(client, "apply_actions", session_id=sid, reasoning="one", actions=[
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
+                {"type": "ADD_NODE", "label": "Nope", "properties": {"name": "B"}}])
+            for name, answer in (("start_session", started), ("apply_actions", applied)):
+                jsonschema.validate(answer.structured_content, tools[name].output_schema)
+            with pytest.raises(jsonschema.ValidationError):  # the schema says something: a wrong answer fails it
+                jsonschema.validate({**applied.structured_content, "accepted": "two"}, tools["apply_actions"].output_schema)
 
     asyncio.run(scenario())
 

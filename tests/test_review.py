@@ -170,3 +170,29 @@ def test_an_autonomous_run_held_for_review_over_http_takes_a_rejection_note_and_
         names = [n["properties"]["name"] for n in
                  json.loads(http.post("/sessions/h-1/export", json={"format": "json"}).json()["content"])["nodes"]]
         assert names == ["D"]
+
+
+def test_an_approval_takes_distinct_indices_in_plan_order_and_finish_waits_for_the_decision():
+    """Repeated or reordered indices could apply actions otherwise than the verdicts shown: refused, with the
+    order that would do; finishing (or undoing) while a plan waits is REVIEW_PENDING, naming both ways on."""
+    import pytest
+
+    from igg.errors import WorkspaceError
+    from igg.workspace import Workspace
+    from igg.workspace.ops import ApplyInput, FinishInput, ReviewInput
+
+    ws = Workspace()
+    sid = ws.start(reviewed("order"))["session_id"]
+    plan = ws.apply(ApplyInput(session_id=sid, reasoning="plan", actions=PLAN))["review"]
+    with pytest.raises(WorkspaceError) as finishing:
+        ws.finish(FinishInput(session_id=sid))
+    assert finishing.value.code == "REVIEW_PENDING" and "approve" in finishing.value.message \
+        and "reject" in finishing.value.message
+    for chosen in ([0, 0], [1, 0], [3, 1, 0]):
+        with pytest.raises(WorkspaceError) as refused:
+            ws.review(ReviewInput(session_id=sid, decision="approve", plan_id=plan["plan_id"], actions=chosen))
+        assert refused.value.code == "INVALID_ARGUMENTS" and "plan's order" in refused.value.message
+    done = ws.review(ReviewInput(session_id=sid, decision="approve", plan_id=plan["plan_id"], actions=[0, 1, 3]))
+    assert (done["accepted"], done["nodes"], done["edges"], done["status"]) == (3, 2, 1, "open")
+    second = ws.apply(ApplyInput(session_id=sid, reasoning="next", actions=[cls("Repo")]))["review"]
+    assert (plan["plan_id"], second["plan_id"]) == (1, 2)  # plans count 1, 2, 3

@@ -5,6 +5,7 @@ sessions, and ``igg resume`` goes on after the decision (a rejection's note is s
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,14 @@ def test_a_run_waits_for_review_the_cli_approves_and_resume_goes_on(tmp_path):
     assert (summary["stop_reason"], summary["nodes"], summary["iterations"]) == ("awaiting_review", 0, 0)
     plan = summary["review"]
     assert plan["iteration"] == 1 and [v["accepted"] for v in plan["verdicts"]] == [True, True, False, True]
+    assert plan["plan_id"] == 1  # plans count 1, 2, 3
+    (tmp_path / "b").mkdir()
+    request_b, transcript_b, _ = prepare(tmp_path / "b", "rr-1b")
+    table = subprocess.run([sys.executable, "-m", "igg", "run", str(request_b), "--agent", f"script:{transcript_b}",
+                            "--store", store], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "COLUMNS": "500"})
+    # a hint that works when pasted: the store included
+    assert f"igg review rr-1b --store {store}, then igg resume rr-1b --store {store}" in table.stdout, table.stdout
 
     shown = igg("review", "rr-1", "--store", store)
     assert shown.returncode == 0, shown.stderr

@@ -123,8 +123,8 @@ def test_a_second_writer_of_one_session_is_stopped(store):
 def test_undo_rolls_back_to_an_iteration_as_a_step_of_its_own(store):
     run_iterations(SessionRecorder(store), request_for(), responses(10))
     _, after4, _ = store.load_state("s1", upto_step=store.step_of_iteration("s1", 4))
-    step, count = undo(store, "s1", 4)
-    assert step == 12 and count > 0
+    undone = undo(store, "s1", 4)
+    assert undone.step == 12 and undone.mutations > 0 and undone.kind == "undo" and undone.to_iteration == 4
     _, now, _ = store.load_state("s1")
     assert differences(now, after4) == []
     assert store.steps("s1")[-1].kind == "undo"

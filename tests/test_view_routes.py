@@ -45,7 +45,7 @@ def test_an_in_memory_server_shows_the_current_graph_and_its_iterations_but_no_h
         assert http.get("/ui/api/sessions/nope/graph").json()["error"]["code"] == "SESSION_NOT_FOUND"
         assert http.get("/ui/api/sessions/m1/graph", params={"iteration": -1}).status_code == 422
 
-        assert http.post("/sessions/m1/finish").status_code == 200
+        assert http.post("/sessions/m1/finish", json={}).status_code == 200
         events = http.get("/ui/api/sessions/m1/events")
         kinds = [line.removeprefix("event: ") for line in events.text.splitlines() if line.startswith("event: ")]
         assert kinds[-1] == "end" and kinds.count("iteration_finished") == 2

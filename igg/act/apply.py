@@ -12,8 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from igg.act.batch import applies, apply_adds
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
+from igg.act.difference import Difference, apply_difference
+from igg.act.fastadds import applies, apply_adds, stands_for
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, Checks, Rule, idle_checks
 from igg.errors import Problem
@@ -130,18 +131,29 @@ class Actor:
             t: Step(step.checks.without(idle).with_rules(extra.get(t, ())), step.apply) for t, step in STEPS.items()}
         """Each action model class's checks (extra rules included) and apply function."""
         self._dispatch = {t: (step.checks.run, step.apply) for t, step in self.steps.items()}
+        self._fast = stands_for({t: step.checks for t, step in self.steps.items()}, schema, limits)
+
+    def fast(self, items: Sequence[AnyItem]) -> bool:
+        """Whether ``apply`` takes the fast path (``igg.act.fastadds``) for ``items``: all ADD_NODE / ADD_EDGE
+        read whole, under the built-in checks only (no extra rules for them)."""
+        return self._fast and applies(items, self.limits)
 
     def apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
         """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item."""
         with bulk(len(items)):
-            if applies(self, items):  # all ADD_NODE / ADD_EDGE: the same checks, shared across the batch
-                return apply_adds(self, state, items)
-            return self._apply(state, items)
+            mark = len(state.journal)
+            if self.fast(items):  # all ADD_NODE / ADD_EDGE: the same checks, shared across the response
+                verdicts = apply_adds(state, items, self.schema, self.limits, self._apply)
+            else:
+                verdicts = self._apply(state, items)
+            if self.mode == "atomic" and any(not v.accepted for v in verdicts):
+                _roll_back(state, mark, verdicts)
+            return verdicts
 
     def _apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
+        """The general path: each item through its class's rule chain, in order (no atomic roll-back)."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
         cap = self.limits.max_actions_per_response
-        mark = len(state.journal)
         verdicts: list[Verdict] = []
         append = verdicts.append
         dispatch = self._dispatch
@@ -160,9 +172,13 @@ class Actor:
                 append(Verdict(index, item.type, False, resolved[0], resolved[1]))
             else:
                 append(act(ctx, item, resolved, index))
-        if self.mode == "atomic" and any(not v.accepted for v in verdicts):
-            _roll_back(state, mark, verdicts)
         return verdicts
+
+    def apply_difference(self, state: GraphState, difference: Difference) -> tuple[dict[str, int], list[Problem]]:
+        """A bulk difference (``igg.act.difference``) through the same schema and limits as actions: applied
+        whole (the counts), or not at all (every problem)."""
+        ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
+        return apply_difference(ctx, difference)
 
     def load_seed(self, state: GraphState, document: GraphDocument, path: str = "seed_data") -> list[Problem]:
         """Load a seed graph through the same rules as agent actions; returns every problem found.

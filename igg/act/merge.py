@@ -23,7 +23,7 @@ from igg.graph.state import GraphState
 from igg.models.actions import MergeNodes, QueryAction, UpdateEdge, describe_errors
 from igg.models.verdicts import ErrorCode as C
 from igg.models.verdicts import Verdict
-from igg.observe.query import QUERY_ADAPTER, QueryError, run_query
+from igg.observe.query import QUERY_ADAPTER, RESPONSE_VISITS, QueryError, run_query
 
 
 # ---- MERGE_NODES ----------------------------------------------------------------------------------------
@@ -101,8 +101,15 @@ def query_answerable(ctx: CheckContext, a: QueryAction) -> Answer | Rejection:
         query = QUERY_ADAPTER.validate_python(a.query)
     except ValidationError as exc:
         return C.INVALID_QUERY, f"query: {describe_errors(exc.errors(include_url=False))}."
+    used = int(ctx.extra.get("query_visits", 0))
+    budget = int(ctx.extra.get("query_budget", RESPONSE_VISITS))
+    if used >= budget:
+        return C.QUERY_BUDGET_EXHAUSTED, (f"the queries of this response have used their work ({budget} visits); "
+                                          "ask again in your next response, or narrow the earlier queries")
     try:
-        return Answer(run_query(ctx.state, query).text)
+        answer = run_query(ctx.state, query, visits=budget - used)
+        ctx.extra["query_visits"] = used + max(1, answer.visited)
+        return Answer(answer.text)
     except QueryError as exc:
         code = C(exc.code) if exc.code in C.__members__ else C.INVALID_QUERY
         return code, f"query: {exc.message}"

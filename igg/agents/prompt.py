@@ -17,6 +17,7 @@ from igg.agents.base import Observation
 from igg.models.proptypes import PropertyType
 from igg.models.proptypes import json_schema as type_json_schema
 from igg.models.request import Request
+from igg.models.schema import Schema
 
 SYSTEM_PROMPT = """\
 You are the reasoning step of IGG, the Iterative Graph Generator. Step by step you build a knowledge graph \
@@ -121,11 +122,36 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
            "additionalProperties": {"anyOf": scalar}}
     remove = {"type": "array", "items": string, **({"maxItems": bounds["maxProperties"]} if bounds else {})}
 
-    def action(kind: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
-        return {"type": "object", "additionalProperties": False,
-                "properties": {"type": {"type": "string", "enum": [kind]}, **fields},
-                "required": ["type", *required]}
+    adds = _adds(schema, props, value, bounds, ref, node_label, edge_label)
+    actions = [
+        *adds,
+        _action("UPDATE_NODE", {"node": ref, "properties": props, "remove": remove}, ["node"]),
+        _action("DELETE_NODE", {"node": ref}, ["node"]),
+        _action("DELETE_EDGE", {"label": edge_label, "from": ref, "to": ref}, ["label", "from", "to"]),
+        _action("UPDATE_EDGE", {"label": edge_label, "from": ref, "to": ref, "properties": props,
+                               "remove": {"type": "array", "items": {"type": "string"}}}, ["label", "from", "to"]),
+        _action("MERGE_NODES", {"node": ref, "into": ref, "prefer": {"type": "string", "enum": ["into", "node"]}},
+               ["node", "into"]),
+        _action("QUERY", {"query": _query_schema(ref, node_label, edge_label)}, ["query"]),
+    ]
+    return {"type": "object", "additionalProperties": False,
+            "properties": {"reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
+                           "actions": {**actions_list, "items": {"anyOf": actions}},
+                           "finished": {"type": "boolean"}},
+            "required": ["reasoning", "actions", "finished"]}
 
+
+def _action(kind: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """The schema of one action object: its ``type`` and these fields, no others."""
+    return {"type": "object", "additionalProperties": False,
+            "properties": {"type": {"type": "string", "enum": [kind]}, **fields},
+            "required": ["type", *required]}
+
+
+def _adds(schema: Schema | None, props: dict[str, Any], value: dict[str, Any], bounds: dict[str, Any],
+          ref: dict[str, Any], node_label: dict[str, Any], edge_label: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ADD_NODE and ADD_EDGE schemas: one for the types without declared property types, one per type
+    with them (its properties narrowed)."""
     distinct = {"type": "boolean"}
     typed = schema.compile().property_types if schema is not None else {}
     node_types = list(schema.node_types) if schema is not None else []
@@ -135,39 +161,24 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
     adds = []
     if schema is None or free_nodes:
         label = {"type": "string", "enum": free_nodes} if schema is not None else node_label
-        adds.append(action("ADD_NODE", {"label": label, "properties": props, "distinct": distinct},
-                           ["label", "properties"]))
+        adds.append(_action("ADD_NODE", {"label": label, "properties": props, "distinct": distinct},
+                            ["label", "properties"]))
     for t in node_types:
         if t in typed:  # declared property types narrow this type's ADD_NODE
-            adds.append(action("ADD_NODE", {"label": {"type": "string", "enum": [t]},
-                                            "properties": {**typed_properties(typed[t], value), **bounds},
-                                            "distinct": distinct},
-                               ["label", "properties"]))
+            adds.append(_action("ADD_NODE", {"label": {"type": "string", "enum": [t]},
+                                             "properties": {**typed_properties(typed[t], value), **bounds},
+                                             "distinct": distinct},
+                                ["label", "properties"]))
     if schema is None or not schema.edge_types or free_edges:
         label = {"type": "string", "enum": free_edges} if schema is not None and schema.edge_types else edge_label
-        adds.append(action("ADD_EDGE", {"label": label, "from": ref, "to": ref, "properties": props},
-                           ["label", "from", "to"]))
+        adds.append(_action("ADD_EDGE", {"label": label, "from": ref, "to": ref, "properties": props},
+                            ["label", "from", "to"]))
     for t in edge_types:
         if t in typed:
-            adds.append(action("ADD_EDGE", {"label": {"type": "string", "enum": [t]}, "from": ref, "to": ref,
-                                            "properties": {**typed_properties(typed[t], value), **bounds}},
-                               ["label", "from", "to"]))
-    actions = [
-        *adds,
-        action("UPDATE_NODE", {"node": ref, "properties": props, "remove": remove}, ["node"]),
-        action("DELETE_NODE", {"node": ref}, ["node"]),
-        action("DELETE_EDGE", {"label": edge_label, "from": ref, "to": ref}, ["label", "from", "to"]),
-        action("UPDATE_EDGE", {"label": edge_label, "from": ref, "to": ref, "properties": props,
-                               "remove": {"type": "array", "items": {"type": "string"}}}, ["label", "from", "to"]),
-        action("MERGE_NODES", {"node": ref, "into": ref, "prefer": {"type": "string", "enum": ["into", "node"]}},
-               ["node", "into"]),
-        action("QUERY", {"query": _query_schema(ref, node_label, edge_label)}, ["query"]),
-    ]
-    return {"type": "object", "additionalProperties": False,
-            "properties": {"reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
-                           "actions": {**actions_list, "items": {"anyOf": actions}},
-                           "finished": {"type": "boolean"}},
-            "required": ["reasoning", "actions", "finished"]}
+            adds.append(_action("ADD_EDGE", {"label": {"type": "string", "enum": [t]}, "from": ref, "to": ref,
+                                             "properties": {**typed_properties(typed[t], value), **bounds}},
+                                ["label", "from", "to"]))
+    return adds
 
 
 def _query_schema(ref: dict[str, Any], node_label: dict[str, Any], edge_label: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.record.records import IterationRecord, RunResult
+from igg.record.steps import StepRecord
 
 
 @dataclass(kw_only=True)
@@ -108,6 +109,9 @@ class _Counters:
     def record(self, record: IterationRecord) -> None:
         assert self.state is not None
         self.after.append(self.state.id_counters)
+
+    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+        """Steps other than iterations are not kept here."""
 
     def finish(self, result: RunResult) -> None:
         pass

@@ -13,9 +13,10 @@ names. When files changed in place and each still has its module, package, impor
 their kinds, supertypes and enclosing types (``changed_names``), the files linked again are the changed ones
 and those whose facts mention a callable, field or type that came, went or was redeclared (each cached fact
 keeps the names it mentions); only their own nodes and the edges going out of them are compared with the
-graph (``apply_file_difference``). Anything else (files added, removed or renamed, a supertype changed, facts
-not in the cache) links every file and compares the whole graph (``apply_difference``). Both give the graph
-a fresh map gives (``tests/test_code_update_local.py`` checks each kind of change both ways).
+graph (``plan_file_difference``). Anything else (files added, removed or renamed, a supertype changed, facts
+not in the cache) links every file and compares the whole graph (``plan_difference``). Either difference is
+applied by the act step through the session (``Session.apply_update``), and both give the graph a fresh map
+gives (``tests/test_code_update_local.py`` checks each kind of change both ways).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 
 import structlog
 
+from igg.act.difference import Difference, NodeRef
 from igg.agents.code.cache import FactsCache, cache_path, content_hash
 from igg.agents.code.facts import CallableDecl, FileFacts
 from igg.agents.code.link import link
@@ -97,58 +99,50 @@ def desired_graph(fit: SchemaFit) -> tuple[dict[tuple[str, tuple[Any, ...]], dic
     return nodes, edges
 
 
-def apply_difference(state: GraphState, fit: SchemaFit) -> dict[str, int]:
-    """Change ``state`` into the graph a fresh map builds (its journal holds the mutations); counts."""
+def plan_difference(state: GraphState, fit: SchemaFit) -> Difference:
+    """What turns ``state`` into the graph a fresh map builds for ``fit`` (nothing changed yet: the act step
+    applies it, ``Session.apply_update``)."""
     nodes, edges = desired_graph(fit)
-    counts = dict.fromkeys(COUNTS, 0)
-    current: dict[tuple[str, tuple[Any, ...]], str] = {}
+    diff = Difference()
+    current: dict[tuple[str, tuple[Any, ...]], NodeRef] = {}
     for node_id in list(state.graph.nodes):
         label = state.node_type(node_id)
         identity = state.identity(label, state.node_properties(node_id))
         want = nodes.get((label, identity)) if identity is not None else None
         if want is None or identity is None:
-            state.delete_node(node_id)
-            counts["nodes_removed"] += 1
+            diff.remove_nodes.append(node_id)
             continue
         current[(label, identity)] = node_id
-        _set_properties(state, node_id, want, counts)
+        _plan_properties(state, node_id, want, diff)
     for key, props in nodes.items():
         if key not in current:
-            current[key] = state.add_node(key[0], dict(props))
-            counts["nodes_added"] += 1
-    _set_edges(state, state.succ, {(current[a], label, current[b]) for label, a, b in edges}, counts)
-    return counts
+            current[key] = len(diff.add_nodes)
+            diff.add_nodes.append((key[0], dict(props)))
+    gone = set(diff.remove_nodes)
+    _plan_edges(state, [n for n in state.graph.nodes if n not in gone], gone,
+                {(current[a], label, current[b]) for label, a, b in edges}, diff)
+    return diff
 
 
-COUNTS = ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed")
-"""What an update counts (its ``graph`` summary, with the totals)."""
-
-
-def _set_properties(state: GraphState, node_id: str, want: dict[str, Any], counts: dict[str, int]) -> None:
+def _plan_properties(state: GraphState, node_id: str, want: dict[str, Any], diff: Difference) -> None:
     """Give a node exactly the properties ``want`` (a change only when they differ)."""
     props = state.node_properties(node_id)
     if props != want:  # most nodes are as they were: one dict comparison
         changed = {k: v for k, v in want.items() if props.get(k) != v}
         gone = [k for k in props if k not in want]
         if changed or gone:
-            state.update_node(node_id, changed, remove=gone)
-            counts["nodes_changed"] += 1
+            diff.set_properties.append((node_id, changed, gone))
 
 
-def _set_edges(state: GraphState, sources: Iterable[str], wanted: set[tuple[str, str, str]],
-               counts: dict[str, int]) -> None:
-    """Make the edges going out of ``sources`` exactly ``wanted`` ((source, type, target) by node id): the
-    others deleted, the missing ones added in sorted order (their ids follow it, whichever way the update went)."""
+def _plan_edges(state: GraphState, sources: Iterable[str], removed: set[str],
+                wanted: set[tuple[NodeRef, str, NodeRef]], diff: Difference) -> None:
+    """Make the edges going out of the existing nodes ``sources`` (and the new ones) exactly ``wanted``: the
+    others removed (edges to ``removed`` nodes go with them), the missing ones added."""
     succ = state.succ  # the adjacency itself (u -> v -> edge id -> data), not a networkx edge view
     have = {(source, data["type"], target): edge_id for source in sources
-            for target, keyed in succ[source].items() for edge_id, data in keyed.items()}
-    for edge_key, edge_id in have.items():
-        if edge_key not in wanted:
-            state.delete_edge(edge_id)
-            counts["edges_removed"] += 1
-    for source, label, target in sorted(wanted.difference(have)):
-        state.add_edge(source, label, target, {})
-        counts["edges_added"] += 1
+            for target, keyed in succ[source].items() if target not in removed for edge_id, data in keyed.items()}
+    diff.remove_edges.extend(edge_id for key, edge_id in have.items() if key not in wanted)
+    diff.add_edges.extend(key for key in wanted if key not in have)
 
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
@@ -238,17 +232,16 @@ def _reach(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str 
     return reach
 
 
-def apply_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> dict[str, int] | None:
-    """Change ``state`` as a fresh map would change it when only the files ``paths`` can relate differently
+def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> Difference | None:
+    """What changes ``state`` as a fresh map would when only the files ``paths`` can relate differently
     (``fit`` links those files alone, ``link(..., only=paths)``; see ``_reach``): their own nodes (added,
     removed, properties changed) and every edge going out of them. Every other element is one a fresh map makes
-    the same. None, with ``state`` untouched, when the state is not what the last map left (a node of another
+    the same. None when the state is not what the last map left (a node of another
     file missing or different, an edge's endpoint missing) or a declaration of theirs is shared with another
     file: the caller then diffs the whole graph."""
-    counts = dict.fromkeys(COUNTS, 0)
     placed, nodes = fit.placed, state.nodes
     plans = [plan for plan in fit.model.files if plan.path in paths]
-    own: dict[str, str | None] = {}  # symbol key of the files -> its node (None: to add)
+    own: dict[str, NodeRef | None] = {}  # symbol key of the files -> its node (None: to add; int: added)
     for plan in plans:
         for key in plan.symbols:
             if key.startswith(("package:", "table:")) or key not in placed:
@@ -289,22 +282,18 @@ def apply_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) ->
                         return None
                     targets[rel.target] = target
                 wanted.add((rel.source, label, rel.target))
-    # from here on the state changes (in the order apply_difference changes it, so ids come out the same)
-    for node_id in stale:
-        state.delete_node(node_id)
-        counts["nodes_removed"] += 1
+    diff = Difference(remove_nodes=stale)
     for key, existing in own.items():
-        if existing is not None:
-            _set_properties(state, existing, placed[key].properties, counts)
+        if isinstance(existing, str):
+            _plan_properties(state, existing, placed[key].properties, diff)
     for key in placed:  # new declarations, in the order a fresh map's symbols come
         if key in own and own[key] is None:
-            p = placed[key]
-            own[key] = state.add_node(p.label, dict(p.properties))
-            counts["nodes_added"] += 1
-    ids = {**targets, **{k: v for k, v in own.items() if v is not None}}
-    _set_edges(state, dict.fromkeys(ids[k] for k in own), {(ids[a], label, ids[b]) for a, label, b in wanted},
-               counts)
-    return counts
+            own[key] = len(diff.add_nodes)
+            diff.add_nodes.append((placed[key].label, dict(placed[key].properties)))
+    ids: dict[str, NodeRef] = {**targets, **{k: v for k, v in own.items() if v is not None}}
+    _plan_edges(state, [v for v in own.values() if isinstance(v, str)], set(stale),
+                {(ids[a], label, ids[b]) for a, label, b in wanted}, diff)
+    return diff
 
 
 def _with_bodies(facts: list[FileFacts], sources: Sequence[SourceFile], shas: dict[str, str], cache: FactsCache,
@@ -335,8 +324,8 @@ def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str
 
 def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None, max_bytes: int,
             jobs: int | None, package_prefix: str | None, clock: Callable[[], float]) -> UpdateResult:
-    from igg.codemap.prepare import parse_all
-    from igg.store import SessionStore
+    from igg.session import Session
+    from igg.store import SessionStore, StoreSessions
 
     paths = [Path(p) for p in paths]
     missing = [str(p) for p in paths if not p.exists()]
@@ -354,7 +343,13 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
     if info.status != "finished":
         raise SessionRefused(f"session {sid!r} is {info.status}; finish it first (igg map-code ... --resume) "
                              "and update it then", session_id=sid)
-    request, state, _ = store.load_state(sid)
+    repo = StoreSessions(store)
+    loaded = repo.load(sid)
+    state = loaded.state
+    # begun: a finished map is not claimed again; its recorder writes the update step without an owner
+    session = Session(loaded.request, state=state, repo=repo, status="finished", stop_reason=info.stop_reason,
+                      begun=True, recorders=[repo.recorder(agent=info.agent).for_session(sid)],
+                      last_iteration=info.last_iteration)
     seconds = {"load": clock() - started}
     mark = clock()
     walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix)
@@ -363,42 +358,14 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
     now = {f.path: content_hash(f.text) for f in walked.files}
     seconds["walk"] = clock() - mark
     mark = clock()
-    cache = FactsCache(cache_path(store_path))
     counts: dict[str, int] = {}
     parsed: list[str] = []
     added = sorted(p for p in now if p not in before)
     removed = sorted(p for p in before if p not in now)
     changed = sorted(p for p in now if p in before and before[p] != now[p])
-    local = None
-    try:
-        sources = with_modules(walked.files)
-        # the files not parsed again come without bodies: only those linked again need theirs (read below)
-        facts, _ = parse_all(sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed, bodies=False)
-        seconds["parse"] = clock() - mark
-        mark = clock()
-        # the common case, files changed in place: only they and the files that mention a changed declaration
-        # are linked again (every other file's facts must be those of the last map: from the cache, not parsed
-        # again by a newer IGG)
-        if not added and not removed and set(parsed) <= set(changed):
-            module_of = {f.path: f.module for f in sources}
-            local = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
-        iteration = info.last_iteration + 1
-        state.iteration, state.chunk = iteration, None
-        whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
-        changes = None
-        if local is not None:
-            _with_bodies(facts, sources, now, cache, whole, local)
-            fit = SchemaFit(link(facts, only=local), state.schema)
-            changes = apply_file_difference(state, fit, local)
-        if changes is None:  # files added, removed or renamed, a supertype or import changed, facts not cached
-            _with_bodies(facts, sources, now, cache, whole, None)
-            state.take_journal()
-            changes = apply_difference(state, SchemaFit(link(facts), state.schema))
-            local = None
-    finally:
-        cache.close()
-    mutations = state.take_journal()
-    seconds["diff"] = clock() - mark
+    diff, local = _plan(walked.files, store_path, state, jobs=jobs, counts=counts, parsed=parsed,
+                        shas=(before, now), changed=changed, whole_tree=bool(added or removed))
+    seconds["parse_and_diff"] = clock() - mark
     renamed: list[dict[str, str]] = []
     for old in removed:
         twin = next((p for p in added if now[p] == before[old] and before[old]), None)
@@ -409,19 +376,47 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
                              "relinked": len(local) if local is not None else len(walked.files),
                              "added": added, "changed": changed, "removed": removed, "renamed": renamed}
     commit = commit_of()
-    record = {"kind": "update", "iteration": iteration, "git_commit": commit, "files": files, "changes": changes,
-              "reasoning": (f"Re-mapped {len(walked.files)} files: {files['reparsed']} re-parsed, "
-                            f"{files['unchanged']} unchanged; {len(added)} added, {len(files['changed'])} changed, "
-                            f"{len(removed)} removed" + (f" (git {commit})" if commit else "") + "."),
-              "verdicts": [], "timings_ms": {"total": round((clock() - started) * 1000, 3)}}
+    reasoning = (f"Re-mapped {len(walked.files)} files: {files['reparsed']} re-parsed, {files['unchanged']} "
+                 f"unchanged; {len(added)} added, {len(files['changed'])} changed, {len(removed)} removed"
+                 + (f" (git {commit})" if commit else "") + ".")
     mark = clock()
-    # a snapshot only when the change is large: a small update loads from the last snapshot plus its mutations
-    big = len(mutations) * 5 > state.node_count + state.edge_count
-    step = store.commit_step(sid, kind="update", record=record, mutations=mutations, state=state, snapshot=big)
+    update = session.apply_update(diff, files=files, git_commit=commit, reasoning=reasoning,
+                                  timings_ms={"total": round((clock() - started) * 1000, 3)})
+    step = store.session(sid).last_step
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.info("map_code_updated", session_id=sid, step=step, iteration=iteration, reparsed=files["reparsed"],
-             unchanged=files["unchanged"], mutations=len(mutations), git_commit=commit)
-    return UpdateResult(session_id=sid, step=step, iteration=iteration, files=files,
-                        graph={**changes, "nodes": state.node_count, "edges": state.edge_count},
+    log.info("map_code_updated", session_id=sid, step=step, iteration=update.iteration, reparsed=files["reparsed"],
+             unchanged=files["unchanged"], mutations=sum(update.changes.values()), git_commit=commit)
+    return UpdateResult(session_id=sid, step=step, iteration=update.iteration, files=files,
+                        graph={**update.changes, "nodes": state.node_count, "edges": state.edge_count},
                         git_commit=commit, seconds=seconds)
+
+
+def _plan(walked: Sequence[Any], store_path: str | Path, state: GraphState, *, jobs: int | None,
+          counts: dict[str, int], parsed: list[str], shas: tuple[dict[str, Any], dict[str, str]],
+          changed: list[str], whole_tree: bool) -> tuple[Difference, set[str] | None]:
+    """The difference a fresh map makes, and the files linked again (None: all of them). The common case, files
+    changed in place, links only them and the files that mention a changed declaration (every other file's
+    facts must be those of the last map: from the cache, not parsed again by a newer IGG)."""
+    from igg.codemap.prepare import parse_all
+
+    before, now = shas
+    cache = FactsCache(cache_path(store_path))
+    try:
+        sources = with_modules(walked)
+        # the files not parsed again come without bodies: only those linked again need theirs (read below)
+        facts, _ = parse_all(sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed, bodies=False)
+        whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
+        if not whole_tree and set(parsed) <= set(changed):
+            module_of = {f.path: f.module for f in sources}
+            local = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
+            if local is not None:
+                _with_bodies(facts, sources, now, cache, whole, local)
+                diff = plan_file_difference(state, SchemaFit(link(facts, only=local), state.schema), local)
+                if diff is not None:
+                    return diff, local
+        # files added, removed or renamed, a supertype or import changed, facts not cached: the whole graph
+        _with_bodies(facts, sources, now, cache, whole, None)
+        return plan_difference(state, SchemaFit(link(facts), state.schema)), None
+    finally:
+        cache.close()

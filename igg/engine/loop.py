@@ -1,7 +1,9 @@
 """The engine: observe -> reason -> act -> record -> check stop, until the run has exactly one stop reason.
 
-``Loop`` holds one run's state and does everything except calling the agent; the drivers call the agent
-in between its steps, so the same engine serves every form:
+``Loop`` drives one run over a ``igg.session.Session`` (which owns the graph, the actor, the review plan and the
+recorders, and is the only thing that changes them): it observes, keeps the chunk walk, the stuck streak and
+the stop conditions, and hands each agent turn to ``Session.step`` (or ``Session.propose`` under review). The
+drivers below call the agent in between its steps, so the same engine serves every form:
 
 * ``run(request, agent)`` / ``await arun(request, agent)``: to the end, returning a ``RunResult``;
 * ``stream(...)`` / ``astream(...)``: iterate the ``Event``s as they happen, then read ``.result``.
@@ -28,12 +30,10 @@ from them (or pass ``start_iteration`` / ``chunk_cursor`` explicitly).
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import json
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypedDict, Unpack
@@ -42,10 +42,10 @@ import orjson
 
 from igg.act.apply import Actor
 from igg.act.rules import Rule
-from igg.act.step import act, iteration_finished, prune_isolated
+from igg.act.step import iteration_finished
 from igg.agents.base import AgentTurn, AnyAgent, Observation, as_turn, capabilities
 from igg.agents.parsing import parse_turn, read_value
-from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid, ResponseInvalid
+from igg.errors import AgentFailed, BudgetExhausted, ResponseInvalid
 from igg.graph.state import GraphState
 from igg.io.encodable import escape_unencodable
 from igg.models.actions import ParsedResponse
@@ -54,7 +54,7 @@ from igg.models.verdicts import ErrorCode
 from igg.observe import Chunk, ContextChunks, open_todos, render_observation, split_context
 from igg.persistence import Recorder
 from igg.record.records import Event, IterationRecord, RunResult, StopReason
-from igg.request.load import build_state
+from igg.session import Session
 
 EventHandler = Callable[[Event], Any]
 """Receives every ``Event`` of a run (may be async in ``arun``)."""
@@ -63,6 +63,10 @@ EventHandler = Callable[[Event], Any]
 class RunOptions(TypedDict, total=False):
     """What a run passes on to ``Loop`` besides its recorders (all optional); ``igg.service`` takes these."""
 
+    session: Session
+    """The session to drive (a workspace's, held by it too); default: a new one from the request."""
+    plans: int
+    """Review plans the session had before this run (the next is ``plans + 1``)."""
     state: GraphState
     """The graph to continue (default: built from the request's seed)."""
     records: Sequence[IterationRecord]
@@ -88,22 +92,29 @@ class Loop:
                  records: Sequence[IterationRecord] = (), start_iteration: int | None = None,
                  chunk_cursor: int | None = None, recorder: Recorder | Sequence[Recorder] | None = None,
                  extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None, notes: Sequence[str] = (),
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter, session: Session | None = None,
+                 plans: int = 0) -> None:
         self.request = request
         self.config = request.config
-        self.session_id = request.session_id or f"igg-{uuid.uuid4().hex[:12]}"
-        if state is None:
-            state, problems = build_state(request)
-            if problems:
-                raise RequestInvalid(problems)
-        state.take_journal()  # what happened before the run is the caller's, not this run's first iteration
-        self.state = state
-        self.actor = Actor(state.schema, self.config.constraints, self.config.apply_mode, extra_rules=extra_rules)
+        recorders: list[Recorder] = (
+            [] if recorder is None else list(recorder) if isinstance(recorder, Sequence) else [recorder])
+        last = records[-1] if records else None
+        if session is None:
+            session = Session(request, state=state, recorders=recorders, last_record=last, extra_rules=extra_rules,
+                              plans=plans, status="running")
+        else:
+            session.recorders = [*session.recorders, *(r for r in recorders if r not in session.recorders)]
+            session.status = "running"
+            if extra_rules:
+                session.actor = Actor(session.state.schema, self.config.constraints, self.config.apply_mode,
+                                      extra_rules=extra_rules)
+        self.session = session
+        self.session_id = session.session_id
+        self.state = session.state
         self.records: list[IterationRecord] = list(records)
         self.prior = len(self.records)
         self.chunks: ContextChunks = split_context(request.context_data, self.config.context.chunk_tokens)
         """Found as the walk reaches them: a huge context costs what the run shows of it (igg.observe.chunks)."""
-        last = self.records[-1] if self.records else None
         self.iteration = start_iteration if start_iteration is not None else (last.iteration + 1 if last else 1)
         if chunk_cursor is None:
             chunk_cursor = (last.chunk_cursor + last.advances) if last else 0
@@ -116,10 +127,8 @@ class Loop:
         self.last_verdicts = list(last.verdicts) if last else []
         self.last_error = last.parse_error if last else None
         self.notes = [*_notes_after(last), *notes]
-        self.recorders: list[Recorder] = (
-            [] if recorder is None else list(recorder) if isinstance(recorder, Sequence) else [recorder])
         self.clock = clock
-        self.todos = open_todos(state, self.config.schema_)
+        self.todos = open_todos(self.state, self.config.schema_)
         self.stop_reason: StopReason | None = None
         self.error: str | None = None
         self.review: dict[str, Any] | None = None
@@ -132,21 +141,35 @@ class Loop:
         self.plain_responses = False
         """The agent declares ``plain_responses`` (the drivers set it): its response objects are written with
         orjson."""
-        self.defer_persistence = False
-        """When set (the async drivers), recorder calls wait in ``take_persistence()`` instead of running
-        inside ``start``/``act``/``finish``, so a driver can run them off its event loop."""
-        self._persistence: list[Callable[[], None]] = []
         if last is not None:
             # A resumed run whose last committed turn already ended it (finished, stuck, limits_reached; a kill
             # between that commit and the end) goes straight to finalisation: the agent is not asked again.
             self.stop_reason = self._stop_after(last)
 
+    @property
+    def actor(self) -> Actor:
+        """The session's actor (its act step's rules)."""
+        return self.session.actor
+
+    @property
+    def recorders(self) -> list[Recorder]:
+        """The session's recorders."""
+        return self.session.recorders
+
+    @property
+    def defer_persistence(self) -> bool:
+        """When set (the async drivers), recorder calls wait in ``take_persistence()`` instead of running
+        inside ``start``/``act``/``finish``, so a driver can run them off its event loop."""
+        return self.session.defer
+
+    @defer_persistence.setter
+    def defer_persistence(self, value: bool) -> None:
+        self.session.defer = value
+
     # ---- steps -----------------------------------------------------------------------------------------
     def start(self) -> Event:
         """Begin the run (recorders' ``begin``); returns the ``run_started`` event."""
-        prior = list(self.records)
-        for rec in self.recorders:
-            self._keep(functools.partial(rec.begin, self.request, self.state, prior))
+        self.session.begin(list(self.records))
         return self._event("run_started", goal=self.request.goal_prompt, start_iteration=self.iteration,
                            max_iterations=self.config.max_iterations, chunks=self.chunks.total,
                            nodes=self.state.node_count, edges=self.state.edge_count, resumed=bool(self.prior))
@@ -202,19 +225,15 @@ class Loop:
             parsed is not None and plain and not escaped and isinstance(turn.response, dict)) else None
         if self.config.review and parsed is not None and parsed.items:
             return self._hold(turn, parsed, raw, kind, obs, chunk)
-        record = act(self.actor, self.state, parsed, iteration=self.iteration, chunk=_chunk_label(chunk),
-                     chunk_cursor=self.cursor, parse_error=parse_error, raw_output=raw, output_kind=kind,
-                     truncated=turn.truncated, observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
-                     usage=turn.usage.to_dict() if turn.usage else None, exchange=turn.exchange,
-                     notes=_notes_of(turn, parsed), actions=received, clock=self.clock)
+        record = self.session.step(
+            parsed, iteration=self.iteration, chunk=_chunk_label(chunk), chunk_cursor=self.cursor,
+            parse_error=parse_error, raw_output=raw, output_kind=kind, truncated=turn.truncated,
+            observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
+            usage=turn.usage.to_dict() if turn.usage else None, exchange=turn.exchange,
+            notes=_notes_of(turn, parsed), actions=received, clock=self.clock,
+            before_keep=lambda r: self._timed(r, timings, t0))
         state = self.state
-        timings["act"] = (self.clock() - t0) * 1000
-        self.todos = open_todos(state, self.config.schema_)
-        timings["total"] = sum(timings.values())
-        record.timings_ms = {k: round(v, 3) for k, v in timings.items()}
         self.records.append(record)
-        for rec in self.recorders:
-            self._keep(functools.partial(rec.record, record))
         verdicts = record.verdicts
         events = [self._event("action_verdict", **v.to_dict()) for v in verdicts] if self.verdict_events else []
         self.stuck_streak = 0 if record.accepted else self.stuck_streak + 1
@@ -229,22 +248,23 @@ class Loop:
         self.iteration += 1
         return events
 
+    def _timed(self, record: IterationRecord, timings: dict[str, float], t0: float) -> None:
+        """The turn's timings, set on its record before it is kept."""
+        timings["act"] = (self.clock() - t0) * 1000
+        self.todos = open_todos(self.state, self.config.schema_)
+        timings["total"] = sum(timings.values())
+        record.timings_ms = {k: round(v, 3) for k, v in timings.items()}
+
     def _hold(self, turn: AgentTurn, parsed: ParsedResponse, raw: str | None, kind: Any, obs: Observation,
               chunk: Chunk | None) -> list[Event]:
-        """``config.review``: validate the turn as if applied (nothing changes, no id is used up), keep it as the
-        plan waiting for review and stop with ``awaiting_review``."""
-        counters = self.state.id_counters
-        record = act(self.actor, self.state, parsed, iteration=self.iteration, chunk=_chunk_label(chunk),
-                     chunk_cursor=self.cursor, raw_output=raw, output_kind=kind, truncated=turn.truncated,
-                     observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
-                     usage=turn.usage.to_dict() if turn.usage else None, notes=_notes_of(turn, parsed),
-                     dry_run=True, clock=self.clock)
-        self.state.restore_id_counters(*counters)
-        self.review = {"iteration": record.iteration, "reasoning": record.reasoning, "actions": record.actions,
-                       "verdicts": [v.to_dict() for v in record.verdicts], "accepted": record.accepted,
-                       "rejected": record.rejected, "finished": record.finished,
-                       "usage": record.usage,  # the turn was paid for, whatever the reviewer decides
-                       "chunk": record.chunk, "chunk_cursor": record.chunk_cursor}
+        """``config.review``: the session keeps the turn as the plan waiting for review (validated as if
+        applied: nothing changes, no id is used up); the run stops with ``awaiting_review``."""
+        record = self.session.dry_run(
+            parsed, iteration=self.iteration, chunk=_chunk_label(chunk), chunk_cursor=self.cursor, raw_output=raw,
+            output_kind=kind, truncated=turn.truncated, observation_chars=len(obs.markdown),
+            observation_tokens=obs.tokens, usage=turn.usage.to_dict() if turn.usage else None,
+            notes=_notes_of(turn, parsed), clock=self.clock)
+        self.review = self.session.keep_plan(record).plan.model_dump(mode="json")
         self.stop_reason = "awaiting_review"
         events = [self._event("action_verdict", **v.to_dict()) for v in record.verdicts]
         events.append(self._event("iteration_finished",
@@ -255,34 +275,16 @@ class Loop:
         """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished`` event.
         A run waiting for review is not finalized (the session goes on after the decision)."""
         assert self.stop_reason is not None, "finish() follows the stop"
-        pruned = prune_isolated(self.state, keep_protected=self.config.constraints.protect_seed_nodes) \
-            if self.config.finalize.prune_isolated and self.review is None else []
-        final_mutations = self.state.take_journal()
-        if pruned:
-            self.todos = open_todos(self.state, self.config.schema_)
-        limits = self.config.constraints
-        self.result = RunResult(
-            session_id=self.session_id, stop_reason=self.stop_reason, state=self.state, records=self.records,
-            error=self.error, open_todos=list(self.todos), pruned=pruned, final_mutations=final_mutations,
-            review=self.review,
-            max_nodes=limits.max_nodes, max_edges=limits.max_edges,
-            elapsed_ms=(self.clock() - self._started) * 1000)
-        for rec in self.recorders:
-            self._keep(functools.partial(rec.finish, self.result))
+        self.result = self.session.finish(self.stop_reason, error=self.error, records=self.records,
+                                          review=self.review, elapsed_ms=(self.clock() - self._started) * 1000)
+        self.todos = list(self.result.open_todos)
         return self._event("run_finished", **self.result.summary())
 
     def take_persistence(self) -> list[Callable[[], None]]:
         """The recorder calls deferred since the last take (``defer_persistence``), in order."""
-        calls, self._persistence = self._persistence, []
-        return calls
+        return self.session.take_persistence()
 
     # ---- helpers ---------------------------------------------------------------------------------------
-    def _keep(self, call: Callable[[], None]) -> None:
-        if self.defer_persistence:
-            self._persistence.append(call)
-        else:
-            call()
-
     def _stop_after(self, record: IterationRecord) -> StopReason | None:
         config = self.config
         if record.finished:

@@ -102,31 +102,53 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
     if isinstance(path_or_file, str | Path):
         with open_for_write(path_or_file) as fh:
             return write_graphml(state, fh, metadata=metadata, schema=schema, provenance=provenance)
-    nodes = state.nodes
-    succ = state.succ
-    keys = _Keys()
-    keys.ids[("node", TYPE_KEY, str)] = "t_node"
-    keys.ids[("edge", TYPE_KEY, str)] = "t_edge"
     graph_data: dict[str, str] = {}
     if metadata:
         graph_data["igg_metadata"] = json.dumps(metadata, ensure_ascii=False, default=str)
     if schema is not None:
         graph_data["igg_schema"] = schema.model_dump_json(by_alias=True, exclude_defaults=True)
+    writer = _Writer(state, path_or_file.write, _declared_keys(state, graph_data, provenance), provenance)
+    with collector_paused():
+        writer.start(graph_data)
+        writer.nodes()
+        edges = writer.edges()
+        writer.out.append("</graph></graphml>")
+        writer.flush()
+    return {"nodes": len(state.nodes), "edges": edges, "replaced_values": writer.replaced}
+
+
+def _declared_keys(state: GraphState, graph_data: dict[str, str], provenance: bool) -> _Keys:
+    """Every key the document declares, in the order their ids are numbered."""
+    keys = _Keys()
+    keys.ids[("node", TYPE_KEY, str)] = "t_node"
+    keys.ids[("edge", TYPE_KEY, str)] = "t_edge"
     for k in graph_data:
         keys.ids[("graph", k, str)] = f"g_{k}"
     if provenance:
         keys.ids[("node", "igg_provenance", str)] = "p_node"
         keys.ids[("edge", "igg_provenance", str)] = "p_edge"
-    keys.scan("node", (d["properties"] for d in nodes.values()))
-    keys.scan("edge", (d["properties"] for nbrs in succ.values() for kd in nbrs.values() for d in kd.values()))
-    replaced = 0
-    text_special = _TEXT_SPECIAL.search
-    attr_special = _ATTR_SPECIAL.search
-    illegal = _ILLEGAL.search
+    keys.scan("node", (d["properties"] for d in state.nodes.values()))
+    keys.scan("edge", (d["properties"] for nbrs in state.succ.values() for kd in nbrs.values() for d in kd.values()))
+    return keys
 
-    def text(value: Any) -> str:
+
+_text_special = _TEXT_SPECIAL.search
+_attr_special = _ATTR_SPECIAL.search
+_illegal = _ILLEGAL.search
+
+
+class _Writer:
+    """One GraphML document being composed: the escaping of values (counting those whose illegal characters
+    are replaced), the elements gathered, and their writes to the file ``_FLUSH`` elements at a time."""
+
+    def __init__(self, state: GraphState, write: Any, keys: _Keys, provenance: bool) -> None:
+        self.state, self.write, self.keys, self.provenance = state, write, keys, provenance
+        self.node_keys, self.edge_keys = keys.openers("node"), keys.openers("edge")
+        self.replaced = 0
+        self.out: list[str] = []
+
+    def text(self, value: Any) -> str:
         """A value as escaped text content (counting the values whose illegal characters are replaced)."""
-        nonlocal replaced
         cls = value.__class__
         if cls is bool:
             return "true" if value else "false"
@@ -135,72 +157,81 @@ def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, me
         if cls is int:
             return str(value)
         s = json.dumps(value, ensure_ascii=False) if cls is list else value
-        if not text_special(s):
+        if not _text_special(s):
             return s
-        if illegal(s):
-            replaced += 1
+        if _illegal(s):
+            self.replaced += 1
             s = xml_safe(s)
         return s.translate(_TEXT_ESCAPES)
 
-    def attr(value: str) -> str:
-        nonlocal replaced
-        if not attr_special(value):
+    def attr(self, value: str) -> str:
+        """A value as an escaped attribute value (counting it if illegal characters are replaced)."""
+        if not _attr_special(value):
             return value
-        if illegal(value):
-            replaced += 1
+        if _illegal(value):
+            self.replaced += 1
             value = xml_safe(value)
         return value.translate(_ATTR_ESCAPES)
 
-    def data(out: list[str], openers: dict[str, dict[type, str]], props: dict[str, Any]) -> None:
+    def data(self, openers: dict[str, dict[type, str]], props: dict[str, Any]) -> None:
+        """The ``<data>`` elements of one node's or edge's properties."""
+        out = self.out
         for k, v in props.items():
             cls = v.__class__
-            if cls is str and not text_special(v):
+            if cls is str and not _text_special(v):
                 out.append(f"{openers[k][str]}{v}</data>")
             else:
-                out.append(f"{openers[k][cls]}{text(v)}</data>")
+                out.append(f"{openers[k][cls]}{self.text(v)}</data>")
 
-    node_keys, edge_keys = keys.openers("node"), keys.openers("edge")
-    out: list[str] = ["<?xml version='1.0' encoding='utf-8'?>\n",
-                      f'<graphml xmlns="{NS}" xmlns:xsi="{XSI}" xsi:schemaLocation="{SCHEMA_LOCATION}">',
-                      keys.declare(), '<graph id="G" edgedefault="directed">']
-    for k, v in graph_data.items():
-        out.append(f'<data key="g_{_attr(k)}">{text(v)}</data>')
-    write = path_or_file.write
-    size = 0
+    def flush(self) -> None:
+        """Write what was gathered."""
+        self.write("".join(self.out).encode("utf-8"))
+        self.out.clear()
 
-    def flush() -> None:
-        nonlocal size
-        write("".join(out).encode("utf-8"))
-        out.clear()
+    def start(self, graph_data: dict[str, str]) -> None:
+        """The XML declaration, the keys, the graph element and its data."""
+        self.out += ["<?xml version='1.0' encoding='utf-8'?>\n",
+                     f'<graphml xmlns="{NS}" xmlns:xsi="{XSI}" xsi:schemaLocation="{SCHEMA_LOCATION}">',
+                     self.keys.declare(), '<graph id="G" edgedefault="directed">']
+        for k, v in graph_data.items():
+            self.out.append(f'<data key="g_{_attr(k)}">{self.text(v)}</data>')
+
+    def nodes(self) -> None:
+        """Every node, in insertion order."""
+        out, attr, text, data, node_keys, provenance = self.out, self.attr, self.text, self.data, self.node_keys, \
+            self.provenance
+        append = out.append
         size = 0
-
-    edges = 0
-    append = out.append
-    with collector_paused():
-        for n, d in nodes.items():
-            t = d["type"]
-            append(f'<node id="{attr(n)}"><data key="t_node">{text(t)}</data>')
-            data(out, node_keys, d["properties"])
+        for n, d in self.state.nodes.items():
+            append(f'<node id="{attr(n)}"><data key="t_node">{text(d["type"])}</data>')
+            data(node_keys, d["properties"])
             if provenance and d.get("provenance"):
                 append(f'<data key="p_node">{text(json.dumps(d["provenance"]))}</data>')
             append("</node>")
             size += 1
             if size >= _FLUSH:
-                flush()
-        for u, nbrs in succ.items():
+                self.flush()
+                size = 0
+
+    def edges(self) -> int:
+        """Every edge, by source node; returns how many."""
+        out, attr, text, data, edge_keys, provenance = self.out, self.attr, self.text, self.data, self.edge_keys, \
+            self.provenance
+        append = out.append
+        edges = size = 0
+        for u, nbrs in self.state.succ.items():
             su = attr(u)
             for v, kd in nbrs.items():
                 sv = attr(v)
                 for eid, d in kd.items():
                     append(f'<edge id="{attr(eid)}" source="{su}" target="{sv}"><data key="t_edge">{text(d["type"])}</data>')
-                    data(out, edge_keys, d["properties"])
+                    data(edge_keys, d["properties"])
                     if provenance and d.get("provenance"):
                         append(f'<data key="p_edge">{text(json.dumps(d["provenance"]))}</data>')
                     append("</edge>")
                     edges += 1
                     size += 1
                     if size >= _FLUSH:
-                        flush()
-        append("</graph></graphml>")
-        flush()
-    return {"nodes": len(nodes), "edges": edges, "replaced_values": replaced}
+                        self.flush()
+                        size = 0
+        return edges

@@ -28,8 +28,9 @@ EdgeKey = tuple[NodeKey, str, NodeKey]
 
 
 @dataclass(kw_only=True)
-class Change:
-    """One element the export would create, update or delete."""
+class ScopeChange:
+    """One element the export would create, update or delete in its scope (a session's net change of an
+    element between two points is ``igg.store.history.Change``)."""
 
     action: Action
     element: Literal["node", "edge"]
@@ -72,7 +73,7 @@ class ScopeDiff:
     stray_edge_ids: list[str] = field(default_factory=list)
     counts: dict[str, dict[str, int]] = field(default_factory=lambda: {
         kind: {"create": 0, "update": 0, "delete": 0, "unchanged": 0} for kind in ("nodes", "edges")})
-    changes: list[Change] = field(default_factory=list)
+    changes: list[ScopeChange] = field(default_factory=list)
     """The first ``detail`` changes of each action (counts cover all)."""
 
     def delete_statements(self, id_function: str = "elementId") -> list[tuple[str, dict[str, Any]]]:
@@ -139,7 +140,7 @@ def diff_scope(plans: list[Plan], state: GraphState, held: ScopeContents, detail
         diff.counts[element + "s"][action] += 1
         if listed[action] < detail:
             listed[action] += 1
-            diff.changes.append(Change(action=action, element=element, what=what(),
+            diff.changes.append(ScopeChange(action=action, element=element, what=what(),
                                        properties=properties() if properties else {}))
 
     seen_nodes: set[NodeKey] = set()

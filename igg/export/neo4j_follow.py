@@ -23,10 +23,12 @@ from typing import Any
 from igg.errors import ExportError
 from igg.export.neo4j import Neo4jSettings
 from igg.export.neo4j_sync import SyncPoint, session_point, sync_neo4j
+from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.record.logs import get_logger
 from igg.record.records import IterationRecord, RunResult
+from igg.record.steps import StepRecord
 from igg.store.store import SessionStore
 
 log = get_logger("igg.export.neo4j_follow")
@@ -112,6 +114,9 @@ class SyncRecorder:
         except ExportError as exc:
             self.failures += 1
             log.warning("neo4j_sync_failed", session_id=self._session, error=str(exc))
+
+    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+        """A review step changes no graph: nothing to sync."""
 
     def finish(self, result: RunResult) -> None:
         """Sync the finished graph; its summary joins the run's exports (a failure is its export error)."""

@@ -168,68 +168,95 @@ def write_ntriples(state: GraphState, path_or_file: str | Path | IO[bytes], *, b
         with open_for_write(path_or_file) as fh:
             return write_ntriples(state, fh, base=base)
     names = _Names(state, base)
-    replaced = 0
-    special = _NT_SPECIAL.search
+    writer = _NTriples(names, path_or_file.write)
+    writer.out += [f"<{s}> <{p}> <{o}> .\n" for s, p, o, _ in _schema_triples(state, names)]
+    with collector_paused():
+        iris = {n: f"<{iri}>" for n, iri in names.nodes.items()}
+        writer.nodes(state, iris)
+        edges = writer.edges(state, iris)
+        writer.count += len(writer.out)
+        writer.flush()
+    return {"nodes": state.node_count, "edges": edges, "triples": writer.count, "replaced_values": writer.replaced,
+            "base": base}
 
-    def text(v: str) -> str:
-        nonlocal replaced
-        if not special(v):
+
+_TYPED = {cls: f'"^^<{iri}>' for cls, iri in _DATATYPES.items()}
+"""A typed literal's end, by Python class: ``"^^<datatype IRI>``."""
+_T_INT, _T_FLOAT, _T_BOOL, _T_LIST = _TYPED[int], _TYPED[float], _TYPED[bool], _TYPED[list]
+_RDF_TYPE = f"<{RDF}type>"
+_nt_special = _NT_SPECIAL.search
+
+
+class _NTriples:
+    """One N-Triples document being written: the escaping of literals (counting the values whose surrogates
+    are replaced), the predicates' IRIs, and the lines gathered, written ``_FLUSH`` at a time."""
+
+    def __init__(self, names: _Names, write: Any) -> None:
+        self.names, self.write = names, write
+        self.out: list[str] = []
+        self.count = 0
+        """Triples written so far (those still in ``out`` are added at the end)."""
+        self.replaced = 0
+        self.vocab: dict[str, str] = {}
+
+    def text(self, v: str) -> str:
+        """A string escaped for a literal (counting it if surrogates are replaced)."""
+        if not _nt_special(v):
             return v
         if _SURROGATE.search(v):
-            replaced += 1
+            self.replaced += 1
             v = _SURROGATE.sub("\ufffd", v)
         return v.translate(_NT_ESCAPES)
 
-    typed = {cls: f'"^^<{iri}>' for cls, iri in _DATATYPES.items()}
-    t_int, t_float, t_bool, t_list = typed[int], typed[float], typed[bool], typed[list]
-
-    def literal(v: Any) -> str:
+    def literal(self, v: Any) -> str:
+        """A property value as a literal, typed by its class."""
         cls = v.__class__
         if cls is str:
-            return f'"{text(v)}"'
+            return f'"{self.text(v)}"'
         if cls is int:
-            return f'"{v}{t_int}'
+            return f'"{v}{_T_INT}'
         if cls is bool:
-            return f'"{"true" if v else "false"}{t_bool}'
+            return f'"{"true" if v else "false"}{_T_BOOL}'
         if cls is float:
-            return f'"{_float(v)}{t_float}'
-        return f'"{text(json.dumps(v, ensure_ascii=False))}{t_list}'
+            return f'"{_float(v)}{_T_FLOAT}'
+        return f'"{self.text(json.dumps(v, ensure_ascii=False))}{_T_LIST}'
 
-    out: list[str] = [f"<{s}> <{p}> <{o}> .\n" for s, p, o, _ in _schema_triples(state, names)]
-    count = 0
-    write = path_or_file.write
-    vocab: dict[str, str] = {}
-    rdf_type = f"<{RDF}type>"
-
-    def pred(k: str) -> str:
-        p = vocab.get(k)
+    def pred(self, k: str) -> str:
+        """The predicate of a property key or a type, ``<IRI>`` (memoised)."""
+        p = self.vocab.get(k)
         if p is None:
-            p = vocab[k] = f"<{names.vocab(k)}>"
+            p = self.vocab[k] = f"<{self.names.vocab(k)}>"
         return p
 
-    def flush() -> None:
-        write("".join(out).encode("utf-8"))
-        out.clear()
+    def flush(self) -> None:
+        """Write the lines gathered."""
+        self.write("".join(self.out).encode("utf-8"))
+        self.out.clear()
 
-    edges = 0
-    with collector_paused():
-        iris = {n: f"<{iri}>" for n, iri in names.nodes.items()}
+    def nodes(self, state: GraphState, iris: dict[str, str]) -> None:
+        """Each node's type and properties."""
+        out, get, pred, literal = self.out, self.vocab.get, self.pred, self.literal
         append = out.append
-        get = vocab.get
         for n, d in state.nodes.items():
             s = iris[n]
-            append(f"{s} {rdf_type} {pred(d['type'])} .\n")
+            append(f"{s} {_RDF_TYPE} {pred(d['type'])} .\n")
             for k, v in d["properties"].items():
-                if v.__class__ is str and not special(v):
+                if v.__class__ is str and not _nt_special(v):
                     append(f'{s} {get(k) or pred(k)} "{v}" .\n')
                 else:
                     append(f"{s} {get(k) or pred(k)} {literal(v)} .\n")
             if len(out) >= _FLUSH:
-                count += len(out)
-                flush()
-        statement = f"{rdf_type} <{RDF}Statement> .\n"
+                self.count += len(out)
+                self.flush()
+
+    def edges(self, state: GraphState, iris: dict[str, str]) -> int:
+        """Each edge (reified when it has properties); returns how many."""
+        out, get, pred, literal = self.out, self.vocab.get, self.pred, self.literal
+        append = out.append
+        statement = f"{_RDF_TYPE} <{RDF}Statement> .\n"
         subj, predi, obj = f"<{RDF}subject>", f"<{RDF}predicate>", f"<{RDF}object>"
-        edge_base = f"<{names.base}edge/"
+        edge_base = f"<{self.names.base}edge/"
+        edges = 0
         for eid, (u, v, d) in state.edge_rows():
             su, sv = iris[u], iris[v]
             p = get(d["type"]) or pred(d["type"])
@@ -239,20 +266,18 @@ def write_ntriples(state: GraphState, path_or_file: str | Path | IO[bytes], *, b
                 st = f"{edge_base}{eid if _UNRESERVED(eid) else quote(eid, safe='')}>"
                 append(f"{su} {p} {sv} .\n{st} {statement}{st} {subj} {su} .\n{st} {predi} {p} .\n"
                        f"{st} {obj} {sv} .\n")
-                count += 4
+                self.count += 4
                 for k, val in props.items():
                     if val.__class__ is int:
-                        append(f'{st} {get(k) or pred(k)} "{val}{t_int} .\n')
+                        append(f'{st} {get(k) or pred(k)} "{val}{_T_INT} .\n')
                     else:
                         append(f"{st} {get(k) or pred(k)} {literal(val)} .\n")
             else:
                 append(f"{su} {p} {sv} .\n")
             if len(out) >= _FLUSH:
-                count += len(out)
-                flush()
-        count += len(out)
-        flush()
-    return {"nodes": state.node_count, "edges": edges, "triples": count, "replaced_values": replaced, "base": base}
+                self.count += len(out)
+                self.flush()
+        return edges
 
 
 def write_rdflib(state: GraphState, path_or_file: str | Path | IO[bytes], fmt: str, *, base: str = DEFAULT_BASE

@@ -9,14 +9,15 @@ methods below, which keep the indexes right and append a typed *mutation* (``igg
 
 from __future__ import annotations
 
-import difflib
 from collections import deque
 from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import networkx as nx
 
+from igg.graph.document import document_dict
 from igg.graph.duplicates import NearDuplicateIndex
+from igg.graph.hubs import HUB_DEGREE, HubIndex
 from igg.graph.journal import (
     EdgeAdded,
     EdgeDeleted,
@@ -27,6 +28,7 @@ from igg.graph.journal import (
     NodesMerged,
     NodeUpdated,
 )
+from igg.graph.lookup import NodeLookup
 from igg.graph.tables import (
     Adjacency,
     NodeTable,
@@ -37,7 +39,7 @@ from igg.graph.tables import (
     successors,
 )
 from igg.models.common import freeze
-from igg.models.document import DocEdge, DocNode, GraphDocument
+from igg.models.document import GraphDocument
 from igg.models.schema import CompiledSchema, Schema
 
 
@@ -61,9 +63,6 @@ class GraphWatcher(Protocol):
 RECENT_CAPACITY = 4096
 """How many node touches ``recently_touched`` remembers (a ring: older touches fall off)."""
 
-HUB_DEGREE = 4
-"""Nodes with at least this many distinct neighbours are indexed for ``most_connected``."""
-_HUB_BUCKET = HUB_DEGREE.bit_length()  # the lowest bucket
 
 
 class GraphState:
@@ -86,10 +85,11 @@ class GraphState:
         """Iteration stamped into provenance of elements created or updated now."""
         self.chunk: str | None = None
         """Context chunk label stamped into provenance."""
-        self._by_identity: dict[tuple[str, tuple[Any, ...]], str] = {}
-        self._by_prop: dict[tuple[str, Any], dict[str, None]] = {}
-        """(identity key, frozen value) -> ids of the nodes whose identity includes that key and value."""
-        self._by_type: dict[str, dict[str, None]] = {t: {} for t in schema.node_type_list}
+        self.lookup = NodeLookup(schema, self.nodes)
+        """The node indexes and the lookups over them (``find_nodes``, ``describe``, ``close_matches``)."""
+        # the lookup's dicts, shared: the mutation methods below keep them right without a call each
+        self._by_identity, self._by_prop, self._by_type = self.lookup.by_identity, self.lookup.by_prop, \
+            self.lookup.by_type
         self._edges: dict[tuple[str, str, str], str] = {}
         self._edge_ends: dict[str, tuple[str, str, dict[str, Any]]] = {}
         """Edge id -> (from id, to id, edge data), in insertion order: ``edges`` reads it front to back, in
@@ -101,8 +101,9 @@ class GraphState:
         self._prov: dict[str, Any] = {}
         self._recent: deque[str] = deque(maxlen=RECENT_CAPACITY)
         """Ids of nodes added, updated or given an edge, newest last (duplicates allowed)."""
-        self._hubs: dict[int, dict[str, None]] = {}
-        """Log-scale degree buckets: bit_length(degree) -> ids, for nodes with HUB_DEGREE+ neighbours."""
+        self.hubs = HubIndex(self.nodes, self.succ, self.pred)
+        """The nodes with the most neighbours (``most_connected``), kept up to date by the edge mutations."""
+        self._hubs = self.hubs.buckets
         self.near: NearDuplicateIndex | None = None
         """The near-duplicate index, built on first use (``near_duplicates``) and kept up to date after."""
         self.watchers: list[GraphWatcher] = []
@@ -134,7 +135,7 @@ class GraphState:
     def identity(self, node_type: str, properties: dict[str, Any]) -> tuple[Any, ...] | None:
         """The identity tuple of a would-be node, or None when an identity key is missing."""
         try:
-            return self._identity_of(node_type, properties)
+            return self.lookup.identity_of(node_type, properties)
         except KeyError:
             return None
 
@@ -143,125 +144,17 @@ class GraphState:
         return self._by_identity.get((node_type, identity))
 
     def find_nodes(self, ref: dict[str, Any]) -> list[str]:
-        """Ids of the nodes matching a reference (properties, plus optional ``label`` = node type).
-
-        A reference that names its type and exactly that type's identity keys (what static agents send) is
-        one lookup in the identity index; otherwise the smallest index bucket of its identity values is
-        filtered (never every node sharing one value, e.g. every method of an owner)."""
-        label = ref.get("label")
-        keyed = self.schema.types_by_identity_key
-        without = self.schema.types_without_identity_key
-        if label is None and len(ref) == 1:  # {"name": "X"}: the commonest reference, one bucket as it is
-            for k, v in ref.items():
-                if v.__class__ is str and k in keyed and not without[k]:
-                    hit = self._by_prop.get((k, v))
-                    return list(hit) if hit else []
-        if label is not None:
-            if label not in self._by_type:
-                return []
-            keys = self.schema.identity_keys[label]
-            if len(ref) == len(keys) + 1:
-                exact = self._find_exact(label, keys, ref)
-                if exact is not None:
-                    return exact
-            props = {k: v for k, v in ref.items() if k != "label"}
-        else:
-            props = ref
-        best_key: str | None = None
-        best_value: Any = None
-        bucket: dict[str, None] | None = None
-        best_cost = 0
-        for k, v in props.items():
-            if k in keyed:
-                try:
-                    candidate = self._by_prop.get((k, v if v.__class__ is not list else tuple(v)))
-                except TypeError:
-                    candidate = None
-                # the work this key leaves: its bucket, plus every node of the types not indexed under it
-                cost = len(candidate or ()) + sum(len(self._by_type[t]) for t in without[k]
-                                                  if label is None or t == label)
-                if best_key is None or cost < best_cost:
-                    best_key, best_value, bucket, best_cost = k, v, candidate, cost
-        if best_key is not None:
-            found = []
-            if bucket:
-                # equal strings are the same value; 1, 1.0 and True are equal but different values
-                single = len(props) == 1 and best_value.__class__ is str
-                nodes = self.nodes
-                for n in bucket:
-                    if (label is None or nodes[n]["type"] == label) and (single or self._matches(n, props)):
-                        found.append(n)
-            # types whose identity lacks the key are not in its index: scan them
-            for t in without[best_key]:
-                if label is None or t == label:
-                    found.extend(n for n in self._by_type[t] if self._matches(n, props))
-            return found
-        types = (label,) if label is not None else self.schema.node_type_list
-        return [n for t in types for n in self._by_type[t] if self._matches(n, props)]
-
-    def _find_exact(self, label: str, keys: tuple[str, ...], ref: dict[str, Any]) -> list[str] | None:
-        """The match of a reference holding ``label`` and exactly its identity keys (None: it does not)."""
-        try:
-            if len(keys) == 1:
-                v = ref[keys[0]]
-                identity: tuple[Any, ...] = (v if v.__class__ is not list else tuple(v),)
-            else:  # freeze(), inline: lists become tuples
-                identity = tuple([v if (v := ref[k]).__class__ is not list else tuple(v) for k in keys])
-            found = self._by_identity.get((label, identity))
-        except KeyError:  # another key than the identity's: the general path
-            return None
-        except TypeError:  # an unhashable value: no node has it as its identity
-            return []
-        if found is None:
-            return []
-        have = self.nodes[found]["properties"]
-        for k in keys:  # equal is not enough: 1, 1.0 and True are different values
-            value, stored = ref[k], have[k]
-            if stored.__class__ is not value.__class__ or stored != value:
-                return []
-        return [found]
-
-    def _matches(self, node_id: str, props: dict[str, Any]) -> bool:
-        have = self.nodes[node_id]["properties"]
-        return all(k in have and have[k] == v and type(have[k]) is type(v) for k, v in props.items())
+        """Ids of the nodes matching a reference (properties, plus optional ``label`` = node type); see
+        ``NodeLookup.find_nodes``."""
+        return self.lookup.find_nodes(ref)
 
     def describe(self, node_id: str) -> str:
         """A short human/agent-readable name: ``Class "AuthService"`` or ``Method name=.. signature=..``."""
-        data = self.nodes[node_id]
-        t: str = data["type"]
-        props = data["properties"]
-        keys = self.schema.identity_keys[t]
-        if len(keys) == 1:
-            value = props.get(keys[0])
-            if value.__class__ is str and '"' not in value and "\\" not in value:
-                return f'{t} "{value}"'
-            return f"{t} {_quote(value)}"
-        return t + " " + " ".join(f"{k}={_quote(props.get(k))}" for k in keys)
+        return self.lookup.describe(node_id)
 
     def close_matches(self, ref: dict[str, Any], limit: int = 3) -> list[str]:
         """Descriptions of nodes whose identity is close to the reference's, best first."""
-        label = ref.get("label")
-        probe = next((v for k, v in ref.items() if k != "label" and isinstance(v, str)), None)
-        if probe is None:
-            return []
-        types = [label] if label in self._by_type else list(self.schema.node_type_list)
-        names: dict[str, str] = {}
-        first = probe[:1].lower()
-        for t in types:
-            ids = self._by_type[t]
-            big = len(ids) > 5000
-            key = self.schema.identity_keys[t][0]
-            for n in ids:
-                value = self.nodes[n]["properties"].get(key)
-                if isinstance(value, str) and (not big or value[:1].lower() == first):
-                    names.setdefault(value, n)
-                    if len(names) >= 20000:
-                        break
-        close = difflib.get_close_matches(probe, list(names), n=limit, cutoff=0.6)
-        if not close:
-            low = probe.lower()
-            close = [v for v in names if low in v.lower() or v.lower() in low][:limit]
-        return [self.describe(names[c]) for c in close]
+        return self.lookup.close_matches(ref, limit)
 
     def near_duplicates(self, threshold: float, aliases: list[list[str]]) -> NearDuplicateIndex:
         """The near-duplicate index for these settings: built from the graph once (O(n)), then maintained by
@@ -276,8 +169,8 @@ class GraphState:
 
     @property
     def identity_table(self) -> Mapping[tuple[str, tuple[Any, ...]], str]:
-        """(node type, identity values) -> node id, for every node (read only: the batch fast path probes it
-        directly, once per action, where ``find_identity`` would cost a call each)."""
+        """(node type, identity values) -> node id, for every node (read only: the fast path of
+        ``igg.act.fastadds`` probes it directly, once per action, where ``find_identity`` would cost a call each)."""
         return self._by_identity
 
     @property
@@ -309,6 +202,11 @@ class GraphState:
         """Number of distinct neighbours of a node (in or out; parallel edges count once)."""
         return len(self.succ[node_id]) + len(self.pred[node_id])
 
+    def most_connected(self, limit: int) -> list[str]:
+        """Up to ``limit`` hubs (HUB_DEGREE+ neighbours) of highest degree, highest first (``HubIndex``: the
+        cost is bounded by ``limit``, not by the graph size)."""
+        return self.hubs.most_connected(limit)
+
     def recently_touched(self, limit: int) -> list[str]:
         """Up to ``limit`` existing nodes most recently added, updated or connected, newest first."""
         out: dict[str, None] = {}
@@ -319,42 +217,6 @@ class GraphState:
                 if len(out) >= limit:
                     break
         return list(out)
-
-    def most_connected(self, limit: int) -> list[str]:
-        """Up to ``limit`` hubs (HUB_DEGREE+ neighbours) of highest degree, highest first.
-
-        Cost is bounded by ``limit``, not by the graph size.
-        Nodes sit in log2 degree buckets kept up to date by the edge mutations; the top buckets give the
-        candidates, which are then sorted by exact degree. Within the lowest bucket used, candidates are taken
-        in insertion order, so ties within a factor of two are broken by age.
-        """
-        if limit <= 0:
-            return []
-        picked: list[str] = []
-        for b in sorted(self._hubs, reverse=True):
-            for n in self._hubs[b]:
-                picked.append(n)
-                if len(picked) >= 4 * limit:
-                    break
-            if len(picked) >= limit:
-                break
-        picked.sort(key=self.degree, reverse=True)
-        return picked[:limit]
-
-    def _rebucket(self, node_id: str) -> None:
-        d = len(self.succ[node_id]) + len(self.pred[node_id]) if node_id in self.nodes else 0
-        b = d.bit_length() if d >= HUB_DEGREE else 0
-        hubs = self._hubs
-        for other in (b - 2, b - 1, b + 1, b + 2) if b else (_HUB_BUCKET,):
-            bucket = hubs.get(other)
-            if bucket is not None and bucket.pop(node_id, 0) is None and not bucket:
-                del hubs[other]
-        if b:
-            bucket = hubs.get(b)
-            if bucket is None:
-                hubs[b] = {node_id: None}
-            else:
-                bucket[node_id] = None
 
     def edge_rows(self) -> ItemsView[str, tuple[str, str, dict[str, Any]]]:
         """Edge id -> (from id, to id, data) for every edge, in the order they were added (read only; the
@@ -412,8 +274,8 @@ class GraphState:
             else:
                 bucket[node_id] = None
         else:
-            self._by_identity[(node_type, self._identity_of(node_type, props))] = node_id
-            self._index_props(node_id, node_type, props)
+            self._by_identity[(node_type, self.lookup.identity_of(node_type, props))] = node_id
+            self.lookup.index(node_id, node_type, props)
         self._by_type[node_type][node_id] = None
         if self.near is not None:
             self.near.add(node_id, node_type, props)
@@ -440,13 +302,14 @@ class GraphState:
             return
         graph, table, succ, pred = self.graph, self.nodes, self.succ, self.pred
         by_identity, by_type, recent = self._by_identity, self._by_type, self._recent
+        identity_of, index = self.lookup.identity_of, self.lookup.index
         for n in nodes:
             node_id, node_type, props = n["id"], n["type"], n["properties"]
             succ[node_id] = {}
             pred[node_id] = {}
             table[node_id] = {"type": node_type, "properties": props, "provenance": n.get("provenance") or {}}
-            by_identity[(node_type, self._identity_of(node_type, props))] = node_id
-            self._index_props(node_id, node_type, props)
+            by_identity[(node_type, identity_of(node_type, props))] = node_id
+            index(node_id, node_type, props)
             by_type[node_type][node_id] = None
         edge_index, ends, type_counts = self._edges, self._edge_ends, self._edge_type_counts
         # the degree buckets: a node sits in the bucket of its final degree, in the order the nodes entered
@@ -477,14 +340,7 @@ class GraphState:
         cap = recent.maxlen or 0
         recent.extend(n["id"] for n in nodes[-cap:])
         recent.extend(end for e in edges[-cap:] for end in (e["from"], e["to"]))
-        hubs = self._hubs
-        for node_id, _ in sorted(entered.items(), key=lambda item: item[1]):
-            b = (len(succ[node_id]) + len(pred[node_id])).bit_length()
-            bucket = hubs.get(b)
-            if bucket is None:
-                hubs[b] = {node_id: None}
-            else:
-                bucket[node_id] = None
+        self.hubs.enter(node_id for node_id, _ in sorted(entered.items(), key=lambda item: item[1]))
         if graph.__dict__.get("__networkx_cache__"):
             graph.__dict__["__networkx_cache__"].clear()
 
@@ -506,13 +362,13 @@ class GraphState:
 
     def _set_node(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any],
                   provenance: dict[str, Any]) -> None:
-        old_key = (node_type, self._identity_of(node_type, before))
-        new_key = (node_type, self._identity_of(node_type, after))
+        old_key = (node_type, self.lookup.identity_of(node_type, before))
+        new_key = (node_type, self.lookup.identity_of(node_type, after))
         if old_key != new_key:
             del self._by_identity[old_key]
             self._by_identity[new_key] = node_id
-            self._unindex_props(node_id, node_type, before)
-            self._index_props(node_id, node_type, after)
+            self.lookup.unindex(node_id, node_type, before)
+            self.lookup.index(node_id, node_type, after)
             if self.near is not None:
                 self.near.remove(node_id)
                 self.near.add(node_id, node_type, after)
@@ -531,9 +387,9 @@ class GraphState:
             self.delete_edge(eid)
         data = self.nodes[node_id]
         t = data["type"]
-        del self._by_identity[(t, self._identity_of(t, data["properties"]))]
+        del self._by_identity[(t, self.lookup.identity_of(t, data["properties"]))]
         del self._by_type[t][node_id]
-        self._unindex_props(node_id, t, data["properties"])
+        self.lookup.unindex(node_id, t, data["properties"])
         if self.near is not None:
             self.near.remove(node_id)
         self.protected.discard(node_id)
@@ -570,10 +426,10 @@ class GraphState:
         succ, pred = self.succ, self.pred
         d = len(succ[source]) + len(pred[source])
         if d >= HUB_DEGREE and (not d & (d - 1) or source == target):
-            self._rebucket(source)
+            self.hubs.rebucket(source)
         d = len(succ[target]) + len(pred[target])
         if d >= HUB_DEGREE and not d & (d - 1):
-            self._rebucket(target)
+            self.hubs.rebucket(target)
         if self.watchers:
             for w in self.watchers:
                 w.edge_added(edge_id, source, edge_type, target)
@@ -589,40 +445,14 @@ class GraphState:
         self.graph.remove_edge(source, target, key=edge_id)
         succ, pred = self.succ, self.pred
         if len(succ[source]) + len(pred[source]) >= HUB_DEGREE - 2:
-            self._rebucket(source)
+            self.hubs.rebucket(source)
         if len(succ[target]) + len(pred[target]) >= HUB_DEGREE - 2:
-            self._rebucket(target)
+            self.hubs.rebucket(target)
         if self.watchers:
             for w in self.watchers:
                 w.edge_removed(edge_id, source, t, target)
         self.journal.append(EdgeDeleted(id=edge_id, type=t, source=source, target=target,
                                         properties=data["properties"], provenance=data["provenance"]))
-
-    def _identity_of(self, node_type: str, props: dict[str, Any]) -> tuple[Any, ...]:
-        keys = self.schema.identity_keys[node_type]
-        if len(keys) == 1:
-            v = props[keys[0]]
-            return (v if v.__class__ is not list else tuple(v),)
-        return tuple(freeze(props[k]) for k in keys)
-
-    def _index_props(self, node_id: str, node_type: str, props: dict[str, Any]) -> None:
-        by_prop = self._by_prop
-        for k in self.schema.identity_keys[node_type]:
-            v = props[k]
-            key = (k, v if v.__class__ is not list else tuple(v))
-            bucket = by_prop.get(key)
-            if bucket is None:
-                by_prop[key] = {node_id: None}
-            else:
-                bucket[node_id] = None
-
-    def _unindex_props(self, node_id: str, node_type: str, props: dict[str, Any]) -> None:
-        for k in self.schema.identity_keys[node_type]:
-            key = (k, freeze(props[k]))
-            bucket = self._by_prop[key]
-            del bucket[node_id]
-            if not bucket:
-                del self._by_prop[key]
 
     def stamp(self) -> dict[str, Any]:
         """The provenance of elements created now (``created``: the iteration, ``chunk``); do not mutate it.
@@ -750,20 +580,5 @@ class GraphState:
     def to_document(self, schema: Schema | None = None, metadata: dict[str, Any] | None = None,
                     provenance: bool = False) -> GraphDocument:
         """The graph as an IGG document (``schema`` is the request's ``Schema`` model, if any)."""
-        nodes = [
-            DocNode(id=n, type=d["type"], properties=d["properties"],
-                    provenance=d["provenance"] if provenance else None)
-            for n, d in self.graph.nodes(data=True)
-        ]
-        edges = [
-            DocEdge(id=k, type=d["type"], from_=u, to=v, properties=d["properties"],
-                    provenance=d["provenance"] if provenance else None)
-            for k, u, v, d in self.edges()
-        ]
-        return GraphDocument(schema_=schema, nodes=nodes, edges=edges, metadata=metadata or {})
-
-
-def _quote(value: Any) -> str:
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return repr(value)
+        document = document_dict(self, metadata=metadata or {}, provenance=provenance)
+        return GraphDocument.model_validate({**document, "schema": schema})

@@ -6,23 +6,29 @@ is the interface's business, decided here and nowhere else.
 
 from __future__ import annotations
 
-from igg.errors import IGGError, RequestInvalid, SessionRefused, WorkspaceError
+from igg.errors import IGGError, RequestInvalid, SessionRefused, WorkspaceCode, WorkspaceError
 
 HTTP_STATUS: dict[str, int] = {
-    "INVALID_REQUEST": 422, "INVALID_ARGUMENTS": 422, "INVALID_JSON": 422, "INVALID_RESPONSE": 422,
-    "SESSION_NOT_FOUND": 404, "NOT_FOUND": 404, "NO_SUCH_ITERATION": 404,
-    "SESSION_EXISTS": 409, "SESSION_BUSY": 409, "SESSION_FINISHED": 409, "MAX_ITERATIONS_REACHED": 409,
-    "STORE_ERROR": 409,
-    "PATH_FORBIDDEN": 403,
-    "DISK_FULL": 507,
-    "AGENT_UNAVAILABLE": 503,
+    WorkspaceCode.INVALID_REQUEST: 422, WorkspaceCode.INVALID_ARGUMENTS: 422, WorkspaceCode.INVALID_RULES: 422,
+    WorkspaceCode.SESSION_NOT_FOUND: 404, WorkspaceCode.NOT_FOUND: 404, WorkspaceCode.NO_SUCH_ITERATION: 404,
+    WorkspaceCode.SESSION_EXISTS: 409, WorkspaceCode.SESSION_BUSY: 409, WorkspaceCode.SESSION_FINISHED: 409,
+    WorkspaceCode.MAX_ITERATIONS_REACHED: 409, WorkspaceCode.REVIEW_PENDING: 409, WorkspaceCode.REVIEW_STALE: 409,
+    WorkspaceCode.NO_PENDING_REVIEW: 409, WorkspaceCode.HISTORY_UNAVAILABLE: 409, WorkspaceCode.STORE_ERROR: 409,
+    WorkspaceCode.EXPORT_FAILED: 502,
+    WorkspaceCode.TOO_MANY_ACTIONS: 413,
+    WorkspaceCode.PATH_FORBIDDEN: 403, WorkspaceCode.INSECURE_BIND: 403,
+    WorkspaceCode.AGENT_UNAVAILABLE: 503,
 }
-"""The HTTP status of each workspace error code (MCP tools report the code itself)."""
+"""The HTTP status of each workspace error code (MCP tools report the code itself); a verdict code (a QUERY or
+an action that cannot be read: ``igg.models.verdicts.ErrorCode``) is 422."""
 
 
 def http_status(error: WorkspaceError) -> int:
-    """The HTTP status for ``error``: the table's, else the one the raiser suggested, else 400."""
-    return HTTP_STATUS.get(error.code) or error.status or 400
+    """The HTTP status for ``error``: the table's (507 for an export that found the disk full); 422 for a
+    verdict code."""
+    if error.disk_full:
+        return 507
+    return HTTP_STATUS.get(error.code, 422)
 
 
 EXIT_OK, EXIT_FAILURE, EXIT_INVALID, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED = 0, 1, 2, 141, 130

@@ -62,6 +62,9 @@ class ErrorCode(StrEnum):
     INVALID_MERGE = "INVALID_MERGE"
     """MERGE_NODES of a node into itself or into a node of another type."""
     INVALID_QUERY = "INVALID_QUERY"
+    QUERY_BUDGET_EXHAUSTED = "QUERY_BUDGET_EXHAUSTED"
+    """The QUERY actions of one response have used up its query work (``igg.observe.query.RESPONSE_VISITS``
+    edge and node visits); ask again in the next response, or narrow the earlier queries."""
     """A QUERY that cannot be answered: not a query object, or a bad filter, edge type or node type."""
     POSSIBLE_DUPLICATE = "POSSIBLE_DUPLICATE"
     """An ADD_NODE whose identity is close to an existing node of its type (case, separators, alias,

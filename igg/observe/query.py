@@ -36,6 +36,15 @@ from igg.observe.graphview import GraphView
 from igg.observe.tokens import estimate_tokens, line_cost
 
 DEFAULT_BUDGET = 1000
+
+MAX_VISITS = 20_000
+"""Most edges (``neighbours``) or nodes (``path``) one query visits. A walk stops once its answer is written
+and this many are visited, or as soon as the cap is reached: its answer then says ``truncated`` and the
+``left out`` counts are lower bounds. The work of a query is proportional to its answer, bounded by this."""
+
+RESPONSE_VISITS = 200_000
+"""Most visits all the QUERY actions of one response may make together (``QUERY_BUDGET_EXHAUSTED`` after)."""
+
 Direction = Literal["out", "in", "both"]
 
 _NodeRef = Annotated[dict[str, PropertyValue], Field(
@@ -114,6 +123,10 @@ class QueryAnswer:
     complete: bool = True
     """False when something was left out (the ``left out`` line says what and how to narrow)."""
     token_budget: int = DEFAULT_BUDGET
+    truncated: bool = False
+    """The walk stopped at its visit cap (``MAX_VISITS``): the counts of what was left out are lower bounds."""
+    visited: int = 0
+    """Edges or nodes the answer cost to find (counted against a response's ``RESPONSE_VISITS``)."""
 
     @property
     def text(self) -> str:
@@ -128,17 +141,20 @@ class QueryAnswer:
         return {"query": self.query, "text": self.text, "tokens": self.tokens, "token_budget": self.token_budget,
                 "complete": self.complete, "matched_nodes": self.matched_nodes,
                 "omitted_nodes": self.omitted_nodes, "omitted_edges": self.omitted_edges,
-                "nodes": self.nodes, "edges": self.edges}
+                "nodes": self.nodes, "edges": self.edges, "truncated": self.truncated}
 
 
-def run_query(state: GraphState, query: NeighboursQuery | PathQuery | FindQuery | dict[str, Any]) -> QueryAnswer:
-    """Answer one query (a model, or its JSON form). Raises ``QueryError`` for unanswerable questions."""
+def run_query(state: GraphState, query: NeighboursQuery | PathQuery | FindQuery | dict[str, Any], *,
+              visits: int = MAX_VISITS) -> QueryAnswer:
+    """Answer one query (a model, or its JSON form) visiting at most ``visits`` edges or nodes (capped at
+    ``MAX_VISITS``). Raises ``QueryError`` for unanswerable questions."""
     if isinstance(query, dict):
         query = QUERY_ADAPTER.validate_python(query)
+    cap = max(1, min(visits, MAX_VISITS))
     if isinstance(query, NeighboursQuery):
-        return neighbours(state, query)
+        return neighbours(state, query, cap=cap)
     if isinstance(query, PathQuery):
-        return path(state, query)
+        return path(state, query, cap=cap)
     return find(state, query)
 
 
@@ -239,7 +255,7 @@ def _edge_line(view: GraphView, a: str, edge_type: str, b: str, forward: bool) -
 
 
 # ---- neighbours ----------------------------------------------------------------------------------------
-def neighbours(state: GraphState, q: NeighboursQuery) -> QueryAnswer:
+def neighbours(state: GraphState, q: NeighboursQuery, *, cap: int = MAX_VISITS) -> QueryAnswer:
     """Nodes within ``q.depth`` hops of ``q.node``, nearest first, each with the edge that reached it."""
     start = _resolve(state, q.node, "node")
     types = _check_edge_types(state, q.edge_types)
@@ -251,7 +267,8 @@ def neighbours(state: GraphState, q: NeighboursQuery) -> QueryAnswer:
     edges_seen: set[str] = set()
     frontier = [start]
     shown_nodes = shown_edges = matched = edges_total = 0
-    # breadth-first; once the writer is full the walk only counts (bounded by the depth and the graph)
+    truncated = False
+    # breadth-first; once the writer is full the walk only counts, and stops at the visit cap
     for depth in range(1, q.depth + 1):
         following: list[str] = []
         header = False
@@ -259,6 +276,9 @@ def neighbours(state: GraphState, q: NeighboursQuery) -> QueryAnswer:
             for other, eid, etype, source, forward in _steps(state, node, types, q.direction):
                 if eid in edges_seen:
                     continue  # already listed from its other end
+                if len(edges_seen) >= cap:
+                    truncated = True
+                    break
                 edges_seen.add(eid)
                 edges_total += 1
                 new = other not in seen
@@ -274,32 +294,43 @@ def neighbours(state: GraphState, q: NeighboursQuery) -> QueryAnswer:
                         out.edge_data(eid, source, other if forward else node, etype)
                         if new and out.node(other, "  "):
                             shown_nodes += 1
+            if truncated:
+                break
         frontier = following
+        if truncated:
+            break
     omitted_nodes, omitted_edges = matched - shown_nodes, edges_total - shown_edges
-    if omitted_nodes or omitted_edges:
+    if truncated:
+        out.lines.append(f"left out: at least {omitted_nodes} nodes, {omitted_edges} edges (the walk stopped after "
+                         f"visiting {cap} edges); narrow with edge_types, direction or a smaller depth.")
+    elif omitted_nodes or omitted_edges:
         out.lines.append(f"left out: {omitted_nodes} nodes, {omitted_edges} edges (token budget {q.token_budget}); "
                          "narrow with edge_types, direction or a smaller depth, or raise token_budget.")
     elif matched == 0:
         out.lines.append("(no neighbours)")
     return QueryAnswer(query="neighbours", lines=out.lines, nodes=out.nodes, edges=out.edges, matched_nodes=matched,
                        omitted_nodes=omitted_nodes, omitted_edges=omitted_edges,
-                       complete=not (omitted_nodes or omitted_edges), token_budget=q.token_budget)
+                       complete=not (omitted_nodes or omitted_edges or truncated), token_budget=q.token_budget,
+                       truncated=truncated, visited=len(edges_seen))
 
 
 # ---- path ----------------------------------------------------------------------------------------------
-def path(state: GraphState, q: PathQuery) -> QueryAnswer:
+def path(state: GraphState, q: PathQuery, *, cap: int = MAX_VISITS) -> QueryAnswer:
     """A shortest path from ``q.from_`` to ``q.to`` (bidirectional breadth-first search)."""
     source = _resolve(state, q.from_, "from")
     target = _resolve(state, q.to, "to")
     types = _check_edge_types(state, q.edge_types)
     view = GraphView(state)
     out = _Writer(q.token_budget, view)
-    steps = _shortest(state, source, target, types, q.direction)
+    steps, visited = _shortest(state, source, target, types, q.direction, cap)
     a, b = view.ref(source)[0], view.ref(target)[0]
     if steps is None:
-        out.add(f"no path from {a} to {b} (direction {q.direction}, edge types "
-                f"{', '.join(sorted(types)) if types else 'all'}).")
-        return QueryAnswer(query="path", lines=out.lines, token_budget=q.token_budget)
+        truncated = visited >= cap
+        why = f"within {cap} visited nodes (the search stopped there; narrow with edge_types)" if truncated \
+            else f"(direction {q.direction}, edge types {', '.join(sorted(types)) if types else 'all'})"
+        out.add(f"no path from {a} to {b} {why}.")
+        return QueryAnswer(query="path", lines=out.lines, token_budget=q.token_budget, truncated=truncated,
+                           complete=not truncated, visited=visited)
     out.add(f"shortest path from {a} to {b}: {len(steps)} edge{'s' * (len(steps) != 1)}")
     out.node(source, "  ")
     shown = 0
@@ -315,23 +346,24 @@ def path(state: GraphState, q: PathQuery) -> QueryAnswer:
                          "raise token_budget, or ask for a path from the last node shown.")
     return QueryAnswer(query="path", lines=out.lines, nodes=out.nodes, edges=out.edges,
                        matched_nodes=len(steps) + 1, omitted_nodes=omitted, omitted_edges=omitted,
-                       complete=not omitted, token_budget=q.token_budget)
+                       complete=not omitted, token_budget=q.token_budget, visited=visited)
 
 
 _Step = tuple[str, str, str, str, bool]  # node, next node, edge id, edge type, forward
 
 
 def _shortest(state: GraphState, source: str, target: str, types: frozenset[str] | None,
-              direction: str) -> list[_Step] | None:
+              direction: str, cap: int = MAX_VISITS) -> tuple[list[_Step] | None, int]:
+    """The path's steps (None: none found), and the nodes visited (the search stops at ``cap``)."""
     if source == target:
-        return []
+        return [], 0
     back = "in" if direction == "out" else "both"
     # parent maps: node -> the node it was reached from (searching from the source / from the target)
     from_source: dict[str, str | None] = {source: None}
     to_target: dict[str, str | None] = {target: None}
     front_s, front_t = [source], [target]
     meet = None
-    while front_s and front_t and meet is None:
+    while front_s and front_t and meet is None and len(from_source) + len(to_target) < cap:
         # expand the smaller side one whole level
         if len(front_s) <= len(front_t):
             front, seen, other_seen, way = front_s, from_source, to_target, direction
@@ -353,14 +385,15 @@ def _shortest(state: GraphState, source: str, target: str, types: frozenset[str]
             front_s = following
         else:
             front_t = following
+    visited = len(from_source) + len(to_target)
     if meet is None:
-        return None
+        return None, visited
     chain = [meet]
     while (prev := from_source[chain[0]]) is not None:
         chain.insert(0, prev)
     while (nxt := to_target[chain[-1]]) is not None:
         chain.append(nxt)
-    return [_step(state, a, b, types, direction) for a, b in zip(chain, chain[1:], strict=False)]
+    return [_step(state, a, b, types, direction) for a, b in zip(chain, chain[1:], strict=False)], visited
 
 
 def _step(state: GraphState, a: str, b: str, types: frozenset[str] | None, direction: str) -> _Step:

@@ -7,10 +7,16 @@ record type, ``IterationRecord``, and hands it to ``Recorder``s:
   iterations a resumed session already has; calling ``begin`` again on the same recorder does nothing);
 * ``record(record)`` after every iteration (its mutations are in ``record.mutations``: the graph after it
   equals the graph before plus those);
+* ``keep(step, mutations, state)`` for every other step (``igg.record.steps``: a review plan or decision, a code
+  map's update), with its mutations;
 * ``finish(result)`` once at the end (finalization mutations in ``result.final_mutations``).
 
-A ``SessionRepo`` is a place that keeps many sessions and reads them back: it hands out ``Recorder``s and
-``load``s / lists sessions. Implementations: ``igg.store.StoreSessions`` (the durable SQLite store),
+``igg.session.Session`` is what calls them: it owns a session in progress, and its methods are the only ways a
+session changes.
+
+A ``SessionRepo`` is a place that keeps many sessions and reads them back: it hands out ``Recorder``s,
+``load``s and lists sessions, and answers from their history (``undo``, ``fork``, ``explain``, ``diff``; a repository
+that keeps no history raises ``HistoryUnavailable``). Implementations: ``igg.store.StoreSessions`` (the durable SQLite store),
 ``igg.persistence.memory.MemorySessions`` (this process only). ``igg.persistence.rundir.RunDirectory``
 (``--out DIR``) is a ``Recorder`` only: it writes files and reads nothing back.
 
@@ -24,9 +30,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 if TYPE_CHECKING:
+    from igg.graph.journal import Mutation
     from igg.graph.state import GraphState
     from igg.models.request import Request
+    from igg.record.history import Change, Touch
     from igg.record.records import IterationRecord, RunResult
+    from igg.record.steps import ReviewPlan, StepRecord, UndoStep
 
 SessionStatus = Literal["open", "running", "interrupted", "awaiting_review", "finished"]
 """The one set of status words for a session, wherever it is kept:
@@ -99,6 +108,12 @@ class LoadedSession:
     """The last committed iteration (its verdicts are what the agent is shown next)."""
     read_records: Callable[[], list[IterationRecord]] = list
     """Every committed iteration, in order: read when called (a store reads every step then)."""
+    pending: ReviewPlan | None = None
+    """The plan waiting for review, when the last step is one."""
+    review_note: str | None = None
+    """The note of a rejection, when the last step is one."""
+    plans: int = 0
+    """Review plans proposed so far (the next is numbered ``plans + 1``)."""
 
     @property
     def records(self) -> list[IterationRecord]:
@@ -114,6 +129,9 @@ class Recorder(Protocol):
 
     def record(self, record: IterationRecord) -> None:
         """Keep one finished iteration."""
+
+    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+        """Keep a step other than an iteration (its mutations; ``snapshot``: a large change, worth a snapshot)."""
 
     def finish(self, result: RunResult) -> None:
         """Keep the end of the session: final mutations, stop reason, summary."""
@@ -132,6 +150,19 @@ class SessionRepo(Protocol):
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         """Sessions, most recently updated first."""
+
+    def undo(self, session_id: str, to_iteration: int) -> UndoStep:
+        """Roll the session back to after ``to_iteration`` as an ``undo`` step (``HistoryUnavailable`` without
+        history)."""
+
+    def fork(self, session_id: str, at: int, new_id: str | None = None) -> tuple[str, int]:
+        """A new session continuing from after iteration ``at``: (its id, the steps copied)."""
+
+    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
+        """Every step that touched the element ``ref``."""
+
+    def diff(self, session_id: str, a: int, b: int) -> list[Change]:
+        """The net changes between two iterations."""
 
 
 __all__ = ["SESSION_STATUSES", "TOOL_AGENT", "LoadedSession", "Recorder", "SessionInfo", "SessionRepo",

@@ -12,13 +12,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from igg.errors import SessionExists, SessionNotFound
+from igg.errors import HistoryUnavailable, SessionExists, SessionNotFound
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, LoadedSession, SessionInfo, SessionStatus
+from igg.record.history import Change, Touch
 from igg.record.records import IterationRecord, RunResult
+from igg.record.steps import PlanPending, PlanRejected, ReviewPlan, StepRecord, UndoStep
 from igg.request.load import build_state
+
+_NO_HISTORY = ("sessions here are kept in memory only, without their history: {what} needs a session store "
+               "(a server started without --memory)")
 
 
 @dataclass(kw_only=True)
@@ -26,7 +31,11 @@ class _Stored:
     request: Request
     info: SessionInfo
     records: list[IterationRecord] = field(default_factory=list)
-    final_mutations: list[Mutation] = field(default_factory=list)
+    log: list[Mutation] = field(default_factory=list)
+    """Every mutation committed, in order (iterations, other steps, the finalization)."""
+    pending: ReviewPlan | None = None
+    review_note: str | None = None
+    plans: int = 0
 
 
 class MemorySessions:
@@ -45,22 +54,32 @@ class MemorySessions:
     def load(self, session_id: str) -> LoadedSession:
         with self._lock:
             stored = self._get(session_id)
-            records, final = list(stored.records), list(stored.final_mutations)
+            records, log = list(stored.records), list(stored.log)
             info = replace(stored.info)
         state, _ = build_state(stored.request)
-        for record in records:
-            for mutation in record.mutations:
-                state.apply_mutation(mutation)
-        for mutation in final:
+        for mutation in log:
             state.apply_mutation(mutation)
         state.take_journal()
         return LoadedSession(request=stored.request, info=info, state=state,
-                             last_record=records[-1] if records else None, read_records=lambda: list(records))
+                             last_record=records[-1] if records else None, read_records=lambda: list(records),
+                             pending=stored.pending, review_note=stored.review_note, plans=stored.plans)
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         with self._lock:
             infos = [replace(s.info) for s in self._sessions.values() if status is None or s.info.status == status]
         return sorted(infos, key=lambda i: i.updated_at, reverse=True)[:limit]
+
+    def undo(self, session_id: str, to_iteration: int) -> UndoStep:
+        raise HistoryUnavailable(_NO_HISTORY.format(what="undo"), session_id=session_id)
+
+    def fork(self, session_id: str, at: int, new_id: str | None = None) -> tuple[str, int]:
+        raise HistoryUnavailable(_NO_HISTORY.format(what="fork"), session_id=session_id)
+
+    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
+        raise HistoryUnavailable(_NO_HISTORY.format(what="explain"), session_id=session_id)
+
+    def diff(self, session_id: str, a: int, b: int) -> list[Change]:
+        raise HistoryUnavailable(_NO_HISTORY.format(what="diff"), session_id=session_id)
 
     # ---- used by MemoryRecorder ------------------------------------------------------------------------
     def _create(self, request: Request, state: GraphState, agent: str | None, options: dict[str, Any],
@@ -80,6 +99,7 @@ class MemorySessions:
         with self._lock:
             stored = self._get(sid)
             stored.records.append(record)
+            stored.log.extend(record.mutations)
             stored.info = replace(stored.info, last_step=stored.info.last_step + 1,
                                   last_iteration=max(stored.info.last_iteration, record.iteration),
                                   nodes=state.node_count, edges=state.edge_count, updated_at=self.clock())
@@ -87,14 +107,23 @@ class MemorySessions:
     def _finish(self, sid: str, result: RunResult) -> None:
         with self._lock:
             stored = self._get(sid)
-            if result.review is not None:  # waiting for review: not finished; the plan is numbered as a step
-                result.review = {"plan_id": stored.info.last_step + 1, **result.review}
-                stored.info = replace(stored.info, last_step=stored.info.last_step + 1, updated_at=self.clock())
+            if result.review is not None:  # waiting for review: not finished (the plan is kept already)
                 return
-            stored.final_mutations.extend(result.final_mutations)
+            stored.log.extend(result.final_mutations)
             stored.info = replace(stored.info, status="finished", stop_reason=result.stop_reason,
                                   last_step=stored.info.last_step + 1, nodes=result.state.node_count,
                                   edges=result.state.edge_count, updated_at=self.clock(), result=result.summary())
+
+    def _keep(self, sid: str, step: StepRecord, mutations: list[Mutation], state: GraphState) -> None:
+        with self._lock:
+            stored = self._get(sid)
+            stored.log.extend(mutations)
+            if isinstance(step, PlanPending):
+                stored.pending, stored.review_note, stored.plans = step.plan, None, step.plan.plan_id
+            elif isinstance(step, PlanRejected):
+                stored.pending, stored.review_note = None, step.note or "(no note)"
+            stored.info = replace(stored.info, last_step=stored.info.last_step + 1, nodes=state.node_count,
+                                  edges=state.edge_count, updated_at=self.clock())
 
     def _get(self, session_id: str) -> _Stored:
         try:
@@ -125,6 +154,10 @@ class MemoryRecorder:
     def record(self, record: IterationRecord) -> None:
         assert self.session_id is not None and self.state is not None, "begin() comes first"
         self.repo._append(self.session_id, record, self.state)
+
+    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+        assert self.session_id is not None, "begin() comes first"
+        self.repo._keep(self.session_id, step, mutations, state)
 
     def finish(self, result: RunResult) -> None:
         assert self.session_id is not None, "begin() comes first"

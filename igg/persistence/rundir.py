@@ -16,11 +16,13 @@ from typing import IO, Any
 
 from igg.agents.scripted import transcript_line
 from igg.errors import IGGError
+from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.io.encodable import first_unencodable
 from igg.io.files import open_stream, write_file
 from igg.models.request import Request
 from igg.record.records import IterationRecord, RunResult
+from igg.record.steps import StepRecord
 
 OUTPUT_FILES = ("graph.json", "records.jsonl", "transcript.jsonl", "summary.json")
 
@@ -58,6 +60,9 @@ class RunDirectory:
     def record(self, record: IterationRecord) -> None:
         """Append one iteration to both line files."""
         self._write(record)
+
+    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+        """Steps other than iterations are not kept here."""
 
     def finish(self, result: RunResult) -> None:
         """Write the graph document and the summary; close the line files."""

@@ -17,13 +17,15 @@ from igg.persistence import SessionInfo
 from igg.store.db import DEFAULT_STORE, HOME_ENV, PROJECT_STORE, STORE_ENV, home_store, resolve_store_path
 
 if typing.TYPE_CHECKING:
-    from igg.store.history import Change, ReplayReport, diff, explain, replay, undo
+    from igg.record.history import Change
+    from igg.store.history import ReplayReport, diff, explain, replay, undo
     from igg.store.recorder import ResumePoint, SessionRecorder, resume_point
     from igg.store.sessions import StoreSessions
     from igg.store.store import SessionStore, StepInfo
 
 _HOME = {
-    **dict.fromkeys(("Change", "ReplayReport", "diff", "explain", "replay", "undo"), "igg.store.history"),
+    "Change": "igg.record.history",
+    **dict.fromkeys(("ReplayReport", "diff", "explain", "replay", "undo"), "igg.store.history"),
     **dict.fromkeys(("ResumePoint", "SessionRecorder", "resume_point"), "igg.store.recorder"),
     "StoreSessions": "igg.store.sessions",
     **dict.fromkeys(("SessionStore", "StepInfo"), "igg.store.store"),

@@ -7,7 +7,6 @@ inverse of the mutations after the target iteration, committed as a step of its 
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +23,8 @@ from igg.graph.journal import (
 )
 from igg.graph.state import GraphState
 from igg.models.common import freeze
+from igg.record.history import Change, Touch
+from igg.record.steps import UndoStep, step_data
 from igg.store import codec
 from igg.store.store import SessionStore, StepInfo, owner_alive
 
@@ -112,53 +113,35 @@ def _fresh(store: SessionStore, session_id: str) -> tuple[GraphState, Any]:
     return state, request
 
 
-def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str | None = None) -> tuple[int, int]:
+def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str | None = None) -> UndoStep:
     """Roll the graph back to how it was after ``to_iteration`` (0: the start), committed as an ``undo`` step
-    holding the inverse mutations. Returns (step, number of mutations). Refuses a session still running, or
-    open in another live process (``owner``: the caller's own owner token, e.g. a workspace's)."""
+    holding the inverse mutations; returns the step (``step`` and ``mutations`` say where and how much).
+    Refuses a session still running, open in another live process (``owner``: the caller's own owner token,
+    e.g. a workspace's), or with a plan waiting for review."""
     info = store.session(session_id)
     if info.status == "running" or (info.status == "open" and owner_alive(info.owner) and info.owner != owner):
-        raise SessionBusy(f"session {session_id!r} is being run by a live process ({info.owner}); "
-                          "undo it after the run ends", session_id=session_id)
-    if info.status == "awaiting_review":  # the plan was checked against this graph: approving must still hold
-        review = shlex.join(["igg", "review", session_id, "--store", str(store.path)])
-        raise SessionRefused(f"session {session_id!r} has a plan waiting for review; decide it first (`{review} "
-                             f"--approve` or `{review} --reject NOTE`), then undo", session_id=session_id)
+        raise SessionBusy(f"session {session_id!r} is being run by a live process; undo it after the run ends",
+                          session_id=session_id)
+    pending, _ = store.review_state(session_id)
+    if info.status == "awaiting_review" or (pending is not None and pending.get("state") == "pending"):
+        # the plan was checked against this graph: approving it must still hold
+        raise SessionRefused(f"session {session_id!r} has a plan waiting for review; decide it first (approve or "
+                             "reject it), then undo", session_id=session_id)
     target = store.step_of_iteration(session_id, to_iteration)
     _, state, last = store.load_state(session_id)
     if target >= last:
-        raise SessionRefused(f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}")
+        raise SessionRefused(f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}",
+                             session_id=session_id)
     later = [m for _, m in store.mutations(session_id, after_step=target)]
     for m in reversed(later):
         state.revert_mutation(m)
     inverse = state.take_journal()
-    record = {"kind": "undo", "to_iteration": to_iteration, "to_step": target,
-              "reasoning": f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})"}
-    step = store.commit_step(session_id, kind="undo", record=record, mutations=inverse, state=state, snapshot=True)
-    return step, len(inverse)
-
-
-@dataclass(kw_only=True)
-class Change:
-    """The net change of one node or edge between two points of a session."""
-
-    kind: str
-    """``node`` or ``edge``."""
-    element: str
-    change: str
-    """``added``, ``deleted`` or ``changed``."""
-    type: str
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-    ends: tuple[str, str] | None = None
-    """(from, to) for an edge."""
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"kind": self.kind, "element": self.element, "change": self.change, "type": self.type,
-               "before": self.before, "after": self.after}
-        if self.ends:
-            out["from"], out["to"] = self.ends
-        return out
+    step = UndoStep(to_iteration=to_iteration, to_step=target,
+                    reasoning=f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})")
+    data = step_data(step)
+    number = store.commit_step(session_id, kind="undo", record=data, mutations=inverse, state=state, snapshot=True)
+    step.step, step.mutations = number, len(inverse)
+    return step
 
 
 def diff(store: SessionStore, session_id: str, a: int, b: int) -> list[Change]:
@@ -206,24 +189,6 @@ def _num(element: str) -> tuple[int, str]:
     return (int(digits), element) if digits.isdigit() else (1 << 62, element)
 
 
-@dataclass(kw_only=True)
-class Event:
-    """One mutation of an element with the step that made it and why (the agent's reasoning, the verdict)."""
-
-    step: int
-    kind: str
-    iteration: int | None
-    op: str
-    element: str
-    detail: str
-    chunk: str | None
-    reasoning: str
-    verdict: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
 def resolve(store: SessionStore, session_id: str, ref: str) -> list[str]:
     """Element ids a reference names: a node or edge id, or a node's identity value (e.g. its name)."""
     if store.element_history(session_id, [ref]):
@@ -254,7 +219,7 @@ def _edge_ends(m: Mutation) -> set[str]:
     return {n for e in m.effects() if e.kind == "edge" for ends in (e.ends_before, e.ends_after) if ends for n in ends}
 
 
-def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True) -> list[Event]:
+def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
     """Every step that created, changed or deleted what ``ref`` names (and, with ``edges``, the edges of a
     node), with the agent's reasoning, the action's verdict, and the chunk the context came from."""
     elements = resolve(store, session_id, ref)
@@ -274,7 +239,7 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
     for step, m in history:
         info = steps[step]
         record = info.record
-        events.append(Event(step=step, kind=info.kind, iteration=info.iteration, op=m.op, element=m.id,
+        events.append(Touch(step=step, kind=info.kind, iteration=info.iteration, op=m.op, element=m.id,
                             detail=_detail(m, names), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
                             verdict=_verdict(m, record)))
     return events

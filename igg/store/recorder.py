@@ -20,6 +20,7 @@ from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.record.records import IterationRecord, RunResult
+from igg.record.steps import StepRecord, step_data
 from igg.request.load import build_state
 from igg.store import codec
 from igg.store.store import SessionStore, owner_token
@@ -47,6 +48,13 @@ class SessionRecorder:
         self.session_id: str | None = None
         self.state: GraphState | None = None
         self._since_snapshot = 0
+        self._pending_sid = ""
+        """The session a recorder that has not begun keeps steps of (``for_session``)."""
+
+    def for_session(self, session_id: str) -> SessionRecorder:
+        """This recorder, keeping steps of ``session_id`` without claiming it (an update of a finished map)."""
+        self._pending_sid = session_id
+        return self
 
     def begin(self, request: Request, state: GraphState, records: list[IterationRecord] | None = None) -> None:
         """Register the session, or claim the existing one when resuming (``records``: the iterations already
@@ -75,19 +83,23 @@ class SessionRecorder:
         if snapshot:
             self._since_snapshot = 0
 
+    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+        """Commit a step other than an iteration (a review plan or decision, a code map's update) with its
+        mutations. A recorder that has not begun (an update of a finished map) writes without claiming."""
+        data = step_data(step)
+        owner = self.owner if self.session_id is not None else None
+        self.store.commit_step(self.session_id or self._pending_sid, kind=data["kind"], record=data,
+                               mutations=list(mutations), state=state, owner=owner, snapshot=snapshot)
+
     def finish(self, result: RunResult) -> None:
         """Commit the end of the run: mutations made after the last iteration, a final snapshot, the stop
-        reason and the result summary. A run waiting for review (``result.review``) commits its plan as a
-        pending ``review`` step instead (numbered ``plan_id``, as the workspace's) and leaves the session open,
-        released for the reviewer."""
+        reason and the result summary. A run waiting for review (``result.review``: its plan is already kept as
+        a ``review`` step) only lets the session go, so the reviewer or a resume may claim it at once."""
         if result.review is not None:
             sid = self._sid()
-            plan = {"plan_id": self.store.session(sid).last_step + 1, **result.review}
-            self.store.commit_step(sid, kind="review", record={"kind": "review", "state": "pending", "plan": plan,
-                                                                "usage": plan.get("usage")},
-                                   mutations=[], state=result.state, owner=self.owner)
             self.store.release(sid, self.owner)
-            result.review = plan
+            self.session_id, self.resume = None, True  # the next begin claims the session again
+            self._pending_sid = sid
             return
         summary = codec.record_to_dict(result.summary())
         self.store.commit_step(self._sid(), kind="finalize", record={"kind": "finalize", **summary},
@@ -122,6 +134,8 @@ class ResumePoint:
     options: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """What the agent is told first (a reviewer's rejection of its last plan)."""
+    plans: int = 0
+    """Review plans proposed so far (the next is numbered ``plans + 1``)."""
     spent: Usage = field(default_factory=Usage)
     """What the session's agent calls spent so far (its iterations and its turns held for review), which a
     budgeted agent counts against its budget when it continues the session."""
@@ -151,6 +165,7 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     if steps:
         state.restore_id_counters(steps[-1].next_node, steps[-1].next_edge)
     spent = Usage()
+    plans = sum(1 for s in steps if s.kind == "review" and s.record.get("state") == "pending")
     for s in steps:
         if s.kind == "iteration":
             records.append(codec.record_from_dict(s.record, by_step.get(s.step)))
@@ -169,7 +184,7 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     next_iteration = max((r.iteration for r in records), default=0) + 1
     return ResumePoint(request=request, state=state, next_iteration=next_iteration, records=records,
                        chunk_cursor=records[-1].chunk_cursor + records[-1].advances if records else 0, agent=info.agent,
-                       options=info.options, notes=notes, spent=spent)
+                       options=info.options, notes=notes, spent=spent, plans=plans)
 
 
 def _add_usage(total: Usage, usage: Mapping[str, Any] | None) -> None:

@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from igg.persistence import LoadedSession, SessionInfo, SessionStatus
+from igg.record.history import Change, Touch
 from igg.record.records import IterationRecord
-from igg.store import codec
+from igg.record.steps import PlanPending, PlanRejected, UndoStep, read_step
+from igg.store import codec, history
 from igg.store.recorder import SessionRecorder
 from igg.store.store import SessionStore, owner_token
 
@@ -45,14 +47,36 @@ class StoreSessions:
         def read_records() -> list[IterationRecord]:
             return [codec.record_from_dict(s.record) for s in store.steps(session_id) if s.kind == "iteration"]
 
+        review, plans = store.review_state(session_id)
+        step = read_step("review", review) if review is not None else None
         return LoadedSession(request=request, info=info, state=state,
                              last_record=codec.record_from_dict(last) if last is not None else None,
-                             read_records=read_records)
+                             read_records=read_records, plans=plans,
+                             pending=step.plan if isinstance(step, PlanPending) else None,
+                             review_note=(step.note or "(no note)") if isinstance(step, PlanRejected) else None)
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         """Sessions, most recently updated first."""
         infos = self.store.sessions()
         return [i for i in infos if status is None or i.status == status][:limit]
+
+    def undo(self, session_id: str, to_iteration: int) -> UndoStep:
+        """Roll back to after ``to_iteration`` as an ``undo`` step (``igg.store.history.undo``), as this owner."""
+        return history.undo(self.store, session_id, to_iteration, owner=self.owner)
+
+    def fork(self, session_id: str, at: int, new_id: str | None = None) -> tuple[str, int]:
+        """A new session from after iteration ``at`` (``igg.store.fork.fork``)."""
+        from igg.store.fork import fork
+
+        return fork(self.store, session_id, at, new_id)
+
+    def explain(self, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
+        """Every step that touched ``ref`` (``igg.store.history.explain``)."""
+        return list(history.explain(self.store, session_id, ref, edges=edges))
+
+    def diff(self, session_id: str, a: int, b: int) -> list[Change]:
+        """The net changes between iterations ``a`` and ``b`` (``igg.store.history.diff``)."""
+        return list(history.diff(self.store, session_id, a, b))
 
 
 __all__ = ["StoreSessions"]

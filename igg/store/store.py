@@ -111,32 +111,36 @@ class SessionStore:
         session_id = request.session_id
         if not session_id:
             raise SessionError("the request has no session_id; load it with load_request, which assigns one")
-        now = time.time()
-
-        def work(conn: sqlite3.Connection) -> None:
-            row = conn.execute("SELECT status, last_iteration, owner, agent FROM sessions WHERE session_id = ?",
-                               (session_id,)).fetchone()
-            if row is not None:
-                if not force:
-                    status = _status(row[0], row[2], row[3])
-                    what = (f"inspect it with `igg show {session_id}`" if status == "finished" else
-                            f"continue it with `igg resume {session_id}`")
-                    raise SessionExists(
-                        f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
-                        f"{what}, replace it with --force, or give the request another session_id",
-                        session_id=session_id)
-                if row[0] == "running" and owner_alive(row[2]):
-                    raise SessionBusy(f"session {session_id!r} is being written by a live process ({row[2]}); "
-                                      "stop it before replacing the session", session_id=session_id)
-                _delete(conn, session_id)
-            conn.execute(
-                "INSERT INTO sessions (session_id, status, goal, request, agent, options, created_at, updated_at,"
-                " owner, nodes, edges) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, 0, 0)",
-                (session_id, request.goal_prompt, codec.request_to_json(request), agent, codec.dumps(options or {}),
-                 now, now, owner))
-
-        self.db.write(work)
+        self.db.write(lambda conn: self.insert_session(conn, request, agent=agent, options=options, owner=owner,
+                                                       force=force))
         return self.session(session_id)
+
+    def insert_session(self, conn: sqlite3.Connection, request: Request, *, agent: str | None = None,
+                       options: dict[str, Any] | None = None, owner: str | None = None, force: bool = False) -> None:
+        """``create_session``'s write, inside the caller's transaction ``conn`` (a fork writes a session and its
+        steps in one)."""
+        session_id = request.session_id or ""
+        row = conn.execute("SELECT status, last_iteration, owner, agent FROM sessions WHERE session_id = ?",
+                           (session_id,)).fetchone()
+        if row is not None:
+            if not force:
+                status = _status(row[0], row[2], row[3])
+                what = (f"inspect it with `igg show {session_id}`" if status == "finished" else
+                        f"continue it with `igg resume {session_id}`")
+                raise SessionExists(
+                    f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
+                    f"{what}, replace it with --force, or give the request another session_id",
+                    session_id=session_id)
+            if row[0] == "running" and owner_alive(row[2]):
+                raise SessionBusy(f"session {session_id!r} is being written by a live process ({row[2]}); "
+                                  "stop it before replacing the session", session_id=session_id)
+            _delete(conn, session_id)
+        now = time.time()
+        conn.execute(
+            "INSERT INTO sessions (session_id, status, goal, request, agent, options, created_at, updated_at,"
+            " owner, nodes, edges) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+            (session_id, request.goal_prompt, codec.request_to_json(request), agent, codec.dumps(options or {}),
+             now, now, owner))
 
     def claim(self, session_id: str, owner: str, *, force: bool = False) -> SessionInfo:
         """Make ``owner`` the writer of an unfinished session (resume). Refuses a finished session, and one
@@ -168,10 +172,11 @@ class SessionStore:
     def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
                     state: GraphState, owner: str | None = None, chunk_cursor: int | None = None,
                     snapshot: bool = False, finish: dict[str, Any] | None = None,
-                    record_json: str | None = None) -> int:
+                    record_json: str | None = None, conn: sqlite3.Connection | None = None) -> int:
         """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
         transaction; returns its step number. ``owner``, when given, must still own the session.
-        ``record_json``: ``codec.dumps(record)`` when the caller has it already."""
+        ``record_json``: ``codec.dumps(record)`` when the caller has it already; ``conn``: write inside the
+        caller's transaction (a fork) instead of one of its own."""
         # an "update" step (igg map-code --update) continues a finished session's iteration numbers
         iteration = record.get("iteration") if kind in ("iteration", "update") else None
         verdicts = record.get("verdicts") or []
@@ -229,7 +234,7 @@ class SessionStore:
                              (finish.get("stop_reason"), codec.dumps(finish), session_id))
             return int(step)
 
-        return self.db.write(work)
+        return work(conn) if conn is not None else self.db.write(work)
 
     def delete_session(self, session_id: str) -> None:
         """Remove a session and everything stored for it."""
@@ -268,6 +273,20 @@ class SessionStore:
         rows = self.db.read(lambda c: c.execute(f"SELECT {cols} FROM steps WHERE session_id = ? ORDER BY step",
                                                 (session_id,)).fetchall())
         return [_step_info(r) for r in rows]
+
+    def review_state(self, session_id: str) -> tuple[dict[str, Any] | None, int]:
+        """The session's last step's record when it is a ``review`` step (a plan waiting, or a rejection), and
+        how many plans the session has had (two small reads)."""
+
+        def work(c: sqlite3.Connection) -> tuple[dict[str, Any] | None, int]:
+            last = c.execute("SELECT kind, record FROM steps WHERE session_id = ? ORDER BY step DESC LIMIT 1",
+                             (session_id,)).fetchone()
+            plans = c.execute("SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'review' AND "
+                              "json_extract(record, '$.state') = 'pending'", (session_id,)).fetchone()[0]
+            record = codec.loads(last[1]) if last is not None and last[0] == "review" else None
+            return record, int(plans)
+
+        return self.db.read(work)
 
     def mutations(self, session_id: str, *, after_step: int = 0, upto_step: int | None = None
                   ) -> Iterator[tuple[int, Mutation]]:

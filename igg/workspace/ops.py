@@ -35,12 +35,12 @@ def _old_spelling(value: Any) -> Any:
     return "nodelink" if value == "node_link" else value
 
 
-ToolExportFormat = Annotated[Literal["json", "nodelink", "graphml", "cypher", "mermaid", "neo4j_plan"],
+ToolExportFormat = Annotated[Literal["json", "nodelink", "graphml", "cypher", "mermaid", "html", "neo4j_plan"],
                              BeforeValidator(_old_spelling)]
 """What ``export_graph`` returns or writes, spelled as ``igg export --format`` and ``igg.export.ExportFormat``
 spell them: ``json``: IGG's graph document (also the seed_data format); ``nodelink``: networkx node-link JSON
 (``node_link``, the earlier spelling, is still accepted); ``graphml``: GraphML with typed keys; ``cypher``: an
-idempotent Cypher script; ``mermaid``: a flowchart; ``neo4j_plan``: the Neo4j export plan, inline only."""
+idempotent Cypher script; ``mermaid``: a flowchart; ``html``: the self-contained page ``igg view --export`` writes; ``neo4j_plan``: the Neo4j export plan, inline only."""
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

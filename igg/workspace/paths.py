@@ -16,7 +16,7 @@ from igg.io.files import PathRefused, WriteFailed, check_name, write_file
 
 
 def _forbidden(message: str) -> WorkspaceError:
-    return WorkspaceError("PATH_FORBIDDEN", message, status=403)
+    return WorkspaceError("PATH_FORBIDDEN", message)
 
 
 def _no_directory() -> WorkspaceError:
@@ -43,6 +43,5 @@ def write_inside(base: Path | None, relative: str, data: bytes) -> Path:
     except PathRefused as exc:
         raise _forbidden(str(exc)) from None
     except WriteFailed as exc:
-        raise WorkspaceError("EXPORT_FAILED", f"{exc}; nothing was written",
-                             status=507 if exc.out_of_space else 409) from None
+        raise WorkspaceError("EXPORT_FAILED", f"{exc}; nothing was written", disk_full=exc.out_of_space) from None
     return base / relative

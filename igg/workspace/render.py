@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
 from igg.observe import open_todos, render_observation
-
-if TYPE_CHECKING:
-    from igg.workspace.service import LiveSession
+from igg.workspace.live import LiveSession
 
 
 def observation(session: LiveSession, *, focus: list[Any] | None = None,
@@ -27,11 +25,12 @@ def observation(session: LiveSession, *, focus: list[Any] | None = None,
         request = request.model_copy(update={"config": config})
     refs = [f if isinstance(f, dict) else {"name": f} for f in focus or []]
     notes = []
-    if session.review_note is not None:
-        notes.append(f"A reviewer rejected your last plan: {session.review_note}")
-    if session.pending is not None:
-        notes.append(f"Your plan {session.pending['plan_id']} waits for review; nothing of it is applied yet.")
-    return render_observation(request=request, state=session.state, iteration=session.info.iteration + 1,
+    owner = session.session
+    if owner.review_note is not None:
+        notes.append(f"A reviewer rejected your last plan: {owner.review_note}")
+    if owner.pending is not None:
+        notes.append(f"Your plan {owner.pending.plan_id} waits for review; nothing of it is applied yet.")
+    return render_observation(request=request, state=session.state, iteration=owner.last_iteration + 1,
                               last_verdicts=session.last_verdicts, last_error=None, chunk=None,
                               todos=todos(session), notes=notes, focus=refs or None, tool_client=True)
 
@@ -42,15 +41,19 @@ def todos(session: LiveSession) -> list[str]:
 
 
 def _metadata(session: LiveSession) -> dict[str, Any]:
-    info = session.info
-    data = {"session_id": info.session_id, "goal": session.request.goal_prompt, "status": info.status,
-            "iteration": info.iteration, "stop_reason": info.stop_reason}
+    owner = session.session
+    data = {"session_id": owner.session_id, "goal": session.request.goal_prompt, "status": owner.shown_status,
+            "iteration": owner.last_iteration, "stop_reason": owner.stop_reason}
     return {k: v for k, v in data.items() if v is not None}
 
 
 def export_text(session: LiveSession, fmt: str) -> str:
     """The graph in an export format (see ``igg.workspace.ops.ToolExportFormat``), as text."""
     state, schema = session.state, session.request.config.schema_
+    if fmt == "html":
+        from igg.export.html import html_text
+
+        return html_text(state, metadata=_metadata(session))
     if fmt in ("cypher", "mermaid"):
         text = io.StringIO()
         (write_cypher if fmt == "cypher" else write_mermaid)(state, text)

@@ -8,28 +8,25 @@ refused with ``INVALID_RULES`` and every problem, each naming the rule and field
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from igg.codemap.depgraph import located_graph
 from igg.errors import RequestInvalid, WorkspaceError
 from igg.rules.check import check as judge
 from igg.rules.load import parse_rules
 from igg.rules.report import CheckReport, RuleSummary
+from igg.workspace.live import LiveSession
 from igg.workspace.ops import CheckInput
 
-if TYPE_CHECKING:
-    from igg.workspace.service import Workspace
 
-
-def check(workspace: Workspace, inp: CheckInput) -> dict[str, Any]:
+def check(session: LiveSession, inp: CheckInput) -> dict[str, Any]:
     """The rules' report on the session's current graph."""
-    session = workspace.get(inp.session_id)
     with session.lock:
         try:
             rules = parse_rules({"rules": inp.rules}, source="rules",
                                 edge_types=sorted(session.state.schema.edge_types))
         except RequestInvalid as exc:
-            raise WorkspaceError("INVALID_RULES", str(exc), status=422) from None
+            raise WorkspaceError("INVALID_RULES", str(exc)) from None
         graph = located_graph(session.state, session.request.context_data or "")
     violations = judge(graph, rules)
     counts = {r.name: sum(v.rule == r.name for v in violations) for r in rules}

@@ -20,19 +20,21 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from igg.agents.base import capabilities
 from igg.errors import AgentUnavailable, IGGError, RequestInvalid, WorkspaceError
 from igg.export.spec import DEFAULT_FILES, ExportSpec, parse_export_spec
 from igg.models.request import Request
+from igg.persistence import SessionStatus
 from igg.record.logs import get_logger
 from igg.record.records import Event
+from igg.workspace.events import EventHub
+from igg.workspace.live import LiveSession, summary
 from igg.workspace.paths import check_output
 
 if TYPE_CHECKING:
     from igg.workspace.ops import RunInput
-    from igg.workspace.service import LiveSession, Workspace
 
 log = get_logger("igg.workspace")
 
@@ -46,11 +48,22 @@ class Held:
     provenance: bool
 
 
+class RunHost(Protocol):
+    """What runs need of the workspace that starts them."""
+
+    hub: EventHub
+    output_dir: Path | None
+
+    def open_session(self, request: Request, status: SessionStatus, agent: str = ...) -> LiveSession: ...
+
+    def get(self, session_id: str) -> LiveSession: ...
+
+
 class Runs:
     """Starts autonomous runs and keeps their tasks until they end (and their agents while they wait for a
     review decision)."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: RunHost) -> None:
         self.workspace = workspace
         self.tasks: dict[str, asyncio.Task[dict[str, Any]]] = {}
         self.held: dict[str, Held] = {}
@@ -73,7 +86,7 @@ class Runs:
         self.tasks[sid] = task
         task.add_done_callback(lambda _: self.tasks.pop(sid, None))
         log.info("run_started", session_id=sid, agent=inp.agent)
-        return self.workspace.summary(session)
+        return summary(session)
 
     async def wait(self, session_id: str) -> dict[str, Any]:
         """The run's summary once it has ended (call it right after ``start``: ended runs are forgotten)."""
@@ -82,47 +95,44 @@ class Runs:
     async def resume(self, session_id: str) -> dict[str, Any]:
         """Continue a run held for review once its plan is decided; its summary when it stops again."""
         held = self.held.pop(session_id)
-        session = self.workspace.get(session_id)
-        with session.lock:
-            notes = [f"A reviewer rejected your last plan: {session.review_note}"] if session.review_note else []
-            session.review_note = None
-            writer = self.workspace._writer(session)  # claims the session again
-            session.info = self.workspace.refresh_info(session, status="running")
-            records = list(session.records)
-        task = asyncio.create_task(self._drive(session, held.agent, held.specs, held.provenance, records=records,
-                                               notes=notes, writer=writer), name=f"igg-run-{session_id}")
+        live = await asyncio.to_thread(self.workspace.get, session_id)
+        with live.lock:
+            owner = live.session
+            notes = [f"A reviewer rejected your last plan: {owner.review_note}"] if owner.review_note else []
+            owner.review_note = None
+            records = await asyncio.to_thread(lambda: list(owner.records))
+        task = asyncio.create_task(self._drive(live, held.agent, held.specs, held.provenance, records=records,
+                                               notes=notes), name=f"igg-run-{session_id}")
         self.tasks[session_id] = task
         task.add_done_callback(lambda _: self.tasks.pop(session_id, None))
         log.info("run_resumed", session_id=session_id)
         return await asyncio.shield(task)
 
-    async def _drive(self, session: LiveSession, agent: Any, specs: list[ExportSpec], provenance: bool, *,
-                     records: list[Any] | None = None, notes: list[str] | None = None,
-                     writer: Any = None) -> dict[str, Any]:
+    async def _drive(self, live: LiveSession, agent: Any, specs: list[ExportSpec], provenance: bool, *,
+                     records: list[Any] | None = None, notes: list[str] | None = None) -> dict[str, Any]:
         from igg.service import arun_request
 
-        writer = writer or session.writer
-        assert writer is not None
+        owner = live.session
+        sid = owner.session_id
         held = False
         try:
-            result = await arun_request(session.request, agent, recorders=[writer], state=session.state,
-                                        records=records or [], notes=notes or [], exports=specs,
-                                        provenance=provenance, on_event=self.workspace.hub.publish)
-            if result.review is not None:  # waits for a decision (igg.workspace.review); the agent takes the next
+            result = await arun_request(owner.request, agent, session=owner, records=records or [],
+                                        notes=notes or [], exports=specs, provenance=provenance,
+                                        plans=owner.plans, on_event=self.workspace.hub.publish)
+            if result.review is not None:  # waits for a decision (Session.decide); the agent takes the next turn
                 held = True
-                self.held[session.info.session_id] = Held(agent=agent, specs=specs, provenance=provenance)
+                self.held[sid] = Held(agent=agent, specs=specs, provenance=provenance)
         except Exception as exc:  # the store failed (or a bug): the session stays, open for the tool agent
-            session.info = self.workspace.refresh_info(session, status="open")
+            owner.status = "open"
             message = str(exc) if isinstance(exc, IGGError) else f"{type(exc).__name__}: {exc}"
-            log.error("run_failed", session_id=session.info.session_id, error=message,
-                      exc_info=not isinstance(exc, IGGError))
-            self.workspace.hub.publish(Event(kind="run_finished", session_id=session.info.session_id,
+            log.error("run_failed", session_id=sid, error=message, exc_info=not isinstance(exc, IGGError))
+            self.workspace.hub.publish(Event(kind="run_finished", session_id=sid,
                                              data={"stop_reason": None, "error": message}))  # ends listeners
-            return {**self.workspace.summary(session), "error": message}
+            return {**summary(live), "error": message}
         finally:
             if not held:
                 await capabilities(agent).aclose()
-        out = {**self.workspace.summary(session), **result.summary()}
+        out = {**summary(live), **result.summary()}
         if result.export_error is not None:
             out["export_error"] = str(result.export_error)
         return out

@@ -16,6 +16,7 @@ import argparse
 import importlib
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -190,7 +191,7 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
     extra = summary_extra(result) if summary_extra is not None else None
     if args.json or not quiet:
         print_summary(result, max_iterations=started.get("max_iterations"), as_json=args.json, out=args.out,
-                      extra=extra, title=title, rows=summary_rows)
+                      extra=extra, title=title, rows=summary_rows, store=keep.store)
     if not quiet:
         announce(keep, result.session_id, log_format=getattr(args, "log_format", "console"))
     if result.export_error is not None:
@@ -200,7 +201,7 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
 
 def print_summary(result: RunResult, *, max_iterations: int | None = None, as_json: bool, out: Path | None = None,
                   extra: dict[str, Any] | None = None, title: str = "igg run",
-                  rows: Callable[[Any], None] | None = None) -> None:
+                  rows: Callable[[Any], None] | None = None, store: str | Path | None = None) -> None:
     """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table (with the
     rows ``rows(table)`` adds: a command's own, such as map-code's files and graph by type)."""
     summary = result.summary()
@@ -234,9 +235,11 @@ def print_summary(result: RunResult, *, max_iterations: int | None = None, as_js
     table.add_row("open to-dos", "; ".join(summary["open_todos"]) or "none")
     if summary.get("review"):
         plan = summary["review"]
+        where = ["--store", str(store)] if store is not None else []
+        review = shlex.join(["igg", "review", summary["session_id"], *where])
+        resume = shlex.join(["igg", "resume", summary["session_id"], *where])
         table.add_row("review", f"plan {plan.get('plan_id', '')} (iteration {plan['iteration']}: {plan['accepted']} "
-                                f"actions would apply, {plan['rejected']} rejected) waits: igg review "
-                                f"{summary['session_id']}, then igg resume {summary['session_id']}")
+                                f"actions would apply, {plan['rejected']} rejected) waits: {review}, then {resume}")
     if summary["pruned"]:
         table.add_row("pruned", ", ".join(f"{p['type']} {p['id']}" for p in summary["pruned"]))
     for export in summary["exports"]:

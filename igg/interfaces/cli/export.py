@@ -178,58 +178,16 @@ def default_output(source: Path, fmt: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.base_iri is not None and args.format not in ("nt", "ttl", "jsonld"):
-        print("igg: --base-iri applies to --format nt, ttl and jsonld only", file=sys.stderr)
-        return 2
-    if args.base_iri is not None:
-        from igg.export.rdf import check_base
-
-        try:
-            check_base(args.base_iri)
-        except ExportError as exc:
-            print(f"igg: {exc}", file=sys.stderr)
-            return 2
-    if args.plan and args.format != "neo4j":
-        print("igg: --plan applies to --format neo4j only", file=sys.stderr)
-        return 2
-    session_only = [flag for flag, on in (("--full", args.full), ("--follow", args.follow)) if on]
-    if session_only and (args.format != "neo4j" or args.iteration is not None):
-        print(f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to --format neo4j of a stored session's latest graph only "
-              "(not with --iteration)", file=sys.stderr)
-        return 2
-    if args.follow and args.plan:
-        print("igg: --follow and --plan do not go together", file=sys.stderr)
-        return 2
-    if args.interval <= 0:
-        print("igg: --interval must be positive", file=sys.stderr)
-        return 2
-    if args.format == "neo4j":
-        if args.output is not None:
-            print("igg: --output does not apply to --format neo4j; use --uri (or NEO4J_URI)", file=sys.stderr)
-            return 2
-        if args.uri:
-            from igg.export.neo4j import check_uri
-
-            try:
-                check_uri(args.uri)
-            except ExportError as exc:
-                print(f"igg: {exc}", file=sys.stderr)
-                return 2
-        if args.batch_size < 1 or args.timeout <= 0:
-            print("igg: --batch-size must be at least 1 and --timeout positive", file=sys.stderr)
-            return 2
-    chart = args.types is not None or args.top is not None
-    if chart and args.format != "mermaid":
-        print("igg: --types and --top apply to --format mermaid only", file=sys.stderr)
-        return 2
-    if args.top is not None and args.top < 0:
-        print("igg: --top must be 0 or more", file=sys.stderr)
+    problem = refused_options(args)
+    if problem is not None:
+        print(f"igg: {problem}", file=sys.stderr)
         return 2
     setup_logging(args, unasked="warning")  # stdout is for results; log lines on stderr only when asked
     if args.format == "neo4j" and args.iteration is None and from_store(args):
         from igg.interfaces.cli.export_sync import run_session_neo4j  # loads the store only when asked
 
         return run_session_neo4j(args)
+    session_only = _session_only(args)
     if session_only:
         print(f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to a stored session (give SESSION and --store)",
               file=sys.stderr)
@@ -237,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
     state, schema, metadata = load_source(args)
     if args.graph == STDIN and not args.store and args.output is None:
         args.output = Path(STDIN)  # nothing to write beside: standard input in, standard output out
-    if chart:
+    if args.types is not None or args.top is not None:
         return _chosen_mermaid(args, state)
     if str(args.output) == "-" and args.format != "neo4j":
         try:
@@ -246,6 +204,58 @@ def run(args: argparse.Namespace) -> int:
         except ExportError as exc:
             raise IGGError(str(exc)) from None
         return 0
+    return export_to_target(args, state, schema, metadata)
+
+
+def _session_only(args: argparse.Namespace) -> list[str]:
+    """The options given that apply to a stored session's Neo4j export only."""
+    return [flag for flag, on in (("--full", args.full), ("--follow", args.follow)) if on]
+
+
+def refused_options(args: argparse.Namespace) -> str | None:
+    """Why these options do not go together (the message after ``igg: ``), or None."""
+    if args.base_iri is not None and args.format not in ("nt", "ttl", "jsonld"):
+        return "--base-iri applies to --format nt, ttl and jsonld only"
+    if args.base_iri is not None:
+        from igg.export.rdf import check_base
+
+        try:
+            check_base(args.base_iri)
+        except ExportError as exc:
+            return str(exc)
+    if args.plan and args.format != "neo4j":
+        return "--plan applies to --format neo4j only"
+    session_only = _session_only(args)
+    if session_only and (args.format != "neo4j" or args.iteration is not None):
+        return (f"{' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to --format neo4j "
+                "of a stored session's latest graph only (not with --iteration)")
+    if args.follow and args.plan:
+        return "--follow and --plan do not go together"
+    if args.interval <= 0:
+        return "--interval must be positive"
+    if args.format == "neo4j":
+        if args.output is not None:
+            return "--output does not apply to --format neo4j; use --uri (or NEO4J_URI)"
+        if args.uri:
+            from igg.export.neo4j import check_uri
+
+            try:
+                check_uri(args.uri)
+            except ExportError as exc:
+                return str(exc)
+        if args.batch_size < 1 or args.timeout <= 0:
+            return "--batch-size must be at least 1 and --timeout positive"
+    if (args.types is not None or args.top is not None) and args.format != "mermaid":
+        return "--types and --top apply to --format mermaid only"
+    if args.top is not None and args.top < 0:
+        return "--top must be 0 or more"
+    return None
+
+
+def export_to_target(args: argparse.Namespace, state: GraphState, schema: Schema | None,
+                     metadata: dict[str, Any]) -> int:
+    """Export to the file ``--output`` names (or the default beside the source), or to Neo4j; print the
+    summaries."""
     settings = None
     source = Path(f"{args.graph}.json") if args.store else Path(args.graph)  # a session: SESSION.graphml, ...
     target: str | None = str(args.output) if args.output is not None else default_output(source, args.format)
@@ -275,6 +285,12 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"exports": exc.summaries}))
         raise IGGError(exc.reasons) from None
+    print_summaries(args, summaries)
+    return 0
+
+
+def print_summaries(args: argparse.Namespace, summaries: list[dict[str, Any]]) -> None:
+    """One line per export (``--json``: the summaries as JSON; ``--quiet``: nothing), warnings on stderr."""
     if args.json:
         print(json.dumps({"exports": summaries}))
     elif not args.quiet:
@@ -285,7 +301,6 @@ def run(args: argparse.Namespace) -> int:
                 print_neo4j_details(s)
             for warning in s.get("warnings", []):
                 print(f"  warning: {warning}", file=sys.stderr)
-    return 0
 
 
 def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, Any], settings: Neo4jSettings) -> int:

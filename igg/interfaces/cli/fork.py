@@ -22,10 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from igg.store.fork import fork
+    from igg.store.sessions import StoreSessions
 
     store = open_store(args)
-    new_id, copied = fork(store, args.session, args.at, args.new_id)
+    new_id, copied = StoreSessions(store).fork(args.session, args.at, args.new_id)
     info = store.session(new_id)
     print(f"session {new_id}: forked from {args.session} after iteration {args.at} ({copied} steps copied; "
           f"{info.nodes} nodes, {info.edges} edges); continue it with "

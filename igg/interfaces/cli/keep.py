@@ -27,9 +27,11 @@ from igg.errors import SessionExists
 from igg.store.db import HOME_ENV, PROJECT_STORE, resolve_store_path
 
 if TYPE_CHECKING:  # the graph and its models load when a run is kept, not when the options are registered
+    from igg.graph.journal import Mutation
     from igg.graph.state import GraphState
     from igg.models.request import Request
     from igg.record.records import IterationRecord, RunResult, StopReason
+    from igg.record.steps import StepRecord
 
 INTERRUPTED = "interrupted"
 """The stop reason written into ``summary.json`` (and ``--json``) of a run stopped by Ctrl-C."""
@@ -115,6 +117,9 @@ class Witness:
 
     def record(self, record: IterationRecord) -> None:
         self.records.append(record)
+
+    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+        """Steps other than iterations are not kept here."""
 
     def finish(self, result: RunResult) -> None:
         pass

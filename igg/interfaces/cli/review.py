@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from igg.workspace.service import Workspace
 
     workspace = Workspace(StoreSessions(open_store(args)))
-    shown = asyncio.run(workspace.execute("review", ReviewInput(session_id=args.session)))
+    shown = asyncio.run(workspace.execute(ReviewInput(session_id=args.session)))
     plan = shown["review"]
     if args.approve is None and args.reject is None:
         if args.json:
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     decision: Literal["approve", "reject"] = "reject" if args.reject is not None else "approve"
     inp = ReviewInput(session_id=args.session, plan_id=plan["plan_id"], decision=decision,
                       actions=args.approve or None, note=args.reject if args.reject is not None else args.note)
-    result = asyncio.run(workspace.execute("review", inp))
+    result = asyncio.run(workspace.execute(inp))
     if args.json:
         print_json(result)
     elif decision == "reject":

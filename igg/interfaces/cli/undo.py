@@ -18,11 +18,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from igg.store import undo
+    import shlex
+    import sys
+
+    from igg.interfaces.codes import EXIT_INVALID
+    from igg.store.sessions import StoreSessions
 
     store = open_store(args)
-    step, count = undo(store, args.session, args.to)
+    waiting, _ = store.review_state(args.session)
+    if waiting is not None and waiting.get("state") == "pending":
+        review = shlex.join(["igg", "review", args.session, "--store", str(store.path)])
+        print(f"igg: session {args.session!r} has plan {waiting['plan']['plan_id']} waiting for review; decide it "
+              f"first (`{review} --approve` or `{review} --reject NOTE`), then undo", file=sys.stderr)
+        return EXIT_INVALID
+    undone = StoreSessions(store).undo(args.session, args.to)
     info = store.session(args.session)
-    print(f"session {args.session}: rolled back to after iteration {args.to} as step {step} "
-          f"({count} mutations); the graph has {info.nodes} nodes and {info.edges} edges")
+    print(f"session {args.session}: rolled back to after iteration {args.to} as step {undone.step} "
+          f"({undone.mutations} mutations); the graph has {info.nodes} nodes and {info.edges} edges")
     return 0

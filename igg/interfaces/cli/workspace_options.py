@@ -14,6 +14,9 @@ from igg.record.logs import LOG_FORMATS
 if TYPE_CHECKING:
     from igg.workspace import Workspace
 
+DEFAULT_MAX_ACTIONS = 500
+"""The server's ceiling on actions per request (``--max-actions``)."""
+
 
 def add_options(p: argparse.ArgumentParser) -> None:
     """``--store``, ``--memory``, ``--output-dir`` and ``--log-format``."""
@@ -25,6 +28,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
                         "exports are returned inline only)")
     p.add_argument("--log-format", choices=LOG_FORMATS, default="console",
                    help="log lines on standard error: console (default) or json")
+    p.add_argument("--max-actions", type=int, default=DEFAULT_MAX_ACTIONS, metavar="N",
+                   help=f"most actions one apply_actions request may carry, whatever its request's "
+                        f"config says (default {DEFAULT_MAX_ACTIONS}); more are refused up front (TOO_MANY_ACTIONS)")
 
 
 def configure_logging(args: argparse.Namespace) -> None:
@@ -44,7 +50,8 @@ def build_workspace(args: argparse.Namespace) -> Workspace:
     )
 
     if args.memory:
-        return Workspace(MemorySessions(), output_dir=output)
+        return Workspace(MemorySessions(), output_dir=output, max_actions=args.max_actions)
     from igg.store import SessionStore, StoreSessions, resolve_store_path
 
-    return Workspace(StoreSessions(SessionStore(resolve_store_path(args.store))), output_dir=output)
+    return Workspace(StoreSessions(SessionStore(resolve_store_path(args.store))), output_dir=output,
+                     max_actions=args.max_actions)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -94,20 +93,13 @@ class EncodableJSONResponse(JSONResponse):
         return text.encode("utf-8")
 
 
-_ROUTES = {
-    "start_session": "POST /sessions", "list_sessions": "GET /sessions",
+ROUTES = {
+    "start_session": "POST /sessions", "list_sessions": "GET /sessions", "observe": "GET /sessions/{id}/observation",
     "apply_actions": "POST /sessions/{id}/actions", "finish_session": "POST /sessions/{id}/finish",
     "export_graph": "POST /sessions/{id}/export", "query_graph": "POST /sessions/{id}/query",
-    "run_session": "POST /runs",
+    "run_session": "POST /runs", "review": "POST /sessions/{id}/review",
 }
-"""The route of each workspace operation whose tool name can appear in a refusal's message."""
-_TOOL_NAMES = re.compile(r"(?<![\w/])(" + "|".join(_ROUTES) + r")(?![\w/])")
-
-
-def http_message(message: str) -> str:
-    """A workspace message for an HTTP client: the operations it names become their routes (``list_sessions``
-    -> ``GET /sessions``); plain words such as "observe" stay words."""
-    return _TOOL_NAMES.sub(lambda m: _ROUTES[m.group(1)], message)
+"""The route of each workspace operation a refusal can point at (``WorkspaceError.tools``)."""
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
@@ -121,10 +113,23 @@ def build_app(workspace: Workspace) -> FastAPI:
                   description=__doc__, version=package_version(), default_response_class=EncodableJSONResponse,
                   docs_url=None, redoc_url=None)
     _offline_docs(app)
+    _error_handlers(app)
+    _session_routes(app, workspace)
+    _history_routes(app, workspace)
+    from igg.interfaces.http.ui import ui_router
+
+    app.include_router(ui_router(workspace))
+    return app
+
+
+
+
+def _error_handlers(app: FastAPI) -> None:
+    """Every refusal in the one JSON envelope: workspace errors, invalid bodies, unknown routes, crashes."""
 
     @app.exception_handler(WorkspaceError)
     async def _workspace_error(_: Request, exc: WorkspaceError) -> JSONResponse:
-        return error(http_status(exc), exc.code, http_message(exc.message))
+        return error(http_status(exc), exc.code, exc.render(lambda tool: ROUTES.get(tool, tool)))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -182,18 +187,22 @@ def build_app(workspace: Workspace) -> FastAPI:
                   error=type(exc).__name__, exc_info=exc)
         return error(500, "INTERNAL_ERROR", "the server failed on this request; its log has the details")
 
+
+def _session_routes(app: FastAPI, workspace: Workspace) -> None:
+    """Liveness, sessions, observation, actions, finish, export, runs and the event stream."""
+
     @app.get("/healthz", summary="Liveness")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
     @app.post("/sessions", status_code=201, summary="Start a session")
     async def start_session(request: GraphRequest) -> dict[str, Any]:
-        return await workspace.execute("start_session", request)
+        return await workspace.execute(request)
 
     @app.get("/sessions", summary="List sessions")
     async def list_sessions(status: Annotated[str | None, Query()] = None,
                             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
-        return await workspace.execute("list_sessions", _validate(ListInput, status=status, limit=limit))
+        return await workspace.execute(_validate(ListInput, status=status, limit=limit))
 
     @app.get("/sessions/{session_id}", summary="A session: status, counts, limits, goal, times")
     async def session_info(session_id: str) -> dict[str, Any]:
@@ -207,22 +216,22 @@ def build_app(workspace: Workspace) -> FastAPI:
     async def observe(session_id: str, focus: Annotated[list[str] | None, Query()] = None,
                       token_budget: Annotated[int | None, Query()] = None) -> dict[str, Any]:
         inp = _validate(ObserveInput, session_id=session_id, focus=focus or [], token_budget=token_budget)
-        return await workspace.execute("observe", inp)
+        return await workspace.execute(inp)
 
     @app.post("/sessions/{session_id}/actions", summary="Apply actions")
     async def apply_actions(session_id: str, body: ApplyBody) -> dict[str, Any]:
         inp = _validate(ApplyInput, session_id=session_id, **body.model_dump())
-        return await workspace.execute("apply_actions", inp)
+        return await workspace.execute(inp)
 
     @app.post("/sessions/{session_id}/finish", summary="Finish a session")
     async def finish(session_id: str, body: Annotated[FinishBody | None, Body()] = None) -> dict[str, Any]:
         inp = _validate(FinishInput, session_id=session_id, **(body or FinishBody()).model_dump())
-        return await workspace.execute("finish_session", inp)
+        return await workspace.execute(inp)
 
     @app.post("/sessions/{session_id}/export", summary="Export a session's graph")
     async def export(session_id: str, body: Annotated[ExportBody | None, Body()] = None) -> dict[str, Any]:
         inp = _validate(ExportInput, session_id=session_id, **(body or ExportBody()).model_dump())
-        return await workspace.execute("export_graph", inp)
+        return await workspace.execute(inp)
 
     @app.post("/runs", status_code=202, summary="Start an autonomous run")
     async def start_run(body: RunInput) -> dict[str, Any]:
@@ -232,44 +241,43 @@ def build_app(workspace: Workspace) -> FastAPI:
     @app.get("/sessions/{session_id}/events", summary="Stream a session's events (server-sent events)",
              response_class=StreamingResponse)
     async def events(session_id: str, request: Request) -> StreamingResponse:
-        session = workspace.get(session_id)
+        session = await asyncio.to_thread(workspace.get, session_id)  # may load it from the store
         follow = session.info.status == "running"
         return StreamingResponse(_sse(workspace, session_id, follow, request), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
 
+
+def _history_routes(app: FastAPI, workspace: Workspace) -> None:
+    """Queries, history (explain, diff, undo), rules and review."""
+
     @app.post("/sessions/{session_id}/query", summary="Ask a budgeted query about the graph")
     async def query(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute("query_graph", _validate(QueryInput, **{**body, "session_id": session_id}))
+        return await workspace.execute(_validate(QueryInput, **{**body, "session_id": session_id}))
 
     @app.get("/sessions/{session_id}/explain", summary="The history of a node or edge")
     async def explain(session_id: str, ref: Annotated[str, Query()],
                       edges: Annotated[bool, Query()] = True) -> dict[str, Any]:
-        return await workspace.execute("explain", _validate(ExplainInput, session_id=session_id, ref=ref, edges=edges))
+        return await workspace.execute(_validate(ExplainInput, session_id=session_id, ref=ref, edges=edges))
 
     @app.get("/sessions/{session_id}/diff", summary="What changed between two iterations")
     async def diff(session_id: str, a: Annotated[int, Query()], b: Annotated[int, Query()]) -> dict[str, Any]:
-        return await workspace.execute("diff", _validate(DiffInput, session_id=session_id, a=a, b=b))
+        return await workspace.execute(_validate(DiffInput, session_id=session_id, a=a, b=b))
 
     @app.post("/sessions/{session_id}/check", summary="Judge dependency rules on the session's graph")
     async def check(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute("check", _validate(CheckInput, **{**body, "session_id": session_id}))
+        return await workspace.execute(_validate(CheckInput, **{**body, "session_id": session_id}))
 
     @app.post("/sessions/{session_id}/undo", summary="Roll a session back to an iteration")
     async def undo(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute("undo", _validate(UndoInput, **{**body, "session_id": session_id}))
+        return await workspace.execute(_validate(UndoInput, **{**body, "session_id": session_id}))
 
     @app.get("/sessions/{session_id}/review", summary="The plan waiting for review")
     async def review_show(session_id: str) -> dict[str, Any]:
-        return await workspace.execute("review", _validate(ReviewInput, session_id=session_id))
+        return await workspace.execute(_validate(ReviewInput, session_id=session_id))
 
     @app.post("/sessions/{session_id}/review", summary="Approve or reject the plan waiting for review")
     async def review_decide(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute("review", _validate(ReviewInput, **{**body, "session_id": session_id}))
-
-    from igg.interfaces.http.ui import ui_router
-
-    app.include_router(ui_router(workspace))
-    return app
+        return await workspace.execute(_validate(ReviewInput, **{**body, "session_id": session_id}))
 
 
 def _offline_docs(app: FastAPI) -> None:
@@ -311,4 +319,4 @@ def _validate(model: Any, **values: Any) -> Any:
         return model.model_validate(values)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(value)'}: {e['msg']}" for e in exc.errors())
-        raise WorkspaceError("INVALID_ARGUMENTS", problems, status=422) from None
+        raise WorkspaceError("INVALID_ARGUMENTS", problems) from None

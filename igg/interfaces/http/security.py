@@ -4,8 +4,13 @@
   ``127.0.0.1`` under the page's own host name. Without a token only loopback names are answered
   (``localhost``, ``127.0.0.1``, ``[::1]``); more names come from ``--allowed-host`` or
   ``IGG_ALLOWED_HOSTS`` (comma-separated; ``*`` for any). With a token and no list every name is answered:
-  a browser cannot attach the token. Other names get 421 ``HOST_FORBIDDEN``; an ``Origin`` header whose
-  host is not allowed gets 403 ``ORIGIN_FORBIDDEN``.
+  a browser cannot attach the token. Other names get 421 ``HOST_FORBIDDEN``.
+* Cross-site requests (no state change without intent): without a token, an ``Origin`` header must be the
+  server's own origin (the page it serves, ``/ui``) or name a host given with ``--allowed-host``; ``null``
+  (sandboxed frames, ``data:`` pages) and loopback pages on other ports are refused (403 ``ORIGIN_FORBIDDEN``).
+  Every ``POST`` must carry ``Content-Type: application/json`` (403 ``JSON_REQUIRED``): a browser sends that
+  type cross-site only after a preflight IGG never grants, so no form post, ``text/plain`` beacon or bodyless
+  ``fetch`` from another site can change a session. (``/ui/login``'s form, with a token only, is the exception.)
 * A bearer token, when one is configured (``IGG_API_TOKEN``): every request but ``/healthz`` must carry
   ``Authorization: Bearer <token>`` (the scheme in any case, RFC 7235; the token compared in constant
   time). The token is never logged or echoed.
@@ -38,6 +43,9 @@ DEFAULT_MAX_BODY = 8 * 1024 * 1024
 """Largest request body accepted by default (bytes); context_data of a few source files fits."""
 
 OPEN_PATHS = frozenset({"/healthz"})
+
+FORM_PATHS = frozenset({"/ui/login"})
+"""POST paths that take a form (the /ui login, which exists only with a token)."""
 """Paths served without a token (liveness only: they reveal nothing)."""
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
@@ -76,7 +84,7 @@ def check_bind(host: str, token: str | None) -> None:
     if token is None and not is_loopback(host):
         raise WorkspaceError("INSECURE_BIND", f"refusing to listen on {host} without a token: anyone who can "
                              f"reach it could read and change every session. Set {TOKEN_ENV} (clients then "
-                             f"send 'Authorization: Bearer <token>') or bind 127.0.0.1", status=400)
+                             f"send 'Authorization: Bearer <token>') or bind 127.0.0.1")
 
 
 def host_name(header: str) -> str:
@@ -94,6 +102,8 @@ class HostPolicy:
 
     names: frozenset[str]
     """Allowed host names (lower case, no port); loopback names are always allowed."""
+    origins: frozenset[str] = frozenset()
+    """Configured ``host:port`` values, whose pages may send requests (``Origin``)."""
     any_host: bool = False
     """Every name is allowed (a token is set and no list was given, or ``*`` was listed)."""
 
@@ -103,7 +113,9 @@ class HostPolicy:
         token is set and nothing is configured."""
         listed = [h for h in configured if h]
         names = {host_name(h) for h in listed if h != "*"}
-        return cls(names=frozenset(names), any_host="*" in listed or (token is not None and not listed))
+        origins = {h.strip().lower() for h in listed if h != "*" and host_name(h) != h.strip().lower()}
+        return cls(names=frozenset(names), origins=frozenset(origins),
+                   any_host="*" in listed or (token is not None and not listed))
 
     def permits(self, host: str) -> bool:
         """Whether a request for ``host`` (a ``Host`` header value or a bare name) is answered."""
@@ -112,11 +124,30 @@ class HostPolicy:
         name = host_name(host)
         return name in self.names or name in LOOPBACK_NAMES or is_loopback(name.strip("[]"))
 
+    def permits_origin(self, origin: str, host: str) -> bool:
+        """Whether a page at ``origin`` may send requests here: the server's own origin (``host``: the request's
+        Host header), or an origin whose host was given (``--allowed-host``, with its port when given). Never
+        ``null``, never a loopback page on another port."""
+        if self.any_host:
+            return True
+        parts = urlsplit(origin.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return False  # "null", file:, data: ...
+        netloc = parts.netloc.lower()
+        if netloc == host.strip().lower():
+            return True
+        return netloc in self.origins or host_name(netloc) in self.names and host_name(netloc) == netloc
+
     def describe(self) -> str:
         """The allowed names, for messages."""
         if self.any_host:
             return "any host"
         return ", ".join(sorted({*LOOPBACK_NAMES, *self.names}))
+
+
+def is_json(content_type: bytes) -> bool:
+    """Whether a ``Content-Type`` value is ``application/json`` (parameters such as ``charset`` allowed)."""
+    return content_type.split(b";")[0].strip().lower() == b"application/json"
 
 
 def error_body(code: str, message: str) -> bytes:
@@ -163,12 +194,17 @@ def bearer_guard(app: ASGIApp, token: str | None, max_body: int, *, hosts: HostP
                          "(a protection against DNS rebinding: web pages cannot reach it under their own names)")
             return
         origin = headers.get(b"origin")
-        if origin is not None and not policy.any_host and origin != b"null":
-            origin_host = urlsplit(origin.decode("latin-1")).netloc
-            if not policy.permits(origin_host):
-                await refuse(send, 403, "ORIGIN_FORBIDDEN", f"requests from pages at {origin.decode('latin-1')!r} "
-                             f"are refused; this server answers {policy.describe()}")
-                return
+        if origin is not None and not policy.any_host and not policy.permits_origin(origin.decode("latin-1"), host):
+            await refuse(send, 403, "ORIGIN_FORBIDDEN", f"requests from pages at {origin.decode('latin-1')!r} "
+                         f"are refused: this server takes requests from its own pages and from "
+                         f"{policy.describe()} on the ports given (--allowed-host)")
+            return
+        if scope.get("method") == "POST" and scope.get("path") not in FORM_PATHS \
+                and not is_json(headers.get(b"content-type", b"")):
+            await refuse(send, 403, "JSON_REQUIRED", "a POST must carry a JSON body with 'Content-Type: "
+                         "application/json' (send {} when there is nothing to say); other types are what cross-site "
+                         "forms send, and are refused")
+            return
         if expected is not None and scope.get("path") not in OPEN_PATHS:
             given = headers.get(b"authorization", b"")
             presented = _bearer(given)

@@ -84,14 +84,14 @@ def ui_router(workspace: Workspace) -> APIRouter:
     @router.get("/static/{name:path}")
     async def static(name: str) -> Response:
         if name not in STATIC_FILES:
-            raise WorkspaceError("NOT_FOUND", f"no static file {name!r} here", status=404)
+            raise WorkspaceError("NOT_FOUND", f"no static file {name!r} here")
         suffix = name[name.rfind("."):]
         return Response(asset(name), media_type=_TYPES.get(suffix, "text/plain; charset=utf-8"),
                         headers={"cache-control": "max-age=3600", "x-content-type-options": "nosniff"})
 
     @router.get("/api/sessions")
     async def sessions() -> dict[str, Any]:
-        return await workspace.execute("list_sessions", ListInput(limit=1000))
+        return await workspace.execute(ListInput(limit=1000))
 
     @router.get("/api/sessions/{session_id}/graph")
     async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None,
@@ -113,8 +113,8 @@ def ui_router(workspace: Workspace) -> APIRouter:
         if store is not None:
             return await asyncio.to_thread(stored_iterations, store, session_id)
         session = workspace.get(session_id)  # on the event loop, like the graph above
-        return {"session_id": session_id, "from_store": False, "last_iteration": session.info.iteration,
-                "iterations": [iteration_summary(r.to_dict()) for r in session.records]}
+        return {"session_id": session_id, "from_store": False, "last_iteration": session.session.last_iteration,
+                "iterations": [iteration_summary(r.to_dict()) for r in session.session.records]}
 
     @router.get("/api/sessions/{session_id}/history")
     async def history(session_id: str, element: Annotated[str, Query(min_length=1, max_length=200)]
@@ -126,7 +126,7 @@ def ui_router(workspace: Workspace) -> APIRouter:
 
     @router.get("/api/sessions/{session_id}/query")
     async def query(session_id: str, q: Annotated[str, Query(min_length=2, max_length=20_000)]) -> dict[str, Any]:
-        return await workspace.execute("query_graph", query_input(session_id, q))
+        return await workspace.execute(query_input(session_id, q))
 
     @router.get("/api/sessions/{session_id}/events", response_class=StreamingResponse)
     async def events(session_id: str) -> StreamingResponse:
@@ -149,15 +149,15 @@ def query_input(session_id: str, text: str) -> QueryInput:
         return QueryInput.model_validate({"session_id": session_id, "query": json.loads(text)})
     except json.JSONDecodeError as exc:
         raise WorkspaceError("INVALID_ARGUMENTS", f"q: not JSON ({exc.msg} at character {exc.pos}); send the "
-                             'query as JSON, e.g. {"query": "neighbours", "node": {"name": "A"}}', status=422) from None
+                             'query as JSON, e.g. {"query": "neighbours", "node": {"name": "A"}}') from None
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(value)'}: {e['msg']}" for e in exc.errors())
-        raise WorkspaceError("INVALID_ARGUMENTS", problems, status=422) from None
+        raise WorkspaceError("INVALID_ARGUMENTS", problems) from None
 
 
 def _no_history() -> WorkspaceError:
     return WorkspaceError("HISTORY_UNAVAILABLE", "this server keeps sessions in memory only: earlier iterations "
-                          "and element histories need a session store (start it without --memory)", status=409)
+                          "and element histories need a session store (start it without --memory)")
 
 
 def _status(workspace: Workspace, session_id: str, stored_status: str) -> str:
@@ -176,7 +176,7 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
     except SessionNotFound as exc:
         raise workspace_error(exc) from None
     except SessionError as exc:  # an iteration the session does not have
-        raise WorkspaceError("NO_SUCH_ITERATION", str(exc), status=404) from None
+        raise WorkspaceError("NO_SUCH_ITERATION", str(exc)) from None
     meta = {"session_id": session_id, "goal": info.goal,
             "status": _status(workspace, session_id, info.status), "stop_reason": info.stop_reason,
             "iteration": iteration if iteration is not None else info.last_iteration,

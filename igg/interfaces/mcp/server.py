@@ -34,7 +34,8 @@ from igg.interfaces.logs import route_stdlib_logging
 from igg.interfaces.version import package_version
 from igg.io.encodable import escape_unencodable, find_unencodable, first_unencodable
 from igg.io.encodable import escape_value as _escaped
-from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
+from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation, inline_refs
+from igg.workspace.outputs import OUTPUTS, RunOutput
 from igg.workspace.service import Workspace
 from igg.workspace.toolschema import tool_schema
 
@@ -71,15 +72,18 @@ def argument_problems(exc: ValidationError) -> str:
 class IGGServer(MCPServer):
     """``MCPServer`` whose every failed tool call starts with a stable code.
 
-    Arguments are checked against the operation's own input model before the SDK sees them: the SDK's
-    argument model ignores unknown keys, the operation models refuse them (as the HTTP API does).
+    Arguments are checked once, against the operation's own input model (the SDK's argument model would ignore
+    unknown keys; the operation models refuse them, as the HTTP API does), and the workspace is called with
+    that model; only ``run_session`` goes through the SDK's call path, for its progress notifications.
     """
+
+    workspace: Workspace
 
     async def list_tools(self) -> list[MCPTool]:
         """The SDK's tool list with each operation's compact input schema (``igg.workspace.toolschema``)."""
         tools = await super().list_tools()
-        return [t.model_copy(update={"input_schema": _PUBLISHED[t.name]}) if t.name in _PUBLISHED else t
-                for t in tools]
+        return [t.model_copy(update={"input_schema": _PUBLISHED[t.name], "output_schema": _OUTPUT_SCHEMAS[t.name]})
+                if t.name in _PUBLISHED else t for t in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         op = OPERATIONS_BY_NAME.get(name)
@@ -87,11 +91,16 @@ class IGGServer(MCPServer):
             return tool_error("UNKNOWN_TOOL", f"there is no tool {name!r}; the tools are "
                               f"{', '.join(o.name for o in OPERATIONS)}")
         try:
-            op.input.model_validate(arguments)
+            inp = op.input.model_validate(arguments)  # the one validation of a call's arguments
         except ValidationError as exc:
             return tool_error(argument_code(op, exc), argument_problems(exc))
         try:
+            if op.name != "run_session":
+                return _answer(op, await self.workspace.execute(inp))
+            # a run reports progress through the SDK's Context, which the SDK's own call path passes
             return await super().call_tool(name, arguments, context)
+        except WorkspaceError as exc:
+            return tool_error(exc.code, exc.message)
         except MCPError:
             raise
         except Exception as exc:  # the SDK wraps failures in ToolError; anything else is a fault too
@@ -102,13 +111,27 @@ class IGGServer(MCPServer):
             return tool_error("INTERNAL_ERROR", f"{name} failed on the server; its log has the details")
 
 
+def _answer(op: Operation, result: dict[str, Any]) -> CallToolResult:
+    """A tool's answer: its structured content (checked by clients against the output schema) and its text
+    (the JSON; ``observe``: the markdown itself)."""
+    text = result["markdown"] if op.name == "observe" else json.dumps(result, ensure_ascii=False)
+    if first_unencodable(text) is not None:  # never fail the answer on text UTF-8 cannot carry
+        result, text = _escaped(result), escape_unencodable(text)[0]
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
+
+
 _PUBLISHED: dict[str, dict[str, Any]] = {op.name: tool_schema(op) for op in OPERATIONS}
 """Each tool's published input schema (built once: the operations are fixed)."""
+
+_OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: inline_refs(model.model_json_schema(by_alias=True))
+                                              for name, model in OUTPUTS.items()}
+"""Each tool's output schema: its operation's output model (``igg.workspace.outputs``)."""
 
 
 def build_server(workspace: Workspace, *, name: str = "igg") -> MCPServer:
     """An ``MCPServer`` exposing every workspace operation of ``workspace`` as a tool."""
     server = IGGServer(name, instructions=INSTRUCTIONS, version=package_version())
+    server.workspace = workspace
     route_stdlib_logging()  # after the SDK's constructor, which installs its own (rich) logging handler
     for op in OPERATIONS:
         server.add_tool(
@@ -125,17 +148,12 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
     async def call(**arguments: Any) -> CallToolResult:
         ctx = arguments.pop("ctx", None)
         try:
-            inp = op.input.model_validate(arguments)
-            if op.name == "run_session":
-                result = await _run_with_progress(workspace, inp, ctx)
-            else:
-                result = await workspace.execute(op.name, inp)
+            # only run_session comes here (IGGServer.call_tool serves the others); the SDK's argument model
+            # ignores unknown keys, so the operation's model reads what the client sent
+            result = await _run_with_progress(workspace, op.input.model_validate(arguments), ctx)
         except WorkspaceError as exc:
             return tool_error(exc.code, exc.message)
-        text = result["markdown"] if op.name == "observe" else json.dumps(result, ensure_ascii=False)
-        if first_unencodable(text) is not None:  # never fail the answer on text UTF-8 cannot carry
-            result, text = _escaped(result), escape_unencodable(text)[0]
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
+        return _answer(op, result)
 
     parameters = []
     fields = sorted(op.input.model_fields.items(), key=lambda item: item[0] != "session_id")  # id first
@@ -165,7 +183,7 @@ async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None
                 await ctx.report_progress(event["iteration"], total, f"iteration {event['iteration']}: "
                                           f"{event.get('accepted', 0)} accepted, {event.get('rejected', 0)} rejected; "
                                           f"{event.get('nodes', 0)} nodes, {event.get('edges', 0)} edges")
-    return await task
+    return RunOutput.model_validate(await task).dump()
 
 
 

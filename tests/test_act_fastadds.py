@@ -1,4 +1,4 @@
-"""The act step's batch fast path (``igg.act.batch``): a response of ADD_NODE / ADD_EDGE actions gets exactly
+"""The act step's fast path for ADD_NODE / ADD_EDGE responses (``igg.act.fastadds``): a response of ADD_NODE / ADD_EDGE actions gets exactly
 the verdicts, messages and graph the general rule chain gives, bad actions included."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from conftest import Workspace, edge, node
 
-from igg.act.batch import applies, apply_adds
+from igg.act.fastadds import apply_adds
 from igg.models.actions import read_response
 
 PATTERNS = {"edge_patterns": [{"from": "Class", "type": "IMPLEMENTS", "to": "Interface"}],
@@ -18,8 +18,8 @@ def _both(actions: list[dict[str, Any]], **config: Any) -> tuple[Workspace, list
     """The same actions through the fast path and through the general path, each on a fresh workspace."""
     fast, slow = Workspace(**config), Workspace(**config)
     items = read_response({"reasoning": "", "actions": actions}).items
-    assert applies(fast.actor, items)
-    got = apply_adds(fast.actor, fast.state, items)
+    assert fast.actor.fast(items)
+    got = apply_adds(fast.state, items, fast.actor.schema, fast.actor.limits, fast.actor._apply)
     items = read_response({"reasoning": "", "actions": actions}).items
     want = slow.actor._apply(slow.state, items)
     return fast, got, slow, want
@@ -88,18 +88,18 @@ def test_the_fast_path_stands_down_for_other_rules_and_actions() -> None:
     ws = Workspace()
     adds = read_response({"reasoning": "", "actions": [node("Class", name="A", package="p"),
                                                         node("Class", name="B", package="p")]}).items
-    assert applies(ws.actor, adds)
+    assert ws.actor.fast(adds)
     mixed = read_response({"reasoning": "", "actions": [node("Class", name="A", package="p"),
                                                          {"type": "DELETE_NODE", "node": {"name": "A"}}]}).items
-    assert not applies(ws.actor, mixed)  # another action type: the general path
+    assert not ws.actor.fast(mixed)  # another action type: the general path
     broken = read_response({"reasoning": "", "actions": [node("Class", name="A", package="p"), {"type": "ADD"}]}).items
-    assert not applies(ws.actor, broken)  # an action that was not read whole
-    assert not applies(Workspace(apply_mode="atomic").actor, adds)
+    assert not ws.actor.fast(broken)  # an action that was not read whole
+    assert Workspace(apply_mode="atomic").actor.fast(adds)  # the actor rolls a rejected response back after
     from igg.act import Actor
     from igg.models.actions import AddNode
 
     extra = Actor(ws.state.schema, ws.request.config.constraints, extra_rules={AddNode: (lambda c, a, p: None,)})
-    assert not applies(extra, adds)  # an extra rule (e.g. grounding) is only in the general chain
+    assert not extra.fast(adds)  # an extra rule (e.g. grounding) is only in the general chain
     guarded = Workspace(constraints={"duplicates": {"policy": "reject"}})
     fast, got, slow, want = _both([node("Class", name="AuthService", package="p"),
                                    node("Class", name="AuthServices", package="p")],
@@ -118,7 +118,7 @@ def test_a_bad_action_from_the_static_agent_is_still_rejected_with_its_verdict(t
 
     taken: list[int] = []
     monkeypatch.setattr(apply_module, "apply_adds",
-                        lambda actor, state, items: taken.append(len(items)) or apply_adds(actor, state, items))
+                        lambda state, items, *rest: taken.append(len(items)) or apply_adds(state, items, *rest))
     (tmp_path / "app.py").write_text("class A:\n    def f(self):\n        return B()\n\n\nclass B:\n    pass\n")
     codemap = prepare([tmp_path])
 

@@ -1,0 +1,200 @@
+"""The fast path of the act step for a response made only of ``ADD_NODE`` and ``ADD_EDGE`` actions (what a
+static agent such as ``igg map-code``'s sends, tens of thousands per run), checked with the work shared across
+the response.
+
+Every check of ``RULES[AddNode]`` and ``RULES[AddEdge]`` still holds for every action accepted here; what is
+done once per response is what does not depend on the action: whether each type is in the schema, whether it
+declares property types or required properties, which near-duplicate index to probe, whether a property key
+is valid. An ADD_NODE the near-duplicate guard finds no candidate for is accepted here under every policy
+(as the general path accepts it); one with candidates takes the general path for its verdict. References that
+name their node type and exactly its identity keys (what static agents send) resolve with one lookup in the
+identity index, and an edge pattern is looked up once per (type, source type, target type).
+
+The fast checks only ever *accept*: an action that any of them cannot accept outright (an unknown type, a
+value to normalise or of another kind than a short string, an integer or a boolean, a reference that is not
+exact, a missing node, a duplicate, a forbidden pattern, a limit reached) goes through the general path (the
+``general`` function the actor hands in: its rule chain) on its own, so its verdict, code and message are
+exactly the rule chain's. The actor takes the fast path only when its checks for both action classes are the
+built-in ones the fast checks stand for (``stands_for``: an extra rule such as the code agent's grounding
+rule sends the response down the general path) and every action was read whole (``applies``); in ``atomic``
+mode the actor rolls the response back afterwards as it does for the general path.
+
+``tests/test_fast_adds_property.py`` pins this module to the general path: random responses give equal
+verdicts, graphs and journals both ways, under every duplicate policy and both apply modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from igg.act.rules import RULES, Checks, idle_checks
+from igg.graph.identity import normalize_identity_value
+from igg.graph.state import GraphState
+from igg.models.actions import AddEdge, AddNode
+from igg.models.common import property_key_problem
+from igg.models.request import Constraints
+from igg.models.schema import CompiledSchema
+from igg.models.verdicts import Verdict
+
+COVERED = (AddNode, AddEdge)
+"""The action classes whose built-in checks the fast checks stand for."""
+
+General = Callable[[GraphState, Sequence[Any]], list[Verdict]]
+"""The general path: the actor's rule chain over some actions, one verdict each (called here with one)."""
+
+
+def stands_for(checks: Mapping[type, Checks[Any, Any]], schema: CompiledSchema, limits: Constraints) -> bool:
+    """Whether an actor's ``checks`` for ADD_NODE and ADD_EDGE are the built-in ones (less the idle ones) that
+    the fast checks stand for; an extra rule (e.g. the code agents' grounding rule) is not covered."""
+    idle = idle_checks(schema, limits)
+    return all(checks[t] == RULES[t].without(idle) for t in COVERED)
+
+
+def applies(items: Sequence[Any], limits: Constraints) -> bool:
+    """Whether ``items`` can take the fast path: two or more actions, no more than a response may hold, every
+    one an ``AddNode`` or ``AddEdge`` read whole."""
+    if len(items) > limits.max_actions_per_response or len(items) < 2:
+        return False
+    return all(i.__class__ is AddNode or i.__class__ is AddEdge for i in items)
+
+
+def apply_adds(state: GraphState, items: Sequence[Any], schema: CompiledSchema, limits: Constraints,
+               general: General) -> list[Verdict]:
+    """One verdict per action of ``items`` (all ``AddNode``/``AddEdge``: ``applies`` true), applied in order:
+    the same verdicts, graph and journal as ``general`` over the same items (see the module doc)."""
+    adds = _Adds(state, schema, limits)
+    node, edge = adds.node, adds.edge
+    verdicts: list[Verdict] = []
+    append = verdicts.append
+    for index, item in enumerate(items):
+        verdict = node(item, index) if item.__class__ is AddNode else edge(item, index)
+        if verdict is None:  # not accepted outright: the general path decides, as for any other response
+            (verdict,) = general(state, [item])
+            verdict.index = index
+        append(verdict)
+    return verdicts
+
+
+class _Adds:
+    """The fast checks of one response: what they share (the schema's tables, the limits, the keys and values
+    already found valid) and one method per check, each returning None where the general path must decide."""
+
+    __slots__ = ("allow_loops", "by_identity", "describe", "edge_types", "edges", "find_nodes", "good_keys",
+                 "identity_keys", "max_edges", "max_length", "max_nodes", "max_properties", "near", "node_types",
+                 "nodes", "normal", "pattern_ok", "patterns", "required", "state", "typed")
+
+    def __init__(self, state: GraphState, schema: CompiledSchema, limits: Constraints) -> None:
+        self.state = state
+        self.find_nodes, self.describe = state.lookup.find_nodes, state.lookup.describe  # one call, not two
+        self.node_types, self.edge_types = schema.node_types, schema.edge_types
+        self.identity_keys, self.required = schema.identity_keys, schema.required
+        self.typed, self.patterns = schema.property_types, schema.patterns
+        guard = limits.duplicates
+        # the near-duplicate guard: a node with no candidate is accepted here as the general path accepts it
+        # (PLAIN_NODE under every policy); one with candidates goes through the general path for its verdict
+        self.near = None if guard.policy == "off" else state.near_duplicates(guard.threshold, guard.aliases)
+        self.max_length, self.max_properties = limits.max_property_length, limits.max_properties
+        self.allow_loops, self.max_nodes, self.max_edges = limits.allow_self_loops, limits.max_nodes, limits.max_edges
+        self.by_identity, self.nodes, self.edges = state.identity_table, state.nodes, state.edge_table
+        self.pattern_ok: dict[tuple[str, str, str], bool] = {}
+        self.good_keys: set[str] = set()
+        self.normal: set[str] = set()
+
+    def is_normal(self, v: Any) -> bool:
+        """A string identity value that ``normalize_identity_value`` leaves as it is."""
+        if v.__class__ is not str:
+            return False
+        if v in self.normal:
+            return True
+        if normalize_identity_value(v) is not v:
+            return False
+        self.normal.add(v)
+        return True
+
+    def plain(self, props: dict[str, Any]) -> bool:
+        """Valid keys, and values every property rule accepts (short strings, integers, booleans)."""
+        if len(props) > self.max_properties:
+            return False
+        good_keys, max_length = self.good_keys, self.max_length
+        for key, value in props.items():
+            if key not in good_keys:
+                if property_key_problem(key) is not None:
+                    return False
+                good_keys.add(key)
+            cls = value.__class__
+            if not (cls is str and len(value) <= max_length or cls is int or cls is bool):
+                return False
+        return True
+
+    def exact(self, ref: dict[str, Any]) -> str | None:
+        """The node an exact, already-normal reference names, else None (the general path then decides)."""
+        label = ref.get("label")
+        if label is None and len(ref) == 1:  # {"name": "X"}: resolved as the general path resolves it
+            for value in ref.values():
+                if value.__class__ is str and self.is_normal(value):
+                    found_all = self.find_nodes(ref)
+                    return found_all[0] if len(found_all) == 1 else None
+            return None
+        if label.__class__ is not str:
+            return None
+        keys = self.identity_keys.get(label)
+        if keys is None or len(ref) != len(keys) + 1:
+            return None
+        try:
+            values: tuple[Any, ...] = (ref[keys[0]],) if len(keys) == 1 else tuple([ref[k] for k in keys])
+        except KeyError:
+            return None
+        for v in values:
+            if not self.is_normal(v):
+                return None
+        found: str | None = self.by_identity.get((label, values))
+        if found is None:
+            return None
+        have = self.nodes[found]["properties"]
+        for k in keys:  # the same value, not only an equal one
+            if have[k].__class__ is not str:
+                return None
+        return found
+
+    def node(self, item: AddNode, index: int) -> Verdict | None:
+        """ADD_NODE accepted and applied, or None."""
+        label, props = item.label, item.properties
+        keys = self.identity_keys.get(label)
+        state, near = self.state, self.near
+        if (label in self.node_types and keys is not None and label not in self.typed
+                and state.node_count < self.max_nodes and self.plain(props)
+                and all(self.is_normal(props.get(k)) for k in keys)
+                and all(props.get(k) not in (None, "") for k in self.required.get(label, ()))
+                and (label, tuple([props[k] for k in keys])) not in self.by_identity
+                and (near is None or not near.candidates(label, props))):
+            nid = state.add_node(label, props)
+            return Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
+        return None
+
+    def edge(self, item: AddEdge, index: int) -> Verdict | None:
+        """ADD_EDGE accepted and applied, or None."""
+        label, state = item.label, self.state
+        if (label not in self.edge_types or label in self.typed or self.required.get(label)
+                or state.edge_count >= self.max_edges or (item.properties and not self.plain(item.properties))):
+            return None
+        source, target = self.exact(item.from_), self.exact(item.to)
+        if source is None or target is None or (source == target and not self.allow_loops) \
+                or (source, label, target) in self.edges or not self.pattern_allows(label, source, target):
+            return None
+        eid = state.add_edge(source, label, target, item.properties)
+        return Verdict(index, "ADD_EDGE", True, None, f"added {label} edge {eid} ({source} -> {target})", eid)
+
+    def pattern_allows(self, label: str, source: str, target: str) -> bool:
+        """Whether the schema's edge patterns allow ``label`` between these two nodes' types (memoised)."""
+        allowed = self.patterns.get(label)
+        if allowed is None:
+            return True
+        key = (label, self.nodes[source]["type"], self.nodes[target]["type"])
+        ok = self.pattern_ok.get(key)
+        if ok is None:
+            ok = self.pattern_ok[key] = (key[1], key[2]) in allowed
+        return ok
+
+
+__all__ = ["COVERED", "General", "applies", "apply_adds", "stands_for"]
