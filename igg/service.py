@@ -80,10 +80,15 @@ def export_result(result: RunResult, request: Request, specs: Sequence[ExportSpe
     ``result.export_error``); rewrites the output directory's summary when there is one."""
     if not specs:
         return result
+    iterations = None
+    if any(spec.format == "html" for spec in specs):
+        from igg.view.data import iteration_summary  # only a page needs it (and its import of the grouping)
+
+        iterations = [iteration_summary(r.to_dict()) for r in result.records]
     try:
         result.exports = [*result.exports, *perform_exports(result.state, specs, schema=request.config.schema_,
                                          metadata=document_metadata(request, result), out_dir=out_dir,
-                                         provenance=provenance)]
+                                         provenance=provenance, iterations=iterations)]
     except ExportError as exc:
         result.export_error = exc
         result.exports = [*result.exports, *(exc.summaries if isinstance(exc, ExportsFailed) else [])]

@@ -129,6 +129,10 @@ def test_the_export_embeds_the_graph_with_provenance_and_loads_nothing(auth_expo
     assert payload["node_types"] == ["Class", "Interface", "Method", "DatabaseTable"]
     impl = next(n for n in payload["nodes"] if n["label"] == "AuthServiceImpl")
     assert impl["provenance"]["created"] >= 1 and impl["provenance"]["chunk"]
+    # igg run --export html carries the run's iterations, as igg view --export does
+    assert [it["iteration"] for it in payload["iterations"]] == list(range(1, 13))
+    codes = {r["code"] for it in payload["iterations"] for r in it["rejections"]}
+    assert {"UNKNOWN_NODE_TYPE", "PROTECTED_NODE"} <= codes
 
 
 def test_igg_view_exports_a_stored_session_with_its_iterations(tmp_path):
@@ -144,6 +148,13 @@ def test_igg_view_exports_a_stored_session_with_its_iterations(tmp_path):
     assert {"UNKNOWN_NODE_TYPE", "MISSING_REQUIRED_ATTRIBUTE", "PROTECTED_NODE"} <= codes
     early = igg("view", "uuid-1234", "--store", str(store), "--iteration", "3", "--export", f"html:{tmp_path / 'e.html'}")
     assert early.returncode == 0 and embedded((tmp_path / "e.html").read_text())["meta"]["nodes"] < 27
+    # igg export of a stored session draws the same page, iterations panel included
+    same = igg("export", "uuid-1234", "--store", str(store), "--iteration", "3", "--format", "html",
+               "-o", str(tmp_path / "x3.html"))
+    assert same.returncode == 0, same.stderr
+    exported = embedded((tmp_path / "x3.html").read_text())
+    assert [i["iteration"] for i in exported["iterations"]] == [1, 2, 3]
+    assert exported["iterations"] == embedded((tmp_path / "e.html").read_text())["iterations"]
 
     bad = igg("view", "nope", "--store", str(store), "--export", f"html:{tmp_path / 'x.html'}")
     assert bad.returncode == 2 and "no session 'nope'" in bad.stderr and "uuid-1234" in bad.stderr

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from igg.view.auth import COOKIE, cookie_value
+from igg.interfaces.http.ui_auth import COOKIE, cookie_value
 from tests.conftest import FIXTURES, ROOT, edge, node
 from tests.support.cli import igg
 from tests.support.server import clean_env, stop
@@ -127,6 +127,31 @@ def test_the_slider_shows_the_graph_after_an_earlier_iteration_from_the_store(pa
     assert page.errors == []
 
 
+def test_focus_views_on_the_live_page_ask_the_sessions_budgeted_query(page, viewer):
+    """Neighbourhood and dependents come from ``query_graph`` (the agents' query), through ``/ui/api/.../query``."""
+    logged_in(page, viewer)
+    p = page.page
+    p.goto(viewer["base"] + "/ui/#session=uuid-1234")
+    page.wait_ready()
+    p.click("#node-list button[title='AuthServiceImpl']")
+    p.select_option("#focus-depth", "2")
+    p.click("#focus-neighbours")
+    p.wait_for_selector("#focus-bar:not([hidden])")
+    shown = set(p.evaluate("() => window.iggView.focus.items"))
+    with api(viewer) as http:
+        answer = http.post("/sessions/uuid-1234/query", json={"query": {
+            "query": "neighbours", "node": {"name": "AuthServiceImpl"}, "depth": 2, "direction": "both",
+            "token_budget": 6000}}).json()
+    start = next(n for n in p.evaluate("() => window.iggView.payload.nodes") if n["label"] == "AuthServiceImpl")["id"]
+    assert answer["complete"] and shown == {start, *(n["id"] for n in answer["nodes"])} and len(shown) > 3
+    assert any("/ui/api/sessions/uuid-1234/query?q=" in u for u in page.requests)
+    page.shot("live-neighbourhood-authserviceimpl")
+    p.click("#focus-back")
+    p.wait_for_selector("#focus-bar", state="hidden")
+    assert len(page.node_names()) == 27
+    assert [e for e in page.errors if "401" not in e] == []
+
+
 STEPS = [
     [node("Class", name="LiveController", package="com.app.web")],
     [node("Class", name="LiveService", package="com.app.auth"),
@@ -199,7 +224,7 @@ def test_the_ui_routes_are_behind_the_token(viewer):
         assert browser_like.post("/ui/api/sessions").status_code in (401, 403)  # and never a write
     with api(viewer) as http:
         assert http.get("/ui/static/viewer.js").status_code == 200
-        missing = http.get("/ui/static/../../igg/view/routes.py")
+        missing = http.get("/ui/static/../../igg/interfaces/http/ui.py")
         assert missing.status_code == 404
         assert http.get("/ui/api/sessions/nope/graph").json()["error"]["code"] == "SESSION_NOT_FOUND"
         bad = http.get("/ui/api/sessions/uuid-1234/graph", params={"iteration": 99}).json()["error"]

@@ -51,8 +51,30 @@ def test_an_in_memory_server_shows_the_current_graph_and_its_iterations_but_no_h
         assert kinds[-1] == "end" and kinds.count("iteration_finished") == 2
 
 
+def test_the_page_asks_the_sessions_own_budgeted_query():
+    """``/ui/api/.../query`` is the workspace's ``query_graph`` operation (what the agents' tool runs), read-only."""
+    with TestClient(build_app(Workspace())) as http:
+        http.post("/sessions", json=request_dict(session_id="q1"))
+        http.post("/sessions/q1/actions", json={"actions": [
+            node("Class", name="A", package="p"), node("Class", name="B", package="p"),
+            node("Class", name="C", package="p"), edge("CALLS", {"name": "A"}, {"name": "B"}),
+            edge("CALLS", {"name": "B"}, {"name": "C"})]})
+        q = '{"query": "neighbours", "node": {"label": "Class", "name": "C", "package": "p"}, "depth": 2, "direction": "in"}'
+        answer = http.get("/ui/api/sessions/q1/query", params={"q": q}).json()
+        assert sorted(n["properties"]["name"] for n in answer["nodes"]) == ["A", "B"] and answer["complete"] is True
+        path = http.get("/ui/api/sessions/q1/query", params={"q": '{"query": "path", "from": {"name": "A"}, '
+                                                                  '"to": {"name": "C"}}'}).json()
+        assert [e["type"] for e in path["edges"]] == ["CALLS", "CALLS"]
+        bad = http.get("/ui/api/sessions/q1/query", params={"q": "{not json"})
+        assert bad.status_code == 422 and bad.json()["error"]["code"] == "INVALID_ARGUMENTS"
+        assert "not JSON" in bad.json()["error"]["message"]
+        unknown = http.get("/ui/api/sessions/q1/query", params={"q": '{"query": "neighbours", "node": {"name": "Z"}}'})
+        assert unknown.status_code == 422 and unknown.json()["error"]["code"] == "NODE_NOT_FOUND"
+        assert http.post("/ui/api/sessions/q1/query", params={"q": q}).status_code == 405  # reads only
+
+
 def test_without_a_token_the_ui_needs_no_login():
-    from igg.view.auth import with_ui_login
+    from igg.interfaces.http.ui_auth import with_ui_login
 
     app = build_app(Workspace())
     assert with_ui_login(app, None) is app  # nothing wrapped: loopback-only servers have no login

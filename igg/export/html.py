@@ -1,9 +1,10 @@
 """HTML export: one self-contained page that draws the graph (the same viewer as ``igg view``).
 
 The file holds the viewer (sigma.js WebGL drawing, graphology, the page's script and style) and the graph as
-JSON, with every node's and edge's provenance. It opens offline, by double-click, from ``file://``: nothing
-is fetched. Search, type filters with a colour legend, details and the node list work as in the live view;
-the iteration slider and live growth need the server (``igg view``).
+JSON, with every node's and edge's provenance and the groups a big graph opens as (computed here, at export
+time, by ``igg.view.aggregate``). It opens offline, by double-click, from ``file://``: nothing is fetched.
+Search, type filters with a colour legend, groups, focus views, details and the node list work as in the live
+view; the iteration slider and live growth need the server (``igg view``).
 """
 
 from __future__ import annotations

@@ -83,14 +83,16 @@ def parse_export_spec(text: str) -> ExportSpec:
 def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: Schema | None = None,
                     metadata: dict[str, Any] | None = None, out_dir: Path | None = None, provenance: bool = False,
                     scope: str | None = None, neo4j_settings: Neo4jSettings | None = None,
-                    batch_size: int = 5000, base_iri: str | None = None) -> list[dict[str, Any]]:
+                    batch_size: int = 5000, base_iri: str | None = None,
+                    iterations: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Run every export; returns one summary per export (format, target, nodes, edges, seconds, ...).
 
     File targets default to ``out_dir/graph.<ext>`` (``out_dir`` defaults to the current directory). Neo4j
     settings come from the spec's URI, ``neo4j_settings`` (a ``Neo4jSettings``) and ``NEO4J_*``; the scope
     defaults to ``metadata["session_id"]``. Every export is attempted; when any fails, ``ExportError`` is
     raised naming each failure (``ExportsFailed``: ``failures``, and ``summaries`` of all of them, ``ok``
-    true/false).
+    true/false). ``iterations`` (summaries, ``igg.view.data.iteration_summary``) fill the html page's
+    iterations panel.
     """
     summaries: list[dict[str, Any]] = []
     failures: list[tuple[str, str]] = []
@@ -99,7 +101,7 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
         try:
             summary = _perform(state, spec, schema=schema, metadata=metadata or {}, out_dir=out_dir,
                                provenance=provenance, scope=scope, neo4j_settings=neo4j_settings,
-                               batch_size=batch_size, base_iri=base_iri)
+                               batch_size=batch_size, base_iri=base_iri, iterations=iterations)
         except IGGError as exc:
             failures.append((spec.format, str(exc)))
             summaries.append({"format": spec.format, "target": spec.target, "ok": False, "error": str(exc)})
@@ -119,7 +121,8 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
 
 def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, metadata: dict[str, Any],
              out_dir: Path | None, provenance: bool, scope: str | None, neo4j_settings: Neo4jSettings | None,
-             batch_size: int, base_iri: str | None = None) -> dict[str, Any]:
+             batch_size: int, base_iri: str | None = None, iterations: list[dict[str, Any]] | None = None
+             ) -> dict[str, Any]:
     from igg.export import cypher_script, document, graphml, html, mermaid
     from igg.export import neo4j as neo
 
@@ -133,7 +136,7 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
                                 provenance=session if provenance else None)
     if spec.base is not None and spec.target:
         return _perform_inside(state, spec, spec.base, spec.target, schema=schema, metadata=metadata,
-                               provenance=provenance, scope=run_scope, base_iri=base_iri)
+                               provenance=provenance, scope=run_scope, base_iri=base_iri, iterations=iterations)
     path = Path(spec.target) if spec.target else (out_dir or Path.cwd()) / DEFAULT_FILES[spec.format]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -148,7 +151,7 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
         elif spec.format == "cypher":
             result = cypher_script.write_cypher(state, path, scope=run_scope)
         elif spec.format == "html":
-            result = html.write_html(state, path, metadata=metadata)
+            result = html.write_html(state, path, metadata=metadata, iterations=iterations)
         else:
             result = mermaid.write_mermaid(state, path)
     except OSError as exc:
@@ -158,8 +161,8 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
 
 
 def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, *, schema: Schema | None,
-                    metadata: dict[str, Any], provenance: bool, scope: str, base_iri: str | None = None
-                    ) -> dict[str, Any]:
+                    metadata: dict[str, Any], provenance: bool, scope: str, base_iri: str | None = None,
+                    iterations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A file export to an untrusted ``name`` under ``base``: written through ``igg.io.files.open_for_write``."""
     import io
 
@@ -180,7 +183,7 @@ def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, 
             if spec.format == "cypher":
                 result = cypher_script.write_cypher(state, text, scope=scope)
             elif spec.format == "html":
-                result = html.write_html(state, text, metadata=metadata)
+                result = html.write_html(state, text, metadata=metadata, iterations=iterations)
             else:
                 result = mermaid.write_mermaid(state, text)
             text.flush()

@@ -10,13 +10,14 @@ its chunk, counts and every rejection with its code and message.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 from igg.graph.state import GraphState
+from igg.view.aggregate import grouping
 
-PAYLOAD_VERSION = 1
-"""Bumped when the payload's shape changes (the page checks it)."""
+PAYLOAD_VERSION = 2
+"""Bumped when the payload's shape changes (the page checks it). 2: ``grouping`` and each node's ``parent``."""
 
 LABEL_LIMIT = 80
 """Longest label drawn (characters); the details panel shows the whole value."""
@@ -32,31 +33,40 @@ def node_label(state: GraphState, node_id: str) -> str:
 
 
 def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = None,
-                  iterations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                  iterations: list[dict[str, Any]] | None = None, communities: bool = True) -> dict[str, Any]:
     """The graph as the viewer's JSON payload (never mutates ``state``).
 
     ``metadata`` (session id, goal, status, stop reason, iteration) is shown in the header; ``iterations``
-    (see ``iteration_summaries``) fills the iterations panel.
+    (see ``iteration_summaries``) fills the iterations panel. ``grouping`` (``igg.view.aggregate``) holds the
+    groups a big graph is drawn as, and each node in a group names it as its ``parent``; ``communities=False``
+    skips computing communities (``igg.view.aggregate.grouping``'s ``communities_too``).
     """
     node_types = list(state.schema.node_type_list)
     edge_types = list(state.schema.edge_type_list)
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for n, d in state.graph.nodes(data=True):
         if d["type"] not in node_types:  # a document read without its schema may carry types beyond it
             node_types.append(d["type"])
         nodes.append({"id": n, "type": d["type"], "label": node_label(state, n), "properties": d["properties"],
                       "provenance": d.get("provenance") or {}})
     edges = []
+    degrees: Counter[str] = Counter()
     for k, u, v, d in state.edges():
         if d["type"] not in edge_types:
             edge_types.append(d["type"])
         edges.append({"id": k, "type": d["type"], "source": u, "target": v, "properties": d["properties"],
                       "provenance": d.get("provenance") or {}})
+        degrees[u] += 1
+        degrees[v] += 1
+    groups = grouping(state, {item["id"]: item["label"] for item in nodes}, degrees, communities_too=communities)
+    for item in nodes:
+        if item["id"] in groups.parents:
+            item["parent"] = groups.parents[item["id"]]
     meta = {k: v for k, v in dict(metadata or {}).items() if _plain(v)}
     meta.update(nodes=len(nodes), edges=len(edges))
     return {"version": PAYLOAD_VERSION, "meta": meta, "node_types": node_types, "edge_types": edge_types,
             "identity_keys": {t: list(state.schema.identity_keys.get(t, ("name",))) for t in node_types},
-            "nodes": nodes, "edges": edges, "iterations": iterations or []}
+            "nodes": nodes, "edges": edges, "grouping": groups.to_payload(), "iterations": iterations or []}
 
 
 def _plain(value: Any) -> bool:
@@ -82,6 +92,28 @@ def iteration_summary(record: Mapping[str, Any], *, nodes: int | None = None, ed
     if nodes is not None:
         out["nodes"], out["edges"] = nodes, edges
     return out
+
+
+class StoredStep(Protocol):
+    """What ``iteration_summaries`` reads of a stored step (``igg.store``'s steps have it)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def iteration(self) -> int | None: ...
+    @property
+    def record(self) -> Mapping[str, Any]: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def edges(self) -> int: ...
+
+
+def iteration_summaries(steps: Iterable[StoredStep], upto: int | None = None) -> list[dict[str, Any]]:
+    """The iterations panel of a stored session: every iteration step (up to iteration ``upto``), summarized with
+    the graph's counts after it. The live page, ``igg view --export`` and ``igg export --store`` all use it."""
+    return [iteration_summary(s.record, nodes=s.nodes, edges=s.edges) for s in steps
+            if s.kind == "iteration" and (upto is None or (s.iteration or 0) <= upto)]
 
 
 def _action_type(action: Any) -> str | None:

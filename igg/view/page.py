@@ -1,6 +1,6 @@
 """The viewer page: one HTML template, served live (assets by URL) or written self-contained (all inlined).
 
-The page's own files (``viewer.html``, ``viewer.css``, ``viewer.js``) and the vendored libraries
+The page's own files (``viewer.html``, ``viewer.css``, ``viewer-model.js``, ``viewer.js``) and the vendored libraries
 (``vendor/``: sigma.js for WebGL drawing, graphology and its standard library for the graph model and the
 force layout, each from its npm release with its MIT licence beside it) are package data under
 ``igg/view/static/``. The self-contained form embeds them and the graph payload, so the file opens offline
@@ -19,10 +19,11 @@ from typing import Any, Literal
 VENDOR_SCRIPTS = ("vendor/graphology.umd.min.js", "vendor/graphology-library.min.js", "vendor/sigma.min.js")
 """Third-party scripts, in load order (sigma last: it needs nothing, the app needs all three)."""
 
-APP_SCRIPT = "viewer.js"
+APP_SCRIPTS = ("viewer-model.js", "viewer.js")
+"""The page's own scripts, in load order: the graph model (groups, what is drawn, positions, walks), then the page."""
 STYLESHEET = "viewer.css"
 
-STATIC_FILES = frozenset({*VENDOR_SCRIPTS, APP_SCRIPT, STYLESHEET, "vendor/LICENSE-sigma.txt",
+STATIC_FILES = frozenset({*VENDOR_SCRIPTS, *APP_SCRIPTS, STYLESHEET, "vendor/LICENSE-sigma.txt",
                           "vendor/LICENSE-graphology.txt", "vendor/LICENSE-graphology-library.txt",
                           "vendor/VENDOR.md"})
 """Every file the live page may fetch under ``/ui/static/`` (nothing else is served from there)."""
@@ -66,13 +67,13 @@ def render_page(mode: Literal["static", "server"], *, payload: dict[str, Any] | 
         if payload is None:
             raise ValueError("a static page needs the graph payload")
         style = f"<style>{asset(STYLESHEET)}</style>"
-        scripts = "\n".join(_inline_script(asset(name)) for name in (*VENDOR_SCRIPTS, APP_SCRIPT))
+        scripts = "\n".join(_inline_script(asset(name)) for name in (*VENDOR_SCRIPTS, *APP_SCRIPTS))
         data = json_script("igg-graph", payload)
     else:
         config["api"] = api_url
         style = f'<link rel="stylesheet" href="{html.escape(static_url)}/{STYLESHEET}">'
         scripts = "\n".join(f'<script src="{html.escape(static_url)}/{name}"></script>'
-                            for name in (*VENDOR_SCRIPTS, APP_SCRIPT))
+                            for name in (*VENDOR_SCRIPTS, *APP_SCRIPTS))
         data = ""
     template = asset_template()
     out = template.replace("{{TITLE}}", html.escape(title))

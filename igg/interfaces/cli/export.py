@@ -116,6 +116,21 @@ def refuse_unreadable(source: str) -> None:
                              source="the command line")
 
 
+def stored_iterations(args: argparse.Namespace) -> list[dict[str, Any]] | None:
+    """The iterations panel of an html page drawn from a stored session (as ``igg view --export`` has it)."""
+    if args.format != "html" or not from_store(args):
+        return None
+    from igg.store import SessionStore, resolve_store_path
+    from igg.view.data import iteration_summaries
+
+    store = SessionStore(resolve_store_path(args.store))
+    try:
+        steps = store.steps(args.graph)
+    finally:
+        store.close()
+    return iteration_summaries(steps, args.iteration)
+
+
 def from_store(args: argparse.Namespace) -> bool:
     """Whether GRAPH names a stored session: with ``--store``, or when it is no file and the default store
     (``igg.store.resolve_store_path``) exists."""
@@ -130,7 +145,8 @@ def from_store(args: argparse.Namespace) -> bool:
 
 
 def write_stdout(state: GraphState, fmt: str, schema: Schema | None, metadata: dict[str, Any],
-                 scope: str | None, provenance: bool = False, base_iri: str | None = None) -> None:
+                 scope: str | None, provenance: bool = False, base_iri: str | None = None,
+                 iterations: list[dict[str, Any]] | None = None) -> None:
     """``--output -``: the export on standard output."""
     from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
     from igg.export.spec import BINARY_WRITERS, write_binary
@@ -148,7 +164,7 @@ def write_stdout(state: GraphState, fmt: str, schema: Schema | None, metadata: d
     elif fmt == "html":
         from igg.export.html import write_html
 
-        write_html(state, sys.stdout, metadata=metadata)
+        write_html(state, sys.stdout, metadata=metadata, iterations=iterations)
     else:
         write_mermaid(state, sys.stdout)
     sys.stdout.flush()
@@ -183,7 +199,8 @@ def run(args: argparse.Namespace) -> int:
         return _chosen_mermaid(args, state)
     if str(args.output) == "-" and args.format != "neo4j":
         try:
-            write_stdout(state, args.format, schema, metadata, args.scope, args.provenance, args.base_iri)
+            write_stdout(state, args.format, schema, metadata, args.scope, args.provenance, args.base_iri,
+                         iterations=stored_iterations(args))
         except ExportError as exc:
             raise IGGError(str(exc)) from None
         return 0
@@ -262,7 +279,8 @@ def export_to_target(args: argparse.Namespace, state: GraphState, schema: Schema
     try:
         summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
                                     scope=args.scope, neo4j_settings=settings, provenance=args.provenance,
-                                    batch_size=args.batch_size, base_iri=args.base_iri)
+                                    batch_size=args.batch_size, base_iri=args.base_iri,
+                                    iterations=stored_iterations(args))
     except ExportsFailed as exc:
         if args.json:
             print(json.dumps({"exports": exc.summaries}))

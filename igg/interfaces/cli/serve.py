@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from igg.interfaces.http.app import build_app
     from igg.interfaces.http.security import bearer_guard
     from igg.interfaces.http.server import uvicorn_config
-    from igg.view.auth import with_ui_login
+    from igg.interfaces.http.ui_auth import with_ui_login
 
     workspace_options.configure_logging(args)
     token = token_from_env()

@@ -88,7 +88,7 @@ def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[st
     if args.memory:
         raise IGGError("--export reads a stored session; --memory has none")
     from igg.store import SessionStore, resolve_store_path
-    from igg.view.data import iteration_summary
+    from igg.view.data import iteration_summaries
 
     store = SessionStore(resolve_store_path(args.store))
     try:
@@ -99,8 +99,7 @@ def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[st
     finally:
         store.close()
     upto = args.iteration if args.iteration is not None else info.last_iteration
-    iterations = [iteration_summary(s.record, nodes=s.nodes, edges=s.edges) for s in steps
-                  if s.kind == "iteration" and (s.iteration or 0) <= upto]
+    iterations = iteration_summaries(steps, upto)
     metadata = {"session_id": info.session_id, "goal": info.goal, "status": info.status,
                 "stop_reason": info.stop_reason, "iteration": upto}
     return state, metadata, iterations
@@ -113,7 +112,7 @@ def serve(args: argparse.Namespace) -> int:
     from igg.interfaces.http.app import build_app
     from igg.interfaces.http.security import bearer_guard
     from igg.interfaces.http.server import uvicorn_config
-    from igg.view.auth import with_ui_login
+    from igg.interfaces.http.ui_auth import with_ui_login
 
     workspace_options.configure_logging(args)
     token = token_from_env()

@@ -20,7 +20,7 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
     POST /sessions/{id}/undo                   roll back to an iteration (body: {"to_iteration": N})
     GET  /sessions/{id}/review                 the plan waiting for review (config.review)
     POST /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note)
-    GET  /ui/                                  the graph viewer page (see ``igg.view.routes``)
+    GET  /ui/                                  the graph viewer page (see ``igg.interfaces.http.ui``)
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status (a 5xx for a fault of the
 server: ``INTERNAL_ERROR`` 500, ``EXPORT_FAILED`` 507 on a full disk); the codes are the workspace's
@@ -116,7 +116,7 @@ def build_app(workspace: Workspace) -> FastAPI:
     _error_handlers(app)
     _session_routes(app, workspace)
     _history_routes(app, workspace)
-    from igg.view.routes import ui_router
+    from igg.interfaces.http.ui import ui_router
 
     app.include_router(ui_router(workspace))
     return app

@@ -1,6 +1,8 @@
 /* IGG graph viewer. Draws a graph payload (see igg/view/data.py) with sigma.js (WebGL) over a graphology
  * graph; filters by type, searches by name, shows details with provenance, lists iterations with their
- * rejections. Two modes (from the #igg-config JSON):
+ * rejections. A big graph opens aggregated into its groups (igg/view/aggregate.py), which expand and
+ * collapse; focus views show a node's neighbourhood, a path, or what depends on a node.
+ * Two modes (from the #igg-config JSON):
  *   "static": the graph is embedded in the page (#igg-graph): the self-contained HTML export.
  *   "server": the page talks to IGG's HTTP app under config.api: session list, a session's graph, its
  *             iterations, the graph after any iteration (from the store) and live growth over SSE.
@@ -17,15 +19,25 @@
   var LIST_LIMIT = 300;
   var COLLATOR = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
   var MISSING = "#9aa0a6";
+  var GROUP_COLORS = ["#3b6fb6", "#e07b24", "#3f9a4a", "#d1423f", "#5fb0aa", "#d9b626", "#9b5fa0", "#f08aa0",
+    "#8a6248", "#1f7f8c", "#7fb2e0", "#8cc06f", "#c45584", "#a88a1c", "#4d4d99", "#d4884a", "#5d8f3a", "#b0417a"];
+  var GROUP_BUDGET = 160;    // items drawn when an aggregated graph opens (the biggest groups open until then)
+  var FORCED_LABELS = 16;    // closed groups labelled at any zoom, biggest first
+  var FOCUS_LIMIT = 300;     // the export's budget for a neighbourhood or the dependents of a node
+  var FOCUS_TOKENS = 6000;   // the live query's token budget for the same
+  var STORE_KEY = "igg.view.hiddenEdgeTypes";
+  var DEFAULT_HIDDEN_EDGES = ["CONTAINS"];
 
   var view = {
-    payload: null, graph: null, renderer: null, layout: null, layoutTimer: null,
-    nodeColor: {}, edgeColor: {}, hiddenNodeTypes: new Set(), hiddenEdgeTypes: new Set(),
-    query: "", matches: null, selected: null, selectedEdge: null, neighbors: null,
+    payload: null, graph: null, renderer: null, layout: null, layoutTimer: null, model: null, pos: {},
+    expanded: new Set(), aggregated: false, everToggled: false, focus: null, trail: null, rep: null, drawn: null,
+    colorBy: "type", nodeColor: {}, edgeColor: {}, hiddenNodeTypes: new Set(), hiddenEdgeTypes: null,
+    query: "", matches: null, matchedItems: null, selected: null, selectedEdge: null, neighbors: null,
     sessionId: null, events: null, shownIteration: null, lastIteration: 0, refreshing: false, refreshAgain: false,
     firstRenderMs: null, ready: false, timings: {}
   };
   window.iggView = view;  // read by the tests and the benchmark (ready, firstRenderMs, counts)
+  view.merge = function (payload) { mergeGraph(payload); };  // what a live refresh does, for the tests
 
   function $(id) { return document.getElementById(id); }
 
@@ -169,7 +181,9 @@
     if (view.refreshing) { view.refreshAgain = true; return; }
     view.refreshing = true;
     var path = "/sessions/" + encodeURIComponent(view.sessionId);
-    Promise.all([api(path + "/graph"), api(path + "/iterations")]).then(function (both) {
+    // a page that has its communities keeps them (new nodes join their neighbours'): no Louvain per refresh
+    var keep = view.model && view.model.kind === "community" && view.shownIteration === null ? "?communities=false" : "";
+    Promise.all([api(path + "/graph" + keep), api(path + "/iterations")]).then(function (both) {
       var payload = both[0];
       payload.iterations = both[1].iterations;
       var slider = $("iteration-slider");
@@ -199,190 +213,319 @@
     });
   }
 
-  function nodeAttributes(n) {
-    return { label: n.label, nodeType: n.type, color: view.nodeColor[n.type] || MISSING, data: n };
-  }
-
-  function edgeAttributes(e) {
-    return { edgeType: e.type, color: view.edgeColor[e.type] || MISSING, size: 1, data: e };
+  // ---- the model (viewer-model.js) over this page's state ------------------------------------------------
+  /* A big graph is drawn aggregated: groups (payload.grouping) stand for their members, edges between groups
+   * are bundled and weighted by how many edges they carry; viewer-model.js holds the group tree. */
+  var M = window.iggModel;
+  var buildModel = M.buildModel, sizeOf = M.sizeOf, distancesFrom = M.distancesFrom;
+  function isGroup(id) { return M.isGroup(view.model, id); }
+  function labelOf(id) { return M.labelOf(view.model, id); }
+  function ancestors(id) { return M.ancestors(view.model, id); }
+  function computeVisible() { return M.computeVisible(view.model, view.aggregated, view.expanded); }
+  function autoExpand() { view.expanded = M.autoExpand(view.model, view.aggregated, GROUP_BUDGET); }
+  function placeChildren(kids, center, pos, deep) { M.placeChildren(view.model, kids, center, pos, deep); }
+  function placeOpen() { M.placeOpen(view.model, view.aggregated, view.expanded, view.pos); }
+  function placeMissing(items, pos) { M.placeMissing(view.model, items, pos); }
+  function adjacency() { return M.adjacency(view.model); }
+  function reach(start, direction, depth, skip, limit) { return M.reach(view.model, start, direction, depth, skip, limit); }
+  function shortestPath(a, b, skip) { return M.shortestPath(view.model, a, b, skip); }
+  // ---- the drawn graph ---------------------------------------------------------------------------------
+  function groupColor(id) {
+    var m = view.model, top = m.top[id] !== undefined ? m.top[id] : id;
+    return GROUP_COLORS[(m.rank[top] || 0) % GROUP_COLORS.length];
   }
 
   function nodeSize(degree) { return Math.min(3 + 1.6 * Math.sqrt(degree), 18); }
+  function groupSize(size) { return Math.min(5 + 1.6 * Math.sqrt(size), 30); }
 
-  function sizeNodes(graph) {
-    graph.forEachNode(function (node) { graph.setNodeAttribute(node, "size", nodeSize(graph.degree(node))); });
-  }
-
-  /* Where each type's nodes start: one disc per type (hubs in the middle, a sunflower spiral outwards), the
-   * discs packed in rows, largest first. Instant at any size; the force layout then refines it. */
-  function typeCenters(counts) {
-    var types = Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a]; });
-    var radius = {}, area = 0;
-    types.forEach(function (t) { radius[t] = 10 * Math.sqrt(counts[t] + 1) + 10; area += 4 * radius[t] * radius[t]; });
-    var rowWidth = Math.max(1.6 * Math.sqrt(area), types.length ? 2 * radius[types[0]] : 0);
-    var centers = {}, x = 0, y = 0, rowHeight = 0, gap = 30;
-    types.forEach(function (t) {
-      var r = radius[t];
-      if (x > 0 && x + 2 * r > rowWidth) { x = 0; y += rowHeight + gap; rowHeight = 0; }
-      centers[t] = { x: x + r, y: y + r, r: r };
-      x += 2 * r + gap;
-      rowHeight = Math.max(rowHeight, 2 * r);
-    });
-    return centers;
-  }
-
-  function countTypes(graph) {
-    var counts = {};
-    graph.forEachNode(function (node, a) { counts[a.nodeType] = (counts[a.nodeType] || 0) + 1; });
-    return counts;
-  }
-
-  function placeNew(graph, node) {
-    var pos = null;
-    graph.forEachNeighbor(node, function (other, a) {
-      if (!pos && typeof a.x === "number" && !a.fresh) { pos = { x: a.x, y: a.y }; }
-    });
-    if (!pos) {
-      var c = (view.centers || {})[graph.getNodeAttribute(node, "nodeType")] || { x: 0, y: 0 };
-      pos = { x: c.x, y: c.y };
+  function itemAttributes(id, closed, pos) {
+    var m = view.model, n = m.nodes[id], p = pos[id];
+    if (closed) {
+      var g = m.groups[id], label = g.label + " (" + g.size.toLocaleString("en") + ")";
+      return { x: p.x, y: p.y, label: label, size: groupSize(g.size), color: groupColor(id), nodeType: "(group)",
+        group: true, realType: n ? n.type : null, data: n || null };
     }
-    var angle = Math.random() * 2 * Math.PI;
-    graph.mergeNodeAttributes(node, { x: pos.x + 12 * Math.cos(angle), y: pos.y + 12 * Math.sin(angle) });
+    return { x: p.x, y: p.y, label: n.label, size: nodeSize(m.degree[id]), nodeType: n.type, data: n,
+      color: view.colorBy === "group" && m.parent[id] !== undefined ? groupColor(id) : (view.nodeColor[n.type] || MISSING) };
   }
 
-  /* The graphology graph for a payload, every attribute computed before the node is added (one pass each,
-   * no attribute events): degrees from the edge list, positions from each type's disc. */
-  function buildGraph(payload) {
+  function buildGraph() {
+    var m = view.model, vis, pos;
+    if (view.focus) {
+      vis = { items: view.focus.items, rep: {} };
+      vis.items.forEach(function (id) { vis.rep[id] = id; });
+      pos = view.focus.pos;
+    } else { vis = computeVisible(); pos = view.pos; }
+    placeMissing(vis.items, pos);
     var graph = new graphology.MultiDirectedGraph({ allowSelfLoops: true });
-    var degree = {}, counts = {}, byType = {}, known = {};
-    payload.nodes.forEach(function (n) {
-      known[n.id] = true; degree[n.id] = 0; counts[n.type] = (counts[n.type] || 0) + 1;
-      (byType[n.type] = byType[n.type] || []).push(n);
+    var closedCount = 0, forced = [];
+    vis.items.forEach(function (id) {
+      var closed = !view.focus && view.aggregated && isGroup(id) && !view.expanded.has(id);
+      if (closed) { closedCount += 1; forced.push(id); }
+      graph.addNode(id, itemAttributes(id, closed, pos));
     });
-    payload.edges.forEach(function (e) {
-      if (known[e.source] && known[e.target]) { degree[e.source] += 1; degree[e.target] += 1; }
+    forced.sort(function (a, b) { return sizeOf(m, b) - sizeOf(m, a); }).slice(0, FORCED_LABELS).forEach(function (id) {
+      graph.setNodeAttribute(id, "forceLabel", true);
     });
-    var centers = typeCenters(counts), golden = Math.PI * (3 - Math.sqrt(5));
-    Object.keys(byType).forEach(function (t) {
-      var c = centers[t];
-      byType[t].sort(function (a, b) { return degree[b.id] - degree[a.id]; }).forEach(function (n, i) {
-        var r = 10 * Math.sqrt(i + 0.5), attrs = nodeAttributes(n);
-        attrs.size = nodeSize(degree[n.id]);
-        attrs.x = c.x + r * Math.cos(i * golden);
-        attrs.y = c.y + r * Math.sin(i * golden);
-        graph.addNode(n.id, attrs);
-      });
+    var bundles = {}, rep = vis.rep, drawnEdges = 0;
+    m.edges.forEach(function (e) {
+      if (!view.focus && view.hiddenEdgeTypes.has(e.type)) { return; }  // a focus view draws the edges it walked
+      var a = rep[e.source], b = rep[e.target];
+      if (a === undefined || b === undefined || (a === b && e.source !== e.target)) { return; }
+      if (a === e.source && b === e.target && !graph.getNodeAttribute(a, "group") && !graph.getNodeAttribute(b, "group")) {
+        if (!graph.hasEdge(e.id)) { graph.addDirectedEdgeWithKey(e.id, a, b, { edgeType: e.type, color: view.edgeColor[e.type] || MISSING, size: 1, data: e }); drawnEdges += 1; }
+        return;
+      }
+      var key = a + "\u0001" + b, bundle = bundles[key];
+      if (!bundle) { bundle = bundles[key] = { source: a, target: b, count: 0, types: {} }; }
+      bundle.count += 1;
+      bundle.types[e.type] = (bundle.types[e.type] || 0) + 1;
     });
-    payload.edges.forEach(function (e) {
-      if (known[e.source] && known[e.target]) { graph.addDirectedEdgeWithKey(e.id, e.source, e.target, edgeAttributes(e)); }
+    Object.keys(bundles).forEach(function (key) {
+      var b = bundles[key], main = Object.keys(b.types).sort(function (x, y) { return b.types[y] - b.types[x]; })[0];
+      graph.addDirectedEdgeWithKey("bundle:" + key, b.source, b.target, { edgeType: main, bundle: b, label: String(b.count),
+        size: Math.min(1 + 1.3 * Math.log2(b.count), 9), color: view.edgeColor[main] || MISSING });
+      drawnEdges += 1;
     });
-    view.centers = centers;
+    // invisible ties from each drawn item to its drawn container: the force layout keeps a package's
+    // members around it although CONTAINS itself is not drawn
+    vis.items.forEach(function (id) {
+      var p = m.parent[id];
+      if (p !== undefined && graph.hasNode(p)) {
+        graph.addDirectedEdgeWithKey("tree:" + id, p, id, { tree: true, hidden: true, size: 0.5, color: "#ffffff", weight: 3 });
+      }
+    });
+    view.drawn = { items: vis.items.length, groups: closedCount, edges: drawnEdges };
+    view.rep = rep;
     return graph;
   }
 
   function narrowed() {
-    return view.hiddenNodeTypes.size > 0 || view.hiddenEdgeTypes.size > 0 || view.matches !== null ||
-      view.selected !== null || view.selectedEdge !== null;
+    return view.focus !== null || view.hiddenNodeTypes.size > 0 || view.matchedItems !== null || view.selected !== null || view.selectedEdge !== null;
   }
 
   function nodeReducer(node, data) {
     if (!narrowed()) { return data; }  // nothing filtered, searched or selected: draw as is (no copy)
     var res = Object.assign({}, data);
     if (view.hiddenNodeTypes.has(data.nodeType)) { res.hidden = true; return res; }
-    if (view.matches && !view.matches.has(node)) { res.color = "#dfe1e5"; res.label = ""; res.zIndex = 0; }
-    if (view.neighbors && !view.neighbors.has(node) && node !== view.selected) { res.color = "#dfe1e5"; res.label = ""; }
-    if (node === view.selected) { res.highlighted = true; res.zIndex = 2; }
-    else if (view.matches && view.matches.has(node)) { res.highlighted = view.matches.size <= 50; res.zIndex = 1; }
+    if (view.matchedItems && !view.matchedItems.has(node)) { res.color = "#dfe1e5"; res.label = ""; res.forceLabel = false; res.zIndex = 0; }
+    if (view.neighbors && !view.neighbors.has(node) && node !== view.selected) { res.color = "#dfe1e5"; res.label = ""; res.forceLabel = false; }
+    if (node === view.selected || (view.focus && node === view.focus.start)) { res.highlighted = true; res.forceLabel = true; res.zIndex = 2; }
+    else if (view.matchedItems && view.matchedItems.has(node)) { res.highlighted = view.matchedItems.size <= 50; res.zIndex = 1; }
     return res;
   }
 
   function edgeReducer(edge, data) {
     if (!narrowed()) { return data; }
     var res = Object.assign({}, data);
-    var graph = view.graph;
-    if (view.hiddenEdgeTypes.has(data.edgeType)) { res.hidden = true; return res; }
+    var graph = view.renderer ? view.renderer.getGraph() : view.graph;  // the drawn graph, even mid-swap
     var s = graph.source(edge), t = graph.target(edge);
     if (view.hiddenNodeTypes.has(graph.getNodeAttribute(s, "nodeType")) ||
         view.hiddenNodeTypes.has(graph.getNodeAttribute(t, "nodeType"))) { res.hidden = true; return res; }
     if (view.selected && s !== view.selected && t !== view.selected) { res.hidden = true; return res; }
-    if (view.matches && !view.matches.has(s) && !view.matches.has(t)) { res.hidden = true; return res; }
+    if (view.matchedItems && !view.matchedItems.has(s) && !view.matchedItems.has(t)) { res.hidden = true; return res; }
     if (edge === view.selectedEdge) { res.size = 3; res.color = "#1d1f23"; res.zIndex = 2; }
     return res;
   }
 
   function mark(name, since) { view.timings[name] = Math.round(performance.now() - since); return performance.now(); }
 
-  function showGraph(payload) {
-    if (payload.version !== 1) { showMessage("This page cannot read graph payload version " + payload.version); }
-    var t = performance.now();
-    view.payload = payload;
-    assignColors(payload);
-    var graph = buildGraph(payload);
+  /* (Re)draws what the model says is visible; positions are kept per item across redraws. */
+  function redraw() {
+    stopLayout();
+    var graph = buildGraph();
     view.graph = graph;
-    t = mark("build", t);
-    renderHeader();
-    if (view.renderer) { view.renderer.kill(); view.renderer = null; }
     var big = graph.size > 20000 || graph.order > 20000;
-    var renderer = new Sigma(graph, $("canvas"), {
-      defaultEdgeType: graph.size > 5000 ? "line" : "arrow", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 50,
-      labelRenderedSizeThreshold: graph.order > 2000 ? 9 : graph.order > 300 ? 6 : 1, labelDensity: 0.5,
-      nodeReducer: nodeReducer, edgeReducer: edgeReducer, minCameraRatio: 0.02, maxCameraRatio: 20
+    if (!view.renderer) {
+      view.renderer = new Sigma(graph, $("canvas"), {
+        defaultEdgeType: graph.size > 5000 ? "line" : "arrow", enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 70,
+        labelRenderedSizeThreshold: labelThreshold(graph.order), labelDensity: 0.6, labelGridCellSize: 90, renderEdgeLabels: false,
+        nodeReducer: nodeReducer, edgeReducer: edgeReducer, minCameraRatio: 0.01, maxCameraRatio: 20
+      });
+      wireRenderer(view.renderer);
+    } else {
+      view.renderer.setGraph(graph);
+      view.renderer.setSetting("enableEdgeEvents", !big);
+      view.renderer.setSetting("hideEdgesOnMove", big);
+      view.renderer.setSetting("defaultEdgeType", graph.size > 5000 ? "line" : "arrow");
+      view.renderer.setSetting("labelRenderedSizeThreshold", labelThreshold(graph.order));
+    }
+    if (view.selected && !graph.hasNode(view.selected)) { view.selected = null; view.neighbors = null; }
+    if (view.selected) { view.neighbors = new Set(graph.neighbors(view.selected)); }
+    if (view.selectedEdge && !graph.hasEdge(view.selectedEdge)) { view.selectedEdge = null; }
+    matchItems();
+    renderCrumbs();
+    renderFocusBar();
+    renderList();
+    $("groups-toggle").setAttribute("aria-pressed", view.aggregated ? "true" : "false");
+    $("groups-toggle").hidden = !Object.keys(view.model.groups).length;
+  }
+
+  /* Level of detail: a few hundred drawn items are all labelled (where the label grid has room); more, and
+   * only nodes drawn big enough at this zoom are: the most connected, or the biggest groups, first. */
+  function labelThreshold(order) { return order > 2000 ? 8 : order > 300 ? 6 : 1; }
+
+  function wireRenderer(renderer) {
+    renderer.on("clickNode", function (e) { selectItem(e.node, false); });
+    renderer.on("doubleClickNode", function (e) {
+      e.preventSigmaDefault();
+      if (view.focus) { return; }
+      if (isGroup(e.node) && view.aggregated && !view.expanded.has(e.node)) { expand(e.node); }
+      else if (isGroup(e.node) && view.aggregated) { collapse(e.node); }
     });
-    view.renderer = renderer;
-    renderer.on("clickNode", function (e) { selectNode(e.node, false); });
     renderer.on("clickEdge", function (e) { selectEdge(e.edge); });
     renderer.on("clickStage", function () { clearSelection(); });
     renderer.on("enterNode", function () { $("canvas").style.cursor = "pointer"; });
     renderer.on("leaveNode", function () { $("canvas").style.cursor = ""; });
-    t = mark("sigma", t);
+  }
+
+  function showGraph(payload) {
+    if (payload.version !== 1 && payload.version !== 2) { showMessage("This page cannot read graph payload version " + payload.version); }
+    var t = performance.now();
+    view.payload = payload;
+    assignColors(payload);
+    if (view.hiddenEdgeTypes === null) { view.hiddenEdgeTypes = initialHiddenEdgeTypes(payload); }
+    view.model = buildModel(payload, null);
+    t = mark("model", t);
+    var grouping = payload.grouping || {};
+    view.aggregated = !!grouping.aggregate;
+    view.colorBy = view.model.kind === "community" ? "group" : "type";  // communities say more than one type
+    view.focus = null;
+    view.trail = null;
+    autoExpand();
+    view.pos = {};
+    placeOpen();
+    t = mark("place", t);
+    renderHeader();
+    if (view.renderer) { view.renderer.kill(); view.renderer = null; }
+    view.selected = null; view.selectedEdge = null; view.neighbors = null;
+    redraw();
+    t = mark("draw", t);
     renderFilters();
-    if ($("search").value.trim()) { applySearch(); } else { view.matches = null; renderList(); }
     renderIterations();
     mark("panels", t);
     requestAnimationFrame(function () {
       if (view.firstRenderMs === null) { view.firstRenderMs = performance.now(); }
       view.ready = true;
       document.body.setAttribute("data-ready", "true");
-      if (!/nolayout/.test(location.hash)) { startLayout(graph.order <= 5000 ? 4000 : 2500); }
+      if (!/nolayout/.test(location.hash)) { startLayout(view.graph.order <= 5000 ? 4000 : 6000); }
     });
   }
 
-  /* Brings the drawn graph in line with a new payload: new nodes appear next to a neighbour (or in their
-   * type's disc), removed ones disappear, the others keep their place. */
+  /* Brings the drawn graph in line with a new payload: new nodes join their group (or appear next to it),
+   * removed ones disappear, the others keep their place and open groups stay open. */
   function mergeGraph(payload) {
-    var graph = view.graph;
-    if (!graph) { showGraph(payload); return; }
-    stopLayout();  // the layout worker must not hold positions of nodes about to change
+    if (!view.model) { showGraph(payload); return; }
+    stopLayout();
+    var before = view.graph.order;
     view.payload = payload;
     assignColors(payload);
-    if (!view.centers || !Object.keys(view.centers).length) { view.centers = typeCenters(countTypes(graph)); }
-    var keepNodes = new Set(), keepEdges = new Set(), added = [];
-    payload.nodes.forEach(function (n) {
-      keepNodes.add(n.id);
-      if (graph.hasNode(n.id)) { graph.mergeNodeAttributes(n.id, nodeAttributes(n)); return; }
-      var c = view.centers[n.type] || { x: 0, y: 0 };  // provisional: moved next to a neighbour below
-      graph.addNode(n.id, Object.assign(nodeAttributes(n), { fresh: true, size: 3, x: c.x + 20 * (Math.random() - 0.5), y: c.y + 20 * (Math.random() - 0.5) }));
-      added.push(n.id);
-    });
-    graph.forEachNode(function (node) { if (!keepNodes.has(node)) { graph.dropNode(node); } });
-    payload.edges.forEach(function (e) {
-      keepEdges.add(e.id);
-      if (graph.hasEdge(e.id)) { graph.mergeEdgeAttributes(e.id, edgeAttributes(e)); }
-      else if (graph.hasNode(e.source) && graph.hasNode(e.target)) { graph.addDirectedEdgeWithKey(e.id, e.source, e.target, edgeAttributes(e)); }
-    });
-    graph.forEachEdge(function (edge) { if (!keepEdges.has(edge)) { graph.dropEdge(edge); } });
-    added.forEach(function (node) { placeNew(graph, node); });
-    added.forEach(function (node) { graph.removeNodeAttribute(node, "fresh"); });
-    sizeNodes(graph);
-    if (view.selected && !graph.hasNode(view.selected)) { clearSelection(); }
+    view.model = buildModel(payload, view.model);
+    var grouping = payload.grouping || {};
+    if (!view.everToggled && grouping.aggregate && !view.aggregated) { view.aggregated = true; autoExpand(); }
+    if (view.focus) { view.focus.items = view.focus.items.filter(function (id) { return !!view.model.nodes[id]; }); }
+    redraw();
     renderHeader();
     renderFilters();
-    applySearch();
     renderIterations();
-    if (added.length) { startLayout(1500); }
+    if (view.graph.order !== before) { startLayout(1500); }
   }
 
-  // ---- layout ----------------------------------------------------------------------------------------
+  // ---- groups: expand, collapse, breadcrumbs ------------------------------------------------------------
+  function expand(id) {
+    if (!isGroup(id)) { return; }
+    view.expanded.add(id);
+    var center = view.pos[id] || { x: 0, y: 0 };
+    if (view.graph && view.graph.hasNode(id)) { center = { x: view.graph.getNodeAttribute(id, "x"), y: view.graph.getNodeAttribute(id, "y") }; }
+    placeChildren(view.model.children[id], center, view.pos, false);
+    view.trail = id;
+    redraw();
+    refreshDetails(id);
+    startLayout(2000);
+  }
+
+  function collapse(id) {
+    var m = view.model;
+    var stack = [id];
+    while (stack.length) {
+      var g = stack.pop();
+      view.expanded.delete(g);
+      (m.children[g] || []).forEach(function (c) { if (view.expanded.has(c)) { stack.push(c); } });
+    }
+    view.trail = m.parent[id] !== undefined ? m.parent[id] : null;
+    redraw();
+    refreshDetails(id);
+  }
+
+  /* The details of ``id`` after it opened or closed: a closed group's, or the node's it is again. */
+  function refreshDetails(id) {
+    if (view.selected !== id || !view.graph.hasNode(id)) { return; }
+    if (view.graph.getNodeAttribute(id, "group")) { renderGroupDetails(id); } else { renderNodeDetails(id); }
+  }
+
+  function reveal(id) {
+    var changed = false;
+    if (!view.aggregated) { return false; }
+    ancestors(id).forEach(function (a) {
+      if (!view.expanded.has(a)) {
+        view.expanded.add(a);
+        placeChildren(view.model.children[a], view.pos[a] || { x: 0, y: 0 }, view.pos, false);
+        changed = true;
+      }
+    });
+    return changed;
+  }
+
+  function renderCrumbs() {
+    var nav = $("crumbs");
+    nav.textContent = "";
+    if (!Object.keys(view.model.groups).length) { nav.hidden = true; return; }
+    nav.hidden = false;
+    var trail = view.trail && view.model.groups[view.trail] ? ancestors(view.trail).concat([view.trail]) : [];
+    var list = el("ol");
+    list.appendChild(el("li", null, [el("button", { type: "button", "class": "link", onclick: function () { resetGroups(); } },
+      [view.aggregated ? "All groups" : "All nodes"])]));
+    trail.forEach(function (g, i) {
+      var last = i === trail.length - 1;
+      var b = el("button", { type: "button", "class": "link", "data-group": g, onclick: function () { toCrumb(g); } }, [labelOf(g)]);
+      if (last) { b.setAttribute("aria-current", "true"); }
+      list.appendChild(el("li", null, [b]));
+    });
+    nav.appendChild(list);
+    var d = view.drawn;
+    nav.appendChild(el("span", { "class": "drawn", text: d.groups ? d.groups + " groups and " + (d.items - d.groups) + " nodes drawn" : d.items + " nodes drawn" }));
+  }
+
+  function toCrumb(g) {
+    var m = view.model;
+    (m.children[g] || []).forEach(function (c) { if (view.expanded.has(c)) { collapse(c); } });
+    view.focus = null;
+    view.trail = g;
+    redraw();
+    var d = view.renderer.getNodeDisplayData(g);
+    if (d) { view.renderer.getCamera().animate({ x: d.x, y: d.y, ratio: 0.5 }, { duration: 300 }); }
+  }
+
+  function resetGroups() {
+    view.focus = null;
+    view.trail = null;
+    autoExpand();
+    redraw();
+    view.renderer.getCamera().animatedReset({ duration: 250 });
+  }
+
+  function toggleGroups() {
+    view.everToggled = true;
+    view.aggregated = !view.aggregated;
+    view.focus = null;
+    autoExpand();
+    placeOpen();
+    redraw();
+    view.renderer.getCamera().animatedReset({ duration: 250 });
+    startLayout(view.graph.order <= 5000 ? 4000 : 6000);
+  }
+
+  // ---- layout: ForceAtlas2 in a web worker, with its progress shown --------------------------------------
   function startLayout(ms) {
     var lib = window.graphologyLibrary;
     var graph = view.graph;
@@ -392,9 +535,14 @@
       var settings = lib.layoutForceAtlas2.inferSettings(graph);
       settings.adjustSizes = false;
       settings.strongGravityMode = true;  // keeps separate components near each other
-      settings.gravity = 1;
+      settings.gravity = 0.5;
+      settings.linLogMode = true;  // clusters apart: groups that share few edges drift away from each other
+      settings.outboundAttractionDistribution = true;  // hubs do not pull everything into one ball
       settings.scalingRatio = Math.max(settings.scalingRatio || 1, 10);
-      view.layout = new lib.FA2Layout(graph, { settings: settings });
+      settings.edgeWeightInfluence = 0.5;
+      view.layout = new lib.FA2Layout(graph, { settings: settings, getEdgeWeight: function (e, a) {
+        return a.tree ? 4 : a.bundle ? a.bundle.count : 1;
+      } });
       view.layout.start();
     } catch (e) {  // no web workers (some file:// setups): a short synchronous run on small graphs only
       view.layout = null;
@@ -402,12 +550,26 @@
     }
     $("layout-toggle").setAttribute("aria-pressed", view.layout ? "true" : "false");
     $("layout-toggle").textContent = view.layout ? "Stop layout" : "Layout";
-    if (view.layout) { view.layoutTimer = setTimeout(stopLayout, ms); }
+    if (!view.layout) { return; }
+    var started = performance.now(), status = $("layout-status");
+    status.hidden = false;
+    view.layoutTimer = setInterval(function () {
+      var done = Math.min(100, Math.round(100 * (performance.now() - started) / ms));
+      $("layout-progress").value = done;
+      $("layout-text").textContent = "Refining the layout: " + done + "%";
+      if (done >= 100) { stopLayout(); }
+    }, 100);
   }
 
   function stopLayout() {
-    clearTimeout(view.layoutTimer);
-    if (view.layout) { view.layout.kill(); view.layout = null; }
+    clearInterval(view.layoutTimer);
+    if (view.layout) {
+      view.layout.kill();
+      view.layout = null;
+      var pos = view.focus ? view.focus.pos : view.pos;
+      view.graph.forEachNode(function (id, a) { pos[id] = { x: a.x, y: a.y }; });
+    }
+    $("layout-status").hidden = true;
     $("layout-toggle").setAttribute("aria-pressed", "false");
     $("layout-toggle").textContent = "Layout";
   }
@@ -427,10 +589,10 @@
   }
 
   function renderFilters() {
-    var graph = view.graph;
+    var m = view.model;
     var nodeCounts = {}, edgeCounts = {};
-    graph.forEachNode(function (n, a) { nodeCounts[a.nodeType] = (nodeCounts[a.nodeType] || 0) + 1; });
-    graph.forEachEdge(function (e, a) { edgeCounts[a.edgeType] = (edgeCounts[a.edgeType] || 0) + 1; });
+    m.ids.forEach(function (id) { var t = m.nodes[id].type; nodeCounts[t] = (nodeCounts[t] || 0) + 1; });
+    m.edges.forEach(function (e) { edgeCounts[e.type] = (edgeCounts[e.type] || 0) + 1; });
     fillTypes($("node-types"), "Node types", view.payload.node_types, nodeCounts, view.nodeColor, view.hiddenNodeTypes, "node");
     fillTypes($("edge-types"), "Edge types", view.payload.edge_types, edgeCounts, view.edgeColor, view.hiddenEdgeTypes, "edge");
   }
@@ -443,66 +605,122 @@
       input.checked = !hidden.has(t);
       input.addEventListener("change", function () {
         if (input.checked) { hidden.delete(t); } else { hidden.add(t); }
-        applySearch();
+        if (kind === "edge") { rememberEdgeTypes(); redraw(); } else { applySearch(); }
       });
       box.appendChild(el("label", null, [input, el("span", { "class": "swatch" + (kind === "edge" ? " edge" : ""), style: "background:" + colors[t], "aria-hidden": "true" }),
         el("span", { "class": "name", text: t }), el("span", { "class": "count", text: String(counts[t] || 0) })]));
     });
   }
 
+  /* Edge types hidden where they would dominate (CONTAINS: the group tree says it already); a person's own
+   * choice is remembered in this browser (localStorage) and wins from then on. */
+  function initialHiddenEdgeTypes(payload) {
+    var stored = null;
+    try { stored = JSON.parse(window.localStorage.getItem(STORE_KEY) || "null"); } catch (e) { stored = null; }
+    var hidden = Array.isArray(stored) ? stored : DEFAULT_HIDDEN_EDGES;
+    return new Set(hidden.filter(function (t) { return typeof t === "string" && payload.edge_types.indexOf(t) >= 0; }));
+  }
+
+  function rememberEdgeTypes() {
+    try { window.localStorage.setItem(STORE_KEY, JSON.stringify(Array.from(view.hiddenEdgeTypes))); } catch (e) { /* private mode: not remembered */ }
+  }
+
+  function matchItems() {
+    if (!view.matches) { view.matchedItems = null; return; }
+    var items = new Set(), rep = view.rep || {};
+    view.matches.forEach(function (id) { if (rep[id] !== undefined) { items.add(rep[id]); } });
+    view.matchedItems = items;
+  }
+
   function applySearch() {
     var q = $("search").value.trim().toLowerCase();
     view.query = q;
-    var graph = view.graph;
+    var m = view.model;
+    if (!m) { return; }  // the sessions list: no graph to search yet
     if (q) {
       view.matches = new Set();
-      graph.forEachNode(function (node, a) {
-        if (String(a.label).toLowerCase().indexOf(q) >= 0 || node.toLowerCase() === q) { view.matches.add(node); }
+      m.ids.forEach(function (id) {
+        if (String(m.nodes[id].label).toLowerCase().indexOf(q) >= 0 || id.toLowerCase() === q) { view.matches.add(id); }
       });
     } else { view.matches = null; }
+    matchItems();
     renderList();
     if (view.renderer) { view.renderer.refresh({ skipIndexation: true }); }
   }
 
+  /* The accessible list beside the drawing: what is drawn (groups first, with their sizes and an expand or
+   * collapse button), or, while searching, every matching node of the whole graph. */
   function renderList() {
-    var graph = view.graph, list = $("node-list");
-    var rows = [];
-    graph.forEachNode(function (node, a) {
-      if (view.hiddenNodeTypes.has(a.nodeType)) { return; }
-      if (view.matches && !view.matches.has(node)) { return; }
-      rows.push([String(a.label), node, a]);
+    var m = view.model, list = $("node-list"), rows = [];
+    var searching = view.matches !== null, aggregated = view.aggregated && !view.focus;
+    var source = searching || !aggregated ? (view.focus && !searching ? view.focus.items : m.ids) : view.graph.nodes();
+    source.forEach(function (id) {
+      if (searching && !view.matches.has(id)) { return; }
+      var closed = aggregated && !searching && isGroup(id) && !view.expanded.has(id);
+      var type = closed ? "(group)" : m.nodes[id] ? m.nodes[id].type : "(group)";
+      if (!closed && view.hiddenNodeTypes.has(type)) { return; }
+      rows.push({ id: id, label: closed ? view.model.groups[id].label : labelOf(id), closed: closed, type: type });
     });
-    rows.sort(function (x, y) { return COLLATOR.compare(x[0], y[0]); });
+    rows.sort(function (x, y) {
+      if (x.closed !== y.closed) { return x.closed ? -1 : 1; }
+      if (x.closed) { return sizeOf(m, y.id) - sizeOf(m, x.id) || COLLATOR.compare(x.label, y.label); }
+      return COLLATOR.compare(x.label, y.label);
+    });
     list.textContent = "";
     var frag = document.createDocumentFragment();
     rows.slice(0, LIST_LIMIT).forEach(function (r) {
-      var button = el("button", { type: "button", "data-node": r[1], onclick: function () { selectNode(r[1], true); } }, [
-        el("span", { "class": "swatch", style: "background:" + r[2].color, "aria-hidden": "true" }),
-        el("span", { "class": "label", text: r[0] }), el("span", { "class": "type", text: r[2].nodeType })]);
-      button.title = r[0];
-      if (r[1] === view.selected) { button.setAttribute("aria-current", "true"); }
-      frag.appendChild(el("li", null, [button]));
+      var color = r.closed ? groupColor(r.id) : view.nodeColor[r.type] || MISSING;
+      var kind = r.closed ? "group · " + sizeOf(m, r.id).toLocaleString("en") : r.type;
+      var button = el("button", { type: "button", onclick: function () { selectItem(r.id, true); } }, [
+        el("span", { "class": "swatch", style: "background:" + color, "aria-hidden": "true" }),
+        el("span", { "class": "label", text: r.label }), el("span", { "class": "type", text: kind })]);
+      button.setAttribute(r.closed ? "data-group" : "data-node", r.id);
+      button.title = r.label;
+      if (r.id === view.selected) { button.setAttribute("aria-current", "true"); }
+      var li = el("li", r.closed ? { "class": "group" } : null, [button]);
+      if (r.closed) {
+        li.appendChild(el("button", { type: "button", "class": "expand", "aria-label": "Expand " + r.label, title: "Expand",
+          onclick: function () { expand(r.id); } }, ["+"]));
+      }
+      frag.appendChild(li);
     });
     if (rows.length > LIST_LIMIT) {
       frag.appendChild(el("li", { "class": "more", text: "… and " + (rows.length - LIST_LIMIT) + " more: refine the search or the filters" }));
     }
     list.appendChild(frag);
-    var total = graph.order;
-    $("node-count").textContent = rows.length === total ? total + " nodes" : rows.length + " of " + total + " nodes shown";
+    var total = m.ids.length, nodeRows = rows.filter(function (r) { return !r.closed; }).length, groupRows = rows.length - nodeRows;
+    var text;
+    if (searching || !aggregated) {
+      text = nodeRows === total ? total + " nodes" : nodeRows + " of " + total + " nodes shown";
+    } else {
+      text = groupRows + " groups and " + nodeRows + " nodes shown of " + total.toLocaleString("en") + " nodes";
+    }
+    $("node-count").textContent = text;
+    $("nodes-heading").textContent = aggregated && !searching ? "Groups and nodes" : "Nodes";
   }
 
   // ---- selection and details -------------------------------------------------------------------------
-  function selectNode(node, focus) {
-    var graph = view.graph;
-    if (!graph.hasNode(node)) { return; }
-    view.selected = node;
+  /* Select a drawn item, or a node hidden in a closed group (its groups open first). */
+  function selectItem(id, focus) {
+    var m = view.model;
+    if (!view.graph.hasNode(id)) {
+      if (!m.nodes[id] && !m.groups[id]) { return; }
+      if (view.focus) { view.focus = null; }
+      reveal(id);
+      redraw();
+      if (!view.graph.hasNode(id)) { id = view.rep[id]; }
+      if (id === undefined || !view.graph.hasNode(id)) { return; }
+    }
+    view.selected = id;
     view.selectedEdge = null;
-    view.neighbors = new Set(graph.neighbors(node));
-    renderNodeDetails(node);
-    markListed(node);
+    view.neighbors = new Set(view.graph.neighbors(id));
+    if (view.graph.getNodeAttribute(id, "group")) { renderGroupDetails(id); } else { renderNodeDetails(id); }
+    if (m.groups[id]) { view.trail = id; } else if (m.parent[id] !== undefined) { view.trail = m.parent[id]; }
+    renderCrumbs();
+    markListed(id);
     view.renderer.refresh({ skipIndexation: true });
     if (focus) {
-      var d = view.renderer.getNodeDisplayData(node);
+      var d = view.renderer.getNodeDisplayData(id);
       if (d) { view.renderer.getCamera().animate({ x: d.x, y: d.y, ratio: Math.min(view.renderer.getCamera().ratio, 0.35) }, { duration: 400 }); }
     }
   }
@@ -521,7 +739,7 @@
     var box = $("details");
     box.textContent = "";
     box.appendChild(el("h2", { text: "Details" }));
-    box.appendChild(el("p", { "class": "hint", text: "Select a node or an edge in the drawing or the list." }));
+    box.appendChild(el("p", { "class": "hint", text: "Select a node or an edge in the drawing or the list. Double-click a group to open it." }));
     markListed(null);
     if (view.renderer) { view.renderer.refresh({ skipIndexation: true }); }
   }
@@ -530,7 +748,7 @@
     var buttons = $("node-list").querySelectorAll("button[aria-current]");
     for (var i = 0; i < buttons.length; i++) { buttons[i].removeAttribute("aria-current"); }
     if (node) {
-      var mine = $("node-list").querySelector('button[data-node="' + CSS.escape(node) + '"]');
+      var mine = $("node-list").querySelector('button[data-node="' + CSS.escape(node) + '"], button[data-group="' + CSS.escape(node) + '"]');
       if (mine) { mine.setAttribute("aria-current", "true"); }
     }
   }
@@ -551,19 +769,54 @@
   }
 
   function nodeButton(node) {
-    var a = view.graph.getNodeAttributes(node);
-    return el("button", { type: "button", "class": "link", onclick: function () { selectNode(node, true); } },
-      [a.nodeType + ": " + a.label]);
+    var n = view.model.nodes[node];
+    return el("button", { type: "button", "class": "link", onclick: function () { selectItem(node, true); } },
+      [n ? n.type + ": " + n.label : labelOf(node)]);
+  }
+
+  function renderGroupDetails(id) {
+    var m = view.model, g = m.groups[id], box = $("details");
+    box.textContent = "";
+    box.appendChild(el("h2", { text: g.label }));
+    var kinds = { contains: "contains", community: "community (Louvain)", type: "nodes of one type without a group" };
+    box.appendChild(dl([["group", kinds[g.kind] || g.kind], ["members", g.size.toLocaleString("en") + " nodes"],
+      ["inside", ancestors(id).map(labelOf).join(" › ") || "the whole graph"]]));
+    box.appendChild(el("p", null, [el("button", { type: "button", id: "group-expand", onclick: function () { expand(id); } }, ["Expand"])]));
+    if (m.nodes[id]) { appendFocusControls(box, id); }
+    var counts = {}, stack = (m.children[id] || []).slice();
+    while (stack.length) {
+      var c = stack.pop();
+      if (m.nodes[c]) { counts[m.nodes[c].type] = (counts[m.nodes[c].type] || 0) + 1; }
+      (m.children[c] || []).forEach(function (x) { stack.push(x); });
+    }
+    box.appendChild(el("h3", { text: "Members by type" }));
+    box.appendChild(dl(Object.keys(counts).sort().map(function (t) { return [t, counts[t]]; })));
+    var kids = (m.children[id] || []).slice().sort(function (a, b) { return sizeOf(m, b) - sizeOf(m, a) || m.degree[b] - m.degree[a]; });
+    box.appendChild(el("h3", { text: "Largest members" }));
+    var ul = el("ul");
+    kids.slice(0, 20).forEach(function (k) { ul.appendChild(el("li", null, [nodeButton(k)])); });
+    if (kids.length > 20) { ul.appendChild(el("li", { text: "… " + (kids.length - 20) + " more" })); }
+    box.appendChild(ul);
+    if (m.nodes[id]) { appendNodeFacts(box, id); }
   }
 
   function renderNodeDetails(node) {
-    var graph = view.graph, a = graph.getNodeAttributes(node), n = a.data;
-    var box = $("details");
+    var box = $("details"), n = view.model.nodes[node];
     box.textContent = "";
-    box.appendChild(el("h2", { text: a.label }));
+    box.appendChild(el("h2", { text: n.label }));
+    if (isGroup(node) && view.aggregated && !view.focus) {
+      box.appendChild(el("p", null, [el("button", { type: "button", id: "group-collapse", onclick: function () { collapse(node); } },
+        ["Collapse into one group"])]));
+    }
+    appendFocusControls(box, node);
+    appendNodeFacts(box, node);
+  }
+
+  function appendNodeFacts(box, node) {
+    var m = view.model, n = m.nodes[node];
     box.appendChild(dl([["type", n.type], ["id", n.id]]));
     box.appendChild(el("h3", { text: "Properties" }));
-    box.appendChild(dl(Object.keys(n.properties).map(function (k) { return [k, n.properties[k]]; })));
+    box.appendChild(dl(Object.keys(n.properties || {}).map(function (k) { return [k, n.properties[k]]; })));
     box.appendChild(el("h3", { text: "Provenance" }));
     box.appendChild(dl(provenancePairs(n.provenance)));
     if (config.mode === "server" && view.sessionId) {
@@ -571,14 +824,15 @@
       history.appendChild(el("button", { type: "button", onclick: function () { loadHistory(node, history); } }, ["Show every change"]));
       box.appendChild(history);
     }
+    var adj = adjacency();
     ["out", "in"].forEach(function (dir) {
-      var edges = dir === "out" ? graph.outEdges(node) : graph.inEdges(node);
+      var edges = (dir === "out" ? adj.out[node] : adj["in"][node]) || [];
       if (!edges.length) { return; }
       box.appendChild(el("h3", { text: (dir === "out" ? "Outgoing" : "Incoming") + " edges (" + edges.length + ")" }));
       var ul = el("ul");
-      edges.slice(0, 30).forEach(function (edge) {
-        var other = dir === "out" ? graph.target(edge) : graph.source(edge);
-        ul.appendChild(el("li", null, [graph.getEdgeAttribute(edge, "edgeType") + (dir === "out" ? " → " : " ← "), nodeButton(other)]));
+      edges.slice(0, 30).forEach(function (e) {
+        var other = dir === "out" ? e.target : e.source;
+        ul.appendChild(el("li", null, [e.type + (dir === "out" ? " → " : " ← "), nodeButton(other)]));
       });
       if (edges.length > 30) { ul.appendChild(el("li", { text: "… " + (edges.length - 30) + " more" })); }
       box.appendChild(ul);
@@ -586,13 +840,20 @@
   }
 
   function renderEdgeDetails(edge) {
-    var graph = view.graph, e = graph.getEdgeAttribute(edge, "data");
-    var box = $("details");
+    var graph = view.graph, a = graph.getEdgeAttributes(edge), box = $("details");
     box.textContent = "";
+    if (a.bundle) {
+      var b = a.bundle;
+      box.appendChild(el("h2", { text: b.count + " edge" + (b.count === 1 ? "" : "s") }));
+      box.appendChild(el("p", null, [nodeButton(b.source), " → ", nodeButton(b.target)]));
+      box.appendChild(dl(Object.keys(b.types).sort().map(function (t) { return [t, b.types[t]]; })));
+      return;
+    }
+    var e = a.data;
     box.appendChild(el("h2", { text: e.type }));
     box.appendChild(el("p", null, [nodeButton(e.source), " → ", nodeButton(e.target)]));
     box.appendChild(dl([["id", e.id]]));
-    if (Object.keys(e.properties).length) {
+    if (Object.keys(e.properties || {}).length) {
       box.appendChild(el("h3", { text: "Properties" }));
       box.appendChild(dl(Object.keys(e.properties).map(function (k) { return [k, e.properties[k]]; })));
     }
@@ -610,6 +871,138 @@
       });
       box.appendChild(ol);
     }).catch(function (e) { box.textContent = "History unavailable: " + e.message; });
+  }
+
+  // ---- focus views: a neighbourhood, a path, what depends on a node --------------------------------------
+  /* Live (server mode) these ask the session's own budgeted query (GET .../query: the `neighbours` and `path`
+   * questions the agents ask, igg/observe/query.py); in the export the page walks its embedded graph the same
+   * way, with FOCUS_LIMIT nodes as its budget. Either way the answer says what was left out. */
+  function appendFocusControls(box, node) {
+    var depth = el("select", { id: "focus-depth", "aria-label": "Hops" });
+    [1, 2, 3].forEach(function (k) { depth.appendChild(el("option", { value: String(k), text: k + (k === 1 ? " hop" : " hops") })); });
+    var target = el("input", { id: "path-to", type: "search", placeholder: "another node's name", autocomplete: "off", spellcheck: "false" });
+    var form = el("div", { "class": "focus-controls" }, [
+      el("p", null, [el("button", { type: "button", id: "focus-neighbours", onclick: function () { showNeighbourhood(node, Number(depth.value)); } }, ["Neighbourhood"]), " ", depth]),
+      el("p", null, [el("button", { type: "button", id: "focus-dependents", onclick: function () { showDependents(node); } }, ["What depends on this"])]),
+      el("p", null, [el("label", { "for": "path-to", text: "Path to " }), target, " ",
+        el("button", { type: "button", id: "focus-path", onclick: function () { showPath(node, target.value); } }, ["Find path"])])]);
+    box.appendChild(form);
+  }
+
+  function nodeRef(id) {
+    var n = view.model.nodes[id], keys = (view.payload.identity_keys || {})[n.type] || ["name"], ref = { label: n.type };
+    keys.forEach(function (k) { if (n.properties && n.properties[k] !== undefined && n.properties[k] !== null) { ref[k] = n.properties[k]; } });
+    return ref;
+  }
+
+  function ask(query) {
+    return api("/sessions/" + encodeURIComponent(view.sessionId) + "/query?q=" + encodeURIComponent(JSON.stringify(query)));
+  }
+
+  function live() { return config.mode === "server" && view.sessionId && view.shownIteration === null; }
+
+  /* Breadth-first from ``start`` over edges in ``direction`` (out, in, both), ``skip`` edge types left
+   * aside; at most ``limit`` nodes (the rest counted). Returns {dist, edges, leftOut}. */
+  /* Draws only ``dist``'s nodes: in rings by distance from the start, or along a line for a path. */
+  function focusOn(title, dist, note, start, line) {
+    var ids = Object.keys(dist).filter(function (id) { return !!view.model.nodes[id]; });
+    var rings = {}, pos = {};
+    ids.forEach(function (id) { (rings[dist[id]] = rings[dist[id]] || []).push(id); });
+    Object.keys(rings).forEach(function (d) {
+      var ring = rings[d], r = 40 * Number(d);
+      ring.forEach(function (id, i) {
+        var a = 2 * Math.PI * i / ring.length + Number(d) * 0.4;
+        pos[id] = line ? { x: 60 * Number(d), y: 20 * (Number(d) % 2) } : { x: r * Math.cos(a), y: r * Math.sin(a) };
+      });
+    });
+    stopLayout();
+    view.focus = { title: title, items: ids, pos: pos, note: note || "", start: start };
+    view.selected = null; view.selectedEdge = null; view.neighbors = null;
+    $("search").value = "";  // the focus view is the answer now: nothing in it is dimmed by an older search
+    view.matches = null;
+    redraw();
+    view.renderer.getCamera().animatedReset({ duration: 250 });
+    if (ids.length > 2 && !line) { startLayout(1500); }
+  }
+
+  function focusFailed(what, e) { showMessage(what + ": " + e.message); }
+
+  function showNeighbourhood(node, depth) {
+    var title = depth + "-hop neighbourhood of " + labelOf(node);
+    if (live()) {
+      ask({ query: "neighbours", node: nodeRef(node), depth: depth, direction: "both", token_budget: FOCUS_TOKENS }).then(function (answer) {
+        var dist = distancesFrom(node, answer.edges);
+        focusOn(title, dist, leftOutNote(answer), node);
+      }).catch(function (e) { focusFailed("The neighbourhood query failed", e); });
+      return;
+    }
+    var found = reach(node, "both", depth, new Set(), FOCUS_LIMIT);
+    focusOn(title, found.dist, found.leftOut ? found.leftOut + " more nodes left out (the first " + FOCUS_LIMIT + " are shown)" : "", node);
+  }
+
+  function showDependents(node) {
+    var title = "What depends on " + labelOf(node);
+    var skip = new Set(view.payload.edge_types.indexOf("CONTAINS") >= 0 ? ["CONTAINS"] : []);
+    if (live()) {
+      var types = view.payload.edge_types.filter(function (t) { return !skip.has(t); });
+      var q = { query: "neighbours", node: nodeRef(node), depth: 5, direction: "in", token_budget: FOCUS_TOKENS };
+      if (skip.size) { q.edge_types = types; }
+      ask(q).then(function (answer) {
+        focusOn(title, distancesFrom(node, answer.edges), leftOutNote(answer), node);
+      }).catch(function (e) { focusFailed("The dependents query failed", e); });
+      return;
+    }
+    var found = reach(node, "in", 5, skip, FOCUS_LIMIT);
+    focusOn(title, found.dist, found.leftOut ? found.leftOut + " more dependents left out (the first " + FOCUS_LIMIT + " are shown)" : "", node);
+  }
+
+  function leftOutNote(answer) {
+    return answer.complete ? "" : answer.omitted_nodes + " more nodes and " + answer.omitted_edges +
+      " edges left out by the query's budget (" + answer.token_budget + " tokens)";
+  }
+
+  function findByName(text) {
+    var q = String(text || "").trim().toLowerCase(), m = view.model, exact = null, partial = null;
+    if (!q) { return null; }
+    for (var i = 0; i < m.ids.length && exact === null; i++) {
+      var label = String(m.nodes[m.ids[i]].label).toLowerCase();
+      if (label === q || m.ids[i].toLowerCase() === q) { exact = m.ids[i]; }
+      else if (partial === null && label.indexOf(q) >= 0) { partial = m.ids[i]; }
+    }
+    return exact !== null ? exact : partial;
+  }
+
+  function showPath(node, text) {
+    var other = findByName(text);
+    if (other === null) { showMessage("No node is named like " + JSON.stringify(String(text || ""))); return; }
+    showMessage("");
+    var title = "Path from " + labelOf(node) + " to " + labelOf(other);
+    function draw(ids) {
+      if (!ids) { showMessage("No path between " + labelOf(node) + " and " + labelOf(other) + "."); return; }
+      var dist = {};
+      ids.forEach(function (id, i) { dist[id] = i; });
+      focusOn(title + " (" + (ids.length - 1) + " edges)", dist, "", node, true);
+    }
+    if (live()) {
+      ask({ query: "path", from: nodeRef(node), to: nodeRef(other), direction: "both", token_budget: FOCUS_TOKENS }).then(function (answer) {
+        if (!answer.edges.length && node !== other) { draw(null); return; }
+        var d = distancesFrom(node, answer.edges);
+        draw(Object.keys(d).sort(function (a, b) { return d[a] - d[b]; }));
+      }).catch(function (e) { focusFailed("The path query failed", e); });
+      return;
+    }
+    draw(shortestPath(node, other, new Set()));
+  }
+
+  function renderFocusBar() {
+    var bar = $("focus-bar");
+    bar.textContent = "";
+    if (!view.focus) { bar.hidden = true; return; }
+    bar.hidden = false;
+    bar.appendChild(el("strong", { text: view.focus.title }));
+    bar.appendChild(el("span", { text: " · " + view.focus.items.length + " nodes" + (view.focus.note ? " · " + view.focus.note : "") }));
+    bar.appendChild(el("button", { type: "button", id: "focus-back", onclick: function () { view.focus = null; redraw(); view.renderer.getCamera().animatedReset({ duration: 250 }); } },
+      ["Back to the whole graph"]));
   }
 
   // ---- iterations ------------------------------------------------------------------------------------
@@ -651,13 +1044,14 @@
     $("search").addEventListener("keydown", function (e) {
       if (e.key === "Enter" && view.matches && view.matches.size) {
         var first = $("node-list").querySelector("button[data-node]");
-        if (first) { selectNode(first.getAttribute("data-node"), true); }
+        if (first) { selectItem(first.getAttribute("data-node"), true); }
       }
     });
     $("zoom-in").addEventListener("click", function () { view.renderer.getCamera().animatedZoom({ duration: 250 }); });
     $("zoom-out").addEventListener("click", function () { view.renderer.getCamera().animatedUnzoom({ duration: 250 }); });
     $("zoom-fit").addEventListener("click", function () { view.renderer.getCamera().animatedReset({ duration: 250 }); });
     $("layout-toggle").addEventListener("click", function () { if (view.layout) { stopLayout(); } else { startLayout(8000); } });
+    $("groups-toggle").addEventListener("click", toggleGroups);
     $("iteration-slider").addEventListener("input", onSlider);
     $("sessions-refresh").addEventListener("click", showSessions);
   }

@@ -5,9 +5,13 @@ Routes (all ``GET``, behind the same token and bind rules as the rest of the app
     /ui/                                        the viewer page (sessions list; ``#session=ID`` shows one)
     /ui/static/{file}                           the page's script, style and vendored libraries (a fixed list)
     /ui/api/sessions                            the sessions, as ``GET /sessions`` lists them
-    /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration N
+    /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration N;
+                                                ``&communities=false``: without computing communities (a
+                                                refreshing page keeps its own)
     /ui/api/sessions/{id}/iterations            per iteration: chunk, counts, every rejection with its code
     /ui/api/sessions/{id}/history?element=ID    every stored change of one node or edge
+    /ui/api/sessions/{id}/query?q=JSON          one budgeted query (neighbours, path, find): the workspace's
+                                                ``query_graph`` operation, the same one the agents' tool calls
     /ui/api/sessions/{id}/events                server-sent events while the session grows, ``end`` when done
 
 A graph after iteration N is read from the session store (its stored mutations up to that iteration), never
@@ -27,6 +31,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from pydantic import ValidationError
 
 from igg.errors import SessionError, SessionNotFound, WorkspaceError
 from igg.graph.journal import (
@@ -39,10 +44,10 @@ from igg.graph.journal import (
     NodeUpdated,
 )
 from igg.store.store import SessionStore
-from igg.view.data import graph_payload, iteration_summary
+from igg.view.data import graph_payload, iteration_summaries, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
 from igg.workspace import Workspace
-from igg.workspace.ops import ListInput
+from igg.workspace.ops import ListInput, QueryInput
 from igg.workspace.service import workspace_error
 
 POLL_SECONDS = 0.5
@@ -89,17 +94,18 @@ def ui_router(workspace: Workspace) -> APIRouter:
         return await workspace.execute(ListInput(limit=1000))
 
     @router.get("/api/sessions/{session_id}/graph")
-    async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None) -> dict[str, Any]:
+    async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None,
+                    communities: bool = True) -> dict[str, Any]:
         store = store_of(workspace)
         if store is not None:
-            return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration)
+            return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration, communities)
         if iteration is not None:
             raise _no_history()
         session = workspace.get(session_id)  # on the event loop: a run here changes the graph only between steps
         info = session.info
         meta = {"session_id": session_id, "goal": info.goal, "status": info.status, "stop_reason": info.stop_reason,
                 "iteration": info.iteration, "last_iteration": info.iteration}
-        return graph_payload(session.state, metadata=meta)
+        return graph_payload(session.state, metadata=meta, communities=communities)
 
     @router.get("/api/sessions/{session_id}/iterations")
     async def iterations(session_id: str) -> dict[str, Any]:
@@ -118,6 +124,10 @@ def ui_router(workspace: Workspace) -> APIRouter:
             raise _no_history()
         return await asyncio.to_thread(element_history, store, session_id, element)
 
+    @router.get("/api/sessions/{session_id}/query")
+    async def query(session_id: str, q: Annotated[str, Query(min_length=2, max_length=20_000)]) -> dict[str, Any]:
+        return await workspace.execute(query_input(session_id, q))
+
     @router.get("/api/sessions/{session_id}/events", response_class=StreamingResponse)
     async def events(session_id: str) -> StreamingResponse:
         first = await asyncio.to_thread(probe, workspace, session_id)  # unknown sessions: 404 before streaming
@@ -133,6 +143,18 @@ def store_of(workspace: Workspace) -> SessionStore | None:
     return store if isinstance(store, SessionStore) else None
 
 
+def query_input(session_id: str, text: str) -> QueryInput:
+    """The ``query_graph`` operation's input from the page's ``q`` (the query as JSON); problems are a 422 naming them."""
+    try:
+        return QueryInput.model_validate({"session_id": session_id, "query": json.loads(text)})
+    except json.JSONDecodeError as exc:
+        raise WorkspaceError("INVALID_ARGUMENTS", f"q: not JSON ({exc.msg} at character {exc.pos}); send the "
+                             'query as JSON, e.g. {"query": "neighbours", "node": {"name": "A"}}') from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(value)'}: {e['msg']}" for e in exc.errors())
+        raise WorkspaceError("INVALID_ARGUMENTS", problems) from None
+
+
 def _no_history() -> WorkspaceError:
     return WorkspaceError("HISTORY_UNAVAILABLE", "this server keeps sessions in memory only: earlier iterations "
                           "and element histories need a session store (start it without --memory)")
@@ -144,9 +166,9 @@ def _status(workspace: Workspace, session_id: str, stored_status: str) -> str:
     return str(live.info.status) if live is not None else stored_status
 
 
-def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, iteration: int | None
-                 ) -> dict[str, Any]:
-    """The payload of a stored session, now or after ``iteration``."""
+def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, iteration: int | None,
+                 communities: bool = True) -> dict[str, Any]:
+    """The payload of a stored session, now or after ``iteration`` (``communities``: see ``graph_payload``)."""
     try:
         info = store.session(session_id)
         step = store.step_of_iteration(session_id, iteration) if iteration is not None else None
@@ -159,7 +181,7 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
             "status": _status(workspace, session_id, info.status), "stop_reason": info.stop_reason,
             "iteration": iteration if iteration is not None else info.last_iteration,
             "last_iteration": info.last_iteration}
-    return graph_payload(state, metadata=meta)
+    return graph_payload(state, metadata=meta, communities=communities)
 
 
 def stored_iterations(store: SessionStore, session_id: str) -> dict[str, Any]:
@@ -169,7 +191,7 @@ def stored_iterations(store: SessionStore, session_id: str) -> dict[str, Any]:
         steps = store.steps(session_id)
     except SessionError as exc:
         raise workspace_error(exc) from None
-    summaries = [iteration_summary(s.record, nodes=s.nodes, edges=s.edges) for s in steps if s.kind == "iteration"]
+    summaries = iteration_summaries(steps)
     return {"session_id": session_id, "from_store": True, "last_iteration": info.last_iteration,
             "iterations": summaries}
 
