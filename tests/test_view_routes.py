@@ -86,7 +86,7 @@ def test_ui_logins_are_throttled_per_client_and_the_cookie_expires():
     """Five wrong tokens from one client in a minute, then 429 with Retry-After (even for the right token); a
     login cookie carries its expiry (Max-Age) and is refused once it has passed."""
     from igg.interfaces.http.security import DEFAULT_MAX_BODY, bearer_guard
-    from igg.view.auth import COOKIE, COOKIE_LIFETIME, LOGIN_ATTEMPTS, with_ui_login
+    from igg.interfaces.http.ui_auth import COOKIE, COOKIE_LIFETIME, LOGIN_ATTEMPTS, with_ui_login
 
     now = [1_000_000.0]
     app = with_ui_login(bearer_guard(build_app(Workspace()), "t0k", DEFAULT_MAX_BODY), "t0k", clock=lambda: now[0])

@@ -101,18 +101,20 @@ def ui_router(workspace: Workspace) -> APIRouter:
             return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration, communities)
         if iteration is not None:
             raise _no_history()
-        session = workspace.get(session_id)  # on the event loop: a run here changes the graph only between steps
+        session = await asyncio.to_thread(workspace.get, session_id)
         info = session.info
         meta = {"session_id": session_id, "goal": info.goal, "status": info.status, "stop_reason": info.stop_reason,
                 "iteration": info.iteration, "last_iteration": info.iteration}
-        return graph_payload(session.state, metadata=meta, communities=communities)
+        if info.status == "running":  # a run changes the graph on this event loop, between its steps: read it here
+            return graph_payload(session.state, metadata=meta, communities=communities)
+        return await asyncio.to_thread(graph_payload, session.state, metadata=meta, communities=communities)
 
     @router.get("/api/sessions/{session_id}/iterations")
     async def iterations(session_id: str) -> dict[str, Any]:
         store = store_of(workspace)
         if store is not None:
             return await asyncio.to_thread(stored_iterations, store, session_id)
-        session = workspace.get(session_id)  # on the event loop, like the graph above
+        session = await asyncio.to_thread(workspace.get, session_id)
         return {"session_id": session_id, "from_store": False, "last_iteration": session.session.last_iteration,
                 "iterations": [iteration_summary(r.to_dict()) for r in session.session.records]}
 
