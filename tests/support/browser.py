@@ -35,9 +35,11 @@ def chromium_path() -> str:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the whole test session."""
+    """One headless Chromium per test module. Not per session: Playwright's sync API keeps its event loop
+    running in this thread while a browser is open, so a later ``asyncio.run`` in the same worker (the MCP
+    tests) would fail; closing it at the end of each module gives the thread back."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
