@@ -32,7 +32,9 @@ import json
 import re
 from typing import Any
 
-from igg.workspace.ops import OPERATIONS, Operation
+from pydantic import BaseModel
+
+from igg.workspace.ops import OPERATIONS, Operation, inline_refs
 
 RUN_OPTIONS = ("agent", "exports", "provenance")
 """``run_session``'s own arguments; the others are ``start_session``'s."""
@@ -67,6 +69,23 @@ def tool_schema(op: Operation) -> dict[str, Any]:
     schema = _share(schema, names)
     schema.pop("description", None)  # the model's docstring: the tool's description says it
     return schema
+
+
+def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The output JSON Schema an MCP tool publishes for its answers: the operation's output model
+    (``igg.workspace.outputs``), inlined, without titles and descriptions (the types and required fields are
+    what a client checks; nulls stay allowed where an answer may carry them)."""
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        return {k: strip(v) if k not in _VALUES else v for k, v in node.items()
+                if not (k in ("title", "description") and isinstance(v, str))}
+
+    out: dict[str, Any] = strip(inline_refs(model.model_json_schema(by_alias=True)))
+    return out
 
 
 def mcp_tools() -> list[dict[str, Any]]:

@@ -34,10 +34,10 @@ from igg.interfaces.logs import route_stdlib_logging
 from igg.interfaces.version import package_version
 from igg.io.encodable import escape_unencodable, find_unencodable, first_unencodable
 from igg.io.encodable import escape_value as _escaped
-from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation, inline_refs
+from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
 from igg.workspace.outputs import OUTPUTS, RunOutput
 from igg.workspace.service import Workspace
-from igg.workspace.toolschema import tool_schema
+from igg.workspace.toolschema import output_schema, tool_schema
 
 INSTRUCTIONS = (
     "IGG is a validated, bounded graph workspace. start_session with a goal and a schema, observe the graph "
@@ -123,8 +123,7 @@ def _answer(op: Operation, result: dict[str, Any]) -> CallToolResult:
 _PUBLISHED: dict[str, dict[str, Any]] = {op.name: tool_schema(op) for op in OPERATIONS}
 """Each tool's published input schema (built once: the operations are fixed)."""
 
-_OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: inline_refs(model.model_json_schema(by_alias=True))
-                                              for name, model in OUTPUTS.items()}
+_OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: output_schema(model) for name, model in OUTPUTS.items()}
 """Each tool's output schema: its operation's output model (``igg.workspace.outputs``)."""
 
 
