@@ -65,3 +65,39 @@ def test_healthz_answers_while_a_100k_node_session_loads(tmp_path: Path):
     assert len(latencies) >= 5, latencies
     # answered all along: typically a few ms; the median bounds it against a loaded machine's odd pause
     assert statistics.median(latencies) < 0.1, sorted(latencies)[-5:]
+
+
+def test_healthz_answers_while_a_thousand_query_request_is_served(tmp_path: Path):
+    """Issue 31: a request of 1,000 QUERY actions on a 40,000-edge graph is served within its bounded work
+    (the server's --max-actions raised to take it) while /healthz keeps answering; with the default ceiling
+    it is refused up front."""
+    from tests.test_query_bounds import QUERY, dense_seed, payload
+
+    args = ["--store", str(tmp_path / "s.sqlite"), "--max-actions", "1000"]
+    with igg_serve(args, env=clean_env(), log_path=tmp_path / "serve.log") as (_, base), \
+            httpx.Client(base_url=base, timeout=120) as client, httpx.Client(base_url=base, timeout=30) as probe:
+        assert client.post("/sessions", json={**payload(), "seed_data": dense_seed()}).status_code == 201
+        answer: dict[str, object] = {}
+
+        def ask() -> None:
+            answer["response"] = client.post("/sessions/bounds/actions", json={"reasoning": "", "actions": [QUERY] * 1000})
+
+        thread = threading.Thread(target=ask)
+        thread.start()
+        latencies = []
+        while thread.is_alive():
+            t0 = time.perf_counter()
+            assert probe.get("/healthz").status_code == 200
+            latencies.append(time.perf_counter() - t0)
+            time.sleep(0.01)
+        thread.join()
+        served = answer["response"]
+        assert isinstance(served, httpx.Response) and served.status_code == 200, served
+        codes = [v.get("code") for v in served.json()["verdicts"]]
+        assert codes.count("QUERY_BUDGET_EXHAUSTED") == 990
+    assert latencies and statistics.median(latencies) < 0.1, sorted(latencies)[-5:]
+    with igg_serve(["--memory"], env=clean_env(), log_path=tmp_path / "serve2.log") as (_, base), \
+            httpx.Client(base_url=base, timeout=60) as client:
+        assert client.post("/sessions", json=payload()).status_code == 201
+        refused = client.post("/sessions/bounds/actions", json={"reasoning": "", "actions": [QUERY] * 1000})
+        assert refused.status_code == 413 and refused.json()["error"]["code"] == "TOO_MANY_ACTIONS"
