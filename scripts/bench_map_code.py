@@ -41,12 +41,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_code_tree import generate  # noqa: E402
 
 from igg.act.apply import collector_paused  # noqa: E402
-from igg.agents.code.cache import FactsCache, cache_path  # noqa: E402
-from igg.agents.code.java import parser  # noqa: E402
-from igg.agents.code.link import link  # noqa: E402
-from igg.agents.code.walk import walk  # noqa: E402
+from igg.codemap.cache import FactsCache, cache_path  # noqa: E402
+from igg.codemap.java.analyze import parser  # noqa: E402
+from igg.codemap.link import link  # noqa: E402
 from igg.codemap.prepare import code_agent, parse_all, prepare  # noqa: E402
 from igg.codemap.update import update_map  # noqa: E402
+from igg.codemap.walk import walk  # noqa: E402
 from igg.engine.loop import run  # noqa: E402
 from igg.record.logs import configure_logging  # noqa: E402
 from igg.service import map_code  # noqa: E402

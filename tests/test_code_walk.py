@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from igg.agents.code.walk import walk
+from igg.codemap.walk import walk
 
 
 def _tree(root):

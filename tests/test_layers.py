@@ -12,19 +12,27 @@ import grimp
 import networkx as nx
 import pytest
 
+CODEMAP_JOBS = ("igg.codemap.prepare", "igg.codemap.update", "igg.codemap.since", "igg.codemap.checking",
+                "igg.codemap.depgraph")
+"""The modules of ``igg/codemap/`` that drive a code map (walk -> parse -> link -> the loop; ``--update`` into a
+store; ``--since`` and ``igg check``): they sit with the engine. The rest of ``igg/codemap/`` is the analysers
+(the language seam, one module per language, walk, link, cache), a step below: the code agents import them."""
+
 LAYERS: list[tuple[str, set[str]]] = [
     ("interfaces", {"igg.__main__", "igg.interfaces", "igg.view.routes", "igg.view.auth"}),
     ("jobs", {"igg.workspace", "igg.batch"}),
     ("service", {"igg.service"}),
-    ("engine and its seams", {"igg.engine", "igg.codemap", "igg.persistence", "igg.store", "igg.export"}),
-    ("steps", {"igg.act", "igg.observe", "igg.agents", "igg.request", "igg.record", "igg.view", "igg.rules"}),
+    ("engine and its seams", {"igg.engine", *CODEMAP_JOBS, "igg.persistence", "igg.store", "igg.export"}),
+    ("steps", {"igg.act", "igg.observe", "igg.agents", "igg.codemap", "igg.request", "igg.record", "igg.view",
+               "igg.rules"}),
     ("graph and contracts", {"igg.graph", "igg.models"}),
     ("foundations", {"igg.errors", "igg.io"}),
 ]
 """Top to bottom. ``igg/view/routes.py`` and ``auth.py`` are the HTTP adapters of the ``/ui`` page: they sit with
-the interfaces although they live under ``igg/view/`` (whose ``data``/``page`` render, below ``export``)."""
+the interfaces although they live under ``igg/view/`` (whose ``data``/``page`` render, below ``export``); the
+code-map drivers (``CODEMAP_JOBS``) sit with the engine, above the analysers of ``igg/codemap/``."""
 
-SPLIT = ("igg.view.routes", "igg.view.auth")
+SPLIT = ("igg.view.routes", "igg.view.auth", *CODEMAP_JOBS)
 
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 """Upward imports kept on purpose, each with its reason (the test fails when one disappears, so the list
@@ -87,3 +95,13 @@ def test_no_loose_modules_at_the_top_of_the_package():
 
     top = sorted(p.stem for p in Path(igg.__file__).parent.glob("*.py"))
     assert top == ["__init__", "__main__", "errors", "service"]
+
+
+def test_no_two_files_of_the_code_map_import_each_other():
+    """The analysers (``igg/codemap/``) and the code agents (``igg/agents/code/``) have no file-level import
+    cycle, however long (a cycle hidden behind ``TYPE_CHECKING`` or a lazy import counts too)."""
+    graph = grimp.build_graph("igg", include_external_packages=False)
+    scope = ("igg.codemap", "igg.agents.code")
+    files = nx.DiGraph((m, i) for m in graph.modules if m.startswith(scope)
+                       for i in graph.find_modules_directly_imported_by(m) if i.startswith(scope))
+    assert [sorted(c) for c in nx.strongly_connected_components(files) if len(c) > 1] == []

@@ -78,8 +78,8 @@ def _code(request: Request) -> AnyAgent:
     growing batches while the run proceeds (``igg.agents.streaming``), so the first turn comes after the first
     batch, not after every file of a huge context."""
     try:
-        from igg.agents.code.sources import looks_like_source as has_source
         from igg.agents.streaming import StreamingCodeAgent
+        from igg.codemap.sources import looks_like_source as has_source
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("igg.agents"):
             raise

@@ -23,12 +23,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from igg.agents.code.cache import FactsCache
-from igg.agents.code.link import CodeModel, link
-from igg.agents.code.schema import load_code_schema
-from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
+from igg.codemap.cache import FactsCache
 from igg.codemap.depgraph import model_graph
+from igg.codemap.link import CodeModel, link
 from igg.codemap.prepare import parse_all
+from igg.codemap.schema import load_code_schema
+from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid
 from igg.rules.check import hop
 from igg.rules.cycles import lift

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from igg.agents.base import AgentCapabilities, Observation
-from igg.agents.code.facts import FileFacts
-from igg.agents.code.link import CodeModel, FilePlan, Relation, link
 from igg.agents.code.mapping import SchemaFit
-from igg.agents.code.sources import SourceFile, analyze_all, split_context
+from igg.codemap.facts import FileFacts
+from igg.codemap.link import CodeModel, FilePlan, Relation, link
+from igg.codemap.sources import SourceFile, analyze_all, split_context
 from igg.errors import AgentFailed
 from igg.models.verdicts import ErrorCode
 from igg.record.logs import get_logger

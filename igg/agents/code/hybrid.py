@@ -16,8 +16,8 @@ from typing import Any
 from igg.agents.base import AgentCapabilities, Observation
 from igg.agents.code.agent import CodeAgent
 from igg.agents.code.grounding import Grounding
-from igg.agents.code.link import link
-from igg.agents.code.sources import SourceFile, analyze_all, looks_like_source, split_context
+from igg.codemap.link import link
+from igg.codemap.sources import SourceFile, analyze_all, looks_like_source, split_context
 from igg.errors import AgentUnavailable
 from igg.models.request import Request
 

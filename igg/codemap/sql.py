@@ -22,7 +22,7 @@ import functools
 import re
 from typing import Any
 
-from igg.agents.code.facts import SqlRef
+from igg.codemap.facts import SqlRef
 
 _START = re.compile(r"^\s*\(?\s*(SELECT|WITH|INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
 _MARKS = re.compile(r"[*?=:,;]|\b(?:WHERE|JOIN|ORDER\s+BY|GROUP\s+BY|LIMIT|VALUES|SET)\b", re.IGNORECASE)

@@ -3,8 +3,8 @@
 A request's ``context_data`` holds several files when each is introduced by a marker line such as
 ``// File: src/main/java/com/app/auth/AuthService.java`` or ``# File: app/auth/service.py`` (``--`` and
 ``File:``/``file:`` variants too). ``looks_like_source`` decides whether a context is source code (what
-``--agent auto`` asks). ``analyze`` runs the right analyzer for a file; ``analyze_all`` runs them on a
-thread or process pool.
+``--agent auto`` asks). ``analyze`` runs the analyzer of the file's language (``igg.codemap.language``);
+``analyze_all`` runs them on a thread or process pool.
 """
 
 from __future__ import annotations
@@ -12,22 +12,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
 
-from igg.agents.code.facts import FileFacts
-from igg.agents.code.guard import guarded
+from igg.codemap import language as languages
+from igg.codemap.facts import FileFacts
+from igg.codemap.guard import guarded
+from igg.codemap.language import SourceFile as SourceFile
+from igg.codemap.language import language_of as language_of
 
-LANGUAGES: dict[str, str] = {".py": "python", ".pyi": "python", ".java": "java"}
+LANGUAGES = languages.SUFFIXES
 """File suffix -> language the code agent analyses."""
 
 MARKER_RE = re.compile(r"^[ \t]*(?://|#|--)[ \t]*[Ff]ile:[ \t]*(\S[^\n]*?)[ \t]*$", re.MULTILINE)
 """A line that introduces one file of a multi-file context."""
-
-_JAVA_HINT = re.compile(r"^\s*(package\s+[\w.]+\s*;|import\s+[\w.*]+\s*;|(public\s+)?(final\s+|abstract\s+)*"
-                        r"(class|interface|enum|record)\s+\w+)", re.MULTILINE)
-_PY_HINT = re.compile(r"^(def\s+\w+\s*\(|class\s+\w+[(:]|from\s+[\w.]+\s+import\s|import\s+[\w.]+\s*$)",
-                      re.MULTILINE)
-
 
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", "_pb.java", "Grpc.java", ".g.java",
                       "_generated.py", ".generated.java")
@@ -54,33 +50,13 @@ def is_generated(path: str, text: str) -> bool:
     return generated_by_name(path) or generated_by_header(text)
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
-    """One source file: a path relative to the mapped root (``/`` separators) and its text."""
-
-    path: str
-    text: str
-    module: str | None = None
-    """Python: the dotted module name when the file sits in a package (see ``with_modules``)."""
-
-    @property
-    def language(self) -> str | None:
-        return language_of(self.path)
-
-
-def language_of(path: str) -> str | None:
-    """``python``, ``java``, or None for a file the code agent does not analyse."""
-    dot = path.rfind(".")
-    return LANGUAGES.get(path[dot:].lower()) if dot >= 0 else None
-
-
 def split_context(text: str) -> list[SourceFile]:
     """The files of a context with file markers; a context without markers is one file named by its
     language (``context.java`` / ``context.py``) when it looks like source, else no file at all."""
     marks = list(MARKER_RE.finditer(text))
     if not marks:
         guess = _guess_language(text)
-        return [SourceFile(f"context.{'java' if guess == 'java' else 'py'}", text)] if guess else []
+        return [SourceFile(f"context{languages.get(guess).suffixes[0]}", text)] if guess else []
     files = []
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
@@ -90,11 +66,14 @@ def split_context(text: str) -> list[SourceFile]:
 
 
 def _guess_language(text: str) -> str | None:
-    java = len(_JAVA_HINT.findall(text))
-    python = len(_PY_HINT.findall(text))
-    if java == python == 0:
-        return None
-    return "java" if java >= python else "python"
+    """The language whose hints match unmarked ``text`` most often (on a tie, the one registered last)."""
+    best, most = None, 0
+    for name in reversed(languages.names()):
+        hint = languages.get(name).hint
+        found = len(hint.findall(text)) if hint is not None else 0
+        if found > most:
+            best, most = name, found
+    return best
 
 
 def looks_like_source(text: str) -> bool:
@@ -111,17 +90,17 @@ def looks_like_source(text: str) -> bool:
 
 
 def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
-    """The files with Python module names as imports spell them (``pymodules``): a file in a package is
-    named from its top-most package down (regular or namespace), wherever the files' root is
-    (``fixtures/code/python/shop/models.py`` -> ``shop.models``); a file outside packages by its stem.
-    Files that already carry a name (``igg map-code`` names them from the disk) keep it."""
-    if all(f.module is not None or f.language != "python" for f in files):
+    """The files with module names as their languages' imports spell them (``Language.name_paths``: Python
+    names a file in a package from its top-most package down, regular or namespace, wherever the files' root
+    is: ``fixtures/code/python/shop/models.py`` -> ``shop.models``). Files that already carry a name
+    (``igg map-code`` names them from the disk) keep it."""
+    if all(f.module is not None or f.language is None for f in files):
         return list(files)
-    from igg.agents.code.pymodules import names_for_paths
-
-    names = names_for_paths(f.path for f in files if f.language == "python")
-    return [f if f.module is not None or f.language != "python" else SourceFile(f.path, f.text, names[f.path])
-            for f in files]
+    named: dict[str, SourceFile] = {}
+    for name in dict.fromkeys(f.language for f in files if f.language is not None):
+        mine = [f for f in files if f.language == name]
+        named.update((f.path, f) for f in languages.get(name).name_paths(mine))
+    return [named.get(f.path, f) if f.language is not None else f for f in files]
 
 
 def analyze(source: SourceFile, *, seconds: float | None = None) -> FileFacts:
@@ -130,38 +109,20 @@ def analyze(source: SourceFile, *, seconds: float | None = None) -> FileFacts:
     Never raises for what the file holds: the analysis runs under the per-file guard (``guard.guarded``), so
     a file that is too deep, too slow (``seconds``, default ``guard.FILE_SECONDS``) or breaks the analyzer comes back partial, with ``error``
     saying why."""
-    from igg.agents.code.cache import content_hash
+    from igg.codemap.cache import content_hash
 
     language = source.language
-    if language == "python":
-        facts = guarded(_python, source.path, source.text, source.module, language, seconds=seconds)
-    elif language == "java":
-        facts = guarded(_java, source.path, source.text, source.module, language, seconds=seconds)
-    else:
-        raise ValueError(f"{source.path}: not a Python or Java file (suffixes: {', '.join(LANGUAGES)})")
+    if language is None:
+        raise ValueError(f"{source.path}: not a file of a language the code map reads (suffixes: "
+                         f"{', '.join(LANGUAGES)})")
+    facts = guarded(languages.get(language).analyze, source.path, source.text, source.module, language,
+                    seconds=seconds)
     try:
         facts.sha = content_hash(source.text)
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - the file's facts stand without their hash
         note = f"partial: its content hash failed ({type(exc).__name__}); --update re-reads it every time"
         facts.error = f"{facts.error}; {note}" if facts.error else note
     return facts
-
-
-def _python(path: str, text: str, module: str | None) -> FileFacts:
-    from igg.agents.code.python import analyze_python
-
-    facts = analyze_python(path, text, module)
-    if is_generated(path, text):
-        # a generated module (protobuf, API bindings, tables): the module and what it imports are part
-        # of the dependency map; its definitions are not analysed (they are generated, not written)
-        facts.types, facts.callables = [], []
-    return facts
-
-
-def _java(path: str, text: str, module: str | None) -> FileFacts:
-    from igg.agents.code.java import analyze_java
-
-    return analyze_java(path, text)
 
 
 def analyze_all(sources: Sequence[SourceFile], executor: Executor | None = None) -> list[FileFacts]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import ast
 
-from igg.agents.code.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.agents.code.sql import tables_in
+from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.sql import tables_in
 
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
 _INTERFACE_BASES = {"Protocol"}
@@ -23,7 +23,7 @@ _ABC_BASES = {"ABC"}
 def module_name(path: str) -> str:
     """The module name of one relative path on its own (``pymodules.names_for_paths`` names files
     together, from their packages): ``app/auth/__init__.py`` -> ``app.auth``."""
-    from igg.agents.code.pymodules import names_for_paths
+    from igg.codemap.python.modules import names_for_paths
 
     return names_for_paths([path]).get(path) or path.rpartition("/")[2].rsplit(".", 1)[0]
 

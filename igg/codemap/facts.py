@@ -1,6 +1,6 @@
 """What the analyzers find in one source file, before any cross-file resolution.
 
-An analyzer (``python.py``, ``java.py``) turns one file into ``FileFacts``: the module, its imports, the
+A language's analyzer (``igg.codemap.language``: ``python/analyze.py``, ``java/analyze.py``, ...) turns one file into ``FileFacts``: the module, its imports, the
 types and callables it declares, and for each callable the calls, instantiations and SQL statements in its
 body, with receivers and type names still *as written*. ``link.py`` resolves those names across files into
 ``Symbol``s and ``Relation``s, which the code agent proposes as graph actions.
@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-Language = Literal["python", "java"]
+Language = str
+"""A language's name (a key of ``igg.codemap.language.MODULES``): ``python``, ``java``, ..."""
 TypeKind = Literal["class", "interface", "enum"]
 
 
@@ -178,6 +179,9 @@ class FileFacts:
     """Set when the file could not be parsed (its facts are then empty or partial)."""
     error_line: int | None = None
     """The line of the (first) syntax error, when ``error`` is set and the parser knows it."""
+    config: dict[str, Any] | None = None
+    """Set on a configuration file its language's linking reads (``tsconfig.json``, ``package.json``,
+    ``go.mod``): what it says, as that language's analyzer reads it. Such a file is no module of its own."""
     names: str | None = None
     """Every identifier the facts mention, one per line between newlines (``mentioned_names``): set on facts
     kept in the cache, so that ``--update`` can tell which files a changed declaration may concern."""

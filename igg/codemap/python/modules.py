@@ -31,9 +31,13 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from igg.codemap.sources import SourceFile
 
 ROOT_NAMES = frozenset({"src", "lib", "python", "site-packages", "dist-packages", "Lib"})
 """Folder names that are import roots (``sys.path`` entries), never packages."""
@@ -290,3 +294,24 @@ def prefixed(module: str, unit_prefix: str | None, everything: str | None = None
     """``module`` under ``everything`` (the user's prefix), else under its unit's prefix, if any."""
     prefix = everything or unit_prefix
     return f"{prefix}.{module}" if prefix else module
+
+
+def rename_under_prefixes(files: Sequence[SourceFile], disk: Mapping[str, str],
+                          everything: str | None) -> list[SourceFile]:
+    """Python modules (``files``, read from ``disk``) renamed under the prefix the user gives (``everything``),
+    or the one the tree's own imports give their top-level package (``prefixes_from_imports``)."""
+    python = [f for f in files if f.module is not None]
+    if not python:
+        return list(files)
+    units: dict[str, Unit] = {}
+    prefixes: dict[Unit, str] = {}
+    if not everything:
+        units = {f.path: (f.module.split(".")[0], folders_above(disk[f.path], f.module))
+                 for f in python if f.module}
+        known = {".".join(parts[:i]) for f in python if f.module
+                 for parts in [f.module.split(".")] for i in range(1, len(parts) + 1)}
+        prefixes = prefixes_from_imports(units.values(), (f.text for f in python), known)
+        if not prefixes:
+            return list(files)
+    return [replace(f, module=prefixed(f.module, None if everything else prefixes.get(units[f.path]), everything))
+            if f.module is not None else f for f in files]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from igg.agents.code.facts import TypeDecl
-from igg.agents.code.javafunc import split_top
+from igg.codemap.facts import TypeDecl
+from igg.codemap.java.func import split_top
 
 SPACES = re.compile(r"\s+")
 ANNOTATION = re.compile(r"@[\w.]+(\([^)]*\))?")

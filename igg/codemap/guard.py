@@ -18,7 +18,6 @@ processes of ``igg map-code``, the CLI itself); elsewhere (a server's worker thr
 from __future__ import annotations
 
 import io
-import re
 import signal
 import sys
 import threading
@@ -27,7 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from igg.agents.code.facts import FileFacts, ImportRef
+from igg.codemap.facts import FileFacts
 
 FILE_SECONDS = 30.0
 """How long one file's analysis may take before the file is left partial."""
@@ -127,8 +126,10 @@ def partial(analyze: Callable[[str, str, str | None], FileFacts], path: str, tex
     """What can be read of a file whose analysis failed, with ``error`` saying so (see the module doc)."""
     facts: FileFacts | None = None
     left_out: list[int] = []
-    if retry and language == "python":
-        facts, left_out = _python_without_failing_statements(analyze, path, text, module)
+    if retry:
+        from igg.codemap.language import get
+
+        facts, left_out = get(language).salvage(analyze, path, text, module)
     if facts is None:
         facts = header_facts(path, text, module, language)
         what = "only its module and imports were read"
@@ -178,9 +179,9 @@ def top_level_statements(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _python_without_failing_statements(analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str,
-                                       module: str | None) -> tuple[FileFacts | None, list[int]]:
-    """The file analysed with each top-level statement that fails on its own blanked (line numbers kept), and
+def without_failing_statements(analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str,
+                                 module: str | None) -> tuple[FileFacts | None, list[int]]:
+    """Python's ``salvage``: the file analysed with each top-level statement that fails on its own blanked (line numbers kept), and
     the first lines of those statements; (None, []) when that does not help either."""
     try:
         spans = top_level_statements(text)
@@ -204,47 +205,13 @@ def _python_without_failing_statements(analyze: Callable[[str, str, str | None],
         return None, []
 
 
-_JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
-_JAVA_IMPORT = re.compile(r"^\s*import\s+(static\s+)?([\w.]+)(\.\*)?\s*;", re.MULTILINE)
-_PY_IMPORT = re.compile(r"^(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)|from\s+([\w.]+)\s+import\s+\(?\s*([\w, ]+))",
-                        re.MULTILINE)
-
-
 def header_facts(path: str, text: str, module: str | None, language: str) -> FileFacts:
     """A file's module and its absolute imports, read from their lines (what a file that cannot be analysed
-    still says about the dependency map)."""
-    if language == "java":
-        found = _JAVA_PACKAGE.search(text)
-        package = found.group(1) if found else ""
-        stem = path.rpartition("/")[2].removesuffix(".java")
-        facts = FileFacts(path=path, language="java", module=f"{package}.{stem}" if package else stem,
-                          package=package)
-        for m in _JAVA_IMPORT.finditer(text):
-            if not m.group(1):
-                target = m.group(2)
-                facts.imports.append(ImportRef(target=target, wildcard=bool(m.group(3)),
-                                               alias=None if m.group(3) else target.rpartition(".")[2],
-                                               line=text.count("\n", 0, m.start()) + 1))
-        return facts
-    from igg.agents.code.python import module_name
+    still says about the dependency map): its language's ``header``."""
+    from igg.codemap.language import get
 
-    name = module or module_name(path)
-    facts = FileFacts(path=path, language="python", module=name, package=name)
-    for m in _PY_IMPORT.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
-        if m.group(1):
-            for target in (t.strip() for t in m.group(1).split(",")):
-                facts.imports.append(ImportRef(target=target, alias=target, module_only=True, line=line))
-        else:
-            source = m.group(2)
-            if source.startswith("."):
-                continue  # relative: its package is what the analyzer would have resolved it against
-            for member in (n.strip() for n in m.group(3).split(",")):
-                if member.isidentifier():
-                    facts.imports.append(ImportRef(target=f"{source}.{member}", alias=member, source=source,
-                                                   line=line))
-    return facts
+    return get(language).header(path, text, module)
 
 
 __all__ = ["DEEP_LIMIT", "FILE_SECONDS", "deep_call", "guarded", "header_facts", "partial",
-           "time_limit", "top_level_statements"]
+           "time_limit", "top_level_statements", "without_failing_statements"]

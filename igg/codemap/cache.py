@@ -1,7 +1,7 @@
 """A cache of parsed facts, keyed by file content, so that re-mapping parses only what changed.
 
 One SQLite file beside the session store (``STORE.codefacts``): a row per (path, module name, content
-hash, analyzer version) holding that file's ``FileFacts``. ``igg map-code --store`` fills it; ``--update``
+hash, the version of the file's language's analyzer: ``Language.cache_version``) holding that file's ``FileFacts``. ``igg map-code --store`` fills it; ``--update``
 reads the facts of unchanged files from it. A missing or unreadable cache only costs a parse. The file
 is IGG's own (written next to the store the user named, never elsewhere); its rows are pickles of IGG's
 dataclasses, read only from that file.
@@ -17,12 +17,14 @@ from pathlib import Path
 
 import structlog
 
-from igg.agents.code.facts import FileFacts, without_bodies
+from igg.codemap.facts import FileFacts, without_bodies
+from igg.codemap.language import get, language_of
 
 log = structlog.get_logger("igg.code")
 
-ANALYZER_VERSION = "15"
-"""Bumped whenever the analyzers' output changes: older cached facts are then parsed again."""
+FORMAT_VERSION = "2"
+"""Bumped whenever ``FileFacts`` itself changes: every cached fact is then parsed again. Each language's
+analyzer has a version of its own (``Language.cache_version``), so a change in one reparses its files alone."""
 
 
 def content_hash(text: str) -> str:
@@ -63,7 +65,10 @@ class FactsCache:
 
     @staticmethod
     def key(path: str, module: str | None, sha: str) -> str:
-        return f"{ANALYZER_VERSION}\x00{path}\x00{module or ''}\x00{sha}"
+        """The key of a file's facts: its path, module name and content hash, and the versions that made them."""
+        name = language_of(path)
+        version = get(name).cache_version if name is not None else ""
+        return f"{FORMAT_VERSION}.{name}.{version}\x00{path}\x00{module or ''}\x00{sha}"
 
     def get(self, key: str) -> FileFacts | None:
         return self.get_many([key])[0]

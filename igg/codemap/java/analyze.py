@@ -13,9 +13,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from igg.agents.code.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.agents.code.javafunc import type_arguments
-from igg.agents.code.javasyntax import (
+from igg.codemap.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.java.func import type_arguments
+from igg.codemap.java.syntax import (
     arg_nodes,
     array_dims,
     base_type,
@@ -35,7 +35,7 @@ from igg.agents.code.javasyntax import (
     type_text,
     written_args,
 )
-from igg.agents.code.sql import tables_in
+from igg.codemap.sql import tables_in
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
                "enum_declaration": "enum", "annotation_type_declaration": "interface"}
