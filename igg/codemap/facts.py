@@ -179,6 +179,9 @@ class FileFacts:
     """Set when the file could not be parsed (its facts are then empty or partial)."""
     error_line: int | None = None
     """The line of the (first) syntax error, when ``error`` is set and the parser knows it."""
+    exports: dict[str, str] = field(default_factory=dict)
+    """Languages whose modules export names (TypeScript/JavaScript): exported name -> the local binding it
+    exports (``export default class A``: ``default`` -> ``A``; ``export {a as b}``: ``b`` -> ``a``)."""
     config: dict[str, Any] | None = None
     """Set on a configuration file its language's linking reads (``tsconfig.json``, ``package.json``,
     ``go.mod``): what it says, as that language's analyzer reads it. Such a file is no module of its own."""

@@ -8,7 +8,7 @@ or of its supertypes, breadth first, an override hiding the method it overrides.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -34,10 +34,13 @@ class ClassLevel:
 class Index:
     """The declarations of ``files`` (see the module doc); ``linkers`` is filled by the link, one per language."""
 
-    def __init__(self, files: list[FileFacts], configs: Sequence[FileFacts] = ()) -> None:
+    def __init__(self, files: list[FileFacts], configs: Sequence[FileFacts] = (),
+                 paths: Iterable[str] | None = None) -> None:
         self.files = files
         self.configs = list(configs)
         """The configuration files of the tree (``FileFacts.config``), for the linkers that read them."""
+        self.paths = set(paths) if paths is not None else {f.path for f in files}
+        """Every source file's path, those merged into another module (stubs) included."""
         self.types: dict[str, TypeDecl] = {}
         self.type_file: dict[str, FileFacts] = {}
         self.members: dict[str, list[CallableDecl]] = {}

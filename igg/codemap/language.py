@@ -30,20 +30,26 @@ if TYPE_CHECKING:
 MODULES: dict[str, str] = {
     "python": "igg.codemap.python",
     "java": "igg.codemap.java",
+    "typescript": "igg.codemap.typescript",
 }
 """Language name -> the module whose ``LANGUAGE`` it is, in the order files of several languages are reported."""
 
-TITLES: dict[str, str] = {"python": "Python", "java": "Java"}
+TITLES: dict[str, str] = {"python": "Python", "java": "Java", "typescript": "TypeScript"}
 """Language name -> how messages write it."""
 
-SUFFIXES: dict[str, str] = {".py": "python", ".pyi": "python", ".java": "java"}
+SUFFIXES: dict[str, str] = {".py": "python", ".pyi": "python", ".java": "java",
+                            **dict.fromkeys((".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
+                                            "typescript")}
 """File suffix (lower case) -> language: the walk asks this for every file, without importing a language."""
 
-STUBS: tuple[str, ...] = (".pyi",)
+STUBS: tuple[str, ...] = (".pyi", ".d.ts", ".d.mts", ".d.cts")
 """Name endings of declaration-only files, which merge into the module of the same name (``Language.merge``)."""
 
-CONFIG_NAMES: dict[str, str] = {}
+CONFIG_NAMES: dict[str, str] = dict.fromkeys(("tsconfig.json", "jsconfig.json", "package.json"), "typescript")
 """Exact file names -> the language whose linking reads them (configuration, not source: no module of their own)."""
+CONFIG_PATTERNS: list[tuple[re.Pattern[str], str]] = [(re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$"),
+                                                         "typescript")]
+"""File-name patterns of more configuration files (``tsconfig.base.json``, which a ``tsconfig.json`` extends)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +137,8 @@ class Language(Protocol):
     """Its line comment: how a ``File:`` marker is written before one of its files in a request's context."""
     hint: re.Pattern[str] | None = None
     """A pattern whose matches say an unmarked context is in this language (the most matches win)."""
+    package_separator: str = "."
+    """What separates the parts of a package name (``acme.billing``; TypeScript's folders: ``src/util``)."""
     keeps_generated: bool = False
     """A generated file is read (as its module and imports) instead of skipped."""
 
@@ -201,6 +209,8 @@ def language_of(path: str) -> str | None:
     if base in CONFIG_NAMES:
         return CONFIG_NAMES[base]
     dot = base.rfind(".")
+    if base.endswith(".json"):
+        return next((name for pattern, name in CONFIG_PATTERNS if pattern.match(base)), None)
     return SUFFIXES.get(base[dot:].lower()) if dot >= 0 else None
 
 
@@ -211,7 +221,8 @@ def is_stub(path: str) -> bool:
 
 def is_config(path: str) -> bool:
     """Whether ``path`` is a configuration file a language's linking reads (not a source of its own)."""
-    return path[path.rfind("/") + 1:] in CONFIG_NAMES
+    base = path[path.rfind("/") + 1:]
+    return base in CONFIG_NAMES or base.endswith(".json") and any(p.match(base) for p, _ in CONFIG_PATTERNS)
 
 
 def spoken(chosen: Iterable[str] | None = None) -> str:

@@ -50,7 +50,7 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
     files = list(files)
     configs = [f for f in files if f.config is not None]
     mapped = merge(files)
-    index = Index(mapped, configs)
+    index = Index(mapped, configs, (f.path for f in files if f.config is None))
     linkers = {name: languages.get(name).linker(index)
                for name in dict.fromkeys([*(f.language for f in mapped), *(f.language for f in configs)])}
     index.linkers = linkers
@@ -94,18 +94,20 @@ class _Linking:
             self.shared.add(key)
         return self.symbol(plan, key, label, props)
 
-    def package(self, plan: FilePlan, name: str, external: bool, rel: Callable[[Relation], None]) -> str:
+    def package(self, plan: FilePlan, name: str, external: bool, rel: Callable[[Relation], None],
+                sep: str = ".") -> str:
         """The key of package ``name``, created with the packages above it that are new (outermost first,
-        each CONTAINed by its parent); an external package stands alone."""
+        each CONTAINed by its parent; ``sep`` separates the parts of a name); an external package stands
+        alone."""
         key = f"package:{name}"
         if key in self.symbols:
             return key
         chain = [name]
-        while not external and (parent := chain[-1].rpartition(".")[0]) and f"package:{parent}" not in self.symbols:
+        while not external and (parent := chain[-1].rpartition(sep)[0]) and f"package:{parent}" not in self.symbols:
             chain.append(parent)
         for each in reversed(chain):
             self.symbol(plan, f"package:{each}", "Package", {"name": each, **({"external": True} if external else {})})
-            parent = each.rpartition(".")[0]
+            parent = each.rpartition(sep)[0]
             if parent and not external:
                 rel(Relation("CONTAINS", f"package:{parent}", f"package:{each}"))
         return key
@@ -120,7 +122,8 @@ class _Linking:
                                **({"sha": f.sha} if f.sha else {})})
         pkg_name = linker.package_of(f)
         if pkg_name:
-            rel(Relation("CONTAINS", self.package(plan, pkg_name, False, rel), module))
+            sep = languages.get(f.language).package_separator
+            rel(Relation("CONTAINS", self.package(plan, pkg_name, False, rel, sep), module))
         self._declarations(f, plan, module, rel)
         self._imports(f, plan, module, symbols_only=not full)
         self._supertypes(f, rel)
