@@ -233,7 +233,7 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     seconds = {"walk": clock() - started}
     if on_walked is not None:
         on_walked(walked)
-    if not walked.files:
+    if not any(not languages.is_config(f.path) for f in walked.files):
         others = ", ".join(f"{n} {s}" for s, n in walked.other.most_common(5)) or "none"
         raise RequestInvalid([Problem("PATH", f"no {languages.spoken(chosen)} source files under "
                                       f"{', '.join(map(str, paths))} "
@@ -303,7 +303,8 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
     total = seconds["total"] or 1e-9
     out: dict[str, Any] = {
         "git_commit": codemap.git_commit,
-        "files": {"read": len(walked.files), "skipped": len(walked.skipped),
+        "files": {"read": len(walked.files), "by_language": files_by_language(walked.files),
+                  "skipped": len(walked.skipped),
                   "skipped_by_reason": walked.skipped_by_reason(),
                   "skipped_paths": [{"path": s.path, "reason": s.reason} for s in walked.skipped],
                   "generated_paths": [{"path": s.path, "reason": s.reason} for s in walked.generated],
@@ -323,6 +324,16 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
         if hasattr(static, "summary"):
             out["static_analysis"] = static.summary()
     return out
+
+
+def files_by_language(files: Sequence[SourceFile]) -> dict[str, int]:
+    """How many files of each language a map read (configuration files such as ``tsconfig.json`` included), in
+    the registry's order."""
+    counts: dict[str, int] = {}
+    for f in files:
+        if f.language is not None:
+            counts[f.language] = counts.get(f.language, 0) + 1
+    return {name: counts[name] for name in languages.names() if name in counts}
 
 
 def git_commit_soon(paths: Sequence[Path]) -> Callable[[], str | None]:

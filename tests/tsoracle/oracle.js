@@ -1,7 +1,8 @@
 // The TypeScript compiler (5.x) as the oracle of IGG's TypeScript/JavaScript maps.
 // Usage: node oracle.js ROOT < files.json   (files: paths relative to ROOT, the files IGG maps)
 // Prints {"imports": {file: [[specifier, resolvedRelativePathOrNull, externalPackageOrNull], ...]},
-//         "calls": [[callerFile, callerName, calleeFile, calleeName], ...]}
+//         "calls": [[callerFile, callerName, calleeFile, calleeName], ...],
+//         "types": [[file, name, kind], ...]}   (classes, interfaces, enums; NS.Name inside namespaces)
 // Imports: ts.preProcessFile (every import form: ES imports and export-from, type-only, import(), require(),
 // import x = require()) resolved by ts.resolveModuleName with the options of the nearest tsconfig/jsconfig.
 // Calls: one program over the files; each call or new expression resolved by the checker to its declaration;
@@ -57,6 +58,7 @@ for (const file of files) {
 }
 
 const calls = [];
+const types = [];
 if (process.env.IGG_TS_CALLS !== "0") {
   const rootOptions = optionsFor(files[0] || "x.ts");
   const program = ts.createProgram(files.map((f) => path.join(root, f)), {...rootOptions, noEmit: true});
@@ -88,6 +90,10 @@ if (process.env.IGG_TS_CALLS !== "0") {
   for (const sf of program.getSourceFiles()) {
     if (!inTree(sf.fileName) || !files.includes(rel(sf.fileName))) continue;
     const visit = (node, caller) => {
+      if ((ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isEnumDeclaration(node)) && topLevel(node)) {
+        const kind = ts.isClassDeclaration(node) ? "class" : ts.isInterfaceDeclaration(node) ? "interface" : "enum";
+        types.push([rel(sf.fileName), node.name ? scope(node) + node.name.text : "default", kind]);
+      }
       const here = named(node) || (ts.isVariableDeclaration(node) && named(node)) ;
       const current = caller || (here ? here : null);
       if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && current
@@ -106,4 +112,4 @@ if (process.env.IGG_TS_CALLS !== "0") {
     visit(sf, null);
   }
 }
-process.stdout.write(JSON.stringify({imports, calls}));
+process.stdout.write(JSON.stringify({imports, calls, types}));

@@ -25,7 +25,7 @@ CONFIG_PATTERN = re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$")
 _JSONC = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
 _TRAILING = re.compile(r",(\s*[}\]])")
 _IMPORT_LINE = re.compile(r"""^\s*(?:import|export)\b[^'"\n;]*?(?:from\s*)?['"]([^'"\n]+)['"]""", re.MULTILINE)
-_PACKAGE_KEYS = ("name", "main", "types", "typings", "exports", "workspaces", "module")
+_PACKAGE_KEYS = ("name", "main", "types", "typings", "exports", "workspaces", "type")
 
 
 def read_jsonc(text: str) -> Any:

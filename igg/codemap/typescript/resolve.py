@@ -27,7 +27,6 @@ _REPLACED = {".js": (".ts", ".tsx", ".d.ts", ".js", ".jsx"), ".jsx": (".tsx", ".
              ".mjs": (".mts", ".d.mts", ".mjs"), ".cjs": (".cts", ".d.cts", ".cjs")}
 """A JavaScript extension written in a specifier -> the files that may stand for it, in order."""
 _AS_WRITTEN = (".ts", ".tsx", ".mts", ".cts", ".d.ts", ".d.mts", ".d.cts")
-_CONDITIONS = ("types", "typings", "import", "require", "node", "module", "default")
 _EXPORTS_MODES = ("node16", "nodenext", "bundler")
 
 
@@ -46,8 +45,13 @@ class Options:
     """Folder (relative to the mapped root) bare specifiers are also looked up in."""
     paths: list[tuple[str, list[str]]] = field(default_factory=list)
     """``paths`` patterns -> their substitutions, each already relative to the mapped root."""
-    exports: bool = False
-    """Whether package ``exports`` count (node16, nodenext, bundler; not node10 nor classic)."""
+    mode: str = "node10"
+    """``moduleResolution``: ``node10`` (package ``exports`` ignored), ``node16``/``nodenext`` or ``bundler``."""
+
+    @property
+    def exports(self) -> bool:
+        """Whether package ``exports`` count (node16, nodenext, bundler; not node10)."""
+        return self.mode in _EXPORTS_MODES
 
 
 def package_name(specifier: str) -> str:
@@ -93,7 +97,7 @@ class Resolver:
             return found
         name = package_name(specifier)
         if name in self.packages:
-            found = self._in_package(self.packages[name], specifier[len(name):].lstrip("/"), options)
+            found = self._in_package(self.packages[name], specifier[len(name):].lstrip("/"), options, importer)
             if found is not None:
                 return found
         return External(name)
@@ -155,17 +159,37 @@ class Resolver:
                 return base + ext
         return None
 
-    def _in_package(self, folder: str, subpath: str, options: Options) -> str | None:
+    def _in_package(self, folder: str, subpath: str, options: Options, importer: str) -> str | None:
         data = self.configs.get(posixpath.join(folder, "package.json") if folder else "package.json", {})
         exports = data.get("exports")
         if options.exports and exports is not None:
-            target = match_exports(exports, "./" + subpath if subpath else ".")
+            esm = options.mode == "bundler" or self.is_esm(importer)
+            conditions = ("types", "import" if esm else "require", "default",
+                          *(("node",) if options.mode != "bundler" else ()))
+            target = match_exports(exports, "./" + subpath if subpath else ".", conditions)
             if target is None:
                 return None
             return self.file_or_folder(posixpath.normpath(posixpath.join(folder, target)), package=False)
         if subpath:
             return self.file_or_folder(posixpath.normpath(posixpath.join(folder, subpath)))
         return self.file_or_folder(folder or ".")
+
+    def is_esm(self, path: str) -> bool:
+        """Whether node16 reads ``path`` as an ES module: ``.mts``/``.mjs``, or ``"type": "module"`` in the
+        nearest ``package.json`` above it (``.cts``/``.cjs`` never)."""
+        lower = path.lower()
+        if lower.endswith((".mts", ".mjs")):
+            return True
+        if lower.endswith((".cts", ".cjs")):
+            return False
+        at = posixpath.dirname(path)
+        while True:
+            data = self.configs.get(posixpath.join(at, "package.json") if at else "package.json")
+            if data is not None:
+                return data.get("type") == "module"
+            if not at:
+                return False
+            at = posixpath.dirname(at)
 
     # ---- tsconfig ------------------------------------------------------------------------------------
     def options_for(self, importer: str) -> Options:
@@ -207,7 +231,7 @@ class Resolver:
             if target in self.configs and target not in seen:
                 inherited = self._read(target, seen)
                 options = Options(base_url=inherited.base_url or options.base_url,
-                                  paths=inherited.paths or options.paths, exports=inherited.exports)
+                                  paths=inherited.paths or options.paths, mode=inherited.mode)
         here = posixpath.dirname(path)
         compiler = data.get("compilerOptions")
         compiler = compiler if isinstance(compiler, dict) else {}
@@ -220,20 +244,22 @@ class Resolver:
         resolution = str(compiler.get("moduleResolution") or "").lower()
         module = str(compiler.get("module") or "").lower()
         if resolution:
-            options.exports = resolution in _EXPORTS_MODES
-        elif module:
-            options.exports = module in ("node16", "nodenext", "preserve")
+            options.mode = "node10" if resolution in ("node", "node10", "classic") else resolution
+        elif module in ("node16", "nodenext"):
+            options.mode = module
+        elif module == "preserve":
+            options.mode = "bundler"
         return options
 
 
-def match_exports(exports: Any, subpath: str) -> str | None:
-    """The target package ``exports`` give ``subpath`` (``.`` or ``./x``), under IGG's conditions, or None."""
+def match_exports(exports: Any, subpath: str, conditions: tuple[str, ...]) -> str | None:
+    """The target package ``exports`` give ``subpath`` (``.`` or ``./x``) under ``conditions``, or None."""
     if isinstance(exports, (str, list)) or isinstance(exports, dict) and not any(k.startswith(".") for k in exports):
-        return _condition(exports) if subpath == "." else None
+        return _condition(exports, conditions) if subpath == "." else None
     if not isinstance(exports, dict):
         return None
     if subpath in exports:
-        return _condition(exports[subpath])
+        return _condition(exports[subpath], conditions)
     best: tuple[int, str, Any] | None = None
     for key, value in exports.items():
         star = key.find("*")
@@ -244,23 +270,23 @@ def match_exports(exports: Any, subpath: str) -> str | None:
             best = (len(prefix), subpath[len(prefix):len(subpath) - len(suffix)], value)
     if best is None:
         return None
-    target = _condition(best[2])
+    target = _condition(best[2], conditions)
     return target.replace("*", best[1]) if target is not None else None
 
 
-def _condition(value: Any) -> str | None:
+def _condition(value: Any, conditions: tuple[str, ...]) -> str | None:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
         for item in value:
-            found = _condition(item)
+            found = _condition(item, conditions)
             if found is not None:
                 return found
         return None
     if isinstance(value, dict):
         for key, inner in value.items():
-            if key in _CONDITIONS:
-                found = _condition(inner)
+            if key in conditions:
+                found = _condition(inner, conditions)
                 if found is not None:
                     return found
     return None

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from igg.codemap import AGENT_MODES
 from igg.codemap.language import MODULES as LANGUAGE_NAMES
-from igg.codemap.language import check_languages
+from igg.codemap.language import TITLES, check_languages
 from igg.codemap.walk import DEFAULT_MAX_BYTES
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import add_run_options, export_line, export_specs, setup_logging
@@ -261,6 +261,8 @@ def _summary_rows(table: Any, s: dict[str, Any]) -> None:
     skipped = ", ".join(f"{n} {why}" for why, n in files["skipped_by_reason"].items())
     table.add_row("files", f"{files['read']} read ({files['lines']:,} lines), {files['skipped']} skipped"
                            + (f": {skipped}" if skipped else ""))
+    if len(files.get("by_language", {})) > 1:
+        table.add_row("languages", ", ".join(f"{TITLES.get(n, n)} {count}" for n, count in files["by_language"].items()))
     if s.get("git_commit"):
         table.add_row("git", s["git_commit"])
     if files["other_languages"]:
