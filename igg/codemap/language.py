@@ -141,6 +141,8 @@ class Language(Protocol):
     """What separates the parts of a package name (``acme.billing``; TypeScript's folders: ``src/util``)."""
     keeps_generated: bool = False
     """A generated file is read (as its module and imports) instead of skipped."""
+    reads_generated: bool = False
+    """A generated file is read as any other file (not listed as generated)."""
 
     def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
         """The facts of one file (may raise: the caller's guard makes that a partial file)."""

@@ -164,7 +164,9 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
                 result.skipped.append(Skip(prefix + rel, "symbolic link (not followed)"))
                 continue
             ignored_by = _ignored(active, rel, is_dir)
-            if ignored_by is not None:
+            # a configuration file (package.json, tsconfig.json) counts for the compiler whatever .gitignore says
+            # (a tracked file is not ignored; a .gitignore of build output often names them)
+            if ignored_by is not None and not (not is_dir and languages.is_config(rel) and state.claims(rel)):
                 if is_dir or state.claims(rel):  # other gitignored files are of no interest here
                     result.skipped.append(Skip(prefix + rel + ("/" if is_dir else ""), f"gitignored (by {ignored_by})"))
                 continue
@@ -220,7 +222,7 @@ def _consider(state: _Walk, path: Path, rel: str) -> None:
         result.other[suffix] += 1
         return
     language = languages.get(name)
-    generated = "by its name" if generated_by_name(rel) else None
+    generated = "by its name" if generated_by_name(rel) and not language.reads_generated else None
     if generated is not None and not language.keeps_generated:
         result.skipped.append(Skip(rel, f"generated ({generated})"))
         return
@@ -239,7 +241,7 @@ def _consider(state: _Walk, path: Path, rel: str) -> None:
     text = _decoded(result, rel, data, name)
     if text is None:
         return
-    if generated is None and generated_by_header(text):
+    if generated is None and not language.reads_generated and generated_by_header(text):
         generated = "its header says so"
     if generated is not None:
         if not language.keeps_generated:

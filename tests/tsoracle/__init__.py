@@ -56,6 +56,7 @@ def oracle(root: Path, files: list[str], *, calls: bool = True) -> dict[str, Any
            "IGG_TS_CALLS": "1" if calls else "0"}
     out = subprocess.run(["node", str(SCRIPT), str(root)], input=json.dumps(files), capture_output=True, text=True,
                          env=env, timeout=600, check=True)
+    assert out.stdout.startswith("{"), f"the TypeScript oracle printed {out.stdout[:300]!r}: {out.stderr[-2000:]}"
     result: dict[str, Any] = json.loads(out.stdout)
     return result
 

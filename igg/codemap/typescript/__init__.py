@@ -40,10 +40,12 @@ class TypeScript(Language):
     name = "typescript"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "1"
+    cache_version = "3"
     schema = SchemaAdditions()
     comment = "//"
     package_separator = "/"
+    reads_generated = True
+    """A generated module (an OpenAPI client, ``*.gen.ts``) is read like any other: the compiler reads it."""
 
     def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
         base = path.rpartition("/")[2]
@@ -72,9 +74,33 @@ class TypeScript(Language):
             options = data.get("compilerOptions")
             if isinstance(options, dict):
                 data["compilerOptions"] = {k: v for k, v in options.items()
-                                           if k in ("baseUrl", "paths", "moduleResolution", "module")}
+                                           if k in ("baseUrl", "paths", "moduleResolution", "module", "customConditions")}
         facts.config = data
         return facts
+
+    def is_package_dir(self, path: str) -> bool:
+        """A folder of a build-like name (``vendor``, ``build``) holding TypeScript sources (``.ts``, ``.tsx``;
+        not ``.d.ts``) within three levels is source: a compiler's output holds ``.js`` and ``.d.ts`` files."""
+        import os
+
+        level = [path]
+        for _ in range(3):
+            below = []
+            for folder in level:
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:
+                    continue
+                for entry in entries:
+                    lower = entry.name.lower()
+                    if entry.is_file(follow_symlinks=False) and lower.endswith((".ts", ".tsx", ".mts", ".cts")) \
+                            and not lower.endswith((".d.ts", ".d.mts", ".d.cts")):
+                        return True
+                    if entry.is_dir(follow_symlinks=False) and entry.name != "node_modules" \
+                            and not entry.name.startswith("."):
+                        below.append(entry.path)
+            level = below[:200]
+        return False
 
     def header(self, path: str, text: str, module: str | None) -> FileFacts:
         from igg.codemap.typescript.analyze import module_name

@@ -182,13 +182,19 @@ class _Analyzer:
             self.namespace(node, prefix)
         elif kind == "ambient_declaration":
             for inner in node.named_children:
-                self.statement(inner, prefix, exported)
+                if inner.type == "statement_block":  # declare global {...}
+                    self.statements(inner, f"{prefix}global.")
+                else:
+                    self.statement(inner, prefix, exported)
 
     def namespace(self, node: Any, prefix: str) -> None:
         name = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
-        if name is None or body is None or name.type == "string":
-            return  # ``declare module "x" {...}`` augments another module
+        if name is None or body is None:
+            return
+        if name.type == "string":  # declare module "x" {...}: declarations that merge into module x's
+            self.statements(body, prefix)
+            return
         self.statements(body, f"{prefix}{_dotted(name) or _text(name)}.")
 
     def import_statement(self, node: Any) -> None:
@@ -329,7 +335,7 @@ class _Analyzer:
                     decl.fields[_text(name)] = typed
 
     def _params(self, node: Any, owner: TypeDecl | None) -> tuple[list[str], list[str | None], dict[str, str]]:
-        """(parameters as written, their declared types, name -> type of the typed ones)."""
+        """(parameters as written, their declared types, name -> declared type, '' where none is declared)."""
         written: list[str] = []
         types: list[str | None] = []
         typed: dict[str, str] = {}
@@ -340,9 +346,9 @@ class _Analyzer:
             kind = _type_name(p.child_by_field_name("type"))
             written.append(name if kind is None else f"{name}: {kind}")
             types.append(kind)
-            if kind and pattern is not None and pattern.type == "identifier":
-                typed[name] = kind
-                if owner is not None and any(c.type in ("accessibility_modifier", "readonly") for c in p.children):
+            if pattern is not None and pattern.type == "identifier":
+                typed[name] = kind or ""
+                if kind and owner is not None and any(c.type in ("accessibility_modifier", "readonly") for c in p.children):
                     owner.fields[name] = kind  # a parameter property: a field too
         return written, types, typed
 
@@ -400,15 +406,15 @@ class _Analyzer:
         starts = [s[0] for s in self.spans]
         captures = tree_sitter.QueryCursor(query).captures(root)
         scopes: dict[int, dict[str, str]] = {id(s[2]): dict(s[4]) for s in self.spans}
-        for decl in captures.get("decl", ()):  # locals of declared or constructed type, per callable
+        for decl in captures.get("decl", ()):  # locals, of declared or constructed type where known, per callable
             span = self._span(starts, decl.start_byte)
             name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
             typed = _type_name(decl.child_by_field_name("type"))
             if typed is None and value is not None and value.type == "new_expression":
                 made = value.child_by_field_name("constructor")
                 typed = _dotted(made) if made is not None else None
-            if span is not None and name is not None and typed:
-                scopes[id(span[2])][_text(name)] = typed
+            if span is not None and name is not None:
+                scopes[id(span[2])][_text(name)] = typed or scopes[id(span[2])].get(_text(name)) or ""
         for node in captures.get("require_source", ()):
             self._dynamic(node)
         for call in captures.get("call", ()):
@@ -417,7 +423,7 @@ class _Analyzer:
             span = self._span(starts, made.start_byte)
             constructor = made.child_by_field_name("constructor")
             written = _dotted(constructor) if constructor is not None else None
-            if span is not None and written:
+            if span is not None and written and written.partition(".")[0] not in scopes[id(span[2])]:
                 span[2].instantiates.append((written, made.start_point[0] + 1))
         for string in captures.get("string", ()):
             self._sql(string, starts)
@@ -452,8 +458,10 @@ class _Analyzer:
         if function.type == "super":
             decl.calls.append(CallRef(name="<init>", receiver="super", arg_types=arg_types, line=line))
             return
+        scope = scopes.get(id(decl), {})
         if function.type == "identifier":
-            decl.calls.append(CallRef(name=_text(function), arg_types=arg_types, line=line))
+            if _text(function) not in scope:  # a local or parameter holding a function: not knowable
+                decl.calls.append(CallRef(name=_text(function), arg_types=arg_types, line=line))
             return
         if function.type != "member_expression":
             return
@@ -468,11 +476,10 @@ class _Analyzer:
         if written is None:
             return
         head, _, rest = written.partition(".")
-        scope = scopes.get(id(decl), {})
         if head == "this" and owner is not None and rest and "." not in rest and rest in owner.fields:
             decl.calls.append(CallRef(name=name, receiver="var", receiver_type=owner.fields[rest], line=line,
                                       arg_types=arg_types))
-        elif not rest and head in scope:
+        elif not rest and scope.get(head):
             decl.calls.append(CallRef(name=name, receiver="var", receiver_type=scope[head], line=line,
                                       arg_types=arg_types))
         elif head != "this" and head not in scope:

@@ -45,6 +45,8 @@ class Options:
     """Folder (relative to the mapped root) bare specifiers are also looked up in."""
     paths: list[tuple[str, list[str]]] = field(default_factory=list)
     """``paths`` patterns -> their substitutions, each already relative to the mapped root."""
+    conditions: tuple[str, ...] = ()
+    """``customConditions``: conditions of package ``exports`` that count before the standard ones."""
     mode: str = "node10"
     """``moduleResolution``: ``node10`` (package ``exports`` ignored), ``node16``/``nodenext`` or ``bundler``."""
 
@@ -164,7 +166,7 @@ class Resolver:
         exports = data.get("exports")
         if options.exports and exports is not None:
             esm = options.mode == "bundler" or self.is_esm(importer)
-            conditions = ("types", "import" if esm else "require", "default",
+            conditions = (*options.conditions, "types", "import" if esm else "require", "default",
                           *(("node",) if options.mode != "bundler" else ()))
             target = match_exports(exports, "./" + subpath if subpath else ".", conditions)
             if target is None:
@@ -231,7 +233,8 @@ class Resolver:
             if target in self.configs and target not in seen:
                 inherited = self._read(target, seen)
                 options = Options(base_url=inherited.base_url or options.base_url,
-                                  paths=inherited.paths or options.paths, mode=inherited.mode)
+                                  paths=inherited.paths or options.paths, mode=inherited.mode,
+                                  conditions=inherited.conditions or options.conditions)
         here = posixpath.dirname(path)
         compiler = data.get("compilerOptions")
         compiler = compiler if isinstance(compiler, dict) else {}
@@ -241,6 +244,8 @@ class Resolver:
             root = options.base_url if isinstance(compiler.get("baseUrl"), str) or options.base_url else here
             options.paths = [(pattern, [posixpath.join(root or "", t) for t in targets if isinstance(t, str)])
                              for pattern, targets in compiler["paths"].items() if isinstance(targets, list)]
+        if isinstance(compiler.get("customConditions"), list):
+            options.conditions = tuple(c for c in compiler["customConditions"] if isinstance(c, str))
         resolution = str(compiler.get("moduleResolution") or "").lower()
         module = str(compiler.get("module") or "").lower()
         if resolution:
