@@ -87,7 +87,7 @@ def _code(request: Request) -> AnyAgent:
                                "missing); use --agent script:PATH") from None
     if not has_source(request.context_data):
         raise AgentUnavailable(
-            "the code agent needs Python or Java sources in context_data (each file introduced by a line such as "
+            "the code agent needs Python, Java or TypeScript sources in context_data (each file introduced by a line such as "
             "'// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH")
     return StreamingCodeAgent(request.context_data)
 

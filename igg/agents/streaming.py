@@ -130,7 +130,7 @@ class StreamingCodeAgent(AgentCapabilities):
         else:
             self._files = None  # the context is read to its end
         if not self._facts:
-            raise AgentFailed("the code agent found no Python or Java source in the context (mark each file with a "
+            raise AgentFailed("the code agent found no source file of a language it reads in the context (mark each file with a "
                               "line such as '// File: src/App.java' or '# File: app/main.py')")
         self.batches += 1
         self._batch = 3 * len(self._facts)  # after the next batch, four times what was read

@@ -90,7 +90,7 @@ class CodeAgent(AgentCapabilities):
                     context = obs.request.context_data if obs.request is not None else obs.context
                     sources = [s for s in split_context(context) if s.language]
                 if not sources:
-                    raise AgentFailed("the code agent found no Python or Java source in the context (mark each "
+                    raise AgentFailed("the code agent found no source file of a language it reads in the context (mark each "
                                       "file with a line such as '// File: src/App.java' or '# File: app/main.py')")
                 facts = analyze_all(sources)
             self.model = link(facts, external_imports=self.external_imports)

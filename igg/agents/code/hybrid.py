@@ -88,13 +88,13 @@ def create_agent(request: Request, mode: str = "code", *, environ: Mapping[str, 
     """The registry's hook: ``mode`` is ``code`` (static analysis, offline), ``hybrid`` or ``llm`` (code mode).
 
     Sources come from ``sources`` or from the request's ``context_data`` (files marked ``// File: path``).
-    Raises ``AgentUnavailable`` when the context holds no Python or Java source, or (hybrid/llm) when no
+    Raises ``AgentUnavailable`` when the context holds no source of a language it reads, or (hybrid/llm) when no
     LLM endpoint is configured.
     """
     if sources is None:
         if not looks_like_source(request.context_data):
             raise AgentUnavailable(
-                "the code agent needs Python or Java sources in context_data (each file introduced by a line "
+                "the code agent needs Python, Java or TypeScript sources in context_data (each file introduced by a line "
                 "such as '// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH")
         sources = split_context(request.context_data)
     if mode == "code":
