@@ -31,21 +31,23 @@ MODULES: dict[str, str] = {
     "python": "igg.codemap.python",
     "java": "igg.codemap.java",
     "typescript": "igg.codemap.typescript",
+    "go": "igg.codemap.go",
 }
 """Language name -> the module whose ``LANGUAGE`` it is, in the order files of several languages are reported."""
 
-TITLES: dict[str, str] = {"python": "Python", "java": "Java", "typescript": "TypeScript"}
+TITLES: dict[str, str] = {"python": "Python", "java": "Java", "typescript": "TypeScript", "go": "Go"}
 """Language name -> how messages write it."""
 
 SUFFIXES: dict[str, str] = {".py": "python", ".pyi": "python", ".java": "java",
                             **dict.fromkeys((".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
-                                            "typescript")}
+                                            "typescript"), ".go": "go"}
 """File suffix (lower case) -> language: the walk asks this for every file, without importing a language."""
 
 STUBS: tuple[str, ...] = (".pyi", ".d.ts", ".d.mts", ".d.cts")
 """Name endings of declaration-only files, which merge into the module of the same name (``Language.merge``)."""
 
-CONFIG_NAMES: dict[str, str] = dict.fromkeys(("tsconfig.json", "jsconfig.json", "package.json"), "typescript")
+CONFIG_NAMES: dict[str, str] = {**dict.fromkeys(("tsconfig.json", "jsconfig.json", "package.json"), "typescript"),
+                                **dict.fromkeys(("go.mod", "go.work"), "go")}
 """Exact file names -> the language whose linking reads them (configuration, not source: no module of their own)."""
 CONFIG_PATTERNS: list[tuple[re.Pattern[str], str]] = [(re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$"),
                                                          "typescript")]
@@ -164,6 +166,11 @@ class Language(Protocol):
             return data.decode("utf-8")
         except UnicodeDecodeError:
             return None, "binary or not UTF-8"
+
+    def excluded(self, path: str, text: str) -> str | None:
+        """Why a file it claims is no part of any build of its language and is skipped (Go: a build constraint
+        for another system, a ``testdata`` folder), or None: it is read."""
+        return None
 
     def is_package_dir(self, path: str) -> bool:
         """Whether a folder bearing a build-like name (``build``, ``dist``) is one of this language's packages."""

@@ -169,8 +169,10 @@ class _Linking:
                 seen.add(r)
                 plan.relations.append(r)
 
+        sep = languages.get(f.language).package_separator
+
         def package(name: str, external: bool) -> str:
-            return self.package(plan, name, external, plan.relations.append)
+            return self.package(plan, name, external, plan.relations.append, sep)
 
         linker = self.linkers[f.language]
         for i in f.imports:

@@ -241,6 +241,10 @@ def _consider(state: _Walk, path: Path, rel: str) -> None:
     text = _decoded(result, rel, data, name)
     if text is None:
         return
+    excluded = language.excluded(rel, text)
+    if excluded is not None:
+        result.skipped.append(Skip(rel, f"not in the build: {excluded}"))
+        return
     if generated is None and not language.reads_generated and generated_by_header(text):
         generated = "its header says so"
     if generated is not None:

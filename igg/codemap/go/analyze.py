@@ -1,0 +1,535 @@
+"""The Go analyzer: one file's facts through tree-sitter (the ``tree-sitter-go`` wheel).
+
+A file's package is its folder's import path (``build.import_paths``, given as the file's ``module`` by the
+walk), or that path plus ``_test`` for an external test file (``package foo_test`` in ``foo_test.go``): go
+keeps such files apart as their own package. The module is the package path plus the file name
+(``example.com/app/store/db.go``); ``FileFacts.exports`` holds ``{"package": NAME}``, the package clause's name
+(what an import binds when it has no alias). Imports are ``ImportRef``s whose ``target`` is the import path as
+written and ``alias`` the explicit name (``_``, ``.``, or an identifier; None without one).
+
+Declarations: every package-level ``type``: a struct, or any other named type or alias, is a ``class`` (a
+type that can have methods), an interface an ``interface``; a struct's embedded fields and an interface's
+embedded interfaces are its ``extends`` (as written), a struct's named fields its ``fields`` (name -> type as
+written). Functions, and methods with their receiver's type as owner (an interface's methods are abstract
+methods of it); ``params`` are the parameter types as written, one per parameter, ``returns`` the result types
+joined by ``", "``.
+
+Calls are kept with what the source says of their receiver: ``f()`` (receiver ``none``), ``x.F()`` where ``x``
+is no local name (``type``: a package's function, or a method expression of a type), and ``e.M()`` where ``e``
+is a typed expression (``expr``): ``("var", T)`` a local, parameter or receiver declared or built as ``T``
+(``var x T``, ``x := T{}``, ``&T{}``, ``new(T)``, ``x.(T)``), ``("field", E, name)``, ``("call", CallRef)``
+(what the call returns). A name declared twice in a function with different types is not typed (the
+function's scopes are read as one: wrong guesses are worse than none). SQL in string literals of a function,
+and in the package-level constants of the file a function names, gives its tables.
+"""
+
+from __future__ import annotations
+
+import bisect
+from functools import cache
+from typing import Any
+
+from igg.codemap.facts import CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.sql import tables_in
+
+_QUERY = """
+(call_expression) @call
+(type_conversion_expression type: (generic_type)) @generic
+(short_var_declaration) @short
+(var_spec) @var
+(const_spec) @const
+(range_clause) @range
+(receive_statement) @receive
+(type_switch_statement) @switch
+(func_literal) @lit
+(interpreted_string_literal) @string
+(raw_string_literal) @string
+"""
+
+_UNKNOWN: Any = object()
+"""A local whose type is not knowable (or declared twice with different types)."""
+
+
+@cache
+def grammar() -> tuple[Any, Any]:
+    """The parser and query, made once a process."""
+    import tree_sitter
+    import tree_sitter_go
+
+    language = tree_sitter.Language(tree_sitter_go.language())
+    return tree_sitter.Parser(language), tree_sitter.Query(language, _QUERY)
+
+
+def parse(path: str, text: str) -> Any:
+    """The syntax tree of one file (a bare parse: what ``scripts/bench_map_code.py`` compares against)."""
+    parser, _ = grammar()
+    return parser.parse(text.encode("utf-8", "surrogatepass"))
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def _string(node: Any) -> str:
+    """A string literal's value (escapes of an interpreted literal left as written)."""
+    raw = _text(node)
+    return raw[1:-1] if len(raw) >= 2 else raw
+
+
+def base_type(written: str) -> str:
+    """``*pkg.T[int]`` -> ``pkg.T``: the named type a written type refers to through pointers and type args."""
+    written = written.strip().lstrip("*").strip()
+    bracket = written.find("[")
+    if bracket > 0:
+        written = written[:bracket]
+    return written
+
+
+def package_path(path: str, module: str | None, package_name: str | None) -> str:
+    """The import path of the package a file belongs to (see the module doc)."""
+    folder = path.rpartition("/")[0]
+    base = module if module is not None else (folder or package_name or "main")
+    if path.endswith("_test.go") and package_name and package_name.endswith("_test"):
+        return f"{base}_test"
+    return base
+
+
+class _Analyzer:
+    def __init__(self, path: str, text: str, module: str | None) -> None:
+        self.path = path
+        self.module = module
+        self.facts = FileFacts(path=path, language="go", module=path, package="", lines=text.count("\n") + 1)
+        self.spans: list[tuple[int, int, CallableDecl, frozenset[str], dict[str, Any]]] = []
+        """(start, end, callable, its type parameters, its scope: parameters and receiver -> written type)."""
+        self.sql_names: dict[str, list[SqlRef]] = {}
+        """Package-level constants and variables of the file holding SQL -> its tables."""
+
+    # ---- declarations --------------------------------------------------------------------------------
+    def declarations(self, root: Any) -> None:
+        name = None
+        for node in root.named_children:
+            if node.type == "package_clause":
+                ident = next((c for c in node.named_children if c.type == "package_identifier"), None)
+                name = _text(ident) if ident is not None else None
+                break
+        pkg = package_path(self.path, self.module, name)
+        base = self.path.rpartition("/")[2]
+        self.facts.package = pkg
+        self.facts.module = f"{pkg}/{base}"
+        if name:
+            self.facts.exports = {"package": name}
+        for node in root.named_children:
+            kind = node.type
+            if kind == "import_declaration":
+                for spec in _specs(node, "import_spec"):
+                    self.import_(spec)
+            elif kind == "type_declaration":
+                for spec in node.named_children:
+                    if spec.type in ("type_spec", "type_alias"):
+                        self.type_(spec)
+            elif kind == "function_declaration":
+                self.function(node)
+            elif kind == "method_declaration":
+                self.method(node)
+            elif kind in ("const_declaration", "var_declaration"):
+                self.package_values(node)
+
+    def import_(self, spec: Any) -> None:
+        path = spec.child_by_field_name("path")
+        if path is None:
+            return
+        alias = spec.child_by_field_name("name")
+        self.facts.imports.append(ImportRef(target=_string(path), alias=_text(alias) if alias is not None else None,
+                                            wildcard=alias is not None and _text(alias) == ".",
+                                            line=spec.start_point[0] + 1))
+
+    def type_(self, spec: Any) -> None:
+        name, body = spec.child_by_field_name("name"), spec.child_by_field_name("type")
+        if name is None or body is None:
+            return
+        interface = body.type == "interface_type" and spec.type == "type_spec"
+        decl = TypeDecl(kind="interface" if interface else "class", name=_text(name), package=self.facts.package,
+                        line=spec.start_point[0] + 1)
+        self.facts.types.append(decl)
+        if body.type == "struct_type" and spec.type == "type_spec":
+            fields = next((c for c in body.named_children if c.type == "field_declaration_list"), None)
+            for field in fields.named_children if fields is not None else ():
+                if field.type != "field_declaration":
+                    continue
+                typed = field.child_by_field_name("type")
+                names = field.children_by_field_name("name")
+                if typed is None:
+                    continue
+                written = _text(typed)
+                if not names:  # embedded: T, *T, pkg.T, T[int]
+                    decl.extends.append(base_type(written))
+                    decl.fields[base_type(written).rpartition(".")[2]] = written
+                for n in names:
+                    decl.fields[_text(n)] = written
+        elif interface:
+            for member in body.named_children:
+                if member.type == "method_elem":
+                    self.interface_method(member, decl)
+                elif member.type == "type_elem" and len(member.named_children) == 1:
+                    inner = member.named_children[0]
+                    if inner.type in ("type_identifier", "qualified_type", "generic_type"):
+                        decl.extends.append(base_type(_text(inner)))
+
+    def interface_method(self, node: Any, owner: TypeDecl) -> None:
+        name = node.child_by_field_name("name")
+        if name is None:
+            return
+        params, types, _ = _parameters(node.child_by_field_name("parameters"))
+        results = _results(node.child_by_field_name("result"))
+        self.facts.callables.append(CallableDecl(
+            kind="method", name=_text(name), signature=_signature(_text(name), params, results),
+            owner=owner.qualified, line=node.start_point[0] + 1, params=tuple(types),
+            returns=", ".join(results) or None, abstract=True))
+
+    def function(self, node: Any) -> None:
+        name = node.child_by_field_name("name")
+        if name is None:
+            return
+        params, types, scope = _parameters(node.child_by_field_name("parameters"))
+        results = _results(node.child_by_field_name("result"))
+        decl = CallableDecl(kind="function", name=_text(name), signature=_signature(_text(name), params, results),
+                            owner=None, line=node.start_point[0] + 1, params=tuple(types),
+                            returns=", ".join(results) or None)
+        self.facts.callables.append(decl)
+        self._span(node, decl, _type_params(node.child_by_field_name("type_parameters")), scope)
+
+    def method(self, node: Any) -> None:
+        name, receiver = node.child_by_field_name("name"), node.child_by_field_name("receiver")
+        if name is None or receiver is None:
+            return
+        recv = next((c for c in receiver.named_children if c.type == "parameter_declaration"), None)
+        typed = recv.child_by_field_name("type") if recv is not None else None
+        if typed is None:
+            return
+        owner = base_type(_text(typed))
+        generic = _generic_args(typed)
+        params, types, scope = _parameters(node.child_by_field_name("parameters"))
+        results = _results(node.child_by_field_name("result"))
+        recv_name = recv.child_by_field_name("name") if recv is not None else None
+        if recv_name is not None:
+            scope[_text(recv_name)] = _text(typed)
+        qualified = f"{self.facts.package}.{owner}" if self.facts.package else owner
+        decl = CallableDecl(kind="method", name=_text(name), signature=_signature(_text(name), params, results),
+                            owner=qualified, line=node.start_point[0] + 1, params=tuple(types),
+                            returns=", ".join(results) or None)
+        self.facts.callables.append(decl)
+        self._span(node, decl, generic, scope)
+
+    def _span(self, node: Any, decl: CallableDecl, type_params: frozenset[str], scope: dict[str, str]) -> None:
+        if node.child_by_field_name("body") is not None:
+            self.spans.append((node.start_byte, node.end_byte, decl, type_params, dict(scope)))
+
+    def package_values(self, node: Any) -> None:
+        for spec in _specs(node, ("const_spec", "var_spec")):
+            names = [c for c in spec.children_by_field_name("name")]
+            value = spec.child_by_field_name("value")
+            values = value.named_children if value is not None else []
+            for n, v in zip(names, values, strict=False):
+                if v.type in ("interpreted_string_literal", "raw_string_literal"):
+                    refs = tables_in(_string(v), v.start_point[0] + 1)
+                    if refs:
+                        self.sql_names[_text(n)] = refs
+
+    # ---- bodies --------------------------------------------------------------------------------------
+    def bodies(self, root: Any, query: Any) -> None:
+        import tree_sitter
+
+        if not self.spans:
+            return
+        self.spans.sort(key=lambda s: s[0])
+        starts = [s[0] for s in self.spans]
+        captures = tree_sitter.QueryCursor(query).captures(root)
+        declared: dict[int, dict[str, list[Any]]] = {id(s[2]): {} for s in self.spans}
+        for span in self.spans:
+            for local, written in span[4].items():
+                declared[id(span[2])].setdefault(local, []).append(("type", written))
+
+        def locals_of(node: Any) -> dict[str, list[Any]] | None:
+            span = self._at(starts, node.start_byte)
+            return declared[id(span[2])] if span is not None else None
+
+        for short in captures.get("short", ()):
+            scope = locals_of(short)
+            if scope is not None:
+                left, right = short.child_by_field_name("left"), short.child_by_field_name("right")
+                self._bind(scope, left.named_children if left is not None else [],
+                           right.named_children if right is not None else [])
+        for spec in captures.get("var", ()):
+            scope = locals_of(spec)
+            if scope is None:
+                continue
+            typed = spec.child_by_field_name("type")
+            names = spec.children_by_field_name("name")
+            if typed is not None:
+                for n in names:
+                    scope.setdefault(_text(n), []).append(("type", _text(typed)))
+            else:
+                value = spec.child_by_field_name("value")
+                self._bind(scope, names, value.named_children if value is not None else [])
+        for kind in ("const", "range", "receive", "switch"):
+            for node in captures.get(kind, ()):
+                scope = locals_of(node)
+                if scope is None:
+                    continue
+                for ident in _declared_names(node, kind):
+                    scope.setdefault(ident, []).append(None)
+        for lit in captures.get("lit", ()):
+            scope = locals_of(lit)
+            if scope is not None:
+                _, _, params = _parameters(lit.child_by_field_name("parameters"))
+                for local, written in params.items():
+                    scope.setdefault(local, []).append(("type", written))
+        for call in (*captures.get("call", ()), *captures.get("generic", ())):
+            span = self._at(starts, call.start_byte)
+            if span is not None:
+                self._call(call, span, _Scope(declared[id(span[2])], span[3], self))
+        for string in captures.get("string", ()):
+            span = self._at(starts, string.start_byte)
+            if span is not None and string.end_byte - string.start_byte >= 10:
+                span[2].sql.extend(tables_in(_string(string), string.start_point[0] + 1))
+        if self.sql_names:
+            self._named_sql(root, starts, declared)
+
+    def _named_sql(self, root: Any, starts: list[int], declared: dict[int, dict[str, list[Any]]]) -> None:
+        """A function naming a package-level constant of the file that holds SQL reads or writes its tables."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "identifier" and _text(node) in self.sql_names:
+                span = self._at(starts, node.start_byte)
+                if span is not None and _text(node) not in declared[id(span[2])]:
+                    have = {(r.table, r.op) for r in span[2].sql}
+                    span[2].sql.extend(r for r in self.sql_names[_text(node)] if (r.table, r.op) not in have)
+            else:
+                stack.extend(node.named_children)
+
+    @staticmethod
+    def _bind(scope: dict[str, list[Any]], left: list[Any], right: list[Any]) -> None:
+        for i, ident in enumerate(left):
+            if ident.type != "identifier" or _text(ident) == "_":
+                continue
+            value = right[i] if len(right) == len(left) else right[0] if i == 0 and len(right) == 1 else None
+            scope.setdefault(_text(ident), []).append(("expr", value) if value is not None else None)
+
+    def _at(self, starts: list[int], at: int) -> Any:
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and self.spans[i][0] <= at < self.spans[i][1]:
+            return self.spans[i]
+        return None
+
+    def _call(self, call: Any, span: Any, scope: _Scope) -> None:
+        function = call.child_by_field_name("function") if call.type == "call_expression" else call.child_by_field_name(
+            "type")
+        if function is None:
+            return
+        ref = scope.callref(function, call.start_point[0] + 1)
+        if ref is not None:
+            span[2].calls.append(ref)
+
+
+class _Scope:
+    """The locals of one function, typed on demand."""
+
+    def __init__(self, declared: dict[str, list[Any]], type_params: frozenset[str], analyzer: _Analyzer) -> None:
+        self.declared = declared
+        self.type_params = type_params
+        self.analyzer = analyzer
+        self.typing: set[str] = set()
+
+    def local(self, name: str) -> Expr | None | Any:
+        """The expression typing local ``name`` (None: no local of that name; ``_UNKNOWN``: not knowable)."""
+        found = self.declared.get(name)
+        if found is None:
+            return None
+        if name in self.typing:
+            return _UNKNOWN
+        self.typing.add(name)
+        try:
+            typed = [self.typed(d) for d in found]
+        finally:
+            self.typing.discard(name)
+        first = typed[0]
+        if first is _UNKNOWN or any(t is _UNKNOWN or t != first for t in typed[1:]):
+            return _UNKNOWN
+        return first
+
+    def typed(self, declaration: Any) -> Any:
+        if declaration is None:
+            return _UNKNOWN
+        kind, value = declaration
+        if kind == "type":
+            return self.written(value)
+        return self.expr(value)
+
+    def written(self, written: str) -> Any:
+        base = base_type(written)
+        if not base or base.partition(".")[0] in self.type_params or not (base[0].isalpha() or base[0] == "_"):
+            return _UNKNOWN
+        return ("var", base)
+
+    def expr(self, node: Any) -> Any:
+        kind = node.type
+        if kind == "identifier":
+            found = self.local(_text(node))
+            return _UNKNOWN if found is None else found
+        if kind == "parenthesized_expression" and node.named_children:
+            return self.expr(node.named_children[0])
+        if kind == "unary_expression" and _text(node.child_by_field_name("operator")) == "&":
+            operand = node.child_by_field_name("operand")
+            return self.expr(operand) if operand is not None and operand.type == "composite_literal" else _UNKNOWN
+        if kind == "composite_literal":
+            typed = node.child_by_field_name("type")
+            return self.written(_text(typed)) if typed is not None else _UNKNOWN
+        if kind == "type_assertion_expression":
+            typed = node.child_by_field_name("type")
+            return self.written(_text(typed)) if typed is not None else _UNKNOWN
+        if kind == "selector_expression":
+            operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
+            if operand is None or field is None:
+                return _UNKNOWN
+            if operand.type == "identifier" and self.local(_text(operand)) is None:
+                return _UNKNOWN  # pkg.Var: a package-level variable is not typed here
+            base = self.expr(operand)
+            return _UNKNOWN if base is _UNKNOWN else ("field", base, _text(field))
+        if kind == "call_expression":
+            function = node.child_by_field_name("function")
+            if function is None:
+                return _UNKNOWN
+            if function.type == "identifier" and _text(function) == "new" and self.local("new") is None:
+                args = node.child_by_field_name("arguments")
+                first = args.named_children[0] if args is not None and args.named_children else None
+                return self.written(_text(first)) if first is not None else _UNKNOWN
+            ref = self.callref(function, node.start_point[0] + 1)
+            return ("call", ref) if ref is not None else _UNKNOWN
+        return _UNKNOWN
+
+    def callref(self, function: Any, line: int) -> CallRef | None:
+        kind = function.type
+        if kind in ("index_expression", "generic_type"):
+            inner = function.child_by_field_name("operand") or function.child_by_field_name("type")
+            return self.callref(inner, line) if inner is not None else None
+        if kind == "parenthesized_expression" and function.named_children:
+            return self.callref(function.named_children[0], line)
+        if kind in ("identifier", "type_identifier"):
+            return CallRef(name=_text(function), line=line) if self.local(_text(function)) is None else None
+        if kind in ("selector_expression", "qualified_type"):
+            operand = function.child_by_field_name("operand") or function.child_by_field_name("package")
+            field = function.child_by_field_name("field") or function.child_by_field_name("name")
+            if operand is None or field is None:
+                return None
+            if operand.type in ("identifier", "package_identifier"):
+                found = self.local(_text(operand))
+                if found is None:
+                    return CallRef(name=_text(field), receiver="type", receiver_type=_text(operand), line=line)
+                return None if found is _UNKNOWN else CallRef(name=_text(field), receiver="expr", expr=found, line=line)
+            typed = self.expr(operand)
+            return None if typed is _UNKNOWN else CallRef(name=_text(field), receiver="expr", expr=typed, line=line)
+        return None
+
+
+def _specs(node: Any, kinds: str | tuple[str, ...]) -> list[Any]:
+    kinds = (kinds,) if isinstance(kinds, str) else kinds
+    out = []
+    for child in node.named_children:
+        if child.type in kinds:
+            out.append(child)
+        elif child.type.endswith("_list") or child.type.endswith("_spec_list"):
+            out.extend(c for c in child.named_children if c.type in kinds)
+    return out
+
+
+def _declared_names(node: Any, kind: str) -> list[str]:
+    if kind == "const":
+        return [_text(n) for n in node.children_by_field_name("name")]
+    if kind == "switch":
+        alias = node.child_by_field_name("alias")
+        return [_text(n) for n in (alias.named_children if alias is not None else []) if n.type == "identifier"]
+    left = node.child_by_field_name("left")
+    return [_text(n) for n in (left.named_children if left is not None else []) if n.type == "identifier"]
+
+
+def _parameters(node: Any) -> tuple[list[str], list[str], dict[str, str]]:
+    """(parameters as written, their types one per parameter, name -> type)."""
+    written: list[str] = []
+    types: list[str] = []
+    named: dict[str, str] = {}
+    for p in node.named_children if node is not None else ():
+        if p.type not in ("parameter_declaration", "variadic_parameter_declaration"):
+            continue
+        typed = p.child_by_field_name("type")
+        kind = _text(typed) if typed is not None else ""
+        if p.type == "variadic_parameter_declaration":
+            kind = "..." + kind
+        names = p.children_by_field_name("name")
+        if not names:
+            written.append(kind)
+            types.append(kind)
+        for n in names:
+            written.append(f"{_text(n)} {kind}")
+            types.append(kind)
+            if not kind.startswith("..."):
+                named[_text(n)] = kind
+    return written, types, named
+
+
+def _results(node: Any) -> list[str]:
+    if node is None:
+        return []
+    if node.type != "parameter_list":
+        return [_text(node)]
+    _, types, _ = _parameters(node)
+    return types
+
+
+def _signature(name: str, params: list[str], results: list[str]) -> str:
+    out = f"{name}({', '.join(params)})"
+    if len(results) == 1:
+        return f"{out} {results[0]}"
+    return f"{out} ({', '.join(results)})" if results else out
+
+
+def _type_params(node: Any) -> frozenset[str]:
+    if node is None:
+        return frozenset()
+    return frozenset(_text(n) for d in node.named_children for n in d.children_by_field_name("name"))
+
+
+def _generic_args(typed: Any) -> frozenset[str]:
+    """``*G[K, V]`` in a receiver: its type parameters' names (``K``, ``V``)."""
+    stack = [typed]
+    while stack:
+        node = stack.pop()
+        if node.type == "generic_type":
+            args = node.child_by_field_name("type_arguments")
+            return frozenset(_text(a) for a in (args.named_children if args is not None else ()))
+        stack.extend(node.named_children)
+    return frozenset()
+
+
+def analyze_go(path: str, text: str, module: str | None = None) -> FileFacts:
+    """The facts of one Go file (a syntax error keeps what tree-sitter recovered)."""
+    parser, query = grammar()
+    tree = parser.parse(text.encode("utf-8", "surrogatepass"))
+    analyzer = _Analyzer(path, text, module)
+    analyzer.declarations(tree.root_node)
+    analyzer.bodies(tree.root_node, query)
+    facts = analyzer.facts
+    if tree.root_node.has_error:
+        facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
+        facts.error_line = _first_error_line(tree.root_node)
+    return facts
+
+
+def _first_error_line(root: Any) -> int | None:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return int(node.start_point[0]) + 1
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    return None

@@ -1,0 +1,289 @@
+"""Go names across files, as the compiler binds them within one build context.
+
+A Go import names a package: ``IMPORTS`` goes from the importing file's module to the ``Package`` of that
+import path, an in-tree one (a package of the tree has that path: its folder's, or ``path_test`` for an
+external test package) or an outside one (``external``: the standard library, other modules), named by its
+import path either way; ``import "C"`` (cgo) names no package. Names in a file: its package's declarations
+(every file of the package), then its import bindings (the alias, else the imported package's own name), and
+the packages of its dot imports. Types: a struct's embedded types are its ``EXTENDS`` (an embedded interface
+its ``IMPLEMENTS``), an interface's embedded interfaces its ``EXTENDS``. ``IMPLEMENTS`` is also computed, as
+Go's rule is implicit: a non-interface type of the tree implements an interface of the tree when its method set
+(its methods with value and pointer receivers, and those promoted from embedded in-tree types) holds every
+method of the interface (its own and its embedded interfaces') by name, parameter count and result count
+(interfaces without methods, and those embedding an outside interface, are left out).
+
+Calls: ``f()`` a function of the package (or of a dot import); ``pkg.F()`` a function of an in-tree package;
+``T.M`` a method expression; ``e.M()`` where ``e``'s type is known (``analyze.py``): the method ``M`` of that
+type or, through embedding, of the shallowest embedded type declaring it (two at the same depth: left out, as
+the compiler rejects it). A field's type is read where its struct is declared, a call's result type where its
+callee is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
+from igg.codemap.go.analyze import base_type
+from igg.codemap.index import ClassLevel, Index, type_key
+from igg.codemap.model import Relation
+
+if TYPE_CHECKING:
+    from igg.codemap.language import AddRelation, PackageKey
+
+_DEPTH = 8
+_VERSION = re.compile(r"^v\d+$")
+
+
+def guessed_name(path: str) -> str:
+    """The name an outside package most likely declares: its path's last segment without a major version
+    (``.../v2``), ``.vN`` suffix (``gopkg.in/yaml.v3``) or ``go-`` prefix."""
+    parts = path.split("/")
+    last = parts[-1]
+    if _VERSION.match(last) and len(parts) > 1:
+        last = parts[-2]
+    last = re.sub(r"\.v\d+$", "", last)
+    last = last.removeprefix("go-").removesuffix("-go")
+    return re.sub(r"[^\w]", "_", last)
+
+
+def split_types(written: str | None) -> list[str]:
+    """``"int, map[string]int, error"`` -> its types (commas inside brackets and parentheses kept)."""
+    if not written:
+        return []
+    out, depth, current = [], 0, []
+    for ch in written:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(current).strip())
+            current = []
+            continue
+        current.append(ch)
+    if "".join(current).strip():
+        out.append("".join(current).strip())
+    return out
+
+
+class GoLinker:
+    """Go's ``Linker`` (``igg.codemap.language``) over one ``Index``."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.names: dict[str, str] = {}
+        """In-tree import path -> the name its package clause declares."""
+        self.file_of: dict[int, FileFacts] = {}
+        for f in index.files:
+            if f.language != "go":
+                continue
+            self.names.setdefault(f.package, f.exports.get("package", guessed_name(f.package)))
+            for c in f.callables:
+                self.file_of[id(c)] = f
+        self._bindings: dict[int, tuple[dict[str, str], list[str]]] = {}
+        self._interfaces: list[tuple[str, dict[str, tuple[int, int]]]] | None = None
+        self._method_sets: dict[str, dict[str, tuple[int, int]] | None] = {}
+
+    def close(self) -> None:
+        del self.index
+        self.file_of = {}
+        self._bindings = {}
+
+    def package_of(self, f: FileFacts) -> str:
+        return f.package
+
+    def instantiable(self, qualified: str) -> bool:
+        return False
+
+    def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
+                           add: Callable[[Relation], None], class_level: Callable[[str | None, int], None]) -> None:
+        return None
+
+    # ---- imports -------------------------------------------------------------------------------------
+    def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
+                         symbols_only: bool) -> None:
+        if i.target == "C" or not i.target:
+            return
+        if i.target in self.names:
+            add("IMPORTS", package(i.target, False))
+        elif external:
+            add("IMPORTS", package(i.target, True))
+
+    def bindings(self, f: FileFacts) -> tuple[dict[str, str], list[str]]:
+        """The file's import bindings (local name -> import path) and its dot-imported paths."""
+        found = self._bindings.get(id(f))
+        if found is None:
+            named: dict[str, str] = {}
+            dots: list[str] = []
+            for i in f.imports:
+                if i.alias == "_":
+                    continue
+                if i.alias == ".":
+                    dots.append(i.target)
+                    continue
+                named[i.alias or self.names.get(i.target) or guessed_name(i.target)] = i.target
+            found = self._bindings[id(f)] = (named, dots)
+        return found
+
+    # ---- types ---------------------------------------------------------------------------------------
+    def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
+        name = base_type(name)
+        types = self.index.types
+        head, dot, rest = name.partition(".")
+        if dot:
+            path = self.bindings(f)[0].get(head)
+            q = f"{path}.{rest}" if path is not None else None
+            return q if q in types else None
+        q = f"{f.package}.{name}"
+        if q in types:
+            return q
+        for path in self.bindings(f)[1]:
+            if f"{path}.{name}" in types:
+                return f"{path}.{name}"
+        return None
+
+    def _embedded(self, q: str) -> list[str]:
+        t = self.index.types[q]
+        f = self.index.type_file[q]
+        return [e for e in (self.resolve_type(n, f, None) for n in t.extends) if e is not None and e != q]
+
+    def member(self, q: str, name: str) -> CallableDecl | None:
+        """The method ``name`` of type ``q``, or of the shallowest embedded type declaring it (None when two
+        at that depth do)."""
+        level, seen = [q], {q}
+        for _ in range(_DEPTH):
+            found = [m for t in level for m in self.index.members.get(t, ()) if m.name == name]
+            if found:
+                return found[0] if len(found) == 1 else None
+            below = []
+            for t in level:
+                for e in self._embedded(t):
+                    if e not in seen:
+                        seen.add(e)
+                        below.append(e)
+            if not below:
+                return None
+            level = below
+        return None
+
+    def field_type(self, q: str, name: str) -> str | None:
+        """The in-tree type of field ``name`` of struct ``q`` (promoted fields too)."""
+        level, seen = [q], {q}
+        for _ in range(_DEPTH):
+            found = [(t, self.index.types[t].fields[name]) for t in level if name in self.index.types[t].fields]
+            if found:
+                if len(found) != 1 or any(m.name == name for t in level for m in self.index.members.get(t, ())):
+                    return None
+                t, written = found[0]
+                return self.resolve_type(written, self.index.type_file[t], None) if _named(written) else None
+            below = []
+            for t in level:
+                for e in self._embedded(t):
+                    if e not in seen:
+                        seen.add(e)
+                        below.append(e)
+            if not below:
+                return None
+            level = below
+        return None
+
+    def type_of(self, expr: Any, f: FileFacts, depth: int = 0) -> str | None:
+        """The in-tree type an expression of ``analyze.py`` has in ``f``, or None."""
+        if depth > _DEPTH or not isinstance(expr, tuple) or not expr:
+            return None
+        kind = expr[0]
+        if kind == "var":
+            return self.resolve_type(expr[1], f, None)
+        if kind == "field":
+            base = self.type_of(expr[1], f, depth + 1)
+            return self.field_type(base, expr[2]) if base is not None else None
+        if kind == "call":
+            target = self.call_target(expr[1], f, None, depth + 1)
+            if not isinstance(target, CallableDecl):
+                return None
+            results = split_types(target.returns)
+            if not results or not _named(results[0]):
+                return None
+            return self.resolve_type(results[0], self.file_of.get(id(target), f), None)
+        return None
+
+    # ---- calls ---------------------------------------------------------------------------------------
+    def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None,
+                    depth: int = 0) -> CallableDecl | ClassLevel | str | None:
+        index = self.index
+        if call.receiver == "none":
+            found = index.functions.get(f"{f.package}.{call.name}")
+            if found is None:
+                for path in self.bindings(f)[1]:
+                    found = index.functions.get(f"{path}.{call.name}")
+                    if found is not None:
+                        break
+            return found
+        if call.receiver == "type" and call.receiver_type:
+            path = self.bindings(f)[0].get(call.receiver_type)
+            if path is not None and f"{f.package}.{call.receiver_type}" not in index.types:
+                return index.functions.get(f"{path}.{call.name}")
+            q = self.resolve_type(call.receiver_type, f, None)
+            return self.member(q, call.name) if q is not None else None
+        if call.receiver == "expr" and call.expr is not None:
+            q = self.type_of(call.expr, f, depth + 1)
+            return self.member(q, call.name) if q is not None else None
+        return None
+
+    # ---- computed IMPLEMENTS -------------------------------------------------------------------------
+    def method_set(self, q: str, seen: frozenset[str] = frozenset()) -> dict[str, tuple[int, int]] | None:
+        """Method name -> (parameters, results) of type ``q`` with its promoted methods. An interface embedding
+        a type outside the tree has no known method set (None); a struct's is what the tree shows of it (a
+        subset of the real one: what it satisfies, it satisfies)."""
+        if q in self._method_sets:
+            return self._method_sets[q]
+        t = self.index.types[q]
+        f = self.index.type_file[q]
+        strict = t.kind == "interface"
+        promoted: dict[str, tuple[int, int]] = {}
+        known = True
+        for written in t.extends:
+            e = self.resolve_type(written, f, None)
+            inner = self.method_set(e, seen | {q}) if e is not None and e not in seen and e != q else None
+            if inner is None:
+                known = known and not strict
+                continue
+            promoted.update(inner)
+        own = {m.name: (len(m.params), len(split_types(m.returns))) for m in self.index.members.get(q, ())}
+        out = {**promoted, **own} if known else None
+        self._method_sets[q] = out
+        return out
+
+    def interfaces(self) -> list[tuple[str, dict[str, tuple[int, int]]]]:
+        """Every in-tree interface with a known, non-empty method set."""
+        if self._interfaces is None:
+            self._interfaces = []
+            for q, t in self.index.types.items():
+                if t.kind == "interface" and self.index.type_file[q].language == "go":
+                    methods = self.method_set(q)
+                    if methods:
+                        self._interfaces.append((q, methods))
+        return self._interfaces
+
+    def file_relations(self, f: FileFacts, add: Callable[[Relation], None]) -> None:
+        """The computed ``IMPLEMENTS`` of the file's non-interface types (see the module doc)."""
+        for t in f.types:
+            if t.kind == "interface" or not self.index.members.get(t.qualified) and not t.extends:
+                continue
+            have = self.method_set(t.qualified) or {}
+            if not have:
+                continue
+            declared = set(self._embedded(t.qualified))
+            for q, wants in self.interfaces():
+                if q not in declared and all(have.get(name) == counts for name, counts in wants.items()):
+                    add(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line))
+
+
+def _named(written: str) -> bool:
+    """Whether a written type is a (pointer to a) named type: not a slice, map, channel or function type."""
+    stripped = written.strip().lstrip("*")
+    return bool(stripped) and (stripped[0].isalpha() or stripped[0] == "_") and not stripped.startswith(
+        ("map[", "chan ", "chan<-", "func(", "func ", "struct{", "struct {", "interface{", "interface {"))
