@@ -18,8 +18,10 @@ Calls are kept with what the source says of their receiver: ``f()`` (receiver ``
 is no local name (``type``: a package's function, or a method expression of a type), and ``e.M()`` where ``e``
 is a typed expression (``expr``): ``("var", T)`` a local, parameter or receiver declared or built as ``T``
 (``var x T``, ``x := T{}``, ``&T{}``, ``new(T)``, ``x.(T)``), ``("field", E, name)``, ``("call", CallRef)``
-(what the call returns). A name declared twice in a function with different types is not typed (the
-function's scopes are read as one: wrong guesses are worse than none). SQL in string literals of a function,
+(what the call returns). A local is seen from its declaration to the end of its scope (a block, an ``if``/
+``for``/``switch`` with its clauses, a case, a function literal's parameters in it), the innermost one
+shadowing the others, as the compiler scopes names; parameters, named results and the receiver hold in the
+whole function. SQL in string literals of a function,
 and in the package-level constants of the file a function names, gives its tables.
 """
 
@@ -47,7 +49,7 @@ _QUERY = """
 """
 
 _UNKNOWN: Any = object()
-"""A local whose type is not knowable (or declared twice with different types)."""
+"""A local whose type is not knowable."""
 
 
 @cache
@@ -192,6 +194,7 @@ class _Analyzer:
             return
         params, types, scope = _parameters(node.child_by_field_name("parameters"))
         results = _results(node.child_by_field_name("result"))
+        scope.update(_named_results(node.child_by_field_name("result")))
         decl = CallableDecl(kind="function", name=_text(name), signature=_signature(_text(name), params, results),
                             owner=None, line=node.start_point[0] + 1, params=tuple(types),
                             returns=", ".join(results) or None)
@@ -210,6 +213,7 @@ class _Analyzer:
         generic = _generic_args(typed)
         params, types, scope = _parameters(node.child_by_field_name("parameters"))
         results = _results(node.child_by_field_name("result"))
+        scope.update(_named_results(node.child_by_field_name("result")))
         recv_name = recv.child_by_field_name("name") if recv is not None else None
         if recv_name is not None:
             scope[_text(recv_name)] = _text(typed)
@@ -247,47 +251,46 @@ class _Analyzer:
         declared: dict[int, dict[str, list[Any]]] = {id(s[2]): {} for s in self.spans}
         for span in self.spans:
             for local, written in span[4].items():
-                declared[id(span[2])].setdefault(local, []).append(("type", written))
+                declared[id(span[2])].setdefault(local, []).append((span[0], span[1], span[0], ("type", written)))
 
-        def locals_of(node: Any) -> dict[str, list[Any]] | None:
+        def add(node: Any, name: str, declaration: Any, visible: int | None = None, scope: Any = None) -> None:
             span = self._at(starts, node.start_byte)
-            return declared[id(span[2])] if span is not None else None
+            if span is None or name == "_":
+                return
+            where = scope if scope is not None else _scope_node(node)
+            first, last = (where.start_byte, where.end_byte) if where is not None else (span[0], span[1])
+            declared[id(span[2])].setdefault(name, []).append(
+                (first, last, node.end_byte if visible is None else visible, declaration))
 
         for short in captures.get("short", ()):
-            scope = locals_of(short)
-            if scope is not None:
-                left, right = short.child_by_field_name("left"), short.child_by_field_name("right")
-                self._bind(scope, left.named_children if left is not None else [],
-                           right.named_children if right is not None else [])
+            left, right = short.child_by_field_name("left"), short.child_by_field_name("right")
+            for name, value in _bound(left.named_children if left is not None else [],
+                                      right.named_children if right is not None else []):
+                add(short, name, value)
         for spec in captures.get("var", ()):
-            scope = locals_of(spec)
-            if scope is None:
-                continue
             typed = spec.child_by_field_name("type")
             names = spec.children_by_field_name("name")
             if typed is not None:
                 for n in names:
-                    scope.setdefault(_text(n), []).append(("type", _text(typed)))
+                    add(spec, _text(n), ("type", _text(typed)))
             else:
                 value = spec.child_by_field_name("value")
-                self._bind(scope, names, value.named_children if value is not None else [])
+                for name, bound in _bound(names, value.named_children if value is not None else []):
+                    add(spec, name, bound)
         for kind in ("const", "range", "receive", "switch"):
             for node in captures.get(kind, ()):
-                scope = locals_of(node)
-                if scope is None:
-                    continue
                 for ident in _declared_names(node, kind):
-                    scope.setdefault(ident, []).append(None)
+                    add(node, ident, None, visible=node.start_byte if kind == "switch" else None,
+                        scope=node.parent if kind in ("range", "switch") else None)
         for lit in captures.get("lit", ()):
-            scope = locals_of(lit)
-            if scope is not None:
-                _, _, params = _parameters(lit.child_by_field_name("parameters"))
-                for local, written in params.items():
-                    scope.setdefault(local, []).append(("type", written))
+            _, _, params = _parameters(lit.child_by_field_name("parameters"))
+            _, _, results = _parameters(lit.child_by_field_name("result"))
+            for local, written in {**params, **results}.items():
+                add(lit, local, ("type", written), visible=lit.start_byte, scope=lit)
         for call in (*captures.get("call", ()), *captures.get("generic", ())):
             span = self._at(starts, call.start_byte)
             if span is not None:
-                self._call(call, span, _Scope(declared[id(span[2])], span[3], self))
+                self._call(call, span, _Scope(declared[id(span[2])], span[3]))
         for string in captures.get("string", ()):
             span = self._at(starts, string.start_byte)
             if span is not None and string.end_byte - string.start_byte >= 10:
@@ -302,19 +305,12 @@ class _Analyzer:
             node = stack.pop()
             if node.type == "identifier" and _text(node) in self.sql_names:
                 span = self._at(starts, node.start_byte)
-                if span is not None and _text(node) not in declared[id(span[2])]:
+                if span is not None and _Scope(declared[id(span[2])], span[3]).local(_text(node),
+                                                                                     node.start_byte) is None:
                     have = {(r.table, r.op) for r in span[2].sql}
                     span[2].sql.extend(r for r in self.sql_names[_text(node)] if (r.table, r.op) not in have)
             else:
                 stack.extend(node.named_children)
-
-    @staticmethod
-    def _bind(scope: dict[str, list[Any]], left: list[Any], right: list[Any]) -> None:
-        for i, ident in enumerate(left):
-            if ident.type != "identifier" or _text(ident) == "_":
-                continue
-            value = right[i] if len(right) == len(left) else right[0] if i == 0 and len(right) == 1 else None
-            scope.setdefault(_text(ident), []).append(("expr", value) if value is not None else None)
 
     def _at(self, starts: list[int], at: int) -> Any:
         i = bisect.bisect_right(starts, at) - 1
@@ -332,31 +328,58 @@ class _Analyzer:
             span[2].calls.append(ref)
 
 
-class _Scope:
-    """The locals of one function, typed on demand."""
+_SCOPES = frozenset({"block", "if_statement", "for_statement", "expression_switch_statement", "type_switch_statement",
+                     "select_statement", "expression_case", "type_case", "default_case", "communication_case",
+                     "func_literal", "function_declaration", "method_declaration"})
+"""Nodes that open a scope: a declaration inside one is seen up to its end."""
 
-    def __init__(self, declared: dict[str, list[Any]], type_params: frozenset[str], analyzer: _Analyzer) -> None:
+
+def _scope_node(node: Any) -> Any:
+    at = node.parent
+    while at is not None and at.type not in _SCOPES:
+        at = at.parent
+    return at
+
+
+def _bound(left: list[Any], right: list[Any]) -> list[tuple[str, Any]]:
+    """(name, declaration) of ``a, b := x, y`` / ``a, b := f()`` (a name on the left of a call of several results
+    other than the first: not typed)."""
+    out = []
+    for i, ident in enumerate(left):
+        if ident.type != "identifier":
+            continue
+        value = right[i] if len(right) == len(left) else right[0] if i == 0 and len(right) == 1 else None
+        out.append((_text(ident), ("expr", value) if value is not None else None))
+    return out
+
+
+class _Scope:
+    """The locals of one function by scope, typed on demand."""
+
+    def __init__(self, declared: dict[str, list[Any]], type_params: frozenset[str]) -> None:
         self.declared = declared
         self.type_params = type_params
-        self.analyzer = analyzer
-        self.typing: set[str] = set()
+        self.typing: set[int] = set()
 
-    def local(self, name: str) -> Expr | None | Any:
-        """The expression typing local ``name`` (None: no local of that name; ``_UNKNOWN``: not knowable)."""
+    def local(self, name: str, at: int) -> Expr | None | Any:
+        """The expression typing the local ``name`` seen at byte ``at`` (None: no local of that name is seen
+        there; ``_UNKNOWN``: one is, of a type not knowable)."""
         found = self.declared.get(name)
         if found is None:
             return None
-        if name in self.typing:
+        seen = [d for d in found if d[0] <= at < d[1] and d[2] <= at]
+        if not seen:
+            return None
+        inner = max(d[0] for d in seen)
+        declaration = min((d for d in seen if d[0] == inner), key=lambda d: d[2])
+        key = id(declaration)
+        if key in self.typing:
             return _UNKNOWN
-        self.typing.add(name)
+        self.typing.add(key)
         try:
-            typed = [self.typed(d) for d in found]
+            return self.typed(declaration[3])
         finally:
-            self.typing.discard(name)
-        first = typed[0]
-        if first is _UNKNOWN or any(t is _UNKNOWN or t != first for t in typed[1:]):
-            return _UNKNOWN
-        return first
+            self.typing.discard(key)
 
     def typed(self, declaration: Any) -> Any:
         if declaration is None:
@@ -375,24 +398,21 @@ class _Scope:
     def expr(self, node: Any) -> Any:
         kind = node.type
         if kind == "identifier":
-            found = self.local(_text(node))
+            found = self.local(_text(node), node.start_byte)
             return _UNKNOWN if found is None else found
         if kind == "parenthesized_expression" and node.named_children:
             return self.expr(node.named_children[0])
         if kind == "unary_expression" and _text(node.child_by_field_name("operator")) == "&":
             operand = node.child_by_field_name("operand")
             return self.expr(operand) if operand is not None and operand.type == "composite_literal" else _UNKNOWN
-        if kind == "composite_literal":
-            typed = node.child_by_field_name("type")
-            return self.written(_text(typed)) if typed is not None else _UNKNOWN
-        if kind == "type_assertion_expression":
+        if kind in ("composite_literal", "type_assertion_expression"):
             typed = node.child_by_field_name("type")
             return self.written(_text(typed)) if typed is not None else _UNKNOWN
         if kind == "selector_expression":
             operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
             if operand is None or field is None:
                 return _UNKNOWN
-            if operand.type == "identifier" and self.local(_text(operand)) is None:
+            if operand.type == "identifier" and self.local(_text(operand), operand.start_byte) is None:
                 return _UNKNOWN  # pkg.Var: a package-level variable is not typed here
             base = self.expr(operand)
             return _UNKNOWN if base is _UNKNOWN else ("field", base, _text(field))
@@ -400,7 +420,7 @@ class _Scope:
             function = node.child_by_field_name("function")
             if function is None:
                 return _UNKNOWN
-            if function.type == "identifier" and _text(function) == "new" and self.local("new") is None:
+            if function.type == "identifier" and _text(function) == "new" and self.local("new", node.start_byte) is None:
                 args = node.child_by_field_name("arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None
                 return self.written(_text(first)) if first is not None else _UNKNOWN
@@ -416,14 +436,15 @@ class _Scope:
         if kind == "parenthesized_expression" and function.named_children:
             return self.callref(function.named_children[0], line)
         if kind in ("identifier", "type_identifier"):
-            return CallRef(name=_text(function), line=line) if self.local(_text(function)) is None else None
+            seen = self.local(_text(function), function.start_byte)
+            return CallRef(name=_text(function), line=line) if seen is None else None
         if kind in ("selector_expression", "qualified_type"):
             operand = function.child_by_field_name("operand") or function.child_by_field_name("package")
             field = function.child_by_field_name("field") or function.child_by_field_name("name")
             if operand is None or field is None:
                 return None
             if operand.type in ("identifier", "package_identifier"):
-                found = self.local(_text(operand))
+                found = self.local(_text(operand), operand.start_byte)
                 if found is None:
                     return CallRef(name=_text(field), receiver="type", receiver_type=_text(operand), line=line)
                 return None if found is _UNKNOWN else CallRef(name=_text(field), receiver="expr", expr=found, line=line)
@@ -484,6 +505,10 @@ def _results(node: Any) -> list[str]:
         return [_text(node)]
     _, types, _ = _parameters(node)
     return types
+
+
+def _named_results(node: Any) -> dict[str, str]:
+    return _parameters(node)[2] if node is not None and node.type == "parameter_list" else {}
 
 
 def _signature(name: str, params: list[str], results: list[str]) -> str:
