@@ -5,8 +5,9 @@
 // "methods" [file, receiver type, name], "calls" [caller file, caller, callee file, callee] where caller and
 // callee are "Func" or "Type.Method", for every call whose callee go/types resolves to a function or method
 // declared in a package of the list. A package is checked with its in-package test files; its external test
-// files (package x_test) are checked as a package of their own. Outside packages that are not in the standard
-// library are not found: their calls are left out, and the checker goes on past the errors.
+// files (package x_test) are checked as a package of their own; every importer sees the package as checked
+// with its tests, so one type is one object. Outside packages that are not in the standard library are not
+// found: their calls are left out, and the checker goes on past the errors. "implements": see implements().
 package main
 
 import (
@@ -32,10 +33,13 @@ type listed struct {
 }
 
 type oracle struct {
+	named    []*types.TypeName
 	root     string
 	fset     *token.FileSet
 	packages map[string]*listed
 	checked  map[string]*types.Package
+	files    map[string][]*ast.File
+	infos    map[string]*types.Info
 	std      types.Importer
 	out      map[string][][]string
 }
@@ -70,9 +74,11 @@ func (o *oracle) Import(path string) (*types.Package, error) {
 	}
 	if l, ok := o.packages[path]; ok {
 		o.checked[path] = nil
-		files := o.parse(l.Dir, append(append([]string{}, l.GoFiles...), l.CgoFiles...))
-		p, _ := o.check(path, files)
+		files := o.parse(l.Dir, append(append(append([]string{}, l.GoFiles...), l.CgoFiles...), l.TestGoFiles...))
+		p, info := o.check(path, files)
 		o.checked[path] = p
+		o.files[path] = files
+		o.infos[path] = info
 		return p, nil
 	}
 	return o.std.Import(path)
@@ -82,7 +88,49 @@ func (o *oracle) check(path string, files []*ast.File) (*types.Package, *types.I
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
 	conf := types.Config{Importer: o, FakeImportC: true, Error: func(error) {}}
 	p, _ := conf.Check(path, o.fset, files, info)
+	if p != nil {
+		for _, name := range p.Scope().Names() {
+			if tn, ok := p.Scope().Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+				o.named = append(o.named, tn)
+			}
+		}
+	}
 	return p, info
+}
+
+// implements lists [type file, type, interface file, interface] for every named non-interface type and
+// interface with methods of the tree where the type or its pointer implements the interface (a type whose
+// underlying type is not known, from an outside module, is left out).
+func (o *oracle) implements() {
+	seen := map[string]bool{}
+	var named []*types.TypeName
+	for _, tn := range o.named {
+		key := o.rel(tn.Pos()) + ":" + tn.Name()
+		if !seen[key] {
+			seen[key] = true
+			named = append(named, tn)
+		}
+	}
+	for _, t := range named {
+		if _, ok := t.Type().Underlying().(*types.Interface); ok || t.Type().Underlying() == types.Typ[types.Invalid] {
+			continue
+		}
+		if _, ok := t.Type().(*types.Named); !ok {
+			continue
+		}
+		if t.Type().(*types.Named).TypeParams().Len() > 0 {
+			continue
+		}
+		for _, i := range named {
+			iface, ok := i.Type().Underlying().(*types.Interface)
+			if !ok || iface.NumMethods() == 0 || !iface.IsMethodSet() || i.Type().(*types.Named).TypeParams().Len() > 0 {
+				continue
+			}
+			if types.Implements(t.Type(), iface) || types.Implements(types.NewPointer(t.Type()), iface) {
+				o.out["implements"] = append(o.out["implements"], []string{o.rel(t.Pos()), t.Name(), o.rel(i.Pos()), i.Name()})
+			}
+		}
+	}
 }
 
 func recvName(fn *types.Func) string {
@@ -232,8 +280,9 @@ func main() {
 	root, _ := filepath.Abs(os.Args[1])
 	fset := token.NewFileSet()
 	o := &oracle{root: root, fset: fset, packages: map[string]*listed{}, checked: map[string]*types.Package{},
+		files: map[string][]*ast.File{}, infos: map[string]*types.Info{},
 		std: importer.ForCompiler(fset, "source", nil),
-		out: map[string][][]string{"types": {}, "functions": {}, "methods": {}, "calls": {}}}
+		out: map[string][][]string{"types": {}, "functions": {}, "methods": {}, "calls": {}, "implements": {}}}
 	for _, l := range list {
 		o.packages[l.ImportPath] = l
 	}
@@ -244,8 +293,8 @@ func main() {
 	sort.Strings(paths)
 	for _, path := range paths {
 		l := o.packages[path]
-		own := o.parse(l.Dir, append(append(append([]string{}, l.GoFiles...), l.CgoFiles...), l.TestGoFiles...))
-		_, info := o.check(path, own)
+		o.Import(path)
+		own, info := o.files[path], o.infos[path]
 		o.declarations(own)
 		o.calls(own, info)
 		if len(l.XTestGoFiles) > 0 {
@@ -255,5 +304,6 @@ func main() {
 			o.calls(x, xinfo)
 		}
 	}
+	o.implements()
 	json.NewEncoder(os.Stdout).Encode(o.out)
 }

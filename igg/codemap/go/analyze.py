@@ -277,7 +277,15 @@ class _Analyzer:
                 value = spec.child_by_field_name("value")
                 for name, bound in _bound(names, value.named_children if value is not None else []):
                     add(spec, name, bound)
-        for kind in ("const", "range", "receive", "switch"):
+        for node in captures.get("range", ()):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if not any(c.type == ":=" for c in node.children):
+                continue  # for k, v = range x: assigns existing names
+            names = [c for c in (left.named_children if left is not None else []) if c.type == "identifier"]
+            for i, ident in enumerate(names[:2]):
+                add(node, _text(ident), ("range", right, "key" if i == 0 else "elem") if right is not None else None,
+                    scope=node.parent)
+        for kind in ("const", "receive", "switch"):
             for node in captures.get(kind, ()):
                 for ident in _declared_names(node, kind):
                     add(node, ident, None, visible=node.start_byte if kind == "switch" else None,
@@ -384,16 +392,19 @@ class _Scope:
     def typed(self, declaration: Any) -> Any:
         if declaration is None:
             return _UNKNOWN
-        kind, value = declaration
+        kind, value = declaration[0], declaration[1]
         if kind == "type":
             return self.written(value)
+        if kind == "range":  # for k, v := range x: the key (a channel's element) and the element
+            base = self.expr(value)
+            return _UNKNOWN if base is _UNKNOWN else (declaration[2], base)
         return self.expr(value)
 
     def written(self, written: str) -> Any:
         base = base_type(written)
-        if not base or base.partition(".")[0] in self.type_params or not (base[0].isalpha() or base[0] == "_"):
+        if not base or base.partition(".")[0] in self.type_params:
             return _UNKNOWN
-        return ("var", base)
+        return ("var", " ".join(written.split()))
 
     def expr(self, node: Any) -> Any:
         kind = node.type
@@ -416,6 +427,10 @@ class _Scope:
                 return _UNKNOWN  # pkg.Var: a package-level variable is not typed here
             base = self.expr(operand)
             return _UNKNOWN if base is _UNKNOWN else ("field", base, _text(field))
+        if kind == "index_expression":
+            operand = node.child_by_field_name("operand")
+            base = self.expr(operand) if operand is not None else _UNKNOWN
+            return _UNKNOWN if base is _UNKNOWN else ("elem", base)
         if kind == "call_expression":
             function = node.child_by_field_name("function")
             if function is None:

@@ -9,8 +9,9 @@ the packages of its dot imports. Types: a struct's embedded types are its ``EXTE
 its ``IMPLEMENTS``), an interface's embedded interfaces its ``EXTENDS``. ``IMPLEMENTS`` is also computed, as
 Go's rule is implicit: a non-interface type of the tree implements an interface of the tree when its method set
 (its methods with value and pointer receivers, and those promoted from embedded in-tree types) holds every
-method of the interface (its own and its embedded interfaces') by name, parameter count and result count
-(interfaces without methods, and those embedding an outside interface, are left out).
+method of the interface (its own and its embedded interfaces') by name and parameter and result types as written, each type name
+qualified by its package's import path (interfaces without methods, and those embedding an outside interface,
+are left out; a struct embedding an outside type is judged by the methods the tree shows of it).
 
 Calls: ``f()`` a function of the package (or of a dot import); ``pkg.F()`` a function of an in-tree package;
 ``T.M`` a method expression; ``e.M()`` where ``e``'s type is known (``analyze.py``): the method ``M`` of that
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
     from igg.codemap.language import AddRelation, PackageKey
 
 _DEPTH = 8
+"""How deep embedded types are followed."""
+_EXPR_DEPTH = 64
+"""How deep an expression is typed (a chain of calls ``a.B().C().D()`` is one level per call and receiver)."""
 _VERSION = re.compile(r"^v\d+$")
 
 
@@ -84,8 +88,8 @@ class GoLinker:
             for c in f.callables:
                 self.file_of[id(c)] = f
         self._bindings: dict[int, tuple[dict[str, str], list[str]]] = {}
-        self._interfaces: list[tuple[str, dict[str, tuple[int, int]]]] | None = None
-        self._method_sets: dict[str, dict[str, tuple[int, int]] | None] = {}
+        self._interfaces: list[tuple[str, dict[str, Shape]]] | None = None
+        self._method_sets: dict[str, dict[str, Shape] | None] = {}
 
     def close(self) -> None:
         del self.index
@@ -169,8 +173,9 @@ class GoLinker:
             level = below
         return None
 
-    def field_type(self, q: str, name: str) -> str | None:
-        """The in-tree type of field ``name`` of struct ``q`` (promoted fields too)."""
+    def field_written(self, q: str, name: str) -> tuple[str, FileFacts] | None:
+        """The type of field ``name`` of struct ``q`` (promoted fields too) as written, and the file it is
+        written in."""
         level, seen = [q], {q}
         for _ in range(_DEPTH):
             found = [(t, self.index.types[t].fields[name]) for t in level if name in self.index.types[t].fields]
@@ -178,7 +183,7 @@ class GoLinker:
                 if len(found) != 1 or any(m.name == name for t in level for m in self.index.members.get(t, ())):
                     return None
                 t, written = found[0]
-                return self.resolve_type(written, self.index.type_file[t], None) if _named(written) else None
+                return written, self.index.type_file[t]
             below = []
             for t in level:
                 for e in self._embedded(t):
@@ -190,25 +195,34 @@ class GoLinker:
             level = below
         return None
 
-    def type_of(self, expr: Any, f: FileFacts, depth: int = 0) -> str | None:
-        """The in-tree type an expression of ``analyze.py`` has in ``f``, or None."""
-        if depth > _DEPTH or not isinstance(expr, tuple) or not expr:
+    def written_of(self, expr: Any, f: FileFacts, depth: int = 0) -> tuple[str, FileFacts] | None:
+        """The type an expression of ``analyze.py`` has, as written, and the file it is written in."""
+        if depth > _EXPR_DEPTH or not isinstance(expr, tuple) or not expr:
             return None
         kind = expr[0]
         if kind == "var":
-            return self.resolve_type(expr[1], f, None)
+            return expr[1], f
+        if kind in ("elem", "key"):
+            inner = self.written_of(expr[1], f, depth + 1)
+            part = _element(inner[0], kind == "key") if inner is not None else None
+            return (part, inner[1]) if part is not None and inner is not None else None
+        base = self.type_of(expr[1], f, depth + 1) if kind == "field" else None
         if kind == "field":
-            base = self.type_of(expr[1], f, depth + 1)
-            return self.field_type(base, expr[2]) if base is not None else None
+            return self.field_written(base, expr[2]) if base is not None else None
         if kind == "call":
             target = self.call_target(expr[1], f, None, depth + 1)
             if not isinstance(target, CallableDecl):
                 return None
             results = split_types(target.returns)
-            if not results or not _named(results[0]):
-                return None
-            return self.resolve_type(results[0], self.file_of.get(id(target), f), None)
+            return (results[0], self.file_of.get(id(target), f)) if results else None
         return None
+
+    def type_of(self, expr: Any, f: FileFacts, depth: int = 0) -> str | None:
+        """The in-tree named type an expression of ``analyze.py`` has in ``f``, or None."""
+        found = self.written_of(expr, f, depth)
+        if found is None or not _named(found[0]):
+            return None
+        return self.resolve_type(found[0], found[1], None)
 
     # ---- calls ---------------------------------------------------------------------------------------
     def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None,
@@ -234,7 +248,7 @@ class GoLinker:
         return None
 
     # ---- computed IMPLEMENTS -------------------------------------------------------------------------
-    def method_set(self, q: str, seen: frozenset[str] = frozenset()) -> dict[str, tuple[int, int]] | None:
+    def method_set(self, q: str, seen: frozenset[str] = frozenset()) -> dict[str, Shape] | None:
         """Method name -> (parameters, results) of type ``q`` with its promoted methods. An interface embedding
         a type outside the tree has no known method set (None); a struct's is what the tree shows of it (a
         subset of the real one: what it satisfies, it satisfies)."""
@@ -243,7 +257,7 @@ class GoLinker:
         t = self.index.types[q]
         f = self.index.type_file[q]
         strict = t.kind == "interface"
-        promoted: dict[str, tuple[int, int]] = {}
+        promoted: dict[str, Shape] = {}
         known = True
         for written in t.extends:
             e = self.resolve_type(written, f, None)
@@ -252,12 +266,35 @@ class GoLinker:
                 known = known and not strict
                 continue
             promoted.update(inner)
-        own = {m.name: (len(m.params), len(split_types(m.returns))) for m in self.index.members.get(q, ())}
+        own = {m.name: self.shape(m, f) for m in self.index.members.get(q, ())}
         out = {**promoted, **own} if known else None
         self._method_sets[q] = out
         return out
 
-    def interfaces(self) -> list[tuple[str, dict[str, tuple[int, int]]]]:
+    def shape(self, m: CallableDecl, f: FileFacts) -> Shape:
+        """A method's parameter and result types, each named as the compiler would (``Entry`` in package
+        ``example.com/log`` is ``example.com/log.Entry``, ``io.Reader`` is ``io.Reader``)."""
+        return (tuple(self.normal(p or "", f) for p in m.params),
+                tuple(self.normal(r, f) for r in split_types(m.returns)))
+
+    def normal(self, written: str, f: FileFacts) -> str:
+        """A written type with every type name in it qualified by its package's import path."""
+        bindings, dots = self.bindings(f)
+        types = self.index.types
+
+        def qualify(m: re.Match[str]) -> str:
+            head, name = m.group(1), m.group(2)
+            if name is not None:
+                return f"{bindings.get(head, head)}.{name}"
+            if head in _PREDECLARED:
+                return head
+            if dots and f"{f.package}.{head}" not in types:
+                return next((f"{p}.{head}" for p in dots if f"{p}.{head}" in types), f"{f.package}.{head}")
+            return f"{f.package}.{head}"
+
+        return _QUALIFIED.sub(qualify, " ".join(written.split()))
+
+    def interfaces(self) -> list[tuple[str, dict[str, Shape]]]:
         """Every in-tree interface with a known, non-empty method set."""
         if self._interfaces is None:
             self._interfaces = []
@@ -280,6 +317,34 @@ class GoLinker:
             for q, wants in self.interfaces():
                 if q not in declared and all(have.get(name) == counts for name, counts in wants.items()):
                     add(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line))
+
+
+Shape = tuple[tuple[str, ...], tuple[str, ...]]
+"""A method's parameter types and result types, qualified (``GoLinker.shape``)."""
+_QUALIFIED = re.compile(r"\b([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?")
+_PREDECLARED = frozenset("""bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string
+uint uint8 uint16 uint32 uint64 uintptr any comparable func map chan struct interface""".split())
+
+
+def _element(written: str, key: bool) -> str | None:
+    """The element type of a slice, array, map (its key with ``key``) or channel type as written (what ``range``
+    and an index give), or None."""
+    written = written.strip()
+    if written.startswith("[") and not key:
+        close = written.find("]")
+        return written[close + 1:].strip() if close > 0 or written.startswith("[]") else None
+    if written.startswith("map["):
+        depth = 0
+        for at, ch in enumerate(written[3:], 3):
+            depth += ch == "["
+            depth -= ch == "]"
+            if depth == 0:
+                return written[4:at].strip() if key else written[at + 1:].strip()
+        return None
+    for prefix in ("chan ", "<-chan ", "chan<- "):
+        if written.startswith(prefix):
+            return written[len(prefix):].strip() if key else None
+    return None
 
 
 def _named(written: str) -> bool:
