@@ -153,8 +153,15 @@ def constraint(text: str) -> str | None:
             return m.group(1)
         m = _PLUS_BUILD.match(line)
         if m:
-            plus.append(" || ".join("(" + " && ".join(term.split(",")) + ")" for term in m.group(1).split()))
-    return " && ".join(f"({p})" for p in plus) if plus else None
+            terms = m.group(1).split()
+            plus.append(" || ".join(_and(t.split(","), len(terms) > 1) for t in terms))
+    return " && ".join(f"({p})" if " || " in p and len(plus) > 1 else p for p in plus) if plus else None
+
+
+def _and(options: list[str], grouped: bool) -> str:
+    """One ``// +build`` term (``linux,!cgo``) as a ``//go:build`` conjunction."""
+    joined = " && ".join(options)
+    return f"({joined})" if grouped and len(options) > 1 else joined
 
 
 _TOKEN = re.compile(r"\s*(\|\||&&|!|\(|\)|[\w.]+)")
