@@ -286,10 +286,10 @@ class _Analyzer:
                 add(node, _text(ident), ("range", right, "key" if i == 0 else "elem") if right is not None else None,
                     scope=node.parent)
         for kind in ("const", "receive", "switch"):
-            for node in captures.get(kind, ()):
-                for ident in _declared_names(node, kind):
-                    add(node, ident, None, visible=node.start_byte if kind == "switch" else None,
-                        scope=node.parent if kind in ("range", "switch") else None)
+            for declaring in captures.get(kind, ()):
+                for local in _declared_names(declaring, kind):
+                    add(declaring, local, None, visible=declaring.start_byte if kind == "switch" else None,
+                        scope=declaring.parent if kind == "switch" else None)
         for lit in captures.get("lit", ()):
             _, _, params = _parameters(lit.child_by_field_name("parameters"))
             _, _, results = _parameters(lit.child_by_field_name("result"))

@@ -169,7 +169,7 @@ _TOKEN = re.compile(r"\s*(\|\||&&|!|\(|\)|[\w.]+)")
 
 def evaluate(expression: str, tag: Callable[[str], bool]) -> bool:
     """The value of a ``//go:build`` expression (an unreadable one holds, as go vet would flag it)."""
-    tokens = _TOKEN.findall(expression)
+    tokens: list[str] = _TOKEN.findall(expression)
     at = 0
 
     def peek() -> str | None:

@@ -57,7 +57,9 @@ def split_types(written: str | None) -> list[str]:
     """``"int, map[string]int, error"`` -> its types (commas inside brackets and parentheses kept)."""
     if not written:
         return []
-    out, depth, current = [], 0, []
+    out: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in written:
         if ch in "([{":
             depth += 1
@@ -229,7 +231,7 @@ class GoLinker:
                     depth: int = 0) -> CallableDecl | ClassLevel | str | None:
         index = self.index
         if call.receiver == "none":
-            found = index.functions.get(f"{f.package}.{call.name}")
+            found: CallableDecl | None = index.functions.get(f"{f.package}.{call.name}")
             if found is None:
                 for path in self.bindings(f)[1]:
                     found = index.functions.get(f"{path}.{call.name}")
@@ -237,9 +239,9 @@ class GoLinker:
                         break
             return found
         if call.receiver == "type" and call.receiver_type:
-            path = self.bindings(f)[0].get(call.receiver_type)
-            if path is not None and f"{f.package}.{call.receiver_type}" not in index.types:
-                return index.functions.get(f"{path}.{call.name}")
+            imported = self.bindings(f)[0].get(call.receiver_type)
+            if imported is not None and f"{f.package}.{call.receiver_type}" not in index.types:
+                return index.functions.get(f"{imported}.{call.name}")
             q = self.resolve_type(call.receiver_type, f, None)
             return self.member(q, call.name) if q is not None else None
         if call.receiver == "expr" and call.expr is not None:
