@@ -1,8 +1,9 @@
 """Benchmark ``igg map-code``: files/s and the ratio to a bare parse of the same files, in the same process.
 
-Three trees: a generated one (``--files``, default 1,000 Java and Python files), the largest package in
+Four trees: a generated one (``--files``, default 1,000 Java and Python files), the largest package in
 this virtualenv (by Python files), and a TypeScript tree (``--ts-copies`` copies, default 25, of the two real
-projects in ``fixtures/code/typescript``: about 1,000 files). For each: the bare parse (``ast.parse`` /
+projects in ``fixtures/code/typescript``: about 1,000 files) and a Go tree (``--go-copies`` copies, default 10, of
+the two real projects in ``fixtures/code/go``: about 1,100 files). For each: the bare parse (``ast.parse`` /
 tree-sitter: the baseline),
 the analysis (parse + facts), linking, the run (the static agent through the real loop: validation,
 apply, records), and map-code end to end (walk .. run) with its ratio to the baseline. Then ``--update``:
@@ -19,7 +20,7 @@ For an installed package (the virtualenv's largest, or ``--tree`` pointing at on
 ``build_graph`` of the same package is timed too, and map-code's CPU printed as a ratio of it.
 
 Usage: ``python scripts/bench_map_code.py [--files 1000] [--jobs 1] [--tree DIR] [--no-venv] [--profile]
-[--update-only] [--venv-only] [--ts-only] [--ts-copies 25]``.
+[--update-only] [--venv-only] [--ts-only] [--ts-copies 25] [--go-only] [--go-copies 10]``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from gen_code_tree import generate  # noqa: E402
 
 from igg.act.apply import collector_paused  # noqa: E402
 from igg.codemap.cache import FactsCache, cache_path  # noqa: E402
+from igg.codemap.go.analyze import parse as parse_go  # noqa: E402
 from igg.codemap.java.analyze import parser  # noqa: E402
 from igg.codemap.link import link  # noqa: E402
 from igg.codemap.prepare import code_agent, parse_all, prepare  # noqa: E402
@@ -63,8 +65,8 @@ def cpu() -> float:
 
 
 def _baseline(files: list[Any]) -> tuple[float, float]:
-    """(wall, CPU) seconds of a bare parse of ``files`` (configuration files, such as ``tsconfig.json``, are not
-    parsed: they are read as JSON by map-code)."""
+    """(wall, CPU) seconds of a bare parse of ``files`` (configuration files, such as ``tsconfig.json`` or
+    ``go.mod``, are not parsed: map-code reads them as JSON or by their lines)."""
     java = parser()
     started, used = time.perf_counter(), cpu()
     for f in files:
@@ -73,6 +75,9 @@ def _baseline(files: list[Any]) -> tuple[float, float]:
         elif f.language == "typescript":
             if not f.path.endswith(".json"):
                 parse_typescript(f.path, f.text)
+        elif f.language == "go":
+            if f.path.endswith(".go"):
+                parse_go(f.path, f.text)
         else:
             ast.parse(f.text)
     return time.perf_counter() - started, cpu() - used
@@ -190,6 +195,22 @@ def typescript_tree(root: Path, copies: int) -> Path:
     return root
 
 
+def go_tree(root: Path, copies: int) -> Path:
+    """``copies`` copies of the real Go projects of ``fixtures/code/go`` under ``root``, each copy its own module
+(its module path, and the imports of it, renamed: ``example.com/c3/chi/v5``), as distinct code would be."""
+    import shutil
+
+    source = Path(__file__).resolve().parent.parent / "fixtures" / "code" / "go"
+    modules = {"chi": "github.com/go-chi/chi/v5", "uuid": "github.com/google/uuid"}
+    for i in range(copies):
+        for project, module in modules.items():
+            target = root / f"c{i}" / project
+            shutil.copytree(source / project, target)
+            for path in [*target.rglob("*.go"), target / "go.mod"]:
+                path.write_text(path.read_text().replace(module, f"example.com/c{i}/{project}"))
+    return root
+
+
 def bench_update(root: Path, jobs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "s.db"
@@ -226,9 +247,16 @@ def main() -> int:
     cli.add_argument("--venv-only", action="store_true", help="only the virtualenv's largest package")
     cli.add_argument("--ts-only", action="store_true", help="only the TypeScript tree")
     cli.add_argument("--ts-copies", type=int, default=25, help="copies of the TypeScript fixtures (default 25)")
+    cli.add_argument("--go-only", action="store_true", help="only the Go tree")
+    cli.add_argument("--go-copies", type=int, default=10, help="copies of the Go fixtures (default 10)")
     args = cli.parse_args()
     configure_logging(level="warning")  # library log lines on standard error, never among the figures
     with tempfile.TemporaryDirectory() as tmp:
+        if args.go_only:
+            bench_tree("Go tree", go_tree(Path(tmp) / "go", args.go_copies), args.jobs)
+            if args.profile:
+                profile_phases(Path(tmp) / "go")
+            return 0
         if args.ts_only:
             bench_tree("TypeScript tree", typescript_tree(Path(tmp) / "ts", args.ts_copies), args.jobs)
             if args.profile:
@@ -258,6 +286,7 @@ def main() -> int:
                 if args.profile:
                     profile_phases(package)
         bench_tree("TypeScript tree", typescript_tree(Path(tmp) / "ts", args.ts_copies), args.jobs)
+        bench_tree("Go tree", go_tree(Path(tmp) / "go", args.go_copies), args.jobs)
         if args.tree is None:
             bench_update(root, args.jobs)
     return 0
