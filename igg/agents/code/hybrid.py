@@ -16,6 +16,7 @@ from typing import Any
 from igg.agents.base import AgentCapabilities, Observation
 from igg.agents.code.agent import CodeAgent
 from igg.agents.code.grounding import Grounding
+from igg.codemap.language import spoken
 from igg.codemap.link import link
 from igg.codemap.sources import SourceFile, analyze_all, looks_like_source, split_context
 from igg.errors import AgentUnavailable
@@ -94,7 +95,7 @@ def create_agent(request: Request, mode: str = "code", *, environ: Mapping[str, 
     if sources is None:
         if not looks_like_source(request.context_data):
             raise AgentUnavailable(
-                "the code agent needs Python, Java or TypeScript sources in context_data (each file introduced by a line "
+                f"the code agent needs {spoken()} sources in context_data (each file introduced by a line "
                 "such as '// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH")
         sources = split_context(request.context_data)
     if mode == "code":

@@ -295,11 +295,13 @@ class _Analyzer:
             _, _, results = _parameters(lit.child_by_field_name("result"))
             for local, written in {**params, **results}.items():
                 add(lit, local, ("type", written), visible=lit.start_byte, scope=lit)
-        for call in (*captures.get("call", ()), *captures.get("generic", ())):
+        # in source order: tree-sitter lists nested captures in an order that may differ between processes
+        calls = (*captures.get("call", ()), *captures.get("generic", ()))
+        for call in sorted(calls, key=lambda n: (n.start_byte, n.end_byte)):
             span = self._at(starts, call.start_byte)
             if span is not None:
                 self._call(call, span, _Scope(declared[id(span[2])], span[3]))
-        for string in captures.get("string", ()):
+        for string in sorted(captures.get("string", ()), key=lambda n: (n.start_byte, n.end_byte)):
             span = self._at(starts, string.start_byte)
             if span is not None and string.end_byte - string.start_byte >= 10:
                 span[2].sql.extend(tables_in(_string(string), string.start_point[0] + 1))
