@@ -404,7 +404,9 @@ class _Analyzer:
 
         self.spans.sort(key=lambda s: s[0])
         starts = [s[0] for s in self.spans]
-        captures = tree_sitter.QueryCursor(query).captures(root)
+        # in document order: the cursor's order is not stable from one process to the next
+        captures = {name: sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
+                    for name, nodes in tree_sitter.QueryCursor(query).captures(root).items()}
         scopes: dict[int, dict[str, str]] = {id(s[2]): dict(s[4]) for s in self.spans}
         for decl in captures.get("decl", ()):  # locals, of declared or constructed type where known, per callable
             span = self._span(starts, decl.start_byte)
