@@ -382,6 +382,33 @@ def test_a_changed_tsconfig_relinks_on_update(tmp_path: Path) -> None:
     assert imports(tmp_path / "now.json") == imports(tmp_path / "fresh.json") == {("main.ts", "two/a.ts")}
 
 
+@pytest.mark.parametrize("edit", ["body", "export"])
+def test_an_update_after_a_typescript_edit_is_the_fresh_map(tmp_path: Path, edit: str) -> None:
+    """A changed body links that file (and those naming what changed) again; a changed export links all: either
+    way the graph is the one a fresh map of the edited tree makes."""
+    tree = _write(tmp_path / "tree", {k: v for k, v in CALLS.items()})
+    first = _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    service = tree / "src" / "service.ts"
+    if edit == "body":
+        service.write_text(service.read_text().replace("helper(1); repo.helper(2);", "repo.helper(2);"))
+    else:
+        repo = tree / "src" / "repo.ts"
+        repo.write_text(repo.read_text().replace("export function helper", "function helper"))  # no longer exported
+    update = _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--update", "--json", cwd=tmp_path)
+    assert update.returncode == 0, update.stderr
+    now = _igg("export", "m", "--store", "s.db", "--format", "json", "--output", "now.json", cwd=tmp_path)
+    fresh = _igg("map-code", "tree", "--no-store", "--quiet", "--export", "json:fresh.json", cwd=tmp_path)
+    assert now.returncode == 0 and fresh.returncode == 0, now.stderr + fresh.stderr
+
+    def edges(path: Path) -> set[tuple[str, str, str]]:
+        doc = json.loads(path.read_text())
+        names = {n["id"]: json.dumps(n["properties"], sort_keys=True) for n in doc["nodes"]}
+        return {(names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]}
+
+    assert edges(tmp_path / "now.json") == edges(tmp_path / "fresh.json")
+
+
 def test_a_file_that_does_not_parse_is_partial_and_the_map_goes_on(tmp_path: Path) -> None:
     _write(tmp_path / "bad", {"ok.ts": "import { b } from './broken';\nexport const ok = b;\n",
                               "broken.ts": "export const b = ;\nexport class {\n", "tsconfig.json": "{ not json"})
