@@ -22,7 +22,7 @@ import pytest
 from igg.codemap.link import CodeModel, link
 from igg.codemap.prepare import parse_all
 from igg.codemap.walk import walk
-from tests.tsoracle import f1, missing, module_edges, oracle, package_edges
+from tests.tsoracle import depcruise_edges, f1, missing, module_edges, oracle, package_edges
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "code" / "typescript"
@@ -222,6 +222,20 @@ def test_real_projects_import_what_the_compiler_resolves(tmp_path: Path, project
     shutil.copytree(REAL / project, root)
     precision, recall, score = _compare_imports(root)
     assert score == 1.0 and recall == 1.0
+
+
+@pytest.mark.parametrize(("project", "folder"), [("ky", "source"), ("superstruct", "src")])
+def test_real_projects_import_what_dependency_cruiser_lists(tmp_path: Path, project: str, folder: str) -> None:
+    """A second oracle: dependency-cruiser (with ``--ts-pre-compilation-deps``) on the same sources."""
+    import shutil
+
+    root = tmp_path / project
+    shutil.copytree(REAL / project, root)
+    model, _, _ = _link(root)
+    ours, _ = _imports(model)
+    expected = depcruise_edges(root, folder)
+    print(f"{project}: module IMPORTS vs dependency-cruiser F1 {f1(ours, expected)[2]:.3f} ({len(expected)} edges)")
+    assert ours == expected
 
 
 def _types(model: CodeModel) -> set[tuple[str, str]]:

@@ -77,3 +77,16 @@ def f1(ours: set[Any], truth: set[Any]) -> tuple[float, float, float]:
     precision = hit / len(ours) if ours else 1.0
     recall = hit / len(truth) if truth else 1.0
     return precision, recall, (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+
+
+def depcruise_edges(root: Path, folder: str) -> set[tuple[str, str]]:
+    """(importing file, imported in-tree file) as dependency-cruiser lists them for ``folder`` of ``root``
+    (``--ts-pre-compilation-deps`` keeps the type-only imports; no tsconfig: relative imports only)."""
+    where = npm_oracle()
+    assert where is not None, "dependency-cruiser is not installed (npm install dependency-cruiser)"
+    out = subprocess.run([str(where / "node_modules" / ".bin" / "depcruise"), "--no-config",
+                          "--ts-pre-compilation-deps", "--output-type", "json", folder], cwd=root,
+                         capture_output=True, text=True, timeout=600, check=True)
+    data = json.loads(out.stdout)
+    return {(m["source"], d["resolved"]) for m in data["modules"] for d in m["dependencies"]
+            if not d.get("couldNotResolve") and not d.get("coreModule") and "node_modules" not in d["resolved"]}
