@@ -313,6 +313,9 @@ CALLS = {
         "export function main(): void { new Service(new Repo('m')).run(Repo.create()); }",
         "",
     ]),
+    "src/legacy.js": "function twice(x) { return x * 2; }\nmodule.exports = { twice };\n",
+    "src/uses.js": "const { twice } = require('./legacy');\nconst legacy = require('./legacy');\n"
+                   "function run() { return twice(1) + legacy.twice(2); }\nmodule.exports = { run };\n",
 }
 
 

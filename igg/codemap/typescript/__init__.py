@@ -40,7 +40,7 @@ class TypeScript(Language):
     name = "typescript"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "4"
+    cache_version = "5"
     schema = SchemaAdditions()
     comment = "//"
     package_separator = "/"

@@ -178,6 +178,8 @@ class _Analyzer:
             inner = node.named_children[0]
             if inner.type == "internal_module":
                 self.namespace(inner, prefix)
+            elif inner.type == "assignment_expression" and not prefix:
+                self.commonjs_export(inner)
         elif kind in ("internal_module", "module"):
             self.namespace(node, prefix)
         elif kind == "ambient_declaration":
@@ -248,6 +250,11 @@ class _Analyzer:
             for name in names:
                 self.exports["default" if default else name] = name
             return
+        if any(c.type == "=" for c in node.children):  # TypeScript's export = X: the module is X
+            named = [c for c in node.named_children if _dotted(c)]
+            if named:
+                self.exports["="] = _dotted(named[0]) or ""
+            return
         value = node.child_by_field_name("value")
         if value is not None:
             if value.type in ("class", "function_expression", "arrow_function") or default and value.type in (
@@ -276,6 +283,29 @@ class _Analyzer:
                 self.exports[alias] = f"export:{alias}"
         if source is not None and not any(p.type in ("export_clause", "namespace_export") for p in node.named_children):
             self.add_import(source, member="*", wildcard=True, line=line)  # export * from './x'
+
+    def commonjs_export(self, node: Any) -> None:
+        """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),
+        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module. A function or class written
+        in place (``exports.a = function () {...}``) is no declaration the compiler names: left out."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        target = _dotted(left) if left is not None else None
+        local = _dotted(right) if right is not None else None
+        if target is None or right is None:
+            return
+        if target == "module.exports" and right.type == "object":
+            for part in right.named_children:
+                if part.type == "shorthand_property_identifier":
+                    self.exports[_text(part)] = _text(part)
+                elif part.type == "pair":
+                    key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                    named = _dotted(value) if value is not None else None
+                    if key is not None and named:
+                        self.exports[_text(key)] = named
+        elif target == "module.exports" and local:
+            self.exports["="] = local
+        elif target.rpartition(".")[0] in ("exports", "module.exports") and local:
+            self.exports[target.rpartition(".")[2]] = local
 
     def declared_names(self, node: Any, prefix: str) -> list[str]:
         if node.type in ("lexical_declaration", "variable_declaration"):
@@ -449,7 +479,8 @@ class _Analyzer:
         if function.type == "import" or function.type == "identifier" and _text(function) == "require":
             first = args.named_children[0] if args is not None and args.named_children else None
             if first is not None and first.type == "string":
-                self._dynamic(first)
+                if function.type == "import" or not self._required(call, first):
+                    self._dynamic(first)
             return
         span = self._span(starts, call.start_byte)
         if span is None:
@@ -487,6 +518,32 @@ class _Analyzer:
         elif head != "this" and head not in scope:
             decl.calls.append(CallRef(name=name, receiver="type", receiver_type=written, line=line,
                                       arg_types=arg_types))
+
+    def _required(self, call: Any, string: Any) -> bool:
+        """``const x = require('./m')`` binds ``x`` to the module, ``const {a, b: c} = require('./m')`` binds
+        ``a`` and ``c`` to its exports (as imports do); False when the call binds nothing."""
+        source, parent = _literal(string), call.parent
+        if source is None or parent is None or parent.type != "variable_declarator":
+            return False
+        name, line = parent.child_by_field_name("name"), string.start_point[0] + 1
+        if name is None:
+            return False
+        if name.type == "identifier":
+            self.add_import(source, member="*", alias=_text(name), line=line)
+            return True
+        if name.type != "object_pattern":
+            return False
+        bound = False
+        for part in name.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                self.add_import(source, member=_text(part), alias=_text(part), line=line)
+                bound = True
+            elif part.type == "pair_pattern":
+                key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                if key is not None and value is not None and value.type == "identifier":
+                    self.add_import(source, member=_text(key), alias=_text(value), line=line)
+                    bound = True
+        return bound
 
     def _sql(self, string: Any, starts: list[int]) -> None:
         span = self._span(starts, string.start_byte)

@@ -122,6 +122,8 @@ class TypeScriptLinker:
 
     def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
         found = self.name(name, f)
+        if isinstance(found, FileFacts):  # a CommonJS module that is a class (module.exports = C)
+            found = self.exported(found, "=", 0)
         return found if isinstance(found, str) and found in self.index.types else None
 
     # ---- calls ---------------------------------------------------------------------------------------
@@ -129,6 +131,8 @@ class TypeScriptLinker:
         index = self.index
         if call.receiver == "none":
             found = self.name(call.name, f)
+            if isinstance(found, FileFacts):  # const f = require('./f'); f(): what the module is (module.exports = f)
+                found = self.exported(found, "=", 0)
             return index.functions.get(found) if isinstance(found, str) else None
         if call.receiver in ("this", "super"):
             if owner is None:
