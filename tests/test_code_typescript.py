@@ -54,9 +54,10 @@ def _link(root: Path, symlinks: dict[str, str] | None = None) -> tuple[CodeModel
 
 def _canonical(path: str, sources: list[str]) -> str:
     """A ``.d.ts`` file merged into its implementation is that implementation's module."""
-    for suffix in (".d.ts", ".d.mts", ".d.cts"):
+    pairs = {".d.ts": (".ts", ".tsx", ".js", ".jsx"), ".d.mts": (".mts", ".mjs"), ".d.cts": (".cts", ".cjs")}
+    for suffix, implementations in pairs.items():
         if path.endswith(suffix):
-            for ext in (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"):
+            for ext in implementations:
                 if path[:-len(suffix)] + ext in sources:
                     return path[:-len(suffix)] + ext
     return path
