@@ -23,12 +23,15 @@ SCRIPT = Path(__file__).with_name("oracle.js")
 PACKAGES = ("typescript@5", "dependency-cruiser@16")
 
 
-def npm_oracle() -> Path | None:
-    """The folder holding ``node_modules/typescript`` (installed into ``CACHE`` when missing and npm can)."""
+def npm_oracle(*, install: bool = True) -> Path | None:
+    """The folder holding ``node_modules/typescript`` (installed into ``CACHE`` when missing, npm can and
+    ``install`` says so)."""
     module = CACHE / "node_modules" / "typescript"
     if module.is_dir():
         return CACHE
     npm = shutil.which("npm")
+    if not install:
+        return None
     if npm is None or shutil.which("node") is None:
         return None
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -43,8 +46,9 @@ def missing() -> str | None:
         return None
     if shutil.which("node") is None:
         return "node is missing (Debian: apt-get install nodejs npm)"
-    if npm_oracle() is None:
-        return f"typescript@5 is not installed in {CACHE} and npm could not install it (scripts/test installs it)"
+    if npm_oracle(install=False) is None:  # collecting the tests installs nothing: scripts/test does
+        return (f"typescript@5 is not installed in {CACHE} (scripts/test installs it, or: npm install --prefix "
+                f"{CACHE} {' '.join(PACKAGES)})")
     return None
 
 
