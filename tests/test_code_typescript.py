@@ -22,7 +22,7 @@ import pytest
 from igg.codemap.link import CodeModel, link
 from igg.codemap.prepare import parse_all
 from igg.codemap.walk import walk
-from tests.tsoracle import f1, missing, module_edges, oracle, package_edges
+from tests.tsoracle import depcruise_edges, f1, missing, module_edges, oracle, package_edges
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "fixtures" / "code" / "typescript"
@@ -54,9 +54,10 @@ def _link(root: Path, symlinks: dict[str, str] | None = None) -> tuple[CodeModel
 
 def _canonical(path: str, sources: list[str]) -> str:
     """A ``.d.ts`` file merged into its implementation is that implementation's module."""
-    for suffix in (".d.ts", ".d.mts", ".d.cts"):
+    pairs = {".d.ts": (".ts", ".tsx", ".js", ".jsx"), ".d.mts": (".mts", ".mjs"), ".d.cts": (".cts", ".cjs")}
+    for suffix, implementations in pairs.items():
         if path.endswith(suffix):
-            for ext in (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"):
+            for ext in implementations:
                 if path[:-len(suffix)] + ext in sources:
                     return path[:-len(suffix)] + ext
     return path
@@ -224,6 +225,20 @@ def test_real_projects_import_what_the_compiler_resolves(tmp_path: Path, project
     assert score == 1.0 and recall == 1.0
 
 
+@pytest.mark.parametrize(("project", "folder"), [("ky", "source"), ("superstruct", "src")])
+def test_real_projects_import_what_dependency_cruiser_lists(tmp_path: Path, project: str, folder: str) -> None:
+    """A second oracle: dependency-cruiser (with ``--ts-pre-compilation-deps``) on the same sources."""
+    import shutil
+
+    root = tmp_path / project
+    shutil.copytree(REAL / project, root)
+    model, _, _ = _link(root)
+    ours, _ = _imports(model)
+    expected = depcruise_edges(root, folder)
+    print(f"{project}: module IMPORTS vs dependency-cruiser F1 {f1(ours, expected)[2]:.3f} ({len(expected)} edges)")
+    assert ours == expected
+
+
 def _types(model: CodeModel) -> set[tuple[str, str]]:
     return {(s.properties["file"], s.properties["name"]) for s in model.symbols.values()
             if s.label in ("Class", "Interface", "Enum")}
@@ -299,6 +314,9 @@ CALLS = {
         "export function main(): void { new Service(new Repo('m')).run(Repo.create()); }",
         "",
     ]),
+    "src/legacy.js": "function twice(x) { return x * 2; }\nmodule.exports = { twice };\n",
+    "src/uses.js": "const { twice } = require('./legacy');\nconst legacy = require('./legacy');\n"
+                   "function run() { return twice(1) + legacy.twice(2); }\nmodule.exports = { run };\n",
 }
 
 
@@ -380,6 +398,33 @@ def test_a_changed_tsconfig_relinks_on_update(tmp_path: Path) -> None:
         return {(names[e["from"]], names[e["to"]]) for e in doc["edges"] if e["type"] == "IMPORTS"}
 
     assert imports(tmp_path / "now.json") == imports(tmp_path / "fresh.json") == {("main.ts", "two/a.ts")}
+
+
+@pytest.mark.parametrize("edit", ["body", "export"])
+def test_an_update_after_a_typescript_edit_is_the_fresh_map(tmp_path: Path, edit: str) -> None:
+    """A changed body links that file (and those naming what changed) again; a changed export links all: either
+    way the graph is the one a fresh map of the edited tree makes."""
+    tree = _write(tmp_path / "tree", {k: v for k, v in CALLS.items()})
+    first = _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    service = tree / "src" / "service.ts"
+    if edit == "body":
+        service.write_text(service.read_text().replace("helper(1); repo.helper(2);", "repo.helper(2);"))
+    else:
+        repo = tree / "src" / "repo.ts"
+        repo.write_text(repo.read_text().replace("export function helper", "function helper"))  # no longer exported
+    update = _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--update", "--json", cwd=tmp_path)
+    assert update.returncode == 0, update.stderr
+    now = _igg("export", "m", "--store", "s.db", "--format", "json", "--output", "now.json", cwd=tmp_path)
+    fresh = _igg("map-code", "tree", "--no-store", "--quiet", "--export", "json:fresh.json", cwd=tmp_path)
+    assert now.returncode == 0 and fresh.returncode == 0, now.stderr + fresh.stderr
+
+    def edges(path: Path) -> set[tuple[str, str, str]]:
+        doc = json.loads(path.read_text())
+        names = {n["id"]: json.dumps(n["properties"], sort_keys=True) for n in doc["nodes"]}
+        return {(names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]}
+
+    assert edges(tmp_path / "now.json") == edges(tmp_path / "fresh.json")
 
 
 def test_a_file_that_does_not_parse_is_partial_and_the_map_goes_on(tmp_path: Path) -> None:

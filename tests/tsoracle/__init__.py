@@ -23,12 +23,15 @@ SCRIPT = Path(__file__).with_name("oracle.js")
 PACKAGES = ("typescript@5", "dependency-cruiser@16")
 
 
-def npm_oracle() -> Path | None:
-    """The folder holding ``node_modules/typescript`` (installed into ``CACHE`` when missing and npm can)."""
+def npm_oracle(*, install: bool = True) -> Path | None:
+    """The folder holding ``node_modules/typescript`` (installed into ``CACHE`` when missing, npm can and
+    ``install`` says so)."""
     module = CACHE / "node_modules" / "typescript"
     if module.is_dir():
         return CACHE
     npm = shutil.which("npm")
+    if not install:
+        return None
     if npm is None or shutil.which("node") is None:
         return None
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -43,8 +46,9 @@ def missing() -> str | None:
         return None
     if shutil.which("node") is None:
         return "node is missing (Debian: apt-get install nodejs npm)"
-    if npm_oracle() is None:
-        return f"typescript@5 is not installed in {CACHE} and npm could not install it (scripts/test installs it)"
+    if npm_oracle(install=False) is None:  # collecting the tests installs nothing: scripts/test does
+        return (f"typescript@5 is not installed in {CACHE} (scripts/test installs it, or: npm install --prefix "
+                f"{CACHE} {' '.join(PACKAGES)})")
     return None
 
 
@@ -77,3 +81,16 @@ def f1(ours: set[Any], truth: set[Any]) -> tuple[float, float, float]:
     precision = hit / len(ours) if ours else 1.0
     recall = hit / len(truth) if truth else 1.0
     return precision, recall, (2 * precision * recall / (precision + recall) if precision + recall else 0.0)
+
+
+def depcruise_edges(root: Path, folder: str) -> set[tuple[str, str]]:
+    """(importing file, imported in-tree file) as dependency-cruiser lists them for ``folder`` of ``root``
+    (``--ts-pre-compilation-deps`` keeps the type-only imports; no tsconfig: relative imports only)."""
+    where = npm_oracle()
+    assert where is not None, "dependency-cruiser is not installed (npm install dependency-cruiser)"
+    out = subprocess.run([str(where / "node_modules" / ".bin" / "depcruise"), "--no-config",
+                          "--ts-pre-compilation-deps", "--output-type", "json", folder], cwd=root,
+                         capture_output=True, text=True, timeout=600, check=True)
+    data = json.loads(out.stdout)
+    return {(m["source"], d["resolved"]) for m in data["modules"] for d in m["dependencies"]
+            if not d.get("couldNotResolve") and not d.get("coreModule") and "node_modules" not in d["resolved"]}

@@ -133,7 +133,7 @@ if (process.env.IGG_TS_CALLS !== "0") {
           && node.expression.kind !== ts.SyntaxKind.ImportKeyword) {
         const signature = checker.getResolvedSignature(node);
         let decl = signature && signature.declaration;
-        if (decl && !ts.isJSDocSignature(decl) && !named(decl)) {
+        if (!decl || !ts.isJSDocSignature(decl) && !named(decl)) {
           // a function held by a variable of a declared function type (const f: F = (x) => ...): the callee
           // is that variable, found through the called name's symbol
           let symbol = checker.getSymbolAtLocation(node.expression);

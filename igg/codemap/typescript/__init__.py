@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from igg.codemap.facts import FileFacts, ImportRef
 from igg.codemap.language import Language, SchemaAdditions
+from igg.codemap.typescript.resolve import implementation
 
 if TYPE_CHECKING:
     from igg.codemap.index import Index
@@ -40,7 +41,7 @@ class TypeScript(Language):
     name = "typescript"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "3"
+    cache_version = "6"
     schema = SchemaAdditions()
     comment = "//"
     package_separator = "/"
@@ -113,17 +114,15 @@ class TypeScript(Language):
         return facts
 
     def merge(self, files: list[FileFacts]) -> list[FileFacts]:
-        """A ``.d.ts`` file merges into the implementation of the same module (``x.ts``, ``x.js``): its
-        declarations and exports are added where the implementation lacks them."""
-        from igg.codemap.typescript.analyze import DECLARATION_SUFFIXES
-
-        real = {f.module: f for f in files if f.language == "typescript"
-                and not f.path.lower().endswith(DECLARATION_SUFFIXES)}
+        """A declaration file merges into the implementation it declares, as the compiler pairs them
+        (``x.d.ts`` with ``x.ts``, ``x.tsx``, ``x.js`` or ``x.jsx``, the first there; ``x.d.mts`` with ``x.mts`` or
+        ``x.mjs``; ``x.d.cts`` with ``x.cts`` or ``x.cjs``): its declarations and exports are added where the
+        implementation lacks them. A declaration file without one is a module of its own."""
+        paths = {f.path: f for f in files if f.language == "typescript"}
         merged: dict[str, FileFacts] = {}
         out = []
         for f in files:
-            twin = (real.get(f.module) if f.language == "typescript" and f.path.lower().endswith(DECLARATION_SUFFIXES)
-                    else None)
+            twin = implementation(f.path, paths) if f.language == "typescript" else None
             if twin is None:
                 out.append(f)
                 continue

@@ -18,13 +18,12 @@ and template literals of a callable gives its tables.
 
 from __future__ import annotations
 
-import bisect
-import re
 from functools import cache
 from typing import Any
 
-from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
-from igg.codemap.sql import tables_in
+from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, TypeDecl
+from igg.codemap.typescript.bodies import Bodies
+from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
 TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
@@ -82,46 +81,6 @@ def parse(path: str, text: str) -> Any:
     return parser.parse(text.encode("utf-8", "surrogatepass"))
 
 
-def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
-def _literal(node: Any) -> str | None:
-    """The value of a string literal node (None when it is not one, or holds a substitution)."""
-    if node is None or node.type != "string":
-        return None
-    raw = _text(node)
-    return raw[1:-1] if len(raw) >= 2 else None
-
-
-def _dotted(node: Any) -> str | None:
-    """``a.b.C`` for an identifier or a chain of property accesses on one (None for anything else)."""
-    if node.type in ("identifier", "type_identifier", "property_identifier", "this"):
-        return _text(node)
-    if node.type == "member_expression":
-        head = _dotted(node.child_by_field_name("object"))
-        prop = node.child_by_field_name("property")
-        return f"{head}.{_text(prop)}" if head is not None and prop is not None else None
-    if node.type == "nested_type_identifier":
-        return _text(node).replace(" ", "")
-    return None
-
-
-def _type_name(node: Any) -> str | None:
-    """The type a type annotation names, as written and erased (``Foo<T>`` -> ``Foo``; ``ns.Foo``), or None."""
-    if node is None:
-        return None
-    if node.type == "type_annotation":
-        node = node.named_children[0] if node.named_children else None
-        if node is None:
-            return None
-    if node.type == "generic_type":
-        node = node.child_by_field_name("name")
-    if node is None:
-        return None
-    return _dotted(node) if node.type in ("type_identifier", "identifier", "nested_type_identifier") else None
-
-
 def _heritage(node: Any) -> tuple[list[str], list[str]]:
     """(extends, implements) of a class, as written, erased."""
     extends: list[str] = []
@@ -132,19 +91,19 @@ def _heritage(node: Any) -> tuple[list[str], list[str]]:
         for clause in part.named_children:
             if clause.type == "extends_clause":
                 value = clause.child_by_field_name("value")
-                name = _dotted(value) if value is not None else None
+                name = dotted(value) if value is not None else None
                 if name:
                     extends.append(name)
             elif clause.type == "implements_clause":
-                implements.extend(n for n in (_type_name(t) for t in clause.named_children) if n)
+                implements.extend(n for n in (type_name(t) for t in clause.named_children) if n)
             else:  # JavaScript's grammar: class_heritage holds the expression itself
-                name = _dotted(clause)
+                name = dotted(clause)
                 if name:
                     extends.append(name)
     return extends, implements
 
 
-class _Analyzer:
+class _Analyzer(Bodies):
     def __init__(self, path: str, text: str, module: str | None) -> None:
         name = module or module_name(path)
         self.facts = FileFacts(path=path, language="typescript", module=name, package=name,
@@ -178,6 +137,8 @@ class _Analyzer:
             inner = node.named_children[0]
             if inner.type == "internal_module":
                 self.namespace(inner, prefix)
+            elif inner.type == "assignment_expression" and not prefix:
+                self.commonjs_export(inner)
         elif kind in ("internal_module", "module"):
             self.namespace(node, prefix)
         elif kind == "ambient_declaration":
@@ -195,17 +156,17 @@ class _Analyzer:
         if name.type == "string":  # declare module "x" {...}: declarations that merge into module x's
             self.statements(body, prefix)
             return
-        self.statements(body, f"{prefix}{_dotted(name) or _text(name)}.")
+        self.statements(body, f"{prefix}{dotted(name) or text_of(name)}.")
 
     def import_statement(self, node: Any) -> None:
         line = node.start_point[0] + 1
-        source = _literal(node.child_by_field_name("source"))
+        source = literal(node.child_by_field_name("source"))
         clause = next((c for c in node.named_children if c.type in ("import_clause", "import_require_clause")), None)
         if clause is not None and clause.type == "import_require_clause":
             alias = clause.named_children[0] if clause.named_children else None
-            source = _literal(clause.child_by_field_name("source"))
+            source = literal(clause.child_by_field_name("source"))
             if source is not None:
-                self.add_import(source, member="*", alias=_text(alias) if alias is not None else None, line=line)
+                self.add_import(source, member="*", alias=text_of(alias) if alias is not None else None, line=line)
             return
         if source is None:
             return
@@ -215,11 +176,11 @@ class _Analyzer:
         bound = False
         for part in clause.named_children:
             if part.type == "identifier":
-                self.add_import(source, member="default", alias=_text(part), line=line)
+                self.add_import(source, member="default", alias=text_of(part), line=line)
                 bound = True
             elif part.type == "namespace_import":
                 ids = [c for c in part.named_children if c.type == "identifier"]
-                self.add_import(source, member="*", alias=_text(ids[0]) if ids else None, line=line)
+                self.add_import(source, member="*", alias=text_of(ids[0]) if ids else None, line=line)
                 bound = True
             elif part.type == "named_imports":
                 for spec in part.named_children:
@@ -227,7 +188,7 @@ class _Analyzer:
                         continue
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
-                    self.add_import(source, member=_text(name), alias=_text(alias), line=line)
+                    self.add_import(source, member=text_of(name), alias=text_of(alias), line=line)
                     bound = True
         if not bound:
             self.add_import(source, line=line)
@@ -239,7 +200,7 @@ class _Analyzer:
 
     def export_statement(self, node: Any, prefix: str) -> None:
         line = node.start_point[0] + 1
-        source = _literal(node.child_by_field_name("source"))
+        source = literal(node.child_by_field_name("source"))
         default = any(c.type == "default" for c in node.children)
         declaration = node.child_by_field_name("declaration")
         if declaration is not None:
@@ -248,12 +209,17 @@ class _Analyzer:
             for name in names:
                 self.exports["default" if default else name] = name
             return
+        if any(c.type == "=" for c in node.children):  # TypeScript's export = X: the module is X
+            named = [c for c in node.named_children if dotted(c)]
+            if named:
+                self.exports["="] = dotted(named[0]) or ""
+            return
         value = node.child_by_field_name("value")
         if value is not None:
             if value.type in ("class", "function_expression", "arrow_function") or default and value.type in (
                     "class_declaration", "function_declaration"):
                 self.statement(value, prefix, exported=True)
-            written = _dotted(value)
+            written = dotted(value)
             if written:
                 self.exports["default"] = written
             return
@@ -265,29 +231,52 @@ class _Analyzer:
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     if source is not None:
-                        self.add_import(source, member=_text(name), alias=f"export:{_text(alias)}", line=line)
-                        self.exports[_text(alias)] = f"export:{_text(alias)}"
+                        self.add_import(source, member=text_of(name), alias=f"export:{text_of(alias)}", line=line)
+                        self.exports[text_of(alias)] = f"export:{text_of(alias)}"
                     else:
-                        self.exports[_text(alias)] = _text(name)
+                        self.exports[text_of(alias)] = text_of(name)
             elif part.type == "namespace_export" and source is not None:
                 ids = [c for c in part.named_children if c.type in ("identifier", "string")]
-                alias = _text(ids[0]) if ids else "*"
+                alias = text_of(ids[0]) if ids else "*"
                 self.add_import(source, member="*", alias=f"export:{alias}", line=line)
                 self.exports[alias] = f"export:{alias}"
         if source is not None and not any(p.type in ("export_clause", "namespace_export") for p in node.named_children):
             self.add_import(source, member="*", wildcard=True, line=line)  # export * from './x'
 
+    def commonjs_export(self, node: Any) -> None:
+        """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),
+        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module. A function or class written
+        in place (``exports.a = function () {...}``) is no declaration the compiler names: left out."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        target = dotted(left) if left is not None else None
+        local = dotted(right) if right is not None else None
+        if target is None or right is None:
+            return
+        if target == "module.exports" and right.type == "object":
+            for part in right.named_children:
+                if part.type == "shorthand_property_identifier":
+                    self.exports[text_of(part)] = text_of(part)
+                elif part.type == "pair":
+                    key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                    named = dotted(value) if value is not None else None
+                    if key is not None and named:
+                        self.exports[text_of(key)] = named
+        elif target == "module.exports" and local:
+            self.exports["="] = local
+        elif target.rpartition(".")[0] in ("exports", "module.exports") and local:
+            self.exports[target.rpartition(".")[2]] = local
+
     def declared_names(self, node: Any, prefix: str) -> list[str]:
         if node.type in ("lexical_declaration", "variable_declaration"):
-            return [_text(d.child_by_field_name("name")) for d in node.named_children
+            return [text_of(d.child_by_field_name("name")) for d in node.named_children
                     if d.type == "variable_declarator" and d.child_by_field_name("name") is not None]
         name = node.child_by_field_name("name")
-        return [f"{prefix}{_text(name)}"] if name is not None else []
+        return [f"{prefix}{text_of(name)}"] if name is not None else []
 
     def type_(self, node: Any, kind: Any, prefix: str, exported: bool, extends: list[str] | None = None,
               implements: list[str] | None = None, named: str | None = None) -> TypeDecl | None:
         name = node.child_by_field_name("name")
-        written = (named if named is not None else f"{prefix}{_text(name)}" if name is not None
+        written = (named if named is not None else f"{prefix}{text_of(name)}" if name is not None
                    else "default" if exported else None)
         if written is None:
             return None
@@ -305,13 +294,13 @@ class _Analyzer:
         for member in body.named_children:
             if member.type in ("public_field_definition", "field_definition"):
                 name = member.child_by_field_name("name") or member.child_by_field_name("property")
-                typed = _type_name(member.child_by_field_name("type"))
+                typed = type_name(member.child_by_field_name("type"))
                 value = member.child_by_field_name("value")
                 if typed is None and value is not None and value.type == "new_expression":
-                    typed = _dotted(value.child_by_field_name("constructor")) if value.child_by_field_name(
+                    typed = dotted(value.child_by_field_name("constructor")) if value.child_by_field_name(
                         "constructor") is not None else None
                 if name is not None and typed:
-                    decl.fields[_text(name)] = typed
+                    decl.fields[text_of(name)] = typed
         for member in body.named_children:
             if member.type in ("method_definition", "abstract_method_signature", "method_signature"):
                 self.method(member, decl)
@@ -320,7 +309,7 @@ class _Analyzer:
         extends: list[str] = []
         for part in node.named_children:
             if part.type in ("extends_type_clause", "extends_clause"):
-                extends.extend(n for n in (_type_name(t) for t in part.named_children) if n)
+                extends.extend(n for n in (type_name(t) for t in part.named_children) if n)
         decl = self.type_(node, "interface", prefix, exported, extends)
         body = node.child_by_field_name("body")
         if decl is None or body is None:
@@ -330,9 +319,9 @@ class _Analyzer:
                 self.method(member, decl)
             elif member.type == "property_signature":
                 name = member.child_by_field_name("name")
-                typed = _type_name(member.child_by_field_name("type"))
+                typed = type_name(member.child_by_field_name("type"))
                 if name is not None and typed:
-                    decl.fields[_text(name)] = typed
+                    decl.fields[text_of(name)] = typed
 
     def _params(self, node: Any, owner: TypeDecl | None) -> tuple[list[str], list[str | None], dict[str, str]]:
         """(parameters as written, their declared types, name -> declared type, '' where none is declared)."""
@@ -342,8 +331,8 @@ class _Analyzer:
         params = node.child_by_field_name("parameters")
         for p in params.named_children if params is not None else ():
             pattern = p.child_by_field_name("pattern") or (p if p.type == "identifier" else None)
-            name = _text(pattern) if pattern is not None else _text(p)
-            kind = _type_name(p.child_by_field_name("type"))
+            name = text_of(pattern) if pattern is not None else text_of(p)
+            kind = type_name(p.child_by_field_name("type"))
             written.append(name if kind is None else f"{name}: {kind}")
             types.append(kind)
             if pattern is not None and pattern.type == "identifier":
@@ -356,7 +345,7 @@ class _Analyzer:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
-        name = _text(name_node)
+        name = text_of(name_node)
         constructor = name == "constructor"
         written, types, typed = self._params(node, owner if constructor else None)
         static = any(c.type == "static" for c in node.children)
@@ -364,7 +353,7 @@ class _Analyzer:
         decl = CallableDecl(kind="constructor" if constructor else "method", name=name,
                             signature=f"{name}({', '.join(written)})", owner=f"{owner.package}.{owner.name}",
                             line=node.start_point[0] + 1, params=tuple(types), static=static,
-                            returns=_type_name(node.child_by_field_name("return_type")), abstract=body is None)
+                            returns=type_name(node.child_by_field_name("return_type")), abstract=body is None)
         self.facts.callables.append(decl)
         if body is not None:
             self.spans.append((node.start_byte, node.end_byte, decl, owner, typed))
@@ -373,14 +362,14 @@ class _Analyzer:
                  span: Any = None) -> None:
         if name is None:
             name_node = node.child_by_field_name("name")
-            name = f"{prefix}{_text(name_node)}" if name_node is not None else ("default" if exported else None)
+            name = f"{prefix}{text_of(name_node)}" if name_node is not None else ("default" if exported else None)
         if name is None:
             return
         written, types, typed = self._params(node, None)
         body = node.child_by_field_name("body")
         decl = CallableDecl(kind="function", name=name, signature=f"{name}({', '.join(written)})", owner=None,
                             line=node.start_point[0] + 1, params=tuple(types),
-                            returns=_type_name(node.child_by_field_name("return_type")))
+                            returns=type_name(node.child_by_field_name("return_type")))
         self.facts.callables.append(decl)
         if body is not None:
             outer = span if span is not None else node
@@ -394,111 +383,11 @@ class _Analyzer:
             if name is None or value is None or name.type != "identifier":
                 continue
             if value.type in ("arrow_function", "function_expression", "function", "generator_function"):
-                self.function(value, prefix, exported, name=f"{prefix}{_text(name)}", span=d)
+                self.function(value, prefix, exported, name=f"{prefix}{text_of(name)}", span=d)
             elif value.type == "class":  # const Foo = class {...}: the class is Foo
-                self.class_(value, prefix, exported, named=f"{prefix}{_text(name)}")
+                self.class_(value, prefix, exported, named=f"{prefix}{text_of(name)}")
 
     # ---- bodies --------------------------------------------------------------------------------------
-    def bodies(self, root: Any, query: Any) -> None:
-        import tree_sitter
-
-        self.spans.sort(key=lambda s: s[0])
-        starts = [s[0] for s in self.spans]
-        captures = tree_sitter.QueryCursor(query).captures(root)
-        scopes: dict[int, dict[str, str]] = {id(s[2]): dict(s[4]) for s in self.spans}
-        for decl in captures.get("decl", ()):  # locals, of declared or constructed type where known, per callable
-            span = self._span(starts, decl.start_byte)
-            name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
-            typed = _type_name(decl.child_by_field_name("type"))
-            if typed is None and value is not None and value.type == "new_expression":
-                made = value.child_by_field_name("constructor")
-                typed = _dotted(made) if made is not None else None
-            if span is not None and name is not None:
-                scopes[id(span[2])][_text(name)] = typed or scopes[id(span[2])].get(_text(name)) or ""
-        for node in captures.get("require_source", ()):
-            self._dynamic(node)
-        for call in captures.get("call", ()):
-            self._call(call, starts, scopes)
-        for made in captures.get("new", ()):
-            span = self._span(starts, made.start_byte)
-            constructor = made.child_by_field_name("constructor")
-            written = _dotted(constructor) if constructor is not None else None
-            if span is not None and written and written.partition(".")[0] not in scopes[id(span[2])]:
-                span[2].instantiates.append((written, made.start_point[0] + 1))
-        for string in captures.get("string", ()):
-            self._sql(string, starts)
-
-    def _span(self, starts: list[int], at: int) -> Any:
-        i = bisect.bisect_right(starts, at) - 1
-        if i >= 0 and self.spans[i][0] <= at < self.spans[i][1]:
-            return self.spans[i]
-        return None
-
-    def _dynamic(self, string: Any) -> None:
-        source = _literal(string)
-        if source is not None:
-            self.add_import(source, line=string.start_point[0] + 1)
-
-    def _call(self, call: Any, starts: list[int], scopes: dict[int, dict[str, str]]) -> None:
-        function = call.child_by_field_name("function")
-        args = call.child_by_field_name("arguments")
-        if function is None:
-            return
-        if function.type == "import" or function.type == "identifier" and _text(function) == "require":
-            first = args.named_children[0] if args is not None and args.named_children else None
-            if first is not None and first.type == "string":
-                self._dynamic(first)
-            return
-        span = self._span(starts, call.start_byte)
-        if span is None:
-            return
-        decl, owner, line = span[2], span[3], call.start_point[0] + 1
-        n = len(args.named_children) if args is not None else 0
-        arg_types: tuple[str | None, ...] = (None,) * n
-        if function.type == "super":
-            decl.calls.append(CallRef(name="<init>", receiver="super", arg_types=arg_types, line=line))
-            return
-        scope = scopes.get(id(decl), {})
-        if function.type == "identifier":
-            if _text(function) not in scope:  # a local or parameter holding a function: not knowable
-                decl.calls.append(CallRef(name=_text(function), arg_types=arg_types, line=line))
-            return
-        if function.type != "member_expression":
-            return
-        obj, prop = function.child_by_field_name("object"), function.child_by_field_name("property")
-        if obj is None or prop is None:
-            return
-        name = _text(prop)
-        if obj.type in ("this", "super"):
-            decl.calls.append(CallRef(name=name, receiver=obj.type, arg_types=arg_types, line=line))
-            return
-        written = _dotted(obj)
-        if written is None:
-            return
-        head, _, rest = written.partition(".")
-        if head == "this" and owner is not None and rest and "." not in rest and rest in owner.fields:
-            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=owner.fields[rest], line=line,
-                                      arg_types=arg_types))
-        elif not rest and scope.get(head):
-            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=scope[head], line=line,
-                                      arg_types=arg_types))
-        elif head != "this" and head not in scope:
-            decl.calls.append(CallRef(name=name, receiver="type", receiver_type=written, line=line,
-                                      arg_types=arg_types))
-
-    def _sql(self, string: Any, starts: list[int]) -> None:
-        span = self._span(starts, string.start_byte)
-        if span is None:
-            return
-        raw = _text(string)
-        if len(raw) < 8:
-            return
-        body = _HOLE.sub("{hole}", raw[1:-1]) if string.type == "template_string" else raw[1:-1]
-        span[2].sql.extend(tables_in(body, string.start_point[0] + 1))
-
-
-_HOLE = re.compile(r"\$\{[^{}]*\}")
-"""A template literal's substitution, read as a template hole by the SQL detection."""
 
 
 def analyze_typescript(path: str, text: str, module: str | None = None) -> FileFacts:

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
 from igg.codemap.index import ClassLevel, Index, callable_key, type_key
 from igg.codemap.model import Relation
-from igg.codemap.typescript.analyze import module_name
-from igg.codemap.typescript.resolve import External, Resolver
+from igg.codemap.typescript.resolve import External, Resolver, implementation
 
 if TYPE_CHECKING:
     from igg.codemap.language import AddRelation, PackageKey
@@ -34,14 +33,16 @@ class TypeScriptLinker:
     def __init__(self, index: Index) -> None:
         self.index = index
         mine = [f for f in index.files if f.language == "typescript"]
-        self.by_module = {f.module: f for f in mine}
+        self.by_path = {f.path: f for f in mine}
+        self.declared = {p: impl for p in index.paths if (impl := implementation(p, self.by_path)) is not None}
+        """Each declaration file merged into an implementation -> that implementation."""
         configs = {c.path: c.config or {} for c in index.configs if c.language == "typescript"}
         self.resolver = Resolver(index.paths, configs)
         self._resolved: dict[tuple[str, str], FileFacts | External | None] = {}
 
     def close(self) -> None:
         del self.index
-        self.by_module = {}
+        self.by_path, self.declared = {}, {}
 
     def package_of(self, f: FileFacts) -> str:
         return f.module.rpartition("/")[0]
@@ -58,7 +59,8 @@ class TypeScriptLinker:
         key = (f.path, specifier)
         if key not in self._resolved:
             found = self.resolver.resolve(specifier, f.path)
-            self._resolved[key] = self.by_module.get(module_name(found)) if isinstance(found, str) else found
+            self._resolved[key] = (self.by_path.get(found) or self.declared.get(found)) if isinstance(found, str) \
+                else found
         return self._resolved[key]
 
     def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
@@ -122,6 +124,8 @@ class TypeScriptLinker:
 
     def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
         found = self.name(name, f)
+        if isinstance(found, FileFacts):  # a CommonJS module that is a class (module.exports = C)
+            found = self.exported(found, "=", 0)
         return found if isinstance(found, str) and found in self.index.types else None
 
     # ---- calls ---------------------------------------------------------------------------------------
@@ -129,6 +133,8 @@ class TypeScriptLinker:
         index = self.index
         if call.receiver == "none":
             found = self.name(call.name, f)
+            if isinstance(found, FileFacts):  # const f = require('./f'); f(): what the module is (module.exports = f)
+                found = self.exported(found, "=", 0)
             return index.functions.get(found) if isinstance(found, str) else None
         if call.receiver in ("this", "super"):
             if owner is None:

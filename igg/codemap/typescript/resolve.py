@@ -19,7 +19,9 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx")
 """Tried in this order for a specifier without a file extension."""
@@ -28,6 +30,21 @@ _REPLACED = {".js": (".ts", ".tsx", ".d.ts", ".js", ".jsx"), ".jsx": (".tsx", ".
 """A JavaScript extension written in a specifier -> the files that may stand for it, in order."""
 _AS_WRITTEN = (".ts", ".tsx", ".mts", ".cts", ".d.ts", ".d.mts", ".d.cts")
 _EXPORTS_MODES = ("node16", "nodenext", "bundler")
+
+
+DECLARES = {".d.ts": (".ts", ".tsx", ".js", ".jsx"), ".d.mts": (".mts", ".mjs"), ".d.cts": (".cts", ".cjs")}
+"""A declaration file's suffix -> the implementations it may declare, in the order the compiler pairs them."""
+
+
+def implementation(path: str, paths: Mapping[str, T]) -> T | None:
+    """The implementation file the declaration file ``path`` declares (None: ``path`` is no declaration file,
+    or declares none of the tree)."""
+    lower = path.lower()
+    for suffix, implementations in DECLARES.items():
+        if lower.endswith(suffix):
+            stem = path[:-len(suffix)]
+            return next((paths[stem + ext] for ext in implementations if stem + ext in paths), None)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
