@@ -28,6 +28,7 @@ and in the package-level constants of the file a function names, gives its table
 from __future__ import annotations
 
 import bisect
+import re
 from functools import cache
 from typing import Any
 
@@ -48,6 +49,8 @@ _QUERY = """
 (raw_string_literal) @string
 """
 
+_IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+"""An unqualified identifier in a written type."""
 _UNKNOWN: Any = object()
 """A local whose type is not knowable."""
 
@@ -101,7 +104,7 @@ class _Analyzer:
         self.path = path
         self.module = module
         self.facts = FileFacts(path=path, language="go", module=path, package="", lines=text.count("\n") + 1)
-        self.spans: list[tuple[int, int, CallableDecl, frozenset[str], dict[str, Any]]] = []
+        self.spans: list[tuple[int, int, CallableDecl, dict[str, str], dict[str, Any]]] = []
         """(start, end, callable, its type parameters, its scope: parameters and receiver -> written type)."""
         self.sql_names: dict[str, list[SqlRef]] = {}
         """Package-level constants and variables of the file holding SQL -> its tables."""
@@ -224,7 +227,7 @@ class _Analyzer:
         self.facts.callables.append(decl)
         self._span(node, decl, generic, scope)
 
-    def _span(self, node: Any, decl: CallableDecl, type_params: frozenset[str], scope: dict[str, str]) -> None:
+    def _span(self, node: Any, decl: CallableDecl, type_params: dict[str, str], scope: dict[str, str]) -> None:
         if node.child_by_field_name("body") is not None:
             self.spans.append((node.start_byte, node.end_byte, decl, type_params, dict(scope)))
 
@@ -366,7 +369,7 @@ def _bound(left: list[Any], right: list[Any]) -> list[tuple[str, Any]]:
 class _Scope:
     """The locals of one function by scope, typed on demand."""
 
-    def __init__(self, declared: dict[str, list[Any]], type_params: frozenset[str]) -> None:
+    def __init__(self, declared: dict[str, list[Any]], type_params: dict[str, str]) -> None:
         self.declared = declared
         self.type_params = type_params
         self.typing: set[int] = set()
@@ -404,9 +407,15 @@ class _Scope:
 
     def written(self, written: str) -> Any:
         base = base_type(written)
-        if not base or base.partition(".")[0] in self.type_params:
+        if not base:
             return _UNKNOWN
-        return ("var", " ".join(written.split()))
+        written = " ".join(written.split())
+        if self.type_params:  # a type parameter stands for its constraint, if it is a named one (else for none)
+            written = _IDENT.sub(lambda m: self.type_params.get(m.group(0)) or "?" if m.group(0) in self.type_params
+                                 else m.group(0), written)
+            if base_type(written).startswith("?"):
+                return _UNKNOWN
+        return ("var", written)
 
     def expr(self, node: Any) -> Any:
         kind = node.type
@@ -433,6 +442,10 @@ class _Scope:
             operand = node.child_by_field_name("operand")
             base = self.expr(operand) if operand is not None else _UNKNOWN
             return _UNKNOWN if base is _UNKNOWN else ("elem", base)
+        if kind == "type_conversion_expression":  # F[int](x): a generic function's call (or a conversion)
+            typed = node.child_by_field_name("type")
+            ref = self.callref(typed, node.start_point[0] + 1) if typed is not None else None
+            return ("call", ref) if ref is not None else _UNKNOWN
         if kind == "call_expression":
             function = node.child_by_field_name("function")
             if function is None:
@@ -535,22 +548,29 @@ def _signature(name: str, params: list[str], results: list[str]) -> str:
     return f"{out} ({', '.join(results)})" if results else out
 
 
-def _type_params(node: Any) -> frozenset[str]:
-    if node is None:
-        return frozenset()
-    return frozenset(_text(n) for d in node.named_children for n in d.children_by_field_name("name"))
+def _type_params(node: Any) -> dict[str, str]:
+    """A function's type parameters -> the named type constraining each (``T Shape``: ``Shape``; ``''`` for
+    ``any``, a union or an approximation: no methods to call through it)."""
+    out: dict[str, str] = {}
+    for d in node.named_children if node is not None else ():
+        constraint = d.child_by_field_name("type")
+        inner = constraint.named_children[0] if constraint is not None and len(constraint.named_children) == 1 else None
+        named = _text(inner) if inner is not None and inner.type in ("type_identifier", "qualified_type") else ""
+        for n in d.children_by_field_name("name"):
+            out[_text(n)] = "" if named in ("any", "comparable") else named
+    return out
 
 
-def _generic_args(typed: Any) -> frozenset[str]:
-    """``*G[K, V]`` in a receiver: its type parameters' names (``K``, ``V``)."""
+def _generic_args(typed: Any) -> dict[str, str]:
+    """``*G[K, V]`` in a receiver: its type parameters' names (``K``, ``V``), constraints not known here."""
     stack = [typed]
     while stack:
         node = stack.pop()
         if node.type == "generic_type":
             args = node.child_by_field_name("type_arguments")
-            return frozenset(_text(a) for a in (args.named_children if args is not None else ()))
+            return dict.fromkeys((_text(a) for a in (args.named_children if args is not None else ())), "")
         stack.extend(node.named_children)
-    return frozenset()
+    return {}
 
 
 def analyze_go(path: str, text: str, module: str | None = None) -> FileFacts:

@@ -213,6 +213,9 @@ class GoLinker:
             return self.field_written(base, expr[2]) if base is not None else None
         if kind == "call":
             target = self.call_target(expr[1], f, None, depth + 1)
+            if target is None and expr[1].receiver in ("none", "type"):  # T(x), pkg.T(x): a conversion to T
+                written = f"{expr[1].receiver_type}.{expr[1].name}" if expr[1].receiver == "type" else expr[1].name
+                return (written, f) if self.resolve_type(written, f, None) is not None else None
             if not isinstance(target, CallableDecl):
                 return None
             results = split_types(target.returns)
