@@ -329,33 +329,6 @@ def test_map_code_reads_go_beside_other_languages_and_counts_them(tmp_path: Path
     assert json.loads(only.stdout)["map_code"]["files"]["by_language"] == {"go": 4}
 
 
-def test_a_changed_go_mod_renames_the_packages_on_update(tmp_path: Path) -> None:
-    """``--update`` after a change of ``go.mod`` alone: every package under it takes the new module path, as a
-    fresh map has it."""
-    tree = _write(tmp_path / "tree", CALLS)
-    first = _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
-    (tree / "go.mod").write_text("module example.org/renamed\n\ngo 1.19\n")
-    for path in (tree / "app" / "app.go",):
-        path.write_text(path.read_text().replace("example.com/calls", "example.org/renamed"))
-    update = _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--update", "--json", cwd=tmp_path)
-    assert update.returncode == 0, update.stderr
-    now = _igg("export", "--store", "s.db", "m", "--format", "json", "--output", "now.json", cwd=tmp_path)
-    fresh = _igg("map-code", "tree", "--no-store", "--quiet", "--export", "json:fresh.json", cwd=tmp_path)
-    assert now.returncode == 0 and fresh.returncode == 0, now.stderr + fresh.stderr
-
-    def graph(path: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
-        doc = json.loads(path.read_text())
-        names = {n["id"]: n["properties"].get("path") or n["properties"].get("qualified_name") or
-                 n["properties"].get("signature") or n["properties"]["name"] for n in doc["nodes"]}
-        return set(names.values()), {(names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]}
-
-    assert graph(tmp_path / "now.json") == graph(tmp_path / "fresh.json")
-    nodes, edges = graph(tmp_path / "now.json")
-    assert "example.org/renamed/shapes" in nodes and "example.com/calls/shapes" not in nodes
-    assert ("app/app.go", "IMPORTS", "example.org/renamed/shapes") in edges
-
-
 def test_a_file_that_does_not_parse_is_partial_and_the_map_goes_on(tmp_path: Path) -> None:
     _write(tmp_path / "bad", {"go.mod": "module example.com/bad\n", "ok.go": "package bad\n\nfunc OK() { Broken() }\n",
                               "broken.go": "package bad\n\nimport \"fmt\"\n\nfunc Broken( { fmt.Println(\n"})

@@ -141,6 +141,9 @@ class Language(Protocol):
     """A pattern whose matches say an unmarked context is in this language (the most matches win)."""
     package_separator: str = "."
     """What separates the parts of a package name (``acme.billing``; TypeScript's folders: ``src/util``)."""
+    method_sets: bool = False
+    """Its linking computes relations from a type's method set (Go's implicit ``IMPLEMENTS``): a method that
+    comes, goes or is redeclared concerns, on ``--update``, every file that names its type (the type's own)."""
     keeps_generated: bool = False
     """A generated file is read (as its module and imports) instead of skipped."""
     reads_generated: bool = False

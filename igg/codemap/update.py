@@ -32,6 +32,7 @@ import structlog
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, cache_path, content_hash
 from igg.codemap.facts import CallableDecl, FileFacts
+from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
 from igg.codemap.prepare import git_commit_soon
@@ -196,12 +197,13 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
             names.update(k for k in fields[0].keys() | fields[1].keys() if fields[0].get(k) != fields[1].get(k))
     gone = Counter(_declared(c) for c in old.callables)
     come = Counter(_declared(c) for c in new.callables)
+    method_sets = get_language(new.language).method_sets
     for kind, name, _, owner, *_rest in (gone - come) + (come - gone):
         names.add(name)
         if kind == "constructor":
             names.add("<init>")
-            if owner:
-                names.add(owner.rpartition(".")[2])
+        if owner and (kind == "constructor" or method_sets):  # Go: the type's computed IMPLEMENTS may change
+            names.add(owner.rpartition(".")[2])
     return names
 
 

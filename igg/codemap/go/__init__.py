@@ -35,6 +35,9 @@ class Go(Language):
     comment = "//"
     hint = re.compile(r"^(package\s+\w+\s*$|func\s+(\(\w+\s+\*?\w+\)\s*)?\w+\(|import\s+\(\s*$)", re.MULTILINE)
     package_separator = "/"
+    method_sets = True
+    """IMPLEMENTS is computed from method sets: a method added in another file than its type's relinks the
+    type's file on ``--update``."""
     reads_generated = True
     """A generated file (``*.pb.go``, ``Code generated ... DO NOT EDIT.``) is part of its package: go builds it."""
 
