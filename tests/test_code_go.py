@@ -261,6 +261,10 @@ CALLS = {
         "type Wrong struct{}", "",
         "func (Wrong) Move(dx, dy int) int { return 0 }", "",
         "func Describe(s Shape) float64 { return s.Area() }", "",
+        "var Default = NewRect(1, 1)", "",
+        "var unit = &Rect{W: 1}", "",
+        "var typed Shape", "",
+        "func Unit() float64 { return unit.Area() + typed.Area() + Default.inner.Area() }", "",
         "func Total[T Shape](xs []T) float64 {", "\tt := 0.0", "\tfor _, x := range xs {", "\t\tt += x.Area()",
         "\t}", "\treturn t", "}", "",
     ]),
@@ -280,7 +284,7 @@ CALLS = {
         "}", "",
         "type shapes2 = sh.Shape", "",
         "func helper(s *Service) float64 {", "\tvar helper = func() float64 { return 1 }",
-        "\treturn helper() + s.Run()", "}", "",
+        "\treturn helper() + s.Run() + sh.Default.Grow().Area()", "}", "",
     ]),
 }
 
@@ -288,8 +292,8 @@ CALLS = {
 def test_calls_are_the_ones_the_checker_resolves(tmp_path: Path) -> None:
     """Package functions (through an alias too), methods of receivers, parameters, locals declared or built as
     T{}, &T{}, new(T), a constructor's result, fields (promoted through embedding), ranges over slices and maps,
-    index expressions, call chains, interface methods; a local shadowing a package, a function or a receiver is
-    never read as one."""
+    index expressions, call chains, interface methods, package-level variables (of this package or another);
+    a local shadowing a package, a function or a receiver is never read as one."""
     root = _write(tmp_path / "calls", CALLS)
     model, _ = _map(root)
     truth = program(root, go_list(root))

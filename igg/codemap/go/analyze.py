@@ -236,11 +236,23 @@ class _Analyzer:
             names = [c for c in spec.children_by_field_name("name")]
             value = spec.child_by_field_name("value")
             values = value.named_children if value is not None else []
+            if spec.type == "var_spec":
+                self.package_var(names, spec.child_by_field_name("type"), values)
             for n, v in zip(names, values, strict=False):
                 if v.type in ("interpreted_string_literal", "raw_string_literal"):
                     refs = tables_in(_string(v), v.start_point[0] + 1)
                     if refs:
                         self.sql_names[_text(n)] = refs
+
+    def package_var(self, names: list[Any], typed: Any, values: list[Any]) -> None:
+        """A package-level variable's type as ``exports["var NAME"]``: as written, or ``= F`` / ``= pkg.F`` for
+        the result of the call that initialises it."""
+        for i, n in enumerate(names):
+            written = _text(typed) if typed is not None else None
+            if written is None and len(values) == len(names):
+                written = _initial_type(values[i])
+            if written and _text(n) != "_":
+                self.facts.exports[f"var {_text(n)}"] = " ".join(written.split())
 
     # ---- bodies --------------------------------------------------------------------------------------
     def bodies(self, root: Any, query: Any) -> None:
@@ -421,7 +433,7 @@ class _Scope:
         kind = node.type
         if kind == "identifier":
             found = self.local(_text(node), node.start_byte)
-            return _UNKNOWN if found is None else found
+            return ("global", _text(node)) if found is None else found
         if kind == "parenthesized_expression" and node.named_children:
             return self.expr(node.named_children[0])
         if kind == "unary_expression" and _text(node.child_by_field_name("operator")) == "&":
@@ -435,7 +447,7 @@ class _Scope:
             if operand is None or field is None:
                 return _UNKNOWN
             if operand.type == "identifier" and self.local(_text(operand), operand.start_byte) is None:
-                return _UNKNOWN  # pkg.Var: a package-level variable is not typed here
+                return ("global", f"{_text(operand)}.{_text(field)}")  # pkg.Var, or a field of a package's var
             base = self.expr(operand)
             return _UNKNOWN if base is _UNKNOWN else ("field", base, _text(field))
         if kind == "index_expression":
@@ -481,6 +493,32 @@ class _Scope:
             typed = self.expr(operand)
             return None if typed is _UNKNOWN else CallRef(name=_text(field), receiver="expr", expr=typed, line=line)
         return None
+
+
+def _initial_type(value: Any) -> str | None:
+    """What a package-level ``var x = value`` makes ``x``: a composite literal's type, ``new(T)``'s, or ``= F``
+    / ``= pkg.F`` for a call's result."""
+    if value.type == "unary_expression" and _text(value.child_by_field_name("operator")) == "&":
+        value = value.child_by_field_name("operand")
+    if value is None:
+        return None
+    if value.type == "composite_literal":
+        typed = value.child_by_field_name("type")
+        return _text(typed) if typed is not None else None
+    if value.type != "call_expression":
+        return None
+    function = value.child_by_field_name("function")
+    if function is None:
+        return None
+    if function.type == "identifier" and _text(function) == "new":
+        args = value.child_by_field_name("arguments")
+        return _text(args.named_children[0]) if args is not None and args.named_children else None
+    if function.type == "identifier":
+        return f"= {_text(function)}"
+    operand = function.child_by_field_name("operand") if function.type == "selector_expression" else None
+    if operand is not None and operand.type == "identifier":
+        return f"= {_text(operand)}.{_text(function.child_by_field_name('field'))}"
+    return None
 
 
 def _specs(node: Any, kinds: str | tuple[str, ...]) -> list[Any]:

@@ -83,10 +83,15 @@ class GoLinker:
         self.names: dict[str, str] = {}
         """In-tree import path -> the name its package clause declares."""
         self.file_of: dict[int, FileFacts] = {}
+        self.globals: dict[str, dict[str, tuple[str, FileFacts]]] = {}
+        """Package -> its package-level variables of known type (``analyze.py``'s ``var NAME`` exports)."""
         for f in index.files:
             if f.language != "go":
                 continue
             self.names.setdefault(f.package, f.exports.get("package", guessed_name(f.package)))
+            for key, written in f.exports.items():
+                if key.startswith("var "):
+                    self.globals.setdefault(f.package, {})[key[4:]] = (written, f)
             for c in f.callables:
                 self.file_of[id(c)] = f
         self._bindings: dict[int, tuple[dict[str, str], list[str]]] = {}
@@ -158,12 +163,14 @@ class GoLinker:
 
     def member(self, q: str, name: str) -> CallableDecl | None:
         """The method ``name`` of type ``q``, or of the shallowest embedded type declaring it (None when two
-        at that depth do)."""
+        at that depth do, or a field of that name is shallower)."""
         level, seen = [q], {q}
         for _ in range(_DEPTH):
             found = [m for t in level for m in self.index.members.get(t, ()) if m.name == name]
             if found:
                 return found[0] if len(found) == 1 else None
+            if any(name in self.index.types[t].fields for t in level):
+                return None  # a field (of function type) at this depth hides deeper methods
             below = []
             for t in level:
                 for e in self._embedded(t):
@@ -204,6 +211,8 @@ class GoLinker:
         kind = expr[0]
         if kind == "var":
             return expr[1], f
+        if kind == "global":
+            return self.global_written(expr[1], f, depth + 1)
         if kind in ("elem", "key"):
             inner = self.written_of(expr[1], f, depth + 1)
             part = _element(inner[0], kind == "key") if inner is not None else None
@@ -221,6 +230,27 @@ class GoLinker:
             results = split_types(target.returns)
             return (results[0], self.file_of.get(id(target), f)) if results else None
         return None
+
+    def global_written(self, name: str, f: FileFacts, depth: int) -> tuple[str, FileFacts] | None:
+        """The type of the package-level variable ``name`` (``v``, ``pkg.V``, or ``v.field``) written in ``f``."""
+        head, dot, rest = name.partition(".")
+        bindings, dots = self.bindings(f)
+        if dot and head in bindings and head not in self.globals.get(f.package, {}):
+            found = self.globals.get(bindings[head], {}).get(rest)
+        elif dot:
+            return self.written_of(("field", ("global", head), rest), f, depth + 1)
+        else:
+            found = self.globals.get(f.package, {}).get(name) or next(
+                (self.globals[p][name] for p in dots if name in self.globals.get(p, {})), None)
+        if found is None:
+            return None
+        written, where = found
+        if not written.startswith("= "):
+            return written, where
+        callee = written[2:]
+        owner, dotted, called = callee.rpartition(".")
+        ref = (CallRef(name=called, receiver="type", receiver_type=owner) if dotted else CallRef(name=callee))
+        return self.written_of(("call", ref), where, depth + 1)
 
     def type_of(self, expr: Any, f: FileFacts, depth: int = 0) -> str | None:
         """The in-tree named type an expression of ``analyze.py`` has in ``f``, or None."""
@@ -246,6 +276,9 @@ class GoLinker:
             if imported is not None and f"{f.package}.{call.receiver_type}" not in index.types:
                 return index.functions.get(f"{imported}.{call.name}")
             q = self.resolve_type(call.receiver_type, f, None)
+            if q is not None:
+                return self.member(q, call.name)
+            q = self.type_of(("global", call.receiver_type), f, depth + 1)  # v.M() of a package-level v
             return self.member(q, call.name) if q is not None else None
         if call.receiver == "expr" and call.expr is not None:
             q = self.type_of(call.expr, f, depth + 1)
