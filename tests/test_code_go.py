@@ -91,6 +91,9 @@ GO_WORK = {
         "package store_test", "", 'import (\n\t"strings"\n\t"testing"\n\n\t"example.com/svc/internal/store"\n)', "",
         "func TestExt(t *testing.T) { _ = store.Open(strings.TrimSpace(\" x \")) }", ""]),
     "svc/internal/testutil/util.go": 'package testutil\n\nimport "os"\n\nfunc Check(t any, ok bool) { _ = os.Args }\n',
+    "svc/internal/build/version.go": 'package build\n\nimport "runtime/debug"\n\nvar _ = debug.ReadBuildInfo\n',
+    "svc/out/gen/gen.go": 'package gen\n\nimport "text/template"\n\nvar _ = template.New\n',
+    "svc/vendor/github.com/pkg/errors/errors.go": 'package errors\n\nimport "fmt"\n\nvar _ = fmt.Sprint\n',
     "svc/internal/store/sys_linux.go": 'package store\n\nimport "syscall"\n\nvar _ = syscall.Getpid\n',
     "svc/internal/store/sys_windows.go": 'package store\n\nimport "golang.org/x/sys/windows"\n\nvar _ = windows.Handle(0)\n',
     "svc/internal/store/sys_darwin_arm64.go": 'package store\n\nimport "unsafe"\n\nvar _ = unsafe.Sizeof(0)\n',
@@ -124,8 +127,9 @@ GO_WORK = {
 
 
 def test_package_imports_of_a_workspace_are_go_lists(tmp_path: Path) -> None:
-    """Two modules in a go.work, a nested module, internal packages, a /v2 folder, tests in and out of the
-    package, build constraints (file names, //go:build, // +build, ignore, cgo, unix, release tags), generated
+    """Two modules in a go.work, a nested module, internal packages, a /v2 folder, packages in folders named
+    build and out (a vendor folder is left out, as ./... leaves it), tests in and out of the package, build
+    constraints (file names, //go:build, // +build, ignore, cgo, unix, release tags), generated
     files, testdata and _ folders: the package-to-package IMPORTS are go list's, outside packages by import
     path."""
     model, _ = _compare_imports(_write(tmp_path / "work", GO_WORK))

@@ -65,6 +65,32 @@ class Go(Language):
 
         return excluded(path, text)
 
+    def is_package_dir(self, path: str) -> bool:
+        """A folder of a build-like name (``build``, ``out``, ``generated``, ``third_party``; not ``vendor``, which
+        ``./...`` leaves out) holding ``.go`` files within three levels is a package folder, as ``go list ./...``
+        reads it."""
+        import os
+
+        if os.path.basename(path) in ("vendor", "vendored"):
+            return False
+        level = [path]
+        for _ in range(3):
+            below = []
+            for folder in level:
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:
+                    continue
+                for entry in entries:
+                    if entry.name.startswith((".", "_")) or entry.name == "testdata":
+                        continue
+                    if entry.name.endswith(".go") and entry.is_file(follow_symlinks=False):
+                        return True
+                    if entry.is_dir(follow_symlinks=False):
+                        below.append(entry.path)
+            level = below[:200]
+        return False
+
     def header(self, path: str, text: str, module: str | None) -> FileFacts:
         from igg.codemap.go.analyze import package_path
         from igg.codemap.go.build import package_clause
