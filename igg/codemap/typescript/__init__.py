@@ -41,7 +41,7 @@ class TypeScript(Language):
     name = "typescript"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "6"
+    cache_version = "7"
     schema = SchemaAdditions()
     comment = "//"
     package_separator = "/"

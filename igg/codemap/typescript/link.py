@@ -116,6 +116,10 @@ class TypeScriptLinker:
             return None
         found: str | FileFacts | None = target if binding.member == "*" else self.exported(
             target, binding.member or "default", depth + 1)
+        if rest and binding.member not in (None, "*") and not isinstance(found, FileFacts):
+            # an imported namespace (``export namespace util {...}``): ``util.f`` is a declaration of its module
+            local = target.exports.get(binding.member or "default", binding.member or "default")
+            return self.name(f"{local}.{rest}", target, depth + 1) if not local.startswith("export:") else None
         for part in rest.split(".") if rest else ():
             if not isinstance(found, FileFacts):
                 return None
@@ -144,6 +148,9 @@ class TypeScriptLinker:
             q = self.resolve_type(call.receiver_type, f, owner)
             return index.find_member(q, call) if q is not None else None
         if call.receiver == "type" and call.receiver_type:
+            inside = self.name(f"{call.receiver_type}.{call.name}", f)  # a function of a namespace
+            if isinstance(inside, str) and inside in index.functions:
+                return index.functions[inside]
             found = self.name(call.receiver_type, f)
             if isinstance(found, FileFacts):
                 inner = self.exported(found, call.name, 0)
@@ -159,10 +166,24 @@ class TypeScriptLinker:
         source = callable_key(c, f.package)
         for written, line in c.instantiates:
             q = self.resolve_type(written, f, owner)
-            if q is None:
-                continue
-            for m in self.index.members.get(q, ()):
-                if m.kind == "constructor":
-                    add(Relation("CALLS", source, callable_key(m, self.index.type_file[q].package), line))
-                    break
+            constructor = self.constructor(q) if q is not None else None
+            if constructor is not None:
+                owner_file = self.index.type_file[constructor.owner or ""]
+                add(Relation("CALLS", source, callable_key(constructor, owner_file.package), line))
+
+    def constructor(self, q: str) -> CallableDecl | None:
+        """The constructor ``new q()`` runs: ``q``'s own, else the nearest in-tree superclass's (a class without
+        one inherits its superclass's)."""
+        index, seen = self.index, set()
+        while q not in seen:
+            seen.add(q)
+            own = next((m for m in index.members.get(q, ()) if m.kind == "constructor"), None)
+            if own is not None:
+                return own
+            t = index.types.get(q)
+            supers = [s for s in index.supertypes(t) if index.types[s].kind == "class"] if t is not None else []
+            if t is None or t.kind != "class" or not supers:
+                return None
+            q = supers[0]
+        return None
 
