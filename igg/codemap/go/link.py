@@ -10,8 +10,8 @@ its ``IMPLEMENTS``), an interface's embedded interfaces its ``EXTENDS``. ``IMPLE
 Go's rule is implicit: a non-interface type of the tree implements an interface of the tree when its method set
 (its methods with value and pointer receivers, and those promoted from embedded in-tree types) holds every
 method of the interface (its own and its embedded interfaces') by name and parameter and result types as written, each type name
-qualified by its package's import path (interfaces without methods, and those embedding an outside interface,
-are left out; a struct embedding an outside type is judged by the methods the tree shows of it).
+qualified by its package's import path, and embeds every outside type the interface embeds (``io.Reader``:
+its methods are not known here, but embedding it brings all of them); interfaces without methods are left out.
 
 Calls: ``f()`` a function of the package (or of a dot import); ``pkg.F()`` a function of an in-tree package;
 ``T.M`` a method expression; ``e.M()`` where ``e``'s type is known (``analyze.py``): the method ``M`` of that
@@ -95,8 +95,8 @@ class GoLinker:
             for c in f.callables:
                 self.file_of[id(c)] = f
         self._bindings: dict[int, tuple[dict[str, str], list[str]]] = {}
-        self._interfaces: list[tuple[str, dict[str, Shape]]] | None = None
-        self._method_sets: dict[str, dict[str, Shape] | None] = {}
+        self._interfaces: list[tuple[str, MethodSet]] | None = None
+        self._method_sets: dict[str, MethodSet] = {}
 
     def close(self) -> None:
         del self.index
@@ -286,28 +286,28 @@ class GoLinker:
         return None
 
     # ---- computed IMPLEMENTS -------------------------------------------------------------------------
-    def method_set(self, q: str, seen: frozenset[str] = frozenset()) -> dict[str, Shape] | None:
-        """Method name -> (parameters, results) of type ``q`` with its promoted methods. An interface embedding
-        a type outside the tree has no known method set (None); a struct's is what the tree shows of it (a
-        subset of the real one: what it satisfies, it satisfies)."""
+    def method_set(self, q: str, seen: frozenset[str] = frozenset()) -> MethodSet:
+        """Method name -> (parameter types, result types) of type ``q`` with its promoted methods, and the
+        outside types it embeds (qualified names: their methods are not known here, but a type that embeds
+        ``io.Reader`` has all of them, and an interface that embeds it asks for all of them)."""
         if q in self._method_sets:
             return self._method_sets[q]
         t = self.index.types[q]
         f = self.index.type_file[q]
-        strict = t.kind == "interface"
         promoted: dict[str, Shape] = {}
-        known = True
+        outside: set[str] = set()
         for written in t.extends:
             e = self.resolve_type(written, f, None)
-            inner = self.method_set(e, seen | {q}) if e is not None and e not in seen and e != q else None
-            if inner is None:
-                known = known and not strict
-                continue
-            promoted.update(inner)
+            if e is None:
+                outside.add(self.normal(base_type(written), f))
+            elif e not in seen and e != q:
+                methods, embedded = self.method_set(e, seen | {q})
+                promoted.update(methods)
+                outside.update(embedded)
         own = {m.name: self.shape(m, f) for m in self.index.members.get(q, ())}
-        out = {**promoted, **own} if known else None
-        self._method_sets[q] = out
-        return out
+        found = ({**promoted, **own}, frozenset(outside))
+        self._method_sets[q] = found
+        return found
 
     def shape(self, m: CallableDecl, f: FileFacts) -> Shape:
         """A method's parameter and result types, each named as the compiler would (``Entry`` in package
@@ -332,15 +332,15 @@ class GoLinker:
 
         return _QUALIFIED.sub(qualify, " ".join(written.split()))
 
-    def interfaces(self) -> list[tuple[str, dict[str, Shape]]]:
-        """Every in-tree interface with a known, non-empty method set."""
+    def interfaces(self) -> list[tuple[str, MethodSet]]:
+        """Every in-tree interface with methods (its own, or those of the outside interfaces it embeds)."""
         if self._interfaces is None:
             self._interfaces = []
             for q, t in self.index.types.items():
                 if t.kind == "interface" and self.index.type_file[q].language == "go":
-                    methods = self.method_set(q)
-                    if methods:
-                        self._interfaces.append((q, methods))
+                    methods, outside = self.method_set(q)
+                    if methods or outside:
+                        self._interfaces.append((q, (methods, outside)))
         return self._interfaces
 
     def file_relations(self, f: FileFacts, add: Callable[[Relation], None]) -> None:
@@ -348,17 +348,19 @@ class GoLinker:
         for t in f.types:
             if t.kind == "interface" or not self.index.members.get(t.qualified) and not t.extends:
                 continue
-            have = self.method_set(t.qualified) or {}
-            if not have:
+            have, embeds = self.method_set(t.qualified)
+            if not have and not embeds:
                 continue
             declared = set(self._embedded(t.qualified))
-            for q, wants in self.interfaces():
-                if q not in declared and all(have.get(name) == counts for name, counts in wants.items()):
+            for q, (wants, needs) in self.interfaces():
+                if q not in declared and needs <= embeds and all(have.get(n) == shape for n, shape in wants.items()):
                     add(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line))
 
 
 Shape = tuple[tuple[str, ...], tuple[str, ...]]
 """A method's parameter types and result types, qualified (``GoLinker.shape``)."""
+MethodSet = tuple[dict[str, Shape], frozenset[str]]
+"""A type's methods by name, and the outside types it embeds (``GoLinker.method_set``)."""
 _QUALIFIED = re.compile(r"\b([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?")
 _PREDECLARED = frozenset("""bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string
 uint uint8 uint16 uint32 uint64 uintptr any comparable func map chan struct interface""".split())
