@@ -9,9 +9,10 @@ the packages of its dot imports. Types: a struct's embedded types are its ``EXTE
 its ``IMPLEMENTS``), an interface's embedded interfaces its ``EXTENDS``. ``IMPLEMENTS`` is also computed, as
 Go's rule is implicit: a non-interface type of the tree implements an interface of the tree when its method set
 (its methods with value and pointer receivers, and those promoted from embedded in-tree types) holds every
-method of the interface (its own and its embedded interfaces') by name and parameter and result types as written, each type name
-qualified by its package's import path, and embeds every outside type the interface embeds (``io.Reader``:
-its methods are not known here, but embedding it brings all of them); interfaces without methods are left out.
+method of the interface (its own and its embedded interfaces') by name and parameter and result types as
+written, each type name qualified by its package's import path, and it embeds every outside type the interface
+embeds (``io.Reader``: its methods are not known here, but embedding it brings all of them); interfaces without
+methods are left out. A package-level variable's type is known when declared, built or a call's result.
 
 Calls: ``f()`` a function of the package (or of a dot import); ``pkg.F()`` a function of an in-tree package;
 ``T.M`` a method expression; ``e.M()`` where ``e``'s type is known (``analyze.py``): the method ``M`` of that
