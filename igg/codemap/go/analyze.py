@@ -28,12 +28,14 @@ and in the package-level constants of the file a function names, gives its table
 from __future__ import annotations
 
 import bisect
-import re
 from functools import cache
 from typing import Any
 
-from igg.codemap.facts import CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.go.scope import Scope, base_type, bound, node_text, scope_node
 from igg.codemap.sql import tables_in
+
+_text = node_text
 
 _QUERY = """
 (call_expression) @call
@@ -48,12 +50,6 @@ _QUERY = """
 (interpreted_string_literal) @string
 (raw_string_literal) @string
 """
-
-_IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
-"""An unqualified identifier in a written type."""
-_UNKNOWN: Any = object()
-"""A local whose type is not knowable."""
-
 
 @cache
 def grammar() -> tuple[Any, Any]:
@@ -71,23 +67,10 @@ def parse(path: str, text: str) -> Any:
     return parser.parse(text.encode("utf-8", "surrogatepass"))
 
 
-def _text(node: Any) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
 def _string(node: Any) -> str:
     """A string literal's value (escapes of an interpreted literal left as written)."""
     raw = _text(node)
     return raw[1:-1] if len(raw) >= 2 else raw
-
-
-def base_type(written: str) -> str:
-    """``*pkg.T[int]`` -> ``pkg.T``: the named type a written type refers to through pointers and type args."""
-    written = written.strip().lstrip("*").strip()
-    bracket = written.find("[")
-    if bracket > 0:
-        written = written[:bracket]
-    return written
 
 
 def package_path(path: str, module: str | None, package_name: str | None) -> str:
@@ -272,14 +255,14 @@ class _Analyzer:
             span = self._at(starts, node.start_byte)
             if span is None or name == "_":
                 return
-            where = scope if scope is not None else _scope_node(node)
+            where = scope if scope is not None else scope_node(node)
             first, last = (where.start_byte, where.end_byte) if where is not None else (span[0], span[1])
             declared[id(span[2])].setdefault(name, []).append(
                 (first, last, node.end_byte if visible is None else visible, declaration))
 
         for short in captures.get("short", ()):
             left, right = short.child_by_field_name("left"), short.child_by_field_name("right")
-            for name, value in _bound(left.named_children if left is not None else [],
+            for name, value in bound(left.named_children if left is not None else [],
                                       right.named_children if right is not None else []):
                 add(short, name, value)
         for spec in captures.get("var", ()):
@@ -290,8 +273,8 @@ class _Analyzer:
                     add(spec, _text(n), ("type", _text(typed)))
             else:
                 value = spec.child_by_field_name("value")
-                for name, bound in _bound(names, value.named_children if value is not None else []):
-                    add(spec, name, bound)
+                for name, declared_as in bound(names, value.named_children if value is not None else []):
+                    add(spec, name, declared_as)
         for node in captures.get("range", ()):
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if not any(c.type == ":=" for c in node.children):
@@ -315,7 +298,7 @@ class _Analyzer:
         for call in sorted(calls, key=lambda n: (n.start_byte, n.end_byte)):
             span = self._at(starts, call.start_byte)
             if span is not None:
-                self._call(call, span, _Scope(declared[id(span[2])], span[3]))
+                self._call(call, span, Scope(declared[id(span[2])], span[3]))
         for string in sorted(captures.get("string", ()), key=lambda n: (n.start_byte, n.end_byte)):
             span = self._at(starts, string.start_byte)
             if span is not None and string.end_byte - string.start_byte >= 10:
@@ -330,7 +313,7 @@ class _Analyzer:
             node = stack.pop()
             if node.type == "identifier" and _text(node) in self.sql_names:
                 span = self._at(starts, node.start_byte)
-                if span is not None and _Scope(declared[id(span[2])], span[3]).local(_text(node),
+                if span is not None and Scope(declared[id(span[2])], span[3]).local(_text(node),
                                                                                      node.start_byte) is None:
                     have = {(r.table, r.op) for r in span[2].sql}
                     span[2].sql.extend(r for r in self.sql_names[_text(node)] if (r.table, r.op) not in have)
@@ -343,7 +326,7 @@ class _Analyzer:
             return self.spans[i]
         return None
 
-    def _call(self, call: Any, span: Any, scope: _Scope) -> None:
+    def _call(self, call: Any, span: Any, scope: Scope) -> None:
         function = call.child_by_field_name("function") if call.type == "call_expression" else call.child_by_field_name(
             "type")
         if function is None:
@@ -351,148 +334,6 @@ class _Analyzer:
         ref = scope.callref(function, call.start_point[0] + 1)
         if ref is not None:
             span[2].calls.append(ref)
-
-
-_SCOPES = frozenset({"block", "if_statement", "for_statement", "expression_switch_statement", "type_switch_statement",
-                     "select_statement", "expression_case", "type_case", "default_case", "communication_case",
-                     "func_literal", "function_declaration", "method_declaration"})
-"""Nodes that open a scope: a declaration inside one is seen up to its end."""
-
-
-def _scope_node(node: Any) -> Any:
-    at = node.parent
-    while at is not None and at.type not in _SCOPES:
-        at = at.parent
-    return at
-
-
-def _bound(left: list[Any], right: list[Any]) -> list[tuple[str, Any]]:
-    """(name, declaration) of ``a, b := x, y`` / ``a, b := f()`` (a name on the left of a call of several results
-    other than the first: not typed)."""
-    out = []
-    for i, ident in enumerate(left):
-        if ident.type != "identifier":
-            continue
-        value = right[i] if len(right) == len(left) else right[0] if i == 0 and len(right) == 1 else None
-        out.append((_text(ident), ("expr", value) if value is not None else None))
-    return out
-
-
-class _Scope:
-    """The locals of one function by scope, typed on demand."""
-
-    def __init__(self, declared: dict[str, list[Any]], type_params: dict[str, str]) -> None:
-        self.declared = declared
-        self.type_params = type_params
-        self.typing: set[int] = set()
-
-    def local(self, name: str, at: int) -> Expr | None | Any:
-        """The expression typing the local ``name`` seen at byte ``at`` (None: no local of that name is seen
-        there; ``_UNKNOWN``: one is, of a type not knowable)."""
-        found = self.declared.get(name)
-        if found is None:
-            return None
-        seen = [d for d in found if d[0] <= at < d[1] and d[2] <= at]
-        if not seen:
-            return None
-        inner = max(d[0] for d in seen)
-        declaration = min((d for d in seen if d[0] == inner), key=lambda d: d[2])
-        key = id(declaration)
-        if key in self.typing:
-            return _UNKNOWN
-        self.typing.add(key)
-        try:
-            return self.typed(declaration[3])
-        finally:
-            self.typing.discard(key)
-
-    def typed(self, declaration: Any) -> Any:
-        if declaration is None:
-            return _UNKNOWN
-        kind, value = declaration[0], declaration[1]
-        if kind == "type":
-            return self.written(value)
-        if kind == "range":  # for k, v := range x: the key (a channel's element) and the element
-            base = self.expr(value)
-            return _UNKNOWN if base is _UNKNOWN else (declaration[2], base)
-        return self.expr(value)
-
-    def written(self, written: str) -> Any:
-        base = base_type(written)
-        if not base:
-            return _UNKNOWN
-        written = " ".join(written.split())
-        if self.type_params:  # a type parameter stands for its constraint, if it is a named one (else for none)
-            written = _IDENT.sub(lambda m: self.type_params.get(m.group(0)) or "?" if m.group(0) in self.type_params
-                                 else m.group(0), written)
-            if base_type(written).startswith("?"):
-                return _UNKNOWN
-        return ("var", written)
-
-    def expr(self, node: Any) -> Any:
-        kind = node.type
-        if kind == "identifier":
-            found = self.local(_text(node), node.start_byte)
-            return ("global", _text(node)) if found is None else found
-        if kind == "parenthesized_expression" and node.named_children:
-            return self.expr(node.named_children[0])
-        if kind == "unary_expression" and _text(node.child_by_field_name("operator")) == "&":
-            operand = node.child_by_field_name("operand")
-            return self.expr(operand) if operand is not None and operand.type == "composite_literal" else _UNKNOWN
-        if kind in ("composite_literal", "type_assertion_expression"):
-            typed = node.child_by_field_name("type")
-            return self.written(_text(typed)) if typed is not None else _UNKNOWN
-        if kind == "selector_expression":
-            operand, field = node.child_by_field_name("operand"), node.child_by_field_name("field")
-            if operand is None or field is None:
-                return _UNKNOWN
-            if operand.type == "identifier" and self.local(_text(operand), operand.start_byte) is None:
-                return ("global", f"{_text(operand)}.{_text(field)}")  # pkg.Var, or a field of a package's var
-            base = self.expr(operand)
-            return _UNKNOWN if base is _UNKNOWN else ("field", base, _text(field))
-        if kind == "index_expression":
-            operand = node.child_by_field_name("operand")
-            base = self.expr(operand) if operand is not None else _UNKNOWN
-            return _UNKNOWN if base is _UNKNOWN else ("elem", base)
-        if kind == "type_conversion_expression":  # F[int](x): a generic function's call (or a conversion)
-            typed = node.child_by_field_name("type")
-            ref = self.callref(typed, node.start_point[0] + 1) if typed is not None else None
-            return ("call", ref) if ref is not None else _UNKNOWN
-        if kind == "call_expression":
-            function = node.child_by_field_name("function")
-            if function is None:
-                return _UNKNOWN
-            if function.type == "identifier" and _text(function) == "new" and self.local("new", node.start_byte) is None:
-                args = node.child_by_field_name("arguments")
-                first = args.named_children[0] if args is not None and args.named_children else None
-                return self.written(_text(first)) if first is not None else _UNKNOWN
-            ref = self.callref(function, node.start_point[0] + 1)
-            return ("call", ref) if ref is not None else _UNKNOWN
-        return _UNKNOWN
-
-    def callref(self, function: Any, line: int) -> CallRef | None:
-        kind = function.type
-        if kind in ("index_expression", "generic_type"):
-            inner = function.child_by_field_name("operand") or function.child_by_field_name("type")
-            return self.callref(inner, line) if inner is not None else None
-        if kind == "parenthesized_expression" and function.named_children:
-            return self.callref(function.named_children[0], line)
-        if kind in ("identifier", "type_identifier"):
-            seen = self.local(_text(function), function.start_byte)
-            return CallRef(name=_text(function), line=line) if seen is None else None
-        if kind in ("selector_expression", "qualified_type"):
-            operand = function.child_by_field_name("operand") or function.child_by_field_name("package")
-            field = function.child_by_field_name("field") or function.child_by_field_name("name")
-            if operand is None or field is None:
-                return None
-            if operand.type in ("identifier", "package_identifier"):
-                found = self.local(_text(operand), operand.start_byte)
-                if found is None:
-                    return CallRef(name=_text(field), receiver="type", receiver_type=_text(operand), line=line)
-                return None if found is _UNKNOWN else CallRef(name=_text(field), receiver="expr", expr=found, line=line)
-            typed = self.expr(operand)
-            return None if typed is _UNKNOWN else CallRef(name=_text(field), receiver="expr", expr=typed, line=line)
-        return None
 
 
 def _initial_type(value: Any) -> str | None:

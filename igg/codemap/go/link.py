@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
-from igg.codemap.go.analyze import base_type
+from igg.codemap.go.scope import base_type
 from igg.codemap.index import ClassLevel, Index, type_key
 from igg.codemap.model import Relation
 
