@@ -1,8 +1,9 @@
 """Go, through tree-sitter (the ``tree-sitter-go`` wheel): ``build.py`` (which files a build reads, each
 folder's import path from ``go.mod``), ``analyze.py`` (one file's facts; ``scope.py``: the locals of a function
-and the expressions that type them), ``link.py`` (names across files, and the computed ``IMPLEMENTS``). ``LANGUAGE`` is its ``Language``; ``go.mod`` and ``go.work`` are read as facts of
-their own (``FileFacts.config``), so a changed one is parsed again and ``--update`` links every file (a new
-``module`` path renames every package under it)."""
+and the expressions that type them), ``link.py`` (names across files, and the computed ``IMPLEMENTS``).
+``LANGUAGE`` is its ``Language``; ``go.mod`` and ``go.work`` are read as facts of their own
+(``FileFacts.config``), so a changed one is parsed again and ``--update`` links every file (a new ``module``
+path renames every package under it)."""
 
 from __future__ import annotations
 
