@@ -135,7 +135,7 @@ def constraint(text: str) -> str | None:
     read from the comments before its ``package`` clause; None without one."""
     plus: list[str] = []
     in_block = False
-    for raw in text[:16384].splitlines():
+    for raw in text[:16384].removeprefix("\ufeff").splitlines():
         line = raw.strip()
         if in_block:
             if "*/" in line:
