@@ -4,11 +4,14 @@ directives, and the import lines of a file the analyzer could not read."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from igg.codemap.go import LANGUAGE
 from igg.codemap.go.build import Context, constraint, evaluate, excluded, import_paths, read_mod
 from igg.codemap.go.link import guessed_name
+from igg.codemap.walk import walk
 
 LINUX = Context(goos="linux", goarch="amd64", cgo=True, release=19)
 WINDOWS = Context(goos="windows", goarch="arm64", cgo=False, release=23)
@@ -89,3 +92,14 @@ def test_a_file_the_analyzer_cannot_read_still_gives_its_package_and_imports() -
 def test_an_outside_package_binds_the_name_it_most_likely_declares() -> None:
     assert [guessed_name(p) for p in ("github.com/go-chi/chi/v5", "gopkg.in/yaml.v3", "github.com/mattn/go-sqlite3",
                                       "net/http")] == ["chi", "yaml", "sqlite3", "http"]
+
+
+def test_the_name_of_a_mapped_root_excludes_nothing(tmp_path: Path) -> None:
+    """Several roots are reported under their names; a root named like a folder go ignores (``_scratch``) is
+    still read, as ``go list`` run inside it reads it."""
+    for root, name in (("_scratch", "a.go"), ("svc", "b.go"), ("svc/testdata", "c.go")):
+        (tmp_path / root).mkdir(parents=True, exist_ok=True)
+        (tmp_path / root / name).write_text("package x\n")
+    walked = walk([tmp_path / "_scratch", tmp_path / "svc"], chosen=["go"])
+    assert [f.path for f in walked.files] == ["_scratch/a.go", "svc/b.go"]
+    assert [s.path for s in walked.skipped] == ["svc/testdata/c.go"]

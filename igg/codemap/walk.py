@@ -127,7 +127,7 @@ def walk(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, vendored: fro
             raise FileNotFoundError(str(root))
         prefix = (root.resolve().name + "/") if len(paths) > 1 else ""
         if root.is_file():
-            _consider_guarded(state, root, prefix + root.name)
+            _consider_guarded(state, root, prefix + root.name, len(prefix))
             continue
         _walk_dir(state, root, prefix, vendored)
     result = state.result
@@ -180,7 +180,7 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
             elif entry.is_file():
                 if entry.name == ".gitignore":
                     continue
-                _consider_guarded(state, Path(entry.path), prefix + rel)
+                _consider_guarded(state, Path(entry.path), prefix + rel, len(prefix))
         stack.extend(reversed(subdirs))
 
 
@@ -206,15 +206,17 @@ def _decoded(result: WalkResult, rel: str, data: bytes, language: str) -> str | 
     return text
 
 
-def _consider_guarded(state: _Walk, path: Path, rel: str) -> None:
+def _consider_guarded(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
     """``_consider``, with whatever reading, decoding or naming one file raises made that file's skip line."""
     try:
-        _consider(state, path, rel)
+        _consider(state, path, rel, root_part)
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - one file's failure is that file's verdict
         state.result.skipped.append(Skip(rel, f"unreadable ({type(exc).__name__}: {str(exc)[:120] or 'no detail'})"))
 
 
-def _consider(state: _Walk, path: Path, rel: str) -> None:
+def _consider(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
+    """Read one file (``rel``: its reported path, whose first ``root_part`` characters name its root when
+    several roots are mapped) or say why not."""
     result, max_bytes = state.result, state.max_bytes
     name = state.claims(rel)
     if name is None:
@@ -241,7 +243,7 @@ def _consider(state: _Walk, path: Path, rel: str) -> None:
     text = _decoded(result, rel, data, name)
     if text is None:
         return
-    excluded = language.excluded(rel, text)
+    excluded = language.excluded(rel[root_part:], text)  # the root's own name decides nothing
     if excluded is not None:
         result.skipped.append(Skip(rel, f"not in the build: {excluded}"))
         return
