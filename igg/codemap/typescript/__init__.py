@@ -26,7 +26,7 @@ CONFIG_PATTERN = re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$")
 _JSONC = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
 _TRAILING = re.compile(r",(\s*[}\]])")
 _IMPORT_LINE = re.compile(r"""^\s*(?:import|export)\b[^'"\n;]*?(?:from\s*)?['"]([^'"\n]+)['"]""", re.MULTILINE)
-_PACKAGE_KEYS = ("name", "main", "types", "typings", "exports", "workspaces", "type")
+_PACKAGE_KEYS = ("name", "main", "types", "typings", "exports", "imports", "workspaces", "type")
 
 
 def read_jsonc(text: str) -> Any:
@@ -41,7 +41,7 @@ class TypeScript(Language):
     name = "typescript"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "7"
+    cache_version = "8"
     schema = SchemaAdditions()
     comment = "//"
     package_separator = "/"

@@ -10,7 +10,8 @@ through the ``tsconfig.json`` that governs the importing file (the nearest one i
 to ``baseUrl`` or to the configuration that sets them), then ``baseUrl``; then a workspace package of the tree
 by its ``package.json`` ``name`` (npm, pnpm and yarn workspaces link them into ``node_modules``): its
 ``exports`` (conditions ``types``, ``import``, ``require``, ``node``, ``default``, subpath patterns; not under
-node10), else its ``types``/``typings``/``main``, else its ``index``. Anything else is an outside package, named
+node10), else its ``types``/``typings``/``main``, else its ``index``. A ``#name`` specifier goes through the
+``imports`` of the nearest ``package.json`` (node16, nodenext, bundler). Anything else is an outside package, named
 by its first segment (two for ``@scope/name``; ``node:fs`` is ``fs``).
 """
 
@@ -111,6 +112,10 @@ class Resolver:
         if specifier.startswith("/") or "://" in specifier:
             return None
         options = self.options_for(importer)
+        if specifier.startswith("#") and options.exports:
+            found = self._subpath_import(specifier, importer, options)
+            if found is not None:
+                return found
         found = self._through_config(specifier, options)
         if found is not None:
             return found
@@ -192,6 +197,27 @@ class Resolver:
         if subpath:
             return self.file_or_folder(posixpath.normpath(posixpath.join(folder, subpath)))
         return self.file_or_folder(folder or ".")
+
+    def _subpath_import(self, specifier: str, importer: str, options: Options) -> str | None:
+        """``#name`` through the ``imports`` of the nearest ``package.json`` above ``importer`` (node16, bundler)."""
+        at = posixpath.dirname(importer)
+        while True:
+            path = posixpath.join(at, "package.json") if at else "package.json"
+            data = self.configs.get(path)
+            if data is not None:
+                imports = data.get("imports")
+                if not isinstance(imports, dict):
+                    return None
+                esm = options.mode == "bundler" or self.is_esm(importer)
+                conditions = (*options.conditions, "types", "import" if esm else "require", "default",
+                              *(("node",) if options.mode != "bundler" else ()))
+                target = match_exports(imports, specifier, conditions)
+                if target is None or not target.startswith("./"):
+                    return None
+                return self.file_or_folder(posixpath.normpath(posixpath.join(at, target)), package=False)
+            if not at:
+                return None
+            at = posixpath.dirname(at)
 
     def is_esm(self, path: str) -> bool:
         """Whether node16 reads ``path`` as an ES module: ``.mts``/``.mjs``, or ``"type": "module"`` in the
@@ -276,7 +302,8 @@ class Resolver:
 
 def match_exports(exports: Any, subpath: str, conditions: tuple[str, ...]) -> str | None:
     """The target package ``exports`` give ``subpath`` (``.`` or ``./x``) under ``conditions``, or None."""
-    if isinstance(exports, (str, list)) or isinstance(exports, dict) and not any(k.startswith(".") for k in exports):
+    if isinstance(exports, (str, list)) or isinstance(exports, dict) and not any(k.startswith((".", "#"))
+                                                                                 for k in exports):
         return _condition(exports, conditions) if subpath == "." else None
     if not isinstance(exports, dict):
         return None
