@@ -36,6 +36,7 @@ from igg.store.recorder import SessionRecorder, resume_point
 from igg.store.store import SessionStore
 
 if TYPE_CHECKING:
+    from igg.codemap.prepare import CodeMap
     from igg.codemap.update import UpdateResult
     from igg.models.rules import Rule
     from igg.rules.report import CheckReport, DependencyChange, Violation
@@ -191,43 +192,47 @@ async def acontinue_session(store: StoreLike, session_id: str, *, agent: AnyAgen
 def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | None = None,
              session_id: str | None = None, resume: bool = False, force: bool = False, out: Path | None = None,
              exports: Sequence[ExportSpec] = (), provenance: bool = False, environ: Mapping[str, str] | None = None,
-             on_event: EventHandler | None = None, clock: Callable[[], float] = time.perf_counter,
+             on_event: EventHandler | None = None, recorders: Sequence[Recorder] = (),
+             on_prepared: Callable[[CodeMap], object] | None = None, clock: Callable[[], float] = time.perf_counter,
              **prepare_options: Any) -> tuple[RunResult, dict[str, Any]]:
     """Map source trees with ``agent`` (code, llm or hybrid) through the loop; returns the run result and the
     map-code summary (files, graph by type, times). ``resume`` continues the interrupted session
     ``session_id`` of ``store`` (the sources are read again; what the graph holds is not proposed twice).
-    ``prepare_options`` go to ``igg.codemap.prepare.prepare`` (schema, goal, limits, jobs, ...)."""
+    ``prepare_options`` go to ``igg.codemap.prepare.prepare`` (schema, goal, limits, jobs, languages, facts
+    cache, parse executor, progress callbacks, ...); ``on_prepared(codemap)`` is called once the trees are
+    walked, parsed and linked, before the run (``igg map-code`` lists the skipped and partial files then);
+    ``recorders`` watch the run as in ``run_request``. This is the one pipeline of a code map: the command
+    line, the batch workers and the Python API all run it."""
     from contextlib import nullcontext
 
     from igg.act.apply import collector_paused
     from igg.codemap.prepare import code_agent, prepare, summary
 
     codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options)
+    if on_prepared is not None:
+        on_prepared(codemap)
     the_agent = code_agent(agent, codemap, environ)
     run_started = clock()
     # the static pass allocates without cycles: no collector passes over the growing graph (an LLM run, with
     # its network I/O and long waits, keeps the collector)
     with collector_paused() if agent == "code" else nullcontext():
         result = _map_run(codemap, the_agent, agent=agent, store=store, session_id=session_id, resume=resume,
-                          force=force, out=out, exports=exports, provenance=provenance, on_event=on_event)
+                          force=force, out=out, exports=exports, provenance=provenance, on_event=on_event,
+                          recorders=recorders)
     return result, summary(codemap, result, the_agent, clock() - run_started)
 
 
-def _map_run(codemap: Any, the_agent: Any, *, agent: str, store: StoreLike | None, session_id: str | None,
+def _map_run(codemap: CodeMap, the_agent: Any, *, agent: str, store: StoreLike | None, session_id: str | None,
              resume: bool, force: bool, out: Path | None, exports: Sequence[ExportSpec], provenance: bool,
-             on_event: EventHandler | None) -> RunResult:
-    from igg.errors import Problem, RequestInvalid
-
+             on_event: EventHandler | None, recorders: Sequence[Recorder]) -> RunResult:
     if resume:
         if store is None or not session_id:
             raise RequestInvalid([Problem("resume", "needs the store and the session id")], source="map_code")
-        result = continue_session(store, session_id, agent=the_agent, force=force, out=out, exports=exports,
-                                  provenance=provenance, on_event=on_event)
-    else:
-        result = run_request(codemap.request, the_agent, store=store, agent_name=agent, force=force, out=out,
-                             exports=exports, provenance=provenance, on_event=on_event,
-                             session_options=codemap.session_options())
-    return result
+        return continue_session(store, session_id, agent=the_agent, force=force, out=out, exports=exports,
+                                provenance=provenance, on_event=on_event, recorders=recorders)
+    return run_request(codemap.request, the_agent, store=store, agent_name=agent, force=force, out=out,
+                       exports=exports, provenance=provenance, on_event=on_event, recorders=recorders,
+                       session_options=codemap.session_options())
 
 
 def export_session(store: StoreLike, session_id: str, specs: Sequence[ExportSpec], *, iteration: int | None = None,
@@ -274,7 +279,7 @@ def update_code_map(paths: Sequence[Path], store: str | Path, *, session_id: str
 
 def _cache(store: StoreLike | None) -> Any:
     """The facts cache beside ``store`` (in memory without one): a later check parses only what changed."""
-    from igg.agents.code.cache import FactsCache, cache_path
+    from igg.codemap.cache import FactsCache, cache_path
 
     if store is None:
         return FactsCache(None)

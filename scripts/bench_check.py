@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_code_tree import generate  # noqa: E402
 
-from igg.agents.code.cache import FactsCache, cache_path  # noqa: E402
+from igg.codemap.cache import FactsCache, cache_path  # noqa: E402
 from igg.service import check, map_code  # noqa: E402
 
 RULES = """

@@ -1,7 +1,10 @@
 """Benchmark ``igg map-code``: files/s and the ratio to a bare parse of the same files, in the same process.
 
-Two trees: a generated one (``--files``, default 1,000 Java and Python files) and the largest package in
-this virtualenv (by Python files). For each: the bare parse (``ast.parse`` / tree-sitter: the baseline),
+Four trees: a generated one (``--files``, default 1,000 Java and Python files), the largest package in
+this virtualenv (by Python files), and a TypeScript tree (``--ts-copies`` copies, default 25, of the two real
+projects in ``fixtures/code/typescript``: about 1,000 files) and a Go tree (``--go-copies`` copies, default 10, of
+the two real projects in ``fixtures/code/go``: about 1,100 files). For each: the bare parse (``ast.parse`` /
+tree-sitter: the baseline),
 the analysis (parse + facts), linking, the run (the static agent through the real loop: validation,
 apply, records), and map-code end to end (walk .. run) with its ratio to the baseline. Then ``--update``:
 the generated tree mapped into a store, then one file changed twice, each update timed against the fresh map: a
@@ -17,7 +20,7 @@ For an installed package (the virtualenv's largest, or ``--tree`` pointing at on
 ``build_graph`` of the same package is timed too, and map-code's CPU printed as a ratio of it.
 
 Usage: ``python scripts/bench_map_code.py [--files 1000] [--jobs 1] [--tree DIR] [--no-venv] [--profile]
-[--update-only] [--venv-only]``.
+[--update-only] [--venv-only] [--ts-only] [--ts-copies 25] [--go-only] [--go-copies 10]``.
 """
 
 from __future__ import annotations
@@ -41,12 +44,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_code_tree import generate  # noqa: E402
 
 from igg.act.apply import collector_paused  # noqa: E402
-from igg.agents.code.cache import FactsCache, cache_path  # noqa: E402
-from igg.agents.code.java import parser  # noqa: E402
-from igg.agents.code.link import link  # noqa: E402
-from igg.agents.code.walk import walk  # noqa: E402
+from igg.codemap.cache import FactsCache, cache_path  # noqa: E402
+from igg.codemap.go.analyze import parse as parse_go  # noqa: E402
+from igg.codemap.java.analyze import parser  # noqa: E402
+from igg.codemap.link import link  # noqa: E402
 from igg.codemap.prepare import code_agent, parse_all, prepare  # noqa: E402
+from igg.codemap.typescript.analyze import parse as parse_typescript  # noqa: E402
 from igg.codemap.update import update_map  # noqa: E402
+from igg.codemap.walk import walk  # noqa: E402
 from igg.engine.loop import run  # noqa: E402
 from igg.record.logs import configure_logging  # noqa: E402
 from igg.service import map_code  # noqa: E402
@@ -60,12 +65,19 @@ def cpu() -> float:
 
 
 def _baseline(files: list[Any]) -> tuple[float, float]:
-    """(wall, CPU) seconds of a bare parse of ``files``."""
+    """(wall, CPU) seconds of a bare parse of ``files`` (configuration files, such as ``tsconfig.json`` or
+    ``go.mod``, are not parsed: map-code reads them as JSON or by their lines)."""
     java = parser()
     started, used = time.perf_counter(), cpu()
     for f in files:
         if f.path.endswith(".java"):
             java.parse(f.text.encode("utf-8"))
+        elif f.language == "typescript":
+            if not f.path.endswith(".json"):
+                parse_typescript(f.path, f.text)
+        elif f.language == "go":
+            if f.path.endswith(".go"):
+                parse_go(f.path, f.text)
         else:
             ast.parse(f.text)
     return time.perf_counter() - started, cpu() - used
@@ -90,10 +102,10 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
     base, base_cpu = _baseline(files)
     with collector_paused():  # as map-code parses
         parse_all(files[:50], jobs=1)  # warm up the analyzers (their first use loads what they need)
-    started = time.perf_counter()
+    started, used = time.perf_counter(), cpu()
     with collector_paused():
         parse_all(files, jobs=1)
-    serial = time.perf_counter() - started
+    serial, serial_cpu = time.perf_counter() - started, cpu() - used
     started, used = time.perf_counter(), cpu()
     result, summary = map_code([root], agent="code", jobs=jobs)
     total, total_cpu = time.perf_counter() - started, cpu() - used
@@ -104,7 +116,7 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
           f"{os.cpu_count()} CPUs")
     print(f"  baseline  bare parse (ast / tree-sitter)  {n / base:8.0f} files/s  ({base:.2f} s)")
     print(f"  analysis  parse + facts, in-process       {n / serial:8.0f} files/s  ({serial:.2f} s)  "
-          f"x{serial / base:.2f} of baseline")
+          f"x{serial / base:.2f} of baseline; CPU x{serial_cpu / max(base_cpu, 1e-9):.2f}")
     print(f"  link      cross-file resolution           {n / max(secs['link'], 1e-9):8.0f} files/s  "
           f"({secs['link']:.2f} s)")
     print(f"  run       loop: validate, apply, record   {n / max(secs['run'], 1e-9):8.0f} files/s  "
@@ -172,6 +184,33 @@ def _add_function(path: Path) -> None:
     path.write_text(path.read_text() + "\n\ndef bench_added() -> int:\n    return 1\n")
 
 
+def typescript_tree(root: Path, copies: int) -> Path:
+    """``copies`` copies of the real TypeScript projects of ``fixtures/code/typescript`` under ``root``."""
+    import shutil
+
+    source = Path(__file__).resolve().parent.parent / "fixtures" / "code" / "typescript"
+    for i in range(copies):
+        for project in ("ky", "superstruct"):
+            shutil.copytree(source / project, root / f"c{i}" / project)
+    return root
+
+
+def go_tree(root: Path, copies: int) -> Path:
+    """``copies`` copies of the real Go projects of ``fixtures/code/go`` under ``root``, each copy its own module
+(its module path, and the imports of it, renamed: ``example.com/c3/chi/v5``), as distinct code would be."""
+    import shutil
+
+    source = Path(__file__).resolve().parent.parent / "fixtures" / "code" / "go"
+    modules = {"chi": "github.com/go-chi/chi/v5", "uuid": "github.com/google/uuid"}
+    for i in range(copies):
+        for project, module in modules.items():
+            target = root / f"c{i}" / project
+            shutil.copytree(source / project, target)
+            for path in [*target.rglob("*.go"), target / "go.mod"]:
+                path.write_text(path.read_text().replace(module, f"example.com/c{i}/{project}"))
+    return root
+
+
 def bench_update(root: Path, jobs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "s.db"
@@ -206,9 +245,23 @@ def main() -> int:
     cli.add_argument("--profile", action="store_true", help="also print each phase's costliest functions")
     cli.add_argument("--update-only", action="store_true", help="only the --update figures (generated tree)")
     cli.add_argument("--venv-only", action="store_true", help="only the virtualenv's largest package")
+    cli.add_argument("--ts-only", action="store_true", help="only the TypeScript tree")
+    cli.add_argument("--ts-copies", type=int, default=25, help="copies of the TypeScript fixtures (default 25)")
+    cli.add_argument("--go-only", action="store_true", help="only the Go tree")
+    cli.add_argument("--go-copies", type=int, default=10, help="copies of the Go fixtures (default 10)")
     args = cli.parse_args()
     configure_logging(level="warning")  # library log lines on standard error, never among the figures
     with tempfile.TemporaryDirectory() as tmp:
+        if args.go_only:
+            bench_tree("Go tree", go_tree(Path(tmp) / "go", args.go_copies), args.jobs)
+            if args.profile:
+                profile_phases(Path(tmp) / "go")
+            return 0
+        if args.ts_only:
+            bench_tree("TypeScript tree", typescript_tree(Path(tmp) / "ts", args.ts_copies), args.jobs)
+            if args.profile:
+                profile_phases(Path(tmp) / "ts")
+            return 0
         root = args.tree or Path(tmp) / "tree"
         if args.tree is None:
             generate(root, args.files)
@@ -232,6 +285,8 @@ def main() -> int:
                 bench_tree(f"venv package {package.name}", package, args.jobs)
                 if args.profile:
                     profile_phases(package)
+        bench_tree("TypeScript tree", typescript_tree(Path(tmp) / "ts", args.ts_copies), args.jobs)
+        bench_tree("Go tree", go_tree(Path(tmp) / "go", args.go_copies), args.jobs)
         if args.tree is None:
             bench_update(root, args.jobs)
     return 0

@@ -78,7 +78,7 @@ def test_skipped_files_are_listed_with_their_reason(tmp_path):
 
 @pytest.mark.parametrize(("args", "message"), [
     (["/nonexistent/src"], "/nonexistent/src: no such file or directory"),
-    ([str(FIXTURES / "auth")], "no Python or Java source files under"),
+    ([str(FIXTURES / "auth")], "no Python, Java, TypeScript or Go source files under"),
     ([JAVA, "--agent", "script:x.jsonl"], "invalid choice: 'script:x.jsonl' (choose from 'code', 'llm', 'hybrid')"),
     ([JAVA, "--schema", str(FIXTURES / "seed_response.json")], "seed_response.json is invalid"),
     ([JAVA, "--resume"], "--resume: needs the store"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from igg.act import Actor
 from igg.agents.code import CodeAgent, link
 from igg.agents.code.grounding import Grounding
-from igg.agents.code.sources import analyze_all
+from igg.codemap.sources import analyze_all
 from igg.models.actions import read_response
 from igg.models.verdicts import ErrorCode
 from igg.request.load import build_state

@@ -21,8 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from igg.agents.code import guard, python, sql, walk
-from igg.agents.code.sql import tables_in
+from igg.codemap import guard, sql, walk
+from igg.codemap.python import analyze as python
+from igg.codemap.sql import tables_in
 from igg.service import map_code
 from tests.codegraph import CODE_FIXTURES
 from tests.javaoracle import javac_missing
@@ -213,7 +214,7 @@ def test_a_fault_in_one_statements_facts_leaves_that_statement_out(tree: Path, m
 
 
 def test_a_fault_in_hashing_one_file_keeps_its_facts(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from igg.agents.code import cache
+    from igg.codemap import cache
 
     before = _graph(_map(tree)[0].state, VICTIM)
     hashed = cache.content_hash
@@ -270,8 +271,8 @@ def test_the_parse_processes_survive_a_file_that_kills_its_process(monkeypatch: 
     would end it) costs that file alone; the pool's processes are forked, so they see the injected fault."""
     import os
 
-    from igg.agents.code.sources import SourceFile
     from igg.codemap import prepare
+    from igg.codemap.sources import SourceFile
 
     analyze = python.analyze_python
 
@@ -317,7 +318,7 @@ def test_a_java_package_folder_named_build_is_read_and_build_output_is_not(java_
 
 @pytest.mark.skipif(javac_missing(), reason="javac is missing (scripts/test installs a JDK; or set JAVA_HOME)")
 def test_a_java_build_package_agrees_with_javac(java_build_tree: Path, tmp_path: Path) -> None:
-    from igg.agents.code.link import link
+    from igg.codemap.link import link
     from igg.codemap.prepare import parse_all
     from tests.javaoracle import compile_and_read, f1, igg_truth
 

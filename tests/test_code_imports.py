@@ -24,9 +24,9 @@ from typing import Any
 import grimp
 import pytest
 
-from igg.agents.code.link import CodeModel, link
-from igg.agents.code.walk import walk
+from igg.codemap.link import CodeModel, link
 from igg.codemap.prepare import parse_all
+from igg.codemap.walk import walk
 
 TREE: dict[str, str] = {
     "pyproject.toml": "[project]\nname = 'kiosk'\n",

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from igg.agents.code.link import CodeModel, link
-from igg.agents.code.walk import walk
+from igg.codemap.link import CodeModel, link
 from igg.codemap.prepare import parse_all
+from igg.codemap.walk import walk
 from tests.codegraph import CODE_FIXTURES
 from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac_missing
 

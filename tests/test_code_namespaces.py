@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from igg.agents.code.pymodules import imported_modules
-from igg.agents.code.walk import walk
+from igg.codemap.python.modules import imported_modules
+from igg.codemap.walk import walk
 from tests.test_code_imports import agreement, grimp_imports, model_of, module_names
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from igg.agents.code.python import walk_nodes
+from igg.codemap.python.analyze import walk_nodes
 
 SINGLETONS = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
 

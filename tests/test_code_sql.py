@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from igg.agents.code import looks_like_source, split_context
-from igg.agents.code.sql import tables_in
+from igg.codemap.sql import tables_in
 
 
 @pytest.mark.parametrize(("sql", "expected"), [
@@ -73,7 +73,7 @@ def test_looks_like_source():
 
 
 def test_python_module_names_start_at_the_top_most_package_wherever_the_root_is():
-    from igg.agents.code.sources import SourceFile, with_modules
+    from igg.codemap.sources import SourceFile, with_modules
 
     files = [SourceFile(p, "") for p in ("python/shop/__init__.py", "python/shop/models.py",
                                           "python/shop/util/__init__.py", "python/shop/util/money.py",
@@ -83,7 +83,7 @@ def test_python_module_names_start_at_the_top_most_package_wherever_the_root_is(
 
 
 def test_a_string_is_a_query_only_where_code_uses_it_as_one():
-    from igg.agents.code.python import analyze_python
+    from igg.codemap.python.analyze import analyze_python
 
     source = (
         'def load(cursor, uid, table):\n'
@@ -99,7 +99,7 @@ def test_a_string_is_a_query_only_where_code_uses_it_as_one():
 
 
 def test_java_concatenations_and_escapes_are_read_as_one_query():
-    from igg.agents.code.java import analyze_java
+    from igg.codemap.java.analyze import analyze_java
 
     source = ('class Repo {\n'
               '  void find(java.sql.Connection c, String table, int id) throws Exception {\n'

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import igg.codemap.update as update_module
-from igg.agents.code.cache import FactsCache, cache_path
+from igg.codemap.cache import FactsCache, cache_path
 from igg.codemap.update import update_map
 from igg.service import map_code
 from igg.store import SessionStore

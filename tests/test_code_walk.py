@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from igg.agents.code.walk import walk
+from igg.codemap.walk import walk
 
 
 def _tree(root):
@@ -100,3 +100,21 @@ def test_the_files_read_are_the_ones_git_does_not_ignore(tmp_path: Path) -> None
     listed = subprocess.run(["git", "-C", str(tmp_path), "ls-files", "--others", "--exclude-standard"],
                             capture_output=True, text=True, check=True).stdout.split()
     assert {p for p in listed if p.endswith(".py")} == {f.path for f in walk([tmp_path]).files}
+
+
+def test_fifos_and_sockets_in_a_tree_are_listed_as_skipped_and_never_opened(tmp_path: Path):
+    """A FIFO named like a source file would block a read forever; it (and any other special file) is listed
+    as skipped with its reason, and the rest of the tree is read."""
+    import socket
+
+    (tmp_path / "a.py").write_text("import os\n")
+    os.mkfifo(tmp_path / "pipe.py")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock.ts"))
+    try:
+        result = walk([tmp_path])
+    finally:
+        sock.close()
+    assert [f.path for f in result.files] == ["a.py"]
+    reasons = {s.path: s.reason for s in result.skipped}
+    assert reasons["pipe.py"] == reasons["sock.ts"] == "not a regular file (a FIFO, socket or device)"

@@ -58,7 +58,7 @@ def test_wheel_ships_the_code_schema_and_map_code_works(installed: Path, tmp_pat
     summary = json.loads(result.stdout)
     assert summary["nodes"] > 10
     where = subprocess.run([str(installed / "bin" / "python"), "-c",
-                            "import igg, igg.agents.code.schema as s; print(igg.__file__); print(s.CODE_SCHEMA_PATH)"],
+                            "import igg, igg.codemap.schema as s; print(igg.__file__); print(s.CODE_SCHEMA_PATH)"],
                            cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
     assert str(installed) in where[0], "igg was imported from the checkout, not the wheel"
     assert where[1].endswith("igg/_schemas/code-graph.json")

@@ -13,9 +13,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from igg.agents.code.cache import FactsCache
-from igg.agents.code.schema import load_code_schema
+from igg.codemap.cache import FactsCache
 from igg.codemap.depgraph import state_lines
+from igg.codemap.schema import load_code_schema
 from igg.codemap.since import tree_state
 from igg.interfaces.cli import main
 from igg.rules.check import check

@@ -27,7 +27,7 @@ from importlinter.contracts.independence import IndependenceContract
 from importlinter.contracts.layers import LayersContract
 from importlinter.domain.contract import registry
 
-from igg.agents.code.cache import FactsCache
+from igg.codemap.cache import FactsCache
 from igg.codemap.since import tree_state
 from igg.rules.check import check
 from igg.rules.cycles import find_cycles, level_graph

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from igg.agents.code.cache import FactsCache
+from igg.codemap.cache import FactsCache
 from igg.codemap.depgraph import state_lines
 from igg.codemap.since import changes, tree_state
 from igg.interfaces.cli import main

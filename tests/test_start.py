@@ -90,8 +90,8 @@ def test_the_lazy_packages_resolve_every_name_they_list():
 
 
 def test_link_names_the_function_after_its_module_is_imported():
-    """``igg.agents.code.link`` is a function and a module: the function wins, whatever is imported first."""
-    out = subprocess.run([sys.executable, "-c", "import igg.agents.code.link\nfrom igg.agents.code import link\n"
+    """``igg.codemap.link`` is a function and a module: the function wins, whatever is imported first."""
+    out = subprocess.run([sys.executable, "-c", "import igg.codemap.link\nfrom igg.agents.code import link\n"
                           "print(callable(link) and not hasattr(link, '__file__'))"],
                          cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"

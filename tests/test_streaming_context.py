@@ -9,9 +9,9 @@ from typing import Any
 
 from igg import load_request, run
 from igg.agents.code import CodeAgent, load_code_schema
-from igg.agents.code.sources import split_context
 from igg.agents.registry import make_agent
 from igg.agents.streaming import StreamingCodeAgent, marked_files
+from igg.codemap.sources import split_context
 from igg.graph.state import GraphState
 from tests.conftest import FIXTURES
 

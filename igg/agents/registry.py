@@ -78,8 +78,9 @@ def _code(request: Request) -> AnyAgent:
     growing batches while the run proceeds (``igg.agents.streaming``), so the first turn comes after the first
     batch, not after every file of a huge context."""
     try:
-        from igg.agents.code.sources import looks_like_source as has_source
         from igg.agents.streaming import StreamingCodeAgent
+        from igg.codemap.language import spoken
+        from igg.codemap.sources import looks_like_source as has_source
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("igg.agents"):
             raise
@@ -87,7 +88,7 @@ def _code(request: Request) -> AnyAgent:
                                "missing); use --agent script:PATH") from None
     if not has_source(request.context_data):
         raise AgentUnavailable(
-            "the code agent needs Python or Java sources in context_data (each file introduced by a line such as "
+            f"the code agent needs {spoken()} sources in context_data (each file introduced by a line such as "
             "'// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH")
     return StreamingCodeAgent(request.context_data)
 

@@ -23,15 +23,14 @@ of the markers when the first Python file is read), so they are the same whichev
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from igg.agents.base import AgentCapabilities, Observation
 from igg.agents.code.agent import CodeAgent
-from igg.agents.code.facts import FileFacts
-from igg.agents.code.link import Relation, link
-from igg.agents.code.sources import MARKER_RE, SourceFile, analyze, language_of, split_context
+from igg.codemap.facts import FileFacts
+from igg.codemap.link import Relation, link
+from igg.codemap.sources import MARKER_RE, SourceFile, analyze, language_of, split_context, with_modules
 from igg.errors import AgentFailed
 from igg.record.logs import get_logger
 
@@ -57,10 +56,10 @@ def marked_files(text: str) -> Iterator[SourceFile]:
         current = following
 
 
-def python_paths(text: str) -> list[str]:
-    """The paths of every Python file marked in a context (the input of Python module naming)."""
+def marked_paths(text: str) -> list[str]:
+    """The paths of every source file marked in a context (the input of module naming)."""
     paths = (m.group(1).strip().strip("`'\"").replace("\\", "/").lstrip("./") for m in MARKER_RE.finditer(text))
-    return [p for p in paths if language_of(p) == "python"]
+    return [p for p in paths if language_of(p) is not None]
 
 
 def _package_import(relation: Relation) -> bool:
@@ -121,8 +120,9 @@ class StreamingCodeAgent(AgentCapabilities):
         for source in files:
             if source.language is None:
                 continue
-            if source.language == "python":
-                source = SourceFile(source.path, source.text, self._module(source.path))
+            module = self._module(source.path)
+            if module is not None:
+                source = SourceFile(source.path, source.text, module)
             self._facts.append(analyze(source))
             read += 1
             if read >= wanted:
@@ -130,7 +130,7 @@ class StreamingCodeAgent(AgentCapabilities):
         else:
             self._files = None  # the context is read to its end
         if not self._facts:
-            raise AgentFailed("the code agent found no Python or Java source in the context (mark each file with a "
+            raise AgentFailed("the code agent found no source file of a language it reads in the context (mark each file with a "
                               "line such as '// File: src/App.java' or '# File: app/main.py')")
         self.batches += 1
         self._batch = 3 * len(self._facts)  # after the next batch, four times what was read
@@ -145,12 +145,13 @@ class StreamingCodeAgent(AgentCapabilities):
         log.info("code_context_read", files=len(self._facts), batch=self.batches, complete=done,
                  symbols=len(model.symbols))
 
-    def _module(self, path: str) -> str:
+    def _module(self, path: str) -> str | None:
+        """The module name its language gives ``path`` among every file of the context (None: its analyzer
+        names it from its text)."""
         if self._names is None:
-            from igg.agents.code.pymodules import names_for_paths
-
-            self._names = names_for_paths(python_paths(self._context))
-        return self._names.get(path) or re.sub(r"\.pyi?$", "", path.rsplit("/", 1)[-1])
+            named = with_modules([SourceFile(p, "") for p in marked_paths(self._context)])
+            self._names = {f.path: f.module for f in named if f.module is not None}
+        return self._names.get(path)
 
     def summary(self) -> dict[str, Any]:
         """The code agent's counts over the files read so far."""

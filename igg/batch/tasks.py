@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import socket
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,24 +162,27 @@ def _run_session(job: SessionJob) -> SessionOutcome:
 
 
 def _map_tree(job: TreeJob) -> SessionOutcome:
-    from igg.codemap.prepare import code_agent, prepare, summary
+    from igg.service import map_code
 
-    started = time.perf_counter()
+    counters = _Counters()
+    prepared: list[Any] = []
     # jobs=1: a worker is one process per core already (and a daemonic worker may not start a process pool)
-    codemap = prepare([Path(p) for p in job.paths], agent=job.agent, session_id=job.session_id, jobs=1,
-                      **job.options)
-    agent = code_agent(job.agent, codemap)
-    outcome = _run(job.session_id, codemap.request, agent, {}, 0, result_hook=lambda result: {
-        "map_code": summary(codemap, result, agent, time.perf_counter() - started - sum(codemap.seconds.values()))})
-    return outcome
+    result, summary = map_code([Path(p) for p in job.paths], agent=job.agent, session_id=job.session_id, jobs=1,
+                               recorders=[counters], on_prepared=prepared.append, **job.options)
+    return _outcome(job.session_id, prepared[0].request, result, counters, 0, {"map_code": summary})
 
 
-def _run(session_id: str, request: Request, agent: Any, options: dict[str, Any], prior: int,
-         result_hook: Any = None) -> SessionOutcome:
+def _run(session_id: str, request: Request, agent: Any, options: dict[str, Any], prior: int) -> SessionOutcome:
     from igg.service import run_request
 
     counters = _Counters()
     result = run_request(request, agent, recorders=[counters], **options)
+    return _outcome(session_id, request, result, counters, prior, {})
+
+
+def _outcome(session_id: str, request: Request, result: Any, counters: _Counters, prior: int,
+             extra: dict[str, Any]) -> SessionOutcome:
+    """What a worker sends back of a finished session: its new records, mutations and counts."""
     new = result.records[prior:]
     return SessionOutcome(
         session_id=session_id, request=request, records=new, counters=counters.after,
@@ -188,5 +190,4 @@ def _run(session_id: str, request: Request, agent: Any, options: dict[str, Any],
         stop_reason=result.stop_reason, error=result.error, open_todos=list(result.open_todos),
         pruned=list(result.pruned), max_nodes=result.max_nodes, max_edges=result.max_edges,
         elapsed_ms=result.elapsed_ms, nodes=result.state.node_count, edges=result.state.edge_count,
-        extra=result_hook(result) if result_hook is not None else {},
-        worker=f"{socket.gethostname()}:{os.getpid()}")
+        extra=extra, worker=f"{socket.gethostname()}:{os.getpid()}")

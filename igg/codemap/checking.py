@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from igg.agents.code.cache import FactsCache
-from igg.agents.code.schema import load_code_schema
+from igg.codemap.cache import FactsCache
 from igg.codemap.depgraph import session_depgraph
+from igg.codemap.schema import load_code_schema
 from igg.codemap.since import changes, ref_state, tree_state
 from igg.errors import Problem, RequestInvalid
 from igg.graph.collector import collector_paused

@@ -17,11 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from igg.agents.code.cache import FactsCache, cache_path
-from igg.agents.code.link import CodeModel, Relation, link
 from igg.agents.code.mapping import SchemaFit
-from igg.agents.code.sources import MARKER_RE, SourceFile
+from igg.codemap.cache import FactsCache, cache_path
+from igg.codemap.link import CodeModel, Relation, link
 from igg.codemap.prepare import parse_all
+from igg.codemap.sources import MARKER_RE, SourceFile
 from igg.graph.state import GraphState
 from igg.models.schema import CompiledSchema
 from igg.rules.depgraph import DepGraph, Edge, Lines, from_state, make_node

@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from igg.act.apply import collector_paused
-from igg.agents.code.cache import FactsCache, content_hash
-from igg.agents.code.facts import FileFacts, mentioned_names
-from igg.agents.code.link import CodeModel, link
-from igg.agents.code.schema import load_code_schema
-from igg.agents.code.sources import SourceFile, analyze, with_modules
-from igg.agents.code.walk import DEFAULT_MAX_BYTES, WalkResult, walk
 from igg.codemap import AGENT_MODES
+from igg.codemap import language as languages
+from igg.codemap.cache import FactsCache, content_hash
+from igg.codemap.facts import FileFacts, mentioned_names
+from igg.codemap.link import CodeModel, link
+from igg.codemap.schema import load_code_schema
+from igg.codemap.sources import SourceFile, analyze, with_modules
+from igg.codemap.walk import DEFAULT_MAX_BYTES, WalkResult, walk
 from igg.errors import Problem, RequestInvalid
 from igg.models.request import Request
 from igg.record.logs import get_logger
@@ -160,7 +161,7 @@ def _parse_on(executor: Executor, files: Sequence[SourceFile], jobs: int,
 def _parse_alone(batch: Sequence[SourceFile], named: bool, exc: BaseException) -> list[FileFacts]:
     """The files of a batch whose parse process failed (``exc``), each parsed in a process of its own, so that
     the file that kills a process (a crash in a parser's native code) is the one left partial."""
-    from igg.agents.code.guard import header_facts
+    from igg.codemap.guard import header_facts
 
     out: list[FileFacts] = []
     pool: ProcessPoolExecutor | None = None
@@ -173,7 +174,7 @@ def _parse_alone(batch: Sequence[SourceFile], named: bool, exc: BaseException) -
             except Exception as again:  # noqa: BLE001 - this file is the one
                 pool.shutdown(wait=False, cancel_futures=True)
                 pool, reason = None, f"{type(again).__name__}: {again}"[:200]
-            facts = header_facts(source.path, source.text, source.module, source.language or "python")
+            facts = header_facts(source.path, source.text, source.module, source.language or languages.names()[0])
             facts.error = f"partial: its parse process failed ({reason}); only its module and imports were read"
             facts.sha = content_hash(source.text)
             out.append(facts)
@@ -185,10 +186,11 @@ def _parse_alone(batch: Sequence[SourceFile], named: bool, exc: BaseException) -
 
 
 def context_of(files: Sequence[SourceFile]) -> str:
-    """The files as one context, each behind a ``// File:`` (Java) or ``# File:`` (Python) marker."""
+    """The files as one context, each behind a ``File:`` marker in its language's line comment (``// File:``
+    before a Java file, ``# File:`` before a Python one)."""
     parts = []
     for s in files:
-        mark = "#" if s.language == "python" else "//"
+        mark = languages.get(s.language).comment if s.language is not None else "//"
         parts.append(f"{mark} File: {s.path}\n{s.text if s.text.endswith(chr(10)) else s.text + chr(10)}")
     return "".join(parts)
 
@@ -199,14 +201,16 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
             max_edges: int = 1_000_000, max_iterations: int | None = None, max_actions: int = 500,
             max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None, executor: Executor | None = None,
             cache: FactsCache | None = None, package_prefix: str | None = None, environ: Mapping[str, str] | None = None,
+            chosen: Sequence[str] | None = None,
             on_walked: Callable[[WalkResult], Any] | None = None,
             on_parsed: Callable[[int], Any] | None = None,
             clock: Callable[[], float] = time.perf_counter) -> CodeMap:
     """Walk, parse and link the trees under ``paths`` and build the request (see the module doc).
 
-    ``executor`` parses on it instead of a local process pool (see ``parse_all``). Raises ``RequestInvalid``
-    for a path that does not exist, a tree without Python or Java files, an
-    unknown agent mode or a schema that is not valid.
+    ``executor`` parses on it instead of a local process pool (see ``parse_all``); ``chosen``: the languages
+    to read (``--languages``; default: every one). Raises ``RequestInvalid`` for a path that does not exist, a
+    tree without source files of those languages, an unknown agent mode or language, or a schema that is not
+    valid.
     """
     if agent not in AGENT_MODES:
         raise RequestInvalid([Problem("--agent", f"{agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
@@ -221,16 +225,18 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
         raise RequestInvalid([Problem("PATH", f"{p}: no such file or directory") for p in missing],
                              source="the command line")
     check_package_prefix(package_prefix)
+    chosen = languages.check_languages(chosen)
     code_schema = load_code_schema(schema)
     commit = git_commit_soon(paths)
     started = clock()
-    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix)
+    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
     seconds = {"walk": clock() - started}
     if on_walked is not None:
         on_walked(walked)
-    if not walked.files:
+    if not any(not languages.is_config(f.path) for f in walked.files):
         others = ", ".join(f"{n} {s}" for s, n in walked.other.most_common(5)) or "none"
-        raise RequestInvalid([Problem("PATH", f"no Python or Java source files under {', '.join(map(str, paths))} "
+        raise RequestInvalid([Problem("PATH", f"no {languages.spoken(chosen)} source files under "
+                                      f"{', '.join(map(str, paths))} "
                                       f"({len(walked.skipped)} skipped; other files: {others})")],
                              source="the command line")
     mark = clock()
@@ -297,7 +303,8 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
     total = seconds["total"] or 1e-9
     out: dict[str, Any] = {
         "git_commit": codemap.git_commit,
-        "files": {"read": len(walked.files), "skipped": len(walked.skipped),
+        "files": {"read": len(walked.files), "by_language": files_by_language(walked.files),
+                  "skipped": len(walked.skipped),
                   "skipped_by_reason": walked.skipped_by_reason(),
                   "skipped_paths": [{"path": s.path, "reason": s.reason} for s in walked.skipped],
                   "generated_paths": [{"path": s.path, "reason": s.reason} for s in walked.generated],
@@ -317,6 +324,16 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
         if hasattr(static, "summary"):
             out["static_analysis"] = static.summary()
     return out
+
+
+def files_by_language(files: Sequence[SourceFile]) -> dict[str, int]:
+    """How many files of each language a map read (configuration files such as ``tsconfig.json`` included), in
+    the registry's order."""
+    counts: dict[str, int] = {}
+    for f in files:
+        if f.language is not None:
+            counts[f.language] = counts.get(f.language, 0) + 1
+    return {name: counts[name] for name in languages.names() if name in counts}
 
 
 def git_commit_soon(paths: Sequence[Path]) -> Callable[[], str | None]:

@@ -23,12 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from igg.agents.code.cache import FactsCache
-from igg.agents.code.link import CodeModel, link
-from igg.agents.code.schema import load_code_schema
-from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
+from igg.codemap import language as languages
+from igg.codemap.cache import FactsCache
 from igg.codemap.depgraph import model_graph
+from igg.codemap.link import CodeModel, link
 from igg.codemap.prepare import parse_all
+from igg.codemap.schema import load_code_schema
+from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid
 from igg.rules.check import hop
 from igg.rules.cycles import lift
@@ -55,9 +56,9 @@ def tree_state(paths: Sequence[Path], cache: FactsCache, *, max_bytes: int = DEF
                package_prefix: str | None = None, schema: str | Path | None = None) -> TreeState:
     """Walk, parse (what ``cache`` lacks) and link ``paths``; place the result in the code schema."""
     walked = walk(list(paths), max_bytes=max_bytes, package_prefix=package_prefix)
-    if not walked.files:
-        raise RequestInvalid([Problem("PATH", f"no Python or Java source files under {', '.join(map(str, paths))}")],
-                             source="the command line")
+    if not any(not languages.is_config(f.path) for f in walked.files):
+        raise RequestInvalid([Problem("PATH", f"no {languages.spoken()} source files under "
+                                      f"{', '.join(map(str, paths))}")], source="the command line")
     counts: dict[str, int] = {}
     facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False)
     model = link(facts)

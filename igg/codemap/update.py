@@ -1,7 +1,7 @@
 """Incremental re-mapping: ``igg map-code PATH --store S --update``.
 
 A map-code session keeps each file's content hash on its Module node (``sha``) and the parsed facts in a
-cache beside the store (``agents.code.cache``). An update walks the tree again, parses only the files whose
+cache beside the store (``codemap.cache``). An update walks the tree again, parses only the files whose
 content is new (changed, added, or renamed), takes the facts of the others from the cache, and applies the
 difference between the stored graph and the graph a fresh map would build as ONE new step of the session:
 nodes and edges added, removed and changed. The step is numbered as the next iteration, so
@@ -31,13 +31,15 @@ from typing import Any
 import structlog
 
 from igg.act.difference import Difference, NodeRef
-from igg.agents.code.cache import FactsCache, cache_path, content_hash
-from igg.agents.code.facts import CallableDecl, FileFacts
-from igg.agents.code.link import link
 from igg.agents.code.mapping import SchemaFit
-from igg.agents.code.sources import SourceFile, analyze, with_modules
-from igg.agents.code.walk import DEFAULT_MAX_BYTES, walk
+from igg.codemap.cache import FactsCache, cache_path, content_hash
+from igg.codemap.facts import CallableDecl, FileFacts
+from igg.codemap.language import get as get_language
+from igg.codemap.language import is_config, is_stub
+from igg.codemap.link import link
 from igg.codemap.prepare import git_commit_soon
+from igg.codemap.sources import SourceFile, analyze, with_modules
+from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 
@@ -147,9 +149,10 @@ def _plan_edges(state: GraphState, sources: Iterable[str], removed: set[str],
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
     """What other files' linking reads of ``f`` besides its types and callables: module, package, language,
-    a parse error, its imports and the tables its statements name (line numbers left out)."""
+    a parse error, its imports, the tables its statements name (line numbers left out), what it exports and,
+    for a configuration file, what it says."""
     return (f.module, f.package, f.language, f.error, [replace(i, line=0) for i in f.imports],
-            sorted({r.table for c in f.callables for r in c.sql}))
+            sorted({r.table for c in f.callables for r in c.sql}), f.config, f.exports)
 
 
 def _declared(c: CallableDecl) -> tuple[Any, ...]:
@@ -188,12 +191,13 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
             names.update(k for k in fields[0].keys() | fields[1].keys() if fields[0].get(k) != fields[1].get(k))
     gone = Counter(_declared(c) for c in old.callables)
     come = Counter(_declared(c) for c in new.callables)
+    method_sets = get_language(new.language).method_sets
     for kind, name, _, owner, *_rest in (gone - come) + (come - gone):
         names.add(name)
         if kind == "constructor":
             names.add("<init>")
-            if owner:
-                names.add(owner.rpartition(".")[2])
+        if owner and (kind == "constructor" or method_sets):  # Go: the type's computed IMPLEMENTS may change
+            names.add(owner.rpartition(".")[2])
     return names
 
 
@@ -207,9 +211,9 @@ def _reach(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str 
     if not earlier:
         return set()
     new = {f.path: f for f in facts if f.path in earlier}
-    if len(new) != len(earlier) or any(p.endswith(".pyi") or not sha for p, (_, sha) in earlier.items()):
+    if len(new) != len(earlier) or any(is_stub(p) or not sha for p, (_, sha) in earlier.items()):
         return None
-    stubbed = {f.module for f in facts if f.path.endswith(".pyi")}
+    stubbed = {f.module for f in facts if is_stub(f.path)}
     if any(f.module in stubbed for f in new.values()):
         return None  # a stub merges into its module: not a file of its own
     olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new], bodies=False)
@@ -309,21 +313,23 @@ def _with_bodies(facts: list[FileFacts], sources: Sequence[SourceFile], shas: di
 
 def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None = None,
                max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None, package_prefix: str | None = None,
-               clock: Callable[[], float] = time.perf_counter) -> UpdateResult:
+               chosen: Sequence[str] | None = None, clock: Callable[[], float] = time.perf_counter) -> UpdateResult:
     """Re-map ``paths`` into the stored map-code session (see the module doc); returns what changed.
 
     Raises ``RequestInvalid`` for a path that does not exist or a store without a map-code session, and
-    ``SessionRefused`` for a session that is not a finished static map.
+    ``SessionRefused`` for a session that is not a finished static map. ``chosen``: the languages read
+    (``--languages``; default: every one).
     """
     from igg.act.apply import collector_paused
 
     with collector_paused():  # loading, linking and diffing make no cycles (see igg.graph.collector)
         return _update(paths, store_path, session_id=session_id, max_bytes=max_bytes, jobs=jobs,
-                       package_prefix=package_prefix, clock=clock)
+                       package_prefix=package_prefix, chosen=chosen, clock=clock)
 
 
 def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None, max_bytes: int,
-            jobs: int | None, package_prefix: str | None, clock: Callable[[], float]) -> UpdateResult:
+            jobs: int | None, package_prefix: str | None, chosen: Sequence[str] | None,
+            clock: Callable[[], float]) -> UpdateResult:
     from igg.session import Session
     from igg.store import SessionStore, StoreSessions
 
@@ -352,10 +358,12 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
                       last_iteration=info.last_iteration)
     seconds = {"load": clock() - started}
     mark = clock()
-    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix)
+    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
     before = {state.node_properties(n)["path"]: state.node_properties(n).get("sha")
               for n in state.nodes_of_type("Module") if "path" in state.node_properties(n)}
-    now = {f.path: content_hash(f.text) for f in walked.files}
+    # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again, and so links all
+    shas = {f.path: content_hash(f.text) for f in walked.files}
+    now = {path: sha for path, sha in shas.items() if not is_config(path)}
     seconds["walk"] = clock() - mark
     mark = clock()
     counts: dict[str, int] = {}
@@ -364,7 +372,7 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
     removed = sorted(p for p in before if p not in now)
     changed = sorted(p for p in now if p in before and before[p] != now[p])
     diff, local = _plan(walked.files, store_path, state, jobs=jobs, counts=counts, parsed=parsed,
-                        shas=(before, now), changed=changed, whole_tree=bool(added or removed))
+                        shas=(before, shas), changed=changed, whole_tree=bool(added or removed))
     seconds["parse_and_diff"] = clock() - mark
     renamed: list[dict[str, str]] = []
     for old in removed:

@@ -1,34 +1,32 @@
-"""The code agent: deterministic static analysis of Python (``ast``) and Java (tree-sitter) sources.
+"""The code agents: ``CodeAgent`` proposes a code map's symbols and relations as actions through the loop, one
+file per turn, within the request's schema, limits and verdicts; ``HybridAgent`` lets an LLM add what static
+analysis cannot see, grounded in the sources (``grounding``: the UNGROUNDED_SYMBOL rule).
 
-``analyze`` (one file -> ``FileFacts``) -> ``link`` (all files -> ``CodeModel`` of symbols and relations)
--> ``CodeAgent`` (proposes them as actions through the loop, one file per turn, within the request's
-schema, limits and verdicts). ``grounding`` holds the UNGROUNDED_SYMBOL rule used when an LLM maps code.
-
-The names below are imported on first use (PEP 562's module ``__getattr__``), so a light module of this
-package (``walk``'s limits, which the command line shows in its help) can be imported alone.
+The analysers themselves live in ``igg.codemap`` (one module per language behind ``igg.codemap.language``):
+``analyze`` (one file -> ``FileFacts``) -> ``link`` (all files -> ``CodeModel``). Their entry points are named
+here too, for the agents' users. The names below are imported on first use (PEP 562's module ``__getattr__``).
 """
 
 import typing
 
-# ``link`` is imported here, not lazily: it names a function and its module alike, and a module imported after
-# the package would otherwise leave ``igg.agents.code.link`` naming the module.
-from igg.agents.code.link import CodeModel, link
 from igg.io.lazy import lazy_names as _lazy_names
 
 if typing.TYPE_CHECKING:
     from igg.agents.code.agent import CodeAgent
-    from igg.agents.code.facts import FileFacts
     from igg.agents.code.hybrid import GroundedLLM, HybridAgent, create_agent
-    from igg.agents.code.schema import CODE_SCHEMA_PATH, load_code_schema
-    from igg.agents.code.sources import SourceFile, analyze, analyze_all, looks_like_source, split_context
+    from igg.codemap.facts import FileFacts
+    from igg.codemap.link import CodeModel, link
+    from igg.codemap.schema import CODE_SCHEMA_PATH, load_code_schema
+    from igg.codemap.sources import SourceFile, analyze, analyze_all, looks_like_source, split_context
 
 _HOME = {
     "CodeAgent": "igg.agents.code.agent",
-    "FileFacts": "igg.agents.code.facts",
+    "FileFacts": "igg.codemap.facts",
+    **dict.fromkeys(("CodeModel", "link"), "igg.codemap.link"),
     **dict.fromkeys(("GroundedLLM", "HybridAgent", "create_agent"), "igg.agents.code.hybrid"),
-    **dict.fromkeys(("CODE_SCHEMA_PATH", "load_code_schema"), "igg.agents.code.schema"),
+    **dict.fromkeys(("CODE_SCHEMA_PATH", "load_code_schema"), "igg.codemap.schema"),
     **dict.fromkeys(("SourceFile", "analyze", "analyze_all", "looks_like_source", "split_context"),
-                    "igg.agents.code.sources"),
+                    "igg.codemap.sources"),
 }
 """The module each name lives in."""
 

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from igg.agents.base import AgentCapabilities, Observation
-from igg.agents.code.facts import FileFacts
-from igg.agents.code.link import CodeModel, FilePlan, Relation, link
 from igg.agents.code.mapping import SchemaFit
-from igg.agents.code.sources import SourceFile, analyze_all, split_context
+from igg.codemap.facts import FileFacts
+from igg.codemap.link import CodeModel, FilePlan, Relation, link
+from igg.codemap.sources import SourceFile, analyze_all, split_context
 from igg.errors import AgentFailed
 from igg.models.verdicts import ErrorCode
 from igg.record.logs import get_logger
@@ -90,7 +90,7 @@ class CodeAgent(AgentCapabilities):
                     context = obs.request.context_data if obs.request is not None else obs.context
                     sources = [s for s in split_context(context) if s.language]
                 if not sources:
-                    raise AgentFailed("the code agent found no Python or Java source in the context (mark each "
+                    raise AgentFailed("the code agent found no source file of a language it reads in the context (mark each "
                                       "file with a line such as '// File: src/App.java' or '# File: app/main.py')")
                 facts = analyze_all(sources)
             self.model = link(facts, external_imports=self.external_imports)

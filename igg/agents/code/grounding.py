@@ -23,8 +23,8 @@ from typing import Any
 
 from igg.act.context import CheckContext, Ends, NewNode, Rejection
 from igg.act.rules import Rule
-from igg.agents.code.link import CodeModel
-from igg.agents.code.sources import SourceFile
+from igg.codemap.link import CodeModel
+from igg.codemap.sources import SourceFile
 from igg.models.actions import AddEdge, AddNode
 from igg.models.verdicts import ErrorCode
 

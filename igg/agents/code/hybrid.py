@@ -16,8 +16,9 @@ from typing import Any
 from igg.agents.base import AgentCapabilities, Observation
 from igg.agents.code.agent import CodeAgent
 from igg.agents.code.grounding import Grounding
-from igg.agents.code.link import link
-from igg.agents.code.sources import SourceFile, analyze_all, looks_like_source, split_context
+from igg.codemap.language import spoken
+from igg.codemap.link import link
+from igg.codemap.sources import SourceFile, analyze_all, looks_like_source, split_context
 from igg.errors import AgentUnavailable
 from igg.models.request import Request
 
@@ -88,13 +89,13 @@ def create_agent(request: Request, mode: str = "code", *, environ: Mapping[str, 
     """The registry's hook: ``mode`` is ``code`` (static analysis, offline), ``hybrid`` or ``llm`` (code mode).
 
     Sources come from ``sources`` or from the request's ``context_data`` (files marked ``// File: path``).
-    Raises ``AgentUnavailable`` when the context holds no Python or Java source, or (hybrid/llm) when no
+    Raises ``AgentUnavailable`` when the context holds no source of a language it reads, or (hybrid/llm) when no
     LLM endpoint is configured.
     """
     if sources is None:
         if not looks_like_source(request.context_data):
             raise AgentUnavailable(
-                "the code agent needs Python or Java sources in context_data (each file introduced by a line "
+                f"the code agent needs {spoken()} sources in context_data (each file introduced by a line "
                 "such as '// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH")
         sources = split_context(request.context_data)
     if mode == "code":

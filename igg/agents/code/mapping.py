@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from igg.agents.code.link import CodeModel, Relation, Symbol
+from igg.codemap.link import CodeModel, Relation, Symbol
 from igg.models.schema import CompiledSchema
 
 NODE_FALLBACKS: dict[str, tuple[str, ...]] = {"Enum": ("Class",), "Function": ("Method",), "Interface": ("Class",)}

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from igg.agents.code.walk import DEFAULT_MAX_BYTES
+from igg.codemap.walk import DEFAULT_MAX_BYTES
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli.common import setup_logging
 from igg.interfaces.cli.storecli import STORE_HELP, table

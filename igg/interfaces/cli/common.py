@@ -161,10 +161,12 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
             keep: Keeping, session_id: str, summary_extra: Callable[[RunResult], dict[str, Any]] | None = None,
             title: str = "igg run", agent: Any = None,
             another_id: str = "give the request another session_id",
-            summary_rows: Callable[[Any], None] | None = None) -> int:
+            summary_rows: Callable[[Any], None] | None = None,
+            on_view: Callable[[Any], object] | None = None) -> int:
     """Run ``job(on_event, witness)`` (one ``igg.service`` call, keeping the ``witness`` recorder) with the
     progress view and the event log; print the summary; the exit code (see ``execute``). Shared by every
-    command that runs a session (``igg run``, ``igg map-code``, ``igg resume``)."""
+    command that runs a session (``igg run``, ``igg map-code``, ``igg resume``). ``on_view(view)`` gets the
+    progress view before the job starts (``igg map-code`` shows its parse on it)."""
     from igg.interfaces.cli.keep import Witness, announce, interrupted, session_exists
     from igg.interfaces.cli.progress import ProgressView
     from igg.interfaces.codes import run_exit_code
@@ -175,6 +177,8 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
     started: dict[str, Any] = {}
     try:
         with ProgressView(enabled=False if quiet else None, title=title, agent=agent) as view:
+            if on_view is not None:
+                on_view(view)
             def on_event(event: Event) -> None:
                 if event.kind == "run_started":
                     started.update(event.data)

@@ -14,23 +14,24 @@ import argparse
 import json
 import os
 import sys
-import time
 from collections.abc import Sequence
-from contextlib import ExitStack, nullcontext
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from igg.agents.code.walk import DEFAULT_MAX_BYTES
 from igg.codemap import AGENT_MODES
+from igg.codemap.language import MODULES as LANGUAGE_NAMES
+from igg.codemap.language import TITLES, check_languages
+from igg.codemap.walk import DEFAULT_MAX_BYTES
 from igg.errors import Problem, RequestInvalid
-from igg.interfaces.cli.common import add_run_options, execute, export_line, export_specs, setup_logging
-from igg.interfaces.cli.keep import add_keep_option, kept_store
+from igg.interfaces.cli.common import add_run_options, export_line, export_specs, setup_logging
+from igg.interfaces.cli.keep import add_keep_option
 from igg.interfaces.cli.targets import check_export_targets
 from igg.store import resolve_store_path
 
 if TYPE_CHECKING:
-    from igg.agents.code.facts import FileFacts
-    from igg.agents.code.walk import WalkResult
+    from igg.codemap.facts import FileFacts
+    from igg.codemap.walk import WalkResult
 
 TITLE = "igg map-code"
 """The heading of the run's progress bar and summary table."""
@@ -69,6 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "of local processes; needs igg[dask]")
     p.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_BYTES, metavar="N",
                    help=f"skip larger files as likely generated (default {DEFAULT_MAX_BYTES})")
+    p.add_argument("--languages", metavar="LIST",
+                   help=f"the languages to read, comma-separated (default: all of them: {','.join(LANGUAGE_NAMES)})")
     p.add_argument("--package-prefix", metavar="NAME",
                    help="name every Python module under this package (e.g. google for a folder of the google "
                         "namespace), where neither the folders nor the tree's own imports say it")
@@ -86,24 +89,56 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from igg.act.apply import collector_paused
-    from igg.agents.code.cache import FactsCache, cache_path
-    from igg.codemap.prepare import code_agent, prepare, summary
+    from igg.interfaces.cli.common import present, store_path
+    from igg.interfaces.cli.keep import keeping
 
     setup_logging(args)
     if args.agent not in AGENT_MODES:
         raise RequestInvalid([Problem("--agent", f"{args.agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
                              source="the command line")
+    args.languages = check_languages(args.languages)
     if args.since:
         return _since(args)
     if args.update:
         return _update(args)
     specs = export_specs(args)
     check_export_targets(specs, args.out)  # before the walk and the parse, not after them
-    started = time.perf_counter()
-    store = kept_store(args, explicit_store=args.store or os.environ.get("IGG_STORE"))  # the one store rule
-    cache = FactsCache(cache_path(store)) if store and args.agent == "code" else None  # for a later --update
+    if args.resume:
+        _check_resume(args)
+    keep = keeping(args, args.session, explicit_store=store_path(args))  # the one store rule
+    recorders: list[Any] = []
+    if getattr(args, "sync_each_iteration", False):
+        from igg.interfaces.cli.export_sync import sync_each_iteration
+
+        syncer, specs = sync_each_iteration(specs, keep.store)
+        recorders.append(syncer)
+    captured: dict[str, Any] = {}
+    views: list[Any] = []
+
+    def job(on_event: Any, witness: Any) -> Any:
+        result, summary = _map(args, keep, specs, [*recorders, witness], on_event, views[0] if views else None)
+        captured.update(summary)
+        return result
+
+    def rows(table: Any) -> None:
+        if captured:
+            _summary_rows(table, captured)
+
+    return present(args, job, keep=keep, session_id=args.session or "", summary_extra=lambda _: {"map_code": captured},
+                   title=TITLE, another_id=ANOTHER_ID, summary_rows=rows, on_view=views.append,
+                   agent=_static_pass() if args.agent == "code" else None)
+
+
+def _map(args: argparse.Namespace, keep: Any, specs: list[Any], recorders: list[Any], on_event: Any,
+         view: Any) -> tuple[Any, dict[str, Any]]:
+    """``igg.service.map_code`` with the command's options: the facts cache beside the store (for a later
+    ``--update``), the parse executor of ``--scheduler``, the parse progress on the run's progress view; the
+    skipped and partial files are listed once the trees are parsed, before the run."""
+    from igg.codemap.cache import FactsCache, cache_path
+    from igg.service import map_code
+
     with ExitStack() as stack:
+        cache = FactsCache(cache_path(keep.store)) if keep.store and args.agent == "code" else None
         if cache is not None:
             stack.callback(cache.close)
         executor, jobs = None, args.jobs
@@ -111,39 +146,44 @@ def run_command(args: argparse.Namespace) -> int:
             from igg.batch.cluster import parse_executor
 
             executor, jobs = stack.enter_context(parse_executor(args.scheduler))
-        progress = stack.enter_context(_ParseProgress())
-        codemap = prepare(args.paths, agent=args.agent, schema=args.schema, session_id=args.session, goal=args.goal,
-                          max_nodes=args.max_nodes, max_edges=args.max_edges, max_iterations=args.max_iterations,
-                          max_bytes=args.max_file_bytes, package_prefix=args.package_prefix, jobs=jobs, executor=executor, cache=cache,
-                          on_walked=progress.walked, on_parsed=progress.parsed)
-    _report_skipped(codemap.walk)
-    _report_partial(codemap.facts)
-    agent = code_agent(args.agent, codemap)  # llm/hybrid bring validation_rules(): the loop adds grounding
-    captured: dict[str, Any] = {}
 
-    def extra(result: Any) -> dict[str, Any]:
-        captured.update(summary(codemap, result, agent, time.perf_counter() - started - sum(codemap.seconds.values())))
-        return {"map_code": captured}
+        def prepared(codemap: Any) -> None:
+            stack.close()  # the cache and the cluster serve the parse only
+            _report_skipped(codemap.walk)
+            _report_partial(codemap.facts)
 
-    def rows(table: Any) -> None:
-        if captured:
-            _summary_rows(table, captured)
-
-    # the static pass makes no reference cycles: no collector passes over the growing graph (see igg.graph.collector)
-    with collector_paused() if args.agent == "code" else nullcontext():
-        return _run(args, codemap, agent, specs, extra, rows)
+        return map_code(args.paths, agent=args.agent, store=keep.store, session_id=args.session, resume=args.resume,
+                        force=keep.force, out=args.out, exports=specs, provenance=getattr(args, "provenance", False),
+                        on_event=on_event, recorders=recorders, on_prepared=prepared, schema=args.schema,
+                        goal=args.goal, max_nodes=args.max_nodes, max_edges=args.max_edges,
+                        max_iterations=args.max_iterations, max_bytes=args.max_file_bytes,
+                        package_prefix=args.package_prefix, chosen=args.languages, jobs=jobs, executor=executor,
+                        cache=cache, on_walked=getattr(view, "walked", None), on_parsed=getattr(view, "parsed", None))
 
 
-def _run(args: argparse.Namespace, codemap: Any, agent: Any, specs: list[Any], extra: Any, rows: Any) -> int:
-    if args.resume:
-        point = _resume_point(args)
-        code = execute(args, point.request, agent, specs=specs, summary_extra=extra, resume=True, state=point.state,
-                       records=point.records, start_iteration=point.next_iteration, chunk_cursor=point.chunk_cursor,
-                       title=TITLE, another_id=ANOTHER_ID, summary_rows=rows)
-    else:
-        code = execute(args, codemap.request, agent, specs=specs, summary_extra=extra, title=TITLE,
-                       another_id=ANOTHER_ID, session_options=codemap.session_options(), summary_rows=rows)
-    return code
+def _static_pass() -> Any:
+    """What stands for the static agent in the progress view: it reads the graph itself, nobody is "asked"."""
+    from igg.agents.base import AgentCapabilities
+
+    class StaticPass(AgentCapabilities):
+        @property
+        def reads_markdown(self) -> bool:
+            return False
+
+        def __call__(self, observation: Any) -> Any:
+            raise NotImplementedError("only stands for the static agent in the progress view")
+
+    return StaticPass()
+
+
+def _check_resume(args: argparse.Namespace) -> None:
+    path = str(resolve_store_path(args.store))  # the store every session command reads (igg.store)
+    if not Path(path).exists():
+        raise RequestInvalid([Problem("--resume", f"needs the store of the session: there is none at {path}; name "
+                                      "it with --store PATH (or $IGG_STORE)")], source="the command line")
+    if not args.session:
+        raise RequestInvalid([Problem("--resume", "needs --session ID, the session to continue")],
+                             source="the command line")
 
 
 def _since(args: argparse.Namespace) -> int:
@@ -175,7 +215,7 @@ def _update(args: argparse.Namespace) -> int:
     check_export_targets(specs, args.out)  # before the walk and the parse, not after them
     result = update_code_map(args.paths, path, session_id=args.session, out=args.out, exports=specs,
                              provenance=getattr(args, "provenance", False), max_bytes=args.max_file_bytes,
-                             jobs=args.jobs, package_prefix=args.package_prefix)
+                             jobs=args.jobs, package_prefix=args.package_prefix, chosen=args.languages)
     code = 1 if result.export_error is not None else 0
     if result.export_error is not None:
         print(f"igg: {result.export_error}", file=sys.stderr)
@@ -221,6 +261,8 @@ def _summary_rows(table: Any, s: dict[str, Any]) -> None:
     skipped = ", ".join(f"{n} {why}" for why, n in files["skipped_by_reason"].items())
     table.add_row("files", f"{files['read']} read ({files['lines']:,} lines), {files['skipped']} skipped"
                            + (f": {skipped}" if skipped else ""))
+    if len(files.get("by_language", {})) > 1:
+        table.add_row("languages", ", ".join(f"{TITLES.get(n, n)} {count}" for n, count in files["by_language"].items()))
     if s.get("git_commit"):
         table.add_row("git", s["git_commit"])
     if files["other_languages"]:
@@ -241,19 +283,6 @@ def _summary_rows(table: Any, s: dict[str, Any]) -> None:
                           f"link {secs['link']:.2f}, run {secs.get('run', 0):.2f})")
     table.add_row("rate", f"{s['rates']['files_per_second']:,} files/s, "
                           f"{s['rates']['elements_per_second']:,} nodes+edges/s")
-
-
-def _resume_point(args: argparse.Namespace) -> Any:
-    path = str(resolve_store_path(args.store))  # the store every session command reads (igg.store)
-    if not Path(path).exists():
-        raise RequestInvalid([Problem("--resume", f"needs the store of the session: there is none at {path}; name "
-                                      "it with --store PATH (or $IGG_STORE)")], source="the command line")
-    if not args.session:
-        raise RequestInvalid([Problem("--resume", "needs --session ID, the session to continue")],
-                             source="the command line")
-    from igg.store import SessionStore, resume_point
-
-    return resume_point(SessionStore(path), args.session)
 
 
 def _where(path: str, line: int | None) -> str:
@@ -286,35 +315,3 @@ def _report_skipped(walked: WalkResult) -> None:
         if len(shown) > SHOW_SKIPPED:
             print(f"  ... and {len(shown) - SHOW_SKIPPED} more (all of them are in --json's map_code.files)",
                   file=sys.stderr)
-
-
-class _ParseProgress:
-    """A progress bar on stderr (when it is a terminal) while the files are parsed."""
-
-    def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
-        self._progress: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> _ParseProgress:
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._progress = Progress(TextColumn("[bold]parsing"), BarColumn(), MofNCompleteColumn(),
-                                      TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-            self._progress.__enter__()
-            self._task = self._progress.add_task("parsing", total=None)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
-
-    def walked(self, walked: WalkResult) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, total=len(walked.files))
-
-    def parsed(self, n: int) -> None:
-        if self._progress is not None:
-            self._progress.advance(self._task, n)

@@ -33,6 +33,7 @@ class ProgressView:
         """The rich console to draw on (default: standard error)."""
         self._progress: Any = None
         self._task: Any = None
+        self._parse: Any = None
         self._accepted = self._rejected = 0
 
     def __enter__(self) -> ProgressView:
@@ -59,6 +60,16 @@ class ProgressView:
         if self._progress is not None:
             self._progress.refresh()
 
+    def walked(self, walk: Any) -> None:
+        """A code map walked its trees (a ``WalkResult``): show the parse of its files as a task of its own."""
+        if self._progress is not None:
+            self._parse = self._progress.add_task("parsing", total=len(walk.files), status="")
+
+    def parsed(self, n: int) -> None:
+        """``n`` more files parsed."""
+        if self._progress is not None and self._parse is not None:
+            self._progress.advance(self._parse, n)
+
     def doing(self) -> str:
         """What the current iteration waits for: the static analysis, or the agent's answer."""
         if self.agent is not None and not capabilities(self.agent).reads_markdown:
@@ -70,6 +81,9 @@ class ProgressView:
             return
         data = event.data
         if event.kind == "run_started":
+            if self._parse is not None:  # the parse is over when the run starts
+                self._progress.remove_task(self._parse)
+                self._parse = None
             self._progress.update(self._task, description=f"{self.title} {event.session_id}",
                                   completed=data["start_iteration"] - 1, total=data["max_iterations"])
         elif event.kind == "iteration_started":

@@ -1,0 +1,112 @@
+"""A cache of parsed facts, keyed by file content, so that re-mapping parses only what changed.
+
+One SQLite file beside the session store (``STORE.codefacts``): a row per (path, module name, content
+hash, the version of the file's language's analyzer: ``Language.cache_version``) holding that file's ``FileFacts``. ``igg map-code --store`` fills it; ``--update``
+reads the facts of unchanged files from it. A missing or unreadable cache only costs a parse. The file
+is IGG's own (written next to the store the user named, never elsewhere); its rows are pickles of IGG's
+dataclasses, read only from that file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import structlog
+
+from igg.codemap.facts import FileFacts, without_bodies
+from igg.codemap.language import get, language_of
+
+log = structlog.get_logger("igg.code")
+
+FORMAT_VERSION = "3"
+"""Bumped whenever ``FileFacts`` itself changes: every cached fact is then parsed again. Each language's
+analyzer has a version of its own (``Language.cache_version``), so a change in one reparses its files alone."""
+
+
+def content_hash(text: str) -> str:
+    """The hash a file's content is known by (sha256 of its UTF-8 text, hex)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def cache_path(store: str | Path) -> Path:
+    """Where the facts cache of session store ``store`` lives."""
+    store = Path(store)
+    return store.with_name(store.name + ".codefacts")
+
+
+class FactsCache:
+    """Facts by (path, module, content hash); opened on a file, or in memory with ``path=None``."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = Path(path) if path is not None else None
+        try:
+            if self.path is not None:  # beside its store, whose folder the first run into it creates too
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.path) if self.path is not None else ":memory:")
+            # a cache: a write lost in a crash costs a parse, so no sync per write (which cost ~0.1 s a commit)
+            self._db.execute("PRAGMA synchronous = OFF")
+            self._create()
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("code_facts_cache_unusable", path=str(self.path), error=str(exc))
+            self._db = sqlite3.connect(":memory:")
+            self._create()
+
+    def _create(self) -> None:
+        # data: the facts; declared: the same without bodies (``without_bodies``), what --update reads of the
+        # files it does not link again (a third of the objects to unpickle); a cache written before had none
+        self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL, declared BLOB)")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(facts)")}
+        if "declared" not in columns:
+            self._db.execute("ALTER TABLE facts ADD COLUMN declared BLOB")
+
+    @staticmethod
+    def key(path: str, module: str | None, sha: str) -> str:
+        """The key of a file's facts: its path, module name and content hash, and the versions that made them."""
+        name = language_of(path)
+        version = get(name).cache_version if name is not None else ""
+        return f"{FORMAT_VERSION}.{name}.{version}\x00{path}\x00{module or ''}\x00{sha}"
+
+    def get(self, key: str) -> FileFacts | None:
+        return self.get_many([key])[0]
+
+    def get_many(self, keys: Sequence[str], *, bodies: bool = True) -> list[FileFacts | None]:
+        """``get`` of each key, in order, in a few queries (``bodies=False``: the facts without the calls and
+        instantiations of their callables, ``without_bodies``)."""
+        column = "data" if bodies else "coalesce(declared, data)"
+        found: dict[str, bytes] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            try:
+                rows = self._db.execute(f"SELECT key, {column} FROM facts WHERE key IN ({','.join('?' * len(chunk))})",
+                                        chunk).fetchall()
+            except sqlite3.Error as exc:
+                log.warning("code_facts_cache_unreadable", path=str(self.path), error=str(exc))
+                return [None] * len(keys)
+            found.update(rows)
+        return [self._load(found.get(k)) for k in keys]
+
+    @staticmethod
+    def _load(data: bytes | None) -> FileFacts | None:
+        if data is None:
+            return None
+        try:
+            facts = pickle.loads(data)
+        except Exception:  # a damaged row: parse the file again
+            return None
+        return facts if isinstance(facts, FileFacts) else None
+
+    def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> None:
+        rows = [(k, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL),
+                 pickle.dumps(without_bodies(f), protocol=pickle.HIGHEST_PROTOCOL)) for k, f in items]
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO facts (key, data, declared) VALUES (?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            log.warning("code_facts_cache_write_failed", path=str(self.path), error=str(exc))
+
+    def close(self) -> None:
+        self._db.close()

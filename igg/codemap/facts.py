@@ -1,0 +1,222 @@
+"""What the analyzers find in one source file, before any cross-file resolution.
+
+A language's analyzer (``igg.codemap.language``: ``python/analyze.py``, ``java/analyze.py``, ...) turns one file into ``FileFacts``: the module, its imports, the
+types and callables it declares, and for each callable the calls, instantiations and SQL statements in its
+body, with receivers and type names still *as written*. ``link.py`` resolves those names across files into
+``Symbol``s and ``Relation``s, which the code agent proposes as graph actions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+Language = str
+"""A language's name (a key of ``igg.codemap.language.MODULES``): ``python``, ``java``, ..."""
+TypeKind = Literal["class", "interface", "enum"]
+
+
+@dataclass(kw_only=True, slots=True)
+class ImportRef:
+    """One imported name: ``target`` is a dotted name (module, type, function, constant or package).
+
+    Python: every name of every import statement is one ``ImportRef``, wherever the statement stands
+    (in functions, under ``TYPE_CHECKING``, in ``try``/``except ImportError``), so a name bound twice keeps
+    both bindings. Relative imports are already absolute here."""
+
+    target: str
+    alias: str | None = None
+    """The local name it binds (Python ``as``; the last segment otherwise)."""
+    wildcard: bool = False
+    """``import com.app.*;`` / ``from x import *``."""
+    module_only: bool = False
+    """Python ``import a.b``: binds the module, not a member of it."""
+    source: str | None = None
+    """Python ``from M import n``: the absolute module ``M`` (``target`` is ``M.n``)."""
+    member: str | None = None
+    """Java ``import static a.B.m;``: ``m`` (``target`` is the type ``a.B``); ``*`` for ``a.B.*``."""
+    line: int = 0
+
+
+Expr = tuple[Any, ...]
+"""A Java receiver or argument expression, kept as written for the linker to type:
+``("var", T)`` a local or parameter of declared type T (``("var", T, E)`` when T has one type argument, erased
+to E: ``List<Filter>`` -> ``("var", "List", "Filter")``), ``("name", id)`` an identifier that is no local
+(a field of this, an outer or a super type, a statically imported field, or a type), ``("this",)``,
+``("super",)``, ``("outer", O)`` for ``O.this``, ``("field", expr, name)``, ``("call", CallRef)`` (its
+return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null), ``("fn", n)`` a lambda of
+``n`` parameters or (``n`` None) a method reference: an argument only a functional interface can take,
+``("lambda", C, i, j)`` the ``j``-th parameter of a lambda without declared parameter types that is the
+``i``-th argument of call ``C`` (typed by what the called method takes there), ``("typed", T, args, j)`` the same
+of a lambda declared, cast or returned as functional interface ``T`` with (erased) type arguments ``args``."""
+
+
+SWITCH = "<switch>"
+"""``CallRef.name`` of a Java ``switch`` over the expression ``expr`` (a call of the enum's ``ordinal()``
+when it is an enum)."""
+
+
+@dataclass(kw_only=True, slots=True)
+class CallRef:
+    """One call in a callable's body, with what the source says about its receiver."""
+
+    name: str
+    """The called method or function name (``<init>`` for a constructor call via ``this(...)``/``super(...)``,
+    ``SWITCH`` for a Java ``switch`` over ``expr``)."""
+    receiver: Literal["none", "this", "super", "type", "var", "module", "unknown", "expr"] = "none"
+    """none: a bare call ``f()``; this/super; type: ``T.f()`` (static); var: a field/local/parameter whose
+    declared type is ``receiver_type``; module: a Python module alias; unknown: not knowable statically;
+    expr: (Java) the receiver expression ``expr``, typed by the linker."""
+    receiver_type: str | None = None
+    """The type (or module) name as written, for receiver in (type, var, module)."""
+    arg_types: tuple[str | None, ...] = ()
+    """Static types of the arguments where the source makes them knowable (Java overload choice)."""
+    expr: Expr | None = None
+    args: tuple[Expr | None, ...] | None = None
+    """Java: the argument expressions (typed by the linker to choose between overloads)."""
+    line: int = 0
+
+
+@dataclass(kw_only=True, slots=True)
+class SqlRef:
+    """A table read or written by a SQL statement found in a string literal."""
+
+    table: str
+    op: Literal["read", "write"]
+    statement: str
+    """SELECT, INSERT, UPDATE, DELETE or MERGE."""
+    line: int = 0
+
+
+@dataclass(kw_only=True, slots=True)
+class CallableDecl:
+    """A method, constructor or (Python) top-level function."""
+
+    kind: Literal["method", "constructor", "function"]
+    name: str
+    signature: str
+    """``login(String, String)`` (Java: parameter types) or ``login(self, user: str)`` (Python: parameters)."""
+    owner: str | None
+    """Qualified name of the declaring type; None for a function."""
+    line: int
+    params: tuple[str | None, ...] = ()
+    """Declared parameter types (None where not declared)."""
+    static: bool = False
+    returns: str | None = None
+    """Java: the declared return type (generics erased to their bound)."""
+    returns_self: bool = False
+    """Java: the return type is a type parameter of the owner bounded by the owner itself (``B`` of
+    ``AbstractBuilder<B extends AbstractBuilder<B>>``): a call returns what the subtype binds ``B`` to, which
+    is the receiver's own type in a self-typed builder (see ``TypeDecl.self_args``), not the erased
+    ``returns``."""
+    returns_element: str | None = None
+    """Java: the erased type argument of a return type that has exactly one (``List<Diff<?>>``: ``Diff``)."""
+    returns_param: str | None = None
+    """Java: the return type is this type parameter of the owner (``T get()`` of ``Supplier<T>``): a call returns
+    what the receiver's type binds it to through its supertypes' type arguments (``TypeDecl.super_args``)."""
+    abstract: bool = False
+    """Java: declared without a body (an interface's abstract method: a functional interface has one)."""
+    explicit_init: bool = False
+    """Java constructor: it starts with ``this(...)``/``super(...)`` (else ``super()`` is implicit)."""
+    calls: list[CallRef] = field(default_factory=list)
+    instantiates: list[tuple[str, int]] = field(default_factory=list)
+    """(type name as written, line) for ``new T(...)`` / ``T(...)``."""
+    sql: list[SqlRef] = field(default_factory=list)
+
+
+@dataclass(kw_only=True, slots=True)
+class TypeDecl:
+    """A class, interface or enum (nested ones named ``Outer.Inner``)."""
+
+    kind: TypeKind
+    name: str
+    """Name inside its package/module, dotted for nested types."""
+    package: str
+    line: int
+    extends: list[str] = field(default_factory=list)
+    """Supertypes as written (Java ``extends``; Python bases)."""
+    implements: list[str] = field(default_factory=list)
+    outer: str | None = None
+    """Qualified name of the enclosing type of a nested type."""
+    self_args: dict[str, str] = field(default_factory=dict)
+    """Java: supertype (as written) -> ``self`` when given this type as a type argument (``PipeBuilder extends
+    AbstractBuilder<PipeBuilder>``), ``param`` when given a type parameter of this type bounded by this type
+    (``Mid<B extends Mid<B>> extends AbstractBuilder<B>``): who binds a self-typed method's return type."""
+    type_params: dict[str, str] = field(default_factory=dict)
+    """Java: the type's own type parameters, in order -> their erasure (``B extends Builder<B>``: ``Builder``)."""
+    super_args: dict[str, list[str]] = field(default_factory=dict)
+    """Java: supertype (as written) -> its type arguments, each a type parameter of this type or a type name as
+    written, erased (``''`` for a wildcard): ``Builder extends AbstractBuilder<Visitor, Builder>``."""
+    fields: dict[str, str] = field(default_factory=dict)
+    """Field name -> declared type as written (Java fields; Python annotated or constructed attributes)."""
+    field_elements: dict[str, str] = field(default_factory=dict)
+    """Java: field name -> the erased type argument of a field whose type has exactly one (``List<Filter>``:
+    ``Filter``), the element a lambda over that collection or stream takes."""
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.package}.{self.name}" if self.package else self.name
+
+
+@dataclass(kw_only=True, slots=True)
+class FileFacts:
+    """Everything one analyzer found in one file."""
+
+    path: str
+    """Path relative to the mapped root, with '/' separators."""
+    language: Language
+    module: str
+    """Dotted module name (Python) or ``package.FileStem`` (Java)."""
+    package: str
+    """Python: the module's dotted path; Java: the declared package ('' for the default package)."""
+    imports: list[ImportRef] = field(default_factory=list)
+    types: list[TypeDecl] = field(default_factory=list)
+    callables: list[CallableDecl] = field(default_factory=list)
+    lines: int = 0
+    sha: str | None = None
+    """The content hash of the file (``cache.content_hash``), kept on its Module node."""
+    error: str | None = None
+    """Set when the file could not be parsed (its facts are then empty or partial)."""
+    error_line: int | None = None
+    """The line of the (first) syntax error, when ``error`` is set and the parser knows it."""
+    exports: dict[str, str] = field(default_factory=dict)
+    """Languages whose modules export names (TypeScript/JavaScript): exported name -> the local binding it
+    exports (``export default class A``: ``default`` -> ``A``; ``export {a as b}``: ``b`` -> ``a``)."""
+    config: dict[str, Any] | None = None
+    """Set on a configuration file its language's linking reads (``tsconfig.json``, ``package.json``,
+    ``go.mod``): what it says, as that language's analyzer reads it. Such a file is no module of its own."""
+    names: str | None = None
+    """Every identifier the facts mention, one per line between newlines (``mentioned_names``): set on facts
+    kept in the cache, so that ``--update`` can tell which files a changed declaration may concern."""
+
+
+def without_bodies(f: FileFacts) -> FileFacts:
+    """``f`` without what its callables' bodies call and instantiate (their SQL tables stay): what linking
+    another file reads of it."""
+    return replace(f, callables=[replace(c, calls=[], instantiates=[]) for c in f.callables])
+
+
+_NOT_NAMES = frozenset({"line", "lines", "sha", "error", "error_line", "names", "statement", "path"})
+
+
+def mentioned_names(f: FileFacts) -> str:
+    """Each identifier (dotted names split at their dots) in any name, type, target, receiver or expression
+    of ``f``, sorted, as ``"\na\nb\n"``: a name is mentioned when ``"\n" + name + "\n"`` is in it. Linking a
+    file looks up other files' declarations only by names the file itself writes (or through the types those
+    reach), which is what lets ``--update`` link again only the files that mention a changed declaration."""
+    found: set[str] = set()
+    stack: list[Any] = [f]
+    while stack:
+        x = stack.pop()
+        cls = x.__class__
+        if cls is str:
+            found.update(x.split("."))
+        elif cls is list or cls is tuple:
+            stack.extend(x)
+        elif cls is dict:
+            stack.extend(x)
+            stack.extend(x.values())
+        elif hasattr(cls, "__slots__"):
+            stack.extend(getattr(x, slot) for slot in cls.__slots__ if slot not in _NOT_NAMES)
+    found.discard("")
+    return "\n" + "\n".join(sorted(found)) + "\n"

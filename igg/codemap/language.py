@@ -1,0 +1,280 @@
+"""The language seam: what a language gives the code map, and the registry of the languages it reads.
+
+A language is one module (or package) of ``igg.codemap`` whose ``LANGUAGE`` is a ``Language``: the files it
+claims (suffixes, and exact names of the configuration files its linking reads, such as ``tsconfig.json``),
+one file's text -> ``FileFacts`` (``analyze``), what a file that cannot be analysed still says (``header``),
+its cache version, its schema additions, and a ``Linker`` that resolves the facts of its files across files
+(``link``): module packages, imports, type names and call targets. Walk, cache, link, ``--update`` and the
+static agent reach a language only through this protocol and the registry below; nothing outside a language
+module asks which language a file is in.
+
+Adding a language: write ``igg/codemap/<name>/`` (or ``<name>.py``) with its ``LANGUAGE``, add its module to
+``MODULES``, and test it against an oracle (``docs/development.md``). Language modules are imported on first
+use, so ``igg --help`` and the walk's limits load no parser.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
+    from igg.codemap.index import ClassLevel, Index
+    from igg.codemap.model import Relation
+
+MODULES: dict[str, str] = {
+    "python": "igg.codemap.python",
+    "java": "igg.codemap.java",
+    "typescript": "igg.codemap.typescript",
+    "go": "igg.codemap.go",
+}
+"""Language name -> the module whose ``LANGUAGE`` it is, in the order files of several languages are reported."""
+
+TITLES: dict[str, str] = {"python": "Python", "java": "Java", "typescript": "TypeScript", "go": "Go"}
+"""Language name -> how messages write it."""
+
+SUFFIXES: dict[str, str] = {".py": "python", ".pyi": "python", ".java": "java",
+                            **dict.fromkeys((".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
+                                            "typescript"), ".go": "go"}
+"""File suffix (lower case) -> language: the walk asks this for every file, without importing a language."""
+
+STUBS: tuple[str, ...] = (".pyi", ".d.ts", ".d.mts", ".d.cts")
+"""Name endings of declaration-only files, which merge into the module of the same name (``Language.merge``)."""
+
+CONFIG_NAMES: dict[str, str] = {**dict.fromkeys(("tsconfig.json", "jsconfig.json", "package.json"), "typescript"),
+                                **dict.fromkeys(("go.mod", "go.work"), "go")}
+"""Exact file names -> the language whose linking reads them (configuration, not source: no module of their own)."""
+CONFIG_PATTERNS: list[tuple[re.Pattern[str], str]] = [(re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$"),
+                                                         "typescript")]
+"""File-name patterns of more configuration files (``tsconfig.base.json``, which a ``tsconfig.json`` extends)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """One source file: a path relative to the mapped root (``/`` separators) and its text."""
+
+    path: str
+    text: str
+    module: str | None = None
+    """The module name its language gives it from the disk (Python: the dotted name of a file in a package;
+    see ``Language.disk_namer`` and ``sources.with_modules``); None: its analyzer names it."""
+
+    @property
+    def language(self) -> str | None:
+        """The language that claims it (``language_of``), or None."""
+        return language_of(self.path)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SchemaAdditions:
+    """Node and edge types a language adds to the code schema's (``schemas/code-graph.json`` holds them all)."""
+
+    node_types: tuple[str, ...] = ()
+    edge_types: tuple[str, ...] = ()
+
+
+AddRelation = Callable[[str, str], None]
+"""``add(label, target_key)``: one relation from the file's module (the line of the statement being read)."""
+PackageKey = Callable[[str, bool], str]
+"""``package(name, external)``: the key of a Package symbol, created (with its parents) when new."""
+
+
+class Linker(Protocol):
+    """One language's cross-file resolution over the shared ``Index`` of every file's declarations."""
+
+    def package_of(self, f: FileFacts) -> str:
+        """The package that CONTAINS the file's module ('' for none)."""
+        ...
+
+    def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
+        """The qualified name of the in-tree type ``name`` (as written in ``f``, inside ``ctx``) means, or None."""
+        ...
+
+    def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
+                         symbols_only: bool) -> None:
+        """The IMPORTS and IMPORTS_SYMBOL relations of import ``i`` of ``f`` through ``add`` (``external``:
+        outside packages too; ``symbols_only``: only create the packages the import names)."""
+        ...
+
+    def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None) -> CallableDecl | ClassLevel | str | None:
+        """What a call reaches: a callable (CALLS), a type only (a class-level CALLS), a qualified type name (a
+        constructor call: INSTANTIATES), or None (not knowable: left out)."""
+        ...
+
+    def instantiable(self, qualified: str) -> bool:
+        """Whether ``new``/a call of this in-tree type is an INSTANTIATES of it."""
+        ...
+
+    def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
+                           add: Callable[[Relation], None], class_level: Callable[[str | None, int], None]) -> None:
+        """Relations of a callable beyond its calls, instantiations and SQL (Java: a constructor's implicit
+        ``super()``)."""
+        ...
+
+    def file_relations(self, f: FileFacts, add: Callable[[Relation], None]) -> None:
+        """Relations of the file beyond its declarations (Java: a default constructor's ``super()``)."""
+        ...
+
+    def close(self) -> None:
+        """Drop references back to the index (no cycle may outlive a link)."""
+        ...
+
+
+class Language(Protocol):
+    """One language the code map reads (see the module doc). Subclass it to inherit the defaults below."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    config_names: tuple[str, ...] = ()
+    """Exact file names of configuration files its linking reads (their ``FileFacts.config``)."""
+    cache_version: str
+    """Bumped whenever its analyzer's facts change: older cached facts are then parsed again."""
+    schema: SchemaAdditions = SchemaAdditions()
+    comment: str = "//"
+    """Its line comment: how a ``File:`` marker is written before one of its files in a request's context."""
+    hint: re.Pattern[str] | None = None
+    """A pattern whose matches say an unmarked context is in this language (the most matches win)."""
+    package_separator: str = "."
+    """What separates the parts of a package name (``acme.billing``; TypeScript's folders: ``src/util``)."""
+    method_sets: bool = False
+    """Its linking computes relations from a type's method set (Go's implicit ``IMPLEMENTS``): a method that
+    comes, goes or is redeclared concerns, on ``--update``, every file that names its type (the type's own)."""
+    keeps_generated: bool = False
+    """A generated file is read (as its module and imports) instead of skipped."""
+    reads_generated: bool = False
+    """A generated file is read as any other file (not listed as generated)."""
+
+    def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
+        """The facts of one file (may raise: the caller's guard makes that a partial file)."""
+        ...
+
+    def header(self, path: str, text: str, module: str | None) -> FileFacts:
+        """What a file that cannot be analysed still says: its module and imports, read from their lines."""
+        ...
+
+    def salvage(self, analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str,
+                module: str | None) -> tuple[FileFacts | None, list[int]]:
+        """The facts of a file whose analysis failed, leaving out the statements that fail on their own, and
+        the first lines of those; (None, []) when the language cannot (then ``header`` is all there is)."""
+        return None, []
+
+    def decode(self, data: bytes) -> str | tuple[None, str]:
+        """The text of a file's bytes, or (None, why not) when it cannot be read as this language's source."""
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, "binary or not UTF-8"
+
+    def excluded(self, path: str, text: str) -> str | None:
+        """Why a file it claims is no part of any build of its language and is skipped (Go: a build constraint
+        for another system, a ``testdata`` folder), or None: it is read."""
+        return None
+
+    def is_package_dir(self, path: str) -> bool:
+        """Whether a folder bearing a build-like name (``build``, ``dist``) is one of this language's packages."""
+        return False
+
+    def disk_namer(self) -> Callable[[str], str | None] | None:
+        """A function naming one walk's files of this language by their path on disk (None: the analyzer names
+        them from their text, as Java's ``package`` line does)."""
+        return None
+
+    def rename(self, files: Sequence[SourceFile], disk: Mapping[str, str], prefix: str | None) -> list[SourceFile]:
+        """The walked files of this language renamed once all are known (``--package-prefix``; ``disk``: each
+        file's path on disk)."""
+        return list(files)
+
+    def name_paths(self, files: Sequence[SourceFile]) -> list[SourceFile]:
+        """The files of a request's context (no disk) with their module names."""
+        return list(files)
+
+    def merge(self, files: list[FileFacts]) -> list[FileFacts]:
+        """The facts with declaration-only files merged into their implementation (``.pyi`` into ``.py``)."""
+        return files
+
+    def linker(self, index: Index) -> Linker:
+        """Its resolver over the index of every file of the link."""
+        ...
+
+
+@cache
+def get(name: str) -> Language:
+    """The language ``name`` (a key of ``MODULES``); raises KeyError for one IGG does not read."""
+    language: Language = importlib.import_module(MODULES[name]).LANGUAGE
+    return language
+
+
+def names() -> tuple[str, ...]:
+    """Every language IGG reads, in reporting order."""
+    return tuple(MODULES)
+
+
+def language_of(path: str) -> str | None:
+    """The language that claims ``path`` (by suffix, or a configuration file's exact name), or None."""
+    slash = path.rfind("/")
+    base = path[slash + 1:]
+    if base in CONFIG_NAMES:
+        return CONFIG_NAMES[base]
+    dot = base.rfind(".")
+    if base.endswith(".json"):
+        return next((name for pattern, name in CONFIG_PATTERNS if pattern.match(base)), None)
+    return SUFFIXES.get(base[dot:].lower()) if dot >= 0 else None
+
+
+def is_stub(path: str) -> bool:
+    """Whether ``path`` is a declaration-only file (``.pyi``, ``.d.ts``) that merges into its module."""
+    return path.endswith(STUBS)
+
+
+def is_config(path: str) -> bool:
+    """Whether ``path`` is a configuration file a language's linking reads (not a source of its own)."""
+    base = path[path.rfind("/") + 1:]
+    return base in CONFIG_NAMES or base.endswith(".json") and any(p.match(base) for p, _ in CONFIG_PATTERNS)
+
+
+def spoken(chosen: Iterable[str] | None = None) -> str:
+    """The languages' titles as a sentence says them: ``Python or Java``, ``Python, Java or TypeScript``."""
+    titles = [TITLES.get(n, n) for n in (chosen if chosen is not None else names())]
+    return titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} or {titles[-1]}"
+
+
+def parse_languages(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """The language names of ``--languages python,java`` (None: every language); raises ValueError naming the
+    ones IGG does not read."""
+    if value is None:
+        return names()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    chosen = [v.strip().lower() for v in items if v.strip()]
+    unknown = [v for v in chosen if v not in MODULES]
+    if unknown or not chosen:
+        raise ValueError(f"{', '.join(unknown) or repr(value)}: languages are {', '.join(MODULES)}")
+    return tuple(n for n in MODULES if n in chosen)
+
+
+def check_languages(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """``parse_languages`` for a person's input: raises ``RequestInvalid`` (``--languages``) naming the unknown
+    ones and the ones IGG reads."""
+    from igg.errors import Problem, RequestInvalid
+
+    try:
+        return parse_languages(value)
+    except ValueError as exc:
+        raise RequestInvalid([Problem("--languages", str(exc))], source="the command line") from None
+
+
+def register(name: str, module: str, suffixes: Iterable[str], config_names: Iterable[str] = (),
+             title: str | None = None, stubs: Iterable[str] = ()) -> None:
+    """Add a language at run time (a plug-in outside IGG): its module holds ``LANGUAGE``."""
+    global STUBS
+    MODULES[name] = module
+    STUBS = (*STUBS, *stubs)
+    TITLES[name] = title or name
+    SUFFIXES.update(dict.fromkeys((s.lower() for s in suffixes), name))
+    CONFIG_NAMES.update(dict.fromkeys(config_names, name))
+    get.cache_clear()
+

@@ -1,0 +1,241 @@
+"""Cross-file resolution: the facts of every file become symbols and relations of the code schema.
+
+Each file's language resolves its names (``igg.codemap.language.Linker``): Python as Python binds names
+(``python/link.py``), Java as JLS 6.4.1 scopes them (``java/link.py``), over one ``Index`` of every file's
+declarations. What is common is here: a Module per file CONTAINed by its package, the types and callables it
+declares (CONTAINS), EXTENDS/IMPLEMENTS to in-tree supertypes (those outside the tree are a property of the
+type), the file's imports as its language reads them (``IMPORTS`` module to module or to an external
+``Package``; ``IMPORTS_SYMBOL`` to an imported definition), calls (``CALLS`` to a method or function, or
+between types when only the type is known), instantiations and the tables its SQL reads and writes. A call
+that stays ambiguous or unknown is left out rather than guessed.
+
+The result is grouped per file, in file order: the symbols a file introduces and the relations it states,
+which is how the code agent proposes them (one file per turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from igg.codemap import language as languages
+from igg.codemap.facts import CallableDecl, FileFacts
+from igg.codemap.index import ClassLevel, Index, callable_key, type_key
+from igg.codemap.model import CodeModel, FilePlan, Relation, Symbol
+
+if TYPE_CHECKING:
+    from igg.codemap.language import Linker
+
+__all__ = ["CodeModel", "FilePlan", "Relation", "Symbol", "callable_key", "link", "merge", "type_key"]
+
+_TYPE_LABELS = {"class": "Class", "interface": "Interface", "enum": "Enum"}
+
+
+def merge(files: Iterable[FileFacts]) -> list[FileFacts]:
+    """The files with each language's declaration-only files merged into their implementation (``.pyi`` into
+    ``.py``), configuration files left out (they are read by the linkers, not mapped)."""
+    out = [f for f in files if f.config is None]
+    for name in dict.fromkeys(f.language for f in out):
+        out = languages.get(name).merge(out)
+    return out
+
+
+def link(files: Iterable[FileFacts], *, external_imports: bool = True,
+         only: Collection[str] | None = None) -> CodeModel:
+    """Resolve the facts of ``files`` (in that order) into a ``CodeModel``.
+
+    ``only`` (paths): resolve the relations of those files alone (``igg map-code --update`` after a change
+    that leaves every declaration as it was); the other files give their symbols (declarations, the
+    packages and tables they name), the same symbols in the same order as a full link, and no relations."""
+    files = list(files)
+    configs = [f for f in files if f.config is not None]
+    mapped = merge(files)
+    index = Index(mapped, configs, (f.path for f in files if f.config is None))
+    linkers = {name: languages.get(name).linker(index)
+               for name in dict.fromkeys([*(f.language for f in mapped), *(f.language for f in configs)])}
+    index.linkers = linkers
+    run = _Linking(index, linkers, external_imports)
+    try:
+        for f in mapped:
+            run.file(f, full=only is None or f.path in only)
+    finally:
+        for linker in linkers.values():
+            linker.close()
+        index.linkers = {}
+    return CodeModel(symbols=run.symbols, files=run.plans, shared=run.shared)
+
+
+def _discard(_: Relation) -> None:
+    """Where the relations of a file linked for its symbols only go."""
+
+
+class _Linking:
+    """One link's symbols and plans, filled file by file."""
+
+    def __init__(self, index: Index, linkers: Mapping[str, Linker], external: bool) -> None:
+        self.index = index
+        self.linkers = linkers
+        self.external = external
+        self.symbols: dict[str, Symbol] = {}
+        self.plans: list[FilePlan] = []
+        self.declared: dict[str, str] = {}
+        """Declaration key (module, type, callable) -> the path of the file that declared it first."""
+        self.shared: set[str] = set()
+
+    def symbol(self, plan: FilePlan, key: str, label: str, props: dict[str, Any]) -> str:
+        if key not in self.symbols:
+            self.symbols[key] = Symbol(key=key, label=label, properties=props)
+            plan.symbols.append(key)
+        return key
+
+    def declare(self, plan: FilePlan, key: str, label: str, props: dict[str, Any]) -> str:
+        first = self.declared.setdefault(key, plan.path)
+        if first != plan.path:
+            self.shared.add(key)
+        return self.symbol(plan, key, label, props)
+
+    def package(self, plan: FilePlan, name: str, external: bool, rel: Callable[[Relation], None],
+                sep: str = ".") -> str:
+        """The key of package ``name``, created with the packages above it that are new (outermost first,
+        each CONTAINed by its parent; ``sep`` separates the parts of a name); an external package stands
+        alone."""
+        key = f"package:{name}"
+        if key in self.symbols:
+            return key
+        chain = [name]
+        while not external and (parent := chain[-1].rpartition(sep)[0]) and f"package:{parent}" not in self.symbols:
+            chain.append(parent)
+        for each in reversed(chain):
+            self.symbol(plan, f"package:{each}", "Package", {"name": each, **({"external": True} if external else {})})
+            parent = each.rpartition(sep)[0]
+            if parent and not external:
+                rel(Relation("CONTAINS", f"package:{parent}", f"package:{each}"))
+        return key
+
+    def file(self, f: FileFacts, *, full: bool) -> None:
+        plan = FilePlan(path=f.path, language=f.language, error=f.error)
+        self.plans.append(plan)
+        linker = self.linkers[f.language]
+        rel = plan.relations.append if full else _discard
+        module = self.declare(plan, f"module:{f.path}", "Module",
+                              {"name": f.module, "path": f.path, "language": f.language, "lines": f.lines,
+                               **({"sha": f.sha} if f.sha else {})})
+        pkg_name = linker.package_of(f)
+        if pkg_name:
+            sep = languages.get(f.language).package_separator
+            rel(Relation("CONTAINS", self.package(plan, pkg_name, False, rel, sep), module))
+        self._declarations(f, plan, module, rel)
+        self._imports(f, plan, module, symbols_only=not full)
+        self._supertypes(f, rel)
+        if not full:  # the tables its statements name are symbols too
+            for c in f.callables:
+                for ref in c.sql:
+                    self.symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
+            return
+        for c in f.callables:
+            self._callable(f, c, plan)
+        linker.file_relations(f, plan.relations.append)
+
+    def _declarations(self, f: FileFacts, plan: FilePlan, module: str, rel: Callable[[Relation], None]) -> None:
+        """Types, then members: a member's edges may point at any type of the file."""
+        for t in f.types:
+            props: dict[str, Any] = {"name": t.name, "package": t.package, "qualified_name": t.qualified,
+                                     "file": f.path, "line": t.line}
+            key = self.declare(plan, type_key(t.qualified), _TYPE_LABELS[t.kind], props)
+            rel(Relation("CONTAINS", type_key(t.outer) if t.outer else module, key, t.line))
+        for c in f.callables:
+            props = {"name": c.name, "signature": c.signature, "file": f.path, "line": c.line}
+            if c.owner:
+                props = {"owner": c.owner, **props}
+                if c.kind == "constructor":
+                    props["constructor"] = True
+            else:
+                props["package"] = f.package
+            if c.static:
+                props["static"] = True
+            key = self.declare(plan, callable_key(c, f.package), "Method" if c.owner else "Function", props)
+            rel(Relation("CONTAINS", type_key(c.owner) if c.owner else module, key, c.line))
+
+    def _imports(self, f: FileFacts, plan: FilePlan, module: str, symbols_only: bool) -> None:
+        """The file's IMPORTS and IMPORTS_SYMBOL relations, as its language reads them (``symbols_only``: just
+        the external packages they name)."""
+        seen: set[Relation] = set()
+        line = 0
+        """The line of the import statement being resolved (its relations carry it)."""
+
+        def add(label: str, target: str) -> None:
+            r = Relation(label, module, target, line)
+            if target != module and r not in seen and not symbols_only:
+                seen.add(r)
+                plan.relations.append(r)
+
+        sep = languages.get(f.language).package_separator
+
+        def package(name: str, external: bool) -> str:
+            return self.package(plan, name, external, plan.relations.append, sep)
+
+        linker = self.linkers[f.language]
+        for i in f.imports:
+            line = i.line
+            linker.import_relations(f, i, add, package, self.external, symbols_only)
+
+    def _supertypes(self, f: FileFacts, rel: Callable[[Relation], None]) -> None:
+        """EXTENDS/IMPLEMENTS to in-tree supertypes; those outside the tree are a property of the type."""
+        index = self.index
+        for t in f.types:
+            ctx = index.types.get(t.outer) if t.outer else None
+            external = []
+            for name in t.extends:
+                q = index.resolve_type(name, f, ctx)
+                if q is None:
+                    external.append(name)
+                    continue
+                target_kind = index.types[q].kind
+                label = "EXTENDS" if t.kind == "interface" or target_kind != "interface" else "IMPLEMENTS"
+                rel(Relation(label, type_key(t.qualified), type_key(q), t.line))
+            for name in t.implements:
+                q = index.resolve_type(name, f, ctx)
+                if q is None:
+                    external.append(name)
+                else:
+                    rel(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line))
+            if external:
+                self.symbols[type_key(t.qualified)].properties["external_supertypes"] = external
+
+    def _callable(self, f: FileFacts, c: CallableDecl, plan: FilePlan) -> None:
+        index = self.index
+        linker = self.linkers[f.language]
+        source = callable_key(c, f.package)
+        owner = index.types.get(c.owner) if c.owner else None
+        seen: set[Relation] = set()
+
+        def add(r: Relation) -> None:
+            if r not in seen and r.target != r.source:
+                seen.add(r)
+                plan.relations.append(r)
+
+        def class_level(target_type: str | None, line: int) -> None:
+            if owner is not None and target_type is not None and target_type != owner.qualified:
+                add(Relation("CALLS", type_key(owner.qualified), type_key(target_type), line))
+
+        for call in c.calls:
+            target = linker.call_target(call, f, owner)
+            if isinstance(target, CallableDecl):
+                add(Relation("CALLS", source, _target_key(index, target), call.line))
+            elif isinstance(target, ClassLevel):
+                class_level(target.type, call.line)
+            elif isinstance(target, str):
+                add(Relation("INSTANTIATES", source, type_key(target), call.line))
+        linker.callable_relations(f, c, owner, add, class_level)
+        for name, line in c.instantiates:
+            q = index.resolve_type(name, f, owner)
+            if q is not None and linker.instantiable(q):
+                add(Relation("INSTANTIATES", source, type_key(q), line))
+        for ref in c.sql:
+            table = self.symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
+            add(Relation("READS_FROM" if ref.op == "read" else "WRITES_TO", source, table, ref.line or c.line))
+
+
+def _target_key(index: Index, target: CallableDecl) -> str:
+    return callable_key(target, index.type_file[target.owner].package if target.owner else index.module_of(target))
+

@@ -1,0 +1,387 @@
+"""The Python analyzer: one file's facts through the standard library's ``ast``.
+
+Classes (``Protocol`` subclasses and ABCs whose methods are all abstract count as interfaces, ``Enum``
+subclasses as enums; nested classes are ``Outer.Inner``), module functions and methods with their
+signatures, imports, and per callable: calls with what is knowable about the receiver (``self``,
+``super()``, a class or module name, an attribute or local whose type is annotated or constructed), class
+instantiations, and SQL in string literals, including SQL held in module or class constants the callable
+uses.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.sql import tables_in
+
+_ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
+_INTERFACE_BASES = {"Protocol"}
+_ABC_BASES = {"ABC"}
+
+
+def module_name(path: str) -> str:
+    """The module name of one relative path on its own (``pymodules.names_for_paths`` names files
+    together, from their packages): ``app/auth/__init__.py`` -> ``app.auth``."""
+    from igg.codemap.python.modules import names_for_paths
+
+    return names_for_paths([path]).get(path) or path.rpartition("/")[2].rsplit(".", 1)[0]
+
+
+_SCALAR_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "name", "arg", "module", "level", "kind",
+                            "type_comment", "conversion", "is_async", "asname", "lineno", "col_offset"})
+"""Fields that never hold a node worth visiting: names and numbers, and the operator and context singletons
+(``Load``, ``Add``, ...), which no fact reads."""
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk_nodes(root: ast.AST) -> list[ast.AST]:
+    """``root`` and every node below it in ``ast.walk``'s order (breadth first), less the operator and
+    context singletons: the one walk a callable's facts need (``ast.walk`` costs about twice as much)."""
+    out = [root]
+    append = out.append
+    fields_of = _CHILD_FIELDS
+    node_type = ast.AST
+    i = 0
+    while i < len(out):
+        node = out[i]
+        i += 1
+        names = fields_of.get(node.__class__)
+        if names is None:
+            names = fields_of[node.__class__] = tuple(f for f in node._fields if f not in _SCALAR_FIELDS)
+        for name in names:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        append(item)
+            elif isinstance(value, node_type):
+                append(value)
+    return out
+
+
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Every statement of a body, nested ones too (imports are statements: no need to walk expressions)."""
+    out: list[ast.stmt] = []
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, name, None)
+            if children:
+                stack.extend(reversed(children))
+    return out
+
+
+_OVERLOAD = ("overload", "typing.overload", "typing_extensions.overload", "t.overload")
+
+
+def _functions(body: list[ast.stmt]) -> list[list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The functions of a body grouped by name, in order: ``@overload`` stubs are dropped when there is
+    an implementation (the first stub stands for them in a stub file); later definitions of one name
+    (a property's setter, a redefinition) join the first."""
+    groups: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    overloads: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if any(dotted(d) in _OVERLOAD for d in node.decorator_list):
+                overloads.setdefault(node.name, node)
+            else:
+                groups.setdefault(node.name, []).append(node)
+    for name, stub in overloads.items():
+        groups.setdefault(name, [stub])
+    return sorted(groups.values(), key=lambda g: g[0].lineno)
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        names.append(node.id)
+        return ".".join(reversed(names))
+    return None
+
+
+def _type_name(annotation: ast.AST | None) -> str | None:
+    """The class an annotation names (``Optional[T]``/``T | None``/``"T"`` -> ``T``), else None."""
+    if annotation is None:
+        return None
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(annotation, ast.Subscript) and dotted(annotation.value) in ("Optional", "typing.Optional"):
+        return _type_name(annotation.slice)
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        left, right = annotation.left, annotation.right
+        if isinstance(right, ast.Constant) and right.value is None:
+            return _type_name(left)
+        if isinstance(left, ast.Constant) and left.value is None:
+            return _type_name(right)
+        return None
+    return dotted(annotation)
+
+
+def _strings(node: ast.AST) -> str | None:
+    """The text of a string literal, or of an f-string with each hole as ``{}`` (never taken for a table)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}"
+                       for v in node.values)
+    return None
+
+
+def _not_queries(nodes: list[ast.AST]) -> set[int]:
+    """Ids of the string literals among ``nodes`` that cannot be queries: docstrings and every other string
+    standing alone as a statement, and the literal parts of f-strings (the f-string is read whole)."""
+    skip: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant | ast.JoinedStr):
+            skip.add(id(node.value))
+        elif isinstance(node, ast.JoinedStr):
+            skip.update(id(v) for v in node.values)
+    return skip
+
+
+def _sql_of(node: ast.AST) -> list[SqlRef]:
+    text = _strings(node)
+    return tables_in(text, getattr(node, "lineno", 0)) if text else []
+
+
+class _Analyzer:
+    def __init__(self, path: str, tree: ast.Module, module: str | None = None) -> None:
+        self.module = module or module_name(path)
+        is_package = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
+        self.facts = FileFacts(path=path, language="python", module=self.module, package=self.module)
+        self.base = self.module if is_package else self.module.rpartition(".")[0]
+        self.constants: dict[str, list[SqlRef]] = {}
+        self.tree = tree
+        self._walked: dict[int, list[ast.AST]] = {}
+        """Each function's nodes, walked once (``_fields`` and ``_body`` both read a method's)."""
+
+    def _nodes(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+        nodes = self._walked.get(id(fn))
+        if nodes is None:
+            nodes = self._walked[id(fn)] = walk_nodes(fn)
+        return nodes
+
+    def run(self) -> FileFacts:
+        body = self.tree.body
+        self._constants(body, prefix="")
+        for node in _statements(self.tree.body):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
+                    self.facts.imports.append(ImportRef(target=a.name, alias=a.asname or a.name,
+                                                        module_only=True, line=node.lineno))
+            elif isinstance(node, ast.ImportFrom):
+                source = self._absolute(node.module, node.level)
+                if source is None:
+                    continue  # a relative import above the top-level package: Python refuses it too
+                for a in node.names:
+                    if a.name == "*":
+                        self.facts.imports.append(ImportRef(target=source, wildcard=True, source=source,
+                                                            line=node.lineno))
+                    else:
+                        target = f"{source}.{a.name}" if source else a.name
+                        self.facts.imports.append(ImportRef(target=target, alias=a.asname or a.name, source=source,
+                                                            line=node.lineno))
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                self._class(node, outer=None)
+        for group in _functions(body):
+            self._callable(group, owner=None, fields={})
+        return self.facts
+
+    def _absolute(self, module: str | None, level: int) -> str | None:
+        if level == 0:
+            return module or ""
+        parts = self.base.split(".") if self.base else []
+        if level - 1 > len(parts) or (level - 1 == len(parts) and not module):
+            return None
+        if level > 1:
+            parts = parts[: len(parts) - (level - 1)]
+        return ".".join([*parts, module] if module else parts)
+
+    def _constants(self, body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets, value = node.targets, node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                targets, value = [node.target], node.value
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    sql = _sql_of(value)
+                    if sql:
+                        self.constants[prefix + target.id] = sql
+
+    def _class(self, node: ast.ClassDef, outer: TypeDecl | None) -> None:
+        name = f"{outer.name}.{node.name}" if outer else node.name
+        bases = [b for b in (dotted(b) for b in node.bases) if b]
+        short = {b.rpartition(".")[2] for b in bases}
+        methods = [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        kind = "class"
+        if short & _ENUM_BASES:
+            kind = "enum"
+        elif short & _INTERFACE_BASES:
+            kind = "interface"
+        elif (short & _ABC_BASES or any(k.arg == "metaclass" for k in node.keywords)) and methods and all(
+                any(dotted(d) in ("abstractmethod", "abc.abstractmethod") for d in m.decorator_list)
+                for m in methods):
+            kind = "interface"
+        bases = [b for b in bases if b.rpartition(".")[2] not in _ENUM_BASES | _INTERFACE_BASES | _ABC_BASES
+                 and b not in ("object", "Generic") and not b.startswith("typing.")]
+        decl = TypeDecl(kind=kind, name=name, package=self.module, line=node.lineno, extends=bases,  # type: ignore[arg-type]
+                        outer=outer.qualified if outer else None)
+        self.facts.types.append(decl)
+        self._constants(node.body, prefix=f"{node.name}.")
+        decl.fields.update(self._fields(node))
+        for child in node.body:
+            if isinstance(child, ast.ClassDef):
+                self._class(child, outer=decl)
+        for group in _functions(node.body):
+            self._callable(group, owner=decl, fields=decl.fields)
+
+    def _fields(self, node: ast.ClassDef) -> dict[str, str]:
+        """Attribute types: class annotations, ``self.x: T``, ``self.x = T(...)``, ``self.x = param: T``."""
+        fields: dict[str, str] = {}
+        for child in node.body:
+            if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
+                if (t := _type_name(child.annotation)) is not None:
+                    fields[child.target.id] = t
+        for fn in node.body:
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            params = {a.arg: _type_name(a.annotation) for a in (*fn.args.posonlyargs, *fn.args.args,
+                                                                  *fn.args.kwonlyargs)}
+            for stmt in self._nodes(fn):
+                target: ast.expr | None = None
+                value: ast.expr | None = None
+                annotation: ast.expr | None = None
+                if isinstance(stmt, ast.AnnAssign):
+                    target, value, annotation = stmt.target, stmt.value, stmt.annotation
+                elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                    target, value = stmt.targets[0], stmt.value
+                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"):
+                    continue
+                t = _type_name(annotation) or self._value_type(value, params)
+                if t is not None:
+                    fields.setdefault(target.attr, t)
+        return fields
+
+    @staticmethod
+    def _value_type(value: ast.AST | None, known: dict[str, str | None]) -> str | None:
+        if isinstance(value, ast.Call):
+            name = dotted(value.func)
+            if name and name.rpartition(".")[2][:1].isupper():
+                return name
+        if isinstance(value, ast.Name):
+            return known.get(value.id)
+        return None
+
+    def _callable(self, group: list[ast.FunctionDef | ast.AsyncFunctionDef], owner: TypeDecl | None,
+                  fields: dict[str, str]) -> None:
+        node = group[0]
+        args = node.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        static = any(dotted(d) in ("staticmethod", "classmethod") for d in node.decorator_list)
+        decl = CallableDecl(
+            kind="method" if owner else "function", name=node.name, owner=owner.qualified if owner else None,
+            signature=f"{node.name}({ast.unparse(args)})", line=node.lineno, static=static,
+            params=tuple(_type_name(a.annotation) for a in every))
+        self.facts.callables.append(decl)
+        local: dict[str, str | None] = {a.arg: _type_name(a.annotation) for a in every}
+        self_names = {every[0].arg} if owner and every and not any(
+            dotted(d) == "staticmethod" for d in node.decorator_list) else set()
+        for part in group:
+            self._body(part, decl, owner, fields, local, self_names)
+
+    def _body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, decl: CallableDecl, owner: TypeDecl | None,
+              fields: dict[str, str], local: dict[str, str | None], self_names: set[str]) -> None:
+        every_node = self._nodes(node)  # once: locals first, then what uses them
+        # parsed trees hold the ast classes themselves (never subclasses): compare classes, not isinstance
+        for stmt in every_node:
+            cls = stmt.__class__
+            if cls is ast.AnnAssign:
+                if stmt.target.__class__ is ast.Name:  # type: ignore[attr-defined]
+                    local[stmt.target.id] = _type_name(stmt.annotation)  # type: ignore[attr-defined]
+            elif cls is ast.Assign and len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name:  # type: ignore[attr-defined]
+                local.setdefault(stmt.targets[0].id, self._value_type(stmt.value, local))  # type: ignore[attr-defined]
+        not_queries = _not_queries(every_node)
+        constants = self.constants
+        for sub in every_node:
+            cls = sub.__class__
+            if cls is ast.Call:
+                self._call(decl, sub, local, self_names, fields)  # type: ignore[arg-type]
+            elif cls is ast.Constant or cls is ast.JoinedStr:
+                if id(sub) not in not_queries:
+                    decl.sql.extend(_sql_of(sub))
+            elif constants and (cls is ast.Name or cls is ast.Attribute) and sub.ctx.__class__ is ast.Load:  # type: ignore[attr-defined]
+                key = dotted(sub)
+                if key is not None:
+                    if owner and key.partition(".")[0] in self_names:
+                        key = owner.name.rpartition(".")[2] + "." + key.partition(".")[2]
+                    for ref in constants.get(key, ()):
+                        decl.sql.append(SqlRef(table=ref.table, op=ref.op, statement=ref.statement,
+                                               line=getattr(sub, "lineno", 0)))
+
+    def _call(self, decl: CallableDecl, call: ast.Call, local: dict[str, str | None], self_names: set[str],
+              fields: dict[str, str]) -> None:
+        line = call.lineno
+        func = call.func
+        if isinstance(func, ast.Name):
+            if func.id == "super":
+                return
+            decl.calls.append(CallRef(name=func.id, receiver="none", line=line))
+            return
+        if not isinstance(func, ast.Attribute):
+            return
+        value = func.value
+        if isinstance(value, ast.Call) and dotted(value.func) == "super":
+            decl.calls.append(CallRef(name=func.attr, receiver="super", line=line))
+            return
+        if isinstance(value, ast.Name) and value.id in self_names:
+            decl.calls.append(CallRef(name=func.attr, receiver="this", line=line))
+            return
+        if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                and value.value.id in self_names):
+            t = fields.get(value.attr)
+            decl.calls.append(CallRef(name=func.attr, receiver="var" if t else "unknown", receiver_type=t,
+                                      line=line))
+            return
+        if isinstance(value, ast.Name) and value.id in local:
+            t = local[value.id]
+            decl.calls.append(CallRef(name=func.attr, receiver="var" if t else "unknown", receiver_type=t,
+                                      line=line))
+            return
+        name = dotted(value)
+        if name is not None:
+            decl.calls.append(CallRef(name=func.attr, receiver="type", receiver_type=name, line=line))
+        else:
+            decl.calls.append(CallRef(name=func.attr, receiver="unknown", line=line))
+
+
+def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts:
+    """The facts of one Python file (``module``: its dotted name, default from its path); a file that does
+    not parse yields empty facts with ``error`` set."""
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        name = module or module_name(path)
+        facts = FileFacts(path=path, language="python", module=name, package=name)
+        facts.error = f"syntax error: {getattr(exc, 'msg', exc)}"
+        facts.error_line = getattr(exc, "lineno", None)
+        return facts
+    facts = _Analyzer(path, tree, module).run()
+    facts.lines = text.count("\n") + 1
+    return facts

@@ -1,0 +1,180 @@
+"""Python names across files: a module's own names, then its imports (every binding of a name bound twice;
+re-exports followed), as Python binds them.
+
+``IMPORTS`` goes from module to module, one for every import statement of every form, as an import graph has
+it: ``from M import n`` imports module ``M.n`` when that is a module, else ``M`` (whatever ``n`` is: class,
+function, constant, type alias), ``import a.b.c`` the deepest of ``a.b.c``, ``a.b``, ``a`` in the tree; an
+import of code outside the tree (standard library, third party) goes to an external ``Package`` named by its
+top-level name (two levels inside a namespace package the tree shares). ``IMPORTS_SYMBOL`` goes from the
+module to the class, interface, enum or function a ``from`` import names, where it is defined (re-exports
+followed). ``.pyi`` stubs merge into the ``.py`` module of the same name (``merge_stubs``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
+from igg.codemap.index import ClassLevel, Index, type_key
+
+if TYPE_CHECKING:
+    from igg.codemap.language import AddRelation, PackageKey
+    from igg.codemap.model import Relation
+
+
+def is_init(path: str) -> bool:
+    """Whether ``path`` is a package's own module (``__init__.py``/``.pyi``)."""
+    return path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
+
+
+class PythonLinker:
+    """Python's ``Linker`` (``igg.codemap.language``) over one ``Index``."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.modules: dict[str, FileFacts] = {}
+        for f in index.files:
+            if f.language == "python":
+                self.modules.setdefault(f.module, f)
+        self.packages: set[str] = set()
+        """Dotted names of in-tree packages (regular and namespace)."""
+        for m, pf in self.modules.items():
+            parts = m.split(".")
+            self.packages.update(".".join(parts[:n]) for n in range(1, len(parts)))
+            if is_init(pf.path):
+                self.packages.add(m)
+
+    def close(self) -> None:
+        del self.index
+
+    def package_of(self, f: FileFacts) -> str:
+        return f.module if f.path.endswith("__init__.py") else f.module.rpartition(".")[0]
+
+    def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
+        found = self.name(name, f)
+        return found if found in self.index.types else None
+
+    def instantiable(self, qualified: str) -> bool:
+        return True
+
+    def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
+                           add: Callable[[Relation], None], class_level: Callable[[str | None, int], None]) -> None:
+        return None
+
+    def file_relations(self, f: FileFacts, add: Callable[[Relation], None]) -> None:
+        return None
+
+    # ---- names ---------------------------------------------------------------------------------------
+    def name(self, name: str, f: FileFacts, depth: int = 0) -> str | None:
+        """The qualified name a dotted Python name refers to in module ``f`` (type, function or module)."""
+        index = self.index
+        local = f"{f.module}.{name}"
+        if local in index.types or local in index.functions:
+            return local
+        aliases = index.aliases[id(f)]
+        parts = name.split(".")
+        for n in range(len(parts), 0, -1):  # longest alias first: import a.b as x; a.b.c.f()
+            alias = ".".join(parts[:n])
+            if alias in aliases:
+                for bound in reversed(aliases[alias]):  # every binding of a name bound twice
+                    found = self.target(".".join([bound, *parts[n:]]), f, depth)
+                    if found is not None:
+                        return found
+                return None
+        if name in index.types or name in index.functions or name in self.modules:
+            return name
+        return None
+
+    def target(self, target: str, f: FileFacts | None = None, depth: int = 0) -> str | None:
+        """The definition an absolute dotted name reaches (a type, function or module), following
+        re-exports (``from ._models import Response`` in ``pkg/__init__.py``) a few modules deep."""
+        index = self.index
+        if target in index.types or target in index.functions or target in self.modules:
+            return target
+        owner, _, member = target.rpartition(".")
+        module = self.modules.get(owner)
+        if module is not None and depth < 5 and module is not f:
+            return self.name(member, module, depth + 1)
+        return None
+
+    # ---- imports -------------------------------------------------------------------------------------
+    def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
+                         symbols_only: bool) -> None:
+        found = self.import_module(i)
+        if isinstance(found, FileFacts):
+            add("IMPORTS", f"module:{found.path}")
+        elif found and external:
+            add("IMPORTS", package(found, True))
+        if not i.module_only and not i.wildcard and not symbols_only:
+            q = self.target(i.target, f)
+            if q in self.index.types:
+                add("IMPORTS_SYMBOL", type_key(q))
+            elif q in self.index.functions:
+                add("IMPORTS_SYMBOL", f"function:{q}")
+
+    def import_module(self, i: ImportRef) -> FileFacts | str | None:
+        """The in-tree module an import reaches, or the external name it imports (or None: nothing knowable)."""
+        modules = self.modules
+        if not i.module_only and not i.wildcard and i.target in modules:
+            return modules[i.target]  # from pkg import submodule
+        name = i.target if i.module_only or i.source is None else i.source
+        if not name:
+            return None
+        parts = name.split(".")
+        top = parts[0]
+        if top in sys.stdlib_module_names and top not in self.packages:
+            return top  # the standard library, even when a loose file of the tree bears its name
+        for n in range(len(parts), 0, -1):
+            found = modules.get(".".join(parts[:n]))
+            if found is not None:
+                return found
+        if top in self.packages:  # a namespace package the tree shares: name the portion
+            return ".".join(parts[:2])
+        return top
+
+    # ---- calls ---------------------------------------------------------------------------------------
+    def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None) -> CallableDecl | ClassLevel | str | None:
+        """A function or method (CALLS), a qualified type name (``T()``: INSTANTIATES), or None."""
+        index = self.index
+        if call.receiver == "none":
+            q = self.name(call.name, f)
+            if q in index.functions:
+                return index.functions[q]
+            return q if q in index.types else None
+        if call.receiver in ("this", "super"):
+            if owner is None:
+                return None
+            return index.find_member(owner.qualified, call, include_self=call.receiver == "this")
+        if call.receiver in ("type", "var") and call.receiver_type:
+            q = self.resolve_type(call.receiver_type, f, owner)
+            if q is not None:
+                return index.find_member(q, call)
+            if call.receiver == "type":
+                m = self.name(call.receiver_type, f)
+                if m in self.modules:
+                    return index.functions.get(f"{m}.{call.name}")
+        return None
+
+
+def merge_stubs(files: Iterable[FileFacts]) -> list[FileFacts]:
+    """The files with every ``.pyi`` stub merged into the ``.py`` module of the same name: one module (the
+    ``.py`` path and imports), the stub's definitions added where the ``.py`` lacks them. A stub without
+    a ``.py`` stays a module of its own."""
+    files = list(files)
+    real = {f.module: f for f in files if f.language == "python" and f.path.endswith(".py")}
+    out = []
+    merged: dict[str, FileFacts] = {}
+    for f in files:
+        twin = real.get(f.module) if f.language == "python" and f.path.endswith(".pyi") else None
+        if twin is None:
+            out.append(f)
+            continue
+        known_types = {t.qualified for t in twin.types}
+        known_calls = {(c.owner, c.name) for c in twin.callables}
+        merged[twin.path] = replace(
+            twin, types=[*twin.types, *(t for t in f.types if t.qualified not in known_types)],
+            callables=[*twin.callables, *(c for c in f.callables if (c.owner, c.name) not in known_calls)])
+    return [merged.get(f.path, f) for f in out]

@@ -1,0 +1,415 @@
+"""The TypeScript/JavaScript analyzer: one file's facts through tree-sitter (the ``tree-sitter-typescript`` and
+``tree-sitter-javascript`` wheels; ``.tsx`` with the TSX grammar, JavaScript files with JavaScript's).
+
+A module is named by its path from the mapped root without its extension (``src/util/strings``; a ``.d.ts``
+file is ``src/util/strings`` too, and merges into the implementation). Imports of every form are
+``ImportRef``s whose ``source`` is the specifier as written: ES ``import`` (default, named, namespace,
+type-only, side-effect), ``export ... from`` (``alias`` ``export:NAME`` for a re-exported name, ``wildcard``
+for ``export *``), ``import x = require()``, and ``import()``/``require()`` calls with a literal anywhere
+(also ``import('./x').T`` in a type). ``member`` is the imported name (``default``, ``*`` for a namespace).
+``FileFacts.exports`` maps each exported name to its local binding (``export default class A``:
+``default`` -> ``A``). Declarations: classes (abstract too), interfaces, enums, functions (also a top-level
+``const f = () => ...``), methods and constructors, inside ``namespace``s too (named ``NS.Inner``); class fields
+and constructor parameter properties with their declared types. Calls are kept with what the source says of
+their receiver: a bare name, ``this``/``super``, a dotted name (a namespace import, a class, a local or
+parameter of declared type, ``this.field`` of declared type); ``new X()`` is an instantiation; SQL in string
+and template literals of a callable gives its tables.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, TypeDecl
+from igg.codemap.typescript.bodies import Bodies
+from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
+
+TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
+DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+
+_COMMON_QUERY = """
+(call_expression function: (_) @callee) @call
+(new_expression constructor: (_) @made) @new
+(variable_declarator name: (identifier) @var) @decl
+(string) @string
+(template_string) @string
+"""
+_TS_QUERY = _COMMON_QUERY + """
+(import_require_clause source: (string) @require_source)
+"""
+
+
+@cache
+def grammar(kind: str) -> tuple[Any, Any]:
+    """The parser and query of grammar ``kind`` (``typescript``, ``tsx`` or ``javascript``), made once a process."""
+    import tree_sitter
+
+    if kind == "javascript":
+        import tree_sitter_javascript
+
+        language = tree_sitter.Language(tree_sitter_javascript.language())
+        return tree_sitter.Parser(language), tree_sitter.Query(language, _COMMON_QUERY)
+    import tree_sitter_typescript
+
+    raw = tree_sitter_typescript.language_tsx() if kind == "tsx" else tree_sitter_typescript.language_typescript()
+    language = tree_sitter.Language(raw)
+    return tree_sitter.Parser(language), tree_sitter.Query(language, _TS_QUERY)
+
+
+def grammar_of(path: str) -> str:
+    """Which grammar reads ``path``."""
+    lower = path.lower()
+    if lower.endswith(JS_SUFFIXES):
+        return "javascript"
+    return "tsx" if lower.endswith(".tsx") else "typescript"
+
+
+def module_name(path: str) -> str:
+    """``src/util/strings.d.ts`` -> ``src/util/strings``: the path without its extension."""
+    lower = path.lower()
+    for suffix in (*DECLARATION_SUFFIXES, *TS_SUFFIXES, *JS_SUFFIXES):
+        if lower.endswith(suffix):
+            return path[:-len(suffix)]
+    return path
+
+
+def parse(path: str, text: str) -> Any:
+    """The syntax tree of one file (a bare parse: what ``scripts/bench_map_code.py`` compares against)."""
+    parser, _ = grammar(grammar_of(path))
+    return parser.parse(text.encode("utf-8", "surrogatepass"))
+
+
+def _heritage(node: Any) -> tuple[list[str], list[str]]:
+    """(extends, implements) of a class, as written, erased."""
+    extends: list[str] = []
+    implements: list[str] = []
+    for part in node.named_children:
+        if part.type != "class_heritage":
+            continue
+        for clause in part.named_children:
+            if clause.type == "extends_clause":
+                value = clause.child_by_field_name("value")
+                name = dotted(value) if value is not None else None
+                if name:
+                    extends.append(name)
+            elif clause.type == "implements_clause":
+                implements.extend(n for n in (type_name(t) for t in clause.named_children) if n)
+            else:  # JavaScript's grammar: class_heritage holds the expression itself
+                name = dotted(clause)
+                if name:
+                    extends.append(name)
+    return extends, implements
+
+
+class _Analyzer(Bodies):
+    def __init__(self, path: str, text: str, module: str | None) -> None:
+        name = module or module_name(path)
+        self.facts = FileFacts(path=path, language="typescript", module=name, package=name,
+                               lines=text.count("\n") + 1)
+        self.spans: list[tuple[int, int, CallableDecl, TypeDecl | None, dict[str, str]]] = []
+        """(start byte, end byte, callable, its type, its typed names) of each callable with a body."""
+        self.exports: dict[str, str] = {}
+
+    # ---- declarations --------------------------------------------------------------------------------
+    def statements(self, body: Any, prefix: str, exported: bool = False) -> None:
+        for node in body.named_children:
+            self.statement(node, prefix, exported)
+
+    def statement(self, node: Any, prefix: str, exported: bool = False) -> None:
+        kind = node.type
+        if kind == "import_statement":
+            self.import_statement(node)
+        elif kind == "export_statement":
+            self.export_statement(node, prefix)
+        elif kind in ("class_declaration", "abstract_class_declaration", "class"):
+            self.class_(node, prefix, exported)
+        elif kind == "interface_declaration":
+            self.interface(node, prefix, exported)
+        elif kind == "enum_declaration":
+            self.type_(node, "enum", prefix, exported)
+        elif kind in ("function_declaration", "generator_function_declaration", "function_signature"):
+            self.function(node, prefix, exported)
+        elif kind in ("lexical_declaration", "variable_declaration"):
+            self.variables(node, prefix, exported)
+        elif kind == "expression_statement" and node.named_children:
+            inner = node.named_children[0]
+            if inner.type == "internal_module":
+                self.namespace(inner, prefix)
+            elif inner.type == "assignment_expression" and not prefix:
+                self.commonjs_export(inner)
+        elif kind in ("internal_module", "module"):
+            self.namespace(node, prefix)
+        elif kind == "ambient_declaration":
+            for inner in node.named_children:
+                if inner.type == "statement_block":  # declare global {...}
+                    self.statements(inner, f"{prefix}global.")
+                else:
+                    self.statement(inner, prefix, exported)
+
+    def namespace(self, node: Any, prefix: str) -> None:
+        name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        if name is None or body is None:
+            return
+        if name.type == "string":  # declare module "x" {...}: declarations that merge into module x's
+            self.statements(body, prefix)
+            return
+        self.statements(body, f"{prefix}{dotted(name) or text_of(name)}.")
+
+    def import_statement(self, node: Any) -> None:
+        line = node.start_point[0] + 1
+        source = literal(node.child_by_field_name("source"))
+        clause = next((c for c in node.named_children if c.type in ("import_clause", "import_require_clause")), None)
+        if clause is not None and clause.type == "import_require_clause":
+            alias = clause.named_children[0] if clause.named_children else None
+            source = literal(clause.child_by_field_name("source"))
+            if source is not None:
+                self.add_import(source, member="*", alias=text_of(alias) if alias is not None else None, line=line)
+            return
+        if source is None:
+            return
+        if clause is None:  # import './side-effect'
+            self.add_import(source, line=line)
+            return
+        bound = False
+        for part in clause.named_children:
+            if part.type == "identifier":
+                self.add_import(source, member="default", alias=text_of(part), line=line)
+                bound = True
+            elif part.type == "namespace_import":
+                ids = [c for c in part.named_children if c.type == "identifier"]
+                self.add_import(source, member="*", alias=text_of(ids[0]) if ids else None, line=line)
+                bound = True
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    if spec.type != "import_specifier":
+                        continue
+                    name = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias") or name
+                    self.add_import(source, member=text_of(name), alias=text_of(alias), line=line)
+                    bound = True
+        if not bound:
+            self.add_import(source, line=line)
+
+    def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
+                   wildcard: bool = False, line: int = 0) -> None:
+        self.facts.imports.append(ImportRef(target=source, source=source, member=member, alias=alias,
+                                            wildcard=wildcard, line=line))
+
+    def export_statement(self, node: Any, prefix: str) -> None:
+        line = node.start_point[0] + 1
+        source = literal(node.child_by_field_name("source"))
+        default = any(c.type == "default" for c in node.children)
+        declaration = node.child_by_field_name("declaration")
+        if declaration is not None:
+            names = self.declared_names(declaration, prefix)
+            self.statement(declaration, prefix, exported=True)
+            for name in names:
+                self.exports["default" if default else name] = name
+            return
+        if any(c.type == "=" for c in node.children):  # TypeScript's export = X: the module is X
+            named = [c for c in node.named_children if dotted(c)]
+            if named:
+                self.exports["="] = dotted(named[0]) or ""
+            return
+        value = node.child_by_field_name("value")
+        if value is not None:
+            if value.type in ("class", "function_expression", "arrow_function") or default and value.type in (
+                    "class_declaration", "function_declaration"):
+                self.statement(value, prefix, exported=True)
+            written = dotted(value)
+            if written:
+                self.exports["default"] = written
+            return
+        for part in node.named_children:
+            if part.type == "export_clause":
+                for spec in part.named_children:
+                    if spec.type != "export_specifier":
+                        continue
+                    name = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias") or name
+                    if source is not None:
+                        self.add_import(source, member=text_of(name), alias=f"export:{text_of(alias)}", line=line)
+                        self.exports[text_of(alias)] = f"export:{text_of(alias)}"
+                    else:
+                        self.exports[text_of(alias)] = text_of(name)
+            elif part.type == "namespace_export" and source is not None:
+                ids = [c for c in part.named_children if c.type in ("identifier", "string")]
+                alias = text_of(ids[0]) if ids else "*"
+                self.add_import(source, member="*", alias=f"export:{alias}", line=line)
+                self.exports[alias] = f"export:{alias}"
+        if source is not None and not any(p.type in ("export_clause", "namespace_export") for p in node.named_children):
+            self.add_import(source, member="*", wildcard=True, line=line)  # export * from './x'
+
+    def commonjs_export(self, node: Any) -> None:
+        """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),
+        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module. A function or class written
+        in place (``exports.a = function () {...}``) is no declaration the compiler names: left out."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        target = dotted(left) if left is not None else None
+        local = dotted(right) if right is not None else None
+        if target is None or right is None:
+            return
+        if target == "module.exports" and right.type == "object":
+            for part in right.named_children:
+                if part.type == "shorthand_property_identifier":
+                    self.exports[text_of(part)] = text_of(part)
+                elif part.type == "pair":
+                    key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                    named = dotted(value) if value is not None else None
+                    if key is not None and named:
+                        self.exports[text_of(key)] = named
+        elif target == "module.exports" and local:
+            self.exports["="] = local
+        elif target.rpartition(".")[0] in ("exports", "module.exports") and local:
+            self.exports[target.rpartition(".")[2]] = local
+
+    def declared_names(self, node: Any, prefix: str) -> list[str]:
+        if node.type in ("lexical_declaration", "variable_declaration"):
+            return [text_of(d.child_by_field_name("name")) for d in node.named_children
+                    if d.type == "variable_declarator" and d.child_by_field_name("name") is not None]
+        name = node.child_by_field_name("name")
+        return [f"{prefix}{text_of(name)}"] if name is not None else []
+
+    def type_(self, node: Any, kind: Any, prefix: str, exported: bool, extends: list[str] | None = None,
+              implements: list[str] | None = None, named: str | None = None) -> TypeDecl | None:
+        name = node.child_by_field_name("name")
+        written = (named if named is not None else f"{prefix}{text_of(name)}" if name is not None
+                   else "default" if exported else None)
+        if written is None:
+            return None
+        decl = TypeDecl(kind=kind, name=written, package=self.facts.module, line=node.start_point[0] + 1,
+                        extends=extends or [], implements=implements or [])
+        self.facts.types.append(decl)
+        return decl
+
+    def class_(self, node: Any, prefix: str, exported: bool, named: str | None = None) -> None:
+        extends, implements = _heritage(node)
+        decl = self.type_(node, "class", prefix, exported, extends, implements, named)
+        body = node.child_by_field_name("body")
+        if decl is None or body is None:
+            return
+        for member in body.named_children:
+            if member.type in ("public_field_definition", "field_definition"):
+                name = member.child_by_field_name("name") or member.child_by_field_name("property")
+                typed = type_name(member.child_by_field_name("type"))
+                value = member.child_by_field_name("value")
+                if typed is None and value is not None and value.type == "new_expression":
+                    typed = dotted(value.child_by_field_name("constructor")) if value.child_by_field_name(
+                        "constructor") is not None else None
+                if name is not None and typed:
+                    decl.fields[text_of(name)] = typed
+        for member in body.named_children:
+            if member.type in ("method_definition", "abstract_method_signature", "method_signature"):
+                self.method(member, decl)
+
+    def interface(self, node: Any, prefix: str, exported: bool) -> None:
+        extends: list[str] = []
+        for part in node.named_children:
+            if part.type in ("extends_type_clause", "extends_clause"):
+                extends.extend(n for n in (type_name(t) for t in part.named_children) if n)
+        decl = self.type_(node, "interface", prefix, exported, extends)
+        body = node.child_by_field_name("body")
+        if decl is None or body is None:
+            return
+        for member in body.named_children:
+            if member.type == "method_signature":
+                self.method(member, decl)
+            elif member.type == "property_signature":
+                name = member.child_by_field_name("name")
+                typed = type_name(member.child_by_field_name("type"))
+                if name is not None and typed:
+                    decl.fields[text_of(name)] = typed
+
+    def _params(self, node: Any, owner: TypeDecl | None) -> tuple[list[str], list[str | None], dict[str, str]]:
+        """(parameters as written, their declared types, name -> declared type, '' where none is declared)."""
+        written: list[str] = []
+        types: list[str | None] = []
+        typed: dict[str, str] = {}
+        params = node.child_by_field_name("parameters")
+        for p in params.named_children if params is not None else ():
+            pattern = p.child_by_field_name("pattern") or (p if p.type == "identifier" else None)
+            name = text_of(pattern) if pattern is not None else text_of(p)
+            kind = type_name(p.child_by_field_name("type"))
+            written.append(name if kind is None else f"{name}: {kind}")
+            types.append(kind)
+            if pattern is not None and pattern.type == "identifier":
+                typed[name] = kind or ""
+                if kind and owner is not None and any(c.type in ("accessibility_modifier", "readonly") for c in p.children):
+                    owner.fields[name] = kind  # a parameter property: a field too
+        return written, types, typed
+
+    def method(self, node: Any, owner: TypeDecl) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = text_of(name_node)
+        constructor = name == "constructor"
+        written, types, typed = self._params(node, owner if constructor else None)
+        static = any(c.type == "static" for c in node.children)
+        body = node.child_by_field_name("body")
+        decl = CallableDecl(kind="constructor" if constructor else "method", name=name,
+                            signature=f"{name}({', '.join(written)})", owner=f"{owner.package}.{owner.name}",
+                            line=node.start_point[0] + 1, params=tuple(types), static=static,
+                            returns=type_name(node.child_by_field_name("return_type")), abstract=body is None)
+        self.facts.callables.append(decl)
+        if body is not None:
+            self.spans.append((node.start_byte, node.end_byte, decl, owner, typed))
+
+    def function(self, node: Any, prefix: str, exported: bool, name: str | None = None,
+                 span: Any = None) -> None:
+        if name is None:
+            name_node = node.child_by_field_name("name")
+            name = f"{prefix}{text_of(name_node)}" if name_node is not None else ("default" if exported else None)
+        if name is None:
+            return
+        written, types, typed = self._params(node, None)
+        body = node.child_by_field_name("body")
+        decl = CallableDecl(kind="function", name=name, signature=f"{name}({', '.join(written)})", owner=None,
+                            line=node.start_point[0] + 1, params=tuple(types),
+                            returns=type_name(node.child_by_field_name("return_type")))
+        self.facts.callables.append(decl)
+        if body is not None:
+            outer = span if span is not None else node
+            self.spans.append((outer.start_byte, outer.end_byte, decl, None, typed))
+
+    def variables(self, node: Any, prefix: str, exported: bool) -> None:
+        for d in node.named_children:
+            if d.type != "variable_declarator":
+                continue
+            name, value = d.child_by_field_name("name"), d.child_by_field_name("value")
+            if name is None or value is None or name.type != "identifier":
+                continue
+            if value.type in ("arrow_function", "function_expression", "function", "generator_function"):
+                self.function(value, prefix, exported, name=f"{prefix}{text_of(name)}", span=d)
+            elif value.type == "class":  # const Foo = class {...}: the class is Foo
+                self.class_(value, prefix, exported, named=f"{prefix}{text_of(name)}")
+
+    # ---- bodies --------------------------------------------------------------------------------------
+
+
+def analyze_typescript(path: str, text: str, module: str | None = None) -> FileFacts:
+    """The facts of one TypeScript or JavaScript file (a syntax error keeps what tree-sitter recovered)."""
+    parser, query = grammar(grammar_of(path))
+    tree = parser.parse(text.encode("utf-8", "surrogatepass"))
+    analyzer = _Analyzer(path, text, module)
+    analyzer.statements(tree.root_node, "")
+    analyzer.bodies(tree.root_node, query)
+    facts = analyzer.facts
+    facts.exports = analyzer.exports
+    if tree.root_node.has_error:
+        line = _first_error_line(tree.root_node)
+        facts.error, facts.error_line = "syntax error (tree-sitter recovered; facts may be partial)", line
+    return facts
+
+
+def _first_error_line(root: Any) -> int | None:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return int(node.start_point[0]) + 1
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    return None

@@ -1,0 +1,157 @@
+"""The bodies of TypeScript/JavaScript callables: calls with what the source says of their receiver, ``new``,
+``import()``/``require()`` with a literal (a ``require`` bound to a name is an import binding), and SQL in
+string and template literals. ``analyze._Analyzer`` extends ``Bodies`` with the declarations."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any
+
+from igg.codemap.facts import CallableDecl, CallRef, FileFacts, TypeDecl
+from igg.codemap.sql import tables_in
+from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
+
+Span = tuple[int, int, CallableDecl, TypeDecl | None, dict[str, str]]
+"""(start byte, end byte, callable, its type, its parameters: name -> declared type, '' where none)."""
+
+
+class Bodies:
+    """What the bodies of one file's callables say (``spans``: the callables, filled by the declarations)."""
+
+    facts: FileFacts
+    spans: list[Span]
+
+    def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
+                   wildcard: bool = False, line: int = 0) -> None:
+        raise NotImplementedError
+
+    def bodies(self, root: Any, query: Any) -> None:
+        import tree_sitter
+
+        self.spans.sort(key=lambda s: s[0])
+        starts = [s[0] for s in self.spans]
+        # in document order: the cursor's order is not stable from one process to the next
+        captures = {name: sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
+                    for name, nodes in tree_sitter.QueryCursor(query).captures(root).items()}
+        scopes: dict[int, dict[str, str]] = {id(s[2]): dict(s[4]) for s in self.spans}
+        for decl in captures.get("decl", ()):  # locals, of declared or constructed type where known, per callable
+            span = self._span(starts, decl.start_byte)
+            name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
+            typed = type_name(decl.child_by_field_name("type"))
+            if typed is None and value is not None and value.type == "new_expression":
+                made = value.child_by_field_name("constructor")
+                typed = dotted(made) if made is not None else None
+            if span is not None and name is not None:
+                scopes[id(span[2])][text_of(name)] = typed or scopes[id(span[2])].get(text_of(name)) or ""
+        for node in captures.get("require_source", ()):
+            self._dynamic(node)
+        for call in captures.get("call", ()):
+            self._call(call, starts, scopes)
+        for made in captures.get("new", ()):
+            span = self._span(starts, made.start_byte)
+            constructor = made.child_by_field_name("constructor")
+            written = dotted(constructor) if constructor is not None else None
+            if span is not None and written and written.partition(".")[0] not in scopes[id(span[2])]:
+                span[2].instantiates.append((written, made.start_point[0] + 1))
+        for string in captures.get("string", ()):
+            self._sql(string, starts)
+
+    def _span(self, starts: list[int], at: int) -> Any:
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and self.spans[i][0] <= at < self.spans[i][1]:
+            return self.spans[i]
+        return None
+
+    def _dynamic(self, string: Any) -> None:
+        source = literal(string)
+        if source is not None:
+            self.add_import(source, line=string.start_point[0] + 1)
+
+    def _call(self, call: Any, starts: list[int], scopes: dict[int, dict[str, str]]) -> None:
+        function = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if function is None:
+            return
+        if function.type == "import" or function.type == "identifier" and text_of(function) == "require":
+            first = args.named_children[0] if args is not None and args.named_children else None
+            if first is not None and first.type == "string":
+                if function.type == "import" or not self._required(call, first):
+                    self._dynamic(first)
+            return
+        span = self._span(starts, call.start_byte)
+        if span is None:
+            return
+        decl, owner, line = span[2], span[3], call.start_point[0] + 1
+        n = len(args.named_children) if args is not None else 0
+        arg_types: tuple[str | None, ...] = (None,) * n
+        if function.type == "super":
+            decl.calls.append(CallRef(name="<init>", receiver="super", arg_types=arg_types, line=line))
+            return
+        scope = scopes.get(id(decl), {})
+        if function.type == "identifier":
+            if text_of(function) not in scope:  # a local or parameter holding a function: not knowable
+                decl.calls.append(CallRef(name=text_of(function), arg_types=arg_types, line=line))
+            return
+        if function.type != "member_expression":
+            return
+        obj, prop = function.child_by_field_name("object"), function.child_by_field_name("property")
+        if obj is None or prop is None:
+            return
+        name = text_of(prop)
+        if obj.type in ("this", "super"):
+            decl.calls.append(CallRef(name=name, receiver=obj.type, arg_types=arg_types, line=line))
+            return
+        written = dotted(obj)
+        if written is None:
+            return
+        head, _, rest = written.partition(".")
+        if head == "this" and owner is not None and rest and "." not in rest and rest in owner.fields:
+            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=owner.fields[rest], line=line,
+                                      arg_types=arg_types))
+        elif not rest and scope.get(head):
+            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=scope[head], line=line,
+                                      arg_types=arg_types))
+        elif head != "this" and head not in scope:
+            decl.calls.append(CallRef(name=name, receiver="type", receiver_type=written, line=line,
+                                      arg_types=arg_types))
+
+    def _required(self, call: Any, string: Any) -> bool:
+        """``const x = require('./m')`` binds ``x`` to the module, ``const {a, b: c} = require('./m')`` binds
+        ``a`` and ``c`` to its exports (as imports do); False when the call binds nothing."""
+        source, parent = literal(string), call.parent
+        if source is None or parent is None or parent.type != "variable_declarator":
+            return False
+        name, line = parent.child_by_field_name("name"), string.start_point[0] + 1
+        if name is None:
+            return False
+        if name.type == "identifier":
+            self.add_import(source, member="*", alias=text_of(name), line=line)
+            return True
+        if name.type != "object_pattern":
+            return False
+        bound = False
+        for part in name.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                self.add_import(source, member=text_of(part), alias=text_of(part), line=line)
+                bound = True
+            elif part.type == "pair_pattern":
+                key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                if key is not None and value is not None and value.type == "identifier":
+                    self.add_import(source, member=text_of(key), alias=text_of(value), line=line)
+                    bound = True
+        return bound
+
+    def _sql(self, string: Any, starts: list[int]) -> None:
+        span = self._span(starts, string.start_byte)
+        if span is None:
+            return
+        raw = text_of(string)
+        if len(raw) < 8:
+            return
+        body = _HOLE.sub("{hole}", raw[1:-1]) if string.type == "template_string" else raw[1:-1]
+        span[2].sql.extend(tables_in(body, string.start_point[0] + 1))
+
+
+_HOLE = re.compile(r"\$\{[^{}]*\}")
+"""A template literal's substitution, read as a template hole by the SQL detection."""

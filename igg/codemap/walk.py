@@ -1,0 +1,265 @@
+"""Walking source trees for ``igg map-code``: which files to read, and why the others were skipped.
+
+Honours ``.gitignore`` files (each applies below its own directory, a deeper one over a shallower one; the
+patterns are matched as git matches them, by ``pathspec``'s ``GitIgnoreSpec``) and ``.git/info/exclude``. Skips, and says so: version-control, vendored and
+build directories (``node_modules``, ``vendor``, ``.venv``, ``target``, ...), generated files (``*_pb.java``,
+or a header saying ``@generated``/``DO NOT EDIT``/``Code generated``), binary or undecodable files (each
+language decodes its own: a Python file is read in the encoding its PEP 263 declaration names, as Python reads
+it), files larger than ``max_bytes``. Files in other languages are counted by suffix, not listed. A generated
+file of a language that keeps them (Python: ``*_pb2.py``, or such a header) is read, and listed in
+``generated``: other modules import it, so the dependency map keeps its module and imports (its definitions
+are left out by its analyzer). Which language claims a file, how its files are named and which folders of a
+build-like name are its packages, each language says (``igg.codemap.language``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from igg.codemap import language as languages
+from igg.codemap.sources import SourceFile, generated_by_header, generated_by_name
+
+VENDORED_DIRS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", "bower_components", "vendor", "vendored", "third_party",
+    "third-party", "site-packages", "dist-packages", ".venv", "venv", ".tox", ".nox", "__pycache__",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".idea", ".eggs", "target", "build", "dist",
+    "out", "generated", "generated-sources",
+})
+"""Directory names that hold vendored, cached, built or generated code."""
+PACKAGE_NAMES_KEPT = frozenset({"build", "dist", "out", "generated", "target", "vendor", "vendored", "third_party"})
+"""Of those, the names a real package may bear: a folder so named is read when it holds ``__init__.py`` (a
+Python package) or Java files whose ``package`` line runs through it (``com/acme/build/Step.java`` declaring
+``package com.acme.build;``): a language's ``is_package_dir``; build output (class files, ``build/lib`` copies,
+generated sources under their own package folders) says neither, and is skipped."""
+
+DEFAULT_MAX_BYTES = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A file or directory not read, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(kw_only=True)
+class WalkResult:
+    """The source files to map, and everything left out."""
+
+    files: list[SourceFile] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    generated: list[Skip] = field(default_factory=list)
+    """Generated files of a language that keeps them (Python): read (they are in ``files``) as their module and
+    its imports only."""
+    other: Counter[str] = field(default_factory=Counter)
+    """Files in languages the code agent does not read, by suffix."""
+    disk: dict[str, str] = field(default_factory=dict)
+    """The path on disk of each file a language named from the disk, by its reported path."""
+    bytes_read: int = 0
+
+    def skipped_by_reason(self) -> dict[str, int]:
+        counts = Counter(s.reason.split(" (")[0] for s in self.skipped)
+        return dict(counts.most_common())
+
+
+class _Ignore:
+    """The rules of one ignore file (git's own matching, by ``pathspec``), for paths relative to its directory."""
+
+    def __init__(self, base: str, lines: list[str], source: str) -> None:
+        self.base = base
+        self.source = source
+        self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+
+    def match(self, rel: str, is_dir: bool) -> bool | None:
+        """True: ignored; False: re-included; None: no rule speaks."""
+        return self.spec.check_file(rel + "/" if is_dir else rel).include
+
+
+def _read_ignore(path: Path, base: str, source: str) -> _Ignore | None:
+    try:
+        return _Ignore(base, path.read_text(encoding="utf-8", errors="replace").splitlines(), source)
+    except (OSError, ValueError):  # unreadable, or a pattern git itself would not take: the file is not used
+        return None
+
+
+class _Walk:
+    """One walk's state: what it found, the languages it reads, and their disk namers (made on first use)."""
+
+    def __init__(self, max_bytes: int, chosen: Collection[str]) -> None:
+        self.result = WalkResult()
+        self.max_bytes = max_bytes
+        self.chosen = chosen
+        self._namers: dict[str, Callable[[str], str | None] | None] = {}
+
+    def claims(self, rel: str) -> str | None:
+        found = languages.language_of(rel)
+        return found if found in self.chosen else None
+
+    def module(self, language: str, path: str) -> str | None:
+        if language not in self._namers:
+            self._namers[language] = languages.get(language).disk_namer()
+        namer = self._namers[language]
+        return namer(path) if namer is not None else None
+
+    def is_package_dir(self, path: str) -> bool:
+        return any(languages.get(name).is_package_dir(path) for name in self.chosen)
+
+
+def walk(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, vendored: frozenset[str] = VENDORED_DIRS,
+         package_prefix: str | None = None, chosen: Collection[str] | None = None) -> WalkResult:
+    """The source files under ``paths`` (files or directories) of the ``chosen`` languages (default: every one
+    IGG reads), in sorted order, and the skips.
+
+    Paths are reported relative to each root (prefixed by the root's name when several roots are given).
+    Modules are named as their languages import them (Python: ``python/modules.py``), under
+    ``package_prefix`` when given. Raises ``FileNotFoundError`` for a path that does not exist.
+    """
+    state = _Walk(max_bytes, tuple(chosen) if chosen is not None else languages.names())
+    for root in paths:
+        if not root.exists():
+            raise FileNotFoundError(str(root))
+        prefix = (root.resolve().name + "/") if len(paths) > 1 else ""
+        if root.is_file():
+            _consider_guarded(state, root, prefix + root.name, len(prefix))
+            continue
+        _walk_dir(state, root, prefix, vendored)
+    result = state.result
+    for name in dict.fromkeys(languages.language_of(f.path) for f in result.files):
+        if name is None:
+            continue
+        mine = [f for f in result.files if languages.language_of(f.path) == name]
+        renamed = {f.path: f for f in languages.get(name).rename(mine, result.disk, package_prefix)}
+        result.files = [renamed.get(f.path, f) for f in result.files]
+    return result
+
+
+def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -> None:
+    result = state.result
+    stack: list[tuple[Path, str, list[_Ignore]]] = [(root, "", [])]
+    exclude = _read_ignore(root / ".git" / "info" / "exclude", "", ".git/info/exclude")
+    if exclude is not None:
+        stack = [(root, "", [exclude])]
+    while stack:
+        directory, rel_dir, ignores = stack.pop()
+        own = (_read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
+               if (directory / ".gitignore").is_file() else None)
+        active = [*ignores, own] if own is not None else ignores
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            result.skipped.append(Skip(prefix + rel_dir or ".", f"unreadable directory ({exc.strerror})"))
+            continue
+        subdirs = []
+        for entry in entries:
+            rel = f"{rel_dir}{entry.name}"
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if entry.is_symlink():
+                result.skipped.append(Skip(prefix + rel, "symbolic link (not followed)"))
+                continue
+            ignored_by = _ignored(active, rel, is_dir)
+            # a configuration file (package.json, tsconfig.json) counts for the compiler whatever .gitignore says
+            # (a tracked file is not ignored; a .gitignore of build output often names them)
+            if ignored_by is not None and not (not is_dir and languages.is_config(rel) and state.claims(rel)):
+                if is_dir or state.claims(rel):  # other gitignored files are of no interest here
+                    result.skipped.append(Skip(prefix + rel + ("/" if is_dir else ""), f"gitignored (by {ignored_by})"))
+                continue
+            if is_dir:
+                if (entry.name in vendored and not (entry.name in PACKAGE_NAMES_KEPT and state.is_package_dir(entry.path))
+                        or (directory / entry.name / "pyvenv.cfg").exists()):
+                    if entry.name != ".git":
+                        result.skipped.append(Skip(prefix + rel + "/", f"vendored or build directory ({entry.name})"))
+                    continue
+                subdirs.append((Path(entry.path), rel + "/", active))
+            elif entry.is_file():
+                if entry.name == ".gitignore":
+                    continue
+                _consider_guarded(state, Path(entry.path), prefix + rel, len(prefix))
+            else:  # a FIFO, socket or device file: never opened (a FIFO would block the read), but listed
+                result.skipped.append(Skip(prefix + rel, "not a regular file (a FIFO, socket or device)"))
+        stack.extend(reversed(subdirs))
+
+
+def _ignored(ignores: list[_Ignore], rel: str, is_dir: bool) -> str | None:
+    verdict, by = None, None
+    for ig in ignores:
+        local = rel[len(ig.base):] if rel.startswith(ig.base) else None
+        if local is None:
+            continue
+        m = ig.match(local, is_dir)
+        if m is not None:
+            verdict, by = m, ig.source
+    return by if verdict else None
+
+
+def _decoded(result: WalkResult, rel: str, data: bytes, language: str) -> str | None:
+    """The file's text as its language decodes it (``Language.decode``); None, and the file skipped with the
+    language's reason, when it cannot."""
+    text = languages.get(language).decode(data)
+    if isinstance(text, tuple):
+        result.skipped.append(Skip(rel, text[1]))
+        return None
+    return text
+
+
+def _consider_guarded(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
+    """``_consider``, with whatever reading, decoding or naming one file raises made that file's skip line."""
+    try:
+        _consider(state, path, rel, root_part)
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - one file's failure is that file's verdict
+        state.result.skipped.append(Skip(rel, f"unreadable ({type(exc).__name__}: {str(exc)[:120] or 'no detail'})"))
+
+
+def _consider(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
+    """Read one file (``rel``: its reported path, whose first ``root_part`` characters name its root when
+    several roots are mapped) or say why not."""
+    result, max_bytes = state.result, state.max_bytes
+    name = state.claims(rel)
+    if name is None:
+        suffix = path.suffix.lower() or "(no suffix)"
+        result.other[suffix] += 1
+        return
+    language = languages.get(name)
+    generated = "by its name" if generated_by_name(rel) and not language.reads_generated else None
+    if generated is not None and not language.keeps_generated:
+        result.skipped.append(Skip(rel, f"generated ({generated})"))
+        return
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            result.skipped.append(Skip(rel, f"too large ({size:,} bytes; the limit is {max_bytes:,})"))
+            return
+        data = path.read_bytes()
+    except OSError as exc:
+        result.skipped.append(Skip(rel, f"unreadable ({exc.strerror})"))
+        return
+    if b"\x00" in data[:8192]:
+        result.skipped.append(Skip(rel, "binary (NUL bytes)"))
+        return
+    text = _decoded(result, rel, data, name)
+    if text is None:
+        return
+    excluded = language.excluded(rel[root_part:], text)  # the root's own name decides nothing
+    if excluded is not None:
+        result.skipped.append(Skip(rel, f"not in the build: {excluded}"))
+        return
+    if generated is None and not language.reads_generated and generated_by_header(text):
+        generated = "its header says so"
+    if generated is not None:
+        if not language.keeps_generated:
+            result.skipped.append(Skip(rel, f"generated ({generated})"))
+            return
+        # a generated module is still a module others import: the dependency map keeps it and its imports,
+        # and its analyzer leaves its definitions out
+        result.generated.append(Skip(rel, f"generated ({generated})"))
+    module = state.module(name, str(path))
+    if module is not None:
+        result.disk[rel] = str(path)
+    result.files.append(SourceFile(rel, text.removeprefix("\ufeff"), module))
+    result.bytes_read += len(data)
