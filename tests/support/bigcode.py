@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from igg.agents.code.schema import load_code_schema
+from igg.codemap.schema import load_code_schema
 from igg.graph.state import GraphState
 
 
