@@ -73,20 +73,10 @@ class RequestInvalid(IGGError):
 class ResponseInvalid(IGGError):
     """An agent turn could not be read as a response; ``code`` is INVALID_JSON or INVALID_RESPONSE."""
 
-    def __init__(self, code: str, message: str, *, disk_full: bool = False, tools: tuple[str, ...] = ()) -> None:
+    def __init__(self, code: str, message: str) -> None:
         self.code = code
-        self.template = message if tools else message.replace("{", "{{").replace("}", "}}")
-        """The message with a ``{}`` where each of ``tools`` is named (every other brace doubled)."""
-        self.tools = tools
-        """The operations the message points at (``list_sessions`` ...), named by each interface its own way."""
-        self.message = self.render(lambda tool: tool)
-        self.disk_full = disk_full
-        """An ``EXPORT_FAILED`` because the server's disk is full (HTTP answers 507 Insufficient Storage)."""
-        super().__init__(f"{code}: {self.message}")
-
-    def render(self, name: Callable[[str], str]) -> str:
-        """The message with each operation it points at named by ``name`` (MCP: the tool; HTTP: the route)."""
-        return self.template.format(*(name(tool) for tool in self.tools))
+        self.message = message
+        super().__init__(f"{code}: {message}")
 
 
 class AgentFailed(IGGError):

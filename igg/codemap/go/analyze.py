@@ -34,6 +34,7 @@ from typing import Any
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.go.scope import Scope, base_type, bound, node_text, scope_node
 from igg.codemap.sql import tables_in
+from igg.codemap.syntax import first_error_line
 
 _text = node_text
 
@@ -462,15 +463,7 @@ def analyze_go(path: str, text: str, module: str | None = None) -> FileFacts:
     facts = analyzer.facts
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
-        facts.error_line = _first_error_line(tree.root_node)
+        facts.error_line = first_error_line(tree.root_node)
     return facts
 
 
-def _first_error_line(root: Any) -> int | None:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return int(node.start_point[0]) + 1
-        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
-    return None

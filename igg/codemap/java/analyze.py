@@ -36,6 +36,7 @@ from igg.codemap.java.syntax import (
     written_args,
 )
 from igg.codemap.sql import tables_in
+from igg.codemap.syntax import first_error_line
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
                "enum_declaration": "enum", "annotation_type_declaration": "interface"}
@@ -455,16 +456,7 @@ def analyze_java(path: str, text: str) -> FileFacts:
     facts.lines = text.count("\n") + 1
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
-        facts.error_line = _first_error_line(tree.root_node)
+        facts.error_line = first_error_line(tree.root_node)
     return facts
 
 
-def _first_error_line(root: Any) -> int | None:
-    """The 1-based line of the first ERROR or MISSING node, depth first."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return int(node.start_point[0]) + 1
-        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
-    return None

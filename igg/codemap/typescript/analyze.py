@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, TypeDecl
+from igg.codemap.syntax import first_error_line
 from igg.codemap.typescript.bodies import Bodies
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
@@ -400,16 +401,8 @@ def analyze_typescript(path: str, text: str, module: str | None = None) -> FileF
     facts = analyzer.facts
     facts.exports = analyzer.exports
     if tree.root_node.has_error:
-        line = _first_error_line(tree.root_node)
+        line = first_error_line(tree.root_node)
         facts.error, facts.error_line = "syntax error (tree-sitter recovered; facts may be partial)", line
     return facts
 
 
-def _first_error_line(root: Any) -> int | None:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return int(node.start_point[0]) + 1
-        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
-    return None
