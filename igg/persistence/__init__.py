@@ -151,6 +151,10 @@ class SessionRepo(Protocol):
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         """Sessions, most recently updated first."""
 
+    def version(self, session_id: str) -> int | None:
+        """A number that changes whenever a step of the session is stored, by any process (the last step's
+        number); None when only this process can change the session (memory)."""
+
     def undo(self, session_id: str, to_iteration: int) -> UndoStep:
         """Roll the session back to after ``to_iteration`` as an ``undo`` step (``HistoryUnavailable`` without
         history)."""

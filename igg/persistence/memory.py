@@ -69,6 +69,10 @@ class MemorySessions:
             infos = [replace(s.info) for s in self._sessions.values() if status is None or s.info.status == status]
         return sorted(infos, key=lambda i: i.updated_at, reverse=True)[:limit]
 
+    def version(self, session_id: str) -> int | None:
+        """None: only this process changes sessions held in its memory."""
+        return None
+
     def undo(self, session_id: str, to_iteration: int) -> UndoStep:
         raise HistoryUnavailable(_NO_HISTORY.format(what="undo"), session_id=session_id)
 

@@ -63,7 +63,7 @@ class Session:
                  read_records: Callable[[], list[IterationRecord]] | None = None,
                  pending: ReviewPlan | None = None, review_note: str | None = None, plans: int = 0,
                  status: SessionStatus = "open", stop_reason: str | None = None, begun: bool = False,
-                 last_iteration: int | None = None,
+                 last_iteration: int | None = None, steps: int = 0,
                  extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> None:
         if state is None:
             state, problems = build_state(request)
@@ -93,6 +93,9 @@ class Session:
         self.status: SessionStatus = status
         self.stop_reason = stop_reason
         self.begun = begun
+        self.steps = steps
+        """The steps stored so far, as this object knows them (a repository's ``version`` that differs means
+        another process changed the session: its driver loads it again)."""
         self.defer = False
         self._deferred: list[Callable[[], None]] = []
 
@@ -285,6 +288,7 @@ class Session:
             self._revert(result.final_mutations)
             self.status, self.stop_reason, self.begun = before
             raise
+        self.steps += 0 if held else 1
         return result
 
     # ---- persistence ---------------------------------------------------------------------------------------
@@ -314,6 +318,7 @@ class Session:
             if self._records and self._records[-1] is record:
                 self._records.pop()
             raise
+        self.steps += 1
 
     def _keep(self, step: StepRecord, mutations: Sequence[Mutation] = (), *, snapshot: bool = False) -> None:
         """A step other than an iteration, kept by every recorder (reverted in memory when one fails)."""
@@ -325,6 +330,7 @@ class Session:
         except BaseException:
             self._revert(mutations)
             raise
+        self.steps += 1
 
     def _revert(self, mutations: Sequence[Mutation]) -> None:
         for mutation in reversed(mutations):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sqlite3
 import threading
 import time
@@ -147,14 +148,22 @@ def home_store() -> Path:
     return Path(data).expanduser() / "igg" / "sessions.sqlite"
 
 
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
+"""A store argument that names a server (``postgresql://...``): never a file path (``Path`` would collapse its
+``//`` and a folder named ``postgresql:`` would appear)."""
+
+
 def resolve_store_path(path: str | os.PathLike[str] | None = None) -> Path:
     """The store file, the one rule every command and server follows: ``path`` if given, else ``$IGG_STORE``,
-    else ``./.igg/sessions.sqlite`` if that file exists, else the default store (``home_store()``)."""
-    if path is not None and str(path):
-        return Path(path)
-    env = os.environ.get(STORE_ENV)
-    if env:
-        return Path(env)
+    else ``./.igg/sessions.sqlite`` if that file exists, else the default store (``home_store()``). A URL is
+    refused (``SessionRefused``): stores are SQLite files here."""
+    given = str(path) if path is not None and str(path) else os.environ.get(STORE_ENV) or ""
+    if _URL.match(given):
+        scheme = given.split(":", 1)[0]
+        raise SessionRefused(f"the store {scheme}://... is a URL; this IGG keeps sessions in an SQLite file: give "
+                             f"a file path (--store PATH or {STORE_ENV}), e.g. .igg/sessions.sqlite")
+    if given:
+        return Path(given)
     return PROJECT_STORE if PROJECT_STORE.is_file() else home_store()
 
 

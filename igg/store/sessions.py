@@ -60,6 +60,10 @@ class StoreSessions:
         infos = self.store.sessions()
         return [i for i in infos if status is None or i.status == status][:limit]
 
+    def version(self, session_id: str) -> int | None:
+        """The session's last stored step: another process's commit changes it."""
+        return self.store.last_step(session_id)
+
     def undo(self, session_id: str, to_iteration: int) -> UndoStep:
         """Roll back to after ``to_iteration`` as an ``undo`` step (``igg.store.history.undo``), as this owner."""
         return history.undo(self.store, session_id, to_iteration, owner=self.owner)

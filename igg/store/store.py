@@ -274,6 +274,13 @@ class SessionStore:
                                                 (session_id,)).fetchall())
         return [_step_info(r) for r in rows]
 
+    def last_step(self, session_id: str) -> int | None:
+        """The number of the session's last stored step (None: no such session): one small read, which changes
+        whenever any process commits a step of the session."""
+        row = self.db.read(lambda c: c.execute("SELECT last_step FROM sessions WHERE session_id = ?",
+                                               (session_id,)).fetchone())
+        return int(row[0]) if row is not None else None
+
     def review_state(self, session_id: str) -> tuple[dict[str, Any] | None, int]:
         """The session's last step's record when it is a ``review`` step (a plan waiting, or a rejection), and
         how many plans the session has had (two small reads)."""

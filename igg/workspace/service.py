@@ -285,7 +285,7 @@ class Workspace:
         store: call it off the event loop (``asyncio.to_thread``)."""
         with self._lock:
             live = self._live.get(session_id)
-            if live is not None:
+            if live is not None and not self._stale(live):
                 return live
             try:
                 loaded = self.repo.load(session_id)
@@ -300,10 +300,19 @@ class Workspace:
                               last_record=loaded.last_record, read_records=loaded.read_records,
                               pending=loaded.pending if loaded.request.config.review else None,
                               review_note=loaded.review_note, plans=loaded.plans, status=status,
-                              stop_reason=info.stop_reason)
+                              stop_reason=info.stop_reason, steps=info.last_step)
             live = LiveSession(session=session, listed=info)
             self._live[session_id] = live
             return live
+
+    def _stale(self, live: LiveSession) -> bool:
+        """Whether another process has stored a step of the session since this one loaded or wrote it (several
+        servers on one store): then it is loaded again before it answers. A session this process is changing
+        (a run, a tool call holding its lock) is its own latest."""
+        if live.session.status == "running" or live.lock.locked():
+            return False
+        version = self.repo.version(live.session.session_id)
+        return version is not None and version != live.session.steps
 
     def forget(self, session_id: str) -> None:
         """Drop a session from memory (its next use reloads it from the repository, e.g. after an undo)."""
