@@ -187,3 +187,22 @@ def test_vendored_libraries_are_the_recorded_npm_releases_with_their_licences():
         data = resources.files("igg.view").joinpath("static", "vendor", name).read_bytes()
         assert hashlib.sha256(data).hexdigest() == digest, name
         assert f"vendor/{licence}" in STATIC_FILES and "Permission is hereby granted, free of charge" in asset(f"vendor/{licence}")
+
+
+def test_the_workspace_exports_the_same_page_with_its_iterations():
+    """export_graph (HTTP/MCP) offers html: the self-contained page igg view --export writes, iterations included."""
+    from igg.workspace import Workspace
+    from igg.workspace.ops import ApplyInput, ExportInput
+    from tests.test_workspace import request_dict
+
+    ws = Workspace()
+    sid = ws.start(request_dict(session_id="page"))["session_id"]
+    ws.apply(ApplyInput(session_id=sid, reasoning="two", actions=[
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Gate", "package": "p"}},
+        {"type": "ADD_NODE", "label": "Nope", "properties": {"name": "x"}}]))
+    page = ws.export(ExportInput(session_id=sid, format="html"))["content"]
+    assert page.startswith("<!doctype html>") and "<script src=" not in page  # one file, nothing loaded
+    payload = embedded(page)
+    assert [n["properties"]["name"] for n in payload["nodes"]] == ["Gate"]
+    assert [(i["iteration"], [r["code"] for r in i["rejections"]]) for i in payload["iterations"]] == \
+        [(1, ["UNKNOWN_NODE_TYPE"])]

@@ -50,10 +50,12 @@ def _metadata(session: LiveSession) -> dict[str, Any]:
 def export_text(session: LiveSession, fmt: str) -> str:
     """The graph in an export format (see ``igg.workspace.ops.ToolExportFormat``), as text."""
     state, schema = session.state, session.request.config.schema_
-    if fmt == "html":
+    if fmt == "html":  # the page igg view --export writes, with the iterations panel
         from igg.export.html import html_text
+        from igg.view.data import iteration_summary
 
-        return html_text(state, metadata=_metadata(session))
+        iterations = [iteration_summary(r.to_dict()) for r in session.session.records]
+        return html_text(state, metadata=_metadata(session), iterations=iterations)
     if fmt in ("cypher", "mermaid"):
         text = io.StringIO()
         (write_cypher if fmt == "cypher" else write_mermaid)(state, text)
