@@ -64,7 +64,8 @@ def logged_in(page: Any, viewer: dict[str, Any]) -> None:
     page.context.add_cookies([{"name": COOKIE, "value": cookie_value(TOKEN, int(time.time()) + 3600), "url": viewer["base"] + "/ui/"}])
 
 
-def wait_for_names(page: Any, names: set[str], timeout_ms: int = 20_000) -> None:
+def wait_for_names(page: Any, names: set[str], timeout_ms: int = 60_000) -> None:
+    # generous: on a loaded CI machine a store written by another process reaches the page by polling
     page.page.wait_for_function(
         "names => { const have = new Set([...document.querySelectorAll('#node-list button .label')]"
         ".map(e => e.textContent)); return names.every(n => have.has(n)); }", arg=sorted(names), timeout=timeout_ms)
@@ -201,7 +202,8 @@ def test_the_view_grows_live_while_another_process_writes_the_store(page, viewer
                               if a["type"] == "ADD_NODE" and a["label"] != "Gadget"})
         assert page.page.locator("#iteration-slider").get_attribute("max") == str(i + 1)
     writer.finish(FinishInput(session_id="live-store"))
-    page.page.wait_for_function("() => document.querySelector('#summary').textContent.includes('finished')")
+    page.page.wait_for_function("() => document.querySelector('#summary').textContent.includes('finished')",
+                                timeout=60_000)
     page.shot("live-store-finished")
     assert sorted(page.node_names()) == ["LiveController", "LiveRepository", "LiveService"]
     assert page.errors == []

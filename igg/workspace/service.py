@@ -314,6 +314,10 @@ class Workspace:
         version = self.repo.version(live.session.session_id)
         return version is not None and version != live.session.steps
 
+    def held(self, session_id: str) -> LiveSession | None:
+        """The session when this process holds it in memory (without loading it); None otherwise."""
+        return self._live.get(session_id)
+
     def forget(self, session_id: str) -> None:
         """Drop a session from memory (its next use reloads it from the repository, e.g. after an undo)."""
         with self._lock:

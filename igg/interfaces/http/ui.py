@@ -164,7 +164,7 @@ def _no_history() -> WorkspaceError:
 
 def _status(workspace: Workspace, session_id: str, stored_status: str) -> str:
     # a session this server holds knows its own status best (as list_sessions shows it)
-    live = workspace._live.get(session_id)
+    live = workspace.held(session_id)
     return str(live.info.status) if live is not None else stored_status
 
 
