@@ -163,6 +163,9 @@
     var source = new EventSource(config.api + "/sessions/" + encodeURIComponent(sessionId) + "/events");
     view.events = source;
     var onChange = function () { scheduleRefresh(); };
+    // once listening (and after each reconnection), fetch again: a step stored between the page's first load
+    // and this connection sends no event of its own
+    source.onopen = onChange;
     source.addEventListener("iteration_finished", onChange);
     source.addEventListener("run_finished", function () { scheduleRefresh(); stopLive(); });
     source.addEventListener("end", function () { scheduleRefresh(); stopLive(); });
