@@ -7,6 +7,7 @@ rejected, the ones already applied are undone from the journal and marked ``ROLL
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
 from igg.act.difference import Difference, apply_difference
+from igg.act.evidence import Grounded, Grounder
 from igg.act.fastadds import applies, apply_adds, stands_for
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, Checks, Rule, idle_checks
@@ -49,6 +51,8 @@ def add_node(ctx: CheckContext, a: AddNode, new: NewNode, index: int) -> Verdict
     provenance = None
     if new.distinct_from:
         provenance = {**state.stamp(), "distinct_from": new.distinct_from}
+    if ctx.evidence is not None:
+        provenance = {**(provenance or state.stamp()), "evidence": ctx.evidence}
     nid = state.add_node(a.label, a.properties, provenance=provenance)
     message = f"added {state.describe(nid)} as {nid}"
     if new.note:
@@ -58,14 +62,16 @@ def add_node(ctx: CheckContext, a: AddNode, new: NewNode, index: int) -> Verdict
 
 def add_edge(ctx: CheckContext, a: AddEdge, ends: Ends, index: int) -> Verdict:
     """ADD_EDGE: add it between the resolved ends."""
-    eid = ctx.state.add_edge(ends.source, a.label, ends.target, a.properties)
+    state = ctx.state
+    provenance = None if ctx.evidence is None else {**state.stamp(), "evidence": ctx.evidence}
+    eid = state.add_edge(ends.source, a.label, ends.target, a.properties, provenance=provenance)
     return Verdict(index, "ADD_EDGE", True, None, f"added {a.label} edge {eid} ({ends.source} -> {ends.target})", eid)
 
 
 def update_node(ctx: CheckContext, a: UpdateNode, node: str, index: int) -> Verdict:
     """UPDATE_NODE: set and remove the properties."""
     state = ctx.state
-    state.update_node(node, a.properties, a.remove)
+    state.update_node(node, a.properties, a.remove, evidence=ctx.evidence)
     return Verdict(index, "UPDATE_NODE", True, None, f"updated {state.describe(node)} ({node})", node)
 
 
@@ -114,13 +120,17 @@ class Actor:
     """Validates and applies actions to a ``GraphState`` under one schema and one set of limits."""
 
     def __init__(self, schema: CompiledSchema, limits: Constraints, mode: ApplyMode = "per_action",
-                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> None:
+                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
+                 grounder: Grounder | None = None) -> None:
         """``extra_rules`` run after the built-in rules of their action model class (e.g. the code agent's
         grounding rule, UNGROUNDED_SYMBOL); each is a ``Rule``, ``(ctx, action, resolved)``, returning None or a
-        ``(code, message)`` rejection (``resolved``: see ``igg.act.context``)."""
+        ``(code, message)`` rejection (``resolved``: see ``igg.act.context``). ``grounder`` locates actions'
+        evidence in the request's context under its grounding policy (``igg.act.evidence``), once an action has
+        passed its rules; without one, evidence is not located or kept."""
         self.schema = schema
         self.limits = limits
         self.mode = mode
+        self.grounder = grounder
         extra = extra_rules or {}
         unknown = [t for t in extra if t not in STEPS]
         if unknown:
@@ -136,23 +146,28 @@ class Actor:
     def fast(self, items: Sequence[AnyItem]) -> bool:
         """Whether ``apply`` takes the fast path (``igg.act.fastadds``) for ``items``: all ADD_NODE / ADD_EDGE
         read whole, under the built-in checks only (no extra rules for them)."""
-        return self._fast and applies(items, self.limits)
+        if not (self._fast and applies(items, self.limits)):
+            return False
+        grounder = self.grounder
+        return grounder is None or not any(map(grounder.active, items))
 
-    def apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
-        """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item."""
+    def apply(self, state: GraphState, items: Sequence[AnyItem], *, cursor: int | None = None) -> list[Verdict]:
+        """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item.
+        ``cursor``: the loop's position in the context walk (its chunk is searched first for evidence)."""
         with bulk(len(items)):
             mark = len(state.journal)
             if self.fast(items):  # all ADD_NODE / ADD_EDGE: the same checks, shared across the response
                 verdicts = apply_adds(state, items, self.schema, self.limits, self._apply)
             else:
-                verdicts = self._apply(state, items)
+                verdicts = self._apply(state, items, cursor)
             if self.mode == "atomic" and any(not v.accepted for v in verdicts):
                 _roll_back(state, mark, verdicts)
             return verdicts
 
-    def _apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
+    def _apply(self, state: GraphState, items: Sequence[AnyItem], cursor: int | None = None) -> list[Verdict]:
         """The general path: each item through its class's rule chain, in order (no atomic roll-back)."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
+        grounder = self.grounder
         cap = self.limits.max_actions_per_response
         verdicts: list[Verdict] = []
         append = verdicts.append
@@ -170,6 +185,8 @@ class Actor:
             resolved = check(ctx, item)
             if resolved.__class__ is tuple:
                 append(Verdict(index, item.type, False, resolved[0], resolved[1]))
+            elif grounder is not None and grounder.active(item):
+                append(_grounded(ctx, act, item, resolved, index, grounder.ground(item, cursor)))
             else:
                 append(act(ctx, item, resolved, index))
         return verdicts
@@ -220,6 +237,23 @@ class Actor:
                            edge.provenance or {"created": 0, "seed": True})
         state.take_journal()
         return problems
+
+
+def _grounded(ctx: CheckContext, act: Callable[[CheckContext, Any, Any, int], Verdict], item: Any, resolved: Any,
+              index: int, grounded: Grounded | tuple[ErrorCode, str]) -> Verdict:
+    """Apply an action that passed its rules with its located evidence (kept in its provenance), or reject it
+    under the grounding policy; a ``warn`` verdict carries UNGROUNDED_EVIDENCE."""
+    if not isinstance(grounded, Grounded):
+        return Verdict(index, item.type, False, grounded[0], grounded[1])
+    ctx.evidence = grounded.items
+    try:
+        verdict = act(ctx, item, resolved, index)
+    finally:
+        ctx.evidence = None
+    if grounded.warning is not None and verdict.accepted:
+        verdict = dataclasses.replace(verdict, warning=ErrorCode.UNGROUNDED_EVIDENCE,
+                                      message=f"{verdict.message}; warning: {grounded.warning}")
+    return verdict
 
 
 AnyItem = AnyAction | UnreadableAction

@@ -140,6 +140,13 @@ class Config(_Strict):
     context: ContextConfig = Field(default_factory=ContextConfig, description="Context chunking.")
     llm: LLMConfig = Field(default_factory=LLMConfig, description="LLM agent settings.")
     finalize: FinalizeConfig = Field(default_factory=FinalizeConfig, description="Finalization.")
+    grounding: Literal["off", "warn", "required_edges", "required"] = Field(
+        default="off",
+        description=("Evidence checks: off (evidence given is located and kept, nothing refused); warn (a quote not "
+                     "in the context: applied, verdict warns UNGROUNDED_EVIDENCE); required_edges (ADD_EDGE and "
+                     "edge updates need evidence: MISSING_EVIDENCE; a quote not found: UNGROUNDED_EVIDENCE); "
+                     "required (the same for nodes too)."),
+    )
     review: bool = Field(
         default=False,
         description=("Workspace sessions (MCP, HTTP, tool calls): each apply's validated actions wait as a pending "
