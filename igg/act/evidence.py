@@ -48,6 +48,7 @@ from typing import Any, Literal, TypeAlias
 from rapidfuzz import fuzz
 
 from igg.act.context import Rejection
+from igg.graph.grounding import grounding_of
 from igg.graph.state import EVIDENCE_KEPT
 from igg.models.actions import MAX_QUOTE_CHARS, AddEdge, AddNode, EvidenceSpan, UpdateEdge, UpdateNode
 from igg.models.request import Request
@@ -349,17 +350,6 @@ class Grounder:
                 passage = passage if len(passage) <= 120 else passage[:117] + "..."
                 message += f"; the closest passage, in chunk {order[0] + 1}, is {passage!r} ({hit.score:.0f}% similar)"
         return message + "."
-
-
-def grounding_of(provenance: dict[str, Any] | None, properties: dict[str, Any] | None = None) -> str:
-    """``grounded`` (some evidence located, or a code map's source site: ``file`` and ``line`` properties),
-    ``ungrounded`` (evidence given, none located) or ``unverified`` (no evidence)."""
-    items = (provenance or {}).get("evidence")
-    if items:
-        return "grounded" if any(i.get("match") != "none" for i in items) else "ungrounded"
-    if properties and "file" in properties and "line" in properties:
-        return "grounded"
-    return "unverified"
 
 
 def kept_evidence(before: list[dict[str, Any]] | None, added: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -217,6 +217,7 @@ def _query_schema(ref: dict[str, Any], node_label: dict[str, Any], edge_label: d
                         "direction": {"enum": ["out", "both"]}}},
         {"type": "object", "additionalProperties": False, "required": ["query"],
          "properties": {"query": {"enum": ["find"]}, "label": node_label, "where": {"type": "object"},
+                        "grounded": {"enum": ["grounded", "ungrounded", "unverified"]},
                         "limit": {"type": "integer", "minimum": 1, "maximum": 200}}}]}
 
 

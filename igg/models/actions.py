@@ -199,7 +199,8 @@ class QueryAction(_Action):
     query: dict[str, Any] = Field(
         description=('{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction": '
                      '"out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", '
-                     '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}}'))
+                     '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded": '
+                     '"grounded"|"ungrounded"|"unverified"}'))
 
 
 Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction,

@@ -237,6 +237,10 @@ def print_summary(result: RunResult, *, max_iterations: int | None = None, as_js
                                 f"{', estimated' if tokens['estimated'] else ''})"
                                 + (f", cost {tokens['cost']:.6f}" if tokens.get("cost") is not None else ""))
     table.add_row("open to-dos", "; ".join(summary["open_todos"]) or "none")
+    grounding = summary["grounding"]
+    if grounding["grounded"] or grounding["ungrounded"]:
+        table.add_row("grounding", f"{grounding['grounded']} grounded, {grounding['ungrounded']} ungrounded, "
+                                   f"{grounding['unverified']} unverified facts")
     if summary.get("review"):
         plan = summary["review"]
         where = ["--store", str(store)] if store is not None else []
