@@ -34,7 +34,7 @@ def elements(graph: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 def grounding_counts(graph: Any) -> dict[str, int]:
     """How many facts (nodes and edges) of a ``GraphState`` are grounded, ungrounded and unverified."""
-    counts = dict.fromkeys(GROUNDINGS, 0)
+    counts: dict[str, int] = dict.fromkeys(GROUNDINGS, 0)
     for _, _, data in elements(graph):
         counts[grounding_of(data["provenance"], data["properties"])] += 1
     return counts

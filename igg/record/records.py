@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from igg.errors import ExportError
-from igg.graph.journal import Mutation, read_mutation
 from igg.graph.grounding import grounding_counts
+from igg.graph.journal import Mutation, read_mutation
 from igg.models.verdicts import ErrorCode, Verdict
 
 if TYPE_CHECKING:

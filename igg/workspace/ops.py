@@ -229,7 +229,7 @@ class QueryInput(_Input):
         'neighbours: {"query": "neighbours", "node": {"name": "AuthService"}, "depth": 2, "edge_types": [...], '
         '"direction": "out"|"in"|"both"}; path: {"query": "path", "from": <ref>, "to": <ref>}; find: {"query": '
         '"find", "label": "Class", "where": {"key": value or {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, '
-        '"grounded": "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000)."))
+        '"grounded": "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000).'))
 
 
 class ExplainInput(_Input):

@@ -79,7 +79,7 @@ def _grounding(store: Any, args: argparse.Namespace) -> int:
     from igg.graph.grounding import elements, grounding_counts, grounding_of
     from igg.record.history import describe_evidence
 
-    state = store.load_state(args.session)
+    _, state, _ = store.load_state(args.session)
     counts = grounding_counts(state)
     ungrounded = [{"kind": kind, "id": eid, "type": data["type"], "properties": data["properties"],
                    "evidence": data["provenance"].get("evidence", [])}
