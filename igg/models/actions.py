@@ -51,8 +51,7 @@ MAX_EVIDENCE_ITEMS = 4
 
 
 class EvidenceSpan(BaseModel):
-    """An explicit span of the context: characters ``start`` to ``end`` (0-based, end excluded) of chunk
-    ``chunk`` (1-based, as the observation numbers them: ``chunk 3/12``)."""
+    """Characters start..end (end excluded) of context chunk ``chunk`` (1-based)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -104,9 +103,8 @@ EvidenceItem = Annotated[Quote | EvidenceSpan, BeforeValidator(_evidence_item)]
 Evidence = Annotated[
     list[EvidenceItem],
     BeforeValidator(_listed),
-    Field(max_length=MAX_EVIDENCE_ITEMS, description=(
-        "Where the context states this: verbatim quotes of the context (at most "
-        f"{MAX_QUOTE_CHARS} characters each) or spans {{\"chunk\", \"start\", \"end\"}}; see config.grounding.")),
+    Field(max_length=MAX_EVIDENCE_ITEMS, description=f"Verbatim quotes of the context stating this (at most "
+                                                      f"{MAX_QUOTE_CHARS} chars each) or spans {{chunk, start, end}}."),
 ]
 """An action's evidence: one quote, or a list of quotes and spans (``igg.act.evidence`` locates them)."""
 

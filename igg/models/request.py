@@ -142,10 +142,8 @@ class Config(_Strict):
     finalize: FinalizeConfig = Field(default_factory=FinalizeConfig, description="Finalization.")
     grounding: Literal["off", "warn", "required_edges", "required"] = Field(
         default="off",
-        description=("Evidence checks: off (evidence given is located and kept, nothing refused); warn (a quote not "
-                     "in the context: applied, verdict warns UNGROUNDED_EVIDENCE); required_edges (ADD_EDGE and "
-                     "edge updates need evidence: MISSING_EVIDENCE; a quote not found: UNGROUNDED_EVIDENCE); "
-                     "required (the same for nodes too)."),
+        description=("Evidence checks (igg.act.evidence): off; warn (quotes not found warned); required_edges or "
+                     "required (edges, or all facts, need evidence; quotes not found are refused)."),
     )
     review: bool = Field(
         default=False,

@@ -92,8 +92,7 @@ class FindQuery(_Query):
         description='Property filters: a value (equality) or one operator: {"contains": "x"}, {"in": [..]}, '
                     '{"gt"|"ge"|"lt"|"le": n}, {"exists": true}.')
     grounded: Grounding | None = Field(
-        default=None, description="Only nodes that are grounded (evidence located in the context, or a source "
-                                  "site), ungrounded (evidence not found) or unverified (no evidence).")
+        default=None, description="Only nodes with evidence found, not found, or none.")
     limit: int = Field(default=100, ge=1, le=10_000, description="Most nodes to list (budget permitting).")
     token_budget: _Budget = DEFAULT_BUDGET
 
