@@ -8,8 +8,8 @@ import unicodedata
 from typing import Any
 
 import pytest
-
 from conftest import make_request
+
 from igg.act.evidence import FUZZY_MIN_SCORE, normalize
 from igg.agents.prompt import response_schema
 from igg.errors import RequestInvalid

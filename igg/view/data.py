@@ -20,6 +20,7 @@ from igg.models.request import Request
 from igg.observe.chunks import ContextChunks, split_context
 from igg.view.aggregate import grouping
 
+
 def context_chunks(request: Request | None) -> ContextChunks | None:
     """A request's context as the loop chunked it (None without a request or context)."""
     if request is None or not request.context_data:
