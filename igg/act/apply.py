@@ -7,7 +7,6 @@ rejected, the ones already applied are undone from the journal and marked ``ROLL
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
 from igg.act.difference import Difference, apply_difference
-from igg.act.evidence import Grounded, Grounder
+from igg.act.evidence import Grounded, Grounder, warned
 from igg.act.fastadds import applies, apply_adds, stands_for
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, Checks, Rule, idle_checks
@@ -146,10 +145,7 @@ class Actor:
     def fast(self, items: Sequence[AnyItem]) -> bool:
         """Whether ``apply`` takes the fast path (``igg.act.fastadds``) for ``items``: all ADD_NODE / ADD_EDGE
         read whole, under the built-in checks only (no extra rules for them)."""
-        if not (self._fast and applies(items, self.limits)):
-            return False
-        grounder = self.grounder
-        return grounder is None or not any(map(grounder.active, items))
+        return self._fast and applies(items, self.limits)
 
     def apply(self, state: GraphState, items: Sequence[AnyItem], *, cursor: int | None = None) -> list[Verdict]:
         """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item.
@@ -157,7 +153,8 @@ class Actor:
         with bulk(len(items)):
             mark = len(state.journal)
             if self.fast(items):  # all ADD_NODE / ADD_EDGE: the same checks, shared across the response
-                verdicts = apply_adds(state, items, self.schema, self.limits, self._apply)
+                verdicts = apply_adds(state, items, self.schema, self.limits,
+                                      lambda s, i: self._apply(s, i, cursor), self.grounder, cursor)
             else:
                 verdicts = self._apply(state, items, cursor)
             if self.mode == "atomic" and any(not v.accepted for v in verdicts):
@@ -250,10 +247,7 @@ def _grounded(ctx: CheckContext, act: Callable[[CheckContext, Any, Any, int], Ve
         verdict = act(ctx, item, resolved, index)
     finally:
         ctx.evidence = None
-    if grounded.warning is not None and verdict.accepted:
-        verdict = dataclasses.replace(verdict, warning=ErrorCode.UNGROUNDED_EVIDENCE,
-                                      message=f"{verdict.message}; warning: {grounded.warning}")
-    return verdict
+    return warned(verdict, grounded)
 
 
 AnyItem = AnyAction | UnreadableAction

@@ -17,7 +17,9 @@ step stores in the element's provenance (``provenance["evidence"]``).
 Chunks are searched with the current one first (the one the observation showed), then the others in order,
 at most ``SEARCH_MAX_CHARS`` characters of context in all. Each chunk's normalized text is built once and
 kept (the index), and runs ``MAX_QUOTE_CHARS`` characters into the next chunk, so a quote that spans a chunk
-boundary is found in the chunk where it starts.
+boundary is found in the chunk where it starts. Beyond the current chunk, a word index (each normalized word ->
+the chunks holding it, built when first needed) narrows the search to the chunks holding the quote's longest
+inner word (one not at either end, which a quote may cut).
 
 A resolved item: ``{"quote", "chunk", "start", "end", "line", "column", "match"}`` plus ``"file"`` when the
 chunk's text comes from a file section (a ``// File: path`` marker; ``line``/``column`` then count in that
@@ -39,6 +41,7 @@ A quote that is not found is kept as ``{"quote", "match": "none"}``.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 import unicodedata
 from array import array
@@ -53,6 +56,7 @@ from igg.graph.state import EVIDENCE_KEPT
 from igg.models.actions import MAX_QUOTE_CHARS, AddEdge, AddNode, EvidenceSpan, UpdateEdge, UpdateNode
 from igg.models.request import Request
 from igg.models.verdicts import ErrorCode as C
+from igg.models.verdicts import Verdict
 from igg.observe.chunks import ContextChunks, file_sections, split_context
 
 GroundingPolicy: TypeAlias = Literal["off", "warn", "required_edges", "required"]
@@ -73,6 +77,7 @@ MAX_KEPT = EVIDENCE_KEPT
 """Evidence items an element keeps: updates add theirs, the oldest go beyond this."""
 
 _WS = re.compile(r"\s+")
+_NEWLINE = re.compile("\n")
 
 
 def normalize(text: str) -> str:
@@ -81,13 +86,25 @@ def normalize(text: str) -> str:
 
 
 class _Index:
-    """One chunk's text (plus ``MAX_QUOTE_CHARS`` of the next) normalized, and the map back to the original."""
+    """One chunk's text (plus ``MAX_QUOTE_CHARS`` of the next), and its normalized form with the map back to the
+    original, built on first need (an exact quote never needs it)."""
 
-    __slots__ = ("base", "norm", "own", "raw", "_n", "_o", "_e")
+    __slots__ = ("base", "own", "raw", "_norm", "_n", "_o", "_e")
 
     def __init__(self, raw: str, base: int, own: int) -> None:
         self.raw, self.base, self.own = raw, base, own
+        self._norm: str | None = None
         self._n, self._o, self._e = array("q"), array("q"), array("q")  # segment: normalized start -> original
+
+    @property
+    def norm(self) -> str:
+        """The text normalized (NFC, whitespace runs as one space)."""
+        if self._norm is None:
+            self._norm = self._normalize()
+        return self._norm
+
+    def _normalize(self) -> str:
+        raw = self.raw
         pieces: list[str] = []
         n = 0
         if unicodedata.is_normalized("NFC", raw):
@@ -119,7 +136,7 @@ class _Index:
                     pieces.append(out)
                     n += len(out)
                 i = j
-        self.norm = "".join(pieces)
+        return "".join(pieces)
 
     def _segment(self, n: int, o: int, end: int) -> None:
         self._n.append(n)
@@ -127,7 +144,7 @@ class _Index:
         self._e.append(end)
 
     def original(self, n: int) -> tuple[int, int]:
-        """The original (start, end) of normalized character ``n``."""
+        """The original (start, end) of normalized character ``n`` (after ``norm`` was read)."""
         k = bisect.bisect_right(self._n, n) - 1
         o, e = self._o[k], self._e[k]
         if e < 0:  # copied one to one
@@ -156,7 +173,8 @@ class Grounder:
         self._chunks: ContextChunks | None = None
         self._indexes: dict[int, _Index] = {}
         self._sections: list[tuple[int, int, str]] | None = None  # (start, body start, path) per file section
-        self._line_base: dict[int, int] = {}
+        self._newlines = array("q")  # offsets of the context's line breaks (with the sections, on first need)
+        self._words: dict[str, list[int]] | None = None  # word -> chunks whose normalized text holds it
 
     @classmethod
     def for_request(cls, request: Request) -> Grounder:
@@ -167,9 +185,10 @@ class Grounder:
     @property
     def chunks(self) -> ContextChunks | None:
         """The context's chunks (split on first use, shared with the loop's walk); None for no context."""
-        if self._chunks is None and self.context:
-            self._chunks = split_context(self.context, self.chunk_tokens)
-        return self._chunks
+        chunks = self._chunks
+        if chunks is None and self.context:
+            chunks = self._chunks = split_context(self.context, self.chunk_tokens)
+        return chunks
 
     def demands(self, action: GroundedAction) -> bool:
         """Whether the policy requires evidence on this action."""
@@ -224,10 +243,14 @@ class Grounder:
 
     # ---- locating ------------------------------------------------------------------------------------------
     def _current(self, cursor: int | None) -> int | None:
-        if self.chunks is None or cursor is None:
+        """The chunk (0-based) at the loop's ``cursor`` (the walk starts over after the last chunk)."""
+        chunks = self.chunks
+        if chunks is None or cursor is None:
             return None
-        chunk = self.chunks.at(cursor)
-        return chunk.index if chunk is not None else None
+        if cursor < chunks.found:
+            return cursor
+        total = len(chunks)
+        return cursor % total if total else None
 
     def _order(self, current: int | None) -> list[int]:
         """Chunk indexes to search: the current one, then the others in order, within ``SEARCH_MAX_CHARS``."""
@@ -248,6 +271,35 @@ class Grounder:
             kept.append(i)
         return kept
 
+    def _in_chunk(self, quote: str, wanted: str, i: int) -> dict[str, Any] | None:
+        """The quote in chunk ``i``: exact, else normalized (starting in the chunk itself, not its overlap)."""
+        index = self._index(i)
+        at = index.raw.find(quote)
+        if 0 <= at < index.own:
+            return self._item(quote, i, at, at + len(quote), "exact")
+        n = index.norm.find(wanted)
+        if n >= 0:
+            start, _ = index.original(n)
+            if start < index.own:
+                _, end = index.original(n + len(wanted) - 1)
+                return self._item(quote, i, start, end, "normalized")
+        return None
+
+    def _candidates(self, wanted: str, order: list[int], current: int | None) -> list[int]:
+        """The chunks that can hold a normalized quote, in search order: the current one, then those whose text
+        has the quote's longest inner word (the word index, built on first need), or all of ``order`` for a
+        quote of fewer than three words (whose inner words may be cut)."""
+        words = wanted.split(" ")
+        if len(words) < 3 or len(order) <= 2:
+            return order
+        if self._words is None:
+            self._words = {}
+            for i in order:
+                for word in set(self._index(i).norm.split(" ")):
+                    self._words.setdefault(word, []).append(i)
+        holding = set(self._words.get(max(words[1:-1], key=len), ()))
+        return [i for i in order if i == current or i in holding]
+
     def _index(self, i: int) -> _Index:
         index = self._indexes.get(i)
         if index is None:
@@ -259,31 +311,34 @@ class Grounder:
     def _locate(self, quote: str, current: int | None) -> dict[str, Any] | None:
         if self.chunks is None:
             return None
+        if current is not None:  # the common case first: the quote as it stands in the chunk on show
+            index = self._index(current)
+            at = index.raw.find(quote)
+            if 0 <= at < index.own:
+                return self._item(quote, current, at, at + len(quote), "exact")
         wanted = normalize(quote)
         if not wanted:
             return None
+        if current is not None:  # most quotes come from the chunk on show: no search order, no word index
+            hit = self._in_chunk(quote, wanted, current)
+            if hit is not None:
+                return hit
         order = self._order(current)
-        for i in order:  # exact, then normalized, chunk by chunk
-            index = self._index(i)
-            at = index.raw.find(quote)
-            if 0 <= at < index.own:
-                return self._item(quote, i, at, at + len(quote), "exact")
-            n = index.norm.find(wanted)
-            if n >= 0:
-                start, _ = index.original(n)
-                if start < index.own:
-                    _, end = index.original(n + len(wanted) - 1)
-                    return self._item(quote, i, start, end, "normalized")
+        for i in self._candidates(wanted, order, current):
+            if i != current:
+                hit = self._in_chunk(quote, wanted, i)
+                if hit is not None:
+                    return hit
         fuzzy_in = order[0] if order else None
         if fuzzy_in is not None and len(wanted) >= FUZZY_MIN_CHARS:
             index = self._index(fuzzy_in)
-            hit = fuzz.partial_ratio_alignment(wanted, index.norm[:FUZZY_MAX_CHARS], score_cutoff=FUZZY_MIN_SCORE)
-            if hit is not None and hit.dest_end > hit.dest_start:
-                start, _ = index.original(hit.dest_start)
-                _, end = index.original(hit.dest_end - 1)
+            near = fuzz.partial_ratio_alignment(wanted, index.norm[:FUZZY_MAX_CHARS], score_cutoff=FUZZY_MIN_SCORE)
+            if near is not None and near.dest_end > near.dest_start:
+                start, _ = index.original(near.dest_start)
+                _, end = index.original(near.dest_end - 1)
                 if start < index.own:
                     item = self._item(quote, fuzzy_in, start, end, "fuzzy")
-                    item["score"] = round(hit.score, 1)
+                    item["score"] = round(near.score, 1)
                     return item
         return None
 
@@ -300,8 +355,7 @@ class Grounder:
         return self._item(text, span.chunk - 1, span.start, span.end, "span"), None
 
     def _item(self, quote: str, chunk: int, start: int, end: int, match: str) -> dict[str, Any]:
-        assert self.chunks is not None
-        base = self.chunks.bounds(chunk)[0]
+        base = self._index(chunk).base
         item: dict[str, Any] = {"quote": quote, "chunk": chunk + 1, "start": start, "end": end}
         item.update(self._where(chunk, base + start))
         item["match"] = match
@@ -317,17 +371,15 @@ class Grounder:
                 if label:
                     newline = text.find("\n", s)
                     self._sections.append((s, len(text) if newline < 0 else newline + 1, label))
-        k = bisect.bisect_right(self._sections, (offset, len(text) + 1)) - 1
-        line_start = text.rfind("\n", 0, offset) + 1
-        column = offset - line_start + 1
-        if k >= 0 and offset >= self._sections[k][1]:
-            _, body, path = self._sections[k]
-            return {"file": path, "line": text.count("\n", body, offset) + 1, "column": column}
-        base = self._line_base.get(chunk)
-        chunk_start = self.chunks.bounds(chunk)[0]
-        if base is None:
-            base = self._line_base[chunk] = text.count("\n", 0, chunk_start)
-        return {"line": base + text.count("\n", chunk_start, offset) + 1, "column": column}
+            self._newlines = array("q", (m.start() for m in _NEWLINE.finditer(text)))
+        newlines = self._newlines
+        k = bisect.bisect_left(newlines, offset)  # newlines before the offset
+        column = offset - (newlines[k - 1] + 1 if k else 0) + 1
+        at = bisect.bisect_right(self._sections, (offset, len(text) + 1)) - 1
+        if at >= 0 and offset >= self._sections[at][1]:
+            _, body, path = self._sections[at]
+            return {"file": path, "line": k - bisect.bisect_left(newlines, body) + 1, "column": column}
+        return {"line": k + 1, "column": column}
 
     def _miss(self, quote: str, current: int | None) -> str:
         """Why a quote was not found: where IGG looked and the closest passage."""
@@ -352,10 +404,18 @@ class Grounder:
         return message + "."
 
 
+def warned(verdict: Verdict, grounded: Grounded) -> Verdict:
+    """An accepted verdict with the ``warn`` policy's warning, when the evidence had one."""
+    if grounded.warning is None or not verdict.accepted:
+        return verdict
+    return dataclasses.replace(verdict, warning=C.UNGROUNDED_EVIDENCE,
+                               message=f"{verdict.message}; warning: {grounded.warning}")
+
+
 def kept_evidence(before: list[dict[str, Any]] | None, added: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """An element's evidence after an update adds ``added``: the newest ``MAX_KEPT`` items."""
     return ([*before, *added] if before else list(added))[-MAX_KEPT:]
 
 
 __all__ = ["FUZZY_MIN_CHARS", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "MAX_KEPT", "NOT_GIVEN", "SEARCH_MAX_CHARS",
-           "Grounded", "GroundedAction", "Grounder", "GroundingPolicy", "grounding_of", "kept_evidence", "normalize"]
+           "Grounded", "GroundedAction", "Grounder", "GroundingPolicy", "grounding_of", "kept_evidence", "normalize", "warned"]
