@@ -24,11 +24,11 @@ import time
 import networkx as nx
 
 from igg.act import Actor
-from igg.session import Session
 from igg.agents.parsing import read_value
 from igg.models.actions import read_action
 from igg.record.logs import configure_logging
 from igg.request.load import build_state, load_request
+from igg.session import Session
 
 
 def make_request(n: int, duplicates: str = "reject"):

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from igg.act import Actor
-from igg.act.evidence import Grounder
 from igg.act.context import CheckContext
+from igg.act.evidence import Grounder
 from igg.graph.state import GraphState
 from igg.models.actions import AddNode, read_response
 from igg.models.verdicts import Verdict
