@@ -14,7 +14,14 @@ import typing
 from igg.errors import SessionRefused
 from igg.io.lazy import lazy_names as _lazy_names
 from igg.persistence import SessionInfo
-from igg.store.db import DEFAULT_STORE, HOME_ENV, PROJECT_STORE, STORE_ENV, home_store, resolve_store_path
+from igg.store.location import (
+    DEFAULT_STORE,
+    HOME_ENV,
+    PROJECT_STORE,
+    STORE_ENV,
+    home_store,
+    resolve_store_path,
+)
 
 if typing.TYPE_CHECKING:
     from igg.record.history import Change

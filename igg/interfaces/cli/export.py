@@ -137,10 +137,11 @@ def from_store(args: argparse.Namespace) -> bool:
     if getattr(args, "store", None):
         return True
     from igg.store import resolve_store_path
+    from igg.store.location import store_exists, store_text
 
-    if args.graph == STDIN or Path(args.graph).exists() or not resolve_store_path(None).exists():
+    if args.graph == STDIN or Path(args.graph).exists() or not store_exists(resolve_store_path(None)):
         return False
-    args.store = str(resolve_store_path(None))
+    args.store = store_text(resolve_store_path(None))
     return True
 
 

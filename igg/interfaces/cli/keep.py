@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from igg.errors import SessionExists
-from igg.store.db import HOME_ENV, PROJECT_STORE, resolve_store_path
+from igg.store.location import (
+    HOME_ENV,
+    PROJECT_STORE,
+    StoreLocation,
+    mask_url,
+    resolve_store_path,
+    store_text,
+)
 
 if TYPE_CHECKING:  # the graph and its models load when a run is kept, not when the options are registered
     from igg.graph.journal import Mutation
@@ -37,7 +44,7 @@ INTERRUPTED = "interrupted"
 """The stop reason written into ``summary.json`` (and ``--json``) of a run stopped by Ctrl-C."""
 
 
-def default_store() -> Path:
+def default_store() -> StoreLocation:
     """The store a run given no place is kept in, and the session commands read without ``--store``."""
     return resolve_store_path(None)
 
@@ -61,6 +68,8 @@ def keeping(args: argparse.Namespace, session_id: str | None, *, explicit_store:
     if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
         return Keeping(store=None, force=force)
     path = default_store()
+    if not isinstance(path, Path):
+        return Keeping(store=store_text(path), implicit=True, force=force)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -78,7 +87,7 @@ def kept_store(args: argparse.Namespace, *, explicit_store: str | None) -> str |
         return explicit_store
     if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
         return None
-    return str(default_store())
+    return store_text(default_store())
 
 
 def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> None:
@@ -167,7 +176,7 @@ def interrupted(args: argparse.Namespace, witness: Witness, keep: Keeping, sessi
     done = f"after iteration {result.iterations}" if result is not None and result.records else "before any iteration"
     sid = result.session_id if result is not None else session_id
     if keep.store:
-        how = f"resume it with `{shlex.join(['igg', 'resume', sid, '--store', keep.store])}`"
+        how = f"resume it with `{shlex.join(['igg', 'resume', sid, '--store', mask_url(keep.store)])}`"
     else:
         again = ["igg", *(a for a in command_line(args) if a != "--no-store"), "--store", str(default_store())]
         how = f"it was kept in no store, so it cannot be resumed; a run that can be: `{shlex.join(again)}`"
