@@ -10,8 +10,9 @@ import pytest
 
 # bolt_server: a real ArcadeDB over Bolt (or the Neo4j at NEO4J_URI); falkordb_server: FalkorDB's own tests;
 # dask_cluster: a real Dask scheduler and two workers; llama_server: llama.cpp's own server with SmolLM2-135M
+# postgres_server / postgres_url / store_location: a PostgreSQL server per test process, a schema per test
 pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb", "tests.support.dask_cluster",
-                  "tests.support.llamacpp"]
+                  "tests.support.llamacpp", "tests.support.postgres"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
