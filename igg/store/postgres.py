@@ -47,6 +47,12 @@ connection and a server shutting down)."""
 _NO_RETRY_STATES = ("28", "3D", "42")
 """SQLSTATE classes never retried: bad credentials, an unknown database, an error in the SQL."""
 
+_UNREACHABLE = ("connection refused", "could not connect", "starting up", "shutting down", "timeout expired",
+                "server closed the connection", "no such file or directory", "too many clients", "in recovery")
+"""What a failed connection attempt says when the server is down or restarting (libpq gives such failures no
+SQLSTATE): opening the store waits for these, and gives up at once on any other (a wrong password, an unknown
+database)."""
+
 _UNIQUE_RETRIES = 3
 """A unique violation (two processes inserting one session at once) is retried this often: the next attempt
 sees the other's row and answers as the store does for an existing row."""
@@ -100,7 +106,8 @@ class PostgresDatabase:
                     self._transaction(conn, "BEGIN", lambda c: migrate(c, self.dialect, str(self.location)))
                 return
             except psycopg.Error as exc:
-                if not self._retryable(exc) or time.monotonic() > deadline:
+                down = any(words in str(exc).lower() for words in _UNREACHABLE)
+                if not (down and self._retryable(exc)) or time.monotonic() > deadline:
                     raise SessionRefused(f"cannot open the PostgreSQL store {self.location}: "
                                          f"{self._message(exc)}") from None
                 time.sleep(delay)

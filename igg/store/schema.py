@@ -32,7 +32,7 @@ from igg.store.sql import Connection, Dialect
 
 FORMAT_VERSION = "1"
 
-_BASE = """
+BASE_DDL = """
 CREATE TABLE IF NOT EXISTS sessions (
     session_id TEXT PRIMARY KEY,
     status TEXT NOT NULL,
@@ -92,7 +92,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
 ) WITHOUT ROWID;
 """
 
-_EXPORT_TARGETS = """
+EXPORT_TARGETS_DDL = """
 CREATE TABLE IF NOT EXISTS export_targets (
     session_id TEXT NOT NULL,
     target TEXT NOT NULL,
@@ -153,8 +153,8 @@ class Migration:
 
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "sessions, steps, mutations, snapshots", _statements(_BASE)),
-    Migration(2, "export_targets: where each session was exported", _statements(_EXPORT_TARGETS)),
+    Migration(1, "sessions, steps, mutations, snapshots", _statements(BASE_DDL)),
+    Migration(2, "export_targets: where each session was exported", _statements(EXPORT_TARGETS_DDL)),
     Migration(3, "steps.review_state: a review step's state as a column", _review_state),
 )
 """Every schema change, in order; ``MIGRATIONS[-1].version`` is the schema this IGG writes."""

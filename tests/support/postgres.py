@@ -36,6 +36,8 @@ class PostgresServer:
     folder: Path
     port: int
     bin: Path
+    options: str = ""
+    """The server's options (``pg_ctl -o``)."""
 
     def url(self, database: str = "postgres", schema: str | None = None) -> str:
         """A URL of ``database`` (as the ``postgres`` superuser), tables in ``schema`` when given."""
@@ -52,6 +54,18 @@ class PostgresServer:
     def pg_ctl(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """Run ``pg_ctl -D FOLDER ARGS`` as the server's user."""
         return _run([str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), *args], timeout=timeout)
+
+    def start(self) -> subprocess.CompletedProcess[str]:
+        """Start the server (its output to ``server.log``: a server holding pg_ctl's pipe would hang the caller)."""
+        return self.pg_ctl("-o", self.options, "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start",
+                           timeout=90)
+
+    def restart(self) -> None:
+        """Stop the server (fast: clients are disconnected) and start it again on the same port."""
+        stopped = self.pg_ctl("stop", "-m", "fast", "-w")
+        assert stopped.returncode == 0, stopped.stderr
+        started = self.start()
+        assert started.returncode == 0, started.stderr
 
 
 def postgres_bin() -> Path | None:
@@ -87,10 +101,10 @@ def start_postgres() -> PostgresServer:
     if made.returncode != 0:
         raise RuntimeError(f"initdb failed: {(made.stderr or made.stdout).strip()[-500:]}")
     port = free_port(set())
-    server = PostgresServer(folder=folder, port=port, bin=bin_dir)
     options = (f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
                "-c full_page_writes=off -c max_connections=200")
-    started = server.pg_ctl("-o", options, "-l", str(folder / "server.log"), "-w", "-t", "60", "start", timeout=90)
+    server = PostgresServer(folder=folder, port=port, bin=bin_dir, options=options)
+    started = server.start()
     if started.returncode != 0:
         log = (folder / "server.log").read_text(errors="replace")[-800:] if (folder / "server.log").exists() else ""
         raise RuntimeError(f"pg_ctl start failed: {(started.stderr or started.stdout).strip()[-300:]} {log}")
