@@ -36,7 +36,7 @@ RETRY_SECONDS = 30.0
 """How long a transaction is retried while the database is busy (a serialisation failure, a deadlock) or
 unreachable (a restart) before it fails with a ``SessionError``."""
 
-CONNECT_SECONDS = 10.0
+CONNECT_SECONDS = 5.0
 """How long opening a store waits for its database to accept connections."""
 
 _RETRY_CLASSES = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected, pg_errors.LockNotAvailable,
