@@ -109,6 +109,19 @@ CREATE TABLE IF NOT EXISTS export_targets (
 ) WITHOUT ROWID;
 """
 
+TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "sessions": ("session_id", "status", "stop_reason", "goal", "request", "agent", "options", "created_at",
+                 "updated_at", "last_step", "last_iteration", "nodes", "edges", "owner", "result"),
+    "steps": ("session_id", "step", "kind", "iteration", "chunk", "chunk_cursor", "proposed", "accepted", "rejected",
+              "rejected_by_code", "tokens", "ms", "nodes", "edges", "next_node", "next_edge", "mutation_count",
+              "record", "created_at", "review_state"),
+    "mutations": ("session_id", "step", "seq", "op", "element", "data"),
+    "snapshots": ("session_id", "step", "document"),
+    "export_targets": ("session_id", "target", "database", "scope", "step", "iteration", "digest", "nodes", "edges",
+                       "options", "updated_at"),
+}
+"""Every column of each per-session table at the latest schema (what copying a session between stores copies)."""
+
 _META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
 
