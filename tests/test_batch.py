@@ -58,7 +58,7 @@ def _comparable(summary: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in summary.items() if k not in ("elapsed_ms", "session_id", "exports")}
 
 
-def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluster, tmp_path, capsys):
+def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluster, tmp_path, capsys, store_location):
     """A folder and a JSON Lines file of requests run on the cluster; the store, --out and the exports hold
     for every session exactly what `igg run` produces alone; running the batch again runs nothing."""
     folder = tmp_path / "requests"
@@ -70,7 +70,7 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
     lines = [auth_payload(None, 8), auth_payload("auth-d", 3)]
     jsonl = tmp_path / "more.jsonl"
     jsonl.write_text("\n".join(json.dumps(p) for p in lines) + "\n")
-    store_path = tmp_path / "batch.sqlite"
+    store_path = store_location  # an SQLite file, a PostgreSQL schema
     dask_cluster.wait_ready()  # both workers (a killed one is replaced by its nanny)
     args = ["batch", str(folder), str(jsonl), "--scheduler", dask_cluster.address, "--agent", f"script:{TRANSCRIPT}",
             "--store", str(store_path), "--out", str(tmp_path / "out"), "--export", "graphml",
@@ -107,6 +107,7 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
     again = json.loads(capsys.readouterr().out)
     assert (again["done"], again["skipped"]) == (0, 4)
     assert len(store.sessions()) == 4
+    store.close()
 
 
 def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_path, capsys, monkeypatch):
