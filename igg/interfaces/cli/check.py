@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def add_target_options(p: argparse.ArgumentParser) -> None:
     """``--store`` (a session's store, and the facts cache beside it) and ``--package-prefix``."""
-    p.add_argument("--store", metavar="PATH", default=None,
+    p.add_argument("--store", metavar="LOCATION", default=None,
                    help=STORE_HELP + "; for a PATH, the facts cache beside it spares parsing unchanged files")
     p.add_argument("--package-prefix", metavar="NAME", help="as for igg map-code")
 

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true", help="print the export summary as JSON")
     add_verbosity_options(p)
     sessions = p.add_argument_group("sessions")
-    sessions.add_argument("--store", metavar="PATH", help="export the session GRAPH from this session store (the "
+    sessions.add_argument("--store", metavar="LOCATION", help="export the session GRAPH from this session store (the "
                           "store is also used, without --store, when GRAPH is no file but the store the session "
                           "commands read ($IGG_STORE, ./.igg/sessions.sqlite or the default store) holds it)")
     sessions.add_argument("--iteration", type=int, metavar="N", help="the graph as it was after iteration N")
