@@ -392,3 +392,15 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
     assert store.writers and loop_thread not in store.writers
     assert len(lateness) >= 50, f"only {len(lateness)} heartbeats ran"
     assert max(lateness) < 0.05, f"heartbeat late by up to {max(lateness) * 1000:.0f} ms"
+
+
+def test_an_atomic_block_keeps_all_of_its_writes_or_none(store):
+    """``db.atomic()`` (a batch worker commits a whole session in one): an error inside keeps nothing of it."""
+    with pytest.raises(RuntimeError), store.db.atomic():
+        run_iterations(SessionRecorder(store), request_for(), responses(3))
+        assert store.session("s1").last_iteration == 3  # reads inside see the block's own writes
+        raise RuntimeError("stop")
+    assert store.sessions() == []
+    with store.db.atomic():
+        run_iterations(SessionRecorder(store), request_for(), responses(3))
+    assert store.session("s1").last_iteration == 3 and replay(store, "s1").ok

@@ -122,8 +122,28 @@ class Database:
             raise
         conn.execute("COMMIT")
 
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Every write and read of this thread inside the block in ONE transaction (all of it or none is kept);
+        not retried: a busy database past the busy timeout fails the block with a ``SessionError``."""
+        if getattr(self._local, "atomic", False):
+            yield
+            return
+        conn = self.connection()
+        try:
+            with self._transaction(conn):
+                self._local.atomic = True
+                try:
+                    yield
+                finally:
+                    self._local.atomic = False
+        except sqlite3.DatabaseError as exc:
+            raise SessionError(f"store {self.path}: {exc}") from None
+
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run ``work(conn)`` in one short write transaction, retrying while the database is busy."""
+        if getattr(self._local, "atomic", False):
+            return work(self.connection())
 
         def attempt() -> T:
             conn = self.connection()
@@ -134,6 +154,8 @@ class Database:
 
     def read(self, work: Callable[[Connection], T]) -> T:
         """Run ``work(conn)`` in one read transaction (a consistent view), retrying while busy."""
+        if getattr(self._local, "atomic", False):
+            return work(self.connection())
 
         def attempt() -> T:
             conn = self.connection()

@@ -13,8 +13,10 @@ a restarted database is reconnected to. The URL's password never appears in a me
 from __future__ import annotations
 
 import random
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
@@ -90,6 +92,7 @@ class PostgresDatabase:
 
     def __init__(self, location: PostgresURL, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
         self.location = location
+        self._local = threading.local()
         self._first_connection()
         self.pool = ConnectionPool(location.url, min_size=min_size, max_size=max_size, open=True,
                                    kwargs={"autocommit": True}, check=ConnectionPool.check_connection,
@@ -113,13 +116,47 @@ class PostgresDatabase:
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
 
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Every write and read of this thread inside the block in ONE transaction on one connection (all of it
+        or none is kept: a process killed inside it leaves nothing); not retried: a failure fails the block
+        with a ``SessionError``."""
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        try:
+            with self.pool.connection() as conn:
+                conn.execute("BEGIN")
+                self._local.conn = PgConnection(conn)
+                try:
+                    yield
+                except BaseException:
+                    if not conn.closed:
+                        conn.execute("ROLLBACK")
+                    raise
+                finally:
+                    self._local.conn = None
+                conn.execute("COMMIT")
+        except psycopg.Error as exc:
+            raise SessionError(f"store {self.location}: {self._message(exc)}") from None
+
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run ``work(conn)`` in one write transaction, retried while the database is busy or unreachable."""
-        return self._retry("BEGIN", work)
+        return self._inside(work) if getattr(self._local, "conn", None) is not None else self._retry("BEGIN", work)
 
     def read(self, work: Callable[[Connection], T]) -> T:
         """Run ``work(conn)`` in one read-only transaction (a consistent view), retried the same way."""
+        if getattr(self._local, "conn", None) is not None:
+            return self._inside(work)
         return self._retry("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+
+    def _inside(self, work: Callable[[Connection], T]) -> T:
+        """``work`` in this thread's ``atomic`` transaction."""
+        conn: PgConnection = self._local.conn
+        try:
+            return work(conn)
+        except psycopg.Error as exc:
+            raise SessionError(f"store {self.location}: {self._message(exc)}") from None
 
     def close(self) -> None:
         """Close the pool and its connections."""

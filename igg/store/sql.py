@@ -10,6 +10,7 @@ psycopg that turns ``?`` into ``%s`` for PostgreSQL (``igg.store.postgres``). ``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol, TypeVar
 
 from igg.store.location import StoreLocation
@@ -53,6 +54,9 @@ class Database(Protocol):
     @property
     def location(self) -> StoreLocation:
         """Where the store is (a file, or a URL whose text hides its password)."""
+
+    def atomic(self) -> AbstractContextManager[None]:
+        """This thread's writes and reads inside the block in ONE transaction (a whole session copied in)."""
 
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run ``work(conn)`` in one write transaction."""
