@@ -71,11 +71,11 @@ def test_a_fork_starts_at_iteration_n_keeps_lineage_and_leaves_the_original_alon
     assert igg("validate", str(tmp_path / "seeded.json")).returncode == 0
 
 
-def test_an_undone_finished_session_continues_as_a_fork_and_bad_points_are_refused(tmp_path, store_location):
+def test_an_undone_finished_session_continues_as_a_fork_and_bad_points_are_refused(tmp_path):
     request = json.loads((FIXTURES / "seed_request.json").read_text())
     request["session_id"] = "done"
     (tmp_path / "request.json").write_text(json.dumps(request))
-    store = store_location
+    store = str(tmp_path / "s.sqlite")
     turns = write_turns(tmp_path / "t.jsonl", [{"reasoning": "", "actions": [cls("A")]},
                                                {"reasoning": "", "actions": [cls("B")], "finished": True}])
     igg("run", str(tmp_path / "request.json"), "--agent", turns, "--store", store, "--json")

@@ -156,9 +156,9 @@ def stored_count(store_path: Path, session_id: str) -> int:
         conn.close()
 
 
-def test_resume_refuses_a_finished_or_unknown_session(tmp_path, store_location):
+def test_resume_refuses_a_finished_or_unknown_session(tmp_path):
     transcript = write_transcript(tmp_path / "t.jsonl", responses(3))
-    store = store_location
+    store = tmp_path / "sessions.sqlite"
     request = write_request(tmp_path / "r.json", "done", 3)
     finish(igg_process("run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--json"))
     again = subprocess.run([sys.executable, "-m", "igg", "run", str(request), "--agent", f"script:{transcript}",
