@@ -136,3 +136,22 @@ def _port(url: str) -> int:
     port = urlsplit(url).port
     assert port is not None
     return port
+
+
+def test_a_run_refused_for_an_existing_session_names_the_store_masked(postgres_url: str, tmp_path: Path):
+    """The refusal quotes the commands that go on (show, --force): their URL is masked too."""
+    import json
+
+    from tests.support.cli import igg
+    from tests.test_store import request_for
+
+    request = tmp_path / "r.json"
+    request.write_text(json.dumps(request_for().model_dump(mode="json", by_alias=True, exclude_none=True)))
+    turns = tmp_path / "t.jsonl"
+    turns.write_text('{"reasoning": "", "actions": [], "finished": true}\n')
+    url = postgres_url.replace("postgres@", "postgres:hunter2@")
+    first = igg("run", str(request), "--agent", f"script:{turns}", "--store", url, "--quiet")
+    assert first.returncode == 0, first.stderr
+    again = igg("run", str(request), "--agent", f"script:{turns}", "--store", url)
+    assert again.returncode == 2 and "session 's1' already exists in postgresql://postgres:***@" in again.stderr
+    assert "hunter2" not in again.stderr + again.stdout, again.stderr

@@ -95,17 +95,17 @@ def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> 
     ``--log-format json``, the log event ``session_kept``, so standard error stays one JSON object a line)."""
     if not (keep.implicit and keep.store):
         return
-    sid, store = shlex.quote(session_id), shlex.quote(keep.store)
+    sid, store = shlex.quote(session_id), shlex.quote(mask_url(keep.store))
     show = f"igg show {sid} --store {store}"
     export = f"igg export {sid} --store {store} --format graphml"
     if log_format == "json":
         import structlog
 
-        structlog.get_logger("igg").info("session_kept", session_id=session_id, store=keep.store, show=show,
+        structlog.get_logger("igg").info("session_kept", session_id=session_id, store=mask_url(keep.store), show=show,
                                       export=export)
         return
     where = "the project store" if Path(keep.store) == PROJECT_STORE else "the default store"
-    print(f"igg: kept session {session_id} in {where} {keep.store}: see it with `{show}`, export it "
+    print(f"igg: kept session {session_id} in {where} {mask_url(keep.store)}: see it with `{show}`, export it "
           f"with `{export}`; --no-store keeps nothing", file=sys.stderr)
 
 
@@ -207,10 +207,11 @@ def session_exists(args: argparse.Namespace, session_id: str, store: str, *, ano
         info = db.session(session_id)
     finally:
         db.close()
-    sid, path = shlex.quote(session_id), shlex.quote(store)
+    shown = mask_url(store)  # a PostgreSQL URL's password never reaches a message
+    sid, path = shlex.quote(session_id), shlex.quote(shown)
     what = (f"see it with `igg show {sid} --store {path}`" if info.status == "finished" else
             f"continue it with `igg resume {sid} --store {path}`")
-    again = ["igg", *(a for a in command_line(args) if a != "--force"), "--force"]
-    return SessionExists(f"session {session_id!r} already exists in {store} ({info.status}, {info.iteration} "
+    again = ["igg", *(mask_url(a) for a in command_line(args) if a != "--force"), "--force"]
+    return SessionExists(f"session {session_id!r} already exists in {shown} ({info.status}, {info.iteration} "
                          f"iterations); {what}, replace it with `{shlex.join(again)}`, or {another}",
                          session_id=session_id)
