@@ -31,7 +31,7 @@ from igg.models.request import Request
 from igg.persistence import Recorder
 from igg.persistence.rundir import RunDirectory, document_metadata
 from igg.record.records import RunResult
-from igg.store.location import StoreArg, resolve_store_path, sidecar_path
+from igg.store.location import StoreArg, resolve_store_path, sidecar_path, store_text
 from igg.store.recorder import SessionRecorder, resume_point
 from igg.store.store import SessionStore
 
@@ -283,13 +283,13 @@ def _cache(store: StoreLike | None) -> Any:
 
     if store is None:
         return FactsCache(None)
-    return FactsCache(_store_path(store))
-
-
-def _store_path(store: StoreLike) -> Path:
-    """The facts cache's file for a store (beside an SQLite file; local for a PostgreSQL store)."""
     location = store.location if isinstance(store, SessionStore) else resolve_store_path(store)
-    return sidecar_path(location, ".codefacts")
+    return FactsCache(sidecar_path(location, ".codefacts"))  # beside a file; a local file for PostgreSQL
+
+
+def _store_path(store: StoreLike) -> str:
+    """The store as text that opens it again (a PostgreSQL URL with its password: never print it)."""
+    return store_text(store.location if isinstance(store, SessionStore) else resolve_store_path(store))
 
 
 def check(paths: Sequence[Path] = (), *, rules: Sequence[Rule] | Path | None = None, session: str | None = None,
