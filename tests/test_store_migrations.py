@@ -111,3 +111,21 @@ def test_a_store_of_a_newer_schema_is_refused_clearly(store_location: str, tmp_p
     shown = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", store_location], cwd=ROOT,
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 2 and "has schema 99" in shown.stderr and "Traceback" not in shown.stderr
+
+
+def test_the_columns_a_copy_takes_are_every_column_of_the_migrated_tables(store_location: str):
+    """``TABLE_COLUMNS`` (what ``igg sessions --copy-to`` copies) names every column a migrated store has."""
+    from igg.store.schema import TABLE_COLUMNS
+
+    store = SessionStore(store_location)
+    if store.db.dialect == "sqlite":
+        query = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
+    else:
+        query = ("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND "
+                 "table_name = ? ORDER BY ordinal_position")
+    try:
+        for table, columns in TABLE_COLUMNS.items():
+            found = store.db.read(lambda c, t=table: [r[0] for r in c.execute(query, (t,)).fetchall()])
+            assert tuple(found) == columns, table
+    finally:
+        store.close()
