@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,3 +156,26 @@ def test_a_run_refused_for_an_existing_session_names_the_store_masked(postgres_u
     again = igg("run", str(request), "--agent", f"script:{turns}", "--store", url)
     assert again.returncode == 2 and "session 's1' already exists in postgresql://postgres:***@" in again.stderr
     assert "hunter2" not in again.stderr + again.stdout, again.stderr
+
+
+def test_a_write_whose_commit_loses_its_connection_is_not_run_again(postgres_url: str):
+    """The connection dies between a write's last statement and its COMMIT: the write may have been kept, so
+    it is not retried (a step stored twice); a SessionError says so, and the next write works."""
+    import psycopg
+
+    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    runs: list[int] = []
+
+    def work(conn: Any) -> None:
+        runs.append(1)
+        pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        with psycopg.connect(postgres_url, autocommit=True) as other:
+            other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        time.sleep(0.2)
+
+    with pytest.raises(SessionError, match="the connection broke while a write was committing .* may or may not "
+                                           "have been kept"):
+        db.write(work)
+    assert runs == [1]
+    assert db.write(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
+    db.close()

@@ -5,7 +5,9 @@ placeholders as ``%s``. A write is one ``READ COMMITTED`` transaction (``Session
 session's row first, which locks it, so two processes never number two steps alike); a read is one
 ``REPEATABLE READ READ ONLY`` transaction (one consistent view across its statements). A serialisation failure,
 a deadlock, a lost connection or a database that is restarting is retried with backoff for up to
-``RETRY_SECONDS``, then reported as a ``SessionError``. The pool checks a connection before handing it out, so
+``RETRY_SECONDS``, then reported as a ``SessionError``; but a write whose COMMIT met a broken connection is not
+run again (the server may have kept it: a step would be stored twice): it fails at once with a ``SessionError``
+saying so. The pool checks a connection before handing it out, so
 a restarted database is reconnected to. The URL's password never appears in a message: the store is named by
 ``PostgresURL``'s masked text, and a driver message quoting the password has it replaced.
 """
@@ -58,6 +60,14 @@ database)."""
 _UNIQUE_RETRIES = 3
 """A unique violation (two processes inserting one session at once) is retried this often: the next attempt
 sees the other's row and answers as the store does for an existing row."""
+
+
+class _CommitLost(Exception):
+    """A write's COMMIT met a broken connection: whether the server kept it is unknown, so it is not retried."""
+
+    def __init__(self, cause: psycopg.Error) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
 
 
 @lru_cache(maxsize=512)
@@ -174,7 +184,12 @@ class PostgresDatabase:
                 except psycopg.Error:
                     pass  # the connection broke: the server rolled the transaction back
             raise
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except psycopg.OperationalError as exc:
+            if begin == "BEGIN":  # a write: the server may have committed it before the connection broke
+                raise _CommitLost(exc) from None
+            raise
         return result
 
     def _retry(self, begin: str, work: Callable[[Connection], T]) -> T:
@@ -184,6 +199,10 @@ class PostgresDatabase:
             try:
                 with self.pool.connection() as conn:
                     return self._transaction(conn, begin, work)
+            except _CommitLost as lost:  # never run twice: a step might be stored twice
+                raise SessionError(f"store {self.location}: the connection broke while a write was committing "
+                                   f"({self._message(lost.cause)}); it may or may not have been kept: read the "
+                                   "session again before repeating it") from None
             except pg_errors.UniqueViolation as exc:
                 unique += 1
                 if unique > _UNIQUE_RETRIES:
