@@ -97,7 +97,7 @@ def edge(label: str, src: dict[str, Any], dst: dict[str, Any], **props: Any) -> 
 
 
 INTEGRATION_FIXTURES = frozenset({"bolt_server", "falkordb_server", "dask_cluster", "llama_server", "browser", "page",
-                                  "sandboxes", "readme_bolt"})
+                                  "sandboxes", "readme_bolt", "postgres_server", "postgres_url"})
 """Fixtures that start a server, a browser or a copy of the repository."""
 INTEGRATION_MODULES = frozenset({
     "test_install", "test_docs", "test_code_java_calls", "test_mcp", "test_http", "test_http_guard",

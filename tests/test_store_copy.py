@@ -8,8 +8,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from igg.store import SessionStore, replay
 from igg.store.codec import canonical
 from igg.store.schema import TABLE_COLUMNS
@@ -17,8 +15,6 @@ from tests.support.cli import igg
 
 FIXTURE = Path(__file__).parent / "support" / "store-v2.sqlite"
 """IGG 0.2's sessions: review plans pending and rejected, an undo, a fork, a map-code session with an update."""
-
-pytestmark = pytest.mark.integration
 
 
 def every_row(location: str) -> dict[str, list[tuple[Any, ...]]]:

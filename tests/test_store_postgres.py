@@ -20,8 +20,6 @@ from igg.store.postgres import PostgresDatabase, pg_sql
 from tests.conftest import ROOT, make_request
 from tests.support.postgres import PostgresServer
 
-pytestmark = pytest.mark.integration
-
 
 def test_a_postgresql_url_is_a_location_whose_text_hides_the_password(monkeypatch: pytest.MonkeyPatch):
     url = "postgresql://igg:s3cret@db.example:5433/igg?sslmode=require"
