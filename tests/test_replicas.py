@@ -1,6 +1,6 @@
 """Several processes on one store: a process notices that a session it holds was changed by another (the
 session's last stored step, read on every request) and loads it again before it answers; a store argument that
-looks like a URL is refused, never taken as a file path."""
+looks like a URL is never taken as a file path."""
 
 from __future__ import annotations
 
@@ -55,12 +55,19 @@ def test_two_servers_on_one_store_answer_what_either_committed(tmp_path: Path):
 
 
 def test_a_store_url_is_refused_and_never_made_a_folder(tmp_path: Path):
-    for value in ("postgresql://igg@127.0.0.1/igg", "postgres://h/db", "sqlite:///x.db"):
+    """A URL of a database IGG cannot keep sessions in is refused; a PostgreSQL URL is a server to connect to
+    (here none answers): neither is ever taken as a file path."""
+    for value in ("sqlite:///x.db", "mysql://h/db"):
         shown = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", value], cwd=tmp_path,
                                capture_output=True, text=True, timeout=60, env=clean_env())
         assert shown.returncode == 2 and "is a URL" in shown.stderr and "Traceback" not in shown.stderr, shown.stderr
         by_env = subprocess.run([sys.executable, "-m", "igg", "sessions"], cwd=tmp_path, capture_output=True,
                                 text=True, timeout=60, env=clean_env({"IGG_STORE": value}))
         assert by_env.returncode == 2 and "is a URL" in by_env.stderr, by_env.stderr
+    for value in ("postgres://igg@127.0.0.1:1/igg",):  # (waits CONNECT_SECONDS for a server starting up)
+        shown = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", value], cwd=tmp_path,
+                               capture_output=True, text=True, timeout=60, env=clean_env())
+        assert shown.returncode == 2 and "cannot open the PostgreSQL store" in shown.stderr, shown.stderr
+        assert "Traceback" not in shown.stderr
     assert list(tmp_path.iterdir()) == []  # no "postgresql:" folder
     assert ROOT.exists()

@@ -1,4 +1,4 @@
-"""The session store as a ``SessionRepo`` (``igg.persistence``): workspace and run sessions in one SQLite file.
+"""The session store as a ``SessionRepo`` (``igg.persistence``): workspace and run sessions in one store.
 
 A workspace session is a store session with agent ``tool``: each apply commits one ``iteration`` step (its
 actions, verdicts and mutations), finishing commits the ``finalize`` step with the stop reason; autonomous

@@ -39,8 +39,9 @@ def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "au
                         help=f"auto, llm, local, code, hybrid or script:PATH (default {default_agent})")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="write graph.json, records.jsonl, transcript.jsonl and summary.json here")
-    parser.add_argument("--store", type=Path, metavar="PATH",
-                        help="keep the session in this store (SQLite file; default: $IGG_STORE when set; else a run "
+    parser.add_argument("--store", metavar="LOCATION",  # text: a postgresql:// URL is no Path
+                        help="keep the session in this store (an SQLite file, or postgresql://USER@HOST/DATABASE; "
+                             "default: $IGG_STORE when set; else a run "
                              "given no --out or --export is kept in ./.igg/sessions.sqlite if it exists, else in the "
                              "default store $IGG_HOME/sessions.sqlite or ~/.local/share/igg/sessions.sqlite)")
     parser.add_argument("--force", action="store_true",
