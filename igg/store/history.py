@@ -139,7 +139,8 @@ def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str 
     step = UndoStep(to_iteration=to_iteration, to_step=target,
                     reasoning=f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})")
     data = step_data(step)
-    number = store.commit_step(session_id, kind="undo", record=data, mutations=inverse, state=state, snapshot=True)
+    number = store.commit_step(session_id, kind="undo", record=data, mutations=inverse, state=state, snapshot=True,
+                               after=last, owner=owner)
     step.step, step.mutations = number, len(inverse)
     return step
 

@@ -21,7 +21,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from igg.errors import SessionBusy, SessionError, SessionExists, SessionNotFound, SessionRefused
+from igg.errors import (
+    SessionBusy,
+    SessionConflict,
+    SessionError,
+    SessionExists,
+    SessionNotFound,
+    SessionRefused,
+)
 from igg.graph.journal import Mutation, NodesMerged, read_mutation
 from igg.graph.state import GraphState
 from igg.io.files import protect
@@ -187,9 +194,12 @@ class SessionStore:
     def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
                     state: GraphState, owner: str | None = None, chunk_cursor: int | None = None,
                     snapshot: bool = False, finish: dict[str, Any] | None = None,
-                    record_json: str | None = None, conn: Connection | None = None) -> int:
+                    record_json: str | None = None, conn: Connection | None = None, after: int | None = None) -> int:
         """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
-        transaction; returns its step number. ``owner``, when given, must still own the session.
+        transaction; returns its step number. ``owner``, when given, must still own the session. ``after``: a
+        shared writer's check instead (several servers on one store): the session's last step must still be
+        ``after`` (else ``SessionConflict``: load it again and retry), and no live process other than ``owner``
+        may be running it (else ``SessionBusy``).
         ``record_json``: ``codec.dumps(record)`` when the caller has it already; ``conn``: write inside the
         caller's transaction (a fork) instead of one of its own."""
         # an "update" step (igg map-code --update) continues a finished session's iteration numbers
@@ -221,7 +231,15 @@ class SessionStore:
             if row is None:
                 raise SessionNotFound(f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)",
                                       session_id=session_id)
-            if owner is not None and row[1] != owner:
+            if after is not None:
+                if row[2] != "finished" and row[1] is not None and row[1] != owner and owner_alive(row[1]):
+                    raise SessionBusy(f"session {session_id!r} is being run by a live process ({row[1]}); change "
+                                      "it after that run ends", session_id=session_id)
+                if row[0] != after:
+                    raise SessionConflict(f"session {session_id!r} changed in another process (it is at step "
+                                          f"{row[0]}; this process had step {after}): load it again and retry",
+                                          session_id=session_id)
+            elif owner is not None and row[1] != owner:
                 raise SessionBusy(f"session {session_id!r} is now written by another process ({row[1]}); "
                                   "this run stops writing to it", session_id=session_id)
             if row[2] == "finished" and kind == "iteration":
