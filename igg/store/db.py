@@ -152,10 +152,13 @@ class Database:
 
         return self._retry(attempt)
 
-    def read(self, work: Callable[[Connection], T]) -> T:
-        """Run ``work(conn)`` in one read transaction (a consistent view), retrying while busy."""
+    def read(self, work: Callable[[Connection], T], *, statement: bool = False) -> T:
+        """Run ``work(conn)`` in one read transaction (a consistent view), retrying while busy; ``statement``:
+        one statement, consistent on its own, run without a transaction around it."""
         if getattr(self._local, "atomic", False):
             return work(self.connection())
+        if statement:
+            return self._retry(lambda: work(self.connection()))
 
         def attempt() -> T:
             conn = self.connection()

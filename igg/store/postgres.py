@@ -154,11 +154,12 @@ class PostgresDatabase:
         """Run ``work(conn)`` in one write transaction, retried while the database is busy or unreachable."""
         return self._inside(work) if getattr(self._local, "conn", None) is not None else self._retry("BEGIN", work)
 
-    def read(self, work: Callable[[Connection], T]) -> T:
-        """Run ``work(conn)`` in one read-only transaction (a consistent view), retried the same way."""
+    def read(self, work: Callable[[Connection], T], *, statement: bool = False) -> T:
+        """Run ``work(conn)`` in one read-only transaction (a consistent view), retried the same way;
+        ``statement``: one statement, run on its own (autocommit: no BEGIN and COMMIT round trips)."""
         if getattr(self._local, "conn", None) is not None:
             return self._inside(work)
-        return self._retry("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+        return self._retry("" if statement else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
 
     def _inside(self, work: Callable[[Connection], T]) -> T:
         """``work`` in this thread's ``atomic`` transaction."""
@@ -174,6 +175,8 @@ class PostgresDatabase:
 
     # ---- transactions --------------------------------------------------------------------------------
     def _transaction(self, conn: psycopg.Connection[Any], begin: str, work: Callable[[Connection], T]) -> T:
+        if not begin:  # one statement of a read, on its own
+            return work(PgConnection(conn))
         conn.execute(begin)
         try:
             result = work(PgConnection(conn))

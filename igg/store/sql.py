@@ -61,8 +61,9 @@ class Database(Protocol):
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run ``work(conn)`` in one write transaction."""
 
-    def read(self, work: Callable[[Connection], T]) -> T:
-        """Run ``work(conn)`` in one read transaction (a consistent view)."""
+    def read(self, work: Callable[[Connection], T], *, statement: bool = False) -> T:
+        """Run ``work(conn)`` in one read transaction (a consistent view); ``statement``: ``work`` runs ONE
+        statement, consistent by itself, so no transaction is opened around it (a round trip less each way)."""
 
     def close(self) -> None:
         """Close the database's connections."""

@@ -246,7 +246,8 @@ class SessionStore:
                 raise SessionRefused(f"session {session_id!r} already finished; it takes no more iterations",
                                      session_id=session_id)
             step = row[0] + 1
-            if iteration is not None and conn.execute(
+            # (a shared writer's version check above already rules out an iteration stored twice)
+            if iteration is not None and after is None and conn.execute(
                     "SELECT 1 FROM steps WHERE session_id = ? AND kind = 'iteration' AND iteration = ?",
                     (session_id, iteration)).fetchone() is not None:
                 raise SessionRefused(f"iteration {iteration} of session {session_id!r} is already stored; "
@@ -315,7 +316,7 @@ class SessionStore:
         """The number of the session's last stored step (None: no such session): one small read, which changes
         whenever any process commits a step of the session."""
         row = self.db.read(lambda c: c.execute("SELECT last_step FROM sessions WHERE session_id = ?",
-                                               (session_id,)).fetchone())
+                                               (session_id,)).fetchone(), statement=True)
         return int(row[0]) if row is not None else None
 
     def review_state(self, session_id: str) -> tuple[dict[str, Any] | None, int]:

@@ -85,8 +85,10 @@ def _run(cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str
     return subprocess.run(_as_server_user(cmd), capture_output=True, text=True, timeout=timeout, check=False)
 
 
-def start_postgres() -> PostgresServer:
-    """initdb + pg_ctl start in a fresh folder; ``RuntimeError`` saying why when PostgreSQL cannot start."""
+def start_postgres(*, durable: bool = False) -> PostgresServer:
+    """initdb + pg_ctl start in a fresh folder; ``RuntimeError`` saying why when PostgreSQL cannot start.
+    Tests run it without syncing to disk; ``durable`` (benchmarks) keeps PostgreSQL's defaults: every commit
+    flushed (fsync, synchronous_commit, full page writes)."""
     bin_dir = postgres_bin()
     if bin_dir is None:
         raise RuntimeError("PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin; "
@@ -101,8 +103,9 @@ def start_postgres() -> PostgresServer:
     if made.returncode != 0:
         raise RuntimeError(f"initdb failed: {(made.stderr or made.stdout).strip()[-500:]}")
     port = free_port(set())
-    options = (f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off "
-               "-c full_page_writes=off -c max_connections=200")
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    if not durable:
+        options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     server = PostgresServer(folder=folder, port=port, bin=bin_dir, options=options)
     started = server.start()
     if started.returncode != 0:
