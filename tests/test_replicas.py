@@ -134,3 +134,40 @@ def test_two_servers_applying_at_once_lose_and_repeat_nothing(store_location):
         assert names(servers[0], sid) == names(servers[1], sid) == expected
         assert [s.step for s in store.steps(sid)] == list(range(1, 49))
         assert replay(store, sid).ok
+
+
+def test_a_review_decided_on_one_server_releases_the_run_waiting_on_another(tmp_path: Path):
+    """POST /runs on server a holds its first plan for review; the reviewer approves it through server b; a's
+    held run notices the decision in the store and its agent takes the next turn, which b then shows."""
+    import time
+
+    from tests.support.fake_openai import FakeOpenAI
+    from tests.test_review import cls, reviewed
+
+    def turn(*names: str) -> str:
+        return json.dumps({"reasoning": "next", "actions": [cls(n) for n in names]})
+
+    payload = reviewed("h-x")
+    payload["config"]["llm"] = {"max_retries": 0, "timeout_seconds": 30}
+    store = str(tmp_path / "s.sqlite")
+    with FakeOpenAI([turn("A", "B"), turn("C")]) as model:
+        env = clean_env({"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "k"})
+        with igg_serve(["--store", store], env=env, log_path=tmp_path / "a.log") as (_, base_a), \
+                igg_serve(["--store", store], env=env, log_path=tmp_path / "b.log") as (_, base_b), \
+                httpx.Client(base_url=base_a, timeout=60) as a, httpx.Client(base_url=base_b, timeout=60) as b:
+            assert a.post("/runs", json={**payload, "agent": "llm"}).status_code == 202
+            deadline = time.monotonic() + 60
+            while b.get("/sessions/h-x").json()["status"] != "awaiting_review" and time.monotonic() < deadline:
+                time.sleep(0.1)
+            first = b.get("/sessions/h-x/review").json()["review"]
+            assert [x["properties"]["name"] for x in first["actions"]] == ["A", "B"]
+            approved = b.post("/sessions/h-x/review", json={"plan_id": first["plan_id"], "decision": "approve"})
+            assert approved.status_code == 200 and approved.json()["nodes"] == 2, approved.text
+            second: dict[str, Any] | None = None
+            while time.monotonic() < deadline:  # a's run takes its next turn and holds it for review again
+                second = b.get("/sessions/h-x/review").json()["review"]
+                if second is not None and second["plan_id"] != first["plan_id"]:
+                    break
+                time.sleep(0.2)
+            assert second is not None and [x["properties"]["name"] for x in second["actions"]] == ["C"], second
+            assert len(model.requests) == 2

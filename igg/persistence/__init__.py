@@ -159,6 +159,14 @@ class SessionRepo(Protocol):
         """A number that changes whenever a step of the session is stored, by any process (the last step's
         number); None when only this process can change the session (memory)."""
 
+    def claim(self, session_id: str) -> None:
+        """Mark the session as driven by this process (an autonomous run) until ``release``: other processes'
+        shared writers are refused meanwhile (``SessionBusy``); refused itself when another live process
+        drives it."""
+
+    def release(self, session_id: str) -> None:
+        """End this process's ``claim`` (the run stopped or waits for review)."""
+
     def undo(self, session_id: str, to_iteration: int) -> UndoStep:
         """Roll the session back to after ``to_iteration`` as an ``undo`` step (``HistoryUnavailable`` without
         history)."""

@@ -52,6 +52,12 @@ class MemorySessions:
         """A recorder writing one session here (one process: ``shared`` and ``last_step`` change nothing)."""
         return MemoryRecorder(self, agent=agent, options=options, force=force, resume=resume)
 
+    def claim(self, session_id: str) -> None:
+        """One process: nothing to mark."""
+
+    def release(self, session_id: str) -> None:
+        """One process: nothing to mark."""
+
     def load(self, session_id: str) -> LoadedSession:
         with self._lock:
             stored = self._get(session_id)

@@ -37,6 +37,14 @@ class StoreSessions:
         return SessionRecorder(self.store, agent=agent, options=options, force=force, resume=resume,
                                owner=self.owner, shared=shared, last_step=last_step)
 
+    def claim(self, session_id: str) -> None:
+        """This process drives the session (its owner in the store) until ``release``."""
+        self.store.claim(session_id, self.owner)
+
+    def release(self, session_id: str) -> None:
+        """This process no longer drives the session."""
+        self.store.release(session_id, self.owner)
+
     def load(self, session_id: str) -> LoadedSession:
         """The session's request, graph (from its latest snapshot and the mutations after it), its last
         iteration's record (one row) and its records when asked for (read then, without their mutations,

@@ -18,6 +18,7 @@ stored session.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,7 +27,7 @@ from igg.agents.base import capabilities
 from igg.errors import AgentUnavailable, IGGError, RequestInvalid, WorkspaceError
 from igg.export.spec import DEFAULT_FILES, ExportSpec, parse_export_spec
 from igg.models.request import Request
-from igg.persistence import SessionStatus
+from igg.persistence import SessionRepo, SessionStatus
 from igg.record.logs import get_logger
 from igg.record.records import Event
 from igg.workspace.events import EventHub
@@ -46,6 +47,8 @@ class Held:
     agent: Any
     specs: list[ExportSpec]
     provenance: bool
+    watcher: asyncio.Task[None] | None = None
+    """Watches the store for the decision taken by another server (several servers on one store)."""
 
 
 class RunHost(Protocol):
@@ -53,10 +56,15 @@ class RunHost(Protocol):
 
     hub: EventHub
     output_dir: Path | None
+    repo: SessionRepo
 
     def open_session(self, request: Request, status: SessionStatus, agent: str = ...) -> LiveSession: ...
 
     def get(self, session_id: str) -> LiveSession: ...
+
+
+WATCH_SECONDS = 0.5
+"""How often a run held for review looks at the store for a decision taken through another server."""
 
 
 class Runs:
@@ -92,9 +100,14 @@ class Runs:
         """The run's summary once it has ended (call it right after ``start``: ended runs are forgotten)."""
         return await asyncio.shield(self.tasks[session_id])
 
-    async def resume(self, session_id: str) -> dict[str, Any]:
-        """Continue a run held for review once its plan is decided; its summary when it stops again."""
-        held = self.held.pop(session_id)
+    async def resume(self, session_id: str) -> dict[str, Any] | None:
+        """Continue a run held for review once its plan is decided; its summary when it stops again (None: it
+        is not held here, or another caller resumed it first)."""
+        held = self.held.pop(session_id, None)
+        if held is None:
+            return None
+        if held.watcher is not None and held.watcher is not asyncio.current_task():
+            held.watcher.cancel()
         live = await asyncio.to_thread(self.workspace.get, session_id)
         with live.lock:
             owner = live.session
@@ -108,6 +121,25 @@ class Runs:
         log.info("run_resumed", session_id=session_id)
         return await asyncio.shield(task)
 
+    async def _watch(self, session_id: str, version: int) -> None:
+        """Resume a held run once the store shows its plan decided by another server (polled every
+        ``WATCH_SECONDS``)."""
+        while session_id in self.held:
+            await asyncio.sleep(WATCH_SECONDS)
+            try:
+                now = await asyncio.to_thread(self.workspace.repo.version, session_id)
+                if now == version:
+                    continue
+                version = now or version
+                live = await asyncio.to_thread(self.workspace.get, session_id)  # loads what the other stored
+            except IGGError as exc:
+                log.warning("review_watch_failed", session_id=session_id, error=str(exc))
+                continue
+            if live.session.pending is None:
+                log.info("review_decided_elsewhere", session_id=session_id)
+                await self.resume(session_id)
+                return
+
     async def _drive(self, live: LiveSession, agent: Any, specs: list[ExportSpec], provenance: bool, *,
                      records: list[Any] | None = None, notes: list[str] | None = None) -> dict[str, Any]:
         from igg.service import arun_request
@@ -115,13 +147,19 @@ class Runs:
         owner = live.session
         sid = owner.session_id
         held = False
+        repo = self.workspace.repo
         try:
+            await asyncio.to_thread(repo.claim, sid)  # other servers' writers wait until the run stops
             result = await arun_request(owner.request, agent, session=owner, records=records or [],
                                         notes=notes or [], exports=specs, provenance=provenance,
                                         plans=owner.plans, on_event=self.workspace.hub.publish)
             if result.review is not None:  # waits for a decision (Session.decide); the agent takes the next turn
                 held = True
+                version = await asyncio.to_thread(repo.version, sid)
                 self.held[sid] = Held(agent=agent, specs=specs, provenance=provenance)
+                if version is not None:  # a decision may come through another server on the store
+                    self.held[sid].watcher = asyncio.create_task(self._watch(sid, version),
+                                                                 name=f"igg-review-watch-{sid}")
         except Exception as exc:  # the store failed (or a bug): the session stays, open for the tool agent
             owner.status = "open"
             message = str(exc) if isinstance(exc, IGGError) else f"{type(exc).__name__}: {exc}"
@@ -130,6 +168,8 @@ class Runs:
                                              data={"stop_reason": None, "error": message}))  # ends listeners
             return {**summary(live), "error": message}
         finally:
+            with contextlib.suppress(IGGError):
+                await asyncio.to_thread(repo.release, sid)
             if not held:
                 await capabilities(agent).aclose()
         out = {**summary(live), **result.summary()}

@@ -245,8 +245,10 @@ class Workspace:
         out = (await asyncio.to_thread(method, inp)).dump()
         if isinstance(inp, ReviewInput) and inp.decision is not None and sid in self.runs.held:
             # the plan of an autonomous run was decided: its agent takes the next turn (held for review again)
-            out["run"] = await self.runs.resume(sid)
-            out.update(summary(await asyncio.to_thread(self.get, sid)))
+            resumed = await self.runs.resume(sid)
+            if resumed is not None:
+                out["run"] = resumed
+                out.update(summary(await asyncio.to_thread(self.get, sid)))
         return out
 
     def _method(self, inp: Any) -> Callable[[Any], Output]:
@@ -303,8 +305,7 @@ class Workspace:
             if status == "awaiting_review":  # the plan waits in the Session; the status is its own
                 status = "open" if info.agent == TOOL_AGENT else "interrupted"
             session = Session(loaded.request, state=loaded.state, repo=self.repo,
-                              recorders=[self.repo.recorder(agent=info.agent, resume=True,
-                                                            shared=info.agent == TOOL_AGENT,
+                              recorders=[self.repo.recorder(agent=info.agent, resume=True, shared=True,
                                                             last_step=info.last_step)],
                               last_record=loaded.last_record, read_records=loaded.read_records,
                               pending=loaded.pending if loaded.request.config.review else None,
@@ -365,7 +366,7 @@ class Workspace:
         assert sid is not None
         info = SessionInfo(session_id=sid, goal=checked.goal_prompt, status=status, agent=agent, created_at=now,
                            updated_at=now)
-        recorder = self.repo.recorder(agent=agent, options={"workspace": True}, shared=agent == TOOL_AGENT)
+        recorder = self.repo.recorder(agent=agent, options={"workspace": True}, shared=True)
         session = Session(checked, state=state, recorders=[recorder], repo=self.repo, status=status)
         live = LiveSession(session=session, listed=info)
         with self._lock:
