@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import sys
 from pathlib import Path
 from typing import Any
@@ -171,3 +172,43 @@ def test_a_review_decided_on_one_server_releases_the_run_waiting_on_another(tmp_
                 time.sleep(0.2)
             assert second is not None and [x["properties"]["name"] for x in second["actions"]] == ["C"], second
             assert len(model.requests) == 2
+
+
+def test_a_run_on_one_server_streams_its_events_to_a_client_of_another(tmp_path: Path):
+    """POST /runs on server a; a client follows the session's events on server b: each iteration's verdicts and
+    counts reach it (b reads them from the store), then run_finished."""
+    import threading
+
+    from tests.support.fake_openai import FakeOpenAI, Reply
+    from tests.test_review import cls
+
+    def turn(*names: str, finished: bool = False) -> Reply:
+        body = {"reasoning": "next", "actions": [cls(n) for n in names], "finished": finished}
+        return Reply(content=json.dumps(body), hang=1.0)  # slow enough to be followed while it runs
+
+    payload = request_dict(session_id="run-x")
+    payload["config"]["llm"] = {"max_retries": 0, "timeout_seconds": 30}
+    store = str(tmp_path / "s.sqlite")
+    with FakeOpenAI([turn("A"), turn("B"), turn("C", finished=True)]) as model:
+        env = clean_env({"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "k"})
+        with igg_serve(["--store", store], env=env, log_path=tmp_path / "a.log") as (_, base_a), \
+                igg_serve(["--store", store], env=env, log_path=tmp_path / "b.log") as (_, base_b):
+            assert httpx.post(f"{base_a}/runs", json={**payload, "agent": "llm"}, timeout=60).status_code == 202
+            seen: list[dict[str, Any]] = []
+
+            def follow() -> None:
+                with httpx.Client(base_url=base_b, timeout=60) as http, \
+                        http.stream("GET", "/sessions/run-x/events") as r:
+                    for line in r.iter_lines():
+                        if line.startswith("data: "):
+                            seen.append(json.loads(line.removeprefix("data: ")))
+
+            listener = threading.Thread(target=follow, daemon=True)
+            listener.start()
+            listener.join(60)
+            assert not listener.is_alive(), seen  # the stream ended, with the run
+            finished = [e["iteration"] for e in seen if e["kind"] == "iteration_finished"]
+            assert finished == [1, 2, 3], seen
+            assert [e["message"] for e in seen if e["kind"] == "action_verdict"] == [
+                'added Class "A" as n1', 'added Class "B" as n2', 'added Class "C" as n3']
+            assert seen[-1]["kind"] == "run_finished" and seen[-1]["stop_reason"] == "finished"

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from igg.graph.state import GraphState
     from igg.models.request import Request
     from igg.record.history import Change, Touch
-    from igg.record.records import IterationRecord, RunResult
+    from igg.record.records import Event, IterationRecord, RunResult
     from igg.record.steps import ReviewPlan, StepRecord, UndoStep
 
 SessionStatus = Literal["open", "running", "interrupted", "awaiting_review", "finished"]
@@ -158,6 +158,11 @@ class SessionRepo(Protocol):
     def version(self, session_id: str) -> int | None:
         """A number that changes whenever a step of the session is stored, by any process (the last step's
         number); None when only this process can change the session (memory)."""
+
+    def events_since(self, session_id: str, step: int) -> list[tuple[int, list[Event]]]:
+        """The events of the iterations stored after ``step`` (by any process), per step: ``(step, events)``
+        with each action's verdict and the ``iteration_finished`` counts; none where only this process writes
+        (memory)."""
 
     def claim(self, session_id: str) -> None:
         """Mark the session as driven by this process (an autonomous run) until ``release``: other processes'

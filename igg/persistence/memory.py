@@ -18,7 +18,7 @@ from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, LoadedSession, SessionInfo, SessionStatus
 from igg.record.history import Change, Touch
-from igg.record.records import IterationRecord, RunResult
+from igg.record.records import Event, IterationRecord, RunResult
 from igg.record.steps import PlanPending, PlanRejected, ReviewPlan, StepRecord, UndoStep
 from igg.request.load import build_state
 
@@ -51,6 +51,10 @@ class MemorySessions:
                  last_step: int = 0) -> MemoryRecorder:
         """A recorder writing one session here (one process: ``shared`` and ``last_step`` change nothing)."""
         return MemoryRecorder(self, agent=agent, options=options, force=force, resume=resume)
+
+    def events_since(self, session_id: str, step: int) -> list[tuple[int, list[Event]]]:
+        """One process: its own events are all there are."""
+        return []
 
     def claim(self, session_id: str) -> None:
         """One process: nothing to mark."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from igg.persistence import LoadedSession, SessionInfo, SessionStatus
 from igg.record.history import Change, Touch
-from igg.record.records import IterationRecord
+from igg.record.records import Event, IterationRecord
 from igg.record.steps import PlanPending, PlanRejected, UndoStep, read_step
 from igg.store import codec, history
 from igg.store.recorder import SessionRecorder
@@ -36,6 +36,20 @@ class StoreSessions:
         claims nothing, and each commit checks the session is still at ``last_step``, see ``SessionRecorder``)."""
         return SessionRecorder(self.store, agent=agent, options=options, force=force, resume=resume,
                                owner=self.owner, shared=shared, last_step=last_step)
+
+    def events_since(self, session_id: str, step: int) -> list[tuple[int, list[Event]]]:
+        """The events of the iterations stored after ``step``, rebuilt from their stored records."""
+        out = []
+        for s in self.store.steps(session_id, after_step=step):
+            if s.kind != "iteration" or s.iteration is None:
+                continue
+            events = [Event(kind="action_verdict", session_id=session_id, iteration=s.iteration, data=dict(v))
+                      for v in s.record.get("verdicts") or []]
+            events.append(Event(kind="iteration_finished", session_id=session_id, iteration=s.iteration, data={
+                "proposed": s.proposed, "accepted": s.accepted, "rejected": s.rejected,
+                "rejected_by_code": s.rejected_by_code, "nodes": s.nodes, "edges": s.edges, "stored": True}))
+            out.append((s.step, events))
+        return out
 
     def claim(self, session_id: str) -> None:
         """This process drives the session (its owner in the store) until ``release``."""

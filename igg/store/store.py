@@ -304,12 +304,12 @@ class SessionStore:
             self.session(session_id)  # raises the helpful error
         return load_request(json.loads(text[0]), source_name=f"stored request of session {session_id!r}")
 
-    def steps(self, session_id: str, *, with_records: bool = True) -> list[StepInfo]:
-        """The committed steps of a session, in order."""
+    def steps(self, session_id: str, *, with_records: bool = True, after_step: int = 0) -> list[StepInfo]:
+        """The committed steps of a session (after ``after_step``), in order."""
         self.session(session_id)
         cols = _STEP_COLS + (", record" if with_records else "")
-        rows = self.db.read(lambda c: c.execute(f"SELECT {cols} FROM steps WHERE session_id = ? ORDER BY step",
-                                                (session_id,)).fetchall())
+        rows = self.db.read(lambda c: c.execute(f"SELECT {cols} FROM steps WHERE session_id = ? AND step > ? ORDER BY"
+                                                " step", (session_id, after_step)).fetchall())
         return [_step_info(r) for r in rows]
 
     def last_step(self, session_id: str) -> int | None:

@@ -83,6 +83,8 @@ class Workspace:
         """Exports with a ``path`` are written under this directory only (None: inline exports only)."""
         self.clock = clock
         self.hub = hub or EventHub()
+        self._published: dict[str, set[int]] = {}
+        """Per session, the steps this process stored and published itself (``relay_store`` skips them)."""
         self._live: dict[str, LiveSession] = {}
         self._lock = threading.Lock()
         self.runs = Runs(self)
@@ -337,7 +339,7 @@ class Workspace:
         """Whether another process has stored a step of the session since this one loaded or wrote it (several
         servers on one store): then it is loaded again before it answers. A session this process is changing
         (a run, a tool call holding its lock) is its own latest."""
-        if live.session.status == "running" or live.lock.locked():
+        if live.session.session_id in self.runs.tasks or live.lock.locked():
             return False
         version = self.repo.version(live.session.session_id)
         return version is not None and version != live.session.steps
@@ -381,8 +383,47 @@ class Workspace:
         """The summary every operation answers with (``igg.workspace.live.summary``)."""
         return summary(live)
 
+    async def relay_store(self, session_id: str) -> None:
+        """While a client follows the session's events here, publish those of the iterations other processes
+        store (several servers on one store: a run on another server), read from the store every
+        ``RELAY_SECONDS``, and ``run_finished`` once the session is no longer running; this process's own
+        iterations are published as they happen. Runs until cancelled; nothing to do without a shared store."""
+        try:
+            seen = await asyncio.to_thread(self.repo.version, session_id)
+        except SessionError:
+            return
+        while seen is not None:
+            await asyncio.sleep(RELAY_SECONDS)
+            live = self._live.get(session_id)
+            if session_id in self.runs.tasks and live is not None:  # this process's run: its own events
+                seen = live.session.steps
+                continue
+            try:
+                now = await asyncio.to_thread(self.repo.version, session_id)
+                if now is None or now == seen:
+                    continue
+                stored = await asyncio.to_thread(self.repo.events_since, session_id, seen)
+            except SessionError as exc:
+                log.warning("relay_failed", session_id=session_id, error=str(exc))
+                continue
+            mine = self._published.get(session_id, set())
+            for step, events in stored:
+                if step not in mine:
+                    for event in events:
+                        self.hub.publish(event)
+            seen = now
+            info = (await asyncio.to_thread(self.get, session_id)).info
+            if info.status != "running" and session_id not in self.runs.tasks:
+                self.hub.publish(Event(kind="run_finished", session_id=session_id, iteration=info.iteration,
+                                       data={"stop_reason": info.stop_reason, "stored": True}))
+                return
+
     def _publish(self, live: LiveSession, record: IterationRecord) -> None:
         sid = live.session.session_id
+        mine = self._published.setdefault(sid, set())
+        mine.add(live.session.steps)
+        if len(mine) > 4096:
+            mine.difference_update(sorted(mine)[:2048])
         for v in record.verdicts:
             self.hub.publish(Event(kind="action_verdict", session_id=sid, iteration=record.iteration,
                                    data=v.to_dict()))
@@ -390,6 +431,8 @@ class Workspace:
                                data=iteration_finished(record, live.state)))
 
 
+RELAY_SECONDS = 0.5
+"""How often a followed session's store is read for iterations other processes stored (``relay_store``)."""
 CHANGE_ATTEMPTS = 10
 """How many times a change is tried on a session other processes keep changing (``Workspace._changing``)."""
 CHANGE_BACKOFF = 0.01

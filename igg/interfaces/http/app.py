@@ -299,16 +299,21 @@ def _offline_docs(app: FastAPI) -> None:
 async def _sse(workspace: Workspace, session_id: str, follow: bool, request: Request) -> AsyncIterator[bytes]:
     """The session's events as server-sent events; stops when the client has gone."""
     index = 0
-    async for event in workspace.hub.listen(session_id, follow=follow):
-        index += 1
-        data = json.dumps(event, ensure_ascii=False)
-        if first_unencodable(data) is not None:
-            data = json.dumps(event, ensure_ascii=True)
-        yield f"id: {index}\nevent: {event['kind']}\ndata: {data}\n\n".encode()
-        await asyncio.sleep(0)  # let a closed connection be noticed before the next event
-        if await request.is_disconnected():
-            log.debug("sse_client_gone", session_id=session_id, sent=index)
-            return
+    relay = asyncio.create_task(workspace.relay_store(session_id)) if follow else None
+    try:
+        async for event in workspace.hub.listen(session_id, follow=follow):
+            index += 1
+            data = json.dumps(event, ensure_ascii=False)
+            if first_unencodable(data) is not None:
+                data = json.dumps(event, ensure_ascii=True)
+            yield f"id: {index}\nevent: {event['kind']}\ndata: {data}\n\n".encode()
+            await asyncio.sleep(0)  # let a closed connection be noticed before the next event
+            if await request.is_disconnected():
+                log.debug("sse_client_gone", session_id=session_id, sent=index)
+                return
+    finally:
+        if relay is not None:
+            relay.cancel()
 
 
 def _validate(model: Any, **values: Any) -> Any:
