@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +140,6 @@ def test_two_servers_applying_at_once_lose_and_repeat_nothing(store_location):
 def test_a_review_decided_on_one_server_releases_the_run_waiting_on_another(tmp_path: Path):
     """POST /runs on server a holds its first plan for review; the reviewer approves it through server b; a's
     held run notices the decision in the store and its agent takes the next turn, which b then shows."""
-    import time
 
     from tests.support.fake_openai import FakeOpenAI
     from tests.test_review import cls, reviewed
