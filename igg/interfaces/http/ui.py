@@ -274,8 +274,9 @@ def _sse(kind: str, data: dict[str, Any]) -> bytes:
 
 
 async def event_stream(workspace: Workspace, session_id: str, first: Probe) -> AsyncIterator[bytes]:
-    """Server-sent events: the session's own events when this server publishes them, else one
-    ``iteration_finished`` per new stored step; ``end`` once the session is finished."""
+    """Server-sent events: the session's own events when this server publishes them, and one
+    ``iteration_finished`` per step stored beyond them (by another server on the store, or when this one
+    publishes nothing); ``end`` once the session is finished."""
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     pump: asyncio.Task[None] | None = None
     if workspace.hub.has(session_id):
@@ -285,17 +286,22 @@ async def event_stream(workspace: Workspace, session_id: str, first: Probe) -> A
 
         pump = asyncio.create_task(relay())
     seen, beat = first, time.monotonic()
+    shown = first.iteration  # the last iteration an event was sent for
     try:
         yield b"retry: 2000\n\n"
         while True:
             try:
                 event = await asyncio.wait_for(queue.get(), timeout=POLL_SECONDS)
+                if event.get("kind") == "iteration_finished":
+                    shown = max(shown, int(event.get("iteration") or 0))
                 yield _sse(str(event.get("kind")), event)
                 continue
             except TimeoutError:
                 pass
             now = await asyncio.to_thread(probe, workspace, session_id)
-            if pump is None and (now.step, now.nodes, now.edges) != (seen.step, seen.nodes, seen.edges):
+            moved = (now.step, now.nodes, now.edges) != (seen.step, seen.nodes, seen.edges)
+            if moved and (pump is None or now.iteration > shown):
+                shown = max(shown, now.iteration)
                 yield _sse("iteration_finished", {"kind": "iteration_finished", "session_id": session_id,
                                                   "iteration": now.iteration, "nodes": now.nodes, "edges": now.edges})
             seen = now
