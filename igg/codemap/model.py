@@ -1,4 +1,11 @@
-"""What a link makes of a tree's facts: symbols (would-be nodes) and relations (would-be edges), per file."""
+"""What a link makes of a tree's facts: symbols (would-be nodes) and relations (would-be edges), per file.
+
+Every relation but CONTAINS has sites: the places in the file that state it (an import statement, a call, an
+instantiation, a type's declaration for EXTENDS/IMPLEMENTS, a SQL string for READS_FROM/WRITES_TO). Several
+statements of one dependency are one relation, one edge; the edge carries its sites as properties
+(``site_properties``): the first one as ``file``/``line``/``column``, up to ``SITE_CAP`` of them in source order
+as ``sites`` and how many there are as ``site_count``.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +32,33 @@ class Relation:
     line: int = field(default=0, compare=False)
     """The line of the file's statement behind it (the first one, when several state it; 0: not known). Not
     part of a relation's identity: two statements of one dependency are one relation, one edge."""
+    column: int = field(default=0, compare=False)
+    """The 1-based column of that statement's site (0: not known; see ``Site``)."""
+
+
+SITE_CAP = 10
+"""The most sites an edge lists (``sites``); ``site_count`` counts them all."""
+SITED = frozenset({"IMPORTS", "IMPORTS_SYMBOL", "CALLS", "INSTANTIATES", "EXTENDS", "IMPLEMENTS", "READS_FROM",
+                   "WRITES_TO"})
+"""The relation labels whose edges carry sites (CONTAINS does not: a node's own ``file``/``line`` say where)."""
+
+Site = tuple[str, int, int]
+"""(file, line, column): a file's path relative to the mapped root, as nodes' ``file``; the 1-based line and
+column where the statement starts: an import statement; a call: the call expression (Python, TypeScript,
+JavaScript, Go), the called method's name (Java, the position javac gives the call); ``new T()`` and
+``T()``: the expression; EXTENDS/IMPLEMENTS: the declaration of the subtype (its first modifier or
+annotation, Python: the ``class`` keyword); READS_FROM/WRITES_TO: the string literal holding the statement (or
+the name of the constant holding it)."""
+
+
+def site_properties(sites: set[Site]) -> dict[str, Any]:
+    """The properties of an edge stated at ``sites`` (not empty): ``file``, ``line`` and ``column`` of the
+    first one in source order, ``sites`` (``"path:line:column"``, at most ``SITE_CAP``, in source order) and
+    ``site_count`` (every site)."""
+    ordered = sorted(sites)
+    path, line, column = ordered[0]
+    return {"file": path, "line": line, "column": column,
+            "sites": [f"{p}:{n}:{c}" for p, n, c in ordered[:SITE_CAP]], "site_count": len(ordered)}
 
 
 @dataclass(kw_only=True, slots=True)
@@ -35,6 +69,8 @@ class FilePlan:
     language: str
     symbols: list[str] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+    sites: dict[Relation, set[tuple[int, int]]] = field(default_factory=dict)
+    """Relation -> (line, column) of every statement of the file that states it (``SITED`` labels only)."""
     error: str | None = None
 
 

@@ -145,9 +145,10 @@ def _statement_tables(tree: Any) -> tuple[str, list[Any], list[Any]] | None:
     return statement, written, [t for t in tables if id(t) not in kept]
 
 
-def tables_in(text: str, line: int = 0) -> list[SqlRef]:
+def tables_in(text: str, line: int = 0, column: int = 0) -> list[SqlRef]:
     """The tables a SQL string reads and writes (writes first, then reads in order of appearance), without
-    repeats; nothing when the string is not SQL (see the module doc)."""
+    repeats; nothing when the string is not SQL (see the module doc). ``line``/``column``: where the string
+    stands."""
     start = _START.match(text)
     if not start:
         return []
@@ -157,7 +158,7 @@ def tables_in(text: str, line: int = 0) -> list[SqlRef]:
         found = _tables(text)
     except (Exception, RecursionError):  # noqa: BLE001 - SQL detection never fails a file: this is not SQL
         return []
-    return [SqlRef(table=table, op=op, statement=statement, line=line)  # type: ignore[arg-type]
+    return [SqlRef(table=table, op=op, statement=statement, line=line, column=column)  # type: ignore[arg-type]
             for table, op, statement in found]
 
 

@@ -151,7 +151,7 @@ def _declarations(f: FileFacts) -> tuple[Any, ...]:
     """What other files' linking reads of ``f`` besides its types and callables: module, package, language,
     a parse error, its imports, the tables its statements name (line numbers left out), what it exports and,
     for a configuration file, what it says."""
-    return (f.module, f.package, f.language, f.error, [replace(i, line=0) for i in f.imports],
+    return (f.module, f.package, f.language, f.error, [replace(i, line=0, column=0) for i in f.imports],
             sorted({r.table for c in f.callables for r in c.sql}), f.config, f.exports)
 
 
