@@ -285,7 +285,11 @@ class _Turn:
             agent._edges_full = True
             agent.skipped["max_edges reached"] += 1
             return True
-        self.actions.append({"type": "ADD_EDGE", "label": label, "from": fit.ref(r.source), "to": fit.ref(r.target)})
+        action = {"type": "ADD_EDGE", "label": label, "from": fit.ref(r.source), "to": fit.ref(r.target)}
+        sites = fit.edge_properties().get((label, r.source, r.target))
+        if sites is not None:  # where the source states it (CONTAINS has no sites)
+            action["properties"] = sites
+        self.actions.append(action)
         self.items.append(item)
         self.edge_room -= 1
         self.counts[label] += 1
