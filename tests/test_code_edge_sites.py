@@ -194,3 +194,83 @@ def _call_sites(store: Path, session: str, path: str) -> set[tuple[int, int]]:
                 if where == path:
                     out.add((int(line), int(column)))
     return out
+
+
+JAVA_SHAPES = {
+    "a/Base.java": """package a;
+
+public class Base implements AutoCloseable {
+    public Base() {
+    }
+
+    public Base self() {
+        return this;
+    }
+
+    public void close() {
+    }
+}
+""",
+    "a/Kind.java": "package a;\n\npublic enum Kind { ONE, TWO }\n",
+    "a/Child.java": """package a;
+
+import java.util.List;
+
+public class Child extends Base {
+    private final Runnable task = () -> helper();
+
+    public Child(int a,
+                 int b)
+    {
+        helper();
+    }
+
+    static int helper() {
+        return 1;
+    }
+
+    int shapes(List<Base> all, Kind kind) {
+        Runnable r = new Runnable() {
+            public void run() {
+                helper();
+            }
+        };
+        all.forEach(b -> b
+            .self()
+            .self());
+        try (Base resource = new Base()) {
+            resource.self();
+        }
+        switch (kind) {
+            case ONE:
+                return helper();
+            default:
+                return 0;
+        }
+    }
+}
+""",
+}
+
+
+@pytest.mark.skipif(javac_missing(), reason="javac is missing (scripts/test installs a JDK with apt-get when it can)")
+def test_java_sites_of_implicit_super_lambdas_anonymous_classes_chains_and_resources_are_javacs_lines(
+        tmp_path: Path) -> None:
+    """An implicit ``super()`` is at the constructor body's ``{`` (javac's line, not the declaration's); a
+    chain's calls each at their own name's line; calls in lambdas, field initialisers and anonymous classes
+    count as the enclosing method's, at their own lines."""
+    root = tmp_path / "src"
+    for path, text in JAVA_SHAPES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    state = mapped(root)
+    types = {state.node_properties(n)["qualified_name"]: state.node_properties(n) for n in state.graph.nodes
+             if state.node_type(n) in ("Class", "Interface", "Enum")}
+    calls = _edges(state, {"CALLS"})
+    checked, bad = java_mismatches(calls, types, javap_call_lines(root, tmp_path / "classes"))
+    assert bad == []
+    sites = {(e.source.get("name"), e.target.get("name")): e.properties["sites"] for e in calls}
+    assert sites[("Child", "Base")] == ["a/Child.java:10:5"]
+    assert sites[("shapes", "self")] == ["a/Child.java:25:14", "a/Child.java:26:14", "a/Child.java:28:22"]
+    assert sites[("shapes", "helper")] == ["a/Child.java:21:17", "a/Child.java:32:24"]
+    assert checked == sum(len(s) for s in sites.values())

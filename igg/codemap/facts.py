@@ -127,6 +127,9 @@ class CallableDecl:
     """Java: declared without a body (an interface's abstract method: a functional interface has one)."""
     explicit_init: bool = False
     """Java constructor: it starts with ``this(...)``/``super(...)`` (else ``super()`` is implicit)."""
+    body_site: tuple[int, int] = (0, 0)
+    """Java constructor: (line, column) where its body opens (``{``), the site javac gives an implicit
+    ``super()`` call ((0, 0): no body)."""
     calls: list[CallRef] = field(default_factory=list)
     instantiates: list[tuple[str, int, int]] = field(default_factory=list)
     """(type name as written, line, column) for ``new T(...)`` / ``T(...)``: where the expression starts."""
@@ -207,7 +210,7 @@ def without_bodies(f: FileFacts) -> FileFacts:
     return replace(f, callables=[replace(c, calls=[], instantiates=[]) for c in f.callables])
 
 
-_NOT_NAMES = frozenset({"line", "column", "lines", "sha", "error", "error_line", "names", "statement", "path"})
+_NOT_NAMES = frozenset({"line", "column", "body_site", "lines", "sha", "error", "error_line", "names", "statement", "path"})
 
 
 def mentioned_names(f: FileFacts) -> str:

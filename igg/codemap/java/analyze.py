@@ -244,6 +244,7 @@ class _Analyzer:
             first = next((c for c in body.named_children if c.type != "line_comment" and c.type != "block_comment"),
                          None)
             decl.explicit_init = first is not None and first.type == "explicit_constructor_invocation"
+            decl.body_site = self.at(body)
         scope: dict[str, Expr] = {n: ("var", e) for _, e, n in params}
         for p in plist.named_children if plist is not None else []:  # List<Filter> filters: its elements too
             element = element_type(p.child_by_field_name("type"), generics) if p.type == "formal_parameter" else None

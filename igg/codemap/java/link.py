@@ -139,7 +139,7 @@ class JavaLinker:
     def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
                            add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
         if c.kind == "constructor" and not c.explicit_init and owner is not None:
-            site = (c.line, c.column)
+            site = c.body_site if c.body_site[0] else (c.line, c.column)  # javac's implicit super() is at the {
             class_level(self._implicit_super(owner, add, callable_key(c, f.package), site), *site)
 
     def _implicit_super(self, owner: TypeDecl, add: Callable[[Relation], None], source: str,
