@@ -9,6 +9,7 @@ as ``sites`` and how many there are as ``site_count``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,11 +52,15 @@ annotation, Python: the ``class`` keyword); READS_FROM/WRITES_TO: the string lit
 the name of the constant holding it)."""
 
 
-def site_properties(sites: set[Site]) -> dict[str, Any]:
-    """The properties of an edge stated at ``sites`` (not empty): ``file``, ``line`` and ``column`` of the
-    first one in source order, ``sites`` (``"path:line:column"``, at most ``SITE_CAP``, in source order) and
-    ``site_count`` (every site)."""
-    ordered = sorted(sites)
+def site_properties(sites: Collection[Site]) -> dict[str, Any]:
+    """The properties of an edge stated at ``sites`` (not empty; repeats count once): ``file``, ``line`` and
+    ``column`` of the first one in source order, ``sites`` (``"path:line:column"``, at most ``SITE_CAP``, in
+    source order) and ``site_count`` (every site)."""
+    if len(sites) == 1:  # most edges: one statement
+        for path, line, column in sites:
+            return {"file": path, "line": line, "column": column, "sites": [f"{path}:{line}:{column}"],
+                    "site_count": 1}
+    ordered = sorted(set(sites))
     path, line, column = ordered[0]
     return {"file": path, "line": line, "column": column,
             "sites": [f"{p}:{n}:{c}" for p, n, c in ordered[:SITE_CAP]], "site_count": len(ordered)}

@@ -154,20 +154,25 @@ class SchemaFit:
         the model's relations give a site (``igg.codemap.model.site_properties``): the sites of all the
         relations that become it, lifted ones included, in every file. Computed once; never mutate it."""
         if self._edge_properties is None:
-            sites: dict[tuple[str, str, str], set[Site]] = {}
+            sites: dict[tuple[str, str, str], list[Site]] = {}
+            edge_label, lift = self.edge_label, self.lift
             for plan in self.model.files:
                 path, stated = plan.path, plan.sites
                 for r in plan.relations:
                     where = stated.get(r)
                     if not where:
                         continue
-                    for rel in (r, self.lifted(r)):
+                    for rel in (r, self.lifted(r)) if lift else (r,):
                         if rel is None or rel.source == rel.target:
                             continue
-                        label = self.edge_label(rel)
+                        label = edge_label(rel)
                         if label is not None:
-                            sites.setdefault((label, rel.source, rel.target), set()).update(
-                                (path, line, column) for line, column in where)
+                            key = (label, rel.source, rel.target)
+                            found = sites.get(key)
+                            if found is None:
+                                sites[key] = [(path, line, column) for line, column in where]
+                            else:
+                                found.extend((path, line, column) for line, column in where)
             self._edge_properties = {key: site_properties(found) for key, found in sites.items()}
         return self._edge_properties
 
