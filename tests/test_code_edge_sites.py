@@ -274,3 +274,18 @@ def test_java_sites_of_implicit_super_lambdas_anonymous_classes_chains_and_resou
     assert sites[("shapes", "self")] == ["a/Child.java:25:14", "a/Child.java:26:14", "a/Child.java:28:22"]
     assert sites[("shapes", "helper")] == ["a/Child.java:21:17", "a/Child.java:32:24"]
     assert checked == sum(len(s) for s in sites.values())
+
+
+def test_the_rules_graph_of_a_stored_map_reads_the_edges_sites_without_parsing_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import igg.codemap.depgraph as depgraph
+
+    store = tmp_path / "s.db"
+    map_code([CODE_FIXTURES / "python"], agent="code", jobs=1, store=store, session_id="m")
+    monkeypatch.setattr(depgraph, "parse_all", lambda *a, **k: pytest.fail("parsed again"))
+    graph, state = depgraph.session_depgraph(store, "m")
+    sited = {k: d["properties"] for k, _, _, d in state.edges() if d["type"] != "CONTAINS"}
+    assert sited
+    located = [e for e in graph.edges.values() if e.type != "CONTAINS"]
+    assert len(located) == len(sited)
+    assert {(e.file, e.line) for e in located} == {(p["file"], p["line"]) for p in sited.values()}

@@ -5,9 +5,10 @@ relies on the same): ``model_graph`` builds the rules' view straight from it, wi
 ``igg check PATH`` costs a walk, the parse of what the facts cache lacks, and a link.
 ``tests/test_rules_graph.py`` pins it to the graph ``igg map-code`` builds.
 
-Edges in the graph carry no line; the statements behind them are in the facts. ``state_lines`` locates the
-edges of a ``GraphState`` from the model of the same sources; ``session_depgraph`` does it for a stored session
-by reading the facts of its files again (from the facts cache beside the store, else by parsing the files its
+A map's edges carry their sites (``file``, ``line``: ``igg.codemap.model.site_properties``), which the rules'
+graph reads as they are. A map made before edges had sites has none: ``state_lines`` locates the edges of such
+a ``GraphState`` from the model of the same sources; ``session_depgraph`` does it for a stored session by
+reading the facts of its files again (from the facts cache beside the store, else by parsing the files its
 request keeps).
 """
 
@@ -108,8 +109,11 @@ def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, Grap
 
 
 def located_graph(state: GraphState, context: str, cache: FactsCache | None = None) -> DepGraph:
-    """The rules' graph of ``state``, its edges located from the facts of the files in ``context`` (the
-    request's context of a map-code session; facts from ``cache`` when it knows them)."""
+    """The rules' graph of ``state``, its edges located by their own sites, or (a map made before edges had
+    sites) from the facts of the files in ``context`` (the request's context of a map-code session; facts from
+    ``cache`` when it knows them)."""
+    if all(d["type"] == "CONTAINS" or "line" in d["properties"] for _, _, _, d in state.edges()):
+        return from_state(state)  # every edge says where it comes from: nothing to parse
     modules = {p["path"]: p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))}
     sources = [SourceFile(f.path, f.text, modules[f.path]) for f in context_files(context) if f.path in modules]
     if not sources:
