@@ -289,3 +289,32 @@ def test_the_rules_graph_of_a_stored_map_reads_the_edges_sites_without_parsing_a
     located = [e for e in graph.edges.values() if e.type != "CONTAINS"]
     assert len(located) == len(sited)
     assert {(e.file, e.line) for e in located} == {(p["file"], p["line"]) for p in sited.values()}
+
+
+@pytest.mark.parametrize("tree", ["typescript", "go"])
+def test_every_typescript_and_go_call_site_is_the_called_name_and_every_import_site_its_statement(
+        tree: str) -> None:
+    """TypeScript, JavaScript and Go give a call's site at the called name (as Java), an import's at its
+    statement (Go: its import spec; ``require()``/``import()``: the module string)."""
+    root = CODE_FIXTURES / tree
+    state, _, _ = drive(CodeAgent(sources=walk([root]).files), code_request(max_nodes=10**6, max_edges=10**6),
+                        max_turns=10**4)
+    bad, checked = [], 0
+    for e in sited_edges(state):
+        for path, line, column in e.sites:
+            text = (root / path).read_text(encoding="utf-8").split("\n")[line - 1]
+            at = text[column - 1:]
+            name = str(e.target.get("name", "")).rpartition(".")[2]
+            if e.type == "CALLS" and e.target_type in ("Method", "Function") and name != "constructor":
+                checked += 1
+                ok = at.startswith(name)
+            elif e.type == "IMPORTS":
+                checked += 1
+                ok = at.startswith(("import", "export", "'", '"', "`")) if tree == "typescript" else (
+                    at[:1] == '"' or at[:1].isidentifier() or at[:1] == ".")
+            else:
+                continue
+            if not ok:
+                bad.append(f"{e.type} -> {name} at {path}:{line}:{column}: {text.strip()!r}")
+    assert checked > 100
+    assert bad == []

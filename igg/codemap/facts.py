@@ -78,8 +78,8 @@ class CallRef:
     """Java: the argument expressions (typed by the linker to choose between overloads)."""
     line: int = 0
     column: int = 0
-    """1-based column of the call's site (0: not known): where the call expression starts (Python, TypeScript,
-    Go), where the called method's name stands (Java: the line javac gives the call)."""
+    """1-based column of the call's site (0: not known): where the called name stands (Java, TypeScript, Go: where
+    their compilers put the call), where the call expression starts (Python, as ``ast`` has it)."""
 
 
 @dataclass(kw_only=True, slots=True)

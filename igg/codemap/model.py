@@ -45,8 +45,8 @@ SITED = frozenset({"IMPORTS", "IMPORTS_SYMBOL", "CALLS", "INSTANTIATES", "EXTEND
 
 Site = tuple[str, int, int]
 """(file, line, column): a file's path relative to the mapped root, as nodes' ``file``; the 1-based line and
-column where the statement starts: an import statement; a call: the call expression (Python, TypeScript,
-JavaScript, Go), the called method's name (Java, the position javac gives the call); ``new T()`` and
+column where the statement starts: an import statement; a call: the called name (Java, TypeScript, JavaScript,
+Go: where their compilers put the call) or the call expression (Python, as ``ast`` has it); ``new T()`` and
 ``T()``: the expression; EXTENDS/IMPLEMENTS: the declaration of the subtype (its first modifier or
 annotation, Python: the ``class`` keyword); READS_FROM/WRITES_TO: the string literal holding the statement (or
 the name of the constant holding it)."""

@@ -338,9 +338,25 @@ class _Analyzer:
             "type")
         if function is None:
             return
-        ref = scope.callref(function, *self.at(call))
+        ref = scope.callref(function, *self.at(_called_name(function)))
         if ref is not None:
             span[2].calls.append(ref)
+
+
+def _called_name(function: Any) -> Any:
+    """The node of the name a call calls (``Sel`` of ``x.Sel(..)``, ``F`` of ``F[int](..)``): its site, the
+    position Go's compiler gives the call, so each call of a chain spread over lines keeps its own line."""
+    while True:
+        kind = function.type
+        if kind in ("selector_expression", "qualified_type"):
+            return function.child_by_field_name("field") or function.child_by_field_name("name") or function
+        inner = (function.child_by_field_name("operand") or function.child_by_field_name("type")
+                 if kind in ("index_expression", "generic_type")
+                 else function.named_children[0] if kind == "parenthesized_expression" and function.named_children
+                 else None)
+        if inner is None:
+            return function
+        function = inner
 
 
 def _initial_type(value: Any) -> str | None:

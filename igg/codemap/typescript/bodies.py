@@ -87,7 +87,9 @@ class Bodies:
         if span is None:
             return
         decl, owner = span[2], span[3]
-        line, column = self.at(call)
+        # the called name (``f`` of ``a.b.f()``): each call of a chain spread over lines keeps its own line
+        called = function.child_by_field_name("property") if function.type == "member_expression" else None
+        line, column = self.at(called if called is not None else function)
         n = len(args.named_children) if args is not None else 0
         arg_types: tuple[str | None, ...] = (None,) * n
         if function.type == "super":
