@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from igg.agents.code import CodeAgent
+from igg.codemap.cache import FactsCache, cache_path
 from igg.codemap.model import SITE_CAP, site_properties
 from igg.codemap.update import update_map
 from igg.codemap.walk import walk
@@ -161,26 +162,40 @@ def _edge(store: Path, session: str, edge_type: str, source_path: str, target: s
     raise AssertionError(f"no {edge_type} from {source_path} to {target}")
 
 
+UPDATES = [("python", "shop/service.py", "# two lines\n# above everything\n", "logging"),
+           ("java", "src/main/java/com/acme/service/AuthService.java", "// two lines\n// above everything\n",
+            "src/main/java/com/acme/model/User.java")]
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["changed-files-linked", "whole-graph-diffed"])
+@pytest.mark.parametrize(("tree", "path", "header", "imported"), UPDATES, ids=["python", "java"])
 def test_an_update_after_lines_inserted_above_an_import_and_a_call_moves_their_sites_as_a_fresh_map(
-        tmp_path: Path) -> None:
-    tree = tmp_path / "tree"
-    shutil.copytree(CODE_FIXTURES / "python", tree)
+        tmp_path: Path, tree: str, path: str, header: str, imported: str, whole: bool) -> None:
+    """Both ways an update plans (only the changed file linked again; every file, when a file was added too)."""
+    root = tmp_path / "tree"
+    shutil.copytree(CODE_FIXTURES / tree, root)
     store = tmp_path / "s.db"
-    map_code([tree], agent="code", jobs=1, store=store, session_id="m")
-    service = tree / "shop" / "service.py"
-    text = service.read_text()
-    before_import = _edge(store, "m", "IMPORTS", "shop/service.py", "logging")
-    calls = _call_sites(store, "m", "shop/service.py")
+    cache = FactsCache(cache_path(store))  # the facts an update reads of the files it does not parse again
+    try:
+        map_code([root], agent="code", jobs=1, store=store, session_id="m", cache=cache)
+    finally:
+        cache.close()
+    before_import = _edge(store, "m", "IMPORTS", path, imported)
+    calls = _call_sites(store, "m", path)
     assert calls
-    service.write_text("# two lines\n# above everything\n" + text)
-    result = update_map([tree], store, session_id="m", jobs=1)
+    (root / path).write_text(header + (root / path).read_text())
+    if whole:  # a file added: every file is linked again and the whole graph compared
+        (root / path).with_name("added.py" if tree == "python" else "Added.java").write_text(
+            "X = 1\n" if tree == "python" else "package com.acme.service;\n\nclass Added {}\n")
+    result = update_map([root], store, session_id="m", jobs=1)
+    assert result.files["relinked"] == (result.files["read"] if whole else 1)
     assert result.graph["edges_changed"] > 0
-    assert (result.graph["edges_added"], result.graph["edges_removed"]) == (0, 0)
+    assert result.graph["edges_removed"] == 0
     fresh = tmp_path / "fresh.db"
-    map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
+    map_code([root], agent="code", jobs=1, store=fresh, session_id="f")
     assert _graph(store, "m") == _graph(fresh, "f")
-    assert _edge(store, "m", "IMPORTS", "shop/service.py", "logging")["line"] == before_import["line"] + 2
-    assert _call_sites(store, "m", "shop/service.py") == {(line + 2, column) for line, column in calls}
+    assert _edge(store, "m", "IMPORTS", path, imported)["line"] == before_import["line"] + 2
+    assert _call_sites(store, "m", path) == {(line + 2, column) for line, column in calls}
 
 
 def _call_sites(store: Path, session: str, path: str) -> set[tuple[int, int]]:
