@@ -333,3 +333,30 @@ def test_every_typescript_and_go_call_site_is_the_called_name_and_every_import_s
                 bad.append(f"{e.type} -> {name} at {path}:{line}:{column}: {text.strip()!r}")
     assert checked > 100
     assert bad == []
+
+
+def test_the_rules_graph_of_a_tree_locates_each_edge_at_the_site_the_maps_edge_carries(tmp_path: Path) -> None:
+    """``igg check PATH`` (the model's graph, no map) and ``igg check --session`` (the stored map) put every
+    edge at the same file and line: its first site in source order."""
+    from igg.agents.code import load_code_schema
+    from igg.codemap.depgraph import model_graph, session_depgraph
+    from igg.codemap.link import link
+    from igg.codemap.prepare import parse_all
+
+    nested = tmp_path / "nested"  # the analyser meets the call at line 8 first (breadth first); line 7 comes first
+    nested.mkdir()
+    (nested / "m.py").write_text("def f():\n    return 1\n\n\ndef g(x):\n    if x:\n        f()\n    f()\n")
+    for root in (CODE_FIXTURES / "python", CODE_FIXTURES / "java", nested):
+        store = tmp_path / f"{root.name}.db"
+        map_code([root], agent="code", jobs=1, store=store, session_id="m")
+        stored, _ = session_depgraph(store, "m")
+        facts, _ = parse_all(walk([root]).files, jobs=1)
+        fresh = model_graph(link(facts), load_code_schema().compile())
+        names = {**{k: n.name for k, n in stored.nodes.items()}, **{k: n.name for k, n in fresh.nodes.items()}}
+
+        def located(graph: Any) -> set[tuple[Any, ...]]:
+            return {(e.type, names[e.source], names[e.target], e.file, e.line) for e in graph.edges.values()  # noqa: B023
+                    if e.type != "CONTAINS"}
+        assert located(stored) == located(fresh)
+        assert len(located(fresh)) > (10 if root != nested else 0)
+    assert ("CALLS", "m.g", "m.f", "m.py", 7) in located(fresh)

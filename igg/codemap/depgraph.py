@@ -45,14 +45,17 @@ def _placed_relations(fit: SchemaFit) -> Iterator[tuple[str, Relation, str]]:
 
 
 def model_graph(model: CodeModel, schema: CompiledSchema) -> DepGraph:
-    """The rules' graph of the map ``model`` gives in ``schema``: its nodes and edges, each edge at the first
-    statement behind it."""
+    """The rules' graph of the map ``model`` gives in ``schema``: its nodes and edges, each edge at its first
+    site (in source order, as the map's edge has it)."""
     fit = SchemaFit(model, schema)
     graph = DepGraph()
     for key, placed in fit.placed.items():
         graph.add_node(make_node(key, placed.label, placed.properties))
+    sites = fit.edge_properties()  # the first site, as the map's edge carries it
     for path, rel, label in _placed_relations(fit):
-        graph.add_edge(Edge(rel.source, label, rel.target, file=path, line=rel.line or None))
+        first = sites.get((label, rel.source, rel.target))
+        graph.add_edge(Edge(rel.source, label, rel.target, file=first["file"] if first else path,
+                            line=first["line"] if first else rel.line or None))
     return graph
 
 
@@ -60,9 +63,12 @@ def state_lines(state: GraphState, model: CodeModel) -> Lines:
     """Locates the edges of ``state`` (a map of the sources ``model`` was linked from) at their statements."""
     fit = SchemaFit(model, state.schema)
     found: dict[EdgeKey, tuple[str, int]] = {}
+    sites = fit.edge_properties()
     for path, rel, label in _placed_relations(fit):
         a, b = fit.placed[rel.source], fit.placed[rel.target]
-        found.setdefault((label, (a.label, a.identity), (b.label, b.identity)), (path, rel.line))
+        first = sites.get((label, rel.source, rel.target))
+        found.setdefault((label, (a.label, a.identity), (b.label, b.identity)),
+                         (first["file"], first["line"]) if first else (path, rel.line))
     identities: dict[str, tuple[str, tuple[Any, ...]] | None] = {}
 
     def identity(node_id: str) -> tuple[str, tuple[Any, ...]] | None:
