@@ -125,8 +125,11 @@ class _Adds:
                     return False
                 good_keys.add(key)
             cls = value.__class__
-            if not (cls is str and len(value) <= max_length or cls is int or cls is bool or cls is list
-                    and len(value) <= max_length and all(v.__class__ is str and len(v) <= max_length for v in value)):
+            if cls is list and len(value) <= max_length:
+                for item in value:
+                    if item.__class__ is not str or len(item) > max_length:
+                        return False
+            elif not (cls is str and len(value) <= max_length or cls is int or cls is bool):
                 return False
         return True
 

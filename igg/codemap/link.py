@@ -74,9 +74,9 @@ def _site(plan: FilePlan, r: Relation) -> None:
     if r.line and r.label in SITED:
         sites = plan.sites.get(r)
         if sites is None:
-            plan.sites[r] = {(r.line, r.column)}
+            plan.sites[r] = [(r.line, r.column)]
         else:
-            sites.add((r.line, r.column))
+            sites.append((r.line, r.column))
 
 
 def _stating(plan: FilePlan) -> Callable[[Relation], None]:

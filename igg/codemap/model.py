@@ -74,8 +74,9 @@ class FilePlan:
     language: str
     symbols: list[str] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
-    sites: dict[Relation, set[tuple[int, int]]] = field(default_factory=dict)
-    """Relation -> (line, column) of every statement of the file that states it (``SITED`` labels only)."""
+    sites: dict[Relation, list[tuple[int, int]]] = field(default_factory=dict)
+    """Relation -> (line, column) of every statement of the file that states it (``SITED`` labels only; a
+    statement met twice is listed twice: ``site_properties`` counts it once)."""
     error: str | None = None
 
 
