@@ -14,6 +14,7 @@
     │   │   ├── SessionExists     the session id is taken
     │   │   └── HistoryUnavailable  undo, fork, explain or diff where sessions are kept without history
     │   └── SessionBusy       another live process writes the session
+    │       └── SessionConflict  another process stored a step since this one loaded the session (retry)
     ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
     │   ├── ExportsFailed     some exports of a set failed: ``failures`` (format, reason), ``summaries``
     │   ├── PathRefused       (igg.io.files) IGG will not write this path (outside its directory, a special file)
@@ -118,6 +119,11 @@ class HistoryUnavailable(SessionRefused):
 
 class SessionBusy(SessionError):
     """Another live process is writing the session (``session_id``)."""
+
+
+class SessionConflict(SessionBusy):
+    """Another process stored a step of the session (``session_id``) after this one loaded it: load it again and
+    retry (the workspace does so once by itself)."""
 
 
 class ExportError(IGGError):

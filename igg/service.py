@@ -18,7 +18,6 @@ a caller did wrong raises an ``IGGError``.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -32,6 +31,7 @@ from igg.models.request import Request
 from igg.persistence import Recorder
 from igg.persistence.rundir import RunDirectory, document_metadata
 from igg.record.records import RunResult
+from igg.store.location import StoreArg, resolve_store_path, sidecar_path, store_text
 from igg.store.recorder import SessionRecorder, resume_point
 from igg.store.store import SessionStore
 
@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from igg.models.rules import Rule
     from igg.rules.report import CheckReport, DependencyChange, Violation
 
-StoreLike = SessionStore | str | os.PathLike[str]
-"""A session store, or the path of its file."""
+StoreLike = SessionStore | StoreArg
+"""A session store, or where it is (its file, or a PostgreSQL URL)."""
 
 
 def open_store(store: StoreLike) -> SessionStore:
@@ -241,7 +241,7 @@ def export_session(store: StoreLike, session_id: str, specs: Sequence[ExportSpec
     Raises ``ExportsFailed`` (with ``.summaries``) when any export fails."""
     from igg.store.session_graph import session_graph
 
-    state, schema, metadata = session_graph(store if not isinstance(store, SessionStore) else store.path,
+    state, schema, metadata = session_graph(store if not isinstance(store, SessionStore) else store.location,
                                             session_id, iteration=iteration)
     return perform_exports(state, specs, schema=schema, metadata=metadata, out_dir=out_dir, provenance=provenance)
 
@@ -279,15 +279,17 @@ def update_code_map(paths: Sequence[Path], store: str | Path, *, session_id: str
 
 def _cache(store: StoreLike | None) -> Any:
     """The facts cache beside ``store`` (in memory without one): a later check parses only what changed."""
-    from igg.codemap.cache import FactsCache, cache_path
+    from igg.codemap.cache import FactsCache
 
     if store is None:
         return FactsCache(None)
-    return FactsCache(cache_path(_store_path(store)))
+    location = store.location if isinstance(store, SessionStore) else resolve_store_path(store)
+    return FactsCache(sidecar_path(location, ".codefacts"))  # beside a file; a local file for PostgreSQL
 
 
-def _store_path(store: StoreLike) -> Path:
-    return Path(store.path) if isinstance(store, SessionStore) else Path(store)
+def _store_path(store: StoreLike) -> str:
+    """The store as text that opens it again (a PostgreSQL URL with its password: never print it)."""
+    return store_text(store.location if isinstance(store, SessionStore) else resolve_store_path(store))
 
 
 def check(paths: Sequence[Path] = (), *, rules: Sequence[Rule] | Path | None = None, session: str | None = None,

@@ -10,8 +10,9 @@ import pytest
 
 # bolt_server: a real ArcadeDB over Bolt (or the Neo4j at NEO4J_URI); falkordb_server: FalkorDB's own tests;
 # dask_cluster: a real Dask scheduler and two workers; llama_server: llama.cpp's own server with SmolLM2-135M
+# postgres_server / postgres_url / store_location: a PostgreSQL server per test process, a schema per test
 pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb", "tests.support.dask_cluster",
-                  "tests.support.llamacpp"]
+                  "tests.support.llamacpp", "tests.support.postgres"]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -96,7 +97,7 @@ def edge(label: str, src: dict[str, Any], dst: dict[str, Any], **props: Any) -> 
 
 
 INTEGRATION_FIXTURES = frozenset({"bolt_server", "falkordb_server", "dask_cluster", "llama_server", "browser", "page",
-                                  "sandboxes", "readme_bolt"})
+                                  "sandboxes", "readme_bolt", "postgres_server", "postgres_url"})
 """Fixtures that start a server, a browser or a copy of the repository."""
 INTEGRATION_MODULES = frozenset({
     "test_install", "test_docs", "test_code_java_calls", "test_mcp", "test_http", "test_http_guard",

@@ -58,7 +58,7 @@ def _comparable(summary: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in summary.items() if k not in ("elapsed_ms", "session_id", "exports")}
 
 
-def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluster, tmp_path, capsys):
+def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluster, tmp_path, capsys, store_location):
     """A folder and a JSON Lines file of requests run on the cluster; the store, --out and the exports hold
     for every session exactly what `igg run` produces alone; running the batch again runs nothing."""
     folder = tmp_path / "requests"
@@ -70,7 +70,7 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
     lines = [auth_payload(None, 8), auth_payload("auth-d", 3)]
     jsonl = tmp_path / "more.jsonl"
     jsonl.write_text("\n".join(json.dumps(p) for p in lines) + "\n")
-    store_path = tmp_path / "batch.sqlite"
+    store_path = store_location  # an SQLite file, a PostgreSQL schema
     dask_cluster.wait_ready()  # both workers (a killed one is replaced by its nanny)
     args = ["batch", str(folder), str(jsonl), "--scheduler", dask_cluster.address, "--agent", f"script:{TRANSCRIPT}",
             "--store", str(store_path), "--out", str(tmp_path / "out"), "--export", "graphml",
@@ -102,11 +102,15 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
         exported = json.loads((tmp_path / "exports" / f"{sid}.json").read_text())
         assert len(exported["nodes"]) == summary["nodes"]
         assert replay(store, sid).ok, sid  # snapshots and every step's counts agree with the mutations
+        # who committed it: the client (SQLite: one writer), or the worker that ran it (PostgreSQL)
+        writer_pid = int((store.session(sid).owner or "").split(":")[1])
+        assert writer_pid == (int(item["worker"].split(":")[1]) if "postgresql" in store_location else os.getpid())
 
     assert main(args) == 0  # the same batch again: every session is already in the store
     again = json.loads(capsys.readouterr().out)
     assert (again["done"], again["skipped"]) == (0, 4)
     assert len(store.sessions()) == 4
+    store.close()
 
 
 def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_path, capsys, monkeypatch):
@@ -151,15 +155,16 @@ def test_map_code_scheduler_parses_on_the_workers_and_links_the_same_graph(dask_
     assert ran.get("parse_batch", 0) >= 1  # Dask names the prefix of _parse_batch-<hash> without its "_"
 
 
-def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(dask_cluster, tmp_path):
-    """kill -9 of a worker while it runs a session: the scheduler runs that session again on the other
-    worker; every session is stored exactly once, each iteration once, with the graph a local run gives."""
+def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(dask_cluster, tmp_path, store_location):
+    """kill -9 of a worker while it runs a session (with a PostgreSQL store, perhaps while it commits one): the
+    scheduler runs that session again on the other worker; every session is stored exactly once, each
+    iteration once, with the graph a local run gives."""
     folder = tmp_path / "requests"
     folder.mkdir()
     n = 24
     for i in range(n):
         (folder / f"r{i:02}.json").write_text(json.dumps(auth_payload(f"kill-{i:02}", 12)))
-    store_path = tmp_path / "kill.sqlite"
+    store_path = store_location
     killed: list[int] = []
 
     def on_session(report: Any, finished: int, total: int) -> None:
@@ -189,11 +194,11 @@ def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(dask_clu
         assert stored_graph(store, sid) == graph, sid
 
 
-def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committed_iteration(dask_cluster, tmp_path):
+def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committed_iteration(
+        dask_cluster, tmp_path, store_location):
     """A session whose process died after iteration 5 is continued by the batch at iteration 6, on a worker;
     the store then holds iterations 1..12 once each and the graph of an uninterrupted run."""
     import socket
-    import sqlite3
 
     from igg.store import SessionRecorder
 
@@ -212,13 +217,13 @@ def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committe
             pass
 
     payload = auth_payload("resumed", 12)
-    store_path = tmp_path / "resume.sqlite"
+    store_path = store_location
     store = SessionStore(store_path)
     recorder = SessionRecorder(store, agent=f"script:{TRANSCRIPT}")
     with pytest.raises(Crash):
         igg.run(igg.load_request(payload), igg.ScriptedAgent.from_path(TRANSCRIPT), recorder=[recorder, CrashAfter()])
-    with sqlite3.connect(store_path) as db:  # the process that ran it is gone (a pid that does not exist)
-        db.execute("UPDATE sessions SET owner = ? WHERE session_id = 'resumed'", (f"{socket.gethostname()}:999999999:x",))
+    store.db.write(lambda db: db.execute(  # the process that ran it is gone (a pid that does not exist)
+        "UPDATE sessions SET owner = ? WHERE session_id = 'resumed'", (f"{socket.gethostname()}:999999999:x",)))
     assert store.session("resumed").status == "interrupted" and store.session("resumed").last_iteration == 5
 
     (tmp_path / "resumed.json").write_text(json.dumps(payload))
@@ -231,6 +236,7 @@ def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committe
     graph, summary = local_graph(payload)
     assert stored_graph(store, "resumed") == graph
     assert _comparable(item.summary or {}) == summary
+    store.close()
 
 
 def test_a_local_cluster_says_nothing_when_the_dashboard_port_is_taken() -> None:

@@ -89,3 +89,35 @@ def test_the_static_agent_passes_its_own_grounding():
     assert rejected == []
     plain, _, _ = drive(CodeAgent(sources=files), code_request())
     assert state.node_count == plain.node_count and state.edge_count == plain.edge_count
+
+
+def test_once_the_llm_proposes_its_edges_must_quote_the_source_line_they_rely_on():
+    """Issue 30: in hybrid mode after the static pass (and with --agent llm from the start), a CALLS edge needs
+    evidence, a quote of the source symbol's file; the act step keeps where it was found."""
+    from igg.act.apply import Actor
+    from igg.act.evidence import Grounder
+    from igg.codemap.prepare import context_of
+
+    files = sources(CODE_FIXTURES / "java")
+    grounding = Grounding(link(analyze_all(files)), files)
+    grounding.quotes_required = True
+    request = code_request()
+    state, _ = build_state(request)
+    grounder = Grounder(context_of(files), request.config.context.chunk_tokens)
+    actor = Actor(state.schema, request.config.constraints, extra_rules=grounding.rules(), grounder=grounder)
+    path = "src/main/java/com/acme/service/AuthService.java"
+    line = next(t for t in (CODE_FIXTURES / "java" / path).read_text().splitlines() if "PasswordHasher.hash(" in t)
+    m = {"type": "ADD_NODE", "label": "Method"}
+    call = {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "login"}, "to": {"name": "hash"}}
+    verdicts = _apply(
+        state, actor,
+        {**m, "properties": {"owner": "com.acme.service.AuthService", "name": "login",
+                             "signature": "login(String, String)", "file": path}},
+        {**m, "properties": {"owner": "com.acme.service.PasswordHasher", "name": "hash", "signature": "hash(String)"}},
+        call, {**call, "evidence": ["return hash(password) // not in the file"]},
+        {**call, "evidence": [" ".join(line.split())]})
+    assert [v.code for v in verdicts] == [None, None, ErrorCode.MISSING_EVIDENCE, ErrorCode.UNGROUNDED_EVIDENCE, None]
+    assert "quote the source line they rely on" in verdicts[2].message and path in verdicts[2].message
+    (item,) = state.edge_ends(verdicts[4].element)[2]["provenance"]["evidence"]
+    assert item["file"] == path and item["match"] in ("exact", "normalized")
+    assert (CODE_FIXTURES / "java" / path).read_text().splitlines()[item["line"] - 1] == line

@@ -309,6 +309,30 @@ def test_provenance_lands_on_nodes_and_relationships(bolt):
         bolt.export(w.state, scope=sc, provenance="s")
 
 
+def test_evidence_lands_as_properties_with_provenance(bolt):
+    """Issue 30: an element's evidence goes to the database with --provenance: its quotes, where each was found,
+    and whether any was."""
+    from igg.models.actions import read_response
+    from igg.session.session import Session
+    from tests.conftest import make_request
+
+    context = "// File: src/a.py\nclass A:\n    def run(self):\n        B().go()\n"
+    session = Session(make_request(context_data=context, grounding="warn"))
+    actions = [node("Class", name="A", package="p"), node("Class", name="B", package="p"),
+               {**edge("CALLS", {"name": "A"}, {"name": "B"}), "evidence": ["B().go()", "A asks B politely"]}]
+    session.step(read_response({"reasoning": "", "actions": actions}))
+    sc = scope()
+    bolt.export(session.state, scope=sc, provenance="s-ev")
+    nodes, edges = bolt.contents(sc)
+    assert "igg_evidence" not in nodes[("Class", "A")]  # no evidence, no evidence keys
+    ((_, _, _, props),) = edges
+    props = dict(props)
+    assert props["igg_evidence"] == str(["B().go()", "A asks B politely"])
+    at = context.index("B().go()")
+    assert props["igg_evidence_at"] == str([f"chunk 1 [{at}:{at + 8}] src/a.py:3:9", "not found"])
+    assert props["igg_grounded"] == "True"
+
+
 BAD_NAMES = ["Bad`) DETACH DELETE n //", "Quote'Label", "New\nLine", "x})-[:R]->(y", "has space", ""]
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from igg.act import Actor
 from igg.act.context import CheckContext
+from igg.act.evidence import Grounder
 from igg.graph.state import GraphState
 from igg.models.actions import AddNode, read_response
 from igg.models.verdicts import Verdict
@@ -72,6 +73,18 @@ def node_actions(draw: st.DrawFn) -> dict[str, Any]:
     action: dict[str, Any] = {"type": "ADD_NODE", "label": label, "properties": props}
     if _one_in(draw, 5):
         action["distinct"] = True
+    return _with_evidence(draw, action)
+
+
+QUOTES = ["AuthService calls the TokenStore", "the   TokenStore\nkeeps tokens", "words the context never says",
+          "AuthService calls the TokenStor"]
+CONTEXT = "// File: a.py\nAuthService calls the TokenStore; the TokenStore keeps tokens.\n"
+"""What the grounder of both paths reads: quotes found exactly, normalized, approximately, or not at all."""
+
+
+def _with_evidence(draw: st.DrawFn, action: dict[str, Any]) -> dict[str, Any]:
+    if _one_in(draw, 3):
+        action["evidence"] = draw(st.lists(st.sampled_from(QUOTES), min_size=1, max_size=2))
     return action
 
 
@@ -98,8 +111,8 @@ def edge_actions(draw: st.DrawFn) -> dict[str, Any]:
     """An ADD_EDGE between any references (self loops, unknown or just-added nodes), properties or not."""
     source = draw(references())
     target = source if _one_in(draw, 7) else draw(references())
-    return {"type": "ADD_EDGE", "label": draw(_often(["CALLS", "IMPLEMENTS"], ["WEIGHED", "CALLZ"])),
-            "from": source, "to": target, "properties": _extras(draw)}
+    return _with_evidence(draw, {"type": "ADD_EDGE", "label": draw(_often(["CALLS", "IMPLEMENTS"], ["WEIGHED", "CALLZ"])),
+                                 "from": source, "to": target, "properties": _extras(draw)})
 
 
 RESPONSES = st.lists(st.lists(st.one_of(node_actions(), node_actions(), edge_actions()), min_size=2, max_size=16),
@@ -155,22 +168,25 @@ def _run(actor: Actor, request: Any, responses: Sequence[list[dict[str, Any]]]) 
 
 
 def test_fast_adds_give_the_rule_chains_verdicts_graph_and_journal() -> None:
-    tally = {"fast": 0, "handed_on": 0, "accepted": 0, "rejected": 0, "near_duplicate": 0, "rolled_back": 0}
+    tally = {"fast": 0, "handed_on": 0, "accepted": 0, "rejected": 0, "near_duplicate": 0, "rolled_back": 0,
+             "evidence": 0}
 
     @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(responses=RESPONSES, constraints=CONSTRAINTS, mode=st.sampled_from(["per_action", "atomic"]))
-    def same(responses: list[list[dict[str, Any]]], constraints: dict[str, Any], mode: str) -> None:
+    @given(responses=RESPONSES, constraints=CONSTRAINTS, mode=st.sampled_from(["per_action", "atomic"]),
+           grounding=st.sampled_from(["off", "warn", "required_edges", "required"]))
+    def same(responses: list[list[dict[str, Any]]], constraints: dict[str, Any], mode: str, grounding: str) -> None:
         request = _request(constraints, mode)
         limits, schema = request.config.constraints, build_state(request)[0].schema
-        fast = Actor(schema, limits, mode)
-        general = Actor(schema, limits, mode, extra_rules={AddNode: [_pass]})
+        fast = Actor(schema, limits, mode, grounder=Grounder(CONTEXT, 3000, grounding))  # type: ignore[arg-type]
+        general = Actor(schema, limits, mode, extra_rules={AddNode: [_pass]},
+                        grounder=Grounder(CONTEXT, 3000, grounding))  # type: ignore[arg-type]
         handed_on = 0
         chain = fast._apply
 
-        def counted(state: GraphState, items: Sequence[Any]) -> list[Verdict]:
+        def counted(state: GraphState, items: Sequence[Any], cursor: int | None = None) -> list[Verdict]:
             nonlocal handed_on
             handed_on += len(items)
-            return chain(state, items)
+            return chain(state, items, cursor)
 
         fast._apply = counted  # type: ignore[method-assign]
         for actions in responses:
@@ -185,6 +201,7 @@ def test_fast_adds_give_the_rule_chains_verdicts_graph_and_journal() -> None:
                 tally["accepted" if v["accepted"] else "rejected"] += 1
                 tally["near_duplicate"] += "POSSIBLE_DUPLICATE" in (v.get("code"), v.get("warning"))
                 tally["rolled_back"] += v.get("code") == "ROLLED_BACK"
+                tally["evidence"] += "EVIDENCE" in str(v.get("code")) + str(v.get("warning"))
 
     same()
     # the examples reached both sides of the fast path and every kind of outcome

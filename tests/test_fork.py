@@ -23,11 +23,11 @@ def write_turns(path, turns) -> str:
     return f"script:{path}"
 
 
-def test_a_fork_starts_at_iteration_n_keeps_lineage_and_leaves_the_original_alone(tmp_path):
+def test_a_fork_starts_at_iteration_n_keeps_lineage_and_leaves_the_original_alone(tmp_path, store_location):
     request = json.loads((FIXTURES / "seed_request.json").read_text())
     request["session_id"] = "orig"
     (tmp_path / "request.json").write_text(json.dumps(request))
-    store = str(tmp_path / "s.sqlite")
+    store = store_location
     original = write_turns(tmp_path / "orig.jsonl", [
         {"reasoning": "one", "actions": [cls("A"), cls("B"), edge("CALLS", {"name": "A"}, {"name": "B"})]},
         {"reasoning": "two", "actions": [cls("C")]},
@@ -54,6 +54,7 @@ def test_a_fork_starts_at_iteration_n_keeps_lineage_and_leaves_the_original_alon
     assert sorted(p["name"] for _, p in alt_state.graph.nodes(data="properties")) == ["A", "B", "Z"]
     assert sorted(p["name"] for _, p in orig_state.graph.nodes(data="properties")) == ["A", "B", "C", "D"]
     assert alt_state.find_nodes({"name": "Z"}) == ["n3"]
+    s.close()
     assert igg("replay", "alt", "--store", store).returncode == 0
     explained = igg("explain", "alt", "A", "--store", store)
     assert "one" in explained.stdout  # the history before the fork point is the original's
@@ -93,7 +94,9 @@ def test_an_undone_finished_session_continues_as_a_fork_and_bad_points_are_refus
     for bad in ("../../etc/x", "x" * 300):  # --as follows the session-id rule of a request
         refused_id = igg("fork", "done", "--at", "1", "--as", bad, "--store", store)
         assert refused_id.returncode == 2 and "should match pattern" in refused_id.stderr, refused_id.stderr
-    assert sorted(i.session_id for i in SessionStore(store).sessions()) == ["done", "done-fork-1"]
+    opened = SessionStore(store)
+    assert sorted(i.session_id for i in opened.sessions()) == ["done", "done-fork-1"]
+    opened.close()
 
 
 KILLED_FORK = """

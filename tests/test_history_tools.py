@@ -55,8 +55,8 @@ def test_query_explain_diff_and_undo_of_a_merge_over_mcp(tmp_path):
     asyncio.run(scenario())
 
 
-def test_query_explain_diff_and_undo_over_http_and_across_a_restart(tmp_path):
-    with serve(tmp_path) as http:
+def test_query_explain_diff_and_undo_over_http_and_across_a_restart(tmp_path, store_location):
+    with serve(tmp_path, "--store", store_location) as http:
         assert http.post("/sessions", json=request_dict(session_id="h-2")).status_code == 201
         for actions in (FIRST, SECOND, THIRD):
             assert http.post("/sessions/h-2/actions", json={"actions": actions}).status_code == 200
@@ -69,7 +69,7 @@ def test_query_explain_diff_and_undo_over_http_and_across_a_restart(tmp_path):
         assert error_of(http.get("/sessions/h-2/diff", params={"a": 0, "b": 9})) == (422, "INVALID_ARGUMENTS")
         events = http.get("/sessions/h-2/explain", params={"ref": "n4"}).json()["events"]
         assert events[-1]["op"] == "merge_nodes" and events[-1]["iteration"] == 3
-    with serve(tmp_path) as http:  # a new server process: the history is the store's
+    with serve(tmp_path, "--store", store_location) as http:  # a new server process: the history is the store's
         undone = http.post("/sessions/h-2/undo", json={"to_iteration": 1})
         assert undone.status_code == 200, undone.text
         assert undone.json()["nodes"] == 3

@@ -24,6 +24,7 @@ from igg.agents.base import Observation
 from igg.agents.llm import AsyncLLMAgent, LLMSettings
 from igg.agents.local import LocalServer
 from igg.interfaces.cli import main
+from igg.models.actions import MAX_EVIDENCE_ITEMS, MAX_QUOTE_CHARS
 
 CONTEXT = "class AuthController { AuthService service; void login() { service.check(); } }"
 LIMITS = {"max_actions_per_response": 2, "max_property_length": 24, "max_properties": 3}
@@ -35,6 +36,7 @@ def write_request(tmp_path: Path, **llm: Any) -> Path:
     payload["config"]["max_iterations"] = 1
     payload["config"]["constraints"].update(LIMITS)
     payload["config"]["llm"] = {"max_output_tokens": 64, "timeout_seconds": 3600, "max_retries": 0, **llm}
+    payload["config"]["grounding"] = "required"  # every fact quotes the context (issue 30)
     path = tmp_path / "request.json"
     path.write_text(json.dumps(payload))
     return path
@@ -70,6 +72,13 @@ def test_igg_run_llm_against_llamacpp(tmp_path: Path, llama_server: LocalServer,
     assert props["maxProperties"] == LIMITS["max_properties"]
     assert props["additionalProperties"]["anyOf"][0] == {"type": "string", "maxLength": LIMITS["max_property_length"]}
     assert schema["properties"]["reasoning"]["maxLength"] > 0
+    # grounding "required": ADD_NODE and ADD_EDGE must carry evidence, bounded like everything else
+    for add in (add_node, add_edge):
+        assert "evidence" in add["required"]
+        evidence = add["properties"]["evidence"]
+        assert evidence["maxItems"] == MAX_EVIDENCE_ITEMS and evidence["minItems"] == 1
+        assert evidence["items"]["anyOf"][0] == {"type": "string", "minLength": 1, "maxLength": MAX_QUOTE_CHARS}
+    assert unbounded(schema) == []
     # usage: the server's own figures (llama.cpp also reports its timings), not an estimate
     reported = exchange["response"]["usage"]
     assert "timings" in exchange["response"]
@@ -84,6 +93,22 @@ def test_igg_run_llm_against_llamacpp(tmp_path: Path, llama_server: LocalServer,
     else:
         assert finish_reason == "length" and record["truncated"]
     assert llama_server.api_key not in captured.out + captured.err + (out / "records.jsonl").read_text()
+
+
+def unbounded(schema: Any, path: str = "") -> list[str]:
+    """Every array without ``maxItems`` and string without ``maxLength`` (or an enum) in a JSON Schema."""
+    found = []
+    if isinstance(schema, dict):
+        if schema.get("type") == "array" and "maxItems" not in schema:
+            found.append(path)
+        if schema.get("type") == "string" and "maxLength" not in schema and "enum" not in schema:
+            found.append(path)
+        for key, value in schema.items():
+            found += unbounded(value, f"{path}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += unbounded(value, f"{path}/{i}")
+    return found
 
 
 def observation(request: Any) -> Observation:

@@ -56,9 +56,11 @@ def test_mcp_names_tools_reports_its_version_and_logs_in_one_format(tmp_path: Pa
 
 
 MCP_BUDGET = 20_000
-OPENAI_BUDGET = 16_000
+OPENAI_BUDGET = 17_000
 """Bytes of compact JSON (issue 34): the MCP tools/list answer's tools, and ``igg tools``' OpenAI list
-(measured 16,549 and 15,810; before, 58,496 and 38,240). ``scripts/tool_surface.py`` prints them per tool."""
+(measured 16,549 and 15,810; before, 58,496 and 38,240). Issue 30 added ``evidence`` to four actions, the
+grounding policy and find's ``grounded`` filter: the OpenAI list measured 16,534 then, hence 17,000.
+``scripts/tool_surface.py`` prints them per tool."""
 
 OUTPUT_BUDGET = 8_000
 """Bytes of the tools' output schemas (issue 27: each tool publishes its output model; measured 7,527),

@@ -206,3 +206,39 @@ def test_the_workspace_exports_the_same_page_with_its_iterations():
     assert [n["properties"]["name"] for n in payload["nodes"]] == ["Gate"]
     assert [(i["iteration"], [r["code"] for r in i["rejections"]]) for i in payload["iterations"]] == \
         [(1, ["UNKNOWN_NODE_TYPE"])]
+
+
+def test_the_page_shows_an_elements_evidence_highlighted_in_its_chunk(page, tmp_path):
+    """Evidence (issue 30): `igg view --export` of a stored session; the node's details quote the context
+    around its evidence with the quote itself marked, and say where it was found."""
+    from tests.test_evidence import CONTEXT, calls, cls
+
+    payload = json.loads((FIXTURES / "seed_request.json").read_text())
+    payload.update(session_id="ev", context_data=CONTEXT)
+    payload["config"]["grounding"] = "warn"
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps(payload))
+    transcript = tmp_path / "t.jsonl"
+    turn = {"reasoning": "r", "actions": [cls("AuthService", "class AuthService:"), cls("TokenIssuer", "no such text"),
+                                          calls("AuthService", "TokenIssuer", "TokenIssuer.issue(user)")],
+            "finished": True}
+    transcript.write_text(json.dumps(turn) + "\n")
+    store = tmp_path / "s.sqlite"
+    assert igg("run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--json").returncode == 0
+    html = tmp_path / "ev.html"
+    assert igg("view", "ev", "--store", str(store), "--export", f"html:{html}").returncode == 0
+    offline(page)
+    page.page.goto(html.as_uri())
+    page.wait_ready()
+    p = page.page
+    p.click("#node-list button[title='AuthService']")
+    details = p.locator("#details")
+    assert details.locator("h3", has_text="Evidence (1)").count() == 1
+    assert details.locator("blockquote.evidence mark").inner_text() == "class AuthService:"
+    assert "Checks passwords" in details.locator("blockquote.evidence").inner_text()  # the passage after it
+    assert "chunk 1 · src/auth.py:1:1 · exact" in details.inner_text()
+    p.click("#node-list button[title='TokenIssuer']")
+    assert details.locator("blockquote.evidence.missing").inner_text() == "no such text"
+    assert "not found in the context" in details.inner_text()
+    page.shot("export-evidence")
+    assert page.errors == []

@@ -14,6 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
 from igg.act.difference import Difference, apply_difference
+from igg.act.evidence import Grounded, Grounder, warned
 from igg.act.fastadds import applies, apply_adds, stands_for
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, Checks, Rule, idle_checks
@@ -49,6 +50,8 @@ def add_node(ctx: CheckContext, a: AddNode, new: NewNode, index: int) -> Verdict
     provenance = None
     if new.distinct_from:
         provenance = {**state.stamp(), "distinct_from": new.distinct_from}
+    if ctx.evidence is not None:
+        provenance = {**(provenance or state.stamp()), "evidence": ctx.evidence}
     nid = state.add_node(a.label, a.properties, provenance=provenance)
     message = f"added {state.describe(nid)} as {nid}"
     if new.note:
@@ -58,14 +61,16 @@ def add_node(ctx: CheckContext, a: AddNode, new: NewNode, index: int) -> Verdict
 
 def add_edge(ctx: CheckContext, a: AddEdge, ends: Ends, index: int) -> Verdict:
     """ADD_EDGE: add it between the resolved ends."""
-    eid = ctx.state.add_edge(ends.source, a.label, ends.target, a.properties)
+    state = ctx.state
+    provenance = None if ctx.evidence is None else {**state.stamp(), "evidence": ctx.evidence}
+    eid = state.add_edge(ends.source, a.label, ends.target, a.properties, provenance=provenance)
     return Verdict(index, "ADD_EDGE", True, None, f"added {a.label} edge {eid} ({ends.source} -> {ends.target})", eid)
 
 
 def update_node(ctx: CheckContext, a: UpdateNode, node: str, index: int) -> Verdict:
     """UPDATE_NODE: set and remove the properties."""
     state = ctx.state
-    state.update_node(node, a.properties, a.remove)
+    state.update_node(node, a.properties, a.remove, evidence=ctx.evidence)
     return Verdict(index, "UPDATE_NODE", True, None, f"updated {state.describe(node)} ({node})", node)
 
 
@@ -114,13 +119,17 @@ class Actor:
     """Validates and applies actions to a ``GraphState`` under one schema and one set of limits."""
 
     def __init__(self, schema: CompiledSchema, limits: Constraints, mode: ApplyMode = "per_action",
-                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> None:
+                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
+                 grounder: Grounder | None = None) -> None:
         """``extra_rules`` run after the built-in rules of their action model class (e.g. the code agent's
         grounding rule, UNGROUNDED_SYMBOL); each is a ``Rule``, ``(ctx, action, resolved)``, returning None or a
-        ``(code, message)`` rejection (``resolved``: see ``igg.act.context``)."""
+        ``(code, message)`` rejection (``resolved``: see ``igg.act.context``). ``grounder`` locates actions'
+        evidence in the request's context under its grounding policy (``igg.act.evidence``), once an action has
+        passed its rules; without one, evidence is not located or kept."""
         self.schema = schema
         self.limits = limits
         self.mode = mode
+        self.grounder = grounder
         extra = extra_rules or {}
         unknown = [t for t in extra if t not in STEPS]
         if unknown:
@@ -138,21 +147,24 @@ class Actor:
         read whole, under the built-in checks only (no extra rules for them)."""
         return self._fast and applies(items, self.limits)
 
-    def apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
-        """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item."""
+    def apply(self, state: GraphState, items: Sequence[AnyItem], *, cursor: int | None = None) -> list[Verdict]:
+        """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item.
+        ``cursor``: the loop's position in the context walk (its chunk is searched first for evidence)."""
         with bulk(len(items)):
             mark = len(state.journal)
             if self.fast(items):  # all ADD_NODE / ADD_EDGE: the same checks, shared across the response
-                verdicts = apply_adds(state, items, self.schema, self.limits, self._apply)
+                verdicts = apply_adds(state, items, self.schema, self.limits,
+                                      lambda s, i: self._apply(s, i, cursor), self.grounder, cursor)
             else:
-                verdicts = self._apply(state, items)
+                verdicts = self._apply(state, items, cursor)
             if self.mode == "atomic" and any(not v.accepted for v in verdicts):
                 _roll_back(state, mark, verdicts)
             return verdicts
 
-    def _apply(self, state: GraphState, items: Sequence[AnyItem]) -> list[Verdict]:
+    def _apply(self, state: GraphState, items: Sequence[AnyItem], cursor: int | None = None) -> list[Verdict]:
         """The general path: each item through its class's rule chain, in order (no atomic roll-back)."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
+        grounder = self.grounder
         cap = self.limits.max_actions_per_response
         verdicts: list[Verdict] = []
         append = verdicts.append
@@ -170,6 +182,8 @@ class Actor:
             resolved = check(ctx, item)
             if resolved.__class__ is tuple:
                 append(Verdict(index, item.type, False, resolved[0], resolved[1]))
+            elif grounder is not None and grounder.active(item):
+                append(_grounded(ctx, act, item, resolved, index, grounder.ground(item, cursor)))
             else:
                 append(act(ctx, item, resolved, index))
         return verdicts
@@ -220,6 +234,20 @@ class Actor:
                            edge.provenance or {"created": 0, "seed": True})
         state.take_journal()
         return problems
+
+
+def _grounded(ctx: CheckContext, act: Callable[[CheckContext, Any, Any, int], Verdict], item: Any, resolved: Any,
+              index: int, grounded: Grounded | tuple[ErrorCode, str]) -> Verdict:
+    """Apply an action that passed its rules with its located evidence (kept in its provenance), or reject it
+    under the grounding policy; a ``warn`` verdict carries UNGROUNDED_EVIDENCE."""
+    if not isinstance(grounded, Grounded):
+        return Verdict(index, item.type, False, grounded[0], grounded[1])
+    ctx.evidence = grounded.items
+    try:
+        verdict = act(ctx, item, resolved, index)
+    finally:
+        ctx.evidence = None
+    return warned(verdict, grounded)
 
 
 AnyItem = AnyAction | UnreadableAction

@@ -37,6 +37,8 @@ class CheckContext:
     """Delete actions accepted so far in this response."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Room for extra rules' own per-response state."""
+    evidence: list[dict[str, Any]] | None = None
+    """The located evidence of the action being applied (``igg.act.evidence``), stored in its provenance."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from igg.act.context import Rejection
+from igg.act.evidence import Grounded, Grounder, warned
 from igg.act.rules import RULES, Checks, idle_checks
 from igg.graph.identity import normalize_identity_value
 from igg.graph.state import GraphState
@@ -61,10 +63,12 @@ def applies(items: Sequence[Any], limits: Constraints) -> bool:
 
 
 def apply_adds(state: GraphState, items: Sequence[Any], schema: CompiledSchema, limits: Constraints,
-               general: General) -> list[Verdict]:
+               general: General, grounder: Grounder | None = None, cursor: int | None = None) -> list[Verdict]:
     """One verdict per action of ``items`` (all ``AddNode``/``AddEdge``: ``applies`` true), applied in order:
-    the same verdicts, graph and journal as ``general`` over the same items (see the module doc)."""
-    adds = _Adds(state, schema, limits)
+    the same verdicts, graph and journal as ``general`` over the same items (see the module doc). An action
+    the fast checks accept has its evidence located by ``grounder`` (``cursor``: the loop's place in the
+    context) as the general path does after its rules."""
+    adds = _Adds(state, schema, limits, grounder, cursor)
     node, edge = adds.node, adds.edge
     verdicts: list[Verdict] = []
     append = verdicts.append
@@ -81,12 +85,14 @@ class _Adds:
     """The fast checks of one response: what they share (the schema's tables, the limits, the keys and values
     already found valid) and one method per check, each returning None where the general path must decide."""
 
-    __slots__ = ("allow_loops", "by_identity", "describe", "edge_types", "edges", "find_nodes", "good_keys",
-                 "identity_keys", "max_edges", "max_length", "max_nodes", "max_properties", "near", "node_types",
-                 "nodes", "normal", "pattern_ok", "patterns", "required", "state", "typed")
+    __slots__ = ("allow_loops", "by_identity", "cursor", "describe", "edge_types", "edges", "find_nodes",
+                 "good_keys", "grounder", "identity_keys", "max_edges", "max_length", "max_nodes", "max_properties",
+                 "near", "node_types", "nodes", "normal", "pattern_ok", "patterns", "required", "state", "typed")
 
-    def __init__(self, state: GraphState, schema: CompiledSchema, limits: Constraints) -> None:
+    def __init__(self, state: GraphState, schema: CompiledSchema, limits: Constraints,
+                 grounder: Grounder | None = None, cursor: int | None = None) -> None:
         self.state = state
+        self.grounder, self.cursor = grounder, cursor
         self.find_nodes, self.describe = state.lookup.find_nodes, state.lookup.describe  # one call, not two
         self.node_types, self.edge_types = schema.node_types, schema.edge_types
         self.identity_keys, self.required = schema.identity_keys, schema.required
@@ -174,9 +180,22 @@ class _Adds:
                 and all(props.get(k) not in (None, "") for k in self.required.get(label, ()))
                 and (label, tuple([props[k] for k in keys])) not in self.by_identity
                 and (near is None or not near.candidates(label, props))):
-            nid = state.add_node(label, props)
-            return Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
+            grounded = self.grounded(item)
+            if isinstance(grounded, tuple):
+                return Verdict(index, "ADD_NODE", False, grounded[0], grounded[1])
+            evidence = grounded.items if grounded is not None else None
+            nid = state.add_node(label, props, provenance=None if evidence is None else
+                                 {**state.stamp(), "evidence": evidence})
+            verdict = Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
+            return verdict if grounded is None else warned(verdict, grounded)
         return None
+
+    def grounded(self, item: AddNode | AddEdge) -> Grounded | Rejection | None:
+        """The action's evidence located (None: no grounder, or nothing to locate)."""
+        grounder = self.grounder
+        if grounder is None or not grounder.active(item):
+            return None
+        return grounder.ground(item, self.cursor)
 
     def edge(self, item: AddEdge, index: int) -> Verdict | None:
         """ADD_EDGE accepted and applied, or None."""
@@ -188,8 +207,14 @@ class _Adds:
         if source is None or target is None or (source == target and not self.allow_loops) \
                 or (source, label, target) in self.edges or not self.pattern_allows(label, source, target):
             return None
-        eid = state.add_edge(source, label, target, item.properties)
-        return Verdict(index, "ADD_EDGE", True, None, f"added {label} edge {eid} ({source} -> {target})", eid)
+        grounded = self.grounded(item)
+        if isinstance(grounded, tuple):
+            return Verdict(index, "ADD_EDGE", False, grounded[0], grounded[1])
+        evidence = grounded.items if grounded is not None else None
+        eid = state.add_edge(source, label, target, item.properties,
+                             provenance=None if evidence is None else {**state.stamp(), "evidence": evidence})
+        verdict = Verdict(index, "ADD_EDGE", True, None, f"added {label} edge {eid} ({source} -> {target})", eid)
+        return verdict if grounded is None else warned(verdict, grounded)
 
     def pattern_allows(self, label: str, source: str, target: str) -> bool:
         """Whether the schema's edge patterns allow ``label`` between these two nodes' types (memoised)."""

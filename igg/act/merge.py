@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from igg.act.context import Answer, CheckContext, EdgeAt, Ends, Rejection
+from igg.act.evidence import kept_evidence
 from igg.act.updates import update_problem, updated_properties
 from igg.graph.state import GraphState
 from igg.models.actions import MergeNodes, QueryAction, UpdateEdge, describe_errors
@@ -88,8 +89,11 @@ def apply_update_edge(ctx: CheckContext, a: UpdateEdge, at: EdgeAt, index: int) 
     if after == data["properties"]:
         return Verdict(index, "UPDATE_EDGE", True, None, f"{a.label} edge {at.edge} already has these "
                        "properties; nothing changed", at.edge)
+    prov = {**prov, "updated": state.iteration}
+    if ctx.evidence is not None:
+        prov["evidence"] = kept_evidence(prov.get("evidence"), ctx.evidence)
     state.delete_edge(at.edge)
-    state.add_edge(at.source, a.label, at.target, after, at.edge, {**prov, "updated": state.iteration})
+    state.add_edge(at.source, a.label, at.target, after, at.edge, prov)
     return Verdict(index, "UPDATE_EDGE", True, None, f"updated {a.label} edge {at.edge} ({at.source} -> "
                    f"{at.target})", at.edge)
 

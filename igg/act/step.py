@@ -35,7 +35,7 @@ def act(actor: Actor, state: GraphState, parsed: ParsedResponse | None, *, itera
     started = clock()
     state.take_journal()  # anything before this step belongs to whoever made it, not to this iteration
     state.iteration, state.chunk = iteration, chunk
-    verdicts = actor.apply(state, parsed.items) if parsed is not None else []
+    verdicts = actor.apply(state, parsed.items, cursor=chunk_cursor) if parsed is not None else []
     mutations = state.take_journal()
     if dry_run:
         for mutation in reversed(mutations):

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from igg.agents.base import Observation
+from igg.models.actions import MAX_EVIDENCE_ITEMS, MAX_QUOTE_CHARS
 from igg.models.proptypes import PropertyType
 from igg.models.proptypes import json_schema as type_json_schema
 from igg.models.request import Request
@@ -80,6 +81,10 @@ def messages(observation: Observation, hints: list[str] | None = None) -> list[d
 
 REASONING_MAX_CHARS = 300
 """The longest ``reasoning`` the response schema allows (one or two sentences are asked for)."""
+KEY_MAX_CHARS = 64
+"""The longest property key a ``remove`` list may name in the response schema."""
+REMOVE_MAX_ITEMS = 32
+"""Most keys a ``remove`` list may name when the request gives no ``max_properties``."""
 REFERENCE_MAX_PROPERTIES = 4
 """Most properties a node reference may carry in the response schema (identity keys and the label)."""
 
@@ -120,16 +125,24 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
     props = {"type": "object", **bounds, "additionalProperties": value}
     ref = {"type": "object", "minProperties": 1, "maxProperties": REFERENCE_MAX_PROPERTIES,
            "additionalProperties": {"anyOf": scalar}}
-    remove = {"type": "array", "items": string, **({"maxItems": bounds["maxProperties"]} if bounds else {})}
+    remove = {"type": "array", "items": {"type": "string", "maxLength": KEY_MAX_CHARS},
+              "maxItems": bounds.get("maxProperties", REMOVE_MAX_ITEMS)}
+    grounding = config.grounding if config is not None else "off"
+    evidence = evidence_schema()
 
     adds = _adds(schema, props, value, bounds, ref, node_label, edge_label)
+    for add in adds:  # every ADD_NODE / ADD_EDGE variant may carry evidence; the policy says which must
+        add["properties"]["evidence"] = evidence
+        kind = add["properties"]["type"]["enum"][0]
+        if grounding == "required" or (grounding == "required_edges" and kind == "ADD_EDGE"):
+            add["required"].append("evidence")
     actions = [
         *adds,
-        _action("UPDATE_NODE", {"node": ref, "properties": props, "remove": remove}, ["node"]),
+        _action("UPDATE_NODE", {"node": ref, "properties": props, "remove": remove, "evidence": evidence}, ["node"]),
         _action("DELETE_NODE", {"node": ref}, ["node"]),
         _action("DELETE_EDGE", {"label": edge_label, "from": ref, "to": ref}, ["label", "from", "to"]),
         _action("UPDATE_EDGE", {"label": edge_label, "from": ref, "to": ref, "properties": props,
-                               "remove": {"type": "array", "items": {"type": "string"}}}, ["label", "from", "to"]),
+                               "remove": remove, "evidence": evidence}, ["label", "from", "to"]),
         _action("MERGE_NODES", {"node": ref, "into": ref, "prefer": {"type": "string", "enum": ["into", "node"]}},
                ["node", "into"]),
         _action("QUERY", {"query": _query_schema(ref, node_label, edge_label)}, ["query"]),
@@ -139,6 +152,16 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
                            "actions": {**actions_list, "items": {"anyOf": actions}},
                            "finished": {"type": "boolean"}},
             "required": ["reasoning", "actions", "finished"]}
+
+
+def evidence_schema() -> dict[str, Any]:
+    """The ``evidence`` field as the response schema bounds it: at most ``MAX_EVIDENCE_ITEMS`` quotes of at most
+    ``MAX_QUOTE_CHARS`` characters, or spans."""
+    span = {"type": "object", "additionalProperties": False, "required": ["chunk", "start", "end"],
+            "properties": {"chunk": {"type": "integer", "minimum": 1}, "start": {"type": "integer", "minimum": 0},
+                           "end": {"type": "integer", "minimum": 1}}}
+    return {"type": "array", "minItems": 1, "maxItems": MAX_EVIDENCE_ITEMS,
+            "items": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": MAX_QUOTE_CHARS}, span]}}
 
 
 def _action(kind: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -194,6 +217,7 @@ def _query_schema(ref: dict[str, Any], node_label: dict[str, Any], edge_label: d
                         "direction": {"enum": ["out", "both"]}}},
         {"type": "object", "additionalProperties": False, "required": ["query"],
          "properties": {"query": {"enum": ["find"]}, "label": node_label, "where": {"type": "object"},
+                        "grounded": {"enum": ["grounded", "ungrounded", "unverified"]},
                         "limit": {"type": "integer", "minimum": 1, "maximum": 200}}}]}
 
 

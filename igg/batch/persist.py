@@ -4,8 +4,9 @@
 counters the worker had), and feeds the same recorders a local ``igg run`` uses: the session store
 (``SessionRecorder``: one transaction per iteration, then the finalize step) and, with ``--out DIR``, the
 run directory ``DIR/<session_id>/``. Then it performs the exports (``igg.service.export_result``, as
-``igg run`` does). Only the client writes the store, so
-SQLite sees one writer however many workers there are, and a session is written once: the store refuses a
+``igg run`` does). With an SQLite store only the client writes it, so SQLite sees one writer however many
+workers there are; with a PostgreSQL store each worker commits its own sessions with ``commit`` and the client
+writes the files with ``files`` (``igg.batch.remote``). A session is written once: the store refuses a
 second session of the same id (``SessionRefused``) unless the batch was told to replace it.
 """
 
@@ -22,10 +23,10 @@ from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.persistence import Recorder
 from igg.persistence.rundir import RunDirectory
-from igg.record.records import RunResult
+from igg.record.records import IterationRecord, RunResult
 from igg.request.load import build_state
 from igg.service import export_result
-from igg.store import SessionRecorder, SessionStore
+from igg.store import SessionRecorder, SessionStore, codec
 
 SESSION_PLACEHOLDER = "{session_id}"
 """Put this in an ``--export`` target to give each session its own file."""
@@ -74,19 +75,52 @@ class SessionWriter:
             raise SessionError(f"session {outcome.session_id!r}: the replayed graph has {state.node_count} nodes and "
                                f"{state.edge_count} edges, the worker's had {outcome.nodes} and {outcome.edges}; "
                                "are the client and the workers running the same IGG version?")
-        result = RunResult(session_id=outcome.session_id, stop_reason=outcome.stop_reason,  # type: ignore[arg-type]
-                           state=state, records=prior + list(outcome.records), error=outcome.error,
-                           open_todos=list(outcome.open_todos), pruned=list(outcome.pruned),
-                           final_mutations=list(outcome.final_mutations), max_nodes=outcome.max_nodes,
-                           max_edges=outcome.max_edges, elapsed_ms=outcome.elapsed_ms)
+        result = _result(outcome, state, prior)
         for r in recorders:
             r.finish(result)
         export_result(result, request, session_specs(self.specs, outcome.session_id),
                       out_dir=self._session_dir(outcome.session_id), provenance=self.provenance, directory=run_dir)
         return result, result.export_error
 
+    def files(self, outcome: SessionOutcome, *, continued_after: int | None = None
+              ) -> tuple[RunResult, ExportError | None]:
+        """A session its worker committed itself (``igg.batch.remote``): its graph and earlier records read
+        back from the store (checked against the worker's counts), then ``--out`` and the exports, as
+        ``commit`` writes them; ``continued_after``: the last iteration the store held before this run."""
+        sid = outcome.session_id
+        request, state, _ = self.store.load_state(sid)
+        if (state.node_count, state.edge_count) != (outcome.nodes, outcome.edges):
+            raise SessionError(f"session {sid!r}: the store holds {state.node_count} nodes and {state.edge_count} "
+                               f"edges, the worker's graph had {outcome.nodes} and {outcome.edges}")
+        prior = []
+        if continued_after:
+            by_step: dict[int, list[Mutation]] = {}
+            for step, m in self.store.mutations(sid):
+                by_step.setdefault(step, []).append(m)
+            prior = [codec.record_from_dict(s.record, by_step.get(s.step)) for s in self.store.steps(sid)
+                     if s.kind == "iteration" and (s.iteration or 0) <= continued_after]
+        result = _result(outcome, state, prior)
+        run_dir = RunDirectory(self.out_dir / sid) if self.out_dir is not None else None
+        if run_dir is not None:
+            run_dir.begin(request, state, prior)
+            for record in outcome.records:
+                run_dir.record(record)
+            run_dir.finish(result)
+        export_result(result, request, session_specs(self.specs, sid), out_dir=self._session_dir(sid),
+                      provenance=self.provenance, directory=run_dir)
+        return result, result.export_error
+
     def _session_dir(self, session_id: str) -> Path | None:
         return self.out_dir / session_id if self.out_dir is not None else None
+
+
+def _result(outcome: SessionOutcome, state: GraphState, prior: list[IterationRecord]) -> RunResult:
+    """The run's result: the worker's outcome over the rebuilt graph, after the ``prior`` records."""
+    return RunResult(session_id=outcome.session_id, stop_reason=outcome.stop_reason,  # type: ignore[arg-type]
+                     state=state, records=prior + list(outcome.records), error=outcome.error,
+                     open_todos=list(outcome.open_todos), pruned=list(outcome.pruned),
+                     final_mutations=list(outcome.final_mutations), max_nodes=outcome.max_nodes,
+                     max_edges=outcome.max_edges, elapsed_ms=outcome.elapsed_ms)
 
 
 def _replay(state: GraphState, mutations: list[Mutation]) -> None:

@@ -5,7 +5,9 @@
 1. **plan**: a session already finished in the store is skipped (``--force`` runs it again and replaces
    it); one that was interrupted is continued from its last committed iteration; the rest start fresh;
 2. **submit** one Dask task per session (``igg.batch.tasks``); workers run sessions in memory;
-3. **commit** each outcome as it arrives, on the client (``igg.batch.persist``): the store has one writer.
+3. **commit** each outcome as it arrives, on the client (``igg.batch.persist``): an SQLite store has one
+   writer. With a PostgreSQL store each worker commits its own session (``igg.batch.remote``) and the client
+   writes only ``--out`` and the exports.
 
 A worker that dies takes its running sessions' work with it but nothing else: none of it reached the store,
 and the scheduler runs those sessions again on the workers that remain (up to Dask's
@@ -24,6 +26,7 @@ from typing import Any, Literal
 
 from igg.batch.cluster import ClusterInfo, describe, require_distributed
 from igg.batch.persist import SessionWriter
+from igg.batch.remote import commit_session
 from igg.batch.tasks import (
     ResumeFrom,
     SessionFailed,
@@ -36,6 +39,7 @@ from igg.batch.tasks import (
 from igg.errors import IGGError
 from igg.record.logs import get_logger
 from igg.store import SessionInfo, SessionStore, resume_point
+from igg.store.location import store_text
 
 SessionStatus = Literal["done", "failed", "skipped"]
 """``done``: run and committed; ``failed``: could not run or be committed (see ``error``); ``skipped``:
@@ -129,6 +133,7 @@ def run_batch(jobs: Sequence[Job], *, client: Any, writer: SessionWriter, cluste
 
     futures: dict[Any, tuple[Job, bool]] = {}
     batch = uuid.uuid4().hex[:8]
+    shared = store_text(store.location) if store.db.dialect == "postgresql" else None
     for job in jobs:
         item = SessionReport(session_id=job.session_id, source=job.source, status="done")
         slots[job.session_id] = item
@@ -143,8 +148,11 @@ def run_batch(jobs: Sequence[Job], *, client: Any, writer: SessionWriter, cluste
                 continue
             job, resumed = verdict, True
             item.continued_after = info.last_iteration
-        task = map_tree if isinstance(job, TreeJob) else run_session
-        future = client.submit(task, job, key=f"igg-session-{job.session_id}-{batch}", pure=False)
+        key = f"igg-session-{job.session_id}-{batch}"
+        if shared is not None:  # a PostgreSQL store: the worker commits the session itself
+            future = client.submit(commit_session, job, shared, writer.force, key=key, pure=False)
+        else:
+            future = client.submit(map_tree if isinstance(job, TreeJob) else run_session, job, key=key, pure=False)
         futures[future] = (job, resumed)
     log.info("batch_submitted", sessions=len(futures), skipped=total - len(futures), **report.cluster.to_dict())
     for future in distributed.as_completed(list(futures)):
@@ -188,6 +196,12 @@ def _plan(job: Job, info: SessionInfo, store: SessionStore) -> Job | SessionRepo
 def _commit(item: SessionReport, outcome: SessionOutcome, job: Job, resumed: bool, writer: SessionWriter) -> None:
     item.worker = outcome.worker
     try:
+        if outcome.committed:  # in the store already: the files only
+            result, failure = writer.files(outcome, continued_after=item.continued_after)
+            item.summary = {**result.summary(), **outcome.extra}
+            if failure is not None:
+                item.error = f"export failed: {failure}"
+            return
         resume = None
         if resumed:  # the committed part as the store holds it now (the job's copy went to the worker)
             point = resume_point(writer.store, job.session_id)

@@ -18,6 +18,7 @@ from igg.batch.persist import SessionWriter, check_export_targets
 from igg.batch.runner import BatchReport, Job, SessionHandler, run_batch
 from igg.export import ExportSpec, parse_export_spec
 from igg.store import SessionStore, resolve_store_path
+from igg.store.location import StoreArg
 
 STORE_SYNC = "NORMAL"
 """How the batch's writer syncs the store: SQLite's WAL with ``synchronous=NORMAL`` commits without an fsync
@@ -27,13 +28,14 @@ at SQLite's WAL checkpoints and when the batch closes it. ``durable=True`` (``--
 
 
 def run_requests(inputs: Sequence[str | Path], *, agent: str = "auto", scheduler: str | None = None,
-                 workers: int | None = None, store: str | Path | None = None, out: str | Path | None = None,
+                 workers: int | None = None, store: StoreArg | None = None, out: str | Path | None = None,
                  exports: Sequence[str | ExportSpec] = (), provenance: bool = False, force: bool = False,
                  durable: bool = False, on_session: SessionHandler | None = None, client: Any = None) -> BatchReport:
     """Run every request in ``inputs`` (request files, JSON Lines files, folders) as its own session.
 
     ``agent`` is an ``--agent`` spec (``script:PATH`` may name a folder of per-session transcripts); the
-    store is ``store``, else ``$IGG_STORE``, else ``.igg/sessions.sqlite``. ``client`` runs the batch on an
+    store is ``store`` (an SQLite file or a ``postgresql://`` URL), else ``$IGG_STORE``, else
+    ``.igg/sessions.sqlite``. ``client`` runs the batch on an
     already connected ``distributed.Client`` instead of opening one. ``durable`` syncs every iteration's
     commit to disk as ``igg run`` does (see ``STORE_SYNC``).
     """
@@ -43,7 +45,7 @@ def run_requests(inputs: Sequence[str | Path], *, agent: str = "auto", scheduler
 
 
 def map_trees(paths: Sequence[str | Path], *, agent: str = "code", options: dict[str, Any] | None = None,
-              scheduler: str | None = None, workers: int | None = None, store: str | Path | None = None,
+              scheduler: str | None = None, workers: int | None = None, store: StoreArg | None = None,
               out: str | Path | None = None, exports: Sequence[str | ExportSpec] = (), provenance: bool = False,
               force: bool = False, durable: bool = False, on_session: SessionHandler | None = None,
               client: Any = None) -> BatchReport:
@@ -54,7 +56,7 @@ def map_trees(paths: Sequence[str | Path], *, agent: str = "code", options: dict
                 provenance=provenance, force=force, durable=durable, on_session=on_session, client=client)
 
 
-def _run(jobs: list[Job], *, scheduler: str | None, workers: int | None, store: str | Path | None,
+def _run(jobs: list[Job], *, scheduler: str | None, workers: int | None, store: StoreArg | None,
          out: str | Path | None, exports: Sequence[str | ExportSpec], provenance: bool, force: bool,
          durable: bool, on_session: SessionHandler | None, client: Any) -> BatchReport:
     specs = [s if isinstance(s, ExportSpec) else parse_export_spec(s) for s in exports]

@@ -5,8 +5,9 @@ and the committed steps of a session to continue), so a worker needs no file of 
 names source trees to map; the worker reads them (they must be at the same path on every worker: a shared
 or identical checkout). Either way the worker runs the loop in memory and returns a ``SessionOutcome``: the
 new iteration records with their mutations and the id counters after each, and how the run ended. The
-client replays that into the session store (``igg.batch.persist``), so the store has one writer and a
-session a dead worker was running leaves nothing behind: Dask runs it again elsewhere.
+client replays that into an SQLite store (``igg.batch.persist``), so the file has one writer; with a
+PostgreSQL store the worker commits it there itself (``igg.batch.remote``). Either way a session a dead worker
+was running leaves nothing behind: Dask runs it again elsewhere.
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ class SessionOutcome:
     """Keys the job adds to the session's summary (``map_code`` for trees)."""
     worker: str = ""
     """``host:pid`` of the worker process that ran it."""
+    committed: bool = False
+    """The worker committed the session to the store itself (a PostgreSQL store: ``igg.batch.remote``); the
+    client only writes ``--out`` and the exports."""
 
 
 class SessionFailed(IGGError):

@@ -32,12 +32,6 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def cache_path(store: str | Path) -> Path:
-    """Where the facts cache of session store ``store`` lives."""
-    store = Path(store)
-    return store.with_name(store.name + ".codefacts")
-
-
 class FactsCache:
     """Facts by (path, module, content hash); opened on a file, or in memory with ``path=None``."""
 

@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from igg.agents.code.mapping import SchemaFit
-from igg.codemap.cache import FactsCache, cache_path
+from igg.codemap.cache import FactsCache
 from igg.codemap.link import CodeModel, Relation, link
 from igg.codemap.prepare import parse_all
 from igg.codemap.sources import MARKER_RE, SourceFile
 from igg.graph.state import GraphState
 from igg.models.schema import CompiledSchema
 from igg.rules.depgraph import DepGraph, Edge, Lines, from_state, make_node
+from igg.store.location import resolve_store_path, sidecar_path
 from igg.store.store import SessionStore
 
 EdgeKey = tuple[str, tuple[str, tuple[Any, ...]], tuple[str, tuple[Any, ...]]]
@@ -105,7 +106,7 @@ def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, Grap
         request, state, _ = db.load_state(session_id)
     finally:
         db.close()
-    cache_file = cache_path(store)
+    cache_file = sidecar_path(resolve_store_path(store), ".codefacts")
     cache = FactsCache(cache_file) if cache_file.exists() else None
     try:
         return located_graph(state, request.context_data or "", cache), state

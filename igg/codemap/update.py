@@ -32,7 +32,7 @@ import structlog
 
 from igg.act.difference import Difference, NodeRef
 from igg.agents.code.mapping import SchemaFit
-from igg.codemap.cache import FactsCache, cache_path, content_hash
+from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
@@ -42,6 +42,7 @@ from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
+from igg.store.location import resolve_store_path, sidecar_path
 
 log = structlog.get_logger("igg.code")
 
@@ -428,7 +429,7 @@ def _plan(walked: Sequence[Any], store_path: str | Path, state: GraphState, *, j
     from igg.codemap.prepare import parse_all
 
     before, now = shas
-    cache = FactsCache(cache_path(store_path))
+    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
     try:
         sources = with_modules(walked)
         # the files not parsed again come without bodies: only those linked again need theirs (read below)

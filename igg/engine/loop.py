@@ -107,13 +107,15 @@ class Loop:
             session.status = "running"
             if extra_rules:
                 session.actor = Actor(session.state.schema, self.config.constraints, self.config.apply_mode,
-                                      extra_rules=extra_rules)
+                                      extra_rules=extra_rules, grounder=session.actor.grounder)
         self.session = session
         self.session_id = session.session_id
         self.state = session.state
         self.records: list[IterationRecord] = list(records)
         self.prior = len(self.records)
-        self.chunks: ContextChunks = split_context(request.context_data, self.config.context.chunk_tokens)
+        grounder = session.actor.grounder
+        self.chunks: ContextChunks = (grounder.chunks if grounder is not None and grounder.chunks is not None
+                                      else split_context(request.context_data, self.config.context.chunk_tokens))
         """Found as the walk reaches them: a huge context costs what the run shows of it (igg.observe.chunks)."""
         self.iteration = start_iteration if start_iteration is not None else (last.iteration + 1 if last else 1)
         if chunk_cursor is None:

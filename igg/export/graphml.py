@@ -6,7 +6,8 @@ Layout:
   ``attr.name``, so ``networkx.read_graphml`` returns every value with its own type. Lists are written as
   JSON text in a ``string`` key whose ``<desc>`` says ``igg:json-list``.
 - node type and edge type: the reserved key ``igg_type`` (property keys cannot start with ``igg_``);
-  graph-level keys ``igg_metadata`` and ``igg_schema`` hold JSON; ``igg_provenance`` when asked for.
+  graph-level keys ``igg_metadata`` and ``igg_schema`` hold JSON; ``igg_provenance`` (JSON) when asked for, with
+  ``igg_evidence`` (the element's evidence list as JSON: quote, chunk, start, end, line, column, match) beside it.
 - node and edge ids are IGG's own (stable across exports).
 
 XML 1.0 cannot carry some code points at all, not even as character references: U+0000-U+0008, U+000B,
@@ -127,6 +128,8 @@ def _declared_keys(state: GraphState, graph_data: dict[str, str], provenance: bo
     if provenance:
         keys.ids[("node", "igg_provenance", str)] = "p_node"
         keys.ids[("edge", "igg_provenance", str)] = "p_edge"
+        keys.ids[("node", "igg_evidence", str)] = "v_node"
+        keys.ids[("edge", "igg_evidence", str)] = "v_edge"
     keys.scan("node", (d["properties"] for d in state.nodes.values()))
     keys.scan("edge", (d["properties"] for nbrs in state.succ.values() for kd in nbrs.values() for d in kd.values()))
     return keys
@@ -207,6 +210,8 @@ class _Writer:
             data(node_keys, d["properties"])
             if provenance and d.get("provenance"):
                 append(f'<data key="p_node">{text(json.dumps(d["provenance"]))}</data>')
+                if d["provenance"].get("evidence"):
+                    append(f'<data key="v_node">{text(json.dumps(d["provenance"]["evidence"]))}</data>')
             append("</node>")
             size += 1
             if size >= _FLUSH:
@@ -228,6 +233,8 @@ class _Writer:
                     data(edge_keys, d["properties"])
                     if provenance and d.get("provenance"):
                         append(f'<data key="p_edge">{text(json.dumps(d["provenance"]))}</data>')
+                        if d["provenance"].get("evidence"):
+                            append(f'<data key="v_edge">{text(json.dumps(d["provenance"]["evidence"]))}</data>')
                     append("</edge>")
                     edges += 1
                     size += 1

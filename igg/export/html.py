@@ -14,23 +14,26 @@ from typing import IO, Any
 
 from igg.graph.state import GraphState
 from igg.io.files import write_file
+from igg.observe.chunks import ContextChunks
 from igg.view.data import graph_payload
 from igg.view.page import render_page
 
 
 def html_text(state: GraphState, *, metadata: dict[str, Any] | None = None,
-              iterations: list[dict[str, Any]] | None = None) -> str:
-    """The page as text (``iterations``: summaries from ``igg.view.data.iteration_summary``, optional)."""
-    payload = graph_payload(state, metadata=metadata, iterations=iterations)
+              iterations: list[dict[str, Any]] | None = None, context: ContextChunks | None = None) -> str:
+    """The page as text (``iterations``: summaries from ``igg.view.data.iteration_summary``, optional;
+    ``context``: the session's context chunks, to show each piece of evidence in its passage)."""
+    payload = graph_payload(state, metadata=metadata, iterations=iterations, context=context)
     sid = payload["meta"].get("session_id")
     title = f"IGG graph · {sid}" if sid else "IGG graph"
     return render_page("static", payload=payload, title=title)
 
 
 def write_html(state: GraphState, path_or_file: str | Path | IO[str], *, metadata: dict[str, Any] | None = None,
-               iterations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+               iterations: list[dict[str, Any]] | None = None, context: ContextChunks | None = None
+               ) -> dict[str, Any]:
     """Write the page; returns ``{"nodes", "edges", "bytes"}``."""
-    text = html_text(state, metadata=metadata, iterations=iterations)
+    text = html_text(state, metadata=metadata, iterations=iterations, context=context)
     if isinstance(path_or_file, str | Path):
         write_file(path_or_file, text.encode("utf-8"))
     else:

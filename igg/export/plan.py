@@ -22,9 +22,12 @@ from igg.graph.state import GraphState
 INT64 = (-(2**63), 2**63 - 1)
 """The integers Bolt can carry (PackStream INT_64)."""
 
-PROVENANCE_KEYS = ("igg_session", "igg_created", "igg_updated", "igg_chunk")
+PROVENANCE_KEYS = ("igg_session", "igg_created", "igg_updated", "igg_chunk", "igg_evidence", "igg_evidence_at",
+                   "igg_grounded")
 """Properties ``provenance`` adds to every node and relationship: the session id, the iteration that created
-the element, the last iteration that updated it, and the context chunk it came from (when known)."""
+the element, the last iteration that updated it, and the context chunk it came from (when known); for an element
+with evidence (``igg.act.evidence``), its quotes (``igg_evidence``, a list of strings), where each was found
+(``igg_evidence_at``: ``chunk 2 [41:80] src/a.py:2:5``, or ``not found``) and whether any was (``igg_grounded``)."""
 
 
 @dataclass
@@ -175,7 +178,22 @@ def _stamp(session: str, prov: dict[str, Any] | None) -> dict[str, Any]:
         value = prov.get(key)
         if value is not None:
             out[prop] = value
+    evidence = prov.get("evidence")
+    if evidence:
+        out["igg_evidence"] = [str(e.get("quote", "")) for e in evidence]
+        out["igg_evidence_at"] = [evidence_at(e) for e in evidence]
+        out["igg_grounded"] = any(e.get("match") != "none" for e in evidence)
     return out
+
+
+def evidence_at(item: dict[str, Any]) -> str:
+    """Where an evidence item was found, as one string: ``chunk 2 [41:80] src/a.py:2:5`` (or ``not found``)."""
+    if item.get("match") == "none":
+        return "not found"
+    where = f"chunk {item.get('chunk')} [{item.get('start')}:{item.get('end')}]"
+    if item.get("file"):
+        return f"{where} {item['file']}:{item.get('line')}:{item.get('column')}"
+    return f"{where} line {item.get('line')}:{item.get('column')}"
 
 
 def _check_keys(prop_maps: list[dict[str, Any]], where: str, reserved: tuple[str, ...]) -> None:

@@ -12,7 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from igg.errors import ResponseInvalid
 from igg.io.encodable import escape_value as _escaped
@@ -36,6 +44,71 @@ class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+MAX_QUOTE_CHARS = 500
+"""The longest evidence quote (characters) an action may carry; a longer one is INVALID_PROPERTY."""
+MAX_EVIDENCE_ITEMS = 4
+"""Most evidence items (quotes or spans) one action may carry."""
+
+
+class EvidenceSpan(BaseModel):
+    """Characters start..end (end excluded) of context chunk ``chunk`` (1-based)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chunk: int = Field(ge=1, description="The context chunk, 1-based as the observation shows it.")
+    start: int = Field(ge=0, description="First character of the span in that chunk's text (0-based).")
+    end: int = Field(ge=1, description="One past the span's last character.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EvidenceSpan:
+        if self.end <= self.start:
+            raise ValueError(f"end ({self.end}) must be greater than start ({self.start})")
+        if self.end - self.start > MAX_QUOTE_CHARS:
+            raise ValueError(f"a span may cover at most {MAX_QUOTE_CHARS} characters; got {self.end - self.start}")
+        return self
+
+
+Quote = Annotated[str, Field(min_length=1, max_length=MAX_QUOTE_CHARS)]
+"""A short verbatim passage of the context."""
+
+
+def _listed(value: Any) -> Any:
+    return [value] if isinstance(value, str | dict) else value
+
+
+def _evidence_item(value: Any) -> Any:
+    """One evidence item checked with a plain message (a quote, or a span), before the union reads it."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise ValueError("an evidence quote must not be empty")
+        if len(value) > MAX_QUOTE_CHARS:
+            raise ValueError(f"an evidence quote may be at most {MAX_QUOTE_CHARS} characters; got {len(value):,}: "
+                             "quote the few words that state it")
+        return value
+    if isinstance(value, dict):
+        try:
+            return EvidenceSpan.model_validate(value)
+        except ValidationError as exc:
+            raise ValueError("a span is {\"chunk\": N, \"start\": S, \"end\": E}: " + "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'span'}: {e['msg']}" for e in exc.errors(include_url=False))) from None
+    if isinstance(value, EvidenceSpan):
+        return value
+    raise ValueError(f"an evidence item is a quote (a string) or a span {{\"chunk\", \"start\", \"end\"}}; "
+                     f"got {type(value).__name__}")
+
+
+EvidenceItem = Annotated[Quote | EvidenceSpan, BeforeValidator(_evidence_item)]
+"""A quote of the context or an explicit span of it."""
+
+Evidence = Annotated[
+    list[EvidenceItem],
+    BeforeValidator(_listed),
+    Field(max_length=MAX_EVIDENCE_ITEMS, description=f"Verbatim quotes of the context stating this (at most "
+                                                      f"{MAX_QUOTE_CHARS} chars each) or spans {{chunk, start, end}}."),
+]
+"""An action's evidence: one quote, or a list of quotes and spans (``igg.act.evidence`` locates them)."""
+
+
 class AddNode(_Action):
     """Add a node of type ``label`` with ``properties`` (identity keys and required attributes included)."""
 
@@ -49,6 +122,7 @@ class AddNode(_Action):
             "POSSIBLE_DUPLICATE rejection); recorded in the node's provenance."
         ),
     )
+    evidence: Evidence = Field(default_factory=list)
 
 
 class AddEdge(_Action):
@@ -59,6 +133,7 @@ class AddEdge(_Action):
     from_: NodeRef = Field(alias="from", description="Reference to the source node.")
     to: NodeRef = Field(description="Reference to the target node.")
     properties: Properties = Field(default_factory=dict, description="The edge's properties.")
+    evidence: Evidence = Field(default_factory=list)
 
 
 class UpdateNode(_Action):
@@ -68,6 +143,7 @@ class UpdateNode(_Action):
     node: NodeRef = Field(description="Reference to the node to change.")
     properties: Properties = Field(default_factory=dict, description="Properties to set (added or replaced).")
     remove: list[str] = Field(default_factory=list, description="Property keys to remove.")
+    evidence: Evidence = Field(default_factory=list)
 
 
 class DeleteNode(_Action):
@@ -95,6 +171,7 @@ class UpdateEdge(_Action):
     to: NodeRef = Field(description="Reference to the target node.")
     properties: Properties = Field(default_factory=dict, description="Properties to set (added or replaced).")
     remove: list[str] = Field(default_factory=list, description="Property keys to remove.")
+    evidence: Evidence = Field(default_factory=list)
 
 
 class MergeNodes(_Action):
@@ -120,7 +197,8 @@ class QueryAction(_Action):
     query: dict[str, Any] = Field(
         description=('{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction": '
                      '"out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", '
-                     '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}}'))
+                     '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded": '
+                     '"grounded"|"ungrounded"|"unverified"}'))
 
 
 Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction,
@@ -209,7 +287,7 @@ def read_action(raw: Any) -> AnyAction | UnreadableAction:
         return cast(AnyAction, adapter.validate_python(raw))  # ACTION_TYPES holds exactly AnyAction's classes
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
-        in_properties = all(e["loc"] and e["loc"][0] == "properties" for e in errors)
+        in_properties = all(e["loc"] and e["loc"][0] in ("properties", "evidence") for e in errors)
         code = ErrorCode.INVALID_PROPERTY if in_properties else ErrorCode.INVALID_ACTION
         return UnreadableAction(code, f"{kind}: {describe_errors(errors, ACTION_TYPES[kind])}", raw, kind)
 

@@ -140,6 +140,11 @@ class Config(_Strict):
     context: ContextConfig = Field(default_factory=ContextConfig, description="Context chunking.")
     llm: LLMConfig = Field(default_factory=LLMConfig, description="LLM agent settings.")
     finalize: FinalizeConfig = Field(default_factory=FinalizeConfig, description="Finalization.")
+    grounding: Literal["off", "warn", "required_edges", "required"] = Field(
+        default="off",
+        description=("Evidence checks (igg.act.evidence): off; warn (quotes not found warned); required_edges or "
+                     "required (edges, or all facts, need evidence; quotes not found are refused)."),
+    )
     review: bool = Field(
         default=False,
         description=("Workspace sessions (MCP, HTTP, tool calls): each apply's validated actions wait as a pending "

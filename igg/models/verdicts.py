@@ -62,14 +62,20 @@ class ErrorCode(StrEnum):
     INVALID_MERGE = "INVALID_MERGE"
     """MERGE_NODES of a node into itself or into a node of another type."""
     INVALID_QUERY = "INVALID_QUERY"
+    """A QUERY that cannot be answered: not a query object, or a bad filter, edge type or node type."""
     QUERY_BUDGET_EXHAUSTED = "QUERY_BUDGET_EXHAUSTED"
     """The QUERY actions of one response have used up its query work (``igg.observe.query.RESPONSE_VISITS``
     edge and node visits); ask again in the next response, or narrow the earlier queries."""
-    """A QUERY that cannot be answered: not a query object, or a bad filter, edge type or node type."""
     POSSIBLE_DUPLICATE = "POSSIBLE_DUPLICATE"
     """An ADD_NODE whose identity is close to an existing node of its type (case, separators, alias,
     abbreviation, similarity; see ``igg.graph.duplicates``). Use the existing node, or send the action again
     with ``"distinct": true``. Under the ``warn`` policy the node is added and the code is the verdict's warning."""
+    UNGROUNDED_EVIDENCE = "UNGROUNDED_EVIDENCE"
+    """An action's evidence quote is not in the context (exactly, normalized or approximately), or its span points
+    outside it; the message says where IGG looked and the closest passage. Under ``config.grounding: warn`` the
+    action is applied and this is its verdict's warning."""
+    MISSING_EVIDENCE = "MISSING_EVIDENCE"
+    """``config.grounding`` is ``required`` (or ``required_edges``) and the action carries no ``evidence``."""
     UNGROUNDED_SYMBOL = "UNGROUNDED_SYMBOL"
     """Code mapping only: a node or edge about a code symbol (class, method, table, ...) the sources lack."""
 

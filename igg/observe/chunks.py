@@ -98,6 +98,12 @@ class ContextChunks(Sequence[Chunk]):
             return None
         return self[cursor if cursor < len(self._spans) else cursor % len(self._spans)]
 
+    def bounds(self, index: int) -> tuple[int, int]:
+        """Where chunk ``index`` (0-based) lies in the context: ``(start, end)`` character offsets."""
+        self._fill(index + 1)
+        start, end, _ = self._spans[index]
+        return start, end
+
     def __bool__(self) -> bool:
         return bool(self.text)
 
@@ -177,6 +183,12 @@ def _spans(text: str, chunk_tokens: int) -> Iterator[tuple[int, int, str | None]
             labels.append(label)
     if start >= 0:
         yield start, end, _label(labels)
+
+
+def file_sections(text: str) -> Iterator[tuple[str | None, int, int]]:
+    """(label, start, end) per file section (from its marker line on); text before the first marker has no
+    label."""
+    return _sections(text)
 
 
 def _sections(text: str) -> Iterator[tuple[str | None, int, int]]:

@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from igg.graph.grounding import Grounding, grounding_of
 from igg.graph.identity import normalize_reference
 from igg.graph.properties import property_index
 from igg.graph.state import GraphState
@@ -90,6 +91,8 @@ class FindQuery(_Query):
         default_factory=dict,
         description='Property filters: a value (equality) or one operator: {"contains": "x"}, {"in": [..]}, '
                     '{"gt"|"ge"|"lt"|"le": n}, {"exists": true}.')
+    grounded: Grounding | None = Field(
+        default=None, description="Only nodes with evidence found, not found, or none.")
     limit: int = Field(default=100, ge=1, le=10_000, description="Most nodes to list (budget permitting).")
     token_budget: _Budget = DEFAULT_BUDGET
 
@@ -417,7 +420,8 @@ def find(state: GraphState, q: FindQuery) -> QueryAnswer:
     candidates = _find_candidates(state, q)
     view = GraphView(state)
     out = _Writer(q.token_budget, view)
-    shown_where = ", ".join(f"{k} {_show_filter(v)}" for k, v in q.where.items()) or "no filter"
+    shown_where = ", ".join([*(f"{k} {_show_filter(v)}" for k, v in q.where.items()),
+                             *([f"{q.grounded}"] if q.grounded else [])]) or "no filter"
     out.add(f"find {q.label or 'any type'} where {shown_where}:")
     nodes = state.nodes
     test = tests[0] if len(tests) == 1 else (lambda props: all(t(props) for t in tests))
@@ -430,6 +434,8 @@ def find(state: GraphState, q: FindQuery) -> QueryAnswer:
                 else list(state.nodes_of_type(label))
     else:
         hits = [n for n in candidates if not tests or test(nodes[n]["properties"])]
+    if q.grounded is not None:
+        hits = [n for n in hits if grounding_of(nodes[n]["provenance"], nodes[n]["properties"]) == q.grounded]
     matched, shown = len(hits), 0
     for n in hits:
         if shown >= q.limit or out.full or not out.node(n):

@@ -193,13 +193,29 @@ def _limits(request: Request, state: GraphState, iteration: int) -> list[str]:
 
 
 def _context(chunk: Chunk | None, request: Request, label_chars: int) -> list[str]:
+    grounding = _grounding(request)
     if chunk is None:
-        return ["## Context", "none" if not request.context_data else "not shown this iteration"]
+        return ["## Context", "none" if not request.context_data else "not shown this iteration", *grounding]
     where = f"chunk {chunk.index + 1}" + (f"/{chunk.count}" if chunk.count else "")
     if chunk.label is not None:
         label = chunk.label if len(chunk.label) <= label_chars else "…" + chunk.label[-label_chars:]
         where += ": " + quote(label)
-    return ["## Context", f"{where} (its text is given with this observation)"]
+    return ["## Context", f"{where} (its text is given with this observation)", *grounding]
+
+
+_GROUNDING_WHO = {"warn": "any action", "required_edges": "every ADD_EDGE and UPDATE_EDGE",
+                  "required": "every ADD_NODE, ADD_EDGE and update"}
+
+
+def _grounding(request: Request) -> list[str]:
+    """The evidence policy and format, one line (``config.grounding``; nothing when it is off)."""
+    policy = request.config.grounding
+    if policy == "off":
+        return []
+    rule = ("a quote not found is a warning" if policy == "warn" else
+            "without it: MISSING_EVIDENCE; a quote not in the context: UNGROUNDED_EVIDENCE")
+    return [f"Evidence ({policy}): give {_GROUNDING_WHO[policy]} \"evidence\": [\"a verbatim quote of the "
+            f"context that states it\"] (or {{\"chunk\": N, \"start\": S, \"end\": E}}); {rule}."]
 
 
 def _schema(request: Request) -> list[str]:

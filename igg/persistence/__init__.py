@@ -141,9 +141,13 @@ class SessionRepo(Protocol):
     """A place that keeps many sessions. Implementations must be safe to call from several threads."""
 
     def recorder(self, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
-                 force: bool = False, resume: bool = False) -> Recorder:
+                 force: bool = False, resume: bool = False, shared: bool = False,
+                 last_step: int = 0) -> Recorder:
         """A recorder for one session: ``begin`` creates it (``resume``: takes over an existing one; ``force``:
-        replaces one of the same id, or takes over a session whose writer looks alive)."""
+        replaces one of the same id, or takes over a session whose writer looks alive). ``shared``: a writer
+        among several processes (servers on one store): it takes nothing over; each write checks that the
+        session is still at ``last_step`` (its version when loaded) and raises ``SessionConflict`` when another
+        process wrote it since."""
 
     def load(self, session_id: str) -> LoadedSession:
         """The whole session; ``SessionNotFound`` when there is none."""

@@ -47,8 +47,9 @@ class MemorySessions:
         self.clock = clock
 
     def recorder(self, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
-                 force: bool = False, resume: bool = False) -> MemoryRecorder:
-        """A recorder writing one session here."""
+                 force: bool = False, resume: bool = False, shared: bool = False,
+                 last_step: int = 0) -> MemoryRecorder:
+        """A recorder writing one session here (one process: ``shared`` and ``last_step`` change nothing)."""
         return MemoryRecorder(self, agent=agent, options=options, force=force, resume=resume)
 
     def load(self, session_id: str) -> LoadedSession:

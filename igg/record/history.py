@@ -44,9 +44,28 @@ class Touch:
     chunk: str | None
     reasoning: str
     verdict: str | None
+    evidence: list[dict[str, Any]] | None = None
+    """The evidence this change brought (``igg.act.evidence``: quote, chunk, offsets, line, match), if any."""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
-__all__ = ["Change", "Touch"]
+def describe_evidence(item: dict[str, Any]) -> str:
+    """One evidence item as a line: the quote and where it was found (or that it was not)."""
+    quote = " ".join(str(item.get("quote", "")).split())
+    quote = quote if len(quote) <= 100 else quote[:97] + "..."
+    if item.get("match") == "none":
+        return f"{quote!r} (not found in the context)"
+    where = [f"chunk {item['chunk']}"] if "chunk" in item else []
+    if item.get("file"):
+        where.append(f"{item['file']}:{item.get('line')}:{item.get('column')}")
+    elif "line" in item:
+        where.append(f"line {item['line']}, column {item.get('column')}")
+    match = str(item.get("match", ""))
+    if match == "fuzzy":
+        match += f" {item.get('score')}%"
+    return f"{quote!r} ({', '.join(where)}; {match})"
+
+
+__all__ = ["Change", "Touch", "describe_evidence"]

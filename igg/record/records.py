@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from igg.errors import ExportError
+from igg.graph.grounding import grounding_counts
 from igg.graph.journal import Mutation, read_mutation
 from igg.models.verdicts import ErrorCode, Verdict
 
@@ -226,6 +227,7 @@ class RunResult:
             "tokens": self.token_counts(),
             "open_todos": list(self.open_todos),
             "pruned": list(self.pruned),
+            "grounding": grounding_counts(self.state),
             "exports": list(self.exports),
             "elapsed_ms": round(self.elapsed_ms, 1),
         }

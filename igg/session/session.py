@@ -39,6 +39,7 @@ from typing import Any
 
 from igg.act.apply import Actor
 from igg.act.difference import Difference
+from igg.act.evidence import Grounder
 from igg.act.rules import Rule
 from igg.act.step import act, prune_isolated
 from igg.errors import RequestInvalid, SessionRefused, WorkspaceCode, WorkspaceError
@@ -74,7 +75,8 @@ class Session:
         self.config = request.config
         self.session_id: str = request.session_id or f"igg-{uuid.uuid4().hex[:12]}"
         self.state = state
-        self.actor = Actor(state.schema, self.config.constraints, self.config.apply_mode, extra_rules=extra_rules)
+        self.actor = Actor(state.schema, self.config.constraints, self.config.apply_mode, extra_rules=extra_rules,
+                           grounder=Grounder.for_request(request))
         self.recorders: list[Recorder] = list(recorders)
         self.repo = repo
         """Where the session is kept, for what reads its history (undo, fork); None for a run without one."""

@@ -1,11 +1,13 @@
-"""Durable sessions: the SQLite session store, its recorder, resume, replay, undo, diff, explain.
+"""Durable sessions: the session store (an SQLite file or a PostgreSQL database), its recorder, resume, replay, undo,
+diff, explain.
 
-``SessionStore`` keeps sessions in one SQLite file (``igg.store.db``); ``SessionRecorder`` commits a session
+``SessionStore`` keeps sessions in one SQLite file (``igg.store.db``) or one PostgreSQL database
+(``igg.store.postgres``), behind one SQL text (``igg.store.sql``); ``SessionRecorder`` commits a session
 into it, one transaction per iteration; ``StoreSessions`` is the store as a ``SessionRepo``
 (``igg.persistence``); ``resume_point`` rebuilds an interrupted session; ``igg.store.history`` answers
 questions from the stored mutations.
 
-The store's paths (``igg.store.db``) are imported here; the rest on first use (PEP 562's module
+The store's locations (``igg.store.location``) are imported here; the rest on first use (PEP 562's module
 ``__getattr__``), so the command line can name the default store without loading the graph and its models.
 """
 
@@ -14,7 +16,14 @@ import typing
 from igg.errors import SessionRefused
 from igg.io.lazy import lazy_names as _lazy_names
 from igg.persistence import SessionInfo
-from igg.store.db import DEFAULT_STORE, HOME_ENV, PROJECT_STORE, STORE_ENV, home_store, resolve_store_path
+from igg.store.location import (
+    DEFAULT_STORE,
+    HOME_ENV,
+    PROJECT_STORE,
+    STORE_ENV,
+    home_store,
+    resolve_store_path,
+)
 
 if typing.TYPE_CHECKING:
     from igg.record.history import Change

@@ -9,12 +9,11 @@ information (``Neo4jSettings.display_uri``): no credential ever reaches the stor
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from igg.store.db import Database
+from igg.store.sql import Connection, Database
 
 
 @dataclass(kw_only=True)
@@ -41,6 +40,8 @@ class ExportTarget:
 
 
 _COLS = "session_id, target, database, scope, step, iteration, digest, nodes, edges, options, updated_at"
+_UPDATE = ", ".join(f"{c} = excluded.{c}" for c in ("step", "iteration", "digest", "nodes", "edges", "options",
+                                                      "updated_at"))
 
 
 class ExportTargets:
@@ -66,8 +67,9 @@ class ExportTargets:
         """Store (or replace) the record of an export that committed."""
         now = time.time()
 
-        def work(conn: sqlite3.Connection) -> None:
-            conn.execute(f"INSERT OR REPLACE INTO export_targets ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        def work(conn: Connection) -> None:
+            conn.execute(f"INSERT INTO export_targets ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT"
+                         f" (session_id, target, database, scope) DO UPDATE SET {_UPDATE}",
                          (t.session_id, t.target, t.database, t.scope, t.step, t.iteration, t.digest, t.nodes,
                           t.edges, json.dumps(t.options, sort_keys=True), now))
 

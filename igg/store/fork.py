@@ -12,11 +12,11 @@ by ``igg show`` and carried into the metadata of its exports.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from igg.errors import RequestInvalid, SessionRefused
 from igg.models.request import Request
+from igg.store.sql import Connection
 from igg.store.store import SessionStore
 
 LINEAGE_KEYS = ("forked_from", "forked_at")
@@ -46,7 +46,7 @@ def fork(store: SessionStore, session_id: str, at: int, new_id: str | None = Non
     copies = [s for s in store.steps(session_id) if s.step <= target and s.kind in ("iteration", "undo")]
     # a finalize step (pruning at the end of a run) belongs to the original's ending; review steps to its review
 
-    def work(conn: sqlite3.Connection) -> int:
+    def work(conn: Connection) -> int:
         store.insert_session(conn, request, agent=info.agent, options=options)
         for s in copies:
             mutations = by_step.get(s.step, [])

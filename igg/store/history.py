@@ -139,7 +139,8 @@ def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str 
     step = UndoStep(to_iteration=to_iteration, to_step=target,
                     reasoning=f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})")
     data = step_data(step)
-    number = store.commit_step(session_id, kind="undo", record=data, mutations=inverse, state=state, snapshot=True)
+    number = store.commit_step(session_id, kind="undo", record=data, mutations=inverse, state=state, snapshot=True,
+                               after=last, owner=owner)
     step.step, step.mutations = number, len(inverse)
     return step
 
@@ -241,8 +242,21 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
         record = info.record
         events.append(Touch(step=step, kind=info.kind, iteration=info.iteration, op=m.op, element=m.id,
                             detail=_detail(m, names), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
-                            verdict=_verdict(m, record)))
+                            verdict=_verdict(m, record), evidence=_evidence(m)))
     return events
+
+
+def _evidence(m: Mutation) -> list[dict[str, Any]] | None:
+    """The evidence a mutation brought: an added element's, or what an update added to a node's."""
+    match m:
+        case NodeAdded() | EdgeAdded():
+            return m.provenance.get("evidence") if m.provenance else None
+        case NodeUpdated():
+            before = (m.before_prov or {}).get("evidence") or []
+            after = (m.after_prov or {}).get("evidence") or []
+            added = [e for e in after if e not in before]
+            return added or None
+    return None
 
 
 def _verdict(m: Mutation, record: dict[str, Any]) -> str | None:

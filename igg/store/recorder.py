@@ -34,7 +34,8 @@ class SessionRecorder:
     """Persists a session into a ``SessionStore``: one durable transaction per iteration (a ``Recorder``)."""
 
     def __init__(self, store: SessionStore, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
-                 force: bool = False, resume: bool = False, owner: str | None = None) -> None:
+                 force: bool = False, resume: bool = False, owner: str | None = None, shared: bool = False,
+                 last_step: int = 0) -> None:
         self.store = store
         if agent and agent.startswith("script:") and len(agent) > len("script:"):
             # a resume may run from another directory: keep the transcript's absolute path
@@ -45,6 +46,11 @@ class SessionRecorder:
         self.resume = resume
         self.owner = owner or owner_token()
         """This writer's token in the store (``host:pid:nonce``)."""
+        self.shared = shared
+        """A shared writer (a server among several on one store): it never claims the session; each commit checks
+        that the session is still at ``last_step`` (``SessionConflict`` otherwise) and not being run elsewhere."""
+        self.last_step = last_step
+        """The session's last step as this writer knows it (shared writers)."""
         self.session_id: str | None = None
         self.state: GraphState | None = None
         self._since_snapshot = 0
@@ -62,11 +68,13 @@ class SessionRecorder:
         if self.session_id is not None and self.session_id == request.session_id:
             self.state = state
             return
-        if self.resume:
+        if self.shared and self.resume:
+            pass  # nothing to claim: every commit checks the session's step instead
+        elif self.resume:
             self.store.claim(request.session_id or "", self.owner, force=self.force)
         else:
-            self.store.create_session(request, agent=self.agent, options=self.options, owner=self.owner,
-                                      force=self.force)
+            self.store.create_session(request, agent=self.agent, options=self.options,
+                                      owner=None if self.shared else self.owner, force=self.force)
         self.session_id = request.session_id
         self.state = state
 
@@ -77,9 +85,9 @@ class SessionRecorder:
         self._since_snapshot += len(mutations)
         snapshot = self._since_snapshot >= max(SNAPSHOT_MIN_MUTATIONS, state.node_count + state.edge_count)
         data = codec.record_data(record)  # encoded once, here: the record's dict gives the step's counters
-        self.store.commit_step(self._sid(), kind="iteration", record=data, record_json=codec.dumps(data),
-                               mutations=mutations, state=state, owner=self.owner,
-                               chunk_cursor=record.chunk_cursor, snapshot=snapshot)
+        self.last_step = self.store.commit_step(
+            self._sid(), kind="iteration", record=data, record_json=codec.dumps(data), mutations=mutations,
+            state=state, owner=self.owner, chunk_cursor=record.chunk_cursor, snapshot=snapshot, after=self._after())
         if snapshot:
             self._since_snapshot = 0
 
@@ -87,9 +95,10 @@ class SessionRecorder:
         """Commit a step other than an iteration (a review plan or decision, a code map's update) with its
         mutations. A recorder that has not begun (an update of a finished map) writes without claiming."""
         data = step_data(step)
-        owner = self.owner if self.session_id is not None else None
-        self.store.commit_step(self.session_id or self._pending_sid, kind=data["kind"], record=data,
-                               mutations=list(mutations), state=state, owner=owner, snapshot=snapshot)
+        owner = self.owner if self.session_id is not None or self.shared else None
+        self.last_step = self.store.commit_step(self.session_id or self._pending_sid, kind=data["kind"], record=data,
+                                                mutations=list(mutations), state=state, owner=owner,
+                                                snapshot=snapshot, after=self._after())
 
     def finish(self, result: RunResult) -> None:
         """Commit the end of the run: mutations made after the last iteration, a final snapshot, the stop
@@ -97,14 +106,19 @@ class SessionRecorder:
         a ``review`` step) only lets the session go, so the reviewer or a resume may claim it at once."""
         if result.review is not None:
             sid = self._sid()
-            self.store.release(sid, self.owner)
+            if not self.shared:
+                self.store.release(sid, self.owner)
             self.session_id, self.resume = None, True  # the next begin claims the session again
             self._pending_sid = sid
             return
         summary = codec.record_to_dict(result.summary())
-        self.store.commit_step(self._sid(), kind="finalize", record={"kind": "finalize", **summary},
-                               mutations=list(result.final_mutations), state=result.state, owner=self.owner,
-                               snapshot=True, finish=summary)
+        self.last_step = self.store.commit_step(
+            self._sid(), kind="finalize", record={"kind": "finalize", **summary},
+            mutations=list(result.final_mutations), state=result.state, owner=self.owner, snapshot=True,
+            finish=summary, after=self._after())
+
+    def _after(self) -> int | None:
+        return self.last_step if self.shared else None
 
     def _state(self) -> GraphState:
         if self.state is None:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from igg.graph.state import GraphState
 from igg.models.schema import Schema
 from igg.store.fork import lineage_of
+from igg.store.location import StoreArg
 from igg.store.store import SessionStore
 
 
-def session_graph(store_path: str | os.PathLike[str] | None, session_id: str, *, iteration: int | None = None
+def session_graph(store_path: StoreArg | None, session_id: str, *, iteration: int | None = None
                   ) -> tuple[GraphState, Schema, dict[str, Any]]:
     """(state, schema, metadata) of a session as it stands, or as it was after ``iteration``."""
     store = SessionStore(store_path)

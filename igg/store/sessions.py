@@ -1,4 +1,4 @@
-"""The session store as a ``SessionRepo`` (``igg.persistence``): workspace and run sessions in one SQLite file.
+"""The session store as a ``SessionRepo`` (``igg.persistence``): workspace and run sessions in one store.
 
 A workspace session is a store session with agent ``tool``: each apply commits one ``iteration`` step (its
 actions, verdicts and mutations), finishing commits the ``finalize`` step with the stop reason; autonomous
@@ -30,10 +30,12 @@ class StoreSessions:
         """This process's writer token in the store (``host:pid:nonce``)."""
 
     def recorder(self, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
-                 force: bool = False, resume: bool = False) -> SessionRecorder:
-        """A recorder writing one session into the store (``resume``: claims an existing session)."""
+                 force: bool = False, resume: bool = False, shared: bool = False,
+                 last_step: int = 0) -> SessionRecorder:
+        """A recorder writing one session into the store (``resume``: claims an existing session; ``shared``:
+        claims nothing, and each commit checks the session is still at ``last_step``, see ``SessionRecorder``)."""
         return SessionRecorder(self.store, agent=agent, options=options, force=force, resume=resume,
-                               owner=self.owner)
+                               owner=self.owner, shared=shared, last_step=last_step)
 
     def load(self, session_id: str) -> LoadedSession:
         """The session's request, graph (from its latest snapshot and the mutations after it), its last

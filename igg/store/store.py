@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -22,7 +21,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from igg.errors import SessionBusy, SessionError, SessionExists, SessionNotFound, SessionRefused
+from igg.errors import (
+    SessionBusy,
+    SessionConflict,
+    SessionError,
+    SessionExists,
+    SessionNotFound,
+    SessionRefused,
+)
 from igg.graph.journal import Mutation, NodesMerged, read_mutation
 from igg.graph.state import GraphState
 from igg.io.files import protect
@@ -30,8 +36,11 @@ from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus
 from igg.request.load import build_state, load_request
 from igg.store import codec
-from igg.store.db import Database
+from igg.store.backends import open_database
 from igg.store.export_targets import ExportTargets
+from igg.store.location import StoreArg, StoreLocation, store_file
+from igg.store.schema import review_state_of
+from igg.store.sql import Connection
 
 
 @dataclass(kw_only=True)
@@ -87,18 +96,31 @@ def owner_alive(owner: str | None) -> bool:
 
 
 class SessionStore:
-    """Sessions in one SQLite file (see ``igg.store.db``); safe to share between threads."""
+    """Sessions in one SQLite file (``igg.store.db``) or one PostgreSQL database (``igg.store.postgres``), as
+    ``path`` names it (``igg.store.location.resolve_store_path``); safe to share between threads."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, synchronous: str = "FULL") -> None:
-        self.db = Database(path, synchronous=synchronous)
+    def __init__(self, path: StoreArg | None = None, *, synchronous: str = "FULL") -> None:
+        self.db = open_database(path, synchronous=synchronous)
         self.export_targets = ExportTargets(self.db)
         """Where each session was exported to (``igg.store.export_targets``)."""
-        protect(self.db.path)  # no export of this process may overwrite the store (igg.io.files)
+        file = store_file(self.db.location)
+        if file is not None:
+            protect(file)  # no export of this process may overwrite the store (igg.io.files)
 
     @property
-    def path(self) -> Path:
-        """The store file."""
-        return self.db.path
+    def location(self) -> StoreLocation:
+        """Where the store is: its SQLite file, or its PostgreSQL URL (whose text hides the password)."""
+        return self.db.location
+
+    @property
+    def path(self) -> StoreLocation:
+        """The store's location (``location``): a file path, or a ``PostgresURL``."""
+        return self.db.location
+
+    @property
+    def file(self) -> Path | None:
+        """The store's SQLite file (None for a PostgreSQL store)."""
+        return store_file(self.db.location)
 
     def close(self) -> None:
         """Close the store's connections."""
@@ -115,7 +137,7 @@ class SessionStore:
                                                        force=force))
         return self.session(session_id)
 
-    def insert_session(self, conn: sqlite3.Connection, request: Request, *, agent: str | None = None,
+    def insert_session(self, conn: Connection, request: Request, *, agent: str | None = None,
                        options: dict[str, Any] | None = None, owner: str | None = None, force: bool = False) -> None:
         """``create_session``'s write, inside the caller's transaction ``conn`` (a fork writes a session and its
         steps in one)."""
@@ -146,7 +168,7 @@ class SessionStore:
         """Make ``owner`` the writer of an unfinished session (resume). Refuses a finished session, and one
         whose writer is still alive unless ``force``."""
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             row = conn.execute("SELECT status, owner, stop_reason FROM sessions WHERE session_id = ?",
                                (session_id,)).fetchone()
             if row is None:
@@ -172,9 +194,12 @@ class SessionStore:
     def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
                     state: GraphState, owner: str | None = None, chunk_cursor: int | None = None,
                     snapshot: bool = False, finish: dict[str, Any] | None = None,
-                    record_json: str | None = None, conn: sqlite3.Connection | None = None) -> int:
+                    record_json: str | None = None, conn: Connection | None = None, after: int | None = None) -> int:
         """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
-        transaction; returns its step number. ``owner``, when given, must still own the session.
+        transaction; returns its step number. ``owner``, when given, must still own the session. ``after``: a
+        shared writer's check instead (several servers on one store): the session's last step must still be
+        ``after`` (else ``SessionConflict``: load it again and retry), and no live process other than ``owner``
+        may be running it (else ``SessionBusy``).
         ``record_json``: ``codec.dumps(record)`` when the caller has it already; ``conn``: write inside the
         caller's transaction (a fork) instead of one of its own."""
         # an "update" step (igg map-code --update) continues a finished session's iteration numbers
@@ -194,15 +219,27 @@ class SessionStore:
             record_json = codec.dumps(record)
         rows = [codec.mutation_row(m) for m in mutations]
         snap = codec.dumps(codec.snapshot_of(state)) if snapshot else None
+        review = review_state_of(record) if kind == "review" else None
         now = time.time()
 
-        def work(conn: sqlite3.Connection) -> int:
-            row = conn.execute("SELECT last_step, owner, status FROM sessions WHERE session_id = ?",
-                               (session_id,)).fetchone()
+        def work(conn: Connection) -> int:
+            # touching the session's row first locks it (PostgreSQL; an SQLite write holds the whole file): a
+            # concurrent commit of the session waits here and then numbers its step after this one
+            touched = conn.execute("UPDATE sessions SET updated_at = ? WHERE session_id = ? RETURNING last_step,"
+                                   " owner, status, last_iteration", (now, session_id)).fetchall()
+            row = touched[0] if touched else None
             if row is None:
                 raise SessionNotFound(f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)",
                                       session_id=session_id)
-            if owner is not None and row[1] != owner:
+            if after is not None:
+                if row[2] != "finished" and row[1] is not None and row[1] != owner and owner_alive(row[1]):
+                    raise SessionBusy(f"session {session_id!r} is being run by a live process ({row[1]}); change "
+                                      "it after that run ends", session_id=session_id)
+                if row[0] != after:
+                    raise SessionConflict(f"session {session_id!r} changed in another process (it is at step "
+                                          f"{row[0]}; this process had step {after}): load it again and retry",
+                                          session_id=session_id)
+            elif owner is not None and row[1] != owner:
                 raise SessionBusy(f"session {session_id!r} is now written by another process ({row[1]}); "
                                   "this run stops writing to it", session_id=session_id)
             if row[2] == "finished" and kind == "iteration":
@@ -217,18 +254,18 @@ class SessionStore:
             conn.execute(
                 "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_cursor, proposed, accepted,"
                 " rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge, mutation_count, record,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_at, review_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (session_id, step, kind, iteration, record.get("chunk"), chunk_cursor, len(verdicts), accepted,
                  len(verdicts) - accepted, codec.dumps(by_code) if by_code else "{}", tokens, ms, nodes, edges, next_node, next_edge,
-                 len(rows), record_json, now))
+                 len(rows), record_json, now, review))
             conn.executemany("INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
                              [(session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(rows)])
             if snap is not None:
-                conn.execute("INSERT OR REPLACE INTO snapshots (session_id, step, document) VALUES (?, ?, ?)",
-                             (session_id, step, snap))
+                conn.execute("INSERT INTO snapshots (session_id, step, document) VALUES (?, ?, ?) ON CONFLICT"
+                             " (session_id, step) DO UPDATE SET document = excluded.document", (session_id, step, snap))
             conn.execute(
-                "UPDATE sessions SET last_step = ?, last_iteration = max(last_iteration, coalesce(?, 0)), nodes = ?,"
-                " edges = ?, updated_at = ? WHERE session_id = ?", (step, iteration, nodes, edges, now, session_id))
+                "UPDATE sessions SET last_step = ?, last_iteration = ?, nodes = ?, edges = ?, updated_at = ?"
+                " WHERE session_id = ?", (step, max(row[3], iteration or 0), nodes, edges, now, session_id))
             if finish is not None:
                 conn.execute("UPDATE sessions SET status = 'finished', stop_reason = ?, result = ? WHERE session_id = ?",
                              (finish.get("stop_reason"), codec.dumps(finish), session_id))
@@ -250,7 +287,7 @@ class SessionStore:
     def session(self, session_id: str) -> SessionInfo:
         """One session; ``SessionError`` naming the known sessions when it is not in the store."""
 
-        def work(conn: sqlite3.Connection) -> SessionInfo:
+        def work(conn: Connection) -> SessionInfo:
             row = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
             if row is None:
                 raise self._unknown(conn, session_id)
@@ -285,11 +322,11 @@ class SessionStore:
         """The session's last step's record when it is a ``review`` step (a plan waiting, or a rejection), and
         how many plans the session has had (two small reads)."""
 
-        def work(c: sqlite3.Connection) -> tuple[dict[str, Any] | None, int]:
+        def work(c: Connection) -> tuple[dict[str, Any] | None, int]:
             last = c.execute("SELECT kind, record FROM steps WHERE session_id = ? ORDER BY step DESC LIMIT 1",
                              (session_id,)).fetchone()
             plans = c.execute("SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'review' AND "
-                              "json_extract(record, '$.state') = 'pending'", (session_id,)).fetchone()[0]
+                              "review_state = 'pending'", (session_id,)).fetchone()[0]
             record = codec.loads(last[1]) if last is not None and last[0] == "review" else None
             return record, int(plans)
 
@@ -311,7 +348,7 @@ class SessionStore:
         marks = ",".join("?" * len(elements))
         wanted = set(elements)
 
-        def work(c: sqlite3.Connection) -> list[tuple[int, int, str]]:
+        def work(c: Connection) -> list[tuple[int, int, str]]:
             rows = c.execute(f"SELECT step, seq, data FROM mutations WHERE session_id = ? AND element IN ({marks})",
                              (session_id, *elements)).fetchall()
             merges = c.execute("SELECT step, seq, data FROM mutations WHERE session_id = ? AND op = 'merge_nodes'"
@@ -410,7 +447,7 @@ class SessionStore:
                                "(0 is the start)")
         return int(row[0])
 
-    def _unknown(self, conn: sqlite3.Connection, session_id: str) -> SessionError:
+    def _unknown(self, conn: Connection, session_id: str) -> SessionError:
         known = [r[0] for r in conn.execute("SELECT session_id FROM sessions ORDER BY updated_at DESC LIMIT 10")]
         hint = f"; sessions there: {', '.join(known)}" if known else "; it holds no sessions"
         return SessionNotFound(f"no session {session_id!r} in {self.path}{hint}", session_id=session_id)
@@ -419,7 +456,7 @@ class SessionStore:
 _SESSION_COLS = ("session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
                  " last_iteration, nodes, edges, owner, result,"
                  # whether the last step is a review plan still waiting (igg.workspace.review): awaiting_review
-                 " (SELECT s.kind = 'review' AND json_extract(s.record, '$.state') = 'pending' FROM steps s"
+                 " (SELECT s.kind = 'review' AND s.review_state = 'pending' FROM steps s"
                  "  WHERE s.session_id = sessions.session_id ORDER BY s.step DESC LIMIT 1)")
 _STEP_COLS = ("step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
               " nodes, edges, next_node, next_edge, mutation_count, created_at")
@@ -451,7 +488,7 @@ def _step_info(r: tuple[Any, ...]) -> StepInfo:
                     record=json.loads(r[17]) if len(r) > 17 else {})
 
 
-def _delete(conn: sqlite3.Connection, session_id: str) -> None:
+def _delete(conn: Connection, session_id: str) -> None:
     for table in ("mutations", "steps", "snapshots", "export_targets", "sessions"):
         conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
 

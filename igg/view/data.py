@@ -2,7 +2,9 @@
 
 The same payload feeds the live page (``/ui/api/...``) and the self-contained HTML export, so both show the
 same thing. Nodes carry a display ``label`` (their identity values, e.g. the ``name``), their properties and
-their provenance (``created`` iteration, context ``chunk``, last ``updated`` iteration). Iteration summaries
+their provenance (``created`` iteration, context ``chunk``, last ``updated`` iteration, and ``evidence``: each
+located quote with ``before``/``text``/``after``, the passage of the context around it, when the caller gives the
+context, so the page shows it highlighted in its chunk). Iteration summaries
 come from iteration records as they were kept, never from recomputing anything: for each iteration
 its chunk, counts and every rejection with its code and message.
 """
@@ -14,7 +16,44 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from igg.graph.state import GraphState
+from igg.models.request import Request
+from igg.observe.chunks import ContextChunks, split_context
 from igg.view.aggregate import grouping
+
+
+def context_chunks(request: Request | None) -> ContextChunks | None:
+    """A request's context as the loop chunked it (None without a request or context)."""
+    if request is None or not request.context_data:
+        return None
+    return split_context(request.context_data, request.config.context.chunk_tokens)
+
+
+class _Passages:
+    """Evidence items with the context passage around them (a provenance without evidence passes as is)."""
+
+    def __init__(self, chunks: ContextChunks | None) -> None:
+        self.chunks = chunks
+
+    def of(self, provenance: dict[str, Any]) -> dict[str, Any]:
+        items = provenance.get("evidence")
+        if not items or self.chunks is None:
+            return provenance
+        return {**provenance, "evidence": [self._passage(i) for i in items]}
+
+    def _passage(self, item: dict[str, Any]) -> dict[str, Any]:
+        chunks = self.chunks
+        assert chunks is not None
+        if not isinstance(item.get("chunk"), int) or item["chunk"] < 1:
+            return item
+        try:
+            start, end = chunks.bounds(item["chunk"] - 1)
+        except IndexError:  # a context that is not the one the evidence was located in
+            return item
+        text = chunks.text
+        a, b = start + item["start"], start + item["end"]
+        return {**item, "before": text[max(start, a - PASSAGE_CHARS):a], "text": text[a:b],
+                "after": text[b:min(max(end, b), b + PASSAGE_CHARS)]}
+
 
 PAYLOAD_VERSION = 2
 """Bumped when the payload's shape changes (the page checks it). 2: ``grouping`` and each node's ``parent``."""
@@ -32,15 +71,22 @@ def node_label(state: GraphState, node_id: str) -> str:
     return text if len(text) <= LABEL_LIMIT else text[: LABEL_LIMIT - 1] + "…"
 
 
+PASSAGE_CHARS = 160
+"""Characters of context shown before and after a piece of evidence (to the chunk's edges)."""
+
+
 def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = None,
-                  iterations: list[dict[str, Any]] | None = None, communities: bool = True) -> dict[str, Any]:
+                  iterations: list[dict[str, Any]] | None = None, communities: bool = True,
+                  context: ContextChunks | None = None) -> dict[str, Any]:
     """The graph as the viewer's JSON payload (never mutates ``state``).
 
     ``metadata`` (session id, goal, status, stop reason, iteration) is shown in the header; ``iterations``
     (see ``iteration_summaries``) fills the iterations panel. ``grouping`` (``igg.view.aggregate``) holds the
     groups a big graph is drawn as, and each node in a group names it as its ``parent``; ``communities=False``
-    skips computing communities (``igg.view.aggregate.grouping``'s ``communities_too``).
+    skips computing communities (``igg.view.aggregate.grouping``'s ``communities_too``). ``context``: the
+    session's context chunks (``context_chunks(request)``), for the passage around each piece of evidence.
     """
+    passages = _Passages(context)
     node_types = list(state.schema.node_type_list)
     edge_types = list(state.schema.edge_type_list)
     nodes: list[dict[str, Any]] = []
@@ -48,14 +94,14 @@ def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = Non
         if d["type"] not in node_types:  # a document read without its schema may carry types beyond it
             node_types.append(d["type"])
         nodes.append({"id": n, "type": d["type"], "label": node_label(state, n), "properties": d["properties"],
-                      "provenance": d.get("provenance") or {}})
+                      "provenance": passages.of(d.get("provenance") or {})})
     edges = []
     degrees: Counter[str] = Counter()
     for k, u, v, d in state.edges():
         if d["type"] not in edge_types:
             edge_types.append(d["type"])
         edges.append({"id": k, "type": d["type"], "source": u, "target": v, "properties": d["properties"],
-                      "provenance": d.get("provenance") or {}})
+                      "provenance": passages.of(d.get("provenance") or {})})
         degrees[u] += 1
         degrees[v] += 1
     groups = grouping(state, {item["id"]: item["label"] for item in nodes}, degrees, communities_too=communities)

@@ -228,8 +228,8 @@ class QueryInput(_Input):
     query: Query = Field(description=(
         'neighbours: {"query": "neighbours", "node": {"name": "AuthService"}, "depth": 2, "edge_types": [...], '
         '"direction": "out"|"in"|"both"}; path: {"query": "path", "from": <ref>, "to": <ref>}; find: {"query": '
-        '"find", "label": "Class", "where": {"key": value or {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}}. '
-        "Each takes token_budget (default 1000)."))
+        '"find", "label": "Class", "where": {"key": value or {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, '
+        '"grounded": "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000).'))
 
 
 class ExplainInput(_Input):

@@ -14,6 +14,7 @@ a ``WorkspaceCode``.
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from igg.act.step import iteration_finished
-from igg.errors import RequestInvalid, SessionError, WorkspaceCode, WorkspaceError
+from igg.errors import RequestInvalid, SessionConflict, SessionError, WorkspaceCode, WorkspaceError
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, SessionInfo, SessionRepo, SessionStatus
 from igg.persistence.memory import MemorySessions
@@ -110,7 +111,9 @@ class Workspace:
         if self.max_actions is not None and len(inp.actions) > self.max_actions:
             raise WorkspaceError(WorkspaceCode.TOO_MANY_ACTIONS, f"{len(inp.actions)} actions in one request; this "
                                  f"server takes at most {self.max_actions} per request: send them in several")
-        live = self.get(inp.session_id)
+        return self._changing(inp.session_id, lambda live: self._apply(live, inp))
+
+    def _apply(self, live: LiveSession, inp: ApplyInput) -> ApplyOutput:
         with live.lock:
             _not_running(live)
             outcome = _served(lambda: live.session.apply(list(inp.actions), reasoning=inp.reasoning,
@@ -128,7 +131,9 @@ class Workspace:
 
     def review(self, inp: ReviewInput) -> ReviewOutput:
         """Show the plan waiting for review (no decision), approve it (all or chosen actions) or reject it."""
-        live = self.get(inp.session_id)
+        return self._changing(inp.session_id, lambda live: self._review(live, inp))
+
+    def _review(self, live: LiveSession, inp: ReviewInput) -> ReviewOutput:
         with live.lock:
             plan = live.session.pending
             if inp.decision is None:
@@ -146,7 +151,9 @@ class Workspace:
 
     def finish(self, inp: FinishInput) -> FinishOutput:
         """Close the session with stop reason ``finished``, pruning isolated nodes when asked."""
-        live = self.get(inp.session_id)
+        return self._changing(inp.session_id, lambda live: self._finish(live, inp))
+
+    def _finish(self, live: LiveSession, inp: FinishInput) -> FinishOutput:
         with live.lock:
             _not_running(live)
             result = _served(lambda: live.session.finish("finished", prune=inp.prune_isolated))
@@ -296,7 +303,9 @@ class Workspace:
             if status == "awaiting_review":  # the plan waits in the Session; the status is its own
                 status = "open" if info.agent == TOOL_AGENT else "interrupted"
             session = Session(loaded.request, state=loaded.state, repo=self.repo,
-                              recorders=[self.repo.recorder(agent=info.agent, resume=True)],
+                              recorders=[self.repo.recorder(agent=info.agent, resume=True,
+                                                            shared=info.agent == TOOL_AGENT,
+                                                            last_step=info.last_step)],
                               last_record=loaded.last_record, read_records=loaded.read_records,
                               pending=loaded.pending if loaded.request.config.review else None,
                               review_note=loaded.review_note, plans=loaded.plans, status=status,
@@ -304,6 +313,24 @@ class Workspace:
             live = LiveSession(session=session, listed=info)
             self._live[session_id] = live
             return live
+
+    def _changing(self, session_id: str, change: Callable[[LiveSession], T]) -> T:
+        """``change`` of the live session; when another process stored a step of it meanwhile (several servers
+        on one store: ``SessionConflict``, nothing was kept), the session is loaded again and ``change`` runs
+        on it, up to ``CHANGE_ATTEMPTS`` times in all; then the caller gets SESSION_BUSY, to retry."""
+        for attempt in range(1, CHANGE_ATTEMPTS + 1):
+            live = self.get(session_id)
+            try:
+                return change(live)
+            except SessionConflict as exc:
+                log.info("session_reloaded", session_id=session_id, attempt=attempt, reason="changed elsewhere")
+                self.forget(session_id)
+                time.sleep(random.uniform(0, CHANGE_BACKOFF * attempt))  # writers racing again at once race less
+                if attempt == CHANGE_ATTEMPTS:
+                    raise WorkspaceError(WorkspaceCode.SESSION_BUSY, f"session {session_id!r} kept changing in "
+                                         "other processes while this one applied the change; nothing was kept "
+                                         "here: send it again") from exc
+        raise AssertionError("unreachable")
 
     def _stale(self, live: LiveSession) -> bool:
         """Whether another process has stored a step of the session since this one loaded or wrote it (several
@@ -338,7 +365,7 @@ class Workspace:
         assert sid is not None
         info = SessionInfo(session_id=sid, goal=checked.goal_prompt, status=status, agent=agent, created_at=now,
                            updated_at=now)
-        recorder = self.repo.recorder(agent=agent, options={"workspace": True})
+        recorder = self.repo.recorder(agent=agent, options={"workspace": True}, shared=agent == TOOL_AGENT)
         session = Session(checked, state=state, recorders=[recorder], repo=self.repo, status=status)
         live = LiveSession(session=session, listed=info)
         with self._lock:
@@ -362,10 +389,19 @@ class Workspace:
                                data=iteration_finished(record, live.state)))
 
 
+CHANGE_ATTEMPTS = 10
+"""How many times a change is tried on a session other processes keep changing (``Workspace._changing``)."""
+CHANGE_BACKOFF = 0.01
+"""Seconds: before attempt N+1, a random wait of up to N times this."""
+
+
 def _served(call: Callable[[], T]) -> T:
-    """``call()``, a session store's refusal turned into the workspace's."""
+    """``call()``, a session store's refusal turned into the workspace's (a ``SessionConflict`` goes on as it
+    is: ``Workspace._changing`` loads the session again and retries)."""
     try:
         return call()
+    except SessionConflict:
+        raise
     except SessionError as exc:
         raise workspace_error(exc) from None
 

@@ -59,6 +59,8 @@ def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: 
     if provenance:
         keys.ids[("node", "igg_provenance", str)] = "p_node"
         keys.ids[("edge", "igg_provenance", str)] = "p_edge"
+        keys.ids[("node", "igg_evidence", str)] = "v_node"
+        keys.ids[("edge", "igg_evidence", str)] = "v_edge"
     keys.scan("node", (d["properties"] for d in nodes.values()))
     keys.scan("edge", (d["properties"] for nbrs in succ.values() for kd in nbrs.values() for d in kd.values()))
     replaced = 0
@@ -106,6 +108,8 @@ def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: 
                     data(el, "node", d["properties"])
                     if provenance and d.get("provenance"):
                         SubElement(el, "data", key="p_node").text = text(json.dumps(d["provenance"]))
+                        if d["provenance"].get("evidence"):
+                            SubElement(el, "data", key="v_node").text = text(json.dumps(d["provenance"]["evidence"]))
                     xf.write(el)
                 for u, nbrs in succ.items():
                     su = u if not search(u) else text(u)
@@ -117,6 +121,9 @@ def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: 
                             data(el, "edge", d["properties"])
                             if provenance and d.get("provenance"):
                                 SubElement(el, "data", key="p_edge").text = text(json.dumps(d["provenance"]))
+                                if d["provenance"].get("evidence"):
+                                    SubElement(el, "data", key="v_edge").text = text(
+                                        json.dumps(d["provenance"]["evidence"]))
                             xf.write(el)
                             edges += 1
     return {"nodes": len(nodes), "edges": edges, "replaced_values": replaced}

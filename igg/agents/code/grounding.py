@@ -8,7 +8,11 @@ An extra validation rule (error code ``UNGROUNDED_SYMBOL``), active only in code
   Module by path or dotted name, a Package that is declared or imported, a DatabaseTable that occurs in
   the sources' text (an ORM annotation counts, not only SQL the static pass recognised);
 - ADD_EDGE of CALLS/INSTANTIATES/READS_FROM/WRITES_TO/EXTENDS/IMPLEMENTS must be supported by the source
-  text: the target's name occurs in the file that declares the source symbol.
+  text: the target's name occurs in the file that declares the source symbol;
+- once the LLM proposes (``quotes_required``: from the start with ``--agent llm``, after the static pass with
+  ``hybrid``), such an edge must also quote the source line it relies on (``"evidence": ["line text"]``): a
+  quote that is not in that file (whitespace runs collapsed) is ``UNGROUNDED_EVIDENCE``, no quote
+  ``MISSING_EVIDENCE``. The act step keeps the located quote (file, line, column) in the edge's provenance.
 
 Node types outside the code schema (a user's own additions) are not checked. The static agent's own
 proposals pass by construction.
@@ -22,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from igg.act.context import CheckContext, Ends, NewNode, Rejection
+from igg.act.evidence import normalize
 from igg.act.rules import Rule
 from igg.codemap.link import CodeModel
 from igg.codemap.sources import SourceFile
@@ -54,6 +59,9 @@ class Grounding:
             elif s.label == "Package":
                 self.packages.add(p["name"])
         self.code_types = frozenset({*_TYPES, "Method", "Function", "Module", "Package", "DatabaseTable"})
+        self.quotes_required = False
+        """LLM edges must quote their source line (set by the agent once the LLM proposes)."""
+        self._normal: dict[str, str] = {}
 
     def rules(self) -> dict[type, tuple[Rule[Any, Any], ...]]:
         """Extra rules for ``Actor(extra_rules=...)``."""
@@ -130,11 +138,33 @@ class Grounding:
             return None
         pattern = re.compile(rf"\b{re.escape(name.lower())}\b")
         if any(pattern.search(self._lower.get(f, "")) for f in files):
-            return None
+            return self._quoted(a, files) if self.quotes_required else None
         return (ErrorCode.UNGROUNDED_SYMBOL,
                 f"{a.label} from {state.describe(ends.source)} to {state.describe(ends.target)} is not supported by "
                 f"the sources: {name!r} does not occur in {', '.join(sorted(files))}. Only propose relations "
                 "the code shows.")
+
+    def _quoted(self, a: AddEdge, files: set[str]) -> Rejection | None:
+        """An LLM edge quotes a line of the source symbol's file."""
+        shown = ", ".join(sorted(files))
+        quotes = [q for q in a.evidence if isinstance(q, str)]
+        if not quotes and not a.evidence:
+            return (ErrorCode.MISSING_EVIDENCE, f"{a.label} edges proposed over code must quote the source line they "
+                    f"rely on: add \"evidence\": [\"<the line of {shown} that makes the {a.label.lower()}>\"].")
+        for q in quotes:
+            wanted = normalize(q)
+            if wanted and any(wanted in self._normalized(f) for f in files):
+                return None
+        if not quotes:
+            return None  # spans point into the context; the act step checks them
+        return (ErrorCode.UNGROUNDED_EVIDENCE, f"the evidence of this {a.label} edge is not a line of {shown} (compared "
+                "with whitespace runs collapsed); quote the statement that makes it, verbatim.")
+
+    def _normalized(self, path: str) -> str:
+        text = self._normal.get(path)
+        if text is None:
+            text = self._normal[path] = normalize(self.texts.get(path, ""))
+        return text
 
     def _files_of(self, label: str, props: dict[str, Any]) -> set[str]:
         if isinstance(props.get("file"), str) and props["file"] in self.texts:

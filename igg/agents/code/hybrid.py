@@ -47,10 +47,16 @@ class GroundedLLM(AgentCapabilities):
         return self._llm
 
     def validation_rules(self) -> dict[type, tuple[Any, ...]]:
-        """The grounding rule (UNGROUNDED_SYMBOL) for the loop's act step."""
+        """The grounding rules (UNGROUNDED_SYMBOL; quoted LLM edges) for the loop's act step."""
+        return self.grounding.rules()
+
+    @property
+    def grounding(self) -> Grounding:
+        """What the sources contain (built on first use); LLM edges must quote their source line."""
         if self._grounding is None:
             self._grounding = _grounding(self.sources)
-        return self._grounding.rules()
+            self._grounding.quotes_required = self.name == "llm"
+        return self._grounding
 
     async def __call__(self, obs: Observation) -> Any:
         result = self.llm(obs)
@@ -77,6 +83,7 @@ class HybridAgent(GroundedLLM):
             turn = self.static(obs)
             self.static_turns += 1
             if turn.get("finished"):  # hand over: the LLM gets the next (rendered) observation
+                self.grounding.quotes_required = True
                 return {"reasoning": turn["reasoning"] + " Static pass complete; the LLM adds what static analysis "
                         "cannot see.", "actions": []}
             return turn

@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--agent", metavar="AGENT",
                    help="auto (default for requests), llm, code (default for map-code), hybrid, or script:PATH "
                         "(a transcript, or a folder of <session_id>.jsonl / <request stem>.jsonl)")
-    p.add_argument("--store", metavar="PATH", help=STORE_HELP)
+    p.add_argument("--store", metavar="LOCATION", help=STORE_HELP)
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="each session's graph.json, records.jsonl, transcript.jsonl and summary.json in DIR/<session_id>/")
     p.add_argument("--export", action="append", default=[], metavar="FORMAT[:TARGET]",

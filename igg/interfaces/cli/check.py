@@ -21,6 +21,7 @@ from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli import EXIT_FAILURE, EXIT_OK, igg_version
 from igg.interfaces.cli.storecli import STORE_HELP
 from igg.store import STORE_ENV, resolve_store_path
+from igg.store.location import store_exists, store_text
 
 if TYPE_CHECKING:
     from igg.rules.report import CheckReport
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def add_target_options(p: argparse.ArgumentParser) -> None:
     """``--store`` (a session's store, and the facts cache beside it) and ``--package-prefix``."""
-    p.add_argument("--store", metavar="PATH", default=None,
+    p.add_argument("--store", metavar="LOCATION", default=None,
                    help=STORE_HELP + "; for a PATH, the facts cache beside it spares parsing unchanged files")
     p.add_argument("--package-prefix", metavar="NAME", help="as for igg map-code")
 
@@ -61,16 +62,16 @@ def targets(args: argparse.Namespace) -> tuple[list[Path], str | None, str | Non
     explicit = args.store or os.environ.get(STORE_ENV)
     if len(given) == 1 and not Path(given[0]).exists():
         store = resolve_store_path(args.store)
-        if not store.exists():
+        if not store_exists(store):
             raise RequestInvalid([Problem("PATH|SESSION", f"{given[0]}: no such file or folder, and no session store "
                                           f"at {store} to find a session of that id in (--store PATH)")],
                                  source="the command line")
-        return [], given[0], str(store)
+        return [], given[0], store_text(store)
     missing = [g for g in given if not Path(g).exists()]
     if missing:
         raise RequestInvalid([Problem("PATH", f"{m}: no such file or folder") for m in missing],
                              source="the command line")
-    return [Path(g) for g in given], None, str(resolve_store_path(args.store)) if explicit else None
+    return [Path(g) for g in given], None, store_text(resolve_store_path(args.store)) if explicit else None
 
 
 def run(args: argparse.Namespace) -> int:

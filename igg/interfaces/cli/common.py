@@ -39,8 +39,9 @@ def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "au
                         help=f"auto, llm, local, code, hybrid or script:PATH (default {default_agent})")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="write graph.json, records.jsonl, transcript.jsonl and summary.json here")
-    parser.add_argument("--store", type=Path, metavar="PATH",
-                        help="keep the session in this store (SQLite file; default: $IGG_STORE when set; else a run "
+    parser.add_argument("--store", metavar="LOCATION",  # text: a postgresql:// URL is no Path
+                        help="keep the session in this store (an SQLite file, or postgresql://USER@HOST/DATABASE; "
+                             "default: $IGG_STORE when set; else a run "
                              "given no --out or --export is kept in ./.igg/sessions.sqlite if it exists, else in the "
                              "default store $IGG_HOME/sessions.sqlite or ~/.local/share/igg/sessions.sqlite)")
     parser.add_argument("--force", action="store_true",
@@ -237,6 +238,10 @@ def print_summary(result: RunResult, *, max_iterations: int | None = None, as_js
                                 f"{', estimated' if tokens['estimated'] else ''})"
                                 + (f", cost {tokens['cost']:.6f}" if tokens.get("cost") is not None else ""))
     table.add_row("open to-dos", "; ".join(summary["open_todos"]) or "none")
+    grounding = summary["grounding"]
+    if grounding["grounded"] or grounding["ungrounded"]:
+        table.add_row("grounding", f"{grounding['grounded']} grounded, {grounding['ungrounded']} ungrounded, "
+                                   f"{grounding['unverified']} unverified facts")
     if summary.get("review"):
         plan = summary["review"]
         where = ["--store", str(store)] if store is not None else []

@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    from igg.record.history import describe_evidence
     from igg.store import explain
 
     store = open_store(args)
@@ -39,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  chunk: {e.chunk}")
         if e.verdict:
             print(f"  verdict: {e.verdict}")
+        for item in e.evidence or ():
+            print(f"  evidence: {describe_evidence(item)}")
         if e.reasoning:
             print(f"  reasoning: {' '.join(e.reasoning.split())}")
     return 0

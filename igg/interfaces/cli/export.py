@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true", help="print the export summary as JSON")
     add_verbosity_options(p)
     sessions = p.add_argument_group("sessions")
-    sessions.add_argument("--store", metavar="PATH", help="export the session GRAPH from this session store (the "
+    sessions.add_argument("--store", metavar="LOCATION", help="export the session GRAPH from this session store (the "
                           "store is also used, without --store, when GRAPH is no file but the store the session "
                           "commands read ($IGG_STORE, ./.igg/sessions.sqlite or the default store) holds it)")
     sessions.add_argument("--iteration", type=int, metavar="N", help="the graph as it was after iteration N")
@@ -137,10 +137,11 @@ def from_store(args: argparse.Namespace) -> bool:
     if getattr(args, "store", None):
         return True
     from igg.store import resolve_store_path
+    from igg.store.location import store_exists, store_text
 
-    if args.graph == STDIN or Path(args.graph).exists() or not resolve_store_path(None).exists():
+    if args.graph == STDIN or Path(args.graph).exists() or not store_exists(resolve_store_path(None)):
         return False
-    args.store = str(resolve_store_path(None))
+    args.store = store_text(resolve_store_path(None))
     return True
 
 

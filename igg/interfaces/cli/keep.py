@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from igg.errors import SessionExists
-from igg.store.db import HOME_ENV, PROJECT_STORE, resolve_store_path
+from igg.store.location import (
+    HOME_ENV,
+    PROJECT_STORE,
+    StoreLocation,
+    mask_url,
+    resolve_store_path,
+    store_text,
+)
 
 if TYPE_CHECKING:  # the graph and its models load when a run is kept, not when the options are registered
     from igg.graph.journal import Mutation
@@ -37,7 +44,7 @@ INTERRUPTED = "interrupted"
 """The stop reason written into ``summary.json`` (and ``--json``) of a run stopped by Ctrl-C."""
 
 
-def default_store() -> Path:
+def default_store() -> StoreLocation:
     """The store a run given no place is kept in, and the session commands read without ``--store``."""
     return resolve_store_path(None)
 
@@ -61,6 +68,8 @@ def keeping(args: argparse.Namespace, session_id: str | None, *, explicit_store:
     if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
         return Keeping(store=None, force=force)
     path = default_store()
+    if not isinstance(path, Path):
+        return Keeping(store=store_text(path), implicit=True, force=force)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -78,7 +87,7 @@ def kept_store(args: argparse.Namespace, *, explicit_store: str | None) -> str |
         return explicit_store
     if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
         return None
-    return str(default_store())
+    return store_text(default_store())
 
 
 def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> None:
@@ -86,17 +95,17 @@ def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> 
     ``--log-format json``, the log event ``session_kept``, so standard error stays one JSON object a line)."""
     if not (keep.implicit and keep.store):
         return
-    sid, store = shlex.quote(session_id), shlex.quote(keep.store)
+    sid, store = shlex.quote(session_id), shlex.quote(mask_url(keep.store))
     show = f"igg show {sid} --store {store}"
     export = f"igg export {sid} --store {store} --format graphml"
     if log_format == "json":
         import structlog
 
-        structlog.get_logger("igg").info("session_kept", session_id=session_id, store=keep.store, show=show,
+        structlog.get_logger("igg").info("session_kept", session_id=session_id, store=mask_url(keep.store), show=show,
                                       export=export)
         return
     where = "the project store" if Path(keep.store) == PROJECT_STORE else "the default store"
-    print(f"igg: kept session {session_id} in {where} {keep.store}: see it with `{show}`, export it "
+    print(f"igg: kept session {session_id} in {where} {mask_url(keep.store)}: see it with `{show}`, export it "
           f"with `{export}`; --no-store keeps nothing", file=sys.stderr)
 
 
@@ -167,7 +176,7 @@ def interrupted(args: argparse.Namespace, witness: Witness, keep: Keeping, sessi
     done = f"after iteration {result.iterations}" if result is not None and result.records else "before any iteration"
     sid = result.session_id if result is not None else session_id
     if keep.store:
-        how = f"resume it with `{shlex.join(['igg', 'resume', sid, '--store', keep.store])}`"
+        how = f"resume it with `{shlex.join(['igg', 'resume', sid, '--store', mask_url(keep.store)])}`"
     else:
         again = ["igg", *(a for a in command_line(args) if a != "--no-store"), "--store", str(default_store())]
         how = f"it was kept in no store, so it cannot be resumed; a run that can be: `{shlex.join(again)}`"
@@ -198,10 +207,11 @@ def session_exists(args: argparse.Namespace, session_id: str, store: str, *, ano
         info = db.session(session_id)
     finally:
         db.close()
-    sid, path = shlex.quote(session_id), shlex.quote(store)
+    shown = mask_url(store)  # a PostgreSQL URL's password never reaches a message
+    sid, path = shlex.quote(session_id), shlex.quote(shown)
     what = (f"see it with `igg show {sid} --store {path}`" if info.status == "finished" else
             f"continue it with `igg resume {sid} --store {path}`")
-    again = ["igg", *(a for a in command_line(args) if a != "--force"), "--force"]
-    return SessionExists(f"session {session_id!r} already exists in {store} ({info.status}, {info.iteration} "
+    again = ["igg", *(mask_url(a) for a in command_line(args) if a != "--force"), "--force"]
+    return SessionExists(f"session {session_id!r} already exists in {shown} ({info.status}, {info.iteration} "
                          f"iterations); {what}, replace it with `{shlex.join(again)}`, or {another}",
                          session_id=session_id)

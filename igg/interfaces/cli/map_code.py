@@ -28,6 +28,7 @@ from igg.interfaces.cli.common import add_run_options, export_line, export_specs
 from igg.interfaces.cli.keep import add_keep_option
 from igg.interfaces.cli.targets import check_export_targets
 from igg.store import resolve_store_path
+from igg.store.location import sidecar_path, store_exists, store_text
 
 if TYPE_CHECKING:
     from igg.codemap.facts import FileFacts
@@ -134,11 +135,12 @@ def _map(args: argparse.Namespace, keep: Any, specs: list[Any], recorders: list[
     """``igg.service.map_code`` with the command's options: the facts cache beside the store (for a later
     ``--update``), the parse executor of ``--scheduler``, the parse progress on the run's progress view; the
     skipped and partial files are listed once the trees are parsed, before the run."""
-    from igg.codemap.cache import FactsCache, cache_path
+    from igg.codemap.cache import FactsCache
     from igg.service import map_code
 
     with ExitStack() as stack:
-        cache = FactsCache(cache_path(keep.store)) if keep.store and args.agent == "code" else None
+        cache = (FactsCache(sidecar_path(resolve_store_path(keep.store), ".codefacts"))
+                 if keep.store and args.agent == "code" else None)
         if cache is not None:
             stack.callback(cache.close)
         executor, jobs = None, args.jobs
@@ -177,8 +179,8 @@ def _static_pass() -> Any:
 
 
 def _check_resume(args: argparse.Namespace) -> None:
-    path = str(resolve_store_path(args.store))  # the store every session command reads (igg.store)
-    if not Path(path).exists():
+    path = resolve_store_path(args.store)  # the store every session command reads (igg.store)
+    if not store_exists(path):
         raise RequestInvalid([Problem("--resume", f"needs the store of the session: there is none at {path}; name "
                                       "it with --store PATH (or $IGG_STORE)")], source="the command line")
     if not args.session:
@@ -190,7 +192,7 @@ def _since(args: argparse.Namespace) -> int:
     from igg.service import dependency_changes
 
     explicit = args.store or os.environ.get("IGG_STORE")
-    added, removed = dependency_changes(args.paths, args.since, store=str(resolve_store_path(args.store))
+    added, removed = dependency_changes(args.paths, args.since, store=store_text(resolve_store_path(args.store))
                                         if explicit else None, package_prefix=args.package_prefix)
     if args.json:
         print(json.dumps({"since": args.since, "added": [c.model_dump() for c in added],
@@ -207,13 +209,13 @@ def _since(args: argparse.Namespace) -> int:
 def _update(args: argparse.Namespace) -> int:
     from igg.service import update_code_map
 
-    path = str(resolve_store_path(args.store))  # the store every session command reads (igg.store)
-    if not (args.store or os.environ.get("IGG_STORE")) and not Path(path).exists():
+    path = resolve_store_path(args.store)  # the store every session command reads (igg.store)
+    if not (args.store or os.environ.get("IGG_STORE")) and not store_exists(path):
         raise RequestInvalid([Problem("--update", f"needs the store of the session: there is none at {path}; "
                                       "name it with --store PATH (or $IGG_STORE)")], source="the command line")
     specs = export_specs(args)
     check_export_targets(specs, args.out)  # before the walk and the parse, not after them
-    result = update_code_map(args.paths, path, session_id=args.session, out=args.out, exports=specs,
+    result = update_code_map(args.paths, store_text(path), session_id=args.session, out=args.out, exports=specs,
                              provenance=getattr(args, "provenance", False), max_bytes=args.max_file_bytes,
                              jobs=args.jobs, package_prefix=args.package_prefix, chosen=args.languages)
     code = 1 if result.export_error is not None else 0

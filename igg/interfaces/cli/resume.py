@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from igg.interfaces.cli.common import add_run_options, export_specs, present, setup_logging
 from igg.interfaces.cli.storecli import STORE_HELP, open_store
 from igg.store import resolve_store_path
+from igg.store.location import store_text
 
 if TYPE_CHECKING:
     from igg.persistence import Recorder
@@ -60,7 +61,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.sync_each_iteration:
         from igg.interfaces.cli.export_sync import sync_each_iteration
 
-        syncer, specs = sync_each_iteration(specs, str(args.store))
+        syncer, specs = sync_each_iteration(specs, store_text(args.store))
         recorders.append(syncer)
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
@@ -68,4 +69,4 @@ def run_command(args: argparse.Namespace) -> int:
                                 provenance=args.provenance, on_event=on_event, recorders=[*recorders, witness],
                                 make_agent=make_agent)
 
-    return present(args, job, keep=Keeping(store=str(args.store), force=args.force), session_id=args.session)
+    return present(args, job, keep=Keeping(store=store_text(args.store), force=args.force), session_id=args.session)

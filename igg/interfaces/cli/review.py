@@ -8,13 +8,13 @@ import argparse
 import json
 import shlex
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
 from igg.interfaces.codes import EXIT_INVALID
 
 if TYPE_CHECKING:
+    from igg.store.location import StoreLocation
     from igg.workspace.service import Workspace
 
 
@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def workspace_store(workspace: Workspace) -> Path:
-    """The store file the workspace reads (for exact commands in hints)."""
+def workspace_store(workspace: Workspace) -> StoreLocation:
+    """The store the workspace reads (for exact commands in hints; a PostgreSQL URL's text hides its password)."""
     repo = workspace.repo
     from igg.store.sessions import StoreSessions
 

@@ -1,9 +1,11 @@
-"""``igg show SESSION [--store PATH] [--json]``: a session's steps — actions proposed, accepted and rejected
-(by code), tokens and time per iteration — and its totals."""
+"""``igg show SESSION [--store PATH] [--json] [--grounding]``: a session's steps — actions proposed, accepted and
+rejected (by code), tokens and time per iteration — and its totals. ``--grounding``: how many of its facts are
+grounded, ungrounded and unverified, and each ungrounded one with the quotes that were not found."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json, table, when
 
@@ -11,6 +13,8 @@ from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("show", help="a session's iteration table", description=__doc__)
     p.add_argument("session", help="the session id")
+    p.add_argument("--grounding", action="store_true",
+                   help="count grounded, ungrounded and unverified facts; list the ungrounded ones")
     add_store_option(p)
     add_json_option(p)
     p.set_defaults(handler=run)
@@ -20,6 +24,8 @@ def run(args: argparse.Namespace) -> int:
     from igg.store.fork import lineage_of
 
     store = open_store(args)
+    if args.grounding:
+        return _grounding(store, args)
     info = store.session(args.session)
     steps = store.steps(args.session)
     if args.json:
@@ -65,6 +71,30 @@ def run(args: argparse.Namespace) -> int:
     print(f"\ntotal: {sum(s.proposed for s in iters)} proposed, {sum(s.accepted for s in iters)} accepted, "
           f"{sum(s.rejected for s in iters)} rejected, {tokens} tokens, "
           f"{sum(s.ms for s in iters) / 1000:.2f} s")
+    return 0
+
+
+def _grounding(store: Any, args: argparse.Namespace) -> int:
+    """The session's grounding report (``--grounding``)."""
+    from igg.graph.grounding import elements, grounding_counts, grounding_of
+    from igg.record.history import describe_evidence
+
+    _, state, _ = store.load_state(args.session)
+    counts = grounding_counts(state)
+    ungrounded = [{"kind": kind, "id": eid, "type": data["type"], "properties": data["properties"],
+                   "evidence": data["provenance"].get("evidence", [])}
+                  for kind, eid, data in elements(state)
+                  if grounding_of(data["provenance"], data["properties"]) == "ungrounded"]
+    if args.json:
+        print_json({"session_id": args.session, **counts, "ungrounded_facts": ungrounded})
+        return 0
+    print(f"session {args.session}: {counts['grounded']} grounded, {counts['ungrounded']} ungrounded, "
+          f"{counts['unverified']} unverified facts")
+    for fact in ungrounded:
+        name = next((v for v in fact["properties"].values() if isinstance(v, str)), "")
+        print(f"\n{fact['kind']} {fact['id']} {fact['type']}" + (f" {name!r}" if name else ""))
+        for item in fact["evidence"]:
+            print(f"  evidence: {describe_evidence(item)}")
     return 0
 
 

@@ -11,22 +11,22 @@ import os
 import shlex
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from igg.store import HOME_ENV, PROJECT_STORE, STORE_ENV, resolve_store_path
+from igg.store.location import StoreLocation, store_exists
 
 if TYPE_CHECKING:
     from igg.store import SessionStore
 
-STORE_HELP = (f"the session store file (default: ${STORE_ENV}, else {PROJECT_STORE} if it exists, else the default "
+STORE_HELP = (f"the session store: an SQLite file, or a PostgreSQL database as postgresql://USER@HOST/DATABASE (default: ${STORE_ENV}, else {PROJECT_STORE} if it exists, else the default "
               f"store ${HOME_ENV}/sessions.sqlite or ~/.local/share/igg/sessions.sqlite, where runs given no "
               "--out, --store or --export are kept)")
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--store PATH`` (see ``STORE_HELP``)."""
-    parser.add_argument("--store", metavar="PATH", default=None, help=STORE_HELP)
+    parser.add_argument("--store", metavar="LOCATION", default=None, help=STORE_HELP)
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
@@ -39,14 +39,14 @@ def open_store(args: argparse.Namespace, *, must_exist: bool = True) -> SessionS
     with the exact command to use instead, when it does not exist."""
     named = getattr(args, "store", None)
     path = resolve_store_path(named)
-    if must_exist and not path.exists():
+    if must_exist and not store_exists(path):
         raise missing_store(args, path, named=bool(named or os.environ.get(STORE_ENV)))
     from igg.store import SessionStore  # the store's models load when a command opens it, not at start-up
 
     return SessionStore(path)
 
 
-def missing_store(args: argparse.Namespace, path: Path, *, named: bool) -> Exception:
+def missing_store(args: argparse.Namespace, path: StoreLocation, *, named: bool) -> Exception:
     """The refusal of a session command whose store does not exist, naming what would work."""
     from igg.interfaces.cli.keep import command_line
     from igg.store import SessionRefused
@@ -57,7 +57,7 @@ def missing_store(args: argparse.Namespace, path: Path, *, named: bool) -> Excep
                               f"with --store PATH (or ${STORE_ENV})")
     default = resolve_store_path(None) if not os.environ.get(STORE_ENV) else None
     hint = ""
-    if default is not None and default.exists():
+    if default is not None and store_exists(default):
         again = ["igg", *without_store(command_line(args))]
         hint = f"; the default store {default} exists: `{shlex.join(again)}`"
     return SessionRefused(f"no session store at {path}; keep sessions there with `igg run REQUEST.json --store "

@@ -65,36 +65,37 @@ def export(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     from igg.export.html import write_html
 
-    state, metadata, iterations = _source(args)
+    state, metadata, iterations, context = _source(args)
     path = Path(target)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        summary = write_html(state, path, metadata=metadata, iterations=iterations)
+        summary = write_html(state, path, metadata=metadata, iterations=iterations, context=context)
     except OSError as exc:
         raise IGGError(f"cannot write {path}: {exc.strerror or exc}") from None
     print(f"html: {path} ({summary['nodes']} nodes, {summary['edges']} edges, {summary['bytes']:,} bytes)")
     return EXIT_OK
 
 
-def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
-    """(state, metadata, iteration summaries) of SESSION: a graph document file, or a stored session."""
+def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[str, Any]], Any]:
+    """(state, metadata, iteration summaries, context chunks) of SESSION: a graph document file, or a stored
+    session (whose context shows each piece of evidence in its passage)."""
     if Path(args.session).is_file():
         if args.iteration is not None:
             raise IGGError("--iteration applies to a stored session, not a graph document")
         from igg.export import document_to_state, load_document
 
         doc = load_document(args.session)
-        return document_to_state(doc, source=str(args.session)), dict(doc.metadata), []
+        return document_to_state(doc, source=str(args.session)), dict(doc.metadata), [], None
     if args.memory:
         raise IGGError("--export reads a stored session; --memory has none")
     from igg.store import SessionStore, resolve_store_path
-    from igg.view.data import iteration_summaries
+    from igg.view.data import context_chunks, iteration_summaries
 
     store = SessionStore(resolve_store_path(args.store))
     try:
         info = store.session(args.session)
         step = store.step_of_iteration(args.session, args.iteration) if args.iteration is not None else None
-        _, state, _ = store.load_state(args.session, upto_step=step)
+        request, state, _ = store.load_state(args.session, upto_step=step)
         steps = store.steps(args.session)
     finally:
         store.close()
@@ -102,7 +103,7 @@ def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[st
     iterations = iteration_summaries(steps, upto)
     metadata = {"session_id": info.session_id, "goal": info.goal, "status": info.status,
                 "stop_reason": info.stop_reason, "iteration": upto}
-    return state, metadata, iterations
+    return state, metadata, iterations, context_chunks(request)
 
 
 def serve(args: argparse.Namespace) -> int:

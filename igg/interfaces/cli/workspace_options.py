@@ -20,7 +20,7 @@ DEFAULT_MAX_ACTIONS = 500
 
 def add_options(p: argparse.ArgumentParser) -> None:
     """``--store``, ``--memory``, ``--output-dir`` and ``--log-format``."""
-    p.add_argument("--store", type=Path, default=None, help=STORE_HELP)
+    p.add_argument("--store", metavar="LOCATION", default=None, help=STORE_HELP)  # text: a URL is no Path
     p.add_argument("--memory", action="store_true",
                    help="keep sessions in memory only (lost when the server stops)")
     p.add_argument("--output-dir", type=Path, default=os.environ.get("IGG_OUTPUT_DIR"),

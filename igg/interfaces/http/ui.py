@@ -23,6 +23,7 @@ a run in another process (``igg run --store``) grows on the page too.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import AsyncIterator
@@ -44,7 +45,7 @@ from igg.graph.journal import (
     NodeUpdated,
 )
 from igg.store.store import SessionStore
-from igg.view.data import graph_payload, iteration_summaries, iteration_summary
+from igg.view.data import context_chunks, graph_payload, iteration_summaries, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
 from igg.workspace import Workspace
 from igg.workspace.ops import ListInput, QueryInput
@@ -105,9 +106,11 @@ def ui_router(workspace: Workspace) -> APIRouter:
         info = session.info
         meta = {"session_id": session_id, "goal": info.goal, "status": info.status, "stop_reason": info.stop_reason,
                 "iteration": info.iteration, "last_iteration": info.iteration}
+        context = context_chunks(session.session.request)
         if info.status == "running":  # a run changes the graph on this event loop, between its steps: read it here
-            return graph_payload(session.state, metadata=meta, communities=communities)
-        return await asyncio.to_thread(graph_payload, session.state, metadata=meta, communities=communities)
+            return graph_payload(session.state, metadata=meta, communities=communities, context=context)
+        return await asyncio.to_thread(functools.partial(graph_payload, session.state, metadata=meta,
+                                                         communities=communities, context=context))
 
     @router.get("/api/sessions/{session_id}/iterations")
     async def iterations(session_id: str) -> dict[str, Any]:
@@ -174,7 +177,7 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
     try:
         info = store.session(session_id)
         step = store.step_of_iteration(session_id, iteration) if iteration is not None else None
-        _, state, _ = store.load_state(session_id, upto_step=step)
+        request, state, _ = store.load_state(session_id, upto_step=step)
     except SessionNotFound as exc:
         raise workspace_error(exc) from None
     except SessionError as exc:  # an iteration the session does not have
@@ -183,7 +186,7 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
             "status": _status(workspace, session_id, info.status), "stop_reason": info.stop_reason,
             "iteration": iteration if iteration is not None else info.last_iteration,
             "last_iteration": info.last_iteration}
-    return graph_payload(state, metadata=meta, communities=communities)
+    return graph_payload(state, metadata=meta, communities=communities, context=context_chunks(request))
 
 
 def stored_iterations(store: SessionStore, session_id: str) -> dict[str, Any]:

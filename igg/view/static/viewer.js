@@ -771,6 +771,25 @@
     return pairs;
   }
 
+  function appendEvidence(box, prov) {
+    var items = (prov && prov.evidence) || [];
+    if (!items.length) { return; }
+    box.appendChild(el("h3", { text: "Evidence (" + items.length + ")" }));
+    items.forEach(function (item) {
+      var where = [];
+      if (item.match === "none") { where.push("not found in the context"); }
+      if (item.chunk !== undefined) { where.push("chunk " + item.chunk); }
+      if (item.file) { where.push(item.file + ":" + item.line + ":" + item.column); }
+      else if (item.line !== undefined) { where.push("line " + item.line + ", column " + item.column); }
+      if (item.match && item.match !== "none") { where.push(item.match + (item.score !== undefined ? " " + item.score + "%" : "")); }
+      var quote = item.text !== undefined
+        ? el("blockquote", { "class": "evidence" }, [item.before ? "…" + item.before : "", el("mark", { text: item.text }), item.after ? item.after + "…" : ""])
+        : el("blockquote", { "class": "evidence" + (item.match === "none" ? " missing" : "") }, [item.quote || ""]);
+      box.appendChild(quote);
+      box.appendChild(el("p", { "class": "evidence-where", text: where.join(" · ") }));
+    });
+  }
+
   function nodeButton(node) {
     var n = view.model.nodes[node];
     return el("button", { type: "button", "class": "link", onclick: function () { selectItem(node, true); } },
@@ -822,6 +841,7 @@
     box.appendChild(dl(Object.keys(n.properties || {}).map(function (k) { return [k, n.properties[k]]; })));
     box.appendChild(el("h3", { text: "Provenance" }));
     box.appendChild(dl(provenancePairs(n.provenance)));
+    appendEvidence(box, n.provenance);
     if (config.mode === "server" && view.sessionId) {
       var history = el("div", { id: "element-history" });
       history.appendChild(el("button", { type: "button", onclick: function () { loadHistory(node, history); } }, ["Show every change"]));
@@ -862,6 +882,7 @@
     }
     box.appendChild(el("h3", { text: "Provenance" }));
     box.appendChild(dl(provenancePairs(e.provenance)));
+    appendEvidence(box, e.provenance);
   }
 
   function loadHistory(node, box) {

@@ -1,0 +1,421 @@
+"""Evidence: where in the context an action's claim is stated, checked under the request's grounding policy.
+
+An ``ADD_NODE``, ``ADD_EDGE``, ``UPDATE_NODE`` or ``UPDATE_EDGE`` may carry ``evidence``: quotes (short verbatim
+passages of ``context_data``) or explicit spans (``{"chunk", "start", "end"}``, 1-based chunk, character
+offsets in that chunk's text). ``Grounder.ground`` locates each one and returns the resolved items the act
+step stores in the element's provenance (``provenance["evidence"]``).
+
+**How a quote is found**, in this order, the first hit winning:
+
+1. *exact*: the quote as given, character for character;
+2. *normalized*: both sides in Unicode NFC with every run of whitespace (spaces, tabs, line breaks) collapsed
+   to one space, leading and trailing whitespace dropped; case-sensitive;
+3. *fuzzy* (the current chunk only, quotes of ``FUZZY_MIN_CHARS`` or more): the best-aligned passage of the
+   normalized chunk at least ``FUZZY_MIN_SCORE``% similar (rapidfuzz's ``partial_ratio``), reported as
+   ``"match": "fuzzy"`` with its ``score``.
+
+Chunks are searched with the current one first (the one the observation showed), then the others in order,
+at most ``SEARCH_MAX_CHARS`` characters of context in all. Each chunk's normalized text is built once and
+kept (the index), and runs ``MAX_QUOTE_CHARS`` characters into the next chunk, so a quote that spans a chunk
+boundary is found in the chunk where it starts. Beyond the current chunk, a word index (each normalized word ->
+the chunks holding it, built when first needed) narrows the search to the chunks holding the quote's longest
+inner word (one not at either end, which a quote may cut).
+
+A resolved item: ``{"quote", "chunk", "start", "end", "line", "column", "match"}`` plus ``"file"`` when the
+chunk's text comes from a file section (a ``// File: path`` marker; ``line``/``column`` then count in that
+file, from the line after the marker) and ``"score"`` for a fuzzy match. ``start``/``end`` are offsets in the
+chunk's text (``end`` may run past the chunk when the quote spans a boundary); ``line``/``column`` are 1-based.
+A quote that is not found is kept as ``{"quote", "match": "none"}``.
+
+**The policy** (``config.grounding``):
+
+==================  =================================================================================
+``off`` (default)   evidence given is located and stored; nothing is rejected or warned about
+``warn``            a quote not found: the action is applied, its verdict warns ``UNGROUNDED_EVIDENCE``
+``required_edges``  ``ADD_EDGE`` (and ``UPDATE_EDGE`` setting properties) without evidence:
+                    ``MISSING_EVIDENCE``; any quote not found: ``UNGROUNDED_EVIDENCE`` (rejected)
+``required``        the same for ``ADD_NODE``, ``ADD_EDGE`` and updates setting properties
+==================  =================================================================================
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+import unicodedata
+from array import array
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from rapidfuzz import fuzz
+
+from igg.act.context import Rejection
+from igg.graph.grounding import grounding_of
+from igg.graph.state import EVIDENCE_KEPT
+from igg.models.actions import MAX_QUOTE_CHARS, AddEdge, AddNode, EvidenceSpan, UpdateEdge, UpdateNode
+from igg.models.request import Request
+from igg.models.verdicts import ErrorCode as C
+from igg.models.verdicts import Verdict
+from igg.observe.chunks import ContextChunks, file_sections, split_context
+
+GroundingPolicy: TypeAlias = Literal["off", "warn", "required_edges", "required"]
+
+GroundedAction: TypeAlias = AddNode | AddEdge | UpdateNode | UpdateEdge
+GROUNDED_ACTIONS = (AddNode, AddEdge, UpdateNode, UpdateEdge)
+"""The action classes that may carry evidence."""
+
+FUZZY_MIN_SCORE = 90.0
+"""The least similarity (percent) of a fuzzy match."""
+FUZZY_MIN_CHARS = 16
+"""Shorter quotes are matched exactly or normalized only (a few characters match too much by chance)."""
+FUZZY_MAX_CHARS = 200_000
+"""Characters of one chunk the fuzzy fallback and the closest-passage search read, at most."""
+SEARCH_MAX_CHARS = 50_000_000
+"""Characters of context one quote is searched in, at most (a bigger context: the chunks nearest first)."""
+MAX_KEPT = EVIDENCE_KEPT
+"""Evidence items an element keeps: updates add theirs, the oldest go beyond this."""
+
+_WS = re.compile(r"\s+")
+_NEWLINE = re.compile("\n")
+
+
+def normalize(text: str) -> str:
+    """A quote as matching compares it: NFC, whitespace runs collapsed to one space, stripped."""
+    return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+class _Index:
+    """One chunk's text (plus ``MAX_QUOTE_CHARS`` of the next), and its normalized form with the map back to the
+    original, built on first need (an exact quote never needs it)."""
+
+    __slots__ = ("base", "own", "raw", "_norm", "_n", "_o", "_e")
+
+    def __init__(self, raw: str, base: int, own: int) -> None:
+        self.raw, self.base, self.own = raw, base, own
+        self._norm: str | None = None
+        self._n, self._o, self._e = array("q"), array("q"), array("q")  # segment: normalized start -> original
+
+    @property
+    def norm(self) -> str:
+        """The text normalized (NFC, whitespace runs as one space)."""
+        if self._norm is None:
+            self._norm = self._normalize()
+        return self._norm
+
+    def _normalize(self) -> str:
+        raw = self.raw
+        pieces: list[str] = []
+        n = 0
+        if unicodedata.is_normalized("NFC", raw):
+            pos = 0
+            for m in _WS.finditer(raw):
+                if m.start() > pos:
+                    self._segment(n, pos, -1)
+                    pieces.append(raw[pos:m.start()])
+                    n += m.start() - pos
+                self._segment(n, m.start(), m.end())
+                pieces.append(" ")
+                n += 1
+                pos = m.end()
+            if pos < len(raw):
+                self._segment(n, pos, -1)
+                pieces.append(raw[pos:])
+        else:  # rare: each starter with its combining marks composed, each output character mapped to the group
+            i = 0
+            while i < len(raw):
+                j = i + 1
+                while j < len(raw) and unicodedata.combining(raw[j]):
+                    j += 1
+                group = raw[i:j]
+                out = " " if group.isspace() else unicodedata.normalize("NFC", group)
+                if out == " " and pieces and pieces[-1] == " ":
+                    self._e[-1] = j
+                else:
+                    self._segment(n, i, j)
+                    pieces.append(out)
+                    n += len(out)
+                i = j
+        return "".join(pieces)
+
+    def _segment(self, n: int, o: int, end: int) -> None:
+        self._n.append(n)
+        self._o.append(o)
+        self._e.append(end)
+
+    def original(self, n: int) -> tuple[int, int]:
+        """The original (start, end) of normalized character ``n`` (after ``norm`` was read)."""
+        k = bisect.bisect_right(self._n, n) - 1
+        o, e = self._o[k], self._e[k]
+        if e < 0:  # copied one to one
+            at = o + (n - self._n[k])
+            return at, at + 1
+        return o, e
+
+
+@dataclass(frozen=True, slots=True)
+class Grounded:
+    """An action's evidence, located: the items to store (None: it gave none) and a warning to add (``warn``)."""
+
+    items: list[dict[str, Any]] | None
+    warning: str | None = None
+
+
+NOT_GIVEN = Grounded(None)
+
+
+class Grounder:
+    """Locates evidence in one request's context and applies its grounding policy (see the module doc)."""
+
+    def __init__(self, context: str, chunk_tokens: int, policy: GroundingPolicy = "off") -> None:
+        self.context, self.chunk_tokens = context, chunk_tokens
+        self.policy: GroundingPolicy = policy
+        self._chunks: ContextChunks | None = None
+        self._indexes: dict[int, _Index] = {}
+        self._sections: list[tuple[int, int, str]] | None = None  # (start, body start, path) per file section
+        self._newlines = array("q")  # offsets of the context's line breaks (with the sections, on first need)
+        self._words: dict[str, list[int]] | None = None  # word -> chunks whose normalized text holds it
+
+    @classmethod
+    def for_request(cls, request: Request) -> Grounder:
+        """The grounder of a request: its context, chunked as the loop walks it, and its policy."""
+        config = request.config
+        return cls(request.context_data, config.context.chunk_tokens, config.grounding)
+
+    @property
+    def chunks(self) -> ContextChunks | None:
+        """The context's chunks (split on first use, shared with the loop's walk); None for no context."""
+        chunks = self._chunks
+        if chunks is None and self.context:
+            chunks = self._chunks = split_context(self.context, self.chunk_tokens)
+        return chunks
+
+    def demands(self, action: GroundedAction) -> bool:
+        """Whether the policy requires evidence on this action."""
+        if self.policy not in ("required", "required_edges"):
+            return False
+        if isinstance(action, AddEdge):
+            return True
+        if isinstance(action, UpdateEdge):
+            return bool(action.properties)
+        if self.policy == "required_edges":
+            return False
+        return isinstance(action, AddNode) or bool(action.properties)
+
+    def active(self, action: object) -> bool:
+        """Whether ``ground`` has anything to do for this action (evidence given, or the policy demands it)."""
+        return isinstance(action, GROUNDED_ACTIONS) and (bool(action.evidence) or self.demands(action))
+
+    def ground(self, action: Any, cursor: int | None = None) -> Grounded | Rejection:
+        """Locate the action's evidence (``cursor``: the loop's position in the context walk, whose chunk is
+        searched first) and apply the policy: the located items, or a rejection."""
+        if not action.evidence:
+            if self.demands(action):
+                what = "every ADD_EDGE and UPDATE_EDGE" if self.policy == "required_edges" else \
+                    "every ADD_NODE, ADD_EDGE and update"
+                return C.MISSING_EVIDENCE, (
+                    f'config.grounding is "{self.policy}": {what} needs "evidence", a verbatim quote of the context '
+                    f'that states it (at most {MAX_QUOTE_CHARS} characters), e.g. "evidence": ["..."], or a span '
+                    '{"chunk": N, "start": S, "end": E}.')
+            return NOT_GIVEN
+        current = self._current(cursor)
+        items: list[dict[str, Any]] = []
+        missed: list[str] = []
+        for given in action.evidence:
+            if isinstance(given, EvidenceSpan):
+                spanned, problem = self._span(given)
+                if problem is not None:
+                    return C.UNGROUNDED_EVIDENCE, problem
+                items.append(spanned)
+                continue
+            found = self._locate(given, current)
+            if found is None:
+                missed.append(self._miss(given, current))
+                found = {"quote": given, "match": "none"}
+            items.append(found)
+        if not missed:
+            return Grounded(items)
+        message = "; ".join(missed)
+        if self.policy in ("required", "required_edges"):
+            return C.UNGROUNDED_EVIDENCE, message + (" Quote the context verbatim (a few words that state it) or "
+                                                     "give a span {\"chunk\", \"start\", \"end\"}.")
+        return Grounded(items, message if self.policy == "warn" else None)
+
+    # ---- locating ------------------------------------------------------------------------------------------
+    def _current(self, cursor: int | None) -> int | None:
+        """The chunk (0-based) at the loop's ``cursor`` (the walk starts over after the last chunk)."""
+        chunks = self.chunks
+        if chunks is None or cursor is None:
+            return None
+        if cursor < chunks.found:
+            return cursor
+        total = len(chunks)
+        return cursor % total if total else None
+
+    def _order(self, current: int | None) -> list[int]:
+        """Chunk indexes to search: the current one, then the others in order, within ``SEARCH_MAX_CHARS``."""
+        assert self.chunks is not None
+        total = len(self.chunks)
+        order = ([current] if current is not None else []) + [i for i in range(total) if i != current]
+        if len(self.chunks.text) <= SEARCH_MAX_CHARS:
+            return order
+        if current is not None:  # nearest first
+            order = sorted(order, key=lambda i: abs(i - current))
+        kept: list[int] = []
+        size = 0
+        for i in order:
+            start, end = self.chunks.bounds(i)
+            size += end - start
+            if size > SEARCH_MAX_CHARS and kept:
+                break
+            kept.append(i)
+        return kept
+
+    def _in_chunk(self, quote: str, wanted: str, i: int) -> dict[str, Any] | None:
+        """The quote in chunk ``i``: exact, else normalized (starting in the chunk itself, not its overlap)."""
+        index = self._index(i)
+        at = index.raw.find(quote)
+        if 0 <= at < index.own:
+            return self._item(quote, i, at, at + len(quote), "exact")
+        n = index.norm.find(wanted)
+        if n >= 0:
+            start, _ = index.original(n)
+            if start < index.own:
+                _, end = index.original(n + len(wanted) - 1)
+                return self._item(quote, i, start, end, "normalized")
+        return None
+
+    def _candidates(self, wanted: str, order: list[int], current: int | None) -> list[int]:
+        """The chunks that can hold a normalized quote, in search order: the current one, then those whose text
+        has the quote's longest inner word (the word index, built on first need), or all of ``order`` for a
+        quote of fewer than three words (whose inner words may be cut)."""
+        words = wanted.split(" ")
+        if len(words) < 3 or len(order) <= 2:
+            return order
+        if self._words is None:
+            self._words = {}
+            for i in order:
+                for word in set(self._index(i).norm.split(" ")):
+                    self._words.setdefault(word, []).append(i)
+        holding = set(self._words.get(max(words[1:-1], key=len), ()))
+        return [i for i in order if i == current or i in holding]
+
+    def _index(self, i: int) -> _Index:
+        index = self._indexes.get(i)
+        if index is None:
+            assert self.chunks is not None
+            start, end = self.chunks.bounds(i)
+            index = self._indexes[i] = _Index(self.chunks.text[start:end + MAX_QUOTE_CHARS], start, end - start)
+        return index
+
+    def _locate(self, quote: str, current: int | None) -> dict[str, Any] | None:
+        if self.chunks is None:
+            return None
+        if current is not None:  # the common case first: the quote as it stands in the chunk on show
+            index = self._index(current)
+            at = index.raw.find(quote)
+            if 0 <= at < index.own:
+                return self._item(quote, current, at, at + len(quote), "exact")
+        wanted = normalize(quote)
+        if not wanted:
+            return None
+        if current is not None:  # most quotes come from the chunk on show: no search order, no word index
+            hit = self._in_chunk(quote, wanted, current)
+            if hit is not None:
+                return hit
+        order = self._order(current)
+        for i in self._candidates(wanted, order, current):
+            if i != current:
+                hit = self._in_chunk(quote, wanted, i)
+                if hit is not None:
+                    return hit
+        fuzzy_in = order[0] if order else None
+        if fuzzy_in is not None and len(wanted) >= FUZZY_MIN_CHARS:
+            index = self._index(fuzzy_in)
+            near = fuzz.partial_ratio_alignment(wanted, index.norm[:FUZZY_MAX_CHARS], score_cutoff=FUZZY_MIN_SCORE)
+            if near is not None and near.dest_end > near.dest_start:
+                start, _ = index.original(near.dest_start)
+                _, end = index.original(near.dest_end - 1)
+                if start < index.own:
+                    item = self._item(quote, fuzzy_in, start, end, "fuzzy")
+                    item["score"] = round(near.score, 1)
+                    return item
+        return None
+
+    def _span(self, span: EvidenceSpan) -> tuple[dict[str, Any], str | None]:
+        if self.chunks is None:
+            return {}, "evidence span: the request has no context_data to point into."
+        total = len(self.chunks)
+        if span.chunk > total:
+            return {}, f"evidence span: chunk {span.chunk} does not exist; the context has {total} chunk(s)."
+        start, end = self.chunks.bounds(span.chunk - 1)
+        if span.end > end - start:
+            return {}, (f"evidence span: chunk {span.chunk} has {end - start} characters; end {span.end} is past it.")
+        text = self.chunks.text[start + span.start:start + span.end]
+        return self._item(text, span.chunk - 1, span.start, span.end, "span"), None
+
+    def _item(self, quote: str, chunk: int, start: int, end: int, match: str) -> dict[str, Any]:
+        base = self._index(chunk).base
+        item: dict[str, Any] = {"quote": quote, "chunk": chunk + 1, "start": start, "end": end}
+        item.update(self._where(chunk, base + start))
+        item["match"] = match
+        return item
+
+    def _where(self, chunk: int, offset: int) -> dict[str, Any]:
+        """Line and column (1-based) of a context offset: in its file section when it has one."""
+        assert self.chunks is not None
+        text = self.chunks.text
+        if self._sections is None:
+            self._sections = []
+            for label, s, _ in file_sections(text):
+                if label:
+                    newline = text.find("\n", s)
+                    self._sections.append((s, len(text) if newline < 0 else newline + 1, label))
+            self._newlines = array("q", (m.start() for m in _NEWLINE.finditer(text)))
+        newlines = self._newlines
+        k = bisect.bisect_left(newlines, offset)  # newlines before the offset
+        column = offset - (newlines[k - 1] + 1 if k else 0) + 1
+        at = bisect.bisect_right(self._sections, (offset, len(text) + 1)) - 1
+        if at >= 0 and offset >= self._sections[at][1]:
+            _, body, path = self._sections[at]
+            return {"file": path, "line": k - bisect.bisect_left(newlines, body) + 1, "column": column}
+        return {"line": k + 1, "column": column}
+
+    def _miss(self, quote: str, current: int | None) -> str:
+        """Why a quote was not found: where IGG looked and the closest passage."""
+        short = quote if len(quote) <= 80 else quote[:77] + "..."
+        if self.chunks is None:
+            return f"evidence {short!r} is not in the context: the request has no context_data"
+        order = self._order(current)
+        total = len(self.chunks)
+        where = (f"chunk {current + 1} (the current one) and the other {len(order) - 1}" if current is not None
+                 else f"all {len(order)} chunk(s)")
+        if len(order) < total:
+            where += f" (of {total}: the search stops after {SEARCH_MAX_CHARS:,} characters)"
+        message = (f"evidence {short!r} is not in the context: looked in {where}, exactly, with whitespace and line "
+                   f"breaks collapsed, and approximately (at least {FUZZY_MIN_SCORE:.0f}% similar)")
+        if order:
+            index = self._index(order[0])
+            hit = fuzz.partial_ratio_alignment(normalize(quote), index.norm[:FUZZY_MAX_CHARS])
+            if hit is not None and hit.score > 0:
+                passage = index.norm[hit.dest_start:hit.dest_end]
+                passage = passage if len(passage) <= 120 else passage[:117] + "..."
+                message += f"; the closest passage, in chunk {order[0] + 1}, is {passage!r} ({hit.score:.0f}% similar)"
+        return message + "."
+
+
+def warned(verdict: Verdict, grounded: Grounded) -> Verdict:
+    """An accepted verdict with the ``warn`` policy's warning, when the evidence had one."""
+    if grounded.warning is None or not verdict.accepted:
+        return verdict
+    return dataclasses.replace(verdict, warning=C.UNGROUNDED_EVIDENCE,
+                               message=f"{verdict.message}; warning: {grounded.warning}")
+
+
+def kept_evidence(before: list[dict[str, Any]] | None, added: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An element's evidence after an update adds ``added``: the newest ``MAX_KEPT`` items."""
+    return ([*before, *added] if before else list(added))[-MAX_KEPT:]
+
+
+__all__ = ["FUZZY_MIN_CHARS", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "MAX_KEPT", "NOT_GIVEN", "SEARCH_MAX_CHARS",
+           "Grounded", "GroundedAction", "Grounder", "GroundingPolicy", "grounding_of", "kept_evidence", "normalize", "warned"]

@@ -1,0 +1,227 @@
+"""A PostgreSQL database as the session store's database: a small psycopg 3 connection pool, short transactions.
+
+The store's SQL is the SQLite store's (``igg.store.sql``): ``PgConnection`` hands it to psycopg with its ``?``
+placeholders as ``%s``. A write is one ``READ COMMITTED`` transaction (``SessionStore.commit_step`` updates the
+session's row first, which locks it, so two processes never number two steps alike); a read is one
+``REPEATABLE READ READ ONLY`` transaction (one consistent view across its statements). A serialisation failure,
+a deadlock, a lost connection or a database that is restarting is retried with backoff for up to
+``RETRY_SECONDS``, then reported as a ``SessionError``; but a write whose COMMIT met a broken connection is not
+run again (the server may have kept it: a step would be stored twice): it fails at once with a ``SessionError``
+saying so. The pool checks a connection before handing it out, so
+a restarted database is reconnected to. The URL's password never appears in a message: the store is named by
+``PostgresURL``'s masked text, and a driver message quoting the password has it replaced.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any, Literal, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from igg.errors import SessionError, SessionRefused
+from igg.store.location import PostgresURL
+from igg.store.schema import migrate
+from igg.store.sql import Connection, Cursor
+
+T = TypeVar("T")
+
+POOL_MIN, POOL_MAX = 1, 8
+"""Connections each store object keeps open (at least) and may open (at most)."""
+
+RETRY_SECONDS = 30.0
+"""How long a transaction is retried while the database is busy (a serialisation failure, a deadlock) or
+unreachable (a restart) before it fails with a ``SessionError``."""
+
+CONNECT_SECONDS = 5.0
+"""How long opening a store waits for its database to accept connections."""
+
+_RETRY_CLASSES = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected, pg_errors.LockNotAvailable,
+                  psycopg.OperationalError, PoolTimeout)
+"""Errors after which the same transaction, run again, may succeed (``OperationalError`` covers a lost
+connection and a server shutting down)."""
+
+_NO_RETRY_STATES = ("28", "3D", "42")
+"""SQLSTATE classes never retried: bad credentials, an unknown database, an error in the SQL."""
+
+_UNREACHABLE = ("connection refused", "could not connect", "starting up", "shutting down", "timeout expired",
+                "server closed the connection", "no such file or directory", "too many clients", "in recovery")
+"""What a failed connection attempt says when the server is down or restarting (libpq gives such failures no
+SQLSTATE): opening the store waits for these, and gives up at once on any other (a wrong password, an unknown
+database)."""
+
+_UNIQUE_RETRIES = 3
+"""A unique violation (two processes inserting one session at once) is retried this often: the next attempt
+sees the other's row and answers as the store does for an existing row."""
+
+
+class _CommitLost(Exception):
+    """A write's COMMIT met a broken connection: whether the server kept it is unknown, so it is not retried."""
+
+    def __init__(self, cause: psycopg.Error) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+@lru_cache(maxsize=512)
+def pg_sql(sql: str) -> str:
+    """The store's SQL with psycopg's placeholders: ``%`` doubled, ``?`` as ``%s`` (no statement of the store
+    has a ``?`` or ``%`` inside a string literal)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class PgConnection:
+    """A psycopg connection inside a transaction, taking the store's ``?`` placeholders."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Cursor:
+        """Run one statement; its rows are read from the returned cursor."""
+        return self.conn.execute(pg_sql(sql), parameters)
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> None:
+        """Run one statement once per row (psycopg pipelines them: one round trip, not one per row)."""
+        rows = list(parameters)
+        if rows:
+            with self.conn.cursor() as cursor:
+                cursor.executemany(pg_sql(sql), rows)
+
+
+class PostgresDatabase:
+    """A PostgreSQL store: a pool of connections to the database the URL names; safe to share between threads."""
+
+    dialect: Literal["postgresql"] = "postgresql"
+
+    def __init__(self, location: PostgresURL, *, min_size: int = POOL_MIN, max_size: int = POOL_MAX) -> None:
+        self.location = location
+        self._local = threading.local()
+        self._first_connection()
+        self.pool = ConnectionPool(location.url, min_size=min_size, max_size=max_size, open=True,
+                                   kwargs={"autocommit": True}, check=ConnectionPool.check_connection,
+                                   name="igg-store", timeout=CONNECT_SECONDS)
+
+    def _first_connection(self) -> None:
+        """Migrate the schema over one connection of its own: a wrong URL or a database that is down fails here,
+        with the driver's reason (the pool would only time out)."""
+        deadline = time.monotonic() + CONNECT_SECONDS
+        delay = 0.1
+        while True:
+            try:
+                with psycopg.connect(self.location.url, autocommit=True, connect_timeout=int(CONNECT_SECONDS)) as conn:
+                    self._transaction(conn, "BEGIN", lambda c: migrate(c, self.dialect, str(self.location)))
+                return
+            except psycopg.Error as exc:
+                down = any(words in str(exc).lower() for words in _UNREACHABLE)
+                if not (down and self._retryable(exc)) or time.monotonic() > deadline:
+                    raise SessionRefused(f"cannot open the PostgreSQL store {self.location}: "
+                                         f"{self._message(exc)}") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Every write and read of this thread inside the block in ONE transaction on one connection (all of it
+        or none is kept: a process killed inside it leaves nothing); not retried: a failure fails the block
+        with a ``SessionError``."""
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        try:
+            with self.pool.connection() as conn:
+                conn.execute("BEGIN")
+                self._local.conn = PgConnection(conn)
+                try:
+                    yield
+                except BaseException:
+                    if not conn.closed:
+                        conn.execute("ROLLBACK")
+                    raise
+                finally:
+                    self._local.conn = None
+                conn.execute("COMMIT")
+        except psycopg.Error as exc:
+            raise SessionError(f"store {self.location}: {self._message(exc)}") from None
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work(conn)`` in one write transaction, retried while the database is busy or unreachable."""
+        return self._inside(work) if getattr(self._local, "conn", None) is not None else self._retry("BEGIN", work)
+
+    def read(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work(conn)`` in one read-only transaction (a consistent view), retried the same way."""
+        if getattr(self._local, "conn", None) is not None:
+            return self._inside(work)
+        return self._retry("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+
+    def _inside(self, work: Callable[[Connection], T]) -> T:
+        """``work`` in this thread's ``atomic`` transaction."""
+        conn: PgConnection = self._local.conn
+        try:
+            return work(conn)
+        except psycopg.Error as exc:
+            raise SessionError(f"store {self.location}: {self._message(exc)}") from None
+
+    def close(self) -> None:
+        """Close the pool and its connections."""
+        self.pool.close()
+
+    # ---- transactions --------------------------------------------------------------------------------
+    def _transaction(self, conn: psycopg.Connection[Any], begin: str, work: Callable[[Connection], T]) -> T:
+        conn.execute(begin)
+        try:
+            result = work(PgConnection(conn))
+        except BaseException:
+            if not conn.closed:
+                try:
+                    conn.execute("ROLLBACK")
+                except psycopg.Error:
+                    pass  # the connection broke: the server rolled the transaction back
+            raise
+        try:
+            conn.execute("COMMIT")
+        except psycopg.OperationalError as exc:
+            if begin == "BEGIN":  # a write: the server may have committed it before the connection broke
+                raise _CommitLost(exc) from None
+            raise
+        return result
+
+    def _retry(self, begin: str, work: Callable[[Connection], T]) -> T:
+        deadline = time.monotonic() + RETRY_SECONDS
+        delay, unique = 0.005, 0
+        while True:
+            try:
+                with self.pool.connection() as conn:
+                    return self._transaction(conn, begin, work)
+            except _CommitLost as lost:  # never run twice: a step might be stored twice
+                raise SessionError(f"store {self.location}: the connection broke while a write was committing "
+                                   f"({self._message(lost.cause)}); it may or may not have been kept: read the "
+                                   "session again before repeating it") from None
+            except pg_errors.UniqueViolation as exc:
+                unique += 1
+                if unique > _UNIQUE_RETRIES:
+                    raise SessionError(f"store {self.location}: {self._message(exc)}") from None
+            except psycopg.Error as exc:
+                if not self._retryable(exc):
+                    raise SessionError(f"store {self.location}: {self._message(exc)}") from None
+                if time.monotonic() > deadline:
+                    raise SessionError(f"store {self.location} stayed busy or unreachable for {RETRY_SECONDS:.0f} s:"
+                                       f" {self._message(exc)}") from None
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 0.5)
+
+    def _retryable(self, exc: psycopg.Error) -> bool:
+        state = exc.sqlstate or ""
+        return isinstance(exc, _RETRY_CLASSES) and not state.startswith(_NO_RETRY_STATES)
+
+    def _message(self, exc: BaseException) -> str:
+        """The driver's message, first line, without the URL's password should it quote it."""
+        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        password = self.location.password
+        return text.replace(password, "***") if password else text

@@ -1,0 +1,68 @@
+"""The database seam under the session store: what its SQL runs on, whichever database holds the store.
+
+The store's statements are written once, with ``?`` placeholders and SQL both SQLite and PostgreSQL read (no
+``INSERT OR REPLACE``, no JSON functions). A ``Database`` runs ``work(conn)`` in one write or read transaction;
+``conn`` is a ``Connection``: an ``sqlite3.Connection`` for an SQLite file (``igg.store.db``), an adapter over
+psycopg that turns ``?`` into ``%s`` for PostgreSQL (``igg.store.postgres``). ``open_database`` in
+``igg.store.backends`` picks one from the store's location.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Literal, Protocol, TypeVar
+
+from igg.store.location import StoreLocation
+
+T = TypeVar("T")
+
+Dialect = Literal["sqlite", "postgresql"]
+"""Which database runs the SQL: ``sqlite`` (a file, ``igg.store.db``) or ``postgresql`` (``igg.store.postgres``)."""
+
+
+class Cursor(Protocol):
+    """The rows of one statement."""
+
+    def fetchone(self) -> Any:
+        """The next row (a tuple), or None."""
+
+    def fetchall(self) -> list[Any]:
+        """The remaining rows."""
+
+    def __iter__(self) -> Iterator[Any]:
+        """The remaining rows, one by one."""
+
+
+class Connection(Protocol):
+    """A connection inside one transaction: statements with ``?`` placeholders."""
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Cursor:
+        """Run one statement."""
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> Any:
+        """Run one statement once per row of parameters."""
+
+
+class Database(Protocol):
+    """The store's database: short transactions, retried while the database is busy or briefly unreachable."""
+
+    @property
+    def dialect(self) -> Dialect:
+        """Which database this is."""
+
+    @property
+    def location(self) -> StoreLocation:
+        """Where the store is (a file, or a URL whose text hides its password)."""
+
+    def atomic(self) -> AbstractContextManager[None]:
+        """This thread's writes and reads inside the block in ONE transaction (a whole session copied in)."""
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work(conn)`` in one write transaction."""
+
+    def read(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work(conn)`` in one read transaction (a consistent view)."""
+
+    def close(self) -> None:
+        """Close the database's connections."""
