@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 
 from igg.agents.code import CodeAgent
-from igg.codemap.cache import FactsCache, cache_path
+from igg.codemap.cache import FactsCache
 from igg.codemap.model import SITE_CAP, site_properties
 from igg.codemap.update import update_map
 from igg.codemap.walk import walk
 from igg.service import map_code
 from igg.store import SessionStore
+from igg.store.location import sidecar_path
 from tests.codegraph import CODE_FIXTURES, code_request, drive
 from tests.javaoracle import javac_missing
 from tests.sitesoracle import SitedEdge, java_mismatches, javap_call_lines, python_mismatches, sited_edges
@@ -175,7 +176,7 @@ def test_an_update_after_lines_inserted_above_an_import_and_a_call_moves_their_s
     root = tmp_path / "tree"
     shutil.copytree(CODE_FIXTURES / tree, root)
     store = tmp_path / "s.db"
-    cache = FactsCache(cache_path(store))  # the facts an update reads of the files it does not parse again
+    cache = FactsCache(sidecar_path(store, ".codefacts"))  # the facts an update reads of the files it does not parse again
     try:
         map_code([root], agent="code", jobs=1, store=store, session_id="m", cache=cache)
     finally:
