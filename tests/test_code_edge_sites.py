@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from igg.agents.code import CodeAgent
 from igg.codemap.cache import FactsCache
+from igg.codemap.columns import Columns
 from igg.codemap.model import SITE_CAP, site_properties
 from igg.codemap.update import update_map
 from igg.codemap.walk import walk
@@ -361,3 +364,14 @@ def test_the_rules_graph_of_a_tree_locates_each_edge_at_the_site_the_maps_edge_c
         assert located(stored) == located(fresh)
         assert len(located(fresh)) > (10 if root != nested else 0)
     assert ("CALLS", "m.g", "m.f", "m.py", 7) in located(fresh)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab \té€😀\n"), max_size=40))
+def test_a_columns_byte_offset_is_the_character_column_on_every_line(text: str) -> None:
+    """``Columns`` (the ASCII shortcut and the decoding path alike) turns each character's UTF-8 byte offset in
+    its line into its 1-based character column."""
+    columns = Columns(text)
+    for number, line in enumerate(text.split("\n"), start=1):
+        for i in range(len(line) + 1):
+            assert columns(number, len(line[:i].encode("utf-8"))) == i + 1

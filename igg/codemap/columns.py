@@ -10,25 +10,28 @@ from typing import Any
 class Columns:
     """The 1-based character column of a byte offset in one line of one file's text."""
 
-    __slots__ = ("_lines", "_text")
+    __slots__ = ("_lines",)
 
     def __init__(self, text: str) -> None:
-        self._text: str | None = None if text.isascii() else text
-        self._lines: list[bytes] | None = None
+        # an ASCII file (most) needs nothing; another is split into its lines' bytes once
+        self._lines: list[bytes] | None = (None if text.isascii()
+                                           else text.encode("utf-8", "surrogatepass").split(b"\n"))
 
     def __call__(self, line: int, offset: int) -> int:
         """The column of byte ``offset`` (0-based) in line ``line`` (1-based)."""
-        if self._text is None or offset <= 0:
+        lines = self._lines
+        if lines is None or offset <= 0 or not 0 < line <= len(lines):
             return offset + 1
-        if self._lines is None:
-            self._lines = self._text.encode("utf-8", "surrogatepass").split(b"\n")
-        if not 0 < line <= len(self._lines):
+        raw = lines[line - 1]
+        if raw.isascii():
             return offset + 1
-        return len(self._lines[line - 1][:offset].decode("utf-8", "surrogatepass")) + 1
+        return len(raw[:offset].decode("utf-8", "surrogatepass")) + 1
 
     def at(self, node: Any) -> tuple[int, int]:
         """(line, column) where a tree-sitter node starts, both 1-based."""
         row, offset = node.start_point
+        if self._lines is None:
+            return row + 1, offset + 1
         return row + 1, self(row + 1, offset)
 
 
