@@ -231,13 +231,19 @@ class _Linking:
         source = callable_key(c, f.package)
         owner = index.types.get(c.owner) if c.owner else None
         seen: set[Relation] = set()
+        append, sites = plan.relations.append, plan.sites
 
-        def add(r: Relation) -> None:
+        def add(r: Relation) -> None:  # calls, instantiations, tables: all sited (``_site`` inlined: the hot path)
             if r.target != r.source:
                 if r not in seen:
                     seen.add(r)
-                    plan.relations.append(r)
-                _site(plan, r)
+                    append(r)
+                if r.line:
+                    found = sites.get(r)
+                    if found is None:
+                        sites[r] = [(r.line, r.column)]
+                    else:
+                        found.append((r.line, r.column))
 
         def class_level(target_type: str | None, line: int, column: int = 0) -> None:
             if owner is not None and target_type is not None and target_type != owner.qualified:

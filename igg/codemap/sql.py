@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from igg.codemap.facts import SqlRef
@@ -162,6 +163,17 @@ def tables_in(text: str, line: int = 0, column: int = 0) -> list[SqlRef]:
             for table, op, statement in found]
 
 
+def tables_at(text: str, where: Callable[[], tuple[int, int]]) -> list[SqlRef]:
+    """``tables_in`` of ``text``, each table at the site ``where()`` gives: (line, column) of the string, asked
+    only when the text is SQL (most strings are not)."""
+    found = tables_in(text)
+    if found:
+        line, column = where()
+        for ref in found:
+            ref.line, ref.column = line, column
+    return found
+
+
 @functools.lru_cache(maxsize=4096)
 def _tables(text: str) -> tuple[tuple[str, str, str], ...]:
     """(table, op, statement) of a candidate string; cached, as code repeats its queries."""
@@ -203,4 +215,4 @@ def _position(lowered: str, table: Any) -> int:
     return at if at >= 0 else len(lowered)
 
 
-__all__ = ["tables_in"]
+__all__ = ["tables_at", "tables_in"]

@@ -157,11 +157,8 @@ class SchemaFit:
             sites: dict[tuple[str, str, str], list[Site]] = {}
             edge_label, lift = self.edge_label, self.lift
             for plan in self.model.files:
-                path, stated = plan.path, plan.sites
-                for r in plan.relations:
-                    where = stated.get(r)
-                    if not where:
-                        continue
+                path = plan.path
+                for r, where in plan.sites.items():  # each relation of the file once, with its sites
                     for rel in (r, self.lifted(r)) if lift else (r,):
                         if rel is None or rel.source == rel.target:
                             continue

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.go.scope import Scope, base_type, bound, node_text, scope_node
-from igg.codemap.sql import tables_in
+from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
 
 _text = node_text
@@ -228,7 +228,7 @@ class _Analyzer:
                 self.package_var(names, spec.child_by_field_name("type"), values)
             for n, v in zip(names, values, strict=False):
                 if v.type in ("interpreted_string_literal", "raw_string_literal"):
-                    refs = tables_in(_string(v), *self.at(v))
+                    refs = tables_at(_string(v), partial(self.at, v))
                     if refs:
                         self.sql_names[_text(n)] = refs
 
@@ -307,7 +307,7 @@ class _Analyzer:
         for string in sorted(captures.get("string", ()), key=lambda n: (n.start_byte, n.end_byte)):
             span = self._at(starts, string.start_byte)
             if span is not None and string.end_byte - string.start_byte >= 10:
-                span[2].sql.extend(tables_in(_string(string), *self.at(string)))
+                span[2].sql.extend(tables_at(_string(string), partial(self.at, string)))
         if self.sql_names:
             self._named_sql(root, starts, declared)
 

@@ -10,7 +10,7 @@ included) and in the constants of the file.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from igg.codemap.columns import Columns
@@ -36,7 +36,7 @@ from igg.codemap.java.syntax import (
     type_text,
     written_args,
 )
-from igg.codemap.sql import tables_in
+from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -115,7 +115,7 @@ class _Analyzer:
                 for decl in member.children_by_field_name("declarator"):
                     value = decl.child_by_field_name("value")
                     text = string_value(value) if value is not None else None
-                    sql = tables_in(text, *self.at(value)) if text else []
+                    sql = tables_at(text, partial(self.at, value)) if text else []
                     if sql:
                         self.constants[text_of(decl.child_by_field_name("name"))] = sql
             elif member.type in _TYPE_NODES:
@@ -325,7 +325,7 @@ class _Analyzer:
             elif kind in ("string_literal", "text_block", "binary_expression"):
                 text = string_value(node, self.strings)
                 if text is not None:
-                    decl.sql.extend(tables_in(text, *self.at(node)))
+                    decl.sql.extend(tables_at(text, partial(self.at, node)))
                     # the literal parts of a concatenation are not statements of their own; calls in it are
                     stack.extend(reversed(operands(node)))
                     continue

@@ -14,7 +14,7 @@ import ast
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.codemap.sql import tables_in
+from igg.codemap.sql import tables_at
 
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
 _INTERFACE_BASES = {"Protocol"}
@@ -157,7 +157,7 @@ def _sql_of(node: ast.AST, columns: Columns) -> list[SqlRef]:
     if not text:
         return []
     line = getattr(node, "lineno", 0)
-    return tables_in(text, line, columns(line, getattr(node, "col_offset", 0)) if line else 0)
+    return tables_at(text, lambda: (line, columns(line, getattr(node, "col_offset", 0)) if line else 0))
 
 
 class _Analyzer:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, TypeDecl
-from igg.codemap.sql import tables_in
+from igg.codemap.sql import tables_at
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
 Span = tuple[int, int, CallableDecl, TypeDecl | None, dict[str, str]]
@@ -158,7 +159,7 @@ class Bodies:
         if len(raw) < 8:
             return
         body = _HOLE.sub("{hole}", raw[1:-1]) if string.type == "template_string" else raw[1:-1]
-        span[2].sql.extend(tables_in(body, *self.at(string)))
+        span[2].sql.extend(tables_at(body, partial(self.at, string)))
 
 
 _HOLE = re.compile(r"\$\{[^{}]*\}")
