@@ -25,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_code_tree import generate  # noqa: E402
 
-from igg.codemap.cache import FactsCache, cache_path  # noqa: E402
+from igg.codemap.cache import FactsCache  # noqa: E402
 from igg.service import check, map_code  # noqa: E402
+from igg.store.location import sidecar_path  # noqa: E402
 
 RULES = """
 [[rules]]
@@ -82,7 +83,7 @@ def main() -> int:
         fresh, warm, cold = [], [], []
         for i in range(args.repeat):
             store = Path(tmp) / f"store-{i}.sqlite"
-            cache = FactsCache(cache_path(store))
+            cache = FactsCache(sidecar_path(Path(store), ".codefacts"))
             fresh.append(timed(lambda: map_code([tree], store=store, cache=cache)))  # noqa: B023
             cache.close()
             warm.append(timed(lambda: check([tree], rules=rules, store=store, since="HEAD~1",  # noqa: B023

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_code_tree import generate  # noqa: E402
 
 from igg.act.apply import collector_paused  # noqa: E402
-from igg.codemap.cache import FactsCache, cache_path  # noqa: E402
+from igg.codemap.cache import FactsCache  # noqa: E402
 from igg.codemap.go.analyze import parse as parse_go  # noqa: E402
 from igg.codemap.java.analyze import parser  # noqa: E402
 from igg.codemap.link import link  # noqa: E402
@@ -55,6 +55,7 @@ from igg.codemap.walk import walk  # noqa: E402
 from igg.engine.loop import run  # noqa: E402
 from igg.record.logs import configure_logging  # noqa: E402
 from igg.service import map_code  # noqa: E402
+from igg.store.location import sidecar_path  # noqa: E402
 
 
 def cpu() -> float:
@@ -214,7 +215,7 @@ def go_tree(root: Path, copies: int) -> Path:
 def bench_update(root: Path, jobs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "s.db"
-        cache = FactsCache(cache_path(store))
+        cache = FactsCache(sidecar_path(Path(store), ".codefacts"))
         started, used = time.perf_counter(), cpu()
         map_code([root], agent="code", jobs=jobs, store=store, session_id="bench", cache=cache)
         fresh, fresh_cpu = time.perf_counter() - started, cpu() - used

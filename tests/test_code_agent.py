@@ -52,7 +52,10 @@ def test_edges_wait_for_their_targets_instead_of_failing():
                and a["from"].get("name") == "AdminUser"]
     assert extends == [{"type": "ADD_EDGE", "label": "EXTENDS",
                         "from": {"label": "Class", "package": "com.acme.model", "name": "AdminUser"},
-                        "to": {"label": "Class", "package": "com.acme.model", "name": "User"}}]
+                        "to": {"label": "Class", "package": "com.acme.model", "name": "User"},
+                        "properties": {"file": "src/main/java/com/acme/model/AdminUser.java", "line": 3, "column": 1,
+                                       "sites": ["src/main/java/com/acme/model/AdminUser.java:3:1"],
+                                       "site_count": 1}}]
 
 
 def _reject_methods_named(name: str, code: ErrorCode):

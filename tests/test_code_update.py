@@ -33,12 +33,13 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def graph_of(store: Path, session_id: str) -> tuple[dict[tuple[str, Any], dict[str, Any]], set[tuple[Any, ...]]]:
-    """Nodes by (type, identity) with their properties, and edges by their endpoints' identities."""
+    """Nodes by (type, identity) with their properties, and edges by their endpoints' identities with their
+    properties (their sites)."""
     _, state, _ = SessionStore(store).load_state(session_id)
     key = {n: (state.node_type(n), state.identity(state.node_type(n), state.node_properties(n)))
            for n in state.graph.nodes}
     nodes = {key[n]: state.node_properties(n) for n in state.graph.nodes}
-    edges = {(d["type"], key[u], key[v]) for _, u, v, d in state.edges()}
+    edges = {(d["type"], key[u], key[v], json.dumps(d["properties"], sort_keys=True)) for _, u, v, d in state.edges()}
     return nodes, edges
 
 

@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 
 import igg.codemap.update as update_module
-from igg.codemap.cache import FactsCache, cache_path
+from igg.codemap.cache import FactsCache
 from igg.codemap.update import update_map
 from igg.service import map_code
 from igg.store import SessionStore
 from igg.store.codec import canonical
+from igg.store.location import sidecar_path
 from tests.codegraph import CODE_FIXTURES
 from tests.test_code_update import graph_of
 
@@ -97,7 +98,7 @@ def mapped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = base / "tree"
     shutil.copytree(CODE_FIXTURES / "python", root / "py")
     shutil.copytree(CODE_FIXTURES / "java", root / "java")
-    cache = FactsCache(cache_path(base / "s.db"))
+    cache = FactsCache(sidecar_path(base / "s.db", ".codefacts"))
     try:
         result, _ = map_code([root], agent="code", jobs=1, store=base / "s.db", session_id="m", cache=cache)
     finally:
@@ -148,14 +149,14 @@ def test_an_update_with_nothing_changed_links_nothing_and_changes_nothing(mapped
     result = update_map([tree], store, session_id="m", jobs=1)
     assert (result.files["reparsed"], result.files["relinked"]) == (0, 0)
     assert {k: v for k, v in result.graph.items() if k not in ("nodes", "edges")} == dict.fromkeys(
-        ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed"), 0)
+        ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed", "edges_changed"), 0)
 
 
 def test_facts_of_unchanged_files_missing_from_the_cache_mean_a_full_link(mapped: Path, tmp_path: Path) -> None:
     """A cache cleared (or written by an IGG whose analyzers differ) leaves nothing to trust: every file is
     parsed and linked again."""
     tree, store = _copy(mapped, tmp_path / "nocache")
-    cache_path(store).unlink()
+    sidecar_path(store, ".codefacts").unlink()
     EDITS[0][1](tree)
     result = update_map([tree], store, session_id="m", jobs=1)
     assert result.files["reparsed"] == result.files["read"] == result.files["relinked"]

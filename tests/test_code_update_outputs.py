@@ -26,7 +26,8 @@ def _graph(document: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     """Nodes (type and properties) and edges (between those) of an IGG JSON document; element ids aside, as
     an update numbers the elements it adds after the existing ones."""
     key = {n["id"]: (n["type"], json.dumps(n["properties"], sort_keys=True)) for n in document["nodes"]}
-    return sorted(key.values()), sorted((key[e["from"]], e["type"], key[e["to"]]) for e in document["edges"])
+    return sorted(key.values()), sorted((key[e["from"]], e["type"], key[e["to"]],
+                                         json.dumps(e.get("properties", {}), sort_keys=True)) for e in document["edges"])
 
 
 def test_update_writes_the_exports_and_the_output_directory_a_fresh_map_writes(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ PLAIN_NAMES = ["AuthService", "AuthServices", "UserRepo", "UserRepository", "Bil
 LABELS = ["Class", "Interface", "Method", "Typed", "Klass"]
 EDGE_LABELS = ["CALLS", "IMPLEMENTS", "WEIGHED", "CALLZ"]
 VALUES = st.one_of(st.sampled_from(["p", "q", "", " padded ", "x" * 40]), st.integers(-3, 3), st.booleans(),
-                   st.just(1.5), st.just(["a", "b"]))
+                   st.just(1.5), st.just(["a", "b"]), st.just(["a", "x" * 40]), st.just(["a", 1]), st.just([]))
 EXTRA_KEYS = st.sampled_from(["doc", "lines", "size", "bad key!", "weight", "package"])
 
 

@@ -8,7 +8,8 @@ it whole, or nothing when any element breaks a rule (each problem named). Its mu
 journal like any action's, so undo, replay, diff and explain see the update as any other step.
 
 Order of application (ids follow it, so an update gives the ids a fresh map gives): nodes removed, properties
-set, nodes added, then the edges removed and the edges added in sorted order of their resolved ends.
+set, nodes added, then the edges removed, the edges given other properties (as ``UPDATE_EDGE`` does: re-added
+under their id, provenance stamped ``updated``), and the edges added in sorted order of their resolved ends.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from igg.errors import Problem
 NodeRef = str | int
 """An existing node's id (``str``), or the index of a node in ``Difference.add_nodes`` (``int``)."""
 
-COUNTS = ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed")
+COUNTS = ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed", "edges_changed")
 """What a difference counts."""
 
 
@@ -42,12 +43,18 @@ class Difference:
     """Edge ids to delete (of nodes that stay)."""
     add_edges: list[tuple[NodeRef, str, NodeRef]] = field(default_factory=list)
     """(source, edge type, target); added in sorted order of their resolved (source id, type, target id)."""
+    edge_properties: dict[tuple[NodeRef, str, NodeRef], dict[str, Any]] = field(default_factory=dict)
+    """The properties of the added edges that have any, by their ``add_edges`` entry (a code map's edges carry
+    their sites: ``igg.codemap.model.site_properties``)."""
+    set_edge_properties: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """(edge id, its properties whole) for edges that stay with other properties (a call moved to another
+    line), applied as ``UPDATE_EDGE`` applies."""
     sources: list[NodeRef] = field(default_factory=list)
     """Informational: the nodes whose outgoing edges the difference sets (not applied)."""
 
     def __bool__(self) -> bool:
         return bool(self.remove_nodes or self.set_properties or self.add_nodes or self.remove_edges
-                    or self.add_edges)
+                    or self.add_edges or self.set_edge_properties)
 
 
 def check_difference(ctx: CheckContext, diff: Difference) -> list[Problem]:
@@ -87,6 +94,15 @@ def check_difference(ctx: CheckContext, diff: Difference) -> list[Problem]:
             problems.append(Problem(f"remove_edges[{i}]", f"edge {edge!r} is not in the graph"))
     for i, (source, label, target) in enumerate(diff.add_edges):
         problems.extend(_edge_problems(ctx, diff, f"add_edges[{i}]", source, label, target))
+        if (typed := check_typed(ctx, label, diff.edge_properties.get((source, label, target), {}))) is not None:
+            problems.append(Problem(f"add_edges[{i}]", typed[1]))
+    removed_edges = set(diff.remove_edges)
+    for i, (edge, props) in enumerate(diff.set_edge_properties):
+        where = f"set_edge_properties[{i}]"
+        if not state.has_edge(edge) or edge in removed_edges or any(end in gone for end in state.edge_ends(edge)[:2]):
+            problems.append(Problem(where, f"edge {edge!r} is not in the graph"))
+        elif (typed := check_typed(ctx, state.edge_ends(edge)[2]["type"], props)) is not None:
+            problems.append(Problem(where, typed[1]))
     nodes = state.node_count - len(gone) + len(diff.add_nodes)
     limits = ctx.limits
     if nodes > limits.max_nodes:
@@ -135,9 +151,16 @@ def apply_difference(ctx: CheckContext, diff: Difference) -> tuple[dict[str, int
     for edge in diff.remove_edges:
         state.delete_edge(edge)
     counts["edges_removed"] = len(diff.remove_edges)
-    resolved = sorted((_id(s, new_ids), label, _id(t, new_ids)) for s, label, t in diff.add_edges)
-    for source, label, target in resolved:
-        state.add_edge(source, label, target, {})
+    for edge, props in diff.set_edge_properties:
+        source, target, data = state.edge_ends(edge)
+        state.delete_edge(edge)
+        state.add_edge(source, data["type"], target, dict(props), edge, {**data["provenance"], "updated": state.iteration})
+    counts["edges_changed"] = len(diff.set_edge_properties)
+    props_of = diff.edge_properties
+    resolved = sorted(((_id(s, new_ids), label, _id(t, new_ids), props_of.get((s, label, t), {}))
+                       for s, label, t in diff.add_edges), key=lambda e: e[:3])
+    for source, label, target, props in resolved:
+        state.add_edge(source, label, target, dict(props))
     counts["edges_added"] = len(resolved)
     ctx.deletions += len(diff.remove_nodes) + len(diff.remove_edges)
     return counts, []

@@ -11,7 +11,8 @@ name their node type and exactly its identity keys (what static agents send) res
 identity index, and an edge pattern is looked up once per (type, source type, target type).
 
 The fast checks only ever *accept*: an action that any of them cannot accept outright (an unknown type, a
-value to normalise or of another kind than a short string, an integer or a boolean, a reference that is not
+value to normalise or of another kind than a short string, an integer, a boolean or a short list of short
+strings (a code map's edge ``sites``), a reference that is not
 exact, a missing node, a duplicate, a forbidden pattern, a limit reached) goes through the general path (the
 ``general`` function the actor hands in: its rule chain) on its own, so its verdict, code and message are
 exactly the rule chain's. The actor takes the fast path only when its checks for both action classes are the
@@ -119,7 +120,8 @@ class _Adds:
         return True
 
     def plain(self, props: dict[str, Any]) -> bool:
-        """Valid keys, and values every property rule accepts (short strings, integers, booleans)."""
+        """Valid keys, and values every property rule accepts (short strings, integers, booleans, and short lists
+        of short strings)."""
         if len(props) > self.max_properties:
             return False
         good_keys, max_length = self.good_keys, self.max_length
@@ -129,7 +131,11 @@ class _Adds:
                     return False
                 good_keys.add(key)
             cls = value.__class__
-            if not (cls is str and len(value) <= max_length or cls is int or cls is bool):
+            if cls is list and len(value) <= max_length:
+                for item in value:
+                    if item.__class__ is not str or len(item) > max_length:
+                        return False
+            elif not (cls is str and len(value) <= max_length or cls is int or cls is bool):
                 return False
         return True
 

@@ -5,9 +5,10 @@ relies on the same): ``model_graph`` builds the rules' view straight from it, wi
 ``igg check PATH`` costs a walk, the parse of what the facts cache lacks, and a link.
 ``tests/test_rules_graph.py`` pins it to the graph ``igg map-code`` builds.
 
-Edges in the graph carry no line; the statements behind them are in the facts. ``state_lines`` locates the
-edges of a ``GraphState`` from the model of the same sources; ``session_depgraph`` does it for a stored session
-by reading the facts of its files again (from the facts cache beside the store, else by parsing the files its
+A map's edges carry their sites (``file``, ``line``: ``igg.codemap.model.site_properties``), which the rules'
+graph reads as they are. A map made before edges had sites has none: ``state_lines`` locates the edges of such
+a ``GraphState`` from the model of the same sources; ``session_depgraph`` does it for a stored session by
+reading the facts of its files again (from the facts cache beside the store, else by parsing the files its
 request keeps).
 """
 
@@ -45,14 +46,17 @@ def _placed_relations(fit: SchemaFit) -> Iterator[tuple[str, Relation, str]]:
 
 
 def model_graph(model: CodeModel, schema: CompiledSchema) -> DepGraph:
-    """The rules' graph of the map ``model`` gives in ``schema``: its nodes and edges, each edge at the first
-    statement behind it."""
+    """The rules' graph of the map ``model`` gives in ``schema``: its nodes and edges, each edge at its first
+    site (in source order, as the map's edge has it)."""
     fit = SchemaFit(model, schema)
     graph = DepGraph()
     for key, placed in fit.placed.items():
         graph.add_node(make_node(key, placed.label, placed.properties))
+    sites = fit.edge_properties()  # the first site, as the map's edge carries it
     for path, rel, label in _placed_relations(fit):
-        graph.add_edge(Edge(rel.source, label, rel.target, file=path, line=rel.line or None))
+        first = sites.get((label, rel.source, rel.target))
+        graph.add_edge(Edge(rel.source, label, rel.target, file=first["file"] if first else path,
+                            line=first["line"] if first else rel.line or None))
     return graph
 
 
@@ -60,9 +64,12 @@ def state_lines(state: GraphState, model: CodeModel) -> Lines:
     """Locates the edges of ``state`` (a map of the sources ``model`` was linked from) at their statements."""
     fit = SchemaFit(model, state.schema)
     found: dict[EdgeKey, tuple[str, int]] = {}
+    sites = fit.edge_properties()
     for path, rel, label in _placed_relations(fit):
         a, b = fit.placed[rel.source], fit.placed[rel.target]
-        found.setdefault((label, (a.label, a.identity), (b.label, b.identity)), (path, rel.line))
+        first = sites.get((label, rel.source, rel.target))
+        found.setdefault((label, (a.label, a.identity), (b.label, b.identity)),
+                         (first["file"], first["line"]) if first else (path, rel.line))
     identities: dict[str, tuple[str, tuple[Any, ...]] | None] = {}
 
     def identity(node_id: str) -> tuple[str, tuple[Any, ...]] | None:
@@ -109,8 +116,11 @@ def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, Grap
 
 
 def located_graph(state: GraphState, context: str, cache: FactsCache | None = None) -> DepGraph:
-    """The rules' graph of ``state``, its edges located from the facts of the files in ``context`` (the
-    request's context of a map-code session; facts from ``cache`` when it knows them)."""
+    """The rules' graph of ``state``, its edges located by their own sites, or (a map made before edges had
+    sites) from the facts of the files in ``context`` (the request's context of a map-code session; facts from
+    ``cache`` when it knows them)."""
+    if all(d["type"] == "CONTAINS" or "line" in d["properties"] for _, _, _, d in state.edges()):
+        return from_state(state)  # every edge says where it comes from: nothing to parse
     modules = {p["path"]: p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))}
     sources = [SourceFile(f.path, f.text, modules[f.path]) for f in context_files(context) if f.path in modules]
     if not sources:

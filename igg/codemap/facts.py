@@ -36,6 +36,8 @@ class ImportRef:
     member: str | None = None
     """Java ``import static a.B.m;``: ``m`` (``target`` is the type ``a.B``); ``*`` for ``a.B.*``."""
     line: int = 0
+    column: int = 0
+    """1-based column where the import statement starts (0: not known), with ``line`` its site."""
 
 
 Expr = tuple[Any, ...]
@@ -75,6 +77,9 @@ class CallRef:
     args: tuple[Expr | None, ...] | None = None
     """Java: the argument expressions (typed by the linker to choose between overloads)."""
     line: int = 0
+    column: int = 0
+    """1-based column of the call's site (0: not known): where the called name stands (Java, TypeScript, Go: where
+    their compilers put the call), where the call expression starts (Python, as ``ast`` has it)."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -86,6 +91,8 @@ class SqlRef:
     statement: str
     """SELECT, INSERT, UPDATE, DELETE or MERGE."""
     line: int = 0
+    column: int = 0
+    """1-based column where the string literal (or the constant's name using it) starts (0: not known)."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -99,6 +106,8 @@ class CallableDecl:
     owner: str | None
     """Qualified name of the declaring type; None for a function."""
     line: int
+    column: int = 0
+    """1-based column where the declaration starts (0: not known)."""
     params: tuple[str | None, ...] = ()
     """Declared parameter types (None where not declared)."""
     static: bool = False
@@ -118,9 +127,12 @@ class CallableDecl:
     """Java: declared without a body (an interface's abstract method: a functional interface has one)."""
     explicit_init: bool = False
     """Java constructor: it starts with ``this(...)``/``super(...)`` (else ``super()`` is implicit)."""
+    body_site: tuple[int, int] = (0, 0)
+    """Java constructor: (line, column) where its body opens (``{``), the site javac gives an implicit
+    ``super()`` call ((0, 0): no body)."""
     calls: list[CallRef] = field(default_factory=list)
-    instantiates: list[tuple[str, int]] = field(default_factory=list)
-    """(type name as written, line) for ``new T(...)`` / ``T(...)``."""
+    instantiates: list[tuple[str, int, int]] = field(default_factory=list)
+    """(type name as written, line, column) for ``new T(...)`` / ``T(...)``: where the expression starts."""
     sql: list[SqlRef] = field(default_factory=list)
 
 
@@ -133,6 +145,8 @@ class TypeDecl:
     """Name inside its package/module, dotted for nested types."""
     package: str
     line: int
+    column: int = 0
+    """1-based column where the declaration starts (0: not known): the site of its EXTENDS/IMPLEMENTS."""
     extends: list[str] = field(default_factory=list)
     """Supertypes as written (Java ``extends``; Python bases)."""
     implements: list[str] = field(default_factory=list)
@@ -196,7 +210,7 @@ def without_bodies(f: FileFacts) -> FileFacts:
     return replace(f, callables=[replace(c, calls=[], instantiates=[]) for c in f.callables])
 
 
-_NOT_NAMES = frozenset({"line", "lines", "sha", "error", "error_line", "names", "statement", "path"})
+_NOT_NAMES = frozenset({"line", "column", "body_site", "lines", "sha", "error", "error_line", "names", "statement", "path"})
 
 
 def mentioned_names(f: FileFacts) -> str:

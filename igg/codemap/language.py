@@ -111,7 +111,7 @@ class Linker(Protocol):
         ...
 
     def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int], None]) -> None:
+                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
         """Relations of a callable beyond its calls, instantiations and SQL (Java: a constructor's implicit
         ``super()``)."""
         ...

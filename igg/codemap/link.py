@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from igg.codemap import language as languages
 from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.index import ClassLevel, Index, callable_key, type_key
-from igg.codemap.model import CodeModel, FilePlan, Relation, Symbol
+from igg.codemap.model import SITED, CodeModel, FilePlan, Relation, Symbol
 
 if TYPE_CHECKING:
     from igg.codemap.language import Linker
@@ -67,6 +67,26 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
 
 def _discard(_: Relation) -> None:
     """Where the relations of a file linked for its symbols only go."""
+
+
+def _site(plan: FilePlan, r: Relation) -> None:
+    """Keep where the file states ``r`` (every statement of it, also those of a relation already stated)."""
+    if r.line and r.label in SITED:
+        sites = plan.sites.get(r)
+        if sites is None:
+            plan.sites[r] = [(r.line, r.column)]
+        else:
+            sites.append((r.line, r.column))
+
+
+def _stating(plan: FilePlan) -> Callable[[Relation], None]:
+    """Where the relations of a file linked in full go: its plan, with their sites."""
+    append = plan.relations.append
+
+    def rel(r: Relation) -> None:
+        append(r)
+        _site(plan, r)
+    return rel
 
 
 class _Linking:
@@ -116,7 +136,7 @@ class _Linking:
         plan = FilePlan(path=f.path, language=f.language, error=f.error)
         self.plans.append(plan)
         linker = self.linkers[f.language]
-        rel = plan.relations.append if full else _discard
+        rel = _stating(plan) if full else _discard
         module = self.declare(plan, f"module:{f.path}", "Module",
                               {"name": f.module, "path": f.path, "language": f.language, "lines": f.lines,
                                **({"sha": f.sha} if f.sha else {})})
@@ -134,7 +154,7 @@ class _Linking:
             return
         for c in f.callables:
             self._callable(f, c, plan)
-        linker.file_relations(f, plan.relations.append)
+        linker.file_relations(f, rel)
 
     def _declarations(self, f: FileFacts, plan: FilePlan, module: str, rel: Callable[[Relation], None]) -> None:
         """Types, then members: a member's edges may point at any type of the file."""
@@ -160,14 +180,17 @@ class _Linking:
         """The file's IMPORTS and IMPORTS_SYMBOL relations, as its language reads them (``symbols_only``: just
         the external packages they name)."""
         seen: set[Relation] = set()
-        line = 0
-        """The line of the import statement being resolved (its relations carry it)."""
+        line = column = 0
+        """Where the import statement being resolved starts (its relations carry it)."""
 
         def add(label: str, target: str) -> None:
-            r = Relation(label, module, target, line)
-            if target != module and r not in seen and not symbols_only:
+            if target == module or symbols_only:
+                return
+            r = Relation(label, module, target, line, column)
+            if r not in seen:
                 seen.add(r)
                 plan.relations.append(r)
+            _site(plan, r)
 
         sep = languages.get(f.language).package_separator
 
@@ -176,7 +199,7 @@ class _Linking:
 
         linker = self.linkers[f.language]
         for i in f.imports:
-            line = i.line
+            line, column = i.line, i.column
             linker.import_relations(f, i, add, package, self.external, symbols_only)
 
     def _supertypes(self, f: FileFacts, rel: Callable[[Relation], None]) -> None:
@@ -192,13 +215,13 @@ class _Linking:
                     continue
                 target_kind = index.types[q].kind
                 label = "EXTENDS" if t.kind == "interface" or target_kind != "interface" else "IMPLEMENTS"
-                rel(Relation(label, type_key(t.qualified), type_key(q), t.line))
+                rel(Relation(label, type_key(t.qualified), type_key(q), t.line, t.column))
             for name in t.implements:
                 q = index.resolve_type(name, f, ctx)
                 if q is None:
                     external.append(name)
                 else:
-                    rel(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line))
+                    rel(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line, t.column))
             if external:
                 self.symbols[type_key(t.qualified)].properties["external_supertypes"] = external
 
@@ -208,32 +231,41 @@ class _Linking:
         source = callable_key(c, f.package)
         owner = index.types.get(c.owner) if c.owner else None
         seen: set[Relation] = set()
+        append, sites = plan.relations.append, plan.sites
 
-        def add(r: Relation) -> None:
-            if r not in seen and r.target != r.source:
-                seen.add(r)
-                plan.relations.append(r)
+        def add(r: Relation) -> None:  # calls, instantiations, tables: all sited (``_site`` inlined: the hot path)
+            if r.target != r.source:
+                if r not in seen:
+                    seen.add(r)
+                    append(r)
+                if r.line:
+                    found = sites.get(r)
+                    if found is None:
+                        sites[r] = [(r.line, r.column)]
+                    else:
+                        found.append((r.line, r.column))
 
-        def class_level(target_type: str | None, line: int) -> None:
+        def class_level(target_type: str | None, line: int, column: int = 0) -> None:
             if owner is not None and target_type is not None and target_type != owner.qualified:
-                add(Relation("CALLS", type_key(owner.qualified), type_key(target_type), line))
+                add(Relation("CALLS", type_key(owner.qualified), type_key(target_type), line, column))
 
         for call in c.calls:
             target = linker.call_target(call, f, owner)
             if isinstance(target, CallableDecl):
-                add(Relation("CALLS", source, _target_key(index, target), call.line))
+                add(Relation("CALLS", source, _target_key(index, target), call.line, call.column))
             elif isinstance(target, ClassLevel):
-                class_level(target.type, call.line)
+                class_level(target.type, call.line, call.column)
             elif isinstance(target, str):
-                add(Relation("INSTANTIATES", source, type_key(target), call.line))
+                add(Relation("INSTANTIATES", source, type_key(target), call.line, call.column))
         linker.callable_relations(f, c, owner, add, class_level)
-        for name, line in c.instantiates:
+        for name, line, column in c.instantiates:
             q = index.resolve_type(name, f, owner)
             if q is not None and linker.instantiable(q):
-                add(Relation("INSTANTIATES", source, type_key(q), line))
+                add(Relation("INSTANTIATES", source, type_key(q), line, column))
         for ref in c.sql:
             table = self.symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
-            add(Relation("READS_FROM" if ref.op == "read" else "WRITES_TO", source, table, ref.line or c.line))
+            add(Relation("READS_FROM" if ref.op == "read" else "WRITES_TO", source, table,
+                         *((ref.line, ref.column) if ref.line else (c.line, c.column))))
 
 
 def _target_key(index: Index, target: CallableDecl) -> str:

@@ -1,7 +1,15 @@
-"""What a link makes of a tree's facts: symbols (would-be nodes) and relations (would-be edges), per file."""
+"""What a link makes of a tree's facts: symbols (would-be nodes) and relations (would-be edges), per file.
+
+Every relation but CONTAINS has sites: the places in the file that state it (an import statement, a call, an
+instantiation, a type's declaration for EXTENDS/IMPLEMENTS, a SQL string for READS_FROM/WRITES_TO). Several
+statements of one dependency are one relation, one edge; the edge carries its sites as properties
+(``site_properties``): the first one as ``file``/``line``/``column``, up to ``SITE_CAP`` of them in source order
+as ``sites`` and how many there are as ``site_count``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +33,37 @@ class Relation:
     line: int = field(default=0, compare=False)
     """The line of the file's statement behind it (the first one, when several state it; 0: not known). Not
     part of a relation's identity: two statements of one dependency are one relation, one edge."""
+    column: int = field(default=0, compare=False)
+    """The 1-based column of that statement's site (0: not known; see ``Site``)."""
+
+
+SITE_CAP = 10
+"""The most sites an edge lists (``sites``); ``site_count`` counts them all."""
+SITED = frozenset({"IMPORTS", "IMPORTS_SYMBOL", "CALLS", "INSTANTIATES", "EXTENDS", "IMPLEMENTS", "READS_FROM",
+                   "WRITES_TO"})
+"""The relation labels whose edges carry sites (CONTAINS does not: a node's own ``file``/``line`` say where)."""
+
+Site = tuple[str, int, int]
+"""(file, line, column): a file's path relative to the mapped root, as nodes' ``file``; the 1-based line and
+column where the statement starts: an import statement; a call: the called name (Java, TypeScript, JavaScript,
+Go: where their compilers put the call) or the call expression (Python, as ``ast`` has it); ``new T()`` and
+``T()``: the expression; EXTENDS/IMPLEMENTS: the declaration of the subtype (its first modifier or
+annotation, Python: the ``class`` keyword); READS_FROM/WRITES_TO: the string literal holding the statement (or
+the name of the constant holding it)."""
+
+
+def site_properties(sites: Collection[Site]) -> dict[str, Any]:
+    """The properties of an edge stated at ``sites`` (not empty; repeats count once): ``file``, ``line`` and
+    ``column`` of the first one in source order, ``sites`` (``"path:line:column"``, at most ``SITE_CAP``, in
+    source order) and ``site_count`` (every site)."""
+    if len(sites) == 1:  # most edges: one statement
+        for path, line, column in sites:
+            return {"file": path, "line": line, "column": column, "sites": [f"{path}:{line}:{column}"],
+                    "site_count": 1}
+    ordered = sorted(set(sites))
+    path, line, column = ordered[0]
+    return {"file": path, "line": line, "column": column,
+            "sites": [f"{p}:{n}:{c}" for p, n, c in ordered[:SITE_CAP]], "site_count": len(ordered)}
 
 
 @dataclass(kw_only=True, slots=True)
@@ -35,6 +74,9 @@ class FilePlan:
     language: str
     symbols: list[str] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+    sites: dict[Relation, list[tuple[int, int]]] = field(default_factory=dict)
+    """Relation -> (line, column) of every statement of the file that states it (``SITED`` labels only; a
+    statement met twice is listed twice: ``site_properties`` counts it once)."""
     error: str | None = None
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from igg.codemap.facts import SqlRef
@@ -145,9 +146,10 @@ def _statement_tables(tree: Any) -> tuple[str, list[Any], list[Any]] | None:
     return statement, written, [t for t in tables if id(t) not in kept]
 
 
-def tables_in(text: str, line: int = 0) -> list[SqlRef]:
+def tables_in(text: str, line: int = 0, column: int = 0) -> list[SqlRef]:
     """The tables a SQL string reads and writes (writes first, then reads in order of appearance), without
-    repeats; nothing when the string is not SQL (see the module doc)."""
+    repeats; nothing when the string is not SQL (see the module doc). ``line``/``column``: where the string
+    stands."""
     start = _START.match(text)
     if not start:
         return []
@@ -157,8 +159,19 @@ def tables_in(text: str, line: int = 0) -> list[SqlRef]:
         found = _tables(text)
     except (Exception, RecursionError):  # noqa: BLE001 - SQL detection never fails a file: this is not SQL
         return []
-    return [SqlRef(table=table, op=op, statement=statement, line=line)  # type: ignore[arg-type]
+    return [SqlRef(table=table, op=op, statement=statement, line=line, column=column)  # type: ignore[arg-type]
             for table, op, statement in found]
+
+
+def tables_at(text: str, where: Callable[[], tuple[int, int]]) -> list[SqlRef]:
+    """``tables_in`` of ``text``, each table at the site ``where()`` gives: (line, column) of the string, asked
+    only when the text is SQL (most strings are not)."""
+    found = tables_in(text)
+    if found:
+        line, column = where()
+        for ref in found:
+            ref.line, ref.column = line, column
+    return found
 
 
 @functools.lru_cache(maxsize=4096)
@@ -202,4 +215,4 @@ def _position(lowered: str, table: Any) -> int:
     return at if at >= 0 else len(lowered)
 
 
-__all__ = ["tables_in"]
+__all__ = ["tables_at", "tables_in"]

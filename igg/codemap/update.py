@@ -83,12 +83,19 @@ def _pick_session(store: Any, session_id: str | None) -> str:
                          source="the command line")
 
 
-def desired_graph(fit: SchemaFit) -> tuple[dict[tuple[str, tuple[Any, ...]], dict[str, Any]],
-                                           set[tuple[str, tuple[str, tuple[Any, ...]], tuple[str, tuple[Any, ...]]]]]:
-    """The nodes (by type and identity, with their properties) and edges the code agent proposes for
-    ``fit``'s model on a fresh map."""
+NodeKey = tuple[str, tuple[Any, ...]]
+"""A node by (type, identity)."""
+_NONE: dict[str, Any] = {}
+"""The properties of an edge without sites (CONTAINS): never mutated."""
+
+
+def desired_graph(fit: SchemaFit) -> tuple[dict[NodeKey, dict[str, Any]],
+                                           dict[tuple[str, NodeKey, NodeKey], dict[str, Any]]]:
+    """The nodes (by type and identity, with their properties) and edges (with theirs: their sites) the code
+    agent proposes for ``fit``'s model on a fresh map."""
     nodes = {(p.label, p.identity): p.properties for p in fit.placed.values()}
-    edges = set()
+    props = fit.edge_properties()
+    edges = {}
     for plan in fit.model.files:
         for r in plan.relations:
             for rel in (r, fit.lifted(r)):
@@ -98,7 +105,8 @@ def desired_graph(fit: SchemaFit) -> tuple[dict[tuple[str, tuple[Any, ...]], dic
                 if label is None or rel.source == rel.target:
                     continue
                 a, b = fit.placed[rel.source], fit.placed[rel.target]
-                edges.add((label, (a.label, a.identity), (b.label, b.identity)))
+                edges[(label, (a.label, a.identity), (b.label, b.identity))] = props.get(
+                    (label, rel.source, rel.target), _NONE)
     return nodes, edges
 
 
@@ -123,7 +131,7 @@ def plan_difference(state: GraphState, fit: SchemaFit) -> Difference:
             diff.add_nodes.append((key[0], dict(props)))
     gone = set(diff.remove_nodes)
     _plan_edges(state, [n for n in state.graph.nodes if n not in gone], gone,
-                {(current[a], label, current[b]) for label, a, b in edges}, diff)
+                {(current[a], label, current[b]): props for (label, a, b), props in edges.items()}, diff)
     return diff
 
 
@@ -138,21 +146,31 @@ def _plan_properties(state: GraphState, node_id: str, want: dict[str, Any], diff
 
 
 def _plan_edges(state: GraphState, sources: Iterable[str], removed: set[str],
-                wanted: set[tuple[NodeRef, str, NodeRef]], diff: Difference) -> None:
-    """Make the edges going out of the existing nodes ``sources`` (and the new ones) exactly ``wanted``: the
-    others removed (edges to ``removed`` nodes go with them), the missing ones added."""
+                wanted: dict[tuple[NodeRef, str, NodeRef], dict[str, Any]], diff: Difference) -> None:
+    """Make the edges going out of the existing nodes ``sources`` (and the new ones) exactly ``wanted`` (with
+    their properties): the others removed (edges to ``removed`` nodes go with them), the missing ones added,
+    those whose properties differ (a site moved) given the wanted ones."""
     succ = state.succ  # the adjacency itself (u -> v -> edge id -> data), not a networkx edge view
-    have = {(source, data["type"], target): edge_id for source in sources
+    have = {(source, data["type"], target): (edge_id, data["properties"]) for source in sources
             for target, keyed in succ[source].items() if target not in removed for edge_id, data in keyed.items()}
-    diff.remove_edges.extend(edge_id for key, edge_id in have.items() if key not in wanted)
-    diff.add_edges.extend(key for key in wanted if key not in have)
+    for key, (edge_id, props) in have.items():
+        want = wanted.get(key)
+        if want is None:
+            diff.remove_edges.append(edge_id)
+        elif want != props:
+            diff.set_edge_properties.append((edge_id, want))
+    for edge, want in wanted.items():
+        if edge not in have:
+            diff.add_edges.append(edge)
+            if want:
+                diff.edge_properties[edge] = want
 
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
     """What other files' linking reads of ``f`` besides its types and callables: module, package, language,
     a parse error, its imports, the tables its statements name (line numbers left out), what it exports and,
     for a configuration file, what it says."""
-    return (f.module, f.package, f.language, f.error, [replace(i, line=0) for i in f.imports],
+    return (f.module, f.package, f.language, f.error, [replace(i, line=0, column=0) for i in f.imports],
             sorted({r.table for c in f.callables for r in c.sql}), f.config, f.exports)
 
 
@@ -266,8 +284,9 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
     kept = {n for n in own.values() if n is not None}
     stale = [n for n, d in nodes.items() if n not in kept and (d["properties"].get("file") in paths or (
         d["type"] == "Module" and d["properties"].get("path") in paths))]
-    wanted: set[tuple[str, str, str]] = set()
+    wanted: dict[tuple[str, str, str], dict[str, Any]] = {}
     targets: dict[str, str] = {}
+    props = fit.edge_properties()
     for plan in plans:
         for r in plan.relations:
             for rel in (r, fit.lifted(r)):
@@ -286,7 +305,7 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
                     if target is None:
                         return None
                     targets[rel.target] = target
-                wanted.add((rel.source, label, rel.target))
+                wanted[(rel.source, label, rel.target)] = props.get((label, rel.source, rel.target), _NONE)
     diff = Difference(remove_nodes=stale)
     for key, existing in own.items():
         if isinstance(existing, str):
@@ -297,7 +316,7 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
             diff.add_nodes.append((placed[key].label, dict(placed[key].properties)))
     ids: dict[str, NodeRef] = {**targets, **{k: v for k, v in own.items() if v is not None}}
     _plan_edges(state, [v for v in own.values() if isinstance(v, str)], set(stale),
-                {(ids[a], label, ids[b]) for a, label, b in wanted}, diff)
+                {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()}, diff)
     return diff
 
 

@@ -219,6 +219,9 @@ class _Turn:
     def __init__(self, agent: CodeAgent, state: Any, cap: int, node_room: int, edge_room: int) -> None:
         self.agent, self.state, self.cap = agent, state, cap
         self.node_room, self.edge_room = node_room, edge_room
+        assert agent.fit is not None
+        self.sites = agent.fit.edge_properties()
+        """(edge type, source key, target key) -> the edge's properties (its sites)."""
         self.actions: list[dict[str, Any]] = []
         self.items: list[Item] = []
         self.files: list[str] = []
@@ -285,7 +288,11 @@ class _Turn:
             agent._edges_full = True
             agent.skipped["max_edges reached"] += 1
             return True
-        self.actions.append({"type": "ADD_EDGE", "label": label, "from": fit.ref(r.source), "to": fit.ref(r.target)})
+        action = {"type": "ADD_EDGE", "label": label, "from": fit.ref(r.source), "to": fit.ref(r.target)}
+        sites = self.sites.get((label, r.source, r.target))
+        if sites is not None:  # where the source states it (CONTAINS has no sites)
+            action["properties"] = sites
+        self.actions.append(action)
         self.items.append(item)
         self.edge_room -= 1
         self.counts[label] += 1

@@ -13,7 +13,9 @@ and relation becomes there:
   ``AuthService.login(String)``) so that no edge ever lands on the wrong node; a symbol that still collides
   is left out; a schema whose identity has no ``owner`` gets every method named ``Owner.name``;
 - a schema without CONTAINS cannot attach methods to their types, so member-level relations are also
-  proposed between the types (``AuthController CALLS AuthService``, as in the specification's example).
+  proposed between the types (``AuthController CALLS AuthService``, as in the specification's example);
+- every edge but CONTAINS carries the sites of the relations it stands for (``edge_properties``): the sites
+  of every relation that becomes that edge, in every file (a type-level CALLS gathers its methods' calls).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from igg.codemap.link import CodeModel, Relation, Symbol
+from igg.codemap.model import Site, site_properties
 from igg.models.schema import CompiledSchema
 
 NODE_FALLBACKS: dict[str, tuple[str, ...]] = {"Enum": ("Class",), "Function": ("Method",), "Interface": ("Class",)}
@@ -55,6 +58,7 @@ class SchemaFit:
         self._refs: dict[str, dict[str, Any]] = {}
         self._edge_labels: dict[tuple[str, str, str], str | None] = {}
         """The edge type of (relation label, source type, target type): decided once per combination."""
+        self._edge_properties: dict[tuple[str, str, str], dict[str, Any]] | None = None
         self._place_all()
 
     def _label(self, label: str) -> str | None:
@@ -144,6 +148,30 @@ class SchemaFit:
             if target is not None and target != source:
                 return Relation("CALLS", source, target, r.line)
         return None
+
+    def edge_properties(self) -> dict[tuple[str, str, str], dict[str, Any]]:
+        """(edge type, source symbol key, target symbol key) -> the properties of that edge, for every edge
+        the model's relations give a site (``igg.codemap.model.site_properties``): the sites of all the
+        relations that become it, lifted ones included, in every file. Computed once; never mutate it."""
+        if self._edge_properties is None:
+            sites: dict[tuple[str, str, str], list[Site]] = {}
+            edge_label, lift = self.edge_label, self.lift
+            for plan in self.model.files:
+                path = plan.path
+                for r, where in plan.sites.items():  # each relation of the file once, with its sites
+                    for rel in (r, self.lifted(r)) if lift else (r,):
+                        if rel is None or rel.source == rel.target:
+                            continue
+                        label = edge_label(rel)
+                        if label is not None:
+                            key = (label, rel.source, rel.target)
+                            found = sites.get(key)
+                            if found is None:
+                                sites[key] = [(path, line, column) for line, column in where]
+                            else:
+                                found.extend((path, line, column) for line, column in where)
+            self._edge_properties = {key: site_properties(found) for key, found in sites.items()}
+        return self._edge_properties
 
     def _owner(self, key: str) -> str | None:
         owner = self.model.symbols[key].properties.get("owner") if key in self.model.symbols else None

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from igg.codemap.columns import position
 from igg.codemap.facts import FileFacts, ImportRef
 from igg.codemap.language import Language, SchemaAdditions
 
@@ -100,8 +101,8 @@ class Go(Language):
         facts = FileFacts(path=path, language="go", module=f"{pkg}/{path.rpartition('/')[2]}", package=pkg)
         for block in _IMPORT_BLOCK.finditer(text):
             for m in _IMPORT.finditer(block.group(0)):
-                facts.imports.append(ImportRef(target=m.group(2), alias=m.group(1),
-                                               line=text.count("\n", 0, block.start() + m.start(2)) + 1))
+                line, column = position(text, block.start() + m.start(1 if m.group(1) else 2))
+                facts.imports.append(ImportRef(target=m.group(2), alias=m.group(1), line=line, column=column))
         return facts
 
     def rename(self, files: Sequence[SourceFile], disk: Mapping[str, str], prefix: str | None) -> list[SourceFile]:

@@ -28,12 +28,14 @@ and in the package-level constants of the file a function names, gives its table
 from __future__ import annotations
 
 import bisect
-from functools import cache
+from dataclasses import replace
+from functools import cache, partial
 from typing import Any
 
+from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.go.scope import Scope, base_type, bound, node_text, scope_node
-from igg.codemap.sql import tables_in
+from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
 
 _text = node_text
@@ -92,6 +94,8 @@ class _Analyzer:
         """(start, end, callable, its type parameters, its scope: parameters and receiver -> written type)."""
         self.sql_names: dict[str, list[SqlRef]] = {}
         """Package-level constants and variables of the file holding SQL -> its tables."""
+        self.at = Columns(text).at
+        """(line, column) where a node starts."""
 
     # ---- declarations --------------------------------------------------------------------------------
     def declarations(self, root: Any) -> None:
@@ -130,7 +134,7 @@ class _Analyzer:
         alias = spec.child_by_field_name("name")
         self.facts.imports.append(ImportRef(target=_string(path), alias=_text(alias) if alias is not None else None,
                                             wildcard=alias is not None and _text(alias) == ".",
-                                            line=spec.start_point[0] + 1))
+                                            line=spec.start_point[0] + 1, column=self.at(spec)[1]))
 
     def type_(self, spec: Any) -> None:
         name, body = spec.child_by_field_name("name"), spec.child_by_field_name("type")
@@ -138,7 +142,7 @@ class _Analyzer:
             return
         interface = body.type == "interface_type" and spec.type == "type_spec"
         decl = TypeDecl(kind="interface" if interface else "class", name=_text(name), package=self.facts.package,
-                        line=spec.start_point[0] + 1)
+                        line=spec.start_point[0] + 1, column=self.at(spec)[1])
         self.facts.types.append(decl)
         if body.type == "struct_type" and spec.type == "type_spec":
             fields = next((c for c in body.named_children if c.type == "field_declaration_list"), None)
@@ -172,7 +176,7 @@ class _Analyzer:
         results = _results(node.child_by_field_name("result"))
         self.facts.callables.append(CallableDecl(
             kind="method", name=_text(name), signature=_signature(_text(name), params, results),
-            owner=owner.qualified, line=node.start_point[0] + 1, params=tuple(types),
+            owner=owner.qualified, line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types),
             returns=", ".join(results) or None, abstract=True))
 
     def function(self, node: Any) -> None:
@@ -183,7 +187,7 @@ class _Analyzer:
         results = _results(node.child_by_field_name("result"))
         scope.update(_named_results(node.child_by_field_name("result")))
         decl = CallableDecl(kind="function", name=_text(name), signature=_signature(_text(name), params, results),
-                            owner=None, line=node.start_point[0] + 1, params=tuple(types),
+                            owner=None, line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types),
                             returns=", ".join(results) or None)
         self.facts.callables.append(decl)
         self._span(node, decl, _type_params(node.child_by_field_name("type_parameters")), scope)
@@ -206,7 +210,7 @@ class _Analyzer:
             scope[_text(recv_name)] = _text(typed)
         qualified = f"{self.facts.package}.{owner}" if self.facts.package else owner
         decl = CallableDecl(kind="method", name=_text(name), signature=_signature(_text(name), params, results),
-                            owner=qualified, line=node.start_point[0] + 1, params=tuple(types),
+                            owner=qualified, line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types),
                             returns=", ".join(results) or None)
         self.facts.callables.append(decl)
         self._span(node, decl, generic, scope)
@@ -224,7 +228,7 @@ class _Analyzer:
                 self.package_var(names, spec.child_by_field_name("type"), values)
             for n, v in zip(names, values, strict=False):
                 if v.type in ("interpreted_string_literal", "raw_string_literal"):
-                    refs = tables_in(_string(v), v.start_point[0] + 1)
+                    refs = tables_at(_string(v), partial(self.at, v))
                     if refs:
                         self.sql_names[_text(n)] = refs
 
@@ -303,7 +307,7 @@ class _Analyzer:
         for string in sorted(captures.get("string", ()), key=lambda n: (n.start_byte, n.end_byte)):
             span = self._at(starts, string.start_byte)
             if span is not None and string.end_byte - string.start_byte >= 10:
-                span[2].sql.extend(tables_in(_string(string), string.start_point[0] + 1))
+                span[2].sql.extend(tables_at(_string(string), partial(self.at, string)))
         if self.sql_names:
             self._named_sql(root, starts, declared)
 
@@ -317,7 +321,9 @@ class _Analyzer:
                 if span is not None and Scope(declared[id(span[2])], span[3]).local(_text(node),
                                                                                      node.start_byte) is None:
                     have = {(r.table, r.op) for r in span[2].sql}
-                    span[2].sql.extend(r for r in self.sql_names[_text(node)] if (r.table, r.op) not in have)
+                    line, column = self.at(node)
+                    span[2].sql.extend(replace(r, line=line, column=column) for r in self.sql_names[_text(node)]
+                                       if (r.table, r.op) not in have)
             else:
                 stack.extend(node.named_children)
 
@@ -332,9 +338,25 @@ class _Analyzer:
             "type")
         if function is None:
             return
-        ref = scope.callref(function, call.start_point[0] + 1)
+        ref = scope.callref(function, *self.at(_called_name(function)))
         if ref is not None:
             span[2].calls.append(ref)
+
+
+def _called_name(function: Any) -> Any:
+    """The node of the name a call calls (``Sel`` of ``x.Sel(..)``, ``F`` of ``F[int](..)``): its site, the
+    position Go's compiler gives the call, so each call of a chain spread over lines keeps its own line."""
+    while True:
+        kind = function.type
+        if kind in ("selector_expression", "qualified_type"):
+            return function.child_by_field_name("field") or function.child_by_field_name("name") or function
+        inner = (function.child_by_field_name("operand") or function.child_by_field_name("type")
+                 if kind in ("index_expression", "generic_type")
+                 else function.named_children[0] if kind == "parenthesized_expression" and function.named_children
+                 else None)
+        if inner is None:
+            return function
+        function = inner
 
 
 def _initial_type(value: Any) -> str | None:

@@ -111,7 +111,7 @@ class GoLinker:
         return False
 
     def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int], None]) -> None:
+                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
         return None
 
     # ---- imports -------------------------------------------------------------------------------------
@@ -355,7 +355,7 @@ class GoLinker:
             declared = set(self._embedded(t.qualified))
             for q, (wants, needs) in self.interfaces():
                 if q not in declared and needs <= embeds and all(have.get(n) == shape for n, shape in wants.items()):
-                    add(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line))
+                    add(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line, t.column))
 
 
 Shape = tuple[tuple[str, ...], tuple[str, ...]]

@@ -152,16 +152,17 @@ class Scope:
             return ("call", ref) if ref is not None else UNKNOWN
         return UNKNOWN
 
-    def callref(self, function: Any, line: int) -> CallRef | None:
+    def callref(self, function: Any, line: int, column: int = 0) -> CallRef | None:
+        """The call of ``function`` (its site: ``line``, ``column``), or None when it is not knowable."""
         kind = function.type
         if kind in ("index_expression", "generic_type"):
             inner = function.child_by_field_name("operand") or function.child_by_field_name("type")
-            return self.callref(inner, line) if inner is not None else None
+            return self.callref(inner, line, column) if inner is not None else None
         if kind == "parenthesized_expression" and function.named_children:
-            return self.callref(function.named_children[0], line)
+            return self.callref(function.named_children[0], line, column)
         if kind in ("identifier", "type_identifier"):
             seen = self.local(node_text(function), function.start_byte)
-            return CallRef(name=node_text(function), line=line) if seen is None else None
+            return CallRef(name=node_text(function), line=line, column=column) if seen is None else None
         if kind in ("selector_expression", "qualified_type"):
             operand = function.child_by_field_name("operand") or function.child_by_field_name("package")
             field = function.child_by_field_name("field") or function.child_by_field_name("name")
@@ -170,8 +171,8 @@ class Scope:
             if operand.type in ("identifier", "package_identifier"):
                 found = self.local(node_text(operand), operand.start_byte)
                 if found is None:
-                    return CallRef(name=node_text(field), receiver="type", receiver_type=node_text(operand), line=line)
-                return None if found is UNKNOWN else CallRef(name=node_text(field), receiver="expr", expr=found, line=line)
+                    return CallRef(name=node_text(field), receiver="type", receiver_type=node_text(operand), line=line, column=column)
+                return None if found is UNKNOWN else CallRef(name=node_text(field), receiver="expr", expr=found, line=line, column=column)
             typed = self.expr(operand)
-            return None if typed is UNKNOWN else CallRef(name=node_text(field), receiver="expr", expr=typed, line=line)
+            return None if typed is UNKNOWN else CallRef(name=node_text(field), receiver="expr", expr=typed, line=line, column=column)
         return None

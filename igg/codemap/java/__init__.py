@@ -8,6 +8,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+from igg.codemap.columns import position
 from igg.codemap.facts import FileFacts, ImportRef
 from igg.codemap.language import Language
 
@@ -45,9 +46,10 @@ class Java(Language):
         for m in _IMPORT.finditer(text):
             if not m.group(1):
                 target = m.group(2)
+                line, column = position(text, m.start())
                 facts.imports.append(ImportRef(target=target, wildcard=bool(m.group(3)),
                                                alias=None if m.group(3) else target.rpartition(".")[2],
-                                               line=text.count("\n", 0, m.start()) + 1))
+                                               line=line, column=column))
         return facts
 
     def is_package_dir(self, path: str) -> bool:

@@ -10,9 +10,10 @@ included) and in the constants of the file.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
+from igg.codemap.columns import Columns
 from igg.codemap.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.java.func import type_arguments
 from igg.codemap.java.syntax import (
@@ -35,7 +36,7 @@ from igg.codemap.java.syntax import (
     type_text,
     written_args,
 )
-from igg.codemap.sql import tables_in
+from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
 
 _TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
@@ -55,8 +56,10 @@ def parser() -> Any:
 
 
 class _Analyzer:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, columns: Columns) -> None:
         self.facts = FileFacts(path=path, language="java", module="", package="")
+        self.at = columns.at
+        """(line, column) where a node starts."""
         self.constants: dict[str, list[SqlRef]] = {}
         self.strings: dict[int, str | None] = {}
         """The value of each string expression met (``_string_value``'s memo), by node id."""
@@ -93,14 +96,15 @@ class _Analyzer:
         target = text_of(name)
         static = any(c.type == "static" for c in node.children)
         wildcard = any(c.type == "asterisk" for c in node.children)
+        line, column = self.at(node)
         if static:
             # import static a.b.Util.hash / a.b.Util.*: the dependency is on the type, the member is bound
             owner, _, member = (target, "", "*") if wildcard else target.rpartition(".")
             self.facts.imports.append(ImportRef(target=owner, alias=None if wildcard else member, member=member,
-                                                wildcard=wildcard, line=node.start_point[0] + 1))
+                                                wildcard=wildcard, line=line, column=column))
             return
         self.facts.imports.append(ImportRef(target=target, alias=None if wildcard else target.rpartition(".")[2],
-                                            wildcard=wildcard, line=node.start_point[0] + 1))
+                                            wildcard=wildcard, line=line, column=column))
 
     def _collect_constants(self, node: Any) -> None:
         body = node.child_by_field_name("body")
@@ -111,7 +115,7 @@ class _Analyzer:
                 for decl in member.children_by_field_name("declarator"):
                     value = decl.child_by_field_name("value")
                     text = string_value(value) if value is not None else None
-                    sql = tables_in(text, value.start_point[0] + 1) if text else []
+                    sql = tables_at(text, partial(self.at, value)) if text else []
                     if sql:
                         self.constants[text_of(decl.child_by_field_name("name"))] = sql
             elif member.type in _TYPE_NODES:
@@ -122,7 +126,7 @@ class _Analyzer:
         simple = text_of(node.child_by_field_name("name"))
         kind = _TYPE_NODES[node.type]
         decl = TypeDecl(kind=kind, name=f"{outer.name}.{simple}" if outer else simple,  # type: ignore[arg-type]
-                        package=self.facts.package, line=node.start_point[0] + 1,
+                        package=self.facts.package, line=node.start_point[0] + 1, column=self.at(node)[1],
                         outer=outer.qualified if outer else None)
         inner_class = (outer is not None and outer.kind != "interface" and node.type == "class_declaration"
                        and not is_static(node))  # an inner class sees its outer type's type parameters
@@ -188,7 +192,8 @@ class _Analyzer:
         for name, nodes in (("<clinit>", static_init), ("<init>", instance_init)):
             if nodes:
                 init = CallableDecl(kind="method", name=name, signature=f"{name}()", owner=decl.qualified,
-                                    line=nodes[0].start_point[0] + 1, static=name == "<clinit>")
+                                    line=nodes[0].start_point[0] + 1, column=self.at(nodes[0])[1],
+                                    static=name == "<clinit>")
                 scope: dict[str, Expr] = {}
                 for n in nodes:
                     before = len(init.sql)
@@ -221,6 +226,7 @@ class _Analyzer:
             returns = erase(rtype, generics) + "[]" * dims_of(node)
         decl = CallableDecl(kind="constructor" if constructor else "method", name=name, owner=owner.qualified,
                             signature=f"{name}({', '.join(t for t, _, _ in params)})", line=node.start_point[0] + 1,
+                            column=self.at(node)[1],
                             params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
                             static=static, returns=returns,
                             abstract=not constructor and node.child_by_field_name("body") is None,
@@ -238,6 +244,7 @@ class _Analyzer:
             first = next((c for c in body.named_children if c.type != "line_comment" and c.type != "block_comment"),
                          None)
             decl.explicit_init = first is not None and first.type == "explicit_constructor_invocation"
+            decl.body_site = self.at(body)
         scope: dict[str, Expr] = {n: ("var", e) for _, e, n in params}
         for p in plist.named_children if plist is not None else []:  # List<Filter> filters: its elements too
             element = element_type(p.child_by_field_name("type"), generics) if p.type == "formal_parameter" else None
@@ -302,28 +309,29 @@ class _Analyzer:
                 decl.calls.append(self._invocation(node, scope, generics))
             elif kind == "explicit_constructor_invocation":
                 ctor = node.child_by_field_name("constructor")
+                line, column = self.at(ctor)
                 decl.calls.append(CallRef(name="<init>", receiver="this" if ctor.type == "this" else "super",
-                                          args=self._args(node, scope, generics), line=node.start_point[0] + 1))
+                                          args=self._args(node, scope, generics), line=line, column=column))
             elif kind == "switch_expression":
                 # a switch over an enum calls its ordinal() (javac's switch map): a dependency on the enum,
                 # kept as a class-level call when the selector's type is an enum of the tree
                 cond = node.child_by_field_name("condition")
                 selector = self._expr(cond, scope, generics) if cond is not None else None
                 if selector is not None:
-                    decl.calls.append(CallRef(name=SWITCH, receiver="expr", expr=selector,
-                                              line=node.start_point[0] + 1))
+                    line, column = self.at(node)
+                    decl.calls.append(CallRef(name=SWITCH, receiver="expr", expr=selector, line=line, column=column))
             elif kind == "object_creation_expression":
-                decl.instantiates.append((base_type(type_text(node.child_by_field_name("type"))),
-                                          node.start_point[0] + 1))
+                decl.instantiates.append((base_type(type_text(node.child_by_field_name("type"))), *self.at(node)))
             elif kind in ("string_literal", "text_block", "binary_expression"):
                 text = string_value(node, self.strings)
                 if text is not None:
-                    decl.sql.extend(tables_in(text, node.start_point[0] + 1))
+                    decl.sql.extend(tables_at(text, partial(self.at, node)))
                     # the literal parts of a concatenation are not statements of their own; calls in it are
                     stack.extend(reversed(operands(node)))
                     continue
             elif kind == "identifier" and self.constants and text_of(node) in self.constants:
-                decl.sql.extend(SqlRef(table=r.table, op=r.op, statement=r.statement, line=node.start_point[0] + 1)
+                line, column = self.at(node)
+                decl.sql.extend(SqlRef(table=r.table, op=r.op, statement=r.statement, line=line, column=column)
                                 for r in self.constants[text_of(node)])
             # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
@@ -338,7 +346,8 @@ class _Analyzer:
             named = [c for c in node.named_children if c.type in ("identifier", "field_access")]
             expr = self._expr(named[0], scope, generics) if len(named) == 1 else None
         if expr is not None and expr != ("lit", None):
-            decl.calls.append(CallRef(name="close", receiver="expr", expr=expr, args=(), line=node.start_point[0] + 1))
+            line, column = self.at(node)
+            decl.calls.append(CallRef(name="close", receiver="expr", expr=expr, args=(), line=line, column=column))
 
     def _lambda(self, node: Any, scope: dict[str, Expr], stack: list[Any], generics: dict[str, str]) -> None:
         """Bind the parameters of a lambda that declares no types, for its body: each is typed by the call it
@@ -375,20 +384,21 @@ class _Analyzer:
         return ref
 
     def _call_ref(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> CallRef:
-        name = text_of(node.child_by_field_name("name"))
+        name_node = node.child_by_field_name("name")
+        name = text_of(name_node)
         obj = node.child_by_field_name("object")
         args = self._args(node, scope, generics)
-        line = node.start_point[0] + 1
+        line, column = self.at(name_node)  # the method's name: where javac puts the call of a chain's link
         if obj is None:
-            return CallRef(name=name, receiver="none", args=args, line=line)
+            return CallRef(name=name, receiver="none", args=args, line=line, column=column)
         if obj.type == "this":
-            return CallRef(name=name, receiver="this", args=args, line=line)
+            return CallRef(name=name, receiver="this", args=args, line=line, column=column)
         if obj.type == "super":
-            return CallRef(name=name, receiver="super", args=args, line=line)
+            return CallRef(name=name, receiver="super", args=args, line=line, column=column)
         expr = self._expr(obj, scope, generics)
         if expr is None:
-            return CallRef(name=name, receiver="unknown", args=args, line=line)
-        return CallRef(name=name, receiver="expr", expr=expr, args=args, line=line)
+            return CallRef(name=name, receiver="unknown", args=args, line=line, column=column)
+        return CallRef(name=name, receiver="expr", expr=expr, args=args, line=line, column=column)
 
     def _expr(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> Expr | None:
         kind = node.type
@@ -452,7 +462,7 @@ def _field(decl: TypeDecl, type_node: Any, declarator: Any, generics: dict[str, 
 def analyze_java(path: str, text: str) -> FileFacts:
     """The facts of one Java file (tree-sitter recovers from errors; ``error`` notes that there were some)."""
     tree = parser().parse(text.encode("utf-8"))
-    facts = _Analyzer(path).run(tree.root_node)
+    facts = _Analyzer(path, Columns(text)).run(tree.root_node)
     facts.lines = text.count("\n") + 1
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"

@@ -137,11 +137,13 @@ class JavaLinker:
         return ClassLevel(ambiguous) if ambiguous is not None else None
 
     def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int], None]) -> None:
+                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
         if c.kind == "constructor" and not c.explicit_init and owner is not None:
-            class_level(self._implicit_super(owner, add, callable_key(c, f.package), c.line), c.line)
+            site = c.body_site if c.body_site[0] else (c.line, c.column)  # javac's implicit super() is at the {
+            class_level(self._implicit_super(owner, add, callable_key(c, f.package), site), *site)
 
-    def _implicit_super(self, owner: TypeDecl, add: Callable[[Relation], None], source: str, line: int) -> str | None:
+    def _implicit_super(self, owner: TypeDecl, add: Callable[[Relation], None], source: str,
+                        site: tuple[int, int]) -> str | None:
         """A constructor without ``this(...)``/``super(...)`` calls its superclass's no-argument constructor:
         CALLS to it when declared (returns None), else the superclass for a class-level edge."""
         sup = self._superclass(owner)
@@ -149,7 +151,7 @@ class JavaLinker:
             return None
         for m in self.index.members.get(sup, ()):
             if m.kind == "constructor" and not m.params:
-                add(Relation("CALLS", source, callable_key(m, self.index.type_file[sup].package), line))
+                add(Relation("CALLS", source, callable_key(m, self.index.type_file[sup].package), *site))
                 return None
         return sup
 
@@ -166,4 +168,4 @@ class JavaLinker:
             if t.kind == "class" and not any(m.kind == "constructor" for m in self.index.members.get(t.qualified, ())):
                 sup = self._superclass(t)
                 if sup is not None:
-                    add(Relation("CALLS", type_key(t.qualified), type_key(sup), t.line))
+                    add(Relation("CALLS", type_key(t.qualified), type_key(sup), t.line, t.column))

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from igg.codemap.columns import position
 from igg.codemap.facts import FileFacts, ImportRef
 from igg.codemap.language import Language
 
@@ -49,10 +50,11 @@ class Python(Language):
         name = module or module_name(path)
         facts = FileFacts(path=path, language="python", module=name, package=name)
         for m in _PY_IMPORT.finditer(text):
-            line = text.count("\n", 0, m.start()) + 1
+            line, column = position(text, m.start())
             if m.group(1):
                 for target in (t.strip() for t in m.group(1).split(",")):
-                    facts.imports.append(ImportRef(target=target, alias=target, module_only=True, line=line))
+                    facts.imports.append(ImportRef(target=target, alias=target, module_only=True, line=line,
+                                                   column=column))
                 continue
             source = m.group(2)
             if source.startswith("."):
@@ -60,7 +62,7 @@ class Python(Language):
             for member in (n.strip() for n in m.group(3).split(",")):
                 if member.isidentifier():
                     facts.imports.append(ImportRef(target=f"{source}.{member}", alias=member, source=source,
-                                                   line=line))
+                                                   line=line, column=column))
         return facts
 
     def salvage(self, analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str,

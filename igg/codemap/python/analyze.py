@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import ast
 
+from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.codemap.sql import tables_in
+from igg.codemap.sql import tables_at
 
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
 _INTERFACE_BASES = {"Protocol"}
@@ -151,21 +152,29 @@ def _not_queries(nodes: list[ast.AST]) -> set[int]:
     return skip
 
 
-def _sql_of(node: ast.AST) -> list[SqlRef]:
+def _sql_of(node: ast.AST, columns: Columns) -> list[SqlRef]:
     text = _strings(node)
-    return tables_in(text, getattr(node, "lineno", 0)) if text else []
+    if not text:
+        return []
+    line = getattr(node, "lineno", 0)
+    return tables_at(text, lambda: (line, columns(line, getattr(node, "col_offset", 0)) if line else 0))
 
 
 class _Analyzer:
-    def __init__(self, path: str, tree: ast.Module, module: str | None = None) -> None:
+    def __init__(self, path: str, tree: ast.Module, columns: Columns, module: str | None = None) -> None:
         self.module = module or module_name(path)
         is_package = path.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
         self.facts = FileFacts(path=path, language="python", module=self.module, package=self.module)
         self.base = self.module if is_package else self.module.rpartition(".")[0]
         self.constants: dict[str, list[SqlRef]] = {}
         self.tree = tree
+        self.columns = columns
         self._walked: dict[int, list[ast.AST]] = {}
         """Each function's nodes, walked once (``_fields`` and ``_body`` both read a method's)."""
+
+    def column(self, node: ast.expr | ast.stmt) -> int:
+        """The 1-based character column where ``node`` starts (``ast`` counts bytes)."""
+        return self.columns(node.lineno, node.col_offset)
 
     def _nodes(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
         nodes = self._walked.get(id(fn))
@@ -181,7 +190,8 @@ class _Analyzer:
                 for a in node.names:
                     # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
                     self.facts.imports.append(ImportRef(target=a.name, alias=a.asname or a.name,
-                                                        module_only=True, line=node.lineno))
+                                                        module_only=True, line=node.lineno,
+                                                        column=self.column(node)))
             elif isinstance(node, ast.ImportFrom):
                 source = self._absolute(node.module, node.level)
                 if source is None:
@@ -189,11 +199,11 @@ class _Analyzer:
                 for a in node.names:
                     if a.name == "*":
                         self.facts.imports.append(ImportRef(target=source, wildcard=True, source=source,
-                                                            line=node.lineno))
+                                                            line=node.lineno, column=self.column(node)))
                     else:
                         target = f"{source}.{a.name}" if source else a.name
                         self.facts.imports.append(ImportRef(target=target, alias=a.asname or a.name, source=source,
-                                                            line=node.lineno))
+                                                            line=node.lineno, column=self.column(node)))
         for node in body:
             if isinstance(node, ast.ClassDef):
                 self._class(node, outer=None)
@@ -220,7 +230,7 @@ class _Analyzer:
                 targets, value = [node.target], node.value
             for target in targets:
                 if isinstance(target, ast.Name):
-                    sql = _sql_of(value)
+                    sql = _sql_of(value, self.columns)
                     if sql:
                         self.constants[prefix + target.id] = sql
 
@@ -240,8 +250,8 @@ class _Analyzer:
             kind = "interface"
         bases = [b for b in bases if b.rpartition(".")[2] not in _ENUM_BASES | _INTERFACE_BASES | _ABC_BASES
                  and b not in ("object", "Generic") and not b.startswith("typing.")]
-        decl = TypeDecl(kind=kind, name=name, package=self.module, line=node.lineno, extends=bases,  # type: ignore[arg-type]
-                        outer=outer.qualified if outer else None)
+        decl = TypeDecl(kind=kind, name=name, package=self.module, line=node.lineno,  # type: ignore[arg-type]
+                        column=self.column(node), extends=bases, outer=outer.qualified if outer else None)
         self.facts.types.append(decl)
         self._constants(node.body, prefix=f"{node.name}.")
         decl.fields.update(self._fields(node))
@@ -297,7 +307,8 @@ class _Analyzer:
         static = any(dotted(d) in ("staticmethod", "classmethod") for d in node.decorator_list)
         decl = CallableDecl(
             kind="method" if owner else "function", name=node.name, owner=owner.qualified if owner else None,
-            signature=f"{node.name}({ast.unparse(args)})", line=node.lineno, static=static,
+            signature=f"{node.name}({ast.unparse(args)})", line=node.lineno, column=self.column(node),
+            static=static,
             params=tuple(_type_name(a.annotation) for a in every))
         self.facts.callables.append(decl)
         local: dict[str, str | None] = {a.arg: _type_name(a.annotation) for a in every}
@@ -325,50 +336,51 @@ class _Analyzer:
                 self._call(decl, sub, local, self_names, fields)  # type: ignore[arg-type]
             elif cls is ast.Constant or cls is ast.JoinedStr:
                 if id(sub) not in not_queries:
-                    decl.sql.extend(_sql_of(sub))
+                    decl.sql.extend(_sql_of(sub, self.columns))
             elif constants and (cls is ast.Name or cls is ast.Attribute) and sub.ctx.__class__ is ast.Load:  # type: ignore[attr-defined]
                 key = dotted(sub)
                 if key is not None:
                     if owner and key.partition(".")[0] in self_names:
                         key = owner.name.rpartition(".")[2] + "." + key.partition(".")[2]
+                    where: ast.expr = sub  # type: ignore[assignment]
                     for ref in constants.get(key, ()):
                         decl.sql.append(SqlRef(table=ref.table, op=ref.op, statement=ref.statement,
-                                               line=getattr(sub, "lineno", 0)))
+                                               line=where.lineno, column=self.column(where)))
 
     def _call(self, decl: CallableDecl, call: ast.Call, local: dict[str, str | None], self_names: set[str],
               fields: dict[str, str]) -> None:
-        line = call.lineno
+        line, column = call.lineno, self.column(call)
         func = call.func
         if isinstance(func, ast.Name):
             if func.id == "super":
                 return
-            decl.calls.append(CallRef(name=func.id, receiver="none", line=line))
+            decl.calls.append(CallRef(name=func.id, receiver="none", line=line, column=column))
             return
         if not isinstance(func, ast.Attribute):
             return
         value = func.value
         if isinstance(value, ast.Call) and dotted(value.func) == "super":
-            decl.calls.append(CallRef(name=func.attr, receiver="super", line=line))
+            decl.calls.append(CallRef(name=func.attr, receiver="super", line=line, column=column))
             return
         if isinstance(value, ast.Name) and value.id in self_names:
-            decl.calls.append(CallRef(name=func.attr, receiver="this", line=line))
+            decl.calls.append(CallRef(name=func.attr, receiver="this", line=line, column=column))
             return
         if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
                 and value.value.id in self_names):
             t = fields.get(value.attr)
             decl.calls.append(CallRef(name=func.attr, receiver="var" if t else "unknown", receiver_type=t,
-                                      line=line))
+                                      line=line, column=column))
             return
         if isinstance(value, ast.Name) and value.id in local:
             t = local[value.id]
             decl.calls.append(CallRef(name=func.attr, receiver="var" if t else "unknown", receiver_type=t,
-                                      line=line))
+                                      line=line, column=column))
             return
         name = dotted(value)
         if name is not None:
-            decl.calls.append(CallRef(name=func.attr, receiver="type", receiver_type=name, line=line))
+            decl.calls.append(CallRef(name=func.attr, receiver="type", receiver_type=name, line=line, column=column))
         else:
-            decl.calls.append(CallRef(name=func.attr, receiver="unknown", line=line))
+            decl.calls.append(CallRef(name=func.attr, receiver="unknown", line=line, column=column))
 
 
 def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts:
@@ -382,6 +394,6 @@ def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts
         facts.error = f"syntax error: {getattr(exc, 'msg', exc)}"
         facts.error_line = getattr(exc, "lineno", None)
         return facts
-    facts = _Analyzer(path, tree, module).run()
+    facts = _Analyzer(path, tree, Columns(text), module).run()
     facts.lines = text.count("\n") + 1
     return facts

@@ -61,7 +61,7 @@ class PythonLinker:
         return True
 
     def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int], None]) -> None:
+                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
         return None
 
     def file_relations(self, f: FileFacts, add: Callable[[Relation], None]) -> None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from igg.codemap.columns import position
 from igg.codemap.facts import FileFacts, ImportRef
 from igg.codemap.language import Language, SchemaAdditions
 from igg.codemap.typescript.resolve import implementation
@@ -109,8 +110,8 @@ class TypeScript(Language):
         name = module or module_name(path)
         facts = FileFacts(path=path, language="typescript", module=name, package=name)
         for m in _IMPORT_LINE.finditer(text):
-            facts.imports.append(ImportRef(target=m.group(1), source=m.group(1),
-                                           line=text.count("\n", 0, m.start()) + 1))
+            line, column = position(text, m.start())
+            facts.imports.append(ImportRef(target=m.group(1), source=m.group(1), line=line, column=column))
         return facts
 
     def merge(self, files: list[FileFacts]) -> list[FileFacts]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, TypeDecl
 from igg.codemap.syntax import first_error_line
 from igg.codemap.typescript.bodies import Bodies
@@ -112,6 +113,7 @@ class _Analyzer(Bodies):
         self.spans: list[tuple[int, int, CallableDecl, TypeDecl | None, dict[str, str]]] = []
         """(start byte, end byte, callable, its type, its typed names) of each callable with a body."""
         self.exports: dict[str, str] = {}
+        self.at = Columns(text).at
 
     # ---- declarations --------------------------------------------------------------------------------
     def statements(self, body: Any, prefix: str, exported: bool = False) -> None:
@@ -160,28 +162,28 @@ class _Analyzer(Bodies):
         self.statements(body, f"{prefix}{dotted(name) or text_of(name)}.")
 
     def import_statement(self, node: Any) -> None:
-        line = node.start_point[0] + 1
+        line, column = self.at(node)
         source = literal(node.child_by_field_name("source"))
         clause = next((c for c in node.named_children if c.type in ("import_clause", "import_require_clause")), None)
         if clause is not None and clause.type == "import_require_clause":
             alias = clause.named_children[0] if clause.named_children else None
             source = literal(clause.child_by_field_name("source"))
             if source is not None:
-                self.add_import(source, member="*", alias=text_of(alias) if alias is not None else None, line=line)
+                self.add_import(source, member="*", alias=text_of(alias) if alias is not None else None, line=line, column=column)
             return
         if source is None:
             return
         if clause is None:  # import './side-effect'
-            self.add_import(source, line=line)
+            self.add_import(source, line=line, column=column)
             return
         bound = False
         for part in clause.named_children:
             if part.type == "identifier":
-                self.add_import(source, member="default", alias=text_of(part), line=line)
+                self.add_import(source, member="default", alias=text_of(part), line=line, column=column)
                 bound = True
             elif part.type == "namespace_import":
                 ids = [c for c in part.named_children if c.type == "identifier"]
-                self.add_import(source, member="*", alias=text_of(ids[0]) if ids else None, line=line)
+                self.add_import(source, member="*", alias=text_of(ids[0]) if ids else None, line=line, column=column)
                 bound = True
             elif part.type == "named_imports":
                 for spec in part.named_children:
@@ -189,18 +191,18 @@ class _Analyzer(Bodies):
                         continue
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
-                    self.add_import(source, member=text_of(name), alias=text_of(alias), line=line)
+                    self.add_import(source, member=text_of(name), alias=text_of(alias), line=line, column=column)
                     bound = True
         if not bound:
-            self.add_import(source, line=line)
+            self.add_import(source, line=line, column=column)
 
     def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
-                   wildcard: bool = False, line: int = 0) -> None:
+                   wildcard: bool = False, line: int = 0, column: int = 0) -> None:
         self.facts.imports.append(ImportRef(target=source, source=source, member=member, alias=alias,
-                                            wildcard=wildcard, line=line))
+                                            wildcard=wildcard, line=line, column=column))
 
     def export_statement(self, node: Any, prefix: str) -> None:
-        line = node.start_point[0] + 1
+        line, column = self.at(node)
         source = literal(node.child_by_field_name("source"))
         default = any(c.type == "default" for c in node.children)
         declaration = node.child_by_field_name("declaration")
@@ -232,17 +234,17 @@ class _Analyzer(Bodies):
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     if source is not None:
-                        self.add_import(source, member=text_of(name), alias=f"export:{text_of(alias)}", line=line)
+                        self.add_import(source, member=text_of(name), alias=f"export:{text_of(alias)}", line=line, column=column)
                         self.exports[text_of(alias)] = f"export:{text_of(alias)}"
                     else:
                         self.exports[text_of(alias)] = text_of(name)
             elif part.type == "namespace_export" and source is not None:
                 ids = [c for c in part.named_children if c.type in ("identifier", "string")]
                 alias = text_of(ids[0]) if ids else "*"
-                self.add_import(source, member="*", alias=f"export:{alias}", line=line)
+                self.add_import(source, member="*", alias=f"export:{alias}", line=line, column=column)
                 self.exports[alias] = f"export:{alias}"
         if source is not None and not any(p.type in ("export_clause", "namespace_export") for p in node.named_children):
-            self.add_import(source, member="*", wildcard=True, line=line)  # export * from './x'
+            self.add_import(source, member="*", wildcard=True, line=line, column=column)  # export * from './x'
 
     def commonjs_export(self, node: Any) -> None:
         """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),
@@ -282,6 +284,7 @@ class _Analyzer(Bodies):
         if written is None:
             return None
         decl = TypeDecl(kind=kind, name=written, package=self.facts.module, line=node.start_point[0] + 1,
+                        column=self.at(node)[1],
                         extends=extends or [], implements=implements or [])
         self.facts.types.append(decl)
         return decl
@@ -353,7 +356,7 @@ class _Analyzer(Bodies):
         body = node.child_by_field_name("body")
         decl = CallableDecl(kind="constructor" if constructor else "method", name=name,
                             signature=f"{name}({', '.join(written)})", owner=f"{owner.package}.{owner.name}",
-                            line=node.start_point[0] + 1, params=tuple(types), static=static,
+                            line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types), static=static,
                             returns=type_name(node.child_by_field_name("return_type")), abstract=body is None)
         self.facts.callables.append(decl)
         if body is not None:
@@ -369,7 +372,7 @@ class _Analyzer(Bodies):
         written, types, typed = self._params(node, None)
         body = node.child_by_field_name("body")
         decl = CallableDecl(kind="function", name=name, signature=f"{name}({', '.join(written)})", owner=None,
-                            line=node.start_point[0] + 1, params=tuple(types),
+                            line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types),
                             returns=type_name(node.child_by_field_name("return_type")))
         self.facts.callables.append(decl)
         if body is not None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, TypeDecl
-from igg.codemap.sql import tables_in
+from igg.codemap.sql import tables_at
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
 Span = tuple[int, int, CallableDecl, TypeDecl | None, dict[str, str]]
@@ -21,9 +23,11 @@ class Bodies:
 
     facts: FileFacts
     spans: list[Span]
+    at: Callable[[Any], tuple[int, int]]
+    """(line, column) where a node starts (``igg.codemap.columns.Columns.at``)."""
 
     def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
-                   wildcard: bool = False, line: int = 0) -> None:
+                   wildcard: bool = False, line: int = 0, column: int = 0) -> None:
         raise NotImplementedError
 
     def bodies(self, root: Any, query: Any) -> None:
@@ -53,7 +57,7 @@ class Bodies:
             constructor = made.child_by_field_name("constructor")
             written = dotted(constructor) if constructor is not None else None
             if span is not None and written and written.partition(".")[0] not in scopes[id(span[2])]:
-                span[2].instantiates.append((written, made.start_point[0] + 1))
+                span[2].instantiates.append((written, *self.at(made)))
         for string in captures.get("string", ()):
             self._sql(string, starts)
 
@@ -66,7 +70,8 @@ class Bodies:
     def _dynamic(self, string: Any) -> None:
         source = literal(string)
         if source is not None:
-            self.add_import(source, line=string.start_point[0] + 1)
+            line, column = self.at(string)
+            self.add_import(source, line=line, column=column)
 
     def _call(self, call: Any, starts: list[int], scopes: dict[int, dict[str, str]]) -> None:
         function = call.child_by_field_name("function")
@@ -82,16 +87,19 @@ class Bodies:
         span = self._span(starts, call.start_byte)
         if span is None:
             return
-        decl, owner, line = span[2], span[3], call.start_point[0] + 1
+        decl, owner = span[2], span[3]
+        # the called name (``f`` of ``a.b.f()``): each call of a chain spread over lines keeps its own line
+        called = function.child_by_field_name("property") if function.type == "member_expression" else None
+        line, column = self.at(called if called is not None else function)
         n = len(args.named_children) if args is not None else 0
         arg_types: tuple[str | None, ...] = (None,) * n
         if function.type == "super":
-            decl.calls.append(CallRef(name="<init>", receiver="super", arg_types=arg_types, line=line))
+            decl.calls.append(CallRef(name="<init>", receiver="super", arg_types=arg_types, line=line, column=column))
             return
         scope = scopes.get(id(decl), {})
         if function.type == "identifier":
             if text_of(function) not in scope:  # a local or parameter holding a function: not knowable
-                decl.calls.append(CallRef(name=text_of(function), arg_types=arg_types, line=line))
+                decl.calls.append(CallRef(name=text_of(function), arg_types=arg_types, line=line, column=column))
             return
         if function.type != "member_expression":
             return
@@ -100,20 +108,20 @@ class Bodies:
             return
         name = text_of(prop)
         if obj.type in ("this", "super"):
-            decl.calls.append(CallRef(name=name, receiver=obj.type, arg_types=arg_types, line=line))
+            decl.calls.append(CallRef(name=name, receiver=obj.type, arg_types=arg_types, line=line, column=column))
             return
         written = dotted(obj)
         if written is None:
             return
         head, _, rest = written.partition(".")
         if head == "this" and owner is not None and rest and "." not in rest and rest in owner.fields:
-            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=owner.fields[rest], line=line,
+            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=owner.fields[rest], line=line, column=column,
                                       arg_types=arg_types))
         elif not rest and scope.get(head):
-            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=scope[head], line=line,
+            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=scope[head], line=line, column=column,
                                       arg_types=arg_types))
         elif head != "this" and head not in scope:
-            decl.calls.append(CallRef(name=name, receiver="type", receiver_type=written, line=line,
+            decl.calls.append(CallRef(name=name, receiver="type", receiver_type=written, line=line, column=column,
                                       arg_types=arg_types))
 
     def _required(self, call: Any, string: Any) -> bool:
@@ -122,23 +130,24 @@ class Bodies:
         source, parent = literal(string), call.parent
         if source is None or parent is None or parent.type != "variable_declarator":
             return False
-        name, line = parent.child_by_field_name("name"), string.start_point[0] + 1
+        name = parent.child_by_field_name("name")
+        line, column = self.at(string)
         if name is None:
             return False
         if name.type == "identifier":
-            self.add_import(source, member="*", alias=text_of(name), line=line)
+            self.add_import(source, member="*", alias=text_of(name), line=line, column=column)
             return True
         if name.type != "object_pattern":
             return False
         bound = False
         for part in name.named_children:
             if part.type == "shorthand_property_identifier_pattern":
-                self.add_import(source, member=text_of(part), alias=text_of(part), line=line)
+                self.add_import(source, member=text_of(part), alias=text_of(part), line=line, column=column)
                 bound = True
             elif part.type == "pair_pattern":
                 key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
                 if key is not None and value is not None and value.type == "identifier":
-                    self.add_import(source, member=text_of(key), alias=text_of(value), line=line)
+                    self.add_import(source, member=text_of(key), alias=text_of(value), line=line, column=column)
                     bound = True
         return bound
 
@@ -150,7 +159,7 @@ class Bodies:
         if len(raw) < 8:
             return
         body = _HOLE.sub("{hole}", raw[1:-1]) if string.type == "template_string" else raw[1:-1]
-        span[2].sql.extend(tables_in(body, string.start_point[0] + 1))
+        span[2].sql.extend(tables_at(body, partial(self.at, string)))
 
 
 _HOLE = re.compile(r"\$\{[^{}]*\}")

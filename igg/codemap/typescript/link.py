@@ -161,15 +161,15 @@ class TypeScriptLinker:
         return None
 
     def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int], None]) -> None:
+                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
         """``new C()`` calls ``C``'s declared constructor (the instantiation itself is INSTANTIATES)."""
         source = callable_key(c, f.package)
-        for written, line in c.instantiates:
+        for written, line, column in c.instantiates:
             q = self.resolve_type(written, f, owner)
             constructor = self.constructor(q) if q is not None else None
             if constructor is not None:
                 owner_file = self.index.type_file[constructor.owner or ""]
-                add(Relation("CALLS", source, callable_key(constructor, owner_file.package), line))
+                add(Relation("CALLS", source, callable_key(constructor, owner_file.package), line, column))
 
     def constructor(self, q: str) -> CallableDecl | None:
         """The constructor ``new q()`` runs: ``q``'s own, else the nearest in-tree superclass's (a class without

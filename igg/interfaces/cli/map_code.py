@@ -250,7 +250,8 @@ def _print_update(result: Any) -> None:
                   if linked < files["read"] else f"all {linked}: files came or went, or an import, a supertype or "
                                                  "a module changed")
     table.add_row("graph", f"nodes +{graph['nodes_added']} -{graph['nodes_removed']} ~{graph['nodes_changed']}, "
-                           f"edges +{graph['edges_added']} -{graph['edges_removed']}; now {graph['nodes']} nodes, "
+                           f"edges +{graph['edges_added']} -{graph['edges_removed']} ~{graph['edges_changed']}; "
+                           f"now {graph['nodes']} nodes, "
                            f"{graph['edges']} edges")
     for export in result.exports:
         table.add_row("export", export_line(export))
