@@ -231,20 +231,7 @@ class SessionStore:
             if row is None:
                 raise SessionNotFound(f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)",
                                       session_id=session_id)
-            if after is not None:
-                if row[2] != "finished" and row[1] is not None and row[1] != owner and owner_alive(row[1]):
-                    raise SessionBusy(f"session {session_id!r} is being run by a live process ({row[1]}); change "
-                                      "it after that run ends", session_id=session_id)
-                if row[0] != after:
-                    raise SessionConflict(f"session {session_id!r} changed in another process (it is at step "
-                                          f"{row[0]}; this process had step {after}): load it again and retry",
-                                          session_id=session_id)
-            elif owner is not None and row[1] != owner:
-                raise SessionBusy(f"session {session_id!r} is now written by another process ({row[1]}); "
-                                  "this run stops writing to it", session_id=session_id)
-            if row[2] == "finished" and kind == "iteration":
-                raise SessionRefused(f"session {session_id!r} already finished; it takes no more iterations",
-                                     session_id=session_id)
+            _may_commit(session_id, row, kind=kind, owner=owner, after=after)
             step = row[0] + 1
             # (a shared writer's version check above already rules out an iteration stored twice)
             if iteration is not None and after is None and conn.execute(
@@ -461,6 +448,23 @@ _SESSION_COLS = ("session_id, status, stop_reason, goal, agent, options, created
                  "  WHERE s.session_id = sessions.session_id ORDER BY s.step DESC LIMIT 1)")
 _STEP_COLS = ("step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
               " nodes, edges, next_node, next_edge, mutation_count, created_at")
+
+
+def _may_commit(session_id: str, row: Any, *, kind: str, owner: str | None, after: int | None) -> None:
+    """Refuse a commit the session's row (last step, owner, status) rules out (see ``commit_step``)."""
+    if after is not None:
+        if row[2] != "finished" and row[1] is not None and row[1] != owner and owner_alive(row[1]):
+            raise SessionBusy(f"session {session_id!r} is being run by a live process ({row[1]}); change it after "
+                              "that run ends", session_id=session_id)
+        if row[0] != after:
+            raise SessionConflict(f"session {session_id!r} changed in another process (it is at step {row[0]}; this "
+                                  f"process had step {after}): load it again and retry", session_id=session_id)
+    elif owner is not None and row[1] != owner:
+        raise SessionBusy(f"session {session_id!r} is now written by another process ({row[1]}); this run stops "
+                          "writing to it", session_id=session_id)
+    if row[2] == "finished" and kind == "iteration":
+        raise SessionRefused(f"session {session_id!r} already finished; it takes no more iterations",
+                             session_id=session_id)
 
 
 def _status(stored: str, owner: str | None, agent: str | None, pending: bool = False) -> SessionStatus:
