@@ -14,6 +14,9 @@ The convention (also in docs/development.md):
   rates, ports, the copy's path, generated session ids). A line ``...`` stands for any lines, and ``...``
   inside a line for any text.
 - ``<!-- readme: skip (reason) -->`` before a block skips it; the reason is required.
+- ``<!-- readme: postgres -->`` before a block runs it against a PostgreSQL server of the docs' own (a fresh
+  database per page): the URL the pages show, ``postgresql://igg@127.0.0.1:5432/igg`` (``DOCS_PG_URL``), is
+  that server's in the block, and shown as the pages show it in its output.
 - ``<!-- readme: bolt -->`` before a block runs it with ``NEO4J_URI``, ``NEO4J_USERNAME`` and ``NEO4J_PASSWORD`` of
   a Bolt server of the README's own: an ArcadeDB started for these blocks when the first one runs (the other
   tests' exports leave constraints behind that would change what the examples print), or the Neo4j at
@@ -70,6 +73,10 @@ class Block:
     @property
     def needs_bolt(self) -> bool:
         return self.marker == "bolt"
+
+    @property
+    def needs_postgres(self) -> bool:
+        return self.marker == "postgres"
 
     @property
     def exit_code(self) -> int:
@@ -194,6 +201,8 @@ class Sandbox:
     outcomes: dict[int, Outcome] = field(default_factory=dict)
     bolt: Callable[[], dict[str, str]] | None = None
     """The NEO4J_* settings of the suite's Bolt server (started when a ``bolt`` block first needs it)."""
+    postgres: Callable[[], str] | None = None
+    """The URL of this page's PostgreSQL database (made when a ``postgres`` block first needs it)."""
 
     def run(self, block: Block) -> Outcome:
         if block.line in self.outcomes:
@@ -210,13 +219,25 @@ class Sandbox:
         return outcome
 
     def _execute(self, block: Block) -> Outcome:
+        code, url = block.code, None
+        if block.needs_postgres:
+            assert self.postgres is not None, "a postgres block runs inside test_docs_block"
+            url = self.postgres()
+            code = code.replace(DOCS_PG_URL, url)
+        outcome = self._spawn(block, code)
+        if url is not None:
+            outcome = Outcome(outcome.returncode, outcome.stdout.replace(url, DOCS_PG_URL),
+                              outcome.stderr.replace(url, DOCS_PG_URL))
+        return outcome
+
+    def _spawn(self, block: Block, code: str) -> Outcome:
         if block.lang == "bash":
             script = self.scripts / f"block_{block.line}.sh"
-            script.write_text(block.code, encoding="utf-8")
+            script.write_text(code, encoding="utf-8")
             command = ["bash", "-e", "-o", "pipefail", str(script)] if block.exit_code == 0 else ["bash", str(script)]
         else:
             script = self.scripts / f"block_{block.line}.py"
-            script.write_text(block.code, encoding="utf-8")
+            script.write_text(code, encoding="utf-8")
             command = [sys.executable, str(script)]
         env = self.env
         if block.needs_bolt:
@@ -282,6 +303,21 @@ def sandboxes(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Sandb
     return sandbox
 
 
+DOCS_PG_URL = "postgresql://igg@127.0.0.1:5432/igg"
+"""The PostgreSQL URL the pages show; ``postgres`` blocks run with a test server's in its place."""
+_DOCS_DATABASES: dict[str, str] = {}
+
+
+def docs_database(server: Any, page: str) -> str:
+    """A fresh database of ``server`` for one page's ``postgres`` blocks (the same for all of them)."""
+    if page not in _DOCS_DATABASES:
+        name = "docs_" + re.sub(r"[^a-z0-9]+", "_", page.lower()).strip("_")
+        server.sql(f"DROP DATABASE IF EXISTS {name}")
+        server.sql(f"CREATE DATABASE {name}")
+        _DOCS_DATABASES[page] = server.url(name)
+    return _DOCS_DATABASES[page]
+
+
 @pytest.fixture(scope="session")
 def readme_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The README's Bolt server (asked for by the first ``bolt`` block only): a fresh ArcadeDB, or NEO4J_URI's."""
@@ -319,6 +355,7 @@ def test_docs_block(block: Block, sandboxes: Callable[[str], Sandbox], request: 
         pytest.skip(f"{block.page} says: {block.skip_reason}")
     sandbox = sandboxes(block.page)
     sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("readme_bolt"))
+    sandbox.postgres = lambda: docs_database(request.getfixturevalue("postgres_server"), block.page)
     outcome = sandbox.run(block)
     assert outcome.returncode == block.exit_code, _describe(block, outcome)
     if block.expected is not None:
@@ -340,7 +377,8 @@ def test_docs_markers_are_well_formed(page: Path) -> None:
         if not found:
             continue
         text = found.group(1)
-        assert re.fullmatch(r"skip \(.+\)|exit=\d+|bolt", text), f"{page.name} line {number}: bad marker {text!r}"
+        assert re.fullmatch(r"skip \(.+\)|exit=\d+|bolt|postgres", text), \
+            f"{page.name} line {number}: bad marker {text!r}"
         assert number + 1 in starts, f"{page.name} line {number}: a marker must be right above a ``` block"
 
 
