@@ -284,8 +284,13 @@ def test_follow_mode_killed_with_sigkill_and_restarted_ends_equal_to_the_final_g
                                 stderr=subprocess.PIPE)
 
     def at_step(step: int) -> bool:
+        """The scope's marker AND the store's record of the export are at ``step`` (the follower writes the
+        marker first: a kill between the two writes would make the next start export in full, rightly)."""
+        from igg.store.export_targets import ExportTargets
+
         found = marker(bolt_server, s.id)
-        return bool(found) and found[0]["step"] == step
+        kept = ExportTargets(s.store.db).of_session(s.id)
+        return bool(found) and found[0]["step"] == step and any(t.step == step for t in kept)
 
     follower = start("first.jsonl")
     try:
