@@ -52,7 +52,6 @@ from rapidfuzz import fuzz
 
 from igg.act.context import Rejection
 from igg.graph.grounding import grounding_of
-from igg.graph.state import EVIDENCE_KEPT
 from igg.models.actions import MAX_QUOTE_CHARS, AddEdge, AddNode, EvidenceSpan, UpdateEdge, UpdateNode
 from igg.models.request import Request
 from igg.models.verdicts import ErrorCode as C
@@ -73,8 +72,6 @@ FUZZY_MAX_CHARS = 200_000
 """Characters of one chunk the fuzzy fallback and the closest-passage search read, at most."""
 SEARCH_MAX_CHARS = 50_000_000
 """Characters of context one quote is searched in, at most (a bigger context: the chunks nearest first)."""
-MAX_KEPT = EVIDENCE_KEPT
-"""Evidence items an element keeps: updates add theirs, the oldest go beyond this."""
 
 _WS = re.compile(r"\s+")
 _NEWLINE = re.compile("\n")
@@ -412,10 +409,5 @@ def warned(verdict: Verdict, grounded: Grounded) -> Verdict:
                                message=f"{verdict.message}; warning: {grounded.warning}")
 
 
-def kept_evidence(before: list[dict[str, Any]] | None, added: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """An element's evidence after an update adds ``added``: the newest ``MAX_KEPT`` items."""
-    return ([*before, *added] if before else list(added))[-MAX_KEPT:]
-
-
-__all__ = ["FUZZY_MIN_CHARS", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "MAX_KEPT", "NOT_GIVEN", "SEARCH_MAX_CHARS",
-           "Grounded", "GroundedAction", "Grounder", "GroundingPolicy", "grounding_of", "kept_evidence", "normalize", "warned"]
+__all__ = ["FUZZY_MIN_CHARS", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "NOT_GIVEN", "SEARCH_MAX_CHARS",
+           "Grounded", "GroundedAction", "Grounder", "GroundingPolicy", "grounding_of", "normalize", "warned"]

@@ -18,8 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from igg.act.context import Answer, CheckContext, EdgeAt, Ends, Rejection
-from igg.act.evidence import kept_evidence
 from igg.act.updates import update_problem, updated_properties
+from igg.graph.grounding import kept_evidence
 from igg.graph.state import GraphState
 from igg.models.actions import MergeNodes, QueryAction, UpdateEdge, describe_errors
 from igg.models.verdicts import ErrorCode as C

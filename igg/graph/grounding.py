@@ -22,6 +22,15 @@ def grounding_of(provenance: dict[str, Any] | None, properties: dict[str, Any] |
     return "unverified"
 
 
+EVIDENCE_KEPT = 8
+"""Evidence items an element's provenance keeps: updates add theirs, the oldest go."""
+
+
+def kept_evidence(before: list[dict[str, Any]] | None, added: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An element's evidence after an update adds ``added``: the newest ``EVIDENCE_KEPT`` items."""
+    return [*(before or ()), *added][-EVIDENCE_KEPT:]
+
+
 def elements(graph: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """Every node and edge of a ``GraphState`` as ``(kind, id, data)``; data holds type, properties, provenance."""
     for node_id, data in graph.nodes.items():
@@ -40,4 +49,5 @@ def grounding_counts(graph: Any) -> dict[str, int]:
     return counts
 
 
-__all__ = ["GROUNDINGS", "Grounding", "elements", "grounding_counts", "grounding_of"]
+__all__ = ["EVIDENCE_KEPT", "GROUNDINGS", "Grounding", "elements", "grounding_counts", "grounding_of",
+           "kept_evidence"]

@@ -17,6 +17,7 @@ import networkx as nx
 
 from igg.graph.document import document_dict
 from igg.graph.duplicates import NearDuplicateIndex
+from igg.graph.grounding import kept_evidence
 from igg.graph.hubs import HUB_DEGREE, HubIndex
 from igg.graph.journal import (
     EdgeAdded,
@@ -60,8 +61,6 @@ class GraphWatcher(Protocol):
 
     def edge_removed(self, edge_id: str, source: str, edge_type: str, target: str) -> None: ...
 
-EVIDENCE_KEPT = 8
-"""Evidence items an element's provenance keeps (``igg.act.evidence``): updates add theirs, the oldest go."""
 RECENT_CAPACITY = 4096
 """How many node touches ``recently_touched`` remembers (a ring: older touches fall off)."""
 
@@ -349,7 +348,7 @@ class GraphState:
     def update_node(self, node_id: str, set_properties: dict[str, Any], remove: Iterable[str] = (),
                     evidence: list[dict[str, Any]] | None = None) -> None:
         """Set and remove properties of a node, keeping the identity index right; ``evidence`` (located by
-        ``igg.act.evidence``) joins the node's provenance, the newest ``EVIDENCE_KEPT`` items kept."""
+        ``igg.act.evidence``) joins the node's provenance, the newest ``EVIDENCE_KEPT`` items kept (``igg.graph.grounding.kept_evidence``)."""
         data = self.nodes[node_id]
         t = data["type"]
         before = data["properties"]
@@ -360,7 +359,7 @@ class GraphState:
         before_prov = data["provenance"]
         after_prov = {**before_prov, "updated": self.iteration}
         if evidence is not None:
-            after_prov["evidence"] = [*before_prov.get("evidence", ()), *evidence][-EVIDENCE_KEPT:]
+            after_prov["evidence"] = kept_evidence(before_prov.get("evidence"), evidence)
         self._set_node(node_id, t, before, after, after_prov)
         self._recent.append(node_id)
         self.journal.append(NodeUpdated(id=node_id, before=before, after=after, before_prov=before_prov,
