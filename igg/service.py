@@ -316,9 +316,10 @@ def check(paths: Sequence[Path] = (), *, rules: Sequence[Rule] | Path | None = N
 
 def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: StoreLike | None = None,
            level: str = "module", edges: Sequence[str] | None = None, select: str | None = None,
-           external: bool = False) -> list[Violation]:
+           external: bool = False, exclude_type_checking: bool = False) -> list[Violation]:
     """The cycles at ``level`` (module, package or type) over ``edges`` among the nodes ``select`` picks, each
-    as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it."""
+    as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it.
+    ``exclude_type_checking``: type-only imports (``if TYPE_CHECKING:``, ``import type``) left out."""
     from igg.codemap.checking import cycles_rule, graph_of
     from igg.rules.check import check_rule
 
@@ -329,7 +330,7 @@ def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: Sto
     finally:
         if cache is not None:
             cache.close()
-    return check_rule(graph, cycles_rule(level, edges, select, external))
+    return check_rule(graph, cycles_rule(level, edges, select, external, exclude_type_checking))
 
 
 def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | None = None,

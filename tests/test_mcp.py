@@ -30,6 +30,9 @@ async def call(client: Client, name: str, **arguments: Any) -> Any:
     return result
 
 
+HINT_DEFAULTS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False, "open_world_hint": True}
+
+
 def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
     async def scenario() -> None:
         async with Client(server(tmp_path)) as client:
@@ -37,12 +40,20 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
             assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
                                   "list_sessions", "run_session", "query_graph", "explain", "diff", "undo", "review",
                                   "check"}
-            assert tools["observe"].annotations.read_only_hint is True
-            assert tools["list_sessions"].annotations.read_only_hint is True
-            assert tools["apply_actions"].annotations.destructive_hint is True
-            assert tools["finish_session"].annotations.destructive_hint is True
-            assert tools["start_session"].annotations.read_only_hint is False
-            assert tools["run_session"].annotations.open_world_hint is True
+            # a hint left out means the MCP specification's default (read-only false, destructive true, idempotent
+            # false, open-world true; destructive and idempotent say nothing of a read-only tool)
+            def hint(tool: str, name: str) -> bool:
+                given = getattr(tools[tool].annotations, name)
+                return HINT_DEFAULTS[name] if given is None else given
+
+            assert hint("observe", "read_only_hint") is True
+            assert hint("list_sessions", "read_only_hint") is True
+            assert hint("apply_actions", "destructive_hint") is True
+            assert hint("finish_session", "destructive_hint") is True
+            assert hint("start_session", "read_only_hint") is False
+            assert hint("start_session", "destructive_hint") is False
+            assert hint("run_session", "open_world_hint") is True
+            assert hint("apply_actions", "open_world_hint") is False
             start = tools["start_session"].input_schema
             assert set(start["required"]) == {"goal_prompt", "config"}
             actions = tools["apply_actions"].input_schema["properties"]["actions"]

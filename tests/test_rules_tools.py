@@ -17,7 +17,7 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "code" / "python
 RULES = [{"name": "models-on-top", "kind": "layers", "layers": ["shop.models", "shop.service"]},
          {"name": "no-cycles", "kind": "acyclic"}]
 EXPECTED = [{"source": "shop.service", "target": "shop.models", "edge": "IMPORTS", "file": "shop/service.py",
-             "line": 3}]
+             "line": 3, "type_checking": False}]
 
 
 def mapped(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from igg.codemap.language import get, language_of
 
 log = structlog.get_logger("igg.code")
 
-FORMAT_VERSION = "4"
+FORMAT_VERSION = "5"
 """Bumped whenever ``FileFacts`` itself changes: every cached fact is then parsed again. Each language's
 analyzer has a version of its own (``Language.cache_version``), so a change in one reparses its files alone."""
 

@@ -25,6 +25,7 @@ from igg.rules.check import check
 from igg.rules.depgraph import DepGraph
 from igg.rules.load import find_rules_file, load_rules
 from igg.rules.report import CheckReport, RuleSummary, Violation
+from igg.rules.select import refuse_unmatched
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -82,6 +83,7 @@ def run_check(rules: Sequence[Rule] | Path | None, *, paths: Sequence[Path] = ()
         the_rules = resolve_rules(rules, paths, load_code_schema(schema).edge_types)
         graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix).graph
         target = ", ".join(map(str, paths))
+    refuse_unmatched(graph, the_rules)
     violations = check(graph, the_rules)
     report = CheckReport(target=target, rules=[], violations=violations, failed=False, since=since,
                          new_only=new_only, nodes=len(graph.nodes), edges=len(graph.edges))
@@ -109,12 +111,14 @@ def _summed(report: CheckReport, rules: Sequence[Rule]) -> CheckReport:
     return report
 
 
-def cycles_rule(level: str, edges: Sequence[str] | None, select: str | None, external: bool = False) -> AcyclicRule:
+def cycles_rule(level: str, edges: Sequence[str] | None, select: str | None, external: bool = False,
+                exclude_type_checking: bool = False) -> AcyclicRule:
     """The ``acyclic`` rule ``igg cycles`` runs: every cycle at ``level`` among ``select``."""
     from igg.rules.cycles import DEFAULT_EDGES
 
     return AcyclicRule(name=f"cycles-{level}", kind="acyclic", level=level,  # type: ignore[arg-type]
-                       select=select or "*", edges=list(edges or DEFAULT_EDGES[level]), external=external)
+                       select=select or "*", edges=list(edges or DEFAULT_EDGES[level]), external=external,
+                       exclude_type_checking_imports=exclude_type_checking)
 
 
 @paused

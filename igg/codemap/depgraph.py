@@ -56,7 +56,8 @@ def model_graph(model: CodeModel, schema: CompiledSchema) -> DepGraph:
     for path, rel, label in _placed_relations(fit):
         first = sites.get((label, rel.source, rel.target))
         graph.add_edge(Edge(rel.source, label, rel.target, file=first["file"] if first else path,
-                            line=first["line"] if first else rel.line or None))
+                            line=first["line"] if first else rel.line or None,
+                            type_checking=first is not None and first.get("type_checking") is True))
     return graph
 
 

@@ -38,6 +38,10 @@ class ImportRef:
     line: int = 0
     column: int = 0
     """1-based column where the import statement starts (0: not known), with ``line`` its site."""
+    type_only: bool = False
+    """Only type checkers read it: Python under ``if TYPE_CHECKING:``, TypeScript ``import type`` (or every name
+    of the statement marked ``type``), ``export type ... from``. An edge stated only by such imports carries
+    ``type_checking: true``."""
 
 
 Expr = tuple[Any, ...]

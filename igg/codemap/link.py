@@ -180,8 +180,11 @@ class _Linking:
         """The file's IMPORTS and IMPORTS_SYMBOL relations, as its language reads them (``symbols_only``: just
         the external packages they name)."""
         seen: set[Relation] = set()
+        runtime: set[Relation] = set()
         line = column = 0
-        """Where the import statement being resolved starts (its relations carry it)."""
+        type_only = False
+        """Where the import statement being resolved starts (its relations carry it), and whether only type
+        checkers read it (a relation stated by such imports alone is ``FilePlan.type_only``)."""
 
         def add(label: str, target: str) -> None:
             if target == module or symbols_only:
@@ -190,6 +193,12 @@ class _Linking:
             if r not in seen:
                 seen.add(r)
                 plan.relations.append(r)
+            if type_only:
+                if r not in runtime:
+                    plan.type_only.add(r)
+            else:
+                runtime.add(r)
+                plan.type_only.discard(r)
             _site(plan, r)
 
         sep = languages.get(f.language).package_separator
@@ -199,7 +208,7 @@ class _Linking:
 
         linker = self.linkers[f.language]
         for i in f.imports:
-            line, column = i.line, i.column
+            line, column, type_only = i.line, i.column, i.type_only
             linker.import_relations(f, i, add, package, self.external, symbols_only)
 
     def _supertypes(self, f: FileFacts, rel: Callable[[Relation], None]) -> None:

@@ -77,6 +77,8 @@ class FilePlan:
     sites: dict[Relation, list[tuple[int, int]]] = field(default_factory=dict)
     """Relation -> (line, column) of every statement of the file that states it (``SITED`` labels only; a
     statement met twice is listed twice: ``site_properties`` counts it once)."""
+    type_only: set[Relation] = field(default_factory=set)
+    """The file's import relations that only type-only imports state (``ImportRef.type_only``)."""
     error: str | None = None
 
 

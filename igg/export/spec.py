@@ -21,6 +21,7 @@ RDF formats take a base IRI (``base_iri``, default ``urn:igg:``).
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,6 +60,10 @@ class ExportSpec:
         return self.format if self.target is None else f"{self.format}:{self.target}"
 
 
+RDFLIB_FORMATS = ("ttl", "jsonld")
+"""Formats written through rdflib (the ``rdf`` extra)."""
+
+
 def parse_export_spec(text: str) -> ExportSpec:
     """Parse ``FORMAT[:TARGET]``; raises ``IGGError`` naming the accepted formats."""
     if not isinstance(text, str) or not text.strip():
@@ -70,6 +75,9 @@ def parse_export_spec(text: str) -> ExportSpec:
                        f"{', '.join(FORMATS)} (e.g. graphml:out/graph.graphml, neo4j:bolt://localhost:7687)")
     if sep and not target:
         raise IGGError(f"export spec {text!r} has an empty target after ':'; give a path (or omit the ':')")
+    if fmt in RDFLIB_FORMATS and importlib.util.find_spec("rdflib") is None:  # before a run spends its tokens
+        raise IGGError(f"export spec {text!r}: Turtle and JSON-LD need rdflib, which is not installed: "
+                       "pip install 'igg[rdf]' (or export nt, which does not)")
     if fmt == "neo4j" and target:
         from igg.export.neo4j import check_uri
 

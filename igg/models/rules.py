@@ -51,6 +51,9 @@ class _Rule(_Strict):
     """error (fails the check) or warning (reported only)."""
     edges: EdgeTypes = Field(default_factory=lambda: ["IMPORTS"])
     """The edge types the rule reads (default IMPORTS; e.g. READS_FROM and WRITES_TO for table access)."""
+    exclude_type_checking_imports: bool = False
+    """Leave out type-only imports (``if TYPE_CHECKING:``, TypeScript ``import type``), as import-linter's option
+    of that name does: they are no dependency when the code runs."""
 
 
 class ForbiddenRule(_Rule):

@@ -41,6 +41,8 @@ def check(graph: DepGraph, rules: Sequence[Rule]) -> list[Violation]:
 
 def check_rule(graph: DepGraph, rule: Rule) -> list[Violation]:
     """The violations of one rule."""
+    if rule.exclude_type_checking_imports:
+        graph = graph.without_type_checking()
     if isinstance(rule, ForbiddenRule):
         return _forbidden(graph, rule)
     if isinstance(rule, LayersRule):
@@ -55,7 +57,17 @@ def check_rule(graph: DepGraph, rule: Rule) -> list[Violation]:
 def hop(graph: DepGraph, edge: Edge) -> Hop:
     """An edge as a violation shows it."""
     return Hop(source=graph.name(edge.source), target=graph.name(edge.target), edge=edge.type, file=edge.file,
-               line=edge.line)
+               line=edge.line, type_checking=edge.type_checking)
+
+
+def type_only_note(hops: Sequence[Hop]) -> str:
+    """What a violation's message adds when some of its edges are type-only imports (empty when none is)."""
+    typed = [h for h in hops if h.type_checking]
+    if not typed:
+        return ""
+    which = "it is a type-only import" if len(hops) == 1 else (
+        f"{len(typed)} of its {len(hops)} edges {'is a type-only import' if len(typed) == 1 else 'are type-only imports'}")
+    return f" ({which}; exclude_type_checking_imports = true leaves those out)"
 
 
 def _chain_hops(graph: DepGraph, chain: Chain, types: Sequence[str]) -> list[Hop]:
@@ -69,7 +81,8 @@ def _chain_hops(graph: DepGraph, chain: Chain, types: Sequence[str]) -> list[Hop
 def _violation(graph: DepGraph, rule: Rule, chain: Chain, message: str) -> Violation:
     hops = _chain_hops(graph, chain, rule.edges)
     names = "->".join(graph.name(n) for n in chain)
-    return Violation(rule=rule.name, kind=rule.kind, severity=rule.severity, message=message, path=hops,
+    return Violation(rule=rule.name, kind=rule.kind, severity=rule.severity, message=message + type_only_note(hops),
+                     path=hops,
                      key=f"{rule.name}|{names}")
 
 
@@ -202,7 +215,8 @@ def _acyclic(graph: DepGraph, rule: AcyclicRule) -> list[Violation]:
             f"these {len(arcs)} dependencies ({'; '.join(arcs[:CUT_SHOWN])}; and {len(arcs) - CUT_SHOWN} more)")
         out.append(Violation(rule=rule.name, kind=rule.kind, severity=rule.severity,
                              message=f"{len(members)} {rule.level}s depend on each other in a cycle ({shown}); "
-                                     f"removing {cut} breaks it", path=hops, breaking_edges=breaking,
+                                     f"removing {cut} breaks it{type_only_note(hops)}", path=hops,
+                             breaking_edges=breaking,
                              key=f"{rule.name}|cycle|{','.join(members)}"))
     return out
 

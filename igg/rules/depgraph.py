@@ -40,6 +40,9 @@ class Edge:
     target: str
     file: str | None = None
     line: int | None = None
+    type_checking: bool = False
+    """Only type checkers read it (``type_checking: true`` on the map's edge: an import under ``if
+    TYPE_CHECKING:``, a TypeScript ``import type``)."""
 
 
 @dataclass(kw_only=True)
@@ -63,6 +66,11 @@ class DepGraph:
         self.edges[key] = edge
         if edge.type == "CONTAINS":
             self.container.setdefault(edge.target, edge.source)
+
+    def without_type_checking(self) -> DepGraph:
+        """The same graph less its type-only edges (import-linter's ``exclude_type_checking_imports``)."""
+        edges = {k: e for k, e in self.edges.items() if not e.type_checking}
+        return DepGraph(nodes=self.nodes, edges=edges, container=self.container)
 
     def of_types(self, types: Iterable[str]) -> list[Edge]:
         """The edges of these types, in order."""
@@ -128,7 +136,9 @@ def from_state(state: GraphState, lines: Lines | None = None) -> DepGraph:
             props = data["properties"]
             line = props.get("line")
             graph.add_edge(Edge(source, edge_type, target, file=props.get("file") or graph.nodes[source].file,
-                                line=line if isinstance(line, int) else None))
+                                line=line if isinstance(line, int) else None,
+                                type_checking=props.get("type_checking") is True))
         else:
-            graph.add_edge(Edge(source, edge_type, target, file=found[0], line=found[1] or None))
+            graph.add_edge(Edge(source, edge_type, target, file=found[0], line=found[1] or None,
+                                type_checking=data["properties"].get("type_checking") is True))
     return graph

@@ -32,6 +32,6 @@ def to_github(report: CheckReport, prefix: str = "") -> list[str]:
             if first.line:
                 props.append(f"line={first.line}")
         props.append(f"title={_prop(f'igg {v.kind} rule {v.rule}' + (' (known)' if v.status == 'known' and report.since else ''))}")
-        path = "\n".join(f"{h.source} -> {h.target} ({h.edge}) at {h.where()}" for h in v.path)
+        path = "\n".join(h.describe() for h in v.path)
         lines.append(f"::{command} {','.join(props)}::{_data(v.message + chr(10) + path)}")
     return lines

@@ -24,12 +24,19 @@ class Hop(BaseModel):
     """The source file of the statement behind the edge."""
     line: int | None = None
     """Its line (None when the graph does not say, e.g. a session built by an LLM)."""
+    type_checking: bool = False
+    """A type-only import (under ``if TYPE_CHECKING:``, ``import type``): no dependency when the code runs."""
 
     def where(self) -> str:
         """``file:line`` (or what is known of it)."""
         if self.file is None:
             return "(no file)"
         return f"{self.file}:{self.line}" if self.line else self.file
+
+    def describe(self) -> str:
+        """``a -> b (IMPORTS) at file:line``, with ``type-only`` for a type-only import."""
+        edge = f"{self.edge}, type-only" if self.type_checking else self.edge
+        return f"{self.source} -> {self.target} ({edge}) at {self.where()}"
 
 
 class Violation(BaseModel):

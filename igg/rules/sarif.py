@@ -72,7 +72,7 @@ def _result(v: Violation, rule_index: int, prefix: str, baseline: bool) -> dict[
     first = located[0] if located else None
     result: dict[str, Any] = {
         "ruleId": v.rule, "ruleIndex": rule_index, "level": v.severity,
-        "message": {"text": v.message + "".join(f"\n  {h.source} -> {h.target} ({h.edge}) at {h.where()}"
+        "message": {"text": v.message + "".join(f"\n  {h.describe()}"
                                                 for h in v.path)},
         "partialFingerprints": {"iggViolation/v1": hashlib.sha256(v.key.encode()).hexdigest()[:32]},
         "properties": {"kind": v.kind, "status": v.status},

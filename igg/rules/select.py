@@ -1,26 +1,48 @@
-"""Which nodes a selector picks (see ``igg.models.rules`` for the forms).
+"""Which nodes a selector picks (see ``igg.models.rules`` for the forms), and the selectors that pick nothing.
 
-A name pattern without glob characters is a dotted name that picks the node of that name and every node under
-it (``shop.api`` picks ``shop.api``, ``shop.api.v1`` and ``shop.api.v1.Handler.get``, not ``shop.apiary``):
-import-linter reads a module the same way. With ``*``, ``?`` or ``[`` it is a glob over the whole dotted name
-(``*`` crosses dots: ``shop.api*`` also picks ``shop.apiary``).
+A name pattern without glob characters is a name that picks the node of that name and every node under it,
+whichever separator the language names with: ``shop.api`` picks ``shop.api``, ``shop.api.v1`` and
+``shop.api.v1.Handler.get``, not ``shop.apiary`` (import-linter reads a module the same way); ``lib/helpers``
+picks the TypeScript modules ``lib/helpers/isURL`` and ``lib/helpers/isURL.isURL``, not ``lib/helpersX``; a Go
+package path ``github.com/urfave/cli/v3`` picks its packages below and their members. With ``*``, ``?`` or ``[``
+it is a glob over the whole name (``*`` crosses dots and slashes: ``shop.api*`` also picks ``shop.apiary``).
+
+A selector that picks no node is almost always a typo, and a rule built on it can never fail: ``unmatched``
+lists them (``igg check`` refuses such a rule, naming it and the closest names the graph has), as
+import-linter refuses a contract naming a module that does not exist.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import difflib
+from collections.abc import Iterable, Iterator
 from fnmatch import fnmatchcase
 
-from igg.models.rules import NodeSelector, Selector
+from igg.errors import Problem, RequestInvalid
+from igg.models.rules import (
+    AcyclicRule,
+    AllowedOnlyRule,
+    ForbiddenRule,
+    IndependenceRule,
+    LayerGroup,
+    LayersRule,
+    NodeSelector,
+    Rule,
+    Selector,
+)
 from igg.rules.depgraph import DepGraph, Node
 
 GLOB_CHARS = frozenset("*?[")
+SEPARATORS = (".", "/")
+"""What separates the parts of a name: Python and Java dots, TypeScript module paths and Go package paths
+slashes (a member of ``lib/a`` is ``lib/a.f``)."""
 
 
 def name_matches(name: str, pattern: str) -> bool:
-    """Whether a dotted ``name`` is picked by ``pattern`` (a dotted name or a glob)."""
+    """Whether ``name`` is picked by ``pattern`` (a name: the node and everything under it; or a glob)."""
     if GLOB_CHARS.isdisjoint(pattern):
-        return name == pattern or name.startswith(pattern + ".")
+        return name == pattern or (name.startswith(pattern) and name[len(pattern):len(pattern) + 1] in SEPARATORS
+                                   and len(name) > len(pattern))
     return fnmatchcase(name, pattern)
 
 
@@ -62,3 +84,70 @@ def describe(selector: Selector | None) -> str:
         return selector
     parts = [f"{k}={v}" for k, v in selector.model_dump(exclude_none=True).items()]
     return "{" + ", ".join(parts) + "}"
+
+
+def _parts(selector: Selector) -> list[str | NodeSelector]:
+    return list(selector) if isinstance(selector, list) else [selector]
+
+
+def _selectors(rule: Rule) -> Iterator[tuple[str, str | NodeSelector]]:
+    """(field, selector) for every selector of a rule that, picking nothing, would leave the rule nothing to
+    judge: not an exception (``through``, ``allowed_only``'s ``to``: picking nothing makes the rule stricter, and a
+    violation shows it), nor a default (``select = "*"``)."""
+    if isinstance(rule, ForbiddenRule):
+        yield from (("from", s) for s in _parts(rule.from_))
+        yield from (("to", s) for s in _parts(rule.to))
+    elif isinstance(rule, AllowedOnlyRule):
+        yield from (("from", s) for s in _parts(rule.from_))
+    elif isinstance(rule, IndependenceRule):
+        yield from (("modules", s) for s in rule.modules)
+    elif isinstance(rule, AcyclicRule):
+        if "select" in rule.model_fields_set:
+            yield from (("select", s) for s in _parts(rule.select))
+    elif isinstance(rule, LayersRule):
+        for container in rule.containers or [""]:
+            prefix = f"{container}." if container else ""
+            for layer in rule.layers:
+                names = layer.siblings if isinstance(layer, LayerGroup) else layer if isinstance(layer, list) else [layer]
+                yield from (("layers", prefix + name) for name in names)
+
+
+def unmatched(graph: DepGraph, rules: Iterable[Rule]) -> list[tuple[str, str, str, list[str]]]:
+    """(rule name, field, selector as written, the closest names of the graph) for every selector of ``rules``
+    that picks no node of ``graph``."""
+    out = []
+    names: list[str] | None = None
+    for rule in rules:
+        for where, selector in _selectors(rule):
+            if any(node_matches(node, selector) for node in graph.nodes.values()):
+                continue
+            if names is None:
+                names = sorted({n.name for n in graph.nodes.values()})
+            wanted = selector if isinstance(selector, str) else selector.name
+            out.append((rule.name, where, describe(selector), _closest(wanted, names) if wanted else []))
+    return out
+
+
+CLOSEST_POOL = 20_000
+"""The most names ``_closest`` compares a selector with (those sharing its first characters on a larger graph)."""
+
+
+def _closest(wanted: str, names: list[str]) -> list[str]:
+    stem = wanted.split("*")[0].split("?")[0].split("[")[0].rstrip("/.")
+    pool = names
+    if len(pool) > CLOSEST_POOL:
+        pool = [n for n in names if n[:3] == stem[:3]][:CLOSEST_POOL]
+    below = [n for n in pool if stem and n.startswith(stem)]  # a glob's own stem names, first
+    return (below or difflib.get_close_matches(stem or wanted, pool, n=3, cutoff=0.6))[:3]
+
+
+def refuse_unmatched(graph: DepGraph, rules: Iterable[Rule], *, source: str = "the rules file") -> None:
+    """Raise ``RequestInvalid`` naming every selector of ``rules`` that picks no node of ``graph``: such a rule can
+    never fail, so a check built on it would pass by mistake."""
+    problems = []
+    for rule, where, selector, close in unmatched(graph, rules):
+        hint = f"; the closest names are {', '.join(close)}" if close else ""
+        problems.append(Problem(f"rule {rule!r}", f"{where} = {selector} matches no node of the graph "
+                                f"({len(graph.nodes)} nodes){hint}: a rule on it could never fail"))
+    if problems:
+        raise RequestInvalid(problems, source=source)

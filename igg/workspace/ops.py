@@ -35,12 +35,15 @@ def _old_spelling(value: Any) -> Any:
     return "nodelink" if value == "node_link" else value
 
 
-ToolExportFormat = Annotated[Literal["json", "nodelink", "graphml", "cypher", "mermaid", "html", "neo4j_plan"],
-                             BeforeValidator(_old_spelling)]
+ToolExportFormat = Annotated[Literal["json", "nodelink", "graphml", "cypher", "mermaid", "html", "gexf", "nt", "ttl",
+                                     "jsonld", "neo4j_plan"], BeforeValidator(_old_spelling)]
 """What ``export_graph`` returns or writes, spelled as ``igg export --format`` and ``igg.export.ExportFormat``
 spell them: ``json``: IGG's graph document (also the seed_data format); ``nodelink``: networkx node-link JSON
 (``node_link``, the earlier spelling, is still accepted); ``graphml``: GraphML with typed keys; ``cypher``: an
-idempotent Cypher script; ``mermaid``: a flowchart; ``html``: the self-contained page ``igg view --export`` writes; ``neo4j_plan``: the Neo4j export plan, inline only."""
+idempotent Cypher script; ``mermaid``: a flowchart; ``html``: the self-contained page ``igg view --export`` writes;
+``gexf``: GEXF 1.2 for Gephi; ``nt``, ``ttl``, ``jsonld``: RDF (N-Triples, Turtle and JSON-LD, the last two through
+rdflib); ``neo4j_plan``: the Neo4j export plan, inline only. Every format of ``igg export`` but ``neo4j``: a
+tool call never writes into a database (the plan says what such an export would change)."""
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -147,8 +150,8 @@ class ExportBody(_Input):
     """What to export and where."""
 
     format: ToolExportFormat = Field(default="json", description=(
-        "json (IGG document), nodelink, graphml, cypher or mermaid; neo4j_plan: what an export to the "
-        "server's Neo4j (NEO4J_URI) would create, update and delete in the session's scope, written nowhere."))
+        "json (IGG document), nodelink, graphml, cypher, mermaid, html, gexf, nt, ttl or jsonld; neo4j_plan: what "
+        "an export to the server's Neo4j (NEO4J_URI) would create, update and delete in the session's scope."))
     path: str | None = Field(
         default=None, max_length=255,
         description="Relative file path under the server's output directory; omitted: the export is returned inline.",

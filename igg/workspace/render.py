@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
+from igg.export.spec import BINARY_WRITERS, write_binary
 from igg.observe import open_todos, render_observation
 from igg.workspace.live import LiveSession
 
@@ -61,7 +62,9 @@ def export_text(session: LiveSession, fmt: str) -> str:
         (write_cypher if fmt == "cypher" else write_mermaid)(state, text)
         return text.getvalue()
     data = io.BytesIO()
-    if fmt == "graphml":
+    if fmt in BINARY_WRITERS:
+        write_binary(state, fmt, data, metadata=_metadata(session))
+    elif fmt == "graphml":
         write_graphml(state, data, metadata=_metadata(session), schema=schema)
     elif fmt == "nodelink":
         write_node_link(state, data, schema=schema, metadata=_metadata(session), indent=1)

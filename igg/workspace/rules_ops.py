@@ -3,7 +3,8 @@
 The rules come with the call (the ``[[rules]]`` tables of ``igg.toml`` as JSON) and are judged on the live
 session's graph as it stands. Its edges are located at their statements when the session's request keeps the
 files it mapped (a map-code session); otherwise each edge names its source node's file only. A malformed rule is
-refused with ``INVALID_RULES`` and every problem, each naming the rule and field.
+refused with ``INVALID_RULES`` and every problem, each naming the rule and field; so is a rule whose selector picks
+no node of the graph (it could never fail).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from igg.errors import RequestInvalid, WorkspaceError
 from igg.rules.check import check as judge
 from igg.rules.load import parse_rules
 from igg.rules.report import CheckReport, RuleSummary
+from igg.rules.select import refuse_unmatched
 from igg.workspace.live import LiveSession
 from igg.workspace.ops import CheckInput
 
@@ -28,6 +30,10 @@ def check(session: LiveSession, inp: CheckInput) -> dict[str, Any]:
         except RequestInvalid as exc:
             raise WorkspaceError("INVALID_RULES", str(exc)) from None
         graph = located_graph(session.state, session.request.context_data or "")
+    try:
+        refuse_unmatched(graph, rules)
+    except RequestInvalid as exc:
+        raise WorkspaceError("INVALID_RULES", str(exc)) from None
     violations = judge(graph, rules)
     counts = {r.name: sum(v.rule == r.name for v in violations) for r in rules}
     report = CheckReport(target=f"session {inp.session_id}", violations=violations, nodes=len(graph.nodes),

@@ -47,6 +47,9 @@ SUMMARIZED: dict[tuple[str, ...], str] = {
     ("config", "context"): "{chunk_tokens}",
     ("config", "finalize"): "{prune_isolated}",
     ("config", "constraints", "duplicates"): "{policy: reject|warn|off, threshold, aliases}",
+    ("config", "schema", "completeness"): "[{rule: has_attribute|no_isolated_nodes|min_edges, node_type, "
+                                          "attribute | edge_type, direction, min}]",
+    ("config", "schema", "property_types"): "{NodeType: {property: string|integer|float|boolean|list|{enum: [...]}}}",
     ("seed_data",): "An IGG graph document: {nodes: [{id, type, properties}], edges: [{id, type, from, to}]}",
 }
 """Optional request settings published as one line each (path from the request's top, and the line); the
@@ -56,10 +59,18 @@ _SMALLEST_SHARED = 60
 """Subschemas shorter than this (compact JSON, bytes) are written in place even when repeated."""
 
 
+NAMING = ("start_session", "run_session")
+"""The operations where a client chooses a session's id: their schemas keep its pattern (elsewhere the id is one
+the server gave or listed, and a wrong one is refused naming the pattern)."""
+
+
 def tool_schema(op: Operation) -> dict[str, Any]:
     """The compact input JSON Schema ``op`` publishes (see the module docstring)."""
     raw = op.input.model_json_schema(by_alias=True)
     schema, names = _inline(_compact(raw))
+    session_id = schema.get("properties", {}).get("session_id")
+    if op.name not in NAMING and isinstance(session_id, dict):
+        session_id.pop("pattern", None)
     if op.name in ("start_session", "run_session"):
         for path, description in SUMMARIZED.items():
             _summarize(schema, path, description)
@@ -73,27 +84,69 @@ def tool_schema(op: Operation) -> dict[str, Any]:
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The output JSON Schema an MCP tool publishes for its answers: the operation's output model
-    (``igg.workspace.outputs``), inlined, without titles and descriptions (the types and required fields are
-    what a client checks; nulls stay allowed where an answer may carry them)."""
+    (``igg.workspace.outputs``), inlined, without what a client does not check: titles, descriptions, defaults
+    (an answer carries its values), ``required`` and ``additionalProperties`` (answers are open: a field added or
+    made optional in a later version breaks no client's check; the types of the fields an answer carries are
+    checked) and the values of an ``enum`` (its type stays: a value added later breaks no client's check either;
+    the docs list them); a nullable
+    field's ``anyOf`` of one type and ``null`` is one ``"type": [T, "null"]`` (nulls stay allowed where an answer
+    may carry them)."""
 
     def strip(node: Any) -> Any:
         if isinstance(node, list):
             return [strip(v) for v in node]
         if not isinstance(node, dict):
             return node
-        return {k: strip(v) if k not in _VALUES else v for k, v in node.items()
-                if not (k in ("title", "description") and isinstance(v, str))}
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            if k in _SCHEMA_MAPS and isinstance(v, dict):  # names are data: a field may be called "default"
+                out[k] = {name: strip(sub) for name, sub in v.items()}
+            elif not (k in ("title", "description") and isinstance(v, str) or k in ("default", "required")
+                      or k == "additionalProperties" and isinstance(v, bool)):
+                out[k] = v if k in _VALUES else strip(v)
+        if isinstance(out.get("enum"), list) and "type" in out:
+            del out["enum"]  # open, as the fields are: a value added later (a status) breaks no client's check
+        return _merged_null(out)
 
     out: dict[str, Any] = strip(inline_refs(model.model_json_schema(by_alias=True)))
     return out
 
 
+def _merged_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """``{"anyOf": [S, {"type": "null"}]}`` as S with ``null`` added to its ``type`` (and to its ``enum``), when S
+    names one type: the same values, in fewer bytes."""
+    alternatives = schema.get("anyOf")
+    if not isinstance(alternatives, list) or len(alternatives) != 2 or {"type": "null"} not in alternatives:
+        return schema
+    (one,) = [a for a in alternatives if a != {"type": "null"}]
+    if not isinstance(one, dict) or not isinstance(one.get("type"), str) or "const" in one:
+        return schema
+    merged = {**{k: v for k, v in schema.items() if k != "anyOf"}, **one, "type": [one["type"], "null"]}
+    if isinstance(one.get("enum"), list):
+        merged["enum"] = [*one["enum"], None]
+    return merged
+
+
+HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+"""What the MCP specification assumes of a tool that gives no hint (a tool list leaves those out)."""
+
+
+def hints(op: Operation) -> dict[str, bool]:
+    """``op``'s MCP tool annotations that differ from the specification's defaults (``HINT_DEFAULTS``); a
+    read-only tool's destructive and idempotent hints mean nothing (the specification) and are left out too."""
+    given = {"readOnlyHint": op.read_only, "openWorldHint": op.open_world}
+    if not op.read_only:
+        given |= {"destructiveHint": op.destructive, "idempotentHint": op.idempotent}
+    return {k: v for k, v in given.items() if v != HINT_DEFAULTS[k]}
+
+
 def mcp_tools() -> list[dict[str, Any]]:
-    """The operations as MCP ``tools/list`` entries: name, description, input schema, annotations."""
-    return [{"name": op.name, "description": op.description, "inputSchema": tool_schema(op),
-             "annotations": {"readOnlyHint": op.read_only, "destructiveHint": op.destructive,
-                             "idempotentHint": op.idempotent, "openWorldHint": op.open_world}}
-            for op in OPERATIONS]
+    """The operations as MCP ``tools/list`` entries: name, description, input schema, annotations and output
+    schema, as ``igg mcp`` publishes them."""
+    from igg.workspace.outputs import OUTPUTS
+
+    return [{"name": op.name, "description": op.description, "inputSchema": tool_schema(op), "annotations": hints(op),
+             "outputSchema": output_schema(OUTPUTS[op.name])} for op in OPERATIONS]
 
 
 def openai_tools() -> list[dict[str, Any]]:

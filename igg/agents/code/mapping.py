@@ -155,9 +155,11 @@ class SchemaFit:
         relations that become it, lifted ones included, in every file. Computed once; never mutate it."""
         if self._edge_properties is None:
             sites: dict[tuple[str, str, str], list[Site]] = {}
+            typing_only: set[tuple[str, str, str]] = set()  # keys every relation of which is a type-only import
+            runtime: set[tuple[str, str, str]] = set()
             edge_label, lift = self.edge_label, self.lift
             for plan in self.model.files:
-                path = plan.path
+                path, type_only = plan.path, plan.type_only
                 for r, where in plan.sites.items():  # each relation of the file once, with its sites
                     for rel in (r, self.lifted(r)) if lift else (r,):
                         if rel is None or rel.source == rel.target:
@@ -165,12 +167,16 @@ class SchemaFit:
                         label = edge_label(rel)
                         if label is not None:
                             key = (label, rel.source, rel.target)
+                            (typing_only if type_only and r in type_only else runtime).add(key)
                             found = sites.get(key)
                             if found is None:
                                 sites[key] = [(path, line, column) for line, column in where]
                             else:
                                 found.extend((path, line, column) for line, column in where)
-            self._edge_properties = {key: site_properties(found) for key, found in sites.items()}
+            properties = {key: site_properties(found) for key, found in sites.items()}
+            for key in typing_only - runtime:
+                properties[key]["type_checking"] = True
+            self._edge_properties = properties
         return self._edge_properties
 
     def _owner(self, key: str) -> str | None:

@@ -77,6 +77,20 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
+_TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING",
+                            "t.TYPE_CHECKING"})
+
+
+def _type_checking_only(body: list[ast.stmt]) -> set[int]:
+    """Ids of the statements that run only under a type checker: those nested in the body of an
+    ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), as grimp reads them; its ``else`` runs."""
+    out: set[int] = set()
+    for node in _statements(body):
+        if isinstance(node, ast.If) and dotted(node.test) in _TYPE_CHECKING:
+            out.update(id(inner) for inner in _statements(node.body))
+    return out
+
+
 _OVERLOAD = ("overload", "typing.overload", "typing_extensions.overload", "t.overload")
 
 
@@ -185,25 +199,29 @@ class _Analyzer:
     def run(self) -> FileFacts:
         body = self.tree.body
         self._constants(body, prefix="")
+        typing_only = _type_checking_only(body)
         for node in _statements(self.tree.body):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
                     self.facts.imports.append(ImportRef(target=a.name, alias=a.asname or a.name,
                                                         module_only=True, line=node.lineno,
-                                                        column=self.column(node)))
+                                                        column=self.column(node), type_only=id(node) in typing_only))
             elif isinstance(node, ast.ImportFrom):
                 source = self._absolute(node.module, node.level)
                 if source is None:
                     continue  # a relative import above the top-level package: Python refuses it too
+                type_only = id(node) in typing_only
                 for a in node.names:
                     if a.name == "*":
                         self.facts.imports.append(ImportRef(target=source, wildcard=True, source=source,
-                                                            line=node.lineno, column=self.column(node)))
+                                                            line=node.lineno, column=self.column(node),
+                                                            type_only=type_only))
                     else:
                         target = f"{source}.{a.name}" if source else a.name
                         self.facts.imports.append(ImportRef(target=target, alias=a.asname or a.name, source=source,
-                                                            line=node.lineno, column=self.column(node)))
+                                                            line=node.lineno, column=self.column(node),
+                                                            type_only=type_only))
         for node in body:
             if isinstance(node, ast.ClassDef):
                 self._class(node, outer=None)

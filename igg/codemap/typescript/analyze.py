@@ -105,6 +105,18 @@ def _heritage(node: Any) -> tuple[list[str], list[str]]:
     return extends, implements
 
 
+def _type_only(statement: Any, parts: list[Any]) -> bool:
+    """Whether an import or re-export statement is for type checkers only: ``import type``/``export type`` (the
+    statement's own ``type`` keyword), or every name it lists marked ``type`` (``import { type A, type B }``),
+    which the compiler elides as it elides ``import type``."""
+    if any(c.type == "type" for c in statement.children):
+        return True
+    specs = [spec for part in parts if part.type in ("named_imports", "export_clause") for spec in part.named_children
+             if spec.type in ("import_specifier", "export_specifier")]
+    others = [part for part in parts if part.type in ("identifier", "namespace_import", "namespace_export")]
+    return bool(specs) and not others and all(any(c.type == "type" for c in spec.children) for spec in specs)
+
+
 class _Analyzer(Bodies):
     def __init__(self, path: str, text: str, module: str | None) -> None:
         name = module or module_name(path)
@@ -176,14 +188,17 @@ class _Analyzer(Bodies):
         if clause is None:  # import './side-effect'
             self.add_import(source, line=line, column=column)
             return
+        type_only = _type_only(node, clause.named_children)
         bound = False
         for part in clause.named_children:
             if part.type == "identifier":
-                self.add_import(source, member="default", alias=text_of(part), line=line, column=column)
+                self.add_import(source, member="default", alias=text_of(part), line=line, column=column,
+                                type_only=type_only)
                 bound = True
             elif part.type == "namespace_import":
                 ids = [c for c in part.named_children if c.type == "identifier"]
-                self.add_import(source, member="*", alias=text_of(ids[0]) if ids else None, line=line, column=column)
+                self.add_import(source, member="*", alias=text_of(ids[0]) if ids else None, line=line, column=column,
+                                type_only=type_only)
                 bound = True
             elif part.type == "named_imports":
                 for spec in part.named_children:
@@ -191,15 +206,16 @@ class _Analyzer(Bodies):
                         continue
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
-                    self.add_import(source, member=text_of(name), alias=text_of(alias), line=line, column=column)
+                    self.add_import(source, member=text_of(name), alias=text_of(alias), line=line, column=column,
+                                    type_only=type_only)
                     bound = True
         if not bound:
-            self.add_import(source, line=line, column=column)
+            self.add_import(source, line=line, column=column, type_only=type_only)
 
     def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
-                   wildcard: bool = False, line: int = 0, column: int = 0) -> None:
+                   wildcard: bool = False, line: int = 0, column: int = 0, type_only: bool = False) -> None:
         self.facts.imports.append(ImportRef(target=source, source=source, member=member, alias=alias,
-                                            wildcard=wildcard, line=line, column=column))
+                                            wildcard=wildcard, line=line, column=column, type_only=type_only))
 
     def export_statement(self, node: Any, prefix: str) -> None:
         line, column = self.at(node)
@@ -226,6 +242,7 @@ class _Analyzer(Bodies):
             if written:
                 self.exports["default"] = written
             return
+        type_only = _type_only(node, node.named_children)
         for part in node.named_children:
             if part.type == "export_clause":
                 for spec in part.named_children:
@@ -234,17 +251,20 @@ class _Analyzer(Bodies):
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     if source is not None:
-                        self.add_import(source, member=text_of(name), alias=f"export:{text_of(alias)}", line=line, column=column)
+                        self.add_import(source, member=text_of(name), alias=f"export:{text_of(alias)}", line=line,
+                                        column=column, type_only=type_only)
                         self.exports[text_of(alias)] = f"export:{text_of(alias)}"
                     else:
                         self.exports[text_of(alias)] = text_of(name)
             elif part.type == "namespace_export" and source is not None:
                 ids = [c for c in part.named_children if c.type in ("identifier", "string")]
                 alias = text_of(ids[0]) if ids else "*"
-                self.add_import(source, member="*", alias=f"export:{alias}", line=line, column=column)
+                self.add_import(source, member="*", alias=f"export:{alias}", line=line, column=column,
+                                type_only=type_only)
                 self.exports[alias] = f"export:{alias}"
         if source is not None and not any(p.type in ("export_clause", "namespace_export") for p in node.named_children):
-            self.add_import(source, member="*", wildcard=True, line=line, column=column)  # export * from './x'
+            self.add_import(source, member="*", wildcard=True, line=line, column=column,  # export * from './x'
+                            type_only=type_only)
 
     def commonjs_export(self, node: Any) -> None:
         """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from igg.errors import Problem, RequestInvalid
 from igg.interfaces.cli import EXIT_FAILURE, EXIT_OK, igg_version
+from igg.interfaces.cli.common import is_session_id
 from igg.interfaces.cli.storecli import STORE_HELP
 from igg.store import STORE_ENV, resolve_store_path
 from igg.store.location import store_exists, store_text
@@ -60,7 +61,7 @@ def targets(args: argparse.Namespace) -> tuple[list[Path], str | None, str | Non
     """(paths, session id, store) from the command line: one argument that is no file or folder is a session."""
     given = args.targets or ["."]
     explicit = args.store or os.environ.get(STORE_ENV)
-    if len(given) == 1 and not Path(given[0]).exists():
+    if len(given) == 1 and not Path(given[0]).exists() and is_session_id(given[0]):
         store = resolve_store_path(args.store)
         if not store_exists(store):
             raise RequestInvalid([Problem("PATH|SESSION", f"{given[0]}: no such file or folder, and no session store "
@@ -122,11 +123,11 @@ def print_text(report: CheckReport) -> None:
         tag = f" [{v.status}]" if report.since else ""
         out.write(f"{v.severity}: {v.rule} ({v.kind}){tag}: {v.message}\n")
         for h in v.path:
-            out.write(f"  {h.source} -> {h.target} ({h.edge}) at {h.where()}\n")
+            out.write(f"  {h.describe()}\n")
         if v.breaking_edges:
             out.write("  to break it, remove:\n")
             for h in v.breaking_edges:
-                out.write(f"    {h.source} -> {h.target} ({h.edge}) at {h.where()}\n")
+                out.write(f"    {h.describe()}\n")
     if report.since:
         for title, changes in (("added", report.added), ("removed", report.removed)):
             for c in changes:

@@ -16,6 +16,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable
@@ -112,6 +113,14 @@ def export_specs(args: argparse.Namespace) -> list[Any]:
     if problems:
         raise RequestInvalid(problems, source="the command line")
     return specs
+
+
+def is_session_id(text: str) -> bool:
+    """Whether ``text`` can be a session id (``igg.workspace.ops.SESSION_ID_PATTERN``): a command argument that
+    cannot (``out/graph.json``, with a slash) is a path, and a missing path is said to be one."""
+    from igg.workspace.ops import SESSION_ID_PATTERN
+
+    return re.fullmatch(SESSION_ID_PATTERN, text) is not None
 
 
 def store_path(args: argparse.Namespace) -> str | None:

@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--edges", metavar="TYPES", help="comma-separated edge types (default: IMPORTS; for --level type: "
                    "EXTENDS,IMPLEMENTS,CALLS,INSTANTIATES)")
     p.add_argument("--select", metavar="PATTERN", help="only nodes of this name pattern (shop.service or shop.*)")
+    p.add_argument("--exclude-type-checking", action="store_true", help="leave out type-only imports (under if "
+                   "TYPE_CHECKING:, TypeScript import type): they are no dependency when the code runs")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(handler=run)
 
@@ -34,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
     paths, session, store = targets(args)
     edges = [e.strip() for e in args.edges.split(",") if e.strip()] if args.edges else None
-    found = cycles(paths, session=session, store=store, level=args.level, edges=edges, select=args.select)
+    found = cycles(paths, session=session, store=store, level=args.level, edges=edges, select=args.select,
+                   exclude_type_checking=args.exclude_type_checking)
     if args.json:
         print_json([c.model_dump() for c in found])
         return 0
@@ -43,6 +46,6 @@ def run(args: argparse.Namespace) -> int:
         print("  " + " -> ".join([c.path[0].source, *(h.target for h in c.path)]))
         print("  to break it, remove:")
         for h in c.breaking_edges:
-            print(f"    {h.source} -> {h.target} ({h.edge}) at {h.where()}")
+            print(f"    {h.describe()}")
     print(f"{len(found)} cycle{'s' * (len(found) != 1)} at {args.level} level")
     return 0

@@ -134,6 +134,10 @@ def stored_iterations(args: argparse.Namespace) -> list[dict[str, Any]] | None:
 def from_store(args: argparse.Namespace) -> bool:
     """Whether GRAPH names a stored session: with ``--store``, or when it is no file and the default store
     (``igg.store.resolve_store_path``) exists."""
+    from igg.interfaces.cli.common import is_session_id
+
+    if args.graph != STDIN and not Path(args.graph).exists() and not is_session_id(args.graph):
+        return False  # out/graph.json: a path that is not there, never a session id
     if getattr(args, "store", None):
         return True
     from igg.store import resolve_store_path

@@ -37,7 +37,7 @@ from igg.io.encodable import escape_value as _escaped
 from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
 from igg.workspace.outputs import OUTPUTS, RunOutput
 from igg.workspace.service import Workspace
-from igg.workspace.toolschema import output_schema, tool_schema
+from igg.workspace.toolschema import hints, output_schema, tool_schema
 
 INSTRUCTIONS = (
     "IGG is a validated, bounded graph workspace. start_session with a goal and a schema, observe the graph "
@@ -135,8 +135,7 @@ def build_server(workspace: Workspace, *, name: str = "igg") -> MCPServer:
     for op in OPERATIONS:
         server.add_tool(
             _tool_function(workspace, op), name=op.name, description=op.description,
-            annotations=ToolAnnotations(read_only_hint=op.read_only, destructive_hint=op.destructive,
-                                        idempotent_hint=op.idempotent, open_world_hint=op.open_world),
+            annotations=ToolAnnotations.model_validate(hints(op)),
         )
     return server
 
