@@ -74,6 +74,6 @@ def test_without_dask_the_command_says_what_to_install(tmp_path, capsys, monkeyp
     monkeypatch.setitem(sys.modules, "distributed", None)  # what an installation without igg[dask] has
     (tmp_path / "a.json").write_text(request_text("a"))
     assert main(["batch", str(tmp_path / "a.json")]) == 1
-    assert "needs the optional dependency 'distributed': pip install 'igg[dask]'" in capsys.readouterr().err
+    assert "needs the optional dependency 'distributed': pip install 'distributed>=2024.8' (the dask extra)" in capsys.readouterr().err
     assert main(["map-code", str(FIXTURES / "code" / "java"), "--scheduler", "tcp://127.0.0.1:8786"]) == 1
-    assert "pip install 'igg[dask]'" in capsys.readouterr().err
+    assert "pip install 'distributed>=2024.8' (the dask extra)" in capsys.readouterr().err

@@ -3,8 +3,8 @@ shown output is checked.
 
 The convention (also in docs/development.md):
 
-- Each page (README.md, docs/*.md) runs in a temporary copy of the repository of its own; pages run in parallel,
-  the blocks of one page on one worker, in order.
+- Each page (README.md, docs/*.md) runs in a temporary copy of the repository of its own (the files git tracks,
+  nothing a local run left behind); pages run in parallel, the blocks of one page on one worker, in order.
 - ```bash blocks run in order, in ONE temporary copy of the repository (fixtures/, schemas/ present), with
   the test environment's ``igg`` on PATH, no API keys or database settings, and HOME, XDG dirs and IGG_HOME
   inside the copy. Each must exit 0, or N after a line ``<!-- readme: exit=N -->``.
@@ -14,6 +14,13 @@ The convention (also in docs/development.md):
   rates, ports, the copy's path, generated session ids). A line ``...`` stands for any lines, and ``...``
   inside a line for any text.
 - ``<!-- readme: skip (reason) -->`` before a block skips it; the reason is required.
+- A block that is no command (a config file, a JSON snippet, a picture) is run some other way or says why not:
+  ``<!-- readme: json=KIND -->`` validates a ```json block (``response``, ``action``, ``transcript``: each line a
+  transcript turn, ``mcp-config``: a client's server entry whose command line ``igg`` parses), ``<!-- readme:
+  checked (tests/FILE.py ...) -->`` names the test that runs it (a recipe: pre-commit, GitHub Actions), and
+  ``skip (reason)`` says why nothing runs it. ``test_every_snippet_is_run_or_says_why`` lists the ones that do
+  neither and fails on them; pages generated from the code (``GENERATED``) are checked by ``scripts/gen_schemas.py
+  --check``.
 - ``<!-- readme: postgres -->`` before a block runs it against a PostgreSQL server of the docs' own (a fresh
   database per page): the URL the pages show, ``postgresql://igg@127.0.0.1:5432/igg`` (``DOCS_PG_URL``), is
   that server's in the block, and shown as the pages show it in its output.
@@ -260,6 +267,33 @@ _COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-inf
                                       ".mypy_cache", ".ruff_cache", ".pytest_cache", "out", "build", "dist")
 
 
+def tracked_files(root: Path) -> list[str] | None:
+    """The files git tracks in ``root`` (None when it is no git work tree): all a docs sandbox gets, so what a run
+    of the README's examples leaves in the checkout (``agent.sqlite``, ``runs.sqlite``, ``out/``) never reaches
+    the tests."""
+    try:
+        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True, check=True,
+                                timeout=60).stdout
+    except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        return None
+    return [name for name in listed.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
+def copy_tracked(source: Path, target: Path) -> None:
+    """A copy of the repository with only its tracked files (outside a git work tree: every file but caches)."""
+    names = tracked_files(source)
+    if names is None:
+        shutil.copytree(source, target, ignore=_COPY_IGNORE, symlinks=True)
+        return
+    for name in names:
+        origin = source / name
+        if not origin.exists() and not origin.is_symlink():
+            continue  # deleted in the work tree, not yet in the index
+        destination = target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(origin, destination, follow_symlinks=False)
+
+
 def _environment(root: Path) -> dict[str, str]:
     """No keys, no database settings, no user config: what a newcomer's clean shell has, plus `igg`."""
     bindir = str(Path(sys.executable).parent)
@@ -292,7 +326,7 @@ def sandboxes(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Sandb
         if page not in made:
             base = tmp_path_factory.mktemp("docs")
             root = base / "repo"
-            shutil.copytree(ROOT, root, ignore=_COPY_IGNORE, symlinks=True)
+            copy_tracked(ROOT, root)
             for sub in (".home", ".tmp"):
                 (root / sub).mkdir()
             scripts = base / "blocks"
@@ -377,7 +411,7 @@ def test_docs_markers_are_well_formed(page: Path) -> None:
         if not found:
             continue
         text = found.group(1)
-        assert re.fullmatch(r"skip \(.+\)|exit=\d+|bolt|postgres", text), \
+        assert re.fullmatch(r"skip \(.+\)|checked \(.+\)|json=(\w|-)+|exit=\d+|bolt|postgres", text), \
             f"{page.name} line {number}: bad marker {text!r}"
         assert number + 1 in starts, f"{page.name} line {number}: a marker must be right above a ``` block"
 
@@ -392,3 +426,105 @@ def test_docs_runner_compares_for_real(tmp_path: Path) -> None:
     assert not output_matches("a\nb", ["a"], tmp_path)
     assert output_matches("took 0.52 s at 2026-11-23 15:55:29 UTC", ["took 12.0 s at 2027-01-01 00:00:00 UTC"],
                           tmp_path)
+
+
+GENERATED = {"docs/cli.md": "scripts/gen_schemas.py --check compares it with every command's help",
+             "docs/models.md": "scripts/gen_schemas.py --check compares it with the models"}
+"""Pages written from the code: their blocks are checked by the drift check, not run."""
+
+
+def _outputs(blocks: list[Block]) -> set[int]:
+    return {b.expected_line for b in blocks if b.expected_line is not None}
+
+
+def unrun_blocks(page: str) -> list[Block]:
+    """The blocks of ``page`` that no test runs and no marker accounts for (a block's shown output is checked with
+    its block)."""
+    if page in GENERATED:
+        return []
+    blocks = BLOCKS[page]
+    outputs = _outputs(blocks)
+    out = []
+    for block in blocks:
+        if block.line in outputs or block.lang in RUNNABLE and block.skip_reason is None:
+            continue
+        marker = block.marker or ""
+        if block.skip_reason or marker.startswith("json=") and block.lang == "json":
+            continue
+        found = re.fullmatch(r"checked \((tests/[\w/]+\.py)\b.*\)", marker)
+        if found and (ROOT / found.group(1)).is_file():
+            continue
+        out.append(block)
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_relative)
+def test_every_snippet_is_run_or_says_why(page: Path) -> None:
+    """No recipe, example or snippet of the README or the docs goes unrun without a reason (issue 46)."""
+    unrun = unrun_blocks(_relative(page))
+    assert not unrun, "blocks no test runs, without a marker saying how they are checked or why not:\n" + "\n".join(
+        f"  {b.page} line {b.line} ({b.lang or 'no language'}): {b.code.splitlines()[0][:60] if b.code.strip() else ''}"
+        for b in unrun)
+
+
+JSON_BLOCKS = [b for blocks in BLOCKS.values() for b in blocks if b.lang == "json" and (b.marker or "").startswith("json=")]
+
+
+def _check_json(kind: str, code: str) -> None:
+    import json as json_module
+
+    import jsonschema
+
+    from igg.agents.scripted import turn_problem
+    from igg.interfaces.cli import build_parser
+
+    response_schema = json_module.loads((ROOT / "schemas" / "response.schema.json").read_text(encoding="utf-8"))
+    if kind == "transcript":
+        for line in code.strip().splitlines():
+            turn = json_module.loads(line)
+            assert turn_problem(turn) is None, turn_problem(turn)
+            if "raw" not in turn:
+                jsonschema.validate(turn, response_schema)
+        return
+    value = json_module.loads(code)
+    if kind == "response":
+        jsonschema.validate(value, response_schema)
+    elif kind == "action":
+        jsonschema.validate({"actions": [value]}, response_schema)
+    elif kind == "mcp-config":
+        for server in value["mcpServers"].values():
+            assert server["command"] == "igg"
+            build_parser().parse_args(server["args"])  # SystemExit on a command line igg does not take
+    else:
+        raise AssertionError(f"unknown json kind {kind!r}")
+
+
+@pytest.mark.parametrize("block", JSON_BLOCKS, ids=[b.id for b in JSON_BLOCKS])
+def test_json_snippets_are_what_they_say(block: Block) -> None:
+    """A ```json example of the docs parses and is valid as what it shows (a response, an action, a transcript, an
+    MCP client's entry)."""
+    _check_json((block.marker or "").split("=", 1)[1], block.code)
+
+
+def test_the_snippet_checks_can_fail(tmp_path: Path) -> None:
+    """An unmarked config block is listed; a wrong action or command line fails its check; untracked files stay
+    out of a sandbox."""
+    blocks = parse_blocks("```yaml\nrepos: []\n```\n\n<!-- readme: checked (tests/nowhere.py) -->\n```yaml\nx: 1\n```\n",
+                          "docs/x.md")
+    BLOCKS["docs/x.md"] = blocks
+    try:
+        assert [b.line for b in unrun_blocks("docs/x.md")] == [1, 6]
+    finally:
+        del BLOCKS["docs/x.md"]
+    with pytest.raises(Exception):
+        _check_json("action", '{"type": "ADD_NODE", "labels": "Class"}')
+    with pytest.raises(SystemExit):
+        _check_json("mcp-config", '{"mcpServers": {"igg": {"command": "igg", "args": ["mcp", "--stoer", "x"]}}}')
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "kept.md").write_text("x")
+    (repo / "agent.sqlite").write_bytes(b"stray")
+    subprocess.run(["git", "-C", str(repo), "add", "kept.md"], check=True)
+    copy_tracked(repo, tmp_path / "copy")
+    assert sorted(p.name for p in (tmp_path / "copy").iterdir()) == ["kept.md"]

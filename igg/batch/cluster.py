@@ -24,7 +24,7 @@ LOCAL = "local"
 """``--scheduler local``: start a local cluster even when ``$DASK_SCHEDULER_ADDRESS`` is set."""
 SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
 """Environment variable naming the scheduler when ``--scheduler`` is not given (Dask's own name for it)."""
-INSTALL_HINT = "pip install 'igg[dask]'"
+INSTALL_HINT = "pip install 'distributed>=2024.8' (the dask extra)"
 CONNECT_TIMEOUT = 20.0
 """Seconds to wait for a remote scheduler to answer."""
 

@@ -123,7 +123,7 @@ def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
     try:
         from rdflib import Graph, Literal, URIRef
     except ImportError:
-        raise ExportError("Turtle and JSON-LD need rdflib: pip install 'igg[rdf]' (N-Triples does not)") from None
+        raise ExportError("Turtle and JSON-LD need rdflib: pip install 'rdflib>=7.0' (the rdf extra; N-Triples does not)") from None
     names = _Names(state, base)
     g = Graph()
     add = g.add

