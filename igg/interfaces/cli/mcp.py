@@ -28,6 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
+    early = None
+    if args.transport == "stdio":  # answer the client's handshake before the heavy imports (start-up time)
+        from igg.interfaces.mcp.handshake import answer_early
+        from igg.interfaces.version import package_version
+
+        early = answer_early(name="igg", version=package_version())
     from igg.interfaces.mcp.server import build_server, run_http, run_stdio
 
     workspace_options.configure_logging(args)
@@ -40,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"igg: {exc.message}", file=sys.stderr)
         return EXIT_INVALID
     if args.transport == "stdio":
-        run_stdio(build_server(workspace_options.build_workspace(args)))
+        run_stdio(build_server(workspace_options.build_workspace(args)), early)
         return 0
     sock = listen_or_explain(args.host, args.port)  # before anything says "serving": a busy port is exit 2
     if sock is None:

@@ -31,6 +31,7 @@ from pydantic import Field, ValidationError
 
 from igg.errors import WorkspaceError
 from igg.interfaces.logs import route_stdlib_logging
+from igg.interfaces.mcp.handshake import INSTRUCTIONS, EarlyAnswer
 from igg.interfaces.version import package_version
 from igg.io.encodable import escape_unencodable, find_unencodable, first_unencodable
 from igg.io.encodable import escape_value as _escaped
@@ -39,11 +40,6 @@ from igg.workspace.outputs import OUTPUTS, RunOutput
 from igg.workspace.service import Workspace
 from igg.workspace.toolschema import hints, output_schema, tool_schema
 
-INSTRUCTIONS = (
-    "IGG is a validated, bounded graph workspace. start_session with a goal and a schema, observe the graph "
-    "(compact markdown within a token budget), apply_actions (each action gets a verdict; rejected ones say "
-    "what would pass, so fix and resend them), finish_session, then export_graph."
-)
 
 
 log = structlog.get_logger("igg.mcp")
@@ -185,17 +181,18 @@ async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None
 
 
 
-def run_stdio(server: MCPServer) -> None:
-    """Serve MCP over stdin/stdout until the client disconnects (see ``serve_stdio``)."""
+def run_stdio(server: MCPServer, early: EarlyAnswer | None = None) -> None:
+    """Serve MCP over stdin/stdout until the client disconnects (see ``serve_stdio``); ``early``: the first line,
+    already read and perhaps answered (``igg.interfaces.mcp.handshake``)."""
     import anyio
 
-    anyio.run(serve_stdio, server)
+    anyio.run(serve_stdio, server, early)
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-async def serve_stdio(server: MCPServer) -> None:
+async def serve_stdio(server: MCPServer, early: EarlyAnswer | None = None) -> None:
     """The SDK's stdio transport, with one addition: a message holding text UTF-8 cannot encode (a JSON
     escape of a lone surrogate, such as ``\\ud800``) is answered at once with a stable code
     (``INVALID_ARGUMENTS: params.arguments.actions[0].properties.name: lone surrogate ...``). The SDK's JSON
@@ -208,26 +205,50 @@ async def serve_stdio(server: MCPServer) -> None:
 
     # duplicates of fd 0 and 1: closing them at the end leaves the process's own stdin and stdout open
     stdin = anyio.wrap_file(open(os.dup(sys.stdin.fileno()), encoding="utf-8", errors="replace"))  # noqa: SIM115
-    stdout = anyio.wrap_file(open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8"))  # noqa: SIM115
-    filtered = _SurrogateFilter(stdin)
+    stdout: Any = anyio.wrap_file(open(os.dup(sys.stdout.fileno()), "w", encoding="utf-8"))  # noqa: SIM115
+    filtered = _SurrogateFilter(stdin, first=early.line if early is not None and early.line else None)
+    if early is not None and early.answered is not None:
+        stdout = _Answered(stdout, early)
     async with stdio_server(stdin=filtered, stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
         filtered.answer = write_stream.send
         lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, too
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
 
-class _SurrogateFilter:
-    """Lines from stdin; a request holding a lone surrogate is answered here and not passed on."""
+class _Answered:
+    """stdout, less the SDK's answer to the request ``igg.interfaces.mcp.handshake`` answered already."""
 
-    def __init__(self, lines: Any) -> None:
+    def __init__(self, stdout: Any, early: EarlyAnswer) -> None:
+        self.stdout, self.early = stdout, early
+
+    async def write(self, text: str) -> None:
+        if not self.early.drop(text):
+            await self.stdout.write(text)
+
+    async def flush(self) -> None:
+        await self.stdout.flush()
+
+
+class _SurrogateFilter:
+    """Lines from stdin (after ``first``, a line read before the SDK started); a request holding a lone surrogate
+    is answered here and not passed on."""
+
+    def __init__(self, lines: Any, first: str | None = None) -> None:
         self.lines = lines
+        self.first = first
         self.answer: Callable[[Any], Awaitable[None]] | None = None
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._filtered()
 
-    async def _filtered(self) -> AsyncIterator[str]:
+    async def _lines(self) -> AsyncIterator[str]:
+        if self.first is not None:
+            yield self.first
         async for line in self.lines:
+            yield line
+
+    async def _filtered(self) -> AsyncIterator[str]:
+        async for line in self._lines():
             if _SURROGATE_ESCAPE.search(line) is None or self.answer is None:
                 yield line
                 continue
