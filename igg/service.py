@@ -320,6 +320,7 @@ def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: Sto
     """The cycles at ``level`` (module, package or type) over ``edges`` among the nodes ``select`` picks, each
     as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it."""
     from igg.codemap.checking import cycles_rule, graph_of
+    from igg.rules.bounds import CheckBounds
     from igg.rules.check import check_rule
 
     cache = _cache(store) if session is None else None
@@ -329,7 +330,7 @@ def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: Sto
     finally:
         if cache is not None:
             cache.close()
-    return check_rule(graph, cycles_rule(level, edges, select, external))
+    return check_rule(graph, cycles_rule(level, edges, select, external), CheckBounds.for_command_line())
 
 
 def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | None = None,

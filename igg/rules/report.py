@@ -61,6 +61,7 @@ class RuleSummary(BaseModel):
     severity: Literal["error", "warning"]
     description: str | None = None
     violations: int = 0
+    """The rule's violations (a lower bound when the report is ``truncated``)."""
 
 
 class DependencyChange(BaseModel):
@@ -92,3 +93,6 @@ class CheckReport(BaseModel):
     """Dependencies the change removed (with ``since``)."""
     nodes: int = 0
     edges: int = 0
+    truncated: bool = False
+    """The check stopped at one of its bounds (``igg.rules.bounds``: violations, the edges along their paths,
+    nodes and edges visited): violations were left out, and each rule's count is a lower bound."""
