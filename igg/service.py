@@ -338,8 +338,9 @@ def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | 
                        ) -> tuple[list[DependencyChange], list[DependencyChange]]:
     """(added, removed): the module- and package-level dependencies the change from the commit ``since`` to
     the work tree added and removed, with the statements behind each (``igg map-code PATH --since REF``)."""
-    from igg.codemap.since import changes, ref_state, tree_state
+    from igg.codemap.since import changes, check_ref, ref_state, tree_state
 
+    check_ref(since)
     cache = _cache(store)
     try:
         head = tree_state(paths, cache, package_prefix=package_prefix)

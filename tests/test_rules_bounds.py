@@ -208,3 +208,17 @@ def test_a_check_counts_its_visits_and_stops_when_they_are_spent():
     assert check(graph, [rule], bounds) == [] and bounds.truncated
     bounds = CheckBounds()
     assert check(graph, [rule], bounds) and not bounds.truncated
+
+
+@pytest.mark.parametrize("depth", [50, 5000])
+def test_a_deeply_nested_rules_file_exits_2_naming_the_problem(tmp_path, capsys, depth):
+    """Issue 47: a deeply nested rules file raised RecursionError (a traceback, exit 1)."""
+    from igg.interfaces.cli import main
+
+    (tmp_path / "a.py").write_text("import os\n", encoding="utf-8")
+    rules = tmp_path / "igg.toml"
+    rules.write_text('[[rules]]\nname = "deep"\nkind = "forbidden"\nto = "b"\nfrom = ' + "[" * depth + '"a"' +
+                     "]" * depth + "\n", encoding="utf-8")
+    assert main(["check", str(tmp_path), "--rules", str(rules)]) == 2
+    err = capsys.readouterr().err
+    assert "nested" in err and "Traceback" not in err

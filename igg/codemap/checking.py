@@ -17,7 +17,7 @@ from typing import ParamSpec, TypeVar
 from igg.codemap.cache import FactsCache
 from igg.codemap.depgraph import session_depgraph
 from igg.codemap.schema import load_code_schema
-from igg.codemap.since import changes, ref_state, tree_state
+from igg.codemap.since import changes, check_ref, ref_state, tree_state
 from igg.errors import Problem, RequestInvalid
 from igg.graph.collector import collector_paused
 from igg.models.rules import AcyclicRule, Rule
@@ -71,6 +71,8 @@ def run_check(rules: Sequence[Rule] | Path | None, *, paths: Sequence[Path] = ()
     if session is not None and since is not None:
         raise RequestInvalid([Problem("--since", "compares two commits of a source tree: give a PATH, not a "
                                       "session")], source="the command line")
+    if since is not None:
+        check_ref(since)
     cache = cache or FactsCache(None)
     if session is not None:
         if store is None:

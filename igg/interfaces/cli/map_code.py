@@ -98,7 +98,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise RequestInvalid([Problem("--agent", f"{args.agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
                              source="the command line")
     args.languages = check_languages(args.languages)
-    if args.since:
+    if args.since is not None:  # an empty value (an unset CI variable) is refused, not a plain map
         return _since(args)
     if args.update:
         return _update(args)
