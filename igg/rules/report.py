@@ -6,9 +6,19 @@ These are the output models of ``igg check`` (``--json``), of the MCP ``check`` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import PurePosixPath
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+PathOf = Callable[[str], str]
+"""A report's file path (relative to the tree it is in) -> its path from the repository's top."""
+
+
+def repository_path(prefix: str | PathOf, file: str) -> str:
+    """``file`` from the repository's top: under ``prefix`` (a folder), or as ``prefix`` maps it."""
+    return prefix(file) if callable(prefix) else str(PurePosixPath(prefix) / file)
 
 
 class Hop(BaseModel):

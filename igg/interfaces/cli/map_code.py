@@ -198,11 +198,14 @@ def _since(args: argparse.Namespace) -> int:
         print(json.dumps({"since": args.since, "added": [c.model_dump() for c in added],
                           "removed": [c.model_dump() for c in removed]}))
         return 0
+    from igg.rules.github import plain
+
     for mark, found in (("+", added), ("-", removed)):
-        for c in found:
-            where = ", ".join(h.where() for h in c.edges[:3]) + (", ..." if len(c.edges) > 3 else "")
-            print(f"{mark} {c.level} {c.source} -> {c.target} ({where})")
-    print(f"since {args.since}: {len(added)} dependencies added, {len(removed)} removed (module and package level)")
+        for c in found:  # names and files escaped: this listing lands in CI logs
+            where = ", ".join(plain(h.where()) for h in c.edges[:3]) + (", ..." if len(c.edges) > 3 else "")
+            print(f"{mark} {c.level} {plain(c.source)} -> {plain(c.target)} ({where})")
+    print(f"since {plain(args.since)}: {len(added)} dependencies added, {len(removed)} removed (module and package "
+          "level)")
     return 0
 
 
