@@ -62,22 +62,22 @@ def commands(text: str) -> list[str]:
 
 def test_the_text_report_and_the_since_listings_cannot_start_a_workflow_command(hostile: Path, capsys) -> None:
     """Issue 47: a file name holding a newline and ``::error ...`` printed a line the runner executes."""
-    assert main(["check", "src", "lib", "--since", "HEAD"]) == 1
+    assert main(["check", "src/app", "lib/util", "--since", "HEAD"]) == 1
     out = capsys.readouterr().out
     assert commands(out) == []
     violations = [line for line in out.splitlines() if line.startswith("error: ")]
     assert len(violations) == len(HOSTILE) + 1
     assert "evil\\n::error file=x.py,line=1::forged" in out
-    assert main(["map-code", "src", "lib", "--since", "HEAD"]) == 0
+    assert main(["map-code", "src/app", "lib/util", "--since", "HEAD"]) == 0
     listing = capsys.readouterr().out
     assert commands(listing) == [] and "new\\n::error::added" in listing
-    assert main(["cycles", "src", "lib"]) == 0
+    assert main(["cycles", "src/app", "lib/util"]) == 0
     assert commands(capsys.readouterr().out) == []
 
 
 def test_github_annotations_are_one_command_each_at_files_that_exist(hostile: Path, capsys) -> None:
     """Issue 47: with several paths checked, the annotations named files that do not exist."""
-    assert main(["check", "src", "lib", "--format", "github"]) == 1
+    assert main(["check", "src/app", "lib/util", "--format", "github"]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(HOSTILE) + 1 and all(line.startswith("::error file=") for line in lines)
     for line in lines:
@@ -89,7 +89,7 @@ def test_github_annotations_are_one_command_each_at_files_that_exist(hostile: Pa
 def test_sarif_locations_are_uri_references_to_files_that_exist(hostile: Path) -> None:
     """Issue 47: ``artifactLocation.uri`` was not percent-encoded (a space or ``#`` named another file), and
     pointed at files that do not exist when several paths were checked."""
-    assert main(["check", "src", "lib", "--sarif", "out.sarif", "--json"]) == 1
+    assert main(["check", "src/app", "lib/util", "--sarif", "out.sarif", "--json"]) == 1
     log = json.loads((hostile / "out.sarif").read_text(encoding="utf-8"))
     schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER).validate(log)
