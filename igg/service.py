@@ -321,6 +321,7 @@ def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: Sto
     as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it.
     ``exclude_type_checking``: type-only imports (``if TYPE_CHECKING:``, ``import type``) left out."""
     from igg.codemap.checking import cycles_rule, graph_of
+    from igg.rules.bounds import CheckBounds
     from igg.rules.check import check_rule
 
     cache = _cache(store) if session is None else None
@@ -330,7 +331,8 @@ def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: Sto
     finally:
         if cache is not None:
             cache.close()
-    return check_rule(graph, cycles_rule(level, edges, select, external, exclude_type_checking))
+    return check_rule(graph, cycles_rule(level, edges, select, external, exclude_type_checking),
+                      CheckBounds.for_command_line())
 
 
 def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | None = None,
@@ -338,8 +340,9 @@ def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | 
                        ) -> tuple[list[DependencyChange], list[DependencyChange]]:
     """(added, removed): the module- and package-level dependencies the change from the commit ``since`` to
     the work tree added and removed, with the statements behind each (``igg map-code PATH --since REF``)."""
-    from igg.codemap.since import changes, ref_state, tree_state
+    from igg.codemap.since import changes, check_ref, ref_state, tree_state
 
+    check_ref(since)
     cache = _cache(store)
     try:
         head = tree_state(paths, cache, package_prefix=package_prefix)

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -516,7 +517,7 @@ def test_the_snippet_checks_can_fail(tmp_path: Path) -> None:
         assert [b.line for b in unrun_blocks("docs/x.md")] == [1, 6]
     finally:
         del BLOCKS["docs/x.md"]
-    with pytest.raises(Exception):
+    with pytest.raises(jsonschema.ValidationError):
         _check_json("action", '{"type": "ADD_NODE", "labels": "Class"}')
     with pytest.raises(SystemExit):
         _check_json("mcp-config", '{"mcpServers": {"igg": {"command": "igg", "args": ["mcp", "--stoer", "x"]}}}')

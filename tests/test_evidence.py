@@ -307,3 +307,36 @@ def test_a_run_keeps_evidence_through_the_store_explain_show_and_exports(tmp_pat
     g = nx.read_graphml(graphml)
     kept = [json.loads(d["igg_evidence"]) for _, _, d in g.edges(data=True) if "igg_evidence" in d]
     assert sorted(e[0]["match"] for e in kept) == ["exact", "none"]
+
+
+@pytest.mark.parametrize("span", [{"chunk": True, "start": False, "end": "3"}, {"chunk": 1, "start": 0, "end": "3"},
+                                  {"chunk": 1, "start": 0, "end": 3.0}, {"chunk": True, "start": 0, "end": 3}])
+def test_span_offsets_are_strict_integers_not_booleans_or_numeric_strings(span):
+    """Issue 47: ``{"chunk": true, "start": false, "end": "3"}`` was read as chunk 1, 0..3."""
+    s = session()
+    two_classes(s)
+    (v,) = apply(s, calls("AuthService", "TokenIssuer", span))
+    assert v["code"] == "INVALID_PROPERTY" and "evidence" in v["message"], v
+
+
+def test_near_miss_quotes_share_one_fuzzy_budget_per_response_and_the_next_response_has_its_own():
+    """Issue 47: a response of near-miss quotes made the fuzzy matcher read the chunk again for every one (a
+    1 MB body: minutes, the session locked). One response's fuzzy work is bounded (``FUZZY_RESPONSE_WORK``):
+    past it a quote is matched exactly or normalized only, and its verdict says the budget is spent."""
+    from igg.act.evidence import FUZZY_RESPONSE_WORK
+
+    context = "// File: big.txt\n" + "the quick brown fox jumps over the lazy dog. " * 200
+    s = session("required_edges", context=context, chunk_tokens=50_000)
+    two_classes(s)
+    near = "the quick brown cow jumps over a lazy pig. " * 11  # 473 characters, 85% similar: a near miss
+    chunk = len(s.actor.grounder.chunks[0].text)
+    per_quote = chunk * len(near.strip())
+    actions = [calls("AuthService", "TokenIssuer", near + str(i)) for i in range(40)]
+    verdicts = apply(s, *actions)
+    assert all(v["code"] == "UNGROUNDED_EVIDENCE" for v in verdicts)
+    spent = [v for v in verdicts if "budget for approximate matching is spent" in v["message"]]
+    paid = len(verdicts) - len(spent)
+    assert 1 <= paid <= FUZZY_RESPONSE_WORK // per_quote + 1 and spent, (paid, len(spent))
+    assert "the closest passage" in verdicts[0]["message"]
+    (again,) = apply(s, calls("AuthService", "TokenIssuer", near))
+    assert "the closest passage" in again["message"]  # a new response, a new budget

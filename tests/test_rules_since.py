@@ -146,3 +146,46 @@ def test_map_code_since_lists_added_and_removed_dependencies(repo: Path, capsys)
     text = capsys.readouterr().out
     assert "+ module shop.service.orders -> shop.api.views (service/orders.py:2)" in text
     assert "- module shop.api.views -> shop.service.orders (api/views.py:1)" in text
+
+
+def test_since_skips_links_and_assets_and_unpacks_only_the_files_the_walk_reads(repo: Path, monkeypatch,
+                                                                                 capsys) -> None:
+    """Issue 47: a commit holding a symbolic link to an absolute path or outside the tree crashed ``--since``
+    (a traceback, exit 1), and the whole tree of the ref was read into memory and unpacked, assets included
+    (+300 MB for a 150 MB asset; ENOSPC in a 64 MB /dev/shm). Links are skipped as the work-tree walk skips
+    them, and only the files a walk reads are written to the scratch folder."""
+    import igg.codemap.since as since
+
+    (repo / "shop" / "passwd.py").symlink_to("/etc/passwd")
+    (repo / "shop" / "outside.py").symlink_to("../../outside.py")
+    (repo / "shop" / "logo.bin").write_bytes(b"\0" * 3_000_000)
+    (repo / "shop" / "notes.txt").write_text("not code\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "links and assets")
+    apply(repo, {"shop/util.py": "import os\n"})
+    unpacked: list[str] = []
+    walk_tree = since.tree_state
+
+    def recording(paths, cache, **options):
+        if "igg-since-" in str(paths[0]):
+            top = paths[0].parent
+            unpacked.extend(sorted(str(p.relative_to(top)) for p in top.rglob("*") if not p.is_dir()))
+        return walk_tree(paths, cache, **options)
+
+    monkeypatch.setattr(since, "tree_state", recording)
+    assert main(["check", "shop", "--since", "HEAD"]) == 1
+    out = capsys.readouterr().out
+    assert "removed module dependency: shop.util -> shop.db.models" in out
+    assert unpacked == sorted(COMMITS[0]), unpacked  # no link, no asset, no text file
+    assert main(["map-code", "shop", "--since", "HEAD"]) == 0
+    assert "- module shop.util -> shop.db.models" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value", ["--since=", "--since=--", "--since= ", "--since=-x"])
+@pytest.mark.parametrize("command", ["check", "map-code"])
+def test_an_empty_or_option_like_since_exits_2_in_one_line(repo: Path, capsys, command: str, value: str) -> None:
+    """Issue 47: ``--since ''`` (an unset CI variable) and ``--since=--`` gave a traceback, or a plain map with
+    exit 0."""
+    assert main([command, "shop", value]) == 2
+    captured = capsys.readouterr()
+    assert "is no git ref" in captured.err and "Traceback" not in captured.err and captured.out == ""

@@ -150,6 +150,8 @@ class Actor:
     def apply(self, state: GraphState, items: Sequence[AnyItem], *, cursor: int | None = None) -> list[Verdict]:
         """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item.
         ``cursor``: the loop's position in the context walk (its chunk is searched first for evidence)."""
+        if self.grounder is not None:
+            self.grounder.begin_response()
         with bulk(len(items)):
             mark = len(state.journal)
             if self.fast(items):  # all ADD_NODE / ADD_EDGE: the same checks, shared across the response

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import ScoreAlignment
 
 from igg.act.context import Rejection
 from igg.graph.grounding import grounding_of
@@ -70,6 +71,12 @@ FUZZY_MIN_CHARS = 16
 """Shorter quotes are matched exactly or normalized only (a few characters match too much by chance)."""
 FUZZY_MAX_CHARS = 200_000
 """Characters of one chunk the fuzzy fallback and the closest-passage search read, at most."""
+FUZZY_RESPONSE_WORK = 20_000_000
+"""The fuzzy matcher's work all the evidence of one response may cost together (``Grounder.begin_response``),
+counted as the characters of chunk text it reads times the quote's length (its cost grows with both: about
+7 ns per unit for a 500-character quote against repetitive text, the worst seen): at most ~0.15 s of CPU per
+response, however many near-miss quotes it sends. Beyond it a quote is matched exactly or normalized only,
+and its miss says so. A 100-character quote against a chunk of the default size costs ~1.2 million."""
 SEARCH_MAX_CHARS = 50_000_000
 """Characters of context one quote is searched in, at most (a bigger context: the chunks nearest first)."""
 
@@ -172,6 +179,29 @@ class Grounder:
         self._sections: list[tuple[int, int, str]] | None = None  # (start, body start, path) per file section
         self._newlines = array("q")  # offsets of the context's line breaks (with the sections, on first need)
         self._words: dict[str, list[int]] | None = None  # word -> chunks whose normalized text holds it
+        self.fuzzy_left = FUZZY_RESPONSE_WORK
+        """The fuzzy work the response being applied may still cost (``FUZZY_RESPONSE_WORK``)."""
+        self._near: dict[tuple[str, int], ScoreAlignment | None] = {}  # (quote, chunk) -> the best alignment
+
+    def begin_response(self) -> None:
+        """A new response's evidence is about to be located: its fuzzy budget starts whole."""
+        self.fuzzy_left = FUZZY_RESPONSE_WORK
+        self._near.clear()
+
+    def _nearest(self, wanted: str, i: int) -> ScoreAlignment | None | bool:
+        """The best-aligned passage of chunk ``i``'s normalized text for the normalized quote ``wanted`` (found
+        once per response, for the match and for a miss's closest passage); False when the response's fuzzy
+        budget cannot pay for it."""
+        key = (wanted, i)
+        if key in self._near:
+            return self._near[key]
+        text = self._index(i).norm[:FUZZY_MAX_CHARS]
+        work = len(text) * max(len(wanted), FUZZY_MIN_CHARS)
+        if work > self.fuzzy_left:
+            return False
+        self.fuzzy_left -= work
+        near = self._near[key] = fuzz.partial_ratio_alignment(wanted, text)
+        return near
 
     @classmethod
     def for_request(cls, request: Request) -> Grounder:
@@ -329,8 +359,8 @@ class Grounder:
         fuzzy_in = order[0] if order else None
         if fuzzy_in is not None and len(wanted) >= FUZZY_MIN_CHARS:
             index = self._index(fuzzy_in)
-            near = fuzz.partial_ratio_alignment(wanted, index.norm[:FUZZY_MAX_CHARS], score_cutoff=FUZZY_MIN_SCORE)
-            if near is not None and near.dest_end > near.dest_start:
+            near = self._nearest(wanted, fuzzy_in)
+            if isinstance(near, ScoreAlignment) and near.score >= FUZZY_MIN_SCORE and near.dest_end > near.dest_start:
                 start, _ = index.original(near.dest_start)
                 _, end = index.original(near.dest_end - 1)
                 if start < index.own:
@@ -391,10 +421,14 @@ class Grounder:
             where += f" (of {total}: the search stops after {SEARCH_MAX_CHARS:,} characters)"
         message = (f"evidence {short!r} is not in the context: looked in {where}, exactly, with whitespace and line "
                    f"breaks collapsed, and approximately (at least {FUZZY_MIN_SCORE:.0f}% similar)")
-        if order:
+        wanted = normalize(quote)
+        hit = self._nearest(wanted, order[0]) if order and wanted else None
+        if hit is False:
+            message += (" (not approximately: this response's budget for approximate matching is spent; quote the "
+                        "context verbatim)")
+        if isinstance(hit, ScoreAlignment):
             index = self._index(order[0])
-            hit = fuzz.partial_ratio_alignment(normalize(quote), index.norm[:FUZZY_MAX_CHARS])
-            if hit is not None and hit.score > 0:
+            if hit.score > 0:
                 passage = index.norm[hit.dest_start:hit.dest_end]
                 passage = passage if len(passage) <= 120 else passage[:117] + "..."
                 message += f"; the closest passage, in chunk {order[0] + 1}, is {passage!r} ({hit.score:.0f}% similar)"
@@ -409,5 +443,5 @@ def warned(verdict: Verdict, grounded: Grounded) -> Verdict:
                                message=f"{verdict.message}; warning: {grounded.warning}")
 
 
-__all__ = ["FUZZY_MIN_CHARS", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "NOT_GIVEN", "SEARCH_MAX_CHARS",
+__all__ = ["FUZZY_MIN_CHARS", "FUZZY_RESPONSE_WORK", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "NOT_GIVEN", "SEARCH_MAX_CHARS",
            "Grounded", "GroundedAction", "Grounder", "GroundingPolicy", "grounding_of", "normalize", "warned"]

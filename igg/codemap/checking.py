@@ -17,10 +17,11 @@ from typing import ParamSpec, TypeVar
 from igg.codemap.cache import FactsCache
 from igg.codemap.depgraph import session_depgraph
 from igg.codemap.schema import load_code_schema
-from igg.codemap.since import changes, ref_state, tree_state
+from igg.codemap.since import changes, check_ref, ref_state, tree_state
 from igg.errors import Problem, RequestInvalid
 from igg.graph.collector import collector_paused
 from igg.models.rules import AcyclicRule, Rule
+from igg.rules.bounds import CheckBounds
 from igg.rules.check import check
 from igg.rules.depgraph import DepGraph
 from igg.rules.load import find_rules_file, load_rules
@@ -71,6 +72,8 @@ def run_check(rules: Sequence[Rule] | Path | None, *, paths: Sequence[Path] = ()
     if session is not None and since is not None:
         raise RequestInvalid([Problem("--since", "compares two commits of a source tree: give a PATH, not a "
                                       "session")], source="the command line")
+    if since is not None:
+        check_ref(since)
     cache = cache or FactsCache(None)
     if session is not None:
         if store is None:
@@ -84,13 +87,17 @@ def run_check(rules: Sequence[Rule] | Path | None, *, paths: Sequence[Path] = ()
         graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix).graph
         target = ", ".join(map(str, paths))
     refuse_unmatched(graph, the_rules)
-    violations = check(graph, the_rules)
+    bounds = CheckBounds.for_command_line()
+    violations = check(graph, the_rules, bounds)
     report = CheckReport(target=target, rules=[], violations=violations, failed=False, since=since,
                          new_only=new_only, nodes=len(graph.nodes), edges=len(graph.edges))
     if since is not None:
         base = ref_state(paths, since, cache, schema=schema, package_prefix=package_prefix).graph
-        _mark_known(violations, check(base, the_rules))
+        base_bounds = CheckBounds.for_command_line()
+        _mark_known(violations, check(base, the_rules, base_bounds))
+        bounds.truncated |= base_bounds.truncated
         report.added, report.removed = changes(base, graph)
+    report.truncated = bounds.truncated
     return _summed(report, the_rules)
 
 

@@ -122,7 +122,9 @@ def located_graph(state: GraphState, context: str, cache: FactsCache | None = No
     ``cache`` when it knows them)."""
     if all(d["type"] == "CONTAINS" or "line" in d["properties"] for _, _, _, d in state.edges()):
         return from_state(state)  # every edge says where it comes from: nothing to parse
-    modules = {p["path"]: p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))}
+    # any graph may have a Module type (an agent's knowledge graph), with or without a path
+    modules = {str(p["path"]): p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))
+               if p.get("path")}
     sources = [SourceFile(f.path, f.text, modules[f.path]) for f in context_files(context) if f.path in modules]
     if not sources:
         return from_state(state)

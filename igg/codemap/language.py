@@ -52,6 +52,9 @@ CONFIG_NAMES: dict[str, str] = {**dict.fromkeys(("tsconfig.json", "jsconfig.json
 CONFIG_PATTERNS: list[tuple[re.Pattern[str], str]] = [(re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$"),
                                                          "typescript")]
 """File-name patterns of more configuration files (``tsconfig.base.json``, which a ``tsconfig.json`` extends)."""
+MARKER_NAMES: dict[str, str] = dict.fromkeys(("pyproject.toml", "setup.py", "setup.cfg"), "python")
+"""Exact file names a language's naming looks for beside its sources (Python's project markers), by language:
+``igg check --since`` takes them from a commit together with the sources."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +227,12 @@ def language_of(path: str) -> str | None:
     if base.endswith(".json"):
         return next((name for pattern, name in CONFIG_PATTERNS if pattern.match(base)), None)
     return SUFFIXES.get(base[dot:].lower()) if dot >= 0 else None
+
+
+def is_read(path: str) -> bool:
+    """Whether a walk of the code map reads or looks for ``path``: a source or configuration file of some
+    language, or a marker its naming looks for (``MARKER_NAMES``)."""
+    return language_of(path) is not None or path[path.rfind("/") + 1:] in MARKER_NAMES
 
 
 def is_stub(path: str) -> bool:

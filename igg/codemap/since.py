@@ -14,14 +14,14 @@ added, with the statements behind each in the work tree, and what it removed, wi
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
-import tarfile
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache
@@ -90,10 +90,22 @@ def _git(where: Path, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def ref_state(paths: Sequence[Path], ref: str, cache: FactsCache, **options: object) -> TreeState:
+def check_ref(ref: object) -> None:
+    """Refuse a ``--since`` value that cannot name a commit (``RequestInvalid``, exit 2): empty (an unset CI
+    variable), an option, or what argparse makes of ``--since=--`` (an empty list)."""
+    if not isinstance(ref, str) or not ref.strip() or ref.startswith("-"):
+        ref = ref if isinstance(ref, str) else "--"
+        raise RequestInvalid([Problem("--since", f"{ref!r} is no git ref: give a commit such as HEAD~1, origin/main "
+                                      "or a commit id (an empty value often is an unset CI variable)")],
+                             source="the command line")
+
+
+def ref_state(paths: Sequence[Path], ref: str, cache: FactsCache, *, max_bytes: int = DEFAULT_MAX_BYTES,
+              **options: object) -> TreeState:
     """The state of ``paths`` at the commit ``ref`` of their repository (see the module doc)."""
+    check_ref(ref)
     root = git_root(paths[0])
-    commit = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    commit = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     if commit is None:
         raise RequestInvalid([Problem("--since", f"{ref!r} is no commit of the repository at {root} (try HEAD~1, a "
                                       "branch such as origin/main, or a commit id; a shallow clone may lack it: "
@@ -105,23 +117,93 @@ def ref_state(paths: Sequence[Path], ref: str, cache: FactsCache, **options: obj
             raise RequestInvalid([Problem("--since", f"{p} is outside the repository at {root}")],
                                  source="the command line")
         rels.append(resolved.relative_to(root))
-    archive = _git(root, "archive", "--format=tar", commit.decode().strip(), "--",
-                   *[str(r) for r in rels if str(r) != "."])
-    if archive is None:
-        raise RequestInvalid([Problem("--since", f"git could not read {', '.join(map(str, rels))} at {ref!r}")],
-                             source="the command line")
-    # in memory when the system has a tmpfs: writing a thousand small files to disk costs more than reading them
-    scratch = SCRATCH if SCRATCH.is_dir() and os.access(SCRATCH, os.W_OK) else None
+    blobs = _wanted_blobs(root, commit.decode().strip(), rels, ref, max_bytes)
+    # in memory when the system has a tmpfs with room for these files; else the system's temporary folder
+    need = sum(size for _, _, size in blobs) + SCRATCH_SLACK
+    scratch = SCRATCH if _room(SCRATCH) > need else None
     with tempfile.TemporaryDirectory(prefix="igg-since-", dir=scratch) as tmp:
         top = Path(tmp) / root.name
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(top, filter="data")
+        _write_blobs(root, blobs, top)
         there = [top / r for r in rels]
         missing = [str(r) for r, t in zip(rels, there, strict=True) if not t.exists()]
         if missing:
-            raise RequestInvalid([Problem("--since", f"{', '.join(missing)} did not exist at {ref!r}")],
-                                 source="the command line")
-        return tree_state(there, cache, **options)  # type: ignore[arg-type]
+            raise RequestInvalid([Problem("--since", f"{', '.join(missing)} did not exist (or held no source file) "
+                                          f"at {ref!r}")], source="the command line")
+        return tree_state(there, cache, max_bytes=max_bytes, **options)  # type: ignore[arg-type]
+
+
+SCRATCH_SLACK = 16 << 20
+"""Room left free on the tmpfs beyond the files taken from the commit (a Docker container's /dev/shm is 64 MB)."""
+
+
+def _room(folder: Path) -> int:
+    """Bytes free in ``folder`` when it is a writable folder (else 0)."""
+    try:
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            return 0
+        stat = os.statvfs(folder)
+    except OSError:
+        return 0
+    return stat.f_bavail * stat.f_frsize
+
+
+def _wanted_blobs(root: Path, commit: str, rels: Sequence[Path], ref: str, max_bytes: int
+                  ) -> list[tuple[str, str, int]]:
+    """(object id, path, size) of the files at ``commit`` under ``rels`` the walk would read: regular files
+    (symbolic links and submodules are skipped, as the work-tree walk skips links) that a language reads or
+    looks for, or ``.gitignore`` files, within ``max_bytes`` (bigger ones the walk skips unread)."""
+    specs = [str(r) for r in rels if str(r) != "."]
+    listing = _git(root, "--literal-pathspecs", "ls-tree", "-r", "-z", "--long", "--full-tree", commit, "--",
+                   *specs)
+    if listing is None:
+        raise RequestInvalid([Problem("--since", f"git could not list {', '.join(map(str, rels))} at {ref!r}")],
+                             source="the command line")
+    blobs = []
+    for entry in listing.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, oid, size = meta.split()
+        path = os.fsdecode(raw_path)
+        if kind != b"blob" or mode not in (b"100644", b"100755"):
+            continue  # a symbolic link (120000), a submodule (160000)
+        if not (languages.is_read(path) or path.rpartition("/")[2] == ".gitignore") or int(size) > max_bytes:
+            continue
+        blobs.append((oid.decode(), path, int(size)))
+    return blobs
+
+
+def _write_blobs(root: Path, blobs: Sequence[tuple[str, str, int]], top: Path) -> None:
+    """Write each blob under ``top`` at its path, streamed from one ``git cat-file --batch`` one at a time."""
+    if not blobs:
+        return
+    with subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as git:
+        assert git.stdin is not None and git.stdout is not None
+        writer = threading.Thread(target=_send_ids, args=(git.stdin, [oid for oid, _, _ in blobs]), daemon=True)
+        writer.start()
+        for oid, path, _ in blobs:
+            header = git.stdout.readline().split()
+            if len(header) != 3 or header[0].decode() != oid:
+                raise RequestInvalid([Problem("--since", f"git could not read {path} ({oid})")],
+                                     source="the command line")
+            data = git.stdout.read(int(header[2]))
+            git.stdout.read(1)  # the newline after the content
+            target = top / path
+            if not target.resolve().is_relative_to(top.resolve()):
+                continue  # git never stores such a path; a damaged tree is not written outside the scratch
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        writer.join()
+
+
+def _send_ids(stream: IO[bytes], oids: list[str]) -> None:
+    try:
+        for oid in oids:
+            stream.write(oid.encode() + b"\n")
+        stream.close()
+    except OSError:
+        pass  # git went away: the reader reports it
 
 
 def dependencies(graph: DepGraph, level: str) -> dict[tuple[str, str], list[Edge]]:

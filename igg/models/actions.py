@@ -55,9 +55,9 @@ class EvidenceSpan(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    chunk: int = Field(ge=1, description="The context chunk, 1-based as the observation shows it.")
-    start: int = Field(ge=0, description="First character of the span in that chunk's text (0-based).")
-    end: int = Field(ge=1, description="One past the span's last character.")
+    chunk: int = Field(ge=1, strict=True, description="The context chunk, 1-based as the observation shows it.")
+    start: int = Field(ge=0, strict=True, description="First character of the span in that chunk's text (0-based).")
+    end: int = Field(ge=1, strict=True, description="One past the span's last character.")
 
     @model_validator(mode="after")
     def _ordered(self) -> EvidenceSpan:

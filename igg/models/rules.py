@@ -23,7 +23,7 @@ class _Strict(BaseModel):
 class NodeSelector(_Strict):
     """Nodes picked by type, name and path (every given field must match)."""
 
-    type: str | list[str] | None = None
+    type: str | Annotated[list[str], Listed] | None = None
     """Node type(s) of the graph's schema (``Module``, ``Package``, ``Class``, ``DatabaseTable``, ...)."""
     name: str | None = None
     """A name pattern: a dotted name (the node and everything under it) or a glob (``shop.*.api``)."""
@@ -33,13 +33,18 @@ class NodeSelector(_Strict):
     """True: only packages outside the mapped tree (third-party, standard library); false: only the tree's."""
 
 
-Selector = str | NodeSelector | list[str | NodeSelector]
-"""A name pattern, a node selector, or a list of them (their union)."""
+MAX_LISTED = 64
+"""Most items of any list in a rule (a selector's union, node types, edge types, layers, a layer's siblings,
+containers, independent modules): a check's work grows with the product of two such lists."""
+Listed = Field(max_length=MAX_LISTED)
+
+Selector = str | NodeSelector | Annotated[list[str | NodeSelector], Listed]
+"""A name pattern, a node selector, or a list of them (their union; at most ``MAX_LISTED``)."""
 
 Severity = Literal["error", "warning"]
 """error: a violation fails ``igg check`` (exit 1); warning: it is reported but does not fail."""
 
-EdgeTypes = list[str]
+EdgeTypes = Annotated[list[str], Listed]
 
 
 class _Rule(_Strict):
@@ -74,13 +79,13 @@ class ForbiddenRule(_Rule):
 class LayerGroup(_Strict):
     """One layer made of sibling selectors."""
 
-    siblings: list[str] = Field(min_length=1)
+    siblings: list[str] = Field(min_length=1, max_length=MAX_LISTED)
     """The layer's members (name patterns)."""
     independent: bool = True
     """Whether the siblings may not depend on each other (import-linter's ``a | b``; false is ``a : b``)."""
 
 
-Layer = str | list[str] | LayerGroup
+Layer = str | Annotated[list[str], Listed] | LayerGroup
 """A layer: a name pattern, a list of independent siblings, or a ``LayerGroup``."""
 
 
@@ -88,9 +93,9 @@ class LayersRule(_Rule):
     """Ordered layers, highest first: no edge goes from a lower layer to a higher one."""
 
     kind: Literal["layers"]
-    layers: list[Layer] = Field(min_length=2)
+    layers: list[Layer] = Field(min_length=2, max_length=MAX_LISTED)
     """Highest first. With ``containers``, each name is relative to each container."""
-    containers: list[str] = Field(default_factory=list)
+    containers: list[str] = Field(default_factory=list, max_length=MAX_LISTED)
     """Packages inside which the layers repeat (``layers = ["api", "db"]`` in ``shop`` is ``shop.api``, ...)."""
     transitive: bool = False
     """Also forbid indirect paths upward (through modules outside the other layers), as import-linter does."""
@@ -100,7 +105,7 @@ class IndependenceRule(_Rule):
     """None of ``modules`` may depend on another of them."""
 
     kind: Literal["independence"]
-    modules: list[str | NodeSelector] = Field(min_length=2)
+    modules: list[str | NodeSelector] = Field(min_length=2, max_length=MAX_LISTED)
     """The independent parts (each a selector; a node belongs to the first that picks it)."""
     transitive: bool = False
     """Also forbid indirect paths between them (through modules outside them), as import-linter does."""
@@ -147,5 +152,5 @@ class RulesFile(_Strict):
 RULE_ADAPTER: TypeAdapter[Rule] = TypeAdapter(Rule)
 """Reads one rule table."""
 
-__all__ = ["RULE_ADAPTER", "RULE_KINDS", "AcyclicRule", "AllowedOnlyRule", "ForbiddenRule", "IndependenceRule",
+__all__ = ["MAX_LISTED", "RULE_ADAPTER", "RULE_KINDS", "AcyclicRule", "AllowedOnlyRule", "ForbiddenRule", "IndependenceRule",
            "Layer", "LayerGroup", "LayersRule", "NodeSelector", "Rule", "RulesFile", "Selector", "Severity"]

@@ -25,6 +25,7 @@ before (an observation shows mostly the same lines every iteration) are looked u
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _PIECE = re.compile(r"[A-Za-z0-9]{1,4}|\s\s+|[^\S ]|[^\sA-Za-z0-9]")
 """One match per estimated token; a lone space matches nothing."""
@@ -39,6 +40,15 @@ def estimate_tokens(text: str) -> int:
     if not text.isascii():
         count += len(_ASTRAL.findall(text))
     return count
+
+
+def token_costs(text: str) -> Iterator[tuple[int, int]]:
+    """(offset, cost) of each estimated token of ``text``, in order: the text between two offsets costs exactly
+    the sum of its tokens' costs (a cut where a token starts splits nothing), so a long text can be cut within
+    a budget in one pass."""
+    for m in _PIECE.finditer(text):
+        piece = m.group()
+        yield m.start(), 1 if piece.isascii() else 1 + len(_ASTRAL.findall(piece))
 
 
 def line_cost(line: str) -> int:

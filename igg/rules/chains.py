@@ -16,7 +16,7 @@ Neighbours are visited in name order, so a tie between two shortest chains is br
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from igg.rules.depgraph import DepGraph
@@ -25,6 +25,12 @@ Chain = tuple[str, ...]
 """Node ids from the first importer to the last imported."""
 NameOf = Callable[[str], str]
 """A node id's name (what ties are broken by)."""
+Visit = Callable[[int], None]
+"""Charges visits to a check's bounds (``igg.rules.bounds.CheckBounds.visit``: raises once they are spent)."""
+
+
+def _free(n: int) -> None:
+    """No bound (a caller that does not charge visits)."""
 
 
 @dataclass(kw_only=True)
@@ -35,8 +41,10 @@ class Adjacency:
     pred: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, graph: DepGraph, types: Iterable[str], without: Iterable[str] = ()) -> Adjacency:
+    def of(cls, graph: DepGraph, types: Iterable[str], without: Iterable[str] = (), visit: Visit = _free
+           ) -> Adjacency:
         """The edges of ``types`` in ``graph`` between nodes other than ``without``."""
+        visit(len(graph.edges))
         skip = set(without)
         succ: dict[str, set[str]] = {}
         pred: dict[str, set[str]] = {}
@@ -54,16 +62,17 @@ class Adjacency:
             self.pred[target].discard(source)
 
 
-def _bfs(adj: Adjacency, starts: Iterable[str], goals: set[str], blocked: set[str]) -> Chain | None:
-    """A shortest chain from any of ``starts`` to any of ``goals`` whose inner nodes avoid ``blocked``."""
-    parent: dict[str, str | None] = {}
-    queue: deque[str] = deque()
-    for s in starts:
-        parent[s] = None
-        queue.append(s)
+def _reach(adj: Adjacency, start: str, goals: set[str], blocked: set[str], visit: Visit) -> Iterator[Chain]:
+    """A shortest chain from ``start`` to each node of ``goals`` it reaches with inner nodes outside ``blocked``
+    (goals are never inner nodes), in the order the search meets them. One search serves every goal: each
+    chain is the one a search for that goal alone finds (neighbours in name order, first discovery wins)."""
+    parent: dict[str, str | None] = {start: None}
+    queue: deque[str] = deque([start])
     while queue:
         node = queue.popleft()
-        for nxt in adj.succ.get(node, ()):
+        successors = adj.succ.get(node, ())
+        visit(1 + len(successors))
+        for nxt in successors:
             if nxt in parent:
                 continue
             parent[nxt] = node
@@ -73,28 +82,24 @@ def _bfs(adj: Adjacency, starts: Iterable[str], goals: set[str], blocked: set[st
                 while back is not None:
                     chain.append(back)
                     back = parent[back]
-                return tuple(reversed(chain))
-            if nxt not in blocked:
+                yield tuple(reversed(chain))
+            elif nxt not in blocked:
                 queue.append(nxt)
-    return None
 
 
-def shortest_chains(adj: Adjacency, downstream: set[str], upstream: set[str], name: NameOf) -> list[Chain]:
+def shortest_chains(adj: Adjacency, downstream: set[str], upstream: set[str], name: NameOf, visit: Visit = _free
+                    ) -> Iterator[Chain]:
     """One shortest chain per (downstream, upstream) pair that has one, never through another node of
-    either set; in name order of the pairs."""
-    out: list[Chain] = []
+    either set; in name order of the pairs (one search per downstream node, not per pair)."""
     others = downstream | upstream
     for d in sorted(downstream, key=name):
-        for u in sorted(upstream, key=name):
-            if u == d:
-                continue
-            chain = _bfs(adj, [d], {u}, others - {d, u})
-            if chain is not None:
-                out.append(chain)
-    return out
+        goals = upstream - {d}
+        found = {chain[-1]: chain for chain in _reach(adj, d, goals, others - {d}, visit)}
+        for u in sorted(found, key=name):
+            yield found[u]
 
 
-def routes(adj: Adjacency, lower: set[str], higher: set[str], name: NameOf) -> list[Chain]:
+def routes(adj: Adjacency, lower: set[str], higher: set[str], name: NameOf, visit: Visit = _free) -> list[Chain]:
     """Every chain from ``lower`` to ``higher`` as grimp's layers search finds them (see the module doc);
     ``adj`` has the nodes of other layers removed already, and is changed (the direct edges are popped)."""
     out: list[Chain] = []
@@ -108,7 +113,7 @@ def routes(adj: Adjacency, lower: set[str], higher: set[str], name: NameOf) -> l
     tails_of = {m: {t for t in adj.succ.get(m, ()) if t in higher} for m in list(adj.succ)}
     squashed = _Squashed(adj, lower, higher)
     middles: list[Chain] = []
-    while (middle := squashed.pop_shortest(name)) is not None:
+    while (middle := squashed.pop_shortest(name, visit)) is not None:
         middles.append(middle)
     for middle in middles:
         for head in sorted(heads_of.get(middle[0], ()), key=name):
@@ -131,7 +136,7 @@ class _Squashed:
         self.succ = {k: [t for t in v if t not in lower and t not in higher]
                      for k, v in adj.succ.items() if k not in lower and k not in higher}
 
-    def pop_shortest(self, name: NameOf) -> Chain | None:
+    def pop_shortest(self, name: NameOf, visit: Visit = _free) -> Chain | None:
         """The middle (inner nodes) of a shortest chain from the lower node to the higher one, whose edges are
         then removed; None when there is none left."""
         parent: dict[str, str | None] = {}
@@ -141,6 +146,7 @@ class _Squashed:
             queue.append(s)
         while queue:
             node = queue.popleft()
+            visit(1 + len(self.succ.get(node, ())))
             if node in self.last:
                 middle = [node]
                 back = parent[node]

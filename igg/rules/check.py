@@ -4,7 +4,7 @@
 ``transitive`` ones one per chain, found as import-linter finds them (``igg.rules.chains``), so the two tools'
 verdicts can be compared chain for chain; ``acyclic`` one per strongly connected component
 (``igg.rules.cycles``). A node picked by two parts of a rule (two layers, two independent modules) belongs to
-the first.
+the first. The work is bounded (``igg.rules.bounds.CheckBounds``): a check stops at its bounds and says so.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from igg.models.rules import (
     LayersRule,
     Rule,
 )
+from igg.rules.bounds import BoundReached, CheckBounds
 from igg.rules.chains import Adjacency, Chain, routes, shortest_chains
 from igg.rules.cycles import find_cycles, level_graph
 from igg.rules.depgraph import DepGraph, Edge
@@ -31,27 +32,36 @@ Part = tuple[str, set[str], bool]
 """A part of a layered or independence rule: its label, its nodes, and whether its siblings are independent."""
 
 
-def check(graph: DepGraph, rules: Sequence[Rule]) -> list[Violation]:
-    """Every violation of ``rules`` in ``graph``, rule by rule."""
+def check(graph: DepGraph, rules: Sequence[Rule], bounds: CheckBounds | None = None) -> list[Violation]:
+    """Every violation of ``rules`` in ``graph``, rule by rule, within ``bounds`` (default: a server's); when
+    a bound is reached the check stops there and ``bounds.truncated`` says so."""
+    bounds = bounds if bounds is not None else CheckBounds()
     out: list[Violation] = []
-    for rule in rules:
-        out.extend(check_rule(graph, rule))
+    try:
+        for rule in rules:
+            out.extend(_rule(graph, rule, bounds))
+    except BoundReached:
+        pass
     return out
 
 
-def check_rule(graph: DepGraph, rule: Rule) -> list[Violation]:
-    """The violations of one rule."""
+def check_rule(graph: DepGraph, rule: Rule, bounds: CheckBounds | None = None) -> list[Violation]:
+    """The violations of one rule (within ``bounds``, as ``check``)."""
+    return check(graph, [rule], bounds)
+
+
+def _rule(graph: DepGraph, rule: Rule, bounds: CheckBounds) -> Iterator[Violation]:
     if rule.exclude_type_checking_imports:
         graph = graph.without_type_checking()
     if isinstance(rule, ForbiddenRule):
-        return _forbidden(graph, rule)
+        return _forbidden(graph, rule, bounds)
     if isinstance(rule, LayersRule):
-        return _layers(graph, rule)
+        return _layers(graph, rule, bounds)
     if isinstance(rule, IndependenceRule):
-        return _independence(graph, rule)
+        return _independence(graph, rule, bounds)
     if isinstance(rule, AcyclicRule):
-        return _acyclic(graph, rule)
-    return _allowed_only(graph, rule)
+        return _acyclic(graph, rule, bounds)
+    return _allowed_only(graph, rule, bounds)
 
 
 def hop(graph: DepGraph, edge: Edge) -> Hop:
@@ -78,7 +88,8 @@ def _chain_hops(graph: DepGraph, chain: Chain, types: Sequence[str]) -> list[Hop
     return hops
 
 
-def _violation(graph: DepGraph, rule: Rule, chain: Chain, message: str) -> Violation:
+def _violation(graph: DepGraph, rule: Rule, chain: Chain, message: str, bounds: CheckBounds) -> Violation:
+    bounds.admit(len(chain) - 1)
     hops = _chain_hops(graph, chain, rule.edges)
     names = "->".join(graph.name(n) for n in chain)
     return Violation(rule=rule.name, kind=rule.kind, severity=rule.severity, message=message + type_only_note(hops),
@@ -90,46 +101,84 @@ def _groups(selector: object) -> list[object]:
     return list(selector) if isinstance(selector, list) else [selector]
 
 
-def _forbidden(graph: DepGraph, rule: ForbiddenRule) -> list[Violation]:
-    out: list[Violation] = []
+def _forbidden(graph: DepGraph, rule: ForbiddenRule, bounds: CheckBounds) -> Iterator[Violation]:
     seen: set[Chain] = set()
     allowed = pick(graph, rule.through) if rule.through is not None else set()
-    adj = Adjacency.of(graph, rule.edges, without=allowed) if rule.transitive else None
-    for source_part in _groups(rule.from_):
-        for target_part in _groups(rule.to):
-            sources = pick(graph, source_part)  # type: ignore[arg-type]
-            targets = pick(graph, target_part)  # type: ignore[arg-type]
-            sources, targets = sources - targets, targets - sources  # a node in both is neither (overlap)
-            for chain in _chains(graph, rule.edges, sources, targets, adj):
-                if chain in seen:
-                    continue
-                seen.add(chain)
-                first, last = graph.name(chain[0]), graph.name(chain[-1])
-                how = "imports" if len(chain) == 2 else f"reaches (through {len(chain) - 2} more)"
-                out.append(_violation(graph, rule, chain, f"{first} {how} {last}: {describe(source_part)} may not "  # type: ignore[arg-type]
-                                      f"depend on {describe(target_part)}"))  # type: ignore[arg-type]
-    return out
+    adj = Adjacency.of(graph, rule.edges, without=allowed, visit=bounds.visit) if rule.transitive else None
+    source_parts, target_parts = _groups(rule.from_), _groups(rule.to)
+    # each part picked once, not once per pair of parts (300 x 300 globs once cost seconds)
+    bounds.visit(len(graph.nodes) * (len(source_parts) + len(target_parts)))
+    picked_sources = [pick(graph, part) for part in source_parts]  # type: ignore[arg-type]
+    picked_targets = [pick(graph, part) for part in target_parts]  # type: ignore[arg-type]
+    found = (_transitive_chains(graph, picked_sources, picked_targets, adj, bounds) if adj is not None
+             else _direct_chains(graph, rule.edges, picked_sources, picked_targets, bounds))
+    for i, j, chain in found:
+        if chain in seen:
+            continue
+        seen.add(chain)
+        source_part, target_part = source_parts[i], target_parts[j]
+        first, last = graph.name(chain[0]), graph.name(chain[-1])
+        how = "imports" if len(chain) == 2 else f"reaches (through {len(chain) - 2} more)"
+        yield _violation(graph, rule, chain, f"{first} {how} {last}: {describe(source_part)} may not "  # type: ignore[arg-type]
+                         f"depend on {describe(target_part)}", bounds)  # type: ignore[arg-type]
 
 
-def _chains(graph: DepGraph, types: Sequence[str], sources: set[str], targets: set[str],
-            adj: Adjacency | None) -> Iterator[Chain]:
-    if adj is not None:
-        yield from shortest_chains(adj, sources, targets, graph.name)
-        return
-    for e in graph.of_types(types):
-        if e.source in sources and e.target in targets:
-            yield (e.source, e.target)
+def _transitive_chains(graph: DepGraph, picked_sources: list[set[str]], picked_targets: list[set[str]],
+                       adj: Adjacency, bounds: CheckBounds) -> Iterator[tuple[int, int, Chain]]:
+    """(source part, target part, chain) of a transitive rule, pair of parts by pair in order."""
+    for i, picked_source in enumerate(picked_sources):
+        for j, picked_target in enumerate(picked_targets):
+            sources, targets = picked_source - picked_target, picked_target - picked_source  # a node in both is neither
+            for chain in shortest_chains(adj, sources, targets, graph.name, bounds.visit):
+                yield i, j, chain
 
 
-def _layers(graph: DepGraph, rule: LayersRule) -> list[Violation]:
-    out: list[Violation] = []
+def _direct_chains(graph: DepGraph, types: Sequence[str], picked_sources: list[set[str]],
+                   picked_targets: list[set[str]], bounds: CheckBounds) -> Iterator[tuple[int, int, Chain]]:
+    """(source part, target part, edge) of a direct rule, in the order the pairs of parts list them: one pass
+    over the edges, each given to the first pair that forbids it (the only one its violation names)."""
+    in_source: dict[str, list[int]] = {}
+    in_target: dict[str, list[int]] = {}
+    for i, nodes in enumerate(picked_sources):
+        for n in nodes:
+            in_source.setdefault(n, []).append(i)
+    for j, nodes in enumerate(picked_targets):
+        for n in nodes:
+            in_target.setdefault(n, []).append(j)
+    edges = graph.of_types(types)
+    bounds.visit(len(edges))
+    found: list[tuple[int, int, int, Chain]] = []
+    for k, e in enumerate(edges):
+        if e.source not in in_source or e.target not in in_target:
+            continue
+        pair = _first_pair(in_source[e.source], in_target[e.target], set(in_target.get(e.source, ())),
+                           set(in_source.get(e.target, ())), bounds)
+        if pair is not None:
+            found.append((*pair, k, (e.source, e.target)))
+    for i, j, _, chain in sorted(found, key=lambda f: f[:3]):
+        yield i, j, chain
+
+
+def _first_pair(sources: Sequence[int], targets: Sequence[int], source_in_targets: set[int],
+                target_in_sources: set[int], bounds: CheckBounds) -> tuple[int, int] | None:
+    """The first (source part, target part) whose sets, less their overlap, hold an edge's two ends."""
+    for i in sources:
+        if i in target_in_sources:
+            continue
+        for j in targets:
+            bounds.visit(1)
+            if j not in source_in_targets:
+                return i, j
+    return None
+
+
+def _layers(graph: DepGraph, rule: LayersRule, bounds: CheckBounds) -> Iterator[Violation]:
     for container in rule.containers or [""]:
-        parts = _layer_parts(graph, rule, container)
-        out.extend(_ordered(graph, rule, parts))
-    return out
+        parts = _layer_parts(graph, rule, container, bounds)
+        yield from _ordered(graph, rule, parts, bounds)
 
 
-def _layer_parts(graph: DepGraph, rule: LayersRule, container: str) -> list[list[Part]]:
+def _layer_parts(graph: DepGraph, rule: LayersRule, container: str, bounds: CheckBounds) -> list[list[Part]]:
     """Each layer's parts (siblings) with their nodes; a node already placed stays in its first part."""
     prefix = f"{container}." if container else ""
     placed: set[str] = set()
@@ -143,6 +192,7 @@ def _layer_parts(graph: DepGraph, rule: LayersRule, container: str) -> list[list
             names, independent = [layer], True
         parts: list[Part] = []
         for name in names:
+            bounds.visit(len(graph.nodes))
             nodes = pick(graph, prefix + name) - placed
             placed |= nodes
             parts.append((prefix + name, nodes, independent))
@@ -150,7 +200,8 @@ def _layer_parts(graph: DepGraph, rule: LayersRule, container: str) -> list[list
     return layers
 
 
-def _ordered(graph: DepGraph, rule: LayersRule | IndependenceRule, layers: list[list[Part]]) -> list[Violation]:
+def _ordered(graph: DepGraph, rule: LayersRule | IndependenceRule, layers: list[list[Part]], bounds: CheckBounds
+             ) -> Iterator[Violation]:
     """Violations of ``layers`` (highest first): lower to higher, and between independent siblings."""
     pairs: list[tuple[Part, Part, str]] = []  # (lower, higher, why)
     for i, upper in enumerate(layers):
@@ -166,44 +217,47 @@ def _ordered(graph: DepGraph, rule: LayersRule | IndependenceRule, layers: list[
     for layer in layers:
         for part in layer:
             every |= part[1]
-    out: list[Violation] = []
     for (low_name, lows, _), (high_name, highs, _), why in pairs:
         if not lows or not highs:
             continue
-        for chain in _pair_chains(graph, rule, lows, highs, every - lows - highs):
+        for chain in _pair_chains(graph, rule, lows, highs, every - lows - highs, bounds):
             first, last = graph.name(chain[0]), graph.name(chain[-1])
             how = "imports" if len(chain) == 2 else f"reaches (through {len(chain) - 2} more)"
-            out.append(_violation(graph, rule, chain, f"{first} {how} {last}: {low_name} may not depend on "
-                                  f"{high_name}, {why}"))
-    return out
+            yield _violation(graph, rule, chain, f"{first} {how} {last}: {low_name} may not depend on "
+                             f"{high_name}, {why}", bounds)
 
 
 def _pair_chains(graph: DepGraph, rule: LayersRule | IndependenceRule, low: set[str], high: set[str],
-                 others: set[str]) -> list[Chain]:
+                 others: set[str], bounds: CheckBounds) -> list[Chain]:
     if rule.transitive:
-        return routes(Adjacency.of(graph, rule.edges, without=others), low, high, graph.name)
-    return [(e.source, e.target) for e in graph.of_types(rule.edges) if e.source in low and e.target in high]
+        return routes(Adjacency.of(graph, rule.edges, without=others, visit=bounds.visit), low, high, graph.name,
+                      bounds.visit)
+    edges = graph.of_types(rule.edges)
+    bounds.visit(len(edges))
+    return [(e.source, e.target) for e in edges if e.source in low and e.target in high]
 
 
-def _independence(graph: DepGraph, rule: IndependenceRule) -> list[Violation]:
+def _independence(graph: DepGraph, rule: IndependenceRule, bounds: CheckBounds) -> Iterator[Violation]:
     placed: set[str] = set()
     parts: list[Part] = []
     for selector in rule.modules:
+        bounds.visit(len(graph.nodes))
         nodes = pick(graph, selector) - placed
         placed |= nodes
         parts.append((describe(selector), nodes, True))
-    return _ordered(graph, rule, [parts])
+    return _ordered(graph, rule, [parts], bounds)
 
 
 CUT_SHOWN = 3
 """Dependencies of a cycle's cut named in its one-line message (all of them are in ``breaking_edges``)."""
 
 
-def _acyclic(graph: DepGraph, rule: AcyclicRule) -> list[Violation]:
+def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterator[Violation]:
+    bounds.visit(len(graph.nodes) + len(graph.edges))
     level = level_graph(graph, rule.level, rule.edges, external=rule.external)
     among = pick(graph, rule.select, among=level.names)
-    out = []
     for cycle in find_cycles(level, among):
+        bounds.admit(len(cycle.path) - 1 + sum(len(level.edges[arc]) for arc in cycle.breaking))
         name = level.names.__getitem__
         hops = [hop(graph, level.edges[(a, b)][0]) for a, b in zip(cycle.path, cycle.path[1:], strict=False)]
         breaking = [hop(graph, e) for arc in cycle.breaking for e in level.edges[arc]]
@@ -213,22 +267,20 @@ def _acyclic(graph: DepGraph, rule: AcyclicRule) -> list[Violation]:
         # a big cycle's cut is listed edge by edge with its lines (breaking_edges): the message names a few
         cut = "; ".join(arcs) if len(arcs) <= CUT_SHOWN else (
             f"these {len(arcs)} dependencies ({'; '.join(arcs[:CUT_SHOWN])}; and {len(arcs) - CUT_SHOWN} more)")
-        out.append(Violation(rule=rule.name, kind=rule.kind, severity=rule.severity,
-                             message=f"{len(members)} {rule.level}s depend on each other in a cycle ({shown}); "
-                                     f"removing {cut} breaks it{type_only_note(hops)}", path=hops,
-                             breaking_edges=breaking,
-                             key=f"{rule.name}|cycle|{','.join(members)}"))
-    return out
+        yield Violation(rule=rule.name, kind=rule.kind, severity=rule.severity,
+                        message=f"{len(members)} {rule.level}s depend on each other in a cycle ({shown}); "
+                                f"removing {cut} breaks it{type_only_note(hops)}", path=hops, breaking_edges=breaking,
+                        key=f"{rule.name}|cycle|{','.join(members)}")
 
 
-def _allowed_only(graph: DepGraph, rule: AllowedOnlyRule) -> list[Violation]:
+def _allowed_only(graph: DepGraph, rule: AllowedOnlyRule, bounds: CheckBounds) -> Iterator[Violation]:
+    edges = graph.of_types(rule.edges)
+    bounds.visit(2 * len(graph.nodes) + len(edges))
     sources = pick(graph, rule.from_)
     allowed = pick(graph, rule.to) | sources
-    out = []
-    for e in graph.of_types(rule.edges):
+    for e in edges:
         if e.source in sources and e.target not in allowed:
-            out.append(_violation(graph, rule, (e.source, e.target),
-                                  f"{graph.name(e.source)} depends on {graph.name(e.target)} ({e.type}): "
-                                  f"{describe(rule.from_)} may depend only on {describe(rule.to)}"))
-    return out
+            yield _violation(graph, rule, (e.source, e.target),
+                             f"{graph.name(e.source)} depends on {graph.name(e.target)} ({e.type}): "
+                             f"{describe(rule.from_)} may depend only on {describe(rule.to)}", bounds)
 

@@ -18,6 +18,10 @@ from pydantic import ValidationError
 from igg.errors import Problem, RequestInvalid
 from igg.models.rules import RULE_ADAPTER, RULE_KINDS, Rule
 
+MAX_DEPTH = 8
+"""Deepest nesting of arrays and tables in a rule (the deepest a valid rule goes is 4: a list of selector
+tables holding a list of types); deeper is refused before it is read, not left to overflow the stack."""
+
 RULES_FILES = ("igg.toml", "pyproject.toml")
 """Where ``find_rules_file`` looks, in order, in each folder."""
 
@@ -44,6 +48,9 @@ def load_rules(path: Path, edge_types: Collection[str] | None = None) -> list[Ru
                              source="the command line") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise RequestInvalid([Problem("(file)", f"not valid TOML: {exc}")], source=f"rules file {source}") from None
+    except RecursionError:  # the TOML reader recurses per nested array
+        raise RequestInvalid([Problem("(file)", f"arrays or tables nested too deeply (a rule nests at most "
+                                      f"{MAX_DEPTH} levels)")], source=f"rules file {source}") from None
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("igg", {})
         where = "tool.igg."
@@ -70,6 +77,11 @@ def parse_rules(data: Any, *, source: str = "rules", prefix: str = "",
     rules: list[Rule] = []
     names: dict[str, int] = {}
     for index, item in enumerate(raw):
+        if _too_deep(item):
+            problems.append(Problem(_where(prefix, index, item.get("name") if isinstance(item, dict) else None),
+                                    f"arrays or tables nested more than {MAX_DEPTH} levels deep: a rule is a table "
+                                    "of names, selectors and lists of them"))
+            continue
         rule, found = _one_rule(index, item, prefix, edge_types)
         problems.extend(found)
         if rule is None:
@@ -82,6 +94,20 @@ def parse_rules(data: Any, *, source: str = "rules", prefix: str = "",
     if problems:
         raise RequestInvalid(problems, source=source)
     return rules
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether ``value`` nests lists and dicts deeper than ``MAX_DEPTH`` (found without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return False
 
 
 def _where(prefix: str, index: int, name: object) -> str:
@@ -138,6 +164,11 @@ def _problems(where: str, exc: ValidationError) -> list[Problem]:
         by_field.setdefault(_field(e["loc"]), []).append(e)
     problems = []
     for name, errors in by_field.items():
+        too_long = [e for e in errors if e["type"] == "too_long"]
+        if too_long:  # the right shape, too many items: the only thing to say
+            problems.append(Problem(f"{where}: field '{name}'", f"at most {too_long[0]['ctx']['max_length']} items, "
+                                    f"got {too_long[0]['ctx']['actual_length']}: split the rule into several"))
+            continue
         shapes = [_SHAPES[e["type"]] for e in errors if e["type"] in _SHAPES]
         deeper = any(other.startswith((f"{name}.", f"{name}[")) for other in by_field)
         if deeper and len(shapes) == len(errors):

@@ -6,9 +6,19 @@ These are the output models of ``igg check`` (``--json``), of the MCP ``check`` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import PurePosixPath
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+PathOf = Callable[[str], str]
+"""A report's file path (relative to the tree it is in) -> its path from the repository's top."""
+
+
+def repository_path(prefix: str | PathOf, file: str) -> str:
+    """``file`` from the repository's top: under ``prefix`` (a folder), or as ``prefix`` maps it."""
+    return prefix(file) if callable(prefix) else str(PurePosixPath(prefix) / file)
 
 
 class Hop(BaseModel):
@@ -68,6 +78,7 @@ class RuleSummary(BaseModel):
     severity: Literal["error", "warning"]
     description: str | None = None
     violations: int = 0
+    """The rule's violations (a lower bound when the report is ``truncated``)."""
 
 
 class DependencyChange(BaseModel):
@@ -99,3 +110,6 @@ class CheckReport(BaseModel):
     """Dependencies the change removed (with ``since``)."""
     nodes: int = 0
     edges: int = 0
+    truncated: bool = False
+    """The check stopped at one of its bounds (``igg.rules.bounds``: violations, the edges along their paths,
+    nodes and edges visited): violations were left out, and each rule's count is a lower bound."""

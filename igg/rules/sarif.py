@@ -5,16 +5,18 @@ one ``result`` per violation: its message, its level (error or warning), the fir
 location, the other edges of its path as related locations, and a partial fingerprint from the violation's key
 so that code scanning follows a violation across commits whatever lines moved. With a baseline, each result's
 ``baselineState`` says whether it is new or was there before (``unchanged``). File URIs are relative to the
-directory given (``root``; the repository's top for code scanning), under ``%SRCROOT%``.
+directory given (``root``; the repository's top for code scanning), under ``%SRCROOT%``, and percent-encoded
+(RFC 3986: a space, ``#``, ``?``, ``%``, ``:`` or a non-ASCII letter in a file name never turns the path into
+another file, a fragment or a scheme).
 """
 
 from __future__ import annotations
 
 import hashlib
-from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
-from igg.rules.report import CheckReport, Hop, Violation
+from igg.rules.report import CheckReport, Hop, PathOf, Violation, repository_path
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -27,9 +29,9 @@ KIND_HELP = {
 }
 
 
-def to_sarif(report: CheckReport, *, version: str, prefix: str = "") -> dict[str, Any]:
+def to_sarif(report: CheckReport, *, version: str, prefix: str | PathOf = "") -> dict[str, Any]:
     """The SARIF log of ``report``; ``prefix`` is put before every file path (the mapped folder relative to
-    the repository's top, e.g. ``src/``)."""
+    the repository's top, e.g. ``src/``), or maps each path there (several trees checked)."""
     index = {r.name: i for i, r in enumerate(report.rules)}
     rules = [{"id": r.name, "name": _pascal(r.name),
               "shortDescription": {"text": r.description or f"{r.kind} rule {r.name}"},
@@ -54,8 +56,15 @@ def _pascal(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.replace("_", "-").split("-") if part)
 
 
-def _location(hop: Hop, prefix: str, message: str | None = None, ident: int | None = None) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": {"uri": str(PurePosixPath(prefix) / (hop.file or "")),
+def file_uri(path: str) -> str:
+    """A relative file path as a URI reference (RFC 3986): every character but unreserved ones and ``/``
+    percent-encoded, UTF-8 first."""
+    return quote(path, safe="/")
+
+
+def _location(hop: Hop, prefix: str | PathOf, message: str | None = None, ident: int | None = None
+              ) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": file_uri(repository_path(prefix, hop.file or "")),
                                                      "uriBaseId": "%SRCROOT%"}}
     if hop.line:
         physical["region"] = {"startLine": hop.line}
@@ -67,7 +76,7 @@ def _location(hop: Hop, prefix: str, message: str | None = None, ident: int | No
     return out
 
 
-def _result(v: Violation, rule_index: int, prefix: str, baseline: bool) -> dict[str, Any]:
+def _result(v: Violation, rule_index: int, prefix: str | PathOf, baseline: bool) -> dict[str, Any]:
     located = [h for h in v.path if h.file]
     first = located[0] if located else None
     result: dict[str, Any] = {

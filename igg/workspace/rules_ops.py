@@ -4,7 +4,8 @@ The rules come with the call (the ``[[rules]]`` tables of ``igg.toml`` as JSON) 
 session's graph as it stands. Its edges are located at their statements when the session's request keeps the
 files it mapped (a map-code session); otherwise each edge names its source node's file only. A malformed rule is
 refused with ``INVALID_RULES`` and every problem, each naming the rule and field; so is a rule whose selector picks
-no node of the graph (it could never fail).
+no node of the graph (it could never fail). The work is bounded (``igg.rules.bounds.CheckBounds``, a server's
+bounds): past them the report says ``truncated``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from igg.codemap.depgraph import located_graph
 from igg.errors import RequestInvalid, WorkspaceError
+from igg.rules.bounds import CheckBounds
 from igg.rules.check import check as judge
 from igg.rules.load import parse_rules
 from igg.rules.report import CheckReport, RuleSummary
@@ -34,10 +36,12 @@ def check(session: LiveSession, inp: CheckInput) -> dict[str, Any]:
         refuse_unmatched(graph, rules)
     except RequestInvalid as exc:
         raise WorkspaceError("INVALID_RULES", str(exc)) from None
-    violations = judge(graph, rules)
+    bounds = CheckBounds()
+    violations = judge(graph, rules, bounds)
     counts = {r.name: sum(v.rule == r.name for v in violations) for r in rules}
     report = CheckReport(target=f"session {inp.session_id}", violations=violations, nodes=len(graph.nodes),
                          edges=len(graph.edges), failed=any(v.severity == "error" for v in violations),
+                         truncated=bounds.truncated,
                          rules=[RuleSummary(name=r.name, kind=r.kind, severity=r.severity, description=r.description,
                                             violations=counts[r.name]) for r in rules])
     return {"session_id": inp.session_id, **report.model_dump()}

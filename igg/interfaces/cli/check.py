@@ -14,7 +14,8 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from igg.errors import Problem, RequestInvalid
@@ -25,7 +26,7 @@ from igg.store import STORE_ENV, resolve_store_path
 from igg.store.location import store_exists, store_text
 
 if TYPE_CHECKING:
-    from igg.rules.report import CheckReport
+    from igg.rules.report import CheckReport, Hop
 
 FORMATS = ("text", "json", "github")
 
@@ -99,9 +100,11 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if report.failed else EXIT_OK
 
 
-def file_prefix(paths: list[Path], root: Path | None) -> str:
-    """What to put before the report's file paths (relative to the mapped folder) to make them relative to
-    ``root`` (default: the git work tree's top, else the working directory)."""
+def file_prefix(paths: list[Path], root: Path | None) -> str | Callable[[str], str]:
+    """What makes the report's file paths (relative to the mapped folder) relative to ``root`` (default: the
+    git work tree's top, else the working directory): a folder to put before them, or, when several paths were
+    checked (each file then reported under its tree's name), a function that puts each under its own tree's
+    folder."""
     if not paths:
         return ""
     base = root
@@ -109,33 +112,58 @@ def file_prefix(paths: list[Path], root: Path | None) -> str:
         from igg.codemap.since import git_top
 
         base = git_top(paths[0]) or Path.cwd()
-    folder = paths[0] if len(paths) == 1 and paths[0].is_dir() else paths[0].parent
-    if len(paths) > 1:
-        folder = folder.parent
-    rel = os.path.relpath(folder.resolve(), base.resolve())
-    return "" if rel == "." else rel.replace(os.sep, "/")
+    top = base.resolve()
+
+    def relative(folder: Path) -> str:
+        rel = os.path.relpath(folder.resolve(), top)
+        return "" if rel == "." else rel.replace(os.sep, "/")
+
+    if len(paths) == 1:
+        return relative(paths[0] if paths[0].is_dir() else paths[0].parent)
+    parents: dict[str, str] = {}
+    for p in paths:  # a walk of several trees reports each file as ``<tree name>/<path in it>``
+        parents.setdefault(p.resolve().name, relative(p.resolve().parent))
+
+    def path_of(file: str) -> str:
+        return str(PurePosixPath(parents.get(file.partition("/")[0], "")) / file)
+
+    return path_of
 
 
 def print_text(report: CheckReport) -> None:
-    """The report for a person: each violation with its path of edges, then the count per rule."""
+    """The report for a person (and a CI log): each violation with its path of edges, then the count per rule;
+    every name and message escaped for a log line (``igg.rules.github.plain``)."""
+    from igg.rules.github import plain
+
     out = sys.stdout
     for v in report.violations:
         tag = f" [{v.status}]" if report.since else ""
-        out.write(f"{v.severity}: {v.rule} ({v.kind}){tag}: {v.message}\n")
+        out.write(f"{v.severity}: {plain(v.rule)} ({v.kind}){tag}: {plain(v.message)}\n")
         for h in v.path:
-            out.write(f"  {h.describe()}\n")
+            out.write(f"  {hop_text(h)}\n")
         if v.breaking_edges:
             out.write("  to break it, remove:\n")
             for h in v.breaking_edges:
-                out.write(f"    {h.describe()}\n")
+                out.write(f"    {hop_text(h)}\n")
     if report.since:
         for title, changes in (("added", report.added), ("removed", report.removed)):
             for c in changes:
-                where = ", ".join(h.where() for h in c.edges[:3]) + (" ..." if len(c.edges) > 3 else "")
-                out.write(f"{title} {c.level} dependency: {c.source} -> {c.target} ({where})\n")
-    counted = ", ".join(f"{r.name} {r.violations}" for r in report.rules)
+                where = ", ".join(plain(h.where()) for h in c.edges[:3]) + (" ..." if len(c.edges) > 3 else "")
+                out.write(f"{title} {c.level} dependency: {plain(c.source)} -> {plain(c.target)} ({where})\n")
+    counted = ", ".join(f"{plain(r.name)} {r.violations}" for r in report.rules)
     new = sum(v.status == "new" for v in report.violations)
-    extra = f" ({new} new, {len(report.violations) - new} known since {report.since})" if report.since else ""
+    extra = f" ({new} new, {len(report.violations) - new} known since {plain(report.since)})" if report.since else ""
     verdict = "FAILED" if report.failed else "passed"
+    if report.truncated:
+        out.write("igg check stopped at its bounds (violations, edges shown or nodes visited): more violations "
+                  "may exist, the counts are lower bounds; narrow the rules or check fewer paths\n")
     out.write(f"igg check {verdict}: {len(report.violations)} violation{'s' * (len(report.violations) != 1)}"
-              f"{extra} of {len(report.rules)} rules in {report.target} ({counted})\n")
+              f"{extra} of {len(report.rules)} rules in {plain(report.target)} ({counted})\n")
+
+
+def hop_text(h: Hop) -> str:
+    """One edge of a path on a log line: ``source -> target (EDGE) at file:line`` (``EDGE, type-only`` for a
+    type-only import), escaped."""
+    from igg.rules.github import plain
+
+    return plain(h.describe())

@@ -41,11 +41,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json([c.model_dump() for c in found])
         return 0
+    from igg.interfaces.cli.check import hop_text
+    from igg.rules.github import plain
+
     for i, c in enumerate(found, 1):
-        print(f"cycle {i}: {c.message}")
-        print("  " + " -> ".join([c.path[0].source, *(h.target for h in c.path)]))
+        print(f"cycle {i}: {plain(c.message)}")
+        print("  " + " -> ".join(plain(n) for n in [c.path[0].source, *(h.target for h in c.path)]))
         print("  to break it, remove:")
         for h in c.breaking_edges:
-            print(f"    {h.describe()}")
+            print(f"    {hop_text(h)}")
     print(f"{len(found)} cycle{'s' * (len(found) != 1)} at {args.level} level")
     return 0

@@ -98,7 +98,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise RequestInvalid([Problem("--agent", f"{args.agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
                              source="the command line")
     args.languages = check_languages(args.languages)
-    if args.since:
+    if args.since is not None:  # an empty value (an unset CI variable) is refused, not a plain map
         return _since(args)
     if args.update:
         return _update(args)
@@ -198,11 +198,14 @@ def _since(args: argparse.Namespace) -> int:
         print(json.dumps({"since": args.since, "added": [c.model_dump() for c in added],
                           "removed": [c.model_dump() for c in removed]}))
         return 0
+    from igg.rules.github import plain
+
     for mark, found in (("+", added), ("-", removed)):
-        for c in found:
-            where = ", ".join(h.where() for h in c.edges[:3]) + (", ..." if len(c.edges) > 3 else "")
-            print(f"{mark} {c.level} {c.source} -> {c.target} ({where})")
-    print(f"since {args.since}: {len(added)} dependencies added, {len(removed)} removed (module and package level)")
+        for c in found:  # names and files escaped: this listing lands in CI logs
+            where = ", ".join(plain(h.where()) for h in c.edges[:3]) + (", ..." if len(c.edges) > 3 else "")
+            print(f"{mark} {c.level} {plain(c.source)} -> {plain(c.target)} ({where})")
+    print(f"since {plain(args.since)}: {len(added)} dependencies added, {len(removed)} removed (module and package "
+          "level)")
     return 0
 
 

@@ -40,8 +40,6 @@ from igg.workspace.outputs import OUTPUTS, RunOutput
 from igg.workspace.service import Workspace
 from igg.workspace.toolschema import hints, output_schema, tool_schema
 
-
-
 log = structlog.get_logger("igg.mcp")
 
 
