@@ -123,10 +123,11 @@ def identity_index(label: str, keys: Sequence[str]) -> str:
     return f"CREATE INDEX {name(index_name(label))} IF NOT EXISTS FOR (n:{name(label, 'node type')}) ON ({props})"
 
 
-def identity_constraint(label: str, keys: Sequence[str]) -> str:
-    """Neo4j 5: a named uniqueness constraint on (igg_scope, identity keys) of a node type, ``IF NOT EXISTS``."""
+def identity_constraint(label: str, keys: Sequence[str], called: str | None = None) -> str:
+    """Neo4j 5: a named uniqueness constraint on (igg_scope, identity keys) of a node type, ``IF NOT EXISTS``
+    (named ``called``, default ``constraint_name(label)``)."""
     props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
-    return (f"CREATE CONSTRAINT {name(constraint_name(label))} IF NOT EXISTS "
+    return (f"CREATE CONSTRAINT {name(called or constraint_name(label))} IF NOT EXISTS "
             f"FOR (n:{name(label, 'node type')}) REQUIRE ({props}) IS UNIQUE")
 
 
@@ -152,10 +153,15 @@ def index_name(label: str) -> str:
     return f"igg_{label}_identity"[:64]
 
 
-def constraint_name(label: str) -> str:
-    """The name IGG gives the identity constraint of a node type."""
-    return f"igg_{label}_unique"[:64]
+def constraint_name(label: str, keys: Sequence[str] = ()) -> str:
+    """The name IGG gives the identity constraint of a node type (with ``keys``: the name it takes when the plain
+    one is held by a constraint of other properties, ``igg_Class_package_name_unique``)."""
+    return f"igg_{label}{''.join(f'_{k}' for k in keys)}_unique"[:64]
 
+
+LIST_CONSTRAINTS = "SHOW CONSTRAINTS"
+"""Neo4j 5 and ArcadeDB: the database's constraints with every column (name, type, entityType, labelsOrTypes,
+properties): ``igg.export.neo4j_schema.existing_constraints`` reads the uniqueness ones."""
 
 SERVER_PROBE = "CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition"
 """Answered by Neo4j and ArcadeDB; FalkorDB's Bolt listener fails it (that is how it is told apart)."""

@@ -9,8 +9,14 @@ the graph. In order:
 3. identity constraints, or indexes where the server has none (``igg.export.neo4j_schema``);
 4. read the scope and diff it with the graph (``igg.export.neo4j_diff``);
 5. delete what the graph no longer has, then merge what is new or changed: ``UNWIND $rows ... MERGE`` in
-   batches of thousands of rows, one managed transaction each. The driver retries transient errors; a
-   constraint conflict (a concurrent exporter created the same node first) is retried here with backoff.
+   batches of thousands of rows. Up to ``SINGLE_TRANSACTION_ROWS`` rows, every statement of the export (the
+   marker's removal, the deletes, the merges, the new marker) runs in one transaction: an export that fails
+   leaves the scope as it was. A larger export runs a transaction per batch; one that fails part-way has
+   removed the scope's marker first, so the next export (delta or full) does not trust the scope: it reads it
+   back and repairs what the failure left. The driver retries transient errors; a constraint conflict (a
+   concurrent exporter created the same node first) is retried here, ``CONSTRAINT_RETRIES`` times: a race is
+   over by then, and a conflict that repeats is no race (an earlier export's constraint, say: step 3 looks
+   for those before anything is written, ``igg.export.neo4j_schema.constraint_conflicts``).
 
 ``plan_neo4j`` runs steps 1, 2 and 4 only: what an export would create, update and delete, writing nothing.
 FalkorDB (``igg.export.falkordb``) takes its own path: small messages, escaped strings, merges only.
@@ -30,7 +36,14 @@ from urllib.parse import urlsplit
 from igg.errors import ExportError
 from igg.export import cypher, falkordb
 from igg.export.neo4j_diff import ScopeDiff, diff_scope, read_scope
-from igg.export.neo4j_schema import SchemaReport, ensure_identity_memgraph, ensure_identity_neo4j
+from igg.export.neo4j_schema import (
+    Constraint,
+    SchemaReport,
+    constraint_conflicts,
+    ensure_identity_memgraph,
+    ensure_identity_neo4j,
+    existing_constraints,
+)
 from igg.export.plan import Plan, plan_export
 from igg.graph.state import GraphState
 from igg.record.logs import get_logger
@@ -45,6 +58,11 @@ URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 DEFAULT_URI = "bolt://localhost:7687"
 CONNECT_BACKOFF_MAX = 5.0
 """No wait between attempts to reach the server is longer than this many seconds."""
+SINGLE_TRANSACTION_ROWS = 50_000
+"""Exports that write (and delete) at most this many rows do it in one transaction: all or nothing."""
+CONSTRAINT_RETRIES = 2
+"""Times a batch refused by a uniqueness constraint is tried again (a concurrent exporter's node is found by
+then); a refusal that repeats is reported, never retried until a deadline."""
 
 
 @dataclass(kw_only=True)
@@ -161,35 +179,36 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
     lap("plan")
     with BoltSession(settings) as bolt:
         lap("connect")
+        warnings = bolt.check_constraints(state)  # an earlier export's conflicting constraint stops it here
         report = bolt.ensure_schema(state) if create_indexes else SchemaReport()
-        warnings = list(report.warnings)
+        warnings += report.warnings
         plans = [bolt.prepare(plan, warnings) for plan in plans]
         lap("constraints")
         batches = statements = 0
         counts: dict[str, dict[str, int]] | None = None
         if bolt.dialect == "falkordb":  # merges only: reading a whole scope back is not safe there
-            writes = [(plan, plan.rows) for plan in plans]
+            for plan in plans:
+                for start in range(0, len(plan.rows), batch_size):
+                    statements += bolt.write_batch(plan, plan.rows[start:start + batch_size], scope)
+                    batches += 1
+                lap("write_edges" if plan.edge else "write_nodes")
         else:
-            statements += bolt.write([(cypher.MARKER_DELETE, {"scope": scope})], plan=None)
             diff = bolt.diff(plans, state, scope, detail=0)
             counts = diff.counts
-            writes = diff.writes
             lap("read_scope")
-            for query, params in diff.delete_statements(bolt.id_function):
-                key = "rows" if "rows" in params else "ids"
-                for start in range(0, len(params[key]), batch_size):
-                    statements += bolt.write([(query, {key: params[key][start:start + batch_size], "scope": scope})],
-                                             plan=None)
-                    batches += 1
-            lap("delete")
-        for plan, rows in writes:
-            for start in range(0, len(rows), batch_size):
-                statements += bolt.write_batch(plan, rows[start:start + batch_size], scope)
-                batches += 1
-            lap("write_edges" if plan.edge else "write_nodes")
-        if marker is not None and bolt.dialect != "falkordb":
-            bolt.ensure_marker_constraint()
-            statements += bolt.write([(cypher.MARKER_SET, {**marker, "scope": scope})], plan=None)
+            groups = _statement_groups(diff, bolt.id_function, scope, batch_size)
+            if marker is not None:
+                bolt.ensure_marker_constraint()  # a schema change: never inside the data's transaction
+                groups.append([(cypher.MARKER_SET, {**marker, "scope": scope})])
+            batches = sum(len(g) for g in groups[1:len(groups) - (marker is not None)])
+            rows = sum(len(p.get("rows", p.get("ids", ()))) for g in groups for _, p in g)
+            if rows <= SINGLE_TRANSACTION_ROWS:  # all or nothing
+                statements += bolt.write([step for group in groups for step in group], plan=None, what="the export")
+            else:
+                for group in groups:
+                    for step in group:
+                        statements += bolt.write([step], plan=None, what="a batch of the export")
+            lap("write")
         summary = {"format": "neo4j", "target": settings.display_uri(), "database": settings.database,
                    "server": bolt.server, "agent": bolt.agent, "scope": scope, "nodes": state.node_count,
                    "edges": state.edge_count, "changes": counts, "constraints": report.to_dict(),
@@ -200,12 +219,30 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
     return summary
 
 
+def _statement_groups(diff: ScopeDiff, id_function: str, scope: str, batch_size: int
+                      ) -> list[list[tuple[str, dict[str, Any]]]]:
+    """The export's statements in order, grouped: the marker's removal, the deletes, the merges (each batch of
+    ``batch_size`` rows one statement)."""
+    groups: list[list[tuple[str, dict[str, Any]]]] = [[(cypher.MARKER_DELETE, {"scope": scope})]]
+    deletes: list[tuple[str, dict[str, Any]]] = []
+    for query, params in diff.delete_statements(id_function):
+        key = "rows" if "rows" in params else "ids"
+        for start in range(0, len(params[key]), batch_size):
+            deletes.append((query, {key: params[key][start:start + batch_size], "scope": scope}))
+    groups.append(deletes)
+    for plan, rows in diff.writes:
+        groups.append([(plan.query, {"rows": rows[start:start + batch_size], "scope": scope})
+                       for start in range(0, len(rows), batch_size)])
+    return groups
+
+
 def plan_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, str] | None = None,
                database: str | None = None, scope: str = "igg", env: Mapping[str, str] | None = None,
                settings: Neo4jSettings | None = None, provenance: str | None = None,
                detail: int = 50) -> dict[str, Any]:
     """What ``export_neo4j`` with the same arguments would create, update and delete in ``scope``, without
-    writing anything (no constraints either). Lists the first ``detail`` changes of each kind; counts all."""
+    writing anything (no constraints either). Lists the first ``detail`` changes of each kind; counts all.
+    ``conflicts``: the database's constraints that would stop the export (each with its name and the fix)."""
     settings = _settings(uri, auth, database, env, settings, scope, 1)
     started = time.perf_counter()
     plans = plan_export(state, provenance=provenance, check=True)
@@ -213,12 +250,13 @@ def plan_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, st
         if bolt.dialect == "falkordb":
             raise ExportError("an export plan needs a Neo4j-compatible server (Neo4j, Aura, ArcadeDB, Memgraph); "
                               "FalkorDB's Bolt listener cannot read a scope back safely")
-        warnings: list[str] = []
+        conflicts, warnings = bolt.constraint_problems(state)
         plans = [bolt.prepare(plan, warnings) for plan in plans]
         diff = bolt.diff(plans, state, scope, detail=detail)
     result = {"format": "neo4j", "plan": True, "target": settings.display_uri(), "database": settings.database,
               "server": bolt.server, "scope": scope, "nodes": state.node_count, "edges": state.edge_count,
-              **diff.to_dict(), "warnings": warnings, "seconds": round(time.perf_counter() - started, 3)}
+              **diff.to_dict(), "conflicts": conflicts, "warnings": warnings,
+              "seconds": round(time.perf_counter() - started, 3)}
     log.info("neo4j_planned", scope=scope, server=bolt.server, **{f"{k}_{a}": n for k, c in diff.counts.items()
                                                                   for a, n in c.items()})
     return result
@@ -337,11 +375,39 @@ class BoltSession:
             report = SchemaReport(capability="indexes only" if labels else "not needed")
             report.warnings = falkordb.ensure_indexes(self.run, state, labels, _first_line)
             return report
-        ensure = ensure_identity_memgraph if self.dialect == "memgraph" else ensure_identity_neo4j
-        report = ensure(self._consume, state, labels, _first_line)
+        if self.dialect == "memgraph":
+            report = ensure_identity_memgraph(self._consume, state, labels, _first_line)
+        else:
+            report = ensure_identity_neo4j(self._consume, state, labels, _first_line, self.constraints())
         log.info("neo4j_identity_schema", capability=report.capability, created=len(report.created),
                  existing=len(report.existing), warnings=len(report.warnings))
         return report
+
+    def constraints(self) -> list[Constraint]:
+        """The database's uniqueness constraints (none where the server cannot list them)."""
+        from neo4j.exceptions import Neo4jError
+
+        if self.dialect != "neo4j":
+            return []
+        try:
+            return existing_constraints(self.run(cypher.LIST_CONSTRAINTS))
+        except Neo4jError as exc:
+            log.info("neo4j_constraints_unlisted", error=_first_line(exc))
+            return []
+
+    def constraint_problems(self, state: GraphState) -> tuple[list[str], list[str]]:
+        """(conflicts, warnings): the database's constraints that would refuse nodes of ``state``, and those that
+        could later (``igg.export.neo4j_schema.constraint_conflicts``)."""
+        labels = [t for t in state.schema.node_type_list if next(iter(state.nodes_of_type(t)), None)]
+        return constraint_conflicts(self.constraints(), state, labels)
+
+    def check_constraints(self, state: GraphState) -> list[str]:
+        """Raise ``ExportError`` (nothing written yet) when a constraint of the database would refuse nodes of
+        ``state``; returns the warnings about those that could later."""
+        conflicts, warnings = self.constraint_problems(state)
+        if conflicts:
+            raise ExportError(f"nothing exported to {self.settings.display_uri()}: " + "; ".join(conflicts))
+        return warnings
 
     def prepare(self, plan: Plan, warnings: list[str]) -> Plan:
         """The plan with values adapted to what the server stores; a warning per change."""
@@ -388,20 +454,21 @@ class BoltSession:
         except Neo4jError as exc:
             log.info("neo4j_marker_constraint_refused", error=_first_line(exc))
 
-    def write(self, statements: list[tuple[str, dict[str, Any]]], plan: Plan | None) -> int:
+    def write(self, statements: list[tuple[str, dict[str, Any]]], plan: Plan | None, what: str | None = None) -> int:
         """Run statements in one managed transaction (``transaction``)."""
 
         def work(tx: Any) -> None:
             for query, params in statements:
                 tx.run(query, params).consume()
 
-        self.transaction(work, plan.describe() if plan else "deletes")
+        self.transaction(work, what or (plan.describe() if plan else "deletes"))
         return len(statements)
 
     def transaction(self, work: Callable[[Any], T], what: str) -> T:
         """Run ``work(tx)`` in one managed transaction and return what it returns. Transient errors are retried
         by the driver; a constraint conflict (another exporter created the same node between this MERGE's
-        lookup and its create) is retried here with exponential backoff and jitter until ``max_retry_time``.
+        lookup and its create) is retried here with backoff and jitter, ``CONSTRAINT_RETRIES`` times and
+        within ``max_retry_time``: a race is over by then, and a refusal that repeats is reported at once.
         Exceptions ``work`` raises itself roll the transaction back and pass through."""
         from neo4j.exceptions import ConstraintError, Neo4jError
 
@@ -414,9 +481,10 @@ class BoltSession:
             except ConstraintError as exc:
                 attempt += 1
                 delay = min(2.0, 0.05 * 2 ** attempt) * (0.5 + random.random())
-                if time.monotonic() + delay > deadline:
-                    raise ExportError(f"the Bolt server at {self.settings.display_uri()} kept refusing a batch "
-                                      f"of {what} after {attempt} attempt(s): {_first_line(exc)}") from None
+                if attempt > CONSTRAINT_RETRIES or time.monotonic() + delay > deadline:
+                    raise ExportError(f"the Bolt server at {self.settings.display_uri()} refused {what} "
+                                      f"{attempt} time(s) on a uniqueness constraint, so no concurrent export "
+                                      f"explains it (nothing of it was kept): {_first_line(exc)}") from None
                 log.info("neo4j_batch_retry", reason="constraint_conflict", attempt=attempt,
                          delay=round(delay, 3), what=what)
                 time.sleep(delay)

@@ -17,6 +17,16 @@ export asks the server to guarantee that identity:
 - **FalkorDB**: see ``igg.export.falkordb.ensure_indexes``.
 
 ``SchemaReport`` says what was created, what already existed and what could not be done.
+
+**Constraints an earlier export left** are read first (``SHOW CONSTRAINTS``, ``existing_constraints``): a
+uniqueness constraint on a label this export writes whose properties are a strict part of this graph's identity
+(``igg_Class_unique`` on ``(igg_scope, name)`` left by an export whose classes were identified by name, when
+this graph identifies them by ``(package, name)``) refuses nodes this graph holds apart. ``constraint_conflicts``
+finds it before anything is written (``--plan`` too): when the graph holds nodes it would refuse, the export
+stops with the constraint's name and the fix; when it holds none yet, a warning says the same. A constraint of
+exactly this identity is reused whatever its name; IGG's own name taken by a constraint of other properties
+makes IGG name its constraint after the identity keys (``igg_Class_package_name_unique``), since ``IF NOT
+EXISTS`` would otherwise keep the other one silently.
 """
 
 from __future__ import annotations
@@ -50,6 +60,71 @@ class SchemaReport:
         return {"capability": self.capability, "created": self.created, "existing": self.existing}
 
 
+@dataclass(frozen=True, kw_only=True)
+class Constraint:
+    """A uniqueness constraint the database holds (a row of ``SHOW CONSTRAINTS``)."""
+
+    name: str
+    label: str
+    properties: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"constraint {self.name} ON :{self.label}({', '.join(self.properties)})"
+
+
+def existing_constraints(rows: list[dict[str, Any]]) -> list[Constraint]:
+    """The node uniqueness constraints among ``SHOW CONSTRAINTS`` rows (others, and malformed rows, left out)."""
+    out = []
+    for row in rows:
+        labels, props = row.get("labelsOrTypes"), row.get("properties")
+        kind = str(row.get("type") or "")
+        if "UNIQUE" not in kind.upper() or str(row.get("entityType") or "NODE").upper() != "NODE":
+            continue
+        if not isinstance(labels, list) or len(labels) != 1 or not isinstance(props, list) or not props:
+            continue
+        out.append(Constraint(name=str(row.get("name") or ""), label=str(labels[0]),
+                              properties=tuple(str(p) for p in props)))
+    return out
+
+
+def constraint_conflicts(constraints: list[Constraint], state: GraphState, labels: list[str]
+                         ) -> tuple[list[str], list[str]]:
+    """(errors, warnings): the constraints on ``labels`` whose properties are a strict part of the graph's
+    identity (``igg_scope`` and the identity keys). An error when the graph holds two nodes such a constraint
+    would refuse (the export could only fail half-way), a warning when it holds none yet."""
+    errors, warnings = [], []
+    for c in constraints:
+        if c.label not in labels:
+            continue
+        keys = state.schema.identity_keys[c.label]
+        identity = (cypher.SCOPE_KEY, *keys)
+        if not set(c.properties) < set(identity):
+            continue
+        clashing = _clashes(state, c.label, [p for p in c.properties if p != cypher.SCOPE_KEY])
+        fix = (f"drop it if no other export relies on it (DROP CONSTRAINT {c.name}), export into another database "
+               f"(NEO4J_DATABASE, --database), or identify {c.label} by ({', '.join(c.properties)}) as the export "
+               "that made it did")
+        what = (f"{c.describe()} conflicts with this graph's identity of {c.label} ({', '.join(identity)}): it "
+                f"refuses two {c.label} nodes that share {', '.join(c.properties)}")
+        if clashing:
+            errors.append(f"{what}, and this graph has {clashing} such node(s); {fix}")
+        else:
+            warnings.append(f"{what} (this graph has none yet); {fix}")
+    return errors, warnings
+
+
+def _clashes(state: GraphState, label: str, props: list[str]) -> int:
+    """How many nodes of ``label`` share the values of ``props`` with another (all of one scope)."""
+    seen: dict[tuple[Any, ...], int] = {}
+    for node_id in state.nodes_of_type(label):
+        values = state.node_properties(node_id)
+        if any(p not in values for p in props):
+            continue  # a missing property is never refused by a uniqueness constraint
+        key = tuple(repr(values[p]) for p in props)
+        seen[key] = seen.get(key, 0) + 1
+    return sum(n for n in seen.values() if n > 1)
+
+
 def _describe(kind: str, label: str, keys: tuple[str, ...] | list[str], name: str | None = None,
               scoped: bool = True) -> str:
     named = f" {name}" if name else ""
@@ -68,19 +143,31 @@ def _unsupported(exc: BaseException) -> bool:
 
 
 def ensure_identity_neo4j(run: Callable[[str], Any], state: GraphState, labels: list[str],
-                          first_line: Callable[[BaseException], str]) -> SchemaReport:
+                          first_line: Callable[[BaseException], str],
+                          existing: list[Constraint] | None = None) -> SchemaReport:
     """Neo4j 5 syntax: a uniqueness constraint per label, else an index (see the module docstring).
 
-    ``run(query)`` runs one auto-commit statement and returns its ``ResultSummary``."""
+    ``run(query)`` runs one auto-commit statement and returns its ``ResultSummary``; ``existing``: the
+    database's constraints (``existing_constraints``)."""
     from neo4j.exceptions import Neo4jError
 
     report = SchemaReport()
     constraints: bool | None = None  # None: not tried yet
+    held = existing or []
     for label in labels:
         keys = state.schema.identity_keys[label]
+        identity = (cypher.SCOPE_KEY, *keys)
+        same = next((c for c in held if c.label == label and c.properties == identity), None)
+        if same is not None:  # this identity is guaranteed already, under whatever name
+            constraints = True
+            report.existing.append(same.describe())
+            continue
+        name = cypher.constraint_name(label)
+        if any(c.name == name for c in held):  # IF NOT EXISTS would keep that other constraint silently
+            name = cypher.constraint_name(label, keys)
         if constraints is not False:
             try:
-                counters = run(cypher.identity_constraint(label, keys)).counters
+                counters = run(cypher.identity_constraint(label, keys, name)).counters
             except Neo4jError as exc:
                 if constraints is None and _unsupported(exc):
                     constraints = False
@@ -92,7 +179,7 @@ def ensure_identity_neo4j(run: Callable[[str], Any], state: GraphState, labels: 
                                            "an identity index instead")
             else:
                 constraints = True
-                text = _describe("constraint", label, keys, cypher.constraint_name(label))
+                text = _describe("constraint", label, keys, name)
                 (report.created if counters.constraints_added else report.existing).append(text)
                 continue
         try:

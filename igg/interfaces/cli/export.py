@@ -323,6 +323,11 @@ def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, 
         return 0
     print(f"plan for scope {scope!r} on {plan['server']} at {plan['target']} (nothing written)")
     print_plan_lines(plan)
+    if plan.get("conflicts"):
+        sys.stdout.flush()  # the plan first, then why it cannot go ahead
+        print(f"igg: the export would stop before writing anything: {len(plan['conflicts'])} conflicting "
+              "constraint(s) (listed above, each with its fix)", file=sys.stderr)
+        return 1
     return 0
 
 

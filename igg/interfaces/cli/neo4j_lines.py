@@ -34,5 +34,7 @@ def print_plan_lines(plan: dict[str, Any]) -> None:
     listed = sum(c[a] for c in plan["counts"].values() for a in ("create", "update", "delete"))
     if listed > len(plan["changes"]):
         print(f"  ... {listed - len(plan['changes'])} more change(s) not listed (--json lists the same)")
+    for conflict in plan.get("conflicts", []):
+        print(f"  conflict: {conflict}")
     for warning in plan.get("warnings", []):
         print(f"  warning: {warning}", file=sys.stderr)
