@@ -24,9 +24,20 @@ def html_text(state: GraphState, *, metadata: dict[str, Any] | None = None,
     """The page as text (``iterations``: summaries from ``igg.view.data.iteration_summary``, optional;
     ``context``: the session's context chunks, to show each piece of evidence in its passage)."""
     payload = graph_payload(state, metadata=metadata, iterations=iterations, context=context)
-    sid = payload["meta"].get("session_id")
-    title = f"IGG graph · {sid}" if sid else "IGG graph"
-    return render_page("static", payload=payload, title=title)
+    return render_page("static", payload=payload, title=page_title(payload["meta"], state))
+
+
+TITLE_GOAL = 60
+"""Characters of a session's goal a page's title shows."""
+
+
+def page_title(meta: dict[str, Any], state: GraphState) -> str:
+    """What a browser tab says: the session's goal (cut short), else its id, and the graph's size; a person with
+    several graphs open tells them apart by it (a bare session id says little)."""
+    goal = " ".join(str(meta.get("goal") or "").split())
+    what = goal if len(goal) <= TITLE_GOAL else goal[:TITLE_GOAL - 1].rstrip() + "…"
+    what = what or str(meta.get("session_id") or "graph")
+    return f"{what} · {state.node_count:,} nodes, {state.edge_count:,} edges · IGG"
 
 
 def write_html(state: GraphState, path_or_file: str | Path | IO[str], *, metadata: dict[str, Any] | None = None,

@@ -226,6 +226,10 @@ class _Turn:
         self.items: list[Item] = []
         self.files: list[str] = []
         self.added: set[str] = set()
+        self.edges: set[tuple[str, str, str]] = set()
+        """(edge type, source key, target key) of the edges this turn proposes: two relations that become one edge
+        (an imported symbol's IMPORTS beside its module's, a member's call lifted to its type) are proposed once,
+        never answered DUPLICATE_EDGE by the act step."""
         self.counts: Counter[str] = Counter()
         self.waiting = 0
 
@@ -284,6 +288,8 @@ class _Turn:
             return True
         if src and dst and self.state.edge_between(src, label, dst) is not None:
             return True
+        if (label, r.source, r.target) in self.edges:
+            return True
         if agent._edges_full or self.edge_room <= 0:
             agent._edges_full = True
             agent.skipped["max_edges reached"] += 1
@@ -294,6 +300,7 @@ class _Turn:
             action["properties"] = sites
         self.actions.append(action)
         self.items.append(item)
+        self.edges.add((label, r.source, r.target))
         self.edge_room -= 1
         self.counts[label] += 1
         return True
