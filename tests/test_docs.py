@@ -73,9 +73,13 @@ class Block:
 
     @property
     def skip_reason(self) -> str | None:
-        if self.marker is None or not self.marker.startswith("skip"):
+        """Why this page's runner does not run the block: ``skip (reason)``, or ``checked (test)`` (another test
+        runs it, e.g. as a user other than root)."""
+        if self.marker is None or not self.marker.startswith(("skip", "checked")):
             return None
-        reason = self.marker[len("skip"):].strip()
+        reason = self.marker.split(" ", 1)[1] if " " in self.marker else ""
+        if self.marker.startswith("checked"):
+            return f"run by {reason.strip('()').strip()}"
         return reason.strip("()").strip() or ""
 
     @property
@@ -450,10 +454,12 @@ def unrun_blocks(page: str) -> list[Block]:
         if block.line in outputs or block.lang in RUNNABLE and block.skip_reason is None:
             continue
         marker = block.marker or ""
-        if block.skip_reason or marker.startswith("json=") and block.lang == "json":
+        if marker.startswith("checked"):
+            found = re.fullmatch(r"checked \((tests/[\w/]+\.py)\b.*\)", marker)
+            if not (found and (ROOT / found.group(1)).is_file()):
+                out.append(block)  # it names no test that exists
             continue
-        found = re.fullmatch(r"checked \((tests/[\w/]+\.py)\b.*\)", marker)
-        if found and (ROOT / found.group(1)).is_file():
+        if block.skip_reason or marker.startswith("json=") and block.lang == "json":
             continue
         out.append(block)
     return out
