@@ -260,4 +260,6 @@ def test_igg_tools_prints_the_openai_definitions():
     mcp = subprocess.run([sys.executable, "-m", "igg", "tools", "--format", "mcp"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     listed = {t["name"]: t["annotations"] for t in json.loads(mcp.stdout)}
-    assert listed["observe"]["readOnlyHint"] and listed["apply_actions"]["destructiveHint"]
+    # hints equal to the MCP specification's defaults (destructive: true) are left out
+    assert listed["observe"]["readOnlyHint"] and listed["apply_actions"].get("destructiveHint", True)
+    assert listed["start_session"]["destructiveHint"] is False
