@@ -71,7 +71,7 @@ def check_request(request: Request) -> list[Problem]:
     problems = check_schema(request.config.schema_, "config.schema")
     if problems:
         return problems  # the seed cannot be checked against a broken schema
-    if request.config.grounding.startswith("required") and not request.context_data.strip():
+    if request.config.grounding in ("required", "required_edges", "values") and not request.context_data.strip():
         problems.append(Problem("config.grounding", f"{request.config.grounding!r} needs context_data to quote "
                                 "evidence from; give context_data, or use 'warn' or 'off'"))
     if request.seed_data is not None:

@@ -1,0 +1,180 @@
+"""Whether a value an action writes is stated in its context, read the way knowledge graphs write names
+(``config.grounding: "values"``; see ``igg.act.evidence``).
+
+**The rule.** A value (a node's identity, a literal property value; numbers as their text) is *found* when,
+in this order, the first hit winning:
+
+1. *exact*: the value's text occurs in the context as given;
+2. *normalized*: both sides folded the same way occur word for word (on word boundaries): Unicode
+   compatibility forms with accents dropped, case folded, ``_`` and punctuation as spaces, apostrophes
+   dropped (``It's`` = ``Its``), plural ``s`` dropped, numbers without thousands separators or a zero
+   fraction (``1,200`` = ``1200``, ``98.0`` = ``98``), dates in one form (``1989-06-12`` = ``12 June 1989`` =
+   ``June 12th, 1989``; a ``YYYY-01-01`` date also as its year), unit words as their symbols (``kilometres`` =
+   ``km``);
+3. *name*: the same, once a knowledge graph's parenthesised disambiguator is dropped
+   (``Arion (comicsCharacter)`` -> ``Arion``, ``Ray_Griggs_(director)`` -> ``Ray Griggs``);
+4. *fuzzy* (bounded): every word of the folded value in the folded context in order, at most
+   ``GAP_WORDS`` other words between two of them (``Alan Shepard`` in ``Alan B. Shepard``), for values of two
+   words or more; or, for values of ``FUZZY_MIN_CHARS`` characters or more, a passage at least
+   ``FUZZY_MIN_SCORE``% similar (a misspelling).
+
+The ontology's own terms (type names and labels) count as found: naming a class is not a hallucination.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from rapidfuzz import fuzz
+
+GAP_WORDS = 2
+"""Other words allowed between two words of a value (the fuzzy rule)."""
+FUZZY_MIN_CHARS = 12
+"""Values shorter than this are never matched by similarity alone."""
+FUZZY_MIN_SCORE = 92.0
+"""The least similarity (percent) of a passage that matches a value by similarity."""
+
+_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
+                                       "september", "october", "november", "december"), 1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DATES = [  # (pattern, order of year, month, day groups)
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), (1, 2, 3)),
+    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b"), (3, 2, 1)),
+    (re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b"), (3, 1, 2)),
+    (re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b"), (2, 1, 0)),
+    (re.compile(r"\b(\d{4})-(\d{1,2})\b(?!-)"), (1, 2, 0)),
+]
+_THOUSANDS = re.compile(r"\b(\d{1,3})((?:[,\u00a0 ]\d{3})+)(?!\d)")
+_ZERO_FRACTION = re.compile(r"\b(\d+)\.0+\b")
+_DIGIT_LETTER = re.compile(r"(?<=\d)(?=[a-z])|(?<=[a-z])(?=\d)")
+_APOSTROPHES = re.compile("['\u2019`\u00b4]")
+_NON_WORD = re.compile(r"[^0-9a-z.]+|(?<!\d)\.|\.(?!\d)")
+_PARENS = re.compile(r"\s*\([^()]*\)")
+_UNITS = {"kilometre": "km", "kilometer": "km", "kilometres": "km", "kilometers": "km", "metre": "m",
+          "meter": "m", "metres": "m", "meters": "m", "centimetre": "cm", "centimetres": "cm", "centimeter": "cm",
+          "centimeters": "cm", "millimetre": "mm", "millimetres": "mm", "feet": "ft", "foot": "ft", "inch": "in",
+          "inches": "in", "mile": "mi", "miles": "mi", "kilogram": "kg", "kilograms": "kg", "kilogramme": "kg",
+          "gram": "g", "grams": "g", "pound": "lb", "pounds": "lb", "lbs": "lb", "tonne": "t", "tonnes": "t",
+          "minute": "min", "minutes": "min", "mins": "min", "second": "s", "seconds": "s", "hour": "h",
+          "hours": "h", "hrs": "h", "percent": "%", "per cent": "%", "square": "sq", "dollars": "$",
+          "dollar": "$", "usd": "$", "euros": "eur", "euro": "eur", "kilowatt": "kw", "kilowatts": "kw",
+          "horsepower": "hp", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "km2": "sq km",
+          "km²": "sq km", "m2": "sq m", "m²": "sq m"}
+
+
+def _date(m: re.Match[str], order: tuple[int, int, int]) -> str:
+    y, mo, d = (m.group(i) if i else "" for i in order)
+    month = _MONTHS.get(mo.lower().rstrip("."), 0) if not mo.isdigit() else int(mo)
+    if not 1 <= month <= 12:
+        return m.group(0)
+    if not d:
+        return f" {y} {month:02d} "
+    day = int(d)
+    if not 1 <= day <= 31:
+        return m.group(0)
+    return f" {y} {month:02d} {day:02d} "
+
+
+def fold(text: str) -> str:
+    """A text folded as the rule compares it: words separated by one space, with a space at either end."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
+    text = _APOSTROPHES.sub("", text).replace("_", " ").replace("&", " and ")
+    for pattern, order in _DATES:
+        text = pattern.sub(lambda m, o=order: _date(m, o), text)  # type: ignore[misc]
+    text = _THOUSANDS.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+    text = _ZERO_FRACTION.sub(r"\1", text)
+    text = _DIGIT_LETTER.sub(" ", text)
+    words = []
+    for word in _NON_WORD.sub(" ", text).split():
+        word = _UNITS.get(word, word)
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss") and word.isalpha():
+            word = word[:-1]
+        words.append(word)
+    return " " + " ".join(words) + " "
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` starts and ends on word boundaries."""
+    return (start == 0 or not (text[start - 1].isalnum() and text[start].isalnum())) and (
+        end == len(text) or not (text[end - 1].isalnum() and text[end].isalnum()))
+
+
+def bare_name(value: str) -> str:
+    """A name without a knowledge graph's parenthesised disambiguators: ``Arion_(comicsCharacter)`` -> ``Arion``."""
+    return _PARENS.sub("", value).strip(" _")
+
+
+class ValueFinder:
+    """One context, folded once, and the ontology's terms: ``find`` says how a value is found, or None."""
+
+    def __init__(self, context: str, terms: Iterable[str] = ()) -> None:
+        self.context = context
+        self.folded = fold(context)
+        self.words = self.folded.split()
+        self.terms = {fold(t) for t in terms if t}
+
+    def find(self, value: Any) -> str | None:
+        """How the value is found (``exact``, ``normalized``, ``name``, ``fuzzy``, ``term``), or None."""
+        text = value if isinstance(value, str) else str(value)
+        if not text.strip():
+            return None
+        at = self.context.find(text)
+        if at >= 0 and _bounded(self.context, at, at + len(text)):
+            return "exact"
+        folded = fold(text)
+        if folded.strip() and folded in self.folded:
+            return "normalized"
+        if folded in self.terms:
+            return "term"
+        if folded.endswith(" 01 01 ") and folded[:6] in self.folded:  # a year written as YYYY-01-01
+            return "normalized"
+        bare = bare_name(text)
+        if bare and bare != text:
+            folded = fold(bare)
+            if folded.strip() and (folded in self.folded or folded in self.terms):
+                return "name"
+        return "fuzzy" if self._near(folded) else None
+
+    def _near(self, folded: str) -> bool:
+        words = folded.split()
+        if len(words) >= 2 and self._in_order(words):
+            return True
+        text = folded.strip()
+        if len(text) < FUZZY_MIN_CHARS:
+            return False
+        return fuzz.partial_ratio(text, self.folded, score_cutoff=FUZZY_MIN_SCORE) > 0
+
+    def _in_order(self, words: list[str]) -> bool:
+        ctx = self.words
+        for start, word in enumerate(ctx):
+            if word != words[0]:
+                continue
+            at, ok = start, True
+            for w in words[1:]:
+                window = ctx[at + 1:at + 2 + GAP_WORDS]
+                if w not in window:
+                    ok = False
+                    break
+                at = at + 1 + window.index(w)
+            if ok:
+                return True
+        return False
+
+    def closest(self, value: Any) -> str:
+        """The passage of the context most like the value (for a verdict's message)."""
+        text = value if isinstance(value, str) else str(value)
+        hit = fuzz.partial_ratio_alignment(bare_name(text) or text, self.context)
+        if hit is None or hit.score <= 0:
+            return ""
+        passage = self.context[hit.dest_start:hit.dest_end]
+        return passage if len(passage) <= 120 else passage[:117] + "..."
+
+
+__all__ = ["FUZZY_MIN_CHARS", "FUZZY_MIN_SCORE", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
