@@ -13,7 +13,10 @@ in this order, the first hit winning:
    ``km``);
 3. *name*: the same, once a knowledge graph's parenthesised disambiguator is dropped
    (``Arion (comicsCharacter)`` -> ``Arion``, ``Ray_Griggs_(director)`` -> ``Ray Griggs``);
-4. *fuzzy* (bounded): every word of the folded value in the folded context in order, at most
+4. *name*, a knowledge graph's other spellings: a comma qualifier whose parts are both stated
+   (``Fulton County, Georgia``), a stated name followed by an ontology term (``English language``: the
+   class word), initials stated as an abbreviation (``United States`` as ``U.S.`` or ``US``);
+5. *fuzzy* (bounded): every word of the folded value in the folded context in order, at most
    ``GAP_WORDS`` other words between two of them (``Alan Shepard`` in ``Alan B. Shepard``), for values of two
    words or more; or, for values of ``FUZZY_MIN_CHARS`` characters or more, a passage at least
    ``FUZZY_MIN_SCORE``% similar (a misspelling).
@@ -55,6 +58,7 @@ _ZERO_FRACTION = re.compile(r"\b(\d+)\.0+\b")
 _DIGIT_LETTER = re.compile(r"(?<=\d)(?=[a-z])|(?<=[a-z])(?=\d)")
 _APOSTROPHES = re.compile("['\u2019`\u00b4]")
 _NON_WORD = re.compile(r"[^0-9a-z.]+|(?<!\d)\.|\.(?!\d)")
+_ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z]{2,6}\b")
 _PARENS = re.compile(r"\s*\([^()]*\)")
 _UNITS = {"kilometre": "km", "kilometer": "km", "kilometres": "km", "kilometers": "km", "metre": "m",
           "meter": "m", "metres": "m", "meters": "m", "centimetre": "cm", "centimetres": "cm", "centimeter": "cm",
@@ -119,6 +123,7 @@ class ValueFinder:
         self.folded = fold(context)
         self.words = self.folded.split()
         self.terms = {fold(t) for t in terms if t}
+        self._abbreviations: set[str] | None = None
 
     def find(self, value: Any) -> str | None:
         """How the value is found (``exact``, ``normalized``, ``name``, ``fuzzy``, ``term``), or None."""
@@ -140,7 +145,31 @@ class ValueFinder:
             folded = fold(bare)
             if folded.strip() and (folded in self.folded or folded in self.terms):
                 return "name"
+        if self._named(bare or text):
+            return "name"
         return "fuzzy" if self._near(folded) else None
+
+    def _named(self, text: str) -> bool:
+        """A knowledge graph's other ways of naming: ``Fulton County, Georgia`` (a comma qualifier, both parts
+        stated), ``English language`` (a word that is an ontology term after a stated name), ``United States``
+        as ``U.S.`` or ``US`` (its initials, stated as an abbreviation)."""
+        head, comma, qualifier = text.partition(",")
+        if comma and fold(head).strip() and fold(head) in self.folded and fold(qualifier) in self.folded:
+            return True
+        words = fold(text).split()
+        while len(words) > 1 and f" {words[-1]} " in self.terms:
+            words.pop()
+            if f" {' '.join(words)} " in self.folded:
+                return True
+        initials = "".join(w[0] for w in text.split() if w[:1].isupper())
+        return len(initials) >= 2 and len(text.split()) >= 2 and initials.casefold() in self.abbreviations
+
+    @property
+    def abbreviations(self) -> set[str]:
+        """The context's abbreviations (``U.S.``, ``USA``), folded to their letters."""
+        if self._abbreviations is None:
+            self._abbreviations = {re.sub(r"\W", "", m.group(0)).casefold() for m in _ABBREVIATION.finditer(self.context)}
+        return self._abbreviations
 
     def _near(self, folded: str) -> bool:
         words = folded.split()

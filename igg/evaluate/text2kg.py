@@ -73,7 +73,7 @@ class Replayer:
         """The accepted triples (in the benchmark's names), and each refused one with its code and message."""
         state = GraphState(self.compiled)
         actor = Actor(self.compiled, self.limits, grounder=Grounder(sentence, 100_000, "values", self.terms))
-        types: dict[str, str] = {}
+        types: dict[str, list[str]] = {}
         accepted: list[Triple] = []
         refused: list[tuple[Triple, str, str]] = []
         for triple in triples:
@@ -87,43 +87,49 @@ class Replayer:
                 refused.append((triple, code, message))
         return accepted, refused
 
-    def _one(self, state: GraphState, actor: Actor, types: dict[str, str], triple: Triple) -> tuple[str | None, str]:
+    def _one(self, state: GraphState, actor: Actor, types: dict[str, list[str]], triple: Triple
+             ) -> tuple[str | None, str]:
         s, r, o = triple
         rel = self.relations.get(relation_key(r))
         if rel is None:
             return self._apply(state, actor, [{"type": "ADD_EDGE", "label": r, "from": {"name": s}, "to": {"name": o}}])
         actions: list[dict[str, Any]] = []
+        refs: list[dict[str, str]] = []
         for end, name in (("subject", s), ("object", o)):
             if end == "object" and rel.kind == "datatype":
                 break
             wanted = (rel.domain if end == "subject" else rel.range) or [self.fallback]
-            have = types.get(name)
-            if have is None:
-                actions.append({"type": "ADD_NODE", "label": wanted[0], "properties": {"name": name}})
-                continue
-            if not any(self.compiled.compatible(have, w) for w in wanted):
-                return ErrorCode.TYPE_CONFLICT, (f"{name!r} is a {have} already; {rel.label} wants its {end} to be "
-                                                 f"a {' or '.join(wanted)}, and the ontology makes neither a "
-                                                 "subtype of the other")
+            have = types.get(name, [])
+            fit = next((t for t in have for w in wanted if t in self.compiled.subtypes.get(w, ())), None)
+            if fit is None:
+                clash = next(((t, w) for t in have for w in wanted if (t, w) in self.compiled.disjoint), None)
+                if clash is not None:
+                    return ErrorCode.TYPE_CONFLICT, (
+                        f"{name!r} is a {clash[0]} already; {rel.label} wants its {end} to be a "
+                        f"{' or '.join(wanted)}, and the ontology makes {clash[0]} and {clash[1]} disjoint")
+                fit = wanted[0]  # an entity may be of several classes the ontology does not keep apart
+                actions.append({"type": "ADD_NODE", "label": fit, "properties": {"name": name}})
+            refs.append({"label": fit, "name": name})
         if rel.kind == "datatype":
             value = _typed(o, rel)
-            current = state.node_properties(self._node(state, s)).get(rel.name) if s in types else None
+            current = state.node_properties(self._node(state, refs[0])).get(rel.name) if not actions else None
             if current is not None:
                 value = [*(current if isinstance(current, list) else [current]), value]
-            actions.append({"type": "UPDATE_NODE", "node": {"name": s}, "properties": {rel.name: value}})
+            actions.append({"type": "UPDATE_NODE", "node": refs[0], "properties": {rel.name: value}})
         else:
-            actions.append({"type": "ADD_EDGE", "label": rel.name, "from": {"name": s}, "to": {"name": o},
+            actions.append({"type": "ADD_EDGE", "label": rel.name, "from": refs[0], "to": refs[1],
                             "evidence": [s, o]})
         code, message = self._apply(state, actor, actions)
         if code is None or code == ErrorCode.DUPLICATE_EDGE:
             for a in actions:
                 if a["type"] == "ADD_NODE":
-                    types[a["properties"]["name"]] = a["label"]
+                    types.setdefault(a["properties"]["name"], []).append(a["label"])
             return None, ""
         return code, message
 
-    def _node(self, state: GraphState, name: str) -> str:
-        return next(n for n, d in state.nodes.items() if d["properties"].get("name") == name)
+    def _node(self, state: GraphState, ref: dict[str, str]) -> str:
+        return next(n for n, d in state.nodes.items()
+                    if d["type"] == ref["label"] and d["properties"].get("name") == ref["name"])
 
     def _apply(self, state: GraphState, actor: Actor, actions: list[dict[str, Any]]) -> tuple[str | None, str]:
         mark = len(state.journal)

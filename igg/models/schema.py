@@ -115,6 +115,11 @@ class Schema(_Strict):
         description=("Per node type, its parent types (rdfs:subClassOf): an edge pattern on a type admits its "
                      "subtypes, e.g. {'Scientist': ['Person']}."),
     )
+    disjoint_with: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description=("Per node type, the types no entity may also be (owl:disjointWith; their subtypes too): an "
+                     "entity typed both ways is refused (TYPE_CONFLICT)."),
+    )
     terms: dict[str, Term] = Field(
         default_factory=dict,
         description=("Per node type, edge type or property key, the ontology term it stands for (label, IRI, "
@@ -149,6 +154,8 @@ class Schema(_Strict):
             property_types={t: dict(specs) for t, specs in self.property_types.items() if specs},
             descriptions=dict(self.descriptions),
             subtypes={t: frozenset(below[t]) for t in self.node_types},
+            disjoint=frozenset((x, y) for a, others in self.disjoint_with.items() for b in others
+                               for x in below.get(a, (a,)) for y in below.get(b, (b,)) for x, y in ((x, y), (y, x))),
             terms=dict(self.terms),
         )
 
@@ -198,6 +205,8 @@ class CompiledSchema:
     """Each node type with its subtypes (``subclass_of`` read downwards; itself included)."""
     terms: dict[str, Term] = field(default_factory=dict)
     """The ontology term behind a schema name, where the schema came from an ontology."""
+    disjoint: frozenset[tuple[str, str]] = frozenset()
+    """Pairs of node types no entity may be both of (``disjoint_with``, both ways, subtypes included)."""
 
     def compatible(self, a: str, b: str) -> bool:
         """Whether one entity may be both an ``a`` and a ``b``: the same type, or one a subtype of the other."""

@@ -77,6 +77,7 @@ class OntologyClass:
     iri: str | None = None
     description: str | None = None
     parents: list[str] = field(default_factory=list)
+    disjoint: list[str] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -183,7 +184,8 @@ class Ontology:
             "node_types": node_types, "edge_types": edges, "edge_patterns": patterns,
             "required_attributes": required, "property_types": property_types, "descriptions": descriptions,
             "completeness": completeness,
-            "subclass_of": {c.name: c.parents for c in self.classes.values() if c.parents}, "terms": terms})
+            "subclass_of": {c.name: c.parents for c in self.classes.values() if c.parents},
+            "disjoint_with": {c.name: c.disjoint for c in self.classes.values() if c.disjoint}, "terms": terms})
 
 
 def _local(iri: str) -> str:

@@ -149,6 +149,9 @@ class _RdfReader:
         for c, parent in g.subject_objects(RDFS.subClassOf):
             if c in self.class_names and parent in self.class_names:
                 self.onto.classes[self.class_names[c]].parents.append(self.class_names[parent])
+        for c, other in g.subject_objects(OWL.disjointWith):
+            if c in self.class_names and other in self.class_names:
+                self.onto.classes[self.class_names[c]].disjoint.append(self.class_names[other])
         self.onto.check()
         relations: dict[Any, Relation] = {}
         for p in sorted(set(props), key=str):

@@ -58,6 +58,8 @@ def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
             g.add((c, RDFS.comment, Literal(schema.descriptions[t])))
         for parent in schema.subclass_of.get(t, ()):
             g.add((c, RDFS.subClassOf, iri(parent)))
+        for other in schema.disjoint_with.get(t, ()):
+            g.add((c, OWL.disjointWith, iri(other)))
         shape = shapes[t] = URIRef(f"{base}shape/{quote(t, safe='')}")
         g.add((shape, RDF.type, sh.NodeShape))
         g.add((shape, sh.targetClass, c))

@@ -126,7 +126,7 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
         attribute = getattr(rule, "attribute", None)
         if attribute is not None and (problem := property_key_problem(attribute)):
             problems.append(Problem(f"{path}.completeness[{i}].attribute", problem))
-    for t, parents in schema.subclass_of.items():
+    for t, parents in (*schema.subclass_of.items(), *schema.disjoint_with.items()):
         for name in (t, *parents):
             if name not in nodes:
                 problems.append(Problem(f"{path}.subclass_of.{t}", f"{name!r} is not a node type; node types: {known}"))
