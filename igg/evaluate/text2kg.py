@@ -237,3 +237,64 @@ def ontology_name(path: str | Path) -> str:
 
 
 __all__ = ["INVALID_TURN", "MALFORMED", "OntologyRun", "Replayer", "ontology_name", "run_ontology", "summary"]
+
+
+def evaluate(ontology_path: str | Path, sentences_path: str | Path, responses_path: str | Path, out: str | Path,
+             gold_path: str | Path | None = None) -> dict[str, Any]:
+    """``igg eval text2kg`` with ``--responses``: replay, write ``accepted.jsonl`` and ``report.json`` into
+    ``out``, and return the report (``RequestInvalid``, exit 2, for files that cannot be read)."""
+    import json
+
+    from igg.errors import Problem, RequestInvalid
+    from igg.evaluate.answers import read_answers, read_gold, read_sentences
+    from igg.ontology import OntologyError, load_ontology
+
+    started = time.perf_counter()
+    try:
+        ontology = load_ontology(ontology_path)
+    except OntologyError as exc:
+        raise RequestInvalid([Problem("--ontology", str(exc))], source="igg eval") from None
+    sentences = read_sentences(sentences_path)
+    answers, lost = read_answers(responses_path)
+    gold = read_gold(gold_path) if gold_path is not None else None
+    stemmer = Stemmer.load() if gold is not None else None
+    run = run_ontology(ontology_name(ontology_path), ontology, sentences, answers, gold, stemmer)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "accepted.jsonl", "w", encoding="utf-8") as fh:
+        for sid, triples in run.accepted.items():
+            fh.write(json.dumps({"id": sid, "triples": [list(t) for t in triples]}, ensure_ascii=False) + "\n")
+    report: dict[str, Any] = {
+        "ontology": run.name, "ontology_warnings": ontology.warnings, "unreadable_lines": lost,
+        "raw": run.raw, "accepted": run.kept, "counts": run.counts, "dropped": dict(sorted(run.dropped.items())),
+        "elapsed_ms": round((time.perf_counter() - started) * 1000), "verdicts": run.verdicts}
+    with open(folder / "report.json", "w", encoding="utf-8") as fh:
+        json.dump(report, fh, ensure_ascii=False, indent=1)
+    return report
+
+
+def table(reports: list[dict[str, Any]]) -> str:
+    """The metrics (raw -> accepted) per ontology and averaged over them, then the drops by code."""
+    lines = [f"{'ontology':<24} " + " ".join(f"{m:>15}" for m in METRICS)]
+    scored = [r for r in reports if r["raw"]]
+    for r in scored:
+        lines.append(f"{r['ontology']:<24} " + " ".join(f"{r['raw'][m]:>6.3f} -> {r['accepted'][m]:.3f}"
+                                                        for m in METRICS))
+    if len(scored) > 1:
+        lines.append(f"{'average':<24} " + " ".join(
+            f"{sum(r['raw'][m] for r in scored) / len(scored):>6.3f} -> "
+            f"{sum(r['accepted'][m] for r in scored) / len(scored):.3f}" for m in METRICS))
+    dropped: dict[str, dict[str, int]] = {}
+    for r in reports:
+        for code, row in r["dropped"].items():
+            d = dropped.setdefault(code, {"right": 0, "wrong": 0})
+            d["right"] += row["right"]
+            d["wrong"] += row["wrong"]
+    counts = {k: sum(r["counts"].get(k, 0) for r in reports) for k in ("triples", "accepted", "invalid_turns")}
+    lines.append(f"triples {counts['triples']}, accepted {counts['accepted']}, invalid turns "
+                 f"{counts['invalid_turns']}; dropped by code (right = in the gold set):")
+    lines += [f"  {code:<22} right {row['right']:>5}  wrong {row['wrong']:>5}" for code, row in sorted(dropped.items())]
+    return "\n".join(lines)
+
+
+__all__ += ["evaluate", "table"]
