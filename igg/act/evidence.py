@@ -172,11 +172,12 @@ class Grounder:
     """Locates evidence in one request's context and applies its grounding policy (see the module doc)."""
 
     def __init__(self, context: str, chunk_tokens: int, policy: GroundingPolicy = "off",
-                 terms: tuple[str, ...] = ()) -> None:
-        """``terms``: the schema's own names and labels, which the ``values`` policy counts as stated."""
+                 terms: tuple[str, ...] = (), kinds: tuple[str, ...] = ()) -> None:
+        """``terms``: the schema's node types and their labels, which the ``values`` policy counts as stated;
+        ``kinds``: its relations' names and labels, which may follow a stated name (``igg.act.values``)."""
         self.context, self.chunk_tokens = context, chunk_tokens
         self.policy: GroundingPolicy = policy
-        self.terms = terms
+        self.terms, self.kinds = terms, kinds
         self._finder: ValueFinder | None = None
         self._chunks: ContextChunks | None = None
         self._indexes: dict[int, _Index] = {}
@@ -189,14 +190,16 @@ class Grounder:
         """The grounder of a request: its context, chunked as the loop walks it, and its policy."""
         config = request.config
         schema = config.schema_
-        terms = (*schema.node_types, *schema.edge_types, *(t.label for t in schema.terms.values()))
-        return cls(request.context_data, config.context.chunk_tokens, config.grounding, terms)
+        labels = {name: term.label for name, term in schema.terms.items()}
+        terms = (*schema.node_types, *(labels[t] for t in schema.node_types if t in labels))
+        kinds = (*schema.edge_types, *(label for name, label in labels.items() if name not in schema.node_types))
+        return cls(request.context_data, config.context.chunk_tokens, config.grounding, terms, kinds)
 
     @property
     def finder(self) -> ValueFinder:
         """The value rule over the whole context (built on first use)."""
         if self._finder is None:
-            self._finder = ValueFinder(self.context, self.terms)
+            self._finder = ValueFinder(self.context, self.terms, self.kinds)
         return self._finder
 
     @property

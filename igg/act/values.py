@@ -7,7 +7,7 @@ in this order, the first hit winning:
 1. *exact*: the value's text occurs in the context as given;
 2. *normalized*: both sides folded the same way occur word for word (on word boundaries): Unicode
    compatibility forms with accents dropped, case folded, ``_`` and punctuation as spaces, apostrophes
-   dropped (``It's`` = ``Its``), plural ``s`` dropped, numbers without thousands separators or a zero
+   as spaces (``Baymax's`` holds ``Baymax``), plural ``s`` dropped, numbers without thousands separators or a zero
    fraction (``1,200`` = ``1200``, ``98.0`` = ``98``), dates in one form (``1989-06-12`` = ``12 June 1989`` =
    ``June 12th, 1989``; a ``YYYY-01-01`` date also as its year), unit words as their symbols (``kilometres`` =
    ``km``);
@@ -18,8 +18,7 @@ in this order, the first hit winning:
    class word), initials stated as an abbreviation (``United States`` as ``U.S.`` or ``US``);
 5. *fuzzy* (bounded): every word of the folded value in the folded context in order, at most
    ``GAP_WORDS`` other words between two of them (``Alan Shepard`` in ``Alan B. Shepard``), for values of two
-   words or more; or, for values of ``FUZZY_MIN_CHARS`` characters or more, a passage at least
-   ``FUZZY_MIN_SCORE``% similar (a misspelling).
+   words or more. Nothing is matched by character similarity alone: a misspelt name is not the text's.
 
 The ontology's own terms (type names and labels) count as found: naming a class is not a hallucination.
 """
@@ -33,33 +32,34 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-GAP_WORDS = 2
+GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
-FUZZY_MIN_CHARS = 12
-"""Values shorter than this are never matched by similarity alone."""
-FUZZY_MIN_SCORE = 92.0
-"""The least similarity (percent) of a passage that matches a value by similarity."""
 
 _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                        "september", "october", "november", "december"), 1)}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?[.,]?"
 _DATES = [  # (pattern, order of year, month, day groups)
     (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), (1, 2, 3)),
     (re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b"), (3, 2, 1)),
     (re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b"), (3, 1, 2)),
+    (re.compile(rf"\b{_MONTH}\s+{_DAY}\s*(\d{{4}})\b"), (3, 1, 2)),
     (re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b"), (2, 1, 0)),
     (re.compile(r"\b(\d{4})-(\d{1,2})\b(?!-)"), (1, 2, 0)),
 ]
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\b")
+_SCALE = re.compile(r"\b(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b")
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _THOUSANDS = re.compile(r"\b(\d{1,3})((?:[,\u00a0 ]\d{3})+)(?!\d)")
 _ZERO_FRACTION = re.compile(r"\b(\d+)\.0+\b")
 _DIGIT_LETTER = re.compile(r"(?<=\d)(?=[a-z])|(?<=[a-z])(?=\d)")
 _APOSTROPHES = re.compile("['\u2019`\u00b4]")
 _NON_WORD = re.compile(r"[^0-9a-z.]+|(?<!\d)\.|\.(?!\d)")
 _ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z]{2,6}\b")
-_PARENS = re.compile(r"\s*\([^()]*\)")
+_STRUCTURAL = re.compile(r"[\[\]{}<>|\n\r\t]")
+_PARENS = re.compile(r"\s*\([^()]*(?:\)|$)")
 _UNITS = {"kilometre": "km", "kilometer": "km", "kilometres": "km", "kilometers": "km", "metre": "m",
           "meter": "m", "metres": "m", "meters": "m", "centimetre": "cm", "centimetres": "cm", "centimeter": "cm",
           "centimeters": "cm", "millimetre": "mm", "millimetres": "mm", "feet": "ft", "foot": "ft", "inch": "in",
@@ -85,23 +85,55 @@ def _date(m: re.Match[str], order: tuple[int, int, int]) -> str:
     return f" {y} {month:02d} {day:02d} "
 
 
+def _numeric_date(m: re.Match[str]) -> str:
+    """``9/27/2003``, ``27.09.2003``, ``06-09-2006``: day and month told apart when one is over 12; both
+    readings when neither is."""
+    a, b, y = int(m.group(1)), int(m.group(2)), m.group(3)
+    readings = [(mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31]
+    if not readings:
+        return m.group(0)
+    return " ".join(f" {y} {mo:02d} {d:02d} " for mo, d in dict.fromkeys(readings))
+
+
+def _scaled(m: re.Match[str]) -> str:
+    number = float(m.group(1)) * _SCALES[m.group(2)]
+    return str(int(number)) if number.is_integer() else str(number)
+
+
 def fold(text: str) -> str:
     """A text folded as the rule compares it: words separated by one space, with a space at either end."""
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    text = _APOSTROPHES.sub("", text).replace("_", " ").replace("&", " and ")
+    text = _APOSTROPHES.sub(" ", text).replace("_", " ").replace("&", " and ")
+    text = _NUMERIC_DATE.sub(_numeric_date, text)
     for pattern, order in _DATES:
         text = pattern.sub(lambda m, o=order: _date(m, o), text)  # type: ignore[misc]
     text = _THOUSANDS.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+    text = _SCALE.sub(_scaled, text)
     text = _ZERO_FRACTION.sub(r"\1", text)
     text = _DIGIT_LETTER.sub(" ", text)
-    words = []
+    words: list[str] = []
     for word in _NON_WORD.sub(" ", text).split():
         word = _UNITS.get(word, word)
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss") and word.isalpha():
-            word = word[:-1]
+            word = word[:-2] if word.endswith(("ches", "shes", "sses", "xes", "zes")) else word[:-1]
         words.append(word)
-    return " " + " ".join(words) + " "
+    return " " + " ".join(_initials(words)) + " "
+
+
+def _initials(words: list[str]) -> list[str]:
+    """Runs of two or more one-letter words joined: ``D.C.`` and ``U. S.`` read as ``dc`` and ``us``."""
+    out: list[str] = []
+    run: list[str] = []
+    for word in [*words, ""]:
+        if len(word) == 1 and word.isalpha():
+            run.append(word)
+            continue
+        out += ["".join(run)] if len(run) > 1 else run
+        run = []
+        if word:
+            out.append(word)
+    return out
 
 
 def _bounded(text: str, start: int, end: int) -> bool:
@@ -118,21 +150,27 @@ def bare_name(value: str) -> str:
 class ValueFinder:
     """One context, folded once, and the ontology's terms: ``find`` says how a value is found, or None."""
 
-    def __init__(self, context: str, terms: Iterable[str] = ()) -> None:
+    def __init__(self, context: str, terms: Iterable[str] = (), kinds: Iterable[str] = ()) -> None:
+        """``terms``: the ontology's classes (names and labels), stated by definition; ``kinds``: more words that
+        may follow a stated name as its class word (the relations' labels: ``English language``)."""
         self.context = context
         self.folded = fold(context)
         self.words = self.folded.split()
         self.terms = {fold(t) for t in terms if t}
+        self.kinds = self.terms | {fold(t) for t in kinds if t}
         self._abbreviations: set[str] | None = None
 
     def find(self, value: Any) -> str | None:
-        """How the value is found (``exact``, ``normalized``, ``name``, ``fuzzy``, ``term``), or None."""
+        """How the value is found (``exact``, ``normalized``, ``term``, ``name``, ``qualified``, ``classed``,
+        ``abbreviation``, ``fuzzy``), or None."""
         text = value if isinstance(value, str) else str(value)
         if not text.strip():
             return None
         at = self.context.find(text)
         if at >= 0 and _bounded(self.context, at, at + len(text)):
             return "exact"
+        if _STRUCTURAL.search(text):  # list brackets, markup, line breaks: not how a name is written
+            return None
         folded = fold(text)
         if folded.strip() and folded in self.folded:
             return "normalized"
@@ -145,40 +183,42 @@ class ValueFinder:
             folded = fold(bare)
             if folded.strip() and (folded in self.folded or folded in self.terms):
                 return "name"
-        if self._named(bare or text):
-            return "name"
+        named = self._named(bare or text)
+        if named is not None:
+            return named
         return "fuzzy" if self._near(folded) else None
 
-    def _named(self, text: str) -> bool:
-        """A knowledge graph's other ways of naming: ``Fulton County, Georgia`` (a comma qualifier, both parts
-        stated), ``English language`` (a word that is an ontology term after a stated name), ``United States``
-        as ``U.S.`` or ``US`` (its initials, stated as an abbreviation)."""
-        head, comma, qualifier = text.partition(",")
-        if comma and fold(head).strip() and fold(head) in self.folded and fold(qualifier) in self.folded:
-            return True
+    def _named(self, text: str) -> str | None:
+        """A knowledge graph's other ways of naming: ``English language`` (a stated name, then a class of the ontology: ``classed``),
+        ``United States`` as ``U.S.`` or ``US`` (its initials, stated as an abbreviation: ``abbreviation``)."""
+        if "," in text:  # "Tarrant County, Texas" is stated only as written (the normalized rule)
+            return None
         words = fold(text).split()
-        while len(words) > 1 and f" {words[-1]} " in self.terms:
-            words.pop()
-            if f" {' '.join(words)} " in self.folded:
-                return True
-        initials = "".join(w[0] for w in text.split() if w[:1].isupper())
-        return len(initials) >= 2 and len(text.split()) >= 2 and initials.casefold() in self.abbreviations
+        if words[:1] == ["the"] and len(words) > 1 and f" {' '.join(words[1:])} " in self.folded:
+            return "name"  # "The Velvet Underground" stated as "Velvet Underground"
+        if len(words) > 1 and f" {words[-1]} " in self.kinds and f" {' '.join(words[:-1])} " in self.folded:
+            return "classed"
+        initials = "".join(w[0] for w in text.split() if w[:1].isupper()).casefold()
+        if len(initials) >= 2 and len(text.split()) >= 2 and any(
+                a.startswith(initials) and len(a) - len(initials) <= 1 for a in self.abbreviations):
+            return "abbreviation"  # "United States" as "U.S." or "USA"
+        return None
 
     @property
     def abbreviations(self) -> set[str]:
         """The context's abbreviations (``U.S.``, ``USA``), folded to their letters."""
         if self._abbreviations is None:
-            self._abbreviations = {re.sub(r"\W", "", m.group(0)).casefold() for m in _ABBREVIATION.finditer(self.context)}
+            found = _ABBREVIATION.finditer(self.context)
+            self._abbreviations = {re.sub(r"\W", "", m.group(0)).casefold() for m in found}
         return self._abbreviations
 
     def _near(self, folded: str) -> bool:
         words = folded.split()
+        if len(words) > 2:  # a middle initial the text leaves out: "Abraham A. Ribicoff"
+            words = [w for i, w in enumerate(words) if len(w) > 1 or i in (0, len(words) - 1)]
         if len(words) >= 2 and self._in_order(words):
             return True
-        text = folded.strip()
-        if len(text) < FUZZY_MIN_CHARS:
-            return False
-        return fuzz.partial_ratio(text, self.folded, score_cutoff=FUZZY_MIN_SCORE) > 0
+        return False
 
     def _in_order(self, words: list[str]) -> bool:
         ctx = self.words
@@ -206,4 +246,4 @@ class ValueFinder:
         return passage if len(passage) <= 120 else passage[:117] + "..."
 
 
-__all__ = ["FUZZY_MIN_CHARS", "FUZZY_MIN_SCORE", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
+__all__ = ["GAP_WORDS", "ValueFinder", "bare_name", "fold"]

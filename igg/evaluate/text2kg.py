@@ -66,13 +66,14 @@ class Replayer:
         self.limits = Constraints(max_nodes=100_000, max_edges=100_000, max_actions_per_response=100_000)
         self.relations = {relation_key(r.label): r for r in ontology.relations.values()}
         self.relations.update({relation_key(r.name): r for r in ontology.relations.values()})
-        self.terms = (*self.schema.node_types, *self.schema.edge_types, *(t.label for t in self.schema.terms.values()))
+        self.terms = (*self.schema.node_types, *(c.label for c in ontology.classes.values()))
+        self.kinds = (*ontology.relations, *(r.label for r in ontology.relations.values()))
         self.fallback = self.schema.node_types[0]
 
     def replay(self, sentence: str, triples: list[Triple]) -> tuple[list[Triple], list[tuple[Triple, str, str]]]:
         """The accepted triples (in the benchmark's names), and each refused one with its code and message."""
         state = GraphState(self.compiled)
-        actor = Actor(self.compiled, self.limits, grounder=Grounder(sentence, 100_000, "values", self.terms))
+        actor = Actor(self.compiled, self.limits, grounder=Grounder(sentence, 100_000, "values", self.terms, self.kinds))
         types: dict[str, list[str]] = {}
         accepted: list[Triple] = []
         refused: list[tuple[Triple, str, str]] = []
