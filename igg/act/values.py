@@ -6,19 +6,24 @@ in this order, the first hit winning:
 
 1. *exact*: the value's text occurs in the context as given;
 2. *normalized*: both sides folded the same way occur word for word (on word boundaries): Unicode
-   compatibility forms with accents dropped, case folded, ``_`` and punctuation as spaces, apostrophes
-   as spaces (``Baymax's`` holds ``Baymax``), plural ``s`` dropped, numbers without thousands separators or a zero
+   compatibility forms with accents dropped, case folded, ``_`` and punctuation as spaces, an apostrophe
+   a word of its own (``Baymax's`` holds ``Baymax``; ``Its`` is not ``It's``), plural ``s`` dropped, numbers without thousands separators or a zero
    fraction (``1,200`` = ``1200``, ``98.0`` = ``98``), dates in one form (``1989-06-12`` = ``12 June 1989`` =
    ``June 12th, 1989``; a ``YYYY-01-01`` date also as its year), unit words as their symbols (``kilometres`` =
    ``km``);
 3. *name*: the same, once a knowledge graph's parenthesised disambiguator is dropped
    (``Arion (comicsCharacter)`` -> ``Arion``, ``Ray_Griggs_(director)`` -> ``Ray Griggs``);
-4. *name*, a knowledge graph's other spellings: a comma qualifier whose parts are both stated
-   (``Fulton County, Georgia``), a stated name followed by an ontology term (``English language``: the
-   class word), initials stated as an abbreviation (``United States`` as ``U.S.`` or ``US``);
-5. *fuzzy* (bounded): every word of the folded value in the folded context in order, at most
-   ``GAP_WORDS`` other words between two of them (``Alan Shepard`` in ``Alan B. Shepard``), for values of two
-   words or more. Nothing is matched by character similarity alone: a misspelt name is not the text's.
+4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
+   by a class or relation of the ontology (``English language``), initials stated as an abbreviation
+   (``United States`` as ``U.S.`` or ``USA``);
+5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
+   ``GAP_WORDS`` initial between two of them (``Alan Shepard`` in ``Alan B. Shepard``) and the value's own
+   middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
+   more. Nothing is matched by character similarity alone: a misspelt name is not the text's.
+
+A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
+not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
+the normalized rule does not find (``Fulton County, Georgia`` for "Fulton County ... in Georgia").
 
 The ontology's own terms (type names and labels) count as found: naming a class is not a hallucination.
 """
@@ -56,10 +61,10 @@ _THOUSANDS = re.compile(r"\b(\d{1,3})((?:[,\u00a0 ]\d{3})+)(?!\d)")
 _ZERO_FRACTION = re.compile(r"\b(\d+)\.0+\b")
 _DIGIT_LETTER = re.compile(r"(?<=\d)(?=[a-z])|(?<=[a-z])(?=\d)")
 _APOSTROPHES = re.compile("['\u2019`\u00b4]")
-_NON_WORD = re.compile(r"[^0-9a-z.]+|(?<!\d)\.|\.(?!\d)")
+_NON_WORD = re.compile(r"[^0-9a-z.']+|(?<!\d)\.|\.(?!\d)")
 _ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z]{2,6}\b")
 _STRUCTURAL = re.compile(r"[\[\]{}<>|\n\r\t]")
-_PARENS = re.compile(r"\s*\([^()]*(?:\)|$)")
+_PARENS = re.compile(r"\s*\([^()]*\)")
 _UNITS = {"kilometre": "km", "kilometer": "km", "kilometres": "km", "kilometers": "km", "metre": "m",
           "meter": "m", "metres": "m", "meters": "m", "centimetre": "cm", "centimetres": "cm", "centimeter": "cm",
           "centimeters": "cm", "millimetre": "mm", "millimetres": "mm", "feet": "ft", "foot": "ft", "inch": "in",
@@ -104,7 +109,7 @@ def fold(text: str) -> str:
     """A text folded as the rule compares it: words separated by one space, with a space at either end."""
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    text = _APOSTROPHES.sub(" ", text).replace("_", " ").replace("&", " and ")
+    text = _APOSTROPHES.sub(" ' ", text).replace("_", " ").replace("&", " and ")
     text = _NUMERIC_DATE.sub(_numeric_date, text)
     for pattern, order in _DATES:
         text = pattern.sub(lambda m, o=order: _date(m, o), text)  # type: ignore[misc]
@@ -169,8 +174,8 @@ class ValueFinder:
         at = self.context.find(text)
         if at >= 0 and _bounded(self.context, at, at + len(text)):
             return "exact"
-        if _STRUCTURAL.search(text):  # list brackets, markup, line breaks: not how a name is written
-            return None
+        if _STRUCTURAL.search(text) or text.count("(") != text.count(")"):
+            return None  # list brackets, markup, line breaks, a parenthesis left open: not how a name is written
         folded = fold(text)
         if folded.strip() and folded in self.folded:
             return "normalized"
@@ -228,8 +233,8 @@ class ValueFinder:
             at, ok = start, True
             for w in words[1:]:
                 window = ctx[at + 1:at + 2 + GAP_WORDS]
-                if w not in window:
-                    ok = False
+                if w not in window or any(len(x) > 1 for x in window[:window.index(w)]):
+                    ok = False  # only an initial may stand between: "Alan B. Shepard"
                     break
                 at = at + 1 + window.index(w)
             if ok:
