@@ -19,7 +19,9 @@ in this order, the first hit winning:
 5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
    ``GAP_WORDS`` initial between two of them (``Alan Shepard`` in ``Alan B. Shepard``) and the value's own
    middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
-   more. Nothing is matched by character similarity alone: a misspelt name is not the text's.
+   more; or the value's last word stated with an ending of at most ``DERIVED_LETTERS`` letters, the words
+   before it stated just before (``South Africa`` in "White South Africans", ``Guitar`` in "guitarist").
+   Nothing is matched by character similarity alone: a misspelt name is not the text's.
 
 A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
 not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
@@ -39,6 +41,9 @@ from rapidfuzz import fuzz
 
 GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
+
+DERIVED_LETTERS = 3
+"""Letters a stated word may add to a value's last word (``Africa`` -> ``Africans``, ``guitar`` -> ``guitarist``)."""
 
 _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                        "september", "october", "november", "december"), 1)}
@@ -223,6 +228,19 @@ class ValueFinder:
             words = [w for i, w in enumerate(words) if len(w) > 1 or i in (0, len(words) - 1)]
         if len(words) >= 2 and self._in_order(words):
             return True
+        return self._derived(words)
+
+    def _derived(self, words: list[str]) -> bool:
+        """The value's last word stated with a short ending (``South Africa`` in "South Africans", ``Guitar`` in
+        "guitarist"): the rest stated word for word just before it."""
+        last = words[-1] if words else ""
+        if len(last) < 4 or not last.isalpha():
+            return False
+        head = " ".join(words[:-1])
+        for i, word in enumerate(self.words):
+            if word.startswith(last) and 0 < len(word) - len(last) <= DERIVED_LETTERS and (
+                    not head or " ".join(self.words[max(0, i - len(words) + 1):i]) == head):
+                return True
         return False
 
     def _in_order(self, words: list[str]) -> bool:
@@ -251,4 +269,4 @@ class ValueFinder:
         return passage if len(passage) <= 120 else passage[:117] + "..."
 
 
-__all__ = ["GAP_WORDS", "ValueFinder", "bare_name", "fold"]
+__all__ = ["DERIVED_LETTERS", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
