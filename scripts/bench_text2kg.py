@@ -30,9 +30,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as out:
         for name in names:
             onto = base / "ontologies" / ("owl/ont_" + name + ".ttl" if owl else name + "_ontology.json")
-            reports.append(evaluate(onto, base / "test" / f"ont_{name}_test.jsonl",
-                                    base / "baselines" / "Vicuna-13B" / "llm_responses" / f"{name}_Vicuna13B_responses.jsonl",
-                                    Path(out) / name, base / "ground_truth" / f"ont_{name}_ground_truth.jsonl"))
+            answers = base / "baselines" / "Vicuna-13B" / "llm_responses" / f"{name}_Vicuna13B_responses.jsonl"
+            reports.append(evaluate(onto, base / "test" / f"ont_{name}_test.jsonl", Path(out) / name,
+                                    responses_path=answers,
+                                    gold_path=base / "ground_truth" / f"ont_{name}_ground_truth.jsonl"))
     elapsed = time.perf_counter() - started
     print(table(reports))
     counts = {k: sum(r["counts"][k] for r in reports) for k in ("correct_raw", "correct_kept", "correct_in_sentence_raw",

@@ -154,6 +154,7 @@ class Schema(_Strict):
             property_types={t: dict(specs) for t, specs in self.property_types.items() if specs},
             descriptions=dict(self.descriptions),
             subtypes={t: frozenset(below[t]) for t in self.node_types},
+            subclass_of={t: tuple(parents) for t, parents in self.subclass_of.items() if parents},
             disjoint=frozenset((x, y) for a, others in self.disjoint_with.items() for b in others
                                for x in below.get(a, (a,)) for y in below.get(b, (b,)) for x, y in ((x, y), (y, x))),
             terms=dict(self.terms),
@@ -205,6 +206,8 @@ class CompiledSchema:
     """Each node type with its subtypes (``subclass_of`` read downwards; itself included)."""
     terms: dict[str, Term] = field(default_factory=dict)
     """The ontology term behind a schema name, where the schema came from an ontology."""
+    subclass_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each node type's direct parent types, where it has any."""
     disjoint: frozenset[tuple[str, str]] = frozenset()
     """Pairs of node types no entity may be both of (``disjoint_with``, both ways, subtypes included)."""
 

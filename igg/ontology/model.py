@@ -192,6 +192,31 @@ def _local(iri: str) -> str:
     return re.split(r"[#/:]", iri)[-1]
 
 
+_LEXICAL = {
+    "date": r"-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(Z|[+-]\d\d:\d\d)?",
+    "gYear": r"-?\d{4,}(Z|[+-]\d\d:\d\d)?",
+    "gYearMonth": r"-?\d{4,}-(0[1-9]|1[0-2])(Z|[+-]\d\d:\d\d)?",
+    "dateTime": r"-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?"
+                r"(Z|[+-]\d\d:\d\d)?",
+    "integer": r"[+-]?\d+", "int": r"[+-]?\d+", "long": r"[+-]?\d+", "short": r"[+-]?\d+",
+    "nonNegativeInteger": r"\+?\d+", "positiveInteger": r"\+?0*[1-9]\d*",
+    "decimal": r"[+-]?(\d+(\.\d*)?|\.\d+)",
+    "double": r"[+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|INF)|NaN",
+    "float": r"[+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|INF)|NaN",
+    "boolean": r"true|false|1|0",
+}
+"""The lexical forms (XML Schema 1.1, Part 2) of the datatypes whose values IGG writes typed."""
+
+
+def lexical_ok(text: str, datatype: str) -> bool:
+    """Whether ``text`` is a valid literal of the XSD ``datatype``: always for ``xsd:string``; by its lexical
+    form for dates, years, numbers and booleans; never for other datatypes (they are written as plain strings)."""
+    if datatype == XSD + "string":
+        return True
+    pattern = _LEXICAL.get(datatype.removeprefix(XSD)) if datatype.startswith(XSD) else None
+    return pattern is not None and re.fullmatch(pattern, text) is not None
+
+
 def datatype_of(name: str) -> str | None:
     """The XSD datatype IRI a range stands for: an XSD IRI or local name, or a datatype word; None otherwise."""
     if name.startswith(XSD):
@@ -206,4 +231,4 @@ def datatype_of(name: str) -> str | None:
 
 
 __all__ = ["DATATYPE_KINDS", "DATATYPE_WORDS", "RESERVED", "XSD", "Ontology", "OntologyClass", "OntologyError",
-           "Relation", "datatype_of", "safe_name"]
+           "Relation", "datatype_of", "lexical_ok", "safe_name"]

@@ -1,0 +1,110 @@
+"""Extracting with an agent through the normal loop (``igg eval text2kg --agent SPEC``): each test sentence is a
+request of its own (the sentence as ``context_data``, the ontology's schema, ``config.grounding: "values"``),
+run by the same agent object (built once: a scripted transcript's turns go on from sentence to sentence) to its
+stop reason. What the agent proposed (every edge and datatype property its actions wrote) is the raw answer;
+what the final graph holds, read back in the ontology's names (``graph_triples``), is what IGG accepted; each
+refused proposal keeps its verdict code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from igg.evaluate.answers import Triple
+from igg.evaluate.replay import Refused, Replayed
+from igg.graph.state import GraphState
+from igg.models.request import Request
+from igg.models.schema import Schema
+from igg.ontology.model import Ontology
+from igg.service import run_request
+
+GOAL = ("Extract every fact the text states as a knowledge graph under the ontology's schema: entities as nodes "
+        "(named exactly as the text names them), relations as edges, datatype relations as properties of the "
+        "subject. Add nothing the text does not state.")
+"""The goal each sentence's request gives the agent."""
+
+
+def sentence_request(schema: Schema, sentence: str, sentence_id: str, max_iterations: int) -> Request:
+    """The request one test sentence is extracted with."""
+    return Request.model_validate({
+        "session_id": _session_id(sentence_id), "goal_prompt": GOAL, "context_data": sentence,
+        "config": {"schema": schema.model_dump(by_alias=True, exclude_defaults=True), "grounding": "values",
+                   "max_iterations": max_iterations, "stuck_after": max_iterations}})
+
+
+def _session_id(sentence_id: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "._:-" else "-" for c in sentence_id).lstrip("._:-")
+    return (cleaned or "sentence")[:120]
+
+
+def graph_triples(state: GraphState) -> Iterator[Triple]:
+    """A graph's facts as triples in the ontology's names (``Schema.terms`` labels, spaces as ``_``): each edge
+    ``(source name, relation, target name)`` and each value of a datatype relation ``(node name, relation,
+    value as text)``; identities are the nodes' ``name``."""
+    terms = state.schema.terms
+
+    def label(name: str) -> str:
+        term = terms.get(name)
+        return (term.label if term is not None else name).replace(" ", "_")
+
+    nodes = state.nodes
+    for _, u, v, d in state.edges():
+        yield str(nodes[u]["properties"].get("name")), label(d["type"]), str(nodes[v]["properties"].get("name"))
+    for d in nodes.values():
+        name = str(d["properties"].get("name"))
+        for key, value in d["properties"].items():
+            term = terms.get(key)
+            if term is None or term.datatype is None:
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                yield name, label(key), str(item)
+
+
+def proposed(action: dict[str, Any], schema: Schema) -> list[Triple]:
+    """The triples one proposed action states (an edge, or datatype properties of a node it names)."""
+    terms = schema.terms
+    kind = action.get("type")
+    if kind == "ADD_EDGE":
+        src, dst = action.get("from") or {}, action.get("to") or {}
+        label = str(action.get("label", ""))
+        term = terms.get(label)
+        return [(str(src.get("name", "")), (term.label if term else label).replace(" ", "_"), str(dst.get("name", "")))]
+    props = action.get("properties") or {}
+    ref = action.get("node") if kind == "UPDATE_NODE" else props
+    subject = str((ref or {}).get("name", "")) if isinstance(ref, dict) else ""
+    out: list[Triple] = []
+    for key, value in props.items() if isinstance(props, dict) else ():
+        term = terms.get(key)
+        if term is None or term.datatype is None:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            out.append((subject, term.label.replace(" ", "_"), str(item)))
+    return out
+
+
+def extract(agent: Any, ontology: Ontology, sentence_id: str, sentence: str, max_iterations: int
+            ) -> tuple[list[Triple], Replayed]:
+    """Run one sentence through the loop: (the triples the agent proposed, what IGG accepted and refused)."""
+    schema = ontology.schema()
+    request = sentence_request(schema, sentence, sentence_id, max_iterations)
+    result = run_request(request, agent)
+    raw: list[Triple] = []
+    refused: list[Refused] = []
+    for record in result.records:
+        for i, action in enumerate(record.actions):
+            if not isinstance(action, dict):
+                continue
+            stated = proposed(action, schema)
+            raw += [t for t in stated if t not in raw]
+            verdict = record.verdicts[i] if i < len(record.verdicts) else None
+            if verdict is not None and not verdict.accepted:
+                refused += [(t, str(verdict.code), verdict.message) for t in stated]
+        if record.parse_error is not None:
+            refused.append((("", "", ""), record.parse_error.get("code", "INVALID_RESPONSE"),
+                            record.parse_error.get("message", "")))
+    accepted = list(dict.fromkeys(graph_triples(result.state)))
+    return raw, Replayed(accepted=accepted, refused=refused, state=result.state)
+
+
+__all__ = ["GOAL", "extract", "graph_triples", "proposed", "sentence_request"]
