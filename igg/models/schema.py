@@ -155,8 +155,8 @@ class Schema(_Strict):
             descriptions=dict(self.descriptions),
             subtypes={t: frozenset(below[t]) for t in self.node_types},
             subclass_of={t: tuple(parents) for t, parents in self.subclass_of.items() if parents},
-            disjoint=frozenset((x, y) for a, others in self.disjoint_with.items() for b in others
-                               for x in below.get(a, (a,)) for y in below.get(b, (b,)) for x, y in ((x, y), (y, x))),
+            disjoint=frozenset(pair for a, others in self.disjoint_with.items() for b in others
+                               for x in below.get(a, (a,)) for y in below.get(b, (b,)) for pair in ((x, y), (y, x))),
             terms=dict(self.terms),
         )
 
