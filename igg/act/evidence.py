@@ -277,9 +277,10 @@ class Grounder:
                     continue
                 passage = finder.closest(item)
                 near = f"; the closest passage is {passage!r}" if passage else ""
-                return (f"{key} {item!r} is not stated in the context (looked for it exactly, folded: case, accents, "
-                        f"'_', punctuation, dates, numbers, units; without a parenthesised qualifier; and "
-                        f"approximately){near}. Write only values the context states, or the ontology's own terms.")
+                return (f"{key} {item!r} is not stated in the context (looked for it exactly; folded: case, accents, "
+                        f"'_', punctuation, dates, numbers, units; without a parenthesised qualifier; and with "
+                        f"initials, a leading 'The' or a short ending left out){near}. Write only values the "
+                        "context states, as it states them, or the ontology's own terms.")
         return None
 
     # ---- locating ------------------------------------------------------------------------------------------

@@ -260,12 +260,18 @@ class ValueFinder:
         return False
 
     def closest(self, value: Any) -> str:
-        """The passage of the context most like the value (for a verdict's message)."""
+        """The passage of the context most like the value, widened to whole words (for a verdict's message)."""
         text = value if isinstance(value, str) else str(value)
         hit = fuzz.partial_ratio_alignment(bare_name(text) or text, self.context)
         if hit is None or hit.score <= 0:
             return ""
-        passage = self.context[hit.dest_start:hit.dest_end]
+        context = self.context
+        start, end = hit.dest_start, hit.dest_end
+        while start > 0 and context[start - 1].isalnum():
+            start -= 1
+        while end < len(context) and context[end].isalnum():
+            end += 1
+        passage = context[start:end].strip()
         return passage if len(passage) <= 120 else passage[:117] + "..."
 
 
