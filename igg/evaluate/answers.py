@@ -18,7 +18,7 @@ from typing import Any
 from igg.errors import Problem, RequestInvalid
 
 Triple = tuple[str, str, str]
-_CALL = re.compile(r"^\s*([^\s(),]+)\s*\((.+),\s*([^,]+?)\)\s*$")
+_CALL = re.compile(r"^\s*([^(),]+?)\s*\((.+),\s*([^,]+?)\)\s*$")
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Extracting with an agent through the normal loop (``igg eval text2kg --agent SPEC``): each test sentence is a
 request of its own (the sentence as ``context_data``, the ontology's schema, ``config.grounding: "values"``),
-run by the same agent object (built once: a scripted transcript's turns go on from sentence to sentence) to its
-stop reason. What the agent proposed (every edge and datatype property its actions wrote) is the raw answer;
+run to its stop reason. A ``script:DIR`` agent reads each sentence's transcript from ``DIR/<sentence id>.jsonl`` (a
+transcript answers iteration N with its turn N, so each sentence needs its own); any other spec makes one agent
+per sentence (no state carried from one sentence to the next). What the agent proposed (every edge and datatype property its actions wrote) is the raw answer;
 what the final graph holds, read back in the ontology's names (``graph_triples``), is what IGG accepted; each
 refused proposal keeps its verdict code.
 """
@@ -9,8 +10,11 @@ refused proposal keeps its verdict code.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from igg.agents.registry import make_agent
+from igg.errors import RequestInvalid
 from igg.evaluate.answers import Triple
 from igg.evaluate.replay import Refused, Replayed
 from igg.graph.state import GraphState
@@ -83,11 +87,23 @@ def proposed(action: dict[str, Any], schema: Schema) -> list[Triple]:
     return out
 
 
-def extract(agent: Any, ontology: Ontology, sentence_id: str, sentence: str, max_iterations: int
-            ) -> tuple[list[Triple], Replayed]:
-    """Run one sentence through the loop: (the triples the agent proposed, what IGG accepted and refused)."""
+def agent_spec(spec: str, sentence_id: str) -> str:
+    """The agent spec for one sentence: ``script:DIR`` becomes that sentence's transcript in ``DIR``."""
+    if spec.startswith("script:") and Path(spec[len("script:"):]).is_dir():
+        return f"script:{Path(spec[len('script:'):]) / (sentence_id + '.jsonl')}"
+    return spec
+
+
+def extract(spec: str, ontology: Ontology, sentence_id: str, sentence: str, max_iterations: int
+            ) -> tuple[list[Triple], Replayed, str | None]:
+    """Run one sentence through the loop: (the triples the agent proposed, what IGG accepted and refused, why no
+    agent could be made for it, or None). ``AgentUnavailable`` (no endpoint, no model) ends the whole run."""
     schema = ontology.schema()
     request = sentence_request(schema, sentence, sentence_id, max_iterations)
+    try:
+        agent = make_agent(agent_spec(spec, sentence_id), request)
+    except RequestInvalid as exc:  # a transcript missing or unreadable for this sentence: an invalid turn
+        return [], Replayed(), "; ".join(str(p) for p in exc.problems) or str(exc)
     result = run_request(request, agent)
     raw: list[Triple] = []
     refused: list[Refused] = []
@@ -104,7 +120,8 @@ def extract(agent: Any, ontology: Ontology, sentence_id: str, sentence: str, max
             refused.append((("", "", ""), record.parse_error.get("code", "INVALID_RESPONSE"),
                             record.parse_error.get("message", "")))
     accepted = list(dict.fromkeys(graph_triples(result.state)))
-    return raw, Replayed(accepted=accepted, refused=refused, state=result.state)
+    failed = f"the agent failed: {result.error}" if result.stop_reason == "agent_error" else None
+    return raw, Replayed(accepted=accepted, refused=refused, state=result.state), failed
 
 
 __all__ = ["GOAL", "extract", "graph_triples", "proposed", "sentence_request"]

@@ -24,7 +24,7 @@ from typing import Any
 from igg.agents.registry import make_agent
 from igg.errors import Problem, RequestInvalid
 from igg.evaluate.answers import Answer, Triple, read_answers, read_gold, read_sentences
-from igg.evaluate.extract import extract, sentence_request
+from igg.evaluate.extract import agent_spec, extract, sentence_request
 from igg.evaluate.metrics import METRICS, Stemmer, average, in_sentence, sentence_metrics, triple_key
 from igg.evaluate.replay import Replayed, Replayer
 from igg.ontology import Ontology, OntologyError, load_ontology
@@ -83,9 +83,10 @@ class Scoring:
 
 
 def run_ontology(name: str, ontology: Ontology, sentences: dict[str, str], answers: dict[str, Answer] | None,
-                 gold: dict[str, list[Triple]] | None, stemmer: Stemmer | None, *, agent: Any = None,
+                 gold: dict[str, list[Triple]] | None, stemmer: Stemmer | None, *, agent: str | None = None,
                  max_iterations: int = 3, keep_graphs: bool = False) -> OntologyRun:
-    """Replay one ontology's answers (or extract with ``agent``); score raw and accepted when gold is given."""
+    """Replay one ontology's answers (or extract with the ``agent`` spec); score raw and accepted when gold is
+    given."""
     started = time.perf_counter()
     replayer = Replayer(ontology)
     run = OntologyRun(name)
@@ -99,7 +100,10 @@ def run_ontology(name: str, ontology: Ontology, sentences: dict[str, str], answe
         raw: list[Triple] = []
         done = Replayed()
         if agent is not None:
-            raw, done = extract(agent, ontology, sid, sentence, max_iterations)
+            raw, done, failed = extract(agent, ontology, sid, sentence, max_iterations)
+            if failed is not None:
+                run.counts["invalid_turns"] += 1
+                run.verdicts[sid] = [{"code": INVALID_TURN, "message": failed}]
         elif answers is not None and (answer := answers.get(sid)) is not None:
             if answer.invalid is not None:
                 run.counts["invalid_turns"] += 1
@@ -143,11 +147,11 @@ def evaluate(ontology_path: str | Path, sentences_path: str | Path, out: str | P
     answers, lost = read_answers(responses_path) if responses_path is not None else (None, 0)
     gold = read_gold(gold_path) if gold_path is not None else None
     stemmer = Stemmer.load() if gold is not None else None
-    the_agent = None
-    if agent is not None:
+    if agent is not None and not agent_spec(agent, "").startswith("script:"):
+        # an agent that cannot be made at all (no endpoint, no model) ends the run before any work: exit 1 or 2
         first = next(iter(sentences.items()), ("sentence", ""))
-        the_agent = make_agent(agent, sentence_request(ontology.schema(), first[1], first[0], max_iterations))
-    run = run_ontology(ontology_name(ontology_path), ontology, sentences, answers, gold, stemmer, agent=the_agent,
+        make_agent(agent, sentence_request(ontology.schema(), first[1], first[0], max_iterations))
+    run = run_ontology(ontology_name(ontology_path), ontology, sentences, answers, gold, stemmer, agent=agent,
                        max_iterations=max_iterations, keep_graphs=rdf)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
