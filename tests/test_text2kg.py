@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pyshacl
-import pytest
 import rdflib
 
 from igg.evaluate.answers import parse_answer, read_answers, relation_key

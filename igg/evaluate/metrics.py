@@ -46,8 +46,8 @@ class Stemmer:
     def load(cls) -> Stemmer:
         """The stemmer, or ``UsageError`` naming the missing package."""
         try:
-            from nltk.stem import PorterStemmer
-            from nltk.tokenize import NLTKWordTokenizer
+            from nltk.stem import PorterStemmer  # type: ignore[import-untyped]
+            from nltk.tokenize import NLTKWordTokenizer  # type: ignore[import-untyped]
         except ImportError:
             raise RequestInvalid([Problem("", "the benchmark's metrics need NLTK: pip install 'igg[eval]' (nltk>=3.8)")],
                                  source="igg eval") from None

@@ -49,6 +49,17 @@ def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
         term = schema.terms.get(name)
         return Literal(term.label if term is not None else name)
 
+    def one_of(prop: BNode, constraint: URIRef, values: list[URIRef]) -> None:
+        """``prop sh:or ( [constraint v1] [constraint v2] ... )``."""
+        alternatives: list[Any] = []
+        for value in values:
+            alt = BNode()
+            g.add((alt, constraint, value))
+            alternatives.append(alt)
+        head = BNode()
+        Collection(g, head, alternatives)
+        g.add((prop, sh["or"], head))
+
     shapes: dict[str, URIRef] = {}
     for t in schema.node_types:
         c = iri(t)
@@ -81,14 +92,7 @@ def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
             if len(targets) == 1:
                 g.add((prop, sh["class"], iri(targets[0])))
             else:
-                alternatives = []
-                for target in targets:
-                    alt = BNode()
-                    g.add((alt, sh["class"], iri(target)))
-                    alternatives.append(alt)
-                head = BNode()
-                Collection(g, head, alternatives)
-                g.add((prop, sh["or"], head))
+                one_of(prop, sh["class"], [iri(t) for t in targets])
             if (source, e) in least:
                 g.add((prop, sh.minCount, Literal(least[(source, e)])))
     for t, specs in schema.property_types.items():
@@ -103,17 +107,10 @@ def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
             prop = BNode()
             g.add((shapes[t], sh.property, prop))
             g.add((prop, sh.path, p))
-            g.add((prop, sh.datatype, URIRef(datatype)))
             if DATATYPE_KINDS.get(datatype.removeprefix(XSD)) == "string" and datatype != XSD + "string":
-                g.remove((prop, sh.datatype, URIRef(datatype)))
-                alternatives = []
-                for dt in (datatype, XSD + "string"):
-                    alt = BNode()
-                    g.add((alt, sh.datatype, URIRef(dt)))
-                    alternatives.append(alt)
-                head = BNode()
-                Collection(g, head, alternatives)
-                g.add((prop, sh["or"], head))
+                one_of(prop, sh.datatype, [URIRef(datatype), URIRef(XSD + "string")])
+            else:
+                g.add((prop, sh.datatype, URIRef(datatype)))
             if key in schema.required_attributes.get(t, ()):
                 g.add((prop, sh.minCount, Literal(1)))
     return g
