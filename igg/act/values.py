@@ -6,7 +6,7 @@ in this order, the first hit winning:
 
 1. *exact*: the value's text occurs in the context as given;
 2. *normalized*: both sides folded the same way occur word for word (on word boundaries): Unicode
-   compatibility forms with accents dropped, case folded, ``_`` and punctuation as spaces, an apostrophe
+   compatibility forms with accents dropped (``ł``, ``ø``, ``ß`` spelt ``l``, ``o``, ``ss``), case folded, ``_`` and punctuation as spaces, an apostrophe
    a word of its own (``Baymax's`` holds ``Baymax``; ``Its`` is not ``It's``), plural ``s`` dropped, numbers without thousands separators or a zero
    fraction (``1,200`` = ``1200``, ``98.0`` = ``98``), dates in one form (``1989-06-12`` = ``12 June 1989`` =
    ``June 12th, 1989``; a ``YYYY-01-01`` date also as its year), unit words as their symbols (``kilometres`` =
@@ -45,6 +45,9 @@ GAP_WORDS = 1
 DERIVED_LETTERS = 3
 """Letters a stated word may add to a value's last word (``Africa`` -> ``Africans``, ``guitar`` -> ``guitarist``)."""
 
+_LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "æ": "ae",
+                          "Æ": "Ae", "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th", "ı": "i", "ð": "d", "Ð": "D"})
+"""Latin letters Unicode gives no accent-free decomposition, spelt as ASCII does."""
 _MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                        "september", "october", "november", "december"), 1)}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
@@ -112,7 +115,7 @@ def _scaled(m: re.Match[str]) -> str:
 
 def fold(text: str) -> str:
     """A text folded as the rule compares it: words separated by one space, with a space at either end."""
-    text = unicodedata.normalize("NFKD", text)
+    text = unicodedata.normalize("NFKD", text.translate(_LETTERS))
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
     text = _APOSTROPHES.sub(" ' ", text).replace("_", " ").replace("&", " and ")
     text = _NUMERIC_DATE.sub(_numeric_date, text)
