@@ -199,3 +199,31 @@ def test_an_edge_pattern_on_a_class_admits_its_subclasses(tmp_path):
     assert [v.accepted for v in verdicts] == [True, True, True, True, False]
     assert verdicts[4].code == "EDGE_PATTERN_FORBIDDEN"
     assert schema.compatible("Scientist", "Person") and ("Scientist", "production_company") in schema.disjoint
+
+
+def test_json_and_rdf_exports_write_the_ontologys_own_names_and_iris(tmp_path):
+    from igg.export.document import write_json
+    from igg.export.rdf import write_ntriples
+    from igg.models.document import GraphDocument
+
+    schema = load_ontology(write(tmp_path, "people.ttl", PEOPLE)).schema()
+    state = GraphState(schema.compile())
+    actor = Actor(state.schema, Constraints())
+    verdicts = actor.apply(state, [read_action(a) for a in [
+        {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Ada", "birth_date": ["1815-12-10", "Dec 1815"]}},
+        {"type": "ADD_NODE", "label": "production_company", "properties": {"name": "Analytical", "employees": 3}},
+        {"type": "ADD_EDGE", "label": "works_for", "from": {"name": "Ada"}, "to": {"name": "Analytical"}}]])
+    assert all(v.accepted for v in verdicts), verdicts   # a multi-valued datatype relation: a list of strings
+    write_json(state, tmp_path / "graph.json", schema=schema)
+    doc = json.loads((tmp_path / "graph.json").read_text())
+    assert doc["triples"] == [["Ada", "works for", "Analytical"], ["Ada", "birth date", "1815-12-10"],
+                              ["Ada", "birth date", "Dec 1815"], ["Analytical", "employees", 3]]
+    assert GraphDocument.model_validate(doc).nodes[0].properties["name"] == "Ada"
+    write_ntriples(state, tmp_path / "graph.nt")
+    graph = rdflib.Graph().parse(tmp_path / "graph.nt", format="nt")
+    ex = rdflib.Namespace("http://example.org/people#")
+    ada = next(graph.subjects(rdflib.RDF.type, ex.Person))
+    assert (ada, ex.worksFor, None) in graph
+    assert set(graph.objects(ada, ex.birthDate)) == {rdflib.Literal("1815-12-10", datatype=rdflib.XSD.date),
+                                                    rdflib.Literal("Dec 1815")}
+    assert (ex.Scientist, rdflib.RDFS.subClassOf, ex.Person) in graph

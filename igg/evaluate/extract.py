@@ -17,6 +17,7 @@ from igg.agents.registry import make_agent
 from igg.errors import RequestInvalid
 from igg.evaluate.answers import Triple
 from igg.evaluate.replay import Refused, Replayed
+from igg.graph.document import term_triples
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.models.schema import Schema
@@ -43,26 +44,10 @@ def _session_id(sentence_id: str) -> str:
 
 
 def graph_triples(state: GraphState) -> Iterator[Triple]:
-    """A graph's facts as triples in the ontology's names (``Schema.terms`` labels, spaces as ``_``): each edge
-    ``(source name, relation, target name)`` and each value of a datatype relation ``(node name, relation,
-    value as text)``; identities are the nodes' ``name``."""
-    terms = state.schema.terms
-
-    def label(name: str) -> str:
-        term = terms.get(name)
-        return (term.label if term is not None else name).replace(" ", "_")
-
-    nodes = state.nodes
-    for _, u, v, d in state.edges():
-        yield str(nodes[u]["properties"].get("name")), label(d["type"]), str(nodes[v]["properties"].get("name"))
-    for d in nodes.values():
-        name = str(d["properties"].get("name"))
-        for key, value in d["properties"].items():
-            term = terms.get(key)
-            if term is None or term.datatype is None:
-                continue
-            for item in value if isinstance(value, list) else [value]:
-                yield name, label(key), str(item)
+    """A graph's facts as the benchmark's triples: the JSON export's ontology triples
+    (``igg.graph.document.term_triples``), each part as text, the relation's spaces as ``_``."""
+    for s, r, o in term_triples(state, state.schema.terms):
+        yield str(s), str(r).replace(" ", "_"), str(o)
 
 
 def proposed(action: dict[str, Any], schema: Schema) -> list[Triple]:
