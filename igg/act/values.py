@@ -254,7 +254,7 @@ class ValueFinder:
             at, ok = start, True
             for w in words[1:]:
                 window = ctx[at + 1:at + 2 + GAP_WORDS]
-                if w not in window or any(len(x) > 1 for x in window[:window.index(w)]):
+                if w not in window or any(len(x) > 1 or not x.isalpha() for x in window[:window.index(w)]):
                     ok = False  # only an initial may stand between: "Alan B. Shepard"
                     break
                 at = at + 1 + window.index(w)
