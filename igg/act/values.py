@@ -19,8 +19,8 @@ in this order, the first hit winning:
 5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
    ``GAP_WORDS`` initial between two of them (``Alan Shepard`` in ``Alan B. Shepard``) and the value's own
    middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
-   more; or the value's last word stated with an ending of at most ``DERIVED_LETTERS`` letters, the words
-   before it stated just before (``South Africa`` in "White South Africans", ``Guitar`` in "guitarist").
+   more; or the value's last word stated with a demonym's or agent noun's ending (``DERIVED_ENDINGS``), the
+   words before it stated just before (``South Africa`` in "White South Africans", ``Guitar`` in "guitarist").
    Nothing is matched by character similarity alone: a misspelt name is not the text's.
 
 A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
@@ -42,8 +42,9 @@ from rapidfuzz import fuzz
 GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
 
-DERIVED_LETTERS = 3
-"""Letters a stated word may add to a value's last word (``Africa`` -> ``Africans``, ``guitar`` -> ``guitarist``)."""
+DERIVED_ENDINGS = frozenset({"n", "an", "ian", "ese", "ish", "i", "ist"})
+"""Endings a stated word may add to a value's last word (after the plural ``s`` is dropped): demonyms and agent
+nouns (``Africa`` -> ``Africans``, ``Japan`` -> ``Japanese``, ``guitar`` -> ``guitarist``)."""
 
 _LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "æ": "ae",
                           "Æ": "Ae", "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th", "ı": "i", "ð": "d", "Ð": "D"})
@@ -234,14 +235,14 @@ class ValueFinder:
         return self._derived(words)
 
     def _derived(self, words: list[str]) -> bool:
-        """The value's last word stated with a short ending (``South Africa`` in "South Africans", ``Guitar`` in
-        "guitarist"): the rest stated word for word just before it."""
+        """The value's last word stated with a demonym's or an agent noun's ending (``South Africa`` in "South
+        Africans", ``Guitar`` in "guitarist"): the rest stated word for word just before it."""
         last = words[-1] if words else ""
         if len(last) < 4 or not last.isalpha():
             return False
         head = " ".join(words[:-1])
         for i, word in enumerate(self.words):
-            if word.startswith(last) and 0 < len(word) - len(last) <= DERIVED_LETTERS and (
+            if word.startswith(last) and word[len(last):] in DERIVED_ENDINGS and (
                     not head or " ".join(self.words[max(0, i - len(words) + 1):i]) == head):
                 return True
         return False
@@ -278,4 +279,4 @@ class ValueFinder:
         return passage if len(passage) <= 120 else passage[:117] + "..."
 
 
-__all__ = ["DERIVED_LETTERS", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
+__all__ = ["DERIVED_ENDINGS", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
