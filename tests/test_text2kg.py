@@ -166,3 +166,31 @@ def test_an_agent_extracts_through_the_loop_with_the_imported_schema(tmp_path):
     assert report["mode"] == "agent" and report["counts"]["triples"] == 3 and report["counts"]["invalid_turns"] == 1
     assert [v["code"] for v in report["verdicts"]["s1"]] == ["SELF_LOOP_FORBIDDEN"]
     assert report["verdicts"]["s3"][0]["code"] == "INVALID_TURN" and "s3.jsonl" in report["verdicts"]["s3"][0]["message"]
+
+
+def test_a_wikidata_tekgen_style_ontology_and_answers_are_read_as_the_scorer_reads_them(tmp_path):
+    """Concepts and relations by Wikidata id, a relation label with a trailing space and a class of the same
+    label (one warning), answers with underscored relation names or only a response text."""
+    onto = tmp_path / "5_military_ontology.json"
+    onto.write_text(json.dumps({"id": "ont_5_military", "concepts": [
+        {"qid": "Q5", "label": "human"}, {"qid": "Q56019", "label": "military rank"},
+        {"qid": "Q16861376", "label": "military casualty classification"}], "relations": [
+        {"pid": "P410", "label": "military rank", "domain": "Q5", "range": "Q56019"},
+        {"pid": "P1347", "label": "military casualty classification ", "domain": "Q5", "range": "Q16861376"}]}))
+    sentence = "Vasily Stepanovich Zavoyko was an admiral of the Russian navy, killed in action in 1874."
+    sentences = jsonl(tmp_path / "test.jsonl", [{"id": "t1", "sent": sentence}, {"id": "t2", "sent": sentence}])
+    answers = jsonl(tmp_path / "answers.jsonl", [
+        {"id": "t1", "triples": [["Vasily Stepanovich Zavoyko", "military_rank", "admiral"],
+                                 ["Vasily Stepanovich Zavoyko", "military_casualty_classification_", "killed in action"],
+                                 ["Wang Jiaocheng)\ncountry(China", "military_rank", "admiral"]]},
+        {"id": "t2", "response": "military\\_rank(Vasily Stepanovich Zavoyko, vice-admiral)"}])
+    report = evaluate(onto, sentences, tmp_path / "out", responses_path=answers)
+    assert report["ontology_warnings"] == [
+        "relation 'military rank': another term has this label or name (military_rank); it is imported under a "
+        "numbered name", "relation 'military casualty classification ': another term has this label or name "
+        "(military_casualty_classification); it is imported under a numbered name"]
+    lines = [json.loads(x) for x in (tmp_path / "out" / "accepted.jsonl").read_text().splitlines()]
+    assert lines[0]["triples"] == [["Vasily Stepanovich Zavoyko", "military_rank", "admiral"],
+                                   ["Vasily Stepanovich Zavoyko", "military_casualty_classification_", "killed in action"]]
+    assert lines[1]["triples"] == []  # "vice-admiral" is not in the sentence
+    assert [v["code"] for v in report["verdicts"]["t2"]] == ["UNGROUNDED_VALUE"]

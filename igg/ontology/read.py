@@ -1,6 +1,9 @@
 """Reading an ontology file: Text2KGBench's JSON, or RDF (OWL/RDFS and SHACL shapes, in Turtle, RDF/XML,
 JSON-LD or N-Triples) through rdflib.
 
+Labels are kept as the ontology writes them (a trailing space included: the benchmark's scorer compares relation
+names with the label's spaces as ``_``); names are made from them stripped.
+
 JSON: ``concepts`` (``qid``, ``label``) and ``relations`` (``pid``, ``label``, ``domain``, ``range``; domain and
 range name a concept by label or qid, or a datatype word such as ``string``, ``number``, ``Date``). IRIs follow
 the benchmark's own OWL files (``https://cenguix.github.io/Text2KGBench/<id>/concepts#<qid>``).
@@ -55,19 +58,20 @@ def read_text2kg(data: dict[str, Any], source: str) -> Ontology:
     base = f"{BENCH_BASE}{oid}/" if isinstance(oid, str) and oid else None
     known: dict[str, str] = {}
     for i, c in enumerate(_items(data.get("concepts"), "concepts", source)):
-        label = str(c.get("label") or c.get("qid") or "").strip()
-        if not label:
+        label = str(c.get("label") or c.get("qid") or "")
+        if not label.strip():
             onto.warnings.append(f"concepts[{i}]: no label or qid; skipped")
             continue
         qid = str(c.get("qid") or label)
         name = onto.name_for(label, "concept")
         onto.classes[name] = OntologyClass(name=name, label=label, iri=f"{base}concepts#{qid}" if base else None)
         known.setdefault(label, name)
+        known.setdefault(label.strip(), name)
         known.setdefault(qid, name)
     onto.check()
     for i, r in enumerate(_items(data.get("relations", []), "relations", source)):
-        label = str(r.get("label") or r.get("pid") or "").strip()
-        if not label:
+        label = str(r.get("label") or r.get("pid") or "")
+        if not label.strip():
             onto.warnings.append(f"relations[{i}]: no label or pid; skipped")
             continue
         name = onto.name_for(label, "relation", relation=True)
@@ -247,7 +251,7 @@ class _RdfReader:
             values = list(self.g.objects(node, p))
             if values:
                 values.sort(key=lambda v: (getattr(v, "language", None) not in (None, "en"), str(v)))
-                return str(values[0]).strip() or None
+                return str(values[0]) if str(values[0]).strip() else None
         return None
 
     def comment(self, node: Any) -> str | None:
