@@ -15,7 +15,7 @@ from igg.request.load import build_state, load_request
 
 TEXT = ("Super Capers is a 98 minute film with a $2000000.0 budget, released on 12 June 1989 in the U.S. "
         "It stars Alan B. Shepard, Tom Sizemore and The Velvet Underground; it cost 1,200 dollars, grossed "
-        "875.4 million and Arion, Baymax's friend, is a hero of the White South Africans. It's Great to Be Young "
+        "875.4 million and the comic character Arion, Baymax's friend, is a hero of the White South Africans. It's Great to Be Young "
         "was out on 9/27/2003.")
 
 
@@ -26,7 +26,8 @@ TEXT = ("Super Capers is a 98 minute film with a $2000000.0 budget, released on 
     ("98.0", "normalized"), (98, "exact"),              # a zero fraction, a number
     ("1200", "normalized"), ("875400000", "normalized"),  # thousands separators, "million"
     ("1989-06-12", "normalized"), ("2003-09-27", "normalized"),  # dates in another form
-    ("Arion (comicsCharacter)", "name"),                # a disambiguator dropped
+    ("Arion (comicsCharacter)", "name"),                # a disambiguator the text states, dropped
+    ("Tom Sizemore (Person)", "name"),                  # ... or one that is the ontology's own class
     ("Velvet Underground", "exact"), ("United States", "abbreviation"),
     ("Alan Shepard", "fuzzy"),                          # an initial the value leaves out
     ("South Africa", "fuzzy"),                          # a short ending: South Africans
@@ -43,6 +44,7 @@ def test_values_stated_as_knowledge_graphs_write_them_are_found(value, how):
     "Gary Cohn (comic book writer",  # a parenthesis left open
     "1989-06-13", "98.5", "1201",  # numbers and dates are exact or nothing
     "Super Capers, Texas",        # a comma qualifier the text does not state
+    "Super Capers (film series)",  # a disambiguator the text does not state: "series" is a claim too
     "Tom Sizemre",                # a misspelling is not the text's
     "Person Sizemore",            # a class word does not make a name
 ])
@@ -74,10 +76,10 @@ def test_an_ungrounded_identity_or_value_is_refused_naming_it_and_the_closest_pa
         request(),
         {"type": "ADD_NODE", "label": "Film", "properties": {"name": "Super_Capers", "runtime": 98.0}},
         {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Tom Rooker"}},
-        {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Tom Sizemore (actor)"}},
+        {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Tom Sizemore (Person)"}},
         {"type": "UPDATE_NODE", "node": {"name": "Super_Capers"}, "properties": {"runtime": 120.0}},
         {"type": "ADD_EDGE", "label": "starring", "from": {"name": "Super_Capers"},
-         "to": {"name": "Tom Sizemore (actor)"}, "evidence": ["Super Capers", "Tom Sizemore (actor)"]})
+         "to": {"name": "Tom Sizemore (Person)"}, "evidence": ["Super Capers", "Tom Sizemore (Person)"]})
     assert [v.accepted for v in verdicts] == [True, False, True, False, True]
     assert verdicts[1].code == "UNGROUNDED_VALUE"
     assert verdicts[1].message.startswith("name 'Tom Rooker' is not stated in the context")

@@ -12,7 +12,10 @@ in this order, the first hit winning:
    ``June 12th, 1989``; a ``YYYY-01-01`` date also as its year), unit words as their symbols (``kilometres`` =
    ``km``);
 3. *name*: the same, once a knowledge graph's parenthesised disambiguator is dropped
-   (``Arion (comicsCharacter)`` -> ``Arion``, ``Ray_Griggs_(director)`` -> ``Ray Griggs``);
+   (``Arion (comicsCharacter)`` -> ``Arion``, ``Ray_Griggs_(director)`` -> ``Ray Griggs``), when the
+   disambiguator is stated too, in the context or as the ontology's own class or relation, as a phrase or word
+   by word (``comicsCharacter`` read as "comics character"): ``Ariane 5 (rocket)`` is not found where nothing
+   says rocket, for the qualifier is a claim like any other;
 4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
    by a class or relation of the ontology (``English language``), initials stated as an abbreviation
    (``United States`` as ``U.S.`` or ``USA``);
@@ -73,6 +76,8 @@ _APOSTROPHES = re.compile("['\u2019`\u00b4]")
 _NON_WORD = re.compile(r"[^0-9a-z.']+|(?<!\d)\.|\.(?!\d)")
 _ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z]{2,6}\b")
 _STRUCTURAL = re.compile(r"[\[\]{}<>|\n\r\t]")
+_QUALIFIER = re.compile(r"\(([^()]*)\)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _PARENS = re.compile(r"\s*\([^()]*\)")
 _UNITS = {"kilometre": "km", "kilometer": "km", "kilometres": "km", "kilometers": "km", "metre": "m",
           "meter": "m", "metres": "m", "meters": "m", "centimetre": "cm", "centimetres": "cm", "centimeter": "cm",
@@ -194,6 +199,8 @@ class ValueFinder:
             return "normalized"
         bare = bare_name(text)
         if bare and bare != text:
+            if not self._qualifiers_stated(text):
+                return None  # "Ariane 5 (rocket)" where nothing says rocket: the qualifier is a claim too
             folded = fold(bare)
             if folded.strip() and (folded in self.folded or folded in self.terms):
                 return "name"
@@ -201,6 +208,17 @@ class ValueFinder:
         if named is not None:
             return named
         return "fuzzy" if self._near(folded) else None
+
+    def _qualifiers_stated(self, text: str) -> bool:
+        """Whether each parenthesised qualifier of a name is stated in the context or is the ontology's own term
+        (a class or relation), as a phrase or word by word, camelCase read as words (``comicsCharacter``)."""
+        for qualifier in _QUALIFIER.findall(text):
+            folded = fold(_CAMEL.sub(" ", qualifier))
+            words = folded.split()
+            if not words or not (folded in self.folded or folded in self.kinds or all(
+                    f" {w} " in self.folded or f" {w} " in self.kinds for w in words)):
+                return False
+        return True
 
     def _named(self, text: str) -> str | None:
         """A knowledge graph's other ways of naming: ``English language`` (a stated name, then a class of the ontology: ``classed``),
