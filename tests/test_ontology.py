@@ -227,3 +227,15 @@ def test_json_and_rdf_exports_write_the_ontologys_own_names_and_iris(tmp_path):
     assert set(graph.objects(ada, ex.birthDate)) == {rdflib.Literal("1815-12-10", datatype=rdflib.XSD.date),
                                                     rdflib.Literal("Dec 1815")}
     assert (ex.Scientist, rdflib.RDFS.subClassOf, ex.Person) in graph
+
+
+def test_a_workspace_reads_no_ontology_file_a_client_names(tmp_path):
+    from igg.errors import WorkspaceError
+    from igg.workspace import Workspace
+
+    people = write(tmp_path, "people.ttl", PEOPLE)
+    with pytest.raises(WorkspaceError) as refused:
+        Workspace().start({"goal_prompt": "people", "config": {"schema": {"ontology": str(people)}}})
+    assert refused.value.code == "INVALID_REQUEST"
+    assert "this server reads no ontology file a client names" in refused.value.message
+    assert load_request({"goal_prompt": "people", "config": {"schema": {"ontology": str(people)}}}).config.schema_

@@ -27,8 +27,13 @@ from igg.ontology.model import OntologyError
 from igg.ontology.read import load_ontology
 
 
-def load_request(source: str | Path | dict[str, Any], *, source_name: str | None = None) -> Request:
+def load_request(source: str | Path | dict[str, Any], *, source_name: str | None = None,
+                 ontologies: bool = True) -> Request:
     """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``.
+
+    ``config.schema`` may name an ontology file (``{"ontology": PATH}``, relative to the request file's folder,
+    else to the working directory), imported by ``igg.ontology``; ``ontologies=False`` refuses that (a server
+    reads no file a remote client names).
 
     A string is JSON text when it starts with ``{``; otherwise it is the name of a request file, read when it
     exists (``load_request("request.json")`` reads the file, as ``load_request(Path("request.json"))`` does).
@@ -50,7 +55,7 @@ def load_request(source: str | Path | dict[str, Any], *, source_name: str | None
     if not isinstance(source, dict):
         raise RequestInvalid([Problem("", f"a request must be a JSON object, got {type(source).__name__}")],
                              source=name)
-    source = _with_ontology(source, folder, name)
+    source = _with_ontology(source, folder, name, ontologies)
     unencodable = find_unencodable(source)
     if unencodable is not None:  # a lone surrogate could reach the graph, the store and every export
         raise RequestInvalid([Problem(unencodable.path, unencodable.describe().partition(": ")[2])], source=name)
@@ -141,7 +146,7 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
     return problems
 
 
-def _with_ontology(source: dict[str, Any], folder: Path | None, name: str) -> dict[str, Any]:
+def _with_ontology(source: dict[str, Any], folder: Path | None, name: str, allowed: bool) -> dict[str, Any]:
     """The request with ``config.schema: {"ontology": PATH, ...}`` replaced by the schema imported from PATH
     (relative to the request's folder; other keys of that object override the imported ones)."""
     config = source.get("config")
@@ -149,6 +154,9 @@ def _with_ontology(source: dict[str, Any], folder: Path | None, name: str) -> di
     if not (isinstance(schema, dict) and "ontology" in schema):
         return source
     assert isinstance(config, dict)
+    if not allowed:
+        raise RequestInvalid([Problem("config.schema.ontology", "this server reads no ontology file a client names: "
+                                      "send the schema itself (igg schema import FILE prints it)")], source=name)
     given = schema["ontology"]
     if not isinstance(given, str) or not given:
         raise RequestInvalid([Problem("config.schema.ontology", "give the path of an ontology file")], source=name)
