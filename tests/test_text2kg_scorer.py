@@ -70,3 +70,23 @@ def test_the_benchmarks_scorer_reads_igg_output_and_agrees_with_igg_metrics(tmp_
         assert float(accepted[name]["avg_rel_halluc"]) == 0
         assert float(accepted[name]["avg_f1"]) >= float(raw[name]["avg_f1"]) - 0.04
         assert float(accepted[name]["avg_obj_halluc"]) < float(raw[name]["avg_obj_halluc"]) / 2
+
+
+def test_a_sentence_without_an_answer_scores_as_the_scorer_scores_it(tmp_path, monkeypatch, capsys):
+    """The scorer skips a sentence the answers have no line for (its ontology conformance counts 0, not 1)."""
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    reports = {}
+    for name in ONTOLOGIES:
+        lines = (DATA / "baselines" / "Vicuna-13B" / "llm_responses" / f"{name}_Vicuna13B_responses.jsonl"
+                 ).read_text().splitlines(keepends=True)
+        (folder / f"{name}.jsonl").write_text("".join(lines[5:]))   # the first five sentences unanswered
+        reports[name] = evaluate(
+            DATA / "ontologies" / f"{name}_ontology.json", DATA / "test" / f"ont_{name}_test.jsonl", tmp_path / name,
+            responses_path=folder / f"{name}.jsonl", gold_path=DATA / "ground_truth" / f"ont_{name}_ground_truth.jsonl")
+    raw = score(tmp_path, str(folder / "$$onto$$.jsonl"), monkeypatch)
+    capsys.readouterr()
+    for name in ONTOLOGIES:
+        assert reports[name]["counts"]["unanswered"] == 5
+        for metric in METRICS:
+            assert raw[name][f"avg_{metric}"] == f"{reports[name]['raw'][metric]:.2f}", (name, metric)

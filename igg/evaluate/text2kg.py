@@ -33,7 +33,7 @@ INVALID_TURN = "INVALID_TURN"
 """The drop code of a sentence whose answer could not be read."""
 MALFORMED = "MALFORMED_TRIPLE"
 """The drop code of a triple that is not three non-empty strings."""
-COUNTS = ("sentences", "invalid_turns", "triples", "accepted", "malformed", "correct_raw", "correct_kept",
+COUNTS = ("sentences", "unanswered", "invalid_turns", "triples", "accepted", "malformed", "correct_raw", "correct_kept",
           "correct_in_sentence_raw", "correct_in_sentence_kept")
 """What ``report.json`` counts."""
 
@@ -69,10 +69,13 @@ class Scoring:
     raw_rows: list[dict[str, float]] = field(default_factory=list)
     kept_rows: list[dict[str, float]] = field(default_factory=list)
 
-    def add(self, run: OntologyRun, sid: str, sentence: str, raw: list[Triple], kept: list[Triple]) -> None:
-        """Score one sentence's raw and accepted triples."""
+    def add(self, run: OntologyRun, sid: str, sentence: str, raw: list[Triple] | None, kept: list[Triple]) -> None:
+        """Score one sentence's raw and accepted triples (``raw`` None: the answers have no line for it, which
+        the scorer counts as nothing at all, not as an empty answer)."""
         gold = self.gold.get(sid, [])
-        self.raw_rows.append(sentence_metrics(raw, gold, sentence, self.relations, self.concepts, self.stemmer))
+        self.raw_rows.append(dict.fromkeys(METRICS, 0.0) if raw is None else
+                             sentence_metrics(raw, gold, sentence, self.relations, self.concepts, self.stemmer))
+        raw = raw or []
         self.kept_rows.append(sentence_metrics(kept, gold, sentence, self.relations, self.concepts, self.stemmer))
         truth = {triple_key(t) for t in gold}
         for which, triples in (("raw", raw), ("kept", kept)):
@@ -104,8 +107,11 @@ def run_ontology(name: str, ontology: Ontology, sentences: dict[str, str], answe
             if failed is not None:
                 run.counts["invalid_turns"] += 1
                 run.verdicts[sid] = [{"code": INVALID_TURN, "message": failed}]
-        elif answers is not None and (answer := answers.get(sid)) is not None:
-            if answer.invalid is not None:
+        elif answers is not None:
+            answer = answers.get(sid)
+            if answer is None:
+                run.counts["unanswered"] += 1
+            elif answer.invalid is not None:
                 run.counts["invalid_turns"] += 1
                 run.verdicts[sid] = [{"code": INVALID_TURN, "message": answer.invalid}]
             else:
@@ -124,7 +130,8 @@ def run_ontology(name: str, ontology: Ontology, sentences: dict[str, str], answe
         if keep_graphs and done.state is not None:
             run.graphs.append(done.state)
         if scoring is not None:
-            scoring.add(run, sid, sentence, raw, done.accepted)
+            unanswered = agent is None and answers is not None and sid not in answers
+            scoring.add(run, sid, sentence, None if unanswered else raw, done.accepted)
     if scoring is not None:
         run.raw, run.kept = average(scoring.raw_rows), average(scoring.kept_rows)
     run.counts["ms"] = round((time.perf_counter() - started) * 1000)
