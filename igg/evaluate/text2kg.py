@@ -27,7 +27,9 @@ from igg.evaluate.answers import Answer, Triple, read_answers, read_gold, read_s
 from igg.evaluate.extract import agent_spec, extract, sentence_request
 from igg.evaluate.metrics import METRICS, Stemmer, average, in_sentence, sentence_metrics, triple_key
 from igg.evaluate.replay import Replayed, Replayer
+from igg.export.rdf import triples as rdf_triples
 from igg.ontology import Ontology, OntologyError, load_ontology
+from igg.ontology.shapes import shapes_turtle
 
 INVALID_TURN = "INVALID_TURN"
 """The drop code of a sentence whose answer could not be read."""
@@ -179,15 +181,16 @@ def evaluate(ontology_path: str | Path, sentences_path: str | Path, out: str | P
 
 
 def write_rdf(run: OntologyRun, schema: Any, folder: Path) -> dict[str, Any]:
-    """``accepted.ttl`` (every sentence's accepted graph, RDF-exported and united) and ``shapes.ttl``."""
-    from rdflib import Graph
-
-    from igg.export.rdf import triples
-    from igg.ontology.shapes import shapes_turtle
+    """``accepted.ttl`` (every sentence's accepted graph, RDF-exported and united) and ``shapes.ttl``;
+    ``RequestInvalid`` (exit 2) without rdflib."""
+    try:
+        from rdflib import Graph
+    except ImportError:
+        raise RequestInvalid([Problem("--rdf", "needs rdflib: pip install 'igg[rdf]'")], source="igg eval") from None
 
     union = Graph()
     for state in run.graphs:
-        union += triples(state)
+        union += rdf_triples(state)
     union.serialize(folder / "accepted.ttl", format="turtle")
     (folder / "shapes.ttl").write_text(shapes_turtle(schema), encoding="utf-8")
     return {"graph": "accepted.ttl", "shapes": "shapes.ttl", "triples": len(union)}

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from igg.models.schema import Schema
-from igg.ontology.model import DATATYPE_KINDS, XSD
+from igg.ontology.model import DATATYPE_KINDS, XSD, OntologyError
 
 KIND_DATATYPES = {"string": XSD + "string", "integer": XSD + "integer", "float": XSD + "double",
                   "boolean": XSD + "boolean"}
@@ -33,9 +33,12 @@ def term_iri(schema: Schema, name: str, base: str = "urn:igg:") -> str:
 
 
 def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
-    """The SHACL shapes (and vocabulary) of ``schema`` as an ``rdflib.Graph``."""
-    from rdflib import OWL, RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
-    from rdflib.collection import Collection
+    """The SHACL shapes (and vocabulary) of ``schema`` as an ``rdflib.Graph`` (``OntologyError`` without rdflib)."""
+    try:
+        from rdflib import OWL, RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
+        from rdflib.collection import Collection
+    except ImportError:
+        raise OntologyError("writing SHACL shapes needs rdflib: pip install 'igg[rdf]'") from None
 
     sh = Namespace(SH)
     g = Graph()

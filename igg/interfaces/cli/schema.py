@@ -47,13 +47,13 @@ def _ontology(args: argparse.Namespace) -> int:
     try:
         onto = load_ontology(args.file)
         schema = onto.schema()
+        for warning in onto.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if args.name == "import":
+            print(json.dumps(schema.model_dump(by_alias=True, exclude_defaults=True), indent=2, ensure_ascii=False))
+        else:
+            sys.stdout.write(shapes_turtle(schema, args.base_iri))
     except OntologyError as exc:
         print(f"igg schema {args.name}: {exc}", file=sys.stderr)
         return 2
-    for warning in onto.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if args.name == "import":
-        print(json.dumps(schema.model_dump(by_alias=True, exclude_defaults=True), indent=2, ensure_ascii=False))
-    else:
-        sys.stdout.write(shapes_turtle(schema, args.base_iri))
     return 0
