@@ -4,9 +4,13 @@ triples in the benchmark's own format, the metrics and what each check dropped, 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pyshacl
+import pytest
 import rdflib
 
 from igg.evaluate.answers import parse_answer, read_answers, relation_key
@@ -14,7 +18,8 @@ from igg.evaluate.metrics import triple_key
 from igg.evaluate.text2kg import evaluate
 from igg.interfaces.cli import main
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "text2kg"
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures" / "text2kg"
 FILM = {"ontology": FIXTURES / "19_film_ontology.json", "sentences": FIXTURES / "ont_19_film_test.jsonl",
         "gold": FIXTURES / "ont_19_film_ground_truth.jsonl", "answers": FIXTURES / "19_film_Vicuna13B_responses.jsonl"}
 
@@ -194,3 +199,22 @@ def test_a_wikidata_tekgen_style_ontology_and_answers_are_read_as_the_scorer_rea
                                    ["Vasily Stepanovich Zavoyko", "military_casualty_classification_", "killed in action"]]
     assert lines[1]["triples"] == []  # "vice-admiral" is not in the sentence
     assert [v["code"] for v in report["verdicts"]["t2"]] == ["UNGROUNDED_VALUE"]
+
+
+@pytest.mark.integration  # a fresh interpreter per case
+@pytest.mark.parametrize("missing,argv,expected", [
+    ("rdflib", ["schema", "import", str(FIXTURES / "ont_19_film.ttl")], "needs rdflib: pip install 'igg[rdf]'"),
+    ("rdflib", ["schema", "shacl", str(FIXTURES / "19_film_ontology.json")], "needs rdflib: pip install 'igg[rdf]'"),
+    ("nltk", ["eval", "text2kg", "--ontology", str(FILM["ontology"]), "--sentences", str(FILM["sentences"]),
+              "--ground-truth", str(FILM["gold"]), "--responses", str(FILM["answers"]), "--out", "OUT"],
+     "need NLTK: pip install 'igg[eval]'"),
+])
+def test_a_missing_optional_library_is_one_line_and_exit_2(tmp_path, missing, argv, expected):
+    """Without the optional library (made unimportable in a fresh interpreter), the command says what to install."""
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    code = (f"import sys\nsys.modules[{missing!r}] = None\nfrom igg.interfaces.cli import main\n"
+            f"sys.exit(main({argv!r}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2, done.stderr
+    assert expected in done.stderr and "Traceback" not in done.stderr and done.stderr.count("\n") <= 3
