@@ -4,14 +4,24 @@ what IGG dropped, how many correct triples it kept, the ontologies whose F1 fell
 
     python scripts/bench_text2kg.py [DATA]   # DATA: the benchmark's folder (default ../shared/data/text2kgbench)
     python scripts/bench_text2kg.py --owl    # the ontologies read from the benchmark's OWL (Turtle) files
+    python scripts/bench_text2kg.py --scorer # then the benchmark's own scorer (evaluation/run_eval.py) on the
+                                             # raw answers and on IGG's accepted.jsonl: its global lines
+
+The scorer runs with NLTK's Treebank word tokenizer in place of ``word_tokenize`` (whose punkt model cannot be
+downloaded here), as the tests run it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import io
+import json
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from igg.evaluate.text2kg import evaluate, table
 
@@ -37,7 +47,11 @@ def main() -> int:
             reports.append(evaluate(onto, base / "test" / f"ont_{name}_test.jsonl", Path(out) / name,
                                     responses_path=answers,
                                     gold_path=base / "ground_truth" / f"ont_{name}_ground_truth.jsonl"))
-    elapsed = time.perf_counter() - started
+        elapsed = time.perf_counter() - started
+        if "--scorer" in sys.argv:
+            scored = {which: scorer(data, names, pattern, Path(out)) for which, pattern in (
+                ("raw", str(base / "baselines" / "Vicuna-13B" / "llm_responses" / "$$onto$$_Vicuna13B_responses.jsonl")),
+                ("accepted", str(Path(out) / "$$onto$$" / "accepted.jsonl")))}
     print(table(reports))
     counts = {k: sum(r["counts"][k] for r in reports) for k in ("correct_raw", "correct_kept", "correct_in_sentence_raw",
                                                                "correct_in_sentence_kept")}
@@ -48,7 +62,40 @@ def main() -> int:
     print(f"ontologies whose F1 is lower than the raw answers': {len(lower)} "
           + ", ".join(f"{n} ({a:.4f} -> {b:.4f})" for n, a, b in lower))
     print(f"{len(reports)} ontologies in {elapsed:.1f} s")
+    if "--scorer" in sys.argv:
+        for which, rows in scored.items():
+            overall = rows["global"]
+            lower = [n for n in names if which == "accepted" and rows[n]["avg_f1"] < scored["raw"][n]["avg_f1"]]
+            print(f"the benchmark's scorer, {which}: " + ", ".join(
+                f"{k.removeprefix('avg_')} {overall[k]}" for k in overall if k.startswith("avg_"))
+                + (f"; F1 lower than raw on {len(lower)}: {', '.join(lower)}" if which == "accepted" else ""))
     return 0
+
+
+def scorer(data: Path, names: list[str], system: str, out: Path) -> dict[str, dict[str, Any]]:
+    """The benchmark's own ``run_eval.py`` on ``system`` (a path pattern with ``$$onto$$``): its rows by ontology."""
+    from nltk.tokenize import NLTKWordTokenizer
+
+    spec = importlib.util.spec_from_file_location("run_eval", data / "evaluation" / "run_eval.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.word_tokenize = NLTKWordTokenizer().tokenize
+    base = data / "dbpedia_webnlg"
+    avg = out / f"avg_{abs(hash(system))}.jsonl"
+    config = {"onto_list": names, "avg_out_file": str(avg), "path_patterns": {
+        "sys": system, "gt": str(base / "ground_truth" / "ont_$$onto$$_ground_truth.jsonl"),
+        "onto": str(base / "ontologies" / "$$onto$$_ontology.json"), "output": str(out / "ont_$$onto$$_eval.jsonl")}}
+    path = out / "eval_config.json"
+    path.write_text(json.dumps(config))
+    argv, sys.argv = sys.argv, ["run_eval.py", "--eval_config_path", str(path)]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # it prints every imperfect sentence
+            module.main()
+    finally:
+        sys.argv = argv
+    rows = [json.loads(line) for line in avg.read_text().splitlines()]
+    return {row.get("onto", "global"): row for row in rows}
 
 
 if __name__ == "__main__":
