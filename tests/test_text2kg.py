@@ -218,3 +218,16 @@ def test_a_missing_optional_library_is_one_line_and_exit_2(tmp_path, missing, ar
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 2, done.stderr
     assert expected in done.stderr and "Traceback" not in done.stderr and done.stderr.count("\n") <= 3
+
+
+@pytest.mark.parametrize("text,number", [
+    ("6603633000.0 (kilometres)", 6603633000.0), ('"360"', 360.0), ('"~500"', 500.0), ("&minus;7", -7.0),
+    ('"42 m"', 42.0), ("1,200", 1200.0), ("$2000000.0", 2000000.0), ("5%", 5.0),
+    ("2004-01-22", "2004-01-22"), ("12 June 1989", "12 June 1989"), ("3 minutes 10 seconds", "3 minutes 10 seconds"),
+])
+def test_a_numeric_datatype_reads_numbers_as_knowledge_graphs_write_them(text, number):
+    from igg.evaluate.replay import typed
+    from igg.ontology.model import XSD, Relation
+
+    assert typed(text, Relation(name="length", label="length", datatype=XSD + "double")) == number
+    assert typed(text, Relation(name="name", label="name", datatype=XSD + "string")) == text

@@ -11,7 +11,7 @@ under the ontology's schema and ``config.grounding: "values"`` (``igg.act.eviden
   the entity gets the wanted type too (OWL classes overlap unless declared disjoint);
 - an object relation: ``ADD_EDGE`` between the two, with the subject and object as its evidence; a datatype
   relation: ``UPDATE_NODE`` of the subject setting the property (a number read from its text for a numeric
-  datatype; a second value makes the property a list), with the same evidence.
+  datatype, as ``typed`` reads it; a second value makes the property a list), with the same evidence.
 
 A triple is accepted when all its actions are; otherwise what it added is undone and its verdict is the first
 rejection. Nothing is added or rewritten: the accepted triples are the answer's own, the relation spelt as the
@@ -20,6 +20,8 @@ ontology spells it.
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,18 +145,26 @@ class Replayer:
         return str(bad.code), bad.message
 
 
+_NUMBER = re.compile(r"[~≈]?\s*[$€£¥]?\s*([+-]?(?:\d[\d,]*)?\.?\d+(?:[eE][+-]?\d+)?)\s*"
+                     r"(?:\(\s*[^\W\d_]+(?:[\s/][^\W\d_]+)*\s*\)|[^\W\d_]+(?:[\s/][^\W\d_]+)*|%)?")
+"""A number as knowledge graphs write one: ``~500``, ``$2000000.0``, ``1,200``, a unit after it, in parentheses or
+not (``125800.0 (millimetres)``, ``42 m``, ``535.0 (inhabitants per square kilometre)``)."""
+
+
 def typed(value: str, rel: Relation) -> Any:
-    """A datatype relation's value as its property type holds it: a number read from its text when the datatype
-    is numeric and the text is one (thousands separators dropped), else the text, which the type check judges."""
+    """A datatype relation's value as its property type holds it: for a numeric datatype, the number read from
+    the text as knowledge graphs write numbers (quoted, ``~500``, ``1,200``, ``&minus;7``, a unit after it in
+    parentheses or not: ``125800.0 (millimetres)``, ``42 m``); else, or when the text is no number, the text
+    itself, which the type check judges. The triple the answer gave is reported as it gave it."""
     kind = DATATYPE_KINDS.get((rel.datatype or "").rsplit("#", 1)[-1], "string")
-    if kind in ("float", "integer"):
-        text = value.replace(",", "").strip()
-        try:
-            number = float(text)
-        except ValueError:
-            return value
-        return int(number) if kind == "integer" and number.is_integer() else number
-    return value
+    if kind not in ("float", "integer"):
+        return value
+    text = html.unescape(value).replace("\u2212", "-").replace('"', " ").strip()
+    match = _NUMBER.fullmatch(text)
+    if match is None:
+        return value
+    number = float(match.group(1).replace(",", ""))
+    return int(number) if kind == "integer" and number.is_integer() else number
 
 
 __all__ = ["Refused", "Replayed", "Replayer", "typed"]
