@@ -198,7 +198,7 @@ def test_an_edge_pattern_on_a_class_admits_its_subclasses(tmp_path):
         {"type": "ADD_EDGE", "label": "works_for", "from": {"name": "Radium Institute"}, "to": {"name": "Paris"}}]])
     assert [v.accepted for v in verdicts] == [True, True, True, True, False]
     assert verdicts[4].code == "EDGE_PATTERN_FORBIDDEN"
-    assert schema.compatible("Scientist", "Person") and ("Scientist", "production_company") in schema.disjoint
+    assert schema.subtypes["Person"] == {"Person", "Scientist"} and ("Scientist", "production_company") in schema.disjoint
 
 
 def test_json_and_rdf_exports_write_the_ontologys_own_names_and_iris(tmp_path):

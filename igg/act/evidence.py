@@ -25,7 +25,8 @@ A resolved item: ``{"quote", "chunk", "start", "end", "line", "column", "match"}
 chunk's text comes from a file section (a ``// File: path`` marker; ``line``/``column`` then count in that
 file, from the line after the marker) and ``"score"`` for a fuzzy match. ``start``/``end`` are offsets in the
 chunk's text (``end`` may run past the chunk when the quote spans a boundary); ``line``/``column`` are 1-based.
-A quote that is not found is kept as ``{"quote", "match": "none"}``.
+A quote that is not found is kept as ``{"quote", "match": "none"}``; under ``values`` one the value rule finds is
+``{"quote", "match": "name", "rule"}`` (``rule``: how ``igg.act.values`` found it).
 
 **The policy** (``config.grounding``):
 
@@ -255,7 +256,7 @@ class Grounder:
                 continue
             found = self._locate(given, current)
             if found is None and self.policy == "values" and (how := self.finder.find(given)) is not None:
-                found = {"quote": given, "match": "name" if how in ("exact", "normalized") else how}
+                found = {"quote": given, "match": "name", "rule": how}
             if found is None:
                 missed.append(self._miss(given, current))
                 found = {"quote": given, "match": "none"}

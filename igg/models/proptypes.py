@@ -9,7 +9,9 @@ scalars), or ``{"enum": [allowed values]}``. Properties not declared stay free (
                              "abstract": "boolean", "tags": "list"}}
 ```
 
-A value of the wrong type is rejected with ``WRONG_PROPERTY_TYPE``, a value outside an enum with
+A list of values of the declared type is accepted too: a multi-valued property, as an ontology's datatype
+relation may be (two alternative names, two birth dates). A value of the wrong type is rejected with
+``WRONG_PROPERTY_TYPE``, a value outside an enum with
 ``VALUE_NOT_IN_ENUM``; both messages name the property, the value and what would pass. The types are shown
 in the observation's schema section and narrow the LLM agent's response schema.
 """

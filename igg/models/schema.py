@@ -210,7 +210,3 @@ class CompiledSchema:
     """Each node type's direct parent types, where it has any."""
     disjoint: frozenset[tuple[str, str]] = frozenset()
     """Pairs of node types no entity may be both of (``disjoint_with``, both ways, subtypes included)."""
-
-    def compatible(self, a: str, b: str) -> bool:
-        """Whether one entity may be both an ``a`` and a ``b``: the same type, or one a subtype of the other."""
-        return a == b or b in self.subtypes.get(a, ()) or a in self.subtypes.get(b, ())
