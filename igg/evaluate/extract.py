@@ -1,10 +1,11 @@
-"""Extracting with an agent through the normal loop (``igg eval text2kg --agent SPEC``): each test sentence is a
-request of its own (the sentence as ``context_data``, the ontology's schema, ``config.grounding: "values"``),
-run to its stop reason. A ``script:DIR`` agent reads each sentence's transcript from ``DIR/<sentence id>.jsonl`` (a
-transcript answers iteration N with its turn N, so each sentence needs its own); any other spec makes one agent
-per sentence (no state carried from one sentence to the next). What the agent proposed (every edge and datatype property its actions wrote) is the raw answer;
-what the final graph holds, read back in the ontology's names (``graph_triples``), is what IGG accepted; each
-refused proposal keeps its verdict code.
+"""Extracting with an agent through the normal loop (``igg eval text2kg --agent SPEC``).
+
+Each test sentence is a request of its own (the sentence as ``context_data``, the ontology's schema,
+``config.grounding: "values"``), run to its stop reason. A ``script:DIR`` agent reads each sentence's transcript
+from ``DIR/<sentence id>.jsonl`` (a transcript answers iteration N with its turn N, so each sentence needs its
+own); any other spec makes one agent per sentence (no state carried from one sentence to the next). What the agent
+proposed (every edge and datatype property its actions wrote) is the raw answer; what the final graph holds, read
+back in the ontology's names (``graph_triples``), is what IGG accepted; each refused proposal keeps its verdict.
 """
 
 from __future__ import annotations
@@ -109,4 +110,4 @@ def extract(spec: str, ontology: Ontology, sentence_id: str, sentence: str, max_
     return raw, Replayed(accepted=accepted, refused=refused, state=result.state), failed
 
 
-__all__ = ["GOAL", "extract", "graph_triples", "proposed", "sentence_request"]
+__all__ = ["GOAL", "agent_spec", "extract", "graph_triples", "proposed", "sentence_request"]
