@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from igg.agents.registry import make_agent
 from igg.errors import Problem, RequestInvalid
 from igg.evaluate.answers import Answer, Triple, read_answers, read_gold, read_sentences
-from igg.evaluate.extract import agent_spec, extract, sentence_request
+from igg.evaluate.extract import extract
 from igg.evaluate.metrics import METRICS, Stemmer, average, in_sentence, sentence_metrics, triple_key
 from igg.evaluate.replay import Replayed, Replayer
 from igg.export.rdf import triples as rdf_triples
@@ -156,10 +155,6 @@ def evaluate(ontology_path: str | Path, sentences_path: str | Path, out: str | P
     answers, lost = read_answers(responses_path) if responses_path is not None else (None, 0)
     gold = read_gold(gold_path) if gold_path is not None else None
     stemmer = Stemmer.load() if gold is not None else None
-    if agent is not None and not agent_spec(agent, "").startswith("script:"):
-        # an agent that cannot be made at all (no endpoint, no model) ends the run before any work: exit 1 or 2
-        first = next(iter(sentences.items()), ("sentence", ""))
-        make_agent(agent, sentence_request(ontology.schema(), first[1], first[0], max_iterations))
     run = run_ontology(ontology_name(ontology_path), ontology, sentences, answers, gold, stemmer, agent=agent,
                        max_iterations=max_iterations, keep_graphs=rdf)
     folder = Path(out)
