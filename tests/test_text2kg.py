@@ -231,3 +231,4 @@ def test_a_numeric_datatype_reads_numbers_as_knowledge_graphs_write_them(text, n
 
     assert typed(text, Relation(name="length", label="length", datatype=XSD + "double")) == number
     assert typed(text, Relation(name="name", label="name", datatype=XSD + "string")) == text
+    assert typed("Yes", Relation(name="open", label="open", datatype=XSD + "boolean")) is True

@@ -151,12 +151,18 @@ _NUMBER = re.compile(r"[~≈]?\s*[$€£¥]?\s*([+-]?(?:\d[\d,]*)?\.?\d+(?:[eE][
 not (``125800.0 (millimetres)``, ``42 m``, ``535.0 (inhabitants per square kilometre)``)."""
 
 
+_BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
 def typed(value: str, rel: Relation) -> Any:
-    """A datatype relation's value as its property type holds it: for a numeric datatype, the number read from
+    """A datatype relation's value as its property type holds it: ``true``/``yes`` or ``false``/``no`` for a
+    boolean; for a numeric datatype, the number read from
     the text as knowledge graphs write numbers (quoted, ``~500``, ``1,200``, ``&minus;7``, a unit after it in
     parentheses or not: ``125800.0 (millimetres)``, ``42 m``); else, or when the text is no number, the text
     itself, which the type check judges. The triple the answer gave is reported as it gave it."""
     kind = DATATYPE_KINDS.get((rel.datatype or "").rsplit("#", 1)[-1], "string")
+    if kind == "boolean":
+        return _BOOLEANS.get(value.strip().strip('"').casefold(), value)
     if kind not in ("float", "integer"):
         return value
     text = html.unescape(value).replace("\u2212", "-").replace('"', " ").strip()
