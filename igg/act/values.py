@@ -4,13 +4,15 @@
 **The rule.** A value (a node's identity, a literal property value; numbers as their text) is *found* when,
 in this order, the first hit winning:
 
-1. *exact*: the value's text occurs in the context as given;
+1. *exact*: the value's text occurs in the context as given, on word boundaries;
 2. *normalized*: both sides folded the same way occur word for word (on word boundaries): Unicode
-   compatibility forms with accents dropped (``ł``, ``ø``, ``ß`` spelt ``l``, ``o``, ``ss``), case folded, ``_`` and punctuation as spaces, an apostrophe
-   a word of its own (``Baymax's`` holds ``Baymax``; ``Its`` is not ``It's``), plural ``s`` dropped, numbers without thousands separators or a zero
-   fraction (``1,200`` = ``1200``, ``98.0`` = ``98``), dates in one form (``1989-06-12`` = ``12 June 1989`` =
-   ``June 12th, 1989``; a ``YYYY-01-01`` date also as its year), unit words as their symbols (``kilometres`` =
-   ``km``);
+   compatibility forms with accents dropped (``ł``, ``ø``, ``ß`` spelt ``l``, ``o``, ``ss``), case folded,
+   ``_`` and punctuation as spaces, an apostrophe a word of its own (``Baymax's`` holds ``Baymax``; ``Its`` is
+   not ``It's``), plural ``s`` dropped, numbers without thousands separators or a zero fraction (``1,200`` =
+   ``1200``, ``98.0`` = ``98``, ``875.4 million`` = ``875400000``), dates in one form (``1989-06-12`` =
+   ``12 June 1989`` = ``June 12th, 1989`` = ``6/12/1989``, both readings of an ambiguous one; a ``YYYY-01-01``
+   date also as its year), unit words as their symbols (``kilometres`` = ``km``), initials joined (``D.C.`` =
+   ``DC``);
 3. *name*: the same, once a knowledge graph's parenthesised disambiguator is dropped
    (``Arion (comicsCharacter)`` -> ``Arion``, ``Ray_Griggs_(director)`` -> ``Ray Griggs``), when the
    disambiguator is stated too, in the context or as the ontology's own class or relation, as a phrase or word
@@ -30,7 +32,8 @@ A value holding list brackets, markup, a line break or an unclosed parenthesis i
 not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
 the normalized rule does not find (``Fulton County, Georgia`` for "Fulton County ... in Georgia").
 
-The ontology's own terms (type names and labels) count as found: naming a class is not a hallucination.
+The ontology's own classes (type names and labels) count as found (*term*): naming a class is not a
+hallucination.
 """
 
 from __future__ import annotations
