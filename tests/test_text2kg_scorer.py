@@ -22,7 +22,7 @@ from igg.evaluate.text2kg import evaluate
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(os.environ.get("IGG_TEXT2KGBENCH", ROOT.parent / "shared" / "data" / "text2kgbench"))
 DATA = BENCH / "dbpedia_webnlg"
-ONTOLOGIES = ("19_film", "1_university", "8_celestialbody")
+ONTOLOGIES = ("19_film", "1_university", "10_comicscharacter")
 
 pytestmark = pytest.mark.skipif(not (BENCH / "evaluation" / "run_eval.py").is_file(),
                                 reason=f"Text2KGBench is not at {BENCH} (set IGG_TEXT2KGBENCH)")
@@ -68,7 +68,7 @@ def test_the_benchmarks_scorer_reads_igg_output_and_agrees_with_igg_metrics(tmp_
             assert accepted[name][f"avg_{metric}"] == f"{reports[name]['accepted'][metric]:.2f}", (name, metric)
             assert raw[name][f"avg_{metric}"] == f"{reports[name]['raw'][metric]:.2f}", (name, metric)
         assert float(accepted[name]["avg_rel_halluc"]) == 0
-        assert float(accepted[name]["avg_f1"]) >= float(raw[name]["avg_f1"]) - 0.04
+        assert float(accepted[name]["avg_f1"]) >= float(raw[name]["avg_f1"])
         assert float(accepted[name]["avg_obj_halluc"]) < float(raw[name]["avg_obj_halluc"]) / 2
 
 
