@@ -37,9 +37,10 @@ def scorer():
     return module
 
 
-def score(tmp_path: Path, system: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, str]]:
+def score(tmp_path: Path, system: str, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...] = ONTOLOGIES
+          ) -> dict[str, dict[str, str]]:
     """Run the scorer's main() on ``system`` (a path pattern with $$onto$$); its averages by ontology."""
-    config = {"onto_list": list(ONTOLOGIES), "avg_out_file": str(tmp_path / f"avg_{len(system)}.jsonl"),
+    config = {"onto_list": list(names), "avg_out_file": str(tmp_path / f"avg_{len(system)}.jsonl"),
               "path_patterns": {"sys": system,
                                 "gt": str(DATA / "ground_truth" / "ont_$$onto$$_ground_truth.jsonl"),
                                 "onto": str(DATA / "ontologies" / "$$onto$$_ontology.json"),
@@ -77,16 +78,16 @@ def test_a_sentence_without_an_answer_scores_as_the_scorer_scores_it(tmp_path, m
     folder = tmp_path / "answers"
     folder.mkdir()
     reports = {}
-    for name in ONTOLOGIES:
+    for name in ONTOLOGIES[:1]:
         lines = (DATA / "baselines" / "Vicuna-13B" / "llm_responses" / f"{name}_Vicuna13B_responses.jsonl"
                  ).read_text().splitlines(keepends=True)
         (folder / f"{name}.jsonl").write_text("".join(lines[5:]))   # the first five sentences unanswered
         reports[name] = evaluate(
             DATA / "ontologies" / f"{name}_ontology.json", DATA / "test" / f"ont_{name}_test.jsonl", tmp_path / name,
             responses_path=folder / f"{name}.jsonl", gold_path=DATA / "ground_truth" / f"ont_{name}_ground_truth.jsonl")
-    raw = score(tmp_path, str(folder / "$$onto$$.jsonl"), monkeypatch)
+    raw = score(tmp_path, str(folder / "$$onto$$.jsonl"), monkeypatch, ONTOLOGIES[:1])
     capsys.readouterr()
-    for name in ONTOLOGIES:
+    for name in ONTOLOGIES[:1]:
         assert reports[name]["counts"]["unanswered"] == 5
         for metric in METRICS:
             assert raw[name][f"avg_{metric}"] == f"{reports[name]['raw'][metric]:.2f}", (name, metric)
