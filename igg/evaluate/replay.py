@@ -28,6 +28,7 @@ from typing import Any
 from igg.act.apply import Actor
 from igg.act.evidence import Grounder
 from igg.evaluate.answers import Triple, relation_key
+from igg.graph.identity import normalize_identity_value
 from igg.graph.state import GraphState
 from igg.models.actions import read_action
 from igg.models.request import Constraints
@@ -93,7 +94,7 @@ class Replayer:
             return self._apply(state, actor, [{"type": "ADD_EDGE", "label": r, "from": {"name": s}, "to": {"name": o}}])
         actions: list[dict[str, Any]] = []
         refs: list[dict[str, str]] = []
-        for end, name in (("subject", s), ("object", o)):
+        for end, name in (("subject", normalize_identity_value(s)), ("object", normalize_identity_value(o))):
             if end == "object" and rel.kind == "datatype":
                 break
             wanted = (rel.domain if end == "subject" else rel.range) or [self.fallback]
@@ -106,7 +107,8 @@ class Replayer:
                         f"{name!r} is a {clash[0]} already; {rel.label} wants its {end} to be a "
                         f"{' or '.join(wanted)}, and the ontology makes {clash[0]} and {clash[1]} disjoint")
                 fit = wanted[0]
-                actions.append({"type": "ADD_NODE", "label": fit, "properties": {"name": name}})
+                if {"label": fit, "name": name} not in refs:  # "Mars named after Mars": one node, then a self-loop
+                    actions.append({"type": "ADD_NODE", "label": fit, "properties": {"name": name}})
             refs.append({"label": fit, "name": name})
         if rel.kind == "datatype":
             value = typed(o, rel)
