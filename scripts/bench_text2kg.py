@@ -6,6 +6,10 @@ what IGG dropped, how many correct triples it kept, the ontologies whose F1 fell
     python scripts/bench_text2kg.py --owl    # the ontologies read from the benchmark's OWL (Turtle) files
     python scripts/bench_text2kg.py --scorer # then the benchmark's own scorer (evaluation/run_eval.py) on the
                                              # raw answers and on IGG's accepted.jsonl: its global lines
+    python scripts/bench_text2kg.py DATA --tekgen [--alpaca]
+        # the other family: the 10 Wikidata-TekGen ontologies read from their OWL (Turtle) files, with the
+        # Vicuna-13B (or Alpaca-LoRA-13B) answers; DATA: a checkout of the benchmark (/work/shared holds only
+        # DBpedia-WebNLG)
 
 The scorer runs with NLTK's Treebank word tokenizer in place of ``word_tokenize`` (whose punkt model cannot be
 downloaded here), as the tests run it.
@@ -30,28 +34,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> int:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    owl = "--owl" in sys.argv
+    owl, tekgen = "--owl" in sys.argv, "--tekgen" in sys.argv
     data = Path(args[0]) if args else ROOT.parent / "shared" / "data" / "text2kgbench"
-    base = data / "dbpedia_webnlg"
+    base = data / ("wikidata_tekgen" if tekgen else "dbpedia_webnlg")
     if not base.is_dir():
-        print(f"no Text2KGBench at {data}: give its folder", file=sys.stderr)
+        print(f"no {base.name} in {data}: give the benchmark's folder", file=sys.stderr)
         return 2
     names = sorted((p.name.removesuffix("_ontology.json") for p in (base / "ontologies").glob("*_ontology.json")),
                    key=lambda n: int(n.split("_")[0]))
+    answers = answer_files(base, tekgen, "--alpaca" in sys.argv)
     started = time.perf_counter()
     reports = []
     with tempfile.TemporaryDirectory() as out:
         for name in names:
-            onto = base / "ontologies" / ("owl/ont_" + name + ".ttl" if owl else name + "_ontology.json")
-            answers = base / "baselines" / "Vicuna-13B" / "llm_responses" / f"{name}_Vicuna13B_responses.jsonl"
+            onto = base / "ontologies" / ("owl/ont_" + name + ".ttl" if owl or tekgen else name + "_ontology.json")
             reports.append(evaluate(onto, base / "test" / f"ont_{name}_test.jsonl", Path(out) / name,
-                                    responses_path=answers,
+                                    responses_path=answers.replace("$$onto$$", name),
                                     gold_path=base / "ground_truth" / f"ont_{name}_ground_truth.jsonl"))
         elapsed = time.perf_counter() - started
         if "--scorer" in sys.argv:
-            scored = {which: scorer(data, names, pattern, Path(out)) for which, pattern in (
-                ("raw", str(base / "baselines" / "Vicuna-13B" / "llm_responses" / "$$onto$$_Vicuna13B_responses.jsonl")),
-                ("accepted", str(Path(out) / "$$onto$$" / "accepted.jsonl")))}
+            scored = {which: scorer(data, base, names, pattern, Path(out)) for which, pattern in (
+                ("raw", answers), ("accepted", str(Path(out) / "$$onto$$" / "accepted.jsonl")))}
     print(table(reports))
     counts = {k: sum(r["counts"][k] for r in reports) for k in ("correct_raw", "correct_kept", "correct_in_sentence_raw",
                                                                "correct_in_sentence_kept")}
@@ -72,7 +75,16 @@ def main() -> int:
     return 0
 
 
-def scorer(data: Path, names: list[str], system: str, out: Path) -> dict[str, dict[str, Any]]:
+def answer_files(base: Path, tekgen: bool, alpaca: bool) -> str:
+    """The path pattern (``$$onto$$`` for the ontology) of the recorded answers."""
+    if not tekgen:
+        return str(base / "baselines" / "Vicuna-13B" / "llm_responses" / "$$onto$$_Vicuna13B_responses.jsonl")
+    if alpaca:
+        return str(base / "baselines" / "Alpaca-LoRA-13B" / "llm_responses" / "ont_$$onto$$_lora-13b_responses_v2.jsonl")
+    return str(base / "baselines" / "Vicuna-13B" / "llm_responses" / "ont_$$onto$$_llm_responses.jsonl")
+
+
+def scorer(data: Path, base: Path, names: list[str], system: str, out: Path) -> dict[str, dict[str, Any]]:
     """The benchmark's own ``run_eval.py`` on ``system`` (a path pattern with ``$$onto$$``): its rows by ontology."""
     from nltk.tokenize import NLTKWordTokenizer
 
@@ -81,7 +93,6 @@ def scorer(data: Path, names: list[str], system: str, out: Path) -> dict[str, di
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.word_tokenize = NLTKWordTokenizer().tokenize
-    base = data / "dbpedia_webnlg"
     avg = out / f"avg_{abs(hash(system))}.jsonl"
     config = {"onto_list": names, "avg_out_file": str(avg), "path_patterns": {
         "sys": system, "gt": str(base / "ground_truth" / "ont_$$onto$$_ground_truth.jsonl"),
