@@ -16,7 +16,7 @@ from igg.request.load import build_state, load_request
 TEXT = ("Super Capers is a 98 minute film with a $2000000.0 budget, released on 12 June 1989 in the U.S. "
         "It stars Alan B. Shepard, Tom Sizemore and The Velvet Underground; it cost 1,200 dollars, grossed "
         "875.4 million and the comic character Arion, Baymax's friend, is a hero of the White South Africans. It's Great to Be Young "
-        "was out on 9/27/2003.")
+        "was out on 9/27/2003. Luke Paul Hoare Shaw plays for Manchester United.")
 
 
 @pytest.mark.parametrize("value,how", [
@@ -31,6 +31,7 @@ TEXT = ("Super Capers is a 98 minute film with a $2000000.0 budget, released on 
     ("Velvet Underground", "exact"), ("United States", "abbreviation"),
     ("Alan Shepard", "fuzzy"),                          # an initial the value leaves out
     ("South Africa", "fuzzy"),                          # a short ending: South Africans
+    ("Luke Shaw", "name"),                              # a short name of the full name the text gives
     ("Person", "term"),                                 # the ontology's own class
 ])
 def test_values_stated_as_knowledge_graphs_write_them_are_found(value, how):
@@ -47,6 +48,7 @@ def test_values_stated_as_knowledge_graphs_write_them_are_found(value, how):
     "Super Capers (film series)",  # a disambiguator the text does not state: "series" is a claim too
     "Tom Sizemre",                # a misspelling is not the text's
     "Person Sizemore",            # a class word does not make a name
+    "Luke United",                # first and last words of a name, but not of one name
 ])
 def test_values_the_text_does_not_state_are_not_found(value):
     assert ValueFinder(TEXT, ["Film", "Person"]).find(value) is None

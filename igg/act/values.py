@@ -20,7 +20,8 @@ in this order, the first hit winning:
    says rocket, for the qualifier is a claim like any other;
 4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
    by a class or relation of the ontology (``English language``), initials stated as an abbreviation
-   (``United States`` as ``U.S.`` or ``USA``);
+   (``United States`` as ``U.S.`` or ``USA``), a two-word name whose middle names the text adds (``Luke Shaw``
+   in "Luke Paul Hoare Shaw": at most ``MIDDLE_NAMES`` capitalised words between);
 5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
    ``GAP_WORDS`` initial between two of them (``Alan Shepard`` in ``Alan B. Shepard``) and the value's own
    middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
@@ -45,6 +46,8 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+MIDDLE_NAMES = 3
+"""Capitalised words a person's short name may leave out of the name the text gives (``Luke Shaw``)."""
 GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
 
@@ -210,7 +213,20 @@ class ValueFinder:
         named = self._named(bare or text)
         if named is not None:
             return named
+        if self._full_name(bare or text):
+            return "name"
         return "fuzzy" if self._near(folded) else None
+
+    def _full_name(self, text: str) -> bool:
+        """A person's short name, stated as part of a longer proper name: the value's first and last words with at
+        most ``MIDDLE_NAMES`` capitalised words between them in the text (``Luke Shaw`` in "Luke Paul Hoare
+        Shaw", ``Yevgeni Cherkes`` in "Yevgeni Aleksandrovich Cherkes")."""
+        words = text.split()
+        if len(words) != 2 or not all(w[:1].isupper() and w.isalpha() for w in words):
+            return False
+        first, last = (re.escape(w) for w in words)
+        middle = rf"(?:\s+[A-Z][\w.'-]*){{1,{MIDDLE_NAMES}}}"
+        return re.search(rf"(?<!\w){first}{middle}\s+{last}(?!\w)", self.context) is not None
 
     def _qualifiers_stated(self, text: str) -> bool:
         """Whether each parenthesised qualifier of a name is stated in the context or is the ontology's own term
@@ -300,4 +316,4 @@ class ValueFinder:
         return passage if len(passage) <= 120 else passage[:117] + "..."
 
 
-__all__ = ["DERIVED_ENDINGS", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
+__all__ = ["DERIVED_ENDINGS", "MIDDLE_NAMES", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
