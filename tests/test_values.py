@@ -16,7 +16,7 @@ from igg.request.load import build_state, load_request
 TEXT = ("Super Capers is a 98 minute film with a $2000000.0 budget, released on 12 June 1989 in the U.S. "
         "It stars Alan B. Shepard, Tom Sizemore and The Velvet Underground; it cost 1,200 dollars, grossed "
         "875.4 million and the comic character Arion, Baymax's friend, is a hero of the White South Africans. It's Great to Be Young "
-        "was out on 9/27/2003. Luke Paul Hoare Shaw plays for Manchester United.")
+        "was out on 9/27/2003. Luke Paul Hoare Shaw plays for Manchester United, Abraham Ribicoff for none.")
 
 
 @pytest.mark.parametrize("value,how", [
@@ -29,7 +29,8 @@ TEXT = ("Super Capers is a 98 minute film with a $2000000.0 budget, released on 
     ("Arion (comicsCharacter)", "name"),                # a disambiguator the text states, dropped
     ("Tom Sizemore (Person)", "name"),                  # ... or one that is the ontology's own class
     ("Velvet Underground", "exact"), ("United States", "abbreviation"),
-    ("Alan Shepard", "fuzzy"),                          # an initial the value leaves out
+    ("Alan Shepard", "name"),                           # an initial the value leaves out
+    ("Abraham A. Ribicoff", "fuzzy"),                   # an initial the text leaves out
     ("South Africa", "fuzzy"),                          # a short ending: South Africans
     ("Luke Shaw", "name"),                              # a short name of the full name the text gives
     ("Person", "term"),                                 # the ontology's own class
