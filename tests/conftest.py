@@ -108,6 +108,7 @@ INTEGRATION_MODULES = frozenset({
     "test_review_run", "test_code_imports", "test_hostile", "test_llm_run", "test_llm_faults", "test_fork",
     "test_resume_window", "test_history_tools", "test_merge", "test_export_formats", "test_store",
     "test_tool_surface", "test_resume_chunks", "test_code_typescript", "test_code_go", "test_code_go_update",
+    "test_text2kg_scorer",
 })
 """Modules whose tests run IGG or a compiler, an oracle or a client as processes of their own."""
 

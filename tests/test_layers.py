@@ -20,12 +20,12 @@ store; ``--since`` and ``igg check``): they sit with the engine. The rest of ``i
 
 LAYERS: list[tuple[str, set[str]]] = [
     ("interfaces", {"igg.__main__", "igg.interfaces"}),
-    ("jobs", {"igg.workspace", "igg.batch"}),
+    ("jobs", {"igg.workspace", "igg.batch", "igg.evaluate"}),
     ("service", {"igg.service"}),
     ("engine and its seams", {"igg.engine", "igg.session", *CODEMAP_JOBS, "igg.persistence", "igg.store",
                               "igg.export"}),
     ("steps", {"igg.act", "igg.observe", "igg.agents", "igg.codemap", "igg.request", "igg.record", "igg.view",
-               "igg.rules"}),
+               "igg.rules", "igg.ontology"}),
     ("graph and contracts", {"igg.graph", "igg.models"}),
     ("foundations", {"igg.errors", "igg.io"}),
 ]

@@ -25,7 +25,8 @@ A resolved item: ``{"quote", "chunk", "start", "end", "line", "column", "match"}
 chunk's text comes from a file section (a ``// File: path`` marker; ``line``/``column`` then count in that
 file, from the line after the marker) and ``"score"`` for a fuzzy match. ``start``/``end`` are offsets in the
 chunk's text (``end`` may run past the chunk when the quote spans a boundary); ``line``/``column`` are 1-based.
-A quote that is not found is kept as ``{"quote", "match": "none"}``.
+A quote that is not found is kept as ``{"quote", "match": "none"}``; under ``values`` one the value rule finds is
+``{"quote", "match": "name", "rule"}`` (``rule``: how ``igg.act.values`` found it).
 
 **The policy** (``config.grounding``):
 
@@ -35,6 +36,12 @@ A quote that is not found is kept as ``{"quote", "match": "none"}``.
 ``required_edges``  ``ADD_EDGE`` (and ``UPDATE_EDGE`` setting properties) without evidence:
                     ``MISSING_EVIDENCE``; any quote not found: ``UNGROUNDED_EVIDENCE`` (rejected)
 ``required``        the same for ``ADD_NODE``, ``ADD_EDGE`` and updates setting properties
+``values``          every value an ``ADD_NODE``, ``ADD_EDGE`` or update writes (node identities, literal
+                    property values) must be stated in the context, read as knowledge graphs write names
+                    (``igg.act.values``: exact, normalized, without a disambiguator, bounded fuzzy; the
+                    schema's own terms count as stated): else ``UNGROUNDED_VALUE``, naming the value and the
+                    closest passage. Evidence is not demanded; a quote given is located as above, then by the
+                    same value rule (``"match": "name"``), and refused when not found
 ==================  =================================================================================
 """
 
@@ -52,6 +59,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import ScoreAlignment
 
 from igg.act.context import Rejection
+from igg.act.values import ValueFinder
 from igg.graph.grounding import grounding_of
 from igg.models.actions import MAX_QUOTE_CHARS, AddEdge, AddNode, EvidenceSpan, UpdateEdge, UpdateNode
 from igg.models.request import Request
@@ -59,7 +67,7 @@ from igg.models.verdicts import ErrorCode as C
 from igg.models.verdicts import Verdict
 from igg.observe.chunks import ContextChunks, file_sections, split_context
 
-GroundingPolicy: TypeAlias = Literal["off", "warn", "required_edges", "required"]
+GroundingPolicy: TypeAlias = Literal["off", "warn", "required_edges", "required", "values"]
 
 GroundedAction: TypeAlias = AddNode | AddEdge | UpdateNode | UpdateEdge
 GROUNDED_ACTIONS = (AddNode, AddEdge, UpdateNode, UpdateEdge)
@@ -171,9 +179,14 @@ NOT_GIVEN = Grounded(None)
 class Grounder:
     """Locates evidence in one request's context and applies its grounding policy (see the module doc)."""
 
-    def __init__(self, context: str, chunk_tokens: int, policy: GroundingPolicy = "off") -> None:
+    def __init__(self, context: str, chunk_tokens: int, policy: GroundingPolicy = "off",
+                 terms: tuple[str, ...] = (), kinds: tuple[str, ...] = ()) -> None:
+        """``terms``: the schema's node types and their labels, which the ``values`` policy counts as stated;
+        ``kinds``: its relations' names and labels, which may follow a stated name (``igg.act.values``)."""
         self.context, self.chunk_tokens = context, chunk_tokens
         self.policy: GroundingPolicy = policy
+        self.terms, self.kinds = terms, kinds
+        self._finder: ValueFinder | None = None
         self._chunks: ContextChunks | None = None
         self._indexes: dict[int, _Index] = {}
         self._sections: list[tuple[int, int, str]] | None = None  # (start, body start, path) per file section
@@ -207,7 +220,18 @@ class Grounder:
     def for_request(cls, request: Request) -> Grounder:
         """The grounder of a request: its context, chunked as the loop walks it, and its policy."""
         config = request.config
-        return cls(request.context_data, config.context.chunk_tokens, config.grounding)
+        schema = config.schema_
+        labels = {name: term.label for name, term in schema.terms.items()}
+        terms = (*schema.node_types, *(labels[t] for t in schema.node_types if t in labels))
+        kinds = (*schema.edge_types, *(label for name, label in labels.items() if name not in schema.node_types))
+        return cls(request.context_data, config.context.chunk_tokens, config.grounding, terms, kinds)
+
+    @property
+    def finder(self) -> ValueFinder:
+        """The value rule over the whole context (built on first use)."""
+        if self._finder is None:
+            self._finder = ValueFinder(self.context, self.terms, self.kinds)
+        return self._finder
 
     @property
     def chunks(self) -> ContextChunks | None:
@@ -231,11 +255,16 @@ class Grounder:
 
     def active(self, action: object) -> bool:
         """Whether ``ground`` has anything to do for this action (evidence given, or the policy demands it)."""
-        return isinstance(action, GROUNDED_ACTIONS) and (bool(action.evidence) or self.demands(action))
+        return isinstance(action, GROUNDED_ACTIONS) and (bool(action.evidence) or self.demands(action) or (
+            self.policy == "values" and bool(action.properties)))
 
     def ground(self, action: Any, cursor: int | None = None) -> Grounded | Rejection:
         """Locate the action's evidence (``cursor``: the loop's position in the context walk, whose chunk is
         searched first) and apply the policy: the located items, or a rejection."""
+        if self.policy == "values" and action.properties:
+            unstated = self.unstated(action.properties)
+            if unstated is not None:
+                return C.UNGROUNDED_VALUE, unstated
         if not action.evidence:
             if self.demands(action):
                 what = "every ADD_EDGE and UPDATE_EDGE" if self.policy == "required_edges" else \
@@ -256,6 +285,8 @@ class Grounder:
                 items.append(spanned)
                 continue
             found = self._locate(given, current)
+            if found is None and self.policy == "values" and (how := self.finder.find(given)) is not None:
+                found = {"quote": given, "match": "name", "rule": how}
             if found is None:
                 missed.append(self._miss(given, current))
                 found = {"quote": given, "match": "none"}
@@ -263,10 +294,25 @@ class Grounder:
         if not missed:
             return Grounded(items)
         message = "; ".join(missed)
-        if self.policy in ("required", "required_edges"):
+        if self.policy in ("required", "required_edges", "values"):
             return C.UNGROUNDED_EVIDENCE, message + (" Quote the context verbatim (a few words that state it) or "
                                                      "give a span {\"chunk\", \"start\", \"end\"}.")
         return Grounded(items, message if self.policy == "warn" else None)
+
+    def unstated(self, properties: dict[str, Any]) -> str | None:
+        """Under ``values``: why the first property value the context does not state is refused, or None."""
+        finder = self.finder
+        for key, value in properties.items():
+            for item in value if isinstance(value, list) else (value,):
+                if isinstance(item, bool) or not isinstance(item, str | int | float) or finder.find(item):
+                    continue
+                passage = finder.closest(item)
+                near = f"; the closest passage is {passage!r}" if passage else ""
+                return (f"{key} {item!r} is not stated in the context (looked for it exactly; folded: case, accents, "
+                        f"'_', punctuation, dates, numbers, units; without a parenthesised qualifier; and with "
+                        f"initials, a leading 'The' or a short ending left out){near}. Write only values the "
+                        "context states, as it states them, or the ontology's own terms.")
+        return None
 
     # ---- locating ------------------------------------------------------------------------------------------
     def _current(self, cursor: int | None) -> int | None:

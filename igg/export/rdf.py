@@ -12,6 +12,12 @@ The mapping (``BASE`` is the base IRI, ``--base-iri``; default ``urn:igg:``)::
                                                  rdf:predicate, rdf:object) carrying the edge's properties; ID is
                                                  IGG's edge id
 
+A schema imported from an ontology (``Schema.terms``) writes its own IRIs instead of ``BASE vocab/NAME`` for its
+classes, relations and datatype relations, ``rdfs:subClassOf`` for ``subclass_of``, and a datatype relation's
+values as literals of the ontology's datatype (``"1989-06-12"^^xsd:date``) where the text is one (else a plain
+string, as the text had it), one triple per value of a multi-valued property (not an ``rdf:JSON`` list): the
+export satisfies the SHACL shapes ``igg schema shacl`` writes from the same ontology.
+
 Values: strings are plain literals (xsd:string), integers ``xsd:integer``, floats ``xsd:double``, booleans
 ``xsd:boolean``, lists ``rdf:JSON`` literals holding the list as JSON. Code points UTF-8 cannot carry (unpaired
 surrogates) are replaced by U+FFFD and counted (``replaced_values``). Edge properties use reification, not
@@ -35,6 +41,7 @@ from igg.errors import ExportError
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.io.files import open_for_write
+from igg.ontology.model import lexical_ok
 
 DEFAULT_BASE = "urn:igg:"
 """The base IRI when none is given."""
@@ -85,7 +92,10 @@ class _Names:
 
     def __init__(self, state: GraphState, base: str) -> None:
         self.base = check_base(base)
-        self.vocab_cache: dict[str, str] = {}
+        terms = state.schema.terms
+        self.vocab_cache: dict[str, str] = {name: t.iri for name, t in terms.items() if t.iri}
+        self.datatypes: dict[str, str] = {name: t.datatype for name, t in terms.items() if t.datatype}
+        """Datatype relations' keys -> their XSD datatype IRI (their values are written typed, one per triple)."""
         ident = state.schema.identity_keys
         self.nodes = {n: f"{base}node/{quote(d['type'], safe='')}/"
                          + "/".join(_part(d["properties"].get(k)) for k in ident[d["type"]])
@@ -115,7 +125,17 @@ def _schema_triples(state: GraphState, names: _Names) -> Iterator[tuple[str, str
     ranges = {(k, _RANGES[spec]) for specs in types.values() for k, spec in specs.items()
               if isinstance(spec, str) and k in keys}
     for k, rng in sorted(ranges):
-        yield names.vocab(k), RDFS + "range", rng, None
+        yield names.vocab(k), RDFS + "range", names.datatypes.get(k, rng), None
+    for t, parents in state.schema.subclass_of.items():
+        for parent in parents:
+            yield names.vocab(t), RDFS + "subClassOf", names.vocab(parent), None
+
+
+def typed_value(value: Any, datatype: str) -> tuple[str, str | None]:
+    """A datatype relation's value as (lexical form, datatype IRI): typed when the text is a valid literal of
+    the ontology's datatype, else a plain string (None), as the text had it."""
+    text = _float(value) if value.__class__ is float else str(value).lower() if value.__class__ is bool else str(value)
+    return (text, datatype) if lexical_ok(text, datatype) else (text, None)
 
 
 def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
@@ -140,12 +160,23 @@ def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
             return Literal(json.dumps(v, ensure_ascii=False), datatype=URIRef(_DATATYPES[list]))
         return Literal(v)
 
+    def term_literals(k: str, v: Any) -> list[Any]:
+        out = []
+        for item in v if v.__class__ is list else [v]:
+            text, dt = typed_value(item, names.datatypes[k])
+            out.append(Literal(_SURROGATE.sub("\ufffd", text), datatype=URIRef(dt) if dt else None))
+        return out
+
     rdf_type = URIRef(RDF + "type")
     for n, d in state.nodes.items():
         s = URIRef(names.nodes[n])
         add((s, rdf_type, URIRef(names.vocab(d["type"]))))
         for k, v in d["properties"].items():
-            add((s, URIRef(names.vocab(k)), literal(v)))
+            if k in names.datatypes:
+                for lit in term_literals(k, v):
+                    add((s, URIRef(names.vocab(k)), lit))
+            else:
+                add((s, URIRef(names.vocab(k)), literal(v)))
     for eid, u, v, d in state.edges():
         su, p, sv = URIRef(names.nodes[u]), URIRef(names.vocab(d["type"])), URIRef(names.nodes[v])
         add((su, p, sv))
@@ -233,15 +264,26 @@ class _NTriples:
         self.write("".join(self.out).encode("utf-8"))
         self.out.clear()
 
+    def term(self, k: str, v: Any) -> list[str]:
+        """A datatype relation's values as literals of the ontology's datatype (see ``typed_value``)."""
+        out = []
+        for item in v if v.__class__ is list else [v]:
+            text, dt = typed_value(item, self.names.datatypes[k])
+            out.append(f'"{self.text(text)}"' + (f"^^<{dt}>" if dt else ""))
+        return out
+
     def nodes(self, state: GraphState, iris: dict[str, str]) -> None:
         """Each node's type and properties."""
         out, get, pred, literal = self.out, self.vocab.get, self.pred, self.literal
         append = out.append
+        datatypes = self.names.datatypes
         for n, d in state.nodes.items():
             s = iris[n]
             append(f"{s} {_RDF_TYPE} {pred(d['type'])} .\n")
             for k, v in d["properties"].items():
-                if v.__class__ is str and not _nt_special(v):
+                if datatypes and k in datatypes:
+                    out += [f"{s} {pred(k)} {lit} .\n" for lit in self.term(k, v)]
+                elif v.__class__ is str and not _nt_special(v):
                     append(f'{s} {get(k) or pred(k)} "{v}" .\n')
                 else:
                     append(f"{s} {get(k) or pred(k)} {literal(v)} .\n")

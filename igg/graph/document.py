@@ -7,6 +7,9 @@ time, straight from the graph's own dicts (never through pydantic: exports, snap
 snapshot holds and ``GraphDocument`` is read from); ``document_json`` writes its JSON without holding it as
 dicts: each chunk of elements is encoded while it is fresh, and the bytes are exactly what pydantic-core's
 ``to_json`` writes for ``document_dict`` (``encode_json``).
+
+A graph whose schema came from an ontology (``Schema.terms``) has its facts written back as the ontology's
+triples too (``triples``, after the edges): ``[subject, relation, object]`` with the relation's own label.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import orjson
 from pydantic_core import PydanticSerializationError, to_json
 
 from igg.graph.collector import collector_paused
-from igg.models.schema import Schema
+from igg.models.schema import Schema, Term
 
 CHUNK = 4096
 """Elements built and encoded together by ``document_json`` (small enough to stay in the CPU caches)."""
@@ -70,6 +73,29 @@ def element_chunks(graph: Elements, kind: Literal["nodes", "edges"], provenance:
         yield chunk
 
 
+def term_triples(graph: Elements, terms: Mapping[str, Term]) -> list[list[Any]]:
+    """A graph's facts in its ontology's names: each edge ``[source name, relation label, target name]``, then
+    each value of a datatype relation ``[node name, relation label, value]`` (a list property gives one triple
+    per item); entities are named by their ``name`` property. Empty when ``terms`` is."""
+    if not terms:
+        return []
+    nodes = graph.nodes
+
+    def label(name: str) -> str:
+        term = terms.get(name)
+        return term.label if term is not None else name
+
+    out: list[list[Any]] = [[nodes[u]["properties"].get("name"), label(d["type"]), nodes[v]["properties"].get("name")]
+                            for _, (u, v, d) in graph.edge_rows()]
+    typed = {k for k, t in terms.items() if t.datatype is not None}
+    for d in nodes.values():
+        props = d["properties"]
+        for key in typed.intersection(props):
+            value = props[key]
+            out += [[props.get("name"), label(key), item] for item in (value if isinstance(value, list) else [value])]
+    return out
+
+
 def _head(schema: Schema | None) -> dict[str, Any]:
     head = dict(HEAD)
     if schema is not None:
@@ -85,6 +111,8 @@ def document_dict(graph: Elements, *, schema: Schema | None = None, metadata: di
         doc = _head(schema)
         for kind in ("nodes", "edges"):
             doc[kind] = next(element_chunks(graph, kind, provenance, sys.maxsize), [])
+        if schema is not None and schema.terms:
+            doc["triples"] = term_triples(graph, schema.terms)
     if metadata is not None:
         doc["metadata"] = metadata
     return doc
@@ -105,6 +133,8 @@ def document_json(graph: Elements, *, schema: Schema | None = None, metadata: di
             for kind in ("nodes", "edges"):
                 pieces += (b",", to_json(kind), b":")
                 _encode_list(pieces, element_chunks(graph, kind, provenance, CHUNK))
+            if schema is not None and schema.terms:
+                pieces += (b",", to_json("triples"), b":", to_json(term_triples(graph, schema.terms)))
         pieces += (b",", to_json("metadata"), b":", to_json(metadata or {}), b"}")
         pieces[0] = b"{"
         return b"".join(pieces)

@@ -9,7 +9,9 @@ scalars), or ``{"enum": [allowed values]}``. Properties not declared stay free (
                              "abstract": "boolean", "tags": "list"}}
 ```
 
-A value of the wrong type is rejected with ``WRONG_PROPERTY_TYPE``, a value outside an enum with
+A list of values of the declared type is accepted too: a multi-valued property, as an ontology's datatype
+relation may be (two alternative names, two birth dates). A value of the wrong type is rejected with
+``WRONG_PROPERTY_TYPE``, a value outside an enum with
 ``VALUE_NOT_IN_ENUM``; both messages name the property, the value and what would pass. The types are shown
 in the observation's schema section and narrow the LLM agent's response schema.
 """
@@ -46,8 +48,9 @@ def value_problem(key: str, value: Any, spec: PropertyType) -> tuple[str, str] |
             return None
         allowed = ", ".join(_show(v) for v in spec.enum)
         return ("VALUE_NOT_IN_ENUM", f"property {key!r} is {_show(value)}; allowed values: {allowed}.")
-    if _fits(value, spec):
-        return None
+    if _fits(value, spec) or (spec != "list" and isinstance(value, list) and value
+                              and all(_fits(v, spec) for v in value)):
+        return None  # a list of values of the type: a multi-valued property (an ontology's datatype relation)
     return ("WRONG_PROPERTY_TYPE", f"property {key!r} must be {_article(spec)} (schema property_types); got "
             f"{_kind_of(value)} {_show(value)}.")
 

@@ -140,10 +140,11 @@ class Config(_Strict):
     context: ContextConfig = Field(default_factory=ContextConfig, description="Context chunking.")
     llm: LLMConfig = Field(default_factory=LLMConfig, description="LLM agent settings.")
     finalize: FinalizeConfig = Field(default_factory=FinalizeConfig, description="Finalization.")
-    grounding: Literal["off", "warn", "required_edges", "required"] = Field(
+    grounding: Literal["off", "warn", "required_edges", "required", "values"] = Field(
         default="off",
         description=("Evidence checks (igg.act.evidence): off; warn (quotes not found warned); required_edges or "
-                     "required (edges, or all facts, need evidence; quotes not found are refused)."),
+                     "required (edges, or all facts, need evidence; quotes not found are refused); values (every "
+                     "node identity and property value must be stated in the context, igg.act.values)."),
     )
     review: bool = Field(
         default=False,

@@ -60,6 +60,17 @@ class MinEdgesRule(_Strict):
     min: int = Field(default=1, ge=1, description="The least number of such edges.")
 
 
+class Term(_Strict):
+    """The ontology term behind a schema name (a node type, edge type or typed property key): exports and reports
+    write the term's own label and IRI, not the safe name."""
+
+    label: str = Field(description="The term's label in its ontology, e.g. 'production company'.")
+    iri: str | None = Field(default=None, description="The term's IRI, when the ontology gives one.")
+    datatype: str | None = Field(
+        default=None, description="A datatype relation's range (an XSD datatype IRI); None for classes and "
+                                  "object relations.")
+
+
 CompletenessRule = Annotated[HasAttributeRule | NoIsolatedNodesRule | MinEdgesRule, Field(discriminator="rule")]
 
 
@@ -99,6 +110,22 @@ class Schema(_Strict):
         ),
     )
 
+    subclass_of: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description=("Per node type, its parent types (rdfs:subClassOf): an edge pattern on a type admits its "
+                     "subtypes, e.g. {'Scientist': ['Person']}."),
+    )
+    disjoint_with: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description=("Per node type, the types no entity may also be (owl:disjointWith; their subtypes too): an "
+                     "entity typed both ways is refused (TYPE_CONFLICT)."),
+    )
+    terms: dict[str, Term] = Field(
+        default_factory=dict,
+        description=("Per node type, edge type or property key, the ontology term it stands for (label, IRI, "
+                     "datatype); set by an imported ontology, read by the exports and reports."),
+    )
+
     def compile(self) -> CompiledSchema:
         """The lookup form of this schema (assumes it passed ``igg.models.request.check_request``)."""
         node_types = frozenset(self.node_types)
@@ -108,9 +135,11 @@ class Schema(_Strict):
             keys = list(identity.get(t, ()))
             keys += [k for k in self.required_attributes.get(t, []) if k not in keys]
             required[t] = tuple(keys)
+        below = subtypes(self.node_types, self.subclass_of)
         patterns: dict[str, set[tuple[str, str]]] = {}
-        for p in self.edge_patterns:
-            patterns.setdefault(p.type, set()).add((p.from_, p.to))
+        for p in self.edge_patterns:  # a pattern on a type admits its subtypes at either end
+            patterns.setdefault(p.type, set()).update(
+                (a, b) for a in below.get(p.from_, (p.from_,)) for b in below.get(p.to, (p.to,)))
         keyed = {k for keys in identity.values() for k in keys}
         return CompiledSchema(
             types_by_identity_key={k: tuple(t for t in self.node_types if k in identity[t]) for k in keyed},
@@ -124,7 +153,31 @@ class Schema(_Strict):
             patterns={k: frozenset(v) for k, v in patterns.items()},
             property_types={t: dict(specs) for t, specs in self.property_types.items() if specs},
             descriptions=dict(self.descriptions),
+            subtypes={t: frozenset(below[t]) for t in self.node_types},
+            subclass_of={t: tuple(parents) for t, parents in self.subclass_of.items() if parents},
+            disjoint=frozenset(pair for a, others in self.disjoint_with.items() for b in others
+                               for x in below.get(a, (a,)) for y in below.get(b, (b,)) for pair in ((x, y), (y, x))),
+            terms=dict(self.terms),
         )
+
+
+def subtypes(node_types: list[str], subclass_of: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    """Each node type with its subtypes, direct and indirect (itself first); a cycle does not loop."""
+    children: dict[str, list[str]] = {}
+    for child, parents in subclass_of.items():
+        for parent in parents:
+            children.setdefault(parent, []).append(child)
+    out: dict[str, tuple[str, ...]] = {}
+    for t in node_types:
+        seen = [t]
+        stack = list(children.get(t, ()))
+        while stack:
+            c = stack.pop()
+            if c not in seen:
+                seen.append(c)
+                stack.extend(children.get(c, ()))
+        out[t] = tuple(seen)
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,3 +202,11 @@ class CompiledSchema:
     """Declared property types per node or edge type (types without any are absent)."""
     descriptions: dict[str, str] = field(default_factory=dict)
     """What each node or edge type means, where the schema says."""
+    subtypes: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Each node type with its subtypes (``subclass_of`` read downwards; itself included)."""
+    terms: dict[str, Term] = field(default_factory=dict)
+    """The ontology term behind a schema name, where the schema came from an ontology."""
+    subclass_of: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each node type's direct parent types, where it has any."""
+    disjoint: frozenset[tuple[str, str]] = frozenset()
+    """Pairs of node types no entity may be both of (``disjoint_with``, both ways, subtypes included)."""

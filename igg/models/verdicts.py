@@ -76,6 +76,12 @@ class ErrorCode(StrEnum):
     action is applied and this is its verdict's warning."""
     MISSING_EVIDENCE = "MISSING_EVIDENCE"
     """``config.grounding`` is ``required`` (or ``required_edges``) and the action carries no ``evidence``."""
+    UNGROUNDED_VALUE = "UNGROUNDED_VALUE"
+    """``config.grounding`` is ``values`` and a node identity or property value the action writes is not stated in
+    the context (``igg.act.values``); the message names the value and the closest passage."""
+    TYPE_CONFLICT = "TYPE_CONFLICT"
+    """An entity the ontology types two incompatible ways (two relations' domain or range, neither a subtype of
+    the other): the triple that would retype it is refused, not silently picked."""
     UNGROUNDED_SYMBOL = "UNGROUNDED_SYMBOL"
     """Code mapping only: a node or edge about a code symbol (class, method, table, ...) the sources lack."""
 

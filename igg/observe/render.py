@@ -212,6 +212,9 @@ def _grounding(request: Request) -> list[str]:
     policy = request.config.grounding
     if policy == "off":
         return []
+    if policy == "values":
+        return ["Grounding (values): write every name and value as the context states it (the ontology's own "
+                "class names excepted); one the context does not state: UNGROUNDED_VALUE."]
     rule = ("a quote not found is a warning" if policy == "warn" else
             "without it: MISSING_EVIDENCE; a quote not in the context: UNGROUNDED_EVIDENCE")
     return [f"Evidence ({policy}): give {_GROUNDING_WHO[policy]} \"evidence\": [\"a verbatim quote of the "

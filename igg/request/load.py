@@ -23,10 +23,17 @@ from igg.io.inputs import parse_json, read_text
 from igg.models.common import IDENTIFIER_HINT, is_identifier, property_key_problem
 from igg.models.request import Request
 from igg.models.schema import Schema
+from igg.ontology.model import OntologyError
+from igg.ontology.read import load_ontology
 
 
-def load_request(source: str | Path | dict[str, Any], *, source_name: str | None = None) -> Request:
+def load_request(source: str | Path | dict[str, Any], *, source_name: str | None = None,
+                 ontologies: bool = True) -> Request:
     """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``.
+
+    ``config.schema`` may name an ontology file (``{"ontology": PATH}``, relative to the request file's folder,
+    else to the working directory), imported by ``igg.ontology``; ``ontologies=False`` refuses that (a server
+    reads no file a remote client names).
 
     A string is JSON text when it starts with ``{``; otherwise it is the name of a request file, read when it
     exists (``load_request("request.json")`` reads the file, as ``load_request(Path("request.json"))`` does).
@@ -40,6 +47,7 @@ def load_request(source: str | Path | dict[str, Any], *, source_name: str | None
         source = Path(source)
     name = source_name or (("standard input" if str(source) == "-" else str(source)) if isinstance(source, Path)
                            else "request")
+    folder = source.parent if isinstance(source, Path) and str(source) != "-" else None
     if isinstance(source, Path):
         source = read_text(source, source=name)
     if isinstance(source, str):
@@ -47,6 +55,7 @@ def load_request(source: str | Path | dict[str, Any], *, source_name: str | None
     if not isinstance(source, dict):
         raise RequestInvalid([Problem("", f"a request must be a JSON object, got {type(source).__name__}")],
                              source=name)
+    source = _with_ontology(source, folder, name, ontologies)
     unencodable = find_unencodable(source)
     if unencodable is not None:  # a lone surrogate could reach the graph, the store and every export
         raise RequestInvalid([Problem(unencodable.path, unencodable.describe().partition(": ")[2])], source=name)
@@ -67,7 +76,7 @@ def check_request(request: Request) -> list[Problem]:
     problems = check_schema(request.config.schema_, "config.schema")
     if problems:
         return problems  # the seed cannot be checked against a broken schema
-    if request.config.grounding.startswith("required") and not request.context_data.strip():
+    if request.config.grounding in ("required", "required_edges", "values") and not request.context_data.strip():
         problems.append(Problem("config.grounding", f"{request.config.grounding!r} needs context_data to quote "
                                 "evidence from; give context_data, or use 'warn' or 'off'"))
     if request.seed_data is not None:
@@ -122,6 +131,10 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
         attribute = getattr(rule, "attribute", None)
         if attribute is not None and (problem := property_key_problem(attribute)):
             problems.append(Problem(f"{path}.completeness[{i}].attribute", problem))
+    for t, parents in (*schema.subclass_of.items(), *schema.disjoint_with.items()):
+        for name in (t, *parents):
+            if name not in nodes:
+                problems.append(Problem(f"{path}.subclass_of.{t}", f"{name!r} is not a node type; node types: {known}"))
     for field_name, per_type in (("descriptions", schema.descriptions), ("property_types", schema.property_types)):
         for t, value in per_type.items():
             if t not in nodes and t not in edges:
@@ -131,6 +144,31 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
                 assert isinstance(value, dict)
                 problems += _key_problems(list(value), f"{path}.property_types.{t}")
     return problems
+
+
+def _with_ontology(source: dict[str, Any], folder: Path | None, name: str, allowed: bool) -> dict[str, Any]:
+    """The request with ``config.schema: {"ontology": PATH, ...}`` replaced by the schema imported from PATH
+    (relative to the request's folder; other keys of that object override the imported ones)."""
+    config = source.get("config")
+    schema = config.get("schema") if isinstance(config, dict) else None
+    if not (isinstance(schema, dict) and "ontology" in schema):
+        return source
+    assert isinstance(config, dict)
+    if not allowed:
+        raise RequestInvalid([Problem("config.schema.ontology", "this server reads no ontology file a client names: "
+                                      "send the schema itself (igg schema import FILE prints it)")], source=name)
+    given = schema["ontology"]
+    if not isinstance(given, str) or not given:
+        raise RequestInvalid([Problem("config.schema.ontology", "give the path of an ontology file")], source=name)
+    path = Path(given)
+    if not path.is_absolute() and folder is not None:
+        path = folder / path
+    try:
+        imported = load_ontology(path).schema().model_dump(by_alias=True, exclude_defaults=True)
+    except OntologyError as exc:
+        raise RequestInvalid([Problem("config.schema.ontology", str(exc))], source=name) from None
+    imported.update({k: v for k, v in schema.items() if k != "ontology"})
+    return {**source, "config": {**config, "schema": imported}}
 
 
 def _key_problems(keys: list[str], path: str) -> list[Problem]:

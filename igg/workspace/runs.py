@@ -205,4 +205,4 @@ def export_specs(texts: list[str], output_dir: Path | None, session_id: str) -> 
 def _checked(request: Request) -> Request:
     from igg.request.load import load_request
 
-    return load_request(request.model_dump(by_alias=True, mode="json", exclude_none=True))
+    return load_request(request.model_dump(by_alias=True, mode="json", exclude_none=True), ontologies=False)

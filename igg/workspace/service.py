@@ -359,7 +359,7 @@ class Workspace:
         try:
             raw = request.model_dump(by_alias=True, mode="json", exclude_none=True) \
                 if isinstance(request, Request) else request
-            checked = load_request(raw)
+            checked = load_request(raw, ontologies=False)
         except RequestInvalid as exc:
             raise WorkspaceError(WorkspaceCode.INVALID_REQUEST, str(exc)) from None
         state, _ = build_state(checked)

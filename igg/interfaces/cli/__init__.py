@@ -25,7 +25,7 @@ from igg.interfaces.codes import EXIT_OK as EXIT_OK
 COMMANDS = ("validate", "schema", "run", "resume", "map-code", "check", "cycles", "sessions", "show", "explain", "diff",
             "undo", "fork", "review",
             "replay", "batch", "mcp", "serve", "view",
-            "tools", "export", "completion")
+            "tools", "export", "eval", "completion")
 """Command modules under ``igg.interfaces.cli``, in help order."""
 
 """128 + SIGPIPE: what a shell reports for a command whose reader went away."""

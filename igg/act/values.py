@@ -1,0 +1,319 @@
+"""Whether a value an action writes is stated in its context, read the way knowledge graphs write names
+(``config.grounding: "values"``; see ``igg.act.evidence``).
+
+**The rule.** A value (a node's identity, a literal property value; numbers as their text) is *found* when,
+in this order, the first hit winning:
+
+1. *exact*: the value's text occurs in the context as given, on word boundaries;
+2. *normalized*: both sides folded the same way occur word for word (on word boundaries): Unicode
+   compatibility forms with accents dropped (``ł``, ``ø``, ``ß`` spelt ``l``, ``o``, ``ss``), case folded,
+   ``_`` and punctuation as spaces, an apostrophe a word of its own (``Baymax's`` holds ``Baymax``; ``Its`` is
+   not ``It's``), plural ``s`` dropped, numbers without thousands separators or a zero fraction (``1,200`` =
+   ``1200``, ``98.0`` = ``98``, ``875.4 million`` = ``875400000``), dates in one form (``1989-06-12`` =
+   ``12 June 1989`` = ``June 12th, 1989`` = ``6/12/1989``, both readings of an ambiguous one; a ``YYYY-01-01``
+   date also as its year), unit words as their symbols (``kilometres`` = ``km``), initials joined (``D.C.`` =
+   ``DC``);
+3. *name*: the same, once a knowledge graph's parenthesised disambiguator is dropped
+   (``Arion (comicsCharacter)`` -> ``Arion``, ``Ray_Griggs_(director)`` -> ``Ray Griggs``), when the
+   disambiguator is stated too, in the context or as the ontology's own class or relation, as a phrase or word
+   by word (``comicsCharacter`` read as "comics character"): ``Ariane 5 (rocket)`` is not found where nothing
+   says rocket, for the qualifier is a claim like any other;
+4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
+   by a class or relation of the ontology (``English language``), initials stated as an abbreviation
+   (``United States`` as ``U.S.`` or ``USA``), a two-word name whose middle names the text adds (``Luke Shaw``
+   in "Luke Paul Hoare Shaw": at most ``MIDDLE_NAMES`` capitalised words between);
+5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
+   ``GAP_WORDS`` initial between two of them (``Alan Shepard`` in ``Alan B. Shepard``) and the value's own
+   middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
+   more; or the value's last word stated with a demonym's or agent noun's ending (``DERIVED_ENDINGS``), the
+   words before it stated just before (``South Africa`` in "White South Africans", ``Guitar`` in "guitarist").
+   Nothing is matched by character similarity alone: a misspelt name is not the text's.
+
+A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
+not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
+the normalized rule does not find (``Fulton County, Georgia`` for "Fulton County ... in Georgia").
+
+The ontology's own classes (type names and labels) count as found (*term*): naming a class is not a
+hallucination.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from rapidfuzz import fuzz
+
+MIDDLE_NAMES = 3
+"""Capitalised words a person's short name may leave out of the name the text gives (``Luke Shaw``)."""
+GAP_WORDS = 1
+"""Other words allowed between two words of a value (the fuzzy rule)."""
+
+DERIVED_ENDINGS = frozenset({"n", "an", "ian", "ese", "ish", "i", "ist"})
+"""Endings a stated word may add to a value's last word (after the plural ``s`` is dropped): demonyms and agent
+nouns (``Africa`` -> ``Africans``, ``Japan`` -> ``Japanese``, ``guitar`` -> ``guitarist``)."""
+
+_LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "æ": "ae",
+                          "Æ": "Ae", "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th", "ı": "i", "ð": "d", "Ð": "D"})
+"""Latin letters Unicode gives no accent-free decomposition, spelt as ASCII does."""
+_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
+                                       "september", "october", "november", "december"), 1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?[.,]?"
+_DATES = [  # (pattern, order of year, month, day groups)
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), (1, 2, 3)),
+    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(\d{{4}})\b"), (3, 2, 1)),
+    (re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b"), (3, 1, 2)),
+    (re.compile(rf"\b{_MONTH}\s+{_DAY}\s*(\d{{4}})\b"), (3, 1, 2)),
+    (re.compile(rf"\b{_MONTH},?\s+(\d{{4}})\b"), (2, 1, 0)),
+    (re.compile(r"\b(\d{4})-(\d{1,2})\b(?!-)"), (1, 2, 0)),
+]
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\b")
+_SCALE = re.compile(r"\b(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b")
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_THOUSANDS = re.compile(r"\b(\d{1,3})((?:[,\u00a0 ]\d{3})+)(?!\d)")
+_ZERO_FRACTION = re.compile(r"\b(\d+)\.0+\b")
+_DIGIT_LETTER = re.compile(r"(?<=\d)(?=[a-z])|(?<=[a-z])(?=\d)")
+_APOSTROPHES = re.compile("['\u2019`\u00b4]")
+_NON_WORD = re.compile(r"[^0-9a-z.']+|(?<!\d)\.|\.(?!\d)")
+_ABBREVIATION = re.compile(r"\b(?:[A-Z]\.){2,}|\b[A-Z]{2,6}\b")
+_STRUCTURAL = re.compile(r"[\[\]{}<>|\n\r\t]")
+_QUALIFIER = re.compile(r"\(([^()]*)\)")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_PARENS = re.compile(r"\s*\([^()]*\)")
+_UNITS = {"kilometre": "km", "kilometer": "km", "kilometres": "km", "kilometers": "km", "metre": "m",
+          "meter": "m", "metres": "m", "meters": "m", "centimetre": "cm", "centimetres": "cm", "centimeter": "cm",
+          "centimeters": "cm", "millimetre": "mm", "millimetres": "mm", "feet": "ft", "foot": "ft", "inch": "in",
+          "inches": "in", "mile": "mi", "miles": "mi", "kilogram": "kg", "kilograms": "kg", "kilogramme": "kg",
+          "gram": "g", "grams": "g", "pound": "lb", "pounds": "lb", "lbs": "lb", "tonne": "t", "tonnes": "t",
+          "minute": "min", "minutes": "min", "mins": "min", "second": "s", "seconds": "s", "hour": "h",
+          "hours": "h", "hrs": "h", "percent": "%", "per cent": "%", "square": "sq", "dollars": "$",
+          "dollar": "$", "usd": "$", "euros": "eur", "euro": "eur", "kilowatt": "kw", "kilowatts": "kw",
+          "horsepower": "hp", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "km2": "sq km",
+          "km²": "sq km", "m2": "sq m", "m²": "sq m"}
+
+
+def _date(m: re.Match[str], order: tuple[int, int, int]) -> str:
+    y, mo, d = (m.group(i) if i else "" for i in order)
+    month = _MONTHS.get(mo.lower().rstrip("."), 0) if not mo.isdigit() else int(mo)
+    if not 1 <= month <= 12:
+        return m.group(0)
+    if not d:
+        return f" {y} {month:02d} "
+    day = int(d)
+    if not 1 <= day <= 31:
+        return m.group(0)
+    return f" {y} {month:02d} {day:02d} "
+
+
+def _numeric_date(m: re.Match[str]) -> str:
+    """``9/27/2003``, ``27.09.2003``, ``06-09-2006``: day and month told apart when one is over 12; both
+    readings when neither is."""
+    a, b, y = int(m.group(1)), int(m.group(2)), m.group(3)
+    readings = [(mo, d) for mo, d in ((a, b), (b, a)) if 1 <= mo <= 12 and 1 <= d <= 31]
+    if not readings:
+        return m.group(0)
+    return " ".join(f" {y} {mo:02d} {d:02d} " for mo, d in dict.fromkeys(readings))
+
+
+def _scaled(m: re.Match[str]) -> str:
+    number = float(m.group(1)) * _SCALES[m.group(2)]
+    return str(int(number)) if number.is_integer() else str(number)
+
+
+def fold(text: str) -> str:
+    """A text folded as the rule compares it: words separated by one space, with a space at either end."""
+    text = unicodedata.normalize("NFKD", text.translate(_LETTERS))
+    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
+    text = _APOSTROPHES.sub(" ' ", text).replace("_", " ").replace("&", " and ")
+    text = _NUMERIC_DATE.sub(_numeric_date, text)
+    for pattern, order in _DATES:
+        text = pattern.sub(lambda m, o=order: _date(m, o), text)  # type: ignore[misc]
+    text = _THOUSANDS.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+    text = _SCALE.sub(_scaled, text)
+    text = _ZERO_FRACTION.sub(r"\1", text)
+    text = _DIGIT_LETTER.sub(" ", text)
+    words: list[str] = []
+    for word in _NON_WORD.sub(" ", text).split():
+        word = _UNITS.get(word, word)
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss") and word.isalpha():
+            word = word[:-2] if word.endswith(("ches", "shes", "sses", "xes", "zes")) else word[:-1]
+        words.append(word)
+    return " " + " ".join(_initials(words)) + " "
+
+
+def _initials(words: list[str]) -> list[str]:
+    """Runs of two or more one-letter words joined: ``D.C.`` and ``U. S.`` read as ``dc`` and ``us``."""
+    out: list[str] = []
+    run: list[str] = []
+    for word in [*words, ""]:
+        if len(word) == 1 and word.isalpha():
+            run.append(word)
+            continue
+        out += ["".join(run)] if len(run) > 1 else run
+        run = []
+        if word:
+            out.append(word)
+    return out
+
+
+def _bounded(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` starts and ends on word boundaries."""
+    return (start == 0 or not (text[start - 1].isalnum() and text[start].isalnum())) and (
+        end == len(text) or not (text[end - 1].isalnum() and text[end].isalnum()))
+
+
+def bare_name(value: str) -> str:
+    """A name without a knowledge graph's parenthesised disambiguators: ``Arion_(comicsCharacter)`` -> ``Arion``."""
+    return _PARENS.sub("", value).strip(" _")
+
+
+class ValueFinder:
+    """One context, folded once, and the ontology's terms: ``find`` says how a value is found, or None."""
+
+    def __init__(self, context: str, terms: Iterable[str] = (), kinds: Iterable[str] = ()) -> None:
+        """``terms``: the ontology's classes (names and labels), stated by definition; ``kinds``: more words that
+        may follow a stated name as its class word (the relations' labels: ``English language``)."""
+        self.context = context
+        self.folded = fold(context)
+        self.words = self.folded.split()
+        self.terms = {fold(t) for t in terms if t}
+        self.kinds = self.terms | {fold(t) for t in kinds if t}
+        self._abbreviations: set[str] | None = None
+
+    def find(self, value: Any) -> str | None:
+        """How the value is found (``exact``, ``normalized``, ``term``, ``name``, ``qualified``, ``classed``,
+        ``abbreviation``, ``fuzzy``), or None."""
+        text = value if isinstance(value, str) else str(value)
+        if not text.strip():
+            return None
+        at = self.context.find(text)
+        if at >= 0 and _bounded(self.context, at, at + len(text)):
+            return "exact"
+        if _STRUCTURAL.search(text) or text.count("(") != text.count(")"):
+            return None  # list brackets, markup, line breaks, a parenthesis left open: not how a name is written
+        folded = fold(text)
+        if folded.strip() and folded in self.folded:
+            return "normalized"
+        if folded in self.terms:
+            return "term"
+        if folded.endswith(" 01 01 ") and folded[:6] in self.folded:  # a year written as YYYY-01-01
+            return "normalized"
+        bare = bare_name(text)
+        if bare and bare != text:
+            if not self._qualifiers_stated(text):
+                return None  # "Ariane 5 (rocket)" where nothing says rocket: the qualifier is a claim too
+            folded = fold(bare)
+            if folded.strip() and (folded in self.folded or folded in self.terms):
+                return "name"
+        named = self._named(bare or text)
+        if named is not None:
+            return named
+        if self._full_name(bare or text):
+            return "name"
+        return "fuzzy" if self._near(folded) else None
+
+    def _full_name(self, text: str) -> bool:
+        """A person's short name, stated as part of a longer proper name: the value's first and last words with at
+        most ``MIDDLE_NAMES`` capitalised words between them in the text (``Luke Shaw`` in "Luke Paul Hoare
+        Shaw", ``Yevgeni Cherkes`` in "Yevgeni Aleksandrovich Cherkes")."""
+        words = text.split()
+        if len(words) != 2 or not all(w[:1].isupper() and w.isalpha() for w in words):
+            return False
+        first, last = (re.escape(w) for w in words)
+        middle = rf"(?:\s+[A-Z][\w.'-]*){{1,{MIDDLE_NAMES}}}"
+        return re.search(rf"(?<!\w){first}{middle}\s+{last}(?!\w)", self.context) is not None
+
+    def _qualifiers_stated(self, text: str) -> bool:
+        """Whether each parenthesised qualifier of a name is stated in the context or is the ontology's own term
+        (a class or relation), as a phrase or word by word, camelCase read as words (``comicsCharacter``)."""
+        for qualifier in _QUALIFIER.findall(text):
+            folded = fold(_CAMEL.sub(" ", qualifier))
+            words = folded.split()
+            if not words or not (folded in self.folded or folded in self.kinds or all(
+                    f" {w} " in self.folded or f" {w} " in self.kinds for w in words)):
+                return False
+        return True
+
+    def _named(self, text: str) -> str | None:
+        """A knowledge graph's other ways of naming: ``English language`` (a stated name, then a class of the ontology: ``classed``),
+        ``United States`` as ``U.S.`` or ``US`` (its initials, stated as an abbreviation: ``abbreviation``)."""
+        if "," in text:  # "Tarrant County, Texas" is stated only as written (the normalized rule)
+            return None
+        words = fold(text).split()
+        if words[:1] == ["the"] and len(words) > 1 and f" {' '.join(words[1:])} " in self.folded:
+            return "name"  # "The Velvet Underground" stated as "Velvet Underground"
+        if len(words) > 1 and f" {words[-1]} " in self.kinds and f" {' '.join(words[:-1])} " in self.folded:
+            return "classed"
+        initials = "".join(w[0] for w in text.split() if w[:1].isupper()).casefold()
+        if len(initials) >= 2 and len(text.split()) >= 2 and any(
+                a.startswith(initials) and len(a) - len(initials) <= 1 for a in self.abbreviations):
+            return "abbreviation"  # "United States" as "U.S." or "USA"
+        return None
+
+    @property
+    def abbreviations(self) -> set[str]:
+        """The context's abbreviations (``U.S.``, ``USA``), folded to their letters."""
+        if self._abbreviations is None:
+            found = _ABBREVIATION.finditer(self.context)
+            self._abbreviations = {re.sub(r"\W", "", m.group(0)).casefold() for m in found}
+        return self._abbreviations
+
+    def _near(self, folded: str) -> bool:
+        words = folded.split()
+        if len(words) > 2:  # a middle initial the text leaves out: "Abraham A. Ribicoff"
+            words = [w for i, w in enumerate(words) if len(w) > 1 or i in (0, len(words) - 1)]
+        if len(words) >= 2 and self._in_order(words):
+            return True
+        return self._derived(words)
+
+    def _derived(self, words: list[str]) -> bool:
+        """The value's last word stated with a demonym's or an agent noun's ending (``South Africa`` in "South
+        Africans", ``Guitar`` in "guitarist"): the rest stated word for word just before it."""
+        last = words[-1] if words else ""
+        if len(last) < 4 or not last.isalpha():
+            return False
+        head = " ".join(words[:-1])
+        for i, word in enumerate(self.words):
+            if word.startswith(last) and word[len(last):] in DERIVED_ENDINGS and (
+                    not head or " ".join(self.words[max(0, i - len(words) + 1):i]) == head):
+                return True
+        return False
+
+    def _in_order(self, words: list[str]) -> bool:
+        ctx = self.words
+        for start, word in enumerate(ctx):
+            if word != words[0]:
+                continue
+            at, ok = start, True
+            for w in words[1:]:
+                window = ctx[at + 1:at + 2 + GAP_WORDS]
+                if w not in window or any(len(x) > 1 or not x.isalpha() for x in window[:window.index(w)]):
+                    ok = False  # only an initial may stand between: "Alan B. Shepard"
+                    break
+                at = at + 1 + window.index(w)
+            if ok:
+                return True
+        return False
+
+    def closest(self, value: Any) -> str:
+        """The passage of the context most like the value, widened to whole words (for a verdict's message)."""
+        text = value if isinstance(value, str) else str(value)
+        hit = fuzz.partial_ratio_alignment(bare_name(text) or text, self.context)
+        if hit is None or hit.score <= 0:
+            return ""
+        context = self.context
+        start, end = hit.dest_start, hit.dest_end
+        while start > 0 and context[start - 1].isalnum():
+            start -= 1
+        while end < len(context) and context[end].isalnum():
+            end += 1
+        passage = context[start:end].strip()
+        return passage if len(passage) <= 120 else passage[:117] + "..."
+
+
+__all__ = ["DERIVED_ENDINGS", "MIDDLE_NAMES", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]

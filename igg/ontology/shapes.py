@@ -1,0 +1,128 @@
+"""SHACL shapes from an IGG schema (``igg schema shacl ONTOLOGY``): what an RDF export of a graph under that
+schema must satisfy, and an ontology ``igg schema import`` reads back into the same schema.
+
+The shapes graph (Turtle) holds the vocabulary (``owl:Class`` with ``rdfs:label``, ``rdfs:comment`` and
+``rdfs:subClassOf``; ``owl:ObjectProperty`` / ``owl:DatatypeProperty`` with their labels) and one
+``sh:NodeShape`` per node type (``sh:targetClass``), with a property shape per relation it may start: an edge
+type's ``sh:class`` (``sh:or`` of several), a typed property's ``sh:datatype`` and ``sh:minCount`` for
+required attributes and ``min_edges`` rules. A date, year or other datatype IGG keeps as text may also be a
+plain string (``sh:or``): a value written as the text wrote it ("12 June 1989") is not an ill-typed date.
+IRIs are the ontology's own (``Schema.terms``), else ``BASE vocab/NAME`` as the RDF export writes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from igg.models.schema import Schema
+from igg.ontology.model import DATATYPE_KINDS, XSD, OntologyError
+
+KIND_DATATYPES = {"string": XSD + "string", "integer": XSD + "integer", "float": XSD + "double",
+                  "boolean": XSD + "boolean"}
+"""The datatype of a typed property that names no ontology datatype."""
+SH = "http://www.w3.org/ns/shacl#"
+
+
+def term_iri(schema: Schema, name: str, base: str = "urn:igg:") -> str:
+    """The IRI of a schema name: the ontology term's, else ``BASE vocab/NAME`` (the RDF export's)."""
+    term = schema.terms.get(name)
+    if term is not None and term.iri:
+        return term.iri
+    return f"{base}vocab/{quote(name, safe='')}"
+
+
+def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
+    """The SHACL shapes (and vocabulary) of ``schema`` as an ``rdflib.Graph`` (``OntologyError`` without rdflib)."""
+    try:
+        from rdflib import OWL, RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
+        from rdflib.collection import Collection
+    except ImportError:
+        raise OntologyError("writing SHACL shapes needs rdflib: pip install 'igg[rdf]'") from None
+
+    sh = Namespace(SH)
+    g = Graph()
+    g.bind("sh", sh)
+    g.bind("owl", OWL)
+
+    def iri(name: str) -> URIRef:
+        return URIRef(term_iri(schema, name, base))
+
+    def label(name: str) -> Literal:
+        term = schema.terms.get(name)
+        return Literal(term.label if term is not None else name)
+
+    def one_of(prop: BNode, constraint: URIRef, values: list[URIRef]) -> None:
+        """``prop sh:or ( [constraint v1] [constraint v2] ... )``."""
+        alternatives: list[Any] = []
+        for value in values:
+            alt = BNode()
+            g.add((alt, constraint, value))
+            alternatives.append(alt)
+        head = BNode()
+        Collection(g, head, alternatives)
+        g.add((prop, sh["or"], head))
+
+    shapes: dict[str, URIRef] = {}
+    for t in schema.node_types:
+        c = iri(t)
+        g.add((c, RDF.type, OWL.Class))
+        g.add((c, RDFS.label, label(t)))
+        if t in schema.descriptions:
+            g.add((c, RDFS.comment, Literal(schema.descriptions[t])))
+        for parent in schema.subclass_of.get(t, ()):
+            g.add((c, RDFS.subClassOf, iri(parent)))
+        for other in schema.disjoint_with.get(t, ()):
+            g.add((c, OWL.disjointWith, iri(other)))
+        shape = shapes[t] = URIRef(f"{base}shape/{quote(t, safe='')}")
+        g.add((shape, RDF.type, sh.NodeShape))
+        g.add((shape, sh.targetClass, c))
+    least = {(r.node_type, r.edge_type): r.min for r in schema.completeness if r.rule == "min_edges"}
+    for e in schema.edge_types:
+        p = iri(e)
+        g.add((p, RDF.type, OWL.ObjectProperty))
+        g.add((p, RDFS.label, label(e)))
+        if e in schema.descriptions:
+            g.add((p, RDFS.comment, Literal(schema.descriptions[e])))
+        ranges: dict[str, list[str]] = {}
+        for pattern in schema.edge_patterns:
+            if pattern.type == e:
+                ranges.setdefault(pattern.from_, []).append(pattern.to)
+        for source, targets in ranges.items():
+            prop = BNode()
+            g.add((shapes[source], sh.property, prop))
+            g.add((prop, sh.path, p))
+            if len(targets) == 1:
+                g.add((prop, sh["class"], iri(targets[0])))
+            else:
+                one_of(prop, sh["class"], [iri(t) for t in targets])
+            if (source, e) in least:
+                g.add((prop, sh.minCount, Literal(least[(source, e)])))
+    for t, specs in schema.property_types.items():
+        for key, kind in specs.items():
+            if not isinstance(kind, str) or kind == "list":
+                continue
+            term = schema.terms.get(key)
+            datatype = term.datatype if term is not None and term.datatype else KIND_DATATYPES[kind]
+            p = iri(key)
+            g.add((p, RDF.type, OWL.DatatypeProperty))
+            g.add((p, RDFS.label, label(key)))
+            prop = BNode()
+            g.add((shapes[t], sh.property, prop))
+            g.add((prop, sh.path, p))
+            if DATATYPE_KINDS.get(datatype.removeprefix(XSD)) == "string" and datatype != XSD + "string":
+                one_of(prop, sh.datatype, [URIRef(datatype), URIRef(XSD + "string")])
+            else:
+                g.add((prop, sh.datatype, URIRef(datatype)))
+            if key in schema.required_attributes.get(t, ()):
+                g.add((prop, sh.minCount, Literal(1)))
+    return g
+
+
+def shapes_turtle(schema: Schema, base: str = "urn:igg:") -> str:
+    """The shapes of ``schema`` as Turtle text."""
+    text: str = shapes_graph(schema, base).serialize(format="turtle")
+    return text
+
+
+__all__ = ["KIND_DATATYPES", "shapes_graph", "shapes_turtle", "term_iri"]
