@@ -83,6 +83,10 @@ class ResponseInvalid(IGGError):
 class AgentFailed(IGGError):
     """The agent failed to produce a turn after its retries; the run stops with ``agent_error``."""
 
+    usage: dict[str, Any] | None = None
+    """What its failed calls spent (``prompt_tokens``, ``completion_tokens``, ``estimated``, ``cost``), when they
+    may have spent anything: the run counts it although no turn came of it."""
+
 
 class AgentUnavailable(IGGError):
     """The chosen agent cannot be built in this installation or environment; the message says what to do."""
