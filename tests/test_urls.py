@@ -84,3 +84,15 @@ def test_a_keyword_connection_string_is_refused_as_a_store_without_showing_its_p
     with pytest.raises(SessionRefused) as refused:
         resolve_store_path("host=db.example password=hunter22 dbname=igg")
     assert "hunter22" not in str(refused.value) and "keyword connection string" in str(refused.value)
+
+
+@pytest.mark.parametrize("uri", ["bolt://u:hunter22@[::1:7687?password=hunter22", "neo4jx://u:hunter22@h?password=hunter22"])
+def test_a_bad_neo4j_uri_is_an_export_error_that_masks_its_secrets(uri: str) -> None:
+    """The same masking for a Bolt URI: a malformed host is an ExportError (it was a ValueError traceback), and
+    neither the user information's password nor the query's is shown."""
+    from igg.errors import ExportError
+    from igg.export.neo4j import check_uri
+
+    with pytest.raises(ExportError) as refused:
+        check_uri(uri)
+    assert "hunter22" not in str(refused.value) and "bad Neo4j URI" in str(refused.value)
