@@ -30,7 +30,9 @@ control-flow exceptions such as ``igg.agents.parsing._Cut`` are left out):
     └── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the verdict's
     Exception
     ├── CallTimedOut          (igg.agents.retry) an LLM call missed its whole-call deadline (retried)
-    └── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)
+    ├── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)
+    └── BoundReached          (igg.rules.bounds) a check reached a bound of its work; ``igg.rules.check``
+                              stops there and reports ``truncated``
 
 Rejected *actions* are not exceptions: they are verdicts (``igg.models.verdicts.Verdict``); an action that
 could not be read is an ``igg.models.actions.UnreadableAction`` in its slot, which becomes such a verdict.
