@@ -468,3 +468,18 @@ def test_hostile_names_reach_a_bolt_server_as_values_and_its_password_no_output(
                              f"script:{tmp_path / 't.jsonl'}", "--no-store", "--quiet", "--export", "neo4j"],
                             cwd=ROOT, capture_output=True, text=True, env=wrong, timeout=300)
     assert secret not in failed.stdout + failed.stderr, failed.stdout + failed.stderr
+
+
+def test_evidence_attacks_over_mcp_stay_bounded(mcp: McpClient) -> None:
+    """The same over MCP stdio: near-miss quotes share one fuzzy budget per call; loose spans are refused."""
+    context = "the quick brown fox jumps over the lazy dog. " * 300
+    started = mcp.call("start_session", attack_session("near", context_data=context,
+                                                       config={"grounding": "required"}))
+    assert not started.is_error, started.content
+    actions = quote_actions(100, NEAR) + [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "S"},
+                                           "evidence": [{"chunk": 1, "start": 0, "end": "3"}]}]
+    applied = mcp.call("apply_actions", {"session_id": "near", "reasoning": "", "actions": actions})
+    assert not applied.is_error, applied.content
+    verdicts = applied.structured_content["verdicts"]
+    assert "budget for approximate matching is spent" in verdicts[99]["message"]
+    assert verdicts[100]["code"] == "INVALID_PROPERTY"
