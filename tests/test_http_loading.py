@@ -131,7 +131,7 @@ def test_healthz_answers_while_each_attack_class_of_issue_47_is_served(tmp_path:
         latencies: list[float] = []
         for path, body in attacks:
             answer: dict[str, httpx.Response] = {}
-            thread = threading.Thread(target=lambda p=path, b=body: answer.update(r=client.post(p, json=b)))
+            thread = threading.Thread(target=lambda p=path, b=body, a=answer: a.update(r=client.post(p, json=b)))
             thread.start()
             while thread.is_alive():
                 t0 = time.perf_counter()
