@@ -158,6 +158,21 @@ def near_misses(server: Server, sent: list[int]) -> str:
     return f"{spent} of {len(body['verdicts'])} quotes past the fuzzy budget"
 
 
+def absent_quotes(server: Server, sent: list[int]) -> str:
+    import random
+    import string
+
+    rng = random.Random(1)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(5000)]
+    context = " ".join(rng.choice(words) for _ in range(1_200_000))[:7_000_000]
+    server.post("/sessions", session("big", context_data=context, config={"grounding": "warn"}), sent)
+    actions = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}"},
+                "evidence": [f"zq{4 * i + k} xw{4 * i + k}" for k in range(4)]} for i in range(500)]
+    body = server.post("/sessions/big/actions", {"reasoning": "", "actions": actions}, sent).json()
+    cut = sum("search budget" in v.get("message", "") for v in body["verdicts"])
+    return f"{cut} of {len(body['verdicts'])} quotes past the search budget"
+
+
 def loose_spans(server: Server, sent: list[int]) -> str:
     actions = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}"},
                 "evidence": [{"chunk": True, "start": False, "end": "3"}]} for i in range(500)]
@@ -181,6 +196,7 @@ ATTACKS: dict[str, tuple[dict[str, Any] | None, Attack]] = {
     "evidence: 2,000 near-miss quotes, 200k-char chunk": (
         session("s", context_data=NEAR_CONTEXT, config={"grounding": "required",
                                                         "context": {"chunk_tokens": 60_000}}), near_misses),
+    "evidence: 2,000 absent quotes, a 7 MB context (with it)": (None, absent_quotes),
     "evidence: 500 spans of booleans and strings": (session("s", context_data=NEAR_CONTEXT), loose_spans),
 }
 
