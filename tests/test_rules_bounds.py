@@ -222,3 +222,31 @@ def test_a_deeply_nested_rules_file_exits_2_naming_the_problem(tmp_path, capsys,
     assert main(["check", str(tmp_path), "--rules", str(rules)]) == 2
     err = capsys.readouterr().err
     assert "nested" in err and "Traceback" not in err
+
+
+def test_a_truncated_command_line_check_says_so_in_every_output(tmp_path, capsys, monkeypatch):
+    """``igg check`` has wider bounds than a server, still finite: past them its text, its GitHub annotations and
+    its SARIF say the report is truncated (SARIF valid against the schema)."""
+    import json
+
+    import jsonschema
+
+    import igg.rules.bounds as bounds
+    from igg.interfaces.cli import main
+
+    monkeypatch.setattr(bounds, "COMMAND_LINE_SCALE", 0.001)  # one violation, five hops, a hundred visits
+    for i in range(3):
+        (tmp_path / f"a{i}.py").write_text("import b0\nimport b1\n", encoding="utf-8")
+        (tmp_path / f"b{i}.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "igg.toml").write_text('[[rules]]\nname = "a-not-b"\nkind = "forbidden"\nfrom = "a*"\nto = "b*"\n',
+                                       encoding="utf-8")
+    assert main(["check", str(tmp_path), "--sarif", str(tmp_path / "out.sarif")]) == 1
+    out = capsys.readouterr().out
+    assert "igg check stopped at its bounds" in out
+    assert main(["check", str(tmp_path), "--format", "github"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].startswith("::warning title=igg check::igg check stopped")
+    log = json.loads((tmp_path / "out.sarif").read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(schema).validate(log)
+    (note,) = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note["level"] == "warning" and "stopped at its bounds" in note["message"]["text"]

@@ -39,7 +39,8 @@ def check(graph: DepGraph, rules: Sequence[Rule], bounds: CheckBounds | None = N
     out: list[Violation] = []
     try:
         for rule in rules:
-            out.extend(_rule(graph, rule, bounds))
+            for violation in _rule(graph, rule, bounds):  # each kept as it comes: a bound may stop the rule
+                out.append(violation)
     except BoundReached:
         pass
     return out
