@@ -97,6 +97,9 @@ class AgentUnavailable(IGGError):
 class BudgetExhausted(IGGError):
     """The token or cost budget does not allow another agent call; the run stops with ``budget_exhausted``."""
 
+    usage: dict[str, Any] | None = None
+    """What the turn's failed attempts spent before the budget stopped its retries (as ``AgentFailed.usage``)."""
+
 
 class SessionError(IGGError):
     """A session store problem: an unknown session, a session that already exists, a damaged store."""

@@ -58,7 +58,7 @@ from igg.agents.retry import (
     describe_error,
     is_retryable,
 )
-from igg.errors import AgentFailed, AgentUnavailable, ResponseInvalid
+from igg.errors import AgentFailed, AgentUnavailable, BudgetExhausted, ResponseInvalid
 from igg.io.encodable import escape_unencodable
 from igg.models.request import LLMConfig, Request
 from igg.record.logs import get_logger
@@ -187,6 +187,18 @@ class _Call:
         return Usage(prompt_tokens=sum(u.prompt_tokens for u in parts),
                      completion_tokens=sum(u.completion_tokens for u in parts),
                      estimated=any(u.estimated for u in parts), cost=sum(costs) if costs else None)
+
+    def retry_checked(self, budget: Budget, max_output_tokens: int) -> None:
+        """Before a retry: ``BudgetExhausted`` (carrying what the failed attempts spent) when another attempt
+        could overspend the budget, which the failed ones already count against."""
+        if not self.spent:
+            return
+        try:
+            budget.check(self.prompt_estimate, max_output_tokens)
+        except BudgetExhausted as exc:
+            spent = self.spent_in_all()
+            exc.usage = spent.to_dict() if spent is not None else None
+            raise
 
     def failure(self, message: str) -> AgentFailed:
         """``AgentFailed`` carrying what the failed attempts may have spent."""
@@ -461,6 +473,7 @@ class LLMAgent(_Session, AgentCapabilities):
     def _try(self, call: _Call) -> tuple[dict[str, Any], dict[str, Any]]:
         """One attempt for the retry controller, repeated at once while the server's refusals are adapted to."""
         while True:
+            call.retry_checked(self.budget, self.settings.config.max_output_tokens)
             params = self.params(call)
             try:
                 return params, self._run(self.attempt(self.client, params))
@@ -514,6 +527,7 @@ class AsyncLLMAgent(_Session, AgentCapabilities):
     async def _try(self, client: openai.AsyncOpenAI, call: _Call) -> tuple[dict[str, Any], dict[str, Any]]:
         """One attempt for the retry controller, repeated at once while the server's refusals are adapted to."""
         while True:
+            call.retry_checked(self.budget, self.settings.config.max_output_tokens)
             params = self.params(call)
             try:
                 return params, await self.attempt(client, params)

@@ -215,7 +215,7 @@ class Loop:
         timings["reason"] = reason_ms
         if isinstance(outcome, BaseException):
             self.stop_reason = "budget_exhausted" if isinstance(outcome, BudgetExhausted) else "agent_error"
-            self.lost_usage = outcome.usage if isinstance(outcome, AgentFailed) else None
+            self.lost_usage = outcome.usage if isinstance(outcome, AgentFailed | BudgetExhausted) else None
             self.error = str(outcome) if isinstance(outcome, AgentFailed | BudgetExhausted) \
                 else f"the agent raised {type(outcome).__name__}: {outcome}"
             return []
