@@ -11,6 +11,14 @@ Every answer must be a 4xx with the error envelope or a success: never a 5xx, a 
 start with a stable code. Afterwards each server's store passes ``PRAGMA integrity_check``, every stored
 graph keeps the invariants, and files were written inside the output directory only.
 Bounded: a fixed number of examples per operation (about 20 s in all on 2 cores).
+
+Then each attack class of issue 47, on the same servers and the session-scoped PostgreSQL and ArcadeDB ones:
+work a client decides (a transitive rule's chain explosion, over-long selector lists, a rule nested 3,000 deep,
+a 1 MB one-line context with evidence, thousands of near-miss quotes, loose spans) is bounded, refused or
+answered, and the server goes on; a store URL's ``?password=`` reaches no log or listing and NUL in
+``goal_prompt`` is refused up front on PostgreSQL; hostile names reach a Bolt server as values. The CLI's
+classes (``--since`` on hostile trees, CI output) are in ``tests/test_rules_since.py`` and
+``tests/test_rules_ci_output.py``; ``scripts/bench_hostile.py`` measures what each class costs.
 """
 
 from __future__ import annotations
