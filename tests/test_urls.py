@@ -96,3 +96,25 @@ def test_a_bad_neo4j_uri_is_an_export_error_that_masks_its_secrets(uri: str) -> 
     with pytest.raises(ExportError) as refused:
         check_uri(uri)
     assert "hunter22" not in str(refused.value) and "bad Neo4j URI" in str(refused.value)
+
+
+@st.composite
+def keyword_strings(draw: st.DrawFn) -> str:
+    """A libpq keyword connection string carrying a password, quoted or not, among other settings."""
+    password = draw(st.text(alphabet="ab:/@?#&=%+!", max_size=4)).replace("'", "") + SECRET
+    value = f"'{password} x'" if draw(st.booleans()) else password.replace(" ", "")
+    pairs = [f"{draw(st.sampled_from(['password', 'PASSWORD', 'sslpassword']))}={value}",
+             *draw(st.lists(st.sampled_from(["host=db", "port=5432", "dbname=igg", "user=igg", "sslmode=require"]),
+                            max_size=3))]
+    order = draw(st.permutations(pairs))
+    return draw(st.sampled_from([" ", "  "])).join(order)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=keyword_strings())
+def test_no_generated_keyword_string_shows_its_password(text: str) -> None:
+    assert not leaked(mask_url(text)), (text, mask_url(text))
+    assert any(SECRET in s for s in url_secrets(text))
+    with pytest.raises(SessionRefused) as refused:  # never taken as a file path, whose name every message shows
+        resolve_store_path(text)
+    assert not leaked(str(refused.value))

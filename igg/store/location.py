@@ -37,7 +37,9 @@ DEFAULT_STORE = PROJECT_STORE
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 """The URL schemes of a PostgreSQL store."""
 
-_KEYWORDS = re.compile(r"^\s*(?:host|hostaddr|port|dbname|user|password|sslmode|service|options)\s*=", re.IGNORECASE)
+_KEYWORDS = re.compile(r"^\s*(?:host|hostaddr|port|dbname|user|password|passfile|sslpassword|sslmode|sslkey|sslcert|"
+                       r"sslrootcert|service|options|application_name|connect_timeout|target_session_attrs)\s*=",
+                       re.IGNORECASE)
 """A store argument that is a libpq keyword connection string (``host=db password=...``): never a file path
 (which would show its password in every message naming the store)."""
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
