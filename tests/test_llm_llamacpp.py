@@ -252,7 +252,11 @@ def test_the_tokens_of_failed_calls_count_as_the_server_counted_them_or_more(
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", llama_server.api_key)
     before = server_counts(llama_server)
-    request = write_request(tmp_path, max_output_tokens=16, timeout_seconds=0.5, max_retries=1)
+    payload = {"goal_prompt": "Map the classes.", "context_data": CONTEXT, "config": {
+        "max_iterations": 1, "schema": {"node_types": ["Class"], "edge_types": ["CALLS"]},
+        "llm": {"max_output_tokens": 16, "timeout_seconds": 0.2, "max_retries": 0}}}
+    request = tmp_path / "small.json"
+    request.write_text(json.dumps(payload))  # a short prompt: the server processes it whole, client gone or not
     assert main(["run", str(request), "--agent", "llm", "--no-store", "--json"]) == 1
     summary = json.loads(capsys.readouterr().out)
     after = server_counts(llama_server)
