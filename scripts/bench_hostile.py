@@ -134,6 +134,13 @@ def check_wide_lists(server: Server, sent: list[int]) -> str:
     return "; ".join(answers) + f"; 3,000 globs: {refused.status_code}"
 
 
+def check_wide_layers(server: Server, sent: list[int]) -> str:
+    layers = [{"siblings": [f"d.{i:03}" if j == 0 else f"l{i}s{j}" for j in range(64)]} for i in range(64)]
+    body = server.post("/sessions/s/check", {"rules": [{"name": "wide", "kind": "layers", "layers": layers,
+                                                         "transitive": True}]}, sent).json()
+    return f"{len(body['violations'])} violations, truncated={body['truncated']}"
+
+
 def check_deep_rule(server: Server, sent: list[int]) -> str:
     body = ('{"rules": [{"name": "deep", "kind": "forbidden", "to": "u", "from": ' + "[" * 50_000 + '"d"' +
             "]" * 50_000 + "}]}").encode()
@@ -190,6 +197,7 @@ ATTACKS: dict[str, tuple[dict[str, Any] | None, Attack]] = {
     "check: transitive chains (60 x 60 pairs, 201 hops)": (session("s", seed_data=ladder()), check_chains),
     "check: 64 x 64 globs, direct and transitive, 4,000 modules": (session("s", seed_data=grid()),
                                                                    check_wide_lists),
+    "check: 64 layers of 64 siblings (8 million pairs)": (session("s", seed_data=ladder()), check_wide_layers),
     "check: a rule nested 50,000 deep": (session("s", seed_data=ladder(2, 2)), check_deep_rule),
     "check: Module without path": (session("s", seed_data=ladder(2, 2)), module_without_path),
     "evidence: a 2 MB one-line context": (None, long_line),

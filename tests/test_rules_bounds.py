@@ -250,3 +250,16 @@ def test_a_truncated_command_line_check_says_so_in_every_output(tmp_path, capsys
     jsonschema.Draft4Validator(schema).validate(log)
     (note,) = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert note["level"] == "warning" and "stopped at its bounds" in note["message"]["text"]
+
+
+def test_sixty_four_layers_of_sixty_four_siblings_stop_at_the_visit_bound(tmp_path):
+    """The same class in another form: 64 layers of 64 siblings are 8 million pairs of parts (once listed whole
+    before any was judged: ~600 MB); each pair now counts against the visits, so the check stops and says so."""
+    ws = workspace(tmp_path)
+    sid = module_graph(ws, [{"name": "a"}, {"name": "b"}], [("b", "a")])
+    layers = [{"siblings": [f"l{i}s{j}" for j in range(MAX_LISTED)]} for i in range(MAX_LISTED)]
+    layers[0]["siblings"][0], layers[1]["siblings"][0] = "a", "b"
+    report = ws.check(CheckInput(session_id=sid, rules=[{"name": "wide", "kind": "layers",
+                                                         "layers": layers}])).model_dump()
+    assert report["truncated"] is True
+    assert [v["message"] for v in report["violations"]] == ["b imports a: b may not depend on a, a higher layer"]
