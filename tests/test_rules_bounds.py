@@ -263,3 +263,34 @@ def test_sixty_four_layers_of_sixty_four_siblings_stop_at_the_visit_bound(tmp_pa
                                                          "layers": layers}])).model_dump()
     assert report["truncated"] is True
     assert [v["message"] for v in report["violations"]] == ["b imports a: b may not depend on a, a higher layer"]
+
+
+def test_a_sessions_context_is_linked_once_for_all_its_checks(tmp_path, monkeypatch):
+    """The same class again: a check on a session whose edges carry no sites located them by parsing and linking
+    every file of its context on every call (1.9 MB of code: a second per 200-byte request). The sites are
+    kept with the live session; a change of the modules its graph names links again."""
+    import igg.codemap.depgraph as depgraph
+    from igg.workspace.ops import ApplyInput
+
+    files = {f"m{i}.py": f"import m{(i + 1) % 3}\n" for i in range(4)}  # m3.py: no module of the graph yet
+    context = "".join(f"# File: {path}\n{text}" for path, text in files.items())
+    seed = {"nodes": [{"id": f"n{i}", "type": "Module", "properties": {"name": f"m{i}", "path": f"m{i}.py"}}
+                      for i in range(3)],
+            "edges": [{"id": f"e{i}", "type": "IMPORTS", "from": f"n{i}", "to": f"n{(i + 1) % 3}", "properties": {}}
+                      for i in range(3)]}
+    ws = workspace(tmp_path)
+    ws.start({"session_id": "ctx", "goal_prompt": "g", "context_data": context, "seed_data": seed, "config": {
+        "schema": {"node_types": ["Module"], "edge_types": ["IMPORTS"]}}})
+    links: list[int] = []
+    real_link = depgraph.link
+    monkeypatch.setattr(depgraph, "link", lambda facts: links.append(len(facts)) or real_link(facts))
+    rule = {"name": "no-cycles", "kind": "acyclic"}
+    first = ws.check(CheckInput(session_id="ctx", rules=[rule])).model_dump()
+    again = ws.check(CheckInput(session_id="ctx", rules=[rule])).model_dump()
+    assert first["violations"] == again["violations"] and links == [3]
+    assert {(h["file"], h["line"]) for v in first["violations"] for h in v["path"]} <= {(p, 1) for p in files}
+    added = ws.apply(ApplyInput(session_id="ctx", reasoning="", actions=[
+        {"type": "ADD_NODE", "label": "Module", "properties": {"name": "m3", "path": "m3.py"}}]))
+    assert added.model_dump()["verdicts"][0]["accepted"]
+    ws.check(CheckInput(session_id="ctx", rules=[rule]))
+    assert links == [3, 4]
