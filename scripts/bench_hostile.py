@@ -141,6 +141,20 @@ def check_wide_layers(server: Server, sent: list[int]) -> str:
     return f"{len(body['violations'])} violations, truncated={body['truncated']}"
 
 
+def check_code_context(server: Server, sent: list[int]) -> str:
+    files = [(f"mod{i}.py", "".join(f"import mod{(i + k) % 400}\n" for k in range(5)) +
+              "".join(f"def f{j}(x):\n    return x + {j}\n" for j in range(150))) for i in range(400)]
+    nodes = [{"id": f"n{i}", "type": "Module", "properties": {"name": f"mod{i}", "path": p}}
+             for i, (p, _) in enumerate(files)]
+    edges = [{"id": f"e{i}", "type": "IMPORTS", "from": f"n{i}", "to": f"n{(i + 1) % 400}", "properties": {}}
+             for i in range(400)]
+    context = "".join(f"# File: {p}\n{t}" for p, t in files)
+    server.post("/sessions", session("code", context_data=context, seed_data={"nodes": nodes, "edges": edges}), sent)
+    rule = {"rules": [{"name": "no-cycles", "kind": "acyclic"}]}
+    answers = [server.post("/sessions/code/check", rule, sent).json() for _ in range(10)]
+    return f"10 checks, {len(answers[-1]['violations'])} violation(s) each"
+
+
 def check_deep_rule(server: Server, sent: list[int]) -> str:
     body = ('{"rules": [{"name": "deep", "kind": "forbidden", "to": "u", "from": ' + "[" * 50_000 + '"d"' +
             "]" * 50_000 + "}]}").encode()
@@ -198,6 +212,7 @@ ATTACKS: dict[str, tuple[dict[str, Any] | None, Attack]] = {
     "check: 64 x 64 globs, direct and transitive, 4,000 modules": (session("s", seed_data=grid()),
                                                                    check_wide_lists),
     "check: 64 layers of 64 siblings (8 million pairs)": (session("s", seed_data=ladder()), check_wide_layers),
+    "check: 10 checks of a session with 1.9 MB of code (with it)": (None, check_code_context),
     "check: a rule nested 50,000 deep": (session("s", seed_data=ladder(2, 2)), check_deep_rule),
     "check: Module without path": (session("s", seed_data=ladder(2, 2)), module_without_path),
     "evidence: a 2 MB one-line context": (None, long_line),
