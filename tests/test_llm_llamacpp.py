@@ -257,11 +257,14 @@ def test_the_tokens_of_failed_calls_count_as_the_server_counted_them_or_more(
         "llm": {"max_output_tokens": 16, "timeout_seconds": 0.2, "max_retries": 0}}}
     request = tmp_path / "small.json"
     request.write_text(json.dumps(payload))  # a short prompt: the server processes it whole, client gone or not
-    assert main(["run", str(request), "--agent", "llm", "--no-store", "--json"]) == 1
+    code = main(["run", str(request), "--agent", "llm", "--no-store", "--json"])
     summary = json.loads(capsys.readouterr().out)
     after = server_counts(llama_server)
     prompt, completion = after[0] - before[0], after[1] - before[1]
-    assert summary["stop_reason"] == "agent_error" and prompt > 0, (summary, prompt)
     tokens = summary["tokens"]
-    assert tokens["estimated"] is True
+    assert prompt > 0, (summary, prompt)
+    if summary["stop_reason"] != "agent_error":  # a machine fast enough to answer within 0.2 s: counted exactly
+        assert code == 0 and (tokens["prompt"], tokens["completion"]) == (prompt, completion)
+        return
+    assert code == 1 and tokens["estimated"] is True
     assert tokens["prompt"] >= prompt and tokens["completion"] >= completion, (tokens, prompt, completion)
