@@ -30,7 +30,9 @@ control-flow exceptions such as ``igg.agents.parsing._Cut`` are left out):
     └── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the verdict's
     Exception
     ├── CallTimedOut          (igg.agents.retry) an LLM call missed its whole-call deadline (retried)
-    └── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)
+    ├── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)
+    └── BoundReached          (igg.rules.bounds) a check reached a bound of its work; ``igg.rules.check``
+                              stops there and reports ``truncated``
 
 Rejected *actions* are not exceptions: they are verdicts (``igg.models.verdicts.Verdict``); an action that
 could not be read is an ``igg.models.actions.UnreadableAction`` in its slot, which becomes such a verdict.
@@ -83,6 +85,10 @@ class ResponseInvalid(IGGError):
 class AgentFailed(IGGError):
     """The agent failed to produce a turn after its retries; the run stops with ``agent_error``."""
 
+    usage: dict[str, Any] | None = None
+    """What its failed calls spent (``prompt_tokens``, ``completion_tokens``, ``estimated``, ``cost``), when they
+    may have spent anything: the run counts it although no turn came of it."""
+
 
 class AgentUnavailable(IGGError):
     """The chosen agent cannot be built in this installation or environment; the message says what to do."""
@@ -90,6 +96,9 @@ class AgentUnavailable(IGGError):
 
 class BudgetExhausted(IGGError):
     """The token or cost budget does not allow another agent call; the run stops with ``budget_exhausted``."""
+
+    usage: dict[str, Any] | None = None
+    """What the turn's failed attempts spent before the budget stopped its retries (as ``AgentFailed.usage``)."""
 
 
 class SessionError(IGGError):

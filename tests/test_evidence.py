@@ -340,3 +340,23 @@ def test_near_miss_quotes_share_one_fuzzy_budget_per_response_and_the_next_respo
     assert "the closest passage" in verdicts[0]["message"]
     (again,) = apply(s, calls("AuthService", "TokenIssuer", near))
     assert "the closest passage" in again["message"]  # a new response, a new budget
+
+
+def test_searches_beyond_the_chunk_on_show_share_one_budget_per_response(monkeypatch):
+    """Issue 47, the same class: 2,000 short quotes that are nowhere made every chunk of an 8 MB context be
+    searched for each (13 s). The searches beyond the chunk on show share ``SEARCH_RESPONSE_CHARS`` per
+    response; past it a quote is looked for in the chunk on show only, and its miss says so."""
+    import igg.act.evidence as evidence
+
+    s = session("warn")
+    two_classes(s)
+    per_chunk = max(end - start for start, end in (s.actor.grounder.chunks.bounds(i)
+                                                    for i in range(len(s.actor.grounder.chunks))))
+    others = len(s.actor.grounder.chunks) - 1
+    monkeypatch.setattr(evidence, "SEARCH_RESPONSE_CHARS", 2 * (per_chunk + MAX_QUOTE_CHARS) * others * 2 + 1)
+    verdicts = apply(s, *[cls(f"X{i}", f"absent {i}") for i in range(10)])
+    assert all(v["accepted"] and v["warning"] == "UNGROUNDED_EVIDENCE" for v in verdicts)
+    cut = ["search budget" in v["message"] for v in verdicts]
+    assert cut[:2] == [False, False] and all(cut[3:]), cut  # two whole searches fit, then the chunk on show only
+    (found,) = apply(s, calls("AuthService", "TokenIssuer", "InvoiceService sends invoice number 20"))
+    assert found["accepted"] and "warning" not in found  # a new response searches everywhere again

@@ -11,6 +11,14 @@ Every answer must be a 4xx with the error envelope or a success: never a 5xx, a 
 start with a stable code. Afterwards each server's store passes ``PRAGMA integrity_check``, every stored
 graph keeps the invariants, and files were written inside the output directory only.
 Bounded: a fixed number of examples per operation (about 20 s in all on 2 cores).
+
+Then each attack class of issue 47, on the same servers and the session-scoped PostgreSQL and ArcadeDB ones:
+work a client decides (a transitive rule's chain explosion, over-long selector lists, a rule nested 3,000 deep,
+a 1 MB one-line context with evidence, thousands of near-miss quotes, loose spans) is bounded, refused or
+answered, and the server goes on; a store URL's ``?password=`` reaches no log or listing and NUL in
+``goal_prompt`` is refused up front on PostgreSQL; hostile names reach a Bolt server as values. The CLI's
+classes (``--since`` on hostile trees, CI output) are in ``tests/test_rules_since.py`` and
+``tests/test_rules_ci_output.py``; ``scripts/bench_hostile.py`` measures what each class costs.
 """
 
 from __future__ import annotations
@@ -311,3 +319,175 @@ def test_a_lone_surrogate_elsewhere_in_a_request_is_refused_with_the_envelope(ap
     assert (path.status_code, path.json()["error"]["code"]) == (422, "INVALID_ARGUMENTS")
     reasoning = post_raw(api, "/sessions/text-2/actions", b'{"reasoning": "why\\ud800", "actions": []}')
     assert reasoning.status_code == 200, reasoning.text  # free text is repaired (U+FFFD) and counted
+
+
+# ---- issue 47: work a client decides is bounded; secrets and NUL on PostgreSQL; names in a Bolt export ----
+
+def attack_ladder(ends: int = 60, middle: int = 200) -> dict[str, Any]:
+    """A seed of ``ends`` modules d.* importing a chain of ``middle`` modules importing ``ends`` modules u.*: a
+    transitive rule d -> u has ends x ends chains of middle + 1 hops (the 320-node graph that took 870 MB)."""
+    names = [f"d.{i:03}" for i in range(ends)] + [f"m.{i:03}" for i in range(middle)] + \
+        [f"u.{i:03}" for i in range(ends)]
+    pairs = [(f"d.{i:03}", "m.000") for i in range(ends)] + \
+        [(f"m.{i:03}", f"m.{i + 1:03}") for i in range(middle - 1)] + \
+        [(f"m.{middle - 1:03}", f"u.{i:03}") for i in range(ends)]
+    ids = {n: f"n{i}" for i, n in enumerate(names)}
+    return {"nodes": [{"id": ids[n], "type": "Module", "properties": {"name": n}} for n in names],
+            "edges": [{"id": f"e{k}", "type": "IMPORTS", "from": ids[a], "to": ids[b], "properties": {}}
+                      for k, (a, b) in enumerate(pairs)]}
+
+
+def attack_session(session_id: str, **extra: Any) -> dict[str, Any]:
+    """A session request whose schema has a Module type without ``path`` (any knowledge graph may)."""
+    config = {"max_iterations": 1000, "constraints": {"max_nodes": 5000, "max_edges": 5000,
+                                                       "max_actions_per_response": 500},
+              "schema": {"node_types": ["Module", "Class"], "edge_types": ["IMPORTS", "CALLS"]}}
+    config.update(extra.pop("config", {}))
+    return {"session_id": session_id, "goal_prompt": "attack", **extra, "config": config}
+
+
+TRANSITIVE = {"name": "d-not-u", "kind": "forbidden", "from": "d", "to": "u", "transitive": True}
+WIDE = {"name": "wide", "kind": "forbidden", "from": [f"x{i}*" for i in range(300)],
+        "to": [f"y{i}*" for i in range(300)]}
+DEEP = '{"rules": [{"name": "deep", "kind": "forbidden", "to": "u", "from": ' + "[" * 3000 + '"d"' + "]" * 3000 + "}]}"
+"""A rule nested 3,000 lists deep, as the body text (Python's own JSON writer would refuse to write it)."""
+LINE = "let a=1;" * 125_000  # one 1 MB line (minified code)
+NEAR = "the quick brown cow jumps over a lazy pig. " * 11  # 85% similar to the context below: a near miss
+
+
+def quote_actions(n: int, quote: str) -> list[dict[str, Any]]:
+    return [{"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}"},
+             "evidence": [f"{quote}{i}.{k}" for k in range(4)]} for i in range(n)]
+
+
+def test_check_attacks_over_http_are_bounded_refused_or_answered(api: dict[str, Any]) -> None:
+    """Issue 47 over HTTP: the chain explosion is truncated within the bounds, over-long selector lists and a
+    3,000-deep rule are refused with INVALID_RULES (or the envelope), a Module type without path is judged."""
+    from igg.rules.bounds import MAX_HOPS, MAX_VIOLATIONS
+
+    with httpx.Client(base_url=api["base"], timeout=120) as http:
+        assert http.post("/sessions", json=attack_session("ladder", seed_data=attack_ladder())).status_code == 201
+        report = http.post("/sessions/ladder/check", json={"rules": [TRANSITIVE]})
+        assert report.status_code == 200, report.text
+        body = report.json()
+        assert body["truncated"] is True and 0 < len(body["violations"]) <= MAX_VIOLATIONS
+        assert sum(len(v["path"]) for v in body["violations"]) <= MAX_HOPS
+        wide = http.post("/sessions/ladder/check", json={"rules": [WIDE]})
+        assert wide.status_code == 422 and wide.json()["error"]["code"] == "INVALID_RULES", wide.text
+        assert "at most 64 items, got 300" in wide.json()["error"]["message"]
+        deep = http.post("/sessions/ladder/check", content=DEEP,
+                         headers={"content-type": "application/json"})
+        assert 400 <= deep.status_code < 500 and set(deep.json()) == {"error"}, deep.text
+        small = http.post("/sessions/ladder/check", json={"rules": [{**TRANSITIVE, "to": "u.000", "from": "d.000"}]})
+        assert small.json()["truncated"] is False and len(small.json()["violations"]) == 1
+        assert http.get("/healthz").status_code == 200
+
+
+def test_check_attacks_over_mcp_are_bounded_and_refused(mcp: McpClient) -> None:
+    from igg.rules.bounds import MAX_VIOLATIONS
+
+    started = mcp.call("start_session", attack_session("ladder", seed_data=attack_ladder()))
+    assert not started.is_error, started.content
+    report = mcp.call("check", {"session_id": "ladder", "rules": [TRANSITIVE]})
+    assert not report.is_error, report.content
+    assert report.structured_content["truncated"] is True
+    assert 0 < len(report.structured_content["violations"]) <= MAX_VIOLATIONS
+    wide = mcp.call("check", {"session_id": "ladder", "rules": [WIDE]})
+    assert wide.is_error and wide.content[0].text.startswith("INVALID_RULES")
+
+
+def test_evidence_attacks_over_http_stay_bounded(api: dict[str, Any]) -> None:
+    """Issue 47: a 1 MB one-line context with evidence (quadratic chunking: 15 s), 2,000 near-miss quotes
+    (unbounded fuzzy matching: minutes, the session locked), and spans of booleans and numeric strings."""
+    with httpx.Client(base_url=api["base"], timeout=300) as http:
+        line = attack_session("line", context_data=LINE, config={"grounding": "warn"})
+        assert http.post("/sessions", json=line).status_code == 201
+        applied = http.post("/sessions/line/actions", json={"reasoning": "", "actions": [
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A"}, "evidence": ["let a=1;let a=1;"]},
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "B"},
+             "evidence": [{"chunk": True, "start": False, "end": "3"}]}]})
+        assert applied.status_code == 200, applied.text
+        first, second = applied.json()["verdicts"]
+        assert first["accepted"] and second["code"] == "INVALID_PROPERTY"
+        context = "the quick brown fox jumps over the lazy dog. " * 300
+        near = attack_session("near", context_data=context, config={"grounding": "required"})
+        assert http.post("/sessions", json=near).status_code == 201
+        answer = http.post("/sessions/near/actions", json={"reasoning": "", "actions": quote_actions(500, NEAR)})
+        assert answer.status_code == 200, answer.text
+        verdicts = answer.json()["verdicts"]
+        assert all(v["code"] == "UNGROUNDED_EVIDENCE" for v in verdicts)
+        assert "budget for approximate matching is spent" in verdicts[-1]["message"]
+        assert http.get("/healthz").status_code == 200
+
+
+def test_postgresql_store_masks_query_passwords_and_refuses_nul_up_front(postgres_url: str,
+                                                                        tmp_path: Path) -> None:
+    """Issue 47 on a real PostgreSQL: ``?password=`` of the store URL appears in no log, listing or error; NUL
+    in goal_prompt is INVALID_REQUEST before anything is stored (it was STORE_ERROR "session None"); a
+    malformed IPv6 host is one line, exit 2, the password masked."""
+    secret = "hunter2-query-secret"
+    url = f"{postgres_url}{'&' if '?' in postgres_url else '?'}password={secret}&application_name=igg"
+    log = tmp_path / "serve.log"
+    with igg_serve(["--store", url, "--output-dir", str(tmp_path / "out")], env=clean_env(), log_path=log) \
+            as (_, base), httpx.Client(base_url=base, timeout=60) as http:
+        refused = http.post("/sessions", json=attack_session("nul", goal_prompt="find\x00classes"))
+        assert refused.status_code == 422 and refused.json()["error"]["code"] == "INVALID_REQUEST", refused.text
+        assert "goal_prompt" in refused.json()["error"]["message"]
+        assert http.post("/sessions", json=attack_session("kept")).status_code == 201
+        assert http.get("/sessions/nul").status_code == 404
+    listing = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", url], cwd=ROOT,
+                             capture_output=True, text=True, env=clean_env(), timeout=120)
+    assert listing.returncode == 0 and "kept" in listing.stdout, listing.stderr
+    assert secret not in log.read_text() + listing.stdout + listing.stderr
+    bad = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store",
+                          f"postgresql://igg:{secret}@[::1/igg?password={secret}"], cwd=ROOT, capture_output=True,
+                         text=True, env=clean_env(), timeout=120)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+    assert secret not in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_hostile_names_reach_a_bolt_server_as_values_and_its_password_no_output(bolt_server: Any,
+                                                                                tmp_path: Path) -> None:
+    """A graph whose names would forge CI log lines and Cypher exports to ArcadeDB (values are parameters, so
+    they arrive exactly); the URI's password, given in its user information and its query, is never shown."""
+    from igg.export.neo4j import BoltSession
+
+    hostile = ["evil\n::error file=x.py::forged", "a`b) DETACH DELETE n //", "rtl\u202egpj", "%0A::warning::x"]
+    doc = {"nodes": [{"id": f"n{i}", "type": "Class", "properties": {"name": name}} for i, name in enumerate(hostile)],
+           "edges": []}
+    request = attack_session("bolt", seed_data=doc)
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    (tmp_path / "t.jsonl").write_text('{"reasoning": "done", "actions": [], "finished": true}\n')
+    secret = "bolt-query-secret"
+    env = {**{k: v for k, v in clean_env().items() if not k.startswith("NEO4J_")}, **bolt_server.env,
+           "NEO4J_URI": bolt_server.uri}
+    done = subprocess.run([sys.executable, "-m", "igg", "run", str(tmp_path / "request.json"), "--agent",
+                           f"script:{tmp_path / 't.jsonl'}", "--no-store", "--quiet", "--export", "neo4j"],
+                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    if not bolt_server.external:
+        with BoltSession(bolt_server.settings()) as session:
+            names = {r["name"] for r in session.run("MATCH (n:Class) WHERE n.igg_scope = $s RETURN n.name AS name",
+                                                      s="bolt")}
+        assert set(hostile) <= names, names
+    port = bolt_server.uri.rsplit(":", 1)[1]
+    wrong = {**env, "NEO4J_URI": f"bolt://igg:{secret}@127.0.0.1:{port}?password={secret}"}
+    failed = subprocess.run([sys.executable, "-m", "igg", "run", str(tmp_path / "request.json"), "--agent",
+                             f"script:{tmp_path / 't.jsonl'}", "--no-store", "--quiet", "--export", "neo4j"],
+                            cwd=ROOT, capture_output=True, text=True, env=wrong, timeout=300)
+    assert secret not in failed.stdout + failed.stderr, failed.stdout + failed.stderr
+
+
+def test_evidence_attacks_over_mcp_stay_bounded(mcp: McpClient) -> None:
+    """The same over MCP stdio: near-miss quotes share one fuzzy budget per call; loose spans are refused."""
+    context = "the quick brown fox jumps over the lazy dog. " * 300
+    started = mcp.call("start_session", attack_session("near", context_data=context,
+                                                       config={"grounding": "required"}))
+    assert not started.is_error, started.content
+    actions = quote_actions(100, NEAR) + [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "S"},
+                                           "evidence": [{"chunk": 1, "start": 0, "end": "3"}]}]
+    applied = mcp.call("apply_actions", {"session_id": "near", "reasoning": "", "actions": actions})
+    assert not applied.is_error, applied.content
+    verdicts = applied.structured_content["verdicts"]
+    assert "budget for approximate matching is spent" in verdicts[99]["message"]
+    assert verdicts[100]["code"] == "INVALID_PROPERTY"

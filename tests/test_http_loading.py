@@ -101,3 +101,44 @@ def test_healthz_answers_while_a_thousand_query_request_is_served(tmp_path: Path
         assert client.post("/sessions", json=payload()).status_code == 201
         refused = client.post("/sessions/bounds/actions", json={"reasoning": "", "actions": [QUERY] * 1000})
         assert refused.status_code == 413 and refused.json()["error"]["code"] == "TOO_MANY_ACTIONS"
+
+
+def test_healthz_answers_while_each_attack_class_of_issue_47_is_served(tmp_path: Path):
+    """Issue 47: each attack on bounded work (a transitive rule's chain explosion, 64 x 64 globs, a 1 MB
+    one-line context with evidence, 2,000 near-miss quotes) is answered within its bounds while /healthz keeps
+    answering."""
+    from tests.test_hostile import NEAR, TRANSITIVE, attack_ladder, attack_session, quote_actions
+
+    wide = {"name": "wide", "kind": "forbidden", "from": [f"d.{i:03}*" for i in range(64)],
+            "to": [f"u.{i:03}*" for i in range(64)], "transitive": True}
+    line = "let a=1;" * 125_000  # one 1 MB line
+    near_context = "the quick brown fox jumps over the lazy dog. " * 300
+    attacks = [
+        ("/sessions/ladder/check", {"rules": [TRANSITIVE]}),
+        ("/sessions/ladder/check", {"rules": [wide]}),
+        ("/sessions", attack_session("line", context_data=line, config={"grounding": "warn"})),
+        ("/sessions/line/actions", {"reasoning": "", "actions": [
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A"}, "evidence": ["let a=1;let b=2;"]}]}),
+        ("/sessions/near/actions", {"reasoning": "", "actions": quote_actions(500, NEAR)}),
+    ]
+    with igg_serve(["--store", str(tmp_path / "s.sqlite")], env=clean_env(), log_path=tmp_path / "serve.log") \
+            as (_, base), httpx.Client(base_url=base, timeout=300) as client, \
+            httpx.Client(base_url=base, timeout=30) as probe:
+        assert client.post("/sessions", json=attack_session("ladder", seed_data=attack_ladder())).status_code == 201
+        near = attack_session("near", context_data=near_context, config={"grounding": "required"})
+        assert client.post("/sessions", json=near).status_code == 201
+        latencies: list[float] = []
+        for path, body in attacks:
+            answer: dict[str, httpx.Response] = {}
+            thread = threading.Thread(target=lambda p=path, b=body, a=answer: a.update(r=client.post(p, json=b)))
+            thread.start()
+            while thread.is_alive():
+                t0 = time.perf_counter()
+                assert probe.get("/healthz").status_code == 200
+                latencies.append(time.perf_counter() - t0)
+                time.sleep(0.01)
+            thread.join()
+            assert answer["r"].status_code in (200, 201), (path, answer["r"].text[:300])
+            if path.endswith("/check"):
+                assert answer["r"].json()["truncated"] is True
+    assert latencies and statistics.median(latencies) < 0.1, sorted(latencies)[-5:]

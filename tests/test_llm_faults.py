@@ -181,3 +181,27 @@ def test_an_oversized_answer_is_cut_once_reported_and_stored_once(tmp_path: Path
     assert records.count('"name\\": \\"C7\\"') == 1  # the raw text once (the parsed action holds it too)
     assert (tmp_path / "out" / "records.jsonl").stat().st_size < 200_000
     assert (tmp_path / "store.sqlite").stat().st_size < 1_000_000
+
+
+def test_failed_attempts_count_in_the_turn_and_stop_a_retry_the_budget_cannot_pay() -> None:
+    """Issue 47: a failed attempt the server worked on (an unreadable 200, a 5xx) spent tokens IGG never counted,
+    so a token budget could be overrun by retries. Each counts (estimated) in the turn's usage, and a retry the
+    budget cannot pay for is refused with BudgetExhausted carrying what was spent."""
+    from igg.errors import BudgetExhausted
+
+    bad = Reply(body=b"upstream timeout", content_type="text/plain")
+    with FakeOpenAI([bad, Reply(status=502), ANSWER]) as server:
+        agent = make_agent(server, AsyncLLMAgent, max_retries=2, max_output_tokens=100)
+        turn = call(agent)
+    assert len(server.requests) == 3 and turn.usage is not None and turn.usage.estimated
+    assert [a.get("usage", {}).get("completion_tokens") for a in turn.exchange["attempts"]] == [100, 0]
+    reported = turn.exchange["response"]["usage"]  # the answered call's, as the server counted it
+    assert turn.usage.completion_tokens == reported["completion_tokens"] + 100
+    assert turn.usage.prompt_tokens > 2 * reported["prompt_tokens"]  # two more prompts, estimated
+    assert agent.totals.total_tokens == turn.usage.total_tokens
+    with FakeOpenAI([bad, bad, ANSWER]) as server:
+        agent = make_agent(server, AsyncLLMAgent, max_retries=2, max_output_tokens=100, token_budget=1_000)
+        with pytest.raises(BudgetExhausted) as stopped:
+            call(agent)
+    assert len(server.requests) < 3 and stopped.value.usage is not None
+    assert stopped.value.usage["completion_tokens"] >= 100 and stopped.value.usage["estimated"] is True

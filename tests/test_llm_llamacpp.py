@@ -221,3 +221,50 @@ def test_agent_local_with_a_bad_model_file_is_one_line_exit_2(
     assert main(["run", str(write_request(tmp_path)), "--agent", "local"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and words in err and "IGG_MODEL_FILE" in err
+
+
+def server_counts(server: LocalServer) -> tuple[float, float]:
+    """(prompt tokens processed, completion tokens generated) by llama.cpp so far, from its /metrics, once it
+    is idle (no request processing or waiting)."""
+    import time
+
+    import httpx
+
+    deadline = time.monotonic() + 120
+    while True:
+        text = httpx.get(server.base_url.removesuffix("/v1") + "/metrics",
+                         headers={"Authorization": f"Bearer {server.api_key}"}, timeout=30).text
+        values = {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
+                  if line.startswith("llamacpp:")}
+        busy = values.get("llamacpp:requests_processing", 0) + values.get("llamacpp:requests_deferred", 0)
+        if not busy or time.monotonic() > deadline:
+            return (values["llamacpp:prompt_tokens_total"] + values.get("llamacpp:prompt_tokens_cached_total", 0),
+                    values["llamacpp:tokens_predicted_total"])
+        time.sleep(0.2)
+
+
+def test_the_tokens_of_failed_calls_count_as_the_server_counted_them_or_more(
+        tmp_path: Path, llama_server: LocalServer, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 47: a call that failed (here: past its whole-call deadline, while the server processed the prompt)
+    and its retry spent tokens the server counted, and IGG reported none of them, so a token budget could be
+    overrun. Every attempt's usage now counts (estimated, never below what the server reports)."""
+    monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", llama_server.api_key)
+    before = server_counts(llama_server)
+    payload = {"goal_prompt": "Map the classes.", "context_data": CONTEXT, "config": {
+        "max_iterations": 1, "schema": {"node_types": ["Class"], "edge_types": ["CALLS"]},
+        "llm": {"max_output_tokens": 16, "timeout_seconds": 0.2, "max_retries": 0}}}
+    request = tmp_path / "small.json"
+    request.write_text(json.dumps(payload))  # a short prompt: the server processes it whole, client gone or not
+    code = main(["run", str(request), "--agent", "llm", "--no-store", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    after = server_counts(llama_server)
+    prompt, completion = after[0] - before[0], after[1] - before[1]
+    tokens = summary["tokens"]
+    assert prompt > 0, (summary, prompt)
+    if summary["stop_reason"] != "agent_error":  # a machine fast enough to answer within 0.2 s: counted exactly
+        assert code == 0 and (tokens["prompt"], tokens["completion"]) == (prompt, completion)
+        return
+    assert code == 1 and tokens["estimated"] is True
+    assert tokens["prompt"] >= prompt and tokens["completion"] >= completion, (tokens, prompt, completion)

@@ -224,3 +224,77 @@ def test_a_deeply_nested_rules_file_exits_2_naming_the_problem(tmp_path, capsys,
     assert main(["check", str(tmp_path), "--rules", str(rules)]) == 2
     err = capsys.readouterr().err
     assert "nested" in err and "Traceback" not in err
+
+
+def test_a_truncated_command_line_check_says_so_in_every_output(tmp_path, capsys, monkeypatch):
+    """``igg check`` has wider bounds than a server, still finite: past them its text, its GitHub annotations and
+    its SARIF say the report is truncated (SARIF valid against the schema)."""
+    import json
+
+    import jsonschema
+
+    import igg.rules.bounds as bounds
+    from igg.interfaces.cli import main
+
+    monkeypatch.setattr(bounds, "COMMAND_LINE_SCALE", 0.001)  # one violation, five hops, a hundred visits
+    for i in range(3):
+        (tmp_path / f"a{i}.py").write_text("import b0\nimport b1\n", encoding="utf-8")
+        (tmp_path / f"b{i}.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "igg.toml").write_text('[[rules]]\nname = "a-not-b"\nkind = "forbidden"\nfrom = "a*"\nto = "b*"\n',
+                                       encoding="utf-8")
+    assert main(["check", str(tmp_path), "--sarif", str(tmp_path / "out.sarif")]) == 1
+    out = capsys.readouterr().out
+    assert "igg check stopped at its bounds" in out
+    assert main(["check", str(tmp_path), "--format", "github"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].startswith("::warning title=igg check::igg check stopped")
+    log = json.loads((tmp_path / "out.sarif").read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(schema).validate(log)
+    (note,) = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note["level"] == "warning" and "stopped at its bounds" in note["message"]["text"]
+
+
+def test_sixty_four_layers_of_sixty_four_siblings_stop_at_the_visit_bound(tmp_path):
+    """The same class in another form: 64 layers of 64 siblings are 8 million pairs of parts (once listed whole
+    before any was judged: ~600 MB); each pair now counts against the visits, so the check stops and says so."""
+    ws = workspace(tmp_path)
+    sid = module_graph(ws, [{"name": "a"}, {"name": "b"}], [("b", "a")])
+    # every sibling picks a node (one that picks none is refused before any pair is made); all but two parts end
+    # up empty (a node belongs to the first part that picks it), and still each pair of parts counts
+    layers = [{"siblings": [f"a{'*' * (j + 1)}" for j in range(MAX_LISTED)]} for i in range(MAX_LISTED)]
+    layers[0]["siblings"][0], layers[1]["siblings"][0] = "a", "b"
+    report = ws.check(CheckInput(session_id=sid, rules=[{"name": "wide", "kind": "layers",
+                                                         "layers": layers}])).model_dump()
+    assert report["truncated"] is True
+    assert [v["message"] for v in report["violations"]] == ["b imports a: b may not depend on a, a higher layer"]
+
+
+def test_a_sessions_context_is_linked_once_for_all_its_checks(tmp_path, monkeypatch):
+    """The same class again: a check on a session whose edges carry no sites located them by parsing and linking
+    every file of its context on every call (1.9 MB of code: a second per 200-byte request). The sites are
+    kept with the live session; a change of the modules its graph names links again."""
+    import igg.codemap.depgraph as depgraph
+    from igg.workspace.ops import ApplyInput
+
+    files = {f"m{i}.py": f"import m{(i + 1) % 3}\n" for i in range(4)}  # m3.py: no module of the graph yet
+    context = "".join(f"# File: {path}\n{text}" for path, text in files.items())
+    seed = {"nodes": [{"id": f"n{i}", "type": "Module", "properties": {"name": f"m{i}", "path": f"m{i}.py"}}
+                      for i in range(3)],
+            "edges": [{"id": f"e{i}", "type": "IMPORTS", "from": f"n{i}", "to": f"n{(i + 1) % 3}", "properties": {}}
+                      for i in range(3)]}
+    ws = workspace(tmp_path)
+    ws.start({"session_id": "ctx", "goal_prompt": "g", "context_data": context, "seed_data": seed, "config": {
+        "schema": {"node_types": ["Module"], "edge_types": ["IMPORTS"]}}})
+    links: list[int] = []
+    real_link = depgraph.link
+    monkeypatch.setattr(depgraph, "link", lambda facts: links.append(len(facts)) or real_link(facts))
+    rule = {"name": "no-cycles", "kind": "acyclic"}
+    first = ws.check(CheckInput(session_id="ctx", rules=[rule])).model_dump()
+    again = ws.check(CheckInput(session_id="ctx", rules=[rule])).model_dump()
+    assert first["violations"] == again["violations"] and links == [3]
+    assert {(h["file"], h["line"]) for v in first["violations"] for h in v["path"]} <= {(p, 1) for p in files}
+    added = ws.apply(ApplyInput(session_id="ctx", reasoning="", actions=[
+        {"type": "ADD_NODE", "label": "Module", "properties": {"name": "m3", "path": "m3.py"}}]))
+    assert added.model_dump()["verdicts"][0]["accepted"]
+    ws.check(CheckInput(session_id="ctx", rules=[rule]))
+    assert links == [3, 4]

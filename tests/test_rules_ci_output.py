@@ -71,6 +71,11 @@ def test_the_text_report_and_the_since_listings_cannot_start_a_workflow_command(
     assert main(["map-code", "src/app", "lib/util", "--since", "HEAD"]) == 0
     listing = capsys.readouterr().out
     assert commands(listing) == [] and "new\\n::error::added" in listing
+    (hostile / "src" / "app" / "link\n::error::skipped.py").symlink_to("/etc/passwd")
+    (hostile / "src" / "app" / "bad\n::error::syntax.py").write_text("def (:\n", encoding="utf-8")
+    assert main(["map-code", "src/app", "lib/util", "--no-store"]) == 0
+    mapped = capsys.readouterr()
+    assert commands(mapped.out + mapped.err) == [] and "link\\n::error::skipped" in mapped.err
     assert main(["cycles", "src/app", "lib/util"]) == 0
     assert commands(capsys.readouterr().out) == []
 

@@ -154,3 +154,44 @@ def test_mcp_stdio_answers_a_call_holding_a_lone_surrogate(tmp_path):
         log = mcp.close()
     assert "Traceback" not in log, log[-3000:]
     assert integrity(store) == [("ok",)]
+
+
+def test_nul_in_goal_prompt_is_refused_up_front_and_kept_out_of_chunk_labels():
+    """Issue 47: NUL in goal_prompt reached a PostgreSQL store (which cannot hold it in text) and failed there as
+    STORE_ERROR "session None"; it is INVALID_REQUEST before anything runs, on every store alike. A file marker
+    holding NUL labels its chunk without it (labels are stored as text too)."""
+    import pytest
+
+    from igg.errors import RequestInvalid
+    from igg.observe import split_context
+    from igg.request.load import load_request
+
+    with pytest.raises(RequestInvalid) as refused:
+        load_request({"goal_prompt": "find\x00classes", "config": {"schema": {"node_types": ["A"],
+                                                                             "edge_types": ["B"]}}})
+    assert "goal_prompt" in str(refused.value) and "U+0000" in str(refused.value)
+    (chunk,) = split_context("// File: a\x00b.py\nx = 1\n", 100)
+    assert chunk.label == "a\ufffdb.py"
+
+
+def test_mcp_stdio_answers_a_call_nested_too_deep_for_its_reader(tmp_path):
+    """Issue 47, the nesting class over MCP stdio: a ``check`` whose rule nests 3,000 lists deep was dropped by
+    the SDK's JSON reader without an answer (the client waited for ever); it is answered INVALID_ARGUMENTS, by
+    its id, and the server goes on."""
+    mcp = RawMcp("--store", str(tmp_path / "s.sqlite"))
+    try:
+        mcp.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                   "clientInfo": {"name": "raw", "version": "1"}})
+        mcp.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        deep = "[" * 3000 + '"d"' + "]" * 3000
+        refused = mcp.request("tools/call", {}, raw_params=(
+            '{"name": "check", "arguments": {"session_id": "s", "rules": [{"name": "x", "kind": "forbidden", '
+            f'"to": "u", "from": {deep}}}]}}}}'))
+        result = refused["result"]
+        assert result["isError"] and result["content"][0]["text"].startswith("INVALID_ARGUMENTS: ")
+        assert "more than 200 levels deep" in result["content"][0]["text"]
+        listed = mcp.request("tools/list", {})
+        assert any(t["name"] == "check" for t in listed["result"]["tools"])
+    finally:
+        log = mcp.close()
+    assert "Traceback" not in log

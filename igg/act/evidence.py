@@ -85,6 +85,11 @@ counted as the characters of chunk text it reads times the quote's length (its c
 7 ns per unit for a 500-character quote against repetitive text, the worst seen): at most ~0.15 s of CPU per
 response, however many near-miss quotes it sends. Beyond it a quote is matched exactly or normalized only,
 and its miss says so. A 100-character quote against a chunk of the default size costs ~1.2 million."""
+SEARCH_RESPONSE_CHARS = 200_000_000
+"""Characters of context the exact and normalized searches beyond the chunk on show read for all the evidence
+of one response together (``Grounder.begin_response``; ~0.1 s of CPU): past it a quote is looked for in the
+chunk on show only, and its miss says so. A few dozen quotes from elsewhere in an 8 MB context fit; 2,000 short
+quotes that are nowhere once cost 13 s."""
 SEARCH_MAX_CHARS = 50_000_000
 """Characters of context one quote is searched in, at most (a bigger context: the chunks nearest first)."""
 
@@ -195,11 +200,16 @@ class Grounder:
         self.fuzzy_left = FUZZY_RESPONSE_WORK
         """The fuzzy work the response being applied may still cost (``FUZZY_RESPONSE_WORK``)."""
         self._near: dict[tuple[str, int], ScoreAlignment | None] = {}  # (quote, chunk) -> the best alignment
+        self.search_left = SEARCH_RESPONSE_CHARS
+        """Characters the searches beyond the chunk on show may still read for the response being applied."""
+        self._cut: set[str] = set()  # quotes of this response whose search the budget cut short
 
     def begin_response(self) -> None:
         """A new response's evidence is about to be located: its fuzzy budget starts whole."""
         self.fuzzy_left = FUZZY_RESPONSE_WORK
         self._near.clear()
+        self.search_left = SEARCH_RESPONSE_CHARS
+        self._cut.clear()
 
     def _nearest(self, wanted: str, i: int) -> ScoreAlignment | None | bool:
         """The best-aligned passage of chunk ``i``'s normalized text for the normalized quote ``wanted`` (found
@@ -397,8 +407,15 @@ class Grounder:
             if hit is not None:
                 return hit
         order = self._order(current)
+        chunks = self.chunks
         for i in self._candidates(wanted, order, current):
             if i != current:
+                start, end = chunks.bounds(i)
+                cost = 2 * (end - start + MAX_QUOTE_CHARS)  # the text as given, then normalized
+                if cost > self.search_left:
+                    self._cut.add(quote)
+                    break
+                self.search_left -= cost
                 hit = self._in_chunk(quote, wanted, i)
                 if hit is not None:
                     return hit
@@ -467,6 +484,10 @@ class Grounder:
             where += f" (of {total}: the search stops after {SEARCH_MAX_CHARS:,} characters)"
         message = (f"evidence {short!r} is not in the context: looked in {where}, exactly, with whitespace and line "
                    f"breaks collapsed, and approximately (at least {FUZZY_MIN_SCORE:.0f}% similar)")
+        if quote in self._cut:
+            message += (f" (not in every chunk: this response's search budget of {SEARCH_RESPONSE_CHARS:,} "
+                        "characters was spent; quote the chunk on show, or send fewer quotes from elsewhere per "
+                        "response)")
         wanted = normalize(quote)
         hit = self._nearest(wanted, order[0]) if order and wanted else None
         if hit is False:
@@ -489,5 +510,5 @@ def warned(verdict: Verdict, grounded: Grounded) -> Verdict:
                                message=f"{verdict.message}; warning: {grounded.warning}")
 
 
-__all__ = ["FUZZY_MIN_CHARS", "FUZZY_RESPONSE_WORK", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "NOT_GIVEN", "SEARCH_MAX_CHARS",
+__all__ = ["FUZZY_MIN_CHARS", "FUZZY_RESPONSE_WORK", "SEARCH_RESPONSE_CHARS", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "NOT_GIVEN", "SEARCH_MAX_CHARS",
            "Grounded", "GroundedAction", "Grounder", "GroundingPolicy", "grounding_of", "normalize", "warned"]

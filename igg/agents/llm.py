@@ -58,7 +58,7 @@ from igg.agents.retry import (
     describe_error,
     is_retryable,
 )
-from igg.errors import AgentFailed, AgentUnavailable, ResponseInvalid
+from igg.errors import AgentFailed, AgentUnavailable, BudgetExhausted, ResponseInvalid
 from igg.io.encodable import escape_unencodable
 from igg.models.request import LLMConfig, Request
 from igg.record.logs import get_logger
@@ -175,6 +175,37 @@ class _Call:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     retries: int = 0
     started: float = field(default_factory=time.monotonic)
+    spent: list[Usage] = field(default_factory=list)
+    """What the failed attempts of this turn may have spent (estimated: the server's count never came)."""
+
+    def spent_in_all(self, last: Usage | None = None) -> Usage | None:
+        """The failed attempts' usage plus ``last`` (the answered call's), as one ``Usage``."""
+        parts = [*self.spent, *([last] if last is not None else [])]
+        if not parts:
+            return None
+        costs = [u.cost for u in parts if u.cost is not None]
+        return Usage(prompt_tokens=sum(u.prompt_tokens for u in parts),
+                     completion_tokens=sum(u.completion_tokens for u in parts),
+                     estimated=any(u.estimated for u in parts), cost=sum(costs) if costs else None)
+
+    def retry_checked(self, budget: Budget, max_output_tokens: int) -> None:
+        """Before a retry: ``BudgetExhausted`` (carrying what the failed attempts spent) when another attempt
+        could overspend the budget, which the failed ones already count against."""
+        if not self.spent:
+            return
+        try:
+            budget.check(self.prompt_estimate, max_output_tokens)
+        except BudgetExhausted as exc:
+            spent = self.spent_in_all()
+            exc.usage = spent.to_dict() if spent is not None else None
+            raise
+
+    def failure(self, message: str) -> AgentFailed:
+        """``AgentFailed`` carrying what the failed attempts may have spent."""
+        error = AgentFailed(message)
+        spent = self.spent_in_all()
+        error.usage = spent.to_dict() if spent is not None else None
+        return error
 
 
 class _Session:
@@ -273,12 +304,27 @@ class _Session:
         attempt: dict[str, Any] = {"error": reason, "mode": self.mode,
                                    "status": getattr(error, "status_code", None)}
         call.attempts.append(attempt)
+        self._count_failed(call, error, attempt)
         if isinstance(error, openai.APIStatusError) and error.status_code in (400, 422) and self._adapt(error):
             attempt["adapted"] = True
             return True
         if not is_retryable(error):
-            raise AgentFailed(f"LLM call to {self.settings.endpoint} failed: {reason}")
+            raise call.failure(f"LLM call to {self.settings.endpoint} failed: {reason}")
         return False
+
+    def _count_failed(self, call: _Call, error: Exception, attempt: dict[str, Any]) -> None:
+        """Count what a failed attempt may have spent: one the server worked on (a timeout: it processed the
+        prompt and generated until the client left; an unreadable 200; a server error) costs the prompt's
+        estimate, and for a timeout or an unreadable answer up to ``max_output_tokens`` more, since the
+        server's own count never arrives. A refused request (4xx) or a refused connection costs nothing."""
+        generating = isinstance(error, CallTimedOut | AnswerUnreadable | openai.APITimeoutError)
+        server_error = isinstance(error, openai.APIStatusError) and error.status_code >= 500
+        if not (generating or server_error):
+            return
+        usage = self.budget.usage(prompt_tokens=None, prompt_estimate=call.prompt_estimate, completion_text="",
+                                  completion_tokens=self.settings.config.max_output_tokens if generating else 0)
+        call.spent.append(usage)
+        attempt["usage"] = usage.to_dict()
 
     def retrying(self, call: _Call) -> dict[str, RetryHook]:
         """The hooks the retry controller calls for ``call``: one logs and records a retry, one gives up."""
@@ -292,9 +338,9 @@ class _Session:
                         error=attempt["error"], retry_in=delay)
 
         def give_up(state: RetryCallState) -> None:
-            raise AgentFailed(f"LLM call to {self.settings.endpoint} failed after {state.attempt_number} attempts "
-                              f"(config.llm.max_retries={self.policy.max_retries}); "
-                              f"last: {call.attempts[-1]['error']}")
+            raise call.failure(f"LLM call to {self.settings.endpoint} failed after {state.attempt_number} attempts "
+                               f"(config.llm.max_retries={self.policy.max_retries}); "
+                               f"last: {call.attempts[-1]['error']}")
 
         return {"before_sleep": before_sleep, "give_up": give_up}
 
@@ -348,6 +394,7 @@ class _Session:
                  finish_reason=finish_reason, prompt_tokens=usage.prompt_tokens,
                  completion_tokens=usage.completion_tokens, estimated=usage.estimated,
                  retries=call.retries, elapsed_ms=exchange["elapsed_ms"])
+        usage = call.spent_in_all(usage) or usage  # the turn's usage: every attempt's, failed ones included
         turn = AgentTurn(raw=text, usage=usage, exchange=exchange)
         if choice is None:
             return self._problem(turn, "the server returned no answer (empty choices); answer again")
@@ -426,6 +473,7 @@ class LLMAgent(_Session, AgentCapabilities):
     def _try(self, call: _Call) -> tuple[dict[str, Any], dict[str, Any]]:
         """One attempt for the retry controller, repeated at once while the server's refusals are adapted to."""
         while True:
+            call.retry_checked(self.budget, self.settings.config.max_output_tokens)
             params = self.params(call)
             try:
                 return params, self._run(self.attempt(self.client, params))
@@ -479,6 +527,7 @@ class AsyncLLMAgent(_Session, AgentCapabilities):
     async def _try(self, client: openai.AsyncOpenAI, call: _Call) -> tuple[dict[str, Any], dict[str, Any]]:
         """One attempt for the retry controller, repeated at once while the server's refusals are adapted to."""
         while True:
+            call.retry_checked(self.budget, self.settings.config.max_output_tokens)
             params = self.params(call)
             try:
                 return params, await self.attempt(client, params)

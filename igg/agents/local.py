@@ -109,8 +109,10 @@ class LocalServer:
     """
 
     def __init__(self, model: Path, *, n_ctx: int = DEFAULT_CTX, threads: int | None = None,
-                 api_key: str | None = None) -> None:
+                 api_key: str | None = None, metrics: bool = False) -> None:
         self.model = model
+        self.metrics = metrics
+        """Serve llama.cpp's Prometheus ``/metrics`` (the tokens it processed and generated, all calls)."""
         self.n_ctx = n_ctx
         self.threads = threads
         self.api_key = api_key or "igg-local-" + secrets.token_urlsafe(24)
@@ -148,6 +150,7 @@ class LocalServer:
         params.n_parallel = 1
         params.verbosity = -1  # llama.cpp logs nothing; IGG logs the server's start and stop
         params.ui = False
+        params.endpoint_metrics = self.metrics
         # worker threads wait without spinning: IGG shares the CPU with the server, and spinning workers
         # collapse when the machine is busy
         params.cpuparams.poll = 0

@@ -86,8 +86,8 @@ def run_check(rules: Sequence[Rule] | Path | None, *, paths: Sequence[Path] = ()
         the_rules = resolve_rules(rules, paths, load_code_schema(schema).edge_types)
         graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix).graph
         target = ", ".join(map(str, paths))
-    refuse_unmatched(graph, the_rules)
     bounds = CheckBounds.for_command_line()
+    refuse_unmatched(graph, the_rules, bounds=bounds)
     violations = check(graph, the_rules, bounds)
     report = CheckReport(target=target, rules=[], violations=violations, failed=False, since=since,
                          new_only=new_only, nodes=len(graph.nodes), edges=len(graph.edges))

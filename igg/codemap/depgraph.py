@@ -15,6 +15,7 @@ request keeps).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,14 +64,37 @@ def model_graph(model: CodeModel, schema: CompiledSchema) -> DepGraph:
 
 def state_lines(state: GraphState, model: CodeModel) -> Lines:
     """Locates the edges of ``state`` (a map of the sources ``model`` was linked from) at their statements."""
-    fit = SchemaFit(model, state.schema)
-    found: dict[EdgeKey, tuple[str, int]] = {}
+    return lines_at(state, edge_sites(model, state.schema))
+
+
+Sites = dict[EdgeKey, tuple[str, int]]
+"""Each edge a map of a model proposes, by its type and its ends' identities -> (file, line) of its first site."""
+
+
+@dataclass(kw_only=True)
+class SitesMemo:
+    """The edge sites of one session's context, kept between checks: its context never changes, the modules its
+    graph names may (``key``: the files located and their module names)."""
+
+    key: tuple[tuple[str, str | None], ...] | None = None
+    sites: Sites = field(default_factory=dict)
+
+
+def edge_sites(model: CodeModel, schema: CompiledSchema) -> Sites:
+    """The sites of every edge a map of ``model`` in ``schema`` proposes (the costly half of ``state_lines``)."""
+    fit = SchemaFit(model, schema)
+    found: Sites = {}
     sites = fit.edge_properties()
     for path, rel, label in _placed_relations(fit):
         a, b = fit.placed[rel.source], fit.placed[rel.target]
         first = sites.get((label, rel.source, rel.target))
         found.setdefault((label, (a.label, a.identity), (b.label, b.identity)),
                          (first["file"], first["line"]) if first else (path, rel.line))
+    return found
+
+
+def lines_at(state: GraphState, found: Sites) -> Lines:
+    """Locates the edges of ``state`` at the sites ``found`` (by their type and their ends' identities)."""
     identities: dict[str, tuple[str, tuple[Any, ...]] | None] = {}
 
     def identity(node_id: str) -> tuple[str, tuple[Any, ...]] | None:
@@ -116,10 +140,12 @@ def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, Grap
             cache.close()
 
 
-def located_graph(state: GraphState, context: str, cache: FactsCache | None = None) -> DepGraph:
+def located_graph(state: GraphState, context: str, cache: FactsCache | None = None,
+                  memo: SitesMemo | None = None) -> DepGraph:
     """The rules' graph of ``state``, its edges located by their own sites, or (a map made before edges had
     sites) from the facts of the files in ``context`` (the request's context of a map-code session; facts from
-    ``cache`` when it knows them)."""
+    ``cache`` when it knows them; the sites from ``memo`` when it holds those of the same files, else kept
+    there: a server's check links a session's context once, not on every call)."""
     if all(d["type"] == "CONTAINS" or "line" in d["properties"] for _, _, _, d in state.edges()):
         return from_state(state)  # every edge says where it comes from: nothing to parse
     # any graph may have a Module type (an agent's knowledge graph), with or without a path
@@ -128,5 +154,11 @@ def located_graph(state: GraphState, context: str, cache: FactsCache | None = No
     sources = [SourceFile(f.path, f.text, modules[f.path]) for f in context_files(context) if f.path in modules]
     if not sources:
         return from_state(state)
+    key = tuple((s.path, s.module) for s in sources)
+    if memo is not None and memo.key == key:
+        return from_state(state, lines_at(state, memo.sites))
     facts, _ = parse_all(sources, cache=cache, bodies=True)
-    return from_state(state, state_lines(state, link(facts)))
+    sites = edge_sites(link(facts), state.schema)
+    if memo is not None:
+        memo.key, memo.sites = key, sites
+    return from_state(state, lines_at(state, sites))

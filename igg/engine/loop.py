@@ -133,6 +133,8 @@ class Loop:
         self.todos = open_todos(self.state, self.config.schema_)
         self.stop_reason: StopReason | None = None
         self.error: str | None = None
+        self.lost_usage: dict[str, Any] | None = None
+        """What a failed agent turn's calls spent (``AgentFailed.usage``): the run's tokens count it."""
         self.review: dict[str, Any] | None = None
         """The plan waiting for review once the run stopped with ``awaiting_review``."""
         self.result: RunResult | None = None
@@ -213,6 +215,7 @@ class Loop:
         timings["reason"] = reason_ms
         if isinstance(outcome, BaseException):
             self.stop_reason = "budget_exhausted" if isinstance(outcome, BudgetExhausted) else "agent_error"
+            self.lost_usage = outcome.usage if isinstance(outcome, AgentFailed | BudgetExhausted) else None
             self.error = str(outcome) if isinstance(outcome, AgentFailed | BudgetExhausted) \
                 else f"the agent raised {type(outcome).__name__}: {outcome}"
             return []
@@ -278,6 +281,7 @@ class Loop:
         A run waiting for review is not finalized (the session goes on after the decision)."""
         assert self.stop_reason is not None, "finish() follows the stop"
         self.result = self.session.finish(self.stop_reason, error=self.error, records=self.records,
+                                          lost_usage=self.lost_usage,
                                           review=self.review, elapsed_ms=(self.clock() - self._started) * 1000)
         self.todos = list(self.result.open_todos)
         return self._event("run_finished", **self.result.summary())

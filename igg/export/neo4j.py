@@ -46,6 +46,7 @@ from igg.export.neo4j_schema import (
 )
 from igg.export.plan import Plan, plan_export
 from igg.graph.state import GraphState
+from igg.io.urls import mask_url
 from igg.record.logs import get_logger
 
 if TYPE_CHECKING:
@@ -117,8 +118,12 @@ def _port(parts: Any) -> int | None:
 
 def check_uri(uri: str) -> None:
     """Raise ``ExportError`` unless ``uri`` is a usable Bolt/Neo4j URI."""
-    parts = urlsplit(uri)
     hint = "use bolt://HOST:PORT or neo4j://HOST:PORT (optionally +s or +ssc for TLS)"
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 - a malformed host or port raises here, not later in the driver
+    except ValueError as exc:
+        raise ExportError(f"bad Neo4j URI {_safe(uri)!r}: {exc}; {hint}") from None
     if parts.scheme not in URI_SCHEMES:
         raise ExportError(f"bad Neo4j URI {_safe(uri)!r}: unknown scheme {parts.scheme or '(none)'!r}; {hint}")
     if not parts.hostname:
@@ -128,10 +133,8 @@ def check_uri(uri: str) -> None:
 
 
 def _safe(uri: str) -> str:
-    parts = urlsplit(uri)
-    if "@" in parts.netloc:
-        return uri.replace(parts.netloc, parts.netloc.rsplit("@", 1)[1])
-    return uri
+    """``uri`` with every secret it carries masked (``igg.io.urls``): user information and query alike."""
+    return mask_url(uri)
 
 
 def _settings(uri: str | None, auth: tuple[str, str] | None, database: str | None, env: Mapping[str, str] | None,

@@ -208,6 +208,7 @@ def _sections(text: str) -> Iterator[tuple[str | None, int, int]]:
 def _label(labels: list[str]) -> str | None:
     if not labels:
         return None
+    labels = [label.replace("\x00", "\ufffd") for label in labels]  # a store keeps labels as text: no NUL
     if len(labels) == 1:
         return labels[0][:_LABEL_CHARS]
     return f"{labels[0][:_LABEL_CHARS]} .. {labels[-1][:_LABEL_CHARS]} ({len(labels)} files)"

@@ -167,6 +167,9 @@ class RunResult:
     max_edges: int = 0
     elapsed_ms: float = 0.0
     """Wall time of this run call."""
+    lost_usage: dict[str, Any] | None = None
+    """What the agent's calls spent in a turn that never came (it failed after its retries): no iteration
+    records it, and ``tokens`` counts it."""
 
     @property
     def iterations(self) -> int:
@@ -193,7 +196,8 @@ class RunResult:
         prompt = completion = 0
         estimated = False
         cost = None
-        usages = [r.usage for r in self.records] + [self.review.get("usage") if self.review else None]
+        usages = [r.usage for r in self.records] + [self.review.get("usage") if self.review else None,
+                                                    self.lost_usage]
         for usage in usages:
             u = usage or {}
             prompt += u.get("prompt_tokens", 0)

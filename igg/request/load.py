@@ -76,6 +76,9 @@ def check_request(request: Request) -> list[Problem]:
     problems = check_schema(request.config.schema_, "config.schema")
     if problems:
         return problems  # the seed cannot be checked against a broken schema
+    if "\x00" in request.goal_prompt:  # a store keeps the goal as text, and PostgreSQL text cannot hold NUL
+        problems.append(Problem("goal_prompt", f"the NUL character (U+0000) at character "
+                                f"{request.goal_prompt.index(chr(0))} cannot be stored; drop it"))
     if request.config.grounding in ("required", "required_edges", "values") and not request.context_data.strip():
         problems.append(Problem("config.grounding", f"{request.config.grounding!r} needs context_data to quote "
                                 "evidence from; give context_data, or use 'warn' or 'off'"))

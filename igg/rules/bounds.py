@@ -17,10 +17,12 @@ from dataclasses import dataclass
 
 MAX_VIOLATIONS = 1_000
 """Most violations one check reports (over MCP or HTTP)."""
-MAX_HOPS = 20_000
-"""Most edges the violations of one check show in their paths, together."""
-MAX_VISITS = 1_000_000
-"""Most nodes and edges one check's searches visit (edge scans, chain searches, adjacency builds)."""
+MAX_HOPS = 5_000
+"""Most edges the violations of one check show in their paths, together (each costs ~10 us to build and
+answer: ~50 ms)."""
+MAX_VISITS = 100_000
+"""Most units of search one check spends: a node tested against a selector, an edge scanned, a node or edge of
+a chain search, an adjacency built (each ~1 us: ~0.1 s of CPU)."""
 COMMAND_LINE_SCALE = 100
 """``igg check`` on a repository allows this many times the server's bounds."""
 

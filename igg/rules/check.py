@@ -39,7 +39,8 @@ def check(graph: DepGraph, rules: Sequence[Rule], bounds: CheckBounds | None = N
     out: list[Violation] = []
     try:
         for rule in rules:
-            out.extend(_rule(graph, rule, bounds))
+            for violation in _rule(graph, rule, bounds):  # each kept as it comes: a bound may stop the rule
+                out.append(violation)
     except BoundReached:
         pass
     return out
@@ -103,6 +104,8 @@ def _groups(selector: object) -> list[object]:
 
 def _forbidden(graph: DepGraph, rule: ForbiddenRule, bounds: CheckBounds) -> Iterator[Violation]:
     seen: set[Chain] = set()
+    if rule.through is not None:
+        bounds.visit(len(graph.nodes) * len(_groups(rule.through)))
     allowed = pick(graph, rule.through) if rule.through is not None else set()
     adj = Adjacency.of(graph, rule.edges, without=allowed, visit=bounds.visit) if rule.transitive else None
     source_parts, target_parts = _groups(rule.from_), _groups(rule.to)
@@ -128,6 +131,7 @@ def _transitive_chains(graph: DepGraph, picked_sources: list[set[str]], picked_t
     """(source part, target part, chain) of a transitive rule, pair of parts by pair in order."""
     for i, picked_source in enumerate(picked_sources):
         for j, picked_target in enumerate(picked_targets):
+            bounds.visit(1 + len(picked_source) + len(picked_target))
             sources, targets = picked_source - picked_target, picked_target - picked_source  # a node in both is neither
             for chain in shortest_chains(adj, sources, targets, graph.name, bounds.visit):
                 yield i, j, chain
@@ -203,28 +207,33 @@ def _layer_parts(graph: DepGraph, rule: LayersRule, container: str, bounds: Chec
 def _ordered(graph: DepGraph, rule: LayersRule | IndependenceRule, layers: list[list[Part]], bounds: CheckBounds
              ) -> Iterator[Violation]:
     """Violations of ``layers`` (highest first): lower to higher, and between independent siblings."""
-    pairs: list[tuple[Part, Part, str]] = []  # (lower, higher, why)
-    for i, upper in enumerate(layers):
-        for lower_layer in layers[i + 1:]:
-            for low in lower_layer:
-                for high in upper:
-                    pairs.append((low, high, "a higher layer"))
-        if upper and upper[0][2]:
-            for a, b in permutations(upper, 2):
-                pairs.append((a, b, "an independent sibling" if isinstance(rule, LayersRule) else
-                              "independent of it"))
     every: set[str] = set()
     for layer in layers:
         for part in layer:
             every |= part[1]
-    for (low_name, lows, _), (high_name, highs, _), why in pairs:
+    for (low_name, lows, _), (high_name, highs, _), why in _pairs(rule, layers):
+        bounds.visit(1)  # 64 layers of 64 siblings make 8 million pairs: each one counts
         if not lows or not highs:
             continue
+        bounds.visit(len(every))
         for chain in _pair_chains(graph, rule, lows, highs, every - lows - highs, bounds):
             first, last = graph.name(chain[0]), graph.name(chain[-1])
             how = "imports" if len(chain) == 2 else f"reaches (through {len(chain) - 2} more)"
             yield _violation(graph, rule, chain, f"{first} {how} {last}: {low_name} may not depend on "
                              f"{high_name}, {why}", bounds)
+
+
+def _pairs(rule: LayersRule | IndependenceRule, layers: list[list[Part]]) -> Iterator[tuple[Part, Part, str]]:
+    """(lower, higher, why) of ``layers``, one at a time: a lower layer's part and a higher one's, then the
+    independent siblings of each layer."""
+    for i, upper in enumerate(layers):
+        for lower_layer in layers[i + 1:]:
+            for low in lower_layer:
+                for high in upper:
+                    yield low, high, "a higher layer"
+        if upper and upper[0][2]:
+            for a, b in permutations(upper, 2):
+                yield a, b, "an independent sibling" if isinstance(rule, LayersRule) else "independent of it"
 
 
 def _pair_chains(graph: DepGraph, rule: LayersRule | IndependenceRule, low: set[str], high: set[str],
@@ -253,7 +262,7 @@ CUT_SHOWN = 3
 
 
 def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterator[Violation]:
-    bounds.visit(len(graph.nodes) + len(graph.edges))
+    bounds.visit(len(graph.nodes) * (1 + len(_groups(rule.select))) + len(graph.edges))
     level = level_graph(graph, rule.level, rule.edges, external=rule.external)
     among = pick(graph, rule.select, among=level.names)
     for cycle in find_cycles(level, among):
@@ -275,7 +284,7 @@ def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterato
 
 def _allowed_only(graph: DepGraph, rule: AllowedOnlyRule, bounds: CheckBounds) -> Iterator[Violation]:
     edges = graph.of_types(rule.edges)
-    bounds.visit(2 * len(graph.nodes) + len(edges))
+    bounds.visit(len(graph.nodes) * (len(_groups(rule.from_)) + len(_groups(rule.to))) + len(edges))
     sources = pick(graph, rule.from_)
     allowed = pick(graph, rule.to) | sources
     for e in edges:

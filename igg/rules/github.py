@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from igg.rules.report import CheckReport, PathOf, repository_path
+from igg.rules.report import TRUNCATED, CheckReport, PathOf, repository_path
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 """Characters that break a line, move text or hide it: shown as escapes in a plain log line."""
@@ -54,4 +54,6 @@ def to_github(report: CheckReport, prefix: str | PathOf = "") -> list[str]:
         props.append(f"title={_prop(f'igg {v.kind} rule {v.rule}' + (' (known)' if v.status == 'known' and report.since else ''))}")
         path = "\n".join(h.describe() for h in v.path)
         lines.append(f"::{command} {','.join(props)}::{_data(v.message + chr(10) + path)}")
+    if report.truncated:
+        lines.append(f"::warning title=igg check::{_data(TRUNCATED)}")
     return lines

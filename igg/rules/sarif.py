@@ -16,7 +16,7 @@ import hashlib
 from typing import Any
 from urllib.parse import quote
 
-from igg.rules.report import CheckReport, Hop, PathOf, Violation, repository_path
+from igg.rules.report import TRUNCATED, CheckReport, Hop, PathOf, Violation, repository_path
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -49,6 +49,9 @@ def to_sarif(report: CheckReport, *, version: str, prefix: str | PathOf = "") ->
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository's top folder."}}},
     }
+    if report.truncated:
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "warning", "message": {"text": TRUNCATED}}]}]
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 

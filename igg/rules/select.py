@@ -30,6 +30,7 @@ from igg.models.rules import (
     Rule,
     Selector,
 )
+from igg.rules.bounds import BoundReached, CheckBounds
 from igg.rules.depgraph import DepGraph, Node
 
 GLOB_CHARS = frozenset("*?[")
@@ -112,19 +113,31 @@ def _selectors(rule: Rule) -> Iterator[tuple[str, str | NodeSelector]]:
                 yield from (("layers", prefix + name) for name in names)
 
 
-def unmatched(graph: DepGraph, rules: Iterable[Rule]) -> list[tuple[str, str, str, list[str]]]:
+CLOSEST_FOR = 5
+"""Selectors that pick nothing for which the closest names are looked up (the first ones; the rest are named)."""
+
+
+def unmatched(graph: DepGraph, rules: Iterable[Rule], bounds: CheckBounds | None = None
+              ) -> list[tuple[str, str, str, list[str]]]:
     """(rule name, field, selector as written, the closest names of the graph) for every selector of ``rules``
-    that picks no node of ``graph``."""
-    out = []
+    that picks no node of ``graph``. Each selector tried costs a visit per node of ``bounds`` (a client's rules
+    decide the work); once they are spent, the selectors left are not tried (the check stops there too)."""
+    out: list[tuple[str, str, str, list[str]]] = []
     names: list[str] | None = None
     for rule in rules:
         for where, selector in _selectors(rule):
+            if bounds is not None:
+                try:
+                    bounds.visit(len(graph.nodes))
+                except BoundReached:
+                    return out
             if any(node_matches(node, selector) for node in graph.nodes.values()):
                 continue
             if names is None:
                 names = sorted({n.name for n in graph.nodes.values()})
             wanted = selector if isinstance(selector, str) else selector.name
-            out.append((rule.name, where, describe(selector), _closest(wanted, names) if wanted else []))
+            close = _closest(wanted, names) if wanted and len(out) < CLOSEST_FOR else []
+            out.append((rule.name, where, describe(selector), close))
     return out
 
 
@@ -141,13 +154,22 @@ def _closest(wanted: str, names: list[str]) -> list[str]:
     return (below or difflib.get_close_matches(stem or wanted, pool, n=3, cutoff=0.6))[:3]
 
 
-def refuse_unmatched(graph: DepGraph, rules: Iterable[Rule], *, source: str = "the rules file") -> None:
-    """Raise ``RequestInvalid`` naming every selector of ``rules`` that picks no node of ``graph``: such a rule can
-    never fail, so a check built on it would pass by mistake."""
+UNMATCHED_SHOWN = 20
+"""Selectors that pick nothing named in the refusal (with how many more there are)."""
+
+
+def refuse_unmatched(graph: DepGraph, rules: Iterable[Rule], *, source: str = "the rules file",
+                     bounds: CheckBounds | None = None) -> None:
+    """Raise ``RequestInvalid`` naming the selectors of ``rules`` that pick no node of ``graph`` (the first
+    ``UNMATCHED_SHOWN``): such a rule can never fail, so a check built on it would pass by mistake. ``bounds``:
+    see ``unmatched``."""
     problems = []
-    for rule, where, selector, close in unmatched(graph, rules):
+    found = unmatched(graph, rules, bounds)
+    for rule, where, selector, close in found[:UNMATCHED_SHOWN]:
         hint = f"; the closest names are {', '.join(close)}" if close else ""
         problems.append(Problem(f"rule {rule!r}", f"{where} = {selector} matches no node of the graph "
                                 f"({len(graph.nodes)} nodes){hint}: a rule on it could never fail"))
+    if len(found) > UNMATCHED_SHOWN:
+        problems.append(Problem("rules", f"and {len(found) - UNMATCHED_SHOWN} more selectors that match no node"))
     if problems:
         raise RequestInvalid(problems, source=source)

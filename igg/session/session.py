@@ -261,7 +261,7 @@ class Session:
 
     def finish(self, stop_reason: StopReason = "finished", *, prune: bool | None = None, error: str | None = None,
                records: Sequence[IterationRecord] | None = None, review: dict[str, Any] | None = None,
-               elapsed_ms: float = 0.0) -> RunResult:
+               elapsed_ms: float = 0.0, lost_usage: dict[str, Any] | None = None) -> RunResult:
         """End the session with ``stop_reason`` (pruning isolated nodes when ``prune``, default: the request's
         ``finalize.prune_isolated``). ``awaiting_review`` (a run whose turn waits as ``review``) only lets the
         session go: it is not finalized."""
@@ -278,7 +278,7 @@ class Session:
                            records=list(self.records if records is None else records), error=error,
                            open_todos=list(open_todos(state, config.schema_)), pruned=pruned, final_mutations=state.take_journal(),
                            review=review, max_nodes=limits.max_nodes, max_edges=limits.max_edges,
-                           elapsed_ms=elapsed_ms)
+                           elapsed_ms=elapsed_ms, lost_usage=lost_usage)
         before = (self.status, self.stop_reason, self.begun)
         self.status, self.stop_reason = ("interrupted", None) if held else ("finished", stop_reason)
         if held:

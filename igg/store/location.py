@@ -4,8 +4,8 @@ Which store, when none is given, is decided in ONE place, ``resolve_store_path``
 ``$IGG_STORE``, else ``./.igg/sessions.sqlite`` when that file exists (a project's own store), else the user's
 **default store** ``$IGG_HOME/sessions.sqlite`` (else ``$XDG_DATA_HOME/igg/``, else ``~/.local/share/igg/``).
 A location is a file path, or a ``postgresql://`` (``postgres://``) URL, kept as a ``PostgresURL``: its text
-(``str()``) hides the password (``postgresql://user:***@host/db``), so it may appear in any message or log; the
-password is only in ``.url``, which goes to the driver and nowhere else. Any other URL is refused: it is never
+(``str()``) hides the password (``postgresql://user:***@host/db``; ``?password=`` too: ``igg.io.urls``), so it
+may appear in any message or log; the password is only in ``.url``, which goes to the driver and nowhere else. Any other URL is refused: it is never
 taken as a file path (``Path`` would collapse its ``//`` and a folder named ``postgresql:`` would appear).
 """
 
@@ -15,9 +15,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from igg.errors import SessionRefused
+from igg.io.urls import mask_url as mask_url  # re-exported: the masking helper of store locations
+from igg.io.urls import url_secrets
 
 STORE_ENV = "IGG_STORE"
 """Environment variable naming the store (a file path or a ``postgresql://`` URL) when ``--store`` is not given."""
@@ -35,6 +37,11 @@ DEFAULT_STORE = PROJECT_STORE
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 """The URL schemes of a PostgreSQL store."""
 
+_KEYWORDS = re.compile(r"^\s*(?:host|hostaddr|port|dbname|user|password|passfile|sslpassword|sslmode|sslkey|sslcert|"
+                       r"sslrootcert|service|options|application_name|connect_timeout|target_session_attrs)\s*=",
+                       re.IGNORECASE)
+"""A store argument that is a libpq keyword connection string (``host=db password=...``): never a file path
+(which would show its password in every message naming the store)."""
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
 """A store argument that names a server (``scheme:/...``): never a file path."""
 
@@ -55,8 +62,14 @@ class PostgresURL:
 
     @property
     def password(self) -> str | None:
-        """The URL's password, if it carries one (to scrub it from a driver's messages)."""
-        return urlsplit(self.url).password
+        """The URL's password, if it carries one (the longest of ``secrets``)."""
+        found = self.secrets
+        return found[0] if found else None
+
+    @property
+    def secrets(self) -> list[str]:
+        """Every secret the URL carries, as given and decoded (to scrub them from a driver's messages)."""
+        return url_secrets(self.url)
 
 
 StoreLocation = Path | PostgresURL
@@ -64,15 +77,6 @@ StoreLocation = Path | PostgresURL
 
 StoreArg = str | os.PathLike[str] | PostgresURL
 """What names a store: a path or URL as text, a path, or a resolved URL."""
-
-
-def mask_url(url: str) -> str:
-    """``url`` with its password replaced by ``***`` (``postgresql://user:***@host/db``); unchanged without one."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def home_store() -> Path:
@@ -99,6 +103,10 @@ def resolve_store_path(path: StoreArg | None = None) -> StoreLocation:
         raise SessionRefused(f"the store {scheme}://... is a URL IGG cannot keep sessions in: give an SQLite file "
                              f"path (--store PATH or {STORE_ENV}), e.g. .igg/sessions.sqlite, or a PostgreSQL URL "
                              "postgresql://USER@HOST/DATABASE")
+    if _KEYWORDS.match(given):
+        raise SessionRefused(f"the store {mask_url(given)!r} is a libpq keyword connection string: give a PostgreSQL "
+                             "URL instead, postgresql://USER@HOST:PORT/DATABASE (with ?sslmode=... and the other "
+                             "settings as query parameters)")
     if given:
         return Path(given)
     return PROJECT_STORE if PROJECT_STORE.is_file() else home_store()
@@ -126,7 +134,11 @@ def sidecar_path(location: StoreLocation, suffix: str) -> Path:
     ``suffix``), or for a PostgreSQL store in the default store's folder, named for its host and database."""
     if isinstance(location, Path):
         return location.with_name(location.name + suffix)
-    parts = urlsplit(location.url)
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"postgresql-{parts.hostname or 'local'}-{parts.port or 5432}"
-                                            f"-{parts.path.strip('/') or 'default'}")
+    shown = mask_url(location.url)
+    try:
+        parts = urlsplit(shown)
+        name = f"postgresql-{parts.hostname or 'local'}-{parts.port or 5432}-{parts.path.strip('/') or 'default'}"
+    except ValueError:  # a malformed host or port: the server will say so; the cache still needs a name
+        name = "postgresql-" + shown.split("://", 1)[-1].rpartition("@")[2]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
     return home_store().parent / (name + suffix)

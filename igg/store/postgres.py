@@ -27,6 +27,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from igg.errors import SessionError, SessionRefused
+from igg.io.urls import scrub
 from igg.store.location import PostgresURL
 from igg.store.schema import migrate
 from igg.store.sql import Connection, Cursor
@@ -224,7 +225,6 @@ class PostgresDatabase:
         return isinstance(exc, _RETRY_CLASSES) and not state.startswith(_NO_RETRY_STATES)
 
     def _message(self, exc: BaseException) -> str:
-        """The driver's message, first line, without the URL's password should it quote it."""
+        """The driver's message, first line, without the URL's secrets should it quote them."""
         text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        password = self.location.password
-        return text.replace(password, "***") if password else text
+        return scrub(text, self.location.secrets)

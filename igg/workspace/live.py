@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from igg.errors import (
     HistoryUnavailable,
@@ -22,6 +22,9 @@ from igg.models.verdicts import Verdict
 from igg.persistence import SessionInfo
 from igg.session import Session
 
+if TYPE_CHECKING:
+    from igg.codemap.depgraph import SitesMemo  # the check's memo; the code map is not loaded for other calls
+
 
 @dataclass(kw_only=True)
 class LiveSession:
@@ -33,6 +36,8 @@ class LiveSession:
     """Its listing as loaded or opened (goal, agent, created); ``info`` is it as it stands now."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     observed: tuple[int, int] | None = None
+    sites: SitesMemo | None = None
+    """``check``'s memo of the edge sites of its context's code (linked once, not on every call)."""
 
     @property
     def request(self) -> Request:

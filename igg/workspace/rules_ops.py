@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from igg.codemap.depgraph import located_graph
+from igg.codemap.depgraph import SitesMemo, located_graph
 from igg.errors import RequestInvalid, WorkspaceError
 from igg.rules.bounds import CheckBounds
 from igg.rules.check import check as judge
@@ -31,12 +31,14 @@ def check(session: LiveSession, inp: CheckInput) -> dict[str, Any]:
                                 edge_types=sorted(session.state.schema.edge_types))
         except RequestInvalid as exc:
             raise WorkspaceError("INVALID_RULES", str(exc)) from None
-        graph = located_graph(session.state, session.request.context_data or "")
+        if session.sites is None:
+            session.sites = SitesMemo()
+        graph = located_graph(session.state, session.request.context_data or "", memo=session.sites)
+    bounds = CheckBounds()
     try:
-        refuse_unmatched(graph, rules)
+        refuse_unmatched(graph, rules, bounds=bounds)
     except RequestInvalid as exc:
         raise WorkspaceError("INVALID_RULES", str(exc)) from None
-    bounds = CheckBounds()
     violations = judge(graph, rules, bounds)
     counts = {r.name: sum(v.rule == r.name for v in violations) for r in rules}
     report = CheckReport(target=f"session {inp.session_id}", violations=violations, nodes=len(graph.nodes),

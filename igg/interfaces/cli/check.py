@@ -134,6 +134,7 @@ def print_text(report: CheckReport) -> None:
     """The report for a person (and a CI log): each violation with its path of edges, then the count per rule;
     every name and message escaped for a log line (``igg.rules.github.plain``)."""
     from igg.rules.github import plain
+    from igg.rules.report import TRUNCATED
 
     out = sys.stdout
     for v in report.violations:
@@ -155,8 +156,7 @@ def print_text(report: CheckReport) -> None:
     extra = f" ({new} new, {len(report.violations) - new} known since {plain(report.since)})" if report.since else ""
     verdict = "FAILED" if report.failed else "passed"
     if report.truncated:
-        out.write("igg check stopped at its bounds (violations, edges shown or nodes visited): more violations "
-                  "may exist, the counts are lower bounds; narrow the rules or check fewer paths\n")
+        out.write(TRUNCATED + "\n")
     out.write(f"igg check {verdict}: {len(report.violations)} violation{'s' * (len(report.violations) != 1)}"
               f"{extra} of {len(report.rules)} rules in {plain(report.target)} ({counted})\n")
 

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from igg.errors import SessionExists
+from igg.io.urls import mask_url
 from igg.store.location import (
     HOME_ENV,
     PROJECT_STORE,
     StoreLocation,
-    mask_url,
     resolve_store_path,
     store_text,
 )

@@ -302,22 +302,26 @@ def _report_partial(facts: Sequence[FileFacts]) -> None:
         return
     print(f"igg map-code: {len(partial)} file{'s' * (len(partial) > 1)} did not parse cleanly (their facts are "
           "partial):", file=sys.stderr)
-    for f in partial[:SHOW_SKIPPED]:
-        print(f"  {_where(f.path, f.error_line)}: {f.error}", file=sys.stderr)
+    from igg.rules.github import plain
+
+    for f in partial[:SHOW_SKIPPED]:  # file names and messages escaped: this lands in CI logs
+        print(f"  {plain(_where(f.path, f.error_line))}: {plain(f.error or '')}", file=sys.stderr)
     if len(partial) > SHOW_SKIPPED:
         print(f"  ... and {len(partial) - SHOW_SKIPPED} more (all of them are in --json's map_code.files.partial)",
               file=sys.stderr)
 
 
 def _report_skipped(walked: WalkResult) -> None:
+    from igg.rules.github import plain
+
     for shown, header in ((walked.skipped, f"read {len(walked.files)} files; skipped {len(walked.skipped)}"),
                           (walked.generated, f"{len(walked.generated)} generated Python files read as their "
                                              "module and imports only")):
         if not shown:
             continue
         print(f"igg map-code: {header}:", file=sys.stderr)
-        for s in shown[:SHOW_SKIPPED]:
-            print(f"  {s.path}: {s.reason}", file=sys.stderr)
+        for s in shown[:SHOW_SKIPPED]:  # file names escaped: this lands in CI logs
+            print(f"  {plain(s.path)}: {plain(s.reason)}", file=sys.stderr)
         if len(shown) > SHOW_SKIPPED:
             print(f"  ... and {len(shown) - SHOW_SKIPPED} more (all of them are in --json's map_code.files)",
                   file=sys.stderr)

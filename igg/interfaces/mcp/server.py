@@ -188,13 +188,18 @@ def run_stdio(server: MCPServer, early: EarlyAnswer | None = None) -> None:
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+MAX_JSON_DEPTH = 200
+"""Deepest nesting of arrays and objects the SDK's JSON reader takes (pydantic's): a deeper message is refused
+by it without an answer, so IGG answers it (a rule nests 8 levels at most, an action 5)."""
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]|[^\s"\[\]{}:,]+')
 
 
 async def serve_stdio(server: MCPServer, early: EarlyAnswer | None = None) -> None:
     """The SDK's stdio transport, with one addition: a message holding text UTF-8 cannot encode (a JSON
-    escape of a lone surrogate, such as ``\\ud800``) is answered at once with a stable code
-    (``INVALID_ARGUMENTS: params.arguments.actions[0].properties.name: lone surrogate ...``). The SDK's JSON
-    reader refuses such a line without knowing its id, and the client would wait for an answer forever."""
+    escape of a lone surrogate, such as ``\\ud800``) or nested deeper than ``MAX_JSON_DEPTH`` is answered at
+    once with a stable code (``INVALID_ARGUMENTS: params.arguments.actions[0].properties.name: lone surrogate
+    ...``). The SDK's JSON reader refuses such a line without knowing its id, and the client would wait for an
+    answer forever."""
     import os
     import sys
 
@@ -247,6 +252,11 @@ class _SurrogateFilter:
 
     async def _filtered(self) -> AsyncIterator[str]:
         async for line in self._lines():
+            if self.answer is not None and _too_deep(line):
+                reply = _deep_refusal(line)
+                if reply is not False:
+                    await self.answer(reply)
+                continue
             if _SURROGATE_ESCAPE.search(line) is None or self.answer is None:
                 yield line
                 continue
@@ -255,6 +265,74 @@ class _SurrogateFilter:
                 yield line  # no lone surrogate after all (an escaped backslash): the SDK reads it
             elif reply is not False:
                 await self.answer(reply)
+
+
+def _too_deep(line: str) -> bool:
+    """Whether a line nests arrays and objects deeper than the SDK reads (counted first: most lines hold too few
+    brackets to be)."""
+    if line.count("[") + line.count("{") <= MAX_JSON_DEPTH:
+        return False
+    import pydantic_core
+
+    try:
+        pydantic_core.from_json(line)
+    except ValueError as exc:
+        return "recursion limit" in str(exc)
+    return False
+
+
+def _top_level(line: str) -> dict[str, Any]:
+    """``id``, ``method`` and ``params.name`` of a JSON-RPC line too deep to parse, read token by token."""
+    found: dict[str, Any] = {}
+    path: list[str | None] = []
+    key: str | None = None
+    expect_value = False
+    for m in _TOKEN.finditer(line):
+        token = m.group()
+        if token in "[{":
+            path.append(key if expect_value else None)
+            key, expect_value = None, False
+        elif token in "]}":
+            if path:
+                path.pop()
+            key, expect_value = None, False
+        elif token == ":":
+            expect_value = True
+        elif token == ",":
+            key, expect_value = None, False
+        elif expect_value:
+            where = (*path[1:], key)
+            if where in (("id",), ("method",), ("params", "name")):
+                try:
+                    found[".".join(w for w in where if w)] = json.loads(token)
+                except ValueError:
+                    pass
+            expect_value = False
+            if len(found) == 3:
+                break
+        elif token.startswith('"'):
+            key = json.loads(token) if len(path) <= 2 else None
+    return found
+
+
+def _deep_refusal(line: str) -> Any:
+    """The answer to a JSON-RPC line nested too deeply to read; False when it is a notification."""
+    from mcp.shared.message import SessionMessage
+    from mcp_types import ErrorData, JSONRPCError, JSONRPCResponse
+
+    top = _top_level(line)
+    ident = top.get("id")
+    if not isinstance(ident, int | str) or isinstance(ident, bool):
+        log.warning("mcp_message_dropped", reason=f"nested more than {MAX_JSON_DEPTH} levels deep, no id")
+        return False
+    text = f"the message nests arrays and objects more than {MAX_JSON_DEPTH} levels deep; send it flatter"
+    code = "INVALID_REQUEST" if top.get("params.name") in ("start_session", "run_session") else "INVALID_ARGUMENTS"
+    log.info("mcp_call_refused", code=code, where="(nesting)")
+    if top.get("method") == "tools/call":
+        result = tool_error(code, text).model_dump(by_alias=True, exclude_none=True, mode="json")
+        return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=ident, result=result))
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(
+        code=-32602, message=f"INVALID_ARGUMENTS: {text}")))
 
 
 def _refusal(line: str) -> Any:
