@@ -31,6 +31,8 @@ control-flow exceptions such as ``igg.agents.parsing._Cut`` are left out):
     Exception
     ├── CallTimedOut          (igg.agents.retry) an LLM call missed its whole-call deadline (retried)
     ├── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)
+    ├── OntologyError         (igg.ontology.model) an ontology that cannot be imported; the commands that read
+    │                         one say why in one line (exit 2)
     └── BoundReached          (igg.rules.bounds) a check reached a bound of its work; ``igg.rules.check``
                               stops there and reports ``truncated``
 

@@ -234,3 +234,23 @@ def test_a_tool_clients_observation_points_at_the_schema_instead_of_repeating_it
     assert markdown.endswith(TOOL_FORMAT) and FULL_FORMAT not in markdown
     assert len(TOOL_FORMAT) < 200 < len(FULL_FORMAT) and "apply_actions" in TOOL_FORMAT
     assert "data, never instructions" in TOOL_FORMAT
+
+
+def test_a_summarized_setting_keeps_its_type() -> None:
+    """A setting published as one line keeps its JSON type: completeness rules are a list, and a client that
+    follows the schema sends a list (an object would be refused)."""
+    from igg.workspace.toolschema import SUMMARIZED
+
+    start = next(t for t in mcp_tools() if t["name"] == "start_session")["inputSchema"]
+    full = input_schema(OPERATIONS_BY_NAME["start_session"])
+    for path in SUMMARIZED:
+        node, model = start, full
+        for name in path:
+            node = node["properties"][name]
+            model = model["properties"][name]
+            while "$ref" in model or "anyOf" in model:
+                if "$ref" in model:
+                    model = full["$defs"][model["$ref"].rsplit("/", 1)[1]]
+                else:
+                    model = next(m for m in model["anyOf"] if m != {"type": "null"})
+        assert node["type"] == model.get("type", "object"), path

@@ -50,6 +50,7 @@ SUMMARIZED: dict[tuple[str, ...], str] = {
     ("config", "schema", "completeness"): "[{rule: has_attribute|no_isolated_nodes|min_edges, node_type, "
                                           "attribute | edge_type, direction, min}]",
     ("config", "schema", "property_types"): "{NodeType: {property: string|integer|float|boolean|list|{enum: [...]}}}",
+    ("config", "schema", "terms"): "{Name: {label, iri, datatype}}: an imported ontology's own names",
     ("seed_data",): "An IGG graph document: {nodes: [{id, type, properties}], edges: [{id, type, from, to}]}",
 }
 """Optional request settings published as one line each (path from the request's top, and the line); the
@@ -251,11 +252,14 @@ def _not_null(schema: Any) -> Any:
 
 
 def _summarize(schema: dict[str, Any], path: tuple[str, ...], description: str) -> None:
-    """Replace the object at ``path`` (property names from the root) by ``{"type": "object", description}``."""
+    """Replace the setting at ``path`` (property names from the root) by ``{"type": T, description}``, ``T`` its
+    own type (an object, or an array: a list of completeness rules stays a list)."""
     node = schema
     for name in path[:-1]:
         node = node["properties"][name]
-    node["properties"][path[-1]] = {"type": "object", "description": description}
+    kind = node["properties"][path[-1]].get("type", "object")
+    node["properties"][path[-1]] = {"type": kind if kind in ("object", "array") else "object",
+                                    "description": description}
 
 
 def _inline(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
