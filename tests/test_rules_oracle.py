@@ -217,3 +217,28 @@ def test_cycles_are_grimps_strongly_connected_components(on_path: Path) -> None:
             sub = level.digraph(set(c.members))
             sub.remove_edges_from(c.breaking)
             assert nx.is_directed_acyclic_graph(sub)
+
+
+def test_type_only_imports_are_the_ones_grimp_leaves_out(on_path: Path) -> None:
+    """Issue 46: the module imports IGG marks ``type_checking`` are exactly those grimp drops with
+    ``exclude_type_checking_imports`` (httpx has ``if typing.TYPE_CHECKING:`` blocks), and an ``acyclic`` rule with
+    ``exclude_type_checking_imports = true`` sees grimp's reduced graph."""
+    shutil.copytree(Path(httpx.__file__).parent, on_path / "httpx", ignore=shutil.ignore_patterns("__pycache__"))
+
+    def oracle(exclude: bool) -> set[tuple[str, str]]:
+        g = grimp.build_graph("httpx", cache_dir=None, exclude_type_checking_imports=exclude)
+        return {(m, t) for m in g.modules for t in g.find_modules_directly_imported_by(m) if t.startswith("httpx")}
+
+    graph = tree_state([on_path / "httpx"], FactsCache(None)).graph
+    modules = {i for i, n in graph.nodes.items() if n.type == "Module"}
+    ours = {(graph.name(e.source), graph.name(e.target)): e.type_checking for e in graph.of_types(["IMPORTS"])
+            if e.source in modules and e.target in modules}
+    everything, runtime = oracle(False), oracle(True)
+    assert everything - runtime, "httpx has type-only imports: the comparison would prove nothing"
+    assert set(ours) == everything
+    assert {pair for pair, typed in ours.items() if not typed} == runtime
+    rule = parse_rules({"rules": [{"name": "a", "kind": "acyclic", "select": "httpx*",
+                                   "exclude_type_checking_imports": True}]})
+    cycles = {frozenset(h.source for h in v.path) for v in check(graph, rule)}
+    reduced: nx.DiGraph[str] = nx.DiGraph(list(runtime))
+    assert cycles == {frozenset(c) for c in nx.strongly_connected_components(reduced) if len(c) > 1}
