@@ -135,7 +135,9 @@ def check_wide_lists(server: Server, sent: list[int]) -> str:
 
 
 def check_wide_layers(server: Server, sent: list[int]) -> str:
-    layers = [{"siblings": [f"d.{i:03}" if j == 0 else f"l{i}s{j}" for j in range(64)]} for i in range(64)]
+    # each sibling picks a node (one picking none is refused before any pair is made): all but the first of a
+    # layer end up empty, and every pair of parts still counts
+    layers = [{"siblings": [f"d.{i % 60:03}" + "*" * (j + 64 * (i // 60)) for j in range(64)]} for i in range(64)]
     body = server.post("/sessions/s/check", {"rules": [{"name": "wide", "kind": "layers", "layers": layers,
                                                          "transitive": True}]}, sent).json()
     return f"{len(body['violations'])} violations, truncated={body['truncated']}"

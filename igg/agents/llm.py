@@ -47,6 +47,7 @@ import openai
 from pydantic import ValidationError
 from tenacity import RetryCallState
 
+from igg.agents.answers import cap_text, clip, count_of, decode_answer, text_of, without_text
 from igg.agents.base import AgentCapabilities, AgentTurn, Observation, Usage
 from igg.agents.budget import Budget, Totals, messages_tokens
 from igg.agents.prompt import messages, response_schema
@@ -264,7 +265,7 @@ class _Session:
                 body = await response.aread()
         except TimeoutError:
             raise CallTimedOut(timeout) from None
-        return _decode(response, body)
+        return decode_answer(response, body)
 
     def begin(self, observation: Observation) -> _Call:
         hints = []
@@ -372,8 +373,8 @@ class _Session:
         choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
         message = choice.get("message") if choice is not None else None
         message = message if isinstance(message, dict) else {}
-        text = _text(message.get("content"))
-        refusal = _text(message.get("refusal"))
+        text = text_of(message.get("content"))
+        refusal = text_of(message.get("refusal"))
         finish_reason = choice.get("finish_reason") if choice is not None else None
         usage_field = data.get("usage")
         reported: dict[str, Any] = usage_field if isinstance(usage_field, dict) else {}
@@ -382,13 +383,13 @@ class _Session:
             text, escaped = escape_unencodable(text)
             if escaped:
                 log.warning("llm_answer_unencodable", iteration=call.observation.iteration, escaped=escaped)
-            text, cut = _cap(text, self.settings.max_answer_bytes)
+            text, cut = cap_text(text, self.settings.max_answer_bytes)
         usage = self.budget.usage(
-            prompt_tokens=_count(reported.get("prompt_tokens")),
-            completion_tokens=_count(reported.get("completion_tokens")),
+            prompt_tokens=count_of(reported.get("prompt_tokens")),
+            completion_tokens=count_of(reported.get("completion_tokens")),
             prompt_estimate=call.prompt_estimate, completion_text=text or refusal or "")
         exchange = {"endpoint": self.settings.endpoint, "mode": self.mode, "request": params,
-                    "response": _without_text(data, cut), "attempts": call.attempts,
+                    "response": without_text(data, cut), "attempts": call.attempts,
                     "elapsed_ms": round((time.monotonic() - call.started) * 1000, 1)}
         log.info("llm_call", iteration=call.observation.iteration, model=self.settings.model, mode=self.mode,
                  finish_reason=finish_reason, prompt_tokens=usage.prompt_tokens,
@@ -399,7 +400,7 @@ class _Session:
         if choice is None:
             return self._problem(turn, "the server returned no answer (empty choices); answer again")
         if refusal:
-            return self._problem(turn, f"you refused to answer ({_clip(refusal)}); the task is to extract a graph "
+            return self._problem(turn, f"you refused to answer ({clip(refusal)}); the task is to extract a graph "
                                        "from the given data: answer with the JSON object")
         if text is None:
             return self._problem(turn, f"the server returned no text (finish_reason {finish_reason!r}); "
@@ -575,66 +576,3 @@ def _env_defaults(config: LLMConfig, env: Mapping[str, str]) -> LLMConfig:
         error = exc.errors()[0]
         name = next((n for n, k in ENV_DEFAULTS.items() if error["loc"] and k == error["loc"][0]), "")
         raise EndpointNotConfigured(f"{name}={env.get(name)!r}: {error['msg']}") from None
-
-
-def _decode(response: httpx.Response, body: bytes) -> dict[str, Any]:
-    """The JSON object of a 200 answer, or ``AnswerUnreadable`` saying what came instead."""
-    kind = response.headers.get("content-type", "no content-type")
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise AnswerUnreadable(f"the server answered HTTP {response.status_code} with a body that is not UTF-8 "
-                               f"({kind}, {len(body)} bytes, invalid byte at offset {exc.start})") from None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        start = json.dumps(" ".join(text[:60].split()), ensure_ascii=False)
-        raise AnswerUnreadable(f"the server answered HTTP {response.status_code} with a body that is not a JSON "
-                               f"object ({kind}, {len(body)} bytes, starting {start})")
-    return data
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _cap(text: str, limit: int) -> tuple[str, int | None]:
-    """``text`` cut to at most ``limit`` UTF-8 bytes (on a character boundary), and its size when it was cut."""
-    if len(text) <= limit // 4:  # no character takes more than 4 bytes
-        return text, None
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text, None
-    return data[:limit].decode("utf-8", errors="ignore"), len(data)
-
-
-def _without_text(data: dict[str, Any], cut: int | None) -> dict[str, Any]:
-    """The response for the record: the answer text is the turn's ``raw`` already, not stored twice."""
-    out = dict(data)
-    choices = out.get("choices")
-    if isinstance(choices, list):
-        out["choices"] = [_choice_without_text(c, cut) for c in choices]
-    return out
-
-
-def _choice_without_text(choice: Any, cut: int | None) -> Any:
-    if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
-        return choice
-    message = dict(choice["message"])
-    content = message.get("content")
-    if isinstance(content, str):
-        message["content"] = f"<{len(content)} characters: the record's raw_output>"
-        if cut is not None:
-            message["content"] = f"<{cut} bytes, cut to the record's raw_output>"
-    return {**choice, "message": message}
-
-
-def _clip(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -32,11 +32,25 @@ def term_iri(schema: Schema, name: str, base: str = "urn:igg:") -> str:
     return f"{base}vocab/{quote(name, safe='')}"
 
 
+def _one_of(g: Any, prop: Any, constraint: Any, values: list[Any]) -> None:
+    """``prop sh:or ( [constraint v1] [constraint v2] ... )`` in ``g`` (an ``rdflib.Graph``)."""
+    from rdflib import BNode, Namespace
+    from rdflib.collection import Collection
+
+    alternatives: list[Any] = []
+    for value in values:
+        alt = BNode()
+        g.add((alt, constraint, value))
+        alternatives.append(alt)
+    head = BNode()
+    Collection(g, head, alternatives)
+    g.add((prop, Namespace(SH)["or"], head))
+
+
 def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
     """The SHACL shapes (and vocabulary) of ``schema`` as an ``rdflib.Graph`` (``OntologyError`` without rdflib)."""
     try:
         from rdflib import OWL, RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
-        from rdflib.collection import Collection
     except ImportError:
         raise OntologyError("writing SHACL shapes needs rdflib: pip install 'igg[rdf]'") from None
 
@@ -53,15 +67,7 @@ def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
         return Literal(term.label if term is not None else name)
 
     def one_of(prop: BNode, constraint: URIRef, values: list[URIRef]) -> None:
-        """``prop sh:or ( [constraint v1] [constraint v2] ... )``."""
-        alternatives: list[Any] = []
-        for value in values:
-            alt = BNode()
-            g.add((alt, constraint, value))
-            alternatives.append(alt)
-        head = BNode()
-        Collection(g, head, alternatives)
-        g.add((prop, sh["or"], head))
+        _one_of(g, prop, constraint, values)
 
     shapes: dict[str, URIRef] = {}
     for t in schema.node_types:

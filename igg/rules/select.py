@@ -120,18 +120,24 @@ CLOSEST_FOR = 5
 def unmatched(graph: DepGraph, rules: Iterable[Rule], bounds: CheckBounds | None = None
               ) -> list[tuple[str, str, str, list[str]]]:
     """(rule name, field, selector as written, the closest names of the graph) for every selector of ``rules``
-    that picks no node of ``graph``. Each selector tried costs a visit per node of ``bounds`` (a client's rules
+    that picks no node of ``graph``. Each node a selector is tried on costs a visit of ``bounds`` (a client's rules
     decide the work); once they are spent, the selectors left are not tried (the check stops there too)."""
     out: list[tuple[str, str, str, list[str]]] = []
     names: list[str] | None = None
     for rule in rules:
         for where, selector in _selectors(rule):
+            scanned, picked = 0, False
+            for node in graph.nodes.values():  # a visit per node tried, until one is picked
+                scanned += 1
+                if node_matches(node, selector):
+                    picked = True
+                    break
             if bounds is not None:
                 try:
-                    bounds.visit(len(graph.nodes))
+                    bounds.visit(scanned)
                 except BoundReached:
                     return out
-            if any(node_matches(node, selector) for node in graph.nodes.values()):
+            if picked:
                 continue
             if names is None:
                 names = sorted({n.name for n in graph.nodes.values()})
