@@ -111,3 +111,24 @@ def test_the_fast_path_and_the_general_path_ground_values_alike():
     general = actor._apply(state, [read_action(a) for a in adds])
     assert [(v.accepted, v.code) for v in fast] == [(v.accepted, v.code) for v in general] == [
         (True, None), (False, "UNGROUNDED_VALUE")]
+
+
+@pytest.mark.parametrize("text,value,how", [
+    ("American-born Aaron Deer of Indianapolis plays indie rock.", "United States", "demonym"),
+    ("Alan Shepard is an American who was born in New Hampshire.", "United States", "demonym"),
+    ("The German built A-Rosa Luna is powered by an MTU engine.", "Germany", "demonym"),
+    ("He holds Dutch citizenship.", "Netherlands", "demonym"),
+    ("Heurelho da Silva Gomes plays for Watford.", "Heurelho Gomes", "name"),  # a name particle between
+    ("Pierre-Emerick Emiliano François Aubameyang plays for Arsenal.", "Pierre-Emerick Aubameyang", "name"),
+])
+def test_a_country_by_its_demonym_and_a_full_name_with_particles_are_found(text, value, how):
+    assert ValueFinder(text).find(value) == how
+
+
+@pytest.mark.parametrize("text,value", [
+    ("He fought in the American Civil War.", "United States"),      # inside a longer proper name
+    ("African Americans are an ethnic group there.", "United States"),
+    ("It is published by the American Institute of Physics.", "United States"),
+])
+def test_a_demonym_inside_a_proper_name_does_not_state_the_country(text, value):
+    assert ValueFinder(text).find(value) is None

@@ -21,13 +21,18 @@ in this order, the first hit winning:
 4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
    by a class or relation of the ontology (``English language``), initials stated as an abbreviation
    (``United States`` as ``U.S.`` or ``USA``), a two-word name whose middle names the text adds (``Luke Shaw``
-   in "Luke Paul Hoare Shaw": at most ``MIDDLE_NAMES`` capitalised words between);
+   in "Luke Paul Hoare Shaw", ``Heurelho Gomes`` in "Heurelho da Silva Gomes": at most ``MIDDLE_NAMES``
+   capitalised words or lower-case name particles between);
 5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
    ``GAP_WORDS`` initial between two of them (``Alan Shepard`` in ``Alan B. Shepard``) and the value's own
    middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
    more; or the value's last word stated with a demonym's or agent noun's ending (``DERIVED_ENDINGS``), the
    words before it stated just before (``South Africa`` in "White South Africans", ``Guitar`` in "guitarist").
    Nothing is matched by character similarity alone: a misspelt name is not the text's.
+6. *demonym*: a country or nation whose demonym is irregular, stated by it (``United States`` in
+   "American-born", ``Netherlands`` in "Dutch"): the ``DEMONYMS`` table, from Wikipedia's "List of adjectival
+   and demonymic forms for countries and nations" (the regular ones, ``Japan`` -> "Japanese", are the fuzzy
+   rule's endings).
 
 A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
 not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
@@ -48,12 +53,37 @@ from rapidfuzz import fuzz
 
 MIDDLE_NAMES = 3
 """Capitalised words a person's short name may leave out of the name the text gives (``Luke Shaw``)."""
+_PARTICLES = "da|de|del|della|der|di|do|dos|das|du|la|le|van|von|bin|ibn|al|el|y"
+"""Lower-case particles a full name may hold between its capitalised words (``Heurelho da Silva Gomes``)."""
 GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
 
 DERIVED_ENDINGS = frozenset({"n", "an", "ian", "ese", "ish", "i", "ist"})
 """Endings a stated word may add to a value's last word (after the plural ``s`` is dropped): demonyms and agent
 nouns (``Africa`` -> ``Africans``, ``Japan`` -> ``Japanese``, ``guitar`` -> ``guitarist``)."""
+
+DEMONYMS: dict[str, tuple[str, ...]] = {
+    "united states": ("american", "americans"), "united states of america": ("american", "americans"),
+    "united kingdom": ("british", "briton", "britons"), "great britain": ("british",),
+    "scotland": ("scottish", "scots", "scot"),
+    "wales": ("welsh",), "ireland": ("irish",), "northern ireland": ("northern irish",),
+    "netherlands": ("dutch",), "france": ("french", "frenchman", "frenchwoman"), "switzerland": ("swiss",),
+    "denmark": ("danish", "dane", "danes"), "sweden": ("swedish", "swede", "swedes"),
+    "finland": ("finnish", "finn", "finns"), "poland": ("polish", "pole", "poles"),
+    "spain": ("spanish", "spaniard", "spaniards"), "greece": ("greek", "greeks"),
+    "turkey": ("turkish", "turk", "turks"), "philippines": ("filipino", "filipina", "philippine"),
+    "thailand": ("thai",), "iceland": ("icelandic", "icelander"), "norway": ("norwegian",),
+    "new zealand": ("new zealander", "kiwi"), "czech republic": ("czech",), "czechia": ("czech",),
+    "slovakia": ("slovak",), "croatia": ("croatian", "croat"), "serbia": ("serbian", "serb"),
+    "bosnia and herzegovina": ("bosnian",), "portugal": ("portuguese",), "china": ("chinese",),
+    "peru": ("peruvian",), "germany": ("german",), "mexico": ("mexican",), "lebanon": ("lebanese",),
+    "pakistan": ("pakistani",), "bangladesh": ("bangladeshi",), "iraq": ("iraqi",), "israel": ("israeli",),
+    "madagascar": ("malagasy",), "monaco": ("monegasque",), "cyprus": ("cypriot",),
+}
+"""Countries and nations (folded) whose demonyms (folded) the fuzzy rule's endings do not reach, from Wikipedia's
+"List of adjectival and demonymic forms for countries and nations" (CC BY-SA): a country is stated by its
+demonym ("American-born" states ``United States``). A demonym names the nation, not a place in it: only a
+country's own name is found this way."""
 
 _LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "æ": "ae",
                           "Æ": "Ae", "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th", "ı": "i", "ð": "d", "Ð": "D"})
@@ -172,6 +202,9 @@ def bare_name(value: str) -> str:
     return _PARENS.sub("", value).strip(" _")
 
 
+_DEMONYM_KEYS = {fold(k): k for k in DEMONYMS}
+
+
 class ValueFinder:
     """One context, folded once, and the ontology's terms: ``find`` says how a value is found, or None."""
 
@@ -187,7 +220,7 @@ class ValueFinder:
 
     def find(self, value: Any) -> str | None:
         """How the value is found (``exact``, ``normalized``, ``term``, ``name``, ``qualified``, ``classed``,
-        ``abbreviation``, ``fuzzy``), or None."""
+        ``abbreviation``, ``demonym``, ``fuzzy``), or None."""
         text = value if isinstance(value, str) else str(value)
         if not text.strip():
             return None
@@ -215,17 +248,32 @@ class ValueFinder:
             return named
         if self._full_name(bare or text):
             return "name"
+        if self._demonym(fold(bare or text)):
+            return "demonym"
         return "fuzzy" if self._near(folded) else None
+
+    def _demonym(self, folded: str) -> bool:
+        """A country stated by its irregular demonym (``DEMONYMS``), as a word of its own: not inside a longer
+        proper name (neither "American Civil War" nor "African American" states ``United States``); a compound
+        ("American-born") is the demonym's own."""
+        for demonym in DEMONYMS.get(_DEMONYM_KEYS.get(folded, ""), ()):
+            for m in re.finditer(rf"(?<![\w-]){re.escape(demonym)}(?![\w])", self.context, re.IGNORECASE):
+                before = self.context[:m.start()].split()[-1:]
+                after = re.match(r"(-[a-z]|\s+[A-Z])", self.context[m.end():])
+                if (not before or not before[0][:1].isupper() or before[0] in ("The", "A", "An")) and (
+                        after is None or after.group(0).startswith("-")):
+                    return True
+        return False
 
     def _full_name(self, text: str) -> bool:
         """A person's short name, stated as part of a longer proper name: the value's first and last words with at
         most ``MIDDLE_NAMES`` capitalised words between them in the text (``Luke Shaw`` in "Luke Paul Hoare
         Shaw", ``Yevgeni Cherkes`` in "Yevgeni Aleksandrovich Cherkes")."""
         words = text.split()
-        if len(words) != 2 or not all(w[:1].isupper() and w.isalpha() for w in words):
+        if len(words) != 2 or not all(w[:1].isupper() and w.replace("-", "").isalpha() for w in words):
             return False
         first, last = (re.escape(w) for w in words)
-        middle = rf"(?:\s+[A-Z][\w.'-]*){{1,{MIDDLE_NAMES}}}"
+        middle = rf"(?:\s+(?:[A-Z][\w.'-]*|{_PARTICLES})){{1,{MIDDLE_NAMES}}}"
         return re.search(rf"(?<!\w){first}{middle}\s+{last}(?!\w)", self.context) is not None
 
     def _qualifiers_stated(self, text: str) -> bool:
@@ -316,4 +364,4 @@ class ValueFinder:
         return passage if len(passage) <= 120 else passage[:117] + "..."
 
 
-__all__ = ["DERIVED_ENDINGS", "MIDDLE_NAMES", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
+__all__ = ["DEMONYMS", "DERIVED_ENDINGS", "MIDDLE_NAMES", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
