@@ -132,3 +132,32 @@ def test_a_country_by_its_demonym_and_a_full_name_with_particles_are_found(text,
 ])
 def test_a_demonym_inside_a_proper_name_does_not_state_the_country(text, value):
     assert ValueFinder(text).find(value) is None
+
+
+def test_a_node_the_context_refers_to_only_by_its_type_word_is_its_referent_and_only_one_name_claims_it():
+    text = "By Gary K. Wolf, the film stars Bob Hoskins and Joanna Cassidy."
+    req = load_request({"goal_prompt": "films", "context_data": text, "config": {
+        "grounding": "values", "schema": {"node_types": ["Film", "Person"], "edge_types": ["starring"]}}})
+    verdicts, state = apply(
+        req,
+        {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Who Framed Roger Rabbit"}},  # not a person
+        {"type": "ADD_NODE", "label": "Film", "properties": {"name": "Who Framed Roger Rabbit"}},
+        {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Bob Hoskins"}},
+        {"type": "ADD_EDGE", "label": "starring", "from": {"name": "Who Framed Roger Rabbit"},
+         "to": {"name": "Bob Hoskins"}, "evidence": ["Who Framed Roger Rabbit", "Bob Hoskins"]},
+        {"type": "ADD_NODE", "label": "Film", "properties": {"name": "Roger Rabbit Returns"}},  # a second name
+        {"type": "ADD_NODE", "label": "Film", "properties": {"name": "Gary Hoskins Story"}})  # words the text states
+    assert [(v.accepted, v.code) for v in verdicts] == [
+        (False, "UNGROUNDED_VALUE"), (True, None), (True, None), (True, None),
+        (False, "UNGROUNDED_VALUE"), (False, "UNGROUNDED_VALUE")]
+
+
+@pytest.mark.parametrize("text,value,found", [
+    ("Bramble played in the Premier League over thirteen seasons.", "Titus Bramble", True),
+    ("Van Dijk later won the FIFA Club World Cup.", "Virgil van Dijk", True),
+    ("John Bramble played in the Premier League.", "Titus Bramble", False),   # another Bramble
+    ("Bramble played in the Premier League.", "Government Bramble Of", False),  # not a person's name
+    ("It is the film It's Great to Be Young.", "Its Great to Be Young", False),  # the film is named
+])
+def test_a_person_named_by_surname_alone_is_a_referent(text, value, found):
+    assert (ValueFinder(text).find(value, "Film") is not None) is found

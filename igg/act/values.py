@@ -20,7 +20,7 @@ in this order, the first hit winning:
    says rocket, for the qualifier is a claim like any other;
 4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
    by a class or relation of the ontology (``English language``), initials stated as an abbreviation
-   (``United States`` as ``U.S.`` or ``USA``), a two-word name whose middle names the text adds (``Luke Shaw``
+   (``United States`` as ``U.S.``, or ``USA`` with the A of "America"; not ``USD``), a two-word name whose middle names the text adds (``Luke Shaw``
    in "Luke Paul Hoare Shaw", ``Heurelho Gomes`` in "Heurelho da Silva Gomes": at most ``MIDDLE_NAMES``
    capitalised words or lower-case name particles between);
 5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
@@ -33,6 +33,13 @@ in this order, the first hit winning:
    "American-born", ``Netherlands`` in "Dutch"): the ``DEMONYMS`` table, from Wikipedia's "List of adjectival
    and demonymic forms for countries and nations" (the regular ones, ``Japan`` -> "Japanese", are the fuzzy
    rule's endings).
+7. *referent*: a name for an entity the context refers to without naming it, as an encyclopedia's sentence
+   refers to its article's subject: for a new node's identity, "the"/"this"/"that" and the last word of the
+   node's type (``the film`` for a ``film``; not "the film It's Great to Be Young", which names it), when the
+   text states no word of the name (else it is another name, or a misspelt one); or a person's name whose
+   surname alone the text states as a name of its own (``Titus Bramble`` in "Bramble played ..."; not in
+   "John Bramble"). One context refers to one such entity: the first name given claims the reference (and is
+   found again, as an edge's evidence); another name for it is not found.
 
 A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
 not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
@@ -55,6 +62,11 @@ MIDDLE_NAMES = 3
 """Capitalised words a person's short name may leave out of the name the text gives (``Luke Shaw``)."""
 _PARTICLES = "da|de|del|della|der|di|do|dos|das|du|la|le|van|von|bin|ibn|al|el|y"
 """Lower-case particles a full name may hold between its capitalised words (``Heurelho da Silva Gomes``)."""
+REFERRING = ("the", "this", "that")
+_FUNCTION_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "who", "what", "its", "his", "her"})
+"""Words that refer back to an entity by its class word (``the film``, ``this album``): the referent rule."""
+_NAME_WORD = re.compile(r"[A-Z][a-zà-ÿ]+(?:[-'][A-Za-zà-ÿ]+)*")
+"""A word of a person's name: capitalised, not an abbreviation."""
 GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
 
@@ -217,10 +229,41 @@ class ValueFinder:
         self.terms = {fold(t) for t in terms if t}
         self.kinds = self.terms | {fold(t) for t in kinds if t}
         self._abbreviations: set[str] | None = None
+        self._referents: dict[str, str] = {}
 
-    def find(self, value: Any) -> str | None:
+    def find(self, value: Any, kind: str | None = None) -> str | None:
         """How the value is found (``exact``, ``normalized``, ``term``, ``name``, ``qualified``, ``classed``,
-        ``abbreviation``, ``demonym``, ``fuzzy``), or None."""
+        ``abbreviation``, ``demonym``, ``fuzzy``, ``referent``), or None. ``kind``: the type of the node the
+        value names (a new node's identity), for the referent rule."""
+        how = self._find(value)
+        if how is None and isinstance(value, str):
+            how = self._referent(value, kind)
+        if how is None and isinstance(value, str) and not _STRUCTURAL.search(value) and "," not in value:
+            how = self._surname(bare_name(value) or value)
+        return how
+
+    def _referent(self, text: str, kind: str | None) -> str | None:
+        """A name for the entity the context refers to only by its class word (``the film``): see the module
+        doc. The first name given claims the reference; it is found again (as an edge's evidence), another is not."""
+        key = fold(text)
+        if key in self._referents.values():
+            return "referent"
+        if kind is None or not text[:1].isupper() and not text[:1].isdigit():
+            return None
+        if _STRUCTURAL.search(text) or text.count("(") != text.count(")") or "," in text:
+            return None
+        if any(len(w) > 2 and f" {w} " in self.folded and w not in _FUNCTION_WORDS for w in key.split()):
+            return None  # the text states part of it: another name (or a misspelling), not an unnamed referent
+        word = fold(_CAMEL.sub(" ", kind)).split()[-1:]
+        if not word or not word[0].isalpha() or len(word[0]) < 3 or word[0] in self._referents:
+            return None
+        if not any(re.search(rf"(?i:\b{d}\s+{word[0]}s?)\b(?![\w'’-]|\s+[A-Z\"“'])", self.context)
+                   for d in REFERRING):
+            return None  # "the film" (not "the film It's Great to Be Young", which names it)
+        self._referents[word[0]] = key
+        return "referent"
+
+    def _find(self, value: Any) -> str | None:
         text = value if isinstance(value, str) else str(value)
         if not text.strip():
             return None
@@ -273,8 +316,34 @@ class ValueFinder:
         if len(words) != 2 or not all(w[:1].isupper() and w.replace("-", "").isalpha() for w in words):
             return False
         first, last = (re.escape(w) for w in words)
-        middle = rf"(?:\s+(?:[A-Z][\w.'-]*|{_PARTICLES})){{1,{MIDDLE_NAMES}}}"
-        return re.search(rf"(?<!\w){first}{middle}\s+{last}(?!\w)", self.context) is not None
+        middle = rf"(?:\s+(?:[\"“]?[A-Z][\w.'-]*[\"”]?|{_PARTICLES})){{1,{MIDDLE_NAMES}}}"
+        return re.search(rf"(?<!\w){first}[a-z]*{middle}\s+{last}(?!\w)", self.context) is not None
+
+    def _surname(self, text: str) -> str | None:
+        """A person's name whose surname alone the text states, as a name of its own (``Titus Bramble`` in
+        "Bramble played in the Premier League", ``Virgil van Dijk`` in "Van Dijk later won"): a referent, the
+        first name given claiming the surname."""
+        words = text.split()
+        if not 2 <= len(words) <= 4 or not words[0][:1].isupper() or f" {fold(words[0]).strip()} " in self.folded:
+            return None
+        particle = len(words) > 2 and re.fullmatch(_PARTICLES, words[-2].casefold()) is not None
+        surname = " ".join(words[-2:]) if particle else words[-1]
+        if len(surname) < 4 or not all(_NAME_WORD.fullmatch(w) or re.fullmatch(_PARTICLES, w) for w in words):
+            return None  # a person's name: capitalised words ("FC Gdynia", "Governor of Connecticut" are not)
+        name = re.escape(surname)
+        for m in re.finditer(rf"(?<![\w-])(?i:{name})(?![\w-])", self.context):
+            if not m.group(0)[:1].isupper():
+                continue
+            before = self.context[:m.start()].rstrip().split()[-1:]
+            after = self.context[m.end():].lstrip()
+            if before and before[0][:1].isupper() and before[0][-1:].isalnum():
+                continue  # "John Bramble": another name
+            if after[:1].isupper():
+                continue
+            key = "surname " + fold(surname)
+            if self._referents.setdefault(key, fold(text)) == fold(text):
+                return "referent"
+        return None
 
     def _qualifiers_stated(self, text: str) -> bool:
         """Whether each parenthesised qualifier of a name is stated in the context or is the ontology's own term
@@ -295,13 +364,19 @@ class ValueFinder:
         words = fold(text).split()
         if words[:1] == ["the"] and len(words) > 1 and f" {' '.join(words[1:])} " in self.folded:
             return "name"  # "The Velvet Underground" stated as "Velvet Underground"
-        if len(words) > 1 and f" {words[-1]} " in self.kinds and f" {' '.join(words[:-1])} " in self.folded:
-            return "classed"
+        if len(words) > 1 and f" {words[-1]} " in self.kinds and f" {' '.join(words[:-1])} " in self.folded and (
+                f" {words[-1]} " in self.terms or self._proper(text.rsplit(None, 1)[0])):
+            return "classed"  # "English language"; with a relation's word only after a proper name ("Bacon family" is not)
         initials = "".join(w[0] for w in text.split() if w[:1].isupper()).casefold()
         if len(initials) >= 2 and len(text.split()) >= 2 and any(
-                a.startswith(initials) and len(a) - len(initials) <= 1 for a in self.abbreviations):
+                a == initials or a == initials + "a" for a in self.abbreviations):
             return "abbreviation"  # "United States" as "U.S." or "USA"
         return None
+
+    def _proper(self, head: str) -> bool:
+        """Whether the context states ``head`` capitalised, as a proper name."""
+        return any(m.group(0)[:1].isupper() for m in re.finditer(
+            rf"(?<!\w)(?i:{re.escape(head)})(?!\w)", self.context))
 
     @property
     def abbreviations(self) -> set[str]:
