@@ -63,6 +63,14 @@ MIDDLE_NAMES = 3
 _PARTICLES = "da|de|del|della|der|di|do|dos|das|du|la|le|van|von|bin|ibn|al|el|y"
 """Lower-case particles a full name may hold between its capitalised words (``Heurelho da Silva Gomes``)."""
 REFERRING = ("the", "this", "that")
+REFERRING_NOUNS: dict[str, tuple[str, ...]] = {
+    "film": ("movie", "short", "picture"), "work": ("song", "track", "piece", "single", "album", "book", "novel"),
+    "single": ("song", "track"), "album": ("record",), "book": ("novel",), "software": ("program", "game"),
+    "application": ("program", "app"), "watercourse": ("river", "stream"), "program": ("show", "series"),
+    "human": ("man", "woman"), "person": ("man", "woman"),
+}
+"""The common nouns by which a text refers back to an entity of a type, besides the type's own last word (a
+``film`` is "the movie"; a ``musical work``, "the song"): the referent rule."""
 _FUNCTION_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "who", "what", "its", "his", "her"})
 """Words that refer back to an entity by its class word (``the film``, ``this album``): the referent rule."""
 _NAME_WORD = re.compile(r"[A-Z][a-zà-ÿ]+(?:[-'][A-Za-zà-ÿ]+)*")
@@ -257,7 +265,8 @@ class ValueFinder:
         word = fold(_CAMEL.sub(" ", kind)).split()[-1:]
         if not word or not word[0].isalpha() or len(word[0]) < 3 or word[0] in self._referents:
             return None
-        if not any(re.search(rf"(?i:\b{d}\s+{word[0]}s?)\b(?![\w'’-]|\s+[A-Z\"“'])", self.context)
+        nouns = "|".join((word[0], *REFERRING_NOUNS.get(word[0], ())))
+        if not any(re.search(rf"(?i:\b{d}\s+(?:{nouns})s?)\b(?![\w'’-]|\s+[A-Z\"“'])", self.context)
                    for d in REFERRING):
             return None  # "the film" (not "the film It's Great to Be Young", which names it)
         self._referents[word[0]] = key
