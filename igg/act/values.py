@@ -34,12 +34,13 @@ in this order, the first hit winning:
    and demonymic forms for countries and nations" (the regular ones, ``Japan`` -> "Japanese", are the fuzzy
    rule's endings).
 7. *referent*: a name for an entity the context refers to without naming it, as an encyclopedia's sentence
-   refers to its article's subject: for a new node's identity, "the"/"this"/"that" and the last word of the
-   node's type (``the film`` for a ``film``; not "the film It's Great to Be Young", which names it), when the
-   text states no word of the name (else it is another name, or a misspelt one); or a person's name whose
-   surname alone the text states as a name of its own (``Titus Bramble`` in "Bramble played ..."; not in
-   "John Bramble"). One context refers to one such entity: the first name given claims the reference (and is
-   found again, as an edge's evidence); another name for it is not found.
+   refers to its article's subject. For a new node's identity: "the", "this" or "that" and the last word of
+   the node's type or a common noun for it (``REFERRING_NOUNS``: ``the film`` or ``the movie`` for a
+   ``film``), opening a sentence or a clause (``The film stars ...``, ``..., the film stars ...``: what the
+   sentence is about) and not followed by a name ("the film It's Great to Be Young" names it), when the text
+   states no word of the name (else it is another name, or a misspelt one). One context refers to one entity
+   of a type so: the first name given claims the reference (and is found again, as an edge's evidence);
+   another name for it is not found.
 
 A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
 not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
@@ -67,14 +68,11 @@ REFERRING_NOUNS: dict[str, tuple[str, ...]] = {
     "film": ("movie", "short", "picture"), "work": ("song", "track", "piece", "single", "album", "book", "novel"),
     "single": ("song", "track"), "album": ("record",), "book": ("novel",), "software": ("program", "game"),
     "application": ("program", "app"), "watercourse": ("river", "stream"), "program": ("show", "series"),
-    "human": ("man", "woman"), "person": ("man", "woman"),
 }
 """The common nouns by which a text refers back to an entity of a type, besides the type's own last word (a
 ``film`` is "the movie"; a ``musical work``, "the song"): the referent rule."""
 _FUNCTION_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "who", "what", "its", "his", "her"})
 """Words that refer back to an entity by its class word (``the film``, ``this album``): the referent rule."""
-_NAME_WORD = re.compile(r"[A-Z][a-zà-ÿ]+(?:[-'][A-Za-zà-ÿ]+)*")
-"""A word of a person's name: capitalised, not an abbreviation."""
 GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
 
@@ -246,8 +244,6 @@ class ValueFinder:
         how = self._find(value)
         if how is None and isinstance(value, str):
             how = self._referent(value, kind)
-        if how is None and isinstance(value, str) and not _STRUCTURAL.search(value) and "," not in value:
-            how = self._surname(bare_name(value) or value)
         return how
 
     def _referent(self, text: str, kind: str | None) -> str | None:
@@ -266,7 +262,7 @@ class ValueFinder:
         if not word or not word[0].isalpha() or len(word[0]) < 3 or word[0] in self._referents:
             return None
         nouns = "|".join((word[0], *REFERRING_NOUNS.get(word[0], ())))
-        if not any(re.search(rf"(?i:\b{d}\s+(?:{nouns})s?)\b(?![\w'’-]|\s+[A-Z\"“'])", self.context)
+        if not any(re.search(rf"(?:^|[.;:,]\s+)(?i:{d}\s+(?:{nouns})s?)\b(?![\w'’-]|\s+[A-Z\"“'])", self.context)
                    for d in REFERRING):
             return None  # "the film" (not "the film It's Great to Be Young", which names it)
         self._referents[word[0]] = key
@@ -327,32 +323,6 @@ class ValueFinder:
         first, last = (re.escape(w) for w in words)
         middle = rf"(?:\s+(?:[\"“]?[A-Z][\w.'-]*[\"”]?|{_PARTICLES})){{1,{MIDDLE_NAMES}}}"
         return re.search(rf"(?<!\w){first}[a-z]*{middle}\s+{last}(?!\w)", self.context) is not None
-
-    def _surname(self, text: str) -> str | None:
-        """A person's name whose surname alone the text states, as a name of its own (``Titus Bramble`` in
-        "Bramble played in the Premier League", ``Virgil van Dijk`` in "Van Dijk later won"): a referent, the
-        first name given claiming the surname."""
-        words = text.split()
-        if not 2 <= len(words) <= 4 or not words[0][:1].isupper() or f" {fold(words[0]).strip()} " in self.folded:
-            return None
-        particle = len(words) > 2 and re.fullmatch(_PARTICLES, words[-2].casefold()) is not None
-        surname = " ".join(words[-2:]) if particle else words[-1]
-        if len(surname) < 4 or not all(_NAME_WORD.fullmatch(w) or re.fullmatch(_PARTICLES, w) for w in words):
-            return None  # a person's name: capitalised words ("FC Gdynia", "Governor of Connecticut" are not)
-        name = re.escape(surname)
-        for m in re.finditer(rf"(?<![\w-])(?i:{name})(?![\w-])", self.context):
-            if not m.group(0)[:1].isupper():
-                continue
-            before = self.context[:m.start()].rstrip().split()[-1:]
-            after = self.context[m.end():].lstrip()
-            if before and before[0][:1].isupper() and before[0][-1:].isalnum():
-                continue  # "John Bramble": another name
-            if after[:1].isupper():
-                continue
-            key = "surname " + fold(surname)
-            if self._referents.setdefault(key, fold(text)) == fold(text):
-                return "referent"
-        return None
 
     def _qualifiers_stated(self, text: str) -> bool:
         """Whether each parenthesised qualifier of a name is stated in the context or is the ontology's own term
