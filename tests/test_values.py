@@ -161,3 +161,9 @@ def test_a_node_the_context_refers_to_only_by_its_type_word_is_its_referent_and_
 ])
 def test_a_referent_is_the_type_word_opening_a_clause(text, found):
     assert (ValueFinder(text).find("Who Framed Roger Rabbit", "film") is not None) is found
+
+
+def test_a_name_ending_in_a_class_word_is_stated_with_the_class_whole_label():
+    finder = ValueFinder("Chapleau River is in the James Bay drainage basin.", ["drainage basin", "river"])
+    assert finder.find("James Bay Basin") == "classed"
+    assert finder.find("Hudson Bay Basin") is None

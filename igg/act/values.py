@@ -19,7 +19,9 @@ in this order, the first hit winning:
    by word (``comicsCharacter`` read as "comics character"): ``Ariane 5 (rocket)`` is not found where nothing
    says rocket, for the qualifier is a claim like any other;
 4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
-   by a class or relation of the ontology (``English language``), initials stated as an abbreviation
+   by a class of the ontology, or by a relation's word after a proper name (``English language``), a name
+   ending in a class's last word stated with the class's whole label (``James Bay Basin`` in "James Bay
+   drainage basin"), initials stated as an abbreviation
    (``United States`` as ``U.S.``, or ``USA`` with the A of "America"; not ``USD``), a two-word name whose middle names the text adds (``Luke Shaw``
    in "Luke Paul Hoare Shaw", ``Heurelho Gomes`` in "Heurelho da Silva Gomes": at most ``MIDDLE_NAMES``
    capitalised words or lower-case name particles between);
@@ -346,6 +348,9 @@ class ValueFinder:
         if len(words) > 1 and f" {words[-1]} " in self.kinds and f" {' '.join(words[:-1])} " in self.folded and (
                 f" {words[-1]} " in self.terms or self._proper(text.rsplit(None, 1)[0])):
             return "classed"  # "English language"; with a relation's word only after a proper name ("Bacon family" is not)
+        head = " ".join(words[:-1])
+        if len(words) > 1 and any(t.split()[-1:] == words[-1:] and f" {head}{t}" in self.folded for t in self.terms):
+            return "classed"  # "James Bay Basin" stated as "James Bay drainage basin" (a class's whole label)
         initials = "".join(w[0] for w in text.split() if w[:1].isupper()).casefold()
         if len(initials) >= 2 and len(text.split()) >= 2 and any(
                 a == initials or a == initials + "a" for a in self.abbreviations):
