@@ -111,3 +111,59 @@ def test_the_fast_path_and_the_general_path_ground_values_alike():
     general = actor._apply(state, [read_action(a) for a in adds])
     assert [(v.accepted, v.code) for v in fast] == [(v.accepted, v.code) for v in general] == [
         (True, None), (False, "UNGROUNDED_VALUE")]
+
+
+@pytest.mark.parametrize("text,value,how", [
+    ("American-born Aaron Deer of Indianapolis plays indie rock.", "United States", "demonym"),
+    ("Alan Shepard is an American who was born in New Hampshire.", "United States", "demonym"),
+    ("The German built A-Rosa Luna is powered by an MTU engine.", "Germany", "demonym"),
+    ("He holds Dutch citizenship.", "Netherlands", "demonym"),
+    ("Heurelho da Silva Gomes plays for Watford.", "Heurelho Gomes", "name"),  # a name particle between
+    ("Pierre-Emerick Emiliano François Aubameyang plays for Arsenal.", "Pierre-Emerick Aubameyang", "name"),
+])
+def test_a_country_by_its_demonym_and_a_full_name_with_particles_are_found(text, value, how):
+    assert ValueFinder(text).find(value) == how
+
+
+@pytest.mark.parametrize("text,value", [
+    ("He fought in the American Civil War.", "United States"),      # inside a longer proper name
+    ("African Americans are an ethnic group there.", "United States"),
+    ("It is published by the American Institute of Physics.", "United States"),
+])
+def test_a_demonym_inside_a_proper_name_does_not_state_the_country(text, value):
+    assert ValueFinder(text).find(value) is None
+
+
+def test_a_node_the_context_refers_to_only_by_its_type_word_is_its_referent_and_only_one_name_claims_it():
+    text = "By Gary K. Wolf, the film stars Bob Hoskins and Joanna Cassidy."
+    req = load_request({"goal_prompt": "films", "context_data": text, "config": {
+        "grounding": "values", "schema": {"node_types": ["Film", "Person"], "edge_types": ["starring"]}}})
+    verdicts, state = apply(
+        req,
+        {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Who Framed Roger Rabbit"}},  # not a person
+        {"type": "ADD_NODE", "label": "Film", "properties": {"name": "Who Framed Roger Rabbit"}},
+        {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Bob Hoskins"}},
+        {"type": "ADD_EDGE", "label": "starring", "from": {"name": "Who Framed Roger Rabbit"},
+         "to": {"name": "Bob Hoskins"}, "evidence": ["Who Framed Roger Rabbit", "Bob Hoskins"]},
+        {"type": "ADD_NODE", "label": "Film", "properties": {"name": "Roger Rabbit Returns"}},  # a second name
+        {"type": "ADD_NODE", "label": "Film", "properties": {"name": "Gary Hoskins Story"}})  # words the text states
+    assert [(v.accepted, v.code) for v in verdicts] == [
+        (False, "UNGROUNDED_VALUE"), (True, None), (True, None), (True, None),
+        (False, "UNGROUNDED_VALUE"), (False, "UNGROUNDED_VALUE")]
+
+
+@pytest.mark.parametrize("text,found", [
+    ("The film stars Bob Hoskins.", True),
+    ("Made in 1988, the movie stars Bob Hoskins.", True),            # a common noun for a film, opening a clause
+    ("Bob Hoskins praised the film at length.", False),              # not what the sentence is about
+    ("The film It's Great to Be Young stars Bob Hoskins.", False),   # the film is named
+    ("The song stars Bob Hoskins.", False),                          # not a film's noun
+])
+def test_a_referent_is_the_type_word_opening_a_clause(text, found):
+    assert (ValueFinder(text).find("Who Framed Roger Rabbit", "film") is not None) is found
+
+
+def test_a_name_ending_in_a_class_word_is_stated_with_the_class_whole_label():
+    finder = ValueFinder("Chapleau River is in the James Bay drainage basin.", ["drainage basin", "river"])
+    assert finder.find("James Bay Basin") == "classed"
+    assert finder.find("Hudson Bay Basin") is None

@@ -272,7 +272,7 @@ class Grounder:
         """Locate the action's evidence (``cursor``: the loop's position in the context walk, whose chunk is
         searched first) and apply the policy: the located items, or a rejection."""
         if self.policy == "values" and action.properties:
-            unstated = self.unstated(action.properties)
+            unstated = self.unstated(action.properties, action.label if action.type == "ADD_NODE" else None)
             if unstated is not None:
                 return C.UNGROUNDED_VALUE, unstated
         if not action.evidence:
@@ -309,12 +309,13 @@ class Grounder:
                                                      "give a span {\"chunk\", \"start\", \"end\"}.")
         return Grounded(items, message if self.policy == "warn" else None)
 
-    def unstated(self, properties: dict[str, Any]) -> str | None:
-        """Under ``values``: why the first property value the context does not state is refused, or None."""
+    def unstated(self, properties: dict[str, Any], kind: str | None = None) -> str | None:
+        """Under ``values``: why the first property value the context does not state is refused, or None
+        (``kind``: a new node's type, for the referent rule of ``igg.act.values``)."""
         finder = self.finder
         for key, value in properties.items():
             for item in value if isinstance(value, list) else (value,):
-                if isinstance(item, bool) or not isinstance(item, str | int | float) or finder.find(item):
+                if isinstance(item, bool) or not isinstance(item, str | int | float) or finder.find(item, kind):
                     continue
                 passage = finder.closest(item)
                 near = f"; the closest passage is {passage!r}" if passage else ""

@@ -19,15 +19,30 @@ in this order, the first hit winning:
    by word (``comicsCharacter`` read as "comics character"): ``Ariane 5 (rocket)`` is not found where nothing
    says rocket, for the qualifier is a claim like any other;
 4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
-   by a class or relation of the ontology (``English language``), initials stated as an abbreviation
-   (``United States`` as ``U.S.`` or ``USA``), a two-word name whose middle names the text adds (``Luke Shaw``
-   in "Luke Paul Hoare Shaw": at most ``MIDDLE_NAMES`` capitalised words between);
+   by a class of the ontology, or by a relation's word after a proper name (``English language``), a name
+   ending in a class's last word stated with the class's whole label (``James Bay Basin`` in "James Bay
+   drainage basin"), initials stated as an abbreviation
+   (``United States`` as ``U.S.``, or ``USA`` with the A of "America"; not ``USD``), a two-word name whose middle names the text adds (``Luke Shaw``
+   in "Luke Paul Hoare Shaw", ``Heurelho Gomes`` in "Heurelho da Silva Gomes": at most ``MIDDLE_NAMES``
+   capitalised words or lower-case name particles between);
 5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
    ``GAP_WORDS`` initial between two of them (``Alan Shepard`` in ``Alan B. Shepard``) and the value's own
    middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
    more; or the value's last word stated with a demonym's or agent noun's ending (``DERIVED_ENDINGS``), the
    words before it stated just before (``South Africa`` in "White South Africans", ``Guitar`` in "guitarist").
    Nothing is matched by character similarity alone: a misspelt name is not the text's.
+6. *demonym*: a country or nation whose demonym is irregular, stated by it (``United States`` in
+   "American-born", ``Netherlands`` in "Dutch"): the ``DEMONYMS`` table, from Wikipedia's "List of adjectival
+   and demonymic forms for countries and nations" (the regular ones, ``Japan`` -> "Japanese", are the fuzzy
+   rule's endings).
+7. *referent*: a name for an entity the context refers to without naming it, as an encyclopedia's sentence
+   refers to its article's subject. For a new node's identity: "the", "this" or "that" and the last word of
+   the node's type or a common noun for it (``REFERRING_NOUNS``: ``the film`` or ``the movie`` for a
+   ``film``), opening a sentence or a clause (``The film stars ...``, ``..., the film stars ...``: what the
+   sentence is about) and not followed by a name ("the film It's Great to Be Young" names it), when the text
+   states no word of the name (else it is another name, or a misspelt one). One context refers to one entity
+   of a type so: the first name given claims the reference (and is found again, as an edge's evidence);
+   another name for it is not found.
 
 A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
 not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
@@ -48,12 +63,47 @@ from rapidfuzz import fuzz
 
 MIDDLE_NAMES = 3
 """Capitalised words a person's short name may leave out of the name the text gives (``Luke Shaw``)."""
+_PARTICLES = "da|de|del|della|der|di|do|dos|das|du|la|le|van|von|bin|ibn|al|el|y"
+"""Lower-case particles a full name may hold between its capitalised words (``Heurelho da Silva Gomes``)."""
+REFERRING = ("the", "this", "that")
+REFERRING_NOUNS: dict[str, tuple[str, ...]] = {
+    "film": ("movie", "short", "picture"), "work": ("song", "track", "piece", "single", "album", "book", "novel"),
+    "single": ("song", "track"), "album": ("record",), "book": ("novel",), "software": ("program", "game"),
+    "application": ("program", "app"), "watercourse": ("river", "stream"), "program": ("show", "series"),
+}
+"""The common nouns by which a text refers back to an entity of a type, besides the type's own last word (a
+``film`` is "the movie"; a ``musical work``, "the song"): the referent rule."""
+_FUNCTION_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "who", "what", "its", "his", "her"})
+"""Words that refer back to an entity by its class word (``the film``, ``this album``): the referent rule."""
 GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
 
 DERIVED_ENDINGS = frozenset({"n", "an", "ian", "ese", "ish", "i", "ist"})
 """Endings a stated word may add to a value's last word (after the plural ``s`` is dropped): demonyms and agent
 nouns (``Africa`` -> ``Africans``, ``Japan`` -> ``Japanese``, ``guitar`` -> ``guitarist``)."""
+
+DEMONYMS: dict[str, tuple[str, ...]] = {
+    "united states": ("american", "americans"), "united states of america": ("american", "americans"),
+    "united kingdom": ("british", "briton", "britons"), "great britain": ("british",),
+    "scotland": ("scottish", "scots", "scot"),
+    "wales": ("welsh",), "ireland": ("irish",), "northern ireland": ("northern irish",),
+    "netherlands": ("dutch",), "france": ("french", "frenchman", "frenchwoman"), "switzerland": ("swiss",),
+    "denmark": ("danish", "dane", "danes"), "sweden": ("swedish", "swede", "swedes"),
+    "finland": ("finnish", "finn", "finns"), "poland": ("polish", "pole", "poles"),
+    "spain": ("spanish", "spaniard", "spaniards"), "greece": ("greek", "greeks"),
+    "turkey": ("turkish", "turk", "turks"), "philippines": ("filipino", "filipina", "philippine"),
+    "thailand": ("thai",), "iceland": ("icelandic", "icelander"), "norway": ("norwegian",),
+    "new zealand": ("new zealander", "kiwi"), "czech republic": ("czech",), "czechia": ("czech",),
+    "slovakia": ("slovak",), "croatia": ("croatian", "croat"), "serbia": ("serbian", "serb"),
+    "bosnia and herzegovina": ("bosnian",), "portugal": ("portuguese",), "china": ("chinese",),
+    "peru": ("peruvian",), "germany": ("german",), "mexico": ("mexican",), "lebanon": ("lebanese",),
+    "pakistan": ("pakistani",), "bangladesh": ("bangladeshi",), "iraq": ("iraqi",), "israel": ("israeli",),
+    "madagascar": ("malagasy",), "monaco": ("monegasque",), "cyprus": ("cypriot",),
+}
+"""Countries and nations (folded) whose demonyms (folded) the fuzzy rule's endings do not reach, from Wikipedia's
+"List of adjectival and demonymic forms for countries and nations" (CC BY-SA): a country is stated by its
+demonym ("American-born" states ``United States``). A demonym names the nation, not a place in it: only a
+country's own name is found this way."""
 
 _LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "æ": "ae",
                           "Æ": "Ae", "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th", "ı": "i", "ð": "d", "Ð": "D"})
@@ -172,6 +222,9 @@ def bare_name(value: str) -> str:
     return _PARENS.sub("", value).strip(" _")
 
 
+_DEMONYM_KEYS = {fold(k): k for k in DEMONYMS}
+
+
 class ValueFinder:
     """One context, folded once, and the ontology's terms: ``find`` says how a value is found, or None."""
 
@@ -184,10 +237,40 @@ class ValueFinder:
         self.terms = {fold(t) for t in terms if t}
         self.kinds = self.terms | {fold(t) for t in kinds if t}
         self._abbreviations: set[str] | None = None
+        self._referents: dict[str, str] = {}
 
-    def find(self, value: Any) -> str | None:
+    def find(self, value: Any, kind: str | None = None) -> str | None:
         """How the value is found (``exact``, ``normalized``, ``term``, ``name``, ``qualified``, ``classed``,
-        ``abbreviation``, ``fuzzy``), or None."""
+        ``abbreviation``, ``demonym``, ``fuzzy``, ``referent``), or None. ``kind``: the type of the node the
+        value names (a new node's identity), for the referent rule."""
+        how = self._find(value)
+        if how is None and isinstance(value, str):
+            how = self._referent(value, kind)
+        return how
+
+    def _referent(self, text: str, kind: str | None) -> str | None:
+        """A name for the entity the context refers to only by its class word (``the film``): see the module
+        doc. The first name given claims the reference; it is found again (as an edge's evidence), another is not."""
+        key = fold(text)
+        if key in self._referents.values():
+            return "referent"
+        if kind is None or not text[:1].isupper() and not text[:1].isdigit():
+            return None
+        if _STRUCTURAL.search(text) or text.count("(") != text.count(")") or "," in text:
+            return None
+        if any(len(w) > 2 and f" {w} " in self.folded and w not in _FUNCTION_WORDS for w in key.split()):
+            return None  # the text states part of it: another name (or a misspelling), not an unnamed referent
+        word = fold(_CAMEL.sub(" ", kind)).split()[-1:]
+        if not word or not word[0].isalpha() or len(word[0]) < 3 or word[0] in self._referents:
+            return None
+        nouns = "|".join((word[0], *REFERRING_NOUNS.get(word[0], ())))
+        if not any(re.search(rf"(?:^|[.;:,]\s+)(?i:{d}\s+(?:{nouns})s?)\b(?![\w'’-]|\s+[A-Z\"“'])", self.context)
+                   for d in REFERRING):
+            return None  # "the film" (not "the film It's Great to Be Young", which names it)
+        self._referents[word[0]] = key
+        return "referent"
+
+    def _find(self, value: Any) -> str | None:
         text = value if isinstance(value, str) else str(value)
         if not text.strip():
             return None
@@ -215,18 +298,33 @@ class ValueFinder:
             return named
         if self._full_name(bare or text):
             return "name"
+        if self._demonym(fold(bare or text)):
+            return "demonym"
         return "fuzzy" if self._near(folded) else None
+
+    def _demonym(self, folded: str) -> bool:
+        """A country stated by its irregular demonym (``DEMONYMS``), as a word of its own: not inside a longer
+        proper name (neither "American Civil War" nor "African American" states ``United States``); a compound
+        ("American-born") is the demonym's own."""
+        for demonym in DEMONYMS.get(_DEMONYM_KEYS.get(folded, ""), ()):
+            for m in re.finditer(rf"(?<![\w-]){re.escape(demonym)}(?![\w])", self.context, re.IGNORECASE):
+                before = self.context[:m.start()].split()[-1:]
+                after = re.match(r"(-[a-z]|\s+[A-Z])", self.context[m.end():])
+                if (not before or not before[0][:1].isupper() or before[0] in ("The", "A", "An")) and (
+                        after is None or after.group(0).startswith("-")):
+                    return True
+        return False
 
     def _full_name(self, text: str) -> bool:
         """A person's short name, stated as part of a longer proper name: the value's first and last words with at
         most ``MIDDLE_NAMES`` capitalised words between them in the text (``Luke Shaw`` in "Luke Paul Hoare
         Shaw", ``Yevgeni Cherkes`` in "Yevgeni Aleksandrovich Cherkes")."""
         words = text.split()
-        if len(words) != 2 or not all(w[:1].isupper() and w.isalpha() for w in words):
+        if len(words) != 2 or not all(w[:1].isupper() and w.replace("-", "").isalpha() for w in words):
             return False
         first, last = (re.escape(w) for w in words)
-        middle = rf"(?:\s+[A-Z][\w.'-]*){{1,{MIDDLE_NAMES}}}"
-        return re.search(rf"(?<!\w){first}{middle}\s+{last}(?!\w)", self.context) is not None
+        middle = rf"(?:\s+(?:[\"“]?[A-Z][\w.'-]*[\"”]?|{_PARTICLES})){{1,{MIDDLE_NAMES}}}"
+        return re.search(rf"(?<!\w){first}[a-z]*{middle}\s+{last}(?!\w)", self.context) is not None
 
     def _qualifiers_stated(self, text: str) -> bool:
         """Whether each parenthesised qualifier of a name is stated in the context or is the ontology's own term
@@ -247,13 +345,22 @@ class ValueFinder:
         words = fold(text).split()
         if words[:1] == ["the"] and len(words) > 1 and f" {' '.join(words[1:])} " in self.folded:
             return "name"  # "The Velvet Underground" stated as "Velvet Underground"
-        if len(words) > 1 and f" {words[-1]} " in self.kinds and f" {' '.join(words[:-1])} " in self.folded:
-            return "classed"
+        if len(words) > 1 and f" {words[-1]} " in self.kinds and f" {' '.join(words[:-1])} " in self.folded and (
+                f" {words[-1]} " in self.terms or self._proper(text.rsplit(None, 1)[0])):
+            return "classed"  # "English language"; with a relation's word only after a proper name ("Bacon family" is not)
+        head = " ".join(words[:-1])
+        if len(words) > 1 and any(t.split()[-1:] == words[-1:] and f" {head}{t}" in self.folded for t in self.terms):
+            return "classed"  # "James Bay Basin" stated as "James Bay drainage basin" (a class's whole label)
         initials = "".join(w[0] for w in text.split() if w[:1].isupper()).casefold()
         if len(initials) >= 2 and len(text.split()) >= 2 and any(
-                a.startswith(initials) and len(a) - len(initials) <= 1 for a in self.abbreviations):
+                a == initials or a == initials + "a" for a in self.abbreviations):
             return "abbreviation"  # "United States" as "U.S." or "USA"
         return None
+
+    def _proper(self, head: str) -> bool:
+        """Whether the context states ``head`` capitalised, as a proper name."""
+        return any(m.group(0)[:1].isupper() for m in re.finditer(
+            rf"(?<!\w)(?i:{re.escape(head)})(?!\w)", self.context))
 
     @property
     def abbreviations(self) -> set[str]:
@@ -316,4 +423,4 @@ class ValueFinder:
         return passage if len(passage) <= 120 else passage[:117] + "..."
 
 
-__all__ = ["DERIVED_ENDINGS", "MIDDLE_NAMES", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
+__all__ = ["DEMONYMS", "DERIVED_ENDINGS", "MIDDLE_NAMES", "GAP_WORDS", "ValueFinder", "bare_name", "fold"]
