@@ -6,12 +6,12 @@ and left out on request by rules and ``igg cycles``."""
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from igg.interfaces.cli import main
+from tests.test_rules_check import write
 
 TS_TREE = {
     "package.json": '{"name": "web", "version": "1.0.0"}',
@@ -37,14 +37,6 @@ PY_TREE = {
     "shop/service.py": "from shop.models import Order\n\n\nclass Service:\n    pass\n",
     "shop/api.py": "import typing\n\nif typing.TYPE_CHECKING:\n    import shop.service\nelse:\n    import shop.models\n",
 }
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return root
 
 
 def check_json(root: Path, rules: str, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict]:
