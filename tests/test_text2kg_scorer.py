@@ -24,7 +24,10 @@ BENCH = Path(os.environ.get("IGG_TEXT2KGBENCH", ROOT.parent / "shared" / "data" 
 DATA = BENCH / "dbpedia_webnlg"
 ONTOLOGIES = ("19_film", "1_university", "10_comicscharacter")
 
-pytestmark = pytest.mark.skipif(not (BENCH / "evaluation" / "run_eval.py").is_file(),
+# The benchmark lies beside every checkout CI makes (../shared); where scripts/test requires every component, its
+# absence fails the tests instead of skipping them
+pytestmark = pytest.mark.skipif(not (BENCH / "evaluation" / "run_eval.py").is_file()
+                                and not os.environ.get("IGG_REQUIRE_COMPONENTS"),
                                 reason=f"Text2KGBench is not at {BENCH} (set IGG_TEXT2KGBENCH)")
 
 

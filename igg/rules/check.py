@@ -26,7 +26,7 @@ from igg.rules.chains import Adjacency, Chain, routes, shortest_chains
 from igg.rules.cycles import find_cycles, level_graph
 from igg.rules.depgraph import DepGraph, Edge
 from igg.rules.report import Hop, Violation
-from igg.rules.select import describe, pick
+from igg.rules.select import describe, parts, pick
 
 Part = tuple[str, set[str], bool]
 """A part of a layered or independence rule: its label, its nodes, and whether its siblings are independent."""
@@ -98,21 +98,17 @@ def _violation(graph: DepGraph, rule: Rule, chain: Chain, message: str, bounds: 
                      key=f"{rule.name}|{names}")
 
 
-def _groups(selector: object) -> list[object]:
-    return list(selector) if isinstance(selector, list) else [selector]
-
-
 def _forbidden(graph: DepGraph, rule: ForbiddenRule, bounds: CheckBounds) -> Iterator[Violation]:
     seen: set[Chain] = set()
     if rule.through is not None:
-        bounds.visit(len(graph.nodes) * len(_groups(rule.through)))
+        bounds.visit(len(graph.nodes) * len(parts(rule.through)))
     allowed = pick(graph, rule.through) if rule.through is not None else set()
     adj = Adjacency.of(graph, rule.edges, without=allowed, visit=bounds.visit) if rule.transitive else None
-    source_parts, target_parts = _groups(rule.from_), _groups(rule.to)
+    source_parts, target_parts = parts(rule.from_), parts(rule.to)
     # each part picked once, not once per pair of parts (300 x 300 globs once cost seconds)
     bounds.visit(len(graph.nodes) * (len(source_parts) + len(target_parts)))
-    picked_sources = [pick(graph, part) for part in source_parts]  # type: ignore[arg-type]
-    picked_targets = [pick(graph, part) for part in target_parts]  # type: ignore[arg-type]
+    picked_sources = [pick(graph, part) for part in source_parts]
+    picked_targets = [pick(graph, part) for part in target_parts]
     found = (_transitive_chains(graph, picked_sources, picked_targets, adj, bounds) if adj is not None
              else _direct_chains(graph, rule.edges, picked_sources, picked_targets, bounds))
     for i, j, chain in found:
@@ -122,8 +118,8 @@ def _forbidden(graph: DepGraph, rule: ForbiddenRule, bounds: CheckBounds) -> Ite
         source_part, target_part = source_parts[i], target_parts[j]
         first, last = graph.name(chain[0]), graph.name(chain[-1])
         how = "imports" if len(chain) == 2 else f"reaches (through {len(chain) - 2} more)"
-        yield _violation(graph, rule, chain, f"{first} {how} {last}: {describe(source_part)} may not "  # type: ignore[arg-type]
-                         f"depend on {describe(target_part)}", bounds)  # type: ignore[arg-type]
+        yield _violation(graph, rule, chain, f"{first} {how} {last}: {describe(source_part)} may not "
+                         f"depend on {describe(target_part)}", bounds)
 
 
 def _transitive_chains(graph: DepGraph, picked_sources: list[set[str]], picked_targets: list[set[str]],
@@ -262,7 +258,7 @@ CUT_SHOWN = 3
 
 
 def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterator[Violation]:
-    bounds.visit(len(graph.nodes) * (1 + len(_groups(rule.select))) + len(graph.edges))
+    bounds.visit(len(graph.nodes) * (1 + len(parts(rule.select))) + len(graph.edges))
     level = level_graph(graph, rule.level, rule.edges, external=rule.external)
     among = pick(graph, rule.select, among=level.names)
     for cycle in find_cycles(level, among):
@@ -284,7 +280,7 @@ def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterato
 
 def _allowed_only(graph: DepGraph, rule: AllowedOnlyRule, bounds: CheckBounds) -> Iterator[Violation]:
     edges = graph.of_types(rule.edges)
-    bounds.visit(len(graph.nodes) * (len(_groups(rule.from_)) + len(_groups(rule.to))) + len(edges))
+    bounds.visit(len(graph.nodes) * (len(parts(rule.from_)) + len(parts(rule.to))) + len(edges))
     sources = pick(graph, rule.from_)
     allowed = pick(graph, rule.to) | sources
     for e in edges:

@@ -87,7 +87,8 @@ def describe(selector: Selector | None) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def _parts(selector: Selector) -> list[str | NodeSelector]:
+def parts(selector: Selector) -> list[str | NodeSelector]:
+    """A selector's parts: the items of a list, or the selector itself."""
     return list(selector) if isinstance(selector, list) else [selector]
 
 
@@ -96,15 +97,15 @@ def _selectors(rule: Rule) -> Iterator[tuple[str, str | NodeSelector]]:
     judge: not an exception (``through``, ``allowed_only``'s ``to``: picking nothing makes the rule stricter, and a
     violation shows it), nor a default (``select = "*"``)."""
     if isinstance(rule, ForbiddenRule):
-        yield from (("from", s) for s in _parts(rule.from_))
-        yield from (("to", s) for s in _parts(rule.to))
+        yield from (("from", s) for s in parts(rule.from_))
+        yield from (("to", s) for s in parts(rule.to))
     elif isinstance(rule, AllowedOnlyRule):
-        yield from (("from", s) for s in _parts(rule.from_))
+        yield from (("from", s) for s in parts(rule.from_))
     elif isinstance(rule, IndependenceRule):
         yield from (("modules", s) for s in rule.modules)
     elif isinstance(rule, AcyclicRule):
         if "select" in rule.model_fields_set:
-            yield from (("select", s) for s in _parts(rule.select))
+            yield from (("select", s) for s in parts(rule.select))
     elif isinstance(rule, LayersRule):
         for container in rule.containers or [""]:
             prefix = f"{container}." if container else ""
