@@ -122,3 +122,12 @@ def test_typescript_import_type_is_type_only(tmp_path: Path, capsys) -> None:
                                                   "export const make = () => new Run();\nexport type T = Axios;\n")
     code, report = check_json(tmp_path, rule + "exclude_type_checking_imports = true\n", capsys)
     assert code == 1 and report["violations"][0]["path"][0]["type_checking"] is False
+
+
+def test_a_hostile_selector_that_picks_nothing_cannot_forge_a_ci_line(tmp_path: Path, capsys) -> None:
+    write(tmp_path, PY_TREE)
+    rule = '[[rules]]\nname = "x"\nkind = "forbidden"\nfrom = "shop.x\\n::error file=a.py::forged"\nto = "shop.models"\n'
+    (tmp_path / "igg.toml").write_text(rule, encoding="utf-8")
+    assert main(["check", str(tmp_path), "--rules", str(tmp_path / "igg.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "matches no node" in err and not any(line.startswith("::") for line in err.splitlines())

@@ -32,6 +32,7 @@ from igg.models.rules import (
 )
 from igg.rules.bounds import BoundReached, CheckBounds
 from igg.rules.depgraph import DepGraph, Node
+from igg.rules.github import plain
 
 GLOB_CHARS = frozenset("*?[")
 SEPARATORS = (".", "/")
@@ -173,8 +174,9 @@ def refuse_unmatched(graph: DepGraph, rules: Iterable[Rule], *, source: str = "t
     problems = []
     found = unmatched(graph, rules, bounds)
     for rule, where, selector, close in found[:UNMATCHED_SHOWN]:
-        hint = f"; the closest names are {', '.join(close)}" if close else ""
-        problems.append(Problem(f"rule {rule!r}", f"{where} = {selector} matches no node of the graph "
+        # names from a rules file or the graph reach a CI log: escaped, so none can start a workflow command
+        hint = f"; the closest names are {', '.join(map(plain, close))}" if close else ""
+        problems.append(Problem(f"rule {plain(rule)!r}", f"{where} = {plain(selector)} matches no node of the graph "
                                 f"({len(graph.nodes)} nodes){hint}: a rule on it could never fail"))
     if len(found) > UNMATCHED_SHOWN:
         problems.append(Problem("rules", f"and {len(found) - UNMATCHED_SHOWN} more selectors that match no node"))
