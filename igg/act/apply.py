@@ -18,6 +18,7 @@ from igg.act.evidence import Grounded, Grounder, warned
 from igg.act.fastadds import applies, apply_adds, stands_for
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, Checks, Rule, idle_checks
+from igg.act.validtime import edge_properties, new_node_properties, supersede_edges, timed, updated_node_properties
 from igg.errors import Problem
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
@@ -52,7 +53,7 @@ def add_node(ctx: CheckContext, a: AddNode, new: NewNode, index: int) -> Verdict
         provenance = {**state.stamp(), "distinct_from": new.distinct_from}
     if ctx.evidence is not None:
         provenance = {**(provenance or state.stamp()), "evidence": ctx.evidence}
-    nid = state.add_node(a.label, a.properties, provenance=provenance)
+    nid = state.add_node(a.label, new_node_properties(ctx, a), provenance=provenance)
     message = f"added {state.describe(nid)} as {nid}"
     if new.note:
         message += f"; {new.note}"
@@ -63,15 +64,27 @@ def add_edge(ctx: CheckContext, a: AddEdge, ends: Ends, index: int) -> Verdict:
     """ADD_EDGE: add it between the resolved ends."""
     state = ctx.state
     provenance = None if ctx.evidence is None else {**state.stamp(), "evidence": ctx.evidence}
-    eid = state.add_edge(ends.source, a.label, ends.target, a.properties, provenance=provenance)
-    return Verdict(index, "ADD_EDGE", True, None, f"added {a.label} edge {eid} ({ends.source} -> {ends.target})", eid)
+    eid = state.add_edge(ends.source, a.label, ends.target, edge_properties(a), provenance=provenance)
+    message = f"added {a.label} edge {eid} ({ends.source} -> {ends.target})"
+    if a.label in ctx.schema.one_at_a_time:
+        notes = supersede_edges(state, ends.source, a.label, eid)
+        if notes:
+            return Verdict(index, "ADD_EDGE", True, None, f"{message}; {'; '.join(notes)}", eid, ErrorCode.SUPERSEDED)
+    return Verdict(index, "ADD_EDGE", True, None, message, eid)
 
 
 def update_node(ctx: CheckContext, a: UpdateNode, node: str, index: int) -> Verdict:
     """UPDATE_NODE: set and remove the properties."""
     state = ctx.state
-    state.update_node(node, a.properties, a.remove, evidence=ctx.evidence)
-    return Verdict(index, "UPDATE_NODE", True, None, f"updated {state.describe(node)} ({node})", node)
+    if not timed(a) and state.node_type(node) not in ctx.schema.timed_properties:
+        state.update_node(node, a.properties, a.remove, evidence=ctx.evidence)
+        return Verdict(index, "UPDATE_NODE", True, None, f"updated {state.describe(node)} ({node})", node)
+    properties, _, notes = updated_node_properties(ctx, a, node)
+    state.update_node(node, properties, a.remove, evidence=ctx.evidence)
+    message = f"updated {state.describe(node)} ({node})"
+    if notes:
+        return Verdict(index, "UPDATE_NODE", True, None, f"{message}; {'; '.join(notes)}", node, ErrorCode.SUPERSEDED)
+    return Verdict(index, "UPDATE_NODE", True, None, message, node)
 
 
 def delete_node(ctx: CheckContext, a: DeleteNode, node: str, index: int) -> Verdict:

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from igg.act.context import Answer, CheckContext, EdgeAt, Ends, Rejection
 from igg.act.updates import update_problem, updated_properties
+from igg.act.validtime import edge_properties, timed
 from igg.graph.grounding import kept_evidence
 from igg.graph.state import GraphState
 from igg.models.actions import MergeNodes, QueryAction, UpdateEdge, describe_errors
@@ -86,6 +87,8 @@ def apply_update_edge(ctx: CheckContext, a: UpdateEdge, at: EdgeAt, index: int) 
     state = ctx.state
     data = state.succ[at.source][at.target][at.edge]
     after, prov = updated_properties(data["properties"], a), data["provenance"]
+    if timed(a):
+        after.update(edge_properties(a))
     if after == data["properties"]:
         return Verdict(index, "UPDATE_EDGE", True, None, f"{a.label} edge {at.edge} already has these "
                        "properties; nothing changed", at.edge)

@@ -25,6 +25,14 @@ from igg.act.duplicates import near_duplicate, normalize_node_identity, normaliz
 from igg.act.merge import merge_valid, query_answerable, update_edge_valid
 from igg.act.typed import properties_typed, update_properties_typed
 from igg.act.updates import choices, missing_required, update_problem
+from igg.act.validtime import (
+    edge_conflict,
+    edge_time_valid,
+    edge_update_time_valid,
+    node_time_valid,
+    node_update_conflict,
+    node_update_time_valid,
+)
 from igg.graph.identity import normalize_reference
 from igg.models.actions import (
     AddEdge,
@@ -361,21 +369,22 @@ def node_not_protected(ctx: CheckContext, a: DeleteNode, node: str) -> Rejection
 
 
 _ADD_NODE: Checks[AddNode, NewNode] = Checks(
-    (node_type_known, normalize_node_identity, properties_valid, properties_typed, node_required_present,
-     identity_unique),
+    (node_type_known, node_time_valid, normalize_node_identity, properties_valid, properties_typed,
+     node_required_present, identity_unique),
     near_duplicate, (node_capacity,))
 _ADD_EDGE: Checks[AddEdge, Ends] = Checks(
-    (edge_type_known, properties_valid, properties_typed, edge_required_present),
-    ends_resolve, (self_loop_allowed, pattern_allowed, edge_unique, edge_capacity))
+    (edge_type_known, edge_time_valid, properties_valid, properties_typed, edge_required_present),
+    ends_resolve, (self_loop_allowed, pattern_allowed, edge_unique, edge_conflict, edge_capacity))
 _UPDATE_NODE: Checks[UpdateNode, str] = Checks(
     (), node_resolves,
-    (normalize_update_identity, update_properties_valid, update_properties_typed, update_keeps_required,
-     update_keeps_identity_unique))
+    (normalize_update_identity, node_update_time_valid, update_properties_valid, update_properties_typed,
+     update_keeps_required, update_keeps_identity_unique, node_update_conflict))
 _DELETE_NODE: Checks[DeleteNode, str] = Checks((deletion_allowed,), node_resolves, (node_not_protected,))
 _DELETE_EDGE: Checks[DeleteEdge, EdgeAt] = Checks((deletion_allowed, edge_type_known),
                                                   edge_resolves("nothing to delete."))
 _UPDATE_EDGE: Checks[UpdateEdge, EdgeAt] = Checks((edge_type_known, properties_valid, properties_typed),
-                                                  edge_resolves("add it with ADD_EDGE."), (update_edge_valid,))
+                                                  edge_resolves("add it with ADD_EDGE."),
+                                                  (edge_update_time_valid, update_edge_valid))
 _MERGE_NODES: Checks[MergeNodes, Ends] = Checks((deletion_allowed,), merge_ends_resolve, (merge_valid,))
 _QUERY: Checks[QueryAction, Answer] = Checks((), query_answerable)
 
@@ -399,6 +408,10 @@ def idle_checks(schema: CompiledSchema, limits: Constraints) -> set[object]:
         idle.add(edge_required_present)
     if limits.allow_self_loops:
         idle.add(self_loop_allowed)
+    if not schema.one_at_a_time:
+        idle.add(edge_conflict)
+    if not schema.timed_properties:
+        idle.add(node_update_conflict)
     return idle
 
 

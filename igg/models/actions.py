@@ -109,6 +109,18 @@ Evidence = Annotated[
 """An action's evidence: one quote, or a list of quotes and spans (``igg.act.evidence`` locates them)."""
 
 
+def _time_text(value: Any) -> Any:
+    """A year given as a number (2024) reads as its text; anything else is checked by the act step's time rule."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+TimeText = Annotated[str | None, BeforeValidator(_time_text)]
+"""A valid-time bound as the agent wrote it (``igg.models.validtime`` reads it)."""
+_FROM = ("When this fact began to hold, ISO 8601 (2024, 2024-03, 2024-03-05, 2024-03-05T10:30:00Z); only for "
+         "types the schema's valid_time names.")
+_TO = "When this fact stopped holding (exclusive), ISO 8601; only for types the schema's valid_time names."
+
+
 class AddNode(_Action):
     """Add a node of type ``label`` with ``properties`` (identity keys and required attributes included)."""
 
@@ -123,6 +135,8 @@ class AddNode(_Action):
         ),
     )
     evidence: Evidence = Field(default_factory=list)
+    valid_from: TimeText = Field(default=None, description=_FROM)
+    valid_to: TimeText = Field(default=None, description=_TO)
 
 
 class AddEdge(_Action):
@@ -134,6 +148,8 @@ class AddEdge(_Action):
     to: NodeRef = Field(description="Reference to the target node.")
     properties: Properties = Field(default_factory=dict, description="The edge's properties.")
     evidence: Evidence = Field(default_factory=list)
+    valid_from: TimeText = Field(default=None, description=_FROM)
+    valid_to: TimeText = Field(default=None, description=_TO)
 
 
 class UpdateNode(_Action):
@@ -144,6 +160,8 @@ class UpdateNode(_Action):
     properties: Properties = Field(default_factory=dict, description="Properties to set (added or replaced).")
     remove: list[str] = Field(default_factory=list, description="Property keys to remove.")
     evidence: Evidence = Field(default_factory=list)
+    valid_from: TimeText = Field(default=None, description=_FROM)
+    valid_to: TimeText = Field(default=None, description=_TO)
 
 
 class DeleteNode(_Action):
@@ -172,6 +190,8 @@ class UpdateEdge(_Action):
     properties: Properties = Field(default_factory=dict, description="Properties to set (added or replaced).")
     remove: list[str] = Field(default_factory=list, description="Property keys to remove.")
     evidence: Evidence = Field(default_factory=list)
+    valid_from: TimeText = Field(default=None, description=_FROM)
+    valid_to: TimeText = Field(default=None, description=_TO)
 
 
 class MergeNodes(_Action):

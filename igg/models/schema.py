@@ -71,6 +71,20 @@ class Term(_Strict):
                                   "object relations.")
 
 
+class ValidTime(_Strict):
+    """How a node or edge type is scoped in valid time (``igg.models.validtime``): its actions may carry
+    ``valid_from``/``valid_to``."""
+
+    one_at_a_time: bool = Field(
+        default=False,
+        description=("Edge types: a source has at most one target of this type at a time (WORKS_AT, CEO_OF): a "
+                     "fact with a later valid_from closes the open one of the same source and type."))
+    properties: list[str] = Field(
+        default_factory=list,
+        description=("Node types: properties with one value at a time (a title, a city): each value is kept with "
+                     "the time it held, and a later one closes the one before."))
+
+
 CompletenessRule = Annotated[HasAttributeRule | NoIsolatedNodesRule | MinEdgesRule, Field(discriminator="rule")]
 
 
@@ -126,6 +140,13 @@ class Schema(_Strict):
                      "datatype); set by an imported ontology, read by the exports and reports."),
     )
 
+    valid_time: dict[str, ValidTime] = Field(
+        default_factory=dict,
+        description=("Per node or edge type, that its facts hold for a time (valid_from, valid_to), e.g. "
+                     "{'WORKS_AT': {'one_at_a_time': true}, 'Person': {'properties': ['title']}}; a time on "
+                     "another type is refused (TIME_NOT_SCOPED)."),
+    )
+
     def compile(self) -> CompiledSchema:
         """The lookup form of this schema (assumes it passed ``igg.models.request.check_request``)."""
         node_types = frozenset(self.node_types)
@@ -158,6 +179,9 @@ class Schema(_Strict):
             disjoint=frozenset(pair for a, others in self.disjoint_with.items() for b in others
                                for x in below.get(a, (a,)) for y in below.get(b, (b,)) for pair in ((x, y), (y, x))),
             terms=dict(self.terms),
+            time_scoped=frozenset(self.valid_time),
+            one_at_a_time=frozenset(t for t, v in self.valid_time.items() if v.one_at_a_time),
+            timed_properties={t: frozenset(v.properties) for t, v in self.valid_time.items() if v.properties},
         )
 
 
@@ -210,3 +234,9 @@ class CompiledSchema:
     """Each node type's direct parent types, where it has any."""
     disjoint: frozenset[tuple[str, str]] = frozenset()
     """Pairs of node types no entity may be both of (``disjoint_with``, both ways, subtypes included)."""
+    time_scoped: frozenset[str] = frozenset()
+    """Node and edge types whose facts may carry valid time (``valid_time``)."""
+    one_at_a_time: frozenset[str] = frozenset()
+    """Edge types whose source has at most one target at a time."""
+    timed_properties: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Per node type, the properties with one value at a time (their history is kept)."""

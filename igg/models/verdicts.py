@@ -82,6 +82,18 @@ class ErrorCode(StrEnum):
     TYPE_CONFLICT = "TYPE_CONFLICT"
     """An entity the ontology types two incompatible ways (two relations' domain or range, neither a subtype of
     the other): the triple that would retype it is refused, not silently picked."""
+    INVALID_TIME = "INVALID_TIME"
+    """A ``valid_from``/``valid_to`` that is not an ISO 8601 time, or a ``valid_to`` not after its ``valid_from``
+    (``igg.models.validtime``: the message states the rule)."""
+    TIME_NOT_SCOPED = "TIME_NOT_SCOPED"
+    """A valid time on a node or edge type the schema's ``valid_time`` does not name."""
+    TIME_CONFLICT = "TIME_CONFLICT"
+    """A fact of a one-at-a-time type (edge type, or node property) starting when another of the same source
+    and type starts, with another target or value: which one held is not decidable."""
+    SUPERSEDED = "SUPERSEDED"
+    """Informational (an accepted verdict's warning): the fact closed an earlier fact of the same source and
+    one-at-a-time type (its valid_to became this fact's valid_from), or was itself closed by a later one it
+    arrived after; the message names both facts."""
     UNGROUNDED_SYMBOL = "UNGROUNDED_SYMBOL"
     """Code mapping only: a node or edge about a code symbol (class, method, table, ...) the sources lack."""
 

@@ -22,7 +22,7 @@ from igg.io.encodable import find_unencodable
 from igg.io.inputs import parse_json, read_text
 from igg.models.common import IDENTIFIER_HINT, is_identifier, property_key_problem
 from igg.models.request import Request
-from igg.models.schema import Schema
+from igg.models.schema import DEFAULT_IDENTITY_KEYS, Schema
 from igg.ontology.model import OntologyError
 from igg.ontology.read import load_ontology
 
@@ -138,6 +138,7 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
         for name in (t, *parents):
             if name not in nodes:
                 problems.append(Problem(f"{path}.subclass_of.{t}", f"{name!r} is not a node type; node types: {known}"))
+    problems += _valid_time_problems(schema, path)
     for field_name, per_type in (("descriptions", schema.descriptions), ("property_types", schema.property_types)):
         for t, value in per_type.items():
             if t not in nodes and t not in edges:
@@ -146,6 +147,29 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
             if field_name == "property_types":
                 assert isinstance(value, dict)
                 problems += _key_problems(list(value), f"{path}.property_types.{t}")
+    return problems
+
+
+def _valid_time_problems(schema: Schema, path: str) -> list[Problem]:
+    """``valid_time``: types the schema has; ``one_at_a_time`` on edge types only; ``properties`` on node types
+    only, never an identity key (an identity does not change over time)."""
+    problems = []
+    nodes, edges = set(schema.node_types), set(schema.edge_types)
+    for t, scope in schema.valid_time.items():
+        where = f"{path}.valid_time.{t}"
+        if t not in nodes and t not in edges:
+            problems.append(Problem(where, f"{t!r} is not a node or edge type"))
+        elif scope.one_at_a_time and t not in edges:
+            problems.append(Problem(f"{where}.one_at_a_time", f"{t!r} is a node type; one_at_a_time is for edge types"))
+        elif scope.properties and t not in nodes:
+            problems.append(Problem(f"{where}.properties", f"{t!r} is an edge type; properties with one value at a "
+                                    "time are for node types"))
+        identity = set(schema.identity_keys.get(t, DEFAULT_IDENTITY_KEYS))
+        for key in scope.properties:
+            if key in identity:
+                problems.append(Problem(f"{where}.properties", f"{key!r} is an identity key of {t}; an identity "
+                                        "does not change over time"))
+        problems += _key_problems(scope.properties, f"{where}.properties")
     return problems
 
 
