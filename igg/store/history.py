@@ -23,6 +23,8 @@ from igg.graph.journal import (
 )
 from igg.graph.state import GraphState
 from igg.models.common import freeze
+from igg.models.validtime import VALID_FROM, VALID_TO
+from igg.persistence import rfc3339
 from igg.record.history import Change, Touch
 from igg.record.steps import UndoStep, step_data
 from igg.store import codec
@@ -220,9 +222,11 @@ def _edge_ends(m: Mutation) -> set[str]:
     return {n for e in m.effects() if e.kind == "edge" for ends in (e.ends_before, e.ends_after) if ends for n in ends}
 
 
-def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True) -> list[Touch]:
+def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True,
+            known_at: float | None = None) -> list[Touch]:
     """Every step that created, changed or deleted what ``ref`` names (and, with ``edges``, the edges of a
-    node), with the agent's reasoning, the action's verdict, and the chunk the context came from."""
+    node), with the agent's reasoning, the action's verdict, the chunk the context came from, when IGG was told
+    and the element's valid time; ``known_at`` (seconds since the epoch): only the steps committed by then."""
     elements = resolve(store, session_id, ref)
     history = store.element_history(session_id, elements)
     if edges:
@@ -239,11 +243,28 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
     events = []
     for step, m in history:
         info = steps[step]
+        if known_at is not None and info.created_at > known_at:
+            continue
         record = info.record
         events.append(Touch(step=step, kind=info.kind, iteration=info.iteration, op=m.op, element=m.id,
                             detail=_detail(m, names), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
-                            verdict=_verdict(m, record), evidence=_evidence(m)))
+                            verdict=_verdict(m, record), evidence=_evidence(m), known_at=rfc3339(info.created_at),
+                            valid=_valid(m)))
     return events
+
+
+def _valid(m: Mutation) -> dict[str, str | None] | None:
+    """The valid time an element has after the mutation (None: it has none, or is gone)."""
+    match m:
+        case NodeAdded() | EdgeAdded():
+            after = m.properties
+        case NodeUpdated():
+            after = m.after
+        case _:
+            return None
+    if VALID_FROM not in after and VALID_TO not in after:
+        return None
+    return {"from": after.get(VALID_FROM), "to": after.get(VALID_TO)}
 
 
 def _evidence(m: Mutation) -> list[dict[str, Any]] | None:

@@ -33,7 +33,7 @@ from igg.graph.journal import Mutation, NodesMerged, read_mutation
 from igg.graph.state import GraphState
 from igg.io.files import protect
 from igg.models.request import Request
-from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus
+from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus, rfc3339
 from igg.request.load import build_state, load_request
 from igg.store import codec
 from igg.store.backends import open_database
@@ -421,6 +421,18 @@ class SessionStore:
         row = self.db.read(lambda c: c.execute(
             "SELECT max(iteration) FROM steps WHERE session_id = ? AND step <= ?", (session_id, step)).fetchone())
         return int(row[0] or 0) if row else 0
+
+    def step_known_at(self, session_id: str, at: float) -> int:
+        """The last step committed at or before ``at`` (seconds since the epoch): what the journal held then."""
+        info = self.session(session_id)
+        row = self.db.read(lambda c: c.execute(
+            "SELECT max(step) FROM steps WHERE session_id = ? AND created_at <= ?", (session_id, at)).fetchone())
+        if row is None or row[0] is None:
+            if at >= info.created_at:
+                return 0
+            raise SessionRefused(f"session {session_id!r} did not exist yet at that time: it started at "
+                                 f"{rfc3339(info.created_at)}")
+        return int(row[0])
 
     def step_of_iteration(self, session_id: str, iteration: int) -> int:
         """The step that committed ``iteration`` (0 for iteration 0: the start)."""

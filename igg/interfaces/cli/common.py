@@ -287,3 +287,24 @@ def _optional_module(name: str, option: str, what: str) -> Any:
             raise
         raise IGGError(f"{option} is not available in this installation ({what}, module {name}, are missing)") \
             from None
+
+
+def add_time_options(parser: Any) -> None:
+    """``--as-of TIME`` and ``--known-at TIME`` (a parser or an argument group): the graph in valid time, and
+    as the journal held it (``igg.store.session_graph``)."""
+    parser.add_argument("--as-of", metavar="TIME",
+                        help="only the facts valid at TIME (ISO 8601: 2024, 2024-03-05, 2024-03-05T10:00:00Z)")
+    parser.add_argument("--known-at", metavar="TIME",
+                        help="the graph as IGG had been told it by TIME (the journal's time; a stored session)")
+
+
+def state_as_of(state: Any, as_of: str | None) -> Any:
+    """``state`` itself, or (``--as-of``) the facts of it valid then."""
+    if as_of is None:
+        return state
+    from igg.graph.asof import as_of as sliced
+    from igg.store.session_graph import time_arg
+
+    at = time_arg("--as-of", as_of)
+    assert at is not None
+    return sliced(state, at)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from igg.errors import ExportError, ExportsFailed, IGGError, Problem, RequestInvalid
 from igg.export.spec import DEFAULT_FILES, FORMATS, ExportSpec, perform_exports
-from igg.interfaces.cli.common import add_verbosity_options, setup_logging
+from igg.interfaces.cli.common import add_time_options, add_verbosity_options, setup_logging, state_as_of
 from igg.interfaces.cli.neo4j_lines import print_neo4j_details, print_plan_lines
 from igg.interfaces.cli.targets import unwritable
 from igg.io.inputs import STDIN
@@ -49,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                           "store is also used, without --store, when GRAPH is no file but the store the session "
                           "commands read ($IGG_STORE, ./.igg/sessions.sqlite or the default store) holds it)")
     sessions.add_argument("--iteration", type=int, metavar="N", help="the graph as it was after iteration N")
+    add_time_options(sessions)
     sessions.add_argument("--provenance", action="store_true",
                           help="carry provenance (created/updated iteration, chunk) into JSON and GraphML, "
                                "and into Neo4j as igg_session, igg_created, igg_updated, igg_chunk")
@@ -89,16 +90,18 @@ def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, di
     if from_store(args):
         from igg.store.session_graph import session_graph
 
-        return session_graph(args.store, args.graph, iteration=args.iteration)
-    if getattr(args, "iteration", None) is not None:
-        raise RequestInvalid([Problem("--iteration", "applies to a stored session only (use --store PATH)")],
-                             source="the command line")
+        return session_graph(args.store, args.graph, iteration=args.iteration, as_of=args.as_of,
+                             known_at=args.known_at)
+    for option, value in (("--iteration", args.iteration), ("--known-at", args.known_at)):
+        if value is not None:
+            raise RequestInvalid([Problem(option, "applies to a stored session only (use --store PATH)")],
+                                 source="the command line")
     from igg.export.load import document_to_state, load_document
 
     refuse_unreadable(str(args.graph))
     doc = load_document(args.graph)
     state = document_to_state(doc, source=str(args.graph))
-    return state, doc.schema_, dict(doc.metadata)
+    return state_as_of(state, args.as_of), doc.schema_, dict(doc.metadata)
 
 
 WRITE_ONLY = {".gexf": "GEXF", ".nt": "N-Triples", ".ttl": "Turtle", ".jsonld": "JSON-LD", ".graphml": "GraphML",

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 from igg.errors import IGGError, SessionError, WorkspaceError
 from igg.interfaces.cli import EXIT_INVALID, EXIT_OK, workspace_options
+from igg.interfaces.cli.common import add_time_options, state_as_of
 from igg.interfaces.cli.listen import address, listen_or_explain
 from igg.interfaces.http.security import DEFAULT_MAX_BODY, check_bind, token_from_env
 
@@ -40,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--export", metavar="html:PATH",
                    help="write SESSION as one self-contained HTML file instead of serving, then exit")
     p.add_argument("--iteration", type=int, metavar="N", help="with --export: the graph after iteration N")
+    add_time_options(p)
     workspace_options.add_options(p)
     p.set_defaults(handler=run)
 
@@ -47,10 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     if args.export is not None:
         return export(args)
-    if args.iteration is not None:
-        print("igg: --iteration applies to --export; in the page, the slider steps through iterations",
-              file=sys.stderr)
-        return EXIT_INVALID
+    for option, value in (("--iteration", args.iteration), ("--as-of", args.as_of), ("--known-at", args.known_at)):
+        if value is not None:
+            print(f"igg: {option} applies to --export; in the page, the slider steps through iterations",
+                  file=sys.stderr)
+            return EXIT_INVALID
     return serve(args)
 
 
@@ -80,12 +83,12 @@ def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[st
     """(state, metadata, iteration summaries, context chunks) of SESSION: a graph document file, or a stored
     session (whose context shows each piece of evidence in its passage)."""
     if Path(args.session).is_file():
-        if args.iteration is not None:
-            raise IGGError("--iteration applies to a stored session, not a graph document")
+        if args.iteration is not None or args.known_at is not None:
+            raise IGGError("--iteration and --known-at apply to a stored session, not a graph document")
         from igg.export import document_to_state, load_document
 
         doc = load_document(args.session)
-        return document_to_state(doc, source=str(args.session)), dict(doc.metadata), [], None
+        return state_as_of(document_to_state(doc, source=str(args.session)), args.as_of), dict(doc.metadata), [], None
     if args.memory:
         raise IGGError("--export reads a stored session; --memory has none")
     from igg.store import SessionStore, resolve_store_path
@@ -95,7 +98,14 @@ def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[st
     try:
         info = store.session(args.session)
         step = store.step_of_iteration(args.session, args.iteration) if args.iteration is not None else None
+        from igg.store.session_graph import time_arg
+
+        told = time_arg("--known-at", args.known_at)
+        if told is not None:
+            known = store.step_known_at(args.session, told.timestamp())
+            step = known if step is None else min(step, known)
         request, state, _ = store.load_state(args.session, upto_step=step)
+        state = state_as_of(state, args.as_of)
         steps = store.steps(args.session)
     finally:
         store.close()
