@@ -27,9 +27,20 @@ SCHEMA = {
     "identity_keys": {"Method": ["name", "signature"]},
     "edge_patterns": [{"from": "Class", "type": "IMPLEMENTS", "to": "Interface"}],
     "property_types": {"Typed": {"size": "integer"}},
+    "valid_time": {"CALLS": {"one_at_a_time": True}, "Class": {"properties": ["doc"]}, "Interface": {}},
 }
 """Types the fast path handles (Class, Interface, Method, CALLS, IMPLEMENTS with a pattern) and types it always
-hands to the rule chain (Typed: declared property types; WEIGHED: a required edge attribute)."""
+hands to the rule chain (Typed: declared property types; WEIGHED: a required edge attribute; CALLS and Class:
+valid time with supersession and a property history)."""
+TIMES = ["2020", "2021-05", "2019-12-31T23:00:00-02:00", "2018", "in 2020", "2020-13"]
+
+
+def _with_time(draw: st.DrawFn, action: dict[str, Any]) -> dict[str, Any]:
+    """Valid time one action in three: a start, an end, or both (some unreadable, some on types without time)."""
+    if _one_in(draw, 3):
+        for field in draw(st.sampled_from([("valid_from",), ("valid_to",), ("valid_from", "valid_to")])):
+            action[field] = draw(_often(TIMES[:4], TIMES[4:]))
+    return action
 
 # near-duplicates, names to normalise, an alias pair, non-strings and empty values among the identities
 NAMES = ["AuthService", "auth_service", "AuthServce", "AuthenticationService", " AuthService", "UserRepo",
@@ -73,7 +84,7 @@ def node_actions(draw: st.DrawFn) -> dict[str, Any]:
     action: dict[str, Any] = {"type": "ADD_NODE", "label": label, "properties": props}
     if _one_in(draw, 5):
         action["distinct"] = True
-    return _with_evidence(draw, action)
+    return _with_evidence(draw, _with_time(draw, action))
 
 
 QUOTES = ["AuthService calls the TokenStore", "the   TokenStore\nkeeps tokens", "words the context never says",
@@ -111,8 +122,9 @@ def edge_actions(draw: st.DrawFn) -> dict[str, Any]:
     """An ADD_EDGE between any references (self loops, unknown or just-added nodes), properties or not."""
     source = draw(references())
     target = source if _one_in(draw, 7) else draw(references())
-    return _with_evidence(draw, {"type": "ADD_EDGE", "label": draw(_often(["CALLS", "IMPLEMENTS"], ["WEIGHED", "CALLZ"])),
-                                 "from": source, "to": target, "properties": _extras(draw)})
+    return _with_evidence(draw, _with_time(draw, {
+        "type": "ADD_EDGE", "label": draw(_often(["CALLS", "IMPLEMENTS"], ["WEIGHED", "CALLZ"])), "from": source,
+        "to": target, "properties": _extras(draw)}))
 
 
 RESPONSES = st.lists(st.lists(st.one_of(node_actions(), node_actions(), edge_actions()), min_size=2, max_size=16),

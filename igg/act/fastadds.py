@@ -87,7 +87,7 @@ class _Adds:
 
     __slots__ = ("allow_loops", "by_identity", "cursor", "describe", "edge_types", "edges", "find_nodes",
                  "good_keys", "grounder", "identity_keys", "max_edges", "max_length", "max_nodes", "max_properties",
-                 "near", "node_types", "nodes", "normal", "pattern_ok", "patterns", "required", "state", "typed")
+                 "near", "node_types", "nodes", "normal", "pattern_ok", "patterns", "required", "state", "timed", "typed")
 
     def __init__(self, state: GraphState, schema: CompiledSchema, limits: Constraints,
                  grounder: Grounder | None = None, cursor: int | None = None) -> None:
@@ -97,6 +97,8 @@ class _Adds:
         self.node_types, self.edge_types = schema.node_types, schema.edge_types
         self.identity_keys, self.required = schema.identity_keys, schema.required
         self.typed, self.patterns = schema.property_types, schema.patterns
+        # valid time (igg.act.validtime) is the general path's: types with a history or one target at a time
+        self.timed = frozenset(schema.timed_properties) | schema.one_at_a_time
         guard = limits.duplicates
         # the near-duplicate guard: a node with no candidate is accepted here as the general path accepts it
         # (PLAIN_NODE under every policy); one with candidates goes through the general path for its verdict
@@ -174,6 +176,8 @@ class _Adds:
         label, props = item.label, item.properties
         keys = self.identity_keys.get(label)
         state, near = self.state, self.near
+        if item.valid_from is not None or item.valid_to is not None or label in self.timed:
+            return None
         if (label in self.node_types and keys is not None and label not in self.typed
                 and state.node_count < self.max_nodes and self.plain(props)
                 and all(self.is_normal(props.get(k)) for k in keys)
@@ -200,6 +204,8 @@ class _Adds:
     def edge(self, item: AddEdge, index: int) -> Verdict | None:
         """ADD_EDGE accepted and applied, or None."""
         label, state = item.label, self.state
+        if item.valid_from is not None or item.valid_to is not None or label in self.timed:
+            return None
         if (label not in self.edge_types or label in self.typed or self.required.get(label)
                 or state.edge_count >= self.max_edges or (item.properties and not self.plain(item.properties))):
             return None

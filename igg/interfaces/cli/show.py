@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from igg.interfaces.cli.common import add_time_options
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json, table, when
 
 
@@ -15,6 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("session", help="the session id")
     p.add_argument("--grounding", action="store_true",
                    help="count grounded, ungrounded and unverified facts; list the ungrounded ones")
+    add_time_options(p)
     add_store_option(p)
     add_json_option(p)
     p.set_defaults(handler=run)
@@ -26,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args)
     if args.grounding:
         return _grounding(store, args)
+    if args.as_of is not None or args.known_at is not None:
+        return _facts(store, args)
     info = store.session(args.session)
     steps = store.steps(args.session)
     if args.json:
@@ -71,6 +75,34 @@ def run(args: argparse.Namespace) -> int:
     print(f"\ntotal: {sum(s.proposed for s in iters)} proposed, {sum(s.accepted for s in iters)} accepted, "
           f"{sum(s.rejected for s in iters)} rejected, {tokens} tokens, "
           f"{sum(s.ms for s in iters) / 1000:.2f} s")
+    return 0
+
+
+def _facts(store: Any, args: argparse.Namespace) -> int:
+    """``--as-of`` / ``--known-at``: the session's facts valid at a time, as the journal held them at a time, in
+    the observation's notation (``--json``: the graph document)."""
+    from igg.graph.asof import as_of
+    from igg.observe.graphview import GraphView
+    from igg.store.session_graph import time_arg
+
+    told = time_arg("--known-at", args.known_at)
+    at = time_arg("--as-of", args.as_of)
+    step = store.step_known_at(args.session, told.timestamp()) if told is not None else None
+    request, state, step = store.load_state(args.session, upto_step=step)
+    whole = (state.node_count, state.edge_count)
+    if at is not None:
+        state = as_of(state, at)
+    if args.json:
+        print_json(state.to_document(request.config.schema_, metadata={
+            "session_id": args.session, "step": step, "as_of": args.as_of, "known_at": args.known_at}).model_dump(
+            mode="json", by_alias=True, exclude_none=True))
+        return 0
+    said = [f"valid at {args.as_of}"] if at is not None else []
+    said += [f"known at {args.known_at} (step {step})"] if told is not None else []
+    print(f"session {args.session}, facts {' and '.join(said)}: {state.node_count} of {whole[0]} nodes, "
+          f"{state.edge_count} of {whole[1]} edges")
+    for line in GraphView(state).render_all(10**9) or ():
+        print(line)
     return 0
 
 
