@@ -85,6 +85,8 @@ KEY_MAX_CHARS = 64
 """The longest property key a ``remove`` list may name in the response schema."""
 REMOVE_MAX_ITEMS = 32
 """Most keys a ``remove`` list may name when the request gives no ``max_properties``."""
+TIME_MAX_CHARS = 40
+"""The longest ``valid_from``/``valid_to`` the response schema allows (an ISO 8601 date-time with an offset is 32)."""
 REFERENCE_MAX_PROPERTIES = 4
 """Most properties a node reference may carry in the response schema (identity keys and the label)."""
 
@@ -147,6 +149,11 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
                ["node", "into"]),
         _action("QUERY", {"query": _query_schema(ref, node_label, edge_label)}, ["query"]),
     ]
+    if schema is None or schema.valid_time:  # valid time (igg.models.validtime) on the adds and updates
+        when = {"type": "string", "maxLength": TIME_MAX_CHARS}
+        for action in actions:
+            if action["properties"]["type"]["enum"][0] in ("ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "UPDATE_EDGE"):
+                action["properties"].update(valid_from=when, valid_to=when)
     return {"type": "object", "additionalProperties": False,
             "properties": {"reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
                            "actions": {**actions_list, "items": {"anyOf": actions}},

@@ -218,7 +218,7 @@ class QueryAction(_Action):
         description=('{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction": '
                      '"out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", '
                      '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded": '
-                     '"grounded"|"ungrounded"|"unverified"}'))
+                     '"grounded"|"ungrounded"|"unverified"}; each may add "as_of": TIME (ISO 8601) for the facts valid then'))
 
 
 Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction,

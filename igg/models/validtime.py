@@ -106,11 +106,11 @@ def history_text(entry: dict[str, Any]) -> str:
 
 def properties_at(properties: dict[str, Any], at: datetime) -> dict[str, Any]:
     """A node's properties as they were at ``at``: each property with a history takes the value valid then (and
-    is absent when none was); the time keys themselves are kept."""
+    is absent when none was); the history itself is left out (the node's own bounds are kept)."""
     entries = history(properties) if HISTORY in properties else []
     if not entries:
         return properties
-    out = dict(properties)
+    out = {k: v for k, v in properties.items() if k != HISTORY}
     for key in {e["key"] for e in entries}:
         out.pop(key, None)
     for e in entries:

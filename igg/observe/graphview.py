@@ -31,6 +31,7 @@ from itertools import chain
 from typing import Any
 
 from igg.graph.state import GraphState
+from igg.models.validtime import HISTORY, TIME_KEYS, VALID_FROM, VALID_TO, history
 from igg.observe.escape import quote
 from igg.observe.tokens import estimate_tokens, line_cost
 
@@ -203,11 +204,12 @@ class GraphView:
             return f"{t} {short}"
         return f"{t} {{" + ", ".join(f'"{k}": {quote(props[k], _ID_CHARS)}' for k in keys) + "}"
 
-    def node_line(self, node_id: str) -> str:
-        """First identity value (quoted), the other identity keys, then the other properties."""
+    def node_line(self, node_id: str, properties: dict[str, Any] | None = None) -> str:
+        """First identity value (quoted), the other identity keys, then the other properties (``properties``:
+        these instead of the node's own, e.g. as they were at a time)."""
         data = self.nodes[node_id]
         keys = self.state.schema.identity_keys[data["type"]]
-        props = data["properties"]
+        props = data["properties"] if properties is None else properties
         line = quote(props[keys[0]], _ID_CHARS)
         for k in keys[1:]:
             line += f" {k}={quote(props[k], _ID_CHARS)}"
@@ -394,14 +396,33 @@ def _summary(state: GraphState) -> str:
 def _props(props: dict[str, Any], skip: Sequence[str]) -> str:
     out: list[str] = []
     extra = 0
+    if VALID_FROM in props or VALID_TO in props or HISTORY in props:
+        out.append(_valid_time(props))
     for k, v in props.items():
-        if k in skip:
+        if k in skip or k in TIME_KEYS:
             continue
         if len(out) >= _PROPS:
             extra += 1
             continue
         out.append(f" {k}={quote(v, _VALUE_CHARS)}")
     return "".join(out) + (f" (+{extra} more properties)" if extra else "")
+
+
+def _valid_time(props: dict[str, Any]) -> str:
+    """An element's valid time as the observation shows it: `` valid 2020-06..2022 (ended)`` or `` valid
+    2024-01..`` (current), and how many earlier values its one-value properties had."""
+    text = ""
+    if VALID_FROM in props or VALID_TO in props:
+        end = props.get(VALID_TO)
+        text = f" valid {props.get(VALID_FROM, '')}..{end or ''}" + (" (ended)" if end else "")
+    if HISTORY in props:
+        earlier: dict[str, int] = {}
+        for entry in history(props):
+            earlier[entry["key"]] = earlier.get(entry["key"], 0) + 1
+        shown = ", ".join(f"{k} {n - 1}" for k, n in earlier.items() if n > 1)
+        if shown:
+            text += f" (earlier values: {shown})"
+    return text
 
 
 def _edge_props(data: dict[str, Any]) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -32,6 +33,7 @@ from igg.graph.identity import normalize_reference
 from igg.graph.properties import property_index
 from igg.graph.state import GraphState
 from igg.models.common import PropertyValue
+from igg.models.validtime import HISTORY, TimeError, holds, parse_time, properties_at
 from igg.observe.escape import quote
 from igg.observe.graphview import GraphView
 from igg.observe.tokens import estimate_tokens, line_cost
@@ -53,6 +55,9 @@ _NodeRef = Annotated[dict[str, PropertyValue], Field(
     "(the node type) to disambiguate.")]
 _Budget = Annotated[int, Field(default=DEFAULT_BUDGET, ge=100, le=50_000,
                                description="Estimated tokens the answer may use (100-50000).")]
+_AsOf = Annotated[str | None, Field(default=None, description=(
+    "Only the facts valid at this time (ISO 8601, e.g. 2021-06): edges and nodes whose valid_from/valid_to "
+    "hold it, properties with their value then."))]
 
 
 class _Query(BaseModel):
@@ -68,6 +73,7 @@ class NeighboursQuery(_Query):
     edge_types: list[str] | None = Field(default=None, description="Follow only these edge types (default all).")
     direction: Direction = Field(default="both", description="out: edges from the node; in: into it; both.")
     token_budget: _Budget = DEFAULT_BUDGET
+    as_of: _AsOf = None
 
 
 class PathQuery(_Query):
@@ -80,6 +86,7 @@ class PathQuery(_Query):
     direction: Literal["out", "both"] = Field(
         default="out", description="out: follow edges forwards only; both: either way.")
     token_budget: _Budget = DEFAULT_BUDGET
+    as_of: _AsOf = None
 
 
 class FindQuery(_Query):
@@ -95,6 +102,7 @@ class FindQuery(_Query):
         default=None, description="Only nodes with evidence found, not found, or none.")
     limit: int = Field(default=100, ge=1, le=10_000, description="Most nodes to list (budget permitting).")
     token_budget: _Budget = DEFAULT_BUDGET
+    as_of: _AsOf = None
 
 
 Query = Annotated[NeighboursQuery | PathQuery | FindQuery, Field(discriminator="query")]
@@ -154,6 +162,11 @@ def run_query(state: GraphState, query: NeighboursQuery | PathQuery | FindQuery 
     if isinstance(query, dict):
         query = QUERY_ADAPTER.validate_python(query)
     cap = max(1, min(visits, MAX_VISITS))
+    if query.as_of is not None:
+        try:
+            parse_time(query.as_of)
+        except TimeError as exc:
+            raise QueryError("INVALID_QUERY", f"as_of: {exc}.") from None
     if isinstance(query, NeighboursQuery):
         return neighbours(state, query, cap=cap)
     if isinstance(query, PathQuery):
@@ -167,7 +180,8 @@ class _Writer:
 
     RESERVE = 60
 
-    def __init__(self, budget: int, view: GraphView) -> None:
+    def __init__(self, budget: int, view: GraphView, at: datetime | None = None) -> None:
+        self.at = at
         self.left = budget - self.RESERVE
         self.lines: list[str] = []
         self.view = view
@@ -187,9 +201,12 @@ class _Writer:
     def node(self, node_id: str, prefix: str = "") -> bool:
         state = self.view.state
         t = state.node_type(node_id)
-        if not self.add(f"{prefix}{t} {self.view.node_line(node_id)}"):
+        props = state.node_properties(node_id)
+        if self.at is not None and HISTORY in props:
+            props = properties_at(props, self.at)
+        if not self.add(f"{prefix}{t} {self.view.node_line(node_id, props)}"):
             return False
-        self.nodes.append({"id": node_id, "type": t, "properties": state.node_properties(node_id)})
+        self.nodes.append({"id": node_id, "type": t, "properties": props})
         return True
 
     def edge_data(self, edge_id: str, source: str, target: str, edge_type: str) -> None:
@@ -225,26 +242,37 @@ def _check_edge_types(state: GraphState, edge_types: Iterable[str] | None) -> fr
     return frozenset(edge_types)
 
 
-def _steps(state: GraphState, node: str, types: frozenset[str] | None, direction: str
-           ) -> Iterable[tuple[str, str, str, str, bool]]:
-    """(neighbour, edge id, edge type, source, forward) for each edge of ``node`` that may be followed."""
+def _steps(state: GraphState, node: str, types: frozenset[str] | None, direction: str,
+           at: datetime | None = None) -> Iterable[tuple[str, str, str, str, bool]]:
+    """(neighbour, edge id, edge type, source, forward) for each edge of ``node`` that may be followed (``at``:
+    valid then, to a node valid then)."""
     if direction in ("out", "both"):
         for other, keyed in state.succ[node].items():
             for eid, data in keyed.items():
-                if types is None or data["type"] in types:
+                if (types is None or data["type"] in types) and (at is None or _holds(state, data, other, at)):
                     yield other, eid, data["type"], node, True
     if direction in ("in", "both"):
         for other, keyed in state.pred[node].items():
             for eid, data in keyed.items():
-                if types is None or data["type"] in types:
+                if (types is None or data["type"] in types) and (at is None or _holds(state, data, other, at)):
                     yield other, eid, data["type"], other, False
 
 
-def _next_nodes(state: GraphState, node: str, types: frozenset[str] | None, direction: str) -> Iterable[str]:
+def _holds(state: GraphState, data: dict[str, Any], other: str, at: datetime) -> bool:
+    """An edge (its data) valid at ``at`` whose other end is valid then too."""
+    return holds(data["properties"], at) and holds(state.nodes[other]["properties"], at)
+
+
+def _next_nodes(state: GraphState, node: str, types: frozenset[str] | None, direction: str,
+                at: datetime | None = None) -> Iterable[str]:
     """Neighbours reachable over one followable edge (no edge data: the path search's hot loop)."""
     for adjacency in ((state.succ,) if direction == "out" else (state.pred,) if direction == "in"
                       else (state.succ, state.pred)):
-        if types is None:
+        if at is not None:
+            for other, keyed in adjacency[node].items():
+                if any((types is None or d["type"] in types) and _holds(state, d, other, at) for d in keyed.values()):
+                    yield other
+        elif types is None:
             yield from adjacency[node]
         else:
             for other, keyed in adjacency[node].items():
@@ -257,15 +285,25 @@ def _edge_line(view: GraphView, a: str, edge_type: str, b: str, forward: bool) -
     return view.ref(a)[0] + arrow + view.ref(b)[0]
 
 
+def _at(as_of: str | None) -> datetime | None:
+    return parse_time(as_of)[1] if as_of is not None else None
+
+
 # ---- neighbours ----------------------------------------------------------------------------------------
 def neighbours(state: GraphState, q: NeighboursQuery, *, cap: int = MAX_VISITS) -> QueryAnswer:
     """Nodes within ``q.depth`` hops of ``q.node``, nearest first, each with the edge that reached it."""
     start = _resolve(state, q.node, "node")
     types = _check_edge_types(state, q.edge_types)
+    at = _at(q.as_of)
     view = GraphView(state)
-    out = _Writer(q.token_budget, view)
+    out = _Writer(q.token_budget, view, at)
     how = f"depth {q.depth}, {q.direction}, edge types {', '.join(sorted(types)) if types else 'all'}"
-    out.add(f"neighbours of {state.node_type(start)} {view.node_line(start)} ({how}):")
+    how += f", as of {q.as_of}" if at is not None else ""
+    shown_start = properties_at(state.nodes[start]["properties"], at) if at is not None else None
+    out.add(f"neighbours of {state.node_type(start)} {view.node_line(start, shown_start)} ({how}):")
+    if at is not None and not holds(state.nodes[start]["properties"], at):
+        out.lines.append(f"(it did not hold at {q.as_of})")
+        return QueryAnswer(query="neighbours", lines=out.lines, token_budget=q.token_budget)
     seen = {start: 0}
     edges_seen: set[str] = set()
     frontier = [start]
@@ -276,7 +314,7 @@ def neighbours(state: GraphState, q: NeighboursQuery, *, cap: int = MAX_VISITS) 
         following: list[str] = []
         header = False
         for node in frontier:
-            for other, eid, etype, source, forward in _steps(state, node, types, q.direction):
+            for other, eid, etype, source, forward in _steps(state, node, types, q.direction, at):
                 if eid in edges_seen:
                     continue  # already listed from its other end
                 if len(edges_seen) >= cap:
@@ -323,9 +361,10 @@ def path(state: GraphState, q: PathQuery, *, cap: int = MAX_VISITS) -> QueryAnsw
     source = _resolve(state, q.from_, "from")
     target = _resolve(state, q.to, "to")
     types = _check_edge_types(state, q.edge_types)
+    at = _at(q.as_of)
     view = GraphView(state)
-    out = _Writer(q.token_budget, view)
-    steps, visited = _shortest(state, source, target, types, q.direction, cap)
+    out = _Writer(q.token_budget, view, at)
+    steps, visited = _shortest(state, source, target, types, q.direction, cap, at)
     a, b = view.ref(source)[0], view.ref(target)[0]
     if steps is None:
         truncated = visited >= cap
@@ -356,8 +395,11 @@ _Step = tuple[str, str, str, str, bool]  # node, next node, edge id, edge type, 
 
 
 def _shortest(state: GraphState, source: str, target: str, types: frozenset[str] | None,
-              direction: str, cap: int = MAX_VISITS) -> tuple[list[_Step] | None, int]:
-    """The path's steps (None: none found), and the nodes visited (the search stops at ``cap``)."""
+              direction: str, cap: int = MAX_VISITS, at: datetime | None = None) -> tuple[list[_Step] | None, int]:
+    """The path's steps (None: none found), and the nodes visited (the search stops at ``cap``); ``at``: over
+    the facts valid then."""
+    if at is not None and not all(holds(state.nodes[n]["properties"], at) for n in (source, target)):
+        return None, 0
     if source == target:
         return [], 0
     back = "in" if direction == "out" else "both"
@@ -374,7 +416,7 @@ def _shortest(state: GraphState, source: str, target: str, types: frozenset[str]
             front, seen, other_seen, way = front_t, to_target, from_source, back
         following: list[str] = []
         for node in front:
-            for other in _next_nodes(state, node, types, way):
+            for other in _next_nodes(state, node, types, way, at):
                 if other in seen:
                     continue
                 seen[other] = node
@@ -396,16 +438,17 @@ def _shortest(state: GraphState, source: str, target: str, types: frozenset[str]
         chain.insert(0, prev)
     while (nxt := to_target[chain[-1]]) is not None:
         chain.append(nxt)
-    return [_step(state, a, b, types, direction) for a, b in zip(chain, chain[1:], strict=False)], visited
+    return [_step(state, a, b, types, direction, at) for a, b in zip(chain, chain[1:], strict=False)], visited
 
 
-def _step(state: GraphState, a: str, b: str, types: frozenset[str] | None, direction: str) -> _Step:
+def _step(state: GraphState, a: str, b: str, types: frozenset[str] | None, direction: str,
+          at: datetime | None = None) -> _Step:
     """The edge that joins two consecutive path nodes (forwards first)."""
     for adjacency, forward in ((state.succ, True), (state.pred, False)):
         if not forward and direction == "out":
             break
         for eid, data in adjacency[a].get(b, {}).items():
-            if types is None or data["type"] in types:
+            if (types is None or data["type"] in types) and (at is None or _holds(state, data, b, at)):
                 return a, b, eid, data["type"], forward
     raise AssertionError(f"no edge between consecutive path nodes {a} and {b}")
 
@@ -417,16 +460,21 @@ def find(state: GraphState, q: FindQuery) -> QueryAnswer:
         raise QueryError("UNKNOWN_NODE_TYPE", f"node type {q.label!r} is not in the schema; allowed node types: "
                          f"{', '.join(state.schema.node_type_list)}.")
     tests = [_filter(k, v) for k, v in q.where.items()]
-    candidates = _find_candidates(state, q)
+    at = _at(q.as_of)
+    # as of a time, values are those of then: the indexes (of today's values) cannot answer, a scan does
+    candidates = _find_candidates(state, q) if at is None else None
     view = GraphView(state)
-    out = _Writer(q.token_budget, view)
+    out = _Writer(q.token_budget, view, at)
     shown_where = ", ".join([*(f"{k} {_show_filter(v)}" for k, v in q.where.items()),
                              *([f"{q.grounded}"] if q.grounded else [])]) or "no filter"
-    out.add(f"find {q.label or 'any type'} where {shown_where}:")
+    out.add(f"find {q.label or 'any type'} where {shown_where}" + (f", as of {q.as_of}:" if at else ":"))
     nodes = state.nodes
     test = tests[0] if len(tests) == 1 else (lambda props: all(t(props) for t in tests))
     label = q.label
-    if candidates is None:  # a scan: one comprehension over the node table is the fastest Python has
+    if at is not None:
+        hits = [n for n, d in nodes.items() if (label is None or d["type"] == label) and holds(d["properties"], at)
+                and (not tests or test(properties_at(d["properties"], at)))]
+    elif candidates is None:  # a scan: one comprehension over the node table is the fastest Python has
         if label is None:
             hits = [n for n, d in nodes.items() if test(d["properties"])] if tests else list(nodes)
         else:

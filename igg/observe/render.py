@@ -243,7 +243,18 @@ def _schema(request: Request) -> list[str]:
         lines.append(f"Allowed edge patterns: {patterns} (edge types not named here are free)")
     if schema.completeness:
         lines.append("Completeness rules: " + "; ".join(describe_rule(r) for r in schema.completeness))
+    if schema.valid_time:
+        lines.append(_time_line(compiled))
     return lines
+
+
+def _time_line(compiled: CompiledSchema) -> str:
+    """The valid-time rule in one line: which types take valid_from/valid_to, which hold one at a time."""
+    one = [*sorted(compiled.one_at_a_time),
+           *(f"{t}.{k}" for t, keys in sorted(compiled.timed_properties.items()) for k in sorted(keys))]
+    return (f"Time: {', '.join(sorted(compiled.time_scoped))} take valid_from/valid_to (ISO 8601, e.g. 2024-03; "
+            "valid_to exclusive)" + (f"; {', '.join(one)} hold one at a time: a later valid_from closes the "
+                                     "current one" if one else "") + "; (ended) marks facts no longer current.")
 
 
 def _answers(verdicts: list[Verdict]) -> list[str]:

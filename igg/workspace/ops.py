@@ -232,7 +232,8 @@ class QueryInput(_Input):
         'neighbours: {"query": "neighbours", "node": {"name": "AuthService"}, "depth": 2, "edge_types": [...], '
         '"direction": "out"|"in"|"both"}; path: {"query": "path", "from": <ref>, "to": <ref>}; find: {"query": '
         '"find", "label": "Class", "where": {"key": value or {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, '
-        '"grounded": "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000).'))
+        '"grounded": "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000) and as_of (the '
+        'facts valid at that ISO 8601 time).'))
 
 
 class ExplainInput(_Input):
