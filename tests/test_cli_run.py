@@ -86,9 +86,10 @@ def test_the_auth_fixture_runs_to_finished_with_every_verdict_and_a_self_correct
         "INVALID_JSON", "INVALID_RESPONSE", "MAX_NODES_EXCEEDED", "MAX_EDGES_EXCEEDED", "DELETION_FORBIDDEN",
         "ROLLED_BACK", "UNGROUNDED_SYMBOL", "POSSIBLE_DUPLICATE", "WRONG_PROPERTY_TYPE", "VALUE_NOT_IN_ENUM",
         "INVALID_MERGE", "INVALID_QUERY", "QUERY_BUDGET_EXHAUSTED", "UNGROUNDED_EVIDENCE", "MISSING_EVIDENCE",
-        "UNGROUNDED_VALUE", "TYPE_CONFLICT"}
-    # the last eight: tests/test_duplicates.py, test_schema_types.py, test_merge.py, test_query_bounds.py,
-    # test_evidence.py (and fixtures/grounded, run by docs/evidence.md), test_text2kg.py (the last two)
+        "UNGROUNDED_VALUE", "TYPE_CONFLICT", "INVALID_TIME", "TIME_NOT_SCOPED", "TIME_CONFLICT", "SUPERSEDED"}
+    # the last twelve: tests/test_duplicates.py, test_schema_types.py, test_merge.py, test_query_bounds.py,
+    # test_evidence.py (and fixtures/grounded, run by docs/evidence.md), test_text2kg.py (two),
+    # test_validtime.py (the four of valid time; SUPERSEDED is a warning, never a rejection)
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     first_rejected = {v["code"] for v in records[0]["verdicts"] if not v["accepted"]}
     assert "MISSING_REQUIRED_ATTRIBUTE" in first_rejected

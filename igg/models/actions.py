@@ -116,9 +116,8 @@ def _time_text(value: Any) -> Any:
 
 TimeText = Annotated[str | None, BeforeValidator(_time_text)]
 """A valid-time bound as the agent wrote it (``igg.models.validtime`` reads it)."""
-_FROM = ("When this fact began to hold, ISO 8601 (2024, 2024-03, 2024-03-05, 2024-03-05T10:30:00Z); only for "
-         "types the schema's valid_time names.")
-_TO = "When this fact stopped holding (exclusive), ISO 8601; only for types the schema's valid_time names."
+_FROM = "When it began to hold (ISO 8601, e.g. 2024-03); types in valid_time only."
+_TO = "When it stopped holding (exclusive)."
 
 
 class AddNode(_Action):
@@ -218,7 +217,7 @@ class QueryAction(_Action):
         description=('{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction": '
                      '"out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", '
                      '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded": '
-                     '"grounded"|"ungrounded"|"unverified"}; each may add "as_of": TIME (ISO 8601) for the facts valid then'))
+                     '"grounded"|"ungrounded"|"unverified"}, each with optional "as_of" (a time)'))
 
 
 Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction,

@@ -55,9 +55,7 @@ _NodeRef = Annotated[dict[str, PropertyValue], Field(
     "(the node type) to disambiguate.")]
 _Budget = Annotated[int, Field(default=DEFAULT_BUDGET, ge=100, le=50_000,
                                description="Estimated tokens the answer may use (100-50000).")]
-_AsOf = Annotated[str | None, Field(default=None, description=(
-    "Only the facts valid at this time (ISO 8601, e.g. 2021-06): edges and nodes whose valid_from/valid_to "
-    "hold it, properties with their value then."))]
+_AsOf = Annotated[str | None, Field(default=None, description="Only the facts valid at this time (ISO 8601).")]
 
 
 class _Query(BaseModel):

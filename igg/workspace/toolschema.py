@@ -51,6 +51,8 @@ SUMMARIZED: dict[tuple[str, ...], str] = {
                                           "attribute | edge_type, direction, min}]",
     ("config", "schema", "property_types"): "{NodeType: {property: string|integer|float|boolean|list|{enum: [...]}}}",
     ("config", "schema", "terms"): "{Name: {label, iri, datatype}}: an imported ontology's own names",
+    ("config", "schema", "valid_time"): "{Type: {one_at_a_time: bool, properties: [...]}}: types whose facts take "
+                                        "valid_from/valid_to",
     ("seed_data",): "An IGG graph document: {nodes: [{id, type, properties}], edges: [{id, type, from, to}]}",
 }
 """Optional request settings published as one line each (path from the request's top, and the line); the
