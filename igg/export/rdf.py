@@ -18,6 +18,11 @@ values as literals of the ontology's datatype (``"1989-06-12"^^xsd:date``) where
 string, as the text had it), one triple per value of a multi-valued property (not an ``rdf:JSON`` list): the
 export satisfies the SHACL shapes ``igg schema shacl`` writes from the same ontology.
 
+Valid time (``igg.models.validtime``): ``igg_valid_from`` and ``igg_valid_to`` are ``BASE vocab/igg_valid_from``
+and ``BASE vocab/igg_valid_to``, typed by the precision the source gave (``"2024"^^xsd:gYear``,
+``xsd:gYearMonth``, ``xsd:date``, ``xsd:dateTime`` in UTC); on an edge they sit on its rdf:Statement like any edge
+property; a one-value property's history ``igg_history`` is an ``rdf:JSON`` list of ``{key, value, from, to}``.
+
 Values: strings are plain literals (xsd:string), integers ``xsd:integer``, floats ``xsd:double``, booleans
 ``xsd:boolean``, lists ``rdf:JSON`` literals holding the list as JSON. Code points UTF-8 cannot carry (unpaired
 surrogates) are replaced by U+FFFD and counted (``replaced_values``). Edge properties use reification, not
@@ -41,6 +46,7 @@ from igg.errors import ExportError
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
 from igg.io.files import open_for_write
+from igg.models.validtime import VALID_FROM, VALID_TO
 from igg.ontology.model import lexical_ok
 
 DEFAULT_BASE = "urn:igg:"
@@ -96,6 +102,8 @@ class _Names:
         self.vocab_cache: dict[str, str] = {name: t.iri for name, t in terms.items() if t.iri}
         self.datatypes: dict[str, str] = {name: t.datatype for name, t in terms.items() if t.datatype}
         """Datatype relations' keys -> their XSD datatype IRI (their values are written typed, one per triple)."""
+        if state.schema.time_scoped:  # valid time: typed by the precision the source gave
+            self.datatypes.update(dict.fromkeys((VALID_FROM, VALID_TO), VALID_TIME))
         ident = state.schema.identity_keys
         self.nodes = {n: f"{base}node/{quote(d['type'], safe='')}/"
                          + "/".join(_part(d["properties"].get(k)) for k in ident[d["type"]])
@@ -131,9 +139,18 @@ def _schema_triples(state: GraphState, names: _Names) -> Iterator[tuple[str, str
             yield names.vocab(t), RDFS + "subClassOf", names.vocab(parent), None
 
 
+VALID_TIME = "igg:valid-time"
+"""The datatype ``_Names`` gives ``igg_valid_from``/``igg_valid_to``: each value is written as the XSD type of its
+precision (``2024``: xsd:gYear, ``2024-03``: xsd:gYearMonth, ``2024-03-05``: xsd:date, a date-time in UTC:
+xsd:dateTime)."""
+_TIME_TYPES = {4: XSD + "gYear", 7: XSD + "gYearMonth", 10: XSD + "date"}
+
+
 def typed_value(value: Any, datatype: str) -> tuple[str, str | None]:
     """A datatype relation's value as (lexical form, datatype IRI): typed when the text is a valid literal of
     the ontology's datatype, else a plain string (None), as the text had it."""
+    if datatype == VALID_TIME:
+        return str(value), _TIME_TYPES.get(len(str(value)), XSD + "dateTime")
     text = _float(value) if value.__class__ is float else str(value).lower() if value.__class__ is bool else str(value)
     return (text, datatype) if lexical_ok(text, datatype) else (text, None)
 
@@ -187,7 +204,8 @@ def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
             add((st, URIRef(RDF + "predicate"), p))
             add((st, URIRef(RDF + "object"), sv))
             for k, val in d["properties"].items():
-                add((st, URIRef(names.vocab(k)), literal(val)))
+                for lit in term_literals(k, val) if k in names.datatypes else [literal(val)]:
+                    add((st, URIRef(names.vocab(k)), lit))
     return g
 
 
@@ -310,7 +328,9 @@ class _NTriples:
                        f"{st} {obj} {sv} .\n")
                 self.count += 4
                 for k, val in props.items():
-                    if val.__class__ is int:
+                    if k in self.names.datatypes:
+                        out += [f"{st} {pred(k)} {lit} .\n" for lit in self.term(k, val)]
+                    elif val.__class__ is int:
                         append(f'{st} {get(k) or pred(k)} "{val}{_T_INT} .\n')
                     else:
                         append(f"{st} {get(k) or pred(k)} {literal(val)} .\n")
