@@ -18,7 +18,14 @@ from igg.act.evidence import Grounded, Grounder, warned
 from igg.act.fastadds import applies, apply_adds, stands_for
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
 from igg.act.rules import RULES, Checks, Rule, idle_checks
-from igg.act.validtime import edge_properties, new_node_properties, supersede_edges, timed, updated_node_properties
+from igg.act.validtime import (
+    edge_properties,
+    new_node_properties,
+    split_times,
+    supersede_edges,
+    timed,
+    updated_node_properties,
+)
 from igg.errors import Problem
 from igg.graph.collector import collector_paused
 from igg.graph.state import GraphState
@@ -218,7 +225,8 @@ class Actor:
         problems: list[Problem] = []
         node_checks: Checks[AddNode, NewNode] = RULES[AddNode]
         for i, node in enumerate(document.nodes):
-            action = AddNode.model_construct(type="ADD_NODE", label=node.type, properties=node.properties)
+            plain, times = split_times(node.properties)
+            action = AddNode.model_construct(type="ADD_NODE", label=node.type, properties=plain, **times)
             if node.id in state.nodes:
                 problems.append(Problem(f"{path}.nodes[{i}].id", f"duplicate node id {node.id!r}"))
                 continue
@@ -238,8 +246,9 @@ class Actor:
             if state.has_edge(edge.id):
                 problems.append(Problem(f"{path}.edges[{i}].id", f"duplicate edge id {edge.id!r}"))
                 continue
+            plain, times = split_times(edge.properties)
             edge_action = AddEdge.model_construct(type="ADD_EDGE", label=edge.type, from_={}, to={},
-                                                  properties=edge.properties)
+                                                  properties=plain, **times)
             # the ends are the document's ids, not references: only the checks before and after resolving run
             checked = edge_checks.run_resolved(ctx, edge_action, Ends(edge.from_, edge.to))
             if isinstance(checked, tuple):

@@ -34,6 +34,7 @@ from igg.graph.state import GraphState
 from igg.models.actions import AddEdge, AddNode, UpdateEdge, UpdateNode
 from igg.models.validtime import (
     HISTORY,
+    TIME_KEYS,
     TIME_RULE,
     VALID_FROM,
     VALID_TO,
@@ -138,6 +139,29 @@ def _bounds(a: Timed) -> dict[str, str]:
     if a.valid_to is not None:
         out[VALID_TO] = parse_time(a.valid_to)[0]
     return out
+
+
+def split_times(properties: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A stored element's properties (a graph document's, a seed's) without its time keys, and its bounds as an
+    action's ``valid_from``/``valid_to`` (so the time rule checks them as it checks an agent's); a history that
+    is not one (not a list of ``{key, value, from, to}`` texts with readable times) comes back among the
+    properties, where the reserved key is refused."""
+    if not any(k in properties for k in TIME_KEYS):
+        return properties, {}
+    plain = {k: v for k, v in properties.items() if k not in TIME_KEYS}
+    times = {"valid_from": properties.get(VALID_FROM), "valid_to": properties.get(VALID_TO)}
+    if HISTORY in properties and not _readable_history(properties[HISTORY]):
+        plain[HISTORY] = properties[HISTORY]
+    return plain, times
+
+
+def _readable_history(value: Any) -> bool:
+    try:
+        entries = history({HISTORY: value})
+        return all(set(e) == {"key", "value", "from", "to"} and all(
+            e[b] is None or parse_time(e[b]) for b in ("from", "to")) for e in entries)
+    except (TypeError, ValueError, AttributeError):
+        return False
 
 
 # ---- nodes ------------------------------------------------------------------------------------------
@@ -271,6 +295,6 @@ def _insert(facts: list[dict[str, Any]], new: dict[str, Any], name: Callable[[di
     return notes
 
 
-__all__ = ["edge_conflict", "node_update_conflict", "edge_properties", "edge_time_valid", "edge_update_time_valid", "new_node_properties",
+__all__ = ["edge_conflict", "node_update_conflict", "split_times", "edge_properties", "edge_time_valid", "edge_update_time_valid", "new_node_properties",
            "node_time_valid", "node_update_time_valid", "supersede_edges", "time_problem", "timed",
            "updated_node_properties"]
