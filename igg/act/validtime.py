@@ -25,8 +25,8 @@ itself holds the value with the latest ``valid_from`` (what a query without ``as
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from igg.act.context import CheckContext, EdgeAt, Ends, Rejection
@@ -209,7 +209,7 @@ def updated_node_properties(ctx: CheckContext, a: UpdateNode, node: str) -> tupl
             if end is not None:
                 known["to"] = end
         else:
-            notes += _insert(same, new, lambda e: f"{key} = {e['value']!r}")
+            notes += _insert(same, new, lambda e: f"{e['key']} = {e['value']!r}")
             same.append(new)
         entries = [e for e in entries if e["key"] != key] + sorted(same, key=lambda e: _key(e["from"]))
         latest = max((e for e in entries if e["key"] == key), key=lambda e: _key(e["from"]))

@@ -8,8 +8,8 @@ from typing import Any
 from igg.errors import Problem, RequestInvalid
 from igg.graph.asof import as_of as as_of_state
 from igg.graph.state import GraphState
-from igg.models.validtime import TimeError, parse_time
 from igg.models.schema import Schema
+from igg.models.validtime import TimeError, parse_time
 from igg.store.fork import lineage_of
 from igg.store.location import StoreArg
 from igg.store.store import SessionStore

@@ -11,9 +11,8 @@ import argparse
 from typing import Any
 
 from igg.interfaces.cli.common import add_time_options
-from igg.store.session_graph import time_arg
-
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
+from igg.store.session_graph import time_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
