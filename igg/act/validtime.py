@@ -25,8 +25,10 @@ itself holds the value with the latest ``valid_from`` (what a query without ``as
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from igg.act.context import CheckContext, EdgeAt, Ends, Rejection
@@ -114,7 +116,7 @@ def node_update_conflict(ctx: CheckContext, a: UpdateNode, node: str) -> Rejecti
     if not keys or a.valid_from is None or not any(k in keys for k in a.properties):
         return None
     start = instant(a.valid_from)
-    for e in history(ctx.state.node_properties(node)):
+    for e in map(_entry, ctx.state.node_properties(node).get(HISTORY, ())):
         key = e["key"]
         if key in a.properties and key in keys and e["from"] is not None and instant(e["from"]) == start \
                 and e["value"] != a.properties[key]:
@@ -129,7 +131,7 @@ def _sets_timed_property(ctx: CheckContext, element_type: str, a: Timed) -> bool
 
 
 def _key(stored: str | None) -> datetime:
-    return _EARLIEST if stored is None else instant(stored)
+    return _EARLIEST if stored is None else parse_time(stored)[1]
 
 
 def _bounds(a: Timed) -> dict[str, str]:
@@ -192,30 +194,48 @@ def updated_node_properties(ctx: CheckContext, a: UpdateNode, node: str) -> tupl
     timed_keys = [k for k in a.properties if k in keys]
     if not timed_keys:
         return ({**a.properties, **_bounds(a)}, {}, []) if timed(a) else (a.properties, {}, [])
-    entries = history(current)
+    texts = list(current.get(HISTORY, ()))
+    entries = [dict(_entry(t)) for t in texts]
+    kept = {id(e): t for e, t in zip(entries, texts, strict=True)}  # unchanged entries keep their text
     plain = {k: v for k, v in a.properties.items() if k not in keys}
     start = parse_time(a.valid_from)[0] if a.valid_from is not None else None
     end = parse_time(a.valid_to)[0] if a.valid_to is not None else None
+    start_key = _key(start)
     notes: list[str] = []
     for key in timed_keys:
-        if not any(e["key"] == key for e in entries) and key in current:
-            # a value set before the property had a history: it held from the node's start (or always)
-            entries.append({"key": key, "value": current[key], "from": current.get(VALID_FROM), "to": None})
-        new = {"key": key, "value": a.properties[key], "from": start, "to": end}
         same = [e for e in entries if e["key"] == key]
-        known = next((e for e in same if _key(e["from"]) == _key(start)), None)
+        if not same and key in current:
+            # a value set before the property had a history: it held from the node's start (or always)
+            same.append({"key": key, "value": current[key], "from": current.get(VALID_FROM), "to": None})
+        new = {"key": key, "value": a.properties[key], "from": start, "to": end}
+        known = next((e for e in same if _key(e["from"]) == start_key), None)
         if known is not None:  # a value stated again (same start), or an untimed value corrected
-            known["value"] = new["value"]
-            if end is not None:
-                known["to"] = end
+            if known["value"] != new["value"] or (end is not None and known["to"] != end):
+                kept.pop(id(known), None)
+                known["value"] = new["value"]
+                known["to"] = end if end is not None else known["to"]
         else:
-            notes += _insert(same, new, lambda e: f"{e['key']} = {e['value']!r}")
+            changed = _insert(same, new, _property_name)
+            notes += [note for note, _ in changed]
+            for _, fact in changed:
+                kept.pop(id(fact), None)
             same.append(new)
-        entries = [e for e in entries if e["key"] != key] + sorted(same, key=lambda e: _key(e["from"]))
-        latest = max((e for e in entries if e["key"] == key), key=lambda e: _key(e["from"]))
-        plain[key] = latest["value"]
-    plain[HISTORY] = [history_text(e) for e in entries]
+        same.sort(key=lambda e: _key(e["from"]))
+        entries = [e for e in entries if e["key"] != key] + same
+        plain[key] = same[-1]["value"]  # the latest start's value
+    plain[HISTORY] = [kept.get(id(e)) or history_text(e) for e in entries]
     return plain, {}, notes
+
+
+def _property_name(entry: dict[str, Any]) -> str:
+    return f"{entry['key']} = {entry['value']!r}"
+
+
+@lru_cache(maxsize=65536)
+def _entry(text: str) -> dict[str, Any]:
+    """One stored history entry, decoded (cached: copy it before changing it)."""
+    entry: dict[str, Any] = json.loads(text)
+    return entry
 
 
 # ---- edges ------------------------------------------------------------------------------------------
@@ -247,8 +267,8 @@ def supersede_edges(state: GraphState, source: str, edge_type: str, new_edge: st
     others = [f for f in facts if f["id"] != new_edge]
     before = {f["id"]: f["to"] for f in others}
     new_to = new["to"]
-    notes = _insert(others, new, lambda f: f"{state.describe(source)} -{edge_type}-> {state.describe(f['target'])} "
-                    f"({f['id']})")
+    notes = [note for note, _ in _insert(others, new, lambda f: f"{state.describe(source)} -{edge_type}-> "
+                                                                f"{state.describe(f['target'])} ({f['id']})")]
     for f in others:
         if f["to"] != before[f["id"]]:
             _set_edge_bound(state, str(f["id"]), f["to"])
@@ -274,25 +294,29 @@ def _set_edge_bound(state: GraphState, edge: str, end: str | None) -> None:
 
 
 # ---- the one ordering rule, for edges and properties alike ----------------------------------------------
-def _insert(facts: list[dict[str, Any]], new: dict[str, Any], name: Callable[[dict[str, Any]], str]) -> list[str]:
+def _insert(facts: list[dict[str, Any]], new: dict[str, Any], name: Callable[[dict[str, Any]], str]
+            ) -> list[tuple[str, dict[str, Any]]]:
     """Put ``new`` among ``facts`` (same source, same one-at-a-time type; ``from``/``to`` stored texts or None)
     by its start: its predecessor ends at its start unless it ended before; it ends at its successor's start
-    unless it ends before. Changes ``facts``' and ``new``'s ``to`` in place; returns a note per change."""
+    unless it ends before. Changes ``facts``' and ``new``'s ``to`` in place; returns a note and the fact changed,
+    per change."""
     start = _key(new["from"])
-    earlier = [f for f in facts if f is not new and _key(f["from"]) < start]
-    later = [f for f in facts if f is not new and _key(f["from"]) > start]
-    notes = []
-    if earlier:
-        before = max(earlier, key=lambda f: _key(f["from"]))
-        if before["to"] is None or _key(before["to"]) > start:
-            before["to"] = new["from"]
-            notes.append(f"supersedes {name(before)}: it held until {new['from']}")
-    if later:
-        after = min(later, key=lambda f: _key(f["from"]))
-        if new["to"] is None or _key(new["to"]) > _key(after["from"]):
-            new["to"] = after["from"]
-            notes.append(f"arrived after {name(after)}, which starts at {after['from']}: it holds until then")
-    return notes
+    before = after = None
+    before_key = after_key = start
+    for f in facts:
+        k = _key(f["from"])
+        if k < start and (before is None or k > before_key):
+            before, before_key = f, k
+        elif k > start and (after is None or k < after_key):
+            after, after_key = f, k
+    out = []
+    if before is not None and (before["to"] is None or _key(before["to"]) > start):
+        before["to"] = new["from"]
+        out.append((f"supersedes {name(before)}: it held until {new['from']}", before))
+    if after is not None and (new["to"] is None or _key(new["to"]) > after_key):
+        new["to"] = after["from"]
+        out.append((f"arrived after {name(after)}, which starts at {after['from']}: it holds until then", new))
+    return out
 
 
 __all__ = ["edge_conflict", "node_update_conflict", "split_times", "edge_properties", "edge_time_valid", "edge_update_time_valid", "new_node_properties",

@@ -98,10 +98,12 @@ def history(properties: dict[str, Any]) -> list[dict[str, Any]]:
     return [json.loads(text) for text in properties.get(HISTORY, ())]
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+
+
 def history_text(entry: dict[str, Any]) -> str:
     """One ``igg_history`` entry as stored."""
-    return json.dumps({"key": entry["key"], "value": entry["value"], "from": entry.get("from"),
-                       "to": entry.get("to")}, ensure_ascii=False, sort_keys=True)
+    return _ENCODE({"key": entry["key"], "value": entry["value"], "from": entry.get("from"), "to": entry.get("to")})
 
 
 def properties_at(properties: dict[str, Any], at: datetime) -> dict[str, Any]:
