@@ -250,7 +250,28 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
                             detail=_detail(m, names), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
                             verdict=_verdict(m, record), evidence=_evidence(m), known_at=rfc3339(info.created_at),
                             valid=_valid(m)))
-    return events
+    return _rewrites(events, steps)
+
+
+def _rewrites(events: list[Touch], steps: dict[int, StepInfo]) -> list[Touch]:
+    """An edge deleted and added again under its id in one step (how UPDATE_EDGE and a supersession change an
+    edge) as one ``update_edge`` change, showing the edge after it, with the verdict of the action that changed
+    it (an UPDATE_EDGE's, or the one whose fact superseded it, naming the edge)."""
+    out: list[Touch] = []
+    for e in events:
+        last = out[-1] if out else None
+        if (e.op == "add_edge" and last is not None and last.op == "delete_edge" and last.element == e.element
+                and last.step == e.step):
+            verdicts = [v for v in steps[e.step].record.get("verdicts") or [] if v.get("accepted")]
+            e.op = "update_edge"
+            e.verdict = next((v.get("message") for v in verdicts if f"({e.element})" in str(v.get("message"))
+                              and v.get("element") != e.element), None) or next(
+                (v.get("message") for v in verdicts if v.get("action") == "UPDATE_EDGE"
+                 and v.get("element") == e.element), None)
+            out[-1] = e
+        else:
+            out.append(e)
+    return out
 
 
 def _valid(m: Mutation) -> dict[str, str | None] | None:

@@ -10,6 +10,7 @@ twice (a unique index forbids a second row for the same iteration) or lost.
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import time
@@ -423,12 +424,14 @@ class SessionStore:
         return int(row[0] or 0) if row else 0
 
     def step_known_at(self, session_id: str, at: float) -> int:
-        """The last step committed at or before ``at`` (seconds since the epoch): what the journal held then."""
+        """The last step committed at or before ``at`` (seconds since the epoch), to the millisecond (as ``igg
+        explain`` prints when IGG was told): what the journal held then."""
         info = self.session(session_id)
+        before = (math.floor(at * 1000) + 1) / 1000  # anything committed within at's millisecond counts
         row = self.db.read(lambda c: c.execute(
-            "SELECT max(step) FROM steps WHERE session_id = ? AND created_at <= ?", (session_id, at)).fetchone())
+            "SELECT max(step) FROM steps WHERE session_id = ? AND created_at < ?", (session_id, before)).fetchone())
         if row is None or row[0] is None:
-            if at >= info.created_at:
+            if before > info.created_at:
                 return 0
             raise SessionRefused(f"session {session_id!r} did not exist yet at that time: it started at "
                                  f"{rfc3339(info.created_at)}")
