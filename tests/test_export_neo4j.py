@@ -309,6 +309,27 @@ def test_provenance_lands_on_nodes_and_relationships(bolt):
         bolt.export(w.state, scope=sc, provenance="s")
 
 
+def test_valid_time_lands_as_properties_and_as_of_is_a_where_clause(bolt):
+    """Issue 43: the careers example's valid time reaches the database as properties, so the open facts and the
+    facts of an instant are ordinary Cypher filters; a one-value property's history travels as a list."""
+    from igg.agents.scripted import ScriptedAgent
+    from igg.request.load import load_request
+    from igg.service import run_request
+
+    fixture = ROOT / "fixtures" / "time"
+    result = run_request(load_request(fixture / "request.json"),
+                         ScriptedAgent.from_path(fixture / "transcript.jsonl"))
+    sc = scope()
+    bolt.export(result.state, scope=sc)
+    open_jobs = bolt.query("MATCH (p:Person)-[r:WORKS_AT]->(c:Company) WHERE r.igg_scope = $s AND "
+                           "r.igg_valid_to IS NULL RETURN p.name AS p, c.name AS c, r.igg_valid_from AS f", s=sc)
+    assert sorted((r["p"], r["c"], r["f"]) for r in open_jobs) == [
+        ("Alice Chen", "Acme", "2024-01"), ("Bob Diaz", "Acme", "2021"), ("Carol Evans", "Umbrella", "2018")]
+    alice = bolt.query("MATCH (p:Person) WHERE p.igg_scope = $s AND p.name = 'Alice Chen' RETURN p.title AS t, "
+                       "p.igg_history AS h", s=sc)[0]
+    assert alice["t"] == "CTO" and len(alice["h"]) == 3 and '"value": "engineer"' in alice["h"][0]
+
+
 def test_evidence_lands_as_properties_with_provenance(bolt):
     """Issue 30: an element's evidence goes to the database with --provenance: its quotes, where each was found,
     and whether any was."""
