@@ -335,3 +335,18 @@ def test_kill_9_during_supersession_leaves_a_whole_step(tmp_path: Path) -> None:
     assert canonical(state) == canonical(fresh.state)
     assert {e: d["properties"] for e, (_, _, d) in state.edge_rows()} == \
         {e: d["properties"] for e, (_, _, d) in fresh.state.edge_rows()}
+
+
+def test_the_viewer_api_serves_a_stored_graph_as_of_an_instant(careers: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from igg.interfaces.http.app import build_app
+    from igg.store.sessions import StoreSessions
+    from igg.workspace import Workspace
+
+    with TestClient(build_app(Workspace(StoreSessions(SessionStore(careers))))) as http:
+        now = http.get("/ui/api/sessions/careers/graph").json()
+        then = http.get("/ui/api/sessions/careers/graph", params={"as_of": "2021-03"}).json()
+        bad = http.get("/ui/api/sessions/careers/graph", params={"as_of": "last spring"})
+    assert len(now["edges"]) == 7 and len(then["edges"]) == 3
+    assert bad.status_code == 422 and "ISO 8601" in bad.text and "Traceback" not in bad.text

@@ -28,13 +28,15 @@ import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
-from igg.errors import SessionError, SessionNotFound, WorkspaceError
+from igg.errors import SessionError, SessionNotFound, WorkspaceCode, WorkspaceError
+from igg.graph.asof import as_of as as_of_state
 from igg.graph.journal import (
     EdgeAdded,
     EdgeDeleted,
@@ -44,6 +46,7 @@ from igg.graph.journal import (
     NodesMerged,
     NodeUpdated,
 )
+from igg.models.validtime import TimeError, parse_time
 from igg.store.store import SessionStore
 from igg.view.data import context_chunks, graph_payload, iteration_summaries, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
@@ -96,13 +99,21 @@ def ui_router(workspace: Workspace) -> APIRouter:
 
     @router.get("/api/sessions/{session_id}/graph")
     async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None,
-                    communities: bool = True) -> dict[str, Any]:
+                    communities: bool = True,
+                    as_of: Annotated[str | None, Query(max_length=40)] = None) -> dict[str, Any]:
+        at = _valid_at(as_of)
         store = store_of(workspace)
         if store is not None:
-            return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration, communities)
+            return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration, communities, at)
         if iteration is not None:
             raise _no_history()
         session = await asyncio.to_thread(workspace.get, session_id)
+        if at is not None:  # the facts valid then: a new state, read here like the running one
+            meta = {"session_id": session_id, "goal": session.info.goal, "status": session.info.status,
+                    "stop_reason": session.info.stop_reason, "iteration": session.info.iteration,
+                    "last_iteration": session.info.iteration, "as_of": as_of}
+            return graph_payload(as_of_state(session.state, at), metadata=meta, communities=communities,
+                                 context=context_chunks(session.session.request))
         info = session.info
         meta = {"session_id": session_id, "goal": info.goal, "status": info.status, "stop_reason": info.stop_reason,
                 "iteration": info.iteration, "last_iteration": info.iteration}
@@ -171,9 +182,20 @@ def _status(workspace: Workspace, session_id: str, stored_status: str) -> str:
     return str(live.info.status) if live is not None else stored_status
 
 
+def _valid_at(as_of: str | None) -> datetime | None:
+    """The ``as_of`` query parameter as an instant (refused with the time rule when unreadable)."""
+    if as_of is None:
+        return None
+    try:
+        return parse_time(as_of)[1]
+    except TimeError as exc:
+        raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, f"as_of: {exc}") from None
+
+
 def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, iteration: int | None,
-                 communities: bool = True) -> dict[str, Any]:
-    """The payload of a stored session, now or after ``iteration`` (``communities``: see ``graph_payload``)."""
+                 communities: bool = True, at: datetime | None = None) -> dict[str, Any]:
+    """The payload of a stored session, now or after ``iteration`` (``communities``: see ``graph_payload``);
+    ``at``: only the facts valid then (``igg.graph.asof``)."""
     try:
         info = store.session(session_id)
         step = store.step_of_iteration(session_id, iteration) if iteration is not None else None
@@ -186,6 +208,9 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
             "status": _status(workspace, session_id, info.status), "stop_reason": info.stop_reason,
             "iteration": iteration if iteration is not None else info.last_iteration,
             "last_iteration": info.last_iteration}
+    if at is not None:
+        state = as_of_state(state, at)
+        meta["as_of"] = at.isoformat()
     return graph_payload(state, metadata=meta, communities=communities, context=context_chunks(request))
 
 
