@@ -350,3 +350,26 @@ def test_the_viewer_api_serves_a_stored_graph_as_of_an_instant(careers: str) -> 
         bad = http.get("/ui/api/sessions/careers/graph", params={"as_of": "last spring"})
     assert len(now["edges"]) == 7 and len(then["edges"]) == 3
     assert bad.status_code == 422 and "ISO 8601" in bad.text and "Traceback" not in bad.text
+
+
+def test_the_observation_marks_ended_facts_and_states_the_rule_in_one_line() -> None:
+    from igg.observe.graphview import GraphView
+    from igg.observe.render import _schema
+
+    actor, state = actor_and_state()
+    apply(actor, state, person("Ann"), company("Acme"), company("Initech"),
+          person("Bob") | {"properties": {"name": "Bob", "title": "engineer"}})
+    apply(actor, state, works("Ann", "Initech", valid_from="2015"), works("Ann", "Acme", valid_from="2020-06"),
+          {"type": "UPDATE_NODE", "node": {"name": "Bob"}, "properties": {"title": "lead"}, "valid_from": "2019"})
+    lines = GraphView(state).render_all(10_000) or []
+    assert '"Ann" -WORKS_AT-> "Acme" {valid 2020-06..}, "Initech" {valid 2015..2020-06 (ended)}' in lines
+    assert '"Bob" (earlier values: title 1) title="lead"' in lines
+    assert not any("igg_" in line for line in lines)
+    rule = [line for line in _schema(load_request(stream_request())) if line.startswith("Time:")]
+    assert rule == ["Time: KNOWS, Person, WORKS_AT take valid_from/valid_to (ISO 8601, e.g. 2024-03; valid_to "
+                    "exclusive); WORKS_AT, Person.title hold one at a time: a later valid_from closes the current "
+                    "one; (ended) marks facts no longer current."]
+
+
+def stream_request() -> dict[str, Any]:
+    return generate(entities=10, facts=20).request
