@@ -27,7 +27,9 @@ Raised and caught inside one module, never reaching a caller (drawn here so the 
 control-flow exceptions such as ``igg.agents.parsing._Cut`` are left out):
 
     ValueError
-    └── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the verdict's
+    ├── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the verdict's
+    └── TimeError             (igg.models.validtime) a text that is not an ISO 8601 time; the act step makes it
+                              INVALID_TIME, the commands a one-line refusal naming the option
     Exception
     ├── CallTimedOut          (igg.agents.retry) an LLM call missed its whole-call deadline (retried)
     ├── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)

@@ -12,7 +12,6 @@ from typing import Any
 
 from igg.interfaces.cli.common import add_time_options
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json
-from igg.store.session_graph import time_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -30,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     from igg.record.history import describe_evidence
     from igg.store import explain
+    from igg.store.session_graph import time_arg
 
     store = open_store(args)
     told = time_arg("--known-at", args.known_at)
@@ -66,6 +66,7 @@ def _held(store: Any, args: argparse.Namespace) -> dict[str, Any]:
     """``--as-of``: each element REF names and its properties valid then (None: it did not hold)."""
     from igg.graph.asof import as_of
     from igg.store.history import resolve
+    from igg.store.session_graph import time_arg
 
     at = time_arg("--as-of", args.as_of)
     assert at is not None
