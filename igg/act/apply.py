@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, cast
+
+from pydantic import BaseModel
 
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
 from igg.act.difference import Difference, apply_difference
@@ -226,7 +228,7 @@ class Actor:
         node_checks: Checks[AddNode, NewNode] = RULES[AddNode]
         for i, node in enumerate(document.nodes):
             plain, times = split_times(node.properties)
-            action = AddNode.model_construct(type="ADD_NODE", label=node.type, properties=plain, **times)
+            action = constructed(AddNode, type="ADD_NODE", label=node.type, properties=plain, **times)
             if node.id in state.nodes:
                 problems.append(Problem(f"{path}.nodes[{i}].id", f"duplicate node id {node.id!r}"))
                 continue
@@ -247,8 +249,8 @@ class Actor:
                 problems.append(Problem(f"{path}.edges[{i}].id", f"duplicate edge id {edge.id!r}"))
                 continue
             plain, times = split_times(edge.properties)
-            edge_action = AddEdge.model_construct(type="ADD_EDGE", label=edge.type, from_={}, to={},
-                                                  properties=plain, **times)
+            edge_action = constructed(AddEdge, type="ADD_EDGE", label=edge.type, from_={}, to={}, properties=plain,
+                                      **times)
             # the ends are the document's ids, not references: only the checks before and after resolving run
             checked = edge_checks.run_resolved(ctx, edge_action, Ends(edge.from_, edge.to))
             if isinstance(checked, tuple):
@@ -258,6 +260,20 @@ class Actor:
                            edge.provenance or {"created": 0, "seed": True})
         state.take_journal()
         return problems
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def constructed(model: type[M], **given: Any) -> M:
+    """``model.model_construct(**given)`` with every other field at its default, filled in here: pydantic's
+    ``model_construct`` inspects a default factory's signature on every call (about 0.3 ms each: 15 of the 19 s
+    that loading a 45,000-element seed took)."""
+    for name, info in model.model_fields.items():
+        if name not in given:
+            factory = cast(Callable[[], Any] | None, info.default_factory)
+            given[name] = factory() if factory is not None else info.default
+    return model.model_construct(**given)
 
 
 def _grounded(ctx: CheckContext, act: Callable[[CheckContext, Any, Any, int], Verdict], item: Any, resolved: Any,
