@@ -167,3 +167,12 @@ def test_a_name_ending_in_a_class_word_is_stated_with_the_class_whole_label():
     finder = ValueFinder("Chapleau River is in the James Bay drainage basin.", ["drainage basin", "river"])
     assert finder.find("James Bay Basin") == "classed"
     assert finder.find("Hudson Bay Basin") is None
+
+
+def test_a_name_written_as_one_word_or_two_is_found_and_nothing_else_joins() -> None:
+    finder = ValueFinder("Jared Tallent is an Australian race walker; the racewalker won gold in 2012.")
+    assert finder.find("racewalker") == "exact" and finder.find("race walker") == "exact"
+    assert ValueFinder("He is an Australian race walker.").find("racewalker") == "fuzzy"
+    assert ValueFinder("She works as a racewalker.").find("race walker") == "fuzzy"
+    assert ValueFinder("He is an Australian race walker.").find("racewalk") is None
+    assert ValueFinder("He walks in a race.").find("racewalker") is None

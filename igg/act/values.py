@@ -30,6 +30,7 @@ in this order, the first hit winning:
    middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
    more; or the value's last word stated with a demonym's or agent noun's ending (``DERIVED_ENDINGS``), the
    words before it stated just before (``South Africa`` in "White South Africans", ``Guitar`` in "guitarist").
+   A value's words written as one word (``racewalker`` for "race walker") or the other way round count too.
    Nothing is matched by character similarity alone: a misspelt name is not the text's.
 6. *demonym*: a country or nation whose demonym is irregular, stated by it (``United States`` in
    "American-born", ``Netherlands`` in "Dutch"): the ``DEMONYMS`` table, from Wikipedia's "List of adjectival
@@ -376,7 +377,17 @@ class ValueFinder:
             words = [w for i, w in enumerate(words) if len(w) > 1 or i in (0, len(words) - 1)]
         if len(words) >= 2 and self._in_order(words):
             return True
-        return self._derived(words)
+        return self._derived(words) or self._joined(words)
+
+    def _joined(self, words: list[str]) -> bool:
+        """The value's words written as one (``racewalker`` for "race walker"), or one word of the value written
+        as two in the text (``race walker`` for "racewalker"): the same letters, spaces aside."""
+        if not words or len("".join(words)) < 6:
+            return False
+        if len(words) >= 2:
+            return f" {''.join(words)} " in self.folded
+        ctx = self.words
+        return any(a + b == words[0] for a, b in zip(ctx, ctx[1:], strict=False) if len(a) >= 3 and len(b) >= 3)
 
     def _derived(self, words: list[str]) -> bool:
         """The value's last word stated with a demonym's or an agent noun's ending (``South Africa`` in "South
