@@ -10,6 +10,7 @@ from igg.graph.asof import as_of as as_of_state
 from igg.graph.state import GraphState
 from igg.models.schema import Schema
 from igg.models.validtime import TimeError, parse_time
+from igg.persistence import rfc3339
 from igg.store.fork import lineage_of
 from igg.store.location import StoreArg
 from igg.store.store import SessionStore
@@ -20,7 +21,8 @@ def session_graph(store_path: StoreArg | None, session_id: str, *, iteration: in
                   ) -> tuple[GraphState, Schema, dict[str, Any]]:
     """(state, schema, metadata) of a session as it stands, or as it was after ``iteration``; ``known_at``: as the
     journal held it at that time (what IGG had been told by then); ``as_of``: only the facts valid at that
-    time (``igg.graph.asof``). Both are ISO 8601 times (``igg.models.validtime``)."""
+    time (``igg.graph.asof``). Both are ISO 8601 times (``igg.models.validtime``). The metadata's ``told`` maps
+    each iteration to when it was committed (the journal's time; an element's provenance names its iteration)."""
     valid_at = time_arg("--as-of", as_of)
     told_at = time_arg("--known-at", known_at)
     store = SessionStore(store_path)
@@ -31,6 +33,8 @@ def session_graph(store_path: StoreArg | None, session_id: str, *, iteration: in
             known = store.step_known_at(session_id, told_at.timestamp())
             step = known if step is None else min(step, known)
         request, state, at = store.load_state(session_id, upto_step=step)
+        told = {str(s.iteration): rfc3339(s.created_at) for s in store.steps(session_id, with_records=False)
+                if s.step <= at and s.iteration is not None and s.kind in ("iteration", "update")}
     finally:
         store.close()
     if valid_at is not None:
@@ -38,7 +42,7 @@ def session_graph(store_path: StoreArg | None, session_id: str, *, iteration: in
     metadata: dict[str, Any] = {"session_id": session_id, "goal": request.goal_prompt,
                                 "stop_reason": info.stop_reason, "status": info.status,
                                 "iterations": store_iteration(info.last_iteration, iteration, told_at, at),
-                                "step": at, **lineage_of(info.options)}
+                                "step": at, **lineage_of(info.options), "told": told}
     if as_of is not None:
         metadata["as_of"] = parse_time(as_of)[0]
     if known_at is not None:
