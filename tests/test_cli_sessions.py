@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -98,8 +99,11 @@ def test_explain_shows_the_reasoning_chunk_and_verdict(store_path):
     result = igg("explain", "s1", "C5", "--store", store_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("C5 in session s1: 5 changes\n")
+    told = re.findall(r"^  told: (\S+)$", result.stdout, re.MULTILINE)  # when IGG was told: each step's commit
+    assert len(told) == 5 and told == sorted(told)
+    shown = re.sub(r"^  told: \S+\n", "", result.stdout, flags=re.MULTILINE)
     assert ("iteration 5: add_node n5: Class {name='C5', package='p'}\n  chunk: file1.java\n"
-            "  verdict: added Class \"C5\" as n5\n  reasoning: turn 5: add C5\n") in result.stdout
+            "  verdict: added Class \"C5\" as n5\n  reasoning: turn 5: add C5\n") in shown
     assert "iteration 6: update_node n5: doc='d6'" in result.stdout
     only = igg("explain", "s1", "n5", "--no-edges", "--json", "--store", store_path)
     assert [e["op"] for e in json.loads(only.stdout)] == ["add_node", "update_node"]
