@@ -168,10 +168,11 @@ def _plan_edges(state: GraphState, sources: Iterable[str], removed: set[str],
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
     """What other files' linking reads of ``f`` besides its types and callables: module, package, language,
-    a parse error, its imports, the tables its statements name (line numbers left out), what it exports and,
-    for a configuration file, what it says."""
+    a parse error, its imports, the tables its statements name (line numbers left out), what it exports,
+    for a configuration file what it says, and its HTTP routes, mounts and requests (joined across files and
+    services: any change to them links every file again)."""
     return (f.module, f.package, f.language, f.error, [replace(i, line=0, column=0) for i in f.imports],
-            sorted({r.table for c in f.callables for r in c.sql}), f.config, f.exports)
+            sorted({r.table for c in f.callables for r in c.sql}), f.config, f.exports, f.http)
 
 
 def _declared(c: CallableDecl) -> tuple[Any, ...]:
@@ -267,7 +268,7 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
     own: dict[str, NodeRef | None] = {}  # symbol key of the files -> its node (None: to add; int: added)
     for plan in plans:
         for key in plan.symbols:
-            if key.startswith(("package:", "table:")) or key not in placed:
+            if key.startswith(("package:", "table:", "route:")) or key not in placed:
                 continue  # shared with other files (their set is as it was), or no place in the schema
             if key in fit.model.shared:
                 return None
@@ -275,7 +276,7 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
             own[key] = state.find_identity(p.label, p.identity)
     # every other file's symbols are as they were (a schema that qualifies colliding names could rename them)
     for key, p in placed.items():
-        if key in own or key.startswith(("package:", "table:")):
+        if key in own or key.startswith(("package:", "table:", "route:")):
             continue
         found = state.find_identity(p.label, p.identity)
         if found is None or nodes[found]["properties"] != p.properties:

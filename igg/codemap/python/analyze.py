@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from igg.codemap.columns import Columns
+from igg.codemap.python.http import HINT, http_facts
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.sql import tables_at
 
@@ -412,6 +413,9 @@ def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts
         facts.error = f"syntax error: {getattr(exc, 'msg', exc)}"
         facts.error_line = getattr(exc, "lineno", None)
         return facts
-    facts = _Analyzer(path, tree, Columns(text), module).run()
+    columns = Columns(text)
+    facts = _Analyzer(path, tree, columns, module).run()
     facts.lines = text.count("\n") + 1
+    if HINT.search(text):
+        facts.http = http_facts(tree, facts, columns)
     return facts
