@@ -24,7 +24,7 @@ from igg.codemap.facts import FileFacts, HttpFacts
 from igg.codemap.index import callable_key
 from igg.codemap.model import FilePlan, Relation
 
-__all__ = ["METHODS", "external_host", "join", "join_paths", "normalize", "split_url"]
+__all__ = ["METHODS", "constant", "external_host", "join", "join_paths", "normalize", "split_url"]
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 """The methods a route or request names (``*``: any)."""
@@ -82,6 +82,17 @@ _GROUPS = frozenset({"apps", "services", "packages", "projects", "backend", "bac
 """Folders that group services rather than being one (``services/orders``: the service is ``orders``)."""
 
 
+def constant(base: str | None, text: str) -> str | None:
+    """How ``HttpFacts.constants`` keeps a URL (``base``: the other file's constant it starts with): None when it
+    is no URL nor path."""
+    if base is not None:
+        return f"<{base}>{text}"
+    m = re.match(r"^(https?://[^/?#]*)(.*)$", text)
+    if m is not None:
+        return m.group(1) + normalize(m.group(2))
+    return normalize(text) if text.startswith("/") else None
+
+
 def service_of(path: str) -> str:
     """The service a file belongs to: its top-level folder, below folders that group services (``services/``,
     ``apps/``); ``""`` for a file at the root."""
@@ -133,7 +144,7 @@ class _Join:
             return [(f.path, rest)]
         target = self.by_module.get(where) if kind == "module" else self.by_stem.get(where) if kind == "path" else None
         if target is not None:
-            return [(target.path, name or "")]
+            return [(target.path, target.exports.get(name, name) if name else "")]
         if kind == "func":
             return [(g.path, f"{name}()") for g in self.files if g.http and g.path.rpartition("/")[0] == where
                     and f"{name}()" in g.http.routers]
@@ -163,12 +174,18 @@ class _Join:
         return [(c.name.upper(), callable_key(c, f.package)) for c in f.callables
                 if found and c.owner == found[0] and c.name.upper() in METHODS]
 
-    def base(self, f: FileFacts, ref: str) -> str | None:
-        """The constant a request's ``base`` names, or None when the tree does not say it."""
+    def base(self, ref: str, depth: int = 0) -> str | None:
+        """The constant a request's ``base`` names, or None when the tree does not say it. A constant that starts
+        with another file's constant is written ``<REF>rest`` (``constant``)."""
         kind, _, rest = ref.partition(":")
         where, _, name = rest.rpartition("#")
         target = self.by_module.get(where) if kind == "module" else self.by_stem.get(where)
-        return self.constants.get((target.path, name)) if target is not None else None
+        found = self.constants.get((target.path, target.exports.get(name, name))) if target is not None else None
+        if found is not None and found.startswith("<"):
+            inner, _, tail = found[1:].partition(">")
+            head = self.base(inner, depth + 1) if depth < 8 else None
+            return None if head is None else head.rstrip("/") + "/" + tail.lstrip("/") if tail else head
+        return found
 
 
 def _segments(path: str) -> tuple[str, ...]:
@@ -247,7 +264,7 @@ def _requests(run: _Join, f: FileFacts, http: HttpFacts, routes: list[_Route], s
     for q in http.requests:
         url = q.url
         if q.base is not None:
-            base = run.base(f, q.base)
+            base = run.base(q.base)
             if base is None:
                 continue  # a base the tree does not decide: no edge
             url = base.rstrip("/") + "/" + url.lstrip("/") if url not in ("", "/") else base

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, RouteDecl
-from igg.codemap.routes import METHODS, join_paths, normalize
+from igg.codemap.routes import METHODS, constant, join_paths, normalize
 
 HINT = re.compile(r"fastapi|flask|django|requests|httpx|https?://|(?i:base_?url|api_?base|prefix)")
 """A file without any of these has no route nor request (its tree is not walked again)."""
@@ -331,6 +331,7 @@ def http_facts(tree: ast.Module, facts: FileFacts, columns: Columns) -> HttpFact
     env: dict[str, Value] = {}
     _walk(http, tree.body, env, None, True)
     for name, (base, text) in env.items():
-        if base is None and (text.startswith("/") or re.match(r"https?://", text)):
-            http.http.constants[name] = _clean(text)
+        kept = constant(base, text)
+        if kept is not None:
+            http.http.constants[name] = kept
     return http.http or None

@@ -1,0 +1,304 @@
+"""TypeScript/JavaScript HTTP routes and requests (``igg.codemap.routes``), from the tree the analyzer parsed.
+
+Servers: Express (``app.get('/p', handler)``, ``router.route('/p').get(h)``, ``Router()`` mounted with
+``app.use('/prefix', router)``, the router imported from another file of the tree). Clients: ``fetch(url, {method})``,
+axios (``axios.get``, ``axios({method, url})``, clients of ``axios.create({baseURL})``, in this file or imported).
+A URL is what the code decides: literals, template literals and ``+`` over constants of the file, of the
+enclosing function, or imported from another file of the tree (the join looks those up).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from igg.codemap.columns import Columns
+from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, RouteDecl
+from igg.codemap.routes import METHODS, constant, normalize
+from igg.codemap.typescript.syntax import text_of
+
+HINT = re.compile(r"express|fetch\s*\(|axios|https?://|Router\s*\(|(?i:base_?url|api_?base)")
+"""A file without any of these has no route nor request (its tree is not walked again)."""
+
+_VERBS = {**{m.lower(): m for m in METHODS}, "all": "*"}
+_FUNCTIONS = ("function_declaration", "generator_function_declaration", "method_definition", "arrow_function",
+              "function_expression", "function")
+Value = tuple[str | None, str]
+"""(the imported constant a URL starts with, or None; the rest, ``{}`` for what is computed)."""
+Scope = tuple[str, int, int] | None
+
+
+def _args(call: Any) -> list[Any]:
+    args = call.child_by_field_name("arguments")
+    return [a for a in args.named_children if a.type != "comment"] if args is not None else []
+
+
+def _prop(obj: Any, key: str) -> Any:
+    """The value of property ``key`` of an object literal (None when absent)."""
+    if obj is None or obj.type != "object":
+        return None
+    for pair in obj.named_children:
+        if pair.type == "pair" and text_of(pair.child_by_field_name("key")).strip("'\"") == key:
+            return pair.child_by_field_name("value")
+        if pair.type == "shorthand_property_identifier" and text_of(pair) == key:
+            return pair
+    return None
+
+
+class _Http:
+    def __init__(self, facts: FileFacts, columns: Columns) -> None:
+        self.facts = facts
+        self.columns = columns
+        self.http = HttpFacts()
+        self.imported: dict[str, str] = {}
+        folder = posixpath.dirname(facts.path)
+        for i in facts.imports:
+            if i.source is None or not i.source.startswith(".") or i.member in (None, "*"):
+                continue
+            local = i.alias if i.alias and not i.alias.startswith("export:") else i.member
+            where = posixpath.normpath(posixpath.join(folder, i.source))
+            where = where.rsplit(".", 1)[0] if re.search(r"\.[cm]?[jt]sx?$", where) else where
+            self.imported[str(local)] = f"path:{where}#{i.member}"
+        self.functions: dict[str, tuple[str, int, int]] = {}
+        self.clients: dict[str, Value] = {}
+
+    def value(self, node: Any, env: dict[str, Value]) -> Value | None:
+        if node is None:
+            return None
+        kind = node.type
+        if kind == "string":
+            return None, text_of(node)[1:-1]
+        if kind == "template_string":
+            parts: list[Value | None] = []
+            for child in node.named_children:
+                if child.type == "template_substitution":
+                    inner = child.named_children[0] if child.named_children else None
+                    parts.append(self.value(inner, env))
+                else:
+                    parts.append((None, text_of(child)))
+            text = text_of(node)
+            if len(text) > 2 and not parts:
+                return None, text[1:-1]
+            return _concat(parts) if not text.startswith("`${") or parts else None
+        if kind == "binary_expression" and text_of(node.child_by_field_name("operator")) == "+":
+            return _concat([self.value(node.child_by_field_name("left"), env),
+                            self.value(node.child_by_field_name("right"), env)])
+        if kind == "identifier":
+            name = text_of(node)
+            if name in env:
+                return env[name]
+            ref = self.imported.get(name)
+            return (ref, "") if ref is not None else None
+        if kind == "parenthesized_expression" and node.named_children:
+            return self.value(node.named_children[0], env)
+        return None
+
+    def declare(self, node: Any, env: dict[str, Value], top: bool) -> None:
+        """``const NAME = <string>`` and ``const api = axios.create({baseURL})`` / ``express()`` / ``Router()``."""
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is None or value is None or name.type != "identifier":
+            return
+        local = text_of(name)
+        if value.type == "call_expression":
+            callee = text_of(value.child_by_field_name("function"))
+            if callee in ("express", "Router", "express.Router") and top:
+                self.http.routers[local] = ""
+                return
+            if callee == "axios.create":
+                opts = _args(value)
+                base = self.value(_prop(opts[0], "baseURL"), env) if opts else (None, "")
+                if base is not None:
+                    self.clients[local] = base
+                    if top:
+                        self.http.constants[local] = constant(base[0], base[1]) or "/"
+                return
+        found = self.value(value, env)
+        if found is not None:
+            env[local] = found
+        else:
+            env.pop(local, None)
+
+    def call(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
+        func = node.child_by_field_name("function")
+        if func is None:
+            return
+        if func.type == "identifier":
+            name = text_of(func)
+            if name == "fetch":
+                self.fetch(node, env, scope)
+            elif name == "axios":
+                self.axios_config(node, env, scope)
+            return
+        if func.type != "member_expression":
+            return
+        obj, prop = func.child_by_field_name("object"), text_of(func.child_by_field_name("property"))
+        receiver = text_of(obj) if obj is not None and obj.type == "identifier" else None
+        if receiver in self.http.routers:
+            if prop in _VERBS:
+                self.route(node, receiver, None, _VERBS[prop])
+            elif prop == "use":
+                self.mount(node, receiver)
+        elif obj is not None and obj.type == "call_expression" and prop in _VERBS:
+            self.chained(node, _VERBS[prop])
+        elif prop in _VERBS and prop != "all" and receiver is not None:
+            self.client(node, receiver, _VERBS[prop], env, scope)
+
+    def route(self, node: Any, router: str, path: str | None, method: str) -> None:
+        args = _args(node)
+        if path is None:
+            if len(args) < 2 or args[0].type != "string":
+                return
+            path, args = text_of(args[0])[1:-1], args[1:]
+        handler = args[-1] if args else None
+        scope = self.enclosing(node)
+        if handler is not None and handler.type == "identifier" and text_of(handler) in self.functions:
+            scope = self.functions[text_of(handler)]
+        line, column = self.columns.at(node.child_by_field_name("function").child_by_field_name("property"))
+        self.http.routes.append(RouteDecl(method=method, path=normalize(path), router=router, scope=scope, line=line,
+                                          column=column))
+
+    def chained(self, node: Any, method: str) -> None:
+        """``router.route('/p').get(h).post(h2)``."""
+        inner = node.child_by_field_name("function").child_by_field_name("object")
+        while inner is not None and inner.type == "call_expression":
+            func = inner.child_by_field_name("function")
+            if func is None or func.type != "member_expression":
+                return
+            obj, prop = func.child_by_field_name("object"), text_of(func.child_by_field_name("property"))
+            if prop == "route" and obj is not None and text_of(obj) in self.http.routers:
+                args = _args(inner)
+                if args and args[0].type == "string":
+                    self.route(node, text_of(obj), text_of(args[0])[1:-1], method)
+                return
+            inner = obj
+
+    def mount(self, node: Any, router: str) -> None:
+        args = _args(node)
+        if len(args) < 2 or args[0].type != "string" or args[-1].type != "identifier":
+            return
+        name = text_of(args[-1])
+        child = f"local:{name}" if name in self.http.routers else self.imported.get(name)
+        if child is not None:
+            self.http.mounts.append(MountDecl(prefix=normalize(text_of(args[0])[1:-1]), router=router, child=child,
+                                              line=node.start_point[0] + 1))
+
+    def fetch(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
+        args = _args(node)
+        method = self.method(_prop(args[1], "method")) if len(args) > 1 else "GET"
+        if args and method:
+            self.request(node, node.child_by_field_name("function"), method, self.value(args[0], env), scope)
+
+    def axios_config(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
+        args = _args(node)
+        if args and args[0].type == "object":
+            method = self.method(_prop(args[0], "method"))
+            if method:
+                self.request(node, node.child_by_field_name("function"), method,
+                             self.value(_prop(args[0], "url"), env), scope)
+
+    def client(self, node: Any, receiver: str, method: str, env: dict[str, Value], scope: Scope) -> None:
+        args = _args(node)
+        base: Value | None
+        if receiver == "axios":
+            base = (None, "")
+        elif receiver in self.clients:
+            base = self.clients[receiver]
+        elif receiver in self.imported:
+            base = (self.imported[receiver], "")
+        else:
+            return
+        url = self.value(args[0], env) if args else None
+        if url is not None and url[0] is None and not re.match(r"https?://", url[1]):
+            url = base[0], base[1].rstrip("/") + "/" + url[1].lstrip("/") if base[1] else url[1]
+        self.request(node, node.child_by_field_name("function").child_by_field_name("property"), method, url, scope)
+
+    def method(self, node: Any) -> str | None:
+        if node is None:
+            return "GET"
+        text = text_of(node).strip("'\"`").upper()
+        return text if node.type == "string" and text in METHODS else None
+
+    def request(self, node: Any, at: Any, method: str, url: Value | None, scope: Scope) -> None:
+        if url is None:
+            return
+        line, column = self.columns.at(at)
+        self.http.requests.append(RequestDecl(method=method, url=_clean(url[1]), base=url[0], scope=scope,
+                                              line=line, column=column))
+
+    def enclosing(self, node: Any) -> Scope:
+        while node is not None:
+            if node.type in _FUNCTIONS:
+                named = _named(node)
+                if named is not None:
+                    return named
+            node = node.parent
+        return None
+
+
+def _named(node: Any) -> tuple[str, int, int] | None:
+    """(name, first line, last line) of a function the analyzer declares (a named function, a method, a function
+    bound to a ``const``); None for an anonymous one (an inline callback belongs to its enclosing function)."""
+    name = node.child_by_field_name("name")
+    span = node
+    if name is None and node.parent is not None and node.parent.type == "variable_declarator":
+        name, span = node.parent.child_by_field_name("name"), node.parent.parent
+    if name is None or name.type not in ("identifier", "property_identifier"):
+        return None
+    if span.parent is not None and span.parent.type == "export_statement":
+        span = span.parent
+    return text_of(name), span.start_point[0] + 1, span.end_point[0] + 1
+
+
+def _concat(parts: list[Value | None]) -> Value | None:
+    if not parts or parts[0] is None:
+        return None
+    base, text = parts[0]
+    for part in parts[1:]:
+        text += "{}" if part is None or part[0] is not None else part[1]
+    if base is None and text.startswith("{}"):
+        return None
+    return base, text
+
+
+def _clean(url: str) -> str:
+    m = re.match(r"^(https?://[^/?#]*)(.*)$", url)
+    return m.group(1) + normalize(m.group(2)) if m else normalize(url) if url else ""
+
+
+def http_facts(root: Any, facts: FileFacts, columns: Columns) -> HttpFacts | None:
+    """The routes, routers, mounts, requests and URL constants of the file whose tree is ``root``."""
+    http = _Http(facts, columns)
+    for node in root.named_children:  # named functions first: a route may name one declared below it
+        inner = node.named_children[0] if node.type == "export_statement" and node.named_children else node
+        for each in [inner, *(d.child_by_field_name("value") for d in inner.named_children
+                              if d.type == "variable_declarator")]:
+            if each is not None and each.type in _FUNCTIONS:
+                named = _named(each)
+                if named is not None:
+                    http.functions[named[0]] = named
+    env: dict[str, Value] = {}
+    _walk(http, root, env, None, True)
+    for name, (base, text) in env.items():
+        kept = constant(base, text)
+        if kept is not None:
+            http.http.constants[name] = kept
+    return http.http or None
+
+
+def _walk(http: _Http, node: Any, env: dict[str, Value], scope: Scope, top: bool) -> None:
+    for child in node.named_children:
+        kind = child.type
+        if kind in _FUNCTIONS:
+            named = _named(child)
+            _walk(http, child, dict(env), named or scope, False)
+            continue
+        if kind == "class_declaration" or kind == "class":
+            _walk(http, child, dict(env), scope, False)
+            continue
+        if kind == "call_expression":
+            http.call(child, env, scope)
+        _walk(http, child, env, scope, top and kind in ("export_statement", "lexical_declaration",
+                                                        "variable_declaration"))
+        if kind == "variable_declarator":
+            http.declare(child, env, top)
