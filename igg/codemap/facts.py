@@ -191,8 +191,9 @@ class RouteDecl:
     """The handler: (name, first line, last line) of the function or method declared in this file that handles it,
     or None: the module (an inline handler at module level)."""
     handler: str | None = None
-    """A handler another module declares (Django's ``views.detail``): ``module:MOD#NAME``, a function or a class
-    (a class-based view: each of its methods named for a method handles the route of that method)."""
+    """A handler another module declares: ``module:MOD#NAME`` (Django's ``views.detail``: a function, or a class-based
+    view, each of whose methods named for an HTTP method handles the route of that method), ``func:PKG#NAME`` or
+    ``method:PKG#NAME`` (Go: the one function or method of that name in the package)."""
     line: int = 0
     column: int = 0
     """Where the registration stands (the decorator, the ``app.get(...)`` call, the annotation)."""
@@ -209,7 +210,7 @@ class MountDecl:
     child: str = ""
     """What is mounted: ``local:NAME`` (a router of this file), ``module:MOD#NAME`` (a router named NAME in the
     module MOD; ``#`` alone: the module's application), ``path:PATH#NAME`` (the file at PATH, any of the language's
-    suffixes), ``func:DIR#NAME`` (the router the function NAME of the package in folder DIR registers on)."""
+    suffixes), ``func:PKG#NAME`` (the router the function NAME of the package PKG builds, Go)."""
     line: int = 0
 
 
@@ -222,8 +223,9 @@ class RequestDecl:
     url: str
     """The URL as far as the code decides it, normalized: a path (``/users/{}``) or ``scheme://host/path``."""
     base: str | None = None
-    """A base joined in front of ``url`` that another file declares: ``module:MOD#NAME`` or ``path:PATH#NAME`` (a
-    constant of ``HttpFacts.constants`` there); None: ``url`` is whole."""
+    """A base joined in front of ``url`` that another file declares: ``module:MOD#NAME``, ``path:PATH#NAME`` or
+    ``pkg:PKG#NAME`` (a constant of ``HttpFacts.constants`` there; Go: of any file of the package); None: ``url``
+    is whole."""
     scope: tuple[str, int, int] | None = None
     """The calling function or method: (name, first line, last line); None: the module."""
     line: int = 0

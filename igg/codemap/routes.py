@@ -120,6 +120,8 @@ class _Join:
 
     def __init__(self, files: Sequence[FileFacts]) -> None:
         self.files = [f for f in files if f.http]
+        self.all = files
+        self._packages: dict[str, list[FileFacts]] | None = None
         self.modules = {f.module: f for f in files}
         self.by_module = {f.module: f for f in self.files}
         self.by_stem: dict[str, FileFacts] = {}
@@ -146,9 +148,16 @@ class _Join:
         if target is not None:
             return [(target.path, target.exports.get(name, name) if name else "")]
         if kind == "func":
-            return [(g.path, f"{name}()") for g in self.files if g.http and g.path.rpartition("/")[0] == where
-                    and f"{name}()" in g.http.routers]
+            return [(g.path, f"{name}()") for g in self.in_package(where) if g.http and f"{name}()" in g.http.routers]
         return []
+
+    def in_package(self, package: str) -> list[FileFacts]:
+        """The files of ``package`` (Go's import path)."""
+        if self._packages is None:
+            self._packages = {}
+            for f in self.all:
+                self._packages.setdefault(f.package, []).append(f)
+        return self._packages.get(package, [])
 
     def prefixes(self, router: RouterId, depth: int = 0) -> list[str]:
         """Every absolute prefix of ``router``: its mounts' (each under its parent's prefixes) and its own."""
@@ -163,7 +172,12 @@ class _Join:
     def handlers(self, ref: str, method: str) -> list[tuple[str, str]]:
         """(method, symbol key) of the handler ``ref`` (``module:MOD#NAME``) names: a function, or each method of a
         class named for an HTTP method (a class-based view); none when the tree does not declare it."""
-        where, _, name = ref.partition(":")[2].rpartition("#")
+        kind, _, rest = ref.partition(":")
+        where, _, name = rest.rpartition("#")
+        if kind in ("func", "method"):  # Go: a function or method of the package ``where``, if one alone
+            found = [(method, callable_key(c, g.package)) for g in self.in_package(where) for c in g.callables
+                     if c.name == name and (c.owner is None) == (kind == "func")]
+            return found if len(found) == 1 else []
         f = self.modules.get(where)
         if f is None:
             return []
@@ -179,8 +193,12 @@ class _Join:
         with another file's constant is written ``<REF>rest`` (``constant``)."""
         kind, _, rest = ref.partition(":")
         where, _, name = rest.rpartition("#")
-        target = self.by_module.get(where) if kind == "module" else self.by_stem.get(where)
-        found = self.constants.get((target.path, target.exports.get(name, name))) if target is not None else None
+        if kind == "pkg":  # Go: a constant of any file of the package
+            found = next((self.constants[(g.path, name)] for g in self.in_package(where)
+                          if (g.path, name) in self.constants), None)
+        else:
+            target = self.by_module.get(where) if kind == "module" else self.by_stem.get(where)
+            found = self.constants.get((target.path, target.exports.get(name, name))) if target is not None else None
         if found is not None and found.startswith("<"):
             inner, _, tail = found[1:].partition(">")
             head = self.base(inner, depth + 1) if depth < 8 else None
