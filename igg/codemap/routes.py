@@ -184,9 +184,9 @@ class _Join:
         for c in f.callables:
             if c.owner is None and c.name == name:
                 return [(method, callable_key(c, f.package))]
-        found = [t.qualified for t in f.types if t.name == name]
+        view = next((t.qualified for t in f.types if t.name == name), None)
         return [(c.name.upper(), callable_key(c, f.package)) for c in f.callables
-                if found and c.owner == found[0] and c.name.upper() in METHODS]
+                if view is not None and c.owner == view and c.name.upper() in METHODS]
 
     def base(self, ref: str, depth: int = 0) -> str | None:
         """The constant a request's ``base`` names, or None when the tree does not say it. A constant that starts

@@ -15,8 +15,8 @@ from typing import Any
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.codemap.java.http import HINT, http_facts
 from igg.codemap.java.func import type_arguments
+from igg.codemap.java.http import HINT, http_facts
 from igg.codemap.java.syntax import (
     arg_nodes,
     array_dims,

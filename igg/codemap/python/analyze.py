@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 
 from igg.codemap.columns import Columns
-from igg.codemap.python.http import HINT, http_facts
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.python.http import HINT, http_facts
 from igg.codemap.sql import tables_at
 
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
