@@ -39,7 +39,7 @@ def _truth() -> tuple[set[Edge], set[str]]:
             none.add(parts[1])
         else:
             label, source, site, service, method, path = parts
-            edges.add((label, source, site, f"{'' if service == '-' else service} {method} {path}"))
+            edges.add((label, source, site, f"{'(none)' if service == '-' else service} {method} {path}"))
     return edges, none
 
 
@@ -70,7 +70,7 @@ def test_routes_and_requests_of_four_languages_are_the_truth_lines_exact(model: 
     assert truth - found == set()  # recall 1.0
     assert not {e[2] for e in found} & none  # another host, a run-time path, two services alike: nothing
     routes = {k: s.properties for k, s in model.symbols.items() if s.label == "Route"}
-    assert {p["service"] for p in routes.values()} == {"users", "web", "orders", "billing", ""}
+    assert {p["service"] for p in routes.values()} == {"users", "web", "orders", "billing", "(none)"}
     assert sorted(p["name"] for p in routes.values() if p.get("handled") is False) == ["GET /api/nowhere",
                                                                               "PUT /api/orders/{}/status"]
 
@@ -128,3 +128,43 @@ def test_an_update_after_an_http_edit_equals_a_fresh_map(mapped: Path, tmp_path:
     after = graph_of(store, "m")
     assert after == graph_of(fresh, "f")
     assert after != before
+
+
+RULES = """
+[[rules]]
+name = "unused"
+kind = "unused_route"
+select = { type = "Route", path = "/api/*" }
+
+[[rules]]
+name = "unknown"
+kind = "unknown_route"
+
+[[rules]]
+name = "web-not-admin"
+kind = "forbidden"
+edges = ["REQUESTS"]
+from = { path = "web/*" }
+to = { type = "Route", path = "/admin/*" }
+"""
+
+
+def test_check_lists_unused_and_unknown_routes_forbids_requests_across_services_and_finds_service_cycles(
+        tmp_path: Path) -> None:
+    from igg.codemap.checking import run_check
+    from igg.service import cycles
+
+    (tmp_path / "igg.toml").write_text(RULES)
+    report = run_check(tmp_path / "igg.toml", paths=[TREE])
+    found = {(v.rule, v.path[0].source, v.path[0].target, f"{v.path[0].file}:{v.path[0].line}") for v in report.violations}
+    assert found == {
+        ("unused", "example.com/orders/api.setStatus", "PATCH /api/orders/{}/status", "orders/api/routes.go:16"),
+        ("unused", "example.com/orders/api.handlers.replaceItems", "PUT /api/orders/{}/items", "orders/api/routes.go:19"),
+        ("unknown", "web/src/pages/orders.notFound", "GET /api/nowhere", "web/src/pages/orders.ts:37"),
+        ("unknown", "com.acme.billing.OrdersClient.refund", "PUT /api/orders/{}/status",
+         "billing/src/main/java/com/acme/billing/OrdersClient.java:28"),
+        ("web-not-admin", "web/src/pages/admin.reindexAll", "POST /admin/reindex", "web/src/pages/admin.ts:14"),
+        ("web-not-admin", "web/src/pages/admin.AdminPanel.remove", "DELETE /admin/users/{}", "web/src/pages/admin.ts:27"),
+    }
+    [cycle] = cycles([TREE], level="service")
+    assert cycle.message.startswith("3 services depend on each other in a cycle (billing, orders, users)")

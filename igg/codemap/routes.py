@@ -8,7 +8,7 @@ route becomes a ``Route`` node (service, method, path) its handler ``HANDLES``, 
 decides (its base a constant of the tree) ``REQUESTS`` the one route it matches. Precision first: a request to a
 host outside the tree (a dotted public name: ``api.stripe.com``) draws nothing, nor one whose path is built at
 run time, nor one two services could serve alike; an internal request that matches no route reaches a Route of
-no service with ``handled: false`` (``igg check``'s ``unknown_route``).
+service ``(none)`` with ``handled: false`` (``igg check``'s ``unknown_route``).
 
 A *service* is the top-level folder of a file (``web/``, ``orders/``); a request to ``http://orders:8080/...``
 (a host of one label, as a compose file names services) is matched among the routes of service ``orders`` first.
@@ -93,13 +93,19 @@ def constant(base: str | None, text: str) -> str | None:
     return normalize(text) if text.startswith("/") else None
 
 
+ROOT = "(root)"
+"""The service of the files at the root of the tree."""
+NOWHERE = "(none)"
+"""The service of a Route no code of the tree handles (``handled: false``)."""
+
+
 def service_of(path: str) -> str:
     """The service a file belongs to: its top-level folder, below folders that group services (``services/``,
-    ``apps/``); ``""`` for a file at the root."""
+    ``apps/``); ``ROOT`` for a file at the root."""
     parts = path.split("/")[:-1]
     while len(parts) > 1 and parts[0] in _GROUPS:
         parts = parts[1:]
-    return parts[0] if parts else ""
+    return parts[0] if parts else ROOT
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +303,6 @@ def _requests(run: _Join, f: FileFacts, http: HttpFacts, routes: list[_Route], s
         if found:
             key = found[0].key
         else:
-            key, props = _route_symbol("", q.method, path, False)
+            key, props = _route_symbol(NOWHERE, q.method, path, False)
             symbol(plan, key, "Route", props)
         rel(Relation("REQUESTS", _scope_key(f, q.scope), key, q.line, q.column))
