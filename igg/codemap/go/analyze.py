@@ -34,7 +34,7 @@ from typing import Any
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.codemap.go.http import HINT, http_facts
+from igg.codemap.go.http import hinted, http_facts
 from igg.codemap.go.scope import Scope, base_type, bound, node_text, scope_node
 from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
@@ -487,7 +487,7 @@ def analyze_go(path: str, text: str, module: str | None = None) -> FileFacts:
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
         facts.error_line = first_error_line(tree.root_node)
-    if HINT.search(text):
+    if hinted(text):
         facts.http = http_facts(tree.root_node, facts, Columns(text))
     return facts
 

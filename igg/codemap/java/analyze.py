@@ -16,7 +16,7 @@ from typing import Any
 from igg.codemap.columns import Columns
 from igg.codemap.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.java.func import type_arguments
-from igg.codemap.java.http import HINT, http_facts
+from igg.codemap.java.http import hinted, http_facts
 from igg.codemap.java.syntax import (
     arg_nodes,
     array_dims,
@@ -466,7 +466,7 @@ def analyze_java(path: str, text: str) -> FileFacts:
     columns = Columns(text)
     facts = _Analyzer(path, columns).run(tree.root_node)
     facts.lines = text.count("\n") + 1
-    if HINT.search(text):
+    if hinted(text):
         facts.http = http_facts(tree.root_node, facts, columns)
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"

@@ -17,8 +17,13 @@ from igg.codemap.columns import Columns
 from igg.codemap.facts import FileFacts, HttpFacts, RequestDecl, RouteDecl
 from igg.codemap.routes import METHODS, join_paths, normalize
 
-HINT = re.compile(r"springframework|RestTemplate|WebClient|https?://")
+HINTS = ("springframework", "RestTemplate", "WebClient")
 """A file without any of these has no route nor request (its tree is not walked again)."""
+
+
+def hinted(text: str) -> bool:
+    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
+    return any(h in text for h in HINTS)
 
 _MAPPINGS = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
              "PatchMapping": "PATCH", "RequestMapping": "*"}

@@ -14,7 +14,7 @@ import ast
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.codemap.python.http import HINT, http_facts
+from igg.codemap.python.http import hinted, http_facts
 from igg.codemap.sql import tables_at
 
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
@@ -416,6 +416,6 @@ def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts
     columns = Columns(text)
     facts = _Analyzer(path, tree, columns, module).run()
     facts.lines = text.count("\n") + 1
-    if HINT.search(text):
+    if hinted(text):
         facts.http = http_facts(tree, facts, columns)
     return facts

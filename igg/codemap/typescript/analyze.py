@@ -25,7 +25,7 @@ from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, TypeDecl
 from igg.codemap.syntax import first_error_line
 from igg.codemap.typescript.bodies import Bodies
-from igg.codemap.typescript.http import HINT, http_facts
+from igg.codemap.typescript.http import hinted, http_facts
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
 TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
@@ -424,8 +424,8 @@ def analyze_typescript(path: str, text: str, module: str | None = None) -> FileF
     analyzer.bodies(tree.root_node, query)
     facts = analyzer.facts
     facts.exports = analyzer.exports
-    if HINT.search(text):
-        facts.http = http_facts(tree.root_node, facts, Columns(text))
+    if hinted(text):
+        facts.http = http_facts(tree.root_node, facts, Columns(text), analyzer.call_nodes, text)
     if tree.root_node.has_error:
         line = first_error_line(tree.root_node)
         facts.error, facts.error_line = "syntax error (tree-sitter recovered; facts may be partial)", line

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from igg.codemap.columns import Columns
@@ -18,10 +19,16 @@ from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, Rout
 from igg.codemap.routes import METHODS, constant, normalize
 from igg.codemap.typescript.syntax import text_of
 
-HINT = re.compile(r"express|fetch\s*\(|axios|https?://|Router\s*\(|(?i:base_?url|api_?base)")
-"""A file without any of these has no route nor request (its tree is not walked again)."""
+HINTS = ("express", "fetch", "axios", "http://", "https://", "Router", "baseURL", "BASE", "base_url", "Base")
+"""A file without any of these has no route nor request (its tree is not read again)."""
+
+
+def hinted(text: str) -> bool:
+    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
+    return any(h in text for h in HINTS)
 
 _VERBS = {**{m.lower(): m for m in METHODS}, "all": "*"}
+_RELEVANT = {*_VERBS, "use"}
 _FUNCTIONS = ("function_declaration", "generator_function_declaration", "method_definition", "arrow_function",
               "function_expression", "function")
 Value = tuple[str | None, str]
@@ -118,6 +125,24 @@ class _Http:
             env[local] = found
         else:
             env.pop(local, None)
+
+    def relevant(self, node: Any) -> bool:
+        """Whether a call the query found may be a route, a mount or a request (``fetch``, ``axios``, a method of a
+        router, a client or an imported name, a ``route(...)`` chain)."""
+        func = node.child_by_field_name("function")
+        if func is None:
+            return False
+        if func.type == "identifier":
+            return text_of(func) in ("fetch", "axios")
+        if func.type != "member_expression" or text_of(func.child_by_field_name("property")) not in _RELEVANT:
+            return False
+        obj = func.child_by_field_name("object")
+        if obj is None:
+            return False
+        if obj.type == "call_expression":
+            return True
+        name = text_of(obj)
+        return name == "axios" or name in self.http.routers or name in self.clients or name in self.imported
 
     def call(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
         func = node.child_by_field_name("function")
@@ -266,9 +291,30 @@ def _clean(url: str) -> str:
     return m.group(1) + normalize(m.group(2)) if m else normalize(url) if url else ""
 
 
-def http_facts(root: Any, facts: FileFacts, columns: Columns) -> HttpFacts | None:
-    """The routes, routers, mounts, requests and URL constants of the file whose tree is ``root``."""
+_PAREN = re.compile(r"\s*\(")
+
+
+def _calls(text: str, imported: Iterable[str]) -> bool:
+    """Whether the file may register a route or make a request: it names ``axios``, ``express`` or ``Router(``,
+    calls ``fetch(`` bare, or calls a verb on an imported name (else only its constants are read: no query runs).
+    Substring tests first: a regex over the whole text costs more than the rest."""
+    if "axios" in text or "express" in text or "Router(" in text:
+        return True
+    i = text.find("fetch")
+    while i >= 0:
+        if (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "._$")) and _PAREN.match(text, i + 5):
+            return True
+        i = text.find("fetch", i + 5)
+    return any(f"{n}.{v}(" in text for n in imported for v in _VERBS)
+
+
+def http_facts(root: Any, facts: FileFacts, columns: Columns, calls: list[Any], text: str) -> HttpFacts | None:
+    """The routes, routers, mounts, requests and URL constants of the file whose tree is ``root`` (``calls``: its
+    calls, in document order, as the analyzer's query found them): the module's
+    declarations first (routers, clients, constants, named functions), then each call a query finds that may be
+    a route or a request, with the locals of the functions around it (declared before it)."""
     http = _Http(facts, columns)
+    env: dict[str, Value] = {}
     for node in root.named_children:  # named functions first: a route may name one declared below it
         inner = node.named_children[0] if node.type == "export_statement" and node.named_children else node
         for each in [inner, *(d.child_by_field_name("value") for d in inner.named_children
@@ -277,8 +323,14 @@ def http_facts(root: Any, facts: FileFacts, columns: Columns) -> HttpFacts | Non
                 named = _named(each)
                 if named is not None:
                     http.functions[named[0]] = named
-    env: dict[str, Value] = {}
-    _walk(http, root, env, None, True)
+        if inner.type in ("lexical_declaration", "variable_declaration"):
+            for d in inner.named_children:
+                if d.type == "variable_declarator":
+                    http.declare(d, env, True)
+    local: dict[int, list[Any]] = {}  # function -> the declarators inside it (not in a nested function), when read
+    for call in calls if _calls(text, http.imported) else ():
+        if http.relevant(call):  # most calls, and most ``x.get(...)`` (maps, headers): their locals are not read
+            http.call(call, _env(http, call, env, local), http.enclosing(call))
     for name, (base, text) in env.items():
         kept = constant(base, text)
         if kept is not None:
@@ -286,19 +338,39 @@ def http_facts(root: Any, facts: FileFacts, columns: Columns) -> HttpFacts | Non
     return http.http or None
 
 
-def _walk(http: _Http, node: Any, env: dict[str, Value], scope: Scope, top: bool) -> None:
-    for child in node.named_children:
-        kind = child.type
-        if kind in _FUNCTIONS:
-            named = _named(child)
-            _walk(http, child, dict(env), named or scope, False)
-            continue
-        if kind == "class_declaration" or kind == "class":
-            _walk(http, child, dict(env), scope, False)
-            continue
-        if kind == "call_expression":
-            http.call(child, env, scope)
-        _walk(http, child, env, scope, top and kind in ("export_statement", "lexical_declaration",
-                                                        "variable_declaration"))
-        if kind == "variable_declarator":
-            http.declare(child, env, top)
+def _function(node: Any) -> Any:
+    node = node.parent
+    while node is not None and node.type not in _FUNCTIONS:
+        node = node.parent
+    return node
+
+
+def _declarators(fn: Any) -> list[Any]:
+    """The variable declarators of function ``fn``'s own body (nested functions left out), in source order."""
+    out, stack = [], list(reversed(fn.named_children))
+    while stack:
+        node = stack.pop()
+        if node.type == "variable_declarator":
+            out.append(node)
+        if node.type not in _FUNCTIONS:
+            stack.extend(reversed(node.named_children))
+    return out
+
+
+def _env(http: _Http, call: Any, top: dict[str, Value], local: dict[int, list[Any]]) -> dict[str, Value]:
+    """The names bound where ``call`` stands: the module's, then each enclosing function's declared before it."""
+    chain = []
+    node = _function(call)
+    while node is not None:
+        chain.append(node)
+        node = _function(node)
+    if not chain:
+        return top
+    env = dict(top)
+    for fn in reversed(chain):
+        if fn.id not in local:
+            local[fn.id] = _declarators(fn)
+        for d in local[fn.id]:
+            if d.start_byte < call.start_byte:
+                http.declare(d, env, False)
+    return env
