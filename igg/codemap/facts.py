@@ -205,6 +205,9 @@ class MountDecl:
 
     prefix: str
     """The normalized prefix."""
+    base: str | None = None
+    """A constant of another file the prefix starts with (as ``RequestDecl.base``), ``?`` when the code does not
+    decide the prefix (the mounted routes are then left out), None: ``prefix`` is whole."""
     router: str = ""
     """The router it is mounted on (``""``: the application)."""
     child: str = ""
@@ -240,6 +243,10 @@ class HttpFacts:
     routes: list[RouteDecl] = field(default_factory=list)
     routers: dict[str, str] = field(default_factory=dict)
     """Local router name -> its own prefix (``APIRouter(prefix="/users")``; ``""`` when it has none)."""
+    mounted_only: list[str] = field(default_factory=list)
+    """Routers that serve nothing until mounted (``APIRouter``, ``Blueprint``, Express ``Router()``): when no mount
+    of the tree is known, their routes are left out (their prefix is not known), where an application's routes
+    stand at the root."""
     mounts: list[MountDecl] = field(default_factory=list)
     requests: list[RequestDecl] = field(default_factory=list)
     constants: dict[str, str] = field(default_factory=dict)

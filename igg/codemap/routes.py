@@ -78,7 +78,7 @@ def external_host(host: str) -> bool:
     return "." in host or ":" in host or host.startswith("{")
 
 
-_GROUPS = frozenset({"apps", "services", "packages", "projects", "backend", "backends", "servers", "src"})
+_GROUPS = frozenset({"apps", "services", "packages", "projects"})
 """Folders that group services rather than being one (``services/orders``: the service is ``orders``)."""
 
 
@@ -136,13 +136,18 @@ class _Join:
             self.by_stem.setdefault(stem, f)
             if stem.endswith("/index"):
                 self.by_stem.setdefault(stem[:-6], f)
-        self.mounted: dict[RouterId, list[tuple[RouterId, str]]] = {}
+        self.constants = {(f.path, k): v for f in self.files if f.http for k, v in f.http.constants.items()}
+        self.mounted: dict[RouterId, list[tuple[RouterId, str | None]]] = {}
+        """Router -> (the router it is mounted on, the prefix there: None when the code does not decide it)."""
         for f in self.files:
             assert f.http is not None
             for m in f.http.mounts:
+                prefix: str | None = m.prefix
+                if m.base is not None:
+                    base = self.base(m.base) if m.base != "?" else None
+                    prefix = None if base is None else join_paths(base, m.prefix)
                 for child in self.children(f, m.child):
-                    self.mounted.setdefault(child, []).append(((f.path, m.router), m.prefix))
-        self.constants = {(f.path, k): v for f in self.files if f.http for k, v in f.http.constants.items()}
+                    self.mounted.setdefault(child, []).append(((f.path, m.router), prefix))
 
     def children(self, f: FileFacts, ref: str) -> list[RouterId]:
         """The routers a mount's ``child`` reference names."""
@@ -171,8 +176,8 @@ class _Join:
         own = f.http.routers.get(router[1], "") if f is not None and f.http else ""
         mounts = self.mounted.get(router, [])
         if not mounts or depth > 12:
-            return [own]
-        return sorted({join_paths(p, prefix, own) for parent, prefix in mounts
+            return [] if f is not None and f.http and router[1] in f.http.mounted_only else [own]
+        return sorted({join_paths(p, prefix, own) for parent, prefix in mounts if prefix is not None
                        for p in self.prefixes(parent, depth + 1)})
 
     def handlers(self, ref: str, method: str) -> list[tuple[str, str]]:

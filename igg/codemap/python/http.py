@@ -63,6 +63,10 @@ class _Http:
                 self.modules.setdefault(local, i.target)
         self.clients: dict[str, Value] = {}
         """Client names (``client``, ``self.client``) -> their base URL."""
+        self.aliases: dict[str, str] = {}
+        """A second name of a router -> its first (``users_router = r = APIRouter()``)."""
+        self.classes: dict[str, dict[str, Value]] = {}
+        """Module-level classes -> their string attributes (a settings class)."""
 
     # values -------------------------------------------------------------------------------------------------
     def value(self, node: ast.expr | None, env: dict[str, Value]) -> Value | None:
@@ -74,6 +78,12 @@ class _Http:
                 return env[node.id]
             ref = self.imported.get(node.id)
             return (ref, "") if ref is not None else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):  # settings.API_PREFIX
+            dotted = f"{node.value.id}.{node.attr}"
+            if dotted in env:
+                return env[dotted]
+            ref = self.imported.get(node.value.id)
+            return (f"{ref}.{node.attr}", "") if ref is not None else None
         if isinstance(node, ast.JoinedStr):
             return self._concat([self.value(v.value, env) if isinstance(v, ast.FormattedValue) else self.value(v, env)
                                  for v in node.values])
@@ -115,24 +125,30 @@ class _Http:
 
     # servers ------------------------------------------------------------------------------------------------
     def routers(self, stmt: ast.stmt, env: dict[str, Value]) -> None:
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        if not (isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)):
             return
         call = stmt.value
+        first = stmt.targets[0].id  # type: ignore[attr-defined]
         if isinstance(call, ast.Call):
             name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
             if name in _APPS:
                 key = _APPS[name]
                 prefix = next((self.value(k.value, env) for k in call.keywords if k.arg == key), None) if key else None
-                self.http.routers[stmt.targets[0].id] = normalize(prefix[1]) if prefix and not prefix[0] else ""
-        if stmt.targets[0].id == "urlpatterns" and isinstance(call, ast.List | ast.BinOp):
+                self.http.routers[first] = normalize(prefix[1]) if prefix and not prefix[0] else ""
+                if key is not None:  # APIRouter, Blueprint: served where an application includes them
+                    self.http.mounted_only.append(first)
+                for other in stmt.targets[1:]:  # users_router = r = APIRouter(): r is users_router
+                    self.aliases[other.id] = first  # type: ignore[attr-defined]
+        if first == "urlpatterns" and isinstance(call, ast.List | ast.BinOp):
             self.http.routers.setdefault("urlpatterns", "")
             self.django(call, "", env)
 
     def decorated(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, env: dict[str, Value]) -> None:
         for d in fn.decorator_list:
             if not (isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and isinstance(d.func.value, ast.Name)
-                    and d.func.value.id in self.http.routers and d.args):
+                    and self.aliases.get(d.func.value.id, d.func.value.id) in self.http.routers and d.args):
                 continue
+            router = self.aliases.get(d.func.value.id, d.func.value.id)
             path = self.value(d.args[0], env)
             if path is None or path[0] is not None:
                 continue
@@ -144,7 +160,7 @@ class _Http:
             else:
                 continue
             for m in methods:
-                self.http.routes.append(RouteDecl(method=m, path=normalize(path[1]), router=d.func.value.id,
+                self.http.routes.append(RouteDecl(method=m, path=normalize(path[1]), router=router,
                                                   scope=_scope(fn), line=d.lineno,
                                                   column=self.columns(d.lineno, d.col_offset)))
 
@@ -164,9 +180,10 @@ class _Http:
         key = "prefix" if func.attr == "include_router" else "url_prefix"
         prefix = next((self.value(k.value, env) for k in call.keywords if k.arg == key), (None, ""))
         child = self._child(call.args[0])
-        if prefix is not None and prefix[0] is None and child is not None:
-            self.http.mounts.append(MountDecl(prefix=normalize(prefix[1]), router=func.value.id, child=child,
-                                              line=call.lineno))
+        if child is not None:  # a prefix the code does not decide: the mount's routes are left out
+            self.http.mounts.append(MountDecl(prefix=normalize(prefix[1]) if prefix is not None else "",
+                                              base="?" if prefix is None else prefix[0], router=func.value.id,
+                                              child=child, line=call.lineno))
 
     def _child(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name):
@@ -282,6 +299,9 @@ def _constant(http: _Http, stmt: ast.stmt, env: dict[str, Value]) -> None:
     else:
         return
     http.client(target, node, env)
+    if isinstance(target, ast.Name) and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+            node.func.id in http.classes):  # settings = Settings(): its attributes as the class declares them
+        env.update({f"{target.id}.{k}": v for k, v in http.classes[node.func.id].items()})
     if isinstance(target, ast.Name):
         value = http.value(node, env)
         if value is not None:
@@ -297,7 +317,10 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
             _walk(http, stmt.body, dict(env), _scope(stmt), False)
             continue
         if isinstance(stmt, ast.ClassDef):
-            _walk(http, stmt.body, dict(env), scope, False)
+            attrs = dict(env)
+            _walk(http, stmt.body, attrs, scope, False)
+            if top:  # a settings class: its string attributes, for ``settings = Settings()``
+                http.classes[stmt.name] = {k: v for k, v in attrs.items() if k not in env or env[k] != v}
             continue
         if top:
             http.routers(stmt, env)

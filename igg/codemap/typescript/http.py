@@ -69,6 +69,8 @@ class _Http:
             self.imported[str(local)] = f"path:{where}#{i.member}"
         self.functions: dict[str, tuple[str, int, int]] = {}
         self.clients: dict[str, Value] = {}
+        self.request_objects: dict[str, Any] = {}
+        """Locals bound to ``new Request(url, init)``: what ``fetch(request)`` requests."""
 
     def value(self, node: Any, env: dict[str, Value]) -> Value | None:
         if node is None:
@@ -109,8 +111,7 @@ class _Http:
         local = text_of(name)
         if value.type == "call_expression":
             callee = text_of(value.child_by_field_name("function"))
-            if callee in ("express", "Router", "express.Router") and top:
-                self.http.routers[local] = ""
+            if top and self.router_expression(value, local):
                 return
             if callee == "axios.create":
                 opts = _args(value)
@@ -120,11 +121,37 @@ class _Http:
                     if top:
                         self.http.constants[local] = constant(base[0], base[1]) or "/"
                 return
+        if value.type == "new_expression" and text_of(value.child_by_field_name("constructor")) == "Request":
+            self.request_objects[local] = value  # const request = new Request('/api/token', {method: 'POST'})
+            return
         found = self.value(value, env)
         if found is not None:
             env[local] = found
         else:
             env.pop(local, None)
+
+    def router_expression(self, value: Any, local: str) -> bool:
+        """``express()``, ``Router()`` or ``Router().use(a).use('/p', b)`` bound to ``local`` (``default``: the
+        module's default export): a router, with its mounts. A ``Router()`` serves nothing until mounted."""
+        uses = []
+        node = value
+        while node is not None and node.type == "call_expression":
+            func = node.child_by_field_name("function")
+            if func is not None and func.type == "member_expression" and text_of(
+                    func.child_by_field_name("property")) == "use":
+                uses.append(node)
+                node = func.child_by_field_name("object")
+                continue
+            callee = text_of(func)
+            if callee not in ("express", "Router", "express.Router"):
+                return False
+            self.http.routers[local] = ""
+            if callee != "express":
+                self.http.mounted_only.append(local)
+            for use in reversed(uses):
+                self.mount(use, local)
+            return True
+        return False
 
     def relevant(self, node: Any) -> bool:
         """Whether a call the query found may be a route, a mount or a request (``fetch``, ``axios``, a method of a
@@ -200,16 +227,19 @@ class _Http:
 
     def mount(self, node: Any, router: str) -> None:
         args = _args(node)
-        if len(args) < 2 or args[0].type != "string" or args[-1].type != "identifier":
+        if not args or args[-1].type != "identifier":
             return
+        prefix = text_of(args[0])[1:-1] if len(args) > 1 and args[0].type == "string" else ""
         name = text_of(args[-1])
         child = f"local:{name}" if name in self.http.routers else self.imported.get(name)
-        if child is not None:
-            self.http.mounts.append(MountDecl(prefix=normalize(text_of(args[0])[1:-1]), router=router, child=child,
+        if child is not None:  # app.use('/p', router), app.use(router); a middleware named alike is no router there
+            self.http.mounts.append(MountDecl(prefix=normalize(prefix), router=router, child=child,
                                               line=node.start_point[0] + 1))
 
     def fetch(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
         args = _args(node)
+        if len(args) == 1 and args[0].type == "identifier" and text_of(args[0]) in self.request_objects:
+            args = _args(self.request_objects[text_of(args[0])])  # fetch(request) of a new Request(url, init)
         method = self.method(_prop(args[1], "method")) if len(args) > 1 else "GET"
         if args and method:
             self.request(node, node.child_by_field_name("function"), method, self.value(args[0], env), scope)
@@ -323,6 +353,8 @@ def http_facts(root: Any, facts: FileFacts, columns: Columns, calls: list[Any], 
                 named = _named(each)
                 if named is not None:
                     http.functions[named[0]] = named
+        if node.type == "export_statement" and inner.type == "call_expression":  # export default Router().use(...)
+            http.router_expression(inner, "default")
         if inner.type in ("lexical_declaration", "variable_declaration"):
             for d in inner.named_children:
                 if d.type == "variable_declarator":
