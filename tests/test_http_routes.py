@@ -160,6 +160,7 @@ def test_check_lists_unused_and_unknown_routes_forbids_requests_across_services_
     assert found == {
         ("unused", "example.com/orders/api.setStatus", "PATCH /api/orders/{}/status", "orders/api/routes.go:16"),
         ("unused", "example.com/orders/api.handlers.replaceItems", "PUT /api/orders/{}/items", "orders/api/routes.go:19"),
+        ("unused", "app.routers.reports.get_report", "GET /api/v2/reports/{}", "users/app/routers/reports.py:6"),
         ("unknown", "web/src/pages/orders.notFound", "GET /api/nowhere", "web/src/pages/orders.ts:37"),
         ("unknown", "com.acme.billing.OrdersClient.refund", "PUT /api/orders/{}/status",
          "billing/src/main/java/com/acme/billing/OrdersClient.java:28"),
