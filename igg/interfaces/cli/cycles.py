@@ -47,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
 
     for i, c in enumerate(found, 1):
         print(f"cycle {i}: {plain(c.message)}")
-        print("  " + " -> ".join(plain(n) for n in [c.path[0].source, *(h.target for h in c.path)]))
+        if args.level == "service":  # each hop is one request from a service to a route of the next
+            print("  one request per step:")
+            for h in c.path:
+                print(f"    {hop_text(h)}")
+        else:
+            print("  " + " -> ".join(plain(n) for n in [c.path[0].source, *(h.target for h in c.path)]))
         print("  to break it, remove:")
         for h in c.breaking_edges:
             print(f"    {hop_text(h)}")
