@@ -169,3 +169,16 @@ def test_check_lists_unused_and_unknown_routes_forbids_requests_across_services_
     }
     [cycle] = cycles([TREE], level="service")
     assert cycle.message.startswith("3 services depend on each other in a cycle (billing, orders, users)")
+
+
+def test_the_web_view_groups_routes_by_the_service_that_handles_them(mapped: Path) -> None:
+    from igg.store import SessionStore
+    from igg.view.aggregate import grouping
+
+    _, state, _ = SessionStore(mapped / "s.db").load_state("m")
+    found = grouping(state, {}, {})
+    services = {g["id"]: g["size"] for g in found.groups if g["kind"] == "service"}
+    assert services == {"service:users": 23, "service:web": 9, "service:orders": 14, "service:billing": 8,
+                        "service:(none)": 2}
+    routes = [n for n in state.graph.nodes if state.node_type(n) == "Route"]
+    assert all(found.parents[n] == f"service:{state.node_properties(n)['service']}" for n in routes)
