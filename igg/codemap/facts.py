@@ -193,7 +193,8 @@ class RouteDecl:
     handler: str | None = None
     """A handler another module declares: ``module:MOD#NAME`` (Django's ``views.detail``: a function, or a class-based
     view, each of whose methods named for an HTTP method handles the route of that method), ``func:PKG#NAME`` or
-    ``method:PKG#NAME`` (Go: the one function or method of that name in the package)."""
+    ``method:PKG#NAME`` (Go: the one function or method of that name in the package), ``path:PATH#NAME`` (TypeScript:
+    the function a file exports as NAME; ``path:PATH#.NAME``: the one function or method NAME of that file)."""
     line: int = 0
     column: int = 0
     """Where the registration stands (the decorator, the ``app.get(...)`` call, the annotation)."""

@@ -129,6 +129,7 @@ class _Join:
         self.all = files
         self._packages: dict[str, list[FileFacts]] | None = None
         self.modules = {f.module: f for f in files}
+        self.stems = {f.path.rsplit(".", 1)[0]: f for f in files}
         self.by_module = {f.module: f for f in self.files}
         self.by_stem: dict[str, FileFacts] = {}
         for f in self.files:
@@ -188,6 +189,15 @@ class _Join:
         if kind in ("func", "method"):  # Go: a function or method of the package ``where``, if one alone
             found = [(method, callable_key(c, g.package)) for g in self.in_package(where) for c in g.callables
                      if c.name == name and (c.owner is None) == (kind == "func")]
+            return found if len(found) == 1 else []
+        if kind == "path":  # TypeScript: a function of that file (its export), or a member (``#.list``) of it
+            f = self.stems.get(where) or self.stems.get(f"{where}/index")
+            if f is None:
+                return []
+            member = name.startswith(".")
+            name = name.lstrip(".") if member else f.exports.get(name, name)
+            found = [(method, callable_key(c, f.package)) for c in f.callables
+                     if c.name == name and (member or c.owner is None)]
             return found if len(found) == 1 else []
         f = self.modules.get(where)
         if f is None:

@@ -134,12 +134,14 @@ class _Http:
         pattern = _string(args[0]) if args else None
         if method is None or pattern is None:
             return
+        methods = [method]
         if field in ("HandleFunc", "Handle"):  # Go 1.22: "GET /items/{id}", "example.com/", "/items/"
             verb, _, rest = pattern.partition(" ")
             if rest and verb in METHODS:
-                method, pattern = verb, rest.strip()
+                methods, pattern = [verb], rest.strip()
             if not pattern.startswith("/"):
                 return  # a host pattern: served for that host only
+            methods = self.gorilla_methods(node) or methods
         handler = args[-1] if len(args) > 1 else None
         if handler is not None and handler.type in ("call_expression", "type_conversion_expression") and _text(
                 handler.child_by_field_name("function") or handler.child_by_field_name("type")) == "http.HandlerFunc":
@@ -158,8 +160,18 @@ class _Http:
             scope, ref = None, (f"func:{self.imports[operand]}#{field_name}" if operand in self.imports
                                 else f"method:{self.package}#{field_name}")
         line, column = self.columns.at(at)
-        self.http.routes.append(RouteDecl(method=method, path=join_paths(router[1], pattern), router=router[0],
-                                          scope=scope, handler=ref, line=line, column=column))
+        for each in methods:
+            self.http.routes.append(RouteDecl(method=each, path=join_paths(router[1], pattern), router=router[0],
+                                              scope=scope, handler=ref, line=line, column=column))
+
+    def gorilla_methods(self, node: Any) -> list[str]:
+        """gorilla/mux's ``r.HandleFunc("/p", h).Methods("GET", http.MethodPost)``: those methods."""
+        parent = node.parent
+        if parent is None or parent.type != "selector_expression" or _text(parent.child_by_field_name("field")) != "Methods":
+            return []
+        call = parent.parent
+        found = [self.method(a) for a in _args(call)] if call is not None and call.type == "call_expression" else []
+        return [m for m in found if m is not None] if all(found) else []
 
     def strip_mount(self, node: Any, router: Router, pattern: str, handler: Any) -> None:
         """``mux.Handle("/api/", http.StripPrefix("/api", api.Router()))``: the router ``api.Router`` builds, under

@@ -310,6 +310,19 @@ def _constant(http: _Http, stmt: ast.stmt, env: dict[str, Value]) -> None:
             env.pop(target.id, None)
 
 
+def _attributes(http: _Http, cls: ast.ClassDef, env: dict[str, Value]) -> None:
+    """``self.base = BILLING_URL`` in ``__init__``: ``self.base`` for every method of the class (and clients
+    built there, ``self.client = httpx.Client(base_url=...)``)."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "__init__"),
+                None)
+    for stmt in init.body if init is not None else ():
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
+                and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == "self"):
+            value = http.value(stmt.value, env)
+            if value is not None:
+                env[f"self.{stmt.targets[0].attr}"] = value
+
+
 def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope, top: bool) -> None:
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -318,6 +331,7 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
             continue
         if isinstance(stmt, ast.ClassDef):
             attrs = dict(env)
+            _attributes(http, stmt, attrs)
             _walk(http, stmt.body, attrs, scope, False)
             if top:  # a settings class: its string attributes, for ``settings = Settings()``
                 http.classes[stmt.name] = {k: v for k, v in attrs.items() if k not in env or env[k] != v}

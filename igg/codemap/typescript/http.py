@@ -60,12 +60,18 @@ class _Http:
         self.http = HttpFacts()
         self.imported: dict[str, str] = {}
         folder = posixpath.dirname(facts.path)
+        self.namespaces: dict[str, str] = {}
+        """``import * as users from './users'``: local name -> the file's path without its suffix."""
         for i in facts.imports:
-            if i.source is None or not i.source.startswith(".") or i.member in (None, "*"):
+            if i.source is None or not i.source.startswith(".") or i.member is None:
                 continue
             local = i.alias if i.alias and not i.alias.startswith("export:") else i.member
             where = posixpath.normpath(posixpath.join(folder, i.source))
             where = where.rsplit(".", 1)[0] if re.search(r"\.[cm]?[jt]sx?$", where) else where
+            if i.member == "*":
+                if local and local != "*" and not local.startswith("export:"):
+                    self.namespaces[str(local)] = where
+                continue
             self.imported[str(local)] = f"path:{where}#{i.member}"
         self.functions: dict[str, tuple[str, int, int]] = {}
         self.clients: dict[str, Value] = {}
@@ -203,12 +209,23 @@ class _Http:
                 return
             path, args = text_of(args[0])[1:-1], args[1:]
         handler = args[-1] if args else None
-        scope = self.enclosing(node)
-        if handler is not None and handler.type == "identifier" and text_of(handler) in self.functions:
-            scope = self.functions[text_of(handler)]
+        scope, ref = self.enclosing(node), None
+        if handler is not None and handler.type == "identifier":
+            name = text_of(handler)
+            if name in self.functions:
+                scope = self.functions[name]
+            elif name in self.imported:  # import { listUsers } from './handlers'
+                ref = self.imported[name]
+        elif handler is not None and handler.type == "member_expression":  # users.list, of an imported module
+            obj, prop = handler.child_by_field_name("object"), text_of(handler.child_by_field_name("property"))
+            name = text_of(obj) if obj is not None and obj.type == "identifier" else ""
+            if name in self.namespaces:
+                ref = f"path:{self.namespaces[name]}#{prop}"
+            elif name in self.imported:  # a default-exported object or class of handlers
+                ref = f"{self.imported[name].rpartition('#')[0]}#.{prop}"
         line, column = self.columns.at(node.child_by_field_name("function").child_by_field_name("property"))
-        self.http.routes.append(RouteDecl(method=method, path=normalize(path), router=router, scope=scope, line=line,
-                                          column=column))
+        self.http.routes.append(RouteDecl(method=method, path=normalize(path), router=router, scope=scope,
+                                          handler=ref, line=line, column=column))
 
     def chained(self, node: Any, method: str) -> None:
         """``router.route('/p').get(h).post(h2)``."""
