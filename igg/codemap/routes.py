@@ -24,7 +24,7 @@ from igg.codemap.facts import FileFacts, HttpFacts
 from igg.codemap.index import callable_key
 from igg.codemap.model import FilePlan, Relation
 
-__all__ = ["METHODS", "constant", "external_host", "join", "join_paths", "normalize", "split_url"]
+__all__ = ["METHODS", "constant", "external_host", "is_test", "join", "join_paths", "normalize", "split_url"]
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 """The methods a route or request names (``*``: any)."""
@@ -80,6 +80,16 @@ def external_host(host: str) -> bool:
 
 _GROUPS = frozenset({"apps", "services", "packages", "projects"})
 """Folders that group services rather than being one (``services/orders``: the service is ``orders``)."""
+
+
+_TEST = re.compile(r"(?:^|/)(?:tests?|__tests__|e2e|testdata|src/test)/|(?:^|/)(?:test_[^/]*\.py|conftest\.py|[^/]*_test\.(?:py|go)"
+                   r"|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?)$")
+
+
+def is_test(path: str) -> bool:
+    """Whether ``path`` is a test (``*_test.go``, ``test_*.py``, ``*.spec.ts``, ``tests/``, ``src/test/``): the routes
+    a test registers and the requests it makes are no part of the system's services (their HTTP is not read)."""
+    return _TEST.search(path) is not None
 
 
 def constant(base: str | None, text: str) -> str | None:

@@ -97,6 +97,8 @@ class _Http:
 
     def call(self, node: Any, env: dict[str, Value], routers: dict[str, Router], scope: Scope) -> None:
         func = node.child_by_field_name("function")
+        if func is not None and routers:
+            self.handed(node, routers)
         if func is None or func.type != "selector_expression":
             return
         operand, field = _text(func.child_by_field_name("operand")), _text(func.child_by_field_name("field"))
@@ -117,6 +119,29 @@ class _Http:
                 self.request(node, at, method, args[1:2], env, scope)
         elif operand in self.clients and field in _CLIENT:
             self.request(node, at, _CLIENT[field], _args(node)[:1], env, scope)
+
+    def handed(self, node: Any, routers: dict[str, Router]) -> None:
+        """``register(r)``, ``users.Register(v1.Group("/users"))``: the function registers its routes on that router
+        (under the group's prefix): a mount of the router it builds (``_router_params``)."""
+        for arg in _args(node):
+            router: Router | None = None
+            if arg.type == "identifier":
+                router = routers.get(_text(arg))
+            elif arg.type == "call_expression":
+                inner = arg.child_by_field_name("function")
+                if inner is not None and inner.type == "selector_expression" and _text(
+                        inner.child_by_field_name("field")) == "Group":
+                    base = routers.get(_text(inner.child_by_field_name("operand")))
+                    prefix = _string(_args(arg)[0]) if _args(arg) else None
+                    if base is not None and prefix is not None:
+                        router = (base[0], join_paths(base[1], prefix))
+            if router is None:
+                continue
+            child = self.builder(node)
+            if child is not None:
+                self.http.mounts.append(MountDecl(prefix=router[1], router=router[0], child=child,
+                                                  line=node.start_point[0] + 1))
+            return
 
     def method(self, node: Any) -> str | None:
         text = _string(node)
@@ -276,13 +301,34 @@ def _assign(http: _Http, left: list[Any], right: list[Any], env: dict[str, Value
             env.pop(name, None)
 
 
+_ROUTER_TYPES = frozenset({"*gin.RouterGroup", "*gin.Engine", "gin.IRouter", "gin.IRoutes", "chi.Router", "*chi.Mux",
+                           "*http.ServeMux", "*mux.Router"})
+"""Parameter types of a function that registers routes on the router it is given."""
+
+
+def _router_params(http: _Http, fn: Any, name: str) -> dict[str, Router]:
+    """``func UsersRegister(router *gin.RouterGroup)``: the router ``UsersRegister()``, served where a call hands it
+    one (``users.UsersRegister(v1.Group("/users"))``: a mount)."""
+    params = fn.child_by_field_name("parameters")
+    found: dict[str, Router] = {}
+    for p in params.named_children if params is not None and fn.type == "function_declaration" else ():
+        if p.type == "parameter_declaration" and _text(p.child_by_field_name("type")).replace(" ", "") in _ROUTER_TYPES:
+            for ident in p.named_children:
+                if ident.type == "identifier":
+                    found[_text(ident)] = (f"{name}()", "")
+    if found:
+        http.http.routers[f"{name}()"] = ""
+        http.http.mounted_only.append(f"{name}()")
+    return found
+
+
 def _walk(http: _Http, node: Any, env: dict[str, Value], routers: dict[str, Router], scope: Scope, owner: str) -> None:
     for child in node.named_children:
         kind = child.type
         if kind in ("function_declaration", "method_declaration"):
             if _BODY.search(child.text):
                 named = _named(child)
-                _walk(http, child, dict(env), {}, named, named[0])
+                _walk(http, child, dict(env), _router_params(http, child, named[0]), named, named[0])
             continue
         if kind == "call_expression":
             http.call(child, env, routers, scope)

@@ -37,6 +37,7 @@ from igg.codemap.java.syntax import (
     type_text,
     written_args,
 )
+from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
 
@@ -466,7 +467,7 @@ def analyze_java(path: str, text: str) -> FileFacts:
     columns = Columns(text)
     facts = _Analyzer(path, columns).run(tree.root_node)
     facts.lines = text.count("\n") + 1
-    if hinted(text):
+    if hinted(text) and not is_test(path):
         facts.http = http_facts(tree.root_node, facts, columns)
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
