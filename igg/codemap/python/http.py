@@ -327,7 +327,10 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             http.decorated(stmt, env)
-            _walk(http, stmt.body, dict(env), _scope(stmt), False)
+            a = stmt.args
+            params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, *((a.vararg,) if a.vararg else ()),
+                                      *((a.kwarg,) if a.kwarg else ()))}
+            _walk(http, stmt.body, {k: v for k, v in env.items() if k not in params}, _scope(stmt), False)
             continue
         if isinstance(stmt, ast.ClassDef):
             attrs = dict(env)
