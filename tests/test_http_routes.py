@@ -161,6 +161,7 @@ def test_check_lists_unused_and_unknown_routes_forbids_requests_across_services_
         ("unused", "example.com/orders/api.setStatus", "PATCH /api/orders/{}/status", "orders/api/routes.go:16"),
         ("unused", "example.com/orders/api.handlers.replaceItems", "PUT /api/orders/{}/items", "orders/api/routes.go:19"),
         ("unused", "app.routers.reports.get_report", "GET /api/v2/reports/{}", "users/app/routers/reports.py:6"),
+        ("unused", "example.com/orders/api.audit", "GET /api/audit/{}", "orders/api/routes.go:22"),
         ("unknown", "web/src/pages/orders.notFound", "GET /api/nowhere", "web/src/pages/orders.ts:37"),
         ("unknown", "com.acme.billing.OrdersClient.refund", "PUT /api/orders/{}/status",
          "billing/src/main/java/com/acme/billing/OrdersClient.java:28"),
@@ -178,7 +179,7 @@ def test_the_web_view_groups_routes_by_the_service_that_handles_them(mapped: Pat
     _, state, _ = SessionStore(mapped / "s.db").load_state("m")
     found = grouping(state, {}, {})
     services = {g["id"]: g["size"] for g in found.groups if g["kind"] == "service"}
-    assert services == {"service:users": 23, "service:web": 11, "service:orders": 18, "service:billing": 8,
+    assert services == {"service:users": 24, "service:web": 13, "service:orders": 19, "service:billing": 8,
                         "service:(none)": 2}
     routes = [n for n in state.graph.nodes if state.node_type(n) == "Route"]
     assert all(found.parents[n] == f"service:{state.node_properties(n)['service']}" for n in routes)

@@ -103,6 +103,12 @@ class _Http:
             return
         operand, field = _text(func.child_by_field_name("operand")), _text(func.child_by_field_name("field"))
         at = func.child_by_field_name("field")
+        inner = func.child_by_field_name("operand")
+        if inner is not None and inner.type == "call_expression":  # chi's r.With(mw).Get(...): r's route
+            callee = inner.child_by_field_name("function")
+            if callee is not None and callee.type == "selector_expression" and _text(
+                    callee.child_by_field_name("field")) == "With":
+                operand = _text(callee.child_by_field_name("operand"))
         if operand in routers or (operand == "http" and field in ("HandleFunc", "Handle")):
             router = routers.get(operand, ("", ""))
             if field in _VERBS or field == "Method":

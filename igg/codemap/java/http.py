@@ -145,12 +145,11 @@ class _Http:
 
     def web_base(self, node: Any, env: dict[str, Value]) -> Value | None:
         """The base of ``WebClient.create(url)`` / ``WebClient.builder().baseUrl(url).build()``."""
-        text = _text(node)
         while node is not None and node.type == "method_invocation":
             name = _text(node.child_by_field_name("name"))
-            if name in ("create", "baseUrl"):
-                args = _args(node)
-                return (self.value(args[0], env) if args else (None, "")) if text.startswith("WebClient") else None
+            args = _args(node)
+            if name == "baseUrl" or (name == "create" and _text(node.child_by_field_name("object")) == "WebClient"):
+                return self.value(args[0], env) if args else (None, "")
             node = node.child_by_field_name("object")
         return None
 
@@ -255,6 +254,10 @@ def _body(http: _Http, node: Any, env: dict[str, Value], scope: Scope) -> None:
                     http.declare(child.child_by_field_name("type"), d, env)
         elif child.type == "formal_parameter" and _text(child.child_by_field_name("type")) == "RestTemplate":
             http.rest.add(_text(child.child_by_field_name("name")))
+        elif child.type == "assignment_expression":  # this.client = builder.baseUrl("http://orders").build();
+            target = _text(child.child_by_field_name("left")).removeprefix("this.")
+            if target in http.web and http.web[target] is None:
+                http.web[target] = http.web_base(child.child_by_field_name("right"), env)
         elif child.type == "method_invocation":
             http.call(child, env, scope)
 

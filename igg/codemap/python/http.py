@@ -341,6 +341,10 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
             continue
         if top:
             http.routers(stmt, env)
+            if (isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name)
+                    and stmt.target.id == "urlpatterns"):  # urlpatterns += [...]
+                http.http.routers.setdefault("urlpatterns", "")
+                http.django(stmt.value, "", env)
         _constant(http, stmt, env)
         if isinstance(stmt, ast.With | ast.AsyncWith):
             for item in stmt.items:

@@ -175,7 +175,8 @@ class _Http:
         if obj.type == "call_expression":
             return True
         name = text_of(obj)
-        return name == "axios" or name in self.http.routers or name in self.clients or name in self.imported
+        return (name == "axios" or name in self.http.routers or name in self.clients or name in self.imported
+                or name in self.namespaces)
 
     def call(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
         func = node.child_by_field_name("function")
@@ -248,7 +249,8 @@ class _Http:
             return
         prefix = text_of(args[0])[1:-1] if len(args) > 1 and args[0].type == "string" else ""
         name = text_of(args[-1])
-        child = f"local:{name}" if name in self.http.routers else self.imported.get(name)
+        child = (f"local:{name}" if name in self.http.routers else self.imported.get(name)
+                 or (f"path:{self.namespaces[name]}#=" if name in self.namespaces else None))  # require(): module.exports
         if child is not None:  # app.use('/p', router), app.use(router); a middleware named alike is no router there
             self.http.mounts.append(MountDecl(prefix=normalize(prefix), router=router, child=child,
                                               line=node.start_point[0] + 1))
@@ -278,6 +280,8 @@ class _Http:
             base = self.clients[receiver]
         elif receiver in self.imported:
             base = (self.imported[receiver], "")
+        elif receiver in self.namespaces:  # const api = require("./api"): its module.exports
+            base = (f"path:{self.namespaces[receiver]}#=", "")
         else:
             return
         url = self.value(args[0], env) if args else None
@@ -377,7 +381,7 @@ def http_facts(root: Any, facts: FileFacts, columns: Columns, calls: list[Any], 
                 if d.type == "variable_declarator":
                     http.declare(d, env, True)
     local: dict[int, list[Any]] = {}  # function -> the declarators inside it (not in a nested function), when read
-    for call in calls if _calls(text, http.imported) else ():
+    for call in calls if _calls(text, [*http.imported, *http.namespaces]) else ():
         if http.relevant(call):  # most calls, and most ``x.get(...)`` (maps, headers): their locals are not read
             http.call(call, _env(http, call, env, local), http.enclosing(call))
     for name, (base, text) in env.items():
