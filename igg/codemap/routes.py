@@ -229,11 +229,13 @@ class _Join:
                           if (g.path, name) in self.constants), None)
         else:
             target = self.by_module.get(where) if kind == "module" else self.by_stem.get(where)
-            found = self.constants.get((target.path, target.exports.get(name, name))) if target is not None else None
+            head, dot, member = name.partition(".")  # config.apiUrl: the exported object's own name, then its key
+            local = f"{target.exports.get(head, head)}{dot}{member}" if target is not None else name
+            found = self.constants.get((target.path, local)) if target is not None else None
         if found is not None and found.startswith("<"):
             inner, _, tail = found[1:].partition(">")
-            head = self.base(inner, depth + 1) if depth < 8 else None
-            return None if head is None else head.rstrip("/") + "/" + tail.lstrip("/") if tail else head
+            start = self.base(inner, depth + 1) if depth < 8 else None
+            return None if start is None else start.rstrip("/") + "/" + tail.lstrip("/") if tail else start
         return found
 
 

@@ -84,6 +84,13 @@ class _Http:
                 return env[dotted]
             ref = self.imported.get(node.value.id)
             return (f"{ref}.{node.attr}", "") if ref is not None else None
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, str)):  # CONFIG["orders_url"], of a dict of the module or imported
+            dotted = f"{node.value.id}.{node.slice.value}"
+            if dotted in env:
+                return env[dotted]
+            ref = self.imported.get(node.value.id)
+            return (f"{ref}.{node.slice.value}", "") if ref is not None else None
         if isinstance(node, ast.JoinedStr):
             return self._concat([self.value(v.value, env) if isinstance(v, ast.FormattedValue) else self.value(v, env)
                                  for v in node.values])
@@ -302,6 +309,11 @@ def _constant(http: _Http, stmt: ast.stmt, env: dict[str, Value]) -> None:
     if isinstance(target, ast.Name) and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
             node.func.id in http.classes):  # settings = Settings(): its attributes as the class declares them
         env.update({f"{target.id}.{k}": v for k, v in http.classes[node.func.id].items()})
+    if isinstance(target, ast.Name) and isinstance(node, ast.Dict):  # CONFIG = {"orders_url": "http://..."}
+        for key, item in zip(node.keys, node.values, strict=True):
+            found = http.value(item, env) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+            if found is not None:
+                env[f"{target.id}.{key.value}"] = found  # type: ignore[union-attr]
     if isinstance(target, ast.Name):
         value = http.value(node, env)
         if value is not None:

@@ -105,6 +105,15 @@ class _Http:
                 return env[name]
             ref = self.imported.get(name)
             return (ref, "") if ref is not None else None
+        if kind == "member_expression":  # config.apiUrl, of an object literal of the file or imported
+            obj, prop = node.child_by_field_name("object"), text_of(node.child_by_field_name("property"))
+            if obj is not None and obj.type == "identifier":
+                dotted = f"{text_of(obj)}.{prop}"
+                if dotted in env:
+                    return env[dotted]
+                ref = self.imported.get(text_of(obj))
+                return (f"{ref}.{prop}", "") if ref is not None else None
+            return None
         if kind == "parenthesized_expression" and node.named_children:
             return self.value(node.named_children[0], env)
         return None
@@ -129,6 +138,13 @@ class _Http:
                 return
         if value.type == "new_expression" and text_of(value.child_by_field_name("constructor")) == "Request":
             self.request_objects[local] = value  # const request = new Request('/api/token', {method: 'POST'})
+            return
+        if value.type == "object":  # const config = { apiUrl: "http://..." }: config.apiUrl
+            for pair in value.named_children:
+                key = pair.child_by_field_name("key") if pair.type == "pair" else None
+                found = self.value(pair.child_by_field_name("value"), env) if key is not None else None
+                if found is not None:
+                    env[f"{local}.{text_of(key).strip(chr(34) + chr(39))}"] = found
             return
         found = self.value(value, env)
         if found is not None:
