@@ -97,6 +97,11 @@ EDITS: list[tuple[str, Callable[[Path], None]]] = [
     ("a client call", lambda t: _replace(t / "web/src/api.ts", 'api.get("/users")', 'api.get("/users/me/orders")')),
     ("a base constant", lambda t: _replace(t / "users/app/config.py", '"http://billing:8080/billing"',
                                            '"http://billing:8080/billing/v2"')),
+    ("a Django view's body (its route is registered in urls.py)",
+     lambda t: _replace(t / "users/legacy/shop/views.py", "def product_list(request):\n    return None",
+                        "def product_list(request):\n    product_detail(request, 1)\n    return None")),
+    ("a handler renamed in a file with no HTTP of its own",
+     lambda t: _replace(t / "web/server/handlers/users.ts", "export function show(", "export function display(")),
     ("a body with no HTTP", lambda t: _replace(t / "orders/api/handlers.go", "func stats(w http.ResponseWriter, r *http.Request)       {}",
                                                "func stats(w http.ResponseWriter, r *http.Request) {\n\treindex(w, r)\n}")),
 ]

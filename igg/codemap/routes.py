@@ -24,7 +24,8 @@ from igg.codemap.facts import FileFacts, HttpFacts
 from igg.codemap.index import callable_key
 from igg.codemap.model import FilePlan, Relation
 
-__all__ = ["METHODS", "constant", "external_host", "is_test", "join", "join_paths", "normalize", "split_url"]
+__all__ = ["METHODS", "constant", "external_host", "handler_names", "is_test", "join", "join_paths", "normalize",
+           "split_url"]
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 """The methods a route or request names (``*``: any)."""
@@ -237,6 +238,13 @@ class _Join:
             start = self.base(inner, depth + 1) if depth < 8 else None
             return None if start is None else start.rstrip("/") + "/" + tail.lstrip("/") if tail else start
         return found
+
+
+def handler_names(files: Iterable[FileFacts]) -> set[str]:
+    """The names of the handlers that routes of ``files`` name in other files (Django's views, Go's and
+    TypeScript's imported handlers): a file declaring one states no HANDLES edge of its own, the route's file
+    does, so ``--update`` links every file when a changed file declares one."""
+    return {r.handler.rpartition("#")[2].lstrip(".") for f in files if f.http for r in f.http.routes if r.handler}
 
 
 def _segments(path: str) -> tuple[str, ...]:

@@ -38,6 +38,7 @@ from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
 from igg.codemap.prepare import git_commit_soon
+from igg.codemap.routes import handler_names
 from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
@@ -237,6 +238,9 @@ def _reach(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str 
     if any(f.module in stubbed for f in new.values()):
         return None  # a stub merges into its module: not a file of its own
     olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new], bodies=False)
+    handlers = handler_names(facts)
+    if handlers and any(c.name in handlers for f in [*new.values(), *olds] if f is not None for c in f.callables):
+        return None  # a route's HANDLES edge from a changed file's handler is stated by the route's file
     names: set[str] = set()
     for f, old in zip(new.values(), olds, strict=True):
         found = changed_names(old, f) if old is not None and old.module == f.module else None
