@@ -177,6 +177,87 @@ class TypeDecl:
 
 
 @dataclass(kw_only=True, slots=True)
+class RouteDecl:
+    """An HTTP route a server registers (``igg.codemap.routes``): ``path`` is relative to its router."""
+
+    method: str
+    """GET, POST, ... or ``*`` (any method)."""
+    path: str
+    """The path as registered on its router, normalized (``routes.normalize``: every parameter ``{}``)."""
+    router: str = ""
+    """The local name of the router (``APIRouter``, ``Blueprint``, Express ``Router()``, ...) it is registered on,
+    or ``""``: the application itself (its path is absolute)."""
+    scope: tuple[str, int, int] | None = None
+    """The handler: (name, first line, last line) of the function or method declared in this file that handles it,
+    or None: the module (an inline handler at module level)."""
+    handler: str | None = None
+    """A handler another module declares: ``module:MOD#NAME`` (Django's ``views.detail``: a function, or a class-based
+    view, each of whose methods named for an HTTP method handles the route of that method), ``func:PKG#NAME`` or
+    ``method:PKG#NAME`` (Go: the one function or method of that name in the package), ``path:PATH#NAME`` (TypeScript:
+    the function a file exports as NAME; ``path:PATH#.NAME``: the one function or method NAME of that file)."""
+    line: int = 0
+    column: int = 0
+    """Where the registration stands (the decorator, the ``app.get(...)`` call, the annotation)."""
+
+
+@dataclass(kw_only=True, slots=True)
+class MountDecl:
+    """A router mounted under a prefix: ``include_router(r, prefix=)``, ``app.use('/p', r)``, ``include()``, ``Mount``."""
+
+    prefix: str
+    """The normalized prefix."""
+    base: str | None = None
+    """A constant of another file the prefix starts with (as ``RequestDecl.base``), ``?`` when the code does not
+    decide the prefix (the mounted routes are then left out), None: ``prefix`` is whole."""
+    router: str = ""
+    """The router it is mounted on (``""``: the application)."""
+    child: str = ""
+    """What is mounted: ``local:NAME`` (a router of this file), ``module:MOD#NAME`` (a router named NAME in the
+    module MOD; ``#`` alone: the module's application), ``path:PATH#NAME`` (the file at PATH, any of the language's
+    suffixes), ``func:PKG#NAME`` (the router the function NAME of the package PKG builds, Go)."""
+    line: int = 0
+
+
+@dataclass(kw_only=True, slots=True)
+class RequestDecl:
+    """An HTTP request a client makes (``fetch``, axios, requests, ``http.Get``, ``RestTemplate``, ...)."""
+
+    method: str
+    """GET, POST, ..."""
+    url: str
+    """The URL as far as the code decides it, normalized: a path (``/users/{}``) or ``scheme://host/path``."""
+    base: str | None = None
+    """A base joined in front of ``url`` that another file declares: ``module:MOD#NAME``, ``path:PATH#NAME`` or
+    ``pkg:PKG#NAME`` (a constant of ``HttpFacts.constants`` there; Go: of any file of the package); None: ``url``
+    is whole."""
+    scope: tuple[str, int, int] | None = None
+    """The calling function or method: (name, first line, last line); None: the module."""
+    line: int = 0
+    column: int = 0
+    """Where the call stands (the called name, as for CALLS)."""
+
+
+@dataclass(kw_only=True, slots=True)
+class HttpFacts:
+    """The HTTP routes, routers, mounts and requests of one file, and its constants other files' requests join."""
+
+    routes: list[RouteDecl] = field(default_factory=list)
+    routers: dict[str, str] = field(default_factory=dict)
+    """Local router name -> its own prefix (``APIRouter(prefix="/users")``; ``""`` when it has none)."""
+    mounted_only: list[str] = field(default_factory=list)
+    """Routers that serve nothing until mounted (``APIRouter``, ``Blueprint``, Express ``Router()``): when no mount
+    of the tree is known, their routes are left out (their prefix is not known), where an application's routes
+    stand at the root."""
+    mounts: list[MountDecl] = field(default_factory=list)
+    requests: list[RequestDecl] = field(default_factory=list)
+    constants: dict[str, str] = field(default_factory=dict)
+    """Module-level names bound to a URL or path string (normalized), for other files' requests to join."""
+
+    def __bool__(self) -> bool:
+        return bool(self.routes or self.mounts or self.requests or self.constants or self.routers)
+
+
+@dataclass(kw_only=True, slots=True)
 class FileFacts:
     """Everything one analyzer found in one file."""
 
@@ -203,6 +284,8 @@ class FileFacts:
     config: dict[str, Any] | None = None
     """Set on a configuration file its language's linking reads (``tsconfig.json``, ``package.json``,
     ``go.mod``): what it says, as that language's analyzer reads it. Such a file is no module of its own."""
+    http: HttpFacts | None = None
+    """The file's HTTP routes and requests (None: it has none), joined across files by ``igg.codemap.routes``."""
     names: str | None = None
     """Every identifier the facts mention, one per line between newlines (``mentioned_names``): set on facts
     kept in the cache, so that ``--update`` can tell which files a changed declaration may concern."""

@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from igg.codemap import language as languages
+from igg.codemap import routes
 from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.index import ClassLevel, Index, callable_key, type_key
 from igg.codemap.model import SITED, CodeModel, FilePlan, Relation, Symbol
@@ -58,6 +59,8 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
     try:
         for f in mapped:
             run.file(f, full=only is None or f.path in only)
+        routes.join(mapped, {p.path: p for p in run.plans}, run.symbol,
+                    lambda plan: _stating_once(plan) if only is None or plan.path in only else _discard)
     finally:
         for linker in linkers.values():
             linker.close()
@@ -85,6 +88,19 @@ def _stating(plan: FilePlan) -> Callable[[Relation], None]:
 
     def rel(r: Relation) -> None:
         append(r)
+        _site(plan, r)
+    return rel
+
+
+def _stating_once(plan: FilePlan) -> Callable[[Relation], None]:
+    """``_stating`` of a relation the plan may state already: listed once, every site kept."""
+    seen = set(plan.relations)
+    append = plan.relations.append
+
+    def rel(r: Relation) -> None:
+        if r not in seen:
+            seen.add(r)
+            append(r)
         _site(plan, r)
     return rel
 

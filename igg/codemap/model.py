@@ -40,7 +40,7 @@ class Relation:
 SITE_CAP = 10
 """The most sites an edge lists (``sites``); ``site_count`` counts them all."""
 SITED = frozenset({"IMPORTS", "IMPORTS_SYMBOL", "CALLS", "INSTANTIATES", "EXTENDS", "IMPLEMENTS", "READS_FROM",
-                   "WRITES_TO"})
+                   "WRITES_TO", "HANDLES", "REQUESTS"})
 """The relation labels whose edges carry sites (CONTAINS does not: a node's own ``file``/``line`` say where)."""
 
 Site = tuple[str, int, int]
@@ -49,7 +49,8 @@ column where the statement starts: an import statement; a call: the called name 
 Go: where their compilers put the call) or the call expression (Python, as ``ast`` has it); ``new T()`` and
 ``T()``: the expression; EXTENDS/IMPLEMENTS: the declaration of the subtype (its first modifier or
 annotation, Python: the ``class`` keyword); READS_FROM/WRITES_TO: the string literal holding the statement (or
-the name of the constant holding it)."""
+the name of the constant holding it); HANDLES: the route's registration (its decorator, annotation or
+``app.get(...)`` call); REQUESTS: the client's call (the called name)."""
 
 
 def site_properties(sites: Collection[Site]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
 from igg.codemap.prepare import git_commit_soon
+from igg.codemap.routes import handler_names
 from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
@@ -168,10 +169,11 @@ def _plan_edges(state: GraphState, sources: Iterable[str], removed: set[str],
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
     """What other files' linking reads of ``f`` besides its types and callables: module, package, language,
-    a parse error, its imports, the tables its statements name (line numbers left out), what it exports and,
-    for a configuration file, what it says."""
+    a parse error, its imports, the tables its statements name (line numbers left out), what it exports,
+    for a configuration file what it says, and its HTTP routes, mounts and requests (joined across files and
+    services: any change to them links every file again)."""
     return (f.module, f.package, f.language, f.error, [replace(i, line=0, column=0) for i in f.imports],
-            sorted({r.table for c in f.callables for r in c.sql}), f.config, f.exports)
+            sorted({r.table for c in f.callables for r in c.sql}), f.config, f.exports, f.http)
 
 
 def _declared(c: CallableDecl) -> tuple[Any, ...]:
@@ -236,6 +238,9 @@ def _reach(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str 
     if any(f.module in stubbed for f in new.values()):
         return None  # a stub merges into its module: not a file of its own
     olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new], bodies=False)
+    handlers = handler_names(facts)
+    if handlers and any(c.name in handlers for f in [*new.values(), *olds] if f is not None for c in f.callables):
+        return None  # a route's HANDLES edge from a changed file's handler is stated by the route's file
     names: set[str] = set()
     for f, old in zip(new.values(), olds, strict=True):
         found = changed_names(old, f) if old is not None and old.module == f.module else None
@@ -267,7 +272,7 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
     own: dict[str, NodeRef | None] = {}  # symbol key of the files -> its node (None: to add; int: added)
     for plan in plans:
         for key in plan.symbols:
-            if key.startswith(("package:", "table:")) or key not in placed:
+            if key.startswith(("package:", "table:", "route:")) or key not in placed:
                 continue  # shared with other files (their set is as it was), or no place in the schema
             if key in fit.model.shared:
                 return None
@@ -275,7 +280,7 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
             own[key] = state.find_identity(p.label, p.identity)
     # every other file's symbols are as they were (a schema that qualifies colliding names could rename them)
     for key, p in placed.items():
-        if key in own or key.startswith(("package:", "table:")):
+        if key in own or key.startswith(("package:", "table:", "route:")):
             continue
         found = state.find_identity(p.label, p.identity)
         if found is None or nodes[found]["properties"] != p.properties:

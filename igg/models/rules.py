@@ -117,11 +117,35 @@ class AcyclicRule(_Rule):
     kind: Literal["acyclic"]
     select: Selector = "*"
     """The nodes whose cycles count (at ``level``: modules, packages or types); default all."""
-    level: Literal["module", "package", "type"] = "module"
+    level: Literal["module", "package", "type", "service"] = "module"
     """module: modules (a member's edge counts for its module); package: a module's package; type: classes,
-    interfaces and enums (a method's edge counts for its type)."""
+    interfaces and enums (a method's edge counts for its type); service: the services of a tree (its top-level
+    folders, ``igg.codemap.routes``), one requesting another over HTTP (``REQUESTS`` to a route the other
+    ``HANDLES``; ``select`` globs their names)."""
     external: bool = False
     """Count packages outside the tree too (never part of a cycle of the tree's own imports)."""
+
+
+class _RouteRule(_Rule):
+    edges: EdgeTypes = Field(default_factory=lambda: ["HANDLES", "REQUESTS"])
+    """The edges it reads (HANDLES and REQUESTS; see docs/http-routes.md)."""
+    select: Selector = "*"
+    """unused_route: the routes judged (``{type = "Route", path = "/api/*"}``); unknown_route: the callers judged
+    (``web.*``, ``{path = "web/*"}``). Default all."""
+
+
+class UnusedRouteRule(_RouteRule):
+    """Every route the tree handles is requested by some code of the tree: a route nobody calls is listed (an
+    endpoint kept for clients outside the tree is excluded through ``select``, or the rule is a warning)."""
+
+    kind: Literal["unused_route"]
+
+
+class UnknownRouteRule(_RouteRule):
+    """Every request of the tree reaches a route the tree handles: a request of a method and path no route of
+    the tree serves (a ``Route`` with ``handled = false``) is listed."""
+
+    kind: Literal["unknown_route"]
 
 
 class AllowedOnlyRule(_Rule):
@@ -134,11 +158,11 @@ class AllowedOnlyRule(_Rule):
     """What they may depend on (besides nodes ``from`` itself picks)."""
 
 
-Rule = Annotated[ForbiddenRule | LayersRule | IndependenceRule | AcyclicRule | AllowedOnlyRule,
-                 Field(discriminator="kind")]
+Rule = Annotated[ForbiddenRule | LayersRule | IndependenceRule | AcyclicRule | AllowedOnlyRule | UnusedRouteRule
+                 | UnknownRouteRule, Field(discriminator="kind")]
 """One rule, by its ``kind``."""
 
-RULE_KINDS = ("forbidden", "layers", "independence", "acyclic", "allowed_only")
+RULE_KINDS = ("forbidden", "layers", "independence", "acyclic", "allowed_only", "unused_route", "unknown_route")
 """The kinds, in the order the docs list them."""
 
 
@@ -153,4 +177,5 @@ RULE_ADAPTER: TypeAdapter[Rule] = TypeAdapter(Rule)
 """Reads one rule table."""
 
 __all__ = ["MAX_LISTED", "RULE_ADAPTER", "RULE_KINDS", "AcyclicRule", "AllowedOnlyRule", "ForbiddenRule", "IndependenceRule",
-           "Layer", "LayerGroup", "LayersRule", "NodeSelector", "Rule", "RulesFile", "Selector", "Severity"]
+           "Layer", "LayerGroup", "LayersRule", "NodeSelector", "Rule", "RulesFile", "Selector", "Severity",
+           "UnknownRouteRule", "UnusedRouteRule"]

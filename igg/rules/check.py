@@ -10,6 +10,7 @@ the first. The work is bounded (``igg.rules.bounds.CheckBounds``): a check stops
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from fnmatch import fnmatchcase
 from itertools import permutations
 
 from igg.models.rules import (
@@ -20,6 +21,8 @@ from igg.models.rules import (
     LayerGroup,
     LayersRule,
     Rule,
+    UnknownRouteRule,
+    UnusedRouteRule,
 )
 from igg.rules.bounds import BoundReached, CheckBounds
 from igg.rules.chains import Adjacency, Chain, routes, shortest_chains
@@ -62,6 +65,8 @@ def _rule(graph: DepGraph, rule: Rule, bounds: CheckBounds) -> Iterator[Violatio
         return _independence(graph, rule, bounds)
     if isinstance(rule, AcyclicRule):
         return _acyclic(graph, rule, bounds)
+    if isinstance(rule, UnusedRouteRule | UnknownRouteRule):
+        return _routes(graph, rule, bounds)
     return _allowed_only(graph, rule, bounds)
 
 
@@ -117,7 +122,8 @@ def _forbidden(graph: DepGraph, rule: ForbiddenRule, bounds: CheckBounds) -> Ite
         seen.add(chain)
         source_part, target_part = source_parts[i], target_parts[j]
         first, last = graph.name(chain[0]), graph.name(chain[-1])
-        how = "imports" if len(chain) == 2 else f"reaches (through {len(chain) - 2} more)"
+        how = ("requests" if (chain[0], "REQUESTS", chain[1]) in graph.edges else "imports") if len(chain) == 2 else (
+            f"reaches (through {len(chain) - 2} more)")
         yield _violation(graph, rule, chain, f"{first} {how} {last}: {describe(source_part)} may not "
                          f"depend on {describe(target_part)}", bounds)
 
@@ -214,7 +220,8 @@ def _ordered(graph: DepGraph, rule: LayersRule | IndependenceRule, layers: list[
         bounds.visit(len(every))
         for chain in _pair_chains(graph, rule, lows, highs, every - lows - highs, bounds):
             first, last = graph.name(chain[0]), graph.name(chain[-1])
-            how = "imports" if len(chain) == 2 else f"reaches (through {len(chain) - 2} more)"
+            how = ("requests" if (chain[0], "REQUESTS", chain[1]) in graph.edges else "imports") if len(chain) == 2 else (
+            f"reaches (through {len(chain) - 2} more)")
             yield _violation(graph, rule, chain, f"{first} {how} {last}: {low_name} may not depend on "
                              f"{high_name}, {why}", bounds)
 
@@ -260,7 +267,8 @@ CUT_SHOWN = 3
 def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterator[Violation]:
     bounds.visit(len(graph.nodes) * (1 + len(parts(rule.select))) + len(graph.edges))
     level = level_graph(graph, rule.level, rule.edges, external=rule.external)
-    among = pick(graph, rule.select, among=level.names)
+    among = pick(graph, rule.select, among=level.names) if rule.level != "service" else {
+        n for n, name in level.names.items() for s in parts(rule.select) if isinstance(s, str) and fnmatchcase(name, s)}
     for cycle in find_cycles(level, among):
         bounds.admit(len(cycle.path) - 1 + sum(len(level.edges[arc]) for arc in cycle.breaking))
         name = level.names.__getitem__
@@ -289,3 +297,34 @@ def _allowed_only(graph: DepGraph, rule: AllowedOnlyRule, bounds: CheckBounds) -
                              f"{graph.name(e.source)} depends on {graph.name(e.target)} ({e.type}): "
                              f"{describe(rule.from_)} may depend only on {describe(rule.to)}", bounds)
 
+
+
+def _routes(graph: DepGraph, rule: UnusedRouteRule | UnknownRouteRule, bounds: CheckBounds) -> Iterator[Violation]:
+    """unused_route: a route the tree HANDLES that nothing REQUESTS; unknown_route: a REQUESTS edge to a route
+    nothing HANDLES (each among ``select``: the routes, the callers)."""
+    bounds.visit(len(graph.nodes) * len(parts(rule.select)) + len(graph.edges))
+    picked = pick(graph, rule.select) if "select" in rule.model_fields_set else set(graph.nodes)
+    handled: dict[str, Edge] = {}
+    requested: dict[str, list[Edge]] = {}
+    for e in graph.of_types(("HANDLES", "REQUESTS")):
+        if e.type == "HANDLES":
+            handled.setdefault(e.target, e)
+        else:
+            requested.setdefault(e.target, []).append(e)
+    if isinstance(rule, UnusedRouteRule):
+        for route, e in handled.items():
+            if route not in requested and route in picked:
+                bounds.admit(1)
+                yield Violation(rule=rule.name, kind=rule.kind, severity=rule.severity, path=[hop(graph, e)],
+                                message=f"{graph.name(route)} is handled by {graph.name(e.source)} but no code of the "
+                                        "tree requests it", key=f"{rule.name}|{graph.name(route)}")
+        return
+    for route, edges in requested.items():
+        if route in handled:
+            continue
+        for e in edges:
+            if e.source in picked:
+                bounds.admit(1)
+                yield Violation(rule=rule.name, kind=rule.kind, severity=rule.severity, path=[hop(graph, e)],
+                                message=f"{graph.name(e.source)} requests {graph.name(route)}, which no route of the "
+                                        "tree handles", key=f"{rule.name}|{graph.name(e.source)}->{graph.name(route)}")

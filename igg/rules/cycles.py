@@ -21,15 +21,17 @@ from typing import Literal
 
 import networkx as nx
 
+from igg.codemap.routes import service_of
 from igg.rules.depgraph import TYPE_NODES, DepGraph, Edge
 
-Level = Literal["module", "package", "type"]
+Level = Literal["module", "package", "type", "service"]
 """What a cycle is made of."""
 
 LEVEL_TYPES: dict[str, tuple[str, ...]] = {"module": ("Module",), "package": ("Package", "Module"),
-                                           "type": tuple(sorted(TYPE_NODES))}
+                                           "type": tuple(sorted(TYPE_NODES)), "service": ("Route",)}
 DEFAULT_EDGES: dict[str, tuple[str, ...]] = {"module": ("IMPORTS",), "package": ("IMPORTS",),
-                                             "type": ("EXTENDS", "IMPLEMENTS", "CALLS", "INSTANTIATES")}
+                                             "type": ("EXTENDS", "IMPLEMENTS", "CALLS", "INSTANTIATES"),
+                                             "service": ("REQUESTS",)}
 """The edges a cycle is made of when none are named."""
 
 
@@ -58,10 +60,32 @@ def lift(graph: DepGraph, node_id: str, level: Level) -> str | None:
     return graph.container.get(module, module)
 
 
+def service_graph(graph: DepGraph) -> LevelGraph:
+    """Services (``service:NAME``, named NAME) and their requests of each other: a REQUESTS edge from a caller of
+    one service to a route that a handler of another HANDLES (a service is the folder ``routes.service_of`` says)."""
+    out = LevelGraph()
+    serves: dict[str, set[str]] = {}
+    for e in graph.of_types(("HANDLES",)):
+        if e.file:
+            serves.setdefault(e.target, set()).add(service_of(e.file))
+    for e in graph.of_types(("REQUESTS",)):
+        if not e.file:
+            continue
+        a = service_of(e.file)
+        for b in sorted(serves.get(e.target, ())):
+            if a != b:
+                out.names.setdefault(f"service:{a}", a)
+                out.names.setdefault(f"service:{b}", b)
+                out.edges.setdefault((f"service:{a}", f"service:{b}"), []).append(e)
+    return out
+
+
 def level_graph(graph: DepGraph, level: Level, types: Iterable[str] | None = None,
                 external: bool = False) -> LevelGraph:
     """``graph`` lifted to ``level`` over the edges of ``types`` (default ``DEFAULT_EDGES``); packages
-    outside the tree only with ``external``."""
+    outside the tree only with ``external``; ``service``: ``service_graph``."""
+    if level == "service":
+        return service_graph(graph)
     out = LevelGraph()
     lifted: dict[str, str | None] = {}
     for e in graph.of_types(types or DEFAULT_EDGES[level]):

@@ -112,7 +112,7 @@ def node_name(node_type: str, props: dict[str, Any], fallback: str) -> str:
 
 def make_node(node_id: str, node_type: str, props: dict[str, Any]) -> Node:
     """A ``Node`` from a graph node's type and properties."""
-    file = props.get("path") if node_type == "Module" else props.get("file")
+    file = props.get("path") if node_type in ("Module", "Route") else props.get("file")
     line = props.get("line")
     return Node(id=node_id, type=node_type, name=node_name(node_type, props, node_id),
                 file=str(file) if file else None, line=line if isinstance(line, int) else None,

@@ -29,6 +29,8 @@ from igg.models.rules import (
     NodeSelector,
     Rule,
     Selector,
+    UnknownRouteRule,
+    UnusedRouteRule,
 )
 from igg.rules.bounds import BoundReached, CheckBounds
 from igg.rules.depgraph import DepGraph, Node
@@ -104,8 +106,8 @@ def _selectors(rule: Rule) -> Iterator[tuple[str, str | NodeSelector]]:
         yield from (("from", s) for s in parts(rule.from_))
     elif isinstance(rule, IndependenceRule):
         yield from (("modules", s) for s in rule.modules)
-    elif isinstance(rule, AcyclicRule):
-        if "select" in rule.model_fields_set:
+    elif isinstance(rule, AcyclicRule | UnusedRouteRule | UnknownRouteRule):
+        if "select" in rule.model_fields_set and not (isinstance(rule, AcyclicRule) and rule.level == "service"):
             yield from (("select", s) for s in parts(rule.select))
     elif isinstance(rule, LayersRule):
         for container in rule.containers or [""]:

@@ -12,7 +12,8 @@ expands a group to see its members (and collapses it back). The groups come from
   groups), each a synthetic group named after its most connected member; a big community is split again
   into its own communities, so it opens onto parts rather than hundreds of nodes.
 
-Either way, top-level nodes without a group are gathered by type when there are more than ``LOOSE_LIMIT``
+HTTP routes (``Route`` nodes) are grouped by the service that handles them (``routes of orders``), so the
+aggregated page shows the requests between services. Either way, top-level nodes without a group are gathered by type when there are more than ``LOOSE_LIMIT``
 of them (one ``DatabaseTable (ungrouped)`` group instead of 5,000 loose discs). Every node keeps its parent in the payload
 (``parent``), so a node added later (a growing session) joins its group on the page.
 """
@@ -94,6 +95,7 @@ def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int],
             parents = {}
             graph = undirected(state)
             _community_groups(graph, communities(graph), None, 1, labels, degrees, groups, parents)
+    _gather_routes(state, parents, groups)
     _gather_loose(state, parents, groups)
     for g in groups.values():
         if g["id"] in parents:
@@ -164,6 +166,19 @@ def _community_groups(graph: nx.Graph[str], found: list[set[str]], parent: str |
         else:
             for m in members:
                 parents[m] = gid
+
+
+def _gather_routes(state: GraphState, parents: dict[str, str], groups: dict[str, dict[str, Any]]) -> None:
+    """HTTP routes (``Route`` nodes, which nothing CONTAINS) grouped by the service that handles them: aggregated,
+    the page draws the requests between services as bundles from the callers' groups to the services' routes."""
+    for n in state.graph.nodes:
+        if n in parents or state.node_type(n) != "Route":
+            continue
+        service = str(state.node_properties(n).get("service", ""))
+        gid = f"service:{service}"
+        if gid not in groups:
+            groups[gid] = {"id": gid, "label": f"routes of {service}", "kind": "service"}
+        parents[n] = gid
 
 
 def _gather_loose(state: GraphState, parents: dict[str, str], groups: dict[str, dict[str, Any]]) -> None:

@@ -32,8 +32,9 @@ class Go(Language):
     name = "go"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "1"
-    schema = SchemaAdditions()
+    cache_version = "2"
+    schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
+    """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"
     hint = re.compile(r"^(package\s+\w+\s*$|func\s+(\(\w+\s+\*?\w+\)\s*)?\w+\(|import\s+\(\s*$)", re.MULTILINE)
     package_separator = "/"

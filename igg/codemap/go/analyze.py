@@ -34,7 +34,9 @@ from typing import Any
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.go.http import hinted, http_facts
 from igg.codemap.go.scope import Scope, base_type, bound, node_text, scope_node
+from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
 
@@ -486,6 +488,8 @@ def analyze_go(path: str, text: str, module: str | None = None) -> FileFacts:
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
         facts.error_line = first_error_line(tree.root_node)
+    if hinted(text) and not is_test(path):
+        facts.http = http_facts(tree.root_node, facts, Columns(text))
     return facts
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from igg.codemap.columns import position
 from igg.codemap.facts import FileFacts, ImportRef
-from igg.codemap.language import Language
+from igg.codemap.language import Language, SchemaAdditions
 
 if TYPE_CHECKING:
     from igg.codemap.index import Index
@@ -27,7 +27,9 @@ class Java(Language):
 
     name = "java"
     suffixes = (".java",)
-    cache_version = "15"
+    cache_version = "16"
+    schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
+    """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"
     hint = re.compile(r"^\s*(package\s+[\w.]+\s*;|import\s+[\w.*]+\s*;|(public\s+)?(final\s+|abstract\s+)*"
                       r"(class|interface|enum|record)\s+\w+)", re.MULTILINE)

@@ -16,6 +16,7 @@ from typing import Any
 from igg.codemap.columns import Columns
 from igg.codemap.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.java.func import type_arguments
+from igg.codemap.java.http import hinted, http_facts
 from igg.codemap.java.syntax import (
     arg_nodes,
     array_dims,
@@ -36,6 +37,7 @@ from igg.codemap.java.syntax import (
     type_text,
     written_args,
 )
+from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
 
@@ -462,8 +464,11 @@ def _field(decl: TypeDecl, type_node: Any, declarator: Any, generics: dict[str, 
 def analyze_java(path: str, text: str) -> FileFacts:
     """The facts of one Java file (tree-sitter recovers from errors; ``error`` notes that there were some)."""
     tree = parser().parse(text.encode("utf-8"))
-    facts = _Analyzer(path, Columns(text)).run(tree.root_node)
+    columns = Columns(text)
+    facts = _Analyzer(path, columns).run(tree.root_node)
     facts.lines = text.count("\n") + 1
+    if hinted(text) and not is_test(path):
+        facts.http = http_facts(tree.root_node, facts, columns)
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
         facts.error_line = first_error_line(tree.root_node)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from igg.codemap.columns import position
 from igg.codemap.facts import FileFacts, ImportRef
-from igg.codemap.language import Language
+from igg.codemap.language import Language, SchemaAdditions
 
 if TYPE_CHECKING:
     from igg.codemap.index import Index
@@ -28,7 +28,9 @@ class Python(Language):
 
     name = "python"
     suffixes = (".py", ".pyi")
-    cache_version = "15"
+    cache_version = "16"
+    schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
+    """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "#"
     hint = re.compile(r"^(def\s+\w+\s*\(|class\s+\w+[(:]|from\s+[\w.]+\s+import\s|import\s+[\w.]+\s*$)", re.MULTILINE)
     keeps_generated = True

@@ -14,6 +14,8 @@ import ast
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.python.http import hinted, http_facts
+from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
 
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
@@ -412,6 +414,9 @@ def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts
         facts.error = f"syntax error: {getattr(exc, 'msg', exc)}"
         facts.error_line = getattr(exc, "lineno", None)
         return facts
-    facts = _Analyzer(path, tree, Columns(text), module).run()
+    columns = Columns(text)
+    facts = _Analyzer(path, tree, columns, module).run()
     facts.lines = text.count("\n") + 1
+    if hinted(text) and not is_test(path):
+        facts.http = http_facts(tree, facts, columns)
     return facts

@@ -42,8 +42,9 @@ class TypeScript(Language):
     name = "typescript"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "8"
-    schema = SchemaAdditions()
+    cache_version = "9"
+    schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
+    """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"
     package_separator = "/"
     reads_generated = True

@@ -23,8 +23,10 @@ from typing import Any
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, TypeDecl
+from igg.codemap.routes import is_test
 from igg.codemap.syntax import first_error_line
 from igg.codemap.typescript.bodies import Bodies
+from igg.codemap.typescript.http import hinted, http_facts
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
 TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
@@ -423,6 +425,8 @@ def analyze_typescript(path: str, text: str, module: str | None = None) -> FileF
     analyzer.bodies(tree.root_node, query)
     facts = analyzer.facts
     facts.exports = analyzer.exports
+    if hinted(text) and not is_test(path):
+        facts.http = http_facts(tree.root_node, facts, Columns(text), analyzer.call_nodes, text)
     if tree.root_node.has_error:
         line = first_error_line(tree.root_node)
         facts.error, facts.error_line = "syntax error (tree-sitter recovered; facts may be partial)", line

@@ -25,6 +25,8 @@ class Bodies:
     spans: list[Span]
     at: Callable[[Any], tuple[int, int]]
     """(line, column) where a node starts (``igg.codemap.columns.Columns.at``)."""
+    call_nodes: list[Any]
+    """Every call of the file, in document order (``bodies`` finds them; the HTTP reading reuses them)."""
 
     def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
                    wildcard: bool = False, line: int = 0, column: int = 0) -> None:
@@ -50,7 +52,8 @@ class Bodies:
                 scopes[id(span[2])][text_of(name)] = typed or scopes[id(span[2])].get(text_of(name)) or ""
         for node in captures.get("require_source", ()):
             self._dynamic(node)
-        for call in captures.get("call", ()):
+        self.call_nodes = captures.get("call", [])
+        for call in self.call_nodes:
             self._call(call, starts, scopes)
         for made in captures.get("new", ()):
             span = self._span(starts, made.start_byte)

@@ -1,7 +1,8 @@
 """``igg cycles [PATH... | SESSION]``: the dependency cycles of a tree or a stored map, and how to break them.
 
-Lists each strongly connected component at ``--level`` (module, the default; package; type) over ``--edges``
-(default IMPORTS, for type EXTENDS/IMPLEMENTS/CALLS/INSTANTIATES), largest first, with one cycle through it and
+Lists each strongly connected component at ``--level`` (module, the default; package; type; service: services
+requesting each other's HTTP routes) over ``--edges`` (default IMPORTS, for type EXTENDS/IMPLEMENTS/CALLS/
+INSTANTIATES, for service REQUESTS), largest first, with one cycle through it and
 a small set of edges whose removal breaks it (the Eades-Lin-Smyth feedback-arc heuristic), each with the
 statements behind it. The ``acyclic`` rule of ``igg check`` fails a build on them; this command only lists.
 """
@@ -20,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("targets", nargs="*", metavar="PATH|SESSION",
                    help="source trees (default: the working directory) or one stored session id")
     add_target_options(p)
-    p.add_argument("--level", choices=("module", "package", "type"), default="module", help="what a cycle is made "
-                   "of (default module)")
+    p.add_argument("--level", choices=("module", "package", "type", "service"), default="module",
+                   help="what a cycle is made of (default module; service: HTTP requests between services)")
     p.add_argument("--edges", metavar="TYPES", help="comma-separated edge types (default: IMPORTS; for --level type: "
                    "EXTENDS,IMPLEMENTS,CALLS,INSTANTIATES)")
     p.add_argument("--select", metavar="PATTERN", help="only nodes of this name pattern (shop.service or shop.*)")
@@ -46,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
 
     for i, c in enumerate(found, 1):
         print(f"cycle {i}: {plain(c.message)}")
-        print("  " + " -> ".join(plain(n) for n in [c.path[0].source, *(h.target for h in c.path)]))
+        if args.level == "service":  # each hop is one request from a service to a route of the next
+            print("  one request per step:")
+            for h in c.path:
+                print(f"    {hop_text(h)}")
+        else:
+            print("  " + " -> ".join(plain(n) for n in [c.path[0].source, *(h.target for h in c.path)]))
         print("  to break it, remove:")
         for h in c.breaking_edges:
             print(f"    {hop_text(h)}")

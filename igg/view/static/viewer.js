@@ -800,7 +800,8 @@
     var m = view.model, g = m.groups[id], box = $("details");
     box.textContent = "";
     box.appendChild(el("h2", { text: g.label }));
-    var kinds = { contains: "contains", community: "community (Louvain)", type: "nodes of one type without a group" };
+    var kinds = { contains: "contains", community: "community (Louvain)", type: "nodes of one type without a group",
+                  service: "the HTTP routes one service handles" };
     box.appendChild(dl([["group", kinds[g.kind] || g.kind], ["members", g.size.toLocaleString("en") + " nodes"],
       ["inside", ancestors(id).map(labelOf).join(" › ") || "the whole graph"]]));
     box.appendChild(el("p", null, [el("button", { type: "button", id: "group-expand", onclick: function () { expand(id); } }, ["Expand"])]));
