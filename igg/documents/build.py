@@ -1,0 +1,273 @@
+"""Building and updating a session from documents: ``igg run REQUEST.json --documents PATH... [--update]``.
+
+A build reads the corpus (``igg.documents.corpus``), splits each document into chunks of its own (a chunk never
+spans documents; the observation names the document as the chunk's label), and takes each chunk's answer from
+the answer cache (``igg.documents.cache``) or else from the agent. The answers make a graph (``fold``), and the
+difference between the session's graph and that one (``plan_documents``) is applied by the act step as ONE
+step (``Session.apply_update``): all of it or, when an element breaks the schema or limits, nothing. A fresh
+build is that step on an empty graph; an update is it on the stored one. Either way the graph is the one the
+corpus makes, so an update equals a fresh build, whatever came before.
+
+The step's record keeps the corpus (document id -> content hash) under ``files.corpus``: an update compares
+the new corpus with the one the session's history holds last (an undone update's corpus goes with it).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from igg.agents.base import AgentTurn, Observation, as_turn
+from igg.agents.parsing import parse_turn
+from igg.documents.cache import AnswerCache, answer_key
+from igg.documents.corpus import Corpus, Document, read_corpus
+from igg.documents.fold import Answer, fold
+from igg.documents.plan import fact_counts, plan_documents
+from igg.errors import AgentFailed, Problem, RequestInvalid, SessionRefused
+from igg.graph.state import GraphState
+from igg.models.request import Request
+from igg.observe.chunks import Chunk, split_context
+from igg.observe.render import render_observation
+from igg.store.location import resolve_store_path, sidecar_path
+
+log = structlog.get_logger("igg.documents")
+
+DOCUMENTS_GOAL_NOTE = "documents"
+"""The ``files`` key of an update step that marks it as a document build."""
+
+
+@dataclass(kw_only=True)
+class DocumentsResult:
+    """What a build or an update did."""
+
+    session_id: str
+    iteration: int
+    documents: dict[str, Any]
+    facts: dict[str, int]
+    agent_calls: int
+    changes: dict[str, int]
+    graph: dict[str, int]
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"session_id": self.session_id, "iteration": self.iteration, "documents": self.documents,
+                "facts": self.facts, "agent_calls": self.agent_calls, "changes": self.changes, "graph": self.graph,
+                "dropped": self.dropped, "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+
+
+def agent_identity(agent: Any, name: str | None) -> str:
+    """What an answer depends on of the agent: its kind and model (a transcript's path is not part of it: a
+    script stands for the model whose answers it recorded)."""
+    model = getattr(agent, "model", None) or getattr(getattr(agent, "config", None), "model", None) or ""
+    kind = (name or type(agent).__name__).split(":", 1)[0]
+    return f"{kind}:{model}"
+
+
+class Reader:
+    """Answers for documents' chunks: from the cache, else from the agent (each call counted)."""
+
+    def __init__(self, request: Request, agent: Any, identity: str, cache: AnswerCache, state: GraphState,
+                 session_id: str) -> None:
+        self.request, self.agent, self.identity, self.cache = request, agent, identity, cache
+        self.state, self.session_id = state, session_id
+        self.calls = 0
+        config = request.config
+        self._schema = config.schema_.model_dump(mode="json")
+        self._tokens = config.context.chunk_tokens
+
+    def chunks(self, doc: Document) -> list[Chunk]:
+        found = list(split_context(doc.text, self._tokens)) if doc.text else []
+        return [Chunk(index=c.index, count=len(found), label=doc.id, text=c.text) for c in found]
+
+    def answers(self, docs: Sequence[Document]) -> list[Answer]:
+        """Every chunk's actions, in document and chunk order."""
+        todo = [(doc, chunk, answer_key(text=chunk.text, schema=self._schema, goal=self.request.goal_prompt,
+                                        agent=self.identity)) for doc in docs for chunk in self.chunks(doc)]
+        found = self.cache.get_many([key for _, _, key in todo])
+        fresh: list[tuple[str, dict[str, Any]]] = []
+        out: list[Answer] = []
+        for doc, chunk, key in todo:
+            answer = found.get(key)
+            if answer is None:
+                answer = {"actions": self._ask(doc, chunk)}
+                found[key] = answer
+                fresh.append((key, answer))
+            out.append((doc.id, chunk.index + 1, list(answer.get("actions") or [])))
+        if fresh:
+            self.cache.put_many(fresh)
+        return out
+
+    def _ask(self, doc: Document, chunk: Chunk) -> list[Any]:
+        self.calls += 1
+        markdown, tokens = render_observation(request=self.request, state=self.state, iteration=self.calls,
+                                              last_verdicts=[], last_error=None, chunk=chunk, todos=[])
+        obs = Observation(session_id=self.session_id, iteration=self.calls, markdown=markdown, tokens=tokens,
+                          context=chunk.text, chunk_index=chunk.index, chunk_count=chunk.count or 0,
+                          chunk_label=doc.id, request=self.request, state=self.state)
+        value = self.agent(obs)
+        if inspect.isawaitable(value):
+            import asyncio
+
+            value = asyncio.run(_awaited(value))
+        turn: AgentTurn = as_turn(value)
+        if turn.response is not None:
+            actions = turn.response.get("actions") or []
+            return list(actions) if isinstance(actions, list) else []
+        if turn.raw is None:
+            raise AgentFailed(f"the agent gave no answer for document {doc.id!r}, chunk {chunk.index + 1}")
+        parsed = parse_turn(turn.raw, truncated=turn.truncated)
+        return [a.model_dump(mode="json", by_alias=True, exclude_defaults=True) | {"type": a.type}
+                for a in parsed.actions]
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def stored_corpus(store: Any, session_id: str) -> dict[str, str] | None:
+    """The corpus (document id -> hash) the session's history holds last; None: it was not built from
+    documents."""
+    kept: list[tuple[int, dict[str, str]]] = []
+    for s in store.steps(session_id):
+        record = s.record or {}
+        if s.kind == "update":
+            corpus = (record.get("files") or {}).get("corpus")
+            if isinstance(corpus, dict):
+                kept.append((int(record.get("iteration") or s.iteration or 0), corpus))
+        elif s.kind == "undo":
+            to = int(record.get("to_iteration") or 0)
+            kept = [k for k in kept if k[0] <= to]
+    return kept[-1][1] if kept else None
+
+
+def compare(before: dict[str, str], corpus: Corpus) -> dict[str, list[str]]:
+    now = corpus.manifest()
+    return {"added": sorted(d for d in now if d not in before),
+            "changed": sorted(d for d in now if d in before and before[d] != now[d]),
+            "removed": sorted(d for d in before if d not in now),
+            "unchanged": sorted(d for d in now if before.get(d) == now[d])}
+
+
+def _summary(diffs: dict[str, list[str]], corpus: Corpus) -> dict[str, Any]:
+    out: dict[str, Any] = {k: len(v) for k, v in diffs.items()}
+    out.update({f"{k}_ids": v[:50] for k, v in diffs.items() if k != "unchanged"})
+    out["read"] = len(corpus.documents)
+    out["skipped"] = [{"path": p, "reason": r} for p, r in corpus.skipped]
+    return out
+
+
+def build_documents(request: Request, agent: Any, paths: Sequence[Path], store_path: str | Path, *,
+                    agent_name: str | None = None, session_id: str | None = None, update: bool = False,
+                    force: bool = False, corpus: Corpus | None = None,
+                    clock: Callable[[], float] = time.perf_counter) -> DocumentsResult:
+    """A fresh build of ``request``'s session from the documents under ``paths`` (``update``: the stored
+    session ``session_id`` brought in step with them); see the module doc."""
+    from igg.act.apply import collector_paused
+
+    corpus = corpus if corpus is not None else read_corpus([Path(p) for p in paths])
+    with collector_paused():
+        return _build(request, agent, corpus, store_path, agent_name=agent_name, session_id=session_id,
+                      update=update, force=force, clock=clock)
+
+
+def _open(request: Request, store: Any, *, agent_name: str | None, session_id: str | None, update: bool,
+          force: bool) -> tuple[Any, dict[str, str]]:
+    """The session to change, and the corpus it was built from (empty for a fresh build)."""
+    from igg.session import Session
+    from igg.store import StoreSessions
+
+    repo = StoreSessions(store)
+    if not update:
+        if session_id:
+            request = request.model_copy(update={"session_id": session_id})
+        recorder = repo.recorder(agent=agent_name, force=force)
+        return Session(request, repo=repo, recorders=[recorder]), {}
+    if not session_id:
+        raise RequestInvalid([Problem("--session", "--update needs the session to update: --session ID")],
+                             source="the command line")
+    info = store.session(session_id)
+    before = stored_corpus(store, session_id)
+    if before is None:
+        raise SessionRefused(f"session {session_id!r} was not built from documents; build one with igg run "
+                             "REQUEST.json --documents PATH...", session_id=session_id)
+    loaded = repo.load(session_id)
+    session = Session(loaded.request, state=loaded.state, repo=repo, status="finished", stop_reason=info.stop_reason,
+                      begun=True, recorders=[repo.recorder(agent=info.agent).for_session(session_id)],
+                      last_iteration=info.last_iteration)
+    return session, before
+
+
+def _build(request: Request, agent: Any, corpus: Corpus, store_path: str | Path, *, agent_name: str | None,
+           session_id: str | None, update: bool, force: bool, clock: Callable[[], float]) -> DocumentsResult:
+    from igg.store import SessionStore
+
+    started = clock()
+    store = SessionStore(store_path)
+    session, before = _open(request, store, agent_name=agent_name, session_id=session_id, update=update,
+                            force=force)
+    seconds = {"load": clock() - started}
+    diffs = compare(before, corpus)
+    cache = AnswerCache(sidecar_path(resolve_store_path(store_path), ".answers"))
+    try:
+        mark = clock()
+        reader = Reader(session.request, agent, agent_identity(agent, agent_name), cache, session.state,
+                        session.session_id)
+        answers = reader.answers(corpus.documents)
+        seconds["answers"] = clock() - mark
+    finally:
+        cache.close()
+    return _apply(session, corpus, diffs, answers, reader.calls, seconds, started, clock)
+
+
+def _apply(session: Any, corpus: Corpus, diffs: dict[str, list[str]], answers: list[Answer], calls: int,
+           seconds: dict[str, float], started: float, clock: Callable[[], float]) -> DocumentsResult:
+    mark = clock()
+    state = session.state
+    desired = fold(state.schema, answers, self_loops=session.config.constraints.allow_self_loops)
+    diff = plan_documents(state, desired)
+    facts = fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"]))
+    seconds["plan"] = clock() - mark
+    documents = _summary(diffs, corpus)
+    files = {DOCUMENTS_GOAL_NOTE: documents, "corpus": corpus.manifest(), "facts": facts, "agent_calls": calls}
+    reasoning = (f"Read {len(corpus.documents)} documents: {len(diffs['added'])} added, {len(diffs['changed'])} "
+                 f"changed, {len(diffs['removed'])} removed, {len(diffs['unchanged'])} unchanged; {calls} agent "
+                 f"call(s).")
+    mark = clock()
+    step = session.apply_update(diff, files=files, git_commit=None, reasoning=reasoning,
+                                timings_ms={"total": round((clock() - started) * 1000, 3)})
+    if session.status != "finished":
+        session.finish("finished", prune=False)
+    seconds["commit"] = clock() - mark
+    seconds["total"] = clock() - started
+    log.info("documents_applied", session_id=session.session_id, iteration=step.iteration, agent_calls=calls,
+             **{k: len(v) for k, v in diffs.items()})
+    dropped = [{"document": d, "chunk": c, "reason": r} for d, c, r in desired.dropped]
+    return DocumentsResult(session_id=session.session_id, iteration=step.iteration, documents=documents,
+                           facts=facts, agent_calls=calls, changes=step.changes,
+                           graph={"nodes": state.node_count, "edges": state.edge_count}, dropped=dropped,
+                           seconds=seconds)
+
+
+def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str, Any]]:
+    """Each document of ``manifest`` with how many nodes and edges it supports (``igg show --documents``)."""
+    nodes = dict.fromkeys(manifest, 0)
+    edges = dict.fromkeys(manifest, 0)
+    for data in state.nodes.values():
+        for doc in data["provenance"].get("documents") or ():
+            nodes[doc] = nodes.get(doc, 0) + 1
+    for _, (_, _, data) in state.edge_rows():
+        for doc in data["provenance"].get("documents") or ():
+            edges[doc] = edges.get(doc, 0) + 1
+    return [{"document": d, "sha": manifest.get(d), "nodes": nodes.get(d, 0), "edges": edges.get(d, 0)}
+            for d in sorted(manifest)]
+
+
+__all__ = ["DocumentsResult", "Reader", "agent_identity", "build_documents", "compare", "document_facts",
+           "stored_corpus"]

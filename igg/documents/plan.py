@@ -1,0 +1,95 @@
+"""The difference that turns a session's graph into the graph a corpus makes (``igg.documents.fold``).
+
+Nodes are matched by type and identity, edges by type and ends; what differs in properties or in the documents
+recorded in provenance (``documents``, ``property_documents``) is set, what the corpus no longer makes is
+removed, what it newly makes is added. The act step applies it (``igg.act.difference``) as one change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from igg.act.difference import Difference, NodeRef
+from igg.documents.fold import Desired, EdgeKey, NodeKey
+from igg.graph.state import GraphState
+
+SOURCE_KEYS = ("documents", "property_documents")
+"""The provenance keys a document build records on each fact."""
+
+
+def _sources(provenance: dict[str, Any]) -> dict[str, Any]:
+    return {k: provenance.get(k) for k in SOURCE_KEYS}
+
+
+def plan_documents(state: GraphState, desired: Desired) -> Difference:
+    """What turns ``state`` into ``desired`` (nothing changed yet)."""
+    diff = Difference()
+    refs: dict[NodeKey, NodeRef] = {}
+    nodes = state.nodes
+    for node_id, data in nodes.items():
+        label = data["type"]
+        identity = state.identity(label, data["properties"])
+        key = (label, identity) if identity is not None else None
+        want = desired.nodes.get(key) if key is not None else None
+        if want is None or key is None:
+            diff.remove_nodes.append(node_id)
+            continue
+        refs[key] = node_id
+        props, prov = data["properties"], want.provenance()
+        if props != want.properties or _sources(data["provenance"]) != prov:
+            changed = {k: v for k, v in want.properties.items() if props.get(k) != v}
+            diff.set_properties.append((node_id, changed, [k for k in props if k not in want.properties]))
+            diff.node_provenance[node_id] = prov
+    for key, fact in desired.nodes.items():
+        if key not in refs:
+            refs[key] = len(diff.add_nodes)
+            diff.node_provenance[len(diff.add_nodes)] = fact.provenance()
+            diff.add_nodes.append((key[0], dict(fact.properties)))
+    gone = set(diff.remove_nodes)
+    wanted: dict[tuple[NodeRef, str, NodeRef], EdgeKey] = {(refs[a], label, refs[b]): (label, a, b)
+                                                            for label, a, b in desired.edges}
+    seen: set[tuple[NodeRef, str, NodeRef]] = set()
+    for edge_id, (source, target, data) in state.edge_rows():
+        if source in gone or target in gone:
+            continue
+        at = (source, data["type"], target)
+        key = wanted.get(at)
+        if key is None or at in seen:
+            diff.remove_edges.append(edge_id)
+            continue
+        seen.add(at)
+        fact = desired.edges[key]
+        if data["properties"] != fact.properties or _sources(data["provenance"]) != fact.provenance():
+            diff.set_edge_properties.append((edge_id, dict(fact.properties)))
+            diff.edge_provenance[edge_id] = fact.provenance()
+    for at, key in wanted.items():
+        if at not in seen:
+            fact = desired.edges[key]
+            diff.add_edges.append(at)
+            if fact.properties:
+                diff.edge_properties[at] = dict(fact.properties)
+            diff.edge_provenance[at] = fact.provenance()
+    return diff
+
+
+def fact_counts(state: GraphState, diff: Difference, touched: set[str]) -> dict[str, int]:
+    """Of the facts ``touched`` documents (changed or removed) supported: how many the difference retracts and
+    how many it keeps (other support, or the new text says them again)."""
+    removed_nodes, removed_edges = set(diff.remove_nodes), set(diff.remove_edges)
+    retracted = kept = 0
+    for node_id, data in state.nodes.items():
+        if touched.intersection(data["provenance"].get("documents") or ()):
+            if node_id in removed_nodes:
+                retracted += 1
+            else:
+                kept += 1
+    for edge_id, (source, target, data) in state.edge_rows():
+        if touched.intersection(data["provenance"].get("documents") or ()):
+            if edge_id in removed_edges or source in removed_nodes or target in removed_nodes:
+                retracted += 1
+            else:
+                kept += 1
+    return {"facts_retracted": retracted, "facts_kept": kept}
+
+
+__all__ = ["SOURCE_KEYS", "fact_counts", "plan_documents"]
