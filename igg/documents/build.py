@@ -34,7 +34,7 @@ from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.observe.chunks import Chunk, split_context
 from igg.observe.render import render_observation
-from igg.store.location import resolve_store_path, sidecar_path
+from igg.store.location import StoreArg, resolve_store_path, sidecar_path
 
 log = structlog.get_logger("igg.documents")
 
@@ -163,7 +163,7 @@ def _summary(diffs: dict[str, list[str]], corpus: Corpus) -> dict[str, Any]:
     return out
 
 
-def build_documents(request: Request, agent: Any, paths: Sequence[Path], store_path: str | Path, *,
+def build_documents(request: Request, agent: Any, paths: Sequence[Path], store_path: StoreArg, *,
                     agent_name: str | None = None, session_id: str | None = None, update: bool = False,
                     force: bool = False, corpus: Corpus | None = None,
                     clock: Callable[[], float] = time.perf_counter) -> DocumentsResult:
@@ -204,7 +204,7 @@ def _open(request: Request, store: Any, *, agent_name: str | None, session_id: s
     return session, before
 
 
-def _build(request: Request, agent: Any, corpus: Corpus, store_path: str | Path, *, agent_name: str | None,
+def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *, agent_name: str | None,
            session_id: str | None, update: bool, force: bool, clock: Callable[[], float]) -> DocumentsResult:
     from igg.store import SessionStore
 

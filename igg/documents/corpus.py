@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from igg.codemap.walk import VENDORED_DIRS, _ignored, _Ignore, _read_ignore
+from igg.codemap.walk import VENDORED_DIRS, IgnoreRules, ignored_by, read_ignore
 from igg.errors import Problem, RequestInvalid
 
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".rst", ".html", ".htm"})
@@ -91,11 +91,11 @@ def _walk(root: Path, prefix: str, corpus: Corpus) -> list[tuple[Path, str]]:
     """The files under ``root`` map-code's ignore rules let through, in sorted order (directories skipped with
     their reason into ``corpus.skipped``)."""
     out: list[tuple[Path, str]] = []
-    exclude = _read_ignore(root / ".git" / "info" / "exclude", "", ".git/info/exclude")
-    stack: list[tuple[Path, str, list[_Ignore]]] = [(root, "", [exclude] if exclude is not None else [])]
+    exclude = read_ignore(root / ".git" / "info" / "exclude", "", ".git/info/exclude")
+    stack: list[tuple[Path, str, list[IgnoreRules]]] = [(root, "", [exclude] if exclude is not None else [])]
     while stack:
         directory, rel_dir, ignores = stack.pop()
-        own = (_read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
+        own = (read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
                if (directory / ".gitignore").is_file() else None)
         active = [*ignores, own] if own is not None else ignores
         try:
@@ -109,7 +109,7 @@ def _walk(root: Path, prefix: str, corpus: Corpus) -> list[tuple[Path, str]]:
             is_dir = entry.is_dir(follow_symlinks=False)
             if entry.is_symlink():
                 corpus.skipped.append((prefix + rel, "symbolic link (not followed)"))
-            elif (by := _ignored(active, rel, is_dir)) is not None:
+            elif (by := ignored_by(active, rel, is_dir)) is not None:
                 corpus.skipped.append((prefix + rel + "/" * is_dir, f"gitignored (by {by})"))
             elif is_dir:
                 if entry.name in VENDORED_DIRS:

@@ -52,23 +52,23 @@ def plan_documents(state: GraphState, desired: Desired) -> Difference:
     for edge_id, (source, target, data) in state.edge_rows():
         if source in gone or target in gone:
             continue
-        at = (source, data["type"], target)
-        key = wanted.get(at)
-        if key is None or at in seen:
+        place: tuple[NodeRef, str, NodeRef] = (source, data["type"], target)
+        edge_key = wanted.get(place)
+        if edge_key is None or place in seen:
             diff.remove_edges.append(edge_id)
             continue
-        seen.add(at)
-        fact = desired.edges[key]
+        seen.add(place)
+        fact = desired.edges[edge_key]
         if data["properties"] != fact.properties or _sources(data["provenance"]) != fact.provenance():
             diff.set_edge_properties.append((edge_id, dict(fact.properties)))
             diff.edge_provenance[edge_id] = fact.provenance()
-    for at, key in wanted.items():
-        if at not in seen:
-            fact = desired.edges[key]
-            diff.add_edges.append(at)
+    for place, edge_key in wanted.items():
+        if place not in seen:
+            fact = desired.edges[edge_key]
+            diff.add_edges.append(place)
             if fact.properties:
-                diff.edge_properties[at] = dict(fact.properties)
-            diff.edge_provenance[at] = fact.provenance()
+                diff.edge_properties[place] = dict(fact.properties)
+            diff.edge_provenance[place] = fact.provenance()
     return diff
 
 

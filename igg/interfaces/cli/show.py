@@ -15,6 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("session", help="the session id")
     p.add_argument("--grounding", action="store_true",
                    help="count grounded, ungrounded and unverified facts; list the ungrounded ones")
+    p.add_argument("--documents", action="store_true",
+                   help="the documents a session was built from (igg run --documents), with their fact counts")
     add_store_option(p)
     add_json_option(p)
     p.set_defaults(handler=run)
@@ -26,6 +28,10 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args)
     if args.grounding:
         return _grounding(store, args)
+    if args.documents:
+        from igg.interfaces.cli.documents import show_documents
+
+        return show_documents(store, args)
     info = store.session(args.session)
     steps = store.steps(args.session)
     if args.json:
