@@ -7,6 +7,7 @@ removed, what it newly makes is added. The act step applies it (``igg.act.differ
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from igg.act.difference import Difference, NodeRef
@@ -92,4 +93,18 @@ def fact_counts(state: GraphState, diff: Difference, touched: set[str]) -> dict[
     return {"facts_retracted": retracted, "facts_kept": kept}
 
 
-__all__ = ["SOURCE_KEYS", "fact_counts", "plan_documents"]
+def content_form(state: GraphState, *, sources: bool = True) -> tuple[frozenset[Any], frozenset[Any]]:
+    """A graph as a fresh build is compared with an update: nodes by type and identity with their properties, edges
+    by type and ends with theirs (ids aside), and, with ``sources``, the documents recorded for each."""
+    def form(data: dict[str, Any]) -> str:
+        return json.dumps([data["properties"], _sources(data["provenance"]) if sources else None], sort_keys=True,
+                          default=str)
+
+    keys = {n: (d["type"], repr(state.identity(d["type"], d["properties"]))) for n, d in state.nodes.items()}
+    nodes = frozenset((keys[n], form(d)) for n, d in state.nodes.items())
+    edges = frozenset((d["type"], keys[u], keys[v], form(d)) for u, v, d in
+                      (row for _, row in state.edge_rows()))
+    return nodes, edges
+
+
+__all__ = ["SOURCE_KEYS", "content_form", "fact_counts", "plan_documents"]
