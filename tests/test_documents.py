@@ -272,3 +272,33 @@ def test_the_command_line_builds_updates_and_lists_documents(tmp_path: Path) -> 
     assert (out["documents"]["removed"], out["agent_calls"]) == (1, 0)
     listed = json.loads(igg("show", "notes", "--documents", "--store", str(store), "--json"))
     assert [r["document"] for r in listed["documents"]] == ["a.txt"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 6), st.integers(0, 5), st.integers(0, 3))
+def test_retracting_a_document_equals_a_fresh_build_without_it_and_touches_only_its_facts(
+        size: int, pick: int, version: int) -> None:
+    from igg.documents.build import load_session
+    from igg.documents.retract import retract_document
+
+    with tempfile.TemporaryDirectory() as tmp:
+        docs, store = Path(tmp) / "docs", Path(tmp) / "s.sqlite"
+        docs.mkdir()
+        corpus = {f"d{i}.txt": version + i % 2 for i in range(size)}
+        build_documents(request(), write_corpus(docs, corpus), [docs], store, agent_name="script")
+        before = canonical(graph(store))
+        doc = sorted(corpus)[pick % size]
+        session = load_session(SessionStore(store), "notes")
+        mentioned = {n for n, d in session.state.nodes.items() if doc in d["provenance"]["documents"]
+                     + d["provenance"]["claimants"]}
+        done = retract_document(session, doc)
+        del corpus[doc]
+        after = graph(store)
+        assert content_form(after) == content_form(fresh(docs, write_corpus(docs, corpus), store, "without"))
+        changed = {m.id for _, m in SessionStore(store).mutations("notes", after_step=1)
+                   if hasattr(m, "id") and m.id.startswith("n")}
+        assert changed <= mentioned  # only the nodes the document supported or claimed a property of
+        assert stored_corpus(SessionStore(store), "notes") == {d: s for d, s in read_corpus([docs]).manifest().items()}
+        undo(SessionStore(store), "notes", done["iteration"] - 1)
+        assert canonical(graph(store)) == before
+        assert doc in (stored_corpus(SessionStore(store), "notes") or {})

@@ -25,7 +25,7 @@ import structlog
 
 from igg.agents.base import AgentTurn, Observation, as_turn
 from igg.agents.parsing import parse_turn
-from igg.documents.cache import AnswerCache, answer_key
+from igg.documents.cache import AnswerCache, answer_key, document_key
 from igg.documents.corpus import Corpus, Document, read_corpus
 from igg.documents.fold import Answer, fold
 from igg.documents.plan import fact_counts, plan_documents
@@ -102,7 +102,29 @@ class Reader:
             out.append((doc.id, chunk.index + 1, list(answer.get("actions") or [])))
         if fresh:
             self.cache.put_many(fresh)
+        self._keep_documents(docs, out)
         return out
+
+    def _keep_documents(self, docs: Sequence[Document], answers: list[Answer]) -> None:
+        """Each document's answers under its content hash (what a retraction reads, ``igg.documents.retract``)."""
+        by_doc: dict[str, list[Any]] = {}
+        for doc_id, chunk, actions in answers:
+            by_doc.setdefault(doc_id, []).append([chunk, actions])
+        keys = {self.document_key(d.sha): d.id for d in docs}
+        have = self.cache.get_many(list(keys), table="documents")
+        self.cache.put_many([(k, {"chunks": by_doc.get(d, [])}) for k, d in keys.items() if k not in have],
+                            table="documents")
+
+    def document_key(self, sha: str) -> str:
+        return document_key(sha=sha, schema=self._schema, goal=self.request.goal_prompt, agent=self.identity)
+
+    def answers_of(self, manifest: dict[str, str]) -> list[Answer] | None:
+        """The kept answers of the documents of ``manifest`` (id -> hash); None when one is not kept."""
+        keys = {d: self.document_key(sha) for d, sha in manifest.items()}
+        found = self.cache.get_many(list(keys.values()), table="documents")
+        if any(k not in found for k in keys.values()):
+            return None
+        return [(d, int(chunk), list(actions)) for d, k in keys.items() for chunk, actions in found[k]["chunks"]]
 
     def _ask(self, doc: Document, chunk: Chunk) -> list[Any]:
         self.calls += 1
@@ -131,20 +153,27 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
-def stored_corpus(store: Any, session_id: str) -> dict[str, str] | None:
-    """The corpus (document id -> hash) the session's history holds last; None: it was not built from
-    documents."""
-    kept: list[tuple[int, dict[str, str]]] = []
+def last_build(store: Any, session_id: str) -> tuple[dict[str, str], str] | None:
+    """The corpus (document id -> hash) the session's history holds last, and the agent identity whose answers
+    made it; None: it was not built from documents."""
+    kept: list[tuple[int, dict[str, str], str]] = []
     for s in store.steps(session_id):
         record = s.record or {}
         if s.kind == "update":
-            corpus = (record.get("files") or {}).get("corpus")
-            if isinstance(corpus, dict):
-                kept.append((int(record.get("iteration") or s.iteration or 0), corpus))
+            files = record.get("files") or {}
+            if isinstance(files.get("corpus"), dict):
+                kept.append((int(record.get("iteration") or s.iteration or 0), files["corpus"],
+                             str(files.get("agent") or "")))
         elif s.kind == "undo":
             to = int(record.get("to_iteration") or 0)
             kept = [k for k in kept if k[0] <= to]
-    return kept[-1][1] if kept else None
+    return (kept[-1][1], kept[-1][2]) if kept else None
+
+
+def stored_corpus(store: Any, session_id: str) -> dict[str, str] | None:
+    """The corpus (document id -> hash) the session's history holds last (``last_build``)."""
+    found = last_build(store, session_id)
+    return found[0] if found is not None else None
 
 
 def compare(before: dict[str, str], corpus: Corpus) -> dict[str, list[str]]:
@@ -192,16 +221,25 @@ def _open(request: Request, store: Any, *, agent_name: str | None, session_id: s
     if not session_id:
         raise RequestInvalid([Problem("--session", "--update needs the session to update: --session ID")],
                              source="the command line")
-    info = store.session(session_id)
     before = stored_corpus(store, session_id)
     if before is None:
         raise SessionRefused(f"session {session_id!r} was not built from documents; build one with igg run "
                              "REQUEST.json --documents PATH...", session_id=session_id)
-    loaded = repo.load(session_id)
-    session = Session(loaded.request, state=loaded.state, repo=repo, status="finished", stop_reason=info.stop_reason,
-                      begun=True, recorders=[repo.recorder(agent=info.agent).for_session(session_id)],
-                      last_iteration=info.last_iteration)
+    session = load_session(store, session_id)
     return session, before
+
+
+def load_session(store: Any, session_id: str) -> Any:
+    """A stored session as a ``Session`` a document step can be applied to (finished: a build finishes it)."""
+    from igg.session import Session
+    from igg.store import StoreSessions
+
+    repo = StoreSessions(store)
+    info = store.session(session_id)
+    loaded = repo.load(session_id)
+    return Session(loaded.request, state=loaded.state, repo=repo, status="finished", stop_reason=info.stop_reason,
+                   begun=True, recorders=[repo.recorder(agent=info.agent).for_session(session_id)],
+                   last_iteration=info.last_iteration)
 
 
 def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *, agent_name: str | None,
@@ -223,11 +261,11 @@ def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *
         seconds["answers"] = clock() - mark
     finally:
         cache.close()
-    return _apply(session, corpus, diffs, answers, reader.calls, seconds, started, clock)
+    return _apply(session, corpus, diffs, answers, reader.calls, reader.identity, seconds, started, clock)
 
 
 def _apply(session: Any, corpus: Corpus, diffs: dict[str, list[str]], answers: list[Answer], calls: int,
-           seconds: dict[str, float], started: float, clock: Callable[[], float]) -> DocumentsResult:
+           identity: str, seconds: dict[str, float], started: float, clock: Callable[[], float]) -> DocumentsResult:
     mark = clock()
     state = session.state
     desired = fold(state.schema, answers, self_loops=session.config.constraints.allow_self_loops)
@@ -235,7 +273,8 @@ def _apply(session: Any, corpus: Corpus, diffs: dict[str, list[str]], answers: l
     facts = fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"]))
     seconds["plan"] = clock() - mark
     documents = _summary(diffs, corpus)
-    files = {DOCUMENTS_GOAL_NOTE: documents, "corpus": corpus.manifest(), "facts": facts, "agent_calls": calls}
+    files = {DOCUMENTS_GOAL_NOTE: documents, "corpus": corpus.manifest(), "facts": facts, "agent_calls": calls,
+             "agent": identity}
     reasoning = (f"Read {len(corpus.documents)} documents: {len(diffs['added'])} added, {len(diffs['changed'])} "
                  f"changed, {len(diffs['removed'])} removed, {len(diffs['unchanged'])} unchanged; {calls} agent "
                  f"call(s).")
@@ -270,4 +309,4 @@ def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str
 
 
 __all__ = ["DocumentsResult", "Reader", "agent_identity", "build_documents", "compare", "document_facts",
-           "stored_corpus"]
+           "last_build", "load_session", "stored_corpus"]

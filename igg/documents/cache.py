@@ -31,6 +31,12 @@ def answer_key(*, text: str, schema: Any, goal: str, agent: str) -> str:
     return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def document_key(*, sha: str, schema: Any, goal: str, agent: str) -> str:
+    """The key of a document's answers (every chunk's), by its content hash: what a retraction reads of the
+    documents that share facts with the one retracted."""
+    return answer_key(text=f"document {sha}", schema=schema, goal=goal, agent=agent)
+
+
 class AnswerCache:
     """Answers (decoded response objects) by ``answer_key``; in memory with ``path=None``."""
 
@@ -42,19 +48,21 @@ class AnswerCache:
             self._db = sqlite3.connect(str(self.path) if self.path is not None else ":memory:")
             self._db.execute("PRAGMA synchronous = OFF")  # a cache: a lost write costs a call
             self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS documents (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
         except (sqlite3.Error, OSError) as exc:
             log.warning("answer_cache_unusable", path=str(self.path), error=str(exc))
             self._db = sqlite3.connect(":memory:")
             self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS documents (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The answers found among ``keys``."""
+    def get_many(self, keys: Sequence[str], *, table: str = "answers") -> dict[str, dict[str, Any]]:
+        """The answers found among ``keys`` (``table="documents"``: documents' answers, ``document_key``)."""
         found: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):
             part = unique[start:start + 500]
             try:
-                rows = self._db.execute(f"SELECT key, answer FROM answers WHERE key IN ({','.join('?' * len(part))})",
+                rows = self._db.execute(f"SELECT key, answer FROM {_table(table)} WHERE key IN ({','.join('?' * len(part))})",
                                         part).fetchall()
             except sqlite3.Error as exc:
                 log.warning("answer_cache_unreadable", path=str(self.path), error=str(exc))
@@ -68,11 +76,11 @@ class AnswerCache:
                     found[key] = value
         return found
 
-    def put_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> None:
+    def put_many(self, items: Iterable[tuple[str, dict[str, Any]]], *, table: str = "answers") -> None:
         rows = [(k, json.dumps(v, ensure_ascii=False)) for k, v in items]
         try:
             with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO answers (key, answer) VALUES (?, ?)", rows)
+                self._db.executemany(f"INSERT OR REPLACE INTO {_table(table)} (key, answer) VALUES (?, ?)", rows)
         except sqlite3.Error as exc:
             log.warning("answer_cache_write_failed", path=str(self.path), error=str(exc))
 
@@ -80,4 +88,10 @@ class AnswerCache:
         self._db.close()
 
 
-__all__ = ["PROMPT_VERSION", "AnswerCache", "answer_key"]
+def _table(name: str) -> str:
+    if name not in ("answers", "documents"):
+        raise ValueError(f"no table {name!r} in the answer cache")
+    return name
+
+
+__all__ = ["PROMPT_VERSION", "AnswerCache", "answer_key", "document_key"]

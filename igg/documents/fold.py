@@ -45,10 +45,13 @@ class Fact:
     """The documents supporting it, sorted."""
     property_documents: dict[str, list[str]]
     """Each property's value, by the documents claiming that value (sorted)."""
+    claimants: list[str] = field(default_factory=list)
+    """The documents claiming a property of it without supporting it (``UPDATE_NODE``/``UPDATE_EDGE``), sorted."""
 
     def provenance(self) -> dict[str, Any]:
         """What the fact's provenance records of its sources."""
-        return {"documents": self.documents, "property_documents": self.property_documents}
+        return {"documents": self.documents, "property_documents": self.property_documents,
+                "claimants": self.claimants}
 
 
 @dataclass(kw_only=True)
@@ -107,7 +110,8 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
         if missing:
             desired.dropped.append((supporters[key][0], 0, f"{key[0]} {key[1]!r} lacks {', '.join(missing)}"))
             continue
-        desired.nodes[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value)
+        desired.nodes[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
+                                  claimants=sorted(set(node_claims[key]) - set(supporters[key])))
     _edges(schema, scratch, by_id, edge_actions, desired, self_loops=self_loops)
     return desired
 
@@ -148,7 +152,8 @@ def _edges(schema: CompiledSchema, scratch: GraphState, by_id: dict[str, NodeKey
         if missing:
             desired.dropped.append((supporters[key][0], 0, f"{key[0]} edge lacks {', '.join(missing)}"))
             continue
-        desired.edges[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value)
+        desired.edges[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
+                                  claimants=sorted(set(edge_claims) - set(supporters[key])))
 
 
 def _resolve(scratch: GraphState, by_id: dict[str, NodeKey], ref: dict[str, Any], desired: Desired, doc: str,
