@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from igg.act.difference import Difference
-from igg.documents.fold import Answer, fold
+from igg.documents.fold import Answer, NodeKey, fold
 from igg.documents.plan import SOURCE_KEYS
 from igg.graph.state import GraphState
 
@@ -49,7 +49,7 @@ def plan_retraction(state: GraphState, doc: str, manifest: dict[str, str],
     key_of: dict[str, Any] = {}
     for n in nodes:
         data = state.nodes[n]
-        key = (data["type"], state.identity(data["type"], data["properties"]))
+        key = _key(state, n)
         fact = desired.nodes.get(key)
         if fact is None:
             diff.remove_nodes.append(n)
@@ -83,9 +83,9 @@ def _others(provenance: dict[str, Any]) -> set[str]:
     return {d for k in SOURCE_KEYS if k != "property_documents" for d in provenance.get(k) or ()}
 
 
-def _key(state: GraphState, node: str) -> Any:
+def _key(state: GraphState, node: str) -> NodeKey:
     data = state.nodes[node]
-    return (data["type"], state.identity(data["type"], data["properties"]))
+    return (data["type"], state.identity(data["type"], data["properties"]) or ())
 
 
 def _edges_of(state: GraphState, node: str) -> set[str]:
@@ -106,7 +106,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     sid = session.session_id
     store = getattr(session.repo, "store", None)
     found = last_build(store, sid) if store is not None else None
-    if found is None:
+    if store is None or found is None:
         raise SessionRefused(f"session {sid!r} was not built from documents (igg run --documents, add_documents)",
                              session_id=sid)
     manifest, identity = found
