@@ -153,21 +153,52 @@ async def _awaited(value: Any) -> Any:
     return await value
 
 
+_BUILDS: dict[tuple[str, str], tuple[int | None, tuple[dict[str, str], str] | None]] = {}
+"""The last ``last_build`` answer per (store, session), with the session's last step then: a session whose last
+step is the same has the same corpus (one small read instead of its history)."""
+
+
 def last_build(store: Any, session_id: str) -> tuple[dict[str, str], str] | None:
     """The corpus (document id -> hash) the session's history holds last, and the agent identity whose answers
-    made it; None: it was not built from documents."""
+    made it; None: it was not built from documents. A build's step keeps the whole corpus (``files.corpus``),
+    an update's the documents it set and removed (``files.corpus_changes``); an undone step's go with it."""
+    key = (str(store.location), session_id)
+    last = store.last_step(session_id)
+    cached = _BUILDS.get(key)
+    if cached is not None and cached[0] == last:
+        return cached[1]
     kept: list[tuple[int, dict[str, str], str]] = []
     for s in store.steps(session_id):
         record = s.record or {}
-        if s.kind == "update":
-            files = record.get("files") or {}
-            if isinstance(files.get("corpus"), dict):
-                kept.append((int(record.get("iteration") or s.iteration or 0), files["corpus"],
-                             str(files.get("agent") or "")))
+        files = record.get("files") or {} if s.kind == "update" else {}
+        iteration = int(record.get("iteration") or s.iteration or 0)
+        if isinstance(files.get("corpus"), dict):
+            kept.append((iteration, dict(files["corpus"]), str(files.get("agent") or "")))
+        elif isinstance(files.get("corpus_changes"), dict) and kept:
+            corpus = dict(kept[-1][1])
+            corpus.update(files["corpus_changes"].get("set") or {})
+            for doc in files["corpus_changes"].get("removed") or ():
+                corpus.pop(doc, None)
+            kept.append((iteration, corpus, str(files.get("agent") or "")))
         elif s.kind == "undo":
             to = int(record.get("to_iteration") or 0)
             kept = [k for k in kept if k[0] <= to]
-    return (kept[-1][1], kept[-1][2]) if kept else None
+    found = (kept[-1][1], kept[-1][2]) if kept else None
+    _BUILDS[key] = (last, found)
+    return found
+
+
+def remember_build(store: Any, session_id: str, corpus: dict[str, str], agent: str) -> None:
+    """What ``last_build`` answers now that this process stored the session's last step (no history read)."""
+    _BUILDS[(str(store.location), session_id)] = (store.last_step(session_id), (corpus, agent))
+
+
+def corpus_files(before: dict[str, str] | None, after: dict[str, str]) -> dict[str, Any]:
+    """What a step keeps of the corpus: all of it after a fresh build (``before`` None), else what changed."""
+    if before is None:
+        return {"corpus": after}
+    return {"corpus_changes": {"set": {d: sha for d, sha in after.items() if before.get(d) != sha},
+                               "removed": sorted(d for d in before if d not in after)}}
 
 
 def stored_corpus(store: Any, session_id: str) -> dict[str, str] | None:
@@ -251,7 +282,6 @@ def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *
     session, before = _open(request, store, agent_name=agent_name, session_id=session_id, update=update,
                             force=force)
     seconds = {"load": clock() - started}
-    diffs = compare(before, corpus)
     cache = AnswerCache(sidecar_path(resolve_store_path(store_path), ".answers"))
     try:
         mark = clock()
@@ -261,20 +291,22 @@ def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *
         seconds["answers"] = clock() - mark
     finally:
         cache.close()
-    return _apply(session, corpus, diffs, answers, reader.calls, reader.identity, seconds, started, clock)
+    return _apply(session, corpus, before if update else None, answers, reader.calls, reader.identity, seconds,
+                  started, clock)
 
 
-def _apply(session: Any, corpus: Corpus, diffs: dict[str, list[str]], answers: list[Answer], calls: int,
+def _apply(session: Any, corpus: Corpus, before: dict[str, str] | None, answers: list[Answer], calls: int,
            identity: str, seconds: dict[str, float], started: float, clock: Callable[[], float]) -> DocumentsResult:
     mark = clock()
+    diffs = compare(before or {}, corpus)
     state = session.state
     desired = fold(state.schema, answers, self_loops=session.config.constraints.allow_self_loops)
     diff = plan_documents(state, desired)
     facts = fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"]))
     seconds["plan"] = clock() - mark
     documents = _summary(diffs, corpus)
-    files = {DOCUMENTS_GOAL_NOTE: documents, "corpus": corpus.manifest(), "facts": facts, "agent_calls": calls,
-             "agent": identity}
+    files = {DOCUMENTS_GOAL_NOTE: documents, **corpus_files(before, corpus.manifest()), "facts": facts,
+             "agent_calls": calls, "agent": identity}
     reasoning = (f"Read {len(corpus.documents)} documents: {len(diffs['added'])} added, {len(diffs['changed'])} "
                  f"changed, {len(diffs['removed'])} removed, {len(diffs['unchanged'])} unchanged; {calls} agent "
                  f"call(s).")
@@ -283,6 +315,9 @@ def _apply(session: Any, corpus: Corpus, diffs: dict[str, list[str]], answers: l
                                 timings_ms={"total": round((clock() - started) * 1000, 3)})
     if session.status != "finished":
         session.finish("finished", prune=False)
+    store = getattr(session.repo, "store", None)
+    if store is not None:
+        remember_build(store, session.session_id, corpus.manifest(), identity)
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
     log.info("documents_applied", session_id=session.session_id, iteration=step.iteration, agent_calls=calls,
@@ -309,4 +344,4 @@ def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str
 
 
 __all__ = ["DocumentsResult", "Reader", "agent_identity", "build_documents", "compare", "document_facts",
-           "last_build", "load_session", "stored_corpus"]
+           "last_build", "load_session", "remember_build", "stored_corpus"]

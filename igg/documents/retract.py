@@ -12,26 +12,82 @@ edge): ``igg run --documents --update`` folds the whole corpus and covers that c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from igg.act.difference import Difference
 from igg.documents.fold import Answer, NodeKey, fold
+from igg.documents.index import index_of
 from igg.documents.plan import SOURCE_KEYS
 from igg.graph.state import GraphState
-
-
-def _mentions(provenance: dict[str, Any], doc: str) -> bool:
-    return doc in (provenance.get("documents") or ()) or doc in (provenance.get("claimants") or ())
 
 
 def plan_retraction(state: GraphState, doc: str, manifest: dict[str, str],
                     answers_of: Callable[[dict[str, str]], list[Answer] | None], *,
                     self_loops: bool = False) -> tuple[Difference, dict[str, int]] | None:
     """What retracting ``doc`` changes, and the facts retracted and kept; None when an answer the fold needs is
-    not kept (the caller then folds the whole corpus)."""
-    nodes = [n for n, d in state.nodes.items() if _mentions(d["provenance"], doc)]
-    edges = [e for e, (_, _, d) in state.edge_rows() if _mentions(d["provenance"], doc)]
+    not kept (the caller then folds the whole corpus).
+
+    Most facts need no fold: one ``doc`` alone supports goes; one whose values ``doc`` does not decide (it is not
+    the smallest id claiming a value, identity keys aside) keeps them and only forgets ``doc``. The others (``doc``
+    decided a value another document may now decide) are folded again from the documents sharing them."""
+    nodes, edges = index_of(state).mentioning(doc)
+    diff = Difference()
+    slow_nodes, slow_edges = [], []
+    for n in nodes:
+        data = state.nodes[n]
+        after = _without(data["provenance"], doc, state.schema.identity_keys.get(data["type"], ()))
+        if after is _GONE:
+            diff.remove_nodes.append(n)
+        elif after is None:
+            slow_nodes.append(n)
+        else:
+            diff.set_properties.append((n, {}, []))
+            diff.node_provenance[n] = after
+    gone = set(diff.remove_nodes)
+    for e in edges:
+        source, target, data = state.edge_ends(e)
+        if source in gone or target in gone:
+            continue
+        after = _without(data["provenance"], doc, ())
+        if after is _GONE:
+            diff.remove_edges.append(e)
+        elif after is None:
+            slow_edges.append(e)
+        else:
+            diff.set_edge_properties.append((e, dict(data["properties"])))
+            diff.edge_provenance[e] = after
+    if (slow_nodes or slow_edges) and not _refold(state, doc, manifest, answers_of, slow_nodes, slow_edges, diff,
+                                                  self_loops=self_loops):
+        return None
+    gone = set(diff.remove_nodes)
+    dropped = {e for n in gone for e in _edges_of(state, n)}
+    retracted = len(gone) + len(diff.remove_edges) + len(dropped & set(edges))
+    return diff, {"facts_retracted": retracted, "facts_kept": len(nodes) + len(edges) - retracted}
+
+
+_GONE: dict[str, Any] = {}
+"""``_without``'s answer for a fact no other document supports."""
+
+
+def _without(provenance: dict[str, Any], doc: str, identity: Sequence[str]) -> dict[str, Any] | None:
+    """A fact's sources once ``doc`` is retracted: ``_GONE`` when no other document supports it, None when ``doc``
+    decided one of its values (the smallest id claiming it, identity keys aside: every supporter claims those)."""
+    supporters = [d for d in provenance.get("documents") or () if d != doc]
+    if not supporters:
+        return _GONE
+    by_value = provenance.get("property_documents") or {}
+    if any(docs and docs[0] == doc and key not in identity for key, docs in by_value.items()):
+        return None
+    return {"documents": supporters, "property_documents": {k: [d for d in v if d != doc] for k, v in by_value.items()},
+            "claimants": [d for d in provenance.get("claimants") or () if d != doc]}
+
+
+def _refold(state: GraphState, doc: str, manifest: dict[str, str],
+            answers_of: Callable[[dict[str, str]], list[Answer] | None], nodes: list[str], edges: list[str],
+            diff: Difference, *, self_loops: bool) -> bool:
+    """Fold the documents sharing ``nodes`` and ``edges`` (and the ends of the edges) again, and set those facts
+    to what it makes of them; False when an answer it needs is not kept."""
     sharing: set[str] = set()
     for n in nodes:
         sharing.update(_others(state.nodes[n]["provenance"]))
@@ -43,21 +99,15 @@ def plan_retraction(state: GraphState, doc: str, manifest: dict[str, str],
     sharing.discard(doc)
     answers = answers_of({d: manifest[d] for d in sorted(sharing) if d in manifest})
     if answers is None:
-        return None
+        return False
     desired = fold(state.schema, answers, self_loops=self_loops)
-    diff = Difference()
-    key_of: dict[str, Any] = {}
     for n in nodes:
         data = state.nodes[n]
-        key = _key(state, n)
-        fact = desired.nodes.get(key)
+        fact = desired.nodes.get(_key(state, n))
         if fact is None:
             diff.remove_nodes.append(n)
             continue
-        key_of[n] = key
         props = data["properties"]
-        if props == fact.properties and all(data["provenance"].get(k) == v for k, v in fact.provenance().items()):
-            continue
         diff.set_properties.append((n, {k: v for k, v in fact.properties.items() if props.get(k) != v},
                                     [k for k in props if k not in fact.properties]))
         diff.node_provenance[n] = fact.provenance()
@@ -66,17 +116,13 @@ def plan_retraction(state: GraphState, doc: str, manifest: dict[str, str],
         source, target, data = state.edge_ends(e)
         if source in gone or target in gone:
             continue
-        ends = [key_of.get(end) or _key(state, end) for end in (source, target)]
-        fact = desired.edges.get((data["type"], ends[0], ends[1]))
+        fact = desired.edges.get((data["type"], _key(state, source), _key(state, target)))
         if fact is None:
             diff.remove_edges.append(e)
-        elif data["properties"] != fact.properties or any(data["provenance"].get(k) != v
-                                                          for k, v in fact.provenance().items()):
+        else:
             diff.set_edge_properties.append((e, dict(fact.properties)))
             diff.edge_provenance[e] = fact.provenance()
-    dropped = {e for n in gone for e in _edges_of(state, n)}
-    retracted = len(gone) + len(diff.remove_edges) + len(dropped & set(edges))
-    return diff, {"facts_retracted": retracted, "facts_kept": len(nodes) + len(edges) - retracted}
+    return True
 
 
 def _others(provenance: dict[str, Any]) -> set[str]:
@@ -97,7 +143,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     """Retract ``doc`` from a stored session built from documents (``session``: its ``igg.session.Session``, kept
     in a store), as one step through the act step; what it did. Raises ``RequestInvalid`` for a document the
     session does not hold, ``SessionRefused`` for a session not built from documents or whose answers are gone."""
-    from igg.documents.build import Reader, last_build
+    from igg.documents.build import Reader, corpus_files, last_build, remember_build
     from igg.documents.cache import AnswerCache
     from igg.documents.plan import fact_counts, plan_documents
     from igg.errors import Problem, RequestInvalid, SessionRefused
@@ -130,10 +176,11 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
         cache.close()
     diff, facts = planned
     documents = {"added": 0, "changed": 0, "removed": 1, "unchanged": len(remaining), "removed_ids": [doc]}
-    step = session.apply_update(diff, files={"documents": documents, "corpus": remaining, "facts": facts,
+    step = session.apply_update(diff, files={"documents": documents, **corpus_files(manifest, remaining), "facts": facts,
                                              "agent_calls": 0, "agent": identity}, git_commit=None,
                                 reasoning=f"Retracted document {doc!r}: {facts['facts_retracted']} fact(s) it alone "
                                           f"supported retracted, {facts['facts_kept']} kept.")
+    remember_build(store, sid, remaining, identity)
     return {"session_id": sid, "iteration": step.iteration, "document": doc, "facts": facts, "changes": step.changes,
             "nodes": state.node_count, "edges": state.edge_count}
 
