@@ -23,11 +23,13 @@ from typing import Any
 
 import structlog
 
+from igg.act.difference import Difference
 from igg.agents.base import AgentTurn, Observation, as_turn
 from igg.agents.parsing import parse_turn
 from igg.documents.cache import AnswerCache, answer_key, document_key
 from igg.documents.corpus import Corpus, Document, read_corpus
 from igg.documents.fold import Answer, fold
+from igg.documents.local import plan_local
 from igg.documents.plan import fact_counts, plan_documents
 from igg.errors import AgentFailed, Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
@@ -112,8 +114,15 @@ class Reader:
             by_doc.setdefault(doc_id, []).append([chunk, actions])
         keys = {self.document_key(d.sha): d.id for d in docs}
         have = self.cache.get_many(list(keys), table="documents")
-        self.cache.put_many([(k, {"chunks": by_doc.get(d, [])}) for k, d in keys.items() if k not in have],
-                            table="documents")
+        missing = {k: d for k, d in keys.items() if k not in have}
+        self.cache.put_many([(k, {"chunks": by_doc.get(d, [])}) for k, d in missing.items()], table="documents")
+        self.cache.put_mentions((value, k) for k, d in missing.items() for _, actions in by_doc.get(d, [])
+                                for value in referred(actions))
+
+    def referring(self, manifest: dict[str, str], values: Sequence[str]) -> set[str]:
+        """The documents of ``manifest`` whose answers refer to a node by one of ``values``."""
+        keys = self.cache.mentioning(values)
+        return {d for d, sha in manifest.items() if self.document_key(sha) in keys} if keys else set()
 
     def document_key(self, sha: str) -> str:
         return document_key(sha=sha, schema=self._schema, goal=self.request.goal_prompt, agent=self.identity)
@@ -147,6 +156,18 @@ class Reader:
         parsed = parse_turn(turn.raw, truncated=turn.truncated)
         return [a.model_dump(mode="json", by_alias=True, exclude_defaults=True) | {"type": a.type}
                 for a in parsed.actions]
+
+
+def referred(actions: list[Any]) -> set[str]:
+    """The string values an answer's references name nodes by (what may match a node added later)."""
+    out: set[str] = set()
+    for raw in actions:
+        if isinstance(raw, dict):
+            for field_name in ("node", "from", "to"):
+                ref = raw.get(field_name)
+                if isinstance(ref, dict):
+                    out.update(str(v) for k, v in ref.items() if k != "label" and isinstance(v, str | int | float))
+    return out
 
 
 async def _awaited(value: Any) -> Any:
@@ -287,23 +308,40 @@ def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *
         mark = clock()
         reader = Reader(session.request, agent, agent_identity(agent, agent_name), cache, session.state,
                         session.session_id)
-        answers = reader.answers(corpus.documents)
-        seconds["answers"] = clock() - mark
+        diff, dropped = _plan(session, corpus, before if update else None, reader)
+        seconds["answers_and_plan"] = clock() - mark
     finally:
         cache.close()
-    return _apply(session, corpus, before if update else None, answers, reader.calls, reader.identity, seconds,
-                  started, clock)
+    return _apply(session, corpus, before if update else None, diff, dropped, reader.calls, reader.identity,
+                  seconds, started, clock)
 
 
-def _apply(session: Any, corpus: Corpus, before: dict[str, str] | None, answers: list[Answer], calls: int,
-           identity: str, seconds: dict[str, float], started: float, clock: Callable[[], float]) -> DocumentsResult:
+def _plan(session: Any, corpus: Corpus, before: dict[str, str] | None,
+          reader: Reader) -> tuple[Difference, list[tuple[str, int, str]]]:
+    """The difference an update or a build makes, and the claims dropped: an update folds what changed and the
+    documents sharing facts with it (``igg.documents.local``), else the whole corpus."""
+    state, self_loops = session.state, session.config.constraints.allow_self_loops
+    if before:
+        diffs = compare(before, corpus)
+        by_id = {d.id: d for d in corpus.documents}
+        new = reader.answers([by_id[d] for d in diffs["changed"] + diffs["added"]])
+        planned = plan_local(state, corpus.manifest(), set(diffs["changed"]) | set(diffs["removed"]), new,
+                             reader.answers_of, reader.referring, self_loops=self_loops)
+        if planned is not None:
+            fresh = set(diffs["changed"]) | set(diffs["added"])
+            return planned[0], [d for d in planned[1].dropped if d[0] in fresh]
+    desired = fold(state.schema, reader.answers(corpus.documents), self_loops=self_loops)
+    return plan_documents(state, desired), desired.dropped
+
+
+def _apply(session: Any, corpus: Corpus, before: dict[str, str] | None, diff: Difference,
+           dropped_claims: list[tuple[str, int, str]], calls: int, identity: str, seconds: dict[str, float],
+           started: float, clock: Callable[[], float]) -> DocumentsResult:
     mark = clock()
     diffs = compare(before or {}, corpus)
     state = session.state
-    desired = fold(state.schema, answers, self_loops=session.config.constraints.allow_self_loops)
-    diff = plan_documents(state, desired)
     facts = fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"]))
-    seconds["plan"] = clock() - mark
+    seconds["count"] = clock() - mark
     documents = _summary(diffs, corpus)
     files = {DOCUMENTS_GOAL_NOTE: documents, **corpus_files(before, corpus.manifest()), "facts": facts,
              "agent_calls": calls, "agent": identity}
@@ -322,7 +360,7 @@ def _apply(session: Any, corpus: Corpus, before: dict[str, str] | None, answers:
     seconds["total"] = clock() - started
     log.info("documents_applied", session_id=session.session_id, iteration=step.iteration, agent_calls=calls,
              **{k: len(v) for k, v in diffs.items()})
-    dropped = [{"document": d, "chunk": c, "reason": r} for d, c, r in desired.dropped]
+    dropped = [{"document": d, "chunk": c, "reason": r} for d, c, r in dropped_claims]
     return DocumentsResult(session_id=session.session_id, iteration=step.iteration, documents=documents,
                            facts=facts, agent_calls=calls, changes=step.changes,
                            graph={"nodes": state.node_count, "edges": state.edge_count}, dropped=dropped,

@@ -49,11 +49,34 @@ class AnswerCache:
             self._db.execute("PRAGMA synchronous = OFF")  # a cache: a lost write costs a call
             self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
             self._db.execute("CREATE TABLE IF NOT EXISTS documents (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+            self._db.execute(_MENTIONS)
         except (sqlite3.Error, OSError) as exc:
             log.warning("answer_cache_unusable", path=str(self.path), error=str(exc))
             self._db = sqlite3.connect(":memory:")
             self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
             self._db.execute("CREATE TABLE IF NOT EXISTS documents (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+            self._db.execute(_MENTIONS)
+
+    def put_mentions(self, rows: Iterable[tuple[str, str]]) -> None:
+        """(value, document key): a document's answers refer to a node by this value."""
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR IGNORE INTO mentions (value, key) VALUES (?, ?)", list(rows))
+        except sqlite3.Error as exc:
+            log.warning("answer_cache_write_failed", path=str(self.path), error=str(exc))
+
+    def mentioning(self, values: Sequence[str]) -> set[str]:
+        """The document keys whose answers refer to a node by one of ``values``."""
+        out: set[str] = set()
+        unique = list(dict.fromkeys(values))
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            try:
+                out.update(r[0] for r in self._db.execute(
+                    f"SELECT key FROM mentions WHERE value IN ({','.join('?' * len(part))})", part))
+            except sqlite3.Error:
+                return out
+        return out
 
     def get_many(self, keys: Sequence[str], *, table: str = "answers") -> dict[str, dict[str, Any]]:
         """The answers found among ``keys`` (``table="documents"``: documents' answers, ``document_key``)."""
@@ -86,6 +109,9 @@ class AnswerCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+_MENTIONS = "CREATE TABLE IF NOT EXISTS mentions (value TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (value, key))"
 
 
 def _table(name: str) -> str:

@@ -76,21 +76,19 @@ def plan_documents(state: GraphState, desired: Desired) -> Difference:
 def fact_counts(state: GraphState, diff: Difference, touched: set[str]) -> dict[str, int]:
     """Of the facts ``touched`` documents (changed or removed) supported: how many the difference retracts and
     how many it keeps (other support, or the new text says them again)."""
+    from igg.documents.index import index_of
+
+    index = index_of(state)
+    nodes: set[str] = set()
+    edges: set[str] = set()
+    for doc in touched:
+        found = index.mentioning(doc)
+        nodes.update(found[0])
+        edges.update(found[1])
     removed_nodes, removed_edges = set(diff.remove_nodes), set(diff.remove_edges)
-    retracted = kept = 0
-    for node_id, data in state.nodes.items():
-        if touched.intersection(data["provenance"].get("documents") or ()):
-            if node_id in removed_nodes:
-                retracted += 1
-            else:
-                kept += 1
-    for edge_id, (source, target, data) in state.edge_rows():
-        if touched.intersection(data["provenance"].get("documents") or ()):
-            if edge_id in removed_edges or source in removed_nodes or target in removed_nodes:
-                retracted += 1
-            else:
-                kept += 1
-    return {"facts_retracted": retracted, "facts_kept": kept}
+    retracted = len(nodes & removed_nodes) + sum(
+        1 for e in edges if e in removed_edges or not removed_nodes.isdisjoint(state.edge_ends(e)[:2]))
+    return {"facts_retracted": retracted, "facts_kept": len(nodes) + len(edges) - retracted}
 
 
 def content_form(state: GraphState, *, sources: bool = True) -> tuple[frozenset[Any], frozenset[Any]]:
