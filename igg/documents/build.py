@@ -26,7 +26,7 @@ import structlog
 from igg.act.difference import Difference
 from igg.agents.base import AgentTurn, Observation, as_turn
 from igg.agents.parsing import parse_turn
-from igg.documents.cache import AnswerCache, answer_key, document_key
+from igg.documents.cache import AnswerCache, answer_key, document_key, key_base
 from igg.documents.corpus import Corpus, Document, read_corpus
 from igg.documents.fold import Answer, fold
 from igg.documents.local import plan_local
@@ -78,10 +78,13 @@ class Reader:
     def __init__(self, request: Request, agent: Any, identity: str, cache: AnswerCache, state: GraphState,
                  session_id: str) -> None:
         self.request, self.agent, self.identity, self.cache = request, agent, identity, cache
-        self.state, self.session_id = state, session_id
+        self.state, self.session_id = GraphState(state.schema), session_id
+        """What the agent is shown of the graph: nothing (an answer depends on its chunk, the schema and the goal
+        alone, as its cache key says; a fresh build and an update show the same)."""
         self.calls = 0
         config = request.config
-        self._schema = config.schema_.model_dump(mode="json")
+        self._base = key_base(schema=config.schema_.model_dump(mode="json"), goal=request.goal_prompt, agent=identity)
+        self._keys: dict[str, str] = {}
         self._tokens = config.context.chunk_tokens
 
     def chunks(self, doc: Document) -> list[Chunk]:
@@ -90,8 +93,7 @@ class Reader:
 
     def answers(self, docs: Sequence[Document]) -> list[Answer]:
         """Every chunk's actions, in document and chunk order."""
-        todo = [(doc, chunk, answer_key(text=chunk.text, schema=self._schema, goal=self.request.goal_prompt,
-                                        agent=self.identity)) for doc in docs for chunk in self.chunks(doc)]
+        todo = [(doc, chunk, answer_key(self._base, chunk.text)) for doc in docs for chunk in self.chunks(doc)]
         found = self.cache.get_many([key for _, _, key in todo])
         fresh: list[tuple[str, dict[str, Any]]] = []
         out: list[Answer] = []
@@ -125,7 +127,10 @@ class Reader:
         return {d for d, sha in manifest.items() if self.document_key(sha) in keys} if keys else set()
 
     def document_key(self, sha: str) -> str:
-        return document_key(sha=sha, schema=self._schema, goal=self.request.goal_prompt, agent=self.identity)
+        found = self._keys.get(sha)
+        if found is None:
+            found = self._keys[sha] = document_key(self._base, sha)
+        return found
 
     def answers_of(self, manifest: dict[str, str]) -> list[Answer] | None:
         """The kept answers of the documents of ``manifest`` (id -> hash); None when one is not kept."""

@@ -23,18 +23,20 @@ PROMPT_VERSION = "documents-1"
 """Bumped when what a document's chunk is shown with changes: every answer is then asked for again."""
 
 
-def answer_key(*, text: str, schema: Any, goal: str, agent: str) -> str:
-    """The key of an answer: a hash of the chunk text, the schema (as JSON), the goal, the prompt version and the
-    agent's identity."""
-    body = json.dumps([PROMPT_VERSION, agent, goal, schema, text], sort_keys=True, ensure_ascii=False,
-                      default=str)
-    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+def key_base(*, schema: Any, goal: str, agent: str) -> str:
+    """What every answer's key of one build shares: the prompt version, the agent, the goal and the schema."""
+    return json.dumps([PROMPT_VERSION, agent, goal, schema], sort_keys=True, ensure_ascii=False, default=str)
 
 
-def document_key(*, sha: str, schema: Any, goal: str, agent: str) -> str:
+def answer_key(base: str, text: str) -> str:
+    """The key of a chunk's answer: a hash of ``key_base`` and the chunk's text."""
+    return hashlib.sha256(f"{base}\x00{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def document_key(base: str, sha: str) -> str:
     """The key of a document's answers (every chunk's), by its content hash: what a retraction reads of the
     documents that share facts with the one retracted."""
-    return answer_key(text=f"document {sha}", schema=schema, goal=goal, agent=agent)
+    return hashlib.sha256(f"{base}\x01{sha}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class AnswerCache:
@@ -120,4 +122,4 @@ def _table(name: str) -> str:
     return name
 
 
-__all__ = ["PROMPT_VERSION", "AnswerCache", "answer_key", "document_key"]
+__all__ = ["PROMPT_VERSION", "AnswerCache", "answer_key", "document_key", "key_base"]
