@@ -15,7 +15,8 @@ they are rejected by the loop, turn by turn, like any agent's.
 A turn may answer a document instead of an iteration (``igg run --documents``): ``"document": ID`` (and
 ``"chunk": N``, 1-based, default 1) makes it the answer to that document's chunk whatever the order the
 chunks are read in. A transcript holding such turns answers by document only: a chunk no turn names gets an
-empty answer (no actions).
+empty answer (no actions), and a later line for the same document and chunk replaces an earlier one (append a
+document's new answer after an edit).
 """
 
 from __future__ import annotations
