@@ -299,6 +299,6 @@ def test_retracting_a_document_equals_a_fresh_build_without_it_and_touches_only_
                    if hasattr(m, "id") and m.id.startswith("n")}
         assert changed <= mentioned  # only the nodes the document supported or claimed a property of
         assert stored_corpus(SessionStore(store), "notes") == {d: s for d, s in read_corpus([docs]).manifest().items()}
-        undo(SessionStore(store), "notes", done["iteration"] - 1)
+        undo(SessionStore(store), "notes", done["iteration_applied"] - 1)
         assert canonical(graph(store)) == before
         assert doc in (stored_corpus(SessionStore(store), "notes") or {})

@@ -387,4 +387,4 @@ def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str
 
 
 __all__ = ["DocumentsResult", "Reader", "agent_identity", "build_documents", "compare", "document_facts",
-           "last_build", "load_session", "remember_build", "stored_corpus"]
+           "last_build", "load_session", "referred", "remember_build", "stored_corpus"]

@@ -141,12 +141,12 @@ def _edges_of(state: GraphState, node: str) -> set[str]:
 
 def retract_document(session: Any, doc: str) -> dict[str, Any]:
     """Retract ``doc`` from a stored session built from documents (``session``: its ``igg.session.Session``, kept
-    in a store), as one step through the act step; what it did. Raises ``RequestInvalid`` for a document the
-    session does not hold, ``SessionRefused`` for a session not built from documents or whose answers are gone."""
+    in a store), as one step through the act step; what it did. Raises ``WorkspaceError`` (NOT_FOUND) for a
+    document the session does not hold, ``SessionRefused`` for a session not built from documents or whose answers are gone."""
     from igg.documents.build import Reader, corpus_files, last_build, remember_build
     from igg.documents.cache import AnswerCache
     from igg.documents.plan import fact_counts, plan_documents
-    from igg.errors import Problem, RequestInvalid, SessionRefused
+    from igg.errors import SessionRefused, WorkspaceCode, WorkspaceError
     from igg.store.location import sidecar_path
 
     sid = session.session_id
@@ -157,8 +157,8 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
                              session_id=sid)
     manifest, identity = found
     if doc not in manifest:
-        raise RequestInvalid([Problem("document_id", f"session {sid!r} holds no document {doc!r}")],
-                             source="retract_document")
+        raise WorkspaceError(WorkspaceCode.NOT_FOUND, f"session {sid!r} holds no document {doc!r}; igg show "
+                             f"{sid} --documents lists the ones it holds")
     remaining = {d: sha for d, sha in manifest.items() if d != doc}
     state, self_loops = session.state, session.config.constraints.allow_self_loops
     cache = AnswerCache(sidecar_path(store.location, ".answers"))
@@ -181,8 +181,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
                                 reasoning=f"Retracted document {doc!r}: {facts['facts_retracted']} fact(s) it alone "
                                           f"supported retracted, {facts['facts_kept']} kept.")
     remember_build(store, sid, remaining, identity)
-    return {"session_id": sid, "iteration": step.iteration, "document": doc, "facts": facts, "changes": step.changes,
-            "nodes": state.node_count, "edges": state.edge_count}
+    return {"iteration_applied": step.iteration, "document": doc, "facts": facts, "changes": step.changes}
 
 
 __all__ = ["plan_retraction", "retract_document"]

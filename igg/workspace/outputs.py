@@ -95,6 +95,16 @@ class UndoOutput(SessionSummary):
     mutations: int
 
 
+class DocumentsOutput(SessionSummary):
+    """What add_documents or retract_document did, as one step."""
+
+    iteration_applied: int = Field(description="The iteration the change was kept as (undo to the one before).")
+    documents: dict[str, Any] | None = Field(default=None, description="Documents added, changed and unchanged.")
+    document: str | None = Field(default=None, description="retract_document: the document retracted.")
+    facts: dict[str, int] = Field(description="facts_retracted and facts_kept of the documents replaced or retracted.")
+    changes: dict[str, int] = Field(description="Nodes and edges added, removed and changed.")
+
+
 class ExportOutput(Output):
     session_id: str
     format: str
@@ -151,10 +161,11 @@ OUTPUTS: dict[str, type[Output]] = {
     "start_session": SessionSummary, "observe": ObserveOutput, "apply_actions": ApplyOutput,
     "finish_session": FinishOutput, "export_graph": ExportOutput, "list_sessions": ListOutput,
     "query_graph": QueryOutput, "explain": ExplainOutput, "diff": DiffOutput, "check": CheckOutput,
-    "undo": UndoOutput, "review": ReviewOutput, "run_session": RunOutput}
+    "undo": UndoOutput, "review": ReviewOutput, "add_documents": DocumentsOutput,
+    "retract_document": DocumentsOutput, "run_session": RunOutput}
 """Each operation's output model, by tool name."""
 
 
-__all__ = ["OUTPUTS", "ApplyOutput", "Output", "CheckOutput", "DiffOutput", "ExplainOutput", "ExportOutput", "FinishOutput",
+__all__ = ["OUTPUTS", "ApplyOutput", "Output", "CheckOutput", "DiffOutput", "DocumentsOutput", "ExplainOutput", "ExportOutput", "FinishOutput",
            "ListOutput", "ObserveOutput", "QueryOutput", "ReviewOutput", "RunOutput", "SessionSummary",
            "UndoOutput"]
