@@ -286,10 +286,9 @@ class ReviewInput(_Input):
 class DocumentIn(_Input):
     """One document with what it states."""
 
-    id: str = Field(min_length=1, max_length=500, description="Its stable id (a path, a URL, a ticket number).")
-    text: str = Field(max_length=2_000_000, description="Its text; its hash tells a later change.")
-    actions: list[dict[str, Any]] = Field(default_factory=list, max_length=1000, description=(
-        "What it states, as apply_actions' ADD_NODE, ADD_EDGE, UPDATE_NODE, UPDATE_EDGE."))
+    id: str = Field(min_length=1, max_length=500)
+    text: str = Field(max_length=2_000_000)
+    actions: list[dict[str, Any]] = Field(default_factory=list, max_length=1000, description="As apply_actions.")
 
 
 class AddDocumentsInput(_Input):
@@ -303,7 +302,7 @@ class RetractDocumentInput(_Input):
     """The document to retract."""
 
     session_id: SessionId
-    document_id: str = Field(min_length=1, max_length=500, description="The document's id, as added.")
+    document_id: str = Field(min_length=1, max_length=500)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -355,11 +354,9 @@ OPERATIONS: tuple[Operation, ...] = (
         "config.review sessions: no decision shows the waiting plan; approve it (all, or the indices in "
         "actions) or reject it with a note. plan_id: the plan shown.")),
     Operation(name="add_documents", input=AddDocumentsInput, destructive=True, description=(
-        "Add documents with the facts each states (actions); every fact records its documents. One undoable step; "
-        "a disputed value: the smallest document id wins. Needs the store.")),
+        "Add documents, each with the actions it states; facts record their documents. Undoable.")),
     Operation(name="retract_document", input=RetractDocumentInput, destructive=True, description=(
-        "Retract what a document alone supported (e.g. an unreliable source); shared facts stay, their values "
-        "falling back to the other documents'. One undoable step.")),
+        "Retract what a document alone supported; shared facts stay. Undoable.")),
     Operation(name="run_session", input=RunInput, open_world=True, description=(
         "Build a graph with the server's own agent (llm, code or auto) to a stop reason. Takes start_session's "
         "arguments, plus exports (FORMAT[:PATH], as igg run --export) and provenance.")),

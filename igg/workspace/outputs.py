@@ -98,11 +98,11 @@ class UndoOutput(SessionSummary):
 class DocumentsOutput(SessionSummary):
     """What add_documents or retract_document did, as one step."""
 
-    iteration_applied: int = Field(description="The iteration the change was kept as (undo to the one before).")
-    documents: dict[str, Any] | None = Field(default=None, description="Documents added, changed and unchanged.")
-    document: str | None = Field(default=None, description="retract_document: the document retracted.")
-    facts: dict[str, int] = Field(description="facts_retracted and facts_kept of the documents replaced or retracted.")
-    changes: dict[str, int] = Field(description="Nodes and edges added, removed and changed.")
+    iteration_applied: int
+    documents: dict[str, Any] | None = None
+    document: str | None = None
+    facts: dict[str, int]
+    changes: dict[str, int]
 
 
 class ExportOutput(Output):
