@@ -272,6 +272,9 @@ def test_the_command_line_builds_updates_and_lists_documents(tmp_path: Path) -> 
     assert (out["documents"]["removed"], out["agent_calls"]) == (1, 0)
     listed = json.loads(igg("show", "notes", "--documents", "--store", str(store), "--json"))
     assert [r["document"] for r in listed["documents"]] == ["a.txt"]
+    refused = subprocess.run([sys.executable, "-m", "igg", *base, "--export", "json:g.json"], capture_output=True,
+                             text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert refused.returncode == 2 and "--export: --documents keeps its session in a store" in refused.stderr
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,7 +11,8 @@ whatever happened before. Its rules:
   ``ADD_NODE`` actions give; a reference that matches no node, or several, is dropped with its reason;
 - an edge is made by the ``ADD_EDGE`` actions between two resolved nodes (type and pattern allowed by the
   schema); the documents adding it support it;
-- ``UPDATE_NODE`` and ``UPDATE_EDGE`` claim property values of a fact without supporting it;
+- ``UPDATE_NODE`` and ``UPDATE_EDGE`` claim property values of a fact without supporting it (their ``remove``
+  says nothing a document supports: a property goes when no document claims it);
 - **when documents disagree on a property value, the document with the smallest id (code-point order) wins**;
   within one document the last claim (in chunk and action order) wins. The value's supporters are the
   documents claiming that value. A node or edge lacking a required property after this is dropped;

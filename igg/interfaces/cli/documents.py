@@ -28,6 +28,12 @@ def run_documents(args: argparse.Namespace, request: Any, agent: Any) -> int:
     if args.update and not args.session:
         raise RequestInvalid([Problem("--update", "--update needs --session ID (the session to update)")],
                              source="the command line")
+    others = [flag for flag, given in (("--out", args.out), ("--export", args.export), ("--no-store", args.no_store),
+                                       ("--sync-each-iteration", args.sync_each_iteration)) if given]
+    if others:
+        raise RequestInvalid([Problem(flag, "--documents keeps its session in a store (--store); export it "
+                                            "afterwards with igg export SESSION") for flag in others],
+                             source="the command line")
     store = resolve_store_path(args.store)
     result = build_documents(request, agent, args.documents, store, agent_name=args.agent,
                              session_id=args.session, update=args.update, force=args.force)
