@@ -48,11 +48,13 @@ class Fact:
     """Each property's value, by the documents claiming that value (sorted)."""
     claimants: list[str] = field(default_factory=list)
     """The documents claiming a property of it without supporting it (``UPDATE_NODE``/``UPDATE_EDGE``), sorted."""
+    chunks: dict[str, list[int]] = field(default_factory=dict)
+    """Each supporting document's chunks (from 1) whose actions add it."""
 
     def provenance(self) -> dict[str, Any]:
         """What the fact's provenance records of its sources."""
         return {"documents": self.documents, "property_documents": self.property_documents,
-                "claimants": self.claimants}
+                "claimants": self.claimants, "chunks": self.chunks}
 
 
 @dataclass(kw_only=True)
@@ -73,6 +75,7 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
     desired = Desired()
     scratch = GraphState(schema)
     node_claims: dict[NodeKey, Claims] = {}
+    node_chunks: dict[Any, dict[str, list[int]]] = {}
     updates: list[tuple[str, int, UpdateNode]] = []
     edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]] = []
     for doc, chunk, actions in sorted(answers, key=lambda a: (a[0], a[1])):
@@ -90,6 +93,7 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
                                                         f"({', '.join(schema.identity_keys[action.label])})"))
                     continue
                 node_claims.setdefault((action.label, identity), {}).setdefault(doc, {}).update(action.properties)
+                _chunk(node_chunks, (action.label, identity), doc, chunk)
             elif isinstance(action, UpdateNode):
                 updates.append((doc, chunk, action))
             elif isinstance(action, AddEdge | UpdateEdge):
@@ -112,7 +116,8 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
             desired.dropped.append((supporters[key][0], 0, f"{key[0]} {key[1]!r} lacks {', '.join(missing)}"))
             continue
         desired.nodes[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
-                                  claimants=sorted(set(node_claims[key]) - set(supporters[key])))
+                                  claimants=sorted(set(node_claims[key]) - set(supporters[key])),
+                                  chunks=node_chunks[key])
     _edges(schema, scratch, by_id, edge_actions, desired, self_loops=self_loops)
     return desired
 
@@ -120,6 +125,7 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
 def _edges(schema: CompiledSchema, scratch: GraphState, by_id: dict[str, NodeKey],
            edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]], desired: Desired, *, self_loops: bool) -> None:
     claims: dict[EdgeKey, Claims] = {}
+    chunks: dict[Any, dict[str, list[int]]] = {}
     updates: list[tuple[str, EdgeKey, dict[str, Any]]] = []
     for doc, chunk, action in edge_actions:
         if action.label not in schema.edge_types:
@@ -141,6 +147,7 @@ def _edges(schema: CompiledSchema, scratch: GraphState, by_id: dict[str, NodeKey
             desired.dropped.append((doc, chunk, f"a {action.label} self-loop (allow_self_loops is off)"))
         else:
             claims.setdefault(key, {}).setdefault(doc, {}).update(action.properties)
+            _chunk(chunks, key, doc, chunk)
     supporters = {key: sorted(c) for key, c in claims.items()}
     for doc, key, props in updates:
         if key in claims:
@@ -154,7 +161,13 @@ def _edges(schema: CompiledSchema, scratch: GraphState, by_id: dict[str, NodeKey
             desired.dropped.append((supporters[key][0], 0, f"{key[0]} edge lacks {', '.join(missing)}"))
             continue
         desired.edges[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
-                                  claimants=sorted(set(edge_claims) - set(supporters[key])))
+                                  claimants=sorted(set(edge_claims) - set(supporters[key])), chunks=chunks[key])
+
+
+def _chunk(table: dict[Any, dict[str, list[int]]], key: Any, doc: str, chunk: int) -> None:
+    found = table.setdefault(key, {}).setdefault(doc, [])
+    if chunk not in found:
+        found.append(chunk)
 
 
 def _resolve(scratch: GraphState, by_id: dict[str, NodeKey], ref: dict[str, Any], desired: Desired, doc: str,

@@ -18,7 +18,6 @@ from typing import Any
 from igg.act.difference import Difference
 from igg.documents.fold import Answer, NodeKey, fold
 from igg.documents.index import index_of
-from igg.documents.plan import SOURCE_KEYS
 from igg.graph.state import GraphState
 
 
@@ -80,7 +79,8 @@ def _without(provenance: dict[str, Any], doc: str, identity: Sequence[str]) -> d
     if any(docs and docs[0] == doc and key not in identity for key, docs in by_value.items()):
         return None
     return {"documents": supporters, "property_documents": {k: [d for d in v if d != doc] for k, v in by_value.items()},
-            "claimants": [d for d in provenance.get("claimants") or () if d != doc]}
+            "claimants": [d for d in provenance.get("claimants") or () if d != doc],
+            "chunks": {d: c for d, c in (provenance.get("chunks") or {}).items() if d != doc}}
 
 
 def _refold(state: GraphState, doc: str, manifest: dict[str, str],
@@ -126,7 +126,7 @@ def _refold(state: GraphState, doc: str, manifest: dict[str, str],
 
 
 def _others(provenance: dict[str, Any]) -> set[str]:
-    return {d for k in SOURCE_KEYS if k != "property_documents" for d in provenance.get(k) or ()}
+    return {*(provenance.get("documents") or ()), *(provenance.get("claimants") or ())}
 
 
 def _key(state: GraphState, node: str) -> NodeKey:
