@@ -305,3 +305,23 @@ def test_retracting_a_document_equals_a_fresh_build_without_it_and_touches_only_
         undo(SessionStore(store), "notes", done["iteration_applied"] - 1)
         assert canonical(graph(store)) == before
         assert doc in (stored_corpus(SessionStore(store), "notes") or {})
+
+
+def test_review_plans_and_checks_the_whole_change_and_applies_nothing(tmp_path: Path) -> None:
+    docs, store = tmp_path / "docs", tmp_path / "s.sqlite"
+    docs.mkdir()
+    corpus = {f"d{i}.txt": 0 for i in range(4)}
+    build_documents(request(), write_corpus(docs, corpus), [docs], store, agent_name="script")
+    before, steps = canonical(graph(store)), len(SessionStore(store).steps("notes"))
+    corpus["d1.txt"] = 1
+    del corpus["d2.txt"]
+    agent = write_corpus(docs, corpus)
+    planned = build_documents(request(), agent, [docs], store, agent_name="script", session_id="notes", update=True,
+                              review=True)
+    assert not planned.applied and planned.problems == [] and planned.agent_calls == 1
+    assert canonical(graph(store)) == before and len(SessionStore(store).steps("notes")) == steps
+    applied = build_documents(request(), agent, [docs], store, agent_name="script", session_id="notes", update=True)
+    assert applied.changes == planned.changes and applied.agent_calls == 0  # the reviewed answers were cached
+    tight = load_request({**REQUEST, "config": {**REQUEST["config"], "constraints": {"max_nodes": 1}}})
+    refused = build_documents(tight, agent, [docs], tmp_path / "other.sqlite", agent_name="script", review=True)
+    assert refused.problems and "max_nodes" in refused.problems[0]

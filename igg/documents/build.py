@@ -57,11 +57,16 @@ class DocumentsResult:
     graph: dict[str, int]
     dropped: list[dict[str, Any]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    applied: bool = True
+    """False for ``review``: the change was planned and checked, not applied (``changes`` says what it would do)."""
+    problems: list[str] = field(default_factory=list)
+    """What breaks the session's schema or limits (``review``; applying refuses the whole change then)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "iteration": self.iteration, "documents": self.documents,
-                "facts": self.facts, "agent_calls": self.agent_calls, "changes": self.changes, "graph": self.graph,
-                "dropped": self.dropped, "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+        return {"session_id": self.session_id, "iteration": self.iteration, "applied": self.applied,
+                "documents": self.documents, "facts": self.facts, "agent_calls": self.agent_calls,
+                "changes": self.changes, "problems": self.problems, "graph": self.graph, "dropped": self.dropped,
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
 
 def agent_identity(agent: Any, name: str | None) -> str:
@@ -251,16 +256,17 @@ def _summary(diffs: dict[str, list[str]], corpus: Corpus) -> dict[str, Any]:
 
 def build_documents(request: Request, agent: Any, paths: Sequence[Path], store_path: StoreArg, *,
                     agent_name: str | None = None, session_id: str | None = None, update: bool = False,
-                    force: bool = False, corpus: Corpus | None = None,
+                    force: bool = False, corpus: Corpus | None = None, review: bool = False,
                     clock: Callable[[], float] = time.perf_counter) -> DocumentsResult:
     """A fresh build of ``request``'s session from the documents under ``paths`` (``update``: the stored
-    session ``session_id`` brought in step with them); see the module doc."""
+    session ``session_id`` brought in step with them); see the module doc. ``review``: plan and check the whole
+    change, and apply nothing (the answers asked for are cached: applying it then costs no agent call)."""
     from igg.act.apply import collector_paused
 
     corpus = corpus if corpus is not None else read_corpus([Path(p) for p in paths])
     with collector_paused():
         return _build(request, agent, corpus, store_path, agent_name=agent_name, session_id=session_id,
-                      update=update, force=force, clock=clock)
+                      update=update, force=force, review=review, clock=clock)
 
 
 def _open(request: Request, store: Any, *, agent_name: str | None, session_id: str | None, update: bool,
@@ -300,7 +306,8 @@ def load_session(store: Any, session_id: str) -> Any:
 
 
 def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *, agent_name: str | None,
-           session_id: str | None, update: bool, force: bool, clock: Callable[[], float]) -> DocumentsResult:
+           session_id: str | None, update: bool, force: bool, review: bool,
+           clock: Callable[[], float]) -> DocumentsResult:
     from igg.store import SessionStore
 
     started = clock()
@@ -317,8 +324,32 @@ def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *
         seconds["answers_and_plan"] = clock() - mark
     finally:
         cache.close()
+    if review:
+        return _reviewed(session, corpus, before if update else None, diff, dropped, reader.calls, seconds)
     return _apply(session, corpus, before if update else None, diff, dropped, reader.calls, reader.identity,
                   seconds, started, clock)
+
+
+def _reviewed(session: Any, corpus: Corpus, before: dict[str, str] | None, diff: Difference,
+              dropped: list[tuple[str, int, str]], calls: int, seconds: dict[str, float]) -> DocumentsResult:
+    """The change planned and checked as the act step checks it, nothing applied."""
+    from igg.act.context import CheckContext
+    from igg.act.difference import check_difference
+
+    state = session.state
+    diffs = compare(before or {}, corpus)
+    problems = check_difference(CheckContext(state=state, schema=state.schema, limits=session.config.constraints),
+                                diff)
+    changes = {"nodes_added": len(diff.add_nodes), "nodes_removed": len(diff.remove_nodes),
+               "nodes_changed": len(diff.set_properties), "edges_added": len(diff.add_edges),
+               "edges_removed": len(diff.remove_edges), "edges_changed": len(diff.set_edge_properties)}
+    return DocumentsResult(session_id=session.session_id, iteration=session.last_iteration,
+                           documents=_summary(diffs, corpus),
+                           facts=fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"])),
+                           agent_calls=calls, changes=changes, graph={"nodes": state.node_count,
+                                                                      "edges": state.edge_count},
+                           dropped=[{"document": d, "chunk": c, "reason": r} for d, c, r in dropped],
+                           seconds=seconds, applied=False, problems=[str(p) for p in problems])
 
 
 def _plan(session: Any, corpus: Corpus, before: dict[str, str] | None,

@@ -18,6 +18,9 @@ def add_documents_options(parser: argparse.ArgumentParser) -> None:
                         help="with --documents and --session: bring that stored session in step with the documents "
                              "(new and changed ones read again, facts of removed text retracted)")
     parser.add_argument("--session", metavar="ID", help="the session --update changes")
+    parser.add_argument("--review", action="store_true",
+                        help="with --documents: plan and check the whole change and print it; apply nothing (run "
+                             "again without --review to apply it: the answers are cached)")
 
 
 def run_documents(args: argparse.Namespace, request: Any, agent: Any) -> int:
@@ -36,13 +39,20 @@ def run_documents(args: argparse.Namespace, request: Any, agent: Any) -> int:
                              source="the command line")
     store = resolve_store_path(args.store)
     result = build_documents(request, agent, args.documents, store, agent_name=args.agent,
-                             session_id=args.session, update=args.update, force=args.force)
+                             session_id=args.session, update=args.update, force=args.force, review=args.review)
     if args.json:
         print_json(result.to_dict())
         return 0
     docs, facts = result.documents, result.facts
-    print(f"session {result.session_id}: iteration {result.iteration}, {result.graph['nodes']} nodes, "
-          f"{result.graph['edges']} edges")
+    if not result.applied:
+        c = result.changes
+        print(f"session {result.session_id}: planned, not applied (--review): nodes +{c['nodes_added']} "
+              f"-{c['nodes_removed']} ~{c['nodes_changed']}, edges +{c['edges_added']} -{c['edges_removed']} "
+              f"~{c['edges_changed']}" + (f"; refused: {'; '.join(result.problems[:5])}" if result.problems else
+                                          "; the act step would take it"))
+    else:
+        print(f"session {result.session_id}: iteration {result.iteration}, {result.graph['nodes']} nodes, "
+              f"{result.graph['edges']} edges")
     print(f"documents: {docs['added']} added, {docs['changed']} changed, {docs['removed']} removed, "
           f"{docs['unchanged']} unchanged; facts: {facts['facts_retracted']} retracted, {facts['facts_kept']} kept; "
           f"agent calls: {result.agent_calls}")
