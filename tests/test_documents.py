@@ -223,11 +223,13 @@ def test_bad_input_is_named_and_refused_before_anything_changes(tmp_path: Path) 
     (docs / "ignored" / "x.md").write_text("never read", encoding="utf-8")
     (docs / ".gitignore").write_text("ignored/\n", encoding="utf-8")
     (docs / "image.png").write_bytes(b"\x89PNG")
+    os.mkfifo(docs / "pipe.txt")  # opening it would block: listed, never read
     corpus = read_corpus([docs])
     assert [d.id for d in corpus.documents] == ["a.md", "sub/a.md"]
     reasons = dict(corpus.skipped)
     assert reasons["blob.txt"] == "binary (NUL bytes)" and reasons["latin.txt"].startswith("not UTF-8")
     assert reasons["ignored/"].startswith("gitignored") and corpus.other[".png"] == 1
+    assert reasons["pipe.txt"] == "not a regular file (a FIFO, socket or device)"
 
     (docs / "rows.jsonl").write_text('{"id": "a.md", "text": "clash"}\n\n{"text": "no id"}\n{"id": "z"}\n',
                                      encoding="utf-8")

@@ -117,7 +117,9 @@ def _walk(root: Path, prefix: str, corpus: Corpus) -> list[tuple[Path, str]]:
                         corpus.skipped.append((prefix + rel + "/", f"vendored or build directory ({entry.name})"))
                     continue
                 subdirs.append((Path(entry.path), rel + "/", active))
-            elif entry.is_file() and entry.name != ".gitignore":
+            elif not entry.is_file():  # a FIFO, socket or device file: never opened (a FIFO would block the read)
+                corpus.skipped.append((prefix + rel, "not a regular file (a FIFO, socket or device)"))
+            elif entry.name != ".gitignore":
                 out.append((Path(entry.path), prefix + rel))
         stack.extend(reversed(subdirs))
     return out
