@@ -100,8 +100,6 @@ def test_a_text2kgbench_corpus_updated_equals_a_fresh_build_and_asks_only_for_wh
     assert (docs["removed"], docs["changed"], docs["added"]) == (len(removed), len(changed), len(held))
     assert update.agent_calls == len(changed) + len(held)
     assert update.facts["facts_retracted"] > 0 and update.facts["facts_kept"] > 0
-    print(json.dumps({"build": first.to_dict() | {"documents": {}, "dropped": len(first.dropped)},
-                      "update": update.to_dict() | {"dropped": len(update.dropped)}}))
 
     other = tmp_path / "fresh.sqlite"
     again = build_documents(request, agent(), [corpus], other, agent_name="script")
