@@ -34,7 +34,7 @@ REQUEST = {"session_id": "notes", "goal_prompt": "Who knows whom, and where they
                       "schema": {"node_types": ["Person", "City"], "edge_types": ["KNOWS", "LIVES_IN"],
                                  "identity_keys": {"Person": ["name"], "City": ["name"]}}}}
 NAMES = ("Ada", "Bob", "Cy", "Di", "Ed")
-CITIES = ("Paris", "Rome")
+CITIES = ("Paris", "Rome", "Cy")  # "Cy" is a person too: a reference by name alone may match both
 
 
 def answer(doc: str, version: int) -> list[dict[str, Any]]:

@@ -77,6 +77,11 @@ def agent_identity(agent: Any, name: str | None) -> str:
     return f"{kind}:{model}"
 
 
+_DOCUMENT_KEYS: dict[str, dict[str, str]] = {}
+"""Per key base, each document hash's ``document_key`` (computed once per process: a retraction asks which of the
+corpus's documents refer to a value, and hashing the whole corpus each time would cost what the corpus costs)."""
+
+
 class Reader:
     """Answers for documents' chunks: from the cache, else from the agent (each call counted)."""
 
@@ -89,7 +94,7 @@ class Reader:
         self.calls = 0
         config = request.config
         self._base = key_base(schema=config.schema_.model_dump(mode="json"), goal=request.goal_prompt, agent=identity)
-        self._keys: dict[str, str] = {}
+        self._keys = _DOCUMENT_KEYS.setdefault(self._base, {})
         self._tokens = config.context.chunk_tokens
 
     def chunks(self, doc: Document) -> list[Chunk]:

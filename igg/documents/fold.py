@@ -21,7 +21,7 @@ whatever happened before. Its rules:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,8 +70,14 @@ Answer = tuple[str, int, list[Any]]
 """(document id, chunk number from 1, the actions its answer holds)."""
 
 
-def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool = False) -> Desired:
-    """The graph ``answers`` make (see the module doc); ``answers`` in any order."""
+Known = Callable[[dict[str, Any]], list[NodeKey]]
+"""Nodes beyond the answers' own a reference may match (``igg.documents.local``: a graph's facts left as they are)."""
+
+
+def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool = False,
+         known: Known | None = None) -> Desired:
+    """The graph ``answers`` make (see the module doc); ``answers`` in any order. ``known``: the other nodes a
+    reference matches (they are not made, but references and edges may name them)."""
     desired = Desired()
     scratch = GraphState(schema)
     node_claims: dict[NodeKey, Claims] = {}
@@ -104,10 +110,23 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
     scratch.load([{"id": str(i), "type": key[0], "properties": _winners(node_claims[key])[0]}
                   for i, key in enumerate(keys)], [])
     by_id = {str(i): key for i, key in enumerate(keys)}
+    outside: set[NodeKey] = set()
+
+    def resolve(ref: dict[str, Any], doc: str, chunk: int) -> NodeKey | None:
+        found = {by_id[n] for n in scratch.find_nodes(ref)}
+        if known is not None:
+            more = set(known(ref)) - found
+            outside.update(more)
+            found |= more
+        if len(found) == 1:
+            return next(iter(found))
+        desired.dropped.append((doc, chunk, f"reference {ref!r} matches {'several nodes' if found else 'no node'}"))
+        return None
+
     supporters = {key: sorted(claims) for key, claims in node_claims.items()}
     for doc, chunk, update in updates:
-        found = _resolve(scratch, by_id, update.node, desired, doc, chunk)
-        if found is not None:
+        found = resolve(update.node, doc, chunk)
+        if found in node_claims:  # a known node's claims are its own (it is left as it is)
             node_claims[found].setdefault(doc, {}).update(update.properties)
     for key in keys:
         props, by_value = _winners(node_claims[key])
@@ -118,12 +137,13 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
         desired.nodes[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
                                   claimants=sorted(set(node_claims[key]) - set(supporters[key])),
                                   chunks=node_chunks[key])
-    _edges(schema, scratch, by_id, edge_actions, desired, self_loops=self_loops)
+    _edges(schema, resolve, outside, edge_actions, desired, self_loops=self_loops)
     return desired
 
 
-def _edges(schema: CompiledSchema, scratch: GraphState, by_id: dict[str, NodeKey],
-           edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]], desired: Desired, *, self_loops: bool) -> None:
+def _edges(schema: CompiledSchema, resolve: Callable[[dict[str, Any], str, int], NodeKey | None],
+           outside: set[NodeKey], edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]], desired: Desired, *,
+           self_loops: bool) -> None:
     claims: dict[EdgeKey, Claims] = {}
     chunks: dict[Any, dict[str, list[int]]] = {}
     updates: list[tuple[str, EdgeKey, dict[str, Any]]] = []
@@ -131,8 +151,8 @@ def _edges(schema: CompiledSchema, scratch: GraphState, by_id: dict[str, NodeKey
         if action.label not in schema.edge_types:
             desired.dropped.append((doc, chunk, f"edge type {action.label!r} is not in the schema"))
             continue
-        source = _resolve(scratch, by_id, action.from_, desired, doc, chunk)
-        target = _resolve(scratch, by_id, action.to, desired, doc, chunk)
+        source = resolve(action.from_, doc, chunk)
+        target = resolve(action.to, doc, chunk)
         if source is None or target is None:
             continue
         key = (action.label, source, target)
@@ -153,7 +173,7 @@ def _edges(schema: CompiledSchema, scratch: GraphState, by_id: dict[str, NodeKey
         if key in claims:
             claims[key].setdefault(doc, {}).update(props)
     for key, edge_claims in claims.items():
-        if key[1] not in desired.nodes or key[2] not in desired.nodes:
+        if any(end not in desired.nodes and end not in outside for end in key[1:]):
             continue  # an end was dropped
         props, by_value = _winners(edge_claims)
         missing = [k for k in schema.required.get(key[0], ()) if k not in props]
@@ -168,15 +188,6 @@ def _chunk(table: dict[Any, dict[str, list[int]]], key: Any, doc: str, chunk: in
     found = table.setdefault(key, {}).setdefault(doc, [])
     if chunk not in found:
         found.append(chunk)
-
-
-def _resolve(scratch: GraphState, by_id: dict[str, NodeKey], ref: dict[str, Any], desired: Desired, doc: str,
-             chunk: int) -> NodeKey | None:
-    found = scratch.find_nodes(ref)
-    if len(found) == 1:
-        return by_id[found[0]]
-    desired.dropped.append((doc, chunk, f"reference {ref!r} matches {'no node' if not found else 'several nodes'}"))
-    return None
 
 
 def _winners(claims: Claims) -> tuple[dict[str, Any], dict[str, list[str]]]:

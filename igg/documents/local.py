@@ -22,7 +22,7 @@ from igg.act.difference import Difference, NodeRef
 from igg.documents.fold import Answer, Desired, NodeKey, fold
 from igg.documents.index import index_of
 from igg.graph.state import GraphState
-from igg.models.actions import AddEdge, AddNode, UnreadableAction, UpdateEdge, UpdateNode, read_action
+from igg.models.actions import AddNode, UpdateNode, read_action
 
 MAX_ROUNDS = 8
 """Rounds of closure before the caller falls back to folding the whole corpus."""
@@ -47,52 +47,62 @@ def plan_local(state: GraphState, manifest: dict[str, str], gone: set[str], new:
         touched_nodes.update(nodes)
         touched_edges.update(edges)
     fresh_docs = {doc for doc, _, _ in new}
+    _touch_fresh(state, new, touched_nodes)
+
+    def known(ref: dict[str, Any]) -> list[NodeKey]:
+        """The nodes left as they are that a reference matches (as the whole fold would see them)."""
+        return [_key(state, n) for n in state.find_nodes(ref) if n not in touched_nodes]
+
     folded = set(fresh_docs)
     for _ in range(MAX_ROUNDS):
-        need = _needed(state, touched_nodes, touched_edges, folded, new, fresh_docs)
+        need = folded | _sources_of(state, touched_nodes, touched_edges)
         kept = answers_of({d: manifest[d] for d in sorted(need - fresh_docs) if d in manifest})
         if kept is None:
             return None
-        desired = fold(state.schema, [*new, *kept], self_loops=self_loops)
+        desired = fold(state.schema, [*new, *kept], self_loops=self_loops, known=known)
         extra = _edge_sharers(state, desired, fresh_docs, touched_edges) - need
-        added = [str(v) for key, fact in desired.nodes.items() if state.find_identity(*key) is None
-                 for v in fact.properties.values() if isinstance(v, str | int | float)]
-        if added:  # a node the graph lacks: references of other documents that matched nothing may match it now
-            extra |= referring(manifest, added) - need
+        # a node that comes or goes changes what other documents' references match: fold them again too
+        values = [str(v) for key, fact in desired.nodes.items() if state.find_identity(*key) is None
+                  for v in fact.properties.values() if isinstance(v, str | int | float)]
+        values += [str(v) for n in touched_nodes if _key(state, n) not in desired.nodes
+                   for v in state.nodes[n]["properties"].values() if isinstance(v, str | int | float)]
+        grew = False
+        for doc in referring(manifest, values) if values else set():
+            nodes, edges = index.mentioning(doc)
+            if doc not in need or not (touched_nodes.issuperset(nodes) and touched_edges.issuperset(edges)):
+                extra.add(doc)
+                grew = True
+                touched_nodes.update(nodes)
+                touched_edges.update(edges)
         folded = need
-        if not extra:
+        if not extra and not grew:
             return _difference(state, desired, touched_nodes, touched_edges, fresh_docs), desired
         folded = need | extra
     return None
 
 
-def _needed(state: GraphState, nodes: set[str], edges: set[str], folded: set[str], new: list[Answer],
-            fresh_docs: set[str]) -> set[str]:
-    """The documents to fold: ``folded``, the sources of the touched facts, the supporters of touched edges' ends,
-    and those of the nodes the new answers identify or refer to (which become touched too)."""
-    need = set(folded)
+def _touch_fresh(state: GraphState, new: list[Answer], nodes: set[str]) -> None:
+    """The existing nodes the new answers add again (by identity) or claim a property of (``UPDATE_NODE``)."""
     for _doc, _, actions in new:
         for raw in actions:
             action = read_action(raw)
-            if isinstance(action, UnreadableAction):
-                continue
-            refs = ([action.node] if isinstance(action, UpdateNode) else
-                    [action.from_, action.to] if isinstance(action, AddEdge | UpdateEdge) else [])
-            for ref in refs:
-                nodes.update(state.find_nodes(ref))
-            if isinstance(action, AddNode):
+            if isinstance(action, UpdateNode):
+                nodes.update(state.find_nodes(action.node))
+            elif isinstance(action, AddNode):
                 identity = state.identity(action.label, action.properties)
                 found = state.find_identity(action.label, identity) if identity is not None else None
                 if found is not None:
                     nodes.add(found)
+
+
+def _sources_of(state: GraphState, nodes: set[str], edges: set[str]) -> set[str]:
+    """The documents supporting or claiming the touched facts."""
+    need: set[str] = set()
     for n in nodes:
         need |= _sources(state.nodes[n]["provenance"])
     for e in edges:
-        source, target, data = state.edge_ends(e)
-        need |= _sources(data["provenance"])
-        for end in (source, target):
-            need.update(state.nodes[end]["provenance"].get("documents") or ())
-    return need | fresh_docs
+        need |= _sources(state.edge_ends(e)[2]["provenance"])
+    return need
 
 
 def _key(state: GraphState, node: str) -> NodeKey:

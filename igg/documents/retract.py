@@ -125,6 +125,10 @@ def _refold(state: GraphState, doc: str, manifest: dict[str, str],
     return True
 
 
+def _values(state: GraphState, nodes: list[str]) -> list[str]:
+    return [str(v) for n in nodes for v in state.nodes[n]["properties"].values() if isinstance(v, str | int | float)]
+
+
 def _others(provenance: dict[str, Any]) -> set[str]:
     return {*(provenance.get("documents") or ()), *(provenance.get("claimants") or ())}
 
@@ -145,6 +149,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     document the session does not hold, ``SessionRefused`` for a session not built from documents or whose answers are gone."""
     from igg.documents.build import Reader, corpus_files, last_build, remember_build
     from igg.documents.cache import AnswerCache
+    from igg.documents.local import plan_local
     from igg.documents.plan import fact_counts, plan_documents
     from igg.errors import SessionRefused, WorkspaceCode, WorkspaceError
     from igg.store.location import sidecar_path
@@ -165,6 +170,12 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)
         planned = plan_retraction(state, doc, manifest, reader.answers_of, self_loops=self_loops)
+        if planned is not None and planned[0].remove_nodes and reader.referring(remaining, _values(
+                state, planned[0].remove_nodes)):
+            # another document refers to a node that goes: what its references match may change; fold them
+            local = plan_local(state, remaining, {doc}, [], reader.answers_of, reader.referring,
+                               self_loops=self_loops)
+            planned = (local[0], fact_counts(state, local[0], {doc})) if local is not None else None
         if planned is None:  # an answer the local fold needs is gone: the whole remaining corpus, if kept
             answers = reader.answers_of(remaining)
             if answers is None:
