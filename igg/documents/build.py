@@ -131,9 +131,12 @@ class Reader:
         self.cache.put_mentions((value, k) for k, d in missing.items() for _, actions in by_doc.get(d, [])
                                 for value in referred(actions))
 
-    def referring(self, manifest: dict[str, str], values: Sequence[str]) -> set[str]:
-        """The documents of ``manifest`` whose answers refer to a node by one of ``values``."""
+    def referring(self, manifest: dict[str, str], values: Sequence[str], *, besides: str | None = None) -> set[str]:
+        """The documents of ``manifest`` whose answers refer to a node by one of ``values`` (``besides``: a content
+        hash no document of ``manifest`` has, whose mentions are left out without reading the corpus)."""
         keys = self.cache.mentioning(values)
+        if besides is not None:
+            keys.discard(self.document_key(besides))
         return {d for d, sha in manifest.items() if self.document_key(sha) in keys} if keys else set()
 
     def document_key(self, sha: str) -> str:

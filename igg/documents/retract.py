@@ -170,8 +170,9 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)
         planned = plan_retraction(state, doc, manifest, reader.answers_of, self_loops=self_loops)
+        sha = manifest[doc]
         if planned is not None and planned[0].remove_nodes and reader.referring(remaining, _values(
-                state, planned[0].remove_nodes)):
+                state, planned[0].remove_nodes), besides=None if sha in remaining.values() else sha):
             # another document refers to a node that goes: what its references match may change; fold them
             local = plan_local(state, remaining, {doc}, [], reader.answers_of, reader.referring,
                                self_loops=self_loops)
