@@ -5,9 +5,9 @@ them (their other supporters and claimants, and the supporters of the ends of it
 their kept answers (``igg.documents.cache``), and each of those facts becomes what that fold makes of it:
 removed when no other document supports it, its properties falling back to what its remaining supporters say
 (the same rule as a build: ``igg.documents.fold``). Nothing else of the graph is read or changed, so the time
-depends on the document's facts, not on the corpus. It equals a fresh build without the document except where
-the retraction would let a reference that matched several nodes match one (a fresh build would then add that
-edge): ``igg run --documents --update`` folds the whole corpus and covers that case too.
+depends on the document's facts, not on the corpus. When a node goes that another document refers to (what that
+reference matches may change), the retraction is planned as an update that removes the document
+(``igg.documents.local``). Either way it equals a fresh build without the document.
 """
 
 from __future__ import annotations
