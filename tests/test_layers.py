@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("jobs", {"igg.workspace", "igg.batch", "igg.evaluate"}),
     ("service", {"igg.service"}),
     ("engine and its seams", {"igg.engine", "igg.session", *CODEMAP_JOBS, "igg.persistence", "igg.store",
-                              "igg.export"}),
+                              "igg.export", "igg.documents"}),
     ("steps", {"igg.act", "igg.observe", "igg.agents", "igg.codemap", "igg.request", "igg.record", "igg.view",
                "igg.rules", "igg.ontology"}),
     ("graph and contracts", {"igg.graph", "igg.models"}),

@@ -39,7 +39,7 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
                                   "list_sessions", "run_session", "query_graph", "explain", "diff", "undo", "review",
-                                  "check"}
+                                  "check", "add_documents", "retract_document"}
             # a hint left out means the MCP specification's default (read-only false, destructive true, idempotent
             # false, open-world true; destructive and idempotent say nothing of a read-only tool)
             def hint(tool: str, name: str) -> bool:

@@ -56,7 +56,20 @@ def test_a_bad_transcript_names_every_bad_line(tmp_path):
     assert "line 3: a turn must be a JSON object" in text
     assert "line 4: 'raw' must be a string" in text
     assert "line 5: usage.prompt_tokens must be a whole number >= 0" in text
-    assert "line 6: a raw turn allows only raw, truncated, usage; unexpected: extra" in text
+    assert "line 6: a raw turn allows only chunk, document, raw, truncated, usage; unexpected: extra" in text
+
+
+def test_a_transcript_answers_by_document_whatever_the_order(tmp_path):
+    first, second = {"reasoning": "a", "actions": []}, {"reasoning": "b2", "actions": []}
+    agent = ScriptedAgent.from_path(write(tmp_path, json.dumps({"document": "a.md", **first}),
+                                          json.dumps({"document": "b.md", "chunk": 2, **second})))
+    b2 = Observation(session_id="s", iteration=1, markdown="", tokens=0, chunk_label="b.md", chunk_index=1)
+    a1 = Observation(session_id="s", iteration=2, markdown="", tokens=0, chunk_label="a.md", chunk_index=0)
+    assert agent(b2).response == second and agent(a1).response == first
+    none = Observation(session_id="s", iteration=3, markdown="", tokens=0, chunk_label="c.md", chunk_index=0)
+    assert agent(none).response == {"actions": []}  # a chunk no turn names: an empty answer
+    with pytest.raises(RequestInvalid, match="'chunk' must be a whole number >= 1, beside 'document'"):
+        ScriptedAgent.from_path(write(tmp_path, json.dumps({"chunk": 1, **first})))
 
 
 def test_missing_empty_and_non_utf8_transcripts_are_clear_errors(tmp_path):

@@ -55,10 +55,12 @@ def test_mcp_names_tools_reports_its_version_and_logs_in_one_format(tmp_path: Pa
     assert any("session_started" in line for line in lines)
 
 
-MCP_LIMIT = 21_000
-OPENAI_LIMIT = 16_500
+MCP_LIMIT = 23_000
+OPENAI_LIMIT = 17_000
 """Bytes of compact JSON: the MCP tools/list answer's tools, output schemas included, and ``igg tools``' OpenAI
-list (issue 34's limits, held again in issue 46: they had grown to 25,008 and 16,534). ``scripts/tool_surface.py``
+list (issue 34's limits, held again in issue 46: they had grown to 25,008 and 16,534; raised from 20,000 and 16,000
+by issue 42's add_documents and retract_document, 2,186 and 988 bytes at their leanest, and issue 43's
+valid_from/valid_to on four action types and as_of on three queries). ``scripts/tool_surface.py``
 prints them per tool; docs/benchmarks.md and docs/agents.md say the real figures (``test_the_docs_say_...``)."""
 
 
@@ -171,7 +173,8 @@ def test_openai_tools_are_compact_and_strict_where_the_schema_allows() -> None:
     assert size < 0.35 * before, (size, before)
     assert '"title"' not in json.dumps(tools) and '"default": null' not in json.dumps(tools)
     strict = {name for name, f in tools.items() if f.get("strict")}
-    assert strict == {"finish_session", "export_graph", "list_sessions", "explain", "diff", "undo", "review"}
+    assert strict == {"finish_session", "export_graph", "list_sessions", "explain", "diff", "undo", "review",
+                      "retract_document"}
     for name in strict:
         params = tools[name]["parameters"]
         # the openai SDK's own strict-schema pass finds nothing left to change

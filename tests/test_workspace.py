@@ -188,7 +188,7 @@ def test_openai_tool_definitions_come_from_the_operation_models():
     tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
     assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
                           "list_sessions", "run_session", "query_graph", "explain", "diff", "undo", "review",
-                          "check"}
+                          "check", "add_documents", "retract_document"}
     query = tools["query_graph"]["parameters"]["properties"]["query"]
     assert {q["properties"]["query"]["const"] for q in query["oneOf"]} == {"neighbours", "path", "find"}
     start = tools["start_session"]["parameters"]

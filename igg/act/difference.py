@@ -49,6 +49,11 @@ class Difference:
     set_edge_properties: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """(edge id, its properties whole) for edges that stay with other properties (a call moved to another
     line), applied as ``UPDATE_EDGE`` applies."""
+    node_provenance: dict[NodeRef, dict[str, Any]] = field(default_factory=dict)
+    """Provenance keys to record on a node (an added one by its index, or one given in ``set_properties``): a
+    document update records the documents supporting each fact here (``igg.documents``)."""
+    edge_provenance: dict[tuple[NodeRef, str, NodeRef] | str, dict[str, Any]] = field(default_factory=dict)
+    """Provenance keys to record on an added edge (by its ``add_edges`` entry) or a changed one (by its id)."""
     sources: list[NodeRef] = field(default_factory=list)
     """Informational: the nodes whose outgoing edges the difference sets (not applied)."""
 
@@ -143,10 +148,12 @@ def apply_difference(ctx: CheckContext, diff: Difference) -> tuple[dict[str, int
     for node in diff.remove_nodes:
         state.delete_node(node)
     counts["nodes_removed"] = len(diff.remove_nodes)
+    node_prov = diff.node_provenance
     for node, changed, removed in diff.set_properties:
-        state.update_node(node, changed, remove=removed)
+        state.update_node(node, changed, remove=removed, provenance=node_prov.get(node))
     counts["nodes_changed"] = len(diff.set_properties)
-    new_ids = [state.add_node(label, dict(props)) for label, props in diff.add_nodes]
+    new_ids = [state.add_node(label, dict(props), provenance=_stamped(state, node_prov.get(i)))
+               for i, (label, props) in enumerate(diff.add_nodes)]
     counts["nodes_added"] = len(new_ids)
     for edge in diff.remove_edges:
         state.delete_edge(edge)
@@ -154,16 +161,22 @@ def apply_difference(ctx: CheckContext, diff: Difference) -> tuple[dict[str, int
     for edge, props in diff.set_edge_properties:
         source, target, data = state.edge_ends(edge)
         state.delete_edge(edge)
-        state.add_edge(source, data["type"], target, dict(props), edge, {**data["provenance"], "updated": state.iteration})
+        state.add_edge(source, data["type"], target, dict(props), edge,
+                       {**data["provenance"], "updated": state.iteration, **diff.edge_provenance.get(edge, {})})
     counts["edges_changed"] = len(diff.set_edge_properties)
-    props_of = diff.edge_properties
-    resolved = sorted(((_id(s, new_ids), label, _id(t, new_ids), props_of.get((s, label, t), {}))
-                       for s, label, t in diff.add_edges), key=lambda e: e[:3])
-    for source, label, target, props in resolved:
-        state.add_edge(source, label, target, dict(props))
+    props_of, prov_of = diff.edge_properties, diff.edge_provenance
+    resolved = sorted(((_id(s, new_ids), label, _id(t, new_ids), props_of.get((s, label, t), {}),
+                        prov_of.get((s, label, t))) for s, label, t in diff.add_edges), key=lambda e: e[:3])
+    for source, label, target, props, prov in resolved:
+        state.add_edge(source, label, target, dict(props), provenance=_stamped(state, prov))
     counts["edges_added"] = len(resolved)
     ctx.deletions += len(diff.remove_nodes) + len(diff.remove_edges)
     return counts, []
+
+
+def _stamped(state: Any, extra: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The provenance of an element created now with ``extra`` recorded (None: the plain stamp)."""
+    return {**state.stamp(), **extra} if extra else None
 
 
 def _id(ref: NodeRef, new_ids: list[str]) -> str:

@@ -11,6 +11,12 @@ this format.
 Turn N answers the observation of iteration N, so a resumed run continues at the right line. Response
 objects are *not* validated when the file is read: a transcript may hold malformed responses on purpose;
 they are rejected by the loop, turn by turn, like any agent's.
+
+A turn may answer a document instead of an iteration (``igg run --documents``): ``"document": ID`` (and
+``"chunk": N``, 1-based, default 1) makes it the answer to that document's chunk whatever the order the
+chunks are read in. A transcript holding such turns answers by document only: a chunk no turn names gets an
+empty answer (no actions), and a later line for the same document and chunk replaces an earlier one (append a
+document's new answer after an edit).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from igg.agents.base import AgentTurn, Observation, Usage
 from igg.errors import AgentFailed, Problem, RequestInvalid
 from igg.io.inputs import read_text
 
-RAW_KEYS = frozenset({"raw", "truncated", "usage"})
+RAW_KEYS = frozenset({"raw", "truncated", "usage", "document", "chunk"})
 """Keys a raw turn may carry."""
 
 
@@ -45,6 +51,10 @@ class ScriptedAgent:
         if problems:
             raise RequestInvalid(problems, source=source)
         self.source = source
+        self.by_document: dict[tuple[str, int], dict[str, Any]] = {
+            (str(t["document"]), int(t.get("chunk", 1))): {k: v for k, v in t.items() if k not in ("document", "chunk")}
+            for t in self.turns if "document" in t}
+        """Turns that answer a document's chunk, by (document id, chunk number from 1)."""
 
     @classmethod
     def from_path(cls, path: str | Path) -> ScriptedAgent:
@@ -83,13 +93,19 @@ class ScriptedAgent:
 
     def __call__(self, observation: Observation) -> AgentTurn:
         """The turn for ``observation.iteration``; ``AgentFailed`` once the transcript is used up."""
+        if self.by_document:
+            turn = self.by_document.get((str(observation.chunk_label), (observation.chunk_index or 0) + 1))
+            return self._turn(turn if turn is not None else {"actions": []})
         n = observation.iteration
         if not 1 <= n <= len(self.turns):
             raise AgentFailed(
                 f"the {self.source} has {len(self.turns)} turn{'s' * (len(self.turns) != 1)}; iteration {n} "
                 f"has no turn to replay (transcript exhausted)"
             )
-        turn = self.turns[n - 1]
+        return self._turn(self.turns[n - 1])
+
+    @staticmethod
+    def _turn(turn: dict[str, Any]) -> AgentTurn:
         if "raw" not in turn:
             return AgentTurn(response=turn)
         usage = turn.get("usage")
@@ -108,6 +124,11 @@ def turn_problem(turn: Any) -> str | None:
     if not isinstance(turn, dict):
         return (f"a turn must be a JSON object (a response, or {{\"raw\": \"<text>\"}}); "
                 f"got {type(turn).__name__}")
+    if "document" in turn and (not isinstance(turn["document"], str | int) or isinstance(turn["document"], bool)):
+        return "'document' must be a document id (a string)"
+    chunk = turn.get("chunk", 1)
+    if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1 or ("chunk" in turn and "document" not in turn):
+        return "'chunk' must be a whole number >= 1, beside 'document'"
     if "raw" not in turn:
         return None
     extra = sorted(set(turn) - RAW_KEYS)

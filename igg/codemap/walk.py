@@ -263,3 +263,9 @@ def _consider(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
         result.disk[rel] = str(path)
     result.files.append(SourceFile(rel, text.removeprefix("\ufeff"), module))
     result.bytes_read += len(data)
+
+
+IgnoreRules = _Ignore
+"""One ignore file's rules (``igg.documents.corpus`` walks folders by the same rules)."""
+read_ignore = _read_ignore
+ignored_by = _ignored

@@ -346,9 +346,10 @@ class GraphState:
             graph.__dict__["__networkx_cache__"].clear()
 
     def update_node(self, node_id: str, set_properties: dict[str, Any], remove: Iterable[str] = (),
-                    evidence: list[dict[str, Any]] | None = None) -> None:
+                    evidence: list[dict[str, Any]] | None = None, provenance: dict[str, Any] | None = None) -> None:
         """Set and remove properties of a node, keeping the identity index right; ``evidence`` (located by
-        ``igg.act.evidence``) joins the node's provenance, the newest ``EVIDENCE_KEPT`` items kept (``igg.graph.grounding.kept_evidence``)."""
+        ``igg.act.evidence``) joins the node's provenance, the newest ``EVIDENCE_KEPT`` items kept (``igg.graph.grounding.kept_evidence``);
+        ``provenance`` keys are recorded over the node's own (a document update's sources)."""
         data = self.nodes[node_id]
         t = data["type"]
         before = data["properties"]
@@ -357,7 +358,7 @@ class GraphState:
         for k in remove:
             after.pop(k, None)
         before_prov = data["provenance"]
-        after_prov = {**before_prov, "updated": self.iteration}
+        after_prov = {**before_prov, "updated": self.iteration, **(provenance or {})}
         if evidence is not None:
             after_prov["evidence"] = kept_evidence(before_prov.get("evidence"), evidence)
         self._set_node(node_id, t, before, after, after_prov)

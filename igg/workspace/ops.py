@@ -284,6 +284,28 @@ class ReviewInput(_Input):
                       description="reject: why (the agent sees it next turn); approve: kept with the iteration.")
 
 
+class DocumentIn(_Input):
+    """One document with what it states."""
+
+    id: str = Field(min_length=1, max_length=500)
+    text: str = Field(max_length=2_000_000)
+    actions: list[dict[str, Any]] = Field(default_factory=list, max_length=1000, description="As apply_actions.")
+
+
+class AddDocumentsInput(_Input):
+    """Documents to add to a session (an id given again replaces that document)."""
+
+    session_id: SessionId
+    documents: list[DocumentIn] = Field(min_length=1, max_length=100)
+
+
+class RetractDocumentInput(_Input):
+    """The document to retract."""
+
+    session_id: SessionId
+    document_id: str = Field(min_length=1, max_length=500)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Operation:
     """One workspace operation as every adapter exposes it."""
@@ -332,6 +354,10 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(name="review", input=ReviewInput, description=(
         "config.review sessions: no decision shows the waiting plan; approve it (all, or the indices in "
         "actions) or reject it with a note. plan_id: the plan shown.")),
+    Operation(name="add_documents", input=AddDocumentsInput, destructive=True, description=(
+        "Add documents, each with the actions it states; facts record their documents. Undoable.")),
+    Operation(name="retract_document", input=RetractDocumentInput, destructive=True, description=(
+        "Retract what a document alone supported; shared facts stay. Undoable.")),
     Operation(name="run_session", input=RunInput, open_world=True, description=(
         "Build a graph with the server's own agent (llm, code or auto) to a stop reason. Takes start_session's "
         "arguments, plus exports (FORMAT[:PATH], as igg run --export) and provenance.")),

@@ -95,6 +95,16 @@ class UndoOutput(SessionSummary):
     mutations: int
 
 
+class DocumentsOutput(SessionSummary):
+    """What add_documents or retract_document did, as one step."""
+
+    iteration_applied: int
+    documents: dict[str, Any] | None = None
+    document: str | None = None
+    facts: dict[str, int]
+    changes: dict[str, int]
+
+
 class ExportOutput(Output):
     session_id: str
     format: str
@@ -151,10 +161,11 @@ OUTPUTS: dict[str, type[Output]] = {
     "start_session": SessionSummary, "observe": ObserveOutput, "apply_actions": ApplyOutput,
     "finish_session": FinishOutput, "export_graph": ExportOutput, "list_sessions": ListOutput,
     "query_graph": QueryOutput, "explain": ExplainOutput, "diff": DiffOutput, "check": CheckOutput,
-    "undo": UndoOutput, "review": ReviewOutput, "run_session": RunOutput}
+    "undo": UndoOutput, "review": ReviewOutput, "add_documents": DocumentsOutput,
+    "retract_document": DocumentsOutput, "run_session": RunOutput}
 """Each operation's output model, by tool name."""
 
 
-__all__ = ["OUTPUTS", "ApplyOutput", "Output", "CheckOutput", "DiffOutput", "ExplainOutput", "ExportOutput", "FinishOutput",
+__all__ = ["OUTPUTS", "ApplyOutput", "Output", "CheckOutput", "DiffOutput", "DocumentsOutput", "ExplainOutput", "ExportOutput", "FinishOutput",
            "ListOutput", "ObserveOutput", "QueryOutput", "ReviewOutput", "RunOutput", "SessionSummary",
            "UndoOutput"]

@@ -35,6 +35,7 @@ from igg.workspace import history_ops, render
 from igg.workspace.events import EventHub
 from igg.workspace.live import LiveSession, summary, workspace_error
 from igg.workspace.ops import (
+    AddDocumentsInput,
     ApplyInput,
     CheckInput,
     DiffInput,
@@ -44,6 +45,7 @@ from igg.workspace.ops import (
     ListInput,
     ObserveInput,
     QueryInput,
+    RetractDocumentInput,
     ReviewInput,
     RunInput,
     UndoInput,
@@ -52,6 +54,7 @@ from igg.workspace.outputs import (
     ApplyOutput,
     CheckOutput,
     DiffOutput,
+    DocumentsOutput,
     ExplainOutput,
     ExportOutput,
     FinishOutput,
@@ -230,6 +233,35 @@ class Workspace:
             return UndoOutput.model_validate({**summary(reloaded), "undone_to": inp.to_iteration,
                                               "step": undone.step, "mutations": undone.mutations})
 
+    def add_documents(self, inp: AddDocumentsInput) -> DocumentsOutput:
+        """Add documents with the facts each states, as one step (``igg.documents.edit``)."""
+        from igg.documents.edit import add_documents
+
+        docs = [(d.id, d.text, list(d.actions)) for d in inp.documents]
+        return self._changing(inp.session_id, lambda live: self._documents(live, lambda s: add_documents(s, docs)))
+
+    def retract_document(self, inp: RetractDocumentInput) -> DocumentsOutput:
+        """Retract what one document alone supported, as one step (``igg.documents.retract``)."""
+        from igg.documents.retract import retract_document
+
+        return self._changing(inp.session_id, lambda live: self._documents(
+            live, lambda s: retract_document(s, inp.document_id)))
+
+    def _documents(self, live: LiveSession, change: Callable[[Session], dict[str, Any]]) -> DocumentsOutput:
+        with live.lock:
+            _not_running(live)
+            sid = live.session.session_id
+            if getattr(live.session.repo, "store", None) is None:
+                raise WorkspaceError(WorkspaceCode.HISTORY_UNAVAILABLE, f"session {sid!r} is kept nowhere that "
+                                     "holds its history; documents need a session store")
+            if live.session.pending is not None:
+                raise WorkspaceError(WorkspaceCode.REVIEW_PENDING, f"session {sid!r} has a plan waiting for "
+                                     "review; decide it first (review)")
+            out = _served(lambda: change(live.session))
+            live.observed = None
+            log.info("documents_changed", session_id=sid, iteration=out["iteration_applied"], **out["facts"])
+            return DocumentsOutput.model_validate({**summary(live), **out})
+
     async def execute(self, inp: Any) -> dict[str, Any]:
         """Run the operation ``inp`` is the input of (``igg.workspace.ops``), dispatched on its type.
 
@@ -277,6 +309,10 @@ class Workspace:
                 return self.undo
             case ReviewInput():
                 return self.review
+            case AddDocumentsInput():
+                return self.add_documents
+            case RetractDocumentInput():
+                return self.retract_document
             case Request() | dict():
                 return self.start
         raise TypeError(f"no workspace operation takes a {type(inp).__name__}")

@@ -7,6 +7,9 @@ Exit codes: 0 the run reached a graceful stop (finished, max_iterations, limits_
 budget_exhausted); 1 it stopped with agent_error, or an export failed; 2 invalid input found before any
 work (request, transcript, options, export targets, an agent without its endpoint); 130 interrupted
 (Ctrl-C): what the run had is kept, and one line says how to resume it.
+
+--documents PATH... builds the graph from documents (each fact records the documents supporting it);
+--update --session ID brings a session so built in step with the documents as they are now.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import argparse
 from pathlib import Path
 
 from igg.interfaces.cli.common import add_run_options, execute, export_specs, setup_logging
+from igg.interfaces.cli.documents import add_documents_options, run_documents
 from igg.interfaces.cli.keep import add_keep_option
 
 
@@ -24,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("request", type=Path, help="the request JSON file ('-' reads it from standard input)")
     add_run_options(p)
     add_keep_option(p)
+    add_documents_options(p)
     p.set_defaults(handler=run_command)
 
 
@@ -35,4 +40,6 @@ def run_command(args: argparse.Namespace) -> int:
     request = load_request(args.request)
     specs = export_specs(args)
     agent = make_agent(args.agent, request)
+    if args.documents:
+        return run_documents(args, request, agent)
     return execute(args, request, agent, specs=specs)

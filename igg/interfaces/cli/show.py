@@ -17,6 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--grounding", action="store_true",
                    help="count grounded, ungrounded and unverified facts; list the ungrounded ones")
     add_time_options(p)
+    p.add_argument("--documents", action="store_true",
+                   help="the documents a session was built from (igg run --documents), with their fact counts")
     add_store_option(p)
     add_json_option(p)
     p.set_defaults(handler=run)
@@ -30,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
         return _grounding(store, args)
     if args.as_of is not None or args.known_at is not None:
         return _facts(store, args)
+    if args.documents:
+        from igg.interfaces.cli.documents import show_documents
+
+        return show_documents(store, args)
     info = store.session(args.session)
     steps = store.steps(args.session)
     if args.json:

@@ -18,6 +18,8 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
     GET  /sessions/{id}/diff?a=&b=             what changed between two iterations (needs the store)
     POST /sessions/{id}/check                  judge dependency rules ({"rules": [...]}) on the graph
     POST /sessions/{id}/undo                   roll back to an iteration (body: {"to_iteration": N})
+    POST /sessions/{id}/documents              add documents with their facts (body: {"documents": [...]})
+    DELETE /sessions/{id}/documents/{doc}      retract what one document alone supported
     GET  /sessions/{id}/review                 the plan waiting for review (config.review)
     POST /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note)
     GET  /ui/                                  the graph viewer page (see ``igg.interfaces.http.ui``)
@@ -54,6 +56,7 @@ from igg.io.encodable import first_unencodable
 from igg.models.request import Request as GraphRequest
 from igg.workspace import Workspace
 from igg.workspace.ops import (
+    AddDocumentsInput,
     ApplyBody,
     ApplyInput,
     CheckInput,
@@ -66,6 +69,7 @@ from igg.workspace.ops import (
     ListInput,
     ObserveInput,
     QueryInput,
+    RetractDocumentInput,
     ReviewInput,
     RunInput,
     SessionRef,
@@ -98,6 +102,7 @@ ROUTES = {
     "apply_actions": "POST /sessions/{id}/actions", "finish_session": "POST /sessions/{id}/finish",
     "export_graph": "POST /sessions/{id}/export", "query_graph": "POST /sessions/{id}/query",
     "run_session": "POST /runs", "review": "POST /sessions/{id}/review",
+    "add_documents": "POST /sessions/{id}/documents", "retract_document": "DELETE /sessions/{id}/documents/{doc}",
 }
 """The route of each workspace operation a refusal can point at (``WorkspaceError.tools``)."""
 
@@ -270,6 +275,15 @@ def _history_routes(app: FastAPI, workspace: Workspace) -> None:
     @app.post("/sessions/{session_id}/undo", summary="Roll a session back to an iteration")
     async def undo(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         return await workspace.execute(_validate(UndoInput, **{**body, "session_id": session_id}))
+
+    @app.post("/sessions/{session_id}/documents", summary="Add documents with the facts each states")
+    async def add_documents(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        return await workspace.execute(_validate(AddDocumentsInput, **{**body, "session_id": session_id}))
+
+    @app.delete("/sessions/{session_id}/documents/{document_id:path}", summary="Retract a document")
+    async def retract_document(session_id: str, document_id: str) -> dict[str, Any]:
+        return await workspace.execute(_validate(RetractDocumentInput, session_id=session_id,
+                                                 document_id=document_id))
 
     @app.get("/sessions/{session_id}/review", summary="The plan waiting for review")
     async def review_show(session_id: str) -> dict[str, Any]:

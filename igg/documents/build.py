@@ -1,0 +1,429 @@
+"""Building and updating a session from documents: ``igg run REQUEST.json --documents PATH... [--update]``.
+
+A build reads the corpus (``igg.documents.corpus``), splits each document into chunks of its own (a chunk never
+spans documents; the observation names the document as the chunk's label), and takes each chunk's answer from
+the answer cache (``igg.documents.cache``) or else from the agent. The answers make a graph (``fold``), and the
+difference between the session's graph and that one (``plan_documents``) is applied by the act step as ONE
+step (``Session.apply_update``): all of it or, when an element breaks the schema or limits, nothing. A fresh
+build is that step on an empty graph; an update is it on the stored one. Either way the graph is the one the
+corpus makes, so an update equals a fresh build, whatever came before.
+
+The step's record keeps the corpus (document id -> content hash) under ``files.corpus``: an update compares
+the new corpus with the one the session's history holds last (an undone update's corpus goes with it).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from igg.act.difference import Difference
+from igg.agents.base import AgentTurn, Observation, as_turn
+from igg.agents.parsing import parse_turn
+from igg.documents.cache import AnswerCache, answer_key, document_key, key_base
+from igg.documents.corpus import Corpus, Document, read_corpus
+from igg.documents.fold import Answer, fold
+from igg.documents.local import plan_local
+from igg.documents.plan import fact_counts, plan_documents
+from igg.errors import AgentFailed, Problem, RequestInvalid, SessionRefused
+from igg.graph.state import GraphState
+from igg.models.request import Request
+from igg.observe.chunks import Chunk, split_context
+from igg.observe.render import render_observation
+from igg.store.location import StoreArg, resolve_store_path, sidecar_path
+
+log = structlog.get_logger("igg.documents")
+
+DOCUMENTS_GOAL_NOTE = "documents"
+"""The ``files`` key of an update step that marks it as a document build."""
+
+
+@dataclass(kw_only=True)
+class DocumentsResult:
+    """What a build or an update did."""
+
+    session_id: str
+    iteration: int
+    documents: dict[str, Any]
+    facts: dict[str, int]
+    agent_calls: int
+    changes: dict[str, int]
+    graph: dict[str, int]
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    applied: bool = True
+    """False for ``review``: the change was planned and checked, not applied (``changes`` says what it would do)."""
+    problems: list[str] = field(default_factory=list)
+    """What breaks the session's schema or limits (``review``; applying refuses the whole change then)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"session_id": self.session_id, "iteration": self.iteration, "applied": self.applied,
+                "documents": self.documents, "facts": self.facts, "agent_calls": self.agent_calls,
+                "changes": self.changes, "problems": self.problems, "graph": self.graph, "dropped": self.dropped,
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+
+
+def agent_identity(agent: Any, name: str | None) -> str:
+    """What an answer depends on of the agent: its kind and model (a transcript's path is not part of it: a
+    script stands for the model whose answers it recorded)."""
+    model = getattr(agent, "model", None) or getattr(getattr(agent, "config", None), "model", None) or ""
+    kind = (name or type(agent).__name__).split(":", 1)[0]
+    return f"{kind}:{model}"
+
+
+_DOCUMENT_KEYS: dict[str, dict[str, str]] = {}
+"""Per key base, each document hash's ``document_key`` (computed once per process: a retraction asks which of the
+corpus's documents refer to a value, and hashing the whole corpus each time would cost what the corpus costs)."""
+
+
+class Reader:
+    """Answers for documents' chunks: from the cache, else from the agent (each call counted)."""
+
+    def __init__(self, request: Request, agent: Any, identity: str, cache: AnswerCache, state: GraphState,
+                 session_id: str) -> None:
+        self.request, self.agent, self.identity, self.cache = request, agent, identity, cache
+        self.state, self.session_id = GraphState(state.schema), session_id
+        """What the agent is shown of the graph: nothing (an answer depends on its chunk, the schema and the goal
+        alone, as its cache key says; a fresh build and an update show the same)."""
+        self.calls = 0
+        config = request.config
+        self._base = key_base(schema=config.schema_.model_dump(mode="json"), goal=request.goal_prompt, agent=identity)
+        self._keys = _DOCUMENT_KEYS.setdefault(self._base, {})
+        self._tokens = config.context.chunk_tokens
+
+    def chunks(self, doc: Document) -> list[Chunk]:
+        found = list(split_context(doc.text, self._tokens)) if doc.text else []
+        return [Chunk(index=c.index, count=len(found), label=doc.id, text=c.text) for c in found]
+
+    def answers(self, docs: Sequence[Document]) -> list[Answer]:
+        """Every chunk's actions, in document and chunk order."""
+        todo = [(doc, chunk, answer_key(self._base, chunk.text)) for doc in docs for chunk in self.chunks(doc)]
+        found = self.cache.get_many([key for _, _, key in todo])
+        fresh: list[tuple[str, dict[str, Any]]] = []
+        out: list[Answer] = []
+        for doc, chunk, key in todo:
+            answer = found.get(key)
+            if answer is None:
+                answer = {"actions": self._ask(doc, chunk)}
+                found[key] = answer
+                fresh.append((key, answer))
+            out.append((doc.id, chunk.index + 1, list(answer.get("actions") or [])))
+        if fresh:
+            self.cache.put_many(fresh)
+        self._keep_documents(docs, out)
+        return out
+
+    def _keep_documents(self, docs: Sequence[Document], answers: list[Answer]) -> None:
+        """Each document's answers under its content hash (what a retraction reads, ``igg.documents.retract``)."""
+        by_doc: dict[str, list[Any]] = {}
+        for doc_id, chunk, actions in answers:
+            by_doc.setdefault(doc_id, []).append([chunk, actions])
+        keys = {self.document_key(d.sha): d.id for d in docs}
+        have = self.cache.get_many(list(keys), table="documents")
+        missing = {k: d for k, d in keys.items() if k not in have}
+        self.cache.put_many([(k, {"chunks": by_doc.get(d, [])}) for k, d in missing.items()], table="documents")
+        self.cache.put_mentions((value, k) for k, d in missing.items() for _, actions in by_doc.get(d, [])
+                                for value in referred(actions))
+
+    def referring(self, manifest: dict[str, str], values: Sequence[str], *, besides: str | None = None) -> set[str]:
+        """The documents of ``manifest`` whose answers refer to a node by one of ``values`` (``besides``: a content
+        hash no document of ``manifest`` has, whose mentions are left out without reading the corpus)."""
+        keys = self.cache.mentioning(values)
+        if besides is not None:
+            keys.discard(self.document_key(besides))
+        return {d for d, sha in manifest.items() if self.document_key(sha) in keys} if keys else set()
+
+    def document_key(self, sha: str) -> str:
+        found = self._keys.get(sha)
+        if found is None:
+            found = self._keys[sha] = document_key(self._base, sha)
+        return found
+
+    def answers_of(self, manifest: dict[str, str]) -> list[Answer] | None:
+        """The kept answers of the documents of ``manifest`` (id -> hash); None when one is not kept."""
+        keys = {d: self.document_key(sha) for d, sha in manifest.items()}
+        found = self.cache.get_many(list(keys.values()), table="documents")
+        if any(k not in found for k in keys.values()):
+            return None
+        return [(d, int(chunk), list(actions)) for d, k in keys.items() for chunk, actions in found[k]["chunks"]]
+
+    def _ask(self, doc: Document, chunk: Chunk) -> list[Any]:
+        self.calls += 1
+        markdown, tokens = render_observation(request=self.request, state=self.state, iteration=self.calls,
+                                              last_verdicts=[], last_error=None, chunk=chunk, todos=[])
+        obs = Observation(session_id=self.session_id, iteration=self.calls, markdown=markdown, tokens=tokens,
+                          context=chunk.text, chunk_index=chunk.index, chunk_count=chunk.count or 0,
+                          chunk_label=doc.id, request=self.request, state=self.state)
+        value = self.agent(obs)
+        if inspect.isawaitable(value):
+            import asyncio
+
+            value = asyncio.run(_awaited(value))
+        turn: AgentTurn = as_turn(value)
+        if turn.response is not None:
+            actions = turn.response.get("actions") or []
+            return list(actions) if isinstance(actions, list) else []
+        if turn.raw is None:
+            raise AgentFailed(f"the agent gave no answer for document {doc.id!r}, chunk {chunk.index + 1}")
+        parsed = parse_turn(turn.raw, truncated=turn.truncated)
+        return [a.model_dump(mode="json", by_alias=True, exclude_defaults=True) | {"type": a.type}
+                for a in parsed.actions]
+
+
+def referred(actions: list[Any]) -> set[str]:
+    """The string values an answer's references name nodes by (what may match a node added later)."""
+    out: set[str] = set()
+    for raw in actions:
+        if isinstance(raw, dict):
+            for field_name in ("node", "from", "to"):
+                ref = raw.get(field_name)
+                if isinstance(ref, dict):
+                    out.update(str(v) for k, v in ref.items() if k != "label" and isinstance(v, str | int | float))
+    return out
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+_BUILDS: dict[tuple[str, str], tuple[int | None, tuple[dict[str, str], str] | None]] = {}
+"""The last ``last_build`` answer per (store, session), with the session's last step then: a session whose last
+step is the same has the same corpus (one small read instead of its history)."""
+
+
+def last_build(store: Any, session_id: str) -> tuple[dict[str, str], str] | None:
+    """The corpus (document id -> hash) the session's history holds last, and the agent identity whose answers
+    made it; None: it was not built from documents. A build's step keeps the whole corpus (``files.corpus``),
+    an update's the documents it set and removed (``files.corpus_changes``); an undone step's go with it."""
+    key = (str(store.location), session_id)
+    last = store.last_step(session_id)
+    cached = _BUILDS.get(key)
+    if cached is not None and cached[0] == last:
+        return cached[1]
+    kept: list[tuple[int, dict[str, str], str]] = []
+    for s in store.steps(session_id):
+        record = s.record or {}
+        files = record.get("files") or {} if s.kind == "update" else {}
+        iteration = int(record.get("iteration") or s.iteration or 0)
+        if isinstance(files.get("corpus"), dict):
+            kept.append((iteration, dict(files["corpus"]), str(files.get("agent") or "")))
+        elif isinstance(files.get("corpus_changes"), dict) and kept:
+            corpus = dict(kept[-1][1])
+            corpus.update(files["corpus_changes"].get("set") or {})
+            for doc in files["corpus_changes"].get("removed") or ():
+                corpus.pop(doc, None)
+            kept.append((iteration, corpus, str(files.get("agent") or "")))
+        elif s.kind == "undo":
+            to = int(record.get("to_iteration") or 0)
+            kept = [k for k in kept if k[0] <= to]
+    found = (kept[-1][1], kept[-1][2]) if kept else None
+    _BUILDS[key] = (last, found)
+    return found
+
+
+def remember_build(store: Any, session_id: str, corpus: dict[str, str], agent: str) -> None:
+    """What ``last_build`` answers now that this process stored the session's last step (no history read)."""
+    _BUILDS[(str(store.location), session_id)] = (store.last_step(session_id), (corpus, agent))
+
+
+def corpus_files(before: dict[str, str] | None, after: dict[str, str]) -> dict[str, Any]:
+    """What a step keeps of the corpus: all of it after a fresh build (``before`` None), else what changed."""
+    if before is None:
+        return {"corpus": after}
+    return {"corpus_changes": {"set": {d: sha for d, sha in after.items() if before.get(d) != sha},
+                               "removed": sorted(d for d in before if d not in after)}}
+
+
+def stored_corpus(store: Any, session_id: str) -> dict[str, str] | None:
+    """The corpus (document id -> hash) the session's history holds last (``last_build``)."""
+    found = last_build(store, session_id)
+    return found[0] if found is not None else None
+
+
+def compare(before: dict[str, str], corpus: Corpus) -> dict[str, list[str]]:
+    now = corpus.manifest()
+    return {"added": sorted(d for d in now if d not in before),
+            "changed": sorted(d for d in now if d in before and before[d] != now[d]),
+            "removed": sorted(d for d in before if d not in now),
+            "unchanged": sorted(d for d in now if before.get(d) == now[d])}
+
+
+def _summary(diffs: dict[str, list[str]], corpus: Corpus) -> dict[str, Any]:
+    out: dict[str, Any] = {k: len(v) for k, v in diffs.items()}
+    out.update({f"{k}_ids": v[:50] for k, v in diffs.items() if k != "unchanged"})
+    out["read"] = len(corpus.documents)
+    out["skipped"] = [{"path": p, "reason": r} for p, r in corpus.skipped]
+    return out
+
+
+def build_documents(request: Request, agent: Any, paths: Sequence[Path], store_path: StoreArg, *,
+                    agent_name: str | None = None, session_id: str | None = None, update: bool = False,
+                    force: bool = False, corpus: Corpus | None = None, review: bool = False,
+                    clock: Callable[[], float] = time.perf_counter) -> DocumentsResult:
+    """A fresh build of ``request``'s session from the documents under ``paths`` (``update``: the stored
+    session ``session_id`` brought in step with them); see the module doc. ``review``: plan and check the whole
+    change, and apply nothing (the answers asked for are cached: applying it then costs no agent call)."""
+    from igg.act.apply import collector_paused
+
+    corpus = corpus if corpus is not None else read_corpus([Path(p) for p in paths])
+    with collector_paused():
+        return _build(request, agent, corpus, store_path, agent_name=agent_name, session_id=session_id,
+                      update=update, force=force, review=review, clock=clock)
+
+
+def _open(request: Request, store: Any, *, agent_name: str | None, session_id: str | None, update: bool,
+          force: bool) -> tuple[Any, dict[str, str]]:
+    """The session to change, and the corpus it was built from (empty for a fresh build)."""
+    from igg.session import Session
+    from igg.store import StoreSessions
+
+    repo = StoreSessions(store)
+    if not update:
+        if session_id:
+            request = request.model_copy(update={"session_id": session_id})
+        recorder = repo.recorder(agent=agent_name, force=force)
+        return Session(request, repo=repo, recorders=[recorder]), {}
+    if not session_id:
+        raise RequestInvalid([Problem("--session", "--update needs the session to update: --session ID")],
+                             source="the command line")
+    before = stored_corpus(store, session_id)
+    if before is None:
+        raise SessionRefused(f"session {session_id!r} was not built from documents; build one with igg run "
+                             "REQUEST.json --documents PATH...", session_id=session_id)
+    session = load_session(store, session_id)
+    return session, before
+
+
+def load_session(store: Any, session_id: str) -> Any:
+    """A stored session as a ``Session`` a document step can be applied to (finished: a build finishes it)."""
+    from igg.session import Session
+    from igg.store import StoreSessions
+
+    repo = StoreSessions(store)
+    info = store.session(session_id)
+    loaded = repo.load(session_id)
+    return Session(loaded.request, state=loaded.state, repo=repo, status="finished", stop_reason=info.stop_reason,
+                   begun=True, recorders=[repo.recorder(agent=info.agent).for_session(session_id)],
+                   last_iteration=info.last_iteration)
+
+
+def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *, agent_name: str | None,
+           session_id: str | None, update: bool, force: bool, review: bool,
+           clock: Callable[[], float]) -> DocumentsResult:
+    from igg.store import SessionStore
+
+    started = clock()
+    store = SessionStore(store_path)
+    session, before = _open(request, store, agent_name=agent_name, session_id=session_id, update=update,
+                            force=force)
+    seconds = {"load": clock() - started}
+    cache = AnswerCache(sidecar_path(resolve_store_path(store_path), ".answers"))
+    try:
+        mark = clock()
+        reader = Reader(session.request, agent, agent_identity(agent, agent_name), cache, session.state,
+                        session.session_id)
+        diff, dropped = _plan(session, corpus, before if update else None, reader)
+        seconds["answers_and_plan"] = clock() - mark
+    finally:
+        cache.close()
+    if review:
+        return _reviewed(session, corpus, before if update else None, diff, dropped, reader.calls, seconds)
+    return _apply(session, corpus, before if update else None, diff, dropped, reader.calls, reader.identity,
+                  seconds, started, clock)
+
+
+def _reviewed(session: Any, corpus: Corpus, before: dict[str, str] | None, diff: Difference,
+              dropped: list[tuple[str, int, str]], calls: int, seconds: dict[str, float]) -> DocumentsResult:
+    """The change planned and checked as the act step checks it, nothing applied."""
+    from igg.act.context import CheckContext
+    from igg.act.difference import check_difference
+
+    state = session.state
+    diffs = compare(before or {}, corpus)
+    problems = check_difference(CheckContext(state=state, schema=state.schema, limits=session.config.constraints),
+                                diff)
+    changes = {"nodes_added": len(diff.add_nodes), "nodes_removed": len(diff.remove_nodes),
+               "nodes_changed": len(diff.set_properties), "edges_added": len(diff.add_edges),
+               "edges_removed": len(diff.remove_edges), "edges_changed": len(diff.set_edge_properties)}
+    return DocumentsResult(session_id=session.session_id, iteration=session.last_iteration,
+                           documents=_summary(diffs, corpus),
+                           facts=fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"])),
+                           agent_calls=calls, changes=changes, graph={"nodes": state.node_count,
+                                                                      "edges": state.edge_count},
+                           dropped=[{"document": d, "chunk": c, "reason": r} for d, c, r in dropped],
+                           seconds=seconds, applied=False, problems=[str(p) for p in problems])
+
+
+def _plan(session: Any, corpus: Corpus, before: dict[str, str] | None,
+          reader: Reader) -> tuple[Difference, list[tuple[str, int, str]]]:
+    """The difference an update or a build makes, and the claims dropped: an update folds what changed and the
+    documents sharing facts with it (``igg.documents.local``), else the whole corpus."""
+    state, self_loops = session.state, session.config.constraints.allow_self_loops
+    if before:
+        diffs = compare(before, corpus)
+        by_id = {d.id: d for d in corpus.documents}
+        new = reader.answers([by_id[d] for d in diffs["changed"] + diffs["added"]])
+        planned = plan_local(state, corpus.manifest(), set(diffs["changed"]) | set(diffs["removed"]), new,
+                             reader.answers_of, reader.referring, self_loops=self_loops)
+        if planned is not None:
+            fresh = set(diffs["changed"]) | set(diffs["added"])
+            return planned[0], [d for d in planned[1].dropped if d[0] in fresh]
+    desired = fold(state.schema, reader.answers(corpus.documents), self_loops=self_loops)
+    return plan_documents(state, desired), desired.dropped
+
+
+def _apply(session: Any, corpus: Corpus, before: dict[str, str] | None, diff: Difference,
+           dropped_claims: list[tuple[str, int, str]], calls: int, identity: str, seconds: dict[str, float],
+           started: float, clock: Callable[[], float]) -> DocumentsResult:
+    mark = clock()
+    diffs = compare(before or {}, corpus)
+    state = session.state
+    facts = fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"]))
+    seconds["count"] = clock() - mark
+    documents = _summary(diffs, corpus)
+    files = {DOCUMENTS_GOAL_NOTE: documents, **corpus_files(before, corpus.manifest()), "facts": facts,
+             "agent_calls": calls, "agent": identity}
+    reasoning = (f"Read {len(corpus.documents)} documents: {len(diffs['added'])} added, {len(diffs['changed'])} "
+                 f"changed, {len(diffs['removed'])} removed, {len(diffs['unchanged'])} unchanged; {calls} agent "
+                 f"call(s).")
+    mark = clock()
+    step = session.apply_update(diff, files=files, git_commit=None, reasoning=reasoning,
+                                timings_ms={"total": round((clock() - started) * 1000, 3)})
+    if session.status != "finished":
+        session.finish("finished", prune=False)
+    store = getattr(session.repo, "store", None)
+    if store is not None:
+        remember_build(store, session.session_id, corpus.manifest(), identity)
+    seconds["commit"] = clock() - mark
+    seconds["total"] = clock() - started
+    log.info("documents_applied", session_id=session.session_id, iteration=step.iteration, agent_calls=calls,
+             **{k: len(v) for k, v in diffs.items()})
+    dropped = [{"document": d, "chunk": c, "reason": r} for d, c, r in dropped_claims]
+    return DocumentsResult(session_id=session.session_id, iteration=step.iteration, documents=documents,
+                           facts=facts, agent_calls=calls, changes=step.changes,
+                           graph={"nodes": state.node_count, "edges": state.edge_count}, dropped=dropped,
+                           seconds=seconds)
+
+
+def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str, Any]]:
+    """Each document of ``manifest`` with how many nodes and edges it supports (``igg show --documents``)."""
+    nodes = dict.fromkeys(manifest, 0)
+    edges = dict.fromkeys(manifest, 0)
+    for data in state.nodes.values():
+        for doc in data["provenance"].get("documents") or ():
+            nodes[doc] = nodes.get(doc, 0) + 1
+    for _, (_, _, data) in state.edge_rows():
+        for doc in data["provenance"].get("documents") or ():
+            edges[doc] = edges.get(doc, 0) + 1
+    return [{"document": d, "sha": manifest.get(d), "nodes": nodes.get(d, 0), "edges": edges.get(d, 0)}
+            for d in sorted(manifest)]
+
+
+__all__ = ["DocumentsResult", "Reader", "agent_identity", "build_documents", "compare", "document_facts",
+           "last_build", "load_session", "referred", "remember_build", "stored_corpus"]

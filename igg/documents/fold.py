@@ -1,0 +1,207 @@
+"""The graph a corpus's answers make: every fact with the documents that support it.
+
+``fold`` reads every document's answer (its chunks' actions) and gives the nodes and edges they make, a pure
+function of the corpus and its answers: a fresh build and an update of the same corpus give the same graph,
+whatever happened before. Its rules:
+
+- a node is made by the ``ADD_NODE`` actions naming its type and identity; the documents whose actions add it
+  support it, and it goes when none is left;
+- references (``UPDATE_NODE``'s node, the ends of ``ADD_EDGE``/``UPDATE_EDGE``) resolve as the act step
+  resolves them (``GraphState.find_nodes``) against the nodes every document adds, with the properties their
+  ``ADD_NODE`` actions give; a reference that matches no node, or several, is dropped with its reason;
+- an edge is made by the ``ADD_EDGE`` actions between two resolved nodes (type and pattern allowed by the
+  schema); the documents adding it support it;
+- ``UPDATE_NODE`` and ``UPDATE_EDGE`` claim property values of a fact without supporting it (their ``remove``
+  says nothing a document supports: a property goes when no document claims it);
+- **when documents disagree on a property value, the document with the smallest id (code-point order) wins**;
+  within one document the last claim (in chunk and action order) wins. The value's supporters are the
+  documents claiming that value. A node or edge lacking a required property after this is dropped;
+- other actions (``DELETE_*``, ``MERGE_NODES``, ``QUERY``) say nothing about a source and are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from igg.graph.state import GraphState
+from igg.models.actions import AddEdge, AddNode, UnreadableAction, UpdateEdge, UpdateNode, read_action
+from igg.models.schema import CompiledSchema
+
+NodeKey = tuple[str, tuple[Any, ...]]
+"""A node by (type, identity)."""
+EdgeKey = tuple[str, NodeKey, NodeKey]
+"""An edge by (type, source, target)."""
+Claims = dict[str, dict[str, Any]]
+"""Document id -> the properties it claims (its last value of each)."""
+
+
+@dataclass(kw_only=True)
+class Fact:
+    """A node or an edge as the documents make it."""
+
+    properties: dict[str, Any]
+    documents: list[str]
+    """The documents supporting it, sorted."""
+    property_documents: dict[str, list[str]]
+    """Each property's value, by the documents claiming that value (sorted)."""
+    claimants: list[str] = field(default_factory=list)
+    """The documents claiming a property of it without supporting it (``UPDATE_NODE``/``UPDATE_EDGE``), sorted."""
+    chunks: dict[str, list[int]] = field(default_factory=dict)
+    """Each supporting document's chunks (from 1) whose actions add it."""
+
+    def provenance(self) -> dict[str, Any]:
+        """What the fact's provenance records of its sources."""
+        return {"documents": self.documents, "property_documents": self.property_documents,
+                "claimants": self.claimants, "chunks": self.chunks}
+
+
+@dataclass(kw_only=True)
+class Desired:
+    """The nodes and edges of a corpus, and the claims dropped (document, chunk, reason)."""
+
+    nodes: dict[NodeKey, Fact] = field(default_factory=dict)
+    edges: dict[EdgeKey, Fact] = field(default_factory=dict)
+    dropped: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+Answer = tuple[str, int, list[Any]]
+"""(document id, chunk number from 1, the actions its answer holds)."""
+
+
+Known = Callable[[dict[str, Any]], list[NodeKey]]
+"""Nodes beyond the answers' own a reference may match (``igg.documents.local``: a graph's facts left as they are)."""
+
+
+def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool = False,
+         known: Known | None = None) -> Desired:
+    """The graph ``answers`` make (see the module doc); ``answers`` in any order. ``known``: the other nodes a
+    reference matches (they are not made, but references and edges may name them)."""
+    desired = Desired()
+    scratch = GraphState(schema)
+    node_claims: dict[NodeKey, Claims] = {}
+    node_chunks: dict[Any, dict[str, list[int]]] = {}
+    updates: list[tuple[str, int, UpdateNode]] = []
+    edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]] = []
+    for doc, chunk, actions in sorted(answers, key=lambda a: (a[0], a[1])):
+        for raw in actions:
+            action = read_action(raw)
+            if isinstance(action, UnreadableAction):
+                desired.dropped.append((doc, chunk, f"unreadable action: {action.message}"))
+            elif isinstance(action, AddNode):
+                if action.label not in schema.node_types:
+                    desired.dropped.append((doc, chunk, f"node type {action.label!r} is not in the schema"))
+                    continue
+                identity = scratch.identity(action.label, action.properties)
+                if identity is None:
+                    desired.dropped.append((doc, chunk, f"{action.label} lacks its identity "
+                                                        f"({', '.join(schema.identity_keys[action.label])})"))
+                    continue
+                node_claims.setdefault((action.label, identity), {}).setdefault(doc, {}).update(action.properties)
+                _chunk(node_chunks, (action.label, identity), doc, chunk)
+            elif isinstance(action, UpdateNode):
+                updates.append((doc, chunk, action))
+            elif isinstance(action, AddEdge | UpdateEdge):
+                edge_actions.append((doc, chunk, action))
+            else:
+                desired.dropped.append((doc, chunk, f"{action.type} says nothing a document supports"))
+    keys = list(node_claims)
+    scratch.load([{"id": str(i), "type": key[0], "properties": _winners(node_claims[key])[0]}
+                  for i, key in enumerate(keys)], [])
+    by_id = {str(i): key for i, key in enumerate(keys)}
+    outside: set[NodeKey] = set()
+
+    def resolve(ref: dict[str, Any], doc: str, chunk: int) -> NodeKey | None:
+        found = {by_id[n] for n in scratch.find_nodes(ref)}
+        if known is not None:
+            more = set(known(ref)) - found
+            outside.update(more)
+            found |= more
+        if len(found) == 1:
+            return next(iter(found))
+        desired.dropped.append((doc, chunk, f"reference {ref!r} matches {'several nodes' if found else 'no node'}"))
+        return None
+
+    supporters = {key: sorted(claims) for key, claims in node_claims.items()}
+    for doc, chunk, update in updates:
+        found = resolve(update.node, doc, chunk)
+        if found in node_claims:  # a known node's claims are its own (it is left as it is)
+            node_claims[found].setdefault(doc, {}).update(update.properties)
+    for key in keys:
+        props, by_value = _winners(node_claims[key])
+        missing = [k for k in schema.required.get(key[0], ()) if k not in props]
+        if missing:
+            desired.dropped.append((supporters[key][0], 0, f"{key[0]} {key[1]!r} lacks {', '.join(missing)}"))
+            continue
+        desired.nodes[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
+                                  claimants=sorted(set(node_claims[key]) - set(supporters[key])),
+                                  chunks=node_chunks[key])
+    _edges(schema, resolve, outside, edge_actions, desired, self_loops=self_loops)
+    return desired
+
+
+def _edges(schema: CompiledSchema, resolve: Callable[[dict[str, Any], str, int], NodeKey | None],
+           outside: set[NodeKey], edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]], desired: Desired, *,
+           self_loops: bool) -> None:
+    claims: dict[EdgeKey, Claims] = {}
+    chunks: dict[Any, dict[str, list[int]]] = {}
+    updates: list[tuple[str, EdgeKey, dict[str, Any]]] = []
+    for doc, chunk, action in edge_actions:
+        if action.label not in schema.edge_types:
+            desired.dropped.append((doc, chunk, f"edge type {action.label!r} is not in the schema"))
+            continue
+        source = resolve(action.from_, doc, chunk)
+        target = resolve(action.to, doc, chunk)
+        if source is None or target is None:
+            continue
+        key = (action.label, source, target)
+        if isinstance(action, UpdateEdge):
+            updates.append((doc, key, action.properties))
+            continue
+        allowed = schema.patterns.get(action.label)
+        if allowed is not None and (source[0], target[0]) not in allowed:
+            desired.dropped.append((doc, chunk, f"{action.label} from {source[0]} to {target[0]} is not an "
+                                                "allowed edge pattern"))
+        elif source == target and not self_loops:
+            desired.dropped.append((doc, chunk, f"a {action.label} self-loop (allow_self_loops is off)"))
+        else:
+            claims.setdefault(key, {}).setdefault(doc, {}).update(action.properties)
+            _chunk(chunks, key, doc, chunk)
+    supporters = {key: sorted(c) for key, c in claims.items()}
+    for doc, key, props in updates:
+        if key in claims:
+            claims[key].setdefault(doc, {}).update(props)
+    for key, edge_claims in claims.items():
+        if any(end not in desired.nodes and end not in outside for end in key[1:]):
+            continue  # an end was dropped
+        props, by_value = _winners(edge_claims)
+        missing = [k for k in schema.required.get(key[0], ()) if k not in props]
+        if missing:
+            desired.dropped.append((supporters[key][0], 0, f"{key[0]} edge lacks {', '.join(missing)}"))
+            continue
+        desired.edges[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
+                                  claimants=sorted(set(edge_claims) - set(supporters[key])), chunks=chunks[key])
+
+
+def _chunk(table: dict[Any, dict[str, list[int]]], key: Any, doc: str, chunk: int) -> None:
+    found = table.setdefault(key, {}).setdefault(doc, [])
+    if chunk not in found:
+        found.append(chunk)
+
+
+def _winners(claims: Claims) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Each property's value from the smallest document id claiming it, and the documents claiming that value."""
+    props: dict[str, Any] = {}
+    by_value: dict[str, list[str]] = {}
+    for doc in sorted(claims):
+        for k, v in claims[doc].items():
+            if k not in props:
+                props[k] = v
+                by_value[k] = [doc]
+            elif props[k] == v:
+                by_value[k].append(doc)
+    return props, by_value
+
+
+__all__ = ["Desired", "EdgeKey", "Fact", "NodeKey", "fold"]
