@@ -12,6 +12,7 @@ import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from igg.interfaces.mcp.handshake import HANDSHAKE_VERSIONS, EarlyAnswer, initialize_answer
+from igg.workspace.ops import OPERATIONS
 from tests.conftest import ROOT
 
 
@@ -40,7 +41,7 @@ def test_the_early_answer_is_the_sdks_and_the_session_goes_on(version: str) -> N
     assert [a["id"] for a in answers] == ["a-1", 2]  # one answer each: the SDK's own first one was dropped
     agreed = answers[0]["result"]["protocolVersion"]  # type: ignore[index]
     assert agreed == (version if version in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1])
-    assert len(answers[1]["result"]["tools"]) == 13  # type: ignore[index]
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == [op.name for op in OPERATIONS]  # type: ignore[index]
 
 
 def test_a_first_line_that_is_no_initialize_goes_to_the_sdk() -> None:
