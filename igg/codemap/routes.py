@@ -24,8 +24,8 @@ from igg.codemap.facts import FileFacts, HttpFacts
 from igg.codemap.index import callable_key
 from igg.codemap.model import FilePlan, Relation
 
-__all__ = ["METHODS", "constant", "external_host", "handler_names", "is_test", "join", "join_paths", "normalize",
-           "split_url"]
+__all__ = ["METHODS", "Value", "clean_url", "concat", "constant", "external_host", "handler_names", "is_test", "join",
+           "join_paths", "normalize", "split_url"]
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 """The methods a route or request names (``*``: any)."""
@@ -54,6 +54,29 @@ def normalize(path: str) -> str:
             seg = "{}"
         out.append(seg)
     return "/" + "/".join(out)
+
+
+Value = tuple[str | None, str]
+"""A URL as a language's reader knows it: (the name of the base URL it starts from, or None; its text)."""
+
+
+def concat(parts: list[Value | None]) -> Value | None:
+    """URL pieces joined (a concatenation, a template, a format string): a computed piece, or another base joined
+    inside, is one parameter ``{}``; None when nothing is known or the URL would start with a computed piece."""
+    if not parts or parts[0] is None:
+        return None
+    base, text = parts[0]
+    for part in parts[1:]:
+        text += "{}" if part is None or part[0] is not None else part[1]
+    if base is None and text.startswith("{}"):
+        return None
+    return base, text
+
+
+def clean_url(url: str) -> str:
+    """A URL's path normalized, its scheme and host kept ("" stays "": no path given)."""
+    m = re.match(r"^(https?://[^/?#]*)(.*)$", url)
+    return m.group(1) + normalize(m.group(2)) if m else normalize(url) if url else ""
 
 
 def join_paths(*parts: str) -> str:

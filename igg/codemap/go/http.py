@@ -16,7 +16,7 @@ from typing import Any
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, RouteDecl
-from igg.codemap.routes import METHODS, constant, join_paths, normalize
+from igg.codemap.routes import METHODS, Value, clean_url, concat, constant, join_paths
 
 HINTS = ('"net/http"', "go-chi/chi", "gin-gonic/gin", "gorilla/mux", "http://", "https://", "BASE", "Base", "base")
 """A file without any of these has no route nor request (its tree is not walked again)."""
@@ -35,7 +35,6 @@ _VERBS = {**{m.title(): m for m in METHODS}, **{m: m for m in METHODS}, "Any": "
           "Handle": "*"}
 _CLIENT = {"Get": "GET", "Head": "HEAD", "Post": "POST", "PostForm": "POST"}
 _METHOD_CONSTS = {f"http.Method{m.title()}": m for m in METHODS}
-Value = tuple[str | None, str]
 Scope = tuple[str, int, int] | None
 Router = tuple[str, str]
 """(the router's name, the prefix within it) a local name stands for."""
@@ -75,7 +74,7 @@ class _Http:
             return None, text
         kind = node.type
         if kind == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
-            return _concat([self.value(node.child_by_field_name("left"), env),
+            return concat([self.value(node.child_by_field_name("left"), env),
                             self.value(node.child_by_field_name("right"), env)])
         if kind == "identifier":
             name = _text(node)
@@ -90,7 +89,7 @@ class _Http:
             for i, rest in enumerate(texts[1:]):
                 parts.append(self.value(args[i + 1], env) if i + 1 < len(args) else None)
                 parts.append((None, rest))
-            return _concat(parts)
+            return concat(parts)
         if kind == "parenthesized_expression" and node.named_children:
             return self.value(node.named_children[0], env)
         return None
@@ -246,7 +245,7 @@ class _Http:
         if url is None:
             return
         line, column = self.columns.at(at)
-        self.http.requests.append(RequestDecl(method=method, url=_clean(url[1]), base=url[0], scope=scope, line=line,
+        self.http.requests.append(RequestDecl(method=method, url=clean_url(url[1]), base=url[0], scope=scope, line=line,
                                               column=column))
 
     def enclosing(self, node: Any) -> Scope:
@@ -261,20 +260,6 @@ def _named(node: Any) -> tuple[str, int, int]:
     return _text(node.child_by_field_name("name")), node.start_point[0] + 1, node.end_point[0] + 1
 
 
-def _concat(parts: list[Value | None]) -> Value | None:
-    if not parts or parts[0] is None:
-        return None
-    base, text = parts[0]
-    for part in parts[1:]:
-        text += "{}" if part is None or part[0] is not None else part[1]
-    if base is None and text.startswith("{}"):
-        return None
-    return base, text
-
-
-def _clean(url: str) -> str:
-    m = re.match(r"^(https?://[^/?#]*)(.*)$", url)
-    return m.group(1) + normalize(m.group(2)) if m else normalize(url) if url else ""
 
 
 def _assign(http: _Http, left: list[Any], right: list[Any], env: dict[str, Value], routers: dict[str, Router],

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, RouteDecl
-from igg.codemap.routes import METHODS, constant, join_paths, normalize
+from igg.codemap.routes import METHODS, Value, concat, constant, join_paths, normalize
 
 HINTS = ("fastapi", "flask", "django", "requests", "httpx", "http://", "https://", "BASE", "base_url", "URL", "_url",
          "prefix", "PREFIX")
@@ -34,7 +34,6 @@ _CLIENTS = {"Client", "AsyncClient", "Session"}
 _VERBS = {m.lower(): m for m in METHODS}
 _PERCENT = re.compile(r"%[-+ #0-9.]*[sdrfix]")
 
-Value = tuple[str | None, str]
 """A URL as far as the code decides it: (the imported constant it starts with, or None; the rest, ``{}`` for what
 is computed)."""
 Scope = tuple[str, int, int] | None
@@ -92,10 +91,10 @@ class _Http:
             ref = self.imported.get(node.value.id)
             return (f"{ref}.{node.slice.value}", "") if ref is not None else None
         if isinstance(node, ast.JoinedStr):
-            return self._concat([self.value(v.value, env) if isinstance(v, ast.FormattedValue) else self.value(v, env)
+            return concat([self.value(v.value, env) if isinstance(v, ast.FormattedValue) else self.value(v, env)
                                  for v in node.values])
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return self._concat([self.value(node.left, env), self.value(node.right, env)])
+            return concat([self.value(node.left, env), self.value(node.right, env)])
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             return self._percent(node, env)
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
@@ -114,21 +113,7 @@ class _Http:
         for i, text in enumerate(texts[1:]):
             parts.append(self.value(args[i], env) if i < len(args) else None)
             parts.append((None, text))
-        return self._concat(parts)
-
-    @staticmethod
-    def _concat(parts: list[Value | None]) -> Value | None:
-        if not parts or parts[0] is None:
-            return None
-        base, text = parts[0]
-        for part in parts[1:]:
-            if part is None or part[0] is not None:
-                text += "{}"  # computed, or another constant joined inside: one parameter
-            else:
-                text += part[1]
-        if base is None and text.startswith("{}"):
-            return None
-        return base, text
+        return concat(parts)
 
     # servers ------------------------------------------------------------------------------------------------
     def routers(self, stmt: ast.stmt, env: dict[str, Value]) -> None:

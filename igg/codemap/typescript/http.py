@@ -16,7 +16,7 @@ from typing import Any
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, RouteDecl
-from igg.codemap.routes import METHODS, constant, normalize
+from igg.codemap.routes import METHODS, Value, clean_url, concat, constant, normalize
 from igg.codemap.typescript.syntax import text_of
 
 HINTS = ("express", "fetch", "axios", "http://", "https://", "Router", "baseURL", "BASE", "base_url", "Base")
@@ -31,7 +31,6 @@ _VERBS = {**{m.lower(): m for m in METHODS}, "all": "*"}
 _RELEVANT = {*_VERBS, "use"}
 _FUNCTIONS = ("function_declaration", "generator_function_declaration", "method_definition", "arrow_function",
               "function_expression", "function")
-Value = tuple[str | None, str]
 """(the imported constant a URL starts with, or None; the rest, ``{}`` for what is computed)."""
 Scope = tuple[str, int, int] | None
 
@@ -95,9 +94,9 @@ class _Http:
             text = text_of(node)
             if len(text) > 2 and not parts:
                 return None, text[1:-1]
-            return _concat(parts) if not text.startswith("`${") or parts else None
+            return concat(parts) if not text.startswith("`${") or parts else None
         if kind == "binary_expression" and text_of(node.child_by_field_name("operator")) == "+":
-            return _concat([self.value(node.child_by_field_name("left"), env),
+            return concat([self.value(node.child_by_field_name("left"), env),
                             self.value(node.child_by_field_name("right"), env)])
         if kind == "identifier":
             name = text_of(node)
@@ -315,7 +314,7 @@ class _Http:
         if url is None:
             return
         line, column = self.columns.at(at)
-        self.http.requests.append(RequestDecl(method=method, url=_clean(url[1]), base=url[0], scope=scope,
+        self.http.requests.append(RequestDecl(method=method, url=clean_url(url[1]), base=url[0], scope=scope,
                                               line=line, column=column))
 
     def enclosing(self, node: Any) -> Scope:
@@ -342,20 +341,6 @@ def _named(node: Any) -> tuple[str, int, int] | None:
     return text_of(name), span.start_point[0] + 1, span.end_point[0] + 1
 
 
-def _concat(parts: list[Value | None]) -> Value | None:
-    if not parts or parts[0] is None:
-        return None
-    base, text = parts[0]
-    for part in parts[1:]:
-        text += "{}" if part is None or part[0] is not None else part[1]
-    if base is None and text.startswith("{}"):
-        return None
-    return base, text
-
-
-def _clean(url: str) -> str:
-    m = re.match(r"^(https?://[^/?#]*)(.*)$", url)
-    return m.group(1) + normalize(m.group(2)) if m else normalize(url) if url else ""
 
 
 _PAREN = re.compile(r"\s*\(")
