@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 
 import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -22,10 +23,28 @@ def initialize(version: str, request_id: int | str = 1) -> str:
                                   "clientInfo": {"name": "t", "version": "0"}}})
 
 
-def converse(*lines: str) -> tuple[list[dict[str, object]], str]:
-    done = subprocess.run([sys.executable, "-m", "igg", "mcp", "--memory"], input="\n".join(lines) + "\n", cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-    return [json.loads(x) for x in done.stdout.splitlines() if x.strip()], done.stderr
+def converse(*lines: str, until: object) -> tuple[list[dict[str, object]], str]:
+    """Send the lines to ``igg mcp`` and read its answers until the one with id ``until``; only then close its
+    input (closing it at once races the server's last answer against its shutdown)."""
+    proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", "--memory"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True)
+    timer = threading.Timer(120, proc.kill)
+    timer.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("\n".join(lines) + "\n")
+        proc.stdin.flush()
+        answers: list[dict[str, object]] = []
+        while not any(a.get("id") == until for a in answers):
+            line = proc.stdout.readline()
+            if not line:
+                break  # the server ended (or the timer killed it): the assertions say what is missing
+            if line.strip():
+                answers.append(json.loads(line))
+        _, stderr = proc.communicate()
+    finally:
+        timer.cancel()
+    return answers, stderr
 
 
 def test_the_versions_are_the_sdks() -> None:
@@ -36,7 +55,7 @@ def test_the_versions_are_the_sdks() -> None:
 def test_the_early_answer_is_the_sdks_and_the_session_goes_on(version: str) -> None:
     answers, stderr = converse(initialize(version, "a-1"), json.dumps({"jsonrpc": "2.0", "method":
                                "notifications/initialized"}), json.dumps({"jsonrpc": "2.0", "id": 2,
-                               "method": "tools/list"}))
+                               "method": "tools/list"}), until=2)
     assert "mcp_handshake_mismatch" not in stderr, stderr
     assert [a["id"] for a in answers] == ["a-1", 2]  # one answer each: the SDK's own first one was dropped
     agreed = answers[0]["result"]["protocolVersion"]  # type: ignore[index]
@@ -45,7 +64,7 @@ def test_the_early_answer_is_the_sdks_and_the_session_goes_on(version: str) -> N
 
 
 def test_a_first_line_that_is_no_initialize_goes_to_the_sdk() -> None:
-    answers, _ = converse('{"jsonrpc": "2.0", "id": 7, "method": "tools/list"', initialize("2025-06-18"))
+    answers, _ = converse('{"jsonrpc": "2.0", "id": 7, "method": "tools/list"', initialize("2025-06-18"), until=1)
     assert answers and answers[-1]["id"] == 1 and "result" in answers[-1]
     assert initialize_answer("not json", name="igg", version="1") is None
     assert initialize_answer('{"jsonrpc": "2.0", "id": true, "method": "initialize", "params": {}}', name="igg",
