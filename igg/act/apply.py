@@ -88,7 +88,7 @@ def update_node(ctx: CheckContext, a: UpdateNode, node: str, index: int) -> Verd
     if not timed(a) and state.node_type(node) not in ctx.schema.timed_properties:
         state.update_node(node, a.properties, a.remove, evidence=ctx.evidence)
         return Verdict(index, "UPDATE_NODE", True, None, f"updated {state.describe(node)} ({node})", node)
-    properties, _, notes = updated_node_properties(ctx, a, node)
+    properties, notes = updated_node_properties(ctx, a, node)
     state.update_node(node, properties, a.remove, evidence=ctx.evidence)
     message = f"updated {state.describe(node)} ({node})"
     if notes:

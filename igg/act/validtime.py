@@ -25,10 +25,8 @@ itself holds the value with the latest ``valid_from`` (what a query without ``as
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 from igg.act.context import CheckContext, EdgeAt, Ends, Rejection
@@ -42,6 +40,7 @@ from igg.models.validtime import (
     VALID_TO,
     TimeError,
     history,
+    history_entry,
     history_text,
     instant,
     parse_time,
@@ -116,7 +115,7 @@ def node_update_conflict(ctx: CheckContext, a: UpdateNode, node: str) -> Rejecti
     if not keys or a.valid_from is None or not any(k in keys for k in a.properties):
         return None
     start = instant(a.valid_from)
-    for e in map(_entry, ctx.state.node_properties(node).get(HISTORY, ())):
+    for e in map(history_entry, ctx.state.node_properties(node).get(HISTORY, ())):
         key = e["key"]
         if key in a.properties and key in keys and e["from"] is not None and instant(e["from"]) == start \
                 and e["value"] != a.properties[key]:
@@ -182,9 +181,8 @@ def new_node_properties(ctx: CheckContext, a: AddNode) -> dict[str, Any]:
     return props
 
 
-def updated_node_properties(ctx: CheckContext, a: UpdateNode, node: str) -> tuple[dict[str, Any], dict[str, Any],
-                                                                                  list[str]]:
-    """(properties to set, keys to remove, notes) of an UPDATE_NODE in time: one-at-a-time properties go into
+def updated_node_properties(ctx: CheckContext, a: UpdateNode, node: str) -> tuple[dict[str, Any], list[str]]:
+    """(properties to set, notes) of an UPDATE_NODE in time: one-at-a-time properties go into
     the node's history (superseding as the module docstring says) and the property takes the latest value;
     with no such property among them, the bounds are the node's own."""
     state = ctx.state
@@ -193,9 +191,9 @@ def updated_node_properties(ctx: CheckContext, a: UpdateNode, node: str) -> tupl
     current = state.node_properties(node)
     timed_keys = [k for k in a.properties if k in keys]
     if not timed_keys:
-        return ({**a.properties, **_bounds(a)}, {}, []) if timed(a) else (a.properties, {}, [])
+        return ({**a.properties, **_bounds(a)}, []) if timed(a) else (a.properties, [])
     texts = list(current.get(HISTORY, ()))
-    entries = [dict(_entry(t)) for t in texts]
+    entries = [dict(history_entry(t)) for t in texts]
     kept = {id(e): t for e, t in zip(entries, texts, strict=True)}  # unchanged entries keep their text
     plain = {k: v for k, v in a.properties.items() if k not in keys}
     start = parse_time(a.valid_from)[0] if a.valid_from is not None else None
@@ -224,18 +222,12 @@ def updated_node_properties(ctx: CheckContext, a: UpdateNode, node: str) -> tupl
         entries = [e for e in entries if e["key"] != key] + same
         plain[key] = same[-1]["value"]  # the latest start's value
     plain[HISTORY] = [kept.get(id(e)) or history_text(e) for e in entries]
-    return plain, {}, notes
+    return plain, notes
 
 
 def _property_name(entry: dict[str, Any]) -> str:
     return f"{entry['key']} = {entry['value']!r}"
 
-
-@lru_cache(maxsize=65536)
-def _entry(text: str) -> dict[str, Any]:
-    """One stored history entry, decoded (cached: copy it before changing it)."""
-    entry: dict[str, Any] = json.loads(text)
-    return entry
 
 
 # ---- edges ------------------------------------------------------------------------------------------

@@ -94,8 +94,16 @@ def holds(properties: dict[str, Any], at: datetime) -> bool:
 
 def history(properties: dict[str, Any]) -> list[dict[str, Any]]:
     """A node's ``igg_history`` entries, decoded (``{"key", "value", "from", "to"}``, ``from``/``to`` None when
-    unbounded)."""
-    return [json.loads(text) for text in properties.get(HISTORY, ())]
+    unbounded): new dicts, the caller's to change."""
+    return [dict(history_entry(text)) for text in properties.get(HISTORY, ())]
+
+
+@lru_cache(maxsize=65536)
+def history_entry(text: str) -> dict[str, Any]:
+    """One stored history entry, decoded once per text (shared: copy it before changing it, as ``history``
+    does)."""
+    entry: dict[str, Any] = json.loads(text)
+    return entry
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
@@ -121,5 +129,5 @@ def properties_at(properties: dict[str, Any], at: datetime) -> dict[str, Any]:
     return out
 
 
-__all__ = ["HISTORY", "TIME_KEYS", "TIME_RULE", "VALID_FROM", "VALID_TO", "TimeError", "history", "history_text",
+__all__ = ["HISTORY", "TIME_KEYS", "TIME_RULE", "VALID_FROM", "VALID_TO", "TimeError", "history", "history_entry", "history_text",
            "holds", "instant", "parse_time", "properties_at"]
