@@ -267,10 +267,9 @@ def test_journal_replays_and_reverts_exactly():
 
 
 def test_constructed_actions_equal_pydantics_own_construct_with_every_default() -> None:
-    """``igg.act.apply.constructed`` (how seeds become actions, without pydantic's per-call signature inspection
+    """``igg.models.actions.constructed`` (how seeds become actions, without pydantic's per-call signature inspection
     of default factories) gives the same model as ``model_construct``, defaults included, never shared."""
-    from igg.act.apply import constructed
-    from igg.models.actions import AddEdge, AddNode
+    from igg.models.actions import AddEdge, AddNode, constructed
 
     for model, given in ((AddNode, {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A"}}),
                          (AddEdge, {"type": "ADD_EDGE", "label": "CALLS", "from_": {}, "to": {}, "properties": {},

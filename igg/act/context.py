@@ -39,6 +39,12 @@ class CheckContext:
     """Room for extra rules' own per-response state."""
     evidence: list[dict[str, Any]] | None = None
     """The located evidence of the action being applied (``igg.act.evidence``), stored in its provenance."""
+    provenance: dict[str, Any] | None = None
+    """Keys recorded in the provenance of the element being applied (a planned difference's: the documents
+    supporting a fact, ``igg.documents``)."""
+    planned: bool = False
+    """Whether the change is a planned difference (``igg.act.difference``): one intent of a user, not an agent's
+    response, so the per-response budgets (``max_deletions_per_iteration``) do not apply to it."""
 
 
 @dataclass(frozen=True, slots=True)

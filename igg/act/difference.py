@@ -1,26 +1,39 @@
-"""A typed bulk difference, validated and applied by the act step: how ``igg map-code --update`` changes a graph.
+"""A typed bulk difference, checked and applied by the act step's own rules: how ``igg map-code --update`` and a
+document update change a graph.
 
 An update of a code map changes hundreds of elements at once (every node and edge a fresh map would make
-differently). It does not go around the act step: it is planned as a ``Difference`` (nothing changed yet) and
-``apply_difference`` checks every element of it against the session's schema and limits (node and edge types,
-required attributes, declared property types, allowed edge patterns, ``max_nodes``/``max_edges``), then applies
-it whole, or nothing when any element breaks a rule (each problem named). Its mutations go to the state's
-journal like any action's, so undo, replay, diff and explain see the update as any other step.
+differently). It does not go around the act step: it is planned as a ``Difference`` (nothing changed yet), and
+``apply_difference`` turns each element into the action it stands for (``DELETE_NODE``, ``UPDATE_NODE``,
+``ADD_NODE``, ``DELETE_EDGE``, ``UPDATE_EDGE``, ``ADD_EDGE``) and runs it through that action's checks from the
+one rule table (``igg.act.rules.RULES``, as the session's ``Actor`` holds them) and its apply function, in the
+order below. The difference applies whole, or not at all: when any element is refused, everything applied is
+reverted from the journal (ids included) and every refusal is returned, each named by its element and code.
+Its mutations go to the state's journal like any action's, so undo, replay, diff and explain see the update as
+any other step.
+
+What differs from an agent's response, on purpose: the elements name nodes by id or by their index in
+``add_nodes`` (nothing to resolve, so no near-duplicate guard: the planner's identities are exact), and a
+planned difference is one intent of a user, so the per-response budgets (``max_deletions_per_iteration``,
+``max_actions_per_response``) do not apply. Every other rule does: types, patterns, required attributes,
+property types, keys, lengths and counts, identity uniqueness, self-loops, seed protection, ``allow_deletions``,
+``max_nodes`` and ``max_edges``. ``tests/test_difference_property.py`` pins this path to the general one.
 
 Order of application (ids follow it, so an update gives the ids a fresh map gives): nodes removed, properties
-set, nodes added, then the edges removed, the edges given other properties (as ``UPDATE_EDGE`` does: re-added
-under their id, provenance stamped ``updated``), and the edges added in sorted order of their resolved ends.
+set, nodes added, then the edges removed, the edges given other properties (``UPDATE_EDGE``: re-added under
+their id, provenance stamped ``updated``), and the edges added in sorted order of their resolved ends.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from igg.act.context import CheckContext
-from igg.act.typed import check_typed
-from igg.act.updates import missing_required
+from igg.act.context import PLAIN_NODE, CheckContext, EdgeAt, Ends, Rejection
+from igg.act.rules import Checks
 from igg.errors import Problem
+from igg.models.actions import AddEdge, AddNode, DeleteEdge, DeleteNode, UpdateEdge, UpdateNode, constructed
+from igg.models.verdicts import ErrorCode, Verdict
 
 NodeRef = str | int
 """An existing node's id (``str``), or the index of a node in ``Difference.add_nodes`` (``int``)."""
@@ -62,125 +75,180 @@ class Difference:
                     or self.add_edges or self.set_edge_properties)
 
 
-def check_difference(ctx: CheckContext, diff: Difference) -> list[Problem]:
-    """Every rule an element of ``diff`` breaks (empty: it may be applied)."""
-    state, schema = ctx.state, ctx.schema
-    problems: list[Problem] = []
-    gone = set(diff.remove_nodes)
-    for i, (label, props) in enumerate(diff.add_nodes):
-        where = f"add_nodes[{i}]"
-        if label not in schema.node_types:
-            problems.append(Problem(where, f"node type {label!r} is not in the schema"))
-            continue
-        missing = missing_required(ctx, label, props)
-        if missing:
-            problems.append(Problem(where, f"{label} lacks its required attribute(s) {', '.join(missing)}"))
-        if (typed := check_typed(ctx, label, props)) is not None:
-            problems.append(Problem(where, typed[1]))
-    for i, (node, changed, removed) in enumerate(diff.set_properties):
-        where = f"set_properties[{i}]"
-        if node not in state.graph or node in gone:
-            problems.append(Problem(where, f"node {node!r} is not in the graph"))
-            continue
-        label = state.node_type(node)
-        after = {**state.node_properties(node), **changed}
-        for key in removed:
-            after.pop(key, None)
-        missing = missing_required(ctx, label, after)
-        if missing:
-            problems.append(Problem(where, f"{label} {node} would lack {', '.join(missing)}"))
-        if (typed := check_typed(ctx, label, changed)) is not None:
-            problems.append(Problem(where, typed[1]))
-    for i, node in enumerate(diff.remove_nodes):
-        if node not in state.graph:
-            problems.append(Problem(f"remove_nodes[{i}]", f"node {node!r} is not in the graph"))
-    for i, edge in enumerate(diff.remove_edges):
-        if not state.has_edge(edge):
-            problems.append(Problem(f"remove_edges[{i}]", f"edge {edge!r} is not in the graph"))
-    for i, (source, label, target) in enumerate(diff.add_edges):
-        problems.extend(_edge_problems(ctx, diff, f"add_edges[{i}]", source, label, target))
-        if (typed := check_typed(ctx, label, diff.edge_properties.get((source, label, target), {}))) is not None:
-            problems.append(Problem(f"add_edges[{i}]", typed[1]))
-    removed_edges = set(diff.remove_edges)
-    for i, (edge, props) in enumerate(diff.set_edge_properties):
-        where = f"set_edge_properties[{i}]"
-        if not state.has_edge(edge) or edge in removed_edges or any(end in gone for end in state.edge_ends(edge)[:2]):
-            problems.append(Problem(where, f"edge {edge!r} is not in the graph"))
-        elif (typed := check_typed(ctx, state.edge_ends(edge)[2]["type"], props)) is not None:
-            problems.append(Problem(where, typed[1]))
-    nodes = state.node_count - len(gone) + len(diff.add_nodes)
-    limits = ctx.limits
-    if nodes > limits.max_nodes:
-        problems.append(Problem("add_nodes", f"the graph would hold {nodes} nodes; max_nodes is {limits.max_nodes}"))
-    return problems
+class Step(Protocol):
+    """How an action class is checked and applied (``igg.act.apply.Step``, as an ``Actor`` holds them)."""
+
+    @property
+    def checks(self) -> Checks[Any, Any]: ...
+
+    @property
+    def apply(self) -> Callable[[CheckContext, Any, Any, int], Verdict]: ...
 
 
-def _edge_problems(ctx: CheckContext, diff: Difference, where: str, source: NodeRef, label: str,
-                   target: NodeRef) -> list[Problem]:
-    schema = ctx.schema
-    if label not in schema.edge_types:
-        return [Problem(where, f"edge type {label!r} is not in the schema")]
-    types = []
-    for end in (source, target):
-        if isinstance(end, int):
-            if not 0 <= end < len(diff.add_nodes):
-                return [Problem(where, f"new node {end} is not in add_nodes")]
-            types.append(diff.add_nodes[end][0])
-        elif end not in ctx.state.graph or end in diff.remove_nodes:
-            return [Problem(where, f"node {end!r} is not in the graph")]
+@dataclass
+class Applied:
+    """What running a difference did: counts of what changed, and each element's verdict in the order applied."""
+
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTS, 0))
+    verdicts: list[tuple[str, Verdict]] = field(default_factory=list)
+    """(the element, e.g. ``add_edges[3]``, its verdict); a verdict's ``index`` is its place in this list."""
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every element refused, named by its element and code."""
+        return [Problem(where, f"{v.code}: {v.message}") for where, v in self.verdicts if not v.accepted]
+
+    def run(self, ctx: CheckContext, where: str, count: str, step: Step, action: Any, resolved: Any) -> Verdict:
+        """``action`` (standing for the element ``where``) through its checks and, when they pass, applied."""
+        index = len(self.verdicts)
+        checked = step.checks.run_resolved(ctx, action, resolved)
+        if checked.__class__ is tuple:  # a check's rejection, or ``resolved`` itself: what the element names is gone
+            verdict = Verdict(index, action.type, False, checked[0], checked[1])
         else:
-            types.append(ctx.state.node_type(end))
-    allowed = schema.patterns.get(label)
-    if allowed is not None and (types[0], types[1]) not in allowed:
-        return [Problem(where, f"{label} from {types[0]} to {types[1]} is not an allowed edge pattern")]
-    if source == target and not ctx.limits.allow_self_loops:
-        return [Problem(where, f"a {label} self-loop on {source!r} (allow_self_loops is off)")]
-    return []
+            verdict = step.apply(ctx, action, checked, index)
+            self.counts[count] += 1
+        self.verdicts.append((where, verdict))
+        return verdict
 
 
-def apply_difference(ctx: CheckContext, diff: Difference) -> tuple[dict[str, int], list[Problem]]:
-    """Check ``diff`` and apply it whole (counts of what changed), or change nothing and return its problems."""
-    problems = check_difference(ctx, diff)
-    if problems:
-        return dict.fromkeys(COUNTS, 0), problems
+def run_difference(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]) -> Applied:
+    """Each element of ``diff`` through its action's checks and apply function, in order (a refused element
+    changes nothing; the others go on). Nothing is reverted here: see ``apply_difference``."""
+    ctx.planned = True
+    try:
+        out = Applied()
+        state = ctx.state
+        named = [*diff.remove_edges, *(edge for edge, _ in diff.set_edge_properties)]
+        types = {edge: state.edge_ends(edge)[2]["type"] for edge in named if state.has_edge(edge)}
+        _nodes(ctx, diff, steps, out)
+        new_ids = _added(ctx, diff, steps, out)
+        _edges(ctx, diff, steps, out, types)
+        _new_edges(ctx, diff, steps, out, new_ids)
+        return out
+    finally:
+        ctx.provenance, ctx.planned = None, False
+
+
+def _nodes(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied) -> None:
     state = ctx.state
-    counts = dict.fromkeys(COUNTS, 0)
-    for node in diff.remove_nodes:
-        state.delete_node(node)
-    counts["nodes_removed"] = len(diff.remove_nodes)
-    node_prov = diff.node_provenance
-    for node, changed, removed in diff.set_properties:
-        state.update_node(node, changed, remove=removed, provenance=node_prov.get(node))
-    counts["nodes_changed"] = len(diff.set_properties)
-    new_ids = [state.add_node(label, dict(props), provenance=_stamped(state, node_prov.get(i)))
-               for i, (label, props) in enumerate(diff.add_nodes)]
-    counts["nodes_added"] = len(new_ids)
-    for edge in diff.remove_edges:
-        state.delete_edge(edge)
-    counts["edges_removed"] = len(diff.remove_edges)
-    for edge, props in diff.set_edge_properties:
-        source, target, data = state.edge_ends(edge)
-        state.delete_edge(edge)
-        state.add_edge(source, data["type"], target, dict(props), edge,
-                       {**data["provenance"], "updated": state.iteration, **diff.edge_provenance.get(edge, {})})
-    counts["edges_changed"] = len(diff.set_edge_properties)
-    props_of, prov_of = diff.edge_properties, diff.edge_provenance
-    resolved = sorted(((_id(s, new_ids), label, _id(t, new_ids), props_of.get((s, label, t), {}),
-                        prov_of.get((s, label, t))) for s, label, t in diff.add_edges), key=lambda e: e[:3])
-    for source, label, target, props, prov in resolved:
-        state.add_edge(source, label, target, dict(props), provenance=_stamped(state, prov))
-    counts["edges_added"] = len(resolved)
-    ctx.deletions += len(diff.remove_nodes) + len(diff.remove_edges)
-    return counts, []
+    for i, node in enumerate(diff.remove_nodes):
+        out.run(ctx, f"remove_nodes[{i}]", "nodes_removed", steps[DeleteNode],
+                constructed(DeleteNode, type="DELETE_NODE", node={}), _node(state, node))
+    for i, (node, changed, removed) in enumerate(diff.set_properties):
+        ctx.provenance = diff.node_provenance.get(node)
+        action = constructed(UpdateNode, type="UPDATE_NODE", node={}, properties=dict(changed), remove=list(removed))
+        out.run(ctx, f"set_properties[{i}]", "nodes_changed", steps[UpdateNode], action, _node(state, node))
+    ctx.provenance = None
 
 
-def _stamped(state: Any, extra: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The provenance of an element created now with ``extra`` recorded (None: the plain stamp)."""
-    return {**state.stamp(), **extra} if extra else None
+def _added(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied) -> list[str | None]:
+    """The nodes added: each one's id (None: refused)."""
+    new_ids: list[str | None] = []
+    step, provenance = steps[AddNode], diff.node_provenance
+    for i, (label, props) in enumerate(diff.add_nodes):
+        ctx.provenance = provenance.get(i)
+        action = constructed(AddNode, type="ADD_NODE", label=label, properties=dict(props))
+        verdict = out.run(ctx, f"add_nodes[{i}]", "nodes_added", step, action, PLAIN_NODE)
+        new_ids.append(verdict.element if verdict.accepted else None)
+    ctx.provenance = None
+    return new_ids
 
 
-def _id(ref: NodeRef, new_ids: list[str]) -> str:
-    return new_ids[ref] if isinstance(ref, int) else ref
+def _edges(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied,
+           types: dict[str, str]) -> None:
+    state = ctx.state
+    for i, edge in enumerate(diff.remove_edges):
+        label, at = _edge(state, edge, types)
+        action = constructed(DeleteEdge, type="DELETE_EDGE", label=label, from_={}, to={})
+        out.run(ctx, f"remove_edges[{i}]", "edges_removed", steps[DeleteEdge], action, at)
+    for i, (edge, props) in enumerate(diff.set_edge_properties):
+        label, at = _edge(state, edge, types)
+        before = state.edge_ends(edge)[2]["properties"] if isinstance(at, EdgeAt) else {}
+        ctx.provenance = diff.edge_provenance.get(edge)
+        update = constructed(UpdateEdge, type="UPDATE_EDGE", label=label, from_={}, to={},
+                             properties=dict(props), remove=[k for k in before if k not in props])
+        out.run(ctx, f"set_edge_properties[{i}]", "edges_changed", steps[UpdateEdge], update, at)
+    ctx.provenance = None
 
 
-__all__ = ["COUNTS", "Difference", "NodeRef", "apply_difference", "check_difference"]
+def _new_edges(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied,
+               new_ids: list[str | None]) -> None:
+    """The edges added, in sorted order of their resolved ends (an end refused or missing refuses its edge)."""
+    state, resolved, step = ctx.state, [], steps[AddEdge]
+    for i, entry in enumerate(diff.add_edges):
+        source, label, target = entry
+        ends, missing = [], []
+        for end in (source, target):
+            if isinstance(end, int):
+                new = new_ids[end] if 0 <= end < len(new_ids) else None
+                ends.append(new or "")
+                if new is None:
+                    missing.append(f"add_nodes[{end}] was not added" if 0 <= end < len(new_ids)
+                                   else f"new node {end} is not in add_nodes")
+            else:
+                ends.append(end)
+                if end not in state.nodes:
+                    missing.append(f"node {end!r} is not in the graph")
+        if missing:
+            out.run(ctx, f"add_edges[{i}]", "edges_added", step, _new_edge(diff, entry),
+                    (ErrorCode.NODE_NOT_FOUND, "; ".join(missing)))
+        else:
+            resolved.append((ends[0], label, ends[1], i, entry))
+    resolved.sort(key=lambda e: e[:3])
+    for source_id, _, target_id, i, entry in resolved:
+        ctx.provenance = diff.edge_provenance.get(entry)
+        out.run(ctx, f"add_edges[{i}]", "edges_added", step, _new_edge(diff, entry), Ends(source_id, target_id))
+    ctx.provenance = None
+
+
+def _new_edge(diff: Difference, entry: tuple[NodeRef, str, NodeRef]) -> AddEdge:
+    return constructed(AddEdge, type="ADD_EDGE", label=entry[1], from_={}, to={},
+                       properties=dict(diff.edge_properties.get(entry, {})))
+
+
+def _node(state: Any, node: str) -> str | Rejection:
+    """A node named by id, or NODE_NOT_FOUND."""
+    return node if node in state.nodes else (ErrorCode.NODE_NOT_FOUND, f"node {node!r} is not in the graph")
+
+
+def _edge(state: Any, edge: str, types: dict[str, str]) -> tuple[str, EdgeAt | Rejection]:
+    """An edge named by id: its type and where it is, or EDGE_NOT_FOUND (with the type it had when the
+    difference began to apply, so the action's own checks run first, as an agent's would)."""
+    if not state.has_edge(edge):
+        return types.get(edge, ""), (ErrorCode.EDGE_NOT_FOUND, f"edge {edge!r} is not in the graph")
+    source, target, data = state.edge_ends(edge)
+    return data["type"], EdgeAt(edge, source, target)
+
+
+def apply_difference(ctx: CheckContext, diff: Difference,
+                     steps: Mapping[type, Step]) -> tuple[dict[str, int], list[Problem]]:
+    """Apply ``diff`` whole (counts of what changed), or change nothing (ids included) and return every
+    problem."""
+    applied = _reverted(ctx, diff, steps, always=False)
+    problems = applied.problems
+    return (dict.fromkeys(COUNTS, 0) if problems else applied.counts), problems
+
+
+def check_difference(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]) -> list[Problem]:
+    """Every rule an element of ``diff`` breaks (empty: it may be applied); the graph is left as it was."""
+    return _reverted(ctx, diff, steps, always=True).problems
+
+
+def _reverted(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, always: bool) -> Applied:
+    """``run_difference``, its mutations reverted (and the id counters restored) when ``always`` or when any
+    element was refused."""
+    state = ctx.state
+    mark, counters, deletions = len(state.journal), state.id_counters, ctx.deletions
+    applied = run_difference(ctx, diff, steps)
+    if always or any(not v.accepted for _, v in applied.verdicts):
+        done = state.journal[mark:]
+        for m in reversed(done):
+            state.revert_mutation(m)
+        del state.journal[mark:]
+        state.restore_id_counters(*counters)
+        ctx.deletions = deletions
+    return applied
+
+
+__all__ = ["COUNTS", "Applied", "Difference", "NodeRef", "Step", "apply_difference", "check_difference",
+           "run_difference"]

@@ -89,10 +89,11 @@ def apply_update_edge(ctx: CheckContext, a: UpdateEdge, at: EdgeAt, index: int) 
     after, prov = updated_properties(data["properties"], a), data["provenance"]
     if timed(a):
         after.update(edge_properties(a))
-    if after == data["properties"]:
+    extra = ctx.provenance or {}
+    if after == data["properties"] and all(prov.get(k) == v for k, v in extra.items()):
         return Verdict(index, "UPDATE_EDGE", True, None, f"{a.label} edge {at.edge} already has these "
                        "properties; nothing changed", at.edge)
-    prov = {**prov, "updated": state.iteration}
+    prov = {**prov, "updated": state.iteration, **extra}
     if ctx.evidence is not None:
         prov["evidence"] = kept_evidence(prov.get("evidence"), ctx.evidence)
     state.delete_edge(at.edge)

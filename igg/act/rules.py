@@ -86,12 +86,15 @@ class Checks(Generic[A, R]):
                 return rejection
         return resolved
 
-    def run_resolved(self, ctx: CheckContext, action: A, resolved: R) -> R | Rejection:
-        """The ``before`` and ``after`` checks around a value resolved some other way (a seed edge's ends)."""
+    def run_resolved(self, ctx: CheckContext, action: A, resolved: R | Rejection) -> R | Rejection:
+        """The ``before`` and ``after`` checks around a value resolved some other way (a seed edge's ends, a
+        planned difference's ids), or the ``before`` checks and then that resolution's own rejection."""
         for check in self.before:
             rejection = check(ctx, action)
             if rejection is not None:
                 return rejection
+        if isinstance(resolved, tuple):
+            return resolved
         for rule in self.after:
             rejection = rule(ctx, action, resolved)
             if rejection is not None:
@@ -355,7 +358,7 @@ def update_properties_valid(ctx: CheckContext, a: UpdateNode, node: str) -> Reje
 def deletion_allowed(ctx: CheckContext, a: DeleteNode | DeleteEdge | MergeNodes) -> Rejection | None:
     if not ctx.limits.allow_deletions:
         return C.DELETION_FORBIDDEN, "deletions are not allowed in this session (allow_deletions is false)."
-    if ctx.deletions >= ctx.limits.max_deletions_per_iteration:
+    if ctx.deletions >= ctx.limits.max_deletions_per_iteration and not ctx.planned:
         return (C.DELETION_LIMIT_EXCEEDED, f"at most {ctx.limits.max_deletions_per_iteration} deletions are "
                 "accepted per response; this one was not applied. Send it again next turn if it is needed.")
     return None

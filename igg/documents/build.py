@@ -341,13 +341,9 @@ def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *
 def _reviewed(session: Any, corpus: Corpus, before: dict[str, str] | None, diff: Difference,
               dropped: list[tuple[str, int, str]], calls: int, seconds: dict[str, float]) -> DocumentsResult:
     """The change planned and checked as the act step checks it, nothing applied."""
-    from igg.act.context import CheckContext
-    from igg.act.difference import check_difference
-
     state = session.state
     diffs = compare(before or {}, corpus)
-    problems = check_difference(CheckContext(state=state, schema=state.schema, limits=session.config.constraints),
-                                diff)
+    problems = session.actor.check_difference(state, diff)
     changes = {"nodes_added": len(diff.add_nodes), "nodes_removed": len(diff.remove_nodes),
                "nodes_changed": len(diff.set_properties), "edges_added": len(diff.add_edges),
                "edges_removed": len(diff.remove_edges), "edges_changed": len(diff.set_edge_properties)}

@@ -9,8 +9,9 @@ becomes an ``UnreadableAction`` in its slot (and later a rejected verdict); it n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import (
     BaseModel,
@@ -394,3 +395,19 @@ _UNION_TAGS = frozenset({"str", "bool", "int", "float"})
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+M = TypeVar("M", bound=BaseModel)
+"""A model class."""
+
+
+def constructed(model: type[M], **given: Any) -> M:
+    """``model.model_construct(**given)`` with every other field at its default, filled in here: pydantic's
+    ``model_construct`` inspects a default factory's signature on every call (about 0.3 ms each: 15 of the 19 s
+    that loading a 45,000-element seed took). For actions the act step builds itself (a seed's, a planned
+    difference's), never for what a client sent (that is validated)."""
+    for name, info in model.model_fields.items():
+        if name not in given:
+            factory = cast(Callable[[], Any] | None, info.default_factory)
+            given[name] = factory() if factory is not None else info.default
+    return model.model_construct(**given)
