@@ -1,5 +1,11 @@
-"""The workspace operations and their input models: one table the MCP server, the HTTP API and the OpenAI
-tool definitions are all generated from, so the three can never disagree.
+"""The workspace operations and their input models: one table (``OPERATIONS``) the MCP server, the HTTP API,
+the OpenAI tool definitions and ``Workspace.execute`` are all built from, so they can never disagree.
+
+Each ``Operation`` declares, once, its input model, its output model (``igg.workspace.outputs``), its handler
+(``(workspace, input) -> output``), its HTTP routes (``Route``: method, path, where the arguments come from),
+its MCP hints, and how its adapters treat it (``request``, ``response``, ``text``, ``progress``, ``described``)
+instead of any adapter branching on its name. Adding an operation is adding one entry here (a workspace made
+with ``operations=`` serves extra ones; ``tests/test_operation_table.py`` adds one and calls it on both servers).
 
 Start takes the request payload itself (``igg.models.Request``: goal, schema, constraints, context, seed).
 Actions are advertised with the schema of the action union (``igg.models.Action``) but read one by one by
@@ -10,6 +16,8 @@ sinking the whole call.
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -28,6 +36,23 @@ from igg.models.actions import Action, NodeRef
 from igg.models.request import Request
 from igg.observe.query import Query
 from igg.persistence import SessionStatus
+from igg.workspace.outputs import (
+    ApplyOutput,
+    CheckOutput,
+    DiffOutput,
+    DocumentsOutput,
+    ExplainOutput,
+    ExportOutput,
+    FinishOutput,
+    ListOutput,
+    ObserveOutput,
+    Output,
+    QueryOutput,
+    ReviewOutput,
+    RunOutput,
+    SessionSummary,
+    UndoOutput,
+)
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
@@ -80,7 +105,10 @@ ActionInput = Annotated[Any, WithJsonSchema(ACTION_SCHEMA)]
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, description="The session's id.")]
 
 
-class _Input(BaseModel):
+class OperationInput(BaseModel):
+    """The base of an operation's input model: unknown arguments are refused, ``null`` means the default, and
+    text UTF-8 cannot carry is refused where it enters."""
+
     model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="before")
@@ -107,13 +135,13 @@ class _Input(BaseModel):
         return data
 
 
-class SessionRef(_Input):
+class SessionRef(OperationInput):
     """Names one session."""
 
     session_id: SessionId
 
 
-class ObserveBody(_Input):
+class ObserveBody(OperationInput):
     """What to observe."""
 
     focus: list[str | NodeRef] = Field(
@@ -127,7 +155,7 @@ class ObserveBody(_Input):
     )
 
 
-class ApplyBody(_Input):
+class ApplyBody(OperationInput):
     """Actions to validate and (unless dry_run) apply, in order."""
 
     actions: list[ActionInput] = Field(description="Actions, applied in order; each gets a verdict.")
@@ -138,7 +166,7 @@ class ApplyBody(_Input):
     )
 
 
-class FinishBody(_Input):
+class FinishBody(OperationInput):
     """How to finish a session."""
 
     prune_isolated: bool | None = Field(
@@ -146,7 +174,7 @@ class FinishBody(_Input):
     )
 
 
-class ExportBody(_Input):
+class ExportBody(OperationInput):
     """What to export and where."""
 
     format: ToolExportFormat = Field(default="json", description=(
@@ -182,7 +210,7 @@ class ExportInput(ExportBody):
     session_id: SessionId
 
 
-class ListInput(_Input):
+class ListInput(OperationInput):
     """Which sessions to list."""
 
     status: SessionStatus | None = Field(
@@ -224,7 +252,7 @@ class RunInput(Request):
                                                       exclude={"agent", "exports", "provenance"}))
 
 
-class QueryInput(_Input):
+class QueryInput(OperationInput):
     """A budgeted read-only question about one session's graph."""
 
     session_id: SessionId
@@ -236,7 +264,7 @@ class QueryInput(_Input):
         'facts valid at that ISO 8601 time).'))
 
 
-class ExplainInput(_Input):
+class ExplainInput(OperationInput):
     """Which element's history to tell."""
 
     session_id: SessionId
@@ -245,7 +273,7 @@ class ExplainInput(_Input):
     edges: bool = Field(default=True, description="Include the history of the node's edges.")
 
 
-class DiffInput(_Input):
+class DiffInput(OperationInput):
     """Two points of a session's history."""
 
     session_id: SessionId
@@ -253,7 +281,7 @@ class DiffInput(_Input):
     b: int = Field(ge=0, description="The second iteration.")
 
 
-class CheckInput(_Input):
+class CheckInput(OperationInput):
     """Dependency rules to judge on a session's graph."""
 
     session_id: SessionId
@@ -264,14 +292,14 @@ class CheckInput(_Input):
                     "e.g. {\"name\": \"api-not-db\", \"kind\": \"forbidden\", \"from\": \"shop.api\", \"to\": \"shop.db\"}.")
 
 
-class UndoInput(_Input):
+class UndoInput(OperationInput):
     """Where to roll a session back to."""
 
     session_id: SessionId
     to_iteration: int = Field(ge=0, description="The iteration to return to (0: the start); kept as a step of its own.")
 
 
-class ReviewInput(_Input):
+class ReviewInput(OperationInput):
     """Show, approve or reject the plan a session with config.review keeps waiting."""
 
     session_id: SessionId
@@ -284,7 +312,7 @@ class ReviewInput(_Input):
                       description="reject: why (the agent sees it next turn); approve: kept with the iteration.")
 
 
-class DocumentIn(_Input):
+class DocumentIn(OperationInput):
     """One document with what it states."""
 
     id: str = Field(min_length=1, max_length=500)
@@ -292,76 +320,177 @@ class DocumentIn(_Input):
     actions: list[dict[str, Any]] = Field(default_factory=list, max_length=1000, description="As apply_actions.")
 
 
-class AddDocumentsInput(_Input):
+class AddDocumentsInput(OperationInput):
     """Documents to add to a session (an id given again replaces that document)."""
 
     session_id: SessionId
     documents: list[DocumentIn] = Field(min_length=1, max_length=100)
 
 
-class RetractDocumentInput(_Input):
+class RetractDocumentInput(OperationInput):
     """The document to retract."""
 
     session_id: SessionId
     document_id: str = Field(min_length=1, max_length=500)
 
 
+@dataclass(frozen=True)
+class Route:
+    """Where an operation is served over HTTP: ``method path`` (its ``{parameters}`` are input fields), where the
+    other arguments come from (``body``: a JSON object, absent for an input whose fields all have defaults;
+    ``query``: the query string), the status of an answer, and what answers (default: the operation's handler)."""
+
+    method: Literal["GET", "POST", "DELETE"]
+    path: str
+    arguments: Literal["body", "query", "none"] = "body"
+    status: int = 200
+    handler: Handler | None = None
+    summary: str = ""
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The input fields the path carries (``{session_id}``, ``{document_id:path}``)."""
+        return tuple(re.findall(r"\{(\w+)(?::\w+)?\}", self.path))
+
+    def __str__(self) -> str:
+        path = re.sub(r"(?<=\{)(\w+):\w+(?=\})", r"\1", self.path)
+        return f"{self.method} {path}"
+
+
+Handler = Callable[[Any, Any], Any]
+"""How an operation is served: ``(workspace, input model) -> output`` (an ``Output``, or an awaitable of the
+answer's JSON for a run)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Operation:
-    """One workspace operation as every adapter exposes it."""
+    """One workspace operation, declared once: its input and output models, its handler and its HTTP routes;
+    the MCP server, the HTTP API, the OpenAI tool definitions and ``Workspace.execute`` are all built from it."""
 
     name: str
     input: type[BaseModel]
+    output: type[Output]
+    handler: Handler
+    routes: tuple[Route, ...]
     description: str
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False
     open_world: bool = False
+    request: bool = False
+    """The input is a request payload (start_session, run_session): the client names the session's id (its
+    pattern is published), the request's optional settings are published as one line each, and arguments that
+    break it are INVALID_REQUEST."""
+    response: bool = False
+    """The input carries an agent's response (apply_actions): arguments that break it, outside the route's path,
+    are INVALID_RESPONSE."""
+    text: str | None = None
+    """The output field a tool answers with as its text (observe: the markdown); else the answer's JSON."""
+    progress: bool = False
+    """A long run: over MCP it reports each iteration as progress, through the SDK's own call path."""
+    described: tuple[tuple[str, str], ...] = ()
+    """Arguments published as a description instead of a schema (run_session's ``config``: start_session's)."""
 
+    def invalid_code(self, locations: list[tuple[Any, ...]]) -> str:
+        """The stable code for arguments that break the input model, by where the problems are."""
+        if self.request:
+            return "INVALID_REQUEST"
+        in_path = set(self.routes[0].parameters) if self.routes else set()
+        if self.response and all(loc[:1] and loc[0] not in in_path for loc in locations):
+            return "INVALID_RESPONSE"
+        return "INVALID_ARGUMENTS"
+
+
+async def _run_started(workspace: Any, inp: Any) -> dict[str, Any]:
+    """``POST /runs``: the run starts in the background; the answer names its event stream."""
+    started: dict[str, Any] = await workspace.start_run(inp)
+    return {**started, "events": f"/sessions/{started['session_id']}/events"}
+
+
+_SESSION = "/sessions/{session_id}"
 
 OPERATIONS: tuple[Operation, ...] = (
-    Operation(name="start_session", input=Request, description=(
+    Operation(name="start_session", input=Request, output=SessionSummary, request=True,
+              handler=lambda ws, inp: ws.start(inp),
+              routes=(Route("POST", "/sessions", status=201, summary="Start a session"),), description=(
         "Open a graph-building session: goal_prompt, config.schema (node_types, edge_types, per-type "
         "required_attributes and identity_keys, default ['name']), config.constraints (limits), context_data "
         "(text to analyse), seed_data. Then observe, apply_actions, finish_session, export_graph.")),
-    Operation(name="observe", input=ObserveInput, read_only=True, idempotent=True, description=(
+    Operation(name="observe", input=ObserveInput, output=ObserveOutput, read_only=True, idempotent=True,
+              text="markdown", handler=lambda ws, inp: ws.observe(inp),
+              routes=(Route("GET", f"{_SESSION}/observation", "query", summary="Observe a session"),), description=(
         "The session as markdown within token_budget: goal, schema, limits, graph, to-dos, last verdicts. focus: "
         "nodes to show first (names or refs).")),
-    Operation(name="apply_actions", input=ApplyInput, destructive=True, description=(
+    Operation(name="apply_actions", input=ApplyInput, output=ApplyOutput, destructive=True, response=True,
+              handler=lambda ws, inp: ws.apply(inp),
+              routes=(Route("POST", f"{_SESSION}/actions", summary="Apply actions"),), description=(
         "Validate actions and apply the valid ones in order: ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, "
         "DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY. A ref is a node's identity properties ({'name': 'X'}), "
         "plus 'label' if ambiguous. Each action gets a verdict: accepted, or a code and what would pass "
         "(POSSIBLE_DUPLICATE: reuse the node, or distinct: true). dry_run: validate only.")),
-    Operation(name="finish_session", input=FinishInput, destructive=True, description=(
+    Operation(name="finish_session", input=FinishInput, output=FinishOutput, destructive=True,
+              handler=lambda ws, inp: ws.finish(inp),
+              routes=(Route("POST", f"{_SESSION}/finish", summary="Finish a session"),), description=(
         "Close the session (stop reason finished), optionally pruning nodes without edges.")),
-    Operation(name="export_graph", input=ExportInput, idempotent=True, description=(
+    Operation(name="export_graph", input=ExportInput, output=ExportOutput, idempotent=True,
+              handler=lambda ws, inp: ws.export(inp),
+              routes=(Route("POST", f"{_SESSION}/export", summary="Export a session's graph"),), description=(
         "Export the graph, inline or to path under the server's output directory; neo4j_plan: what a Neo4j "
         "export would change.")),
-    Operation(name="list_sessions", input=ListInput, read_only=True, idempotent=True, description=(
+    Operation(name="list_sessions", input=ListInput, output=ListOutput, read_only=True, idempotent=True,
+              handler=lambda ws, inp: ws.list_sessions(inp),
+              routes=(Route("GET", "/sessions", "query", summary="List sessions"),), description=(
         "Sessions, most recently updated first.")),
-    Operation(name="query_graph", input=QueryInput, read_only=True, idempotent=True, description=(
+    Operation(name="query_graph", input=QueryInput, output=QueryOutput, read_only=True, idempotent=True,
+              handler=lambda ws, inp: ws.query_graph(inp),
+              routes=(Route("POST", f"{_SESSION}/query", summary="Ask a budgeted query about the graph"),),
+              description=(
         "Ask about the graph within a token budget: a node's neighbours, a shortest path, or find nodes whose "
         "properties match where ({'k': v} or {'k': {'contains'|'in'|'gt'|'ge'|'lt'|'le'|'exists': ...}}).")),
-    Operation(name="explain", input=ExplainInput, read_only=True, idempotent=True, description=(
+    Operation(name="explain", input=ExplainInput, output=ExplainOutput, read_only=True, idempotent=True,
+              handler=lambda ws, inp: ws.explain(inp),
+              routes=(Route("GET", f"{_SESSION}/explain", "query", summary="The history of a node or edge"),),
+              description=(
         "The history of a node or edge (ref: n3, e5 or a name), step by step. Needs the session store.")),
-    Operation(name="diff", input=DiffInput, read_only=True, idempotent=True, description=(
-        "What changed between iterations a and b. Needs the session store.")),
-    Operation(name="check", input=CheckInput, read_only=True, idempotent=True, description=(
+    Operation(name="diff", input=DiffInput, output=DiffOutput, read_only=True, idempotent=True,
+              handler=lambda ws, inp: ws.diff(inp),
+              routes=(Route("GET", f"{_SESSION}/diff", "query", summary="What changed between two iterations"),),
+              description="What changed between iterations a and b. Needs the session store."),
+    Operation(name="check", input=CheckInput, output=CheckOutput, read_only=True, idempotent=True,
+              handler=lambda ws, inp: ws.check(inp),
+              routes=(Route("POST", f"{_SESSION}/check", summary="Judge dependency rules on the session's graph"),),
+              description=(
         "Judge dependency rules (igg.toml's [[rules]] as JSON: name, kind forbidden|layers|independence|acyclic|"
         "allowed_only, its fields, e.g. {'name': 'x', 'kind': 'forbidden', 'from': 'a.api', 'to': 'a.db'}).")),
-    Operation(name="undo", input=UndoInput, destructive=True, description=(
+    Operation(name="undo", input=UndoInput, output=UndoOutput, destructive=True, handler=lambda ws, inp: ws.undo(inp),
+              routes=(Route("POST", f"{_SESSION}/undo", summary="Roll a session back to an iteration"),),
+              description=(
         "Roll the graph back to iteration to_iteration (0: the start), as an undoable step. Needs the store.")),
-    Operation(name="review", input=ReviewInput, description=(
+    Operation(name="review", input=ReviewInput, output=ReviewOutput, handler=lambda ws, inp: ws.review(inp),
+              routes=(Route("POST", f"{_SESSION}/review", summary="Approve or reject the plan waiting for review"),
+                      Route("GET", f"{_SESSION}/review", "none", summary="The plan waiting for review")),
+              description=(
         "config.review sessions: no decision shows the waiting plan; approve it (all, or the indices in "
         "actions) or reject it with a note. plan_id: the plan shown.")),
-    Operation(name="add_documents", input=AddDocumentsInput, destructive=True, description=(
-        "Add documents, each with the actions it states; facts record their documents. Undoable.")),
-    Operation(name="retract_document", input=RetractDocumentInput, destructive=True, description=(
-        "Retract what a document alone supported; shared facts stay. Undoable.")),
-    Operation(name="run_session", input=RunInput, open_world=True, description=(
+    Operation(name="add_documents", input=AddDocumentsInput, output=DocumentsOutput, destructive=True,
+              handler=lambda ws, inp: ws.add_documents(inp),
+              routes=(Route("POST", f"{_SESSION}/documents", summary="Add documents with the facts each states"),),
+              description="Add documents, each with the actions it states; facts record their documents. Undoable."),
+    Operation(name="retract_document", input=RetractDocumentInput, output=DocumentsOutput, destructive=True,
+              handler=lambda ws, inp: ws.retract_document(inp),
+              routes=(Route("DELETE", f"{_SESSION}/documents/{{document_id:path}}", "none",
+                            summary="Retract a document"),),
+              description="Retract what a document alone supported; shared facts stay. Undoable."),
+    Operation(name="run_session", input=RunInput, output=RunOutput, open_world=True, request=True, progress=True,
+              handler=lambda ws, inp: ws.run(inp),
+              routes=(Route("POST", "/runs", status=202, handler=_run_started,
+                            summary="Start an autonomous run (answers at once; follow its events)"),),
+              described=(("config", "As start_session's config."), ("seed_data", "As start_session's seed_data.")),
+              description=(
         "Build a graph with the server's own agent (llm, code or auto) to a stop reason. Takes start_session's "
         "arguments, plus exports (FORMAT[:PATH], as igg run --export) and provenance.")),
 )
+"""Every workspace operation; adding one is adding it here."""
 OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
 
 

@@ -54,6 +54,21 @@ class SessionSummary(Output):
     stop_reason: str | None = None
 
 
+class SessionOutput(SessionSummary):
+    """One session as ``GET /sessions/{session_id}`` shows it: its summary, goal, agent and times."""
+
+    goal: str
+    agent: str | None = None
+    created: str = Field(description="RFC 3339 UTC.")
+    updated: str = Field(description="RFC 3339 UTC.")
+
+
+class HealthOutput(Output):
+    """``GET /healthz``."""
+
+    status: str
+
+
 class ObserveOutput(SessionSummary):
     markdown: str = Field(description="The observation, within its token budget.")
     tokens: int
@@ -157,15 +172,6 @@ class RunOutput(SessionSummary):
     export_error: str | None = None
 
 
-OUTPUTS: dict[str, type[Output]] = {
-    "start_session": SessionSummary, "observe": ObserveOutput, "apply_actions": ApplyOutput,
-    "finish_session": FinishOutput, "export_graph": ExportOutput, "list_sessions": ListOutput,
-    "query_graph": QueryOutput, "explain": ExplainOutput, "diff": DiffOutput, "check": CheckOutput,
-    "undo": UndoOutput, "review": ReviewOutput, "add_documents": DocumentsOutput,
-    "retract_document": DocumentsOutput, "run_session": RunOutput}
-"""Each operation's output model, by tool name."""
-
-
-__all__ = ["OUTPUTS", "ApplyOutput", "Output", "CheckOutput", "DiffOutput", "DocumentsOutput", "ExplainOutput", "ExportOutput", "FinishOutput",
+__all__ = ["ApplyOutput", "HealthOutput", "SessionOutput", "Output", "CheckOutput", "DiffOutput", "DocumentsOutput", "ExplainOutput", "ExportOutput", "FinishOutput",
            "ListOutput", "ObserveOutput", "QueryOutput", "ReviewOutput", "RunOutput", "SessionSummary",
            "UndoOutput"]

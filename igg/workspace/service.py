@@ -35,6 +35,7 @@ from igg.workspace import history_ops, render
 from igg.workspace.events import EventHub
 from igg.workspace.live import LiveSession, summary, workspace_error
 from igg.workspace.ops import (
+    OPERATIONS,
     AddDocumentsInput,
     ApplyInput,
     CheckInput,
@@ -42,8 +43,10 @@ from igg.workspace.ops import (
     ExplainInput,
     ExportInput,
     FinishInput,
+    Handler,
     ListInput,
     ObserveInput,
+    Operation,
     QueryInput,
     RetractDocumentInput,
     ReviewInput,
@@ -60,10 +63,8 @@ from igg.workspace.outputs import (
     FinishOutput,
     ListOutput,
     ObserveOutput,
-    Output,
     QueryOutput,
     ReviewOutput,
-    RunOutput,
     SessionSummary,
     UndoOutput,
 )
@@ -80,7 +81,7 @@ class Workspace:
 
     def __init__(self, repo: SessionRepo | None = None, *, output_dir: Path | None = None,
                  clock: Callable[[], float] = time.time, hub: EventHub | None = None,
-                 max_actions: int | None = None) -> None:
+                 max_actions: int | None = None, operations: tuple[Operation, ...] = OPERATIONS) -> None:
         self.repo: SessionRepo = repo if repo is not None else MemorySessions()
         self.output_dir = output_dir
         """Exports with a ``path`` are written under this directory only (None: inline exports only)."""
@@ -93,6 +94,9 @@ class Workspace:
         self.runs = Runs(self)
         self.max_actions = max_actions
         """The most actions one apply may carry, whatever its request's config says (None: no ceiling)."""
+        self.operations = operations
+        """What this workspace serves (``igg.workspace.ops.OPERATIONS``); every adapter is built from it."""
+        self._by_input = {op.input: op for op in operations}
 
     # ---- operations ----------------------------------------------------------------------------------
     def start(self, request: Request | dict[str, Any]) -> SessionSummary:
@@ -263,20 +267,34 @@ class Workspace:
             return DocumentsOutput.model_validate({**summary(live), **out})
 
     async def execute(self, inp: Any) -> dict[str, Any]:
-        """Run the operation ``inp`` is the input of (``igg.workspace.ops``), dispatched on its type.
+        """Run the operation ``inp`` is the input of (``self.operations``: one per input model; a ``dict`` is a
+        request to start a session).
 
         Sync work runs in a worker thread (store reads and writes never block the event loop), except on a
         session an autonomous run is changing: that run applies its actions on this event loop, so reading the
         graph here, between its steps, is safe.
         """
-        if isinstance(inp, RunInput):
-            return RunOutput.model_validate(await self.run(inp)).dump()
-        method = self._method(inp)
+        return await self.serve(self.operation_of(inp), inp)
+
+    def operation_of(self, inp: Any) -> Operation:
+        """The operation whose input model ``inp`` is."""
+        op = self._by_input.get(Request if isinstance(inp, dict) else type(inp))
+        if op is None:
+            raise TypeError(f"no workspace operation takes a {type(inp).__name__}")
+        return op
+
+    async def serve(self, op: Operation, inp: Any, handler: Handler | None = None) -> dict[str, Any]:
+        """``inp`` served by ``handler`` (default: the operation's own), as the answer's JSON."""
+        handler = handler or op.handler
         sid = getattr(inp, "session_id", None)
         live = self._live.get(sid) if isinstance(sid, str) else None
-        if live is not None and live.session.status == "running":
-            return method(inp).dump()
-        out = (await asyncio.to_thread(method, inp)).dump()
+        if asyncio.iscoroutinefunction(handler):
+            answer = await handler(self, inp)
+        elif live is not None and live.session.status == "running":
+            answer = handler(self, inp)
+        else:
+            answer = await asyncio.to_thread(handler, self, inp)
+        out: dict[str, Any] = op.output.model_validate(answer).dump() if isinstance(answer, dict) else answer.dump()
         if isinstance(inp, ReviewInput) and inp.decision is not None and sid in self.runs.held:
             # the plan of an autonomous run was decided: its agent takes the next turn (held for review again)
             resumed = await self.runs.resume(sid)
@@ -284,38 +302,6 @@ class Workspace:
                 out["run"] = resumed
                 out.update(summary(await asyncio.to_thread(self.get, sid)))
         return out
-
-    def _method(self, inp: Any) -> Callable[[Any], Output]:
-        match inp:
-            case ObserveInput():
-                return self.observe
-            case ApplyInput():
-                return self.apply
-            case FinishInput():
-                return self.finish
-            case ExportInput():
-                return self.export
-            case ListInput():
-                return self.list_sessions
-            case QueryInput():
-                return self.query_graph
-            case ExplainInput():
-                return self.explain
-            case DiffInput():
-                return self.diff
-            case CheckInput():
-                return self.check
-            case UndoInput():
-                return self.undo
-            case ReviewInput():
-                return self.review
-            case AddDocumentsInput():
-                return self.add_documents
-            case RetractDocumentInput():
-                return self.retract_document
-            case Request() | dict():
-                return self.start
-        raise TypeError(f"no workspace operation takes a {type(inp).__name__}")
 
     async def start_run(self, inp: RunInput) -> dict[str, Any]:
         """Start an autonomous run in the background (see ``igg.workspace.runs``); returns the session summary."""

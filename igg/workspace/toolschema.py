@@ -36,11 +36,6 @@ from pydantic import BaseModel
 
 from igg.workspace.ops import OPERATIONS, Operation, inline_refs
 
-RUN_OPTIONS = ("agent", "exports", "provenance")
-"""``run_session``'s own arguments; the others are ``start_session``'s."""
-SHARED_WITH_START = {"config": "As start_session's config.", "seed_data": "As start_session's seed_data."}
-"""``run_session``'s arguments whose schema is ``start_session``'s (described, not repeated)."""
-
 SUMMARIZED: dict[tuple[str, ...], str] = {
     ("config", "llm"): "model, temperature, max_output_tokens, token_budget, ...",
     ("config", "observation"): "{token_budget}",
@@ -62,24 +57,20 @@ _SMALLEST_SHARED = 60
 """Subschemas shorter than this (compact JSON, bytes) are written in place even when repeated."""
 
 
-NAMING = ("start_session", "run_session")
-"""The operations where a client chooses a session's id: their schemas keep its pattern (elsewhere the id is one
-the server gave or listed, and a wrong one is refused naming the pattern)."""
-
-
 def tool_schema(op: Operation) -> dict[str, Any]:
     """The compact input JSON Schema ``op`` publishes (see the module docstring)."""
     raw = op.input.model_json_schema(by_alias=True)
     schema, names = _inline(_compact(raw))
     session_id = schema.get("properties", {}).get("session_id")
-    if op.name not in NAMING and isinstance(session_id, dict):
+    if not op.request and isinstance(session_id, dict):
+        # where a client does not choose the id (it is one the server gave or listed), a wrong one is refused
+        # naming the pattern: the schema need not carry it
         session_id.pop("pattern", None)
-    if op.name in ("start_session", "run_session"):
+    if op.request:
         for path, description in SUMMARIZED.items():
             _summarize(schema, path, description)
-    if op.name == "run_session":
-        for name, description in SHARED_WITH_START.items():
-            schema["properties"][name] = {"type": "object", "description": description}
+    for name, description in op.described:
+        schema["properties"][name] = {"type": "object", "description": description}
     schema = _share(schema, names)
     schema.pop("description", None)  # the model's docstring: the tool's description says it
     return schema
@@ -143,16 +134,14 @@ def hints(op: Operation) -> dict[str, bool]:
     return {k: v for k, v in given.items() if v != HINT_DEFAULTS[k]}
 
 
-def mcp_tools() -> list[dict[str, Any]]:
+def mcp_tools(operations: tuple[Operation, ...] = OPERATIONS) -> list[dict[str, Any]]:
     """The operations as MCP ``tools/list`` entries: name, description, input schema, annotations and output
     schema, as ``igg mcp`` publishes them."""
-    from igg.workspace.outputs import OUTPUTS
-
     return [{"name": op.name, "description": op.description, "inputSchema": tool_schema(op), "annotations": hints(op),
-             "outputSchema": output_schema(OUTPUTS[op.name])} for op in OPERATIONS]
+             "outputSchema": output_schema(op.output)} for op in operations]
 
 
-def openai_tools() -> list[dict[str, Any]]:
+def openai_tools(operations: tuple[Operation, ...] = OPERATIONS) -> list[dict[str, Any]]:
     """The operations as OpenAI function-calling tool definitions (chat completions ``tools=``).
 
     The same compact schemas as MCP's. ``"strict": true`` (structured outputs: the model's arguments always
@@ -161,7 +150,7 @@ def openai_tools() -> list[dict[str, Any]]:
     free-form objects (a request, actions, node references) are sent without it.
     """
     tools = []
-    for op in OPERATIONS:
+    for op in operations:
         schema = tool_schema(op)
         function: dict[str, Any] = {"name": op.name, "description": op.description}
         strict = strict_schema(schema) if "$defs" not in schema else None

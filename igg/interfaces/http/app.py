@@ -38,48 +38,29 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from typing import Annotated, Any
+import typing
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import structlog
-from fastapi import Body, FastAPI, Query, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from igg.errors import WorkspaceError
 from igg.interfaces.codes import http_status
 from igg.interfaces.version import package_version
 from igg.io.encodable import first_unencodable
-from igg.models.request import Request as GraphRequest
 from igg.workspace import Workspace
-from igg.workspace.ops import (
-    AddDocumentsInput,
-    ApplyBody,
-    ApplyInput,
-    CheckInput,
-    DiffInput,
-    ExplainInput,
-    ExportBody,
-    ExportInput,
-    FinishBody,
-    FinishInput,
-    ListInput,
-    ObserveInput,
-    QueryInput,
-    RetractDocumentInput,
-    ReviewInput,
-    RunInput,
-    SessionRef,
-    UndoInput,
-)
+from igg.workspace.ops import Operation, Route, SessionRef, inline_refs
+from igg.workspace.outputs import HealthOutput, SessionOutput
 
 log = structlog.get_logger("igg.http")
-
-_BODY_CODES = {"/sessions": "INVALID_REQUEST", "/runs": "INVALID_REQUEST"}
-"""The code of a body that breaks its model, by route (else: INVALID_RESPONSE for actions, INVALID_ARGUMENTS)."""
 
 _STATUS_CODES = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND",
                  405: "METHOD_NOT_ALLOWED", 406: "NOT_ACCEPTABLE", 413: "PAYLOAD_TOO_LARGE",
@@ -97,16 +78,6 @@ class EncodableJSONResponse(JSONResponse):
         return text.encode("utf-8")
 
 
-ROUTES = {
-    "start_session": "POST /sessions", "list_sessions": "GET /sessions", "observe": "GET /sessions/{id}/observation",
-    "apply_actions": "POST /sessions/{id}/actions", "finish_session": "POST /sessions/{id}/finish",
-    "export_graph": "POST /sessions/{id}/export", "query_graph": "POST /sessions/{id}/query",
-    "run_session": "POST /runs", "review": "POST /sessions/{id}/review",
-    "add_documents": "POST /sessions/{id}/documents", "retract_document": "DELETE /sessions/{id}/documents/{doc}",
-}
-"""The route of each workspace operation a refusal can point at (``WorkspaceError.tools``)."""
-
-
 def error(status: int, code: str, message: str) -> JSONResponse:
     """The JSON error envelope."""
     return EncodableJSONResponse({"error": {"code": code, "message": message}}, status_code=status)
@@ -118,9 +89,9 @@ def build_app(workspace: Workspace) -> FastAPI:
                   description=__doc__, version=package_version(), default_response_class=EncodableJSONResponse,
                   docs_url=None, redoc_url=None)
     _offline_docs(app)
-    _error_handlers(app)
+    _error_handlers(app, {op.name: str(op.routes[0]) for op in workspace.operations if op.routes})
     _session_routes(app, workspace)
-    _history_routes(app, workspace)
+    _operation_routes(app, workspace)
     from igg.interfaces.http.ui import ui_router
 
     app.include_router(ui_router(workspace))
@@ -129,18 +100,18 @@ def build_app(workspace: Workspace) -> FastAPI:
 
 
 
-def _error_handlers(app: FastAPI) -> None:
-    """Every refusal in the one JSON envelope: workspace errors, invalid bodies, unknown routes, crashes."""
+def _error_handlers(app: FastAPI, routes: dict[str, str]) -> None:
+    """Every refusal in the one JSON envelope: workspace errors, invalid arguments, unknown routes, crashes.
+    ``routes``: the route of each operation a refusal can point at (``WorkspaceError.tools``)."""
 
     @app.exception_handler(WorkspaceError)
     async def _workspace_error(_: Request, exc: WorkspaceError) -> JSONResponse:
-        return error(http_status(exc), exc.code, exc.render(lambda tool: ROUTES.get(tool, tool)))
+        return error(http_status(exc), exc.code, exc.render(lambda tool: routes.get(tool, tool)))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = []
         code = None
-        in_body = False
         for e in exc.errors():
             if e.get("type") == "json_invalid":
                 code = "INVALID_JSON"
@@ -148,17 +119,11 @@ def _error_handlers(app: FastAPI) -> None:
                                 f"character {e.get('loc', ('body', '?'))[-1]}")
                 continue
             where = tuple(e.get("loc", ()))
-            in_body = in_body or where[:1] == ("body",)
             loc = ".".join(str(p) for p in where[1:] if p != "body") if where[:1] in (("body",), ("query",),
                                                                                      ("path",)) else \
                 ".".join(map(str, where))
             problems.append(f"{loc or '(body)'}: {e.get('msg')}")
-        path = request.url.path
-        if code is None:
-            code = "INVALID_ARGUMENTS"
-            if in_body:
-                code = _BODY_CODES.get(path) or ("INVALID_RESPONSE" if path.endswith("/actions") else code)
-        return error(422, code, "; ".join(problems))
+        return error(422, code or "INVALID_ARGUMENTS", "; ".join(problems))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -196,55 +161,23 @@ def _error_handlers(app: FastAPI) -> None:
 def _session_routes(app: FastAPI, workspace: Workspace) -> None:
     """Liveness, sessions, observation, actions, finish, export, runs and the event stream."""
 
-    @app.get("/healthz", summary="Liveness")
+    @app.get("/healthz", summary="Liveness", response_model=HealthOutput)
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.post("/sessions", status_code=201, summary="Start a session")
-    async def start_session(request: GraphRequest) -> dict[str, Any]:
-        return await workspace.execute(request)
-
-    @app.get("/sessions", summary="List sessions")
-    async def list_sessions(status: Annotated[str | None, Query()] = None,
-                            limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
-        return await workspace.execute(_validate(ListInput, status=status, limit=limit))
-
-    @app.get("/sessions/{session_id}", summary="A session: status, counts, limits, goal, times")
+    @app.get("/sessions/{session_id}", summary="A session: status, counts, limits, goal, times",
+             response_model=SessionOutput)
     async def session_info(session_id: str) -> dict[str, Any]:
         inp = _validate(SessionRef, session_id=session_id)
         session = await asyncio.to_thread(workspace.get, inp.session_id)  # may load it from the store
         info = session.info
-        return {**info.to_dict(), **workspace.summary(session), "agent": info.agent,
-                "max_iterations": session.request.config.max_iterations}
-
-    @app.get("/sessions/{session_id}/observation", summary="Observe a session")
-    async def observe(session_id: str, focus: Annotated[list[str] | None, Query()] = None,
-                      token_budget: Annotated[int | None, Query()] = None) -> dict[str, Any]:
-        inp = _validate(ObserveInput, session_id=session_id, focus=focus or [], token_budget=token_budget)
-        return await workspace.execute(inp)
-
-    @app.post("/sessions/{session_id}/actions", summary="Apply actions")
-    async def apply_actions(session_id: str, body: ApplyBody) -> dict[str, Any]:
-        inp = _validate(ApplyInput, session_id=session_id, **body.model_dump())
-        return await workspace.execute(inp)
-
-    @app.post("/sessions/{session_id}/finish", summary="Finish a session")
-    async def finish(session_id: str, body: Annotated[FinishBody | None, Body()] = None) -> dict[str, Any]:
-        inp = _validate(FinishInput, session_id=session_id, **(body or FinishBody()).model_dump())
-        return await workspace.execute(inp)
-
-    @app.post("/sessions/{session_id}/export", summary="Export a session's graph")
-    async def export(session_id: str, body: Annotated[ExportBody | None, Body()] = None) -> dict[str, Any]:
-        inp = _validate(ExportInput, session_id=session_id, **(body or ExportBody()).model_dump())
-        return await workspace.execute(inp)
-
-    @app.post("/runs", status_code=202, summary="Start an autonomous run")
-    async def start_run(body: RunInput) -> dict[str, Any]:
-        started = await workspace.start_run(body)
-        return {**started, "events": f"/sessions/{started['session_id']}/events"}
+        return SessionOutput.model_validate({**info.to_dict(), **workspace.summary(session), "agent": info.agent,
+                                             "max_iterations": session.request.config.max_iterations}).dump()
 
     @app.get("/sessions/{session_id}/events", summary="Stream a session's events (server-sent events)",
-             response_class=StreamingResponse)
+             response_class=StreamingResponse, responses={200: {
+                 "description": "`event: KIND` and `data: {JSON}` per event (run_started, iteration_finished, ...)",
+                 "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
     async def events(session_id: str, request: Request) -> StreamingResponse:
         session = await asyncio.to_thread(workspace.get, session_id)  # may load it from the store
         follow = session.info.status == "running"
@@ -252,46 +185,87 @@ def _session_routes(app: FastAPI, workspace: Workspace) -> None:
                                  headers={"cache-control": "no-cache"})
 
 
-def _history_routes(app: FastAPI, workspace: Workspace) -> None:
-    """Queries, history (explain, diff, undo), rules and review."""
+def _operation_routes(app: FastAPI, workspace: Workspace) -> None:
+    """Each route of each operation (``Operation.routes``), its request and response models in the OpenAPI."""
+    for op in workspace.operations:
+        for i, route in enumerate(op.routes):
+            app.add_api_route(route.path, _endpoint(workspace, op, route), methods=[route.method],
+                              status_code=route.status, summary=route.summary or op.name,
+                              description=op.description, response_model=op.output,
+                              operation_id=op.name if i == 0 else f"{op.name}_{route.method.lower()}",
+                              openapi_extra=_openapi(op, route))
 
-    @app.post("/sessions/{session_id}/query", summary="Ask a budgeted query about the graph")
-    async def query(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute(_validate(QueryInput, **{**body, "session_id": session_id}))
 
-    @app.get("/sessions/{session_id}/explain", summary="The history of a node or edge")
-    async def explain(session_id: str, ref: Annotated[str, Query()],
-                      edges: Annotated[bool, Query()] = True) -> dict[str, Any]:
-        return await workspace.execute(_validate(ExplainInput, session_id=session_id, ref=ref, edges=edges))
+def _endpoint(workspace: Workspace, op: Operation, route: Route) -> Callable[[Request], Awaitable[JSONResponse]]:
+    """The route's endpoint: the input model from the path, and the query string or the JSON body, validated
+    once; then the operation (or the route's own handler)."""
+    fields = op.input.model_fields
+    lists = {name for name, f in fields.items() if typing.get_origin(f.annotation) is list}
 
-    @app.get("/sessions/{session_id}/diff", summary="What changed between two iterations")
-    async def diff(session_id: str, a: Annotated[int, Query()], b: Annotated[int, Query()]) -> dict[str, Any]:
-        return await workspace.execute(_validate(DiffInput, session_id=session_id, a=a, b=b))
+    async def endpoint(request: Request) -> JSONResponse:
+        values: dict[str, Any] = {}
+        if route.arguments == "query":
+            for key in request.query_params:
+                if key in fields:  # as a route with declared query parameters, others are ignored
+                    given = request.query_params.getlist(key)
+                    values[key] = given if key in lists else given[-1]
+        elif route.arguments == "body":
+            try:
+                values = await _body(request, op)
+            except ClientDisconnect:  # the client went away (or the guard cut it off and answered): no one reads
+                return error(400, "CLIENT_DISCONNECTED", "the client closed the connection before its body arrived")
+        values.update(request.path_params)
+        try:
+            inp = op.input.model_validate(values)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(body)'}: {e['msg']}" for e in exc.errors())
+            return error(422, op.invalid_code([tuple(e["loc"]) for e in exc.errors()]), problems)
+        return EncodableJSONResponse(await workspace.serve(op, inp, route.handler), status_code=route.status)
 
-    @app.post("/sessions/{session_id}/check", summary="Judge dependency rules on the session's graph")
-    async def check(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute(_validate(CheckInput, **{**body, "session_id": session_id}))
+    return endpoint
 
-    @app.post("/sessions/{session_id}/undo", summary="Roll a session back to an iteration")
-    async def undo(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute(_validate(UndoInput, **{**body, "session_id": session_id}))
 
-    @app.post("/sessions/{session_id}/documents", summary="Add documents with the facts each states")
-    async def add_documents(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute(_validate(AddDocumentsInput, **{**body, "session_id": session_id}))
+async def _body(request: Request, op: Operation) -> dict[str, Any]:
+    """The JSON object a body holds (an empty body: no arguments); INVALID_JSON when it is not JSON IGG can read."""
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        parsed = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _invalid_json(f"it is not valid UTF-8 (byte {exc.start})") from None
+    except RecursionError:
+        raise _invalid_json("its JSON nests deeper than the server reads") from None
+    except json.JSONDecodeError as exc:
+        raise WorkspaceError("INVALID_JSON", f"the body is not JSON: {exc.msg} at character {exc.pos}") from None
+    if not isinstance(parsed, dict):
+        code = op.invalid_code([("(body)",)])
+        raise WorkspaceError(code, f"(body): the body must be a JSON object, not {type(parsed).__name__}")
+    return parsed
 
-    @app.delete("/sessions/{session_id}/documents/{document_id:path}", summary="Retract a document")
-    async def retract_document(session_id: str, document_id: str) -> dict[str, Any]:
-        return await workspace.execute(_validate(RetractDocumentInput, session_id=session_id,
-                                                 document_id=document_id))
 
-    @app.get("/sessions/{session_id}/review", summary="The plan waiting for review")
-    async def review_show(session_id: str) -> dict[str, Any]:
-        return await workspace.execute(_validate(ReviewInput, session_id=session_id))
+def _invalid_json(reason: str) -> WorkspaceError:
+    return WorkspaceError("INVALID_JSON", f"the body is not JSON IGG can read: {reason}; send UTF-8 JSON")
 
-    @app.post("/sessions/{session_id}/review", summary="Approve or reject the plan waiting for review")
-    async def review_decide(session_id: str, body: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
-        return await workspace.execute(_validate(ReviewInput, **{**body, "session_id": session_id}))
+
+def _openapi(op: Operation, route: Route) -> dict[str, Any]:
+    """The route's request in the OpenAPI: path parameters, and the query parameters or the JSON body, from the
+    operation's input model."""
+    schema = inline_refs(op.input.model_json_schema(by_alias=True))
+    properties, required = schema.get("properties", {}), set(schema.get("required", []))
+    parameters = [{"name": name, "in": "path", "required": True, "schema": properties.get(name, {"type": "string"})}
+                  for name in route.parameters]
+    extra: dict[str, Any] = {}
+    if route.arguments == "query":
+        parameters += [{"name": name, "in": "query", "required": name in required, "schema": prop}
+                       for name, prop in properties.items() if name not in route.parameters]
+    elif route.arguments == "body":
+        body = {**schema, "properties": {k: v for k, v in properties.items() if k not in route.parameters},
+                "required": sorted(required - set(route.parameters))}
+        extra["requestBody"] = {"required": bool(body["required"]), "content": {"application/json": {"schema": body}}}
+    if parameters:
+        extra["parameters"] = parameters
+    return extra
 
 
 def _offline_docs(app: FastAPI) -> None:

@@ -35,10 +35,9 @@ from igg.interfaces.mcp.handshake import INSTRUCTIONS, EarlyAnswer
 from igg.interfaces.version import package_version
 from igg.io.encodable import escape_unencodable, find_unencodable, first_unencodable
 from igg.io.encodable import escape_value as _escaped
-from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation
-from igg.workspace.outputs import OUTPUTS, RunOutput
+from igg.workspace.ops import OPERATIONS_BY_NAME, Operation
 from igg.workspace.service import Workspace
-from igg.workspace.toolschema import hints, output_schema, tool_schema
+from igg.workspace.toolschema import hints, mcp_tools
 
 log = structlog.get_logger("igg.mcp")
 
@@ -51,11 +50,7 @@ def tool_error(code: str, message: str) -> CallToolResult:
 
 def argument_code(op: Operation, exc: ValidationError) -> str:
     """The stable code for arguments that break ``op``'s input model (the HTTP API's codes)."""
-    if op.name in ("start_session", "run_session"):
-        return "INVALID_REQUEST"
-    if op.name == "apply_actions" and all(e["loc"][:1] != ("session_id",) for e in exc.errors()):
-        return "INVALID_RESPONSE"
-    return "INVALID_ARGUMENTS"
+    return op.invalid_code([tuple(e["loc"]) for e in exc.errors()])
 
 
 def argument_problems(exc: ValidationError) -> str:
@@ -72,25 +67,30 @@ class IGGServer(MCPServer):
     """
 
     workspace: Workspace
+    operations: dict[str, Operation]
+    published: dict[str, dict[str, Any]]
+    """Each tool's compact input and output schema (``inputSchema``, ``outputSchema``), built once."""
 
     async def list_tools(self) -> list[MCPTool]:
-        """The SDK's tool list with each operation's compact input schema (``igg.workspace.toolschema``)."""
+        """The SDK's tool list with each operation's compact input schema (``igg.workspace.toolschema``) and its
+        output model's schema."""
         tools = await super().list_tools()
-        return [t.model_copy(update={"input_schema": _PUBLISHED[t.name], "output_schema": _OUTPUT_SCHEMAS[t.name]})
-                if t.name in _PUBLISHED else t for t in tools]
+        return [t.model_copy(update={"input_schema": self.published[t.name]["inputSchema"],
+                                     "output_schema": self.published[t.name]["outputSchema"]})
+                if t.name in self.published else t for t in tools]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        op = OPERATIONS_BY_NAME.get(name)
+        op = self.operations.get(name)
         if op is None:
             return tool_error("UNKNOWN_TOOL", f"there is no tool {name!r}; the tools are "
-                              f"{', '.join(o.name for o in OPERATIONS)}")
+                              f"{', '.join(self.operations)}")
         try:
             inp = op.input.model_validate(arguments)  # the one validation of a call's arguments
         except ValidationError as exc:
             return tool_error(argument_code(op, exc), argument_problems(exc))
         try:
-            if op.name != "run_session":
-                return _answer(op, await self.workspace.execute(inp))
+            if not op.progress:
+                return _answer(op, await self.workspace.serve(op, inp))
             # a run reports progress through the SDK's Context, which the SDK's own call path passes
             return await super().call_tool(name, arguments, context)
         except WorkspaceError as exc:
@@ -107,26 +107,21 @@ class IGGServer(MCPServer):
 
 def _answer(op: Operation, result: dict[str, Any]) -> CallToolResult:
     """A tool's answer: its structured content (checked by clients against the output schema) and its text
-    (the JSON; ``observe``: the markdown itself)."""
-    text = result["markdown"] if op.name == "observe" else json.dumps(result, ensure_ascii=False)
+    (the JSON; or the output field the operation answers with as text: ``observe``'s markdown)."""
+    text = result[op.text] if op.text is not None else json.dumps(result, ensure_ascii=False)
     if first_unencodable(text) is not None:  # never fail the answer on text UTF-8 cannot carry
         result, text = _escaped(result), escape_unencodable(text)[0]
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
-
-
-_PUBLISHED: dict[str, dict[str, Any]] = {op.name: tool_schema(op) for op in OPERATIONS}
-"""Each tool's published input schema (built once: the operations are fixed)."""
-
-_OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {name: output_schema(model) for name, model in OUTPUTS.items()}
-"""Each tool's output schema: its operation's output model (``igg.workspace.outputs``)."""
 
 
 def build_server(workspace: Workspace, *, name: str = "igg") -> MCPServer:
     """An ``MCPServer`` exposing every workspace operation of ``workspace`` as a tool."""
     server = IGGServer(name, instructions=INSTRUCTIONS, version=package_version())
     server.workspace = workspace
+    server.operations = {op.name: op for op in workspace.operations}
+    server.published = {tool["name"]: tool for tool in mcp_tools(workspace.operations)}
     route_stdlib_logging()  # after the SDK's constructor, which installs its own (rich) logging handler
-    for op in OPERATIONS:
+    for op in workspace.operations:
         server.add_tool(
             _tool_function(workspace, op), name=op.name, description=op.description,
             annotations=ToolAnnotations.model_validate(hints(op)),
@@ -142,7 +137,7 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
         try:
             # only run_session comes here (IGGServer.call_tool serves the others); the SDK's argument model
             # ignores unknown keys, so the operation's model reads what the client sent
-            result = await _run_with_progress(workspace, op.input.model_validate(arguments), ctx)
+            result = await _run_with_progress(workspace, op, op.input.model_validate(arguments), ctx)
         except WorkspaceError as exc:
             return tool_error(exc.code, exc.message)
         return _answer(op, result)
@@ -155,7 +150,7 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
                                             annotation=Annotated[(field.annotation, *field.metadata,
                                                                   Field(description=field.description))],
                                             default=default))
-    if op.name == "run_session":  # the SDK passes its Context: progress notifications per iteration
+    if op.progress:  # the SDK passes its Context: progress notifications per iteration
         parameters.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
         call.__annotations__ = {"ctx": Context, "return": CallToolResult}
     call.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
@@ -164,7 +159,7 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
     return call
 
 
-async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None) -> dict[str, Any]:
+async def _run_with_progress(workspace: Workspace, op: Operation, inp: Any, ctx: Context | None) -> dict[str, Any]:
     """An autonomous run, reporting each finished iteration as MCP progress (when the client asked for it)."""
     started = await workspace.start_run(inp)
     task = workspace.runs.tasks[started["session_id"]]  # no await since start: the run cannot have ended
@@ -175,7 +170,7 @@ async def _run_with_progress(workspace: Workspace, inp: Any, ctx: Context | None
                 await ctx.report_progress(event["iteration"], total, f"iteration {event['iteration']}: "
                                           f"{event.get('accepted', 0)} accepted, {event.get('rejected', 0)} rejected; "
                                           f"{event.get('nodes', 0)} nodes, {event.get('edges', 0)} edges")
-    return RunOutput.model_validate(await task).dump()
+    return op.output.model_validate(await task).dump()
 
 
 
@@ -326,13 +321,19 @@ def _deep_refusal(line: str) -> Any:
         log.warning("mcp_message_dropped", reason=f"nested more than {MAX_JSON_DEPTH} levels deep, no id")
         return False
     text = f"the message nests arrays and objects more than {MAX_JSON_DEPTH} levels deep; send it flatter"
-    code = "INVALID_REQUEST" if top.get("params.name") in ("start_session", "run_session") else "INVALID_ARGUMENTS"
+    code = _refusal_code(top.get("params.name"))
     log.info("mcp_call_refused", code=code, where="(nesting)")
     if top.get("method") == "tools/call":
         result = tool_error(code, text).model_dump(by_alias=True, exclude_none=True, mode="json")
         return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=ident, result=result))
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(
         code=-32602, message=f"INVALID_ARGUMENTS: {text}")))
+
+
+def _refusal_code(tool: Any) -> str:
+    """The code of a call refused before its arguments were read: a request's, or other arguments'."""
+    op = OPERATIONS_BY_NAME.get(tool) if isinstance(tool, str) else None
+    return "INVALID_REQUEST" if op is not None and op.request else "INVALID_ARGUMENTS"
 
 
 def _refusal(line: str) -> Any:
@@ -354,7 +355,7 @@ def _refusal(line: str) -> Any:
     text = found.describe()
     params = message.get("params")
     tool = params.get("name") if isinstance(params, dict) else None
-    code = "INVALID_REQUEST" if tool in ("start_session", "run_session") else "INVALID_ARGUMENTS"
+    code = _refusal_code(tool)
     log.info("mcp_call_refused", code=code, where=found.path)
     if message.get("method") == "tools/call":
         result = tool_error(code, text).model_dump(by_alias=True, exclude_none=True, mode="json")
