@@ -41,7 +41,7 @@ from igg.record.logs import get_logger
 from igg.store import SessionInfo, SessionStore, resume_point
 from igg.store.location import store_text
 
-SessionStatus = Literal["done", "failed", "skipped"]
+JobOutcome = Literal["done", "failed", "skipped"]
 """``done``: run and committed; ``failed``: could not run or be committed (see ``error``); ``skipped``:
 already finished in the store."""
 
@@ -55,7 +55,7 @@ class SessionReport:
     session_id: str
     source: str
     """The request file (``FILE`` or ``FILE:LINE``) or source tree."""
-    status: SessionStatus
+    status: JobOutcome
     summary: dict[str, Any] | None = None
     """The session's ``igg run --json`` summary (plus ``map_code`` for trees); a skipped session's stored one."""
     error: str | None = None
@@ -84,7 +84,7 @@ class BatchReport:
     sessions: list[SessionReport] = field(default_factory=list)
     elapsed_ms: float = 0.0
 
-    def count(self, status: SessionStatus) -> int:
+    def count(self, status: JobOutcome) -> int:
         return sum(1 for s in self.sessions if s.status == status)
 
     @property

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -473,27 +472,29 @@ class BoltSession:
         lookup and its create) is retried here with backoff and jitter, ``CONSTRAINT_RETRIES`` times and
         within ``max_retry_time``: a race is over by then, and a refusal that repeats is reported at once.
         Exceptions ``work`` raises itself roll the transaction back and pass through."""
+        import tenacity
         from neo4j.exceptions import ConstraintError, Neo4jError
 
-        deadline = time.monotonic() + self.settings.max_retry_time
-        attempt = 0
-        while True:
-            try:
-                result: T = self._session.execute_write(work)
-                return result
-            except ConstraintError as exc:
-                attempt += 1
-                delay = min(2.0, 0.05 * 2 ** attempt) * (0.5 + random.random())
-                if attempt > CONSTRAINT_RETRIES or time.monotonic() + delay > deadline:
-                    raise ExportError(f"the Bolt server at {self.settings.display_uri()} refused {what} "
-                                      f"{attempt} time(s) on a uniqueness constraint, so no concurrent export "
-                                      f"explains it (nothing of it was kept): {_first_line(exc)}") from None
-                log.info("neo4j_batch_retry", reason="constraint_conflict", attempt=attempt,
-                         delay=round(delay, 3), what=what)
-                time.sleep(delay)
-            except Neo4jError as exc:
-                raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed a batch: "
-                                  f"{_first_line(exc)}") from None
+        def conflict(state: RetryCallState) -> None:
+            log.info("neo4j_batch_retry", reason="constraint_conflict", attempt=state.attempt_number,
+                     delay=round(state.upcoming_sleep, 3), what=what)
+
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(ConstraintError),
+            stop=tenacity.stop_after_attempt(CONSTRAINT_RETRIES + 1) | tenacity.stop_after_delay(
+                self.settings.max_retry_time),
+            wait=tenacity.wait_random_exponential(multiplier=0.05, max=2.0), before_sleep=conflict, reraise=True)
+        try:
+            result: T = retrying(self._session.execute_write, work)
+            return result
+        except ConstraintError as exc:
+            attempts = retrying.statistics.get("attempt_number", CONSTRAINT_RETRIES + 1)
+            raise ExportError(f"the Bolt server at {self.settings.display_uri()} refused {what} "
+                              f"{attempts} time(s) on a uniqueness constraint, so no concurrent export "
+                              f"explains it (nothing of it was kept): {_first_line(exc)}") from None
+        except Neo4jError as exc:
+            raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed a batch: "
+                              f"{_first_line(exc)}") from None
 
 
 def _failure(state: RetryCallState) -> str:

@@ -10,10 +10,8 @@ several sessions (threads or processes) can share one file and no lock error rea
 from __future__ import annotations
 
 import os
-import random
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +20,7 @@ from typing import Literal, TypeVar
 from igg.errors import SessionError, SessionRefused
 from igg.store.location import PostgresURL, resolve_store_path
 from igg.store.schema import migrate
-from igg.store.sql import Connection
+from igg.store.sql import Connection, retried
 
 BUSY_TIMEOUT_MS = 10_000
 RETRY_SECONDS = 120.0
@@ -172,21 +170,16 @@ class Database:
         return self._retry(attempt)
 
     def _retry(self, attempt: Callable[[], T]) -> T:
-        deadline = time.monotonic() + RETRY_SECONDS
-        delay = 0.005
-        while True:
-            try:
-                return attempt()
-            except sqlite3.DatabaseError as exc:
-                if _not_a_database(exc):
-                    raise self._not_a_store() from None
-                if not _is_busy(exc):
-                    raise SessionError(f"store {self.path}: {exc}") from None
-                if time.monotonic() > deadline:
-                    raise SessionError(f"store {self.path} stayed locked for {RETRY_SECONDS:.0f} s; "
-                                       "another process holds it (a stuck writer?)") from None
-                time.sleep(delay * (0.5 + random.random()))
-                delay = min(delay * 2, 0.5)
+        """``attempt``, retried while the database is busy or locked, for at most ``RETRY_SECONDS``."""
+        try:
+            return retried(attempt, lambda e: isinstance(e, sqlite3.DatabaseError) and _is_busy(e), RETRY_SECONDS)
+        except sqlite3.DatabaseError as exc:
+            if _not_a_database(exc):
+                raise self._not_a_store() from None
+            if not _is_busy(exc):
+                raise SessionError(f"store {self.path}: {exc}") from None
+            raise SessionError(f"store {self.path} stayed locked for {RETRY_SECONDS:.0f} s; "
+                               "another process holds it (a stuck writer?)") from None
 
     def _not_a_store(self) -> SessionRefused:
         return SessionRefused(f"{self.path} is not an IGG session store (not an SQLite database); give --store "

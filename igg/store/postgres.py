@@ -14,9 +14,7 @@ a restarted database is reconnected to. The URL's password never appears in a me
 
 from __future__ import annotations
 
-import random
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -30,7 +28,7 @@ from igg.errors import SessionError, SessionRefused
 from igg.io.urls import scrub
 from igg.store.location import PostgresURL
 from igg.store.schema import migrate
-from igg.store.sql import Connection, Cursor
+from igg.store.sql import Connection, Cursor, retried
 
 T = TypeVar("T")
 
@@ -112,20 +110,18 @@ class PostgresDatabase:
     def _first_connection(self) -> None:
         """Migrate the schema over one connection of its own: a wrong URL or a database that is down fails here,
         with the driver's reason (the pool would only time out)."""
-        deadline = time.monotonic() + CONNECT_SECONDS
-        delay = 0.1
-        while True:
-            try:
-                with psycopg.connect(self.location.url, autocommit=True, connect_timeout=int(CONNECT_SECONDS)) as conn:
-                    self._transaction(conn, "BEGIN", lambda c: migrate(c, self.dialect, str(self.location)))
-                return
-            except psycopg.Error as exc:
-                down = any(words in str(exc).lower() for words in _UNREACHABLE)
-                if not (down and self._retryable(exc)) or time.monotonic() > deadline:
-                    raise SessionRefused(f"cannot open the PostgreSQL store {self.location}: "
-                                         f"{self._message(exc)}") from None
-                time.sleep(delay)
-                delay = min(delay * 2, 1.0)
+        def down(exc: BaseException) -> bool:  # a server still starting or briefly away: worth waiting for
+            return (isinstance(exc, psycopg.Error) and self._retryable(exc)
+                    and any(words in str(exc).lower() for words in _UNREACHABLE))
+
+        def attempt() -> None:
+            with psycopg.connect(self.location.url, autocommit=True, connect_timeout=int(CONNECT_SECONDS)) as conn:
+                self._transaction(conn, "BEGIN", lambda c: migrate(c, self.dialect, str(self.location)))
+
+        try:
+            retried(attempt, down, CONNECT_SECONDS, first_wait=0.1, longest_wait=1.0)
+        except psycopg.Error as exc:
+            raise SessionRefused(f"cannot open the PostgreSQL store {self.location}: {self._message(exc)}") from None
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
@@ -197,28 +193,33 @@ class PostgresDatabase:
         return result
 
     def _retry(self, begin: str, work: Callable[[Connection], T]) -> T:
-        deadline = time.monotonic() + RETRY_SECONDS
-        delay, unique = 0.005, 0
-        while True:
-            try:
-                with self.pool.connection() as conn:
-                    return self._transaction(conn, begin, work)
-            except _CommitLost as lost:  # never run twice: a step might be stored twice
-                raise SessionError(f"store {self.location}: the connection broke while a write was committing "
-                                   f"({self._message(lost.cause)}); it may or may not have been kept: read the "
-                                   "session again before repeating it") from None
-            except pg_errors.UniqueViolation as exc:
+        """``work`` in a transaction of its own, retried (``igg.store.sql.retried``) while the database is busy or
+        unreachable, for at most ``RETRY_SECONDS``, and up to ``_UNIQUE_RETRIES`` times
+        on a uniqueness race; never after a commit whose connection broke (it may have been kept)."""
+        unique = 0
+
+        def again(exc: BaseException) -> bool:
+            nonlocal unique
+            if isinstance(exc, pg_errors.UniqueViolation):
                 unique += 1
-                if unique > _UNIQUE_RETRIES:
-                    raise SessionError(f"store {self.location}: {self._message(exc)}") from None
-            except psycopg.Error as exc:
-                if not self._retryable(exc):
-                    raise SessionError(f"store {self.location}: {self._message(exc)}") from None
-                if time.monotonic() > deadline:
-                    raise SessionError(f"store {self.location} stayed busy or unreachable for {RETRY_SECONDS:.0f} s:"
-                                       f" {self._message(exc)}") from None
-            time.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, 0.5)
+                return unique <= _UNIQUE_RETRIES
+            return isinstance(exc, psycopg.Error) and self._retryable(exc)
+
+        def attempt() -> T:
+            with self.pool.connection() as conn:
+                return self._transaction(conn, begin, work)
+
+        try:
+            return retried(attempt, again, RETRY_SECONDS)
+        except _CommitLost as lost:  # never run twice: a step might be stored twice
+            raise SessionError(f"store {self.location}: the connection broke while a write was committing "
+                               f"({self._message(lost.cause)}); it may or may not have been kept: read the "
+                               "session again before repeating it") from None
+        except psycopg.Error as exc:
+            if isinstance(exc, pg_errors.UniqueViolation) or not self._retryable(exc):
+                raise SessionError(f"store {self.location}: {self._message(exc)}") from None
+            raise SessionError(f"store {self.location} stayed busy or unreachable for {RETRY_SECONDS:.0f} s:"
+                               f" {self._message(exc)}") from None
 
     def _retryable(self, exc: psycopg.Error) -> bool:
         state = exc.sqlstate or ""

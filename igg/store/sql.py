@@ -21,6 +21,25 @@ Dialect = Literal["sqlite", "postgresql"]
 """Which database runs the SQL: ``sqlite`` (a file, ``igg.store.db``) or ``postgresql`` (``igg.store.postgres``)."""
 
 
+def retried(attempt: Callable[[], T], again: Callable[[BaseException], bool], seconds: float, *,
+            first_wait: float = 0.005, longest_wait: float = 0.5) -> T:
+    """``attempt()``, tried again while it fails with an error ``again`` accepts (the database busy or briefly
+    unreachable), with jittered exponential waits (``first_wait`` doubling up to ``longest_wait``), for at most
+    ``seconds``; then its last error is raised. The retry loop is tenacity's; it is imported only when a first
+    attempt fails (it costs a command's start-up 60 ms, and nearly every attempt succeeds)."""
+    try:
+        return attempt()
+    except Exception as exc:
+        if not again(exc):
+            raise
+    import tenacity
+
+    retrying = tenacity.Retrying(retry=tenacity.retry_if_exception(again), stop=tenacity.stop_after_delay(seconds),
+                                 wait=tenacity.wait_random_exponential(multiplier=first_wait, max=longest_wait),
+                                 reraise=True)
+    return retrying(attempt)
+
+
 class Cursor(Protocol):
     """The rows of one statement."""
 

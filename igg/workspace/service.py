@@ -14,7 +14,6 @@ a ``WorkspaceCode``.
 from __future__ import annotations
 
 import asyncio
-import random
 import threading
 import time
 from collections.abc import Callable
@@ -343,19 +342,24 @@ class Workspace:
         """``change`` of the live session; when another process stored a step of it meanwhile (several servers
         on one store: ``SessionConflict``, nothing was kept), the session is loaded again and ``change`` runs
         on it, up to ``CHANGE_ATTEMPTS`` times in all; then the caller gets SESSION_BUSY, to retry."""
-        for attempt in range(1, CHANGE_ATTEMPTS + 1):
-            live = self.get(session_id)
-            try:
-                return change(live)
-            except SessionConflict as exc:
-                log.info("session_reloaded", session_id=session_id, attempt=attempt, reason="changed elsewhere")
-                self.forget(session_id)
-                time.sleep(random.uniform(0, CHANGE_BACKOFF * attempt))  # writers racing again at once race less
-                if attempt == CHANGE_ATTEMPTS:
-                    raise WorkspaceError(WorkspaceCode.SESSION_BUSY, f"session {session_id!r} kept changing in "
-                                         "other processes while this one applied the change; nothing was kept "
-                                         "here: send it again") from exc
-        raise AssertionError("unreachable")
+        import tenacity  # here: a command that never changes a session does not pay its import
+
+        def reload(state: tenacity.RetryCallState) -> None:
+            log.info("session_reloaded", session_id=session_id, attempt=state.attempt_number,
+                     reason="changed elsewhere")
+            self.forget(session_id)
+
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(SessionConflict), stop=tenacity.stop_after_attempt(CHANGE_ATTEMPTS),
+            # writers racing again at once race less: a random wait of up to N times CHANGE_BACKOFF
+            wait=tenacity.wait_random_exponential(multiplier=CHANGE_BACKOFF), before_sleep=reload, reraise=True)
+        try:
+            return retrying(lambda: change(self.get(session_id)))
+        except SessionConflict as exc:
+            self.forget(session_id)
+            raise WorkspaceError(WorkspaceCode.SESSION_BUSY, f"session {session_id!r} kept changing in other "
+                                 "processes while this one applied the change; nothing was kept here: send it "
+                                 "again") from exc
 
     def _stale(self, live: LiveSession) -> bool:
         """Whether another process has stored a step of the session since this one loaded or wrote it (several
@@ -458,7 +462,7 @@ RELAY_SECONDS = 0.5
 CHANGE_ATTEMPTS = 10
 """How many times a change is tried on a session other processes keep changing (``Workspace._changing``)."""
 CHANGE_BACKOFF = 0.01
-"""Seconds: before attempt N+1, a random wait of up to N times this."""
+"""Seconds: before attempt N+1, a random wait of up to 2**N times this (tenacity's wait_random_exponential)."""
 
 
 def _served(call: Callable[[], T]) -> T:
