@@ -32,7 +32,7 @@ CONTEXT = AUTH + BILLING
 
 
 def session(policy: str = "required_edges", context: str = CONTEXT, chunk_tokens: int = 120) -> Session:
-    return Session(make_request(context_data=context, grounding=policy, context={"chunk_tokens": chunk_tokens}))
+    return Session.open(make_request(context_data=context, grounding=policy, context={"chunk_tokens": chunk_tokens}))
 
 
 def cls(name: str, *evidence: Any) -> dict[str, Any]:
@@ -236,7 +236,7 @@ def test_huge_quotes_and_lone_surrogates_are_invalid_properties_and_the_rest_goe
 
 def test_required_grounding_needs_a_context_to_quote():
     with pytest.raises(RequestInvalid, match="needs context_data"):
-        Session(make_request(context_data="", grounding="required"))
+        Session.open(make_request(context_data="", grounding="required"))
 
 
 def test_find_filters_on_grounded_ungrounded_and_unverified():

@@ -338,7 +338,7 @@ def test_evidence_lands_as_properties_with_provenance(bolt):
     from tests.conftest import make_request
 
     context = "// File: src/a.py\nclass A:\n    def run(self):\n        B().go()\n"
-    session = Session(make_request(context_data=context, grounding="warn"))
+    session = Session.open(make_request(context_data=context, grounding="warn"))
     actions = [node("Class", name="A", package="p"), node("Class", name="B", package="p"),
                {**edge("CALLS", {"name": "A"}, {"name": "B"}), "evidence": ["B().go()", "A asks B politely"]}]
     session.step(read_response({"reasoning": "", "actions": actions}))

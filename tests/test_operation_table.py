@@ -109,3 +109,22 @@ def test_nothing_branches_on_an_operations_name() -> None:
              for path in (ROOT / folder).rglob("*.py")
              for i, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
     assert not found
+
+
+def test_a_session_is_assembled_only_by_open_or_load() -> None:
+    """``Session.open`` (a new one) and ``Session.load`` (a stored one) are the only ways to have a ``Session``;
+    nothing outside it constructs one or replaces its act step."""
+    import ast
+
+    found = []
+    for path in (ROOT / "igg").rglob("*.py"):
+        if path.parent.name == "session":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Session":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "actor"
+                                                     and not (isinstance(t.value, ast.Name) and t.value.id == "self")
+                                                     for t in node.targets)):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} replaces a session's actor")
+    assert found == []

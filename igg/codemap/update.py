@@ -375,12 +375,9 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
         raise SessionRefused(f"session {sid!r} is {info.status}; finish it first (igg map-code ... --resume) "
                              "and update it then", session_id=sid)
     repo = StoreSessions(store)
-    loaded = repo.load(sid)
-    state = loaded.state
     # begun: a finished map is not claimed again; its recorder writes the update step without an owner
-    session = Session(loaded.request, state=state, repo=repo, status="finished", stop_reason=info.stop_reason,
-                      begun=True, recorders=[repo.recorder(agent=info.agent).for_session(sid)],
-                      last_iteration=info.last_iteration)
+    session = Session.load(repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True)
+    state = session.state
     seconds = {"load": clock() - started}
     mark = clock()
     walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)

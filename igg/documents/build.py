@@ -288,7 +288,7 @@ def _open(request: Request, store: Any, *, agent_name: str | None, session_id: s
         if session_id:
             request = request.model_copy(update={"session_id": session_id})
         recorder = repo.recorder(agent=agent_name, force=force)
-        return Session(request, repo=repo, recorders=[recorder]), {}
+        return Session.open(request, repo=repo, recorders=[recorder]), {}
     if not session_id:
         raise RequestInvalid([Problem("--session", "--update needs the session to update: --session ID")],
                              source="the command line")
@@ -306,11 +306,8 @@ def load_session(store: Any, session_id: str) -> Any:
     from igg.store import StoreSessions
 
     repo = StoreSessions(store)
-    info = store.session(session_id)
-    loaded = repo.load(session_id)
-    return Session(loaded.request, state=loaded.state, repo=repo, status="finished", stop_reason=info.stop_reason,
-                   begun=True, recorders=[repo.recorder(agent=info.agent).for_session(session_id)],
-                   last_iteration=info.last_iteration)
+    return Session.load(repo, session_id, lambda info: repo.recorder(agent=info.agent).for_session(session_id),
+                        status=lambda info: "finished", begun=True)
 
 
 def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *, agent_name: str | None,

@@ -100,14 +100,10 @@ class Loop:
             [] if recorder is None else list(recorder) if isinstance(recorder, Sequence) else [recorder])
         last = records[-1] if records else None
         if session is None:
-            session = Session(request, state=state, recorders=recorders, last_record=last, extra_rules=extra_rules,
-                              plans=plans, status="running")
+            session = Session.open(request, state=state, recorders=recorders, last_record=last,
+                                   extra_rules=extra_rules, plans=plans, status="running")
         else:
-            session.recorders = [*session.recorders, *(r for r in recorders if r not in session.recorders)]
-            session.status = "running"
-            if extra_rules:
-                session.actor = Actor(session.state.schema, self.config.constraints, self.config.apply_mode,
-                                      extra_rules=extra_rules, grounder=session.actor.grounder)
+            session.drive(recorders, extra_rules)
         self.session = session
         self.session_id = session.session_id
         self.state = session.state

@@ -1,7 +1,8 @@
 """``Session``: one session in progress, and the only way it changes.
 
 A session owns its request, schema, ``Actor``, graph state, id counters, pending review plan and the
-``Recorder``s that keep it. Its methods are the only ways a session changes, each returning one typed step
+``Recorder``s that keep it. ``Session.open`` (a new one) and ``Session.load`` (a stored one, from its
+``SessionRepo``) are the ways to have one; ``drive`` is how a run takes it over. Its methods are the only ways a session changes, each returning one typed step
 (``igg.record.steps``):
 
 ==============  ===================================================  =====================================
@@ -49,7 +50,7 @@ from igg.io.encodable import replace_unencodable
 from igg.models.actions import ParsedResponse, read_response
 from igg.models.request import Request
 from igg.observe import open_todos
-from igg.persistence import Recorder, SessionRepo, SessionStatus
+from igg.persistence import Recorder, SessionInfo, SessionRepo, SessionStatus
 from igg.record.records import IterationRecord, RunResult, StopReason
 from igg.record.steps import PlanPending, PlanRejected, ReviewPlan, StepRecord, UndoStep, UpdateStep
 from igg.request.load import build_state
@@ -100,6 +101,48 @@ class Session:
         another process changed the session: its driver loads it again)."""
         self.defer = False
         self._deferred: list[Callable[[], None]] = []
+        self.loaded: SessionInfo | None = None
+        """What its repository said of it when ``load`` read it (None: opened here)."""
+
+    # ---- the two ways to have one --------------------------------------------------------------------------
+    @classmethod
+    def open(cls, request: Request, *, state: GraphState | None = None, recorders: Sequence[Recorder] = (),
+             repo: SessionRepo | None = None, status: SessionStatus = "open",
+             last_record: IterationRecord | None = None, plans: int = 0,
+             extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> Session:
+        """A new session for ``request``: its seed graph loaded (or ``state``, a graph built for it), kept by
+        ``recorders`` (``last_record``, ``plans``: where a run resumed from records of its own begins)."""
+        return cls(request, state=state, recorders=recorders, repo=repo, status=status, last_record=last_record,
+                   plans=plans, extra_rules=extra_rules)
+
+    @classmethod
+    def load(cls, repo: SessionRepo, session_id: str, recorder: Callable[[SessionInfo], Recorder], *,
+             status: Callable[[SessionInfo], SessionStatus] | None = None, begun: bool = False) -> Session:
+        """A stored session as its last committed step left it: its graph, its last record (every record read
+        on first use), the plan waiting for review (when the request still asks for review), the note of a
+        rejected one, its version (``steps``). ``recorder``: what keeps its next steps, made from what the
+        repository says of it; ``status``: the status it is driven with (default: the stored one); ``begun``: its
+        recorder writes the next step without claiming the session (an update of a finished one)."""
+        loaded = repo.load(session_id)
+        info = loaded.info
+        session = cls(loaded.request, state=loaded.state, repo=repo, recorders=[recorder(info)],
+                   last_record=loaded.last_record, read_records=loaded.read_records,
+                   pending=loaded.pending if loaded.request.config.review else None,
+                   review_note=loaded.review_note, plans=loaded.plans,
+                   status=status(info) if status is not None else info.status, stop_reason=info.stop_reason,
+                   begun=begun, last_iteration=info.last_iteration, steps=info.last_step)
+        session.loaded = info
+        return session
+
+    def drive(self, recorders: Sequence[Recorder] = (),
+              extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> None:
+        """A run takes the session over: its recorders join the session's, its extra rules (a code agent's
+        grounding rule) join the session's act step, and the session is ``running``."""
+        self.recorders = [*self.recorders, *(r for r in recorders if r not in self.recorders)]
+        self.status = "running"
+        if extra_rules:
+            self.actor = Actor(self.state.schema, self.config.constraints, self.config.apply_mode,
+                               extra_rules=extra_rules, grounder=self.actor.grounder)
 
     # ---- what it is --------------------------------------------------------------------------------------
     @property

@@ -319,22 +319,14 @@ class Workspace:
             live = self._live.get(session_id)
             if live is not None and not self._stale(live):
                 return live
+            repo = self.repo
             try:
-                loaded = self.repo.load(session_id)
+                session = Session.load(repo, session_id, lambda info: repo.recorder(
+                    agent=info.agent, resume=True, shared=True, last_step=info.last_step), status=_driven)
             except SessionError as exc:
                 raise workspace_error(exc) from None
-            info = loaded.info
-            status: SessionStatus = info.status
-            if status == "awaiting_review":  # the plan waits in the Session; the status is its own
-                status = "open" if info.agent == TOOL_AGENT else "interrupted"
-            session = Session(loaded.request, state=loaded.state, repo=self.repo,
-                              recorders=[self.repo.recorder(agent=info.agent, resume=True, shared=True,
-                                                            last_step=info.last_step)],
-                              last_record=loaded.last_record, read_records=loaded.read_records,
-                              pending=loaded.pending if loaded.request.config.review else None,
-                              review_note=loaded.review_note, plans=loaded.plans, status=status,
-                              stop_reason=info.stop_reason, steps=info.last_step)
-            live = LiveSession(session=session, listed=info)
+            assert session.loaded is not None
+            live = LiveSession(session=session, listed=session.loaded)
             self._live[session_id] = live
             return live
 
@@ -395,7 +387,7 @@ class Workspace:
         info = SessionInfo(session_id=sid, goal=checked.goal_prompt, status=status, agent=agent, created_at=now,
                            updated_at=now)
         recorder = self.repo.recorder(agent=agent, options={"workspace": True}, shared=True)
-        session = Session(checked, state=state, recorders=[recorder], repo=self.repo, status=status)
+        session = Session.open(checked, state=state, recorders=[recorder], repo=self.repo, status=status)
         live = LiveSession(session=session, listed=info)
         with self._lock:
             if sid in self._live:
@@ -499,3 +491,11 @@ def _repaired(reasoning: str, noted: int) -> dict[str, Any]:
 
 
 __all__ = ["LiveSession", "Workspace", "workspace_error"]
+
+
+def _driven(info: SessionInfo) -> SessionStatus:
+    """The status a loaded session is served with: a plan waiting for review waits in the ``Session`` (its own
+    status is open for a tool-driven session, interrupted for a run's)."""
+    if info.status != "awaiting_review":
+        return info.status
+    return "open" if info.agent == TOOL_AGENT else "interrupted"
