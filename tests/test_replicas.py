@@ -211,3 +211,35 @@ def test_a_run_on_one_server_streams_its_events_to_a_client_of_another(tmp_path:
             assert [e["message"] for e in seen if e["kind"] == "action_verdict"] == [
                 'added Class "A" as n1', 'added Class "B" as n2', 'added Class "C" as n3']
             assert seen[-1]["kind"] == "run_finished" and seen[-1]["stop_reason"] == "finished"
+
+
+def test_an_iterations_events_are_the_same_whichever_process_stored_it(tmp_path: Path):
+    """The events a server publishes for its own tool call and the events another server rebuilds from the store
+    for that step carry the same fields and values (one builder, ``igg.act.step.iteration_events``)."""
+    import asyncio
+
+    a = Workspace(StoreSessions(SessionStore(tmp_path / "s.sqlite")))
+    b_repo = StoreSessions(SessionStore(tmp_path / "s.sqlite"))
+    sid = a.start(request_dict(session_id="evented"))["session_id"]
+
+    async def published() -> list[dict[str, Any]]:
+        seen: list[dict[str, Any]] = []
+
+        async def listen() -> None:
+            async for event in a.hub.listen(sid, follow=True):
+                seen.append(event)
+                if event["kind"] == "iteration_finished":
+                    return
+
+        task = asyncio.create_task(listen())
+        await asyncio.sleep(0.05)
+        await a.execute(ApplyInput(session_id=sid, reasoning="two", actions=[
+            node("Class", name="A", package="p"), node("Nope", name="B")]))
+        await asyncio.wait_for(task, 10)
+        return seen
+
+    mine = asyncio.run(published())
+    (_, rebuilt), = b_repo.events_since(sid, 0)
+    assert [e.to_dict() for e in rebuilt] == mine
+    assert [e["kind"] for e in mine] == ["action_verdict", "action_verdict", "iteration_finished"]
+    assert mine[-1]["rejected_by_code"] == {"UNKNOWN_NODE_TYPE": 1} and mine[-1]["nodes"] == 1

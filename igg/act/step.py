@@ -3,7 +3,7 @@ resumed run and a replayed transcript all turn an agent's (parsed) turn into an 
 
 ``act`` stamps the iteration into the state's provenance, validates and applies the actions (``Actor``),
 takes the iteration's mutations from the journal (or reverts them for a dry run) and builds the record;
-``iteration_finished`` is the payload of the ``iteration_finished`` event for that record, wherever it
+``iteration_events`` are that record's events (its verdicts and ``iteration_finished``), wherever it
 happened; ``prune_isolated`` is the finalization step (removing nodes without edges).
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Literal
 from igg.act.apply import Actor
 from igg.graph.state import GraphState
 from igg.models.actions import ParsedResponse, UnreadableAction
-from igg.record.records import IterationRecord, StopReason
+from igg.record.records import Event, IterationRecord, StopReason
 
 
 def act(actor: Actor, state: GraphState, parsed: ParsedResponse | None, *, iteration: int,
@@ -56,16 +56,28 @@ def act(actor: Actor, state: GraphState, parsed: ParsedResponse | None, *, itera
     return record
 
 
-def iteration_finished(record: IterationRecord, state: GraphState, *,
+def iteration_finished(record: IterationRecord, *, nodes: int, edges: int,
                        stop_reason: StopReason | None = None) -> dict[str, Any]:
-    """The ``iteration_finished`` event's data for ``record`` (the same payload for runs and tool calls)."""
+    """The ``iteration_finished`` event's data for ``record`` (the graph held ``nodes`` and ``edges`` after it)."""
     return {"proposed": len(record.verdicts), "accepted": record.accepted, "rejected": record.rejected,
             "rejected_by_code": record.rejected_by_code(), "parse_error": record.parse_error,
-            "truncated": record.truncated, "finished": record.finished, "nodes": state.node_count,
-            "edges": state.edge_count,
+            "truncated": record.truncated, "finished": record.finished, "nodes": nodes, "edges": edges,
             "tokens": record.usage.get("total_tokens") if record.usage else None,
             "observation_tokens": record.observation_tokens, "ms": record.timings_ms.get("total"),
             "timings_ms": record.timings_ms, "stop_reason": stop_reason}
+
+
+def iteration_events(session_id: str, record: IterationRecord, *, nodes: int, edges: int,
+                     stop_reason: StopReason | None = None, verdicts: bool = True) -> list[Event]:
+    """The events of one iteration: an ``action_verdict`` per verdict (unless ``verdicts`` is false) and its
+    ``iteration_finished``. The one builder of them: a run, a tool call and a step another process stored (read
+    back from the store) give a client the same fields."""
+    it = record.iteration
+    events = [Event(kind="action_verdict", session_id=session_id, iteration=it, data=v.to_dict())
+              for v in record.verdicts] if verdicts else []
+    events.append(Event(kind="iteration_finished", session_id=session_id, iteration=it,
+                        data=iteration_finished(record, nodes=nodes, edges=edges, stop_reason=stop_reason)))
+    return events
 
 
 def prune_isolated(state: GraphState, *, keep_protected: bool) -> list[dict[str, Any]]:
@@ -87,4 +99,4 @@ def _as_received(item: Any) -> Any:
     return item.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
-__all__ = ["act", "iteration_finished", "prune_isolated"]
+__all__ = ["act", "iteration_events", "iteration_finished", "prune_isolated"]

@@ -42,7 +42,7 @@ import orjson
 
 from igg.act.apply import Actor
 from igg.act.rules import Rule
-from igg.act.step import iteration_finished
+from igg.act.step import iteration_events
 from igg.agents.base import AgentTurn, AnyAgent, Observation, as_turn, capabilities
 from igg.agents.parsing import parse_turn, read_value
 from igg.errors import AgentFailed, BudgetExhausted, ResponseInvalid
@@ -236,11 +236,10 @@ class Loop:
         state = self.state
         self.records.append(record)
         verdicts = record.verdicts
-        events = [self._event("action_verdict", **v.to_dict()) for v in verdicts] if self.verdict_events else []
         self.stuck_streak = 0 if record.accepted else self.stuck_streak + 1
         self.stop_reason = self._stop_after(record)
-        events.append(self._event("iteration_finished",
-                                  **iteration_finished(record, state, stop_reason=self.stop_reason)))
+        events = iteration_events(self.session_id, record, nodes=state.node_count, edges=state.edge_count,
+                                  stop_reason=self.stop_reason, verdicts=self.verdict_events)
         self.last_verdicts, self.last_error, self.notes = verdicts, parse_error, _notes_after(record)
         if self.stop_reason is None and self.stuck_streak:
             self.notes.append(f"Nothing was accepted in the last {self.stuck_streak} iteration(s); the run stops "
@@ -267,10 +266,8 @@ class Loop:
             notes=_notes_of(turn, parsed), clock=self.clock)
         self.review = self.session.keep_plan(record).plan.model_dump(mode="json")
         self.stop_reason = "awaiting_review"
-        events = [self._event("action_verdict", **v.to_dict()) for v in record.verdicts]
-        events.append(self._event("iteration_finished",
-                                  **iteration_finished(record, self.state, stop_reason=self.stop_reason)))
-        return events
+        return iteration_events(self.session_id, record, nodes=self.state.node_count, edges=self.state.edge_count,
+                                stop_reason=self.stop_reason)
 
     def finish(self) -> Event:
         """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished`` event.

@@ -133,8 +133,9 @@ class IterationRecord:
 def verdict_from_dict(data: dict[str, Any]) -> Verdict:
     """A ``Verdict`` from its ``to_dict`` form."""
     code = data.get("code")
+    warning = data.get("warning")
     return Verdict(data["index"], data["action"], data["accepted"], ErrorCode(code) if code else None,
-                   data["message"], data.get("element"))
+                   data["message"], data.get("element"), ErrorCode(warning) if warning else None)
 
 
 @dataclass(kw_only=True)

@@ -204,8 +204,10 @@ class Session:
                  "with U+FFFD"] if repaired else None
         turn: dict[str, Any] = {"actions": list(actions), "observation_chars": observed[0],
                                 "observation_tokens": observed[1], "notes": notes}
-        record = self.dry_run(parsed, **turn) if dry_run else self.step(parsed, **turn)
-        record.timings_ms["total"] = record.timings_ms["act"]
+        if not dry_run:
+            return self.step(parsed, before_keep=_totalled, **turn)
+        record = self.dry_run(parsed, **turn)
+        _totalled(record)
         return record
 
     def propose(self, parsed: ParsedResponse, *, actions: list[Any] | None = None, iteration: int | None = None,
@@ -261,12 +263,11 @@ class Session:
         self.pending = None
         try:
             record = self.step(parsed, iteration=plan.iteration, actions=approved, chunk=plan.chunk,
-                               chunk_cursor=plan.chunk_cursor)
+                               chunk_cursor=plan.chunk_cursor, before_keep=_totalled)
         except BaseException:
             self.pending = plan
             raise
         self.review_note = None
-        record.timings_ms["total"] = record.timings_ms["act"]
         return record
 
     def apply_update(self, difference: Difference, *, files: dict[str, Any], git_commit: str | None,
@@ -398,6 +399,12 @@ class Session:
             raise WorkspaceError(WorkspaceCode.HISTORY_UNAVAILABLE, f"session {self.session_id!r} is kept nowhere "
                                  f"that holds its history; {what} needs a session store")
         return self.repo
+
+
+
+def _totalled(record: IterationRecord) -> None:
+    """A tool call's record given its total time (the act step is all of it), before it is kept."""
+    record.timings_ms["total"] = record.timings_ms["act"]
 
 
 __all__ = ["Session"]

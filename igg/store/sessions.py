@@ -9,9 +9,11 @@ never write one session.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from igg.act.step import iteration_events
 from igg.persistence import LoadedSession, SessionInfo, SessionStatus
 from igg.record.history import Change, Touch
 from igg.record.records import Event, IterationRecord
@@ -43,12 +45,9 @@ class StoreSessions:
         for s in self.store.steps(session_id, after_step=step):
             if s.kind != "iteration" or s.iteration is None:
                 continue
-            events = [Event(kind="action_verdict", session_id=session_id, iteration=s.iteration, data=dict(v))
-                      for v in s.record.get("verdicts") or []]
-            events.append(Event(kind="iteration_finished", session_id=session_id, iteration=s.iteration, data={
-                "proposed": s.proposed, "accepted": s.accepted, "rejected": s.rejected,
-                "rejected_by_code": s.rejected_by_code, "nodes": s.nodes, "edges": s.edges, "stored": True}))
-            out.append((s.step, events))
+            known = {k: v for k, v in s.record.items() if k in _RECORD_FIELDS}  # a store written by another version
+            record = IterationRecord.from_dict({**known, "iteration": s.iteration})
+            out.append((s.step, iteration_events(session_id, record, nodes=s.nodes, edges=s.edges)))
         return out
 
     def claim(self, session_id: str) -> None:
@@ -108,3 +107,6 @@ class StoreSessions:
 
 
 __all__ = ["StoreSessions"]
+
+
+_RECORD_FIELDS = frozenset(f.name for f in dataclasses.fields(IterationRecord))

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from igg.act.step import iteration_finished
+from igg.act.step import iteration_events
 from igg.errors import RequestInvalid, SessionConflict, SessionError, WorkspaceCode, WorkspaceError
 from igg.models.request import Request
 from igg.persistence import TOOL_AGENT, SessionInfo, SessionRepo, SessionStatus
@@ -442,11 +442,8 @@ class Workspace:
         mine.add(live.session.steps)
         if len(mine) > 4096:
             mine.difference_update(sorted(mine)[:2048])
-        for v in record.verdicts:
-            self.hub.publish(Event(kind="action_verdict", session_id=sid, iteration=record.iteration,
-                                   data=v.to_dict()))
-        self.hub.publish(Event(kind="iteration_finished", session_id=sid, iteration=record.iteration,
-                               data=iteration_finished(record, live.state)))
+        for event in iteration_events(sid, record, nodes=live.state.node_count, edges=live.state.edge_count):
+            self.hub.publish(event)
 
 
 RELAY_SECONDS = 0.5
