@@ -20,7 +20,7 @@ from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.record.records import IterationRecord, RunResult
-from igg.record.steps import StepRecord, step_data
+from igg.record.steps import IterationStep, PlanPending, PlanRejected, StepRecord, read_step, step_data
 from igg.request.load import build_state
 from igg.store import codec
 from igg.store.store import SessionStore, owner_token
@@ -179,22 +179,23 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     if steps:
         state.restore_id_counters(steps[-1].next_node, steps[-1].next_edge)
     spent = Usage()
-    plans = sum(1 for s in steps if s.kind == "review" and s.record.get("state") == "pending")
-    for s in steps:
-        if s.kind == "iteration":
+    typed = [read_step(s.kind, s.record) for s in steps]
+    plans = sum(isinstance(t, PlanPending) for t in typed)
+    for s, t in zip(steps, typed, strict=True):
+        if isinstance(t, IterationStep):
             records.append(codec.record_from_dict(s.record, by_step.get(s.step)))
-        if s.kind in ("iteration", "review"):
             _add_usage(spent, s.record.get("usage"))
+        elif isinstance(t, PlanPending):
+            _add_usage(spent, t.usage)
     notes = []
-    last = steps[-1].record if steps and steps[-1].kind == "review" else {}
-    if last.get("state") == "pending":
-        plan = last.get("plan") or {}
+    last = typed[-1] if typed else None
+    if isinstance(last, PlanPending):
         review = shlex.join(["igg", "review", session_id, "--store", str(store.path)])
-        raise SessionRefused(f"session {session_id!r} has plan {plan.get('plan_id')} (iteration "
-                             f"{plan.get('iteration')}) waiting for review; decide it first: `{review} --approve` "
+        raise SessionRefused(f"session {session_id!r} has plan {last.plan.plan_id} (iteration "
+                             f"{last.plan.iteration}) waiting for review; decide it first: `{review} --approve` "
                              f"or `{review} --reject NOTE`", session_id=session_id)
-    if last.get("state") == "rejected":
-        notes.append(f"A reviewer rejected your last plan: {last.get('note') or '(no note)'}")
+    if isinstance(last, PlanRejected):
+        notes.append(f"A reviewer rejected your last plan: {last.note or '(no note)'}")
     next_iteration = max((r.iteration for r in records), default=0) + 1
     return ResumePoint(request=request, state=state, next_iteration=next_iteration, records=records,
                        chunk_cursor=records[-1].chunk_cursor + records[-1].advances if records else 0, agent=info.agent,
