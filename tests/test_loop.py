@@ -8,11 +8,11 @@ import threading
 
 import pytest
 
-from igg.agents.base import AgentTurn, Usage
+from igg.agents.base import AgentTurn
 from igg.agents.scripted import ScriptedAgent
 from igg.engine.loop import Loop, arun, run, stream
 from igg.errors import AgentFailed, BudgetExhausted
-from igg.record.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult, Usage
 from tests.conftest import edge, make_request, node
 
 

@@ -8,9 +8,9 @@ import pytest
 
 from igg.agents.base import AgentTurn, Observation
 from igg.agents.registry import looks_like_source, make_agent
-from igg.agents.scripted import ScriptedAgent, transcript_line
+from igg.agents.scripted import ScriptedAgent
 from igg.errors import AgentFailed, AgentUnavailable, RequestInvalid
-from igg.record.records import IterationRecord
+from igg.record.records import IterationRecord, transcript_line
 from tests.conftest import make_request
 
 RESPONSE = {"reasoning": "r", "actions": [{"type": "ADD_NODE", "label": "Class",

@@ -8,10 +8,10 @@ from igg.agents.base import (
     AsyncAgent,
     Observation,
     TurnLike,
-    Usage,
     as_turn,
     capabilities,
 )
+from igg.record.records import Usage
 
 __all__ = ["Agent", "AgentCapabilities", "AgentTurn", "AnyAgent", "AsyncAgent", "Observation", "TurnLike", "Usage",
            "as_turn", "capabilities"]

@@ -31,29 +31,13 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
+from igg.record.records import Usage
+
 if TYPE_CHECKING:
     from igg.act.rules import Rule
     from igg.graph.state import GraphState
     from igg.models.request import Request
     from igg.models.verdicts import Verdict
-
-
-@dataclass(kw_only=True)
-class Usage:
-    """Tokens one agent call spent (``estimated`` when the server did not report them)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    estimated: bool = False
-    cost: float | None = None
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "total_tokens": self.total_tokens, "estimated": self.estimated, "cost": self.cost}
 
 
 @dataclass(kw_only=True)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from igg.agents.base import Usage
 from igg.errors import BudgetExhausted, Problem, RequestInvalid
 from igg.models.request import LLMConfig
 from igg.observe import estimate_tokens
+from igg.record.records import Usage
 
 MESSAGE_OVERHEAD_TOKENS = 4
 """Tokens a chat message costs beyond its text (role and separators), as OpenAI's guidance counts them."""

@@ -48,7 +48,7 @@ from pydantic import ValidationError
 from tenacity import RetryCallState
 
 from igg.agents.answers import cap_text, clip, count_of, decode_answer, text_of, without_text
-from igg.agents.base import AgentCapabilities, AgentTurn, Observation, Usage
+from igg.agents.base import AgentCapabilities, AgentTurn, Observation
 from igg.agents.budget import Budget, Totals, messages_tokens
 from igg.agents.prompt import messages, response_schema
 from igg.agents.retry import (
@@ -63,6 +63,7 @@ from igg.errors import AgentFailed, AgentUnavailable, BudgetExhausted, ResponseI
 from igg.io.encodable import escape_unencodable
 from igg.models.request import LLMConfig, Request
 from igg.record.logs import get_logger
+from igg.record.records import Usage
 
 OutputMode = Literal["json_schema", "json_object", "text"]
 """How the answer's format is requested: a JSON Schema, JSON mode, or plain text read by the shared parser."""

@@ -26,9 +26,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from igg.agents.base import AgentTurn, Observation, Usage
+from igg.agents.base import AgentTurn, Observation
 from igg.errors import AgentFailed, Problem, RequestInvalid
 from igg.io.inputs import read_text
+from igg.record.records import Usage
 
 RAW_KEYS = frozenset({"raw", "truncated", "usage", "document", "chunk"})
 """Keys a raw turn may carry."""
@@ -147,23 +148,3 @@ def turn_problem(turn: Any) -> str | None:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 return f"usage.{key} must be a whole number >= 0"
     return None
-
-
-def transcript_line(record: Any) -> dict[str, Any] | None:
-    """The transcript turn that replays an ``IterationRecord`` exactly (None when it has no output)."""
-    if record.raw_output is None:
-        return None
-    if record.output_kind == "object" and not record.truncated and not record.usage:
-        try:
-            value = json.loads(record.raw_output)
-        except ValueError:
-            value = None
-        if isinstance(value, dict) and "raw" not in value:
-            return value
-    line: dict[str, Any] = {"raw": record.raw_output}
-    if record.truncated:
-        line["truncated"] = True
-    if record.usage:
-        line["usage"] = {k: record.usage[k] for k in ("prompt_tokens", "completion_tokens", "estimated", "cost")
-                         if record.usage.get(k) is not None}
-    return line

@@ -14,14 +14,13 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-from igg.agents.scripted import transcript_line
 from igg.errors import IGGError
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.io.encodable import first_unencodable
 from igg.io.files import open_stream, write_file
 from igg.models.request import Request
-from igg.record.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult, transcript_line
 from igg.record.steps import StepRecord
 
 OUTPUT_FILES = ("graph.json", "records.jsonl", "transcript.jsonl", "summary.json")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -48,6 +49,24 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "session_id": self.session_id, "iteration": self.iteration, **self.data}
+
+
+@dataclass(kw_only=True)
+class Usage:
+    """Tokens one agent call spent (``estimated`` when the server did not report them)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+    cost: float | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "total_tokens": self.total_tokens, "estimated": self.estimated, "cost": self.cost}
 
 
 @dataclass(kw_only=True)
@@ -241,3 +260,24 @@ class RunResult:
         if self.review is not None:
             out["review"] = self.review
         return out
+
+
+def transcript_line(record: IterationRecord) -> dict[str, Any] | None:
+    """The transcript turn that replays an ``IterationRecord`` exactly (None when it has no output)."""
+    if record.raw_output is None:
+        return None
+    if record.output_kind == "object" and not record.truncated and not record.usage:
+        try:
+            value = json.loads(record.raw_output)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and "raw" not in value:
+            return value
+    line: dict[str, Any] = {"raw": record.raw_output}
+    if record.truncated:
+        line["truncated"] = True
+    if record.usage:
+        line["usage"] = {k: record.usage[k] for k in ("prompt_tokens", "completion_tokens", "estimated", "cost")
+                         if record.usage.get(k) is not None}
+    return line
+

@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from igg.agents.base import Usage
 from igg.errors import SessionError, SessionRefused
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
-from igg.record.records import IterationRecord, RunResult
+from igg.record.records import IterationRecord, RunResult, Usage
 from igg.record.steps import IterationStep, PlanPending, PlanRejected, StepRecord, read_step, step_data
 from igg.request.load import build_state
 from igg.store import codec
