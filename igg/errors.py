@@ -18,7 +18,7 @@
     ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
     │   ├── ExportsFailed     some exports of a set failed: ``failures`` (format, reason), ``summaries``
     │   ├── PathRefused       (igg.io.files) IGG will not write this path (outside its directory, a special file)
-    │   ├── StaleMarker       (igg.export.neo4j_sync) another exporter wrote the Neo4j scope between plan and write
+    │   ├── StaleMarker       (igg.export.neo4j.sync) another exporter wrote the Neo4j scope between plan and write
     │   └── WriteFailed       (igg.io.files) the operating system failed the write; carries ``errno``
     ├── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be served; carries a stable ``code``
     └── SessionFailed         (igg.batch.tasks) a batch session could not run on its worker (picklable)

@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from igg.export import export_neo4j, write_graphml, write_json  # noqa: E402
-from igg.export.neo4j import BoltSession, Neo4jSettings, plan_neo4j  # noqa: E402
+from igg.export.neo4j.bolt import BoltSession, Neo4jSettings, plan_neo4j  # noqa: E402
 from igg.graph.state import GraphState  # noqa: E402
 from igg.models.schema import Schema  # noqa: E402
 from igg.record.logs import configure_logging  # noqa: E402
@@ -227,7 +227,7 @@ def touch(state: GraphState, share: float, tag: int, rng: random.Random) -> int:
 
 def bench_sync(settings: Neo4jSettings, tmp: Path, n_nodes: int, n_edges: int, batch_size: int) -> None:
     """Issue 32: a session kept in step with the server."""
-    from igg.export.neo4j_sync import session_point, sync_neo4j
+    from igg.export.neo4j.sync import session_point, sync_neo4j
     from igg.request.load import build_state, load_request
     from igg.store import SessionStore
 

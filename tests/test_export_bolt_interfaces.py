@@ -59,7 +59,7 @@ def test_the_plan_over_mcp_and_http_writes_nothing_and_follows_the_export(bolt_s
         assert counts["nodes"] == {"create": 0, "update": 0, "delete": 0, "unchanged": 2}
         assert counts["edges"] == {"create": 0, "update": 0, "delete": 0, "unchanged": 1}
     if bolt_server.external:
-        from igg.export.neo4j import BoltSession
+        from igg.export.neo4j.bolt import BoltSession
 
         with BoltSession(bolt_server.settings()) as session:
             session.run("MATCH (n) WHERE n.igg_scope = $s DETACH DELETE n", s=sid)

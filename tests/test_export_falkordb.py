@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from igg.export import export_neo4j
-from igg.export.neo4j import BoltSession
+from igg.export.neo4j.bolt import BoltSession
 from igg.graph.state import GraphState
 from tests.conftest import Workspace, edge, node
 from tests.support.bolt import BoltServer

@@ -16,7 +16,7 @@ from structlog.testing import capture_logs
 from igg.errors import ExportError
 from igg.export import export_neo4j, write_cypher
 from igg.export.cypher_script import script_statements
-from igg.export.neo4j import BoltSession, Neo4jSettings, plan_neo4j
+from igg.export.neo4j.bolt import BoltSession, Neo4jSettings, plan_neo4j
 from igg.graph.state import GraphState
 from igg.models.schema import Schema
 from tests.conftest import ROOT, Workspace, edge, node

@@ -12,7 +12,7 @@ import pytest
 
 from igg.errors import ExportError
 from igg.export import export_neo4j
-from igg.export.neo4j import BoltSession, plan_neo4j
+from igg.export.neo4j.bolt import BoltSession, plan_neo4j
 from igg.graph.state import GraphState
 from igg.models.schema import Schema
 from tests.support.bolt import BoltServer

@@ -21,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from igg.export import cypher
-from igg.export.neo4j import BoltSession
-from igg.export.neo4j_delta import journal_delta
-from igg.export.neo4j_diff import ScopeContents, ScopeDiff, diff_scope
-from igg.export.neo4j_sync import StaleMarker, SyncPoint, plan_sync, session_point, sync_neo4j, write_delta
+from igg.export.neo4j.bolt import BoltSession
+from igg.export.neo4j.delta import journal_delta
+from igg.export.neo4j.diff import ScopeContents, ScopeDiff, diff_scope
+from igg.export.neo4j.sync import StaleMarker, SyncPoint, plan_sync, session_point, sync_neo4j, write_delta
 from igg.export.plan import plan_export
 from igg.graph.state import GraphState
 from igg.models.common import freeze

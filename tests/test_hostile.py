@@ -451,7 +451,7 @@ def test_hostile_names_reach_a_bolt_server_as_values_and_its_password_no_output(
                                                                                 tmp_path: Path) -> None:
     """A graph whose names would forge CI log lines and Cypher exports to ArcadeDB (values are parameters, so
     they arrive exactly); the URI's password, given in its user information and its query, is never shown."""
-    from igg.export.neo4j import BoltSession
+    from igg.export.neo4j.bolt import BoltSession
 
     hostile = ["evil\n::error file=x.py::forged", "a`b) DETACH DELETE n //", "rtl\u202egpj", "%0A::warning::x"]
     doc = {"nodes": [{"id": f"n{i}", "type": "Class", "properties": {"name": name}} for i, name in enumerate(hostile)],

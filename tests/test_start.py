@@ -21,7 +21,7 @@ HEAVY = ("networkx", "pydantic", "pydantic_core", "neo4j", "openai", "mcp", "fas
 """Packages neither ``import igg`` nor ``igg --version`` may import."""
 
 HEAVY_IGG = ("igg.graph", "igg.models", "igg.act", "igg.observe", "igg.engine", "igg.workspace", "igg.service",
-             "igg.interfaces.mcp", "igg.interfaces.http.app", "igg.export.neo4j", "igg.agents.llm")
+             "igg.interfaces.mcp", "igg.interfaces.http.app", "igg.export.neo4j.bolt", "igg.agents.llm")
 """IGG's own packages that load those (or are large themselves)."""
 
 REPORT = "import json, sys; print(json.dumps(sorted(sys.modules)))"

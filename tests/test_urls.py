@@ -91,7 +91,7 @@ def test_a_bad_neo4j_uri_is_an_export_error_that_masks_its_secrets(uri: str) -> 
     """The same masking for a Bolt URI: a malformed host is an ExportError (it was a ValueError traceback), and
     neither the user information's password nor the query's is shown."""
     from igg.errors import ExportError
-    from igg.export.neo4j import check_uri
+    from igg.export.neo4j.bolt import check_uri
 
     with pytest.raises(ExportError) as refused:
         check_uri(uri)

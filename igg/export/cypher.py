@@ -161,7 +161,7 @@ def constraint_name(label: str, keys: Sequence[str] = ()) -> str:
 
 LIST_CONSTRAINTS = "SHOW CONSTRAINTS"
 """Neo4j 5 and ArcadeDB: the database's constraints with every column (name, type, entityType, labelsOrTypes,
-properties): ``igg.export.neo4j_schema.existing_constraints`` reads the uniqueness ones."""
+properties): ``igg.export.neo4j.schema.existing_constraints`` reads the uniqueness ones."""
 
 SERVER_PROBE = "CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition"
 """Answered by Neo4j and ArcadeDB; FalkorDB's Bolt listener fails it (that is how it is told apart)."""
@@ -216,7 +216,7 @@ DELETE_SCOPE = f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope DETACH DELETE n"
 
 
 MARKER_LABEL = "IggScopeMarker"
-"""The label of the one node per scope that says what IGG last wrote there (``igg.export.neo4j_sync``). It has
+"""The label of the one node per scope that says what IGG last wrote there (``igg.export.neo4j.sync``). It has
 no ``igg_scope`` property (its scope is ``igg_marker_scope``), so reading a scope never sees it."""
 
 MARKER_READ = (f"MATCH (m:{MARKER_LABEL}) WHERE m.igg_marker_scope = $scope RETURN m.digest AS digest, "

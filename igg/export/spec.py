@@ -32,7 +32,7 @@ from igg.errors import ExportError, ExportsFailed, IGGError
 from igg.record.logs import get_logger
 
 if TYPE_CHECKING:  # the graph and its models: annotations only (the formats load without them)
-    from igg.export.neo4j import Neo4jSettings  # imported when used: it loads the neo4j driver
+    from igg.export.neo4j.bolt import Neo4jSettings  # imported when used: it loads the neo4j driver
     from igg.graph.state import GraphState
     from igg.models.schema import Schema
 
@@ -79,7 +79,7 @@ def parse_export_spec(text: str) -> ExportSpec:
         raise IGGError(f"export spec {text!r}: Turtle and JSON-LD need rdflib, which is not installed: "
                        "pip install 'rdflib>=7.0' (the rdf extra), or export nt, which does not")
     if fmt == "neo4j" and target:
-        from igg.export.neo4j import check_uri
+        from igg.export.neo4j.bolt import check_uri
 
         try:
             check_uri(target)
@@ -132,7 +132,7 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
              batch_size: int, base_iri: str | None = None, iterations: list[dict[str, Any]] | None = None
              ) -> dict[str, Any]:
     from igg.export import cypher_script, document, graphml, html, mermaid
-    from igg.export import neo4j as neo
+    from igg.export.neo4j import bolt as neo
 
     run_scope = scope or str(metadata.get("session_id") or "igg")
     if spec.format == "neo4j":

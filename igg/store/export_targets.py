@@ -1,7 +1,7 @@
 """Where a session was exported to, and what IGG wrote there: the starting point of the next delta export.
 
 One row per (session, Bolt target, database, scope): the last step exported, its iteration, the digest IGG
-wrote into the scope's marker with it (``igg.export.neo4j_sync``), the node and relationship counts the scope
+wrote into the scope's marker with it (``igg.export.neo4j.sync``), the node and relationship counts the scope
 held then, and the export options that shape the rows (provenance). The target is the URI without user
 information (``Neo4jSettings.display_uri``): no credential ever reaches the store.
 """

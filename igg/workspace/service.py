@@ -187,7 +187,7 @@ class Workspace:
     def _neo4j_plan(self, inp: ExportInput, live: LiveSession) -> ExportOutput:
         """What exporting the session to the Neo4j at NEO4J_URI (scope: the session id) would change."""
         from igg.errors import ExportError
-        from igg.export.neo4j import plan_neo4j
+        from igg.export.neo4j.bolt import plan_neo4j
 
         if inp.path is not None:
             raise WorkspaceError(WorkspaceCode.PATH_FORBIDDEN, "format neo4j_plan is returned inline; omit path")

@@ -30,7 +30,7 @@ class BoltServer:
 
     def settings(self, **overrides: Any) -> Any:
         """``Neo4jSettings`` for this server with short timeouts."""
-        from igg.export.neo4j import Neo4jSettings
+        from igg.export.neo4j.bolt import Neo4jSettings
 
         base = Neo4jSettings.from_env(self.env, uri=self.uri)
         values = {**base.__dict__, "connection_timeout": 3.0, "acquisition_timeout": 6.0, "max_retry_time": 15.0,

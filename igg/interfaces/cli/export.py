@@ -28,7 +28,7 @@ from igg.interfaces.cli.targets import unwritable
 from igg.io.inputs import STDIN
 
 if TYPE_CHECKING:  # the graph, its models and the neo4j driver load when the command runs
-    from igg.export.neo4j import Neo4jSettings
+    from igg.export.neo4j.bolt import Neo4jSettings
     from igg.graph.state import GraphState
     from igg.models.schema import Schema
 
@@ -245,7 +245,7 @@ def refused_options(args: argparse.Namespace) -> str | None:
         if args.output is not None:
             return "--output does not apply to --format neo4j; use --uri (or NEO4J_URI)"
         if args.uri:
-            from igg.export.neo4j import check_uri
+            from igg.export.neo4j.bolt import check_uri
 
             try:
                 check_uri(args.uri)
@@ -277,7 +277,7 @@ def export_to_target(args: argparse.Namespace, state: GraphState, schema: Schema
             print(f"igg: --output {reason}", file=sys.stderr)
             return 2
     if args.format == "neo4j":
-        from igg.export.neo4j import Neo4jSettings
+        from igg.export.neo4j.bolt import Neo4jSettings
 
         settings = Neo4jSettings.from_env(uri=args.uri, username=args.user, database=args.database,
                                           connection_timeout=args.timeout, acquisition_timeout=args.timeout)
@@ -313,7 +313,7 @@ def print_summaries(args: argparse.Namespace, summaries: list[dict[str, Any]]) -
 
 def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, Any], settings: Neo4jSettings) -> int:
     """``--plan``: what a Neo4j export would change in its scope, written nowhere."""
-    from igg.export.neo4j import plan_neo4j
+    from igg.export.neo4j.bolt import plan_neo4j
 
     session = str(metadata.get("session_id") or "igg")
     scope = args.scope or session

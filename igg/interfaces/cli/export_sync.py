@@ -1,8 +1,8 @@
 """``igg export SESSION --format neo4j [--plan|--full|--follow]``: a stored session kept in step with Neo4j.
 
-The export of a stored session's latest graph goes through ``igg.export.neo4j_sync``: a delta from the journal
+The export of a stored session's latest graph goes through ``igg.export.neo4j.sync``: a delta from the journal
 when the scope still holds what IGG last wrote there, else the read-and-diff export (the output says which, and
-why). ``--follow`` pushes every committed step as it lands (``igg.export.neo4j_follow``).
+why). ``--follow`` pushes every committed step as it lands (``igg.export.neo4j.follow``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import sys
 from typing import Any
 
 from igg.errors import ExportError, IGGError, Problem, RequestInvalid
-from igg.export.neo4j import Neo4jSettings
-from igg.export.neo4j_follow import SyncRecorder, follow
-from igg.export.neo4j_sync import plan_sync, session_point, sync_neo4j
+from igg.export.neo4j.bolt import Neo4jSettings
+from igg.export.neo4j.follow import SyncRecorder, follow
+from igg.export.neo4j.sync import plan_sync, session_point, sync_neo4j
 from igg.interfaces.cli.neo4j_lines import print_neo4j_details, print_plan_lines
 from igg.store.store import SessionStore
 

@@ -20,7 +20,7 @@ def print_neo4j_details(summary: dict[str, Any]) -> None:
 
 def print_plan_lines(plan: dict[str, Any]) -> None:
     """The counts and listed changes of a Neo4j plan (read-and-diff or delta), one line each."""
-    from igg.export.neo4j_diff import short  # the graph's models load when a line is printed
+    from igg.export.neo4j.diff import short  # the graph's models load when a line is printed
 
     for kind, c in plan["counts"].items():
         print(f"  {kind}: {c['create']} to create, {c['update']} to update, {c['delete']} to delete, "

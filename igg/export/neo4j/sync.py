@@ -6,7 +6,7 @@ the same digest, the session, the step and the counts. The next export of that s
 
 1. checks, cheaply, that the target still holds what IGG last wrote: the marker is there with the recorded
    digest, and the scope holds the recorded numbers of nodes and relationships;
-2. if so, writes only the journal's mutations since that step (``igg.export.neo4j_delta``) in batched
+2. if so, writes only the journal's mutations since that step (``igg.export.neo4j.delta``) in batched
    ``UNWIND`` statements, all in ONE transaction that first locks the marker, checks its digest again and
    ends by writing the new digest: two exporters of one scope never interleave their deltas, and the one that
    finds the marker changed under it (stale) plans again from what the store now records;
@@ -32,15 +32,15 @@ from typing import Any
 
 from igg.errors import ExportError
 from igg.export import cypher
-from igg.export.neo4j import BoltSession, Neo4jSettings, export_neo4j, plan_neo4j
-from igg.export.neo4j_delta import journal_delta
-from igg.export.neo4j_diff import ScopeDiff
+from igg.export.neo4j.bolt import BoltSession, Neo4jSettings, export_neo4j, plan_neo4j
+from igg.export.neo4j.delta import journal_delta
+from igg.export.neo4j.diff import ScopeDiff
 from igg.graph.state import GraphState
 from igg.record.logs import get_logger
 from igg.store.export_targets import ExportTarget
 from igg.store.store import SessionStore
 
-log = get_logger("igg.export.neo4j_sync")
+log = get_logger("igg.export.neo4j.sync")
 
 REPLANS = 3
 """How many times a delta whose marker went stale is planned again before the full export takes over."""

@@ -6,8 +6,8 @@ the graph. In order:
 1. plan (``igg.export.plan``), before any connection: every label, type and key validated and escaped,
    every value checked (integers beyond 64 bits and NaN are refused, naming the element and property);
 2. connect and identify the server once (Neo4j, ArcadeDB, Memgraph, or FalkorDB's Bolt listener);
-3. identity constraints, or indexes where the server has none (``igg.export.neo4j_schema``);
-4. read the scope and diff it with the graph (``igg.export.neo4j_diff``);
+3. identity constraints, or indexes where the server has none (``igg.export.neo4j.schema``);
+4. read the scope and diff it with the graph (``igg.export.neo4j.diff``);
 5. delete what the graph no longer has, then merge what is new or changed: ``UNWIND $rows ... MERGE`` in
    batches of thousands of rows. Up to ``SINGLE_TRANSACTION_ROWS`` rows, every statement of the export (the
    marker's removal, the deletes, the merges, the new marker) runs in one transaction: an export that fails
@@ -16,7 +16,7 @@ the graph. In order:
    back and repairs what the failure left. The driver retries transient errors; a constraint conflict (a
    concurrent exporter created the same node first) is retried here, ``CONSTRAINT_RETRIES`` times: a race is
    over by then, and a conflict that repeats is no race (an earlier export's constraint, say: step 3 looks
-   for those before anything is written, ``igg.export.neo4j_schema.constraint_conflicts``).
+   for those before anything is written, ``igg.export.neo4j.schema.constraint_conflicts``).
 
 ``plan_neo4j`` runs steps 1, 2 and 4 only: what an export would create, update and delete, writing nothing.
 FalkorDB (``igg.export.falkordb``) takes its own path: small messages, escaped strings, merges only.
@@ -34,8 +34,8 @@ from urllib.parse import urlsplit
 
 from igg.errors import ExportError
 from igg.export import cypher, falkordb
-from igg.export.neo4j_diff import ScopeDiff, diff_scope, read_scope
-from igg.export.neo4j_schema import (
+from igg.export.neo4j.diff import ScopeDiff, diff_scope, read_scope
+from igg.export.neo4j.schema import (
     Constraint,
     SchemaReport,
     constraint_conflicts,
@@ -51,7 +51,7 @@ from igg.record.logs import get_logger
 if TYPE_CHECKING:
     from tenacity import RetryCallState
 
-log = get_logger("igg.export.neo4j")
+log = get_logger("igg.export.neo4j.bolt")
 T = TypeVar("T")
 
 URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
@@ -163,7 +163,7 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
     Raises ``ExportError`` with a one-line message for a bad URI, refused credentials, an unreachable server,
     an unsafe name or a value the driver cannot carry (the last two before connecting).
 
-    The scope's marker (``igg.export.neo4j_sync``) is deleted before the first write, so a delta export never
+    The scope's marker (``igg.export.neo4j.sync``) is deleted before the first write, so a delta export never
     trusts a scope this export changed; ``marker`` (digest, session, step, iteration, nodes, edges, at) writes
     a new one once everything else is written.
     """
@@ -371,7 +371,7 @@ class BoltSession:
         return self._session.run(query).consume()
 
     def ensure_schema(self, state: GraphState) -> SchemaReport:
-        """Identity constraints (or indexes) for every node type that has nodes (``igg.export.neo4j_schema``)."""
+        """Identity constraints (or indexes) for every node type that has nodes (``igg.export.neo4j.schema``)."""
         labels = [t for t in state.schema.node_type_list if next(iter(state.nodes_of_type(t)), None)]
         if self.dialect == "falkordb":
             report = SchemaReport(capability="indexes only" if labels else "not needed")
@@ -399,7 +399,7 @@ class BoltSession:
 
     def constraint_problems(self, state: GraphState) -> tuple[list[str], list[str]]:
         """(conflicts, warnings): the database's constraints that would refuse nodes of ``state``, and those that
-        could later (``igg.export.neo4j_schema.constraint_conflicts``)."""
+        could later (``igg.export.neo4j.schema.constraint_conflicts``)."""
         labels = [t for t in state.schema.node_type_list if next(iter(state.nodes_of_type(t)), None)]
         return constraint_conflicts(self.constraints(), state, labels)
 

@@ -2,7 +2,7 @@
 
 ``journal_delta`` nets out the journaled mutations of the steps since the last export (each node and edge:
 its data before the first of them, after the last) and returns the same ``ScopeDiff`` that reading the scope
-gives (``igg.export.neo4j_diff``), so both paths write through the same statements:
+gives (``igg.export.neo4j.diff``), so both paths write through the same statements:
 
 - a node that did not exist and does: created (merged); that existed and does not: deleted by its old
   identity (``DETACH DELETE``); whose properties changed: updated (merged, ``SET n = row``); whose identity
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from igg.export.neo4j_diff import ScopeChange, ScopeDiff, changed_properties, edge_text, node_text, same
+from igg.export.neo4j.diff import ScopeChange, ScopeDiff, changed_properties, edge_text, node_text, same
 from igg.export.plan import plan_selection
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState

@@ -1,4 +1,4 @@
-"""Follow a session into Neo4j: every committed step pushed as it lands (``igg.export.neo4j_sync``).
+"""Follow a session into Neo4j: every committed step pushed as it lands (``igg.export.neo4j.sync``).
 
 Two ways in:
 
@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from igg.errors import ExportError
-from igg.export.neo4j import Neo4jSettings
-from igg.export.neo4j_sync import SyncPoint, session_point, sync_neo4j
+from igg.export.neo4j.bolt import Neo4jSettings
+from igg.export.neo4j.sync import SyncPoint, session_point, sync_neo4j
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
@@ -31,7 +31,7 @@ from igg.record.records import IterationRecord, RunResult
 from igg.record.steps import StepRecord
 from igg.store.store import SessionStore
 
-log = get_logger("igg.export.neo4j_follow")
+log = get_logger("igg.export.neo4j.follow")
 
 
 def follow(store: SessionStore, session_id: str, *, settings: Neo4jSettings, scope: str | None = None,
