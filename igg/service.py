@@ -36,8 +36,8 @@ from igg.store.recorder import SessionRecorder, resume_point
 from igg.store.store import SessionStore
 
 if TYPE_CHECKING:
-    from igg.codemap.prepare import CodeMap
-    from igg.codemap.update import UpdateResult
+    from igg.mapping.prepare import CodeMap
+    from igg.mapping.update import UpdateResult
     from igg.models.rules import Rule
     from igg.rules.report import CheckReport, DependencyChange, Violation
 
@@ -198,7 +198,7 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
     """Map source trees with ``agent`` (code, llm or hybrid) through the loop; returns the run result and the
     map-code summary (files, graph by type, times). ``resume`` continues the interrupted session
     ``session_id`` of ``store`` (the sources are read again; what the graph holds is not proposed twice).
-    ``prepare_options`` go to ``igg.codemap.prepare.prepare`` (schema, goal, limits, jobs, languages, facts
+    ``prepare_options`` go to ``igg.mapping.prepare.prepare`` (schema, goal, limits, jobs, languages, facts
     cache, parse executor, progress callbacks, ...); ``on_prepared(codemap)`` is called once the trees are
     walked, parsed and linked, before the run (``igg map-code`` lists the skipped and partial files then);
     ``recorders`` watch the run as in ``run_request``. This is the one pipeline of a code map: the command
@@ -206,7 +206,7 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
     from contextlib import nullcontext
 
     from igg.act.apply import collector_paused
-    from igg.codemap.prepare import code_agent, prepare, summary
+    from igg.mapping.prepare import code_agent, prepare, summary
 
     codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options)
     if on_prepared is not None:
@@ -249,12 +249,12 @@ def export_session(store: StoreLike, session_id: str, specs: Sequence[ExportSpec
 def update_code_map(paths: Sequence[Path], store: str | Path, *, session_id: str | None = None,
                     out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
                     **update_options: Any) -> UpdateResult:
-    """Re-map ``paths`` into their stored map-code session (``igg.codemap.update.update_map``, which takes
+    """Re-map ``paths`` into their stored map-code session (``igg.mapping.update.update_map``, which takes
     ``update_options``), then write what a fresh map writes: ``out``'s ``graph.json`` and ``summary.json``,
     and the ``exports`` of the updated graph (their files default to ``out``, else the working directory). A
     failed export is in the result's ``export_error``; the update itself stays committed."""
-    from igg.codemap.update import update_map
     from igg.io.files import write_file
+    from igg.mapping.update import update_map
     from igg.store.session_graph import session_graph
 
     result = update_map(paths, store, session_id=session_id, **update_options)
@@ -302,7 +302,7 @@ def check(paths: Sequence[Path] = (), *, rules: Sequence[Rule] | Path | None = N
     list the dependencies the change added and removed; ``new_only``: only new violations fail. For paths,
     ``store`` names where the facts cache lives (beside it). Raises ``RequestInvalid`` for a bad rules file
     (each problem naming the rule and field), a missing path or an unknown ref."""
-    from igg.codemap.checking import run_check
+    from igg.mapping.checking import run_check
 
     cache = _cache(store) if session is None else None
     try:
@@ -320,7 +320,7 @@ def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: Sto
     """The cycles at ``level`` (module, package or type) over ``edges`` among the nodes ``select`` picks, each
     as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it.
     ``exclude_type_checking``: type-only imports (``if TYPE_CHECKING:``, ``import type``) left out."""
-    from igg.codemap.checking import cycles_rule, graph_of
+    from igg.mapping.checking import cycles_rule, graph_of
     from igg.rules.bounds import CheckBounds
     from igg.rules.check import check_rule
 
@@ -340,7 +340,7 @@ def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | 
                        ) -> tuple[list[DependencyChange], list[DependencyChange]]:
     """(added, removed): the module- and package-level dependencies the change from the commit ``since`` to
     the work tree added and removed, with the statements behind each (``igg map-code PATH --since REF``)."""
-    from igg.codemap.since import changes, check_ref, ref_state, tree_state
+    from igg.mapping.since import changes, check_ref, ref_state, tree_state
 
     check_ref(since)
     cache = _cache(store)

@@ -31,8 +31,8 @@ import igg.codemap.link as link_module  # noqa: E402
 import igg.codemap.python.analyze as python_analyze  # noqa: E402
 import igg.codemap.typescript.analyze as ts_analyze  # noqa: E402
 from igg.act.apply import collector_paused  # noqa: E402
-from igg.codemap.prepare import parse_all  # noqa: E402
 from igg.codemap.walk import walk  # noqa: E402
+from igg.mapping.prepare import parse_all  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 spent = [0.0]

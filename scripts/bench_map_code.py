@@ -48,11 +48,11 @@ from igg.codemap.cache import FactsCache  # noqa: E402
 from igg.codemap.go.analyze import parse as parse_go  # noqa: E402
 from igg.codemap.java.analyze import parser  # noqa: E402
 from igg.codemap.link import link  # noqa: E402
-from igg.codemap.prepare import code_agent, parse_all, prepare  # noqa: E402
 from igg.codemap.typescript.analyze import parse as parse_typescript  # noqa: E402
-from igg.codemap.update import update_map  # noqa: E402
 from igg.codemap.walk import walk  # noqa: E402
 from igg.engine.loop import run  # noqa: E402
+from igg.mapping.prepare import code_agent, parse_all, prepare  # noqa: E402
+from igg.mapping.update import update_map  # noqa: E402
 from igg.record.logs import configure_logging  # noqa: E402
 from igg.service import map_code  # noqa: E402
 from igg.store.location import sidecar_path  # noqa: E402

@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from igg.codemap.link import link  # noqa: E402
-from igg.codemap.prepare import parse_all  # noqa: E402
 from igg.codemap.walk import walk  # noqa: E402
+from igg.mapping.prepare import parse_all  # noqa: E402
 from tests.javaoracle import compile_and_read, f1, igg_truth  # noqa: E402
 
 

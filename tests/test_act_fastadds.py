@@ -113,8 +113,8 @@ def test_a_bad_action_from_the_static_agent_is_still_rejected_with_its_verdict(t
     """The static agent's turns take the fast path; an action it gets wrong is refused all the same."""
     import igg.act.apply as apply_module
     from igg.agents.code.agent import CodeAgent
-    from igg.codemap.prepare import prepare
     from igg.engine.loop import run
+    from igg.mapping.prepare import prepare
 
     taken: list[int] = []
     monkeypatch.setattr(apply_module, "apply_adds",

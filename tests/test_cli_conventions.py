@@ -129,8 +129,8 @@ def test_map_code_is_headed_map_code_and_its_static_pass_asks_no_agent(capsys: p
 
     from rich.console import Console
 
-    from igg.codemap.prepare import code_agent, prepare
     from igg.interfaces.cli.progress import ProgressView
+    from igg.mapping.prepare import code_agent, prepare
     from igg.service import run_request
 
     code = str(ROOT / "fixtures" / "code" / "java")

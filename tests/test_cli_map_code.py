@@ -104,7 +104,7 @@ def _interrupted(store) -> None:
 from pathlib import Path
 from igg.agents.code import CodeAgent
 from igg.engine.loop import run
-from igg.codemap.prepare import prepare
+from igg.mapping.prepare import prepare
 from igg.store import SessionRecorder, SessionStore
 
 codemap = prepare([Path({JAVA!r})], session_id="m1", jobs=1)

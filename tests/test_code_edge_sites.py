@@ -18,8 +18,8 @@ from igg.agents.code import CodeAgent
 from igg.codemap.cache import FactsCache
 from igg.codemap.columns import Columns
 from igg.codemap.model import SITE_CAP, site_properties
-from igg.codemap.update import update_map
 from igg.codemap.walk import walk
+from igg.mapping.update import update_map
 from igg.service import map_code
 from igg.store import SessionStore
 from igg.store.location import sidecar_path
@@ -297,7 +297,7 @@ def test_java_sites_of_implicit_super_lambdas_anonymous_classes_chains_and_resou
 
 def test_the_rules_graph_of_a_stored_map_reads_the_edges_sites_without_parsing_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import igg.codemap.depgraph as depgraph
+    import igg.mapping.depgraph as depgraph
 
     store = tmp_path / "s.db"
     map_code([CODE_FIXTURES / "python"], agent="code", jobs=1, store=store, session_id="m")
@@ -343,9 +343,9 @@ def test_the_rules_graph_of_a_tree_locates_each_edge_at_the_site_the_maps_edge_c
     """``igg check PATH`` (the model's graph, no map) and ``igg check --session`` (the stored map) put every
     edge at the same file and line: its first site in source order."""
     from igg.agents.code import load_code_schema
-    from igg.codemap.depgraph import model_graph, session_depgraph
     from igg.codemap.link import link
-    from igg.codemap.prepare import parse_all
+    from igg.mapping.depgraph import model_graph, session_depgraph
+    from igg.mapping.prepare import parse_all
 
     nested = tmp_path / "nested"  # the analyser meets the call at line 8 first (breadth first); line 7 comes first
     nested.mkdir()

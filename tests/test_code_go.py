@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from igg.codemap.link import CodeModel, link
-from igg.codemap.prepare import parse_all
 from igg.codemap.walk import WalkResult, walk
+from igg.mapping.prepare import parse_all
 from tests.gooracle import f1, go_list, missing, package_imports, program
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -96,7 +96,7 @@ def test_once_the_llm_proposes_its_edges_must_quote_the_source_line_they_rely_on
     evidence, a quote of the source symbol's file; the act step keeps where it was found."""
     from igg.act.apply import Actor
     from igg.act.evidence import Grounder
-    from igg.codemap.prepare import context_of
+    from igg.mapping.prepare import context_of
 
     files = sources(CODE_FIXTURES / "java")
     grounding = Grounding(link(analyze_all(files)), files)

@@ -271,8 +271,8 @@ def test_the_parse_processes_survive_a_file_that_kills_its_process(monkeypatch: 
     would end it) costs that file alone; the pool's processes are forked, so they see the injected fault."""
     import os
 
-    from igg.codemap import prepare
     from igg.codemap.sources import SourceFile
+    from igg.mapping import prepare
 
     analyze = python.analyze_python
 
@@ -319,7 +319,7 @@ def test_a_java_package_folder_named_build_is_read_and_build_output_is_not(java_
 @pytest.mark.skipif(javac_missing(), reason="javac is missing (scripts/test installs a JDK; or set JAVA_HOME)")
 def test_a_java_build_package_agrees_with_javac(java_build_tree: Path, tmp_path: Path) -> None:
     from igg.codemap.link import link
-    from igg.codemap.prepare import parse_all
+    from igg.mapping.prepare import parse_all
     from tests.javaoracle import compile_and_read, f1, igg_truth
 
     shutil.rmtree(java_build_tree / "build")

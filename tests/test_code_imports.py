@@ -25,8 +25,8 @@ import grimp
 import pytest
 
 from igg.codemap.link import CodeModel, link
-from igg.codemap.prepare import parse_all
 from igg.codemap.walk import walk
+from igg.mapping.prepare import parse_all
 
 TREE: dict[str, str] = {
     "pyproject.toml": "[project]\nname = 'kiosk'\n",

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from igg.codemap.link import CodeModel, link
-from igg.codemap.prepare import parse_all
 from igg.codemap.walk import walk
+from igg.mapping.prepare import parse_all
 from tests.codegraph import CODE_FIXTURES
 from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac_missing
 

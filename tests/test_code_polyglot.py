@@ -5,8 +5,8 @@ the SQL of every language reaches the one shared ``DatabaseTable`` node of each 
 from __future__ import annotations
 
 from igg.codemap.link import link
-from igg.codemap.prepare import files_by_language, parse_all
 from igg.codemap.walk import walk
+from igg.mapping.prepare import files_by_language, parse_all
 from tests.conftest import FIXTURES
 
 TREE = FIXTURES / "code" / "polyglot"

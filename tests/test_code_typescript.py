@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from igg.codemap.link import CodeModel, link
-from igg.codemap.prepare import parse_all
 from igg.codemap.walk import walk
+from igg.mapping.prepare import parse_all
 from tests.tsoracle import depcruise_edges, f1, missing, module_edges, oracle, package_edges
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -58,7 +58,7 @@ def _git(root: Path, *args: str) -> str:
 def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    import igg.codemap.prepare
+    import igg.mapping.prepare
 
     git = shutil.which("git") is not None
     if git:
@@ -92,13 +92,13 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp
         _git(tree, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "second")
 
     parsed: list[str] = []
-    real = igg.codemap.prepare.analyze
+    real = igg.mapping.prepare.analyze
 
     def counting(source: Any) -> Any:
         parsed.append(source.path)
         return real(source)
 
-    monkeypatch.setattr(igg.codemap.prepare, "analyze", counting)
+    monkeypatch.setattr(igg.mapping.prepare, "analyze", counting)
     code, out, err = cli(capsys, "map-code", str(tree), "--store", str(store), "--update", "--jobs", "1", "--json")
     assert code == 0, err
     update = json.loads(out)
@@ -115,7 +115,7 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp
     if git:
         assert update["git_commit"] == _git(tree, "rev-parse", "HEAD")
 
-    monkeypatch.setattr(igg.codemap.prepare, "analyze", real)
+    monkeypatch.setattr(igg.mapping.prepare, "analyze", real)
     fresh = tmp_path / "fresh.db"
     code, out, err = cli(capsys, "map-code", str(tree), "--store", str(fresh), "--session", "f", "--jobs", "1",
                          "--json")
@@ -146,7 +146,7 @@ def test_update_needs_a_map_code_session(tmp_path: Path, tree: Path, capsys: pyt
 
 def test_update_of_an_llm_or_hybrid_session_is_refused_before_any_work(tree: Path, tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from igg.codemap.prepare import prepare
+    from igg.mapping.prepare import prepare
 
     store = tmp_path / "s.db"
     request = prepare([tree], session_id="h", jobs=1).request

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-import igg.codemap.update as update_module
+import igg.mapping.update as update_module
 from igg.codemap.cache import FactsCache
-from igg.codemap.update import update_map
+from igg.mapping.update import update_map
 from igg.service import map_code
 from igg.store import SessionStore
 from igg.store.codec import canonical

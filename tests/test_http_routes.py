@@ -14,10 +14,10 @@ import pytest
 
 from igg.codemap.cache import FactsCache
 from igg.codemap.link import CodeModel, link
-from igg.codemap.prepare import parse_all
 from igg.codemap.routes import external_host, normalize
-from igg.codemap.update import update_map
 from igg.codemap.walk import walk
+from igg.mapping.prepare import parse_all
+from igg.mapping.update import update_map
 from igg.service import map_code
 from igg.store.location import sidecar_path
 from tests.conftest import FIXTURES
@@ -156,7 +156,7 @@ to = { type = "Route", path = "/admin/*" }
 
 def test_check_lists_unused_and_unknown_routes_forbids_requests_across_services_and_finds_service_cycles(
         tmp_path: Path) -> None:
-    from igg.codemap.checking import run_check
+    from igg.mapping.checking import run_check
     from igg.service import cycles
 
     (tmp_path / "igg.toml").write_text(RULES)

@@ -71,3 +71,30 @@ def test_public_signatures_name_real_types_instead_of_any():
             if re.search(r"\bAny\b", text) and (name, pname) not in ANY_ON_PURPOSE:
                 loose.append(f"{name}({pname}: {text})")
     assert loose == []
+
+
+def test_no_loose_modules_at_the_top_of_the_package():
+    """Every module of ``igg`` lives in the package of its layer; at the top stay only the package's face
+    (``__init__``, ``__main__``), the exception tree (``errors``) and the service layer (``service``)."""
+    from pathlib import Path
+
+    import igg
+
+    top = sorted(p.stem for p in Path(igg.__file__).parent.glob("*.py"))
+    assert top == ["__init__", "__main__", "errors", "service"]
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """``from igg.x import _name`` reaches into another module's internals: what two modules share is public."""
+    import ast
+    from pathlib import Path
+
+    import igg
+
+    found = []
+    for path in Path(igg.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("igg"):
+                found += [f"{path.name}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert found == []

@@ -273,7 +273,7 @@ def test_a_sessions_context_is_linked_once_for_all_its_checks(tmp_path, monkeypa
     """The same class again: a check on a session whose edges carry no sites located them by parsing and linking
     every file of its context on every call (1.9 MB of code: a second per 200-byte request). The sites are
     kept with the live session; a change of the modules its graph names links again."""
-    import igg.codemap.depgraph as depgraph
+    import igg.mapping.depgraph as depgraph
     from igg.workspace.ops import ApplyInput
 
     files = {f"m{i}.py": f"import m{(i + 1) % 3}\n" for i in range(4)}  # m3.py: no module of the graph yet

@@ -14,10 +14,10 @@ import jsonschema
 import pytest
 
 from igg.codemap.cache import FactsCache
-from igg.codemap.depgraph import state_lines
 from igg.codemap.schema import load_code_schema
-from igg.codemap.since import tree_state
 from igg.interfaces.cli import main
+from igg.mapping.depgraph import state_lines
+from igg.mapping.since import tree_state
 from igg.rules.check import check
 from igg.rules.depgraph import from_state
 from igg.rules.load import parse_rules

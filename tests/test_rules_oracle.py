@@ -28,7 +28,7 @@ from importlinter.contracts.layers import LayersContract
 from importlinter.domain.contract import registry
 
 from igg.codemap.cache import FactsCache
-from igg.codemap.since import tree_state
+from igg.mapping.since import tree_state
 from igg.rules.check import check
 from igg.rules.cycles import find_cycles, level_graph
 from igg.rules.load import parse_rules

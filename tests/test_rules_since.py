@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from igg.codemap.cache import FactsCache
-from igg.codemap.depgraph import state_lines
-from igg.codemap.since import changes, tree_state
 from igg.interfaces.cli import main
+from igg.mapping.depgraph import state_lines
+from igg.mapping.since import changes, tree_state
 from igg.rules.depgraph import from_state
 from igg.service import dependency_changes, map_code
 
@@ -154,7 +154,7 @@ def test_since_skips_links_and_assets_and_unpacks_only_the_files_the_walk_reads(
     (a traceback, exit 1), and the whole tree of the ref was read into memory and unpacked, assets included
     (+300 MB for a 150 MB asset; ENOSPC in a 64 MB /dev/shm). Links are skipped as the work-tree walk skips
     them, and only the files a walk reads are written to the scratch folder."""
-    import igg.codemap.since as since
+    import igg.mapping.since as since
 
     (repo / "shop" / "passwd.py").symlink_to("/etc/passwd")
     (repo / "shop" / "outside.py").symlink_to("../../outside.py")

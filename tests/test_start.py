@@ -105,6 +105,7 @@ def test_the_schema_command_names_every_schema():
 
 
 def test_map_code_agents_are_the_ones_prepare_knows():
-    from igg.codemap import AGENT_MODES, prepare
+    from igg.codemap import AGENT_MODES
+    from igg.mapping import prepare
 
     assert prepare.AGENT_MODES is AGENT_MODES

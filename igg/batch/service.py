@@ -50,7 +50,7 @@ def map_trees(paths: Sequence[str | Path], *, agent: str = "code", options: dict
               force: bool = False, durable: bool = False, on_session: SessionHandler | None = None,
               client: Any = None) -> BatchReport:
     """Map every tree in ``paths`` as its own session (``igg map-code`` each, on the workers); ``options``
-    go to ``igg.codemap.prepare.prepare`` (``schema``, ``max_nodes``, ``max_edges``, ``max_bytes``, ...)."""
+    go to ``igg.mapping.prepare.prepare`` (``schema``, ``max_nodes``, ``max_edges``, ``max_bytes``, ...)."""
     jobs: list[Job] = list(tree_jobs(paths, agent=agent, options=options))
     return _run(jobs, scheduler=scheduler, workers=workers, store=store, out=out, exports=exports,
                 provenance=provenance, force=force, durable=durable, on_session=on_session, client=client)

@@ -59,7 +59,7 @@ class TreeJob:
     paths: list[str]
     agent: str = "code"
     options: dict[str, Any] = field(default_factory=dict)
-    """``igg.codemap.prepare.prepare`` options (schema, max_nodes, max_edges, max_bytes, ...)."""
+    """``igg.mapping.prepare.prepare`` options (schema, max_nodes, max_edges, max_bytes, ...)."""
     source: str = ""
 
 

@@ -19,7 +19,7 @@ method          what it does                                         step it ret
 ==============  ===================================================  =====================================
 
 The drivers are ``igg.engine.loop.Loop`` (runs: it observes, calls the agent, and hands each turn to ``step``),
-``igg.workspace.Workspace`` (tool calls), ``igg.codemap.update`` (``--update``) and batch (through the loop).
+``igg.workspace.Workspace`` (tool calls), ``igg.mapping.update`` (``--update``) and batch (through the loop).
 Nothing else changes a live session's ``GraphState`` or writes its steps.
 
 Transitions that make no sense are refused with a typed ``WorkspaceError`` whose message names the ways

@@ -23,7 +23,7 @@ from igg.persistence import SessionInfo
 from igg.session import Session
 
 if TYPE_CHECKING:
-    from igg.codemap.depgraph import SitesMemo  # the check's memo; the code map is not loaded for other calls
+    from igg.mapping.depgraph import SitesMemo  # the check's memo; the code map is not loaded for other calls
 
 
 @dataclass(kw_only=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from igg.codemap.depgraph import SitesMemo, located_graph
 from igg.errors import RequestInvalid, WorkspaceError
+from igg.mapping.depgraph import SitesMemo, located_graph
 from igg.rules.bounds import CheckBounds
 from igg.rules.check import check as judge
 from igg.rules.load import parse_rules

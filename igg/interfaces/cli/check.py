@@ -109,7 +109,7 @@ def file_prefix(paths: list[Path], root: Path | None) -> str | Callable[[str], s
         return ""
     base = root
     if base is None:
-        from igg.codemap.since import git_top
+        from igg.mapping.since import git_top
 
         base = git_top(paths[0]) or Path.cwd()
     top = base.resolve()

@@ -1,7 +1,7 @@
 """Rules judged on a source tree or a stored session, against a baseline commit when asked (``igg check``).
 
-``run_check`` reads the target's graph (a tree through the facts cache, ``igg.codemap.since.tree_state``; a
-session through ``igg.codemap.depgraph.session_depgraph``), runs the rules (``igg.rules.check``) and, with
+``run_check`` reads the target's graph (a tree through the facts cache, ``igg.mapping.since.tree_state``; a
+session through ``igg.mapping.depgraph.session_depgraph``), runs the rules (``igg.rules.check``) and, with
 ``since``, judges the tree at that commit too: a violation whose key the baseline also breaks is *known*,
 the others *new*, and the dependencies the change added and removed are listed. With ``new_only`` (the
 ratchet) only new violations fail the check; without it every error-severity violation does.
@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from igg.codemap.cache import FactsCache
-from igg.codemap.depgraph import session_depgraph
 from igg.codemap.schema import load_code_schema
-from igg.codemap.since import changes, check_ref, ref_state, tree_state
 from igg.errors import Problem, RequestInvalid
 from igg.graph.collector import collector_paused
+from igg.mapping.depgraph import session_depgraph
+from igg.mapping.since import changes, check_ref, ref_state, tree_state
 from igg.models.rules import AcyclicRule, Rule
 from igg.rules.bounds import CheckBounds
 from igg.rules.check import check

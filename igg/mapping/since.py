@@ -5,7 +5,7 @@ facts cache does not know are parsed; the tree of ``REF`` is taken from git (``g
 tree, the index and the checked-out branch are never touched), walked with the same rules, and its files are
 looked up by content in the same cache, so a file the change left alone is parsed at most once, whichever state
 asks first. Each state is linked whole (linking is cheap; parsing is not) and placed in the code schema as a
-fresh map places it (``igg.codemap.depgraph.model_graph``).
+fresh map places it (``igg.mapping.depgraph.model_graph``).
 
 ``changes`` lifts both graphs' dependencies to modules and packages and compares them by name: what the change
 added, with the statements behind each in the work tree, and what it removed, with their statements in
@@ -25,12 +25,12 @@ from typing import IO
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache
-from igg.codemap.depgraph import model_graph
 from igg.codemap.link import CodeModel, link
-from igg.codemap.prepare import parse_all
 from igg.codemap.schema import load_code_schema
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid
+from igg.mapping.depgraph import model_graph
+from igg.mapping.prepare import parse_all
 from igg.rules.check import hop
 from igg.rules.cycles import lift
 from igg.rules.depgraph import DepGraph, Edge

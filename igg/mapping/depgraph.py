@@ -1,6 +1,6 @@
 """The rules' graph (``igg.rules.depgraph``) of a source tree or a stored map, with each edge's source line.
 
-A fresh map's graph is what ``SchemaFit`` places of the linked model (``igg.codemap.update.desired_graph``
+A fresh map's graph is what ``SchemaFit`` places of the linked model (``igg.mapping.update.desired_graph``
 relies on the same): ``model_graph`` builds the rules' view straight from it, without running the loop, so
 ``igg check PATH`` costs a walk, the parse of what the facts cache lacks, and a link.
 ``tests/test_rules_graph.py`` pins it to the graph ``igg map-code`` builds.
@@ -22,9 +22,9 @@ from typing import Any
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache
 from igg.codemap.link import CodeModel, Relation, link
-from igg.codemap.prepare import parse_all
 from igg.codemap.sources import MARKER_RE, SourceFile
 from igg.graph.state import GraphState
+from igg.mapping.prepare import parse_all
 from igg.models.schema import CompiledSchema
 from igg.rules.depgraph import DepGraph, Edge, Lines, from_state, make_node
 from igg.store.location import resolve_store_path, sidecar_path

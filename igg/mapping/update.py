@@ -37,12 +37,12 @@ from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
-from igg.codemap.prepare import git_commit_soon
 from igg.codemap.routes import handler_names
 from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
+from igg.mapping.prepare import git_commit_soon
 from igg.store.location import resolve_store_path, sidecar_path
 
 log = structlog.get_logger("igg.code")
@@ -428,7 +428,7 @@ def _plan(walked: Sequence[Any], store_path: str | Path, state: GraphState, *, j
     """The difference a fresh map makes, and the files linked again (None: all of them). The common case, files
     changed in place, links only them and the files that mention a changed declaration (every other file's
     facts must be those of the last map: from the cache, not parsed again by a newer IGG)."""
-    from igg.codemap.prepare import parse_all
+    from igg.mapping.prepare import parse_all
 
     before, now = shas
     cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
