@@ -152,14 +152,18 @@ def execute(args: argparse.Namespace, request: Request, agent: AnyAgent, *, spec
     check_export_targets(specs, args.out)
     keep = keeping(args, request.session_id, explicit_store=store_path(args))
     review_needs_a_store(request, keep.store)
+    store: Any = keep.store
     if getattr(args, "sync_each_iteration", False):
         from igg.interfaces.cli.export_sync import sync_each_iteration
+        from igg.store import SessionStore
 
-        syncer, specs = sync_each_iteration(specs, keep.store)
+        if store is not None:
+            store = SessionStore(store)  # opened once: the run and the recorder keeping the target in step share it
+        syncer, specs = sync_each_iteration(specs, store)
         recorders = [*(recorders or ()), syncer]
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
-        return run_request(request, agent, store=keep.store, agent_name=args.agent, force=keep.force,
+        return run_request(request, agent, store=store, agent_name=args.agent, force=keep.force,
                            resume=resume, out=args.out, exports=specs, provenance=getattr(args, "provenance", False),
                            recorders=[*(recorders or ()), witness], on_event=on_event, **loop_options)
 

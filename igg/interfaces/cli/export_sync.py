@@ -91,10 +91,10 @@ def _follow(args: argparse.Namespace, store: SessionStore, settings: Neo4jSettin
     return 0
 
 
-def sync_each_iteration(specs: list[Any], store: str | None) -> tuple[SyncRecorder, list[Any]]:
+def sync_each_iteration(specs: list[Any], store: SessionStore | str | None) -> tuple[SyncRecorder, list[Any]]:
     """``--sync-each-iteration``: the recorder that pushes every committed iteration to the ``neo4j`` export's
     target, and the other exports (performed after the run as usual). ``RequestInvalid`` without a store or a
-    neo4j export."""
+    neo4j export. ``store``: the run's store, opened (the run writes through the same one) or named."""
     neo = [spec for spec in specs if spec.format == "neo4j"]
     problems = []
     if len(neo) != 1:
@@ -109,5 +109,5 @@ def sync_each_iteration(specs: list[Any], store: str | None) -> tuple[SyncRecord
     settings = Neo4jSettings.from_env()
     if neo[0].target:
         settings = Neo4jSettings(**{**settings.__dict__, "uri": neo[0].target})
-    recorder = SyncRecorder(SessionStore(store), settings=settings)
+    recorder = SyncRecorder(store if isinstance(store, SessionStore) else SessionStore(store), settings=settings)
     return recorder, [spec for spec in specs if spec.format != "neo4j"]

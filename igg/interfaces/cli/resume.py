@@ -61,7 +61,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.sync_each_iteration:
         from igg.interfaces.cli.export_sync import sync_each_iteration
 
-        syncer, specs = sync_each_iteration(specs, store_text(args.store))
+        syncer, specs = sync_each_iteration(specs, store)
         recorders.append(syncer)
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
