@@ -18,6 +18,7 @@ and template literals of a callable gives its tables.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -27,6 +28,7 @@ from igg.codemap.routes import is_test
 from igg.codemap.syntax import first_error_line
 from igg.codemap.typescript.bodies import Bodies
 from igg.codemap.typescript.http import hinted, http_facts
+from igg.codemap.typescript.repair import repaired
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
 TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
@@ -419,12 +421,16 @@ class _Analyzer(Bodies):
 def analyze_typescript(path: str, text: str, module: str | None = None) -> FileFacts:
     """The facts of one TypeScript or JavaScript file (a syntax error keeps what tree-sitter recovered)."""
     parser, query = grammar(grammar_of(path))
-    tree = parser.parse(text.encode("utf-8", "surrogatepass"))
+    source = text.encode("utf-8", "surrogatepass")
+    source, tree, type_only = repaired(source, parser.parse(source), parser.parse)
     analyzer = _Analyzer(path, text, module)
     analyzer.statements(tree.root_node, "")
     analyzer.bodies(tree.root_node, query)
     facts = analyzer.facts
     facts.exports = analyzer.exports
+    if type_only:  # export type * from './x', read as export * from './x'
+        facts.imports = [replace(i, type_only=True) if i.line in type_only and i.member == "*" else i
+                         for i in facts.imports]
     if hinted(text) and not is_test(path):
         facts.http = http_facts(tree.root_node, facts, Columns(text), analyzer.call_nodes, text)
     if tree.root_node.has_error:
