@@ -42,7 +42,7 @@ class TypeScript(Language):
     name = "typescript"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "9"
+    cache_version = "10"
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"

@@ -26,7 +26,7 @@ from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, TypeDecl
 from igg.codemap.routes import is_test
 from igg.codemap.syntax import first_error_line
-from igg.codemap.typescript.bodies import Bodies
+from igg.codemap.typescript.bodies import Bodies, captured
 from igg.codemap.typescript.http import hinted, http_facts
 from igg.codemap.typescript.repair import repaired
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
@@ -35,15 +35,20 @@ TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
 
+_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
 _COMMON_QUERY = """
 (call_expression function: (_) @callee) @call
 (new_expression constructor: (_) @made) @new
 (variable_declarator name: (identifier) @var) @decl
 (string) @string
 (template_string) @string
+(class_declaration) @type
 """
 _TS_QUERY = _COMMON_QUERY + """
 (import_require_clause source: (string) @require_source)
+(abstract_class_declaration) @type
+(interface_declaration) @type
+(enum_declaration) @type
 """
 
 
@@ -129,6 +134,7 @@ class _Analyzer(Bodies):
         self.spans: list[tuple[int, int, CallableDecl, TypeDecl | None, dict[str, str]]] = []
         """(start byte, end byte, callable, its type, its typed names) of each callable with a body."""
         self.exports: dict[str, str] = {}
+        self.declared_types: set[int] = set()
         self.at = Columns(text).at
 
     # ---- declarations --------------------------------------------------------------------------------
@@ -242,6 +248,8 @@ class _Analyzer(Bodies):
             if value.type in ("class", "function_expression", "arrow_function") or default and value.type in (
                     "class_declaration", "function_declaration"):
                 self.statement(value, prefix, exported=True)
+            elif value.type == "object" and default and not prefix:
+                self.object_literal(value, "default")
             written = dotted(value)
             if written:
                 self.exports["default"] = written
@@ -311,7 +319,16 @@ class _Analyzer(Bodies):
                         column=self.at(node)[1],
                         extends=extends or [], implements=implements or [])
         self.facts.types.append(decl)
+        self.declared_types.add(node.start_byte)
         return decl
+
+    def declare_local_type(self, node: Any) -> None:
+        if node.type == "interface_declaration":
+            self.interface(node, "", False)
+        elif node.type == "enum_declaration":
+            self.type_(node, "enum", "", False)
+        else:
+            self.class_(node, "", False)
 
     def class_(self, node: Any, prefix: str, exported: bool, named: str | None = None) -> None:
         extends, implements = _heritage(node)
@@ -385,6 +402,7 @@ class _Analyzer(Bodies):
         self.facts.callables.append(decl)
         if body is not None:
             self.spans.append((node.start_byte, node.end_byte, decl, owner, typed))
+            self.nested(body, f"{owner.name}.{name}")
 
     def function(self, node: Any, prefix: str, exported: bool, name: str | None = None,
                  span: Any = None) -> None:
@@ -402,18 +420,71 @@ class _Analyzer(Bodies):
         if body is not None:
             outer = span if span is not None else node
             self.spans.append((outer.start_byte, outer.end_byte, decl, None, typed))
+            self.nested(body, name)
+
+    def nested(self, body: Any, enclosing: str) -> None:
+        """The functions and types declared in the body of callable ``enclosing`` (``f``, ``Class.method``):
+        named ``enclosing.name`` (``f.inner``, ``f.Local``), their own bodies read the same way; an anonymous
+        function in between (a callback, an immediately-invoked body) adds nothing to the name."""
+        prefix = f"{enclosing}."
+        stack = list(reversed(body.named_children))
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind in ("function_declaration", "generator_function_declaration"):
+                self.function(node, prefix, False)
+            elif kind in ("class_declaration", "abstract_class_declaration"):
+                self.class_(node, prefix, False)
+            elif kind == "interface_declaration":
+                self.interface(node, prefix, False)
+            elif kind == "enum_declaration":
+                self.type_(node, "enum", prefix, False)
+            elif kind == "variable_declarator" and self.variable(node, prefix):
+                continue
+            else:
+                stack.extend(reversed(node.named_children))
+
+    def variable(self, d: Any, prefix: str) -> bool:
+        """``const f = () => ...`` (a function ``prefix + f``) or ``const C = class {...}`` (a class); False for
+        any other declarator."""
+        name, value = d.child_by_field_name("name"), d.child_by_field_name("value")
+        if name is None or value is None or name.type != "identifier":
+            return False
+        if value.type in _FUNCTIONS:
+            self.function(value, prefix, False, name=f"{prefix}{text_of(name)}", span=d)
+        elif value.type == "class":  # const Foo = class {...}: the class is Foo
+            self.class_(value, prefix, False, named=f"{prefix}{text_of(name)}")
+        elif value.type == "object" and not prefix:
+            self.object_literal(value, text_of(name))
+        else:
+            return False
+        return True
+
+    def object_literal(self, node: Any, name: str) -> None:
+        """A module-level object literal used as a namespace (``const api = {get() {...}, post: () => ..., put,
+        del: remove}``, ``export default {...}``, named ``default``): its methods and functions are functions
+        ``api.get``, ``api.post``; a member naming a function of the module is an alias (``FileFacts.exports``
+        ``api.put`` -> ``put``, through which ``api.put()`` and ``utils.put()`` of an importer resolve)."""
+        for part in node.named_children:
+            if part.type == "method_definition":
+                key = part.child_by_field_name("name")
+                if key is not None and key.type == "property_identifier":
+                    self.function(part, "", False, name=f"{name}.{text_of(key)}")
+            elif part.type == "shorthand_property_identifier":
+                self.exports[f"{name}.{text_of(part)}"] = text_of(part)
+            elif part.type == "pair":
+                key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                if key is None or value is None or key.type != "property_identifier":
+                    continue
+                if value.type in _FUNCTIONS:
+                    self.function(value, "", False, name=f"{name}.{text_of(key)}", span=part)
+                elif value.type == "identifier":
+                    self.exports[f"{name}.{text_of(key)}"] = text_of(value)
 
     def variables(self, node: Any, prefix: str, exported: bool) -> None:
         for d in node.named_children:
-            if d.type != "variable_declarator":
-                continue
-            name, value = d.child_by_field_name("name"), d.child_by_field_name("value")
-            if name is None or value is None or name.type != "identifier":
-                continue
-            if value.type in ("arrow_function", "function_expression", "function", "generator_function"):
-                self.function(value, prefix, exported, name=f"{prefix}{text_of(name)}", span=d)
-            elif value.type == "class":  # const Foo = class {...}: the class is Foo
-                self.class_(value, prefix, exported, named=f"{prefix}{text_of(name)}")
+            if d.type == "variable_declarator":
+                self.variable(d, prefix)
 
     # ---- bodies --------------------------------------------------------------------------------------
 
@@ -425,7 +496,9 @@ def analyze_typescript(path: str, text: str, module: str | None = None) -> FileF
     source, tree, type_only = repaired(source, parser.parse(source), parser.parse)
     analyzer = _Analyzer(path, text, module)
     analyzer.statements(tree.root_node, "")
-    analyzer.bodies(tree.root_node, query)
+    captures = captured(tree.root_node, query)
+    analyzer.local_types(captures)
+    analyzer.bodies(captures)
     facts = analyzer.facts
     facts.exports = analyzer.exports
     if type_only:  # export type * from './x', read as export * from './x'
