@@ -329,3 +329,33 @@ def test_an_element_of_a_jdk_container_has_the_containers_element_type() -> None
     assert "Shelf#keys() -> Item#key()" in calls
     assert "Shelf#walk() -> Item#key()" in calls
     assert "Shelf#firstOk() -> Item#ok()" in calls
+
+
+OUTSIDE_OVERLOAD = {
+    "app/ReaderException.java": "package app;\npublic abstract class ReaderException extends Exception {\n"
+                                "    protected static final StackTraceElement[] NO_TRACE = new StackTraceElement[0];\n"
+                                "    protected static boolean traces;\n"
+                                "    public static void setStackTrace(boolean enabled) { traces = enabled; }\n}\n",
+    "app/NotFound.java": "package app;\npublic final class NotFound extends ReaderException {\n"
+                         "    static final NotFound INSTANCE = new NotFound();\n"
+                         "    static { INSTANCE.setStackTrace(NO_TRACE); }\n}\n",
+    "app/Reader.java": "package app;\npublic class Reader {\n"
+                       "    void quiet(NotFound e) { e.setStackTrace(new StackTraceElement[0]); }\n"
+                       "    void loud() { NotFound.setStackTrace(true); }\n}\n",
+}
+
+
+def test_a_call_the_one_in_tree_overload_cannot_take_is_of_the_jdks_inherited_one(tmp_path: Path) -> None:
+    """zxing's ``INSTANCE.setStackTrace(NO_TRACE)``: the tree declares only the static ``setStackTrace(boolean)``,
+    so an array argument calls ``Throwable.setStackTrace(StackTraceElement[])``, outside the tree; a boolean one
+    calls the tree's."""
+    for rel, text in OUTSIDE_OVERLOAD.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
+    model = model_of(tmp_path / "src")
+    assert ("app.Reader", "app.ReaderException") in truth.calls  # loud() only: javap names the descriptor called
+    assert igg_truth(model).calls == truth.calls
+    calls = _calls(model)
+    assert "Reader#loud() -> ReaderException#setStackTrace(boolean)" in calls
+    assert not any(c.startswith(("Reader#quiet", "NotFound#")) and "setStackTrace" in c for c in calls), calls

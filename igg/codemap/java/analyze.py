@@ -427,6 +427,10 @@ class _Analyzer:
             return ("new", base_type(type_text(node.child_by_field_name("type"))))
         if kind == "cast_expression":
             return ("cast", erase(node.child_by_field_name("type"), generics))
+        if kind == "array_creation_expression":  # new T[n]: an array, of no type of the tree
+            dims = sum(1 if c.type == "dimensions_expr" else text_of(c).count("[") for c in node.children
+                       if c.type in ("dimensions_expr", "dimensions")) or 1
+            return ("lit", erase(node.child_by_field_name("type"), generics) + "[]" * dims)
         if kind in _LITERAL_TYPES:
             return ("lit", _LITERAL_TYPES[kind])
         if kind == "null_literal":
