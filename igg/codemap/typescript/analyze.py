@@ -28,6 +28,7 @@ from igg.codemap.routes import is_test
 from igg.codemap.syntax import first_error_line
 from igg.codemap.typescript.bodies import Bodies, captured
 from igg.codemap.typescript.http import hinted, http_facts
+from igg.codemap.typescript.nested import declare_nested
 from igg.codemap.typescript.repair import repaired
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
@@ -43,6 +44,8 @@ _COMMON_QUERY = """
 (string) @string
 (template_string) @string
 (class_declaration) @type
+(function_declaration) @fn
+(generator_function_declaration) @fn
 """
 _TS_QUERY = _COMMON_QUERY + """
 (import_require_clause source: (string) @require_source)
@@ -322,14 +325,6 @@ class _Analyzer(Bodies):
         self.declared_types.add(node.start_byte)
         return decl
 
-    def declare_local_type(self, node: Any) -> None:
-        if node.type == "interface_declaration":
-            self.interface(node, "", False)
-        elif node.type == "enum_declaration":
-            self.type_(node, "enum", "", False)
-        else:
-            self.class_(node, "", False)
-
     def class_(self, node: Any, prefix: str, exported: bool, named: str | None = None) -> None:
         extends, implements = _heritage(node)
         decl = self.type_(node, "class", prefix, exported, extends, implements, named)
@@ -402,7 +397,6 @@ class _Analyzer(Bodies):
         self.facts.callables.append(decl)
         if body is not None:
             self.spans.append((node.start_byte, node.end_byte, decl, owner, typed))
-            self.nested(body, f"{owner.name}.{name}")
 
     def function(self, node: Any, prefix: str, exported: bool, name: str | None = None,
                  span: Any = None) -> None:
@@ -420,29 +414,6 @@ class _Analyzer(Bodies):
         if body is not None:
             outer = span if span is not None else node
             self.spans.append((outer.start_byte, outer.end_byte, decl, None, typed))
-            self.nested(body, name)
-
-    def nested(self, body: Any, enclosing: str) -> None:
-        """The functions and types declared in the body of callable ``enclosing`` (``f``, ``Class.method``):
-        named ``enclosing.name`` (``f.inner``, ``f.Local``), their own bodies read the same way; an anonymous
-        function in between (a callback, an immediately-invoked body) adds nothing to the name."""
-        prefix = f"{enclosing}."
-        stack = list(reversed(body.named_children))
-        while stack:
-            node = stack.pop()
-            kind = node.type
-            if kind in ("function_declaration", "generator_function_declaration"):
-                self.function(node, prefix, False)
-            elif kind in ("class_declaration", "abstract_class_declaration"):
-                self.class_(node, prefix, False)
-            elif kind == "interface_declaration":
-                self.interface(node, prefix, False)
-            elif kind == "enum_declaration":
-                self.type_(node, "enum", prefix, False)
-            elif kind == "variable_declarator" and self.variable(node, prefix):
-                continue
-            else:
-                stack.extend(reversed(node.named_children))
 
     def variable(self, d: Any, prefix: str) -> bool:
         """``const f = () => ...`` (a function ``prefix + f``) or ``const C = class {...}`` (a class); False for
@@ -497,7 +468,7 @@ def analyze_typescript(path: str, text: str, module: str | None = None) -> FileF
     analyzer = _Analyzer(path, text, module)
     analyzer.statements(tree.root_node, "")
     captures = captured(tree.root_node, query)
-    analyzer.local_types(captures)
+    declare_nested(analyzer, captures)
     analyzer.bodies(captures)
     facts = analyzer.facts
     facts.exports = analyzer.exports

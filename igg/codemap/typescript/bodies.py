@@ -30,8 +30,6 @@ class Bodies:
     """Each span's enclosing span (index into ``spans``; -1: none)."""
     qualified: dict[int, str]
     """Each callable (by id) as nested names are qualified: ``f``, ``Class.method``."""
-    declared_types: set[int]
-    """Where (start byte) each type declared so far starts."""
     functions: set[str]
     type_names: set[str]
     """The names of the file's types (local ones ``outer.Local``)."""
@@ -41,22 +39,6 @@ class Bodies:
     def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
                    wildcard: bool = False, line: int = 0, column: int = 0) -> None:
         raise NotImplementedError
-
-    def declare_local_type(self, node: Any) -> None:
-        raise NotImplementedError
-
-    def local_types(self, captures: dict[str, list[Any]]) -> None:
-        """The classes, interfaces and enums declared in a function that no named callable holds (a test's
-        callback at module level): each named by its own name (those in named callables are declared with
-        them, ``_Analyzer.nested``)."""
-        for node in captures.get("type", ()):
-            if node.start_byte in self.declared_types:
-                continue
-            parent = node.parent
-            while parent is not None and parent.type not in _FUNCTION_NODES:
-                parent = parent.parent
-            if parent is not None:
-                self.declare_local_type(node)
 
     def bodies(self, captures: dict[str, list[Any]]) -> None:
         self.spans.sort(key=lambda s: (s[0], -s[1]))
@@ -235,10 +217,6 @@ def captured(root: Any, query: Any) -> dict[str, list[Any]]:
 
     return {name: sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
             for name, nodes in tree_sitter.QueryCursor(query).captures(root).items()}
-
-
-_FUNCTION_NODES = frozenset(("arrow_function", "function_expression", "function", "generator_function",
-                             "function_declaration", "generator_function_declaration", "method_definition"))
 
 
 def _parents(spans: list[Span]) -> list[int]:
