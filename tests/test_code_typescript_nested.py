@@ -94,3 +94,47 @@ def test_nested_callables_and_local_types_are_the_compilers(tmp_path: Path) -> N
     assert {("src/api.ts", "Service.run.Local"), ("src/api.ts", "Service.run.Shape"),
             ("src/api.ts", "Service.run.Mode"), ("src/api.ts", "InTest")} <= types
     assert _types(model) == types
+
+
+@pytest.mark.parametrize("edit", ["nested", "namespace"])
+def test_an_update_after_a_nested_edit_is_the_fresh_map(tmp_path: Path, edit: str) -> None:
+    """A nested function renamed and a local class added (a body edit of one file), or a member added to the
+    default-exported object literal an importer calls through: the updated graph is the fresh map's."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def igg(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+        return subprocess.run([sys.executable, "-m", "igg", *args], cwd=tmp_path, capture_output=True, text=True,
+                              env=env, timeout=300)
+
+    root = tmp_path / "tree"
+    for name, text in TREE.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet").returncode == 0
+    if edit == "nested":
+        api = root / "src" / "api.ts"
+        api.write_text(api.read_text().replace("inner", "renamed").replace(
+            "  function deeper", "  class Added { go(): number { return helper(9) } }\n  function deeper"))
+    else:
+        utils = root / "src" / "utils.js"
+        utils.write_text(utils.read_text().replace("combine: merge,", "combine: merge, each: forEach,"))
+        api = root / "src" / "api.ts"
+        api.write_text(api.read_text().replace("utils.merge({}, {})", "utils.each([], () => 0)"))
+    update = igg("map-code", "tree", "--store", "s.db", "--session", "m", "--update", "--json")
+    assert update.returncode == 0, update.stderr
+    assert igg("export", "m", "--store", "s.db", "--format", "json", "--output", "now.json").returncode == 0
+    assert igg("map-code", "tree", "--no-store", "--quiet", "--export", "json:fresh.json").returncode == 0
+
+    def graph(path: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
+        doc = json.loads(path.read_text())
+        names = {n["id"]: json.dumps(n["properties"], sort_keys=True) for n in doc["nodes"]}
+        return set(names.values()), {(names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]}
+
+    now, fresh = graph(tmp_path / "now.json"), graph(tmp_path / "fresh.json")
+    assert now == fresh
+    named = {json.loads(n).get("name") for n in now[0]}
+    assert ("outer.renamed" in named and "outer.Added" in named) if edit == "nested" else "forEach" in named
