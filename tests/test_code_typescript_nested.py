@@ -2,7 +2,8 @@
 (``tests/tsoracle``: the checker's resolved call targets, named as IGG names them): a function nested in another
 (``function`` declarations, ``const f = () => ...``, in functions and methods, behind anonymous callbacks) is
 ``outer.inner`` with its own calls; the members of a module-level object literal are functions (``api.get``)
-or aliases of the module's functions, through which an importer's ``utils.forEach()`` resolves; classes,
+or aliases of the module's functions, through which an importer's ``utils.forEach()`` resolves; CommonJS's
+``exports.a = function () {...}`` is the function ``a``; classes,
 interfaces and enums declared in function bodies are types (``outer.Local``; by their own name in a callback
 no named callable holds)."""
 
@@ -29,6 +30,9 @@ TREE = {
         "export default { forEach, merge, combine: merge, twice(x) { return merge(x, x) } }",
         "",
     ]),
+    "src/common.js": "exports.twice = function (x) { return half(x) * 4 }\nfunction half(x) { return x / 2 }\n",
+    "src/usecommon.js": "const common = require('./common')\nfunction run() { return common.twice(1) }\n"
+                        "module.exports = { run }\n",
     "src/api.ts": "\n".join([
         "import utils from './utils.js'",
         "export function outer(items: number[]): number {",
@@ -86,7 +90,9 @@ def test_nested_callables_and_local_types_are_the_compilers(tmp_path: Path) -> N
                  ("src/api.ts", "api.get", "src/api.ts", "api.post"),
                  ("src/api.ts", "Service.run.step", "src/api.ts", "outer"),
                  ("src/api.ts", "Service.run.Local.go", "src/api.ts", "Service.run.step"),
-                 ("src/utils.js", "default.twice", "src/utils.js", "merge")]:
+                 ("src/utils.js", "default.twice", "src/utils.js", "merge"),
+                 ("src/usecommon.js", "run", "src/common.js", "twice"),
+                 ("src/common.js", "twice", "src/common.js", "half")]:
         assert call in expected, call  # the compiler's naming is the one described
     assert ours <= expected, sorted(ours - expected)
     assert ours == expected, sorted(expected - ours)

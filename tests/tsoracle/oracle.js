@@ -148,6 +148,14 @@ if (process.env.IGG_TS_CALLS !== "0") {
       const outer = enclosing(decl);
       return outer ? outer + "." + decl.name.text : null;
     }
+    // CommonJS: exports.a = function () {...} (or module.exports.a) at module level: "a"
+    if (isFunction(decl) && ts.isBinaryExpression(decl.parent) && decl.parent.right === decl
+        && decl.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken
+        && ts.isPropertyAccessExpression(decl.parent.left) && ts.isExpressionStatement(decl.parent.parent)
+        && topLevel(decl.parent.parent)) {
+      const object = decl.parent.left.expression.getText();
+      if (object === "exports" || object === "module.exports") return decl.parent.left.name.text;
+    }
     // a method or function member of a module-level object literal: "api.get", "default.get"
     if (ts.isMethodDeclaration(decl) && ts.isIdentifier(decl.name) && moduleLevelObject(decl.parent))
       return moduleLevelObject(decl.parent) + "." + decl.name.text;

@@ -283,8 +283,8 @@ class _Analyzer(Bodies):
 
     def commonjs_export(self, node: Any) -> None:
         """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),
-        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module. A function or class written
-        in place (``exports.a = function () {...}``) is no declaration the compiler names: left out."""
+        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module; a function written in place
+        (``exports.a = function () {...}``) is the function ``a``."""
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         target = dotted(left) if left is not None else None
         local = dotted(right) if right is not None else None
@@ -303,6 +303,10 @@ class _Analyzer(Bodies):
             self.exports["="] = local
         elif target.rpartition(".")[0] in ("exports", "module.exports") and local:
             self.exports[target.rpartition(".")[2]] = local
+        elif target.rpartition(".")[0] in ("exports", "module.exports") and right.type in _FUNCTIONS:
+            name = target.rpartition(".")[2]  # exports.a = function () {...}: the function a
+            self.function(right, "", True, name=name, span=node)
+            self.exports[name] = name
 
     def declared_names(self, node: Any, prefix: str) -> list[str]:
         if node.type in ("lexical_declaration", "variable_declaration"):
