@@ -1,7 +1,7 @@
 """The compiler as an oracle for Java maps: ``javac`` compiles a tree, ``javap -c -p -s`` shows what it made.
 
-From the class files: the named types (nested ones as ``Outer.Inner``; anonymous and local classes belong
-to the type that encloses them), their in-tree supertypes (EXTENDS/IMPLEMENTS, as IGG labels them), and
+From the class files: the named types (nested ones as ``Outer.Inner``, local classes as ``Outer.Local``;
+anonymous classes, and what they hold, belong to the type that encloses them), their in-tree supertypes (EXTENDS/IMPLEMENTS, as IGG labels them), and
 the class-level calls: every ``invoke*`` instruction (constructors included) from a type's code to a method
 of another in-tree type, the target being the in-tree type that declares the method (javac records the
 receiver's static type; the declaration is found up its in-tree supertypes, as IGG resolves it).
@@ -22,7 +22,9 @@ _METHOD = re.compile(r"^  (?:[\w.<>$\[\], ?]+ )?([\w.$<>\"]+)\((.*)\)(?: throws 
 _DESCRIPTOR = re.compile(r"^    descriptor: (\(.*)$")
 _INVOKE = re.compile(r"invoke(?:virtual|special|static|interface)\s+#\d+(?:,\s*\d+)?\s+//\s+(?:Interface)?Method\s+"
                      r"(?:([\w/$]+)\.)?(\"<init>\"|[\w$]+):(\([^)]*\))")
-_ANONYMOUS = re.compile(r"\$\d.*$")
+_ANONYMOUS = re.compile(r"\$\d+(?=\$|$)")
+"""An anonymous class's segment of a binary name (``Outer$1``); a local class's is ``$1Local``."""
+_LOCAL = re.compile(r"\$\d+(?=[A-Za-z_])")
 
 
 def javac() -> str | None:
@@ -74,8 +76,13 @@ def _erase(signature: str) -> str:
 
 
 def _named(binary: str) -> str:
-    """``org/x/Outer$Inner$1`` -> ``org.x.Outer.Inner`` (anonymous and local classes: their encloser)."""
-    return _ANONYMOUS.sub("", binary.replace("/", ".")).replace("$", ".")
+    """``org/x/Outer$Inner$1`` -> ``org.x.Outer.Inner`` (an anonymous class, and whatever it holds: its
+    encloser); a local class ``Outer$1Local`` -> ``Outer.Local``, as IGG names it."""
+    name = binary.replace("/", ".")
+    anonymous = _ANONYMOUS.search(name)
+    if anonymous is not None:
+        name = name[:anonymous.start()]
+    return _LOCAL.sub("$", name).replace("$", ".")
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """``igg map-code --update`` on Go trees gives the graph a fresh map gives: after a changed ``go.mod`` (every
 package renamed), and after a method added in another file than its type's (the type's computed IMPLEMENTS
-changes in the type's file, which the update links again)."""
+changes in the type's file, which the update links again), and after an edit in a ``go.work`` workspace (each
+package keeps its module's import path, not its folder)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,24 @@ def test_a_method_added_beside_its_type_relinks_the_types_implements(tmp_path: P
     result, (_, edges) = _updated_and_fresh(tmp_path)
     assert ("example.com/shop/cart.Item", "IMPLEMENTS", "example.com/shop/cart.Pricer") in edges
     assert result["files"]["relinked"] < 5  # linked locally: the changed file and the type's, not every file
+
+
+WORKSPACE = {
+    "go.work": "go 1.21\n\nuse (\n\t./go/api\n\t./go/web\n)\n",
+    "go/api/go.mod": "module example.com/api\n\ngo 1.21\n",
+    "go/api/server/server.go": "package server\n\nfunc Run() int { return 1 }\n",
+    "go/web/go.mod": "module example.com/web\n\ngo 1.21\n\nrequire example.com/api v0.0.0\n",
+    "go/web/main.go": 'package main\n\nimport "example.com/api/server"\n\nfunc main() { _ = server.Run() }\n',
+}
+
+
+def test_an_edit_in_a_go_work_workspace_keeps_the_module_import_paths(tmp_path: Path) -> None:
+    tree = _write(tmp_path / "tree", WORKSPACE)
+    assert _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path).returncode == 0
+    (tree / "go/api/server/server.go").write_text(
+        "package server\n\nfunc Run() int { return helper() }\n\nfunc helper() int { return 2 }\n")
+    result, (nodes, edges) = _updated_and_fresh(tmp_path)
+    assert result["files"]["changed"] == ["go/api/server/server.go"]
+    assert "example.com/api/server" in nodes and "go/api/server" not in nodes
+    assert ("example.com/api/server", "CONTAINS", "go/api/server/server.go") in edges
+    assert ("go/web/main.go", "IMPORTS", "example.com/api/server") in edges

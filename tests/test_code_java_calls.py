@@ -329,3 +329,70 @@ def test_an_element_of_a_jdk_container_has_the_containers_element_type() -> None
     assert "Shelf#keys() -> Item#key()" in calls
     assert "Shelf#walk() -> Item#key()" in calls
     assert "Shelf#firstOk() -> Item#ok()" in calls
+
+
+OUTSIDE_OVERLOAD = {
+    "app/ReaderException.java": "package app;\npublic abstract class ReaderException extends Exception {\n"
+                                "    protected static final StackTraceElement[] NO_TRACE = new StackTraceElement[0];\n"
+                                "    protected static boolean traces;\n"
+                                "    public static void setStackTrace(boolean enabled) { traces = enabled; }\n}\n",
+    "app/NotFound.java": "package app;\npublic final class NotFound extends ReaderException {\n"
+                         "    static final NotFound INSTANCE = new NotFound();\n"
+                         "    static { INSTANCE.setStackTrace(NO_TRACE); }\n}\n",
+    "app/Reader.java": "package app;\npublic class Reader {\n"
+                       "    void quiet(NotFound e) { e.setStackTrace(new StackTraceElement[0]); }\n"
+                       "    void loud() { NotFound.setStackTrace(true); }\n}\n",
+}
+
+
+def test_a_call_the_one_in_tree_overload_cannot_take_is_of_the_jdks_inherited_one(tmp_path: Path) -> None:
+    """zxing's ``INSTANCE.setStackTrace(NO_TRACE)``: the tree declares only the static ``setStackTrace(boolean)``,
+    so an array argument calls ``Throwable.setStackTrace(StackTraceElement[])``, outside the tree; a boolean one
+    calls the tree's."""
+    for rel, text in OUTSIDE_OVERLOAD.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
+    model = model_of(tmp_path / "src")
+    assert ("app.Reader", "app.ReaderException") in truth.calls  # loud() only: javap names the descriptor called
+    assert igg_truth(model).calls == truth.calls
+    calls = _calls(model)
+    assert "Reader#loud() -> ReaderException#setStackTrace(boolean)" in calls
+    assert not any(c.startswith(("Reader#quiet", "NotFound#")) and "setStackTrace" in c for c in calls), calls
+
+
+LOCAL_CLASSES = {
+    "app/Tool.java": "package app;\npublic class Tool {\n    public static int use(int n) { return n; }\n}\n",
+    "app/Outer.java": "package app;\npublic class Outer {\n"
+                      "    int base() { return 1; }\n"
+                      "    int run(int n) {\n"
+                      "        class Counter {\n"
+                      "            int count() { return Tool.use(n) + base(); }\n"
+                      "        }\n"
+                      "        record Pair(int a, int b) { int sum() { return Tool.use(a + b); } }\n"
+                      "        Runnable r = new Runnable() {\n"
+                      "            public void run() { class Hidden { int go() { return Tool.use(0); } } new Hidden().go(); }\n"
+                      "        };\n"
+                      "        r.run();\n"
+                      "        Counter c = new Counter();\n"
+                      "        return c.count() + new Pair(1, 2).sum();\n"
+                      "    }\n}\n",
+}
+
+
+def test_local_classes_are_types_named_by_their_encloser_as_javac_names_them(tmp_path: Path) -> None:
+    """``Outer$1Counter`` (and a local record) are types ``Outer.Counter`` with their own calls; a class local to
+    an anonymous class's method (``Outer$1$1Hidden``) belongs, as the anonymous class does, to ``Outer``."""
+    for rel, text in LOCAL_CLASSES.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
+    model = model_of(tmp_path / "src")
+    ours = igg_truth(model)
+    assert {"app.Outer.Counter", "app.Outer.Pair"} <= set(truth.types) and "app.Outer.Hidden" not in truth.types
+    assert set(ours.types) == set(truth.types)
+    assert {("app.Outer.Counter", "app.Tool"), ("app.Outer.Counter", "app.Outer"), ("app.Outer", "app.Outer.Counter"),
+            ("app.Outer.Pair", "app.Tool"), ("app.Outer", "app.Tool")} <= truth.calls
+    assert ours.calls == truth.calls and ours.supertypes == truth.supertypes
+    assert {"Counter#count() -> Tool#use(int)", "Counter#count() -> Outer#base()",
+            "Outer#run(int) -> Counter#count()"} <= _calls(model)

@@ -439,3 +439,20 @@ def test_a_file_that_does_not_parse_is_partial_and_the_map_goes_on(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     partial = {p["path"]: p["error"] for p in json.loads(done.stdout)["map_code"]["files"]["partial"]}
     assert partial["broken.ts"].startswith("syntax error") and partial["tsconfig.json"].startswith("not valid JSON")
+
+
+def test_declaration_files_of_one_stem_keep_their_types_apart(tmp_path: Path) -> None:
+    """axios ships ``index.d.ts`` (declaring ``index.js``) and ``index.d.cts`` (declaring an ``index.cjs`` the tree
+    lacks): both declare ``Axios``; the compiler has each, and so has the map (the second named ``index.cjs``)."""
+    root = _write(tmp_path / "pair", {
+        "package.json": '{"name": "pair", "types": "index.d.ts"}\n',
+        "tsconfig.json": '{"compilerOptions": {"allowJs": true, "module": "commonjs"}}\n',
+        "index.js": "export class Axios { get() { return 1 } }\n",
+        "index.d.ts": "export class Axios { get(): number }\nexport interface Config { url: string }\n",
+        "index.d.cts": "declare class Axios { get(): number }\ndeclare namespace axios { interface Options {} }\n"
+                       "export = Axios\n",
+    })
+    model, sources, truth = _link(root)
+    expected = {(_canonical(f, sources), name) for f, name, _ in truth["types"]}
+    assert {("index.js", "Axios"), ("index.d.cts", "Axios")} <= expected
+    assert _types(model) == expected

@@ -209,7 +209,9 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
                 != (b.kind, b.name, b.extends, b.implements, b.outer, b.self_args, b.type_params, b.super_args)):
             return None
         for fields in ((a.fields, b.fields), (a.field_elements, b.field_elements)):
-            names.update(k for k in fields[0].keys() | fields[1].keys() if fields[0].get(k) != fields[1].get(k))
+            # a key that is no name (Go's underlying or aliased type) changes what the type's name gives
+            names.update(k if k.isidentifier() else q.rpartition(".")[2]
+                         for k in fields[0].keys() | fields[1].keys() if fields[0].get(k) != fields[1].get(k))
     gone = Counter(_declared(c) for c in old.callables)
     come = Counter(_declared(c) for c in new.callables)
     method_sets = get_language(new.language).method_sets

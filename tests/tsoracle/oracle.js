@@ -95,24 +95,78 @@ if (process.env.IGG_TS_CALLS !== "0") {
     return names.length ? names.join(".") + "." : "";
   };
   const memberName = (m) => ts.isConstructorDeclaration(m) ? "constructor" : (m.name && m.name.getText());
+  const isFunction = (n) => ts.isArrowFunction(n) || ts.isFunctionExpression(n);
+  const callableNode = (n) => ts.isFunctionDeclaration(n) || isFunction(n) || ts.isMethodDeclaration(n)
+    || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n) || ts.isSetAccessor(n);
+  // Nested declarations are named by their nearest enclosing named callable: "outer.inner", "Class.method.inner",
+  // "outer.Local" (anonymous functions in between add nothing); a type in no named callable by its own name.
+  function enclosing(node) {
+    for (let p = node.parent; p; p = p.parent) {
+      if (callableNode(p)) {
+        const n = named(p);
+        if (n) return n;
+      }
+    }
+    return null;
+  }
+  function typeName(node) {  // a class, interface or enum's name, or null
+    if (!node.name) return topLevel(node) ? "default" : null;
+    if (topLevel(node)) return scope(node) + node.name.text;
+    let inFunction = false;
+    for (let p = node.parent; p; p = p.parent) if (callableNode(p)) inFunction = true;
+    if (!inFunction) return null;
+    const outer = enclosing(node);
+    return outer ? outer + "." + node.name.text : node.name.text;
+  }
+  const moduleLevelObject = (o) => ts.isObjectLiteralExpression(o) && (
+    ts.isVariableDeclaration(o.parent) && ts.isIdentifier(o.parent.name) && o.parent.parent.parent
+      && topLevel(o.parent.parent.parent) ? o.parent.name.text
+      : ts.isExportAssignment(o.parent) && !o.parent.isExportEquals ? "default" : null);
   function named(decl) {  // the name IGG gives a callable declaration, or null
     if (!decl) return null;
     if (ts.isFunctionTypeNode(decl) && ts.isVariableDeclaration(decl.parent) && decl.parent.type === decl
         && decl.parent.initializer)  // const f: (x: T) => U = (x) => ...: the call reaches f
       return named(decl.parent);
     if ((ts.isFunctionDeclaration(decl)) && topLevel(decl) && decl.name) return scope(decl) + decl.name.text;
-    if ((ts.isArrowFunction(decl) || ts.isFunctionExpression(decl)) && ts.isVariableDeclaration(decl.parent)
+    if (isFunction(decl) && ts.isVariableDeclaration(decl.parent)
         && ts.isIdentifier(decl.parent.name) && decl.parent.parent.parent && topLevel(decl.parent.parent.parent))
       return scope(decl.parent.parent.parent) + decl.parent.name.text;
     if (ts.isVariableDeclaration(decl) && decl.initializer && ts.isIdentifier(decl.name)
-        && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))
-        && decl.parent.parent && topLevel(decl.parent.parent))
+        && isFunction(decl.initializer) && decl.parent.parent && topLevel(decl.parent.parent))
       return scope(decl.parent.parent) + decl.name.text;
+    // nested in a named callable
+    if (ts.isFunctionDeclaration(decl) && decl.name) {
+      const outer = enclosing(decl);
+      return outer ? outer + "." + decl.name.text : null;
+    }
+    if (isFunction(decl) && ts.isVariableDeclaration(decl.parent) && ts.isIdentifier(decl.parent.name)
+        && decl.parent.initializer === decl) {
+      const outer = enclosing(decl.parent);
+      return outer ? outer + "." + decl.parent.name.text : null;
+    }
+    if (ts.isVariableDeclaration(decl) && decl.initializer && ts.isIdentifier(decl.name) && isFunction(decl.initializer)) {
+      const outer = enclosing(decl);
+      return outer ? outer + "." + decl.name.text : null;
+    }
+    // CommonJS: exports.a = function () {...} (or module.exports.a) at module level: "a"
+    if (isFunction(decl) && ts.isBinaryExpression(decl.parent) && decl.parent.right === decl
+        && decl.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken
+        && ts.isPropertyAccessExpression(decl.parent.left) && ts.isExpressionStatement(decl.parent.parent)
+        && topLevel(decl.parent.parent)) {
+      const object = decl.parent.left.expression.getText();
+      if (object === "exports" || object === "module.exports") return decl.parent.left.name.text;
+    }
+    // a method or function member of a module-level object literal: "api.get", "default.get"
+    if (ts.isMethodDeclaration(decl) && ts.isIdentifier(decl.name) && moduleLevelObject(decl.parent))
+      return moduleLevelObject(decl.parent) + "." + decl.name.text;
+    if (isFunction(decl) && ts.isPropertyAssignment(decl.parent) && ts.isIdentifier(decl.parent.name)
+        && moduleLevelObject(decl.parent.parent))
+      return moduleLevelObject(decl.parent.parent) + "." + decl.parent.name.text;
     const owner = decl.parent;
     if ((ts.isMethodDeclaration(decl) || ts.isConstructorDeclaration(decl) || ts.isMethodSignature(decl)
          || ts.isGetAccessor(decl) || ts.isSetAccessor(decl))
-        && owner && (ts.isClassDeclaration(owner) || ts.isInterfaceDeclaration(owner)) && owner.name && topLevel(owner))
-      return scope(owner) + owner.name.text + "." + memberName(decl);
+        && owner && (ts.isClassDeclaration(owner) || ts.isInterfaceDeclaration(owner)) && typeName(owner))
+      return typeName(owner) + "." + memberName(decl);
     return null;
   }
   const wanted = new Set(files);
@@ -123,12 +177,12 @@ if (process.env.IGG_TS_CALLS !== "0") {
   for (const sf of program.getSourceFiles()) {
     if (!inTree(sf.fileName) || !mine.has(rel(sf.fileName))) continue;
     const visit = (node, caller) => {
-      if ((ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isEnumDeclaration(node)) && topLevel(node)) {
+      if ((ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node) || ts.isEnumDeclaration(node)) && typeName(node)) {
         const kind = ts.isClassDeclaration(node) ? "class" : ts.isInterfaceDeclaration(node) ? "interface" : "enum";
-        types.push([rel(sf.fileName), node.name ? scope(node) + node.name.text : "default", kind]);
+        types.push([rel(sf.fileName), typeName(node), kind]);
       }
-      const here = named(node) || (ts.isVariableDeclaration(node) && named(node)) ;
-      const current = caller || (here ? here : null);
+      const here = named(node);
+      const current = here || caller;  // the innermost named callable
       if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && current
           && node.expression.kind !== ts.SyntaxKind.ImportKeyword) {
         const signature = checker.getResolvedSignature(node);

@@ -32,7 +32,7 @@ class Go(Language):
     name = "go"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "2"
+    cache_version = "3"
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"

@@ -10,7 +10,8 @@ written and ``alias`` the explicit name (``_``, ``.``, or an identifier; None wi
 Declarations: every package-level ``type``: a struct, or any other named type or alias, is a ``class`` (a
 type that can have methods), an interface an ``interface``; a struct's embedded fields and an interface's
 embedded interfaces are its ``extends`` (as written), a struct's named fields its ``fields`` (name -> type as
-written). Functions, and methods with their receiver's type as owner (an interface's methods are abstract
+written; another named type's underlying type is ``fields[UNDERLYING]``, an alias's aliased type
+``fields[ALIAS]``: neither key is a Go name). Functions, and methods with their receiver's type as owner (an interface's methods are abstract
 methods of it); ``params`` are the parameter types as written, one per parameter, ``returns`` the result types
 joined by ``", "``.
 
@@ -35,7 +36,7 @@ from typing import Any
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.go.http import hinted, http_facts
-from igg.codemap.go.scope import Scope, base_type, bound, node_text, scope_node
+from igg.codemap.go.scope import ALIAS, UNDERLYING, Scope, base_type, bound, node_text, scope_node
 from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
@@ -161,6 +162,8 @@ class _Analyzer:
                     decl.fields[base_type(written).rpartition(".")[2]] = written
                 for n in names:
                     decl.fields[_text(n)] = written
+        elif not interface and body.type != "struct_type":  # type S []T, type M map[K]V, type A = B[int]
+            decl.fields[ALIAS if spec.type == "type_alias" else UNDERLYING] = " ".join(_text(body).split())
         elif interface:
             for member in body.named_children:
                 if member.type == "method_elem":
@@ -290,7 +293,12 @@ class _Analyzer:
             for i, ident in enumerate(names[:2]):
                 add(node, _text(ident), ("range", right, "key" if i == 0 else "elem") if right is not None else None,
                     scope=node.parent)
-        for kind in ("const", "receive", "switch"):
+        for node in captures.get("receive", ()):  # case v := <-ch: the channel's element
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            for name, value in bound(left.named_children if left is not None else [],
+                                      [right] if right is not None else []):
+                add(node, name, value)
+        for kind in ("const", "switch"):
             for declaring in captures.get(kind, ()):
                 for local in _declared_names(declaring, kind):
                     add(declaring, local, None, visible=declaring.start_byte if kind == "switch" else None,

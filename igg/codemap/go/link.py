@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
-from igg.codemap.go.scope import base_type
+from igg.codemap.go.scope import ALIAS, UNDERLYING, base_type
 from igg.codemap.index import ClassLevel, Index, type_key
 from igg.codemap.model import Relation
 
@@ -142,6 +142,19 @@ class GoLinker:
 
     # ---- types ---------------------------------------------------------------------------------------
     def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
+        """The in-tree type ``name`` written in ``f`` names; an alias is the type it aliases (when in the tree)."""
+        q = self._named_type(name, f)
+        for _ in range(_DEPTH):
+            aliased = self.index.types[q].fields.get(ALIAS) if q is not None else None
+            if aliased is None or q is None:
+                break
+            target = self._named_type(aliased, self.index.type_file[q])
+            if target is None or target == q:
+                break
+            q = target
+        return q
+
+    def _named_type(self, name: str, f: FileFacts) -> str | None:
         name = base_type(name)
         types = self.index.types
         head, dot, rest = name.partition(".")
@@ -216,8 +229,15 @@ class GoLinker:
             return self.global_written(expr[1], f, depth + 1)
         if kind in ("elem", "key"):
             inner = self.written_of(expr[1], f, depth + 1)
-            part = _element(inner[0], kind == "key") if inner is not None else None
-            return (part, inner[1]) if part is not None and inner is not None else None
+            if inner is None:
+                return None
+            part = _element(inner[0], kind == "key")
+            if part is None and _named(inner[0]):  # type S []T: indexing an S gives a T
+                q = self.resolve_type(inner[0], inner[1], None)
+                under = self.index.types[q].fields.get(UNDERLYING) if q is not None else None
+                if q is not None and under is not None:
+                    return (part, self.index.type_file[q]) if (part := _element(under, kind == "key")) else None
+            return (part, inner[1]) if part is not None else None
         base = self.type_of(expr[1], f, depth + 1) if kind == "field" else None
         if kind == "field":
             return self.field_written(base, expr[2]) if base is not None else None

@@ -18,6 +18,10 @@ IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 """An unqualified identifier in a written type."""
 UNKNOWN: Any = object()
 """A local whose type is not knowable."""
+UNDERLYING = "<underlying>"
+"""The key of ``TypeDecl.fields`` holding a defined non-struct type's underlying type (``type S []T``)."""
+ALIAS = "<alias>"
+"""The key of ``TypeDecl.fields`` holding an alias's aliased type (``type A = B[int]``)."""
 
 
 def node_text(node: Any) -> str:
@@ -121,6 +125,10 @@ class Scope:
         if kind == "unary_expression" and node_text(node.child_by_field_name("operator")) == "&":
             operand = node.child_by_field_name("operand")
             return self.expr(operand) if operand is not None and operand.type == "composite_literal" else UNKNOWN
+        if kind == "unary_expression" and node_text(node.child_by_field_name("operator")) == "<-":
+            operand = node.child_by_field_name("operand")  # a channel's element: its "key" as range reads it
+            base = self.expr(operand) if operand is not None else UNKNOWN
+            return UNKNOWN if base is UNKNOWN else ("key", base)
         if kind in ("composite_literal", "type_assertion_expression"):
             typed = node.child_by_field_name("type")
             return self.written(node_text(typed)) if typed is not None else UNKNOWN

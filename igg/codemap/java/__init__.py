@@ -27,7 +27,7 @@ class Java(Language):
 
     name = "java"
     suffixes = (".java",)
-    cache_version = "16"
+    cache_version = "18"
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"

@@ -281,6 +281,9 @@ class _Analyzer:
                 _restore(scope, node)
                 continue
             kind = node.type
+            if kind in _TYPE_NODES and node is not root and not _in_anonymous(node, root):
+                self._type(node, outer=owner, generics=generics)  # a local class: Outer.Local, a type of its own
+                continue
             if kind == "lambda_expression":
                 self._lambda(node, scope, stack, generics)
             elif kind == "local_variable_declaration":
@@ -427,6 +430,10 @@ class _Analyzer:
             return ("new", base_type(type_text(node.child_by_field_name("type"))))
         if kind == "cast_expression":
             return ("cast", erase(node.child_by_field_name("type"), generics))
+        if kind == "array_creation_expression":  # new T[n]: an array, of no type of the tree
+            dims = sum(1 if c.type == "dimensions_expr" else text_of(c).count("[") for c in node.children
+                       if c.type in ("dimensions_expr", "dimensions")) or 1
+            return ("lit", erase(node.child_by_field_name("type"), generics) + "[]" * dims)
         if kind in _LITERAL_TYPES:
             return ("lit", _LITERAL_TYPES[kind])
         if kind == "null_literal":
@@ -442,6 +449,18 @@ class _Analyzer:
 
     def _args(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> tuple[Expr | None, ...]:
         return tuple(self._expr(a, scope, generics) for a in arg_nodes(node))
+
+
+def _in_anonymous(node: Any, root: Any) -> bool:
+    """Whether ``node`` lies in the body of an anonymous class (or an enum constant's) below ``root``: javac
+    names what such a body holds after its encloser (``Outer$1$1Local``), so it stays part of the callable."""
+    parent = node.parent
+    while parent is not None and parent != root:
+        if parent.type == "class_body" and parent.parent is not None and parent.parent.type in (
+                "object_creation_expression", "enum_constant"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _restore(scope: dict[str, Expr], saved: dict[str, Expr | None]) -> None:

@@ -1,7 +1,8 @@
 """Java overload resolution over the tree's declarations: which methods a call may reach, and which one.
 
 Candidates are the methods of that name in the receiver's type and its in-tree supertypes (an override hides
-the method it overrides; an interface's static methods are not inherited). Among them a call chooses by arity,
+the method it overrides; an interface's static methods are not inherited); a single candidate the arguments
+surely do not fit is none (an overload inherited from outside the tree is called). Among them a call chooses by arity,
 then by applicability of the argument types the tree knows (subtypes in the tree, primitive widening, boxing),
 then the most specific, as javac does (JLS 15.12.2). Several left over: ``Ambiguous`` (their owner, when one
 type declares them all, gets a class-level edge). ``resolve.JavaResolver`` types the arguments.
@@ -99,9 +100,13 @@ class Overloads:
 
     def choose(self, named: list[CallableDecl], call: CallRef, f: FileFacts, ctx: TypeDecl | None,
                depth: int) -> Any:
-        if len(named) == 1 and call.args is not None and _arity_fits(named[0], len(call.args)):
-            return named[0]
         args = [self.expr_type(a, f, ctx, depth + 1) for a in (call.args or ())]
+        if len(named) == 1 and call.args is not None and _arity_fits(named[0], len(call.args)):
+            # the one in-tree method of that name, unless the arguments surely do not fit it: then the call is
+            # of an overload the type inherits from outside the tree (setStackTrace(StackTraceElement[]) of
+            # Throwable, not the tree's static setStackTrace(boolean))
+            fit = all(self._assignable(a, p, named[0]) for a, p in zip(args, _params(named[0], len(args)), strict=False))
+            return named[0] if fit else None
         fits = [m for m in named if _arity_fits(m, len(args))]
         if len(fits) > 1:
             applicable = [m for m in fits if all(self._assignable(a, p, m) for a, p in zip(args, _params(m, len(args)),

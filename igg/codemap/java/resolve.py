@@ -404,6 +404,8 @@ class JavaResolver(Overloads):
                 found = self._method_of(t.qualified, call, f, ctx, depth)
                 if found is not None:
                     return found
+                if self.candidates(t.qualified, call.name):  # none fits: an overload inherited from outside
+                    return ClassLevel(t.qualified)
                 t = index.types.get(t.outer) if t.outer else None
             for i in f.imports:
                 if i.member in (call.name, "*") and i.target in index.types:
@@ -424,7 +426,8 @@ class JavaResolver(Overloads):
                 ctors = [m for m in index.members.get(start[0], ()) if m.kind == "constructor"]
                 return self.choose(ctors, call, f, ctx, depth) if ctors else ClassLevel(start[0])
             candidates = [c for s in start for c in self.candidates(s, call.name)]
-            return self.choose(dedupe(candidates), call, f, ctx, depth) if candidates else None
+            chosen = self.choose(dedupe(candidates), call, f, ctx, depth) if candidates else None
+            return chosen if chosen is not None or not candidates else ClassLevel(start[0])
         if call.receiver == "expr":
             q, _ = self.expr_type(call.expr, f, ctx, depth)
             if q is None:

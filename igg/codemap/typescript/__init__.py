@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,7 @@ class TypeScript(Language):
     name = "typescript"
     suffixes = SUFFIXES
     config_names = CONFIG_NAMES
-    cache_version = "9"
+    cache_version = "10"
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"
@@ -119,7 +120,9 @@ class TypeScript(Language):
         """A declaration file merges into the implementation it declares, as the compiler pairs them
         (``x.d.ts`` with ``x.ts``, ``x.tsx``, ``x.js`` or ``x.jsx``, the first there; ``x.d.mts`` with ``x.mts`` or
         ``x.mjs``; ``x.d.cts`` with ``x.cts`` or ``x.cjs``): its declarations and exports are added where the
-        implementation lacks them. A declaration file without one is a module of its own."""
+        implementation lacks them. A declaration file without one is a module of its own; when its name is
+        another module's too (``index.d.cts`` beside ``index.d.ts`` and ``index.js``), it is named by the file
+        it declares (``index.cjs``), so that the declarations of both stay apart."""
         paths = {f.path: f for f in files if f.language == "typescript"}
         merged: dict[str, FileFacts] = {}
         out = []
@@ -135,12 +138,34 @@ class TypeScript(Language):
                 base, types=[*base.types, *(t for t in f.types if t.qualified not in known_types)],
                 callables=[*base.callables, *(c for c in f.callables if (c.owner, c.name) not in known_calls)],
                 exports={**f.exports, **base.exports})
-        return [merged.get(f.path, f) for f in out]
+        result = [merged.get(f.path, f) for f in out]
+        taken = Counter(f.module for f in result)
+        return [_apart(f) if taken[f.module] > 1 and _declares_alone(f, paths) else f for f in result]
 
     def linker(self, index: Index) -> Linker:
         from igg.codemap.typescript.link import TypeScriptLinker
 
         return TypeScriptLinker(index)
+
+
+_DECLARED = {".d.ts": ".js", ".d.mts": ".mjs", ".d.cts": ".cjs"}
+"""A declaration file's suffix -> the suffix of the JavaScript file it declares."""
+
+
+def _declares_alone(f: FileFacts, paths: dict[str, FileFacts]) -> bool:
+    return f.language == "typescript" and f.path.lower().endswith(tuple(_DECLARED)) and implementation(
+        f.path, paths) is None
+
+
+def _apart(f: FileFacts) -> FileFacts:
+    """``f`` (a declaration file) named by the file it declares: its types and methods renamed with it."""
+    suffix = next(s for s in _DECLARED if f.path.lower().endswith(s))
+    name = f.path[:-len(suffix)] + _DECLARED[suffix]
+    old = f"{f.module}."
+    return replace(f, module=name, package=name,
+                   types=[replace(t, package=name) if t.package == f.module else t for t in f.types],
+                   callables=[replace(c, owner=name + "." + c.owner[len(old):]) if c.owner and c.owner.startswith(old)
+                              else c for c in f.callables])
 
 
 LANGUAGE = TypeScript()

@@ -18,6 +18,7 @@ and template literals of a callable gives its tables.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -25,23 +26,32 @@ from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, TypeDecl
 from igg.codemap.routes import is_test
 from igg.codemap.syntax import first_error_line
-from igg.codemap.typescript.bodies import Bodies
+from igg.codemap.typescript.bodies import Bodies, captured
 from igg.codemap.typescript.http import hinted, http_facts
+from igg.codemap.typescript.nested import declare_nested
+from igg.codemap.typescript.repair import repaired
 from igg.codemap.typescript.syntax import dotted, literal, text_of, type_name
 
 TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
 
+_FUNCTIONS = ("arrow_function", "function_expression", "function", "generator_function")
 _COMMON_QUERY = """
 (call_expression function: (_) @callee) @call
 (new_expression constructor: (_) @made) @new
 (variable_declarator name: (identifier) @var) @decl
 (string) @string
 (template_string) @string
+(class_declaration) @type
+(function_declaration) @fn
+(generator_function_declaration) @fn
 """
 _TS_QUERY = _COMMON_QUERY + """
 (import_require_clause source: (string) @require_source)
+(abstract_class_declaration) @type
+(interface_declaration) @type
+(enum_declaration) @type
 """
 
 
@@ -127,6 +137,7 @@ class _Analyzer(Bodies):
         self.spans: list[tuple[int, int, CallableDecl, TypeDecl | None, dict[str, str]]] = []
         """(start byte, end byte, callable, its type, its typed names) of each callable with a body."""
         self.exports: dict[str, str] = {}
+        self.declared_types: set[int] = set()
         self.at = Columns(text).at
 
     # ---- declarations --------------------------------------------------------------------------------
@@ -240,6 +251,8 @@ class _Analyzer(Bodies):
             if value.type in ("class", "function_expression", "arrow_function") or default and value.type in (
                     "class_declaration", "function_declaration"):
                 self.statement(value, prefix, exported=True)
+            elif value.type == "object" and default and not prefix:
+                self.object_literal(value, "default")
             written = dotted(value)
             if written:
                 self.exports["default"] = written
@@ -270,8 +283,8 @@ class _Analyzer(Bodies):
 
     def commonjs_export(self, node: Any) -> None:
         """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),
-        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module. A function or class written
-        in place (``exports.a = function () {...}``) is no declaration the compiler names: left out."""
+        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module; a function written in place
+        (``exports.a = function () {...}``) is the function ``a``."""
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         target = dotted(left) if left is not None else None
         local = dotted(right) if right is not None else None
@@ -290,6 +303,10 @@ class _Analyzer(Bodies):
             self.exports["="] = local
         elif target.rpartition(".")[0] in ("exports", "module.exports") and local:
             self.exports[target.rpartition(".")[2]] = local
+        elif target.rpartition(".")[0] in ("exports", "module.exports") and right.type in _FUNCTIONS:
+            name = target.rpartition(".")[2]  # exports.a = function () {...}: the function a
+            self.function(right, "", True, name=name, span=node)
+            self.exports[name] = name
 
     def declared_names(self, node: Any, prefix: str) -> list[str]:
         if node.type in ("lexical_declaration", "variable_declaration"):
@@ -309,6 +326,7 @@ class _Analyzer(Bodies):
                         column=self.at(node)[1],
                         extends=extends or [], implements=implements or [])
         self.facts.types.append(decl)
+        self.declared_types.add(node.start_byte)
         return decl
 
     def class_(self, node: Any, prefix: str, exported: bool, named: str | None = None) -> None:
@@ -401,17 +419,47 @@ class _Analyzer(Bodies):
             outer = span if span is not None else node
             self.spans.append((outer.start_byte, outer.end_byte, decl, None, typed))
 
+    def variable(self, d: Any, prefix: str) -> bool:
+        """``const f = () => ...`` (a function ``prefix + f``) or ``const C = class {...}`` (a class); False for
+        any other declarator."""
+        name, value = d.child_by_field_name("name"), d.child_by_field_name("value")
+        if name is None or value is None or name.type != "identifier":
+            return False
+        if value.type in _FUNCTIONS:
+            self.function(value, prefix, False, name=f"{prefix}{text_of(name)}", span=d)
+        elif value.type == "class":  # const Foo = class {...}: the class is Foo
+            self.class_(value, prefix, False, named=f"{prefix}{text_of(name)}")
+        elif value.type == "object" and not prefix:
+            self.object_literal(value, text_of(name))
+        else:
+            return False
+        return True
+
+    def object_literal(self, node: Any, name: str) -> None:
+        """A module-level object literal used as a namespace (``const api = {get() {...}, post: () => ..., put,
+        del: remove}``, ``export default {...}``, named ``default``): its methods and functions are functions
+        ``api.get``, ``api.post``; a member naming a function of the module is an alias (``FileFacts.exports``
+        ``api.put`` -> ``put``, through which ``api.put()`` and ``utils.put()`` of an importer resolve)."""
+        for part in node.named_children:
+            if part.type == "method_definition":
+                key = part.child_by_field_name("name")
+                if key is not None and key.type == "property_identifier":
+                    self.function(part, "", False, name=f"{name}.{text_of(key)}")
+            elif part.type == "shorthand_property_identifier":
+                self.exports[f"{name}.{text_of(part)}"] = text_of(part)
+            elif part.type == "pair":
+                key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+                if key is None or value is None or key.type != "property_identifier":
+                    continue
+                if value.type in _FUNCTIONS:
+                    self.function(value, "", False, name=f"{name}.{text_of(key)}", span=part)
+                elif value.type == "identifier":
+                    self.exports[f"{name}.{text_of(key)}"] = text_of(value)
+
     def variables(self, node: Any, prefix: str, exported: bool) -> None:
         for d in node.named_children:
-            if d.type != "variable_declarator":
-                continue
-            name, value = d.child_by_field_name("name"), d.child_by_field_name("value")
-            if name is None or value is None or name.type != "identifier":
-                continue
-            if value.type in ("arrow_function", "function_expression", "function", "generator_function"):
-                self.function(value, prefix, exported, name=f"{prefix}{text_of(name)}", span=d)
-            elif value.type == "class":  # const Foo = class {...}: the class is Foo
-                self.class_(value, prefix, exported, named=f"{prefix}{text_of(name)}")
+            if d.type == "variable_declarator":
+                self.variable(d, prefix)
 
     # ---- bodies --------------------------------------------------------------------------------------
 
@@ -419,12 +467,18 @@ class _Analyzer(Bodies):
 def analyze_typescript(path: str, text: str, module: str | None = None) -> FileFacts:
     """The facts of one TypeScript or JavaScript file (a syntax error keeps what tree-sitter recovered)."""
     parser, query = grammar(grammar_of(path))
-    tree = parser.parse(text.encode("utf-8", "surrogatepass"))
+    source = text.encode("utf-8", "surrogatepass")
+    source, tree, type_only = repaired(source, parser.parse(source), parser.parse)
     analyzer = _Analyzer(path, text, module)
     analyzer.statements(tree.root_node, "")
-    analyzer.bodies(tree.root_node, query)
+    captures = captured(tree.root_node, query)
+    declare_nested(analyzer, captures)
+    analyzer.bodies(captures)
     facts = analyzer.facts
     facts.exports = analyzer.exports
+    if type_only:  # export type * from './x', read as export * from './x'
+        facts.imports = [replace(i, type_only=True) if i.line in type_only and i.member == "*" else i
+                         for i in facts.imports]
     if hinted(text) and not is_test(path):
         facts.http = http_facts(tree.root_node, facts, Columns(text), analyzer.call_nodes, text)
     if tree.root_node.has_error:

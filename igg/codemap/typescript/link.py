@@ -108,6 +108,9 @@ class TypeScriptLinker:
         if local in index.types or local in index.functions:
             return local
         head, _, rest = written.partition(".")
+        alias = f.exports.get(written) if rest else None  # a member of an object literal naming a function
+        if alias is not None and depth <= _DEPTH:
+            return self.name(alias, f, depth + 1)
         binding = next((i for i in reversed(f.imports) if i.alias == head), None)
         if binding is None or depth > _DEPTH:
             return None
