@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from igg.codemap.link import link
-from igg.codemap.prepare import parse_all
 from igg.codemap.typescript.analyze import analyze_typescript, parse
 from igg.codemap.walk import walk
+from igg.mapping.prepare import parse_all
 from tests.test_code_typescript import _calls
 from tests.tsoracle import missing, module_edges, oracle
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from igg.codemap.link import link
-from igg.codemap.prepare import parse_all
 from igg.codemap.walk import walk
+from igg.mapping.prepare import parse_all
 from tests.test_code_typescript import _calls, _types
 from tests.tsoracle import missing, oracle
 
