@@ -4,7 +4,7 @@ The public API; everything here is documented in the docs (docs/reference.md).
 
 The names are imported on first use (PEP 562's module ``__getattr__``): ``import igg`` costs no more than
 the interpreter's own start-up, and ``from igg import run`` imports only what ``run`` needs. The type checker
-reads the same names from the ``TYPE_CHECKING`` block below, and ``tests/test_start.py`` pins what
+reads the same names from the ``TYPE_CHECKING`` block below, and ``tests/unit/test_start.py`` pins what
 ``import igg`` may import.
 """
 

@@ -3,7 +3,7 @@
     python scripts/oracle_imports.py [PACKAGE ...]     (default: 38 packages of this virtualenv)
 
 Each package is mapped from its own folder (as ``igg map-code`` would) and compared with the import graph
-grimp builds for it (``tests/test_code_imports.py``'s ``agreement``: precision, recall and F1 over the
+grimp builds for it (``tests/integration/test_code_imports.py``'s ``agreement``: precision, recall and F1 over the
 modules both know, and module recall). Prints one line per package, and what differs where F1 < 1.
 """
 

@@ -2,7 +2,7 @@
 and the OpenAI function definitions (``igg tools``), in bytes of compact JSON (``json.dumps(...,
 separators=(",", ":"))``, UTF-8), per tool and in all. Bytes stand in for tokens (about 4 bytes a token for
 this JSON; tokenizer files cannot be downloaded here). Targets (issue 34): MCP <= 20,000 bytes, OpenAI <=
-16,000 (``tests/test_tool_surface.py`` pins them).
+16,000 (``tests/integration/test_tool_surface.py`` pins them).
 
     python scripts/tool_surface.py
 """

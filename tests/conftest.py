@@ -98,24 +98,21 @@ def edge(label: str, src: dict[str, Any], dst: dict[str, Any], **props: Any) -> 
 
 INTEGRATION_FIXTURES = frozenset({"bolt_server", "falkordb_server", "dask_cluster", "llama_server", "browser", "page",
                                   "sandboxes", "readme_bolt", "postgres_server", "postgres_url"})
-"""Fixtures that start a server, a browser or a copy of the repository."""
-INTEGRATION_MODULES = frozenset({
-    "test_install", "test_docs", "test_code_java_calls", "test_mcp", "test_http", "test_http_guard",
-    "test_http_surface", "test_view_live", "test_batch", "test_llm_llamacpp", "test_export_neo4j",
-    "test_export_bolt_interfaces", "test_export_falkordb", "test_cli_sessions", "test_cli_quiet", "test_cli_run",
-    "test_cli_map_code", "test_cli_keep", "test_cli_conventions", "test_cli_foundation", "test_cli_exits",
-    "test_code_namespaces", "test_code_update_outputs", "test_surrogates", "test_resume", "test_review",
-    "test_review_run", "test_code_imports", "test_hostile", "test_llm_run", "test_llm_faults", "test_fork",
-    "test_resume_window", "test_history_tools", "test_merge", "test_export_formats", "test_store",
-    "test_tool_surface", "test_resume_chunks", "test_code_typescript", "test_code_go", "test_code_go_update",
-    "test_text2kg_scorer",
-})
-"""Modules whose tests run IGG or a compiler, an oracle or a client as processes of their own."""
+"""Fixtures that start a server, a browser or a copy of the repository: only tests under tests/integration/ use
+them."""
+INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark what ``scripts/test --quick`` leaves out: the tests that start processes, servers or browsers."""
+    """The folder says what a test is: ``tests/integration/`` (it runs IGG, a server, a browser, a compiler or an
+    oracle as processes of its own) is marked ``integration`` and left out by ``scripts/test --quick``;
+    ``tests/unit/`` is not. A unit test asking for a fixture that starts a server is refused: it belongs in
+    ``tests/integration/``."""
     for item in items:
-        module = item.module.__name__.rpartition(".")[2] if item.module is not None else ""
-        if module in INTEGRATION_MODULES or INTEGRATION_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if item.path.is_relative_to(INTEGRATION):
             item.add_marker(pytest.mark.integration)
+            continue
+        started = INTEGRATION_FIXTURES & set(getattr(item, "fixturenames", ()))
+        if started:
+            raise pytest.UsageError(f"{item.nodeid} uses {', '.join(sorted(started))}, which start(s) a process "
+                                    "of its own: move its module to tests/integration/")

@@ -16,7 +16,7 @@ What differs from an agent's response, on purpose: the elements name nodes by id
 planned difference is one intent of a user, so the per-response budgets (``max_deletions_per_iteration``,
 ``max_actions_per_response``) do not apply. Every other rule does: types, patterns, required attributes,
 property types, keys, lengths and counts, identity uniqueness, self-loops, seed protection, ``allow_deletions``,
-``max_nodes`` and ``max_edges``. ``tests/test_difference_property.py`` pins this path to the general one.
+``max_nodes`` and ``max_edges``. ``tests/unit/test_difference_property.py`` pins this path to the general one.
 
 Order of application (ids follow it, so an update gives the ids a fresh map gives): nodes removed, properties
 set, nodes added, then the edges removed, the edges given other properties (``UPDATE_EDGE``: re-added under

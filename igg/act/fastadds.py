@@ -20,7 +20,7 @@ built-in ones the fast checks stand for (``stands_for``: an extra rule such as t
 rule sends the response down the general path) and every action was read whole (``applies``); in ``atomic``
 mode the actor rolls the response back afterwards as it does for the general path.
 
-``tests/test_fast_adds_property.py`` pins this module to the general path: random responses give equal
+``tests/unit/test_fast_adds_property.py`` pins this module to the general path: random responses give equal
 verdicts, graphs and journals both ways, under every duplicate policy and both apply modes.
 """
 

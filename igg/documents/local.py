@@ -9,7 +9,7 @@ refer (by a value, the answer cache's ``mentions``) to a node that comes or goes
 it, or match several nodes, or none (their facts are touched too). References resolve against the folded
 documents' nodes and the graph's untouched nodes (``fold``'s ``known``), as the whole fold resolves them. Each
 touched fact then becomes what that fold makes of it (removed when nothing supports it any more); a fact the
-fold makes that the graph lacks is added. The property test of ``tests/test_documents.py`` checks after every
+fold makes that the graph lacks is added. The property test of ``tests/unit/test_documents.py`` checks after every
 update that the result is a fresh build's; the whole fold (``plan_documents``) is used when a folded
 document's answers are not kept.
 """

@@ -9,7 +9,7 @@ fresh map places it (``igg.mapping.depgraph.model_graph``).
 
 ``changes`` lifts both graphs' dependencies to modules and packages and compares them by name: what the change
 added, with the statements behind each in the work tree, and what it removed, with their statements in
-``REF``. ``tests/test_rules_since.py`` pins this to diffing two fresh maps of the two checkouts.
+``REF``. ``tests/unit/test_rules_since.py`` pins this to diffing two fresh maps of the two checkouts.
 """
 
 from __future__ import annotations

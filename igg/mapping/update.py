@@ -16,7 +16,7 @@ keeps the names it mentions); only their own nodes and the edges going out of th
 graph (``plan_file_difference``). Anything else (files added, removed or renamed, a supertype changed, facts
 not in the cache) links every file and compares the whole graph (``plan_difference``). Either difference is
 applied by the act step through the session (``Session.apply_update``), and both give the graph a fresh map
-gives (``tests/test_code_update_local.py`` checks each kind of change both ways).
+gives (``tests/unit/test_code_update_local.py`` checks each kind of change both ways).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Each ``Operation`` declares, once, its input model, its output model (``igg.work
 (``(workspace, input) -> output``), its HTTP routes (``Route``: method, path, where the arguments come from),
 its MCP hints, and how its adapters treat it (``request``, ``response``, ``text``, ``progress``, ``described``)
 instead of any adapter branching on its name. Adding an operation is adding one entry here (a workspace made
-with ``operations=`` serves extra ones; ``tests/test_operation_table.py`` adds one and calls it on both servers).
+with ``operations=`` serves extra ones; ``tests/unit/test_operation_table.py`` adds one and calls it on both servers).
 
 Start takes the request payload itself (``igg.models.Request``: goal, schema, constraints, context, seed).
 Actions are advertised with the schema of the action union (``igg.models.Action``) but read one by one by

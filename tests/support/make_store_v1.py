@@ -2,7 +2,7 @@
 (commit 724ba19: ``SessionRecorder`` for runs, ``StoreSessions`` for workspace/tool sessions).
 
 Kept so the fixture can be understood; it only runs against that old code (``git worktree add /tmp/old
-724ba19 && cd /tmp/old && python /path/to/make_store_v1.py OUT``). ``tests/test_store_compat.py`` reads the
+724ba19 && cd /tmp/old && python /path/to/make_store_v1.py OUT``). ``tests/unit/test_store_compat.py`` reads the
 file with today's code.
 
 Sessions in it:

@@ -4,7 +4,7 @@ recorder.
 
 Kept so the fixture can be understood; it only runs against that code (``git worktree add /tmp/old 8ad95e9 &&
 cd /tmp/old && python /path/to/make_store_v2.py OUT TREE``, TREE a scratch folder for the mapped code).
-``tests/test_store_compat_v2.py`` reads the file with today's code.
+``tests/unit/test_store_compat_v2.py`` reads the file with today's code.
 
 Sessions in it:
   review-pending   a tool session with config.review: plan 2 (step 2) waits, one iteration applied before it

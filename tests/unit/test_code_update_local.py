@@ -1,0 +1,165 @@
+"""``--update`` after a change inside bodies resolves only the changed files again, and still equals a fresh map.
+
+When every changed file declares what it declared before (the same types, callables, imports, fields and the
+tables it names), no other file's relations can change: the update links the changed files alone, changes
+their own nodes' properties (line numbers, the content hash) and the edges going out of their nodes. Each case
+below is judged twice: against the same update done the slow way (a full link and a diff of the whole graph:
+the same graph down to element ids and provenance) and against a fresh map of the new tree.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import igg.mapping.update as update_module
+from igg.codemap.cache import FactsCache
+from igg.mapping.update import update_map
+from igg.service import map_code
+from igg.store import SessionStore
+from igg.store.codec import canonical
+from igg.store.location import sidecar_path
+from tests.codegraph import CODE_FIXTURES
+from tests.unit.test_code_update import graph_of
+
+JAVA = "java/src/main/java/com/acme"
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+# (name, edit of the tree, what is linked again: "changed" the changed files alone, "reach" them and the files
+# that mention a changed declaration, "all" every file)
+EDITS: list[tuple[str, Callable[[Path], None], str]] = [
+    ("a Java call added to another file's method, lines shifted",
+     lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "        audit(user);\n",
+                        "\n\n        audit(user);\n        users.save(user);\n"), "changed"),
+    ("a Java call and an instantiation removed",
+     lambda t: _replace(t / f"{JAVA}/service/AuthService.java",
+                        "        AdminUser admin = new AdminUser(current.getName());\n        users.save(admin);\n"
+                        "        return admin;\n", "        return current;\n"), "changed"),
+    ("a Python call moved to another module's function",
+     lambda t: _replace(t / "py/shop/service.py", "        helper(order)\n",
+                        "        helper(order)\n        money.format_amount(order)\n"), "changed"),
+    ("a Python call removed",
+     lambda t: _replace(t / "py/shop/service.py", "        order.pay()\n", ""), "changed"),
+    ("two files changed in bodies",
+     lambda t: (_replace(t / "py/shop/service.py", "        order.pay()\n", ""),
+                _replace(t / f"{JAVA}/service/AuthService.java", "        Token.count();\n", "")), "changed"),
+    ("a Java method added that no other file names",
+     lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "    private void audit(User user) {",
+                        "    public void logout() {\n        audit(null);\n    }\n\n    private void audit(User user) {"),
+     "changed"),
+    ("a Python function added that no other file names",
+     lambda t: _replace(t / "py/shop/models.py", "class Order", "def audit_order(order):\n    return order\n\n\n"
+                        "class Order"), "changed"),
+    ("a Java overload removed that another file calls",
+     lambda t: _replace(t / f"{JAVA}/service/PasswordHasher.java",
+                        "    public static String hash(String password) {\n        return hash(password, 10);\n    }\n",
+                        ""), "reach"),
+    ("a Java method added to a superclass, inherited by the calls of other files",
+     lambda t: _replace(t / f"{JAVA}/model/BaseEntity.java", "    public long getId() {",
+                        "    public String getName() {\n        return null;\n    }\n\n    public long getId() {"),
+     "reach"),
+    ("a Java constructor added to a superclass (the subclasses' implicit super() calls)",
+     lambda t: _replace(t / f"{JAVA}/model/BaseEntity.java", "    protected long id;\n",
+                        "    protected long id;\n\n    protected BaseEntity() {\n    }\n"), "reach"),
+    ("a Java field's type changed",
+     lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "    private final UserRepository users;",
+                        "    private final JdbcUserRepository users;"), "reach"),
+    ("a Python class added",
+     lambda t: _replace(t / "py/shop/models.py", "class Order", "class Refund:\n    def pay(self) -> None:\n"
+                        "        pass\n\n\nclass Order"), "reach"),
+    ("a Python method renamed that another module calls",
+     lambda t: _replace(t / "py/shop/models.py", "def pay(self)", "def settle(self)"), "reach"),
+    ("a Java class's supertype changed (every subtype's members change)",
+     lambda t: _replace(t / f"{JAVA}/model/AdminUser.java", "public class AdminUser extends User {",
+                        "public class AdminUser extends BaseEntity {"), "all"),
+    ("a Java interface's abstract method redeclared (a functional method types lambdas in files that need not "
+     "name it)",
+     lambda t: _replace(t / f"{JAVA}/model/Labeled.java", "    String label();", "    String label(String prefix);"),
+     "all"),
+    ("a Python import added (a declaration)",
+     lambda t: _replace(t / "py/shop/service.py", "import logging\n", "import logging\nimport json\n"), "all"),
+]
+
+
+@pytest.fixture(scope="module")
+def mapped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A map-code session of the Python and Java fixtures, in a store with its facts cache."""
+    base = tmp_path_factory.mktemp("mapped")
+    root = base / "tree"
+    shutil.copytree(CODE_FIXTURES / "python", root / "py")
+    shutil.copytree(CODE_FIXTURES / "java", root / "java")
+    cache = FactsCache(sidecar_path(base / "s.db", ".codefacts"))
+    try:
+        result, _ = map_code([root], agent="code", jobs=1, store=base / "s.db", session_id="m", cache=cache)
+    finally:
+        cache.close()
+    assert result.stop_reason == "finished"
+    return base
+
+
+def _copy(mapped: Path, to: Path) -> tuple[Path, Path]:
+    shutil.copytree(mapped, to)
+    return to / "tree", to / "s.db"
+
+
+@pytest.mark.parametrize(("name", "edit", "linked"), EDITS, ids=[e[0] for e in EDITS])
+def test_an_update_links_only_what_changed_and_equals_the_full_update_and_a_fresh_map(
+        mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, edit: Callable[[Path], None],
+        linked: str) -> None:
+    tree, store = _copy(mapped, tmp_path / "fast")
+    edit(tree)
+    result = update_map([tree], store, session_id="m", jobs=1)
+    changed, read, relinked = len(result.files["changed"]), result.files["read"], result.files["relinked"]
+    assert changed and result.files["reparsed"] == changed
+    if linked == "changed":
+        assert relinked == changed
+    elif linked == "reach":
+        assert changed < relinked < read
+    else:
+        assert relinked == read
+    assert sum(v for k, v in result.graph.items() if k not in ("nodes", "edges")) > 0  # the edit shows
+
+    slow_tree, slow_store = _copy(mapped, tmp_path / "slow")
+    edit(slow_tree)
+    monkeypatch.setattr(update_module, "_reach", lambda *a, **k: None)  # the full link and diff
+    slow = update_map([slow_tree], slow_store, session_id="m", jobs=1)
+    assert slow.files["relinked"] == slow.files["read"]
+    assert (result.graph, result.step, result.iteration) == (slow.graph, slow.step, slow.iteration)
+    _, fast_state, _ = SessionStore(store).load_state("m")
+    _, slow_state, _ = SessionStore(slow_store).load_state("m")
+    assert canonical(fast_state) == canonical(slow_state)  # ids and provenance included
+
+    fresh: Any = tmp_path / "fresh.db"
+    map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
+    assert graph_of(store, "m") == graph_of(fresh, "f")
+
+
+def test_an_update_with_nothing_changed_links_nothing_and_changes_nothing(mapped: Path, tmp_path: Path) -> None:
+    tree, store = _copy(mapped, tmp_path / "same")
+    result = update_map([tree], store, session_id="m", jobs=1)
+    assert (result.files["reparsed"], result.files["relinked"]) == (0, 0)
+    assert {k: v for k, v in result.graph.items() if k not in ("nodes", "edges")} == dict.fromkeys(
+        ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed", "edges_changed"), 0)
+
+
+def test_facts_of_unchanged_files_missing_from_the_cache_mean_a_full_link(mapped: Path, tmp_path: Path) -> None:
+    """A cache cleared (or written by an IGG whose analyzers differ) leaves nothing to trust: every file is
+    parsed and linked again."""
+    tree, store = _copy(mapped, tmp_path / "nocache")
+    sidecar_path(store, ".codefacts").unlink()
+    EDITS[0][1](tree)
+    result = update_map([tree], store, session_id="m", jobs=1)
+    assert result.files["reparsed"] == result.files["read"] == result.files["relinked"]
+    fresh = tmp_path / "fresh.db"
+    map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
+    assert graph_of(store, "m") == graph_of(fresh, "f")

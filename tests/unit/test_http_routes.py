@@ -1,0 +1,190 @@
+"""HTTP routes across four services in four languages (``fixtures/code/http``): every Route, HANDLES and REQUESTS
+edge against the hand-written truth (``truth.txt``), lines exact; client calls to another host or to a path
+decided at run time draw nothing; ``--update`` after an edit to a route, a prefix or a client call equals a
+fresh map; ``igg check`` lists unused and unknown routes and forbids requests across services."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from igg.codemap.cache import FactsCache
+from igg.codemap.link import CodeModel, link
+from igg.codemap.routes import external_host, normalize
+from igg.codemap.walk import walk
+from igg.mapping.prepare import parse_all
+from igg.mapping.update import update_map
+from igg.service import map_code
+from igg.store.location import sidecar_path
+from tests.conftest import FIXTURES
+from tests.unit.test_code_update import graph_of
+
+TREE = FIXTURES / "code" / "http"
+Edge = tuple[str, str, str, str]
+"""(label, source as ``file:name`` or the module's file, site ``file:line``, target ``service METHOD path``)."""
+
+
+def _truth() -> tuple[set[Edge], set[str]]:
+    edges: set[Edge] = set()
+    none: set[str] = set()
+    for line in (TREE / "truth.txt").read_text().splitlines():
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if parts[0] == "NONE":
+            none.add(parts[1])
+        else:
+            label, source, site, service, method, path = parts
+            edges.add((label, source, site, f"{'(none)' if service == '-' else service} {method} {path}"))
+    return edges, none
+
+
+def _found(model: CodeModel) -> set[Edge]:
+    out: set[Edge] = set()
+    for plan in model.files:
+        for r in plan.relations:
+            if r.label not in ("HANDLES", "REQUESTS"):
+                continue
+            source = model.symbols[r.source].properties
+            name = source["path"] if r.source.startswith("module:") else f"{source['file']}:{source['name']}"
+            route = model.symbols[r.target].properties
+            for line, _ in plan.sites[r]:
+                out.add((r.label, name, f"{plan.path}:{line}", f"{route['service']} {route['method']} {route['path']}"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def model() -> CodeModel:
+    return link(parse_all(walk([TREE]).files, jobs=1)[0])
+
+
+def test_routes_and_requests_of_four_languages_are_the_truth_lines_exact(model: CodeModel) -> None:
+    truth, none = _truth()
+    found = _found(model)
+    assert len({e for e in truth if e[0] == "HANDLES"}) >= 40 and len(truth - {e for e in truth if e[0] == "HANDLES"}) >= 40
+    assert found - truth == set()  # precision 1.0
+    assert truth - found == set()  # recall 1.0
+    assert not {e[2] for e in found} & none  # another host, a run-time path, two services alike: nothing
+    routes = {k: s.properties for k, s in model.symbols.items() if s.label == "Route"}
+    assert {p["service"] for p in routes.values()} == {"users", "web", "orders", "billing", "(none)"}
+    assert sorted(p["name"] for p in routes.values() if p.get("handled") is False) == ["GET /api/nowhere",
+                                                                              "PUT /api/orders/{}/status"]
+
+
+def test_paths_normalize_every_parameter_idiom_and_other_hosts_are_external() -> None:
+    assert {normalize(p) for p in ("/users/{id}/orders/", "users/:id/orders", "/users/<int:id>/orders",
+                                   "/users/%d/orders?x=1", "/users/${id}/orders", r"^users/(?P<pk>\d+)/orders/$")} == {
+        "/users/{}/orders"}
+    assert normalize("") == "/" and normalize("/files/{path...}") == "/files/{}"
+    assert external_host("api.stripe.com") and external_host("10.0.0.1")
+    assert not external_host("orders") and not external_host("localhost") and not external_host("db.svc.cluster.local")
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+EDITS: list[tuple[str, Callable[[Path], None]]] = [
+    ("a route's path", lambda t: _replace(t / "orders/api/routes.go", 'r.Get("/stats", stats)', 'r.Get("/metrics", stats)')),
+    ("a router's prefix", lambda t: _replace(t / "users/app/main.py", 'prefix="/api/accounts"', 'prefix="/api/v2/accounts"')),
+    ("a mount's prefix", lambda t: _replace(t / "web/server/index.ts", '"/bff/cart"', '"/shop/cart"')),
+    ("a client call", lambda t: _replace(t / "web/src/api.ts", 'api.get("/users")', 'api.get("/users/me/orders")')),
+    ("a base constant", lambda t: _replace(t / "users/app/config.py", '"http://billing:8080/billing"',
+                                           '"http://billing:8080/billing/v2"')),
+    ("a Django view's body (its route is registered in urls.py)",
+     lambda t: _replace(t / "users/legacy/shop/views.py", "def product_list(request):\n    return None",
+                        "def product_list(request):\n    product_detail(request, 1)\n    return None")),
+    ("a handler renamed in a file with no HTTP of its own",
+     lambda t: _replace(t / "web/server/handlers/users.ts", "export function show(", "export function display(")),
+    ("a body with no HTTP", lambda t: _replace(t / "orders/api/handlers.go", "func stats(w http.ResponseWriter, r *http.Request)       {}",
+                                               "func stats(w http.ResponseWriter, r *http.Request) {\n\treindex(w, r)\n}")),
+]
+
+
+@pytest.fixture(scope="module")
+def mapped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("http")
+    shutil.copytree(TREE, base / "tree")
+    cache = FactsCache(sidecar_path(base / "s.db", ".codefacts"))
+    try:
+        result, _ = map_code([base / "tree"], agent="code", jobs=1, store=base / "s.db", session_id="m", cache=cache)
+    finally:
+        cache.close()
+    assert result.stop_reason == "finished"
+    return base
+
+
+@pytest.mark.parametrize(("name", "edit"), EDITS, ids=[e[0] for e in EDITS])
+def test_an_update_after_an_http_edit_equals_a_fresh_map(mapped: Path, tmp_path: Path, name: str,
+                                                         edit: Callable[[Path], None]) -> None:
+    shutil.copytree(mapped, tmp_path / "m")
+    tree, store = tmp_path / "m" / "tree", tmp_path / "m" / "s.db"
+    before: Any = graph_of(store, "m")
+    edit(tree)
+    update_map([tree], store, session_id="m", jobs=1)
+    fresh = tmp_path / "fresh.db"
+    map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
+    after = graph_of(store, "m")
+    assert after == graph_of(fresh, "f")
+    assert after != before
+
+
+RULES = """
+[[rules]]
+name = "unused"
+kind = "unused_route"
+select = { type = "Route", path = "/api/*" }
+
+[[rules]]
+name = "unknown"
+kind = "unknown_route"
+
+[[rules]]
+name = "web-not-admin"
+kind = "forbidden"
+edges = ["REQUESTS"]
+from = { path = "web/*" }
+to = { type = "Route", path = "/admin/*" }
+"""
+
+
+def test_check_lists_unused_and_unknown_routes_forbids_requests_across_services_and_finds_service_cycles(
+        tmp_path: Path) -> None:
+    from igg.mapping.checking import run_check
+    from igg.service import cycles
+
+    (tmp_path / "igg.toml").write_text(RULES)
+    report = run_check(tmp_path / "igg.toml", paths=[TREE])
+    found = {(v.rule, v.path[0].source, v.path[0].target, f"{v.path[0].file}:{v.path[0].line}") for v in report.violations}
+    assert found == {
+        ("unused", "example.com/orders/api.setStatus", "PATCH /api/orders/{}/status", "orders/api/routes.go:16"),
+        ("unused", "example.com/orders/api.handlers.replaceItems", "PUT /api/orders/{}/items", "orders/api/routes.go:19"),
+        ("unused", "app.routers.reports.get_report", "GET /api/v2/reports/{}", "users/app/routers/reports.py:6"),
+        ("unused", "example.com/orders/api.audit", "GET /api/audit/{}", "orders/api/routes.go:22"),
+        ("unknown", "web/src/pages/orders.notFound", "GET /api/nowhere", "web/src/pages/orders.ts:37"),
+        ("unknown", "com.acme.billing.OrdersClient.refund", "PUT /api/orders/{}/status",
+         "billing/src/main/java/com/acme/billing/OrdersClient.java:28"),
+        ("web-not-admin", "web/src/pages/admin.reindexAll", "POST /admin/reindex", "web/src/pages/admin.ts:14"),
+        ("web-not-admin", "web/src/pages/admin.AdminPanel.remove", "DELETE /admin/users/{}", "web/src/pages/admin.ts:27"),
+    }
+    [cycle] = cycles([TREE], level="service")
+    assert cycle.message.startswith("3 services depend on each other in a cycle (billing, orders, users)")
+
+
+def test_the_web_view_groups_routes_by_the_service_that_handles_them(mapped: Path) -> None:
+    from igg.store import SessionStore
+    from igg.view.aggregate import grouping
+
+    _, state, _ = SessionStore(mapped / "s.db").load_state("m")
+    found = grouping(state, {}, {})
+    services = {g["id"]: g["size"] for g in found.groups if g["kind"] == "service"}
+    assert services == {"service:users": 24, "service:web": 13, "service:orders": 19, "service:billing": 8,
+                        "service:(none)": 2}
+    routes = [n for n in state.graph.nodes if state.node_type(n) == "Route"]
+    assert all(found.parents[n] == f"service:{state.node_properties(n)['service']}" for n in routes)
