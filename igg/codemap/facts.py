@@ -286,6 +286,9 @@ class FileFacts:
     ``go.mod``): what it says, as that language's analyzer reads it. Such a file is no module of its own."""
     http: HttpFacts | None = None
     """The file's HTTP routes and requests (None: it has none), joined across files by ``igg.codemap.routes``."""
+    flow: list[Any] | None = None
+    """Python: the file's scopes and their value flows (``igg.codemap.python.flow.Scope``), which its linker
+    resolves calls with across files (``igg.codemap.python.calls``); kept by ``without_bodies``."""
     names: str | None = None
     """Every identifier the facts mention, one per line between newlines (``mentioned_names``): set on facts
     kept in the cache, so that ``--update`` can tell which files a changed declaration may concern."""
