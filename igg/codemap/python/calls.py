@@ -185,10 +185,17 @@ class CallGraph:
             key = self.lookup(g, e[1])
             return self.vars.get(key, _EMPTY) if key is not None else _EMPTY
         if kind == "a":
-            out: set[Value] = set()
-            for v in self.eval(e[1], g, b, sb):
-                out.update(self.attribute(v, e[2]))
-            return out
+            names = []
+            while e is not None and e[0] == "a":  # a chain a.b.c, outermost last: no recursion per link
+                names.append(e[2])
+                e = e[1]
+            values = self.eval(e, g, b, sb)
+            for name in reversed(names):
+                out: set[Value] = set()
+                for v in values:
+                    out.update(self.attribute(v, name))
+                values = out
+            return values
         if kind == "c":
             site: int = e[1]
             return self.results[site + sb]

@@ -366,8 +366,14 @@ class FlowBuilder:
                 return ("v", f"{node.id}@{version}")  # type: ignore[attr-defined]
             return ("n", node.id)  # type: ignore[attr-defined]
         if cls is ast.Attribute:
-            inner = self.expr(node.value, s)  # type: ignore[attr-defined]
-            return None if inner is None else ("a", inner, node.attr)  # type: ignore[attr-defined]
+            names = []
+            while isinstance(node, ast.Attribute):  # a chain a.b.c: no recursion per link
+                names.append(node.attr)
+                node = node.value
+            inner = self.expr(node, s)
+            for name in reversed(names):
+                inner = None if inner is None else ("a", inner, name)
+            return inner
         if cls is ast.Call:
             return self.call(node, s)  # type: ignore[arg-type]
         if cls is ast.Tuple or cls is ast.List or cls is ast.Set:
