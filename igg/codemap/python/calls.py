@@ -21,205 +21,175 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from igg.codemap.facts import CallableDecl, FileFacts
-from igg.codemap.python.flow import RETURN, STAR, Scope
+from igg.codemap.facts import FileFacts
+from igg.codemap.python.flow import RETURN
+from igg.codemap.python.scopes import SITE, Key, Program, Value
 
-Value = tuple[Any, ...]
-"""``("f", g)`` a function, method or lambda (scope ``g``), ``("c", g)`` a class, ``("i", g)`` an instance of it,
-``("m", g)`` a module, ``("b", g, v)`` method ``g`` bound to ``v``, ``("S", g, v)`` ``super()`` in class ``g``
-for receiver ``v``."""
 _EMPTY: frozenset[Value] = frozenset()
+_DEPTH = 40
+"""How many variables deep a first read runs what binds them at once (deeper: queued)."""
 _MAX_ROUNDS = 50
-"""Rounds per phase: a tree whose flows have not settled by then keeps what it has (a lower bound)."""
+"""Runs per operation and phase, on average: a tree whose flows have not settled by then keeps what it has (a
+lower bound)."""
 
 
-class CallGraph:
+class CallGraph(Program):
     """The calls of a set of Python files: ``edges`` (caller scope -> callee scope, with sites) once solved."""
 
     def __init__(self, files: Iterable[FileFacts]) -> None:
-        self.scopes: list[Scope] = []
-        self.files: list[FileFacts] = []
-        self.owner: list[int] = []
-        """Scope -> the index of its file in ``files``."""
-        self.parent: list[int] = []
-        self.base: list[int] = []
-        self.sites: list[int] = []
-        self.modules: dict[str, int] = {}
-        self.scopes_of: dict[int, list[int]] = {}
-        """A declaration (by id) -> its scopes (a name defined twice is one declaration)."""
-        for f in files:
-            if f.flow is None or f.module in self.modules:
-                continue
-            base = len(self.scopes)
-            self.modules[f.module] = base
-            self.base.append(base)
-            self.sites.append(sum(1 for s in f.flow for op in s.ops if op[0] == "C"))
-            for s in f.flow:
-                if s.decl >= 0:
-                    self.scopes_of.setdefault(id(f.callables[s.decl]), []).append(len(self.scopes))
-                self.scopes.append(s)
-                self.owner.append(len(self.files))
-                self.parent.append(s.parent + base if s.parent >= 0 else -1)
-            self.files.append(f)
-        self.site_base = [0]
-        for n in self.sites:
-            self.site_base.append(self.site_base[-1] + n)
-        self.vars: dict[tuple[int, str], set[Value]] = {}
-        self.results: list[set[Value]] = [set() for _ in range(self.site_base[-1])]
+        super().__init__(files)
+        self.deps: dict[Key, set[int]] = {}
+        """Variable -> the operations that read it (run again when it grows)."""
+        self.queue: list[int] = []
+        self.queued: set[int] = set()
+        self.current = 0
         self.edges: dict[int, dict[int, list[tuple[int, int]]]] = {}
         """Caller scope -> callee scope -> the (line, column) of every call between them."""
         self.instantiates: dict[int, dict[int, list[tuple[int, int]]]] = {}
-        self._lookups: dict[tuple[int, str], tuple[int, str] | None] = {}
         self._mro: dict[int, list[int]] = {}
-        self.changed = False
+        self._mro_users: dict[int, set[int]] = {}
         self.fallback = False
+        self.depth = 0
+        self.args: dict[int, tuple[list[Any], list[tuple[str, Any]]]] = {}
+        """Call site -> its arguments, compiled when a callee is first known."""
 
     # ---- solving -------------------------------------------------------------------------------------
     def solve(self) -> CallGraph:
-        for fallback in (False, True):
-            self.fallback = fallback
-            for _ in range(_MAX_ROUNDS):
-                self.changed = False
-                self._mro.clear()
-                self.round()
-                if not self.changed:
-                    break
+        """Run every call (and every binding of an attribute), and what binds each variable they read, then
+        again each operation whose inputs grew, until none does; then once more the decorated ``def``s whose
+        decorators gave nothing, bound to the function itself."""
+        self.work(self.eager)
+        self.fallback = True
+        self.work(i for i, op in enumerate(self.ops) if op is not None and op[0] == "=" and op[3][0] == "w")
         return self
 
-    def round(self) -> None:
-        scopes, owner, base, site_base = self.scopes, self.owner, self.base, self.site_base
-        for g, scope in enumerate(scopes):
-            file = owner[g]
-            b, sb = base[file], site_base[file]
-            for op in scope.ops:
-                kind = op[0]
-                if kind == "C":
-                    self.call(g, b, sb, op)
-                elif kind == "=":
-                    values = self.eval(op[2], g, b, sb)
-                    if values:
-                        self.store(op[1], values, g, b, sb)
-                elif kind == "R":
-                    values = self.eval(op[1], g, b, sb)
-                    if values:
-                        self.add((g, RETURN), values)
+    def work(self, ops: Iterable[int]) -> None:
+        queue, queued = self.queue, self.queued
+        for i in ops:
+            if i not in queued:
+                queued.add(i)
+                queue.append(i)
+        budget = _MAX_ROUNDS * len(self.raw)
+        position = 0
+        while position < len(queue) and position < budget:
+            i = queue[position]
+            position += 1
+            queued.discard(i)
+            self.run(i)
+        queue.clear()
+        queued.clear()
 
-    def add(self, key: tuple[int, str], values: Iterable[Value]) -> None:
+    def run(self, i: int) -> None:
+        op = self.ops[i]
+        if op is None:
+            op = self.compiled(i)
+            if op is None:
+                return
+        elif op[0] == "":
+            return
+        self.current = i
+        kind = op[0]
+        if kind == "C":
+            self.call(op)
+        elif kind == "=":
+            values = self.eval(op[3])
+            if values:
+                self.store(op[2], values)
+                if op[4] is not None:
+                    self.add(op[4][1], values)
+        else:
+            values = self.eval(op[2])
+            if values:
+                self.add((op[1], RETURN), values)
+
+    def read(self, key: Key) -> set[Value] | frozenset[Value]:
+        """What variable ``key`` holds, the running operation noted as its reader."""
+        deps = self.deps.get(key)
+        current = self.current
+        if deps is None:  # read for the first time: what binds it runs now (most values arrive before use)
+            deps = self.deps[key] = set()
+            writers = self.writers.get(key, ())
+            if writers and self.depth < _DEPTH:
+                self.depth += 1
+                for i in writers:
+                    self.run(i)
+                self.depth -= 1
+                self.current = current
+            else:
+                for i in writers:
+                    if i not in self.queued:
+                        self.queued.add(i)
+                        self.queue.append(i)
+        deps.add(current)
+        held = self.vars.get(key)
+        return _EMPTY if held is None else held
+
+    def add(self, key: Key, values: Iterable[Value]) -> None:
         held = self.vars.get(key)
         if held is None:
             held = self.vars[key] = set()
         n = len(held)
         held.update(values)
         if len(held) != n:
-            self.changed = True
+            for i in self.deps.get(key, ()):
+                if i < 0:
+                    self.rebase(-1 - i)
+                elif i not in self.queued:
+                    self.queued.add(i)
+                    self.queue.append(i)
 
-    def store(self, target: Any, values: set[Value] | frozenset[Value], g: int, b: int, sb: int) -> None:
-        kind = target[0]
-        if kind == "n":
-            key = self.lookup(g, target[1])
-            if key is not None:
-                self.add(key, values)
-        elif kind == "p":
-            self.add((target[1] + b, target[2]), values)
-        elif kind == "v":
-            self.add((g, target[1]), values)
-        elif kind == "a":
-            for v in self.eval(target[1], g, b, sb):
-                if v[0] == "i" or v[0] == "c" or v[0] == "m":
-                    self.add((v[1], target[2]), values)
+    def rebase(self, cls: int) -> None:
+        """The bases of class ``cls`` grew: every resolution order holding it is computed again, and the
+        operations that read one run again."""
+        stale = [k for k, mro in self._mro.items() if cls in mro]
+        for k in stale:
+            self._mro.pop(k, None)
+            for i in self._mro_users.get(k, ()):
+                if i >= 0 and i not in self.queued:
+                    self.queued.add(i)
+                    self.queue.append(i)
 
-    # ---- names ---------------------------------------------------------------------------------------
-    def lookup(self, g: int, name: str) -> tuple[int, str] | None:
-        """The variable ``name`` means in scope ``g``, as Python scopes it (a class body's names are not seen
-        from the functions inside it), or None (a builtin, or a name nothing binds)."""
-        key = (g, name)
-        if key in self._lookups:
-            return self._lookups[key]
-        found: tuple[int, str] | None = None
-        s, first = g, True
-        while s >= 0:
-            scope = self.scopes[s]
-            if (first or scope.kind != "class") and name in scope.locals:
-                found = (s, name)
-                break
-            if scope.kind == "module":
-                found = self.wildcard(scope, name, 0)
-                break
-            s, first = self.parent[s], False
-        self._lookups[key] = found
-        return found
-
-    def wildcard(self, module: Scope, name: str, depth: int) -> tuple[int, str] | None:
-        if name.startswith("_") or depth > 5:
-            return None
-        for source in module.wildcards:
-            g = self.modules.get(source)
-            if g is None:
-                continue
-            if name in self.scopes[g].locals:
-                return (g, name)
-            found = self.wildcard(self.scopes[g], name, depth + 1)
-            if found is not None:
-                return found
-        return None
-
-    def imported(self, target: str, module_only: bool) -> set[Value] | frozenset[Value]:
-        g = self.modules.get(target)
-        if g is not None:
-            return {("m", g)}
-        if module_only:
-            return _EMPTY
-        owner, _, member = target.rpartition(".")
-        g = self.modules.get(owner)
-        if g is None:
-            return _EMPTY
-        key = self.lookup(g, member)
-        return self.vars.get(key, _EMPTY) if key is not None else _EMPTY
+    def store(self, target: Any, values: set[Value] | frozenset[Value]) -> None:
+        if target[0] == "r":
+            self.add(target[1], values)
+            return
+        for v in self.eval(target[1]):
+            if v[0] == "i" or v[0] == "c" or v[0] == "m":
+                self.add((v[1], target[2]), values)
 
     # ---- expressions ---------------------------------------------------------------------------------
-    def eval(self, e: Any, g: int, b: int, sb: int) -> set[Value] | frozenset[Value]:  # noqa: C901, PLR0911, PLR0912
+    def eval(self, e: Any) -> set[Value] | frozenset[Value]:  # noqa: PLR0911
         if e is None:
             return _EMPTY
         kind = e[0]
-        if kind == "n":
-            key = self.lookup(g, e[1])
-            return self.vars.get(key, _EMPTY) if key is not None else _EMPTY
+        if kind == "r":
+            return self.read(e[1])
+        if kind == "K":
+            return e[1]  # type: ignore[no-any-return]
         if kind == "a":
             names = []
-            while e is not None and e[0] == "a":  # a chain a.b.c, outermost last: no recursion per link
+            while e[0] == "a":  # a chain a.b.c, outermost last: no recursion per link
                 names.append(e[2])
                 e = e[1]
-            values = self.eval(e, g, b, sb)
+            values = self.eval(e)
             for name in reversed(names):
                 out: set[Value] = set()
                 for v in values:
                     out.update(self.attribute(v, name))
                 values = out
             return values
-        if kind == "c":
-            site: int = e[1]
-            return self.results[site + sb]
-        if kind == "v":
-            held: set[Value] | None = self.vars.get((g, e[1]))
-            return _EMPTY if held is None else held
-        if kind == "d":
-            return {("f", e[1] + b)}
-        if kind == "k":
-            return {("c", e[1] + b)}
         if kind == "u":
             out = set()
             for part in e[1]:
-                out.update(self.eval(part, g, b, sb))
+                out.update(self.eval(part))
             return out
-        if kind == "i":
-            return self.imported(e[1], e[2])
         if kind == "t":
-            return {("i", v[1]) for v in self.eval(e[1], g, b, sb) if v[0] == "c"}
+            return {("i", v[1]) for v in self.eval(e[1]) if v[0] == "c"}
         if kind == "s":
-            return self.super_(e[1] + b)
+            return self.super_(e[1])
         if kind == "w":
-            found = self.eval(e[1], g, b, sb)
-            return found if found or not self.fallback else self.eval(e[2], g, b, sb)
+            found = self.eval(e[1])
+            return found if found or not self.fallback else self.eval(e[2])
         return _EMPTY
 
     def super_(self, method: int) -> set[Value]:
@@ -227,16 +197,17 @@ class CallGraph:
         scope = self.scopes[method]
         if cls < 0 or self.scopes[cls].kind != "class" or not scope.params:
             return set()
-        return {("S", cls, v) for v in self.vars.get((method, scope.params[0]), ()) if v[0] in ("i", "c")}
+        return {("S", cls, v) for v in self.read((method, scope.params[0])) if v[0] in ("i", "c")}
 
     def attribute(self, v: Value, name: str) -> Iterable[Value]:
         kind = v[0]
         if kind == "m":
             key = self.lookup(v[1], name)
             if key is not None:
-                return self.vars.get(key, _EMPTY)
-            sub = self.modules.get(f"{self.files[self.owner[v[1]]].module}.{name}")
-            return {("m", sub)} if sub is not None else _EMPTY
+                return self.read(self.resolve(key))
+            return self.submodule(f"{self.files[self.owner[v[1]]].module}.{name}")
+        if kind == "P":
+            return self.submodule(f"{v[1]}.{name}")
         if kind == "i" or kind == "c":
             return self.member(self.mro(v[1]), name, v)
         if kind == "S":
@@ -245,14 +216,21 @@ class CallGraph:
             return self.member(after, name, v[2])
         return _EMPTY
 
+    def submodule(self, name: str) -> Iterable[Value]:
+        g = self.modules.get(name)
+        if g is not None:
+            return {("m", g)}
+        return {("P", name)} if name in self.packages else _EMPTY
+
     def member(self, mro: list[int], name: str, receiver: Value) -> set[Value]:
         """What ``name`` is on ``receiver`` (an instance or class), found along ``mro``: methods bound to it."""
         for k in mro:
             key = (k, name)
+            held = self.read(key)
             if name not in self.scopes[k].locals and key not in self.vars:
                 continue
             out: set[Value] = set()
-            for x in self.vars.get(key, ()):
+            for x in held:
                 if x[0] == "f" and self.parent[x[1]] == k:
                     method = self.scopes[x[1]].kind
                     if method == "classmethod":
@@ -267,50 +245,55 @@ class CallGraph:
         return set()
 
     def mro(self, cls: int) -> list[int]:
-        """The C3 linearization of in-tree class ``cls`` (bases outside the tree left out)."""
+        """The C3 linearization of in-tree class ``cls`` (bases outside the tree left out); the running
+        operation is noted as its reader."""
+        self._mro_users.setdefault(cls, set()).add(self.current)
         found = self._mro.get(cls)
         if found is not None:
             return found
         self._mro[cls] = [cls]  # a cycle (a class named as its own base) ends here
-        scope = self.scopes[cls]
-        parent = self.parent[cls]
-        file = self.owner[cls]
-        b, sb = self.base[file], self.site_base[file]
-        bases = [v[1] for e in scope.bases for v in self.eval(e, parent, b, sb) if v[0] == "c" and v[1] != cls]
+        current, self.current = self.current, -1 - cls  # the bases' variables: a change recomputes the order
+        bases = [v[1] for e in self.bases.get(cls, ()) for v in self.eval(e) if v[0] == "c" and v[1] != cls]
+        self.current = current
         found = [cls, *_c3([self.mro(k) for k in dict.fromkeys(bases)] + [list(dict.fromkeys(bases))])]
         self._mro[cls] = found
         return found
 
     # ---- calls ---------------------------------------------------------------------------------------
-    def call(self, g: int, b: int, sb: int, op: tuple[Any, ...]) -> None:
-        _, k, callee, args, kwargs, line, column = op
+    def call(self, op: tuple[Any, ...]) -> None:
+        caller, k = op[1], op[2]
+        callees = list(self.eval(op[3]))
+        if not callees:
+            return
+        compiled = self.args.get(k)
+        if compiled is None:
+            compiled = self.args[k] = self.arguments(op)
         result: set[Value] = set()
-        caller = self.caller(g)
-        for v in list(self.eval(callee, g, b, sb)):
+        site = (op[6], op[7])
+        # the arguments' values, once for every callee: positions up to a *args, then keywords
+        given = [self.eval(a) for a in compiled[0]]
+        named = [(name, self.eval(a)) for name, a in compiled[1]]
+        for v in callees:
             kind = v[0]
             if kind == "f":
-                self.enter(caller, v[1], None, args, kwargs, g, b, sb, (line, column), result)
+                self.enter(caller, v[1], None, given, named, site, result)
             elif kind == "b":
-                self.enter(caller, v[1], v[2], args, kwargs, g, b, sb, (line, column), result)
+                self.enter(caller, v[1], v[2], given, named, site, result)
             elif kind == "c":
                 result.add(("i", v[1]))
-                _record(self.instantiates, caller, v[1], (line, column))
+                _record(self.instantiates, caller, v[1], site)
                 for init in self.member(self.mro(v[1]), "__init__", ("i", v[1])):
                     if init[0] == "b":
-                        self.enter(caller, init[1], init[2], args, kwargs, g, b, sb, (line, column), set())
+                        self.enter(caller, init[1], init[2], given, named, site, set())
             elif kind == "i":
                 for fn in self.member(self.mro(v[1]), "__call__", v):
                     if fn[0] == "b":
-                        self.enter(caller, fn[1], fn[2], args, kwargs, g, b, sb, (line, column), result)
+                        self.enter(caller, fn[1], fn[2], given, named, site, result)
         if result:
-            held = self.results[k + sb]
-            n = len(held)
-            held.update(result)
-            if len(held) != n:
-                self.changed = True
+            self.add((k, SITE), result)
 
-    def enter(self, caller: int, fn: int, receiver: Value | None, args: tuple[Any, ...],
-              kwargs: tuple[tuple[str, Any], ...], g: int, b: int, sb: int, site: tuple[int, int],
+    def enter(self, caller: int, fn: int, receiver: Value | None, given: list[set[Value] | frozenset[Value]],
+              named: list[tuple[str, set[Value] | frozenset[Value]]], site: tuple[int, int],
               result: set[Value]) -> None:
         """A call of scope ``fn`` (``receiver``: bound to its first parameter): its edge, its parameters'
         values, its result."""
@@ -322,39 +305,16 @@ class CallGraph:
         if receiver is not None and params:
             self.add((fn, params[0]), (receiver,))
             shift = 1
-        for i, a in enumerate(args):
-            if a is STAR:
-                break
+        for i, values in enumerate(given):
             j = i + shift
             if j >= len(params):
                 break
-            values = self.eval(a, g, b, sb)
             if values:
                 self.add((fn, params[j]), values)
-        for name, a in kwargs:
-            if name in params or name in scope.kwonly:
-                values = self.eval(a, g, b, sb)
-                if values:
-                    self.add((fn, name), values)
-        result.update(self.vars.get((fn, RETURN), ()))
-
-    def caller(self, g: int) -> int:
-        """The scope a call in scope ``g`` is credited to: a class body's calls are its enclosing scope's."""
-        while g >= 0 and self.scopes[g].kind == "class":
-            g = self.parent[g]
-        return g
-
-    # ---- results -------------------------------------------------------------------------------------
-    def qualified(self, g: int) -> str:
-        """The qualified name of scope ``g`` (``module.Class.method``, as PyCG names it)."""
-        module = self.files[self.owner[g]].module
-        name = self.scopes[g].name
-        return f"{module}.{name}" if name else module
-
-    def decl(self, g: int) -> CallableDecl | None:
-        """The declaration of callable scope ``g`` (None: a module, a class, an overload stub)."""
-        d = self.scopes[g].decl
-        return self.files[self.owner[g]].callables[d] if d >= 0 else None
+        for name, values in named:
+            if values and (name in params or name in scope.kwonly):
+                self.add((fn, name), values)
+        result.update(self.read((fn, RETURN)))
 
 
 def _record(table: dict[int, dict[int, list[tuple[int, int]]]], caller: int, callee: int,

@@ -5,7 +5,7 @@ and each lambda. A scope lists the names it binds (its locals, as Python decides
 scope, less ``global``/``nonlocal``) and, in source order, its operations:
 
 - ``("=", target, expr)``: a binding (assignment, ``def``, ``class``, import, ``for`` target, parameter
-  default or annotation);
+  default or annotation); ``("=", target, expr, "name@n")`` binds that version of the name too (``bind``);
 - ``("C", site, callee, args, kwargs, line, column)``: a call (``site``: its number in the file; an argument
   ``STAR`` stands for ``*args``, after which positions are unknown);
 - ``("R", expr)``: a ``return`` (or a lambda's body).
@@ -66,6 +66,8 @@ class Scope:
         return self.kind in _FUNCTION_KINDS
 
 
+_BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "object", "None", "Any", "dict", "list",
+                            "set", "tuple", "type", "complex", "bytearray", "frozenset"})
 _STATIC = {"staticmethod": "static", "classmethod": "classmethod"}
 
 
@@ -162,7 +164,12 @@ class FlowBuilder:
                 self.annotate(("p", c, a.arg), a.annotation, s)
 
     def annotate(self, target: Expr, annotation: ast.expr, s: int) -> None:
-        name = type_name(annotation)
+        if annotation.__class__ is ast.Name:
+            name: str | None = annotation.id
+            if name in _BUILTIN_TYPES:
+                return
+        else:
+            name = type_name(annotation)
         if name:
             self.scopes[s].ops.append(("=", target, ("t", _dotted_expr(name))))
 
@@ -306,7 +313,8 @@ class FlowBuilder:
                     self.count += 1
                     versions[name] = self.count
                     if value is not None:
-                        self.scopes[s].ops.append(("=", ("v", f"{name}@{self.count}"), value))
+                        self.scopes[s].ops.append(("=", target, value, f"{name}@{self.count}"))
+                    return
         if value is not None:
             self.scopes[s].ops.append(("=", target, value))
 
@@ -360,6 +368,8 @@ class FlowBuilder:
         if node is None:
             return None
         cls = node.__class__
+        if cls is ast.Constant:
+            return None
         if cls is ast.Name:
             version = self.versions.get(s, {}).get(node.id)  # type: ignore[attr-defined]
             if version is not None:
@@ -377,16 +387,33 @@ class FlowBuilder:
         if cls is ast.Call:
             return self.call(node, s)  # type: ignore[arg-type]
         if cls is ast.Tuple or cls is ast.List or cls is ast.Set:
-            return ("u", tuple(self.expr(e, s) for e in node.elts))  # type: ignore[attr-defined]
+            return _union(tuple(self.expr(e, s) for e in node.elts))  # type: ignore[attr-defined]
         if cls is ast.Dict:
             for k in node.keys:  # type: ignore[attr-defined]
                 self.expr(k, s)
-            return ("u", tuple(self.expr(v, s) for v in node.values))  # type: ignore[attr-defined]
+            return _union(tuple(self.expr(v, s) for v in node.values))  # type: ignore[attr-defined]
         if cls is ast.BoolOp:
-            return ("u", tuple(self.expr(v, s) for v in node.values))  # type: ignore[attr-defined]
+            return _union(tuple(self.expr(v, s) for v in node.values))  # type: ignore[attr-defined]
         if cls is ast.IfExp:
             self.expr(node.test, s)  # type: ignore[attr-defined]
-            return ("u", (self.expr(node.body, s), self.expr(node.orelse, s)))  # type: ignore[attr-defined]
+            return _union((self.expr(node.body, s), self.expr(node.orelse, s)))  # type: ignore[attr-defined]
+        if cls is ast.BinOp:
+            self.expr(node.left, s)  # type: ignore[attr-defined]
+            self.expr(node.right, s)  # type: ignore[attr-defined]
+            return None
+        if cls is ast.Compare:
+            self.expr(node.left, s)  # type: ignore[attr-defined]
+            for e in node.comparators:  # type: ignore[attr-defined]
+                self.expr(e, s)
+            return None
+        if cls is ast.UnaryOp:
+            self.expr(node.operand, s)  # type: ignore[attr-defined]
+            return None
+        if cls is ast.JoinedStr:
+            for v in node.values:  # type: ignore[attr-defined]
+                if v.__class__ is ast.FormattedValue:
+                    self.expr(v.value, s)
+            return None
         if cls is ast.Subscript:
             self.expr(node.slice, s)  # type: ignore[attr-defined]
             return self.expr(node.value, s)  # type: ignore[attr-defined]
@@ -398,8 +425,6 @@ class FlowBuilder:
             return value
         if cls is ast.Lambda:
             return self.lambda_(node, s)  # type: ignore[arg-type]
-        if cls is ast.Constant:
-            return None
         if cls in _COMPREHENSIONS:
             for gen in node.generators:  # type: ignore[attr-defined]
                 self.assign(gen.target, None, ("u", (self.expr(gen.iter, s),)), s)
@@ -431,12 +456,21 @@ class FlowBuilder:
         n = self.lambdas[s] = self.lambdas.get(s, 0) + 1
         c = self.child(f"<lambda{n}>", "lambda", s)
         self.parameters(node.args, c, s)
-        self.scopes[c].decl = self.declare(node, c, f"<lambda{n}>({ast.unparse(node.args)})")
+        names = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        self.scopes[c].decl = self.declare(node, c, f"<lambda{n}>({', '.join(names)})")
         self.scopes[c].ops.append(("R", self.expr(node.body, c)))
         return ("d", c)
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _union(parts: tuple[Expr, ...]) -> Expr:
+    """Any of ``parts`` (None: none of them is anything)."""
+    for p in parts:
+        if p is not None:
+            return ("u", parts)
+    return None
 
 
 def _name(node: ast.expr) -> str | None:
