@@ -10,9 +10,10 @@ of literals (``<**PyStr**>.join``) are left out of both sides: IGG maps the tree
 
 Precision is the share of drawn edges the benchmark lists; recall the share of listed edges drawn. pycg (PyPI,
 ``pip install pycg`` into a virtualenv of its own: it pins old dependencies) is run on the same programs when
-``--pycg`` names its executable or ``/tmp/pycgvenv/bin/pycg`` exists; its column is left out, saying so, when not.
+``--pycg`` names that virtualenv's Python (default ``/tmp/pycgvenv/bin/python``) and it imports ``PyCG``; its column
+is left out, saying so, when not.
 
-Usage: ``python scripts/bench_pycg.py [--bench DIR] [--pycg PATH] [--category NAME] [--misses]``.
+Usage: ``python scripts/bench_pycg.py [--bench DIR] [--pycg PYTHON] [--category NAME] [--misses]``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT.parent / "shared" / "data" / "pycg-micro"
-PYCG = Path("/tmp/pycgvenv/bin/pycg")
+PYCG = Path("/tmp/pycgvenv/bin/python")
+RUN_PYCG = ("import runpy, sys, PyCG; sys.modules['pycg'] = PyCG; sys.argv[0] = 'pycg'; "
+            "runpy.run_module('PyCG', run_name='__main__')")
+"""pycg 0.0.8 as PyPI ships it: its package is ``PyCG`` but it imports itself as ``pycg`` (which a case-sensitive
+file system does not find), so it runs under that alias."""
 
 Edge = tuple[str, str]
 
@@ -108,12 +113,19 @@ def igg_edges(program: Path) -> set[Edge]:
             if d["type"] == "CALLS" and u in names and v in names}
 
 
+def has_pycg(python: Path) -> bool:
+    """Whether ``python`` exists and imports pycg."""
+    return python.exists() and subprocess.run([str(python), "-c", "import PyCG"], capture_output=True,
+                                              check=False).returncode == 0
+
+
 def pycg_edges(pycg: Path, program: Path) -> set[Edge] | None:
     """pycg's edges for ``program`` (None: it failed on it)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cg.json"
-        done = subprocess.run([str(pycg), "--package", str(program), str(program / "main.py"), "-o", str(out)],
-                              capture_output=True, text=True, cwd=program, timeout=120, check=False)
+        done = subprocess.run([str(pycg), "-c", RUN_PYCG, "--package", str(program), str(program / "main.py"),
+                               "-o", str(out)], capture_output=True, text=True, cwd=program, timeout=120,
+                              check=False)
         if done.returncode != 0 or not out.exists():
             return None
         return edges_of(json.loads(out.read_text()))
@@ -152,13 +164,14 @@ def _cell(s: Score | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     cli = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     cli.add_argument("--bench", type=Path, default=BENCH, help="the micro-benchmark's folder")
-    cli.add_argument("--pycg", type=Path, default=PYCG, help="pycg's executable (default /tmp/pycgvenv/bin/pycg)")
+    cli.add_argument("--pycg", type=Path, default=PYCG,
+                     help="the Python of pycg's virtualenv (default /tmp/pycgvenv/bin/python)")
     cli.add_argument("--category", help="only this category")
     cli.add_argument("--misses", action="store_true", help="list IGG's wrong and missed edges")
     args = cli.parse_args(argv)
-    pycg: Path | None = args.pycg if args.pycg.exists() else None
+    pycg: Path | None = args.pycg if has_pycg(args.pycg) else None
     if pycg is None:
-        print(f"pycg: not installed at {args.pycg} (python3 -m venv /tmp/pycgvenv && /tmp/pycgvenv/bin/pip install"
+        print(f"pycg: {args.pycg} does not import it (python3 -m venv /tmp/pycgvenv && /tmp/pycgvenv/bin/pip install"
               " pycg); its column is left out")
     result = score(args.bench, args.category, pycg)
     ours, theirs = result["igg"], result["pycg"]
