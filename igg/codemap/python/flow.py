@@ -67,7 +67,8 @@ class Scope:
 
 
 _BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "object", "None", "Any", "dict", "list",
-                            "set", "tuple", "type", "complex", "bytearray", "frozenset"})
+                            "set", "tuple", "type", "complex", "bytearray", "frozenset", "typing.Any", "t.Any"})
+"""Annotations that name no class of a tree (a tree that defines a class of such a name shadows a builtin)."""
 _STATIC = {"staticmethod": "static", "classmethod": "classmethod"}
 
 
@@ -164,13 +165,8 @@ class FlowBuilder:
                 self.annotate(("p", c, a.arg), a.annotation, s)
 
     def annotate(self, target: Expr, annotation: ast.expr, s: int) -> None:
-        if annotation.__class__ is ast.Name:
-            name: str | None = annotation.id
-            if name in _BUILTIN_TYPES:
-                return
-        else:
-            name = type_name(annotation)
-        if name:
+        name = annotation.id if annotation.__class__ is ast.Name else type_name(annotation)
+        if name and name not in _BUILTIN_TYPES:
             self.scopes[s].ops.append(("=", target, ("t", _dotted_expr(name))))
 
     def klass(self, node: ast.ClassDef, s: int) -> None:

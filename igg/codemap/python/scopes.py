@@ -70,7 +70,8 @@ class Program:
         self.writers: dict[Key, list[int]] = {}
         """Variable -> the operations that bind it: run when something first reads it."""
         self.eager: list[int] = []
-        """The operations run whatever is read: calls, and bindings of attributes (whose object is a value)."""
+        """The operations run whatever is read: bindings of attributes (whose object is a value), then calls (which
+        mostly read what those bind: ``self.repo = repo`` before ``self.repo.get()``)."""
         self.bases: dict[int, tuple[Any, ...]] = {}
         """Class scope -> its bases, compiled in the enclosing scope."""
         self.vars: dict[Key, set[Value]] = {}
@@ -83,7 +84,7 @@ class Program:
         self.alias: dict[Key, Key] = {}
         """A variable only an import binds -> the variable of the module it imports it from (``from m import f``:
         ``f`` is ``m.f``), read in its place."""
-        calls: list[tuple[int, int, int, tuple[Any, ...]]] = []
+        pending: list[int | tuple[int, int, int, tuple[Any, ...]]] = []
         classes: list[tuple[int, int, int, int]] = []
         site = 0
         for (base, _), f in zip(bases, self.files, strict=True):
@@ -93,9 +94,11 @@ class Program:
                     classes.append((g, base + scope.parent, base, site))
                 for op in scope.ops:
                     if op[0] == "C":
-                        calls.append((g, base, site, op))
+                        pending.append((g, base, site, op))
                     else:
-                        self.index(op, g, base, site, live)
+                        i = self.index(op, g, base, site, live)
+                        if i is not None:
+                            pending.append(i)
             site += sum(1 for s in f.flow or () for op in s.ops if op[0] == "C")
         self.dead -= live
         for key, target, i in self._aliases:
@@ -105,10 +108,14 @@ class Program:
         for g, parent, b, sb in classes:  # once the aliases are known
             parts = (self.compile(e, parent, b, sb) for e in self.scopes[g].bases)
             self.bases[g] = tuple(p for p in parts if p is not None)
-        for g, b, sb, op in calls:
+        for item in pending:  # in source order: a scope's bindings before the calls that read them
+            if isinstance(item, int):
+                self.eager.append(item)
+                continue
+            g, b, sb, op = item
             if not self.calls_nothing(op[2], g):
                 self.eager.append(len(self.raw))
-                self.raw.append((g, b, sb, op))
+                self.raw.append(item)
                 self.ops.append(None)
 
     @staticmethod
@@ -144,9 +151,9 @@ class Program:
             return key is None or key in self.dead
         return callee[0] == "v" and (g, callee[1]) in self.dead
 
-    def index(self, op: tuple[Any, ...], g: int, b: int, sb: int, live: set[Key]) -> None:
-        """Note binding or return ``op`` of scope ``g``: as the writer of the variables it binds (or among the eager
-        operations: a binding of an attribute)."""
+    def index(self, op: tuple[Any, ...], g: int, b: int, sb: int, live: set[Key]) -> int | None:
+        """Note binding or return ``op`` of scope ``g``: as the writer of the variables it binds, or (a binding of
+        an attribute) as an eager operation: its number, then."""
         kind = op[0]
         keys: list[Key] = []
         if kind == "=":
@@ -162,14 +169,14 @@ class Program:
             if len(op) > 3:
                 keys.append((g, op[3]))
             if target[0] != "a" and not keys:
-                return
+                return None
             value = op[2]
             known = self.constant(value, g, b)
             if value[0] == "i" and known is None:
                 imported = self.imported(value[1], value[2], g)
                 if imported is None:
                     self.dead.update(keys)
-                    return
+                    return None
                 known = imported[1] if imported[0] == "K" else None
                 if imported[0] == "r" and target[0] == "n":
                     for key in keys:
@@ -178,16 +185,15 @@ class Program:
             if known is not None and target[0] != "a":  # a def, a class, a module: bound once, no need to run
                 for key in keys:
                     self.vars.setdefault(key, set()).update(known)
-                return
+                return None
         elif kind == "R":
             keys.append((g, RETURN))
         i = len(self.raw)
         self.raw.append((g, b, sb, op))
         self.ops.append(None)
-        if not keys:
-            self.eager.append(i)
         for key in keys:
             self.writers.setdefault(key, []).append(i)
+        return None if keys else i
 
     def compiled(self, i: int) -> Op | None:
         """Operation ``i`` compiled (None: it does nothing)."""
