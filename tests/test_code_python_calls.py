@@ -243,3 +243,34 @@ def test_classes_under_module_level_if_and_try_are_mapped(tmp_path: Path) -> Non
     """)
     assert ("main", "main.helper") in calls
     assert ("main.helper", "main.A.run") in calls
+
+
+def test_an_update_after_a_change_of_what_a_function_returns_equals_a_fresh_map(tmp_path: Path) -> None:
+    """Values cross modules without a name changing: ``make()`` returning another class changes the calls of the
+    module that calls what it returns, which names nothing that changed. The update links every file again."""
+    from igg.codemap.cache import FactsCache
+    from igg.codemap.update import update_map
+    from igg.service import map_code
+    from igg.store.location import sidecar_path
+    from tests.test_code_update import graph_of
+
+    tree = tmp_path / "tree"
+    (tree / "app").mkdir(parents=True)
+    (tree / "app" / "__init__.py").write_text("")
+    (tree / "app" / "parts.py").write_text("class A:\n    def run(self): pass\n\n\nclass B:\n    def run(self): pass\n\n\n"
+                                           "def make():\n    return A()\n")
+    (tree / "app" / "main.py").write_text("from app.parts import make\n\n\ndef go():\n    make().run()\n")
+    store = tmp_path / "s.db"
+    cache = FactsCache(sidecar_path(store, ".codefacts"))
+    try:
+        map_code([tree], agent="code", jobs=1, store=store, session_id="m", cache=cache)
+    finally:
+        cache.close()
+    (tree / "app" / "parts.py").write_text((tree / "app" / "parts.py").read_text().replace("return A()", "return B()"))
+    result = update_map([tree], store, session_id="m", jobs=1)
+    assert result.files["relinked"] == result.files["read"]
+    fresh = tmp_path / "fresh.db"
+    map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
+    assert graph_of(store, "m") == graph_of(fresh, "f")
+    edges = {(e[1][1], e[2][1]) for e in graph_of(store, "m")[1] if e[0] == "CALLS"}
+    assert (("app.main", "go"), ("app.parts.B", "run(self)")) in edges, edges

@@ -163,7 +163,13 @@ class CallGraph(Program):
             return _EMPTY
         kind = e[0]
         if kind == "r":
-            return self.read(e[1])
+            key = e[1]
+            deps = self.deps.get(key)
+            if deps is None:
+                return self.read(key)
+            deps.add(self.current)  # ``read`` of a variable read before, inlined: the hot path
+            held = self.vars.get(key)
+            return _EMPTY if held is None else held
         if kind == "K":
             return e[1]  # type: ignore[no-any-return]
         if kind == "a":

@@ -45,13 +45,13 @@ class Program:
         """Module name -> its scope."""
         self.scopes_of: dict[int, list[int]] = {}
         """A declaration (by id) -> its scopes (a name defined twice is one declaration)."""
-        bases: list[tuple[int, int]] = []  # (first scope, operations) per file
+        bases: list[int] = []  # the first scope of each file
         for f in files:
             if f.flow is None or f.module in self.modules:
                 continue
             base = len(self.scopes)
             self.modules[f.module] = base
-            bases.append((base, sum(len(s.ops) for s in f.flow)))
+            bases.append(base)
             for s in f.flow:
                 if s.decl >= 0:
                     self.scopes_of.setdefault(id(f.callables[s.decl]), []).append(len(self.scopes))
@@ -79,15 +79,19 @@ class Program:
         self.dead: set[Key] = set()
         """Variables only imports of code outside the tree bind (``os``, ``httpx``): a call on them calls nothing
         of the tree."""
-        live: set[Key] = set()
         self._aliases: list[tuple[Key, Key, int]] = []
         self.alias: dict[Key, Key] = {}
         """A variable only an import binds -> the variable of the module it imports it from (``from m import f``:
         ``f`` is ``m.f``), read in its place."""
+        self.operations(bases)
+
+    def operations(self, bases: list[int]) -> None:
+        """Note every operation of every file (``index``), then the calls that may reach the tree, in source order."""
+        live: set[Key] = set()
         pending: list[int | tuple[int, int, int, tuple[Any, ...]]] = []
         classes: list[tuple[int, int, int, int]] = []
         site = 0
-        for (base, _), f in zip(bases, self.files, strict=True):
+        for base, f in zip(bases, self.files, strict=True):
             for local, scope in enumerate(f.flow or ()):
                 g = base + local
                 if scope.kind == "class":
