@@ -166,7 +166,7 @@ class TypeDecl:
     """Java: supertype (as written) -> its type arguments, each a type parameter of this type or a type name as
     written, erased (``''`` for a wildcard): ``Builder extends AbstractBuilder<Visitor, Builder>``."""
     fields: dict[str, str] = field(default_factory=dict)
-    """Field name -> declared type as written (Java fields; Python annotated or constructed attributes)."""
+    """Field name -> declared type as written (Java fields; Python: none, its attributes are value flows)."""
     field_elements: dict[str, str] = field(default_factory=dict)
     """Java: field name -> the erased type argument of a field whose type has exactly one (``List<Filter>``:
     ``Filter``), the element a lambda over that collection or stream takes."""

@@ -1,11 +1,11 @@
 """The Python analyzer: one file's facts through the standard library's ``ast``.
 
 Classes (``Protocol`` subclasses and ABCs whose methods are all abstract count as interfaces, ``Enum``
-subclasses as enums; nested classes are ``Outer.Inner``), module functions and methods with their
-signatures, imports, and per callable: calls with what is knowable about the receiver (``self``,
-``super()``, a class or module name, an attribute or local whose type is annotated or constructed), class
-instantiations, and SQL in string literals, including SQL held in module or class constants the callable
-uses.
+subclasses as enums; nested classes are ``Outer.Inner``; classes and functions under a module-level
+``if``/``try``/``with`` are the module's), module functions and methods with their signatures, imports, per
+callable the SQL in its string literals (including SQL held in module or class constants it uses), and the
+file's value flows (``flow.py``: its calls, resolved across files by ``calls.py``), which also declare the
+functions, lambdas and classes nested in callables.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ class _Analyzer:
         self._decl_of: dict[int, int] = {}
         """Each declared function's node id -> its declaration's index in ``callables`` (for ``FlowBuilder``)."""
         self._walked: dict[int, list[ast.AST]] = {}
-        """Each function's nodes, walked once (``_fields`` and ``_body`` both read a method's)."""
+        """Each function's nodes, walked once."""
 
     def column(self, node: ast.expr | ast.stmt) -> int:
         """The 1-based character column where ``node`` starts (``ast`` counts bytes)."""
@@ -218,7 +218,7 @@ class _Analyzer:
             if isinstance(node, ast.ClassDef):
                 self._class(node, outer=None)
         for group in _functions(top):
-            self._callable(group, owner=None, fields={})
+            self._callable(group, owner=None)
         facts = self.facts
         facts.flow = FlowBuilder(decl_of=self._decl_of, callables=facts.callables, types=facts.types,
                                  module=self.module, column=self.column, absolute=self._absolute).build(self.tree)
@@ -267,53 +267,13 @@ class _Analyzer:
                         column=self.column(node), extends=bases, outer=outer.qualified if outer else None)
         self.facts.types.append(decl)
         self._constants(node.body, prefix=f"{node.name}.")
-        decl.fields.update(self._fields(node))
         for child in node.body:
             if isinstance(child, ast.ClassDef):
                 self._class(child, outer=decl)
         for group in _functions(node.body):
-            self._callable(group, owner=decl, fields=decl.fields)
+            self._callable(group, owner=decl)
 
-    def _fields(self, node: ast.ClassDef) -> dict[str, str]:
-        """Attribute types: class annotations, ``self.x: T``, ``self.x = T(...)``, ``self.x = param: T``."""
-        fields: dict[str, str] = {}
-        for child in node.body:
-            if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
-                if (t := type_name(child.annotation)) is not None:
-                    fields[child.target.id] = t
-        for fn in node.body:
-            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            params = {a.arg: type_name(a.annotation) for a in (*fn.args.posonlyargs, *fn.args.args,
-                                                                  *fn.args.kwonlyargs)}
-            for stmt in self._nodes(fn):
-                target: ast.expr | None = None
-                value: ast.expr | None = None
-                annotation: ast.expr | None = None
-                if isinstance(stmt, ast.AnnAssign):
-                    target, value, annotation = stmt.target, stmt.value, stmt.annotation
-                elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                    target, value = stmt.targets[0], stmt.value
-                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                        and target.value.id == "self"):
-                    continue
-                t = type_name(annotation) or self._value_type(value, params)
-                if t is not None:
-                    fields.setdefault(target.attr, t)
-        return fields
-
-    @staticmethod
-    def _value_type(value: ast.AST | None, known: dict[str, str | None]) -> str | None:
-        if isinstance(value, ast.Call):
-            name = dotted(value.func)
-            if name and name.rpartition(".")[2][:1].isupper():
-                return name
-        if isinstance(value, ast.Name):
-            return known.get(value.id)
-        return None
-
-    def _callable(self, group: list[ast.FunctionDef | ast.AsyncFunctionDef], owner: TypeDecl | None,
-                  fields: dict[str, str]) -> None:
+    def _callable(self, group: list[ast.FunctionDef | ast.AsyncFunctionDef], owner: TypeDecl | None) -> None:
         node = group[0]
         args = node.args
         every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
