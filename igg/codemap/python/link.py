@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
 from igg.codemap.index import ClassLevel, Index, callable_key, type_key
+from igg.codemap.model import Relation
 from igg.codemap.python.calls import CallGraph
 
 if TYPE_CHECKING:
     from igg.codemap.language import AddRelation, PackageKey
-    from igg.codemap.model import Relation
 
 
 def is_init(path: str) -> bool:
@@ -41,6 +41,8 @@ class PythonLinker:
             if f.language == "python":
                 self.modules.setdefault(f.module, f)
         self._graph: CallGraph | None = None
+        self._keys: dict[int, str] = {}
+        """Callee scope -> the symbol key of its declaration."""
         self.packages: set[str] = set()
         """Dotted names of in-tree packages (regular and namespace)."""
         for m, pf in self.modules.items():
@@ -83,15 +85,16 @@ class PythonLinker:
         return self._graph
 
     def _relations(self, graph: CallGraph, g: int, source: str, add: Callable[[Relation], None]) -> None:
-        from igg.codemap.model import Relation
-
         index = self.index
+        keys = self._keys
         for callee, sites in graph.edges.get(g, {}).items():
-            target = graph.decl(callee)
-            if target is None:
-                continue
-            key = callable_key(target, index.type_file[target.owner].package if target.owner
-                               else index.module_of(target))
+            key = keys.get(callee)
+            if key is None:
+                target = graph.decl(callee)
+                if target is None:
+                    continue
+                key = keys[callee] = callable_key(target, index.type_file[target.owner].package if target.owner
+                                                  else index.module_of(target))
             for line, column in sites:
                 add(Relation("CALLS", source, key, line, column))
         if graph.scopes[g].kind == "module":

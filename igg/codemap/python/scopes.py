@@ -287,14 +287,6 @@ class Program:
         if kind == "n":
             key = self.lookup(g, e[1])
             return None if key is None else ("r", self.resolve(key))
-        if kind == "v":
-            return ("r", self.resolve((g, e[1])))
-        if kind == "c":
-            return ("r", (e[1] + sb, SITE))
-        if kind == "d":
-            return ("K", frozenset({("f", e[1] + b)}))
-        if kind == "k":
-            return ("K", frozenset({("c", e[1] + b)}))
         if kind == "a":
             names = []
             while e is not None and e[0] == "a":  # a chain a.b.c: no recursion per link
@@ -304,6 +296,14 @@ class Program:
             for name in reversed(names):
                 inner = None if inner is None else ("a", inner, name)
             return inner
+        if kind == "v":
+            return ("r", self.resolve((g, e[1])))
+        if kind == "c":
+            return ("r", (e[1] + sb, SITE))
+        if kind == "d":
+            return ("K", frozenset({("f", e[1] + b)}))
+        if kind == "k":
+            return ("K", frozenset({("c", e[1] + b)}))
         if kind == "u":
             parts = tuple(p for p in (self.compile(x, g, b, sb) for x in e[1]) if p is not None)
             return None if not parts else parts[0] if len(parts) == 1 else ("u", parts)
