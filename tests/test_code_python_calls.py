@@ -274,3 +274,15 @@ def test_an_update_after_a_change_of_what_a_function_returns_equals_a_fresh_map(
     assert graph_of(store, "m") == graph_of(fresh, "f")
     edges = {(e[1][1], e[2][1]) for e in graph_of(store, "m")[1] if e[0] == "CALLS"}
     assert (("app.main", "go"), ("app.parts.B", "run(self)")) in edges, edges
+
+
+def test_a_parameter_that_could_hold_too_many_callables_calls_nothing(tmp_path: Path) -> None:
+    """Three callbacks passed to one parameter are three callees; twenty are not a call the code decides (and would
+    cost every caller of every subclass in a large hierarchy): none is drawn."""
+    few = one(tmp_path / "few", "".join(f"def f{i}(): pass\n" for i in range(3)) + "def run(cb):\n    cb()\n"
+              + "".join(f"run(f{i})\n" for i in range(3)))
+    assert {c for c in few if c[0] == "main.run"} == {("main.run", f"main.f{i}") for i in range(3)}
+    many = one(tmp_path / "many", "".join(f"def f{i}(): pass\n" for i in range(20)) + "def run(cb):\n    cb()\n"
+               + "".join(f"run(f{i})\n" for i in range(20)))
+    assert ("main", "main.run") in many
+    assert not any(c[0] == "main.run" for c in many)

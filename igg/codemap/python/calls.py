@@ -26,6 +26,9 @@ from igg.codemap.python.flow import RETURN
 from igg.codemap.python.scopes import SITE, Key, Program, Value
 
 _EMPTY: frozenset[Value] = frozenset()
+_WIDE = 16
+"""The most values a variable holds: one that could hold more (every subclass of a large hierarchy flowing
+into one parameter) is not decided by the code, and calls through it draw nothing."""
 _DEPTH = 40
 """How many variables deep a first read runs what binds them at once (deeper: queued)."""
 _MAX_ROUNDS = 50
@@ -50,6 +53,8 @@ class CallGraph(Program):
         self._mro_users: dict[int, set[int]] = {}
         self.fallback = False
         self.depth = 0
+        self.wide: set[Key] = set()
+        """Variables that could hold more than ``_WIDE`` values (``widen``)."""
         self.args: dict[int, tuple[list[Any], list[tuple[str, Any]]]] = {}
         """Call site -> its arguments, compiled when a callee is first known."""
 
@@ -128,15 +133,32 @@ class CallGraph(Program):
         held = self.vars.get(key)
         if held is None:
             held = self.vars[key] = set()
+        elif key in self.wide:
+            return
         n = len(held)
         held.update(values)
-        if len(held) != n:
+        if len(held) > _WIDE:
+            self.widen(key, held)
+        elif len(held) != n:
             for i in self.deps.get(key, ()):
                 if i < 0:
                     self.rebase(-1 - i)
                 elif i not in self.queued:
                     self.queued.add(i)
                     self.queue.append(i)
+
+    def widen(self, key: Key, held: set[Value]) -> None:
+        """``key`` can hold more than ``_WIDE`` values: the code does not decide what it is, so it holds nothing
+        from now on (a method's ``self``: an instance of its class, as its declaration says)."""
+        self.wide.add(key)
+        held.clear()
+        g, name = key
+        scope = self.scopes[g] if g < len(self.scopes) and name != SITE else None
+        if scope is not None and scope.params and name == scope.params[0]:
+            if scope.kind == "method":
+                held.add(("i", self.parent[g]))
+            elif scope.kind == "classmethod":
+                held.add(("c", self.parent[g]))
 
     def rebase(self, cls: int) -> None:
         """The bases of class ``cls`` grew: every resolution order holding it is computed again, and the
