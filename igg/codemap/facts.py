@@ -166,7 +166,7 @@ class TypeDecl:
     """Java: supertype (as written) -> its type arguments, each a type parameter of this type or a type name as
     written, erased (``''`` for a wildcard): ``Builder extends AbstractBuilder<Visitor, Builder>``."""
     fields: dict[str, str] = field(default_factory=dict)
-    """Field name -> declared type as written (Java fields; Python annotated or constructed attributes)."""
+    """Field name -> declared type as written (Java fields; Python: none, its attributes are value flows)."""
     field_elements: dict[str, str] = field(default_factory=dict)
     """Java: field name -> the erased type argument of a field whose type has exactly one (``List<Filter>``:
     ``Filter``), the element a lambda over that collection or stream takes."""
@@ -286,6 +286,9 @@ class FileFacts:
     ``go.mod``): what it says, as that language's analyzer reads it. Such a file is no module of its own."""
     http: HttpFacts | None = None
     """The file's HTTP routes and requests (None: it has none), joined across files by ``igg.codemap.routes``."""
+    flow: list[Any] | None = None
+    """Python: the file's scopes and their value flows (``igg.codemap.python.flow.Scope``), which its linker
+    resolves calls with across files (``igg.codemap.python.calls``); kept by ``without_bodies``."""
     names: str | None = None
     """Every identifier the facts mention, one per line between newlines (``mentioned_names``): set on facts
     kept in the cache, so that ``--update`` can tell which files a changed declaration may concern."""

@@ -182,6 +182,14 @@ def _declared(c: CallableDecl) -> tuple[Any, ...]:
             c.explicit_init)
 
 
+def _flows(f: FileFacts) -> list[tuple[Any, ...]]:
+    """A file's value flows (Python: ``FileFacts.flow``) without the lines and columns of its calls. Values flow
+    across modules without a name changing (what a function returns, what a call passes to another module's
+    parameters): a change of them may change the calls of any file."""
+    return [(s.name, s.kind, s.parent, s.params, s.kwonly, s.locals, s.bases, s.wildcards,
+             [op[:5] if op[0] == "C" else op for op in s.ops]) for s in f.flow or ()]
+
+
 def _abstract(f: FileFacts) -> Counter[tuple[Any, ...]]:
     return Counter(_declared(c) for c in f.callables if c.abstract)
 
@@ -193,8 +201,8 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
     package, language, parse error, import or table, or a type whose kind, supertypes or enclosing type
     changed (every subtype's members would change with it), or an abstract method that came, went or was
     redeclared (it may be an interface's functional method, which types the parameters of lambdas in files
-    that need not name it)."""
-    if _declarations(old) != _declarations(new) or _abstract(old) != _abstract(new):
+    that need not name it), or a Python file's value flows changed (``_flows``)."""
+    if _declarations(old) != _declarations(new) or _abstract(old) != _abstract(new) or _flows(old) != _flows(new):
         return None
     names: set[str] = set()
     before = {t.qualified: t for t in old.types}

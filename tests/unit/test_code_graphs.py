@@ -7,8 +7,8 @@ parameters and locals of declared type, static calls, this/super calls (super(..
 reads and writes (SELECT/JOIN, INSERT, UPDATE, DELETE, MERGE; in a constant, a concatenation, lower case).
 The Python tree (fixtures/code/python) has the same through ``ast``: an ABC interface, an Enum, a nested
 class, ``super()``, attribute types from ``__init__``, module-alias calls, instantiations and SQL.
-What the sources do not make knowable (``order.pay()`` on an untyped local, ``name()`` inherited from
-java.lang.Enum) is left out, not guessed.
+What the sources do not make knowable (``name()`` inherited from java.lang.Enum) is left out, not guessed; Python's
+calls follow values (``order.pay()`` on the ``Order`` that ``get()`` returns).
 """
 
 from __future__ import annotations
@@ -235,6 +235,11 @@ PYTHON_EDGES = {
     "CALLS shop.models.PriorityOrder#pay(self) -> shop.models.PriorityOrder#notify(self)",
     "CALLS shop.service.AuditTrail#record(self, order: models.Order) -> shop.models.Order#key(self)",
     "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.repository.Repository#get(self, order_id: int)",
+    # the repository create() passes in, and the Order its get() builds (Python's calls follow values)
+    "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.repository.SqlRepository#get(self, order_id: int)",
+    "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.models.Order#pay(self)",
+    "CALLS shop.service.OrderService#create(connection) -> shop.repository.SqlRepository#__init__(self, connection)",
+    "CALLS shop.service.OrderService#create(connection) -> shop.service.OrderService#__init__(self, repository: Repository)",
     "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.service.AuditTrail#record(self, order: models.Order)",
     "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.service.helper",
     "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.util.money.format_amount",

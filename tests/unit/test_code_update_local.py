@@ -45,13 +45,17 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
      lambda t: _replace(t / f"{JAVA}/service/AuthService.java",
                         "        AdminUser admin = new AdminUser(current.getName());\n        users.save(admin);\n"
                         "        return admin;\n", "        return current;\n"), "changed"),
+    # a Python call, assignment or return is a value flow, which crosses modules without a name changing (what a
+    # call passes reaches another module's parameters): every file is linked again
     ("a Python call moved to another module's function",
      lambda t: _replace(t / "py/shop/service.py", "        helper(order)\n",
-                        "        helper(order)\n        money.format_amount(order)\n"), "changed"),
+                        "        helper(order)\n        money.format_amount(order)\n"), "all"),
     ("a Python call removed",
-     lambda t: _replace(t / "py/shop/service.py", "        order.pay()\n", ""), "changed"),
+     lambda t: _replace(t / "py/shop/service.py", "        order.pay()\n", ""), "all"),
+    ("a Python body changed without changing its flows (a constant)",
+     lambda t: _replace(t / "py/shop/service.py", "money.format_amount(10)", "money.format_amount(12)"), "changed"),
     ("two files changed in bodies",
-     lambda t: (_replace(t / "py/shop/service.py", "        order.pay()\n", ""),
+     lambda t: (_replace(t / "py/shop/service.py", "money.format_amount(10)", "money.format_amount(12)"),
                 _replace(t / f"{JAVA}/service/AuthService.java", "        Token.count();\n", "")), "changed"),
     ("a Java method added that no other file names",
      lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "    private void audit(User user) {",
@@ -59,7 +63,7 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
      "changed"),
     ("a Python function added that no other file names",
      lambda t: _replace(t / "py/shop/models.py", "class Order", "def audit_order(order):\n    return order\n\n\n"
-                        "class Order"), "changed"),
+                        "class Order"), "all"),
     ("a Java overload removed that another file calls",
      lambda t: _replace(t / f"{JAVA}/service/PasswordHasher.java",
                         "    public static String hash(String password) {\n        return hash(password, 10);\n    }\n",
@@ -76,9 +80,9 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
                         "    private final JdbcUserRepository users;"), "reach"),
     ("a Python class added",
      lambda t: _replace(t / "py/shop/models.py", "class Order", "class Refund:\n    def pay(self) -> None:\n"
-                        "        pass\n\n\nclass Order"), "reach"),
+                        "        pass\n\n\nclass Order"), "all"),
     ("a Python method renamed that another module calls",
-     lambda t: _replace(t / "py/shop/models.py", "def pay(self)", "def settle(self)"), "reach"),
+     lambda t: _replace(t / "py/shop/models.py", "def pay(self)", "def settle(self)"), "all"),
     ("a Java class's supertype changed (every subtype's members change)",
      lambda t: _replace(t / f"{JAVA}/model/AdminUser.java", "public class AdminUser extends User {",
                         "public class AdminUser extends BaseEntity {"), "all"),

@@ -28,7 +28,7 @@ class Python(Language):
 
     name = "python"
     suffixes = (".py", ".pyi")
-    cache_version = "16"
+    cache_version = "17"
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "#"
@@ -43,7 +43,7 @@ class Python(Language):
 
         facts = analyze_python(path, text, module)
         if is_generated(path, text):
-            facts.types, facts.callables = [], []
+            facts.types, facts.callables, facts.flow = [], [], None
         return facts
 
     def header(self, path: str, text: str, module: str | None) -> FileFacts:

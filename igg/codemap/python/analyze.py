@@ -1,11 +1,11 @@
 """The Python analyzer: one file's facts through the standard library's ``ast``.
 
 Classes (``Protocol`` subclasses and ABCs whose methods are all abstract count as interfaces, ``Enum``
-subclasses as enums; nested classes are ``Outer.Inner``), module functions and methods with their
-signatures, imports, and per callable: calls with what is knowable about the receiver (``self``,
-``super()``, a class or module name, an attribute or local whose type is annotated or constructed), class
-instantiations, and SQL in string literals, including SQL held in module or class constants the callable
-uses.
+subclasses as enums; nested classes are ``Outer.Inner``; classes and functions under a module-level
+``if``/``try``/``with`` are the module's), module functions and methods with their signatures, imports, per
+callable the SQL in its string literals (including SQL held in module or class constants it uses), and the
+file's value flows (``flow.py``: its calls, resolved across files by ``calls.py``), which also declare the
+functions, lambdas and classes nested in callables.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 
 from igg.codemap.columns import Columns
-from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.python.flow import FlowBuilder, dotted, type_name
 from igg.codemap.python.http import hinted, http_facts
 from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
@@ -93,6 +94,25 @@ def _type_checking_only(body: list[ast.stmt]) -> set[int]:
     return out
 
 
+_MODULE_BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With)
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements a module runs at its top level: its body and the bodies of its ``if``/``else``,
+    ``try``/``except``/``else``/``finally`` and ``with`` blocks (classes and functions defined there are the
+    module's), in source order."""
+    out: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, _MODULE_BLOCKS):
+            for name in ("body", "handlers", "orelse", "finalbody"):
+                for child in getattr(node, name, ()):
+                    out.extend(_module_level(child.body) if isinstance(child, ast.ExceptHandler) else
+                               _module_level([child]))
+        else:
+            out.append(node)
+    return out
+
+
 _OVERLOAD = ("overload", "typing.overload", "typing_extensions.overload", "t.overload")
 
 
@@ -111,39 +131,6 @@ def _functions(body: list[ast.stmt]) -> list[list[ast.FunctionDef | ast.AsyncFun
     for name, stub in overloads.items():
         groups.setdefault(name, [stub])
     return sorted(groups.values(), key=lambda g: g[0].lineno)
-
-
-def dotted(node: ast.AST) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain, else None."""
-    names = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        names.append(node.id)
-        return ".".join(reversed(names))
-    return None
-
-
-def _type_name(annotation: ast.AST | None) -> str | None:
-    """The class an annotation names (``Optional[T]``/``T | None``/``"T"`` -> ``T``), else None."""
-    if annotation is None:
-        return None
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return None
-    if isinstance(annotation, ast.Subscript) and dotted(annotation.value) in ("Optional", "typing.Optional"):
-        return _type_name(annotation.slice)
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        left, right = annotation.left, annotation.right
-        if isinstance(right, ast.Constant) and right.value is None:
-            return _type_name(left)
-        if isinstance(left, ast.Constant) and left.value is None:
-            return _type_name(right)
-        return None
-    return dotted(annotation)
 
 
 def _strings(node: ast.AST) -> str | None:
@@ -185,8 +172,10 @@ class _Analyzer:
         self.constants: dict[str, list[SqlRef]] = {}
         self.tree = tree
         self.columns = columns
+        self._decl_of: dict[int, int] = {}
+        """Each declared function's node id -> its declaration's index in ``callables`` (for ``FlowBuilder``)."""
         self._walked: dict[int, list[ast.AST]] = {}
-        """Each function's nodes, walked once (``_fields`` and ``_body`` both read a method's)."""
+        """Each function's nodes, walked once."""
 
     def column(self, node: ast.expr | ast.stmt) -> int:
         """The 1-based character column where ``node`` starts (``ast`` counts bytes)."""
@@ -224,12 +213,16 @@ class _Analyzer:
                         self.facts.imports.append(ImportRef(target=target, alias=a.asname or a.name, source=source,
                                                             line=node.lineno, column=self.column(node),
                                                             type_only=type_only))
-        for node in body:
+        top = _module_level(body)
+        for node in top:
             if isinstance(node, ast.ClassDef):
                 self._class(node, outer=None)
-        for group in _functions(body):
-            self._callable(group, owner=None, fields={})
-        return self.facts
+        for group in _functions(top):
+            self._callable(group, owner=None)
+        facts = self.facts
+        facts.flow = FlowBuilder(decl_of=self._decl_of, callables=facts.callables, types=facts.types,
+                                 module=self.module, column=self.column, absolute=self._absolute).build(self.tree)
+        return facts
 
     def _absolute(self, module: str | None, level: int) -> str | None:
         if level == 0:
@@ -274,53 +267,13 @@ class _Analyzer:
                         column=self.column(node), extends=bases, outer=outer.qualified if outer else None)
         self.facts.types.append(decl)
         self._constants(node.body, prefix=f"{node.name}.")
-        decl.fields.update(self._fields(node))
         for child in node.body:
             if isinstance(child, ast.ClassDef):
                 self._class(child, outer=decl)
         for group in _functions(node.body):
-            self._callable(group, owner=decl, fields=decl.fields)
+            self._callable(group, owner=decl)
 
-    def _fields(self, node: ast.ClassDef) -> dict[str, str]:
-        """Attribute types: class annotations, ``self.x: T``, ``self.x = T(...)``, ``self.x = param: T``."""
-        fields: dict[str, str] = {}
-        for child in node.body:
-            if isinstance(child, ast.AnnAssign) and isinstance(child.target, ast.Name):
-                if (t := _type_name(child.annotation)) is not None:
-                    fields[child.target.id] = t
-        for fn in node.body:
-            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            params = {a.arg: _type_name(a.annotation) for a in (*fn.args.posonlyargs, *fn.args.args,
-                                                                  *fn.args.kwonlyargs)}
-            for stmt in self._nodes(fn):
-                target: ast.expr | None = None
-                value: ast.expr | None = None
-                annotation: ast.expr | None = None
-                if isinstance(stmt, ast.AnnAssign):
-                    target, value, annotation = stmt.target, stmt.value, stmt.annotation
-                elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                    target, value = stmt.targets[0], stmt.value
-                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                        and target.value.id == "self"):
-                    continue
-                t = _type_name(annotation) or self._value_type(value, params)
-                if t is not None:
-                    fields.setdefault(target.attr, t)
-        return fields
-
-    @staticmethod
-    def _value_type(value: ast.AST | None, known: dict[str, str | None]) -> str | None:
-        if isinstance(value, ast.Call):
-            name = dotted(value.func)
-            if name and name.rpartition(".")[2][:1].isupper():
-                return name
-        if isinstance(value, ast.Name):
-            return known.get(value.id)
-        return None
-
-    def _callable(self, group: list[ast.FunctionDef | ast.AsyncFunctionDef], owner: TypeDecl | None,
-                  fields: dict[str, str]) -> None:
+    def _callable(self, group: list[ast.FunctionDef | ast.AsyncFunctionDef], owner: TypeDecl | None) -> None:
         node = group[0]
         args = node.args
         every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
@@ -329,32 +282,23 @@ class _Analyzer:
             kind="method" if owner else "function", name=node.name, owner=owner.qualified if owner else None,
             signature=f"{node.name}({ast.unparse(args)})", line=node.lineno, column=self.column(node),
             static=static,
-            params=tuple(_type_name(a.annotation) for a in every))
+            params=tuple(type_name(a.annotation) for a in every))
         self.facts.callables.append(decl)
-        local: dict[str, str | None] = {a.arg: _type_name(a.annotation) for a in every}
         self_names = {every[0].arg} if owner and every and not any(
             dotted(d) == "staticmethod" for d in node.decorator_list) else set()
         for part in group:
-            self._body(part, decl, owner, fields, local, self_names)
+            self._decl_of[id(part)] = len(self.facts.callables) - 1
+            self._body(part, decl, owner, self_names)
 
     def _body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, decl: CallableDecl, owner: TypeDecl | None,
-              fields: dict[str, str], local: dict[str, str | None], self_names: set[str]) -> None:
-        every_node = self._nodes(node)  # once: locals first, then what uses them
-        # parsed trees hold the ast classes themselves (never subclasses): compare classes, not isinstance
-        for stmt in every_node:
-            cls = stmt.__class__
-            if cls is ast.AnnAssign:
-                if stmt.target.__class__ is ast.Name:  # type: ignore[attr-defined]
-                    local[stmt.target.id] = _type_name(stmt.annotation)  # type: ignore[attr-defined]
-            elif cls is ast.Assign and len(stmt.targets) == 1 and stmt.targets[0].__class__ is ast.Name:  # type: ignore[attr-defined]
-                local.setdefault(stmt.targets[0].id, self._value_type(stmt.value, local))  # type: ignore[attr-defined]
+              self_names: set[str]) -> None:
+        """The SQL of a callable's body (its calls are the file's flow: ``flow.py``, resolved by ``calls.py``)."""
+        every_node = self._nodes(node)
         not_queries = _not_queries(every_node)
         constants = self.constants
         for sub in every_node:
             cls = sub.__class__
-            if cls is ast.Call:
-                self._call(decl, sub, local, self_names, fields)  # type: ignore[arg-type]
-            elif cls is ast.Constant or cls is ast.JoinedStr:
+            if cls is ast.Constant or cls is ast.JoinedStr:
                 if id(sub) not in not_queries:
                     decl.sql.extend(_sql_of(sub, self.columns))
             elif constants and (cls is ast.Name or cls is ast.Attribute) and sub.ctx.__class__ is ast.Load:  # type: ignore[attr-defined]
@@ -366,41 +310,6 @@ class _Analyzer:
                     for ref in constants.get(key, ()):
                         decl.sql.append(SqlRef(table=ref.table, op=ref.op, statement=ref.statement,
                                                line=where.lineno, column=self.column(where)))
-
-    def _call(self, decl: CallableDecl, call: ast.Call, local: dict[str, str | None], self_names: set[str],
-              fields: dict[str, str]) -> None:
-        line, column = call.lineno, self.column(call)
-        func = call.func
-        if isinstance(func, ast.Name):
-            if func.id == "super":
-                return
-            decl.calls.append(CallRef(name=func.id, receiver="none", line=line, column=column))
-            return
-        if not isinstance(func, ast.Attribute):
-            return
-        value = func.value
-        if isinstance(value, ast.Call) and dotted(value.func) == "super":
-            decl.calls.append(CallRef(name=func.attr, receiver="super", line=line, column=column))
-            return
-        if isinstance(value, ast.Name) and value.id in self_names:
-            decl.calls.append(CallRef(name=func.attr, receiver="this", line=line, column=column))
-            return
-        if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
-                and value.value.id in self_names):
-            t = fields.get(value.attr)
-            decl.calls.append(CallRef(name=func.attr, receiver="var" if t else "unknown", receiver_type=t,
-                                      line=line, column=column))
-            return
-        if isinstance(value, ast.Name) and value.id in local:
-            t = local[value.id]
-            decl.calls.append(CallRef(name=func.attr, receiver="var" if t else "unknown", receiver_type=t,
-                                      line=line, column=column))
-            return
-        name = dotted(value)
-        if name is not None:
-            decl.calls.append(CallRef(name=func.attr, receiver="type", receiver_type=name, line=line, column=column))
-        else:
-            decl.calls.append(CallRef(name=func.attr, receiver="unknown", line=line, column=column))
 
 
 def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts:

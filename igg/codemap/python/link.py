@@ -18,11 +18,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
-from igg.codemap.index import ClassLevel, Index, type_key
+from igg.codemap.index import ClassLevel, Index, callable_key, type_key
+from igg.codemap.model import Relation
+from igg.codemap.python.calls import CallGraph
 
 if TYPE_CHECKING:
     from igg.codemap.language import AddRelation, PackageKey
-    from igg.codemap.model import Relation
 
 
 def is_init(path: str) -> bool:
@@ -39,6 +40,9 @@ class PythonLinker:
         for f in index.files:
             if f.language == "python":
                 self.modules.setdefault(f.module, f)
+        self._graph: CallGraph | None = None
+        self._keys: dict[int, str] = {}
+        """Callee scope -> the symbol key of its declaration."""
         self.packages: set[str] = set()
         """Dotted names of in-tree packages (regular and namespace)."""
         for m, pf in self.modules.items():
@@ -49,6 +53,7 @@ class PythonLinker:
 
     def close(self) -> None:
         del self.index
+        self._graph = None
 
     def package_of(self, f: FileFacts) -> str:
         return f.module if f.path.endswith("__init__.py") else f.module.rpartition(".")[0]
@@ -62,10 +67,43 @@ class PythonLinker:
 
     def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
                            add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
-        return None
+        graph = self.graph()
+        source = callable_key(c, f.package)
+        for g in graph.scopes_of.get(id(c), ()):
+            self._relations(graph, g, source, add)
 
     def file_relations(self, f: FileFacts, add: Callable[[Relation], None]) -> None:
-        return None
+        graph = self.graph()
+        g = graph.modules.get(f.module)
+        if g is not None and graph.files[graph.owner[g]] is f:
+            self._relations(graph, g, f"module:{f.path}", add)
+
+    def graph(self) -> CallGraph:
+        """The tree's calls (``calls.py``), solved on first use."""
+        if self._graph is None:
+            self._graph = CallGraph(f for f in self.index.files if f.language == "python").solve()
+        return self._graph
+
+    def _relations(self, graph: CallGraph, g: int, source: str, add: Callable[[Relation], None]) -> None:
+        index = self.index
+        keys = self._keys
+        for callee, sites in graph.edges.get(g, {}).items():
+            key = keys.get(callee)
+            if key is None:
+                target = graph.decl(callee)
+                if target is None:
+                    continue
+                key = keys[callee] = callable_key(target, index.type_file[target.owner].package if target.owner
+                                                  else index.module_of(target))
+            for line, column in sites:
+                add(Relation("CALLS", source, key, line, column))
+        if graph.scopes[g].kind == "module":
+            return  # a module instantiates nothing in the schema: its calls of __init__ are its CALLS
+        for cls, sites in graph.instantiates.get(g, {}).items():
+            q = graph.qualified(cls)
+            if q in index.types:
+                for line, column in sites:
+                    add(Relation("INSTANTIATES", source, type_key(q), line, column))
 
     # ---- names ---------------------------------------------------------------------------------------
     def name(self, name: str, f: FileFacts, depth: int = 0) -> str | None:
@@ -137,25 +175,8 @@ class PythonLinker:
 
     # ---- calls ---------------------------------------------------------------------------------------
     def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None) -> CallableDecl | ClassLevel | str | None:
-        """A function or method (CALLS), a qualified type name (``T()``: INSTANTIATES), or None."""
-        index = self.index
-        if call.receiver == "none":
-            q = self.name(call.name, f)
-            if q in index.functions:
-                return index.functions[q]
-            return q if q in index.types else None
-        if call.receiver in ("this", "super"):
-            if owner is None:
-                return None
-            return index.find_member(owner.qualified, call, include_self=call.receiver == "this")
-        if call.receiver in ("type", "var") and call.receiver_type:
-            q = self.resolve_type(call.receiver_type, f, owner)
-            if q is not None:
-                return index.find_member(q, call)
-            if call.receiver == "type":
-                m = self.name(call.receiver_type, f)
-                if m in self.modules:
-                    return index.functions.get(f"{m}.{call.name}")
+        """Nothing: Python's calls and instantiations are the flows ``calls.py`` resolves (``callable_relations``
+        and ``file_relations``), not per-call references."""
         return None
 
 

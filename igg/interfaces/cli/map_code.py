@@ -250,8 +250,8 @@ def _print_update(result: Any) -> None:
     linked = files["relinked"]
     table.add_row("linked", "nothing changed" if not files["added"] and not files["removed"] and not files["changed"]
                   else f"{linked} of {files['read']}: the changed files and those naming what changed"
-                  if linked < files["read"] else f"all {linked}: files came or went, or an import, a supertype or "
-                                                 "a module changed")
+                  if linked < files["read"] else f"all {linked}: files came or went, or an import, a supertype, "
+                                                 "a module or a Python file's calls or bindings changed")
     table.add_row("graph", f"nodes +{graph['nodes_added']} -{graph['nodes_removed']} ~{graph['nodes_changed']}, "
                            f"edges +{graph['edges_added']} -{graph['edges_removed']} ~{graph['edges_changed']}; "
                            f"now {graph['nodes']} nodes, "
