@@ -167,12 +167,14 @@ def _session_routes(app: FastAPI, workspace: Workspace) -> None:
 
     @app.get("/sessions/{session_id}", summary="A session: status, counts, limits, goal, times",
              response_model=SessionOutput)
-    async def session_info(session_id: str) -> dict[str, Any]:
+    async def session_info(session_id: str) -> JSONResponse:
         inp = _validate(SessionRef, session_id=session_id)
         session = await asyncio.to_thread(workspace.get, inp.session_id)  # may load it from the store
         info = session.info
-        return SessionOutput.model_validate({**info.to_dict(), **workspace.summary(session), "agent": info.agent,
-                                             "max_iterations": session.request.config.max_iterations}).dump()
+        out = {**info.to_dict(), **workspace.summary(session), "agent": info.agent,
+               "max_iterations": session.request.config.max_iterations}
+        SessionOutput.model_validate(out)  # what the OpenAPI says it answers, checked
+        return EncodableJSONResponse(out)
 
     @app.get("/sessions/{session_id}/events", summary="Stream a session's events (server-sent events)",
              response_class=StreamingResponse, responses={200: {
