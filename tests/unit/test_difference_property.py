@@ -61,7 +61,7 @@ NOT_FOUND = {"NODE_NOT_FOUND", "EDGE_NOT_FOUND"}
 
 CONSTRAINTS = st.fixed_dictionaries({
     "max_nodes": st.integers(5, 14),
-    "max_edges": st.integers(5, 9),
+    "max_edges": st.integers(4, 8),
     "allow_self_loops": st.booleans(),
     "allow_deletions": st.sampled_from([True, True, False]),
     "protect_seed_nodes": st.booleans(),
@@ -102,7 +102,7 @@ def differences(draw: st.DrawFn, state: GraphState) -> Difference:
     diff = Difference()
     adds_only = draw(st.integers(0, 2)) == 0  # one in three: nothing but additions (the fast path's kind)
     if not adds_only:
-        diff.remove_nodes = draw(st.lists(st.sampled_from([*nodes, "n999"]), max_size=1, unique=True))
+        diff.remove_nodes = draw(st.lists(st.sampled_from([*nodes, "n999"]), max_size=2, unique=True))
         diff.set_properties = [(n, _props(draw), draw(st.lists(KEYS, max_size=2, unique=True)))
                                for n in draw(st.lists(st.sampled_from(nodes), max_size=2))]
     for i in range(draw(st.integers(0, 5))):
@@ -194,7 +194,9 @@ def _pass(ctx: CheckContext, action: AddNode, resolved: Any) -> None:
 def test_planned_differences_give_the_act_steps_verdicts_graph_and_journal() -> None:
     tally = {"applied": 0, "refused": 0, "fast": 0, "max_edges": 0, "protected": 0, "deletion_forbidden": 0}
 
-    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    # derandomized: the same 150 examples every run, so the tally below (every kind of outcome reached) is a
+    # property of the test, not of a seed
+    @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
     @given(constraints=CONSTRAINTS, data=st.data())
     def same(constraints: dict[str, Any], data: st.DataObject) -> None:
         request = _request(constraints)
