@@ -32,11 +32,17 @@ def retried(attempt: Callable[[], T], again: Callable[[BaseException], bool], se
     except Exception as exc:
         if not again(exc):
             raise
+    import random
+    import time
+
     import tenacity
 
+    def wait(state: tenacity.RetryCallState) -> float:  # the delay doubles, capped, times a jitter of 0.5-1.5
+        return float(min(first_wait * 2 ** state.attempt_number, longest_wait) * (0.5 + random.random()))
+
+    time.sleep(first_wait * (0.5 + random.random()))
     retrying = tenacity.Retrying(retry=tenacity.retry_if_exception(again), stop=tenacity.stop_after_delay(seconds),
-                                 wait=tenacity.wait_random_exponential(multiplier=first_wait, max=longest_wait),
-                                 reraise=True)
+                                 wait=wait, reraise=True)
     return retrying(attempt)
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -483,7 +484,8 @@ class BoltSession:
             retry=tenacity.retry_if_exception_type(ConstraintError),
             stop=tenacity.stop_after_attempt(CONSTRAINT_RETRIES + 1) | tenacity.stop_after_delay(
                 self.settings.max_retry_time),
-            wait=tenacity.wait_random_exponential(multiplier=0.05, max=2.0), before_sleep=conflict, reraise=True)
+            wait=lambda state: min(2.0, 0.05 * 2 ** state.attempt_number) * (0.5 + random.random()),
+            before_sleep=conflict, reraise=True)
         try:
             result: T = retrying(self._session.execute_write, work)
             return result
