@@ -74,7 +74,9 @@ class RequestInvalid(IGGError):
         self.problems = problems
         self.source = source
         lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"{source} is invalid ({len(problems)} problem{'s' * (len(problems) != 1)}):\n{lines}")
+        super().__init__(
+            f"{source} is invalid ({len(problems)} problem{'s' * (len(problems) != 1)}):\n{lines}"
+        )
 
 
 class ResponseInvalid(IGGError):
@@ -192,7 +194,9 @@ class WorkspaceError(IGGError):
     is fit for a remote client: it names no server path and no command to run on the server.
     """
 
-    def __init__(self, code: str, message: str, *, disk_full: bool = False, tools: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, code: str, message: str, *, disk_full: bool = False, tools: tuple[str, ...] = ()
+    ) -> None:
         self.code = code
         self.template = message if tools else message.replace("{", "{{").replace("}", "}}")
         """The message with a ``{}`` where each of ``tools`` is named (every other brace doubled)."""

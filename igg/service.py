@@ -50,23 +50,43 @@ def open_store(store: StoreLike) -> SessionStore:
     return store if isinstance(store, SessionStore) else SessionStore(store)
 
 
-def review_needs_a_store(request: Request, store: StoreLike | None, recorders: Sequence[Recorder] = ()) -> None:
+def review_needs_a_store(
+    request: Request, store: StoreLike | None, recorders: Sequence[Recorder] = ()
+) -> None:
     """``config.review`` stops a run with its plan waiting: a plan nobody keeps could never be decided (a caller
     passing its own recorders keeps it there)."""
     if request.config.review and store is None and not recorders:
-        raise RequestInvalid([Problem("config.review", "a run with review before apply needs a session store to "
-                                      "keep its plan for the reviewer: pass --store PATH (igg run keeps one by "
-                                      "default unless given --no-store, --out or --export), or set review to "
-                                      "false")], source=f"request {request.session_id!r}")
+        raise RequestInvalid(
+            [
+                Problem(
+                    "config.review",
+                    "a run with review before apply needs a session store to "
+                    "keep its plan for the reviewer: pass --store PATH (igg run keeps one by "
+                    "default unless given --no-store, --out or --export), or set review to "
+                    "false",
+                )
+            ],
+            source=f"request {request.session_id!r}",
+        )
 
 
-def _recorders(*, store: StoreLike | None, agent_name: str | None, force: bool, resume: bool, out: Path | None,
-               recorders: Sequence[Recorder], session_options: Mapping[str, Any] | None = None
-               ) -> tuple[list[Recorder], RunDirectory | None]:
+def _recorders(
+    *,
+    store: StoreLike | None,
+    agent_name: str | None,
+    force: bool,
+    resume: bool,
+    out: Path | None,
+    recorders: Sequence[Recorder],
+    session_options: Mapping[str, Any] | None = None,
+) -> tuple[list[Recorder], RunDirectory | None]:
     chain: list[Recorder] = []
     if store is not None:  # first: a refused session stops the run before anything is written
-        chain.append(SessionRecorder(open_store(store), agent=agent_name, force=force, resume=resume,
-                                     options=session_options))
+        chain.append(
+            SessionRecorder(
+                open_store(store), agent=agent_name, force=force, resume=resume, options=session_options
+            )
+        )
     chain.extend(recorders)
     directory = RunDirectory(out) if out is not None else None
     if directory is not None:
@@ -74,9 +94,15 @@ def _recorders(*, store: StoreLike | None, agent_name: str | None, force: bool, 
     return chain, directory
 
 
-def export_result(result: RunResult, request: Request, specs: Sequence[ExportSpec], *,
-                  out_dir: Path | None = None, provenance: bool = False,
-                  directory: RunDirectory | None = None) -> RunResult:
+def export_result(
+    result: RunResult,
+    request: Request,
+    specs: Sequence[ExportSpec],
+    *,
+    out_dir: Path | None = None,
+    provenance: bool = False,
+    directory: RunDirectory | None = None,
+) -> RunResult:
     """Perform ``specs`` on the run's final graph into ``result.exports`` (a failure into
     ``result.export_error``); rewrites the output directory's summary when there is one."""
     if not specs:
@@ -87,9 +113,18 @@ def export_result(result: RunResult, request: Request, specs: Sequence[ExportSpe
 
         iterations = [iteration_summary(r.to_dict()) for r in result.records]
     try:
-        result.exports = [*result.exports, *perform_exports(result.state, specs, schema=request.config.schema_,
-                                         metadata=document_metadata(request, result), out_dir=out_dir,
-                                         provenance=provenance, iterations=iterations)]
+        result.exports = [
+            *result.exports,
+            *perform_exports(
+                result.state,
+                specs,
+                schema=request.config.schema_,
+                metadata=document_metadata(request, result),
+                out_dir=out_dir,
+                provenance=provenance,
+                iterations=iterations,
+            ),
+        ]
     except ExportError as exc:
         result.export_error = exc
         result.exports = [*result.exports, *(exc.summaries if isinstance(exc, ExportsFailed) else [])]
@@ -98,11 +133,23 @@ def export_result(result: RunResult, request: Request, specs: Sequence[ExportSpe
     return result
 
 
-def run_request(request: Request, agent: AnyAgent, *, store: StoreLike | None = None, agent_name: str | None = None,
-                force: bool = False, resume: bool = False, out: Path | None = None,
-                exports: Sequence[ExportSpec] = (), provenance: bool = False, export_dir: Path | None = None,
-                recorders: Sequence[Recorder] = (), on_event: EventHandler | None = None,
-                session_options: Mapping[str, Any] | None = None, **loop_options: Unpack[RunOptions]) -> RunResult:
+def run_request(
+    request: Request,
+    agent: AnyAgent,
+    *,
+    store: StoreLike | None = None,
+    agent_name: str | None = None,
+    force: bool = False,
+    resume: bool = False,
+    out: Path | None = None,
+    exports: Sequence[ExportSpec] = (),
+    provenance: bool = False,
+    export_dir: Path | None = None,
+    recorders: Sequence[Recorder] = (),
+    on_event: EventHandler | None = None,
+    session_options: Mapping[str, Any] | None = None,
+    **loop_options: Unpack[RunOptions],
+) -> RunResult:
     """Run ``request`` with ``agent`` to its stop reason, then export.
 
     ``store``: keep the session there (``agent_name`` is recorded for ``resume``; ``force`` replaces a session
@@ -113,37 +160,70 @@ def run_request(request: Request, agent: AnyAgent, *, store: StoreLike | None = 
     ``session_options`` are kept with a new stored session (e.g. map-code's ``git_commit``).
     """
     review_needs_a_store(request, store, recorders)
-    chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
-                                  recorders=recorders, session_options=session_options)
+    chain, directory = _recorders(
+        store=store,
+        agent_name=agent_name,
+        force=force,
+        resume=resume,
+        out=out,
+        recorders=recorders,
+        session_options=session_options,
+    )
     result = run(request, agent, on_event=on_event, recorder=chain, **loop_options)
-    return export_result(result, request, exports, out_dir=export_dir or out, provenance=provenance,
-                         directory=directory)
+    return export_result(
+        result, request, exports, out_dir=export_dir or out, provenance=provenance, directory=directory
+    )
 
 
-async def arun_request(request: Request, agent: AnyAgent, *, store: StoreLike | None = None,
-                       agent_name: str | None = None, force: bool = False, resume: bool = False,
-                       out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
-                       export_dir: Path | None = None, recorders: Sequence[Recorder] = (),
-                       on_event: EventHandler | None = None, **loop_options: Unpack[RunOptions]) -> RunResult:
+async def arun_request(
+    request: Request,
+    agent: AnyAgent,
+    *,
+    store: StoreLike | None = None,
+    agent_name: str | None = None,
+    force: bool = False,
+    resume: bool = False,
+    out: Path | None = None,
+    exports: Sequence[ExportSpec] = (),
+    provenance: bool = False,
+    export_dir: Path | None = None,
+    recorders: Sequence[Recorder] = (),
+    on_event: EventHandler | None = None,
+    **loop_options: Unpack[RunOptions],
+) -> RunResult:
     """``run_request`` for event loops (sync and async agents; ``on_event`` may be async)."""
     import asyncio
 
     session = loop_options.get("session")
     review_needs_a_store(request, store, [*recorders, *(session.recorders if session is not None else [])])
-    chain, directory = _recorders(store=store, agent_name=agent_name, force=force, resume=resume, out=out,
-                                  recorders=recorders)
+    chain, directory = _recorders(
+        store=store, agent_name=agent_name, force=force, resume=resume, out=out, recorders=recorders
+    )
     result = await arun(request, agent, on_event=on_event, recorder=chain, **loop_options)
-    return await asyncio.to_thread(export_result, result, request, exports, out_dir=export_dir or out,
-                                   provenance=provenance, directory=directory)
+    return await asyncio.to_thread(
+        export_result,
+        result,
+        request,
+        exports,
+        out_dir=export_dir or out,
+        provenance=provenance,
+        directory=directory,
+    )
 
 
-def _continued(store: SessionStore, session_id: str, agent: AnyAgent | str | None,
-               make: Callable[[str, Request], AnyAgent] | None) -> tuple[AnyAgent, str, dict[str, Any]]:
+def _continued(
+    store: SessionStore,
+    session_id: str,
+    agent: AnyAgent | str | None,
+    make: Callable[[str, Request], AnyAgent] | None,
+) -> tuple[AnyAgent, str, dict[str, Any]]:
     point = resume_point(store, session_id)
     if agent is None:
         if not point.agent:
-            raise SessionRefused(f"session {session_id!r} does not name its agent; pass one (--agent on the command "
-                                 "line)", session_id=session_id)
+            raise SessionRefused(
+                f"session {session_id!r} does not name its agent; pass one (--agent on the command line)",
+                session_id=session_id,
+            )
         agent = point.agent
     name = agent if isinstance(agent, str) else (point.agent or type(agent).__name__)
     if isinstance(agent, str):
@@ -151,16 +231,31 @@ def _continued(store: SessionStore, session_id: str, agent: AnyAgent | str | Non
 
         agent = (make or make_agent)(agent, point.request)
     capabilities(agent).count_spent(point.spent)  # a budget spans the whole session, not one process
-    options = {"state": point.state, "records": point.records, "start_iteration": point.next_iteration,
-               "chunk_cursor": point.chunk_cursor, "notes": point.notes, "request": point.request,
-               "plans": point.plans}
+    options = {
+        "state": point.state,
+        "records": point.records,
+        "start_iteration": point.next_iteration,
+        "chunk_cursor": point.chunk_cursor,
+        "notes": point.notes,
+        "request": point.request,
+        "plans": point.plans,
+    }
     return agent, name, options
 
 
-def continue_session(store: StoreLike, session_id: str, *, agent: AnyAgent | str | None = None, force: bool = False,
-                     out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
-                     on_event: EventHandler | None = None, recorders: Sequence[Recorder] = (),
-                     make_agent: Callable[[str, Request], AnyAgent] | None = None) -> RunResult:
+def continue_session(
+    store: StoreLike,
+    session_id: str,
+    *,
+    agent: AnyAgent | str | None = None,
+    force: bool = False,
+    out: Path | None = None,
+    exports: Sequence[ExportSpec] = (),
+    provenance: bool = False,
+    on_event: EventHandler | None = None,
+    recorders: Sequence[Recorder] = (),
+    make_agent: Callable[[str, Request], AnyAgent] | None = None,
+) -> RunResult:
     """Resume the interrupted session ``session_id`` of ``store`` at its first uncommitted iteration.
 
     ``agent``: an agent, an agent spec (``script:PATH``, ``llm``, ...) or None for the one the session was
@@ -169,32 +264,75 @@ def continue_session(store: StoreLike, session_id: str, *, agent: AnyAgent | str
     db = open_store(store)
     the_agent, name, options = _continued(db, session_id, agent, make_agent)
     request = options.pop("request")
-    return run_request(request, the_agent, store=db, agent_name=name, force=force, resume=True, out=out,
-                       exports=exports, provenance=provenance, on_event=on_event, recorders=recorders, **options)
+    return run_request(
+        request,
+        the_agent,
+        store=db,
+        agent_name=name,
+        force=force,
+        resume=True,
+        out=out,
+        exports=exports,
+        provenance=provenance,
+        on_event=on_event,
+        recorders=recorders,
+        **options,
+    )
 
 
-async def acontinue_session(store: StoreLike, session_id: str, *, agent: AnyAgent | str | None = None,
-                            force: bool = False, out: Path | None = None, exports: Sequence[ExportSpec] = (),
-                            provenance: bool = False, on_event: EventHandler | None = None,
-                            recorders: Sequence[Recorder] = (),
-                            make_agent: Callable[[str, Request], AnyAgent] | None = None) -> RunResult:
+async def acontinue_session(
+    store: StoreLike,
+    session_id: str,
+    *,
+    agent: AnyAgent | str | None = None,
+    force: bool = False,
+    out: Path | None = None,
+    exports: Sequence[ExportSpec] = (),
+    provenance: bool = False,
+    on_event: EventHandler | None = None,
+    recorders: Sequence[Recorder] = (),
+    make_agent: Callable[[str, Request], AnyAgent] | None = None,
+) -> RunResult:
     """``continue_session`` for event loops."""
     import asyncio
 
     db = open_store(store)
     the_agent, name, options = await asyncio.to_thread(_continued, db, session_id, agent, make_agent)
     request = options.pop("request")
-    return await arun_request(request, the_agent, store=db, agent_name=name, force=force, resume=True, out=out,
-                              exports=exports, provenance=provenance, on_event=on_event, recorders=recorders,
-                              **options)
+    return await arun_request(
+        request,
+        the_agent,
+        store=db,
+        agent_name=name,
+        force=force,
+        resume=True,
+        out=out,
+        exports=exports,
+        provenance=provenance,
+        on_event=on_event,
+        recorders=recorders,
+        **options,
+    )
 
 
-def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | None = None,
-             session_id: str | None = None, resume: bool = False, force: bool = False, out: Path | None = None,
-             exports: Sequence[ExportSpec] = (), provenance: bool = False, environ: Mapping[str, str] | None = None,
-             on_event: EventHandler | None = None, recorders: Sequence[Recorder] = (),
-             on_prepared: Callable[[CodeMap], object] | None = None, clock: Callable[[], float] = time.perf_counter,
-             **prepare_options: Any) -> tuple[RunResult, dict[str, Any]]:
+def map_code(
+    paths: Sequence[Path],
+    *,
+    agent: str = "code",
+    store: StoreLike | None = None,
+    session_id: str | None = None,
+    resume: bool = False,
+    force: bool = False,
+    out: Path | None = None,
+    exports: Sequence[ExportSpec] = (),
+    provenance: bool = False,
+    environ: Mapping[str, str] | None = None,
+    on_event: EventHandler | None = None,
+    recorders: Sequence[Recorder] = (),
+    on_prepared: Callable[[CodeMap], object] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    **prepare_options: Any,
+) -> tuple[RunResult, dict[str, Any]]:
     """Map source trees with ``agent`` (code, llm or hybrid) through the loop; returns the run result and the
     map-code summary (files, graph by type, times). ``resume`` continues the interrupted session
     ``session_id`` of ``store`` (the sources are read again; what the graph holds is not proposed twice).
@@ -208,7 +346,9 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
     from igg.act.apply import collector_paused
     from igg.mapping.prepare import code_agent, prepare, summary
 
-    codemap = prepare(paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options)
+    codemap = prepare(
+        paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options
+    )
     if on_prepared is not None:
         on_prepared(codemap)
     the_agent = code_agent(agent, codemap, environ)
@@ -216,39 +356,98 @@ def map_code(paths: Sequence[Path], *, agent: str = "code", store: StoreLike | N
     # the static pass allocates without cycles: no collector passes over the growing graph (an LLM run, with
     # its network I/O and long waits, keeps the collector)
     with collector_paused() if agent == "code" else nullcontext():
-        result = _map_run(codemap, the_agent, agent=agent, store=store, session_id=session_id, resume=resume,
-                          force=force, out=out, exports=exports, provenance=provenance, on_event=on_event,
-                          recorders=recorders)
+        result = _map_run(
+            codemap,
+            the_agent,
+            agent=agent,
+            store=store,
+            session_id=session_id,
+            resume=resume,
+            force=force,
+            out=out,
+            exports=exports,
+            provenance=provenance,
+            on_event=on_event,
+            recorders=recorders,
+        )
     return result, summary(codemap, result, the_agent, clock() - run_started)
 
 
-def _map_run(codemap: CodeMap, the_agent: Any, *, agent: str, store: StoreLike | None, session_id: str | None,
-             resume: bool, force: bool, out: Path | None, exports: Sequence[ExportSpec], provenance: bool,
-             on_event: EventHandler | None, recorders: Sequence[Recorder]) -> RunResult:
+def _map_run(
+    codemap: CodeMap,
+    the_agent: Any,
+    *,
+    agent: str,
+    store: StoreLike | None,
+    session_id: str | None,
+    resume: bool,
+    force: bool,
+    out: Path | None,
+    exports: Sequence[ExportSpec],
+    provenance: bool,
+    on_event: EventHandler | None,
+    recorders: Sequence[Recorder],
+) -> RunResult:
     if resume:
         if store is None or not session_id:
             raise RequestInvalid([Problem("resume", "needs the store and the session id")], source="map_code")
-        return continue_session(store, session_id, agent=the_agent, force=force, out=out, exports=exports,
-                                provenance=provenance, on_event=on_event, recorders=recorders)
-    return run_request(codemap.request, the_agent, store=store, agent_name=agent, force=force, out=out,
-                       exports=exports, provenance=provenance, on_event=on_event, recorders=recorders,
-                       session_options=codemap.session_options())
+        return continue_session(
+            store,
+            session_id,
+            agent=the_agent,
+            force=force,
+            out=out,
+            exports=exports,
+            provenance=provenance,
+            on_event=on_event,
+            recorders=recorders,
+        )
+    return run_request(
+        codemap.request,
+        the_agent,
+        store=store,
+        agent_name=agent,
+        force=force,
+        out=out,
+        exports=exports,
+        provenance=provenance,
+        on_event=on_event,
+        recorders=recorders,
+        session_options=codemap.session_options(),
+    )
 
 
-def export_session(store: StoreLike, session_id: str, specs: Sequence[ExportSpec], *, iteration: int | None = None,
-                   out_dir: Path | None = None, provenance: bool = False) -> list[dict[str, Any]]:
+def export_session(
+    store: StoreLike,
+    session_id: str,
+    specs: Sequence[ExportSpec],
+    *,
+    iteration: int | None = None,
+    out_dir: Path | None = None,
+    provenance: bool = False,
+) -> list[dict[str, Any]]:
     """Export a stored session's graph (as it stands, or after ``iteration``); one summary per export.
     Raises ``ExportsFailed`` (with ``.summaries``) when any export fails."""
     from igg.store.session_graph import session_graph
 
-    state, schema, metadata = session_graph(store if not isinstance(store, SessionStore) else store.location,
-                                            session_id, iteration=iteration)
-    return perform_exports(state, specs, schema=schema, metadata=metadata, out_dir=out_dir, provenance=provenance)
+    state, schema, metadata = session_graph(
+        store if not isinstance(store, SessionStore) else store.location, session_id, iteration=iteration
+    )
+    return perform_exports(
+        state, specs, schema=schema, metadata=metadata, out_dir=out_dir, provenance=provenance
+    )
 
 
-def update_code_map(paths: Sequence[Path], store: str | Path, *, session_id: str | None = None,
-                    out: Path | None = None, exports: Sequence[ExportSpec] = (), provenance: bool = False,
-                    **update_options: Any) -> UpdateResult:
+def update_code_map(
+    paths: Sequence[Path],
+    store: str | Path,
+    *,
+    session_id: str | None = None,
+    out: Path | None = None,
+    exports: Sequence[ExportSpec] = (),
+    provenance: bool = False,
+    **update_options: Any,
+) -> UpdateResult:
     """Re-map ``paths`` into their stored map-code session (``igg.mapping.update.update_map``, which takes
     ``update_options``), then write what a fresh map writes: ``out``'s ``graph.json`` and ``summary.json``,
     and the ``exports`` of the updated graph (their files default to ``out``, else the working directory). A
@@ -263,14 +462,20 @@ def update_code_map(paths: Sequence[Path], store: str | Path, *, session_id: str
         document = state.to_document(schema, metadata=metadata, provenance=True)
         try:
             out.mkdir(parents=True, exist_ok=True)
-            write_file(out / "graph.json", document.model_dump_json(by_alias=True, exclude_none=True,
-                                                                    indent=1).encode("utf-8"))
-            write_file(out / "summary.json", (json.dumps(result.to_dict(), ensure_ascii=False) + "\n").encode())
+            write_file(
+                out / "graph.json",
+                document.model_dump_json(by_alias=True, exclude_none=True, indent=1).encode("utf-8"),
+            )
+            write_file(
+                out / "summary.json", (json.dumps(result.to_dict(), ensure_ascii=False) + "\n").encode()
+            )
         except OSError as exc:
             raise IGGError(f"cannot write the output directory {out}: {exc.strerror or exc}") from None
     if exports:
         try:
-            result.exports = export_session(store, result.session_id, exports, out_dir=out, provenance=provenance)
+            result.exports = export_session(
+                store, result.session_id, exports, out_dir=out, provenance=provenance
+            )
         except ExportError as exc:
             result.export_error = exc
             result.exports = list(exc.summaries) if isinstance(exc, ExportsFailed) else []
@@ -292,9 +497,17 @@ def _store_path(store: StoreLike) -> str:
     return store_text(store.location if isinstance(store, SessionStore) else resolve_store_path(store))
 
 
-def check(paths: Sequence[Path] = (), *, rules: Sequence[Rule] | Path | None = None, session: str | None = None,
-          store: StoreLike | None = None, since: str | None = None, new_only: bool = False,
-          schema: str | Path | None = None, package_prefix: str | None = None) -> CheckReport:
+def check(
+    paths: Sequence[Path] = (),
+    *,
+    rules: Sequence[Rule] | Path | None = None,
+    session: str | None = None,
+    store: StoreLike | None = None,
+    since: str | None = None,
+    new_only: bool = False,
+    schema: str | Path | None = None,
+    package_prefix: str | None = None,
+) -> CheckReport:
     """Judge ``rules`` (the rules themselves, a rules file, or None for ``igg.toml``/``pyproject.toml`` in the
     first path or the working directory) on the source trees ``paths`` or on ``session`` of ``store``.
 
@@ -307,16 +520,33 @@ def check(paths: Sequence[Path] = (), *, rules: Sequence[Rule] | Path | None = N
     cache = _cache(store) if session is None else None
     try:
         store_path = _store_path(store) if store is not None else None
-        return run_check(rules, paths=list(paths), store=store_path, session=session, since=since,
-                         new_only=new_only, cache=cache, schema=schema, package_prefix=package_prefix)
+        return run_check(
+            rules,
+            paths=list(paths),
+            store=store_path,
+            session=session,
+            since=since,
+            new_only=new_only,
+            cache=cache,
+            schema=schema,
+            package_prefix=package_prefix,
+        )
     finally:
         if cache is not None:
             cache.close()
 
 
-def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: StoreLike | None = None,
-           level: str = "module", edges: Sequence[str] | None = None, select: str | None = None,
-           external: bool = False, exclude_type_checking: bool = False) -> list[Violation]:
+def cycles(
+    paths: Sequence[Path] = (),
+    *,
+    session: str | None = None,
+    store: StoreLike | None = None,
+    level: str = "module",
+    edges: Sequence[str] | None = None,
+    select: str | None = None,
+    external: bool = False,
+    exclude_type_checking: bool = False,
+) -> list[Violation]:
     """The cycles at ``level`` (module, package or type) over ``edges`` among the nodes ``select`` picks, each
     as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it.
     ``exclude_type_checking``: type-only imports (``if TYPE_CHECKING:``, ``import type``) left out."""
@@ -331,13 +561,16 @@ def cycles(paths: Sequence[Path] = (), *, session: str | None = None, store: Sto
     finally:
         if cache is not None:
             cache.close()
-    return check_rule(graph, cycles_rule(level, edges, select, external, exclude_type_checking),
-                      CheckBounds.for_command_line())
+    return check_rule(
+        graph,
+        cycles_rule(level, edges, select, external, exclude_type_checking),
+        CheckBounds.for_command_line(),
+    )
 
 
-def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | None = None,
-                       package_prefix: str | None = None
-                       ) -> tuple[list[DependencyChange], list[DependencyChange]]:
+def dependency_changes(
+    paths: Sequence[Path], since: str, *, store: StoreLike | None = None, package_prefix: str | None = None
+) -> tuple[list[DependencyChange], list[DependencyChange]]:
     """(added, removed): the module- and package-level dependencies the change from the commit ``since`` to
     the work tree added and removed, with the statements behind each (``igg map-code PATH --since REF``)."""
     from igg.mapping.since import changes, check_ref, ref_state, tree_state
@@ -352,5 +585,18 @@ def dependency_changes(paths: Sequence[Path], since: str, *, store: StoreLike | 
     return changes(base.graph, head.graph)
 
 
-__all__ = ["StoreLike", "check", "cycles", "dependency_changes", "acontinue_session", "arun_request", "continue_session", "export_result",
-           "export_session", "map_code", "open_store", "run_request", "update_code_map"]
+__all__ = [
+    "StoreLike",
+    "check",
+    "cycles",
+    "dependency_changes",
+    "acontinue_session",
+    "arun_request",
+    "continue_session",
+    "export_result",
+    "export_session",
+    "map_code",
+    "open_store",
+    "run_request",
+    "update_code_map",
+]

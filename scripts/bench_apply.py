@@ -32,23 +32,38 @@ from igg.session import Session
 
 
 def make_request(n: int, duplicates: str = "reject"):
-    return load_request({
-        "goal_prompt": "bench",
-        "config": {"max_iterations": 1,
-                   "constraints": {"max_nodes": n, "max_edges": n, "max_actions_per_response": 2 * n,
-                                   "duplicates": {"policy": duplicates}},
-                   "schema": {"node_types": ["Class", "Method"], "edge_types": ["CALLS", "CONTAINS"],
-                              "required_attributes": {"Class": ["name", "package"]}}},
-    })
+    return load_request(
+        {
+            "goal_prompt": "bench",
+            "config": {
+                "max_iterations": 1,
+                "constraints": {
+                    "max_nodes": n,
+                    "max_edges": n,
+                    "max_actions_per_response": 2 * n,
+                    "duplicates": {"policy": duplicates},
+                },
+                "schema": {
+                    "node_types": ["Class", "Method"],
+                    "edge_types": ["CALLS", "CONTAINS"],
+                    "required_attributes": {"Class": ["name", "package"]},
+                },
+            },
+        }
+    )
 
 
 def make_actions(n_nodes: int) -> list[dict]:
     actions: list[dict] = []
     for i in range(n_nodes):
         if i % 2:
-            actions.append({"type": "ADD_NODE", "label": "Method", "properties": {"name": f"m{i}", "signature": "()"}})
+            actions.append(
+                {"type": "ADD_NODE", "label": "Method", "properties": {"name": f"m{i}", "signature": "()"}}
+            )
         else:
-            actions.append({"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}})
+            actions.append(
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}}
+            )
     names = [a["properties"]["name"] for a in actions]
     for i in range(n_nodes):
         src, dst = names[i], names[(i * 7 + 1) % n_nodes]
@@ -57,8 +72,20 @@ def make_actions(n_nodes: int) -> list[dict]:
     return actions
 
 
-_KINDS = ["Service", "Controller", "Repository", "Factory", "Handler", "Manager", "Client", "Adapter", "Impl",
-          "Config", "Util", "Test"]
+_KINDS = [
+    "Service",
+    "Controller",
+    "Repository",
+    "Factory",
+    "Handler",
+    "Manager",
+    "Client",
+    "Adapter",
+    "Impl",
+    "Config",
+    "Util",
+    "Test",
+]
 
 
 def _vocabulary(size: int = 600) -> list[str]:
@@ -92,12 +119,19 @@ def make_guard_actions(n_nodes: int) -> list[dict]:
         if name not in names and not index.candidates("Class", {"name": name}):
             index.add(name, "Class", {"name": name})
             names[name] = None
-    actions: list[dict] = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": name, "package": "p"}}
-                           for name in names]
+    actions: list[dict] = [
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": name, "package": "p"}} for name in names
+    ]
     order = list(names)
     for i in range(n_nodes):
-        actions.append({"type": "ADD_EDGE", "label": "CALLS", "from": {"name": order[i]},
-                        "to": {"name": order[(i * 7 + 1) % n_nodes]}})
+        actions.append(
+            {
+                "type": "ADD_EDGE",
+                "label": "CALLS",
+                "from": {"name": order[i]},
+                "to": {"name": order[(i * 7 + 1) % n_nodes]},
+            }
+        )
     return actions
 
 
@@ -122,7 +156,9 @@ def make_grounded(n_nodes: int) -> tuple[str, list[dict]]:
     lines = []
     for a in actions:
         if a["type"] == "ADD_NODE":
-            sentence = f"The {a['label'].lower()} {a['properties']['name']} is declared in module {len(lines) % 97}."
+            sentence = (
+                f"The {a['label'].lower()} {a['properties']['name']} is declared in module {len(lines) % 97}."
+            )
         else:
             sentence = f"Here {a['from']['name']} {a['label'].lower()} {a['to']['name']} when it starts."
         lines.append(sentence)
@@ -134,8 +170,12 @@ def run_grounded(context: str, raw: list[dict], evidence: bool) -> tuple[float, 
     """The actions as the loop would apply them: one response per context chunk (the chunk its facts' sentences
     are in), through a Session's actor; with their evidence under ``required``, or without it under ``off``."""
     request = make_request(len(raw), "off")
-    request = request.model_copy(update={"context_data": context, "config": request.config.model_copy(
-        update={"grounding": "required" if evidence else "off"})})
+    request = request.model_copy(
+        update={
+            "context_data": context,
+            "config": request.config.model_copy(update={"grounding": "required" if evidence else "off"}),
+        }
+    )
     session = Session(request)
     chunks = session.actor.grounder.chunks
     starts = [chunks.bounds(i)[0] for i in range(len(chunks))]
@@ -144,7 +184,9 @@ def run_grounded(context: str, raw: list[dict], evidence: bool) -> tuple[float, 
     for a in raw:
         chunk = bisect.bisect_right(starts, at) - 1
         at += len(a["evidence"][0]) + 1
-        responses.setdefault(chunk, []).append(a if evidence else {k: v for k, v in a.items() if k != "evidence"})
+        responses.setdefault(chunk, []).append(
+            a if evidence else {k: v for k, v in a.items() if k != "evidence"}
+        )
     accepted = 0
     gc.collect()
     start = CLOCK()
@@ -183,12 +225,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--actions", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--duplicates", choices=("off", "warn", "reject"), default="off",
-                    help="the near-duplicate guard's policy for the networkx comparison (default: off)")
-    ap.add_argument("--guard-nodes", type=int, default=100_000,
-                    help="nodes of the near-duplicate guard comparison (0 skips it)")
-    ap.add_argument("--evidence-nodes", type=int, default=20_000,
-                    help="nodes of the evidence comparison (as many edges; 0 skips it)")
+    ap.add_argument(
+        "--duplicates",
+        choices=("off", "warn", "reject"),
+        default="off",
+        help="the near-duplicate guard's policy for the networkx comparison (default: off)",
+    )
+    ap.add_argument(
+        "--guard-nodes",
+        type=int,
+        default=100_000,
+        help="nodes of the near-duplicate guard comparison (0 skips it)",
+    )
+    ap.add_argument(
+        "--evidence-nodes",
+        type=int,
+        default=20_000,
+        help="nodes of the evidence comparison (as many edges; 0 skips it)",
+    )
     ap.add_argument("--cpu", action="store_true", help="time with process CPU time instead of wall time")
     args = ap.parse_args()
     if args.cpu:
@@ -202,13 +256,19 @@ def main() -> None:
     full_best, _ = min(full_runs)
     n = len(raw)
     assert accepted == n, f"only {accepted} of {n} actions accepted"
-    print(f"actions: {n} ({n // 2} ADD_NODE, {n // 2} ADD_EDGE), best of {args.repeat}, "
-          f"near-duplicate guard {args.duplicates}, {'CPU' if args.cpu else 'wall'} time")
+    print(
+        f"actions: {n} ({n // 2} ADD_NODE, {n // 2} ADD_EDGE), best of {args.repeat}, "
+        f"near-duplicate guard {args.duplicates}, {'CPU' if args.cpu else 'wall'} time"
+    )
     print(f"raw networkx add_node/add_edge : {nx_best:7.3f} s  {n / nx_best:10,.0f} actions/s")
-    print(f"igg validate+apply (parsed)    : {apply_best:7.3f} s  {n / apply_best:10,.0f} actions/s  "
-          f"ratio {apply_best / nx_best:4.2f}x networkx (target <= 2x: {_verdict(apply_best / nx_best <= 2)})")
-    print(f"igg read+validate+apply (dicts): {full_best:7.3f} s  {n / full_best:10,.0f} actions/s  "
-          f"ratio {full_best / nx_best:4.2f}x networkx (target <= 2.5x: {_verdict(full_best / nx_best <= 2.5)})")
+    print(
+        f"igg validate+apply (parsed)    : {apply_best:7.3f} s  {n / apply_best:10,.0f} actions/s  "
+        f"ratio {apply_best / nx_best:4.2f}x networkx (target <= 2x: {_verdict(apply_best / nx_best <= 2)})"
+    )
+    print(
+        f"igg read+validate+apply (dicts): {full_best:7.3f} s  {n / full_best:10,.0f} actions/s  "
+        f"ratio {full_best / nx_best:4.2f}x networkx (target <= 2.5x: {_verdict(full_best / nx_best <= 2.5)})"
+    )
     if args.guard_nodes:
         guard_raw = make_guard_actions(args.guard_nodes)
         n = len(guard_raw)
@@ -224,10 +284,14 @@ def main() -> None:
         off_full, on_full = min(off_full_runs), min(on_full_runs)
         assert accepted == n, f"guard on: only {accepted} of {n} actions accepted"
         print(f"near-duplicate guard, {args.guard_nodes:,} nodes + {n - args.guard_nodes:,} edges:")
-        print(f"  validate+apply (parsed)     : off {off:6.3f} s, on {on:6.3f} s  ratio {on / off:4.2f}x "
-              f"(target <= 1.5x: {_verdict(on / off <= 1.5)})")
-        print(f"  read+validate+apply (dicts) : off {off_full:6.3f} s, on {on_full:6.3f} s  ratio "
-              f"{on_full / off_full:4.2f}x")
+        print(
+            f"  validate+apply (parsed)     : off {off:6.3f} s, on {on:6.3f} s  ratio {on / off:4.2f}x "
+            f"(target <= 1.5x: {_verdict(on / off <= 1.5)})"
+        )
+        print(
+            f"  read+validate+apply (dicts) : off {off_full:6.3f} s, on {on_full:6.3f} s  ratio "
+            f"{on_full / off_full:4.2f}x"
+        )
     if args.evidence_nodes:
         context, grounded = make_grounded(args.evidence_nodes // 2)
         without_runs, with_runs = [], []
@@ -236,10 +300,14 @@ def main() -> None:
             with_runs.append(run_grounded(context, grounded, evidence=True))
         (without, ok_without), (with_, ok_with) = min(without_runs), min(with_runs)
         assert ok_without == ok_with == len(grounded), (ok_without, ok_with, len(grounded))
-        print(f"evidence on every action, {len(grounded):,} actions over a {len(context):,}-character context, "
-              "one response per chunk:")
-        print(f"  read+validate+apply (dicts) : without {without:6.3f} s, with {with_:6.3f} s  ratio "
-              f"{with_ / without:4.2f}x (target <= 1.3x: {_verdict(with_ / without <= 1.3)})")
+        print(
+            f"evidence on every action, {len(grounded):,} actions over a {len(context):,}-character context, "
+            "one response per chunk:"
+        )
+        print(
+            f"  read+validate+apply (dicts) : without {without:6.3f} s, with {with_:6.3f} s  ratio "
+            f"{with_ / without:4.2f}x (target <= 1.3x: {_verdict(with_ / without <= 1.3)})"
+        )
 
 
 if __name__ == "__main__":

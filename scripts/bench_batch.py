@@ -119,15 +119,22 @@ def _warm() -> None:
     import igg.service  # noqa: F401
 
 
-def on_cluster(kind: str, inputs: list[Path], store_path: Path, workers: int, durable: bool) -> tuple[float, Any]:
+def on_cluster(
+    kind: str, inputs: list[Path], store_path: Path, workers: int, durable: bool
+) -> tuple[float, Any]:
     from igg.batch import map_trees, open_cluster, run_requests
 
     with open_cluster("local", workers=workers) as (client, _info):
         client.run(_warm)  # the workers' first imports are not the batch's cost
         started = time.perf_counter()
         if kind == "requests":
-            report = run_requests(inputs, agent=f"script:{AUTH / 'transcript.jsonl'}", store=store_path,
-                                  client=client, durable=durable)
+            report = run_requests(
+                inputs,
+                agent=f"script:{AUTH / 'transcript.jsonl'}",
+                store=store_path,
+                client=client,
+                durable=durable,
+            )
         else:
             report = map_trees(inputs, store=store_path, client=client, durable=durable)
         took = time.perf_counter() - started
@@ -144,14 +151,18 @@ def line(label: str, n: int, seconds: float, base: float | None) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--trees", type=int, default=20)
     parser.add_argument("--tree-files", type=int, default=40)
     args = parser.parse_args()
     _quiet()
-    print(f"{os.cpu_count()} CPUs; requests: {args.sessions} sessions of the auth request (12 iterations each); "
-          f"trees: {args.trees} generated trees of {args.tree_files} files")
+    print(
+        f"{os.cpu_count()} CPUs; requests: {args.sessions} sessions of the auth request (12 iterations each); "
+        f"trees: {args.trees} generated trees of {args.tree_files} files"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
         folder = request_folder(where, args.sessions)
@@ -161,13 +172,17 @@ def main() -> int:
                 sync = "FULL" if durable else STORE_SYNC
                 tag = f"{kind}, store {sync}"
                 serial = serial_requests if kind == "requests" else serial_trees
-                base = serial(folder if kind == "requests" else paths, where / f"{kind}-{sync}-serial.sqlite", sync)
+                base = serial(
+                    folder if kind == "requests" else paths, where / f"{kind}-{sync}-serial.sqlite", sync
+                )
                 print(line(f"{tag}: serial, one process", n, base, None))
                 if kind == "requests":
                     took = commit_only(folder, where / f"commit-{sync}.sqlite", sync)
                     print(line(f"{tag}: client commit only", n, took, None) + "   (one writer's ceiling)")
-                for workers in ((1, 2) if not durable else (2,)):
-                    took, _ = on_cluster(kind, inputs, where / f"{kind}-{sync}-{workers}.sqlite", workers, durable)
+                for workers in (1, 2) if not durable else (2,):
+                    took, _ = on_cluster(
+                        kind, inputs, where / f"{kind}-{sync}-{workers}.sqlite", workers, durable
+                    )
                     print(line(f"{tag}: local cluster, {workers} worker{'s' * (workers > 1)}", n, took, base))
     return 0
 

@@ -52,8 +52,11 @@ level = "package"
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
+        check=True,
+        capture_output=True,
+    )
 
 
 def timed(work: Callable[[], object]) -> float:
@@ -86,14 +89,25 @@ def main() -> int:
             cache = FactsCache(sidecar_path(Path(store), ".codefacts"))
             fresh.append(timed(lambda: map_code([tree], store=store, cache=cache)))  # noqa: B023
             cache.close()
-            warm.append(timed(lambda: check([tree], rules=rules, store=store, since="HEAD~1",  # noqa: B023
-                                            new_only=True)))
+            warm.append(
+                timed(
+                    lambda: check(
+                        [tree],
+                        rules=rules,
+                        store=store,
+                        since="HEAD~1",  # noqa: B023
+                        new_only=True,
+                    )
+                )
+            )
             cold.append(timed(lambda: check([tree], rules=rules, since="HEAD~1", new_only=True)))
         report = check([tree], rules=rules, store=store, since="HEAD~1", new_only=True)
     m, w, c = statistics.median(fresh), statistics.median(warm), statistics.median(cold)
-    print(f"tree: {len(written)} source files, one changed in HEAD; {report.nodes} nodes, {report.edges} edges; "
-          f"{len(report.violations)} violations ({sum(v.status == 'new' for v in report.violations)} new), "
-          f"{len(report.added)} dependencies added, {len(report.removed)} removed")
+    print(
+        f"tree: {len(written)} source files, one changed in HEAD; {report.nodes} nodes, {report.edges} edges; "
+        f"{len(report.violations)} violations ({sum(v.status == 'new' for v in report.violations)} new), "
+        f"{len(report.added)} dependencies added, {len(report.removed)} removed"
+    )
     print(f"fresh igg map-code --store:          {m:.3f} s (median of {args.repeat})")
     print(f"igg check --since HEAD~1 --new-only: {w:.3f} s = {w / m:.1%} of the fresh map (target < 25%)")
     print(f"  with no facts cache (worst case):  {c:.3f} s = {c / m:.1%} of the fresh map")

@@ -36,24 +36,42 @@ ACTIONS_PER_ITERATION = 20
 
 
 def make_request(session_id: str, n: int):
-    return load_request({
-        "session_id": session_id, "goal_prompt": "bench",
-        "config": {"max_iterations": 100_000,
-                   "constraints": {"max_nodes": 2 * n + 100_000, "max_edges": 2 * n + 100_000,
-                                   "max_actions_per_response": 2 * n + 10},
-                   "schema": {"node_types": ["Class", "Method"], "edge_types": ["CALLS"],
-                              "required_attributes": {"Class": ["name", "package"]}}},
-    })
+    return load_request(
+        {
+            "session_id": session_id,
+            "goal_prompt": "bench",
+            "config": {
+                "max_iterations": 100_000,
+                "constraints": {
+                    "max_nodes": 2 * n + 100_000,
+                    "max_edges": 2 * n + 100_000,
+                    "max_actions_per_response": 2 * n + 10,
+                },
+                "schema": {
+                    "node_types": ["Class", "Method"],
+                    "edge_types": ["CALLS"],
+                    "required_attributes": {"Class": ["name", "package"]},
+                },
+            },
+        }
+    )
 
 
 def build_actions(start: int, count: int) -> list[dict]:
     """``count`` new classes, each calling the previous one."""
     actions: list[dict] = []
     for i in range(start, start + count):
-        actions.append({"type": "ADD_NODE", "label": "Class",
-                        "properties": {"name": f"C{i}", "package": "com.example.bench", "doc": "x" * 40}})
+        actions.append(
+            {
+                "type": "ADD_NODE",
+                "label": "Class",
+                "properties": {"name": f"C{i}", "package": "com.example.bench", "doc": "x" * 40},
+            }
+        )
         if i > 0:
-            actions.append({"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"}, "to": {"name": f"C{i - 1}"}})
+            actions.append(
+                {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"}, "to": {"name": f"C{i - 1}"}}
+            )
     return actions
 
 
@@ -61,21 +79,32 @@ def step_actions(size: int, k: int) -> list[dict]:
     """One iteration at a steady graph size: 5 classes added (with their edges), 5 old ones updated, 5 deleted."""
     first = size + 5 * k
     actions = build_actions(first, 5)
-    actions += [{"type": "UPDATE_NODE", "node": {"name": f"C{5 * k + j + 5}"}, "properties": {"doc": f"v{k}"}}
-                for j in range(5)]
+    actions += [
+        {"type": "UPDATE_NODE", "node": {"name": f"C{5 * k + j + 5}"}, "properties": {"doc": f"v{k}"}}
+        for j in range(5)
+    ]
     actions += [{"type": "DELETE_NODE", "node": {"name": f"C{5 * k + j}"}} for j in range(5)]
     return actions
 
 
-def iterate(actor: Actor, state, recorder: SessionRecorder, iteration: int, actions: list[dict]) -> tuple[float, int]:
+def iterate(
+    actor: Actor, state, recorder: SessionRecorder, iteration: int, actions: list[dict]
+) -> tuple[float, int]:
     """Apply one iteration's actions, then time only its checkpoint; returns (seconds, mutations)."""
     state.iteration = iteration
     verdicts = actor.apply(state, read_response({"reasoning": "bench", "actions": actions}).items)
-    record = IterationRecord(iteration=iteration, observation_chars=24_000, observation_tokens=6000,
-                             raw_output=json.dumps({"reasoning": "bench", "actions": actions}), reasoning="bench",
-                             actions=actions, verdicts=verdicts, mutations=state.take_journal(),
-                             usage={"prompt_tokens": 6000, "completion_tokens": 800, "total_tokens": 6800},
-                             timings_ms={"total": 1.0})
+    record = IterationRecord(
+        iteration=iteration,
+        observation_chars=24_000,
+        observation_tokens=6000,
+        raw_output=json.dumps({"reasoning": "bench", "actions": actions}),
+        reasoning="bench",
+        actions=actions,
+        verdicts=verdicts,
+        mutations=state.take_journal(),
+        usage={"prompt_tokens": 6000, "completion_tokens": 800, "total_tokens": 6800},
+        timings_ms={"total": 1.0},
+    )
     start = time.perf_counter()
     recorder.record(record)
     return time.perf_counter() - start, len(record.mutations)
@@ -103,9 +132,17 @@ def bench(size: int, iterations: int, directory: Path, synchronous: str) -> dict
     full_copy = time.perf_counter() - start
     mutations_between = max(SNAPSHOT_MIN_MUTATIONS, state.node_count + state.edge_count)
     store.close()
-    return {"nodes": state.node_count, "edges": state.edge_count, "median": statistics.median(times),
-            "p95": sorted(times)[int(0.95 * len(times))], "mean": statistics.fmean(times), "full": full_copy,
-            "bytes": len(whole), "mutations": mutations, "amortized": full_copy * mutations / mutations_between}
+    return {
+        "nodes": state.node_count,
+        "edges": state.edge_count,
+        "median": statistics.median(times),
+        "p95": sorted(times)[int(0.95 * len(times))],
+        "mean": statistics.fmean(times),
+        "full": full_copy,
+        "bytes": len(whole),
+        "mutations": mutations,
+        "amortized": full_copy * mutations / mutations_between,
+    }
 
 
 def main() -> None:
@@ -113,30 +150,42 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,50000")
     ap.add_argument("--iterations", type=int, default=200)
     ap.add_argument("--dir", type=Path, default=None, help="where the store files go (default: a temp dir)")
-    ap.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL", "OFF"],
-                    help="the durable setting measured (the store's default is FULL); OFF is measured beside it")
+    ap.add_argument(
+        "--synchronous",
+        default="FULL",
+        choices=["FULL", "NORMAL", "OFF"],
+        help="the durable setting measured (the store's default is FULL); OFF is measured beside it",
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     modes = [args.synchronous] + (["OFF"] if args.synchronous != "OFF" else [])
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         results = {mode: [bench(n, args.iterations, Path(tmp), mode) for n in sizes] for mode in modes}
     first = results[modes[0]][0]
-    print(f"checkpoint = one SQLite transaction per iteration ({ACTIONS_PER_ITERATION} actions, "
-          f"{first['mutations']:.0f} mutations), {args.iterations} iterations per size; "
-          "baseline = serializing the whole graph once")
-    print(f"{'sync':>6} {'nodes':>8} {'edges':>8} {'median ms':>10} {'p95 ms':>8} {'mean ms':>8} | {'full copy ms':>12} "
-          f"{'full copy MB':>12} {'full/ckpt':>9} | {'snapshot amortized ms':>21}")
+    print(
+        f"checkpoint = one SQLite transaction per iteration ({ACTIONS_PER_ITERATION} actions, "
+        f"{first['mutations']:.0f} mutations), {args.iterations} iterations per size; "
+        "baseline = serializing the whole graph once"
+    )
+    print(
+        f"{'sync':>6} {'nodes':>8} {'edges':>8} {'median ms':>10} {'p95 ms':>8} {'mean ms':>8} | {'full copy ms':>12} "
+        f"{'full copy MB':>12} {'full/ckpt':>9} | {'snapshot amortized ms':>21}"
+    )
     for mode in modes:
         for r in results[mode]:
-            print(f"{mode:>6} {r['nodes']:>8,} {r['edges']:>8,} {r['median'] * 1e3:>10.3f} {r['p95'] * 1e3:>8.3f} "
-                  f"{r['mean'] * 1e3:>8.3f} | {r['full'] * 1e3:>12.1f} {r['bytes'] / 1e6:>12.2f} "
-                  f"{r['full'] / r['median']:>8.0f}x | {r['amortized'] * 1e3:>21.3f}")
+            print(
+                f"{mode:>6} {r['nodes']:>8,} {r['edges']:>8,} {r['median'] * 1e3:>10.3f} {r['p95'] * 1e3:>8.3f} "
+                f"{r['mean'] * 1e3:>8.3f} | {r['full'] * 1e3:>12.1f} {r['bytes'] / 1e6:>12.2f} "
+                f"{r['full'] / r['median']:>8.0f}x | {r['amortized'] * 1e3:>21.3f}"
+            )
     for mode in modes:
         if len(sizes) > 1:
             small, big = results[mode][0], results[mode][-1]
-            print(f"{mode}: checkpoint growth {small['nodes']:,} -> {big['nodes']:,} nodes: "
-                  f"{big['median'] / small['median']:.2f}x (graph {big['nodes'] / small['nodes']:.0f}x; "
-                  f"a full copy grows {big['full'] / small['full']:.0f}x)")
+            print(
+                f"{mode}: checkpoint growth {small['nodes']:,} -> {big['nodes']:,} nodes: "
+                f"{big['median'] / small['median']:.2f}x (graph {big['nodes'] / small['nodes']:.0f}x; "
+                f"a full copy grows {big['full'] / small['full']:.0f}x)"
+            )
 
 
 if __name__ == "__main__":

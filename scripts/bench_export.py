@@ -51,8 +51,11 @@ from igg.graph.state import GraphState  # noqa: E402
 from igg.models.schema import Schema  # noqa: E402
 from igg.record.logs import configure_logging  # noqa: E402
 
-SCHEMA = Schema(node_types=["Class", "Method"], edge_types=["CALLS", "DECLARES"],
-                identity_keys={"Method": ["name", "signature"]})
+SCHEMA = Schema(
+    node_types=["Class", "Method"],
+    edge_types=["CALLS", "DECLARES"],
+    identity_keys={"Method": ["name", "signature"]},
+)
 
 
 def build(n_nodes: int, n_edges: int, seed: int = 7, state: GraphState | None = None) -> GraphState:
@@ -64,12 +67,21 @@ def build(n_nodes: int, n_edges: int, seed: int = 7, state: GraphState | None = 
     ids = []
     for i in range(n_nodes):
         if i % 4 == 0:
-            props = {"name": f"com.app.mod{i % 97}.Class{i}", "package": f"com.app.mod{i % 97}",
-                     "lines": rng.randint(10, 2000), "public": bool(i % 3), "tags": ["svc", f"t{i % 7}"]}
+            props = {
+                "name": f"com.app.mod{i % 97}.Class{i}",
+                "package": f"com.app.mod{i % 97}",
+                "lines": rng.randint(10, 2000),
+                "public": bool(i % 3),
+                "tags": ["svc", f"t{i % 7}"],
+            }
             ids.append(state.add_node("Class", props))
         else:
-            props = {"name": f"method{i}", "signature": f"(String, int) -> R{i % 13}",
-                     "complexity": rng.random() * 10, "doc": "Computes the thing. " * (1 + i % 3)}
+            props = {
+                "name": f"method{i}",
+                "signature": f"(String, int) -> R{i % 13}",
+                "complexity": rng.random() * 10,
+                "doc": "Computes the thing. " * (1 + i % 3),
+            }
             ids.append(state.add_node("Method", props))
     made = 0
     while made < n_edges:
@@ -121,14 +133,18 @@ def bench_files(state: GraphState, tmp: Path, repeat: int) -> None:
     elements = state.node_count + state.edge_count
     flat = nx.MultiDiGraph()
     for n, d in state.graph.nodes(data=True):
-        flat.add_node(n, igg_type=d["type"], **{k: json.dumps(v) if isinstance(v, list) else v
-                                                 for k, v in d["properties"].items()})
+        flat.add_node(
+            n,
+            igg_type=d["type"],
+            **{k: json.dumps(v) if isinstance(v, list) else v for k, v in d["properties"].items()},
+        )
     for k, u, v, d in state.edges():
         flat.add_edge(u, v, key=k, igg_type=d["type"], **d["properties"])
 
     ours, theirs = tmp / "igg.graphml", tmp / "nx.graphml"
-    t_ours, t_nx = timed_pair(lambda: write_graphml(state, str(ours)), lambda: nx.write_graphml_lxml(flat, str(theirs)),
-                              repeat)
+    t_ours, t_nx = timed_pair(
+        lambda: write_graphml(state, str(ours)), lambda: nx.write_graphml_lxml(flat, str(theirs)), repeat
+    )
     print("GraphML")
     row("igg write_graphml", t_ours, elements, ours.stat().st_size)
     row("networkx write_graphml_lxml (flat graph)", t_nx, elements, theirs.stat().st_size)
@@ -160,12 +176,17 @@ def bench_rdf(state: GraphState, tmp: Path) -> None:
     gc.collect()
     row("igg write_ntriples", t_ours, elements, ours.stat().st_size)
     row("rdflib Graph.serialize(format='nt')", t_rdflib, elements, theirs.stat().st_size)
-    print(f"  ratio: igg is {t_rdflib / t_ours:.2f}x rdflib (target >= 3.0: {_verdict(t_rdflib / t_ours >= 3.0)})")
+    print(
+        f"  ratio: igg is {t_rdflib / t_ours:.2f}x rdflib (target >= 3.0: {_verdict(t_rdflib / t_ours >= 3.0)})"
+    )
     ours, theirs = tmp / "igg.gexf", tmp / "nx.gexf"
     flat = nx.MultiDiGraph()
     for n, d in state.graph.nodes(data=True):
-        flat.add_node(n, igg_type=d["type"], **{k: json.dumps(v) if isinstance(v, list) else v
-                                                 for k, v in d["properties"].items()})
+        flat.add_node(
+            n,
+            igg_type=d["type"],
+            **{k: json.dumps(v) if isinstance(v, list) else v for k, v in d["properties"].items()},
+        )
     for k, u, v, d in state.edges():
         flat.add_edge(u, v, key=k, igg_type=d["type"], **d["properties"])
     t_ours = timed(lambda: write_gexf(state, str(ours)))
@@ -187,23 +208,29 @@ def bare_unwind(settings: Neo4jSettings, state: GraphState, scope: str, batch_si
         session = bolt._session
         for label, keys in ident.items():
             props = ", ".join(f"n.{k}" for k in ("igg_scope", *keys))
-            session.run(f"CREATE CONSTRAINT igg_{label}_unique IF NOT EXISTS FOR (n:{label}) "
-                        f"REQUIRE ({props}) IS UNIQUE").consume()
+            session.run(
+                f"CREATE CONSTRAINT igg_{label}_unique IF NOT EXISTS FOR (n:{label}) "
+                f"REQUIRE ({props}) IS UNIQUE"
+            ).consume()
         start = time.perf_counter()
         for plan in plans:
             if plan.edge:
                 et, tu, sk, tv, tk = plan.edge
                 a = ", ".join(f"{k}: r[{i}]" for i, k in enumerate(sk))
                 b = ", ".join(f"{k}: r[{len(sk) + i}]" for i, k in enumerate(tk))
-                query = (f"UNWIND $rows AS r MATCH (a:{tu} {{{a}, igg_scope: $scope}}) "
-                         f"MATCH (b:{tv} {{{b}, igg_scope: $scope}}) MERGE (a)-[e:{et}]->(b) "
-                         f"SET e = r[{len(sk) + len(tk)}], e.igg_scope = $scope")
+                query = (
+                    f"UNWIND $rows AS r MATCH (a:{tu} {{{a}, igg_scope: $scope}}) "
+                    f"MATCH (b:{tv} {{{b}, igg_scope: $scope}}) MERGE (a)-[e:{et}]->(b) "
+                    f"SET e = r[{len(sk) + len(tk)}], e.igg_scope = $scope"
+                )
             else:
                 keys = ", ".join(f"{k}: r.{k}" for k in plan.keys)
                 query = f"UNWIND $rows AS r MERGE (n:{plan.label} {{{keys}, igg_scope: $scope}}) SET n = r, n.igg_scope = $scope"
             for i in range(0, len(plan.rows), batch_size):
-                rows = plan.rows[i:i + batch_size]
-                session.execute_write(lambda tx, q=query, rows=rows: tx.run(q, rows=rows, scope=scope).consume())
+                rows = plan.rows[i : i + batch_size]
+                session.execute_write(
+                    lambda tx, q=query, rows=rows: tx.run(q, rows=rows, scope=scope).consume()
+                )
         return time.perf_counter() - start
 
 
@@ -231,9 +258,17 @@ def bench_sync(settings: Neo4jSettings, tmp: Path, n_nodes: int, n_edges: int, b
     from igg.request.load import build_state, load_request
     from igg.store import SessionStore
 
-    request = load_request({"session_id": f"bench-sync-{os.getpid()}", "goal_prompt": "bench",
-                            "config": {"max_iterations": 10, "constraints": {"max_nodes": 10**7, "max_edges": 10**7},
-                                       "schema": SCHEMA.model_dump(by_alias=True, exclude_defaults=True)}})
+    request = load_request(
+        {
+            "session_id": f"bench-sync-{os.getpid()}",
+            "goal_prompt": "bench",
+            "config": {
+                "max_iterations": 10,
+                "constraints": {"max_nodes": 10**7, "max_edges": 10**7},
+                "schema": SCHEMA.model_dump(by_alias=True, exclude_defaults=True),
+            },
+        }
+    )
     state, _ = build_state(request)
     build(n_nodes, n_edges, state=state)
     store = SessionStore(tmp / "bench.sqlite", synchronous="OFF")
@@ -243,8 +278,13 @@ def bench_sync(settings: Neo4jSettings, tmp: Path, n_nodes: int, n_edges: int, b
 
     def commit() -> None:
         iteration[0] += 1
-        store.commit_step(sid, kind="iteration", record={"iteration": iteration[0], "verdicts": []},
-                          mutations=state.take_journal(), state=state)
+        store.commit_step(
+            sid,
+            kind="iteration",
+            record={"iteration": iteration[0], "verdicts": []},
+            mutations=state.take_journal(),
+            state=state,
+        )
 
     commit()
     elements = state.node_count + state.edge_count
@@ -261,6 +301,7 @@ def bench_sync(settings: Neo4jSettings, tmp: Path, n_nodes: int, n_edges: int, b
     export_neo4j(warm, settings=settings, scope=scope + "-warm", batch_size=batch_size)
     with BoltSession(settings) as bolt:
         bolt.run("MATCH (n) WHERE n.igg_scope STARTS WITH $s DETACH DELETE n", s=scope + "-warm")
+
     def clear(name: str) -> None:
         with BoltSession(settings) as bolt:
             bolt.run("MATCH (n) WHERE n.igg_scope = $s DETACH DELETE n", s=name)
@@ -285,8 +326,10 @@ def bench_sync(settings: Neo4jSettings, tmp: Path, n_nodes: int, n_edges: int, b
     t_delta, delta = sync()
     assert (first["mode"], again["mode"], full["mode"], delta["mode"]) == ("full", "delta", "full", "delta")
     assert again["statements"] == 0
-    print(f"Neo4j in step with a session ({first['server']}, {n_nodes:,} nodes + {n_edges:,} edges, "
-          f"batch_size={batch_size}; session loading from the store not timed)")
+    print(
+        f"Neo4j in step with a session ({first['server']}, {n_nodes:,} nodes + {n_edges:,} edges, "
+        f"batch_size={batch_size}; session loading from the store not timed)"
+    )
     row("bare hand-written UNWIND ... MERGE (best of 2)", t_bare, elements)
     row("igg first export of the session (best of 2)", t_first, elements)
     row("igg re-export, unchanged (delta: check only; best of 3)", t_again, elements)
@@ -296,10 +339,12 @@ def bench_sync(settings: Neo4jSettings, tmp: Path, n_nodes: int, n_edges: int, b
     print(f"  phases of the unchanged re-export (s): {again['timings']}")
     print(f"  phases of the full re-export (s): {full['timings']}")
     print(f"  phases of the delta (s): {delta['timings']}")
-    print(f"  ratio: first export is {t_first / t_bare:.2f}x the bare UNWIND (target <= 1.3: "
-          f"{_verdict(t_first / t_bare <= 1.3)}); unchanged re-export {t_first / t_again:.1f}x faster than the first "
-          f"(target >= 20: {_verdict(t_first / t_again >= 20)}); 1% delta {t_full / t_delta:.1f}x faster than a full "
-          f"re-export (target >= 10: {_verdict(t_full / t_delta >= 10)})")
+    print(
+        f"  ratio: first export is {t_first / t_bare:.2f}x the bare UNWIND (target <= 1.3: "
+        f"{_verdict(t_first / t_bare <= 1.3)}); unchanged re-export {t_first / t_again:.1f}x faster than the first "
+        f"(target >= 20: {_verdict(t_first / t_again >= 20)}); 1% delta {t_full / t_delta:.1f}x faster than a full "
+        f"re-export (target >= 10: {_verdict(t_full / t_delta >= 10)})"
+    )
     with BoltSession(settings) as bolt:
         bolt.run("MATCH (n) WHERE n.igg_scope STARTS WITH $s DETACH DELETE n", s=scope)
         bolt.run("MATCH (m:IggScopeMarker) WHERE m.igg_marker_scope = $s DELETE m", s=scope)
@@ -312,7 +357,9 @@ def per_element(settings: Neo4jSettings, state: GraphState, scope: str, sample: 
     nodes = state.graph._node
     node_ids = list(nodes)[: sample // 3]
     chosen = set(node_ids)
-    edges = [(k, u, v, d) for k, u, v, d in state.edges() if u in chosen and v in chosen][: sample - len(node_ids)]
+    edges = [(k, u, v, d) for k, u, v, d in state.edges() if u in chosen and v in chosen][
+        : sample - len(node_ids)
+    ]
     with BoltSession(settings) as bolt:
         session = bolt._session
         start = time.perf_counter()
@@ -320,23 +367,30 @@ def per_element(settings: Neo4jSettings, state: GraphState, scope: str, sample: 
             t, props = nodes[n]["type"], nodes[n]["properties"]
             keys = ", ".join(f"`{k}`: $k{i}" for i, k in enumerate(ident[t]))
             params = {f"k{i}": props[k] for i, k in enumerate(ident[t])}
-            session.run(f"MERGE (n:`{t}` {{{keys}, igg_scope: $scope}}) SET n = $p, n.igg_scope = $scope",
-                        {**params, "p": props, "scope": scope}).consume()
+            session.run(
+                f"MERGE (n:`{t}` {{{keys}, igg_scope: $scope}}) SET n = $p, n.igg_scope = $scope",
+                {**params, "p": props, "scope": scope},
+            ).consume()
         for _, u, v, d in edges:
             tu, tv = nodes[u]["type"], nodes[v]["type"]
             pu, pv = nodes[u]["properties"], nodes[v]["properties"]
             a = ", ".join(f"`{k}`: $a{i}" for i, k in enumerate(ident[tu]))
             b = ", ".join(f"`{k}`: $b{i}" for i, k in enumerate(ident[tv]))
-            params = {**{f"a{i}": pu[k] for i, k in enumerate(ident[tu])},
-                      **{f"b{i}": pv[k] for i, k in enumerate(ident[tv])}}
-            session.run(f"MATCH (a:`{tu}` {{{a}, igg_scope: $scope}}) MATCH (b:`{tv}` {{{b}, igg_scope: $scope}}) "
-                        f"MERGE (a)-[e:`{d['type']}`]->(b) SET e = $p, e.igg_scope = $scope",
-                        {**params, "p": d["properties"], "scope": scope}).consume()
+            params = {
+                **{f"a{i}": pu[k] for i, k in enumerate(ident[tu])},
+                **{f"b{i}": pv[k] for i, k in enumerate(ident[tv])},
+            }
+            session.run(
+                f"MATCH (a:`{tu}` {{{a}, igg_scope: $scope}}) MATCH (b:`{tv}` {{{b}, igg_scope: $scope}}) "
+                f"MERGE (a)-[e:`{d['type']}`]->(b) SET e = $p, e.igg_scope = $scope",
+                {**params, "p": d["properties"], "scope": scope},
+            ).consume()
         return time.perf_counter() - start, len(node_ids) + len(edges)
 
 
-def bench_neo4j(state: GraphState, tmp: Path, sample: int, batch_size: int, sync_size: tuple[int, int],
-                legacy: bool) -> None:
+def bench_neo4j(
+    state: GraphState, tmp: Path, sample: int, batch_size: int, sync_size: tuple[int, int], legacy: bool
+) -> None:
     server = None
     if os.environ.get("NEO4J_URI"):
         settings = Neo4jSettings.from_env()
@@ -371,7 +425,7 @@ def bench_export_neo4j(settings: Neo4jSettings, state: GraphState, sample: int, 
     start = time.perf_counter()
     plan = plan_neo4j(state, settings=settings, scope=scope)
     t_plan = time.perf_counter() - start
-    changed = list(state.graph)[:: 100]
+    changed = list(state.graph)[::100]
     for n in changed:
         props = state.graph._node[n]["properties"]
         state.graph._node[n]["properties"] = {**props, "bench_touch": 1}
@@ -380,8 +434,10 @@ def bench_export_neo4j(settings: Neo4jSettings, state: GraphState, sample: int, 
     t_touched = time.perf_counter() - start
     t_sample, n_sample = per_element(settings, state, scope + "-single", sample)
     t_single = t_sample / n_sample * elements
-    print(f"Neo4j ({summary['server']} at {summary['target']}, batch_size={batch_size}, "
-          f"{summary['statements']} statements; constraints: {summary['constraints']['capability']})")
+    print(
+        f"Neo4j ({summary['server']} at {summary['target']}, batch_size={batch_size}, "
+        f"{summary['statements']} statements; constraints: {summary['constraints']['capability']})"
+    )
     row("igg export_neo4j, first export (batched UNWIND MERGE)", t_batched, elements)
     row("igg export_neo4j again, unchanged graph (writes 0)", t_again, elements)
     row("igg plan_neo4j, unchanged graph", t_plan, elements)
@@ -391,15 +447,19 @@ def bench_export_neo4j(settings: Neo4jSettings, state: GraphState, sample: int, 
     print(f"  phases of the re-export (s): {again['timings']}")
     assert again["batches"] == 0 and plan["counts"]["nodes"]["unchanged"] == state.node_count
     assert touched["changes"]["nodes"]["update"] == len(changed)
-    print(f"  ratio: batched is {t_single / t_batched:.1f}x per-element (target >= 20); "
-          f"{elements / t_batched:,.0f} elements/s first export (target >= 20,000); re-export "
-          f"{t_batched / t_again:.1f}x the first (target >= 1)")
+    print(
+        f"  ratio: batched is {t_single / t_batched:.1f}x per-element (target >= 20); "
+        f"{elements / t_batched:,.0f} elements/s first export (target >= 20,000); re-export "
+        f"{t_batched / t_again:.1f}x the first (target >= 1)"
+    )
     with BoltSession(settings) as bolt:
         bolt.run("MATCH (n) WHERE n.igg_scope STARTS WITH $s DETACH DELETE n", s=scope)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--edges", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=2, help="file benchmarks: best of N")
@@ -410,9 +470,14 @@ def main() -> None:
     parser.add_argument("--skip-rdf", action="store_true", help="no N-Triples/GEXF benchmark")
     parser.add_argument("--neo4j-nodes", type=int, default=20_000, help="nodes of the session kept in step")
     parser.add_argument("--neo4j-edges", type=int, default=40_000, help="edges of the session kept in step")
-    parser.add_argument("--skip-export-neo4j", action="store_true",
-                        help="only the session-in-step Neo4j benchmark (not export_neo4j vs per-element)")
-    parser.add_argument("--cpu", action="store_true", help="file benchmarks: time with process CPU time, not wall time")
+    parser.add_argument(
+        "--skip-export-neo4j",
+        action="store_true",
+        help="only the session-in-step Neo4j benchmark (not export_neo4j vs per-element)",
+    )
+    parser.add_argument(
+        "--cpu", action="store_true", help="file benchmarks: time with process CPU time, not wall time"
+    )
     args = parser.parse_args()
     if args.cpu:
         global CLOCK
@@ -420,16 +485,24 @@ def main() -> None:
     configure_logging(level="warning")  # library log lines on standard error, never among the figures
     start = time.perf_counter()
     state = build(args.nodes, args.edges)
-    print(f"graph: {state.node_count:,} nodes, {state.edge_count:,} edges (built in "
-          f"{time.perf_counter() - start:.1f} s)")
+    print(
+        f"graph: {state.node_count:,} nodes, {state.edge_count:,} edges (built in "
+        f"{time.perf_counter() - start:.1f} s)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         if not args.skip_files:
             bench_files(state, Path(tmp), args.repeat)
         if not args.skip_rdf and not args.skip_files:
             bench_rdf(state, Path(tmp))
         if not args.skip_neo4j:
-            bench_neo4j(state, Path(tmp), args.sample, args.batch_size, (args.neo4j_nodes, args.neo4j_edges),
-                        legacy=not args.skip_export_neo4j)
+            bench_neo4j(
+                state,
+                Path(tmp),
+                args.sample,
+                args.batch_size,
+                (args.neo4j_nodes, args.neo4j_edges),
+                legacy=not args.skip_export_neo4j,
+            )
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         finally:
             spent[0] += time.process_time() - start
+
     return run
 
 
@@ -82,13 +83,18 @@ def main() -> None:
                 shutil.copytree(ROOT / "fixtures/code/typescript", tmp / "ts" / f"c{i}")
             for i in range(args.go_copies):
                 shutil.copytree(ROOT / "fixtures/code/go", tmp / "go" / f"c{i}")
-            trees = [(f"generated Java and Python, {args.files} files", tmp / "gen"),
-                     (f"TypeScript fixtures x{args.ts_copies}", tmp / "ts"), (f"Go fixtures x{args.go_copies}", tmp / "go")]
+            trees = [
+                (f"generated Java and Python, {args.files} files", tmp / "gen"),
+                (f"TypeScript fixtures x{args.ts_copies}", tmp / "ts"),
+                (f"Go fixtures x{args.go_copies}", tmp / "go"),
+            ]
         for label, root in trees:
             once(root)  # warm: imports, grammars, queries
             total, http, files = min((once(root) for _ in range(3)), key=lambda r: r[0])
-            print(f"{label}: {files} files with HTTP facts; CPU {total:.2f}s, of which HTTP {http:.3f}s: "
-                  f"+{http / (total - http):.1%}")
+            print(
+                f"{label}: {files} files with HTTP facts; CPU {total:.2f}s, of which HTTP {http:.3f}s: "
+                f"+{http / (total - http):.1%}"
+            )
     finally:
         shutil.rmtree(tmp)
 

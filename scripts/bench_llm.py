@@ -40,21 +40,35 @@ from igg.errors import ResponseInvalid  # noqa: E402
 from igg.models.actions import UnreadableAction  # noqa: E402
 from igg.request.load import load_request  # noqa: E402
 
-ANSWER = json.dumps({"reasoning": "r", "actions": [
-    {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}} for i in range(20)]})
+ANSWER = json.dumps(
+    {
+        "reasoning": "r",
+        "actions": [
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}}
+            for i in range(20)
+        ],
+    }
+)
 SNIPPETS = [
     "class AuthController { AuthService service; void login() { service.check(); } }",
-    "class UserRepository { void save(User u) { db.insert(\"users\", u); } }",
+    'class UserRepository { void save(User u) { db.insert("users", u); } }',
     "interface TokenStore { String issue(User u); } class JwtStore implements TokenStore { }",
-    "class AuditLog { void write(String e) { db.insert(\"audit_log\", e); } }",
+    'class AuditLog { void write(String e) { db.insert("audit_log", e); } }',
     "class SessionService { TokenStore tokens; Session open(User u) { return tokens.issue(u); } }",
 ]
 
 
 def fake_server(calls: int) -> None:
     request = load_request(ROOT / "fixtures" / "seed_request.json")
-    obs = Observation(session_id="bench", iteration=1, markdown="# Goal\n" + "x " * 3000, tokens=2000,
-                      context="class A {}\n" * 200, chunk_index=0, chunk_count=1)
+    obs = Observation(
+        session_id="bench",
+        iteration=1,
+        markdown="# Goal\n" + "x " * 3000,
+        tokens=2000,
+        context="class A {}\n" * 200,
+        chunk_index=0,
+        chunk_count=1,
+    )
     with FakeOpenAI([ANSWER] * (2 * calls + 20)) as server:
         settings = LLMSettings.from_env(request.config.llm, {"OPENAI_BASE_URL": server.base_url})
         agent = LLMAgent(settings, request)
@@ -85,8 +99,16 @@ def small_request(mode_tokens: int = 64) -> Any:
 
 
 def observation(request: Any, snippet: str, iteration: int = 1) -> Observation:
-    return Observation(session_id="bench", iteration=iteration, markdown=f"# Goal\n{request.goal_prompt}",
-                       tokens=30, context=snippet, chunk_index=0, chunk_count=1, request=request)
+    return Observation(
+        session_id="bench",
+        iteration=iteration,
+        markdown=f"# Goal\n{request.goal_prompt}",
+        tokens=30,
+        context=snippet,
+        chunk_index=0,
+        chunk_count=1,
+        request=request,
+    )
 
 
 def real_server(calls: int, snippets: int) -> None:
@@ -98,8 +120,9 @@ def real_server(calls: int, snippets: int) -> None:
         return
     request = small_request()
     with LocalServer(model, n_ctx=4096) as server:
-        settings = LLMSettings(base_url=server.base_url, api_key=server.api_key, model="smollm2",
-                               config=request.config.llm)
+        settings = LLMSettings(
+            base_url=server.base_url, api_key=server.api_key, model="smollm2", config=request.config.llm
+        )
         agent = LLMAgent(settings, request)
         client = openai.OpenAI(base_url=server.base_url, api_key=server.api_key, max_retries=0, timeout=600)
         obs = observation(request, SNIPPETS[0])
@@ -121,7 +144,9 @@ def real_server(calls: int, snippets: int) -> None:
             agent(obs)
             ours_s.append(time.perf_counter() - t0)
         bare, ours = sum(bare_s) / calls, sum(ours_s) / calls
-        print(f"llama.cpp ({model.name}, {calls} calls each, {tokens / calls:.0f} completion tokens per call):")
+        print(
+            f"llama.cpp ({model.name}, {calls} calls each, {tokens / calls:.0f} completion tokens per call):"
+        )
         print(f"  generation:         {sum(rates) / len(rates):8.1f} tokens/s (the server's timings)")
         print(f"  bare openai client: {bare:8.3f} s/call")
         print(f"  IGG LLM agent:      {ours:8.3f} s/call")
@@ -139,8 +164,9 @@ def schema_valid(server: Any, request: Any, snippets: list[str]) -> None:
     item = {**schema["properties"]["actions"]["items"]}
     print("  schema-valid actions by output mode (same observations, max_output_tokens 64):")
     for mode in ("json_schema", "json_object"):
-        settings = LLMSettings(base_url=server.base_url, api_key=server.api_key, model="smollm2",
-                               config=request.config.llm)
+        settings = LLMSettings(
+            base_url=server.base_url, api_key=server.api_key, model="smollm2", config=request.config.llm
+        )
         agent = LLMAgent(settings, request)
         agent.mode = mode
         parsed_answers = actions = valid = cut = 0
@@ -154,20 +180,29 @@ def schema_valid(server: Any, request: Any, snippets: list[str]) -> None:
             parsed_answers += 1
             for a in parsed.items:
                 actions += 1
-                raw = a.raw if isinstance(a, UnreadableAction) else a.model_dump(mode="json", by_alias=True,
-                                                                            exclude_unset=True)
+                raw = (
+                    a.raw
+                    if isinstance(a, UnreadableAction)
+                    else a.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                )
                 valid += jsonschema.Draft202012Validator(item).is_valid(raw)
         agent.close()
-        print(f"    {mode:12s} answers parsed {parsed_answers}/{len(snippets)} (cut off {cut}), "
-              f"actions {actions}, schema-valid {valid}")
+        print(
+            f"    {mode:12s} answers parsed {parsed_answers}/{len(snippets)} (cut off {cut}), "
+            f"actions {actions}, schema-valid {valid}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300, help="calls per side against the fake server")
     parser.add_argument("--real-calls", type=int, default=5, help="calls per side against llama.cpp")
-    parser.add_argument("--snippets", type=int, default=len(SNIPPETS),
-                        help=f"observations per output mode for the schema-valid count (at most {len(SNIPPETS)})")
+    parser.add_argument(
+        "--snippets",
+        type=int,
+        default=len(SNIPPETS),
+        help=f"observations per output mode for the schema-valid count (at most {len(SNIPPETS)})",
+    )
     parser.add_argument("--no-real", action="store_true", help="skip the llama.cpp part")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only, as in a run

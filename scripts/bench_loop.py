@@ -34,12 +34,18 @@ def request_with_graph(nodes: int, iterations: int) -> dict:
     payload = json.loads((ROOT / "fixtures" / "auth" / "request.json").read_text())
     payload["config"]["max_iterations"] = iterations
     payload["config"]["stuck_after"] = iterations + 1
-    payload["config"]["constraints"].update(max_nodes=nodes * 10, max_edges=nodes * 20,
-                                            max_actions_per_response=50)
-    classes = [{"id": f"c{i}", "type": "Class", "properties": {"name": f"Class{i}", "package": f"com.app.p{i % 17}"}}
-               for i in range(nodes)]
-    edges = [{"id": f"e{i}", "type": "CALLS", "from": f"c{i}", "to": f"c{(i * 7 + 1) % nodes}"}
-             for i in range(nodes) if (i * 7 + 1) % nodes != i]
+    payload["config"]["constraints"].update(
+        max_nodes=nodes * 10, max_edges=nodes * 20, max_actions_per_response=50
+    )
+    classes = [
+        {"id": f"c{i}", "type": "Class", "properties": {"name": f"Class{i}", "package": f"com.app.p{i % 17}"}}
+        for i in range(nodes)
+    ]
+    edges = [
+        {"id": f"e{i}", "type": "CALLS", "from": f"c{i}", "to": f"c{(i * 7 + 1) % nodes}"}
+        for i in range(nodes)
+        if (i * 7 + 1) % nodes != i
+    ]
     payload["seed_data"] = {"nodes": classes, "edges": edges}
     return payload
 
@@ -49,10 +55,21 @@ def responses(iterations: int, per_turn: int) -> list[dict]:
     for it in range(iterations):
         actions = []
         for k in range(per_turn - 1):
-            actions.append({"type": "ADD_NODE", "label": "Method", "properties": {
-                "name": f"m{it}_{k}", "signature": f"Class{it}.m{it}_{k}(): void"}})
-        actions.append({"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"Class{it}"},
-                        "to": {"name": f"m{it}_0", "signature": f"Class{it}.m{it}_0(): void"}})
+            actions.append(
+                {
+                    "type": "ADD_NODE",
+                    "label": "Method",
+                    "properties": {"name": f"m{it}_{k}", "signature": f"Class{it}.m{it}_{k}(): void"},
+                }
+            )
+        actions.append(
+            {
+                "type": "ADD_EDGE",
+                "label": "CALLS",
+                "from": {"name": f"Class{it}"},
+                "to": {"name": f"m{it}_0", "signature": f"Class{it}.m{it}_0(): void"},
+            }
+        )
         out.append({"reasoning": f"iteration {it}", "actions": actions})
     return out
 
@@ -92,7 +109,9 @@ def loop_overhead(payload: dict, turns: list[dict], out_dir: Path | None) -> tup
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--actions", type=int, default=5, help="actions per agent turn")
@@ -105,17 +124,25 @@ def main() -> None:
     plain = min(loop_overhead(payload, turns, None) for _ in range(3))
     with tempfile.TemporaryDirectory() as tmp:
         with_out = min(loop_overhead(payload, turns, Path(tmp) / f"out{i}") for i in range(3))
-    print(f"graph: {args.nodes} seed nodes (+{args.actions - 1} per iteration, {plain[2]} at the end), "
-          f"{args.iterations} iterations, {args.actions} actions per turn")
+    print(
+        f"graph: {args.nodes} seed nodes (+{args.actions - 1} per iteration, {plain[2]} at the end), "
+        f"{args.iterations} iterations, {args.actions} actions per turn"
+    )
     print(f"baseline  read_response + Actor.apply:        {base:7.3f} ms/iteration")
-    print(f"loop      everything but the agent call:      {plain[0]:7.3f} ms/iteration "
-          f"({plain[0] / base:5.1f}x baseline; observation {plain[1]:.3f} ms)")
+    print(
+        f"loop      everything but the agent call:      {plain[0]:7.3f} ms/iteration "
+        f"({plain[0] / base:5.1f}x baseline; observation {plain[1]:.3f} ms)"
+    )
     print(f"          of which the loop itself (no render): {plain[0] - plain[1]:7.3f} ms/iteration")
-    print(f"loop      with --out (records, transcript):   {with_out[0]:7.3f} ms/iteration "
-          f"({with_out[0] / base:5.1f}x baseline)")
+    print(
+        f"loop      with --out (records, transcript):   {with_out[0]:7.3f} ms/iteration "
+        f"({with_out[0] / base:5.1f}x baseline)"
+    )
     verdict = "met" if plain[0] < 2.0 else "MISSED"
-    print(f"target    loop overhead < 2 ms/iteration at 1,000 nodes (issue 11): {verdict}"
-          + ("" if args.nodes == 1000 else f" (measured at {args.nodes} nodes)"))
+    print(
+        f"target    loop overhead < 2 ms/iteration at 1,000 nodes (issue 11): {verdict}"
+        + ("" if args.nodes == 1000 else f" (measured at {args.nodes} nodes)")
+    )
 
 
 if __name__ == "__main__":

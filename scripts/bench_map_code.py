@@ -112,24 +112,38 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
     total, total_cpu = time.perf_counter() - started, cpu() - used
     secs = summary["seconds"]
     elements = result.state.node_count + result.state.edge_count
-    print(f"{label}: {n} files ({summary['files']['lines']:,} lines), {result.state.node_count:,} nodes + "
-          f"{result.state.edge_count:,} edges; {result.stop_reason} after {result.iterations} iterations; "
-          f"{os.cpu_count()} CPUs")
+    print(
+        f"{label}: {n} files ({summary['files']['lines']:,} lines), {result.state.node_count:,} nodes + "
+        f"{result.state.edge_count:,} edges; {result.stop_reason} after {result.iterations} iterations; "
+        f"{os.cpu_count()} CPUs"
+    )
     print(f"  baseline  bare parse (ast / tree-sitter)  {n / base:8.0f} files/s  ({base:.2f} s)")
-    print(f"  analysis  parse + facts, in-process       {n / serial:8.0f} files/s  ({serial:.2f} s)  "
-          f"x{serial / base:.2f} of baseline; CPU x{serial_cpu / max(base_cpu, 1e-9):.2f}")
-    print(f"  link      cross-file resolution           {n / max(secs['link'], 1e-9):8.0f} files/s  "
-          f"({secs['link']:.2f} s)")
-    print(f"  run       loop: validate, apply, record   {n / max(secs['run'], 1e-9):8.0f} files/s  "
-          f"({secs['run']:.2f} s)  {elements / max(secs['run'], 1e-9):,.0f} nodes+edges/s")
-    print(f"  map-code  end to end (walk..run), jobs={jobs}  {n / total:8.0f} files/s  ({total:.2f} s)  "
-          f"x{total / base:.2f} of baseline")
-    print(f"  CPU time  bare parse {base_cpu:.2f} s, map-code {total_cpu:.2f} s (all processes)  "
-          f"x{total_cpu / max(base_cpu, 1e-9):.2f} of baseline (target <= 3x); load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"  analysis  parse + facts, in-process       {n / serial:8.0f} files/s  ({serial:.2f} s)  "
+        f"x{serial / base:.2f} of baseline; CPU x{serial_cpu / max(base_cpu, 1e-9):.2f}"
+    )
+    print(
+        f"  link      cross-file resolution           {n / max(secs['link'], 1e-9):8.0f} files/s  "
+        f"({secs['link']:.2f} s)"
+    )
+    print(
+        f"  run       loop: validate, apply, record   {n / max(secs['run'], 1e-9):8.0f} files/s  "
+        f"({secs['run']:.2f} s)  {elements / max(secs['run'], 1e-9):,.0f} nodes+edges/s"
+    )
+    print(
+        f"  map-code  end to end (walk..run), jobs={jobs}  {n / total:8.0f} files/s  ({total:.2f} s)  "
+        f"x{total / base:.2f} of baseline"
+    )
+    print(
+        f"  CPU time  bare parse {base_cpu:.2f} s, map-code {total_cpu:.2f} s (all processes)  "
+        f"x{total_cpu / max(base_cpu, 1e-9):.2f} of baseline (target <= 3x); load average {os.getloadavg()[0]:.1f}"
+    )
     grimp_cpu = _grimp_cpu(root)
     if grimp_cpu is not None:
-        print(f"  grimp     build_graph of the same package {grimp_cpu:.2f} s CPU: map-code "
-              f"x{total_cpu / max(grimp_cpu, 1e-9):.2f} of grimp (target <= 8x)")
+        print(
+            f"  grimp     build_graph of the same package {grimp_cpu:.2f} s CPU: map-code "
+            f"x{total_cpu / max(grimp_cpu, 1e-9):.2f} of grimp (target <= 8x)"
+        )
     return total
 
 
@@ -167,7 +181,7 @@ def profile_phases(root: Path, top: int = 12) -> None:
         pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
         lines = [line for line in out.getvalue().splitlines() if line.strip()]
         print(f"  profile of {name}:")
-        for line in lines[lines.index(next(x for x in lines if "ncalls" in x)):]:
+        for line in lines[lines.index(next(x for x in lines if "ncalls" in x)) :]:
             print("    " + line.replace(str(Path.cwd()) + "/", ""))
 
 
@@ -177,7 +191,7 @@ def _edit_body(path: Path) -> None:
     match = re.search(r"^        self\.k\d+\.run\d\(x\)\n", text, flags=re.MULTILINE)
     if match is None:
         raise SystemExit(f"bench_map_code: no call to remove in {path}")
-    path.write_text(text[:match.start()] + text[match.end():])
+    path.write_text(text[: match.start()] + text[match.end() :])
 
 
 def _add_function(path: Path) -> None:
@@ -198,7 +212,7 @@ def typescript_tree(root: Path, copies: int) -> Path:
 
 def go_tree(root: Path, copies: int) -> Path:
     """``copies`` copies of the real Go projects of ``fixtures/code/go`` under ``root``, each copy its own module
-(its module path, and the imports of it, renamed: ``example.com/c3/chi/v5``), as distinct code would be."""
+    (its module path, and the imports of it, renamed: ``example.com/c3/chi/v5``), as distinct code would be."""
     import shutil
 
     source = Path(__file__).resolve().parent.parent / "fixtures" / "code" / "go"
@@ -220,10 +234,14 @@ def bench_update(root: Path, jobs: int) -> None:
         map_code([root], agent="code", jobs=jobs, store=store, session_id="bench", cache=cache)
         fresh, fresh_cpu = time.perf_counter() - started, cpu() - used
         cache.close()
-        with collector_paused():  # the analyzers' first use in this process loads what they need (as in bench_tree)
+        with (
+            collector_paused()
+        ):  # the analyzers' first use in this process loads what they need (as in bench_tree)
             parse_all(walk([root]).files[:50], jobs=1)
-        print(f"update: after a fresh map with store of {fresh:.2f} s ({fresh_cpu:.2f} s CPU), one file of "
-              f"{len(walk([root]).files)} changed:")
+        print(
+            f"update: after a fresh map with store of {fresh:.2f} s ({fresh_cpu:.2f} s CPU), one file of "
+            f"{len(walk([root]).files)} changed:"
+        )
         target = next(p for p in sorted(root.rglob("m*.py")) if "self.k" in p.read_text())
         for name, edit in (("a call removed from a body", _edit_body), ("a function added", _add_function)):
             edit(target)
@@ -232,22 +250,28 @@ def bench_update(root: Path, jobs: int) -> None:
             took, took_cpu = time.perf_counter() - started, cpu() - used
             files = result.files
             changes = sum(v for k, v in result.graph.items() if k not in ("nodes", "edges"))
-            print(f"  {name}: {files['reparsed']} re-parsed, {files['relinked']} linked, {changes} graph changes; "
-                  f"{took:.2f} s = {100 * took / fresh:.1f}% of the fresh map (CPU {100 * took_cpu / max(fresh_cpu, 1e-9):.1f}%)")
+            print(
+                f"  {name}: {files['reparsed']} re-parsed, {files['relinked']} linked, {changes} graph changes; "
+                f"{took:.2f} s = {100 * took / fresh:.1f}% of the fresh map (CPU {100 * took_cpu / max(fresh_cpu, 1e-9):.1f}%)"
+            )
             print("    phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
 
 
 def main() -> int:
     cli = argparse.ArgumentParser(description=__doc__)
     cli.add_argument("--files", type=int, default=1000, help="source files to generate (default 1000)")
-    cli.add_argument("--jobs", type=int, default=1, help="parse processes for the end-to-end runs (default 1)")
+    cli.add_argument(
+        "--jobs", type=int, default=1, help="parse processes for the end-to-end runs (default 1)"
+    )
     cli.add_argument("--tree", type=Path, help="map this tree instead of a generated one")
     cli.add_argument("--no-venv", action="store_true", help="skip the virtualenv's largest package")
     cli.add_argument("--profile", action="store_true", help="also print each phase's costliest functions")
     cli.add_argument("--update-only", action="store_true", help="only the --update figures (generated tree)")
     cli.add_argument("--venv-only", action="store_true", help="only the virtualenv's largest package")
     cli.add_argument("--ts-only", action="store_true", help="only the TypeScript tree")
-    cli.add_argument("--ts-copies", type=int, default=25, help="copies of the TypeScript fixtures (default 25)")
+    cli.add_argument(
+        "--ts-copies", type=int, default=25, help="copies of the TypeScript fixtures (default 25)"
+    )
     cli.add_argument("--go-only", action="store_true", help="only the Go tree")
     cli.add_argument("--go-copies", type=int, default=10, help="copies of the Go fixtures (default 10)")
     args = cli.parse_args()

@@ -30,8 +30,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT.parent / "shared" / "data" / "pycg-micro"
 PYCG = Path("/tmp/pycgvenv/bin/python")
-RUN_PYCG = ("import runpy, sys, PyCG; sys.modules['pycg'] = PyCG; sys.argv[0] = 'pycg'; "
-            "runpy.run_module('PyCG', run_name='__main__')")
+RUN_PYCG = (
+    "import runpy, sys, PyCG; sys.modules['pycg'] = PyCG; sys.argv[0] = 'pycg'; "
+    "runpy.run_module('PyCG', run_name='__main__')"
+)
 """pycg 0.0.8 as PyPI ships it: its package is ``PyCG`` but it imports itself as ``pycg`` (which a case-sensitive
 file system does not find), so it runs under that alias."""
 
@@ -101,31 +103,48 @@ def igg_edges(program: Path) -> set[Edge]:
             names[n] = f"{p['package']}.{p['name']}"
         elif kind == "Method":
             names[n] = f"{p['owner']}.{p['name']}"
-    main = next((names[n] for n in state.graph.nodes if state.node_type(n) == "Module"
-                 and state.node_properties(n)["path"] == "main.py"), "main")
+    main = next(
+        (
+            names[n]
+            for n in state.graph.nodes
+            if state.node_type(n) == "Module" and state.node_properties(n)["path"] == "main.py"
+        ),
+        "main",
+    )
     prefix = main[: -len("main")] if main.endswith("main") else ""
 
     def pycg_name(node: str) -> str:
         name = names[node]
-        return name[len(prefix):] if prefix and name.startswith(prefix) else name
+        return name[len(prefix) :] if prefix and name.startswith(prefix) else name
 
-    return {(pycg_name(u), pycg_name(v)) for _, u, v, d in state.edges()
-            if d["type"] == "CALLS" and u in names and v in names}
+    return {
+        (pycg_name(u), pycg_name(v))
+        for _, u, v, d in state.edges()
+        if d["type"] == "CALLS" and u in names and v in names
+    }
 
 
 def has_pycg(python: Path) -> bool:
     """Whether ``python`` exists and imports pycg."""
-    return python.exists() and subprocess.run([str(python), "-c", "import PyCG"], capture_output=True,
-                                              check=False).returncode == 0
+    return (
+        python.exists()
+        and subprocess.run([str(python), "-c", "import PyCG"], capture_output=True, check=False).returncode
+        == 0
+    )
 
 
 def pycg_edges(pycg: Path, program: Path) -> set[Edge] | None:
     """pycg's edges for ``program`` (None: it failed on it)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cg.json"
-        done = subprocess.run([str(pycg), "-c", RUN_PYCG, "--package", str(program), str(program / "main.py"),
-                               "-o", str(out)], capture_output=True, text=True, cwd=program, timeout=120,
-                              check=False)
+        done = subprocess.run(
+            [str(pycg), "-c", RUN_PYCG, "--package", str(program), str(program / "main.py"), "-o", str(out)],
+            capture_output=True,
+            text=True,
+            cwd=program,
+            timeout=120,
+            check=False,
+        )
         if done.returncode != 0 or not out.exists():
             return None
         return edges_of(json.loads(out.read_text()))
@@ -164,18 +183,26 @@ def _cell(s: Score | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     cli = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     cli.add_argument("--bench", type=Path, default=BENCH, help="the micro-benchmark's folder")
-    cli.add_argument("--pycg", type=Path, default=PYCG,
-                     help="the Python of pycg's virtualenv (default /tmp/pycgvenv/bin/python)")
+    cli.add_argument(
+        "--pycg",
+        type=Path,
+        default=PYCG,
+        help="the Python of pycg's virtualenv (default /tmp/pycgvenv/bin/python)",
+    )
     cli.add_argument("--category", help="only this category")
     cli.add_argument("--misses", action="store_true", help="list IGG's wrong and missed edges")
     args = cli.parse_args(argv)
     pycg: Path | None = args.pycg if has_pycg(args.pycg) else None
     if pycg is None:
-        print(f"pycg: {args.pycg} does not import it (python3 -m venv /tmp/pycgvenv && /tmp/pycgvenv/bin/pip install"
-              " pycg); its column is left out")
+        print(
+            f"pycg: {args.pycg} does not import it (python3 -m venv /tmp/pycgvenv && /tmp/pycgvenv/bin/pip install"
+            " pycg); its column is left out"
+        )
     result = score(args.bench, args.category, pycg)
     ours, theirs = result["igg"], result["pycg"]
-    print(f"{'category':<14} {'IGG  precision recall hits':<28} {'pycg precision recall hits' if pycg else ''}")
+    print(
+        f"{'category':<14} {'IGG  precision recall hits':<28} {'pycg precision recall hits' if pycg else ''}"
+    )
     for cat in sorted(ours):
         print(f"{cat:<14} {_cell(ours[cat]):<28} {_cell(theirs.get(cat)) if pycg else ''}")
     print(f"{'total':<14} {_cell(total(ours)):<28} {_cell(total(theirs)) if pycg else ''}")

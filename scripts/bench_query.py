@@ -23,12 +23,16 @@ from igg.request.load import build_state, load_request
 
 
 def build(n: int):
-    request = load_request({
-        "goal_prompt": "bench",
-        "config": {"max_iterations": 1,
-                   "constraints": {"max_nodes": n, "max_edges": 2 * n, "duplicates": {"policy": "off"}},
-                   "schema": {"node_types": ["Class"], "edge_types": ["CALLS", "USES"]}},
-    })
+    request = load_request(
+        {
+            "goal_prompt": "bench",
+            "config": {
+                "max_iterations": 1,
+                "constraints": {"max_nodes": n, "max_edges": 2 * n, "duplicates": {"policy": "off"}},
+                "schema": {"node_types": ["Class"], "edge_types": ["CALLS", "USES"]},
+            },
+        }
+    )
     state, _ = build_state(request)
     for i in range(n):
         state.add_node("Class", {"name": f"C{i}", "package": f"p{i % 100}", "lines": i % 500})
@@ -60,16 +64,31 @@ def main() -> None:
     far = f"C{n // 2 + 17}"
     far_id = state.find_nodes({"name": far})[0]
     cases: list[tuple[str, dict, Callable[[], object]]] = [
-        ("neighbours depth 1", {"query": "neighbours", "node": {"name": "C42"}},
-         lambda: nx.single_source_shortest_path_length(undirected, "n43", cutoff=1)),
-        ("neighbours depth 3", {"query": "neighbours", "node": {"name": "C42"}, "depth": 3},
-         lambda: nx.single_source_shortest_path_length(undirected, "n43", cutoff=3)),
-        ("path (forwards)", {"query": "path", "from": {"name": "C42"}, "to": {"name": far}},
-         lambda: nx.bidirectional_shortest_path(g, "n43", far_id)),
-        ("find by identity", {"query": "find", "label": "Class", "where": {"name": far}},
-         lambda: [k for k, d in g.nodes(data=True) if d["properties"].get("name") == far]),
-        ("find by filter (index)", {"query": "find", "label": "Class", "where": {"lines": {"gt": 490}}},
-         lambda: [k for k, d in g.nodes(data=True) if d["properties"].get("lines", 0) > 490]),
+        (
+            "neighbours depth 1",
+            {"query": "neighbours", "node": {"name": "C42"}},
+            lambda: nx.single_source_shortest_path_length(undirected, "n43", cutoff=1),
+        ),
+        (
+            "neighbours depth 3",
+            {"query": "neighbours", "node": {"name": "C42"}, "depth": 3},
+            lambda: nx.single_source_shortest_path_length(undirected, "n43", cutoff=3),
+        ),
+        (
+            "path (forwards)",
+            {"query": "path", "from": {"name": "C42"}, "to": {"name": far}},
+            lambda: nx.bidirectional_shortest_path(g, "n43", far_id),
+        ),
+        (
+            "find by identity",
+            {"query": "find", "label": "Class", "where": {"name": far}},
+            lambda: [k for k, d in g.nodes(data=True) if d["properties"].get("name") == far],
+        ),
+        (
+            "find by filter (index)",
+            {"query": "find", "label": "Class", "where": {"lines": {"gt": 490}}},
+            lambda: [k for k, d in g.nodes(data=True) if d["properties"].get("lines", 0) > 490],
+        ),
     ]
     print(f"graph: {n:,} nodes, {state.edge_count:,} edges; median of {args.repeat} runs")
     worst = 0.0
@@ -80,8 +99,10 @@ def main() -> None:
         ours = median_ms(lambda q=query: run_query(state, q), args.repeat)
         base = median_ms(baseline, max(3, args.repeat // 3))
         worst = max(worst, ours)
-        print(f"{name:24s}: {ours:7.2f} ms  ({answer.tokens:4d} tokens, {len(answer.nodes):3d} nodes shown, "
-              f"{answer.omitted_nodes:6,d} left out)  networkx {base:8.2f} ms  ratio {ours / base:5.2f}x")
+        print(
+            f"{name:24s}: {ours:7.2f} ms  ({answer.tokens:4d} tokens, {len(answer.nodes):3d} nodes shown, "
+            f"{answer.omitted_nodes:6,d} left out)  networkx {base:8.2f} ms  ratio {ours / base:5.2f}x"
+        )
         if "(index)" in name:
             print(f"{'':24s}  the first one, which built the property index: {first_ms:.2f} ms")
     print(f"slowest answer: {worst:.2f} ms (target < 20 ms)")

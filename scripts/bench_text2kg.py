@@ -40,38 +40,69 @@ def main() -> int:
     if not base.is_dir():
         print(f"no {base.name} in {data}: give the benchmark's folder", file=sys.stderr)
         return 2
-    names = sorted((p.name.removesuffix("_ontology.json") for p in (base / "ontologies").glob("*_ontology.json")),
-                   key=lambda n: int(n.split("_")[0]))
+    names = sorted(
+        (p.name.removesuffix("_ontology.json") for p in (base / "ontologies").glob("*_ontology.json")),
+        key=lambda n: int(n.split("_")[0]),
+    )
     answers = answer_files(base, tekgen, "--alpaca" in sys.argv)
     started = time.perf_counter()
     reports = []
     with tempfile.TemporaryDirectory() as out:
         for name in names:
-            onto = base / "ontologies" / ("owl/ont_" + name + ".ttl" if owl or tekgen else name + "_ontology.json")
-            reports.append(evaluate(onto, base / "test" / f"ont_{name}_test.jsonl", Path(out) / name,
-                                    responses_path=answers.replace("$$onto$$", name),
-                                    gold_path=base / "ground_truth" / f"ont_{name}_ground_truth.jsonl"))
+            onto = (
+                base
+                / "ontologies"
+                / ("owl/ont_" + name + ".ttl" if owl or tekgen else name + "_ontology.json")
+            )
+            reports.append(
+                evaluate(
+                    onto,
+                    base / "test" / f"ont_{name}_test.jsonl",
+                    Path(out) / name,
+                    responses_path=answers.replace("$$onto$$", name),
+                    gold_path=base / "ground_truth" / f"ont_{name}_ground_truth.jsonl",
+                )
+            )
         elapsed = time.perf_counter() - started
         if "--scorer" in sys.argv:
-            scored = {which: scorer(data, base, names, pattern, Path(out)) for which, pattern in (
-                ("raw", answers), ("accepted", str(Path(out) / "$$onto$$" / "accepted.jsonl")))}
+            scored = {
+                which: scorer(data, base, names, pattern, Path(out))
+                for which, pattern in (
+                    ("raw", answers),
+                    ("accepted", str(Path(out) / "$$onto$$" / "accepted.jsonl")),
+                )
+            }
     print(table(reports))
-    counts = {k: sum(r["counts"][k] for r in reports) for k in ("correct_raw", "correct_kept", "correct_in_sentence_raw",
-                                                               "correct_in_sentence_kept")}
-    print(f"correct triples kept: {counts['correct_kept'] / counts['correct_raw']:.1%} of all, "
-          f"{counts['correct_in_sentence_kept'] / counts['correct_in_sentence_raw']:.1%} of those whose subject and "
-          "object the scorer finds in the sentence")
-    lower = [(r["ontology"], r["raw"]["f1"], r["accepted"]["f1"]) for r in reports if r["accepted"]["f1"] < r["raw"]["f1"]]
-    print(f"ontologies whose F1 is lower than the raw answers': {len(lower)} "
-          + ", ".join(f"{n} ({a:.4f} -> {b:.4f})" for n, a, b in lower))
+    counts = {
+        k: sum(r["counts"][k] for r in reports)
+        for k in ("correct_raw", "correct_kept", "correct_in_sentence_raw", "correct_in_sentence_kept")
+    }
+    print(
+        f"correct triples kept: {counts['correct_kept'] / counts['correct_raw']:.1%} of all, "
+        f"{counts['correct_in_sentence_kept'] / counts['correct_in_sentence_raw']:.1%} of those whose subject and "
+        "object the scorer finds in the sentence"
+    )
+    lower = [
+        (r["ontology"], r["raw"]["f1"], r["accepted"]["f1"])
+        for r in reports
+        if r["accepted"]["f1"] < r["raw"]["f1"]
+    ]
+    print(
+        f"ontologies whose F1 is lower than the raw answers': {len(lower)} "
+        + ", ".join(f"{n} ({a:.4f} -> {b:.4f})" for n, a, b in lower)
+    )
     print(f"{len(reports)} ontologies in {elapsed:.1f} s")
     if "--scorer" in sys.argv:
         for which, rows in scored.items():
             overall = rows["global"]
-            lower = [n for n in names if which == "accepted" and rows[n]["avg_f1"] < scored["raw"][n]["avg_f1"]]
-            print(f"the benchmark's scorer, {which}: " + ", ".join(
-                f"{k.removeprefix('avg_')} {overall[k]}" for k in overall if k.startswith("avg_"))
-                + (f"; F1 lower than raw on {len(lower)}: {', '.join(lower)}" if which == "accepted" else ""))
+            lower = [
+                n for n in names if which == "accepted" and rows[n]["avg_f1"] < scored["raw"][n]["avg_f1"]
+            ]
+            print(
+                f"the benchmark's scorer, {which}: "
+                + ", ".join(f"{k.removeprefix('avg_')} {overall[k]}" for k in overall if k.startswith("avg_"))
+                + (f"; F1 lower than raw on {len(lower)}: {', '.join(lower)}" if which == "accepted" else "")
+            )
     return 0
 
 
@@ -80,7 +111,13 @@ def answer_files(base: Path, tekgen: bool, alpaca: bool) -> str:
     if not tekgen:
         return str(base / "baselines" / "Vicuna-13B" / "llm_responses" / "$$onto$$_Vicuna13B_responses.jsonl")
     if alpaca:
-        return str(base / "baselines" / "Alpaca-LoRA-13B" / "llm_responses" / "ont_$$onto$$_lora-13b_responses_v2.jsonl")
+        return str(
+            base
+            / "baselines"
+            / "Alpaca-LoRA-13B"
+            / "llm_responses"
+            / "ont_$$onto$$_lora-13b_responses_v2.jsonl"
+        )
     return str(base / "baselines" / "Vicuna-13B" / "llm_responses" / "ont_$$onto$$_llm_responses.jsonl")
 
 
@@ -94,9 +131,16 @@ def scorer(data: Path, base: Path, names: list[str], system: str, out: Path) -> 
     spec.loader.exec_module(module)
     module.word_tokenize = NLTKWordTokenizer().tokenize
     avg = out / f"avg_{abs(hash(system))}.jsonl"
-    config = {"onto_list": names, "avg_out_file": str(avg), "path_patterns": {
-        "sys": system, "gt": str(base / "ground_truth" / "ont_$$onto$$_ground_truth.jsonl"),
-        "onto": str(base / "ontologies" / "$$onto$$_ontology.json"), "output": str(out / "ont_$$onto$$_eval.jsonl")}}
+    config = {
+        "onto_list": names,
+        "avg_out_file": str(avg),
+        "path_patterns": {
+            "sys": system,
+            "gt": str(base / "ground_truth" / "ont_$$onto$$_ground_truth.jsonl"),
+            "onto": str(base / "ontologies" / "$$onto$$_ontology.json"),
+            "output": str(out / "ont_$$onto$$_eval.jsonl"),
+        },
+    }
     path = out / "eval_config.json"
     path.write_text(json.dumps(config))
     argv, sys.argv = sys.argv, ["run_eval.py", "--eval_config_path", str(path)]

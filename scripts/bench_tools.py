@@ -45,8 +45,10 @@ REQUEST["config"]["max_iterations"] = 100_000
 
 
 def actions(i: int) -> list[dict[str, Any]]:
-    return [{"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}},
-            {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"}, "to": {"name": "C0"}}]
+    return [
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}},
+        {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"}, "to": {"name": "C0"}},
+    ]
 
 
 def in_process(calls: int, repo: Any) -> float:
@@ -64,8 +66,12 @@ def serve(store: Path | str) -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "serve", "--port", str(port), "--store", str(store)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igg", "serve", "--port", str(port), "--store", str(store)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -128,8 +134,9 @@ def over_http(calls: int, store: Path) -> float:
 
 
 def over_mcp(calls: int, store: Path) -> float:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "igg", "mcp", "--store", str(store)],
-                                   cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "igg", "mcp", "--store", str(store)], cwd=str(ROOT)
+    )
 
     async def scenario() -> float:
         async with Client(params) as client:
@@ -137,7 +144,9 @@ def over_mcp(calls: int, store: Path) -> float:
             await client.call_tool("apply_actions", {"session_id": "bench", "actions": actions(0)[:1]})
             t0 = time.perf_counter()
             for i in range(1, calls + 1):
-                result = await client.call_tool("apply_actions", {"session_id": "bench", "actions": actions(i)})
+                result = await client.call_tool(
+                    "apply_actions", {"session_id": "bench", "actions": actions(i)}
+                )
                 assert not result.is_error
             return (time.perf_counter() - t0) / calls
 
@@ -164,31 +173,48 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--postgres", help="a PostgreSQL URL to use (default: start a durable server here)")
-    parser.add_argument("--load-applies", type=int, default=50, help="applies per client under load (0 skips it)")
+    parser.add_argument(
+        "--load-applies", type=int, default=50, help="applies per client under load (0 skips it)"
+    )
     args = parser.parse_args()
     calls = args.calls
     configure_logging(level="warning")  # library log lines on standard error, never among the figures
     with tempfile.TemporaryDirectory() as tmp, postgres(args.postgres) as pg:
         base = in_process(calls, MemorySessions())
-        rows = [("in process, memory repository (baseline)", base),
-                ("in process, SQLite session store", in_process(calls, StoreSessions(SessionStore(Path(tmp) / "a.sqlite")))),
-                ("HTTP (igg serve, httpx, store)", over_http(calls, Path(tmp) / "b.sqlite")),
-                ("MCP stdio (igg mcp, SDK client, store)", over_mcp(calls, Path(tmp) / "c.sqlite")),
-                ("floor: one fdatasync of 4 KiB, same disk", fsync_floor(Path(tmp), calls))]
+        rows = [
+            ("in process, memory repository (baseline)", base),
+            (
+                "in process, SQLite session store",
+                in_process(calls, StoreSessions(SessionStore(Path(tmp) / "a.sqlite"))),
+            ),
+            ("HTTP (igg serve, httpx, store)", over_http(calls, Path(tmp) / "b.sqlite")),
+            ("MCP stdio (igg mcp, SDK client, store)", over_mcp(calls, Path(tmp) / "c.sqlite")),
+            ("floor: one fdatasync of 4 KiB, same disk", fsync_floor(Path(tmp), calls)),
+        ]
         if pg is not None:
-            rows.insert(2, ("in process, PostgreSQL session store", in_process(calls, StoreSessions(SessionStore(pg)))))
+            rows.insert(
+                2,
+                ("in process, PostgreSQL session store", in_process(calls, StoreSessions(SessionStore(pg)))),
+            )
         print(f"apply_actions with 2 actions, {calls} calls each; per call:")
         for name, seconds in rows:
             print(f"  {name:42s} {seconds * 1000:8.3f} ms  x{seconds / base:7.1f}")
         store = rows[1][1] / base
-        print(f"target: SQLite store within 5x in-memory (issue 11): x{store:.1f} {'met' if store <= 5 else 'MISSED'}")
+        print(
+            f"target: SQLite store within 5x in-memory (issue 11): x{store:.1f} {'met' if store <= 5 else 'MISSED'}"
+        )
         if pg is not None:
             ratio = rows[2][1] / base
-            print(f"target: PostgreSQL store within 10x in-memory (issue 35): x{ratio:.1f} "
-                  f"{'met' if ratio <= 10 else 'MISSED'}")
+            print(
+                f"target: PostgreSQL store within 10x in-memory (issue 35): x{ratio:.1f} "
+                f"{'met' if ratio <= 10 else 'MISSED'}"
+            )
         if args.load_applies and pg is not None:
             print(f"under load: 20 clients (a session each), {args.load_applies} applies each:")
-            for name, stores in (("1 replica, SQLite", [Path(tmp) / "load.sqlite"]), ("3 replicas, PostgreSQL", [pg] * 3)):
+            for name, stores in (
+                ("1 replica, SQLite", [Path(tmp) / "load.sqlite"]),
+                ("3 replicas, PostgreSQL", [pg] * 3),
+            ):
                 rate, p99 = under_load(stores, 20, args.load_applies)
                 print(f"  {name:24s} {rate:8.1f} applies/s  p99 {p99 * 1000:8.1f} ms")
 

@@ -42,7 +42,12 @@ from igg.view.data import graph_payload  # noqa: E402
 from igg.view.page import json_script  # noqa: E402
 from tests.support.bigcode import code_map  # noqa: E402
 
-OLD_SCRIPTS = ("vendor/graphology.umd.min.js", "vendor/graphology-library.min.js", "vendor/sigma.min.js", "viewer.js")
+OLD_SCRIPTS = (
+    "vendor/graphology.umd.min.js",
+    "vendor/graphology-library.min.js",
+    "vendor/sigma.min.js",
+    "viewer.js",
+)
 
 
 def chromium() -> str:
@@ -53,8 +58,9 @@ def chromium() -> str:
 
 
 def git_show(rev: str, path: str) -> str:
-    return subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def baseline_rev() -> str:
@@ -68,8 +74,10 @@ def old_page(rev: str, payload: dict[str, Any]) -> str:
     old["version"] = 1
     old["nodes"] = [{k: v for k, v in n.items() if k != "parent"} for n in payload["nodes"]]
     base = "igg/view/static/"
-    scripts = "\n".join("<script>" + re.sub(r"//# sourceMappingURL=\S*\s*$", "", git_show(rev, base + name)) + "</script>"
-                        for name in OLD_SCRIPTS)
+    scripts = "\n".join(
+        "<script>" + re.sub(r"//# sourceMappingURL=\S*\s*$", "", git_show(rev, base + name)) + "</script>"
+        for name in OLD_SCRIPTS
+    )
     out = git_show(rev, base + "viewer.html").replace("{{TITLE}}", "IGG graph")
     out = out.replace("{{STYLE}}", f"<style>{git_show(rev, base + 'viewer.css')}</style>")
     out = out.replace("{{CONFIG}}", json_script("igg-config", {"mode": "static"}))
@@ -102,11 +110,18 @@ def median_load(browser: Any, path: Path, repeat: int) -> tuple[float, dict[str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="1000,10000,50000,100000", help="node counts (comma-separated)")
-    parser.add_argument("--repeat", type=int, default=3, help="loads per size and page (the median is reported)")
-    parser.add_argument("--baseline", default=None, help="the git revision whose page is 'before' (default: "
-                        "where this branch left main)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="loads per size and page (the median is reported)"
+    )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="the git revision whose page is 'before' (default: where this branch left main)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rev = args.baseline or baseline_rev()
@@ -115,8 +130,9 @@ def main() -> None:
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(), headless=True,
-                                     args=["--no-sandbox", "--disable-dev-shm-usage"])
+        browser = pw.chromium.launch(
+            executable_path=chromium(), headless=True, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
         first_render(browser, _write_pair(Path(tmp), 10, rev)[0].as_uri())  # warm-up: the browser's own start
         for n in sizes:
             new, old, edges = _write_pair(Path(tmp), n, rev)
@@ -126,19 +142,27 @@ def main() -> None:
             if verbose:
                 print(f"{n}: before {before[1]}  after {after[1]}", flush=True)
         browser.close()
-    print(f"\nfirst render, median of {args.repeat} loads each; before = the page at {rev[:10]}; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'nodes':>7} {'edges':>7} {'MB now':>7} {'MB before':>9} {'before':>9} {'now':>8} {'faster':>7} "
-          f"{'drawn before':>12} {'drawn now':>9}")
+    print(
+        f"\nfirst render, median of {args.repeat} loads each; before = the page at {rev[:10]}; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"{'nodes':>7} {'edges':>7} {'MB now':>7} {'MB before':>9} {'before':>9} {'now':>8} {'faster':>7} "
+        f"{'drawn before':>12} {'drawn now':>9}"
+    )
     for n, edges, size_new, size_old, before, after in rows:
-        print(f"{n:>7} {edges:>7} {size_new / 1e6:>7.1f} {size_old / 1e6:>9.1f} {before[0] / 1000:>7.2f} s "
-              f"{after[0] / 1000:>6.2f} s {before[0] / after[0]:>6.1f}x {before[2]:>12} {after[2]:>9}")
+        print(
+            f"{n:>7} {edges:>7} {size_new / 1e6:>7.1f} {size_old / 1e6:>9.1f} {before[0] / 1000:>7.2f} s "
+            f"{after[0] / 1000:>6.2f} s {before[0] / after[0]:>6.1f}x {before[2]:>12} {after[2]:>9}"
+        )
     for n, limit in ((10_000, 2.0), (100_000, 3.0)):
         found = next((r for r in rows if r[0] == n), None)
         if found:
             seconds = found[5][0] / 1000
-            print(f"target: under {limit:.0f} s at {n:,} nodes: {'meets' if seconds < limit else 'misses'} "
-                  f"({seconds:.2f} s)")
+            print(
+                f"target: under {limit:.0f} s at {n:,} nodes: {'meets' if seconds < limit else 'misses'} "
+                f"({seconds:.2f} s)"
+            )
 
 
 def _write_pair(tmp: Path, n: int, rev: str) -> tuple[Path, Path, int]:
@@ -150,8 +174,10 @@ def _write_pair(tmp: Path, n: int, rev: str) -> tuple[Path, Path, int]:
     took = time.perf_counter() - started
     old.write_text(old_page(rev, graph_payload(state)), encoding="utf-8")
     if n > 10:
-        print(f"write_html {n:>6} nodes {state.edge_count:>6} edges: {new.stat().st_size / 1e6:6.1f} MB in {took:5.2f} s",
-              flush=True)
+        print(
+            f"write_html {n:>6} nodes {state.edge_count:>6} edges: {new.stat().st_size / 1e6:6.1f} MB in {took:5.2f} s",
+            flush=True,
+        )
     return new, old, state.edge_count
 
 

@@ -53,16 +53,22 @@ def _model_table(name: str, spec: dict[str, Any]) -> list[str]:
     required = set(spec.get("required", ()))
     lines += ["| field | type | required | description |", "|---|---|---|---|"]
     for field, sub in properties.items():
-        lines.append(f"| `{field}` | {_type(sub)} | {'yes' if field in required else ''} | "
-                     f"{_cell(sub.get('description', ''))} |")
+        lines.append(
+            f"| `{field}` | {_type(sub)} | {'yes' if field in required else ''} | "
+            f"{_cell(sub.get('description', ''))} |"
+        )
     return [*lines, ""]
 
 
 def models_page() -> str:
     """docs/models.md: every schema's root and definitions, field by field."""
-    lines = ["# Models", "",
-             "Generated from IGG's pydantic models by `python scripts/gen_schemas.py` (the JSON Schemas themselves are",
-             "in `schemas/`; `igg schema request|response` prints them). Do not edit by hand.", ""]
+    lines = [
+        "# Models",
+        "",
+        "Generated from IGG's pydantic models by `python scripts/gen_schemas.py` (the JSON Schemas themselves are",
+        "in `schemas/`; `igg schema request|response` prints them). Do not edit by hand.",
+        "",
+    ]
     for name in SCHEMA_MODELS:
         schema = json.loads(json_schema_text(name))
         lines += [f"## {name}", ""]
@@ -78,9 +84,18 @@ def cli_page() -> str:
     from igg.interfaces.cli import COMMANDS, build_parser
 
     parser = build_parser()
-    lines = ["# Command line", "",
-             "Generated from the command line's own help by `python scripts/gen_schemas.py`. Do not edit by hand.",
-             "", "## igg", "", "```text", parser.format_help().rstrip(), "```", ""]
+    lines = [
+        "# Command line",
+        "",
+        "Generated from the command line's own help by `python scripts/gen_schemas.py`. Do not edit by hand.",
+        "",
+        "## igg",
+        "",
+        "```text",
+        parser.format_help().rstrip(),
+        "```",
+        "",
+    ]
     sub = next(a for a in parser._actions if a.dest == "command")
     for name in COMMANDS:
         text = sub.choices[name].format_help().rstrip()  # type: ignore[union-attr]
@@ -91,7 +106,10 @@ def cli_page() -> str:
 def main() -> int:
     check = "--check" in sys.argv[1:]
     stale = []
-    outputs = {ROOT / "schemas" / f"{name}.schema.json": (lambda n=name: json_schema_text(n)) for name in SCHEMA_MODELS}
+    outputs = {
+        ROOT / "schemas" / f"{name}.schema.json": (lambda n=name: json_schema_text(n))
+        for name in SCHEMA_MODELS
+    }
     outputs[ROOT / "docs" / "models.md"] = models_page
     outputs[ROOT / "docs" / "cli.md"] = cli_page
     for path, make in outputs.items():

@@ -33,8 +33,11 @@ sys.path.insert(0, str(ROOT))
 
 from igg.models.validtime import instant  # noqa: E402
 
-SCHEMA = {"node_types": ["Person", "Company"], "edge_types": ["WORKS_AT", "KNOWS"],
-          "valid_time": {"WORKS_AT": {"one_at_a_time": True}, "KNOWS": {}, "Person": {"properties": ["title"]}}}
+SCHEMA = {
+    "node_types": ["Person", "Company"],
+    "edge_types": ["WORKS_AT", "KNOWS"],
+    "valid_time": {"WORKS_AT": {"one_at_a_time": True}, "KNOWS": {}, "Person": {"properties": ["title"]}},
+}
 TITLES = ["intern", "engineer", "senior engineer", "lead", "manager", "director", "VP", "CTO"]
 ZONES = ["Z", "+02:00", "-05:00", "+09:30"]
 
@@ -54,16 +57,21 @@ class Stream:
 
     def turns(self, size: int) -> list[dict[str, Any]]:
         """The transcript: one turn of node adds, then the facts ``size`` at a time; the last says finished."""
-        chunks = [self.facts[i:i + size] for i in range(0, len(self.facts), size)]
+        chunks = [self.facts[i : i + size] for i in range(0, len(self.facts), size)]
         out = [{"reasoning": "the people and companies", "actions": self.nodes}]
-        out += [{"reasoning": f"facts {i * size + 1}-{i * size + len(c)}", "actions": c} for i, c in enumerate(chunks)]
+        out += [
+            {"reasoning": f"facts {i * size + 1}-{i * size + len(c)}", "actions": c}
+            for i, c in enumerate(chunks)
+        ]
         out[-1]["finished"] = True
         return out
 
     def truth_at(self, at: datetime) -> tuple[set[tuple[str, str, str]], dict[str, str]]:
         """(edges as (type, from name, to name), title by person name) valid at ``at``."""
+
         def valid(start: datetime, end: datetime | None) -> bool:
             return start <= at and (end is None or at < end)
+
         edges = {("WORKS_AT", p, c) for p, c, s, e in self.jobs if valid(s, e)}
         edges |= {("KNOWS", a, b) for a, b, s, e in self.knows if valid(s, e)}
         titles = {p: t for p, t, s, e in self.titles if valid(s, e)}
@@ -106,14 +114,26 @@ def generate(entities: int = 1000, facts: int = 10_000, seed: int = 1, repeat: f
     companies = [f"Company {i}" for i in range(max(2, entities // 5))]
     people = [f"Person {i}" for i in range(entities - len(companies))]
     per_person = max(3, round(facts * (1 - repeat) / len(people)))
-    stream = Stream(request={"session_id": f"temporal-{seed}", "goal_prompt": "Careers over thirty years.",
-                             "context_data": "(a generated stream: no text)",
-                             "config": {"max_iterations": 10_000, "stuck_after": 10_000, "schema": SCHEMA,
-                                        "constraints": {"max_nodes": entities + 10, "max_edges": facts * 2,
-                                                        "max_actions_per_response": 10_000}}},
-                    nodes=[{"type": "ADD_NODE", "label": "Company", "properties": {"name": c}} for c in companies]
-                    + [{"type": "ADD_NODE", "label": "Person", "properties": {"name": p}} for p in people],
-                    facts=[])
+    stream = Stream(
+        request={
+            "session_id": f"temporal-{seed}",
+            "goal_prompt": "Careers over thirty years.",
+            "context_data": "(a generated stream: no text)",
+            "config": {
+                "max_iterations": 10_000,
+                "stuck_after": 10_000,
+                "schema": SCHEMA,
+                "constraints": {
+                    "max_nodes": entities + 10,
+                    "max_edges": facts * 2,
+                    "max_actions_per_response": 10_000,
+                },
+            },
+        },
+        nodes=[{"type": "ADD_NODE", "label": "Company", "properties": {"name": c}} for c in companies]
+        + [{"type": "ADD_NODE", "label": "Person", "properties": {"name": p}} for p in people],
+        facts=[],
+    )
     out = stream.facts
     for person in people:
         n_jobs = max(1, per_person * 5 // 12)
@@ -124,8 +144,13 @@ def generate(entities: int = 1000, facts: int = 10_000, seed: int = 1, repeat: f
         for i, (company, start) in enumerate(zip(employers, starts, strict=True)):
             nxt = starts[i + 1] if i + 1 < len(starts) else None
             end: datetime | None = None
-            action = {"type": "ADD_EDGE", "label": "WORKS_AT", "from": {"name": person}, "to": {"name": company},
-                      "valid_from": _time(rng, start)}
+            action = {
+                "type": "ADD_EDGE",
+                "label": "WORKS_AT",
+                "from": {"name": person},
+                "to": {"name": company},
+                "valid_from": _time(rng, start),
+            }
             if rng.random() < 0.15:  # left before the next job (or for good): an explicit end
                 limit = nxt if nxt is not None else datetime(2031, 1, 1, tzinfo=UTC)
                 gap = _moments(rng, 3)
@@ -139,15 +164,26 @@ def generate(entities: int = 1000, facts: int = 10_000, seed: int = 1, repeat: f
         title_starts = _moments(rng, n_titles)
         for i, start in enumerate(title_starts):
             title = TITLES[min(i, len(TITLES) - 1)]
-            out.append({"type": "UPDATE_NODE", "node": {"name": person}, "properties": {"title": title},
-                        "valid_from": _time(rng, start)})
+            out.append(
+                {
+                    "type": "UPDATE_NODE",
+                    "node": {"name": person},
+                    "properties": {"title": title},
+                    "valid_from": _time(rng, start),
+                }
+            )
             stream.titles.append((person, title, start, title_starts[i + 1] if i + 1 < n_titles else None))
         friends = rng.sample([p for p in people if p != person], min(n_knows, len(people) - 1))
         for friend in friends:
             start, end = _moments(rng, 2)
             open_ended = rng.random() < 0.3
-            action = {"type": "ADD_EDGE", "label": "KNOWS", "from": {"name": person}, "to": {"name": friend},
-                      "valid_from": _time(rng, start)}
+            action = {
+                "type": "ADD_EDGE",
+                "label": "KNOWS",
+                "from": {"name": person},
+                "to": {"name": friend},
+                "valid_from": _time(rng, start),
+            }
             if not open_ended:
                 action["valid_to"] = _time(rng, end)
             stream.knows.append((person, friend, start, None if open_ended else end))
@@ -158,7 +194,9 @@ def generate(entities: int = 1000, facts: int = 10_000, seed: int = 1, repeat: f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("out", type=Path)
     parser.add_argument("--entities", type=int, default=1000)
     parser.add_argument("--facts", type=int, default=10_000)
@@ -171,8 +209,10 @@ def main() -> None:
     with (args.out / "transcript.jsonl").open("w") as f:
         for turn in stream.turns(args.turn):
             f.write(json.dumps(turn) + "\n")
-    print(f"{args.out}: {len(stream.nodes)} nodes, {len(stream.facts)} facts ({len(stream.jobs)} jobs, "
-          f"{len(stream.titles)} titles, {len(stream.knows)} acquaintances)")
+    print(
+        f"{args.out}: {len(stream.nodes)} nodes, {len(stream.facts)} facts ({len(stream.jobs)} jobs, "
+        f"{len(stream.titles)} titles, {len(stream.knows)} acquaintances)"
+    )
 
 
 if __name__ == "__main__":

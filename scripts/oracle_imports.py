@@ -19,10 +19,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from test_code_imports import agreement, grimp_imports, model_of  # noqa: E402
 
-PACKAGES = ("pydantic rich networkx structlog mcp starlette anyio httpcore click jinja2 pygments openai neo4j dask "
-            "distributed setuptools _pytest hypothesis jsonschema referencing attr attrs markdown_it uvicorn fsspec "
-            "toolz tornado urllib3 requests werkzeug fastapi sqlglot schemathesis playwright cryptography yaml "
-            "packaging httpx").split()
+PACKAGES = (
+    "pydantic rich networkx structlog mcp starlette anyio httpcore click jinja2 pygments openai neo4j dask "
+    "distributed setuptools _pytest hypothesis jsonschema referencing attr attrs markdown_it uvicorn fsspec "
+    "toolz tornado urllib3 requests werkzeug fastapi sqlglot schemathesis playwright cryptography yaml "
+    "packaging httpx"
+).split()
 
 
 def main(names: list[str]) -> int:
@@ -32,9 +34,11 @@ def main(names: list[str]) -> int:
         started = time.perf_counter()
         score = agreement(model_of(folder), grimp_imports([name]))
         perfect += score["f1"] == 1.0
-        print(f"{name:14} F1 {score['f1']:.3f}  precision {score['precision']:.3f}  recall {score['recall']:.3f}  "
-              f"module recall {score['module_recall']:.3f}  edges {score['edges']:5}  "
-              f"({time.perf_counter() - started:.1f} s)")
+        print(
+            f"{name:14} F1 {score['f1']:.3f}  precision {score['precision']:.3f}  recall {score['recall']:.3f}  "
+            f"module recall {score['module_recall']:.3f}  edges {score['edges']:5}  "
+            f"({time.perf_counter() - started:.1f} s)"
+        )
         if score["f1"] < 1.0:
             print(f"    missing {score['missing']}\n    extra   {score['extra']}")
     print(f"{perfect} of {len(names)} packages at F1 1.0")

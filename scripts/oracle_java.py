@@ -31,12 +31,16 @@ def main(root: Path, stubs: Path | None = None, show: int = 5) -> int:
     facts, _ = parse_all(walk([root]).files, jobs=1)
     ours = igg_truth(link(facts))
     print(f"{root}: {sum(1 for _ in root.rglob('*.java'))} .java files")
-    for name, want, got in (("types", set(truth.types), set(ours.types)),
-                            ("EXTENDS/IMPLEMENTS", truth.supertypes, ours.supertypes),
-                            ("class-level CALLS", truth.calls, ours.calls)):
+    for name, want, got in (
+        ("types", set(truth.types), set(ours.types)),
+        ("EXTENDS/IMPLEMENTS", truth.supertypes, ours.supertypes),
+        ("class-level CALLS", truth.calls, ours.calls),
+    ):
         score = f1(want, got)
-        print(f"{name:20} F1 {score['f1']:.3f}  precision {score['precision']:.3f}  recall {score['recall']:.3f}  "
-              f"({len(want)} in javap)")
+        print(
+            f"{name:20} F1 {score['f1']:.3f}  precision {score['precision']:.3f}  recall {score['recall']:.3f}  "
+            f"({len(want)} in javap)"
+        )
         if score["f1"] < 1.0:
             print(f"    missing {len(want - got)}:")
             for item in sorted(want - got)[:show]:

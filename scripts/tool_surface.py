@@ -18,22 +18,39 @@ from typing import Any
 from igg.workspace.toolschema import compact_size, openai_tools
 
 ROOT = Path(__file__).resolve().parent.parent
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "tool_surface", "version": "0"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "tool_surface", "version": "0"},
+    },
+}
 
 
 def mcp_tool_list() -> list[dict[str, Any]]:
     """The ``tools`` of ``igg mcp --memory``'s answer to ``tools/list`` (over stdio, as a client sees it)."""
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", "--memory"], cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igg", "mcp", "--memory"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     try:
         proc.stdin.write(json.dumps(INITIALIZE) + "\n")
         proc.stdin.flush()
         proc.stdout.readline()
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
-                         + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n")
+        proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            + "\n"
+            + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+            + "\n"
+        )
         proc.stdin.flush()
         tools: list[dict[str, Any]] = json.loads(proc.stdout.readline())["result"]["tools"]
         return tools

@@ -20,12 +20,24 @@ def code_request(schema: Any = None, **constraints: Any) -> Any:
     schema = schema or load_code_schema().model_dump(by_alias=True, exclude_defaults=True)
     context = constraints.pop("context", "")
     limits = {"max_nodes": 10_000, "max_edges": 10_000, **constraints}
-    return load_request({"goal_prompt": "Map the code.", "context_data": context,
-                         "config": {"max_iterations": 1000, "schema": schema, "constraints": limits}})
+    return load_request(
+        {
+            "goal_prompt": "Map the code.",
+            "context_data": context,
+            "config": {"max_iterations": 1000, "schema": schema, "constraints": limits},
+        }
+    )
 
 
-def drive(agent: Any, request: Any, max_turns: int = 500, *, state: Any = None, first: int = 1,
-          extra_rules: Any = None) -> tuple[Any, list[dict[str, Any]], list[list[Any]]]:
+def drive(
+    agent: Any,
+    request: Any,
+    max_turns: int = 500,
+    *,
+    state: Any = None,
+    first: int = 1,
+    extra_rules: Any = None,
+) -> tuple[Any, list[dict[str, Any]], list[list[Any]]]:
     """Run ``agent`` turn by turn through the real validation and apply step, as the loop does.
 
     ``state`` continues an existing graph from iteration ``first``; ``extra_rules`` join the built-in ones.
@@ -33,13 +45,24 @@ def drive(agent: Any, request: Any, max_turns: int = 500, *, state: Any = None, 
     """
     if state is None:
         state, _ = build_state(request)
-    actor = Actor(state.schema, request.config.constraints, request.config.apply_mode, extra_rules=extra_rules)
+    actor = Actor(
+        state.schema, request.config.constraints, request.config.apply_mode, extra_rules=extra_rules
+    )
     verdicts: list[Any] = []
     turns, all_verdicts = [], []
     for iteration in range(first, first + max_turns):
         state.iteration = iteration
-        turn = agent(Observation(session_id="t", iteration=iteration, markdown="", tokens=0,
-                                 last_verdicts=verdicts, request=request, state=state))
+        turn = agent(
+            Observation(
+                session_id="t",
+                iteration=iteration,
+                markdown="",
+                tokens=0,
+                last_verdicts=verdicts,
+                request=request,
+                state=state,
+            )
+        )
         turns.append(turn)
         verdicts = actor.apply(state, read_response(turn).items)
         all_verdicts.append(verdicts)
@@ -72,5 +95,8 @@ def graph_sets(state: Any) -> tuple[set[str], set[str]]:
 def sources(root: Path) -> list[Any]:
     from igg.agents.code import SourceFile
 
-    return [SourceFile(p.relative_to(root).as_posix(), p.read_text(encoding="utf-8"))
-            for p in sorted(root.rglob("*")) if p.suffix in (".py", ".java")]
+    return [
+        SourceFile(p.relative_to(root).as_posix(), p.read_text(encoding="utf-8"))
+        for p in sorted(root.rglob("*"))
+        if p.suffix in (".py", ".java")
+    ]

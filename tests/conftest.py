@@ -11,8 +11,13 @@ import pytest
 # bolt_server: a real ArcadeDB over Bolt (or the Neo4j at NEO4J_URI); falkordb_server: FalkorDB's own tests;
 # dask_cluster: a real Dask scheduler and two workers; llama_server: llama.cpp's own server with SmolLM2-135M
 # postgres_server / postgres_url / store_location: a PostgreSQL server per test process, a schema per test
-pytest_plugins = ["tests.support.arcadedb", "tests.support.falkordb", "tests.support.dask_cluster",
-                  "tests.support.llamacpp", "tests.support.postgres"]
+pytest_plugins = [
+    "tests.support.arcadedb",
+    "tests.support.falkordb",
+    "tests.support.dask_cluster",
+    "tests.support.llamacpp",
+    "tests.support.postgres",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -96,8 +101,20 @@ def edge(label: str, src: dict[str, Any], dst: dict[str, Any], **props: Any) -> 
     return {"type": "ADD_EDGE", "label": label, "from": src, "to": dst, "properties": props}
 
 
-INTEGRATION_FIXTURES = frozenset({"bolt_server", "falkordb_server", "dask_cluster", "llama_server", "browser", "page",
-                                  "sandboxes", "readme_bolt", "postgres_server", "postgres_url"})
+INTEGRATION_FIXTURES = frozenset(
+    {
+        "bolt_server",
+        "falkordb_server",
+        "dask_cluster",
+        "llama_server",
+        "browser",
+        "page",
+        "sandboxes",
+        "readme_bolt",
+        "postgres_server",
+        "postgres_url",
+    }
+)
 """Fixtures that start a server, a browser or a copy of the repository: only tests under tests/integration/ use
 them."""
 INTEGRATION = Path(__file__).resolve().parent / "integration"
@@ -114,5 +131,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             continue
         started = INTEGRATION_FIXTURES & set(getattr(item, "fixturenames", ()))
         if started:
-            raise pytest.UsageError(f"{item.nodeid} uses {', '.join(sorted(started))}, which start(s) a process "
-                                    "of its own: move its module to tests/integration/")
+            raise pytest.UsageError(
+                f"{item.nodeid} uses {', '.join(sorted(started))}, which start(s) a process "
+                "of its own: move its module to tests/integration/"
+            )

@@ -16,12 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_HEADER = re.compile(r"^(?:[\w ]*?)\b(class|interface)\s+([\w.$]+)(?:<.*?>)?"
-                     r"(?:\s+extends\s+(.+?))?(?:\s+implements\s+(.+?))?\s*\{$")
+_HEADER = re.compile(
+    r"^(?:[\w ]*?)\b(class|interface)\s+([\w.$]+)(?:<.*?>)?"
+    r"(?:\s+extends\s+(.+?))?(?:\s+implements\s+(.+?))?\s*\{$"
+)
 _METHOD = re.compile(r"^  (?:[\w.<>$\[\], ?]+ )?([\w.$<>\"]+)\((.*)\)(?: throws [\w.$, ]+)?;$")
 _DESCRIPTOR = re.compile(r"^    descriptor: (\(.*)$")
-_INVOKE = re.compile(r"invoke(?:virtual|special|static|interface)\s+#\d+(?:,\s*\d+)?\s+//\s+(?:Interface)?Method\s+"
-                     r"(?:([\w/$]+)\.)?(\"<init>\"|[\w$]+):(\([^)]*\))")
+_INVOKE = re.compile(
+    r"invoke(?:virtual|special|static|interface)\s+#\d+(?:,\s*\d+)?\s+//\s+(?:Interface)?Method\s+"
+    r"(?:([\w/$]+)\.)?(\"<init>\"|[\w$]+):(\([^)]*\))"
+)
 _ANONYMOUS = re.compile(r"\$\d+(?=\$|$)")
 """An anonymous class's segment of a binary name (``Outer$1``); a local class's is ``$1Local``."""
 _LOCAL = re.compile(r"\$\d+(?=[A-Za-z_])")
@@ -81,7 +85,7 @@ def _named(binary: str) -> str:
     name = binary.replace("/", ".")
     anonymous = _ANONYMOUS.search(name)
     if anonymous is not None:
-        name = name[:anonymous.start()]
+        name = name[: anonymous.start()]
     return _LOCAL.sub("$", name).replace("$", ".")
 
 
@@ -106,17 +110,25 @@ def compile_and_read(root: Path, out: Path, stubs: Path | None = None) -> JavaTr
     classpath: list[str] = []
     if stubs is not None:
         stub_out = out.parent / (out.name + "-stubs")
-        subprocess.run(["javac", "-nowarn", "-d", str(stub_out), *sorted(str(p) for p in stubs.rglob("*.java"))],
-                       check=True, capture_output=True, text=True)
+        subprocess.run(
+            ["javac", "-nowarn", "-d", str(stub_out), *sorted(str(p) for p in stubs.rglob("*.java"))],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         classpath = ["-cp", str(stub_out)]
-    done = subprocess.run(["javac", "-nowarn", *classpath, "-d", str(out), *sources], capture_output=True, text=True)
+    done = subprocess.run(
+        ["javac", "-nowarn", *classpath, "-d", str(out), *sources], capture_output=True, text=True
+    )
     if done.returncode:
         raise RuntimeError(f"javac failed on {root}:\n{done.stderr[-4000:]}")
     classes = sorted(out.rglob("*.class"))
-    text = subprocess.run(["javap", "-c", "-p", "-s", *map(str, classes)], check=True, capture_output=True,
-                          text=True).stdout
-    verbose = subprocess.run(["javap", "-p", "-v", *map(str, classes)], check=True, capture_output=True,
-                             text=True).stdout
+    text = subprocess.run(
+        ["javap", "-c", "-p", "-s", *map(str, classes)], check=True, capture_output=True, text=True
+    ).stdout
+    verbose = subprocess.run(
+        ["javap", "-p", "-v", *map(str, classes)], check=True, capture_output=True, text=True
+    ).stdout
     return _read(text, _bridges(verbose, out))
 
 
@@ -145,7 +157,9 @@ def _bridges(verbose: str, out: Path) -> set[tuple[str, str, str]]:
     return found
 
 
-def _read(text: str, bridges: set[tuple[str, str, str]] | frozenset[tuple[str, str, str]] = frozenset()) -> JavaTruth:
+def _read(
+    text: str, bridges: set[tuple[str, str, str]] | frozenset[tuple[str, str, str]] = frozenset()
+) -> JavaTruth:
     truth = JavaTruth()
     parents: dict[str, list[tuple[str, str]]] = {}
     raw_calls: list[tuple[str, str | None, str, str, str]] = []
@@ -160,10 +174,13 @@ def _read(text: str, bridges: set[tuple[str, str, str]] | frozenset[tuple[str, s
             truth.methods.setdefault(current, set())
             if not _ANONYMOUS.search(name):
                 truth.types[_named(name)] = kind
-            parents[current] = ([("EXTENDS", _erase(t)) for t in _split_types(header.group(3))]
-                                + [("IMPLEMENTS", _erase(t)) for t in _split_types(header.group(4))])
+            parents[current] = [("EXTENDS", _erase(t)) for t in _split_types(header.group(3))] + [
+                ("IMPLEMENTS", _erase(t)) for t in _split_types(header.group(4))
+            ]
             continue
-        if line.startswith("  ") and line[2] != " " and "$SwitchMap$" in line and "(" not in line:  # its field
+        if (
+            line.startswith("  ") and line[2] != " " and "$SwitchMap$" in line and "(" not in line
+        ):  # its field
             switch_maps.add(current)
             continue
         if line == "  static {};":
@@ -257,5 +274,10 @@ def f1(truth: set[Any], found: set[Any]) -> dict[str, Any]:
     precision = hit / len(found) if found else 1.0
     recall = hit / len(truth) if truth else 1.0
     score = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": round(precision, 3), "recall": round(recall, 3), "f1": round(score, 3),
-            "missing": sorted(truth - found), "extra": sorted(found - truth)}
+    return {
+        "precision": round(precision, 3),
+        "recall": round(recall, 3),
+        "f1": round(score, 3),
+        "missing": sorted(truth - found),
+        "extra": sorted(found - truth),
+    }

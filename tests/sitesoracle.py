@@ -45,8 +45,14 @@ def sited_edges(state: Any) -> Iterator[SitedEdge]:
     """Every edge of ``state`` that carries sites."""
     for _, u, v, d in state.edges():
         if "sites" in d["properties"]:
-            yield SitedEdge(d["type"], state.node_properties(u), state.node_type(u), state.node_properties(v),
-                            state.node_type(v), d["properties"])
+            yield SitedEdge(
+                d["type"],
+                state.node_properties(u),
+                state.node_type(u),
+                state.node_properties(v),
+                state.node_type(v),
+                d["properties"],
+            )
 
 
 def _column(lines: list[bytes], line: int, offset: int) -> int:
@@ -60,8 +66,16 @@ def python_starts(text: str) -> dict[str, set[tuple[int, int]]]:
     tree = ast.parse(text)
     lines = text.encode("utf-8").split(b"\n")
     found: dict[str, set[tuple[int, int]]] = {k: set() for k in ("call", "import", "class", "string", "name")}
-    kinds = {ast.Call: "call", ast.Import: "import", ast.ImportFrom: "import", ast.ClassDef: "class",
-             ast.Constant: "string", ast.JoinedStr: "string", ast.Name: "name", ast.Attribute: "name"}
+    kinds = {
+        ast.Call: "call",
+        ast.Import: "import",
+        ast.ImportFrom: "import",
+        ast.ClassDef: "class",
+        ast.Constant: "string",
+        ast.JoinedStr: "string",
+        ast.Name: "name",
+        ast.Attribute: "name",
+    }
     for node in ast.walk(tree):
         kind = kinds.get(type(node))
         if kind is not None:
@@ -69,9 +83,16 @@ def python_starts(text: str) -> dict[str, set[tuple[int, int]]]:
     return found
 
 
-PYTHON_KINDS = {"CALLS": "call", "INSTANTIATES": "call", "IMPORTS": "import", "IMPORTS_SYMBOL": "import",
-                "EXTENDS": "class", "IMPLEMENTS": "class", "READS_FROM": ("string", "name"),
-                "WRITES_TO": ("string", "name")}
+PYTHON_KINDS = {
+    "CALLS": "call",
+    "INSTANTIATES": "call",
+    "IMPORTS": "import",
+    "IMPORTS_SYMBOL": "import",
+    "EXTENDS": "class",
+    "IMPLEMENTS": "class",
+    "READS_FROM": ("string", "name"),
+    "WRITES_TO": ("string", "name"),
+}
 """The kind of node each edge type's sites must start in Python."""
 
 
@@ -86,7 +107,9 @@ def python_mismatches(root: Path, edges: list[SitedEdge]) -> list[str]:
                 continue
             if path not in starts:
                 starts[path] = python_starts((root / path).read_text(encoding="utf-8"))
-            if not any((line, column) in starts[path][k] for k in ((kinds,) if isinstance(kinds, str) else kinds)):
+            if not any(
+                (line, column) in starts[path][k] for k in ((kinds,) if isinstance(kinds, str) else kinds)
+            ):
                 bad.append(f"{e.type} {path}:{line}:{column} is no {kinds} ({e.target.get('name')})")
     return bad
 
@@ -103,12 +126,15 @@ def javap_call_lines(root: Path, out: Path) -> dict[tuple[str, str], set[int]]:
     slashes, method name; constructors ``<init>``, static initialisers ``<clinit>``), the source lines that hold
     an ``invoke*`` instruction (``invokedynamic`` included)."""
     sources = sorted(str(p) for p in root.rglob("*.java"))
-    done = subprocess.run(["javac", "-nowarn", "-g:source,lines", "-d", str(out), *sources], capture_output=True,
-                          text=True)
+    done = subprocess.run(
+        ["javac", "-nowarn", "-g:source,lines", "-d", str(out), *sources], capture_output=True, text=True
+    )
     if done.returncode:
         raise RuntimeError(f"javac failed on {root}:\n{done.stderr[-4000:]}")
     classes = sorted(str(p) for p in out.rglob("*.class"))
-    text = subprocess.run(["javap", "-c", "-l", "-p", *classes], check=True, capture_output=True, text=True).stdout
+    text = subprocess.run(
+        ["javap", "-c", "-l", "-p", *classes], check=True, capture_output=True, text=True
+    ).stdout
     return read_javap(text)
 
 
@@ -171,7 +197,11 @@ def allowed_lines(lines: dict[tuple[str, str], set[int]], binary: str, method: s
     out: set[int] = set()
     inner = re.compile(re.escape(binary) + r"\$\d")
     for (cls, name), found in lines.items():
-        if cls == binary and (method is None or name == method or name.startswith("lambda$")) or inner.match(cls):
+        if (
+            cls == binary
+            and (method is None or name == method or name.startswith("lambda$"))
+            or inner.match(cls)
+        ):
             out |= found
     return out
 
@@ -183,8 +213,9 @@ def java_bytecode_name(props: dict[str, Any]) -> str:
     return str(props["name"])
 
 
-def java_mismatches(edges: list[SitedEdge], types: dict[str, dict[str, Any]],
-                    lines: dict[tuple[str, str], set[int]]) -> tuple[int, list[str]]:
+def java_mismatches(
+    edges: list[SitedEdge], types: dict[str, dict[str, Any]], lines: dict[tuple[str, str], set[int]]
+) -> tuple[int, list[str]]:
     """(sites checked, each CALLS site that is no call line of its source in the bytecode)."""
     checked, bad = 0, []
     for e in edges:
@@ -201,6 +232,8 @@ def java_mismatches(edges: list[SitedEdge], types: dict[str, dict[str, Any]],
         for path, line, column in e.sites:
             checked += 1
             if line not in allowed:
-                bad.append(f"CALLS {binary}.{method} -> {e.target.get('name')} at {path}:{line}:{column}: "
-                           f"bytecode call lines {sorted(allowed)}")
+                bad.append(
+                    f"CALLS {binary}.{method} -> {e.target.get('name')} at {path}:{line}:{column}: "
+                    f"bytecode call lines {sorted(allowed)}"
+                )
     return checked, bad

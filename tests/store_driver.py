@@ -20,12 +20,16 @@ def responses(count: int) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     for i in range(1, count + 1):
         actions: list[dict[str, Any]] = [
-            {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}}]
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}}
+        ]
         if i > 1:
-            actions.append({"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"},
-                            "to": {"name": f"C{i - 1}"}})
+            actions.append(
+                {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"}, "to": {"name": f"C{i - 1}"}}
+            )
         if i % 3 == 0:
-            actions.append({"type": "UPDATE_NODE", "node": {"name": f"C{i - 1}"}, "properties": {"doc": f"d{i}"}})
+            actions.append(
+                {"type": "UPDATE_NODE", "node": {"name": f"C{i - 1}"}, "properties": {"doc": f"d{i}"}}
+            )
         if i % 4 == 0:
             actions.append({"type": "DELETE_NODE", "node": {"name": f"C{i - 2}"}})
         if i % 5 == 0:
@@ -36,8 +40,15 @@ def responses(count: int) -> list[dict[str, Any]]:
     return turns
 
 
-def run_iterations(recorder: SessionRecorder | None, request: Any, turns: list[dict[str, Any]], *,
-                   state: Any = None, start: int = 1, stop_before: int | None = None) -> Any:
+def run_iterations(
+    recorder: SessionRecorder | None,
+    request: Any,
+    turns: list[dict[str, Any]],
+    *,
+    state: Any = None,
+    start: int = 1,
+    stop_before: int | None = None,
+) -> Any:
     """Apply ``turns[start-1:]`` as iterations start, start+1, ...; record each; returns the state."""
     if state is None:
         state, _ = build_state(request)
@@ -51,16 +62,30 @@ def run_iterations(recorder: SessionRecorder | None, request: Any, turns: list[d
         state.chunk = f"file{i % 2}.java"
         parsed = read_response(turns[i - 1])
         verdicts = actor.apply(state, parsed.items)
-        record = IterationRecord(iteration=i, observation_chars=100, observation_tokens=25, chunk=state.chunk,
-                                 raw_output=None, reasoning=turns[i - 1]["reasoning"], actions=turns[i - 1]["actions"],
-                                 verdicts=verdicts, mutations=state.take_journal(),
-                                 usage={"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25},
-                                 timings_ms={"total": 1.5})
+        record = IterationRecord(
+            iteration=i,
+            observation_chars=100,
+            observation_tokens=25,
+            chunk=state.chunk,
+            raw_output=None,
+            reasoning=turns[i - 1]["reasoning"],
+            actions=turns[i - 1]["actions"],
+            verdicts=verdicts,
+            mutations=state.take_journal(),
+            usage={"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25},
+            timings_ms={"total": 1.5},
+        )
         if recorder is not None:
             recorder.record(record)
     if recorder is not None:
-        recorder.finish(RunResult(session_id=request.session_id, stop_reason="max_iterations", state=state,
-                                  final_mutations=state.take_journal()))
+        recorder.finish(
+            RunResult(
+                session_id=request.session_id,
+                stop_reason="max_iterations",
+                state=state,
+                final_mutations=state.take_journal(),
+            )
+        )
     return state
 
 

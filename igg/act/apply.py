@@ -81,7 +81,9 @@ def add_edge(ctx: CheckContext, a: AddEdge, ends: Ends, index: int) -> Verdict:
     if a.label in ctx.schema.one_at_a_time:
         notes = supersede_edges(state, ends.source, a.label, eid)
         if notes:
-            return Verdict(index, "ADD_EDGE", True, None, f"{message}; {'; '.join(notes)}", eid, ErrorCode.SUPERSEDED)
+            return Verdict(
+                index, "ADD_EDGE", True, None, f"{message}; {'; '.join(notes)}", eid, ErrorCode.SUPERSEDED
+            )
     return Verdict(index, "ADD_EDGE", True, None, message, eid)
 
 
@@ -95,7 +97,9 @@ def update_node(ctx: CheckContext, a: UpdateNode, node: str, index: int) -> Verd
     state.update_node(node, properties, a.remove, evidence=ctx.evidence, provenance=ctx.provenance)
     message = f"updated {state.describe(node)} ({node})"
     if notes:
-        return Verdict(index, "UPDATE_NODE", True, None, f"{message}; {'; '.join(notes)}", node, ErrorCode.SUPERSEDED)
+        return Verdict(
+            index, "UPDATE_NODE", True, None, f"{message}; {'; '.join(notes)}", node, ErrorCode.SUPERSEDED
+        )
     return Verdict(index, "UPDATE_NODE", True, None, message, node)
 
 
@@ -105,7 +109,9 @@ def delete_node(ctx: CheckContext, a: DeleteNode, node: str, index: int) -> Verd
     name = state.describe(node)
     removed = state.delete_node(node)
     ctx.deletions += 1
-    return Verdict(index, "DELETE_NODE", True, None, f"deleted {name} ({node}) and its {len(removed)} edges", node)
+    return Verdict(
+        index, "DELETE_NODE", True, None, f"deleted {name} ({node}) and its {len(removed)} edges", node
+    )
 
 
 def delete_edge(ctx: CheckContext, a: DeleteEdge, at: EdgeAt, index: int) -> Verdict:
@@ -143,9 +149,14 @@ STEPS: dict[type, Step[Any, Any]] = {
 class Actor:
     """Validates and applies actions to a ``GraphState`` under one schema and one set of limits."""
 
-    def __init__(self, schema: CompiledSchema, limits: Constraints, mode: ApplyMode = "per_action",
-                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
-                 grounder: Grounder | None = None) -> None:
+    def __init__(
+        self,
+        schema: CompiledSchema,
+        limits: Constraints,
+        mode: ApplyMode = "per_action",
+        extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
+        grounder: Grounder | None = None,
+    ) -> None:
         """``extra_rules`` run after the built-in rules of their action model class (e.g. the code agent's
         grounding rule, UNGROUNDED_SYMBOL); each is a ``Rule``, ``(ctx, action, resolved)``, returning None or a
         ``(code, message)`` rejection (``resolved``: see ``igg.act.context``). ``grounder`` locates actions'
@@ -158,11 +169,15 @@ class Actor:
         extra = extra_rules or {}
         unknown = [t for t in extra if t not in STEPS]
         if unknown:
-            raise TypeError(f"extra_rules for {', '.join(map(repr, unknown))}: not action model classes; "
-                            f"allowed: {', '.join(t.__name__ for t in STEPS)}")
+            raise TypeError(
+                f"extra_rules for {', '.join(map(repr, unknown))}: not action model classes; "
+                f"allowed: {', '.join(t.__name__ for t in STEPS)}"
+            )
         idle = idle_checks(schema, limits)
         self.steps: dict[type, Step[Any, Any]] = {
-            t: Step(step.checks.without(idle).with_rules(extra.get(t, ())), step.apply) for t, step in STEPS.items()}
+            t: Step(step.checks.without(idle).with_rules(extra.get(t, ())), step.apply)
+            for t, step in STEPS.items()
+        }
         """Each action model class's checks (extra rules included) and apply function."""
         self._dispatch = {t: (step.checks.run, step.apply) for t, step in self.steps.items()}
         self._fast = stands_for({t: step.checks for t, step in self.steps.items()}, schema, limits)
@@ -172,7 +187,9 @@ class Actor:
         read whole, under the built-in checks only (no extra rules for them)."""
         return self._fast and applies(items, self.limits)
 
-    def apply(self, state: GraphState, items: Sequence[AnyItem], *, cursor: int | None = None) -> list[Verdict]:
+    def apply(
+        self, state: GraphState, items: Sequence[AnyItem], *, cursor: int | None = None
+    ) -> list[Verdict]:
         """Apply one response's actions (models or ``UnreadableAction``s) in order; one verdict per item.
         ``cursor``: the loop's position in the context walk (its chunk is searched first for evidence)."""
         if self.grounder is not None:
@@ -180,8 +197,15 @@ class Actor:
         with bulk(len(items)):
             mark, counters = len(state.journal), state.id_counters
             if self.fast(items):  # all ADD_NODE / ADD_EDGE: the same checks, shared across the response
-                verdicts = apply_adds(state, items, self.schema, self.limits,
-                                      lambda s, i: self._apply(s, i, cursor), self.grounder, cursor)
+                verdicts = apply_adds(
+                    state,
+                    items,
+                    self.schema,
+                    self.limits,
+                    lambda s, i: self._apply(s, i, cursor),
+                    self.grounder,
+                    cursor,
+                )
             else:
                 verdicts = self._apply(state, items, cursor)
             if self.mode == "atomic" and any(not v.accepted for v in verdicts):
@@ -203,9 +227,16 @@ class Actor:
                 continue
             check, act = dispatch[item.__class__]
             if index >= cap:
-                append(Verdict(index, item.type, False, ErrorCode.TOO_MANY_ACTIONS,
-                               f"only the first {cap} actions of a response are processed "
-                               f"(max_actions_per_response={cap}); send this one again in the next response."))
+                append(
+                    Verdict(
+                        index,
+                        item.type,
+                        False,
+                        ErrorCode.TOO_MANY_ACTIONS,
+                        f"only the first {cap} actions of a response are processed "
+                        f"(max_actions_per_response={cap}); send this one again in the next response.",
+                    )
+                )
                 continue
             resolved = check(ctx, item)
             if resolved.__class__ is tuple:
@@ -216,7 +247,9 @@ class Actor:
                 append(act(ctx, item, resolved, index))
         return verdicts
 
-    def apply_difference(self, state: GraphState, difference: Difference) -> tuple[dict[str, int], list[Problem]]:
+    def apply_difference(
+        self, state: GraphState, difference: Difference
+    ) -> tuple[dict[str, int], list[Problem]]:
         """A bulk difference (``igg.act.difference``) through the same schema and limits as actions: applied
         whole (the counts), or not at all (every problem)."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
@@ -245,34 +278,58 @@ class Actor:
             if isinstance(outcome, tuple):
                 problems.append(Problem(f"{path}.nodes[{i}]", f"{outcome[0]}: {outcome[1]}"))
                 continue
-            state.add_node(node.type, node.properties, node.id, node.provenance or {"created": 0, "seed": True})
+            state.add_node(
+                node.type, node.properties, node.id, node.provenance or {"created": 0, "seed": True}
+            )
             state.protected.add(node.id)
         edge_checks: Checks[AddEdge, Ends] = RULES[AddEdge]
         for i, edge in enumerate(document.edges):
-            missing = [f"{end} {nid!r}" for end, nid in (("from", edge.from_), ("to", edge.to)) if nid not in state.nodes]
+            missing = [
+                f"{end} {nid!r}"
+                for end, nid in (("from", edge.from_), ("to", edge.to))
+                if nid not in state.nodes
+            ]
             if missing:
-                problems.append(Problem(f"{path}.edges[{i}]", f"{ErrorCode.NODE_NOT_FOUND}: no node with id "
-                                        f"{' and '.join(missing)} in the document"))
+                problems.append(
+                    Problem(
+                        f"{path}.edges[{i}]",
+                        f"{ErrorCode.NODE_NOT_FOUND}: no node with id "
+                        f"{' and '.join(missing)} in the document",
+                    )
+                )
                 continue
             if state.has_edge(edge.id):
                 problems.append(Problem(f"{path}.edges[{i}].id", f"duplicate edge id {edge.id!r}"))
                 continue
             plain, times = split_times(edge.properties)
-            edge_action = constructed(AddEdge, type="ADD_EDGE", label=edge.type, from_={}, to={}, properties=plain,
-                                      **times)
+            edge_action = constructed(
+                AddEdge, type="ADD_EDGE", label=edge.type, from_={}, to={}, properties=plain, **times
+            )
             # the ends are the document's ids, not references: only the checks before and after resolving run
             checked = edge_checks.run_resolved(ctx, edge_action, Ends(edge.from_, edge.to))
             if isinstance(checked, tuple):
                 problems.append(Problem(f"{path}.edges[{i}]", f"{checked[0]}: {checked[1]}"))
                 continue
-            state.add_edge(edge.from_, edge.type, edge.to, edge.properties, edge.id,
-                           edge.provenance or {"created": 0, "seed": True})
+            state.add_edge(
+                edge.from_,
+                edge.type,
+                edge.to,
+                edge.properties,
+                edge.id,
+                edge.provenance or {"created": 0, "seed": True},
+            )
         state.take_journal()
         return problems
 
 
-def _grounded(ctx: CheckContext, act: Callable[[CheckContext, Any, Any, int], Verdict], item: Any, resolved: Any,
-              index: int, grounded: Grounded | tuple[ErrorCode, str]) -> Verdict:
+def _grounded(
+    ctx: CheckContext,
+    act: Callable[[CheckContext, Any, Any, int], Verdict],
+    item: Any,
+    resolved: Any,
+    index: int,
+    grounded: Grounded | tuple[ErrorCode, str],
+) -> Verdict:
     """Apply an action that passed its rules with its located evidence (kept in its provenance), or reject it
     under the grounding policy; a ``warn`` verdict carries UNGROUNDED_EVIDENCE."""
     if not isinstance(grounded, Grounded):
@@ -309,9 +366,14 @@ def _roll_back(state: GraphState, mark: int, verdicts: list[Verdict]) -> None:
     failed = ", ".join(f"#{v.index} ({v.code})" for v in verdicts if not v.accepted)
     for i, v in enumerate(verdicts):
         if v.accepted:
-            verdicts[i] = Verdict(v.index, v.action, False, ErrorCode.ROLLED_BACK,
-                                  f"valid, but not applied: the response is applied atomically and action "
-                                  f"{failed} was rejected. Fix it and send the whole response again.")
+            verdicts[i] = Verdict(
+                v.index,
+                v.action,
+                False,
+                ErrorCode.ROLLED_BACK,
+                f"valid, but not applied: the response is applied atomically and action "
+                f"{failed} was rejected. Fix it and send the whole response again.",
+            )
 
 
 __all__ = ["STEPS", "Actor", "AnyItem", "ApplyMode", "Step", "bulk", "collector_paused"]

@@ -71,8 +71,14 @@ class Difference:
     """Informational: the nodes whose outgoing edges the difference sets (not applied)."""
 
     def __bool__(self) -> bool:
-        return bool(self.remove_nodes or self.set_properties or self.add_nodes or self.remove_edges
-                    or self.add_edges or self.set_edge_properties)
+        return bool(
+            self.remove_nodes
+            or self.set_properties
+            or self.add_nodes
+            or self.remove_edges
+            or self.add_edges
+            or self.set_edge_properties
+        )
 
 
 class Step(Protocol):
@@ -98,11 +104,15 @@ class Applied:
         """Every element refused, named by its element and code."""
         return [Problem(where, f"{v.code}: {v.message}") for where, v in self.verdicts if not v.accepted]
 
-    def run(self, ctx: CheckContext, where: str, count: str, step: Step, action: Any, resolved: Any) -> Verdict:
+    def run(
+        self, ctx: CheckContext, where: str, count: str, step: Step, action: Any, resolved: Any
+    ) -> Verdict:
         """``action`` (standing for the element ``where``) through its checks and, when they pass, applied."""
         index = len(self.verdicts)
         checked = step.checks.run_resolved(ctx, action, resolved)
-        if checked.__class__ is tuple:  # a check's rejection, or ``resolved`` itself: what the element names is gone
+        if (
+            checked.__class__ is tuple
+        ):  # a check's rejection, or ``resolved`` itself: what the element names is gone
             verdict = Verdict(index, action.type, False, checked[0], checked[1])
         else:
             verdict = step.apply(ctx, action, checked, index)
@@ -132,11 +142,19 @@ def run_difference(ctx: CheckContext, diff: Difference, steps: Mapping[type, Ste
 def _nodes(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied) -> None:
     state = ctx.state
     for i, node in enumerate(diff.remove_nodes):
-        out.run(ctx, f"remove_nodes[{i}]", "nodes_removed", steps[DeleteNode],
-                constructed(DeleteNode, type="DELETE_NODE", node={}), _node(state, node))
+        out.run(
+            ctx,
+            f"remove_nodes[{i}]",
+            "nodes_removed",
+            steps[DeleteNode],
+            constructed(DeleteNode, type="DELETE_NODE", node={}),
+            _node(state, node),
+        )
     for i, (node, changed, removed) in enumerate(diff.set_properties):
         ctx.provenance = diff.node_provenance.get(node)
-        action = constructed(UpdateNode, type="UPDATE_NODE", node={}, properties=dict(changed), remove=list(removed))
+        action = constructed(
+            UpdateNode, type="UPDATE_NODE", node={}, properties=dict(changed), remove=list(removed)
+        )
         out.run(ctx, f"set_properties[{i}]", "nodes_changed", steps[UpdateNode], action, _node(state, node))
     ctx.provenance = None
 
@@ -154,8 +172,9 @@ def _added(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out:
     return new_ids
 
 
-def _edges(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied,
-           types: dict[str, str]) -> None:
+def _edges(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied, types: dict[str, str]
+) -> None:
     state = ctx.state
     for i, edge in enumerate(diff.remove_edges):
         label, at = _edge(state, edge, types)
@@ -165,14 +184,22 @@ def _edges(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out:
         label, at = _edge(state, edge, types)
         before = state.edge_ends(edge)[2]["properties"] if isinstance(at, EdgeAt) else {}
         ctx.provenance = diff.edge_provenance.get(edge)
-        update = constructed(UpdateEdge, type="UPDATE_EDGE", label=label, from_={}, to={},
-                             properties=dict(props), remove=[k for k in before if k not in props])
+        update = constructed(
+            UpdateEdge,
+            type="UPDATE_EDGE",
+            label=label,
+            from_={},
+            to={},
+            properties=dict(props),
+            remove=[k for k in before if k not in props],
+        )
         out.run(ctx, f"set_edge_properties[{i}]", "edges_changed", steps[UpdateEdge], update, at)
     ctx.provenance = None
 
 
-def _new_edges(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied,
-               new_ids: list[str | None]) -> None:
+def _new_edges(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied, new_ids: list[str | None]
+) -> None:
     """The edges added, in sorted order of their resolved ends (an end refused or missing refuses its edge)."""
     state, resolved, step = ctx.state, [], steps[AddEdge]
     for i, entry in enumerate(diff.add_edges):
@@ -183,27 +210,44 @@ def _new_edges(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], 
                 new = new_ids[end] if 0 <= end < len(new_ids) else None
                 ends.append(new or "")
                 if new is None:
-                    missing.append(f"add_nodes[{end}] was not added" if 0 <= end < len(new_ids)
-                                   else f"new node {end} is not in add_nodes")
+                    missing.append(
+                        f"add_nodes[{end}] was not added"
+                        if 0 <= end < len(new_ids)
+                        else f"new node {end} is not in add_nodes"
+                    )
             else:
                 ends.append(end)
                 if end not in state.nodes:
                     missing.append(f"node {end!r} is not in the graph")
         if missing:
-            out.run(ctx, f"add_edges[{i}]", "edges_added", step, _new_edge(diff, entry),
-                    (ErrorCode.NODE_NOT_FOUND, "; ".join(missing)))
+            out.run(
+                ctx,
+                f"add_edges[{i}]",
+                "edges_added",
+                step,
+                _new_edge(diff, entry),
+                (ErrorCode.NODE_NOT_FOUND, "; ".join(missing)),
+            )
         else:
             resolved.append((ends[0], label, ends[1], i, entry))
     resolved.sort(key=lambda e: e[:3])
     for source_id, _, target_id, i, entry in resolved:
         ctx.provenance = diff.edge_provenance.get(entry)
-        out.run(ctx, f"add_edges[{i}]", "edges_added", step, _new_edge(diff, entry), Ends(source_id, target_id))
+        out.run(
+            ctx, f"add_edges[{i}]", "edges_added", step, _new_edge(diff, entry), Ends(source_id, target_id)
+        )
     ctx.provenance = None
 
 
 def _new_edge(diff: Difference, entry: tuple[NodeRef, str, NodeRef]) -> AddEdge:
-    return constructed(AddEdge, type="ADD_EDGE", label=entry[1], from_={}, to={},
-                       properties=dict(diff.edge_properties.get(entry, {})))
+    return constructed(
+        AddEdge,
+        type="ADD_EDGE",
+        label=entry[1],
+        from_={},
+        to={},
+        properties=dict(diff.edge_properties.get(entry, {})),
+    )
 
 
 def _node(state: Any, node: str) -> str | Rejection:
@@ -220,8 +264,9 @@ def _edge(state: Any, edge: str, types: dict[str, str]) -> tuple[str, EdgeAt | R
     return data["type"], EdgeAt(edge, source, target)
 
 
-def apply_difference(ctx: CheckContext, diff: Difference,
-                     steps: Mapping[type, Step]) -> tuple[dict[str, int], list[Problem]]:
+def apply_difference(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]
+) -> tuple[dict[str, int], list[Problem]]:
     """Apply ``diff`` whole (counts of what changed), or change nothing (ids included) and return every
     problem."""
     applied = _reverted(ctx, diff, steps, always=False)
@@ -250,5 +295,13 @@ def _reverted(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *
     return applied
 
 
-__all__ = ["COUNTS", "Applied", "Difference", "NodeRef", "Step", "apply_difference", "check_difference",
-           "run_difference"]
+__all__ = [
+    "COUNTS",
+    "Applied",
+    "Difference",
+    "NodeRef",
+    "Step",
+    "apply_difference",
+    "check_difference",
+    "run_difference",
+]

@@ -57,13 +57,18 @@ def near_duplicate(ctx: CheckContext, a: AddNode) -> NewNode | Rejection:
     if a.distinct:
         return NewNode(note=f"added as distinct from {shown}", distinct_from=[c.node for c in found])
     if guard.policy == "warn":
-        return NewNode(note=f"POSSIBLE_DUPLICATE: probably the same as {shown}. If so, merge or delete one of them",
-                       warning=C.POSSIBLE_DUPLICATE)
+        return NewNode(
+            note=f"POSSIBLE_DUPLICATE: probably the same as {shown}. If so, merge or delete one of them",
+            warning=C.POSSIBLE_DUPLICATE,
+        )
     first = found[0]
     ref = _reference(ctx, first)
-    return (C.POSSIBLE_DUPLICATE, f"{a.label} {json.dumps(_primary(ctx, a))} is probably the same as {shown}. "
-            f"Use the existing node (refer to it as {ref}), or, if it is really a different {a.label}, send "
-            "this ADD_NODE again with \"distinct\": true.")
+    return (
+        C.POSSIBLE_DUPLICATE,
+        f"{a.label} {json.dumps(_primary(ctx, a))} is probably the same as {shown}. "
+        f"Use the existing node (refer to it as {ref}), or, if it is really a different {a.label}, send "
+        'this ADD_NODE again with "distinct": true.',
+    )
 
 
 def _primary(ctx: CheckContext, a: AddNode) -> Any:
@@ -71,8 +76,12 @@ def _primary(ctx: CheckContext, a: AddNode) -> Any:
 
 
 def _describe(ctx: CheckContext, c: Candidate) -> str:
-    why = {"folded": "same name up to case and separators", "alias": "aliases",
-           "abbreviation": "one name abbreviates the other", "similar": f"similarity {c.score:.2f}"}[c.reason]
+    why = {
+        "folded": "same name up to case and separators",
+        "alias": "aliases",
+        "abbreviation": "one name abbreviates the other",
+        "similar": f"similarity {c.score:.2f}",
+    }[c.reason]
     return f"{ctx.state.describe(c.node)} ({c.node}; {why})"
 
 

@@ -111,7 +111,11 @@ class _Index:
     def __init__(self, raw: str, base: int, own: int) -> None:
         self.raw, self.base, self.own = raw, base, own
         self._norm: str | None = None
-        self._n, self._o, self._e = array("q"), array("q"), array("q")  # segment: normalized start -> original
+        self._n, self._o, self._e = (
+            array("q"),
+            array("q"),
+            array("q"),
+        )  # segment: normalized start -> original
 
     @property
     def norm(self) -> str:
@@ -129,7 +133,7 @@ class _Index:
             for m in _WS.finditer(raw):
                 if m.start() > pos:
                     self._segment(n, pos, -1)
-                    pieces.append(raw[pos:m.start()])
+                    pieces.append(raw[pos : m.start()])
                     n += m.start() - pos
                 self._segment(n, m.start(), m.end())
                 pieces.append(" ")
@@ -184,8 +188,14 @@ NOT_GIVEN = Grounded(None)
 class Grounder:
     """Locates evidence in one request's context and applies its grounding policy (see the module doc)."""
 
-    def __init__(self, context: str, chunk_tokens: int, policy: GroundingPolicy = "off",
-                 terms: tuple[str, ...] = (), kinds: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        context: str,
+        chunk_tokens: int,
+        policy: GroundingPolicy = "off",
+        terms: tuple[str, ...] = (),
+        kinds: tuple[str, ...] = (),
+    ) -> None:
         """``terms``: the schema's node types and their labels, which the ``values`` policy counts as stated;
         ``kinds``: its relations' names and labels, which may follow a stated name (``igg.act.values``)."""
         self.context, self.chunk_tokens = context, chunk_tokens
@@ -233,7 +243,10 @@ class Grounder:
         schema = config.schema_
         labels = {name: term.label for name, term in schema.terms.items()}
         terms = (*schema.node_types, *(labels[t] for t in schema.node_types if t in labels))
-        kinds = (*schema.edge_types, *(label for name, label in labels.items() if name not in schema.node_types))
+        kinds = (
+            *schema.edge_types,
+            *(label for name, label in labels.items() if name not in schema.node_types),
+        )
         return cls(request.context_data, config.context.chunk_tokens, config.grounding, terms, kinds)
 
     @property
@@ -265,8 +278,11 @@ class Grounder:
 
     def active(self, action: object) -> bool:
         """Whether ``ground`` has anything to do for this action (evidence given, or the policy demands it)."""
-        return isinstance(action, GROUNDED_ACTIONS) and (bool(action.evidence) or self.demands(action) or (
-            self.policy == "values" and bool(action.properties)))
+        return isinstance(action, GROUNDED_ACTIONS) and (
+            bool(action.evidence)
+            or self.demands(action)
+            or (self.policy == "values" and bool(action.properties))
+        )
 
     def ground(self, action: Any, cursor: int | None = None) -> Grounded | Rejection:
         """Locate the action's evidence (``cursor``: the loop's position in the context walk, whose chunk is
@@ -277,12 +293,16 @@ class Grounder:
                 return C.UNGROUNDED_VALUE, unstated
         if not action.evidence:
             if self.demands(action):
-                what = "every ADD_EDGE and UPDATE_EDGE" if self.policy == "required_edges" else \
-                    "every ADD_NODE, ADD_EDGE and update"
+                what = (
+                    "every ADD_EDGE and UPDATE_EDGE"
+                    if self.policy == "required_edges"
+                    else "every ADD_NODE, ADD_EDGE and update"
+                )
                 return C.MISSING_EVIDENCE, (
                     f'config.grounding is "{self.policy}": {what} needs "evidence", a verbatim quote of the context '
                     f'that states it (at most {MAX_QUOTE_CHARS} characters), e.g. "evidence": ["..."], or a span '
-                    '{"chunk": N, "start": S, "end": E}.')
+                    '{"chunk": N, "start": S, "end": E}.'
+                )
             return NOT_GIVEN
         current = self._current(cursor)
         items: list[dict[str, Any]] = []
@@ -305,8 +325,10 @@ class Grounder:
             return Grounded(items)
         message = "; ".join(missed)
         if self.policy in ("required", "required_edges", "values"):
-            return C.UNGROUNDED_EVIDENCE, message + (" Quote the context verbatim (a few words that state it) or "
-                                                     "give a span {\"chunk\", \"start\", \"end\"}.")
+            return C.UNGROUNDED_EVIDENCE, message + (
+                " Quote the context verbatim (a few words that state it) or "
+                'give a span {"chunk", "start", "end"}.'
+            )
         return Grounded(items, message if self.policy == "warn" else None)
 
     def unstated(self, properties: dict[str, Any], kind: str | None = None) -> str | None:
@@ -315,14 +337,20 @@ class Grounder:
         finder = self.finder
         for key, value in properties.items():
             for item in value if isinstance(value, list) else (value,):
-                if isinstance(item, bool) or not isinstance(item, str | int | float) or finder.find(item, kind):
+                if (
+                    isinstance(item, bool)
+                    or not isinstance(item, str | int | float)
+                    or finder.find(item, kind)
+                ):
                     continue
                 passage = finder.closest(item)
                 near = f"; the closest passage is {passage!r}" if passage else ""
-                return (f"{key} {item!r} is not stated in the context (looked for it exactly; folded: case, accents, "
-                        f"'_', punctuation, dates, numbers, units; without a parenthesised qualifier; and with "
-                        f"initials, a leading 'The' or a short ending left out){near}. Write only values the "
-                        "context states, as it states them, or the ontology's own terms.")
+                return (
+                    f"{key} {item!r} is not stated in the context (looked for it exactly; folded: case, accents, "
+                    f"'_', punctuation, dates, numbers, units; without a parenthesised qualifier; and with "
+                    f"initials, a leading 'The' or a short ending left out){near}. Write only values the "
+                    "context states, as it states them, or the ontology's own terms."
+                )
         return None
 
     # ---- locating ------------------------------------------------------------------------------------------
@@ -389,7 +417,9 @@ class Grounder:
         if index is None:
             assert self.chunks is not None
             start, end = self.chunks.bounds(i)
-            index = self._indexes[i] = _Index(self.chunks.text[start:end + MAX_QUOTE_CHARS], start, end - start)
+            index = self._indexes[i] = _Index(
+                self.chunks.text[start : end + MAX_QUOTE_CHARS], start, end - start
+            )
         return index
 
     def _locate(self, quote: str, current: int | None) -> dict[str, Any] | None:
@@ -424,7 +454,11 @@ class Grounder:
         if fuzzy_in is not None and len(wanted) >= FUZZY_MIN_CHARS:
             index = self._index(fuzzy_in)
             near = self._nearest(wanted, fuzzy_in)
-            if isinstance(near, ScoreAlignment) and near.score >= FUZZY_MIN_SCORE and near.dest_end > near.dest_start:
+            if (
+                isinstance(near, ScoreAlignment)
+                and near.score >= FUZZY_MIN_SCORE
+                and near.dest_end > near.dest_start
+            ):
                 start, _ = index.original(near.dest_start)
                 _, end = index.original(near.dest_end - 1)
                 if start < index.own:
@@ -441,8 +475,10 @@ class Grounder:
             return {}, f"evidence span: chunk {span.chunk} does not exist; the context has {total} chunk(s)."
         start, end = self.chunks.bounds(span.chunk - 1)
         if span.end > end - start:
-            return {}, (f"evidence span: chunk {span.chunk} has {end - start} characters; end {span.end} is past it.")
-        text = self.chunks.text[start + span.start:start + span.end]
+            return {}, (
+                f"evidence span: chunk {span.chunk} has {end - start} characters; end {span.end} is past it."
+            )
+        text = self.chunks.text[start + span.start : start + span.end]
         return self._item(text, span.chunk - 1, span.start, span.end, "span"), None
 
     def _item(self, quote: str, chunk: int, start: int, end: int, match: str) -> dict[str, Any]:
@@ -479,25 +515,34 @@ class Grounder:
             return f"evidence {short!r} is not in the context: the request has no context_data"
         order = self._order(current)
         total = len(self.chunks)
-        where = (f"chunk {current + 1} (the current one) and the other {len(order) - 1}" if current is not None
-                 else f"all {len(order)} chunk(s)")
+        where = (
+            f"chunk {current + 1} (the current one) and the other {len(order) - 1}"
+            if current is not None
+            else f"all {len(order)} chunk(s)"
+        )
         if len(order) < total:
             where += f" (of {total}: the search stops after {SEARCH_MAX_CHARS:,} characters)"
-        message = (f"evidence {short!r} is not in the context: looked in {where}, exactly, with whitespace and line "
-                   f"breaks collapsed, and approximately (at least {FUZZY_MIN_SCORE:.0f}% similar)")
+        message = (
+            f"evidence {short!r} is not in the context: looked in {where}, exactly, with whitespace and line "
+            f"breaks collapsed, and approximately (at least {FUZZY_MIN_SCORE:.0f}% similar)"
+        )
         if quote in self._cut:
-            message += (f" (not in every chunk: this response's search budget of {SEARCH_RESPONSE_CHARS:,} "
-                        "characters was spent; quote the chunk on show, or send fewer quotes from elsewhere per "
-                        "response)")
+            message += (
+                f" (not in every chunk: this response's search budget of {SEARCH_RESPONSE_CHARS:,} "
+                "characters was spent; quote the chunk on show, or send fewer quotes from elsewhere per "
+                "response)"
+            )
         wanted = normalize(quote)
         hit = self._nearest(wanted, order[0]) if order and wanted else None
         if hit is False:
-            message += (" (not approximately: this response's budget for approximate matching is spent; quote the "
-                        "context verbatim)")
+            message += (
+                " (not approximately: this response's budget for approximate matching is spent; quote the "
+                "context verbatim)"
+            )
         if isinstance(hit, ScoreAlignment):
             index = self._index(order[0])
             if hit.score > 0:
-                passage = index.norm[hit.dest_start:hit.dest_end]
+                passage = index.norm[hit.dest_start : hit.dest_end]
                 passage = passage if len(passage) <= 120 else passage[:117] + "..."
                 message += f"; the closest passage, in chunk {order[0] + 1}, is {passage!r} ({hit.score:.0f}% similar)"
         return message + "."
@@ -507,9 +552,24 @@ def warned(verdict: Verdict, grounded: Grounded) -> Verdict:
     """An accepted verdict with the ``warn`` policy's warning, when the evidence had one."""
     if grounded.warning is None or not verdict.accepted:
         return verdict
-    return dataclasses.replace(verdict, warning=C.UNGROUNDED_EVIDENCE,
-                               message=f"{verdict.message}; warning: {grounded.warning}")
+    return dataclasses.replace(
+        verdict, warning=C.UNGROUNDED_EVIDENCE, message=f"{verdict.message}; warning: {grounded.warning}"
+    )
 
 
-__all__ = ["FUZZY_MIN_CHARS", "FUZZY_RESPONSE_WORK", "SEARCH_RESPONSE_CHARS", "FUZZY_MIN_SCORE", "GROUNDED_ACTIONS", "NOT_GIVEN", "SEARCH_MAX_CHARS",
-           "Grounded", "GroundedAction", "Grounder", "GroundingPolicy", "grounding_of", "normalize", "warned"]
+__all__ = [
+    "FUZZY_MIN_CHARS",
+    "FUZZY_RESPONSE_WORK",
+    "SEARCH_RESPONSE_CHARS",
+    "FUZZY_MIN_SCORE",
+    "GROUNDED_ACTIONS",
+    "NOT_GIVEN",
+    "SEARCH_MAX_CHARS",
+    "Grounded",
+    "GroundedAction",
+    "Grounder",
+    "GroundingPolicy",
+    "grounding_of",
+    "normalize",
+    "warned",
+]

@@ -62,8 +62,15 @@ def applies(items: Sequence[Any], limits: Constraints) -> bool:
     return all(i.__class__ is AddNode or i.__class__ is AddEdge for i in items)
 
 
-def apply_adds(state: GraphState, items: Sequence[Any], schema: CompiledSchema, limits: Constraints,
-               general: General, grounder: Grounder | None = None, cursor: int | None = None) -> list[Verdict]:
+def apply_adds(
+    state: GraphState,
+    items: Sequence[Any],
+    schema: CompiledSchema,
+    limits: Constraints,
+    general: General,
+    grounder: Grounder | None = None,
+    cursor: int | None = None,
+) -> list[Verdict]:
     """One verdict per action of ``items`` (all ``AddNode``/``AddEdge``: ``applies`` true), applied in order:
     the same verdicts, graph and journal as ``general`` over the same items (see the module doc). An action
     the fast checks accept has its evidence located by ``grounder`` (``cursor``: the loop's place in the
@@ -85,12 +92,41 @@ class _Adds:
     """The fast checks of one response: what they share (the schema's tables, the limits, the keys and values
     already found valid) and one method per check, each returning None where the general path must decide."""
 
-    __slots__ = ("allow_loops", "by_identity", "cursor", "describe", "edge_types", "edges", "find_nodes",
-                 "good_keys", "grounder", "identity_keys", "max_edges", "max_length", "max_nodes", "max_properties",
-                 "near", "node_types", "nodes", "normal", "pattern_ok", "patterns", "required", "state", "timed", "typed")
+    __slots__ = (
+        "allow_loops",
+        "by_identity",
+        "cursor",
+        "describe",
+        "edge_types",
+        "edges",
+        "find_nodes",
+        "good_keys",
+        "grounder",
+        "identity_keys",
+        "max_edges",
+        "max_length",
+        "max_nodes",
+        "max_properties",
+        "near",
+        "node_types",
+        "nodes",
+        "normal",
+        "pattern_ok",
+        "patterns",
+        "required",
+        "state",
+        "timed",
+        "typed",
+    )
 
-    def __init__(self, state: GraphState, schema: CompiledSchema, limits: Constraints,
-                 grounder: Grounder | None = None, cursor: int | None = None) -> None:
+    def __init__(
+        self,
+        state: GraphState,
+        schema: CompiledSchema,
+        limits: Constraints,
+        grounder: Grounder | None = None,
+        cursor: int | None = None,
+    ) -> None:
         self.state = state
         self.grounder, self.cursor = grounder, cursor
         self.find_nodes, self.describe = state.lookup.find_nodes, state.lookup.describe  # one call, not two
@@ -104,7 +140,11 @@ class _Adds:
         # (PLAIN_NODE under every policy); one with candidates goes through the general path for its verdict
         self.near = None if guard.policy == "off" else state.near_duplicates(guard.threshold, guard.aliases)
         self.max_length, self.max_properties = limits.max_property_length, limits.max_properties
-        self.allow_loops, self.max_nodes, self.max_edges = limits.allow_self_loops, limits.max_nodes, limits.max_edges
+        self.allow_loops, self.max_nodes, self.max_edges = (
+            limits.allow_self_loops,
+            limits.max_nodes,
+            limits.max_edges,
+        )
         self.by_identity, self.nodes, self.edges = state.identity_table, state.nodes, state.edge_table
         self.pattern_ok: dict[tuple[str, str, str], bool] = {}
         self.good_keys: set[str] = set()
@@ -178,18 +218,24 @@ class _Adds:
         state, near = self.state, self.near
         if item.valid_from is not None or item.valid_to is not None or label in self.timed:
             return None
-        if (label in self.node_types and keys is not None and label not in self.typed
-                and state.node_count < self.max_nodes and self.plain(props)
-                and all(self.is_normal(props.get(k)) for k in keys)
-                and all(props.get(k) not in (None, "") for k in self.required.get(label, ()))
-                and (label, tuple([props[k] for k in keys])) not in self.by_identity
-                and (near is None or not near.candidates(label, props))):
+        if (
+            label in self.node_types
+            and keys is not None
+            and label not in self.typed
+            and state.node_count < self.max_nodes
+            and self.plain(props)
+            and all(self.is_normal(props.get(k)) for k in keys)
+            and all(props.get(k) not in (None, "") for k in self.required.get(label, ()))
+            and (label, tuple([props[k] for k in keys])) not in self.by_identity
+            and (near is None or not near.candidates(label, props))
+        ):
             grounded = self.grounded(item)
             if isinstance(grounded, tuple):
                 return Verdict(index, "ADD_NODE", False, grounded[0], grounded[1])
             evidence = grounded.items if grounded is not None else None
-            nid = state.add_node(label, props, provenance=None if evidence is None else
-                                 {**state.stamp(), "evidence": evidence})
+            nid = state.add_node(
+                label, props, provenance=None if evidence is None else {**state.stamp(), "evidence": evidence}
+            )
             verdict = Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
             return verdict if grounded is None else warned(verdict, grounded)
         return None
@@ -206,20 +252,37 @@ class _Adds:
         label, state = item.label, self.state
         if item.valid_from is not None or item.valid_to is not None or label in self.timed:
             return None
-        if (label not in self.edge_types or label in self.typed or self.required.get(label)
-                or state.edge_count >= self.max_edges or (item.properties and not self.plain(item.properties))):
+        if (
+            label not in self.edge_types
+            or label in self.typed
+            or self.required.get(label)
+            or state.edge_count >= self.max_edges
+            or (item.properties and not self.plain(item.properties))
+        ):
             return None
         source, target = self.exact(item.from_), self.exact(item.to)
-        if source is None or target is None or (source == target and not self.allow_loops) \
-                or (source, label, target) in self.edges or not self.pattern_allows(label, source, target):
+        if (
+            source is None
+            or target is None
+            or (source == target and not self.allow_loops)
+            or (source, label, target) in self.edges
+            or not self.pattern_allows(label, source, target)
+        ):
             return None
         grounded = self.grounded(item)
         if isinstance(grounded, tuple):
             return Verdict(index, "ADD_EDGE", False, grounded[0], grounded[1])
         evidence = grounded.items if grounded is not None else None
-        eid = state.add_edge(source, label, target, item.properties,
-                             provenance=None if evidence is None else {**state.stamp(), "evidence": evidence})
-        verdict = Verdict(index, "ADD_EDGE", True, None, f"added {label} edge {eid} ({source} -> {target})", eid)
+        eid = state.add_edge(
+            source,
+            label,
+            target,
+            item.properties,
+            provenance=None if evidence is None else {**state.stamp(), "evidence": evidence},
+        )
+        verdict = Verdict(
+            index, "ADD_EDGE", True, None, f"added {label} edge {eid} ({source} -> {target})", eid
+        )
         return verdict if grounded is None else warned(verdict, grounded)
 
     def pattern_allows(self, label: str, source: str, target: str) -> bool:

@@ -42,18 +42,29 @@ def merge_valid(ctx: CheckContext, a: MergeNodes, ends: Ends) -> Rejection | Non
     """Two different nodes of one type; the one merged away is not a protected seed node."""
     state, source, target = ctx.state, ends.source, ends.target
     if source == target:
-        return C.INVALID_MERGE, f"node and into are the same node, {state.describe(source)} ({source}); nothing to merge."
+        return (
+            C.INVALID_MERGE,
+            f"node and into are the same node, {state.describe(source)} ({source}); nothing to merge.",
+        )
     t_source, t_target = state.node_type(source), state.node_type(target)
     if t_source != t_target:
-        return (C.INVALID_MERGE, f"{state.describe(source)} is a {t_source} and {state.describe(target)} a {t_target}; "
-                "only nodes of the same type merge. Move its edges with ADD_EDGE/DELETE_EDGE instead.")
+        return (
+            C.INVALID_MERGE,
+            f"{state.describe(source)} is a {t_source} and {state.describe(target)} a {t_target}; "
+            "only nodes of the same type merge. Move its edges with ADD_EDGE/DELETE_EDGE instead.",
+        )
     if source in state.protected and ctx.limits.protect_seed_nodes:
-        return (C.PROTECTED_NODE, f"{state.describe(source)} comes from the seed graph and is protected "
-                "(protect_seed_nodes is true); merge the other way round (into it).")
+        return (
+            C.PROTECTED_NODE,
+            f"{state.describe(source)} comes from the seed graph and is protected "
+            "(protect_seed_nodes is true); merge the other way round (into it).",
+        )
     after = merged_properties(state, source, target, a.prefer)
     if len(after) > ctx.limits.max_properties:
-        return (C.INVALID_PROPERTY, f"the merged node would carry {len(after)} properties; the limit is "
-                f"{ctx.limits.max_properties}.")
+        return (
+            C.INVALID_PROPERTY,
+            f"the merged node would carry {len(after)} properties; the limit is {ctx.limits.max_properties}.",
+        )
     return None
 
 
@@ -61,17 +72,29 @@ def apply_merge(ctx: CheckContext, a: MergeNodes, ends: Ends, index: int) -> Ver
     """Merge (``GraphState.merge_nodes``: one ``NodesMerged`` in the journal) and say what moved."""
     state, source, target = ctx.state, ends.source, ends.target
     name, into = state.describe(source), state.describe(target)
-    merge = state.merge_nodes(source, target, merged_properties(state, source, target, a.prefer),
-                              allow_self_loops=ctx.limits.allow_self_loops)
+    merge = state.merge_nodes(
+        source,
+        target,
+        merged_properties(state, source, target, a.prefer),
+        allow_self_loops=ctx.limits.allow_self_loops,
+    )
     ctx.deletions += 1
     before, after = merge.before, merge.after
     moved, collapsed = merge.moved, len(merge.edges) - merge.moved
     gained = sorted(k for k in after if k not in before)
     changed = sorted(k for k in before if after.get(k) != before[k])
     props = (f"; properties added: {', '.join(gained)}" if gained else "") + (
-        f"; properties taken from the merged node: {', '.join(changed)}" if changed else "")
-    return Verdict(index, "MERGE_NODES", True, None, f"merged {name} ({source}) into {into} ({target}): "
-                   f"{moved} edge{'s' * (moved != 1)} moved, {collapsed} collapsed{props}", target)
+        f"; properties taken from the merged node: {', '.join(changed)}" if changed else ""
+    )
+    return Verdict(
+        index,
+        "MERGE_NODES",
+        True,
+        None,
+        f"merged {name} ({source}) into {into} ({target}): "
+        f"{moved} edge{'s' * (moved != 1)} moved, {collapsed} collapsed{props}",
+        target,
+    )
 
 
 # ---- UPDATE_EDGE ----------------------------------------------------------------------------------------
@@ -91,15 +114,27 @@ def apply_update_edge(ctx: CheckContext, a: UpdateEdge, at: EdgeAt, index: int) 
         after.update(edge_properties(a))
     extra = ctx.provenance or {}
     if after == data["properties"] and all(prov.get(k) == v for k, v in extra.items()):
-        return Verdict(index, "UPDATE_EDGE", True, None, f"{a.label} edge {at.edge} already has these "
-                       "properties; nothing changed", at.edge)
+        return Verdict(
+            index,
+            "UPDATE_EDGE",
+            True,
+            None,
+            f"{a.label} edge {at.edge} already has these properties; nothing changed",
+            at.edge,
+        )
     prov = {**prov, "updated": state.iteration, **extra}
     if ctx.evidence is not None:
         prov["evidence"] = kept_evidence(prov.get("evidence"), ctx.evidence)
     state.delete_edge(at.edge)
     state.add_edge(at.source, a.label, at.target, after, at.edge, prov)
-    return Verdict(index, "UPDATE_EDGE", True, None, f"updated {a.label} edge {at.edge} ({at.source} -> "
-                   f"{at.target})", at.edge)
+    return Verdict(
+        index,
+        "UPDATE_EDGE",
+        True,
+        None,
+        f"updated {a.label} edge {at.edge} ({at.source} -> {at.target})",
+        at.edge,
+    )
 
 
 # ---- QUERY ----------------------------------------------------------------------------------------------
@@ -112,8 +147,10 @@ def query_answerable(ctx: CheckContext, a: QueryAction) -> Answer | Rejection:
     used = int(ctx.extra.get("query_visits", 0))
     budget = int(ctx.extra.get("query_budget", RESPONSE_VISITS))
     if used >= budget:
-        return C.QUERY_BUDGET_EXHAUSTED, (f"the queries of this response have used their work ({budget} visits); "
-                                          "ask again in your next response, or narrow the earlier queries")
+        return C.QUERY_BUDGET_EXHAUSTED, (
+            f"the queries of this response have used their work ({budget} visits); "
+            "ask again in your next response, or narrow the earlier queries"
+        )
     try:
         answer = run_query(ctx.state, query, visits=budget - used)
         ctx.extra["query_visits"] = used + max(1, answer.visited)

@@ -103,8 +103,11 @@ class Checks(Generic[A, R]):
 
     def without(self, idle: Collection[object]) -> Checks[A, R]:
         """These checks less the ``idle`` ones (checks that cannot reject under a schema: ``idle_checks``)."""
-        return Checks(tuple(c for c in self.before if c not in idle), self.resolve,
-                      tuple(r for r in self.after if r not in idle))
+        return Checks(
+            tuple(c for c in self.before if c not in idle),
+            self.resolve,
+            tuple(r for r in self.after if r not in idle),
+        )
 
     def with_rules(self, extra: Iterable[Rule[A, R]]) -> Checks[A, R]:
         """These checks with ``extra`` rules run after the built-in ones."""
@@ -128,15 +131,21 @@ def _did_you_mean(value: str, allowed: Any) -> str:
 def node_type_known(ctx: CheckContext, a: AddNode) -> Rejection | None:
     if a.label in ctx.schema.node_types:
         return None
-    return (C.UNKNOWN_NODE_TYPE, f"node type {a.label!r} is not in the schema; allowed node types: "
-            f"{choices(ctx.schema.node_type_list)}.{_did_you_mean(a.label, ctx.schema.node_type_list)}")
+    return (
+        C.UNKNOWN_NODE_TYPE,
+        f"node type {a.label!r} is not in the schema; allowed node types: "
+        f"{choices(ctx.schema.node_type_list)}.{_did_you_mean(a.label, ctx.schema.node_type_list)}",
+    )
 
 
 def edge_type_known(ctx: CheckContext, a: AddEdge | DeleteEdge | UpdateEdge) -> Rejection | None:
     if a.label in ctx.schema.edge_types:
         return None
-    return (C.UNKNOWN_EDGE_TYPE, f"edge type {a.label!r} is not in the schema; allowed edge types: "
-            f"{choices(ctx.schema.edge_type_list)}.{_did_you_mean(a.label, ctx.schema.edge_type_list)}")
+    return (
+        C.UNKNOWN_EDGE_TYPE,
+        f"edge type {a.label!r} is not in the schema; allowed edge types: "
+        f"{choices(ctx.schema.edge_type_list)}.{_did_you_mean(a.label, ctx.schema.edge_type_list)}",
+    )
 
 
 # ---- properties -------------------------------------------------------------------------------------
@@ -170,8 +179,11 @@ def node_required_present(ctx: CheckContext, a: AddNode) -> Rejection | None:
     if not missing:
         return None
     required = ctx.schema.required[a.label]
-    return (C.MISSING_REQUIRED_ATTRIBUTE, f"{a.label} requires {choices(required)}; missing or empty: "
-            f"{choices(missing)}. Add {'it' if len(missing) == 1 else 'them'} to 'properties'.")
+    return (
+        C.MISSING_REQUIRED_ATTRIBUTE,
+        f"{a.label} requires {choices(required)}; missing or empty: "
+        f"{choices(missing)}. Add {'it' if len(missing) == 1 else 'them'} to 'properties'.",
+    )
 
 
 def edge_required_present(ctx: CheckContext, a: AddEdge) -> Rejection | None:
@@ -180,8 +192,11 @@ def edge_required_present(ctx: CheckContext, a: AddEdge) -> Rejection | None:
     missing = missing_required(ctx, a.label, a.properties)
     if not missing:
         return None
-    return (C.MISSING_REQUIRED_ATTRIBUTE, f"edge type {a.label} requires {choices(ctx.schema.required[a.label])}; "
-            f"missing or empty: {choices(missing)}.")
+    return (
+        C.MISSING_REQUIRED_ATTRIBUTE,
+        f"edge type {a.label} requires {choices(ctx.schema.required[a.label])}; "
+        f"missing or empty: {choices(missing)}.",
+    )
 
 
 # ---- identity ---------------------------------------------------------------------------------------
@@ -194,26 +209,38 @@ def identity_unique(ctx: CheckContext, a: AddNode) -> Rejection | None:
     diff = [k for k, v in a.properties.items() if have.get(k) != v]
     name = state.describe(existing)
     if not diff:
-        return (C.DUPLICATE_NODE, f"{name} already exists ({existing}) with these properties; nothing to add. "
-                "Refer to it in edges instead of adding it again.")
+        return (
+            C.DUPLICATE_NODE,
+            f"{name} already exists ({existing}) with these properties; nothing to add. "
+            "Refer to it in edges instead of adding it again.",
+        )
     shown = ", ".join(f"{k}: existing {have.get(k)!r}, proposed {a.properties[k]!r}" for k in diff[:5])
-    return (C.DUPLICATE_NODE, f"{name} already exists ({existing}) and differs in {shown}. Re-adding never "
-            "overwrites; use UPDATE_NODE to change its properties.")
+    return (
+        C.DUPLICATE_NODE,
+        f"{name} already exists ({existing}) and differs in {shown}. Re-adding never "
+        "overwrites; use UPDATE_NODE to change its properties.",
+    )
 
 
 # ---- limits -----------------------------------------------------------------------------------------
 def node_capacity(ctx: CheckContext, a: AddNode, new: NewNode) -> Rejection | None:
     if ctx.state.node_count < ctx.limits.max_nodes:
         return None
-    return (C.MAX_NODES_EXCEEDED, f"the graph already holds max_nodes={ctx.limits.max_nodes} nodes; no node can "
-            "be added. Add edges between existing nodes, or finish.")
+    return (
+        C.MAX_NODES_EXCEEDED,
+        f"the graph already holds max_nodes={ctx.limits.max_nodes} nodes; no node can "
+        "be added. Add edges between existing nodes, or finish.",
+    )
 
 
 def edge_capacity(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
     if ctx.state.edge_count < ctx.limits.max_edges:
         return None
-    return (C.MAX_EDGES_EXCEEDED, f"the graph already holds max_edges={ctx.limits.max_edges} edges; no edge can "
-            "be added. Finish, or delete a less important edge first.")
+    return (
+        C.MAX_EDGES_EXCEEDED,
+        f"the graph already holds max_edges={ctx.limits.max_edges} edges; no edge can "
+        "be added. Finish, or delete a less important edge first.",
+    )
 
 
 # ---- references -------------------------------------------------------------------------------------
@@ -221,16 +248,25 @@ def resolve(ctx: CheckContext, ref: dict[str, Any], role: str) -> str | Rejectio
     """Resolve a node reference to one id, or explain why it cannot be."""
     if len(ref) == 1:  # {"name": "X"} with X already normal (see igg.graph.identity): the common case, direct
         for key, value in ref.items():
-            if (key != "label" and value.__class__ is str and value and value.isascii()
-                    and not value[0].isspace() and not value[-1].isspace()):
+            if (
+                key != "label"
+                and value.__class__ is str
+                and value
+                and value.isascii()
+                and not value[0].isspace()
+                and not value[-1].isspace()
+            ):
                 found = ctx.state.find_nodes(ref)
                 if len(found) == 1:
                     return found[0]
                 return _unresolved(ctx, ref, role, found)
     label = ref.get("label")
     if label is not None and label not in ctx.schema.node_types:
-        return (C.UNKNOWN_NODE_TYPE, f"{role}: reference names node type {label!r}, which is not in the "
-                f"schema; allowed: {choices(ctx.schema.node_type_list)}.")
+        return (
+            C.UNKNOWN_NODE_TYPE,
+            f"{role}: reference names node type {label!r}, which is not in the "
+            f"schema; allowed: {choices(ctx.schema.node_type_list)}.",
+        )
     ref = normalize_reference(ref, ctx.schema.types_by_identity_key)
     found = ctx.state.find_nodes(ref)
     if len(found) == 1:
@@ -244,15 +280,23 @@ def _unresolved(ctx: CheckContext, ref: dict[str, Any], role: str, found: list[s
     if not found:
         close = ctx.state.close_matches(ref)
         hint = f" Close matches: {'; '.join(close)}." if close else " No node has a similar name."
-        return (C.NODE_NOT_FOUND, f"{role}: no node matches {shown}.{hint} Add the node first "
-                "(an ADD_NODE earlier in the same response counts) or fix the reference.")
+        return (
+            C.NODE_NOT_FOUND,
+            f"{role}: no node matches {shown}.{hint} Add the node first "
+            "(an ADD_NODE earlier in the same response counts) or fix the reference.",
+        )
     names = "; ".join(f"{ctx.state.describe(n)} ({n})" for n in found[:5])
     more = f" and {len(found) - 5} more" if len(found) > 5 else ""
     types = sorted({ctx.state.node_type(n) for n in found})
-    how = (f"add \"label\" (one of {', '.join(types)})" if len(types) > 1
-           else "add more identifying properties (e.g. " + ", ".join(ctx.schema.identity_keys[types[0]]) + ")")
-    return (C.AMBIGUOUS_REFERENCE, f"{role}: {shown} matches {len(found)} nodes: {names}{more}. To pick one, "
-            f"{how} to the reference.")
+    how = (
+        f'add "label" (one of {", ".join(types)})'
+        if len(types) > 1
+        else "add more identifying properties (e.g. " + ", ".join(ctx.schema.identity_keys[types[0]]) + ")"
+    )
+    return (
+        C.AMBIGUOUS_REFERENCE,
+        f"{role}: {shown} matches {len(found)} nodes: {names}{more}. To pick one, {how} to the reference.",
+    )
 
 
 def _ref_text(ref: dict[str, Any]) -> str:
@@ -260,8 +304,9 @@ def _ref_text(ref: dict[str, Any]) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _both(ctx: CheckContext, first: dict[str, Any], first_field: str, second: dict[str, Any],
-          second_field: str) -> Ends | Rejection:
+def _both(
+    ctx: CheckContext, first: dict[str, Any], first_field: str, second: dict[str, Any], second_field: str
+) -> Ends | Rejection:
     """Two references that must each resolve to one node (the first rejection wins)."""
     source = resolve(ctx, first, first_field)
     if isinstance(source, tuple):
@@ -290,6 +335,7 @@ def merge_ends_resolve(ctx: CheckContext, a: MergeNodes) -> Ends | Rejection:
 def edge_resolves(absent: str) -> Resolver[DeleteEdge | UpdateEdge, EdgeAt]:
     """DELETE_EDGE, UPDATE_EDGE: the ends resolve and the edge of that type between them exists (``absent``:
     what the EDGE_NOT_FOUND message says to do)."""
+
     def edge_at(ctx: CheckContext, a: DeleteEdge | UpdateEdge) -> EdgeAt | Rejection:
         ends = ends_resolve(ctx, a)
         if isinstance(ends, tuple):
@@ -297,8 +343,12 @@ def edge_resolves(absent: str) -> Resolver[DeleteEdge | UpdateEdge, EdgeAt]:
         edge = ctx.state.edge_between(ends.source, a.label, ends.target)
         if edge is not None:
             return EdgeAt(edge, ends.source, ends.target)
-        return (C.EDGE_NOT_FOUND, f"there is no {a.label} edge from {ctx.state.describe(ends.source)} to "
-                f"{ctx.state.describe(ends.target)}; {absent}")
+        return (
+            C.EDGE_NOT_FOUND,
+            f"there is no {a.label} edge from {ctx.state.describe(ends.source)} to "
+            f"{ctx.state.describe(ends.target)}; {absent}",
+        )
+
     return edge_at
 
 
@@ -306,8 +356,11 @@ def edge_resolves(absent: str) -> Resolver[DeleteEdge | UpdateEdge, EdgeAt]:
 def self_loop_allowed(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
     if ends.source != ends.target or ctx.limits.allow_self_loops:
         return None
-    return (C.SELF_LOOP_FORBIDDEN, f"{a.label} from {ctx.state.describe(ends.source)} to itself: self-loops are "
-            "not allowed (allow_self_loops is false). Connect two different nodes.")
+    return (
+        C.SELF_LOOP_FORBIDDEN,
+        f"{a.label} from {ctx.state.describe(ends.source)} to itself: self-loops are "
+        "not allowed (allow_self_loops is false). Connect two different nodes.",
+    )
 
 
 def pattern_allowed(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
@@ -318,22 +371,28 @@ def pattern_allowed(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | No
     if pair in allowed:
         return None
     shown = ", ".join(f"{f}-{a.label}->{t}" for f, t in sorted(allowed))
-    return (C.EDGE_PATTERN_FORBIDDEN, f"{pair[0]}-{a.label}->{pair[1]} is not an allowed pattern; {a.label} may "
-            f"only connect: {shown}.")
+    return (
+        C.EDGE_PATTERN_FORBIDDEN,
+        f"{pair[0]}-{a.label}->{pair[1]} is not an allowed pattern; {a.label} may only connect: {shown}.",
+    )
 
 
 def edge_unique(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
     existing = ctx.state.edge_between(ends.source, a.label, ends.target)
     if existing is None:
         return None
-    return (C.DUPLICATE_EDGE, f"{ctx.state.describe(ends.source)} -{a.label}-> "
-            f"{ctx.state.describe(ends.target)} already exists ({existing}); nothing to add.")
+    return (
+        C.DUPLICATE_EDGE,
+        f"{ctx.state.describe(ends.source)} -{a.label}-> "
+        f"{ctx.state.describe(ends.target)} already exists ({existing}); nothing to add.",
+    )
 
 
 # ---- updates ----------------------------------------------------------------------------------------
 def update_keeps_required(ctx: CheckContext, a: UpdateNode, node: str) -> Rejection | None:
-    return update_problem(ctx, a, kind="node", element_type=ctx.state.node_type(node),
-                          before=ctx.state.node_properties(node))
+    return update_problem(
+        ctx, a, kind="node", element_type=ctx.state.node_type(node), before=ctx.state.node_properties(node)
+    )
 
 
 def update_keeps_identity_unique(ctx: CheckContext, a: UpdateNode, node: str) -> Rejection | None:
@@ -345,8 +404,11 @@ def update_keeps_identity_unique(ctx: CheckContext, a: UpdateNode, node: str) ->
     other = ctx.state.find_identity(t, ctx.state.identity(t, after) or ())
     if other is None or other == node:
         return None
-    return (C.DUPLICATE_NODE, f"renaming {ctx.state.describe(node)} would collide with "
-            f"{ctx.state.describe(other)} ({other}); identities ({', '.join(keys)}) must stay unique.")
+    return (
+        C.DUPLICATE_NODE,
+        f"renaming {ctx.state.describe(node)} would collide with "
+        f"{ctx.state.describe(other)} ({other}); identities ({', '.join(keys)}) must stay unique.",
+    )
 
 
 def update_properties_valid(ctx: CheckContext, a: UpdateNode, node: str) -> Rejection | None:
@@ -359,41 +421,76 @@ def deletion_allowed(ctx: CheckContext, a: DeleteNode | DeleteEdge | MergeNodes)
     if not ctx.limits.allow_deletions:
         return C.DELETION_FORBIDDEN, "deletions are not allowed in this session (allow_deletions is false)."
     if ctx.deletions >= ctx.limits.max_deletions_per_iteration and not ctx.planned:
-        return (C.DELETION_LIMIT_EXCEEDED, f"at most {ctx.limits.max_deletions_per_iteration} deletions are "
-                "accepted per response; this one was not applied. Send it again next turn if it is needed.")
+        return (
+            C.DELETION_LIMIT_EXCEEDED,
+            f"at most {ctx.limits.max_deletions_per_iteration} deletions are "
+            "accepted per response; this one was not applied. Send it again next turn if it is needed.",
+        )
     return None
 
 
 def node_not_protected(ctx: CheckContext, a: DeleteNode, node: str) -> Rejection | None:
     if node not in ctx.state.protected or not ctx.limits.protect_seed_nodes:
         return None
-    return (C.PROTECTED_NODE, f"{ctx.state.describe(node)} comes from the seed graph and is protected "
-            "(protect_seed_nodes is true); it cannot be deleted.")
+    return (
+        C.PROTECTED_NODE,
+        f"{ctx.state.describe(node)} comes from the seed graph and is protected "
+        "(protect_seed_nodes is true); it cannot be deleted.",
+    )
 
 
 _ADD_NODE: Checks[AddNode, NewNode] = Checks(
-    (node_type_known, node_time_valid, normalize_node_identity, properties_valid, properties_typed,
-     node_required_present, identity_unique),
-    near_duplicate, (node_capacity,))
+    (
+        node_type_known,
+        node_time_valid,
+        normalize_node_identity,
+        properties_valid,
+        properties_typed,
+        node_required_present,
+        identity_unique,
+    ),
+    near_duplicate,
+    (node_capacity,),
+)
 _ADD_EDGE: Checks[AddEdge, Ends] = Checks(
     (edge_type_known, edge_time_valid, properties_valid, properties_typed, edge_required_present),
-    ends_resolve, (self_loop_allowed, pattern_allowed, edge_unique, edge_conflict, edge_capacity))
+    ends_resolve,
+    (self_loop_allowed, pattern_allowed, edge_unique, edge_conflict, edge_capacity),
+)
 _UPDATE_NODE: Checks[UpdateNode, str] = Checks(
-    (), node_resolves,
-    (normalize_update_identity, node_update_time_valid, update_properties_valid, update_properties_typed,
-     update_keeps_required, update_keeps_identity_unique, node_update_conflict))
+    (),
+    node_resolves,
+    (
+        normalize_update_identity,
+        node_update_time_valid,
+        update_properties_valid,
+        update_properties_typed,
+        update_keeps_required,
+        update_keeps_identity_unique,
+        node_update_conflict,
+    ),
+)
 _DELETE_NODE: Checks[DeleteNode, str] = Checks((deletion_allowed,), node_resolves, (node_not_protected,))
-_DELETE_EDGE: Checks[DeleteEdge, EdgeAt] = Checks((deletion_allowed, edge_type_known),
-                                                  edge_resolves("nothing to delete."))
-_UPDATE_EDGE: Checks[UpdateEdge, EdgeAt] = Checks((edge_type_known, properties_valid, properties_typed),
-                                                  edge_resolves("add it with ADD_EDGE."),
-                                                  (edge_update_time_valid, update_edge_valid))
+_DELETE_EDGE: Checks[DeleteEdge, EdgeAt] = Checks(
+    (deletion_allowed, edge_type_known), edge_resolves("nothing to delete.")
+)
+_UPDATE_EDGE: Checks[UpdateEdge, EdgeAt] = Checks(
+    (edge_type_known, properties_valid, properties_typed),
+    edge_resolves("add it with ADD_EDGE."),
+    (edge_update_time_valid, update_edge_valid),
+)
 _MERGE_NODES: Checks[MergeNodes, Ends] = Checks((deletion_allowed,), merge_ends_resolve, (merge_valid,))
 _QUERY: Checks[QueryAction, Answer] = Checks((), query_answerable)
 
 RULES: dict[type, Checks[Any, Any]] = {
-    AddNode: _ADD_NODE, AddEdge: _ADD_EDGE, UpdateNode: _UPDATE_NODE, DeleteNode: _DELETE_NODE,
-    DeleteEdge: _DELETE_EDGE, UpdateEdge: _UPDATE_EDGE, MergeNodes: _MERGE_NODES, QueryAction: _QUERY,
+    AddNode: _ADD_NODE,
+    AddEdge: _ADD_EDGE,
+    UpdateNode: _UPDATE_NODE,
+    DeleteNode: _DELETE_NODE,
+    DeleteEdge: _DELETE_EDGE,
+    UpdateEdge: _UPDATE_EDGE,
+    MergeNodes: _MERGE_NODES,
+    QueryAction: _QUERY,
 }
 """The checks of each action model class, in the order they run."""
 
@@ -418,4 +515,15 @@ def idle_checks(schema: CompiledSchema, limits: Constraints) -> set[object]:
     return idle
 
 
-__all__ = ["RULES", "Check", "CheckContext", "Checks", "Rejection", "Resolver", "Rule", "idle_checks", "rejected", "resolve"]
+__all__ = [
+    "RULES",
+    "Check",
+    "CheckContext",
+    "Checks",
+    "Rejection",
+    "Resolver",
+    "Rule",
+    "idle_checks",
+    "rejected",
+    "resolve",
+]

@@ -34,8 +34,9 @@ def updated_properties(before: dict[str, Any], a: UpdateNode | UpdateEdge) -> di
     return after
 
 
-def update_problem(ctx: CheckContext, a: UpdateNode | UpdateEdge, *, kind: str, element_type: str,
-                   before: dict[str, Any]) -> Rejection | None:
+def update_problem(
+    ctx: CheckContext, a: UpdateNode | UpdateEdge, *, kind: str, element_type: str, before: dict[str, Any]
+) -> Rejection | None:
     """The keys to remove are valid, and the element's properties after the update keep its type's required
     attributes and stay within ``max_properties``. ``kind`` is "node" or "edge"; ``before`` is the element's
     properties now."""
@@ -47,11 +48,16 @@ def update_problem(ctx: CheckContext, a: UpdateNode | UpdateEdge, *, kind: str, 
     missing = missing_required(ctx, element_type, after)
     if missing:
         subject = element_type if kind == "node" else f"edge type {element_type}"
-        return (C.MISSING_REQUIRED_ATTRIBUTE, f"{subject} requires {choices(ctx.schema.required[element_type])}; "
-                f"this update would leave {choices(missing)} missing or empty.")
+        return (
+            C.MISSING_REQUIRED_ATTRIBUTE,
+            f"{subject} requires {choices(ctx.schema.required[element_type])}; "
+            f"this update would leave {choices(missing)} missing or empty.",
+        )
     if len(after) > ctx.limits.max_properties:
-        return (C.INVALID_PROPERTY, f"the {kind} would carry {len(after)} properties; the limit is "
-                f"{ctx.limits.max_properties}.")
+        return (
+            C.INVALID_PROPERTY,
+            f"the {kind} would carry {len(after)} properties; the limit is {ctx.limits.max_properties}.",
+        )
     return None
 
 

@@ -56,16 +56,20 @@ def timed(a: Timed) -> bool:
     return a.valid_from is not None or a.valid_to is not None
 
 
-def time_problem(ctx: CheckContext, element_type: str, a: Timed,
-                 current: dict[str, Any] | None = None) -> Rejection | None:
+def time_problem(
+    ctx: CheckContext, element_type: str, a: Timed, current: dict[str, Any] | None = None
+) -> Rejection | None:
     """Why the action's times cannot apply to an element of ``element_type`` (``current``: the properties of
     the element an update changes, whose stored bounds the new ones must agree with), or None."""
     if not timed(a):
         return None
     if element_type not in ctx.schema.time_scoped:
         scoped = ", ".join(sorted(ctx.schema.time_scoped)) or "none"
-        return (C.TIME_NOT_SCOPED, f"{element_type} facts carry no time: the schema's valid_time does not name "
-                f"{element_type} (types with time: {scoped}). Send the action without valid_from/valid_to.")
+        return (
+            C.TIME_NOT_SCOPED,
+            f"{element_type} facts carry no time: the schema's valid_time does not name "
+            f"{element_type} (types with time: {scoped}). Send the action without valid_from/valid_to.",
+        )
     bounds: dict[str, datetime] = {}
     for field, text in (("valid_from", a.valid_from), ("valid_to", a.valid_to)):
         if text is not None:
@@ -79,8 +83,11 @@ def time_problem(ctx: CheckContext, element_type: str, a: Timed,
                 bounds[field] = instant(current[key])
     start, end = bounds.get("valid_from"), bounds.get("valid_to")
     if start is not None and end is not None and end <= start:
-        return (C.INVALID_TIME, f"valid_to ({a.valid_to or current and current.get(VALID_TO)}) is not after "
-                f"valid_from ({a.valid_from or current and current.get(VALID_FROM)}): {TIME_RULE}.")
+        return (
+            C.INVALID_TIME,
+            f"valid_to ({a.valid_to or current and current.get(VALID_TO)}) is not after "
+            f"valid_from ({a.valid_from or current and current.get(VALID_FROM)}): {TIME_RULE}.",
+        )
     return None
 
 
@@ -117,10 +124,18 @@ def node_update_conflict(ctx: CheckContext, a: UpdateNode, node: str) -> Rejecti
     start = instant(a.valid_from)
     for e in map(history_entry, ctx.state.node_properties(node).get(HISTORY, ())):
         key = e["key"]
-        if key in a.properties and key in keys and e["from"] is not None and instant(e["from"]) == start \
-                and e["value"] != a.properties[key]:
-            return (C.TIME_CONFLICT, f"{ctx.state.describe(node)} already has {key} = {e['value']!r} from {e['from']}; "
-                    f"{key} holds one value at a time. Give this value its own valid_from.")
+        if (
+            key in a.properties
+            and key in keys
+            and e["from"] is not None
+            and instant(e["from"]) == start
+            and e["value"] != a.properties[key]
+        ):
+            return (
+                C.TIME_CONFLICT,
+                f"{ctx.state.describe(node)} already has {key} = {e['value']!r} from {e['from']}; "
+                f"{key} holds one value at a time. Give this value its own valid_from.",
+            )
     return None
 
 
@@ -159,8 +174,11 @@ def split_times(properties: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
 def _readable_history(value: Any) -> bool:
     try:
         entries = history({HISTORY: value})
-        return all(set(e) == {"key", "value", "from", "to"} and all(
-            e[b] is None or parse_time(e[b]) for b in ("from", "to")) for e in entries)
+        return all(
+            set(e) == {"key", "value", "from", "to"}
+            and all(e[b] is None or parse_time(e[b]) for b in ("from", "to"))
+            for e in entries
+        )
     except (TypeError, ValueError, AttributeError):
         return False
 
@@ -174,8 +192,11 @@ def new_node_properties(ctx: CheckContext, a: AddNode) -> dict[str, Any]:
     props: dict[str, Any] = {**a.properties, **_bounds(a)}
     keys = ctx.schema.timed_properties.get(a.label, frozenset())
     start = props.get(VALID_FROM)
-    entries = [history_text({"key": k, "value": v, "from": start, "to": None}) for k, v in a.properties.items()
-               if k in keys]
+    entries = [
+        history_text({"key": k, "value": v, "from": start, "to": None})
+        for k, v in a.properties.items()
+        if k in keys
+    ]
     if entries:
         props[HISTORY] = entries
     return props
@@ -229,7 +250,6 @@ def _property_name(entry: dict[str, Any]) -> str:
     return f"{entry['key']} = {entry['value']!r}"
 
 
-
 # ---- edges ------------------------------------------------------------------------------------------
 def edge_properties(a: AddEdge | UpdateEdge) -> dict[str, Any]:
     """The properties an ADD_EDGE stores (an UPDATE_EDGE sets): its own and its bounds."""
@@ -244,23 +264,34 @@ def edge_conflict(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None
     source = ends.source
     for eid, other, props in _siblings(ctx.state, source, a.label):
         if other != ends.target and _key(props.get(VALID_FROM)) == start:
-            return (C.TIME_CONFLICT, f"{ctx.state.describe(source)} -{a.label}-> {ctx.state.describe(other)} ({eid}) "
-                    f"already starts at {props.get(VALID_FROM) or 'an unknown time'}; {a.label} holds one target at a "
-                    "time. Give this fact its own valid_from, or correct the other one with UPDATE_EDGE.")
+            return (
+                C.TIME_CONFLICT,
+                f"{ctx.state.describe(source)} -{a.label}-> {ctx.state.describe(other)} ({eid}) "
+                f"already starts at {props.get(VALID_FROM) or 'an unknown time'}; {a.label} holds one target at a "
+                "time. Give this fact its own valid_from, or correct the other one with UPDATE_EDGE.",
+            )
     return None
 
 
 def supersede_edges(state: GraphState, source: str, edge_type: str, new_edge: str) -> list[str]:
     """After a one-at-a-time edge was added: close its predecessor and bound it by its successor (see the module
     docstring); returns a note per fact changed."""
-    facts = [{"id": eid, "target": other, "from": props.get(VALID_FROM), "to": props.get(VALID_TO)}
-             for eid, other, props in _siblings(state, source, edge_type)]
+    facts = [
+        {"id": eid, "target": other, "from": props.get(VALID_FROM), "to": props.get(VALID_TO)}
+        for eid, other, props in _siblings(state, source, edge_type)
+    ]
     new = next(f for f in facts if f["id"] == new_edge)
     others = [f for f in facts if f["id"] != new_edge]
     before = {f["id"]: f["to"] for f in others}
     new_to = new["to"]
-    notes = [note for note, _ in _insert(others, new, lambda f: f"{state.describe(source)} -{edge_type}-> "
-                                                                f"{state.describe(f['target'])} ({f['id']})")]
+    notes = [
+        note
+        for note, _ in _insert(
+            others,
+            new,
+            lambda f: f"{state.describe(source)} -{edge_type}-> {state.describe(f['target'])} ({f['id']})",
+        )
+    ]
     for f in others:
         if f["to"] != before[f["id"]]:
             _set_edge_bound(state, str(f["id"]), f["to"])
@@ -270,8 +301,12 @@ def supersede_edges(state: GraphState, source: str, edge_type: str, new_edge: st
 
 
 def _siblings(state: GraphState, source: str, edge_type: str) -> list[tuple[str, str, dict[str, Any]]]:
-    return [(eid, target, data["properties"]) for target, keyed in state.succ[source].items()
-            for eid, data in keyed.items() if data["type"] == edge_type]
+    return [
+        (eid, target, data["properties"])
+        for target, keyed in state.succ[source].items()
+        for eid, data in keyed.items()
+        if data["type"] == edge_type
+    ]
 
 
 def _set_edge_bound(state: GraphState, edge: str, end: str | None) -> None:
@@ -286,8 +321,9 @@ def _set_edge_bound(state: GraphState, edge: str, end: str | None) -> None:
 
 
 # ---- the one ordering rule, for edges and properties alike ----------------------------------------------
-def _insert(facts: list[dict[str, Any]], new: dict[str, Any], name: Callable[[dict[str, Any]], str]
-            ) -> list[tuple[str, dict[str, Any]]]:
+def _insert(
+    facts: list[dict[str, Any]], new: dict[str, Any], name: Callable[[dict[str, Any]], str]
+) -> list[tuple[str, dict[str, Any]]]:
     """Put ``new`` among ``facts`` (same source, same one-at-a-time type; ``from``/``to`` stored texts or None)
     by its start: its predecessor ends at its start unless it ended before; it ends at its successor's start
     unless it ends before. Changes ``facts``' and ``new``'s ``to`` in place; returns a note and the fact changed,
@@ -307,10 +343,24 @@ def _insert(facts: list[dict[str, Any]], new: dict[str, Any], name: Callable[[di
         out.append((f"supersedes {name(before)}: it held until {new['from']}", before))
     if after is not None and (new["to"] is None or _key(new["to"]) > after_key):
         new["to"] = after["from"]
-        out.append((f"arrived after {name(after)}, which starts at {after['from']}: it holds until then", new))
+        out.append(
+            (f"arrived after {name(after)}, which starts at {after['from']}: it holds until then", new)
+        )
     return out
 
 
-__all__ = ["edge_conflict", "node_update_conflict", "split_times", "edge_properties", "edge_time_valid", "edge_update_time_valid", "new_node_properties",
-           "node_time_valid", "node_update_time_valid", "supersede_edges", "time_problem", "timed",
-           "updated_node_properties"]
+__all__ = [
+    "edge_conflict",
+    "node_update_conflict",
+    "split_times",
+    "edge_properties",
+    "edge_time_valid",
+    "edge_update_time_valid",
+    "new_node_properties",
+    "node_time_valid",
+    "node_update_time_valid",
+    "supersede_edges",
+    "time_problem",
+    "timed",
+    "updated_node_properties",
+]

@@ -68,9 +68,15 @@ _PARTICLES = "da|de|del|della|der|di|do|dos|das|du|la|le|van|von|bin|ibn|al|el|y
 """Lower-case particles a full name may hold between its capitalised words (``Heurelho da Silva Gomes``)."""
 REFERRING = ("the", "this", "that")
 REFERRING_NOUNS: dict[str, tuple[str, ...]] = {
-    "film": ("movie", "short", "picture"), "work": ("song", "track", "piece", "single", "album", "book", "novel"),
-    "single": ("song", "track"), "album": ("record",), "book": ("novel",), "software": ("program", "game"),
-    "application": ("program", "app"), "watercourse": ("river", "stream"), "program": ("show", "series"),
+    "film": ("movie", "short", "picture"),
+    "work": ("song", "track", "piece", "single", "album", "book", "novel"),
+    "single": ("song", "track"),
+    "album": ("record",),
+    "book": ("novel",),
+    "software": ("program", "game"),
+    "application": ("program", "app"),
+    "watercourse": ("river", "stream"),
+    "program": ("show", "series"),
 }
 """The common nouns by which a text refers back to an entity of a type, besides the type's own last word (a
 ``film`` is "the movie"; a ``musical work``, "the song"): the referent rule."""
@@ -84,33 +90,95 @@ DERIVED_ENDINGS = frozenset({"n", "an", "ian", "ese", "ish", "i", "ist"})
 nouns (``Africa`` -> ``Africans``, ``Japan`` -> ``Japanese``, ``guitar`` -> ``guitarist``)."""
 
 DEMONYMS: dict[str, tuple[str, ...]] = {
-    "united states": ("american", "americans"), "united states of america": ("american", "americans"),
-    "united kingdom": ("british", "briton", "britons"), "great britain": ("british",),
+    "united states": ("american", "americans"),
+    "united states of america": ("american", "americans"),
+    "united kingdom": ("british", "briton", "britons"),
+    "great britain": ("british",),
     "scotland": ("scottish", "scots", "scot"),
-    "wales": ("welsh",), "ireland": ("irish",), "northern ireland": ("northern irish",),
-    "netherlands": ("dutch",), "france": ("french", "frenchman", "frenchwoman"), "switzerland": ("swiss",),
-    "denmark": ("danish", "dane", "danes"), "sweden": ("swedish", "swede", "swedes"),
-    "finland": ("finnish", "finn", "finns"), "poland": ("polish", "pole", "poles"),
-    "spain": ("spanish", "spaniard", "spaniards"), "greece": ("greek", "greeks"),
-    "turkey": ("turkish", "turk", "turks"), "philippines": ("filipino", "filipina", "philippine"),
-    "thailand": ("thai",), "iceland": ("icelandic", "icelander"), "norway": ("norwegian",),
-    "new zealand": ("new zealander", "kiwi"), "czech republic": ("czech",), "czechia": ("czech",),
-    "slovakia": ("slovak",), "croatia": ("croatian", "croat"), "serbia": ("serbian", "serb"),
-    "bosnia and herzegovina": ("bosnian",), "portugal": ("portuguese",), "china": ("chinese",),
-    "peru": ("peruvian",), "germany": ("german",), "mexico": ("mexican",), "lebanon": ("lebanese",),
-    "pakistan": ("pakistani",), "bangladesh": ("bangladeshi",), "iraq": ("iraqi",), "israel": ("israeli",),
-    "madagascar": ("malagasy",), "monaco": ("monegasque",), "cyprus": ("cypriot",),
+    "wales": ("welsh",),
+    "ireland": ("irish",),
+    "northern ireland": ("northern irish",),
+    "netherlands": ("dutch",),
+    "france": ("french", "frenchman", "frenchwoman"),
+    "switzerland": ("swiss",),
+    "denmark": ("danish", "dane", "danes"),
+    "sweden": ("swedish", "swede", "swedes"),
+    "finland": ("finnish", "finn", "finns"),
+    "poland": ("polish", "pole", "poles"),
+    "spain": ("spanish", "spaniard", "spaniards"),
+    "greece": ("greek", "greeks"),
+    "turkey": ("turkish", "turk", "turks"),
+    "philippines": ("filipino", "filipina", "philippine"),
+    "thailand": ("thai",),
+    "iceland": ("icelandic", "icelander"),
+    "norway": ("norwegian",),
+    "new zealand": ("new zealander", "kiwi"),
+    "czech republic": ("czech",),
+    "czechia": ("czech",),
+    "slovakia": ("slovak",),
+    "croatia": ("croatian", "croat"),
+    "serbia": ("serbian", "serb"),
+    "bosnia and herzegovina": ("bosnian",),
+    "portugal": ("portuguese",),
+    "china": ("chinese",),
+    "peru": ("peruvian",),
+    "germany": ("german",),
+    "mexico": ("mexican",),
+    "lebanon": ("lebanese",),
+    "pakistan": ("pakistani",),
+    "bangladesh": ("bangladeshi",),
+    "iraq": ("iraqi",),
+    "israel": ("israeli",),
+    "madagascar": ("malagasy",),
+    "monaco": ("monegasque",),
+    "cyprus": ("cypriot",),
 }
 """Countries and nations (folded) whose demonyms (folded) the fuzzy rule's endings do not reach, from Wikipedia's
 "List of adjectival and demonymic forms for countries and nations" (CC BY-SA): a country is stated by its
 demonym ("American-born" states ``United States``). A demonym names the nation, not a place in it: only a
 country's own name is found this way."""
 
-_LETTERS = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "æ": "ae",
-                          "Æ": "Ae", "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th", "ı": "i", "ð": "d", "Ð": "D"})
+_LETTERS = str.maketrans(
+    {
+        "ł": "l",
+        "Ł": "L",
+        "ø": "o",
+        "Ø": "O",
+        "đ": "d",
+        "Đ": "D",
+        "ß": "ss",
+        "æ": "ae",
+        "Æ": "Ae",
+        "œ": "oe",
+        "Œ": "Oe",
+        "þ": "th",
+        "Þ": "Th",
+        "ı": "i",
+        "ð": "d",
+        "Ð": "D",
+    }
+)
 """Latin letters Unicode gives no accent-free decomposition, spelt as ASCII does."""
-_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
-                                       "september", "october", "november", "december"), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        1,
+    )
+}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 _MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
@@ -136,16 +204,65 @@ _STRUCTURAL = re.compile(r"[\[\]{}<>|\n\r\t]")
 _QUALIFIER = re.compile(r"\(([^()]*)\)")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _PARENS = re.compile(r"\s*\([^()]*\)")
-_UNITS = {"kilometre": "km", "kilometer": "km", "kilometres": "km", "kilometers": "km", "metre": "m",
-          "meter": "m", "metres": "m", "meters": "m", "centimetre": "cm", "centimetres": "cm", "centimeter": "cm",
-          "centimeters": "cm", "millimetre": "mm", "millimetres": "mm", "feet": "ft", "foot": "ft", "inch": "in",
-          "inches": "in", "mile": "mi", "miles": "mi", "kilogram": "kg", "kilograms": "kg", "kilogramme": "kg",
-          "gram": "g", "grams": "g", "pound": "lb", "pounds": "lb", "lbs": "lb", "tonne": "t", "tonnes": "t",
-          "minute": "min", "minutes": "min", "mins": "min", "second": "s", "seconds": "s", "hour": "h",
-          "hours": "h", "hrs": "h", "percent": "%", "per cent": "%", "square": "sq", "dollars": "$",
-          "dollar": "$", "usd": "$", "euros": "eur", "euro": "eur", "kilowatt": "kw", "kilowatts": "kw",
-          "horsepower": "hp", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "km2": "sq km",
-          "km²": "sq km", "m2": "sq m", "m²": "sq m"}
+_UNITS = {
+    "kilometre": "km",
+    "kilometer": "km",
+    "kilometres": "km",
+    "kilometers": "km",
+    "metre": "m",
+    "meter": "m",
+    "metres": "m",
+    "meters": "m",
+    "centimetre": "cm",
+    "centimetres": "cm",
+    "centimeter": "cm",
+    "centimeters": "cm",
+    "millimetre": "mm",
+    "millimetres": "mm",
+    "feet": "ft",
+    "foot": "ft",
+    "inch": "in",
+    "inches": "in",
+    "mile": "mi",
+    "miles": "mi",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "kilogramme": "kg",
+    "gram": "g",
+    "grams": "g",
+    "pound": "lb",
+    "pounds": "lb",
+    "lbs": "lb",
+    "tonne": "t",
+    "tonnes": "t",
+    "minute": "min",
+    "minutes": "min",
+    "mins": "min",
+    "second": "s",
+    "seconds": "s",
+    "hour": "h",
+    "hours": "h",
+    "hrs": "h",
+    "percent": "%",
+    "per cent": "%",
+    "square": "sq",
+    "dollars": "$",
+    "dollar": "$",
+    "usd": "$",
+    "euros": "eur",
+    "euro": "eur",
+    "kilowatt": "kw",
+    "kilowatts": "kw",
+    "horsepower": "hp",
+    "litre": "l",
+    "litres": "l",
+    "liter": "l",
+    "liters": "l",
+    "km2": "sq km",
+    "km²": "sq km",
+    "m2": "sq m",
+    "m²": "sq m",
+}
 
 
 def _date(m: re.Match[str], order: tuple[int, int, int]) -> str:
@@ -215,7 +332,8 @@ def _initials(words: list[str]) -> list[str]:
 def _bounded(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` starts and ends on word boundaries."""
     return (start == 0 or not (text[start - 1].isalnum() and text[start].isalnum())) and (
-        end == len(text) or not (text[end - 1].isalnum() and text[end].isalnum()))
+        end == len(text) or not (text[end - 1].isalnum() and text[end].isalnum())
+    )
 
 
 def bare_name(value: str) -> str:
@@ -260,13 +378,17 @@ class ValueFinder:
         if _STRUCTURAL.search(text) or text.count("(") != text.count(")") or "," in text:
             return None
         if any(len(w) > 2 and f" {w} " in self.folded and w not in _FUNCTION_WORDS for w in key.split()):
-            return None  # the text states part of it: another name (or a misspelling), not an unnamed referent
+            return (
+                None  # the text states part of it: another name (or a misspelling), not an unnamed referent
+            )
         word = fold(_CAMEL.sub(" ", kind)).split()[-1:]
         if not word or not word[0].isalpha() or len(word[0]) < 3 or word[0] in self._referents:
             return None
         nouns = "|".join((word[0], *REFERRING_NOUNS.get(word[0], ())))
-        if not any(re.search(rf"(?:^|[.;:,]\s+)(?i:{d}\s+(?:{nouns})s?)\b(?![\w'’-]|\s+[A-Z\"“'])", self.context)
-                   for d in REFERRING):
+        if not any(
+            re.search(rf"(?:^|[.;:,]\s+)(?i:{d}\s+(?:{nouns})s?)\b(?![\w'’-]|\s+[A-Z\"“'])", self.context)
+            for d in REFERRING
+        ):
             return None  # "the film" (not "the film It's Great to Be Young", which names it)
         self._referents[word[0]] = key
         return "referent"
@@ -279,7 +401,9 @@ class ValueFinder:
         if at >= 0 and _bounded(self.context, at, at + len(text)):
             return "exact"
         if _STRUCTURAL.search(text) or text.count("(") != text.count(")"):
-            return None  # list brackets, markup, line breaks, a parenthesis left open: not how a name is written
+            return (
+                None  # list brackets, markup, line breaks, a parenthesis left open: not how a name is written
+            )
         folded = fold(text)
         if folded.strip() and folded in self.folded:
             return "normalized"
@@ -309,10 +433,11 @@ class ValueFinder:
         ("American-born") is the demonym's own."""
         for demonym in DEMONYMS.get(_DEMONYM_KEYS.get(folded, ""), ()):
             for m in re.finditer(rf"(?<![\w-]){re.escape(demonym)}(?![\w])", self.context, re.IGNORECASE):
-                before = self.context[:m.start()].split()[-1:]
-                after = re.match(r"(-[a-z]|\s+[A-Z])", self.context[m.end():])
+                before = self.context[: m.start()].split()[-1:]
+                after = re.match(r"(-[a-z]|\s+[A-Z])", self.context[m.end() :])
                 if (not before or not before[0][:1].isupper() or before[0] in ("The", "A", "An")) and (
-                        after is None or after.group(0).startswith("-")):
+                    after is None or after.group(0).startswith("-")
+                ):
                     return True
         return False
 
@@ -333,8 +458,11 @@ class ValueFinder:
         for qualifier in _QUALIFIER.findall(text):
             folded = fold(_CAMEL.sub(" ", qualifier))
             words = folded.split()
-            if not words or not (folded in self.folded or folded in self.kinds or all(
-                    f" {w} " in self.folded or f" {w} " in self.kinds for w in words)):
+            if not words or not (
+                folded in self.folded
+                or folded in self.kinds
+                or all(f" {w} " in self.folded or f" {w} " in self.kinds for w in words)
+            ):
                 return False
         return True
 
@@ -346,22 +474,33 @@ class ValueFinder:
         words = fold(text).split()
         if words[:1] == ["the"] and len(words) > 1 and f" {' '.join(words[1:])} " in self.folded:
             return "name"  # "The Velvet Underground" stated as "Velvet Underground"
-        if len(words) > 1 and f" {words[-1]} " in self.kinds and f" {' '.join(words[:-1])} " in self.folded and (
-                f" {words[-1]} " in self.terms or self._proper(text.rsplit(None, 1)[0])):
+        if (
+            len(words) > 1
+            and f" {words[-1]} " in self.kinds
+            and f" {' '.join(words[:-1])} " in self.folded
+            and (f" {words[-1]} " in self.terms or self._proper(text.rsplit(None, 1)[0]))
+        ):
             return "classed"  # "English language"; with a relation's word only after a proper name ("Bacon family" is not)
         head = " ".join(words[:-1])
-        if len(words) > 1 and any(t.split()[-1:] == words[-1:] and f" {head}{t}" in self.folded for t in self.terms):
+        if len(words) > 1 and any(
+            t.split()[-1:] == words[-1:] and f" {head}{t}" in self.folded for t in self.terms
+        ):
             return "classed"  # "James Bay Basin" stated as "James Bay drainage basin" (a class's whole label)
         initials = "".join(w[0] for w in text.split() if w[:1].isupper()).casefold()
-        if len(initials) >= 2 and len(text.split()) >= 2 and any(
-                a == initials or a == initials + "a" for a in self.abbreviations):
+        if (
+            len(initials) >= 2
+            and len(text.split()) >= 2
+            and any(a == initials or a == initials + "a" for a in self.abbreviations)
+        ):
             return "abbreviation"  # "United States" as "U.S." or "USA"
         return None
 
     def _proper(self, head: str) -> bool:
         """Whether the context states ``head`` capitalised, as a proper name."""
-        return any(m.group(0)[:1].isupper() for m in re.finditer(
-            rf"(?<!\w)(?i:{re.escape(head)})(?!\w)", self.context))
+        return any(
+            m.group(0)[:1].isupper()
+            for m in re.finditer(rf"(?<!\w)(?i:{re.escape(head)})(?!\w)", self.context)
+        )
 
     @property
     def abbreviations(self) -> set[str]:
@@ -387,7 +526,9 @@ class ValueFinder:
         if len(words) >= 2:
             return f" {''.join(words)} " in self.folded
         ctx = self.words
-        return any(a + b == words[0] for a, b in zip(ctx, ctx[1:], strict=False) if len(a) >= 3 and len(b) >= 3)
+        return any(
+            a + b == words[0] for a, b in zip(ctx, ctx[1:], strict=False) if len(a) >= 3 and len(b) >= 3
+        )
 
     def _derived(self, words: list[str]) -> bool:
         """The value's last word stated with a demonym's or an agent noun's ending (``South Africa`` in "South
@@ -397,8 +538,11 @@ class ValueFinder:
             return False
         head = " ".join(words[:-1])
         for i, word in enumerate(self.words):
-            if word.startswith(last) and word[len(last):] in DERIVED_ENDINGS and (
-                    not head or " ".join(self.words[max(0, i - len(words) + 1):i]) == head):
+            if (
+                word.startswith(last)
+                and word[len(last) :] in DERIVED_ENDINGS
+                and (not head or " ".join(self.words[max(0, i - len(words) + 1) : i]) == head)
+            ):
                 return True
         return False
 
@@ -409,8 +553,8 @@ class ValueFinder:
                 continue
             at, ok = start, True
             for w in words[1:]:
-                window = ctx[at + 1:at + 2 + GAP_WORDS]
-                if w not in window or any(len(x) > 1 or not x.isalpha() for x in window[:window.index(w)]):
+                window = ctx[at + 1 : at + 2 + GAP_WORDS]
+                if w not in window or any(len(x) > 1 or not x.isalpha() for x in window[: window.index(w)]):
                     ok = False  # only an initial may stand between: "Alan B. Shepard"
                     break
                 at = at + 1 + window.index(w)

@@ -13,5 +13,15 @@ from igg.agents.base import (
 )
 from igg.record.records import Usage
 
-__all__ = ["Agent", "AgentCapabilities", "AgentTurn", "AnyAgent", "AsyncAgent", "Observation", "TurnLike", "Usage",
-           "as_turn", "capabilities"]
+__all__ = [
+    "Agent",
+    "AgentCapabilities",
+    "AgentTurn",
+    "AnyAgent",
+    "AsyncAgent",
+    "Observation",
+    "TurnLike",
+    "Usage",
+    "as_turn",
+    "capabilities",
+]

@@ -17,16 +17,20 @@ def decode_answer(response: httpx.Response, body: bytes) -> dict[str, Any]:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise AnswerUnreadable(f"the server answered HTTP {response.status_code} with a body that is not UTF-8 "
-                               f"({kind}, {len(body)} bytes, invalid byte at offset {exc.start})") from None
+        raise AnswerUnreadable(
+            f"the server answered HTTP {response.status_code} with a body that is not UTF-8 "
+            f"({kind}, {len(body)} bytes, invalid byte at offset {exc.start})"
+        ) from None
     try:
         data = json.loads(text)
     except ValueError:
         data = None
     if not isinstance(data, dict):
         start = json.dumps(" ".join(text[:60].split()), ensure_ascii=False)
-        raise AnswerUnreadable(f"the server answered HTTP {response.status_code} with a body that is not a JSON "
-                               f"object ({kind}, {len(body)} bytes, starting {start})")
+        raise AnswerUnreadable(
+            f"the server answered HTTP {response.status_code} with a body that is not a JSON "
+            f"object ({kind}, {len(body)} bytes, starting {start})"
+        )
     return data
 
 

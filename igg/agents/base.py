@@ -149,4 +149,6 @@ def as_turn(value: Any) -> AgentTurn:
         return AgentTurn(response=value)
     if isinstance(value, str):
         return AgentTurn(raw=value)
-    raise TypeError(f"an agent must return an AgentTurn, a response dict or raw text; got {type(value).__name__}")
+    raise TypeError(
+        f"an agent must return an AgentTurn, a response dict or raw text; got {type(value).__name__}"
+    )

@@ -38,9 +38,14 @@ class Totals:
         return self.prompt_tokens + self.completion_tokens
 
     def to_dict(self) -> dict[str, object]:
-        return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens,
-                "cost": self.cost, "estimated_calls": self.estimated_calls}
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "cost": self.cost,
+            "estimated_calls": self.estimated_calls,
+        }
 
 
 class Budget:
@@ -48,14 +53,27 @@ class Budget:
 
     def __init__(self, config: LLMConfig) -> None:
         if config.cost_budget is not None and config.prices is None:
-            raise RequestInvalid([Problem("config.llm.cost_budget", "a cost budget needs a price table: set "
-                                          "config.llm.prices {input_per_million, output_per_million}")])
+            raise RequestInvalid(
+                [
+                    Problem(
+                        "config.llm.cost_budget",
+                        "a cost budget needs a price table: set "
+                        "config.llm.prices {input_per_million, output_per_million}",
+                    )
+                ]
+            )
         self.config = config
         self.totals = Totals(cost=0.0 if config.prices else None)
         self._ratio = 1.0
 
-    def usage(self, *, prompt_tokens: int | None, completion_tokens: int | None, prompt_estimate: int,
-              completion_text: str) -> Usage:
+    def usage(
+        self,
+        *,
+        prompt_tokens: int | None,
+        completion_tokens: int | None,
+        prompt_estimate: int,
+        completion_text: str,
+    ) -> Usage:
         """The usage of one call (estimated for whatever the server left out), priced, and added to the totals."""
         estimated = prompt_tokens is None or completion_tokens is None
         if prompt_tokens is None:
@@ -64,8 +82,12 @@ class Budget:
             self._ratio = max(1.0, prompt_tokens / prompt_estimate)
         if completion_tokens is None:
             completion_tokens = estimate_tokens(completion_text) if completion_text else 0
-        usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, estimated=estimated,
-                      cost=self.cost(prompt_tokens, completion_tokens))
+        usage = Usage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            estimated=estimated,
+            cost=self.cost(prompt_tokens, completion_tokens),
+        )
         t = self.totals
         t.calls += 1
         t.prompt_tokens += prompt_tokens
@@ -88,7 +110,9 @@ class Budget:
         prices = self.config.prices
         if prices is None:
             return None
-        return (prompt_tokens * prices.input_per_million + completion_tokens * prices.output_per_million) / 1e6
+        return (
+            prompt_tokens * prices.input_per_million + completion_tokens * prices.output_per_million
+        ) / 1e6
 
     def check(self, prompt_estimate: int, max_output_tokens: int) -> None:
         """Raise ``BudgetExhausted`` when a call with this prompt could overspend either budget."""
@@ -98,7 +122,8 @@ class Budget:
         if c.token_budget is not None and t.total_tokens + worst > c.token_budget:
             raise BudgetExhausted(
                 f"token budget: {t.total_tokens} of {c.token_budget} tokens spent; the next call could use "
-                f"{worst} (prompt ~{prompt} + max_output_tokens {max_output_tokens}), which would overspend")
+                f"{worst} (prompt ~{prompt} + max_output_tokens {max_output_tokens}), which would overspend"
+            )
         if c.cost_budget is not None:
             worst_cost = self.cost(prompt, max_output_tokens) or 0.0
             spent = t.cost or 0.0
@@ -106,7 +131,8 @@ class Budget:
                 raise BudgetExhausted(
                     f"cost budget: {spent:.6f} of {c.cost_budget:.6f} spent; the next call could cost "
                     f"{worst_cost:.6f} (prompt ~{prompt} + max_output_tokens {max_output_tokens} tokens), "
-                    "which would overspend")
+                    "which would overspend"
+                )
 
 
 def messages_tokens(messages: list[dict[str, str]]) -> int:

@@ -112,17 +112,24 @@ class LLMSettings:
     config: LLMConfig = field(default_factory=LLMConfig)
 
     @classmethod
-    def from_env(cls, config: LLMConfig | None = None, environ: Mapping[str, str] | None = None) -> LLMSettings:
+    def from_env(
+        cls, config: LLMConfig | None = None, environ: Mapping[str, str] | None = None
+    ) -> LLMSettings:
         """Settings from OPENAI_API_KEY, OPENAI_BASE_URL, IGG_MODEL and the request's ``config.llm``."""
         env = os.environ if environ is None else environ
         if not endpoint_configured(env):
             raise EndpointNotConfigured(
                 "the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any "
-                "OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)")
+                "OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)"
+            )
         config = config or LLMConfig()
         config = _env_defaults(config, env)
-        return cls(base_url=env.get("OPENAI_BASE_URL") or None, api_key=env.get("OPENAI_API_KEY") or NO_KEY,
-                   model=config.model or env.get("IGG_MODEL") or DEFAULT_MODEL, config=config)
+        return cls(
+            base_url=env.get("OPENAI_BASE_URL") or None,
+            api_key=env.get("OPENAI_API_KEY") or NO_KEY,
+            model=config.model or env.get("IGG_MODEL") or DEFAULT_MODEL,
+            config=config,
+        )
 
     @property
     def max_answer_bytes(self) -> int:
@@ -186,9 +193,12 @@ class _Call:
         if not parts:
             return None
         costs = [u.cost for u in parts if u.cost is not None]
-        return Usage(prompt_tokens=sum(u.prompt_tokens for u in parts),
-                     completion_tokens=sum(u.completion_tokens for u in parts),
-                     estimated=any(u.estimated for u in parts), cost=sum(costs) if costs else None)
+        return Usage(
+            prompt_tokens=sum(u.prompt_tokens for u in parts),
+            completion_tokens=sum(u.completion_tokens for u in parts),
+            estimated=any(u.estimated for u in parts),
+            cost=sum(costs) if costs else None,
+        )
 
     def retry_checked(self, budget: Budget, max_output_tokens: int) -> None:
         """Before a retry: ``BudgetExhausted`` (carrying what the failed attempts spent) when another attempt
@@ -213,8 +223,9 @@ class _Call:
 class _Session:
     """What the sync and async agents share: every decision, and the one async HTTP call (``attempt``)."""
 
-    def __init__(self, settings: LLMSettings, request: Request | None = None,
-                 policy: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, settings: LLMSettings, request: Request | None = None, policy: RetryPolicy | None = None
+    ) -> None:
         self.settings = settings
         self.request = request
         cfg = settings.config
@@ -228,8 +239,14 @@ class _Session:
         """After a truncated answer: ask for at most this many actions per answer."""
         self._schemas: dict[int | None, dict[str, Any]] = {}
         self._secrets = settings.secrets()
-        log.info("llm_agent_ready", endpoint=settings.endpoint, model=settings.model, mode=self.mode,
-                 timeout_seconds=cfg.timeout_seconds, max_retries=self.policy.max_retries)
+        log.info(
+            "llm_agent_ready",
+            endpoint=settings.endpoint,
+            model=settings.model,
+            mode=self.mode,
+            timeout_seconds=cfg.timeout_seconds,
+            max_retries=self.policy.max_retries,
+        )
 
     @property
     def totals(self) -> Totals:
@@ -242,8 +259,12 @@ class _Session:
 
     def client_options(self) -> dict[str, Any]:
         # the per-read timeout is a backstop: the whole-call deadline (``attempt``) fires first
-        return {"api_key": self.settings.api_key, "base_url": self.settings.base_url,
-                "timeout": self.settings.config.timeout_seconds + DEADLINE_GRACE, "max_retries": 0}
+        return {
+            "api_key": self.settings.api_key,
+            "base_url": self.settings.base_url,
+            "timeout": self.settings.config.timeout_seconds + DEADLINE_GRACE,
+            "max_retries": 0,
+        }
 
     def redact(self, text: str) -> str:
         """``text`` without the key or the base URL's credentials."""
@@ -271,8 +292,10 @@ class _Session:
     def begin(self, observation: Observation) -> _Call:
         hints = []
         if self.action_cap is not None:
-            hints.append(f"Send at most {self.action_cap} action(s) per answer: an earlier answer was cut off "
-                         "at the output token limit.")
+            hints.append(
+                f"Send at most {self.action_cap} action(s) per answer: an earlier answer was cut off "
+                "at the output token limit."
+            )
         msgs = messages(observation, hints)
         call = _Call(observation=observation, messages=msgs, prompt_estimate=messages_tokens(msgs))
         self.budget.check(call.prompt_estimate, self.settings.config.max_output_tokens)
@@ -280,8 +303,11 @@ class _Session:
 
     def params(self, call: _Call) -> dict[str, Any]:
         cfg = self.settings.config
-        params: dict[str, Any] = {"model": self.settings.model, "messages": call.messages,
-                                  self.token_param: cfg.max_output_tokens}
+        params: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": call.messages,
+            self.token_param: cfg.max_output_tokens,
+        }
         if "temperature" not in self.dropped:
             params["temperature"] = cfg.temperature
         if cfg.seed is not None and "seed" not in self.dropped:
@@ -289,9 +315,13 @@ class _Session:
         if self.mode == "json_schema":
             schema = self._schemas.get(self.action_cap)
             if schema is None:
-                schema = self._schemas[self.action_cap] = response_schema(self.request, action_cap=self.action_cap)
-            params["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "igg_response", "schema": schema, "strict": False}}
+                schema = self._schemas[self.action_cap] = response_schema(
+                    self.request, action_cap=self.action_cap
+                )
+            params["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "igg_response", "schema": schema, "strict": False},
+            }
         elif self.mode == "json_object":
             params["response_format"] = {"type": "json_object"}
         return params
@@ -303,11 +333,18 @@ class _Session:
         Raises ``AgentFailed`` when the error is final.
         """
         reason = self.redact(describe_error(error))
-        attempt: dict[str, Any] = {"error": reason, "mode": self.mode,
-                                   "status": getattr(error, "status_code", None)}
+        attempt: dict[str, Any] = {
+            "error": reason,
+            "mode": self.mode,
+            "status": getattr(error, "status_code", None),
+        }
         call.attempts.append(attempt)
         self._count_failed(call, error, attempt)
-        if isinstance(error, openai.APIStatusError) and error.status_code in (400, 422) and self._adapt(error):
+        if (
+            isinstance(error, openai.APIStatusError)
+            and error.status_code in (400, 422)
+            and self._adapt(error)
+        ):
             attempt["adapted"] = True
             return True
         if not is_retryable(error):
@@ -323,8 +360,12 @@ class _Session:
         server_error = isinstance(error, openai.APIStatusError) and error.status_code >= 500
         if not (generating or server_error):
             return
-        usage = self.budget.usage(prompt_tokens=None, prompt_estimate=call.prompt_estimate, completion_text="",
-                                  completion_tokens=self.settings.config.max_output_tokens if generating else 0)
+        usage = self.budget.usage(
+            prompt_tokens=None,
+            prompt_estimate=call.prompt_estimate,
+            completion_text="",
+            completion_tokens=self.settings.config.max_output_tokens if generating else 0,
+        )
         call.spent.append(usage)
         attempt["usage"] = usage.to_dict()
 
@@ -336,13 +377,20 @@ class _Session:
             delay = round(state.upcoming_sleep, 3)
             attempt = call.attempts[-1]
             attempt["retry_in"] = delay
-            log.warning("llm_call_failed", iteration=call.observation.iteration, attempt=len(call.attempts),
-                        error=attempt["error"], retry_in=delay)
+            log.warning(
+                "llm_call_failed",
+                iteration=call.observation.iteration,
+                attempt=len(call.attempts),
+                error=attempt["error"],
+                retry_in=delay,
+            )
 
         def give_up(state: RetryCallState) -> None:
-            raise call.failure(f"LLM call to {self.settings.endpoint} failed after {state.attempt_number} attempts "
-                               f"(config.llm.max_retries={self.policy.max_retries}); "
-                               f"last: {call.attempts[-1]['error']}")
+            raise call.failure(
+                f"LLM call to {self.settings.endpoint} failed after {state.attempt_number} attempts "
+                f"(config.llm.max_retries={self.policy.max_retries}); "
+                f"last: {call.attempts[-1]['error']}"
+            )
 
         return {"before_sleep": before_sleep, "give_up": give_up}
 
@@ -356,8 +404,11 @@ class _Session:
             log.info("llm_parameter_adapted", parameter="max_tokens", now="max_completion_tokens")
             return True
         for name in ("temperature", "seed"):
-            if name not in self.dropped and (param == name or f"'{name}'" in text) \
-                    and "response_format" not in text:
+            if (
+                name not in self.dropped
+                and (param == name or f"'{name}'" in text)
+                and "response_format" not in text
+            ):
                 self.dropped.add(name)
                 log.info("llm_parameter_adapted", parameter=name, now="not sent")
                 return True
@@ -371,7 +422,9 @@ class _Session:
     def finish(self, call: _Call, params: dict[str, Any], data: dict[str, Any]) -> AgentTurn:
         """The turn for the decoded body of a 200 answer."""
         choices = data.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        choice = (
+            choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+        )
         message = choice.get("message") if choice is not None else None
         message = message if isinstance(message, dict) else {}
         text = text_of(message.get("content"))
@@ -388,38 +441,71 @@ class _Session:
         usage = self.budget.usage(
             prompt_tokens=count_of(reported.get("prompt_tokens")),
             completion_tokens=count_of(reported.get("completion_tokens")),
-            prompt_estimate=call.prompt_estimate, completion_text=text or refusal or "")
-        exchange = {"endpoint": self.settings.endpoint, "mode": self.mode, "request": params,
-                    "response": without_text(data, cut), "attempts": call.attempts,
-                    "elapsed_ms": round((time.monotonic() - call.started) * 1000, 1)}
-        log.info("llm_call", iteration=call.observation.iteration, model=self.settings.model, mode=self.mode,
-                 finish_reason=finish_reason, prompt_tokens=usage.prompt_tokens,
-                 completion_tokens=usage.completion_tokens, estimated=usage.estimated,
-                 retries=call.retries, elapsed_ms=exchange["elapsed_ms"])
+            prompt_estimate=call.prompt_estimate,
+            completion_text=text or refusal or "",
+        )
+        exchange = {
+            "endpoint": self.settings.endpoint,
+            "mode": self.mode,
+            "request": params,
+            "response": without_text(data, cut),
+            "attempts": call.attempts,
+            "elapsed_ms": round((time.monotonic() - call.started) * 1000, 1),
+        }
+        log.info(
+            "llm_call",
+            iteration=call.observation.iteration,
+            model=self.settings.model,
+            mode=self.mode,
+            finish_reason=finish_reason,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            estimated=usage.estimated,
+            retries=call.retries,
+            elapsed_ms=exchange["elapsed_ms"],
+        )
         usage = call.spent_in_all(usage) or usage  # the turn's usage: every attempt's, failed ones included
         turn = AgentTurn(raw=text, usage=usage, exchange=exchange)
         if choice is None:
             return self._problem(turn, "the server returned no answer (empty choices); answer again")
         if refusal:
-            return self._problem(turn, f"you refused to answer ({clip(refusal)}); the task is to extract a graph "
-                                       "from the given data: answer with the JSON object")
+            return self._problem(
+                turn,
+                f"you refused to answer ({clip(refusal)}); the task is to extract a graph "
+                "from the given data: answer with the JSON object",
+            )
         if text is None:
-            return self._problem(turn, f"the server returned no text (finish_reason {finish_reason!r}); "
-                                       "answer again with the JSON object")
+            return self._problem(
+                turn,
+                f"the server returned no text (finish_reason {finish_reason!r}); "
+                "answer again with the JSON object",
+            )
         if cut is not None:
             turn.truncated = True
-            turn.note = (f"Your previous answer was {cut} bytes long; only its first {len(text.encode())} bytes "
-                         f"were read (the answer size limit is {self.settings.max_answer_bytes} bytes): send "
-                         "fewer, shorter actions.")
-            log.warning("llm_answer_cut", iteration=call.observation.iteration, answer_bytes=cut,
-                        kept_bytes=len(text.encode()), max_answer_bytes=self.settings.max_answer_bytes)
+            turn.note = (
+                f"Your previous answer was {cut} bytes long; only its first {len(text.encode())} bytes "
+                f"were read (the answer size limit is {self.settings.max_answer_bytes} bytes): send "
+                "fewer, shorter actions."
+            )
+            log.warning(
+                "llm_answer_cut",
+                iteration=call.observation.iteration,
+                answer_bytes=cut,
+                kept_bytes=len(text.encode()),
+                max_answer_bytes=self.settings.max_answer_bytes,
+            )
         if finish_reason == "length" or cut is not None:
             turn.truncated = True
             whole = _whole_actions(text)
             cap = max(1, whole)
             self.action_cap = cap if self.action_cap is None else min(self.action_cap, cap)
-            log.warning("llm_answer_truncated", iteration=call.observation.iteration, whole_actions=whole,
-                        max_output_tokens=self.settings.config.max_output_tokens, action_cap=self.action_cap)
+            log.warning(
+                "llm_answer_truncated",
+                iteration=call.observation.iteration,
+                whole_actions=whole,
+                max_output_tokens=self.settings.config.max_output_tokens,
+                action_cap=self.action_cap,
+            )
         return turn
 
     def _problem(self, turn: AgentTurn, note: str) -> AgentTurn:
@@ -439,8 +525,9 @@ class LLMAgent(_Session, AgentCapabilities):
     the loop.
     """
 
-    def __init__(self, settings: LLMSettings, request: Request | None = None,
-                 policy: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, settings: LLMSettings, request: Request | None = None, policy: RetryPolicy | None = None
+    ) -> None:
         super().__init__(settings, request, policy)
         self._loop = asyncio.new_event_loop()
         self.client = openai.AsyncOpenAI(**self.client_options())
@@ -506,8 +593,9 @@ class AsyncLLMAgent(_Session, AgentCapabilities):
     fresh client (connection pools cannot cross event loops).
     """
 
-    def __init__(self, settings: LLMSettings, request: Request | None = None,
-                 policy: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, settings: LLMSettings, request: Request | None = None, policy: RetryPolicy | None = None
+    ) -> None:
         super().__init__(settings, request, policy)
         self.client: openai.AsyncOpenAI | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
@@ -521,8 +609,9 @@ class AsyncLLMAgent(_Session, AgentCapabilities):
     async def __call__(self, observation: Observation) -> AgentTurn:
         call = self.begin(observation)
         client = self._client()
-        answer: tuple[dict[str, Any], dict[str, Any]] = \
-            await self.policy.aretrying(**self.retrying(call))(self._try, client, call)
+        answer: tuple[dict[str, Any], dict[str, Any]] = await self.policy.aretrying(**self.retrying(call))(
+            self._try, client, call
+        )
         params, data = answer
         return self.finish(call, params, data)
 
@@ -544,8 +633,9 @@ class AsyncLLMAgent(_Session, AgentCapabilities):
             self.client = None
 
 
-def create_agent(request: Request, *, environ: Mapping[str, str] | None = None,
-                 asynchronous: bool = True) -> LLMAgent | AsyncLLMAgent:
+def create_agent(
+    request: Request, *, environ: Mapping[str, str] | None = None, asynchronous: bool = True
+) -> LLMAgent | AsyncLLMAgent:
     """The LLM agent for ``request`` with settings from the environment (``--agent llm``; the registry's hook).
 
     The async agent serves both ``run`` (driven on the run's private event loop) and ``arun``. Raises
@@ -567,8 +657,11 @@ def _whole_actions(text: str) -> int:
 
 def _env_defaults(config: LLMConfig, env: Mapping[str, str]) -> LLMConfig:
     """``config`` with the settings it leaves unset taken from ``ENV_DEFAULTS`` variables (checked)."""
-    update = {key: env[name] for name, key in ENV_DEFAULTS.items()
-              if env.get(name) and key not in config.model_fields_set}
+    update = {
+        key: env[name]
+        for name, key in ENV_DEFAULTS.items()
+        if env.get(name) and key not in config.model_fields_set
+    }
     if not update:
         return config
     try:

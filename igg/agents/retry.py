@@ -105,9 +105,13 @@ class RetryPolicy:
         return AsyncRetrying(sleep=self.asleep, **self._options(before_sleep, give_up))
 
     def _options(self, before_sleep: RetryHook, give_up: RetryHook) -> dict[str, Any]:
-        return {"stop": stop_after_attempt(self.max_retries + 1), "wait": self.wait(),
-                "retry": retry_if_exception(is_retryable), "before_sleep": before_sleep,
-                "retry_error_callback": give_up}
+        return {
+            "stop": stop_after_attempt(self.max_retries + 1),
+            "wait": self.wait(),
+            "retry": retry_if_exception(is_retryable),
+            "before_sleep": before_sleep,
+            "retry_error_callback": give_up,
+        }
 
 
 def is_retryable(error: BaseException) -> bool:

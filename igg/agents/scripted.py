@@ -40,8 +40,10 @@ class ScriptedAgent:
 
     def __init__(self, turns: Iterable[dict[str, Any]], *, source: str = "transcript") -> None:
         if isinstance(turns, str | Path):
-            raise TypeError("ScriptedAgent takes the turns themselves; for a transcript file use "
-                            "ScriptedAgent.from_path(path), for JSON Lines text ScriptedAgent.from_text(text)")
+            raise TypeError(
+                "ScriptedAgent takes the turns themselves; for a transcript file use "
+                "ScriptedAgent.from_path(path), for JSON Lines text ScriptedAgent.from_text(text)"
+            )
         self.turns: list[dict[str, Any]] = []
         problems: list[Problem] = []
         for i, turn in enumerate(turns, 1):
@@ -53,8 +55,12 @@ class ScriptedAgent:
             raise RequestInvalid(problems, source=source)
         self.source = source
         self.by_document: dict[tuple[str, int], dict[str, Any]] = {
-            (str(t["document"]), int(t.get("chunk", 1))): {k: v for k, v in t.items() if k not in ("document", "chunk")}
-            for t in self.turns if "document" in t}
+            (str(t["document"]), int(t.get("chunk", 1))): {
+                k: v for k, v in t.items() if k not in ("document", "chunk")
+            }
+            for t in self.turns
+            if "document" in t
+        }
         """Turns that answer a document's chunk, by (document id, chunk number from 1)."""
 
     @classmethod
@@ -74,8 +80,13 @@ class ScriptedAgent:
             try:
                 turn = json.loads(line)
             except json.JSONDecodeError as exc:
-                problems.append(Problem(f"line {lineno}", f"not valid JSON: {exc.msg} at column {exc.colno}; "
-                                        'each line must be a response object or {"raw": "<text>"}'))
+                problems.append(
+                    Problem(
+                        f"line {lineno}",
+                        f"not valid JSON: {exc.msg} at column {exc.colno}; "
+                        'each line must be a response object or {"raw": "<text>"}',
+                    )
+                )
                 continue
             problem = turn_problem(turn)
             if problem:
@@ -85,8 +96,9 @@ class ScriptedAgent:
         if problems:
             raise RequestInvalid(problems, source=source)
         if not turns:
-            raise RequestInvalid([Problem("", "the transcript holds no turns (one JSON object per line)")],
-                                 source=source)
+            raise RequestInvalid(
+                [Problem("", "the transcript holds no turns (one JSON object per line)")], source=source
+            )
         return cls(turns, source=source)
 
     def __len__(self) -> int:
@@ -113,22 +125,32 @@ class ScriptedAgent:
         return AgentTurn(
             raw=turn["raw"],
             truncated=bool(turn.get("truncated", False)),
-            usage=Usage(prompt_tokens=usage.get("prompt_tokens", 0),
-                        completion_tokens=usage.get("completion_tokens", 0),
-                        estimated=bool(usage.get("estimated", False)), cost=usage.get("cost"))
-            if usage else None,
+            usage=Usage(
+                prompt_tokens=usage.get("prompt_tokens", 0),
+                completion_tokens=usage.get("completion_tokens", 0),
+                estimated=bool(usage.get("estimated", False)),
+                cost=usage.get("cost"),
+            )
+            if usage
+            else None,
         )
 
 
 def turn_problem(turn: Any) -> str | None:
     """What is wrong with one transcript turn's shape, or None (response contents are checked later)."""
     if not isinstance(turn, dict):
-        return (f"a turn must be a JSON object (a response, or {{\"raw\": \"<text>\"}}); "
-                f"got {type(turn).__name__}")
-    if "document" in turn and (not isinstance(turn["document"], str | int) or isinstance(turn["document"], bool)):
+        return f'a turn must be a JSON object (a response, or {{"raw": "<text>"}}); got {type(turn).__name__}'
+    if "document" in turn and (
+        not isinstance(turn["document"], str | int) or isinstance(turn["document"], bool)
+    ):
         return "'document' must be a document id (a string)"
     chunk = turn.get("chunk", 1)
-    if not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1 or ("chunk" in turn and "document" not in turn):
+    if (
+        not isinstance(chunk, int)
+        or isinstance(chunk, bool)
+        or chunk < 1
+        or ("chunk" in turn and "document" not in turn)
+    ):
         return "'chunk' must be a whole number >= 1, beside 'document'"
     if "raw" not in turn:
         return None
@@ -142,7 +164,7 @@ def turn_problem(turn: Any) -> str | None:
     usage = turn.get("usage")
     if usage is not None:
         if not isinstance(usage, dict):
-            return "'usage' must be an object like {\"prompt_tokens\": 120, \"completion_tokens\": 40}"
+            return '\'usage\' must be an object like {"prompt_tokens": 120, "completion_tokens": 40}'
         for key in ("prompt_tokens", "completion_tokens"):
             value = usage.get(key, 0)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:

@@ -52,13 +52,15 @@ def marked_files(text: str) -> Iterator[SourceFile]:
         following = next(marks, None)
         end = following.start() if following is not None else len(text)
         path = current.group(1).strip().strip("`'\"").replace("\\", "/").lstrip("./")
-        yield SourceFile(path, text[current.end():end].strip("\n") + "\n")
+        yield SourceFile(path, text[current.end() : end].strip("\n") + "\n")
         current = following
 
 
 def marked_paths(text: str) -> list[str]:
     """The paths of every source file marked in a context (the input of module naming)."""
-    paths = (m.group(1).strip().strip("`'\"").replace("\\", "/").lstrip("./") for m in MARKER_RE.finditer(text))
+    paths = (
+        m.group(1).strip().strip("`'\"").replace("\\", "/").lstrip("./") for m in MARKER_RE.finditer(text)
+    )
     return [p for p in paths if language_of(p) is not None]
 
 
@@ -66,8 +68,11 @@ def _package_import(relation: Relation) -> bool:
     """Whether ``relation`` is an ``IMPORTS`` of a package (its ``__init__``): before the whole context is read,
     ``from pkg.sub import x`` resolves to ``pkg`` when ``pkg/sub.py`` is in a later batch, so such edges wait
     for the last link."""
-    return relation.label == "IMPORTS" and relation.target.startswith("module:") and \
-        relation.target.rsplit("/", 1)[-1] in ("__init__.py", "__init__.pyi")
+    return (
+        relation.label == "IMPORTS"
+        and relation.target.startswith("module:")
+        and relation.target.rsplit("/", 1)[-1] in ("__init__.py", "__init__.pyi")
+    )
 
 
 def _full(obs: Observation) -> bool:
@@ -130,8 +135,10 @@ class StreamingCodeAgent(AgentCapabilities):
         else:
             self._files = None  # the context is read to its end
         if not self._facts:
-            raise AgentFailed("the code agent found no source file of a language it reads in the context (mark each file with a "
-                              "line such as '// File: src/App.java' or '# File: app/main.py')")
+            raise AgentFailed(
+                "the code agent found no source file of a language it reads in the context (mark each file with a "
+                "line such as '// File: src/App.java' or '# File: app/main.py')"
+            )
         self.batches += 1
         self._batch = 3 * len(self._facts)  # after the next batch, four times what was read
         done = self._files is None
@@ -142,8 +149,13 @@ class StreamingCodeAgent(AgentCapabilities):
             for plan in model.files:  # an import of a package may name a submodule of a later batch
                 plan.relations = [r for r in plan.relations if not _package_import(r)]
         self.inner = CodeAgent(model=model, external_imports=done)
-        log.info("code_context_read", files=len(self._facts), batch=self.batches, complete=done,
-                 symbols=len(model.symbols))
+        log.info(
+            "code_context_read",
+            files=len(self._facts),
+            batch=self.batches,
+            complete=done,
+            symbols=len(model.symbols),
+        )
 
     def _module(self, path: str) -> str | None:
         """The module name its language gives ``path`` among every file of the context (None: its analyzer
@@ -155,8 +167,11 @@ class StreamingCodeAgent(AgentCapabilities):
 
     def summary(self) -> dict[str, Any]:
         """The code agent's counts over the files read so far."""
-        out = self.inner.summary() if self.inner is not None else {"files": 0, "symbols": 0, "relations": 0,
-                                                                    "skipped": {}}
+        out = (
+            self.inner.summary()
+            if self.inner is not None
+            else {"files": 0, "symbols": 0, "relations": 0, "skipped": {}}
+        )
         return {**out, "files": len(self._facts)}
 
     async def aclose(self) -> None:

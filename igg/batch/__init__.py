@@ -13,7 +13,22 @@ from igg.batch.service import map_trees, run_requests
 from igg.batch.tasks import SessionJob, SessionOutcome, TreeJob, map_tree, run_session
 
 __all__ = [
-    "SCHEDULER_ENV", "BatchReport", "ClusterInfo", "SessionJob", "SessionOutcome", "SessionReport", "SessionWriter",
-    "TreeJob", "map_tree", "map_trees", "open_cluster", "parse_executor", "request_jobs", "require_distributed",
-    "run_batch", "run_requests", "run_session", "tree_jobs",
+    "SCHEDULER_ENV",
+    "BatchReport",
+    "ClusterInfo",
+    "SessionJob",
+    "SessionOutcome",
+    "SessionReport",
+    "SessionWriter",
+    "TreeJob",
+    "map_tree",
+    "map_trees",
+    "open_cluster",
+    "parse_executor",
+    "request_jobs",
+    "require_distributed",
+    "run_batch",
+    "run_requests",
+    "run_session",
+    "tree_jobs",
 ]

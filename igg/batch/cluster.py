@@ -44,8 +44,9 @@ def require_distributed() -> ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name not in ("distributed", "dask"):
             raise
-        raise IGGError(f"running on a Dask cluster needs the optional dependency 'distributed': {INSTALL_HINT}") \
-            from None
+        raise IGGError(
+            f"running on a Dask cluster needs the optional dependency 'distributed': {INSTALL_HINT}"
+        ) from None
     return distributed
 
 
@@ -62,7 +63,12 @@ class ClusterInfo:
     """True for a ``LocalCluster`` started (and stopped) by IGG."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"scheduler": self.scheduler, "workers": self.workers, "threads": self.threads, "local": self.local}
+        return {
+            "scheduler": self.scheduler,
+            "workers": self.workers,
+            "threads": self.threads,
+            "local": self.local,
+        }
 
 
 def scheduler_address(address: str | None, environ: Mapping[str, str] | None = None) -> str | None:
@@ -76,16 +82,24 @@ def scheduler_address(address: str | None, environ: Mapping[str, str] | None = N
     chosen = chosen.strip()
     if not _ADDRESS.match(chosen):
         where = "--scheduler" if address else f"${SCHEDULER_ENV}"
-        raise RequestInvalid([Problem(where, f"{chosen!r} is not a scheduler address; give tcp://HOST:PORT, "
-                                             "e.g. tcp://10.0.0.5:8786 (what `dask scheduler` prints), "
-                                             f"or {LOCAL} for a cluster on this machine")],
-                             source="the command line")
+        raise RequestInvalid(
+            [
+                Problem(
+                    where,
+                    f"{chosen!r} is not a scheduler address; give tcp://HOST:PORT, "
+                    "e.g. tcp://10.0.0.5:8786 (what `dask scheduler` prints), "
+                    f"or {LOCAL} for a cluster on this machine",
+                )
+            ],
+            source="the command line",
+        )
     return chosen if "://" in chosen else f"tcp://{chosen}"
 
 
 @contextmanager
-def open_cluster(address: str | None = None, *, workers: int | None = None,
-                 environ: Mapping[str, str] | None = None) -> Iterator[tuple[Any, ClusterInfo]]:
+def open_cluster(
+    address: str | None = None, *, workers: int | None = None, environ: Mapping[str, str] | None = None
+) -> Iterator[tuple[Any, ClusterInfo]]:
     """A connected ``distributed.Client`` and what it is connected to (see the module doc).
 
     ``workers`` sizes a local cluster (default: the CPUs); with a scheduler address it is the number of
@@ -101,17 +115,24 @@ def open_cluster(address: str | None = None, *, workers: int | None = None,
         with dask.config.set(LOCAL_WORKER_CONFIG):  # the nannies hand this configuration to their workers
             # no dashboard; the scheduler's small HTTP server (health, metrics) on a free loopback port, never
             # the default :8787 on every interface (taken by another cluster, it would warn into the output)
-            cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                               dashboard_address=None,
-                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+            cluster = distributed.LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            )
         client = distributed.Client(cluster)
     else:
         try:
             client = distributed.Client(chosen, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
-            raise IGGError(f"cannot reach the Dask scheduler at {chosen}: {exc}; start one with `dask scheduler` "
-                           "and workers with `dask worker ADDRESS`, or leave out --scheduler (and "
-                           f"${SCHEDULER_ENV}) to run on this machine") from None
+            raise IGGError(
+                f"cannot reach the Dask scheduler at {chosen}: {exc}; start one with `dask scheduler` "
+                "and workers with `dask worker ADDRESS`, or leave out --scheduler (and "
+                f"${SCHEDULER_ENV}) to run on this machine"
+            ) from None
     try:
         if chosen is not None:
             client.wait_for_workers(workers or 1, timeout=CONNECT_TIMEOUT * 3)
@@ -127,8 +148,12 @@ def open_cluster(address: str | None = None, *, workers: int | None = None,
 def describe(client: Any, *, local: bool = False) -> ClusterInfo:
     """The scheduler address and worker counts a client sees now."""
     workers = client.scheduler_info()["workers"]
-    return ClusterInfo(scheduler=str(client.scheduler.address), workers=len(workers),
-                       threads=sum(int(w.get("nthreads", 1)) for w in workers.values()), local=local)
+    return ClusterInfo(
+        scheduler=str(client.scheduler.address),
+        workers=len(workers),
+        threads=sum(int(w.get("nthreads", 1)) for w in workers.values()),
+        local=local,
+    )
 
 
 @contextmanager

@@ -44,37 +44,53 @@ def request_jobs(inputs: Sequence[str | Path], *, agent: str) -> list[SessionJob
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.suffix == ".json" and p.is_file())
             if not files:
-                problems.append(Problem(str(path), "the folder holds no request files (*.json); give a JSON Lines "
-                                                   "file of requests by its name"))
+                problems.append(
+                    Problem(
+                        str(path),
+                        "the folder holds no request files (*.json); give a JSON Lines "
+                        "file of requests by its name",
+                    )
+                )
             for f in files:
                 _read_file(f, found, problems)
         elif path.is_file():
             _read_file(path, found, problems)
         else:
-            problems.append(Problem(str(path), "no such file or folder; give request files (*.json), JSON Lines "
-                                               "files of requests (*.jsonl) or folders of them"))
+            problems.append(
+                Problem(
+                    str(path),
+                    "no such file or folder; give request files (*.json), JSON Lines "
+                    "files of requests (*.jsonl) or folders of them",
+                )
+            )
     jobs: list[SessionJob] = []
     for source, default_id, payload in found:
         payload.setdefault("session_id", default_id)
         try:
             request = load_request(payload, source_name=source)
         except RequestInvalid as exc:
-            problems += [Problem(f"{source}: {p.path}" if p.path else source, p.message) for p in exc.problems]
+            problems += [
+                Problem(f"{source}: {p.path}" if p.path else source, p.message) for p in exc.problems
+            ]
             continue
-        jobs.append(SessionJob(session_id=request.session_id or default_id, request=request, agent=agent,
-                               source=source))
+        jobs.append(
+            SessionJob(
+                session_id=request.session_id or default_id, request=request, agent=agent, source=source
+            )
+        )
     if not found and not problems:
         problems.append(Problem("REQUESTS", "no requests given"))
     _check_unique([(j.session_id, j.source) for j in jobs], problems)
     if not problems and agent.startswith(SCRIPT_PREFIX):
-        _attach_transcripts(jobs, agent[len(SCRIPT_PREFIX):], problems)
+        _attach_transcripts(jobs, agent[len(SCRIPT_PREFIX) :], problems)
     if problems:
         raise RequestInvalid(problems, source="the batch")
     return jobs
 
 
-def tree_jobs(paths: Sequence[str | Path], *, agent: str = "code", options: dict[str, Any] | None = None
-              ) -> list[TreeJob]:
+def tree_jobs(
+    paths: Sequence[str | Path], *, agent: str = "code", options: dict[str, Any] | None = None
+) -> list[TreeJob]:
     """One mapping session per source tree. The session id is ``map-<folder name>-<hash of its absolute
     path>``, so mapping the same trees again finds their sessions in the store."""
     problems: list[Problem] = []
@@ -86,8 +102,15 @@ def tree_jobs(paths: Sequence[str | Path], *, agent: str = "code", options: dict
             continue
         absolute = path.resolve()
         session_id = f"map-{_safe(absolute.name or 'root')}-{_digest(str(absolute))}"
-        jobs.append(TreeJob(session_id=session_id, paths=[str(absolute)], agent=agent, options=dict(options or {}),
-                            source=str(path)))
+        jobs.append(
+            TreeJob(
+                session_id=session_id,
+                paths=[str(absolute)],
+                agent=agent,
+                options=dict(options or {}),
+                source=str(path),
+            )
+        )
     if not jobs and not problems:
         problems.append(Problem("DIR", "no source trees given"))
     _check_unique([(j.session_id, j.source) for j in jobs], problems)
@@ -113,8 +136,13 @@ def _read_file(path: Path, found: list[tuple[str, str, dict[str, Any]]], problem
         _add(str(path), f"{stem}-{_digest(text)}", text, found, problems)
 
 
-def _add(source: str, default_id: str, text: str, found: list[tuple[str, str, dict[str, Any]]],
-         problems: list[Problem]) -> None:
+def _add(
+    source: str,
+    default_id: str,
+    text: str,
+    found: list[tuple[str, str, dict[str, Any]]],
+    problems: list[Problem],
+) -> None:
     try:
         payload = parse_json(text, source=source)
     except RequestInvalid as exc:
@@ -131,13 +159,19 @@ def _check_unique(ids: list[tuple[str, str]], problems: list[Problem]) -> None:
     for sid, n in counts.items():
         if n > 1:
             where = ", ".join(src for s, src in ids if s == sid)
-            problems.append(Problem(sid, f"{n} requests have this session_id ({where}); session ids must be "
-                                         "unique within a batch"))
+            problems.append(
+                Problem(
+                    sid,
+                    f"{n} requests have this session_id ({where}); session ids must be unique within a batch",
+                )
+            )
 
 
 def _attach_transcripts(jobs: list[SessionJob], where: str, problems: list[Problem]) -> None:
     if not where:
-        problems.append(Problem("--agent", "script: needs a transcript file or a folder of <session_id>.jsonl"))
+        problems.append(
+            Problem("--agent", "script: needs a transcript file or a folder of <session_id>.jsonl")
+        )
         return
     base = Path(where)
     cache: dict[Path, list[dict[str, Any]]] = {}
@@ -147,8 +181,13 @@ def _attach_transcripts(jobs: list[SessionJob], where: str, problems: list[Probl
             candidates = [base / f"{job.session_id}.jsonl", base / f"{stem}.jsonl"]
             path = next((c for c in candidates if c.is_file()), None)
             if path is None:
-                problems.append(Problem(job.source, f"no transcript for session {job.session_id!r} in {base} "
-                                                    f"(looked for {candidates[0].name} and {candidates[1].name})"))
+                problems.append(
+                    Problem(
+                        job.source,
+                        f"no transcript for session {job.session_id!r} in {base} "
+                        f"(looked for {candidates[0].name} and {candidates[1].name})",
+                    )
+                )
                 continue
         else:
             path = base
@@ -156,7 +195,9 @@ def _attach_transcripts(jobs: list[SessionJob], where: str, problems: list[Probl
             try:
                 cache[path] = ScriptedAgent.from_path(path).turns
             except RequestInvalid as exc:
-                problems += [Problem(f"{path}: {p.path}" if p.path else str(path), p.message) for p in exc.problems]
+                problems += [
+                    Problem(f"{path}: {p.path}" if p.path else str(path), p.message) for p in exc.problems
+                ]
                 cache[path] = []
                 continue
         job.turns = cache[path]

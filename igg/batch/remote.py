@@ -44,10 +44,14 @@ def commit_session(job: SessionJob | TreeJob, store_url: str, force: bool) -> Se
     try:
         store = worker_store(store_url)
         resume = None
-        if isinstance(job, SessionJob) and job.resume is not None:  # its committed part, as the store holds it
+        if (
+            isinstance(job, SessionJob) and job.resume is not None
+        ):  # its committed part, as the store holds it
             point = resume_point(store, job.session_id)
             resume = ResumeFrom(state=point.state, records=point.records)
-        with store.db.atomic():  # the whole session or nothing: a worker killed while committing leaves no part
+        with (
+            store.db.atomic()
+        ):  # the whole session or nothing: a worker killed while committing leaves no part
             SessionWriter(store=store, force=force).commit(outcome, agent=job.agent, resume=resume)
     except IGGError as exc:
         raise SessionFailed(str(exc)) from None

@@ -96,13 +96,18 @@ class BatchReport:
         """The ``igg batch --json`` object."""
         done = self.count("done")
         seconds = self.elapsed_ms / 1000
-        return {"sessions": len(self.sessions), "done": done, "failed": self.count("failed"),
-                "skipped": self.count("skipped"),
-                "export_failures": sum(1 for s in self.sessions if s.status == "done" and s.error),
-                "elapsed_ms": round(self.elapsed_ms, 1),
-                "sessions_per_second": round(done / seconds, 2) if seconds > 0 else None,
-                "cluster": self.cluster.to_dict(), "store": self.store,
-                "results": [s.to_dict() for s in self.sessions]}
+        return {
+            "sessions": len(self.sessions),
+            "done": done,
+            "failed": self.count("failed"),
+            "skipped": self.count("skipped"),
+            "export_failures": sum(1 for s in self.sessions if s.status == "done" and s.error),
+            "elapsed_ms": round(self.elapsed_ms, 1),
+            "sessions_per_second": round(done / seconds, 2) if seconds > 0 else None,
+            "cluster": self.cluster.to_dict(),
+            "store": self.store,
+            "results": [s.to_dict() for s in self.sessions],
+        }
 
 
 Job = SessionJob | TreeJob
@@ -110,9 +115,15 @@ SessionHandler = Callable[[SessionReport, int, int], Any]
 """``on_session(report, finished, total)``: called as each session ends (done, failed or skipped)."""
 
 
-def run_batch(jobs: Sequence[Job], *, client: Any, writer: SessionWriter, cluster: ClusterInfo | None = None,
-              on_session: SessionHandler | None = None,
-              clock: Callable[[], float] = time.perf_counter) -> BatchReport:
+def run_batch(
+    jobs: Sequence[Job],
+    *,
+    client: Any,
+    writer: SessionWriter,
+    cluster: ClusterInfo | None = None,
+    on_session: SessionHandler | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> BatchReport:
     """Run every job as an independent session on ``client``'s cluster and commit it with ``writer``."""
     distributed = require_distributed()
     started = clock()
@@ -126,8 +137,15 @@ def run_batch(jobs: Sequence[Job], *, client: Any, writer: SessionWriter, cluste
     def settle(item: SessionReport) -> None:
         nonlocal finished
         finished += 1
-        log.info("batch_session", session_id=item.session_id, status=item.status, error=item.error,
-                 worker=item.worker, finished=finished, total=total)
+        log.info(
+            "batch_session",
+            session_id=item.session_id,
+            status=item.status,
+            error=item.error,
+            worker=item.worker,
+            finished=finished,
+            total=total,
+        )
         if on_session is not None:
             on_session(item, finished, total)
 
@@ -152,9 +170,13 @@ def run_batch(jobs: Sequence[Job], *, client: Any, writer: SessionWriter, cluste
         if shared is not None:  # a PostgreSQL store: the worker commits the session itself
             future = client.submit(commit_session, job, shared, writer.force, key=key, pure=False)
         else:
-            future = client.submit(map_tree if isinstance(job, TreeJob) else run_session, job, key=key, pure=False)
+            future = client.submit(
+                map_tree if isinstance(job, TreeJob) else run_session, job, key=key, pure=False
+            )
         futures[future] = (job, resumed)
-    log.info("batch_submitted", sessions=len(futures), skipped=total - len(futures), **report.cluster.to_dict())
+    log.info(
+        "batch_submitted", sessions=len(futures), skipped=total - len(futures), **report.cluster.to_dict()
+    )
     for future in distributed.as_completed(list(futures)):
         job, resumed = futures.pop(future)
         item = slots[job.session_id]
@@ -167,8 +189,13 @@ def run_batch(jobs: Sequence[Job], *, client: Any, writer: SessionWriter, cluste
         future.release()
         settle(item)
     report.elapsed_ms = (clock() - started) * 1000
-    log.info("batch_finished", done=report.count("done"), failed=report.count("failed"),
-             skipped=report.count("skipped"), ms=round(report.elapsed_ms, 1))
+    log.info(
+        "batch_finished",
+        done=report.count("done"),
+        failed=report.count("failed"),
+        skipped=report.count("skipped"),
+        ms=round(report.elapsed_ms, 1),
+    )
     return report
 
 
@@ -176,24 +203,41 @@ def _plan(job: Job, info: SessionInfo, store: SessionStore) -> Job | SessionRepo
     """A stored session: skip it (finished), refuse it (a live process writes it) or continue it."""
     sid = job.session_id
     if info.status == "finished":
-        return SessionReport(session_id=sid, source=job.source, status="skipped", summary=info.result,
-                             error=None)
+        return SessionReport(
+            session_id=sid, source=job.source, status="skipped", summary=info.result, error=None
+        )
     if info.status == "running":
-        return SessionReport(session_id=sid, source=job.source, status="failed",
-                             error=f"session {sid!r} is being written by a live process ({info.owner}); "
-                                   "run the batch again once it ends, or pass --force to replace it")
+        return SessionReport(
+            session_id=sid,
+            source=job.source,
+            status="failed",
+            error=f"session {sid!r} is being written by a live process ({info.owner}); "
+            "run the batch again once it ends, or pass --force to replace it",
+        )
     if info.status == "open":
-        return SessionReport(session_id=sid, source=job.source, status="failed",
-                             error=f"session {sid!r} is an open tool session (MCP/HTTP); give the request another "
-                                   "session_id, or pass --force to replace it")
+        return SessionReport(
+            session_id=sid,
+            source=job.source,
+            status="failed",
+            error=f"session {sid!r} is an open tool session (MCP/HTTP); give the request another "
+            "session_id, or pass --force to replace it",
+        )
     point = resume_point(store, sid)
     turns = job.turns if isinstance(job, SessionJob) else None
     agent = job.agent if isinstance(job, SessionJob) else (point.agent or job.agent)
-    return SessionJob(session_id=sid, request=point.request, agent=agent, turns=turns, source=job.source,
-                      resume=ResumeFrom(state=point.state, records=point.records))
+    return SessionJob(
+        session_id=sid,
+        request=point.request,
+        agent=agent,
+        turns=turns,
+        source=job.source,
+        resume=ResumeFrom(state=point.state, records=point.records),
+    )
 
 
-def _commit(item: SessionReport, outcome: SessionOutcome, job: Job, resumed: bool, writer: SessionWriter) -> None:
+def _commit(
+    item: SessionReport, outcome: SessionOutcome, job: Job, resumed: bool, writer: SessionWriter
+) -> None:
     item.worker = outcome.worker
     try:
         if outcome.committed:  # in the store already: the files only
@@ -219,6 +263,8 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, SessionFailed):
         return str(exc)
     if type(exc).__name__ == "KilledWorker":
-        return (f"the workers running it died {getattr(exc, 'allowed_failures', 0) + 1} times "
-                "(Dask's distributed.scheduler.allowed-failures); run the batch again to retry it")
+        return (
+            f"the workers running it died {getattr(exc, 'allowed_failures', 0) + 1} times "
+            "(Dask's distributed.scheduler.allowed-failures); run the batch again to retry it"
+        )
     return f"{type(exc).__name__}: {exc}"

@@ -27,10 +27,21 @@ store, and a lost session simply runs again (or continues) in the next run of th
 at SQLite's WAL checkpoints and when the batch closes it. ``durable=True`` (``--durable``) uses ``FULL``, as ``igg run`` does."""
 
 
-def run_requests(inputs: Sequence[str | Path], *, agent: str = "auto", scheduler: str | None = None,
-                 workers: int | None = None, store: StoreArg | None = None, out: str | Path | None = None,
-                 exports: Sequence[str | ExportSpec] = (), provenance: bool = False, force: bool = False,
-                 durable: bool = False, on_session: SessionHandler | None = None, client: Any = None) -> BatchReport:
+def run_requests(
+    inputs: Sequence[str | Path],
+    *,
+    agent: str = "auto",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    store: StoreArg | None = None,
+    out: str | Path | None = None,
+    exports: Sequence[str | ExportSpec] = (),
+    provenance: bool = False,
+    force: bool = False,
+    durable: bool = False,
+    on_session: SessionHandler | None = None,
+    client: Any = None,
+) -> BatchReport:
     """Run every request in ``inputs`` (request files, JSON Lines files, folders) as its own session.
 
     ``agent`` is an ``--agent`` spec (``script:PATH`` may name a folder of per-session transcripts); the
@@ -40,25 +51,69 @@ def run_requests(inputs: Sequence[str | Path], *, agent: str = "auto", scheduler
     commit to disk as ``igg run`` does (see ``STORE_SYNC``).
     """
     jobs: list[Job] = list(request_jobs(inputs, agent=agent))
-    return _run(jobs, scheduler=scheduler, workers=workers, store=store, out=out, exports=exports,
-                provenance=provenance, force=force, durable=durable, on_session=on_session, client=client)
+    return _run(
+        jobs,
+        scheduler=scheduler,
+        workers=workers,
+        store=store,
+        out=out,
+        exports=exports,
+        provenance=provenance,
+        force=force,
+        durable=durable,
+        on_session=on_session,
+        client=client,
+    )
 
 
-def map_trees(paths: Sequence[str | Path], *, agent: str = "code", options: dict[str, Any] | None = None,
-              scheduler: str | None = None, workers: int | None = None, store: StoreArg | None = None,
-              out: str | Path | None = None, exports: Sequence[str | ExportSpec] = (), provenance: bool = False,
-              force: bool = False, durable: bool = False, on_session: SessionHandler | None = None,
-              client: Any = None) -> BatchReport:
+def map_trees(
+    paths: Sequence[str | Path],
+    *,
+    agent: str = "code",
+    options: dict[str, Any] | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    store: StoreArg | None = None,
+    out: str | Path | None = None,
+    exports: Sequence[str | ExportSpec] = (),
+    provenance: bool = False,
+    force: bool = False,
+    durable: bool = False,
+    on_session: SessionHandler | None = None,
+    client: Any = None,
+) -> BatchReport:
     """Map every tree in ``paths`` as its own session (``igg map-code`` each, on the workers); ``options``
     go to ``igg.mapping.prepare.prepare`` (``schema``, ``max_nodes``, ``max_edges``, ``max_bytes``, ...)."""
     jobs: list[Job] = list(tree_jobs(paths, agent=agent, options=options))
-    return _run(jobs, scheduler=scheduler, workers=workers, store=store, out=out, exports=exports,
-                provenance=provenance, force=force, durable=durable, on_session=on_session, client=client)
+    return _run(
+        jobs,
+        scheduler=scheduler,
+        workers=workers,
+        store=store,
+        out=out,
+        exports=exports,
+        provenance=provenance,
+        force=force,
+        durable=durable,
+        on_session=on_session,
+        client=client,
+    )
 
 
-def _run(jobs: list[Job], *, scheduler: str | None, workers: int | None, store: StoreArg | None,
-         out: str | Path | None, exports: Sequence[str | ExportSpec], provenance: bool, force: bool,
-         durable: bool, on_session: SessionHandler | None, client: Any) -> BatchReport:
+def _run(
+    jobs: list[Job],
+    *,
+    scheduler: str | None,
+    workers: int | None,
+    store: StoreArg | None,
+    out: str | Path | None,
+    exports: Sequence[str | ExportSpec],
+    provenance: bool,
+    force: bool,
+    durable: bool,
+    on_session: SessionHandler | None,
+    client: Any,
+) -> BatchReport:
     specs = [s if isinstance(s, ExportSpec) else parse_export_spec(s) for s in exports]
     out_dir = Path(out) if out is not None else None
     check_export_targets(specs, out_dir=out_dir, sessions=len(jobs))
@@ -66,8 +121,13 @@ def _run(jobs: list[Job], *, scheduler: str | None, workers: int | None, store: 
         require_distributed()
         scheduler_address(scheduler)
     sync = "FULL" if durable else STORE_SYNC
-    writer = SessionWriter(store=SessionStore(resolve_store_path(store), synchronous=sync), out_dir=out_dir,
-                           specs=specs, provenance=provenance, force=force)
+    writer = SessionWriter(
+        store=SessionStore(resolve_store_path(store), synchronous=sync),
+        out_dir=out_dir,
+        specs=specs,
+        provenance=provenance,
+        force=force,
+    )
     try:
         if client is not None:
             return run_batch(jobs, client=client, writer=writer, on_session=on_session)

@@ -113,7 +113,9 @@ class _Counters:
         assert self.state is not None
         self.after.append(self.state.id_counters)
 
-    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+    def keep(
+        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+    ) -> None:
         """Steps other than iterations are not kept here."""
 
     def finish(self, result: RunResult) -> None:
@@ -155,8 +157,11 @@ def _run_session(job: SessionJob) -> SessionOutcome:
     from igg.agents.registry import make_agent
     from igg.agents.scripted import ScriptedAgent
 
-    agent = (ScriptedAgent(job.turns, source=f"transcript of {job.agent}") if job.turns is not None
-             else make_agent(job.agent, job.request))
+    agent = (
+        ScriptedAgent(job.turns, source=f"transcript of {job.agent}")
+        if job.turns is not None
+        else make_agent(job.agent, job.request)
+    )
     options: dict[str, Any] = {}
     prior = 0
     if job.resume is not None:
@@ -171,12 +176,21 @@ def _map_tree(job: TreeJob) -> SessionOutcome:
     counters = _Counters()
     prepared: list[Any] = []
     # jobs=1: a worker is one process per core already (and a daemonic worker may not start a process pool)
-    result, summary = map_code([Path(p) for p in job.paths], agent=job.agent, session_id=job.session_id, jobs=1,
-                               recorders=[counters], on_prepared=prepared.append, **job.options)
+    result, summary = map_code(
+        [Path(p) for p in job.paths],
+        agent=job.agent,
+        session_id=job.session_id,
+        jobs=1,
+        recorders=[counters],
+        on_prepared=prepared.append,
+        **job.options,
+    )
     return _outcome(job.session_id, prepared[0].request, result, counters, 0, {"map_code": summary})
 
 
-def _run(session_id: str, request: Request, agent: Any, options: dict[str, Any], prior: int) -> SessionOutcome:
+def _run(
+    session_id: str, request: Request, agent: Any, options: dict[str, Any], prior: int
+) -> SessionOutcome:
     from igg.service import run_request
 
     counters = _Counters()
@@ -184,14 +198,27 @@ def _run(session_id: str, request: Request, agent: Any, options: dict[str, Any],
     return _outcome(session_id, request, result, counters, prior, {})
 
 
-def _outcome(session_id: str, request: Request, result: Any, counters: _Counters, prior: int,
-             extra: dict[str, Any]) -> SessionOutcome:
+def _outcome(
+    session_id: str, request: Request, result: Any, counters: _Counters, prior: int, extra: dict[str, Any]
+) -> SessionOutcome:
     """What a worker sends back of a finished session: its new records, mutations and counts."""
     new = result.records[prior:]
     return SessionOutcome(
-        session_id=session_id, request=request, records=new, counters=counters.after,
-        final_mutations=list(result.final_mutations), final_counters=result.state.id_counters,
-        stop_reason=result.stop_reason, error=result.error, open_todos=list(result.open_todos),
-        pruned=list(result.pruned), max_nodes=result.max_nodes, max_edges=result.max_edges,
-        elapsed_ms=result.elapsed_ms, nodes=result.state.node_count, edges=result.state.edge_count,
-        extra=extra, worker=f"{socket.gethostname()}:{os.getpid()}")
+        session_id=session_id,
+        request=request,
+        records=new,
+        counters=counters.after,
+        final_mutations=list(result.final_mutations),
+        final_counters=result.state.id_counters,
+        stop_reason=result.stop_reason,
+        error=result.error,
+        open_todos=list(result.open_todos),
+        pruned=list(result.pruned),
+        max_nodes=result.max_nodes,
+        max_edges=result.max_edges,
+        elapsed_ms=result.elapsed_ms,
+        nodes=result.state.node_count,
+        edges=result.state.edge_count,
+        extra=extra,
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+    )

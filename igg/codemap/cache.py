@@ -52,7 +52,9 @@ class FactsCache:
     def _create(self) -> None:
         # data: the facts; declared: the same without bodies (``without_bodies``), what --update reads of the
         # files it does not link again (a third of the objects to unpickle); a cache written before had none
-        self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL, declared BLOB)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL, declared BLOB)"
+        )
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(facts)")}
         if "declared" not in columns:
             self._db.execute("ALTER TABLE facts ADD COLUMN declared BLOB")
@@ -73,10 +75,11 @@ class FactsCache:
         column = "data" if bodies else "coalesce(declared, data)"
         found: dict[str, bytes] = {}
         for start in range(0, len(keys), 500):
-            chunk = keys[start:start + 500]
+            chunk = keys[start : start + 500]
             try:
-                rows = self._db.execute(f"SELECT key, {column} FROM facts WHERE key IN ({','.join('?' * len(chunk))})",
-                                        chunk).fetchall()
+                rows = self._db.execute(
+                    f"SELECT key, {column} FROM facts WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                ).fetchall()
             except sqlite3.Error as exc:
                 log.warning("code_facts_cache_unreadable", path=str(self.path), error=str(exc))
                 return [None] * len(keys)
@@ -94,11 +97,19 @@ class FactsCache:
         return facts if isinstance(facts, FileFacts) else None
 
     def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> None:
-        rows = [(k, pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL),
-                 pickle.dumps(without_bodies(f), protocol=pickle.HIGHEST_PROTOCOL)) for k, f in items]
+        rows = [
+            (
+                k,
+                pickle.dumps(f, protocol=pickle.HIGHEST_PROTOCOL),
+                pickle.dumps(without_bodies(f), protocol=pickle.HIGHEST_PROTOCOL),
+            )
+            for k, f in items
+        ]
         try:
             with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO facts (key, data, declared) VALUES (?, ?, ?)", rows)
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO facts (key, data, declared) VALUES (?, ?, ?)", rows
+                )
         except sqlite3.Error as exc:
             log.warning("code_facts_cache_write_failed", path=str(self.path), error=str(exc))
 

@@ -14,8 +14,9 @@ class Columns:
 
     def __init__(self, text: str) -> None:
         # an ASCII file (most) needs nothing; another is split into its lines' bytes once
-        self._lines: list[bytes] | None = (None if text.isascii()
-                                           else text.encode("utf-8", "surrogatepass").split(b"\n"))
+        self._lines: list[bytes] | None = (
+            None if text.isascii() else text.encode("utf-8", "surrogatepass").split(b"\n")
+        )
 
     def __call__(self, line: int, offset: int) -> int:
         """The column of byte ``offset`` (0-based) in line ``line`` (1-based)."""

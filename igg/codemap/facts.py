@@ -300,7 +300,9 @@ def without_bodies(f: FileFacts) -> FileFacts:
     return replace(f, callables=[replace(c, calls=[], instantiates=[]) for c in f.callables])
 
 
-_NOT_NAMES = frozenset({"line", "column", "body_site", "lines", "sha", "error", "error_line", "names", "statement", "path"})
+_NOT_NAMES = frozenset(
+    {"line", "column", "body_site", "lines", "sha", "error", "error_line", "names", "statement", "path"}
+)
 
 
 def mentioned_names(f: FileFacts) -> str:

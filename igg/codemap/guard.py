@@ -48,8 +48,11 @@ class _FileTimeout(BaseException):
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Raise ``_FileTimeout`` in the block after ``seconds`` (on the main thread of a Unix process; elsewhere
     the block runs unbounded)."""
-    if (not seconds or not hasattr(signal, "setitimer")
-            or threading.current_thread() is not threading.main_thread()):
+    if (
+        not seconds
+        or not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
 
@@ -94,8 +97,15 @@ def deep_call(function: Callable[[], FileFacts]) -> FileFacts:
     return out[0]
 
 
-def guarded(analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str, module: str | None,
-            language: str, *, seconds: float | None = None) -> FileFacts:
+def guarded(
+    analyze: Callable[[str, str, str | None], FileFacts],
+    path: str,
+    text: str,
+    module: str | None,
+    language: str,
+    *,
+    seconds: float | None = None,
+) -> FileFacts:
     """The facts of one file by ``analyze(path, text, module)``, never an exception (see the module doc);
     ``seconds``: its time limit (default ``FILE_SECONDS``; 0 for none)."""
     seconds = FILE_SECONDS if seconds is None else seconds
@@ -106,8 +116,9 @@ def guarded(analyze: Callable[[str, str, str | None], FileFacts], path: str, tex
             except RecursionError:
                 return deep_call(lambda: analyze(path, text, module))
     except _FileTimeout:
-        return partial(analyze, path, text, module, language, f"took longer than {seconds:g} s to analyse",
-                       retry=False)
+        return partial(
+            analyze, path, text, module, language, f"took longer than {seconds:g} s to analyse", retry=False
+        )
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - one file's failure is that file's verdict
         return partial(analyze, path, text, module, language, _reason(exc))
 
@@ -115,14 +126,24 @@ def guarded(analyze: Callable[[str, str, str | None], FileFacts], path: str, tex
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         return "nested too deeply to analyse whole"
-    if isinstance(exc, MemoryError):  # what Python's parser raises for an expression too complex for its stack
+    if isinstance(
+        exc, MemoryError
+    ):  # what Python's parser raises for an expression too complex for its stack
         return "too complex for the parser"
     text = str(exc).splitlines()[0][:200] if str(exc) else ""
     return f"the analyzer failed ({type(exc).__name__}{': ' + text if text else ''})"
 
 
-def partial(analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str, module: str | None,
-            language: str, reason: str, *, retry: bool = True) -> FileFacts:
+def partial(
+    analyze: Callable[[str, str, str | None], FileFacts],
+    path: str,
+    text: str,
+    module: str | None,
+    language: str,
+    reason: str,
+    *,
+    retry: bool = True,
+) -> FileFacts:
     """What can be read of a file whose analysis failed, with ``error`` saying so (see the module doc)."""
     facts: FileFacts | None = None
     left_out: list[int] = []
@@ -135,8 +156,10 @@ def partial(analyze: Callable[[str, str, str | None], FileFacts], path: str, tex
         what = "only its module and imports were read"
     else:
         lines = ", ".join(map(str, left_out[:5])) + (", ..." if len(left_out) > 5 else "")
-        what = (f"the top-level statement{'s' * (len(left_out) > 1)} at line{'s' * (len(left_out) > 1)} {lines} "
-                "left out")
+        what = (
+            f"the top-level statement{'s' * (len(left_out) > 1)} at line{'s' * (len(left_out) > 1)} {lines} "
+            "left out"
+        )
     facts.error = f"partial: {reason}; {what}"
     facts.error_line = left_out[0] if left_out else None
     facts.lines = text.count("\n") + 1
@@ -179,8 +202,9 @@ def top_level_statements(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def without_failing_statements(analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str,
-                                 module: str | None) -> tuple[FileFacts | None, list[int]]:
+def without_failing_statements(
+    analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str, module: str | None
+) -> tuple[FileFacts | None, list[int]]:
     """Python's ``salvage``: the file analysed with each top-level statement that fails on its own blanked (line numbers kept), and
     the first lines of those statements; (None, []) when that does not help either."""
     try:
@@ -190,7 +214,7 @@ def without_failing_statements(analyze: Callable[[str, str, str | None], FileFac
     lines = text.split("\n")
     failing: list[tuple[int, int]] = []
     for first, last in spans:
-        chunk = "\n" * (first - 1) + "\n".join(lines[first - 1:last])
+        chunk = "\n" * (first - 1) + "\n".join(lines[first - 1 : last])
         try:
             analyze(path, chunk, module)
         except (Exception, RecursionError):  # noqa: BLE001 - this statement is the one left out
@@ -198,7 +222,7 @@ def without_failing_statements(analyze: Callable[[str, str, str | None], FileFac
     if not failing:
         return None, []
     for first, last in failing:
-        lines[first - 1:last] = [""] * (last - first + 1)
+        lines[first - 1 : last] = [""] * (last - first + 1)
     try:
         return analyze(path, "\n".join(lines), module), [first for first, _ in failing]
     except (Exception, RecursionError):  # noqa: BLE001 - the rest fails together: the header is all there is
@@ -213,5 +237,14 @@ def header_facts(path: str, text: str, module: str | None, language: str) -> Fil
     return get(language).header(path, text, module)
 
 
-__all__ = ["DEEP_LIMIT", "FILE_SECONDS", "deep_call", "guarded", "header_facts", "partial",
-           "time_limit", "top_level_statements", "without_failing_statements"]
+__all__ = [
+    "DEEP_LIMIT",
+    "FILE_SECONDS",
+    "deep_call",
+    "guarded",
+    "header_facts",
+    "partial",
+    "time_limit",
+    "top_level_statements",
+    "without_failing_statements",
+]

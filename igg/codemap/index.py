@@ -34,8 +34,9 @@ class ClassLevel:
 class Index:
     """The declarations of ``files`` (see the module doc); ``linkers`` is filled by the link, one per language."""
 
-    def __init__(self, files: list[FileFacts], configs: Sequence[FileFacts] = (),
-                 paths: Iterable[str] | None = None) -> None:
+    def __init__(
+        self, files: list[FileFacts], configs: Sequence[FileFacts] = (), paths: Iterable[str] | None = None
+    ) -> None:
         self.files = files
         self.configs = list(configs)
         """The configuration files of the tree (``FileFacts.config``), for the linkers that read them."""
@@ -101,7 +102,9 @@ class Index:
                 continue
             seen.add(q)
             for m in self.members.get(q, ()):
-                if (m.kind == "constructor") == (call.name == "<init>") and (call.name == "<init>" or m.name == call.name):
+                if (m.kind == "constructor") == (call.name == "<init>") and (
+                    call.name == "<init>" or m.name == call.name
+                ):
                     candidates.setdefault(m.signature, m)
             if call.name != "<init>":
                 queue.extend(self.supertypes(self.types[q]))
@@ -116,10 +119,18 @@ def _choose(named: list[CallableDecl], call: CallRef) -> Any:
     if len(named) <= 1:
         return named[0] if named else None
     n = len(call.arg_types)
-    fits = [m for m in named if len(m.params) == n or (m.signature.endswith("...)") and n >= len(m.params) - 1)]
+    fits = [
+        m for m in named if len(m.params) == n or (m.signature.endswith("...)") and n >= len(m.params) - 1)
+    ]
     if len(fits) > 1:
-        typed = [m for m in fits if all(a is None or a == (p or "").rpartition(".")[2]
-                                        for a, p in zip(call.arg_types, m.params, strict=False))]
+        typed = [
+            m
+            for m in fits
+            if all(
+                a is None or a == (p or "").rpartition(".")[2]
+                for a, p in zip(call.arg_types, m.params, strict=False)
+            )
+        ]
         fits = typed
     return fits[0] if len(fits) == 1 else _AMBIGUOUS
 

@@ -38,19 +38,26 @@ MODULES: dict[str, str] = {
 TITLES: dict[str, str] = {"python": "Python", "java": "Java", "typescript": "TypeScript", "go": "Go"}
 """Language name -> how messages write it."""
 
-SUFFIXES: dict[str, str] = {".py": "python", ".pyi": "python", ".java": "java",
-                            **dict.fromkeys((".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"),
-                                            "typescript"), ".go": "go"}
+SUFFIXES: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".java": "java",
+    **dict.fromkeys((".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"), "typescript"),
+    ".go": "go",
+}
 """File suffix (lower case) -> language: the walk asks this for every file, without importing a language."""
 
 STUBS: tuple[str, ...] = (".pyi", ".d.ts", ".d.mts", ".d.cts")
 """Name endings of declaration-only files, which merge into the module of the same name (``Language.merge``)."""
 
-CONFIG_NAMES: dict[str, str] = {**dict.fromkeys(("tsconfig.json", "jsconfig.json", "package.json"), "typescript"),
-                                **dict.fromkeys(("go.mod", "go.work"), "go")}
+CONFIG_NAMES: dict[str, str] = {
+    **dict.fromkeys(("tsconfig.json", "jsconfig.json", "package.json"), "typescript"),
+    **dict.fromkeys(("go.mod", "go.work"), "go"),
+}
 """Exact file names -> the language whose linking reads them (configuration, not source: no module of their own)."""
-CONFIG_PATTERNS: list[tuple[re.Pattern[str], str]] = [(re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$"),
-                                                         "typescript")]
+CONFIG_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$"), "typescript")
+]
 """File-name patterns of more configuration files (``tsconfig.base.json``, which a ``tsconfig.json`` extends)."""
 MARKER_NAMES: dict[str, str] = dict.fromkeys(("pyproject.toml", "setup.py", "setup.cfg"), "python")
 """Exact file names a language's naming looks for beside its sources (Python's project markers), by language:
@@ -98,13 +105,22 @@ class Linker(Protocol):
         """The qualified name of the in-tree type ``name`` (as written in ``f``, inside ``ctx``) means, or None."""
         ...
 
-    def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
-                         symbols_only: bool) -> None:
+    def import_relations(
+        self,
+        f: FileFacts,
+        i: ImportRef,
+        add: AddRelation,
+        package: PackageKey,
+        external: bool,
+        symbols_only: bool,
+    ) -> None:
         """The IMPORTS and IMPORTS_SYMBOL relations of import ``i`` of ``f`` through ``add`` (``external``:
         outside packages too; ``symbols_only``: only create the packages the import names)."""
         ...
 
-    def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None) -> CallableDecl | ClassLevel | str | None:
+    def call_target(
+        self, call: CallRef, f: FileFacts, owner: TypeDecl | None
+    ) -> CallableDecl | ClassLevel | str | None:
         """What a call reaches: a callable (CALLS), a type only (a class-level CALLS), a qualified type name (a
         constructor call: INSTANTIATES), or None (not knowable: left out)."""
         ...
@@ -113,8 +129,14 @@ class Linker(Protocol):
         """Whether ``new``/a call of this in-tree type is an INSTANTIATES of it."""
         ...
 
-    def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
+    def callable_relations(
+        self,
+        f: FileFacts,
+        c: CallableDecl,
+        owner: TypeDecl | None,
+        add: Callable[[Relation], None],
+        class_level: Callable[[str | None, int, int], None],
+    ) -> None:
         """Relations of a callable beyond its calls, instantiations and SQL (Java: a constructor's implicit
         ``super()``)."""
         ...
@@ -160,8 +182,9 @@ class Language(Protocol):
         """What a file that cannot be analysed still says: its module and imports, read from their lines."""
         ...
 
-    def salvage(self, analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str,
-                module: str | None) -> tuple[FileFacts | None, list[int]]:
+    def salvage(
+        self, analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str, module: str | None
+    ) -> tuple[FileFacts | None, list[int]]:
         """The facts of a file whose analysis failed, leaving out the statements that fail on their own, and
         the first lines of those; (None, []) when the language cannot (then ``header`` is all there is)."""
         return None, []
@@ -187,7 +210,9 @@ class Language(Protocol):
         them from their text, as Java's ``package`` line does)."""
         return None
 
-    def rename(self, files: Sequence[SourceFile], disk: Mapping[str, str], prefix: str | None) -> list[SourceFile]:
+    def rename(
+        self, files: Sequence[SourceFile], disk: Mapping[str, str], prefix: str | None
+    ) -> list[SourceFile]:
         """The walked files of this language renamed once all are known (``--package-prefix``; ``disk``: each
         file's path on disk)."""
         return list(files)
@@ -220,7 +245,7 @@ def names() -> tuple[str, ...]:
 def language_of(path: str) -> str | None:
     """The language that claims ``path`` (by suffix, or a configuration file's exact name), or None."""
     slash = path.rfind("/")
-    base = path[slash + 1:]
+    base = path[slash + 1 :]
     if base in CONFIG_NAMES:
         return CONFIG_NAMES[base]
     dot = base.rfind(".")
@@ -232,7 +257,7 @@ def language_of(path: str) -> str | None:
 def is_read(path: str) -> bool:
     """Whether a walk of the code map reads or looks for ``path``: a source or configuration file of some
     language, or a marker its naming looks for (``MARKER_NAMES``)."""
-    return language_of(path) is not None or path[path.rfind("/") + 1:] in MARKER_NAMES
+    return language_of(path) is not None or path[path.rfind("/") + 1 :] in MARKER_NAMES
 
 
 def is_stub(path: str) -> bool:
@@ -242,7 +267,7 @@ def is_stub(path: str) -> bool:
 
 def is_config(path: str) -> bool:
     """Whether ``path`` is a configuration file a language's linking reads (not a source of its own)."""
-    base = path[path.rfind("/") + 1:]
+    base = path[path.rfind("/") + 1 :]
     return base in CONFIG_NAMES or base.endswith(".json") and any(p.match(base) for p, _ in CONFIG_PATTERNS)
 
 
@@ -276,8 +301,14 @@ def check_languages(value: str | Iterable[str] | None) -> tuple[str, ...]:
         raise RequestInvalid([Problem("--languages", str(exc))], source="the command line") from None
 
 
-def register(name: str, module: str, suffixes: Iterable[str], config_names: Iterable[str] = (),
-             title: str | None = None, stubs: Iterable[str] = ()) -> None:
+def register(
+    name: str,
+    module: str,
+    suffixes: Iterable[str],
+    config_names: Iterable[str] = (),
+    title: str | None = None,
+    stubs: Iterable[str] = (),
+) -> None:
     """Add a language at run time (a plug-in outside IGG): its module holds ``LANGUAGE``."""
     global STUBS
     MODULES[name] = module
@@ -286,4 +317,3 @@ def register(name: str, module: str, suffixes: Iterable[str], config_names: Iter
     SUFFIXES.update(dict.fromkeys((s.lower() for s in suffixes), name))
     CONFIG_NAMES.update(dict.fromkeys(config_names, name))
     get.cache_clear()
-

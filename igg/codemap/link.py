@@ -41,8 +41,9 @@ def merge(files: Iterable[FileFacts]) -> list[FileFacts]:
     return out
 
 
-def link(files: Iterable[FileFacts], *, external_imports: bool = True,
-         only: Collection[str] | None = None) -> CodeModel:
+def link(
+    files: Iterable[FileFacts], *, external_imports: bool = True, only: Collection[str] | None = None
+) -> CodeModel:
     """Resolve the facts of ``files`` (in that order) into a ``CodeModel``.
 
     ``only`` (paths): resolve the relations of those files alone (``igg map-code --update`` after a change
@@ -52,15 +53,21 @@ def link(files: Iterable[FileFacts], *, external_imports: bool = True,
     configs = [f for f in files if f.config is not None]
     mapped = merge(files)
     index = Index(mapped, configs, (f.path for f in files if f.config is None))
-    linkers = {name: languages.get(name).linker(index)
-               for name in dict.fromkeys([*(f.language for f in mapped), *(f.language for f in configs)])}
+    linkers = {
+        name: languages.get(name).linker(index)
+        for name in dict.fromkeys([*(f.language for f in mapped), *(f.language for f in configs)])
+    }
     index.linkers = linkers
     run = _Linking(index, linkers, external_imports)
     try:
         for f in mapped:
             run.file(f, full=only is None or f.path in only)
-        routes.join(mapped, {p.path: p for p in run.plans}, run.symbol,
-                    lambda plan: _stating_once(plan) if only is None or plan.path in only else _discard)
+        routes.join(
+            mapped,
+            {p.path: p for p in run.plans},
+            run.symbol,
+            lambda plan: _stating_once(plan) if only is None or plan.path in only else _discard,
+        )
     finally:
         for linker in linkers.values():
             linker.close()
@@ -89,6 +96,7 @@ def _stating(plan: FilePlan) -> Callable[[Relation], None]:
     def rel(r: Relation) -> None:
         append(r)
         _site(plan, r)
+
     return rel
 
 
@@ -102,6 +110,7 @@ def _stating_once(plan: FilePlan) -> Callable[[Relation], None]:
             seen.add(r)
             append(r)
         _site(plan, r)
+
     return rel
 
 
@@ -130,8 +139,9 @@ class _Linking:
             self.shared.add(key)
         return self.symbol(plan, key, label, props)
 
-    def package(self, plan: FilePlan, name: str, external: bool, rel: Callable[[Relation], None],
-                sep: str = ".") -> str:
+    def package(
+        self, plan: FilePlan, name: str, external: bool, rel: Callable[[Relation], None], sep: str = "."
+    ) -> str:
         """The key of package ``name``, created with the packages above it that are new (outermost first,
         each CONTAINed by its parent; ``sep`` separates the parts of a name); an external package stands
         alone."""
@@ -139,10 +149,16 @@ class _Linking:
         if key in self.symbols:
             return key
         chain = [name]
-        while not external and (parent := chain[-1].rpartition(sep)[0]) and f"package:{parent}" not in self.symbols:
+        while (
+            not external
+            and (parent := chain[-1].rpartition(sep)[0])
+            and f"package:{parent}" not in self.symbols
+        ):
             chain.append(parent)
         for each in reversed(chain):
-            self.symbol(plan, f"package:{each}", "Package", {"name": each, **({"external": True} if external else {})})
+            self.symbol(
+                plan, f"package:{each}", "Package", {"name": each, **({"external": True} if external else {})}
+            )
             parent = each.rpartition(sep)[0]
             if parent and not external:
                 rel(Relation("CONTAINS", f"package:{parent}", f"package:{each}"))
@@ -153,9 +169,18 @@ class _Linking:
         self.plans.append(plan)
         linker = self.linkers[f.language]
         rel = _stating(plan) if full else _discard
-        module = self.declare(plan, f"module:{f.path}", "Module",
-                              {"name": f.module, "path": f.path, "language": f.language, "lines": f.lines,
-                               **({"sha": f.sha} if f.sha else {})})
+        module = self.declare(
+            plan,
+            f"module:{f.path}",
+            "Module",
+            {
+                "name": f.module,
+                "path": f.path,
+                "language": f.language,
+                "lines": f.lines,
+                **({"sha": f.sha} if f.sha else {}),
+            },
+        )
         pkg_name = linker.package_of(f)
         if pkg_name:
             sep = languages.get(f.language).package_separator
@@ -172,11 +197,18 @@ class _Linking:
             self._callable(f, c, plan)
         linker.file_relations(f, rel)
 
-    def _declarations(self, f: FileFacts, plan: FilePlan, module: str, rel: Callable[[Relation], None]) -> None:
+    def _declarations(
+        self, f: FileFacts, plan: FilePlan, module: str, rel: Callable[[Relation], None]
+    ) -> None:
         """Types, then members: a member's edges may point at any type of the file."""
         for t in f.types:
-            props: dict[str, Any] = {"name": t.name, "package": t.package, "qualified_name": t.qualified,
-                                     "file": f.path, "line": t.line}
+            props: dict[str, Any] = {
+                "name": t.name,
+                "package": t.package,
+                "qualified_name": t.qualified,
+                "file": f.path,
+                "line": t.line,
+            }
             key = self.declare(plan, type_key(t.qualified), _TYPE_LABELS[t.kind], props)
             rel(Relation("CONTAINS", type_key(t.outer) if t.outer else module, key, t.line))
         for c in f.callables:
@@ -258,7 +290,9 @@ class _Linking:
         seen: set[Relation] = set()
         append, sites = plan.relations.append, plan.sites
 
-        def add(r: Relation) -> None:  # calls, instantiations, tables: all sited (``_site`` inlined: the hot path)
+        def add(
+            r: Relation,
+        ) -> None:  # calls, instantiations, tables: all sited (``_site`` inlined: the hot path)
             if r.target != r.source:
                 if r not in seen:
                     seen.add(r)
@@ -289,10 +323,17 @@ class _Linking:
                 add(Relation("INSTANTIATES", source, type_key(q), line, column))
         for ref in c.sql:
             table = self.symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
-            add(Relation("READS_FROM" if ref.op == "read" else "WRITES_TO", source, table,
-                         *((ref.line, ref.column) if ref.line else (c.line, c.column))))
+            add(
+                Relation(
+                    "READS_FROM" if ref.op == "read" else "WRITES_TO",
+                    source,
+                    table,
+                    *((ref.line, ref.column) if ref.line else (c.line, c.column)),
+                )
+            )
 
 
 def _target_key(index: Index, target: CallableDecl) -> str:
-    return callable_key(target, index.type_file[target.owner].package if target.owner else index.module_of(target))
-
+    return callable_key(
+        target, index.type_file[target.owner].package if target.owner else index.module_of(target)
+    )

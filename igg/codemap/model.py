@@ -39,8 +39,20 @@ class Relation:
 
 SITE_CAP = 10
 """The most sites an edge lists (``sites``); ``site_count`` counts them all."""
-SITED = frozenset({"IMPORTS", "IMPORTS_SYMBOL", "CALLS", "INSTANTIATES", "EXTENDS", "IMPLEMENTS", "READS_FROM",
-                   "WRITES_TO", "HANDLES", "REQUESTS"})
+SITED = frozenset(
+    {
+        "IMPORTS",
+        "IMPORTS_SYMBOL",
+        "CALLS",
+        "INSTANTIATES",
+        "EXTENDS",
+        "IMPLEMENTS",
+        "READS_FROM",
+        "WRITES_TO",
+        "HANDLES",
+        "REQUESTS",
+    }
+)
 """The relation labels whose edges carry sites (CONTAINS does not: a node's own ``file``/``line`` say where)."""
 
 Site = tuple[str, int, int]
@@ -59,12 +71,22 @@ def site_properties(sites: Collection[Site]) -> dict[str, Any]:
     source order) and ``site_count`` (every site)."""
     if len(sites) == 1:  # most edges: one statement
         for path, line, column in sites:
-            return {"file": path, "line": line, "column": column, "sites": [f"{path}:{line}:{column}"],
-                    "site_count": 1}
+            return {
+                "file": path,
+                "line": line,
+                "column": column,
+                "sites": [f"{path}:{line}:{column}"],
+                "site_count": 1,
+            }
     ordered = sorted(set(sites))
     path, line, column = ordered[0]
-    return {"file": path, "line": line, "column": column,
-            "sites": [f"{p}:{n}:{c}" for p, n, c in ordered[:SITE_CAP]], "site_count": len(ordered)}
+    return {
+        "file": path,
+        "line": line,
+        "column": column,
+        "sites": [f"{p}:{n}:{c}" for p, n, c in ordered[:SITE_CAP]],
+        "site_count": len(ordered),
+    }
 
 
 @dataclass(kw_only=True, slots=True)

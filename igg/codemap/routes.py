@@ -24,8 +24,20 @@ from igg.codemap.facts import FileFacts, HttpFacts
 from igg.codemap.index import callable_key
 from igg.codemap.model import FilePlan, Relation
 
-__all__ = ["METHODS", "Value", "clean_url", "concat", "constant", "external_host", "handler_names", "is_test", "join",
-           "join_paths", "normalize", "split_url"]
+__all__ = [
+    "METHODS",
+    "Value",
+    "clean_url",
+    "concat",
+    "constant",
+    "external_host",
+    "handler_names",
+    "is_test",
+    "join",
+    "join_paths",
+    "normalize",
+    "split_url",
+]
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 """The methods a route or request names (``*``: any)."""
@@ -33,8 +45,10 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 _PARAM = re.compile(r"\$\{[^}]*\}|\{[^}]*\}|<[^>]*>|\(\?P<\w+>[^)]*\)|%[-+ #0-9.]*[sdvqfixX]")
 _COLON = re.compile(r"^[:*]\w+\??$|^\*$")
 _SCHEME = re.compile(r"^(https?)://([^/?#]+)(.*)$", re.IGNORECASE)
-_INTERNAL = re.compile(r"^(?:localhost|127\.0\.0\.1|0\.0\.0\.0|host\.docker\.internal|\[::1\])$|"
-                       r"\.(?:local|internal|localhost|svc\.cluster\.local)$")
+_INTERNAL = re.compile(
+    r"^(?:localhost|127\.0\.0\.1|0\.0\.0\.0|host\.docker\.internal|\[::1\])$|"
+    r"\.(?:local|internal|localhost|svc\.cluster\.local)$"
+)
 
 
 def normalize(path: str) -> str:
@@ -106,8 +120,10 @@ _GROUPS = frozenset({"apps", "services", "packages", "projects"})
 """Folders that group services rather than being one (``services/orders``: the service is ``orders``)."""
 
 
-_TEST = re.compile(r"(?:^|/)(?:tests?|__tests__|e2e|testdata|src/test)/|(?:^|/)(?:test_[^/]*\.py|conftest\.py|[^/]*_test\.(?:py|go)"
-                   r"|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?)$")
+_TEST = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|e2e|testdata|src/test)/|(?:^|/)(?:test_[^/]*\.py|conftest\.py|[^/]*_test\.(?:py|go)"
+    r"|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?)$"
+)
 
 
 def is_test(path: str) -> bool:
@@ -190,11 +206,21 @@ class _Join:
         where, _, name = rest.rpartition("#")
         if kind == "local":
             return [(f.path, rest)]
-        target = self.by_module.get(where) if kind == "module" else self.by_stem.get(where) if kind == "path" else None
+        target = (
+            self.by_module.get(where)
+            if kind == "module"
+            else self.by_stem.get(where)
+            if kind == "path"
+            else None
+        )
         if target is not None:
             return [(target.path, target.exports.get(name, name) if name else "")]
         if kind == "func":
-            return [(g.path, f"{name}()") for g in self.in_package(where) if g.http and f"{name}()" in g.http.routers]
+            return [
+                (g.path, f"{name}()")
+                for g in self.in_package(where)
+                if g.http and f"{name}()" in g.http.routers
+            ]
         return []
 
     def in_package(self, package: str) -> list[FileFacts]:
@@ -212,8 +238,14 @@ class _Join:
         mounts = self.mounted.get(router, [])
         if not mounts or depth > 12:
             return [] if f is not None and f.http and router[1] in f.http.mounted_only else [own]
-        return sorted({join_paths(p, prefix, own) for parent, prefix in mounts if prefix is not None
-                       for p in self.prefixes(parent, depth + 1)})
+        return sorted(
+            {
+                join_paths(p, prefix, own)
+                for parent, prefix in mounts
+                if prefix is not None
+                for p in self.prefixes(parent, depth + 1)
+            }
+        )
 
     def handlers(self, ref: str, method: str) -> list[tuple[str, str]]:
         """(method, symbol key) of the handler ``ref`` (``module:MOD#NAME``) names: a function, or each method of a
@@ -221,8 +253,12 @@ class _Join:
         kind, _, rest = ref.partition(":")
         where, _, name = rest.rpartition("#")
         if kind in ("func", "method"):  # Go: a function or method of the package ``where``, if one alone
-            found = [(method, callable_key(c, g.package)) for g in self.in_package(where) for c in g.callables
-                     if c.name == name and (c.owner is None) == (kind == "func")]
+            found = [
+                (method, callable_key(c, g.package))
+                for g in self.in_package(where)
+                for c in g.callables
+                if c.name == name and (c.owner is None) == (kind == "func")
+            ]
             return found if len(found) == 1 else []
         if kind == "path":  # TypeScript: a function of that file (its export), or a member (``#.list``) of it
             f = self.stems.get(where) or self.stems.get(f"{where}/index")
@@ -230,8 +266,11 @@ class _Join:
                 return []
             member = name.startswith(".")
             name = name.lstrip(".") if member else f.exports.get(name, name)
-            found = [(method, callable_key(c, f.package)) for c in f.callables
-                     if c.name == name and (member or c.owner is None)]
+            found = [
+                (method, callable_key(c, f.package))
+                for c in f.callables
+                if c.name == name and (member or c.owner is None)
+            ]
             return found if len(found) == 1 else []
         f = self.modules.get(where)
         if f is None:
@@ -240,8 +279,11 @@ class _Join:
             if c.owner is None and c.name == name:
                 return [(method, callable_key(c, f.package))]
         view = next((t.qualified for t in f.types if t.name == name), None)
-        return [(c.name.upper(), callable_key(c, f.package)) for c in f.callables
-                if view is not None and c.owner == view and c.name.upper() in METHODS]
+        return [
+            (c.name.upper(), callable_key(c, f.package))
+            for c in f.callables
+            if view is not None and c.owner == view and c.name.upper() in METHODS
+        ]
 
     def base(self, ref: str, depth: int = 0) -> str | None:
         """The constant a request's ``base`` names, or None when the tree does not say it. A constant that starts
@@ -249,11 +291,19 @@ class _Join:
         kind, _, rest = ref.partition(":")
         where, _, name = rest.rpartition("#")
         if kind == "pkg":  # Go: a constant of any file of the package
-            found = next((self.constants[(g.path, name)] for g in self.in_package(where)
-                          if (g.path, name) in self.constants), None)
+            found = next(
+                (
+                    self.constants[(g.path, name)]
+                    for g in self.in_package(where)
+                    if (g.path, name) in self.constants
+                ),
+                None,
+            )
         else:
             target = self.by_module.get(where) if kind == "module" else self.by_stem.get(where)
-            head, dot, member = name.partition(".")  # config.apiUrl: the exported object's own name, then its key
+            head, dot, member = name.partition(
+                "."
+            )  # config.apiUrl: the exported object's own name, then its key
             local = f"{target.exports.get(head, head)}{dot}{member}" if target is not None else name
             found = self.constants.get((target.path, local)) if target is not None else None
         if found is not None and found.startswith("<"):
@@ -267,7 +317,9 @@ def handler_names(files: Iterable[FileFacts]) -> set[str]:
     """The names of the handlers that routes of ``files`` name in other files (Django's views, Go's and
     TypeScript's imported handlers): a file declaring one states no HANDLES edge of its own, the route's file
     does, so ``--update`` links every file when a changed file declares one."""
-    return {r.handler.rpartition("#")[2].lstrip(".") for f in files if f.http for r in f.http.routes if r.handler}
+    return {
+        r.handler.rpartition("#")[2].lstrip(".") for f in files if f.http for r in f.http.routes if r.handler
+    }
 
 
 def _segments(path: str) -> tuple[str, ...]:
@@ -285,13 +337,20 @@ def _scope_key(f: FileFacts, scope: tuple[str, int, int] | None) -> str:
 
 
 def _route_symbol(service: str, method: str, path: str, handled: bool) -> tuple[str, dict[str, object]]:
-    props: dict[str, object] = {"name": f"{method} {path}", "method": method, "path": path, "service": service}
+    props: dict[str, object] = {
+        "name": f"{method} {path}",
+        "method": method,
+        "path": path,
+        "service": service,
+    }
     if not handled:
         props["handled"] = False
     return f"route:{service}:{method} {path}", props
 
 
-def _match(routes: Iterable[_Route], method: str, segments: tuple[str, ...], service: str | None) -> list[_Route]:
+def _match(
+    routes: Iterable[_Route], method: str, segments: tuple[str, ...], service: str | None
+) -> list[_Route]:
     """The routes a request of ``method`` to ``segments`` reaches: the most literal matches, the same method
     before ``*``, the hinted service's before others'."""
     best: list[tuple[int, int, _Route]] = []
@@ -314,8 +373,12 @@ def _match(routes: Iterable[_Route], method: str, segments: tuple[str, ...], ser
     return [r for s, m, r in best if (s, m) == top]
 
 
-def join(files: Sequence[FileFacts], plans: dict[str, FilePlan], symbol: Symbol,
-         relate: Callable[[FilePlan], Callable[[Relation], None]]) -> None:
+def join(
+    files: Sequence[FileFacts],
+    plans: dict[str, FilePlan],
+    symbol: Symbol,
+    relate: Callable[[FilePlan], Callable[[Relation], None]],
+) -> None:
     """Add the Route symbols and the HANDLES and REQUESTS relations of ``files`` to their ``plans`` (``symbol``
     creates a symbol in a plan; ``relate(plan)``: where that plan's relations go, nowhere for a file linked for
     its symbols only)."""
@@ -327,7 +390,9 @@ def join(files: Sequence[FileFacts], plans: dict[str, FilePlan], symbol: Symbol,
         assert f.http is not None
         plan, rel = plans[f.path], relate(plans[f.path])
         for r in f.http.routes:
-            handlers = run.handlers(r.handler, r.method) if r.handler else [(r.method, _scope_key(f, r.scope))]
+            handlers = (
+                run.handlers(r.handler, r.method) if r.handler else [(r.method, _scope_key(f, r.scope))]
+            )
             for prefix in run.prefixes((f.path, r.router)):
                 path = join_paths(prefix, r.path)
                 for method, source in handlers:
@@ -338,11 +403,21 @@ def join(files: Sequence[FileFacts], plans: dict[str, FilePlan], symbol: Symbol,
     services = {service_of(f.path) for f in files}
     for f in run.files:
         assert f.http is not None
-        _requests(run, f, f.http, list(routes.values()), services, plans[f.path], symbol, relate(plans[f.path]))
+        _requests(
+            run, f, f.http, list(routes.values()), services, plans[f.path], symbol, relate(plans[f.path])
+        )
 
 
-def _requests(run: _Join, f: FileFacts, http: HttpFacts, routes: list[_Route], services: set[str], plan: FilePlan,
-              symbol: Symbol, rel: Callable[[Relation], None]) -> None:
+def _requests(
+    run: _Join,
+    f: FileFacts,
+    http: HttpFacts,
+    routes: list[_Route],
+    services: set[str],
+    plan: FilePlan,
+    symbol: Symbol,
+    rel: Callable[[Relation], None],
+) -> None:
     for q in http.requests:
         url = q.url
         if q.base is not None:

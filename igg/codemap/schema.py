@@ -35,14 +35,17 @@ def load_code_schema(path: str | Path | None = None) -> Schema:
     try:
         data: Any = json.loads(source.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise RequestInvalid([Problem("", f"cannot read {source}: {exc.strerror or exc}")], source=name) from None
+        raise RequestInvalid(
+            [Problem("", f"cannot read {source}: {exc.strerror or exc}")], source=name
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RequestInvalid([Problem("", f"not valid JSON: {exc}")], source=name) from None
     if isinstance(data, dict) and isinstance(data.get("schema"), dict):
         data = data["schema"]  # a request's config.schema copied whole is fine too
     if not isinstance(data, dict):
-        raise RequestInvalid([Problem("", "a schema must be a JSON object with node_types, edge_types, ...")],
-                             source=name)
+        raise RequestInvalid(
+            [Problem("", "a schema must be a JSON object with node_types, edge_types, ...")], source=name
+        )
     data = {k: v for k, v in data.items() if not k.startswith("$")}
     try:
         schema = Schema.model_validate(data)

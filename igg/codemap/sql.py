@@ -93,8 +93,13 @@ def _name(table: Any) -> str | None:
     from sqlglot import exp
 
     name = table.name
-    if (not name or name.startswith(_HOLE) or not any(c.isalnum() for c in name) or _NUMBERED.fullmatch(name)
-            or isinstance(table.this, exp.Placeholder)):
+    if (
+        not name
+        or name.startswith(_HOLE)
+        or not any(c.isalnum() for c in name)
+        or _NUMBERED.fullmatch(name)
+        or isinstance(table.this, exp.Placeholder)
+    ):
         return None  # a template hole or a placeholder (``FROM %s``, ``FROM ?``, ``FROM :t``, ``FROM $1``)
     db = table.db
     return (f"{db}.{name}" if db and not db.startswith(_HOLE) else name).lower()
@@ -159,8 +164,10 @@ def tables_in(text: str, line: int = 0, column: int = 0) -> list[SqlRef]:
         found = _tables(text)
     except (Exception, RecursionError):  # noqa: BLE001 - SQL detection never fails a file: this is not SQL
         return []
-    return [SqlRef(table=table, op=op, statement=statement, line=line, column=column)  # type: ignore[arg-type]
-            for table, op, statement in found]
+    return [
+        SqlRef(table=table, op=op, statement=statement, line=line, column=column)  # type: ignore[arg-type]
+        for table, op, statement in found
+    ]
 
 
 def tables_at(text: str, where: Callable[[], tuple[int, int]]) -> list[SqlRef]:

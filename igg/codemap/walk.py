@@ -25,14 +25,42 @@ import pathspec
 from igg.codemap import language as languages
 from igg.codemap.sources import SourceFile, generated_by_header, generated_by_name
 
-VENDORED_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", "bower_components", "vendor", "vendored", "third_party",
-    "third-party", "site-packages", "dist-packages", ".venv", "venv", ".tox", ".nox", "__pycache__",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".gradle", ".idea", ".eggs", "target", "build", "dist",
-    "out", "generated", "generated-sources",
-})
+VENDORED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "bower_components",
+        "vendor",
+        "vendored",
+        "third_party",
+        "third-party",
+        "site-packages",
+        "dist-packages",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".gradle",
+        ".idea",
+        ".eggs",
+        "target",
+        "build",
+        "dist",
+        "out",
+        "generated",
+        "generated-sources",
+    }
+)
 """Directory names that hold vendored, cached, built or generated code."""
-PACKAGE_NAMES_KEPT = frozenset({"build", "dist", "out", "generated", "target", "vendor", "vendored", "third_party"})
+PACKAGE_NAMES_KEPT = frozenset(
+    {"build", "dist", "out", "generated", "target", "vendor", "vendored", "third_party"}
+)
 """Of those, the names a real package may bear: a folder so named is read when it holds ``__init__.py`` (a
 Python package) or Java files whose ``package`` line runs through it (``com/acme/build/Step.java`` declaring
 ``package com.acme.build;``): a language's ``is_package_dir``; build output (class files, ``build/lib`` copies,
@@ -112,8 +140,14 @@ class _Walk:
         return any(languages.get(name).is_package_dir(path) for name in self.chosen)
 
 
-def walk(paths: list[Path], *, max_bytes: int = DEFAULT_MAX_BYTES, vendored: frozenset[str] = VENDORED_DIRS,
-         package_prefix: str | None = None, chosen: Collection[str] | None = None) -> WalkResult:
+def walk(
+    paths: list[Path],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    vendored: frozenset[str] = VENDORED_DIRS,
+    package_prefix: str | None = None,
+    chosen: Collection[str] | None = None,
+) -> WalkResult:
     """The source files under ``paths`` (files or directories) of the ``chosen`` languages (default: every one
     IGG reads), in sorted order, and the skips.
 
@@ -148,8 +182,11 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
         stack = [(root, "", [exclude])]
     while stack:
         directory, rel_dir, ignores = stack.pop()
-        own = (_read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
-               if (directory / ".gitignore").is_file() else None)
+        own = (
+            _read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
+            if (directory / ".gitignore").is_file()
+            else None
+        )
         active = [*ignores, own] if own is not None else ignores
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
@@ -168,13 +205,20 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
             # (a tracked file is not ignored; a .gitignore of build output often names them)
             if ignored_by is not None and not (not is_dir and languages.is_config(rel) and state.claims(rel)):
                 if is_dir or state.claims(rel):  # other gitignored files are of no interest here
-                    result.skipped.append(Skip(prefix + rel + ("/" if is_dir else ""), f"gitignored (by {ignored_by})"))
+                    result.skipped.append(
+                        Skip(prefix + rel + ("/" if is_dir else ""), f"gitignored (by {ignored_by})")
+                    )
                 continue
             if is_dir:
-                if (entry.name in vendored and not (entry.name in PACKAGE_NAMES_KEPT and state.is_package_dir(entry.path))
-                        or (directory / entry.name / "pyvenv.cfg").exists()):
+                if (
+                    entry.name in vendored
+                    and not (entry.name in PACKAGE_NAMES_KEPT and state.is_package_dir(entry.path))
+                    or (directory / entry.name / "pyvenv.cfg").exists()
+                ):
                     if entry.name != ".git":
-                        result.skipped.append(Skip(prefix + rel + "/", f"vendored or build directory ({entry.name})"))
+                        result.skipped.append(
+                            Skip(prefix + rel + "/", f"vendored or build directory ({entry.name})")
+                        )
                     continue
                 subdirs.append((Path(entry.path), rel + "/", active))
             elif entry.is_file():
@@ -189,7 +233,7 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
 def _ignored(ignores: list[_Ignore], rel: str, is_dir: bool) -> str | None:
     verdict, by = None, None
     for ig in ignores:
-        local = rel[len(ig.base):] if rel.startswith(ig.base) else None
+        local = rel[len(ig.base) :] if rel.startswith(ig.base) else None
         if local is None:
             continue
         m = ig.match(local, is_dir)
@@ -213,7 +257,9 @@ def _consider_guarded(state: _Walk, path: Path, rel: str, root_part: int = 0) ->
     try:
         _consider(state, path, rel, root_part)
     except (Exception, RecursionError) as exc:  # noqa: BLE001 - one file's failure is that file's verdict
-        state.result.skipped.append(Skip(rel, f"unreadable ({type(exc).__name__}: {str(exc)[:120] or 'no detail'})"))
+        state.result.skipped.append(
+            Skip(rel, f"unreadable ({type(exc).__name__}: {str(exc)[:120] or 'no detail'})")
+        )
 
 
 def _consider(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:

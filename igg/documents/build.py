@@ -63,10 +63,19 @@ class DocumentsResult:
     """What breaks the session's schema or limits (``review``; applying refuses the whole change then)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "iteration": self.iteration, "applied": self.applied,
-                "documents": self.documents, "facts": self.facts, "agent_calls": self.agent_calls,
-                "changes": self.changes, "problems": self.problems, "graph": self.graph, "dropped": self.dropped,
-                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+        return {
+            "session_id": self.session_id,
+            "iteration": self.iteration,
+            "applied": self.applied,
+            "documents": self.documents,
+            "facts": self.facts,
+            "agent_calls": self.agent_calls,
+            "changes": self.changes,
+            "problems": self.problems,
+            "graph": self.graph,
+            "dropped": self.dropped,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+        }
 
 
 def agent_identity(agent: Any, name: str | None) -> str:
@@ -85,15 +94,24 @@ corpus's documents refer to a value, and hashing the whole corpus each time woul
 class Reader:
     """Answers for documents' chunks: from the cache, else from the agent (each call counted)."""
 
-    def __init__(self, request: Request, agent: Any, identity: str, cache: AnswerCache, state: GraphState,
-                 session_id: str) -> None:
+    def __init__(
+        self,
+        request: Request,
+        agent: Any,
+        identity: str,
+        cache: AnswerCache,
+        state: GraphState,
+        session_id: str,
+    ) -> None:
         self.request, self.agent, self.identity, self.cache = request, agent, identity, cache
         self.state, self.session_id = GraphState(state.schema), session_id
         """What the agent is shown of the graph: nothing (an answer depends on its chunk, the schema and the goal
         alone, as its cache key says; a fresh build and an update show the same)."""
         self.calls = 0
         config = request.config
-        self._base = key_base(schema=config.schema_.model_dump(mode="json"), goal=request.goal_prompt, agent=identity)
+        self._base = key_base(
+            schema=config.schema_.model_dump(mode="json"), goal=request.goal_prompt, agent=identity
+        )
         self._keys = _DOCUMENT_KEYS.setdefault(self._base, {})
         self._tokens = config.context.chunk_tokens
 
@@ -103,7 +121,9 @@ class Reader:
 
     def answers(self, docs: Sequence[Document]) -> list[Answer]:
         """Every chunk's actions, in document and chunk order."""
-        todo = [(doc, chunk, answer_key(self._base, chunk.text)) for doc in docs for chunk in self.chunks(doc)]
+        todo = [
+            (doc, chunk, answer_key(self._base, chunk.text)) for doc in docs for chunk in self.chunks(doc)
+        ]
         found = self.cache.get_many([key for _, _, key in todo])
         fresh: list[tuple[str, dict[str, Any]]] = []
         out: list[Answer] = []
@@ -127,11 +147,19 @@ class Reader:
         keys = {self.document_key(d.sha): d.id for d in docs}
         have = self.cache.get_many(list(keys), table="documents")
         missing = {k: d for k, d in keys.items() if k not in have}
-        self.cache.put_many([(k, {"chunks": by_doc.get(d, [])}) for k, d in missing.items()], table="documents")
-        self.cache.put_mentions((value, k) for k, d in missing.items() for _, actions in by_doc.get(d, [])
-                                for value in referred(actions))
+        self.cache.put_many(
+            [(k, {"chunks": by_doc.get(d, [])}) for k, d in missing.items()], table="documents"
+        )
+        self.cache.put_mentions(
+            (value, k)
+            for k, d in missing.items()
+            for _, actions in by_doc.get(d, [])
+            for value in referred(actions)
+        )
 
-    def referring(self, manifest: dict[str, str], values: Sequence[str], *, besides: str | None = None) -> set[str]:
+    def referring(
+        self, manifest: dict[str, str], values: Sequence[str], *, besides: str | None = None
+    ) -> set[str]:
         """The documents of ``manifest`` whose answers refer to a node by one of ``values`` (``besides``: a content
         hash no document of ``manifest`` has, whose mentions are left out without reading the corpus)."""
         keys = self.cache.mentioning(values)
@@ -151,15 +179,33 @@ class Reader:
         found = self.cache.get_many(list(keys.values()), table="documents")
         if any(k not in found for k in keys.values()):
             return None
-        return [(d, int(chunk), list(actions)) for d, k in keys.items() for chunk, actions in found[k]["chunks"]]
+        return [
+            (d, int(chunk), list(actions)) for d, k in keys.items() for chunk, actions in found[k]["chunks"]
+        ]
 
     def _ask(self, doc: Document, chunk: Chunk) -> list[Any]:
         self.calls += 1
-        markdown, tokens = render_observation(request=self.request, state=self.state, iteration=self.calls,
-                                              last_verdicts=[], last_error=None, chunk=chunk, todos=[])
-        obs = Observation(session_id=self.session_id, iteration=self.calls, markdown=markdown, tokens=tokens,
-                          context=chunk.text, chunk_index=chunk.index, chunk_count=chunk.count or 0,
-                          chunk_label=doc.id, request=self.request, state=self.state)
+        markdown, tokens = render_observation(
+            request=self.request,
+            state=self.state,
+            iteration=self.calls,
+            last_verdicts=[],
+            last_error=None,
+            chunk=chunk,
+            todos=[],
+        )
+        obs = Observation(
+            session_id=self.session_id,
+            iteration=self.calls,
+            markdown=markdown,
+            tokens=tokens,
+            context=chunk.text,
+            chunk_index=chunk.index,
+            chunk_count=chunk.count or 0,
+            chunk_label=doc.id,
+            request=self.request,
+            state=self.state,
+        )
         value = self.agent(obs)
         if inspect.isawaitable(value):
             import asyncio
@@ -172,8 +218,10 @@ class Reader:
         if turn.raw is None:
             raise AgentFailed(f"the agent gave no answer for document {doc.id!r}, chunk {chunk.index + 1}")
         parsed = parse_turn(turn.raw, truncated=turn.truncated)
-        return [a.model_dump(mode="json", by_alias=True, exclude_defaults=True) | {"type": a.type}
-                for a in parsed.actions]
+        return [
+            a.model_dump(mode="json", by_alias=True, exclude_defaults=True) | {"type": a.type}
+            for a in parsed.actions
+        ]
 
 
 def referred(actions: list[Any]) -> set[str]:
@@ -184,7 +232,9 @@ def referred(actions: list[Any]) -> set[str]:
             for field_name in ("node", "from", "to"):
                 ref = raw.get(field_name)
                 if isinstance(ref, dict):
-                    out.update(str(v) for k, v in ref.items() if k != "label" and isinstance(v, str | int | float))
+                    out.update(
+                        str(v) for k, v in ref.items() if k != "label" and isinstance(v, str | int | float)
+                    )
     return out
 
 
@@ -236,8 +286,12 @@ def corpus_files(before: dict[str, str] | None, after: dict[str, str]) -> dict[s
     """What a step keeps of the corpus: all of it after a fresh build (``before`` None), else what changed."""
     if before is None:
         return {"corpus": after}
-    return {"corpus_changes": {"set": {d: sha for d, sha in after.items() if before.get(d) != sha},
-                               "removed": sorted(d for d in before if d not in after)}}
+    return {
+        "corpus_changes": {
+            "set": {d: sha for d, sha in after.items() if before.get(d) != sha},
+            "removed": sorted(d for d in before if d not in after),
+        }
+    }
 
 
 def stored_corpus(store: Any, session_id: str) -> dict[str, str] | None:
@@ -248,10 +302,12 @@ def stored_corpus(store: Any, session_id: str) -> dict[str, str] | None:
 
 def compare(before: dict[str, str], corpus: Corpus) -> dict[str, list[str]]:
     now = corpus.manifest()
-    return {"added": sorted(d for d in now if d not in before),
-            "changed": sorted(d for d in now if d in before and before[d] != now[d]),
-            "removed": sorted(d for d in before if d not in now),
-            "unchanged": sorted(d for d in now if before.get(d) == now[d])}
+    return {
+        "added": sorted(d for d in now if d not in before),
+        "changed": sorted(d for d in now if d in before and before[d] != now[d]),
+        "removed": sorted(d for d in before if d not in now),
+        "unchanged": sorted(d for d in now if before.get(d) == now[d]),
+    }
 
 
 def _summary(diffs: dict[str, list[str]], corpus: Corpus) -> dict[str, Any]:
@@ -262,10 +318,20 @@ def _summary(diffs: dict[str, list[str]], corpus: Corpus) -> dict[str, Any]:
     return out
 
 
-def build_documents(request: Request, agent: Any, paths: Sequence[Path], store_path: StoreArg, *,
-                    agent_name: str | None = None, session_id: str | None = None, update: bool = False,
-                    force: bool = False, corpus: Corpus | None = None, review: bool = False,
-                    clock: Callable[[], float] = time.perf_counter) -> DocumentsResult:
+def build_documents(
+    request: Request,
+    agent: Any,
+    paths: Sequence[Path],
+    store_path: StoreArg,
+    *,
+    agent_name: str | None = None,
+    session_id: str | None = None,
+    update: bool = False,
+    force: bool = False,
+    corpus: Corpus | None = None,
+    review: bool = False,
+    clock: Callable[[], float] = time.perf_counter,
+) -> DocumentsResult:
     """A fresh build of ``request``'s session from the documents under ``paths`` (``update``: the stored
     session ``session_id`` brought in step with them); see the module doc. ``review``: plan and check the whole
     change, and apply nothing (the answers asked for are cached: applying it then costs no agent call)."""
@@ -273,12 +339,23 @@ def build_documents(request: Request, agent: Any, paths: Sequence[Path], store_p
 
     corpus = corpus if corpus is not None else read_corpus([Path(p) for p in paths])
     with collector_paused():
-        return _build(request, agent, corpus, store_path, agent_name=agent_name, session_id=session_id,
-                      update=update, force=force, review=review, clock=clock)
+        return _build(
+            request,
+            agent,
+            corpus,
+            store_path,
+            agent_name=agent_name,
+            session_id=session_id,
+            update=update,
+            force=force,
+            review=review,
+            clock=clock,
+        )
 
 
-def _open(request: Request, store: Any, *, agent_name: str | None, session_id: str | None, update: bool,
-          force: bool) -> tuple[Any, dict[str, str]]:
+def _open(
+    request: Request, store: Any, *, agent_name: str | None, session_id: str | None, update: bool, force: bool
+) -> tuple[Any, dict[str, str]]:
     """The session to change, and the corpus it was built from (empty for a fresh build)."""
     from igg.session import Session
     from igg.store import StoreSessions
@@ -290,12 +367,17 @@ def _open(request: Request, store: Any, *, agent_name: str | None, session_id: s
         recorder = repo.recorder(agent=agent_name, force=force)
         return Session.open(request, repo=repo, recorders=[recorder]), {}
     if not session_id:
-        raise RequestInvalid([Problem("--session", "--update needs the session to update: --session ID")],
-                             source="the command line")
+        raise RequestInvalid(
+            [Problem("--session", "--update needs the session to update: --session ID")],
+            source="the command line",
+        )
     before = stored_corpus(store, session_id)
     if before is None:
-        raise SessionRefused(f"session {session_id!r} was not built from documents; build one with igg run "
-                             "REQUEST.json --documents PATH...", session_id=session_id)
+        raise SessionRefused(
+            f"session {session_id!r} was not built from documents; build one with igg run "
+            "REQUEST.json --documents PATH...",
+            session_id=session_id,
+        )
     session = load_session(store, session_id)
     return session, before
 
@@ -306,55 +388,106 @@ def load_session(store: Any, session_id: str) -> Any:
     from igg.store import StoreSessions
 
     repo = StoreSessions(store)
-    return Session.load(repo, session_id, lambda info: repo.recorder(agent=info.agent).for_session(session_id),
-                        status=lambda info: "finished", begun=True)
+    return Session.load(
+        repo,
+        session_id,
+        lambda info: repo.recorder(agent=info.agent).for_session(session_id),
+        status=lambda info: "finished",
+        begun=True,
+    )
 
 
-def _build(request: Request, agent: Any, corpus: Corpus, store_path: StoreArg, *, agent_name: str | None,
-           session_id: str | None, update: bool, force: bool, review: bool,
-           clock: Callable[[], float]) -> DocumentsResult:
+def _build(
+    request: Request,
+    agent: Any,
+    corpus: Corpus,
+    store_path: StoreArg,
+    *,
+    agent_name: str | None,
+    session_id: str | None,
+    update: bool,
+    force: bool,
+    review: bool,
+    clock: Callable[[], float],
+) -> DocumentsResult:
     from igg.store import SessionStore
 
     started = clock()
     store = SessionStore(store_path)
-    session, before = _open(request, store, agent_name=agent_name, session_id=session_id, update=update,
-                            force=force)
+    session, before = _open(
+        request, store, agent_name=agent_name, session_id=session_id, update=update, force=force
+    )
     seconds = {"load": clock() - started}
     cache = AnswerCache(sidecar_path(resolve_store_path(store_path), ".answers"))
     try:
         mark = clock()
-        reader = Reader(session.request, agent, agent_identity(agent, agent_name), cache, session.state,
-                        session.session_id)
+        reader = Reader(
+            session.request,
+            agent,
+            agent_identity(agent, agent_name),
+            cache,
+            session.state,
+            session.session_id,
+        )
         diff, dropped = _plan(session, corpus, before if update else None, reader)
         seconds["answers_and_plan"] = clock() - mark
     finally:
         cache.close()
     if review:
         return _reviewed(session, corpus, before if update else None, diff, dropped, reader.calls, seconds)
-    return _apply(session, corpus, before if update else None, diff, dropped, reader.calls, reader.identity,
-                  seconds, started, clock)
+    return _apply(
+        session,
+        corpus,
+        before if update else None,
+        diff,
+        dropped,
+        reader.calls,
+        reader.identity,
+        seconds,
+        started,
+        clock,
+    )
 
 
-def _reviewed(session: Any, corpus: Corpus, before: dict[str, str] | None, diff: Difference,
-              dropped: list[tuple[str, int, str]], calls: int, seconds: dict[str, float]) -> DocumentsResult:
+def _reviewed(
+    session: Any,
+    corpus: Corpus,
+    before: dict[str, str] | None,
+    diff: Difference,
+    dropped: list[tuple[str, int, str]],
+    calls: int,
+    seconds: dict[str, float],
+) -> DocumentsResult:
     """The change planned and checked as the act step checks it, nothing applied."""
     state = session.state
     diffs = compare(before or {}, corpus)
     problems = session.actor.check_difference(state, diff)
-    changes = {"nodes_added": len(diff.add_nodes), "nodes_removed": len(diff.remove_nodes),
-               "nodes_changed": len(diff.set_properties), "edges_added": len(diff.add_edges),
-               "edges_removed": len(diff.remove_edges), "edges_changed": len(diff.set_edge_properties)}
-    return DocumentsResult(session_id=session.session_id, iteration=session.last_iteration,
-                           documents=_summary(diffs, corpus),
-                           facts=fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"])),
-                           agent_calls=calls, changes=changes, graph={"nodes": state.node_count,
-                                                                      "edges": state.edge_count},
-                           dropped=[{"document": d, "chunk": c, "reason": r} for d, c, r in dropped],
-                           seconds=seconds, applied=False, problems=[str(p) for p in problems])
+    changes = {
+        "nodes_added": len(diff.add_nodes),
+        "nodes_removed": len(diff.remove_nodes),
+        "nodes_changed": len(diff.set_properties),
+        "edges_added": len(diff.add_edges),
+        "edges_removed": len(diff.remove_edges),
+        "edges_changed": len(diff.set_edge_properties),
+    }
+    return DocumentsResult(
+        session_id=session.session_id,
+        iteration=session.last_iteration,
+        documents=_summary(diffs, corpus),
+        facts=fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"])),
+        agent_calls=calls,
+        changes=changes,
+        graph={"nodes": state.node_count, "edges": state.edge_count},
+        dropped=[{"document": d, "chunk": c, "reason": r} for d, c, r in dropped],
+        seconds=seconds,
+        applied=False,
+        problems=[str(p) for p in problems],
+    )
 
 
-def _plan(session: Any, corpus: Corpus, before: dict[str, str] | None,
-          reader: Reader) -> tuple[Difference, list[tuple[str, int, str]]]:
+def _plan(
+    session: Any, corpus: Corpus, before: dict[str, str] | None, reader: Reader
+) -> tuple[Difference, list[tuple[str, int, str]]]:
     """The difference an update or a build makes, and the claims dropped: an update folds what changed and the
     documents sharing facts with it (``igg.documents.local``), else the whole corpus."""
     state, self_loops = session.state, session.config.constraints.allow_self_loops
@@ -362,8 +495,15 @@ def _plan(session: Any, corpus: Corpus, before: dict[str, str] | None,
         diffs = compare(before, corpus)
         by_id = {d.id: d for d in corpus.documents}
         new = reader.answers([by_id[d] for d in diffs["changed"] + diffs["added"]])
-        planned = plan_local(state, corpus.manifest(), set(diffs["changed"]) | set(diffs["removed"]), new,
-                             reader.answers_of, reader.referring, self_loops=self_loops)
+        planned = plan_local(
+            state,
+            corpus.manifest(),
+            set(diffs["changed"]) | set(diffs["removed"]),
+            new,
+            reader.answers_of,
+            reader.referring,
+            self_loops=self_loops,
+        )
         if planned is not None:
             fresh = set(diffs["changed"]) | set(diffs["added"])
             return planned[0], [d for d in planned[1].dropped if d[0] in fresh]
@@ -371,23 +511,44 @@ def _plan(session: Any, corpus: Corpus, before: dict[str, str] | None,
     return plan_documents(state, desired), desired.dropped
 
 
-def _apply(session: Any, corpus: Corpus, before: dict[str, str] | None, diff: Difference,
-           dropped_claims: list[tuple[str, int, str]], calls: int, identity: str, seconds: dict[str, float],
-           started: float, clock: Callable[[], float]) -> DocumentsResult:
+def _apply(
+    session: Any,
+    corpus: Corpus,
+    before: dict[str, str] | None,
+    diff: Difference,
+    dropped_claims: list[tuple[str, int, str]],
+    calls: int,
+    identity: str,
+    seconds: dict[str, float],
+    started: float,
+    clock: Callable[[], float],
+) -> DocumentsResult:
     mark = clock()
     diffs = compare(before or {}, corpus)
     state = session.state
     facts = fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"]))
     seconds["count"] = clock() - mark
     documents = _summary(diffs, corpus)
-    files = {DOCUMENTS_GOAL_NOTE: documents, **corpus_files(before, corpus.manifest()), "facts": facts,
-             "agent_calls": calls, "agent": identity}
-    reasoning = (f"Read {len(corpus.documents)} documents: {len(diffs['added'])} added, {len(diffs['changed'])} "
-                 f"changed, {len(diffs['removed'])} removed, {len(diffs['unchanged'])} unchanged; {calls} agent "
-                 f"call(s).")
+    files = {
+        DOCUMENTS_GOAL_NOTE: documents,
+        **corpus_files(before, corpus.manifest()),
+        "facts": facts,
+        "agent_calls": calls,
+        "agent": identity,
+    }
+    reasoning = (
+        f"Read {len(corpus.documents)} documents: {len(diffs['added'])} added, {len(diffs['changed'])} "
+        f"changed, {len(diffs['removed'])} removed, {len(diffs['unchanged'])} unchanged; {calls} agent "
+        f"call(s)."
+    )
     mark = clock()
-    step = session.apply_update(diff, files=files, git_commit=None, reasoning=reasoning,
-                                timings_ms={"total": round((clock() - started) * 1000, 3)})
+    step = session.apply_update(
+        diff,
+        files=files,
+        git_commit=None,
+        reasoning=reasoning,
+        timings_ms={"total": round((clock() - started) * 1000, 3)},
+    )
     if session.status != "finished":
         session.finish("finished", prune=False)
     store = getattr(session.repo, "store", None)
@@ -395,13 +556,25 @@ def _apply(session: Any, corpus: Corpus, before: dict[str, str] | None, diff: Di
         remember_build(store, session.session_id, corpus.manifest(), identity)
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.info("documents_applied", session_id=session.session_id, iteration=step.iteration, agent_calls=calls,
-             **{k: len(v) for k, v in diffs.items()})
+    log.info(
+        "documents_applied",
+        session_id=session.session_id,
+        iteration=step.iteration,
+        agent_calls=calls,
+        **{k: len(v) for k, v in diffs.items()},
+    )
     dropped = [{"document": d, "chunk": c, "reason": r} for d, c, r in dropped_claims]
-    return DocumentsResult(session_id=session.session_id, iteration=step.iteration, documents=documents,
-                           facts=facts, agent_calls=calls, changes=step.changes,
-                           graph={"nodes": state.node_count, "edges": state.edge_count}, dropped=dropped,
-                           seconds=seconds)
+    return DocumentsResult(
+        session_id=session.session_id,
+        iteration=step.iteration,
+        documents=documents,
+        facts=facts,
+        agent_calls=calls,
+        changes=step.changes,
+        graph={"nodes": state.node_count, "edges": state.edge_count},
+        dropped=dropped,
+        seconds=seconds,
+    )
 
 
 def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str, Any]]:
@@ -414,9 +587,22 @@ def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str
     for _, (_, _, data) in state.edge_rows():
         for doc in data["provenance"].get("documents") or ():
             edges[doc] = edges.get(doc, 0) + 1
-    return [{"document": d, "sha": manifest.get(d), "nodes": nodes.get(d, 0), "edges": edges.get(d, 0)}
-            for d in sorted(manifest)]
+    return [
+        {"document": d, "sha": manifest.get(d), "nodes": nodes.get(d, 0), "edges": edges.get(d, 0)}
+        for d in sorted(manifest)
+    ]
 
 
-__all__ = ["DocumentsResult", "Reader", "agent_identity", "build_documents", "compare", "document_facts",
-           "last_build", "load_session", "referred", "remember_build", "stored_corpus"]
+__all__ = [
+    "DocumentsResult",
+    "Reader",
+    "agent_identity",
+    "build_documents",
+    "compare",
+    "document_facts",
+    "last_build",
+    "load_session",
+    "referred",
+    "remember_build",
+    "stored_corpus",
+]

@@ -49,14 +49,22 @@ class AnswerCache:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path) if self.path is not None else ":memory:")
             self._db.execute("PRAGMA synchronous = OFF")  # a cache: a lost write costs a call
-            self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
-            self._db.execute("CREATE TABLE IF NOT EXISTS documents (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS documents (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
+            )
             self._db.execute(_MENTIONS)
         except (sqlite3.Error, OSError) as exc:
             log.warning("answer_cache_unusable", path=str(self.path), error=str(exc))
             self._db = sqlite3.connect(":memory:")
-            self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
-            self._db.execute("CREATE TABLE IF NOT EXISTS documents (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS documents (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
+            )
             self._db.execute(_MENTIONS)
 
     def put_mentions(self, rows: Iterable[tuple[str, str]]) -> None:
@@ -72,10 +80,14 @@ class AnswerCache:
         out: set[str] = set()
         unique = list(dict.fromkeys(values))
         for start in range(0, len(unique), 500):
-            part = unique[start:start + 500]
+            part = unique[start : start + 500]
             try:
-                out.update(r[0] for r in self._db.execute(
-                    f"SELECT key FROM mentions WHERE value IN ({','.join('?' * len(part))})", part))
+                out.update(
+                    r[0]
+                    for r in self._db.execute(
+                        f"SELECT key FROM mentions WHERE value IN ({','.join('?' * len(part))})", part
+                    )
+                )
             except sqlite3.Error:
                 return out
         return out
@@ -85,10 +97,12 @@ class AnswerCache:
         found: dict[str, dict[str, Any]] = {}
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):
-            part = unique[start:start + 500]
+            part = unique[start : start + 500]
             try:
-                rows = self._db.execute(f"SELECT key, answer FROM {_table(table)} WHERE key IN ({','.join('?' * len(part))})",
-                                        part).fetchall()
+                rows = self._db.execute(
+                    f"SELECT key, answer FROM {_table(table)} WHERE key IN ({','.join('?' * len(part))})",
+                    part,
+                ).fetchall()
             except sqlite3.Error as exc:
                 log.warning("answer_cache_unreadable", path=str(self.path), error=str(exc))
                 return {}
@@ -105,7 +119,9 @@ class AnswerCache:
         rows = [(k, json.dumps(v, ensure_ascii=False)) for k, v in items]
         try:
             with self._db:
-                self._db.executemany(f"INSERT OR REPLACE INTO {_table(table)} (key, answer) VALUES (?, ?)", rows)
+                self._db.executemany(
+                    f"INSERT OR REPLACE INTO {_table(table)} (key, answer) VALUES (?, ?)", rows
+                )
         except sqlite3.Error as exc:
             log.warning("answer_cache_write_failed", path=str(self.path), error=str(exc))
 
@@ -113,7 +129,9 @@ class AnswerCache:
         self._db.close()
 
 
-_MENTIONS = "CREATE TABLE IF NOT EXISTS mentions (value TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (value, key))"
+_MENTIONS = (
+    "CREATE TABLE IF NOT EXISTS mentions (value TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (value, key))"
+)
 
 
 def _table(name: str) -> str:

@@ -64,8 +64,10 @@ def read_corpus(paths: list[Path]) -> Corpus:
     path that does not exist, a JSONL line without ``id`` or ``text``, or an id given twice."""
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        raise RequestInvalid([Problem("--documents", f"{p}: no such file or directory") for p in missing],
-                             source="the command line")
+        raise RequestInvalid(
+            [Problem("--documents", f"{p}: no such file or directory") for p in missing],
+            source="the command line",
+        )
     corpus = Corpus()
     found: list[tuple[Document, str]] = []
     problems: list[Problem] = []
@@ -77,8 +79,13 @@ def read_corpus(paths: list[Path]) -> Corpus:
     seen: dict[str, str] = {}
     for doc, where in found:
         if doc.id in seen:
-            problems.append(Problem(where, f"document id {doc.id!r} is given twice (first by {seen[doc.id]}); "
-                                           "each document needs an id of its own"))
+            problems.append(
+                Problem(
+                    where,
+                    f"document id {doc.id!r} is given twice (first by {seen[doc.id]}); "
+                    "each document needs an id of its own",
+                )
+            )
         else:
             seen[doc.id] = where
     if problems:
@@ -95,8 +102,11 @@ def _walk(root: Path, prefix: str, corpus: Corpus) -> list[tuple[Path, str]]:
     stack: list[tuple[Path, str, list[IgnoreRules]]] = [(root, "", [exclude] if exclude is not None else [])]
     while stack:
         directory, rel_dir, ignores = stack.pop()
-        own = (read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
-               if (directory / ".gitignore").is_file() else None)
+        own = (
+            read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
+            if (directory / ".gitignore").is_file()
+            else None
+        )
         active = [*ignores, own] if own is not None else ignores
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
@@ -114,10 +124,14 @@ def _walk(root: Path, prefix: str, corpus: Corpus) -> list[tuple[Path, str]]:
             elif is_dir:
                 if entry.name in VENDORED_DIRS:
                     if entry.name != ".git":
-                        corpus.skipped.append((prefix + rel + "/", f"vendored or build directory ({entry.name})"))
+                        corpus.skipped.append(
+                            (prefix + rel + "/", f"vendored or build directory ({entry.name})")
+                        )
                     continue
                 subdirs.append((Path(entry.path), rel + "/", active))
-            elif not entry.is_file():  # a FIFO, socket or device file: never opened (a FIFO would block the read)
+            elif (
+                not entry.is_file()
+            ):  # a FIFO, socket or device file: never opened (a FIFO would block the read)
                 corpus.skipped.append((prefix + rel, "not a regular file (a FIFO, socket or device)"))
             elif entry.name != ".gitignore":
                 out.append((Path(entry.path), prefix + rel))
@@ -168,8 +182,12 @@ def _jsonl(text: str, rel: str, problems: list[Problem]) -> list[tuple[Document,
             continue
         lacks = [k for k in ("id", "text") if k not in row]
         if lacks:
-            problems.append(Problem(where, f"lacks {' and '.join(repr(k) for k in lacks)} (each line is "
-                                           '{"id": ..., "text": ...})'))
+            problems.append(
+                Problem(
+                    where,
+                    f'lacks {" and ".join(repr(k) for k in lacks)} (each line is {{"id": ..., "text": ...}})',
+                )
+            )
             continue
         if not isinstance(row["id"], str | int) or isinstance(row["id"], bool) or not str(row["id"]).strip():
             problems.append(Problem(where, "'id' must be a non-empty string or a number"))

@@ -25,13 +25,16 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
     sid = session.session_id
     store = getattr(session.repo, "store", None)
     if store is None:
-        raise SessionRefused(f"session {sid!r} is kept nowhere that holds its history; documents need a store",
-                             session_id=sid)
+        raise SessionRefused(
+            f"session {sid!r} is kept nowhere that holds its history; documents need a store", session_id=sid
+        )
     ids = [d[0] for d in documents]
     twice = sorted({d for d in ids if ids.count(d) > 1})
     if twice:
-        raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, f"document id(s) {', '.join(map(repr, twice))} given "
-                             "twice; each document needs an id of its own")
+        raise WorkspaceError(
+            WorkspaceCode.INVALID_ARGUMENTS,
+            f"document id(s) {', '.join(map(repr, twice))} given twice; each document needs an id of its own",
+        )
     found = last_build(store, sid)
     manifest, identity = found if found is not None else ({}, TOOL_IDENTITY)
     docs = [document(doc_id, text) for doc_id, text, _ in documents]
@@ -43,28 +46,54 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)
         keys = {d.id: reader.document_key(d.sha) for d in docs}
-        cache.put_many([(keys[doc_id], {"chunks": [[1, actions]]}) for doc_id, _, actions in new], table="documents")
+        cache.put_many(
+            [(keys[doc_id], {"chunks": [[1, actions]]}) for doc_id, _, actions in new], table="documents"
+        )
         cache.put_mentions((value, keys[doc_id]) for doc_id, _, actions in new for value in referred(actions))
-        planned = plan_local(state, after, replaced, new, reader.answers_of, reader.referring, self_loops=self_loops)
+        planned = plan_local(
+            state, after, replaced, new, reader.answers_of, reader.referring, self_loops=self_loops
+        )
         if planned is not None:
             diff = planned[0]
         else:
             kept = reader.answers_of({d: sha for d, sha in manifest.items() if d not in replaced})
             if kept is None:
-                raise SessionRefused(f"the answers of session {sid!r}'s documents are no longer kept beside the "
-                                     "store; add every document again", session_id=sid)
+                raise SessionRefused(
+                    f"the answers of session {sid!r}'s documents are no longer kept beside the "
+                    "store; add every document again",
+                    session_id=sid,
+                )
             diff = plan_documents(state, fold(state.schema, [*kept, *new], self_loops=self_loops))
     finally:
         cache.close()
     facts = fact_counts(state, diff, replaced)
-    summary = {"added": len(docs) - len(replaced), "changed": len(replaced), "removed": 0,
-               "unchanged": len(manifest) - len(replaced), "added_ids": sorted(set(ids) - replaced)[:50],
-               "changed_ids": sorted(replaced)[:50]}
-    step = session.apply_update(diff, files={"documents": summary, **corpus_files(manifest if found else None, after),
-                                             "facts": facts, "agent_calls": 0, "agent": identity},
-                                git_commit=None, reasoning=f"Added {len(docs)} document(s) with their facts.")
+    summary = {
+        "added": len(docs) - len(replaced),
+        "changed": len(replaced),
+        "removed": 0,
+        "unchanged": len(manifest) - len(replaced),
+        "added_ids": sorted(set(ids) - replaced)[:50],
+        "changed_ids": sorted(replaced)[:50],
+    }
+    step = session.apply_update(
+        diff,
+        files={
+            "documents": summary,
+            **corpus_files(manifest if found else None, after),
+            "facts": facts,
+            "agent_calls": 0,
+            "agent": identity,
+        },
+        git_commit=None,
+        reasoning=f"Added {len(docs)} document(s) with their facts.",
+    )
     remember_build(store, sid, after, identity)
-    return {"iteration_applied": step.iteration, "documents": summary, "facts": facts, "changes": step.changes}
+    return {
+        "iteration_applied": step.iteration,
+        "documents": summary,
+        "facts": facts,
+        "changes": step.changes,
+    }
 
 
 __all__ = ["TOOL_IDENTITY", "add_documents"]

@@ -53,8 +53,12 @@ class Fact:
 
     def provenance(self) -> dict[str, Any]:
         """What the fact's provenance records of its sources."""
-        return {"documents": self.documents, "property_documents": self.property_documents,
-                "claimants": self.claimants, "chunks": self.chunks}
+        return {
+            "documents": self.documents,
+            "property_documents": self.property_documents,
+            "claimants": self.claimants,
+            "chunks": self.chunks,
+        }
 
 
 @dataclass(kw_only=True)
@@ -74,8 +78,9 @@ Known = Callable[[dict[str, Any]], list[NodeKey]]
 """Nodes beyond the answers' own a reference may match (``igg.documents.local``: a graph's facts left as they are)."""
 
 
-def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool = False,
-         known: Known | None = None) -> Desired:
+def fold(
+    schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool = False, known: Known | None = None
+) -> Desired:
     """The graph ``answers`` make (see the module doc); ``answers`` in any order. ``known``: the other nodes a
     reference matches (they are not made, but references and edges may name them)."""
     desired = Desired()
@@ -95,10 +100,18 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
                     continue
                 identity = scratch.identity(action.label, action.properties)
                 if identity is None:
-                    desired.dropped.append((doc, chunk, f"{action.label} lacks its identity "
-                                                        f"({', '.join(schema.identity_keys[action.label])})"))
+                    desired.dropped.append(
+                        (
+                            doc,
+                            chunk,
+                            f"{action.label} lacks its identity "
+                            f"({', '.join(schema.identity_keys[action.label])})",
+                        )
+                    )
                     continue
-                node_claims.setdefault((action.label, identity), {}).setdefault(doc, {}).update(action.properties)
+                node_claims.setdefault((action.label, identity), {}).setdefault(doc, {}).update(
+                    action.properties
+                )
                 _chunk(node_chunks, (action.label, identity), doc, chunk)
             elif isinstance(action, UpdateNode):
                 updates.append((doc, chunk, action))
@@ -107,8 +120,13 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
             else:
                 desired.dropped.append((doc, chunk, f"{action.type} says nothing a document supports"))
     keys = list(node_claims)
-    scratch.load([{"id": str(i), "type": key[0], "properties": _winners(node_claims[key])[0]}
-                  for i, key in enumerate(keys)], [])
+    scratch.load(
+        [
+            {"id": str(i), "type": key[0], "properties": _winners(node_claims[key])[0]}
+            for i, key in enumerate(keys)
+        ],
+        [],
+    )
     by_id = {str(i): key for i, key in enumerate(keys)}
     outside: set[NodeKey] = set()
 
@@ -120,7 +138,9 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
             found |= more
         if len(found) == 1:
             return next(iter(found))
-        desired.dropped.append((doc, chunk, f"reference {ref!r} matches {'several nodes' if found else 'no node'}"))
+        desired.dropped.append(
+            (doc, chunk, f"reference {ref!r} matches {'several nodes' if found else 'no node'}")
+        )
         return None
 
     supporters = {key: sorted(claims) for key, claims in node_claims.items()}
@@ -134,16 +154,26 @@ def fold(schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool 
         if missing:
             desired.dropped.append((supporters[key][0], 0, f"{key[0]} {key[1]!r} lacks {', '.join(missing)}"))
             continue
-        desired.nodes[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
-                                  claimants=sorted(set(node_claims[key]) - set(supporters[key])),
-                                  chunks=node_chunks[key])
+        desired.nodes[key] = Fact(
+            properties=props,
+            documents=supporters[key],
+            property_documents=by_value,
+            claimants=sorted(set(node_claims[key]) - set(supporters[key])),
+            chunks=node_chunks[key],
+        )
     _edges(schema, resolve, outside, edge_actions, desired, self_loops=self_loops)
     return desired
 
 
-def _edges(schema: CompiledSchema, resolve: Callable[[dict[str, Any], str, int], NodeKey | None],
-           outside: set[NodeKey], edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]], desired: Desired, *,
-           self_loops: bool) -> None:
+def _edges(
+    schema: CompiledSchema,
+    resolve: Callable[[dict[str, Any], str, int], NodeKey | None],
+    outside: set[NodeKey],
+    edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]],
+    desired: Desired,
+    *,
+    self_loops: bool,
+) -> None:
     claims: dict[EdgeKey, Claims] = {}
     chunks: dict[Any, dict[str, list[int]]] = {}
     updates: list[tuple[str, EdgeKey, dict[str, Any]]] = []
@@ -161,8 +191,9 @@ def _edges(schema: CompiledSchema, resolve: Callable[[dict[str, Any], str, int],
             continue
         allowed = schema.patterns.get(action.label)
         if allowed is not None and (source[0], target[0]) not in allowed:
-            desired.dropped.append((doc, chunk, f"{action.label} from {source[0]} to {target[0]} is not an "
-                                                "allowed edge pattern"))
+            desired.dropped.append(
+                (doc, chunk, f"{action.label} from {source[0]} to {target[0]} is not an allowed edge pattern")
+            )
         elif source == target and not self_loops:
             desired.dropped.append((doc, chunk, f"a {action.label} self-loop (allow_self_loops is off)"))
         else:
@@ -180,8 +211,13 @@ def _edges(schema: CompiledSchema, resolve: Callable[[dict[str, Any], str, int],
         if missing:
             desired.dropped.append((supporters[key][0], 0, f"{key[0]} edge lacks {', '.join(missing)}"))
             continue
-        desired.edges[key] = Fact(properties=props, documents=supporters[key], property_documents=by_value,
-                                  claimants=sorted(set(edge_claims) - set(supporters[key])), chunks=chunks[key])
+        desired.edges[key] = Fact(
+            properties=props,
+            documents=supporters[key],
+            property_documents=by_value,
+            claimants=sorted(set(edge_claims) - set(supporters[key])),
+            chunks=chunks[key],
+        )
 
 
 def _chunk(table: dict[Any, dict[str, list[int]]], key: Any, doc: str, chunk: int) -> None:

@@ -45,7 +45,9 @@ class DocumentIndex:
     def node_added(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None:
         self._file(self.nodes, node_id, self.state.nodes[node_id]["provenance"])
 
-    def node_changed(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+    def node_changed(
+        self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]
+    ) -> None:
         self._unfile(self.nodes, node_id)
         self._file(self.nodes, node_id, self.state.nodes[node_id]["provenance"])
 

@@ -33,10 +33,16 @@ def _sources(provenance: dict[str, Any]) -> set[str]:
     return {*(provenance.get("documents") or ()), *(provenance.get("claimants") or ())}
 
 
-def plan_local(state: GraphState, manifest: dict[str, str], gone: set[str], new: list[Answer],
-               answers_of: Callable[[dict[str, str]], list[Answer] | None],
-               referring: Callable[[dict[str, str], list[str]], set[str]], *,
-               self_loops: bool = False) -> tuple[Difference, Desired] | None:
+def plan_local(
+    state: GraphState,
+    manifest: dict[str, str],
+    gone: set[str],
+    new: list[Answer],
+    answers_of: Callable[[dict[str, str]], list[Answer] | None],
+    referring: Callable[[dict[str, str], list[str]], set[str]],
+    *,
+    self_loops: bool = False,
+) -> tuple[Difference, Desired] | None:
     """What turns ``state`` into the new corpus's graph: ``manifest`` is the new corpus (id -> hash), ``gone``
     the documents removed or changed, ``new`` the answers of the changed and added ones. None: a document's
     answers are not kept, or the closure did not settle (the caller folds the whole corpus)."""
@@ -63,10 +69,20 @@ def plan_local(state: GraphState, manifest: dict[str, str], gone: set[str], new:
         desired = fold(state.schema, [*new, *kept], self_loops=self_loops, known=known)
         extra = _edge_sharers(state, desired, fresh_docs, touched_edges) - need
         # a node that comes or goes changes what other documents' references match: fold them again too
-        values = [str(v) for key, fact in desired.nodes.items() if state.find_identity(*key) is None
-                  for v in fact.properties.values() if isinstance(v, str | int | float)]
-        values += [str(v) for n in touched_nodes if _key(state, n) not in desired.nodes
-                   for v in state.nodes[n]["properties"].values() if isinstance(v, str | int | float)]
+        values = [
+            str(v)
+            for key, fact in desired.nodes.items()
+            if state.find_identity(*key) is None
+            for v in fact.properties.values()
+            if isinstance(v, str | int | float)
+        ]
+        values += [
+            str(v)
+            for n in touched_nodes
+            if _key(state, n) not in desired.nodes
+            for v in state.nodes[n]["properties"].values()
+            if isinstance(v, str | int | float)
+        ]
         grew = False
         for doc in referring(manifest, values) if values else set():
             nodes, edges = index.mentioning(doc)
@@ -118,15 +134,18 @@ def _edge_sharers(state: GraphState, desired: Desired, fresh_docs: set[str], tou
         if fresh_docs.isdisjoint(fact.documents) and fresh_docs.isdisjoint(fact.claimants):
             continue
         source, target = state.find_identity(*a), state.find_identity(*b)
-        edge = state.edge_between(source, label, target) if source is not None and target is not None else None
+        edge = (
+            state.edge_between(source, label, target) if source is not None and target is not None else None
+        )
         if edge is not None:
             touched.add(edge)
             out |= _sources(state.edge_ends(edge)[2]["provenance"])
     return out
 
 
-def _difference(state: GraphState, desired: Desired, nodes: set[str], edges: set[str],
-                fresh_docs: set[str]) -> Difference:
+def _difference(
+    state: GraphState, desired: Desired, nodes: set[str], edges: set[str], fresh_docs: set[str]
+) -> Difference:
     diff = Difference()
     refs: dict[NodeKey, NodeRef] = {}
     for n in sorted(nodes):
@@ -138,9 +157,16 @@ def _difference(state: GraphState, desired: Desired, nodes: set[str], edges: set
         refs[key] = n
         data = state.nodes[n]
         props = data["properties"]
-        if props != fact.properties or any(data["provenance"].get(k) != v for k, v in fact.provenance().items()):
-            diff.set_properties.append((n, {k: v for k, v in fact.properties.items() if props.get(k) != v},
-                                        [k for k in props if k not in fact.properties]))
+        if props != fact.properties or any(
+            data["provenance"].get(k) != v for k, v in fact.provenance().items()
+        ):
+            diff.set_properties.append(
+                (
+                    n,
+                    {k: v for k, v in fact.properties.items() if props.get(k) != v},
+                    [k for k in props if k not in fact.properties],
+                )
+            )
             diff.node_provenance[n] = fact.provenance()
     for key, fact in desired.nodes.items():
         if key in refs:
@@ -158,15 +184,20 @@ def _difference(state: GraphState, desired: Desired, nodes: set[str], edges: set
         fact = desired.edges.get((data["type"], _key(state, source), _key(state, target)))
         if fact is None:
             diff.remove_edges.append(e)
-        elif data["properties"] != fact.properties or any(data["provenance"].get(k) != v
-                                                          for k, v in fact.provenance().items()):
+        elif data["properties"] != fact.properties or any(
+            data["provenance"].get(k) != v for k, v in fact.provenance().items()
+        ):
             diff.set_edge_properties.append((e, dict(fact.properties)))
             diff.edge_provenance[e] = fact.provenance()
     for (label, a, b), fact in desired.edges.items():
         ends = [refs.get(k) if k in refs else state.find_identity(*k) for k in (a, b)]
         if ends[0] is None or ends[1] is None or ends[0] in removed or ends[1] in removed:
             continue
-        if isinstance(ends[0], str) and isinstance(ends[1], str) and state.edge_between(ends[0], label, ends[1]):
+        if (
+            isinstance(ends[0], str)
+            and isinstance(ends[1], str)
+            and state.edge_between(ends[0], label, ends[1])
+        ):
             continue  # an existing edge: touched above
         place = (ends[0], label, ends[1])
         diff.add_edges.append(place)

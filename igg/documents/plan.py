@@ -47,8 +47,9 @@ def plan_documents(state: GraphState, desired: Desired) -> Difference:
             diff.node_provenance[len(diff.add_nodes)] = fact.provenance()
             diff.add_nodes.append((key[0], dict(fact.properties)))
     gone = set(diff.remove_nodes)
-    wanted: dict[tuple[NodeRef, str, NodeRef], EdgeKey] = {(refs[a], label, refs[b]): (label, a, b)
-                                                            for label, a, b in desired.edges}
+    wanted: dict[tuple[NodeRef, str, NodeRef], EdgeKey] = {
+        (refs[a], label, refs[b]): (label, a, b) for label, a, b in desired.edges
+    }
     seen: set[tuple[NodeRef, str, NodeRef]] = set()
     for edge_id, (source, target, data) in state.edge_rows():
         if source in gone or target in gone:
@@ -87,21 +88,27 @@ def fact_counts(state: GraphState, diff: Difference, touched: set[str]) -> dict[
         edges.update(found[1])
     removed_nodes, removed_edges = set(diff.remove_nodes), set(diff.remove_edges)
     retracted = len(nodes & removed_nodes) + sum(
-        1 for e in edges if e in removed_edges or not removed_nodes.isdisjoint(state.edge_ends(e)[:2]))
+        1 for e in edges if e in removed_edges or not removed_nodes.isdisjoint(state.edge_ends(e)[:2])
+    )
     return {"facts_retracted": retracted, "facts_kept": len(nodes) + len(edges) - retracted}
 
 
 def content_form(state: GraphState, *, sources: bool = True) -> tuple[frozenset[Any], frozenset[Any]]:
     """A graph as a fresh build is compared with an update: nodes by type and identity with their properties, edges
     by type and ends with theirs (ids aside), and, with ``sources``, the documents recorded for each."""
+
     def form(data: dict[str, Any]) -> str:
-        return json.dumps([data["properties"], _sources(data["provenance"]) if sources else None], sort_keys=True,
-                          default=str)
+        return json.dumps(
+            [data["properties"], _sources(data["provenance"]) if sources else None],
+            sort_keys=True,
+            default=str,
+        )
 
     keys = {n: (d["type"], repr(state.identity(d["type"], d["properties"]))) for n, d in state.nodes.items()}
     nodes = frozenset((keys[n], form(d)) for n, d in state.nodes.items())
-    edges = frozenset((d["type"], keys[u], keys[v], form(d)) for u, v, d in
-                      (row for _, row in state.edge_rows()))
+    edges = frozenset(
+        (d["type"], keys[u], keys[v], form(d)) for u, v, d in (row for _, row in state.edge_rows())
+    )
     return nodes, edges
 
 

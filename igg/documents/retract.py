@@ -21,9 +21,14 @@ from igg.documents.index import index_of
 from igg.graph.state import GraphState
 
 
-def plan_retraction(state: GraphState, doc: str, manifest: dict[str, str],
-                    answers_of: Callable[[dict[str, str]], list[Answer] | None], *,
-                    self_loops: bool = False) -> tuple[Difference, dict[str, int]] | None:
+def plan_retraction(
+    state: GraphState,
+    doc: str,
+    manifest: dict[str, str],
+    answers_of: Callable[[dict[str, str]], list[Answer] | None],
+    *,
+    self_loops: bool = False,
+) -> tuple[Difference, dict[str, int]] | None:
     """What retracting ``doc`` changes, and the facts retracted and kept; None when an answer the fold needs is
     not kept (the caller then folds the whole corpus).
 
@@ -56,8 +61,9 @@ def plan_retraction(state: GraphState, doc: str, manifest: dict[str, str],
         else:
             diff.set_edge_properties.append((e, dict(data["properties"])))
             diff.edge_provenance[e] = after
-    if (slow_nodes or slow_edges) and not _refold(state, doc, manifest, answers_of, slow_nodes, slow_edges, diff,
-                                                  self_loops=self_loops):
+    if (slow_nodes or slow_edges) and not _refold(
+        state, doc, manifest, answers_of, slow_nodes, slow_edges, diff, self_loops=self_loops
+    ):
         return None
     gone = set(diff.remove_nodes)
     dropped = {e for n in gone for e in _edges_of(state, n)}
@@ -78,14 +84,25 @@ def _without(provenance: dict[str, Any], doc: str, identity: Sequence[str]) -> d
     by_value = provenance.get("property_documents") or {}
     if any(docs and docs[0] == doc and key not in identity for key, docs in by_value.items()):
         return None
-    return {"documents": supporters, "property_documents": {k: [d for d in v if d != doc] for k, v in by_value.items()},
-            "claimants": [d for d in provenance.get("claimants") or () if d != doc],
-            "chunks": {d: c for d, c in (provenance.get("chunks") or {}).items() if d != doc}}
+    return {
+        "documents": supporters,
+        "property_documents": {k: [d for d in v if d != doc] for k, v in by_value.items()},
+        "claimants": [d for d in provenance.get("claimants") or () if d != doc],
+        "chunks": {d: c for d, c in (provenance.get("chunks") or {}).items() if d != doc},
+    }
 
 
-def _refold(state: GraphState, doc: str, manifest: dict[str, str],
-            answers_of: Callable[[dict[str, str]], list[Answer] | None], nodes: list[str], edges: list[str],
-            diff: Difference, *, self_loops: bool) -> bool:
+def _refold(
+    state: GraphState,
+    doc: str,
+    manifest: dict[str, str],
+    answers_of: Callable[[dict[str, str]], list[Answer] | None],
+    nodes: list[str],
+    edges: list[str],
+    diff: Difference,
+    *,
+    self_loops: bool,
+) -> bool:
     """Fold the documents sharing ``nodes`` and ``edges`` (and the ends of the edges) again, and set those facts
     to what it makes of them; False when an answer it needs is not kept."""
     sharing: set[str] = set()
@@ -108,8 +125,13 @@ def _refold(state: GraphState, doc: str, manifest: dict[str, str],
             diff.remove_nodes.append(n)
             continue
         props = data["properties"]
-        diff.set_properties.append((n, {k: v for k, v in fact.properties.items() if props.get(k) != v},
-                                    [k for k in props if k not in fact.properties]))
+        diff.set_properties.append(
+            (
+                n,
+                {k: v for k, v in fact.properties.items() if props.get(k) != v},
+                [k for k in props if k not in fact.properties],
+            )
+        )
         diff.node_provenance[n] = fact.provenance()
     gone = set(diff.remove_nodes)
     for e in edges:
@@ -126,7 +148,12 @@ def _refold(state: GraphState, doc: str, manifest: dict[str, str],
 
 
 def _values(state: GraphState, nodes: list[str]) -> list[str]:
-    return [str(v) for n in nodes for v in state.nodes[n]["properties"].values() if isinstance(v, str | int | float)]
+    return [
+        str(v)
+        for n in nodes
+        for v in state.nodes[n]["properties"].values()
+        if isinstance(v, str | int | float)
+    ]
 
 
 def _others(provenance: dict[str, Any]) -> set[str]:
@@ -140,7 +167,8 @@ def _key(state: GraphState, node: str) -> NodeKey:
 
 def _edges_of(state: GraphState, node: str) -> set[str]:
     return {k for keyed in state.succ[node].values() for k in keyed} | {
-        k for keyed in state.pred[node].values() for k in keyed}
+        k for keyed in state.pred[node].values() for k in keyed
+    }
 
 
 def retract_document(session: Any, doc: str) -> dict[str, Any]:
@@ -158,12 +186,16 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     store = getattr(session.repo, "store", None)
     found = last_build(store, sid) if store is not None else None
     if store is None or found is None:
-        raise SessionRefused(f"session {sid!r} was not built from documents (igg run --documents, add_documents)",
-                             session_id=sid)
+        raise SessionRefused(
+            f"session {sid!r} was not built from documents (igg run --documents, add_documents)",
+            session_id=sid,
+        )
     manifest, identity = found
     if doc not in manifest:
-        raise WorkspaceError(WorkspaceCode.NOT_FOUND, f"session {sid!r} holds no document {doc!r}; igg show "
-                             f"{sid} --documents lists the ones it holds")
+        raise WorkspaceError(
+            WorkspaceCode.NOT_FOUND,
+            f"session {sid!r} holds no document {doc!r}; igg show {sid} --documents lists the ones it holds",
+        )
     remaining = {d: sha for d, sha in manifest.items() if d != doc}
     state, self_loops = session.state, session.config.constraints.allow_self_loops
     cache = AnswerCache(sidecar_path(store.location, ".answers"))
@@ -171,27 +203,47 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
         reader = Reader(session.request, None, identity, cache, state, sid)
         planned = plan_retraction(state, doc, manifest, reader.answers_of, self_loops=self_loops)
         sha = manifest[doc]
-        if planned is not None and planned[0].remove_nodes and reader.referring(remaining, _values(
-                state, planned[0].remove_nodes), besides=None if sha in remaining.values() else sha):
+        if (
+            planned is not None
+            and planned[0].remove_nodes
+            and reader.referring(
+                remaining,
+                _values(state, planned[0].remove_nodes),
+                besides=None if sha in remaining.values() else sha,
+            )
+        ):
             # another document refers to a node that goes: what its references match may change; fold them
-            local = plan_local(state, remaining, {doc}, [], reader.answers_of, reader.referring,
-                               self_loops=self_loops)
+            local = plan_local(
+                state, remaining, {doc}, [], reader.answers_of, reader.referring, self_loops=self_loops
+            )
             planned = (local[0], fact_counts(state, local[0], {doc})) if local is not None else None
         if planned is None:  # an answer the local fold needs is gone: the whole remaining corpus, if kept
             answers = reader.answers_of(remaining)
             if answers is None:
-                raise SessionRefused(f"the answers of session {sid!r}'s documents are no longer kept beside the "
-                                     "store; bring it in step with igg run --documents --update", session_id=sid)
+                raise SessionRefused(
+                    f"the answers of session {sid!r}'s documents are no longer kept beside the "
+                    "store; bring it in step with igg run --documents --update",
+                    session_id=sid,
+                )
             diff = plan_documents(state, fold(state.schema, answers, self_loops=self_loops))
             planned = diff, fact_counts(state, diff, {doc})
     finally:
         cache.close()
     diff, facts = planned
     documents = {"added": 0, "changed": 0, "removed": 1, "unchanged": len(remaining), "removed_ids": [doc]}
-    step = session.apply_update(diff, files={"documents": documents, **corpus_files(manifest, remaining), "facts": facts,
-                                             "agent_calls": 0, "agent": identity}, git_commit=None,
-                                reasoning=f"Retracted document {doc!r}: {facts['facts_retracted']} fact(s) it alone "
-                                          f"supported retracted, {facts['facts_kept']} kept.")
+    step = session.apply_update(
+        diff,
+        files={
+            "documents": documents,
+            **corpus_files(manifest, remaining),
+            "facts": facts,
+            "agent_calls": 0,
+            "agent": identity,
+        },
+        git_commit=None,
+        reasoning=f"Retracted document {doc!r}: {facts['facts_retracted']} fact(s) it alone "
+        f"supported retracted, {facts['facts_kept']} kept.",
+    )
     remember_build(store, sid, remaining, identity)
     return {"iteration_applied": step.iteration, "document": doc, "facts": facts, "changes": step.changes}
 

@@ -88,20 +88,37 @@ class LoopOptions(RunOptions, total=False):
 class Loop:
     """One run of a request, step by step. The drivers below call the agent between ``observe`` and ``act``."""
 
-    def __init__(self, request: Request, *, state: GraphState | None = None,
-                 records: Sequence[IterationRecord] = (), start_iteration: int | None = None,
-                 chunk_cursor: int | None = None, recorder: Recorder | Sequence[Recorder] | None = None,
-                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None, notes: Sequence[str] = (),
-                 clock: Callable[[], float] = time.perf_counter, session: Session | None = None,
-                 plans: int = 0) -> None:
+    def __init__(
+        self,
+        request: Request,
+        *,
+        state: GraphState | None = None,
+        records: Sequence[IterationRecord] = (),
+        start_iteration: int | None = None,
+        chunk_cursor: int | None = None,
+        recorder: Recorder | Sequence[Recorder] | None = None,
+        extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
+        notes: Sequence[str] = (),
+        clock: Callable[[], float] = time.perf_counter,
+        session: Session | None = None,
+        plans: int = 0,
+    ) -> None:
         self.request = request
         self.config = request.config
         recorders: list[Recorder] = (
-            [] if recorder is None else list(recorder) if isinstance(recorder, Sequence) else [recorder])
+            [] if recorder is None else list(recorder) if isinstance(recorder, Sequence) else [recorder]
+        )
         last = records[-1] if records else None
         if session is None:
-            session = Session.open(request, state=state, recorders=recorders, last_record=last,
-                                   extra_rules=extra_rules, plans=plans, status="running")
+            session = Session.open(
+                request,
+                state=state,
+                recorders=recorders,
+                last_record=last,
+                extra_rules=extra_rules,
+                plans=plans,
+                status="running",
+            )
         else:
             session.drive(recorders, extra_rules)
         self.session = session
@@ -110,10 +127,15 @@ class Loop:
         self.records: list[IterationRecord] = list(records)
         self.prior = len(self.records)
         grounder = session.actor.grounder
-        self.chunks: ContextChunks = (grounder.chunks if grounder is not None and grounder.chunks is not None
-                                      else split_context(request.context_data, self.config.context.chunk_tokens))
+        self.chunks: ContextChunks = (
+            grounder.chunks
+            if grounder is not None and grounder.chunks is not None
+            else split_context(request.context_data, self.config.context.chunk_tokens)
+        )
         """Found as the walk reaches them: a huge context costs what the run shows of it (igg.observe.chunks)."""
-        self.iteration = start_iteration if start_iteration is not None else (last.iteration + 1 if last else 1)
+        self.iteration = (
+            start_iteration if start_iteration is not None else (last.iteration + 1 if last else 1)
+        )
         if chunk_cursor is None:
             chunk_cursor = (last.chunk_cursor + last.advances) if last else 0
         self.cursor = chunk_cursor
@@ -170,9 +192,16 @@ class Loop:
     def start(self) -> Event:
         """Begin the run (recorders' ``begin``); returns the ``run_started`` event."""
         self.session.begin(list(self.records))
-        return self._event("run_started", goal=self.request.goal_prompt, start_iteration=self.iteration,
-                           max_iterations=self.config.max_iterations, chunks=self.chunks.total,
-                           nodes=self.state.node_count, edges=self.state.edge_count, resumed=bool(self.prior))
+        return self._event(
+            "run_started",
+            goal=self.request.goal_prompt,
+            start_iteration=self.iteration,
+            max_iterations=self.config.max_iterations,
+            chunks=self.chunks.total,
+            nodes=self.state.node_count,
+            edges=self.state.edge_count,
+            resumed=bool(self.prior),
+        )
 
     def observe(self, *, markdown: bool = True) -> tuple[Observation, Event] | None:
         """The next observation and its ``iteration_started`` event, or None when the run is over.
@@ -188,20 +217,42 @@ class Loop:
         notes = list(self.notes)
         total = self.chunks.total
         if chunk is not None and total is not None and self.cursor >= total:
-            notes.append(f"Every context chunk has been shown; this is pass {self.cursor // total + 1} "
-                         f"over them. Add what is still missing, or answer with \"finished\": true.")
-        text, tokens = render_observation(
-            request=self.request, state=self.state, iteration=self.iteration, last_verdicts=self.last_verdicts,
-            last_error=self.last_error, chunk=chunk, todos=self.todos, notes=notes) if markdown else ("", 0)
+            notes.append(
+                f"Every context chunk has been shown; this is pass {self.cursor // total + 1} "
+                f'over them. Add what is still missing, or answer with "finished": true.'
+            )
+        text, tokens = (
+            render_observation(
+                request=self.request,
+                state=self.state,
+                iteration=self.iteration,
+                last_verdicts=self.last_verdicts,
+                last_error=self.last_error,
+                chunk=chunk,
+                todos=self.todos,
+                notes=notes,
+            )
+            if markdown
+            else ("", 0)
+        )
         obs = Observation(
-            session_id=self.session_id, iteration=self.iteration, markdown=text, tokens=tokens,
-            context=chunk.text if chunk else "", chunk_index=chunk.index if chunk else None,
-            chunk_count=total or 0, chunk_label=_chunk_label(chunk), last_verdicts=list(self.last_verdicts),
-            request=self.request, state=self.state)
+            session_id=self.session_id,
+            iteration=self.iteration,
+            markdown=text,
+            tokens=tokens,
+            context=chunk.text if chunk else "",
+            chunk_index=chunk.index if chunk else None,
+            chunk_count=total or 0,
+            chunk_label=_chunk_label(chunk),
+            last_verdicts=list(self.last_verdicts),
+            request=self.request,
+            state=self.state,
+        )
         timings = {"observe": (self.clock() - t0) * 1000}
         self._pending = (obs, chunk, timings)
-        return obs, self._event("iteration_started", chunk=obs.chunk_label, observation_chars=len(text),
-                                observation_tokens=tokens)
+        return obs, self._event(
+            "iteration_started", chunk=obs.chunk_label, observation_chars=len(text), observation_tokens=tokens
+        )
 
     def act(self, outcome: AgentTurn | BaseException, reason_ms: float) -> list[Event]:
         """Take the agent's turn (or the exception it raised): parse, apply, record, check stop conditions."""
@@ -212,8 +263,11 @@ class Loop:
         if isinstance(outcome, BaseException):
             self.stop_reason = "budget_exhausted" if isinstance(outcome, BudgetExhausted) else "agent_error"
             self.lost_usage = outcome.usage if isinstance(outcome, AgentFailed | BudgetExhausted) else None
-            self.error = str(outcome) if isinstance(outcome, AgentFailed | BudgetExhausted) \
+            self.error = (
+                str(outcome)
+                if isinstance(outcome, AgentFailed | BudgetExhausted)
                 else f"the agent raised {type(outcome).__name__}: {outcome}"
+            )
             return []
         t0 = self.clock()
         turn = outcome
@@ -222,28 +276,50 @@ class Loop:
         # scanning each action again (one whose text does is read action by action, each refusal named)
         parsed, parse_error = _parse(turn, encodable=kind == "object" and not escaped)
         # a plain, encodable response object's actions are kept as received, as they are (no dump of each model)
-        received = list(turn.response.get("actions", [])) if (
-            parsed is not None and plain and not escaped and isinstance(turn.response, dict)) else None
+        received = (
+            list(turn.response.get("actions", []))
+            if (parsed is not None and plain and not escaped and isinstance(turn.response, dict))
+            else None
+        )
         if self.config.review and parsed is not None and parsed.items:
             return self._hold(turn, parsed, raw, kind, obs, chunk)
         record = self.session.step(
-            parsed, iteration=self.iteration, chunk=_chunk_label(chunk), chunk_cursor=self.cursor,
-            parse_error=parse_error, raw_output=raw, output_kind=kind, truncated=turn.truncated,
-            observation_chars=len(obs.markdown), observation_tokens=obs.tokens,
-            usage=turn.usage.to_dict() if turn.usage else None, exchange=turn.exchange,
-            notes=_notes_of(turn, parsed), actions=received, clock=self.clock,
-            before_keep=lambda r: self._timed(r, timings, t0))
+            parsed,
+            iteration=self.iteration,
+            chunk=_chunk_label(chunk),
+            chunk_cursor=self.cursor,
+            parse_error=parse_error,
+            raw_output=raw,
+            output_kind=kind,
+            truncated=turn.truncated,
+            observation_chars=len(obs.markdown),
+            observation_tokens=obs.tokens,
+            usage=turn.usage.to_dict() if turn.usage else None,
+            exchange=turn.exchange,
+            notes=_notes_of(turn, parsed),
+            actions=received,
+            clock=self.clock,
+            before_keep=lambda r: self._timed(r, timings, t0),
+        )
         state = self.state
         self.records.append(record)
         verdicts = record.verdicts
         self.stuck_streak = 0 if record.accepted else self.stuck_streak + 1
         self.stop_reason = self._stop_after(record)
-        events = iteration_events(self.session_id, record, nodes=state.node_count, edges=state.edge_count,
-                                  stop_reason=self.stop_reason, verdicts=self.verdict_events)
+        events = iteration_events(
+            self.session_id,
+            record,
+            nodes=state.node_count,
+            edges=state.edge_count,
+            stop_reason=self.stop_reason,
+            verdicts=self.verdict_events,
+        )
         self.last_verdicts, self.last_error, self.notes = verdicts, parse_error, _notes_after(record)
         if self.stop_reason is None and self.stuck_streak:
-            self.notes.append(f"Nothing was accepted in the last {self.stuck_streak} iteration(s); the run stops "
-                              f"as stuck after {self.config.stuck_after}. Fix the rejected actions or finish.")
+            self.notes.append(
+                f"Nothing was accepted in the last {self.stuck_streak} iteration(s); the run stops "
+                f"as stuck after {self.config.stuck_after}. Fix the rejected actions or finish."
+            )
         self.cursor += record.advances
         self.iteration += 1
         return events
@@ -255,27 +331,53 @@ class Loop:
         timings["total"] = sum(timings.values())
         record.timings_ms = {k: round(v, 3) for k, v in timings.items()}
 
-    def _hold(self, turn: AgentTurn, parsed: ParsedResponse, raw: str | None, kind: Any, obs: Observation,
-              chunk: Chunk | None) -> list[Event]:
+    def _hold(
+        self,
+        turn: AgentTurn,
+        parsed: ParsedResponse,
+        raw: str | None,
+        kind: Any,
+        obs: Observation,
+        chunk: Chunk | None,
+    ) -> list[Event]:
         """``config.review``: the session keeps the turn as the plan waiting for review (validated as if
         applied: nothing changes, no id is used up); the run stops with ``awaiting_review``."""
         record = self.session.dry_run(
-            parsed, iteration=self.iteration, chunk=_chunk_label(chunk), chunk_cursor=self.cursor, raw_output=raw,
-            output_kind=kind, truncated=turn.truncated, observation_chars=len(obs.markdown),
-            observation_tokens=obs.tokens, usage=turn.usage.to_dict() if turn.usage else None,
-            notes=_notes_of(turn, parsed), clock=self.clock)
+            parsed,
+            iteration=self.iteration,
+            chunk=_chunk_label(chunk),
+            chunk_cursor=self.cursor,
+            raw_output=raw,
+            output_kind=kind,
+            truncated=turn.truncated,
+            observation_chars=len(obs.markdown),
+            observation_tokens=obs.tokens,
+            usage=turn.usage.to_dict() if turn.usage else None,
+            notes=_notes_of(turn, parsed),
+            clock=self.clock,
+        )
         self.review = self.session.keep_plan(record).plan.model_dump(mode="json")
         self.stop_reason = "awaiting_review"
-        return iteration_events(self.session_id, record, nodes=self.state.node_count, edges=self.state.edge_count,
-                                stop_reason=self.stop_reason)
+        return iteration_events(
+            self.session_id,
+            record,
+            nodes=self.state.node_count,
+            edges=self.state.edge_count,
+            stop_reason=self.stop_reason,
+        )
 
     def finish(self) -> Event:
         """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished`` event.
         A run waiting for review is not finalized (the session goes on after the decision)."""
         assert self.stop_reason is not None, "finish() follows the stop"
-        self.result = self.session.finish(self.stop_reason, error=self.error, records=self.records,
-                                          lost_usage=self.lost_usage,
-                                          review=self.review, elapsed_ms=(self.clock() - self._started) * 1000)
+        self.result = self.session.finish(
+            self.stop_reason,
+            error=self.error,
+            records=self.records,
+            lost_usage=self.lost_usage,
+            review=self.review,
+            elapsed_ms=(self.clock() - self._started) * 1000,
+        )
         self.todos = list(self.result.open_todos)
         return self._event("run_finished", **self.result.summary())
 
@@ -288,8 +390,12 @@ class Loop:
         config = self.config
         if record.finished:
             return "finished"
-        if config.stop_when_complete and config.schema_.completeness and not self.todos \
-                and self.state.node_count:
+        if (
+            config.stop_when_complete
+            and config.schema_.completeness
+            and not self.todos
+            and self.state.node_count
+        ):
             return "finished"
         limits = config.constraints
         if self.state.node_count >= limits.max_nodes and self.state.edge_count >= limits.max_edges:
@@ -314,8 +420,10 @@ def _chunk_label(chunk: Chunk | None) -> str | None:
 def _notes_of(turn: AgentTurn, parsed: ParsedResponse | None) -> list[str]:
     notes = [turn.note] if turn.note else []
     if parsed is not None and parsed.repaired:
-        notes.append(f"{parsed.repaired} unencodable character(s) (lone surrogates) in the reasoning were "
-                     "replaced with U+FFFD")
+        notes.append(
+            f"{parsed.repaired} unencodable character(s) (lone surrogates) in the reasoning were "
+            "replaced with U+FFFD"
+        )
     return notes
 
 
@@ -348,7 +456,9 @@ def _text(text: str, kind: Any) -> tuple[str, Any, int]:
     return stored, kind, escaped
 
 
-def _parse(turn: AgentTurn, *, encodable: bool = False) -> tuple[ParsedResponse | None, dict[str, str] | None]:
+def _parse(
+    turn: AgentTurn, *, encodable: bool = False
+) -> tuple[ParsedResponse | None, dict[str, str] | None]:
     try:
         if turn.response is not None:
             return read_value(turn.response, truncated=turn.truncated, encodable=encodable), None
@@ -358,8 +468,10 @@ def _parse(turn: AgentTurn, *, encodable: bool = False) -> tuple[ParsedResponse 
     except ResponseInvalid as exc:
         return None, {"code": str(exc.code), "message": exc.message}
     except Exception as exc:  # a Python agent's odd objects must not crash the loop
-        return None, {"code": str(ErrorCode.INVALID_RESPONSE),
-                      "message": f"the response could not be read ({type(exc).__name__}: {exc})"}
+        return None, {
+            "code": str(ErrorCode.INVALID_RESPONSE),
+            "message": f"the response could not be read ({type(exc).__name__}: {exc})",
+        }
 
 
 def _notes_after(record: IterationRecord | None) -> list[str]:
@@ -367,8 +479,10 @@ def _notes_after(record: IterationRecord | None) -> list[str]:
         return []
     notes = list(record.notes)
     if record.truncated:
-        notes.append(f"Your previous output was cut off: only its {len(record.actions)} whole action(s) were "
-                     f"read, the rest was lost. Send the missing actions again, fewer per response.")
+        notes.append(
+            f"Your previous output was cut off: only its {len(record.actions)} whole action(s) were "
+            f"read, the rest was lost. Send the missing actions again, fewer per response."
+        )
     return notes
 
 
@@ -494,8 +608,9 @@ astream = stream
 """``async for event in astream(request, agent)``: the same object, iterated asynchronously."""
 
 
-def run(request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None,
-        **options: Unpack[LoopOptions]) -> RunResult:
+def run(
+    request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None, **options: Unpack[LoopOptions]
+) -> RunResult:
     """Run a request with an agent to its stop; ``on_event`` receives every ``Event`` as it happens.
 
     ``options``: ``state``, ``records``, ``start_iteration``, ``chunk_cursor`` (to continue a session),
@@ -518,16 +633,18 @@ async def _release(agent: AnyAgent) -> None:
     await capabilities(agent).aclose()
 
 
-async def _arun_owned(request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None,
-                      **options: Unpack[LoopOptions]) -> RunResult:
+async def _arun_owned(
+    request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None, **options: Unpack[LoopOptions]
+) -> RunResult:
     try:
         return await arun(request, agent, **options)
     finally:
         await _release(agent)
 
 
-async def arun(request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None,
-               **options: Unpack[LoopOptions]) -> RunResult:
+async def arun(
+    request: Request, agent: AnyAgent, *, on_event: EventHandler | None = None, **options: Unpack[LoopOptions]
+) -> RunResult:
     """``run`` for event loops: awaits async agents (sync ones run inline); ``on_event`` may be async too."""
     runner = stream(request, agent, **options)
     runner.loop.verdict_events = on_event is not None

@@ -52,9 +52,12 @@ def read_sentences(path: str | Path) -> dict[str, str]:
     """Test sentences by id (``{"id", "sent"}`` per line)."""
     out: dict[str, str] = {}
     for i, row in enumerate(read_jsonl(path, "--sentences")):
-        if not (isinstance(row, dict) and isinstance(row.get("id"), str) and isinstance(row.get("sent"), str)):
-            raise RequestInvalid([Problem(f"--sentences line {i + 1}", 'expected {"id": ..., "sent": ...}')],
-                                 source="igg eval")
+        if not (
+            isinstance(row, dict) and isinstance(row.get("id"), str) and isinstance(row.get("sent"), str)
+        ):
+            raise RequestInvalid(
+                [Problem(f"--sentences line {i + 1}", 'expected {"id": ..., "sent": ...}')], source="igg eval"
+            )
         out[row["id"]] = row["sent"]
     return out
 
@@ -63,11 +66,18 @@ def read_gold(path: str | Path) -> dict[str, list[Triple]]:
     """Gold triples by id (``{"id", "triples": [{"sub", "rel", "obj"}]}`` per line)."""
     out: dict[str, list[Triple]] = {}
     for i, row in enumerate(read_jsonl(path, "--ground-truth")):
-        if not (isinstance(row, dict) and isinstance(row.get("id"), str) and isinstance(row.get("triples"), list)):
-            raise RequestInvalid([Problem(f"--ground-truth line {i + 1}", 'expected {"id": ..., "triples": [...]}')],
-                                 source="igg eval")
-        out[row["id"]] = [(str(t.get("sub", "")), str(t.get("rel", "")), str(t.get("obj", "")))
-                          for t in row["triples"] if isinstance(t, dict)]
+        if not (
+            isinstance(row, dict) and isinstance(row.get("id"), str) and isinstance(row.get("triples"), list)
+        ):
+            raise RequestInvalid(
+                [Problem(f"--ground-truth line {i + 1}", 'expected {"id": ..., "triples": [...]}')],
+                source="igg eval",
+            )
+        out[row["id"]] = [
+            (str(t.get("sub", "")), str(t.get("rel", "")), str(t.get("obj", "")))
+            for t in row["triples"]
+            if isinstance(t, dict)
+        ]
     return out
 
 
@@ -97,9 +107,11 @@ def parse_answer(row: dict[str, Any]) -> Answer:
         answer.invalid = f"'triples' is {type(given).__name__}, not a list"
         return answer
     for t in given:
-        if (isinstance(t, list | tuple) and len(t) == 3 and all(isinstance(x, str) and x.strip() for x in t)):
+        if isinstance(t, list | tuple) and len(t) == 3 and all(isinstance(x, str) and x.strip() for x in t):
             answer.triples.append((t[0], t[1], t[2]))
-        elif isinstance(t, dict) and all(isinstance(t.get(k), str) and t[k].strip() for k in ("sub", "rel", "obj")):
+        elif isinstance(t, dict) and all(
+            isinstance(t.get(k), str) and t[k].strip() for k in ("sub", "rel", "obj")
+        ):
             answer.triples.append((t["sub"], t["rel"], t["obj"]))
         else:
             answer.malformed += 1
@@ -118,5 +130,13 @@ def relation_key(text: str) -> str:
     return re.sub(r"[\s_\\]+", "", text).casefold()
 
 
-__all__ = ["Answer", "Triple", "parse_answer", "read_answers", "read_gold", "read_jsonl", "read_sentences",
-           "relation_key"]
+__all__ = [
+    "Answer",
+    "Triple",
+    "parse_answer",
+    "read_answers",
+    "read_gold",
+    "read_jsonl",
+    "read_sentences",
+    "relation_key",
+]

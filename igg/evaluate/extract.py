@@ -25,18 +25,29 @@ from igg.models.schema import Schema
 from igg.ontology.model import Ontology
 from igg.service import run_request
 
-GOAL = ("Extract every fact the text states as a knowledge graph under the ontology's schema: entities as nodes "
-        "(named exactly as the text names them), relations as edges, datatype relations as properties of the "
-        "subject. Add nothing the text does not state.")
+GOAL = (
+    "Extract every fact the text states as a knowledge graph under the ontology's schema: entities as nodes "
+    "(named exactly as the text names them), relations as edges, datatype relations as properties of the "
+    "subject. Add nothing the text does not state."
+)
 """The goal each sentence's request gives the agent."""
 
 
 def sentence_request(schema: Schema, sentence: str, sentence_id: str, max_iterations: int) -> Request:
     """The request one test sentence is extracted with."""
-    return Request.model_validate({
-        "session_id": _session_id(sentence_id), "goal_prompt": GOAL, "context_data": sentence,
-        "config": {"schema": schema.model_dump(by_alias=True, exclude_defaults=True), "grounding": "values",
-                   "max_iterations": max_iterations, "stuck_after": max_iterations}})
+    return Request.model_validate(
+        {
+            "session_id": _session_id(sentence_id),
+            "goal_prompt": GOAL,
+            "context_data": sentence,
+            "config": {
+                "schema": schema.model_dump(by_alias=True, exclude_defaults=True),
+                "grounding": "values",
+                "max_iterations": max_iterations,
+                "stuck_after": max_iterations,
+            },
+        }
+    )
 
 
 def _session_id(sentence_id: str) -> str:
@@ -59,7 +70,13 @@ def proposed(action: dict[str, Any], schema: Schema) -> list[Triple]:
         src, dst = action.get("from") or {}, action.get("to") or {}
         label = str(action.get("label", ""))
         term = terms.get(label)
-        return [(str(src.get("name", "")), (term.label if term else label).replace(" ", "_"), str(dst.get("name", "")))]
+        return [
+            (
+                str(src.get("name", "")),
+                (term.label if term else label).replace(" ", "_"),
+                str(dst.get("name", "")),
+            )
+        ]
     props = action.get("properties") or {}
     ref = action.get("node") if kind == "UPDATE_NODE" else props
     subject = str((ref or {}).get("name", "")) if isinstance(ref, dict) else ""
@@ -75,13 +92,14 @@ def proposed(action: dict[str, Any], schema: Schema) -> list[Triple]:
 
 def agent_spec(spec: str, sentence_id: str) -> str:
     """The agent spec for one sentence: ``script:DIR`` becomes that sentence's transcript in ``DIR``."""
-    if spec.startswith("script:") and Path(spec[len("script:"):]).is_dir():
-        return f"script:{Path(spec[len('script:'):]) / (sentence_id + '.jsonl')}"
+    if spec.startswith("script:") and Path(spec[len("script:") :]).is_dir():
+        return f"script:{Path(spec[len('script:') :]) / (sentence_id + '.jsonl')}"
     return spec
 
 
-def extract(spec: str, ontology: Ontology, sentence_id: str, sentence: str, max_iterations: int
-            ) -> tuple[list[Triple], Replayed, str | None]:
+def extract(
+    spec: str, ontology: Ontology, sentence_id: str, sentence: str, max_iterations: int
+) -> tuple[list[Triple], Replayed, str | None]:
     """Run one sentence through the loop: (the triples the agent proposed, what IGG accepted and refused, why no
     agent could be made for it, or None). ``AgentUnavailable`` (no endpoint, no model) ends the whole run."""
     schema = ontology.schema()
@@ -103,8 +121,13 @@ def extract(spec: str, ontology: Ontology, sentence_id: str, sentence: str, max_
             if verdict is not None and not verdict.accepted:
                 refused += [(t, str(verdict.code), verdict.message) for t in stated]
         if record.parse_error is not None:
-            refused.append((("", "", ""), record.parse_error.get("code", "INVALID_RESPONSE"),
-                            record.parse_error.get("message", "")))
+            refused.append(
+                (
+                    ("", "", ""),
+                    record.parse_error.get("code", "INVALID_RESPONSE"),
+                    record.parse_error.get("message", ""),
+                )
+            )
     accepted = list(dict.fromkeys(graph_triples(result.state)))
     failed = f"the agent failed: {result.error}" if result.stop_reason == "agent_error" else None
     return raw, Replayed(accepted=accepted, refused=refused, state=result.state), failed

@@ -49,8 +49,10 @@ class Stemmer:
             from nltk.stem import PorterStemmer  # type: ignore[import-untyped]
             from nltk.tokenize import NLTKWordTokenizer  # type: ignore[import-untyped]
         except ImportError:
-            raise RequestInvalid([Problem("", "the benchmark's metrics need NLTK: pip install 'igg[eval]' (nltk>=3.8)")],
-                                 source="igg eval") from None
+            raise RequestInvalid(
+                [Problem("", "the benchmark's metrics need NLTK: pip install 'igg[eval]' (nltk>=3.8)")],
+                source="igg eval",
+            ) from None
         return cls(PorterStemmer().stem, NLTKWordTokenizer().tokenize)
 
     def text(self, text: str) -> str:
@@ -66,8 +68,14 @@ class Stemmer:
         return self.text(text).replace("01januari", "")
 
 
-def sentence_metrics(triples: Sequence[Triple], gold: Sequence[Triple], sentence: str, relations: set[str],
-                     concepts: str, stemmer: Stemmer) -> dict[str, float]:
+def sentence_metrics(
+    triples: Sequence[Triple],
+    gold: Sequence[Triple],
+    sentence: str,
+    relations: set[str],
+    concepts: str,
+    stemmer: Stemmer,
+) -> dict[str, float]:
     """The metrics of one sentence's triples (see the module doc)."""
     gold_rels = {t[1].replace(" ", "_") for t in gold}
     kept = {triple_key(t) for t in triples if t[1] in gold_rels}
@@ -99,5 +107,4 @@ def in_sentence(triple: Sequence[str], sentence: str, concepts: str, stemmer: St
     return stemmer.entity(triple[0]) in context and stemmer.entity(triple[2]) in context
 
 
-__all__ = ["METRICS", "Stemmer", "Triple", "average", "in_sentence", "sentence_metrics",
-           "triple_key"]
+__all__ = ["METRICS", "Stemmer", "Triple", "average", "in_sentence", "sentence_metrics", "triple_key"]

@@ -86,12 +86,15 @@ class Replayer:
                 out.refused.append((triple, code, message))
         return out
 
-    def _one(self, state: GraphState, actor: Actor, types: dict[str, list[str]], triple: Triple
-             ) -> tuple[str | None, str]:
+    def _one(
+        self, state: GraphState, actor: Actor, types: dict[str, list[str]], triple: Triple
+    ) -> tuple[str | None, str]:
         s, r, o = triple
         rel = self.relations.get(relation_key(r))
         if rel is None:
-            return self._apply(state, actor, [{"type": "ADD_EDGE", "label": r, "from": {"name": s}, "to": {"name": o}}])
+            return self._apply(
+                state, actor, [{"type": "ADD_EDGE", "label": r, "from": {"name": s}, "to": {"name": o}}]
+            )
         actions: list[dict[str, Any]] = []
         refs: list[dict[str, str]] = []
         for end, name in (("subject", normalize_identity_value(s)), ("object", normalize_identity_value(o))):
@@ -105,9 +108,13 @@ class Replayer:
                 if clash is not None:
                     return ErrorCode.TYPE_CONFLICT, (
                         f"{name!r} is a {clash[0]} already; {rel.label} wants its {end} to be a "
-                        f"{' or '.join(wanted)}, and the ontology makes {clash[0]} and {clash[1]} disjoint")
+                        f"{' or '.join(wanted)}, and the ontology makes {clash[0]} and {clash[1]} disjoint"
+                    )
                 fit = wanted[0]
-                if {"label": fit, "name": name} not in refs:  # "Mars named after Mars": one node, then a self-loop
+                if {
+                    "label": fit,
+                    "name": name,
+                } not in refs:  # "Mars named after Mars": one node, then a self-loop
                     actions.append({"type": "ADD_NODE", "label": fit, "properties": {"name": name}})
             refs.append({"label": fit, "name": name})
         if rel.kind == "datatype":
@@ -115,11 +122,13 @@ class Replayer:
             current = None if actions else state.node_properties(self._node(state, refs[0])).get(rel.name)
             if current is not None:
                 value = [*(current if isinstance(current, list) else [current]), value]
-            actions.append({"type": "UPDATE_NODE", "node": refs[0], "properties": {rel.name: value},
-                            "evidence": [s, o]})
+            actions.append(
+                {"type": "UPDATE_NODE", "node": refs[0], "properties": {rel.name: value}, "evidence": [s, o]}
+            )
         else:
-            actions.append({"type": "ADD_EDGE", "label": rel.name, "from": refs[0], "to": refs[1],
-                            "evidence": [s, o]})
+            actions.append(
+                {"type": "ADD_EDGE", "label": rel.name, "from": refs[0], "to": refs[1], "evidence": [s, o]}
+            )
         code, message = self._apply(state, actor, actions)
         if code is None or code == ErrorCode.DUPLICATE_EDGE:
             for a in actions:
@@ -130,8 +139,11 @@ class Replayer:
 
     @staticmethod
     def _node(state: GraphState, ref: dict[str, str]) -> str:
-        return next(n for n, d in state.nodes.items()
-                    if d["type"] == ref["label"] and d["properties"].get("name") == ref["name"])
+        return next(
+            n
+            for n, d in state.nodes.items()
+            if d["type"] == ref["label"] and d["properties"].get("name") == ref["name"]
+        )
 
     @staticmethod
     def _apply(state: GraphState, actor: Actor, actions: list[dict[str, Any]]) -> tuple[str | None, str]:
@@ -147,8 +159,10 @@ class Replayer:
         return str(bad.code), bad.message
 
 
-_NUMBER = re.compile(r"[~≈]?\s*[$€£¥]?\s*([+-]?(?:\d[\d,]*)?\.?\d+(?:[eE][+-]?\d+)?)\s*"
-                     r"(?:\(\s*[^\W\d_]+(?:[\s/][^\W\d_]+)*\s*\)|[^\W\d_]+(?:[\s/][^\W\d_]+)*|%)?")
+_NUMBER = re.compile(
+    r"[~≈]?\s*[$€£¥]?\s*([+-]?(?:\d[\d,]*)?\.?\d+(?:[eE][+-]?\d+)?)\s*"
+    r"(?:\(\s*[^\W\d_]+(?:[\s/][^\W\d_]+)*\s*\)|[^\W\d_]+(?:[\s/][^\W\d_]+)*|%)?"
+)
 """A number as knowledge graphs write one: ``~500``, ``$2000000.0``, ``1,200``, a unit after it, in parentheses or
 not (``125800.0 (millimetres)``, ``42 m``, ``535.0 (inhabitants per square kilometre)``)."""
 

@@ -34,8 +34,18 @@ INVALID_TURN = "INVALID_TURN"
 """The drop code of a sentence whose answer could not be read."""
 MALFORMED = "MALFORMED_TRIPLE"
 """The drop code of a triple that is not three non-empty strings."""
-COUNTS = ("sentences", "unanswered", "invalid_turns", "triples", "accepted", "malformed", "correct_raw", "correct_kept",
-          "correct_in_sentence_raw", "correct_in_sentence_kept")
+COUNTS = (
+    "sentences",
+    "unanswered",
+    "invalid_turns",
+    "triples",
+    "accepted",
+    "malformed",
+    "correct_raw",
+    "correct_kept",
+    "correct_in_sentence_raw",
+    "correct_in_sentence_kept",
+)
 """What ``report.json`` counts."""
 
 
@@ -70,25 +80,42 @@ class Scoring:
     raw_rows: list[dict[str, float]] = field(default_factory=list)
     kept_rows: list[dict[str, float]] = field(default_factory=list)
 
-    def add(self, run: OntologyRun, sid: str, sentence: str, raw: list[Triple] | None, kept: list[Triple]) -> None:
+    def add(
+        self, run: OntologyRun, sid: str, sentence: str, raw: list[Triple] | None, kept: list[Triple]
+    ) -> None:
         """Score one sentence's raw and accepted triples (``raw`` None: the answers have no line for it, which
         the scorer counts as nothing at all, not as an empty answer)."""
         gold = self.gold.get(sid, [])
-        self.raw_rows.append(dict.fromkeys(METRICS, 0.0) if raw is None else
-                             sentence_metrics(raw, gold, sentence, self.relations, self.concepts, self.stemmer))
+        self.raw_rows.append(
+            dict.fromkeys(METRICS, 0.0)
+            if raw is None
+            else sentence_metrics(raw, gold, sentence, self.relations, self.concepts, self.stemmer)
+        )
         raw = raw or []
-        self.kept_rows.append(sentence_metrics(kept, gold, sentence, self.relations, self.concepts, self.stemmer))
+        self.kept_rows.append(
+            sentence_metrics(kept, gold, sentence, self.relations, self.concepts, self.stemmer)
+        )
         truth = {triple_key(t) for t in gold}
         for which, triples in (("raw", raw), ("kept", kept)):
             right = {triple_key(t): t for t in triples if triple_key(t) in truth}
             run.counts[f"correct_{which}"] += len(right)
             run.counts[f"correct_in_sentence_{which}"] += sum(
-                1 for t in right.values() if in_sentence(t, sentence, self.concepts, self.stemmer))
+                1 for t in right.values() if in_sentence(t, sentence, self.concepts, self.stemmer)
+            )
 
 
-def run_ontology(name: str, ontology: Ontology, sentences: dict[str, str], answers: dict[str, Answer] | None,
-                 gold: dict[str, list[Triple]] | None, stemmer: Stemmer | None, *, agent: str | None = None,
-                 max_iterations: int = 3, keep_graphs: bool = False) -> OntologyRun:
+def run_ontology(
+    name: str,
+    ontology: Ontology,
+    sentences: dict[str, str],
+    answers: dict[str, Answer] | None,
+    gold: dict[str, list[Triple]] | None,
+    stemmer: Stemmer | None,
+    *,
+    agent: str | None = None,
+    max_iterations: int = 3,
+    keep_graphs: bool = False,
+) -> OntologyRun:
     """Replay one ontology's answers (or extract with the ``agent`` spec); score raw and accepted when gold is
     given."""
     started = time.perf_counter()
@@ -96,8 +123,12 @@ def run_ontology(name: str, ontology: Ontology, sentences: dict[str, str], answe
     run = OntologyRun(name)
     scoring = None
     if gold is not None and stemmer is not None:
-        scoring = Scoring(gold, stemmer, {r.label.replace(" ", "_") for r in ontology.relations.values()},
-                          " ".join(c.label for c in ontology.classes.values()))
+        scoring = Scoring(
+            gold,
+            stemmer,
+            {r.label.replace(" ", "_") for r in ontology.relations.values()},
+            " ".join(c.label for c in ontology.classes.values()),
+        )
     for sid, sentence in sentences.items():
         run.counts["sentences"] += 1
         truth = {triple_key(t) for t in (gold or {}).get(sid, [])}
@@ -139,9 +170,17 @@ def run_ontology(name: str, ontology: Ontology, sentences: dict[str, str], answe
     return run
 
 
-def evaluate(ontology_path: str | Path, sentences_path: str | Path, out: str | Path, *,
-             responses_path: str | Path | None = None, gold_path: str | Path | None = None, agent: str | None = None,
-             max_iterations: int = 3, rdf: bool = False) -> dict[str, Any]:
+def evaluate(
+    ontology_path: str | Path,
+    sentences_path: str | Path,
+    out: str | Path,
+    *,
+    responses_path: str | Path | None = None,
+    gold_path: str | Path | None = None,
+    agent: str | None = None,
+    max_iterations: int = 3,
+    rdf: bool = False,
+) -> dict[str, Any]:
     """``igg eval text2kg``: run, write ``accepted.jsonl``, ``report.json`` (and the RDF files with ``rdf``)
     into ``out``; returns the report. Inputs that cannot be read are ``RequestInvalid`` (exit 2)."""
     started = time.perf_counter()
@@ -150,22 +189,41 @@ def evaluate(ontology_path: str | Path, sentences_path: str | Path, out: str | P
     except OntologyError as exc:
         raise RequestInvalid([Problem("--ontology", str(exc))], source="igg eval") from None
     if (responses_path is None) == (agent is None):
-        raise RequestInvalid([Problem("", "give --responses FILE or --agent SPEC (one of them)")], source="igg eval")
+        raise RequestInvalid(
+            [Problem("", "give --responses FILE or --agent SPEC (one of them)")], source="igg eval"
+        )
     sentences = read_sentences(sentences_path)
     answers, lost = read_answers(responses_path) if responses_path is not None else (None, 0)
     gold = read_gold(gold_path) if gold_path is not None else None
     stemmer = Stemmer.load() if gold is not None else None
-    run = run_ontology(ontology_name(ontology_path), ontology, sentences, answers, gold, stemmer, agent=agent,
-                       max_iterations=max_iterations, keep_graphs=rdf)
+    run = run_ontology(
+        ontology_name(ontology_path),
+        ontology,
+        sentences,
+        answers,
+        gold,
+        stemmer,
+        agent=agent,
+        max_iterations=max_iterations,
+        keep_graphs=rdf,
+    )
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "accepted.jsonl", "w", encoding="utf-8") as fh:
         for sid, triples in run.accepted.items():
-            fh.write(json.dumps({"id": sid, "triples": [list(t) for t in triples]}, ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps({"id": sid, "triples": [list(t) for t in triples]}, ensure_ascii=False) + "\n"
+            )
     report: dict[str, Any] = {
-        "ontology": run.name, "mode": "agent" if agent else "replay", "ontology_warnings": ontology.warnings,
-        "unreadable_lines": lost, "raw": run.raw, "accepted": run.kept, "counts": run.counts,
-        "dropped": dict(sorted(run.dropped.items()))}
+        "ontology": run.name,
+        "mode": "agent" if agent else "replay",
+        "ontology_warnings": ontology.warnings,
+        "unreadable_lines": lost,
+        "raw": run.raw,
+        "accepted": run.kept,
+        "counts": run.counts,
+        "dropped": dict(sorted(run.dropped.items())),
+    }
     if rdf:
         report["rdf"] = write_rdf(run, Replayer(ontology).schema, folder)
     report["elapsed_ms"] = round((time.perf_counter() - started) * 1000)
@@ -181,7 +239,9 @@ def write_rdf(run: OntologyRun, schema: Any, folder: Path) -> dict[str, Any]:
     try:
         from rdflib import Graph
     except ImportError:
-        raise RequestInvalid([Problem("--rdf", "needs rdflib: pip install 'igg[rdf]'")], source="igg eval") from None
+        raise RequestInvalid(
+            [Problem("--rdf", "needs rdflib: pip install 'igg[rdf]'")], source="igg eval"
+        ) from None
 
     union = Graph()
     for state in run.graphs:
@@ -193,16 +253,30 @@ def write_rdf(run: OntologyRun, schema: Any, folder: Path) -> dict[str, Any]:
 
 def table(reports: list[dict[str, Any]]) -> str:
     """The metrics (raw -> accepted) per ontology and averaged over them, then the drops by code."""
-    head = {"precision": "precision", "recall": "recall", "f1": "F1", "onto_conf": "onto conf",
-            "rel_halluc": "rel halluc", "sub_halluc": "subj halluc", "obj_halluc": "obj halluc"}
+    head = {
+        "precision": "precision",
+        "recall": "recall",
+        "f1": "F1",
+        "onto_conf": "onto conf",
+        "rel_halluc": "rel halluc",
+        "sub_halluc": "subj halluc",
+        "obj_halluc": "obj halluc",
+    }
     lines = [f"{'ontology':<24}" + "".join(f"{head[m]:>16}" for m in METRICS)]
     scored = [r for r in reports if r["raw"]]
     for r in scored:
-        lines.append(f"{r['ontology']:<24}" + "".join(f"{r['raw'][m]:>8.3f}>{r['accepted'][m]:.3f}" for m in METRICS))
+        lines.append(
+            f"{r['ontology']:<24}" + "".join(f"{r['raw'][m]:>8.3f}>{r['accepted'][m]:.3f}" for m in METRICS)
+        )
     if len(scored) > 1:
-        lines.append(f"{'average':<24}" + "".join(
-            f"{sum(r['raw'][m] for r in scored) / len(scored):>8.3f}>"
-            f"{sum(r['accepted'][m] for r in scored) / len(scored):.3f}" for m in METRICS))
+        lines.append(
+            f"{'average':<24}"
+            + "".join(
+                f"{sum(r['raw'][m] for r in scored) / len(scored):>8.3f}>"
+                f"{sum(r['accepted'][m] for r in scored) / len(scored):.3f}"
+                for m in METRICS
+            )
+        )
     dropped: dict[str, dict[str, int]] = {}
     for r in reports:
         for code, row in r["dropped"].items():
@@ -210,13 +284,20 @@ def table(reports: list[dict[str, Any]]) -> str:
             d["right"] += row["right"]
             d["wrong"] += row["wrong"]
     counts = {k: sum(r["counts"].get(k, 0) for r in reports) for k in COUNTS}
-    lines.append(f"triples {counts['triples']}, accepted {counts['accepted']}, malformed {counts['malformed']}, "
-                 f"invalid turns {counts['invalid_turns']}; dropped by code (right: in the gold set):")
-    lines += [f"  {code:<22} right {row['right']:>5}  wrong {row['wrong']:>5}" for code, row in sorted(dropped.items())]
+    lines.append(
+        f"triples {counts['triples']}, accepted {counts['accepted']}, malformed {counts['malformed']}, "
+        f"invalid turns {counts['invalid_turns']}; dropped by code (right: in the gold set):"
+    )
+    lines += [
+        f"  {code:<22} right {row['right']:>5}  wrong {row['wrong']:>5}"
+        for code, row in sorted(dropped.items())
+    ]
     if scored:
-        lines.append(f"correct triples kept: {counts['correct_kept']} of {counts['correct_raw']}; of those whose "
-                     f"subject and object the scorer finds in the sentence: {counts['correct_in_sentence_kept']} "
-                     f"of {counts['correct_in_sentence_raw']}")
+        lines.append(
+            f"correct triples kept: {counts['correct_kept']} of {counts['correct_raw']}; of those whose "
+            f"subject and object the scorer finds in the sentence: {counts['correct_in_sentence_kept']} "
+            f"of {counts['correct_in_sentence_raw']}"
+        )
     return "\n".join(lines)
 
 
@@ -228,5 +309,14 @@ def ontology_name(path: str | Path) -> str:
     return stem
 
 
-__all__ = ["COUNTS", "INVALID_TURN", "MALFORMED", "OntologyRun", "evaluate", "ontology_name", "run_ontology",
-           "table", "write_rdf"]
+__all__ = [
+    "COUNTS",
+    "INVALID_TURN",
+    "MALFORMED",
+    "OntologyRun",
+    "evaluate",
+    "ontology_name",
+    "run_ontology",
+    "table",
+    "write_rdf",
+]

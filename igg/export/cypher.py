@@ -26,13 +26,16 @@ SCOPE_KEY = "igg_scope"
 def name(text: str, what: str = "name") -> str:
     """``text`` as a backtick-quoted Cypher name, after checking it is a safe identifier."""
     if not is_identifier(text):
-        raise ExportError(f"refusing to export {what} {text!r}: not a safe identifier ({IDENTIFIER_HINT}); "
-                          "labels, relationship types and keys are written into Cypher text")
+        raise ExportError(
+            f"refusing to export {what} {text!r}: not a safe identifier ({IDENTIFIER_HINT}); "
+            "labels, relationship types and keys are written into Cypher text"
+        )
     return "`" + text.replace("`", "``") + "`"
 
 
-def key_map(keys: Sequence[str], source: str, scope: str = "$scope", *, offset: int = 0,
-            by_name: bool = False) -> str:
+def key_map(
+    keys: Sequence[str], source: str, scope: str = "$scope", *, offset: int = 0, by_name: bool = False
+) -> str:
     """A merge pattern map ``{`k`: <value>, ..., igg_scope: $scope}``.
 
     Values are ``source.k`` when ``by_name`` (a node row is its property map), else ``source[offset + i]``
@@ -48,48 +51,60 @@ def key_map(keys: Sequence[str], source: str, scope: str = "$scope", *, offset: 
 
 def merge_nodes(label: str, keys: Sequence[str]) -> str:
     """Merge a batch of nodes of one type; each row is the node's property map (identity keys included)."""
-    return (f"UNWIND $rows AS r MERGE (n:{name(label, 'node type')} {key_map(keys, 'r', by_name=True)}) "
-            f"SET n = r, n.{SCOPE_KEY} = $scope")
+    return (
+        f"UNWIND $rows AS r MERGE (n:{name(label, 'node type')} {key_map(keys, 'r', by_name=True)}) "
+        f"SET n = r, n.{SCOPE_KEY} = $scope"
+    )
 
 
-def merge_edges(edge_type: str, source: str, source_keys: Sequence[str], target: str,
-                target_keys: Sequence[str]) -> str:
+def merge_edges(
+    edge_type: str, source: str, source_keys: Sequence[str], target: str, target_keys: Sequence[str]
+) -> str:
     """Merge a batch of edges of one (source type, edge type, target type).
 
     Each row is a list: the source's identity values, the target's, then the edge's property map (a list
     rather than a map keeps the parameters small: FalkorDB's Bolt throughput is bound by their size).
     """
     n = len(source_keys) + len(target_keys)
-    return (f"UNWIND $rows AS r "
-            f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, 'r')}) "
-            f"MATCH (b:{name(target, 'node type')} {key_map(target_keys, 'r', offset=len(source_keys))}) "
-            f"MERGE (a)-[e:{name(edge_type, 'edge type')}]->(b) SET e = r[{n}], e.{SCOPE_KEY} = $scope")
+    return (
+        f"UNWIND $rows AS r "
+        f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, 'r')}) "
+        f"MATCH (b:{name(target, 'node type')} {key_map(target_keys, 'r', offset=len(source_keys))}) "
+        f"MERGE (a)-[e:{name(edge_type, 'edge type')}]->(b) SET e = r[{n}], e.{SCOPE_KEY} = $scope"
+    )
 
 
 def scan_match(var: str, label: str, keys: Sequence[str], values: Sequence[str]) -> str:
     """``MATCH`` a node comparing its identity as a list: no index is used (FalkorDB's index cannot find
     strings holding U+0001, so such rows are matched by scanning the label)."""
     props = ", ".join(f"{var}.{name(k, 'property key')}" for k in keys)
-    return (f"MATCH ({var}:{name(label, 'node type')}) "
-            f"WHERE {var}.{SCOPE_KEY} = $scope AND [{props}] = [{', '.join(values)}]")
+    return (
+        f"MATCH ({var}:{name(label, 'node type')}) "
+        f"WHERE {var}.{SCOPE_KEY} = $scope AND [{props}] = [{', '.join(values)}]"
+    )
 
 
 def merge_nodes_scan(label: str, keys: Sequence[str]) -> str:
     """``merge_nodes`` without index lookups (see ``scan_match``): update the match, else create."""
     values = [f"r.{name(k, 'property key')}" for k in keys]
-    return (f"UNWIND $rows AS r OPTIONAL {scan_match('m', label, keys, values)} WITH r, collect(m) AS found "
-            f"FOREACH (x IN CASE WHEN size(found) = 0 THEN [1] ELSE [] END | "
-            f"CREATE (n:{name(label, 'node type')}) SET n = r, n.{SCOPE_KEY} = $scope) "
-            f"FOREACH (m IN found | SET m = r, m.{SCOPE_KEY} = $scope)")
+    return (
+        f"UNWIND $rows AS r OPTIONAL {scan_match('m', label, keys, values)} WITH r, collect(m) AS found "
+        f"FOREACH (x IN CASE WHEN size(found) = 0 THEN [1] ELSE [] END | "
+        f"CREATE (n:{name(label, 'node type')}) SET n = r, n.{SCOPE_KEY} = $scope) "
+        f"FOREACH (m IN found | SET m = r, m.{SCOPE_KEY} = $scope)"
+    )
 
 
-def merge_edges_scan(edge_type: str, source: str, source_keys: Sequence[str], target: str,
-                     target_keys: Sequence[str]) -> str:
+def merge_edges_scan(
+    edge_type: str, source: str, source_keys: Sequence[str], target: str, target_keys: Sequence[str]
+) -> str:
     """``merge_edges`` without index lookups (see ``scan_match``)."""
     ns, nt = len(source_keys), len(target_keys)
-    return (f"UNWIND $rows AS r {scan_match('a', source, source_keys, [f'r[{i}]' for i in range(ns)])} "
-            f"{scan_match('b', target, target_keys, [f'r[{ns + i}]' for i in range(nt)])} "
-            f"MERGE (a)-[e:{name(edge_type, 'edge type')}]->(b) SET e = r[{ns + nt}], e.{SCOPE_KEY} = $scope")
+    return (
+        f"UNWIND $rows AS r {scan_match('a', source, source_keys, [f'r[{i}]' for i in range(ns)])} "
+        f"{scan_match('b', target, target_keys, [f'r[{ns + i}]' for i in range(nt)])} "
+        f"MERGE (a)-[e:{name(edge_type, 'edge type')}]->(b) SET e = r[{ns + nt}], e.{SCOPE_KEY} = $scope"
+    )
 
 
 def append_node_value(label: str, keys: Sequence[str], key: str, first: bool, scan: bool = False) -> str:
@@ -102,18 +117,30 @@ def append_node_value(label: str, keys: Sequence[str], key: str, first: bool, sc
     return f"MATCH (n:{name(label, 'node type')} {key_map(keys, '$k')}) SET {prop} = {value}"
 
 
-def append_edge_value(edge_type: str, source: str, source_keys: Sequence[str], target: str,
-                      target_keys: Sequence[str], key: str, first: bool, scan: bool = False) -> str:
+def append_edge_value(
+    edge_type: str,
+    source: str,
+    source_keys: Sequence[str],
+    target: str,
+    target_keys: Sequence[str],
+    key: str,
+    first: bool,
+    scan: bool = False,
+) -> str:
     """Set or extend an edge property piece by piece (``$s``/``$t`` endpoint identities, ``$v`` the piece)."""
     prop = f"e.{name(key, 'property key')}"
     value = "$v" if first else f"{prop} + $v"
     if scan:
-        return (f"{scan_match('a', source, source_keys, [f'$s[{i}]' for i in range(len(source_keys))])} "
-                f"{scan_match('b', target, target_keys, [f'$t[{i}]' for i in range(len(target_keys))])} "
-                f"MATCH (a)-[e:{name(edge_type, 'edge type')}]->(b) SET {prop} = {value}")
-    return (f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, '$s')})"
-            f"-[e:{name(edge_type, 'edge type')}]->(b:{name(target, 'node type')} {key_map(target_keys, '$t')}) "
-            f"SET {prop} = {value}")
+        return (
+            f"{scan_match('a', source, source_keys, [f'$s[{i}]' for i in range(len(source_keys))])} "
+            f"{scan_match('b', target, target_keys, [f'$t[{i}]' for i in range(len(target_keys))])} "
+            f"MATCH (a)-[e:{name(edge_type, 'edge type')}]->(b) SET {prop} = {value}"
+        )
+    return (
+        f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, '$s')})"
+        f"-[e:{name(edge_type, 'edge type')}]->(b:{name(target, 'node type')} {key_map(target_keys, '$t')}) "
+        f"SET {prop} = {value}"
+    )
 
 
 def identity_index(label: str, keys: Sequence[str]) -> str:
@@ -127,8 +154,10 @@ def identity_constraint(label: str, keys: Sequence[str], called: str | None = No
     """Neo4j 5: a named uniqueness constraint on (igg_scope, identity keys) of a node type, ``IF NOT EXISTS``
     (named ``called``, default ``constraint_name(label)``)."""
     props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
-    return (f"CREATE CONSTRAINT {name(called or constraint_name(label))} IF NOT EXISTS "
-            f"FOR (n:{name(label, 'node type')}) REQUIRE ({props}) IS UNIQUE")
+    return (
+        f"CREATE CONSTRAINT {name(called or constraint_name(label))} IF NOT EXISTS "
+        f"FOR (n:{name(label, 'node type')}) REQUIRE ({props}) IS UNIQUE"
+    )
 
 
 def memgraph_constraint(label: str, keys: Sequence[str]) -> str:
@@ -163,25 +192,34 @@ LIST_CONSTRAINTS = "SHOW CONSTRAINTS"
 """Neo4j 5 and ArcadeDB: the database's constraints with every column (name, type, entityType, labelsOrTypes,
 properties): ``igg.export.neo4j.schema.existing_constraints`` reads the uniqueness ones."""
 
-SERVER_PROBE = "CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition"
+SERVER_PROBE = (
+    "CALL dbms.components() YIELD name, versions, edition RETURN name, versions[0] AS version, edition"
+)
 """Answered by Neo4j and ArcadeDB; FalkorDB's Bolt listener fails it (that is how it is told apart)."""
 
 LIST_INDEXES_FALKORDB = "CALL db.indexes() YIELD label, properties RETURN label, properties"
 """FalkorDB's index listing (it has no ``IF NOT EXISTS``: existing indexes are skipped by looking here)."""
 
-SHOW_CONSTRAINTS = "SHOW CONSTRAINTS YIELD name, labelsOrTypes, properties RETURN name, labelsOrTypes, properties"
+SHOW_CONSTRAINTS = (
+    "SHOW CONSTRAINTS YIELD name, labelsOrTypes, properties RETURN name, labelsOrTypes, properties"
+)
 """Neo4j 5's constraint listing (tests and the README show what the export created)."""
+
 
 def scope_nodes(id_function: str = "elementId") -> str:
     """Every node of one scope: its id, labels and properties (the export plan reads the scope with it)."""
-    return (f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
-            f"RETURN {id_function}(n) AS id, labels(n) AS labels, properties(n) AS props")
+    return (
+        f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
+        f"RETURN {id_function}(n) AS id, labels(n) AS labels, properties(n) AS props"
+    )
 
 
 def scope_edges(id_function: str = "elementId") -> str:
     """Every relationship of one scope: its id, its endpoints' ids, its type and properties."""
-    return (f"MATCH (a)-[e]->(b) WHERE e.{SCOPE_KEY} = $scope RETURN {id_function}(e) AS id, "
-            f"{id_function}(a) AS a, type(e) AS type, {id_function}(b) AS b, properties(e) AS props")
+    return (
+        f"MATCH (a)-[e]->(b) WHERE e.{SCOPE_KEY} = $scope RETURN {id_function}(e) AS id, "
+        f"{id_function}(a) AS a, type(e) AS type, {id_function}(b) AS b, properties(e) AS props"
+    )
 
 
 def delete_nodes(label: str, keys: Sequence[str]) -> str:
@@ -189,14 +227,17 @@ def delete_nodes(label: str, keys: Sequence[str]) -> str:
     return f"UNWIND $rows AS r MATCH (n:{name(label, 'node type')} {key_map(keys, 'r')}) DETACH DELETE n"
 
 
-def delete_edges(edge_type: str, source: str, source_keys: Sequence[str], target: str,
-                 target_keys: Sequence[str]) -> str:
+def delete_edges(
+    edge_type: str, source: str, source_keys: Sequence[str], target: str, target_keys: Sequence[str]
+) -> str:
     """Delete relationships of one (source type, edge type, target type); rows as for ``merge_edges``."""
-    return (f"UNWIND $rows AS r "
-            f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, 'r')})"
-            f"-[e:{name(edge_type, 'edge type')}]->"
-            f"(b:{name(target, 'node type')} {key_map(target_keys, 'r', offset=len(source_keys))}) "
-            f"WHERE e.{SCOPE_KEY} = $scope DELETE e")
+    return (
+        f"UNWIND $rows AS r "
+        f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, 'r')})"
+        f"-[e:{name(edge_type, 'edge type')}]->"
+        f"(b:{name(target, 'node type')} {key_map(target_keys, 'r', offset=len(source_keys))}) "
+        f"WHERE e.{SCOPE_KEY} = $scope DELETE e"
+    )
 
 
 def delete_by_id(what: str, id_function: str = "elementId") -> str:
@@ -207,8 +248,10 @@ def delete_by_id(what: str, id_function: str = "elementId") -> str:
     return f"UNWIND $ids AS i MATCH ()-[e]->() WHERE {id_function}(e) = i AND e.{SCOPE_KEY} = $scope DELETE e"
 
 
-COUNT_SCOPE = (f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
-               f"OPTIONAL MATCH (n)-[e]->() RETURN count(DISTINCT n) AS nodes, count(e) AS edges")
+COUNT_SCOPE = (
+    f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
+    f"OPTIONAL MATCH (n)-[e]->() RETURN count(DISTINCT n) AS nodes, count(e) AS edges"
+)
 """Counts of what one scope holds (tests and ``--verify``)."""
 
 DELETE_SCOPE = f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope DETACH DELETE n"
@@ -219,23 +262,29 @@ MARKER_LABEL = "IggScopeMarker"
 """The label of the one node per scope that says what IGG last wrote there (``igg.export.neo4j.sync``). It has
 no ``igg_scope`` property (its scope is ``igg_marker_scope``), so reading a scope never sees it."""
 
-MARKER_READ = (f"MATCH (m:{MARKER_LABEL}) WHERE m.igg_marker_scope = $scope RETURN m.digest AS digest, "
-               "m.session AS session, m.step AS step, m.iteration AS iteration, m.nodes AS nodes, m.edges AS edges")
+MARKER_READ = (
+    f"MATCH (m:{MARKER_LABEL}) WHERE m.igg_marker_scope = $scope RETURN m.digest AS digest, "
+    "m.session AS session, m.step AS step, m.iteration AS iteration, m.nodes AS nodes, m.edges AS edges"
+)
 """The marker of one scope (none when no complete export of a session wrote it last)."""
 
 MARKER_LOCK = f"MATCH (m:{MARKER_LABEL}) WHERE m.igg_marker_scope = $scope SET m.igg_lock = $token"
 """Take the marker's write lock first thing in a delta's transaction: a second exporter waits (Neo4j) or fails
 to commit (ArcadeDB's optimistic transactions), then reads the digest the first one wrote."""
 
-MARKER_SET = (f"MERGE (m:{MARKER_LABEL} {{igg_marker_scope: $scope}}) SET m.digest = $digest, m.session = $session, "
-              "m.step = $step, m.iteration = $iteration, m.nodes = $nodes, m.edges = $edges, m.written_at = $at")
+MARKER_SET = (
+    f"MERGE (m:{MARKER_LABEL} {{igg_marker_scope: $scope}}) SET m.digest = $digest, m.session = $session, "
+    "m.step = $step, m.iteration = $iteration, m.nodes = $nodes, m.edges = $edges, m.written_at = $at"
+)
 """Write (or overwrite) the marker of one scope."""
 
 MARKER_DELETE = f"MATCH (m:{MARKER_LABEL}) WHERE m.igg_marker_scope = $scope DELETE m"
 """Remove the marker: done first by every full export, so an export that fails half-way leaves none."""
 
-MARKER_CONSTRAINT = (f"CREATE CONSTRAINT igg_marker_unique IF NOT EXISTS FOR (m:{MARKER_LABEL}) "
-                     "REQUIRE m.igg_marker_scope IS UNIQUE")
+MARKER_CONSTRAINT = (
+    f"CREATE CONSTRAINT igg_marker_unique IF NOT EXISTS FOR (m:{MARKER_LABEL}) "
+    "REQUIRE m.igg_marker_scope IS UNIQUE"
+)
 """At most one marker per scope (two first exports racing to create it)."""
 
 COUNT_NODES = f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope RETURN count(n) AS n"

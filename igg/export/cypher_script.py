@@ -21,7 +21,16 @@ from igg.io.files import write_file
 
 STATEMENT_BYTES = 3000
 
-_ESCAPES = {"\\": "\\\\", "'": "\\'", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+_ESCAPES = {
+    "\\": "\\\\",
+    "'": "\\'",
+    '"': '\\"',
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\b": "\\b",
+    "\f": "\\f",
+}
 
 
 def string_literal(text: str) -> str:
@@ -54,7 +63,9 @@ def literal(value: Any) -> str:
     if cls is list:
         return "[" + ", ".join(literal(v) for v in value) + "]"
     if cls is dict:
-        return "{" + ", ".join(f"{cypher.name(k, 'property key')}: {literal(v)}" for k, v in value.items()) + "}"
+        return (
+            "{" + ", ".join(f"{cypher.name(k, 'property key')}: {literal(v)}" for k, v in value.items()) + "}"
+        )
     raise ExportError(f"cannot write a {cls.__name__} as a Cypher literal")
 
 
@@ -83,8 +94,9 @@ def script_statements(state: GraphState, *, scope: str = "igg", constraints: boo
     return out
 
 
-def write_cypher(state: GraphState, path_or_file: str | Path | IO[str], *, scope: str = "igg",
-                 constraints: bool = True) -> dict[str, Any]:
+def write_cypher(
+    state: GraphState, path_or_file: str | Path | IO[str], *, scope: str = "igg", constraints: bool = True
+) -> dict[str, Any]:
     """Write the Cypher script; returns ``{"nodes", "edges", "statements", "bytes"}``."""
     statements = script_statements(state, scope=scope, constraints=constraints)
     header = f"// IGG graph export: {state.node_count} nodes, {state.edge_count} edges, scope {scope!r}.\n"
@@ -95,5 +107,9 @@ def write_cypher(state: GraphState, path_or_file: str | Path | IO[str], *, scope
         write_file(path_or_file, data)
     else:
         path_or_file.write(text)
-    return {"nodes": state.node_count, "edges": state.edge_count, "statements": len(statements),
-            "bytes": len(data)}
+    return {
+        "nodes": state.node_count,
+        "edges": state.edge_count,
+        "statements": len(statements),
+        "bytes": len(data),
+    }

@@ -37,8 +37,15 @@ def _write(data: bytes, path_or_file: str | Path | IO[str] | IO[bytes]) -> int:
     return len(data)
 
 
-def write_json(state: GraphState, path_or_file: str | Path | IO[Any], *, schema: Schema | None = None,
-               metadata: dict[str, Any] | None = None, provenance: bool = False, indent: int | None = None) -> dict[str, Any]:
+def write_json(
+    state: GraphState,
+    path_or_file: str | Path | IO[Any],
+    *,
+    schema: Schema | None = None,
+    metadata: dict[str, Any] | None = None,
+    provenance: bool = False,
+    indent: int | None = None,
+) -> dict[str, Any]:
     """Write IGG's JSON document (the ``seed_data`` format); returns ``{"nodes", "edges", "bytes"}``."""
     data = document_json(state, schema=schema, metadata=metadata, provenance=provenance, indent=indent)
     return {"nodes": state.node_count, "edges": state.edge_count, "bytes": _write(data, path_or_file)}
@@ -56,25 +63,37 @@ def _flat(fields: dict[str, Any], props: dict[str, Any], reserved: tuple[str, ..
     return {**fields, **props}
 
 
-def node_link_dict(state: GraphState, *, schema: Schema | None = None,
-                   metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+def node_link_dict(
+    state: GraphState, *, schema: Schema | None = None, metadata: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """networkx node-link data (``edges="edges"``): properties flat, the type under ``igg_type``.
 
     A property named like a node-link field (``id``; ``source``, ``target``, ``key`` on edges) is written
     as ``igg_prop_<key>`` and read back under its own name.
     """
-    nodes = [_flat({"id": n, TYPE_KEY: d["type"]}, d["properties"], NODE_FIELDS)
-             for n, d in state.nodes.items()]
-    edges = [_flat({"source": u, "target": v, "key": k, TYPE_KEY: d["type"]}, d["properties"], EDGE_FIELDS)
-             for u, nbrs in state.succ.items() for v, kd in nbrs.items() for k, d in kd.items()]
+    nodes = [
+        _flat({"id": n, TYPE_KEY: d["type"]}, d["properties"], NODE_FIELDS) for n, d in state.nodes.items()
+    ]
+    edges = [
+        _flat({"source": u, "target": v, "key": k, TYPE_KEY: d["type"]}, d["properties"], EDGE_FIELDS)
+        for u, nbrs in state.succ.items()
+        for v, kd in nbrs.items()
+        for k, d in kd.items()
+    ]
     graph = dict(metadata or {})
     if schema is not None:
         graph["igg_schema"] = schema.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     return {"directed": True, "multigraph": True, "graph": graph, "nodes": nodes, "edges": edges}
 
 
-def write_node_link(state: GraphState, path_or_file: str | Path | IO[Any], *, schema: Schema | None = None,
-                    metadata: dict[str, Any] | None = None, indent: int | None = None) -> dict[str, Any]:
+def write_node_link(
+    state: GraphState,
+    path_or_file: str | Path | IO[Any],
+    *,
+    schema: Schema | None = None,
+    metadata: dict[str, Any] | None = None,
+    indent: int | None = None,
+) -> dict[str, Any]:
     """Write networkx node-link JSON (read it with ``networkx.node_link_graph(data, edges="edges")``).
 
     The graph attributes hold the metadata and, under ``igg_schema``, the schema.

@@ -59,15 +59,21 @@ def budgeted(plan: Plan, rows: list[Any], scope: str, budget: int) -> Iterator[t
             yield plan.scan_query if scan else plan.query, {"rows": chunk, "scope": scope}
 
 
-def _oversized(plan: Plan, raw: Any, scope: str, budget: int, scan: bool) -> Iterator[tuple[str, dict[str, Any]]]:
+def _oversized(
+    plan: Plan, raw: Any, scope: str, budget: int, scan: bool
+) -> Iterator[tuple[str, dict[str, Any]]]:
     ends = falkordb_escape(plan.identity(raw))
     if _size(ends) > budget // 2:
-        raise ExportError("an identity value is too long for FalkorDB's Bolt listener (about 4 kB per "
-                          f"message): {json.dumps(ends)[:80]}...")
+        raise ExportError(
+            "an identity value is too long for FalkorDB's Bolt listener (about 4 kB per "
+            f"message): {json.dumps(ends)[:80]}..."
+        )
     piece_budget = budget - _size(ends) - 64
     identity = set(plan.keys)
     props = plan.props(raw)
-    big = {k: v for k, v in props.items() if k not in identity and _size(falkordb_escape(v)) > piece_budget // 4}
+    big = {
+        k: v for k, v in props.items() if k not in identity and _size(falkordb_escape(v)) > piece_budget // 4
+    }
     small = {k: v for k, v in props.items() if k not in big}
     query = plan.scan_query if scan else plan.query
     yield query, {"rows": [falkordb_escape(plan.with_props(raw, small))], "scope": scope}
@@ -82,9 +88,9 @@ def _pieces(value: Any, budget: int) -> Iterator[Any]:
     i = 0
     while i < len(value):
         n = step
-        while n > 1 and _size(falkordb_escape(value[i:i + n])) > budget:
+        while n > 1 and _size(falkordb_escape(value[i : i + n])) > budget:
             n //= 2
-        yield falkordb_escape(value[i:i + n])
+        yield falkordb_escape(value[i : i + n])
         i += n
 
 
@@ -151,8 +157,9 @@ def identity_has_soh(state: GraphState, label: str) -> bool:
         props = nodes[n]["properties"]
         for k in keys:
             v = props[k]
-            if (v.__class__ is str and "\x01" in v) or (v.__class__ is list and any(
-                    x.__class__ is str and "\x01" in x for x in v)):
+            if (v.__class__ is str and "\x01" in v) or (
+                v.__class__ is list and any(x.__class__ is str and "\x01" in x for x in v)
+            ):
                 return True
     return False
 
@@ -166,8 +173,10 @@ def ensure_indexes(run: Any, state: GraphState, labels: list[str], first_line: A
     have = {(r["label"], p) for r in run(cypher.LIST_INDEXES_FALKORDB) for p in r["properties"]}
     for label in labels:
         if identity_has_soh(state, label):
-            warnings.append(f"{label}: an identity value holds U+0001, which FalkorDB's index cannot find; "
-                            "those nodes are matched by scanning the label")
+            warnings.append(
+                f"{label}: an identity value holds U+0001, which FalkorDB's index cannot find; "
+                "those nodes are matched by scanning the label"
+            )
         key = most_selective_key(state, label)
         if (label, key) in have:
             continue

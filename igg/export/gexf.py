@@ -31,8 +31,9 @@ TYPE_KEY = "igg_type"
 _TYPES = {str: "string", bool: "boolean", int: "long", float: "double", list: "string"}
 _FLUSH = 20_000
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\t": "&#9;", "\n": "&#10;",
-                          "\r": "&#13;"})
+_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}
+)
 _SPECIAL = re.compile('[&<>"\t\n\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 
 
@@ -95,8 +96,9 @@ class _Writer:
         return "".join(parts)
 
 
-def write_gexf(state: GraphState, path_or_file: str | Path | IO[bytes], *,
-               metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+def write_gexf(
+    state: GraphState, path_or_file: str | Path | IO[bytes], *, metadata: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Write the graph as GEXF 1.2; returns ``{"nodes", "edges", "replaced_values", "json_lists"}``.
 
     ``path_or_file`` is a path (written through ``igg.io.files``) or a binary file object. The caller's graph
@@ -111,11 +113,15 @@ def write_gexf(state: GraphState, path_or_file: str | Path | IO[bytes], *,
     edge_attrs.scan(d["properties"] for nbrs in succ.values() for kd in nbrs.values() for d in kd.values())
     w = _Writer()
     description = json.dumps(metadata, ensure_ascii=False, default=str) if metadata else "IGG graph"
-    out: list[str] = ['<?xml version="1.0" encoding="UTF-8"?>\n',
-                      f'<gexf xmlns="{NS}" version="1.2"><meta><creator>IGG</creator>'
-                      f"<description>{w.escape(description)}</description></meta>",
-                      '<graph defaultedgetype="directed" mode="static">',
-                      node_attrs.declare(w.escape), edge_attrs.declare(w.escape), "<nodes>"]
+    out: list[str] = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n',
+        f'<gexf xmlns="{NS}" version="1.2"><meta><creator>IGG</creator>'
+        f"<description>{w.escape(description)}</description></meta>",
+        '<graph defaultedgetype="directed" mode="static">',
+        node_attrs.declare(w.escape),
+        edge_attrs.declare(w.escape),
+        "<nodes>",
+    ]
     write = path_or_file.write
     nids, eids = node_attrs.ids, edge_attrs.ids
 
@@ -128,7 +134,9 @@ def write_gexf(state: GraphState, path_or_file: str | Path | IO[bytes], *,
         for n, d in nodes.items():
             t, props = d["type"], d["properties"]
             label = " ".join(str(props.get(k, "")) for k in ident.get(t, ()))
-            out.append(f'<node id="{w.escape(n)}" label="{w.escape(label)}">{w.attvalues(nids, t, props)}</node>')
+            out.append(
+                f'<node id="{w.escape(n)}" label="{w.escape(label)}">{w.attvalues(nids, t, props)}</node>'
+            )
             if len(out) >= _FLUSH:
                 flush()
         out.append("</nodes><edges>")
@@ -138,8 +146,10 @@ def write_gexf(state: GraphState, path_or_file: str | Path | IO[bytes], *,
                 sv = w.escape(v)
                 for eid, d in kd.items():
                     t = w.escape(d["type"])
-                    out.append(f'<edge id="{w.escape(eid)}" source="{su}" target="{sv}" label="{t}">'
-                               f'{w.attvalues(eids, d["type"], d["properties"])}</edge>')
+                    out.append(
+                        f'<edge id="{w.escape(eid)}" source="{su}" target="{sv}" label="{t}">'
+                        f"{w.attvalues(eids, d['type'], d['properties'])}</edge>"
+                    )
                     edges += 1
                     if len(out) >= _FLUSH:
                         flush()

@@ -44,8 +44,9 @@ def xml_safe(text: str) -> str:
 
 
 _TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"})
-_ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\t": "&#9;", "\n": "&#10;",
-                               "\r": "&#13;"})
+_ATTR_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}
+)
 _TEXT_SPECIAL = re.compile("[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 """What text content cannot carry as is: markup characters and what XML cannot carry at all."""
 _FLUSH = 20_000
@@ -70,8 +71,10 @@ class _Keys:
     def declare(self) -> str:
         out = []
         for (domain, prop, cls), key_id in self.ids.items():
-            head = (f'<key id="{_attr(key_id)}" for="{domain}" attr.name="{_attr(prop)}" '
-                    f'attr.type="{_TYPES.get(cls, "string")}"')
+            head = (
+                f'<key id="{_attr(key_id)}" for="{domain}" attr.name="{_attr(prop)}" '
+                f'attr.type="{_TYPES.get(cls, "string")}"'
+            )
             out.append(head + f"><desc>{LIST_DESC}</desc></key>" if cls is list else head + "/>")
         return "".join(out)
 
@@ -88,8 +91,14 @@ def _attr(value: str) -> str:
     return value.translate(_ATTR_ESCAPES) if _ATTR_SPECIAL.search(value) else value
 
 
-def write_graphml(state: GraphState, path_or_file: str | Path | IO[bytes], *, metadata: dict[str, Any] | None = None,
-                  schema: Any = None, provenance: bool = False) -> dict[str, Any]:
+def write_graphml(
+    state: GraphState,
+    path_or_file: str | Path | IO[bytes],
+    *,
+    metadata: dict[str, Any] | None = None,
+    schema: Any = None,
+    provenance: bool = False,
+) -> dict[str, Any]:
     """Write the graph as GraphML; returns ``{"nodes", "edges", "replaced_values"}``.
 
     ``path_or_file`` is a path (written through ``igg.io.files``: temporary file, then rename) or a binary file
@@ -131,7 +140,9 @@ def _declared_keys(state: GraphState, graph_data: dict[str, str], provenance: bo
         keys.ids[("node", "igg_evidence", str)] = "v_node"
         keys.ids[("edge", "igg_evidence", str)] = "v_edge"
     keys.scan("node", (d["properties"] for d in state.nodes.values()))
-    keys.scan("edge", (d["properties"] for nbrs in state.succ.values() for kd in nbrs.values() for d in kd.values()))
+    keys.scan(
+        "edge", (d["properties"] for nbrs in state.succ.values() for kd in nbrs.values() for d in kd.values())
+    )
     return keys
 
 
@@ -193,16 +204,25 @@ class _Writer:
 
     def start(self, graph_data: dict[str, str]) -> None:
         """The XML declaration, the keys, the graph element and its data."""
-        self.out += ["<?xml version='1.0' encoding='utf-8'?>\n",
-                     f'<graphml xmlns="{NS}" xmlns:xsi="{XSI}" xsi:schemaLocation="{SCHEMA_LOCATION}">',
-                     self.keys.declare(), '<graph id="G" edgedefault="directed">']
+        self.out += [
+            "<?xml version='1.0' encoding='utf-8'?>\n",
+            f'<graphml xmlns="{NS}" xmlns:xsi="{XSI}" xsi:schemaLocation="{SCHEMA_LOCATION}">',
+            self.keys.declare(),
+            '<graph id="G" edgedefault="directed">',
+        ]
         for k, v in graph_data.items():
             self.out.append(f'<data key="g_{_attr(k)}">{self.text(v)}</data>')
 
     def nodes(self) -> None:
         """Every node, in insertion order."""
-        out, attr, text, data, node_keys, provenance = self.out, self.attr, self.text, self.data, self.node_keys, \
-            self.provenance
+        out, attr, text, data, node_keys, provenance = (
+            self.out,
+            self.attr,
+            self.text,
+            self.data,
+            self.node_keys,
+            self.provenance,
+        )
         append = out.append
         size = 0
         for n, d in self.state.nodes.items():
@@ -220,8 +240,14 @@ class _Writer:
 
     def edges(self) -> int:
         """Every edge, by source node; returns how many."""
-        out, attr, text, data, edge_keys, provenance = self.out, self.attr, self.text, self.data, self.edge_keys, \
-            self.provenance
+        out, attr, text, data, edge_keys, provenance = (
+            self.out,
+            self.attr,
+            self.text,
+            self.data,
+            self.edge_keys,
+            self.provenance,
+        )
         append = out.append
         edges = size = 0
         for u, nbrs in self.state.succ.items():
@@ -229,12 +255,16 @@ class _Writer:
             for v, kd in nbrs.items():
                 sv = attr(v)
                 for eid, d in kd.items():
-                    append(f'<edge id="{attr(eid)}" source="{su}" target="{sv}"><data key="t_edge">{text(d["type"])}</data>')
+                    append(
+                        f'<edge id="{attr(eid)}" source="{su}" target="{sv}"><data key="t_edge">{text(d["type"])}</data>'
+                    )
                     data(edge_keys, d["properties"])
                     if provenance and d.get("provenance"):
                         append(f'<data key="p_edge">{text(json.dumps(d["provenance"]))}</data>')
                         if d["provenance"].get("evidence"):
-                            append(f'<data key="v_edge">{text(json.dumps(d["provenance"]["evidence"]))}</data>')
+                            append(
+                                f'<data key="v_edge">{text(json.dumps(d["provenance"]["evidence"]))}</data>'
+                            )
                     append("</edge>")
                     edges += 1
                     size += 1

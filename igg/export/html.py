@@ -19,8 +19,13 @@ from igg.view.data import graph_payload
 from igg.view.page import render_page
 
 
-def html_text(state: GraphState, *, metadata: dict[str, Any] | None = None,
-              iterations: list[dict[str, Any]] | None = None, context: ContextChunks | None = None) -> str:
+def html_text(
+    state: GraphState,
+    *,
+    metadata: dict[str, Any] | None = None,
+    iterations: list[dict[str, Any]] | None = None,
+    context: ContextChunks | None = None,
+) -> str:
     """The page as text (``iterations``: summaries from ``igg.view.data.iteration_summary``, optional;
     ``context``: the session's context chunks, to show each piece of evidence in its passage)."""
     payload = graph_payload(state, metadata=metadata, iterations=iterations, context=context)
@@ -35,14 +40,19 @@ def page_title(meta: dict[str, Any], state: GraphState) -> str:
     """What a browser tab says: the session's goal (cut short), else its id, and the graph's size; a person with
     several graphs open tells them apart by it (a bare session id says little)."""
     goal = " ".join(str(meta.get("goal") or "").split())
-    what = goal if len(goal) <= TITLE_GOAL else goal[:TITLE_GOAL - 1].rstrip() + "…"
+    what = goal if len(goal) <= TITLE_GOAL else goal[: TITLE_GOAL - 1].rstrip() + "…"
     what = what or str(meta.get("session_id") or "graph")
     return f"{what} · {state.node_count:,} nodes, {state.edge_count:,} edges · IGG"
 
 
-def write_html(state: GraphState, path_or_file: str | Path | IO[str], *, metadata: dict[str, Any] | None = None,
-               iterations: list[dict[str, Any]] | None = None, context: ContextChunks | None = None
-               ) -> dict[str, Any]:
+def write_html(
+    state: GraphState,
+    path_or_file: str | Path | IO[str],
+    *,
+    metadata: dict[str, Any] | None = None,
+    iterations: list[dict[str, Any]] | None = None,
+    context: ContextChunks | None = None,
+) -> dict[str, Any]:
     """Write the page; returns ``{"nodes", "edges", "bytes"}``."""
     text = html_text(state, metadata=metadata, iterations=iterations, context=context)
     if isinstance(path_or_file, str | Path):

@@ -25,16 +25,29 @@ from igg.models.schema import Schema
 def node_link_to_document(data: dict[str, Any]) -> dict[str, Any]:
     """An IGG document dict from node-link data written by ``write_node_link``."""
     links = data.get("edges", data.get("links", []))
-    nodes = [{"id": str(n["id"]), "type": n.get(TYPE_KEY),
-              "properties": _unflat(n, NODE_FIELDS)} for n in data["nodes"]]
+    nodes = [
+        {"id": str(n["id"]), "type": n.get(TYPE_KEY), "properties": _unflat(n, NODE_FIELDS)}
+        for n in data["nodes"]
+    ]
     edges = []
     for i, e in enumerate(links):
-        edges.append({"id": str(e.get("key", f"e{i + 1}")), "type": e.get(TYPE_KEY), "from": str(e["source"]),
-                      "to": str(e["target"]),
-                      "properties": _unflat(e, EDGE_FIELDS)})
+        edges.append(
+            {
+                "id": str(e.get("key", f"e{i + 1}")),
+                "type": e.get(TYPE_KEY),
+                "from": str(e["source"]),
+                "to": str(e["target"]),
+                "properties": _unflat(e, EDGE_FIELDS),
+            }
+        )
     graph = dict(data.get("graph") or {})
     schema = graph.pop("igg_schema", None)
-    return {**({"schema": schema} if schema is not None else {}), "nodes": nodes, "edges": edges, "metadata": graph}
+    return {
+        **({"schema": schema} if schema is not None else {}),
+        "nodes": nodes,
+        "edges": edges,
+        "metadata": graph,
+    }
 
 
 def load_document(path: str | Path) -> GraphDocument:
@@ -47,8 +60,9 @@ def load_document(path: str | Path) -> GraphDocument:
     if isinstance(raw, dict) and "directed" in raw and "format" not in raw:
         raw = node_link_to_document(raw)
     if not isinstance(raw, dict):
-        raise RequestInvalid([Problem("", "a graph document must be a JSON object with 'nodes' and 'edges'")],
-                             source=name)
+        raise RequestInvalid(
+            [Problem("", "a graph document must be a JSON object with 'nodes' and 'edges'")], source=name
+        )
     try:
         return GraphDocument.model_validate(raw)
     except ValidationError as exc:
@@ -72,15 +86,23 @@ def infer_schema(doc: GraphDocument, *, source: str = "document") -> Schema:
             continue
         pick = "id" if "id" in common else next(iter(sorted(common)), None)
         if pick is None:
-            raise RequestInvalid([Problem("schema", f"the document has no schema and the {t} nodes share no "
-                                          "property to identify them by; add a schema with identity_keys")],
-                                 source=source)
+            raise RequestInvalid(
+                [
+                    Problem(
+                        "schema",
+                        f"the document has no schema and the {t} nodes share no "
+                        "property to identify them by; add a schema with identity_keys",
+                    )
+                ],
+                source=source,
+            )
         identity[t] = [pick]
     return Schema(node_types=list(node_types) or ["Node"], edge_types=edge_types, identity_keys=identity)
 
 
-def document_to_state(doc: GraphDocument, *, constraints: Constraints | None = None,
-                      source: str = "document") -> GraphState:
+def document_to_state(
+    doc: GraphDocument, *, constraints: Constraints | None = None, source: str = "document"
+) -> GraphState:
     """A graph state holding the document, checked by ``Actor.load_seed``; raises ``RequestInvalid``.
 
     Limits default to the document's own size (a saved graph is never too big to reload).
@@ -98,9 +120,14 @@ def document_to_state(doc: GraphDocument, *, constraints: Constraints | None = N
         widest = max([1, *(len(x.properties) for x in elements)])
         # a saved graph is reloaded as it is: its near-duplicates were already judged when they were added
         # (static maps skip the guard; "distinct": true overrides it), so the guard is off here
-        constraints = Constraints(max_nodes=max(1, len(doc.nodes)), max_edges=len(doc.edges),
-                                  allow_self_loops=True, max_property_length=max(16384, longest),
-                                  max_properties=max(64, widest), duplicates=DuplicateGuard(policy="off"))
+        constraints = Constraints(
+            max_nodes=max(1, len(doc.nodes)),
+            max_edges=len(doc.edges),
+            allow_self_loops=True,
+            max_property_length=max(16384, longest),
+            max_properties=max(64, widest),
+            duplicates=DuplicateGuard(policy="off"),
+        )
     state = GraphState(schema.compile())
     problems = Actor(state.schema, constraints).load_seed(state, doc, path="document")
     if problems:
@@ -113,7 +140,9 @@ def _longest(value: Any) -> int:
 
 
 def _unflat(item: dict[str, Any], reserved: tuple[str, ...]) -> dict[str, Any]:
-    return {(k[len(RENAMED):] if k.startswith(RENAMED) else k): v for k, v in item.items() if k not in reserved}
+    return {
+        (k[len(RENAMED) :] if k.startswith(RENAMED) else k): v for k, v in item.items() if k not in reserved
+    }
 
 
 __all__ = ["document_to_state", "infer_schema", "load_document", "node_link_to_document"]

@@ -22,8 +22,15 @@ from igg.graph.state import GraphState
 INT64 = (-(2**63), 2**63 - 1)
 """The integers Bolt can carry (PackStream INT_64)."""
 
-PROVENANCE_KEYS = ("igg_session", "igg_created", "igg_updated", "igg_chunk", "igg_evidence", "igg_evidence_at",
-                   "igg_grounded")
+PROVENANCE_KEYS = (
+    "igg_session",
+    "igg_created",
+    "igg_updated",
+    "igg_chunk",
+    "igg_evidence",
+    "igg_evidence_at",
+    "igg_grounded",
+)
 """Properties ``provenance`` adds to every node and relationship: the session id, the iteration that created
 the element, the last iteration that updated it, and the context chunk it came from (when known); for an element
 with evidence (``igg.act.evidence``), its quotes (``igg_evidence``, a list of strings), where each was found
@@ -59,7 +66,7 @@ class Plan:
         if not self.edge:
             return {"k": [row[k] for k in self.keys]}
         ns, nt = self.ends
-        return {"s": list(row[:ns]), "t": list(row[ns:ns + nt])}
+        return {"s": list(row[:ns]), "t": list(row[ns : ns + nt])}
 
     def with_props(self, row: Any, props: dict[str, Any]) -> Any:
         """The row with another property map."""
@@ -90,8 +97,12 @@ def plan_export(state: GraphState, *, provenance: str | None = None, check: bool
     ident = schema.identity_keys
     reserved = (cypher.SCOPE_KEY, *PROVENANCE_KEYS) if provenance is not None else (cypher.SCOPE_KEY,)
     nodes = state.nodes
-    plans = _node_plans(state, {label: list(state.nodes_of_type(label)) for label in schema.node_type_list},
-                        reserved, provenance)
+    plans = _node_plans(
+        state,
+        {label: list(state.nodes_of_type(label)) for label in schema.node_type_list},
+        reserved,
+        provenance,
+    )
     groups: dict[tuple[str, str, str], list[list[Any]]] = {}
     raw: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for u, nbrs in state.succ.items():
@@ -112,13 +123,21 @@ def plan_export(state: GraphState, *, provenance: str | None = None, check: bool
     for (tu, et, tv), rows in groups.items():
         _check_keys(raw.get((tu, et, tv)) or [r[-1] for r in rows], f"edge type {et}", reserved)
         edge = (et, tu, ident[tu], tv, ident[tv])
-        plans.append(Plan(cypher.merge_edges(*edge), rows, cypher.merge_edges_scan(*edge),
-                          ends=(len(ident[tu]), len(ident[tv])), edge=edge))
+        plans.append(
+            Plan(
+                cypher.merge_edges(*edge),
+                rows,
+                cypher.merge_edges_scan(*edge),
+                ends=(len(ident[tu]), len(ident[tv])),
+                edge=edge,
+            )
+        )
     return plans
 
 
-def plan_selection(state: GraphState, node_ids: Collection[str], edge_ids: Collection[str], *,
-                   provenance: str | None = None) -> list[Plan]:
+def plan_selection(
+    state: GraphState, node_ids: Collection[str], edge_ids: Collection[str], *, provenance: str | None = None
+) -> list[Plan]:
     """``plan_export`` of some nodes and edges only (a delta export's creates and updates), checked the same
     way (names, reserved keys, values); rows are exactly those ``plan_export`` makes for these elements."""
     check_values(state, nodes_only=node_ids, edges_only=edge_ids)
@@ -141,18 +160,27 @@ def plan_selection(state: GraphState, node_ids: Collection[str], edge_ids: Colle
         raw.setdefault(group, []).append(props)
         if provenance is not None:
             props = {**props, **_stamp(provenance, d["provenance"])}
-        groups.setdefault(group, []).append([*(su["properties"][k] for k in ident[tu]),
-                                             *(sv["properties"][k] for k in ident[tv]), props])
+        groups.setdefault(group, []).append(
+            [*(su["properties"][k] for k in ident[tu]), *(sv["properties"][k] for k in ident[tv]), props]
+        )
     for (tu, et, tv), rows in groups.items():
         _check_keys(raw[(tu, et, tv)], f"edge type {et}", reserved)
         edge = (et, tu, ident[tu], tv, ident[tv])
-        plans.append(Plan(cypher.merge_edges(*edge), rows, cypher.merge_edges_scan(*edge),
-                          ends=(len(ident[tu]), len(ident[tv])), edge=edge))
+        plans.append(
+            Plan(
+                cypher.merge_edges(*edge),
+                rows,
+                cypher.merge_edges_scan(*edge),
+                ends=(len(ident[tu]), len(ident[tv])),
+                edge=edge,
+            )
+        )
     return plans
 
 
-def _node_plans(state: GraphState, ids_by_type: dict[str, list[str]], reserved: tuple[str, ...],
-                provenance: str | None) -> list[Plan]:
+def _node_plans(
+    state: GraphState, ids_by_type: dict[str, list[str]], reserved: tuple[str, ...], provenance: str | None
+) -> list[Plan]:
     """One ``MERGE`` plan per node type (in the schema's order) for the nodes ``ids_by_type`` names, checked the
     same way whether a whole graph or a delta's nodes are planned."""
     nodes, ident = state.nodes, state.schema.identity_keys
@@ -166,8 +194,15 @@ def _node_plans(state: GraphState, ids_by_type: dict[str, list[str]], reserved: 
         _check_keys(rows, f"node type {label}", reserved)
         if provenance is not None:
             rows = [{**nodes[n]["properties"], **_stamp(provenance, nodes[n]["provenance"])} for n in ids]
-        plans.append(Plan(cypher.merge_nodes(label, keys), rows, cypher.merge_nodes_scan(label, keys),
-                          label=label, keys=keys))
+        plans.append(
+            Plan(
+                cypher.merge_nodes(label, keys),
+                rows,
+                cypher.merge_nodes_scan(label, keys),
+                label=label,
+                keys=keys,
+            )
+        )
     return plans
 
 
@@ -205,12 +240,19 @@ def _check_keys(prop_maps: list[dict[str, Any]], where: str, reserved: tuple[str
         if key == cypher.SCOPE_KEY:
             raise ExportError(f"property key {key!r} of {where} is reserved for the export scope")
         if key in reserved:
-            raise ExportError(f"property key {key!r} of {where} is reserved for provenance (--provenance); "
-                              "rename it or export without provenance")
+            raise ExportError(
+                f"property key {key!r} of {where} is reserved for provenance (--provenance); "
+                "rename it or export without provenance"
+            )
 
 
-def check_values(state: GraphState, limit: int = 5, *, nodes_only: Collection[str] | None = None,
-                 edges_only: Collection[str] | None = None) -> None:
+def check_values(
+    state: GraphState,
+    limit: int = 5,
+    *,
+    nodes_only: Collection[str] | None = None,
+    edges_only: Collection[str] | None = None,
+) -> None:
     """Raise ``ExportError`` naming each element, property and value a Bolt driver cannot carry (up to
     ``limit`` of them, then how many more): integers beyond 64 bits and NaN. ``nodes_only``/``edges_only``
     (both or neither) check only those node and edge ids."""
@@ -222,8 +264,9 @@ def check_values(state: GraphState, limit: int = 5, *, nodes_only: Collection[st
 
     def node_name(n: str) -> str:
         d = nodes[n]
-        shown = ", ".join(f"{k}: {json.dumps(d['properties'].get(k), ensure_ascii=False)[:60]}"
-                          for k in ident[d["type"]])
+        shown = ", ".join(
+            f"{k}: {json.dumps(d['properties'].get(k), ensure_ascii=False)[:60]}" for k in ident[d["type"]]
+        )
         return f"node {d['type']} {{{shown}}}"
 
     def bad(value: Any) -> str | None:
@@ -240,7 +283,12 @@ def check_values(state: GraphState, limit: int = 5, *, nodes_only: Collection[st
         nonlocal count
         for key, value in props.items():
             cls = value.__class__
-            if cls is str or cls is bool or (cls is int and lo <= value <= hi) or (cls is float and value == value):
+            if (
+                cls is str
+                or cls is bool
+                or (cls is int and lo <= value <= hi)
+                or (cls is float and value == value)
+            ):
                 continue
             reason = bad(value)
             if reason is not None:
@@ -254,15 +302,21 @@ def check_values(state: GraphState, limit: int = 5, *, nodes_only: Collection[st
             scan(nodes[n]["properties"], lambda n=n: node_name(n))
         for eid in edges_only:
             u, v, d = state.edge_ends(eid)
-            scan(d["properties"], lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}")
+            scan(
+                d["properties"], lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}"
+            )
     else:
         for n, d in nodes.items():
             scan(d["properties"], lambda n=n: node_name(n))
         for u, nbrs in state.succ.items():
             for v, kd in nbrs.items():
                 for d in kd.values():
-                    scan(d["properties"],
-                         lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}")
+                    scan(
+                        d["properties"],
+                        lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}",
+                    )
     if problems:
         more = f"; and {count - len(problems)} more" if count > len(problems) else ""
-        raise ExportError("cannot export to a Bolt server, nothing was written: " + "; ".join(problems) + more)
+        raise ExportError(
+            "cannot export to a Bolt server, nothing was written: " + "; ".join(problems) + more
+        )

@@ -56,20 +56,33 @@ RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 OWL = "http://www.w3.org/2002/07/owl#"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 _DATATYPES = {int: XSD + "integer", float: XSD + "double", bool: XSD + "boolean", list: RDF + "JSON"}
-_RANGES = {"string": XSD + "string", "integer": XSD + "integer", "float": XSD + "double",
-           "boolean": XSD + "boolean", "list": RDF + "JSON"}
+_RANGES = {
+    "string": XSD + "string",
+    "integer": XSD + "integer",
+    "float": XSD + "double",
+    "boolean": XSD + "boolean",
+    "list": RDF + "JSON",
+}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NT_SPECIAL = re.compile('[\\\\"\x00-\x1f\x7f\ud800-\udfff]')
-_NT_ESCAPES = {i: f"\\u{i:04X}" for i in range(0x20)} | {0x7F: "\\u007F", ord("\\"): "\\\\", ord('"'): '\\"',
-                                                         ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
+_NT_ESCAPES = {i: f"\\u{i:04X}" for i in range(0x20)} | {
+    0x7F: "\\u007F",
+    ord("\\"): "\\\\",
+    ord('"'): '\\"',
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
+}
 _FLUSH = 20_000
 
 
 def check_base(base: str) -> str:
     """``base`` if it can start IRIs (a scheme, no spaces or angle brackets), else ``ExportError``."""
     if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", base or ""):
-        raise ExportError(f"bad base IRI {base!r}: give an absolute IRI such as urn:igg: or https://example.com/kg/ "
-                          "(a scheme, then no spaces, quotes or angle brackets)")
+        raise ExportError(
+            f"bad base IRI {base!r}: give an absolute IRI such as urn:igg: or https://example.com/kg/ "
+            "(a scheme, then no spaces, quotes or angle brackets)"
+        )
     return base
 
 
@@ -105,9 +118,11 @@ class _Names:
         if state.schema.time_scoped:  # valid time: typed by the precision the source gave
             self.datatypes.update(dict.fromkeys((VALID_FROM, VALID_TO), VALID_TIME))
         ident = state.schema.identity_keys
-        self.nodes = {n: f"{base}node/{quote(d['type'], safe='')}/"
-                         + "/".join(_part(d["properties"].get(k)) for k in ident[d["type"]])
-                      for n, d in state.nodes.items()}
+        self.nodes = {
+            n: f"{base}node/{quote(d['type'], safe='')}/"
+            + "/".join(_part(d["properties"].get(k)) for k in ident[d["type"]])
+            for n, d in state.nodes.items()
+        }
 
     def vocab(self, name: str) -> str:
         iri = self.vocab_cache.get(name)
@@ -130,8 +145,12 @@ def _schema_triples(state: GraphState, names: _Names) -> Iterator[tuple[str, str
         keys.update(dict.fromkeys(d["properties"]))
     for k in keys:
         yield names.vocab(k), RDF + "type", OWL + "DatatypeProperty", None
-    ranges = {(k, _RANGES[spec]) for specs in types.values() for k, spec in specs.items()
-              if isinstance(spec, str) and k in keys}
+    ranges = {
+        (k, _RANGES[spec])
+        for specs in types.values()
+        for k, spec in specs.items()
+        if isinstance(spec, str) and k in keys
+    }
     for k, rng in sorted(ranges):
         yield names.vocab(k), RDFS + "range", names.datatypes.get(k, rng), None
     for t, parents in state.schema.subclass_of.items():
@@ -151,7 +170,13 @@ def typed_value(value: Any, datatype: str) -> tuple[str, str | None]:
     the ontology's datatype, else a plain string (None), as the text had it."""
     if datatype == VALID_TIME:
         return str(value), _TIME_TYPES.get(len(str(value)), XSD + "dateTime")
-    text = _float(value) if value.__class__ is float else str(value).lower() if value.__class__ is bool else str(value)
+    text = (
+        _float(value)
+        if value.__class__ is float
+        else str(value).lower()
+        if value.__class__ is bool
+        else str(value)
+    )
     return (text, datatype) if lexical_ok(text, datatype) else (text, None)
 
 
@@ -160,7 +185,9 @@ def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
     try:
         from rdflib import Graph, Literal, URIRef
     except ImportError:
-        raise ExportError("Turtle and JSON-LD need rdflib: pip install 'rdflib>=7.0' (the rdf extra; N-Triples does not)") from None
+        raise ExportError(
+            "Turtle and JSON-LD need rdflib: pip install 'rdflib>=7.0' (the rdf extra; N-Triples does not)"
+        ) from None
     names = _Names(state, base)
     g = Graph()
     add = g.add
@@ -209,8 +236,9 @@ def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
     return g
 
 
-def write_ntriples(state: GraphState, path_or_file: str | Path | IO[bytes], *, base: str = DEFAULT_BASE
-                   ) -> dict[str, Any]:
+def write_ntriples(
+    state: GraphState, path_or_file: str | Path | IO[bytes], *, base: str = DEFAULT_BASE
+) -> dict[str, Any]:
     """Write the graph as N-Triples (UTF-8, one triple a line); returns ``{"nodes", "edges", "triples",
     "replaced_values", "base"}``. Streams: memory stays flat whatever the graph's size."""
     if isinstance(path_or_file, str | Path):
@@ -225,8 +253,13 @@ def write_ntriples(state: GraphState, path_or_file: str | Path | IO[bytes], *, b
         edges = writer.edges(state, iris)
         writer.count += len(writer.out)
         writer.flush()
-    return {"nodes": state.node_count, "edges": edges, "triples": writer.count, "replaced_values": writer.replaced,
-            "base": base}
+    return {
+        "nodes": state.node_count,
+        "edges": edges,
+        "triples": writer.count,
+        "replaced_values": writer.replaced,
+        "base": base,
+    }
 
 
 _TYPED = {cls: f'"^^<{iri}>' for cls, iri in _DATATYPES.items()}
@@ -324,8 +357,10 @@ class _NTriples:
             props = d["properties"]
             if props:
                 st = f"{edge_base}{eid if _UNRESERVED(eid) else quote(eid, safe='')}>"
-                append(f"{su} {p} {sv} .\n{st} {statement}{st} {subj} {su} .\n{st} {predi} {p} .\n"
-                       f"{st} {obj} {sv} .\n")
+                append(
+                    f"{su} {p} {sv} .\n{st} {statement}{st} {subj} {su} .\n{st} {predi} {p} .\n"
+                    f"{st} {obj} {sv} .\n"
+                )
                 self.count += 4
                 for k, val in props.items():
                     if k in self.names.datatypes:
@@ -342,8 +377,9 @@ class _NTriples:
         return edges
 
 
-def write_rdflib(state: GraphState, path_or_file: str | Path | IO[bytes], fmt: str, *, base: str = DEFAULT_BASE
-                 ) -> dict[str, Any]:
+def write_rdflib(
+    state: GraphState, path_or_file: str | Path | IO[bytes], fmt: str, *, base: str = DEFAULT_BASE
+) -> dict[str, Any]:
     """Write the graph as Turtle (``fmt="ttl"``) or JSON-LD (``fmt="jsonld"``) through rdflib; returns
     ``{"nodes", "edges", "triples", "base"}``."""
     if fmt == "jsonld":
@@ -367,10 +403,14 @@ def _refuse_infinities(state: GraphState) -> None:
     for n, d in state.nodes.items():
         for k, v in d["properties"].items():
             if v.__class__ is float and v in (float("inf"), float("-inf")):
-                raise ExportError(f"JSON-LD cannot carry node {state.describe(n)}'s property {k!r} = {v} (rdflib "
-                                  "writes an infinite double as null); export it as nt or ttl instead")
+                raise ExportError(
+                    f"JSON-LD cannot carry node {state.describe(n)}'s property {k!r} = {v} (rdflib "
+                    "writes an infinite double as null); export it as nt or ttl instead"
+                )
     for eid, _, _, d in state.edges():
         for k, v in d["properties"].items():
             if v.__class__ is float and v in (float("inf"), float("-inf")):
-                raise ExportError(f"JSON-LD cannot carry edge {eid}'s property {k!r} = {v} (rdflib writes an "
-                                  "infinite double as null); export it as nt or ttl instead")
+                raise ExportError(
+                    f"JSON-LD cannot carry edge {eid}'s property {k!r} = {v} (rdflib writes an "
+                    "infinite double as null); export it as nt or ttl instead"
+                )

@@ -38,12 +38,22 @@ if TYPE_CHECKING:  # the graph and its models: annotations only (the formats loa
 
 log = get_logger("igg.export")
 
-ExportFormat = Literal["graphml", "json", "nodelink", "neo4j", "cypher", "mermaid", "html", "gexf", "nt", "ttl",
-                       "jsonld"]
+ExportFormat = Literal[
+    "graphml", "json", "nodelink", "neo4j", "cypher", "mermaid", "html", "gexf", "nt", "ttl", "jsonld"
+]
 FORMATS: tuple[str, ...] = get_args(ExportFormat)
-DEFAULT_FILES = {"graphml": "graph.graphml", "json": "graph.json", "nodelink": "graph.nodelink.json",
-                 "cypher": "graph.cypher", "mermaid": "graph.mmd", "html": "graph.html", "gexf": "graph.gexf",
-                 "nt": "graph.nt", "ttl": "graph.ttl", "jsonld": "graph.jsonld"}
+DEFAULT_FILES = {
+    "graphml": "graph.graphml",
+    "json": "graph.json",
+    "nodelink": "graph.nodelink.json",
+    "cypher": "graph.cypher",
+    "mermaid": "graph.mmd",
+    "html": "graph.html",
+    "gexf": "graph.gexf",
+    "nt": "graph.nt",
+    "ttl": "graph.ttl",
+    "jsonld": "graph.jsonld",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +81,17 @@ def parse_export_spec(text: str) -> ExportSpec:
     fmt, sep, target = text.strip().partition(":")
     fmt = fmt.lower()
     if fmt not in FORMATS:
-        raise IGGError(f"unknown export format {fmt!r} in {text!r}; use FORMAT[:TARGET] with FORMAT one of "
-                       f"{', '.join(FORMATS)} (e.g. graphml:out/graph.graphml, neo4j:bolt://localhost:7687)")
+        raise IGGError(
+            f"unknown export format {fmt!r} in {text!r}; use FORMAT[:TARGET] with FORMAT one of "
+            f"{', '.join(FORMATS)} (e.g. graphml:out/graph.graphml, neo4j:bolt://localhost:7687)"
+        )
     if sep and not target:
         raise IGGError(f"export spec {text!r} has an empty target after ':'; give a path (or omit the ':')")
     if fmt in RDFLIB_FORMATS and importlib.util.find_spec("rdflib") is None:  # before a run spends its tokens
-        raise IGGError(f"export spec {text!r}: Turtle and JSON-LD need rdflib, which is not installed: "
-                       "pip install 'rdflib>=7.0' (the rdf extra), or export nt, which does not")
+        raise IGGError(
+            f"export spec {text!r}: Turtle and JSON-LD need rdflib, which is not installed: "
+            "pip install 'rdflib>=7.0' (the rdf extra), or export nt, which does not"
+        )
     if fmt == "neo4j" and target:
         from igg.export.neo4j.bolt import check_uri
 
@@ -88,11 +102,20 @@ def parse_export_spec(text: str) -> ExportSpec:
     return ExportSpec(fmt, target or None)  # type: ignore[arg-type]
 
 
-def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: Schema | None = None,
-                    metadata: dict[str, Any] | None = None, out_dir: Path | None = None, provenance: bool = False,
-                    scope: str | None = None, neo4j_settings: Neo4jSettings | None = None,
-                    batch_size: int = 5000, base_iri: str | None = None,
-                    iterations: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def perform_exports(
+    state: GraphState,
+    specs: Sequence[ExportSpec],
+    *,
+    schema: Schema | None = None,
+    metadata: dict[str, Any] | None = None,
+    out_dir: Path | None = None,
+    provenance: bool = False,
+    scope: str | None = None,
+    neo4j_settings: Neo4jSettings | None = None,
+    batch_size: int = 5000,
+    base_iri: str | None = None,
+    iterations: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
     """Run every export; returns one summary per export (format, target, nodes, edges, seconds, ...).
 
     File targets default to ``out_dir/graph.<ext>`` (``out_dir`` defaults to the current directory). Neo4j
@@ -107,9 +130,19 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
     for spec in specs:
         started = time.perf_counter()
         try:
-            summary = _perform(state, spec, schema=schema, metadata=metadata or {}, out_dir=out_dir,
-                               provenance=provenance, scope=scope, neo4j_settings=neo4j_settings,
-                               batch_size=batch_size, base_iri=base_iri, iterations=iterations)
+            summary = _perform(
+                state,
+                spec,
+                schema=schema,
+                metadata=metadata or {},
+                out_dir=out_dir,
+                provenance=provenance,
+                scope=scope,
+                neo4j_settings=neo4j_settings,
+                batch_size=batch_size,
+                base_iri=base_iri,
+                iterations=iterations,
+            )
         except IGGError as exc:
             failures.append((spec.format, str(exc)))
             summaries.append({"format": spec.format, "target": spec.target, "ok": False, "error": str(exc)})
@@ -120,17 +153,33 @@ def perform_exports(state: GraphState, specs: Sequence[ExportSpec], *, schema: S
         summary.setdefault("seconds", round(time.perf_counter() - started, 3))
         summary["ok"] = True
         summaries.append(summary)
-        log.info("export_written", format=spec.format, target=summary.get("target"), nodes=summary.get("nodes"),
-                 edges=summary.get("edges"), seconds=summary["seconds"])
+        log.info(
+            "export_written",
+            format=spec.format,
+            target=summary.get("target"),
+            nodes=summary.get("nodes"),
+            edges=summary.get("edges"),
+            seconds=summary["seconds"],
+        )
     if failures:
         raise ExportsFailed(failures, summaries)
     return summaries
 
 
-def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, metadata: dict[str, Any],
-             out_dir: Path | None, provenance: bool, scope: str | None, neo4j_settings: Neo4jSettings | None,
-             batch_size: int, base_iri: str | None = None, iterations: list[dict[str, Any]] | None = None
-             ) -> dict[str, Any]:
+def _perform(
+    state: GraphState,
+    spec: ExportSpec,
+    *,
+    schema: Schema | None,
+    metadata: dict[str, Any],
+    out_dir: Path | None,
+    provenance: bool,
+    scope: str | None,
+    neo4j_settings: Neo4jSettings | None,
+    batch_size: int,
+    base_iri: str | None = None,
+    iterations: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     from igg.export import cypher_script, document, graphml, html, mermaid
     from igg.export.neo4j import bolt as neo
 
@@ -140,18 +189,35 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
         if spec.target:
             settings = neo.Neo4jSettings(**{**settings.__dict__, "uri": spec.target})
         session = str(metadata.get("session_id") or run_scope)
-        return neo.export_neo4j(state, settings=settings, scope=run_scope, batch_size=batch_size,
-                                provenance=session if provenance else None)
+        return neo.export_neo4j(
+            state,
+            settings=settings,
+            scope=run_scope,
+            batch_size=batch_size,
+            provenance=session if provenance else None,
+        )
     if spec.base is not None and spec.target:
-        return _perform_inside(state, spec, spec.base, spec.target, schema=schema, metadata=metadata,
-                               provenance=provenance, scope=run_scope, base_iri=base_iri, iterations=iterations)
+        return _perform_inside(
+            state,
+            spec,
+            spec.base,
+            spec.target,
+            schema=schema,
+            metadata=metadata,
+            provenance=provenance,
+            scope=run_scope,
+            base_iri=base_iri,
+            iterations=iterations,
+        )
     path = Path(spec.target) if spec.target else (out_dir or Path.cwd()) / DEFAULT_FILES[spec.format]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if spec.format in BINARY_WRITERS:
             result = write_binary(state, spec.format, str(path), metadata=metadata, base_iri=base_iri)
         elif spec.format == "graphml":
-            result = graphml.write_graphml(state, str(path), metadata=metadata, schema=schema, provenance=provenance)
+            result = graphml.write_graphml(
+                state, str(path), metadata=metadata, schema=schema, provenance=provenance
+            )
         elif spec.format == "json":
             result = document.write_json(state, path, schema=schema, metadata=metadata, provenance=provenance)
         elif spec.format == "nodelink":
@@ -168,9 +234,19 @@ def _perform(state: GraphState, spec: ExportSpec, *, schema: Schema | None, meta
     return {"format": spec.format, "target": str(path), **result}
 
 
-def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, *, schema: Schema | None,
-                    metadata: dict[str, Any], provenance: bool, scope: str, base_iri: str | None = None,
-                    iterations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _perform_inside(
+    state: GraphState,
+    spec: ExportSpec,
+    base: Path,
+    name: str,
+    *,
+    schema: Schema | None,
+    metadata: dict[str, Any],
+    provenance: bool,
+    scope: str,
+    base_iri: str | None = None,
+    iterations: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """A file export to an untrusted ``name`` under ``base``: written through ``igg.io.files.open_for_write``."""
     import io
 
@@ -181,7 +257,9 @@ def _perform_inside(state: GraphState, spec: ExportSpec, base: Path, name: str, 
         if spec.format in BINARY_WRITERS:
             result = write_binary(state, spec.format, raw, metadata=metadata, base_iri=base_iri)
         elif spec.format == "graphml":
-            result = graphml.write_graphml(state, raw, metadata=metadata, schema=schema, provenance=provenance)
+            result = graphml.write_graphml(
+                state, raw, metadata=metadata, schema=schema, provenance=provenance
+            )
         elif spec.format == "json":
             result = document.write_json(state, raw, schema=schema, metadata=metadata, provenance=provenance)
         elif spec.format == "nodelink":
@@ -205,8 +283,14 @@ BINARY_WRITERS = ("gexf", "nt", "ttl", "jsonld")
 """Formats written by ``write_binary`` (to a path or a binary file)."""
 
 
-def write_binary(state: GraphState, fmt: str, target: Any, *, metadata: dict[str, Any] | None = None,
-                 base_iri: str | None = None) -> dict[str, Any]:
+def write_binary(
+    state: GraphState,
+    fmt: str,
+    target: Any,
+    *,
+    metadata: dict[str, Any] | None = None,
+    base_iri: str | None = None,
+) -> dict[str, Any]:
     """GEXF or RDF (``BINARY_WRITERS``) to a path or a binary file object; returns the writer's summary."""
     from igg.export import gexf, rdf
 

@@ -26,12 +26,22 @@ def as_of(state: GraphState, at: datetime) -> GraphState:
             continue
         if HISTORY in props:
             props = properties_at(props, at)
-        nodes.append({"id": node_id, "type": data["type"], "properties": props, "provenance": data["provenance"]})
+        nodes.append(
+            {"id": node_id, "type": data["type"], "properties": props, "provenance": data["provenance"]}
+        )
         kept.add(node_id)
-    edges = [{"id": eid, "type": data["type"], "from": source, "to": target, "properties": data["properties"],
-              "provenance": data["provenance"]}
-             for eid, (source, target, data) in state.edge_rows()
-             if source in kept and target in kept and holds(data["properties"], at)]
+    edges = [
+        {
+            "id": eid,
+            "type": data["type"],
+            "from": source,
+            "to": target,
+            "properties": data["properties"],
+            "provenance": data["provenance"],
+        }
+        for eid, (source, target, data) in state.edge_rows()
+        if source in kept and target in kept and holds(data["properties"], at)
+    ]
     out.load(nodes, edges)
     out.protected = state.protected & kept
     out.restore_id_counters(*state.id_counters)

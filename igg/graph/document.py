@@ -46,28 +46,45 @@ class Elements(Protocol):
         ...
 
 
-def element_chunks(graph: Elements, kind: Literal["nodes", "edges"], provenance: bool,
-                   size: int = CHUNK) -> Iterator[list[dict[str, Any]]]:
+def element_chunks(
+    graph: Elements, kind: Literal["nodes", "edges"], provenance: bool, size: int = CHUNK
+) -> Iterator[list[dict[str, Any]]]:
     """The document's ``nodes`` or ``edges`` entries (with ``provenance`` or without), ``size`` at a time."""
     if kind == "nodes":
         nodes = iter(graph.nodes.items())
         while True:
             if provenance:
-                chunk = [{"id": n, "type": d["type"], "properties": d["properties"], "provenance": d["provenance"]}
-                         for n, d in islice(nodes, size)]
+                chunk = [
+                    {"id": n, "type": d["type"], "properties": d["properties"], "provenance": d["provenance"]}
+                    for n, d in islice(nodes, size)
+                ]
             else:
-                chunk = [{"id": n, "type": d["type"], "properties": d["properties"]} for n, d in islice(nodes, size)]
+                chunk = [
+                    {"id": n, "type": d["type"], "properties": d["properties"]}
+                    for n, d in islice(nodes, size)
+                ]
             if not chunk:
                 return
             yield chunk
     edges = iter(graph.edge_rows())
     while True:
         if provenance:
-            chunk = [{"id": k, "type": d["type"], "from": u, "to": v, "properties": d["properties"],
-                      "provenance": d["provenance"]} for k, (u, v, d) in islice(edges, size)]
+            chunk = [
+                {
+                    "id": k,
+                    "type": d["type"],
+                    "from": u,
+                    "to": v,
+                    "properties": d["properties"],
+                    "provenance": d["provenance"],
+                }
+                for k, (u, v, d) in islice(edges, size)
+            ]
         else:
-            chunk = [{"id": k, "type": d["type"], "from": u, "to": v, "properties": d["properties"]}
-                     for k, (u, v, d) in islice(edges, size)]
+            chunk = [
+                {"id": k, "type": d["type"], "from": u, "to": v, "properties": d["properties"]}
+                for k, (u, v, d) in islice(edges, size)
+            ]
         if not chunk:
             return
         yield chunk
@@ -85,14 +102,19 @@ def term_triples(graph: Elements, terms: Mapping[str, Term]) -> list[list[Any]]:
         term = terms.get(name)
         return term.label if term is not None else name
 
-    out: list[list[Any]] = [[nodes[u]["properties"].get("name"), label(d["type"]), nodes[v]["properties"].get("name")]
-                            for _, (u, v, d) in graph.edge_rows()]
+    out: list[list[Any]] = [
+        [nodes[u]["properties"].get("name"), label(d["type"]), nodes[v]["properties"].get("name")]
+        for _, (u, v, d) in graph.edge_rows()
+    ]
     typed = {k for k, t in terms.items() if t.datatype is not None}
     for d in nodes.values():
         props = d["properties"]
         for key in typed.intersection(props):
             value = props[key]
-            out += [[props.get("name"), label(key), item] for item in (value if isinstance(value, list) else [value])]
+            out += [
+                [props.get("name"), label(key), item]
+                for item in (value if isinstance(value, list) else [value])
+            ]
     return out
 
 
@@ -103,8 +125,13 @@ def _head(schema: Schema | None) -> dict[str, Any]:
     return head
 
 
-def document_dict(graph: Elements, *, schema: Schema | None = None, metadata: dict[str, Any] | None = None,
-                  provenance: bool = False) -> dict[str, Any]:
+def document_dict(
+    graph: Elements,
+    *,
+    schema: Schema | None = None,
+    metadata: dict[str, Any] | None = None,
+    provenance: bool = False,
+) -> dict[str, Any]:
     """The graph as a JSON-ready IGG document dict (``metadata`` None: the document has no ``metadata`` key,
     as the store's snapshot; ``GraphDocument`` reads that as ``{}``)."""
     with collector_paused():
@@ -118,13 +145,20 @@ def document_dict(graph: Elements, *, schema: Schema | None = None, metadata: di
     return doc
 
 
-def document_json(graph: Elements, *, schema: Schema | None = None, metadata: dict[str, Any] | None = None,
-                  provenance: bool = False, indent: int | None = None) -> bytes:
+def document_json(
+    graph: Elements,
+    *,
+    schema: Schema | None = None,
+    metadata: dict[str, Any] | None = None,
+    provenance: bool = False,
+    indent: int | None = None,
+) -> bytes:
     """``encode_json(document_dict(...), indent)`` (``metadata`` None: ``{}``), byte for byte, built and encoded
     a chunk of elements at a time when not indented."""
     if indent is not None:
-        return encode_json(document_dict(graph, schema=schema, metadata=metadata or {}, provenance=provenance),
-                           indent)
+        return encode_json(
+            document_dict(graph, schema=schema, metadata=metadata or {}, provenance=provenance), indent
+        )
     try:
         pieces: list[bytes | memoryview] = []
         for key, value in _head(schema).items():
@@ -139,7 +173,9 @@ def document_json(graph: Elements, *, schema: Schema | None = None, metadata: di
         pieces[0] = b"{"
         return b"".join(pieces)
     except PydanticSerializationError:
-        return _escaped(document_dict(graph, schema=schema, metadata=metadata or {}, provenance=provenance), None)
+        return _escaped(
+            document_dict(graph, schema=schema, metadata=metadata or {}, provenance=provenance), None
+        )
 
 
 def _encode_list(pieces: list[bytes | memoryview], chunks: Iterator[list[Any]]) -> None:
@@ -185,7 +221,9 @@ def encode_json(obj: Any, indent: int | None = None) -> bytes:
 
 def _escaped(obj: Any, indent: int | None) -> bytes:
     """The standard library's JSON with ``\\u`` escapes: what text UTF-8 cannot carry is written too."""
-    return json.dumps(obj, ensure_ascii=True, indent=indent, separators=None if indent else (",", ":")).encode()
+    return json.dumps(
+        obj, ensure_ascii=True, indent=indent, separators=None if indent else (",", ":")
+    ).encode()
 
 
 def _fast(value: Any) -> bytes:

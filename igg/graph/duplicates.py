@@ -107,8 +107,9 @@ _ORDER = {"folded": 0, "alias": 1, "abbreviation": 2, "similar": 3}
 class NearDuplicateIndex:
     """Folded identity forms of every node, for finding possible duplicates in O(1) per probe."""
 
-    def __init__(self, schema: CompiledSchema, *, threshold: float = 0.9,
-                 aliases: Iterable[Iterable[str]] = ()) -> None:
+    def __init__(
+        self, schema: CompiledSchema, *, threshold: float = 0.9, aliases: Iterable[Iterable[str]] = ()
+    ) -> None:
         self.schema = schema
         self.threshold = threshold
         self.aliases = [list(g) for g in aliases]
@@ -158,10 +159,18 @@ class NearDuplicateIndex:
         first, outer, last, a = _SHAPES[m] if m < len(_SHAPES) else _shape(m)
         if len(words) > 1:
             # equal words, and a word and its 3+ letter prefix, agree on their first three letters
-            near: tuple[str, ...] = (first + letters[:m - a], outer + letters[:a] + "|" + letters[m - a:],
-                                     last + letters[a:], "\x04" + "|".join([w[:MIN_PREFIX] for w in words]))
+            near: tuple[str, ...] = (
+                first + letters[: m - a],
+                outer + letters[:a] + "|" + letters[m - a :],
+                last + letters[a:],
+                "\x04" + "|".join([w[:MIN_PREFIX] for w in words]),
+            )
         else:
-            near = (first + letters[:m - a], outer + letters[:a] + "|" + letters[m - a:], last + letters[a:])
+            near = (
+                first + letters[: m - a],
+                outer + letters[:a] + "|" + letters[m - a :],
+                last + letters[a:],
+            )
         group = scope if not digits else (scope, digits)
         self._memo = memo = _Keys(scope, value, key, folded, words, group, letters, near)
         return memo
@@ -174,15 +183,28 @@ class NearDuplicateIndex:
         near = keys.near
         if n == 0:  # a name of digits only (no letters) is one edit from a one-letter name
             f, o, t, a = _shape(1)
-            return near[0], near[1], near[2], f + letters[:1 - a], o + letters[:a] + "|" + letters[n - a:], \
-                t + letters[max(0, n - (1 - a)):]
+            return (
+                near[0],
+                near[1],
+                near[2],
+                f + letters[: 1 - a],
+                o + letters[:a] + "|" + letters[n - a :],
+                t + letters[max(0, n - (1 - a)) :],
+            )
         f1, o1, t1, a1 = _SHAPES[n - 1] if n <= len(_SHAPES) else _shape(n - 1)
         f2, o2, t2, a2 = _SHAPES[n + 1] if n + 1 < len(_SHAPES) else _shape(n + 1)
         pre1 = letters[:a1]
-        return (near[0], near[1], near[2],
-                f1 + letters[:n - 1 - a1], o1 + pre1 + "|" + letters[n - a1:], t1 + letters[a1 + 1:],
-                f2 + letters[:n + 1 - a2], o2 + letters[:a2] + "|" + letters[n - a2:],
-                t2 + (letters[a2 - 1:] if a2 else letters))
+        return (
+            near[0],
+            near[1],
+            near[2],
+            f1 + letters[: n - 1 - a1],
+            o1 + pre1 + "|" + letters[n - a1 :],
+            t1 + letters[a1 + 1 :],
+            f2 + letters[: n + 1 - a2],
+            o2 + letters[:a2] + "|" + letters[n - a2 :],
+            t2 + (letters[a2 - 1 :] if a2 else letters),
+        )
 
     # ---- maintenance -----------------------------------------------------------------------------------
     def add(self, node_id: str, node_type: str, props: dict[str, Any]) -> None:
@@ -222,8 +244,9 @@ class NearDuplicateIndex:
         return len(self._info)
 
     # ---- probing ---------------------------------------------------------------------------------------
-    def candidates(self, node_type: str, props: dict[str, Any], *, exclude: str | None = None,
-                   limit: int = 3) -> list[Candidate]:
+    def candidates(
+        self, node_type: str, props: dict[str, Any], *, exclude: str | None = None, limit: int = 3
+    ) -> list[Candidate]:
         """Existing nodes the identity in ``props`` probably duplicates, best first (at most ``limit``)."""
         scoped = self._scope(node_type, props)
         if scoped is None:

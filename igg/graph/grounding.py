@@ -49,5 +49,12 @@ def grounding_counts(graph: Any) -> dict[str, int]:
     return counts
 
 
-__all__ = ["EVIDENCE_KEPT", "GROUNDINGS", "Grounding", "elements", "grounding_counts", "grounding_of",
-           "kept_evidence"]
+__all__ = [
+    "EVIDENCE_KEPT",
+    "GROUNDINGS",
+    "Grounding",
+    "elements",
+    "grounding_counts",
+    "grounding_of",
+    "kept_evidence",
+]

@@ -61,8 +61,13 @@ class NodeRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The stored JSON form."""
-        return {"op": self.op, "id": self.id, "type": self.type, "properties": self.properties,
-                "provenance": self.provenance}
+        return {
+            "op": self.op,
+            "id": self.id,
+            "type": self.type,
+            "properties": self.properties,
+            "provenance": self.provenance,
+        }
 
     def touches(self) -> tuple[str, ...]:
         """Every node/edge id this mutation changed."""
@@ -71,9 +76,15 @@ class NodeRecord:
     def effects(self) -> list[Effect]:
         """What it did, element by element."""
         added = self.op == "add_node"
-        return [Effect(kind="node", element=self.id, type=self.type, before=None if added else self.properties,
-                       after=self.properties if added else None)]
-
+        return [
+            Effect(
+                kind="node",
+                element=self.id,
+                type=self.type,
+                before=None if added else self.properties,
+                after=self.properties if added else None,
+            )
+        ]
 
 
 @dataclass(slots=True)
@@ -103,8 +114,14 @@ class NodeUpdated:
 
     def to_dict(self) -> dict[str, Any]:
         """The stored JSON form."""
-        return {"op": self.op, "id": self.id, "before": self.before, "after": self.after,
-                "before_prov": self.before_prov, "after_prov": self.after_prov}
+        return {
+            "op": self.op,
+            "id": self.id,
+            "before": self.before,
+            "after": self.after,
+            "before_prov": self.before_prov,
+            "after_prov": self.after_prov,
+        }
 
     def touches(self) -> tuple[str, ...]:
         """Every node/edge id this mutation changed."""
@@ -128,8 +145,14 @@ class EdgeRecord:
 
     def edge_dict(self) -> dict[str, Any]:
         """The edge's fields in their stored JSON form (``from``/``to``)."""
-        return {"id": self.id, "type": self.type, "from": self.source, "to": self.target,
-                "properties": self.properties, "provenance": self.provenance}
+        return {
+            "id": self.id,
+            "type": self.type,
+            "from": self.source,
+            "to": self.target,
+            "properties": self.properties,
+            "provenance": self.provenance,
+        }
 
     def touches(self) -> tuple[str, ...]:
         """Every node/edge id this mutation changed."""
@@ -149,11 +172,26 @@ class _EdgeMutation(EdgeRecord):
         """What it did, element by element."""
         ends = (self.source, self.target)
         if self.op == "add_edge":
-            return [Effect(kind="edge", element=self.id, type=self.type, before=None, after=self.properties,
-                           ends_after=ends)]
-        return [Effect(kind="edge", element=self.id, type=self.type, before=self.properties, after=None,
-                       ends_before=ends)]
-
+            return [
+                Effect(
+                    kind="edge",
+                    element=self.id,
+                    type=self.type,
+                    before=None,
+                    after=self.properties,
+                    ends_after=ends,
+                )
+            ]
+        return [
+            Effect(
+                kind="edge",
+                element=self.id,
+                type=self.type,
+                before=self.properties,
+                after=None,
+                ends_before=ends,
+            )
+        ]
 
 
 @dataclass(slots=True)
@@ -214,10 +252,19 @@ class NodesMerged:
 
     def to_dict(self) -> dict[str, Any]:
         """The stored JSON form."""
-        return {"op": self.op, "id": self.id, "into": self.into, "type": self.type, "properties": self.properties,
-                "provenance": self.provenance, "before": self.before, "after": self.after,
-                "before_prov": self.before_prov, "after_prov": self.after_prov,
-                "edges": [e.to_dict() for e in self.edges]}
+        return {
+            "op": self.op,
+            "id": self.id,
+            "into": self.into,
+            "type": self.type,
+            "properties": self.properties,
+            "provenance": self.provenance,
+            "before": self.before,
+            "after": self.after,
+            "before_prov": self.before_prov,
+            "after_prov": self.after_prov,
+            "edges": [e.to_dict() for e in self.edges],
+        }
 
     def touches(self) -> tuple[str, ...]:
         """Every node/edge id this mutation changed."""
@@ -231,10 +278,21 @@ class NodesMerged:
     def effects(self) -> list[Effect]:
         """What it did, element by element: edges moved (ends changed) or deleted, ``into`` updated, the merged
         node deleted."""
-        out = [Effect(kind="edge", element=e.id, type=e.type, before=e.properties,
-                      after=e.properties if e.kept else None, ends_before=(e.source, e.target),
-                      ends_after=e.moved_ends(self.id, self.into) if e.kept else None) for e in self.edges]
-        out.append(Effect(kind="node", element=self.into, type=self.type, before=self.before, after=self.after))
+        out = [
+            Effect(
+                kind="edge",
+                element=e.id,
+                type=e.type,
+                before=e.properties,
+                after=e.properties if e.kept else None,
+                ends_before=(e.source, e.target),
+                ends_after=e.moved_ends(self.id, self.into) if e.kept else None,
+            )
+            for e in self.edges
+        ]
+        out.append(
+            Effect(kind="node", element=self.into, type=self.type, before=self.before, after=self.after)
+        )
         out.append(Effect(kind="node", element=self.id, type=self.type, before=self.properties, after=None))
         return out
 
@@ -258,5 +316,19 @@ def mutations_to_dicts(mutations: list[Mutation]) -> list[dict[str, Any]]:
     return [m.to_dict() for m in mutations]
 
 
-__all__ = ["MUTATION", "EdgeAdded", "EdgeDeleted", "EdgeRecord", "Effect", "MergedEdge", "Mutation", "NodeAdded",
-           "NodeDeleted", "NodeRecord", "NodeUpdated", "NodesMerged", "mutations_to_dicts", "read_mutation"]
+__all__ = [
+    "MUTATION",
+    "EdgeAdded",
+    "EdgeDeleted",
+    "EdgeRecord",
+    "Effect",
+    "MergedEdge",
+    "Mutation",
+    "NodeAdded",
+    "NodeDeleted",
+    "NodeRecord",
+    "NodeUpdated",
+    "NodesMerged",
+    "mutations_to_dicts",
+    "read_mutation",
+]

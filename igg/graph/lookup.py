@@ -96,8 +96,9 @@ class NodeLookup:
                 except TypeError:
                     candidate = None
                 # the work this key leaves: its bucket, plus every node of the types not indexed under it
-                cost = len(candidate or ()) + sum(len(self.by_type[t]) for t in without[k]
-                                                  if label is None or t == label)
+                cost = len(candidate or ()) + sum(
+                    len(self.by_type[t]) for t in without[k] if label is None or t == label
+                )
                 if best_key is None or cost < best_cost:
                     best_key, best_value, bucket, best_cost = k, v, candidate, cost
         if best_key is not None:

@@ -116,7 +116,9 @@ class PropertyIndex:
         if self.key in properties:
             self._file(node_id, properties[self.key])
 
-    def node_changed(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+    def node_changed(
+        self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]
+    ) -> None:
         key = self.key
         old, new = before.get(key, _MISSING), after.get(key, _MISSING)
         if old is new or (old.__class__ is new.__class__ and old == new):
@@ -150,13 +152,13 @@ class PropertyIndex:
         """Nodes holding a number ``op`` (gt, ge, lt, le) ``bound``, in graph order."""
         values = self._sorted
         if op == "gt":
-            picked = values[bisect.bisect_right(values, bound):]
+            picked = values[bisect.bisect_right(values, bound) :]
         elif op == "ge":
-            picked = values[bisect.bisect_left(values, bound):]
+            picked = values[bisect.bisect_left(values, bound) :]
         elif op == "lt":
-            picked = values[:bisect.bisect_left(values, bound)]
+            picked = values[: bisect.bisect_left(values, bound)]
         else:
-            picked = values[:bisect.bisect_right(values, bound)]
+            picked = values[: bisect.bisect_right(values, bound)]
         numbers = self._numbers
         return self._ordered([numbers[v] for v in picked])
 

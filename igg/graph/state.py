@@ -53,7 +53,9 @@ class GraphWatcher(Protocol):
 
     def node_added(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None: ...
 
-    def node_changed(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]) -> None: ...
+    def node_changed(
+        self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]
+    ) -> None: ...
 
     def node_removed(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None: ...
 
@@ -61,9 +63,9 @@ class GraphWatcher(Protocol):
 
     def edge_removed(self, edge_id: str, source: str, edge_type: str, target: str) -> None: ...
 
+
 RECENT_CAPACITY = 4096
 """How many node touches ``recently_touched`` remembers (a ring: older touches fall off)."""
-
 
 
 class GraphState:
@@ -89,8 +91,11 @@ class GraphState:
         self.lookup = NodeLookup(schema, self.nodes)
         """The node indexes and the lookups over them (``find_nodes``, ``describe``, ``close_matches``)."""
         # the lookup's dicts, shared: the mutation methods below keep them right without a call each
-        self._by_identity, self._by_prop, self._by_type = self.lookup.by_identity, self.lookup.by_prop, \
-            self.lookup.by_type
+        self._by_identity, self._by_prop, self._by_type = (
+            self.lookup.by_identity,
+            self.lookup.by_prop,
+            self.lookup.by_type,
+        )
         self._edges: dict[tuple[str, str, str], str] = {}
         self._edge_ends: dict[str, tuple[str, str, dict[str, Any]]] = {}
         """Edge id -> (from id, to id, edge data), in insertion order: ``edges`` reads it front to back, in
@@ -245,8 +250,13 @@ class GraphState:
             self.watchers.remove(watcher)
 
     # ---- changing ------------------------------------------------------------------------------------
-    def add_node(self, node_type: str, properties: dict[str, Any], node_id: str | None = None,
-                 provenance: dict[str, Any] | None = None) -> str:
+    def add_node(
+        self,
+        node_type: str,
+        properties: dict[str, Any],
+        node_id: str | None = None,
+        provenance: dict[str, Any] | None = None,
+    ) -> str:
         """Add a validated node; returns its id."""
         nodes = self.nodes
         if provenance is None:
@@ -258,11 +268,15 @@ class GraphState:
             while node_id in nodes:
                 node_id = f"n{self._next_node}"
                 self._next_node += 1
-            insert_node(self.graph, node_id, {"type": node_type, "properties": props, "provenance": provenance})
+            insert_node(
+                self.graph, node_id, {"type": node_type, "properties": props, "provenance": provenance}
+            )
         elif node_id in nodes:  # (never, for a validated node) what networkx does: update its data
             self.graph.add_node(node_id, type=node_type, properties=props, provenance=provenance)
         else:
-            insert_node(self.graph, node_id, {"type": node_type, "properties": props, "provenance": provenance})
+            insert_node(
+                self.graph, node_id, {"type": node_type, "properties": props, "provenance": provenance}
+            )
         keys = self.schema.identity_keys[node_type]
         if len(keys) == 1:  # the identity and the property index in one go (the common case)
             value = props[keys[0]]
@@ -298,7 +312,9 @@ class GraphState:
             for n in nodes:
                 self.add_node(n["type"], n["properties"], n["id"], n.get("provenance") or {})
             for e in edges:
-                self.add_edge(e["from"], e["type"], e["to"], e["properties"], e["id"], e.get("provenance") or {})
+                self.add_edge(
+                    e["from"], e["type"], e["to"], e["properties"], e["id"], e.get("provenance") or {}
+                )
             self.journal.clear()
             return
         graph, table, succ, pred = self.graph, self.nodes, self.succ, self.pred
@@ -345,8 +361,14 @@ class GraphState:
         if graph.__dict__.get("__networkx_cache__"):
             graph.__dict__["__networkx_cache__"].clear()
 
-    def update_node(self, node_id: str, set_properties: dict[str, Any], remove: Iterable[str] = (),
-                    evidence: list[dict[str, Any]] | None = None, provenance: dict[str, Any] | None = None) -> None:
+    def update_node(
+        self,
+        node_id: str,
+        set_properties: dict[str, Any],
+        remove: Iterable[str] = (),
+        evidence: list[dict[str, Any]] | None = None,
+        provenance: dict[str, Any] | None = None,
+    ) -> None:
         """Set and remove properties of a node, keeping the identity index right; ``evidence`` (located by
         ``igg.act.evidence``) joins the node's provenance, the newest ``EVIDENCE_KEPT`` items kept (``igg.graph.grounding.kept_evidence``);
         ``provenance`` keys are recorded over the node's own (a document update's sources)."""
@@ -363,11 +385,20 @@ class GraphState:
             after_prov["evidence"] = kept_evidence(before_prov.get("evidence"), evidence)
         self._set_node(node_id, t, before, after, after_prov)
         self._recent.append(node_id)
-        self.journal.append(NodeUpdated(id=node_id, before=before, after=after, before_prov=before_prov,
-                                        after_prov=after_prov))
+        self.journal.append(
+            NodeUpdated(
+                id=node_id, before=before, after=after, before_prov=before_prov, after_prov=after_prov
+            )
+        )
 
-    def _set_node(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any],
-                  provenance: dict[str, Any]) -> None:
+    def _set_node(
+        self,
+        node_id: str,
+        node_type: str,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        provenance: dict[str, Any],
+    ) -> None:
         old_key = (node_type, self.lookup.identity_of(node_type, before))
         new_key = (node_type, self.lookup.identity_of(node_type, after))
         if old_key != new_key:
@@ -403,12 +434,20 @@ class GraphState:
         if self.watchers:
             for w in self.watchers:
                 w.node_removed(node_id, t, data["properties"])
-        self.journal.append(NodeDeleted(id=node_id, type=t, properties=data["properties"],
-                                        provenance=data["provenance"]))
+        self.journal.append(
+            NodeDeleted(id=node_id, type=t, properties=data["properties"], provenance=data["provenance"])
+        )
         return edge_ids
 
-    def add_edge(self, source: str, edge_type: str, target: str, properties: dict[str, Any],
-                 edge_id: str | None = None, provenance: dict[str, Any] | None = None) -> str:
+    def add_edge(
+        self,
+        source: str,
+        edge_type: str,
+        target: str,
+        properties: dict[str, Any],
+        edge_id: str | None = None,
+        provenance: dict[str, Any] | None = None,
+    ) -> str:
         """Add a validated edge; returns its id."""
         if edge_id is None:
             edge_id = f"e{self._next_edge}"
@@ -457,8 +496,16 @@ class GraphState:
         if self.watchers:
             for w in self.watchers:
                 w.edge_removed(edge_id, source, t, target)
-        self.journal.append(EdgeDeleted(id=edge_id, type=t, source=source, target=target,
-                                        properties=data["properties"], provenance=data["provenance"]))
+        self.journal.append(
+            EdgeDeleted(
+                id=edge_id,
+                type=t,
+                source=source,
+                target=target,
+                properties=data["properties"],
+                provenance=data["provenance"],
+            )
+        )
 
     def stamp(self) -> dict[str, Any]:
         """The provenance of elements created now (``created``: the iteration, ``chunk``); do not mutate it.
@@ -473,8 +520,11 @@ class GraphState:
         key = (self.iteration, self.chunk)
         if self._prov_key != key:
             self._prov_key = key
-            self._prov = {"created": self.iteration} if self.chunk is None else {
-                "created": self.iteration, "chunk": self.chunk}
+            self._prov = (
+                {"created": self.iteration}
+                if self.chunk is None
+                else {"created": self.iteration, "chunk": self.chunk}
+            )
         return self._prov
 
     # ---- journal: replay and undo --------------------------------------------------------------------
@@ -493,7 +543,9 @@ class GraphState:
         out, self.journal = self.journal, []
         return out
 
-    def merge_nodes(self, node: str, into: str, after: dict[str, Any], *, allow_self_loops: bool) -> NodesMerged:
+    def merge_nodes(
+        self, node: str, into: str, after: dict[str, Any], *, allow_self_loops: bool
+    ) -> NodesMerged:
         """Merge ``node`` into ``into`` (MERGE_NODES): each of its edges moves onto ``into`` under its own id and
         provenance, or is collapsed (deleted) when it would repeat an edge ``into`` has or become a self-loop
         while those are forbidden; ``into`` gets the properties ``after`` (provenance ``merged`` lists the
@@ -501,27 +553,52 @@ class GraphState:
         edges: list[MergedEdge] = []
         seen: set[str] = set()  # a self-loop is both an in- and an out-edge
         ends: set[tuple[str, str, str]] = set()  # (from, type, to) of the edges kept so far
-        for u, v, k, d in (*self.graph.in_edges(node, keys=True, data=True),
-                           *self.graph.out_edges(node, keys=True, data=True)):
+        for u, v, k, d in (
+            *self.graph.in_edges(node, keys=True, data=True),
+            *self.graph.out_edges(node, keys=True, data=True),
+        ):
             if k in seen:
                 continue
             seen.add(k)
-            edge = MergedEdge(id=k, type=d["type"], source=u, target=v, properties=d["properties"],
-                              provenance=d["provenance"], kept=False)
+            edge = MergedEdge(
+                id=k,
+                type=d["type"],
+                source=u,
+                target=v,
+                properties=d["properties"],
+                provenance=d["provenance"],
+                kept=False,
+            )
             new_u, new_v = edge.moved_ends(node, into)
             existing = self.edge_between(new_u, edge.type, new_v)
-            edge.kept = (new_u != new_v or allow_self_loops) and (new_u, edge.type, new_v) not in ends and (
-                existing is None or existing == k)
+            edge.kept = (
+                (new_u != new_v or allow_self_loops)
+                and (new_u, edge.type, new_v) not in ends
+                and (existing is None or existing == k)
+            )
             if edge.kept:
                 ends.add((new_u, edge.type, new_v))
             edges.append(edge)
         data = self.nodes[into]
         before_prov = data["provenance"]
-        after_prov = {**before_prov, "updated": self.iteration, "merged": [*before_prov.get("merged", []), node]}
+        after_prov = {
+            **before_prov,
+            "updated": self.iteration,
+            "merged": [*before_prov.get("merged", []), node],
+        }
         source = self.nodes[node]
-        merge = NodesMerged(id=node, into=into, type=source["type"], properties=source["properties"],
-                            provenance=source["provenance"], before=data["properties"], after=dict(after),
-                            before_prov=before_prov, after_prov=after_prov, edges=edges)
+        merge = NodesMerged(
+            id=node,
+            into=into,
+            type=source["type"],
+            properties=source["properties"],
+            provenance=source["provenance"],
+            before=data["properties"],
+            after=dict(after),
+            before_prov=before_prov,
+            after_prov=after_prov,
+            edges=edges,
+        )
         self.apply_mutation(merge)
         return merge
 
@@ -573,18 +650,26 @@ class GraphState:
                         self.delete_edge(e.id)
                     self.add_edge(e.source, e.type, e.target, e.properties, e.id, e.provenance)
 
-    def _update_exact(self, node_id: str, before: dict[str, Any], after: dict[str, Any],
-                      before_prov: dict[str, Any] | None, after_prov: dict[str, Any] | None) -> None:
+    def _update_exact(
+        self,
+        node_id: str,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        before_prov: dict[str, Any] | None,
+        after_prov: dict[str, Any] | None,
+    ) -> None:
         t = self.node_type(node_id)
         prov = after_prov if after_prov is not None else self.nodes[node_id]["provenance"]
         old_prov = before_prov if before_prov is not None else self.nodes[node_id]["provenance"]
         self._set_node(node_id, t, self.nodes[node_id]["properties"], dict(after), prov)
-        self.journal.append(NodeUpdated(id=node_id, before=before, after=after, before_prov=old_prov,
-                                        after_prov=prov))
+        self.journal.append(
+            NodeUpdated(id=node_id, before=before, after=after, before_prov=old_prov, after_prov=prov)
+        )
 
     # ---- documents -----------------------------------------------------------------------------------
-    def to_document(self, schema: Schema | None = None, metadata: dict[str, Any] | None = None,
-                    provenance: bool = False) -> GraphDocument:
+    def to_document(
+        self, schema: Schema | None = None, metadata: dict[str, Any] | None = None, provenance: bool = False
+    ) -> GraphDocument:
         """The graph as an IGG document (``schema`` is the request's ``Schema`` model, if any)."""
         document = document_dict(self, metadata=metadata or {}, provenance=provenance)
         return GraphDocument.model_validate({**document, "schema": schema})

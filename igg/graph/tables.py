@@ -70,4 +70,14 @@ def _clear_cache(graph: nx.MultiDiGraph[str]) -> None:
     graph.__dict__["__networkx_cache__"].clear()
 
 
-__all__ = ["Adjacency", "EdgeData", "NodeData", "NodeTable", "insert_edge", "insert_node", "node_table", "predecessors", "successors"]
+__all__ = [
+    "Adjacency",
+    "EdgeData",
+    "NodeData",
+    "NodeTable",
+    "insert_edge",
+    "insert_node",
+    "node_table",
+    "predecessors",
+    "successors",
+]

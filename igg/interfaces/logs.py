@@ -17,9 +17,12 @@ def route_stdlib_logging(level: int = logging.WARNING) -> None:
         return
     processors = structlog.get_config()["processors"]
     handler = logging.StreamHandler()  # standard error
-    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[structlog.stdlib.add_logger_name, *processors[:-1]],
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, processors[-1]]))
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, *processors[:-1]],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, processors[-1]],
+        )
+    )
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(level)

@@ -29,8 +29,10 @@ class Unencodable:
     def describe(self) -> str:
         """E.g. ``properties.name: lone surrogate \\ud800 at character 3 (text must be valid Unicode)``."""
         where = f"the key {self.path!r}" if self.in_key else (self.path or "(value)")
-        return (f"{where}: lone surrogate \\u{ord(self.char):04x} at character {self.position} cannot be stored "
-                "(text must be valid Unicode: send the character itself or drop it)")
+        return (
+            f"{where}: lone surrogate \\u{ord(self.char):04x} at character {self.position} cannot be stored "
+            "(text must be valid Unicode: send the character itself or drop it)"
+        )
 
 
 def first_unencodable(text: str) -> int | None:

@@ -80,25 +80,35 @@ def protect(path: str | Path) -> None:
 def check_name(name: str) -> tuple[str, ...]:
     """The components of an untrusted relative file name; ``PathRefused`` says what is wrong with it."""
     if not isinstance(name, str) or not name or name.strip() != name:
-        raise PathRefused(f"path {name!r} is not a usable file name; give a relative path such as 'graph.json'")
+        raise PathRefused(
+            f"path {name!r} is not a usable file name; give a relative path such as 'graph.json'"
+        )
     bad = next((ch for ch in name if _forbidden_char(ch)), None)
     if bad is not None:
-        raise PathRefused(f"path {name!r} contains the character U+{ord(bad):04X} "
-                          f"({unicodedata.name(bad, 'a control character')}); use letters, digits, spaces and "
-                          "'-_.' in names")
+        raise PathRefused(
+            f"path {name!r} contains the character U+{ord(bad):04X} "
+            f"({unicodedata.name(bad, 'a control character')}); use letters, digits, spaces and "
+            "'-_.' in names"
+        )
     posix, windows = PurePosixPath(name), PureWindowsPath(name)
     if posix.is_absolute() or windows.is_absolute() or windows.drive or name.startswith("~"):
-        raise PathRefused(f"path {name!r} is absolute; give a path relative to the output directory, such as "
-                          "'graphs/auth.graphml'")
+        raise PathRefused(
+            f"path {name!r} is absolute; give a path relative to the output directory, such as "
+            "'graphs/auth.graphml'"
+        )
     parts = tuple(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
     if ".." in parts:
         raise PathRefused(f"path {name!r} climbs out with '..'; give a path inside the output directory")
     if not parts or name.endswith(("/", "\\")) or name.endswith("/.") or name == ".":
-        raise PathRefused(f"path {name!r} names a directory, not a file; add a file name such as 'graph.json'")
+        raise PathRefused(
+            f"path {name!r} names a directory, not a file; add a file name such as 'graph.json'"
+        )
     hidden = next((p for p in parts if p.startswith(".")), None)
     if hidden is not None:
-        raise PathRefused(f"path {name!r} has the hidden component {hidden!r}; names starting with '.' (such "
-                          "as .ssh or .igg) are refused; give a visible name such as 'graph.json'")
+        raise PathRefused(
+            f"path {name!r} has the hidden component {hidden!r}; names starting with '.' (such "
+            "as .ssh or .igg) are refused; give a visible name such as 'graph.json'"
+        )
     long = next((p for p in parts if len(p.encode("utf-8", "surrogatepass")) > MAX_COMPONENT_BYTES), None)
     if long is not None:
         raise PathRefused(f"path {name!r} has a component longer than {MAX_COMPONENT_BYTES} bytes")
@@ -190,8 +200,9 @@ def _prepare(target: str | Path, base: Path | None) -> tuple[int, str, int | Non
         directory.mkdir(parents=True, exist_ok=True)
         dir_fd = os.open(directory, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     except OSError as exc:
-        raise WriteFailed(f"cannot write {shown}: the directory {directory}: {exc.strerror or exc}",
-                          exc.errno) from None
+        raise WriteFailed(
+            f"cannot write {shown}: the directory {directory}: {exc.strerror or exc}", exc.errno
+        ) from None
     try:
         for part in parts[:-1]:  # untrusted subdirectories: created and entered without following links
             with suppress(FileExistsError):
@@ -200,8 +211,10 @@ def _prepare(target: str | Path, base: Path | None) -> tuple[int, str, int | Non
                 sub = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
             except OSError as exc:
                 if exc.errno in (errno_codes.ELOOP, errno_codes.ENOTDIR):
-                    raise PathRefused(f"path {shown} goes through {part!r}, which is a symlink or not a "
-                                      "directory; give a path inside the output directory") from None
+                    raise PathRefused(
+                        f"path {shown} goes through {part!r}, which is a symlink or not a "
+                        "directory; give a path inside the output directory"
+                    ) from None
                 raise WriteFailed(f"cannot write {shown}: {exc.strerror or exc}", exc.errno) from None
             os.close(dir_fd)
             dir_fd = sub
@@ -224,12 +237,17 @@ def _check_target(dir_fd: int, name: str, shown: str) -> int | None:
     if st is not None:
         kind = _kind(st.st_mode)
         if kind is not None:
-            raise PathRefused(f"{shown} is {kind}; IGG replaces regular files only; remove it or choose "
-                              "another name")
+            raise PathRefused(
+                f"{shown} is {kind}; IGG replaces regular files only; remove it or choose another name"
+            )
         if st.st_nlink > 1:
-            raise PathRefused(f"{shown} has {st.st_nlink} hard links; writing it would change the other "
-                              "names too; remove it or choose another name")
-    real = Path(os.path.realpath(f"/proc/self/fd/{dir_fd}")) / name if os.path.isdir("/proc/self/fd") else None
+            raise PathRefused(
+                f"{shown} has {st.st_nlink} hard links; writing it would change the other "
+                "names too; remove it or choose another name"
+            )
+    real = (
+        Path(os.path.realpath(f"/proc/self/fd/{dir_fd}")) / name if os.path.isdir("/proc/self/fd") else None
+    )
     for suffix in ("", *STORE_COMPANIONS):
         if suffix and not name.endswith(suffix):
             continue
@@ -237,17 +255,29 @@ def _check_target(dir_fd: int, name: str, shown: str) -> int | None:
         with _protected_lock:
             registered = real is not None and real.parent / database in _protected
         if registered or _is_sqlite(dir_fd, database):
-            raise PathRefused(f"{shown} is a session store{' companion file' if suffix else ''} (an SQLite "
-                              "database); exports never overwrite it; choose another name")
+            raise PathRefused(
+                f"{shown} is a session store{' companion file' if suffix else ''} (an SQLite "
+                "database); exports never overwrite it; choose another name"
+            )
     return stat.S_IMODE(st.st_mode) if st is not None else None
 
 
 def _kind(mode: int) -> str | None:
     if stat.S_ISREG(mode):
         return None
-    return ("a symbolic link" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode)
-            else "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    return (
+        "a symbolic link"
+        if stat.S_ISLNK(mode)
+        else "a directory"
+        if stat.S_ISDIR(mode)
+        else "a FIFO (named pipe)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
 
 
 def _is_sqlite(dir_fd: int, name: str) -> bool:
@@ -275,7 +305,9 @@ def _temporary(dir_fd: int, name: str, mode: int | None, shown: str) -> tuple[st
     for _ in range(10):
         tmp = f".{stem}.{secrets.token_hex(6)}.tmp"
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o644, dir_fd=dir_fd)
+            fd = os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o644, dir_fd=dir_fd
+            )
         except FileExistsError:
             continue
         except OSError as exc:

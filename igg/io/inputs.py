@@ -29,7 +29,9 @@ def read_text(path: str | Path, *, source: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise RequestInvalid([Problem("", f"cannot read {path}: {exc.strerror or exc}")], source=source) from None
+        raise RequestInvalid(
+            [Problem("", f"cannot read {path}: {exc.strerror or exc}")], source=source
+        ) from None
     except UnicodeDecodeError:
         raise RequestInvalid([Problem("", f"{path} is not UTF-8 text")], source=source) from None
 

@@ -32,9 +32,9 @@ def _split(url: str) -> tuple[str, str, str, str, str] | None:
     m = _SCHEME.match(url)
     if m is None:
         return None
-    head, rest = m.group(), url[m.end():]
+    head, rest = m.group(), url[m.end() :]
     at = rest.rfind("@")
-    userinfo, rest = rest[:at + 1], rest[at + 1:]
+    userinfo, rest = rest[: at + 1], rest[at + 1 :]
     rest, hash_, fragment = rest.partition("#")
     rest, ask, query = rest.partition("?")
     return head, userinfo, rest, ask + query, hash_ + fragment
@@ -49,7 +49,9 @@ def mask_url(url: str) -> str:
     connection string's secret values too. Never raises."""
     parts = _split(url)
     if parts is None:
-        return _KEYWORD.sub(lambda m: f"{m.group('key')}={MASK}" if _secret(m.group("key")) else m.group(), url)
+        return _KEYWORD.sub(
+            lambda m: f"{m.group('key')}={MASK}" if _secret(m.group("key")) else m.group(), url
+        )
     head, userinfo, location, query, fragment = parts
     if ":" in userinfo:
         userinfo = userinfo.split(":", 1)[0] + f":{MASK}@"
@@ -77,8 +79,9 @@ def url_secrets(url: str) -> list[str]:
             key, eq, value = pair.partition("=")
             if eq and _secret(key):
                 found.append(value)
-    forms = {form for value in found for form in (value, unquote(value), unquote(value.replace("+", " ")))
-             if form}
+    forms = {
+        form for value in found for form in (value, unquote(value), unquote(value.replace("+", " "))) if form
+    }
     return sorted(forms, key=len, reverse=True)
 
 

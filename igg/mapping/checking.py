@@ -44,7 +44,9 @@ def paused(function: Callable[P, R]) -> Callable[P, R]:
     return run
 
 
-def resolve_rules(rules: Sequence[Rule] | Path | None, paths: Sequence[Path], edge_types: Sequence[str]) -> list[Rule]:
+def resolve_rules(
+    rules: Sequence[Rule] | Path | None, paths: Sequence[Path], edge_types: Sequence[str]
+) -> list[Rule]:
     """The rules given, or read from the file given, or from the first rules file in the first path (when a
     folder) or the working directory; ``RequestInvalid`` when there is none."""
     if rules is not None and not isinstance(rules, Path):
@@ -54,31 +56,58 @@ def resolve_rules(rules: Sequence[Rule] | Path | None, paths: Sequence[Path], ed
         folders = [p for p in paths[:1] if p.is_dir()] + [Path.cwd()]
         path = find_rules_file(folders)
         if path is None:
-            raise RequestInvalid([Problem("--rules", "no rules file: write igg.toml (or [tool.igg] in pyproject.toml) "
-                                          f"in {folders[0]} with [[rules]] tables, or name one with --rules FILE "
-                                          "(see docs/rules.md)")], source="the command line")
+            raise RequestInvalid(
+                [
+                    Problem(
+                        "--rules",
+                        "no rules file: write igg.toml (or [tool.igg] in pyproject.toml) "
+                        f"in {folders[0]} with [[rules]] tables, or name one with --rules FILE "
+                        "(see docs/rules.md)",
+                    )
+                ],
+                source="the command line",
+            )
     return load_rules(path, edge_types=edge_types)
 
 
 @paused
-def run_check(rules: Sequence[Rule] | Path | None, *, paths: Sequence[Path] = (), store: str | Path | None = None,
-              session: str | None = None, since: str | None = None, new_only: bool = False,
-              cache: FactsCache | None = None, schema: str | Path | None = None,
-              package_prefix: str | None = None) -> CheckReport:
+def run_check(
+    rules: Sequence[Rule] | Path | None,
+    *,
+    paths: Sequence[Path] = (),
+    store: str | Path | None = None,
+    session: str | None = None,
+    since: str | None = None,
+    new_only: bool = False,
+    cache: FactsCache | None = None,
+    schema: str | Path | None = None,
+    package_prefix: str | None = None,
+) -> CheckReport:
     """Judge ``rules`` on ``paths`` (or on ``session`` of ``store``); see the module doc."""
     if new_only and since is None:
-        raise RequestInvalid([Problem("--new-only", "needs --since REF: the commit whose violations are known "
-                                      "(e.g. --since origin/main)")], source="the command line")
+        raise RequestInvalid(
+            [
+                Problem(
+                    "--new-only",
+                    "needs --since REF: the commit whose violations are known (e.g. --since origin/main)",
+                )
+            ],
+            source="the command line",
+        )
     if session is not None and since is not None:
-        raise RequestInvalid([Problem("--since", "compares two commits of a source tree: give a PATH, not a "
-                                      "session")], source="the command line")
+        raise RequestInvalid(
+            [Problem("--since", "compares two commits of a source tree: give a PATH, not a session")],
+            source="the command line",
+        )
     if since is not None:
         check_ref(since)
     cache = cache or FactsCache(None)
     if session is not None:
         if store is None:
-            raise RequestInvalid([Problem("SESSION", "needs the store that holds it (--store PATH)")],
-                                 source="the command line")
+            raise RequestInvalid(
+                [Problem("SESSION", "needs the store that holds it (--store PATH)")],
+                source="the command line",
+            )
         graph, state = session_depgraph(store, session)
         the_rules = resolve_rules(rules, paths, sorted(state.schema.edge_types))
         target = f"session {session}"
@@ -89,8 +118,16 @@ def run_check(rules: Sequence[Rule] | Path | None, *, paths: Sequence[Path] = ()
     bounds = CheckBounds.for_command_line()
     refuse_unmatched(graph, the_rules, bounds=bounds)
     violations = check(graph, the_rules, bounds)
-    report = CheckReport(target=target, rules=[], violations=violations, failed=False, since=since,
-                         new_only=new_only, nodes=len(graph.nodes), edges=len(graph.edges))
+    report = CheckReport(
+        target=target,
+        rules=[],
+        violations=violations,
+        failed=False,
+        since=since,
+        new_only=new_only,
+        nodes=len(graph.nodes),
+        edges=len(graph.edges),
+    )
     if since is not None:
         base = ref_state(paths, since, cache, schema=schema, package_prefix=package_prefix).graph
         base_bounds = CheckBounds.for_command_line()
@@ -111,30 +148,57 @@ def _summed(report: CheckReport, rules: Sequence[Rule]) -> CheckReport:
     counts: dict[str, int] = {}
     for v in report.violations:
         counts[v.rule] = counts.get(v.rule, 0) + 1
-    report.rules = [RuleSummary(name=r.name, kind=r.kind, severity=r.severity, description=r.description,
-                                violations=counts.get(r.name, 0)) for r in rules]
-    report.failed = any(v.severity == "error" and (not report.new_only or v.status == "new")
-                        for v in report.violations)
+    report.rules = [
+        RuleSummary(
+            name=r.name,
+            kind=r.kind,
+            severity=r.severity,
+            description=r.description,
+            violations=counts.get(r.name, 0),
+        )
+        for r in rules
+    ]
+    report.failed = any(
+        v.severity == "error" and (not report.new_only or v.status == "new") for v in report.violations
+    )
     return report
 
 
-def cycles_rule(level: str, edges: Sequence[str] | None, select: str | None, external: bool = False,
-                exclude_type_checking: bool = False) -> AcyclicRule:
+def cycles_rule(
+    level: str,
+    edges: Sequence[str] | None,
+    select: str | None,
+    external: bool = False,
+    exclude_type_checking: bool = False,
+) -> AcyclicRule:
     """The ``acyclic`` rule ``igg cycles`` runs: every cycle at ``level`` among ``select``."""
     from igg.rules.cycles import DEFAULT_EDGES
 
-    return AcyclicRule(name=f"cycles-{level}", kind="acyclic", level=level,  # type: ignore[arg-type]
-                       select=select or "*", edges=list(edges or DEFAULT_EDGES[level]), external=external,
-                       exclude_type_checking_imports=exclude_type_checking)
+    return AcyclicRule(
+        name=f"cycles-{level}",
+        kind="acyclic",
+        level=level,  # type: ignore[arg-type]
+        select=select or "*",
+        edges=list(edges or DEFAULT_EDGES[level]),
+        external=external,
+        exclude_type_checking_imports=exclude_type_checking,
+    )
 
 
 @paused
-def graph_of(*, paths: Sequence[Path] = (), store: str | Path | None = None, session: str | None = None,
-             cache: FactsCache | None = None) -> DepGraph:
+def graph_of(
+    *,
+    paths: Sequence[Path] = (),
+    store: str | Path | None = None,
+    session: str | None = None,
+    cache: FactsCache | None = None,
+) -> DepGraph:
     """The rules' graph of ``paths`` or of ``session`` of ``store``."""
     if session is not None:
         if store is None:
-            raise RequestInvalid([Problem("SESSION", "needs the store that holds it (--store PATH)")],
-                                 source="the command line")
+            raise RequestInvalid(
+                [Problem("SESSION", "needs the store that holds it (--store PATH)")],
+                source="the command line",
+            )
         return session_depgraph(store, session)[0]
     return tree_state(paths, cache or FactsCache(None)).graph

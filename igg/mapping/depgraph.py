@@ -56,9 +56,16 @@ def model_graph(model: CodeModel, schema: CompiledSchema) -> DepGraph:
     sites = fit.edge_properties()  # the first site, as the map's edge carries it
     for path, rel, label in _placed_relations(fit):
         first = sites.get((label, rel.source, rel.target))
-        graph.add_edge(Edge(rel.source, label, rel.target, file=first["file"] if first else path,
-                            line=first["line"] if first else rel.line or None,
-                            type_checking=first is not None and first.get("type_checking") is True))
+        graph.add_edge(
+            Edge(
+                rel.source,
+                label,
+                rel.target,
+                file=first["file"] if first else path,
+                line=first["line"] if first else rel.line or None,
+                type_checking=first is not None and first.get("type_checking") is True,
+            )
+        )
     return graph
 
 
@@ -88,8 +95,10 @@ def edge_sites(model: CodeModel, schema: CompiledSchema) -> Sites:
     for path, rel, label in _placed_relations(fit):
         a, b = fit.placed[rel.source], fit.placed[rel.target]
         first = sites.get((label, rel.source, rel.target))
-        found.setdefault((label, (a.label, a.identity), (b.label, b.identity)),
-                         (first["file"], first["line"]) if first else (path, rel.line))
+        found.setdefault(
+            (label, (a.label, a.identity), (b.label, b.identity)),
+            (first["file"], first["line"]) if first else (path, rel.line),
+        )
     return found
 
 
@@ -119,7 +128,7 @@ def context_files(context: str) -> list[SourceFile]:
     files = []
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(context)
-        files.append(SourceFile(m.group(1).strip(), context[m.end() + 1:end]))
+        files.append(SourceFile(m.group(1).strip(), context[m.end() + 1 : end]))
     return files
 
 
@@ -140,8 +149,9 @@ def session_depgraph(store: str | Path, session_id: str) -> tuple[DepGraph, Grap
             cache.close()
 
 
-def located_graph(state: GraphState, context: str, cache: FactsCache | None = None,
-                  memo: SitesMemo | None = None) -> DepGraph:
+def located_graph(
+    state: GraphState, context: str, cache: FactsCache | None = None, memo: SitesMemo | None = None
+) -> DepGraph:
     """The rules' graph of ``state``, its edges located by their own sites, or (a map made before edges had
     sites) from the facts of the files in ``context`` (the request's context of a map-code session; facts from
     ``cache`` when it knows them; the sites from ``memo`` when it holds those of the same files, else kept
@@ -149,9 +159,14 @@ def located_graph(state: GraphState, context: str, cache: FactsCache | None = No
     if all(d["type"] == "CONTAINS" or "line" in d["properties"] for _, _, _, d in state.edges()):
         return from_state(state)  # every edge says where it comes from: nothing to parse
     # any graph may have a Module type (an agent's knowledge graph), with or without a path
-    modules = {str(p["path"]): p.get("name") for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))
-               if p.get("path")}
-    sources = [SourceFile(f.path, f.text, modules[f.path]) for f in context_files(context) if f.path in modules]
+    modules = {
+        str(p["path"]): p.get("name")
+        for p in (state.node_properties(n) for n in state.nodes_of_type("Module"))
+        if p.get("path")
+    }
+    sources = [
+        SourceFile(f.path, f.text, modules[f.path]) for f in context_files(context) if f.path in modules
+    ]
     if not sources:
         return from_state(state)
     key = tuple((s.path, s.module) for s in sources)

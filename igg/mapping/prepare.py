@@ -96,11 +96,18 @@ def _parse_batch(batch: Sequence[SourceFile], named: bool = False) -> list[FileF
         return out
 
 
-def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
-              on_parsed: Callable[[int], Any] | None = None, executor: Executor | None = None,
-              cache: FactsCache | None = None, counts: dict[str, int] | None = None,
-              parsed: list[str] | None = None, named: bool = False,
-              bodies: bool = True) -> tuple[list[FileFacts], int]:
+def parse_all(
+    files: Sequence[SourceFile],
+    *,
+    jobs: int | None = None,
+    on_parsed: Callable[[int], Any] | None = None,
+    executor: Executor | None = None,
+    cache: FactsCache | None = None,
+    counts: dict[str, int] | None = None,
+    parsed: list[str] | None = None,
+    named: bool = False,
+    bodies: bool = True,
+) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
 
@@ -117,8 +124,10 @@ def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
         if parsed is not None:
             parsed.extend(f.path for f in todo)
         new, used = parse_all(todo, jobs=jobs, on_parsed=on_parsed, executor=executor, named=True)
-        cache.put_many((k, p) for k, p in zip((k for k, c in zip(keys, known, strict=True) if c is None), new,
-                                               strict=True))
+        cache.put_many(
+            (k, p)
+            for k, p in zip((k for k, c in zip(keys, known, strict=True) if c is None), new, strict=True)
+        )
         fresh = iter(new)
         if counts is not None:
             counts.update(parsed=len(todo), cached=len(files) - len(todo))
@@ -141,10 +150,15 @@ def parse_all(files: Sequence[SourceFile], *, jobs: int | None = None,
         return _parse_on(pool, files, jobs, on_parsed, named), jobs
 
 
-def _parse_on(executor: Executor, files: Sequence[SourceFile], jobs: int,
-              on_parsed: Callable[[int], Any] | None, named: bool = False) -> list[FileFacts]:
+def _parse_on(
+    executor: Executor,
+    files: Sequence[SourceFile],
+    jobs: int,
+    on_parsed: Callable[[int], Any] | None,
+    named: bool = False,
+) -> list[FileFacts]:
     size = max(8, min(64, len(files) // (jobs * 4) or 1))
-    batches = [files[i:i + size] for i in range(0, len(files), size)]
+    batches = [files[i : i + size] for i in range(0, len(files), size)]
     results: list[list[FileFacts] | None] = [None] * len(batches)
     futures = {executor.submit(_parse_batch, b, named): i for i, b in enumerate(batches)}
     for future in as_completed(futures):
@@ -174,8 +188,12 @@ def _parse_alone(batch: Sequence[SourceFile], named: bool, exc: BaseException) -
             except Exception as again:  # noqa: BLE001 - this file is the one
                 pool.shutdown(wait=False, cancel_futures=True)
                 pool, reason = None, f"{type(again).__name__}: {again}"[:200]
-            facts = header_facts(source.path, source.text, source.module, source.language or languages.names()[0])
-            facts.error = f"partial: its parse process failed ({reason}); only its module and imports were read"
+            facts = header_facts(
+                source.path, source.text, source.module, source.language or languages.names()[0]
+            )
+            facts.error = (
+                f"partial: its parse process failed ({reason}); only its module and imports were read"
+            )
             facts.sha = content_hash(source.text)
             out.append(facts)
     finally:
@@ -196,15 +214,28 @@ def context_of(files: Sequence[SourceFile]) -> str:
 
 
 @_paused
-def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | None = None,
-            session_id: str | None = None, goal: str | None = None, max_nodes: int = 200_000,
-            max_edges: int = 1_000_000, max_iterations: int | None = None, max_actions: int = 500,
-            max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None, executor: Executor | None = None,
-            cache: FactsCache | None = None, package_prefix: str | None = None, environ: Mapping[str, str] | None = None,
-            chosen: Sequence[str] | None = None,
-            on_walked: Callable[[WalkResult], Any] | None = None,
-            on_parsed: Callable[[int], Any] | None = None,
-            clock: Callable[[], float] = time.perf_counter) -> CodeMap:
+def prepare(
+    paths: Sequence[Path],
+    *,
+    agent: str = "code",
+    schema: str | Path | None = None,
+    session_id: str | None = None,
+    goal: str | None = None,
+    max_nodes: int = 200_000,
+    max_edges: int = 1_000_000,
+    max_iterations: int | None = None,
+    max_actions: int = 500,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    jobs: int | None = None,
+    executor: Executor | None = None,
+    cache: FactsCache | None = None,
+    package_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    chosen: Sequence[str] | None = None,
+    on_walked: Callable[[WalkResult], Any] | None = None,
+    on_parsed: Callable[[int], Any] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> CodeMap:
     """Walk, parse and link the trees under ``paths`` and build the request (see the module doc).
 
     ``executor`` parses on it instead of a local process pool (see ``parse_all``); ``chosen``: the languages
@@ -213,8 +244,10 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     valid.
     """
     if agent not in AGENT_MODES:
-        raise RequestInvalid([Problem("--agent", f"{agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
-                             source="the command line")
+        raise RequestInvalid(
+            [Problem("--agent", f"{agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
+            source="the command line",
+        )
     if agent in ("llm", "hybrid"):  # both need the endpoint: say so before any work
         from igg.agents.llm import LLMSettings
 
@@ -222,8 +255,9 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     paths = [Path(p) for p in paths]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        raise RequestInvalid([Problem("PATH", f"{p}: no such file or directory") for p in missing],
-                             source="the command line")
+        raise RequestInvalid(
+            [Problem("PATH", f"{p}: no such file or directory") for p in missing], source="the command line"
+        )
     check_package_prefix(package_prefix)
     chosen = languages.check_languages(chosen)
     code_schema = load_code_schema(schema)
@@ -235,10 +269,17 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
         on_walked(walked)
     if not any(not languages.is_config(f.path) for f in walked.files):
         others = ", ".join(f"{n} {s}" for s, n in walked.other.most_common(5)) or "none"
-        raise RequestInvalid([Problem("PATH", f"no {languages.spoken(chosen)} source files under "
-                                      f"{', '.join(map(str, paths))} "
-                                      f"({len(walked.skipped)} skipped; other files: {others})")],
-                             source="the command line")
+        raise RequestInvalid(
+            [
+                Problem(
+                    "PATH",
+                    f"no {languages.spoken(chosen)} source files under "
+                    f"{', '.join(map(str, paths))} "
+                    f"({len(walked.skipped)} skipped; other files: {others})",
+                )
+            ],
+            source="the command line",
+        )
     mark = clock()
     facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed, executor=executor, cache=cache)
     seconds["parse"] = clock() - mark
@@ -247,35 +288,59 @@ def prepare(paths: Sequence[Path], *, agent: str = "code", schema: str | Path | 
     seconds["link"] = clock() - mark
     if max_iterations is None:
         per_turn = max(1, max_actions)
-        max_iterations = len(walked.files) + model.relation_count() // per_turn + len(model.symbols) // per_turn + 10
+        max_iterations = (
+            len(walked.files) + model.relation_count() // per_turn + len(model.symbols) // per_turn + 10
+        )
         if agent != "code":
             max_iterations = max(max_iterations, 2 * len(walked.files) + 20)
     shown = ", ".join(str(p) for p in paths)
     payload: dict[str, Any] = {
-        "goal_prompt": goal or (f"Map the code dependencies of {shown}: packages, modules, classes, interfaces, "
-                                "enums, methods and functions; calls, inheritance, imports and database tables."),
+        "goal_prompt": goal
+        or (
+            f"Map the code dependencies of {shown}: packages, modules, classes, interfaces, "
+            "enums, methods and functions; calls, inheritance, imports and database tables."
+        ),
         "context_data": context_of(walked.files),
         "config": {
             "max_iterations": max(1, min(max_iterations, 100_000)),
             "schema": code_schema.model_dump(by_alias=True, exclude_defaults=True),
-            "constraints": {"max_nodes": max_nodes, "max_edges": max_edges, "max_actions_per_response": max_actions,
-                            # static identities are exact (Outer.Inner, owner + signature): near-duplicate names
-                            # (get/get_all, User/Users) are distinct symbols, never a typo to guard against
-                            "duplicates": {"policy": "off" if agent == "code" else "warn"}},
+            "constraints": {
+                "max_nodes": max_nodes,
+                "max_edges": max_edges,
+                "max_actions_per_response": max_actions,
+                # static identities are exact (Outer.Inner, owner + signature): near-duplicate names
+                # (get/get_all, User/Users) are distinct symbols, never a typo to guard against
+                "duplicates": {"policy": "off" if agent == "code" else "warn"},
+            },
         },
     }
     if session_id:
         payload["session_id"] = session_id
     request = load_request(payload, source_name="map-code request")
-    return CodeMap(paths=paths, walk=walked, facts=facts, model=model, request=request, seconds=seconds, jobs=used,
-                   git_commit=commit())
+    return CodeMap(
+        paths=paths,
+        walk=walked,
+        facts=facts,
+        model=model,
+        request=request,
+        seconds=seconds,
+        jobs=used,
+        git_commit=commit(),
+    )
 
 
 def check_package_prefix(prefix: str | None) -> None:
     """Raise ``RequestInvalid`` unless ``prefix`` is None or a dotted Python name (``google``, ``azure.mgmt``)."""
     if prefix is not None and not all(part.isidentifier() for part in prefix.split(".")):
-        raise RequestInvalid([Problem("--package-prefix", f"{prefix!r} is not a dotted Python name (such as google "
-                                      "or azure.mgmt)")], source="the command line")
+        raise RequestInvalid(
+            [
+                Problem(
+                    "--package-prefix",
+                    f"{prefix!r} is not a dotted Python name (such as google or azure.mgmt)",
+                )
+            ],
+            source="the command line",
+        )
 
 
 def code_agent(mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = None) -> Any:
@@ -292,7 +357,9 @@ def code_agent(mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = 
     return agent
 
 
-def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float | None = None) -> dict[str, Any]:
+def summary(
+    codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float | None = None
+) -> dict[str, Any]:
     """What ``igg map-code`` reports beyond a run's summary: files, graph by type, times and rates."""
     walked = codemap.walk
     nodes, edges = result.state.counts_by_type()
@@ -303,21 +370,30 @@ def summary(codemap: CodeMap, result: Any, agent: Any = None, run_seconds: float
     total = seconds["total"] or 1e-9
     out: dict[str, Any] = {
         "git_commit": codemap.git_commit,
-        "files": {"read": len(walked.files), "by_language": files_by_language(walked.files),
-                  "skipped": len(walked.skipped),
-                  "skipped_by_reason": walked.skipped_by_reason(),
-                  "skipped_paths": [{"path": s.path, "reason": s.reason} for s in walked.skipped],
-                  "generated_paths": [{"path": s.path, "reason": s.reason} for s in walked.generated],
-                  "other_languages": dict(walked.other.most_common()),
-                  "lines": sum(f.lines for f in codemap.facts), "bytes": walked.bytes_read,
-                  "partial": [{"path": f.path, "line": f.error_line, "error": f.error}
-                              for f in codemap.facts if f.error],
-                  "parse_processes": codemap.jobs},
-        "graph": {"nodes_by_type": {t: n for t, n in nodes.items() if n},
-                  "edges_by_type": {t: n for t, n in edges.items() if n}},
+        "files": {
+            "read": len(walked.files),
+            "by_language": files_by_language(walked.files),
+            "skipped": len(walked.skipped),
+            "skipped_by_reason": walked.skipped_by_reason(),
+            "skipped_paths": [{"path": s.path, "reason": s.reason} for s in walked.skipped],
+            "generated_paths": [{"path": s.path, "reason": s.reason} for s in walked.generated],
+            "other_languages": dict(walked.other.most_common()),
+            "lines": sum(f.lines for f in codemap.facts),
+            "bytes": walked.bytes_read,
+            "partial": [
+                {"path": f.path, "line": f.error_line, "error": f.error} for f in codemap.facts if f.error
+            ],
+            "parse_processes": codemap.jobs,
+        },
+        "graph": {
+            "nodes_by_type": {t: n for t, n in nodes.items() if n},
+            "edges_by_type": {t: n for t, n in edges.items() if n},
+        },
         "seconds": {k: round(v, 3) for k, v in seconds.items()},
-        "rates": {"files_per_second": round(len(walked.files) / total, 1),
-                  "elements_per_second": round((result.state.node_count + result.state.edge_count) / total, 1)},
+        "rates": {
+            "files_per_second": round(len(walked.files) / total, 1),
+            "elements_per_second": round((result.state.node_count + result.state.edge_count) / total, 1),
+        },
     }
     if agent is not None:
         static = getattr(agent, "static", agent)
@@ -352,12 +428,17 @@ def git_commit(paths: Sequence[Path]) -> str | None:
         return None
     where = paths[0] if paths[0].is_dir() else paths[0].parent
     try:
-        head = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              timeout=10)
+        head = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
         if head.returncode != 0:
             return None
-        dirty = subprocess.run(["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "."],
-                               capture_output=True, text=True, timeout=30)
+        dirty = subprocess.run(
+            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "."],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     commit = head.stdout.strip()

@@ -52,13 +52,21 @@ class TreeState:
     """Files parsed (the others came from the facts cache)."""
 
 
-def tree_state(paths: Sequence[Path], cache: FactsCache, *, max_bytes: int = DEFAULT_MAX_BYTES,
-               package_prefix: str | None = None, schema: str | Path | None = None) -> TreeState:
+def tree_state(
+    paths: Sequence[Path],
+    cache: FactsCache,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    package_prefix: str | None = None,
+    schema: str | Path | None = None,
+) -> TreeState:
     """Walk, parse (what ``cache`` lacks) and link ``paths``; place the result in the code schema."""
     walked = walk(list(paths), max_bytes=max_bytes, package_prefix=package_prefix)
     if not any(not languages.is_config(f.path) for f in walked.files):
-        raise RequestInvalid([Problem("PATH", f"no {languages.spoken()} source files under "
-                                      f"{', '.join(map(str, paths))}")], source="the command line")
+        raise RequestInvalid(
+            [Problem("PATH", f"no {languages.spoken()} source files under {', '.join(map(str, paths))}")],
+            source="the command line",
+        )
     counts: dict[str, int] = {}
     facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False)
     model = link(facts)
@@ -77,8 +85,15 @@ def git_root(path: Path) -> Path:
     """The top of the git work tree holding ``path``; ``RequestInvalid`` when there is none."""
     found = git_top(path)
     if found is None:
-        raise RequestInvalid([Problem("--since", f"{path} is not in a git work tree: --since compares it with a "
-                                      "commit of its repository")], source="the command line")
+        raise RequestInvalid(
+            [
+                Problem(
+                    "--since",
+                    f"{path} is not in a git work tree: --since compares it with a commit of its repository",
+                )
+            ],
+            source="the command line",
+        )
     return found
 
 
@@ -95,27 +110,49 @@ def check_ref(ref: object) -> None:
     variable), an option, or what argparse makes of ``--since=--`` (an empty list)."""
     if not isinstance(ref, str) or not ref.strip() or ref.startswith("-"):
         ref = ref if isinstance(ref, str) else "--"
-        raise RequestInvalid([Problem("--since", f"{ref!r} is no git ref: give a commit such as HEAD~1, origin/main "
-                                      "or a commit id (an empty value often is an unset CI variable)")],
-                             source="the command line")
+        raise RequestInvalid(
+            [
+                Problem(
+                    "--since",
+                    f"{ref!r} is no git ref: give a commit such as HEAD~1, origin/main "
+                    "or a commit id (an empty value often is an unset CI variable)",
+                )
+            ],
+            source="the command line",
+        )
 
 
-def ref_state(paths: Sequence[Path], ref: str, cache: FactsCache, *, max_bytes: int = DEFAULT_MAX_BYTES,
-              **options: object) -> TreeState:
+def ref_state(
+    paths: Sequence[Path],
+    ref: str,
+    cache: FactsCache,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    **options: object,
+) -> TreeState:
     """The state of ``paths`` at the commit ``ref`` of their repository (see the module doc)."""
     check_ref(ref)
     root = git_root(paths[0])
     commit = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     if commit is None:
-        raise RequestInvalid([Problem("--since", f"{ref!r} is no commit of the repository at {root} (try HEAD~1, a "
-                                      "branch such as origin/main, or a commit id; a shallow clone may lack it: "
-                                      "fetch with --depth 0 or fetch that ref)")], source="the command line")
+        raise RequestInvalid(
+            [
+                Problem(
+                    "--since",
+                    f"{ref!r} is no commit of the repository at {root} (try HEAD~1, a "
+                    "branch such as origin/main, or a commit id; a shallow clone may lack it: "
+                    "fetch with --depth 0 or fetch that ref)",
+                )
+            ],
+            source="the command line",
+        )
     rels = []
     for p in paths:
         resolved = p.resolve()
         if not resolved.is_relative_to(root):
-            raise RequestInvalid([Problem("--since", f"{p} is outside the repository at {root}")],
-                                 source="the command line")
+            raise RequestInvalid(
+                [Problem("--since", f"{p} is outside the repository at {root}")], source="the command line"
+            )
         rels.append(resolved.relative_to(root))
     blobs = _wanted_blobs(root, commit.decode().strip(), rels, ref, max_bytes)
     # in memory when the system has a tmpfs with room for these files; else the system's temporary folder
@@ -127,8 +164,14 @@ def ref_state(paths: Sequence[Path], ref: str, cache: FactsCache, *, max_bytes: 
         there = [top / r for r in rels]
         missing = [str(r) for r, t in zip(rels, there, strict=True) if not t.exists()]
         if missing:
-            raise RequestInvalid([Problem("--since", f"{', '.join(missing)} did not exist (or held no source file) "
-                                          f"at {ref!r}")], source="the command line")
+            raise RequestInvalid(
+                [
+                    Problem(
+                        "--since", f"{', '.join(missing)} did not exist (or held no source file) at {ref!r}"
+                    )
+                ],
+                source="the command line",
+            )
         return tree_state(there, cache, max_bytes=max_bytes, **options)  # type: ignore[arg-type]
 
 
@@ -147,17 +190,21 @@ def _room(folder: Path) -> int:
     return stat.f_bavail * stat.f_frsize
 
 
-def _wanted_blobs(root: Path, commit: str, rels: Sequence[Path], ref: str, max_bytes: int
-                  ) -> list[tuple[str, str, int]]:
+def _wanted_blobs(
+    root: Path, commit: str, rels: Sequence[Path], ref: str, max_bytes: int
+) -> list[tuple[str, str, int]]:
     """(object id, path, size) of the files at ``commit`` under ``rels`` the walk would read: regular files
     (symbolic links and submodules are skipped, as the work-tree walk skips links) that a language reads or
     looks for, or ``.gitignore`` files, within ``max_bytes`` (bigger ones the walk skips unread)."""
     specs = [str(r) for r in rels if str(r) != "."]
-    listing = _git(root, "--literal-pathspecs", "ls-tree", "-r", "-z", "--long", "--full-tree", commit, "--",
-                   *specs)
+    listing = _git(
+        root, "--literal-pathspecs", "ls-tree", "-r", "-z", "--long", "--full-tree", commit, "--", *specs
+    )
     if listing is None:
-        raise RequestInvalid([Problem("--since", f"git could not list {', '.join(map(str, rels))} at {ref!r}")],
-                             source="the command line")
+        raise RequestInvalid(
+            [Problem("--since", f"git could not list {', '.join(map(str, rels))} at {ref!r}")],
+            source="the command line",
+        )
     blobs = []
     for entry in listing.split(b"\0"):
         if not entry:
@@ -177,16 +224,23 @@ def _write_blobs(root: Path, blobs: Sequence[tuple[str, str, int]], top: Path) -
     """Write each blob under ``top`` at its path, streamed from one ``git cat-file --batch`` one at a time."""
     if not blobs:
         return
-    with subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as git:
+    with subprocess.Popen(
+        ["git", "-C", str(root), "cat-file", "--batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as git:
         assert git.stdin is not None and git.stdout is not None
-        writer = threading.Thread(target=_send_ids, args=(git.stdin, [oid for oid, _, _ in blobs]), daemon=True)
+        writer = threading.Thread(
+            target=_send_ids, args=(git.stdin, [oid for oid, _, _ in blobs]), daemon=True
+        )
         writer.start()
         for oid, path, _ in blobs:
             header = git.stdout.readline().split()
             if len(header) != 3 or header[0].decode() != oid:
-                raise RequestInvalid([Problem("--since", f"git could not read {path} ({oid})")],
-                                     source="the command line")
+                raise RequestInvalid(
+                    [Problem("--since", f"git could not read {path} ({oid})")], source="the command line"
+                )
             data = git.stdout.read(int(header[2]))
             git.stdout.read(1)  # the newline after the content
             target = top / path
@@ -218,7 +272,9 @@ def dependencies(graph: DepGraph, level: str) -> dict[tuple[str, str], list[Edge
         for end in (edge.source, edge.target):
             if end not in lifted:
                 up = lift(graph, end, level)  # type: ignore[arg-type]
-                lifted[end] = up if up is not None else (end if graph.nodes[end].type == "DatabaseTable" else None)
+                lifted[end] = (
+                    up if up is not None else (end if graph.nodes[end].type == "DatabaseTable" else None)
+                )
             ends.append(lifted[end])
         a, b = ends
         if a is None or b is None or a == b:
@@ -235,10 +291,22 @@ def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], lis
         before, after = dependencies(base, level), dependencies(head, level)
         for (a, b), edges in sorted(after.items()):
             if (a, b) not in before:
-                added.append(DependencyChange(level=level, source=a, target=b,  # type: ignore[arg-type]
-                                              edges=[hop(head, e) for e in edges]))
+                added.append(
+                    DependencyChange(
+                        level=level,
+                        source=a,
+                        target=b,  # type: ignore[arg-type]
+                        edges=[hop(head, e) for e in edges],
+                    )
+                )
         for (a, b), edges in sorted(before.items()):
             if (a, b) not in after:
-                removed.append(DependencyChange(level=level, source=a, target=b,  # type: ignore[arg-type]
-                                                edges=[hop(base, e) for e in edges]))
+                removed.append(
+                    DependencyChange(
+                        level=level,
+                        source=a,
+                        target=b,  # type: ignore[arg-type]
+                        edges=[hop(base, e) for e in edges],
+                    )
+                )
     return added, removed

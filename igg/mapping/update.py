@@ -68,9 +68,16 @@ class UpdateResult:
     """Set when an export failed (the update itself is committed)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "step": self.step, "iteration": self.iteration,
-                "files": self.files, "graph": self.graph, "git_commit": self.git_commit,
-                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}, "exports": self.exports}
+        return {
+            "session_id": self.session_id,
+            "step": self.step,
+            "iteration": self.iteration,
+            "files": self.files,
+            "graph": self.graph,
+            "git_commit": self.git_commit,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "exports": self.exports,
+        }
 
 
 def _pick_session(store: Any, session_id: str | None) -> str:
@@ -79,9 +86,16 @@ def _pick_session(store: Any, session_id: str | None) -> str:
     for info in store.sessions():
         if info.agent in MAP_CODE_AGENTS and info.goal.startswith("Map the code dependencies"):
             return str(info.session_id)
-    raise RequestInvalid([Problem("--update", f"no map-code session in {store.path}; map the tree first "
-                                              "(igg map-code PATH --store STORE) or name one with --session ID")],
-                         source="the command line")
+    raise RequestInvalid(
+        [
+            Problem(
+                "--update",
+                f"no map-code session in {store.path}; map the tree first "
+                "(igg map-code PATH --store STORE) or name one with --session ID",
+            )
+        ],
+        source="the command line",
+    )
 
 
 NodeKey = tuple[str, tuple[Any, ...]]
@@ -90,8 +104,9 @@ _NONE: dict[str, Any] = {}
 """The properties of an edge without sites (CONTAINS): never mutated."""
 
 
-def desired_graph(fit: SchemaFit) -> tuple[dict[NodeKey, dict[str, Any]],
-                                           dict[tuple[str, NodeKey, NodeKey], dict[str, Any]]]:
+def desired_graph(
+    fit: SchemaFit,
+) -> tuple[dict[NodeKey, dict[str, Any]], dict[tuple[str, NodeKey, NodeKey], dict[str, Any]]]:
     """The nodes (by type and identity, with their properties) and edges (with theirs: their sites) the code
     agent proposes for ``fit``'s model on a fresh map."""
     nodes = {(p.label, p.identity): p.properties for p in fit.placed.values()}
@@ -107,7 +122,8 @@ def desired_graph(fit: SchemaFit) -> tuple[dict[NodeKey, dict[str, Any]],
                     continue
                 a, b = fit.placed[rel.source], fit.placed[rel.target]
                 edges[(label, (a.label, a.identity), (b.label, b.identity))] = props.get(
-                    (label, rel.source, rel.target), _NONE)
+                    (label, rel.source, rel.target), _NONE
+                )
     return nodes, edges
 
 
@@ -131,8 +147,13 @@ def plan_difference(state: GraphState, fit: SchemaFit) -> Difference:
             current[key] = len(diff.add_nodes)
             diff.add_nodes.append((key[0], dict(props)))
     gone = set(diff.remove_nodes)
-    _plan_edges(state, [n for n in state.graph.nodes if n not in gone], gone,
-                {(current[a], label, current[b]): props for (label, a, b), props in edges.items()}, diff)
+    _plan_edges(
+        state,
+        [n for n in state.graph.nodes if n not in gone],
+        gone,
+        {(current[a], label, current[b]): props for (label, a, b), props in edges.items()},
+        diff,
+    )
     return diff
 
 
@@ -146,14 +167,24 @@ def _plan_properties(state: GraphState, node_id: str, want: dict[str, Any], diff
             diff.set_properties.append((node_id, changed, gone))
 
 
-def _plan_edges(state: GraphState, sources: Iterable[str], removed: set[str],
-                wanted: dict[tuple[NodeRef, str, NodeRef], dict[str, Any]], diff: Difference) -> None:
+def _plan_edges(
+    state: GraphState,
+    sources: Iterable[str],
+    removed: set[str],
+    wanted: dict[tuple[NodeRef, str, NodeRef], dict[str, Any]],
+    diff: Difference,
+) -> None:
     """Make the edges going out of the existing nodes ``sources`` (and the new ones) exactly ``wanted`` (with
     their properties): the others removed (edges to ``removed`` nodes go with them), the missing ones added,
     those whose properties differ (a site moved) given the wanted ones."""
     succ = state.succ  # the adjacency itself (u -> v -> edge id -> data), not a networkx edge view
-    have = {(source, data["type"], target): (edge_id, data["properties"]) for source in sources
-            for target, keyed in succ[source].items() if target not in removed for edge_id, data in keyed.items()}
+    have = {
+        (source, data["type"], target): (edge_id, data["properties"])
+        for source in sources
+        for target, keyed in succ[source].items()
+        if target not in removed
+        for edge_id, data in keyed.items()
+    }
     for key, (edge_id, props) in have.items():
         want = wanted.get(key)
         if want is None:
@@ -172,22 +203,54 @@ def _declarations(f: FileFacts) -> tuple[Any, ...]:
     a parse error, its imports, the tables its statements name (line numbers left out), what it exports,
     for a configuration file what it says, and its HTTP routes, mounts and requests (joined across files and
     services: any change to them links every file again)."""
-    return (f.module, f.package, f.language, f.error, [replace(i, line=0, column=0) for i in f.imports],
-            sorted({r.table for c in f.callables for r in c.sql}), f.config, f.exports, f.http)
+    return (
+        f.module,
+        f.package,
+        f.language,
+        f.error,
+        [replace(i, line=0, column=0) for i in f.imports],
+        sorted({r.table for c in f.callables for r in c.sql}),
+        f.config,
+        f.exports,
+        f.http,
+    )
 
 
 def _declared(c: CallableDecl) -> tuple[Any, ...]:
     """A callable's declaration: no body, no line."""
-    return (c.kind, c.name, c.signature, c.owner, c.params, c.static, c.returns, c.returns_self, c.returns_param, c.returns_element,
-            c.explicit_init)
+    return (
+        c.kind,
+        c.name,
+        c.signature,
+        c.owner,
+        c.params,
+        c.static,
+        c.returns,
+        c.returns_self,
+        c.returns_param,
+        c.returns_element,
+        c.explicit_init,
+    )
 
 
 def _flows(f: FileFacts) -> list[tuple[Any, ...]]:
     """A file's value flows (Python: ``FileFacts.flow``) without the lines and columns of its calls. Values flow
     across modules without a name changing (what a function returns, what a call passes to another module's
     parameters): a change of them may change the calls of any file."""
-    return [(s.name, s.kind, s.parent, s.params, s.kwonly, s.locals, s.bases, s.wildcards,
-             [op[:5] if op[0] == "C" else op for op in s.ops]) for s in f.flow or ()]
+    return [
+        (
+            s.name,
+            s.kind,
+            s.parent,
+            s.params,
+            s.kwonly,
+            s.locals,
+            s.bases,
+            s.wildcards,
+            [op[:5] if op[0] == "C" else op for op in s.ops],
+        )
+        for s in f.flow or ()
+    ]
 
 
 def _abstract(f: FileFacts) -> Counter[tuple[Any, ...]]:
@@ -202,7 +265,11 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
     changed (every subtype's members would change with it), or an abstract method that came, went or was
     redeclared (it may be an interface's functional method, which types the parameters of lambdas in files
     that need not name it), or a Python file's value flows changed (``_flows``)."""
-    if _declarations(old) != _declarations(new) or _abstract(old) != _abstract(new) or _flows(old) != _flows(new):
+    if (
+        _declarations(old) != _declarations(new)
+        or _abstract(old) != _abstract(new)
+        or _flows(old) != _flows(new)
+    ):
         return None
     names: set[str] = set()
     before = {t.qualified: t for t in old.types}
@@ -213,13 +280,24 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
             names.add(q.rpartition(".")[2])
             names.add("<init>")  # a class comes or goes with its constructors
             continue
-        if ((a.kind, a.name, a.extends, a.implements, a.outer, a.self_args, a.type_params, a.super_args)
-                != (b.kind, b.name, b.extends, b.implements, b.outer, b.self_args, b.type_params, b.super_args)):
+        if (a.kind, a.name, a.extends, a.implements, a.outer, a.self_args, a.type_params, a.super_args) != (
+            b.kind,
+            b.name,
+            b.extends,
+            b.implements,
+            b.outer,
+            b.self_args,
+            b.type_params,
+            b.super_args,
+        ):
             return None
         for fields in ((a.fields, b.fields), (a.field_elements, b.field_elements)):
             # a key that is no name (Go's underlying or aliased type) changes what the type's name gives
-            names.update(k if k.isidentifier() else q.rpartition(".")[2]
-                         for k in fields[0].keys() | fields[1].keys() if fields[0].get(k) != fields[1].get(k))
+            names.update(
+                k if k.isidentifier() else q.rpartition(".")[2]
+                for k in fields[0].keys() | fields[1].keys()
+                if fields[0].get(k) != fields[1].get(k)
+            )
     gone = Counter(_declared(c) for c in old.callables)
     come = Counter(_declared(c) for c in new.callables)
     method_sets = get_language(new.language).method_sets
@@ -232,8 +310,9 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
     return names
 
 
-def _reach(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str | None]],
-           cache: FactsCache) -> set[str] | None:
+def _reach(
+    facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str | None]], cache: FactsCache
+) -> set[str] | None:
     """The files to link again after the changes of ``earlier`` (changed files: path -> the module name their
     facts are cached under and their content hash at the last map): the changed files, and every other file
     that mentions a name whose meaning changed (``changed_names``). None when that cannot be known (a change
@@ -249,7 +328,9 @@ def _reach(facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str 
         return None  # a stub merges into its module: not a file of its own
     olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new], bodies=False)
     handlers = handler_names(facts)
-    if handlers and any(c.name in handlers for f in [*new.values(), *olds] if f is not None for c in f.callables):
+    if handlers and any(
+        c.name in handlers for f in [*new.values(), *olds] if f is not None for c in f.callables
+    ):
         return None  # a route's HANDLES edge from a changed file's handler is stated by the route's file
     names: set[str] = set()
     for f, old in zip(new.values(), olds, strict=True):
@@ -297,8 +378,15 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
             return None
     # the nodes the files declared at the last map: the ones that name them as their file (or path)
     kept = {n for n in own.values() if n is not None}
-    stale = [n for n, d in nodes.items() if n not in kept and (d["properties"].get("file") in paths or (
-        d["type"] == "Module" and d["properties"].get("path") in paths))]
+    stale = [
+        n
+        for n, d in nodes.items()
+        if n not in kept
+        and (
+            d["properties"].get("file") in paths
+            or (d["type"] == "Module" and d["properties"].get("path") in paths)
+        )
+    ]
     wanted: dict[tuple[str, str, str], dict[str, Any]] = {}
     targets: dict[str, str] = {}
     props = fit.edge_properties()
@@ -330,25 +418,46 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
             own[key] = len(diff.add_nodes)
             diff.add_nodes.append((placed[key].label, dict(placed[key].properties)))
     ids: dict[str, NodeRef] = {**targets, **{k: v for k, v in own.items() if v is not None}}
-    _plan_edges(state, [v for v in own.values() if isinstance(v, str)], set(stale),
-                {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()}, diff)
+    _plan_edges(
+        state,
+        [v for v in own.values() if isinstance(v, str)],
+        set(stale),
+        {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()},
+        diff,
+    )
     return diff
 
 
-def _with_bodies(facts: list[FileFacts], sources: Sequence[SourceFile], shas: dict[str, str], cache: FactsCache,
-                 whole: set[str], paths: set[str] | None) -> None:
+def _with_bodies(
+    facts: list[FileFacts],
+    sources: Sequence[SourceFile],
+    shas: dict[str, str],
+    cache: FactsCache,
+    whole: set[str],
+    paths: set[str] | None,
+) -> None:
     """Replace the facts of ``paths`` (None: of every file) read without bodies by the whole facts (from the
     cache, else parsed again); ``whole`` (paths whose facts are whole) grows accordingly."""
     todo = [i for i, f in enumerate(facts) if f.path not in whole and (paths is None or f.path in paths)]
-    found = cache.get_many([FactsCache.key(sources[i].path, sources[i].module, shas[sources[i].path]) for i in todo])
+    found = cache.get_many(
+        [FactsCache.key(sources[i].path, sources[i].module, shas[sources[i].path]) for i in todo]
+    )
     for i, f in zip(todo, found, strict=True):
         facts[i] = f if f is not None else analyze(sources[i])
         whole.add(facts[i].path)
 
 
-def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None = None,
-               max_bytes: int = DEFAULT_MAX_BYTES, jobs: int | None = None, package_prefix: str | None = None,
-               chosen: Sequence[str] | None = None, clock: Callable[[], float] = time.perf_counter) -> UpdateResult:
+def update_map(
+    paths: Sequence[Path],
+    store_path: str | Path,
+    *,
+    session_id: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    jobs: int | None = None,
+    package_prefix: str | None = None,
+    chosen: Sequence[str] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> UpdateResult:
     """Re-map ``paths`` into the stored map-code session (see the module doc); returns what changed.
 
     Raises ``RequestInvalid`` for a path that does not exist or a store without a map-code session, and
@@ -358,41 +467,69 @@ def update_map(paths: Sequence[Path], store_path: str | Path, *, session_id: str
     from igg.act.apply import collector_paused
 
     with collector_paused():  # loading, linking and diffing make no cycles (see igg.graph.collector)
-        return _update(paths, store_path, session_id=session_id, max_bytes=max_bytes, jobs=jobs,
-                       package_prefix=package_prefix, chosen=chosen, clock=clock)
+        return _update(
+            paths,
+            store_path,
+            session_id=session_id,
+            max_bytes=max_bytes,
+            jobs=jobs,
+            package_prefix=package_prefix,
+            chosen=chosen,
+            clock=clock,
+        )
 
 
-def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | None, max_bytes: int,
-            jobs: int | None, package_prefix: str | None, chosen: Sequence[str] | None,
-            clock: Callable[[], float]) -> UpdateResult:
+def _update(
+    paths: Sequence[Path],
+    store_path: str | Path,
+    *,
+    session_id: str | None,
+    max_bytes: int,
+    jobs: int | None,
+    package_prefix: str | None,
+    chosen: Sequence[str] | None,
+    clock: Callable[[], float],
+) -> UpdateResult:
     from igg.session import Session
     from igg.store import SessionStore, StoreSessions
 
     paths = [Path(p) for p in paths]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        raise RequestInvalid([Problem("PATH", f"{p}: no such file or directory") for p in missing],
-                             source="the command line")
+        raise RequestInvalid(
+            [Problem("PATH", f"{p}: no such file or directory") for p in missing], source="the command line"
+        )
     started = clock()
     commit_of = git_commit_soon(paths)
     store = SessionStore(store_path)
     sid = _pick_session(store, session_id)
     info = store.session(sid)
     if info.agent not in MAP_CODE_AGENTS:
-        raise SessionRefused(f"session {sid!r} was mapped with agent {info.agent!r}; --update re-maps sessions "
-                             "of the static agent (--agent code)", session_id=sid)
+        raise SessionRefused(
+            f"session {sid!r} was mapped with agent {info.agent!r}; --update re-maps sessions "
+            "of the static agent (--agent code)",
+            session_id=sid,
+        )
     if info.status != "finished":
-        raise SessionRefused(f"session {sid!r} is {info.status}; finish it first (igg map-code ... --resume) "
-                             "and update it then", session_id=sid)
+        raise SessionRefused(
+            f"session {sid!r} is {info.status}; finish it first (igg map-code ... --resume) "
+            "and update it then",
+            session_id=sid,
+        )
     repo = StoreSessions(store)
     # begun: a finished map is not claimed again; its recorder writes the update step without an owner
-    session = Session.load(repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True)
+    session = Session.load(
+        repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True
+    )
     state = session.state
     seconds = {"load": clock() - started}
     mark = clock()
     walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
-    before = {state.node_properties(n)["path"]: state.node_properties(n).get("sha")
-              for n in state.nodes_of_type("Module") if "path" in state.node_properties(n)}
+    before = {
+        state.node_properties(n)["path"]: state.node_properties(n).get("sha")
+        for n in state.nodes_of_type("Module")
+        if "path" in state.node_properties(n)
+    }
     # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again, and so links all
     shas = {f.path: content_hash(f.text) for f in walked.files}
     now = {path: sha for path, sha in shas.items() if not is_config(path)}
@@ -403,38 +540,84 @@ def _update(paths: Sequence[Path], store_path: str | Path, *, session_id: str | 
     added = sorted(p for p in now if p not in before)
     removed = sorted(p for p in before if p not in now)
     changed = sorted(p for p in now if p in before and before[p] != now[p])
-    diff, local = _plan(walked.files, store_path, state, jobs=jobs, counts=counts, parsed=parsed,
-                        shas=(before, shas), changed=changed, whole_tree=bool(added or removed))
+    diff, local = _plan(
+        walked.files,
+        store_path,
+        state,
+        jobs=jobs,
+        counts=counts,
+        parsed=parsed,
+        shas=(before, shas),
+        changed=changed,
+        whole_tree=bool(added or removed),
+    )
     seconds["parse_and_diff"] = clock() - mark
     renamed: list[dict[str, str]] = []
     for old in removed:
         twin = next((p for p in added if now[p] == before[old] and before[old]), None)
         if twin is not None:
             renamed.append({"from": old, "to": twin})
-    files: dict[str, Any] = {"read": len(walked.files), "reparsed": counts.get("parsed", 0),
-                             "unchanged": counts.get("cached", 0),
-                             "relinked": len(local) if local is not None else len(walked.files),
-                             "added": added, "changed": changed, "removed": removed, "renamed": renamed}
+    files: dict[str, Any] = {
+        "read": len(walked.files),
+        "reparsed": counts.get("parsed", 0),
+        "unchanged": counts.get("cached", 0),
+        "relinked": len(local) if local is not None else len(walked.files),
+        "added": added,
+        "changed": changed,
+        "removed": removed,
+        "renamed": renamed,
+    }
     commit = commit_of()
-    reasoning = (f"Re-mapped {len(walked.files)} files: {files['reparsed']} re-parsed, {files['unchanged']} "
-                 f"unchanged; {len(added)} added, {len(files['changed'])} changed, {len(removed)} removed"
-                 + (f" (git {commit})" if commit else "") + ".")
+    reasoning = (
+        f"Re-mapped {len(walked.files)} files: {files['reparsed']} re-parsed, {files['unchanged']} "
+        f"unchanged; {len(added)} added, {len(files['changed'])} changed, {len(removed)} removed"
+        + (f" (git {commit})" if commit else "")
+        + "."
+    )
     mark = clock()
-    update = session.apply_update(diff, files=files, git_commit=commit, reasoning=reasoning,
-                                  timings_ms={"total": round((clock() - started) * 1000, 3)})
+    update = session.apply_update(
+        diff,
+        files=files,
+        git_commit=commit,
+        reasoning=reasoning,
+        timings_ms={"total": round((clock() - started) * 1000, 3)},
+    )
     step = store.session(sid).last_step
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    log.info("map_code_updated", session_id=sid, step=step, iteration=update.iteration, reparsed=files["reparsed"],
-             unchanged=files["unchanged"], mutations=sum(update.changes.values()), git_commit=commit)
-    return UpdateResult(session_id=sid, step=step, iteration=update.iteration, files=files,
-                        graph={**update.changes, "nodes": state.node_count, "edges": state.edge_count},
-                        git_commit=commit, seconds=seconds)
+    log.info(
+        "map_code_updated",
+        session_id=sid,
+        step=step,
+        iteration=update.iteration,
+        reparsed=files["reparsed"],
+        unchanged=files["unchanged"],
+        mutations=sum(update.changes.values()),
+        git_commit=commit,
+    )
+    return UpdateResult(
+        session_id=sid,
+        step=step,
+        iteration=update.iteration,
+        files=files,
+        graph={**update.changes, "nodes": state.node_count, "edges": state.edge_count},
+        git_commit=commit,
+        seconds=seconds,
+    )
 
 
-def _plan(walked: Sequence[Any], store_path: str | Path, state: GraphState, *, jobs: int | None,
-          counts: dict[str, int], parsed: list[str], shas: tuple[dict[str, Any], dict[str, str]],
-          changed: list[str], whole_tree: bool) -> tuple[Difference, set[str] | None]:
+def _plan(
+    walked: Sequence[Any],
+    store_path: str | Path,
+    state: GraphState,
+    *,
+    jobs: int | None,
+    counts: dict[str, int],
+    parsed: list[str],
+    shas: tuple[dict[str, Any], dict[str, str]],
+    changed: list[str],
+    whole_tree: bool,
+) -> tuple[Difference, set[str] | None]:
     """The difference a fresh map makes, and the files linked again (None: all of them). The common case, files
     changed in place, links only them and the files that mention a changed declaration (every other file's
     facts must be those of the last map: from the cache, not parsed again by a newer IGG)."""

@@ -34,7 +34,7 @@ NodeRef = Annotated[
     Field(
         min_length=1,
         description=(
-            "Properties that match exactly one node, e.g. {\"name\": \"AuthService\"}; add \"label\" "
+            'Properties that match exactly one node, e.g. {"name": "AuthService"}; add "label" '
             "(the node type) to disambiguate."
         ),
     ),
@@ -56,8 +56,12 @@ class EvidenceSpan(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    chunk: int = Field(ge=1, strict=True, description="The context chunk, 1-based as the observation shows it.")
-    start: int = Field(ge=0, strict=True, description="First character of the span in that chunk's text (0-based).")
+    chunk: int = Field(
+        ge=1, strict=True, description="The context chunk, 1-based as the observation shows it."
+    )
+    start: int = Field(
+        ge=0, strict=True, description="First character of the span in that chunk's text (0-based)."
+    )
     end: int = Field(ge=1, strict=True, description="One past the span's last character.")
 
     @model_validator(mode="after")
@@ -65,7 +69,9 @@ class EvidenceSpan(BaseModel):
         if self.end <= self.start:
             raise ValueError(f"end ({self.end}) must be greater than start ({self.start})")
         if self.end - self.start > MAX_QUOTE_CHARS:
-            raise ValueError(f"a span may cover at most {MAX_QUOTE_CHARS} characters; got {self.end - self.start}")
+            raise ValueError(
+                f"a span may cover at most {MAX_QUOTE_CHARS} characters; got {self.end - self.start}"
+            )
         return self
 
 
@@ -83,19 +89,28 @@ def _evidence_item(value: Any) -> Any:
         if not value.strip():
             raise ValueError("an evidence quote must not be empty")
         if len(value) > MAX_QUOTE_CHARS:
-            raise ValueError(f"an evidence quote may be at most {MAX_QUOTE_CHARS} characters; got {len(value):,}: "
-                             "quote the few words that state it")
+            raise ValueError(
+                f"an evidence quote may be at most {MAX_QUOTE_CHARS} characters; got {len(value):,}: "
+                "quote the few words that state it"
+            )
         return value
     if isinstance(value, dict):
         try:
             return EvidenceSpan.model_validate(value)
         except ValidationError as exc:
-            raise ValueError("a span is {\"chunk\": N, \"start\": S, \"end\": E}: " + "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'span'}: {e['msg']}" for e in exc.errors(include_url=False))) from None
+            raise ValueError(
+                'a span is {"chunk": N, "start": S, "end": E}: '
+                + "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'span'}: {e['msg']}"
+                    for e in exc.errors(include_url=False)
+                )
+            ) from None
     if isinstance(value, EvidenceSpan):
         return value
-    raise ValueError(f"an evidence item is a quote (a string) or a span {{\"chunk\", \"start\", \"end\"}}; "
-                     f"got {type(value).__name__}")
+    raise ValueError(
+        f'an evidence item is a quote (a string) or a span {{"chunk", "start", "end"}}; '
+        f"got {type(value).__name__}"
+    )
 
 
 EvidenceItem = Annotated[Quote | EvidenceSpan, BeforeValidator(_evidence_item)]
@@ -104,8 +119,11 @@ EvidenceItem = Annotated[Quote | EvidenceSpan, BeforeValidator(_evidence_item)]
 Evidence = Annotated[
     list[EvidenceItem],
     BeforeValidator(_listed),
-    Field(max_length=MAX_EVIDENCE_ITEMS, description=f"Verbatim quotes of the context stating this (at most "
-                                                      f"{MAX_QUOTE_CHARS} chars each) or spans {{chunk, start, end}}."),
+    Field(
+        max_length=MAX_EVIDENCE_ITEMS,
+        description=f"Verbatim quotes of the context stating this (at most "
+        f"{MAX_QUOTE_CHARS} chars each) or spans {{chunk, start, end}}.",
+    ),
 ]
 """An action's evidence: one quote, or a list of quotes and spans (``igg.act.evidence`` locates them)."""
 
@@ -207,7 +225,9 @@ class MergeNodes(_Action):
     node: NodeRef = Field(description="Reference to the node to merge away (the duplicate).")
     into: NodeRef = Field(description="Reference to the node that stays.")
     prefer: Literal["into", "node"] = Field(
-        default="into", description="Whose value wins where both nodes have a property (identity keys: always into's).")
+        default="into",
+        description="Whose value wins where both nodes have a property (identity keys: always into's).",
+    )
 
 
 class QueryAction(_Action):
@@ -215,14 +235,19 @@ class QueryAction(_Action):
 
     type: Literal["QUERY"]
     query: dict[str, Any] = Field(
-        description=('{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction": '
-                     '"out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", '
-                     '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded": '
-                     '"grounded"|"ungrounded"|"unverified"}, each with optional "as_of" (a time)'))
+        description=(
+            '{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction": '
+            '"out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", '
+            '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded": '
+            '"grounded"|"ungrounded"|"unverified"}, each with optional "as_of" (a time)'
+        )
+    )
 
 
-Action = Annotated[AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction,
-                   Field(discriminator="type")]
+Action = Annotated[
+    AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction,
+    Field(discriminator="type"),
+]
 AnyAction = AddNode | AddEdge | UpdateNode | DeleteNode | DeleteEdge | UpdateEdge | MergeNodes | QueryAction
 """One action model (the members of ``Action``, without the discriminator annotation)."""
 
@@ -245,7 +270,9 @@ class AgentResponse(BaseModel):
 
     reasoning: str = Field(default="", description="Why these actions; kept for provenance.")
     actions: list[Action] = Field(default_factory=list, description="Actions, applied in order.")
-    finished: bool = Field(default=False, description="True when the graph is complete; its actions still apply.")
+    finished: bool = Field(
+        default=False, description="True when the graph is complete; its actions still apply."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,7 +366,8 @@ def read_response(value: Any, *, encodable: bool = False) -> ParsedResponse:
         raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "'reasoning' must be a string")
     if not isinstance(actions, list):
         raise ResponseInvalid(
-            ErrorCode.INVALID_RESPONSE, f"'actions' must be a list of action objects; got {type(actions).__name__}"
+            ErrorCode.INVALID_RESPONSE,
+            f"'actions' must be a list of action objects; got {type(actions).__name__}",
         )
     if not isinstance(finished, bool):
         raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "'finished' must be true or false")
@@ -365,7 +393,6 @@ def _storable_action(raw: Any) -> AnyAction | UnreadableAction:
     return UnreadableAction(ErrorCode.INVALID_PROPERTY, f"{kind}: {found.describe()}", _escaped(raw), kind)
 
 
-
 def describe_errors(errors: list[Any], model: type[BaseModel] | None = None) -> str:
     """Pydantic errors as one readable sentence per problem, each with its path."""
     parts = []
@@ -374,9 +401,7 @@ def describe_errors(errors: list[Any], model: type[BaseModel] | None = None) -> 
         if e["type"] == "extra_forbidden":
             allowed = ""
             if model is not None and len(e["loc"]) == 1:
-                allowed = "; allowed: " + ", ".join(
-                    (f.alias or n) for n, f in model.model_fields.items()
-                )
+                allowed = "; allowed: " + ", ".join((f.alias or n) for n, f in model.model_fields.items())
             parts.append(f"unknown key {loc!r}{allowed}")
         elif e["type"] == "missing":
             parts.append(f"missing {loc!r}")

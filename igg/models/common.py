@@ -45,7 +45,9 @@ def property_key_problem(key: object) -> str | None:
     if key in RESERVED_PROPERTY_KEYS:
         return f"property key {key!r} is reserved (in a node reference it names the node type)"
     if key.startswith(RESERVED_PROPERTY_PREFIX):
-        return f"property key {key!r} is reserved: keys starting with {RESERVED_PROPERTY_PREFIX!r} belong to IGG"
+        return (
+            f"property key {key!r} is reserved: keys starting with {RESERVED_PROPERTY_PREFIX!r} belong to IGG"
+        )
     return None
 
 

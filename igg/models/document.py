@@ -59,7 +59,11 @@ class GraphDocument(BaseModel):
     nodes: list[DocNode] = Field(default_factory=list, description="All nodes.")
     edges: list[DocEdge] = Field(default_factory=list, description="All edges.")
     triples: list[list[Any]] | None = Field(
-        default=None, description=("Written when the schema came from an ontology: the graph's facts as the "
-                                   "ontology's triples, [subject, relation label, object]; derived from the nodes "
-                                   "and edges, ignored when a document is read."))
+        default=None,
+        description=(
+            "Written when the schema came from an ontology: the graph's facts as the "
+            "ontology's triples, [subject, relation label, object]; derived from the nodes "
+            "and edges, ignored when a document is read."
+        ),
+    )
     metadata: dict[str, Any] = Field(default_factory=dict, description="Session id, goal, stop reason, ...")

@@ -31,13 +31,18 @@ class EnumType(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enum: list[StrictStr | StrictBool | StrictInt | StrictFloat] = Field(
-        min_length=1, description="The allowed values.")
+        min_length=1, description="The allowed values."
+    )
 
 
 PropertyType: TypeAlias = PropertyKind | EnumType
 
-_JSON = {"string": {"type": "string"}, "integer": {"type": "integer"}, "float": {"type": "number"},
-         "boolean": {"type": "boolean"}}
+_JSON = {
+    "string": {"type": "string"},
+    "integer": {"type": "integer"},
+    "float": {"type": "number"},
+    "boolean": {"type": "boolean"},
+}
 _SCALAR_SCHEMA = [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]
 
 
@@ -48,11 +53,15 @@ def value_problem(key: str, value: Any, spec: PropertyType) -> tuple[str, str] |
             return None
         allowed = ", ".join(_show(v) for v in spec.enum)
         return ("VALUE_NOT_IN_ENUM", f"property {key!r} is {_show(value)}; allowed values: {allowed}.")
-    if _fits(value, spec) or (spec != "list" and isinstance(value, list) and value
-                              and all(_fits(v, spec) for v in value)):
+    if _fits(value, spec) or (
+        spec != "list" and isinstance(value, list) and value and all(_fits(v, spec) for v in value)
+    ):
         return None  # a list of values of the type: a multi-valued property (an ontology's datatype relation)
-    return ("WRONG_PROPERTY_TYPE", f"property {key!r} must be {_article(spec)} (schema property_types); got "
-            f"{_kind_of(value)} {_show(value)}.")
+    return (
+        "WRONG_PROPERTY_TYPE",
+        f"property {key!r} must be {_article(spec)} (schema property_types); got "
+        f"{_kind_of(value)} {_show(value)}.",
+    )
 
 
 def _fits(value: Any, kind: str) -> bool:
@@ -84,8 +93,13 @@ def json_schema(spec: PropertyType) -> dict[str, Any]:
 
 
 def _article(kind: str) -> str:
-    return {"integer": "an integer", "float": "a number", "boolean": "a boolean (true/false)",
-            "string": "a string", "list": "a list"}[kind]
+    return {
+        "integer": "an integer",
+        "float": "a number",
+        "boolean": "a boolean (true/false)",
+        "string": "a string",
+        "list": "a list",
+    }[kind]
 
 
 def _kind_of(value: Any) -> str:

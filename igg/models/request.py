@@ -26,30 +26,40 @@ class DuplicateGuard(_Strict):
         default="reject",
         description=(
             "reject: an ADD_NODE whose identity is close to an existing node of its type is rejected "
-            "(POSSIBLE_DUPLICATE) unless the action says \"distinct\": true; warn: it is added and its verdict "
+            '(POSSIBLE_DUPLICATE) unless the action says "distinct": true; warn: it is added and its verdict '
             "carries the warning; off: no check."
         ),
     )
     threshold: float = Field(
-        default=0.9, ge=0.5, le=1.0,
+        default=0.9,
+        ge=0.5,
+        le=1.0,
         description="Least Levenshtein similarity (1 - distance / longer length) of folded identities that counts.",
     )
     aliases: list[list[str]] = Field(
         default_factory=list,
-        description="Groups of names that mean the same thing, e.g. [[\"AuthService\", \"AuthenticationService\"]].",
+        description='Groups of names that mean the same thing, e.g. [["AuthService", "AuthenticationService"]].',
     )
 
 
 class Constraints(_Strict):
     """Hard limits: an action that would break one is rejected with its error code."""
 
-    max_nodes: int = Field(default=500, ge=1, description="Most nodes the graph may hold (MAX_NODES_EXCEEDED).")
-    max_edges: int = Field(default=2000, ge=0, description="Most edges the graph may hold (MAX_EDGES_EXCEEDED).")
+    max_nodes: int = Field(
+        default=500, ge=1, description="Most nodes the graph may hold (MAX_NODES_EXCEEDED)."
+    )
+    max_edges: int = Field(
+        default=2000, ge=0, description="Most edges the graph may hold (MAX_EDGES_EXCEEDED)."
+    )
     allow_self_loops: bool = Field(default=False, description="Whether an edge may join a node to itself.")
     max_actions_per_response: int = Field(
-        default=50, ge=1, description="Actions beyond this many in one response are rejected (TOO_MANY_ACTIONS)."
+        default=50,
+        ge=1,
+        description="Actions beyond this many in one response are rejected (TOO_MANY_ACTIONS).",
     )
-    allow_deletions: bool = Field(default=True, description="False rejects every delete (DELETION_FORBIDDEN).")
+    allow_deletions: bool = Field(
+        default=True, description="False rejects every delete (DELETION_FORBIDDEN)."
+    )
     max_deletions_per_iteration: int = Field(
         default=10, ge=0, description="Delete actions accepted per response (DELETION_LIMIT_EXCEEDED)."
     )
@@ -96,22 +106,29 @@ class LLMConfig(_Strict):
     seed: int | None = Field(default=None, description="Sampling seed, where the server supports it.")
     max_output_tokens: int = Field(default=4096, ge=16, description="Completion token cap per call.")
     token_budget: int | None = Field(
-        default=None, ge=1, description="Total tokens (prompt + completion) the run may spend (budget_exhausted)."
+        default=None,
+        ge=1,
+        description="Total tokens (prompt + completion) the run may spend (budget_exhausted).",
     )
     cost_budget: float | None = Field(
         default=None, ge=0, description="Total cost the run may spend, with `prices` (budget_exhausted)."
     )
     prices: Prices | None = Field(default=None, description="Price table used for cost accounting.")
     timeout_seconds: float = Field(
-        default=60.0, gt=0, le=3600,
+        default=60.0,
+        gt=0,
+        le=3600,
         description="Deadline of one HTTP call, however slowly the server sends (plus a 1 s grace to cancel it).",
     )
     max_answer_bytes: int | None = Field(
-        default=None, ge=1024,
+        default=None,
+        ge=1024,
         description="Longer answers are cut here (reported, kept once); default 8 bytes per max_output_tokens, "
-                    "at least 16384.",
+        "at least 16384.",
     )
-    max_retries: int = Field(default=4, ge=0, le=20, description="Retries of a failed call before agent_error.")
+    max_retries: int = Field(
+        default=4, ge=0, le=20, description="Retries of a failed call before agent_error."
+    )
 
 
 class FinalizeConfig(_Strict):
@@ -142,14 +159,18 @@ class Config(_Strict):
     finalize: FinalizeConfig = Field(default_factory=FinalizeConfig, description="Finalization.")
     grounding: Literal["off", "warn", "required_edges", "required", "values"] = Field(
         default="off",
-        description=("Evidence checks (igg.act.evidence): off; warn (quotes not found warned); required_edges or "
-                     "required (edges, or all facts, need evidence; quotes not found are refused); values (every "
-                     "node identity and property value must be stated in the context, igg.act.values)."),
+        description=(
+            "Evidence checks (igg.act.evidence): off; warn (quotes not found warned); required_edges or "
+            "required (edges, or all facts, need evidence; quotes not found are refused); values (every "
+            "node identity and property value must be stated in the context, igg.act.values)."
+        ),
     )
     review: bool = Field(
         default=False,
-        description=("Workspace sessions (MCP, HTTP, tool calls): each apply's validated actions wait as a pending "
-                     "plan until a reviewer approves (all or chosen actions) or rejects it with a note."),
+        description=(
+            "Workspace sessions (MCP, HTTP, tool calls): each apply's validated actions wait as a pending "
+            "plan until a reviewer approves (all or chosen actions) or rejects it with a note."
+        ),
     )
 
 
@@ -165,5 +186,6 @@ class Request(_Strict):
     context_data: str = Field(default="", description="The raw text/code/data the agent is analysing.")
     config: Config = Field(description="Limits, schema and run settings.")
     seed_data: GraphDocument | None = Field(
-        default=None, description="A graph (IGG document format) to start from; it must obey schema and limits."
+        default=None,
+        description="A graph (IGG document format) to start from; it must obey schema and limits.",
     )

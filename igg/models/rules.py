@@ -158,11 +158,27 @@ class AllowedOnlyRule(_Rule):
     """What they may depend on (besides nodes ``from`` itself picks)."""
 
 
-Rule = Annotated[ForbiddenRule | LayersRule | IndependenceRule | AcyclicRule | AllowedOnlyRule | UnusedRouteRule
-                 | UnknownRouteRule, Field(discriminator="kind")]
+Rule = Annotated[
+    ForbiddenRule
+    | LayersRule
+    | IndependenceRule
+    | AcyclicRule
+    | AllowedOnlyRule
+    | UnusedRouteRule
+    | UnknownRouteRule,
+    Field(discriminator="kind"),
+]
 """One rule, by its ``kind``."""
 
-RULE_KINDS = ("forbidden", "layers", "independence", "acyclic", "allowed_only", "unused_route", "unknown_route")
+RULE_KINDS = (
+    "forbidden",
+    "layers",
+    "independence",
+    "acyclic",
+    "allowed_only",
+    "unused_route",
+    "unknown_route",
+)
 """The kinds, in the order the docs list them."""
 
 
@@ -176,6 +192,22 @@ class RulesFile(_Strict):
 RULE_ADAPTER: TypeAdapter[Rule] = TypeAdapter(Rule)
 """Reads one rule table."""
 
-__all__ = ["MAX_LISTED", "RULE_ADAPTER", "RULE_KINDS", "AcyclicRule", "AllowedOnlyRule", "ForbiddenRule", "IndependenceRule",
-           "Layer", "LayerGroup", "LayersRule", "NodeSelector", "Rule", "RulesFile", "Selector", "Severity",
-           "UnknownRouteRule", "UnusedRouteRule"]
+__all__ = [
+    "MAX_LISTED",
+    "RULE_ADAPTER",
+    "RULE_KINDS",
+    "AcyclicRule",
+    "AllowedOnlyRule",
+    "ForbiddenRule",
+    "IndependenceRule",
+    "Layer",
+    "LayerGroup",
+    "LayersRule",
+    "NodeSelector",
+    "Rule",
+    "RulesFile",
+    "Selector",
+    "Severity",
+    "UnknownRouteRule",
+    "UnusedRouteRule",
+]

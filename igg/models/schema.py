@@ -67,8 +67,10 @@ class Term(_Strict):
     label: str = Field(description="The term's label in its ontology, e.g. 'production company'.")
     iri: str | None = Field(default=None, description="The term's IRI, when the ontology gives one.")
     datatype: str | None = Field(
-        default=None, description="A datatype relation's range (an XSD datatype IRI); None for classes and "
-                                  "object relations.")
+        default=None,
+        description="A datatype relation's range (an XSD datatype IRI); None for classes and "
+        "object relations.",
+    )
 
 
 class ValidTime(_Strict):
@@ -77,15 +79,23 @@ class ValidTime(_Strict):
 
     one_at_a_time: bool = Field(
         default=False,
-        description=("Edge types: a source has at most one target of this type at a time (WORKS_AT, CEO_OF): a "
-                     "fact with a later valid_from closes the open one of the same source and type."))
+        description=(
+            "Edge types: a source has at most one target of this type at a time (WORKS_AT, CEO_OF): a "
+            "fact with a later valid_from closes the open one of the same source and type."
+        ),
+    )
     properties: list[str] = Field(
         default_factory=list,
-        description=("Node types: properties with one value at a time (a title, a city): each value is kept with "
-                     "the time it held, and a later one closes the one before."))
+        description=(
+            "Node types: properties with one value at a time (a title, a city): each value is kept with "
+            "the time it held, and a later one closes the one before."
+        ),
+    )
 
 
-CompletenessRule = Annotated[HasAttributeRule | NoIsolatedNodesRule | MinEdgesRule, Field(discriminator="rule")]
+CompletenessRule = Annotated[
+    HasAttributeRule | NoIsolatedNodesRule | MinEdgesRule, Field(discriminator="rule")
+]
 
 
 class Schema(_Strict):
@@ -126,25 +136,33 @@ class Schema(_Strict):
 
     subclass_of: dict[str, list[str]] = Field(
         default_factory=dict,
-        description=("Per node type, its parent types (rdfs:subClassOf): an edge pattern on a type admits its "
-                     "subtypes, e.g. {'Scientist': ['Person']}."),
+        description=(
+            "Per node type, its parent types (rdfs:subClassOf): an edge pattern on a type admits its "
+            "subtypes, e.g. {'Scientist': ['Person']}."
+        ),
     )
     disjoint_with: dict[str, list[str]] = Field(
         default_factory=dict,
-        description=("Per node type, the types no entity may also be (owl:disjointWith; their subtypes too): an "
-                     "entity typed both ways is refused (TYPE_CONFLICT)."),
+        description=(
+            "Per node type, the types no entity may also be (owl:disjointWith; their subtypes too): an "
+            "entity typed both ways is refused (TYPE_CONFLICT)."
+        ),
     )
     terms: dict[str, Term] = Field(
         default_factory=dict,
-        description=("Per node type, edge type or property key, the ontology term it stands for (label, IRI, "
-                     "datatype); set by an imported ontology, read by the exports and reports."),
+        description=(
+            "Per node type, edge type or property key, the ontology term it stands for (label, IRI, "
+            "datatype); set by an imported ontology, read by the exports and reports."
+        ),
     )
 
     valid_time: dict[str, ValidTime] = Field(
         default_factory=dict,
-        description=("Per node or edge type, that its facts hold for a time (valid_from, valid_to), e.g. "
-                     "{'WORKS_AT': {'one_at_a_time': true}, 'Person': {'properties': ['title']}}; a time on "
-                     "another type is refused (TIME_NOT_SCOPED)."),
+        description=(
+            "Per node or edge type, that its facts hold for a time (valid_from, valid_to), e.g. "
+            "{'WORKS_AT': {'one_at_a_time': true}, 'Person': {'properties': ['title']}}; a time on "
+            "another type is refused (TIME_NOT_SCOPED)."
+        ),
     )
 
     def compile(self) -> CompiledSchema:
@@ -160,11 +178,14 @@ class Schema(_Strict):
         patterns: dict[str, set[tuple[str, str]]] = {}
         for p in self.edge_patterns:  # a pattern on a type admits its subtypes at either end
             patterns.setdefault(p.type, set()).update(
-                (a, b) for a in below.get(p.from_, (p.from_,)) for b in below.get(p.to, (p.to,)))
+                (a, b) for a in below.get(p.from_, (p.from_,)) for b in below.get(p.to, (p.to,))
+            )
         keyed = {k for keys in identity.values() for k in keys}
         return CompiledSchema(
             types_by_identity_key={k: tuple(t for t in self.node_types if k in identity[t]) for k in keyed},
-            types_without_identity_key={k: tuple(t for t in self.node_types if k not in identity[t]) for k in keyed},
+            types_without_identity_key={
+                k: tuple(t for t in self.node_types if k not in identity[t]) for k in keyed
+            },
             node_types=node_types,
             edge_types=frozenset(self.edge_types),
             node_type_list=tuple(self.node_types),
@@ -176,8 +197,14 @@ class Schema(_Strict):
             descriptions=dict(self.descriptions),
             subtypes={t: frozenset(below[t]) for t in self.node_types},
             subclass_of={t: tuple(parents) for t, parents in self.subclass_of.items() if parents},
-            disjoint=frozenset(pair for a, others in self.disjoint_with.items() for b in others
-                               for x in below.get(a, (a,)) for y in below.get(b, (b,)) for pair in ((x, y), (y, x))),
+            disjoint=frozenset(
+                pair
+                for a, others in self.disjoint_with.items()
+                for b in others
+                for x in below.get(a, (a,))
+                for y in below.get(b, (b,))
+                for pair in ((x, y), (y, x))
+            ),
             terms=dict(self.terms),
             time_scoped=frozenset(self.valid_time),
             one_at_a_time=frozenset(t for t, v in self.valid_time.items() if v.one_at_a_time),

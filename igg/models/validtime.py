@@ -35,14 +35,17 @@ HISTORY = "igg_history"
 """The node property holding the values of its one-at-a-time properties over time (JSON texts)."""
 TIME_KEYS = (VALID_FROM, VALID_TO, HISTORY)
 
-TIME_RULE = ("times are ISO 8601: 2024, 2024-03, 2024-03-05 or 2024-03-05T10:30:00Z (an offset such as +02:00 "
-             "is converted to UTC; no offset means UTC); a partial date means the start of its period; "
-             "valid_to is exclusive and must be after valid_from")
+TIME_RULE = (
+    "times are ISO 8601: 2024, 2024-03, 2024-03-05 or 2024-03-05T10:30:00Z (an offset such as +02:00 "
+    "is converted to UTC; no offset means UTC); a partial date means the start of its period; "
+    "valid_to is exclusive and must be after valid_from"
+)
 """The rule, as verdicts and the prompt state it."""
 
 _TIME_RE = re.compile(
     r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})(?:[T ](?P<H>\d{2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.(?P<f>\d{1,6}))?)?"
-    r"(?P<z>Z|[+-]\d{2}:?\d{2})?)?)?)?")
+    r"(?P<z>Z|[+-]\d{2}:?\d{2})?)?)?)?"
+)
 
 
 class TimeError(ValueError):
@@ -74,7 +77,9 @@ def parse_time(text: str) -> tuple[str, datetime]:
     except ValueError as exc:
         raise TimeError(f"{text[:40]!r} is not a time ({exc}): {TIME_RULE}") from None
     instant = local.astimezone(UTC)
-    stored = instant.strftime("%Y-%m-%dT%H:%M:%S") + (f".{instant.microsecond:06d}" if instant.microsecond else "")
+    stored = instant.strftime("%Y-%m-%dT%H:%M:%S") + (
+        f".{instant.microsecond:06d}" if instant.microsecond else ""
+    )
     return stored + "Z", instant
 
 
@@ -111,7 +116,9 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 
 def history_text(entry: dict[str, Any]) -> str:
     """One ``igg_history`` entry as stored."""
-    return _ENCODE({"key": entry["key"], "value": entry["value"], "from": entry.get("from"), "to": entry.get("to")})
+    return _ENCODE(
+        {"key": entry["key"], "value": entry["value"], "from": entry.get("from"), "to": entry.get("to")}
+    )
 
 
 def properties_at(properties: dict[str, Any], at: datetime) -> dict[str, Any]:
@@ -129,5 +136,18 @@ def properties_at(properties: dict[str, Any], at: datetime) -> dict[str, Any]:
     return out
 
 
-__all__ = ["HISTORY", "TIME_KEYS", "TIME_RULE", "VALID_FROM", "VALID_TO", "TimeError", "history", "history_entry", "history_text",
-           "holds", "instant", "parse_time", "properties_at"]
+__all__ = [
+    "HISTORY",
+    "TIME_KEYS",
+    "TIME_RULE",
+    "VALID_FROM",
+    "VALID_TO",
+    "TimeError",
+    "history",
+    "history_entry",
+    "history_text",
+    "holds",
+    "instant",
+    "parse_time",
+    "properties_at",
+]

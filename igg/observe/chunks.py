@@ -76,7 +76,9 @@ class ContextChunks(Sequence[Chunk]):
         self.text = text
         self.chunk_tokens = chunk_tokens
         self._spans: list[tuple[int, int, str | None]] = []  # (start, end, label) of the chunks found so far
-        self._source: Iterator[tuple[int, int, str | None]] | None = _spans(text, chunk_tokens) if text else None
+        self._source: Iterator[tuple[int, int, str | None]] | None = (
+            _spans(text, chunk_tokens) if text else None
+        )
         if len(text) <= EAGER_CHARS:
             self._fill(None)
 
@@ -238,7 +240,7 @@ def _split_keep(text: str, boundary: re.Pattern[str]) -> list[str]:
     """Split after each match of ``boundary``, keeping it with the piece before."""
     out, start = [], 0
     for m in boundary.finditer(text):
-        out.append(text[start:m.end()])
+        out.append(text[start : m.end()])
         start = m.end()
     if start < len(text):
         out.append(text[start:])

@@ -42,7 +42,7 @@ def quote(value: Any, limit: int | None = None) -> str:
             value = value[:limit]
         text = json.dumps(value, ensure_ascii=False)
         text = _UNSAFE.sub(_escape_char, text)
-        return f"{text[:-1]}…\"+{cut}" if cut else text
+        return f'{text[:-1]}…"+{cut}' if cut else text
     if isinstance(value, list):
         return "[" + ", ".join(quote(v, limit) for v in value[:20]) + (", …]" if len(value) > 20 else "]")
     if isinstance(value, bool) or value is None:
@@ -56,8 +56,11 @@ def one_line(text: str, limit: int = 400) -> str:
     """Free text on one line: line breaks shown as ``\\n``, invisible characters escaped, cut at ``limit``."""
     text = _LINE_BREAKS.sub("\\\\n", text)
     text = _UNSAFE.sub(lambda m: "'" if m.group() == "`" else _escape_char(m), text)
-    text = "".join(c if c >= " " or c == "\t" else f"\\u{ord(c):04x}" for c in text) if not text.isprintable() \
+    text = (
+        "".join(c if c >= " " or c == "\t" else f"\\u{ord(c):04x}" for c in text)
+        if not text.isprintable()
         else text
+    )
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text

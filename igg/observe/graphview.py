@@ -123,7 +123,9 @@ class _Pieces:
         self.lines.pop(node_id, None)
         self.refs.pop(node_id, None)
 
-    def node_changed(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+    def node_changed(
+        self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]
+    ) -> None:
         self.lines.pop(node_id, None)
         self.refs.pop(node_id, None)
 
@@ -169,11 +171,18 @@ class GraphView:
                 long_ = self._make_ref(node_id, typed=True, unique=False)
                 data = self.nodes[node_id]
                 first = self.state.schema.identity_keys[data["type"]][0]
-                kept = self._pieces.refs[node_id] = (short, estimate_tokens(short), long_, estimate_tokens(long_),
-                                                     first, data["properties"][first])
+                kept = self._pieces.refs[node_id] = (
+                    short,
+                    estimate_tokens(short),
+                    long_,
+                    estimate_tokens(long_),
+                    first,
+                    data["properties"][first],
+                )
             short, short_cost, long_, long_cost, first, value = kept
-            found = self._refs[node_id] = (short, short_cost) if len(self.state.nodes_with(first, value)) == 1 \
-                else (long_, long_cost)
+            found = self._refs[node_id] = (
+                (short, short_cost) if len(self.state.nodes_with(first, value)) == 1 else (long_, long_cost)
+            )
         return found
 
     def node_line_cost(self, node_id: str) -> tuple[str, int]:
@@ -292,8 +301,14 @@ class GraphView:
             lines.insert(1, _shown(shown_n, total_nodes, shown_e, total_edges))
         return lines
 
-    def _edge_lines(self, n: str, adjacency: dict[str, dict[str, dict[str, Any]]], direction: str,
-                    shown: set[str] | None, cap: int | None) -> tuple[list[str], int]:
+    def _edge_lines(
+        self,
+        n: str,
+        adjacency: dict[str, dict[str, dict[str, Any]]],
+        direction: str,
+        shown: set[str] | None,
+        cap: int | None,
+    ) -> tuple[list[str], int]:
         """Edge lines of one node in one direction, grouped by type, within ``cap`` tokens (None: all)."""
         groups: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
         more: dict[str, int] = {}
@@ -336,7 +351,7 @@ class GraphView:
                     parts.append(extra)
                     piece_cost += estimate_tokens(extra)
                 if cap is not None and spent + cost + piece_cost + _MORE_COST > cap:
-                    del parts[len(parts) - (1 + bool(used) + bool(data["properties"])):]
+                    del parts[len(parts) - (1 + bool(used) + bool(data["properties"])) :]
                     break
                 cost += piece_cost
                 used.append(eid)
@@ -379,9 +394,11 @@ def _unique(ids: Iterable[str]) -> Iterator[str]:
 
 
 def _shown(nodes: int, total_nodes: int, edges: int, total_edges: int) -> str:
-    return (f"Shown: {nodes:,} of {total_nodes:,} nodes and {edges:,} of {total_edges:,} edges "
-            f"({total_nodes - nodes:,} and {total_edges - edges:,} left out), most relevant first: focused, "
-            f"mentioned in the chunk, recently touched, most connected. Unlisted nodes can still be referenced.")
+    return (
+        f"Shown: {nodes:,} of {total_nodes:,} nodes and {edges:,} of {total_edges:,} edges "
+        f"({total_nodes - nodes:,} and {total_edges - edges:,} left out), most relevant first: focused, "
+        f"mentioned in the chunk, recently touched, most connected. Unlisted nodes can still be referenced."
+    )
 
 
 def _summary(state: GraphState) -> str:

@@ -50,12 +50,26 @@ RESPONSE_VISITS = 200_000
 
 Direction = Literal["out", "in", "both"]
 
-_NodeRef = Annotated[dict[str, PropertyValue], Field(
-    min_length=1, description='Properties matching exactly one node, e.g. {"name": "AuthService"}; add "label" '
-    "(the node type) to disambiguate.")]
-_Budget = Annotated[int, Field(default=DEFAULT_BUDGET, ge=100, le=50_000,
-                               description="Estimated tokens the answer may use (100-50000).")]
-_AsOf = Annotated[str | None, Field(default=None, description="Only the facts valid at this time (ISO 8601).")]
+_NodeRef = Annotated[
+    dict[str, PropertyValue],
+    Field(
+        min_length=1,
+        description='Properties matching exactly one node, e.g. {"name": "AuthService"}; add "label" '
+        "(the node type) to disambiguate.",
+    ),
+]
+_Budget = Annotated[
+    int,
+    Field(
+        default=DEFAULT_BUDGET,
+        ge=100,
+        le=50_000,
+        description="Estimated tokens the answer may use (100-50000).",
+    ),
+]
+_AsOf = Annotated[
+    str | None, Field(default=None, description="Only the facts valid at this time (ISO 8601).")
+]
 
 
 class _Query(BaseModel):
@@ -68,7 +82,9 @@ class NeighboursQuery(_Query):
     query: Literal["neighbours"] = "neighbours"
     node: _NodeRef
     depth: int = Field(default=1, ge=1, le=5, description="Hops to follow (1-5).")
-    edge_types: list[str] | None = Field(default=None, description="Follow only these edge types (default all).")
+    edge_types: list[str] | None = Field(
+        default=None, description="Follow only these edge types (default all)."
+    )
     direction: Direction = Field(default="both", description="out: edges from the node; in: into it; both.")
     token_budget: _Budget = DEFAULT_BUDGET
     as_of: _AsOf = None
@@ -80,9 +96,12 @@ class PathQuery(_Query):
     query: Literal["path"] = "path"
     from_: _NodeRef = Field(alias="from")
     to: _NodeRef
-    edge_types: list[str] | None = Field(default=None, description="Follow only these edge types (default all).")
+    edge_types: list[str] | None = Field(
+        default=None, description="Follow only these edge types (default all)."
+    )
     direction: Literal["out", "both"] = Field(
-        default="out", description="out: follow edges forwards only; both: either way.")
+        default="out", description="out: follow edges forwards only; both: either way."
+    )
     token_budget: _Budget = DEFAULT_BUDGET
     as_of: _AsOf = None
 
@@ -95,9 +114,11 @@ class FindQuery(_Query):
     where: dict[str, PropertyValue | dict[str, Any]] = Field(
         default_factory=dict,
         description='Property filters: a value (equality) or one operator: {"contains": "x"}, {"in": [..]}, '
-                    '{"gt"|"ge"|"lt"|"le": n}, {"exists": true}.')
+        '{"gt"|"ge"|"lt"|"le": n}, {"exists": true}.',
+    )
     grounded: Grounding | None = Field(
-        default=None, description="Only nodes with evidence found, not found, or none.")
+        default=None, description="Only nodes with evidence found, not found, or none."
+    )
     limit: int = Field(default=100, ge=1, le=10_000, description="Most nodes to list (budget permitting).")
     token_budget: _Budget = DEFAULT_BUDGET
     as_of: _AsOf = None
@@ -147,14 +168,27 @@ class QueryAnswer:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form (tool answers)."""
-        return {"query": self.query, "text": self.text, "tokens": self.tokens, "token_budget": self.token_budget,
-                "complete": self.complete, "matched_nodes": self.matched_nodes,
-                "omitted_nodes": self.omitted_nodes, "omitted_edges": self.omitted_edges,
-                "nodes": self.nodes, "edges": self.edges, "truncated": self.truncated}
+        return {
+            "query": self.query,
+            "text": self.text,
+            "tokens": self.tokens,
+            "token_budget": self.token_budget,
+            "complete": self.complete,
+            "matched_nodes": self.matched_nodes,
+            "omitted_nodes": self.omitted_nodes,
+            "omitted_edges": self.omitted_edges,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "truncated": self.truncated,
+        }
 
 
-def run_query(state: GraphState, query: NeighboursQuery | PathQuery | FindQuery | dict[str, Any], *,
-              visits: int = MAX_VISITS) -> QueryAnswer:
+def run_query(
+    state: GraphState,
+    query: NeighboursQuery | PathQuery | FindQuery | dict[str, Any],
+    *,
+    visits: int = MAX_VISITS,
+) -> QueryAnswer:
     """Answer one query (a model, or its JSON form) visiting at most ``visits`` edges or nodes (capped at
     ``MAX_VISITS``). Raises ``QueryError`` for unanswerable questions."""
     if isinstance(query, dict):
@@ -215,8 +249,11 @@ def _resolve(state: GraphState, ref: dict[str, Any], role: str) -> str:
     """One node id for a reference, as the act step resolves them (identity values normalised first)."""
     label = ref.get("label")
     if label is not None and label not in state.schema.node_types:
-        raise QueryError("UNKNOWN_NODE_TYPE", f"{role}: node type {label!r} is not in the schema; allowed: "
-                         f"{', '.join(state.schema.node_type_list)}.")
+        raise QueryError(
+            "UNKNOWN_NODE_TYPE",
+            f"{role}: node type {label!r} is not in the schema; allowed: "
+            f"{', '.join(state.schema.node_type_list)}.",
+        )
     ref = normalize_reference(ref, state.schema.types_by_identity_key)
     found = state.find_nodes(ref)
     if len(found) == 1:
@@ -226,8 +263,10 @@ def _resolve(state: GraphState, ref: dict[str, Any], role: str) -> str:
         hint = f" Close matches: {'; '.join(close)}." if close else ""
         raise QueryError("NODE_NOT_FOUND", f"{role}: no node matches {ref}.{hint}")
     names = "; ".join(f"{state.describe(n)} ({n})" for n in found[:5])
-    raise QueryError("AMBIGUOUS_REFERENCE", f"{role}: {ref} matches {len(found)} nodes: {names}. Add \"label\" "
-                     "or more identifying properties.")
+    raise QueryError(
+        "AMBIGUOUS_REFERENCE",
+        f'{role}: {ref} matches {len(found)} nodes: {names}. Add "label" or more identifying properties.',
+    )
 
 
 def _check_edge_types(state: GraphState, edge_types: Iterable[str] | None) -> frozenset[str] | None:
@@ -235,24 +274,32 @@ def _check_edge_types(state: GraphState, edge_types: Iterable[str] | None) -> fr
         return None
     unknown = [t for t in edge_types if t not in state.schema.edge_types]
     if unknown:
-        raise QueryError("UNKNOWN_EDGE_TYPE", f"edge type {unknown[0]!r} is not in the schema; allowed edge types: "
-                         f"{', '.join(state.schema.edge_type_list) or '(none)'}.")
+        raise QueryError(
+            "UNKNOWN_EDGE_TYPE",
+            f"edge type {unknown[0]!r} is not in the schema; allowed edge types: "
+            f"{', '.join(state.schema.edge_type_list) or '(none)'}.",
+        )
     return frozenset(edge_types)
 
 
-def _steps(state: GraphState, node: str, types: frozenset[str] | None, direction: str,
-           at: datetime | None = None) -> Iterable[tuple[str, str, str, str, bool]]:
+def _steps(
+    state: GraphState, node: str, types: frozenset[str] | None, direction: str, at: datetime | None = None
+) -> Iterable[tuple[str, str, str, str, bool]]:
     """(neighbour, edge id, edge type, source, forward) for each edge of ``node`` that may be followed (``at``:
     valid then, to a node valid then)."""
     if direction in ("out", "both"):
         for other, keyed in state.succ[node].items():
             for eid, data in keyed.items():
-                if (types is None or data["type"] in types) and (at is None or _holds(state, data, other, at)):
+                if (types is None or data["type"] in types) and (
+                    at is None or _holds(state, data, other, at)
+                ):
                     yield other, eid, data["type"], node, True
     if direction in ("in", "both"):
         for other, keyed in state.pred[node].items():
             for eid, data in keyed.items():
-                if (types is None or data["type"] in types) and (at is None or _holds(state, data, other, at)):
+                if (types is None or data["type"] in types) and (
+                    at is None or _holds(state, data, other, at)
+                ):
                     yield other, eid, data["type"], other, False
 
 
@@ -261,14 +308,23 @@ def _holds(state: GraphState, data: dict[str, Any], other: str, at: datetime) ->
     return holds(data["properties"], at) and holds(state.nodes[other]["properties"], at)
 
 
-def _next_nodes(state: GraphState, node: str, types: frozenset[str] | None, direction: str,
-                at: datetime | None = None) -> Iterable[str]:
+def _next_nodes(
+    state: GraphState, node: str, types: frozenset[str] | None, direction: str, at: datetime | None = None
+) -> Iterable[str]:
     """Neighbours reachable over one followable edge (no edge data: the path search's hot loop)."""
-    for adjacency in ((state.succ,) if direction == "out" else (state.pred,) if direction == "in"
-                      else (state.succ, state.pred)):
+    for adjacency in (
+        (state.succ,)
+        if direction == "out"
+        else (state.pred,)
+        if direction == "in"
+        else (state.succ, state.pred)
+    ):
         if at is not None:
             for other, keyed in adjacency[node].items():
-                if any((types is None or d["type"] in types) and _holds(state, d, other, at) for d in keyed.values()):
+                if any(
+                    (types is None or d["type"] in types) and _holds(state, d, other, at)
+                    for d in keyed.values()
+                ):
                     yield other
         elif types is None:
             yield from adjacency[node]
@@ -340,17 +396,30 @@ def neighbours(state: GraphState, q: NeighboursQuery, *, cap: int = MAX_VISITS) 
             break
     omitted_nodes, omitted_edges = matched - shown_nodes, edges_total - shown_edges
     if truncated:
-        out.lines.append(f"left out: at least {omitted_nodes} nodes, {omitted_edges} edges (the walk stopped after "
-                         f"visiting {cap} edges); narrow with edge_types, direction or a smaller depth.")
+        out.lines.append(
+            f"left out: at least {omitted_nodes} nodes, {omitted_edges} edges (the walk stopped after "
+            f"visiting {cap} edges); narrow with edge_types, direction or a smaller depth."
+        )
     elif omitted_nodes or omitted_edges:
-        out.lines.append(f"left out: {omitted_nodes} nodes, {omitted_edges} edges (token budget {q.token_budget}); "
-                         "narrow with edge_types, direction or a smaller depth, or raise token_budget.")
+        out.lines.append(
+            f"left out: {omitted_nodes} nodes, {omitted_edges} edges (token budget {q.token_budget}); "
+            "narrow with edge_types, direction or a smaller depth, or raise token_budget."
+        )
     elif matched == 0:
         out.lines.append("(no neighbours)")
-    return QueryAnswer(query="neighbours", lines=out.lines, nodes=out.nodes, edges=out.edges, matched_nodes=matched,
-                       omitted_nodes=omitted_nodes, omitted_edges=omitted_edges,
-                       complete=not (omitted_nodes or omitted_edges or truncated), token_budget=q.token_budget,
-                       truncated=truncated, visited=len(edges_seen))
+    return QueryAnswer(
+        query="neighbours",
+        lines=out.lines,
+        nodes=out.nodes,
+        edges=out.edges,
+        matched_nodes=matched,
+        omitted_nodes=omitted_nodes,
+        omitted_edges=omitted_edges,
+        complete=not (omitted_nodes or omitted_edges or truncated),
+        token_budget=q.token_budget,
+        truncated=truncated,
+        visited=len(edges_seen),
+    )
 
 
 # ---- path ----------------------------------------------------------------------------------------------
@@ -366,11 +435,20 @@ def path(state: GraphState, q: PathQuery, *, cap: int = MAX_VISITS) -> QueryAnsw
     a, b = view.ref(source)[0], view.ref(target)[0]
     if steps is None:
         truncated = visited >= cap
-        why = f"within {cap} visited nodes (the search stopped there; narrow with edge_types)" if truncated \
+        why = (
+            f"within {cap} visited nodes (the search stopped there; narrow with edge_types)"
+            if truncated
             else f"(direction {q.direction}, edge types {', '.join(sorted(types)) if types else 'all'})"
+        )
         out.add(f"no path from {a} to {b} {why}.")
-        return QueryAnswer(query="path", lines=out.lines, token_budget=q.token_budget, truncated=truncated,
-                           complete=not truncated, visited=visited)
+        return QueryAnswer(
+            query="path",
+            lines=out.lines,
+            token_budget=q.token_budget,
+            truncated=truncated,
+            complete=not truncated,
+            visited=visited,
+        )
     out.add(f"shortest path from {a} to {b}: {len(steps)} edge{'s' * (len(steps) != 1)}")
     out.node(source, "  ")
     shown = 0
@@ -382,18 +460,36 @@ def path(state: GraphState, q: PathQuery, *, cap: int = MAX_VISITS) -> QueryAnsw
         shown += 1
     omitted = len(steps) - shown
     if omitted:
-        out.lines.append(f"left out: the last {omitted} edges of the path (token budget {q.token_budget}); "
-                         "raise token_budget, or ask for a path from the last node shown.")
-    return QueryAnswer(query="path", lines=out.lines, nodes=out.nodes, edges=out.edges,
-                       matched_nodes=len(steps) + 1, omitted_nodes=omitted, omitted_edges=omitted,
-                       complete=not omitted, token_budget=q.token_budget, visited=visited)
+        out.lines.append(
+            f"left out: the last {omitted} edges of the path (token budget {q.token_budget}); "
+            "raise token_budget, or ask for a path from the last node shown."
+        )
+    return QueryAnswer(
+        query="path",
+        lines=out.lines,
+        nodes=out.nodes,
+        edges=out.edges,
+        matched_nodes=len(steps) + 1,
+        omitted_nodes=omitted,
+        omitted_edges=omitted,
+        complete=not omitted,
+        token_budget=q.token_budget,
+        visited=visited,
+    )
 
 
 _Step = tuple[str, str, str, str, bool]  # node, next node, edge id, edge type, forward
 
 
-def _shortest(state: GraphState, source: str, target: str, types: frozenset[str] | None,
-              direction: str, cap: int = MAX_VISITS, at: datetime | None = None) -> tuple[list[_Step] | None, int]:
+def _shortest(
+    state: GraphState,
+    source: str,
+    target: str,
+    types: frozenset[str] | None,
+    direction: str,
+    cap: int = MAX_VISITS,
+    at: datetime | None = None,
+) -> tuple[list[_Step] | None, int]:
     """The path's steps (None: none found), and the nodes visited (the search stops at ``cap``); ``at``: over
     the facts valid then."""
     if at is not None and not all(holds(state.nodes[n]["properties"], at) for n in (source, target)):
@@ -439,8 +535,14 @@ def _shortest(state: GraphState, source: str, target: str, types: frozenset[str]
     return [_step(state, a, b, types, direction, at) for a, b in zip(chain, chain[1:], strict=False)], visited
 
 
-def _step(state: GraphState, a: str, b: str, types: frozenset[str] | None, direction: str,
-          at: datetime | None = None) -> _Step:
+def _step(
+    state: GraphState,
+    a: str,
+    b: str,
+    types: frozenset[str] | None,
+    direction: str,
+    at: datetime | None = None,
+) -> _Step:
     """The edge that joins two consecutive path nodes (forwards first)."""
     for adjacency, forward in ((state.succ, True), (state.pred, False)):
         if not forward and direction == "out":
@@ -455,29 +557,47 @@ def _step(state: GraphState, a: str, b: str, types: frozenset[str] | None, direc
 def find(state: GraphState, q: FindQuery) -> QueryAnswer:
     """Nodes of ``q.label`` (or any type) matching every filter in ``q.where``."""
     if q.label is not None and q.label not in state.schema.node_types:
-        raise QueryError("UNKNOWN_NODE_TYPE", f"node type {q.label!r} is not in the schema; allowed node types: "
-                         f"{', '.join(state.schema.node_type_list)}.")
+        raise QueryError(
+            "UNKNOWN_NODE_TYPE",
+            f"node type {q.label!r} is not in the schema; allowed node types: "
+            f"{', '.join(state.schema.node_type_list)}.",
+        )
     tests = [_filter(k, v) for k, v in q.where.items()]
     at = _at(q.as_of)
     # as of a time, values are those of then: the indexes (of today's values) cannot answer, a scan does
     candidates = _find_candidates(state, q) if at is None else None
     view = GraphView(state)
     out = _Writer(q.token_budget, view, at)
-    shown_where = ", ".join([*(f"{k} {_show_filter(v)}" for k, v in q.where.items()),
-                             *([f"{q.grounded}"] if q.grounded else [])]) or "no filter"
+    shown_where = (
+        ", ".join(
+            [
+                *(f"{k} {_show_filter(v)}" for k, v in q.where.items()),
+                *([f"{q.grounded}"] if q.grounded else []),
+            ]
+        )
+        or "no filter"
+    )
     out.add(f"find {q.label or 'any type'} where {shown_where}" + (f", as of {q.as_of}:" if at else ":"))
     nodes = state.nodes
     test = tests[0] if len(tests) == 1 else (lambda props: all(t(props) for t in tests))
     label = q.label
     if at is not None:
-        hits = [n for n, d in nodes.items() if (label is None or d["type"] == label) and holds(d["properties"], at)
-                and (not tests or test(properties_at(d["properties"], at)))]
+        hits = [
+            n
+            for n, d in nodes.items()
+            if (label is None or d["type"] == label)
+            and holds(d["properties"], at)
+            and (not tests or test(properties_at(d["properties"], at)))
+        ]
     elif candidates is None:  # a scan: one comprehension over the node table is the fastest Python has
         if label is None:
             hits = [n for n, d in nodes.items() if test(d["properties"])] if tests else list(nodes)
         else:
-            hits = [n for n, d in nodes.items() if d["type"] == label and test(d["properties"])] if tests \
+            hits = (
+                [n for n, d in nodes.items() if d["type"] == label and test(d["properties"])]
+                if tests
                 else list(state.nodes_of_type(label))
+            )
     else:
         hits = [n for n in candidates if not tests or test(nodes[n]["properties"])]
     if q.grounded is not None:
@@ -489,12 +609,21 @@ def find(state: GraphState, q: FindQuery) -> QueryAnswer:
         shown += 1
     omitted = matched - shown
     if omitted:
-        out.lines.append(f"left out: {omitted} matching nodes (limit {q.limit}, token budget "
-                         f"{q.token_budget}); add filters or raise limit/token_budget.")
+        out.lines.append(
+            f"left out: {omitted} matching nodes (limit {q.limit}, token budget "
+            f"{q.token_budget}); add filters or raise limit/token_budget."
+        )
     elif matched == 0:
         out.lines.append("(no matching node)")
-    return QueryAnswer(query="find", lines=out.lines, nodes=out.nodes, matched_nodes=matched, omitted_nodes=omitted,
-                       complete=not omitted, token_budget=q.token_budget)
+    return QueryAnswer(
+        query="find",
+        lines=out.lines,
+        nodes=out.nodes,
+        matched_nodes=matched,
+        omitted_nodes=omitted,
+        complete=not omitted,
+        token_budget=q.token_budget,
+    )
 
 
 def _find_candidates(state: GraphState, q: FindQuery) -> list[str] | None:
@@ -511,8 +640,11 @@ def _find_candidates(state: GraphState, q: FindQuery) -> list[str] | None:
     for k, v in q.where.items():
         if isinstance(v, dict):
             op, arg = next(iter(v.items())) if len(v) == 1 else ("", None)
-            if op not in _INDEXED_OPERATORS or (op == "in" and not isinstance(arg, list)) \
-                    or (op in _COMPARISONS and (not isinstance(arg, int | float) or isinstance(arg, bool))):
+            if (
+                op not in _INDEXED_OPERATORS
+                or (op == "in" and not isinstance(arg, list))
+                or (op in _COMPARISONS and (not isinstance(arg, int | float) or isinstance(arg, bool)))
+            ):
                 continue  # exists, or a malformed filter: _filter has said what is wrong with it already
         index = property_index(state, k)
         if index is None:
@@ -541,8 +673,11 @@ def _filter(key: str, spec: Any) -> Callable[[dict[str, Any]], bool]:
         kind = spec.__class__
         return lambda props: (v := props.get(key, _MISSING)) == spec and v.__class__ is kind
     if len(spec) != 1 or next(iter(spec)) not in _OPERATORS:
-        raise QueryError("INVALID_QUERY", f"filter on {key!r} must be a value or one operator object "
-                         f"({', '.join(_OPERATORS)}); got {spec!r}.")
+        raise QueryError(
+            "INVALID_QUERY",
+            f"filter on {key!r} must be a value or one operator object "
+            f"({', '.join(_OPERATORS)}); got {spec!r}.",
+        )
     op, arg = next(iter(spec.items()))
     if op == "exists":
         wanted = bool(arg)
@@ -555,6 +690,7 @@ def _filter(key: str, spec: Any) -> Callable[[dict[str, Any]], bool]:
             if v.__class__ is str:
                 return needle in v.casefold()
             return isinstance(v, list) and any(needle in str(x).casefold() for x in v)
+
         return contains
     if op == "in":
         if not isinstance(arg, list):

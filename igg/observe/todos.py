@@ -92,8 +92,17 @@ class TodoIndex:
                 self._isolated.append((i, rule.node_type))
             elif isinstance(rule, MinEdgesRule):
                 counts = {n: _edge_count(state, rule, n) for n in state.nodes_of_type(rule.node_type)}
-                self._min.append((i, rule.node_type, rule.edge_type, rule.min, rule.direction != "in",
-                                  rule.direction != "out", counts))
+                self._min.append(
+                    (
+                        i,
+                        rule.node_type,
+                        rule.edge_type,
+                        rule.min,
+                        rule.direction != "in",
+                        rule.direction != "out",
+                        counts,
+                    )
+                )
 
     def offenders(self, i: int) -> dict[str, None]:
         """The nodes breaking rule ``i``, in graph order (read only)."""
@@ -128,7 +137,9 @@ class TodoIndex:
                 if need > 0:
                     self._offend(i, node_id)
 
-    def node_changed(self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+    def node_changed(
+        self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]
+    ) -> None:
         for i, t, key in self._attr:
             if t == node_type:
                 if _empty(after.get(key)):
@@ -164,7 +175,11 @@ class TodoIndex:
         nodes = state.nodes
         for i, only in self._isolated:
             for end in (source, target):
-                if (only is None or nodes[end]["type"] == only) and not state.succ[end] and not state.pred[end]:
+                if (
+                    (only is None or nodes[end]["type"] == only)
+                    and not state.succ[end]
+                    and not state.pred[end]
+                ):
                     self._offend(i, end)
         for i, t, et, need, out, in_, counts in self._min:
             if et != edge_type:

@@ -35,16 +35,47 @@ from igg.models.schema import EdgePattern, MinEdgesRule, Schema, Term
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 DATATYPE_KINDS: dict[str, PropertyKind] = {
-    "string": "string", "normalizedString": "string", "token": "string", "anyURI": "string", "langString": "string",
-    "Literal": "string", "date": "string", "dateTime": "string", "gYear": "string", "gYearMonth": "string",
-    "time": "string", "integer": "integer", "int": "integer", "long": "integer", "short": "integer",
-    "nonNegativeInteger": "integer", "positiveInteger": "integer", "negativeInteger": "integer",
-    "nonPositiveInteger": "integer", "double": "float", "float": "float", "decimal": "float", "boolean": "boolean"}
+    "string": "string",
+    "normalizedString": "string",
+    "token": "string",
+    "anyURI": "string",
+    "langString": "string",
+    "Literal": "string",
+    "date": "string",
+    "dateTime": "string",
+    "gYear": "string",
+    "gYearMonth": "string",
+    "time": "string",
+    "integer": "integer",
+    "int": "integer",
+    "long": "integer",
+    "short": "integer",
+    "nonNegativeInteger": "integer",
+    "positiveInteger": "integer",
+    "negativeInteger": "integer",
+    "nonPositiveInteger": "integer",
+    "double": "float",
+    "float": "float",
+    "decimal": "float",
+    "boolean": "boolean",
+}
 """What property type each XSD datatype (by local name) becomes."""
-DATATYPE_WORDS: dict[str, str] = {"string": "string", "text": "string", "number": "double", "numeric": "double",
-                                  "date": "date", "year": "gYear", "datetime": "dateTime", "integer": "integer",
-                                  "int": "integer", "float": "double", "double": "double", "decimal": "decimal",
-                                  "boolean": "boolean", "literal": "string"}
+DATATYPE_WORDS: dict[str, str] = {
+    "string": "string",
+    "text": "string",
+    "number": "double",
+    "numeric": "double",
+    "date": "date",
+    "year": "gYear",
+    "datetime": "dateTime",
+    "integer": "integer",
+    "int": "integer",
+    "float": "double",
+    "double": "double",
+    "decimal": "decimal",
+    "boolean": "boolean",
+    "literal": "string",
+}
 """Range names that mean a datatype when no class of that name exists (Text2KGBench writes ``string``,
 ``number``, ``Date``, ``Year``), with the XSD datatype each stands for."""
 
@@ -119,8 +150,10 @@ class Ontology:
         taken = set(self.classes) | set(self.relations)
         if key in self._labels or base in taken:
             other = self._labels.get(key, base)
-            self.warnings.append(f"{what} {label!r}: another term has this label or name ({other}); "
-                                 "it is imported under a numbered name")
+            self.warnings.append(
+                f"{what} {label!r}: another term has this label or name ({other}); "
+                "it is imported under a numbered name"
+            )
             n = 2
             while f"{base}_{n}" in taken:
                 n += 1
@@ -136,11 +169,14 @@ class Ontology:
             for parent in list(cls.parents):
                 if cls.name in self.ancestors(parent):
                     cls.parents.remove(parent)
-                    self.warnings.append(f"class {cls.label!r}: subClassOf {self.classes[parent].label!r} closes a "
-                                         "cycle; that link is dropped")
+                    self.warnings.append(
+                        f"class {cls.label!r}: subClassOf {self.classes[parent].label!r} closes a "
+                        "cycle; that link is dropped"
+                    )
         if not self.classes:
-            raise OntologyError(f"{self.source}: no class to import (owl:Class, rdfs:Class, sh:targetClass or "
-                                "'concepts')")
+            raise OntologyError(
+                f"{self.source}: no class to import (owl:Class, rdfs:Class, sh:targetClass or 'concepts')"
+            )
 
     def ancestors(self, name: str) -> set[str]:
         """The class's ancestors (not itself unless in a cycle)."""
@@ -176,16 +212,30 @@ class Ontology:
             if r.description:
                 descriptions[r.name] = r.description
             if r.domain or r.range:
-                patterns += [EdgePattern.model_validate({"from": d, "type": r.name, "to": t})
-                             for d in (r.domain or node_types) for t in (r.range or node_types)]
-            completeness += [MinEdgesRule(rule="min_edges", node_type=d, edge_type=r.name, min=r.min_count)
-                             for d in r.domain if r.min_count]
-        return Schema.model_validate({
-            "node_types": node_types, "edge_types": edges, "edge_patterns": patterns,
-            "required_attributes": required, "property_types": property_types, "descriptions": descriptions,
-            "completeness": completeness,
-            "subclass_of": {c.name: c.parents for c in self.classes.values() if c.parents},
-            "disjoint_with": {c.name: c.disjoint for c in self.classes.values() if c.disjoint}, "terms": terms})
+                patterns += [
+                    EdgePattern.model_validate({"from": d, "type": r.name, "to": t})
+                    for d in (r.domain or node_types)
+                    for t in (r.range or node_types)
+                ]
+            completeness += [
+                MinEdgesRule(rule="min_edges", node_type=d, edge_type=r.name, min=r.min_count)
+                for d in r.domain
+                if r.min_count
+            ]
+        return Schema.model_validate(
+            {
+                "node_types": node_types,
+                "edge_types": edges,
+                "edge_patterns": patterns,
+                "required_attributes": required,
+                "property_types": property_types,
+                "descriptions": descriptions,
+                "completeness": completeness,
+                "subclass_of": {c.name: c.parents for c in self.classes.values() if c.parents},
+                "disjoint_with": {c.name: c.disjoint for c in self.classes.values() if c.disjoint},
+                "terms": terms,
+            }
+        )
 
 
 def _local(iri: str) -> str:
@@ -197,9 +247,13 @@ _LEXICAL = {
     "gYear": r"-?\d{4,}(Z|[+-]\d\d:\d\d)?",
     "gYearMonth": r"-?\d{4,}-(0[1-9]|1[0-2])(Z|[+-]\d\d:\d\d)?",
     "dateTime": r"-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?"
-                r"(Z|[+-]\d\d:\d\d)?",
-    "integer": r"[+-]?\d+", "int": r"[+-]?\d+", "long": r"[+-]?\d+", "short": r"[+-]?\d+",
-    "nonNegativeInteger": r"\+?\d+", "positiveInteger": r"\+?0*[1-9]\d*",
+    r"(Z|[+-]\d\d:\d\d)?",
+    "integer": r"[+-]?\d+",
+    "int": r"[+-]?\d+",
+    "long": r"[+-]?\d+",
+    "short": r"[+-]?\d+",
+    "nonNegativeInteger": r"\+?\d+",
+    "positiveInteger": r"\+?0*[1-9]\d*",
     "decimal": r"[+-]?(\d+(\.\d*)?|\.\d+)",
     "double": r"[+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|INF)|NaN",
     "float": r"[+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|INF)|NaN",
@@ -230,5 +284,16 @@ def datatype_of(name: str) -> str | None:
     return XSD + word if word else None
 
 
-__all__ = ["DATATYPE_KINDS", "DATATYPE_WORDS", "RESERVED", "XSD", "Ontology", "OntologyClass", "OntologyError",
-           "Relation", "datatype_of", "lexical_ok", "safe_name"]
+__all__ = [
+    "DATATYPE_KINDS",
+    "DATATYPE_WORDS",
+    "RESERVED",
+    "XSD",
+    "Ontology",
+    "OntologyClass",
+    "OntologyError",
+    "Relation",
+    "datatype_of",
+    "lexical_ok",
+    "safe_name",
+]

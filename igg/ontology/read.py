@@ -27,8 +27,17 @@ from typing import Any
 
 from igg.ontology.model import XSD, Ontology, OntologyClass, OntologyError, Relation, datatype_of
 
-_FORMATS = {".ttl": "turtle", ".turtle": "turtle", ".n3": "n3", ".nt": "nt", ".owl": "xml", ".rdf": "xml",
-            ".xml": "xml", ".jsonld": "json-ld", ".json": "json-ld"}
+_FORMATS = {
+    ".ttl": "turtle",
+    ".turtle": "turtle",
+    ".n3": "n3",
+    ".nt": "nt",
+    ".owl": "xml",
+    ".rdf": "xml",
+    ".xml": "xml",
+    ".jsonld": "json-ld",
+    ".json": "json-ld",
+}
 BENCH_BASE = "https://cenguix.github.io/Text2KGBench/"
 """The base of the IRIs Text2KGBench's own OWL files give its JSON ontologies' terms."""
 
@@ -64,7 +73,9 @@ def read_text2kg(data: dict[str, Any], source: str) -> Ontology:
             continue
         qid = str(c.get("qid") or label)
         name = onto.name_for(label, "concept")
-        onto.classes[name] = OntologyClass(name=name, label=label, iri=f"{base}concepts#{qid}" if base else None)
+        onto.classes[name] = OntologyClass(
+            name=name, label=label, iri=f"{base}concepts#{qid}" if base else None
+        )
         known.setdefault(label, name)
         known.setdefault(label.strip(), name)
         known.setdefault(qid, name)
@@ -83,16 +94,20 @@ def read_text2kg(data: dict[str, Any], source: str) -> Ontology:
         elif domain in known:
             rel.domain = [known[domain]]
         else:
-            onto.warnings.append(f"relation {label!r}: domain {domain!r} is not a concept; its subject may be of any "
-                                 "type")
+            onto.warnings.append(
+                f"relation {label!r}: domain {domain!r} is not a concept; its subject may be of any type"
+            )
         if rng in known:
             rel.range = [known[rng]]
         elif rng and (dt := datatype_of(rng)):
             rel.datatype = dt
         else:
-            onto.warnings.append(f"relation {label!r}: range {rng!r} is neither a concept nor a datatype; its "
-                                 "object may be of any type" if rng else
-                                 f"relation {label!r}: no range; its object may be of any type")
+            onto.warnings.append(
+                f"relation {label!r}: range {rng!r} is neither a concept nor a datatype; its "
+                "object may be of any type"
+                if rng
+                else f"relation {label!r}: no range; its object may be of any type"
+            )
         onto.relations[name] = rel
     return onto
 
@@ -124,8 +139,15 @@ class _RdfReader:
 
     def __init__(self, graph: Any, source: str) -> None:
         from rdflib import OWL, RDF, RDFS, SKOS, Namespace, URIRef
+
         self.g, self.URIRef = graph, URIRef
-        self.RDF, self.RDFS, self.OWL, self.SKOS, self.SH = RDF, RDFS, OWL, SKOS, Namespace("http://www.w3.org/ns/shacl#")
+        self.RDF, self.RDFS, self.OWL, self.SKOS, self.SH = (
+            RDF,
+            RDFS,
+            OWL,
+            SKOS,
+            Namespace("http://www.w3.org/ns/shacl#"),
+        )
         title = graph.value(None, RDF.type, OWL.Ontology)
         label = self.label(title) if title is not None else None
         self.onto = Ontology(title=label or Path(source).stem, source=source)
@@ -163,9 +185,13 @@ class _RdfReader:
         self.shapes(relations)
         for p, rel in relations.items():
             if not rel.domain:
-                self.onto.warnings.append(f"relation {rel.label!r} ({p}): no domain; its subject may be of any type")
+                self.onto.warnings.append(
+                    f"relation {rel.label!r} ({p}): no domain; its subject may be of any type"
+                )
             if not rel.range and not rel.datatype:
-                self.onto.warnings.append(f"relation {rel.label!r} ({p}): no range; its object may be of any type")
+                self.onto.warnings.append(
+                    f"relation {rel.label!r} ({p}): no range; its object may be of any type"
+                )
             self.onto.relations[rel.name] = rel
         return self.onto
 
@@ -173,15 +199,22 @@ class _RdfReader:
         label = self.label(c) or _local(c)
         name = self.onto.name_for(label, "class")
         self.class_names[c] = name
-        self.onto.classes[name] = OntologyClass(name=name, label=label, iri=str(c), description=self.comment(c))
+        self.onto.classes[name] = OntologyClass(
+            name=name, label=label, iri=str(c), description=self.comment(c)
+        )
 
     def relation(self, p: Any) -> Relation:
         g = self.g
         label = self.label(p) or _local(p)
-        rel = Relation(name=self.onto.name_for(label, "relation", relation=True), label=label, iri=str(p),
-                       description=self.comment(p))
-        rel.domain = [self.class_names[c] for c in self.members(g.objects(p, self.RDFS.domain))
-                      if c in self.class_names]
+        rel = Relation(
+            name=self.onto.name_for(label, "relation", relation=True),
+            label=label,
+            iri=str(p),
+            description=self.comment(p),
+        )
+        rel.domain = [
+            self.class_names[c] for c in self.members(g.objects(p, self.RDFS.domain)) if c in self.class_names
+        ]
         for r in self.members(g.objects(p, self.RDFS.range)):
             if (dt := self.datatype(r)) is not None:
                 rel.datatype = dt
@@ -199,7 +232,9 @@ class _RdfReader:
             for prop in g.objects(shape, SH.property):
                 path = g.value(prop, SH.path)
                 if not isinstance(path, self.URIRef):
-                    self.onto.warnings.append(f"shape {shape}: a property shape without an IRI sh:path; skipped")
+                    self.onto.warnings.append(
+                        f"shape {shape}: a property shape without an IRI sh:path; skipped"
+                    )
                     continue
                 rel = relations.get(path)
                 if rel is None:
@@ -214,8 +249,11 @@ class _RdfReader:
                 for alt in self.members(g.objects(prop, SH["or"])):
                     ranges += list(g.objects(alt, SH["class"]))
                     datatypes += [str(d) for d in g.objects(alt, SH.datatype)]
-                rel.range += [self.class_names[c] for c in ranges
-                              if c in self.class_names and self.class_names[c] not in rel.range]
+                rel.range += [
+                    self.class_names[c]
+                    for c in ranges
+                    if c in self.class_names and self.class_names[c] not in rel.range
+                ]
                 if datatypes:  # sh:or (a date, plain text): the datatype that is not xsd:string
                     rel.datatype = next((d for d in datatypes if d != XSD + "string"), datatypes[0])
                 least = g.value(prop, SH.minCount)
@@ -225,6 +263,7 @@ class _RdfReader:
     def members(self, nodes: Iterable[Any]) -> list[Any]:
         """The nodes, with an ``owl:unionOf`` class (or an RDF list, as ``sh:or`` takes) replaced by its members."""
         from rdflib.collection import Collection
+
         out: list[Any] = []
         for n in nodes:
             union = self.g.value(n, self.OWL.unionOf)
@@ -242,7 +281,11 @@ class _RdfReader:
         text = str(node)
         if text.startswith(XSD) or text == str(self.RDFS.Literal):
             return datatype_of(text)
-        if (node, self.RDF.type, self.OWL.Class) in self.g or (node, self.RDF.type, self.RDFS.Datatype) in self.g:
+        if (node, self.RDF.type, self.OWL.Class) in self.g or (
+            node,
+            self.RDF.type,
+            self.RDFS.Datatype,
+        ) in self.g:
             return None if (node, self.RDF.type, self.OWL.Class) in self.g else XSD + "string"
         return datatype_of(_local(node))
 

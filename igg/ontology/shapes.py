@@ -18,8 +18,12 @@ from urllib.parse import quote
 from igg.models.schema import Schema
 from igg.ontology.model import DATATYPE_KINDS, XSD, OntologyError
 
-KIND_DATATYPES = {"string": XSD + "string", "integer": XSD + "integer", "float": XSD + "double",
-                  "boolean": XSD + "boolean"}
+KIND_DATATYPES = {
+    "string": XSD + "string",
+    "integer": XSD + "integer",
+    "float": XSD + "double",
+    "boolean": XSD + "boolean",
+}
 """The datatype of a typed property that names no ontology datatype."""
 SH = "http://www.w3.org/ns/shacl#"
 

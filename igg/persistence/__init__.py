@@ -84,10 +84,17 @@ class SessionInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """The listing form the workspace operations return (MCP ``list_sessions``, HTTP ``GET /sessions``)."""
-        return {"session_id": self.session_id, "goal": self.goal, "status": self.status,
-                "iteration": self.last_iteration, "nodes": self.nodes, "edges": self.edges,
-                "stop_reason": self.stop_reason, "created": rfc3339(self.created_at),
-                "updated": rfc3339(self.updated_at)}
+        return {
+            "session_id": self.session_id,
+            "goal": self.goal,
+            "status": self.status,
+            "iteration": self.last_iteration,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "stop_reason": self.stop_reason,
+            "created": rfc3339(self.created_at),
+            "updated": rfc3339(self.updated_at),
+        }
 
 
 def rfc3339(seconds: float) -> str:
@@ -130,7 +137,9 @@ class Recorder(Protocol):
     def record(self, record: IterationRecord) -> None:
         """Keep one finished iteration."""
 
-    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+    def keep(
+        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+    ) -> None:
         """Keep a step other than an iteration (its mutations; ``snapshot``: a large change, worth a snapshot)."""
 
     def finish(self, result: RunResult) -> None:
@@ -140,9 +149,16 @@ class Recorder(Protocol):
 class SessionRepo(Protocol):
     """A place that keeps many sessions. Implementations must be safe to call from several threads."""
 
-    def recorder(self, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
-                 force: bool = False, resume: bool = False, shared: bool = False,
-                 last_step: int = 0) -> Recorder:
+    def recorder(
+        self,
+        *,
+        agent: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        force: bool = False,
+        resume: bool = False,
+        shared: bool = False,
+        last_step: int = 0,
+    ) -> Recorder:
         """A recorder for one session: ``begin`` creates it (``resume``: takes over an existing one; ``force``:
         replaces one of the same id, or takes over a session whose writer looks alive). ``shared``: a writer
         among several processes (servers on one store): it takes nothing over; each write checks that the
@@ -186,5 +202,12 @@ class SessionRepo(Protocol):
         """The net changes between two iterations."""
 
 
-__all__ = ["SESSION_STATUSES", "TOOL_AGENT", "LoadedSession", "Recorder", "SessionInfo", "SessionRepo",
-           "SessionStatus"]
+__all__ = [
+    "SESSION_STATUSES",
+    "TOOL_AGENT",
+    "LoadedSession",
+    "Recorder",
+    "SessionInfo",
+    "SessionRepo",
+    "SessionStatus",
+]

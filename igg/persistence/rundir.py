@@ -60,7 +60,9 @@ class RunDirectory:
         """Append one iteration to both line files."""
         self._write(record)
 
-    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+    def keep(
+        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+    ) -> None:
         """Steps other than iterations are not kept here."""
 
     def finish(self, result: RunResult) -> None:
@@ -72,10 +74,13 @@ class RunDirectory:
         """(Re)write ``graph.json`` and ``summary.json`` — e.g. again after exports were added."""
         assert self.request is not None
         document = result.state.to_document(
-            self.request.config.schema_, metadata=document_metadata(self.request, result), provenance=True)
+            self.request.config.schema_, metadata=document_metadata(self.request, result), provenance=True
+        )
         try:
-            write_file(self.path / "graph.json",
-                       document.model_dump_json(by_alias=True, exclude_none=True, indent=1).encode("utf-8"))
+            write_file(
+                self.path / "graph.json",
+                document.model_dump_json(by_alias=True, exclude_none=True, indent=1).encode("utf-8"),
+            )
             write_file(self.path / "summary.json", (_dumps(result.summary()) + "\n").encode("utf-8"))
         except IGGError as exc:
             raise IGGError(f"cannot write the output directory {self.path}: {exc}") from None
@@ -99,5 +104,10 @@ class RunDirectory:
 
 def document_metadata(request: Request, result: RunResult) -> dict[str, Any]:
     """The metadata IGG puts in a run's graph document."""
-    return {"session_id": result.session_id, "goal": request.goal_prompt, "stop_reason": result.stop_reason,
-            "iterations": result.iterations, "open_todos": list(result.open_todos)}
+    return {
+        "session_id": result.session_id,
+        "goal": request.goal_prompt,
+        "stop_reason": result.stop_reason,
+        "iterations": result.iterations,
+        "open_todos": list(result.open_todos),
+    }

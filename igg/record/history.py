@@ -24,8 +24,14 @@ class Change:
     """(from, to) for an edge."""
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"kind": self.kind, "element": self.element, "change": self.change, "type": self.type,
-               "before": self.before, "after": self.after}
+        out = {
+            "kind": self.kind,
+            "element": self.element,
+            "change": self.change,
+            "type": self.type,
+            "before": self.before,
+            "after": self.after,
+        }
         if self.ends:
             out["from"], out["to"] = self.ends
         return out

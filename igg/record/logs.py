@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 LogFormat = Literal["console", "json"]
 LOG_FORMATS: tuple[str, ...] = ("console", "json")
 
-_SECRET_KEY = re.compile(r"(?i)(api[_-]?key|password|passwd|secret|authorization|bearer|credential|auth_token)")
+_SECRET_KEY = re.compile(
+    r"(?i)(api[_-]?key|password|passwd|secret|authorization|bearer|credential|auth_token)"
+)
 _SECRET_VALUE = re.compile(r"\b(sk-[A-Za-z0-9_-]{8,}|Bearer\s+\S{8,})")
 REDACTED = "[redacted]"
 
@@ -43,7 +45,9 @@ def _stderr_factory(*_args: Any) -> _StderrLogger:
     return _StderrLogger()
 
 
-def redact_secrets(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+def redact_secrets(
+    _logger: Any, _name: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
     """structlog processor: never let a secret reach a log line."""
     for key, value in list(event_dict.items()):
         if _SECRET_KEY.search(key):
@@ -53,7 +57,9 @@ def redact_secrets(_logger: Any, _name: str, event_dict: MutableMapping[str, Any
     return event_dict
 
 
-def configure_logging(fmt: LogFormat | str = "console", *, level: str = "info", colors: bool | None = None) -> None:
+def configure_logging(
+    fmt: LogFormat | str = "console", *, level: str = "info", colors: bool | None = None
+) -> None:
     """Configure structlog for an entry point: ``console`` (readable) or ``json`` lines on standard error."""
     if fmt not in LOG_FORMATS:
         raise ValueError(f"unknown log format {fmt!r}; use one of {', '.join(LOG_FORMATS)}")
@@ -132,10 +138,16 @@ class EventLogger:
         data = event.data
         if event.kind == "iteration_finished":
             fields: dict[str, Any] = {
-                "session_id": event.session_id, "iteration": event.iteration, "proposed": data["proposed"],
-                "accepted": data["accepted"], "rejected": data["rejected"],
-                "rejected_by_code": data["rejected_by_code"], "tokens": data["tokens"],
-                "observation_tokens": data["observation_tokens"], "ms": data["ms"], "nodes": data["nodes"],
+                "session_id": event.session_id,
+                "iteration": event.iteration,
+                "proposed": data["proposed"],
+                "accepted": data["accepted"],
+                "rejected": data["rejected"],
+                "rejected_by_code": data["rejected_by_code"],
+                "tokens": data["tokens"],
+                "observation_tokens": data["observation_tokens"],
+                "ms": data["ms"],
+                "nodes": data["nodes"],
                 "edges": data["edges"],
             }
             if data.get("parse_error"):
@@ -144,15 +156,37 @@ class EventLogger:
                 fields["truncated"] = True
             self.log.info("iteration_finished", **fields)
         elif event.kind == "run_started":
-            self.log.info("run_started", session_id=event.session_id, start_iteration=data["start_iteration"],
-                          max_iterations=data["max_iterations"], chunks=data["chunks"], nodes=data["nodes"],
-                          edges=data["edges"], resumed=data["resumed"])
+            self.log.info(
+                "run_started",
+                session_id=event.session_id,
+                start_iteration=data["start_iteration"],
+                max_iterations=data["max_iterations"],
+                chunks=data["chunks"],
+                nodes=data["nodes"],
+                edges=data["edges"],
+                resumed=data["resumed"],
+            )
         elif event.kind == "run_finished":
             extra = {"error": data["error"]} if data.get("error") else {}
-            self.log.info("run_finished", session_id=event.session_id, stop_reason=data["stop_reason"],
-                          iterations=data["iterations"], nodes=data["nodes"], edges=data["edges"],
-                          accepted=data["actions"]["accepted"], rejected=data["actions"]["rejected"],
-                          tokens=data["tokens"]["total"], ms=data["elapsed_ms"], **extra)
+            self.log.info(
+                "run_finished",
+                session_id=event.session_id,
+                stop_reason=data["stop_reason"],
+                iterations=data["iterations"],
+                nodes=data["nodes"],
+                edges=data["edges"],
+                accepted=data["actions"]["accepted"],
+                rejected=data["actions"]["rejected"],
+                tokens=data["tokens"]["total"],
+                ms=data["elapsed_ms"],
+                **extra,
+            )
         elif event.kind == "action_verdict" and not data["accepted"]:
-            self.log.debug("action_rejected", session_id=event.session_id, iteration=event.iteration,
-                           index=data["index"], action=data["action"], code=data.get("code"))
+            self.log.debug(
+                "action_rejected",
+                session_id=event.session_id,
+                iteration=event.iteration,
+                index=data["index"],
+                action=data["action"],
+                code=data.get("code"),
+            )

@@ -15,8 +15,15 @@ from igg.models.verdicts import ErrorCode, Verdict
 if TYPE_CHECKING:
     from igg.graph.state import GraphState
 
-StopReason = Literal["finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted", "agent_error",
-                     "awaiting_review"]
+StopReason = Literal[
+    "finished",
+    "max_iterations",
+    "limits_reached",
+    "stuck",
+    "budget_exhausted",
+    "agent_error",
+    "awaiting_review",
+]
 """Why a run ended; every run ends with exactly one.
 
 - ``finished``: the agent said ``"finished": true`` (or every completeness rule is met with stop_when_complete)
@@ -29,10 +36,19 @@ StopReason = Literal["finished", "max_iterations", "limits_reached", "stuck", "b
   the session stays open: ``igg review`` decides the plan, ``igg resume`` continues after the decision
 """
 
-STOP_REASONS: tuple[str, ...] = ("finished", "max_iterations", "limits_reached", "stuck", "budget_exhausted",
-                                 "agent_error", "awaiting_review")
+STOP_REASONS: tuple[str, ...] = (
+    "finished",
+    "max_iterations",
+    "limits_reached",
+    "stuck",
+    "budget_exhausted",
+    "agent_error",
+    "awaiting_review",
+)
 
-EventKind = Literal["run_started", "iteration_started", "action_verdict", "iteration_finished", "run_finished"]
+EventKind = Literal[
+    "run_started", "iteration_started", "action_verdict", "iteration_finished", "run_finished"
+]
 """Events of a run, in this order: ``run_started``; per iteration ``iteration_started``, one
 ``action_verdict`` per action, ``iteration_finished``; finally ``run_finished`` (with the summary).
 An iteration whose agent call fails has ``iteration_started`` and then ``run_finished``."""
@@ -65,8 +81,13 @@ class Usage:
         return self.prompt_tokens + self.completion_tokens
 
     def to_dict(self) -> dict[str, Any]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "total_tokens": self.total_tokens, "estimated": self.estimated, "cost": self.cost}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "estimated": self.estimated,
+            "cost": self.cost,
+        }
 
 
 @dataclass(kw_only=True)
@@ -128,13 +149,24 @@ class IterationRecord:
         """JSON-ready form (one line of ``records.jsonl``; what the session store keeps, which files the
         mutations apart: ``mutations=False`` leaves them out)."""
         data = {
-            "iteration": self.iteration, "observation_chars": self.observation_chars,
-            "observation_tokens": self.observation_tokens, "chunk": self.chunk, "chunk_cursor": self.chunk_cursor,
-            "raw_output": self.raw_output, "output_kind": self.output_kind, "truncated": self.truncated,
-            "reasoning": self.reasoning, "finished": self.finished, "parse_error": self.parse_error,
-            "actions": self.actions, "verdicts": [v.to_dict() for v in self.verdicts],
-            "mutations": [m.to_dict() for m in self.mutations] if mutations else None, "usage": self.usage, "timings_ms": self.timings_ms,
-            "exchange": self.exchange, "notes": self.notes,
+            "iteration": self.iteration,
+            "observation_chars": self.observation_chars,
+            "observation_tokens": self.observation_tokens,
+            "chunk": self.chunk,
+            "chunk_cursor": self.chunk_cursor,
+            "raw_output": self.raw_output,
+            "output_kind": self.output_kind,
+            "truncated": self.truncated,
+            "reasoning": self.reasoning,
+            "finished": self.finished,
+            "parse_error": self.parse_error,
+            "actions": self.actions,
+            "verdicts": [v.to_dict() for v in self.verdicts],
+            "mutations": [m.to_dict() for m in self.mutations] if mutations else None,
+            "usage": self.usage,
+            "timings_ms": self.timings_ms,
+            "exchange": self.exchange,
+            "notes": self.notes,
         }
         if not mutations:
             del data["mutations"]
@@ -153,8 +185,15 @@ def verdict_from_dict(data: dict[str, Any]) -> Verdict:
     """A ``Verdict`` from its ``to_dict`` form."""
     code = data.get("code")
     warning = data.get("warning")
-    return Verdict(data["index"], data["action"], data["accepted"], ErrorCode(code) if code else None,
-                   data["message"], data.get("element"), ErrorCode(warning) if warning else None)
+    return Verdict(
+        data["index"],
+        data["action"],
+        data["accepted"],
+        ErrorCode(code) if code else None,
+        data["message"],
+        data.get("element"),
+        ErrorCode(warning) if warning else None,
+    )
 
 
 @dataclass(kw_only=True)
@@ -207,8 +246,12 @@ class RunResult:
                 else:
                     rejected += 1
                     by_code[str(v.code)] += 1
-        return {"proposed": accepted + rejected, "accepted": accepted, "rejected": rejected,
-                "rejected_by_code": dict(sorted(by_code.items()))}
+        return {
+            "proposed": accepted + rejected,
+            "accepted": accepted,
+            "rejected": rejected,
+            "rejected_by_code": dict(sorted(by_code.items())),
+        }
 
     def token_counts(self) -> dict[str, Any]:
         """Tokens the agent spent (from its usage reports, the turn held for review included) and the estimated
@@ -216,8 +259,10 @@ class RunResult:
         prompt = completion = 0
         estimated = False
         cost = None
-        usages = [r.usage for r in self.records] + [self.review.get("usage") if self.review else None,
-                                                    self.lost_usage]
+        usages = [r.usage for r in self.records] + [
+            self.review.get("usage") if self.review else None,
+            self.lost_usage,
+        ]
         for usage in usages:
             u = usage or {}
             prompt += u.get("prompt_tokens", 0)
@@ -225,9 +270,13 @@ class RunResult:
             estimated = estimated or bool(u.get("estimated"))
             if u.get("cost") is not None:
                 cost = (cost or 0.0) + u["cost"]
-        out: dict[str, Any] = {"prompt": prompt, "completion": completion, "total": prompt + completion,
-                               "estimated": estimated,
-                               "observations": sum(r.observation_tokens for r in self.records)}
+        out: dict[str, Any] = {
+            "prompt": prompt,
+            "completion": completion,
+            "total": prompt + completion,
+            "estimated": estimated,
+            "observations": sum(r.observation_tokens for r in self.records),
+        }
         if cost is not None:
             out["cost"] = round(cost, 6)
         return out
@@ -277,7 +326,9 @@ def transcript_line(record: IterationRecord) -> dict[str, Any] | None:
     if record.truncated:
         line["truncated"] = True
     if record.usage:
-        line["usage"] = {k: record.usage[k] for k in ("prompt_tokens", "completion_tokens", "estimated", "cost")
-                         if record.usage.get(k) is not None}
+        line["usage"] = {
+            k: record.usage[k]
+            for k in ("prompt_tokens", "completion_tokens", "estimated", "cost")
+            if record.usage.get(k) is not None
+        }
     return line
-

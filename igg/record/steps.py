@@ -119,10 +119,14 @@ def _tag(value: Any) -> str:
 
 
 StepRecord = Annotated[
-    Annotated[IterationStep, Tag("iteration")] | Annotated[PlanPending, Tag("review:pending")]
-    | Annotated[PlanRejected, Tag("review:rejected")] | Annotated[UpdateStep, Tag("update")]
-    | Annotated[UndoStep, Tag("undo")] | Annotated[FinalizeStep, Tag("finalize")],
-    Discriminator(_tag)]
+    Annotated[IterationStep, Tag("iteration")]
+    | Annotated[PlanPending, Tag("review:pending")]
+    | Annotated[PlanRejected, Tag("review:rejected")]
+    | Annotated[UpdateStep, Tag("update")]
+    | Annotated[UndoStep, Tag("undo")]
+    | Annotated[FinalizeStep, Tag("finalize")],
+    Discriminator(_tag),
+]
 """Any step of a session's history."""
 
 STEPS: TypeAdapter[StepRecord] = TypeAdapter(StepRecord)
@@ -141,5 +145,16 @@ def step_data(step: StepRecord) -> dict[str, Any]:
     return data
 
 
-__all__ = ["STEPS", "FinalizeStep", "IterationStep", "PlanPending", "PlanRejected", "ReviewPlan", "StepRecord",
-           "UndoStep", "UpdateStep", "read_step", "step_data"]
+__all__ = [
+    "STEPS",
+    "FinalizeStep",
+    "IterationStep",
+    "PlanPending",
+    "PlanRejected",
+    "ReviewPlan",
+    "StepRecord",
+    "UndoStep",
+    "UpdateStep",
+    "read_step",
+    "step_data",
+]

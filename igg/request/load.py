@@ -27,8 +27,9 @@ from igg.ontology.model import OntologyError
 from igg.ontology.read import load_ontology
 
 
-def load_request(source: str | Path | dict[str, Any], *, source_name: str | None = None,
-                 ontologies: bool = True) -> Request:
+def load_request(
+    source: str | Path | dict[str, Any], *, source_name: str | None = None, ontologies: bool = True
+) -> Request:
     """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``.
 
     ``config.schema`` may name an ontology file (``{"ontology": PATH}``, relative to the request file's folder,
@@ -41,24 +42,35 @@ def load_request(source: str | Path | dict[str, Any], *, source_name: str | None
     if isinstance(source, str) and not source.lstrip().startswith("{"):
         if not Path(source).is_file():
             shown = source if len(source) <= 60 else source[:57] + "..."
-            raise RequestInvalid([Problem("", f"{shown!r} is neither a JSON object nor an existing file; pass the "
-                                          "request as JSON text, a dict, or the path of a request file")],
-                                 source=source_name or "request")
+            raise RequestInvalid(
+                [
+                    Problem(
+                        "",
+                        f"{shown!r} is neither a JSON object nor an existing file; pass the "
+                        "request as JSON text, a dict, or the path of a request file",
+                    )
+                ],
+                source=source_name or "request",
+            )
         source = Path(source)
-    name = source_name or (("standard input" if str(source) == "-" else str(source)) if isinstance(source, Path)
-                           else "request")
+    name = source_name or (
+        ("standard input" if str(source) == "-" else str(source)) if isinstance(source, Path) else "request"
+    )
     folder = source.parent if isinstance(source, Path) and str(source) != "-" else None
     if isinstance(source, Path):
         source = read_text(source, source=name)
     if isinstance(source, str):
         source = parse_json(source, source=name)
     if not isinstance(source, dict):
-        raise RequestInvalid([Problem("", f"a request must be a JSON object, got {type(source).__name__}")],
-                             source=name)
+        raise RequestInvalid(
+            [Problem("", f"a request must be a JSON object, got {type(source).__name__}")], source=name
+        )
     source = _with_ontology(source, folder, name, ontologies)
     unencodable = find_unencodable(source)
     if unencodable is not None:  # a lone surrogate could reach the graph, the store and every export
-        raise RequestInvalid([Problem(unencodable.path, unencodable.describe().partition(": ")[2])], source=name)
+        raise RequestInvalid(
+            [Problem(unencodable.path, unencodable.describe().partition(": ")[2])], source=name
+        )
     try:
         request = Request.model_validate(source)
     except ValidationError as exc:
@@ -77,11 +89,24 @@ def check_request(request: Request) -> list[Problem]:
     if problems:
         return problems  # the seed cannot be checked against a broken schema
     if "\x00" in request.goal_prompt:  # a store keeps the goal as text, and PostgreSQL text cannot hold NUL
-        problems.append(Problem("goal_prompt", f"the NUL character (U+0000) at character "
-                                f"{request.goal_prompt.index(chr(0))} cannot be stored; drop it"))
-    if request.config.grounding in ("required", "required_edges", "values") and not request.context_data.strip():
-        problems.append(Problem("config.grounding", f"{request.config.grounding!r} needs context_data to quote "
-                                "evidence from; give context_data, or use 'warn' or 'off'"))
+        problems.append(
+            Problem(
+                "goal_prompt",
+                f"the NUL character (U+0000) at character "
+                f"{request.goal_prompt.index(chr(0))} cannot be stored; drop it",
+            )
+        )
+    if (
+        request.config.grounding in ("required", "required_edges", "values")
+        and not request.context_data.strip()
+    ):
+        problems.append(
+            Problem(
+                "config.grounding",
+                f"{request.config.grounding!r} needs context_data to quote "
+                "evidence from; give context_data, or use 'warn' or 'off'",
+            )
+        )
     if request.seed_data is not None:
         _, seed_problems = build_state(request)
         problems += seed_problems
@@ -96,8 +121,13 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
         seen: set[str] = set()
         for i, name in enumerate(names):
             if not is_identifier(name):
-                problems.append(Problem(f"{path}.{field}[{i}]", f"{name!r} is not a safe identifier "
-                                        f"({IDENTIFIER_HINT}); type names become Neo4j labels"))
+                problems.append(
+                    Problem(
+                        f"{path}.{field}[{i}]",
+                        f"{name!r} is not a safe identifier "
+                        f"({IDENTIFIER_HINT}); type names become Neo4j labels",
+                    )
+                )
             if name in seen:
                 problems.append(Problem(f"{path}.{field}[{i}]", f"{name!r} is listed twice"))
             seen.add(name)
@@ -106,44 +136,75 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
     known = ", ".join(schema.node_types)
     for t, keys in schema.required_attributes.items():
         if t not in nodes and t not in edges:
-            problems.append(Problem(f"{path}.required_attributes.{t}", f"{t!r} is not a node or edge type; "
-                                    f"node types: {known}; edge types: {', '.join(schema.edge_types) or '(none)'}"))
+            problems.append(
+                Problem(
+                    f"{path}.required_attributes.{t}",
+                    f"{t!r} is not a node or edge type; "
+                    f"node types: {known}; edge types: {', '.join(schema.edge_types) or '(none)'}",
+                )
+            )
         problems += _key_problems(keys, f"{path}.required_attributes.{t}")
     for t, keys in schema.identity_keys.items():
         if t not in nodes:
-            problems.append(Problem(f"{path}.identity_keys.{t}", f"{t!r} is not a node type; node types: {known}"))
+            problems.append(
+                Problem(f"{path}.identity_keys.{t}", f"{t!r} is not a node type; node types: {known}")
+            )
         if not keys:
             problems.append(Problem(f"{path}.identity_keys.{t}", "an identity needs at least one key"))
         problems += _key_problems(keys, f"{path}.identity_keys.{t}")
     for i, p in enumerate(schema.edge_patterns):
         for end, name in (("from", p.from_), ("to", p.to)):
             if name not in nodes:
-                problems.append(Problem(f"{path}.edge_patterns[{i}].{end}", f"{name!r} is not a node type; "
-                                        f"node types: {known}"))
+                problems.append(
+                    Problem(
+                        f"{path}.edge_patterns[{i}].{end}",
+                        f"{name!r} is not a node type; node types: {known}",
+                    )
+                )
         if p.type not in edges:
-            problems.append(Problem(f"{path}.edge_patterns[{i}].type", f"{p.type!r} is not an edge type; "
-                                    f"edge types: {', '.join(schema.edge_types) or '(none)'}"))
+            problems.append(
+                Problem(
+                    f"{path}.edge_patterns[{i}].type",
+                    f"{p.type!r} is not an edge type; edge types: {', '.join(schema.edge_types) or '(none)'}",
+                )
+            )
     for i, rule in enumerate(schema.completeness):
         node_type = getattr(rule, "node_type", None)
         if node_type is not None and node_type not in nodes:
-            problems.append(Problem(f"{path}.completeness[{i}].node_type", f"{node_type!r} is not a node type; "
-                                    f"node types: {known}"))
+            problems.append(
+                Problem(
+                    f"{path}.completeness[{i}].node_type",
+                    f"{node_type!r} is not a node type; node types: {known}",
+                )
+            )
         edge_type = getattr(rule, "edge_type", None)
         if edge_type is not None and edge_type not in edges:
-            problems.append(Problem(f"{path}.completeness[{i}].edge_type", f"{edge_type!r} is not an edge type"))
+            problems.append(
+                Problem(f"{path}.completeness[{i}].edge_type", f"{edge_type!r} is not an edge type")
+            )
         attribute = getattr(rule, "attribute", None)
         if attribute is not None and (problem := property_key_problem(attribute)):
             problems.append(Problem(f"{path}.completeness[{i}].attribute", problem))
     for t, parents in (*schema.subclass_of.items(), *schema.disjoint_with.items()):
         for name in (t, *parents):
             if name not in nodes:
-                problems.append(Problem(f"{path}.subclass_of.{t}", f"{name!r} is not a node type; node types: {known}"))
+                problems.append(
+                    Problem(f"{path}.subclass_of.{t}", f"{name!r} is not a node type; node types: {known}")
+                )
     problems += _valid_time_problems(schema, path)
-    for field_name, per_type in (("descriptions", schema.descriptions), ("property_types", schema.property_types)):
+    for field_name, per_type in (
+        ("descriptions", schema.descriptions),
+        ("property_types", schema.property_types),
+    ):
         for t, value in per_type.items():
             if t not in nodes and t not in edges:
-                problems.append(Problem(f"{path}.{field_name}.{t}", f"{t!r} is not a node or edge type; node types: "
-                                        f"{known}; edge types: {', '.join(schema.edge_types) or '(none)'}"))
+                problems.append(
+                    Problem(
+                        f"{path}.{field_name}.{t}",
+                        f"{t!r} is not a node or edge type; node types: "
+                        f"{known}; edge types: {', '.join(schema.edge_types) or '(none)'}",
+                    )
+                )
             if field_name == "property_types":
                 assert isinstance(value, dict)
                 problems += _key_problems(list(value), f"{path}.property_types.{t}")
@@ -160,15 +221,25 @@ def _valid_time_problems(schema: Schema, path: str) -> list[Problem]:
         if t not in nodes and t not in edges:
             problems.append(Problem(where, f"{t!r} is not a node or edge type"))
         elif scope.one_at_a_time and t not in edges:
-            problems.append(Problem(f"{where}.one_at_a_time", f"{t!r} is a node type; one_at_a_time is for edge types"))
+            problems.append(
+                Problem(f"{where}.one_at_a_time", f"{t!r} is a node type; one_at_a_time is for edge types")
+            )
         elif scope.properties and t not in nodes:
-            problems.append(Problem(f"{where}.properties", f"{t!r} is an edge type; properties with one value at a "
-                                    "time are for node types"))
+            problems.append(
+                Problem(
+                    f"{where}.properties",
+                    f"{t!r} is an edge type; properties with one value at a time are for node types",
+                )
+            )
         identity = set(schema.identity_keys.get(t, DEFAULT_IDENTITY_KEYS))
         for key in scope.properties:
             if key in identity:
-                problems.append(Problem(f"{where}.properties", f"{key!r} is an identity key of {t}; an identity "
-                                        "does not change over time"))
+                problems.append(
+                    Problem(
+                        f"{where}.properties",
+                        f"{key!r} is an identity key of {t}; an identity does not change over time",
+                    )
+                )
         problems += _key_problems(scope.properties, f"{where}.properties")
     return problems
 
@@ -182,11 +253,21 @@ def _with_ontology(source: dict[str, Any], folder: Path | None, name: str, allow
         return source
     assert isinstance(config, dict)
     if not allowed:
-        raise RequestInvalid([Problem("config.schema.ontology", "this server reads no ontology file a client names: "
-                                      "send the schema itself (igg schema import FILE prints it)")], source=name)
+        raise RequestInvalid(
+            [
+                Problem(
+                    "config.schema.ontology",
+                    "this server reads no ontology file a client names: "
+                    "send the schema itself (igg schema import FILE prints it)",
+                )
+            ],
+            source=name,
+        )
     given = schema["ontology"]
     if not isinstance(given, str) or not given:
-        raise RequestInvalid([Problem("config.schema.ontology", "give the path of an ontology file")], source=name)
+        raise RequestInvalid(
+            [Problem("config.schema.ontology", "give the path of an ontology file")], source=name
+        )
     path = Path(given)
     if not path.is_absolute() and folder is not None:
         path = folder / path
@@ -199,7 +280,9 @@ def _with_ontology(source: dict[str, Any], folder: Path | None, name: str, allow
 
 
 def _key_problems(keys: list[str], path: str) -> list[Problem]:
-    return [Problem(f"{path}[{i}]", problem) for i, k in enumerate(keys) if (problem := property_key_problem(k))]
+    return [
+        Problem(f"{path}[{i}]", problem) for i, k in enumerate(keys) if (problem := property_key_problem(k))
+    ]
 
 
 def build_state(request: Request) -> tuple[GraphState, list[Problem]]:
@@ -222,7 +305,9 @@ def pydantic_problems(exc: ValidationError, model: type[BaseModel]) -> list[Prob
         if e["type"] == "extra_forbidden":
             parent = _model_at(model, loc[:-1])
             allowed = ", ".join(f.alias or n for n, f in parent.model_fields.items()) if parent else ""
-            problems.append(Problem(path, f"unknown key {loc[-1]!r}" + (f"; allowed here: {allowed}" if allowed else "")))
+            problems.append(
+                Problem(path, f"unknown key {loc[-1]!r}" + (f"; allowed here: {allowed}" if allowed else ""))
+            )
         elif e["type"] == "missing":
             problems.append(Problem(path, "required but missing"))
         else:

@@ -44,8 +44,11 @@ class CheckBounds:
     @classmethod
     def for_command_line(cls) -> CheckBounds:
         """The wider bounds of ``igg check`` run by a person on a repository."""
-        return cls(violations=MAX_VIOLATIONS * COMMAND_LINE_SCALE, hops=MAX_HOPS * COMMAND_LINE_SCALE,
-                   visits=MAX_VISITS * COMMAND_LINE_SCALE)
+        return cls(
+            violations=MAX_VIOLATIONS * COMMAND_LINE_SCALE,
+            hops=MAX_HOPS * COMMAND_LINE_SCALE,
+            visits=MAX_VISITS * COMMAND_LINE_SCALE,
+        )
 
     def visit(self, n: int = 1) -> None:
         """Spend ``n`` visits; ``BoundReached`` when none are left."""

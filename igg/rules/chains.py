@@ -41,8 +41,9 @@ class Adjacency:
     pred: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, graph: DepGraph, types: Iterable[str], without: Iterable[str] = (), visit: Visit = _free
-           ) -> Adjacency:
+    def of(
+        cls, graph: DepGraph, types: Iterable[str], without: Iterable[str] = (), visit: Visit = _free
+    ) -> Adjacency:
         """The edges of ``types`` in ``graph`` between nodes other than ``without``."""
         visit(len(graph.edges))
         skip = set(without)
@@ -87,8 +88,9 @@ def _reach(adj: Adjacency, start: str, goals: set[str], blocked: set[str], visit
                 queue.append(nxt)
 
 
-def shortest_chains(adj: Adjacency, downstream: set[str], upstream: set[str], name: NameOf, visit: Visit = _free
-                    ) -> Iterator[Chain]:
+def shortest_chains(
+    adj: Adjacency, downstream: set[str], upstream: set[str], name: NameOf, visit: Visit = _free
+) -> Iterator[Chain]:
     """One shortest chain per (downstream, upstream) pair that has one, never through another node of
     either set; in name order of the pairs (one search per downstream node, not per pair)."""
     others = downstream | upstream
@@ -99,7 +101,9 @@ def shortest_chains(adj: Adjacency, downstream: set[str], upstream: set[str], na
             yield found[u]
 
 
-def routes(adj: Adjacency, lower: set[str], higher: set[str], name: NameOf, visit: Visit = _free) -> list[Chain]:
+def routes(
+    adj: Adjacency, lower: set[str], higher: set[str], name: NameOf, visit: Visit = _free
+) -> list[Chain]:
     """Every chain from ``lower`` to ``higher`` as grimp's layers search finds them (see the module doc);
     ``adj`` has the nodes of other layers removed already, and is changed (the direct edges are popped)."""
     out: list[Chain] = []
@@ -127,14 +131,19 @@ class _Squashed:
 
     def __init__(self, adj: Adjacency, lower: set[str], higher: set[str]) -> None:
         self.lower, self.higher = lower, higher
-        self.first: set[str] = {t for low in lower for t in adj.succ.get(low, ())
-                                if t not in lower and t not in higher}
+        self.first: set[str] = {
+            t for low in lower for t in adj.succ.get(low, ()) if t not in lower and t not in higher
+        }
         """Nodes the squashed lower node imports."""
-        self.last: set[str] = {s for high in higher for s in adj.pred.get(high, ())
-                               if s not in lower and s not in higher}
+        self.last: set[str] = {
+            s for high in higher for s in adj.pred.get(high, ()) if s not in lower and s not in higher
+        }
         """Nodes that import the squashed higher node."""
-        self.succ = {k: [t for t in v if t not in lower and t not in higher]
-                     for k, v in adj.succ.items() if k not in lower and k not in higher}
+        self.succ = {
+            k: [t for t in v if t not in lower and t not in higher]
+            for k, v in adj.succ.items()
+            if k not in lower and k not in higher
+        }
 
     def pop_shortest(self, name: NameOf, visit: Visit = _free) -> Chain | None:
         """The middle (inner nodes) of a shortest chain from the lower node to the higher one, whose edges are

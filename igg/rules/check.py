@@ -72,8 +72,14 @@ def _rule(graph: DepGraph, rule: Rule, bounds: CheckBounds) -> Iterator[Violatio
 
 def hop(graph: DepGraph, edge: Edge) -> Hop:
     """An edge as a violation shows it."""
-    return Hop(source=graph.name(edge.source), target=graph.name(edge.target), edge=edge.type, file=edge.file,
-               line=edge.line, type_checking=edge.type_checking)
+    return Hop(
+        source=graph.name(edge.source),
+        target=graph.name(edge.target),
+        edge=edge.type,
+        file=edge.file,
+        line=edge.line,
+        type_checking=edge.type_checking,
+    )
 
 
 def type_only_note(hops: Sequence[Hop]) -> str:
@@ -81,8 +87,13 @@ def type_only_note(hops: Sequence[Hop]) -> str:
     typed = [h for h in hops if h.type_checking]
     if not typed:
         return ""
-    which = "it is a type-only import" if len(hops) == 1 else (
-        f"{len(typed)} of its {len(hops)} edges {'is a type-only import' if len(typed) == 1 else 'are type-only imports'}")
+    which = (
+        "it is a type-only import"
+        if len(hops) == 1
+        else (
+            f"{len(typed)} of its {len(hops)} edges {'is a type-only import' if len(typed) == 1 else 'are type-only imports'}"
+        )
+    )
     return f" ({which}; exclude_type_checking_imports = true leaves those out)"
 
 
@@ -98,9 +109,14 @@ def _violation(graph: DepGraph, rule: Rule, chain: Chain, message: str, bounds: 
     bounds.admit(len(chain) - 1)
     hops = _chain_hops(graph, chain, rule.edges)
     names = "->".join(graph.name(n) for n in chain)
-    return Violation(rule=rule.name, kind=rule.kind, severity=rule.severity, message=message + type_only_note(hops),
-                     path=hops,
-                     key=f"{rule.name}|{names}")
+    return Violation(
+        rule=rule.name,
+        kind=rule.kind,
+        severity=rule.severity,
+        message=message + type_only_note(hops),
+        path=hops,
+        key=f"{rule.name}|{names}",
+    )
 
 
 def _forbidden(graph: DepGraph, rule: ForbiddenRule, bounds: CheckBounds) -> Iterator[Violation]:
@@ -114,33 +130,57 @@ def _forbidden(graph: DepGraph, rule: ForbiddenRule, bounds: CheckBounds) -> Ite
     bounds.visit(len(graph.nodes) * (len(source_parts) + len(target_parts)))
     picked_sources = [pick(graph, part) for part in source_parts]
     picked_targets = [pick(graph, part) for part in target_parts]
-    found = (_transitive_chains(graph, picked_sources, picked_targets, adj, bounds) if adj is not None
-             else _direct_chains(graph, rule.edges, picked_sources, picked_targets, bounds))
+    found = (
+        _transitive_chains(graph, picked_sources, picked_targets, adj, bounds)
+        if adj is not None
+        else _direct_chains(graph, rule.edges, picked_sources, picked_targets, bounds)
+    )
     for i, j, chain in found:
         if chain in seen:
             continue
         seen.add(chain)
         source_part, target_part = source_parts[i], target_parts[j]
         first, last = graph.name(chain[0]), graph.name(chain[-1])
-        how = ("requests" if (chain[0], "REQUESTS", chain[1]) in graph.edges else "imports") if len(chain) == 2 else (
-            f"reaches (through {len(chain) - 2} more)")
-        yield _violation(graph, rule, chain, f"{first} {how} {last}: {describe(source_part)} may not "
-                         f"depend on {describe(target_part)}", bounds)
+        how = (
+            ("requests" if (chain[0], "REQUESTS", chain[1]) in graph.edges else "imports")
+            if len(chain) == 2
+            else (f"reaches (through {len(chain) - 2} more)")
+        )
+        yield _violation(
+            graph,
+            rule,
+            chain,
+            f"{first} {how} {last}: {describe(source_part)} may not depend on {describe(target_part)}",
+            bounds,
+        )
 
 
-def _transitive_chains(graph: DepGraph, picked_sources: list[set[str]], picked_targets: list[set[str]],
-                       adj: Adjacency, bounds: CheckBounds) -> Iterator[tuple[int, int, Chain]]:
+def _transitive_chains(
+    graph: DepGraph,
+    picked_sources: list[set[str]],
+    picked_targets: list[set[str]],
+    adj: Adjacency,
+    bounds: CheckBounds,
+) -> Iterator[tuple[int, int, Chain]]:
     """(source part, target part, chain) of a transitive rule, pair of parts by pair in order."""
     for i, picked_source in enumerate(picked_sources):
         for j, picked_target in enumerate(picked_targets):
             bounds.visit(1 + len(picked_source) + len(picked_target))
-            sources, targets = picked_source - picked_target, picked_target - picked_source  # a node in both is neither
+            sources, targets = (
+                picked_source - picked_target,
+                picked_target - picked_source,
+            )  # a node in both is neither
             for chain in shortest_chains(adj, sources, targets, graph.name, bounds.visit):
                 yield i, j, chain
 
 
-def _direct_chains(graph: DepGraph, types: Sequence[str], picked_sources: list[set[str]],
-                   picked_targets: list[set[str]], bounds: CheckBounds) -> Iterator[tuple[int, int, Chain]]:
+def _direct_chains(
+    graph: DepGraph,
+    types: Sequence[str],
+    picked_sources: list[set[str]],
+    picked_targets: list[set[str]],
+    bounds: CheckBounds,
+) -> Iterator[tuple[int, int, Chain]]:
     """(source part, target part, edge) of a direct rule, in the order the pairs of parts list them: one pass
     over the edges, each given to the first pair that forbids it (the only one its violation names)."""
     in_source: dict[str, list[int]] = {}
@@ -157,16 +197,26 @@ def _direct_chains(graph: DepGraph, types: Sequence[str], picked_sources: list[s
     for k, e in enumerate(edges):
         if e.source not in in_source or e.target not in in_target:
             continue
-        pair = _first_pair(in_source[e.source], in_target[e.target], set(in_target.get(e.source, ())),
-                           set(in_source.get(e.target, ())), bounds)
+        pair = _first_pair(
+            in_source[e.source],
+            in_target[e.target],
+            set(in_target.get(e.source, ())),
+            set(in_source.get(e.target, ())),
+            bounds,
+        )
         if pair is not None:
             found.append((*pair, k, (e.source, e.target)))
     for i, j, _, chain in sorted(found, key=lambda f: f[:3]):
         yield i, j, chain
 
 
-def _first_pair(sources: Sequence[int], targets: Sequence[int], source_in_targets: set[int],
-                target_in_sources: set[int], bounds: CheckBounds) -> tuple[int, int] | None:
+def _first_pair(
+    sources: Sequence[int],
+    targets: Sequence[int],
+    source_in_targets: set[int],
+    target_in_sources: set[int],
+    bounds: CheckBounds,
+) -> tuple[int, int] | None:
     """The first (source part, target part) whose sets, less their overlap, hold an edge's two ends."""
     for i in sources:
         if i in target_in_sources:
@@ -206,8 +256,9 @@ def _layer_parts(graph: DepGraph, rule: LayersRule, container: str, bounds: Chec
     return layers
 
 
-def _ordered(graph: DepGraph, rule: LayersRule | IndependenceRule, layers: list[list[Part]], bounds: CheckBounds
-             ) -> Iterator[Violation]:
+def _ordered(
+    graph: DepGraph, rule: LayersRule | IndependenceRule, layers: list[list[Part]], bounds: CheckBounds
+) -> Iterator[Violation]:
     """Violations of ``layers`` (highest first): lower to higher, and between independent siblings."""
     every: set[str] = set()
     for layer in layers:
@@ -220,17 +271,25 @@ def _ordered(graph: DepGraph, rule: LayersRule | IndependenceRule, layers: list[
         bounds.visit(len(every))
         for chain in _pair_chains(graph, rule, lows, highs, every - lows - highs, bounds):
             first, last = graph.name(chain[0]), graph.name(chain[-1])
-            how = ("requests" if (chain[0], "REQUESTS", chain[1]) in graph.edges else "imports") if len(chain) == 2 else (
-            f"reaches (through {len(chain) - 2} more)")
-            yield _violation(graph, rule, chain, f"{first} {how} {last}: {low_name} may not depend on "
-                             f"{high_name}, {why}", bounds)
+            how = (
+                ("requests" if (chain[0], "REQUESTS", chain[1]) in graph.edges else "imports")
+                if len(chain) == 2
+                else (f"reaches (through {len(chain) - 2} more)")
+            )
+            yield _violation(
+                graph,
+                rule,
+                chain,
+                f"{first} {how} {last}: {low_name} may not depend on {high_name}, {why}",
+                bounds,
+            )
 
 
 def _pairs(rule: LayersRule | IndependenceRule, layers: list[list[Part]]) -> Iterator[tuple[Part, Part, str]]:
     """(lower, higher, why) of ``layers``, one at a time: a lower layer's part and a higher one's, then the
     independent siblings of each layer."""
     for i, upper in enumerate(layers):
-        for lower_layer in layers[i + 1:]:
+        for lower_layer in layers[i + 1 :]:
             for low in lower_layer:
                 for high in upper:
                     yield low, high, "a higher layer"
@@ -239,11 +298,22 @@ def _pairs(rule: LayersRule | IndependenceRule, layers: list[list[Part]]) -> Ite
                 yield a, b, "an independent sibling" if isinstance(rule, LayersRule) else "independent of it"
 
 
-def _pair_chains(graph: DepGraph, rule: LayersRule | IndependenceRule, low: set[str], high: set[str],
-                 others: set[str], bounds: CheckBounds) -> list[Chain]:
+def _pair_chains(
+    graph: DepGraph,
+    rule: LayersRule | IndependenceRule,
+    low: set[str],
+    high: set[str],
+    others: set[str],
+    bounds: CheckBounds,
+) -> list[Chain]:
     if rule.transitive:
-        return routes(Adjacency.of(graph, rule.edges, without=others, visit=bounds.visit), low, high, graph.name,
-                      bounds.visit)
+        return routes(
+            Adjacency.of(graph, rule.edges, without=others, visit=bounds.visit),
+            low,
+            high,
+            graph.name,
+            bounds.visit,
+        )
     edges = graph.of_types(rule.edges)
     bounds.visit(len(edges))
     return [(e.source, e.target) for e in edges if e.source in low and e.target in high]
@@ -267,8 +337,16 @@ CUT_SHOWN = 3
 def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterator[Violation]:
     bounds.visit(len(graph.nodes) * (1 + len(parts(rule.select))) + len(graph.edges))
     level = level_graph(graph, rule.level, rule.edges, external=rule.external)
-    among = pick(graph, rule.select, among=level.names) if rule.level != "service" else {
-        n for n, name in level.names.items() for s in parts(rule.select) if isinstance(s, str) and fnmatchcase(name, s)}
+    among = (
+        pick(graph, rule.select, among=level.names)
+        if rule.level != "service"
+        else {
+            n
+            for n, name in level.names.items()
+            for s in parts(rule.select)
+            if isinstance(s, str) and fnmatchcase(name, s)
+        }
+    )
     for cycle in find_cycles(level, among):
         bounds.admit(len(cycle.path) - 1 + sum(len(level.edges[arc]) for arc in cycle.breaking))
         name = level.names.__getitem__
@@ -278,12 +356,23 @@ def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterato
         shown = ", ".join(members[:6]) + (f" and {len(members) - 6} more" if len(members) > 6 else "")
         arcs = [f"{name(a)} -> {name(b)}" for a, b in cycle.breaking]
         # a big cycle's cut is listed edge by edge with its lines (breaking_edges): the message names a few
-        cut = "; ".join(arcs) if len(arcs) <= CUT_SHOWN else (
-            f"these {len(arcs)} dependencies ({'; '.join(arcs[:CUT_SHOWN])}; and {len(arcs) - CUT_SHOWN} more)")
-        yield Violation(rule=rule.name, kind=rule.kind, severity=rule.severity,
-                        message=f"{len(members)} {rule.level}s depend on each other in a cycle ({shown}); "
-                                f"removing {cut} breaks it{type_only_note(hops)}", path=hops, breaking_edges=breaking,
-                        key=f"{rule.name}|cycle|{','.join(members)}")
+        cut = (
+            "; ".join(arcs)
+            if len(arcs) <= CUT_SHOWN
+            else (
+                f"these {len(arcs)} dependencies ({'; '.join(arcs[:CUT_SHOWN])}; and {len(arcs) - CUT_SHOWN} more)"
+            )
+        )
+        yield Violation(
+            rule=rule.name,
+            kind=rule.kind,
+            severity=rule.severity,
+            message=f"{len(members)} {rule.level}s depend on each other in a cycle ({shown}); "
+            f"removing {cut} breaks it{type_only_note(hops)}",
+            path=hops,
+            breaking_edges=breaking,
+            key=f"{rule.name}|cycle|{','.join(members)}",
+        )
 
 
 def _allowed_only(graph: DepGraph, rule: AllowedOnlyRule, bounds: CheckBounds) -> Iterator[Violation]:
@@ -293,13 +382,19 @@ def _allowed_only(graph: DepGraph, rule: AllowedOnlyRule, bounds: CheckBounds) -
     allowed = pick(graph, rule.to) | sources
     for e in edges:
         if e.source in sources and e.target not in allowed:
-            yield _violation(graph, rule, (e.source, e.target),
-                             f"{graph.name(e.source)} depends on {graph.name(e.target)} ({e.type}): "
-                             f"{describe(rule.from_)} may depend only on {describe(rule.to)}", bounds)
+            yield _violation(
+                graph,
+                rule,
+                (e.source, e.target),
+                f"{graph.name(e.source)} depends on {graph.name(e.target)} ({e.type}): "
+                f"{describe(rule.from_)} may depend only on {describe(rule.to)}",
+                bounds,
+            )
 
 
-
-def _routes(graph: DepGraph, rule: UnusedRouteRule | UnknownRouteRule, bounds: CheckBounds) -> Iterator[Violation]:
+def _routes(
+    graph: DepGraph, rule: UnusedRouteRule | UnknownRouteRule, bounds: CheckBounds
+) -> Iterator[Violation]:
     """unused_route: a route the tree HANDLES that nothing REQUESTS; unknown_route: a REQUESTS edge to a route
     nothing HANDLES (each among ``select``: the routes, the callers)."""
     bounds.visit(len(graph.nodes) * len(parts(rule.select)) + len(graph.edges))
@@ -315,9 +410,15 @@ def _routes(graph: DepGraph, rule: UnusedRouteRule | UnknownRouteRule, bounds: C
         for route, e in handled.items():
             if route not in requested and route in picked:
                 bounds.admit(1)
-                yield Violation(rule=rule.name, kind=rule.kind, severity=rule.severity, path=[hop(graph, e)],
-                                message=f"{graph.name(route)} is handled by {graph.name(e.source)} but no code of the "
-                                        "tree requests it", key=f"{rule.name}|{graph.name(route)}")
+                yield Violation(
+                    rule=rule.name,
+                    kind=rule.kind,
+                    severity=rule.severity,
+                    path=[hop(graph, e)],
+                    message=f"{graph.name(route)} is handled by {graph.name(e.source)} but no code of the "
+                    "tree requests it",
+                    key=f"{rule.name}|{graph.name(route)}",
+                )
         return
     for route, edges in requested.items():
         if route in handled:
@@ -325,6 +426,12 @@ def _routes(graph: DepGraph, rule: UnusedRouteRule | UnknownRouteRule, bounds: C
         for e in edges:
             if e.source in picked:
                 bounds.admit(1)
-                yield Violation(rule=rule.name, kind=rule.kind, severity=rule.severity, path=[hop(graph, e)],
-                                message=f"{graph.name(e.source)} requests {graph.name(route)}, which no route of the "
-                                        "tree handles", key=f"{rule.name}|{graph.name(e.source)}->{graph.name(route)}")
+                yield Violation(
+                    rule=rule.name,
+                    kind=rule.kind,
+                    severity=rule.severity,
+                    path=[hop(graph, e)],
+                    message=f"{graph.name(e.source)} requests {graph.name(route)}, which no route of the "
+                    "tree handles",
+                    key=f"{rule.name}|{graph.name(e.source)}->{graph.name(route)}",
+                )

@@ -27,11 +27,18 @@ from igg.rules.depgraph import TYPE_NODES, DepGraph, Edge
 Level = Literal["module", "package", "type", "service"]
 """What a cycle is made of."""
 
-LEVEL_TYPES: dict[str, tuple[str, ...]] = {"module": ("Module",), "package": ("Package", "Module"),
-                                           "type": tuple(sorted(TYPE_NODES)), "service": ("Route",)}
-DEFAULT_EDGES: dict[str, tuple[str, ...]] = {"module": ("IMPORTS",), "package": ("IMPORTS",),
-                                             "type": ("EXTENDS", "IMPLEMENTS", "CALLS", "INSTANTIATES"),
-                                             "service": ("REQUESTS",)}
+LEVEL_TYPES: dict[str, tuple[str, ...]] = {
+    "module": ("Module",),
+    "package": ("Package", "Module"),
+    "type": tuple(sorted(TYPE_NODES)),
+    "service": ("Route",),
+}
+DEFAULT_EDGES: dict[str, tuple[str, ...]] = {
+    "module": ("IMPORTS",),
+    "package": ("IMPORTS",),
+    "type": ("EXTENDS", "IMPLEMENTS", "CALLS", "INSTANTIATES"),
+    "service": ("REQUESTS",),
+}
 """The edges a cycle is made of when none are named."""
 
 
@@ -80,8 +87,9 @@ def service_graph(graph: DepGraph) -> LevelGraph:
     return out
 
 
-def level_graph(graph: DepGraph, level: Level, types: Iterable[str] | None = None,
-                external: bool = False) -> LevelGraph:
+def level_graph(
+    graph: DepGraph, level: Level, types: Iterable[str] | None = None, external: bool = False
+) -> LevelGraph:
     """``graph`` lifted to ``level`` over the edges of ``types`` (default ``DEFAULT_EDGES``); packages
     outside the tree only with ``external``; ``service``: ``service_graph``."""
     if level == "service":

@@ -114,9 +114,14 @@ def make_node(node_id: str, node_type: str, props: dict[str, Any]) -> Node:
     """A ``Node`` from a graph node's type and properties."""
     file = props.get("path") if node_type in ("Module", "Route") else props.get("file")
     line = props.get("line")
-    return Node(id=node_id, type=node_type, name=node_name(node_type, props, node_id),
-                file=str(file) if file else None, line=line if isinstance(line, int) else None,
-                external=bool(props.get("external", False)))
+    return Node(
+        id=node_id,
+        type=node_type,
+        name=node_name(node_type, props, node_id),
+        file=str(file) if file else None,
+        line=line if isinstance(line, int) else None,
+        external=bool(props.get("external", False)),
+    )
 
 
 Lines = Callable[[str, str, str], tuple[str, int] | None]
@@ -135,10 +140,25 @@ def from_state(state: GraphState, lines: Lines | None = None) -> DepGraph:
         if found is None:
             props = data["properties"]
             line = props.get("line")
-            graph.add_edge(Edge(source, edge_type, target, file=props.get("file") or graph.nodes[source].file,
-                                line=line if isinstance(line, int) else None,
-                                type_checking=props.get("type_checking") is True))
+            graph.add_edge(
+                Edge(
+                    source,
+                    edge_type,
+                    target,
+                    file=props.get("file") or graph.nodes[source].file,
+                    line=line if isinstance(line, int) else None,
+                    type_checking=props.get("type_checking") is True,
+                )
+            )
         else:
-            graph.add_edge(Edge(source, edge_type, target, file=found[0], line=found[1] or None,
-                                type_checking=data["properties"].get("type_checking") is True))
+            graph.add_edge(
+                Edge(
+                    source,
+                    edge_type,
+                    target,
+                    file=found[0],
+                    line=found[1] or None,
+                    type_checking=data["properties"].get("type_checking") is True,
+                )
+            )
     return graph

@@ -44,13 +44,22 @@ def load_rules(path: Path, edge_types: Collection[str] | None = None) -> list[Ru
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise RequestInvalid([Problem("--rules", f"cannot read {path}: {exc.strerror or exc}")],
-                             source="the command line") from None
+        raise RequestInvalid(
+            [Problem("--rules", f"cannot read {path}: {exc.strerror or exc}")], source="the command line"
+        ) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RequestInvalid([Problem("(file)", f"not valid TOML: {exc}")], source=f"rules file {source}") from None
+        raise RequestInvalid(
+            [Problem("(file)", f"not valid TOML: {exc}")], source=f"rules file {source}"
+        ) from None
     except RecursionError:  # the TOML reader recurses per nested array
-        raise RequestInvalid([Problem("(file)", f"arrays or tables nested too deeply (a rule nests at most "
-                                      f"{MAX_DEPTH} levels)")], source=f"rules file {source}") from None
+        raise RequestInvalid(
+            [
+                Problem(
+                    "(file)", f"arrays or tables nested too deeply (a rule nests at most {MAX_DEPTH} levels)"
+                )
+            ],
+            source=f"rules file {source}",
+        ) from None
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("igg", {})
         where = "tool.igg."
@@ -59,36 +68,53 @@ def load_rules(path: Path, edge_types: Collection[str] | None = None) -> list[Ru
     return parse_rules(data, source=f"rules file {source}", prefix=where, edge_types=edge_types)
 
 
-def parse_rules(data: Any, *, source: str = "rules", prefix: str = "",
-                edge_types: Collection[str] | None = None) -> list[Rule]:
+def parse_rules(
+    data: Any, *, source: str = "rules", prefix: str = "", edge_types: Collection[str] | None = None
+) -> list[Rule]:
     """Rules from a decoded document ``{"rules": [...]}``; raises ``RequestInvalid`` naming each problem."""
     if not isinstance(data, dict):
-        raise RequestInvalid([Problem(prefix.rstrip(".") or "(file)", "expected a table with a 'rules' array")],
-                             source=source)
+        raise RequestInvalid(
+            [Problem(prefix.rstrip(".") or "(file)", "expected a table with a 'rules' array")], source=source
+        )
     unknown = sorted(set(data) - {"rules"})
-    problems = [Problem(f"{prefix}{k}", "unknown key: the rules file holds a 'rules' array ([[rules]] tables)")
-                for k in unknown]
+    problems = [
+        Problem(f"{prefix}{k}", "unknown key: the rules file holds a 'rules' array ([[rules]] tables)")
+        for k in unknown
+    ]
     raw = data.get("rules")
     if not isinstance(raw, list) or not raw:
-        problems.append(Problem(f"{prefix}rules", "no rules: add [[rules]] tables (name, kind and its fields; "
-                                "see docs/rules.md)" if raw is None or raw == [] else "must be an array of tables "
-                                "([[rules]])"))
+        problems.append(
+            Problem(
+                f"{prefix}rules",
+                "no rules: add [[rules]] tables (name, kind and its fields; see docs/rules.md)"
+                if raw is None or raw == []
+                else "must be an array of tables ([[rules]])",
+            )
+        )
         raise RequestInvalid(problems, source=source)
     rules: list[Rule] = []
     names: dict[str, int] = {}
     for index, item in enumerate(raw):
         if _too_deep(item):
-            problems.append(Problem(_where(prefix, index, item.get("name") if isinstance(item, dict) else None),
-                                    f"arrays or tables nested more than {MAX_DEPTH} levels deep: a rule is a table "
-                                    "of names, selectors and lists of them"))
+            problems.append(
+                Problem(
+                    _where(prefix, index, item.get("name") if isinstance(item, dict) else None),
+                    f"arrays or tables nested more than {MAX_DEPTH} levels deep: a rule is a table "
+                    "of names, selectors and lists of them",
+                )
+            )
             continue
         rule, found = _one_rule(index, item, prefix, edge_types)
         problems.extend(found)
         if rule is None:
             continue
         if rule.name in names:
-            problems.append(Problem(_where(prefix, index, rule.name) + ".name",
-                                    f"the name is taken by rules[{names[rule.name]}]: give each rule its own"))
+            problems.append(
+                Problem(
+                    _where(prefix, index, rule.name) + ".name",
+                    f"the name is taken by rules[{names[rule.name]}]: give each rule its own",
+                )
+            )
         names.setdefault(rule.name, index)
         rules.append(rule)
     if problems:
@@ -114,8 +140,9 @@ def _where(prefix: str, index: int, name: object) -> str:
     return f"{prefix}rules[{index}]" + (f" {name!r}" if isinstance(name, str) and name else "")
 
 
-def _one_rule(index: int, item: Any, prefix: str, edge_types: Collection[str] | None
-              ) -> tuple[Rule | None, list[Problem]]:
+def _one_rule(
+    index: int, item: Any, prefix: str, edge_types: Collection[str] | None
+) -> tuple[Rule | None, list[Problem]]:
     name = item.get("name") if isinstance(item, dict) else None
     where = _where(prefix, index, name)
     if not isinstance(item, dict):
@@ -132,8 +159,13 @@ def _one_rule(index: int, item: Any, prefix: str, edge_types: Collection[str] | 
     if edge_types is not None:
         for edge in rule.edges:
             if edge not in edge_types:
-                problems.append(Problem(f"{where}: field 'edges'", f"{edge!r} is no edge type of the graph's "
-                                        f"schema; use one of {', '.join(sorted(edge_types))}"))
+                problems.append(
+                    Problem(
+                        f"{where}: field 'edges'",
+                        f"{edge!r} is no edge type of the graph's "
+                        f"schema; use one of {', '.join(sorted(edge_types))}",
+                    )
+                )
     return rule, problems
 
 
@@ -144,16 +176,29 @@ def _field(loc: tuple[Any, ...]) -> str:
     for p in parts:
         if p.isdigit():
             shown.append(f"[{p}]")
-        elif p in ("str", "NodeSelector", "list[union[str,NodeSelector]]", "LayerGroup", "list[str]",
-                   "function-after[...]"):
+        elif p in (
+            "str",
+            "NodeSelector",
+            "list[union[str,NodeSelector]]",
+            "LayerGroup",
+            "list[str]",
+            "function-after[...]",
+        ):
             continue  # the branch of a union pydantic tried: not a field the person wrote
         else:
             shown.append(("." if shown else "") + p)
     return "".join(shown) or "(rule)"
 
 
-_SHAPES = {"string_type": "a string", "list_type": "a list", "dict_type": "a table", "model_type": "a table",
-           "model_attributes_type": "a table", "bool_type": "true or false", "bool_parsing": "true or false"}
+_SHAPES = {
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a table",
+    "model_type": "a table",
+    "model_attributes_type": "a table",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+}
 """What a type error of pydantic asks for, as the person writing TOML reads it."""
 
 
@@ -166,8 +211,13 @@ def _problems(where: str, exc: ValidationError) -> list[Problem]:
     for name, errors in by_field.items():
         too_long = [e for e in errors if e["type"] == "too_long"]
         if too_long:  # the right shape, too many items: the only thing to say
-            problems.append(Problem(f"{where}: field '{name}'", f"at most {too_long[0]['ctx']['max_length']} items, "
-                                    f"got {too_long[0]['ctx']['actual_length']}: split the rule into several"))
+            problems.append(
+                Problem(
+                    f"{where}: field '{name}'",
+                    f"at most {too_long[0]['ctx']['max_length']} items, "
+                    f"got {too_long[0]['ctx']['actual_length']}: split the rule into several",
+                )
+            )
             continue
         shapes = [_SHAPES[e["type"]] for e in errors if e["type"] in _SHAPES]
         deeper = any(other.startswith((f"{name}.", f"{name}[")) for other in by_field)

@@ -21,8 +21,10 @@ def repository_path(prefix: str | PathOf, file: str) -> str:
     return prefix(file) if callable(prefix) else str(PurePosixPath(prefix) / file)
 
 
-TRUNCATED = ("igg check stopped at its bounds (violations, edges shown or nodes visited): more violations may exist "
-             "and the counts are lower bounds; narrow the rules or check fewer paths")
+TRUNCATED = (
+    "igg check stopped at its bounds (violations, edges shown or nodes visited): more violations may exist "
+    "and the counts are lower bounds; narrow the rules or check fewer paths"
+)
 """What every output of a truncated report says (text, GitHub annotations, SARIF)."""
 
 

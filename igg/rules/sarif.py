@@ -33,25 +33,43 @@ def to_sarif(report: CheckReport, *, version: str, prefix: str | PathOf = "") ->
     """The SARIF log of ``report``; ``prefix`` is put before every file path (the mapped folder relative to
     the repository's top, e.g. ``src/``), or maps each path there (several trees checked)."""
     index = {r.name: i for i, r in enumerate(report.rules)}
-    rules = [{"id": r.name, "name": _pascal(r.name),
-              "shortDescription": {"text": r.description or f"{r.kind} rule {r.name}"},
-              "fullDescription": {"text": f"{KIND_HELP[r.kind]} {r.description or ''}".strip()},
-              "help": {"text": f"{KIND_HELP[r.kind]} Fix the dependency, or change the rule in igg.toml.",
-                       "markdown": f"**{r.kind}** rule `{r.name}`: {KIND_HELP[r.kind]}"},
-              "defaultConfiguration": {"level": r.severity},
-              "properties": {"kind": r.kind, "tags": ["architecture", "dependencies"]}}
-             for r in report.rules]
+    rules = [
+        {
+            "id": r.name,
+            "name": _pascal(r.name),
+            "shortDescription": {"text": r.description or f"{r.kind} rule {r.name}"},
+            "fullDescription": {"text": f"{KIND_HELP[r.kind]} {r.description or ''}".strip()},
+            "help": {
+                "text": f"{KIND_HELP[r.kind]} Fix the dependency, or change the rule in igg.toml.",
+                "markdown": f"**{r.kind}** rule `{r.name}`: {KIND_HELP[r.kind]}",
+            },
+            "defaultConfiguration": {"level": r.severity},
+            "properties": {"kind": r.kind, "tags": ["architecture", "dependencies"]},
+        }
+        for r in report.rules
+    ]
     results = [_result(v, index[v.rule], prefix, report.since is not None) for v in report.violations]
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "igg", "informationUri": "https://github.com/igg/igg", "version": version,
-                            "semanticVersion": version, "rules": rules}},
+        "tool": {
+            "driver": {
+                "name": "igg",
+                "informationUri": "https://github.com/igg/igg",
+                "version": version,
+                "semanticVersion": version,
+                "rules": rules,
+            }
+        },
         "results": results,
         "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository's top folder."}}},
     }
     if report.truncated:
-        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
-            {"level": "warning", "message": {"text": TRUNCATED}}]}]
+        run["invocations"] = [
+            {
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [{"level": "warning", "message": {"text": TRUNCATED}}],
+            }
+        ]
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
@@ -65,10 +83,15 @@ def file_uri(path: str) -> str:
     return quote(path, safe="/")
 
 
-def _location(hop: Hop, prefix: str | PathOf, message: str | None = None, ident: int | None = None
-              ) -> dict[str, Any]:
-    physical: dict[str, Any] = {"artifactLocation": {"uri": file_uri(repository_path(prefix, hop.file or "")),
-                                                     "uriBaseId": "%SRCROOT%"}}
+def _location(
+    hop: Hop, prefix: str | PathOf, message: str | None = None, ident: int | None = None
+) -> dict[str, Any]:
+    physical: dict[str, Any] = {
+        "artifactLocation": {
+            "uri": file_uri(repository_path(prefix, hop.file or "")),
+            "uriBaseId": "%SRCROOT%",
+        }
+    }
     if hop.line:
         physical["region"] = {"startLine": hop.line}
     out: dict[str, Any] = {"physicalLocation": physical}
@@ -83,16 +106,19 @@ def _result(v: Violation, rule_index: int, prefix: str | PathOf, baseline: bool)
     located = [h for h in v.path if h.file]
     first = located[0] if located else None
     result: dict[str, Any] = {
-        "ruleId": v.rule, "ruleIndex": rule_index, "level": v.severity,
-        "message": {"text": v.message + "".join(f"\n  {h.describe()}"
-                                                for h in v.path)},
+        "ruleId": v.rule,
+        "ruleIndex": rule_index,
+        "level": v.severity,
+        "message": {"text": v.message + "".join(f"\n  {h.describe()}" for h in v.path)},
         "partialFingerprints": {"iggViolation/v1": hashlib.sha256(v.key.encode()).hexdigest()[:32]},
         "properties": {"kind": v.kind, "status": v.status},
     }
     if first is not None:
         result["locations"] = [_location(first, prefix)]
-        related = [_location(h, prefix, f"{h.source} -> {h.target} ({h.edge})", i)
-                   for i, h in enumerate([*located[1:], *v.breaking_edges])]
+        related = [
+            _location(h, prefix, f"{h.source} -> {h.target} ({h.edge})", i)
+            for i, h in enumerate([*located[1:], *v.breaking_edges])
+        ]
         if related:
             result["relatedLocations"] = related
     if baseline:

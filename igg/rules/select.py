@@ -45,8 +45,11 @@ slashes (a member of ``lib/a`` is ``lib/a.f``)."""
 def name_matches(name: str, pattern: str) -> bool:
     """Whether ``name`` is picked by ``pattern`` (a name: the node and everything under it; or a glob)."""
     if GLOB_CHARS.isdisjoint(pattern):
-        return name == pattern or (name.startswith(pattern) and name[len(pattern):len(pattern) + 1] in SEPARATORS
-                                   and len(name) > len(pattern))
+        return name == pattern or (
+            name.startswith(pattern)
+            and name[len(pattern) : len(pattern) + 1] in SEPARATORS
+            and len(name) > len(pattern)
+        )
     return fnmatchcase(name, pattern)
 
 
@@ -107,13 +110,21 @@ def _selectors(rule: Rule) -> Iterator[tuple[str, str | NodeSelector]]:
     elif isinstance(rule, IndependenceRule):
         yield from (("modules", s) for s in rule.modules)
     elif isinstance(rule, AcyclicRule | UnusedRouteRule | UnknownRouteRule):
-        if "select" in rule.model_fields_set and not (isinstance(rule, AcyclicRule) and rule.level == "service"):
+        if "select" in rule.model_fields_set and not (
+            isinstance(rule, AcyclicRule) and rule.level == "service"
+        ):
             yield from (("select", s) for s in parts(rule.select))
     elif isinstance(rule, LayersRule):
         for container in rule.containers or [""]:
             prefix = f"{container}." if container else ""
             for layer in rule.layers:
-                names = layer.siblings if isinstance(layer, LayerGroup) else layer if isinstance(layer, list) else [layer]
+                names = (
+                    layer.siblings
+                    if isinstance(layer, LayerGroup)
+                    else layer
+                    if isinstance(layer, list)
+                    else [layer]
+                )
                 yield from (("layers", prefix + name) for name in names)
 
 
@@ -121,8 +132,9 @@ CLOSEST_FOR = 5
 """Selectors that pick nothing for which the closest names are looked up (the first ones; the rest are named)."""
 
 
-def unmatched(graph: DepGraph, rules: Iterable[Rule], bounds: CheckBounds | None = None
-              ) -> list[tuple[str, str, str, list[str]]]:
+def unmatched(
+    graph: DepGraph, rules: Iterable[Rule], bounds: CheckBounds | None = None
+) -> list[tuple[str, str, str, list[str]]]:
     """(rule name, field, selector as written, the closest names of the graph) for every selector of ``rules``
     that picks no node of ``graph``. Each node a selector is tried on costs a visit of ``bounds`` (a client's rules
     decide the work); once they are spent, the selectors left are not tried (the check stops there too)."""
@@ -168,8 +180,13 @@ UNMATCHED_SHOWN = 20
 """Selectors that pick nothing named in the refusal (with how many more there are)."""
 
 
-def refuse_unmatched(graph: DepGraph, rules: Iterable[Rule], *, source: str = "the rules file",
-                     bounds: CheckBounds | None = None) -> None:
+def refuse_unmatched(
+    graph: DepGraph,
+    rules: Iterable[Rule],
+    *,
+    source: str = "the rules file",
+    bounds: CheckBounds | None = None,
+) -> None:
     """Raise ``RequestInvalid`` naming the selectors of ``rules`` that pick no node of ``graph`` (the first
     ``UNMATCHED_SHOWN``): such a rule can never fail, so a check built on it would pass by mistake. ``bounds``:
     see ``unmatched``."""
@@ -178,9 +195,16 @@ def refuse_unmatched(graph: DepGraph, rules: Iterable[Rule], *, source: str = "t
     for rule, where, selector, close in found[:UNMATCHED_SHOWN]:
         # names from a rules file or the graph reach a CI log: escaped, so none can start a workflow command
         hint = f"; the closest names are {', '.join(map(plain, close))}" if close else ""
-        problems.append(Problem(f"rule {plain(rule)!r}", f"{where} = {plain(selector)} matches no node of the graph "
-                                f"({len(graph.nodes)} nodes){hint}: a rule on it could never fail"))
+        problems.append(
+            Problem(
+                f"rule {plain(rule)!r}",
+                f"{where} = {plain(selector)} matches no node of the graph "
+                f"({len(graph.nodes)} nodes){hint}: a rule on it could never fail",
+            )
+        )
     if len(found) > UNMATCHED_SHOWN:
-        problems.append(Problem("rules", f"and {len(found) - UNMATCHED_SHOWN} more selectors that match no node"))
+        problems.append(
+            Problem("rules", f"and {len(found) - UNMATCHED_SHOWN} more selectors that match no node")
+        )
     if problems:
         raise RequestInvalid(problems, source=source)

@@ -59,14 +59,25 @@ from igg.request.load import build_state
 class Session:
     """One session in progress (see the module docstring). Not thread-safe: its driver serialises calls."""
 
-    def __init__(self, request: Request, *, state: GraphState | None = None,
-                 recorders: Sequence[Recorder] = (), repo: SessionRepo | None = None,
-                 last_record: IterationRecord | None = None,
-                 read_records: Callable[[], list[IterationRecord]] | None = None,
-                 pending: ReviewPlan | None = None, review_note: str | None = None, plans: int = 0,
-                 status: SessionStatus = "open", stop_reason: str | None = None, begun: bool = False,
-                 last_iteration: int | None = None, steps: int = 0,
-                 extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> None:
+    def __init__(
+        self,
+        request: Request,
+        *,
+        state: GraphState | None = None,
+        recorders: Sequence[Recorder] = (),
+        repo: SessionRepo | None = None,
+        last_record: IterationRecord | None = None,
+        read_records: Callable[[], list[IterationRecord]] | None = None,
+        pending: ReviewPlan | None = None,
+        review_note: str | None = None,
+        plans: int = 0,
+        status: SessionStatus = "open",
+        stop_reason: str | None = None,
+        begun: bool = False,
+        last_iteration: int | None = None,
+        steps: int = 0,
+        extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
+    ) -> None:
         if state is None:
             state, problems = build_state(request)
             if problems:
@@ -76,17 +87,26 @@ class Session:
         self.config = request.config
         self.session_id: str = request.session_id or f"igg-{uuid.uuid4().hex[:12]}"
         self.state = state
-        self.actor = Actor(state.schema, self.config.constraints, self.config.apply_mode, extra_rules=extra_rules,
-                           grounder=Grounder.for_request(request))
+        self.actor = Actor(
+            state.schema,
+            self.config.constraints,
+            self.config.apply_mode,
+            extra_rules=extra_rules,
+            grounder=Grounder.for_request(request),
+        )
         self.recorders: list[Recorder] = list(recorders)
         self.repo = repo
         """Where the session is kept, for what reads its history (undo, fork); None for a run without one."""
         self.last_record = last_record
-        self.last_iteration = last_iteration if last_iteration is not None else (
-            last_record.iteration if last_record is not None else 0)
+        self.last_iteration = (
+            last_iteration
+            if last_iteration is not None
+            else (last_record.iteration if last_record is not None else 0)
+        )
         self._read_records = read_records
-        self._records: list[IterationRecord] | None = None if read_records is not None else (
-            [last_record] if last_record is not None else [])
+        self._records: list[IterationRecord] | None = (
+            None if read_records is not None else ([last_record] if last_record is not None else [])
+        )
         self.pending = pending
         """The plan waiting for review (``config.review``), if any."""
         self.review_note = review_note
@@ -106,18 +126,41 @@ class Session:
 
     # ---- the two ways to have one --------------------------------------------------------------------------
     @classmethod
-    def open(cls, request: Request, *, state: GraphState | None = None, recorders: Sequence[Recorder] = (),
-             repo: SessionRepo | None = None, status: SessionStatus = "open",
-             last_record: IterationRecord | None = None, plans: int = 0,
-             extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> Session:
+    def open(
+        cls,
+        request: Request,
+        *,
+        state: GraphState | None = None,
+        recorders: Sequence[Recorder] = (),
+        repo: SessionRepo | None = None,
+        status: SessionStatus = "open",
+        last_record: IterationRecord | None = None,
+        plans: int = 0,
+        extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
+    ) -> Session:
         """A new session for ``request``: its seed graph loaded (or ``state``, a graph built for it), kept by
         ``recorders`` (``last_record``, ``plans``: where a run resumed from records of its own begins)."""
-        return cls(request, state=state, recorders=recorders, repo=repo, status=status, last_record=last_record,
-                   plans=plans, extra_rules=extra_rules)
+        return cls(
+            request,
+            state=state,
+            recorders=recorders,
+            repo=repo,
+            status=status,
+            last_record=last_record,
+            plans=plans,
+            extra_rules=extra_rules,
+        )
 
     @classmethod
-    def load(cls, repo: SessionRepo, session_id: str, recorder: Callable[[SessionInfo], Recorder], *,
-             status: Callable[[SessionInfo], SessionStatus] | None = None, begun: bool = False) -> Session:
+    def load(
+        cls,
+        repo: SessionRepo,
+        session_id: str,
+        recorder: Callable[[SessionInfo], Recorder],
+        *,
+        status: Callable[[SessionInfo], SessionStatus] | None = None,
+        begun: bool = False,
+    ) -> Session:
         """A stored session as its last committed step left it: its graph, its last record (every record read
         on first use), the plan waiting for review (when the request still asks for review), the note of a
         rejected one, its version (``steps``). ``recorder``: what keeps its next steps, made from what the
@@ -125,24 +168,42 @@ class Session:
         recorder writes the next step without claiming the session (an update of a finished one)."""
         loaded = repo.load(session_id)
         info = loaded.info
-        session = cls(loaded.request, state=loaded.state, repo=repo, recorders=[recorder(info)],
-                   last_record=loaded.last_record, read_records=loaded.read_records,
-                   pending=loaded.pending if loaded.request.config.review else None,
-                   review_note=loaded.review_note, plans=loaded.plans,
-                   status=status(info) if status is not None else info.status, stop_reason=info.stop_reason,
-                   begun=begun, last_iteration=info.last_iteration, steps=info.last_step)
+        session = cls(
+            loaded.request,
+            state=loaded.state,
+            repo=repo,
+            recorders=[recorder(info)],
+            last_record=loaded.last_record,
+            read_records=loaded.read_records,
+            pending=loaded.pending if loaded.request.config.review else None,
+            review_note=loaded.review_note,
+            plans=loaded.plans,
+            status=status(info) if status is not None else info.status,
+            stop_reason=info.stop_reason,
+            begun=begun,
+            last_iteration=info.last_iteration,
+            steps=info.last_step,
+        )
         session.loaded = info
         return session
 
-    def drive(self, recorders: Sequence[Recorder] = (),
-              extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None) -> None:
+    def drive(
+        self,
+        recorders: Sequence[Recorder] = (),
+        extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
+    ) -> None:
         """A run takes the session over: its recorders join the session's, its extra rules (a code agent's
         grounding rule) join the session's act step, and the session is ``running``."""
         self.recorders = [*self.recorders, *(r for r in recorders if r not in self.recorders)]
         self.status = "running"
         if extra_rules:
-            self.actor = Actor(self.state.schema, self.config.constraints, self.config.apply_mode,
-                               extra_rules=extra_rules, grounder=self.actor.grounder)
+            self.actor = Actor(
+                self.state.schema,
+                self.config.constraints,
+                self.config.apply_mode,
+                extra_rules=extra_rules,
+                grounder=self.actor.grounder,
+            )
 
     # ---- what it is --------------------------------------------------------------------------------------
     @property
@@ -167,8 +228,14 @@ class Session:
         self.begun = True
 
     # ---- changes -------------------------------------------------------------------------------------------
-    def step(self, parsed: ParsedResponse | None, *, iteration: int | None = None,
-             before_keep: Callable[[IterationRecord], None] | None = None, **turn: Any) -> IterationRecord:
+    def step(
+        self,
+        parsed: ParsedResponse | None,
+        *,
+        iteration: int | None = None,
+        before_keep: Callable[[IterationRecord], None] | None = None,
+        **turn: Any,
+    ) -> IterationRecord:
         """One turn (None: it did not parse; ``turn`` carries ``parse_error`` and the rest of ``act``'s
         keywords) through the act step, kept by the recorders (``before_keep`` may complete the record first,
         e.g. its timings)."""
@@ -179,70 +246,127 @@ class Session:
         self._commit_iteration(record)
         return record
 
-    def dry_run(self, parsed: ParsedResponse, *, iteration: int | None = None, **turn: Any) -> IterationRecord:
+    def dry_run(
+        self, parsed: ParsedResponse, *, iteration: int | None = None, **turn: Any
+    ) -> IterationRecord:
         """The turn validated as if applied: nothing changes, no id is used up, nothing is kept."""
         counters = self.state.id_counters
-        record = act(self.actor, self.state, parsed, iteration=iteration or self.last_iteration + 1, dry_run=True,
-                     **turn)
+        record = act(
+            self.actor,
+            self.state,
+            parsed,
+            iteration=iteration or self.last_iteration + 1,
+            dry_run=True,
+            **turn,
+        )
         self.state.restore_id_counters(*counters)
         return record
 
-    def apply(self, actions: list[Any], *, reasoning: str = "", dry_run: bool = False,
-              observed: tuple[int, int] = (0, 0)) -> IterationRecord | PlanPending:
+    def apply(
+        self,
+        actions: list[Any],
+        *,
+        reasoning: str = "",
+        dry_run: bool = False,
+        observed: tuple[int, int] = (0, 0),
+    ) -> IterationRecord | PlanPending:
         """A tool call's actions: applied as the next iteration, checked only (``dry_run``), or kept as a plan
         for review when ``config.review`` is on."""
         self._require_changeable()
         if not dry_run and self.last_iteration >= self.config.max_iterations:
-            raise WorkspaceError(WorkspaceCode.MAX_ITERATIONS_REACHED, f"session {self.session_id!r} has used all "
-                                 f"{self.config.max_iterations} iterations (config.max_iterations); finish it, "
-                                 "or check actions with dry_run")
+            raise WorkspaceError(
+                WorkspaceCode.MAX_ITERATIONS_REACHED,
+                f"session {self.session_id!r} has used all "
+                f"{self.config.max_iterations} iterations (config.max_iterations); finish it, "
+                "or check actions with dry_run",
+            )
         reasoning, repaired = replace_unencodable(reasoning)  # free text: repaired and counted
         parsed = read_response({"reasoning": reasoning, "actions": actions})
         if self.config.review and not dry_run:
             return self.propose(parsed, actions=list(actions))
-        notes = [f"{repaired} unencodable character(s) (lone surrogates) in the reasoning were replaced "
-                 "with U+FFFD"] if repaired else None
-        turn: dict[str, Any] = {"actions": list(actions), "observation_chars": observed[0],
-                                "observation_tokens": observed[1], "notes": notes}
+        notes = (
+            [
+                f"{repaired} unencodable character(s) (lone surrogates) in the reasoning were replaced "
+                "with U+FFFD"
+            ]
+            if repaired
+            else None
+        )
+        turn: dict[str, Any] = {
+            "actions": list(actions),
+            "observation_chars": observed[0],
+            "observation_tokens": observed[1],
+            "notes": notes,
+        }
         if not dry_run:
             return self.step(parsed, before_keep=_totalled, **turn)
         record = self.dry_run(parsed, **turn)
         _totalled(record)
         return record
 
-    def propose(self, parsed: ParsedResponse, *, actions: list[Any] | None = None, iteration: int | None = None,
-                usage: dict[str, Any] | None = None, chunk: str | None = None, chunk_cursor: int = 0,
-                **turn: Any) -> PlanPending:
+    def propose(
+        self,
+        parsed: ParsedResponse,
+        *,
+        actions: list[Any] | None = None,
+        iteration: int | None = None,
+        usage: dict[str, Any] | None = None,
+        chunk: str | None = None,
+        chunk_cursor: int = 0,
+        **turn: Any,
+    ) -> PlanPending:
         """Validate the turn as if applied and keep it as the plan waiting for review."""
         self._require_changeable()
-        record = self.dry_run(parsed, iteration=iteration, actions=actions, usage=usage, chunk=chunk,
-                              chunk_cursor=chunk_cursor, **turn)
+        record = self.dry_run(
+            parsed,
+            iteration=iteration,
+            actions=actions,
+            usage=usage,
+            chunk=chunk,
+            chunk_cursor=chunk_cursor,
+            **turn,
+        )
         return self.keep_plan(record)
 
     def keep_plan(self, record: IterationRecord) -> PlanPending:
         """Keep a dry run's record (``dry_run``) as the plan waiting for review."""
         self._require_changeable()
         usage, chunk, chunk_cursor = record.usage, record.chunk, record.chunk_cursor
-        plan = ReviewPlan(plan_id=self.plans + 1, iteration=record.iteration, reasoning=record.reasoning,
-                          actions=list(record.actions), verdicts=[v.to_dict() for v in record.verdicts],
-                          accepted=record.accepted, rejected=record.rejected, finished=record.finished,
-                          usage=usage, chunk=chunk, chunk_cursor=chunk_cursor)
+        plan = ReviewPlan(
+            plan_id=self.plans + 1,
+            iteration=record.iteration,
+            reasoning=record.reasoning,
+            actions=list(record.actions),
+            verdicts=[v.to_dict() for v in record.verdicts],
+            accepted=record.accepted,
+            rejected=record.rejected,
+            finished=record.finished,
+            usage=usage,
+            chunk=chunk,
+            chunk_cursor=chunk_cursor,
+        )
         step = PlanPending(plan=plan, usage=usage)
         self._keep(step)
         self.pending, self.review_note, self.plans = plan, None, plan.plan_id
         return step
 
-    def decide(self, decision: str, plan_id: int | None, *, actions: list[int] | None = None,
-               note: str = "") -> IterationRecord | PlanRejected:
+    def decide(
+        self, decision: str, plan_id: int | None, *, actions: list[int] | None = None, note: str = ""
+    ) -> IterationRecord | PlanRejected:
         """Approve the waiting plan (all its actions, or the chosen indices, applied in the plan's order as the
         plan's iteration) or reject it (``note`` goes to the agent)."""
         plan = self.pending
         sid = self.session_id
         if plan is None:
-            raise WorkspaceError(WorkspaceCode.NO_PENDING_REVIEW, f"session {sid!r} has no plan waiting for review")
+            raise WorkspaceError(
+                WorkspaceCode.NO_PENDING_REVIEW, f"session {sid!r} has no plan waiting for review"
+            )
         if plan_id != plan.plan_id:
-            raise WorkspaceError(WorkspaceCode.REVIEW_STALE, f"plan {plan_id} is not the plan waiting in session "
-                                 f"{sid!r} (plan {plan.plan_id}); show it again and decide on what you see")
+            raise WorkspaceError(
+                WorkspaceCode.REVIEW_STALE,
+                f"plan {plan_id} is not the plan waiting in session "
+                f"{sid!r} (plan {plan.plan_id}); show it again and decide on what you see",
+            )
         if decision == "reject":
             rejected = PlanRejected(plan_id=plan.plan_id, note=note)
             self._keep(rejected)
@@ -251,27 +375,47 @@ class Session:
         chosen = list(range(len(plan.actions))) if actions is None else list(actions)
         bad = [i for i in chosen if not 0 <= i < len(plan.actions)]
         if bad:
-            raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, f"actions {bad} are not in plan {plan.plan_id} (it "
-                                 f"has {len(plan.actions)} actions, 0..{len(plan.actions) - 1})")
+            raise WorkspaceError(
+                WorkspaceCode.INVALID_ARGUMENTS,
+                f"actions {bad} are not in plan {plan.plan_id} (it "
+                f"has {len(plan.actions)} actions, 0..{len(plan.actions) - 1})",
+            )
         if chosen != sorted(set(chosen)):  # the verdicts shown hold for the plan's order, each action once
-            raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, f"actions {chosen}: approve distinct indices in "
-                                 f"the plan's order (e.g. {sorted(set(chosen))}); the verdicts shown are for that order")
+            raise WorkspaceError(
+                WorkspaceCode.INVALID_ARGUMENTS,
+                f"actions {chosen}: approve distinct indices in "
+                f"the plan's order (e.g. {sorted(set(chosen))}); the verdicts shown are for that order",
+            )
         approved = [plan.actions[i] for i in chosen]
-        reasoning = plan.reasoning + (f" [approved {len(approved)} of {len(plan.actions)}"
-                                      + (f": {note}]" if note else "]"))
+        reasoning = plan.reasoning + (
+            f" [approved {len(approved)} of {len(plan.actions)}" + (f": {note}]" if note else "]")
+        )
         parsed = read_response({"reasoning": reasoning, "actions": approved, "finished": plan.finished})
         self.pending = None
         try:
-            record = self.step(parsed, iteration=plan.iteration, actions=approved, chunk=plan.chunk,
-                               chunk_cursor=plan.chunk_cursor, before_keep=_totalled)
+            record = self.step(
+                parsed,
+                iteration=plan.iteration,
+                actions=approved,
+                chunk=plan.chunk,
+                chunk_cursor=plan.chunk_cursor,
+                before_keep=_totalled,
+            )
         except BaseException:
             self.pending = plan
             raise
         self.review_note = None
         return record
 
-    def apply_update(self, difference: Difference, *, files: dict[str, Any], git_commit: str | None,
-                     reasoning: str, timings_ms: dict[str, float] | None = None) -> UpdateStep:
+    def apply_update(
+        self,
+        difference: Difference,
+        *,
+        files: dict[str, Any],
+        git_commit: str | None,
+        reasoning: str,
+        timings_ms: dict[str, float] | None = None,
+    ) -> UpdateStep:
         """A code map's difference (``igg.act.difference``) through the act step, as the next iteration of a
         finished static map; kept as an ``update`` step (refused whole, nothing changed, when it breaks a rule)."""
         iteration = self.last_iteration + 1
@@ -280,12 +424,21 @@ class Session:
         state.iteration, state.chunk = iteration, None
         counts, problems = self.actor.apply_difference(state, difference)
         if problems:
-            raise SessionRefused(f"the update of session {self.session_id!r} breaks the session's schema or limits "
-                                 f"({len(problems)} problem(s)); nothing was changed: "
-                                 + "; ".join(str(p) for p in problems[:5]), session_id=self.session_id)
+            raise SessionRefused(
+                f"the update of session {self.session_id!r} breaks the session's schema or limits "
+                f"({len(problems)} problem(s)); nothing was changed: "
+                + "; ".join(str(p) for p in problems[:5]),
+                session_id=self.session_id,
+            )
         mutations = state.take_journal()
-        step = UpdateStep(iteration=iteration, git_commit=git_commit, files=files, changes=counts,
-                          reasoning=reasoning, timings_ms=timings_ms or {})
+        step = UpdateStep(
+            iteration=iteration,
+            git_commit=git_commit,
+            files=files,
+            changes=counts,
+            reasoning=reasoning,
+            timings_ms=timings_ms or {},
+        )
         # a snapshot only when the change is large: a small update loads from the last snapshot plus its mutations
         big = len(mutations) * 5 > state.node_count + state.edge_count
         self._keep(step, mutations, snapshot=big)
@@ -303,9 +456,17 @@ class Session:
         """A new stored session that continues from after iteration ``at``; (its id, steps copied)."""
         return self._history("fork").fork(self.session_id, at, new_id)
 
-    def finish(self, stop_reason: StopReason = "finished", *, prune: bool | None = None, error: str | None = None,
-               records: Sequence[IterationRecord] | None = None, review: dict[str, Any] | None = None,
-               elapsed_ms: float = 0.0, lost_usage: dict[str, Any] | None = None) -> RunResult:
+    def finish(
+        self,
+        stop_reason: StopReason = "finished",
+        *,
+        prune: bool | None = None,
+        error: str | None = None,
+        records: Sequence[IterationRecord] | None = None,
+        review: dict[str, Any] | None = None,
+        elapsed_ms: float = 0.0,
+        lost_usage: dict[str, Any] | None = None,
+    ) -> RunResult:
         """End the session with ``stop_reason`` (pruning isolated nodes when ``prune``, default: the request's
         ``finalize.prune_isolated``). ``awaiting_review`` (a run whose turn waits as ``review``) only lets the
         session go: it is not finalized."""
@@ -315,14 +476,27 @@ class Session:
         config, state = self.config, self.state
         prune = config.finalize.prune_isolated if prune is None else prune
         state.take_journal()
-        pruned = prune_isolated(state, keep_protected=config.constraints.protect_seed_nodes) \
-            if prune and not held else []
+        pruned = (
+            prune_isolated(state, keep_protected=config.constraints.protect_seed_nodes)
+            if prune and not held
+            else []
+        )
         limits = config.constraints
-        result = RunResult(session_id=self.session_id, stop_reason=stop_reason, state=state,
-                           records=list(self.records if records is None else records), error=error,
-                           open_todos=list(open_todos(state, config.schema_)), pruned=pruned, final_mutations=state.take_journal(),
-                           review=review, max_nodes=limits.max_nodes, max_edges=limits.max_edges,
-                           elapsed_ms=elapsed_ms, lost_usage=lost_usage)
+        result = RunResult(
+            session_id=self.session_id,
+            stop_reason=stop_reason,
+            state=state,
+            records=list(self.records if records is None else records),
+            error=error,
+            open_todos=list(open_todos(state, config.schema_)),
+            pruned=pruned,
+            final_mutations=state.take_journal(),
+            review=review,
+            max_nodes=limits.max_nodes,
+            max_edges=limits.max_edges,
+            elapsed_ms=elapsed_ms,
+            lost_usage=lost_usage,
+        )
         before = (self.status, self.stop_reason, self.begun)
         self.status, self.stop_reason = ("interrupted", None) if held else ("finished", stop_reason)
         if held:
@@ -371,8 +545,9 @@ class Session:
         self.begin()
         try:
             for recorder in self.recorders:
-                self._persist(functools.partial(recorder.keep, step, list(mutations), self.state,
-                                                snapshot=snapshot))
+                self._persist(
+                    functools.partial(recorder.keep, step, list(mutations), self.state, snapshot=snapshot)
+                )
         except BaseException:
             self._revert(mutations)
             raise
@@ -387,19 +562,26 @@ class Session:
     def _require_changeable(self, *, finished_ok: bool = False) -> None:
         sid = self.session_id
         if self.status == "finished" and not finished_ok:
-            raise WorkspaceError(WorkspaceCode.SESSION_FINISHED, f"session {sid!r} is finished ({self.stop_reason}); "
-                                 "observe or export it, or start a new one")
+            raise WorkspaceError(
+                WorkspaceCode.SESSION_FINISHED,
+                f"session {sid!r} is finished ({self.stop_reason}); observe or export it, or start a new one",
+            )
         if self.pending is not None:
-            raise WorkspaceError(WorkspaceCode.REVIEW_PENDING, f"session {sid!r} has plan {self.pending.plan_id} "
-                                 "waiting for review; decide it first: approve it (all or some of its actions) or "
-                                 "reject it with a note (the review operation), then go on")
+            raise WorkspaceError(
+                WorkspaceCode.REVIEW_PENDING,
+                f"session {sid!r} has plan {self.pending.plan_id} "
+                "waiting for review; decide it first: approve it (all or some of its actions) or "
+                "reject it with a note (the review operation), then go on",
+            )
 
     def _history(self, what: str) -> SessionRepo:
         if self.repo is None:
-            raise WorkspaceError(WorkspaceCode.HISTORY_UNAVAILABLE, f"session {self.session_id!r} is kept nowhere "
-                                 f"that holds its history; {what} needs a session store")
+            raise WorkspaceError(
+                WorkspaceCode.HISTORY_UNAVAILABLE,
+                f"session {self.session_id!r} is kept nowhere "
+                f"that holds its history; {what} needs a session store",
+            )
         return self.repo
-
 
 
 def _totalled(record: IterationRecord) -> None:

@@ -45,8 +45,24 @@ _HOME = {
 __getattr__ = _lazy_names(__name__, _HOME)
 
 __all__ = [
-    "DEFAULT_STORE", "HOME_ENV", "PROJECT_STORE", "STORE_ENV", "Change", "ReplayReport", "ResumePoint", "SessionInfo", "SessionRecorder",
-    "SessionRefused", "SessionStore", "StepInfo", "StoreSessions", "diff", "explain", "home_store", "replay",
+    "DEFAULT_STORE",
+    "HOME_ENV",
+    "PROJECT_STORE",
+    "STORE_ENV",
+    "Change",
+    "ReplayReport",
+    "ResumePoint",
+    "SessionInfo",
+    "SessionRecorder",
+    "SessionRefused",
+    "SessionStore",
+    "StepInfo",
+    "StoreSessions",
+    "diff",
+    "explain",
+    "home_store",
+    "replay",
     "resolve_store_path",
-    "resume_point", "undo",
+    "resume_point",
+    "undo",
 ]

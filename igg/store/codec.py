@@ -104,8 +104,12 @@ def snapshot_of(state: GraphState) -> dict[str, Any]:
     more at 50,000 nodes.
     """
     next_node, next_edge = state.id_counters
-    return {"document": document_dict(state, provenance=True),
-            "protected": sorted(state.protected), "next_node": next_node, "next_edge": next_edge}
+    return {
+        "document": document_dict(state, provenance=True),
+        "protected": sorted(state.protected),
+        "next_node": next_node,
+        "next_edge": next_edge,
+    }
 
 
 def state_from_snapshot(state: GraphState, snapshot: dict[str, Any]) -> GraphState:
@@ -120,10 +124,14 @@ def state_from_snapshot(state: GraphState, snapshot: dict[str, Any]) -> GraphSta
 
 def canonical(state: GraphState) -> dict[str, Any]:
     """An order-free form of a graph (ids, types, properties, provenance) for equality checks."""
-    nodes = {n: (d["type"], _frozen(d["properties"]), _frozen(d.get("provenance") or {}))
-             for n, d in state.graph.nodes(data=True)}
-    edges = {k: (d["type"], u, v, _frozen(d["properties"]), _frozen(d.get("provenance") or {}))
-             for k, u, v, d in state.edges()}
+    nodes = {
+        n: (d["type"], _frozen(d["properties"]), _frozen(d.get("provenance") or {}))
+        for n, d in state.graph.nodes(data=True)
+    }
+    edges = {
+        k: (d["type"], u, v, _frozen(d["properties"]), _frozen(d.get("provenance") or {}))
+        for k, u, v, d in state.edges()
+    }
     return {"nodes": nodes, "edges": edges}
 
 

@@ -31,7 +31,9 @@ class CopiedSession:
     """Why it was not copied."""
 
 
-def copy_sessions(source: SessionStore, target: SessionStore, session_ids: Sequence[str] = ()) -> list[CopiedSession]:
+def copy_sessions(
+    source: SessionStore, target: SessionStore, session_ids: Sequence[str] = ()
+) -> list[CopiedSession]:
     """Copy ``session_ids`` (default: every session of ``source``, oldest first) into ``target``, one transaction
     per session; one result per session, in order. An unknown id raises ``SessionNotFound`` before any copy."""
     ids = list(session_ids) or [i.session_id for i in reversed(source.sessions())]
@@ -55,19 +57,28 @@ def copy_session(source: SessionStore, target: SessionStore, session_id: str) ->
     target holds a session of that id."""
 
     def read(conn: Connection) -> dict[str, list[Any]]:
-        return {table: conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE session_id = ?",
-                                    (session_id,)).fetchall() for table, cols in TABLE_COLUMNS.items()}
+        return {
+            table: conn.execute(
+                f"SELECT {', '.join(cols)} FROM {table} WHERE session_id = ?", (session_id,)
+            ).fetchall()
+            for table, cols in TABLE_COLUMNS.items()
+        }
 
     rows = source.db.read(read)
 
     def write(conn: Connection) -> None:
         if conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone() is not None:
-            raise SessionExists(f"session {session_id!r} is already in {target.location}; not copied (delete it "
-                                "there first, or copy the others by name)", session_id=session_id)
+            raise SessionExists(
+                f"session {session_id!r} is already in {target.location}; not copied (delete it "
+                "there first, or copy the others by name)",
+                session_id=session_id,
+            )
         for table, cols in TABLE_COLUMNS.items():
             if rows[table]:
-                conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                                 [tuple(r) for r in rows[table]])
+                conn.executemany(
+                    f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                    [tuple(r) for r in rows[table]],
+                )
 
     target.db.write(write)
     return {table: len(found) for table, found in rows.items()}

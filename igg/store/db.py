@@ -54,7 +54,9 @@ class Database:
     def __init__(self, path: str | os.PathLike[str] | None = None, *, synchronous: str = "FULL") -> None:
         location = resolve_store_path(path)
         if isinstance(location, PostgresURL):
-            raise SessionError(f"store {location} is a PostgreSQL URL; open it with igg.store.backends.open_database")
+            raise SessionError(
+                f"store {location} is a PostgreSQL URL; open it with igg.store.backends.open_database"
+            )
         self.path: Path = location
         self.location: Path = location
         self.synchronous = synchronous
@@ -62,11 +64,15 @@ class Database:
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         if self.path.exists() and self.path.is_dir():
-            raise SessionError(f"store {self.path} is a directory; give a file path such as {self.path / 'sessions.sqlite'}")
+            raise SessionError(
+                f"store {self.path} is a directory; give a file path such as {self.path / 'sessions.sqlite'}"
+            )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise SessionError(f"cannot create the directory of store {self.path}: {exc.strerror or exc}") from None
+            raise SessionError(
+                f"cannot create the directory of store {self.path}: {exc.strerror or exc}"
+            ) from None
         self._retry(self._init_schema)
 
     # ---- connections ---------------------------------------------------------------------------------
@@ -75,8 +81,9 @@ class Database:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             try:
-                conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                                       check_same_thread=False)
+                conn = sqlite3.connect(
+                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+                )
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 conn.execute(f"PRAGMA synchronous = {self.synchronous}")
                 conn.execute("PRAGMA foreign_keys = OFF")
@@ -104,7 +111,9 @@ class Database:
         conn = self.connection()
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
-            raise SessionError(f"store {self.path} cannot use WAL mode (got {mode!r}); use a local file system")
+            raise SessionError(
+                f"store {self.path} cannot use WAL mode (got {mode!r}); use a local file system"
+            )
         with self._transaction(conn):
             migrate(conn, self.dialect, str(self.path))
 
@@ -172,15 +181,21 @@ class Database:
     def _retry(self, attempt: Callable[[], T]) -> T:
         """``attempt``, retried while the database is busy or locked, for at most ``RETRY_SECONDS``."""
         try:
-            return retried(attempt, lambda e: isinstance(e, sqlite3.DatabaseError) and _is_busy(e), RETRY_SECONDS)
+            return retried(
+                attempt, lambda e: isinstance(e, sqlite3.DatabaseError) and _is_busy(e), RETRY_SECONDS
+            )
         except sqlite3.DatabaseError as exc:
             if _not_a_database(exc):
                 raise self._not_a_store() from None
             if not _is_busy(exc):
                 raise SessionError(f"store {self.path}: {exc}") from None
-            raise SessionError(f"store {self.path} stayed locked for {RETRY_SECONDS:.0f} s; "
-                               "another process holds it (a stuck writer?)") from None
+            raise SessionError(
+                f"store {self.path} stayed locked for {RETRY_SECONDS:.0f} s; "
+                "another process holds it (a stuck writer?)"
+            ) from None
 
     def _not_a_store(self) -> SessionRefused:
-        return SessionRefused(f"{self.path} is not an IGG session store (not an SQLite database); give --store "
-                              "a new file name or an existing store")
+        return SessionRefused(
+            f"{self.path} is not an IGG session store (not an SQLite database); give --store "
+            "a new file name or an existing store"
+        )

@@ -40,8 +40,9 @@ class ExportTarget:
 
 
 _COLS = "session_id, target, database, scope, step, iteration, digest, nodes, edges, options, updated_at"
-_UPDATE = ", ".join(f"{c} = excluded.{c}" for c in ("step", "iteration", "digest", "nodes", "edges", "options",
-                                                      "updated_at"))
+_UPDATE = ", ".join(
+    f"{c} = excluded.{c}" for c in ("step", "iteration", "digest", "nodes", "edges", "options", "updated_at")
+)
 
 
 class ExportTargets:
@@ -52,15 +53,21 @@ class ExportTargets:
 
     def get(self, session_id: str, target: str, database: str, scope: str) -> ExportTarget | None:
         """The record of the last export of ``session_id`` into this scope, or None."""
-        row = self.db.read(lambda c: c.execute(
-            f"SELECT {_COLS} FROM export_targets WHERE session_id = ? AND target = ? AND database = ? AND scope = ?",
-            (session_id, target, database, scope)).fetchone())
+        row = self.db.read(
+            lambda c: c.execute(
+                f"SELECT {_COLS} FROM export_targets WHERE session_id = ? AND target = ? AND database = ? AND scope = ?",
+                (session_id, target, database, scope),
+            ).fetchone()
+        )
         return None if row is None else _target(row)
 
     def of_session(self, session_id: str) -> list[ExportTarget]:
         """Every target the session was exported to."""
-        rows = self.db.read(lambda c: c.execute(f"SELECT {_COLS} FROM export_targets WHERE session_id = ? "
-                                                "ORDER BY updated_at", (session_id,)).fetchall())
+        rows = self.db.read(
+            lambda c: c.execute(
+                f"SELECT {_COLS} FROM export_targets WHERE session_id = ? ORDER BY updated_at", (session_id,)
+            ).fetchall()
+        )
         return [_target(r) for r in rows]
 
     def record(self, t: ExportTarget) -> None:
@@ -68,19 +75,48 @@ class ExportTargets:
         now = time.time()
 
         def work(conn: Connection) -> None:
-            conn.execute(f"INSERT INTO export_targets ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT"
-                         f" (session_id, target, database, scope) DO UPDATE SET {_UPDATE}",
-                         (t.session_id, t.target, t.database, t.scope, t.step, t.iteration, t.digest, t.nodes,
-                          t.edges, json.dumps(t.options, sort_keys=True), now))
+            conn.execute(
+                f"INSERT INTO export_targets ({_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT"
+                f" (session_id, target, database, scope) DO UPDATE SET {_UPDATE}",
+                (
+                    t.session_id,
+                    t.target,
+                    t.database,
+                    t.scope,
+                    t.step,
+                    t.iteration,
+                    t.digest,
+                    t.nodes,
+                    t.edges,
+                    json.dumps(t.options, sort_keys=True),
+                    now,
+                ),
+            )
 
         self.db.write(work)
 
     def forget(self, session_id: str, target: str, database: str, scope: str) -> None:
         """Drop the record (the next export is a full one)."""
-        self.db.write(lambda c: c.execute("DELETE FROM export_targets WHERE session_id = ? AND target = ? AND "
-                                          "database = ? AND scope = ?", (session_id, target, database, scope)))
+        self.db.write(
+            lambda c: c.execute(
+                "DELETE FROM export_targets WHERE session_id = ? AND target = ? AND "
+                "database = ? AND scope = ?",
+                (session_id, target, database, scope),
+            )
+        )
 
 
 def _target(r: tuple[Any, ...]) -> ExportTarget:
-    return ExportTarget(session_id=r[0], target=r[1], database=r[2], scope=r[3], step=r[4], iteration=r[5],
-                        digest=r[6], nodes=r[7], edges=r[8], options=json.loads(r[9] or "{}"), updated_at=r[10])
+    return ExportTarget(
+        session_id=r[0],
+        target=r[1],
+        database=r[2],
+        scope=r[3],
+        step=r[4],
+        iteration=r[5],
+        digest=r[6],
+        nodes=r[7],
+        edges=r[8],
+        options=json.loads(r[9] or "{}"),
+        updated_at=r[10],
+    )

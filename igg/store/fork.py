@@ -31,8 +31,11 @@ def fork(store: SessionStore, session_id: str, at: int, new_id: str | None = Non
     an interruption at any point leaves no fork or a whole one."""
     info = store.session(session_id)
     if at > info.last_iteration:
-        raise SessionRefused(f"session {session_id!r} has {info.last_iteration} iterations; fork it at 0.."
-                             f"{info.last_iteration}", session_id=session_id)
+        raise SessionRefused(
+            f"session {session_id!r} has {info.last_iteration} iterations; fork it at 0.."
+            f"{info.last_iteration}",
+            session_id=session_id,
+        )
     target = store.step_of_iteration(session_id, at)
     new_id = new_id or f"{session_id}-fork-{at}"
     request = _with_id(store.request(session_id), new_id)
@@ -54,8 +57,16 @@ def fork(store: SessionStore, session_id: str, at: int, new_id: str | None = Non
                 state.apply_mutation(m)
             state.take_journal()
             state.restore_id_counters(s.next_node, s.next_edge)
-            store.commit_step(new_id, kind=s.kind, record=s.record, mutations=mutations, state=state,
-                              chunk_cursor=s.chunk_cursor, snapshot=s is copies[-1], conn=conn)
+            store.commit_step(
+                new_id,
+                kind=s.kind,
+                record=s.record,
+                mutations=mutations,
+                state=state,
+                chunk_cursor=s.chunk_cursor,
+                snapshot=s is copies[-1],
+                conn=conn,
+            )
         return len(copies)
 
     return new_id, store.db.write(work)

@@ -64,14 +64,17 @@ def replay(store: SessionStore, session_id: str) -> ReplayReport:
         for m in by_step.get(s.step, ()):
             problem = _inapplicable(state, m)
             if problem is not None:
-                report.problems.append(f"step {s.step}: stored mutation {m.op} {m.id} does not apply: "
-                                       f"{problem}")
+                report.problems.append(
+                    f"step {s.step}: stored mutation {m.op} {m.id} does not apply: {problem}"
+                )
                 return report
             state.apply_mutation(m)
         state.take_journal()
         if (state.node_count, state.edge_count) != (s.nodes, s.edges):
-            report.problems.append(f"step {s.step}: {state.node_count} nodes/{state.edge_count} edges after replay, "
-                                   f"{s.nodes}/{s.edges} stored")
+            report.problems.append(
+                f"step {s.step}: {state.node_count} nodes/{state.edge_count} edges after replay, "
+                f"{s.nodes}/{s.edges} stored"
+            )
         if s.step in snapshots:
             snap = store.snapshot(session_id, upto_step=s.step)
             assert snap is not None
@@ -98,7 +101,11 @@ def _inapplicable(state: GraphState, m: Mutation) -> str | None:
             missing = [n for n in (m.source, m.target) if n not in nodes]
             return f"its end {missing[0]} does not exist" if missing else None
         case EdgeDeleted():
-            return None if state.edge_between(m.source, m.type, m.target) == m.id else f"edge {m.id} does not exist"
+            return (
+                None
+                if state.edge_between(m.source, m.type, m.target) == m.id
+                else f"edge {m.id} does not exist"
+            )
         case NodesMerged():
             missing = [n for n in (m.id, m.into) if n not in nodes]
             if missing:
@@ -121,28 +128,48 @@ def undo(store: SessionStore, session_id: str, to_iteration: int, *, owner: str 
     Refuses a session still running, open in another live process (``owner``: the caller's own owner token,
     e.g. a workspace's), or with a plan waiting for review."""
     info = store.session(session_id)
-    if info.status == "running" or (info.status == "open" and owner_alive(info.owner) and info.owner != owner):
-        raise SessionBusy(f"session {session_id!r} is being run by a live process; undo it after the run ends",
-                          session_id=session_id)
+    if info.status == "running" or (
+        info.status == "open" and owner_alive(info.owner) and info.owner != owner
+    ):
+        raise SessionBusy(
+            f"session {session_id!r} is being run by a live process; undo it after the run ends",
+            session_id=session_id,
+        )
     pending, _ = store.review_state(session_id)
     if info.status == "awaiting_review" or (pending is not None and pending.get("state") == "pending"):
         # the plan was checked against this graph: approving it must still hold
-        raise SessionRefused(f"session {session_id!r} has a plan waiting for review; decide it first (approve or "
-                             "reject it), then undo", session_id=session_id)
+        raise SessionRefused(
+            f"session {session_id!r} has a plan waiting for review; decide it first (approve or "
+            "reject it), then undo",
+            session_id=session_id,
+        )
     target = store.step_of_iteration(session_id, to_iteration)
     _, state, last = store.load_state(session_id)
     if target >= last:
-        raise SessionRefused(f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}",
-                             session_id=session_id)
+        raise SessionRefused(
+            f"nothing to undo: iteration {to_iteration} is the last step of session {session_id!r}",
+            session_id=session_id,
+        )
     later = [m for _, m in store.mutations(session_id, after_step=target)]
     for m in reversed(later):
         state.revert_mutation(m)
     inverse = state.take_journal()
-    step = UndoStep(to_iteration=to_iteration, to_step=target,
-                    reasoning=f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})")
+    step = UndoStep(
+        to_iteration=to_iteration,
+        to_step=target,
+        reasoning=f"undo to iteration {to_iteration} (reverted steps {target + 1}..{last})",
+    )
     data = step_data(step)
-    number = store.commit_step(session_id, kind="undo", record=data, mutations=inverse, state=state, snapshot=True,
-                               after=last, owner=owner)
+    number = store.commit_step(
+        session_id,
+        kind="undo",
+        record=data,
+        mutations=inverse,
+        state=state,
+        snapshot=True,
+        after=last,
+        owner=owner,
+    )
     step.step, step.mutations = number, len(inverse)
     return step
 
@@ -175,12 +202,25 @@ def diff(store: SessionStore, session_id: str, a: int, b: int) -> list[Change]:
         else:
             change = "changed"
         ends = ends_after or ends_before if e0.kind == "edge" else None
-        changes.append(Change(kind=e0.kind, element=element, change=change, type=e1.type or e0.type or "",
-                              before=before, after=after, ends=ends))
+        changes.append(
+            Change(
+                kind=e0.kind,
+                element=element,
+                change=change,
+                type=e1.type or e0.type or "",
+                before=before,
+                after=after,
+                ends=ends,
+            )
+        )
     untyped = [c.element for c in changes if not c.type]
     if untyped:
-        types = {e.element: e.type for _, m in store.element_history(session_id, untyped) for e in m.effects()
-                 if e.type}
+        types = {
+            e.element: e.type
+            for _, m in store.element_history(session_id, untyped)
+            for e in m.effects()
+            if e.type
+        }
         for c in changes:
             c.type = c.type or types.get(c.element, "")
     order = {"node": 0, "edge": 1}
@@ -212,18 +252,28 @@ def resolve(store: SessionStore, session_id: str, ref: str) -> list[str]:
         if any(freeze(props.get(k)) == ref or str(props.get(k)) == ref for k in wanted):
             found[element] = None
     if not found:
-        raise SessionRefused(f"nothing in session {session_id!r} matches {ref!r}: give a node id (n3), an edge id "
-                           "(e5) or a node's identity value such as its name")
+        raise SessionRefused(
+            f"nothing in session {session_id!r} matches {ref!r}: give a node id (n3), an edge id "
+            "(e5) or a node's identity value such as its name"
+        )
     return list(found)
 
 
 def _edge_ends(m: Mutation) -> set[str]:
     """The nodes at the ends of the edges a mutation changed (before and after)."""
-    return {n for e in m.effects() if e.kind == "edge" for ends in (e.ends_before, e.ends_after) if ends for n in ends}
+    return {
+        n
+        for e in m.effects()
+        if e.kind == "edge"
+        for ends in (e.ends_before, e.ends_after)
+        if ends
+        for n in ends
+    }
 
 
-def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = True,
-            known_at: float | None = None) -> list[Touch]:
+def explain(
+    store: SessionStore, session_id: str, ref: str, *, edges: bool = True, known_at: float | None = None
+) -> list[Touch]:
     """Every step that created, changed or deleted what ``ref`` names (and, with ``edges``, the edges of a
     node), with the agent's reasoning, the action's verdict, the chunk the context came from, when IGG was told
     and the element's valid time; ``known_at`` (seconds since the epoch): only the steps committed by then."""
@@ -231,9 +281,13 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
     history = store.element_history(session_id, elements)
     if edges:
         nodes = set(elements)
-        touching = {e.element for _, m in store.mutations(session_id) for e in m.effects()
-                    if e.kind == "edge" and any(ends and not nodes.isdisjoint(ends)
-                                                for ends in (e.ends_before, e.ends_after))}
+        touching = {
+            e.element
+            for _, m in store.mutations(session_id)
+            for e in m.effects()
+            if e.kind == "edge"
+            and any(ends and not nodes.isdisjoint(ends) for ends in (e.ends_before, e.ends_after))
+        }
         if touching - nodes:
             history = store.element_history(session_id, sorted(set(elements) | touching, key=_num))
     steps: dict[int, StepInfo] = {s.step: s for s in store.steps(session_id)}
@@ -246,10 +300,22 @@ def explain(store: SessionStore, session_id: str, ref: str, *, edges: bool = Tru
         if known_at is not None and info.created_at > known_at:
             continue
         record = info.record
-        events.append(Touch(step=step, kind=info.kind, iteration=info.iteration, op=m.op, element=m.id,
-                            detail=_detail(m, names), chunk=info.chunk, reasoning=str(record.get("reasoning") or ""),
-                            verdict=_verdict(m, record), evidence=_evidence(m), known_at=rfc3339(info.created_at),
-                            valid=_valid(m)))
+        events.append(
+            Touch(
+                step=step,
+                kind=info.kind,
+                iteration=info.iteration,
+                op=m.op,
+                element=m.id,
+                detail=_detail(m, names),
+                chunk=info.chunk,
+                reasoning=str(record.get("reasoning") or ""),
+                verdict=_verdict(m, record),
+                evidence=_evidence(m),
+                known_at=rfc3339(info.created_at),
+                valid=_valid(m),
+            )
+        )
     return _rewrites(events, steps)
 
 
@@ -260,14 +326,30 @@ def _rewrites(events: list[Touch], steps: dict[int, StepInfo]) -> list[Touch]:
     out: list[Touch] = []
     for e in events:
         last = out[-1] if out else None
-        if (e.op == "add_edge" and last is not None and last.op == "delete_edge" and last.element == e.element
-                and last.step == e.step):
+        if (
+            e.op == "add_edge"
+            and last is not None
+            and last.op == "delete_edge"
+            and last.element == e.element
+            and last.step == e.step
+        ):
             verdicts = [v for v in steps[e.step].record.get("verdicts") or [] if v.get("accepted")]
             e.op = "update_edge"
-            e.verdict = next((v.get("message") for v in verdicts if f"({e.element})" in str(v.get("message"))
-                              and v.get("element") != e.element), None) or next(
-                (v.get("message") for v in verdicts if v.get("action") == "UPDATE_EDGE"
-                 and v.get("element") == e.element), None)
+            e.verdict = next(
+                (
+                    v.get("message")
+                    for v in verdicts
+                    if f"({e.element})" in str(v.get("message")) and v.get("element") != e.element
+                ),
+                None,
+            ) or next(
+                (
+                    v.get("message")
+                    for v in verdicts
+                    if v.get("action") == "UPDATE_EDGE" and v.get("element") == e.element
+                ),
+                None,
+            )
             out[-1] = e
         else:
             out.append(e)
@@ -306,13 +388,25 @@ def _verdict(m: Mutation, record: dict[str, Any]) -> str | None:
     verdicts = [v for v in record.get("verdicts") or [] if v.get("accepted")]
     match m:
         case NodesMerged():
-            return next((v.get("message") for v in verdicts if v.get("action") == "MERGE_NODES"
-                         and v.get("element") == m.into), None)
+            return next(
+                (
+                    v.get("message")
+                    for v in verdicts
+                    if v.get("action") == "MERGE_NODES" and v.get("element") == m.into
+                ),
+                None,
+            )
         case EdgeDeleted():
             found = next((v.get("message") for v in verdicts if v.get("element") == m.id), None)
             # deleted with one of its nodes
-            return found or next((v.get("message") for v in verdicts if v.get("action") == "DELETE_NODE"
-                                  and v.get("element") in (m.source, m.target)), None)
+            return found or next(
+                (
+                    v.get("message")
+                    for v in verdicts
+                    if v.get("action") == "DELETE_NODE" and v.get("element") in (m.source, m.target)
+                ),
+                None,
+            )
         case _:
             return next((v.get("message") for v in verdicts if v.get("element") == m.id), None)
 
@@ -334,8 +428,10 @@ def _detail(m: Mutation, names: dict[str, str] | None = None) -> str:
             return _changed(m.before, m.after)
         case NodesMerged():
             moved = m.moved
-            return (f"merged {names.get(m.id, m.id)} into {names.get(m.into, m.into)}: {moved} "
-                    f"edge{'s' * (moved != 1)} moved, {len(m.edges) - moved} collapsed; {_changed(m.before, m.after)}")
+            return (
+                f"merged {names.get(m.id, m.id)} into {names.get(m.into, m.into)}: {moved} "
+                f"edge{'s' * (moved != 1)} moved, {len(m.edges) - moved} collapsed; {_changed(m.before, m.after)}"
+            )
         case EdgeAdded() | EdgeDeleted():
             props = _props(m.properties)
             ends = f"{names.get(m.source, m.source)} -{m.type}-> {names.get(m.target, m.target)}"

@@ -37,9 +37,11 @@ DEFAULT_STORE = PROJECT_STORE
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 """The URL schemes of a PostgreSQL store."""
 
-_KEYWORDS = re.compile(r"^\s*(?:host|hostaddr|port|dbname|user|password|passfile|sslpassword|sslmode|sslkey|sslcert|"
-                       r"sslrootcert|service|options|application_name|connect_timeout|target_session_attrs)\s*=",
-                       re.IGNORECASE)
+_KEYWORDS = re.compile(
+    r"^\s*(?:host|hostaddr|port|dbname|user|password|passfile|sslpassword|sslmode|sslkey|sslcert|"
+    r"sslrootcert|service|options|application_name|connect_timeout|target_session_attrs)\s*=",
+    re.IGNORECASE,
+)
 """A store argument that is a libpq keyword connection string (``host=db password=...``): never a file path
 (which would show its password in every message naming the store)."""
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
@@ -100,13 +102,17 @@ def resolve_store_path(path: StoreArg | None = None) -> StoreLocation:
         scheme = given.split(":", 1)[0]
         if scheme.lower() in POSTGRES_SCHEMES:
             return PostgresURL(given)
-        raise SessionRefused(f"the store {scheme}://... is a URL IGG cannot keep sessions in: give an SQLite file "
-                             f"path (--store PATH or {STORE_ENV}), e.g. .igg/sessions.sqlite, or a PostgreSQL URL "
-                             "postgresql://USER@HOST/DATABASE")
+        raise SessionRefused(
+            f"the store {scheme}://... is a URL IGG cannot keep sessions in: give an SQLite file "
+            f"path (--store PATH or {STORE_ENV}), e.g. .igg/sessions.sqlite, or a PostgreSQL URL "
+            "postgresql://USER@HOST/DATABASE"
+        )
     if _KEYWORDS.match(given):
-        raise SessionRefused(f"the store {mask_url(given)!r} is a libpq keyword connection string: give a PostgreSQL "
-                             "URL instead, postgresql://USER@HOST:PORT/DATABASE (with ?sslmode=... and the other "
-                             "settings as query parameters)")
+        raise SessionRefused(
+            f"the store {mask_url(given)!r} is a libpq keyword connection string: give a PostgreSQL "
+            "URL instead, postgresql://USER@HOST:PORT/DATABASE (with ?sslmode=... and the other "
+            "settings as query parameters)"
+        )
     if given:
         return Path(given)
     return PROJECT_STORE if PROJECT_STORE.is_file() else home_store()

@@ -42,16 +42,30 @@ unreachable (a restart) before it fails with a ``SessionError``."""
 CONNECT_SECONDS = 5.0
 """How long opening a store waits for its database to accept connections."""
 
-_RETRY_CLASSES = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected, pg_errors.LockNotAvailable,
-                  psycopg.OperationalError, PoolTimeout)
+_RETRY_CLASSES = (
+    pg_errors.SerializationFailure,
+    pg_errors.DeadlockDetected,
+    pg_errors.LockNotAvailable,
+    psycopg.OperationalError,
+    PoolTimeout,
+)
 """Errors after which the same transaction, run again, may succeed (``OperationalError`` covers a lost
 connection and a server shutting down)."""
 
 _NO_RETRY_STATES = ("28", "3D", "42")
 """SQLSTATE classes never retried: bad credentials, an unknown database, an error in the SQL."""
 
-_UNREACHABLE = ("connection refused", "could not connect", "starting up", "shutting down", "timeout expired",
-                "server closed the connection", "no such file or directory", "too many clients", "in recovery")
+_UNREACHABLE = (
+    "connection refused",
+    "could not connect",
+    "starting up",
+    "shutting down",
+    "timeout expired",
+    "server closed the connection",
+    "no such file or directory",
+    "too many clients",
+    "in recovery",
+)
 """What a failed connection attempt says when the server is down or restarting (libpq gives such failures no
 SQLSTATE): opening the store waits for these, and gives up at once on any other (a wrong password, an unknown
 database)."""
@@ -103,25 +117,40 @@ class PostgresDatabase:
         self.location = location
         self._local = threading.local()
         self._first_connection()
-        self.pool = ConnectionPool(location.url, min_size=min_size, max_size=max_size, open=True,
-                                   kwargs={"autocommit": True}, check=ConnectionPool.check_connection,
-                                   name="igg-store", timeout=CONNECT_SECONDS)
+        self.pool = ConnectionPool(
+            location.url,
+            min_size=min_size,
+            max_size=max_size,
+            open=True,
+            kwargs={"autocommit": True},
+            check=ConnectionPool.check_connection,
+            name="igg-store",
+            timeout=CONNECT_SECONDS,
+        )
 
     def _first_connection(self) -> None:
         """Migrate the schema over one connection of its own: a wrong URL or a database that is down fails here,
         with the driver's reason (the pool would only time out)."""
+
         def down(exc: BaseException) -> bool:  # a server still starting or briefly away: worth waiting for
-            return (isinstance(exc, psycopg.Error) and self._retryable(exc)
-                    and any(words in str(exc).lower() for words in _UNREACHABLE))
+            return (
+                isinstance(exc, psycopg.Error)
+                and self._retryable(exc)
+                and any(words in str(exc).lower() for words in _UNREACHABLE)
+            )
 
         def attempt() -> None:
-            with psycopg.connect(self.location.url, autocommit=True, connect_timeout=int(CONNECT_SECONDS)) as conn:
+            with psycopg.connect(
+                self.location.url, autocommit=True, connect_timeout=int(CONNECT_SECONDS)
+            ) as conn:
                 self._transaction(conn, "BEGIN", lambda c: migrate(c, self.dialect, str(self.location)))
 
         try:
             retried(attempt, down, CONNECT_SECONDS, first_wait=0.1, longest_wait=1.0)
         except psycopg.Error as exc:
-            raise SessionRefused(f"cannot open the PostgreSQL store {self.location}: {self._message(exc)}") from None
+            raise SessionRefused(
+                f"cannot open the PostgreSQL store {self.location}: {self._message(exc)}"
+            ) from None
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
@@ -149,7 +178,11 @@ class PostgresDatabase:
 
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run ``work(conn)`` in one write transaction, retried while the database is busy or unreachable."""
-        return self._inside(work) if getattr(self._local, "conn", None) is not None else self._retry("BEGIN", work)
+        return (
+            self._inside(work)
+            if getattr(self._local, "conn", None) is not None
+            else self._retry("BEGIN", work)
+        )
 
     def read(self, work: Callable[[Connection], T], *, statement: bool = False) -> T:
         """Run ``work(conn)`` in one read-only transaction (a consistent view), retried the same way;
@@ -212,14 +245,18 @@ class PostgresDatabase:
         try:
             return retried(attempt, again, RETRY_SECONDS)
         except _CommitLost as lost:  # never run twice: a step might be stored twice
-            raise SessionError(f"store {self.location}: the connection broke while a write was committing "
-                               f"({self._message(lost.cause)}); it may or may not have been kept: read the "
-                               "session again before repeating it") from None
+            raise SessionError(
+                f"store {self.location}: the connection broke while a write was committing "
+                f"({self._message(lost.cause)}); it may or may not have been kept: read the "
+                "session again before repeating it"
+            ) from None
         except psycopg.Error as exc:
             if isinstance(exc, pg_errors.UniqueViolation) or not self._retryable(exc):
                 raise SessionError(f"store {self.location}: {self._message(exc)}") from None
-            raise SessionError(f"store {self.location} stayed busy or unreachable for {RETRY_SECONDS:.0f} s:"
-                               f" {self._message(exc)}") from None
+            raise SessionError(
+                f"store {self.location} stayed busy or unreachable for {RETRY_SECONDS:.0f} s:"
+                f" {self._message(exc)}"
+            ) from None
 
     def _retryable(self, exc: psycopg.Error) -> bool:
         state = exc.sqlstate or ""

@@ -32,13 +32,22 @@ have been committed since the last: its cost stays bounded per mutation, whateve
 class SessionRecorder:
     """Persists a session into a ``SessionStore``: one durable transaction per iteration (a ``Recorder``)."""
 
-    def __init__(self, store: SessionStore, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
-                 force: bool = False, resume: bool = False, owner: str | None = None, shared: bool = False,
-                 last_step: int = 0) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        agent: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        force: bool = False,
+        resume: bool = False,
+        owner: str | None = None,
+        shared: bool = False,
+        last_step: int = 0,
+    ) -> None:
         self.store = store
         if agent and agent.startswith("script:") and len(agent) > len("script:"):
             # a resume may run from another directory: keep the transcript's absolute path
-            agent = "script:" + str(Path(agent[len("script:"):]).resolve())
+            agent = "script:" + str(Path(agent[len("script:") :]).resolve())
         self.agent = agent
         self.options = dict(options or {})
         self.force = force
@@ -61,7 +70,9 @@ class SessionRecorder:
         self._pending_sid = session_id
         return self
 
-    def begin(self, request: Request, state: GraphState, records: list[IterationRecord] | None = None) -> None:
+    def begin(
+        self, request: Request, state: GraphState, records: list[IterationRecord] | None = None
+    ) -> None:
         """Register the session, or claim the existing one when resuming (``records``: the iterations already
         stored, which are not written again). A second call for the same session does nothing."""
         if self.session_id is not None and self.session_id == request.session_id:
@@ -72,8 +83,13 @@ class SessionRecorder:
         elif self.resume:
             self.store.claim(request.session_id or "", self.owner, force=self.force)
         else:
-            self.store.create_session(request, agent=self.agent, options=self.options,
-                                      owner=None if self.shared else self.owner, force=self.force)
+            self.store.create_session(
+                request,
+                agent=self.agent,
+                options=self.options,
+                owner=None if self.shared else self.owner,
+                force=self.force,
+            )
         self.session_id = request.session_id
         self.state = state
 
@@ -85,19 +101,37 @@ class SessionRecorder:
         snapshot = self._since_snapshot >= max(SNAPSHOT_MIN_MUTATIONS, state.node_count + state.edge_count)
         data = codec.record_data(record)  # encoded once, here: the record's dict gives the step's counters
         self.last_step = self.store.commit_step(
-            self._sid(), kind="iteration", record=data, record_json=codec.dumps(data), mutations=mutations,
-            state=state, owner=self.owner, chunk_cursor=record.chunk_cursor, snapshot=snapshot, after=self._after())
+            self._sid(),
+            kind="iteration",
+            record=data,
+            record_json=codec.dumps(data),
+            mutations=mutations,
+            state=state,
+            owner=self.owner,
+            chunk_cursor=record.chunk_cursor,
+            snapshot=snapshot,
+            after=self._after(),
+        )
         if snapshot:
             self._since_snapshot = 0
 
-    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+    def keep(
+        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+    ) -> None:
         """Commit a step other than an iteration (a review plan or decision, a code map's update) with its
         mutations. A recorder that has not begun (an update of a finished map) writes without claiming."""
         data = step_data(step)
         owner = self.owner if self.session_id is not None or self.shared else None
-        self.last_step = self.store.commit_step(self.session_id or self._pending_sid, kind=data["kind"], record=data,
-                                                mutations=list(mutations), state=state, owner=owner,
-                                                snapshot=snapshot, after=self._after())
+        self.last_step = self.store.commit_step(
+            self.session_id or self._pending_sid,
+            kind=data["kind"],
+            record=data,
+            mutations=list(mutations),
+            state=state,
+            owner=owner,
+            snapshot=snapshot,
+            after=self._after(),
+        )
 
     def finish(self, result: RunResult) -> None:
         """Commit the end of the run: mutations made after the last iteration, a final snapshot, the stop
@@ -112,9 +146,16 @@ class SessionRecorder:
             return
         summary = codec.record_to_dict(result.summary())
         self.last_step = self.store.commit_step(
-            self._sid(), kind="finalize", record={"kind": "finalize", **summary},
-            mutations=list(result.final_mutations), state=result.state, owner=self.owner, snapshot=True,
-            finish=summary, after=self._after())
+            self._sid(),
+            kind="finalize",
+            record={"kind": "finalize", **summary},
+            mutations=list(result.final_mutations),
+            state=result.state,
+            owner=self.owner,
+            snapshot=True,
+            finish=summary,
+            after=self._after(),
+        )
 
     def _after(self) -> int | None:
         return self.last_step if self.shared else None
@@ -158,16 +199,20 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     """Rebuild an interrupted session from the store (``SessionError`` when it is unknown or finished)."""
     info = store.session(session_id)
     if info.status == "finished":
-        raise SessionRefused(f"session {session_id!r} already finished ({info.stop_reason}); nothing to resume",
-                             session_id=session_id)
+        raise SessionRefused(
+            f"session {session_id!r} already finished ({info.stop_reason}); nothing to resume",
+            session_id=session_id,
+        )
     # every mutation replayed from the start, not from a snapshot: that rebuilds the state exactly as the run
     # left it, down to what a snapshot does not keep (the order of recent touches the observation shows)
     # (one read of the request, of the mutations and of the steps)
     request = store.request(session_id)
     state, problems = build_state(request)
     if problems:
-        raise SessionError(f"the stored request of session {session_id!r} no longer builds: {problems[0]}",
-                           session_id=session_id)
+        raise SessionError(
+            f"the stored request of session {session_id!r} no longer builds: {problems[0]}",
+            session_id=session_id,
+        )
     by_step: dict[int, list[Mutation]] = {}
     for step, m in store.mutations(session_id):
         by_step.setdefault(step, []).append(m)
@@ -190,15 +235,27 @@ def resume_point(store: SessionStore, session_id: str) -> ResumePoint:
     last = typed[-1] if typed else None
     if isinstance(last, PlanPending):
         review = shlex.join(["igg", "review", session_id, "--store", str(store.path)])
-        raise SessionRefused(f"session {session_id!r} has plan {last.plan.plan_id} (iteration "
-                             f"{last.plan.iteration}) waiting for review; decide it first: `{review} --approve` "
-                             f"or `{review} --reject NOTE`", session_id=session_id)
+        raise SessionRefused(
+            f"session {session_id!r} has plan {last.plan.plan_id} (iteration "
+            f"{last.plan.iteration}) waiting for review; decide it first: `{review} --approve` "
+            f"or `{review} --reject NOTE`",
+            session_id=session_id,
+        )
     if isinstance(last, PlanRejected):
         notes.append(f"A reviewer rejected your last plan: {last.note or '(no note)'}")
     next_iteration = max((r.iteration for r in records), default=0) + 1
-    return ResumePoint(request=request, state=state, next_iteration=next_iteration, records=records,
-                       chunk_cursor=records[-1].chunk_cursor + records[-1].advances if records else 0, agent=info.agent,
-                       options=info.options, notes=notes, spent=spent, plans=plans)
+    return ResumePoint(
+        request=request,
+        state=state,
+        next_iteration=next_iteration,
+        records=records,
+        chunk_cursor=records[-1].chunk_cursor + records[-1].advances if records else 0,
+        agent=info.agent,
+        options=info.options,
+        notes=notes,
+        spent=spent,
+        plans=plans,
+    )
 
 
 def _add_usage(total: Usage, usage: Mapping[str, Any] | None) -> None:

@@ -110,15 +110,60 @@ CREATE TABLE IF NOT EXISTS export_targets (
 """
 
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "sessions": ("session_id", "status", "stop_reason", "goal", "request", "agent", "options", "created_at",
-                 "updated_at", "last_step", "last_iteration", "nodes", "edges", "owner", "result"),
-    "steps": ("session_id", "step", "kind", "iteration", "chunk", "chunk_cursor", "proposed", "accepted", "rejected",
-              "rejected_by_code", "tokens", "ms", "nodes", "edges", "next_node", "next_edge", "mutation_count",
-              "record", "created_at", "review_state"),
+    "sessions": (
+        "session_id",
+        "status",
+        "stop_reason",
+        "goal",
+        "request",
+        "agent",
+        "options",
+        "created_at",
+        "updated_at",
+        "last_step",
+        "last_iteration",
+        "nodes",
+        "edges",
+        "owner",
+        "result",
+    ),
+    "steps": (
+        "session_id",
+        "step",
+        "kind",
+        "iteration",
+        "chunk",
+        "chunk_cursor",
+        "proposed",
+        "accepted",
+        "rejected",
+        "rejected_by_code",
+        "tokens",
+        "ms",
+        "nodes",
+        "edges",
+        "next_node",
+        "next_edge",
+        "mutation_count",
+        "record",
+        "created_at",
+        "review_state",
+    ),
     "mutations": ("session_id", "step", "seq", "op", "element", "data"),
     "snapshots": ("session_id", "step", "document"),
-    "export_targets": ("session_id", "target", "database", "scope", "step", "iteration", "digest", "nodes", "edges",
-                       "options", "updated_at"),
+    "export_targets": (
+        "session_id",
+        "target",
+        "database",
+        "scope",
+        "step",
+        "iteration",
+        "digest",
+        "nodes",
+        "edges",
+        "options",
+        "updated_at",
+    ),
 }
 """Every column of each per-session table at the latest schema (what copying a session between stores copies)."""
 
@@ -146,8 +191,10 @@ def _review_state(conn: Connection, dialect: Dialect) -> None:
     filled in for the review steps already stored."""
     conn.execute("ALTER TABLE steps ADD COLUMN review_state TEXT")
     rows = conn.execute("SELECT session_id, step, record FROM steps WHERE kind = 'review'").fetchall()
-    conn.executemany("UPDATE steps SET review_state = ? WHERE session_id = ? AND step = ?",
-                     [(review_state_of(json.loads(record)), sid, step) for sid, step, record in rows])
+    conn.executemany(
+        "UPDATE steps SET review_state = ? WHERE session_id = ? AND step = ?",
+        [(review_state_of(json.loads(record)), sid, step) for sid, step, record in rows],
+    )
 
 
 def review_state_of(record: object) -> str | None:
@@ -187,17 +234,24 @@ def migrate(conn: Connection, dialect: Dialect, where: str) -> list[int]:
     elif row[0] != FORMAT_VERSION:
         raise SessionRefused(f"store {where} has format {row[0]}; this IGG reads format {FORMAT_VERSION}")
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-    current = int(row[0]) if row is not None else 0  # the first stores recorded no schema (their DDL is rerun)
+    current = (
+        int(row[0]) if row is not None else 0
+    )  # the first stores recorded no schema (their DDL is rerun)
     latest = MIGRATIONS[-1].version
     if current > latest:
-        raise SessionRefused(f"store {where} has schema {current}, newer than this IGG's ({latest}): a newer IGG "
-                             "wrote it; upgrade IGG to open it (pip install -U igg)")
+        raise SessionRefused(
+            f"store {where} has schema {current}, newer than this IGG's ({latest}): a newer IGG "
+            "wrote it; upgrade IGG to open it (pip install -U igg)"
+        )
     applied = []
     for migration in MIGRATIONS:
         if migration.version > current:
             migration.apply(conn, dialect)
             applied.append(migration.version)
     if applied:
-        conn.execute("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value ="
-                     " excluded.value", (str(latest),))
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value ="
+            " excluded.value",
+            (str(latest),),
+        )
     return applied

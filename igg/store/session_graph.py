@@ -16,9 +16,14 @@ from igg.store.location import StoreArg
 from igg.store.store import SessionStore
 
 
-def session_graph(store_path: StoreArg | None, session_id: str, *, iteration: int | None = None,
-                  as_of: str | None = None, known_at: str | None = None
-                  ) -> tuple[GraphState, Schema, dict[str, Any]]:
+def session_graph(
+    store_path: StoreArg | None,
+    session_id: str,
+    *,
+    iteration: int | None = None,
+    as_of: str | None = None,
+    known_at: str | None = None,
+) -> tuple[GraphState, Schema, dict[str, Any]]:
     """(state, schema, metadata) of a session as it stands, or as it was after ``iteration``; ``known_at``: as the
     journal held it at that time (what IGG had been told by then); ``as_of``: only the facts valid at that
     time (``igg.graph.asof``). Both are ISO 8601 times (``igg.models.validtime``). The metadata's ``told`` maps
@@ -33,16 +38,25 @@ def session_graph(store_path: StoreArg | None, session_id: str, *, iteration: in
             known = store.step_known_at(session_id, told_at.timestamp())
             step = known if step is None else min(step, known)
         request, state, at = store.load_state(session_id, upto_step=step)
-        told = {str(s.iteration): rfc3339(s.created_at) for s in store.steps(session_id, with_records=False)
-                if s.step <= at and s.iteration is not None and s.kind in ("iteration", "update")}
+        told = {
+            str(s.iteration): rfc3339(s.created_at)
+            for s in store.steps(session_id, with_records=False)
+            if s.step <= at and s.iteration is not None and s.kind in ("iteration", "update")
+        }
     finally:
         store.close()
     if valid_at is not None:
         state = as_of_state(state, valid_at)
-    metadata: dict[str, Any] = {"session_id": session_id, "goal": request.goal_prompt,
-                                "stop_reason": info.stop_reason, "status": info.status,
-                                "iterations": store_iteration(info.last_iteration, iteration, told_at, at),
-                                "step": at, **lineage_of(info.options), "told": told}
+    metadata: dict[str, Any] = {
+        "session_id": session_id,
+        "goal": request.goal_prompt,
+        "stop_reason": info.stop_reason,
+        "status": info.status,
+        "iterations": store_iteration(info.last_iteration, iteration, told_at, at),
+        "step": at,
+        **lineage_of(info.options),
+        "told": told,
+    }
     if as_of is not None:
         metadata["as_of"] = parse_time(as_of)[0]
     if known_at is not None:

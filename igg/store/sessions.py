@@ -31,13 +31,28 @@ class StoreSessions:
         self.owner = owner or owner_token()
         """This process's writer token in the store (``host:pid:nonce``)."""
 
-    def recorder(self, *, agent: str | None = None, options: Mapping[str, Any] | None = None,
-                 force: bool = False, resume: bool = False, shared: bool = False,
-                 last_step: int = 0) -> SessionRecorder:
+    def recorder(
+        self,
+        *,
+        agent: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        force: bool = False,
+        resume: bool = False,
+        shared: bool = False,
+        last_step: int = 0,
+    ) -> SessionRecorder:
         """A recorder writing one session into the store (``resume``: claims an existing session; ``shared``:
         claims nothing, and each commit checks the session is still at ``last_step``, see ``SessionRecorder``)."""
-        return SessionRecorder(self.store, agent=agent, options=options, force=force, resume=resume,
-                               owner=self.owner, shared=shared, last_step=last_step)
+        return SessionRecorder(
+            self.store,
+            agent=agent,
+            options=options,
+            force=force,
+            resume=resume,
+            owner=self.owner,
+            shared=shared,
+            last_step=last_step,
+        )
 
     def events_since(self, session_id: str, step: int) -> list[tuple[int, list[Event]]]:
         """The events of the iterations stored after ``step``, rebuilt from their stored records."""
@@ -45,7 +60,9 @@ class StoreSessions:
         for s in self.store.steps(session_id, after_step=step):
             if s.kind != "iteration" or s.iteration is None:
                 continue
-            known = {k: v for k, v in s.record.items() if k in _RECORD_FIELDS}  # a store written by another version
+            known = {
+                k: v for k, v in s.record.items() if k in _RECORD_FIELDS
+            }  # a store written by another version
             record = IterationRecord.from_dict({**known, "iteration": s.iteration})
             out.append((s.step, iteration_events(session_id, record, nodes=s.nodes, edges=s.edges)))
         return out
@@ -68,15 +85,22 @@ class StoreSessions:
         last = store.last_record(session_id)
 
         def read_records() -> list[IterationRecord]:
-            return [codec.record_from_dict(s.record) for s in store.steps(session_id) if s.kind == "iteration"]
+            return [
+                codec.record_from_dict(s.record) for s in store.steps(session_id) if s.kind == "iteration"
+            ]
 
         review, plans = store.review_state(session_id)
         step = read_step("review", review) if review is not None else None
-        return LoadedSession(request=request, info=info, state=state,
-                             last_record=codec.record_from_dict(last) if last is not None else None,
-                             read_records=read_records, plans=plans,
-                             pending=step.plan if isinstance(step, PlanPending) else None,
-                             review_note=(step.note or "(no note)") if isinstance(step, PlanRejected) else None)
+        return LoadedSession(
+            request=request,
+            info=info,
+            state=state,
+            last_record=codec.record_from_dict(last) if last is not None else None,
+            read_records=read_records,
+            plans=plans,
+            pending=step.plan if isinstance(step, PlanPending) else None,
+            review_note=(step.note or "(no note)") if isinstance(step, PlanRejected) else None,
+        )
 
     def sessions(self, status: SessionStatus | None = None, limit: int = 100) -> list[SessionInfo]:
         """Sessions, most recently updated first."""

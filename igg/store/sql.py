@@ -21,8 +21,14 @@ Dialect = Literal["sqlite", "postgresql"]
 """Which database runs the SQL: ``sqlite`` (a file, ``igg.store.db``) or ``postgresql`` (``igg.store.postgres``)."""
 
 
-def retried(attempt: Callable[[], T], again: Callable[[BaseException], bool], seconds: float, *,
-            first_wait: float = 0.005, longest_wait: float = 0.5) -> T:
+def retried(
+    attempt: Callable[[], T],
+    again: Callable[[BaseException], bool],
+    seconds: float,
+    *,
+    first_wait: float = 0.005,
+    longest_wait: float = 0.5,
+) -> T:
     """``attempt()``, tried again while it fails with an error ``again`` accepts (the database busy or briefly
     unreachable), with jittered exponential waits (``first_wait`` doubling up to ``longest_wait``), for at most
     ``seconds``; then its last error is raised. The retry loop is tenacity's; it is imported only when a first
@@ -38,11 +44,15 @@ def retried(attempt: Callable[[], T], again: Callable[[BaseException], bool], se
     import tenacity
 
     def wait(state: tenacity.RetryCallState) -> float:  # the delay doubles, capped, times a jitter of 0.5-1.5
-        return float(min(first_wait * 2 ** state.attempt_number, longest_wait) * (0.5 + random.random()))
+        return float(min(first_wait * 2**state.attempt_number, longest_wait) * (0.5 + random.random()))
 
     time.sleep(first_wait * (0.5 + random.random()))
-    retrying = tenacity.Retrying(retry=tenacity.retry_if_exception(again), stop=tenacity.stop_after_delay(seconds),
-                                 wait=wait, reraise=True)
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception(again),
+        stop=tenacity.stop_after_delay(seconds),
+        wait=wait,
+        reraise=True,
+    )
     return retrying(attempt)
 
 

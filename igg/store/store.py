@@ -128,60 +128,104 @@ class SessionStore:
         self.db.close()
 
     # ---- writing -------------------------------------------------------------------------------------
-    def create_session(self, request: Request, *, agent: str | None = None, options: dict[str, Any] | None = None,
-                       owner: str | None = None, force: bool = False) -> SessionInfo:
+    def create_session(
+        self,
+        request: Request,
+        *,
+        agent: str | None = None,
+        options: dict[str, Any] | None = None,
+        owner: str | None = None,
+        force: bool = False,
+    ) -> SessionInfo:
         """Register a new session. An existing session of the same id is an error unless ``force``."""
         session_id = request.session_id
         if not session_id:
             raise SessionError("the request has no session_id; load it with load_request, which assigns one")
-        self.db.write(lambda conn: self.insert_session(conn, request, agent=agent, options=options, owner=owner,
-                                                       force=force))
+        self.db.write(
+            lambda conn: self.insert_session(
+                conn, request, agent=agent, options=options, owner=owner, force=force
+            )
+        )
         return self.session(session_id)
 
-    def insert_session(self, conn: Connection, request: Request, *, agent: str | None = None,
-                       options: dict[str, Any] | None = None, owner: str | None = None, force: bool = False) -> None:
+    def insert_session(
+        self,
+        conn: Connection,
+        request: Request,
+        *,
+        agent: str | None = None,
+        options: dict[str, Any] | None = None,
+        owner: str | None = None,
+        force: bool = False,
+    ) -> None:
         """``create_session``'s write, inside the caller's transaction ``conn`` (a fork writes a session and its
         steps in one)."""
         session_id = request.session_id or ""
-        row = conn.execute("SELECT status, last_iteration, owner, agent FROM sessions WHERE session_id = ?",
-                           (session_id,)).fetchone()
+        row = conn.execute(
+            "SELECT status, last_iteration, owner, agent FROM sessions WHERE session_id = ?", (session_id,)
+        ).fetchone()
         if row is not None:
             if not force:
                 status = _status(row[0], row[2], row[3])
-                what = (f"inspect it with `igg show {session_id}`" if status == "finished" else
-                        f"continue it with `igg resume {session_id}`")
+                what = (
+                    f"inspect it with `igg show {session_id}`"
+                    if status == "finished"
+                    else f"continue it with `igg resume {session_id}`"
+                )
                 raise SessionExists(
                     f"session {session_id!r} already exists in {self.path} ({status}, {row[1]} iterations); "
                     f"{what}, replace it with --force, or give the request another session_id",
-                    session_id=session_id)
+                    session_id=session_id,
+                )
             if row[0] == "running" and owner_alive(row[2]):
-                raise SessionBusy(f"session {session_id!r} is being written by a live process ({row[2]}); "
-                                  "stop it before replacing the session", session_id=session_id)
+                raise SessionBusy(
+                    f"session {session_id!r} is being written by a live process ({row[2]}); "
+                    "stop it before replacing the session",
+                    session_id=session_id,
+                )
             _delete(conn, session_id)
         now = time.time()
         conn.execute(
             "INSERT INTO sessions (session_id, status, goal, request, agent, options, created_at, updated_at,"
             " owner, nodes, edges) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, 0, 0)",
-            (session_id, request.goal_prompt, codec.request_to_json(request), agent, codec.dumps(options or {}),
-             now, now, owner))
+            (
+                session_id,
+                request.goal_prompt,
+                codec.request_to_json(request),
+                agent,
+                codec.dumps(options or {}),
+                now,
+                now,
+                owner,
+            ),
+        )
 
     def claim(self, session_id: str, owner: str, *, force: bool = False) -> SessionInfo:
         """Make ``owner`` the writer of an unfinished session (resume). Refuses a finished session, and one
         whose writer is still alive unless ``force``."""
 
         def work(conn: Connection) -> None:
-            row = conn.execute("SELECT status, owner, stop_reason FROM sessions WHERE session_id = ?",
-                               (session_id,)).fetchone()
+            row = conn.execute(
+                "SELECT status, owner, stop_reason FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
             if row is None:
                 raise self._unknown(conn, session_id)
             if row[0] == "finished":
-                raise SessionRefused(f"session {session_id!r} already finished ({row[2]}); nothing to resume "
-                                     f"(inspect it with `igg show {session_id}`)", session_id=session_id)
+                raise SessionRefused(
+                    f"session {session_id!r} already finished ({row[2]}); nothing to resume "
+                    f"(inspect it with `igg show {session_id}`)",
+                    session_id=session_id,
+                )
             if owner_alive(row[1]) and row[1] != owner and not force:
-                raise SessionBusy(f"session {session_id!r} is still being run by a live process ({row[1]}); "
-                                  "resume it after that process ends, or pass --force", session_id=session_id)
-            conn.execute("UPDATE sessions SET owner = ?, updated_at = ? WHERE session_id = ?",
-                         (owner, time.time(), session_id))
+                raise SessionBusy(
+                    f"session {session_id!r} is still being run by a live process ({row[1]}); "
+                    "resume it after that process ends, or pass --force",
+                    session_id=session_id,
+                )
+            conn.execute(
+                "UPDATE sessions SET owner = ?, updated_at = ? WHERE session_id = ?",
+                (owner, time.time(), session_id),
+            )
 
         self.db.write(work)
         return self.session(session_id)
@@ -189,13 +233,28 @@ class SessionStore:
     def release(self, session_id: str, owner: str) -> None:
         """Stop being the writer of an unfinished session (a run waiting for review), so another process (the
         reviewer, a resume) may claim it at once; does nothing when ``owner`` no longer writes it."""
-        self.db.write(lambda conn: conn.execute("UPDATE sessions SET owner = NULL WHERE session_id = ? AND owner = ?",
-                                                (session_id, owner)))
+        self.db.write(
+            lambda conn: conn.execute(
+                "UPDATE sessions SET owner = NULL WHERE session_id = ? AND owner = ?", (session_id, owner)
+            )
+        )
 
-    def commit_step(self, session_id: str, *, kind: str, record: dict[str, Any], mutations: list[Mutation],
-                    state: GraphState, owner: str | None = None, chunk_cursor: int | None = None,
-                    snapshot: bool = False, finish: dict[str, Any] | None = None,
-                    record_json: str | None = None, conn: Connection | None = None, after: int | None = None) -> int:
+    def commit_step(
+        self,
+        session_id: str,
+        *,
+        kind: str,
+        record: dict[str, Any],
+        mutations: list[Mutation],
+        state: GraphState,
+        owner: str | None = None,
+        chunk_cursor: int | None = None,
+        snapshot: bool = False,
+        finish: dict[str, Any] | None = None,
+        record_json: str | None = None,
+        conn: Connection | None = None,
+        after: int | None = None,
+    ) -> int:
         """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
         transaction; returns its step number. ``owner``, when given, must still own the session. ``after``: a
         shared writer's check instead (several servers on one store): the session's last step must still be
@@ -212,7 +271,10 @@ class SessionStore:
                 by_code[str(v.get("code"))] = by_code.get(str(v.get("code")), 0) + 1
         accepted = sum(1 for v in verdicts if v.get("accepted"))
         usage = record.get("usage") or {}
-        tokens = int(usage.get("total_tokens") or (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0))
+        tokens = int(
+            usage.get("total_tokens")
+            or (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
+        )
         ms = float((record.get("timings_ms") or {}).get("total") or 0.0)
         next_node, next_edge = state.id_counters
         nodes, edges = state.node_count, state.edge_count
@@ -226,38 +288,81 @@ class SessionStore:
         def work(conn: Connection) -> int:
             # touching the session's row first locks it (PostgreSQL; an SQLite write holds the whole file): a
             # concurrent commit of the session waits here and then numbers its step after this one
-            touched = conn.execute("UPDATE sessions SET updated_at = ? WHERE session_id = ? RETURNING last_step,"
-                                   " owner, status, last_iteration", (now, session_id)).fetchall()
+            touched = conn.execute(
+                "UPDATE sessions SET updated_at = ? WHERE session_id = ? RETURNING last_step,"
+                " owner, status, last_iteration",
+                (now, session_id),
+            ).fetchall()
             row = touched[0] if touched else None
             if row is None:
-                raise SessionNotFound(f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)",
-                                      session_id=session_id)
+                raise SessionNotFound(
+                    f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)",
+                    session_id=session_id,
+                )
             _may_commit(session_id, row, kind=kind, owner=owner, after=after)
             step = row[0] + 1
             # (a shared writer's version check above already rules out an iteration stored twice)
-            if iteration is not None and after is None and conn.execute(
+            if (
+                iteration is not None
+                and after is None
+                and conn.execute(
                     "SELECT 1 FROM steps WHERE session_id = ? AND kind = 'iteration' AND iteration = ?",
-                    (session_id, iteration)).fetchone() is not None:
-                raise SessionRefused(f"iteration {iteration} of session {session_id!r} is already stored; "
-                                     "it is never applied twice", session_id=session_id)
+                    (session_id, iteration),
+                ).fetchone()
+                is not None
+            ):
+                raise SessionRefused(
+                    f"iteration {iteration} of session {session_id!r} is already stored; "
+                    "it is never applied twice",
+                    session_id=session_id,
+                )
             conn.execute(
                 "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_cursor, proposed, accepted,"
                 " rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge, mutation_count, record,"
                 " created_at, review_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, step, kind, iteration, record.get("chunk"), chunk_cursor, len(verdicts), accepted,
-                 len(verdicts) - accepted, codec.dumps(by_code) if by_code else "{}", tokens, ms, nodes, edges, next_node, next_edge,
-                 len(rows), record_json, now, review))
-            conn.executemany("INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
-                             [(session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(rows)])
+                (
+                    session_id,
+                    step,
+                    kind,
+                    iteration,
+                    record.get("chunk"),
+                    chunk_cursor,
+                    len(verdicts),
+                    accepted,
+                    len(verdicts) - accepted,
+                    codec.dumps(by_code) if by_code else "{}",
+                    tokens,
+                    ms,
+                    nodes,
+                    edges,
+                    next_node,
+                    next_edge,
+                    len(rows),
+                    record_json,
+                    now,
+                    review,
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
+                [(session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(rows)],
+            )
             if snap is not None:
-                conn.execute("INSERT INTO snapshots (session_id, step, document) VALUES (?, ?, ?) ON CONFLICT"
-                             " (session_id, step) DO UPDATE SET document = excluded.document", (session_id, step, snap))
+                conn.execute(
+                    "INSERT INTO snapshots (session_id, step, document) VALUES (?, ?, ?) ON CONFLICT"
+                    " (session_id, step) DO UPDATE SET document = excluded.document",
+                    (session_id, step, snap),
+                )
             conn.execute(
                 "UPDATE sessions SET last_step = ?, last_iteration = ?, nodes = ?, edges = ?, updated_at = ?"
-                " WHERE session_id = ?", (step, max(row[3], iteration or 0), nodes, edges, now, session_id))
+                " WHERE session_id = ?",
+                (step, max(row[3], iteration or 0), nodes, edges, now, session_id),
+            )
             if finish is not None:
-                conn.execute("UPDATE sessions SET status = 'finished', stop_reason = ?, result = ? WHERE session_id = ?",
-                             (finish.get("stop_reason"), codec.dumps(finish), session_id))
+                conn.execute(
+                    "UPDATE sessions SET status = 'finished', stop_reason = ?, result = ? WHERE session_id = ?",
+                    (finish.get("stop_reason"), codec.dumps(finish), session_id),
+                )
             return int(step)
 
         return work(conn) if conn is not None else self.db.write(work)
@@ -269,15 +374,18 @@ class SessionStore:
     # ---- reading -------------------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         """Every session, most recently updated first."""
-        rows = self.db.read(lambda c: c.execute(f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC")
-                            .fetchall())
+        rows = self.db.read(
+            lambda c: c.execute(f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC").fetchall()
+        )
         return [_session_info(r) for r in rows]
 
     def session(self, session_id: str) -> SessionInfo:
         """One session; ``SessionError`` naming the known sessions when it is not in the store."""
 
         def work(conn: Connection) -> SessionInfo:
-            row = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_SESSION_COLS} FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
             if row is None:
                 raise self._unknown(conn, session_id)
             return _session_info(row)
@@ -286,8 +394,9 @@ class SessionStore:
 
     def request(self, session_id: str) -> Request:
         """The request the session was started with."""
-        text = self.db.read(lambda c: c.execute("SELECT request FROM sessions WHERE session_id = ?",
-                                                 (session_id,)).fetchone())
+        text = self.db.read(
+            lambda c: c.execute("SELECT request FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        )
         if text is None:
             self.session(session_id)  # raises the helpful error
         return load_request(json.loads(text[0]), source_name=f"stored request of session {session_id!r}")
@@ -296,15 +405,23 @@ class SessionStore:
         """The committed steps of a session (after ``after_step``), in order."""
         self.session(session_id)
         cols = _STEP_COLS + (", record" if with_records else "")
-        rows = self.db.read(lambda c: c.execute(f"SELECT {cols} FROM steps WHERE session_id = ? AND step > ? ORDER BY"
-                                                " step", (session_id, after_step)).fetchall())
+        rows = self.db.read(
+            lambda c: c.execute(
+                f"SELECT {cols} FROM steps WHERE session_id = ? AND step > ? ORDER BY step",
+                (session_id, after_step),
+            ).fetchall()
+        )
         return [_step_info(r) for r in rows]
 
     def last_step(self, session_id: str) -> int | None:
         """The number of the session's last stored step (None: no such session): one small read, which changes
         whenever any process commits a step of the session."""
-        row = self.db.read(lambda c: c.execute("SELECT last_step FROM sessions WHERE session_id = ?",
-                                               (session_id,)).fetchone(), statement=True)
+        row = self.db.read(
+            lambda c: c.execute(
+                "SELECT last_step FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone(),
+            statement=True,
+        )
         return int(row[0]) if row is not None else None
 
     def review_state(self, session_id: str) -> tuple[dict[str, Any] | None, int]:
@@ -312,22 +429,31 @@ class SessionStore:
         how many plans the session has had (two small reads)."""
 
         def work(c: Connection) -> tuple[dict[str, Any] | None, int]:
-            last = c.execute("SELECT kind, record FROM steps WHERE session_id = ? ORDER BY step DESC LIMIT 1",
-                             (session_id,)).fetchone()
-            plans = c.execute("SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'review' AND "
-                              "review_state = 'pending'", (session_id,)).fetchone()[0]
+            last = c.execute(
+                "SELECT kind, record FROM steps WHERE session_id = ? ORDER BY step DESC LIMIT 1",
+                (session_id,),
+            ).fetchone()
+            plans = c.execute(
+                "SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'review' AND "
+                "review_state = 'pending'",
+                (session_id,),
+            ).fetchone()[0]
             record = codec.loads(last[1]) if last is not None and last[0] == "review" else None
             return record, int(plans)
 
         return self.db.read(work)
 
-    def mutations(self, session_id: str, *, after_step: int = 0, upto_step: int | None = None
-                  ) -> Iterator[tuple[int, Mutation]]:
+    def mutations(
+        self, session_id: str, *, after_step: int = 0, upto_step: int | None = None
+    ) -> Iterator[tuple[int, Mutation]]:
         """(step, mutation) of the steps in (after_step, upto_step], in the order they were applied."""
         upto = upto_step if upto_step is not None else 1 << 62
-        rows = self.db.read(lambda c: c.execute(
-            "SELECT step, data FROM mutations WHERE session_id = ? AND step > ? AND step <= ? ORDER BY step, seq",
-            (session_id, after_step, upto)).fetchall())
+        rows = self.db.read(
+            lambda c: c.execute(
+                "SELECT step, data FROM mutations WHERE session_id = ? AND step > ? AND step <= ? ORDER BY step, seq",
+                (session_id, after_step, upto),
+            ).fetchall()
+        )
         for step, data in rows:
             yield step, _mutation(session_id, step, data)
 
@@ -338,10 +464,15 @@ class SessionStore:
         wanted = set(elements)
 
         def work(c: Connection) -> list[tuple[int, int, str]]:
-            rows = c.execute(f"SELECT step, seq, data FROM mutations WHERE session_id = ? AND element IN ({marks})",
-                             (session_id, *elements)).fetchall()
-            merges = c.execute("SELECT step, seq, data FROM mutations WHERE session_id = ? AND op = 'merge_nodes'"
-                               " AND element NOT IN (" + marks + ")", (session_id, *elements)).fetchall()
+            rows = c.execute(
+                f"SELECT step, seq, data FROM mutations WHERE session_id = ? AND element IN ({marks})",
+                (session_id, *elements),
+            ).fetchall()
+            merges = c.execute(
+                "SELECT step, seq, data FROM mutations WHERE session_id = ? AND op = 'merge_nodes'"
+                " AND element NOT IN (" + marks + ")",
+                (session_id, *elements),
+            ).fetchall()
             return rows + merges
 
         found = []
@@ -355,9 +486,13 @@ class SessionStore:
     def added_nodes(self, session_id: str) -> Iterator[tuple[str, Mutation]]:
         """(node id, mutation) of every node ever added, updated or merged into in the session (to find nodes
         by name): the node id is the one whose properties the mutation set (``into`` for a merge)."""
-        rows = self.db.read(lambda c: c.execute(
-            "SELECT element, data FROM mutations WHERE session_id = ? AND op IN ('add_node', 'update_node',"
-            " 'merge_nodes') ORDER BY step, seq", (session_id,)).fetchall())
+        rows = self.db.read(
+            lambda c: c.execute(
+                "SELECT element, data FROM mutations WHERE session_id = ? AND op IN ('add_node', 'update_node',"
+                " 'merge_nodes') ORDER BY step, seq",
+                (session_id,),
+            ).fetchall()
+        )
         for element, data in rows:
             m = _mutation(session_id, None, data)
             yield (m.into if isinstance(m, NodesMerged) else element), m
@@ -365,27 +500,42 @@ class SessionStore:
     def snapshot(self, session_id: str, *, upto_step: int | None = None) -> tuple[int, dict[str, Any]] | None:
         """The latest snapshot at or before ``upto_step``: (step, snapshot), or None."""
         upto = upto_step if upto_step is not None else 1 << 62
-        row = self.db.read(lambda c: c.execute(
-            "SELECT step, document FROM snapshots WHERE session_id = ? AND step <= ? ORDER BY step DESC LIMIT 1",
-            (session_id, upto)).fetchone())
+        row = self.db.read(
+            lambda c: c.execute(
+                "SELECT step, document FROM snapshots WHERE session_id = ? AND step <= ? ORDER BY step DESC LIMIT 1",
+                (session_id, upto),
+            ).fetchone()
+        )
         return (row[0], codec.loads(row[1])) if row else None
 
     def last_record(self, session_id: str, kind: str = "iteration") -> dict[str, Any] | None:
         """The record of the last step of this kind (one row, not every step), or None."""
-        row = self.db.read(lambda c: c.execute(
-            "SELECT record FROM steps WHERE session_id = ? AND kind = ? ORDER BY step DESC LIMIT 1",
-            (session_id, kind)).fetchone())
+        row = self.db.read(
+            lambda c: c.execute(
+                "SELECT record FROM steps WHERE session_id = ? AND kind = ? ORDER BY step DESC LIMIT 1",
+                (session_id, kind),
+            ).fetchone()
+        )
         return json.loads(row[0]) if row else None
 
     def snapshot_steps(self, session_id: str) -> list[int]:
         """The steps that have a snapshot."""
-        rows = self.db.read(lambda c: c.execute("SELECT step FROM snapshots WHERE session_id = ? ORDER BY step",
-                                                (session_id,)).fetchall())
+        rows = self.db.read(
+            lambda c: c.execute(
+                "SELECT step FROM snapshots WHERE session_id = ? ORDER BY step", (session_id,)
+            ).fetchall()
+        )
         return [r[0] for r in rows]
 
-    def load_state(self, session_id: str, *, upto_step: int | None = None, use_snapshot: bool = True,
-                   request: Request | None = None, info: SessionInfo | None = None
-                   ) -> tuple[Request, GraphState, int]:
+    def load_state(
+        self,
+        session_id: str,
+        *,
+        upto_step: int | None = None,
+        use_snapshot: bool = True,
+        request: Request | None = None,
+        info: SessionInfo | None = None,
+    ) -> tuple[Request, GraphState, int]:
         """The graph after step ``upto_step`` (default: the last): (request, state, step).
 
         Starts from the seed (or the latest snapshot at or before that step, with ``use_snapshot``) and
@@ -407,20 +557,29 @@ class SessionStore:
         else:
             state, problems = build_state(request)
             if problems:
-                raise SessionError(f"the stored request of session {session_id!r} no longer builds: {problems[0]}")
+                raise SessionError(
+                    f"the stored request of session {session_id!r} no longer builds: {problems[0]}"
+                )
         for _, m in self.mutations(session_id, after_step=start, upto_step=step):
             state.apply_mutation(m)
         state.take_journal()
         if step > 0:
-            counters = self.db.read(lambda c: c.execute(
-                "SELECT next_node, next_edge FROM steps WHERE session_id = ? AND step = ?", (session_id, step)).fetchone())
+            counters = self.db.read(
+                lambda c: c.execute(
+                    "SELECT next_node, next_edge FROM steps WHERE session_id = ? AND step = ?",
+                    (session_id, step),
+                ).fetchone()
+            )
             state.restore_id_counters(*counters)
         return request, state, step
 
     def iteration_at(self, session_id: str, step: int) -> int:
         """The iteration the session had reached at ``step`` (0 before the first)."""
-        row = self.db.read(lambda c: c.execute(
-            "SELECT max(iteration) FROM steps WHERE session_id = ? AND step <= ?", (session_id, step)).fetchone())
+        row = self.db.read(
+            lambda c: c.execute(
+                "SELECT max(iteration) FROM steps WHERE session_id = ? AND step <= ?", (session_id, step)
+            ).fetchone()
+        )
         return int(row[0] or 0) if row else 0
 
     def step_known_at(self, session_id: str, at: float) -> int:
@@ -428,58 +587,84 @@ class SessionStore:
         explain`` prints when IGG was told): what the journal held then."""
         info = self.session(session_id)
         before = (math.floor(at * 1000) + 1) / 1000  # anything committed within at's millisecond counts
-        row = self.db.read(lambda c: c.execute(
-            "SELECT max(step) FROM steps WHERE session_id = ? AND created_at < ?", (session_id, before)).fetchone())
+        row = self.db.read(
+            lambda c: c.execute(
+                "SELECT max(step) FROM steps WHERE session_id = ? AND created_at < ?", (session_id, before)
+            ).fetchone()
+        )
         if row is None or row[0] is None:
             if before > info.created_at:
                 return 0
-            raise SessionRefused(f"session {session_id!r} did not exist yet at that time: it started at "
-                                 f"{rfc3339(info.created_at)}")
+            raise SessionRefused(
+                f"session {session_id!r} did not exist yet at that time: it started at "
+                f"{rfc3339(info.created_at)}"
+            )
         return int(row[0])
 
     def step_of_iteration(self, session_id: str, iteration: int) -> int:
         """The step that committed ``iteration`` (0 for iteration 0: the start)."""
         if iteration == 0:
             return 0
-        row = self.db.read(lambda c: c.execute(
-            "SELECT step FROM steps WHERE session_id = ? AND kind IN ('iteration', 'update') AND iteration = ?",
-            (session_id, iteration)).fetchone())
+        row = self.db.read(
+            lambda c: c.execute(
+                "SELECT step FROM steps WHERE session_id = ? AND kind IN ('iteration', 'update') AND iteration = ?",
+                (session_id, iteration),
+            ).fetchone()
+        )
         if row is None:
             done = self.session(session_id).last_iteration
-            raise SessionRefused(f"session {session_id!r} has no iteration {iteration}; its iterations are 1..{done} "
-                               "(0 is the start)")
+            raise SessionRefused(
+                f"session {session_id!r} has no iteration {iteration}; its iterations are 1..{done} "
+                "(0 is the start)"
+            )
         return int(row[0])
 
     def _unknown(self, conn: Connection, session_id: str) -> SessionError:
-        known = [r[0] for r in conn.execute("SELECT session_id FROM sessions ORDER BY updated_at DESC LIMIT 10")]
+        known = [
+            r[0] for r in conn.execute("SELECT session_id FROM sessions ORDER BY updated_at DESC LIMIT 10")
+        ]
         hint = f"; sessions there: {', '.join(known)}" if known else "; it holds no sessions"
         return SessionNotFound(f"no session {session_id!r} in {self.path}{hint}", session_id=session_id)
 
 
-_SESSION_COLS = ("session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
-                 " last_iteration, nodes, edges, owner, result,"
-                 # whether the last step is a review plan still waiting (igg.workspace.review): awaiting_review
-                 " (SELECT s.kind = 'review' AND s.review_state = 'pending' FROM steps s"
-                 "  WHERE s.session_id = sessions.session_id ORDER BY s.step DESC LIMIT 1)")
-_STEP_COLS = ("step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
-              " nodes, edges, next_node, next_edge, mutation_count, created_at")
+_SESSION_COLS = (
+    "session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
+    " last_iteration, nodes, edges, owner, result,"
+    # whether the last step is a review plan still waiting (igg.workspace.review): awaiting_review
+    " (SELECT s.kind = 'review' AND s.review_state = 'pending' FROM steps s"
+    "  WHERE s.session_id = sessions.session_id ORDER BY s.step DESC LIMIT 1)"
+)
+_STEP_COLS = (
+    "step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
+    " nodes, edges, next_node, next_edge, mutation_count, created_at"
+)
 
 
 def _may_commit(session_id: str, row: Any, *, kind: str, owner: str | None, after: int | None) -> None:
     """Refuse a commit the session's row (last step, owner, status) rules out (see ``commit_step``)."""
     if after is not None:
         if row[2] != "finished" and row[1] is not None and row[1] != owner and owner_alive(row[1]):
-            raise SessionBusy(f"session {session_id!r} is being run by a live process ({row[1]}); change it after "
-                              "that run ends", session_id=session_id)
+            raise SessionBusy(
+                f"session {session_id!r} is being run by a live process ({row[1]}); change it after "
+                "that run ends",
+                session_id=session_id,
+            )
         if row[0] != after:
-            raise SessionConflict(f"session {session_id!r} changed in another process (it is at step {row[0]}; this "
-                                  f"process had step {after}): load it again and retry", session_id=session_id)
+            raise SessionConflict(
+                f"session {session_id!r} changed in another process (it is at step {row[0]}; this "
+                f"process had step {after}): load it again and retry",
+                session_id=session_id,
+            )
     elif owner is not None and row[1] != owner:
-        raise SessionBusy(f"session {session_id!r} is now written by another process ({row[1]}); this run stops "
-                          "writing to it", session_id=session_id)
+        raise SessionBusy(
+            f"session {session_id!r} is now written by another process ({row[1]}); this run stops "
+            "writing to it",
+            session_id=session_id,
+        )
     if row[2] == "finished" and kind == "iteration":
-        raise SessionRefused(f"session {session_id!r} already finished; it takes no more iterations",
-                             session_id=session_id)
+        raise SessionRefused(
+            f"session {session_id!r} already finished; it takes no more iterations", session_id=session_id
+        )
 
 
 def _status(stored: str, owner: str | None, agent: str | None, pending: bool = False) -> SessionStatus:
@@ -495,17 +680,45 @@ def _status(stored: str, owner: str | None, agent: str | None, pending: bool = F
 
 
 def _session_info(r: tuple[Any, ...]) -> SessionInfo:
-    return SessionInfo(session_id=r[0], status=_status(r[1], r[12], r[4], bool(r[14])), stop_reason=r[2], goal=r[3], agent=r[4],
-                       options=json.loads(r[5] or "{}"), created_at=r[6], updated_at=r[7], last_step=r[8],
-                       last_iteration=r[9], nodes=r[10], edges=r[11], owner=r[12],
-                       result=json.loads(r[13]) if r[13] else None)
+    return SessionInfo(
+        session_id=r[0],
+        status=_status(r[1], r[12], r[4], bool(r[14])),
+        stop_reason=r[2],
+        goal=r[3],
+        agent=r[4],
+        options=json.loads(r[5] or "{}"),
+        created_at=r[6],
+        updated_at=r[7],
+        last_step=r[8],
+        last_iteration=r[9],
+        nodes=r[10],
+        edges=r[11],
+        owner=r[12],
+        result=json.loads(r[13]) if r[13] else None,
+    )
 
 
 def _step_info(r: tuple[Any, ...]) -> StepInfo:
-    return StepInfo(step=r[0], kind=r[1], iteration=r[2], chunk=r[3], chunk_cursor=r[4], proposed=r[5], accepted=r[6],
-                    rejected=r[7], rejected_by_code=json.loads(r[8]), tokens=r[9], ms=r[10], nodes=r[11], edges=r[12],
-                    next_node=r[13], next_edge=r[14], mutation_count=r[15], created_at=r[16],
-                    record=json.loads(r[17]) if len(r) > 17 else {})
+    return StepInfo(
+        step=r[0],
+        kind=r[1],
+        iteration=r[2],
+        chunk=r[3],
+        chunk_cursor=r[4],
+        proposed=r[5],
+        accepted=r[6],
+        rejected=r[7],
+        rejected_by_code=json.loads(r[8]),
+        tokens=r[9],
+        ms=r[10],
+        nodes=r[11],
+        edges=r[12],
+        next_node=r[13],
+        next_edge=r[14],
+        mutation_count=r[15],
+        created_at=r[16],
+        record=json.loads(r[17]) if len(r) > 17 else {},
+    )
 
 
 def _delete(conn: Connection, session_id: str) -> None:
@@ -519,5 +732,8 @@ def _mutation(session_id: str, step: int | None, data: str) -> Mutation:
         return read_mutation(data)
     except ValidationError as exc:
         where = f" at step {step}" if step is not None else ""
-        raise SessionError(f"a stored mutation of session {session_id!r}{where} cannot be read (a damaged or "
-                           f"newer store?): {exc.errors(include_url=False)[0]['msg']}", session_id=session_id) from None
+        raise SessionError(
+            f"a stored mutation of session {session_id!r}{where} cannot be read (a damaged or "
+            f"newer store?): {exc.errors(include_url=False)[0]['msg']}",
+            session_id=session_id,
+        ) from None

@@ -66,11 +66,17 @@ class Grouping:
 
     def to_payload(self) -> dict[str, Any]:
         """The payload's ``grouping`` (the parents travel with the nodes)."""
-        return {"kind": self.kind, "aggregate": self.aggregate, "threshold": AGGREGATE_ABOVE, "groups": self.groups}
+        return {
+            "kind": self.kind,
+            "aggregate": self.aggregate,
+            "threshold": AGGREGATE_ABOVE,
+            "groups": self.groups,
+        }
 
 
-def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int], *, communities_too: bool = True
-             ) -> Grouping:
+def grouping(
+    state: GraphState, labels: dict[str, str], degrees: dict[str, int], *, communities_too: bool = True
+) -> Grouping:
     """The groups ``state`` is drawn as; ``labels`` and ``degrees`` are the payload's (computed once by the caller).
 
     ``communities_too=False`` leaves Louvain out (seconds on tens of thousands of edges): a graph that would be
@@ -101,8 +107,12 @@ def grouping(state: GraphState, labels: dict[str, str], degrees: dict[str, int],
         if g["id"] in parents:
             g["parent"] = parents[g["id"]]
     _sizes(parents, groups)
-    return Grouping(kind=kind, aggregate=n > AGGREGATE_ABOVE and bool(groups), parents=parents,
-                    groups=sorted(groups.values(), key=lambda g: (-g["size"], g["id"])))
+    return Grouping(
+        kind=kind,
+        aggregate=n > AGGREGATE_ABOVE and bool(groups),
+        parents=parents,
+        groups=sorted(groups.values(), key=lambda g: (-g["size"], g["id"])),
+    )
 
 
 def containment_parents(state: GraphState) -> dict[str, str]:
@@ -145,9 +155,16 @@ def communities(graph: nx.Graph[str]) -> list[set[str]]:
     return sorted((set(c) for c in found), key=lambda c: (-len(c), min(c)))
 
 
-def _community_groups(graph: nx.Graph[str], found: list[set[str]], parent: str | None, depth: int,
-                      labels: dict[str, str], degrees: dict[str, int], groups: dict[str, dict[str, Any]],
-                      parents: dict[str, str]) -> None:
+def _community_groups(
+    graph: nx.Graph[str],
+    found: list[set[str]],
+    parent: str | None,
+    depth: int,
+    labels: dict[str, str],
+    degrees: dict[str, int],
+    groups: dict[str, dict[str, Any]],
+    parents: dict[str, str],
+) -> None:
     """One group per community of two or more; a community above ``SPLIT_ABOVE`` is split again (Louvain on its
     own edges), down to ``SPLIT_DEPTH`` levels, so opening a big community shows its parts, not all its nodes."""
     for index, members in enumerate(found):
@@ -158,7 +175,9 @@ def _community_groups(graph: nx.Graph[str], found: list[set[str]], parent: str |
         groups[gid] = {"id": gid, "label": f"around {labels.get(hub, hub)}", "kind": "community"}
         if parent is not None:
             parents[gid] = parent
-        inner = communities(graph.subgraph(members)) if len(members) > SPLIT_ABOVE and depth < SPLIT_DEPTH else []
+        inner = (
+            communities(graph.subgraph(members)) if len(members) > SPLIT_ABOVE and depth < SPLIT_DEPTH else []
+        )
         if len(inner) > 1:
             _community_groups(graph, inner, gid, depth + 1, labels, degrees, groups, parents)
             for m in members:  # nodes the split left alone stay in the community itself

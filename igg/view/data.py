@@ -51,8 +51,12 @@ class _Passages:
             return item
         text = chunks.text
         a, b = start + item["start"], start + item["end"]
-        return {**item, "before": text[max(start, a - PASSAGE_CHARS):a], "text": text[a:b],
-                "after": text[b:min(max(end, b), b + PASSAGE_CHARS)]}
+        return {
+            **item,
+            "before": text[max(start, a - PASSAGE_CHARS) : a],
+            "text": text[a:b],
+            "after": text[b : min(max(end, b), b + PASSAGE_CHARS)],
+        }
 
 
 PAYLOAD_VERSION = 2
@@ -75,9 +79,14 @@ PASSAGE_CHARS = 160
 """Characters of context shown before and after a piece of evidence (to the chunk's edges)."""
 
 
-def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = None,
-                  iterations: list[dict[str, Any]] | None = None, communities: bool = True,
-                  context: ContextChunks | None = None) -> dict[str, Any]:
+def graph_payload(
+    state: GraphState,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    iterations: list[dict[str, Any]] | None = None,
+    communities: bool = True,
+    context: ContextChunks | None = None,
+) -> dict[str, Any]:
     """The graph as the viewer's JSON payload (never mutates ``state``).
 
     ``metadata`` (session id, goal, status, stop reason, iteration) is shown in the header; ``iterations``
@@ -93,45 +102,83 @@ def graph_payload(state: GraphState, *, metadata: Mapping[str, Any] | None = Non
     for n, d in state.graph.nodes(data=True):
         if d["type"] not in node_types:  # a document read without its schema may carry types beyond it
             node_types.append(d["type"])
-        nodes.append({"id": n, "type": d["type"], "label": node_label(state, n), "properties": d["properties"],
-                      "provenance": passages.of(d.get("provenance") or {})})
+        nodes.append(
+            {
+                "id": n,
+                "type": d["type"],
+                "label": node_label(state, n),
+                "properties": d["properties"],
+                "provenance": passages.of(d.get("provenance") or {}),
+            }
+        )
     edges = []
     degrees: Counter[str] = Counter()
     for k, u, v, d in state.edges():
         if d["type"] not in edge_types:
             edge_types.append(d["type"])
-        edges.append({"id": k, "type": d["type"], "source": u, "target": v, "properties": d["properties"],
-                      "provenance": passages.of(d.get("provenance") or {})})
+        edges.append(
+            {
+                "id": k,
+                "type": d["type"],
+                "source": u,
+                "target": v,
+                "properties": d["properties"],
+                "provenance": passages.of(d.get("provenance") or {}),
+            }
+        )
         degrees[u] += 1
         degrees[v] += 1
-    groups = grouping(state, {item["id"]: item["label"] for item in nodes}, degrees, communities_too=communities)
+    groups = grouping(
+        state, {item["id"]: item["label"] for item in nodes}, degrees, communities_too=communities
+    )
     for item in nodes:
         if item["id"] in groups.parents:
             item["parent"] = groups.parents[item["id"]]
     meta = {k: v for k, v in dict(metadata or {}).items() if _plain(v)}
     meta.update(nodes=len(nodes), edges=len(edges))
-    return {"version": PAYLOAD_VERSION, "meta": meta, "node_types": node_types, "edge_types": edge_types,
-            "identity_keys": {t: list(state.schema.identity_keys.get(t, ("name",))) for t in node_types},
-            "nodes": nodes, "edges": edges, "grouping": groups.to_payload(), "iterations": iterations or []}
+    return {
+        "version": PAYLOAD_VERSION,
+        "meta": meta,
+        "node_types": node_types,
+        "edge_types": edge_types,
+        "identity_keys": {t: list(state.schema.identity_keys.get(t, ("name",))) for t in node_types},
+        "nodes": nodes,
+        "edges": edges,
+        "grouping": groups.to_payload(),
+        "iterations": iterations or [],
+    }
 
 
 def _plain(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def iteration_summary(record: Mapping[str, Any], *, nodes: int | None = None, edges: int | None = None
-                      ) -> dict[str, Any]:
+def iteration_summary(
+    record: Mapping[str, Any], *, nodes: int | None = None, edges: int | None = None
+) -> dict[str, Any]:
     """One iteration record (as stored) as the iterations panel shows it."""
     verdicts = record.get("verdicts") or []
-    rejections = [{"index": v.get("index"), "action": _action_type(v.get("action")), "code": v.get("code"),
-                   "message": v.get("message", "")} for v in verdicts if not v.get("accepted")]
+    rejections = [
+        {
+            "index": v.get("index"),
+            "action": _action_type(v.get("action")),
+            "code": v.get("code"),
+            "message": v.get("message", ""),
+        }
+        for v in verdicts
+        if not v.get("accepted")
+    ]
     parse_error = record.get("parse_error")
     out: dict[str, Any] = {
-        "iteration": record.get("iteration"), "chunk": record.get("chunk"),
-        "accepted": sum(1 for v in verdicts if v.get("accepted")), "rejected": len(rejections),
+        "iteration": record.get("iteration"),
+        "chunk": record.get("chunk"),
+        "accepted": sum(1 for v in verdicts if v.get("accepted")),
+        "rejected": len(rejections),
         "rejected_by_code": dict(sorted(Counter(str(r["code"]) for r in rejections).items())),
-        "rejections": rejections, "reasoning": _short(record.get("reasoning") or "", 400),
-        "truncated": bool(record.get("truncated")), "finished": bool(record.get("finished")),
+        "rejections": rejections,
+        "reasoning": _short(record.get("reasoning") or "", 400),
+        "truncated": bool(record.get("truncated")),
+        "finished": bool(record.get("finished")),
     }
     if parse_error:
         out["parse_error"] = {"code": parse_error.get("code"), "message": parse_error.get("message", "")}
@@ -158,8 +205,11 @@ class StoredStep(Protocol):
 def iteration_summaries(steps: Iterable[StoredStep], upto: int | None = None) -> list[dict[str, Any]]:
     """The iterations panel of a stored session: every iteration step (up to iteration ``upto``), summarized with
     the graph's counts after it. The live page, ``igg view --export`` and ``igg export --store`` all use it."""
-    return [iteration_summary(s.record, nodes=s.nodes, edges=s.edges) for s in steps
-            if s.kind == "iteration" and (upto is None or (s.iteration or 0) <= upto)]
+    return [
+        iteration_summary(s.record, nodes=s.nodes, edges=s.edges)
+        for s in steps
+        if s.kind == "iteration" and (upto is None or (s.iteration or 0) <= upto)
+    ]
 
 
 def _action_type(action: Any) -> str | None:

@@ -23,9 +23,17 @@ APP_SCRIPTS = ("viewer-model.js", "viewer.js")
 """The page's own scripts, in load order: the graph model (groups, what is drawn, positions, walks), then the page."""
 STYLESHEET = "viewer.css"
 
-STATIC_FILES = frozenset({*VENDOR_SCRIPTS, *APP_SCRIPTS, STYLESHEET, "vendor/LICENSE-sigma.txt",
-                          "vendor/LICENSE-graphology.txt", "vendor/LICENSE-graphology-library.txt",
-                          "vendor/VENDOR.md"})
+STATIC_FILES = frozenset(
+    {
+        *VENDOR_SCRIPTS,
+        *APP_SCRIPTS,
+        STYLESHEET,
+        "vendor/LICENSE-sigma.txt",
+        "vendor/LICENSE-graphology.txt",
+        "vendor/LICENSE-graphology-library.txt",
+        "vendor/VENDOR.md",
+    }
+)
 """Every file the live page may fetch under ``/ui/static/`` (nothing else is served from there)."""
 
 _SOURCE_MAP = re.compile(r"//# sourceMappingURL=\S*\s*$")
@@ -55,8 +63,14 @@ def json_script(element_id: str, value: Any) -> str:
     return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
-def render_page(mode: Literal["static", "server"], *, payload: dict[str, Any] | None = None,
-                title: str = "IGG graph viewer", static_url: str = "/ui/static", api_url: str = "/ui/api") -> str:
+def render_page(
+    mode: Literal["static", "server"],
+    *,
+    payload: dict[str, Any] | None = None,
+    title: str = "IGG graph viewer",
+    static_url: str = "/ui/static",
+    api_url: str = "/ui/api",
+) -> str:
     """The viewer page.
 
     ``static``: everything inlined and ``payload`` embedded (the HTML export). ``server``: assets loaded from
@@ -72,8 +86,10 @@ def render_page(mode: Literal["static", "server"], *, payload: dict[str, Any] | 
     else:
         config["api"] = api_url
         style = f'<link rel="stylesheet" href="{html.escape(static_url)}/{STYLESHEET}">'
-        scripts = "\n".join(f'<script src="{html.escape(static_url)}/{name}"></script>'
-                            for name in (*VENDOR_SCRIPTS, *APP_SCRIPTS))
+        scripts = "\n".join(
+            f'<script src="{html.escape(static_url)}/{name}"></script>'
+            for name in (*VENDOR_SCRIPTS, *APP_SCRIPTS)
+        )
         data = ""
     template = asset_template()
     out = template.replace("{{TITLE}}", html.escape(title))

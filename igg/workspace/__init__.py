@@ -7,5 +7,15 @@ from igg.workspace.events import EventHub
 from igg.workspace.ops import OPERATIONS, OPERATIONS_BY_NAME, Operation, input_schema
 from igg.workspace.service import LiveSession, Workspace
 
-__all__ = ["OPERATIONS", "OPERATIONS_BY_NAME", "EventHub", "LiveSession", "MemorySessions", "Operation",
-           "SessionInfo", "SessionRepo", "Workspace", "input_schema"]
+__all__ = [
+    "OPERATIONS",
+    "OPERATIONS_BY_NAME",
+    "EventHub",
+    "LiveSession",
+    "MemorySessions",
+    "Operation",
+    "SessionInfo",
+    "SessionRepo",
+    "Workspace",
+    "input_schema",
+]

@@ -57,7 +57,7 @@ class EventHub:
 
     def _forget_old(self) -> None:
         excess = len(self._streams) - self._max_sessions
-        for sid in [s for s, st in self._streams.items() if not st.listeners][:max(excess, 0)]:
+        for sid in [s for s, st in self._streams.items() if not st.listeners][: max(excess, 0)]:
             del self._streams[sid]
 
     def has(self, session_id: str) -> bool:

@@ -43,8 +43,10 @@ def diff(live: LiveSession, repo: SessionRepo, inp: DiffInput) -> dict[str, Any]
     last = live.session.last_iteration
     for name, value in (("a", inp.a), ("b", inp.b)):
         if value > last:
-            raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, f"{name}={value}: session {inp.session_id!r} has "
-                                 f"iterations 0..{last}")
+            raise WorkspaceError(
+                WorkspaceCode.INVALID_ARGUMENTS,
+                f"{name}={value}: session {inp.session_id!r} has iterations 0..{last}",
+            )
     try:
         changes = repo.diff(inp.session_id, inp.a, inp.b)
     except HistoryUnavailable as exc:

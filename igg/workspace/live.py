@@ -57,17 +57,31 @@ class LiveSession:
     def info(self) -> SessionInfo:
         """Its ``SessionInfo`` as it stands now (status, counts and iteration from the ``Session``)."""
         s = self.session
-        return replace(self.listed, status=s.shown_status, stop_reason=s.stop_reason, last_iteration=s.last_iteration,
-                       nodes=s.state.node_count, edges=s.state.edge_count)
+        return replace(
+            self.listed,
+            status=s.shown_status,
+            stop_reason=s.stop_reason,
+            last_iteration=s.last_iteration,
+            nodes=s.state.node_count,
+            edges=s.state.edge_count,
+        )
 
 
 def summary(live: LiveSession) -> dict[str, Any]:
     """The summary every operation answers with."""
     s = live.session
     limits = s.config.constraints
-    return {"session_id": s.session_id, "status": s.shown_status, "iteration": s.last_iteration,
-            "max_iterations": s.config.max_iterations, "nodes": s.state.node_count, "max_nodes": limits.max_nodes,
-            "edges": s.state.edge_count, "max_edges": limits.max_edges, "stop_reason": s.stop_reason}
+    return {
+        "session_id": s.session_id,
+        "status": s.shown_status,
+        "iteration": s.last_iteration,
+        "max_iterations": s.config.max_iterations,
+        "nodes": s.state.node_count,
+        "max_nodes": limits.max_nodes,
+        "edges": s.state.edge_count,
+        "max_edges": limits.max_edges,
+        "stop_reason": s.stop_reason,
+    }
 
 
 def workspace_error(exc: SessionError) -> WorkspaceError:
@@ -76,18 +90,27 @@ def workspace_error(exc: SessionError) -> WorkspaceError:
     sid = exc.session_id
     if isinstance(exc, SessionNotFound):
         quoted = repr(sid).replace("{", "{{").replace("}", "}}")
-        return WorkspaceError(WorkspaceCode.SESSION_NOT_FOUND, f"no session {quoted}; {{}} shows the sessions there "
-                              "are, {} opens a new one", tools=("list_sessions", "start_session"))
+        return WorkspaceError(
+            WorkspaceCode.SESSION_NOT_FOUND,
+            f"no session {quoted}; {{}} shows the sessions there are, {{}} opens a new one",
+            tools=("list_sessions", "start_session"),
+        )
     if isinstance(exc, SessionExists):
-        return WorkspaceError(WorkspaceCode.SESSION_EXISTS, f"a session {sid!r} already exists; omit session_id "
-                              "to get a fresh one, or continue that session")
+        return WorkspaceError(
+            WorkspaceCode.SESSION_EXISTS,
+            f"a session {sid!r} already exists; omit session_id to get a fresh one, or continue that session",
+        )
     if isinstance(exc, SessionBusy):
-        return WorkspaceError(WorkspaceCode.SESSION_BUSY, f"session {sid!r} cannot be changed here: another "
-                              "process is writing it")
+        return WorkspaceError(
+            WorkspaceCode.SESSION_BUSY,
+            f"session {sid!r} cannot be changed here: another process is writing it",
+        )
     if isinstance(exc, HistoryUnavailable):
         return WorkspaceError(WorkspaceCode.HISTORY_UNAVAILABLE, str(exc))
-    return WorkspaceError(WorkspaceCode.STORE_ERROR, f"the session store refused the change to session {sid!r}; "
-                          "nothing was changed")
+    return WorkspaceError(
+        WorkspaceCode.STORE_ERROR,
+        f"the session store refused the change to session {sid!r}; nothing was changed",
+    )
 
 
 __all__ = ["LiveSession", "summary", "workspace_error"]

@@ -56,12 +56,27 @@ from igg.workspace.outputs import (
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
+
 def _old_spelling(value: Any) -> Any:
     return "nodelink" if value == "node_link" else value
 
 
-ToolExportFormat = Annotated[Literal["json", "nodelink", "graphml", "cypher", "mermaid", "html", "gexf", "nt", "ttl",
-                                     "jsonld", "neo4j_plan"], BeforeValidator(_old_spelling)]
+ToolExportFormat = Annotated[
+    Literal[
+        "json",
+        "nodelink",
+        "graphml",
+        "cypher",
+        "mermaid",
+        "html",
+        "gexf",
+        "nt",
+        "ttl",
+        "jsonld",
+        "neo4j_plan",
+    ],
+    BeforeValidator(_old_spelling),
+]
 """What ``export_graph`` returns or writes, spelled as ``igg export --format`` and ``igg.export.ExportFormat``
 spell them: ``json``: IGG's graph document (also the seed_data format); ``nodelink``: networkx node-link JSON
 (``node_link``, the earlier spelling, is still accepted); ``graphml``: GraphML with typed keys; ``cypher``: an
@@ -118,9 +133,16 @@ class OperationInput(BaseModel):
         the optional ones as null)."""
         if isinstance(data, dict) and None in data.values():
             fields = cls.model_fields
-            data = {k: v for k, v in data.items()
-                    if not (v is None and k in fields and not fields[k].is_required()
-                            and fields[k].get_default(call_default_factory=True) is not None)}
+            data = {
+                k: v
+                for k, v in data.items()
+                if not (
+                    v is None
+                    and k in fields
+                    and not fields[k].is_required()
+                    and fields[k].get_default(call_default_factory=True) is not None
+                )
+            }
         return data
 
     @model_validator(mode="before")
@@ -145,12 +167,17 @@ class ObserveBody(OperationInput):
     """What to observe."""
 
     focus: list[str | NodeRef] = Field(
-        default_factory=list, max_length=50,
-        description=("Nodes to show first when the graph does not fit the budget: names (['AuthService']) or "
-                     "node references ({'name': 'login', 'label': 'Method'})."),
+        default_factory=list,
+        max_length=50,
+        description=(
+            "Nodes to show first when the graph does not fit the budget: names (['AuthService']) or "
+            "node references ({'name': 'login', 'label': 'Method'})."
+        ),
     )
     token_budget: int | None = Field(
-        default=None, ge=300, le=1_000_000,
+        default=None,
+        ge=300,
+        le=1_000_000,
         description="Estimated tokens the observation may use; default: the session's observation.token_budget.",
     )
 
@@ -159,7 +186,9 @@ class ApplyBody(OperationInput):
     """Actions to validate and (unless dry_run) apply, in order."""
 
     actions: list[ActionInput] = Field(description="Actions, applied in order; each gets a verdict.")
-    reasoning: str = Field(default="", description="Why these actions; kept with the iteration for provenance.")
+    reasoning: str = Field(
+        default="", description="Why these actions; kept with the iteration for provenance."
+    )
     dry_run: bool = Field(
         default=False,
         description="Validate every action as if applied in order, then leave the graph untouched.",
@@ -170,18 +199,24 @@ class FinishBody(OperationInput):
     """How to finish a session."""
 
     prune_isolated: bool | None = Field(
-        default=None, description="Remove nodes without edges; default: the session's finalize.prune_isolated.",
+        default=None,
+        description="Remove nodes without edges; default: the session's finalize.prune_isolated.",
     )
 
 
 class ExportBody(OperationInput):
     """What to export and where."""
 
-    format: ToolExportFormat = Field(default="json", description=(
-        "json (IGG document), nodelink, graphml, cypher, mermaid, html, gexf, nt, ttl or jsonld; neo4j_plan: what "
-        "an export to the server's Neo4j (NEO4J_URI) would create, update and delete in the session's scope."))
+    format: ToolExportFormat = Field(
+        default="json",
+        description=(
+            "json (IGG document), nodelink, graphml, cypher, mermaid, html, gexf, nt, ttl or jsonld; neo4j_plan: what "
+            "an export to the server's Neo4j (NEO4J_URI) would create, update and delete in the session's scope."
+        ),
+    )
     path: str | None = Field(
-        default=None, max_length=255,
+        default=None,
+        max_length=255,
         description="Relative file path under the server's output directory; omitted: the export is returned inline.",
     )
 
@@ -214,8 +249,11 @@ class ListInput(OperationInput):
     """Which sessions to list."""
 
     status: SessionStatus | None = Field(
-        default=None, description="Only this status: open, running, interrupted or finished.")
-    limit: int = Field(default=100, ge=1, le=1000, description="At most this many, most recently updated first.")
+        default=None, description="Only this status: open, running, interrupted or finished."
+    )
+    limit: int = Field(
+        default=100, ge=1, le=1000, description="At most this many, most recently updated first."
+    )
 
 
 class RunInput(Request):
@@ -227,13 +265,17 @@ class RunInput(Request):
     """
 
     agent: Literal["llm", "code", "auto"] = Field(
-        default="llm", description="llm: the server's configured model; code: the offline code analyser; auto.",
+        default="llm",
+        description="llm: the server's configured model; code: the offline code analyser; auto.",
     )
     exports: list[str] = Field(
-        default_factory=list, max_length=8,
-        description=("Exports written when the run ends, as `igg run --export` takes them: FORMAT[:PATH] with "
-                     "FORMAT graphml, json, nodelink, cypher, mermaid or neo4j; PATH is relative to the server's "
-                     "output directory (default SESSION/graph.EXT); neo4j goes to the server's NEO4J_URI."),
+        default_factory=list,
+        max_length=8,
+        description=(
+            "Exports written when the run ends, as `igg run --export` takes them: FORMAT[:PATH] with "
+            "FORMAT graphml, json, nodelink, cypher, mermaid or neo4j; PATH is relative to the server's "
+            "output directory (default SESSION/graph.EXT); neo4j goes to the server's NEO4J_URI."
+        ),
     )
     provenance: bool = Field(default=False, description="Carry provenance into JSON and GraphML exports.")
 
@@ -241,35 +283,44 @@ class RunInput(Request):
     @classmethod
     def _request_at_the_top(cls, data: Any) -> Any:
         if isinstance(data, dict) and "request" in data:
-            raise ValueError("run_session takes the request's fields at the top level, exactly as start_session "
-                             "does (goal_prompt, config, and optionally session_id, context_data, seed_data), beside "
-                             "agent, exports and provenance: move the fields of 'request' up one level")
+            raise ValueError(
+                "run_session takes the request's fields at the top level, exactly as start_session "
+                "does (goal_prompt, config, and optionally session_id, context_data, seed_data), beside "
+                "agent, exports and provenance: move the fields of 'request' up one level"
+            )
         return data
 
     def as_request(self) -> Request:
         """The request part (every field but ``agent``, ``exports`` and ``provenance``)."""
-        return Request.model_validate(self.model_dump(by_alias=True, exclude_unset=True,
-                                                      exclude={"agent", "exports", "provenance"}))
+        return Request.model_validate(
+            self.model_dump(by_alias=True, exclude_unset=True, exclude={"agent", "exports", "provenance"})
+        )
 
 
 class QueryInput(OperationInput):
     """A budgeted read-only question about one session's graph."""
 
     session_id: SessionId
-    query: Query = Field(description=(
-        'neighbours: {"query": "neighbours", "node": {"name": "AuthService"}, "depth": 2, "edge_types": [...], '
-        '"direction": "out"|"in"|"both"}; path: {"query": "path", "from": <ref>, "to": <ref>}; find: {"query": '
-        '"find", "label": "Class", "where": {"key": value or {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, '
-        '"grounded": "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000) and as_of (the '
-        'facts valid at that ISO 8601 time).'))
+    query: Query = Field(
+        description=(
+            'neighbours: {"query": "neighbours", "node": {"name": "AuthService"}, "depth": 2, "edge_types": [...], '
+            '"direction": "out"|"in"|"both"}; path: {"query": "path", "from": <ref>, "to": <ref>}; find: {"query": '
+            '"find", "label": "Class", "where": {"key": value or {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, '
+            '"grounded": "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000) and as_of (the '
+            "facts valid at that ISO 8601 time)."
+        )
+    )
 
 
 class ExplainInput(OperationInput):
     """Which element's history to tell."""
 
     session_id: SessionId
-    ref: str = Field(min_length=1, max_length=500,
-                     description="A node id (n3), an edge id (e5) or a node's identity value such as its name.")
+    ref: str = Field(
+        min_length=1,
+        max_length=500,
+        description="A node id (n3), an edge id (e5) or a node's identity value such as its name.",
+    )
     edges: bool = Field(default=True, description="Include the history of the node's edges.")
 
 
@@ -286,17 +337,21 @@ class CheckInput(OperationInput):
 
     session_id: SessionId
     rules: list[dict[str, Any]] = Field(
-        min_length=1, max_length=200,
+        min_length=1,
+        max_length=200,
         description="The rules, as the [[rules]] tables of igg.toml in JSON: each with a name, a kind (forbidden, "
-                    "layers, independence, acyclic, allowed_only) and its fields (see schemas/rules.schema.json), "
-                    "e.g. {\"name\": \"api-not-db\", \"kind\": \"forbidden\", \"from\": \"shop.api\", \"to\": \"shop.db\"}.")
+        "layers, independence, acyclic, allowed_only) and its fields (see schemas/rules.schema.json), "
+        'e.g. {"name": "api-not-db", "kind": "forbidden", "from": "shop.api", "to": "shop.db"}.',
+    )
 
 
 class UndoInput(OperationInput):
     """Where to roll a session back to."""
 
     session_id: SessionId
-    to_iteration: int = Field(ge=0, description="The iteration to return to (0: the start); kept as a step of its own.")
+    to_iteration: int = Field(
+        ge=0, description="The iteration to return to (0: the start); kept as a step of its own."
+    )
 
 
 class ReviewInput(OperationInput):
@@ -304,12 +359,19 @@ class ReviewInput(OperationInput):
 
     session_id: SessionId
     decision: Literal["approve", "reject"] | None = Field(
-        default=None, description="approve or reject the pending plan; omitted: show it.")
-    plan_id: int | None = Field(default=None, description="The plan decided on (as shown); required with a decision.")
+        default=None, description="approve or reject the pending plan; omitted: show it."
+    )
+    plan_id: int | None = Field(
+        default=None, description="The plan decided on (as shown); required with a decision."
+    )
     actions: list[int] | None = Field(
-        default=None, description="approve: only these action indices of the plan (default all).")
-    note: str = Field(default="", max_length=2000,
-                      description="reject: why (the agent sees it next turn); approve: kept with the iteration.")
+        default=None, description="approve: only these action indices of the plan (default all)."
+    )
+    note: str = Field(
+        default="",
+        max_length=2000,
+        description="reject: why (the agent sees it next turn); approve: kept with the iteration.",
+    )
 
 
 class DocumentIn(OperationInput):
@@ -317,7 +379,9 @@ class DocumentIn(OperationInput):
 
     id: str = Field(min_length=1, max_length=500)
     text: str = Field(max_length=2_000_000)
-    actions: list[dict[str, Any]] = Field(default_factory=list, max_length=1000, description="As apply_actions.")
+    actions: list[dict[str, Any]] = Field(
+        default_factory=list, max_length=1000, description="As apply_actions."
+    )
 
 
 class AddDocumentsInput(OperationInput):
@@ -410,85 +474,197 @@ async def _run_started(workspace: Any, inp: Any) -> dict[str, Any]:
 _SESSION = "/sessions/{session_id}"
 
 OPERATIONS: tuple[Operation, ...] = (
-    Operation(name="start_session", input=Request, output=SessionSummary, request=True,
-              handler=lambda ws, inp: ws.start(inp),
-              routes=(Route("POST", "/sessions", status=201, summary="Start a session"),), description=(
-        "Open a graph-building session: goal_prompt, config.schema (node_types, edge_types, per-type "
-        "required_attributes and identity_keys, default ['name']), config.constraints (limits), context_data "
-        "(text to analyse), seed_data. Then observe, apply_actions, finish_session, export_graph.")),
-    Operation(name="observe", input=ObserveInput, output=ObserveOutput, read_only=True, idempotent=True,
-              text="markdown", handler=lambda ws, inp: ws.observe(inp),
-              routes=(Route("GET", f"{_SESSION}/observation", "query", summary="Observe a session"),), description=(
-        "The session as markdown within token_budget: goal, schema, limits, graph, to-dos, last verdicts. focus: "
-        "nodes to show first (names or refs).")),
-    Operation(name="apply_actions", input=ApplyInput, output=ApplyOutput, destructive=True, response=True,
-              handler=lambda ws, inp: ws.apply(inp),
-              routes=(Route("POST", f"{_SESSION}/actions", summary="Apply actions"),), description=(
-        "Validate actions and apply the valid ones in order: ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, "
-        "DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY. A ref is a node's identity properties ({'name': 'X'}), "
-        "plus 'label' if ambiguous. Each action gets a verdict: accepted, or a code and what would pass "
-        "(POSSIBLE_DUPLICATE: reuse the node, or distinct: true). dry_run: validate only.")),
-    Operation(name="finish_session", input=FinishInput, output=FinishOutput, destructive=True,
-              handler=lambda ws, inp: ws.finish(inp),
-              routes=(Route("POST", f"{_SESSION}/finish", summary="Finish a session"),), description=(
-        "Close the session (stop reason finished), optionally pruning nodes without edges.")),
-    Operation(name="export_graph", input=ExportInput, output=ExportOutput, idempotent=True,
-              handler=lambda ws, inp: ws.export(inp),
-              routes=(Route("POST", f"{_SESSION}/export", summary="Export a session's graph"),), description=(
-        "Export the graph, inline or to path under the server's output directory; neo4j_plan: what a Neo4j "
-        "export would change.")),
-    Operation(name="list_sessions", input=ListInput, output=ListOutput, read_only=True, idempotent=True,
-              handler=lambda ws, inp: ws.list_sessions(inp),
-              routes=(Route("GET", "/sessions", "query", summary="List sessions"),), description=(
-        "Sessions, most recently updated first.")),
-    Operation(name="query_graph", input=QueryInput, output=QueryOutput, read_only=True, idempotent=True,
-              handler=lambda ws, inp: ws.query_graph(inp),
-              routes=(Route("POST", f"{_SESSION}/query", summary="Ask a budgeted query about the graph"),),
-              description=(
-        "Ask about the graph within a token budget: a node's neighbours, a shortest path, or find nodes whose "
-        "properties match where ({'k': v} or {'k': {'contains'|'in'|'gt'|'ge'|'lt'|'le'|'exists': ...}}).")),
-    Operation(name="explain", input=ExplainInput, output=ExplainOutput, read_only=True, idempotent=True,
-              handler=lambda ws, inp: ws.explain(inp),
-              routes=(Route("GET", f"{_SESSION}/explain", "query", summary="The history of a node or edge"),),
-              description=(
-        "The history of a node or edge (ref: n3, e5 or a name), step by step. Needs the session store.")),
-    Operation(name="diff", input=DiffInput, output=DiffOutput, read_only=True, idempotent=True,
-              handler=lambda ws, inp: ws.diff(inp),
-              routes=(Route("GET", f"{_SESSION}/diff", "query", summary="What changed between two iterations"),),
-              description="What changed between iterations a and b. Needs the session store."),
-    Operation(name="check", input=CheckInput, output=CheckOutput, read_only=True, idempotent=True,
-              handler=lambda ws, inp: ws.check(inp),
-              routes=(Route("POST", f"{_SESSION}/check", summary="Judge dependency rules on the session's graph"),),
-              description=(
-        "Judge dependency rules (igg.toml's [[rules]] as JSON: name, kind forbidden|layers|independence|acyclic|"
-        "allowed_only, its fields, e.g. {'name': 'x', 'kind': 'forbidden', 'from': 'a.api', 'to': 'a.db'}).")),
-    Operation(name="undo", input=UndoInput, output=UndoOutput, destructive=True, handler=lambda ws, inp: ws.undo(inp),
-              routes=(Route("POST", f"{_SESSION}/undo", summary="Roll a session back to an iteration"),),
-              description=(
-        "Roll the graph back to iteration to_iteration (0: the start), as an undoable step. Needs the store.")),
-    Operation(name="review", input=ReviewInput, output=ReviewOutput, handler=lambda ws, inp: ws.review(inp),
-              routes=(Route("POST", f"{_SESSION}/review", summary="Approve or reject the plan waiting for review"),
-                      Route("GET", f"{_SESSION}/review", "none", summary="The plan waiting for review")),
-              description=(
-        "config.review sessions: no decision shows the waiting plan; approve it (all, or the indices in "
-        "actions) or reject it with a note. plan_id: the plan shown.")),
-    Operation(name="add_documents", input=AddDocumentsInput, output=DocumentsOutput, destructive=True,
-              handler=lambda ws, inp: ws.add_documents(inp),
-              routes=(Route("POST", f"{_SESSION}/documents", summary="Add documents with the facts each states"),),
-              description="Add documents, each with the actions it states; facts record their documents. Undoable."),
-    Operation(name="retract_document", input=RetractDocumentInput, output=DocumentsOutput, destructive=True,
-              handler=lambda ws, inp: ws.retract_document(inp),
-              routes=(Route("DELETE", f"{_SESSION}/documents/{{document_id:path}}", "none",
-                            summary="Retract a document"),),
-              description="Retract what a document alone supported; shared facts stay. Undoable."),
-    Operation(name="run_session", input=RunInput, output=RunOutput, open_world=True, request=True, progress=True,
-              handler=lambda ws, inp: ws.run(inp),
-              routes=(Route("POST", "/runs", status=202, handler=_run_started,
-                            summary="Start an autonomous run (answers at once; follow its events)"),),
-              described=(("config", "As start_session's config."), ("seed_data", "As start_session's seed_data.")),
-              description=(
-        "Build a graph with the server's own agent (llm, code or auto) to a stop reason. Takes start_session's "
-        "arguments, plus exports (FORMAT[:PATH], as igg run --export) and provenance.")),
+    Operation(
+        name="start_session",
+        input=Request,
+        output=SessionSummary,
+        request=True,
+        handler=lambda ws, inp: ws.start(inp),
+        routes=(Route("POST", "/sessions", status=201, summary="Start a session"),),
+        description=(
+            "Open a graph-building session: goal_prompt, config.schema (node_types, edge_types, per-type "
+            "required_attributes and identity_keys, default ['name']), config.constraints (limits), context_data "
+            "(text to analyse), seed_data. Then observe, apply_actions, finish_session, export_graph."
+        ),
+    ),
+    Operation(
+        name="observe",
+        input=ObserveInput,
+        output=ObserveOutput,
+        read_only=True,
+        idempotent=True,
+        text="markdown",
+        handler=lambda ws, inp: ws.observe(inp),
+        routes=(Route("GET", f"{_SESSION}/observation", "query", summary="Observe a session"),),
+        description=(
+            "The session as markdown within token_budget: goal, schema, limits, graph, to-dos, last verdicts. focus: "
+            "nodes to show first (names or refs)."
+        ),
+    ),
+    Operation(
+        name="apply_actions",
+        input=ApplyInput,
+        output=ApplyOutput,
+        destructive=True,
+        response=True,
+        handler=lambda ws, inp: ws.apply(inp),
+        routes=(Route("POST", f"{_SESSION}/actions", summary="Apply actions"),),
+        description=(
+            "Validate actions and apply the valid ones in order: ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, "
+            "DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY. A ref is a node's identity properties ({'name': 'X'}), "
+            "plus 'label' if ambiguous. Each action gets a verdict: accepted, or a code and what would pass "
+            "(POSSIBLE_DUPLICATE: reuse the node, or distinct: true). dry_run: validate only."
+        ),
+    ),
+    Operation(
+        name="finish_session",
+        input=FinishInput,
+        output=FinishOutput,
+        destructive=True,
+        handler=lambda ws, inp: ws.finish(inp),
+        routes=(Route("POST", f"{_SESSION}/finish", summary="Finish a session"),),
+        description=("Close the session (stop reason finished), optionally pruning nodes without edges."),
+    ),
+    Operation(
+        name="export_graph",
+        input=ExportInput,
+        output=ExportOutput,
+        idempotent=True,
+        handler=lambda ws, inp: ws.export(inp),
+        routes=(Route("POST", f"{_SESSION}/export", summary="Export a session's graph"),),
+        description=(
+            "Export the graph, inline or to path under the server's output directory; neo4j_plan: what a Neo4j "
+            "export would change."
+        ),
+    ),
+    Operation(
+        name="list_sessions",
+        input=ListInput,
+        output=ListOutput,
+        read_only=True,
+        idempotent=True,
+        handler=lambda ws, inp: ws.list_sessions(inp),
+        routes=(Route("GET", "/sessions", "query", summary="List sessions"),),
+        description=("Sessions, most recently updated first."),
+    ),
+    Operation(
+        name="query_graph",
+        input=QueryInput,
+        output=QueryOutput,
+        read_only=True,
+        idempotent=True,
+        handler=lambda ws, inp: ws.query_graph(inp),
+        routes=(Route("POST", f"{_SESSION}/query", summary="Ask a budgeted query about the graph"),),
+        description=(
+            "Ask about the graph within a token budget: a node's neighbours, a shortest path, or find nodes whose "
+            "properties match where ({'k': v} or {'k': {'contains'|'in'|'gt'|'ge'|'lt'|'le'|'exists': ...}})."
+        ),
+    ),
+    Operation(
+        name="explain",
+        input=ExplainInput,
+        output=ExplainOutput,
+        read_only=True,
+        idempotent=True,
+        handler=lambda ws, inp: ws.explain(inp),
+        routes=(Route("GET", f"{_SESSION}/explain", "query", summary="The history of a node or edge"),),
+        description=(
+            "The history of a node or edge (ref: n3, e5 or a name), step by step. Needs the session store."
+        ),
+    ),
+    Operation(
+        name="diff",
+        input=DiffInput,
+        output=DiffOutput,
+        read_only=True,
+        idempotent=True,
+        handler=lambda ws, inp: ws.diff(inp),
+        routes=(Route("GET", f"{_SESSION}/diff", "query", summary="What changed between two iterations"),),
+        description="What changed between iterations a and b. Needs the session store.",
+    ),
+    Operation(
+        name="check",
+        input=CheckInput,
+        output=CheckOutput,
+        read_only=True,
+        idempotent=True,
+        handler=lambda ws, inp: ws.check(inp),
+        routes=(Route("POST", f"{_SESSION}/check", summary="Judge dependency rules on the session's graph"),),
+        description=(
+            "Judge dependency rules (igg.toml's [[rules]] as JSON: name, kind forbidden|layers|independence|acyclic|"
+            "allowed_only, its fields, e.g. {'name': 'x', 'kind': 'forbidden', 'from': 'a.api', 'to': 'a.db'})."
+        ),
+    ),
+    Operation(
+        name="undo",
+        input=UndoInput,
+        output=UndoOutput,
+        destructive=True,
+        handler=lambda ws, inp: ws.undo(inp),
+        routes=(Route("POST", f"{_SESSION}/undo", summary="Roll a session back to an iteration"),),
+        description=(
+            "Roll the graph back to iteration to_iteration (0: the start), as an undoable step. Needs the store."
+        ),
+    ),
+    Operation(
+        name="review",
+        input=ReviewInput,
+        output=ReviewOutput,
+        handler=lambda ws, inp: ws.review(inp),
+        routes=(
+            Route("POST", f"{_SESSION}/review", summary="Approve or reject the plan waiting for review"),
+            Route("GET", f"{_SESSION}/review", "none", summary="The plan waiting for review"),
+        ),
+        description=(
+            "config.review sessions: no decision shows the waiting plan; approve it (all, or the indices in "
+            "actions) or reject it with a note. plan_id: the plan shown."
+        ),
+    ),
+    Operation(
+        name="add_documents",
+        input=AddDocumentsInput,
+        output=DocumentsOutput,
+        destructive=True,
+        handler=lambda ws, inp: ws.add_documents(inp),
+        routes=(Route("POST", f"{_SESSION}/documents", summary="Add documents with the facts each states"),),
+        description="Add documents, each with the actions it states; facts record their documents. Undoable.",
+    ),
+    Operation(
+        name="retract_document",
+        input=RetractDocumentInput,
+        output=DocumentsOutput,
+        destructive=True,
+        handler=lambda ws, inp: ws.retract_document(inp),
+        routes=(
+            Route(
+                "DELETE", f"{_SESSION}/documents/{{document_id:path}}", "none", summary="Retract a document"
+            ),
+        ),
+        description="Retract what a document alone supported; shared facts stay. Undoable.",
+    ),
+    Operation(
+        name="run_session",
+        input=RunInput,
+        output=RunOutput,
+        open_world=True,
+        request=True,
+        progress=True,
+        handler=lambda ws, inp: ws.run(inp),
+        routes=(
+            Route(
+                "POST",
+                "/runs",
+                status=202,
+                handler=_run_started,
+                summary="Start an autonomous run (answers at once; follow its events)",
+            ),
+        ),
+        described=(("config", "As start_session's config."), ("seed_data", "As start_session's seed_data.")),
+        description=(
+            "Build a graph with the server's own agent (llm, code or auto) to a stop reason. Takes start_session's "
+            "arguments, plus exports (FORMAT[:PATH], as igg run --export) and provenance."
+        ),
+    ),
 )
 """Every workspace operation; adding one is adding it here."""
 OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}

@@ -83,7 +83,9 @@ class ApplyOutput(SessionSummary):
     accepted: int | None = None
     rejected: int | None = None
     rejected_by_code: dict[str, int] | None = None
-    review: dict[str, Any] | None = Field(default=None, description="The plan waiting for review (config.review).")
+    review: dict[str, Any] | None = Field(
+        default=None, description="The plan waiting for review (config.review)."
+    )
 
 
 class ReviewOutput(SessionSummary):
@@ -145,7 +147,9 @@ class QueryOutput(Output):
     omitted_edges: int
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
-    truncated: bool = Field(default=False, description="The walk stopped at its visit cap; counts are lower bounds.")
+    truncated: bool = Field(
+        default=False, description="The walk stopped at its visit cap; counts are lower bounds."
+    )
 
 
 class ExplainOutput(Output):
@@ -167,11 +171,29 @@ class CheckOutput(Output):
 
 
 class RunOutput(SessionSummary):
-    model_config = ConfigDict(extra="allow")  # the run summary's fields (igg.record.records.RunResult.summary)
+    model_config = ConfigDict(
+        extra="allow"
+    )  # the run summary's fields (igg.record.records.RunResult.summary)
     error: str | None = None
     export_error: str | None = None
 
 
-__all__ = ["ApplyOutput", "HealthOutput", "SessionOutput", "Output", "CheckOutput", "DiffOutput", "DocumentsOutput", "ExplainOutput", "ExportOutput", "FinishOutput",
-           "ListOutput", "ObserveOutput", "QueryOutput", "ReviewOutput", "RunOutput", "SessionSummary",
-           "UndoOutput"]
+__all__ = [
+    "ApplyOutput",
+    "HealthOutput",
+    "SessionOutput",
+    "Output",
+    "CheckOutput",
+    "DiffOutput",
+    "DocumentsOutput",
+    "ExplainOutput",
+    "ExportOutput",
+    "FinishOutput",
+    "ListOutput",
+    "ObserveOutput",
+    "QueryOutput",
+    "ReviewOutput",
+    "RunOutput",
+    "SessionSummary",
+    "UndoOutput",
+]

@@ -20,8 +20,10 @@ def _forbidden(message: str) -> WorkspaceError:
 
 
 def _no_directory() -> WorkspaceError:
-    return _forbidden("this server has no output directory (start it with --output-dir DIR); omit 'path' to get "
-                      "the export inline")
+    return _forbidden(
+        "this server has no output directory (start it with --output-dir DIR); omit 'path' to get "
+        "the export inline"
+    )
 
 
 def check_output(base: Path | None, relative: str) -> None:
@@ -43,5 +45,7 @@ def write_inside(base: Path | None, relative: str, data: bytes) -> Path:
     except PathRefused as exc:
         raise _forbidden(str(exc)) from None
     except WriteFailed as exc:
-        raise WorkspaceError("EXPORT_FAILED", f"{exc}; nothing was written", disk_full=exc.out_of_space) from None
+        raise WorkspaceError(
+            "EXPORT_FAILED", f"{exc}; nothing was written", disk_full=exc.out_of_space
+        ) from None
     return base / relative

@@ -11,8 +11,9 @@ from igg.observe import open_todos, render_observation
 from igg.workspace.live import LiveSession
 
 
-def observation(session: LiveSession, *, focus: list[Any] | None = None,
-                token_budget: int | None = None) -> tuple[str, int]:
+def observation(
+    session: LiveSession, *, focus: list[Any] | None = None, token_budget: int | None = None
+) -> tuple[str, int]:
     """The session's budgeted markdown observation and its estimated tokens.
 
     ``focus`` items are node names or node references (``{"name": ..., "label": ...}``); those nodes are
@@ -21,8 +22,11 @@ def observation(session: LiveSession, *, focus: list[Any] | None = None,
     """
     request = session.request
     if token_budget is not None:
-        config = request.config.model_copy(update={"observation": request.config.observation.model_copy(
-            update={"token_budget": token_budget})})
+        config = request.config.model_copy(
+            update={
+                "observation": request.config.observation.model_copy(update={"token_budget": token_budget})
+            }
+        )
         request = request.model_copy(update={"config": config})
     refs = [f if isinstance(f, dict) else {"name": f} for f in focus or []]
     notes = []
@@ -31,9 +35,18 @@ def observation(session: LiveSession, *, focus: list[Any] | None = None,
         notes.append(f"A reviewer rejected your last plan: {owner.review_note}")
     if owner.pending is not None:
         notes.append(f"Your plan {owner.pending.plan_id} waits for review; nothing of it is applied yet.")
-    return render_observation(request=request, state=session.state, iteration=owner.last_iteration + 1,
-                              last_verdicts=session.last_verdicts, last_error=None, chunk=None,
-                              todos=todos(session), notes=notes, focus=refs or None, tool_client=True)
+    return render_observation(
+        request=request,
+        state=session.state,
+        iteration=owner.last_iteration + 1,
+        last_verdicts=session.last_verdicts,
+        last_error=None,
+        chunk=None,
+        todos=todos(session),
+        notes=notes,
+        focus=refs or None,
+        tool_client=True,
+    )
 
 
 def todos(session: LiveSession) -> list[str]:
@@ -43,8 +56,13 @@ def todos(session: LiveSession) -> list[str]:
 
 def _metadata(session: LiveSession) -> dict[str, Any]:
     owner = session.session
-    data = {"session_id": owner.session_id, "goal": session.request.goal_prompt, "status": owner.shown_status,
-            "iteration": owner.last_iteration, "stop_reason": owner.stop_reason}
+    data = {
+        "session_id": owner.session_id,
+        "goal": session.request.goal_prompt,
+        "status": owner.shown_status,
+        "iteration": owner.last_iteration,
+        "stop_reason": owner.stop_reason,
+    }
     return {k: v for k, v in data.items() if v is not None}
 
 

@@ -27,8 +27,9 @@ def check(session: LiveSession, inp: CheckInput) -> dict[str, Any]:
     """The rules' report on the session's current graph."""
     with session.lock:
         try:
-            rules = parse_rules({"rules": inp.rules}, source="rules",
-                                edge_types=sorted(session.state.schema.edge_types))
+            rules = parse_rules(
+                {"rules": inp.rules}, source="rules", edge_types=sorted(session.state.schema.edge_types)
+            )
         except RequestInvalid as exc:
             raise WorkspaceError("INVALID_RULES", str(exc)) from None
         if session.sites is None:
@@ -41,9 +42,22 @@ def check(session: LiveSession, inp: CheckInput) -> dict[str, Any]:
         raise WorkspaceError("INVALID_RULES", str(exc)) from None
     violations = judge(graph, rules, bounds)
     counts = {r.name: sum(v.rule == r.name for v in violations) for r in rules}
-    report = CheckReport(target=f"session {inp.session_id}", violations=violations, nodes=len(graph.nodes),
-                         edges=len(graph.edges), failed=any(v.severity == "error" for v in violations),
-                         truncated=bounds.truncated,
-                         rules=[RuleSummary(name=r.name, kind=r.kind, severity=r.severity, description=r.description,
-                                            violations=counts[r.name]) for r in rules])
+    report = CheckReport(
+        target=f"session {inp.session_id}",
+        violations=violations,
+        nodes=len(graph.nodes),
+        edges=len(graph.edges),
+        failed=any(v.severity == "error" for v in violations),
+        truncated=bounds.truncated,
+        rules=[
+            RuleSummary(
+                name=r.name,
+                kind=r.kind,
+                severity=r.severity,
+                description=r.description,
+                violations=counts[r.name],
+            )
+            for r in rules
+        ],
+    )
     return {"session_id": inp.session_id, **report.model_dump()}

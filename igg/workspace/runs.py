@@ -114,8 +114,10 @@ class Runs:
             notes = [f"A reviewer rejected your last plan: {owner.review_note}"] if owner.review_note else []
             owner.review_note = None
             records = await asyncio.to_thread(lambda: list(owner.records))
-        task = asyncio.create_task(self._drive(live, held.agent, held.specs, held.provenance, records=records,
-                                               notes=notes), name=f"igg-run-{session_id}")
+        task = asyncio.create_task(
+            self._drive(live, held.agent, held.specs, held.provenance, records=records, notes=notes),
+            name=f"igg-run-{session_id}",
+        )
         self.tasks[session_id] = task
         task.add_done_callback(lambda _: self.tasks.pop(session_id, None))
         log.info("run_resumed", session_id=session_id)
@@ -140,8 +142,16 @@ class Runs:
                 await self.resume(session_id)
                 return
 
-    async def _drive(self, live: LiveSession, agent: Any, specs: list[ExportSpec], provenance: bool, *,
-                     records: list[Any] | None = None, notes: list[str] | None = None) -> dict[str, Any]:
+    async def _drive(
+        self,
+        live: LiveSession,
+        agent: Any,
+        specs: list[ExportSpec],
+        provenance: bool,
+        *,
+        records: list[Any] | None = None,
+        notes: list[str] | None = None,
+    ) -> dict[str, Any]:
         from igg.service import arun_request
 
         owner = live.session
@@ -150,22 +160,34 @@ class Runs:
         repo = self.workspace.repo
         try:
             await asyncio.to_thread(repo.claim, sid)  # other servers' writers wait until the run stops
-            result = await arun_request(owner.request, agent, session=owner, records=records or [],
-                                        notes=notes or [], exports=specs, provenance=provenance,
-                                        plans=owner.plans, on_event=self.workspace.hub.publish)
-            if result.review is not None:  # waits for a decision (Session.decide); the agent takes the next turn
+            result = await arun_request(
+                owner.request,
+                agent,
+                session=owner,
+                records=records or [],
+                notes=notes or [],
+                exports=specs,
+                provenance=provenance,
+                plans=owner.plans,
+                on_event=self.workspace.hub.publish,
+            )
+            if (
+                result.review is not None
+            ):  # waits for a decision (Session.decide); the agent takes the next turn
                 held = True
                 version = await asyncio.to_thread(repo.version, sid)
                 self.held[sid] = Held(agent=agent, specs=specs, provenance=provenance)
                 if version is not None:  # a decision may come through another server on the store
-                    self.held[sid].watcher = asyncio.create_task(self._watch(sid, version),
-                                                                 name=f"igg-review-watch-{sid}")
+                    self.held[sid].watcher = asyncio.create_task(
+                        self._watch(sid, version), name=f"igg-review-watch-{sid}"
+                    )
         except Exception as exc:  # the store failed (or a bug): the session stays, open for the tool agent
             owner.status = "open"
             message = str(exc) if isinstance(exc, IGGError) else f"{type(exc).__name__}: {exc}"
             log.error("run_failed", session_id=sid, error=message, exc_info=not isinstance(exc, IGGError))
-            self.workspace.hub.publish(Event(kind="run_finished", session_id=sid,
-                                             data={"stop_reason": None, "error": message}))  # ends listeners
+            self.workspace.hub.publish(
+                Event(kind="run_finished", session_id=sid, data={"stop_reason": None, "error": message})
+            )  # ends listeners
             return {**summary(live), "error": message}
         finally:
             with contextlib.suppress(IGGError):
@@ -191,8 +213,11 @@ def export_specs(texts: list[str], output_dir: Path | None, session_id: str) -> 
             raise RequestInvalid([Problem(f"exports[{i}]", str(exc))], source="run") from None
         if spec.format == "neo4j":
             if spec.target:
-                raise WorkspaceError("PATH_FORBIDDEN", f"exports[{i}]: {text!r} names a server; a run's neo4j "
-                                     "export goes to the server's configured NEO4J_URI: give just 'neo4j'")
+                raise WorkspaceError(
+                    "PATH_FORBIDDEN",
+                    f"exports[{i}]: {text!r} names a server; a run's neo4j "
+                    "export goes to the server's configured NEO4J_URI: give just 'neo4j'",
+                )
             specs.append(spec)
             continue
         relative = spec.target or f"{session_id}/{DEFAULT_FILES[spec.format]}"

@@ -78,9 +78,16 @@ T = TypeVar("T")
 class Workspace:
     """The service behind every adapter. Thread-safe: each session is changed under its own lock."""
 
-    def __init__(self, repo: SessionRepo | None = None, *, output_dir: Path | None = None,
-                 clock: Callable[[], float] = time.time, hub: EventHub | None = None,
-                 max_actions: int | None = None, operations: tuple[Operation, ...] = OPERATIONS) -> None:
+    def __init__(
+        self,
+        repo: SessionRepo | None = None,
+        *,
+        output_dir: Path | None = None,
+        clock: Callable[[], float] = time.time,
+        hub: EventHub | None = None,
+        max_actions: int | None = None,
+        operations: tuple[Operation, ...] = OPERATIONS,
+    ) -> None:
         self.repo: SessionRepo = repo if repo is not None else MemorySessions()
         self.output_dir = output_dir
         """Exports with a ``path`` are written under this directory only (None: inline exports only)."""
@@ -117,25 +124,48 @@ class Workspace:
         """Validate and apply actions in order; every action gets a verdict. ``dry_run`` changes nothing; with
         ``config.review`` the actions wait as a plan for a reviewer."""
         if self.max_actions is not None and len(inp.actions) > self.max_actions:
-            raise WorkspaceError(WorkspaceCode.TOO_MANY_ACTIONS, f"{len(inp.actions)} actions in one request; this "
-                                 f"server takes at most {self.max_actions} per request: send them in several")
+            raise WorkspaceError(
+                WorkspaceCode.TOO_MANY_ACTIONS,
+                f"{len(inp.actions)} actions in one request; this "
+                f"server takes at most {self.max_actions} per request: send them in several",
+            )
         return self._changing(inp.session_id, lambda live: self._apply(live, inp))
 
     def _apply(self, live: LiveSession, inp: ApplyInput) -> ApplyOutput:
         with live.lock:
             _not_running(live)
-            outcome = _served(lambda: live.session.apply(list(inp.actions), reasoning=inp.reasoning,
-                                                         dry_run=inp.dry_run, observed=live.observed or (0, 0)))
+            outcome = _served(
+                lambda: live.session.apply(
+                    list(inp.actions),
+                    reasoning=inp.reasoning,
+                    dry_run=inp.dry_run,
+                    observed=live.observed or (0, 0),
+                )
+            )
             if isinstance(outcome, PlanPending):
-                return ApplyOutput.model_validate({**summary(live), "review": outcome.plan.model_dump(mode="json")})
+                return ApplyOutput.model_validate(
+                    {**summary(live), "review": outcome.plan.model_dump(mode="json")}
+                )
             if not inp.dry_run:
                 live.observed = None
                 self._publish(live, outcome)
-            log.info("actions_applied", session_id=inp.session_id, dry_run=inp.dry_run,
-                     proposed=len(outcome.verdicts), accepted=outcome.accepted, rejected=outcome.rejected)
+            log.info(
+                "actions_applied",
+                session_id=inp.session_id,
+                dry_run=inp.dry_run,
+                proposed=len(outcome.verdicts),
+                accepted=outcome.accepted,
+                rejected=outcome.rejected,
+            )
             repaired = sum(1 for n in outcome.notes if "unencodable" in n)
-            return ApplyOutput.model_validate({**summary(live), "dry_run": inp.dry_run,
-                                               **_repaired(inp.reasoning, repaired), **_verdicts(outcome)})
+            return ApplyOutput.model_validate(
+                {
+                    **summary(live),
+                    "dry_run": inp.dry_run,
+                    **_repaired(inp.reasoning, repaired),
+                    **_verdicts(outcome),
+                }
+            )
 
     def review(self, inp: ReviewInput) -> ReviewOutput:
         """Show the plan waiting for review (no decision), approve it (all or chosen actions) or reject it."""
@@ -146,16 +176,26 @@ class Workspace:
             plan = live.session.pending
             if inp.decision is None:
                 return ReviewOutput.model_validate(
-                    {**summary(live), "review": plan.model_dump(mode="json") if plan is not None else None})
-            outcome = _served(lambda: live.session.decide(inp.decision or "", inp.plan_id, actions=inp.actions,
-                                                          note=inp.note))
+                    {**summary(live), "review": plan.model_dump(mode="json") if plan is not None else None}
+                )
+            outcome = _served(
+                lambda: live.session.decide(
+                    inp.decision or "", inp.plan_id, actions=inp.actions, note=inp.note
+                )
+            )
             if not isinstance(outcome, IterationRecord):
-                return ReviewOutput.model_validate({**summary(live), "rejected": outcome.plan_id, "note": inp.note})
+                return ReviewOutput.model_validate(
+                    {**summary(live), "rejected": outcome.plan_id, "note": inp.note}
+                )
             self._publish(live, outcome)
-            chosen = sorted(range(len(plan.actions)) if plan is not None and inp.actions is None else
-                            set(inp.actions or ()))
-            return ReviewOutput.model_validate({**summary(live), "approved": chosen,
-                                                **_verdicts(outcome, by_code=False)})
+            chosen = sorted(
+                range(len(plan.actions))
+                if plan is not None and inp.actions is None
+                else set(inp.actions or ())
+            )
+            return ReviewOutput.model_validate(
+                {**summary(live), "approved": chosen, **_verdicts(outcome, by_code=False)}
+            )
 
     def finish(self, inp: FinishInput) -> FinishOutput:
         """Close the session with stop reason ``finished``, pruning isolated nodes when asked."""
@@ -166,8 +206,9 @@ class Workspace:
             _not_running(live)
             result = _served(lambda: live.session.finish("finished", prune=inp.prune_isolated))
             log.info("session_finished", session_id=inp.session_id, pruned=len(result.pruned))
-            return FinishOutput.model_validate({**summary(live), "pruned": result.pruned,
-                                                "open_todos": result.open_todos})
+            return FinishOutput.model_validate(
+                {**summary(live), "pruned": result.pruned, "open_todos": result.open_todos}
+            )
 
     def export(self, inp: ExportInput) -> ExportOutput:
         """The graph as JSON/node-link/GraphML/...: inline, or written under the output directory."""
@@ -190,7 +231,9 @@ class Workspace:
         from igg.export.neo4j.bolt import plan_neo4j
 
         if inp.path is not None:
-            raise WorkspaceError(WorkspaceCode.PATH_FORBIDDEN, "format neo4j_plan is returned inline; omit path")
+            raise WorkspaceError(
+                WorkspaceCode.PATH_FORBIDDEN, "format neo4j_plan is returned inline; omit path"
+            )
         try:
             with live.lock:
                 plan = plan_neo4j(live.state, scope=inp.session_id)
@@ -205,7 +248,7 @@ class Workspace:
         infos = self.repo.sessions(None, inp.limit if inp.status is None else 1_000_000)
         out = [{**i.to_dict(), "status": live.get(i.session_id, i.status)} for i in infos]
         if inp.status is not None:
-            out = [s for s in out if s["status"] == inp.status][:inp.limit]
+            out = [s for s in out if s["status"] == inp.status][: inp.limit]
         return ListOutput(sessions=out)
 
     def query_graph(self, inp: QueryInput) -> QueryOutput:
@@ -233,33 +276,46 @@ class Workspace:
             self.forget(inp.session_id)
         reloaded = self.get(inp.session_id)
         with reloaded.lock:
-            return UndoOutput.model_validate({**summary(reloaded), "undone_to": inp.to_iteration,
-                                              "step": undone.step, "mutations": undone.mutations})
+            return UndoOutput.model_validate(
+                {
+                    **summary(reloaded),
+                    "undone_to": inp.to_iteration,
+                    "step": undone.step,
+                    "mutations": undone.mutations,
+                }
+            )
 
     def add_documents(self, inp: AddDocumentsInput) -> DocumentsOutput:
         """Add documents with the facts each states, as one step (``igg.documents.edit``)."""
         from igg.documents.edit import add_documents
 
         docs = [(d.id, d.text, list(d.actions)) for d in inp.documents]
-        return self._changing(inp.session_id, lambda live: self._documents(live, lambda s: add_documents(s, docs)))
+        return self._changing(
+            inp.session_id, lambda live: self._documents(live, lambda s: add_documents(s, docs))
+        )
 
     def retract_document(self, inp: RetractDocumentInput) -> DocumentsOutput:
         """Retract what one document alone supported, as one step (``igg.documents.retract``)."""
         from igg.documents.retract import retract_document
 
-        return self._changing(inp.session_id, lambda live: self._documents(
-            live, lambda s: retract_document(s, inp.document_id)))
+        return self._changing(
+            inp.session_id, lambda live: self._documents(live, lambda s: retract_document(s, inp.document_id))
+        )
 
     def _documents(self, live: LiveSession, change: Callable[[Session], dict[str, Any]]) -> DocumentsOutput:
         with live.lock:
             _not_running(live)
             sid = live.session.session_id
             if getattr(live.session.repo, "store", None) is None:
-                raise WorkspaceError(WorkspaceCode.HISTORY_UNAVAILABLE, f"session {sid!r} is kept nowhere that "
-                                     "holds its history; documents need a session store")
+                raise WorkspaceError(
+                    WorkspaceCode.HISTORY_UNAVAILABLE,
+                    f"session {sid!r} is kept nowhere that holds its history; documents need a session store",
+                )
             if live.session.pending is not None:
-                raise WorkspaceError(WorkspaceCode.REVIEW_PENDING, f"session {sid!r} has a plan waiting for "
-                                     "review; decide it first (review)")
+                raise WorkspaceError(
+                    WorkspaceCode.REVIEW_PENDING,
+                    f"session {sid!r} has a plan waiting for review; decide it first (review)",
+                )
             out = _served(lambda: change(live.session))
             live.observed = None
             log.info("documents_changed", session_id=sid, iteration=out["iteration_applied"], **out["facts"])
@@ -293,7 +349,9 @@ class Workspace:
             answer = handler(self, inp)
         else:
             answer = await asyncio.to_thread(handler, self, inp)
-        out: dict[str, Any] = op.output.model_validate(answer).dump() if isinstance(answer, dict) else answer.dump()
+        out: dict[str, Any] = (
+            op.output.model_validate(answer).dump() if isinstance(answer, dict) else answer.dump()
+        )
         if isinstance(inp, ReviewInput) and inp.decision is not None and sid in self.runs.held:
             # the plan of an autonomous run was decided: its agent takes the next turn (held for review again)
             resumed = await self.runs.resume(sid)
@@ -321,8 +379,14 @@ class Workspace:
                 return live
             repo = self.repo
             try:
-                session = Session.load(repo, session_id, lambda info: repo.recorder(
-                    agent=info.agent, resume=True, shared=True, last_step=info.last_step), status=_driven)
+                session = Session.load(
+                    repo,
+                    session_id,
+                    lambda info: repo.recorder(
+                        agent=info.agent, resume=True, shared=True, last_step=info.last_step
+                    ),
+                    status=_driven,
+                )
             except SessionError as exc:
                 raise workspace_error(exc) from None
             assert session.loaded is not None
@@ -337,21 +401,32 @@ class Workspace:
         import tenacity  # here: a command that never changes a session does not pay its import
 
         def reload(state: tenacity.RetryCallState) -> None:
-            log.info("session_reloaded", session_id=session_id, attempt=state.attempt_number,
-                     reason="changed elsewhere")
+            log.info(
+                "session_reloaded",
+                session_id=session_id,
+                attempt=state.attempt_number,
+                reason="changed elsewhere",
+            )
             self.forget(session_id)
 
         retrying = tenacity.Retrying(
-            retry=tenacity.retry_if_exception_type(SessionConflict), stop=tenacity.stop_after_attempt(CHANGE_ATTEMPTS),
+            retry=tenacity.retry_if_exception_type(SessionConflict),
+            stop=tenacity.stop_after_attempt(CHANGE_ATTEMPTS),
             # writers racing again at once race less: a random wait of up to N times CHANGE_BACKOFF
-            wait=tenacity.wait_random_exponential(multiplier=CHANGE_BACKOFF), before_sleep=reload, reraise=True)
+            wait=tenacity.wait_random_exponential(multiplier=CHANGE_BACKOFF),
+            before_sleep=reload,
+            reraise=True,
+        )
         try:
             return retrying(lambda: change(self.get(session_id)))
         except SessionConflict as exc:
             self.forget(session_id)
-            raise WorkspaceError(WorkspaceCode.SESSION_BUSY, f"session {session_id!r} kept changing in other "
-                                 "processes while this one applied the change; nothing was kept here: send it "
-                                 "again") from exc
+            raise WorkspaceError(
+                WorkspaceCode.SESSION_BUSY,
+                f"session {session_id!r} kept changing in other "
+                "processes while this one applied the change; nothing was kept here: send it "
+                "again",
+            ) from exc
 
     def _stale(self, live: LiveSession) -> bool:
         """Whether another process has stored a step of the session since this one loaded or wrote it (several
@@ -371,12 +446,16 @@ class Workspace:
         with self._lock:
             self._live.pop(session_id, None)
 
-    def open_session(self, request: Request | dict[str, Any], status: SessionStatus,
-                     agent: str = TOOL_AGENT) -> LiveSession:
+    def open_session(
+        self, request: Request | dict[str, Any], status: SessionStatus, agent: str = TOOL_AGENT
+    ) -> LiveSession:
         """Check the request, build its graph and record the new session (``start`` and runs use this)."""
         try:
-            raw = request.model_dump(by_alias=True, mode="json", exclude_none=True) \
-                if isinstance(request, Request) else request
+            raw = (
+                request.model_dump(by_alias=True, mode="json", exclude_none=True)
+                if isinstance(request, Request)
+                else request
+            )
             checked = load_request(raw, ontologies=False)
         except RequestInvalid as exc:
             raise WorkspaceError(WorkspaceCode.INVALID_REQUEST, str(exc)) from None
@@ -384,15 +463,24 @@ class Workspace:
         now = self.clock()
         sid = checked.session_id
         assert sid is not None
-        info = SessionInfo(session_id=sid, goal=checked.goal_prompt, status=status, agent=agent, created_at=now,
-                           updated_at=now)
+        info = SessionInfo(
+            session_id=sid,
+            goal=checked.goal_prompt,
+            status=status,
+            agent=agent,
+            created_at=now,
+            updated_at=now,
+        )
         recorder = self.repo.recorder(agent=agent, options={"workspace": True}, shared=True)
         session = Session.open(checked, state=state, recorders=[recorder], repo=self.repo, status=status)
         live = LiveSession(session=session, listed=info)
         with self._lock:
             if sid in self._live:
-                raise WorkspaceError(WorkspaceCode.SESSION_EXISTS, f"a session {sid!r} already exists; omit "
-                                     "session_id to get a fresh one, or continue that session")
+                raise WorkspaceError(
+                    WorkspaceCode.SESSION_EXISTS,
+                    f"a session {sid!r} already exists; omit "
+                    "session_id to get a fresh one, or continue that session",
+                )
             _served(session.begin)
             self._live[sid] = live
         return live
@@ -432,8 +520,14 @@ class Workspace:
             seen = now
             info = (await asyncio.to_thread(self.get, session_id)).info
             if info.status != "running" and session_id not in self.runs.tasks:
-                self.hub.publish(Event(kind="run_finished", session_id=session_id, iteration=info.iteration,
-                                       data={"stop_reason": info.stop_reason, "stored": True}))
+                self.hub.publish(
+                    Event(
+                        kind="run_finished",
+                        session_id=session_id,
+                        iteration=info.iteration,
+                        data={"stop_reason": info.stop_reason, "stored": True},
+                    )
+                )
                 return
 
     def _publish(self, live: LiveSession, record: IterationRecord) -> None:
@@ -467,13 +561,19 @@ def _served(call: Callable[[], T]) -> T:
 
 def _not_running(live: LiveSession) -> None:
     if live.session.status == "running":
-        raise WorkspaceError(WorkspaceCode.SESSION_BUSY, f"session {live.session.session_id!r} is being built by "
-                             "an autonomous run; wait for it to finish (its events stream shows progress)")
+        raise WorkspaceError(
+            WorkspaceCode.SESSION_BUSY,
+            f"session {live.session.session_id!r} is being built by "
+            "an autonomous run; wait for it to finish (its events stream shows progress)",
+        )
 
 
 def _verdicts(record: IterationRecord, *, by_code: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {"verdicts": [v.to_dict() for v in record.verdicts], "accepted": record.accepted,
-                           "rejected": record.rejected}
+    out: dict[str, Any] = {
+        "verdicts": [v.to_dict() for v in record.verdicts],
+        "accepted": record.accepted,
+        "rejected": record.rejected,
+    }
     if by_code:
         out["rejected_by_code"] = dict(sorted(record.rejected_by_code().items()))
     return out

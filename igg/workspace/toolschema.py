@@ -43,11 +43,18 @@ SUMMARIZED: dict[tuple[str, ...], str] = {
     ("config", "finalize"): "{prune_isolated}",
     ("config", "constraints", "duplicates"): "{policy: reject|warn|off, threshold, aliases}",
     ("config", "schema", "completeness"): "[{rule: has_attribute|no_isolated_nodes|min_edges, node_type, "
-                                          "attribute | edge_type, direction, min}]",
-    ("config", "schema", "property_types"): "{NodeType: {property: string|integer|float|boolean|list|{enum: [...]}}}",
+    "attribute | edge_type, direction, min}]",
+    (
+        "config",
+        "schema",
+        "property_types",
+    ): "{NodeType: {property: string|integer|float|boolean|list|{enum: [...]}}}",
     ("config", "schema", "terms"): "{Name: {label, iri, datatype}}: an imported ontology's own names",
-    ("config", "schema", "valid_time"): "{Type: {one_at_a_time: bool, properties: [...]}}: types whose facts take "
-                                        "valid_from/valid_to",
+    (
+        "config",
+        "schema",
+        "valid_time",
+    ): "{Type: {one_at_a_time: bool, properties: [...]}}: types whose facts take valid_from/valid_to",
     ("seed_data",): "An IGG graph document: {nodes: [{id, type, properties}], edges: [{id, type, from, to}]}",
 }
 """Optional request settings published as one line each (path from the request's top, and the line); the
@@ -95,11 +102,18 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
         for k, v in node.items():
             if k in _SCHEMA_MAPS and isinstance(v, dict):  # names are data: a field may be called "default"
                 out[k] = {name: strip(sub) for name, sub in v.items()}
-            elif not (k in ("title", "description") and isinstance(v, str) or k in ("default", "required")
-                      or k == "additionalProperties" and isinstance(v, bool)):
+            elif not (
+                k in ("title", "description")
+                and isinstance(v, str)
+                or k in ("default", "required")
+                or k == "additionalProperties"
+                and isinstance(v, bool)
+            ):
                 out[k] = v if k in _VALUES else strip(v)
         if isinstance(out.get("enum"), list) and "type" in out:
-            del out["enum"]  # open, as the fields are: a value added later (a status) breaks no client's check
+            del out[
+                "enum"
+            ]  # open, as the fields are: a value added later (a status) breaks no client's check
         return _merged_null(out)
 
     out: dict[str, Any] = strip(inline_refs(model.model_json_schema(by_alias=True)))
@@ -121,7 +135,12 @@ def _merged_null(schema: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+HINT_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
 """What the MCP specification assumes of a tool that gives no hint (a tool list leaves those out)."""
 
 
@@ -137,8 +156,16 @@ def hints(op: Operation) -> dict[str, bool]:
 def mcp_tools(operations: tuple[Operation, ...] = OPERATIONS) -> list[dict[str, Any]]:
     """The operations as MCP ``tools/list`` entries: name, description, input schema, annotations and output
     schema, as ``igg mcp`` publishes them."""
-    return [{"name": op.name, "description": op.description, "inputSchema": tool_schema(op), "annotations": hints(op),
-             "outputSchema": output_schema(op.output)} for op in operations]
+    return [
+        {
+            "name": op.name,
+            "description": op.description,
+            "inputSchema": tool_schema(op),
+            "annotations": hints(op),
+            "outputSchema": output_schema(op.output),
+        }
+        for op in operations
+    ]
 
 
 def openai_tools(operations: tuple[Operation, ...] = OPERATIONS) -> list[dict[str, Any]]:
@@ -181,7 +208,12 @@ def _compact(node: Any) -> Any:
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key in ("title", "discriminator") and isinstance(value, str | dict) or key == "default" and value is None:
+        if (
+            key in ("title", "discriminator")
+            and isinstance(value, str | dict)
+            or key == "default"
+            and value is None
+        ):
             continue
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {name: _compact(sub) for name, sub in value.items()}
@@ -198,19 +230,31 @@ def _compact(node: Any) -> Any:
         if out.get("default") == out["const"]:
             del out["default"]
     required = set(out.get("required", ()))
-    if isinstance(out.get("properties"), dict):  # the names, types and bounds say it; the tool's description the rest
-        out["properties"] = {name: _unsaid(sub if name in required else _not_null(sub))
-                             for name, sub in out["properties"].items()}
+    if isinstance(
+        out.get("properties"), dict
+    ):  # the names, types and bounds say it; the tool's description the rest
+        out["properties"] = {
+            name: _unsaid(sub if name in required else _not_null(sub))
+            for name, sub in out["properties"].items()
+        }
     return out
 
 
 def _type_list(schema: dict[str, Any]) -> dict[str, Any]:
     """``anyOf`` alternatives that are bare types (``{"type": "string"}``, ...) as one ``"type": [...]`` list:
     the same set of values, in a third of the bytes."""
-    bare = [v["type"] for v in schema["anyOf"] if isinstance(v, dict) and set(v) == {"type"} and isinstance(v["type"], str)]
+    bare = [
+        v["type"]
+        for v in schema["anyOf"]
+        if isinstance(v, dict) and set(v) == {"type"} and isinstance(v["type"], str)
+    ]
     if len(bare) < 2:
         return schema
-    rest = [v for v in schema["anyOf"] if not (isinstance(v, dict) and set(v) == {"type"} and isinstance(v["type"], str))]
+    rest = [
+        v
+        for v in schema["anyOf"]
+        if not (isinstance(v, dict) and set(v) == {"type"} and isinstance(v["type"], str))
+    ]
     merged = {"type": bare}
     other = {k: v for k, v in schema.items() if k != "anyOf"}
     return {**other, **merged} if not rest else {**other, "anyOf": [merged, *rest]}
@@ -220,7 +264,7 @@ def _first_sentence(text: str) -> str:
     """A description's first sentence (up to ``. `` or ``; ``), reST literals as Markdown's."""
     text = " ".join(text.split("\n\n", 1)[0].split()).replace("``", "`")
     cut = re.search(r"(?<=[\w)\]'\"`])(?<!e\.g)(?<!i\.e)(\. |; )", text)
-    return text if cut is None else text[:cut.start()] + "."
+    return text if cut is None else text[: cut.start()] + "."
 
 
 def _unsaid(schema: Any) -> Any:
@@ -249,8 +293,10 @@ def _summarize(schema: dict[str, Any], path: tuple[str, ...], description: str) 
     for name in path[:-1]:
         node = node["properties"][name]
     kind = node["properties"][path[-1]].get("type", "object")
-    node["properties"][path[-1]] = {"type": kind if kind in ("object", "array") else "object",
-                                    "description": description}
+    node["properties"][path[-1]] = {
+        "type": kind if kind in ("object", "array") else "object",
+        "description": description,
+    }
 
 
 def _inline(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -270,8 +316,11 @@ def _inline(schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
             if not branch:  # a type's docstring; a branch of a union keeps it: it says which branch is which
                 resolved = _unsaid(resolved)
             return {**resolved, **{k: walk(v) for k, v in node.items() if k != "$ref"}}
-        return {k: (v if k in _VALUES else walk(v, branch=k in ("oneOf", "anyOf"))) for k, v in node.items()
-                if k != "$defs"}
+        return {
+            k: (v if k in _VALUES else walk(v, branch=k in ("oneOf", "anyOf")))
+            for k, v in node.items()
+            if k != "$defs"
+        }
 
     out: dict[str, Any] = walk(schema)
     names = {_key(_unsaid(walk(sub))): name for name, sub in defs.items()}
@@ -325,7 +374,9 @@ def _refer(node: Any, text: str, name: str, uses: list[dict[str, Any]], top: boo
 
 def _key(node: dict[str, Any]) -> str:
     """A subschema's identity: its compact JSON without its description (the place's own words)."""
-    return json.dumps({k: v for k, v in node.items() if k != "description"}, sort_keys=True, separators=(",", ":"))
+    return json.dumps(
+        {k: v for k, v in node.items() if k != "description"}, sort_keys=True, separators=(",", ":")
+    )
 
 
 def _subschemas(node: Any, top: bool = True) -> list[str]:
@@ -378,10 +429,28 @@ def _name(schema: dict[str, Any], place: str, taken: dict[str, Any]) -> str:
     return name
 
 
-_STRICT_KEYWORDS = frozenset({
-    "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const", "description",
-    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems",
-    "maxItems"})
+_STRICT_KEYWORDS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "anyOf",
+        "enum",
+        "const",
+        "description",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+    }
+)
 """What OpenAI's strict mode (structured outputs) accepts in a schema; anything else makes a request fail."""
 _DROPPED_IN_STRICT = frozenset({"default", "minLength", "maxLength", "examples"})
 """Keywords left out of a strict schema: the server checks them anyway (a default applies when null is sent)."""

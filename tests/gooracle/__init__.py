@@ -38,9 +38,17 @@ def missing() -> str | None:
 
 
 def _env(cache: Path) -> dict[str, str]:
-    return {**os.environ, "GOPROXY": "off", "GOFLAGS": "-mod=mod", "GOWORK": "off", "GO111MODULE": "on",
-            "GOTOOLCHAIN": "local", "GOCACHE": str(cache / "build"), "GOPATH": str(cache / "path"),
-            "GOSUMDB": "off"}
+    return {
+        **os.environ,
+        "GOPROXY": "off",
+        "GOFLAGS": "-mod=mod",
+        "GOWORK": "off",
+        "GO111MODULE": "on",
+        "GOTOOLCHAIN": "local",
+        "GOCACHE": str(cache / "build"),
+        "GOPATH": str(cache / "path"),
+        "GOSUMDB": "off",
+    }
 
 
 def _modules(root: Path) -> list[Path]:
@@ -61,13 +69,20 @@ def go_list(root: Path) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         for i, module in enumerate(_modules(root)):
             text = (module / "go.mod").read_text()
-            path = next((line.split()[1].strip('"') for line in text.splitlines()
-                         if line.startswith("module ")), None)
+            path = next(
+                (line.split()[1].strip('"') for line in text.splitlines() if line.startswith("module ")), None
+            )
             assert path, f"{module}/go.mod names no module"
             stub = Path(tmp) / f"stub{i}.mod"
             stub.write_text(f"module {path}\n\ngo 1.19\n")
-            done = subprocess.run(["go", "list", "-e", "-json", f"-modfile={stub}", "./..."], cwd=module,
-                                  capture_output=True, text=True, env=_env(CACHE), timeout=600)
+            done = subprocess.run(
+                ["go", "list", "-e", "-json", f"-modfile={stub}", "./..."],
+                cwd=module,
+                capture_output=True,
+                text=True,
+                env=_env(CACHE),
+                timeout=600,
+            )
             assert done.stdout.strip().startswith("{"), f"go list in {module}: {done.stderr[-2000:]}"
             decoder, at, text = json.JSONDecoder(), 0, done.stdout
             while at < len(text):
@@ -100,13 +115,28 @@ def program(root: Path, packages: list[dict[str, Any]]) -> dict[str, list[list[s
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copy(SOURCE, Path(tmp) / "main.go")
             (Path(tmp) / "go.mod").write_text("module gooracle\n\ngo 1.19\n")
-            built = subprocess.run(["go", "build", "-o", str(binary), "."], cwd=tmp, capture_output=True, text=True,
-                                   env=_env(CACHE), timeout=600)
+            built = subprocess.run(
+                ["go", "build", "-o", str(binary), "."],
+                cwd=tmp,
+                capture_output=True,
+                text=True,
+                env=_env(CACHE),
+                timeout=600,
+            )
             assert built.returncode == 0, built.stderr
-    listed = [{k: p.get(k) or [] for k in ("GoFiles", "CgoFiles", "TestGoFiles", "XTestGoFiles")}
-              | {"ImportPath": p["ImportPath"], "Dir": p["Dir"]} for p in packages]
-    done = subprocess.run([str(binary), str(root)], input=json.dumps(listed), capture_output=True, text=True,
-                          env=_env(CACHE), timeout=600)
+    listed = [
+        {k: p.get(k) or [] for k in ("GoFiles", "CgoFiles", "TestGoFiles", "XTestGoFiles")}
+        | {"ImportPath": p["ImportPath"], "Dir": p["Dir"]}
+        for p in packages
+    ]
+    done = subprocess.run(
+        [str(binary), str(root)],
+        input=json.dumps(listed),
+        capture_output=True,
+        text=True,
+        env=_env(CACHE),
+        timeout=600,
+    )
     assert done.returncode == 0 and done.stdout.startswith("{"), done.stderr[-2000:]
     result: dict[str, list[list[str]]] = json.loads(done.stdout)
     return result

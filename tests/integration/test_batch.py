@@ -44,8 +44,13 @@ def graph_of(state: Any, request: Any, *, edge_ids: bool = True) -> dict[str, An
     """Nodes and edges with provenance; without ``edge_ids``, edges as a sorted list of what they connect
     (map-code numbers edges in an order that depends on the process's hash seed: see the closing notes)."""
     doc = state.to_document(request.config.schema_, provenance=True).model_dump(by_alias=True)
-    edges = doc["edges"] if edge_ids else sorted(
-        json.dumps({k: v for k, v in e.items() if k != "id"}, sort_keys=True) for e in doc["edges"])
+    edges = (
+        doc["edges"]
+        if edge_ids
+        else sorted(
+            json.dumps({k: v for k, v in e.items() if k != "id"}, sort_keys=True) for e in doc["edges"]
+        )
+    )
     return {"nodes": doc["nodes"], "edges": edges}
 
 
@@ -58,7 +63,9 @@ def _comparable(summary: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in summary.items() if k not in ("elapsed_ms", "session_id", "exports")}
 
 
-def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluster, tmp_path, capsys, store_location):
+def test_batch_of_requests_stores_each_session_as_a_single_run_would(
+    dask_cluster, tmp_path, capsys, store_location
+):
     """A folder and a JSON Lines file of requests run on the cluster; the store, --out and the exports hold
     for every session exactly what `igg run` produces alone; running the batch again runs nothing."""
     folder = tmp_path / "requests"
@@ -72,9 +79,24 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
     jsonl.write_text("\n".join(json.dumps(p) for p in lines) + "\n")
     store_path = store_location  # an SQLite file, a PostgreSQL schema
     dask_cluster.wait_ready()  # both workers (a killed one is replaced by its nanny)
-    args = ["batch", str(folder), str(jsonl), "--scheduler", dask_cluster.address, "--agent", f"script:{TRANSCRIPT}",
-            "--store", str(store_path), "--out", str(tmp_path / "out"), "--export", "graphml",
-            "--export", f"json:{tmp_path}/exports/{{session_id}}.json", "--json"]
+    args = [
+        "batch",
+        str(folder),
+        str(jsonl),
+        "--scheduler",
+        dask_cluster.address,
+        "--agent",
+        f"script:{TRANSCRIPT}",
+        "--store",
+        str(store_path),
+        "--out",
+        str(tmp_path / "out"),
+        "--export",
+        "graphml",
+        "--export",
+        f"json:{tmp_path}/exports/{{session_id}}.json",
+        "--json",
+    ]
 
     assert main(args) == 0
     report = json.loads(capsys.readouterr().out)
@@ -104,7 +126,9 @@ def test_batch_of_requests_stores_each_session_as_a_single_run_would(dask_cluste
         assert replay(store, sid).ok, sid  # snapshots and every step's counts agree with the mutations
         # who committed it: the client (SQLite: one writer), or the worker that ran it (PostgreSQL)
         writer_pid = int((store.session(sid).owner or "").split(":")[1])
-        assert writer_pid == (int(item["worker"].split(":")[1]) if "postgresql" in store_location else os.getpid())
+        assert writer_pid == (
+            int(item["worker"].split(":")[1]) if "postgresql" in store_location else os.getpid()
+        )
 
     assert main(args) == 0  # the same batch again: every session is already in the store
     again = json.loads(capsys.readouterr().out)
@@ -129,8 +153,9 @@ def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_
     for tree, item in zip(trees, report["results"], strict=True):
         result, summary = map_code([tree], jobs=1)
         request = store.request(item["session_id"])
-        assert stored_graph(store, item["session_id"], edge_ids=False) == graph_of(result.state, request,
-                                                                                   edge_ids=False)
+        assert stored_graph(store, item["session_id"], edge_ids=False) == graph_of(
+            result.state, request, edge_ids=False
+        )
         assert item["summary"]["map_code"]["graph"] == summary["graph"]
         assert item["summary"]["map_code"]["files"]["read"] == summary["files"]["read"]
 
@@ -141,21 +166,39 @@ def test_map_code_scheduler_parses_on_the_workers_and_links_the_same_graph(dask_
     dask_cluster.wait_ready()
     assert main(["map-code", tree, "--json", "--export", f"json:{tmp_path}/local.json"]) == 0
     local = json.loads(capsys.readouterr().out)
-    assert main(["map-code", tree, "--json", "--scheduler", dask_cluster.address,
-                 "--export", f"json:{tmp_path}/cluster.json"]) == 0
+    assert (
+        main(
+            [
+                "map-code",
+                tree,
+                "--json",
+                "--scheduler",
+                dask_cluster.address,
+                "--export",
+                f"json:{tmp_path}/cluster.json",
+            ]
+        )
+        == 0
+    )
     remote = json.loads(capsys.readouterr().out)
     assert remote["map_code"]["files"]["parse_processes"] == 2  # the cluster's two worker threads
     assert remote["map_code"]["graph"] == local["map_code"]["graph"]
     docs = [json.loads((tmp_path / f"{name}.json").read_text()) for name in ("local", "cluster")]
-    assert docs[0]["nodes"] == docs[1]["nodes"] and docs[0]["edges"] == docs[1]["edges"]  # ids too: linked here
+    assert (
+        docs[0]["nodes"] == docs[1]["nodes"] and docs[0]["edges"] == docs[1]["edges"]
+    )  # ids too: linked here
     with dask_cluster.client() as client:  # the parse tasks really ran on the cluster
         ran = client.run_on_scheduler(
-            lambda dask_scheduler: {p: tp.state_counts.get("memory", 0)
-                                    for p, tp in dask_scheduler.task_prefixes.items()})
+            lambda dask_scheduler: {
+                p: tp.state_counts.get("memory", 0) for p, tp in dask_scheduler.task_prefixes.items()
+            }
+        )
     assert ran.get("parse_batch", 0) >= 1  # Dask names the prefix of _parse_batch-<hash> without its "_"
 
 
-def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(dask_cluster, tmp_path, store_location):
+def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(
+    dask_cluster, tmp_path, store_location
+):
     """kill -9 of a worker while it runs a session (with a PostgreSQL store, perhaps while it commits one): the
     scheduler runs that session again on the other worker; every session is stored exactly once, each
     iteration once, with the graph a local run gives."""
@@ -175,10 +218,14 @@ def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(dask_clu
 
     dask_cluster.wait_ready()
     with dask_cluster.client() as client:
-        report = run_requests([folder], agent=f"script:{TRANSCRIPT}", store=store_path, client=client,
-                              on_session=on_session)
-        removed = [msg for _, msg in client.get_events("all")
-                   if isinstance(msg, dict) and msg.get("action") == "remove-worker" and not msg.get("expected")]
+        report = run_requests(
+            [folder], agent=f"script:{TRANSCRIPT}", store=store_path, client=client, on_session=on_session
+        )
+        removed = [
+            msg
+            for _, msg in client.get_events("all")
+            if isinstance(msg, dict) and msg.get("action") == "remove-worker" and not msg.get("expected")
+        ]
     assert killed, "no session finished before the kill"
     assert removed, "the scheduler never saw the worker die"
     interrupted = {k for msg in removed for k in msg["processing-tasks"]}
@@ -195,7 +242,8 @@ def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(dask_clu
 
 
 def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committed_iteration(
-        dask_cluster, tmp_path, store_location):
+    dask_cluster, tmp_path, store_location
+):
     """A session whose process died after iteration 5 is continued by the batch at iteration 6, on a worker;
     the store then holds iterations 1..12 once each and the graph of an uninterrupted run."""
     import socket
@@ -221,14 +269,26 @@ def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committe
     store = SessionStore(store_path)
     recorder = SessionRecorder(store, agent=f"script:{TRANSCRIPT}")
     with pytest.raises(Crash):
-        igg.run(igg.load_request(payload), igg.ScriptedAgent.from_path(TRANSCRIPT), recorder=[recorder, CrashAfter()])
-    store.db.write(lambda db: db.execute(  # the process that ran it is gone (a pid that does not exist)
-        "UPDATE sessions SET owner = ? WHERE session_id = 'resumed'", (f"{socket.gethostname()}:999999999:x",)))
+        igg.run(
+            igg.load_request(payload),
+            igg.ScriptedAgent.from_path(TRANSCRIPT),
+            recorder=[recorder, CrashAfter()],
+        )
+    store.db.write(
+        lambda db: db.execute(  # the process that ran it is gone (a pid that does not exist)
+            "UPDATE sessions SET owner = ? WHERE session_id = 'resumed'",
+            (f"{socket.gethostname()}:999999999:x",),
+        )
+    )
     assert store.session("resumed").status == "interrupted" and store.session("resumed").last_iteration == 5
 
     (tmp_path / "resumed.json").write_text(json.dumps(payload))
-    report = run_requests([tmp_path / "resumed.json"], agent=f"script:{TRANSCRIPT}", store=store_path,
-                          scheduler=dask_cluster.address)
+    report = run_requests(
+        [tmp_path / "resumed.json"],
+        agent=f"script:{TRANSCRIPT}",
+        store=store_path,
+        scheduler=dask_cluster.address,
+    )
     (item,) = report.sessions
     assert (item.status, item.continued_after) == ("done", 5)
     steps = store.steps("resumed", with_records=False)

@@ -42,8 +42,9 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_an_unreachable_llm_exits_1_from_run_and_from_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unreachable_llm_exits_1_from_run_and_from_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     store = str(tmp_path / "s.sqlite")
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     assert main(["run", _llm_request(tmp_path), "--agent", "llm", "--store", store, "--json", "-q"]) == 1
@@ -57,33 +58,62 @@ def test_an_unreachable_llm_exits_1_from_run_and_from_resume(tmp_path: Path, mon
     assert json.loads(capsys.readouterr().out)["stop_reason"] == "agent_error"
 
 
-@pytest.mark.parametrize("argv", [["run", "REQ", "--agent", "llm"], ["run", "REQ", "--agent", "auto"],
-                                  ["map-code", str(FIXTURES / "code" / "java"), "--agent", "hybrid"]])
-def test_an_agent_without_its_endpoint_is_the_same_line_and_exit_2(argv: list[str], tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "REQ", "--agent", "llm"],
+        ["run", "REQ", "--agent", "auto"],
+        ["map-code", str(FIXTURES / "code" / "java"), "--agent", "hybrid"],
+    ],
+)
+def test_an_agent_without_its_endpoint_is_the_same_line_and_exit_2(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     argv = [_llm_request(tmp_path) if a == "REQ" else a for a in argv]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert err.startswith("igg: the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL")
+    assert err.startswith(
+        "igg: the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL"
+    )
 
 
-@pytest.mark.parametrize("target, says", [
-    ("DIR", "is a directory; give a file path, e.g. DIR/graph.graphml"),
-    ("FILE/graph.graphml", "FILE is a file, so FILE/graph.graphml cannot be created"),
-])
-def test_a_bad_export_target_is_refused_before_the_run(tmp_path: Path, target: str, says: str,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "target, says",
+    [
+        ("DIR", "is a directory; give a file path, e.g. DIR/graph.graphml"),
+        ("FILE/graph.graphml", "FILE is a file, so FILE/graph.graphml cannot be created"),
+    ],
+)
+def test_a_bad_export_target_is_refused_before_the_run(
+    tmp_path: Path, target: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "DIR").mkdir()
     (tmp_path / "FILE").write_text("x")
-    target, says = (t.replace("DIR", str(tmp_path / "DIR")).replace("FILE", str(tmp_path / "FILE"))
-                    for t in (target, says))
+    target, says = (
+        t.replace("DIR", str(tmp_path / "DIR")).replace("FILE", str(tmp_path / "FILE"))
+        for t in (target, says)
+    )
     out, store = tmp_path / "out", tmp_path / "s.sqlite"
-    assert main(["run", AUTH_REQUEST, "--agent", TRANSCRIPT, "--out", str(out), "--store", str(store),
-                 "--export", f"graphml:{target}"]) == 2
+    assert (
+        main(
+            [
+                "run",
+                AUTH_REQUEST,
+                "--agent",
+                TRANSCRIPT,
+                "--out",
+                str(out),
+                "--store",
+                str(store),
+                "--export",
+                f"graphml:{target}",
+            ]
+        )
+        == 2
+    )
     assert says in capsys.readouterr().err
     assert not out.exists() and not store.exists()  # nothing ran
     code = str(FIXTURES / "code" / "java")
@@ -91,11 +121,15 @@ def test_a_bad_export_target_is_refused_before_the_run(tmp_path: Path, target: s
     assert says in capsys.readouterr().err and not out.exists()
 
 
-def test_a_failed_export_exits_1_after_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failed_export_exits_1_after_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A target that only fails when written (neo4j on a closed port) still prints the summary, then exit 1."""
     uri = f"bolt://127.0.0.1:{_closed_port()}"
-    assert main(["run", AUTH_REQUEST, "--agent", TRANSCRIPT, "--no-store", "--json", "--export",
-                 f"neo4j:{uri}"]) == 1
+    assert (
+        main(["run", AUTH_REQUEST, "--agent", TRANSCRIPT, "--no-store", "--json", "--export", f"neo4j:{uri}"])
+        == 1
+    )
     captured = capsys.readouterr()
     summary = json.loads(captured.out)
     assert summary["stop_reason"] == "finished" and summary["exports"][0]["ok"] is False
@@ -108,19 +142,33 @@ def test_a_busy_port_is_one_line_and_exit_2_before_anything_says_serving(argv: l
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "igg", *argv, "--port", str(port), "--memory"],
-                                capture_output=True, text=True, cwd=ROOT, timeout=60, env=_env())
+        result = subprocess.run(
+            [sys.executable, "-m", "igg", *argv, "--port", str(port), "--memory"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+            env=_env(),
+        )
     assert result.returncode == 2
-    assert result.stderr == (f"igg: cannot listen on 127.0.0.1:{port}: Address already in use; choose another "
-                             "--port (0 picks a free one)\n")
+    assert result.stderr == (
+        f"igg: cannot listen on 127.0.0.1:{port}: Address already in use; choose another "
+        "--port (0 picks a free one)\n"
+    )
     assert result.stdout == ""
 
 
 def test_mcp_over_http_prints_its_url_and_answers_there() -> None:
     import httpx
 
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", "--transport", "http", "--port", "0", "--memory"],
-                            cwd=ROOT, env=_env(), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igg", "mcp", "--transport", "http", "--port", "0", "--memory"],
+        cwd=ROOT,
+        env=_env(),
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()

@@ -21,11 +21,19 @@ AUTH_REQUEST = str(FIXTURES / "auth" / "request.json")
 AUTH_TRANSCRIPT = f"script:{FIXTURES / 'auth' / 'transcript.jsonl'}"
 
 
-def igg(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, **kwargs: Any
-        ) -> subprocess.CompletedProcess[str]:
+def igg(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
-    return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120, env={**full, **(env or {})}, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        env={**full, **(env or {})},
+        **kwargs,
+    )
 
 
 def commands(line: str) -> list[list[str]]:
@@ -58,8 +66,11 @@ def test_a_run_without_a_place_is_kept_in_the_default_store_and_says_how_to_see_
 
 
 def test_no_store_out_and_export_keep_nothing_in_the_default_store(tmp_path: Path, _igg_home: Path) -> None:
-    for extra in (["--no-store"], ["--out", str(tmp_path / "out")],
-                  ["--export", f"json:{tmp_path / 'g.json'}"]):
+    for extra in (
+        ["--no-store"],
+        ["--out", str(tmp_path / "out")],
+        ["--export", f"json:{tmp_path / 'g.json'}"],
+    ):
         result = igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT, *extra)
         assert result.returncode == 0, result.stderr
         assert "default store" not in result.stderr
@@ -104,8 +115,9 @@ def _request(tmp_path: Path) -> Path:
 
 
 def _answer(*names: str, finished: bool = False) -> str:
-    actions = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": n, "package": "com.app"}}
-               for n in names]
+    actions = [
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": n, "package": "com.app"}} for n in names
+    ]
     return json.dumps({"reasoning": "step", "actions": actions, "finished": finished})
 
 
@@ -114,11 +126,30 @@ def test_ctrl_c_writes_what_the_run_had_exits_130_and_the_resume_command_finishe
     reason interrupted), the store keeps them as an interrupted session, and the printed command resumes it."""
     request, out, store = _request(tmp_path), tmp_path / "out", tmp_path / "s.sqlite"
     with FakeOpenAI([_answer("A"), _answer("B"), Reply(content=_answer("C"), hang=60)]) as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"
+        }
         env["OPENAI_BASE_URL"] = server.base_url
-        proc = subprocess.Popen([sys.executable, "-m", "igg", "run", str(request), "--agent", "llm", "--out",
-                                 str(out), "--store", str(store)], cwd=ROOT, env=env, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "igg",
+                "run",
+                str(request),
+                "--agent",
+                "llm",
+                "--out",
+                str(out),
+                "--store",
+                str(store),
+            ],
+            cwd=ROOT,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         deadline = time.monotonic() + 60
         while len(server.requests) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -143,13 +174,17 @@ def test_ctrl_c_writes_what_the_run_had_exits_130_and_the_resume_command_finishe
     assert resumed.returncode == 0, resumed.stderr
     final = json.loads(resumed.stdout)
     assert final["stop_reason"] == "finished" and final["iterations"] == 3
-    names = sorted(n["properties"]["name"] for n in json.loads((out / "graph.json").read_text())["nodes"]
-                   if n["type"] == "Class")
+    names = sorted(
+        n["properties"]["name"]
+        for n in json.loads((out / "graph.json").read_text())["nodes"]
+        if n["type"] == "Class"
+    )
     assert names == ["A", "B", "C"]
 
 
-def test_the_session_commands_find_a_run_kept_without_store_from_any_directory(tmp_path: Path,
-                                                                               _igg_home: Path) -> None:
+def test_the_session_commands_find_a_run_kept_without_store_from_any_directory(
+    tmp_path: Path, _igg_home: Path
+) -> None:
     """One store rule: `igg run` without --store, then `igg sessions` / `show` / `fork` / `resume` / `export`
     without --store, from another working directory, all find the session in the default store."""
     (tmp_path / "a").mkdir()
@@ -173,13 +208,18 @@ def test_the_session_commands_find_a_run_kept_without_store_from_any_directory(t
     assert not (tmp_path / "a" / ".igg").exists() and not (elsewhere / ".igg").exists()
 
 
-def test_a_project_store_in_the_working_directory_wins_over_the_default_store(tmp_path: Path,
-                                                                              _igg_home: Path) -> None:
+def test_a_project_store_in_the_working_directory_wins_over_the_default_store(
+    tmp_path: Path, _igg_home: Path
+) -> None:
     """./.igg/sessions.sqlite, when it exists, is where runs without --store go and what `igg sessions` reads."""
     project = tmp_path / "project"
     project.mkdir()
-    assert igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT, "--store", ".igg/sessions.sqlite",
-               cwd=project).returncode == 0
+    assert (
+        igg(
+            "run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT, "--store", ".igg/sessions.sqlite", cwd=project
+        ).returncode
+        == 0
+    )
     payload = json.loads(Path(AUTH_REQUEST).read_text())
     payload["session_id"] = "second"
     run = igg("run", "-", "--agent", AUTH_TRANSCRIPT, cwd=project, input=json.dumps(payload))
@@ -190,7 +230,9 @@ def test_a_project_store_in_the_working_directory_wins_over_the_default_store(tm
     assert not (_igg_home / "sessions.sqlite").exists()
 
 
-def test_a_missing_named_store_is_refused_with_the_command_that_works(tmp_path: Path, _igg_home: Path) -> None:
+def test_a_missing_named_store_is_refused_with_the_command_that_works(
+    tmp_path: Path, _igg_home: Path
+) -> None:
     """`igg show ID --store WRONG`: exit 2, one line, and the same command on the default store, which works."""
     assert igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT).returncode == 0
     shown = igg("show", "uuid-1234", "--store", str(tmp_path / "wrong.sqlite"), cwd=tmp_path)
@@ -202,7 +244,9 @@ def test_a_missing_named_store_is_refused_with_the_command_that_works(tmp_path: 
     assert empty.returncode == 2 and "no session store at" in empty.stderr and "default store" in empty.stderr
 
 
-def test_a_map_kept_in_the_default_store_is_updated_without_naming_the_store(tmp_path: Path, _igg_home: Path) -> None:
+def test_a_map_kept_in_the_default_store_is_updated_without_naming_the_store(
+    tmp_path: Path, _igg_home: Path
+) -> None:
     """`igg map-code DIR` then `igg map-code DIR --update`, neither with --store: the update finds the map (and
     its facts cache) in the default store, like every session command."""
     tree = tmp_path / "tree"

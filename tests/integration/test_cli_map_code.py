@@ -19,8 +19,14 @@ JAVA = str(CODE_FIXTURES / "java")
 
 def igg(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
-    return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, env={**base, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**base, **(env or {})},
+    )
 
 
 def test_map_code_builds_the_expected_graph_offline_and_reports_it(tmp_path):
@@ -35,10 +41,25 @@ def test_map_code_builds_the_expected_graph_offline_and_reports_it(tmp_path):
     files = summary["map_code"]["files"]
     assert (files["read"], files["skipped"], files["lines"]) == (10, 0, 179)
     assert summary["map_code"]["graph"]["nodes_by_type"] == {
-        "Package": 6, "Module": 10, "Class": 7, "Interface": 3, "Enum": 2, "Method": 27, "DatabaseTable": 5}
+        "Package": 6,
+        "Module": 10,
+        "Class": 7,
+        "Interface": 3,
+        "Enum": 2,
+        "Method": 27,
+        "DatabaseTable": 5,
+    }
     assert summary["map_code"]["graph"]["edges_by_type"] == {
-        "CONTAINS": 53, "IMPORTS": 6, "IMPORTS_SYMBOL": 5, "EXTENDS": 3, "IMPLEMENTS": 2, "CALLS": 18, "INSTANTIATES": 2,
-        "READS_FROM": 4, "WRITES_TO": 5}
+        "CONTAINS": 53,
+        "IMPORTS": 6,
+        "IMPORTS_SYMBOL": 5,
+        "EXTENDS": 3,
+        "IMPLEMENTS": 2,
+        "CALLS": 18,
+        "INSTANTIATES": 2,
+        "READS_FROM": 4,
+        "WRITES_TO": 5,
+    }
     assert set(summary["map_code"]["seconds"]) == {"walk", "parse", "link", "run", "total"}
     doc = json.loads((out / "graph.json").read_text())
     assert len(doc["nodes"]) == len(JAVA_NODES) and len(doc["edges"]) == len(JAVA_EDGES)
@@ -54,7 +75,9 @@ def test_human_output_has_the_map_code_summary():
 
 def test_skipped_files_are_listed_with_their_reason(tmp_path):
     (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "main.py").write_text("def main():\n    return helper()\n\n\ndef helper():\n    return 1\n")
+    (tmp_path / "app" / "main.py").write_text(
+        "def main():\n    return helper()\n\n\ndef helper():\n    return 1\n"
+    )
     (tmp_path / "node_modules" / "x").mkdir(parents=True)
     (tmp_path / "node_modules" / "x" / "y.py").write_text("x = 1\n")
     (tmp_path / "blob.py").write_bytes(b"\x00\x01")
@@ -76,13 +99,19 @@ def test_skipped_files_are_listed_with_their_reason(tmp_path):
     assert edges["CALLS"] == 1
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["/nonexistent/src"], "/nonexistent/src: no such file or directory"),
-    ([str(FIXTURES / "auth")], "no Python, Java, TypeScript or Go source files under"),
-    ([JAVA, "--agent", "script:x.jsonl"], "invalid choice: 'script:x.jsonl' (choose from 'code', 'llm', 'hybrid')"),
-    ([JAVA, "--schema", str(FIXTURES / "seed_response.json")], "seed_response.json is invalid"),
-    ([JAVA, "--resume"], "--resume: needs the store"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["/nonexistent/src"], "/nonexistent/src: no such file or directory"),
+        ([str(FIXTURES / "auth")], "no Python, Java, TypeScript or Go source files under"),
+        (
+            [JAVA, "--agent", "script:x.jsonl"],
+            "invalid choice: 'script:x.jsonl' (choose from 'code', 'llm', 'hybrid')",
+        ),
+        ([JAVA, "--schema", str(FIXTURES / "seed_response.json")], "seed_response.json is invalid"),
+        ([JAVA, "--resume"], "--resume: needs the store"),
+    ],
+)
 def test_bad_input_is_a_clear_error_with_exit_2(args, message):
     result = igg("map-code", *args)
     assert result.returncode == 2, result.stderr
@@ -117,7 +146,9 @@ def killed_at_4(obs):
 
 run(codemap.request, killed_at_4, recorder=[SessionRecorder(SessionStore({str(store)!r}), agent="code")])
 """
-    killed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    killed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert killed.returncode != 0 and "KeyboardInterrupt" in killed.stderr
 
 
@@ -145,11 +176,17 @@ def test_igg_resume_continues_a_map_code_session_too(tmp_path):
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["stop_reason"] == "finished" and summary["actions"]["rejected"] == 0
-    assert (summary["nodes"], summary["edges"], summary["iterations"]) == (len(JAVA_NODES), len(JAVA_EDGES), 12)
+    assert (summary["nodes"], summary["edges"], summary["iterations"]) == (
+        len(JAVA_NODES),
+        len(JAVA_EDGES),
+        12,
+    )
 
 
 def test_run_auto_maps_the_auth_module_offline(tmp_path):
-    result = igg("run", str(FIXTURES / "auth" / "request.json"), "--agent", "auto", "--json", "--out", str(tmp_path))
+    result = igg(
+        "run", str(FIXTURES / "auth" / "request.json"), "--agent", "auto", "--json", "--out", str(tmp_path)
+    )
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["stop_reason"] == "finished" and summary["actions"]["rejected"] == 0
@@ -158,25 +195,47 @@ def test_run_auto_maps_the_auth_module_offline(tmp_path):
     assert ("Interface", "AuthService") in names and ("Class", "AuthServiceImpl") in names
     ids = {n["id"]: n["properties"]["name"] for n in doc["nodes"]}
     edges = {(e["type"], ids[e["from"]], ids[e["to"]]) for e in doc["edges"]}
-    assert ("CALLS", "AuthController", "AuthService") in edges  # the specification's own example, found statically
+    assert (
+        "CALLS",
+        "AuthController",
+        "AuthService",
+    ) in edges  # the specification's own example, found statically
     assert ("IMPLEMENTS", "AuthServiceImpl", "AuthService") in edges
     assert ("READS_FROM", "UserRepository.findByUsername", "users") in edges
 
 
 def _llm_answer(*actions):
-    return json.dumps({"reasoning": "what static analysis cannot see", "actions": list(actions), "finished": True})
+    return json.dumps(
+        {"reasoning": "what static analysis cannot see", "actions": list(actions), "finished": True}
+    )
 
 
 def test_hybrid_seeds_statically_then_grounds_the_llm(tmp_path):
     """The static pass maps everything; the LLM's invented class is rejected, its real insight accepted."""
-    invented = {"type": "ADD_NODE", "label": "Class", "properties": {
-        "name": "TokenCache", "package": "com.acme.service", "qualified_name": "com.acme.service.TokenCache"}}
+    invented = {
+        "type": "ADD_NODE",
+        "label": "Class",
+        "properties": {
+            "name": "TokenCache",
+            "package": "com.acme.service",
+            "qualified_name": "com.acme.service.TokenCache",
+        },
+    }
     table = {"type": "ADD_NODE", "label": "DatabaseTable", "properties": {"name": "user_roles_archive"}}
-    doc = {"type": "UPDATE_NODE", "node": {"label": "Class", "package": "com.acme.service", "name": "AuthService"},
-           "properties": {"doc": "Logs users in; promotes admins."}}
+    doc = {
+        "type": "UPDATE_NODE",
+        "node": {"label": "Class", "package": "com.acme.service", "name": "AuthService"},
+        "properties": {"doc": "Logs users in; promotes admins."},
+    }
     with FakeOpenAI([_llm_answer(invented, table, doc)]) as server:
-        result = igg("map-code", JAVA, "--agent", "hybrid", "--json",
-                     env={"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key", "IGG_MODEL": "m"})
+        result = igg(
+            "map-code",
+            JAVA,
+            "--agent",
+            "hybrid",
+            "--json",
+            env={"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key", "IGG_MODEL": "m"},
+        )
         assert result.returncode == 0, result.stderr
         summary = json.loads(result.stdout)
         assert summary["stop_reason"] == "finished"
@@ -186,11 +245,26 @@ def test_hybrid_seeds_statically_then_grounds_the_llm(tmp_path):
 
 
 def test_llm_mode_reads_the_files_as_context_chunks():
-    answer = _llm_answer({"type": "ADD_NODE", "label": "Interface", "properties": {
-        "name": "Labeled", "package": "com.acme.model", "qualified_name": "com.acme.model.Labeled"}})
+    answer = _llm_answer(
+        {
+            "type": "ADD_NODE",
+            "label": "Interface",
+            "properties": {
+                "name": "Labeled",
+                "package": "com.acme.model",
+                "qualified_name": "com.acme.model.Labeled",
+            },
+        }
+    )
     with FakeOpenAI([answer]) as server:
-        result = igg("map-code", JAVA, "--agent", "llm", "--json",
-                     env={"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key", "IGG_MODEL": "m"})
+        result = igg(
+            "map-code",
+            JAVA,
+            "--agent",
+            "llm",
+            "--json",
+            env={"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key", "IGG_MODEL": "m"},
+        )
         assert result.returncode == 0, result.stderr
         summary = json.loads(result.stdout)
         assert summary["nodes"] == 1 and summary["actions"]["accepted"] == 1
@@ -204,8 +278,10 @@ def test_llm_and_hybrid_without_an_endpoint_stop_before_any_work_with_the_same_l
     result = igg("map-code", JAVA, "--agent", agent, "--json")
     assert result.returncode == 2
     assert result.stdout == ""  # no run, no summary
-    assert result.stderr == ("igg: the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL "
-                             "(any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)\n")
+    assert result.stderr == (
+        "igg: the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL "
+        "(any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)\n"
+    )
 
 
 def test_help_lists_exactly_the_agents_map_code_accepts():
@@ -223,8 +299,10 @@ def test_a_coding_declaration_is_honoured_and_syntax_errors_are_in_the_report_a_
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     # PEP 263: Python reads this file as Latin-1, so must map-code (it is not binary, and not UTF-8)
-    (pkg / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n\"\"\"Caf\xe9.\"\"\"\n\n\ndef caf\xe9():\n"
-                                   b"    return \"cr\xe8me\"\n\n\ndef main():\n    return caf\xe9()\n")
+    (pkg / "latin.py").write_bytes(
+        b'# -*- coding: latin-1 -*-\n"""Caf\xe9."""\n\n\ndef caf\xe9():\n'
+        b'    return "cr\xe8me"\n\n\ndef main():\n    return caf\xe9()\n'
+    )
     (pkg / "undeclared.py").write_bytes(b"caf\xe9 = 1\n")
     (pkg / "bad.py").write_text("def ok():\n    return 1\n\n\ndef broken(:\n    pass\n")
     (root / "A.java").write_text("class A {\n  void f() {\n    int x = ;\n  }\n}\n")
@@ -232,11 +310,16 @@ def test_a_coding_declaration_is_honoured_and_syntax_errors_are_in_the_report_a_
     result = igg("map-code", str(root), "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert "undeclared.py: binary or not UTF-8 (and no coding declaration)" in result.stderr
-    for where in ("pkg/bad.py:5: syntax error: invalid syntax",
-                  "A.java:3: syntax error (tree-sitter recovered; facts may be partial)"):
+    for where in (
+        "pkg/bad.py:5: syntax error: invalid syntax",
+        "A.java:3: syntax error (tree-sitter recovered; facts may be partial)",
+    ):
         assert where in result.stderr  # listed as the files are parsed, like the skipped ones
     table = " ".join(result.stdout.split())  # the summary table (rich wraps long cells)
-    assert "partial (2) │ A.java:3: syntax error" in table and "pkg/bad.py:5: syntax error: invalid syntax" in table
+    assert (
+        "partial (2) │ A.java:3: syntax error" in table
+        and "pkg/bad.py:5: syntax error: invalid syntax" in table
+    )
     doc = json.loads((out / "graph.json").read_text())
     calls = {(e["from"], e["to"]) for e in doc["edges"] if e["type"] == "CALLS"}
     names = {n["id"]: n["properties"]["name"] for n in doc["nodes"] if n["type"] == "Function"}

@@ -13,17 +13,35 @@ from tests.conftest import FIXTURES, ROOT
 
 AUTH_REQUEST = FIXTURES / "auth" / "request.json"
 AUTH_TRANSCRIPT = FIXTURES / "auth" / "transcript.jsonl"
-SUMMARY_KEYS = {"session_id", "stop_reason", "iterations", "nodes", "edges", "actions", "exports", "tokens",
-                "open_todos", "pruned"}
+SUMMARY_KEYS = {
+    "session_id",
+    "stop_reason",
+    "iterations",
+    "nodes",
+    "edges",
+    "actions",
+    "exports",
+    "tokens",
+    "open_todos",
+    "pruned",
+}
 
 
 def igg(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
     import os
 
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
+    full_env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"
+    }
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, env=full_env)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env=full_env,
+    )
 
 
 def run_json(*args: str) -> dict:
@@ -83,10 +101,28 @@ def test_the_auth_fixture_runs_to_finished_with_every_verdict_and_a_self_correct
     # every code reachable under this request's limits (the rest: see the variant test below);
     # UNGROUNDED_SYMBOL belongs to the code agents' grounding rule (tests/unit/test_code_grounding.py)
     assert set(actions["rejected_by_code"]) == {c.value for c in ErrorCode} - {
-        "INVALID_JSON", "INVALID_RESPONSE", "MAX_NODES_EXCEEDED", "MAX_EDGES_EXCEEDED", "DELETION_FORBIDDEN",
-        "ROLLED_BACK", "UNGROUNDED_SYMBOL", "POSSIBLE_DUPLICATE", "WRONG_PROPERTY_TYPE", "VALUE_NOT_IN_ENUM",
-        "INVALID_MERGE", "INVALID_QUERY", "QUERY_BUDGET_EXHAUSTED", "UNGROUNDED_EVIDENCE", "MISSING_EVIDENCE",
-        "UNGROUNDED_VALUE", "TYPE_CONFLICT", "INVALID_TIME", "TIME_NOT_SCOPED", "TIME_CONFLICT", "SUPERSEDED"}
+        "INVALID_JSON",
+        "INVALID_RESPONSE",
+        "MAX_NODES_EXCEEDED",
+        "MAX_EDGES_EXCEEDED",
+        "DELETION_FORBIDDEN",
+        "ROLLED_BACK",
+        "UNGROUNDED_SYMBOL",
+        "POSSIBLE_DUPLICATE",
+        "WRONG_PROPERTY_TYPE",
+        "VALUE_NOT_IN_ENUM",
+        "INVALID_MERGE",
+        "INVALID_QUERY",
+        "QUERY_BUDGET_EXHAUSTED",
+        "UNGROUNDED_EVIDENCE",
+        "MISSING_EVIDENCE",
+        "UNGROUNDED_VALUE",
+        "TYPE_CONFLICT",
+        "INVALID_TIME",
+        "TIME_NOT_SCOPED",
+        "TIME_CONFLICT",
+        "SUPERSEDED",
+    }
     # the last twelve: tests/unit/test_duplicates.py, test_schema_types.py, test_merge.py, test_query_bounds.py,
     # test_evidence.py (and fixtures/grounded, run by docs/evidence.md), test_text2kg.py (two),
     # test_validtime.py (the four of valid time; SUPERSEDED is a warning, never a rejection)
@@ -104,8 +140,13 @@ def test_the_auth_fixture_runs_to_finished_with_every_verdict_and_a_self_correct
 
 def test_the_transcript_written_by_out_replays_the_run_exactly(tmp_path):
     first = run_json(str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--out", str(tmp_path / "a"))
-    again = run_json(str(AUTH_REQUEST), "--agent", f"script:{tmp_path / 'a' / 'transcript.jsonl'}",
-                     "--out", str(tmp_path / "b"))
+    again = run_json(
+        str(AUTH_REQUEST),
+        "--agent",
+        f"script:{tmp_path / 'a' / 'transcript.jsonl'}",
+        "--out",
+        str(tmp_path / "b"),
+    )
     first.pop("elapsed_ms")
     again.pop("elapsed_ms")
     assert again == first
@@ -114,17 +155,24 @@ def test_the_transcript_written_by_out_replays_the_run_exactly(tmp_path):
     assert graph_a == graph_b
 
 
-@pytest.mark.parametrize("overrides, code", [
-    ({"constraints": {"max_nodes": 12}}, "MAX_NODES_EXCEEDED"),
-    ({"constraints": {"max_edges": 8}}, "MAX_EDGES_EXCEEDED"),
-    ({"constraints": {"allow_deletions": False}}, "DELETION_FORBIDDEN"),
-    ({"apply_mode": "atomic"}, "ROLLED_BACK"),
-    ({"constraints": {"duplicates": {"aliases": [["UserRepository", "SessionRepository"]]}}}, "POSSIBLE_DUPLICATE"),
-    ({"schema": {"property_types": {"Class": {"package": "integer"}}}}, "WRONG_PROPERTY_TYPE"),
-    ({"schema": {"property_types": {"Class": {"package": {"enum": ["nowhere"]}}}}}, "VALUE_NOT_IN_ENUM"),
-])
-def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_settings(tmp_path, capsys, overrides,
-                                                                                       code):
+@pytest.mark.parametrize(
+    "overrides, code",
+    [
+        ({"constraints": {"max_nodes": 12}}, "MAX_NODES_EXCEEDED"),
+        ({"constraints": {"max_edges": 8}}, "MAX_EDGES_EXCEEDED"),
+        ({"constraints": {"allow_deletions": False}}, "DELETION_FORBIDDEN"),
+        ({"apply_mode": "atomic"}, "ROLLED_BACK"),
+        (
+            {"constraints": {"duplicates": {"aliases": [["UserRepository", "SessionRepository"]]}}},
+            "POSSIBLE_DUPLICATE",
+        ),
+        ({"schema": {"property_types": {"Class": {"package": "integer"}}}}, "WRONG_PROPERTY_TYPE"),
+        ({"schema": {"property_types": {"Class": {"package": {"enum": ["nowhere"]}}}}}, "VALUE_NOT_IN_ENUM"),
+    ],
+)
+def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_settings(
+    tmp_path, capsys, overrides, code
+):
     payload = json.loads(AUTH_REQUEST.read_text())
     for key, value in overrides.items():
         if isinstance(value, dict):
@@ -138,19 +186,33 @@ def test_the_remaining_codes_are_reached_by_the_auth_transcript_under_tighter_se
     assert code in summary["actions"]["rejected_by_code"]
 
 
-@pytest.mark.parametrize("config, turns, stop", [
-    ({"max_iterations": 2}, [{"actions": [cls("A")]}, {"actions": [cls("B")]}, {"actions": [cls("C")]}],
-     "max_iterations"),
-    ({"constraints": {"max_nodes": 1, "max_edges": 0}}, [{"actions": [cls("A")]}, {"actions": []}],
-     "limits_reached"),
-    ({"stuck_after": 2}, [{"actions": [cls("A")]}, {"raw": "no"}, {"actions": [cls("A")]}], "stuck"),
-    ({}, [{"actions": [cls("A")]}], "agent_error"),
-    ({}, [{"actions": [cls("A")], "finished": True}], "finished"),
-])
+@pytest.mark.parametrize(
+    "config, turns, stop",
+    [
+        (
+            {"max_iterations": 2},
+            [{"actions": [cls("A")]}, {"actions": [cls("B")]}, {"actions": [cls("C")]}],
+            "max_iterations",
+        ),
+        (
+            {"constraints": {"max_nodes": 1, "max_edges": 0}},
+            [{"actions": [cls("A")]}, {"actions": []}],
+            "limits_reached",
+        ),
+        ({"stuck_after": 2}, [{"actions": [cls("A")]}, {"raw": "no"}, {"actions": [cls("A")]}], "stuck"),
+        ({}, [{"actions": [cls("A")]}], "agent_error"),
+        ({}, [{"actions": [cls("A")], "finished": True}], "finished"),
+    ],
+)
 def test_runs_end_in_each_stop_reason_with_its_exit_code(tmp_path, capsys, config, turns, stop):
     """A graceful stop exits 0; agent_error exits 1 (a script can tell a run whose agent failed)."""
-    summary = cli_json(capsys, write_request(tmp_path, **config), "--agent", write_transcript(tmp_path, turns),
-                       exit_code=1 if stop == "agent_error" else 0)
+    summary = cli_json(
+        capsys,
+        write_request(tmp_path, **config),
+        "--agent",
+        write_transcript(tmp_path, turns),
+        exit_code=1 if stop == "agent_error" else 0,
+    )
     assert summary["stop_reason"] == stop
     if stop == "agent_error":
         assert "transcript exhausted" in summary["error"]
@@ -166,28 +228,47 @@ def test_without_a_tty_progress_is_plain_log_lines_on_stderr(tmp_path):
 
 
 def test_json_logs_are_one_object_per_line(tmp_path):
-    result = igg("run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--json",
-                 "--log-format", "json")
+    result = igg(
+        "run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--json", "--log-format", "json"
+    )
     assert result.returncode == 0
     events = [json.loads(line) for line in result.stderr.splitlines()]
     per_iteration = [e for e in events if e["event"] == "iteration_finished"]
     assert [e["iteration"] for e in per_iteration] == list(range(1, 13))
-    assert {"session_id", "iteration", "proposed", "accepted", "rejected", "rejected_by_code", "tokens",
-            "ms"} <= set(per_iteration[0])
+    assert {
+        "session_id",
+        "iteration",
+        "proposed",
+        "accepted",
+        "rejected",
+        "rejected_by_code",
+        "tokens",
+        "ms",
+    } <= set(per_iteration[0])
     assert json.loads(result.stdout)["stop_reason"] == "finished"
 
 
 def test_secrets_in_the_environment_never_reach_the_logs(tmp_path):
     secret = "sk-test-abcdefghijklmnop1234"
-    result = igg("run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--log-format", "json",
-                 env={"NEO4J_PASSWORD": secret})
+    result = igg(
+        "run",
+        str(AUTH_REQUEST),
+        "--agent",
+        f"script:{AUTH_TRANSCRIPT}",
+        "--log-format",
+        "json",
+        env={"NEO4J_PASSWORD": secret},
+    )
     assert result.returncode == 0 and secret not in result.stderr + result.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--agent", "script:/nonexistent/t.jsonl"], "cannot read /nonexistent/t.jsonl"),
-    (["--agent", "robot"], "'robot': unknown agent"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--agent", "script:/nonexistent/t.jsonl"], "cannot read /nonexistent/t.jsonl"),
+        (["--agent", "robot"], "'robot': unknown agent"),
+    ],
+)
 def test_bad_input_exits_2_without_a_traceback(tmp_path, capsys, args, message):
     code, _, err = cli(capsys, "run", str(AUTH_REQUEST), *args)
     assert code == 2 and message in err
@@ -208,8 +289,17 @@ def test_auto_without_an_endpoint_or_code_is_a_one_line_error(tmp_path):
 
 
 def test_export_is_checked_before_the_run(tmp_path, capsys):
-    code, out, err = cli(capsys, "run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}",
-                         "--export", "nope-format", "--export", "graphml:")
+    code, out, err = cli(
+        capsys,
+        "run",
+        str(AUTH_REQUEST),
+        "--agent",
+        f"script:{AUTH_TRANSCRIPT}",
+        "--export",
+        "nope-format",
+        "--export",
+        "graphml:",
+    )
     assert code == 2 and "'nope-format'" in err and "empty target" in err
     assert "iteration_finished" not in err and out == ""
 
@@ -218,8 +308,18 @@ def test_exports_run_after_the_run_and_are_listed_in_the_summary(tmp_path, capsy
     import networkx as nx
 
     out = tmp_path / "out"
-    summary = cli_json(capsys, str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--out", str(out),
-                       "--export", "graphml", "--export", f"mermaid:{tmp_path / 'g.mmd'}")
+    summary = cli_json(
+        capsys,
+        str(AUTH_REQUEST),
+        "--agent",
+        f"script:{AUTH_TRANSCRIPT}",
+        "--out",
+        str(out),
+        "--export",
+        "graphml",
+        "--export",
+        f"mermaid:{tmp_path / 'g.mmd'}",
+    )
     assert [(e["format"], e["ok"]) for e in summary["exports"]] == [("graphml", True), ("mermaid", True)]
     graph = nx.read_graphml(out / "graph.graphml")
     assert graph.number_of_nodes() == summary["nodes"] and graph.number_of_edges() == summary["edges"]
@@ -228,8 +328,16 @@ def test_exports_run_after_the_run_and_are_listed_in_the_summary(tmp_path, capsy
 
 
 def test_a_failed_export_still_prints_the_summary_and_exits_1(tmp_path, capsys):
-    code, out, err = cli(capsys, "run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--json",
-                         "--export", "graphml:/proc/igg-no-such-dir/g.graphml")
+    code, out, err = cli(
+        capsys,
+        "run",
+        str(AUTH_REQUEST),
+        "--agent",
+        f"script:{AUTH_TRANSCRIPT}",
+        "--json",
+        "--export",
+        "graphml:/proc/igg-no-such-dir/g.graphml",
+    )
     assert code == 1 and "igg: " in err
     summary = json.loads(out)
     assert summary["stop_reason"] == "finished" and summary["exports"][0]["ok"] is False

@@ -49,10 +49,18 @@ def _map(root: Path) -> tuple[CodeModel, WalkResult]:
 def _package_imports(model: CodeModel, modules: set[str]) -> set[tuple[str, str]]:
     """IGG's IMPORTS of ``modules`` as (importing package, imported import path): each file's edges under its
     package."""
-    package_of = {r.target: r.source.removeprefix("package:") for plan in model.files for r in plan.relations
-                  if r.label == "CONTAINS" and r.source.startswith("package:") and r.target.startswith("module:")}
-    return {(package_of[r.source], r.target.removeprefix("package:")) for plan in model.files
-            for r in plan.relations if r.label == "IMPORTS" and r.source in modules}
+    package_of = {
+        r.target: r.source.removeprefix("package:")
+        for plan in model.files
+        for r in plan.relations
+        if r.label == "CONTAINS" and r.source.startswith("package:") and r.target.startswith("module:")
+    }
+    return {
+        (package_of[r.source], r.target.removeprefix("package:"))
+        for plan in model.files
+        for r in plan.relations
+        if r.label == "IMPORTS" and r.source in modules
+    }
 
 
 def _compare_imports(root: Path) -> tuple[CodeModel, list[dict[str, Any]]]:
@@ -62,34 +70,89 @@ def _compare_imports(root: Path) -> tuple[CodeModel, list[dict[str, Any]]]:
     ours = {(a, b) for a, b in _package_imports(model, go_files)}
     truth = package_imports(listed)
     precision, recall, score = f1(ours, truth)
-    print(f"{root.name}: package IMPORTS precision {precision:.3f} recall {recall:.3f} F1 {score:.3f} "
-          f"({len(truth)} edges, {len(listed)} packages)")
+    print(
+        f"{root.name}: package IMPORTS precision {precision:.3f} recall {recall:.3f} F1 {score:.3f} "
+        f"({len(truth)} edges, {len(listed)} packages)"
+    )
     assert ours == truth, (sorted(ours - truth), sorted(truth - ours))
     return model, listed
 
 
 GO_WORK = {
     "go.work": "go 1.19\n\nuse (\n\t./svc\n\t./lib\n)\n",
-    "svc/go.mod": "\n".join([
-        "module example.com/svc", "", "go 1.19", "",
-        "require (", "\tgithub.com/pkg/errors v0.9.1", "\texample.com/lib v0.0.0", ")", "",
-        "replace example.com/lib => ../lib // the sibling module", ""]),
-    "svc/cmd/server/main.go": "\n".join([
-        "// Command server serves.", "package main", "", "import (", '\t"net/http"', '\t"os"', "",
-        '\t"example.com/lib/text"', '\tv2 "example.com/lib/text/v2"', '\t"example.com/svc/internal/store"',
-        '\t"github.com/pkg/errors"', '\t_ "github.com/lib/pq"', ")", "",
-        "func main() {", "\ts := store.Open(os.Getenv(\"DSN\"))", "\t_ = s", "\t_ = text.Upper(v2.Name)",
-        "\t_ = errors.New(\"x\")", "\t_ = http.ListenAndServe(\":8080\", nil)", "}", ""]),
-    "svc/internal/store/store.go": "\n".join([
-        "package store", "", 'import (\n\t"database/sql"\n\t"fmt"\n)', "",
-        "type Store struct{ db *sql.DB }", "",
-        "func Open(dsn string) *Store { fmt.Println(dsn); return &Store{} }", ""]),
-    "svc/internal/store/store_test.go": "\n".join([
-        "package store", "", 'import (\n\t"testing"\n\n\t"example.com/svc/internal/testutil"\n)', "",
-        "func TestOpen(t *testing.T) { testutil.Check(t, Open(\"x\") != nil) }", ""]),
-    "svc/internal/store/store_ext_test.go": "\n".join([
-        "package store_test", "", 'import (\n\t"strings"\n\t"testing"\n\n\t"example.com/svc/internal/store"\n)', "",
-        "func TestExt(t *testing.T) { _ = store.Open(strings.TrimSpace(\" x \")) }", ""]),
+    "svc/go.mod": "\n".join(
+        [
+            "module example.com/svc",
+            "",
+            "go 1.19",
+            "",
+            "require (",
+            "\tgithub.com/pkg/errors v0.9.1",
+            "\texample.com/lib v0.0.0",
+            ")",
+            "",
+            "replace example.com/lib => ../lib // the sibling module",
+            "",
+        ]
+    ),
+    "svc/cmd/server/main.go": "\n".join(
+        [
+            "// Command server serves.",
+            "package main",
+            "",
+            "import (",
+            '\t"net/http"',
+            '\t"os"',
+            "",
+            '\t"example.com/lib/text"',
+            '\tv2 "example.com/lib/text/v2"',
+            '\t"example.com/svc/internal/store"',
+            '\t"github.com/pkg/errors"',
+            '\t_ "github.com/lib/pq"',
+            ")",
+            "",
+            "func main() {",
+            '\ts := store.Open(os.Getenv("DSN"))',
+            "\t_ = s",
+            "\t_ = text.Upper(v2.Name)",
+            '\t_ = errors.New("x")',
+            '\t_ = http.ListenAndServe(":8080", nil)',
+            "}",
+            "",
+        ]
+    ),
+    "svc/internal/store/store.go": "\n".join(
+        [
+            "package store",
+            "",
+            'import (\n\t"database/sql"\n\t"fmt"\n)',
+            "",
+            "type Store struct{ db *sql.DB }",
+            "",
+            "func Open(dsn string) *Store { fmt.Println(dsn); return &Store{} }",
+            "",
+        ]
+    ),
+    "svc/internal/store/store_test.go": "\n".join(
+        [
+            "package store",
+            "",
+            'import (\n\t"testing"\n\n\t"example.com/svc/internal/testutil"\n)',
+            "",
+            'func TestOpen(t *testing.T) { testutil.Check(t, Open("x") != nil) }',
+            "",
+        ]
+    ),
+    "svc/internal/store/store_ext_test.go": "\n".join(
+        [
+            "package store_test",
+            "",
+            'import (\n\t"strings"\n\t"testing"\n\n\t"example.com/svc/internal/store"\n)',
+            "",
+            'func TestExt(t *testing.T) { _ = store.Open(strings.TrimSpace(" x ")) }',
+            "",
+        ]
+    ),
     "svc/internal/testutil/util.go": 'package testutil\n\nimport "os"\n\nfunc Check(t any, ok bool) { _ = os.Args }\n',
     "svc/internal/build/version.go": 'package build\n\nimport "runtime/debug"\n\nvar _ = debug.ReadBuildInfo\n',
     "svc/out/gen/gen.go": 'package gen\n\nimport "text/template"\n\nvar _ = template.New\n',
@@ -99,30 +162,51 @@ GO_WORK = {
     "svc/internal/store/sys_darwin_arm64.go": 'package store\n\nimport "unsafe"\n\nvar _ = unsafe.Sizeof(0)\n',
     "svc/internal/store/sys_arm64_test.go": 'package store\n\nimport "math/bits"\n\nvar _ = bits.UintSize\n',
     "svc/internal/store/legacy.go": '// +build ignore\n\npackage store\n\nimport "log"\n\nvar _ = log.Println\n',
-    "svc/internal/store/plus.go": ('// Copyright notice.\n\n// +build linux darwin\n// +build !purego\n\n'
-                                   'package store\n\nimport "hash/crc32"\n\nvar _ = crc32.IEEE\n'),
-    "svc/internal/store/tagged.go": ('//go:build (linux || windows) && amd64 && !purego && go1.12\n\n'
-                                     'package store\n\nimport "hash/adler32"\n\nvar _ = adler32.Size\n'),
+    "svc/internal/store/plus.go": (
+        "// Copyright notice.\n\n// +build linux darwin\n// +build !purego\n\n"
+        'package store\n\nimport "hash/crc32"\n\nvar _ = crc32.IEEE\n'
+    ),
+    "svc/internal/store/tagged.go": (
+        "//go:build (linux || windows) && amd64 && !purego && go1.12\n\n"
+        'package store\n\nimport "hash/adler32"\n\nvar _ = adler32.Size\n'
+    ),
     "svc/internal/store/never.go": '//go:build linux && windows\n\npackage store\n\nimport "crypto/md5"\n\nvar _ = md5.Size\n',
     "svc/internal/store/future.go": '//go:build go1.999\n\npackage store\n\nimport "crypto/sha1"\n\nvar _ = sha1.Size\n',
     "svc/internal/store/unix.go": '//go:build unix\n\npackage store\n\nimport "os/user"\n\nvar _ = user.Current\n',
-    "svc/internal/store/cgo.go": ('//go:build cgo\n\npackage store\n\n/*\n#include <stdlib.h>\n*/\nimport "C"\n\n'
-                                  'import "runtime"\n\nvar _ = runtime.NumCPU\n'),
-    "svc/internal/store/gen.pb.go": ('// Code generated by protoc-gen-go. DO NOT EDIT.\n\npackage store\n\n'
-                                     'import "google.golang.org/protobuf/proto"\n\nvar _ = proto.Marshal\n'),
+    "svc/internal/store/cgo.go": (
+        '//go:build cgo\n\npackage store\n\n/*\n#include <stdlib.h>\n*/\nimport "C"\n\n'
+        'import "runtime"\n\nvar _ = runtime.NumCPU\n'
+    ),
+    "svc/internal/store/gen.pb.go": (
+        "// Code generated by protoc-gen-go. DO NOT EDIT.\n\npackage store\n\n"
+        'import "google.golang.org/protobuf/proto"\n\nvar _ = proto.Marshal\n'
+    ),
     "svc/tools/tools.go": '//go:build tools\n\npackage tools\n\nimport _ "golang.org/x/tools/cmd/stringer"\n',
     "svc/testdata/data.go": 'package data\n\nimport "fmt"\n\nvar _ = fmt.Sprint\n',
     "svc/_scratch/old.go": 'package old\n\nimport "bytes"\n\nvar _ = bytes.MinRead\n',
     "svc/internal/store/_draft.go": 'package store\n\nimport "bufio"\n\nvar _ = bufio.MaxScanTokenSize\n',
     "lib/go.mod": "module example.com/lib\n\ngo 1.19\n",
-    "lib/text/text.go": "\n".join([
-        "// Package text cases words.", "package text", "", "import (", '\t. "strings"', '\tu "unicode/utf8"',
-        '\t"unicode"', ")", "", "func Upper(s string) string { _ = u.RuneLen('x'); _ = unicode.IsUpper('x'); "
-        "return ToUpper(s) }", ""]),
+    "lib/text/text.go": "\n".join(
+        [
+            "// Package text cases words.",
+            "package text",
+            "",
+            "import (",
+            '\t. "strings"',
+            '\tu "unicode/utf8"',
+            '\t"unicode"',
+            ")",
+            "",
+            "func Upper(s string) string { _ = u.RuneLen('x'); _ = unicode.IsUpper('x'); return ToUpper(s) }",
+            "",
+        ]
+    ),
     "lib/text/v2/text.go": 'package text\n\nimport "example.com/lib/text"\n\nvar Name = text.Upper("v2")\n',
     "lib/tools/go.mod": "module example.com/lib/tools\n\ngo 1.19\n\nrequire golang.org/x/mod v0.14.0\n",
-    "lib/tools/main.go": ('package main\n\nimport (\n\t"example.com/lib/text"\n\t"golang.org/x/mod/modfile"\n)\n\n'
-                          'func main() { _ = text.Upper(""); _ = modfile.Parse }\n'),
+    "lib/tools/main.go": (
+        'package main\n\nimport (\n\t"example.com/lib/text"\n\t"golang.org/x/mod/modfile"\n)\n\n'
+        'func main() { _ = text.Upper(""); _ = modfile.Parse }\n'
+    ),
 }
 
 
@@ -144,8 +228,12 @@ def test_files_out_of_the_build_are_skipped_with_the_reason(tmp_path: Path) -> N
     _, walked = _map(_write(tmp_path / "work", GO_WORK))
     skipped = {s.path: s.reason for s in walked.skipped}
     assert skipped["svc/internal/store/sys_windows.go"] == "not in the build: for GOOS=windows (its name)"
-    assert skipped["svc/internal/store/legacy.go"].startswith("not in the build: build constraint //go:build ignore (GOOS=")
-    assert skipped["svc/testdata/data.go"] == "not in the build: in a testdata folder (no package of the build)"
+    assert skipped["svc/internal/store/legacy.go"].startswith(
+        "not in the build: build constraint //go:build ignore (GOOS="
+    )
+    assert (
+        skipped["svc/testdata/data.go"] == "not in the build: in a testdata folder (no package of the build)"
+    )
     assert "svc/_scratch/old.go" in skipped and "svc/internal/store/_draft.go" in skipped
     assert "svc/internal/store/gen.pb.go" not in skipped  # generated, and built: read
 
@@ -174,6 +262,7 @@ def _names(model: CodeModel) -> dict[str, set[tuple[str, ...]]]:
 def _calls(model: CodeModel) -> set[tuple[str, str, str, str]]:
     """IGG's callable-to-callable CALLS as (caller file, caller, callee file, callee), ``Type.Method`` or
     ``Func`` as the oracle names them."""
+
     def name(key: str) -> tuple[str, str] | None:
         s = model.symbols.get(key)
         if s is None or s.label not in ("Method", "Function"):
@@ -207,7 +296,9 @@ def _oracle_calls(truth: dict[str, list[list[str]]]) -> set[tuple[str, str, str,
 
 
 @pytest.mark.parametrize("project", ["chi", "uuid"])
-def test_real_projects_declarations_calls_and_implements_are_the_checkers(tmp_path: Path, project: str) -> None:
+def test_real_projects_declarations_calls_and_implements_are_the_checkers(
+    tmp_path: Path, project: str
+) -> None:
     root = tmp_path / project
     shutil.copytree(REAL / project, root)
     model, listed = _compare_imports(root)
@@ -224,72 +315,151 @@ def test_real_projects_declarations_calls_and_implements_are_the_checkers(tmp_pa
     assert {f for f in ours["functions"] if f[1] != "init"} == functions
     calls, expected = _calls(model), _oracle_calls(truth)
     precision, recall, _ = f1(calls, expected)
-    print(f"{project}: CALLS precision {precision:.3f} recall {recall:.3f} ({len(calls)} ours, {len(expected)} "
-          "the checker's)")
+    print(
+        f"{project}: CALLS precision {precision:.3f} recall {recall:.3f} ({len(calls)} ours, {len(expected)} "
+        "the checker's)"
+    )
     assert precision >= 0.95, sorted(calls - expected)[:10]
     implements, implemented = _implements(model), {tuple(i) for i in truth["implements"]}
     precision, recall, _ = f1(implements, implemented)
-    print(f"{project}: IMPLEMENTS precision {precision:.3f} recall {recall:.3f} ({len(implemented)} the checker's)")
+    print(
+        f"{project}: IMPLEMENTS precision {precision:.3f} recall {recall:.3f} ({len(implemented)} the checker's)"
+    )
     assert precision >= 0.95, sorted(implements - implemented)[:10]
 
 
 CALLS = {
     "go.mod": "module example.com/calls\n\ngo 1.19\n",
-    "shapes/shapes.go": "\n".join([
-        "package shapes", "",
-        "import \"fmt\"", "",
-        "type Shape interface {", "\tArea() float64", "\tName() string", "}", "",
-        "type Named interface {", "\tName() string", "}", "",
-        "type Sized interface {", "\tNamed", "\tArea() float64", "}", "",
-        "type Mover interface{ Move(dx, dy int) (int, error) }", "",
-        "type base struct{ label string }", "",
-        "func (b base) Name() string { return b.label }", "",
-        "type Rect struct {", "\tbase", "\tW, H float64", "\tinner *Rect", "\tparts []*Rect",
-        "\tbyName map[string]Rect", "}", "",
-        "func NewRect(w, h float64) *Rect { return &Rect{W: w, H: h} }", "",
-        "func (r *Rect) Area() float64 { return r.W * r.H }", "",
-        "func (r *Rect) Move(dx int, dy int) (int, error) { return dx + dy, nil }", "",
-        "func (r *Rect) Grow() *Rect { r.W++; return r }", "",
-        "func (r *Rect) Total() float64 {",
-        "\tsum := r.Area() + r.inner.Area() + r.Name2()",
-        "\tfor _, p := range r.parts {", "\t\tsum += p.Area()", "\t}",
-        "\tfor k, v := range r.byName {", "\t\t_ = k", "\t\tsum += v.Grow().Area()", "\t}",
-        "\tsum += r.parts[0].Grow().Area()",
-        "\tfunc(r int) { fmt.Println(r) }(1)",
-        "\treturn sum + Describe(r)",
-        "}", "",
-        "func (r Rect) Name2() float64 { return float64(len(r.Name())) }", "",
-        "type Circle struct{ R float64 }", "",
-        "func (c Circle) Area() float64 { return 3 * c.R * c.R }", "",
-        "func (c Circle) Name() string { return \"circle\" }", "",
-        "type Wrong struct{}", "",
-        "func (Wrong) Move(dx, dy int) int { return 0 }", "",
-        "func Describe(s Shape) float64 { return s.Area() }", "",
-        "var Default = NewRect(1, 1)", "",
-        "var unit = &Rect{W: 1}", "",
-        "var typed Shape", "",
-        "func Unit() float64 { return unit.Area() + typed.Area() + Default.inner.Area() }", "",
-        "func Total[T Shape](xs []T) float64 {", "\tt := 0.0", "\tfor _, x := range xs {", "\t\tt += x.Area()",
-        "\t}", "\treturn t", "}", "",
-    ]),
-    "app/app.go": "\n".join([
-        "package app", "",
-        "import (", "\t\"example.com/calls/shapes\"", "\tsh \"example.com/calls/shapes\"", ")", "",
-        "type Service struct {", "\tmain  *shapes.Rect", "\tshape shapes.Shape", "}", "",
-        "func (s *Service) Run() float64 {",
-        "\tr := shapes.NewRect(1, 2)", "\tvar c shapes.Circle", "\tq := &shapes.Rect{}", "\tn := new(shapes.Rect)",
-        "\tvar g shapes.Shape = c", "\tshapes := []int{1}", "\t_ = shapes",
-        "\ttotal := r.Area() + c.Area() + q.Grow().Area() + n.Area() + g.Area() + s.main.Area() + s.shape.Area()",
-        "\tif r, ok := g.(shapes2); ok {", "\t\ttotal += r.Area()", "\t}",
-        "\ttotal += sh.Total([]shapes2{c})",
-        "\ttotal += helper(s)",
-        "\tx, err := r.Move(1, 2)", "\t_, _ = x, err",
-        "\treturn total + sh.NewRect(3, 4).Grow().Total()",
-        "}", "",
-        "type shapes2 = sh.Shape", "",
-        "func helper(s *Service) float64 {", "\tvar helper = func() float64 { return 1 }",
-        "\treturn helper() + s.Run() + sh.Default.Grow().Area()", "}", "",
-    ]),
+    "shapes/shapes.go": "\n".join(
+        [
+            "package shapes",
+            "",
+            'import "fmt"',
+            "",
+            "type Shape interface {",
+            "\tArea() float64",
+            "\tName() string",
+            "}",
+            "",
+            "type Named interface {",
+            "\tName() string",
+            "}",
+            "",
+            "type Sized interface {",
+            "\tNamed",
+            "\tArea() float64",
+            "}",
+            "",
+            "type Mover interface{ Move(dx, dy int) (int, error) }",
+            "",
+            "type base struct{ label string }",
+            "",
+            "func (b base) Name() string { return b.label }",
+            "",
+            "type Rect struct {",
+            "\tbase",
+            "\tW, H float64",
+            "\tinner *Rect",
+            "\tparts []*Rect",
+            "\tbyName map[string]Rect",
+            "}",
+            "",
+            "func NewRect(w, h float64) *Rect { return &Rect{W: w, H: h} }",
+            "",
+            "func (r *Rect) Area() float64 { return r.W * r.H }",
+            "",
+            "func (r *Rect) Move(dx int, dy int) (int, error) { return dx + dy, nil }",
+            "",
+            "func (r *Rect) Grow() *Rect { r.W++; return r }",
+            "",
+            "func (r *Rect) Total() float64 {",
+            "\tsum := r.Area() + r.inner.Area() + r.Name2()",
+            "\tfor _, p := range r.parts {",
+            "\t\tsum += p.Area()",
+            "\t}",
+            "\tfor k, v := range r.byName {",
+            "\t\t_ = k",
+            "\t\tsum += v.Grow().Area()",
+            "\t}",
+            "\tsum += r.parts[0].Grow().Area()",
+            "\tfunc(r int) { fmt.Println(r) }(1)",
+            "\treturn sum + Describe(r)",
+            "}",
+            "",
+            "func (r Rect) Name2() float64 { return float64(len(r.Name())) }",
+            "",
+            "type Circle struct{ R float64 }",
+            "",
+            "func (c Circle) Area() float64 { return 3 * c.R * c.R }",
+            "",
+            'func (c Circle) Name() string { return "circle" }',
+            "",
+            "type Wrong struct{}",
+            "",
+            "func (Wrong) Move(dx, dy int) int { return 0 }",
+            "",
+            "func Describe(s Shape) float64 { return s.Area() }",
+            "",
+            "var Default = NewRect(1, 1)",
+            "",
+            "var unit = &Rect{W: 1}",
+            "",
+            "var typed Shape",
+            "",
+            "func Unit() float64 { return unit.Area() + typed.Area() + Default.inner.Area() }",
+            "",
+            "func Total[T Shape](xs []T) float64 {",
+            "\tt := 0.0",
+            "\tfor _, x := range xs {",
+            "\t\tt += x.Area()",
+            "\t}",
+            "\treturn t",
+            "}",
+            "",
+        ]
+    ),
+    "app/app.go": "\n".join(
+        [
+            "package app",
+            "",
+            "import (",
+            '\t"example.com/calls/shapes"',
+            '\tsh "example.com/calls/shapes"',
+            ")",
+            "",
+            "type Service struct {",
+            "\tmain  *shapes.Rect",
+            "\tshape shapes.Shape",
+            "}",
+            "",
+            "func (s *Service) Run() float64 {",
+            "\tr := shapes.NewRect(1, 2)",
+            "\tvar c shapes.Circle",
+            "\tq := &shapes.Rect{}",
+            "\tn := new(shapes.Rect)",
+            "\tvar g shapes.Shape = c",
+            "\tshapes := []int{1}",
+            "\t_ = shapes",
+            "\ttotal := r.Area() + c.Area() + q.Grow().Area() + n.Area() + g.Area() + s.main.Area() + s.shape.Area()",
+            "\tif r, ok := g.(shapes2); ok {",
+            "\t\ttotal += r.Area()",
+            "\t}",
+            "\ttotal += sh.Total([]shapes2{c})",
+            "\ttotal += helper(s)",
+            "\tx, err := r.Move(1, 2)",
+            "\t_, _ = x, err",
+            "\treturn total + sh.NewRect(3, 4).Grow().Total()",
+            "}",
+            "",
+            "type shapes2 = sh.Shape",
+            "",
+            "func helper(s *Service) float64 {",
+            "\tvar helper = func() float64 { return 1 }",
+            "\treturn helper() + s.Run() + sh.Default.Grow().Area()",
+            "}",
+            "",
+        ]
+    ),
 }
 
 
@@ -308,38 +478,61 @@ def test_calls_are_the_ones_the_checker_resolves(tmp_path: Path) -> None:
     assert recall >= 0.9, sorted(expected - ours)
     implements, implemented = _implements(model), {tuple(i) for i in truth["implements"]}
     assert implements == implemented, (sorted(implements - implemented), sorted(implemented - implements))
-    extends = {(model.symbols[r.source].properties["name"], model.symbols[r.target].properties["name"])
-               for p in model.files for r in p.relations if r.label == "EXTENDS"}
+    extends = {
+        (model.symbols[r.source].properties["name"], model.symbols[r.target].properties["name"])
+        for p in model.files
+        for r in p.relations
+        if r.label == "EXTENDS"
+    }
     assert extends == {("Rect", "base"), ("Sized", "Named")}
 
 
 def _igg(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "igg", *args], cwd=cwd, capture_output=True, text=True, env=env,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def test_map_code_reads_go_beside_other_languages_and_counts_them(tmp_path: Path) -> None:
-    _write(tmp_path / "poly", {**{f"svc/{k}": v for k, v in CALLS.items()},
-                               "svc/db/db.go": ("package db\n\nconst q = `SELECT id FROM users WHERE id = $1`\n\n"
-                                                "func Load() string { return q }\n\nfunc Save() string "
-                                                "{ return \"INSERT INTO users (id) VALUES ($1)\" }\n"),
-                               "tools/report.py": "def q():\n    return 'SELECT id FROM users WHERE a = 1'\n"})
-    done = _igg("map-code", "poly", "--no-store", "--json", "--quiet", "--export", "json:out.json", cwd=tmp_path)
+    _write(
+        tmp_path / "poly",
+        {
+            **{f"svc/{k}": v for k, v in CALLS.items()},
+            "svc/db/db.go": (
+                "package db\n\nconst q = `SELECT id FROM users WHERE id = $1`\n\n"
+                "func Load() string { return q }\n\nfunc Save() string "
+                '{ return "INSERT INTO users (id) VALUES ($1)" }\n'
+            ),
+            "tools/report.py": "def q():\n    return 'SELECT id FROM users WHERE a = 1'\n",
+        },
+    )
+    done = _igg(
+        "map-code", "poly", "--no-store", "--json", "--quiet", "--export", "json:out.json", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["map_code"]["files"]["by_language"] == {"python": 1, "go": 4}
     doc = json.loads((tmp_path / "out.json").read_text())
     names = {n["id"]: n["properties"].get("name") for n in doc["nodes"]}
     table = next(n["id"] for n in doc["nodes"] if n["type"] == "DatabaseTable")
     assert {(names[e["from"]], e["type"]) for e in doc["edges"] if e["to"] == table} == {
-        ("Load", "READS_FROM"), ("Save", "WRITES_TO"), ("q", "READS_FROM")}
+        ("Load", "READS_FROM"),
+        ("Save", "WRITES_TO"),
+        ("q", "READS_FROM"),
+    }
     only = _igg("map-code", "poly", "--no-store", "--json", "--quiet", "--languages", "go", cwd=tmp_path)
     assert json.loads(only.stdout)["map_code"]["files"]["by_language"] == {"go": 4}
 
 
 def test_a_file_that_does_not_parse_is_partial_and_the_map_goes_on(tmp_path: Path) -> None:
-    _write(tmp_path / "bad", {"go.mod": "module example.com/bad\n", "ok.go": "package bad\n\nfunc OK() { Broken() }\n",
-                              "broken.go": "package bad\n\nimport \"fmt\"\n\nfunc Broken( { fmt.Println(\n"})
+    _write(
+        tmp_path / "bad",
+        {
+            "go.mod": "module example.com/bad\n",
+            "ok.go": "package bad\n\nfunc OK() { Broken() }\n",
+            "broken.go": 'package bad\n\nimport "fmt"\n\nfunc Broken( { fmt.Println(\n',
+        },
+    )
     done = _igg("map-code", "bad", "--no-store", "--json", "--quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     partial = {p["path"]: p["error"] for p in json.loads(done.stdout)["map_code"]["files"]["partial"]}

@@ -17,9 +17,11 @@ TREE = {
     "go.mod": "module example.com/shop\n\ngo 1.21\n",
     "cart/pricer.go": "package cart\n\ntype Pricer interface {\n\tPrice() int\n\tName() string\n}\n",
     "cart/cart.go": "package cart\n\ntype Item struct{ cents int }\n\nfunc (i Item) Price() int { return i.cents }\n",
-    "cart/names.go": "package cart\n\nfunc label() string { return \"item\" }\n",
-    "app/main.go": ('package main\n\nimport "example.com/shop/cart"\n\nfunc main() {\n\tvar p cart.Pricer = cart.Item{}\n'
-                    "\t_ = p.Price()\n}\n"),
+    "cart/names.go": 'package cart\n\nfunc label() string { return "item" }\n',
+    "app/main.go": (
+        'package main\n\nimport "example.com/shop/cart"\n\nfunc main() {\n\tvar p cart.Pricer = cart.Item{}\n'
+        "\t_ = p.Price()\n}\n"
+    ),
 }
 
 
@@ -33,18 +35,26 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 def _igg(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "igg", *args], cwd=cwd, capture_output=True, text=True, env=env,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def _graph(path: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
     doc = json.loads(path.read_text())
-    names = {n["id"]: n["properties"].get("path") or n["properties"].get("qualified_name") or
-             n["properties"].get("signature") or n["properties"]["name"] for n in doc["nodes"]}
+    names = {
+        n["id"]: n["properties"].get("path")
+        or n["properties"].get("qualified_name")
+        or n["properties"].get("signature")
+        or n["properties"]["name"]
+        for n in doc["nodes"]
+    }
     return set(names.values()), {(names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]}
 
 
-def _updated_and_fresh(tmp_path: Path) -> tuple[dict[str, object], tuple[set[str], set[tuple[str, str, str]]]]:
+def _updated_and_fresh(
+    tmp_path: Path,
+) -> tuple[dict[str, object], tuple[set[str], set[tuple[str, str, str]]]]:
     update = _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--update", "--json", cwd=tmp_path)
     assert update.returncode == 0, update.stderr
     now = _igg("export", "--store", "s.db", "m", "--format", "json", "--output", "now.json", cwd=tmp_path)
@@ -56,7 +66,9 @@ def _updated_and_fresh(tmp_path: Path) -> tuple[dict[str, object], tuple[set[str
 
 def test_a_changed_go_mod_renames_the_packages_on_update(tmp_path: Path) -> None:
     tree = _write(tmp_path / "tree", TREE)
-    assert _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path).returncode == 0
+    assert (
+        _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path).returncode == 0
+    )
     (tree / "go.mod").write_text("module example.org/renamed\n\ngo 1.21\n")
     main = tree / "app" / "main.go"
     main.write_text(main.read_text().replace("example.com/shop", "example.org/renamed"))
@@ -67,8 +79,12 @@ def test_a_changed_go_mod_renames_the_packages_on_update(tmp_path: Path) -> None
 
 def test_a_method_added_beside_its_type_relinks_the_types_implements(tmp_path: Path) -> None:
     tree = _write(tmp_path / "tree", TREE)
-    assert _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path).returncode == 0
-    (tree / "cart" / "names.go").write_text(TREE["cart/names.go"] + "\nfunc (i Item) Name() string { return label() }\n")
+    assert (
+        _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path).returncode == 0
+    )
+    (tree / "cart" / "names.go").write_text(
+        TREE["cart/names.go"] + "\nfunc (i Item) Name() string { return label() }\n"
+    )
     result, (_, edges) = _updated_and_fresh(tmp_path)
     assert ("example.com/shop/cart.Item", "IMPLEMENTS", "example.com/shop/cart.Pricer") in edges
     assert result["files"]["relinked"] < 5  # linked locally: the changed file and the type's, not every file
@@ -85,9 +101,12 @@ WORKSPACE = {
 
 def test_an_edit_in_a_go_work_workspace_keeps_the_module_import_paths(tmp_path: Path) -> None:
     tree = _write(tmp_path / "tree", WORKSPACE)
-    assert _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path).returncode == 0
+    assert (
+        _igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet", cwd=tmp_path).returncode == 0
+    )
     (tree / "go/api/server/server.go").write_text(
-        "package server\n\nfunc Run() int { return helper() }\n\nfunc helper() int { return 2 }\n")
+        "package server\n\nfunc Run() int { return helper() }\n\nfunc helper() int { return 2 }\n"
+    )
     result, (nodes, edges) = _updated_and_fresh(tmp_path)
     assert result["files"]["changed"] == ["go/api/server/server.go"]
     assert "example.com/api/server" in nodes and "go/api/server" not in nodes

@@ -170,25 +170,38 @@ def edges(model: CodeModel, label: str = "IMPORTS") -> set[tuple[str, str]]:
 
 
 EXPECTED_IMPORTS = {
-    ("kiosk", "kiosk._config"), ("kiosk", "kiosk.core"), ("kiosk", "kiosk.util"),
+    ("kiosk", "kiosk._config"),
+    ("kiosk", "kiosk.core"),
+    ("kiosk", "kiosk.util"),
     ("kiosk._config", "typing"),
     ("kiosk.core", "kiosk.core.engine"),
-    ("kiosk.core.engine", "__future__"), ("kiosk.core.engine", "os"), ("kiosk.core.engine", "typing"),
-    ("kiosk.core.engine", "kiosk._config"), ("kiosk.core.engine", "kiosk.models"),
+    ("kiosk.core.engine", "__future__"),
+    ("kiosk.core.engine", "os"),
+    ("kiosk.core.engine", "typing"),
+    ("kiosk.core.engine", "kiosk._config"),
+    ("kiosk.core.engine", "kiosk.models"),
     ("kiosk.core.engine", "kiosk.util"),
-    ("kiosk.models", "kiosk._config"), ("kiosk.models", "kiosk.types"), ("kiosk.models", "ujson"),
-    ("kiosk.models", "json"), ("kiosk.models", "kiosk.util"),
-    ("kiosk.util", "json"), ("kiosk.util", "kiosk.types"),
+    ("kiosk.models", "kiosk._config"),
+    ("kiosk.models", "kiosk.types"),
+    ("kiosk.models", "ujson"),
+    ("kiosk.models", "json"),
+    ("kiosk.models", "kiosk.util"),
+    ("kiosk.util", "json"),
+    ("kiosk.util", "kiosk.types"),
     ("kiosk.types", "types"),
-    ("kiosk.build.steps", "kiosk.core.engine"), ("kiosk.build.steps", "kiosk._speedups"),
-    ("kioskns.plugins.cli", "kioskns.plugins.helpers"), ("kioskns.plugins.cli", "kiosk.core.engine"),
+    ("kiosk.build.steps", "kiosk.core.engine"),
+    ("kiosk.build.steps", "kiosk._speedups"),
+    ("kioskns.plugins.cli", "kioskns.plugins.helpers"),
+    ("kioskns.plugins.cli", "kiosk.core.engine"),
     ("kioskns.plugins.cli", "kiosk"),
     ("kioskns.plugins.helpers", "kiosk"),
-    ("run", "kiosk"), ("run", "localhelp"),
+    ("run", "kiosk"),
+    ("run", "localhelp"),
 }
 EXPECTED_SYMBOLS = {
     ("kiosk", "kiosk.core.engine.Engine"),  # re-exported by kiosk.core: the definition
-    ("kiosk.core", "kiosk.core.engine.Engine"), ("kiosk.core", "kiosk.core.engine.run_all"),
+    ("kiosk.core", "kiosk.core.engine.Engine"),
+    ("kiosk.core", "kiosk.core.engine.run_all"),
     ("kiosk.core.engine", "kiosk.models.User"),
     ("kiosk.models", "kiosk.util.dumps"),
     ("kioskns.plugins.cli", "kiosk.core.engine.Engine"),
@@ -208,35 +221,63 @@ def test_every_import_form_is_one_module_to_module_edge_and_symbols_have_their_o
 
 def test_module_names_are_what_python_imports_whichever_folder_is_mapped(tree: Path) -> None:
     everything = sorted(n for k, n in module_names(model_of(tree)).items() if k.startswith("module:"))
-    assert everything == ["kiosk", "kiosk._config", "kiosk._speedups", "kiosk.build", "kiosk.build.steps",
-                          "kiosk.core", "kiosk.core.engine", "kiosk.models", "kiosk.types", "kiosk.util",
-                          "kioskns.plugins", "kioskns.plugins.cli", "kioskns.plugins.helpers",
-                          "localhelp", "run"]
-    for folder, expected in [("src", everything[:13]), ("src/kiosk", everything[:10]),
-                             ("src/kiosk/core", ["kiosk.core", "kiosk.core.engine"]),
-                             ("src/kioskns", everything[10:13]),
-                             ("src/kioskns/plugins", everything[10:13]),
-                             ("src/kiosk/core/engine.py", ["kiosk.core.engine"])]:
+    assert everything == [
+        "kiosk",
+        "kiosk._config",
+        "kiosk._speedups",
+        "kiosk.build",
+        "kiosk.build.steps",
+        "kiosk.core",
+        "kiosk.core.engine",
+        "kiosk.models",
+        "kiosk.types",
+        "kiosk.util",
+        "kioskns.plugins",
+        "kioskns.plugins.cli",
+        "kioskns.plugins.helpers",
+        "localhelp",
+        "run",
+    ]
+    for folder, expected in [
+        ("src", everything[:13]),
+        ("src/kiosk", everything[:10]),
+        ("src/kiosk/core", ["kiosk.core", "kiosk.core.engine"]),
+        ("src/kioskns", everything[10:13]),
+        ("src/kioskns/plugins", everything[10:13]),
+        ("src/kiosk/core/engine.py", ["kiosk.core.engine"]),
+    ]:
         model = model_of(tree / folder)
-        assert sorted(n for k, n in module_names(model).items() if k.startswith("module:")) == expected, folder
+        assert sorted(n for k, n in module_names(model).items() if k.startswith("module:")) == expected, (
+            folder
+        )
         # the same edges as the whole tree's, restricted to the mapped modules' own imports
         mine = set(expected)
-        assert {e for e in edges(model) if e[1] in mine} == {e for e in EXPECTED_IMPORTS
-                                                              if e[0] in mine and e[1] in mine}, folder
+        assert {e for e in edges(model) if e[1] in mine} == {
+            e for e in EXPECTED_IMPORTS if e[0] in mine and e[1] in mine
+        }, folder
 
 
 def test_stubs_merge_into_their_module_and_overloads_collapse(tree: Path) -> None:
     model = model_of(tree)
     modules = [s.properties for s in model.symbols.values() if s.label == "Module"]
     assert [m["path"] for m in modules if m["name"] == "kiosk.core.engine"] == ["src/kiosk/core/engine.py"]
-    methods = sorted(s.properties["signature"] for s in model.symbols.values()
-                     if s.label == "Method" and s.properties["owner"] == "kiosk.core.engine.Engine")
+    methods = sorted(
+        s.properties["signature"]
+        for s in model.symbols.values()
+        if s.label == "Method" and s.properties["owner"] == "kiosk.core.engine.Engine"
+    )
     assert methods == ["get(self, key)", "start(self, user: User)", "twice(self)"]  # the .py's, one get
-    functions = sorted(s.properties["name"] for s in model.symbols.values()
-                       if s.label == "Function" and s.properties["package"] == "kiosk.core.engine")
+    functions = sorted(
+        s.properties["name"]
+        for s in model.symbols.values()
+        if s.label == "Function" and s.properties["package"] == "kiosk.core.engine"
+    )
     assert functions == ["run_all", "stub_only"]  # the stub adds only what the .py lacks
     # a call to an overloaded method reaches its one implementation (no ambiguity left to drop)
-    assert ("kiosk.core.engine.Engine#twice(self)", "kiosk.core.engine.Engine#get(self, key)") in _member_calls(model)
+    assert (
+        "kiosk.core.engine.Engine#twice(self)",
+        "kiosk.core.engine.Engine#get(self, key)",
+    ) in _member_calls(model)
 
 
 def _member_calls(model: CodeModel) -> set[tuple[str, str]]:
@@ -257,11 +298,22 @@ def test_calls_through_every_binding_of_an_import(tree: Path) -> None:
 
 
 def test_real_packages_named_build_or_dist_are_read_and_real_build_folders_are_not(tmp_path: Path) -> None:
-    root = build(tmp_path, {"pkg/__init__.py": "", "pkg/dist/__init__.py": "", "pkg/dist/wheel.py": "x = 1\n",
-                            "build/lib/pkg/__init__.py": "", "out/gen.py": "y = 2\n"})
+    root = build(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/dist/__init__.py": "",
+            "pkg/dist/wheel.py": "x = 1\n",
+            "build/lib/pkg/__init__.py": "",
+            "out/gen.py": "y = 2\n",
+        },
+    )
     walked = walk([root])
-    assert sorted(f.path for f in walked.files) == ["pkg/__init__.py", "pkg/dist/__init__.py",
-                                                    "pkg/dist/wheel.py"]
+    assert sorted(f.path for f in walked.files) == [
+        "pkg/__init__.py",
+        "pkg/dist/__init__.py",
+        "pkg/dist/wheel.py",
+    ]
     assert sorted(s.path for s in walked.skipped) == ["build/", "out/"]
     assert [f.module for f in walked.files] == ["pkg", "pkg.dist", "pkg.dist.wheel"]
 
@@ -300,8 +352,15 @@ def agreement(model: CodeModel, oracle: tuple[set[tuple[str, str]], set[str]]) -
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     namespaces = {n for k, n in module_names(model).items() if k.startswith("package:")} - mine  # no file
     module_recall = len(known) / max(1, len(internal - namespaces))
-    return {"precision": precision, "recall": recall, "f1": f1, "module_recall": module_recall,
-            "missing": sorted(truth - found)[:5], "extra": sorted(found - truth)[:5], "edges": len(truth)}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "module_recall": module_recall,
+        "missing": sorted(truth - found)[:5],
+        "extra": sorted(found - truth)[:5],
+        "edges": len(truth),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -313,7 +372,9 @@ def oracle_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("folder", [".", "src", "src/kiosk", "src/kioskns", "src/kiosk/core"])
 def test_imports_agree_with_grimp_on_the_tree_from_every_folder(oracle_tree: Path, folder: str) -> None:
-    score = agreement(model_of(oracle_tree / folder), grimp_imports(["kiosk", "kioskns"], oracle_tree / "src"))
+    score = agreement(
+        model_of(oracle_tree / folder), grimp_imports(["kiosk", "kioskns"], oracle_tree / "src")
+    )
     assert score["f1"] >= 0.98 and score["recall"] >= 0.99, score
     assert score["edges"] > 0
 
@@ -336,9 +397,16 @@ def test_imports_agree_with_grimp_on_real_packages(tmp_path: Path) -> None:
     _copy(httpx_dir, project / "src" / "httpx")
     _copy(otel_dir, project / "src" / "opentelemetry")
     (project / "pyproject.toml").write_text("[project]\nname = 'copy'\n")
-    cases = [(httpx_dir, httpx_oracle), (httpx_dir / "_transports", httpx_oracle), (project, httpx_oracle),
-             (project / "src", httpx_oracle), (otel_dir, otel_oracle), (otel_dir / "trace", otel_oracle),
-             (project, otel_oracle), (project / "src" / "opentelemetry", otel_oracle)]
+    cases = [
+        (httpx_dir, httpx_oracle),
+        (httpx_dir / "_transports", httpx_oracle),
+        (project, httpx_oracle),
+        (project / "src", httpx_oracle),
+        (otel_dir, otel_oracle),
+        (otel_dir / "trace", otel_oracle),
+        (project, otel_oracle),
+        (project / "src" / "opentelemetry", otel_oracle),
+    ]
     for folder, oracle in cases:
         score = agreement(model_of(folder), oracle)
         assert score["f1"] >= 0.98 and score["recall"] >= 0.99, (folder, score)
@@ -349,7 +417,7 @@ GENERATED_AND_LIB = {
     "shop/__init__.py": "",
     "shop/base.py": "class Base:\n    pass\n",
     "shop/_tables.py": "# Code generated by tablegen. DO NOT EDIT.\nfrom . import base\n\n\n"
-                       "class Table(base.Base):\n    pass\n\n\nROWS = {}\n",
+    "class Table(base.Base):\n    pass\n\n\nROWS = {}\n",
     "shop/orders_pb2.py": "from shop import _tables\n\n\nclass Order:\n    pass\n",
     "shop/cart.py": "from shop._tables import ROWS\nfrom .orders_pb2 import Order\nfrom .lib import money\n",
     "shop/lib/__init__.py": "from .money import Money\n",
@@ -359,7 +427,9 @@ GENERATED_AND_LIB = {
 }
 
 
-def test_generated_modules_and_packages_named_lib_or_python_are_modules_like_any_other(tmp_path: Path) -> None:
+def test_generated_modules_and_packages_named_lib_or_python_are_modules_like_any_other(
+    tmp_path: Path,
+) -> None:
     """A generated module (by its header or its name) is a module others import: it keeps its Module and its
     imports, and only its definitions are left out; a folder named ``lib`` or ``python`` holding an
     ``__init__.py`` is a package. Both checked exactly and against grimp."""
@@ -367,11 +437,23 @@ def test_generated_modules_and_packages_named_lib_or_python_are_modules_like_any
     for folder in (root, root / "shop"):
         model = model_of(folder)
         names = set(module_names(model).values())
-        assert {"shop._tables", "shop.orders_pb2", "shop.lib", "shop.lib.money", "shop.python.compat"} <= names
+        assert {
+            "shop._tables",
+            "shop.orders_pb2",
+            "shop.lib",
+            "shop.lib.money",
+            "shop.python.compat",
+        } <= names
         found = edges(model)
-        assert {("shop._tables", "shop.base"), ("shop.orders_pb2", "shop._tables"), ("shop.cart", "shop._tables"),
-                ("shop.cart", "shop.orders_pb2"), ("shop.cart", "shop.lib.money"), ("shop.lib", "shop.lib.money"),
-                ("shop.python.compat", "shop.lib.money")} <= found
+        assert {
+            ("shop._tables", "shop.base"),
+            ("shop.orders_pb2", "shop._tables"),
+            ("shop.cart", "shop._tables"),
+            ("shop.cart", "shop.orders_pb2"),
+            ("shop.cart", "shop.lib.money"),
+            ("shop.lib", "shop.lib.money"),
+            ("shop.python.compat", "shop.lib.money"),
+        } <= found
         assert ("shop.cart", "shop") not in found  # never the parent package instead of the module
         classes = {s.properties["qualified_name"] for s in model.symbols.values() if s.label == "Class"}
         assert classes == {"shop.base.Base", "shop.lib.money.Money"}  # no Table, no Order: generated

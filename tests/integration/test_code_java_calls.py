@@ -29,8 +29,9 @@ from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac_m
 
 TREES = ["java_calls", "java_calls2", "java_calls3", "java_calls4", "java"]
 
-pytestmark = pytest.mark.skipif(javac_missing(), reason="javac is missing (scripts/test installs a JDK with apt-get "
-                                                      "when it can)")
+pytestmark = pytest.mark.skipif(
+    javac_missing(), reason="javac is missing (scripts/test installs a JDK with apt-get when it can)"
+)
 
 
 def model_of(root: Path) -> CodeModel:
@@ -44,7 +45,9 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JavaTruth]:
 
 
 @pytest.mark.parametrize("tree", TREES)
-def test_types_supertypes_and_class_level_calls_agree_with_javac(oracle: dict[str, JavaTruth], tree: str) -> None:
+def test_types_supertypes_and_class_level_calls_agree_with_javac(
+    oracle: dict[str, JavaTruth], tree: str
+) -> None:
     truth, ours = oracle[tree], igg_truth(model_of(CODE_FIXTURES / tree))
     types = f1(set(truth.types), set(ours.types))
     assert types["recall"] >= 0.99, types
@@ -61,7 +64,12 @@ def _calls(model: CodeModel) -> set[str]:
         p = model.symbols[key].properties
         return f"{p['owner'].rpartition('.')[2]}#{p['signature']}" if "owner" in p else p["name"]
 
-    return {f"{name(r.source)} -> {name(r.target)}" for f in model.files for r in f.relations if r.label == "CALLS"}
+    return {
+        f"{name(r.source)} -> {name(r.target)}"
+        for f in model.files
+        for r in f.relations
+        if r.label == "CALLS"
+    }
 
 
 def test_the_bodies_and_receivers_that_hold_calls_resolve_to_the_method() -> None:
@@ -104,16 +112,22 @@ def test_the_bodies_and_receivers_that_hold_calls_resolve_to_the_method() -> Non
 
 def test_annotation_elements_are_methods() -> None:
     model = model_of(CODE_FIXTURES / "java_calls")
-    elements = sorted(s.properties["signature"] for s in model.symbols.values()
-                      if s.label == "Method" and s.properties["owner"] == "org.depot.util.Audit")
+    elements = sorted(
+        s.properties["signature"]
+        for s in model.symbols.values()
+        if s.label == "Method" and s.properties["owner"] == "org.depot.util.Audit"
+    )
     assert elements == ["level()", "value()"]
 
 
 def test_an_ambiguous_call_within_one_type_is_kept_at_the_class_level() -> None:
     model = model_of(CODE_FIXTURES / "java_calls2")
-    class_calls = {(model.symbols[r.source].properties["qualified_name"], model.symbols[r.target].properties["name"])
-                   for f in model.files for r in f.relations
-                   if r.label == "CALLS" and r.source.startswith("type:") and r.target.startswith("type:")}
+    class_calls = {
+        (model.symbols[r.source].properties["qualified_name"], model.symbols[r.target].properties["name"])
+        for f in model.files
+        for r in f.relations
+        if r.label == "CALLS" and r.source.startswith("type:") and r.target.startswith("type:")
+    }
     # p.print(accounts.get("x")): Map.get's type is not in the tree, so print(...) cannot be chosen
     assert ("com.ledger.engine.Journal", "Printer") in class_calls
     calls = _calls(model)
@@ -126,12 +140,12 @@ def test_an_ambiguous_call_within_one_type_is_kept_at_the_class_level() -> None:
 SHADOWING = {
     "app/Streams.java": "package app;\npublic class Streams {\n    public static int of(int x) { return x; }\n}\n",
     "app/stream/Streams.java": "package app.stream;\npublic class Streams {\n"
-                               "    public static int of(int x) { return x + 1; }\n}\n",
+    "    public static int of(int x) { return x + 1; }\n}\n",
     "app/Lists.java": "package app;\nimport app.stream.Streams;\npublic class Lists {\n"
-                      "    int first() { return Streams.of(1); }\n}\n",
+    "    int first() { return Streams.of(1); }\n}\n",
     "app/Sets.java": "package app;\npublic class Sets {\n    int first() { return Streams.of(2); }\n}\n",
     "app/Maps.java": "package app;\nimport app.stream.*;\npublic class Maps {\n"
-                     "    int first() { return Streams.of(3); }\n}\n",
+    "    int first() { return Streams.of(3); }\n}\n",
 }
 
 
@@ -143,17 +157,20 @@ def test_a_single_type_import_shadows_a_type_of_the_same_package(tmp_path: Path)
         (tmp_path / "src" / rel).write_text(text)
     truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
     ours = igg_truth(model_of(tmp_path / "src"))
-    assert truth.calls == {("app.Lists", "app.stream.Streams"), ("app.Sets", "app.Streams"),
-                           ("app.Maps", "app.Streams")}
+    assert truth.calls == {
+        ("app.Lists", "app.stream.Streams"),
+        ("app.Sets", "app.Streams"),
+        ("app.Maps", "app.Streams"),
+    }
     assert ours.calls == truth.calls
 
 
 EXACT_OVERLOAD = {
     "app/Base.java": "package app;\nimport java.lang.reflect.Type;\npublic class Base {\n"
-                     "    public static int get(Type t) { return 0; }\n}\n",
+    "    public static int get(Type t) { return 0; }\n}\n",
     "app/Name.java": "package app;\npublic class Name extends Base {\n"
-                     "    public static int get(Class<?> c) { return 1; }\n"
-                     "    public static int get(CharSequence s) { return 2; }\n}\n",
+    "    public static int get(Class<?> c) { return 1; }\n"
+    "    public static int get(CharSequence s) { return 2; }\n}\n",
     "app/User.java": "package app;\npublic class User {\n    int use(Class<?> c) { return Name.get(c); }\n}\n",
 }
 
@@ -174,13 +191,13 @@ def test_an_overload_that_takes_exactly_the_argument_types_wins_over_inherited_o
 
 ENUM_SWITCH = {
     "app/Mode.java": "package app;\npublic enum Mode { FAST, SAFE }\n",
-    "app/Code.java": "package app;\npublic class Code { public static final String A = \"a\"; }\n",
+    "app/Code.java": 'package app;\npublic class Code { public static final String A = "a"; }\n',
     "app/Engine.java": "package app;\npublic class Engine {\n"
-                       "    int speed(Mode mode) {\n        switch (mode) {\n            case FAST: return 2;\n"
-                       "            default: return 1;\n        }\n    }\n"
-                       "    int label(String s) {\n        return switch (s) { case \"a\" -> 1; default -> 0; };\n    }\n}\n",
+    "    int speed(Mode mode) {\n        switch (mode) {\n            case FAST: return 2;\n"
+    "            default: return 1;\n        }\n    }\n"
+    '    int label(String s) {\n        return switch (s) { case "a" -> 1; default -> 0; };\n    }\n}\n',
     "app/Plan.java": "package app;\npublic class Plan {\n"
-                     "    int cost(Mode m) { return switch (m) { case FAST -> 3; case SAFE -> 1; }; }\n}\n",
+    "    int cost(Mode m) { return switch (m) { case FAST -> 3; case SAFE -> 1; }; }\n}\n",
 }
 
 
@@ -333,15 +350,15 @@ def test_an_element_of_a_jdk_container_has_the_containers_element_type() -> None
 
 OUTSIDE_OVERLOAD = {
     "app/ReaderException.java": "package app;\npublic abstract class ReaderException extends Exception {\n"
-                                "    protected static final StackTraceElement[] NO_TRACE = new StackTraceElement[0];\n"
-                                "    protected static boolean traces;\n"
-                                "    public static void setStackTrace(boolean enabled) { traces = enabled; }\n}\n",
+    "    protected static final StackTraceElement[] NO_TRACE = new StackTraceElement[0];\n"
+    "    protected static boolean traces;\n"
+    "    public static void setStackTrace(boolean enabled) { traces = enabled; }\n}\n",
     "app/NotFound.java": "package app;\npublic final class NotFound extends ReaderException {\n"
-                         "    static final NotFound INSTANCE = new NotFound();\n"
-                         "    static { INSTANCE.setStackTrace(NO_TRACE); }\n}\n",
+    "    static final NotFound INSTANCE = new NotFound();\n"
+    "    static { INSTANCE.setStackTrace(NO_TRACE); }\n}\n",
     "app/Reader.java": "package app;\npublic class Reader {\n"
-                       "    void quiet(NotFound e) { e.setStackTrace(new StackTraceElement[0]); }\n"
-                       "    void loud() { NotFound.setStackTrace(true); }\n}\n",
+    "    void quiet(NotFound e) { e.setStackTrace(new StackTraceElement[0]); }\n"
+    "    void loud() { NotFound.setStackTrace(true); }\n}\n",
 }
 
 
@@ -354,7 +371,10 @@ def test_a_call_the_one_in_tree_overload_cannot_take_is_of_the_jdks_inherited_on
         (tmp_path / "src" / rel).write_text(text)
     truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
     model = model_of(tmp_path / "src")
-    assert ("app.Reader", "app.ReaderException") in truth.calls  # loud() only: javap names the descriptor called
+    assert (
+        "app.Reader",
+        "app.ReaderException",
+    ) in truth.calls  # loud() only: javap names the descriptor called
     assert igg_truth(model).calls == truth.calls
     calls = _calls(model)
     assert "Reader#loud() -> ReaderException#setStackTrace(boolean)" in calls
@@ -364,19 +384,19 @@ def test_a_call_the_one_in_tree_overload_cannot_take_is_of_the_jdks_inherited_on
 LOCAL_CLASSES = {
     "app/Tool.java": "package app;\npublic class Tool {\n    public static int use(int n) { return n; }\n}\n",
     "app/Outer.java": "package app;\npublic class Outer {\n"
-                      "    int base() { return 1; }\n"
-                      "    int run(int n) {\n"
-                      "        class Counter {\n"
-                      "            int count() { return Tool.use(n) + base(); }\n"
-                      "        }\n"
-                      "        record Pair(int a, int b) { int sum() { return Tool.use(a + b); } }\n"
-                      "        Runnable r = new Runnable() {\n"
-                      "            public void run() { class Hidden { int go() { return Tool.use(0); } } new Hidden().go(); }\n"
-                      "        };\n"
-                      "        r.run();\n"
-                      "        Counter c = new Counter();\n"
-                      "        return c.count() + new Pair(1, 2).sum();\n"
-                      "    }\n}\n",
+    "    int base() { return 1; }\n"
+    "    int run(int n) {\n"
+    "        class Counter {\n"
+    "            int count() { return Tool.use(n) + base(); }\n"
+    "        }\n"
+    "        record Pair(int a, int b) { int sum() { return Tool.use(a + b); } }\n"
+    "        Runnable r = new Runnable() {\n"
+    "            public void run() { class Hidden { int go() { return Tool.use(0); } } new Hidden().go(); }\n"
+    "        };\n"
+    "        r.run();\n"
+    "        Counter c = new Counter();\n"
+    "        return c.count() + new Pair(1, 2).sum();\n"
+    "    }\n}\n",
 }
 
 
@@ -389,10 +409,20 @@ def test_local_classes_are_types_named_by_their_encloser_as_javac_names_them(tmp
     truth = compile_and_read(tmp_path / "src", tmp_path / "classes")
     model = model_of(tmp_path / "src")
     ours = igg_truth(model)
-    assert {"app.Outer.Counter", "app.Outer.Pair"} <= set(truth.types) and "app.Outer.Hidden" not in truth.types
+    assert {"app.Outer.Counter", "app.Outer.Pair"} <= set(
+        truth.types
+    ) and "app.Outer.Hidden" not in truth.types
     assert set(ours.types) == set(truth.types)
-    assert {("app.Outer.Counter", "app.Tool"), ("app.Outer.Counter", "app.Outer"), ("app.Outer", "app.Outer.Counter"),
-            ("app.Outer.Pair", "app.Tool"), ("app.Outer", "app.Tool")} <= truth.calls
+    assert {
+        ("app.Outer.Counter", "app.Tool"),
+        ("app.Outer.Counter", "app.Outer"),
+        ("app.Outer", "app.Outer.Counter"),
+        ("app.Outer.Pair", "app.Tool"),
+        ("app.Outer", "app.Tool"),
+    } <= truth.calls
     assert ours.calls == truth.calls and ours.supertypes == truth.supertypes
-    assert {"Counter#count() -> Tool#use(int)", "Counter#count() -> Outer#base()",
-            "Outer#run(int) -> Counter#count()"} <= _calls(model)
+    assert {
+        "Counter#count() -> Tool#use(int)",
+        "Counter#count() -> Outer#base()",
+        "Outer#run(int) -> Counter#count()",
+    } <= _calls(model)

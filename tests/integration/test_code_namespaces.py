@@ -22,7 +22,9 @@ from igg.codemap.walk import walk
 from tests.integration.test_code_imports import agreement, grimp_imports, model_of, module_names
 
 
-def _within(oracle: tuple[set[tuple[str, str]], set[str]], package: str) -> tuple[set[tuple[str, str]], set[str]]:
+def _within(
+    oracle: tuple[set[tuple[str, str]], set[str]], package: str
+) -> tuple[set[tuple[str, str]], set[str]]:
     """The oracle's modules narrowed to ``package`` (the folder pointed at holds only those)."""
     edges, internal = oracle
     return edges, {m for m in internal if m == package or m.startswith(package + ".")}
@@ -42,7 +44,9 @@ def opentelemetry(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("pointed", ["opentelemetry/trace", "opentelemetry", "."])
-def test_a_real_namespace_distribution_agrees_with_grimp_from_every_folder(opentelemetry: Path, pointed: str) -> None:
+def test_a_real_namespace_distribution_agrees_with_grimp_from_every_folder(
+    opentelemetry: Path, pointed: str
+) -> None:
     oracle = grimp_imports(["opentelemetry"], opentelemetry)
     if pointed == "opentelemetry/trace":
         oracle = _within(oracle, "opentelemetry.trace")
@@ -73,9 +77,14 @@ def _namespace_tree(root: Path) -> Path:
 def test_modules_are_named_the_same_from_every_folder(tmp_path: Path, pointed: str) -> None:
     root = _namespace_tree(tmp_path / "checkout")
     names = {f.path.split("/")[-1]: f.module for f in walk([root / pointed]).files}
-    expected = {"__init__.py": "acme.billing", "invoices.py": "acme.billing.invoices", "tax.py": "acme.billing.tax",
-                "money_pb2.py": "acme.proto.money_pb2", "common_pb2.py": "acme.proto.common_pb2",
-                "lonely.py": "acme.extra.lonely"}
+    expected = {
+        "__init__.py": "acme.billing",
+        "invoices.py": "acme.billing.invoices",
+        "tax.py": "acme.billing.tax",
+        "money_pb2.py": "acme.proto.money_pb2",
+        "common_pb2.py": "acme.proto.common_pb2",
+        "lonely.py": "acme.extra.lonely",
+    }
     assert names == {k: v for k, v in expected.items() if k in names}
     assert len(names) == (3 if pointed == "acme/billing" else 6)
 
@@ -102,22 +111,58 @@ def test_package_prefix_names_what_nothing_in_the_tree_says(tmp_path: Path) -> N
     (tmp_path / "api_core").mkdir()
     (tmp_path / "api_core/__init__.py").write_text("")
     (tmp_path / "api_core/retry.py").write_text("import time\n")
-    run = subprocess.run([sys.executable, "-m", "igg", "map-code", "api_core", "--no-store", "--quiet", "--export",
-                          "json:g.json", "--package-prefix", "google"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "map-code",
+            "api_core",
+            "--no-store",
+            "--quiet",
+            "--export",
+            "json:g.json",
+            "--package-prefix",
+            "google",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     model = model_of(tmp_path / "api_core")
-    assert {n for k, n in module_names(model).items() if k.startswith("module:")} == {"api_core", "api_core.retry"}
+    assert {n for k, n in module_names(model).items() if k.startswith("module:")} == {
+        "api_core",
+        "api_core.retry",
+    }
     nodes = json.loads((tmp_path / "g.json").read_text())["nodes"]
-    assert {n["properties"]["name"] for n in nodes if n["type"] == "Module"} == {"google.api_core",
-                                                                                   "google.api_core.retry"}
-    bad = subprocess.run([sys.executable, "-m", "igg", "map-code", "api_core", "--no-store", "--package-prefix",
-                          "../x"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert {n["properties"]["name"] for n in nodes if n["type"] == "Module"} == {
+        "google.api_core",
+        "google.api_core.retry",
+    }
+    bad = subprocess.run(
+        [sys.executable, "-m", "igg", "map-code", "api_core", "--no-store", "--package-prefix", "../x"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2
     assert "'../x' is not a dotted Python name" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_imported_modules_reads_every_import_form() -> None:
-    text = ("import a.b, c as d\nfrom x.y import (p, q as r,\n    s)\nfrom . import z\n"
-            "  from google.api import http_pb2 as google_dot_api_dot_http__pb2\n")
-    assert imported_modules(text) == ["a.b", "c", "x.y", "x.y.p", "x.y.q", "google.api", "google.api.http_pb2"]
+    text = (
+        "import a.b, c as d\nfrom x.y import (p, q as r,\n    s)\nfrom . import z\n"
+        "  from google.api import http_pb2 as google_dot_api_dot_http__pb2\n"
+    )
+    assert imported_modules(text) == [
+        "a.b",
+        "c",
+        "x.y",
+        "x.y.p",
+        "x.y.q",
+        "google.api",
+        "google.api.http_pb2",
+    ]

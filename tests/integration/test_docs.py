@@ -116,7 +116,7 @@ def parse_blocks(text: str, page: str = "README.md") -> list[Block]:
         index += 1
         body: list[str] = []
         while index < len(lines) and not re.match(rf"^{indent}```\s*$", lines[index]):
-            body.append(lines[index][len(indent):] if lines[index].startswith(indent) else lines[index])
+            body.append(lines[index][len(indent) :] if lines[index].startswith(indent) else lines[index])
             index += 1
         index += 1
         marker = None
@@ -131,7 +131,7 @@ def parse_blocks(text: str, page: str = "README.md") -> list[Block]:
         if block.lang != "text" or previous.lang not in RUNNABLE:
             continue
         closing = previous.line + previous.code.count("\n")  # 0-based index of the closing fence
-        between = lines[closing + 1:block.line - 1]
+        between = lines[closing + 1 : block.line - 1]
         if all(not line.strip() for line in between):
             previous.expected = block.code
             previous.expected_line = block.line
@@ -238,15 +238,22 @@ class Sandbox:
             code = code.replace(DOCS_PG_URL, url)
         outcome = self._spawn(block, code)
         if url is not None:
-            outcome = Outcome(outcome.returncode, outcome.stdout.replace(url, DOCS_PG_URL),
-                              outcome.stderr.replace(url, DOCS_PG_URL))
+            outcome = Outcome(
+                outcome.returncode,
+                outcome.stdout.replace(url, DOCS_PG_URL),
+                outcome.stderr.replace(url, DOCS_PG_URL),
+            )
         return outcome
 
     def _spawn(self, block: Block, code: str) -> Outcome:
         if block.lang == "bash":
             script = self.scripts / f"block_{block.line}.sh"
             script.write_text(code, encoding="utf-8")
-            command = ["bash", "-e", "-o", "pipefail", str(script)] if block.exit_code == 0 else ["bash", str(script)]
+            command = (
+                ["bash", "-e", "-o", "pipefail", str(script)]
+                if block.exit_code == 0
+                else ["bash", str(script)]
+            )
         else:
             script = self.scripts / f"block_{block.line}.py"
             script.write_text(code, encoding="utf-8")
@@ -256,9 +263,16 @@ class Sandbox:
             assert self.bolt is not None, "a bolt block runs inside test_readme_block"
             env = {**env, **self.bolt()}
         # its own process group, so a block that times out is stopped with everything it started
-        process = subprocess.Popen(command, cwd=self.root, env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=self.root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
         try:
             stdout, stderr = process.communicate(timeout=BLOCK_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -268,8 +282,20 @@ class Sandbox:
         return Outcome(process.returncode, stdout, stderr)
 
 
-_COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", "test-artifacts", ".igg",
-                                      ".mypy_cache", ".ruff_cache", ".pytest_cache", "out", "build", "dist")
+_COPY_IGNORE = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "__pycache__",
+    "*.egg-info",
+    "test-artifacts",
+    ".igg",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "out",
+    "build",
+    "dist",
+)
 
 
 def tracked_files(root: Path) -> list[str] | None:
@@ -277,8 +303,9 @@ def tracked_files(root: Path) -> list[str] | None:
     of the README's examples leaves in the checkout (``agent.sqlite``, ``runs.sqlite``, ``out/``) never reaches
     the tests."""
     try:
-        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True, check=True,
-                                timeout=60).stdout
+        listed = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z"], capture_output=True, check=True, timeout=60
+        ).stdout
     except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired):
         return None
     return [name for name in listed.decode("utf-8", "surrogateescape").split("\0") if name]
@@ -380,17 +407,26 @@ def bolt_settings(server: Any) -> dict[str, str]:
 
 
 def _describe(block: Block, outcome: Outcome) -> str:
-    return (f"{block.page} line {block.line} ({block.lang}) exited {outcome.returncode}"
-            f"\n--- code ---\n{block.code}--- stdout ---\n{outcome.stdout[-4000:]}"
-            f"\n--- stderr ---\n{outcome.stderr[-4000:]}")
+    return (
+        f"{block.page} line {block.line} ({block.lang}) exited {outcome.returncode}"
+        f"\n--- code ---\n{block.code}--- stdout ---\n{outcome.stdout[-4000:]}"
+        f"\n--- stderr ---\n{outcome.stderr[-4000:]}"
+    )
 
 
-@pytest.mark.parametrize("block", [pytest.param(block, marks=pytest.mark.xdist_group(block.page))
-                                   for block in RUN_BLOCKS], ids=[block.id for block in RUN_BLOCKS])
-def test_docs_block(block: Block, sandboxes: Callable[[str], Sandbox], request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize(
+    "block",
+    [pytest.param(block, marks=pytest.mark.xdist_group(block.page)) for block in RUN_BLOCKS],
+    ids=[block.id for block in RUN_BLOCKS],
+)
+def test_docs_block(
+    block: Block, sandboxes: Callable[[str], Sandbox], request: pytest.FixtureRequest
+) -> None:
     """Each example of the README and the docs runs as written and prints what the page shows."""
     if block.skip_reason is not None:
-        assert block.skip_reason, f"{block.page} line {block.line}: a skipped block must say why: skip (reason)"
+        assert block.skip_reason, (
+            f"{block.page} line {block.line}: a skipped block must say why: skip (reason)"
+        )
         pytest.skip(f"{block.page} says: {block.skip_reason}")
     sandbox = sandboxes(block.page)
     sandbox.bolt = lambda: bolt_settings(request.getfixturevalue("readme_bolt"))
@@ -403,7 +439,8 @@ def test_docs_block(block: Block, sandboxes: Callable[[str], Sandbox], request: 
             f"{block.page} line {block.line}: the output differs from the text block at line "
             f"{block.expected_line}\n--- shown (normalised) ---\n{normalise(block.expected, sandbox.root)}"
             f"\n--- got stdout (normalised) ---\n{normalise(outcome.stdout, sandbox.root)}"
-            f"\n--- got stderr (normalised) ---\n{normalise(outcome.stderr, sandbox.root)[-3000:]}")
+            f"\n--- got stderr (normalised) ---\n{normalise(outcome.stderr, sandbox.root)[-3000:]}"
+        )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_relative)
@@ -416,25 +453,31 @@ def test_docs_markers_are_well_formed(page: Path) -> None:
         if not found:
             continue
         text = found.group(1)
-        assert re.fullmatch(r"skip \(.+\)|checked \(.+\)|json=(\w|-)+|exit=\d+|bolt|postgres", text), \
+        assert re.fullmatch(r"skip \(.+\)|checked \(.+\)|json=(\w|-)+|exit=\d+|bolt|postgres", text), (
             f"{page.name} line {number}: bad marker {text!r}"
+        )
         assert number + 1 in starts, f"{page.name} line {number}: a marker must be right above a ``` block"
 
 
 def test_docs_runner_compares_for_real(tmp_path: Path) -> None:
     """The comparison is not a rubber stamp: a changed number or a missing line fails it."""
     shown = "igg run uuid-1234\n│ graph │ nodes 27/50, edges 29/100 │\n...\nlast line"
-    assert output_matches(shown, ["igg run uuid-1234\n│ graph   │ nodes 27/50, edges 29/100   │\nx\ny\nlast line"],
-                          tmp_path)
-    assert not output_matches(shown, ["igg run uuid-1234\n│ graph │ nodes 28/50, edges 29/100 │\nlast line"],
-                              tmp_path)
+    assert output_matches(
+        shown, ["igg run uuid-1234\n│ graph   │ nodes 27/50, edges 29/100   │\nx\ny\nlast line"], tmp_path
+    )
+    assert not output_matches(
+        shown, ["igg run uuid-1234\n│ graph │ nodes 28/50, edges 29/100 │\nlast line"], tmp_path
+    )
     assert not output_matches("a\nb", ["a"], tmp_path)
-    assert output_matches("took 0.52 s at 2026-11-23 15:55:29 UTC", ["took 12.0 s at 2027-01-01 00:00:00 UTC"],
-                          tmp_path)
+    assert output_matches(
+        "took 0.52 s at 2026-11-23 15:55:29 UTC", ["took 12.0 s at 2027-01-01 00:00:00 UTC"], tmp_path
+    )
 
 
-GENERATED = {"docs/cli.md": "scripts/gen_schemas.py --check compares it with every command's help",
-             "docs/models.md": "scripts/gen_schemas.py --check compares it with the models"}
+GENERATED = {
+    "docs/cli.md": "scripts/gen_schemas.py --check compares it with every command's help",
+    "docs/models.md": "scripts/gen_schemas.py --check compares it with the models",
+}
 """Pages written from the code: their blocks are checked by the drift check, not run."""
 
 
@@ -469,12 +512,21 @@ def unrun_blocks(page: str) -> list[Block]:
 def test_every_snippet_is_run_or_says_why(page: Path) -> None:
     """No recipe, example or snippet of the README or the docs goes unrun without a reason (issue 46)."""
     unrun = unrun_blocks(_relative(page))
-    assert not unrun, "blocks no test runs, without a marker saying how they are checked or why not:\n" + "\n".join(
-        f"  {b.page} line {b.line} ({b.lang or 'no language'}): {b.code.splitlines()[0][:60] if b.code.strip() else ''}"
-        for b in unrun)
+    assert not unrun, (
+        "blocks no test runs, without a marker saying how they are checked or why not:\n"
+        + "\n".join(
+            f"  {b.page} line {b.line} ({b.lang or 'no language'}): {b.code.splitlines()[0][:60] if b.code.strip() else ''}"
+            for b in unrun
+        )
+    )
 
 
-JSON_BLOCKS = [b for blocks in BLOCKS.values() for b in blocks if b.lang == "json" and (b.marker or "").startswith("json=")]
+JSON_BLOCKS = [
+    b
+    for blocks in BLOCKS.values()
+    for b in blocks
+    if b.lang == "json" and (b.marker or "").startswith("json=")
+]
 
 
 def _check_json(kind: str, code: str) -> None:
@@ -485,7 +537,9 @@ def _check_json(kind: str, code: str) -> None:
     from igg.agents.scripted import turn_problem
     from igg.interfaces.cli import build_parser
 
-    response_schema = json_module.loads((ROOT / "schemas" / "response.schema.json").read_text(encoding="utf-8"))
+    response_schema = json_module.loads(
+        (ROOT / "schemas" / "response.schema.json").read_text(encoding="utf-8")
+    )
     if kind == "transcript":
         for line in code.strip().splitlines():
             turn = json_module.loads(line)
@@ -516,8 +570,10 @@ def test_json_snippets_are_what_they_say(block: Block) -> None:
 def test_the_snippet_checks_can_fail(tmp_path: Path) -> None:
     """An unmarked config block is listed; a wrong action or command line fails its check; untracked files stay
     out of a sandbox."""
-    blocks = parse_blocks("```yaml\nrepos: []\n```\n\n<!-- readme: checked (tests/nowhere.py) -->\n```yaml\nx: 1\n```\n",
-                          "docs/x.md")
+    blocks = parse_blocks(
+        "```yaml\nrepos: []\n```\n\n<!-- readme: checked (tests/nowhere.py) -->\n```yaml\nx: 1\n```\n",
+        "docs/x.md",
+    )
     BLOCKS["docs/x.md"] = blocks
     try:
         assert [b.line for b in unrun_blocks("docs/x.md")] == [1, 6]
@@ -526,7 +582,9 @@ def test_the_snippet_checks_can_fail(tmp_path: Path) -> None:
     with pytest.raises(jsonschema.ValidationError):
         _check_json("action", '{"type": "ADD_NODE", "labels": "Class"}')
     with pytest.raises(SystemExit):
-        _check_json("mcp-config", '{"mcpServers": {"igg": {"command": "igg", "args": ["mcp", "--stoer", "x"]}}}')
+        _check_json(
+            "mcp-config", '{"mcpServers": {"igg": {"command": "igg", "args": ["mcp", "--stoer", "x"]}}}'
+        )
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -25,32 +25,74 @@ def neo4j_env(server: BoltServer) -> dict[str, str]:
 def test_the_plan_over_mcp_and_http_writes_nothing_and_follows_the_export(bolt_server, tmp_path):
     sid = f"plan-{uuid.uuid4().hex[:8]}"
     env = neo4j_env(bolt_server)
-    params = StdioServerParameters(command=sys.executable, args=[
-        "-m", "igg", "mcp", "--store", str(tmp_path / "sessions.sqlite"), "--output-dir", str(tmp_path / "out")],
-        cwd=str(ROOT), env=env)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "igg",
+            "mcp",
+            "--store",
+            str(tmp_path / "sessions.sqlite"),
+            "--output-dir",
+            str(tmp_path / "out"),
+        ],
+        cwd=str(ROOT),
+        env=env,
+    )
 
     async def over_mcp() -> dict:
         async with Client(params) as client:
             started = await client.call_tool("start_session", request_dict(session_id=sid))
             assert not started.is_error, started.content
-            applied = await client.call_tool("apply_actions", {"session_id": sid, "actions": [
-                node("Class", name="AuthService", package="a"), node("Class", name="AuthController", package="a"),
-                edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"})]})
+            applied = await client.call_tool(
+                "apply_actions",
+                {
+                    "session_id": sid,
+                    "actions": [
+                        node("Class", name="AuthService", package="a"),
+                        node("Class", name="AuthController", package="a"),
+                        edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+                    ],
+                },
+            )
             assert not applied.is_error, applied.content
             planned = await client.call_tool("export_graph", {"session_id": sid, "format": "neo4j_plan"})
             assert not planned.is_error, planned.content
-            refused = await client.call_tool("export_graph", {"session_id": sid, "format": "neo4j_plan",
-                                                              "path": "plan.json"})
+            refused = await client.call_tool(
+                "export_graph", {"session_id": sid, "format": "neo4j_plan", "path": "plan.json"}
+            )
             assert refused.is_error and "omit path" in refused.content[0].text
             return planned.structured_content
 
     planned = asyncio.run(over_mcp())
     assert planned["plan"]["scope"] == sid and planned["plan"]["server"] in ("arcadedb", "neo4j")
-    assert planned["plan"]["counts"]["nodes"]["create"] == 2 and planned["plan"]["counts"]["edges"]["create"] == 1
-    assert {"action": "create", "element": "edge", "what": 'Class {name: "AuthController"} -[CALLS]-> '
-            'Class {name: "AuthService"}'} in planned["plan"]["changes"]
-    exported = subprocess.run([sys.executable, "-m", "igg", "export", sid, "--store", str(tmp_path / "sessions.sqlite"),
-                               "--format", "neo4j"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert (
+        planned["plan"]["counts"]["nodes"]["create"] == 2
+        and planned["plan"]["counts"]["edges"]["create"] == 1
+    )
+    assert {
+        "action": "create",
+        "element": "edge",
+        "what": 'Class {name: "AuthController"} -[CALLS]-> Class {name: "AuthService"}',
+    } in planned["plan"]["changes"]
+    exported = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "export",
+            sid,
+            "--store",
+            str(tmp_path / "sessions.sqlite"),
+            "--format",
+            "neo4j",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert exported.returncode == 0, exported.stderr
     with serve(tmp_path, env=env) as http:
         response = http.post(f"/sessions/{sid}/export", json={"format": "neo4j_plan"})
@@ -68,8 +110,11 @@ def test_the_plan_over_mcp_and_http_writes_nothing_and_follows_the_export(bolt_s
 def test_an_unreachable_neo4j_is_a_clear_error_over_http(tmp_path):
     from tests.support.bolt import free_port
 
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")},
-           "NEO4J_URI": f"bolt://127.0.0.1:{free_port(set())}", "NEO4J_PASSWORD": "s3cret-pw"}
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")},
+        "NEO4J_URI": f"bolt://127.0.0.1:{free_port(set())}",
+        "NEO4J_PASSWORD": "s3cret-pw",
+    }
     with serve(tmp_path, env=env) as http:
         sid = http.post("/sessions", json=request_dict()).json()["session_id"]
         response = http.post(f"/sessions/{sid}/export", json={"format": "neo4j_plan"})

@@ -18,31 +18,41 @@ from tests.conftest import ROOT, Workspace, edge, node
 
 def small() -> Workspace:
     w = Workspace()
-    w.apply(node("Class", name='A "x" | <b> #1 `t` [y]\nnext', package="p"), node("Class", name="B", package="q"),
-            edge("CALLS", {"name": "B"}, {"name": 'A "x" | <b> #1 `t` [y]\nnext'}))
+    w.apply(
+        node("Class", name='A "x" | <b> #1 `t` [y]\nnext', package="p"),
+        node("Class", name="B", package="q"),
+        edge("CALLS", {"name": "B"}, {"name": 'A "x" | <b> #1 `t` [y]\nnext'}),
+    )
     return w
 
 
-@pytest.mark.parametrize(("text", "spec"), [
-    ("graphml", ExportSpec("graphml")),
-    ("GraphML:out/g.graphml", ExportSpec("graphml", "out/g.graphml")),
-    ("json:C:/tmp/x.json", ExportSpec("json", "C:/tmp/x.json")),
-    ("neo4j", ExportSpec("neo4j")),
-    ("neo4j:bolt://localhost:7687", ExportSpec("neo4j", "bolt://localhost:7687")),
-    ("nodelink", ExportSpec("nodelink")), ("cypher:x.cypher", ExportSpec("cypher", "x.cypher")),
-    ("mermaid", ExportSpec("mermaid")),
-])
+@pytest.mark.parametrize(
+    ("text", "spec"),
+    [
+        ("graphml", ExportSpec("graphml")),
+        ("GraphML:out/g.graphml", ExportSpec("graphml", "out/g.graphml")),
+        ("json:C:/tmp/x.json", ExportSpec("json", "C:/tmp/x.json")),
+        ("neo4j", ExportSpec("neo4j")),
+        ("neo4j:bolt://localhost:7687", ExportSpec("neo4j", "bolt://localhost:7687")),
+        ("nodelink", ExportSpec("nodelink")),
+        ("cypher:x.cypher", ExportSpec("cypher", "x.cypher")),
+        ("mermaid", ExportSpec("mermaid")),
+    ],
+)
 def test_export_specs_parse(text, spec):
     assert parse_export_spec(text) == spec
     assert str(spec) in (text, text.lower())
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("pdf:x", "unknown export format 'pdf'"),
-    ("", "empty export spec"),
-    ("json:", "empty target"),
-    ("neo4j:http://x", "unknown scheme 'http'"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("pdf:x", "unknown export format 'pdf'"),
+        ("", "empty export spec"),
+        ("json:", "empty target"),
+        ("neo4j:http://x", "unknown scheme 'http'"),
+    ],
+)
 def test_bad_export_specs_name_the_accepted_formats(text, message):
     with pytest.raises(IGGError, match=message) as info:
         parse_export_spec(text)
@@ -52,14 +62,26 @@ def test_bad_export_specs_name_the_accepted_formats(text, message):
 
 def test_perform_exports_writes_default_targets_and_summarizes(tmp_path):
     w = small()
-    specs = [parse_export_spec(s) for s in ("graphml", "json", "nodelink", "cypher", "mermaid",
-                                            f"json:{tmp_path / 'sub' / 'named.json'}")]
-    out = perform_exports(w.state, specs, schema=w.request.config.schema_, metadata={"session_id": "s9"},
-                          out_dir=tmp_path)
+    specs = [
+        parse_export_spec(s)
+        for s in (
+            "graphml",
+            "json",
+            "nodelink",
+            "cypher",
+            "mermaid",
+            f"json:{tmp_path / 'sub' / 'named.json'}",
+        )
+    ]
+    out = perform_exports(
+        w.state, specs, schema=w.request.config.schema_, metadata={"session_id": "s9"}, out_dir=tmp_path
+    )
     assert [s["format"] for s in out] == ["graphml", "json", "nodelink", "cypher", "mermaid", "json"]
     names = [s["target"] for s in out]
-    assert names[:5] == [str(tmp_path / n) for n in ("graph.graphml", "graph.json", "graph.nodelink.json",
-                                                      "graph.cypher", "graph.mmd")]
+    assert names[:5] == [
+        str(tmp_path / n)
+        for n in ("graph.graphml", "graph.json", "graph.nodelink.json", "graph.cypher", "graph.mmd")
+    ]
     for s in out:
         assert s["ok"] and s["nodes"] == 2 and s["edges"] == 1 and s["bytes"] > 0 and s["seconds"] >= 0
     assert "scope 's9'" in (tmp_path / "graph.cypher").read_text()
@@ -78,7 +100,7 @@ def test_a_failed_export_does_not_stop_the_others_and_is_raised(tmp_path):
 
 
 def test_cypher_literals_escape_everything_that_could_end_a_string():
-    assert string_literal("it's \\ \"q\" \n\t\r") == "'it\\'s \\\\ \\\"q\\\" \\n\\t\\r'"
+    assert string_literal('it\'s \\ "q" \n\t\r') == "'it\\'s \\\\ \\\"q\\\" \\n\\t\\r'"
     assert string_literal("\x00\x01\x1f\x7f\ud800😀") == "'\\u0000\\u0001\\u001f\\u007f\\ud800😀'"
     assert literal([1, 2.5, True, "x"]) == "[1, 2.5, true, 'x']"
     assert literal({"k": ["a"]}) == "{`k`: ['a']}"
@@ -95,21 +117,35 @@ def test_mermaid_shows_small_graphs_in_full_with_escaped_labels():
 
 
 def igg(*args: str, cwd=ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=cwd, timeout=60
+    )
 
 
 def test_cli_exports_every_file_format_from_a_saved_document(tmp_path):
     w = small()
     doc = tmp_path / "run.json"
     write_json(w.state, doc, schema=w.request.config.schema_, metadata={"session_id": "s1"})
-    for fmt, name in (("graphml", "run.graphml"), ("json", "run.export.json"), ("nodelink", "run.nodelink.json"),
-                      ("cypher", "run.cypher"), ("mermaid", "run.mmd")):
+    for fmt, name in (
+        ("graphml", "run.graphml"),
+        ("json", "run.export.json"),
+        ("nodelink", "run.nodelink.json"),
+        ("cypher", "run.cypher"),
+        ("mermaid", "run.mmd"),
+    ):
         result = igg("export", str(doc), "--format", fmt)
         assert result.returncode == 0, result.stderr
         assert result.stdout.startswith(f"{fmt}: {tmp_path / name} (2 nodes, 1 edges, ")
     assert json.loads((tmp_path / "run.export.json").read_text()) == json.loads(doc.read_text())
-    result = igg("export", str(tmp_path / "run.nodelink.json"), "-f", "json", "-o", str(tmp_path / "back.json"),
-                 "--json")
+    result = igg(
+        "export",
+        str(tmp_path / "run.nodelink.json"),
+        "-f",
+        "json",
+        "-o",
+        str(tmp_path / "back.json"),
+        "--json",
+    )
     assert json.loads(result.stdout)["exports"][0]["nodes"] == 2
     assert json.loads((tmp_path / "back.json").read_text()) == json.loads(doc.read_text())
     result = igg("export", str(doc), "-f", "mermaid", "-o", "-")
@@ -120,7 +156,9 @@ def test_cli_rejects_bad_input_without_a_traceback(tmp_path):
     doc = tmp_path / "bad.json"
     doc.write_text('{"nodes": [{"id": "a", "type": "X", "properties": {}}]}')
     result = igg("export", str(doc), "-f", "graphml")
-    assert result.returncode == 2 and "Traceback" not in result.stderr and "bad.json is invalid" in result.stderr
+    assert (
+        result.returncode == 2 and "Traceback" not in result.stderr and "bad.json is invalid" in result.stderr
+    )
     result = igg("export", str(tmp_path / "missing.json"), "-f", "graphml")
     assert result.returncode == 2 and "cannot read" in result.stderr
     result = igg("export", str(doc), "-f", "pdf")

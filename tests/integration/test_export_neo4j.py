@@ -42,14 +42,19 @@ class Bolt:
     def contents(self, scope: str) -> tuple[dict, set]:
         """{(label, name): properties} and {(from name, type, to name, properties)} of one scope."""
         nodes = {}
-        for r in self.query("MATCH (n) WHERE n.igg_scope = $s RETURN labels(n) AS l, properties(n) AS p", s=scope):
+        for r in self.query(
+            "MATCH (n) WHERE n.igg_scope = $s RETURN labels(n) AS l, properties(n) AS p", s=scope
+        ):
             props = dict(r["p"])
             assert props.pop("igg_scope") == scope
             assert (r["l"][0], props.get("name")) not in nodes, f"duplicate node {props}"
             nodes[(r["l"][0], props.get("name"))] = props
         edges = set()
-        for r in self.query("MATCH (a)-[e]->(b) WHERE e.igg_scope = $s RETURN a.name AS a, type(e) AS t, "
-                            "b.name AS b, properties(e) AS p", s=scope):
+        for r in self.query(
+            "MATCH (a)-[e]->(b) WHERE e.igg_scope = $s RETURN a.name AS a, type(e) AS t, "
+            "b.name AS b, properties(e) AS p",
+            s=scope,
+        ):
             props = {k: v for k, v in r["p"].items() if k != "igg_scope"}
             key = (r["a"], r["t"], r["b"], tuple(sorted((k, str(v)) for k, v in props.items())))
             assert key not in edges, f"duplicate edge {key}"
@@ -83,13 +88,23 @@ def scope() -> str:
 def sample() -> Workspace:
     w = Workspace(constraints={"max_property_length": 20_000})
     verdicts = w.apply(
-        node("Class", name="AuthService", package="com.app.auth", lines=120, ratio=0.5, public=True, tags=["a", "b"]),
-        node("Class", name="it's \\n \"quoted\" `tick` })", package="ctl \x02\x1f\x7f end"),
+        node(
+            "Class",
+            name="AuthService",
+            package="com.app.auth",
+            lines=120,
+            ratio=0.5,
+            public=True,
+            tags=["a", "b"],
+        ),
+        node("Class", name='it\'s \\n "quoted" `tick` })', package="ctl \x02\x1f\x7f end"),
         node("Class", name="emoji 😀 🚀 é", package="x'\\" * 3400),
         node("Method", name="login", signature="(String) -> bool"),
         edge("CALLS", {"name": "AuthService"}, {"name": "login"}, weight=2, note="it's"),
         edge("CALLS", {"name": "emoji 😀 🚀 é"}, {"name": "AuthService"}),
-        edge("WRITES_TO", {"name": "it's \\n \"quoted\" `tick` })"}, {"name": "AuthService"}, doc="y" * 10_000),
+        edge(
+            "WRITES_TO", {"name": 'it\'s \\n "quoted" `tick` })'}, {"name": "AuthService"}, doc="y" * 10_000
+        ),
     )
     assert all(v.accepted for v in verdicts), [v.message for v in verdicts if not v.accepted]
     return w
@@ -98,8 +113,15 @@ def sample() -> Workspace:
 def expected(w: Workspace) -> tuple[dict, set]:
     s = w.state
     nodes = {(s.node_type(n), s.node_properties(n)["name"]): dict(s.node_properties(n)) for n in s.graph}
-    edges = {(s.node_properties(u)["name"], d["type"], s.node_properties(v)["name"],
-              tuple(sorted((k, str(x)) for k, x in d["properties"].items()))) for _, u, v, d in s.edges()}
+    edges = {
+        (
+            s.node_properties(u)["name"],
+            d["type"],
+            s.node_properties(v)["name"],
+            tuple(sorted((k, str(x)) for k, x in d["properties"].items())),
+        )
+        for _, u, v, d in s.edges()
+    }
     return nodes, edges
 
 
@@ -118,17 +140,31 @@ def test_exporting_twice_writes_nothing_the_second_time(bolt):
     first = bolt.contents(sc)
     again = bolt.export(w.state, scope=sc, batch_size=1)
     assert again["batches"] == 0
-    assert again["changes"] == {"nodes": {"create": 0, "update": 0, "delete": 0, "unchanged": 4},
-                                "edges": {"create": 0, "update": 0, "delete": 0, "unchanged": 3}}
+    assert again["changes"] == {
+        "nodes": {"create": 0, "update": 0, "delete": 0, "unchanged": 4},
+        "edges": {"create": 0, "update": 0, "delete": 0, "unchanged": 3},
+    }
     assert bolt.contents(sc) == first == expected(w)
 
 
 def test_the_scope_mirrors_the_graph_updates_and_deletions_included(bolt):
     w, sc = sample(), scope()
     bolt.export(w.state, scope=sc)
-    w.apply({"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"lines": 7}, "remove": ["tags"]},
-            {"type": "DELETE_EDGE", "label": "CALLS", "from": {"name": "emoji 😀 🚀 é"}, "to": {"name": "AuthService"}},
-            {"type": "DELETE_NODE", "node": {"name": "login"}})
+    w.apply(
+        {
+            "type": "UPDATE_NODE",
+            "node": {"name": "AuthService"},
+            "properties": {"lines": 7},
+            "remove": ["tags"],
+        },
+        {
+            "type": "DELETE_EDGE",
+            "label": "CALLS",
+            "from": {"name": "emoji 😀 🚀 é"},
+            "to": {"name": "AuthService"},
+        },
+        {"type": "DELETE_NODE", "node": {"name": "login"}},
+    )
     summary = bolt.export(w.state, scope=sc)
     assert summary["changes"]["nodes"] == {"create": 0, "update": 1, "delete": 1, "unchanged": 2}
     assert summary["changes"]["edges"] == {"create": 0, "update": 0, "delete": 2, "unchanged": 1}
@@ -140,8 +176,11 @@ def test_the_scope_mirrors_the_graph_updates_and_deletions_included(bolt):
 def test_scopes_keep_graphs_from_different_runs_apart(bolt):
     a, b = Workspace(), Workspace()
     a.apply(node("Class", name="Shared", package="from-a"))
-    b.apply(node("Class", name="Shared", package="from-b"), node("Class", name="OnlyB", package="b"),
-            edge("CALLS", {"name": "OnlyB"}, {"name": "Shared"}))
+    b.apply(
+        node("Class", name="Shared", package="from-b"),
+        node("Class", name="OnlyB", package="b"),
+        edge("CALLS", {"name": "OnlyB"}, {"name": "Shared"}),
+    )
     sa, sb = scope(), scope()
     bolt.export(a.state, scope=sa)
     bolt.export(b.state, scope=sb)
@@ -166,12 +205,28 @@ def test_identity_constraints_are_created_once_composite_where_the_identity_is(b
     text = f"constraint igg_{label}_unique ON :{label}(igg_scope, name, signature)"
     assert first["constraints"] == {"capability": "uniqueness constraints", "created": [text], "existing": []}
     second = bolt.export(state, scope=scope())
-    assert second["constraints"] == {"capability": "uniqueness constraints", "created": [], "existing": [text]}
-    shown = [r for r in bolt.query("SHOW CONSTRAINTS YIELD name, labelsOrTypes, properties "
-                                   "RETURN name, labelsOrTypes, properties") if r["name"] == f"igg_{label}_unique"]
-    assert shown == [{"name": f"igg_{label}_unique", "labelsOrTypes": [label],
-                      "properties": ["igg_scope", "name", "signature"]}]
-    with pytest.raises(Exception, match="(?i)constraint|duplicate|already"):  # the database now refuses a twin
+    assert second["constraints"] == {
+        "capability": "uniqueness constraints",
+        "created": [],
+        "existing": [text],
+    }
+    shown = [
+        r
+        for r in bolt.query(
+            "SHOW CONSTRAINTS YIELD name, labelsOrTypes, properties RETURN name, labelsOrTypes, properties"
+        )
+        if r["name"] == f"igg_{label}_unique"
+    ]
+    assert shown == [
+        {
+            "name": f"igg_{label}_unique",
+            "labelsOrTypes": [label],
+            "properties": ["igg_scope", "name", "signature"],
+        }
+    ]
+    with pytest.raises(
+        Exception, match="(?i)constraint|duplicate|already"
+    ):  # the database now refuses a twin
         bolt.query(f"CREATE (n:`{label}` {{igg_scope: $s, name: 'f', signature: '()'}})", s=sc)
     if bolt.server.external:
         bolt.query(f"DROP CONSTRAINT igg_{label}_unique IF EXISTS")
@@ -181,8 +236,10 @@ def overlapping(i: int) -> Workspace:
     """Exporter i's graph: classes c{2i}..c{2i+7} in a chain, overlapping its neighbours' graphs."""
     w = Workspace()
     names = [f"c{k}" for k in range(2 * i, 2 * i + 8)]
-    w.apply(*[node("Class", name=n, package="p") for n in names],
-            *[edge("CALLS", {"name": x}, {"name": y}) for x, y in zip(names, names[1:], strict=False)])
+    w.apply(
+        *[node("Class", name=n, package="p") for n in names],
+        *[edge("CALLS", {"name": x}, {"name": y}) for x, y in zip(names, names[1:], strict=False)],
+    )
     return w
 
 
@@ -218,16 +275,26 @@ def test_four_concurrent_exporters_never_fail_or_duplicate(bolt):
     assert nodes and {name for _, name in nodes} <= {f"c{k}" for k in range(14)}
     # different scopes sharing every key: each scope holds exactly its own graph
     scopes = [scope() for _ in graphs]
-    assert run_at_once([lambda w=w, s=s: bolt.export(w.state, scope=s, batch_size=3)
-                        for w, s in zip(graphs, scopes, strict=True)]) == []
+    assert (
+        run_at_once(
+            [
+                lambda w=w, s=s: bolt.export(w.state, scope=s, batch_size=3)
+                for w, s in zip(graphs, scopes, strict=True)
+            ]
+        )
+        == []
+    )
     for w, s in zip(graphs, scopes, strict=True):
         assert bolt.contents(s) == expected(w)
 
 
 def test_values_the_driver_cannot_carry_are_refused_before_writing(bolt):
     w = Workspace()
-    w.apply(node("Class", name="Big", package="p", size=2**70), node("Class", name="Fine", package="p"),
-            node("Class", name="Odd", package="p", ratios=[1.5, 2.5]))
+    w.apply(
+        node("Class", name="Big", package="p", size=2**70),
+        node("Class", name="Fine", package="p"),
+        node("Class", name="Odd", package="p", ratios=[1.5, 2.5]),
+    )
     n = next(n for n in w.state.graph if w.state.node_properties(n)["name"] == "Odd")
     w.state.graph.nodes[n]["properties"]["ratios"] = [1.5, math.nan]  # slipped past validation somehow
     sc = scope()
@@ -235,7 +302,10 @@ def test_values_the_driver_cannot_carry_are_refused_before_writing(bolt):
         bolt.export(w.state, scope=sc)
     message = str(info.value)
     assert "nothing was written" in message
-    assert "node Class {name: \"Big\"} property 'size' = 1180591620717411303424: an integer beyond 64 bits" in message
+    assert (
+        "node Class {name: \"Big\"} property 'size' = 1180591620717411303424: an integer beyond 64 bits"
+        in message
+    )
     assert "node Class {name: \"Odd\"} property 'ratios' = [1.5, nan]: NaN" in message
     assert bolt.count(sc) == 0
     with pytest.raises(ExportError, match="beyond 64 bits"):
@@ -245,14 +315,40 @@ def test_values_the_driver_cannot_carry_are_refused_before_writing(bolt):
 def test_a_run_with_an_unexportable_value_still_writes_its_other_exports(bolt, tmp_path):
     request = json.loads((ROOT / "fixtures" / "seed_request.json").read_text())
     (tmp_path / "request.json").write_text(json.dumps(request))
-    turn = {"reasoning": "", "finished": True, "actions": [
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Big", "package": "p", "size": 2**70}}]}
+    turn = {
+        "reasoning": "",
+        "finished": True,
+        "actions": [
+            {
+                "type": "ADD_NODE",
+                "label": "Class",
+                "properties": {"name": "Big", "package": "p", "size": 2**70},
+            }
+        ],
+    }
     (tmp_path / "t.jsonl").write_text(json.dumps(turn) + "\n")
     env = {"PATH": "/usr/bin:/bin", "NEO4J_URI": bolt.server.uri, **bolt.server.env}
-    run = subprocess.run([sys.executable, "-m", "igg", "run", str(tmp_path / "request.json"), "--agent",
-                          f"script:{tmp_path / 't.jsonl'}", "--export", "neo4j", "--export",
-                          f"json:{tmp_path / 'g.json'}", "--json"], capture_output=True, text=True, env=env,
-                         cwd=tmp_path, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "run",
+            str(tmp_path / "request.json"),
+            "--agent",
+            f"script:{tmp_path / 't.jsonl'}",
+            "--export",
+            "neo4j",
+            "--export",
+            f"json:{tmp_path / 'g.json'}",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     assert "property 'size' = 1180591620717411303424: an integer beyond 64 bits" in run.stderr
     exports = {e["format"]: e for e in json.loads(run.stdout)["exports"]}
@@ -268,16 +364,26 @@ def test_the_plan_lists_creates_updates_and_deletes_without_writing(bolt):
     assert bolt.count(sc) == 0  # nothing written, no constraint needed
     bolt.export(w.state, scope=sc)
     assert bolt.plan(w.state, scope=sc)["changes"] == []
-    w.apply({"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"lines": 7}},
-            {"type": "DELETE_NODE", "node": {"name": "login"}}, node("Class", name="New", package="n"))
+    w.apply(
+        {"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"lines": 7}},
+        {"type": "DELETE_NODE", "node": {"name": "login"}},
+        node("Class", name="New", package="n"),
+    )
     plan = bolt.plan(w.state, scope=sc)
     assert plan["counts"]["nodes"] == {"create": 1, "update": 1, "delete": 1, "unchanged": 2}
     assert plan["counts"]["edges"] == {"create": 0, "update": 0, "delete": 1, "unchanged": 2}
-    assert {"action": "update", "element": "node", "what": 'Class {name: "AuthService"}',
-            "properties": {"lines": [120, 7]}} in plan["changes"]
+    assert {
+        "action": "update",
+        "element": "node",
+        "what": 'Class {name: "AuthService"}',
+        "properties": {"lines": [120, 7]},
+    } in plan["changes"]
     assert {"action": "delete", "element": "node", "what": 'Method {name: "login"}'} in plan["changes"]
-    assert {"action": "delete", "element": "edge", "what": 'Class {name: "AuthService"} -[CALLS]-> '
-            'Method {name: "login"}'} in plan["changes"]
+    assert {
+        "action": "delete",
+        "element": "edge",
+        "what": 'Class {name: "AuthService"} -[CALLS]-> Method {name: "login"}',
+    } in plan["changes"]
     assert bolt.count(sc) == 4 and bolt.contents(sc) != expected(w)
     bolt.export(w.state, scope=sc)
     assert bolt.contents(sc) == expected(w)
@@ -286,25 +392,43 @@ def test_the_plan_lists_creates_updates_and_deletes_without_writing(bolt):
 def test_provenance_lands_on_nodes_and_relationships(bolt):
     w = Workspace()
     w.state.iteration, w.state.chunk = 2, "chunk-3"
-    w.apply(node("Class", name="A", package="p"), node("Class", name="B", package="p"),
-            edge("CALLS", {"name": "A"}, {"name": "B"}))
+    w.apply(
+        node("Class", name="A", package="p"),
+        node("Class", name="B", package="p"),
+        edge("CALLS", {"name": "A"}, {"name": "B"}),
+    )
     w.state.iteration, w.state.chunk = 5, None
     w.apply({"type": "UPDATE_NODE", "node": {"name": "A"}, "properties": {"lines": 3}})
     sc = scope()
     summary = bolt.export(w.state, scope=sc, provenance="session-42")
     assert summary["provenance"] is True
     nodes, edges = bolt.contents(sc)
-    assert nodes[("Class", "A")] == {"name": "A", "package": "p", "lines": 3, "igg_session": "session-42",
-                                     "igg_created": 2, "igg_updated": 5, "igg_chunk": "chunk-3"}
-    assert nodes[("Class", "B")] == {"name": "B", "package": "p", "igg_session": "session-42", "igg_created": 2,
-                                     "igg_chunk": "chunk-3"}
-    assert edges == {("A", "CALLS", "B", (("igg_chunk", "chunk-3"), ("igg_created", "2"),
-                                          ("igg_session", "session-42")))}
+    assert nodes[("Class", "A")] == {
+        "name": "A",
+        "package": "p",
+        "lines": 3,
+        "igg_session": "session-42",
+        "igg_created": 2,
+        "igg_updated": 5,
+        "igg_chunk": "chunk-3",
+    }
+    assert nodes[("Class", "B")] == {
+        "name": "B",
+        "package": "p",
+        "igg_session": "session-42",
+        "igg_created": 2,
+        "igg_chunk": "chunk-3",
+    }
+    assert edges == {
+        ("A", "CALLS", "B", (("igg_chunk", "chunk-3"), ("igg_created", "2"), ("igg_session", "session-42")))
+    }
     assert bolt.export(w.state, scope=sc, provenance="session-42")["batches"] == 0
     bolt.export(w.state, scope=sc)  # without provenance the properties go again
     assert bolt.contents(sc) == expected(w)
     n = next(iter(w.state.graph))
-    w.state.graph.nodes[n]["properties"]["igg_created"] = 1  # IGG refuses igg_ keys; a hand-built graph may not
+    w.state.graph.nodes[n]["properties"]["igg_created"] = (
+        1  # IGG refuses igg_ keys; a hand-built graph may not
+    )
     with pytest.raises(ExportError, match="'igg_created' of node type Class is reserved for provenance"):
         bolt.export(w.state, scope=sc, provenance="s")
 
@@ -317,16 +441,26 @@ def test_valid_time_lands_as_properties_and_as_of_is_a_where_clause(bolt):
     from igg.service import run_request
 
     fixture = ROOT / "fixtures" / "time"
-    result = run_request(load_request(fixture / "request.json"),
-                         ScriptedAgent.from_path(fixture / "transcript.jsonl"))
+    result = run_request(
+        load_request(fixture / "request.json"), ScriptedAgent.from_path(fixture / "transcript.jsonl")
+    )
     sc = scope()
     bolt.export(result.state, scope=sc)
-    open_jobs = bolt.query("MATCH (p:Person)-[r:WORKS_AT]->(c:Company) WHERE r.igg_scope = $s AND "
-                           "r.igg_valid_to IS NULL RETURN p.name AS p, c.name AS c, r.igg_valid_from AS f", s=sc)
+    open_jobs = bolt.query(
+        "MATCH (p:Person)-[r:WORKS_AT]->(c:Company) WHERE r.igg_scope = $s AND "
+        "r.igg_valid_to IS NULL RETURN p.name AS p, c.name AS c, r.igg_valid_from AS f",
+        s=sc,
+    )
     assert sorted((r["p"], r["c"], r["f"]) for r in open_jobs) == [
-        ("Alice Chen", "Acme", "2024-01"), ("Bob Diaz", "Acme", "2021"), ("Carol Evans", "Umbrella", "2018")]
-    alice = bolt.query("MATCH (p:Person) WHERE p.igg_scope = $s AND p.name = 'Alice Chen' RETURN p.title AS t, "
-                       "p.igg_history AS h", s=sc)[0]
+        ("Alice Chen", "Acme", "2024-01"),
+        ("Bob Diaz", "Acme", "2021"),
+        ("Carol Evans", "Umbrella", "2018"),
+    ]
+    alice = bolt.query(
+        "MATCH (p:Person) WHERE p.igg_scope = $s AND p.name = 'Alice Chen' RETURN p.title AS t, "
+        "p.igg_history AS h",
+        s=sc,
+    )[0]
     assert alice["t"] == "CTO" and len(alice["h"]) == 3 and '"value": "engineer"' in alice["h"][0]
 
 
@@ -339,8 +473,11 @@ def test_evidence_lands_as_properties_with_provenance(bolt):
 
     context = "// File: src/a.py\nclass A:\n    def run(self):\n        B().go()\n"
     session = Session.open(make_request(context_data=context, grounding="warn"))
-    actions = [node("Class", name="A", package="p"), node("Class", name="B", package="p"),
-               {**edge("CALLS", {"name": "A"}, {"name": "B"}), "evidence": ["B().go()", "A asks B politely"]}]
+    actions = [
+        node("Class", name="A", package="p"),
+        node("Class", name="B", package="p"),
+        {**edge("CALLS", {"name": "A"}, {"name": "B"}), "evidence": ["B().go()", "A asks B politely"]},
+    ]
     session.step(read_response({"reasoning": "", "actions": actions}))
     sc = scope()
     bolt.export(session.state, scope=sc, provenance="s-ev")
@@ -358,9 +495,11 @@ BAD_NAMES = ["Bad`) DETACH DELETE n //", "Quote'Label", "New\nLine", "x})-[:R]->
 
 
 def unsafe_state(bad: str, where: str) -> GraphState:
-    schema = Schema(node_types=[bad if where == "node_type" else "Good"],
-                    edge_types=[bad if where == "edge_type" else "REL"],
-                    identity_keys={bad if where == "node_type" else "Good": [bad if where == "identity_key" else "name"]})
+    schema = Schema(
+        node_types=[bad if where == "node_type" else "Good"],
+        edge_types=[bad if where == "edge_type" else "REL"],
+        identity_keys={bad if where == "node_type" else "Good": [bad if where == "identity_key" else "name"]},
+    )
     state = GraphState(schema.compile())  # built by hand: compile() does not check names, the exporter must
     t = schema.node_types[0]
     key = schema.identity_keys[t][0]
@@ -391,10 +530,20 @@ def test_unsafe_names_are_rejected_before_anything_reaches_the_database(bolt, wh
 
 def test_the_cypher_script_loads_the_same_graph_twice(bolt, tmp_path):
     w = Workspace()
-    w.apply(node("Class", name="it's \\n \"quoted\" `tick` })", package="é 😀", n=3, f=0.5, ok=True, tags=["a", "b'"]),
-            node("Method", name="login", signature="(String) -> bool"),
-            edge("CALLS", {"name": "login"}, {"name": "it's \\n \"quoted\" `tick` })"}, weight=2),
-            *[node("Class", name=f"c{i}", package="p" * 40) for i in range(120)])
+    w.apply(
+        node(
+            "Class",
+            name='it\'s \\n "quoted" `tick` })',
+            package="é 😀",
+            n=3,
+            f=0.5,
+            ok=True,
+            tags=["a", "b'"],
+        ),
+        node("Method", name="login", signature="(String) -> bool"),
+        edge("CALLS", {"name": "login"}, {"name": 'it\'s \\n "quoted" `tick` })'}, weight=2),
+        *[node("Class", name=f"c{i}", package="p" * 40) for i in range(120)],
+    )
     sc = scope()
     path = tmp_path / "g.cypher"
     summary = write_cypher(w.state, path, scope=sc)
@@ -410,8 +559,11 @@ def test_the_cypher_script_loads_the_same_graph_twice(bolt, tmp_path):
 
 def test_control_characters_nul_and_u0001_survive(bolt):
     w = Workspace()
-    w.apply(node("Class", name="soh \x01 id", package="nul \x00 here"), node("Class", name="B", package="p"),
-            edge("CALLS", {"name": "soh \x01 id"}, {"name": "B"}))
+    w.apply(
+        node("Class", name="soh \x01 id", package="nul \x00 here"),
+        node("Class", name="B", package="p"),
+        edge("CALLS", {"name": "soh \x01 id"}, {"name": "B"}),
+    )
     sc = scope()
     bolt.export(w.state, scope=sc)
     assert bolt.contents(sc) == expected(w)
@@ -440,8 +592,11 @@ def test_connect_retries_wait_with_exponential_backoff_and_log_at_debug():
             pass
     assert sleeps == [0.2, 0.4, 0.8]
     retries = [e for e in logs if e["event"] == "neo4j_connect_retry"]
-    assert [(e["log_level"], e["attempt"], e["retry_in"]) for e in retries] == \
-        [("debug", 1, 0.2), ("debug", 2, 0.4), ("debug", 3, 0.8)]
+    assert [(e["log_level"], e["attempt"], e["retry_in"]) for e in retries] == [
+        ("debug", 1, 0.2),
+        ("debug", 2, 0.4),
+        ("debug", 3, 0.8),
+    ]
 
 
 def test_cli_export_to_an_unreachable_server_prints_one_line_and_exits_1(tmp_path):
@@ -454,9 +609,24 @@ def test_cli_export_to_an_unreachable_server_prints_one_line_and_exits_1(tmp_pat
     write_json(w.state, doc, schema=w.request.config.schema_, metadata={"session_id": scope()})
     port = free_port(set())
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
-    done = subprocess.run([sys.executable, "-m", "igg", "export", str(doc), "--format", "neo4j", "--uri",
-                           f"bolt://127.0.0.1:{port}"], capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "export",
+            str(doc),
+            "--format",
+            "neo4j",
+            "--uri",
+            f"bolt://127.0.0.1:{port}",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert done.returncode == 1 and done.stdout == ""
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"igg: cannot reach a Bolt server at bolt://127.0.0.1:{port} after 3 attempt(s): ")
@@ -473,8 +643,15 @@ def test_wrong_credentials_are_named_without_the_password(bolt):
 
 
 def test_settings_come_from_the_environment_and_the_password_is_never_shown():
-    s = Neo4jSettings.from_env({"NEO4J_URI": "neo4j://db:7687", "NEO4J_USERNAME": "u", "NEO4J_PASSWORD": "hunter2",
-                                "NEO4J_DATABASE": "graphs"}, database="other")
+    s = Neo4jSettings.from_env(
+        {
+            "NEO4J_URI": "neo4j://db:7687",
+            "NEO4J_USERNAME": "u",
+            "NEO4J_PASSWORD": "hunter2",
+            "NEO4J_DATABASE": "graphs",
+        },
+        database="other",
+    )
     assert (s.uri, s.username, s.password, s.database) == ("neo4j://db:7687", "u", "hunter2", "other")
     assert "hunter2" not in repr(s)
     assert Neo4jSettings(uri="bolt://u:pw@host:7687").display_uri() == "bolt://host:7687"
@@ -489,13 +666,22 @@ def test_cli_exports_plans_and_reports_failures_in_one_line(bolt, tmp_path):
     env = {"PATH": "/usr/bin:/bin", "NEO4J_URI": bolt.server.uri, **bolt.server.env}
 
     def igg(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "igg", "export", str(doc), *args], capture_output=True,
-                              text=True, env=env, cwd=ROOT, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "igg", "export", str(doc), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+        )
 
     plan = igg("--format", "neo4j", "--plan")
     assert plan.returncode == 0, plan.stderr
-    assert f"plan for scope '{sc}'" in plan.stdout and "nodes: 4 to create, 0 to update, 0 to delete" in plan.stdout
-    assert "  create node Class {name: \"AuthService\"}" in plan.stdout and bolt.count(sc) == 0
+    assert (
+        f"plan for scope '{sc}'" in plan.stdout
+        and "nodes: 4 to create, 0 to update, 0 to delete" in plan.stdout
+    )
+    assert '  create node Class {name: "AuthService"}' in plan.stdout and bolt.count(sc) == 0
     run = igg("--format", "neo4j", "--timeout", "3", "--json")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["exports"][0]["scope"] == sc

@@ -19,8 +19,9 @@ from tests.support.bolt import BoltServer
 
 
 def graph(label: str, identity: list[str], *nodes: dict[str, str]) -> GraphState:
-    schema = Schema.model_validate({"node_types": [label], "edge_types": ["USES"],
-                                    "identity_keys": {label: identity}})
+    schema = Schema.model_validate(
+        {"node_types": [label], "edge_types": ["USES"], "identity_keys": {label: identity}}
+    )
     state = GraphState(schema.compile())
     for i, props in enumerate(nodes):
         state.add_node(label, props, f"n{i}")
@@ -41,11 +42,14 @@ def label(bolt_server: BoltServer):
 
 def count(server: BoltServer, label: str, scope: str) -> int:
     with BoltSession(server.settings()) as bolt:
-        return int(bolt.run(f"MATCH (n:{label}) WHERE n.igg_scope = $s RETURN count(n) AS c", s=scope)[0]["c"])
+        return int(
+            bolt.run(f"MATCH (n:{label}) WHERE n.igg_scope = $s RETURN count(n) AS c", s=scope)[0]["c"]
+        )
 
 
-def test_a_constraint_of_another_identity_is_found_before_anything_is_written(bolt_server: BoltServer,
-                                                                               label: str) -> None:
+def test_a_constraint_of_another_identity_is_found_before_anything_is_written(
+    bolt_server: BoltServer, label: str
+) -> None:
     settings = bolt_server.settings()
     export_neo4j(graph(label, ["name"], {"name": "Arion"}), settings=settings, scope="by-name")
     twins = graph(label, ["package", "name"], {"package": "a", "name": "X"}, {"package": "b", "name": "X"})
@@ -75,12 +79,16 @@ def test_a_failed_export_leaves_the_scope_as_it_was(bolt_server: BoltServer, lab
     export_neo4j(before, settings=settings, scope="kept")
     with BoltSession(settings) as bolt:  # a constraint IGG cannot foresee: on a property outside the identity
         bolt.run(f"CREATE CONSTRAINT {label}_code IF NOT EXISTS FOR (n:{label}) REQUIRE n.code IS UNIQUE")
-    after = graph(label, ["name"], {"name": "A", "code": "1"}, {"name": "C", "code": "3"}, {"name": "D", "code": "3"})
+    after = graph(
+        label, ["name"], {"name": "A", "code": "1"}, {"name": "C", "code": "3"}, {"name": "D", "code": "3"}
+    )
     started = time.monotonic()
     with pytest.raises(ExportError) as failed:
         export_neo4j(after, settings=settings, scope="kept", batch_size=1)
     assert time.monotonic() - started < 10, "a repeated refusal was retried until the deadline"
     assert "uniqueness constraint" in str(failed.value) and "nothing of it was kept" in str(failed.value)
     with BoltSession(settings) as bolt:  # B not deleted, C not created: the scope as it was
-        names = sorted(r["n"] for r in bolt.run(f"MATCH (n:{label}) WHERE n.igg_scope = 'kept' RETURN n.name AS n"))
+        names = sorted(
+            r["n"] for r in bolt.run(f"MATCH (n:{label}) WHERE n.igg_scope = 'kept' RETURN n.name AS n")
+        )
     assert names == ["A", "B"]

@@ -55,7 +55,11 @@ class Session:
 
     def add(self) -> str:
         self.names += 1
-        props: dict[str, Any] = {"name": f"C{self.names}", "package": f"p{self.names % 7}", "lines": self.names}
+        props: dict[str, Any] = {
+            "name": f"C{self.names}",
+            "package": f"p{self.names % 7}",
+            "lines": self.names,
+        }
         if self.names % 5 == 0:
             props["tags"] = ["a", f"t{self.names % 3}"]
         return self.state.add_node("Class", props)
@@ -82,10 +86,15 @@ class Session:
             elif kind == 2:
                 self.state.update_node(pick, {"lines": -i, "note": f"changed {i}"})
             elif kind == 3:
-                self.state.update_node(pick, {}, remove=["package"] if "tags" in
-                                       self.state.nodes[pick]["properties"] else ["lines"])
+                self.state.update_node(
+                    pick,
+                    {},
+                    remove=["package"] if "tags" in self.state.nodes[pick]["properties"] else ["lines"],
+                )
             elif kind == 4:
-                self.state.update_node(pick, {"name": f"Renamed{i}-{self.state.nodes[pick]['properties']['name']}"})
+                self.state.update_node(
+                    pick, {"name": f"Renamed{i}-{self.state.nodes[pick]['properties']['name']}"}
+                )
             elif kind == 5:
                 self.state.delete_node(pick)
             else:
@@ -95,9 +104,14 @@ class Session:
 
     def commit(self, finish: bool = False) -> int:
         self.iteration += 1
-        return self.store.commit_step(self.id, kind="iteration", record={"iteration": self.iteration, "verdicts": []},
-                                      mutations=self.state.take_journal(), state=self.state,
-                                      finish={"stop_reason": "finished"} if finish else None)
+        return self.store.commit_step(
+            self.id,
+            kind="iteration",
+            record={"iteration": self.iteration, "verdicts": []},
+            mutations=self.state.take_journal(),
+            state=self.state,
+            finish={"stop_reason": "finished"} if finish else None,
+        )
 
     def point(self) -> SyncPoint:
         return session_point(self.store, self.id)
@@ -106,8 +120,12 @@ class Session:
 def expected(state: GraphState) -> tuple[dict, dict]:
     """The graph as the scope should hold it: nodes by (label, name), edges by (name, type, name)."""
     nodes = {(d["type"], d["properties"]["name"]): d["properties"] for d in state.nodes.values()}
-    edges = {(state.nodes[u]["properties"]["name"], d["type"], state.nodes[v]["properties"]["name"]): d["properties"]
-             for _, u, v, d in state.edges()}
+    edges = {
+        (state.nodes[u]["properties"]["name"], d["type"], state.nodes[v]["properties"]["name"]): d[
+            "properties"
+        ]
+        for _, u, v, d in state.edges()
+    }
     return nodes, edges
 
 
@@ -115,14 +133,19 @@ def held(server: BoltServer, scope: str) -> tuple[dict, dict]:
     """What the scope holds, read back the same way (duplicates are failures)."""
     with BoltSession(server.settings()) as bolt:
         nodes: dict = {}
-        for r in bolt.run("MATCH (n) WHERE n.igg_scope = $s RETURN labels(n) AS l, properties(n) AS p", s=scope):
+        for r in bolt.run(
+            "MATCH (n) WHERE n.igg_scope = $s RETURN labels(n) AS l, properties(n) AS p", s=scope
+        ):
             props = {k: v for k, v in r["p"].items() if k != "igg_scope"}
             key = (r["l"][0], props["name"])
             assert key not in nodes, f"duplicate node {key}"
             nodes[key] = props
         edges: dict = {}
-        for r in bolt.run("MATCH (a)-[e]->(b) WHERE e.igg_scope = $s RETURN a.name AS a, type(e) AS t, b.name AS b, "
-                          "properties(e) AS p", s=scope):
+        for r in bolt.run(
+            "MATCH (a)-[e]->(b) WHERE e.igg_scope = $s RETURN a.name AS a, type(e) AS t, b.name AS b, "
+            "properties(e) AS p",
+            s=scope,
+        ):
             key = (r["a"], r["t"], r["b"])
             assert key not in edges, f"duplicate edge {key}"
             edges[key] = {k: v for k, v in r["p"].items() if k != "igg_scope"}
@@ -157,8 +180,12 @@ def test_an_export_100_changes_and_a_delta_leave_the_database_equal_to_the_graph
     touched = sum(c[a] for c in delta["changes"].values() for a in ("create", "update", "delete"))
     assert 100 <= touched < 400  # what changed, not the whole graph
     (m,) = marker(bolt_server, s.id)
-    assert (m["digest"], m["step"], m["nodes"], m["edges"]) == (delta["digest"], 2, s.state.node_count,
-                                                               s.state.edge_count)
+    assert (m["digest"], m["step"], m["nodes"], m["edges"]) == (
+        delta["digest"],
+        2,
+        s.state.node_count,
+        s.state.edge_count,
+    )
     again = sync(bolt_server, s)  # nothing committed since: nothing written
     assert (again["mode"], again["statements"], again["digest"]) == ("delta", 0, delta["digest"])
 
@@ -175,9 +202,14 @@ def test_the_plan_shows_the_delta_and_writes_nothing(bolt_server, store):
     assert plan["counts"]["nodes"] == {"create": 1, "update": 1, "delete": 0, "unchanged": 29}
     assert [c["action"] for c in plan["changes"]] == ["update", "create"]
     assert held(bolt_server, s.id) == before
-    done = subprocess.run([sys.executable, "-m", "igg", "export", s.id, "--store", str(store), "--format", "neo4j",
-                           "--plan"], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={**os.environ, **bolt_server.env, "NEO4J_URI": bolt_server.uri})
+    done = subprocess.run(
+        [sys.executable, "-m", "igg", "export", s.id, "--store", str(store), "--format", "neo4j", "--plan"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**os.environ, **bolt_server.env, "NEO4J_URI": bolt_server.uri},
+    )
     assert done.returncode == 0, done.stderr
     assert "delta from the journal, steps 1 -> 2" in done.stdout and "1 to create, 1 to update" in done.stdout
 
@@ -199,8 +231,12 @@ def test_a_scope_changed_behind_iggs_back_falls_back_to_read_and_diff(bolt_serve
     s.change(10)
     s.commit()
     summary = sync(bolt_server, s)
-    reason = {"delete a node": "changed behind IGG's back", "add a node": "changed behind IGG's back",
-              "delete the marker": "no IGG marker", "another session": "marker names another export"}[meddle]
+    reason = {
+        "delete a node": "changed behind IGG's back",
+        "add a node": "changed behind IGG's back",
+        "delete the marker": "no IGG marker",
+        "another session": "marker names another export",
+    }[meddle]
     assert summary["mode"] == "full" and reason in summary["fallback"]
     assert held(bolt_server, s.id) == expected(s.state)
     s.change(5)
@@ -231,8 +267,22 @@ def test_a_delta_planned_against_a_stale_marker_writes_nothing(bolt_server, stor
     before = held(bolt_server, s.id)
     diff = journal_delta(s.state, [m for _, m in s.store.mutations(s.id, after_step=1)])
     with BoltSession(bolt_server.settings()) as bolt, pytest.raises(StaleMarker, match="not the 0000000000"):
-        write_delta(bolt, diff, s.id, expected="0" * 64, marker={"digest": "x", "session": s.id, "step": 9,
-                    "iteration": 9, "nodes": 0, "edges": 0, "at": 0.0}, batch_size=100)
+        write_delta(
+            bolt,
+            diff,
+            s.id,
+            expected="0" * 64,
+            marker={
+                "digest": "x",
+                "session": s.id,
+                "step": 9,
+                "iteration": 9,
+                "nodes": 0,
+                "edges": 0,
+                "at": 0.0,
+            },
+            batch_size=100,
+        )
     assert held(bolt_server, s.id) == before
     assert marker(bolt_server, s.id)[0]["step"] == 1
 
@@ -273,15 +323,31 @@ def wait_for(condition, timeout: float = 90.0, what: str = "") -> None:
         time.sleep(0.1)
 
 
-def test_follow_mode_killed_with_sigkill_and_restarted_ends_equal_to_the_final_graph(bolt_server, store, tmp_path):
+def test_follow_mode_killed_with_sigkill_and_restarted_ends_equal_to_the_final_graph(
+    bolt_server, store, tmp_path
+):
     s = Session(store, size=20)
     env = {**os.environ, **bolt_server.env, "NEO4J_URI": bolt_server.uri}
-    argv = [sys.executable, "-m", "igg", "export", s.id, "--store", str(store), "--format", "neo4j", "--follow",
-            "--interval", "0.1", "--json"]
+    argv = [
+        sys.executable,
+        "-m",
+        "igg",
+        "export",
+        s.id,
+        "--store",
+        str(store),
+        "--format",
+        "neo4j",
+        "--follow",
+        "--interval",
+        "0.1",
+        "--json",
+    ]
 
     def start(name: str) -> subprocess.Popen[str]:
-        return subprocess.Popen(argv, cwd=ROOT, env=env, text=True, stdout=open(tmp_path / name, "w"),
-                                stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            argv, cwd=ROOT, env=env, text=True, stdout=open(tmp_path / name, "w"), stderr=subprocess.PIPE
+        )
 
     def at_step(step: int) -> bool:
         """The scope's marker AND the store's record of the export are at ``step`` (the follower writes the
@@ -322,6 +388,7 @@ def test_follow_mode_killed_with_sigkill_and_restarted_ends_equal_to_the_final_g
 
 # ---- the delta pinned to the read-and-diff path (no server) ---------------------------------------------------
 
+
 def scope_of(state: GraphState) -> ScopeContents:
     """What a scope mirroring ``state`` holds, as ``read_scope`` would read it."""
     held_scope = ScopeContents()
@@ -330,8 +397,8 @@ def scope_of(state: GraphState) -> ScopeContents:
         for row in plan.rows:
             if plan.edge:
                 et, tu, sk, tv, tk = plan.edge
-                a = (tu, tuple(freeze(x) for x in row[:len(sk)]))
-                b = (tv, tuple(freeze(x) for x in row[len(sk):-1]))
+                a = (tu, tuple(freeze(x) for x in row[: len(sk)]))
+                b = (tv, tuple(freeze(x) for x in row[len(sk) : -1]))
                 held_scope.edges[(a, et, b)] = row[-1]
             else:
                 held_scope.nodes[(plan.label, tuple(freeze(row[k]) for k in ident[plan.label]))] = row
@@ -344,8 +411,14 @@ def apply_diff(scope: ScopeContents, diff: ScopeDiff, state: GraphState) -> Scop
     nodes, edges = dict(scope.nodes), dict(scope.edges)
     for (et, tu, sk, tv, _), rows in diff.edge_deletes.items():
         for r in rows:
-            edges.pop(((tu, tuple(freeze(x) for x in r[:len(sk)])), et, (tv, tuple(freeze(x) for x in r[len(sk):]))),
-                      None)
+            edges.pop(
+                (
+                    (tu, tuple(freeze(x) for x in r[: len(sk)])),
+                    et,
+                    (tv, tuple(freeze(x) for x in r[len(sk) :])),
+                ),
+                None,
+            )
     for label, rows in diff.node_deletes.items():
         for r in rows:
             key = (label, tuple(freeze(x) for x in r))
@@ -355,8 +428,8 @@ def apply_diff(scope: ScopeContents, diff: ScopeDiff, state: GraphState) -> Scop
         for row in rows:
             if plan.edge:
                 et, tu, sk, tv, _ = plan.edge
-                a = (tu, tuple(freeze(x) for x in row[:len(sk)]))
-                b = (tv, tuple(freeze(x) for x in row[len(sk):-1]))
+                a = (tu, tuple(freeze(x) for x in row[: len(sk)]))
+                b = (tv, tuple(freeze(x) for x in row[len(sk) : -1]))
                 if a in nodes and b in nodes:  # MATCH both ends, else the row does nothing
                     edges[(a, et, b)] = row[-1]
             else:
@@ -366,7 +439,9 @@ def apply_diff(scope: ScopeContents, diff: ScopeDiff, state: GraphState) -> Scop
 
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 10_000), size=st.integers(2, 12), changes=st.integers(1, 25))
-def test_the_journal_delta_leaves_the_scope_the_read_and_diff_path_leaves(seed, size, changes, tmp_path_factory):
+def test_the_journal_delta_leaves_the_scope_the_read_and_diff_path_leaves(
+    seed, size, changes, tmp_path_factory
+):
     """The fast path (journal) is pinned to the general path (read the scope, diff) it shortcuts."""
     s = Session(tmp_path_factory.mktemp("prop") / "s.sqlite", size=size, seed=seed)
     before = scope_of(s.state)
@@ -380,8 +455,9 @@ def test_the_journal_delta_leaves_the_scope_the_read_and_diff_path_leaves(seed, 
     s.store.close()
 
 
-def test_a_run_syncing_each_iteration_killed_and_resumed_ends_with_the_target_equal_to_the_graph(bolt_server,
-                                                                                               tmp_path):
+def test_a_run_syncing_each_iteration_killed_and_resumed_ends_with_the_target_equal_to_the_graph(
+    bolt_server, tmp_path
+):
     """``igg run --export neo4j --sync-each-iteration``, killed with SIGKILL while its agent waits in iteration 7,
     then ``igg resume`` with the same options: the scope equals the final graph."""
     answers = [json.dumps(t) for t in responses(10)]
@@ -389,24 +465,53 @@ def test_a_run_syncing_each_iteration_killed_and_resumed_ends_with_the_target_eq
     session_id = f"synced-{uuid.uuid4().hex[:8]}"
     payload = json.loads((FIXTURES / "seed_request.json").read_text())
     payload["session_id"] = session_id
-    payload["config"].update(max_iterations=10, stuck_after=10, constraints={"max_nodes": 1000, "max_edges": 4000},
-                             llm={"timeout_seconds": 60, "max_retries": 0, "model": "test-model"})
+    payload["config"].update(
+        max_iterations=10,
+        stuck_after=10,
+        constraints={"max_nodes": 1000, "max_edges": 4000},
+        llm={"timeout_seconds": 60, "max_retries": 0, "model": "test-model"},
+    )
     request = tmp_path / "r.json"
     request.write_text(json.dumps(payload))
-    sync_args = ["--agent", "llm", "--store", str(store), "--export", f"neo4j:{bolt_server.uri}",
-                 "--sync-each-iteration", "--json"]
+    sync_args = [
+        "--agent",
+        "llm",
+        "--store",
+        str(store),
+        "--export",
+        f"neo4j:{bolt_server.uri}",
+        "--sync-each-iteration",
+        "--json",
+    ]
     with FakeOpenAI(answers[:6] + [Reply(content=answers[6], hang=60)]) as server:
-        env = {**os.environ, **bolt_server.env, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"}
-        child = subprocess.Popen([sys.executable, "-m", "igg", "run", str(request), *sync_args], cwd=ROOT, env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env = {
+            **os.environ,
+            **bolt_server.env,
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "sk-test",
+        }
+        child = subprocess.Popen(
+            [sys.executable, "-m", "igg", "run", str(request), *sync_args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wait_for(lambda: len(server.requests) == 7, what="iteration 7")
         found = marker(bolt_server, session_id)
         assert found and found[0]["iteration"] == 6  # iterations 1..6 were pushed as they landed
         os.kill(child.pid, signal.SIGKILL)
         child.wait(30)
         server.add(*answers[6:])
-        resumed = subprocess.run([sys.executable, "-m", "igg", "resume", session_id, *sync_args[2:]], cwd=ROOT,
-                                 env=env, capture_output=True, text=True, timeout=180)
+        resumed = subprocess.run(
+            [sys.executable, "-m", "igg", "resume", session_id, *sync_args[2:]],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
     (export,) = [e for e in summary["exports"] if e["format"] == "neo4j"]
@@ -417,19 +522,49 @@ def test_a_run_syncing_each_iteration_killed_and_resumed_ends_with_the_target_eq
 
 def test_session_only_options_are_refused_where_they_cannot_apply(tmp_path):
     def igg(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, cwd=ROOT,
-                              timeout=60, env={**os.environ, "IGG_HOME": str(tmp_path)})
+        return subprocess.run(
+            [sys.executable, "-m", "igg", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+            env={**os.environ, "IGG_HOME": str(tmp_path)},
+        )
 
     request = str(FIXTURES / "seed_request.json")
     done = igg("export", request, "--format", "neo4j", "--follow")
-    assert done.returncode == 2 and "--follow applies to a stored session (give SESSION and --store)" in done.stderr
+    assert (
+        done.returncode == 2
+        and "--follow applies to a stored session (give SESSION and --store)" in done.stderr
+    )
     done = igg("export", "x", "--format", "gexf", "--full", "--follow")
-    assert done.returncode == 2 and "--full and --follow apply to --format neo4j of a stored session" in done.stderr
-    done = igg("run", request, "--agent", "script:fixtures/auth/transcript.jsonl", "--store",
-               str(tmp_path / "s.sqlite"), "--sync-each-iteration")
+    assert (
+        done.returncode == 2
+        and "--full and --follow apply to --format neo4j of a stored session" in done.stderr
+    )
+    done = igg(
+        "run",
+        request,
+        "--agent",
+        "script:fixtures/auth/transcript.jsonl",
+        "--store",
+        str(tmp_path / "s.sqlite"),
+        "--sync-each-iteration",
+    )
     assert done.returncode == 2 and "needs exactly one --export neo4j[:URI]" in done.stderr
-    assert not (tmp_path / "s.sqlite").exists() or "uuid-1234" not in igg("sessions", "--store",
-                                                                          str(tmp_path / "s.sqlite")).stdout
-    done = igg("run", request, "--agent", "script:fixtures/auth/transcript.jsonl", "--export",
-               "neo4j:bolt://127.0.0.1:1", "--out", str(tmp_path / "o"), "--sync-each-iteration")
+    assert (
+        not (tmp_path / "s.sqlite").exists()
+        or "uuid-1234" not in igg("sessions", "--store", str(tmp_path / "s.sqlite")).stdout
+    )
+    done = igg(
+        "run",
+        request,
+        "--agent",
+        "script:fixtures/auth/transcript.jsonl",
+        "--export",
+        "neo4j:bolt://127.0.0.1:1",
+        "--out",
+        str(tmp_path / "o"),
+        "--sync-each-iteration",
+    )
     assert done.returncode == 2 and "needs the session in a store (--store PATH or IGG_STORE)" in done.stderr

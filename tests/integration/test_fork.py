@@ -15,7 +15,9 @@ def cls(name: str) -> dict:
 
 
 def igg(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "igg", *args], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
 
 
 def write_turns(path, turns) -> str:
@@ -28,22 +30,41 @@ def test_a_fork_starts_at_iteration_n_keeps_lineage_and_leaves_the_original_alon
     request["session_id"] = "orig"
     (tmp_path / "request.json").write_text(json.dumps(request))
     store = store_location
-    original = write_turns(tmp_path / "orig.jsonl", [
-        {"reasoning": "one", "actions": [cls("A"), cls("B"), edge("CALLS", {"name": "A"}, {"name": "B"})]},
-        {"reasoning": "two", "actions": [cls("C")]},
-        {"reasoning": "three", "actions": [cls("D")], "finished": True}])
-    assert igg("run", str(tmp_path / "request.json"), "--agent", original, "--store", store, "--json").returncode == 0
+    original = write_turns(
+        tmp_path / "orig.jsonl",
+        [
+            {
+                "reasoning": "one",
+                "actions": [cls("A"), cls("B"), edge("CALLS", {"name": "A"}, {"name": "B"})],
+            },
+            {"reasoning": "two", "actions": [cls("C")]},
+            {"reasoning": "three", "actions": [cls("D")], "finished": True},
+        ],
+    )
+    assert (
+        igg("run", str(tmp_path / "request.json"), "--agent", original, "--store", store, "--json").returncode
+        == 0
+    )
 
     forked = igg("fork", "orig", "--at", "1", "--as", "alt", "--store", store)
     assert forked.returncode == 0, forked.stderr
-    assert forked.stdout.startswith("session alt: forked from orig after iteration 1 (1 steps copied; 2 nodes, 1 edges)")
+    assert forked.stdout.startswith(
+        "session alt: forked from orig after iteration 1 (1 steps copied; 2 nodes, 1 edges)"
+    )
     shown = igg("show", "alt", "--store", store)
     assert "forked from: orig after iteration 1" in shown.stdout and "interrupted" in shown.stdout
     # the fork continues at iteration 2 with another agent; ids go on from the original's counters
-    other = write_turns(tmp_path / "alt.jsonl", [
-        {"reasoning": "unused", "actions": []},
-        {"reasoning": "a different second step", "actions": [cls("Z"), edge("CALLS", {"name": "B"}, {"name": "Z"})]},
-        {"reasoning": "done", "actions": [], "finished": True}])
+    other = write_turns(
+        tmp_path / "alt.jsonl",
+        [
+            {"reasoning": "unused", "actions": []},
+            {
+                "reasoning": "a different second step",
+                "actions": [cls("Z"), edge("CALLS", {"name": "B"}, {"name": "Z"})],
+            },
+            {"reasoning": "done", "actions": [], "finished": True},
+        ],
+    )
     resumed = igg("resume", "alt", "--agent", other, "--store", store, "--json")
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)
@@ -76,15 +97,22 @@ def test_an_undone_finished_session_continues_as_a_fork_and_bad_points_are_refus
     request["session_id"] = "done"
     (tmp_path / "request.json").write_text(json.dumps(request))
     store = str(tmp_path / "s.sqlite")
-    turns = write_turns(tmp_path / "t.jsonl", [{"reasoning": "", "actions": [cls("A")]},
-                                               {"reasoning": "", "actions": [cls("B")], "finished": True}])
+    turns = write_turns(
+        tmp_path / "t.jsonl",
+        [
+            {"reasoning": "", "actions": [cls("A")]},
+            {"reasoning": "", "actions": [cls("B")], "finished": True},
+        ],
+    )
     igg("run", str(tmp_path / "request.json"), "--agent", turns, "--store", store, "--json")
     assert igg("undo", "done", "--to", "1", "--store", store).returncode == 0
     refused = igg("resume", "done", "--agent", turns, "--store", store)
     assert refused.returncode == 2
     assert igg("fork", "done", "--at", "1", "--store", store).returncode == 0
-    more = write_turns(tmp_path / "more.jsonl", [{"reasoning": "", "actions": []},
-                                                 {"reasoning": "", "actions": [cls("C")], "finished": True}])
+    more = write_turns(
+        tmp_path / "more.jsonl",
+        [{"reasoning": "", "actions": []}, {"reasoning": "", "actions": [cls("C")], "finished": True}],
+    )
     result = igg("resume", "done-fork-1", "--agent", more, "--store", store, "--json")
     assert result.returncode == 0 and json.loads(result.stdout)["nodes"] == 2
     late = igg("fork", "done", "--at", "9", "--store", store)
@@ -128,17 +156,28 @@ def test_a_fork_killed_at_any_write_leaves_no_fork_or_a_whole_one(tmp_path):
     request = json.loads((FIXTURES / "seed_request.json").read_text())
     request["session_id"] = "src"
     (tmp_path / "request.json").write_text(json.dumps(request))
-    turns = write_turns(tmp_path / "t.jsonl", [{"reasoning": "", "actions": [cls(f"C{i}")], "finished": i == 3}
-                                               for i in range(4)])
+    turns = write_turns(
+        tmp_path / "t.jsonl",
+        [{"reasoning": "", "actions": [cls(f"C{i}")], "finished": i == 3} for i in range(4)],
+    )
     original = tmp_path / "original.sqlite"
-    assert igg("run", str(tmp_path / "request.json"), "--agent", turns, "--store", str(original),
-               "--json").returncode == 0
+    assert (
+        igg(
+            "run", str(tmp_path / "request.json"), "--agent", turns, "--store", str(original), "--json"
+        ).returncode
+        == 0
+    )
     outcomes = set()
     for kill_at in range(1, 12):
         store = tmp_path / f"s{kill_at}.sqlite"
         store.write_bytes(original.read_bytes())
-        child = subprocess.run([sys.executable, "-c", KILLED_FORK, str(store), str(kill_at)], cwd=ROOT,
-                               capture_output=True, text=True, timeout=120)
+        child = subprocess.run(
+            [sys.executable, "-c", KILLED_FORK, str(store), str(kill_at)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         opened = SessionStore(store)
         ids = {i.session_id for i in opened.sessions()}
         if "f" in ids:

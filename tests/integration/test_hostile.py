@@ -59,7 +59,9 @@ def live_request(session_id: str) -> dict[str, Any]:
 
 
 def files_outside(root: Path, allowed: set[Path]) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*") if not any(p.is_relative_to(a) for a in allowed)}
+    return {
+        str(p.relative_to(root)) for p in root.rglob("*") if not any(p.is_relative_to(a) for a in allowed)
+    }
 
 
 def check_store_and_files(root: Path, store: Path, out: Path, before: set[str]) -> None:
@@ -88,12 +90,17 @@ def check_store_and_files(root: Path, store: Path, out: Path, before: set[str]) 
 
 # ---- HTTP ------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("hostile-http")
     out, store = root / "out", root / "sessions.sqlite"
-    with igg_serve(["--store", str(store), "--output-dir", str(out)], env=clean_env(),
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as (proc, base):
+    with igg_serve(
+        ["--store", str(store), "--output-dir", str(out)],
+        env=clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    ) as (proc, base):
         assert httpx.post(f"{base}/sessions", json=live_request("fuzz-open")).status_code == 201
         before = files_outside(root, {out})
         yield {"base": base, "root": root, "out": out, "store": store}
@@ -118,8 +125,12 @@ api_schema.config.phases.update(phases=["examples", "fuzzing"])  # the coverage 
 
 
 @api_schema.parametrize()
-@settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=EXAMPLES_PER_OPERATION,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 def test_the_http_api_answers_generated_requests_with_the_envelope(case: Any, api: dict[str, Any]) -> None:
     session_id = (case.path_parameters or {}).get("session_id")
     if isinstance(session_id, str) and len(session_id) % 2 == 0 and not case.path.endswith("/finish"):
@@ -135,6 +146,7 @@ def test_the_http_api_answers_generated_requests_with_the_envelope(case: Any, ap
 
 # ---- MCP -------------------------------------------------------------------------------------------------
 
+
 class McpClient:
     """The MCP SDK's client over stdio, held open on an event loop in a thread (hypothesis runs sync)."""
 
@@ -143,9 +155,16 @@ class McpClient:
         from mcp.client.stdio import StdioServerParameters
 
         self.root, self.out, self.store = root, root / "out", root / "sessions.sqlite"
-        params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env={
-            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"},
-            args=["-m", "igg", "mcp", "--store", str(self.store), "--output-dir", str(self.out)])
+        params = StdioServerParameters(
+            command=sys.executable,
+            cwd=str(ROOT),
+            env={
+                k: v
+                for k, v in os.environ.items()
+                if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"
+            },
+            args=["-m", "igg", "mcp", "--store", str(self.store), "--output-dir", str(self.out)],
+        )
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -193,26 +212,55 @@ def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
     check_store_and_files(root, client.store, client.out, before)
 
 
-ODD_TEXT = st.one_of(st.text(max_size=30), st.sampled_from([
-    "", " ", "\x00", "\x01", "a\nb", "\u202eevil", "../../etc/passwd", ".ssh/authorized_keys", "sessions.sqlite",
-    "fuzz-open", "😀" * 40, "x" * 300]))
-JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | ODD_TEXT,
-                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ODD_TEXT, inner, max_size=4),
-                           max_leaves=12)
+ODD_TEXT = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "\x00",
+            "\x01",
+            "a\nb",
+            "\u202eevil",
+            "../../etc/passwd",
+            ".ssh/authorized_keys",
+            "sessions.sqlite",
+            "fuzz-open",
+            "😀" * 40,
+            "x" * 300,
+        ]
+    ),
+)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | ODD_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ODD_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
 
 
 def tool_bodies(schemas: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, Any]]:
     """For each tool, schemathesis strategies of (valid, invalid) argument objects from its input schema."""
-    document = {"openapi": "3.1.0", "info": {"title": "igg mcp tools", "version": "1"}, "paths": {
-        f"/tools/{name}": {"post": {"requestBody": {"required": True, "content": {"application/json": {
-            "schema": schema}}}, "responses": {"200": {"description": "the tool's result"}}}}
-        for name, schema in schemas.items()}}
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "igg mcp tools", "version": "1"},
+        "paths": {
+            f"/tools/{name}": {
+                "post": {
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
+                    "responses": {"200": {"description": "the tool's result"}},
+                }
+            }
+            for name, schema in schemas.items()
+        },
+    }
     tools = schemathesis.openapi.from_dict(document)
     out = {}
     for name in schemas:
         operation = tools[f"/tools/{name}"]["POST"]
-        out[name] = tuple(operation.as_strategy(generation_mode=mode).map(lambda case: as_arguments(case.body))
-                          for mode in (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE))
+        out[name] = tuple(
+            operation.as_strategy(generation_mode=mode).map(lambda case: as_arguments(case.body))
+            for mode in (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
+        )
     return out
 
 
@@ -228,10 +276,12 @@ def as_arguments(body: Any) -> dict[str, Any]:
 def arguments_for(schema: dict[str, Any], generated: tuple[Any, Any]) -> st.SearchStrategy[dict[str, Any]]:
     """Valid or invalid arguments from the tool's schema, or hostile ones: unknown keys, wrong types, odd text."""
     valid, invalid = generated
-    with_extra = st.tuples(valid, ODD_TEXT.filter(lambda k: k not in schema.get("properties", {})), JSON_VALUES
-                           ).map(lambda t: {**t[0], t[1]: t[2]})
-    retyped = st.tuples(valid, st.sampled_from(sorted(schema.get("properties", {})) or ["x"]), JSON_VALUES
-                        ).map(lambda t: {**t[0], t[1]: t[2]})
+    with_extra = st.tuples(
+        valid, ODD_TEXT.filter(lambda k: k not in schema.get("properties", {})), JSON_VALUES
+    ).map(lambda t: {**t[0], t[1]: t[2]})
+    retyped = st.tuples(
+        valid, st.sampled_from(sorted(schema.get("properties", {})) or ["x"]), JSON_VALUES
+    ).map(lambda t: {**t[0], t[1]: t[2]})
     anything = st.dictionaries(ODD_TEXT, JSON_VALUES, max_size=5)
     return st.one_of(valid, valid, valid, invalid, with_extra, retyped, anything)  # valid ones weigh 3/7
 
@@ -242,17 +292,27 @@ def live_session(arguments: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
-TOOLS_FUZZED = ("observe", "apply_actions", "export_graph", "list_sessions", "finish_session", "start_session")
+TOOLS_FUZZED = (
+    "observe",
+    "apply_actions",
+    "export_graph",
+    "list_sessions",
+    "finish_session",
+    "start_session",
+)
 
 
 def test_mcp_tools_answer_generated_calls_with_a_stable_code(mcp: McpClient) -> None:
     schemas = mcp.tools()
     generated = tool_bodies({name: schemas[name] for name in TOOLS_FUZZED})
     calls = st.sampled_from(TOOLS_FUZZED).flatmap(
-        lambda name: st.tuples(st.just(name), arguments_for(schemas[name], generated[name]).map(live_session)))
+        lambda name: st.tuples(st.just(name), arguments_for(schemas[name], generated[name]).map(live_session))
+    )
 
     @given(calls)
-    @settings(max_examples=MCP_EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=MCP_EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    )
     def check(call: tuple[str, dict[str, Any]]) -> None:
         name, arguments = call
         if name == "finish_session" and arguments.get("session_id") == "fuzz-open":
@@ -287,30 +347,45 @@ SURROGATE_NODE = b'{"type": "ADD_NODE", "label": "Class", "properties": {"name":
 
 def post_raw(api: dict[str, Any], path: str, body: bytes) -> httpx.Response:
     """A JSON body as bytes: ``\\ud800`` stays a JSON escape, which decodes to a lone surrogate."""
-    return httpx.post(f"{api['base']}{path}", content=body, headers={"content-type": "application/json"},
-                      timeout=30)
+    return httpx.post(
+        f"{api['base']}{path}", content=body, headers={"content-type": "application/json"}, timeout=30
+    )
 
 
 def test_a_lone_surrogate_in_an_action_is_a_verdict_not_a_crash(api):
     assert httpx.post(f"{api['base']}/sessions", json=live_request("text-1")).status_code == 201
     for dry_run in (b"true", b"false"):
-        answer = post_raw(api, "/sessions/text-1/actions", b'{"dry_run": ' + dry_run + b', "actions": ['
-                          + SURROGATE_NODE + b', {"type": "ADD_NODE", "label": "Class", "properties": '
-                          b'{"name": "Fine", "package": "p"}}]}')
+        answer = post_raw(
+            api,
+            "/sessions/text-1/actions",
+            b'{"dry_run": '
+            + dry_run
+            + b', "actions": ['
+            + SURROGATE_NODE
+            + b', {"type": "ADD_NODE", "label": "Class", "properties": '
+            b'{"name": "Fine", "package": "p"}}]}',
+        )
         assert answer.status_code == 200, answer.text
         verdicts = answer.json()["verdicts"]
         assert (verdicts[0]["accepted"], verdicts[0]["code"]) == (False, "INVALID_PROPERTY")
         assert "surrogate" in verdicts[0]["message"] and verdicts[1]["accepted"]
-    keyed = post_raw(api, "/sessions/text-1/actions", b'{"actions": [{"type": "ADD_NODE", "label": "Class", '
-                     b'"properties": {"name": "K", "package": "p", "k\\udfff": 1}}]}')
+    keyed = post_raw(
+        api,
+        "/sessions/text-1/actions",
+        b'{"actions": [{"type": "ADD_NODE", "label": "Class", '
+        b'"properties": {"name": "K", "package": "p", "k\\udfff": 1}}]}',
+    )
     assert keyed.json()["verdicts"][0]["code"] == "INVALID_PROPERTY"
     graph = httpx.post(f"{api['base']}/sessions/text-1/export", json={}, timeout=30).json()["content"]
     assert sorted(n["properties"]["name"] for n in json.loads(graph)["nodes"]) == ["Fine"]
 
 
 def test_a_lone_surrogate_elsewhere_in_a_request_is_refused_with_the_envelope(api):
-    started = post_raw(api, "/sessions", json.dumps(live_request("text-2")).replace(
-        '"goal_prompt": "', '"goal_prompt": "\\ud800').encode())
+    started = post_raw(
+        api,
+        "/sessions",
+        json.dumps(live_request("text-2")).replace('"goal_prompt": "', '"goal_prompt": "\\ud800').encode(),
+    )
     assert (started.status_code, started.json()["error"]["code"]) == (422, "INVALID_REQUEST")
     assert "goal_prompt" in started.json()["error"]["message"]
     assert httpx.post(f"{api['base']}/sessions", json=live_request("text-2")).status_code == 201
@@ -324,41 +399,70 @@ def test_a_lone_surrogate_elsewhere_in_a_request_is_refused_with_the_envelope(ap
 
 # ---- issue 47: work a client decides is bounded; secrets and NUL on PostgreSQL; names in a Bolt export ----
 
+
 def attack_ladder(ends: int = 60, middle: int = 200) -> dict[str, Any]:
     """A seed of ``ends`` modules d.* importing a chain of ``middle`` modules importing ``ends`` modules u.*: a
     transitive rule d -> u has ends x ends chains of middle + 1 hops (the 320-node graph that took 870 MB)."""
-    names = [f"d.{i:03}" for i in range(ends)] + [f"m.{i:03}" for i in range(middle)] + \
-        [f"u.{i:03}" for i in range(ends)]
-    pairs = [(f"d.{i:03}", "m.000") for i in range(ends)] + \
-        [(f"m.{i:03}", f"m.{i + 1:03}") for i in range(middle - 1)] + \
-        [(f"m.{middle - 1:03}", f"u.{i:03}") for i in range(ends)]
+    names = (
+        [f"d.{i:03}" for i in range(ends)]
+        + [f"m.{i:03}" for i in range(middle)]
+        + [f"u.{i:03}" for i in range(ends)]
+    )
+    pairs = (
+        [(f"d.{i:03}", "m.000") for i in range(ends)]
+        + [(f"m.{i:03}", f"m.{i + 1:03}") for i in range(middle - 1)]
+        + [(f"m.{middle - 1:03}", f"u.{i:03}") for i in range(ends)]
+    )
     ids = {n: f"n{i}" for i, n in enumerate(names)}
-    return {"nodes": [{"id": ids[n], "type": "Module", "properties": {"name": n}} for n in names],
-            "edges": [{"id": f"e{k}", "type": "IMPORTS", "from": ids[a], "to": ids[b], "properties": {}}
-                      for k, (a, b) in enumerate(pairs)]}
+    return {
+        "nodes": [{"id": ids[n], "type": "Module", "properties": {"name": n}} for n in names],
+        "edges": [
+            {"id": f"e{k}", "type": "IMPORTS", "from": ids[a], "to": ids[b], "properties": {}}
+            for k, (a, b) in enumerate(pairs)
+        ],
+    }
 
 
 def attack_session(session_id: str, **extra: Any) -> dict[str, Any]:
     """A session request whose schema has a Module type without ``path`` (any knowledge graph may)."""
-    config = {"max_iterations": 1000, "constraints": {"max_nodes": 5000, "max_edges": 5000,
-                                                       "max_actions_per_response": 500},
-              "schema": {"node_types": ["Module", "Class"], "edge_types": ["IMPORTS", "CALLS"]}}
+    config = {
+        "max_iterations": 1000,
+        "constraints": {"max_nodes": 5000, "max_edges": 5000, "max_actions_per_response": 500},
+        "schema": {"node_types": ["Module", "Class"], "edge_types": ["IMPORTS", "CALLS"]},
+    }
     config.update(extra.pop("config", {}))
     return {"session_id": session_id, "goal_prompt": "attack", **extra, "config": config}
 
 
 TRANSITIVE = {"name": "d-not-u", "kind": "forbidden", "from": "d", "to": "u", "transitive": True}
-WIDE = {"name": "wide", "kind": "forbidden", "from": [f"x{i}*" for i in range(300)],
-        "to": [f"y{i}*" for i in range(300)]}
-DEEP = '{"rules": [{"name": "deep", "kind": "forbidden", "to": "u", "from": ' + "[" * 3000 + '"d"' + "]" * 3000 + "}]}"
+WIDE = {
+    "name": "wide",
+    "kind": "forbidden",
+    "from": [f"x{i}*" for i in range(300)],
+    "to": [f"y{i}*" for i in range(300)],
+}
+DEEP = (
+    '{"rules": [{"name": "deep", "kind": "forbidden", "to": "u", "from": '
+    + "[" * 3000
+    + '"d"'
+    + "]" * 3000
+    + "}]}"
+)
 """A rule nested 3,000 lists deep, as the body text (Python's own JSON writer would refuse to write it)."""
 LINE = "let a=1;" * 125_000  # one 1 MB line (minified code)
 NEAR = "the quick brown cow jumps over a lazy pig. " * 11  # 85% similar to the context below: a near miss
 
 
 def quote_actions(n: int, quote: str) -> list[dict[str, Any]]:
-    return [{"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}"},
-             "evidence": [f"{quote}{i}.{k}" for k in range(4)]} for i in range(n)]
+    return [
+        {
+            "type": "ADD_NODE",
+            "label": "Class",
+            "properties": {"name": f"C{i}"},
+            "evidence": [f"{quote}{i}.{k}" for k in range(4)],
+        }
+        for i in range(n)
+    ]
 
 
 def test_check_attacks_over_http_are_bounded_refused_or_answered(api: dict[str, Any]) -> None:
@@ -367,7 +471,10 @@ def test_check_attacks_over_http_are_bounded_refused_or_answered(api: dict[str, 
     from igg.rules.bounds import MAX_HOPS, MAX_VIOLATIONS
 
     with httpx.Client(base_url=api["base"], timeout=120) as http:
-        assert http.post("/sessions", json=attack_session("ladder", seed_data=attack_ladder())).status_code == 201
+        assert (
+            http.post("/sessions", json=attack_session("ladder", seed_data=attack_ladder())).status_code
+            == 201
+        )
         report = http.post("/sessions/ladder/check", json={"rules": [TRANSITIVE]})
         assert report.status_code == 200, report.text
         body = report.json()
@@ -376,10 +483,11 @@ def test_check_attacks_over_http_are_bounded_refused_or_answered(api: dict[str, 
         wide = http.post("/sessions/ladder/check", json={"rules": [WIDE]})
         assert wide.status_code == 422 and wide.json()["error"]["code"] == "INVALID_RULES", wide.text
         assert "at most 64 items, got 300" in wide.json()["error"]["message"]
-        deep = http.post("/sessions/ladder/check", content=DEEP,
-                         headers={"content-type": "application/json"})
+        deep = http.post("/sessions/ladder/check", content=DEEP, headers={"content-type": "application/json"})
         assert 400 <= deep.status_code < 500 and set(deep.json()) == {"error"}, deep.text
-        small = http.post("/sessions/ladder/check", json={"rules": [{**TRANSITIVE, "to": "u.000", "from": "d.000"}]})
+        small = http.post(
+            "/sessions/ladder/check", json={"rules": [{**TRANSITIVE, "to": "u.000", "from": "d.000"}]}
+        )
         assert small.json()["truncated"] is False and len(small.json()["violations"]) == 1
         assert http.get("/healthz").status_code == 200
 
@@ -403,17 +511,35 @@ def test_evidence_attacks_over_http_stay_bounded(api: dict[str, Any]) -> None:
     with httpx.Client(base_url=api["base"], timeout=300) as http:
         line = attack_session("line", context_data=LINE, config={"grounding": "warn"})
         assert http.post("/sessions", json=line).status_code == 201
-        applied = http.post("/sessions/line/actions", json={"reasoning": "", "actions": [
-            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A"}, "evidence": ["let a=1;let a=1;"]},
-            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "B"},
-             "evidence": [{"chunk": True, "start": False, "end": "3"}]}]})
+        applied = http.post(
+            "/sessions/line/actions",
+            json={
+                "reasoning": "",
+                "actions": [
+                    {
+                        "type": "ADD_NODE",
+                        "label": "Class",
+                        "properties": {"name": "A"},
+                        "evidence": ["let a=1;let a=1;"],
+                    },
+                    {
+                        "type": "ADD_NODE",
+                        "label": "Class",
+                        "properties": {"name": "B"},
+                        "evidence": [{"chunk": True, "start": False, "end": "3"}],
+                    },
+                ],
+            },
+        )
         assert applied.status_code == 200, applied.text
         first, second = applied.json()["verdicts"]
         assert first["accepted"] and second["code"] == "INVALID_PROPERTY"
         context = "the quick brown fox jumps over the lazy dog. " * 300
         near = attack_session("near", context_data=context, config={"grounding": "required"})
         assert http.post("/sessions", json=near).status_code == 201
-        answer = http.post("/sessions/near/actions", json={"reasoning": "", "actions": quote_actions(500, NEAR)})
+        answer = http.post(
+            "/sessions/near/actions", json={"reasoning": "", "actions": quote_actions(500, NEAR)}
+        )
         assert answer.status_code == 200, answer.text
         verdicts = answer.json()["verdicts"]
         assert all(v["code"] == "UNGROUNDED_EVIDENCE" for v in verdicts)
@@ -421,72 +547,154 @@ def test_evidence_attacks_over_http_stay_bounded(api: dict[str, Any]) -> None:
         assert http.get("/healthz").status_code == 200
 
 
-def test_postgresql_store_masks_query_passwords_and_refuses_nul_up_front(postgres_url: str,
-                                                                        tmp_path: Path) -> None:
+def test_postgresql_store_masks_query_passwords_and_refuses_nul_up_front(
+    postgres_url: str, tmp_path: Path
+) -> None:
     """Issue 47 on a real PostgreSQL: ``?password=`` of the store URL appears in no log, listing or error; NUL
     in goal_prompt is INVALID_REQUEST before anything is stored (it was STORE_ERROR "session None"); a
     malformed IPv6 host is one line, exit 2, the password masked."""
     secret = "hunter2-query-secret"
     url = f"{postgres_url}{'&' if '?' in postgres_url else '?'}password={secret}&application_name=igg"
     log = tmp_path / "serve.log"
-    with igg_serve(["--store", url, "--output-dir", str(tmp_path / "out")], env=clean_env(), log_path=log) \
-            as (_, base), httpx.Client(base_url=base, timeout=60) as http:
+    with (
+        igg_serve(["--store", url, "--output-dir", str(tmp_path / "out")], env=clean_env(), log_path=log) as (
+            _,
+            base,
+        ),
+        httpx.Client(base_url=base, timeout=60) as http,
+    ):
         refused = http.post("/sessions", json=attack_session("nul", goal_prompt="find\x00classes"))
-        assert refused.status_code == 422 and refused.json()["error"]["code"] == "INVALID_REQUEST", refused.text
+        assert refused.status_code == 422 and refused.json()["error"]["code"] == "INVALID_REQUEST", (
+            refused.text
+        )
         assert "goal_prompt" in refused.json()["error"]["message"]
         assert http.post("/sessions", json=attack_session("kept")).status_code == 201
         assert http.get("/sessions/nul").status_code == 404
-    listing = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", url], cwd=ROOT,
-                             capture_output=True, text=True, env=clean_env(), timeout=120)
+    listing = subprocess.run(
+        [sys.executable, "-m", "igg", "sessions", "--store", url],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+    )
     assert listing.returncode == 0 and "kept" in listing.stdout, listing.stderr
     assert secret not in log.read_text() + listing.stdout + listing.stderr
-    bad = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store",
-                          f"postgresql://igg:{secret}@[::1/igg?password={secret}"], cwd=ROOT, capture_output=True,
-                         text=True, env=clean_env(), timeout=120)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "sessions",
+            "--store",
+            f"postgresql://igg:{secret}@[::1/igg?password={secret}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+    )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
     assert secret not in bad.stdout + bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_hostile_names_reach_a_bolt_server_as_values_and_its_password_no_output(bolt_server: Any,
-                                                                                tmp_path: Path) -> None:
+def test_hostile_names_reach_a_bolt_server_as_values_and_its_password_no_output(
+    bolt_server: Any, tmp_path: Path
+) -> None:
     """A graph whose names would forge CI log lines and Cypher exports to ArcadeDB (values are parameters, so
     they arrive exactly); the URI's password, given in its user information and its query, is never shown."""
     from igg.export.neo4j.bolt import BoltSession
 
-    hostile = ["evil\n::error file=x.py::forged", "a`b) DETACH DELETE n //", "rtl\u202egpj", "%0A::warning::x"]
-    doc = {"nodes": [{"id": f"n{i}", "type": "Class", "properties": {"name": name}} for i, name in enumerate(hostile)],
-           "edges": []}
+    hostile = [
+        "evil\n::error file=x.py::forged",
+        "a`b) DETACH DELETE n //",
+        "rtl\u202egpj",
+        "%0A::warning::x",
+    ]
+    doc = {
+        "nodes": [
+            {"id": f"n{i}", "type": "Class", "properties": {"name": name}} for i, name in enumerate(hostile)
+        ],
+        "edges": [],
+    }
     request = attack_session("bolt", seed_data=doc)
     (tmp_path / "request.json").write_text(json.dumps(request))
     (tmp_path / "t.jsonl").write_text('{"reasoning": "done", "actions": [], "finished": true}\n')
     secret = "bolt-query-secret"
-    env = {**{k: v for k, v in clean_env().items() if not k.startswith("NEO4J_")}, **bolt_server.env,
-           "NEO4J_URI": bolt_server.uri}
-    done = subprocess.run([sys.executable, "-m", "igg", "run", str(tmp_path / "request.json"), "--agent",
-                           f"script:{tmp_path / 't.jsonl'}", "--no-store", "--quiet", "--export", "neo4j"],
-                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    env = {
+        **{k: v for k, v in clean_env().items() if not k.startswith("NEO4J_")},
+        **bolt_server.env,
+        "NEO4J_URI": bolt_server.uri,
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "run",
+            str(tmp_path / "request.json"),
+            "--agent",
+            f"script:{tmp_path / 't.jsonl'}",
+            "--no-store",
+            "--quiet",
+            "--export",
+            "neo4j",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     if not bolt_server.external:
         with BoltSession(bolt_server.settings()) as session:
-            names = {r["name"] for r in session.run("MATCH (n:Class) WHERE n.igg_scope = $s RETURN n.name AS name",
-                                                      s="bolt")}
+            names = {
+                r["name"]
+                for r in session.run("MATCH (n:Class) WHERE n.igg_scope = $s RETURN n.name AS name", s="bolt")
+            }
         assert set(hostile) <= names, names
     port = bolt_server.uri.rsplit(":", 1)[1]
     wrong = {**env, "NEO4J_URI": f"bolt://igg:{secret}@127.0.0.1:{port}?password={secret}"}
-    failed = subprocess.run([sys.executable, "-m", "igg", "run", str(tmp_path / "request.json"), "--agent",
-                             f"script:{tmp_path / 't.jsonl'}", "--no-store", "--quiet", "--export", "neo4j"],
-                            cwd=ROOT, capture_output=True, text=True, env=wrong, timeout=300)
+    failed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "run",
+            str(tmp_path / "request.json"),
+            "--agent",
+            f"script:{tmp_path / 't.jsonl'}",
+            "--no-store",
+            "--quiet",
+            "--export",
+            "neo4j",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=wrong,
+        timeout=300,
+    )
     assert secret not in failed.stdout + failed.stderr, failed.stdout + failed.stderr
 
 
 def test_evidence_attacks_over_mcp_stay_bounded(mcp: McpClient) -> None:
     """The same over MCP stdio: near-miss quotes share one fuzzy budget per call; loose spans are refused."""
     context = "the quick brown fox jumps over the lazy dog. " * 300
-    started = mcp.call("start_session", attack_session("near", context_data=context,
-                                                       config={"grounding": "required"}))
+    started = mcp.call(
+        "start_session", attack_session("near", context_data=context, config={"grounding": "required"})
+    )
     assert not started.is_error, started.content
-    actions = quote_actions(100, NEAR) + [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "S"},
-                                           "evidence": [{"chunk": 1, "start": 0, "end": "3"}]}]
+    actions = quote_actions(100, NEAR) + [
+        {
+            "type": "ADD_NODE",
+            "label": "Class",
+            "properties": {"name": "S"},
+            "evidence": [{"chunk": 1, "start": 0, "end": "3"}],
+        }
+    ]
     applied = mcp.call("apply_actions", {"session_id": "near", "reasoning": "", "actions": actions})
     assert not applied.is_error, applied.content
     verdicts = applied.structured_content["verdicts"]

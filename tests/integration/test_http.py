@@ -21,15 +21,20 @@ from tests.unit.test_workspace import request_dict
 
 
 @contextmanager
-def serve(tmp_path: Path, *extra: str, token: str | None = None,
-          env: dict[str, str] | None = None) -> Iterator[httpx.Client]:
+def serve(
+    tmp_path: Path, *extra: str, token: str | None = None, env: dict[str, str] | None = None
+) -> Iterator[httpx.Client]:
     """A live ``igg serve`` on a free loopback port, and an httpx client for it (no auth header)."""
     environ = clean_env(env)
     if token is not None:
         environ["IGG_API_TOKEN"] = token
     args = ["--store", str(tmp_path / "sessions.sqlite"), "--output-dir", str(tmp_path / "out"), *extra]
-    with igg_serve(args, env=environ, log_path=tmp_path / f"serve-{len(list(tmp_path.glob('serve-*')))}.log") \
-            as (_, base), httpx.Client(base_url=base, timeout=30) as client:
+    with (
+        igg_serve(
+            args, env=environ, log_path=tmp_path / f"serve-{len(list(tmp_path.glob('serve-*')))}.log"
+        ) as (_, base),
+        httpx.Client(base_url=base, timeout=30) as client,
+    ):
         yield client
 
 
@@ -46,21 +51,39 @@ def test_a_whole_session_over_http(tmp_path):
         observed = http.get("/sessions/web-1/observation")
         assert observed.status_code == 200 and "Class" in observed.json()["markdown"]
 
-        first = http.post("/sessions/web-1/actions", json={"reasoning": "first", "actions": [
-            node("Class", name="AuthController", package="com.app.web"),
-            node("Class", name="AuthService"),
-            edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
-            {"type": "RENAME_NODE"},
-        ]}).json()
+        first = http.post(
+            "/sessions/web-1/actions",
+            json={
+                "reasoning": "first",
+                "actions": [
+                    node("Class", name="AuthController", package="com.app.web"),
+                    node("Class", name="AuthService"),
+                    edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+                    {"type": "RENAME_NODE"},
+                ],
+            },
+        ).json()
         assert [(v["accepted"], v.get("code")) for v in first["verdicts"]] == [
-            (True, None), (False, "MISSING_REQUIRED_ATTRIBUTE"), (False, "NODE_NOT_FOUND"), (False, "UNKNOWN_ACTION")]
+            (True, None),
+            (False, "MISSING_REQUIRED_ATTRIBUTE"),
+            (False, "NODE_NOT_FOUND"),
+            (False, "UNKNOWN_ACTION"),
+        ]
 
-        fixed = http.post("/sessions/web-1/actions", json={"actions": [
-            node("Class", name="AuthService", package="com.app.auth"),
-            edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"})]}).json()
+        fixed = http.post(
+            "/sessions/web-1/actions",
+            json={
+                "actions": [
+                    node("Class", name="AuthService", package="com.app.auth"),
+                    edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+                ]
+            },
+        ).json()
         assert [v["accepted"] for v in fixed["verdicts"]] == [True, True] and fixed["iteration"] == 2
 
-        focused = http.get("/sessions/web-1/observation", params={"focus": ["AuthService"], "token_budget": 500})
+        focused = http.get(
+            "/sessions/web-1/observation", params={"focus": ["AuthService"], "token_budget": 500}
+        )
         assert focused.status_code == 200 and focused.json()["tokens"] <= 500
 
         done = http.post("/sessions/web-1/finish", json={"prune_isolated": True}).json()
@@ -70,11 +93,14 @@ def test_a_whole_session_over_http(tmp_path):
         names = {n["id"]: n["properties"]["name"] for n in doc["nodes"]}
         assert sorted(names.values()) == ["AuthController", "AuthService"]
         assert [(names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]] == [
-            ("AuthController", "CALLS", "AuthService")]
+            ("AuthController", "CALLS", "AuthService")
+        ]
 
         written = http.post("/sessions/web-1/export", json={"format": "json", "path": "web/g.json"})
         assert written.status_code == 200 and (tmp_path / "out" / "web" / "g.json").exists()
-        graphml = http.post("/sessions/web-1/export", json={"format": "graphml", "path": "web/g.graphml"}).json()
+        graphml = http.post(
+            "/sessions/web-1/export", json={"format": "graphml", "path": "web/g.graphml"}
+        ).json()
         assert graphml["bytes"] == (tmp_path / "out" / "web" / "g.graphml").stat().st_size
         read = nx.read_graphml(tmp_path / "out" / "web" / "g.graphml")
         assert sorted(d["name"] for _, d in read.nodes(data=True)) == ["AuthController", "AuthService"]
@@ -84,28 +110,51 @@ def test_a_whole_session_over_http(tmp_path):
         old = json.loads(http.post("/sessions/web-1/export", json={"format": "node_link"}).json()["content"])
         assert old == link
         for fmt in ("cypher", "mermaid"):
-            assert "AuthService" in http.post("/sessions/web-1/export", json={"format": fmt}).json()["content"]
+            assert (
+                "AuthService" in http.post("/sessions/web-1/export", json={"format": fmt}).json()["content"]
+            )
         for bad in ("../x.json", "/tmp/x.json", "web/../../x.json"):
-            assert error_of(http.post("/sessions/web-1/export", json={"path": bad})) == (403, "PATH_FORBIDDEN")
+            assert error_of(http.post("/sessions/web-1/export", json={"path": bad})) == (
+                403,
+                "PATH_FORBIDDEN",
+            )
 
-        assert error_of(http.post("/sessions/web-1/actions", json={"actions": []})) == (409, "SESSION_FINISHED")
+        assert error_of(http.post("/sessions/web-1/actions", json={"actions": []})) == (
+            409,
+            "SESSION_FINISHED",
+        )
         assert [s["session_id"] for s in http.get("/sessions").json()["sessions"]] == ["web-1"]
 
 
 def test_errors_are_4xx_with_stable_codes(tmp_path):
     with serve(tmp_path) as http:
         assert error_of(http.get("/sessions/nope/observation")) == (404, "SESSION_NOT_FOUND")
-        bad_request = http.post("/sessions", json={"goal_prompt": "x", "config": {"schema": {"node_types": []}}})
+        bad_request = http.post(
+            "/sessions", json={"goal_prompt": "x", "config": {"schema": {"node_types": []}}}
+        )
         assert error_of(bad_request) == (422, "INVALID_REQUEST")
         assert "node_types" in bad_request.json()["error"]["message"]
         http.post("/sessions", json=request_dict(session_id="e-1"))
-        assert error_of(http.post("/sessions", json=request_dict(session_id="e-1"))) == (409, "SESSION_EXISTS")
-        not_json = http.post("/sessions/e-1/actions", content=b"{actions: ", headers={"content-type": "application/json"})
+        assert error_of(http.post("/sessions", json=request_dict(session_id="e-1"))) == (
+            409,
+            "SESSION_EXISTS",
+        )
+        not_json = http.post(
+            "/sessions/e-1/actions", content=b"{actions: ", headers={"content-type": "application/json"}
+        )
         assert error_of(not_json) == (422, "INVALID_JSON")
-        assert error_of(http.post("/sessions/e-1/actions", json={"actions": "all"})) == (422, "INVALID_RESPONSE")
+        assert error_of(http.post("/sessions/e-1/actions", json={"actions": "all"})) == (
+            422,
+            "INVALID_RESPONSE",
+        )
         openapi = http.get("/openapi.json").json()
-        assert {"/sessions", "/sessions/{session_id}/actions", "/sessions/{session_id}/observation",
-                "/sessions/{session_id}/events", "/runs"} <= set(openapi["paths"])
+        assert {
+            "/sessions",
+            "/sessions/{session_id}/actions",
+            "/sessions/{session_id}/observation",
+            "/sessions/{session_id}/events",
+            "/runs",
+        } <= set(openapi["paths"])
 
 
 def test_a_token_is_required_when_configured_and_never_echoed(tmp_path):
@@ -119,10 +168,17 @@ def test_a_token_is_required_when_configured_and_never_echoed(tmp_path):
         assert http.get("/sessions", headers={"Authorization": f"Bearer {secret}"}).status_code == 200
         for scheme in ("bearer", "BEARER"):  # RFC 7235: the scheme is case-insensitive
             assert http.get("/sessions", headers={"Authorization": f"{scheme} {secret}"}).status_code == 200
-        assert error_of(http.get("/sessions", headers={"Authorization": f"Basic {secret}"})) == (401, "UNAUTHORIZED")
+        assert error_of(http.get("/sessions", headers={"Authorization": f"Basic {secret}"})) == (
+            401,
+            "UNAUTHORIZED",
+        )
         # a browser cannot attach the token, so with one every Host name is answered
-        assert http.get("/sessions", headers={"Authorization": f"Bearer {secret}",
-                                              "Host": "graphs.example.org"}).status_code == 200
+        assert (
+            http.get(
+                "/sessions", headers={"Authorization": f"Bearer {secret}", "Host": "graphs.example.org"}
+            ).status_code
+            == 200
+        )
     assert secret not in "".join(p.read_text() for p in tmp_path.glob("serve-*.log"))
 
 
@@ -134,31 +190,51 @@ def test_oversized_requests_are_refused(tmp_path):
         def chunks() -> Iterator[bytes]:  # no Content-Length: the limit still holds
             yield json.dumps(big).encode()
 
-        assert error_of(http.post("/sessions", content=chunks(), headers={"content-type": "application/json"})) \
-            == (413, "PAYLOAD_TOO_LARGE")
+        assert error_of(
+            http.post("/sessions", content=chunks(), headers={"content-type": "application/json"})
+        ) == (413, "PAYLOAD_TOO_LARGE")
         assert http.post("/sessions", json=request_dict()).status_code == 201
 
 
 def test_a_session_survives_a_server_restart(tmp_path):
     with serve(tmp_path) as http:
         http.post("/sessions", json=request_dict(session_id="keep"))
-        http.post("/sessions/keep/actions", json={"actions": [
-            node("Class", name="A", package="p"), node("Class", name="B", package="p"),
-            edge("CALLS", {"name": "A"}, {"name": "B"})]})
+        http.post(
+            "/sessions/keep/actions",
+            json={
+                "actions": [
+                    node("Class", name="A", package="p"),
+                    node("Class", name="B", package="p"),
+                    edge("CALLS", {"name": "A"}, {"name": "B"}),
+                ]
+            },
+        )
         before = http.post("/sessions/keep/export", json={}).json()["content"]
     with serve(tmp_path) as http:
         assert http.post("/sessions/keep/export", json={}).json()["content"] == before
-        again = http.post("/sessions/keep/actions", json={"actions": [
-            node("Class", name="A", package="p"), edge("CALLS", {"name": "B"}, {"name": "A"})]}).json()
-        assert [v.get("code") for v in again["verdicts"]] == ["DUPLICATE_NODE", None] and again["iteration"] == 2
+        again = http.post(
+            "/sessions/keep/actions",
+            json={
+                "actions": [node("Class", name="A", package="p"), edge("CALLS", {"name": "B"}, {"name": "A"})]
+            },
+        ).json()
+        assert [v.get("code") for v in again["verdicts"]] == ["DUPLICATE_NODE", None] and again[
+            "iteration"
+        ] == 2
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.1"])
 def test_a_non_loopback_bind_without_a_token_is_refused(host):
     env = {k: v for k, v in os.environ.items() if k != "IGG_API_TOKEN"}
     for command in (["serve"], ["mcp", "--transport", "http"]):
-        result = subprocess.run([sys.executable, "-m", "igg", *command, "--host", host, "--memory"], cwd=ROOT,
-                                env=env, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-m", "igg", *command, "--host", host, "--memory"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 2, result.stderr
         assert f"refusing to listen on {host} without a token" in result.stderr
         assert "Traceback" not in result.stderr
@@ -189,31 +265,54 @@ def sse_events(http: httpx.Client, url: str) -> list[dict[str, Any]]:
 def run_script() -> list[str]:
     """What the scripted model answers: two nodes and an edge (one bad action), then finished."""
     return [
-        json.dumps({"reasoning": "start", "actions": [
-            node("Class", name="AuthController", package="com.app.web"),
-            node("Class", name="AuthService", package="com.app.auth"),
-            edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
-            node("Gadget", name="nope")]}),
-        json.dumps({"reasoning": "done", "finished": True, "actions": [
-            node("Interface", name="UserRepository"),
-            edge("IMPLEMENTS", {"name": "AuthService"}, {"name": "UserRepository"})]}),
+        json.dumps(
+            {
+                "reasoning": "start",
+                "actions": [
+                    node("Class", name="AuthController", package="com.app.web"),
+                    node("Class", name="AuthService", package="com.app.auth"),
+                    edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+                    node("Gadget", name="nope"),
+                ],
+            }
+        ),
+        json.dumps(
+            {
+                "reasoning": "done",
+                "finished": True,
+                "actions": [
+                    node("Interface", name="UserRepository"),
+                    edge("IMPLEMENTS", {"name": "AuthService"}, {"name": "UserRepository"}),
+                ],
+            }
+        ),
     ]
 
 
 def test_an_autonomous_run_streams_its_events_in_order(tmp_path):
     from tests.support.fake_openai import FakeOpenAI
 
-    with FakeOpenAI(run_script()) as llm, \
-            serve(tmp_path, env={"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-test-key-not-logged"}) as http:
+    with (
+        FakeOpenAI(run_script()) as llm,
+        serve(
+            tmp_path, env={"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-test-key-not-logged"}
+        ) as http,
+    ):
         started = http.post("/runs", json={**request_dict(session_id="run-1"), "agent": "llm"})
         assert started.status_code == 202, started.text
         assert started.json()["events"] == "/sessions/run-1/events"
         events = sse_events(http, "/sessions/run-1/events")
         kinds = [e["kind"] for e in events]
-        assert kinds == ["run_started",
-                         "iteration_started", *["action_verdict"] * 4, "iteration_finished",
-                         "iteration_started", *["action_verdict"] * 2, "iteration_finished",
-                         "run_finished"]
+        assert kinds == [
+            "run_started",
+            "iteration_started",
+            *["action_verdict"] * 4,
+            "iteration_finished",
+            "iteration_started",
+            *["action_verdict"] * 2,
+            "iteration_finished",
+            "run_finished",
+        ]
         assert [e["iteration"] for e in events if e["kind"] == "iteration_finished"] == [1, 2]
         verdicts = [e for e in events if e["kind"] == "action_verdict"]
         assert [v.get("code") for v in verdicts] == [None, None, None, "UNKNOWN_NODE_TYPE", None, None]
@@ -224,10 +323,16 @@ def test_an_autonomous_run_streams_its_events_in_order(tmp_path):
         listed = {s["session_id"]: s for s in http.get("/sessions").json()["sessions"]}
         assert listed["run-1"]["status"] == "finished" and listed["run-1"]["stop_reason"] == "finished"
         doc = json.loads(http.post("/sessions/run-1/export", json={}).json()["content"])
-        assert sorted(n["properties"]["name"] for n in doc["nodes"]) == ["AuthController", "AuthService",
-                                                                         "UserRepository"]
+        assert sorted(n["properties"]["name"] for n in doc["nodes"]) == [
+            "AuthController",
+            "AuthService",
+            "UserRepository",
+        ]
         assert len(doc["edges"]) == 2
-        assert error_of(http.post("/sessions/run-1/actions", json={"actions": []})) == (409, "SESSION_FINISHED")
+        assert error_of(http.post("/sessions/run-1/actions", json={"actions": []})) == (
+            409,
+            "SESSION_FINISHED",
+        )
     assert "sk-test-key-not-logged" not in "".join(p.read_text() for p in tmp_path.glob("serve-*.log"))
 
 

@@ -39,11 +39,27 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     tmp = tmp_path_factory.mktemp("guard")
     out = tmp / "out"
     out.mkdir()
-    args = ["--memory", "--output-dir", str(out), "--header-timeout", "1", "--body-timeout", "2",
-            "--idle-timeout", "1"]
-    with igg_serve(args, env=clean_env({"IGG_ALLOWED_HOSTS": "graphs.internal"}), stdout=subprocess.DEVNULL,
-                   stderr=subprocess.PIPE, preexec_fn=_limit_files) as (proc, base), \
-            httpx.Client(base_url=base, timeout=30) as client:
+    args = [
+        "--memory",
+        "--output-dir",
+        str(out),
+        "--header-timeout",
+        "1",
+        "--body-timeout",
+        "2",
+        "--idle-timeout",
+        "1",
+    ]
+    with (
+        igg_serve(
+            args,
+            env=clean_env({"IGG_ALLOWED_HOSTS": "graphs.internal"}),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_limit_files,
+        ) as (proc, base),
+        httpx.Client(base_url=base, timeout=30) as client,
+    ):
         yield {"http": client, "port": int(base.rsplit(":", 1)[1]), "out": out, "proc": proc}
     assert proc.stderr is not None
     assert "Traceback" not in proc.stderr.read().decode()
@@ -70,19 +86,29 @@ def envelope(raw: bytes) -> tuple[int, str]:
 
 # ---- DNS rebinding ---------------------------------------------------------------------------------------
 
+
 def test_a_foreign_host_header_is_refused_without_a_token(server):
     http: httpx.Client = server["http"]
-    refused = http.post("/sessions", json=request_dict(session_id="rebound"), headers={"Host": "attacker.example"})
+    refused = http.post(
+        "/sessions", json=request_dict(session_id="rebound"), headers={"Host": "attacker.example"}
+    )
     assert error_of(refused) == (421, "HOST_FORBIDDEN")
     assert "attacker.example" in refused.json()["error"]["message"]
-    assert error_of(http.get("/sessions", headers={"Host": "attacker.example:8080"})) == (421, "HOST_FORBIDDEN")
-    assert error_of(http.get("/sessions/rebound/observation")) == (404, "SESSION_NOT_FOUND")  # nothing was made
+    assert error_of(http.get("/sessions", headers={"Host": "attacker.example:8080"})) == (
+        421,
+        "HOST_FORBIDDEN",
+    )
+    assert error_of(http.get("/sessions/rebound/observation")) == (
+        404,
+        "SESSION_NOT_FOUND",
+    )  # nothing was made
     page = http.get("/sessions", headers={"Origin": "http://attacker.example"})
     assert error_of(page) == (403, "ORIGIN_FORBIDDEN")
 
 
-@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "[::1]", "LOCALHOST:1234", "graphs.internal",
-                                  "graphs.internal:443"])
+@pytest.mark.parametrize(
+    "host", ["localhost", "127.0.0.1", "[::1]", "LOCALHOST:1234", "graphs.internal", "graphs.internal:443"]
+)
 def test_loopback_names_and_configured_hosts_are_answered(server, host):
     http: httpx.Client = server["http"]
     assert http.get("/sessions", headers={"Host": host}).status_code == 200
@@ -96,6 +122,7 @@ def test_with_a_token_and_no_list_any_host_is_answered():
 
 
 # ---- slow, half-open and fragmenting clients -----------------------------------------------------------
+
 
 def test_half_open_connections_are_closed_after_the_header_deadline(server):
     """Fifty connections that never send a byte are answered 408 and closed; the server keeps serving."""
@@ -117,8 +144,10 @@ def test_headers_sent_slowly_are_cut_off(server):
 
 def test_a_body_that_never_arrives_is_cut_off(server):
     with connect(server["port"]) as sock:
-        sock.sendall(b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-                     b"content-length: 1000\r\n\r\n{\"goal")
+        sock.sendall(
+            b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            b'content-length: 1000\r\n\r\n{"goal'
+        )
         raw = read_all(sock)
     assert envelope(raw) == (408, "REQUEST_TIMEOUT") and b"body" in raw
 
@@ -127,8 +156,10 @@ def test_a_body_in_one_byte_chunks_is_refused(server):
     body = json.dumps(request_dict(session_id="tiny-chunks", context_data="x" * 30_000)).encode()
     chunked = b"".join(b"1\r\n%c\r\n" % byte for byte in body) + b"0\r\n\r\n"
     with connect(server["port"]) as sock:
-        sock.sendall(b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-                     b"transfer-encoding: chunked\r\n\r\n")
+        sock.sendall(
+            b"POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            b"transfer-encoding: chunked\r\n\r\n"
+        )
         try:
             sock.sendall(chunked)
         except (BrokenPipeError, ConnectionResetError):
@@ -158,18 +189,22 @@ def test_an_idle_keep_alive_connection_is_closed(server):
 
 # ---- the error envelope ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("method", "path", "content", "expected"), [
-    ("GET", "/no/such/route", None, (404, "NOT_FOUND")),
-    ("DELETE", "/sessions", None, (405, "METHOD_NOT_ALLOWED")),
-    ("POST", "/sessions", b"{not json", (422, "INVALID_JSON")),
-    ("POST", "/sessions", b'{"goal_prompt": "\xff\xfe"}', (422, "INVALID_JSON")),
-    ("POST", "/sessions", b"[" * 50_000 + b"]" * 50_000, (422, "INVALID_JSON")),
-    ("POST", "/sessions", json.dumps(request_dict(surprise=1)).encode(), (422, "INVALID_REQUEST")),
-    ("GET", "/sessions?limit=0", None, (422, "INVALID_ARGUMENTS")),
-    ("GET", "/sessions?limit=many", None, (422, "INVALID_ARGUMENTS")),
-    ("GET", "/sessions/nope/observation?token_budget=5", None, (422, "INVALID_ARGUMENTS")),
-    ("POST", "/sessions/bad%20id/finish", b"{}", (422, "INVALID_ARGUMENTS")),
-])
+
+@pytest.mark.parametrize(
+    ("method", "path", "content", "expected"),
+    [
+        ("GET", "/no/such/route", None, (404, "NOT_FOUND")),
+        ("DELETE", "/sessions", None, (405, "METHOD_NOT_ALLOWED")),
+        ("POST", "/sessions", b"{not json", (422, "INVALID_JSON")),
+        ("POST", "/sessions", b'{"goal_prompt": "\xff\xfe"}', (422, "INVALID_JSON")),
+        ("POST", "/sessions", b"[" * 50_000 + b"]" * 50_000, (422, "INVALID_JSON")),
+        ("POST", "/sessions", json.dumps(request_dict(surprise=1)).encode(), (422, "INVALID_REQUEST")),
+        ("GET", "/sessions?limit=0", None, (422, "INVALID_ARGUMENTS")),
+        ("GET", "/sessions?limit=many", None, (422, "INVALID_ARGUMENTS")),
+        ("GET", "/sessions/nope/observation?token_budget=5", None, (422, "INVALID_ARGUMENTS")),
+        ("POST", "/sessions/bad%20id/finish", b"{}", (422, "INVALID_ARGUMENTS")),
+    ],
+)
 def test_every_refusal_is_the_error_envelope(server, method, path, content, expected):
     http: httpx.Client = server["http"]
     response = http.request(method, path, content=content, headers={"content-type": "application/json"})
@@ -179,6 +214,7 @@ def test_every_refusal_is_the_error_envelope(server, method, path, content, expe
 
 # ---- files in the output directory -----------------------------------------------------------------------
 
+
 def test_planted_files_in_the_output_directory_are_refused(server, tmp_path):
     http: httpx.Client = server["http"]
     out: Path = server["out"]
@@ -187,8 +223,14 @@ def test_planted_files_in_the_output_directory_are_refused(server, tmp_path):
     outside.write_text("ssh-ed25519 AAAA owner\n")
     os.link(outside, out / "linked.graphml")
     os.mkfifo(out / "fifo.json")
-    for name in ("linked.graphml", "fifo.json", ".ssh/authorized_keys", "a\nb.json", "x\x01.json",
-                 "evil\u202egpj.json"):
+    for name in (
+        "linked.graphml",
+        "fifo.json",
+        ".ssh/authorized_keys",
+        "a\nb.json",
+        "x\x01.json",
+        "evil\u202egpj.json",
+    ):
         refused = http.post(f"/sessions/{sid}/export", json={"format": "graphml", "path": name})
         assert error_of(refused) == (403, "PATH_FORBIDDEN"), (name, refused.text)
     assert outside.read_text() == "ssh-ed25519 AAAA owner\n"
@@ -203,21 +245,40 @@ def test_a_full_disk_answers_507_and_leaves_nothing(server):
     payload["config"]["schema"]["node_types"].append("Blob")
     sid = http.post("/sessions", json=payload).json()["session_id"]
     big = {f"p{i}": "x" * 16_000 for i in range(20)}  # ~320 kB of JSON, over the server's file limit
-    applied = http.post(f"/sessions/{sid}/actions", json={"actions": [node("Blob", name="big", **big)]}).json()
+    applied = http.post(
+        f"/sessions/{sid}/actions", json={"actions": [node("Blob", name="big", **big)]}
+    ).json()
     assert applied["accepted"] == 1, applied
     before = sorted(p.name for p in out.rglob("*"))
     failed = http.post(f"/sessions/{sid}/export", json={"format": "json", "path": "big.json"})
     assert error_of(failed) == (507, "EXPORT_FAILED"), failed.text
     assert sorted(p.name for p in out.rglob("*")) == before  # no 0-byte file, no temporary file
-    assert http.post(f"/sessions/{sid}/export", json={"format": "json"}).status_code == 200  # inline still works
+    assert (
+        http.post(f"/sessions/{sid}/export", json={"format": "json"}).status_code == 200
+    )  # inline still works
 
 
 def test_the_mcp_http_transport_checks_the_host_too(tmp_path):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", "--transport", "http", "--port", str(port),
-                             "--memory", "--allowed-host", "graphs.internal"], cwd=ROOT,
-                            env=clean_env(drop=("IGG_API_TOKEN", "IGG_ALLOWED_HOSTS")),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--memory",
+            "--allowed-host",
+            "graphs.internal",
+        ],
+        cwd=ROOT,
+        env=clean_env(drop=("IGG_API_TOKEN", "IGG_ALLOWED_HOSTS")),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         answers: list[httpx.Response] = []
@@ -225,6 +286,7 @@ def test_the_mcp_http_transport_checks_the_host_too(tmp_path):
         def answered() -> bool:
             answers.append(httpx.post(url, json={}, headers={"Host": "attacker.example"}, timeout=2))
             return True
+
         wait_until(answered, proc, "igg mcp --transport http")
         assert error_of(answers[0]) == (421, "HOST_FORBIDDEN")
         for host in ("graphs.internal", "localhost"):  # past the Host check: the SDK answers the empty call

@@ -36,7 +36,10 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     tmp = tmp_path_factory.mktemp("surface")
     log = tmp / "serve.log"
     args = ["--store", str(tmp / "sessions.sqlite"), "--output-dir", str(tmp / "out")]
-    with igg_serve(args, env=clean_env(), log_path=log) as (_, base), httpx.Client(base_url=base, timeout=60) as c:
+    with (
+        igg_serve(args, env=clean_env(), log_path=log) as (_, base),
+        httpx.Client(base_url=base, timeout=60) as c,
+    ):
         yield Live(c, log)
 
 
@@ -44,15 +47,30 @@ def test_get_one_session_shows_its_state_limits_and_times(live: Live) -> None:
     before = datetime.now(UTC) - timedelta(seconds=5)
     started = live.http.post("/sessions", json=request_dict(session_id="info-1"))
     assert started.status_code == 201, started.text
-    live.http.post("/sessions/info-1/actions", json={"actions": [
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}]})
+    live.http.post(
+        "/sessions/info-1/actions",
+        json={
+            "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}]
+        },
+    )
     got = live.http.get("/sessions/info-1")
     assert got.status_code == 200, got.text
     info = got.json()
-    assert {k: info[k] for k in ("session_id", "status", "iteration", "nodes", "edges", "stop_reason", "agent")} == {
-        "session_id": "info-1", "status": "open", "iteration": 1, "nodes": 1, "edges": 0, "stop_reason": None,
-        "agent": "tool"}
-    assert info["max_nodes"] == request_dict()["config"]["constraints"]["max_nodes"] and info["max_iterations"] > 0
+    assert {
+        k: info[k] for k in ("session_id", "status", "iteration", "nodes", "edges", "stop_reason", "agent")
+    } == {
+        "session_id": "info-1",
+        "status": "open",
+        "iteration": 1,
+        "nodes": 1,
+        "edges": 0,
+        "stop_reason": None,
+        "agent": "tool",
+    }
+    assert (
+        info["max_nodes"] == request_dict()["config"]["constraints"]["max_nodes"]
+        and info["max_iterations"] > 0
+    )
     assert info["goal"] == request_dict()["goal_prompt"]
     for key in ("created", "updated"):  # RFC 3339 strings, not epoch floats
         assert RFC3339.match(info[key]), info[key]
@@ -63,14 +81,18 @@ def test_get_one_session_shows_its_state_limits_and_times(live: Live) -> None:
 
 
 def test_an_unknown_session_is_404_naming_http_routes_not_tools(live: Live) -> None:
-    for method, path in [("GET", "/sessions/ghost"), ("GET", "/sessions/ghost/observation"),
-                         ("POST", "/sessions/ghost/finish")]:
+    for method, path in [
+        ("GET", "/sessions/ghost"),
+        ("GET", "/sessions/ghost/observation"),
+        ("POST", "/sessions/ghost/finish"),
+    ]:
         answer = live.http.request(method, path, json={} if method == "POST" else None)
         assert answer.status_code == 404, (path, answer.text)
         problem = answer.json()["error"]
         assert problem["code"] == "SESSION_NOT_FOUND"
-        assert problem["message"] == ("no session 'ghost'; GET /sessions shows the sessions there are, "
-                                      "POST /sessions opens a new one")
+        assert problem["message"] == (
+            "no session 'ghost'; GET /sessions shows the sessions there are, POST /sessions opens a new one"
+        )
         assert "list_sessions" not in problem["message"] and "start_session" not in problem["message"]
 
 
@@ -109,8 +131,11 @@ def test_the_explorer_renders_in_a_browser_with_the_network_cut_off(live: Live) 
             r.abort()
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True,
-                                     args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu-sandbox"])
+        browser = pw.chromium.launch(
+            executable_path=chromium_path(),
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu-sandbox"],
+        )
         try:
             page = browser.new_page()
             page.route("**/*", route)

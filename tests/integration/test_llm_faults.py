@@ -23,8 +23,13 @@ from igg.errors import AgentFailed
 from igg.interfaces.cli import main
 from igg.models.request import LLMConfig
 
-ANSWER = json.dumps({"reasoning": "r", "actions": [
-    {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}], "finished": True})
+ANSWER = json.dumps(
+    {
+        "reasoning": "r",
+        "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}],
+        "finished": True,
+    }
+)
 
 
 def make_agent(server: FakeOpenAI, agent_cls: type = LLMAgent, **llm: Any) -> Any:
@@ -41,11 +46,13 @@ def observation() -> Observation:
 
 def call(agent: Any) -> Any:
     if isinstance(agent, AsyncLLMAgent):
+
         async def go() -> Any:
             try:
                 return await agent(observation())
             finally:
                 await agent.aclose()
+
         return asyncio.run(go())
     try:
         return agent(observation())
@@ -66,8 +73,9 @@ def test_a_trickling_server_cannot_stretch_a_call_past_its_deadline(agent_cls: t
     assert elapsed < 1.0 + DEADLINE_GRACE
 
 
-def test_a_trickled_run_ends_with_agent_error_in_bounded_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_trickled_run_ends_with_agent_error_in_bounded_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """From the CLI: two attempts of 1 s each (plus backoff), then agent_error with the reason; exit 1."""
     request = write_request(tmp_path, timeout_seconds=1, max_retries=1)
     with FakeOpenAI([Reply(content=ANSWER, trickle=0.3)] * 2) as server:
@@ -81,12 +89,20 @@ def test_a_trickled_run_ends_with_agent_error_in_bounded_time(tmp_path: Path, mo
     assert elapsed < 2 * (1.0 + DEADLINE_GRACE) + 1.5  # two attempts + at most one backoff (<= 1 s)
 
 
-@pytest.mark.parametrize("reply, words", [
-    (Reply(body=b"<html><body>Bad gateway</body></html>", content_type="text/html"),
-     'not a JSON object (text/html, 37 bytes, starting "<html><body>Bad gateway</body></html>")'),
-    (Reply(body=b'{"choices": "\xff\xfe"}'), "not UTF-8 (application/json, 17 bytes, invalid byte at offset 13)"),
-    (Reply(body=b"[1, 2]"), "not a JSON object (application/json, 6 bytes"),
-])
+@pytest.mark.parametrize(
+    "reply, words",
+    [
+        (
+            Reply(body=b"<html><body>Bad gateway</body></html>", content_type="text/html"),
+            'not a JSON object (text/html, 37 bytes, starting "<html><body>Bad gateway</body></html>")',
+        ),
+        (
+            Reply(body=b'{"choices": "\xff\xfe"}'),
+            "not UTF-8 (application/json, 17 bytes, invalid byte at offset 13)",
+        ),
+        (Reply(body=b"[1, 2]"), "not a JSON object (application/json, 6 bytes"),
+    ],
+)
 def test_a_200_that_is_not_json_is_retried_then_fails_clearly(reply: Reply, words: str) -> None:
     """Non-JSON 200 answers are transient faults: retried, then agent_error naming what came."""
     with FakeOpenAI([reply, reply]) as server:
@@ -127,17 +143,31 @@ def all_outputs(tmp_path: Path, out: str, err: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("key", ["plain-secret-value-123", "sk-proj-AbC123xyz789"])
-def test_a_key_echoed_by_the_server_is_in_no_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str], key: str) -> None:
+def test_a_key_echoed_by_the_server_is_in_no_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], key: str
+) -> None:
     """Whatever the key looks like, its value never reaches the store, summary.json, --json, logs or stderr."""
     request = write_request(tmp_path, max_retries=1, timeout_seconds=2)
-    script = [Reply(status=503, echo=True, message=f"upstream said key={key}"),
-              Reply(status=401, echo=True, message=f"invalid api key {key}")]
+    script = [
+        Reply(status=503, echo=True, message=f"upstream said key={key}"),
+        Reply(status=401, echo=True, message=f"invalid api key {key}"),
+    ]
     with FakeOpenAI(script) as server, capture_logs() as logs:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", key)
-        main(["run", str(request), "--agent", "llm", "--out", str(tmp_path / "out"),
-              "--store", str(tmp_path / "store.sqlite"), "--json"])
+        main(
+            [
+                "run",
+                str(request),
+                "--agent",
+                "llm",
+                "--out",
+                str(tmp_path / "out"),
+                "--store",
+                str(tmp_path / "store.sqlite"),
+                "--json",
+            ]
+        )
     out, err = capsys.readouterr()
     summary = json.loads(out)
     assert summary["stop_reason"] == "agent_error"
@@ -151,25 +181,41 @@ def test_a_key_echoed_by_the_server_is_in_no_output(tmp_path: Path, monkeypatch:
 
 def test_base_url_credentials_are_redacted_too() -> None:
     """user:password in OPENAI_BASE_URL (and their URL-encoded forms) are secrets like the key."""
-    settings = LLMSettings.from_env(LLMConfig(), {"OPENAI_BASE_URL": "https://bob:p%40ss-word@llm.example/v1",
-                                                  "OPENAI_API_KEY": "k3y-value"})
+    settings = LLMSettings.from_env(
+        LLMConfig(),
+        {"OPENAI_BASE_URL": "https://bob:p%40ss-word@llm.example/v1", "OPENAI_API_KEY": "k3y-value"},
+    )
     text = "denied for bob:p%40ss-word / p@ss-word with k3y-value"
     assert settings.redact(text) == "denied for [redacted] / [redacted] with [redacted]"
 
 
-def test_an_oversized_answer_is_cut_once_reported_and_stored_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_oversized_answer_is_cut_once_reported_and_stored_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A 2 MB answer with a 16 KiB cap: cut at 16 KiB, truncated (whole actions only), the cut in the notes,
     and the kept text stored once per output (not again inside the recorded response)."""
-    actions = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p" * 50}}
-               for i in range(20_000)]
+    actions = [
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p" * 50}}
+        for i in range(20_000)
+    ]
     big = json.dumps({"reasoning": "many", "actions": actions})
     assert len(big) > 2_000_000
     request = write_request(tmp_path, max_answer_bytes=16384)
     with FakeOpenAI([big, json.dumps({"reasoning": "done", "actions": [], "finished": True})]) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        main(["run", str(request), "--agent", "llm", "--out", str(tmp_path / "out"),
-              "--store", str(tmp_path / "store.sqlite"), "--json"])
+        main(
+            [
+                "run",
+                str(request),
+                "--agent",
+                "llm",
+                "--out",
+                str(tmp_path / "out"),
+                "--store",
+                str(tmp_path / "store.sqlite"),
+                "--json",
+            ]
+        )
     summary = json.loads(capsys.readouterr().out)
     assert summary["stop_reason"] == "finished" and summary["truncated_turns"] == 1
     first = json.loads((tmp_path / "out" / "records.jsonl").read_text().splitlines()[0])

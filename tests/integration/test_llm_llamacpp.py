@@ -46,8 +46,12 @@ def records(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
 
 
-def test_igg_run_llm_against_llamacpp(tmp_path: Path, llama_server: LocalServer,
-                                      monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_igg_run_llm_against_llamacpp(
+    tmp_path: Path,
+    llama_server: LocalServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """`igg run --agent llm`: json_schema mode with a schema bounded by the request's limits and types,
     usage as the server reported it, the answer valid against that schema (or flagged as cut off)."""
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
@@ -70,14 +74,21 @@ def test_igg_run_llm_against_llamacpp(tmp_path: Path, llama_server: LocalServer,
     assert add_edge["properties"]["label"]["enum"] == ["CALLS", "IMPLEMENTS", "READS_FROM", "WRITES_TO"]
     props = add_node["properties"]["properties"]
     assert props["maxProperties"] == LIMITS["max_properties"]
-    assert props["additionalProperties"]["anyOf"][0] == {"type": "string", "maxLength": LIMITS["max_property_length"]}
+    assert props["additionalProperties"]["anyOf"][0] == {
+        "type": "string",
+        "maxLength": LIMITS["max_property_length"],
+    }
     assert schema["properties"]["reasoning"]["maxLength"] > 0
     # grounding "required": ADD_NODE and ADD_EDGE must carry evidence, bounded like everything else
     for add in (add_node, add_edge):
         assert "evidence" in add["required"]
         evidence = add["properties"]["evidence"]
         assert evidence["maxItems"] == MAX_EVIDENCE_ITEMS and evidence["minItems"] == 1
-        assert evidence["items"]["anyOf"][0] == {"type": "string", "minLength": 1, "maxLength": MAX_QUOTE_CHARS}
+        assert evidence["items"]["anyOf"][0] == {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_QUOTE_CHARS,
+        }
     assert unbounded(schema) == []
     # usage: the server's own figures (llama.cpp also reports its timings), not an estimate
     reported = exchange["response"]["usage"]
@@ -112,8 +123,16 @@ def unbounded(schema: Any, path: str = "") -> list[str]:
 
 
 def observation(request: Any) -> Observation:
-    return Observation(session_id="s", iteration=1, markdown=f"# Goal\n{request.goal_prompt}", tokens=20,
-                       context=CONTEXT, chunk_index=0, chunk_count=1, request=request)
+    return Observation(
+        session_id="s",
+        iteration=1,
+        markdown=f"# Goal\n{request.goal_prompt}",
+        tokens=20,
+        context=CONTEXT,
+        chunk_index=0,
+        chunk_count=1,
+        request=request,
+    )
 
 
 class SchemaTheServerCannotCompile(AsyncLLMAgent):
@@ -131,10 +150,17 @@ class SchemaTheServerCannotCompile(AsyncLLMAgent):
 def test_the_output_modes_against_what_llamacpp_supports(llama_server: LocalServer) -> None:
     """A schema the real server refuses steps down to json_object, which it accepts; text mode (no
     response_format) works too. Each answer comes back as a turn (parsed or flagged), nothing crashes."""
-    request = make_request(context_data=CONTEXT, constraints=LIMITS,
-                           llm={"max_output_tokens": 16, "timeout_seconds": 3600, "max_retries": 0})
-    settings = LLMSettings(base_url=llama_server.base_url, api_key=llama_server.api_key, model="smollm2",
-                           config=request.config.llm)
+    request = make_request(
+        context_data=CONTEXT,
+        constraints=LIMITS,
+        llm={"max_output_tokens": 16, "timeout_seconds": 3600, "max_retries": 0},
+    )
+    settings = LLMSettings(
+        base_url=llama_server.base_url,
+        api_key=llama_server.api_key,
+        model="smollm2",
+        config=request.config.llm,
+    )
 
     async def go() -> list[Any]:
         agent = SchemaTheServerCannotCompile(settings, request)
@@ -159,8 +185,12 @@ def test_the_output_modes_against_what_llamacpp_supports(llama_server: LocalServ
     assert second.raw is not None and second.usage is not None and second.usage.completion_tokens <= 16
 
 
-def test_map_code_hybrid_against_llamacpp(tmp_path: Path, llama_server: LocalServer,
-                                          monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_map_code_hybrid_against_llamacpp(
+    tmp_path: Path,
+    llama_server: LocalServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """`igg map-code --agent hybrid`: the static pass maps the file, then the real model gets its turn (the
     grounding rule guards what it proposes); the run ends gracefully with the static graph intact."""
     src = tmp_path / "app"
@@ -171,8 +201,12 @@ def test_map_code_hybrid_against_llamacpp(tmp_path: Path, llama_server: LocalSer
     monkeypatch.setenv("IGG_MAX_OUTPUT_TOKENS", "32")
     monkeypatch.setenv("IGG_LLM_TIMEOUT", "3600")  # CPU time is shared with the rest of the suite
     out = tmp_path / "out"
-    assert main(["map-code", str(src), "--agent", "hybrid", "--max-iterations", "3", "--out", str(out),
-                 "--json"]) == 0
+    assert (
+        main(
+            ["map-code", str(src), "--agent", "hybrid", "--max-iterations", "3", "--out", str(out), "--json"]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["stop_reason"] in ("max_iterations", "finished", "stuck"), summary.get("error")
     turns = records(out)
@@ -184,21 +218,34 @@ def test_map_code_hybrid_against_llamacpp(tmp_path: Path, llama_server: LocalSer
         assert record["exchange"]["mode"] == "json_schema"
         assert record["exchange"]["request"]["max_tokens"] == 32
         assert not record["usage"]["estimated"]
-        assert record["usage"]["completion_tokens"] == record["exchange"]["response"]["usage"]["completion_tokens"]
+        assert (
+            record["usage"]["completion_tokens"]
+            == record["exchange"]["response"]["usage"]["completion_tokens"]
+        )
     graph = json.loads((out / "graph.json").read_text())
     names = {n["properties"].get("name") for n in graph["nodes"]}
     assert {"AuthService", "check"} <= names
 
 
 def test_agent_local_runs_llamacpp_in_process_without_key_or_endpoint(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`igg run --agent local`: no OPENAI_* at all; the packaged SmolLM2 is served on a private port and
     stopped when the run ends."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "IGG_MODEL_FILE"):
         monkeypatch.delenv(name, raising=False)
     out = tmp_path / "out"
-    code = main(["run", str(write_request(tmp_path, max_output_tokens=24)), "--agent", "local",
-                 "--out", str(out), "--json"])
+    code = main(
+        [
+            "run",
+            str(write_request(tmp_path, max_output_tokens=24)),
+            "--agent",
+            "local",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["iterations"] == 1 and summary["tokens"]["total"] > 100
@@ -212,8 +259,12 @@ def test_agent_local_runs_llamacpp_in_process_without_key_or_endpoint(
 
 @pytest.mark.parametrize("content, words", [(None, "no such file"), (b"not a model", "not a GGUF file")])
 def test_agent_local_with_a_bad_model_file_is_one_line_exit_2(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        content: bytes | None, words: str) -> None:
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    content: bytes | None,
+    words: str,
+) -> None:
     model = tmp_path / "model.gguf"
     if content is not None:
         model.write_bytes(content)
@@ -232,38 +283,59 @@ def server_counts(server: LocalServer) -> tuple[float, float]:
 
     deadline = time.monotonic() + 120
     while True:
-        text = httpx.get(server.base_url.removesuffix("/v1") + "/metrics",
-                         headers={"Authorization": f"Bearer {server.api_key}"}, timeout=30).text
-        values = {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
-                  if line.startswith("llamacpp:")}
+        text = httpx.get(
+            server.base_url.removesuffix("/v1") + "/metrics",
+            headers={"Authorization": f"Bearer {server.api_key}"},
+            timeout=30,
+        ).text
+        values = {
+            line.split()[0]: float(line.split()[1])
+            for line in text.splitlines()
+            if line.startswith("llamacpp:")
+        }
         busy = values.get("llamacpp:requests_processing", 0) + values.get("llamacpp:requests_deferred", 0)
         if not busy or time.monotonic() > deadline:
-            return (values["llamacpp:prompt_tokens_total"] + values.get("llamacpp:prompt_tokens_cached_total", 0),
-                    values["llamacpp:tokens_predicted_total"])
+            return (
+                values["llamacpp:prompt_tokens_total"] + values.get("llamacpp:prompt_tokens_cached_total", 0),
+                values["llamacpp:tokens_predicted_total"],
+            )
         time.sleep(0.2)
 
 
 def test_the_tokens_of_failed_calls_count_as_the_server_counted_them_or_more(
-        tmp_path: Path, llama_server: LocalServer, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path,
+    llama_server: LocalServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Issue 47: a call that failed (here: past its whole-call deadline, while the server processed the prompt)
     and its retry spent tokens the server counted, and IGG reported none of them, so a token budget could be
     overrun. Every attempt's usage now counts (estimated, never below what the server reports)."""
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", llama_server.api_key)
     before = server_counts(llama_server)
-    payload = {"goal_prompt": "Map the classes.", "context_data": CONTEXT, "config": {
-        "max_iterations": 1, "schema": {"node_types": ["Class"], "edge_types": ["CALLS"]},
-        "llm": {"max_output_tokens": 16, "timeout_seconds": 0.2, "max_retries": 0}}}
+    payload = {
+        "goal_prompt": "Map the classes.",
+        "context_data": CONTEXT,
+        "config": {
+            "max_iterations": 1,
+            "schema": {"node_types": ["Class"], "edge_types": ["CALLS"]},
+            "llm": {"max_output_tokens": 16, "timeout_seconds": 0.2, "max_retries": 0},
+        },
+    }
     request = tmp_path / "small.json"
-    request.write_text(json.dumps(payload))  # a short prompt: the server processes it whole, client gone or not
+    request.write_text(
+        json.dumps(payload)
+    )  # a short prompt: the server processes it whole, client gone or not
     code = main(["run", str(request), "--agent", "llm", "--no-store", "--json"])
     summary = json.loads(capsys.readouterr().out)
     after = server_counts(llama_server)
     prompt, completion = after[0] - before[0], after[1] - before[1]
     tokens = summary["tokens"]
     assert prompt > 0, (summary, prompt)
-    if summary["stop_reason"] != "agent_error":  # a machine fast enough to answer within 0.2 s: counted exactly
+    if (
+        summary["stop_reason"] != "agent_error"
+    ):  # a machine fast enough to answer within 0.2 s: counted exactly
         assert code == 0 and (tokens["prompt"], tokens["completion"]) == (prompt, completion)
         return
     assert code == 1 and tokens["estimated"] is True

@@ -111,9 +111,11 @@ def test_invalid_json_then_a_fix() -> None:
 
 def test_hallucinated_types_then_a_fix() -> None:
     """Unknown node and edge types are rejected with their codes; the model sees them and fixes them."""
-    wrong = answer(cls("AuthController", label="Service"), cls("AuthService"),
-                   {"type": "ADD_EDGE", "label": "USES", "from": {"name": "AuthService"},
-                    "to": {"name": "AuthService"}})
+    wrong = answer(
+        cls("AuthController", label="Service"),
+        cls("AuthService"),
+        {"type": "ADD_EDGE", "label": "USES", "from": {"name": "AuthService"}, "to": {"name": "AuthService"}},
+    )
     with FakeOpenAI([wrong, answer(cls("AuthController")), EDGE_DONE]) as server:
         result = go(server)
     assert result.stop_reason == "finished"
@@ -137,8 +139,14 @@ def test_server_rejecting_response_format_runs_in_text_mode() -> None:
 def test_429_500_hang_and_drop_are_survived() -> None:
     """Rate limits (Retry-After honoured), 500s, a hang past the timeout and a dropped connection."""
     sleeps = Sleeps()
-    script = [Reply(status=429, headers={"Retry-After": "3"}), NODES,
-              Reply(status=500), Reply(hang=5, content=EDGE_DONE), Reply(drop=True), EDGE_DONE]
+    script = [
+        Reply(status=429, headers={"Retry-After": "3"}),
+        NODES,
+        Reply(status=500),
+        Reply(hang=5, content=EDGE_DONE),
+        Reply(drop=True),
+        EDGE_DONE,
+    ]
     with FakeOpenAI(script) as server:
         result = go(server, sleeps=sleeps)
     assert result.stop_reason == "finished" and (result.state.node_count, result.state.edge_count) == (2, 1)
@@ -150,12 +158,15 @@ def test_truncated_output_keeps_whole_actions_and_asks_for_fewer() -> None:
     """finish_reason length: the whole action counts, the cut one never does; the next prompt asks for fewer."""
     full = answer(cls("AuthController"), cls("AuthService"))
     cut = full[: full.index("AuthService") + 4]
-    with FakeOpenAI([Reply(content=cut, finish_reason="length"), answer(cls("AuthService")), EDGE_DONE]) as server:
+    with FakeOpenAI(
+        [Reply(content=cut, finish_reason="length"), answer(cls("AuthService")), EDGE_DONE]
+    ) as server:
         result = go(server)
     first = result.records[0]
     assert first.truncated and first.accepted == 1 and len(first.actions) == 1
-    assert not any("Auth" == n.get("name") for n in (result.state.node_properties(x)
-                                                     for x in result.state.graph.nodes))
+    assert not any(
+        "Auth" == n.get("name") for n in (result.state.node_properties(x) for x in result.state.graph.nodes)
+    )
     assert result.stop_reason == "finished" and (result.state.node_count, result.state.edge_count) == (2, 1)
     second = user_messages(server)[1]
     assert "cut off" in second and "Send at most 1 action(s) per answer" in second
@@ -217,14 +228,20 @@ def write_request(tmp_path: Path, **llm: Any) -> Path:
     return path
 
 
-def test_cli_llm_run_replays_offline_to_the_same_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_llm_run_replays_offline_to_the_same_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A recorded LLM run (truncation, invalid JSON, a refusal included) replays with script: exactly."""
     request = write_request(tmp_path)
     full = answer(cls("AuthController"), cls("AuthService"))
-    script = [Reply(content=full[: full.index("AuthService") + 4], finish_reason="length"),
-              "not json at all", Reply(refusal="no"), Reply(status=429, headers={"Retry-After": "0"}),
-              answer(cls("AuthService")), EDGE_DONE]
+    script = [
+        Reply(content=full[: full.index("AuthService") + 4], finish_reason="length"),
+        "not json at all",
+        Reply(refusal="no"),
+        Reply(status=429, headers={"Retry-After": "0"}),
+        answer(cls("AuthService")),
+        EDGE_DONE,
+    ]
     with FakeOpenAI(script) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -233,8 +250,20 @@ def test_cli_llm_run_replays_offline_to_the_same_graph(tmp_path: Path, monkeypat
     assert live["stop_reason"] == "finished" and live["tokens"]["total"] > 0
     monkeypatch.delenv("OPENAI_BASE_URL")
     transcript = tmp_path / "live" / "transcript.jsonl"
-    assert main(["run", str(request), "--agent", f"script:{transcript}", "--out", str(tmp_path / "replay"),
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(request),
+                "--agent",
+                f"script:{transcript}",
+                "--out",
+                str(tmp_path / "replay"),
+                "--json",
+            ]
+        )
+        == 0
+    )
     replay = json.loads(capsys.readouterr().out)
     for key in ("stop_reason", "iterations", "nodes", "edges", "actions", "invalid_turns", "truncated_turns"):
         assert replay[key] == live[key], key
@@ -243,8 +272,9 @@ def test_cli_llm_run_replays_offline_to_the_same_graph(tmp_path: Path, monkeypat
     assert graphs[0]["edges"] == graphs[1]["edges"]
 
 
-def test_cli_llm_without_endpoint_is_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_llm_without_endpoint_is_one_line_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--agent llm with neither OPENAI_API_KEY nor OPENAI_BASE_URL: one clear line, exit code 2."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
@@ -253,8 +283,9 @@ def test_cli_llm_without_endpoint_is_one_line_exit_2(tmp_path: Path, monkeypatch
     assert len(err.splitlines()) == 1 and "OPENAI_API_KEY" in err and "OPENAI_BASE_URL" in err
 
 
-def test_cli_agent_error_keeps_an_exportable_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_agent_error_keeps_an_exportable_graph(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Retries exhausted from the CLI: exit 1, stop agent_error, graph.json written with the nodes so far."""
     request = write_request(tmp_path, max_retries=0)
     with FakeOpenAI([NODES, Reply(status=500)]) as server:
@@ -266,8 +297,9 @@ def test_cli_agent_error_keeps_an_exportable_graph(tmp_path: Path, monkeypatch: 
     assert len(graph["nodes"]) == 2
 
 
-def test_cost_per_iteration_and_in_total(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_cost_per_iteration_and_in_total(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """With a price table each iteration records its cost; --json and the human summary carry the total."""
     prices = {"input_per_million": 150.0, "output_per_million": 600.0}
     usage = {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}
@@ -287,7 +319,8 @@ def test_cost_per_iteration_and_in_total(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_the_bundled_auth_transcript_through_the_llm_agent_gives_the_scripted_graph(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The auth fixture's turns served as model output (with faults between them) build the same graph."""
     request = Path("fixtures/auth/request.json")
     transcript = Path("fixtures/auth/transcript.jsonl")
@@ -297,11 +330,25 @@ def test_the_bundled_auth_transcript_through_the_llm_agent_gives_the_scripted_gr
         if i % 4 == 1:
             script.append(Reply(status=429, headers={"Retry-After": "0"}))
         if "raw" in turn:
-            script.append(Reply(content=turn["raw"], finish_reason="length" if turn.get("truncated") else "stop"))
+            script.append(
+                Reply(content=turn["raw"], finish_reason="length" if turn.get("truncated") else "stop")
+            )
         else:
             script.append(json.dumps(turn))
-    assert main(["run", str(request), "--agent", f"script:{transcript}", "--out", str(tmp_path / "script"),
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(request),
+                "--agent",
+                f"script:{transcript}",
+                "--out",
+                str(tmp_path / "script"),
+                "--json",
+            ]
+        )
+        == 0
+    )
     scripted = json.loads(capsys.readouterr().out)
     with FakeOpenAI(script, reject={"json_schema"}) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)

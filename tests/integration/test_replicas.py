@@ -44,14 +44,19 @@ def test_a_workspace_sees_what_another_process_committed(tmp_path: Path):
 
 def test_two_servers_on_one_store_answer_what_either_committed(tmp_path: Path):
     store = str(tmp_path / "s.sqlite")
-    with igg_serve(["--store", store], env=clean_env(), log_path=tmp_path / "a.log") as (_, base_a), \
-            igg_serve(["--store", store], env=clean_env(), log_path=tmp_path / "b.log") as (_, base_b), \
-            httpx.Client(base_url=base_a, timeout=60) as a, httpx.Client(base_url=base_b, timeout=60) as b:
+    with (
+        igg_serve(["--store", store], env=clean_env(), log_path=tmp_path / "a.log") as (_, base_a),
+        igg_serve(["--store", store], env=clean_env(), log_path=tmp_path / "b.log") as (_, base_b),
+        httpx.Client(base_url=base_a, timeout=60) as a,
+        httpx.Client(base_url=base_b, timeout=60) as b,
+    ):
         assert a.post("/sessions", json=request_dict(session_id="r-1")).status_code == 201
         assert b.get("/sessions/r-1").json()["nodes"] == 0
         for i in range(20):
-            applied = a.post("/sessions/r-1/actions", json={"reasoning": "", "actions": [
-                node("Class", name=f"C{i}", package="p")]})
+            applied = a.post(
+                "/sessions/r-1/actions",
+                json={"reasoning": "", "actions": [node("Class", name=f"C{i}", package="p")]},
+            )
             assert applied.status_code == 200, applied.text
         assert b.get("/sessions/r-1").json()["nodes"] == 20
         exported = json.loads(b.post("/sessions/r-1/export", json={}).json()["content"])
@@ -62,15 +67,35 @@ def test_a_store_url_is_refused_and_never_made_a_folder(tmp_path: Path):
     """A URL of a database IGG cannot keep sessions in is refused; a PostgreSQL URL is a server to connect to
     (here none answers): neither is ever taken as a file path."""
     for value in ("sqlite:///x.db", "mysql://h/db"):
-        shown = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", value], cwd=tmp_path,
-                               capture_output=True, text=True, timeout=60, env=clean_env())
-        assert shown.returncode == 2 and "is a URL" in shown.stderr and "Traceback" not in shown.stderr, shown.stderr
-        by_env = subprocess.run([sys.executable, "-m", "igg", "sessions"], cwd=tmp_path, capture_output=True,
-                                text=True, timeout=60, env=clean_env({"IGG_STORE": value}))
+        shown = subprocess.run(
+            [sys.executable, "-m", "igg", "sessions", "--store", value],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=clean_env(),
+        )
+        assert shown.returncode == 2 and "is a URL" in shown.stderr and "Traceback" not in shown.stderr, (
+            shown.stderr
+        )
+        by_env = subprocess.run(
+            [sys.executable, "-m", "igg", "sessions"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=clean_env({"IGG_STORE": value}),
+        )
         assert by_env.returncode == 2 and "is a URL" in by_env.stderr, by_env.stderr
     for value in ("postgres://igg@127.0.0.1:1/igg",):  # (waits CONNECT_SECONDS for a server starting up)
-        shown = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", value], cwd=tmp_path,
-                               capture_output=True, text=True, timeout=60, env=clean_env())
+        shown = subprocess.run(
+            [sys.executable, "-m", "igg", "sessions", "--store", value],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=clean_env(),
+        )
         assert shown.returncode == 2 and "cannot open the PostgreSQL store" in shown.stderr, shown.stderr
         assert "Traceback" not in shown.stderr
     assert list(tmp_path.iterdir()) == []  # no "postgresql:" folder
@@ -117,8 +142,11 @@ def test_two_servers_applying_at_once_lose_and_repeat_nothing(store_location):
         server, sid = servers[k % 2], sessions[k // 4]
         for i in range(12):
             try:
-                out = server.apply(ApplyInput(session_id=sid, reasoning="", actions=[
-                    node("Class", name=f"C{k}x{i}", package="p")]))
+                out = server.apply(
+                    ApplyInput(
+                        session_id=sid, reasoning="", actions=[node("Class", name=f"C{k}x{i}", package="p")]
+                    )
+                )
                 assert out.accepted == 1, out
             except Exception as exc:  # noqa: BLE001 - collected and shown
                 problems.append(f"client {k} apply {i}: {exc!r}")
@@ -152,16 +180,23 @@ def test_a_review_decided_on_one_server_releases_the_run_waiting_on_another(tmp_
     store = str(tmp_path / "s.sqlite")
     with FakeOpenAI([turn("A", "B"), turn("C")]) as model:
         env = clean_env({"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "k"})
-        with igg_serve(["--store", store], env=env, log_path=tmp_path / "a.log") as (_, base_a), \
-                igg_serve(["--store", store], env=env, log_path=tmp_path / "b.log") as (_, base_b), \
-                httpx.Client(base_url=base_a, timeout=60) as a, httpx.Client(base_url=base_b, timeout=60) as b:
+        with (
+            igg_serve(["--store", store], env=env, log_path=tmp_path / "a.log") as (_, base_a),
+            igg_serve(["--store", store], env=env, log_path=tmp_path / "b.log") as (_, base_b),
+            httpx.Client(base_url=base_a, timeout=60) as a,
+            httpx.Client(base_url=base_b, timeout=60) as b,
+        ):
             assert a.post("/runs", json={**payload, "agent": "llm"}).status_code == 202
             deadline = time.monotonic() + 60
-            while b.get("/sessions/h-x").json()["status"] != "awaiting_review" and time.monotonic() < deadline:
+            while (
+                b.get("/sessions/h-x").json()["status"] != "awaiting_review" and time.monotonic() < deadline
+            ):
                 time.sleep(0.1)
             first = b.get("/sessions/h-x/review").json()["review"]
             assert [x["properties"]["name"] for x in first["actions"]] == ["A", "B"]
-            approved = b.post("/sessions/h-x/review", json={"plan_id": first["plan_id"], "decision": "approve"})
+            approved = b.post(
+                "/sessions/h-x/review", json={"plan_id": first["plan_id"], "decision": "approve"}
+            )
             assert approved.status_code == 200 and approved.json()["nodes"] == 2, approved.text
             second: dict[str, Any] | None = None
             while time.monotonic() < deadline:  # a's run takes its next turn and holds it for review again
@@ -169,7 +204,9 @@ def test_a_review_decided_on_one_server_releases_the_run_waiting_on_another(tmp_
                 if second is not None and second["plan_id"] != first["plan_id"]:
                     break
                 time.sleep(0.2)
-            assert second is not None and [x["properties"]["name"] for x in second["actions"]] == ["C"], second
+            assert second is not None and [x["properties"]["name"] for x in second["actions"]] == ["C"], (
+                second
+            )
             assert len(model.requests) == 2
 
 
@@ -190,14 +227,20 @@ def test_a_run_on_one_server_streams_its_events_to_a_client_of_another(tmp_path:
     store = str(tmp_path / "s.sqlite")
     with FakeOpenAI([turn("A"), turn("B"), turn("C", finished=True)]) as model:
         env = clean_env({"OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": "k"})
-        with igg_serve(["--store", store], env=env, log_path=tmp_path / "a.log") as (_, base_a), \
-                igg_serve(["--store", store], env=env, log_path=tmp_path / "b.log") as (_, base_b):
-            assert httpx.post(f"{base_a}/runs", json={**payload, "agent": "llm"}, timeout=60).status_code == 202
+        with (
+            igg_serve(["--store", store], env=env, log_path=tmp_path / "a.log") as (_, base_a),
+            igg_serve(["--store", store], env=env, log_path=tmp_path / "b.log") as (_, base_b),
+        ):
+            assert (
+                httpx.post(f"{base_a}/runs", json={**payload, "agent": "llm"}, timeout=60).status_code == 202
+            )
             seen: list[dict[str, Any]] = []
 
             def follow() -> None:
-                with httpx.Client(base_url=base_b, timeout=60) as http, \
-                        http.stream("GET", "/sessions/run-x/events") as r:
+                with (
+                    httpx.Client(base_url=base_b, timeout=60) as http,
+                    http.stream("GET", "/sessions/run-x/events") as r,
+                ):
                     for line in r.iter_lines():
                         if line.startswith("data: "):
                             seen.append(json.loads(line.removeprefix("data: ")))
@@ -209,7 +252,10 @@ def test_a_run_on_one_server_streams_its_events_to_a_client_of_another(tmp_path:
             finished = [e["iteration"] for e in seen if e["kind"] == "iteration_finished"]
             assert finished == [1, 2, 3], seen
             assert [e["message"] for e in seen if e["kind"] == "action_verdict"] == [
-                'added Class "A" as n1', 'added Class "B" as n2', 'added Class "C" as n3']
+                'added Class "A" as n1',
+                'added Class "B" as n2',
+                'added Class "C" as n3',
+            ]
             assert seen[-1]["kind"] == "run_finished" and seen[-1]["stop_reason"] == "finished"
 
 
@@ -233,13 +279,18 @@ def test_an_iterations_events_are_the_same_whichever_process_stored_it(tmp_path:
 
         task = asyncio.create_task(listen())
         await asyncio.sleep(0.05)
-        await a.execute(ApplyInput(session_id=sid, reasoning="two", actions=[
-            node("Class", name="A", package="p"), node("Nope", name="B")]))
+        await a.execute(
+            ApplyInput(
+                session_id=sid,
+                reasoning="two",
+                actions=[node("Class", name="A", package="p"), node("Nope", name="B")],
+            )
+        )
         await asyncio.wait_for(task, 10)
         return seen
 
     mine = asyncio.run(published())
-    (_, rebuilt), = b_repo.events_since(sid, 0)
+    ((_, rebuilt),) = b_repo.events_since(sid, 0)
     assert [e.to_dict() for e in rebuilt] == mine
     assert [e["kind"] for e in mine] == ["action_verdict", "action_verdict", "iteration_finished"]
     assert mine[-1]["rejected_by_code"] == {"UNKNOWN_NODE_TYPE": 1} and mine[-1]["nodes"] == 1

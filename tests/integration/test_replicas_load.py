@@ -79,11 +79,16 @@ class Load:
 
 
 def test_three_replicas_on_postgresql_lose_and_repeat_nothing_through_a_kill_and_a_restart(
-        postgres_server: Any, postgres_url: str, tmp_path: Path) -> None:
+    postgres_server: Any, postgres_url: str, tmp_path: Path
+) -> None:
     env = clean_env()
     with contextlib.ExitStack() as stack:
-        replicas = [stack.enter_context(igg_serve(["--store", postgres_url], env=env,
-                                                  log_path=tmp_path / f"replica{i}.log")) for i in range(3)]
+        replicas = [
+            stack.enter_context(
+                igg_serve(["--store", postgres_url], env=env, log_path=tmp_path / f"replica{i}.log")
+            )
+            for i in range(3)
+        ]
         bases = [base for _, base in replicas]
         for s in range(SESSIONS):
             created = httpx.post(f"{bases[s % 3]}/sessions", json=roomy(f"load-{s}"), timeout=60)
@@ -110,11 +115,15 @@ def test_three_replicas_on_postgresql_lose_and_repeat_nothing_through_a_kill_and
                 expected = sorted(f"c{k}x{i}" for k in range(s, CLIENTS, SESSIONS) for i in range(APPLIES))
                 _, state, last = store.load_state(sid)
                 assert sorted(d["properties"]["name"] for d in state.nodes.values()) == expected
-                assert [step.step for step in store.steps(sid, with_records=False)] == list(range(1, last + 1))
+                assert [step.step for step in store.steps(sid, with_records=False)] == list(
+                    range(1, last + 1)
+                )
                 assert replay(store, sid).ok
                 for replica in (0, 2):  # every surviving replica shows that graph
                     shown = httpx.post(f"{bases[replica]}/sessions/{sid}/export", json={}, timeout=60)
-                    names = sorted(n["properties"]["name"] for n in json.loads(shown.json()["content"])["nodes"])
+                    names = sorted(
+                        n["properties"]["name"] for n in json.loads(shown.json()["content"])["nodes"]
+                    )
                     assert names == expected
         finally:
             store.close()

@@ -44,8 +44,14 @@ def write_transcript(path: Path, turns: list[dict[str, Any]]) -> Path:
 
 
 def igg_process(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "igg", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+    return subprocess.Popen(
+        [sys.executable, "-m", "igg", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def finish(proc: subprocess.Popen[str]) -> dict[str, Any]:
@@ -84,22 +90,49 @@ def test_kill_9_in_the_middle_of_an_iteration_then_resume_equals_an_uninterrupte
     llm = {"timeout_seconds": 60, "max_retries": 0, "model": "test-model"}
     with FakeOpenAI(answers) as server:
         env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"}
-        whole = finish(igg_process("run", str(write_request(tmp_path / "a.json", "whole", 12, **llm)),
-                                   "--agent", "llm", "--store", str(store), "--json", env=env))
+        whole = finish(
+            igg_process(
+                "run",
+                str(write_request(tmp_path / "a.json", "whole", 12, **llm)),
+                "--agent",
+                "llm",
+                "--store",
+                str(store),
+                "--json",
+                env=env,
+            )
+        )
     assert whole["iterations"] == 12
     # the 7th answer is held back: the child sits in iteration 7, waiting on its agent, when it is killed
     with FakeOpenAI(answers[:6] + [Reply(content=answers[6], hang=60)]) as server:
         env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"}
-        child = igg_process("run", str(write_request(tmp_path / "b.json", "killed", 12, **llm)),
-                            "--agent", "llm", "--store", str(store), "--json", env=env)
+        child = igg_process(
+            "run",
+            str(write_request(tmp_path / "b.json", "killed", 12, **llm)),
+            "--agent",
+            "llm",
+            "--store",
+            str(store),
+            "--json",
+            env=env,
+        )
         wait_for(lambda: len(server.requests) == 7)
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=30)
         assert child.returncode == -signal.SIGKILL
         assert iterations_stored(store, "killed") == [1, 2, 3, 4, 5, 6]
-        sessions = {s["session_id"]: s for s in json.loads(subprocess.run(
-            [sys.executable, "-m", "igg", "sessions", "--store", str(store), "--json"], cwd=ROOT,
-            capture_output=True, text=True, check=True).stdout)}
+        sessions = {
+            s["session_id"]: s
+            for s in json.loads(
+                subprocess.run(
+                    [sys.executable, "-m", "igg", "sessions", "--store", str(store), "--json"],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
+        }
         assert sessions["killed"]["status"] == "interrupted" and sessions["whole"]["status"] == "finished"
         server.add(*answers[6:])
         resumed = finish(igg_process("resume", "killed", "--store", str(store), "--json", env=env))
@@ -118,8 +151,17 @@ def test_kill_9_at_random_moments_and_resume_until_done(tmp_path):
     transcript = write_transcript(tmp_path / "t.jsonl", responses(count))
     store = tmp_path / "sessions.sqlite"
     request = write_request(tmp_path / "r.json", "target", count)
-    whole = finish(igg_process("run", str(write_request(tmp_path / "w.json", "whole", count)),
-                               "--agent", f"script:{transcript}", "--store", str(store), "--json"))
+    whole = finish(
+        igg_process(
+            "run",
+            str(write_request(tmp_path / "w.json", "whole", count)),
+            "--agent",
+            f"script:{transcript}",
+            "--store",
+            str(store),
+            "--json",
+        )
+    )
     rng = random.Random(6)
     args = ["run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--json"]
     done: list[int] = []
@@ -148,8 +190,9 @@ def stored_count(store_path: Path, session_id: str) -> int:
         return 0
     conn = sqlite3.connect(store_path, timeout=10)
     try:
-        return conn.execute("SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'iteration'",
-                            (session_id,)).fetchone()[0]
+        return conn.execute(
+            "SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'iteration'", (session_id,)
+        ).fetchone()[0]
     except sqlite3.OperationalError:  # the tables are not created yet
         return 0
     finally:
@@ -160,17 +203,48 @@ def test_resume_refuses_a_finished_or_unknown_session(tmp_path):
     transcript = write_transcript(tmp_path / "t.jsonl", responses(3))
     store = tmp_path / "sessions.sqlite"
     request = write_request(tmp_path / "r.json", "done", 3)
-    finish(igg_process("run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--json"))
-    again = subprocess.run([sys.executable, "-m", "igg", "run", str(request), "--agent", f"script:{transcript}",
-                            "--store", str(store)], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert again.returncode == 2 and "session 'done' already exists" in again.stderr and "--force" in again.stderr
-    forced = finish(igg_process("run", str(request), "--agent", f"script:{transcript}", "--store", str(store),
-                                "--force", "--json"))
+    finish(
+        igg_process("run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--json")
+    )
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "run",
+            str(request),
+            "--agent",
+            f"script:{transcript}",
+            "--store",
+            str(store),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (
+        again.returncode == 2
+        and "session 'done' already exists" in again.stderr
+        and "--force" in again.stderr
+    )
+    forced = finish(
+        igg_process(
+            "run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--force", "--json"
+        )
+    )
     assert forced["iterations"] == 3
-    for session, message in (("done", "session 'done' already finished (max_iterations); nothing to resume"),
-                             ("nope", "no session 'nope' in")):
-        result = subprocess.run([sys.executable, "-m", "igg", "resume", session, "--store", str(store)], cwd=ROOT,
-                                capture_output=True, text=True, timeout=60)
+    for session, message in (
+        ("done", "session 'done' already finished (max_iterations); nothing to resume"),
+        ("nope", "no session 'nope' in"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "igg", "resume", session, "--store", str(store)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 
@@ -180,8 +254,20 @@ def test_run_exports_carry_provenance_when_asked(tmp_path, capsys):
     transcript = write_transcript(tmp_path / "t.jsonl", responses(4))
     request = write_request(tmp_path / "r.json", "prov", 4)
     out = tmp_path / "graph.json"
-    code = main(["run", str(request), "--agent", f"script:{transcript}", "--store", str(tmp_path / "s.sqlite"),
-                 "--export", f"json:{out}", "--provenance", "--json"])
+    code = main(
+        [
+            "run",
+            str(request),
+            "--agent",
+            f"script:{transcript}",
+            "--store",
+            str(tmp_path / "s.sqlite"),
+            "--export",
+            f"json:{out}",
+            "--provenance",
+            "--json",
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     nodes = {n["properties"]["name"]: n["provenance"] for n in json.loads(out.read_text())["nodes"]}
     assert nodes == {f"C{i}": {"created": i, "chunk": "chunk 1/1"} for i in (1, 3, 4)}

@@ -34,14 +34,25 @@ def interrupted(tmp_path: Path, session_id: str) -> tuple[Path, Path]:
     payload["config"].update({"max_iterations": 3, "context": {"chunk_tokens": 150}})
     request = tmp_path / "request.json"
     request.write_text(json.dumps(payload))
-    turns = [{"reasoning": f"turn {i}", "actions": [{"type": "ADD_NODE", "label": "Class",
-                                                    "properties": {"name": f"C{i}", "package": "p"}}]}
-             for i in range(1, 4)]
+    turns = [
+        {
+            "reasoning": f"turn {i}",
+            "actions": [
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}}
+            ],
+        }
+        for i in range(1, 4)
+    ]
     transcript = tmp_path / "turns.jsonl"
     transcript.write_text("".join(json.dumps(t) + "\n" for t in turns))
     store = tmp_path / "s.sqlite"
-    child = subprocess.run([sys.executable, "-c", CHILD, str(request), str(transcript), str(store), "1"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, str(request), str(transcript), str(store), "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert child.returncode == -signal.SIGKILL, (child.stdout, child.stderr)
     return store, transcript
 
@@ -69,8 +80,13 @@ def test_a_resumed_run_reads_the_chunks_it_had_not_read(tmp_path, how):
     store_path, _ = interrupted(tmp_path, f"rc-{how}")
     assert chunks_read(store_path, f"rc-{how}") == ["a.py"]
     if how == "cli":
-        done = subprocess.run([sys.executable, "-m", "igg", "resume", f"rc-{how}", "--store", str(store_path),
-                               "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "igg", "resume", f"rc-{how}", "--store", str(store_path), "--json"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["iterations"] == 3
     else:

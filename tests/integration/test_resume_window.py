@@ -57,17 +57,29 @@ NOPE = {"type": "ADD_NODE", "label": "Nope", "properties": {"name": "x"}}
 
 SCENARIOS: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {
     # stop reason: (config changes, the turns of the whole run)
-    "finished": ({}, [
-        {"reasoning": "1", "actions": [cls("A")]},
-        {"reasoning": "2", "actions": [cls("B"), calls("A", "B")]},
-        {"reasoning": "3", "actions": [cls("C"), calls("B", "C")], "finished": True}]),
-    "stuck": ({"stuck_after": 2}, [
-        {"reasoning": "1", "actions": [cls("A")]},
-        {"reasoning": "2", "actions": [NOPE]},
-        {"reasoning": "3", "actions": [NOPE]}]),
-    "limits_reached": ({"constraints": {"max_nodes": 2, "max_edges": 1}}, [
-        {"reasoning": "1", "actions": [cls("A")]},
-        {"reasoning": "2", "actions": [cls("B"), calls("A", "B")]}]),
+    "finished": (
+        {},
+        [
+            {"reasoning": "1", "actions": [cls("A")]},
+            {"reasoning": "2", "actions": [cls("B"), calls("A", "B")]},
+            {"reasoning": "3", "actions": [cls("C"), calls("B", "C")], "finished": True},
+        ],
+    ),
+    "stuck": (
+        {"stuck_after": 2},
+        [
+            {"reasoning": "1", "actions": [cls("A")]},
+            {"reasoning": "2", "actions": [NOPE]},
+            {"reasoning": "3", "actions": [NOPE]},
+        ],
+    ),
+    "limits_reached": (
+        {"constraints": {"max_nodes": 2, "max_edges": 1}},
+        [
+            {"reasoning": "1", "actions": [cls("A")]},
+            {"reasoning": "2", "actions": [cls("B"), calls("A", "B")]},
+        ],
+    ),
 }
 
 
@@ -84,14 +96,20 @@ def prepare(tmp_path: Path, stop: str, session_id: str) -> tuple[Path, Path]:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "igg", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def killed_run(tmp_path: Path, stop: str, session_id: str, store: Path, kill_after: int) -> None:
     request, transcript = prepare(tmp_path, stop, session_id)
-    child = subprocess.run([sys.executable, "-c", CHILD, str(request), str(transcript), str(store),
-                            str(kill_after)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, str(request), str(transcript), str(store), str(kill_after)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert child.returncode == -signal.SIGKILL, (child.stdout, child.stderr)
 
 
@@ -103,11 +121,19 @@ def graph(store: Path, session_id: str) -> Any:
         opened.close()
 
 
-@pytest.mark.parametrize(("stop", "kill_after"), [
-    ("finished", 1), ("finished", 2), ("finished", 3),  # every kill point of a run; 3: the window
-    ("stuck", 3), ("limits_reached", 2),  # the window for the other stops a turn can cause
-])
-def test_a_run_killed_after_a_committed_iteration_resumes_to_the_uninterrupted_result(tmp_path, stop, kill_after):
+@pytest.mark.parametrize(
+    ("stop", "kill_after"),
+    [
+        ("finished", 1),
+        ("finished", 2),
+        ("finished", 3),  # every kill point of a run; 3: the window
+        ("stuck", 3),
+        ("limits_reached", 2),  # the window for the other stops a turn can cause
+    ],
+)
+def test_a_run_killed_after_a_committed_iteration_resumes_to_the_uninterrupted_result(
+    tmp_path, stop, kill_after
+):
     store = tmp_path / "sessions.sqlite"
     request, transcript = prepare(tmp_path, stop, "whole")
     whole = cli("run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--json")

@@ -22,16 +22,23 @@ def cls(name: str) -> dict[str, Any]:
 
 
 TURNS = [
-    {"reasoning": "first pass", "actions": [cls("A"), cls("B"), {"type": "ADD_NODE", "label": "Class",
-                                                                   "properties": {"name": "NoPackage"}},
-                                            {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "A"},
-                                             "to": {"name": "B"}}]},
+    {
+        "reasoning": "first pass",
+        "actions": [
+            cls("A"),
+            cls("B"),
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "NoPackage"}},
+            {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "A"}, "to": {"name": "B"}},
+        ],
+    },
     {"reasoning": "the rest", "actions": [cls("C")], "finished": True},
 ]
 
 
 def igg(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "igg", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def prepare(tmp_path: Path, session_id: str) -> tuple[Path, Path, str]:
@@ -56,16 +63,35 @@ def test_a_run_waits_for_review_the_cli_approves_and_resume_goes_on(tmp_path):
     assert plan["plan_id"] == 1  # plans count 1, 2, 3
     (tmp_path / "b").mkdir()
     request_b, transcript_b, _ = prepare(tmp_path / "b", "rr-1b")
-    table = subprocess.run([sys.executable, "-m", "igg", "run", str(request_b), "--agent", f"script:{transcript_b}",
-                            "--store", store], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                           env={**os.environ, "COLUMNS": "500"})
+    table = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "run",
+            str(request_b),
+            "--agent",
+            f"script:{transcript_b}",
+            "--store",
+            store,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "500"},
+    )
     # a hint that works when pasted: the store included
-    assert f"igg review rr-1b --store {store}, then igg resume rr-1b --store {store}" in table.stdout, table.stdout
+    assert f"igg review rr-1b --store {store}, then igg resume rr-1b --store {store}" in table.stdout, (
+        table.stdout
+    )
 
     shown = igg("review", "rr-1", "--store", store)
     assert shown.returncode == 0, shown.stderr
-    assert f"plan {plan['plan_id']} for iteration 1 waits for review (3 actions would apply, 1 are rejected)" \
+    assert (
+        f"plan {plan['plan_id']} for iteration 1 waits for review (3 actions would apply, 1 are rejected)"
         in shown.stdout
+    )
     early = igg("resume", "rr-1", "--store", store)
     assert early.returncode == 2
     assert f"waiting for review; decide it first: `igg review rr-1 --store {store} --approve`" in early.stderr
@@ -80,7 +106,9 @@ def test_a_run_waits_for_review_the_cli_approves_and_resume_goes_on(tmp_path):
     second = json.loads(resumed.stdout)
     assert second["stop_reason"] == "awaiting_review" and second["review"]["iteration"] == 2
     assert igg("review", "rr-1", "--store", store, "--approve").returncode == 0
-    ended = igg("resume", "rr-1", "--store", store, "--json")  # the approved turn said finished: no agent call
+    ended = igg(
+        "resume", "rr-1", "--store", store, "--json"
+    )  # the approved turn said finished: no agent call
     assert ended.returncode == 0, ended.stderr
     assert (json.loads(ended.stdout)["stop_reason"], json.loads(ended.stdout)["nodes"]) == ("finished", 3)
     opened = SessionStore(store)
@@ -124,14 +152,18 @@ def test_a_run_waiting_for_review_is_listed_as_such_and_its_turn_tokens_are_coun
     in `igg show`'s review row and its total; undo waits for the decision."""
     request, _, store = prepare(tmp_path, "rr-4")
     transcript = tmp_path / "raw.jsonl"
-    transcript.write_text(json.dumps({"raw": json.dumps(TURNS[0]),
-                                      "usage": {"prompt_tokens": 300, "completion_tokens": 45}}) + "\n")
+    transcript.write_text(
+        json.dumps({"raw": json.dumps(TURNS[0]), "usage": {"prompt_tokens": 300, "completion_tokens": 45}})
+        + "\n"
+    )
     ran = igg("run", str(request), "--agent", f"script:{transcript}", "--store", store, "--json")
     assert ran.returncode == 0, ran.stderr
     tokens = json.loads(ran.stdout)["tokens"]
     assert (tokens["prompt"], tokens["completion"], tokens["total"]) == (300, 45, 345)
     listed = igg("sessions", "--store", store, "--json")
-    assert [(s["session_id"], s["status"]) for s in json.loads(listed.stdout)] == [("rr-4", "awaiting_review")]
+    assert [(s["session_id"], s["status"]) for s in json.loads(listed.stdout)] == [
+        ("rr-4", "awaiting_review")
+    ]
     shown = json.loads(igg("show", "rr-4", "--store", store, "--json").stdout)
     assert shown["status"] == "awaiting_review"
     assert [(s["kind"], s["tokens"]) for s in shown["steps"]] == [("review", 345)]
@@ -147,23 +179,37 @@ def test_a_token_budget_counts_the_turns_held_for_review_across_resumes(tmp_path
 
     request, _, store = prepare(tmp_path, "rr-5")
     payload = json.loads(request.read_text())
-    payload["config"]["llm"] = {"token_budget": 3000, "max_output_tokens": 1000, "max_retries": 0,
-                                "timeout_seconds": 30}
+    payload["config"]["llm"] = {
+        "token_budget": 3000,
+        "max_output_tokens": 1000,
+        "max_retries": 0,
+        "timeout_seconds": 30,
+    }
     request.write_text(json.dumps(payload))
     spend = {"prompt_tokens": 1200, "completion_tokens": 300, "total_tokens": 1500}
     env = {"OPENAI_BASE_URL": ""}
     with FakeOpenAI([Reply(content=json.dumps(TURNS[0]), usage=spend)]) as server:
         env["OPENAI_BASE_URL"] = server.base_url
-        ran = subprocess.run([sys.executable, "-m", "igg", "run", str(request), "--agent", "llm", "--store", store,
-                              "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                             env={**__import__("os").environ, **env})
+        ran = subprocess.run(
+            [sys.executable, "-m", "igg", "run", str(request), "--agent", "llm", "--store", store, "--json"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**__import__("os").environ, **env},
+        )
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["tokens"]["total"] == 1500
     assert igg("review", "rr-5", "--store", store, "--approve").returncode == 0
     with FakeOpenAI([Reply(content=json.dumps(TURNS[1]), usage=spend)]) as server:
-        resumed = subprocess.run([sys.executable, "-m", "igg", "resume", "rr-5", "--store", store, "--json"],
-                                 cwd=ROOT, capture_output=True, text=True, timeout=120,
-                                 env={**__import__("os").environ, "OPENAI_BASE_URL": server.base_url})
+        resumed = subprocess.run(
+            [sys.executable, "-m", "igg", "resume", "rr-5", "--store", store, "--json"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**__import__("os").environ, "OPENAI_BASE_URL": server.base_url},
+        )
         calls = len(server.requests)
     assert resumed.returncode == 0, resumed.stderr
     summary = json.loads(resumed.stdout)

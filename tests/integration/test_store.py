@@ -45,10 +45,16 @@ def test_a_run_is_stored_step_by_step_and_replays_to_the_same_graph(store):
     steps = store.steps("s1")
     assert [s.kind for s in steps] == ["iteration"] * 12 + ["finalize"]
     fifth = steps[4]
-    assert (fifth.proposed, fifth.accepted, fifth.rejected, fifth.rejected_by_code) == (3, 2, 1, {
-        "UNKNOWN_NODE_TYPE": 1})
+    assert (fifth.proposed, fifth.accepted, fifth.rejected, fifth.rejected_by_code) == (
+        3,
+        2,
+        1,
+        {"UNKNOWN_NODE_TYPE": 1},
+    )
     assert steps[6].rejected_by_code == {"NODE_NOT_FOUND": 1}
-    assert fifth.tokens == 25 and fifth.chunk == "file1.java" and fifth.record["reasoning"] == "turn 5: add C5"
+    assert (
+        fifth.tokens == 25 and fifth.chunk == "file1.java" and fifth.record["reasoning"] == "turn 5: add C5"
+    )
     report = replay(store, "s1")
     assert report.ok, report.problems
     assert "snapshot at step 13" in report.checked
@@ -58,8 +64,11 @@ def test_a_run_is_stored_step_by_step_and_replays_to_the_same_graph(store):
 
 def test_replay_detects_a_tampered_mutation(store):
     run_iterations(SessionRecorder(store), request_for(), responses(6))
-    store.db.write(lambda c: c.execute(
-        "UPDATE mutations SET data = replace(data, '\"name\":\"C4\"', '\"name\":\"C4x\"') WHERE step = 4"))
+    store.db.write(
+        lambda c: c.execute(
+            'UPDATE mutations SET data = replace(data, \'"name":"C4"\', \'"name":"C4x"\') WHERE step = 4'
+        )
+    )
     report = replay(store, "s1")
     assert not report.ok
     assert any("node n4 differs" in p for p in report.problems), report.problems
@@ -67,8 +76,11 @@ def test_replay_detects_a_tampered_mutation(store):
 
 def test_an_existing_session_id_refuses_to_start_over_unless_forced(store):
     run_iterations(SessionRecorder(store), request_for(), responses(3))
-    with pytest.raises(SessionError, match=r"session 's1' already exists .*\(finished, 3 iterations\); inspect it "
-                                           r"with `igg show s1`, replace it with --force"):
+    with pytest.raises(
+        SessionError,
+        match=r"session 's1' already exists .*\(finished, 3 iterations\); inspect it "
+        r"with `igg show s1`, replace it with --force",
+    ):
         SessionRecorder(store).begin(request_for(), None)  # type: ignore[arg-type]
     run_iterations(SessionRecorder(store, force=True), request_for(), responses(2))
     assert store.session("s1").last_iteration == 2 and len(store.steps("s1")) == 3
@@ -76,20 +88,26 @@ def test_an_existing_session_id_refuses_to_start_over_unless_forced(store):
 
 def test_an_unknown_session_names_the_sessions_there(store):
     run_iterations(SessionRecorder(store), request_for("alpha"), responses(1))
-    with pytest.raises(SessionError, match=r"no session 'beta' in .*(s\.sqlite|t_\w+); sessions there: alpha"):
+    with pytest.raises(
+        SessionError, match=r"no session 'beta' in .*(s\.sqlite|t_\w+); sessions there: alpha"
+    ):
         store.session("beta")
 
 
 def test_resume_continues_where_the_last_commit_left_off_with_the_same_ids(store):
     turns = responses(14)
     whole = run_iterations(None, request_for(), turns)
-    run_iterations(SessionRecorder(store), request_for(), turns, stop_before=9)  # "crashes" before iteration 9
+    run_iterations(
+        SessionRecorder(store), request_for(), turns, stop_before=9
+    )  # "crashes" before iteration 9
     point = resume_point(store, "s1")
     assert point.next_iteration == 9 and [r.iteration for r in point.records] == list(range(1, 9))
     assert point.records[3].verdicts[0].accepted and point.records[3].mutations
     with pytest.raises(SessionError, match="still being run by a live process"):
         SessionRecorder(store, resume=True).begin(point.request, point.state)
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     dead_owner = f"{socket.gethostname()}:{gone.stdout.strip()}:x"  # a process that has ended
     store.db.write(lambda c: c.execute("UPDATE sessions SET owner = ?", (dead_owner,)))
     assert store.session("s1").status == "interrupted"
@@ -144,11 +162,17 @@ def test_diff_gives_the_net_change_between_two_iterations(store):
     run_iterations(SessionRecorder(store), request_for(), responses(8))
     changes = {(c.kind, c.element, c.change) for c in diff(store, "s1", 3, 4)}
     # iteration 4 adds C4 (n4) and C4->C3 (e3), and deletes C2 (n2) with its edges e1 (C2->C1) and e2 (C3->C2)
-    assert changes == {("node", "n4", "added"), ("edge", "e3", "added"), ("node", "n2", "deleted"),
-                       ("edge", "e1", "deleted"), ("edge", "e2", "deleted")}
+    assert changes == {
+        ("node", "n4", "added"),
+        ("edge", "e3", "added"),
+        ("node", "n2", "deleted"),
+        ("edge", "e1", "deleted"),
+        ("edge", "e2", "deleted"),
+    }
     updated = [c for c in diff(store, "s1", 5, 6) if c.change == "changed"]
     assert [(c.element, c.before, c.after) for c in updated] == [
-        ("n5", {"name": "C5", "package": "p"}, {"name": "C5", "package": "p", "doc": "d6"})]
+        ("n5", {"name": "C5", "package": "p"}, {"name": "C5", "package": "p", "doc": "d6"})
+    ]
     backwards = {(c.element, c.change) for c in diff(store, "s1", 4, 3)}
     assert ("n4", "deleted") in backwards and ("n2", "added") in backwards
     assert diff(store, "s1", 2, 2) == []
@@ -158,9 +182,12 @@ def test_explain_names_the_iterations_reasoning_and_chunk_behind_a_node(store):
     run_iterations(SessionRecorder(store), request_for(), responses(8))
     events = explain(store, "s1", "C5")
     assert [(e.iteration, e.op, e.element, e.detail) for e in events] == [
-        (5, "add_node", "n5", "Class {name='C5', package='p'}"), (5, "add_edge", "e4", 'n5 "C5" -CALLS-> n4 "C4"'),
-        (6, "add_edge", "e5", 'n6 "C6" -CALLS-> n5 "C5"'), (6, "update_node", "n5", "doc='d6'"),
-        (8, "delete_edge", "e5", 'n6 "C6" -CALLS-> n5 "C5"')]
+        (5, "add_node", "n5", "Class {name='C5', package='p'}"),
+        (5, "add_edge", "e4", 'n5 "C5" -CALLS-> n4 "C4"'),
+        (6, "add_edge", "e5", 'n6 "C6" -CALLS-> n5 "C5"'),
+        (6, "update_node", "n5", "doc='d6'"),
+        (8, "delete_edge", "e5", 'n6 "C6" -CALLS-> n5 "C5"'),
+    ]
     first = events[0]
     assert first.reasoning == "turn 5: add C5" and first.chunk == "file1.java"
     assert first.verdict == 'added Class "C5" as n5'
@@ -208,8 +235,16 @@ print("ok")
 
 def test_processes_share_one_store_without_errors(store_location):
     path = store_location
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(k)], cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for k in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(k)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(4)
+    ]
     outputs = [p.communicate(timeout=120) for p in procs]
     for p, (out, err) in zip(procs, outputs, strict=True):
         assert p.returncode == 0 and out.strip() == "ok", err
@@ -238,8 +273,9 @@ def test_the_loop_records_into_the_store_and_resumes_through_the_python_api(tmp_
     from igg.agents.scripted import ScriptedAgent
 
     turns = responses(10)
-    request = make_request(session_id="api", max_iterations=10, stuck_after=10,
-                           constraints={"max_nodes": 500, "max_edges": 2000})
+    request = make_request(
+        session_id="api", max_iterations=10, stuck_after=10, constraints={"max_nodes": 500, "max_edges": 2000}
+    )
     whole = run(request, ScriptedAgent(turns))
     scripted = ScriptedAgent(turns)
 
@@ -254,8 +290,13 @@ def test_the_loop_records_into_the_store_and_resumes_through_the_python_api(tmp_
     point = resume_point(store, "api")
     assert point.next_iteration == 6 and point.agent == "python"
     # this process wrote it and is alive: taking it over needs force
-    result = run(point.request, ScriptedAgent(turns), state=point.state, records=point.records,
-                 recorder=SessionRecorder(store, resume=True, force=True))
+    result = run(
+        point.request,
+        ScriptedAgent(turns),
+        state=point.state,
+        records=point.records,
+        recorder=SessionRecorder(store, resume=True, force=True),
+    )
     assert result.iterations == 10 and result.stop_reason == whole.stop_reason == "max_iterations"
     assert result.action_counts() == whole.action_counts()
     assert differences(result.state, whole.state) == []
@@ -298,11 +339,17 @@ def test_many_sessions_on_one_event_loop_share_one_store(store_location):
         return turn
 
     def request(k):
-        return make_request(session_id=f"a{k}", max_iterations=15, stuck_after=15,
-                            constraints={"max_nodes": 500, "max_edges": 2000})
+        return make_request(
+            session_id=f"a{k}",
+            max_iterations=15,
+            stuck_after=15,
+            constraints={"max_nodes": 500, "max_edges": 2000},
+        )
 
     async def main():
-        return await asyncio.gather(*(arun(request(k), agent(), recorder=SessionRecorder(store)) for k in range(6)))
+        return await asyncio.gather(
+            *(arun(request(k), agent(), recorder=SessionRecorder(store)) for k in range(6))
+        )
 
     results = asyncio.run(main())
     assert [r.iterations for r in results] == [15] * 6
@@ -364,8 +411,18 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
         async def turn(observation: Any) -> dict[str, Any]:
             await asyncio.sleep(0)
             i = observation.iteration
-            return {"reasoning": "", "finished": i == 3, "actions": [
-                {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"S{k}C{i}", "package": "p"}}]}
+            return {
+                "reasoning": "",
+                "finished": i == 3,
+                "actions": [
+                    {
+                        "type": "ADD_NODE",
+                        "label": "Class",
+                        "properties": {"name": f"S{k}C{i}", "package": "p"},
+                    }
+                ],
+            }
+
         return turn
 
     async def heartbeat(done: asyncio.Event) -> None:
@@ -379,8 +436,16 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
     async def main() -> list[Any]:
         done = asyncio.Event()
         beat = asyncio.create_task(heartbeat(done))
-        results = await asyncio.gather(*(arun(make_request(session_id=f"h{k}", max_iterations=5),
-                                              agent(k), recorder=SessionRecorder(store)) for k in range(50)))
+        results = await asyncio.gather(
+            *(
+                arun(
+                    make_request(session_id=f"h{k}", max_iterations=5),
+                    agent(k),
+                    recorder=SessionRecorder(store),
+                )
+                for k in range(50)
+            )
+        )
         done.set()
         await beat
         return results

@@ -20,9 +20,15 @@ FIXTURE = Path(__file__).parents[1] / "support" / "store-v2.sqlite"
 def every_row(location: str) -> dict[str, list[tuple[Any, ...]]]:
     store = SessionStore(location)
     try:
-        return {table: sorted(tuple(r) for r in store.db.read(
-            lambda c, t=table, cols=cols: c.execute(f"SELECT {', '.join(cols)} FROM {t}").fetchall()))
-            for table, cols in TABLE_COLUMNS.items()}
+        return {
+            table: sorted(
+                tuple(r)
+                for r in store.db.read(
+                    lambda c, t=table, cols=cols: c.execute(f"SELECT {', '.join(cols)} FROM {t}").fetchall()
+                )
+            )
+            for table, cols in TABLE_COLUMNS.items()
+        }
     finally:
         store.close()
 
@@ -55,12 +61,20 @@ def test_sessions_go_to_postgresql_and_back_unchanged(tmp_path: Path, postgres_u
 def test_ids_the_target_holds_are_refused_one_by_one_and_the_rest_copied(tmp_path: Path, postgres_url: str):
     source = tmp_path / "source.sqlite"
     shutil.copyfile(FIXTURE, source)
-    assert igg("sessions", "undone", "codemap", "--store", str(source), "--copy-to", postgres_url).returncode == 0
+    assert (
+        igg("sessions", "undone", "codemap", "--store", str(source), "--copy-to", postgres_url).returncode
+        == 0
+    )
     again = igg("sessions", "--store", str(source), "--copy-to", postgres_url, "--json")
     assert again.returncode == 1
     outcomes = {r["session_id"]: r["outcome"] for r in json.loads(again.stdout)}
-    assert outcomes == {"undone": "exists", "codemap": "exists", "undone-fork-2": "copied",
-                        "review-pending": "copied", "review-rejected": "copied"}
+    assert outcomes == {
+        "undone": "exists",
+        "codemap": "exists",
+        "undone-fork-2": "copied",
+        "review-pending": "copied",
+        "review-rejected": "copied",
+    }
     assert again.stderr.count("already in") == 2 and "session 'undone' is already in" in again.stderr
     unknown = igg("sessions", "nope", "--store", str(source), "--copy-to", postgres_url)
     assert unknown.returncode == 2 and "no session 'nope'" in unknown.stderr

@@ -25,12 +25,17 @@ TABLES = ("sessions", "steps", "mutations", "snapshots", "export_targets")
 
 
 def schema_of(store: SessionStore) -> str:
-    return str(store.db.read(lambda c: c.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0]))
+    return str(
+        store.db.read(lambda c: c.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0])
+    )
 
 
 def review_states(store: SessionStore) -> dict[tuple[str, int], Any]:
-    rows = store.db.read(lambda c: c.execute("SELECT session_id, step, review_state FROM steps WHERE kind = 'review'"
-                                             " ORDER BY session_id, step").fetchall())
+    rows = store.db.read(
+        lambda c: c.execute(
+            "SELECT session_id, step, review_state FROM steps WHERE kind = 'review' ORDER BY session_id, step"
+        ).fetchall()
+    )
     return {(r[0], r[1]): r[2] for r in rows}
 
 
@@ -52,7 +57,10 @@ def test_an_sqlite_store_of_schema_2_migrates_to_3_and_its_pending_plan_still_wa
     store = SessionStore(path)
     try:
         assert_pending_plan_survives(store)
-        after = {t: store.db.read(lambda c, t=t: c.execute(f"SELECT count(*) FROM {t}").fetchone()[0]) for t in TABLES}
+        after = {
+            t: store.db.read(lambda c, t=t: c.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
+            for t in TABLES
+        }
         assert after == before
     finally:
         store.close()
@@ -62,7 +70,8 @@ def test_an_sqlite_store_of_schema_2_migrates_to_3_and_its_pending_plan_still_wa
 
 
 def test_a_postgresql_store_of_schema_2_migrates_to_3_and_its_pending_plan_still_waits(
-        postgres_server: PostgresServer, postgres_url: str):
+    postgres_server: PostgresServer, postgres_url: str
+):
     """The schema-2 tables made with schema 2's DDL, filled with the rows of the SQLite fixture (IGG 0.2's
     sessions), then opened by this IGG."""
     import psycopg
@@ -79,8 +88,11 @@ def test_a_postgresql_store_of_schema_2_migrates_to_3_and_its_pending_plan_still
             rows = cursor.fetchall()
             if rows:
                 with pg.cursor() as c:
-                    c.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "  # type: ignore[arg-type]
-                                  f"({', '.join(['%s'] * len(columns))})", rows)
+                    c.executemany(
+                        f"INSERT INTO {table} ({', '.join(columns)}) VALUES "  # type: ignore[arg-type]
+                        f"({', '.join(['%s'] * len(columns))})",
+                        rows,
+                    )
     store = SessionStore(postgres_url)
     try:
         assert_pending_plan_survives(store)
@@ -91,8 +103,16 @@ def test_a_postgresql_store_of_schema_2_migrates_to_3_and_its_pending_plan_still
 def test_stores_opened_at_once_migrate_once(postgres_url: str):
     """Four processes open one fresh PostgreSQL schema together: each opens it, the tables are made once."""
     opener = "import sys; from igg.store import SessionStore; SessionStore(sys.argv[1]).close(); print('ok')"
-    procs = [subprocess.Popen([sys.executable, "-c", opener, postgres_url], cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", opener, postgres_url],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     for p in procs:
         out, err = p.communicate(timeout=60)
         assert p.returncode == 0 and out.strip() == "ok", err
@@ -105,11 +125,19 @@ def test_a_store_of_a_newer_schema_is_refused_clearly(store_location: str, tmp_p
     store = SessionStore(store_location)
     store.db.write(lambda c: c.execute("UPDATE meta SET value = '99' WHERE key = 'schema'"))
     store.close()
-    with pytest.raises(SessionRefused, match=r"has schema 99, newer than this IGG's \(3\): a newer IGG wrote it; "
-                                              r"upgrade IGG"):
+    with pytest.raises(
+        SessionRefused,
+        match=r"has schema 99, newer than this IGG's \(3\): a newer IGG wrote it; "
+        r"upgrade IGG",
+    ):
         SessionStore(store_location)
-    shown = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", store_location], cwd=ROOT,
-                           capture_output=True, text=True, timeout=60)
+    shown = subprocess.run(
+        [sys.executable, "-m", "igg", "sessions", "--store", store_location],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert shown.returncode == 2 and "has schema 99" in shown.stderr and "Traceback" not in shown.stderr
 
 
@@ -121,8 +149,10 @@ def test_the_columns_a_copy_takes_are_every_column_of_the_migrated_tables(store_
     if store.db.dialect == "sqlite":
         query = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
     else:
-        query = ("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND "
-                 "table_name = ? ORDER BY ordinal_position")
+        query = (
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND "
+            "table_name = ? ORDER BY ordinal_position"
+        )
     try:
         for table, columns in TABLE_COLUMNS.items():
             found = store.db.read(lambda c, t=table: [r[0] for r in c.execute(query, (t,)).fetchall()])

@@ -39,7 +39,10 @@ def test_a_postgresql_url_is_a_location_whose_text_hides_the_password(monkeypatc
 
 
 def test_placeholders_become_psycopgs():
-    assert pg_sql("SELECT 1 FROM t WHERE a = ? AND b LIKE 'x%'") == "SELECT 1 FROM t WHERE a = %s AND b LIKE 'x%%'"
+    assert (
+        pg_sql("SELECT 1 FROM t WHERE a = ? AND b LIKE 'x%'")
+        == "SELECT 1 FROM t WHERE a = %s AND b LIKE 'x%%'"
+    )
 
 
 def test_no_message_names_the_password(postgres_server: PostgresServer, tmp_path: Path):
@@ -50,8 +53,13 @@ def test_no_message_names_the_password(postgres_server: PostgresServer, tmp_path
         SessionStore(url)
     assert "hunter2" not in str(refused.value) and "postgres:***@127.0.0.1" in str(refused.value)
     assert 'database "no_such_db" does not exist' in str(refused.value)
-    shown = subprocess.run([sys.executable, "-m", "igg", "sessions", "--store", url], cwd=ROOT, capture_output=True,
-                           text=True, timeout=60)
+    shown = subprocess.run(
+        [sys.executable, "-m", "igg", "sessions", "--store", url],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert shown.returncode == 2 and "hunter2" not in shown.stderr + shown.stdout, shown.stderr
     assert "Traceback" not in shown.stderr and "cannot open the PostgreSQL store" in shown.stderr
 
@@ -61,7 +69,9 @@ def test_an_unreachable_server_is_refused_within_seconds(monkeypatch: pytest.Mon
 
     monkeypatch.setattr("igg.store.postgres.CONNECT_SECONDS", 1.0)
     started = time.monotonic()
-    with pytest.raises(SessionRefused, match=r"cannot open the PostgreSQL store postgresql://x:\*\*\*@127\.0\.0\.1"):
+    with pytest.raises(
+        SessionRefused, match=r"cannot open the PostgreSQL store postgresql://x:\*\*\*@127\.0\.0\.1"
+    ):
         SessionStore(f"postgresql://x:pw@127.0.0.1:{free_port(set())}/igg")
     assert time.monotonic() - started < 10
 
@@ -118,12 +128,15 @@ def test_a_restarted_database_is_reconnected_to(postgres_server: PostgresServer,
     store.close()
 
 
-def test_a_database_down_past_the_retry_time_is_a_session_error(postgres_url: str, monkeypatch: pytest.MonkeyPatch):
+def test_a_database_down_past_the_retry_time_is_a_session_error(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.setattr("igg.store.postgres.RETRY_SECONDS", 0.5)
     db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
     db.pool.close()  # every connection gone: as if the server were down
-    db.pool = type(db.pool)(db.location.url.replace(str(_port(postgres_url)), "1"), min_size=1, open=True,
-                            timeout=0.2)
+    db.pool = type(db.pool)(
+        db.location.url.replace(str(_port(postgres_url)), "1"), min_size=1, open=True, timeout=0.2
+    )
     with pytest.raises(SessionError, match=r"stayed busy or unreachable for 0 s"):
         db.read(lambda c: c.execute("SELECT 1").fetchone())
     db.close()
@@ -152,7 +165,9 @@ def test_a_run_refused_for_an_existing_session_names_the_store_masked(postgres_u
     first = igg("run", str(request), "--agent", f"script:{turns}", "--store", url, "--quiet")
     assert first.returncode == 0, first.stderr
     again = igg("run", str(request), "--agent", f"script:{turns}", "--store", url)
-    assert again.returncode == 2 and "session 's1' already exists in postgresql://postgres:***@" in again.stderr
+    assert (
+        again.returncode == 2 and "session 's1' already exists in postgresql://postgres:***@" in again.stderr
+    )
     assert "hunter2" not in again.stderr + again.stdout, again.stderr
 
 
@@ -171,8 +186,10 @@ def test_a_write_whose_commit_loses_its_connection_is_not_run_again(postgres_url
             other.execute("SELECT pg_terminate_backend(%s)", (pid,))
         time.sleep(0.2)
 
-    with pytest.raises(SessionError, match="the connection broke while a write was committing .* may or may not "
-                                           "have been kept"):
+    with pytest.raises(
+        SessionError,
+        match="the connection broke while a write was committing .* may or may not have been kept",
+    ):
         db.write(work)
     assert runs == [1]
     assert db.write(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1

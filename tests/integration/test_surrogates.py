@@ -31,8 +31,9 @@ OBJECT_TURNS = [
 
 def igg(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
-    return subprocess.run([sys.executable, "-m", "igg", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 def integrity(store: Path) -> list[tuple[str]]:
@@ -44,8 +45,15 @@ def test_igg_run_with_a_surrogate_in_raw_model_text_stores_a_verdict(tmp_path):
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(RAW_TURN + "\n")
     store = tmp_path / "s.sqlite"
-    run = igg("run", str(FIXTURES / "seed_request.json"), "--agent", f"script:{transcript}", "--store", str(store),
-              "--json")
+    run = igg(
+        "run",
+        str(FIXTURES / "seed_request.json"),
+        "--agent",
+        f"script:{transcript}",
+        "--store",
+        str(store),
+        "--json",
+    )
     assert run.returncode in (0, 1), run.stderr  # the transcript ends after one turn: agent_error is fine
     assert "Traceback" not in run.stderr and "UnicodeEncodeError" not in run.stderr
     summary = json.loads(run.stdout)
@@ -60,8 +68,19 @@ def test_igg_run_with_surrogates_in_a_response_object_keeps_the_rest(tmp_path):
     transcript.write_text("\n".join(OBJECT_TURNS) + "\n")
     store = tmp_path / "s.sqlite"
     out = tmp_path / "run"
-    run = igg("run", str(FIXTURES / "seed_request.json"), "--agent", f"script:{transcript}", "--store", str(store),
-              "--out", str(out), "--json", "--export", f"graphml:{tmp_path / 'g.graphml'}")
+    run = igg(
+        "run",
+        str(FIXTURES / "seed_request.json"),
+        "--agent",
+        f"script:{transcript}",
+        "--store",
+        str(store),
+        "--out",
+        str(out),
+        "--json",
+        "--export",
+        f"graphml:{tmp_path / 'g.graphml'}",
+    )
     assert run.returncode == 0, run.stderr
     summary = json.loads(run.stdout)
     assert summary["stop_reason"] == "finished" and summary["nodes"] == 2  # A and E
@@ -77,9 +96,17 @@ class RawMcp:
     """``igg mcp`` over stdio, spoken to in JSON-RPC lines."""
 
     def __init__(self, *args: str) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", *args], cwd=ROOT, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "igg", "mcp", *args],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.next_id = 0
 
     def send(self, line: str) -> None:
@@ -87,7 +114,9 @@ class RawMcp:
         self.proc.stdin.write(line.encode() + b"\n")
         self.proc.stdin.flush()
 
-    def request(self, method: str, params: dict[str, Any], *, raw_params: str | None = None) -> dict[str, Any]:
+    def request(
+        self, method: str, params: dict[str, Any], *, raw_params: str | None = None
+    ) -> dict[str, Any]:
         self.next_id += 1
         body = raw_params if raw_params is not None else json.dumps(params)
         self.send(f'{{"jsonrpc": "2.0", "id": {self.next_id}, "method": "{method}", "params": {body}}}')
@@ -123,30 +152,59 @@ def test_mcp_stdio_answers_a_call_holding_a_lone_surrogate(tmp_path):
     store = tmp_path / "s.sqlite"
     mcp = RawMcp("--store", str(store))
     try:
-        mcp.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                   "clientInfo": {"name": "raw", "version": "1"}})
+        mcp.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        )
         mcp.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
         request = json.loads((FIXTURES / "seed_request.json").read_text())
         request["session_id"] = "raw-1"
         started = mcp.request("tools/call", {"name": "start_session", "arguments": request})
         assert not started["result"].get("isError"), started
-        applied = mcp.request("tools/call", {}, raw_params=(
-            '{"name": "apply_actions", "arguments": {"session_id": "raw-1", "reasoning": "r\\udc00", "actions": ['
-            '{"type": "ADD_NODE", "label": "Class", "properties": {"name": "B\\ud800", "package": "p"}}, '
-            '{"type": "ADD_NODE", "label": "Class", "properties": {"name": "Fine", "package": "p"}}]}}'))
+        applied = mcp.request(
+            "tools/call",
+            {},
+            raw_params=(
+                '{"name": "apply_actions", "arguments": {"session_id": "raw-1", "reasoning": "r\\udc00", "actions": ['
+                '{"type": "ADD_NODE", "label": "Class", "properties": {"name": "B\\ud800", "package": "p"}}, '
+                '{"type": "ADD_NODE", "label": "Class", "properties": {"name": "Fine", "package": "p"}}]}}'
+            ),
+        )
         result = applied["result"]  # answered (the SDK's reader cannot take the line): refused with its code
         assert result["isError"] and result["content"][0]["text"].startswith("INVALID_ARGUMENTS: ")
         assert "params.arguments.reasoning" in result["content"][0]["text"]
-        fine = mcp.request("tools/call", {"name": "apply_actions", "arguments": {"session_id": "raw-1", "actions": [
-            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Fine", "package": "p"}}]}})
+        fine = mcp.request(
+            "tools/call",
+            {
+                "name": "apply_actions",
+                "arguments": {
+                    "session_id": "raw-1",
+                    "actions": [
+                        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Fine", "package": "p"}}
+                    ],
+                },
+            },
+        )
         assert fine["result"]["structuredContent"]["verdicts"][0]["accepted"]
-        refused = mcp.request("tools/call", {}, raw_params=(
-            '{"name": "observe", "arguments": {"session_id": "raw-1", "focus": ["x\\ud800"]}}'))
+        refused = mcp.request(
+            "tools/call",
+            {},
+            raw_params=('{"name": "observe", "arguments": {"session_id": "raw-1", "focus": ["x\\ud800"]}}'),
+        )
         assert refused["result"]["isError"]
         assert refused["result"]["content"][0]["text"].startswith("INVALID_ARGUMENTS: ")
-        goal = mcp.request("tools/call", {}, raw_params=(
-            '{"name": "start_session", "arguments": {"goal_prompt": "g\\ud800", "config": {"schema": '
-            '{"node_types": ["A"], "edge_types": ["R"]}}}}'))
+        goal = mcp.request(
+            "tools/call",
+            {},
+            raw_params=(
+                '{"name": "start_session", "arguments": {"goal_prompt": "g\\ud800", "config": {"schema": '
+                '{"node_types": ["A"], "edge_types": ["R"]}}}}'
+            ),
+        )
         assert goal["result"]["content"][0]["text"].startswith("INVALID_REQUEST: ")
         listed = mcp.request("tools/call", {"name": "list_sessions", "arguments": {}})
         assert [s["session_id"] for s in listed["result"]["structuredContent"]["sessions"]] == ["raw-1"]
@@ -167,8 +225,12 @@ def test_nul_in_goal_prompt_is_refused_up_front_and_kept_out_of_chunk_labels():
     from igg.request.load import load_request
 
     with pytest.raises(RequestInvalid) as refused:
-        load_request({"goal_prompt": "find\x00classes", "config": {"schema": {"node_types": ["A"],
-                                                                             "edge_types": ["B"]}}})
+        load_request(
+            {
+                "goal_prompt": "find\x00classes",
+                "config": {"schema": {"node_types": ["A"], "edge_types": ["B"]}},
+            }
+        )
     assert "goal_prompt" in str(refused.value) and "U+0000" in str(refused.value)
     (chunk,) = split_context("// File: a\x00b.py\nx = 1\n", 100)
     assert chunk.label == "a\ufffdb.py"
@@ -180,13 +242,24 @@ def test_mcp_stdio_answers_a_call_nested_too_deep_for_its_reader(tmp_path):
     its id, and the server goes on."""
     mcp = RawMcp("--store", str(tmp_path / "s.sqlite"))
     try:
-        mcp.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                   "clientInfo": {"name": "raw", "version": "1"}})
+        mcp.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        )
         mcp.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
         deep = "[" * 3000 + '"d"' + "]" * 3000
-        refused = mcp.request("tools/call", {}, raw_params=(
-            '{"name": "check", "arguments": {"session_id": "s", "rules": [{"name": "x", "kind": "forbidden", '
-            f'"to": "u", "from": {deep}}}]}}}}'))
+        refused = mcp.request(
+            "tools/call",
+            {},
+            raw_params=(
+                '{"name": "check", "arguments": {"session_id": "s", "rules": [{"name": "x", "kind": "forbidden", '
+                f'"to": "u", "from": {deep}}}]}}}}'
+            ),
+        )
         result = refused["result"]
         assert result["isError"] and result["content"][0]["text"].startswith("INVALID_ARGUMENTS: ")
         assert "more than 200 levels deep" in result["content"][0]["text"]

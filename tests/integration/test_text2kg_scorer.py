@@ -26,9 +26,10 @@ ONTOLOGIES = ("19_film", "1_university", "10_comicscharacter")
 
 # The benchmark lies beside every checkout CI makes (../shared); where scripts/test requires every component, its
 # absence fails the tests instead of skipping them
-pytestmark = pytest.mark.skipif(not (BENCH / "evaluation" / "run_eval.py").is_file()
-                                and not os.environ.get("IGG_REQUIRE_COMPONENTS"),
-                                reason=f"Text2KGBench is not at {BENCH} (set IGG_TEXT2KGBENCH)")
+pytestmark = pytest.mark.skipif(
+    not (BENCH / "evaluation" / "run_eval.py").is_file() and not os.environ.get("IGG_REQUIRE_COMPONENTS"),
+    reason=f"Text2KGBench is not at {BENCH} (set IGG_TEXT2KGBENCH)",
+)
 
 
 def scorer():
@@ -40,14 +41,20 @@ def scorer():
     return module
 
 
-def score(tmp_path: Path, system: str, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...] = ONTOLOGIES
-          ) -> dict[str, dict[str, str]]:
+def score(
+    tmp_path: Path, system: str, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...] = ONTOLOGIES
+) -> dict[str, dict[str, str]]:
     """Run the scorer's main() on ``system`` (a path pattern with $$onto$$); its averages by ontology."""
-    config = {"onto_list": list(names), "avg_out_file": str(tmp_path / f"avg_{len(system)}.jsonl"),
-              "path_patterns": {"sys": system,
-                                "gt": str(DATA / "ground_truth" / "ont_$$onto$$_ground_truth.jsonl"),
-                                "onto": str(DATA / "ontologies" / "$$onto$$_ontology.json"),
-                                "output": str(tmp_path / "ont_$$onto$$_eval.jsonl")}}
+    config = {
+        "onto_list": list(names),
+        "avg_out_file": str(tmp_path / f"avg_{len(system)}.jsonl"),
+        "path_patterns": {
+            "sys": system,
+            "gt": str(DATA / "ground_truth" / "ont_$$onto$$_ground_truth.jsonl"),
+            "onto": str(DATA / "ontologies" / "$$onto$$_ontology.json"),
+            "output": str(tmp_path / "ont_$$onto$$_eval.jsonl"),
+        },
+    }
     path = tmp_path / "eval_config.json"
     path.write_text(json.dumps(config))
     monkeypatch.setattr(sys, "argv", ["run_eval.py", "--eval_config_path", str(path)])
@@ -60,16 +67,29 @@ def test_the_benchmarks_scorer_reads_igg_output_and_agrees_with_igg_metrics(tmp_
     reports = {}
     for name in ONTOLOGIES:
         reports[name] = evaluate(
-            DATA / "ontologies" / f"{name}_ontology.json", DATA / "test" / f"ont_{name}_test.jsonl", tmp_path / name,
-            responses_path=DATA / "baselines" / "Vicuna-13B" / "llm_responses" / f"{name}_Vicuna13B_responses.jsonl",
-            gold_path=DATA / "ground_truth" / f"ont_{name}_ground_truth.jsonl")
+            DATA / "ontologies" / f"{name}_ontology.json",
+            DATA / "test" / f"ont_{name}_test.jsonl",
+            tmp_path / name,
+            responses_path=DATA
+            / "baselines"
+            / "Vicuna-13B"
+            / "llm_responses"
+            / f"{name}_Vicuna13B_responses.jsonl",
+            gold_path=DATA / "ground_truth" / f"ont_{name}_ground_truth.jsonl",
+        )
     accepted = score(tmp_path, str(tmp_path / "$$onto$$" / "accepted.jsonl"), monkeypatch)
-    raw = score(tmp_path, str(DATA / "baselines" / "Vicuna-13B" / "llm_responses" / "$$onto$$_Vicuna13B_responses.jsonl"),
-                monkeypatch)
+    raw = score(
+        tmp_path,
+        str(DATA / "baselines" / "Vicuna-13B" / "llm_responses" / "$$onto$$_Vicuna13B_responses.jsonl"),
+        monkeypatch,
+    )
     capsys.readouterr()  # the scorer prints every imperfect sentence
     for name in ONTOLOGIES:
         for metric in METRICS:
-            assert accepted[name][f"avg_{metric}"] == f"{reports[name]['accepted'][metric]:.2f}", (name, metric)
+            assert accepted[name][f"avg_{metric}"] == f"{reports[name]['accepted'][metric]:.2f}", (
+                name,
+                metric,
+            )
             assert raw[name][f"avg_{metric}"] == f"{reports[name]['raw'][metric]:.2f}", (name, metric)
         assert float(accepted[name]["avg_rel_halluc"]) == 0
         assert float(accepted[name]["avg_f1"]) >= float(raw[name]["avg_f1"])
@@ -82,12 +102,19 @@ def test_a_sentence_without_an_answer_scores_as_the_scorer_scores_it(tmp_path, m
     folder.mkdir()
     reports = {}
     for name in ONTOLOGIES[:1]:
-        lines = (DATA / "baselines" / "Vicuna-13B" / "llm_responses" / f"{name}_Vicuna13B_responses.jsonl"
-                 ).read_text().splitlines(keepends=True)
-        (folder / f"{name}.jsonl").write_text("".join(lines[5:]))   # the first five sentences unanswered
+        lines = (
+            (DATA / "baselines" / "Vicuna-13B" / "llm_responses" / f"{name}_Vicuna13B_responses.jsonl")
+            .read_text()
+            .splitlines(keepends=True)
+        )
+        (folder / f"{name}.jsonl").write_text("".join(lines[5:]))  # the first five sentences unanswered
         reports[name] = evaluate(
-            DATA / "ontologies" / f"{name}_ontology.json", DATA / "test" / f"ont_{name}_test.jsonl", tmp_path / name,
-            responses_path=folder / f"{name}.jsonl", gold_path=DATA / "ground_truth" / f"ont_{name}_ground_truth.jsonl")
+            DATA / "ontologies" / f"{name}_ontology.json",
+            DATA / "test" / f"ont_{name}_test.jsonl",
+            tmp_path / name,
+            responses_path=folder / f"{name}.jsonl",
+            gold_path=DATA / "ground_truth" / f"ont_{name}_ground_truth.jsonl",
+        )
     raw = score(tmp_path, str(folder / "$$onto$$.jsonl"), monkeypatch, ONTOLOGIES[:1])
     capsys.readouterr()
     for name in ONTOLOGIES[:1]:

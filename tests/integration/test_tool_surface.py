@@ -29,22 +29,29 @@ def test_mcp_names_tools_reports_its_version_and_logs_in_one_format(tmp_path: Pa
     """Over stdio with the SDK's own client: an unknown session's refusal names tools; stderr holds only
     IGG's console log lines (no second format from the SDK's rich handler)."""
     stderr = tmp_path / "stderr.txt"
-    params = StdioServerParameters(command="bash", cwd=str(ROOT), args=[
-        "-c", f'exec "{sys.executable}" -m igg mcp --memory 2>"{stderr}"'])
+    params = StdioServerParameters(
+        command="bash",
+        cwd=str(ROOT),
+        args=["-c", f'exec "{sys.executable}" -m igg mcp --memory 2>"{stderr}"'],
+    )
 
     async def scenario() -> None:
         async with Client(params) as client:
             assert client.server_info is not None and client.server_info.version == version("igg")
             missing = await client.call_tool("observe", {"session_id": "ghost"})
             assert missing.is_error
-            assert missing.content[0].text == ("SESSION_NOT_FOUND: no session 'ghost'; list_sessions shows the "
-                                               "sessions there are, start_session opens a new one")
+            assert missing.content[0].text == (
+                "SESSION_NOT_FOUND: no session 'ghost'; list_sessions shows the "
+                "sessions there are, start_session opens a new one"
+            )
             started = await client.call_tool("start_session", request_dict(session_id="mcp-log"))
             assert not started.is_error, started.content
             listed = await client.call_tool("list_sessions", {})
             (session,) = listed.structured_content["sessions"]
             assert session["created"].endswith("Z") and "T" in session["created"]
-            bad = await client.call_tool("diff", {"session_id": "mcp-log", "a": 0, "b": 1})  # memory: no history
+            bad = await client.call_tool(
+                "diff", {"session_id": "mcp-log", "a": 0, "b": 1}
+            )  # memory: no history
             assert bad.is_error
 
     asyncio.run(scenario())
@@ -68,7 +75,9 @@ def served_tools() -> list[dict[str, object]]:
     """The tools a real ``igg mcp`` lists, as its client receives them."""
 
     async def listed() -> list[dict[str, object]]:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "igg", "mcp", "--memory"], cwd=str(ROOT))
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "igg", "mcp", "--memory"], cwd=str(ROOT)
+        )
         async with Client(params) as client:
             result = await client.list_tools()
             return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
@@ -80,8 +89,10 @@ def test_the_mcp_server_lists_the_published_schemas_within_the_limits() -> None:
     """What ``igg mcp`` answers to tools/list is ``mcp_tools()`` (the SDK's own schemas are not published), output
     schemas included, within 20,000 bytes; the OpenAI list within 16,000."""
     tools = served_tools()
-    assert [{k: t[k] for k in ("name", "description", "inputSchema", "annotations", "outputSchema")}
-            for t in tools] == mcp_tools()
+    assert [
+        {k: t[k] for k in ("name", "description", "inputSchema", "annotations", "outputSchema")}
+        for t in tools
+    ] == mcp_tools()
     assert compact_size(tools) == compact_size(mcp_tools()) <= MCP_LIMIT
     assert compact_size(openai_tools()) <= OPENAI_LIMIT
 
@@ -98,12 +109,16 @@ def test_the_docs_say_the_tool_lists_real_sizes() -> None:
         line = re.search(rf"^{name}\s+([\d,]+)\s+([\d,]+)$", table, re.MULTILINE)
         assert line is not None and line.group(1) == f"{compact_size(tool):,}", name
     agents = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
-    said = re.search(r"The tool list is lean for a model's context: ([\d.]+) KB of compact JSON for the (\d+) tools",
-                     agents)
+    said = re.search(
+        r"The tool list is lean for a model's context: ([\d.]+) KB of compact JSON for the (\d+) tools",
+        agents,
+    )
     assert said is not None and said.groups() == (f"{mcp / 1000:.1f}", str(len(by_tool)))
     assert f"\n{openai} bytes; strict:" in agents  # the output of the page's own example, unmasked
     rows = set(re.findall(r"^\| `(\w+)` \|", agents, re.MULTILINE))
-    assert set(by_tool) <= rows, f"operations missing from docs/agents.md's table: {sorted(set(by_tool) - rows)}"
+    assert set(by_tool) <= rows, (
+        f"operations missing from docs/agents.md's table: {sorted(set(by_tool) - rows)}"
+    )
 
 
 def test_every_published_schema_is_valid_and_its_refs_resolve() -> None:
@@ -123,16 +138,25 @@ def test_published_schemas_accept_what_the_server_accepts() -> None:
     request = request_dict(session_id="s1")
     jsonschema.validate(request, tools["start_session"])
     jsonschema.validate({**request, "agent": "code"}, tools["run_session"])
-    actions = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p", "n": [1, "x"]}},
-               {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "A"}, "to": {"name": "B"}},
-               {"type": "MERGE_NODES", "node": {"name": "A2"}, "into": {"name": "A"}},
-               {"type": "QUERY", "query": {"query": "find", "label": "Class"}}]
+    actions = [
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p", "n": [1, "x"]}},
+        {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "A"}, "to": {"name": "B"}},
+        {"type": "MERGE_NODES", "node": {"name": "A2"}, "into": {"name": "A"}},
+        {"type": "QUERY", "query": {"query": "find", "label": "Class"}},
+    ]
     jsonschema.validate({"session_id": "s1", "actions": actions}, tools["apply_actions"])
-    bad = [({**request, "surprise": 1}, "start_session"),
-           ({**request, "config": {**request["config"], "max_iterations": "many"}}, "start_session"),
-           ({"session_id": "s1", "actions": [{"type": "ADD_EDGE", "label": "CALLS", "from": {}, "to": {"name": "B"}}]},
-            "apply_actions"),
-           ({"session_id": "s1", "query": {"query": "path", "from": {"name": "A"}}}, "query_graph")]
+    bad = [
+        ({**request, "surprise": 1}, "start_session"),
+        ({**request, "config": {**request["config"], "max_iterations": "many"}}, "start_session"),
+        (
+            {
+                "session_id": "s1",
+                "actions": [{"type": "ADD_EDGE", "label": "CALLS", "from": {}, "to": {"name": "B"}}],
+            },
+            "apply_actions",
+        ),
+        ({"session_id": "s1", "query": {"query": "path", "from": {"name": "A"}}}, "query_graph"),
+    ]
     for arguments, name in bad:
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(arguments, tools[name])
@@ -144,12 +168,18 @@ def test_run_session_takes_start_sessions_arguments() -> None:
     inp = run.model_validate({**request_dict(session_id="r1"), "agent": "code"})
     assert inp.as_request() == start.model_validate(request_dict(session_id="r1"))
     published = {t["name"]: t["inputSchema"]["properties"] for t in mcp_tools()}
-    assert set(published["run_session"]) == set(published["start_session"]) | {"agent", "exports", "provenance"}
+    assert set(published["run_session"]) == set(published["start_session"]) | {
+        "agent",
+        "exports",
+        "provenance",
+    }
 
 
 def test_the_old_run_session_shape_is_refused_with_the_way_forward() -> None:
-    with pytest.raises(ValidationError, match="run_session takes the request's fields at the top level, exactly "
-                                              "as start_session does"):
+    with pytest.raises(
+        ValidationError,
+        match="run_session takes the request's fields at the top level, exactly as start_session does",
+    ):
         OPERATIONS_BY_NAME["run_session"].input.model_validate({"request": request_dict(), "agent": "code"})
 
 
@@ -159,8 +189,16 @@ def test_apply_actions_names_every_action_type() -> None:
     from igg.models.actions import Action
 
     kinds = {get_args(m.model_fields["type"].annotation)[0] for m in get_args(get_args(Action)[0])}
-    assert kinds == {"ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "DELETE_NODE", "DELETE_EDGE", "UPDATE_EDGE",
-                     "MERGE_NODES", "QUERY"}
+    assert kinds == {
+        "ADD_NODE",
+        "ADD_EDGE",
+        "UPDATE_NODE",
+        "DELETE_NODE",
+        "DELETE_EDGE",
+        "UPDATE_EDGE",
+        "MERGE_NODES",
+        "QUERY",
+    }
     description = OPERATIONS_BY_NAME["apply_actions"].description
     assert all(kind in description for kind in kinds)
 
@@ -168,13 +206,23 @@ def test_apply_actions_names_every_action_type() -> None:
 def test_openai_tools_are_compact_and_strict_where_the_schema_allows() -> None:
     tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
     size = len(json.dumps(list(tools.values())))
-    before = sum(len(json.dumps({"name": n, "description": op.description, "parameters": input_schema(op)}))
-                 for n, op in OPERATIONS_BY_NAME.items())
+    before = sum(
+        len(json.dumps({"name": n, "description": op.description, "parameters": input_schema(op)}))
+        for n, op in OPERATIONS_BY_NAME.items()
+    )
     assert size < 0.35 * before, (size, before)
     assert '"title"' not in json.dumps(tools) and '"default": null' not in json.dumps(tools)
     strict = {name for name, f in tools.items() if f.get("strict")}
-    assert strict == {"finish_session", "export_graph", "list_sessions", "explain", "diff", "undo", "review",
-                      "retract_document"}
+    assert strict == {
+        "finish_session",
+        "export_graph",
+        "list_sessions",
+        "explain",
+        "diff",
+        "undo",
+        "review",
+        "retract_document",
+    }
     for name in strict:
         params = tools[name]["parameters"]
         # the openai SDK's own strict-schema pass finds nothing left to change
@@ -185,9 +233,26 @@ def test_openai_tools_are_compact_and_strict_where_the_schema_allows() -> None:
 
 def _check_strict(node: object, where: str) -> None:
     """OpenAI's rules for strict schemas: closed objects, every property required, known keywords only."""
-    allowed = {"type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const",
-               "description", "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-               "multipleOf", "minItems", "maxItems"}
+    allowed = {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "anyOf",
+        "enum",
+        "const",
+        "description",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+    }
     if isinstance(node, list):
         for item in node:
             _check_strict(item, where)
@@ -218,7 +283,8 @@ def test_a_strict_call_with_every_optional_argument_null_means_the_defaults() ->
         jsonschema.validate(arguments, tools[name]["parameters"])
         model = OPERATIONS_BY_NAME[name].input.model_validate(arguments)
         defaults = OPERATIONS_BY_NAME[name].input.model_validate(
-            {k: v for k, v in arguments.items() if v is not None})
+            {k: v for k, v in arguments.items() if v is not None}
+        )
         assert model == defaults, name
     export = OPERATIONS_BY_NAME["export_graph"].input.model_validate(calls["export_graph"])
     assert export.format == "json"

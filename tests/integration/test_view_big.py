@@ -28,8 +28,26 @@ from tests.support.png import colour_regions
 
 pytest_plugins = ["tests.support.browser"]
 
-GROUP_COLORS = ["#3b6fb6", "#e07b24", "#3f9a4a", "#d1423f", "#5fb0aa", "#d9b626", "#9b5fa0", "#f08aa0", "#8a6248",
-                "#1f7f8c", "#7fb2e0", "#8cc06f", "#c45584", "#a88a1c", "#4d4d99", "#d4884a", "#5d8f3a", "#b0417a"]
+GROUP_COLORS = [
+    "#3b6fb6",
+    "#e07b24",
+    "#3f9a4a",
+    "#d1423f",
+    "#5fb0aa",
+    "#d9b626",
+    "#9b5fa0",
+    "#f08aa0",
+    "#8a6248",
+    "#1f7f8c",
+    "#7fb2e0",
+    "#8cc06f",
+    "#c45584",
+    "#a88a1c",
+    "#4d4d99",
+    "#d4884a",
+    "#5d8f3a",
+    "#b0417a",
+]
 """The page's group palette (viewer.js GROUP_COLORS): each top-level package's groups are drawn in one."""
 
 
@@ -45,7 +63,9 @@ def big10k(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def open_export(page: Any, path: Path, label: str) -> float:
     """Open an export offline and wait for its first frame; returns (and records) the page's first-render mark."""
     offline(page)
-    page.page.goto(path.as_uri() + "#nolayout")  # the force layout would only move the pixels under the checks
+    page.page.goto(
+        path.as_uri() + "#nolayout"
+    )  # the force layout would only move the pixels under the checks
     page.wait_ready(timeout_ms=120_000)
     ms = float(page.page.evaluate("() => window.iggView.firstRenderMs"))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -76,7 +96,9 @@ def test_a_10k_code_map_opens_as_labelled_groups_in_distinct_colours(page, big10
     labels = group_labels(page)
     assert len(labels) >= 20, labels
     assert all(re.fullmatch(r"pkg\d+\.sub\d|pkg\d+/sub\d/mod\d+\.py", t) for t in labels), labels
-    assert re.fullmatch(r"\d+ groups and \d+ nodes shown of 10,000 nodes", p.locator("#node-count").inner_text())
+    assert re.fullmatch(
+        r"\d+ groups and \d+ nodes shown of 10,000 nodes", p.locator("#node-count").inner_text()
+    )
     assert p.locator("#crumbs").inner_text().startswith("All groups")
     assert not p.locator("#edge-types input[data-type=CONTAINS]").is_checked()  # hidden by default
     assert p.locator("#edge-types input[data-type=CALLS]").is_checked()
@@ -100,15 +122,20 @@ def test_a_group_expands_to_its_members_and_collapses_back(page, big10k):
     group_id = first.locator("button[data-group]").get_attribute("data-group")
     name = first.locator(".label").inner_text()
     state: GraphState = big10k["state"]
-    members = {state.node_properties(v).get("path") for _, u, v, d in state.edges()
-               if u == group_id and d["type"] == "CONTAINS"}
+    members = {
+        state.node_properties(v).get("path")
+        for _, u, v, d in state.edges()
+        if u == group_id and d["type"] == "CONTAINS"
+    }
     first.locator("button.expand").click()
     p.wait_for_selector(f"#node-list button[data-node='{group_id}']")
     assert name not in group_labels(page)
     opened = {t for t in group_labels(page) if t.startswith(name.replace(".", "/") + "/")}
     assert opened == members  # its modules, each a group of its own now
     assert p.locator("#crumbs button[aria-current=true]").inner_text() == name
-    p.wait_for_function("() => document.querySelector('#layout-progress').value > 0")  # ForceAtlas2 in a worker
+    p.wait_for_function(
+        "() => document.querySelector('#layout-progress').value > 0"
+    )  # ForceAtlas2 in a worker
     assert p.locator("#layout-text").inner_text().startswith("Refining the layout")
     page.shot("big-10k-expanded")
 
@@ -148,13 +175,19 @@ def test_neighbourhood_path_and_dependents_focus_through_the_ui(page, big10k):
     near = set(nx.single_source_shortest_path_length(graph, start, cutoff=2))
     shown = focus_items(page)
     assert start in shown and shown <= near
-    assert shown == near if len(near) <= 300 else len(shown) == 300 and "left out" in p.locator("#focus-bar").inner_text()
+    assert (
+        shown == near
+        if len(near) <= 300
+        else len(shown) == 300 and "left out" in p.locator("#focus-bar").inner_text()
+    )
     assert "2-hop neighbourhood of" in p.locator("#focus-bar").inner_text()
     page.shot("big-10k-neighbourhood")
 
     p.click(f"#node-list button[data-node='{start}']")
     hops_from_start = nx.single_source_shortest_path_length(graph, start, cutoff=4)
-    goal = next(n for n in state.nodes_of_type("Module") if hops_from_start.get(n) == 4 and state.degree(n) >= 3)
+    goal = next(
+        n for n in state.nodes_of_type("Module") if hops_from_start.get(n) == 4 and state.degree(n) >= 3
+    )
     p.fill("#path-to", label_of(state, goal))
     p.click("#focus-path")
     p.wait_for_function("() => document.querySelector('#focus-bar').textContent.includes('Path from')")
@@ -200,12 +233,17 @@ def test_new_nodes_join_their_group_when_the_graph_grows(page, big10k):
     top_group = p.evaluate("id => window.iggView.rep[id]", owner)
     size_before = p.evaluate("g => window.iggView.model.groups[g].size", top_group)
     opened = set(p.evaluate("() => Array.from(window.iggView.expanded)"))
-    grown = graph_payload(state)  # the server's payload after the growth; the page's own copy plus what is new
+    grown = graph_payload(
+        state
+    )  # the server's payload after the growth; the page's own copy plus what is new
     added = {"node": next(n for n in grown["nodes"] if n["id"] == new), "edge": grown["edges"][-1]}
     assert added["node"]["parent"] == owner and added["edge"]["target"] == new
-    p.evaluate("""added => { const p = Object.assign({}, window.iggView.payload);
+    p.evaluate(
+        """added => { const p = Object.assign({}, window.iggView.payload);
         p.nodes = p.nodes.concat([added.node]); p.edges = p.edges.concat([added.edge]);
-        window.iggView.merge(p); }""", json.loads(json.dumps(added)))
+        window.iggView.merge(p); }""",
+        json.loads(json.dumps(added)),
+    )
     assert p.evaluate("id => window.iggView.rep[id]", new) == top_group
     assert p.evaluate("g => window.iggView.model.groups[g].size", top_group) == size_before + 1
     assert set(p.evaluate("() => Array.from(window.iggView.expanded)")) == opened
@@ -217,10 +255,14 @@ def test_a_100k_code_map_export_opens_as_groups(page, tmp_path):
     path = tmp_path / "code100k.html"
     summary = write_html(state, path)
     assert summary["nodes"] == 100_000
-    assert not re.search(r"<script[^>]+src=", path.read_text(encoding="utf-8")[:200_000])  # one self-contained file
+    assert not re.search(
+        r"<script[^>]+src=", path.read_text(encoding="utf-8")[:200_000]
+    )  # one self-contained file
     open_export(page, path, "100k-node code map")
     labels = group_labels(page)
-    assert len(labels) >= 40 and all(re.fullmatch(r"pkg\d+\.sub\d|pkg\d+/sub\d/mod\d+\.py", t) for t in labels)
+    assert len(labels) >= 40 and all(
+        re.fullmatch(r"pkg\d+\.sub\d|pkg\d+/sub\d/mod\d+\.py", t) for t in labels
+    )
     assert "of 100,000 nodes" in page.page.locator("#node-count").inner_text()
     assert page.page.evaluate("() => window.iggView.graph.order") <= 200  # groups drawn, not 100k discs
     colours = canvas_colours(page)
@@ -238,7 +280,9 @@ def test_a_graph_without_containment_opens_as_communities_and_a_new_node_joins_i
 
     rng = random.Random(5)
     state = GraphState(Schema(node_types=["Person"], edge_types=["KNOWS"]).compile())
-    blocks = [[state.add_node("Person", {"name": f"team{b}-person{i}"}) for i in range(220)] for b in range(3)]
+    blocks = [
+        [state.add_node("Person", {"name": f"team{b}-person{i}"}) for i in range(220)] for b in range(3)
+    ]
     for block in blocks:
         for u in block:
             for v in rng.sample(block, 5):
@@ -268,7 +312,9 @@ def test_a_graph_without_containment_opens_as_communities_and_a_new_node_joins_i
     p.evaluate("payload => window.iggView.merge(payload)", json.loads(json.dumps(grown)))
     assert p.evaluate("id => window.iggView.model.parent[id]", new) == part
     assert p.evaluate("gs => gs.map(g => window.iggView.model.groups[g].size)", [part, community]) == [
-        sizes[0] + 1, sizes[1] + 1]
+        sizes[0] + 1,
+        sizes[1] + 1,
+    ]
     assert page.errors == []
 
 
@@ -277,19 +323,36 @@ def test_a_payload_with_bad_groups_still_draws(page, tmp_path):
     and malformed group entries are passed over; everything else is drawn and listed."""
     from igg.view.page import render_page
 
-    nodes = [{"id": f"n{i}", "type": "Thing", "label": f"thing {i}", "properties": {}, "provenance": {}}
-             for i in range(6)]
+    nodes = [
+        {"id": f"n{i}", "type": "Thing", "label": f"thing {i}", "properties": {}, "provenance": {}}
+        for i in range(6)
+    ]
     nodes[0]["parent"] = "nowhere"
     nodes[1]["parent"], nodes[2]["parent"] = "n2", "n1"  # a cycle
     nodes.append(dict(nodes[3]))  # the same id twice
-    payload = {"version": 2, "meta": {"nodes": 6, "edges": 2}, "node_types": ["Thing"], "edge_types": ["R"],
-               "identity_keys": {"Thing": ["name"]}, "iterations": [],
-               "nodes": nodes + [None],
-               "edges": [{"id": "e1", "type": "R", "source": "n3", "target": "n4", "properties": {}, "provenance": {}},
-                         {"id": "e2", "type": "R", "source": "n4", "target": "ghost", "properties": {}, "provenance": {}}],
-               "grouping": {"kind": "contains", "aggregate": True, "groups": [
-                   None, {"label": "no id"}, {"id": "n1", "label": "one", "kind": "contains", "size": 1},
-                   {"id": "n2", "label": "two", "kind": "contains", "size": 1, "parent": "n2"}]}}
+    payload = {
+        "version": 2,
+        "meta": {"nodes": 6, "edges": 2},
+        "node_types": ["Thing"],
+        "edge_types": ["R"],
+        "identity_keys": {"Thing": ["name"]},
+        "iterations": [],
+        "nodes": nodes + [None],
+        "edges": [
+            {"id": "e1", "type": "R", "source": "n3", "target": "n4", "properties": {}, "provenance": {}},
+            {"id": "e2", "type": "R", "source": "n4", "target": "ghost", "properties": {}, "provenance": {}},
+        ],
+        "grouping": {
+            "kind": "contains",
+            "aggregate": True,
+            "groups": [
+                None,
+                {"label": "no id"},
+                {"id": "n1", "label": "one", "kind": "contains", "size": 1},
+                {"id": "n2", "label": "two", "kind": "contains", "size": 1, "parent": "n2"},
+            ],
+        },
+    }
     path = tmp_path / "bad.html"
     path.write_text(render_page("static", payload=payload), encoding="utf-8")
     open_export(page, path, "bad payload")

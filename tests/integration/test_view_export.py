@@ -25,8 +25,17 @@ def auth_export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The bundled auth example run once, exported as HTML (and its graph document, for the expected names)."""
     out = tmp_path_factory.mktemp("auth")
     page = out / "auth.html"
-    result = igg("run", str(AUTH / "request.json"), "--agent", f"script:{AUTH / 'transcript.jsonl'}", "--out",
-                 str(out / "run"), "--export", f"html:{page}", "--json")
+    result = igg(
+        "run",
+        str(AUTH / "request.json"),
+        "--agent",
+        f"script:{AUTH / 'transcript.jsonl'}",
+        "--out",
+        str(out / "run"),
+        "--export",
+        f"html:{page}",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     doc = json.loads((out / "run" / "graph.json").read_text())
     return {"html": page, "doc": doc}
@@ -105,8 +114,11 @@ def test_search_and_type_filters_narrow_the_list_and_details_show_provenance(pag
 def test_names_that_look_like_markup_stay_text(page, tmp_path):
     hostile = '</script><img src=x onerror="window.pwned=1">'
     w = Workspace()
-    w.apply(node("Class", name=hostile, package="p"), node("Class", name="B & <b>bold</b>", package="q"),
-            edge("CALLS", {"name": "B & <b>bold</b>"}, {"name": hostile}))
+    w.apply(
+        node("Class", name=hostile, package="p"),
+        node("Class", name="B & <b>bold</b>", package="q"),
+        edge("CALLS", {"name": "B & <b>bold</b>"}, {"name": hostile}),
+    )
     target = tmp_path / "hostile.html"
     write_html(w.state, target, metadata={"session_id": "<i>s</i>"})
     text = target.read_text()
@@ -115,7 +127,9 @@ def test_names_that_look_like_markup_stay_text(page, tmp_path):
     page.page.goto(target.as_uri())
     page.wait_ready()
     assert sorted(page.node_names()) == sorted(["B & <b>bold</b>", hostile])
-    assert page.page.evaluate("window.pwned === undefined") and page.page.locator("#node-list img").count() == 0
+    assert (
+        page.page.evaluate("window.pwned === undefined") and page.page.locator("#node-list img").count() == 0
+    )
     assert page.page.locator("#title").inner_text() == "Session <i>s</i>"
     assert page.errors == []
 
@@ -137,8 +151,18 @@ def test_the_export_embeds_the_graph_with_provenance_and_loads_nothing(auth_expo
 
 def test_igg_view_exports_a_stored_session_with_its_iterations(tmp_path):
     store = tmp_path / "s.sqlite"
-    assert igg("run", str(AUTH / "request.json"), "--agent", f"script:{AUTH / 'transcript.jsonl'}", "--store",
-               str(store), "--json").returncode == 0
+    assert (
+        igg(
+            "run",
+            str(AUTH / "request.json"),
+            "--agent",
+            f"script:{AUTH / 'transcript.jsonl'}",
+            "--store",
+            str(store),
+            "--json",
+        ).returncode
+        == 0
+    )
     result = igg("view", "uuid-1234", "--store", str(store), "--export", f"html:{tmp_path / 'v.html'}")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"html: {tmp_path / 'v.html'} (27 nodes, 29 edges, ")
@@ -146,11 +170,30 @@ def test_igg_view_exports_a_stored_session_with_its_iterations(tmp_path):
     assert [i["iteration"] for i in payload["iterations"]] == list(range(1, 13))
     codes = {r["code"] for i in payload["iterations"] for r in i["rejections"]}
     assert {"UNKNOWN_NODE_TYPE", "MISSING_REQUIRED_ATTRIBUTE", "PROTECTED_NODE"} <= codes
-    early = igg("view", "uuid-1234", "--store", str(store), "--iteration", "3", "--export", f"html:{tmp_path / 'e.html'}")
+    early = igg(
+        "view",
+        "uuid-1234",
+        "--store",
+        str(store),
+        "--iteration",
+        "3",
+        "--export",
+        f"html:{tmp_path / 'e.html'}",
+    )
     assert early.returncode == 0 and embedded((tmp_path / "e.html").read_text())["meta"]["nodes"] < 27
     # igg export of a stored session draws the same page, iterations panel included
-    same = igg("export", "uuid-1234", "--store", str(store), "--iteration", "3", "--format", "html",
-               "-o", str(tmp_path / "x3.html"))
+    same = igg(
+        "export",
+        "uuid-1234",
+        "--store",
+        str(store),
+        "--iteration",
+        "3",
+        "--format",
+        "html",
+        "-o",
+        str(tmp_path / "x3.html"),
+    )
     assert same.returncode == 0, same.stderr
     exported = embedded((tmp_path / "x3.html").read_text())
     assert [i["iteration"] for i in exported["iterations"]] == [1, 2, 3]
@@ -165,8 +208,11 @@ def test_igg_view_exports_a_stored_session_with_its_iterations(tmp_path):
 
 def test_igg_export_writes_html_beside_the_document(tmp_path):
     w = Workspace()
-    w.apply(node("Class", name="A", package="p"), node("Class", name="B", package="q"),
-            edge("CALLS", {"name": "A"}, {"name": "B"}))
+    w.apply(
+        node("Class", name="A", package="p"),
+        node("Class", name="B", package="q"),
+        edge("CALLS", {"name": "A"}, {"name": "B"}),
+    )
     from igg.export import write_json
 
     doc = tmp_path / "run.json"
@@ -186,7 +232,10 @@ def test_vendored_libraries_are_the_recorded_npm_releases_with_their_licences():
     for name, _package, _version, licence, digest in rows:
         data = resources.files("igg.view").joinpath("static", "vendor", name).read_bytes()
         assert hashlib.sha256(data).hexdigest() == digest, name
-        assert f"vendor/{licence}" in STATIC_FILES and "Permission is hereby granted, free of charge" in asset(f"vendor/{licence}")
+        assert (
+            f"vendor/{licence}" in STATIC_FILES
+            and "Permission is hereby granted, free of charge" in asset(f"vendor/{licence}")
+        )
 
 
 def test_the_workspace_exports_the_same_page_with_its_iterations():
@@ -197,15 +246,23 @@ def test_the_workspace_exports_the_same_page_with_its_iterations():
 
     ws = Workspace()
     sid = ws.start(request_dict(session_id="page"))["session_id"]
-    ws.apply(ApplyInput(session_id=sid, reasoning="two", actions=[
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Gate", "package": "p"}},
-        {"type": "ADD_NODE", "label": "Nope", "properties": {"name": "x"}}]))
+    ws.apply(
+        ApplyInput(
+            session_id=sid,
+            reasoning="two",
+            actions=[
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Gate", "package": "p"}},
+                {"type": "ADD_NODE", "label": "Nope", "properties": {"name": "x"}},
+            ],
+        )
+    )
     page = ws.export(ExportInput(session_id=sid, format="html"))["content"]
     assert page.startswith("<!doctype html>") and "<script src=" not in page  # one file, nothing loaded
     payload = embedded(page)
     assert [n["properties"]["name"] for n in payload["nodes"]] == ["Gate"]
-    assert [(i["iteration"], [r["code"] for r in i["rejections"]]) for i in payload["iterations"]] == \
-        [(1, ["UNKNOWN_NODE_TYPE"])]
+    assert [(i["iteration"], [r["code"] for r in i["rejections"]]) for i in payload["iterations"]] == [
+        (1, ["UNKNOWN_NODE_TYPE"])
+    ]
 
 
 def test_the_page_shows_an_elements_evidence_highlighted_in_its_chunk(page, tmp_path):
@@ -219,12 +276,23 @@ def test_the_page_shows_an_elements_evidence_highlighted_in_its_chunk(page, tmp_
     request = tmp_path / "request.json"
     request.write_text(json.dumps(payload))
     transcript = tmp_path / "t.jsonl"
-    turn = {"reasoning": "r", "actions": [cls("AuthService", "class AuthService:"), cls("TokenIssuer", "no such text"),
-                                          calls("AuthService", "TokenIssuer", "TokenIssuer.issue(user)")],
-            "finished": True}
+    turn = {
+        "reasoning": "r",
+        "actions": [
+            cls("AuthService", "class AuthService:"),
+            cls("TokenIssuer", "no such text"),
+            calls("AuthService", "TokenIssuer", "TokenIssuer.issue(user)"),
+        ],
+        "finished": True,
+    }
     transcript.write_text(json.dumps(turn) + "\n")
     store = tmp_path / "s.sqlite"
-    assert igg("run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--json").returncode == 0
+    assert (
+        igg(
+            "run", str(request), "--agent", f"script:{transcript}", "--store", str(store), "--json"
+        ).returncode
+        == 0
+    )
     html = tmp_path / "ev.html"
     assert igg("view", "ev", "--store", str(store), "--export", f"html:{html}").returncode == 0
     offline(page)

@@ -34,12 +34,25 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     tmp = tmp_path_factory.mktemp("view")
     store = tmp / "sessions.sqlite"
     env = clean_env()
-    ran = igg("run", str(AUTH / "request.json"), "--agent", f"script:{AUTH / 'transcript.jsonl'}", "--store",
-              str(store), "--json")
+    ran = igg(
+        "run",
+        str(AUTH / "request.json"),
+        "--agent",
+        f"script:{AUTH / 'transcript.jsonl'}",
+        "--store",
+        str(store),
+        "--json",
+    )
     assert ran.returncode == 0, ran.stderr
     log = (tmp / "view.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "view", "--store", str(store), "--port", "0"], cwd=ROOT,
-                            env={**env, "IGG_API_TOKEN": TOKEN}, stdout=subprocess.PIPE, stderr=log, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igg", "view", "--store", str(store), "--port", "0"],
+        cwd=ROOT,
+        env={**env, "IGG_API_TOKEN": TOKEN},
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
@@ -61,14 +74,25 @@ def api(viewer: dict[str, Any]) -> httpx.Client:
 
 
 def logged_in(page: Any, viewer: dict[str, Any]) -> None:
-    page.context.add_cookies([{"name": COOKIE, "value": cookie_value(TOKEN, int(time.time()) + 3600), "url": viewer["base"] + "/ui/"}])
+    page.context.add_cookies(
+        [
+            {
+                "name": COOKIE,
+                "value": cookie_value(TOKEN, int(time.time()) + 3600),
+                "url": viewer["base"] + "/ui/",
+            }
+        ]
+    )
 
 
 def wait_for_names(page: Any, names: set[str], timeout_ms: int = 60_000) -> None:
     # generous: on a loaded CI machine a store written by another process reaches the page by polling
     page.page.wait_for_function(
         "names => { const have = new Set([...document.querySelectorAll('#node-list button .label')]"
-        ".map(e => e.textContent)); return names.every(n => have.has(n)); }", arg=sorted(names), timeout=timeout_ms)
+        ".map(e => e.textContent)); return names.every(n => have.has(n)); }",
+        arg=sorted(names),
+        timeout=timeout_ms,
+    )
 
 
 def test_the_page_asks_for_the_token_lists_sessions_and_shows_one(page, viewer):
@@ -111,15 +135,19 @@ def test_the_slider_shows_the_graph_after_an_earlier_iteration_from_the_store(pa
     try:
         _, state, _ = store.load_state("uuid-1234", upto_step=store.step_of_iteration("uuid-1234", 3))
         keys = state.schema.identity_keys  # a node's label is its identity: name (and signature for methods)
-        expected = sorted(" ".join(str(state.node_properties(n)[k]) for k in keys[state.node_type(n)])
-                          for n in state.graph.nodes)
+        expected = sorted(
+            " ".join(str(state.node_properties(n)[k]) for k in keys[state.node_type(n)])
+            for n in state.graph.nodes
+        )
     finally:
         store.close()
     logged_in(page, viewer)
     page.page.goto(viewer["base"] + "/ui/#session=uuid-1234")
     page.wait_ready()
     page.page.fill("#iteration-slider", "3")
-    page.page.wait_for_function(f"() => document.querySelector('#node-count').textContent === '{len(expected)} nodes'")
+    page.page.wait_for_function(
+        f"() => document.querySelector('#node-count').textContent === '{len(expected)} nodes'"
+    )
     assert sorted(page.node_names()) == expected and len(expected) < 27
     assert page.page.locator("#iteration-value").inner_text() == "3 of 12"
     page.shot("live-slider-iteration-3")
@@ -140,10 +168,21 @@ def test_focus_views_on_the_live_page_ask_the_sessions_budgeted_query(page, view
     p.wait_for_selector("#focus-bar:not([hidden])")
     shown = set(p.evaluate("() => window.iggView.focus.items"))
     with api(viewer) as http:
-        answer = http.post("/sessions/uuid-1234/query", json={"query": {
-            "query": "neighbours", "node": {"name": "AuthServiceImpl"}, "depth": 2, "direction": "both",
-            "token_budget": 6000}}).json()
-    start = next(n for n in p.evaluate("() => window.iggView.payload.nodes") if n["label"] == "AuthServiceImpl")["id"]
+        answer = http.post(
+            "/sessions/uuid-1234/query",
+            json={
+                "query": {
+                    "query": "neighbours",
+                    "node": {"name": "AuthServiceImpl"},
+                    "depth": 2,
+                    "direction": "both",
+                    "token_budget": 6000,
+                }
+            },
+        ).json()
+    start = next(
+        n for n in p.evaluate("() => window.iggView.payload.nodes") if n["label"] == "AuthServiceImpl"
+    )["id"]
     assert answer["complete"] and shown == {start, *(n["id"] for n in answer["nodes"])} and len(shown) > 3
     assert any("/ui/api/sessions/uuid-1234/query?q=" in u for u in page.requests)
     page.shot("live-neighbourhood-authserviceimpl")
@@ -155,9 +194,15 @@ def test_focus_views_on_the_live_page_ask_the_sessions_budgeted_query(page, view
 
 STEPS = [
     [node("Class", name="LiveController", package="com.app.web")],
-    [node("Class", name="LiveService", package="com.app.auth"),
-     edge("CALLS", {"name": "LiveController"}, {"name": "LiveService"}), node("Gadget", name="nope")],
-    [node("Interface", name="LiveRepository"), edge("IMPLEMENTS", {"name": "LiveService"}, {"name": "LiveRepository"})],
+    [
+        node("Class", name="LiveService", package="com.app.auth"),
+        edge("CALLS", {"name": "LiveController"}, {"name": "LiveService"}),
+        node("Gadget", name="nope"),
+    ],
+    [
+        node("Interface", name="LiveRepository"),
+        edge("IMPLEMENTS", {"name": "LiveService"}, {"name": "LiveRepository"}),
+    ],
 ]
 
 
@@ -172,12 +217,22 @@ def test_the_view_grows_live_as_a_session_is_built_over_the_api(page, viewer):
         seen: list[str] = []
         for i, actions in enumerate(STEPS):
             assert http.post("/sessions/live-api/actions", json={"actions": actions}).status_code == 200
-            added = {a["properties"]["name"] for a in actions if a["type"] == "ADD_NODE" and a["label"] != "Gadget"}
+            added = {
+                a["properties"]["name"] for a in actions if a["type"] == "ADD_NODE" and a["label"] != "Gadget"
+            }
             wait_for_names(page, added)
             seen = page.node_names()
-            assert len(seen) == len({n for s in STEPS[: i + 1] for n in
-                                     (a["properties"]["name"] for a in s if a["type"] == "ADD_NODE"
-                                      and a["label"] != "Gadget")})
+            assert len(seen) == len(
+                {
+                    n
+                    for s in STEPS[: i + 1]
+                    for n in (
+                        a["properties"]["name"]
+                        for a in s
+                        if a["type"] == "ADD_NODE" and a["label"] != "Gadget"
+                    )
+                }
+            )
             page.shot(f"live-api-step-{i + 1}")
         page.page.wait_for_selector("#iterations li[data-iteration='3']")
         assert "UNKNOWN_NODE_TYPE" in page.page.locator("#iterations li[data-iteration='2']").inner_text()
@@ -198,12 +253,15 @@ def test_the_view_grows_live_while_another_process_writes_the_store(page, viewer
     page.wait_ready()
     for i, actions in enumerate(STEPS):
         writer.apply(ApplyInput(session_id="live-store", actions=actions))
-        wait_for_names(page, {a["properties"]["name"] for a in actions
-                              if a["type"] == "ADD_NODE" and a["label"] != "Gadget"})
+        wait_for_names(
+            page,
+            {a["properties"]["name"] for a in actions if a["type"] == "ADD_NODE" and a["label"] != "Gadget"},
+        )
         assert page.page.locator("#iteration-slider").get_attribute("max") == str(i + 1)
     writer.finish(FinishInput(session_id="live-store"))
-    page.page.wait_for_function("() => document.querySelector('#summary').textContent.includes('finished')",
-                                timeout=60_000)
+    page.page.wait_for_function(
+        "() => document.querySelector('#summary').textContent.includes('finished')", timeout=60_000
+    )
     page.shot("live-store-finished")
     assert sorted(page.node_names()) == ["LiveController", "LiveRepository", "LiveService"]
     assert page.errors == []
@@ -219,8 +277,15 @@ def test_the_ui_routes_are_behind_the_token(viewer):
         login = anon.post("/ui/login", data={"token": TOKEN})
         assert login.status_code == 303
         cookie = login.headers["set-cookie"]
-        assert TOKEN not in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/ui" in cookie
-    with httpx.Client(base_url=base, timeout=10, cookies={COOKIE: cookie_value(TOKEN, int(time.time()) + 3600)}) as browser_like:
+        assert (
+            TOKEN not in cookie
+            and "HttpOnly" in cookie
+            and "SameSite=Strict" in cookie
+            and "Path=/ui" in cookie
+        )
+    with httpx.Client(
+        base_url=base, timeout=10, cookies={COOKIE: cookie_value(TOKEN, int(time.time()) + 3600)}
+    ) as browser_like:
         assert browser_like.get("/ui/api/sessions").status_code == 200
         assert browser_like.get("/sessions").status_code == 401  # the cookie opens the viewer's reads only
         assert browser_like.post("/ui/api/sessions").status_code in (401, 403)  # and never a write
@@ -238,10 +303,16 @@ def test_the_ui_routes_are_behind_the_token(viewer):
         assert "event: end" in events.text
 
 
-def test_igg_view_refuses_an_unknown_session_a_busy_port_and_a_wide_bind_without_token(tmp_path, viewer, monkeypatch):
+def test_igg_view_refuses_an_unknown_session_a_busy_port_and_a_wide_bind_without_token(
+    tmp_path, viewer, monkeypatch
+):
     monkeypatch.delenv("IGG_API_TOKEN", raising=False)
     unknown = igg("view", "nope", "--store", str(viewer["store"]), "--port", "0")
-    assert unknown.returncode == 2 and "no session 'nope'" in unknown.stderr and "Traceback" not in unknown.stderr
+    assert (
+        unknown.returncode == 2
+        and "no session 'nope'" in unknown.stderr
+        and "Traceback" not in unknown.stderr
+    )
     port = viewer["base"].rsplit(":", 1)[1]
     busy = igg("view", "--store", str(tmp_path / "s.sqlite"), "--port", port)
     assert busy.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in busy.stderr

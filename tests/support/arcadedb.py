@@ -42,14 +42,35 @@ def start_arcadedb(tmp: Path, *, heap: str = "1g", timeout: float = 180.0) -> Bo
         root.mkdir(parents=True)
         ready = root / "ready"
         log_path = root / "server.log"
-        cmd = [sys.executable, "-m", "tests.support.arcadedb", "--root", str(root), "--bolt-port", str(bolt_port),
-               "--http-port", str(http_port), "--ready", str(ready), "--heap", heap]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        cmd = [
+            sys.executable,
+            "-m",
+            "tests.support.arcadedb",
+            "--root",
+            str(root),
+            "--bolt-port",
+            str(bolt_port),
+            "--http-port",
+            str(http_port),
+            "--ready",
+            str(ready),
+            "--heap",
+            heap,
+        ]
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        }
         with log_path.open("wb") as log:
-            process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=root,
-                                       env=env)
-        server = BoltServer(uri=f"bolt://127.0.0.1:{bolt_port}", process=process, log_path=log_path,
-                            env={"NEO4J_USERNAME": USER, "NEO4J_PASSWORD": PASSWORD})
+            process = subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, cwd=root, env=env
+            )
+        server = BoltServer(
+            uri=f"bolt://127.0.0.1:{bolt_port}",
+            process=process,
+            log_path=log_path,
+            env={"NEO4J_USERNAME": USER, "NEO4J_PASSWORD": PASSWORD},
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and process.poll() is None and not ready.exists():
             time.sleep(0.1)
@@ -105,9 +126,18 @@ def serve(argv: list[str] | None = None) -> int:
     from arcadedb_embedded.server import ArcadeDBServer
 
     start_jvm(heap_size=args.heap)
-    server = ArcadeDBServer(os.path.abspath(args.root), root_password=PASSWORD, config={
-        "host": "127.0.0.1", "http_port": args.http_port, "server_plugins": BOLT_PLUGIN,
-        "bolt_port": args.bolt_port, "bolt_host": "127.0.0.1", "bolt_defaultDatabase": DATABASE})
+    server = ArcadeDBServer(
+        os.path.abspath(args.root),
+        root_password=PASSWORD,
+        config={
+            "host": "127.0.0.1",
+            "http_port": args.http_port,
+            "server_plugins": BOLT_PLUGIN,
+            "bolt_port": args.bolt_port,
+            "bolt_host": "127.0.0.1",
+            "bolt_defaultDatabase": DATABASE,
+        },
+    )
     server.start()
     try:
         server.create_database(DATABASE)

@@ -33,15 +33,24 @@ def code_map(n: int, seed: int = 7, *, packages: int | None = None) -> GraphStat
     for m in range(n_modules):
         t, sub, sid = subs[(m * 7 + rng.randrange(3)) % len(subs)]
         name = f"{sub}.mod{m}"
-        mid = state.add_node("Module", {"name": name, "path": name.replace(".", "/") + ".py", "language": "python",
-                                        "lines": rng.randint(20, 900)})
+        mid = state.add_node(
+            "Module",
+            {
+                "name": name,
+                "path": name.replace(".", "/") + ".py",
+                "language": "python",
+                "lines": rng.randint(20, 900),
+            },
+        )
         state.add_edge(sid, "CONTAINS", mid, {})
         modules.append((t, name, mid))
     classes: list[tuple[int, str]] = []  # (module index, id)
     for c in range(n_classes):
         mi = c % n_modules if c < n_modules else rng.randrange(n_modules)
         _, mod, mid = modules[mi]
-        cid = state.add_node("Class", {"name": f"Class{c}", "package": mod, "qualified_name": f"{mod}.Class{c}"})
+        cid = state.add_node(
+            "Class", {"name": f"Class{c}", "package": mod, "qualified_name": f"{mod}.Class{c}"}
+        )
         state.add_edge(mid, "CONTAINS", cid, {})
         classes.append((mi, cid))
     methods: list[tuple[int, str]] = []  # (module index, id)
@@ -66,7 +75,9 @@ def code_map(n: int, seed: int = 7, *, packages: int | None = None) -> GraphStat
     for mi, xid in methods:
         by_module.setdefault(mi, []).append(xid)
     for mi, xid in methods:
-        near = by_module[mi] if rng.random() < 0.6 else by_module.get(rng.randrange(n_modules)) or by_module[mi]
+        near = (
+            by_module[mi] if rng.random() < 0.6 else by_module.get(rng.randrange(n_modules)) or by_module[mi]
+        )
         other = rng.choice(near)
         if other != xid and state.edge_between(xid, "CALLS", other) is None:
             state.add_edge(xid, "CALLS", other, {})

@@ -33,8 +33,14 @@ class BoltServer:
         from igg.export.neo4j.bolt import Neo4jSettings
 
         base = Neo4jSettings.from_env(self.env, uri=self.uri)
-        values = {**base.__dict__, "connection_timeout": 3.0, "acquisition_timeout": 6.0, "max_retry_time": 15.0,
-                  "connect_attempts": 3, **overrides}
+        values = {
+            **base.__dict__,
+            "connection_timeout": 3.0,
+            "acquisition_timeout": 6.0,
+            "max_retry_time": 15.0,
+            "connect_attempts": 3,
+            **overrides,
+        }
         return Neo4jSettings(**values)
 
     def after_close(self) -> None:

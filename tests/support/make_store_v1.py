@@ -28,18 +28,30 @@ from igg.workspace.ops import ApplyInput, FinishInput
 
 def payload(sid: str, max_iterations: int) -> dict:
     return {
-        "session_id": sid, "goal_prompt": f"map {sid}", "context_data": "class A {}\n\nclass B {}",
-        "config": {"max_iterations": max_iterations, "stuck_after": 10,
-                   "constraints": {"max_nodes": 50, "max_edges": 100},
-                   "schema": {"node_types": ["Class", "Method"], "edge_types": ["CALLS"],
-                              "required_attributes": {"Class": ["name", "package"]}}},
+        "session_id": sid,
+        "goal_prompt": f"map {sid}",
+        "context_data": "class A {}\n\nclass B {}",
+        "config": {
+            "max_iterations": max_iterations,
+            "stuck_after": 10,
+            "constraints": {"max_nodes": 50, "max_edges": 100},
+            "schema": {
+                "node_types": ["Class", "Method"],
+                "edge_types": ["CALLS"],
+                "required_attributes": {"Class": ["name", "package"]},
+            },
+        },
     }
 
 
 def turn(i: int) -> dict:
-    actions: list[dict] = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}}]
+    actions: list[dict] = [
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": f"C{i}", "package": "p"}}
+    ]
     if i > 1:
-        actions.append({"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"}, "to": {"name": f"C{i - 1}"}})
+        actions.append(
+            {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": f"C{i}"}, "to": {"name": f"C{i - 1}"}}
+        )
     if i % 2 == 0:
         actions.append({"type": "UPDATE_NODE", "node": {"name": f"C{i - 1}"}, "properties": {"doc": f"d{i}"}})
     if i == 3:
@@ -64,21 +76,35 @@ def main(out: Path) -> None:
     store = SessionStore(out)
     run(load_request(payload("run-finished", 4)), Script(), recorder=SessionRecorder(store, agent="python"))
     try:
-        run(load_request(payload("run-interrupted", 6)), Script(stop_after=3),
-            recorder=SessionRecorder(store, agent="python"))
+        run(
+            load_request(payload("run-interrupted", 6)),
+            Script(stop_after=3),
+            recorder=SessionRecorder(store, agent="python"),
+        )
     except KeyboardInterrupt:
         pass
     ws = Workspace(StoreSessions(store))
     req = payload("tool-open", 10)
     ws.start(req)
-    ws.apply(ApplyInput(session_id="tool-open", reasoning="two classes", actions=turn(1)["actions"] + turn(2)["actions"]))
+    ws.apply(
+        ApplyInput(
+            session_id="tool-open", reasoning="two classes", actions=turn(1)["actions"] + turn(2)["actions"]
+        )
+    )
     ws.apply(ApplyInput(session_id="tool-open", reasoning="a bad one", actions=turn(3)["actions"]))
     ws.start(payload("tool-finished", 10))
-    ws.apply(ApplyInput(session_id="tool-finished", reasoning="one", actions=[
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Lonely", "package": "p"}},
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "B", "package": "p"}},
-        {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "A"}, "to": {"name": "B"}}]))
+    ws.apply(
+        ApplyInput(
+            session_id="tool-finished",
+            reasoning="one",
+            actions=[
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Lonely", "package": "p"}},
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": "B", "package": "p"}},
+                {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "A"}, "to": {"name": "B"}},
+            ],
+        )
+    )
     ws.finish(FinishInput(session_id="tool-finished", prune_isolated=True))
     store.close()
 

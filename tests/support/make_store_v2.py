@@ -28,16 +28,26 @@ from igg.workspace.ops import ApplyInput, ReviewInput
 
 def payload(sid: str, *, review: bool = False) -> dict:
     return {
-        "session_id": sid, "goal_prompt": f"map {sid}", "context_data": "class A {}\n\nclass B {}",
-        "config": {"max_iterations": 10, "review": review,
-                   "constraints": {"max_nodes": 50, "max_edges": 100},
-                   "schema": {"node_types": ["Class", "Method"], "edge_types": ["CALLS"],
-                              "required_attributes": {"Class": ["name", "package"]}}},
+        "session_id": sid,
+        "goal_prompt": f"map {sid}",
+        "context_data": "class A {}\n\nclass B {}",
+        "config": {
+            "max_iterations": 10,
+            "review": review,
+            "constraints": {"max_nodes": 50, "max_edges": 100},
+            "schema": {
+                "node_types": ["Class", "Method"],
+                "edge_types": ["CALLS"],
+                "required_attributes": {"Class": ["name", "package"]},
+            },
+        },
     }
 
 
 def add(name: str, calls: str | None = None) -> list[dict]:
-    actions: list[dict] = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": name, "package": "p"}}]
+    actions: list[dict] = [
+        {"type": "ADD_NODE", "label": "Class", "properties": {"name": name, "package": "p"}}
+    ]
     if calls:
         actions.append({"type": "ADD_EDGE", "label": "CALLS", "from": {"name": name}, "to": {"name": calls}})
     return actions
@@ -50,12 +60,20 @@ def main(out: Path, tree: Path) -> None:
     ws.start(payload("review-pending", review=True))
     plan = ws.apply(ApplyInput(session_id="review-pending", reasoning="first", actions=add("A")))["review"]
     from igg.workspace.review import decide
+
     decide(ws, ReviewInput(session_id="review-pending", decision="approve", plan_id=plan["plan_id"]))
     ws.apply(ApplyInput(session_id="review-pending", reasoning="second", actions=add("B", "A")))
     ws.start(payload("review-rejected", review=True))
     plan = ws.apply(ApplyInput(session_id="review-rejected", reasoning="bad", actions=add("X")))["review"]
-    decide(ws, ReviewInput(session_id="review-rejected", decision="reject", plan_id=plan["plan_id"],
-                           note="name it after the file"))
+    decide(
+        ws,
+        ReviewInput(
+            session_id="review-rejected",
+            decision="reject",
+            plan_id=plan["plan_id"],
+            note="name it after the file",
+        ),
+    )
     ws.start(payload("undone"))
     for i, (name, calls) in enumerate([("A", None), ("B", "A"), ("C", "B")]):
         ws.apply(ApplyInput(session_id="undone", reasoning=f"apply {i + 1}", actions=add(name, calls)))
@@ -64,7 +82,9 @@ def main(out: Path, tree: Path) -> None:
     tree.mkdir(parents=True, exist_ok=True)
     (tree / "pkg").mkdir(exist_ok=True)
     (tree / "pkg" / "__init__.py").write_text("")
-    (tree / "pkg" / "a.py").write_text("from pkg import b\n\n\nclass A:\n    def run(self):\n        return b.helper()\n")
+    (tree / "pkg" / "a.py").write_text(
+        "from pkg import b\n\n\nclass A:\n    def run(self):\n        return b.helper()\n"
+    )
     (tree / "pkg" / "b.py").write_text("def helper():\n    return 1\n")
     map_code([tree], store=out, session_id="codemap")
     (tree / "pkg" / "c.py").write_text("from pkg.a import A\n\n\nclass C(A):\n    pass\n")

@@ -17,8 +17,8 @@ def pixels(png: bytes) -> tuple[int, int, list[list[tuple[int, int, int]]]]:
     pos, data, width = 8, b"", 0
     height = depth = colour = interlace = 0
     while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos:pos + 4])
-        kind, body = png[pos + 4:pos + 8], png[pos + 8:pos + 8 + length]
+        (length,) = struct.unpack(">I", png[pos : pos + 4])
+        kind, body = png[pos + 4 : pos + 8], png[pos + 8 : pos + 8 + length]
         pos += 12 + length
         if kind == b"IHDR":
             width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
@@ -31,7 +31,7 @@ def pixels(png: bytes) -> tuple[int, int, list[list[tuple[int, int, int]]]]:
     previous = bytearray(stride)
     for y in range(height):
         start = y * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
         for i in range(stride):
             left = line[i - channels] if i >= channels else 0
             up, corner = previous[i], previous[i - channels] if i >= channels else 0

@@ -57,8 +57,9 @@ class PostgresServer:
 
     def start(self) -> subprocess.CompletedProcess[str]:
         """Start the server (its output to ``server.log``: a server holding pg_ctl's pipe would hang the caller)."""
-        return self.pg_ctl("-o", self.options, "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start",
-                           timeout=90)
+        return self.pg_ctl(
+            "-o", self.options, "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start", timeout=90
+        )
 
     def restart(self) -> None:
         """Stop the server (fast: clients are disconnected) and start it again on the same port."""
@@ -91,15 +92,30 @@ def start_postgres(*, durable: bool = False) -> PostgresServer:
     flushed (fsync, synchronous_commit, full page writes)."""
     bin_dir = postgres_bin()
     if bin_dir is None:
-        raise RuntimeError("PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin; "
-                           "apt-get install postgresql)")
+        raise RuntimeError(
+            "PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin; "
+            "apt-get install postgresql)"
+        )
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         raise RuntimeError("running as root without runuser: initdb refuses root")
     folder = Path(tempfile.mkdtemp(prefix="igg-pg-"))
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")
-    made = _run([str(bin_dir / "initdb"), "-D", str(folder / "data"), "-A", "trust", "-U", "postgres",
-                 "-E", "UTF8", "--no-sync", "--no-instructions"])
+    made = _run(
+        [
+            str(bin_dir / "initdb"),
+            "-D",
+            str(folder / "data"),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+            "--no-instructions",
+        ]
+    )
     if made.returncode != 0:
         raise RuntimeError(f"initdb failed: {(made.stderr or made.stdout).strip()[-500:]}")
     port = free_port(set())
@@ -109,7 +125,11 @@ def start_postgres(*, durable: bool = False) -> PostgresServer:
     server = PostgresServer(folder=folder, port=port, bin=bin_dir, options=options)
     started = server.start()
     if started.returncode != 0:
-        log = (folder / "server.log").read_text(errors="replace")[-800:] if (folder / "server.log").exists() else ""
+        log = (
+            (folder / "server.log").read_text(errors="replace")[-800:]
+            if (folder / "server.log").exists()
+            else ""
+        )
         raise RuntimeError(f"pg_ctl start failed: {(started.stderr or started.stdout).strip()[-300:]} {log}")
     return server
 

@@ -1,5 +1,6 @@
 """Start and stop a live ``igg`` server (serve, view, mcp --transport http) for tests: one copy of the port
 picking, the clean environment, the wait for it to answer and the stop."""
+
 from __future__ import annotations
 
 import contextlib
@@ -35,8 +36,9 @@ def clean_env(extra: dict[str, str] | None = None, *, drop: Sequence[str] = SECR
     return {k: v for k, v in os.environ.items() if k not in drop} | (extra or {})
 
 
-def wait_until(ready: Callable[[], bool], proc: subprocess.Popen[Any], what: str,
-               log: Callable[[], str] = lambda: "") -> None:
+def wait_until(
+    ready: Callable[[], bool], proc: subprocess.Popen[Any], what: str, log: Callable[[], str] = lambda: ""
+) -> None:
     """Poll ``ready`` (transport errors count as not yet) until it holds; fail naming ``what`` (and the
     server's log) if the server exits or the deadline passes first."""
     deadline = time.monotonic() + START_DEADLINE
@@ -64,8 +66,9 @@ def stop(proc: subprocess.Popen[Any]) -> None:
 
 
 @contextmanager
-def igg_serve(args: Sequence[str], *, env: dict[str, str], log_path: Path | None = None,
-              **popen: Any) -> Iterator[tuple[subprocess.Popen[Any], str]]:
+def igg_serve(
+    args: Sequence[str], *, env: dict[str, str], log_path: Path | None = None, **popen: Any
+) -> Iterator[tuple[subprocess.Popen[Any], str]]:
     """``igg serve --port P ARGS`` on a free loopback port, answering ``/healthz``: the process and its base URL.
     With ``log_path`` its output goes to that file; otherwise ``popen`` says where (``subprocess.Popen``'s
     stdout, stderr, preexec_fn ...). The server is stopped on exit; a start that fails shows its log."""
@@ -73,16 +76,20 @@ def igg_serve(args: Sequence[str], *, env: dict[str, str], log_path: Path | None
     with contextlib.ExitStack() as files:
         if log_path is not None:
             popen |= {"stdout": files.enter_context(log_path.open("w")), "stderr": subprocess.STDOUT}
-        proc = subprocess.Popen([sys.executable, "-m", "igg", "serve", "--port", str(port), *args],
-                                cwd=ROOT, env=env, **popen)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "igg", "serve", "--port", str(port), *args], cwd=ROOT, env=env, **popen
+        )
         base = f"http://127.0.0.1:{port}"
 
         def log() -> str:
             if log_path is not None:
                 return log_path.read_text()
             return proc.communicate()[1].decode() if popen.get("stderr") == subprocess.PIPE else ""
+
         try:
-            wait_until(lambda: httpx.get(f"{base}/healthz", timeout=1).status_code == 200, proc, "igg serve", log)
+            wait_until(
+                lambda: httpx.get(f"{base}/healthz", timeout=1).status_code == 200, proc, "igg serve", log
+            )
             yield proc, base
         finally:
             stop(proc)

@@ -11,8 +11,11 @@ CTRL = {"name": "AuthController", "package": "com.app.web"}
 
 def test_seed_response_applies_in_order_with_an_edge_to_a_node_added_in_the_same_response():
     ws = Workspace()
-    v = ws.apply(node("Class", **CTRL), node("Class", **AUTH),
-                 edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}))
+    v = ws.apply(
+        node("Class", **CTRL),
+        node("Class", **AUTH),
+        edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+    )
     assert [x.accepted for x in v] == [True, True, True]
     assert v[0].message == 'added Class "AuthController" as n1'
     assert v[2].message == "added CALLS edge e1 (n1 -> n2)"
@@ -22,8 +25,10 @@ def test_seed_response_applies_in_order_with_an_edge_to_a_node_added_in_the_same
 def test_unknown_node_type_lists_the_allowed_types_and_a_close_match():
     v = Workspace().one(node("Klass", name="A", package="p"))
     assert v.code == C.UNKNOWN_NODE_TYPE
-    assert v.message == ("node type 'Klass' is not in the schema; allowed node types: Class, Interface, Method, "
-                         "DatabaseTable. Did you mean 'Class'?")
+    assert v.message == (
+        "node type 'Klass' is not in the schema; allowed node types: Class, Interface, Method, "
+        "DatabaseTable. Did you mean 'Class'?"
+    )
 
 
 def test_unknown_edge_type():
@@ -47,7 +52,9 @@ def test_invalid_property_key_value_and_length():
     v = ws.one(node("Interface", name="I", **{"bad key": 1}))
     assert v.code == C.INVALID_PROPERTY and "'bad key' is not a safe identifier" in v.message
     v = ws.one(node("Interface", name="I", doc="x" * 11))
-    assert v.code == C.INVALID_PROPERTY and v.message == "property 'doc' is 11 characters long; the limit is 10."
+    assert (
+        v.code == C.INVALID_PROPERTY and v.message == "property 'doc' is 11 characters long; the limit is 10."
+    )
     v = ws.one({"type": "ADD_NODE", "label": "Interface", "properties": {"name": "I", "label": "x"}})
     assert v.code == C.INVALID_PROPERTY and "reserved" in v.message
     v = ws.one(node("Interface", name="I", meta={"a": 1}))
@@ -67,8 +74,10 @@ def test_node_not_found_lists_close_names():
     ws.apply(node("Class", **AUTH), node("Class", **CTRL))
     v = ws.one(edge("CALLS", {"name": "AuthControler"}, {"name": "AuthService"}))
     assert v.code == C.NODE_NOT_FOUND
-    assert v.message == ("from: no node matches {'name': 'AuthControler'}. Close matches: Class \"AuthController\". "
-                         "Add the node first (an ADD_NODE earlier in the same response counts) or fix the reference.")
+    assert v.message == (
+        "from: no node matches {'name': 'AuthControler'}. Close matches: Class \"AuthController\". "
+        "Add the node first (an ADD_NODE earlier in the same response counts) or fix the reference."
+    )
 
 
 def test_ambiguous_reference_says_how_to_disambiguate():
@@ -76,8 +85,10 @@ def test_ambiguous_reference_says_how_to_disambiguate():
     ws.apply(node("Class", name="Auth", package="a"), node("Interface", name="Auth"), node("Class", **CTRL))
     v = ws.one(edge("CALLS", {"name": "AuthController"}, {"name": "Auth"}))
     assert v.code == C.AMBIGUOUS_REFERENCE
-    assert v.message == ("to: {'name': 'Auth'} matches 2 nodes: Class \"Auth\" (n1); Interface \"Auth\" (n2). "
-                         "To pick one, add \"label\" (one of Class, Interface) to the reference.")
+    assert v.message == (
+        "to: {'name': 'Auth'} matches 2 nodes: Class \"Auth\" (n1); Interface \"Auth\" (n2). "
+        'To pick one, add "label" (one of Class, Interface) to the reference.'
+    )
     v = ws.one(edge("CALLS", {"name": "AuthController"}, {"name": "Auth", "label": "Interface"}))
     assert v.accepted
 
@@ -94,8 +105,10 @@ def test_duplicate_node_is_never_a_silent_overwrite():
     ws.apply(node("Class", **AUTH))
     v = ws.one(node("Class", **AUTH))
     assert v.code == C.DUPLICATE_NODE
-    assert v.message == ('Class "AuthService" already exists (n1) with these properties; nothing to add. Refer to it '
-                         "in edges instead of adding it again.")
+    assert v.message == (
+        'Class "AuthService" already exists (n1) with these properties; nothing to add. Refer to it '
+        "in edges instead of adding it again."
+    )
     v = ws.one(node("Class", name="AuthService", package="com.other"))
     assert v.code == C.DUPLICATE_NODE
     assert "differs in package: existing 'com.app.auth', proposed 'com.other'" in v.message
@@ -105,9 +118,11 @@ def test_duplicate_node_is_never_a_silent_overwrite():
 
 def test_composite_identity_keeps_overloads_apart():
     ws = Workspace(schema={"identity_keys": {"Method": ["name", "signature"]}})
-    v = ws.apply(node("Method", name="login", signature="login(String)"),
-                 node("Method", name="login", signature="login(String,String)"),
-                 node("Method", name="login", signature="login(String)"))
+    v = ws.apply(
+        node("Method", name="login", signature="login(String)"),
+        node("Method", name="login", signature="login(String,String)"),
+        node("Method", name="login", signature="login(String)"),
+    )
     assert [x.accepted for x in v] == [True, True, False]
     assert v[2].code == C.DUPLICATE_NODE
     v = ws.one({"type": "DELETE_NODE", "node": {"name": "login"}})
@@ -122,7 +137,10 @@ def test_duplicate_edge():
     assert ws.one(e).accepted
     v = ws.one(e)
     assert v.code == C.DUPLICATE_EDGE
-    assert v.message == 'Class "AuthController" -CALLS-> Class "AuthService" already exists (e1); nothing to add.'
+    assert (
+        v.message
+        == 'Class "AuthController" -CALLS-> Class "AuthService" already exists (e1); nothing to add.'
+    )
 
 
 def test_self_loop_forbidden_unless_allowed():
@@ -138,8 +156,13 @@ def test_self_loop_forbidden_unless_allowed():
 
 def test_max_nodes_and_max_edges():
     ws = Workspace(constraints={"max_nodes": 2, "max_edges": 1})
-    v = ws.apply(node("Interface", name="A"), node("Interface", name="B"), node("Interface", name="C"),
-                 edge("CALLS", {"name": "A"}, {"name": "B"}), edge("CALLS", {"name": "B"}, {"name": "A"}))
+    v = ws.apply(
+        node("Interface", name="A"),
+        node("Interface", name="B"),
+        node("Interface", name="C"),
+        edge("CALLS", {"name": "A"}, {"name": "B"}),
+        edge("CALLS", {"name": "B"}, {"name": "A"}),
+    )
     assert [x.code for x in v] == [None, None, C.MAX_NODES_EXCEEDED, None, C.MAX_EDGES_EXCEEDED]
     assert v[2].message.startswith("the graph already holds max_nodes=2 nodes")
     assert v[4].message.startswith("the graph already holds max_edges=1 edges")
@@ -150,10 +173,14 @@ def test_edge_pattern_forbidden_names_the_allowed_patterns():
     ws.apply(node("Class", **AUTH), node("Interface", name="IAuth"), node("Class", **CTRL))
     v = ws.one(edge("IMPLEMENTS", {"name": "AuthService"}, {"name": "AuthController"}))
     assert v.code == C.EDGE_PATTERN_FORBIDDEN
-    assert v.message == ("Class-IMPLEMENTS->Class is not an allowed pattern; IMPLEMENTS may only connect: "
-                         "Class-IMPLEMENTS->Interface.")
+    assert v.message == (
+        "Class-IMPLEMENTS->Class is not an allowed pattern; IMPLEMENTS may only connect: "
+        "Class-IMPLEMENTS->Interface."
+    )
     assert ws.one(edge("IMPLEMENTS", {"name": "AuthService"}, {"name": "IAuth"})).accepted
-    assert ws.one(edge("CALLS", {"name": "AuthService"}, {"name": "AuthController"})).accepted  # unconstrained type
+    assert ws.one(
+        edge("CALLS", {"name": "AuthService"}, {"name": "AuthController"})
+    ).accepted  # unconstrained type
 
 
 def test_too_many_actions_rejects_the_excess_with_a_verdict_each():
@@ -168,8 +195,10 @@ def test_unknown_action_and_invalid_action():
     ws = Workspace()
     v = ws.apply({"type": "MERGE_NODE", "label": "Class"}, {"type": "ADD_EDGE", "label": "CALLS"})
     assert v[0].code == C.UNKNOWN_ACTION
-    assert v[0].message == ("unknown action type 'MERGE_NODE'; allowed: ADD_NODE, ADD_EDGE, UPDATE_NODE, "
-                            "DELETE_NODE, DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY")
+    assert v[0].message == (
+        "unknown action type 'MERGE_NODE'; allowed: ADD_NODE, ADD_EDGE, UPDATE_NODE, "
+        "DELETE_NODE, DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY"
+    )
     assert v[1].code == C.INVALID_ACTION and v[1].message == "ADD_EDGE: missing 'from'; missing 'to'"
 
 
@@ -181,9 +210,13 @@ def test_update_node_sets_removes_and_keeps_required_and_identity():
     v = ws.one({"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "remove": ["package"]})
     assert v.code == C.MISSING_REQUIRED_ATTRIBUTE
     assert v.message == ("Class requires name, package; this update would leave package missing or empty.")
-    v = ws.one({"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"name": "AuthController"}})
-    assert v.code == C.DUPLICATE_NODE and "would collide with Class \"AuthController\" (n2)" in v.message
-    v = ws.one({"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"name": "LoginService"}})
+    v = ws.one(
+        {"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"name": "AuthController"}}
+    )
+    assert v.code == C.DUPLICATE_NODE and 'would collide with Class "AuthController" (n2)' in v.message
+    v = ws.one(
+        {"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"name": "LoginService"}}
+    )
     assert v.accepted
     assert ws.state.find_nodes({"name": "LoginService"}) == ["n1"]
     assert ws.state.find_nodes({"name": "AuthService"}) == []
@@ -191,9 +224,13 @@ def test_update_node_sets_removes_and_keeps_required_and_identity():
 
 def test_delete_node_deletes_its_edges():
     ws = Workspace()
-    ws.apply(node("Class", **AUTH), node("Class", **CTRL), node("DatabaseTable", name="users"),
-             edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
-             edge("READS_FROM", {"name": "AuthService"}, {"name": "users"}))
+    ws.apply(
+        node("Class", **AUTH),
+        node("Class", **CTRL),
+        node("DatabaseTable", name="users"),
+        edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+        edge("READS_FROM", {"name": "AuthService"}, {"name": "users"}),
+    )
     v = ws.one({"type": "DELETE_NODE", "node": {"name": "AuthService"}})
     assert v.accepted and v.message == 'deleted Class "AuthService" (n1) and its 2 edges'
     assert ws.state.edge_count == 0 and ws.state.node_count == 2
@@ -201,14 +238,23 @@ def test_delete_node_deletes_its_edges():
 
 def test_delete_edge_and_edge_not_found():
     ws = Workspace()
-    ws.apply(node("Class", **AUTH), node("Class", **CTRL),
-             edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}))
-    d = {"type": "DELETE_EDGE", "label": "CALLS", "from": {"name": "AuthController"}, "to": {"name": "AuthService"}}
+    ws.apply(
+        node("Class", **AUTH),
+        node("Class", **CTRL),
+        edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+    )
+    d = {
+        "type": "DELETE_EDGE",
+        "label": "CALLS",
+        "from": {"name": "AuthController"},
+        "to": {"name": "AuthService"},
+    }
     assert ws.one(d).accepted
     v = ws.one(d)
     assert v.code == C.EDGE_NOT_FOUND
-    assert v.message == ('there is no CALLS edge from Class "AuthController" to Class "AuthService"; nothing to '
-                         "delete.")
+    assert v.message == (
+        'there is no CALLS edge from Class "AuthController" to Class "AuthService"; nothing to delete.'
+    )
 
 
 def test_deletion_limits_bound_a_prompt_injection():
@@ -228,21 +274,29 @@ def test_seed_nodes_are_protected_from_deletion():
     ws = Workspace(seed_data=seed)
     v = ws.one({"type": "DELETE_NODE", "node": {"name": "Seed"}})
     assert v.code == C.PROTECTED_NODE
-    assert v.message == ('Interface "Seed" comes from the seed graph and is protected (protect_seed_nodes is true); '
-                         "it cannot be deleted.")
+    assert v.message == (
+        'Interface "Seed" comes from the seed graph and is protected (protect_seed_nodes is true); '
+        "it cannot be deleted."
+    )
     ws = Workspace(seed_data=seed, constraints={"protect_seed_nodes": False})
     assert ws.one({"type": "DELETE_NODE", "node": {"name": "Seed"}}).accepted
 
 
 def test_atomic_mode_applies_all_or_nothing():
     ws = Workspace(apply_mode="atomic")
-    v = ws.apply(node("Class", **AUTH), node("Class", **CTRL),
-                 edge("CALLS", {"name": "AuthController"}, {"name": "Nope"}))
+    v = ws.apply(
+        node("Class", **AUTH),
+        node("Class", **CTRL),
+        edge("CALLS", {"name": "AuthController"}, {"name": "Nope"}),
+    )
     assert [x.code for x in v] == [C.ROLLED_BACK, C.ROLLED_BACK, C.NODE_NOT_FOUND]
     assert "action #2 (NODE_NOT_FOUND) was rejected" in v[0].message
     assert ws.state.node_count == 0 and ws.state.journal == []
-    v = ws.apply(node("Class", **AUTH), node("Class", **CTRL),
-                 edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}))
+    v = ws.apply(
+        node("Class", **AUTH),
+        node("Class", **CTRL),
+        edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+    )
     assert all(x.accepted for x in v) and ws.state.edge_count == 1
 
 
@@ -250,11 +304,15 @@ def test_journal_replays_and_reverts_exactly():
     from igg.graph.state import GraphState
 
     ws = Workspace()
-    ws.apply(node("Class", **AUTH), node("Class", **CTRL), node("DatabaseTable", name="users"),
-             edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
-             {"type": "UPDATE_NODE", "node": {"name": "users"}, "properties": {"name": "accounts"}},
-             edge("READS_FROM", {"name": "AuthService"}, {"name": "accounts"}),
-             {"type": "DELETE_NODE", "node": {"name": "AuthController"}})
+    ws.apply(
+        node("Class", **AUTH),
+        node("Class", **CTRL),
+        node("DatabaseTable", name="users"),
+        edge("CALLS", {"name": "AuthController"}, {"name": "AuthService"}),
+        {"type": "UPDATE_NODE", "node": {"name": "users"}, "properties": {"name": "accounts"}},
+        edge("READS_FROM", {"name": "AuthService"}, {"name": "accounts"}),
+        {"type": "DELETE_NODE", "node": {"name": "AuthController"}},
+    )
     journal = ws.state.take_journal()
     replayed = GraphState(ws.state.schema)
     for m in journal:
@@ -271,9 +329,20 @@ def test_constructed_actions_equal_pydantics_own_construct_with_every_default() 
     of default factories) gives the same model as ``model_construct``, defaults included, never shared."""
     from igg.models.actions import AddEdge, AddNode, constructed
 
-    for model, given in ((AddNode, {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A"}}),
-                         (AddEdge, {"type": "ADD_EDGE", "label": "CALLS", "from_": {}, "to": {}, "properties": {},
-                                    "valid_from": "2020"})):
+    for model, given in (
+        (AddNode, {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A"}}),
+        (
+            AddEdge,
+            {
+                "type": "ADD_EDGE",
+                "label": "CALLS",
+                "from_": {},
+                "to": {},
+                "properties": {},
+                "valid_from": "2020",
+            },
+        ),
+    ):
         ours, theirs = constructed(model, **given), model.model_construct(**given)
         assert ours == theirs and ours.model_dump() == theirs.model_dump()
         assert constructed(model, **given).evidence is not ours.evidence

@@ -48,14 +48,27 @@ def test_edges_wait_for_their_targets_instead_of_failing():
     assert not any(a["type"] == "ADD_EDGE" and a["label"] == "EXTENDS" for a in first["actions"])
     assert "wait for nodes of later files" in first["reasoning"]
     assert not any(v.code == ErrorCode.NODE_NOT_FOUND for vs in verdicts for v in vs)
-    extends = [a for t in turns for a in t["actions"] if a["type"] == "ADD_EDGE" and a["label"] == "EXTENDS"
-               and a["from"].get("name") == "AdminUser"]
-    assert extends == [{"type": "ADD_EDGE", "label": "EXTENDS",
-                        "from": {"label": "Class", "package": "com.acme.model", "name": "AdminUser"},
-                        "to": {"label": "Class", "package": "com.acme.model", "name": "User"},
-                        "properties": {"file": "src/main/java/com/acme/model/AdminUser.java", "line": 3, "column": 1,
-                                       "sites": ["src/main/java/com/acme/model/AdminUser.java:3:1"],
-                                       "site_count": 1}}]
+    extends = [
+        a
+        for t in turns
+        for a in t["actions"]
+        if a["type"] == "ADD_EDGE" and a["label"] == "EXTENDS" and a["from"].get("name") == "AdminUser"
+    ]
+    assert extends == [
+        {
+            "type": "ADD_EDGE",
+            "label": "EXTENDS",
+            "from": {"label": "Class", "package": "com.acme.model", "name": "AdminUser"},
+            "to": {"label": "Class", "package": "com.acme.model", "name": "User"},
+            "properties": {
+                "file": "src/main/java/com/acme/model/AdminUser.java",
+                "line": 3,
+                "column": 1,
+                "sites": ["src/main/java/com/acme/model/AdminUser.java:3:1"],
+                "site_count": 1,
+            },
+        }
+    ]
 
 
 def _reject_methods_named(name: str, code: ErrorCode):
@@ -63,6 +76,7 @@ def _reject_methods_named(name: str, code: ErrorCode):
         if a.label == "Method" and a.properties.get("name") == name:
             return code, f"no {name} here"
         return None
+
     return rule
 
 
@@ -74,11 +88,22 @@ def _drive_with_rule(rule):
 
     request = code_request()
     state, _ = build_state(request)
-    actor = Actor(state.schema, request.config.constraints, request.config.apply_mode, extra_rules={AddNode: (rule,)})
+    actor = Actor(
+        state.schema, request.config.constraints, request.config.apply_mode, extra_rules={AddNode: (rule,)}
+    )
     agent, verdicts, proposed = _agent(), [], []
     for i in range(1, 100):
-        turn = agent(Observation(session_id="t", iteration=i, markdown="", tokens=0, last_verdicts=verdicts,
-                                 request=request, state=state))
+        turn = agent(
+            Observation(
+                session_id="t",
+                iteration=i,
+                markdown="",
+                tokens=0,
+                last_verdicts=verdicts,
+                request=request,
+                state=state,
+            )
+        )
         proposed.append(turn)
         verdicts = actor.apply(state, read_response(turn).items)
         if turn.get("finished"):
@@ -88,10 +113,16 @@ def _drive_with_rule(rule):
 
 def test_a_rejection_that_cannot_change_is_not_proposed_again_and_its_edges_are_dropped():
     agent, state, turns = _drive_with_rule(_reject_methods_named("getName", ErrorCode.UNGROUNDED_SYMBOL))
-    adds = [a for t in turns for a in t["actions"] if a["type"] == "ADD_NODE" and a["properties"].get("name") == "getName"]
+    adds = [
+        a
+        for t in turns
+        for a in t["actions"]
+        if a["type"] == "ADD_NODE" and a["properties"].get("name") == "getName"
+    ]
     assert len(adds) == 2  # User#getName and AdminUser#getName, each proposed once
-    edges_to = [a for t in turns for a in t["actions"] if a["type"] == "ADD_EDGE"
-                and a["to"].get("name") == "getName"]
+    edges_to = [
+        a for t in turns for a in t["actions"] if a["type"] == "ADD_EDGE" and a["to"].get("name") == "getName"
+    ]
     assert edges_to == []  # calls to a refused method are never proposed
     assert agent.skipped["rejected UNGROUNDED_SYMBOL"] == 2
     assert agent.skipped["edge endpoint refused or over the limit"] >= 4
@@ -110,13 +141,26 @@ def test_rolled_back_actions_are_proposed_again():
 
     request = load_request(payload)
     state, _ = build_state(request)
-    actor = Actor(state.schema, request.config.constraints, "atomic",
-                  extra_rules={AddNode: (_reject_methods_named("purge", ErrorCode.INVALID_PROPERTY),)})
+    actor = Actor(
+        state.schema,
+        request.config.constraints,
+        "atomic",
+        extra_rules={AddNode: (_reject_methods_named("purge", ErrorCode.INVALID_PROPERTY),)},
+    )
     agent, verdicts = _agent(), []
     rolled = 0
     for i in range(1, 100):
-        turn = agent(Observation(session_id="t", iteration=i, markdown="", tokens=0, last_verdicts=verdicts,
-                                 request=request, state=state))
+        turn = agent(
+            Observation(
+                session_id="t",
+                iteration=i,
+                markdown="",
+                tokens=0,
+                last_verdicts=verdicts,
+                request=request,
+                state=state,
+            )
+        )
         verdicts = actor.apply(state, read_response(turn).items)
         rolled += sum(v.code == ErrorCode.ROLLED_BACK for v in verdicts)
         if turn.get("finished"):
@@ -143,7 +187,9 @@ def test_fits_the_specifications_own_schema_without_a_single_rejection():
     names are qualified so no edge lands on the wrong node, edge types the schema lacks are left out."""
     seed = json.loads((FIXTURES / "seed_request.json").read_text())
     state, turns, verdicts = drive(_agent(), code_request(schema=seed["config"]["schema"]))
-    assert all(v.accepted for vs in verdicts for v in vs), [v.message for vs in verdicts for v in vs if not v.accepted]
+    assert all(v.accepted for vs in verdicts for v in vs), [
+        v.message for vs in verdicts for v in vs if not v.accepted
+    ]
     nodes, edges = graph_sets(state)
     types = {n.split(" ")[0] for n in nodes}
     assert types == {"Class", "Interface", "Method", "DatabaseTable"}

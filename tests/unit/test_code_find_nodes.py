@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 from igg.graph.state import GraphState
 from igg.models.schema import Schema
 
-SCHEMA = Schema(node_types=["Class", "Method", "Table"], edge_types=["CALLS"],
-                identity_keys={"Class": ["package", "name"], "Method": ["owner", "signature"], "Table": ["name"]})
+SCHEMA = Schema(
+    node_types=["Class", "Method", "Table"],
+    edge_types=["CALLS"],
+    identity_keys={"Class": ["package", "name"], "Method": ["owner", "signature"], "Table": ["name"]},
+)
 VALUES = st.sampled_from(["a", "b", "run()", "x.Y", 1, True, 1.0, 0])
 TYPES = st.sampled_from(["Class", "Method", "Table"])
 KEYS = ("name", "package", "owner", "signature", "kind")

@@ -301,7 +301,9 @@ PYTHON_EDGES = {
 def _map(lang: str):
     state, turns, verdicts = drive(CodeAgent(sources=sources(CODE_FIXTURES / lang)), code_request())
     assert turns[-1]["finished"] is True
-    assert all(v.accepted for vs in verdicts for v in vs), [v.message for vs in verdicts for v in vs if not v.accepted]
+    assert all(v.accepted for vs in verdicts for v in vs), [
+        v.message for vs in verdicts for v in vs if not v.accepted
+    ]
     return state, turns
 
 
@@ -321,7 +323,9 @@ def test_python_tree_maps_to_the_expected_graph_exactly():
 
 def test_one_file_per_turn_and_a_finishing_turn_of_its_own():
     state, turns = _map("java")
-    files = sorted(p.relative_to(CODE_FIXTURES / "java").as_posix() for p in (CODE_FIXTURES / "java").rglob("*.java"))
+    files = sorted(
+        p.relative_to(CODE_FIXTURES / "java").as_posix() for p in (CODE_FIXTURES / "java").rglob("*.java")
+    )
     for turn, path in zip(turns, files, strict=False):
         assert turn["reasoning"].startswith(f"Static analysis of {path}:")
     assert turns[-1]["actions"] == [] and turns[-1]["finished"]

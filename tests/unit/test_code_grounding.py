@@ -26,18 +26,27 @@ def _apply(state, actor, *actions):
 
 
 def _cls(name, package, **extra):
-    return {"type": "ADD_NODE", "label": "Class",
-            "properties": {"name": name, "package": package, "qualified_name": f"{package}.{name}", **extra}}
+    return {
+        "type": "ADD_NODE",
+        "label": "Class",
+        "properties": {"name": name, "package": package, "qualified_name": f"{package}.{name}", **extra},
+    }
 
 
 def test_real_symbols_pass_and_invented_ones_are_rejected_with_close_names():
     state, actor = _workspace()
     ok, invented, wrong_package = _apply(
-        state, actor, _cls("AuthService", "com.acme.service"), _cls("AuthServce", "com.acme.service"),
-        _cls("User", "com.acme.service"))
+        state,
+        actor,
+        _cls("AuthService", "com.acme.service"),
+        _cls("AuthServce", "com.acme.service"),
+        _cls("User", "com.acme.service"),
+    )
     assert ok.accepted
     assert invented.code == ErrorCode.UNGROUNDED_SYMBOL
-    assert "Class 'com.acme.service.AuthServce' does not exist in the 10 source files mapped" in invented.message
+    assert (
+        "Class 'com.acme.service.AuthServce' does not exist in the 10 source files mapped" in invented.message
+    )
     assert "Close names in the sources: com.acme.service.AuthService" in invented.message
     assert wrong_package.code == ErrorCode.UNGROUNDED_SYMBOL
     assert "Class 'com.acme.service.User' does not exist" in wrong_package.message
@@ -46,11 +55,26 @@ def test_real_symbols_pass_and_invented_ones_are_rejected_with_close_names():
 def test_methods_tables_and_packages():
     state, actor = _workspace()
     verdicts = _apply(
-        state, actor,
-        {"type": "ADD_NODE", "label": "Method", "properties": {
-            "owner": "com.acme.service.AuthService", "name": "login", "signature": "login(String, String)"}},
-        {"type": "ADD_NODE", "label": "Method", "properties": {
-            "owner": "com.acme.service.AuthService", "name": "logout", "signature": "logout()"}},
+        state,
+        actor,
+        {
+            "type": "ADD_NODE",
+            "label": "Method",
+            "properties": {
+                "owner": "com.acme.service.AuthService",
+                "name": "login",
+                "signature": "login(String, String)",
+            },
+        },
+        {
+            "type": "ADD_NODE",
+            "label": "Method",
+            "properties": {
+                "owner": "com.acme.service.AuthService",
+                "name": "logout",
+                "signature": "logout()",
+            },
+        },
         {"type": "ADD_NODE", "label": "DatabaseTable", "properties": {"name": "user_roles"}},
         {"type": "ADD_NODE", "label": "DatabaseTable", "properties": {"name": "payments"}},
         {"type": "ADD_NODE", "label": "Package", "properties": {"name": "java.sql"}},
@@ -65,25 +89,42 @@ def test_an_edge_the_source_text_does_not_support_is_rejected():
     state, actor = _workspace()
     m = {"type": "ADD_NODE", "label": "Method"}
     verdicts = _apply(
-        state, actor,
-        {**m, "properties": {"owner": "com.acme.service.AuthService", "name": "login",
-                             "signature": "login(String, String)", "file":
-                             "src/main/java/com/acme/service/AuthService.java"}},
-        {**m, "properties": {"owner": "com.acme.service.PasswordHasher", "name": "hash", "signature": "hash(String)"}},
+        state,
+        actor,
+        {
+            **m,
+            "properties": {
+                "owner": "com.acme.service.AuthService",
+                "name": "login",
+                "signature": "login(String, String)",
+                "file": "src/main/java/com/acme/service/AuthService.java",
+            },
+        },
+        {
+            **m,
+            "properties": {
+                "owner": "com.acme.service.PasswordHasher",
+                "name": "hash",
+                "signature": "hash(String)",
+            },
+        },
         {"type": "ADD_NODE", "label": "DatabaseTable", "properties": {"name": "sessions"}},
         {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "login"}, "to": {"name": "hash"}},
         {"type": "ADD_EDGE", "label": "WRITES_TO", "from": {"name": "login"}, "to": {"name": "sessions"}},
     )
     assert [v.accepted for v in verdicts] == [True, True, True, True, False]
     assert verdicts[4].code == ErrorCode.UNGROUNDED_SYMBOL
-    assert "'sessions' does not occur in src/main/java/com/acme/service/AuthService.java" in verdicts[4].message
+    assert (
+        "'sessions' does not occur in src/main/java/com/acme/service/AuthService.java" in verdicts[4].message
+    )
 
 
 def test_the_static_agent_passes_its_own_grounding():
     files = sources(CODE_FIXTURES / "java")
     grounding = Grounding(link(analyze_all(files)), files)
-    state, turns, verdicts = drive(CodeAgent(sources=files), code_request(), max_turns=49,
-                                   extra_rules=grounding.rules())
+    state, turns, verdicts = drive(
+        CodeAgent(sources=files), code_request(), max_turns=49, extra_rules=grounding.rules()
+    )
     assert turns[-1].get("finished")
     rejected = [v.message for vs in verdicts for v in vs if not v.accepted]
     assert rejected == []
@@ -106,17 +147,42 @@ def test_once_the_llm_proposes_its_edges_must_quote_the_source_line_they_rely_on
     grounder = Grounder(context_of(files), request.config.context.chunk_tokens)
     actor = Actor(state.schema, request.config.constraints, extra_rules=grounding.rules(), grounder=grounder)
     path = "src/main/java/com/acme/service/AuthService.java"
-    line = next(t for t in (CODE_FIXTURES / "java" / path).read_text().splitlines() if "PasswordHasher.hash(" in t)
+    line = next(
+        t for t in (CODE_FIXTURES / "java" / path).read_text().splitlines() if "PasswordHasher.hash(" in t
+    )
     m = {"type": "ADD_NODE", "label": "Method"}
     call = {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "login"}, "to": {"name": "hash"}}
     verdicts = _apply(
-        state, actor,
-        {**m, "properties": {"owner": "com.acme.service.AuthService", "name": "login",
-                             "signature": "login(String, String)", "file": path}},
-        {**m, "properties": {"owner": "com.acme.service.PasswordHasher", "name": "hash", "signature": "hash(String)"}},
-        call, {**call, "evidence": ["return hash(password) // not in the file"]},
-        {**call, "evidence": [" ".join(line.split())]})
-    assert [v.code for v in verdicts] == [None, None, ErrorCode.MISSING_EVIDENCE, ErrorCode.UNGROUNDED_EVIDENCE, None]
+        state,
+        actor,
+        {
+            **m,
+            "properties": {
+                "owner": "com.acme.service.AuthService",
+                "name": "login",
+                "signature": "login(String, String)",
+                "file": path,
+            },
+        },
+        {
+            **m,
+            "properties": {
+                "owner": "com.acme.service.PasswordHasher",
+                "name": "hash",
+                "signature": "hash(String)",
+            },
+        },
+        call,
+        {**call, "evidence": ["return hash(password) // not in the file"]},
+        {**call, "evidence": [" ".join(line.split())]},
+    )
+    assert [v.code for v in verdicts] == [
+        None,
+        None,
+        ErrorCode.MISSING_EVIDENCE,
+        ErrorCode.UNGROUNDED_EVIDENCE,
+        None,
+    ]
     assert "quote the source line they rely on" in verdicts[2].message and path in verdicts[2].message
     (item,) = state.edge_ends(verdicts[4].element)[2]["provenance"]["evidence"]
     assert item["file"] == path and item["match"] in ("exact", "normalized")

@@ -44,7 +44,9 @@ def audit() -> str:
 
 
 def _igg(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "igg", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "igg", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture
@@ -58,6 +60,7 @@ def tree(tmp_path: Path) -> Path:
 def _graph(state: Any, left_out: str) -> tuple[set[Any], set[Any]]:
     """The nodes and edges that belong to files other than ``left_out`` (content hashes and line counts
     aside), by their types and properties."""
+
     def key(n: str) -> Any:
         props = {k: v for k, v in state.node_properties(n).items() if k not in ("sha", "lines")}
         return state.node_type(n), tuple(sorted((k, json.dumps(v)) for k, v in props.items()))
@@ -67,7 +70,9 @@ def _graph(state: Any, left_out: str) -> tuple[set[Any], set[Any]]:
         return left_out in (props.get("path"), props.get("file"))
 
     nodes = {key(n) for n in state.nodes if not theirs(n)}
-    edges = {(key(a), data["type"], key(b)) for _, a, b, data in state.edges() if not theirs(a) and not theirs(b)}
+    edges = {
+        (key(a), data["type"], key(b)) for _, a, b, data in state.edges() if not theirs(a) and not theirs(b)
+    }
     return nodes, edges
 
 
@@ -91,24 +96,42 @@ def test_the_cli_maps_a_tree_whose_sql_string_breaks_the_sql_parser(tmp_path: Pa
     assert out["map_code"]["graph"]["nodes_by_type"] == {"Module": 1, "Function": 1}
 
 
-@pytest.mark.parametrize("query", [
-    "SELECT a FROM orders WHERE b = %s", "SELECT a FROM orders WHERE b = %(name)s", "SELECT a FROM orders WHERE b = ?",
-    "SELECT a FROM orders WHERE b = :name", "SELECT a FROM orders WHERE b = $1",
-    "SELECT a FROM orders WHERE %s",  # %s standing for a piece of SQL ("... WHERE %s" % clause)
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT a FROM orders WHERE b = %s",
+        "SELECT a FROM orders WHERE b = %(name)s",
+        "SELECT a FROM orders WHERE b = ?",
+        "SELECT a FROM orders WHERE b = :name",
+        "SELECT a FROM orders WHERE b = $1",
+        "SELECT a FROM orders WHERE %s",  # %s standing for a piece of SQL ("... WHERE %s" % clause)
+    ],
+)
 def test_every_drivers_placeholder_form_is_understood(query: str) -> None:
     assert [(r.table, r.op) for r in tables_in(query)] == [("orders", "read")]
 
 
-@pytest.mark.parametrize("query", ["SELECT a FROM %s", "SELECT a FROM ?", "SELECT a FROM :t", "SELECT a FROM $1",
-                                   "INSERT INTO %(table)s (a) VALUES (%s)"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT a FROM %s",
+        "SELECT a FROM ?",
+        "SELECT a FROM :t",
+        "SELECT a FROM $1",
+        "INSERT INTO %(table)s (a) VALUES (%s)",
+    ],
+)
 def test_a_placeholder_where_the_table_goes_names_no_table(query: str) -> None:
     assert tables_in(query) == []
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["SELECT ", "select * from t where ", "INSERT INTO t ", "UPDATE ", "WITH x AS ", "DELETE "]),
-       st.text(alphabet=st.sampled_from(list("abt ()=,.;?:$%s'\"`[]@><*-+{}\n0123456789")), max_size=60))
+@given(
+    st.sampled_from(
+        ["SELECT ", "select * from t where ", "INSERT INTO t ", "UPDATE ", "WITH x AS ", "DELETE "]
+    ),
+    st.text(alphabet=st.sampled_from(list("abt ()=,.;?:$%s'\"`[]@><*-+{}\n0123456789")), max_size=60),
+)
 def test_sql_detection_never_raises(start: str, rest: str) -> None:
     """Whatever a candidate string holds, the answer is tables or none, never an exception."""
     found = tables_in(start + rest)
@@ -118,7 +141,9 @@ def test_sql_detection_never_raises(start: str, rest: str) -> None:
 DEEP_PY = {
     "sum": "x = " + "+".join(["1"] * 3000) + "\n",
     "attributes": "import os\ny = os" + ".path" * 3000 + "\n",
-    "concatenated SQL": 'def q():\n    return "SELECT id FROM t WHERE a = " + ' + " + ".join(['"1"'] * 3000) + "\n",
+    "concatenated SQL": 'def q():\n    return "SELECT id FROM t WHERE a = " + '
+    + " + ".join(['"1"'] * 3000)
+    + "\n",
 }
 
 
@@ -136,10 +161,12 @@ def test_a_deep_python_expression_maps_whole(tmp_path: Path, case: str) -> None:
 def test_a_deep_java_expression_maps_whole(tmp_path: Path) -> None:
     src = tmp_path / "p"
     src.mkdir()
-    (src / "A.java").write_text("package p;\nclass A {\n  int x = " + " + ".join(["1"] * 3000) + ";\n"
-                                "  String s = \"a\"" + " + \"b\"" * 3000 + ";\n"
-                                "  StringBuilder b = new StringBuilder()" + ".append(1)" * 3000 + ";\n"
-                                "  void f() { g(); }\n  void g() {}\n}\n")
+    (src / "A.java").write_text(
+        "package p;\nclass A {\n  int x = " + " + ".join(["1"] * 3000) + ";\n"
+        '  String s = "a"' + ' + "b"' * 3000 + ";\n"
+        "  StringBuilder b = new StringBuilder()" + ".append(1)" * 3000 + ";\n"
+        "  void f() { g(); }\n  void g() {}\n}\n"
+    )
     result, summary = _map(tmp_path)
     assert summary["files"]["partial"] == []
     methods = {result.state.node_properties(n)["signature"] for n in result.state.nodes_of_type("Method")}
@@ -148,8 +175,11 @@ def test_a_deep_java_expression_maps_whole(tmp_path: Path) -> None:
 
 
 def test_a_file_deeper_than_the_second_attempt_is_partial_with_its_other_definitions_kept(
-        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(guard, "DEEP_LIMIT", 1000)  # so that the 3,000-term sum fails on the second attempt too
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        guard, "DEEP_LIMIT", 1000
+    )  # so that the 3,000-term sum fails on the second attempt too
     (tree / VICTIM).write_text(VICTIM_TEXT + "\nTOTAL = " + "+".join(["1"] * 3000) + "\n")
     before = _graph(_map(tree)[0].state, VICTIM)
     result, summary = _map(tree)
@@ -165,14 +195,22 @@ def _fail_for_victim(function: Any) -> Any:
         if path == VICTIM:
             raise TypeError("injected fault")
         return function(path, *args, **kwargs)
+
     return failing
 
 
-def test_a_fault_in_reading_one_file_skips_that_file_alone(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fault_in_reading_one_file_skips_that_file_alone(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = _graph(_map(tree)[0].state, VICTIM)
     decoded = walk._decoded
-    monkeypatch.setattr(walk, "_decoded", lambda result, rel, data, language: (
-        _fail_for_victim(lambda *a: None)(rel) if rel == VICTIM else decoded(result, rel, data, language)))
+    monkeypatch.setattr(
+        walk,
+        "_decoded",
+        lambda result, rel, data, language: (
+            _fail_for_victim(lambda *a: None)(rel) if rel == VICTIM else decoded(result, rel, data, language)
+        ),
+    )
     result, summary = _map(tree)
     skipped = {s["path"]: s["reason"] for s in summary["files"]["skipped_paths"]}
     assert skipped[VICTIM] == "unreadable (TypeError: injected fault)"
@@ -180,21 +218,29 @@ def test_a_fault_in_reading_one_file_skips_that_file_alone(tree: Path, monkeypat
 
 
 def test_a_fault_in_parsing_one_file_makes_it_partial_and_keeps_its_imports(
-        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = _graph(_map(tree)[0].state, VICTIM)
     monkeypatch.setattr(python, "analyze_python", _fail_for_victim(python.analyze_python))
     result, summary = _map(tree)
-    assert _partial(summary)[VICTIM] == ("partial: the analyzer failed (TypeError: injected fault); only its module "
-                                         "and imports were read")
+    assert _partial(summary)[VICTIM] == (
+        "partial: the analyzer failed (TypeError: injected fault); only its module and imports were read"
+    )
     assert _graph(result.state, VICTIM) == before
-    victim = next(n for n in result.state.nodes_of_type("Module")
-                  if result.state.node_properties(n)["path"] == VICTIM)
-    imported = {result.state.node_properties(b).get("name") for _, a, b, d in result.state.edges()
-                if a == victim and d["type"] == "IMPORTS"}
+    victim = next(
+        n for n in result.state.nodes_of_type("Module") if result.state.node_properties(n)["path"] == VICTIM
+    )
+    imported = {
+        result.state.node_properties(b).get("name")
+        for _, a, b, d in result.state.edges()
+        if a == victim and d["type"] == "IMPORTS"
+    }
     assert imported == {"shop.models"}
 
 
-def test_a_fault_in_one_statements_facts_leaves_that_statement_out(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fault_in_one_statements_facts_leaves_that_statement_out(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     before = _graph(_map(tree)[0].state, VICTIM)
     callable_ = python._Analyzer._callable
 
@@ -205,8 +251,10 @@ def test_a_fault_in_one_statements_facts_leaves_that_statement_out(tree: Path, m
 
     monkeypatch.setattr(python._Analyzer, "_callable", failing)
     result, summary = _map(tree)
-    assert _partial(summary)[VICTIM] == ("partial: the analyzer failed (KeyError: 'injected fault'); the top-level "
-                                         "statement at line 10 left out")
+    assert _partial(summary)[VICTIM] == (
+        "partial: the analyzer failed (KeyError: 'injected fault'); the top-level "
+        "statement at line 10 left out"
+    )
     assert _partial(summary)[VICTIM].endswith("line 10 left out")
     assert _graph(result.state, VICTIM) == before
     functions = {result.state.node_properties(n)["name"] for n in result.state.nodes_of_type("Function")}
@@ -218,8 +266,11 @@ def test_a_fault_in_hashing_one_file_keeps_its_facts(tree: Path, monkeypatch: py
 
     before = _graph(_map(tree)[0].state, VICTIM)
     hashed = cache.content_hash
-    monkeypatch.setattr(cache, "content_hash", lambda text: (_ for _ in ()).throw(ValueError("injected"))
-                        if "def ship" in text else hashed(text))
+    monkeypatch.setattr(
+        cache,
+        "content_hash",
+        lambda text: (_ for _ in ()).throw(ValueError("injected")) if "def ship" in text else hashed(text),
+    )
     result, summary = _map(tree)
     assert _partial(summary)[VICTIM].startswith("partial: its content hash failed (ValueError)")
     assert _graph(result.state, VICTIM) == before
@@ -228,7 +279,9 @@ def test_a_fault_in_hashing_one_file_keeps_its_facts(tree: Path, monkeypatch: py
 
 
 def test_a_fault_in_sql_detection_is_not_sql(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tree / VICTIM).write_text(VICTIM_TEXT + '\n\ndef log():\n    return "SELECT id FROM audit_log WHERE id = %s"\n')
+    (tree / VICTIM).write_text(
+        VICTIM_TEXT + '\n\ndef log():\n    return "SELECT id FROM audit_log WHERE id = %s"\n'
+    )
     nodes, edges = _graph(_map(tree)[0].state, VICTIM)
     parse = sql._parse
 
@@ -262,7 +315,10 @@ def test_a_file_that_takes_too_long_is_partial(tree: Path, monkeypatch: pytest.M
     started = time.perf_counter()
     result, summary = _map(tree)
     assert time.perf_counter() - started < 8
-    assert _partial(summary)[VICTIM] == "partial: took longer than 0.5 s to analyse; only its module and imports were read"
+    assert (
+        _partial(summary)[VICTIM]
+        == "partial: took longer than 0.5 s to analyse; only its module and imports were read"
+    )
     assert _graph(result.state, VICTIM) == before
 
 
@@ -298,8 +354,9 @@ def java_build_tree(tmp_path: Path) -> Path:
     (root / "com/acme/build").mkdir(parents=True)
     (root / "com/acme/build/Step.java").write_text("package com.acme.build;\npublic class Step {}\n")
     (root / "com/acme/app").mkdir(parents=True)
-    (root / "com/acme/app/App.java").write_text("package com.acme.app;\nimport com.acme.build.Step;\n"
-                                                 "public class App extends Step {}\n")
+    (root / "com/acme/app/App.java").write_text(
+        "package com.acme.app;\nimport com.acme.build.Step;\npublic class App extends Step {}\n"
+    )
     (root / "build/generated/com/acme").mkdir(parents=True)  # build output: generated sources, class files
     (root / "build/generated/com/acme/Gen.java").write_text("package com.acme;\npublic class Gen {}\n")
     (root / "target/classes/com/acme").mkdir(parents=True)
@@ -313,10 +370,15 @@ def test_a_java_package_folder_named_build_is_read_and_build_output_is_not(java_
     assert classes == {"com.acme.build.Step", "com.acme.app.App"}
     assert summary["graph"]["edges_by_type"]["EXTENDS"] == 1
     skipped = {s["path"]: s["reason"] for s in summary["files"]["skipped_paths"]}
-    assert skipped == {"build/": "vendored or build directory (build)", "target/": "vendored or build directory (target)"}
+    assert skipped == {
+        "build/": "vendored or build directory (build)",
+        "target/": "vendored or build directory (target)",
+    }
 
 
-@pytest.mark.skipif(javac_missing(), reason="javac is missing (scripts/test installs a JDK; or set JAVA_HOME)")
+@pytest.mark.skipif(
+    javac_missing(), reason="javac is missing (scripts/test installs a JDK; or set JAVA_HOME)"
+)
 def test_a_java_build_package_agrees_with_javac(java_build_tree: Path, tmp_path: Path) -> None:
     from igg.codemap.link import link
     from igg.mapping.prepare import parse_all
@@ -334,7 +396,11 @@ def _sources_of_real_code() -> list[Path]:
     import email
     import json as json_package
 
-    roots = [Path(python.__file__).parents[2], Path(email.__file__).parent, Path(json_package.__file__).parent]
+    roots = [
+        Path(python.__file__).parents[2],
+        Path(email.__file__).parent,
+        Path(json_package.__file__).parent,
+    ]
     return sorted(p for root in roots for p in root.rglob("*.py"))
 
 
@@ -346,21 +412,27 @@ def test_top_level_statements_are_the_statements_python_parses() -> None:
     checked = 0
     for path in _sources_of_real_code():
         text = path.read_text(encoding="utf-8")
-        expected = [(min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", []))]), n.end_lineno)
-                    for n in ast.parse(text).body]
+        expected = [
+            (min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", []))]), n.end_lineno)
+            for n in ast.parse(text).body
+        ]
         assert guard.top_level_statements(text) == expected, path
         checked += 1
     assert checked > 150
 
 
 @pytest.mark.parametrize("shape", ["sum", "unary"])
-def test_an_expression_deeper_than_any_attempt_is_partial_and_crashes_nothing(tmp_path: Path, shape: str) -> None:
+def test_an_expression_deeper_than_any_attempt_is_partial_and_crashes_nothing(
+    tmp_path: Path, shape: str
+) -> None:
     """120,000 levels: more than the second attempt allows (a segmentation fault at a higher limit). The map
     runs in a process of its own, so a crash would show as a signal, not take the test runner down."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     expression = "+".join(["1"] * 120_000) if shape == "sum" else "-" * 120_000 + "1"
-    (tmp_path / "pkg" / "deep.py").write_text(f"import os\n\n\ndef kept():\n    return os.sep\n\n\nX = {expression}\n")
+    (tmp_path / "pkg" / "deep.py").write_text(
+        f"import os\n\n\ndef kept():\n    return os.sep\n\n\nX = {expression}\n"
+    )
     run = _igg("map-code", "pkg", "--no-store", "--quiet", "--json", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     files = json.loads(run.stdout)["map_code"]["files"]

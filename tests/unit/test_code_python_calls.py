@@ -35,8 +35,10 @@ def _bench_script() -> ModuleType:
 BENCH = _bench_script()
 
 
-@pytest.mark.skipif(not BENCH.BENCH.is_dir() and not os.environ.get("IGG_REQUIRE_COMPONENTS"),
-                    reason=f"PyCG's micro-benchmark is not at {BENCH.BENCH} (../shared/data beside the checkout)")
+@pytest.mark.skipif(
+    not BENCH.BENCH.is_dir() and not os.environ.get("IGG_REQUIRE_COMPONENTS"),
+    reason=f"PyCG's micro-benchmark is not at {BENCH.BENCH} (../shared/data beside the checkout)",
+)
 def test_pycg_micro_benchmark_precision_and_recall() -> None:
     """Every program of every category, mapped by map-code: precision >= 0.99, recall >= 0.85 (PyCG's own
     figures on its benchmark: 0.99 and 0.70)."""
@@ -77,7 +79,9 @@ def test_module_level_code_is_a_caller(tmp_path: Path) -> None:
 
 
 def test_a_function_flows_through_variables_and_only_the_binding_a_read_sees(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         def f(): pass
         def g(): pass
         a = f
@@ -85,12 +89,15 @@ def test_a_function_flows_through_variables_and_only_the_binding_a_read_sees(tmp
         a()
         b, (c, d) = f, (g, f)
         c()
-    """)
+    """,
+    )
     assert calls == {("main", "main.g")}
 
 
 def test_parameters_and_keyword_arguments_take_the_values_passed(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         def f(): pass
         def g(): pass
         def h(): pass
@@ -99,12 +106,20 @@ def test_parameters_and_keyword_arguments_take_the_values_passed(tmp_path: Path)
             b()
             c()
         run(f, b=g)
-    """)
-    assert calls == {("main", "main.run"), ("main.run", "main.f"), ("main.run", "main.g"), ("main.run", "main.h")}
+    """,
+    )
+    assert calls == {
+        ("main", "main.run"),
+        ("main.run", "main.f"),
+        ("main.run", "main.g"),
+        ("main.run", "main.h"),
+    }
 
 
 def test_returned_functions_and_bound_methods_are_called(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         class A:
             def m(self): pass
             def get(self):
@@ -112,12 +127,15 @@ def test_returned_functions_and_bound_methods_are_called(tmp_path: Path) -> None
         def make():
             return A()
         make().get()()
-    """)
+    """,
+    )
     assert calls == {("main", "main.make"), ("main", "main.A.get"), ("main", "main.A.m")}
 
 
 def test_instantiation_calls_init_along_the_mro_and_super_goes_past_the_class(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         class A:
             def __init__(self): pass
             def m(self): pass
@@ -129,12 +147,19 @@ def test_instantiation_calls_init_along_the_mro_and_super_goes_past_the_class(tm
         class D(B, C): pass
         d = D()
         d.m()
-    """)
-    assert calls == {("main", "main.C.__init__"), ("main.C.__init__", "main.A.__init__"), ("main", "main.B.m")}
+    """,
+    )
+    assert calls == {
+        ("main", "main.C.__init__"),
+        ("main.C.__init__", "main.A.__init__"),
+        ("main", "main.B.m"),
+    }
 
 
 def test_attributes_set_on_self_hold_what_was_assigned(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         class Repo:
             def get(self): pass
         class Service:
@@ -146,13 +171,16 @@ def test_attributes_set_on_self_hold_what_was_assigned(tmp_path: Path) -> None:
                 self.repo.get()
                 self.hook()
         Service(Repo()).run()
-    """)
+    """,
+    )
     assert ("main.Service.run", "main.Repo.get") in calls
     assert ("main.Service.run", "main.Service.done") in calls
 
 
 def test_decorators_are_called_and_the_name_holds_what_they_return(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         import functools
         def dec(f):
             def wrapper():
@@ -164,13 +192,20 @@ def test_decorators_are_called_and_the_name_holds_what_they_return(tmp_path: Pat
         def h(): pass
         g()
         h()
-    """)
-    assert calls == {("main", "main.dec"), ("main", "main.dec.wrapper"), ("main.dec.wrapper", "main.g"),
-                     ("main", "main.h")}  # a decorator from outside the tree leaves the function itself
+    """,
+    )
+    assert calls == {
+        ("main", "main.dec"),
+        ("main", "main.dec.wrapper"),
+        ("main.dec.wrapper", "main.g"),
+        ("main", "main.h"),
+    }  # a decorator from outside the tree leaves the function itself
 
 
 def test_lambdas_and_nested_functions_are_callables_of_their_own(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         def f(): pass
         def outer():
             def inner():
@@ -178,14 +213,22 @@ def test_lambdas_and_nested_functions_are_callables_of_their_own(tmp_path: Path)
             inner()
             return lambda: f()
         outer()()
-    """)
-    assert calls == {("main", "main.outer"), ("main.outer", "main.outer.inner"), ("main.outer.inner", "main.f"),
-                     ("main", "main.outer.<lambda1>"), ("main.outer.<lambda1>", "main.f")}
+    """,
+    )
+    assert calls == {
+        ("main", "main.outer"),
+        ("main.outer", "main.outer.inner"),
+        ("main.outer.inner", "main.f"),
+        ("main", "main.outer.<lambda1>"),
+        ("main.outer.<lambda1>", "main.f"),
+    }
 
 
 def test_imports_of_every_form_and_reexports(tmp_path: Path) -> None:
-    calls = calls_of(tmp_path, {
-        "main.py": """
+    calls = calls_of(
+        tmp_path,
+        {
+            "main.py": """
             import pkg.mod
             import pkg.mod as m
             from pkg import helper, thing
@@ -196,15 +239,18 @@ def test_imports_of_every_form_and_reexports(tmp_path: Path) -> None:
             thing.act()
             work()
         """,
-        "pkg/__init__.py": "from .mod import work as helper\nfrom .things import thing\n",
-        "pkg/mod.py": "def work(): pass\n",
-        "pkg/things.py": "class Thing:\n    def act(self): pass\nthing = Thing()\n",
-    })
+            "pkg/__init__.py": "from .mod import work as helper\nfrom .things import thing\n",
+            "pkg/mod.py": "def work(): pass\n",
+            "pkg/things.py": "class Thing:\n    def act(self): pass\nthing = Thing()\n",
+        },
+    )
     assert calls == {("main", "pkg.mod.work"), ("main", "pkg.things.Thing.act")}
 
 
 def test_a_call_the_code_does_not_decide_is_not_drawn(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         import os
         class A:
             def run(self): pass
@@ -213,22 +259,28 @@ def test_a_call_the_code_does_not_decide_is_not_drawn(tmp_path: Path) -> None:
             items[0]()
             os.getcwd()
         f(object(), [])
-    """)
+    """,
+    )
     assert calls == {("main", "main.f")}
 
 
 def test_annotations_type_what_no_call_passes(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         class A:
             def run(self): pass
         def f(a: A) -> None:
             a.run()
-    """)
+    """,
+    )
     assert calls == {("main.f", "main.A.run")}
 
 
 def test_classes_under_module_level_if_and_try_are_mapped(tmp_path: Path) -> None:
-    calls = one(tmp_path, """
+    calls = one(
+        tmp_path,
+        """
         import sys
         if sys.version_info >= (3, 11):
             class A:
@@ -242,7 +294,8 @@ def test_classes_under_module_level_if_and_try_are_mapped(tmp_path: Path) -> Non
             def helper():
                 A().run()
         helper()
-    """)
+    """,
+    )
     assert ("main", "main.helper") in calls
     assert ("main.helper", "main.A.run") in calls
 
@@ -259,8 +312,10 @@ def test_an_update_after_a_change_of_what_a_function_returns_equals_a_fresh_map(
     tree = tmp_path / "tree"
     (tree / "app").mkdir(parents=True)
     (tree / "app" / "__init__.py").write_text("")
-    (tree / "app" / "parts.py").write_text("class A:\n    def run(self): pass\n\n\nclass B:\n    def run(self): pass\n\n\n"
-                                           "def make():\n    return A()\n")
+    (tree / "app" / "parts.py").write_text(
+        "class A:\n    def run(self): pass\n\n\nclass B:\n    def run(self): pass\n\n\n"
+        "def make():\n    return A()\n"
+    )
     (tree / "app" / "main.py").write_text("from app.parts import make\n\n\ndef go():\n    make().run()\n")
     store = tmp_path / "s.db"
     cache = FactsCache(sidecar_path(store, ".codefacts"))
@@ -268,7 +323,9 @@ def test_an_update_after_a_change_of_what_a_function_returns_equals_a_fresh_map(
         map_code([tree], agent="code", jobs=1, store=store, session_id="m", cache=cache)
     finally:
         cache.close()
-    (tree / "app" / "parts.py").write_text((tree / "app" / "parts.py").read_text().replace("return A()", "return B()"))
+    (tree / "app" / "parts.py").write_text(
+        (tree / "app" / "parts.py").read_text().replace("return A()", "return B()")
+    )
     result = update_map([tree], store, session_id="m", jobs=1)
     assert result.files["relinked"] == result.files["read"]
     fresh = tmp_path / "fresh.db"
@@ -281,10 +338,18 @@ def test_an_update_after_a_change_of_what_a_function_returns_equals_a_fresh_map(
 def test_a_parameter_that_could_hold_too_many_callables_calls_nothing(tmp_path: Path) -> None:
     """Three callbacks passed to one parameter are three callees; twenty are not a call the code decides (and would
     cost every caller of every subclass in a large hierarchy): none is drawn."""
-    few = one(tmp_path / "few", "".join(f"def f{i}(): pass\n" for i in range(3)) + "def run(cb):\n    cb()\n"
-              + "".join(f"run(f{i})\n" for i in range(3)))
+    few = one(
+        tmp_path / "few",
+        "".join(f"def f{i}(): pass\n" for i in range(3))
+        + "def run(cb):\n    cb()\n"
+        + "".join(f"run(f{i})\n" for i in range(3)),
+    )
     assert {c for c in few if c[0] == "main.run"} == {("main.run", f"main.f{i}") for i in range(3)}
-    many = one(tmp_path / "many", "".join(f"def f{i}(): pass\n" for i in range(20)) + "def run(cb):\n    cb()\n"
-               + "".join(f"run(f{i})\n" for i in range(20)))
+    many = one(
+        tmp_path / "many",
+        "".join(f"def f{i}(): pass\n" for i in range(20))
+        + "def run(cb):\n    cb()\n"
+        + "".join(f"run(f{i})\n" for i in range(20)),
+    )
     assert ("main", "main.run") in many
     assert not any(c[0] == "main.run" for c in many)

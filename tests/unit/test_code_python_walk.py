@@ -9,7 +9,7 @@ from igg.codemap.python.analyze import walk_nodes
 
 SINGLETONS = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
 
-CORNERS = '''
+CORNERS = """
 def f(a, *args, b=1, c, **kw):
     global G
     x = {**kw, "k": [i async for i in a] if a else {1, 2}}
@@ -28,7 +28,7 @@ def f(a, *args, b=1, c, **kw):
     with open(a) as h, open(b):
         assert h, "message"
     return -a ** 2 < b <= c is not None
-'''
+"""
 
 
 def _expected(root: ast.AST) -> list[ast.AST]:
@@ -36,8 +36,11 @@ def _expected(root: ast.AST) -> list[ast.AST]:
 
 
 def test_walk_nodes_equals_ast_walk_without_the_singletons() -> None:
-    sources = [CORNERS, *(p.read_text() for p in sorted(Path(ast.__file__).parent.glob("a*.py"))[:20]),
-               *(p.read_text() for p in sorted((Path(__file__).parents[2] / "igg").rglob("*.py")))]
+    sources = [
+        CORNERS,
+        *(p.read_text() for p in sorted(Path(ast.__file__).parent.glob("a*.py"))[:20]),
+        *(p.read_text() for p in sorted((Path(__file__).parents[2] / "igg").rglob("*.py"))),
+    ]
     functions = 0
     for text in sources:
         for node in ast.walk(ast.parse(text)):

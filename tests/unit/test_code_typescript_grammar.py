@@ -21,49 +21,55 @@ pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 
 TREE = {
     "tsconfig.json": '{"compilerOptions": {"module": "esnext", "moduleResolution": "bundler", "strict": true}}\n',
-    "src/store.ts": "\n".join([
-        "export interface StoreApi<T> { getState(): T }",
-        "export type UseBound<S> = {",
-        "  (): S",
-        "  <U>(selector: (state: S) => U): U",
-        "} & StoreApi<S>",
-        "export interface Compose {",
-        "  (options: string): number",
-        "  /** the generic form */",
-        "  <Ext extends {}>(",
-        "    ...funcs: Ext[]",
-        "  ): Ext",
-        "  <",
-        "    A,",
-        "    B,",
-        "  >(a: A): B",
-        "}",
-        "export class AfterSignatures { run(): number { return helper() } }",
-        "export function helper(): number { return 1 }",
-        "",
-    ]),
-    "src/query.ts": "\n".join([
-        "export type IdQuery = {",
-        "  equals?: Array<string>",
-        "  in?: Array<string>",
-        "  notIn?: Array<string>",
-        "}",
-        "export interface AfterIn { id: string }",
-        "export enum Kind { A, B }",
-        "",
-    ]),
+    "src/store.ts": "\n".join(
+        [
+            "export interface StoreApi<T> { getState(): T }",
+            "export type UseBound<S> = {",
+            "  (): S",
+            "  <U>(selector: (state: S) => U): U",
+            "} & StoreApi<S>",
+            "export interface Compose {",
+            "  (options: string): number",
+            "  /** the generic form */",
+            "  <Ext extends {}>(",
+            "    ...funcs: Ext[]",
+            "  ): Ext",
+            "  <",
+            "    A,",
+            "    B,",
+            "  >(a: A): B",
+            "}",
+            "export class AfterSignatures { run(): number { return helper() } }",
+            "export function helper(): number { return 1 }",
+            "",
+        ]
+    ),
+    "src/query.ts": "\n".join(
+        [
+            "export type IdQuery = {",
+            "  equals?: Array<string>",
+            "  in?: Array<string>",
+            "  notIn?: Array<string>",
+            "}",
+            "export interface AfterIn { id: string }",
+            "export enum Kind { A, B }",
+            "",
+        ]
+    ),
     "src/types.ts": "export type * from './store'\nexport type * as query from './query'\n"
-                    "export class AfterTypeStar {}\n",
-    "src/load.ts": "\n".join([
-        "import { helper } from './store'",
-        "function typed<T>(): T | undefined { return undefined }",
-        "export async function load(): Promise<number> {",
-        "  const mod = typed<typeof import('./query')>()",
-        "  return mod ? helper() : 0",
-        "}",
-        "export class AfterTypeofImport { go(): Promise<number> { return load() } }",
-        "",
-    ]),
+    "export class AfterTypeStar {}\n",
+    "src/load.ts": "\n".join(
+        [
+            "import { helper } from './store'",
+            "function typed<T>(): T | undefined { return undefined }",
+            "export async function load(): Promise<number> {",
+            "  const mod = typed<typeof import('./query')>()",
+            "  return mod ? helper() : 0",
+            "}",
+            "export class AfterTypeofImport { go(): Promise<number> { return load() } }",
+            "",
+        ]
+    ),
 }
 
 
@@ -75,7 +81,9 @@ def _write(root: Path) -> Path:
     return root
 
 
-def test_the_grammar_gaps_leave_no_file_partial_and_the_types_after_them_are_the_compilers(tmp_path: Path) -> None:
+def test_the_grammar_gaps_leave_no_file_partial_and_the_types_after_them_are_the_compilers(
+    tmp_path: Path,
+) -> None:
     root = _write(tmp_path / "gaps")
     sources = sorted(name for name in TREE if name.endswith(".ts"))
     for name in sources:  # each construct does break the bare grammar: the repair is what reads them
@@ -85,13 +93,20 @@ def test_the_grammar_gaps_leave_no_file_partial_and_the_types_after_them_are_the
     assert [(f.path, f.error) for f in facts if f.error] == []
     model = link(facts)
     truth = oracle(root, sources)
-    types = {(s.properties["file"], s.properties["name"]) for s in model.symbols.values()
-             if s.label in ("Class", "Interface", "Enum")}
+    types = {
+        (s.properties["file"], s.properties["name"])
+        for s in model.symbols.values()
+        if s.label in ("Class", "Interface", "Enum")
+    }
     expected = {(f, name) for f, name, _ in truth["types"]}
     assert ("src/types.ts", "AfterTypeStar") in expected and ("src/store.ts", "AfterSignatures") in expected
     assert types == expected
-    imports = {(r.source.removeprefix("module:"), r.target.removeprefix("module:")) for plan in model.files
-               for r in plan.relations if r.label == "IMPORTS" and r.target.startswith("module:")}
+    imports = {
+        (r.source.removeprefix("module:"), r.target.removeprefix("module:"))
+        for plan in model.files
+        for r in plan.relations
+        if r.label == "IMPORTS" and r.target.startswith("module:")
+    }
     assert imports == module_edges(truth)
     ours = _calls(model)
     assert ("src/load.ts", "load", "src/store.ts", "helper") in ours

@@ -23,48 +23,52 @@ pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 
 TREE = {
     "tsconfig.json": '{"compilerOptions": {"module": "esnext", "moduleResolution": "bundler", "strict": true,'
-                     ' "allowJs": true, "checkJs": true}}\n',
-    "src/utils.js": "\n".join([
-        "function forEach(list, fn) { for (const x of list) fn(x) }",
-        "function merge(a, b) { return Object.assign({}, a, b) }",
-        "export default { forEach, merge, combine: merge, twice(x) { return merge(x, x) } }",
-        "",
-    ]),
+    ' "allowJs": true, "checkJs": true}}\n',
+    "src/utils.js": "\n".join(
+        [
+            "function forEach(list, fn) { for (const x of list) fn(x) }",
+            "function merge(a, b) { return Object.assign({}, a, b) }",
+            "export default { forEach, merge, combine: merge, twice(x) { return merge(x, x) } }",
+            "",
+        ]
+    ),
     "src/common.js": "exports.twice = function (x) { return half(x) * 4 }\nfunction half(x) { return x / 2 }\n",
     "src/usecommon.js": "const common = require('./common')\nfunction run() { return common.twice(1) }\n"
-                        "module.exports = { run }\n",
-    "src/api.ts": "\n".join([
-        "import utils from './utils.js'",
-        "export function outer(items: number[]): number {",
-        "  function inner(n: number): number { return helper(n) }",
-        "  const arrow = (n: number): number => inner(n) + deeper(n)",
-        "  function deeper(n: number): number { const last = (): number => helper(n); return last() }",
-        "  utils.forEach(items, (x: number) => { arrow(x) })",
-        "  return [1, 2].map((n) => { function inCallback(): number { return inner(n) } return inCallback() })[0]",
-        "}",
-        "export function helper(n: number): number { utils.merge({}, {}); return n }",
-        "export const api = {",
-        "  get(id: string): string { return api.post(id) },",
-        "  post: (id: string): string => id + helper(1),",
-        "}",
-        "export class Service {",
-        "  run(): number {",
-        "    const step = (): number => helper(2) + outer([])",
-        "    class Local { go(): number { return step() } }",
-        "    interface Shape { size: number }",
-        "    enum Mode { A, B }",
-        "    const shape: Shape = { size: Mode.B }",
-        "    const local = new Local()",
-        "    return local.go() + shape.size + api.get('x').length",
-        "  }",
-        "}",
-        "describe('suite', () => {",
-        "  class InTest { check(): number { return helper(3) } }",
-        "  new InTest().check()",
-        "})",
-        "function describe(name: string, body: () => void): void { body() }",
-        "",
-    ]),
+    "module.exports = { run }\n",
+    "src/api.ts": "\n".join(
+        [
+            "import utils from './utils.js'",
+            "export function outer(items: number[]): number {",
+            "  function inner(n: number): number { return helper(n) }",
+            "  const arrow = (n: number): number => inner(n) + deeper(n)",
+            "  function deeper(n: number): number { const last = (): number => helper(n); return last() }",
+            "  utils.forEach(items, (x: number) => { arrow(x) })",
+            "  return [1, 2].map((n) => { function inCallback(): number { return inner(n) } return inCallback() })[0]",
+            "}",
+            "export function helper(n: number): number { utils.merge({}, {}); return n }",
+            "export const api = {",
+            "  get(id: string): string { return api.post(id) },",
+            "  post: (id: string): string => id + helper(1),",
+            "}",
+            "export class Service {",
+            "  run(): number {",
+            "    const step = (): number => helper(2) + outer([])",
+            "    class Local { go(): number { return step() } }",
+            "    interface Shape { size: number }",
+            "    enum Mode { A, B }",
+            "    const shape: Shape = { size: Mode.B }",
+            "    const local = new Local()",
+            "    return local.go() + shape.size + api.get('x').length",
+            "  }",
+            "}",
+            "describe('suite', () => {",
+            "  class InTest { check(): number { return helper(3) } }",
+            "  new InTest().check()",
+            "})",
+            "function describe(name: string, body: () => void): void { body() }",
+            "",
+        ]
+    ),
 }
 
 
@@ -80,25 +84,31 @@ def test_nested_callables_and_local_types_are_the_compilers(tmp_path: Path) -> N
     truth = oracle(root, sources)
     expected = {tuple(c) for c in truth["calls"]}
     ours = _calls(model)
-    for call in [("src/api.ts", "outer.inner", "src/api.ts", "helper"),
-                 ("src/api.ts", "outer.arrow", "src/api.ts", "outer.inner"),
-                 ("src/api.ts", "outer.arrow", "src/api.ts", "outer.deeper"),
-                 ("src/api.ts", "outer.deeper.last", "src/api.ts", "helper"),
-                 ("src/api.ts", "outer.inCallback", "src/api.ts", "outer.inner"),
-                 ("src/api.ts", "outer", "src/utils.js", "forEach"),
-                 ("src/api.ts", "helper", "src/utils.js", "merge"),
-                 ("src/api.ts", "api.get", "src/api.ts", "api.post"),
-                 ("src/api.ts", "Service.run.step", "src/api.ts", "outer"),
-                 ("src/api.ts", "Service.run.Local.go", "src/api.ts", "Service.run.step"),
-                 ("src/utils.js", "default.twice", "src/utils.js", "merge"),
-                 ("src/usecommon.js", "run", "src/common.js", "twice"),
-                 ("src/common.js", "twice", "src/common.js", "half")]:
+    for call in [
+        ("src/api.ts", "outer.inner", "src/api.ts", "helper"),
+        ("src/api.ts", "outer.arrow", "src/api.ts", "outer.inner"),
+        ("src/api.ts", "outer.arrow", "src/api.ts", "outer.deeper"),
+        ("src/api.ts", "outer.deeper.last", "src/api.ts", "helper"),
+        ("src/api.ts", "outer.inCallback", "src/api.ts", "outer.inner"),
+        ("src/api.ts", "outer", "src/utils.js", "forEach"),
+        ("src/api.ts", "helper", "src/utils.js", "merge"),
+        ("src/api.ts", "api.get", "src/api.ts", "api.post"),
+        ("src/api.ts", "Service.run.step", "src/api.ts", "outer"),
+        ("src/api.ts", "Service.run.Local.go", "src/api.ts", "Service.run.step"),
+        ("src/utils.js", "default.twice", "src/utils.js", "merge"),
+        ("src/usecommon.js", "run", "src/common.js", "twice"),
+        ("src/common.js", "twice", "src/common.js", "half"),
+    ]:
         assert call in expected, call  # the compiler's naming is the one described
     assert ours <= expected, sorted(ours - expected)
     assert ours == expected, sorted(expected - ours)
     types = {(f, name) for f, name, _ in truth["types"]}
-    assert {("src/api.ts", "Service.run.Local"), ("src/api.ts", "Service.run.Shape"),
-            ("src/api.ts", "Service.run.Mode"), ("src/api.ts", "InTest")} <= types
+    assert {
+        ("src/api.ts", "Service.run.Local"),
+        ("src/api.ts", "Service.run.Shape"),
+        ("src/api.ts", "Service.run.Mode"),
+        ("src/api.ts", "InTest"),
+    } <= types
     assert _types(model) == types
 
 
@@ -113,8 +123,14 @@ def test_an_update_after_a_nested_edit_is_the_fresh_map(tmp_path: Path, edit: st
 
     def igg(*args: str) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-        return subprocess.run([sys.executable, "-m", "igg", *args], cwd=tmp_path, capture_output=True, text=True,
-                              env=env, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "igg", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
 
     root = tmp_path / "tree"
     for name, text in TREE.items():
@@ -123,8 +139,13 @@ def test_an_update_after_a_nested_edit_is_the_fresh_map(tmp_path: Path, edit: st
     assert igg("map-code", "tree", "--store", "s.db", "--session", "m", "--quiet").returncode == 0
     if edit == "nested":
         api = root / "src" / "api.ts"
-        api.write_text(api.read_text().replace("inner", "renamed").replace(
-            "  function deeper", "  class Added { go(): number { return helper(9) } }\n  function deeper"))
+        api.write_text(
+            api.read_text()
+            .replace("inner", "renamed")
+            .replace(
+                "  function deeper", "  class Added { go(): number { return helper(9) } }\n  function deeper"
+            )
+        )
     else:
         utils = root / "src" / "utils.js"
         utils.write_text(utils.read_text().replace("combine: merge,", "combine: merge, each: forEach,"))

@@ -32,14 +32,21 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def graph_of(store: Path, session_id: str) -> tuple[dict[tuple[str, Any], dict[str, Any]], set[tuple[Any, ...]]]:
+def graph_of(
+    store: Path, session_id: str
+) -> tuple[dict[tuple[str, Any], dict[str, Any]], set[tuple[Any, ...]]]:
     """Nodes by (type, identity) with their properties, and edges by their endpoints' identities with their
     properties (their sites)."""
     _, state, _ = SessionStore(store).load_state(session_id)
-    key = {n: (state.node_type(n), state.identity(state.node_type(n), state.node_properties(n)))
-           for n in state.graph.nodes}
+    key = {
+        n: (state.node_type(n), state.identity(state.node_type(n), state.node_properties(n)))
+        for n in state.graph.nodes
+    }
     nodes = {key[n]: state.node_properties(n) for n in state.graph.nodes}
-    edges = {(d["type"], key[u], key[v], json.dumps(d["properties"], sort_keys=True)) for _, u, v, d in state.edges()}
+    edges = {
+        (d["type"], key[u], key[v], json.dumps(d["properties"], sort_keys=True))
+        for _, u, v, d in state.edges()
+    }
     return nodes, edges
 
 
@@ -52,12 +59,14 @@ def tree(tmp_path: Path) -> Path:
 
 
 def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
-def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str],
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_update_parses_only_changed_files_and_equals_a_fresh_map(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import igg.mapping.prepare
 
     git = shutil.which("git") is not None
@@ -66,8 +75,9 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp
         _git(tree, "-c", "user.email=t@example.com", "-c", "user.name=t", "add", ".")
         _git(tree, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "first")
     store = tmp_path / "s.db"
-    code, out, err = cli(capsys, "map-code", str(tree), "--store", str(store), "--session", "m", "--jobs", "1",
-                         "--json")
+    code, out, err = cli(
+        capsys, "map-code", str(tree), "--store", str(store), "--session", "m", "--jobs", "1", "--json"
+    )
     assert code == 0, err
     first = json.loads(out)
     assert first["stop_reason"] == "finished"
@@ -81,10 +91,15 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp
 
     java = tree / "java/src/main/java/com/acme"
     models = tree / "py/shop/models.py"
-    models.write_text(models.read_text().replace("class Order", "def audit_order(order):\n    return order\n\n\n"
-                                                 "class Order", 1))  # changed
-    (tree / "py/shop/reports.py").write_text("from .models import Order\nfrom .service import *\n\n\n"
-                                              "def report(o: Order) -> str:\n    return o.describe()\n")  # added
+    models.write_text(
+        models.read_text().replace(
+            "class Order", "def audit_order(order):\n    return order\n\n\nclass Order", 1
+        )
+    )  # changed
+    (tree / "py/shop/reports.py").write_text(
+        "from .models import Order\nfrom .service import *\n\n\n"
+        "def report(o: Order) -> str:\n    return o.describe()\n"
+    )  # added
     (java / "service/PasswordHasher.java").rename(java / "service/Hasher.java")  # renamed (same content)
     (tree / "py/shop/util/money.py").unlink()  # deleted
     if git:
@@ -99,26 +114,39 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp
         return real(source)
 
     monkeypatch.setattr(igg.mapping.prepare, "analyze", counting)
-    code, out, err = cli(capsys, "map-code", str(tree), "--store", str(store), "--update", "--jobs", "1", "--json")
+    code, out, err = cli(
+        capsys, "map-code", str(tree), "--store", str(store), "--update", "--jobs", "1", "--json"
+    )
     assert code == 0, err
     update = json.loads(out)
-    assert sorted(parsed) == ["java/src/main/java/com/acme/service/Hasher.java", "py/shop/models.py",
-                              "py/shop/reports.py"]
+    assert sorted(parsed) == [
+        "java/src/main/java/com/acme/service/Hasher.java",
+        "py/shop/models.py",
+        "py/shop/reports.py",
+    ]
     files = update["files"]
     assert (files["reparsed"], files["unchanged"]) == (3, files["read"] - 3)
     assert files["added"] == ["java/src/main/java/com/acme/service/Hasher.java", "py/shop/reports.py"]
     assert files["changed"] == ["py/shop/models.py"]
-    assert files["removed"] == ["java/src/main/java/com/acme/service/PasswordHasher.java", "py/shop/util/money.py"]
-    assert files["renamed"] == [{"from": "java/src/main/java/com/acme/service/PasswordHasher.java",
-                                 "to": "java/src/main/java/com/acme/service/Hasher.java"}]
+    assert files["removed"] == [
+        "java/src/main/java/com/acme/service/PasswordHasher.java",
+        "py/shop/util/money.py",
+    ]
+    assert files["renamed"] == [
+        {
+            "from": "java/src/main/java/com/acme/service/PasswordHasher.java",
+            "to": "java/src/main/java/com/acme/service/Hasher.java",
+        }
+    ]
     assert update["iteration"] == first["iterations"] + 1
     if git:
         assert update["git_commit"] == _git(tree, "rev-parse", "HEAD")
 
     monkeypatch.setattr(igg.mapping.prepare, "analyze", real)
     fresh = tmp_path / "fresh.db"
-    code, out, err = cli(capsys, "map-code", str(tree), "--store", str(fresh), "--session", "f", "--jobs", "1",
-                         "--json")
+    code, out, err = cli(
+        capsys, "map-code", str(tree), "--store", str(fresh), "--session", "f", "--jobs", "1", "--json"
+    )
     assert code == 0, err
     updated_nodes, updated_edges = graph_of(store, "m")
     fresh_nodes, fresh_edges = graph_of(fresh, "f")
@@ -126,8 +154,16 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp
     assert updated_edges == fresh_edges
 
     # the update is one step; igg diff between the map and the update is the architecture change
-    code, out, err = cli(capsys, "diff", "m", str(first["iterations"]), str(update["iteration"]), "--store",
-                         str(store), "--json")
+    code, out, err = cli(
+        capsys,
+        "diff",
+        "m",
+        str(first["iterations"]),
+        str(update["iteration"]),
+        "--store",
+        str(store),
+        "--json",
+    )
     assert code == 0, err
     changes = json.loads(out)
     shown = {(c["change"], c["type"], (c["after"] or c["before"] or {}).get("name")) for c in changes}
@@ -136,7 +172,9 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(tree: Path, tmp
     assert ("added", "Module", "shop.reports") in shown, shown
 
 
-def test_update_needs_a_map_code_session(tmp_path: Path, tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_update_needs_a_map_code_session(
+    tmp_path: Path, tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = cli(capsys, "map-code", str(tree), "--store", str(tmp_path / "empty.db"), "--update")
     assert code == 2
     assert "no map-code session" in err and "igg map-code PATH --store STORE" in err
@@ -144,8 +182,9 @@ def test_update_needs_a_map_code_session(tmp_path: Path, tree: Path, capsys: pyt
     assert code == 2 and "needs the store" in err
 
 
-def test_update_of_an_llm_or_hybrid_session_is_refused_before_any_work(tree: Path, tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_update_of_an_llm_or_hybrid_session_is_refused_before_any_work(
+    tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from igg.mapping.prepare import prepare
 
     store = tmp_path / "s.db"

@@ -38,60 +38,144 @@ def _replace(path: Path, old: str, new: str) -> None:
 # (name, edit of the tree, what is linked again: "changed" the changed files alone, "reach" them and the files
 # that mention a changed declaration, "all" every file)
 EDITS: list[tuple[str, Callable[[Path], None], str]] = [
-    ("a Java call added to another file's method, lines shifted",
-     lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "        audit(user);\n",
-                        "\n\n        audit(user);\n        users.save(user);\n"), "changed"),
-    ("a Java call and an instantiation removed",
-     lambda t: _replace(t / f"{JAVA}/service/AuthService.java",
-                        "        AdminUser admin = new AdminUser(current.getName());\n        users.save(admin);\n"
-                        "        return admin;\n", "        return current;\n"), "changed"),
+    (
+        "a Java call added to another file's method, lines shifted",
+        lambda t: _replace(
+            t / f"{JAVA}/service/AuthService.java",
+            "        audit(user);\n",
+            "\n\n        audit(user);\n        users.save(user);\n",
+        ),
+        "changed",
+    ),
+    (
+        "a Java call and an instantiation removed",
+        lambda t: _replace(
+            t / f"{JAVA}/service/AuthService.java",
+            "        AdminUser admin = new AdminUser(current.getName());\n        users.save(admin);\n"
+            "        return admin;\n",
+            "        return current;\n",
+        ),
+        "changed",
+    ),
     # a Python call, assignment or return is a value flow, which crosses modules without a name changing (what a
     # call passes reaches another module's parameters): every file is linked again
-    ("a Python call moved to another module's function",
-     lambda t: _replace(t / "py/shop/service.py", "        helper(order)\n",
-                        "        helper(order)\n        money.format_amount(order)\n"), "all"),
-    ("a Python call removed",
-     lambda t: _replace(t / "py/shop/service.py", "        order.pay()\n", ""), "all"),
-    ("a Python body changed without changing its flows (a constant)",
-     lambda t: _replace(t / "py/shop/service.py", "money.format_amount(10)", "money.format_amount(12)"), "changed"),
-    ("two files changed in bodies",
-     lambda t: (_replace(t / "py/shop/service.py", "money.format_amount(10)", "money.format_amount(12)"),
-                _replace(t / f"{JAVA}/service/AuthService.java", "        Token.count();\n", "")), "changed"),
-    ("a Java method added that no other file names",
-     lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "    private void audit(User user) {",
-                        "    public void logout() {\n        audit(null);\n    }\n\n    private void audit(User user) {"),
-     "changed"),
-    ("a Python function added that no other file names",
-     lambda t: _replace(t / "py/shop/models.py", "class Order", "def audit_order(order):\n    return order\n\n\n"
-                        "class Order"), "all"),
-    ("a Java overload removed that another file calls",
-     lambda t: _replace(t / f"{JAVA}/service/PasswordHasher.java",
-                        "    public static String hash(String password) {\n        return hash(password, 10);\n    }\n",
-                        ""), "reach"),
-    ("a Java method added to a superclass, inherited by the calls of other files",
-     lambda t: _replace(t / f"{JAVA}/model/BaseEntity.java", "    public long getId() {",
-                        "    public String getName() {\n        return null;\n    }\n\n    public long getId() {"),
-     "reach"),
-    ("a Java constructor added to a superclass (the subclasses' implicit super() calls)",
-     lambda t: _replace(t / f"{JAVA}/model/BaseEntity.java", "    protected long id;\n",
-                        "    protected long id;\n\n    protected BaseEntity() {\n    }\n"), "reach"),
-    ("a Java field's type changed",
-     lambda t: _replace(t / f"{JAVA}/service/AuthService.java", "    private final UserRepository users;",
-                        "    private final JdbcUserRepository users;"), "reach"),
-    ("a Python class added",
-     lambda t: _replace(t / "py/shop/models.py", "class Order", "class Refund:\n    def pay(self) -> None:\n"
-                        "        pass\n\n\nclass Order"), "all"),
-    ("a Python method renamed that another module calls",
-     lambda t: _replace(t / "py/shop/models.py", "def pay(self)", "def settle(self)"), "all"),
-    ("a Java class's supertype changed (every subtype's members change)",
-     lambda t: _replace(t / f"{JAVA}/model/AdminUser.java", "public class AdminUser extends User {",
-                        "public class AdminUser extends BaseEntity {"), "all"),
-    ("a Java interface's abstract method redeclared (a functional method types lambdas in files that need not "
-     "name it)",
-     lambda t: _replace(t / f"{JAVA}/model/Labeled.java", "    String label();", "    String label(String prefix);"),
-     "all"),
-    ("a Python import added (a declaration)",
-     lambda t: _replace(t / "py/shop/service.py", "import logging\n", "import logging\nimport json\n"), "all"),
+    (
+        "a Python call moved to another module's function",
+        lambda t: _replace(
+            t / "py/shop/service.py",
+            "        helper(order)\n",
+            "        helper(order)\n        money.format_amount(order)\n",
+        ),
+        "all",
+    ),
+    (
+        "a Python call removed",
+        lambda t: _replace(t / "py/shop/service.py", "        order.pay()\n", ""),
+        "all",
+    ),
+    (
+        "a Python body changed without changing its flows (a constant)",
+        lambda t: _replace(t / "py/shop/service.py", "money.format_amount(10)", "money.format_amount(12)"),
+        "changed",
+    ),
+    (
+        "two files changed in bodies",
+        lambda t: (
+            _replace(t / "py/shop/service.py", "money.format_amount(10)", "money.format_amount(12)"),
+            _replace(t / f"{JAVA}/service/AuthService.java", "        Token.count();\n", ""),
+        ),
+        "changed",
+    ),
+    (
+        "a Java method added that no other file names",
+        lambda t: _replace(
+            t / f"{JAVA}/service/AuthService.java",
+            "    private void audit(User user) {",
+            "    public void logout() {\n        audit(null);\n    }\n\n    private void audit(User user) {",
+        ),
+        "changed",
+    ),
+    (
+        "a Python function added that no other file names",
+        lambda t: _replace(
+            t / "py/shop/models.py",
+            "class Order",
+            "def audit_order(order):\n    return order\n\n\nclass Order",
+        ),
+        "all",
+    ),
+    (
+        "a Java overload removed that another file calls",
+        lambda t: _replace(
+            t / f"{JAVA}/service/PasswordHasher.java",
+            "    public static String hash(String password) {\n        return hash(password, 10);\n    }\n",
+            "",
+        ),
+        "reach",
+    ),
+    (
+        "a Java method added to a superclass, inherited by the calls of other files",
+        lambda t: _replace(
+            t / f"{JAVA}/model/BaseEntity.java",
+            "    public long getId() {",
+            "    public String getName() {\n        return null;\n    }\n\n    public long getId() {",
+        ),
+        "reach",
+    ),
+    (
+        "a Java constructor added to a superclass (the subclasses' implicit super() calls)",
+        lambda t: _replace(
+            t / f"{JAVA}/model/BaseEntity.java",
+            "    protected long id;\n",
+            "    protected long id;\n\n    protected BaseEntity() {\n    }\n",
+        ),
+        "reach",
+    ),
+    (
+        "a Java field's type changed",
+        lambda t: _replace(
+            t / f"{JAVA}/service/AuthService.java",
+            "    private final UserRepository users;",
+            "    private final JdbcUserRepository users;",
+        ),
+        "reach",
+    ),
+    (
+        "a Python class added",
+        lambda t: _replace(
+            t / "py/shop/models.py",
+            "class Order",
+            "class Refund:\n    def pay(self) -> None:\n        pass\n\n\nclass Order",
+        ),
+        "all",
+    ),
+    (
+        "a Python method renamed that another module calls",
+        lambda t: _replace(t / "py/shop/models.py", "def pay(self)", "def settle(self)"),
+        "all",
+    ),
+    (
+        "a Java class's supertype changed (every subtype's members change)",
+        lambda t: _replace(
+            t / f"{JAVA}/model/AdminUser.java",
+            "public class AdminUser extends User {",
+            "public class AdminUser extends BaseEntity {",
+        ),
+        "all",
+    ),
+    (
+        "a Java interface's abstract method redeclared (a functional method types lambdas in files that need not "
+        "name it)",
+        lambda t: _replace(
+            t / f"{JAVA}/model/Labeled.java", "    String label();", "    String label(String prefix);"
+        ),
+        "all",
+    ),
+    (
+        "a Python import added (a declaration)",
+        lambda t: _replace(t / "py/shop/service.py", "import logging\n", "import logging\nimport json\n"),
+        "all",
+    ),
 ]
 
 
@@ -118,8 +202,13 @@ def _copy(mapped: Path, to: Path) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize(("name", "edit", "linked"), EDITS, ids=[e[0] for e in EDITS])
 def test_an_update_links_only_what_changed_and_equals_the_full_update_and_a_fresh_map(
-        mapped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, edit: Callable[[Path], None],
-        linked: str) -> None:
+    mapped: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    edit: Callable[[Path], None],
+    linked: str,
+) -> None:
     tree, store = _copy(mapped, tmp_path / "fast")
     edit(tree)
     result = update_map([tree], store, session_id="m", jobs=1)
@@ -148,15 +237,20 @@ def test_an_update_links_only_what_changed_and_equals_the_full_update_and_a_fres
     assert graph_of(store, "m") == graph_of(fresh, "f")
 
 
-def test_an_update_with_nothing_changed_links_nothing_and_changes_nothing(mapped: Path, tmp_path: Path) -> None:
+def test_an_update_with_nothing_changed_links_nothing_and_changes_nothing(
+    mapped: Path, tmp_path: Path
+) -> None:
     tree, store = _copy(mapped, tmp_path / "same")
     result = update_map([tree], store, session_id="m", jobs=1)
     assert (result.files["reparsed"], result.files["relinked"]) == (0, 0)
     assert {k: v for k, v in result.graph.items() if k not in ("nodes", "edges")} == dict.fromkeys(
-        ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed", "edges_changed"), 0)
+        ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed", "edges_changed"), 0
+    )
 
 
-def test_facts_of_unchanged_files_missing_from_the_cache_mean_a_full_link(mapped: Path, tmp_path: Path) -> None:
+def test_facts_of_unchanged_files_missing_from_the_cache_mean_a_full_link(
+    mapped: Path, tmp_path: Path
+) -> None:
     """A cache cleared (or written by an IGG whose analyzers differ) leaves nothing to trust: every file is
     parsed and linked again."""
     tree, store = _copy(mapped, tmp_path / "nocache")

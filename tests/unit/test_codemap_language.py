@@ -38,7 +38,9 @@ def test_each_languages_schema_additions_are_in_the_built_in_code_schema(name: s
 
 
 def test_a_file_no_language_claims_is_none() -> None:
-    assert language_of("README.md") is None and language_of("Makefile") is None and language_of("a.b/c") is None
+    assert (
+        language_of("README.md") is None and language_of("Makefile") is None and language_of("a.b/c") is None
+    )
 
 
 def test_languages_option_names_the_ones_igg_reads() -> None:
@@ -51,7 +53,10 @@ def test_languages_option_names_the_ones_igg_reads() -> None:
 def test_the_cache_key_carries_the_languages_own_version() -> None:
     """A language's new analyzer version reparses its files alone."""
     py, java = FactsCache.key("a.py", "a", "0"), FactsCache.key("A.java", None, "0")
-    assert f".python.{get('python').cache_version}\x00" in py and f".java.{get('java').cache_version}\x00" in java
+    assert (
+        f".python.{get('python').cache_version}\x00" in py
+        and f".java.{get('java').cache_version}\x00" in java
+    )
 
 
 def test_no_code_outside_a_language_module_asks_which_language_a_file_is_in() -> None:

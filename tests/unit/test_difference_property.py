@@ -33,48 +33,77 @@ SCHEMA = {
     "edge_patterns": [{"from": "Class", "type": "IMPLEMENTS", "to": "Interface"}],
     "property_types": {"Typed": {"size": "integer"}},
 }
-SEED = {"nodes": [
-    {"id": "s1", "type": "Class", "properties": {"name": "Seed1", "package": "p"}},
-    {"id": "s2", "type": "Interface", "properties": {"name": "Seed2"}},
-    {"id": "s3", "type": "Method", "properties": {"name": "Seed3", "signature": "()"}},
-    {"id": "s4", "type": "Typed", "properties": {"name": "Seed4", "size": 3}},
-], "edges": [
-    {"id": "se1", "type": "IMPLEMENTS", "from": "s1", "to": "s2", "properties": {}},
-    {"id": "se2", "type": "CALLS", "from": "s3", "to": "s1", "properties": {"doc": "x"}},
-]}
+SEED = {
+    "nodes": [
+        {"id": "s1", "type": "Class", "properties": {"name": "Seed1", "package": "p"}},
+        {"id": "s2", "type": "Interface", "properties": {"name": "Seed2"}},
+        {"id": "s3", "type": "Method", "properties": {"name": "Seed3", "signature": "()"}},
+        {"id": "s4", "type": "Typed", "properties": {"name": "Seed4", "size": 3}},
+    ],
+    "edges": [
+        {"id": "se1", "type": "IMPLEMENTS", "from": "s1", "to": "s2", "properties": {}},
+        {"id": "se2", "type": "CALLS", "from": "s3", "to": "s1", "properties": {"doc": "x"}},
+    ],
+}
 SETUP = [
     {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Own1", "package": "p", "doc": "d"}},
     {"type": "ADD_NODE", "label": "Interface", "properties": {"name": "Own2"}},
     {"type": "ADD_NODE", "label": "Method", "properties": {"name": "Own3", "signature": "(int)"}},
     {"type": "ADD_EDGE", "label": "IMPLEMENTS", "from": {"name": "Own1"}, "to": {"name": "Own2"}},
-    {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "Own3", "signature": "(int)"}, "to": {"name": "Seed1"}},
-    {"type": "ADD_EDGE", "label": "WEIGHED", "from": {"name": "Own1"}, "to": {"name": "Seed2"},
-     "properties": {"weight": 2}},
+    {
+        "type": "ADD_EDGE",
+        "label": "CALLS",
+        "from": {"name": "Own3", "signature": "(int)"},
+        "to": {"name": "Seed1"},
+    },
+    {
+        "type": "ADD_EDGE",
+        "label": "WEIGHED",
+        "from": {"name": "Own1"},
+        "to": {"name": "Seed2"},
+        "properties": {"weight": 2},
+    },
 ]
 """Nodes and edges an agent added (not protected) beside the seed's (protected when ``protect_seed_nodes``)."""
 
 LABELS = ["Class", "Interface", "Method"] * 3 + ["Typed", "Klass"]
 EDGE_LABELS = ["CALLS"] * 6 + ["IMPLEMENTS", "WEIGHED", "CALLZ"]
 KEYS = st.sampled_from(["doc", "size", "package", "weight", "bad key!"])
-VALUES = st.one_of(st.sampled_from(["p", "q", "", "x" * 40]), st.integers(-3, 3), st.booleans(), st.just(["a", 1]))
+VALUES = st.one_of(
+    st.sampled_from(["p", "q", "", "x" * 40]), st.integers(-3, 3), st.booleans(), st.just(["a", 1])
+)
 NOT_FOUND = {"NODE_NOT_FOUND", "EDGE_NOT_FOUND"}
 
-CONSTRAINTS = st.fixed_dictionaries({
-    "max_nodes": st.integers(5, 14),
-    "max_edges": st.integers(4, 8),
-    "allow_self_loops": st.booleans(),
-    "allow_deletions": st.sampled_from([True, True, False]),
-    "protect_seed_nodes": st.booleans(),
-    "max_property_length": st.sampled_from([30, 1000]),
-    "max_properties": st.sampled_from([2, 64]),
-})
+CONSTRAINTS = st.fixed_dictionaries(
+    {
+        "max_nodes": st.integers(5, 14),
+        "max_edges": st.integers(4, 8),
+        "allow_self_loops": st.booleans(),
+        "allow_deletions": st.sampled_from([True, True, False]),
+        "protect_seed_nodes": st.booleans(),
+        "max_property_length": st.sampled_from([30, 1000]),
+        "max_properties": st.sampled_from([2, 64]),
+    }
+)
 
 
 def _request(constraints: dict[str, Any]) -> Any:
-    return load_request({"goal_prompt": "property", "seed_data": SEED, "config": {
-        "schema": SCHEMA, "apply_mode": "atomic", "constraints": {
-            **constraints, "max_deletions_per_iteration": 1000, "max_actions_per_response": 1000,
-            "duplicates": {"policy": "off"}}}})
+    return load_request(
+        {
+            "goal_prompt": "property",
+            "seed_data": SEED,
+            "config": {
+                "schema": SCHEMA,
+                "apply_mode": "atomic",
+                "constraints": {
+                    **constraints,
+                    "max_deletions_per_iteration": 1000,
+                    "max_actions_per_response": 1000,
+                    "duplicates": {"policy": "off"},
+                },
+            },
+        }
+    )
 
 
 def _base(request: Any) -> GraphState:
@@ -103,8 +132,10 @@ def differences(draw: st.DrawFn, state: GraphState) -> Difference:
     adds_only = draw(st.integers(0, 2)) == 0  # one in three: nothing but additions (the fast path's kind)
     if not adds_only:
         diff.remove_nodes = draw(st.lists(st.sampled_from([*nodes, "n999"]), max_size=2, unique=True))
-        diff.set_properties = [(n, _props(draw), draw(st.lists(KEYS, max_size=2, unique=True)))
-                               for n in draw(st.lists(st.sampled_from(nodes), max_size=2))]
+        diff.set_properties = [
+            (n, _props(draw), draw(st.lists(KEYS, max_size=2, unique=True)))
+            for n in draw(st.lists(st.sampled_from(nodes), max_size=2))
+        ]
     for i in range(draw(st.integers(0, 5))):
         label = draw(st.sampled_from(LABELS))
         props = {"name": f"New{i}", **_props(draw)}
@@ -115,11 +146,13 @@ def differences(draw: st.DrawFn, state: GraphState) -> Difference:
         diff.add_nodes.append((label, props))
     if not adds_only:
         diff.remove_edges = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
-        diff.set_edge_properties = [(e, _props(draw)) for e in draw(st.lists(st.sampled_from(edges), max_size=2,
-                                                                               unique=True))]
+        diff.set_edge_properties = [
+            (e, _props(draw)) for e in draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
+        ]
     ends = st.one_of(st.sampled_from(nodes), st.integers(0, max(0, len(diff.add_nodes) - 1)))
-    for source, label, target in draw(st.lists(st.tuples(ends, st.sampled_from(EDGE_LABELS), ends), max_size=5,
-                                               unique=True)):
+    for source, label, target in draw(
+        st.lists(st.tuples(ends, st.sampled_from(EDGE_LABELS), ends), max_size=5, unique=True)
+    ):
         if isinstance(source, int) and not diff.add_nodes or isinstance(target, int) and not diff.add_nodes:
             continue
         diff.add_edges.append((source, label, target))
@@ -139,7 +172,9 @@ def _actions(state: GraphState, diff: Difference, order: list[str]) -> list[dict
     edges = {eid: (u, v, d["type"]) for eid, (u, v, d) in state.edge_rows()}
 
     def ref(end: str | int) -> dict[str, Any]:
-        return _ref(diff.add_nodes[end][1] if isinstance(end, int) else nodes.get(end, {"name": f"gone {end}"}))
+        return _ref(
+            diff.add_nodes[end][1] if isinstance(end, int) else nodes.get(end, {"name": f"gone {end}"})
+        )
 
     out: list[dict[str, Any]] = []
     for where in order:
@@ -165,8 +200,15 @@ def _actions(state: GraphState, diff: Difference, order: list[str]) -> list[dict
                 out.append({"type": "UPDATE_EDGE", **action, "properties": props, "remove": removed})
         else:
             source, label, target = diff.add_edges[i]
-            out.append({"type": "ADD_EDGE", "label": label, "from": ref(source), "to": ref(target),
-                        "properties": diff.edge_properties.get((source, label, target), {})})
+            out.append(
+                {
+                    "type": "ADD_EDGE",
+                    "label": label,
+                    "from": ref(source),
+                    "to": ref(target),
+                    "properties": diff.edge_properties.get((source, label, target), {}),
+                }
+            )
     return out
 
 
@@ -206,8 +248,9 @@ def test_planned_differences_give_the_act_steps_verdicts_graph_and_journal() -> 
         actor = Actor(state.schema, limits, "atomic")
         before = _base(request)
         counts, problems = actor.apply_difference(state, diff)
-        ran = run_difference(CheckContext(state=_base(request), schema=state.schema, limits=limits), diff,
-                             actor.steps)
+        ran = run_difference(
+            CheckContext(state=_base(request), schema=state.schema, limits=limits), diff, actor.steps
+        )
         bulk = [_outcome(v, bool(problems)) for _, v in ran.verdicts]
         assert [str(p) for p in problems] == [str(p) for p in ran.problems]
         assert counts == (dict.fromkeys(counts, 0) if problems else ran.counts)
@@ -234,17 +277,27 @@ def test_planned_differences_give_the_act_steps_verdicts_graph_and_journal() -> 
 def test_a_difference_over_max_edges_is_refused_whole() -> None:
     """The live bug this path had: three edges applied under ``max_edges: 1`` with no problem reported (and
     ``max_properties``, ``max_property_length`` and seed protection were not checked either)."""
-    request = load_request({"goal_prompt": "limits", "seed_data": SEED, "config": {
-        "schema": SCHEMA, "constraints": {"max_edges": 3, "max_properties": 2, "max_property_length": 10}}})
+    request = load_request(
+        {
+            "goal_prompt": "limits",
+            "seed_data": SEED,
+            "config": {
+                "schema": SCHEMA,
+                "constraints": {"max_edges": 3, "max_properties": 2, "max_property_length": 10},
+            },
+        }
+    )
     state, _ = build_state(request)
     actor = Actor(state.schema, request.config.constraints)
     journal = len(state.journal)
-    diff = Difference(add_edges=[("s3", "CALLS", "s2"), ("s3", "CALLS", "s4"), ("s1", "CALLS", "s4")],
-                      remove_nodes=["s2"],
-                      set_properties=[("s1", {"doc": "x" * 11}, []), ("s3", {"a": 1, "b": 2}, [])])
+    diff = Difference(
+        add_edges=[("s3", "CALLS", "s2"), ("s3", "CALLS", "s4"), ("s1", "CALLS", "s4")],
+        remove_nodes=["s2"],
+        set_properties=[("s1", {"doc": "x" * 11}, []), ("s3", {"a": 1, "b": 2}, [])],
+    )
     counts, problems = actor.apply_difference(state, diff)
     text = [str(p) for p in problems]
-    assert text[0].startswith("remove_nodes[0]: PROTECTED_NODE: Interface \"Seed2\" comes from the seed graph")
+    assert text[0].startswith('remove_nodes[0]: PROTECTED_NODE: Interface "Seed2" comes from the seed graph')
     assert text[1].startswith("set_properties[0]: INVALID_PROPERTY") and "10" in text[1]
     assert text[2].startswith("set_properties[1]: INVALID_PROPERTY")
     assert any(t.startswith("add_edges[") and "MAX_EDGES_EXCEEDED" in t and "max_edges=3" in t for t in text)

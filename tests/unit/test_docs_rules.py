@@ -17,8 +17,19 @@ BLOCKS = [block for block in PAGES["docs/rules.md"] if block.lang in ("bash", "p
 def test_every_example_shows_its_output_and_the_page_covers_the_feature() -> None:
     assert len(BLOCKS) >= 8 and all(b.expected is not None for b in BLOCKS if b.lang == "bash")
     text = DOC.read_text(encoding="utf-8")
-    for needed in ("forbidden", "layers", "independence", "acyclic", "allowed_only", "--new-only", "--sarif",
-                   "--format github", "igg cycles", ".pre-commit-hooks.yaml", "upload-sarif"):
+    for needed in (
+        "forbidden",
+        "layers",
+        "independence",
+        "acyclic",
+        "allowed_only",
+        "--new-only",
+        "--sarif",
+        "--format github",
+        "igg cycles",
+        ".pre-commit-hooks.yaml",
+        "upload-sarif",
+    ):
         assert needed in text, needed
 
 

@@ -16,12 +16,16 @@ from igg.workspace.service import Workspace
 from tests.integration.test_http import serve
 from tests.unit.test_documents import REQUEST
 
-ADA = [{"type": "ADD_NODE", "label": "Person", "properties": {"name": "Ada", "age": 36}},
-       {"type": "ADD_NODE", "label": "City", "properties": {"name": "Paris"}},
-       {"type": "ADD_EDGE", "label": "LIVES_IN", "from": {"name": "Ada"}, "to": {"name": "Paris"}}]
-BOB = [{"type": "ADD_NODE", "label": "Person", "properties": {"name": "Ada", "age": 37}},
-       {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Bob"}},
-       {"type": "ADD_EDGE", "label": "KNOWS", "from": {"name": "Bob"}, "to": {"name": "Ada"}}]
+ADA = [
+    {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Ada", "age": 36}},
+    {"type": "ADD_NODE", "label": "City", "properties": {"name": "Paris"}},
+    {"type": "ADD_EDGE", "label": "LIVES_IN", "from": {"name": "Ada"}, "to": {"name": "Paris"}},
+]
+BOB = [
+    {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Ada", "age": 37}},
+    {"type": "ADD_NODE", "label": "Person", "properties": {"name": "Bob"}},
+    {"type": "ADD_EDGE", "label": "KNOWS", "from": {"name": "Bob"}, "to": {"name": "Ada"}},
+]
 
 
 def documents(*docs: tuple[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -29,22 +33,29 @@ def documents(*docs: tuple[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
 
 
 def people(state: Any) -> dict[str, Any]:
-    return {d["properties"]["name"]: (d["properties"].get("age"), d["provenance"]["documents"])
-            for d in state.nodes.values()}
+    return {
+        d["properties"]["name"]: (d["properties"].get("age"), d["provenance"]["documents"])
+        for d in state.nodes.values()
+    }
 
 
 def test_add_and_retract_documents_are_steps_with_typed_outputs_and_undo(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "s.sqlite")
     ws = Workspace(StoreSessions(store))
     ws.start({**REQUEST, "session_id": "ws"})
-    added = ws.add_documents(AddDocumentsInput(session_id="ws", documents=documents(("a.md", ADA), ("b.md", BOB))))
+    added = ws.add_documents(
+        AddDocumentsInput(session_id="ws", documents=documents(("a.md", ADA), ("b.md", BOB)))
+    )
     assert isinstance(added, DocumentsOutput) and added["documents"]["added"] == 2
     assert (added["nodes"], added["edges"], added["iteration_applied"]) == (3, 2, 1)
     assert people(ws.get("ws").state)["Ada"] == (36, ["a.md", "b.md"])
 
     gone = ws.retract_document(RetractDocumentInput(session_id="ws", document_id="a.md"))
     assert gone["facts"] == {"facts_retracted": 2, "facts_kept": 1} and gone["document"] == "a.md"
-    assert people(ws.get("ws").state) == {"Ada": (37, ["b.md"]), "Bob": (None, ["b.md"])}  # the age falls back
+    assert people(ws.get("ws").state) == {
+        "Ada": (37, ["b.md"]),
+        "Bob": (None, ["b.md"]),
+    }  # the age falls back
 
     ws.undo(UndoInput(session_id="ws", to_iteration=1))
     assert people(ws.get("ws").state)["Ada"] == (36, ["a.md", "b.md"])

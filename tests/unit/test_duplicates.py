@@ -30,28 +30,35 @@ def test_identity_values_are_nfc_and_stripped_so_a_trailing_space_is_the_same_no
     v = ws.one(edge("CALLS", {"name": " AuthService"}, {"name": "Café\n"}))
     assert v.accepted and v.message == "added CALLS edge e1 (n1 -> n2)"
     # an update that sets an identity stores it normalised
-    assert ws.one({"type": "UPDATE_NODE", "node": {"name": "Café"}, "properties": {"name": " Cafe2 "}}).accepted
+    assert ws.one(
+        {"type": "UPDATE_NODE", "node": {"name": "Café"}, "properties": {"name": " Cafe2 "}}
+    ).accepted
     assert ws.state.node_properties("n2")["name"] == "Cafe2"
 
 
 def test_folding_splits_camel_and_snake_case_and_separators():
     assert tokens("getHTTPResponse_code") == ["get", "http", "response", "code"]
-    assert {fold(n) for n in ("AuthService", "auth_service", "authservice", "AUTH-SERVICE", "Auth Service")} == {
-        "authservice"}
+    assert {
+        fold(n) for n in ("AuthService", "auth_service", "authservice", "AUTH-SERVICE", "Auth Service")
+    } == {"authservice"}
 
 
 def test_the_five_spellings_of_the_issue_meet_possible_duplicate_naming_the_candidate_and_both_ways_forward():
     ws = Workspace()
     assert ws.one(cls("AuthService")).accepted
-    for name, why in (("auth_service", "same name up to case and separators"),
-                      ("authservice", "same name up to case and separators"),
-                      ("AuthenticationService", "one name abbreviates the other"),
-                      ("AuthServce", "similarity 0.91")):
+    for name, why in (
+        ("auth_service", "same name up to case and separators"),
+        ("authservice", "same name up to case and separators"),
+        ("AuthenticationService", "one name abbreviates the other"),
+        ("AuthServce", "similarity 0.91"),
+    ):
         v = ws.one(cls(name))
         assert v.code == C.POSSIBLE_DUPLICATE, name
-        assert v.message == (f'Class "{name}" is probably the same as Class "AuthService" (n1; {why}). Use the '
-                             'existing node (refer to it as {"name": "AuthService"}), or, if it is really a '
-                             'different Class, send this ADD_NODE again with "distinct": true.')
+        assert v.message == (
+            f'Class "{name}" is probably the same as Class "AuthService" (n1; {why}). Use the '
+            'existing node (refer to it as {"name": "AuthService"}), or, if it is really a '
+            'different Class, send this ADD_NODE again with "distinct": true.'
+        )
     assert ws.one(cls("AuthService ")).code == C.DUPLICATE_NODE
     assert ws.state.node_count == 1
 
@@ -61,8 +68,10 @@ def test_distinct_true_adds_the_node_and_records_the_override_in_provenance_and_
     ws.one(cls("AuthService"))
     ws.state.take_journal()
     v = ws.one({**cls("auth_service"), "distinct": True})
-    assert v.accepted and v.message == ('added Class "auth_service" as n2; added as distinct from Class '
-                                        '"AuthService" (n1; same name up to case and separators)')
+    assert v.accepted and v.message == (
+        'added Class "auth_service" as n2; added as distinct from Class '
+        '"AuthService" (n1; same name up to case and separators)'
+    )
     assert ws.state.graph.nodes["n2"]["provenance"]["distinct_from"] == ["n1"]
     (mutation,) = ws.state.take_journal()
     assert isinstance(mutation, NodeAdded) and mutation.provenance["distinct_from"] == ["n1"]
@@ -75,7 +84,7 @@ def test_warn_policy_adds_the_node_with_a_warning_and_off_does_not_check():
     ws.one(cls("AuthService"))
     v = ws.one(cls("AUTH_SERVICE"))
     assert v.accepted and v.warning == C.POSSIBLE_DUPLICATE and v.to_dict()["warning"] == "POSSIBLE_DUPLICATE"
-    assert "POSSIBLE_DUPLICATE: probably the same as Class \"AuthService\" (n1;" in v.message
+    assert 'POSSIBLE_DUPLICATE: probably the same as Class "AuthService" (n1;' in v.message
     ws = Workspace(constraints={"duplicates": {"policy": "off"}})
     ws.one(cls("AuthService"))
     v = ws.one(cls("AUTH_SERVICE"))
@@ -92,8 +101,14 @@ def test_user_aliases_numbers_types_and_composite_identities():
     assert ws.one(cls("Table1")).accepted and ws.one(cls("Table10")).accepted
     assert ws.one(node("Interface", name="auth_service")).accepted
     # composite identity: overloads (same name, other signature) are not duplicates; a case variant is
-    ws = Workspace(schema={"node_types": ["Method"], "edge_types": [], "required_attributes": {},
-                           "identity_keys": {"Method": ["name", "signature"]}})
+    ws = Workspace(
+        schema={
+            "node_types": ["Method"],
+            "edge_types": [],
+            "required_attributes": {},
+            "identity_keys": {"Method": ["name", "signature"]},
+        }
+    )
     assert ws.one(node("Method", name="login", signature="(a)")).accepted
     assert ws.one(node("Method", name="login", signature="(a, b)")).accepted
     assert ws.one(node("Method", name="Login", signature="(a)")).code == C.POSSIBLE_DUPLICATE
@@ -135,7 +150,9 @@ def test_the_index_answers_without_scanning_at_100k_nodes():
     (found,) = index.candidates("Class", {"name": "payment_gateway_client"})
     assert found.node == "x" and found.reason == "folded"
     assert index.candidates("Class", {"name": "PaymentGatewayClint"})[0].reason == "similar"
-    assert index.candidates("Class", {"name": "Service5Impl"}) == []  # its own identity is not a near-duplicate
+    assert (
+        index.candidates("Class", {"name": "Service5Impl"}) == []
+    )  # its own identity is not a near-duplicate
     assert index.candidates("Class", {"name": "Service12Implementation"})[0].value == "Service12Impl"
 
 
@@ -149,13 +166,34 @@ def test_every_name_one_edit_away_is_found(name, data):
     index.add("x", "Class", {"name": name})
     i = data.draw(st.integers(0, len(name) - 1))
     letter = data.draw(st.sampled_from("abcdefghijk"))
-    for variant in (name[:i] + letter + name[i + 1:], name[:i] + letter + name[i:], name[:i] + name[i + 1:]):
+    for variant in (
+        name[:i] + letter + name[i + 1 :],
+        name[:i] + letter + name[i:],
+        name[:i] + name[i + 1 :],
+    ):
         if variant != name and len(variant) >= 2:
             assert [c.node for c in index.candidates("Class", {"name": variant})] == ["x"], variant
 
 
-_WORDS = ["auth", "authentication", "user", "users", "repo", "repository", "service", "serv", "mail", "mailer",
-          "ab", "abc", "x", "login", "log", "v2", "2"]
+_WORDS = [
+    "auth",
+    "authentication",
+    "user",
+    "users",
+    "repo",
+    "repository",
+    "service",
+    "serv",
+    "mail",
+    "mailer",
+    "ab",
+    "abc",
+    "x",
+    "login",
+    "log",
+    "v2",
+    "2",
+]
 
 
 def _spell(words: list[str], style: int) -> str:
@@ -166,8 +204,9 @@ def _spell(words: list[str], style: int) -> str:
     return "-".join(w.upper() for w in words)
 
 
-def _reference(nodes: dict[str, str], probe: str, threshold: float) -> tuple[dict[str, str], dict[str, float],
-                                                                             set[str]]:
+def _reference(
+    nodes: dict[str, str], probe: str, threshold: float
+) -> tuple[dict[str, str], dict[str, float], set[str]]:
     """By scanning every node: those the rules say must be found (id -> reason), the similarity of each
     node, and the nodes rule 3 accepts (which may come back as "similar" when rule 4 also holds)."""
     from rapidfuzz.distance import Levenshtein
@@ -208,8 +247,12 @@ def test_the_index_finds_what_a_scan_of_every_node_finds_after_adds_and_removals
     index = NearDuplicateIndex(Schema(node_types=["Class"]).compile(), threshold=threshold)
     words = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3)
     name = st.builds(_spell, words, st.integers(0, 2))
-    edited = st.builds(lambda n, i, c: n[:i % (len(n) + 1)] + c + n[i % (len(n) + 1) + 1:], name,
-                       st.integers(0, 40), st.sampled_from(["", "e", "x", "S"]))
+    edited = st.builds(
+        lambda n, i, c: n[: i % (len(n) + 1)] + c + n[i % (len(n) + 1) + 1 :],
+        name,
+        st.integers(0, 40),
+        st.sampled_from(["", "e", "x", "S"]),
+    )
     nodes: dict[str, str] = {}
     for step in range(data.draw(st.integers(1, 25))):
         op = data.draw(st.sampled_from(["add", "add", "add", "remove", "rename"]))
@@ -230,8 +273,13 @@ def test_the_index_finds_what_a_scan_of_every_node_finds_after_adds_and_removals
         must, scores, abbreviations = _reference(nodes, probe, threshold)
         for n, reason in must.items():
             assert n in found, (probe, nodes[n], reason)
-            assert found[n].reason == reason or reason == "abbreviation" and found[n].reason == "similar" or \
-                reason == "similar" and found[n].reason == "abbreviation", (probe, nodes[n], found[n])
+            assert (
+                found[n].reason == reason
+                or reason == "abbreviation"
+                and found[n].reason == "similar"
+                or reason == "similar"
+                and found[n].reason == "abbreviation"
+            ), (probe, nodes[n], found[n])
         for n, c in found.items():
             assert c.value == nodes[n] and c.value != probe
             if c.reason == "folded":

@@ -18,10 +18,16 @@ def test_every_exception_class_is_drawn_in_the_errors_module():
             continue
         module = importlib.import_module(info.name)
         for name, obj in vars(module).items():
-            if (inspect.isclass(obj) and issubclass(obj, BaseException) and obj.__module__ == info.name
-                    and not name.startswith("_")):
+            if (
+                inspect.isclass(obj)
+                and issubclass(obj, BaseException)
+                and obj.__module__ == info.name
+                and not name.startswith("_")
+            ):
                 found[name] = info.name
     assert "SessionBusy" in found and "QueryError" in found  # the walk saw both kinds
     drawing = igg.errors.__doc__ or ""
-    missing = sorted(f"{module}.{name}" for name, module in found.items() if not re.search(rf"\b{name}\b", drawing))
+    missing = sorted(
+        f"{module}.{name}" for name, module in found.items() if not re.search(rf"\b{name}\b", drawing)
+    )
     assert missing == []

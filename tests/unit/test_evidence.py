@@ -19,24 +19,33 @@ from igg.observe.query import QUERY_ADAPTER, run_query
 from igg.session.session import Session
 
 # two files, the second long enough to be cut into several chunks at chunk_tokens=120
-AUTH = ("// File: src/auth.py\n"
-        "class AuthService:\n"
-        "    \"\"\"Checks passwords against the UserStore and issues tokens.\"\"\"\n"
-        "    def login(self, name, password):\n"
-        "        user = self.store.find(name)\n"
-        "        return TokenIssuer.issue(user)\n")
+AUTH = (
+    "// File: src/auth.py\n"
+    "class AuthService:\n"
+    '    """Checks passwords against the UserStore and issues tokens."""\n'
+    "    def login(self, name, password):\n"
+    "        user = self.store.find(name)\n"
+    "        return TokenIssuer.issue(user)\n"
+)
 BILLING = "// File: docs/billing.md\n" + "".join(
     f"Paragraph {i}: the InvoiceService sends invoice number {i} to the PaymentGateway every night.\n\n"
-    for i in range(1, 30))
+    for i in range(1, 30)
+)
 CONTEXT = AUTH + BILLING
 
 
 def session(policy: str = "required_edges", context: str = CONTEXT, chunk_tokens: int = 120) -> Session:
-    return Session.open(make_request(context_data=context, grounding=policy, context={"chunk_tokens": chunk_tokens}))
+    return Session.open(
+        make_request(context_data=context, grounding=policy, context={"chunk_tokens": chunk_tokens})
+    )
 
 
 def cls(name: str, *evidence: Any) -> dict[str, Any]:
-    action: dict[str, Any] = {"type": "ADD_NODE", "label": "Class", "properties": {"name": name, "package": "p"}}
+    action: dict[str, Any] = {
+        "type": "ADD_NODE",
+        "label": "Class",
+        "properties": {"name": name, "package": "p"},
+    }
     if evidence:
         action["evidence"] = list(evidence)
     return action
@@ -70,7 +79,7 @@ def located(s: Session, item: dict[str, Any]) -> str:
     """The context text a stored span covers (read from the chunks, not from IGG's stored quote)."""
     chunks = s.actor.grounder.chunks
     start, _ = chunks.bounds(item["chunk"] - 1)
-    return CONTEXT[start + item["start"]:start + item["end"]]
+    return CONTEXT[start + item["start"] : start + item["end"]]
 
 
 def two_classes(s: Session) -> None:
@@ -85,8 +94,16 @@ def test_an_exact_quote_is_stored_with_its_chunk_offsets_file_line_and_column():
     (v,) = apply(s, calls("AuthService", "TokenIssuer", quote))
     assert v["accepted"] and "warning" not in v
     (item,) = evidence_of(s, v["element"])
-    assert item == {"quote": quote, "chunk": 1, "start": AUTH.index(quote), "end": AUTH.index(quote) + len(quote),
-                    "file": "src/auth.py", "line": 5, "column": 9, "match": "exact"}
+    assert item == {
+        "quote": quote,
+        "chunk": 1,
+        "start": AUTH.index(quote),
+        "end": AUTH.index(quote) + len(quote),
+        "file": "src/auth.py",
+        "line": 5,
+        "column": 9,
+        "match": "exact",
+    }
     assert located(s, item) == quote
     assert AUTH.splitlines()[item["line"]].index(quote) + 1 == item["column"]  # line 1 follows the marker
 
@@ -98,7 +115,11 @@ def test_a_quote_with_other_whitespace_and_line_breaks_matches_normalized_and_sp
     (v,) = apply(s, calls("AuthService", "TokenIssuer", quote))
     assert v["accepted"]
     (item,) = evidence_of(s, v["element"])
-    assert item["match"] == "normalized" and (item["file"], item["line"], item["column"]) == ("src/auth.py", 3, 5)
+    assert item["match"] == "normalized" and (item["file"], item["line"], item["column"]) == (
+        "src/auth.py",
+        3,
+        5,
+    )
     assert located(s, item) == "def login(self, name, password):\n        user = self.store.find(name)"
     assert normalize(located(s, item)) == normalize(quote)
 
@@ -119,7 +140,7 @@ def test_a_quote_spanning_a_chunk_boundary_is_found_in_the_chunk_where_it_starts
     two_classes(s)
     chunks = s.actor.grounder.chunks
     start, end = chunks.bounds(2)
-    quote = CONTEXT[end - 30:end + 30].strip()
+    quote = CONTEXT[end - 30 : end + 30].strip()
     assert "\n" in quote or len(quote) > 40
     (v,) = apply(s, calls("InvoiceService", "PaymentGateway", quote))
     assert v["accepted"], v
@@ -131,7 +152,9 @@ def test_a_quote_spanning_a_chunk_boundary_is_found_in_the_chunk_where_it_starts
 def test_an_invented_quote_is_refused_with_where_igg_looked_and_the_closest_passage():
     s = session()
     two_classes(s)
-    (v,) = apply(s, calls("AuthService", "TokenIssuer", "AuthService asks the TokenIssuer for a session cookie"))
+    (v,) = apply(
+        s, calls("AuthService", "TokenIssuer", "AuthService asks the TokenIssuer for a session cookie")
+    )
     assert not v["accepted"] and v["code"] == "UNGROUNDED_EVIDENCE"
     message = v["message"]
     assert "'AuthService asks the TokenIssuer for a session cookie' is not in the context" in message
@@ -152,9 +175,12 @@ def test_under_warn_an_invented_quote_applies_with_a_warning_and_is_kept_as_not_
 def test_under_off_evidence_is_located_and_kept_and_nothing_is_refused_or_warned():
     s = session("off")
     two_classes(s)
-    v1, v2, v3 = apply(s, calls("AuthService", "TokenIssuer", "TokenIssuer.issue(user)"),
-                       calls("TokenIssuer", "AuthService", "not in the text at all"),
-                       calls("InvoiceService", "PaymentGateway"))
+    v1, v2, v3 = apply(
+        s,
+        calls("AuthService", "TokenIssuer", "TokenIssuer.issue(user)"),
+        calls("TokenIssuer", "AuthService", "not in the text at all"),
+        calls("InvoiceService", "PaymentGateway"),
+    )
     assert all(v["accepted"] and "warning" not in v for v in (v1, v2, v3))
     assert evidence_of(s, v1["element"])[0]["match"] == "exact"
     assert evidence_of(s, v2["element"])[0]["match"] == "none"
@@ -182,8 +208,15 @@ def test_an_update_adds_its_evidence_to_the_element():
     s = session("required")
     apply(s, cls("AuthService", "class AuthService:"))
     quote = "Checks passwords against the UserStore and issues tokens."
-    (v,) = apply(s, {"type": "UPDATE_NODE", "node": {"name": "AuthService"}, "properties": {"doc": "checks"},
-                     "evidence": quote})
+    (v,) = apply(
+        s,
+        {
+            "type": "UPDATE_NODE",
+            "node": {"name": "AuthService"},
+            "properties": {"doc": "checks"},
+            "evidence": quote,
+        },
+    )
     assert v["accepted"]
     assert [e["quote"] for e in evidence_of(s, v["element"])] == ["class AuthService:", quote]
 
@@ -207,7 +240,9 @@ def test_explicit_spans_are_checked_against_the_chunk_they_name():
 def test_a_small_difference_matches_approximately_and_says_so():
     s = session()
     two_classes(s)
-    (v,) = apply(s, calls("AuthService", "TokenIssuer", "Checks passwords against the UserStore and issue tokens"))
+    (v,) = apply(
+        s, calls("AuthService", "TokenIssuer", "Checks passwords against the UserStore and issue tokens")
+    )
     (item,) = evidence_of(s, v["element"])
     assert item["match"] == "fuzzy" and FUZZY_MIN_SCORE <= item["score"] < 100
     assert "UserStore" in located(s, item)
@@ -226,9 +261,12 @@ def test_matching_is_nfc_and_case_sensitive():
 def test_huge_quotes_and_lone_surrogates_are_invalid_properties_and_the_rest_goes_on():
     s = session()
     two_classes(s)
-    huge, surrogate, fine = apply(s, calls("AuthService", "TokenIssuer", "x" * (MAX_QUOTE_CHARS + 1)),
-                                  calls("TokenIssuer", "AuthService", "bad \ud800 text"),
-                                  calls("InvoiceService", "PaymentGateway", "every night"))
+    huge, surrogate, fine = apply(
+        s,
+        calls("AuthService", "TokenIssuer", "x" * (MAX_QUOTE_CHARS + 1)),
+        calls("TokenIssuer", "AuthService", "bad \ud800 text"),
+        calls("InvoiceService", "PaymentGateway", "every night"),
+    )
     assert huge["code"] == "INVALID_PROPERTY" and f"at most {MAX_QUOTE_CHARS} characters" in huge["message"]
     assert surrogate["code"] == "INVALID_PROPERTY" and "surrogate" in surrogate["message"]
     assert fine["accepted"]
@@ -241,8 +279,17 @@ def test_required_grounding_needs_a_context_to_quote():
 
 def test_find_filters_on_grounded_ungrounded_and_unverified():
     s = session("warn")
-    apply(s, cls("AuthService", "class AuthService:"), cls("TokenIssuer", "no such words"), cls("InvoiceService"))
-    for grounded, name in (("grounded", "AuthService"), ("ungrounded", "TokenIssuer"), ("unverified", "InvoiceService")):
+    apply(
+        s,
+        cls("AuthService", "class AuthService:"),
+        cls("TokenIssuer", "no such words"),
+        cls("InvoiceService"),
+    )
+    for grounded, name in (
+        ("grounded", "AuthService"),
+        ("ungrounded", "TokenIssuer"),
+        ("unverified", "InvoiceService"),
+    ):
         answer = run_query(s.state, QUERY_ADAPTER.validate_python({"query": "find", "grounded": grounded}))
         assert answer.matched_nodes == 1 and name in "\n".join(answer.lines), (grounded, answer.lines)
 
@@ -250,8 +297,12 @@ def test_find_filters_on_grounded_ungrounded_and_unverified():
 def test_the_response_schema_offers_bounded_evidence_and_requires_it_per_policy():
     from tests.integration.test_llm_llamacpp import unbounded
 
-    for policy, required_on in (("off", set()), ("warn", set()), ("required_edges", {"ADD_EDGE"}),
-                                ("required", {"ADD_NODE", "ADD_EDGE"})):
+    for policy, required_on in (
+        ("off", set()),
+        ("warn", set()),
+        ("required_edges", {"ADD_EDGE"}),
+        ("required", {"ADD_NODE", "ADD_EDGE"}),
+    ):
         schema = response_schema(make_request(context_data="text", grounding=policy))
         assert unbounded(schema) == [], policy
         for action in schema["properties"]["actions"]["items"]["anyOf"]:
@@ -266,10 +317,18 @@ def test_the_observation_tells_the_model_the_policy_and_the_format():
 
     for policy in ("off", "required"):
         s = session(policy)
-        text, _ = render_observation(request=s.request, state=s.state, iteration=1, last_verdicts=[],
-                                     last_error=None, chunk=s.actor.grounder.chunks.at(0), todos=[])
-        assert ("Evidence (required): give every ADD_NODE, ADD_EDGE and update \"evidence\"" in text) == \
-            (policy == "required")
+        text, _ = render_observation(
+            request=s.request,
+            state=s.state,
+            iteration=1,
+            last_verdicts=[],
+            last_error=None,
+            chunk=s.actor.grounder.chunks.at(0),
+            todos=[],
+        )
+        assert ('Evidence (required): give every ADD_NODE, ADD_EDGE and update "evidence"' in text) == (
+            policy == "required"
+        )
 
 
 def test_a_run_keeps_evidence_through_the_store_explain_show_and_exports(tmp_path, capsys):
@@ -281,13 +340,22 @@ def test_a_run_keeps_evidence_through_the_store_explain_show_and_exports(tmp_pat
     payload["session_id"] = "ev"
     request.write_text(json.dumps(payload))
     transcript = tmp_path / "transcript.jsonl"
-    turns = [{"reasoning": "classes", "actions": [cls("AuthService", "class AuthService:"), cls("TokenIssuer")]},
-             {"reasoning": "calls", "actions": [calls("AuthService", "TokenIssuer", "TokenIssuer.issue(user)"),
-                                               calls("TokenIssuer", "AuthService", "TokenIssuer calls back")],
-              "finished": True}]
+    turns = [
+        {"reasoning": "classes", "actions": [cls("AuthService", "class AuthService:"), cls("TokenIssuer")]},
+        {
+            "reasoning": "calls",
+            "actions": [
+                calls("AuthService", "TokenIssuer", "TokenIssuer.issue(user)"),
+                calls("TokenIssuer", "AuthService", "TokenIssuer calls back"),
+            ],
+            "finished": True,
+        },
+    ]
     transcript.write_text("".join(json.dumps(t) + "\n" for t in turns))
     store = str(tmp_path / "s.sqlite")
-    code, out, err = cli(capsys, "run", str(request), "--agent", f"script:{transcript}", "--store", store, "--json")
+    code, out, err = cli(
+        capsys, "run", str(request), "--agent", f"script:{transcript}", "--store", store, "--json"
+    )
     assert code == 0, err
     assert json.loads(out)["grounding"] == {"grounded": 2, "ungrounded": 1, "unverified": 1}
     code, out, err = cli(capsys, "explain", "ev", "AuthService", "--store", store)
@@ -299,8 +367,18 @@ def test_a_run_keeps_evidence_through_the_store_explain_show_and_exports(tmp_pat
     assert out.startswith("session ev: 2 grounded, 1 ungrounded, 1 unverified facts")
     assert "evidence: 'TokenIssuer calls back' (not found in the context)" in out
     graphml = tmp_path / "g.graphml"
-    code, _, err = cli(capsys, "export", "ev", "--format", "graphml", "--provenance", "--store", store,
-                       "--output", str(graphml))
+    code, _, err = cli(
+        capsys,
+        "export",
+        "ev",
+        "--format",
+        "graphml",
+        "--provenance",
+        "--store",
+        store,
+        "--output",
+        str(graphml),
+    )
     assert code == 0, err
     import networkx as nx
 
@@ -309,8 +387,15 @@ def test_a_run_keeps_evidence_through_the_store_explain_show_and_exports(tmp_pat
     assert sorted(e[0]["match"] for e in kept) == ["exact", "none"]
 
 
-@pytest.mark.parametrize("span", [{"chunk": True, "start": False, "end": "3"}, {"chunk": 1, "start": 0, "end": "3"},
-                                  {"chunk": 1, "start": 0, "end": 3.0}, {"chunk": True, "start": 0, "end": 3}])
+@pytest.mark.parametrize(
+    "span",
+    [
+        {"chunk": True, "start": False, "end": "3"},
+        {"chunk": 1, "start": 0, "end": "3"},
+        {"chunk": 1, "start": 0, "end": 3.0},
+        {"chunk": True, "start": 0, "end": 3},
+    ],
+)
 def test_span_offsets_are_strict_integers_not_booleans_or_numeric_strings(span):
     """Issue 47: ``{"chunk": true, "start": false, "end": "3"}`` was read as chunk 1, 0..3."""
     s = session()
@@ -350,13 +435,17 @@ def test_searches_beyond_the_chunk_on_show_share_one_budget_per_response(monkeyp
 
     s = session("warn")
     two_classes(s)
-    per_chunk = max(end - start for start, end in (s.actor.grounder.chunks.bounds(i)
-                                                    for i in range(len(s.actor.grounder.chunks))))
+    per_chunk = max(
+        end - start
+        for start, end in (s.actor.grounder.chunks.bounds(i) for i in range(len(s.actor.grounder.chunks)))
+    )
     others = len(s.actor.grounder.chunks) - 1
     monkeypatch.setattr(evidence, "SEARCH_RESPONSE_CHARS", 2 * (per_chunk + MAX_QUOTE_CHARS) * others * 2 + 1)
     verdicts = apply(s, *[cls(f"X{i}", f"absent {i}") for i in range(10)])
     assert all(v["accepted"] and v["warning"] == "UNGROUNDED_EVIDENCE" for v in verdicts)
     cut = ["search budget" in v["message"] for v in verdicts]
-    assert cut[:2] == [False, False] and all(cut[3:]), cut  # two whole searches fit, then the chunk on show only
+    assert cut[:2] == [False, False] and all(cut[3:]), (
+        cut
+    )  # two whole searches fit, then the chunk on show only
     (found,) = apply(s, calls("AuthService", "TokenIssuer", "InvoiceService sends invoice number 20"))
     assert found["accepted"] and "warning" not in found  # a new response searches everywhere again

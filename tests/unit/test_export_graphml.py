@@ -28,8 +28,15 @@ def schema() -> etree.XMLSchema:
 def rich_workspace() -> Workspace:
     w = Workspace(constraints={"allow_self_loops": True})
     verdicts = w.apply(
-        node("Class", name="AuthService", package="com.app.auth", lines=120, ratio=0.25, public=True,
-             tags=["svc", "auth"]),
+        node(
+            "Class",
+            name="AuthService",
+            package="com.app.auth",
+            lines=120,
+            ratio=0.25,
+            public=True,
+            tags=["svc", "auth"],
+        ),
         node("Class", name="Ctl\x00\x01\x0b\x1f\ufffe\uffff end", package="p\r\n\t", lines="many"),
         node("Class", name="emoji 😀🚀 <&>\"'", package="x" * 10_000),
         node("Interface", name="Repo", mixed=[1, "a", True, 2.5]),
@@ -52,8 +59,15 @@ def test_graphml_validates_against_the_xsd_and_networkx_reads_typed_values(tmp_p
     g = nx.read_graphml(path, force_multigraph=True)
     assert g.is_directed() and g.number_of_nodes() == 4 and g.number_of_edges() == 3
     a = g.nodes["n1"]
-    assert a == {"igg_type": "Class", "name": "AuthService", "package": "com.app.auth", "lines": 120,
-                 "ratio": 0.25, "public": True, "tags": '["svc", "auth"]'}
+    assert a == {
+        "igg_type": "Class",
+        "name": "AuthService",
+        "package": "com.app.auth",
+        "lines": 120,
+        "ratio": 0.25,
+        "public": True,
+        "tags": '["svc", "auth"]',
+    }
     assert type(a["lines"]) is int and type(a["ratio"]) is float and type(a["public"]) is bool
     # the same key with an int on one node and a string on another keeps both types
     assert g.nodes["n2"]["lines"] == "many"
@@ -81,8 +95,11 @@ def test_list_keys_are_declared_as_json_lists(tmp_path):
     ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
     tags = root.find("g:key[@attr.name='tags']", ns)
     assert tags.get("attr.type") == "string" and tags.findtext("g:desc", namespaces=ns) == "igg:json-list"
-    types = {(k.get("for"), k.get("attr.name")): k.get("attr.type") for k in root.findall("g:key", ns)
-             if k.get("attr.name") in ("igg_type", "ratio", "public", "weight")}
+    types = {
+        (k.get("for"), k.get("attr.name")): k.get("attr.type")
+        for k in root.findall("g:key", ns)
+        if k.get("attr.name") in ("igg_type", "ratio", "public", "weight")
+    }
     assert types[("node", "igg_type")] == "string" and types[("edge", "igg_type")] == "string"
     assert types[("node", "ratio")] == "double" and types[("node", "public")] == "boolean"
 
@@ -112,27 +129,48 @@ def _write(w: Workspace, tmp_path, name: str = "g.graphml"):
     return path
 
 
-_TEXT = st.text(alphabet=st.sampled_from(list("aZ9 _-.&<>\"'\t\n\r\x00\x0b\x1f]]>é😀\ufffe\uffff\u2028\x85")),
-                max_size=12)
-_VALUE = st.one_of(_TEXT, st.integers(-10**20, 10**20), st.floats(allow_nan=False), st.booleans(),
-                   st.lists(st.one_of(_TEXT, st.integers(), st.booleans()), max_size=3))
+_TEXT = st.text(
+    alphabet=st.sampled_from(list("aZ9 _-.&<>\"'\t\n\r\x00\x0b\x1f]]>é😀\ufffe\uffff\u2028\x85")), max_size=12
+)
+_VALUE = st.one_of(
+    _TEXT,
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.lists(st.one_of(_TEXT, st.integers(), st.booleans()), max_size=3),
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.dictionaries(st.sampled_from(["name", "doc", "lines", "x_y"]), _VALUE), min_size=1, max_size=8),
-       st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7), st.dictionaries(st.sampled_from(["w", "note"]),
-                                                                                  _VALUE)), max_size=10),
-       st.booleans(), st.dictionaries(st.sampled_from(["run", "note"]), _TEXT, max_size=2))
-def test_the_text_writer_writes_exactly_the_bytes_lxml_serializes(node_props, edge_specs, provenance, metadata):
+@given(
+    st.lists(
+        st.dictionaries(st.sampled_from(["name", "doc", "lines", "x_y"]), _VALUE), min_size=1, max_size=8
+    ),
+    st.lists(
+        st.tuples(
+            st.integers(0, 7), st.integers(0, 7), st.dictionaries(st.sampled_from(["w", "note"]), _VALUE)
+        ),
+        max_size=10,
+    ),
+    st.booleans(),
+    st.dictionaries(st.sampled_from(["run", "note"]), _TEXT, max_size=2),
+)
+def test_the_text_writer_writes_exactly_the_bytes_lxml_serializes(
+    node_props, edge_specs, provenance, metadata
+):
     """write_graphml composes the XML itself; lxml's xmlfile, one element per node and edge, is the reference."""
     from igg.graph.state import GraphState
     from igg.models.schema import Schema
     from tests.support.graphml_lxml import write_graphml_lxml
 
-    schema_model = Schema(node_types=["Class"], edge_types=["CALLS", "USES"], identity_keys={"Class": ["key"]})
+    schema_model = Schema(
+        node_types=["Class"], edge_types=["CALLS", "USES"], identity_keys={"Class": ["key"]}
+    )
     state = GraphState(schema_model.compile())
-    ids = [state.add_node("Class", {"key": i, **props}, node_id=f"n{i}" if i % 3 else f'n<{i}>&"\t')
-           for i, props in enumerate(node_props)]
+    ids = [
+        state.add_node("Class", {"key": i, **props}, node_id=f"n{i}" if i % 3 else f'n<{i}>&"\t')
+        for i, props in enumerate(node_props)
+    ]
     for a, b, props in edge_specs:
         u, v = ids[a % len(ids)], ids[b % len(ids)]
         for t in ("CALLS", "USES"):

@@ -21,8 +21,16 @@ from tests.conftest import FIXTURES, Workspace, edge, node
 def tricky_workspace() -> Workspace:
     w = Workspace()
     verdicts = w.apply(
-        node("Class", name="AuthService", package="com.app.auth", id="not-the-node-id", n=1, f=2.5, ok=False,
-             tags=["a", "b"]),
+        node(
+            "Class",
+            name="AuthService",
+            package="com.app.auth",
+            id="not-the-node-id",
+            n=1,
+            f=2.5,
+            ok=False,
+            tags=["a", "b"],
+        ),
         node("Class", name="ctl \x00\x01\x1f 😀", package="z" * 10_000),
         node("Method", name="login", signature="(String) -> bool"),
         edge("CALLS", {"name": "AuthService"}, {"name": "ctl \x00\x01\x1f 😀"}, source="x", key=1),
@@ -86,23 +94,38 @@ def test_node_link_round_trips_through_networkx_and_back(tmp_path):
 
 def test_a_document_without_schema_gets_one_inferred(tmp_path):
     path = tmp_path / "hand.json"
-    path.write_text(json.dumps({"nodes": [
-        {"id": "a", "type": "Service", "properties": {"name": "auth"}},
-        {"id": "b", "type": "Table", "properties": {"table": "users"}}],
-        "edges": [{"id": "e", "type": "READS", "from": "a", "to": "b"}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "nodes": [
+                    {"id": "a", "type": "Service", "properties": {"name": "auth"}},
+                    {"id": "b", "type": "Table", "properties": {"table": "users"}},
+                ],
+                "edges": [{"id": "e", "type": "READS", "from": "a", "to": "b"}],
+            }
+        )
+    )
     state = document_to_state(load_document(path))
     assert state.schema.identity_keys == {"Service": ("name",), "Table": ("table",)}
     assert state.edge_count == 1
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("{not json", "not valid JSON"),
-    ('{"nodes": [{"id": "a", "type": "X", "properties": {"name": null}}]}', "nodes[0].properties.name"),
-    ('{"nodes": [{"id": "a", "type": "X", "properties": {"name": "x"}}], '
-     '"edges": [{"id": "e", "type": "R", "from": "a", "to": "zz"}]}', "no node with id to 'zz'"),
-    ('{"schema": {"node_types": ["X"]}, "nodes": [{"id": "a", "type": "Y", "properties": {"name": "x"}}]}',
-     "UNKNOWN_NODE_TYPE"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"nodes": [{"id": "a", "type": "X", "properties": {"name": null}}]}', "nodes[0].properties.name"),
+        (
+            '{"nodes": [{"id": "a", "type": "X", "properties": {"name": "x"}}], '
+            '"edges": [{"id": "e", "type": "R", "from": "a", "to": "zz"}]}',
+            "no node with id to 'zz'",
+        ),
+        (
+            '{"schema": {"node_types": ["X"]}, "nodes": [{"id": "a", "type": "Y", "properties": {"name": "x"}}]}',
+            "UNKNOWN_NODE_TYPE",
+        ),
+    ],
+)
 def test_a_broken_document_is_rejected_naming_the_problem(tmp_path, content, message):
     path = tmp_path / "bad.json"
     path.write_text(content)
@@ -111,15 +134,25 @@ def test_a_broken_document_is_rejected_naming_the_problem(tmp_path, content, mes
     assert message in str(info.value)
 
 
-_SCALAR = st.one_of(st.text(alphabet=st.sampled_from(list("aZ null,[:\"\\\x00\x1f\x7f\u2028é😀\ud800")), max_size=8),
-                    st.integers(-2**70, 2**70), st.floats(), st.booleans())
-_PROPS = st.dictionaries(st.sampled_from(["name", "null", "x"]), st.one_of(_SCALAR, st.lists(_SCALAR, max_size=3)),
-                         max_size=3)
+_SCALAR = st.one_of(
+    st.text(alphabet=st.sampled_from(list('aZ null,[:"\\\x00\x1f\x7f\u2028é😀\ud800')), max_size=8),
+    st.integers(-(2**70), 2**70),
+    st.floats(),
+    st.booleans(),
+)
+_PROPS = st.dictionaries(
+    st.sampled_from(["name", "null", "x"]), st.one_of(_SCALAR, st.lists(_SCALAR, max_size=3)), max_size=3
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_PROPS, max_size=5), st.lists(_PROPS, max_size=5),
-       st.dictionaries(st.sampled_from(["run", "parent"]), st.one_of(st.none(), st.text(max_size=4)), max_size=2))
+@given(
+    st.lists(_PROPS, max_size=5),
+    st.lists(_PROPS, max_size=5),
+    st.dictionaries(
+        st.sampled_from(["run", "parent"]), st.one_of(st.none(), st.text(max_size=4)), max_size=2
+    ),
+)
 def test_the_fast_encoder_writes_exactly_what_to_json_writes(node_props, edge_props, metadata):
     """orjson encodes the element lists; whatever it cannot write the same (non-finite floats, huge integers,
     lone surrogates) falls back, so the bytes never change."""
@@ -127,11 +160,17 @@ def test_the_fast_encoder_writes_exactly_what_to_json_writes(node_props, edge_pr
 
     from igg.export.document import encode_json
 
-    doc = {"format": "igg-graph", "version": 1, "schema": {"node_types": ["Class"]},
-           "nodes": [{"id": f"n{i}", "type": "Class", "properties": p} for i, p in enumerate(node_props)],
-           "edges": [{"id": f"e{i}", "type": "CALLS", "from": "n1", "to": "n2", "properties": p}
-                     for i, p in enumerate(edge_props)],
-           "metadata": metadata}
+    doc = {
+        "format": "igg-graph",
+        "version": 1,
+        "schema": {"node_types": ["Class"]},
+        "nodes": [{"id": f"n{i}", "type": "Class", "properties": p} for i, p in enumerate(node_props)],
+        "edges": [
+            {"id": f"e{i}", "type": "CALLS", "from": "n1", "to": "n2", "properties": p}
+            for i, p in enumerate(edge_props)
+        ],
+        "metadata": metadata,
+    }
     try:
         expected = to_json(doc)
     except PydanticSerializationError:
@@ -140,10 +179,16 @@ def test_the_fast_encoder_writes_exactly_what_to_json_writes(node_props, edge_pr
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(_PROPS, max_size=7), st.lists(_PROPS, max_size=7), st.booleans(), st.booleans(),
-       st.one_of(st.none(), st.dictionaries(st.sampled_from(["run"]), st.text(max_size=3), max_size=1)))
-def test_the_document_written_a_chunk_at_a_time_is_the_whole_documents_json(node_props, edge_props, provenance,
-                                                                           with_schema, metadata):
+@given(
+    st.lists(_PROPS, max_size=7),
+    st.lists(_PROPS, max_size=7),
+    st.booleans(),
+    st.booleans(),
+    st.one_of(st.none(), st.dictionaries(st.sampled_from(["run"]), st.text(max_size=3), max_size=1)),
+)
+def test_the_document_written_a_chunk_at_a_time_is_the_whole_documents_json(
+    node_props, edge_props, provenance, with_schema, metadata
+):
     """``document_json`` builds and encodes the elements three at a time here: the same bytes as encoding the
     whole ``document_dict`` (orjson where it writes the same, the fallbacks where not), with or without
     provenance, schema and metadata."""
@@ -154,13 +199,24 @@ def test_the_document_written_a_chunk_at_a_time_is_the_whole_documents_json(node
 
     schema = Schema(node_types=["Class"], edge_types=["CALLS"])
     state = GraphState(schema.compile())
-    nodes = [{"id": f"n{i}", "type": "Class", "properties": {**p, "name": f"c{i}"}, "provenance": {"created": i}}
-             for i, p in enumerate(node_props)]
-    edges = [{"id": f"e{i}", "type": "CALLS", "from": "n0", "to": f"n{i % len(nodes)}", "properties": p}
-             for i, p in enumerate(edge_props)] if nodes else []
+    nodes = [
+        {"id": f"n{i}", "type": "Class", "properties": {**p, "name": f"c{i}"}, "provenance": {"created": i}}
+        for i, p in enumerate(node_props)
+    ]
+    edges = (
+        [
+            {"id": f"e{i}", "type": "CALLS", "from": "n0", "to": f"n{i % len(nodes)}", "properties": p}
+            for i, p in enumerate(edge_props)
+        ]
+        if nodes
+        else []
+    )
     state.load(nodes, edges)
-    kwargs: dict[str, Any] = {"schema": schema if with_schema else None, "metadata": metadata,
-                              "provenance": provenance}
+    kwargs: dict[str, Any] = {
+        "schema": schema if with_schema else None,
+        "metadata": metadata,
+        "provenance": provenance,
+    }
     chunk, document.CHUNK = document.CHUNK, 3
     try:
         streamed = document_json(state, **kwargs)

@@ -29,12 +29,26 @@ PARSERS = {"ttl": "turtle", "jsonld": "json-ld"}
 
 
 def typed_graph() -> GraphState:
-    schema = Schema(node_types=["Class", "Method"], edge_types=["CALLS", "DECLARES"],
-                    identity_keys={"Method": ["name", "signature"]},
-                    property_types={"Class": {"lines": "integer"}})
+    schema = Schema(
+        node_types=["Class", "Method"],
+        edge_types=["CALLS", "DECLARES"],
+        identity_keys={"Method": ["name", "signature"]},
+        property_types={"Class": {"lines": "integer"}},
+    )
     state = GraphState(schema.compile())
-    a = state.add_node("Class", {"name": 'A <&> "x"\n\t\\ é/b ü', "package": "p", "lines": 3, "ratio": 1.5,
-                                 "public": True, "tags": ["svc", 1, 2.5], "tiny": 1e-7, "neg": -0.0})
+    a = state.add_node(
+        "Class",
+        {
+            "name": 'A <&> "x"\n\t\\ é/b ü',
+            "package": "p",
+            "lines": 3,
+            "ratio": 1.5,
+            "public": True,
+            "tags": ["svc", 1, 2.5],
+            "tiny": 1e-7,
+            "neg": -0.0,
+        },
+    )
     b = state.add_node("Class", {"name": "B", "package": 7, "lines": -(2**62)})
     m = state.add_node("Method", {"name": "run", "signature": "(String) -> int", "doc": "line1\r\nline2"})
     n7 = state.add_node("Class", {"name": 7, "package": "digits"})
@@ -53,8 +67,10 @@ def oracle(state: GraphState, base: str) -> rdflib.Graph:
 
     def iri(n: str) -> URIRef:
         d = state.nodes[n]
-        parts = [quote(x, safe="") if isinstance(x, str) else "$" + quote(json.dumps(x), safe="")
-                 for x in (d["properties"][k] for k in state.schema.identity_keys[d["type"]])]
+        parts = [
+            quote(x, safe="") if isinstance(x, str) else "$" + quote(json.dumps(x), safe="")
+            for x in (d["properties"][k] for k in state.schema.identity_keys[d["type"]])
+        ]
         return URIRef(f"{base}node/{d['type']}/" + "/".join(parts))
 
     def lit(x):
@@ -127,16 +143,23 @@ def test_code_points_utf8_cannot_carry_are_replaced_and_counted():
     assert (None, None, Literal("bad\ufffd")) in parsed and (None, None, Literal("\x00\x1f")) in parsed
 
 
-scalars = st.one_of(st.text(max_size=12), st.integers(min_value=-(2**70), max_value=2**70), st.booleans(),
-                    st.floats(allow_nan=False, allow_infinity=False))
-props = st.dictionaries(st.sampled_from(["a", "b", "size", "tags"]),
-                        st.one_of(scalars, st.lists(scalars, max_size=3)), max_size=4)
+scalars = st.one_of(
+    st.text(max_size=12),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+props = st.dictionaries(
+    st.sampled_from(["a", "b", "size", "tags"]), st.one_of(scalars, st.lists(scalars, max_size=3)), max_size=4
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(names=st.lists(st.text(min_size=1, max_size=10), min_size=1, max_size=6, unique=True),
-       extra=st.lists(props, min_size=6, max_size=6), edges=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5),
-                                                                               props), max_size=8))
+@given(
+    names=st.lists(st.text(min_size=1, max_size=10), min_size=1, max_size=6, unique=True),
+    extra=st.lists(props, min_size=6, max_size=6),
+    edges=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), props), max_size=8),
+)
 def test_the_hand_written_ntriples_equal_the_rdflib_terms(names, extra, edges):
     """The fast path (text) is pinned to the general path (rdflib terms) it shortcuts."""
     state = GraphState(Schema(node_types=["T"], edge_types=["R", "S"]).compile())
@@ -162,11 +185,17 @@ def test_networkx_reads_the_gexf_with_equal_counts_and_typed_attributes():
         got = dict(g.nodes[n])
         got.pop("label")
         assert got.pop("igg_type") == d["type"]
-        want = {k: json.dumps(x, ensure_ascii=False) if isinstance(x, list) else x for k, x in d["properties"].items()}
+        want = {
+            k: json.dumps(x, ensure_ascii=False) if isinstance(x, list) else x
+            for k, x in d["properties"].items()
+        }
         assert got == want and all(type(got[k]) is type(want[k]) for k in want)
     for eid, a, b, d in state.edges():
-        got = dict(g.edges[a, b]) if not g.is_multigraph() else next(
-            x for x in g.get_edge_data(a, b).values() if x["id"] == eid)
+        got = (
+            dict(g.edges[a, b])
+            if not g.is_multigraph()
+            else next(x for x in g.get_edge_data(a, b).values() if x["id"] == eid)
+        )
         assert (got.pop("igg_type"), got.pop("label"), got.pop("id")) == (d["type"], d["type"], eid)
         assert got == d["properties"] and all(type(got[k]) is type(d["properties"][k]) for k in got)
 
@@ -178,8 +207,13 @@ def test_cli_writes_every_new_format_and_refuses_to_read_them_back(tmp_path):
     write_json(w.state, doc, schema=w.request.config.schema_, metadata={"session_id": "s1"})
 
     def igg(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "igg", "export", *args], capture_output=True, text=True,
-                              cwd=ROOT, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "igg", "export", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
+        )
 
     for fmt in ("gexf", "nt", "ttl", "jsonld"):
         done = igg(str(doc), "--format", fmt)

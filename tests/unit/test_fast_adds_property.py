@@ -42,15 +42,41 @@ def _with_time(draw: st.DrawFn, action: dict[str, Any]) -> dict[str, Any]:
             action[field] = draw(_often(TIMES[:4], TIMES[4:]))
     return action
 
+
 # near-duplicates, names to normalise, an alias pair, non-strings and empty values among the identities
-NAMES = ["AuthService", "auth_service", "AuthServce", "AuthenticationService", " AuthService", "UserRepo",
-         "UserRepository", "Billing", "billing", "Handler1", "Handler2", "A", "B", "Ünïcode", "", 7, True]
+NAMES = [
+    "AuthService",
+    "auth_service",
+    "AuthServce",
+    "AuthenticationService",
+    " AuthService",
+    "UserRepo",
+    "UserRepository",
+    "Billing",
+    "billing",
+    "Handler1",
+    "Handler2",
+    "A",
+    "B",
+    "Ünïcode",
+    "",
+    7,
+    True,
+]
 PLAIN_NAMES = ["AuthService", "AuthServices", "UserRepo", "UserRepository", "Billing", "Handler1", "A", "B"]
 """Names most actions use, so that references find the nodes added before them (and near-duplicates meet)."""
 LABELS = ["Class", "Interface", "Method", "Typed", "Klass"]
 EDGE_LABELS = ["CALLS", "IMPLEMENTS", "WEIGHED", "CALLZ"]
-VALUES = st.one_of(st.sampled_from(["p", "q", "", " padded ", "x" * 40]), st.integers(-3, 3), st.booleans(),
-                   st.just(1.5), st.just(["a", "b"]), st.just(["a", "x" * 40]), st.just(["a", 1]), st.just([]))
+VALUES = st.one_of(
+    st.sampled_from(["p", "q", "", " padded ", "x" * 40]),
+    st.integers(-3, 3),
+    st.booleans(),
+    st.just(1.5),
+    st.just(["a", "b"]),
+    st.just(["a", "x" * 40]),
+    st.just(["a", 1]),
+    st.just([]),
+)
 EXTRA_KEYS = st.sampled_from(["doc", "lines", "size", "bad key!", "weight", "package"])
 
 
@@ -87,8 +113,12 @@ def node_actions(draw: st.DrawFn) -> dict[str, Any]:
     return _with_evidence(draw, _with_time(draw, action))
 
 
-QUOTES = ["AuthService calls the TokenStore", "the   TokenStore\nkeeps tokens", "words the context never says",
-          "AuthService calls the TokenStor"]
+QUOTES = [
+    "AuthService calls the TokenStore",
+    "the   TokenStore\nkeeps tokens",
+    "words the context never says",
+    "AuthService calls the TokenStor",
+]
 CONTEXT = "// File: a.py\nAuthService calls the TokenStore; the TokenStore keeps tokens.\n"
 """What the grounder of both paths reads: quotes found exactly, normalized, approximately, or not at all."""
 
@@ -122,26 +152,44 @@ def edge_actions(draw: st.DrawFn) -> dict[str, Any]:
     """An ADD_EDGE between any references (self loops, unknown or just-added nodes), properties or not."""
     source = draw(references())
     target = source if _one_in(draw, 7) else draw(references())
-    return _with_evidence(draw, _with_time(draw, {
-        "type": "ADD_EDGE", "label": draw(_often(["CALLS", "IMPLEMENTS"], ["WEIGHED", "CALLZ"])), "from": source,
-        "to": target, "properties": _extras(draw)}))
+    return _with_evidence(
+        draw,
+        _with_time(
+            draw,
+            {
+                "type": "ADD_EDGE",
+                "label": draw(_often(["CALLS", "IMPLEMENTS"], ["WEIGHED", "CALLZ"])),
+                "from": source,
+                "to": target,
+                "properties": _extras(draw),
+            },
+        ),
+    )
 
 
-RESPONSES = st.lists(st.lists(st.one_of(node_actions(), node_actions(), edge_actions()), min_size=2, max_size=16),
-                     min_size=1, max_size=3)
+RESPONSES = st.lists(
+    st.lists(st.one_of(node_actions(), node_actions(), edge_actions()), min_size=2, max_size=16),
+    min_size=1,
+    max_size=3,
+)
 """One to three responses in a row (a later one refers to nodes an earlier one added)."""
 
-CONSTRAINTS = st.fixed_dictionaries({
-    "max_nodes": st.integers(2, 20),
-    "max_edges": st.integers(1, 12),
-    "allow_self_loops": st.booleans(),
-    "max_property_length": st.sampled_from([30, 1000]),
-    "max_properties": st.sampled_from([3, 64]),
-    "duplicates": st.fixed_dictionaries({
-        "policy": st.sampled_from(["reject", "warn", "off"]),
-        "threshold": st.sampled_from([0.8, 0.9]),
-        "aliases": st.sampled_from([[], [["AuthService", "AuthenticationService"]]])}),
-})
+CONSTRAINTS = st.fixed_dictionaries(
+    {
+        "max_nodes": st.integers(2, 20),
+        "max_edges": st.integers(1, 12),
+        "allow_self_loops": st.booleans(),
+        "max_property_length": st.sampled_from([30, 1000]),
+        "max_properties": st.sampled_from([3, 64]),
+        "duplicates": st.fixed_dictionaries(
+            {
+                "policy": st.sampled_from(["reject", "warn", "off"]),
+                "threshold": st.sampled_from([0.8, 0.9]),
+                "aliases": st.sampled_from([[], [["AuthService", "AuthenticationService"]]]),
+            }
+        ),
+    }
+)
 
 _REQUESTS: dict[str, Any] = {}
 
@@ -149,8 +197,12 @@ _REQUESTS: dict[str, Any] = {}
 def _request(constraints: dict[str, Any], mode: str) -> Any:
     key = repr((sorted(constraints.items()), mode))
     if key not in _REQUESTS:
-        _REQUESTS[key] = load_request({"goal_prompt": "property", "config": {
-            "schema": SCHEMA, "apply_mode": mode, "constraints": constraints}})
+        _REQUESTS[key] = load_request(
+            {
+                "goal_prompt": "property",
+                "config": {"schema": SCHEMA, "apply_mode": mode, "constraints": constraints},
+            }
+        )
     return _REQUESTS[key]
 
 
@@ -180,18 +232,32 @@ def _run(actor: Actor, request: Any, responses: Sequence[list[dict[str, Any]]]) 
 
 
 def test_fast_adds_give_the_rule_chains_verdicts_graph_and_journal() -> None:
-    tally = {"fast": 0, "handed_on": 0, "accepted": 0, "rejected": 0, "near_duplicate": 0, "rolled_back": 0,
-             "evidence": 0}
+    tally = {
+        "fast": 0,
+        "handed_on": 0,
+        "accepted": 0,
+        "rejected": 0,
+        "near_duplicate": 0,
+        "rolled_back": 0,
+        "evidence": 0,
+    }
 
     @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(responses=RESPONSES, constraints=CONSTRAINTS, mode=st.sampled_from(["per_action", "atomic"]),
-           grounding=st.sampled_from(["off", "warn", "required_edges", "required"]))
-    def same(responses: list[list[dict[str, Any]]], constraints: dict[str, Any], mode: str, grounding: str) -> None:
+    @given(
+        responses=RESPONSES,
+        constraints=CONSTRAINTS,
+        mode=st.sampled_from(["per_action", "atomic"]),
+        grounding=st.sampled_from(["off", "warn", "required_edges", "required"]),
+    )
+    def same(
+        responses: list[list[dict[str, Any]]], constraints: dict[str, Any], mode: str, grounding: str
+    ) -> None:
         request = _request(constraints, mode)
         limits, schema = request.config.constraints, build_state(request)[0].schema
         fast = Actor(schema, limits, mode, grounder=Grounder(CONTEXT, 3000, grounding))  # type: ignore[arg-type]
-        general = Actor(schema, limits, mode, extra_rules={AddNode: [_pass]},
-                        grounder=Grounder(CONTEXT, 3000, grounding))  # type: ignore[arg-type]
+        general = Actor(
+            schema, limits, mode, extra_rules={AddNode: [_pass]}, grounder=Grounder(CONTEXT, 3000, grounding)
+        )  # type: ignore[arg-type]
         handed_on = 0
         chain = fast._apply
 

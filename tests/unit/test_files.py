@@ -95,18 +95,40 @@ def test_symlinks_are_never_followed_at_the_target_or_in_a_directory(tmp_path):
     assert (out / "graphs" / "deep" / "g.json").read_bytes() == b"{}"
 
 
-@pytest.mark.parametrize("name", ["a\nb.json", "a\x01.json", "evil\u202egpj.json", "a\u2028b", "tab\there",
-                                  "x\ud800.json", ".ssh/authorized_keys", ".igg/sessions.sqlite", "sub/.hidden",
-                                  "../up.json", "/etc/passwd", "C:\\x.json", "~/x", "sub/", "", " a.json",
-                                  "a\x00b", "." * 1, "a" * 256])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a\nb.json",
+        "a\x01.json",
+        "evil\u202egpj.json",
+        "a\u2028b",
+        "tab\there",
+        "x\ud800.json",
+        ".ssh/authorized_keys",
+        ".igg/sessions.sqlite",
+        "sub/.hidden",
+        "../up.json",
+        "/etc/passwd",
+        "C:\\x.json",
+        "~/x",
+        "sub/",
+        "",
+        " a.json",
+        "a\x00b",
+        "." * 1,
+        "a" * 256,
+    ],
+)
 def test_untrusted_names_are_refused_with_the_reason(name):
     with pytest.raises(PathRefused) as refused:
         check_name(name)
     assert repr(name)[:20] in str(refused.value) or "component" in str(refused.value)
 
 
-@pytest.mark.parametrize("name", ["graph.json", "graphs/auth.graphml", "a b/c-d_e.1.json", "Überblick.json",
-                                  "./x.json", "日本語.mmd"])
+@pytest.mark.parametrize(
+    "name",
+    ["graph.json", "graphs/auth.graphml", "a b/c-d_e.1.json", "Überblick.json", "./x.json", "日本語.mmd"],
+)
 def test_ordinary_names_are_accepted(name):
     assert check_name(name)
 
@@ -116,8 +138,13 @@ def test_the_session_store_and_its_companions_are_never_overwritten(tmp_path):
     store_path = tmp_path / "sessions.sqlite"
     ws = Workspace(StoreSessions(SessionStore(store_path)), output_dir=tmp_path)
     sid = ws.start(request_dict())["session_id"]
-    for name in ("sessions.sqlite", "sessions.sqlite-wal", "sessions.sqlite-shm", "sessions.sqlite-journal",
-                 ".igg/sessions.sqlite"):
+    for name in (
+        "sessions.sqlite",
+        "sessions.sqlite-wal",
+        "sessions.sqlite-shm",
+        "sessions.sqlite-journal",
+        ".igg/sessions.sqlite",
+    ):
         with pytest.raises(WorkspaceError) as refused:
             ws.export(ExportInput(session_id=sid, path=name))
         assert refused.value.code == "PATH_FORBIDDEN" and http_status(refused.value) == 403
@@ -157,8 +184,9 @@ def test_running_out_of_space_midway_leaves_the_old_file_and_no_debris(tmp_path)
     """A real write failure from the kernel (a file-size limit: EFBIG, handled like ENOSPC)."""
     target = tmp_path / "graph.json"
     target.write_text("previous")
-    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(target)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(target)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("True cannot write"), done.stdout
     assert target.read_text() == "previous" and listing(tmp_path) == ["graph.json"]
@@ -198,8 +226,21 @@ def test_igg_run_export_onto_its_own_store_fails_and_the_store_survives(tmp_path
     from igg.interfaces.cli import main
 
     store = tmp_path / "s.sqlite"
-    code = main(["run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--store", str(store),
-                 "--json", "--export", f"json:{store}", "--export", f"graphml:{store}-wal"])
+    code = main(
+        [
+            "run",
+            str(AUTH_REQUEST),
+            "--agent",
+            f"script:{AUTH_TRANSCRIPT}",
+            "--store",
+            str(store),
+            "--json",
+            "--export",
+            f"json:{store}",
+            "--export",
+            f"graphml:{store}-wal",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 1 and "session store" in err
     summary = json.loads(out)
@@ -209,20 +250,40 @@ def test_igg_run_export_onto_its_own_store_fails_and_the_store_survives(tmp_path
         assert conn.execute("SELECT count(*) FROM sessions").fetchone() == (1,)
 
 
-@pytest.mark.parametrize("command", [["schema", "request"], ["show", "SID"], ["export", "SID", "--format", "json",
-                                                                             "--output", "-"]])
+@pytest.mark.parametrize(
+    "command",
+    [["schema", "request"], ["show", "SID"], ["export", "SID", "--format", "json", "--output", "-"]],
+)
 def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, command):
     """``igg show ... | head``: the command ends quietly (141, as a pipe does) when its reader goes away."""
     from igg.interfaces.cli import main
 
     store = tmp_path / "s.sqlite"
-    assert main(["run", str(AUTH_REQUEST), "--agent", f"script:{AUTH_TRANSCRIPT}", "--store", str(store),
-                 "--out", str(tmp_path / "run")]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(AUTH_REQUEST),
+                "--agent",
+                f"script:{AUTH_TRANSCRIPT}",
+                "--store",
+                str(store),
+                "--out",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     sid = json.loads((tmp_path / "run" / "summary.json").read_text())["session_id"]
     argv = [a.replace("SID", sid) for a in command] + (["--store", str(store)] if "SID" in command else [])
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "IGG_")) or k == "IGG_HOME"}
-    proc = subprocess.Popen([sys.executable, "-m", "igg", *argv], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igg", *argv],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # the reader is gone before the first line is written
     err = proc.stderr.read().decode()
@@ -242,11 +303,23 @@ def test_a_servers_run_exports_stay_inside_the_output_directory(tmp_path):
     outside.mkdir()
     os.symlink(outside, out / "link")
     ws = Workspace(MemorySessions(), output_dir=out)
-    summary = asyncio.run(ws.run(RunInput.model_validate({
-        **request_dict(session_id="r1", context_data="# File: app/main.py\nclass A:\n    pass\n"),
-        "agent": "code",
-        "exports": ["json:link/run.json", "cypher:docs/g.cypher", "mermaid:docs/g.mmd", "nodelink:docs/g.json",
-                    "graphml:docs/g.graphml"]})))
+    summary = asyncio.run(
+        ws.run(
+            RunInput.model_validate(
+                {
+                    **request_dict(session_id="r1", context_data="# File: app/main.py\nclass A:\n    pass\n"),
+                    "agent": "code",
+                    "exports": [
+                        "json:link/run.json",
+                        "cypher:docs/g.cypher",
+                        "mermaid:docs/g.mmd",
+                        "nodelink:docs/g.json",
+                        "graphml:docs/g.graphml",
+                    ],
+                }
+            )
+        )
+    )
     oks = {e["format"]: e["ok"] for e in summary["exports"]}
     assert oks == {"json": False, "cypher": True, "mermaid": True, "nodelink": True, "graphml": True}
     assert "symlink" in summary["export_error"]

@@ -39,7 +39,9 @@ def test_a_token_less_server_refuses_every_cross_site_shape(tmp_path):
             assert "error" in refused.json() and refused.json()["error"]["message"]
         assert http.get("/sessions/cs").json()["status"] == "open"  # nothing of that changed the session
         # the server's own pages (its origin) and clients that send no Origin are served
-        same = http.post("/sessions/cs/actions", json={"reasoning": "", "actions": []}, headers={"origin": base})
+        same = http.post(
+            "/sessions/cs/actions", json={"reasoning": "", "actions": []}, headers={"origin": base}
+        )
         assert same.status_code == 200, same.text
         assert http.post("/sessions/cs/finish", json={}).status_code == 200
 
@@ -47,11 +49,17 @@ def test_a_token_less_server_refuses_every_cross_site_shape(tmp_path):
 def test_an_allowed_host_with_its_port_may_send_requests(tmp_path):
     with serve(tmp_path, "--allowed-host", "tools.example:8443") as http:
         assert http.post("/sessions", json=request_dict(session_id="ah")).status_code == 201
-        ok = http.post("/sessions/ah/actions", json={"reasoning": "", "actions": []},
-                       headers={"origin": "https://tools.example:8443"})
+        ok = http.post(
+            "/sessions/ah/actions",
+            json={"reasoning": "", "actions": []},
+            headers={"origin": "https://tools.example:8443"},
+        )
         assert ok.status_code == 200, ok.text
-        other = http.post("/sessions/ah/actions", json={"reasoning": "", "actions": []},
-                          headers={"origin": "https://tools.example:9999"})
+        other = http.post(
+            "/sessions/ah/actions",
+            json={"reasoning": "", "actions": []},
+            headers={"origin": "https://tools.example:9999"},
+        )
         assert error_of(other) == (403, "ORIGIN_FORBIDDEN")
 
 
@@ -61,8 +69,13 @@ def mcp_http():
 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "IGG_API_TOKEN"}
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", "--transport", "http", "--port", str(port),
-                             "--memory"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igg", "mcp", "--transport", "http", "--port", str(port), "--memory"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     deadline = time.monotonic() + 90
     while True:
@@ -70,7 +83,9 @@ def mcp_http():
             httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
             break
         except httpx.TransportError:
-            assert time.monotonic() < deadline and proc.poll() is None, "igg mcp --transport http did not start"
+            assert time.monotonic() < deadline and proc.poll() is None, (
+                "igg mcp --transport http did not start"
+            )
             time.sleep(0.1)
     yield url
     proc.terminate()
@@ -78,12 +93,24 @@ def mcp_http():
 
 
 def test_the_mcp_http_transport_refuses_cross_site_shapes_too(mcp_http):
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
     accept = {"accept": "application/json, text/event-stream"}
-    form = httpx.post(mcp_http, content=b"x=1", headers={**accept, "content-type": "application/x-www-form-urlencoded"})
+    form = httpx.post(
+        mcp_http, content=b"x=1", headers={**accept, "content-type": "application/x-www-form-urlencoded"}
+    )
     assert error_of(form) == (403, "JSON_REQUIRED")
-    plain = httpx.post(mcp_http, content=str(initialize).encode(), headers={**accept, "content-type": "text/plain"})
+    plain = httpx.post(
+        mcp_http, content=str(initialize).encode(), headers={**accept, "content-type": "text/plain"}
+    )
     assert error_of(plain) == (403, "JSON_REQUIRED")
     for origin in ("null", "http://127.0.0.1:1"):
         refused = httpx.post(mcp_http, json=initialize, headers={**accept, "origin": origin})

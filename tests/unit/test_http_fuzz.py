@@ -30,7 +30,9 @@ def _app():  # one store per test process: its sessions accumulate while hypothe
     workspace = Workspace(StoreSessions(SessionStore(STORE)), max_actions=200)
     workspace.start(request_dict(session_id="uuid-1234"))  # the id the examples use finds a session
     # the test client's host name is 'testserver': allowed as --allowed-host would
-    return bearer_guard(build_app(workspace), None, DEFAULT_MAX_BODY, hosts=HostPolicy.build(["testserver"], token=None))
+    return bearer_guard(
+        build_app(workspace), None, DEFAULT_MAX_BODY, hosts=HostPolicy.build(["testserver"], token=None)
+    )
 
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", _app())

@@ -22,10 +22,18 @@ NODES = 100_000
 
 def big_store(path: Path) -> None:
     """A store holding session ``big``: 100,000 nodes and 50,000 edges, one snapshot."""
-    request: Request = load_request({
-        "session_id": "big", "goal_prompt": "a big graph", "context_data": "",
-        "config": {"max_iterations": 5, "constraints": {"max_nodes": NODES, "max_edges": NODES},
-                   "schema": {"node_types": ["Module"], "edge_types": ["IMPORTS"]}}})
+    request: Request = load_request(
+        {
+            "session_id": "big",
+            "goal_prompt": "a big graph",
+            "context_data": "",
+            "config": {
+                "max_iterations": 5,
+                "constraints": {"max_nodes": NODES, "max_edges": NODES},
+                "schema": {"node_types": ["Module"], "edge_types": ["IMPORTS"]},
+            },
+        }
+    )
     state, _ = build_state(request)
     ids = [state.add_node("Module", {"name": f"m{i}"}) for i in range(NODES)]
     for i in range(0, NODES - 1, 2):
@@ -41,15 +49,21 @@ def big_store(path: Path) -> None:
 def test_healthz_answers_while_a_100k_node_session_loads(tmp_path: Path):
     path = tmp_path / "sessions.sqlite"
     big_store(path)
-    with igg_serve(["--store", str(path)], env=clean_env(), log_path=tmp_path / "serve.log") as (_, base), \
-            httpx.Client(base_url=base, timeout=120) as loader, httpx.Client(base_url=base, timeout=30) as probe:
+    with (
+        igg_serve(["--store", str(path)], env=clean_env(), log_path=tmp_path / "serve.log") as (_, base),
+        httpx.Client(base_url=base, timeout=120) as loader,
+        httpx.Client(base_url=base, timeout=30) as probe,
+    ):
         loaded: dict[str, float | int] = {}
 
         def load() -> None:  # the event stream is the route that once loaded a session on the event loop
             t0 = time.perf_counter()
             response = loader.get("/sessions/big/events")
-            loaded.update(status=response.status_code, seconds=time.perf_counter() - t0,
-                          nodes=loader.get("/sessions/big").json()["nodes"])
+            loaded.update(
+                status=response.status_code,
+                seconds=time.perf_counter() - t0,
+                nodes=loader.get("/sessions/big").json()["nodes"],
+            )
 
         thread = threading.Thread(target=load)
         thread.start()
@@ -74,13 +88,18 @@ def test_healthz_answers_while_a_thousand_query_request_is_served(tmp_path: Path
     from tests.unit.test_query_bounds import QUERY, dense_seed, payload
 
     args = ["--store", str(tmp_path / "s.sqlite"), "--max-actions", "1000"]
-    with igg_serve(args, env=clean_env(), log_path=tmp_path / "serve.log") as (_, base), \
-            httpx.Client(base_url=base, timeout=120) as client, httpx.Client(base_url=base, timeout=30) as probe:
+    with (
+        igg_serve(args, env=clean_env(), log_path=tmp_path / "serve.log") as (_, base),
+        httpx.Client(base_url=base, timeout=120) as client,
+        httpx.Client(base_url=base, timeout=30) as probe,
+    ):
         assert client.post("/sessions", json={**payload(), "seed_data": dense_seed()}).status_code == 201
         answer: dict[str, object] = {}
 
         def ask() -> None:
-            answer["response"] = client.post("/sessions/bounds/actions", json={"reasoning": "", "actions": [QUERY] * 1000})
+            answer["response"] = client.post(
+                "/sessions/bounds/actions", json={"reasoning": "", "actions": [QUERY] * 1000}
+            )
 
         thread = threading.Thread(target=ask)
         thread.start()
@@ -96,8 +115,10 @@ def test_healthz_answers_while_a_thousand_query_request_is_served(tmp_path: Path
         codes = [v.get("code") for v in served.json()["verdicts"]]
         assert codes.count("QUERY_BUDGET_EXHAUSTED") == 990
     assert latencies and statistics.median(latencies) < 0.1, sorted(latencies)[-5:]
-    with igg_serve(["--memory"], env=clean_env(), log_path=tmp_path / "serve2.log") as (_, base), \
-            httpx.Client(base_url=base, timeout=60) as client:
+    with (
+        igg_serve(["--memory"], env=clean_env(), log_path=tmp_path / "serve2.log") as (_, base),
+        httpx.Client(base_url=base, timeout=60) as client,
+    ):
         assert client.post("/sessions", json=payload()).status_code == 201
         refused = client.post("/sessions/bounds/actions", json={"reasoning": "", "actions": [QUERY] * 1000})
         assert refused.status_code == 413 and refused.json()["error"]["code"] == "TOO_MANY_ACTIONS"
@@ -110,28 +131,54 @@ def test_healthz_answers_while_each_attack_class_of_issue_47_is_served(tmp_path:
     from tests.integration.test_hostile import NEAR, TRANSITIVE, attack_ladder, attack_session, quote_actions
 
     # 64 globs a side, each picking a node (one picking none is refused before any work)
-    wide = {"name": "wide", "kind": "forbidden", "from": [f"d.{i % 60:03}{'*' * (1 + i // 60)}" for i in range(64)],
-            "to": [f"u.{i % 60:03}{'*' * (1 + i // 60)}" for i in range(64)], "transitive": True}
+    wide = {
+        "name": "wide",
+        "kind": "forbidden",
+        "from": [f"d.{i % 60:03}{'*' * (1 + i // 60)}" for i in range(64)],
+        "to": [f"u.{i % 60:03}{'*' * (1 + i // 60)}" for i in range(64)],
+        "transitive": True,
+    }
     line = "let a=1;" * 125_000  # one 1 MB line
     near_context = "the quick brown fox jumps over the lazy dog. " * 300
     attacks = [
         ("/sessions/ladder/check", {"rules": [TRANSITIVE]}),
         ("/sessions/ladder/check", {"rules": [wide]}),
         ("/sessions", attack_session("line", context_data=line, config={"grounding": "warn"})),
-        ("/sessions/line/actions", {"reasoning": "", "actions": [
-            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A"}, "evidence": ["let a=1;let b=2;"]}]}),
+        (
+            "/sessions/line/actions",
+            {
+                "reasoning": "",
+                "actions": [
+                    {
+                        "type": "ADD_NODE",
+                        "label": "Class",
+                        "properties": {"name": "A"},
+                        "evidence": ["let a=1;let b=2;"],
+                    }
+                ],
+            },
+        ),
         ("/sessions/near/actions", {"reasoning": "", "actions": quote_actions(500, NEAR)}),
     ]
-    with igg_serve(["--store", str(tmp_path / "s.sqlite")], env=clean_env(), log_path=tmp_path / "serve.log") \
-            as (_, base), httpx.Client(base_url=base, timeout=300) as client, \
-            httpx.Client(base_url=base, timeout=30) as probe:
-        assert client.post("/sessions", json=attack_session("ladder", seed_data=attack_ladder())).status_code == 201
+    with (
+        igg_serve(
+            ["--store", str(tmp_path / "s.sqlite")], env=clean_env(), log_path=tmp_path / "serve.log"
+        ) as (_, base),
+        httpx.Client(base_url=base, timeout=300) as client,
+        httpx.Client(base_url=base, timeout=30) as probe,
+    ):
+        assert (
+            client.post("/sessions", json=attack_session("ladder", seed_data=attack_ladder())).status_code
+            == 201
+        )
         near = attack_session("near", context_data=near_context, config={"grounding": "required"})
         assert client.post("/sessions", json=near).status_code == 201
         latencies: list[float] = []
         for path, body in attacks:
             answer: dict[str, httpx.Response] = {}
-            thread = threading.Thread(target=lambda p=path, b=body, a=answer: a.update(r=client.post(p, json=b)))
+            thread = threading.Thread(
+                target=lambda p=path, b=body, a=answer: a.update(r=client.post(p, json=b))
+            )
             thread.start()
             while thread.is_alive():
                 t0 = time.perf_counter()

@@ -53,7 +53,14 @@ def _found(model: CodeModel) -> set[Edge]:
             name = source["path"] if r.source.startswith("module:") else f"{source['file']}:{source['name']}"
             route = model.symbols[r.target].properties
             for line, _ in plan.sites[r]:
-                out.add((r.label, name, f"{plan.path}:{line}", f"{route['service']} {route['method']} {route['path']}"))
+                out.add(
+                    (
+                        r.label,
+                        name,
+                        f"{plan.path}:{line}",
+                        f"{route['service']} {route['method']} {route['path']}",
+                    )
+                )
     return out
 
 
@@ -65,23 +72,40 @@ def model() -> CodeModel:
 def test_routes_and_requests_of_four_languages_are_the_truth_lines_exact(model: CodeModel) -> None:
     truth, none = _truth()
     found = _found(model)
-    assert len({e for e in truth if e[0] == "HANDLES"}) >= 40 and len(truth - {e for e in truth if e[0] == "HANDLES"}) >= 40
+    assert (
+        len({e for e in truth if e[0] == "HANDLES"}) >= 40
+        and len(truth - {e for e in truth if e[0] == "HANDLES"}) >= 40
+    )
     assert found - truth == set()  # precision 1.0
     assert truth - found == set()  # recall 1.0
     assert not {e[2] for e in found} & none  # another host, a run-time path, two services alike: nothing
     routes = {k: s.properties for k, s in model.symbols.items() if s.label == "Route"}
     assert {p["service"] for p in routes.values()} == {"users", "web", "orders", "billing", "(none)"}
-    assert sorted(p["name"] for p in routes.values() if p.get("handled") is False) == ["GET /api/nowhere",
-                                                                              "PUT /api/orders/{}/status"]
+    assert sorted(p["name"] for p in routes.values() if p.get("handled") is False) == [
+        "GET /api/nowhere",
+        "PUT /api/orders/{}/status",
+    ]
 
 
 def test_paths_normalize_every_parameter_idiom_and_other_hosts_are_external() -> None:
-    assert {normalize(p) for p in ("/users/{id}/orders/", "users/:id/orders", "/users/<int:id>/orders",
-                                   "/users/%d/orders?x=1", "/users/${id}/orders", r"^users/(?P<pk>\d+)/orders/$")} == {
-        "/users/{}/orders"}
+    assert {
+        normalize(p)
+        for p in (
+            "/users/{id}/orders/",
+            "users/:id/orders",
+            "/users/<int:id>/orders",
+            "/users/%d/orders?x=1",
+            "/users/${id}/orders",
+            r"^users/(?P<pk>\d+)/orders/$",
+        )
+    } == {"/users/{}/orders"}
     assert normalize("") == "/" and normalize("/files/{path...}") == "/files/{}"
     assert external_host("api.stripe.com") and external_host("10.0.0.1")
-    assert not external_host("orders") and not external_host("localhost") and not external_host("db.svc.cluster.local")
+    assert (
+        not external_host("orders")
+        and not external_host("localhost")
+        and not external_host("db.svc.cluster.local")
+    )
 
 
 def _replace(path: Path, old: str, new: str) -> None:
@@ -91,19 +115,47 @@ def _replace(path: Path, old: str, new: str) -> None:
 
 
 EDITS: list[tuple[str, Callable[[Path], None]]] = [
-    ("a route's path", lambda t: _replace(t / "orders/api/routes.go", 'r.Get("/stats", stats)', 'r.Get("/metrics", stats)')),
-    ("a router's prefix", lambda t: _replace(t / "users/app/main.py", 'prefix="/api/accounts"', 'prefix="/api/v2/accounts"')),
+    (
+        "a route's path",
+        lambda t: _replace(t / "orders/api/routes.go", 'r.Get("/stats", stats)', 'r.Get("/metrics", stats)'),
+    ),
+    (
+        "a router's prefix",
+        lambda t: _replace(t / "users/app/main.py", 'prefix="/api/accounts"', 'prefix="/api/v2/accounts"'),
+    ),
     ("a mount's prefix", lambda t: _replace(t / "web/server/index.ts", '"/bff/cart"', '"/shop/cart"')),
-    ("a client call", lambda t: _replace(t / "web/src/api.ts", 'api.get("/users")', 'api.get("/users/me/orders")')),
-    ("a base constant", lambda t: _replace(t / "users/app/config.py", '"http://billing:8080/billing"',
-                                           '"http://billing:8080/billing/v2"')),
-    ("a Django view's body (its route is registered in urls.py)",
-     lambda t: _replace(t / "users/legacy/shop/views.py", "def product_list(request):\n    return None",
-                        "def product_list(request):\n    product_detail(request, 1)\n    return None")),
-    ("a handler renamed in a file with no HTTP of its own",
-     lambda t: _replace(t / "web/server/handlers/users.ts", "export function show(", "export function display(")),
-    ("a body with no HTTP", lambda t: _replace(t / "orders/api/handlers.go", "func stats(w http.ResponseWriter, r *http.Request)       {}",
-                                               "func stats(w http.ResponseWriter, r *http.Request) {\n\treindex(w, r)\n}")),
+    (
+        "a client call",
+        lambda t: _replace(t / "web/src/api.ts", 'api.get("/users")', 'api.get("/users/me/orders")'),
+    ),
+    (
+        "a base constant",
+        lambda t: _replace(
+            t / "users/app/config.py", '"http://billing:8080/billing"', '"http://billing:8080/billing/v2"'
+        ),
+    ),
+    (
+        "a Django view's body (its route is registered in urls.py)",
+        lambda t: _replace(
+            t / "users/legacy/shop/views.py",
+            "def product_list(request):\n    return None",
+            "def product_list(request):\n    product_detail(request, 1)\n    return None",
+        ),
+    ),
+    (
+        "a handler renamed in a file with no HTTP of its own",
+        lambda t: _replace(
+            t / "web/server/handlers/users.ts", "export function show(", "export function display("
+        ),
+    ),
+    (
+        "a body with no HTTP",
+        lambda t: _replace(
+            t / "orders/api/handlers.go",
+            "func stats(w http.ResponseWriter, r *http.Request)       {}",
+            "func stats(w http.ResponseWriter, r *http.Request) {\n\treindex(w, r)\n}",
+        ),
+    ),
 ]
 
 
@@ -113,7 +165,9 @@ def mapped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(TREE, base / "tree")
     cache = FactsCache(sidecar_path(base / "s.db", ".codefacts"))
     try:
-        result, _ = map_code([base / "tree"], agent="code", jobs=1, store=base / "s.db", session_id="m", cache=cache)
+        result, _ = map_code(
+            [base / "tree"], agent="code", jobs=1, store=base / "s.db", session_id="m", cache=cache
+        )
     finally:
         cache.close()
     assert result.stop_reason == "finished"
@@ -121,8 +175,9 @@ def mapped(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(("name", "edit"), EDITS, ids=[e[0] for e in EDITS])
-def test_an_update_after_an_http_edit_equals_a_fresh_map(mapped: Path, tmp_path: Path, name: str,
-                                                         edit: Callable[[Path], None]) -> None:
+def test_an_update_after_an_http_edit_equals_a_fresh_map(
+    mapped: Path, tmp_path: Path, name: str, edit: Callable[[Path], None]
+) -> None:
     shutil.copytree(mapped, tmp_path / "m")
     tree, store = tmp_path / "m" / "tree", tmp_path / "m" / "s.db"
     before: Any = graph_of(store, "m")
@@ -155,23 +210,56 @@ to = { type = "Route", path = "/admin/*" }
 
 
 def test_check_lists_unused_and_unknown_routes_forbids_requests_across_services_and_finds_service_cycles(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     from igg.mapping.checking import run_check
     from igg.service import cycles
 
     (tmp_path / "igg.toml").write_text(RULES)
     report = run_check(tmp_path / "igg.toml", paths=[TREE])
-    found = {(v.rule, v.path[0].source, v.path[0].target, f"{v.path[0].file}:{v.path[0].line}") for v in report.violations}
+    found = {
+        (v.rule, v.path[0].source, v.path[0].target, f"{v.path[0].file}:{v.path[0].line}")
+        for v in report.violations
+    }
     assert found == {
-        ("unused", "example.com/orders/api.setStatus", "PATCH /api/orders/{}/status", "orders/api/routes.go:16"),
-        ("unused", "example.com/orders/api.handlers.replaceItems", "PUT /api/orders/{}/items", "orders/api/routes.go:19"),
-        ("unused", "app.routers.reports.get_report", "GET /api/v2/reports/{}", "users/app/routers/reports.py:6"),
+        (
+            "unused",
+            "example.com/orders/api.setStatus",
+            "PATCH /api/orders/{}/status",
+            "orders/api/routes.go:16",
+        ),
+        (
+            "unused",
+            "example.com/orders/api.handlers.replaceItems",
+            "PUT /api/orders/{}/items",
+            "orders/api/routes.go:19",
+        ),
+        (
+            "unused",
+            "app.routers.reports.get_report",
+            "GET /api/v2/reports/{}",
+            "users/app/routers/reports.py:6",
+        ),
         ("unused", "example.com/orders/api.audit", "GET /api/audit/{}", "orders/api/routes.go:22"),
         ("unknown", "web/src/pages/orders.notFound", "GET /api/nowhere", "web/src/pages/orders.ts:37"),
-        ("unknown", "com.acme.billing.OrdersClient.refund", "PUT /api/orders/{}/status",
-         "billing/src/main/java/com/acme/billing/OrdersClient.java:28"),
-        ("web-not-admin", "web/src/pages/admin.reindexAll", "POST /admin/reindex", "web/src/pages/admin.ts:14"),
-        ("web-not-admin", "web/src/pages/admin.AdminPanel.remove", "DELETE /admin/users/{}", "web/src/pages/admin.ts:27"),
+        (
+            "unknown",
+            "com.acme.billing.OrdersClient.refund",
+            "PUT /api/orders/{}/status",
+            "billing/src/main/java/com/acme/billing/OrdersClient.java:28",
+        ),
+        (
+            "web-not-admin",
+            "web/src/pages/admin.reindexAll",
+            "POST /admin/reindex",
+            "web/src/pages/admin.ts:14",
+        ),
+        (
+            "web-not-admin",
+            "web/src/pages/admin.AdminPanel.remove",
+            "DELETE /admin/users/{}",
+            "web/src/pages/admin.ts:27",
+        ),
     }
     [cycle] = cycles([TREE], level="service")
     assert cycle.message.startswith("3 services depend on each other in a cycle (billing, orders, users)")
@@ -184,7 +272,12 @@ def test_the_web_view_groups_routes_by_the_service_that_handles_them(mapped: Pat
     _, state, _ = SessionStore(mapped / "s.db").load_state("m")
     found = grouping(state, {}, {})
     services = {g["id"]: g["size"] for g in found.groups if g["kind"] == "service"}
-    assert services == {"service:users": 24, "service:web": 13, "service:orders": 19, "service:billing": 8,
-                        "service:(none)": 2}
+    assert services == {
+        "service:users": 24,
+        "service:web": 13,
+        "service:orders": 19,
+        "service:billing": 8,
+        "service:(none)": 2,
+    }
     routes = [n for n in state.graph.nodes if state.node_type(n) == "Route"]
     assert all(found.parents[n] == f"service:{state.node_properties(n)['service']}" for n in routes)

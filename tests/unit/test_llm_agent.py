@@ -19,24 +19,36 @@ from igg.agents.retry import RetryPolicy
 from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid
 from igg.models.request import LLMConfig
 
-ANSWER = json.dumps({"reasoning": "r", "actions": [
-    {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}]})
+ANSWER = json.dumps(
+    {
+        "reasoning": "r",
+        "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}],
+    }
+)
 
 
-def make_agent(server: FakeOpenAI, *, sleeps: Sleeps | None = None, agent_cls: type = LLMAgent,
-               **llm: Any) -> Any:
+def make_agent(
+    server: FakeOpenAI, *, sleeps: Sleeps | None = None, agent_cls: type = LLMAgent, **llm: Any
+) -> Any:
     llm = {"timeout_seconds": 2.0, "max_retries": 3, "model": "test-model", **llm}
     request = make_request(llm=llm)
     settings = settings_for(server, request)
     sleeps = sleeps if sleeps is not None else Sleeps()
-    policy = RetryPolicy(max_retries=settings.config.max_retries, base_delay=0.5, max_delay=4.0,
-                         sleep=sleeps, asleep=sleeps.asleep, random=lambda: 0.5)
+    policy = RetryPolicy(
+        max_retries=settings.config.max_retries,
+        base_delay=0.5,
+        max_delay=4.0,
+        sleep=sleeps,
+        asleep=sleeps.asleep,
+        random=lambda: 0.5,
+    )
     return agent_cls(settings, request, policy)
 
 
 def observation(iteration: int = 1, **kw: Any) -> Observation:
-    return Observation(session_id="s1", iteration=iteration, markdown="# Goal\nMap the auth module.",
-                       tokens=10, **kw)
+    return Observation(
+        session_id="s1", iteration=iteration, markdown="# Goal\nMap the auth module.", tokens=10, **kw
+    )
 
 
 @pytest.fixture
@@ -49,7 +61,9 @@ def test_sends_contract_observation_chunk_and_settings(server: FakeOpenAI) -> No
     """The request carries the system contract, the markdown, the labelled context chunk and the settings."""
     server.add(ANSWER)
     agent = make_agent(server, temperature=0.2, seed=7, max_output_tokens=512)
-    turn = agent(observation(context="class A {}\n```", chunk_index=1, chunk_count=3, chunk_label="src/A.java"))
+    turn = agent(
+        observation(context="class A {}\n```", chunk_index=1, chunk_count=3, chunk_label="src/A.java")
+    )
     assert turn.raw == ANSWER and not turn.truncated and turn.note is None
     (req,) = server.requests
     body = req.body
@@ -57,10 +71,13 @@ def test_sends_contract_observation_chunk_and_settings(server: FakeOpenAI) -> No
     assert body["model"] == "test-model" and body["temperature"] == 0.2 and body["seed"] == 7
     assert body["max_tokens"] == 512
     system, user = body["messages"]
-    assert system["role"] == "system" and "identity keys" in system["content"] and '"finished": true' in \
-        system["content"]
+    assert (
+        system["role"] == "system"
+        and "identity keys" in system["content"]
+        and '"finished": true' in system["content"]
+    )
     assert user["content"].startswith("# Goal\nMap the auth module.")
-    assert "## Context text (chunk 2/3: \"src/A.java\")\n````text\nclass A {}\n```\n````" in user["content"]
+    assert '## Context text (chunk 2/3: "src/A.java")\n````text\nclass A {}\n```\n````' in user["content"]
     fmt = body["response_format"]
     assert fmt["type"] == "json_schema"
     add_node = fmt["json_schema"]["schema"]["properties"]["actions"]["items"]["anyOf"][0]
@@ -68,14 +85,17 @@ def test_sends_contract_observation_chunk_and_settings(server: FakeOpenAI) -> No
     assert turn.usage is not None and turn.usage.prompt_tokens > 0 and not turn.usage.estimated
     assert turn.exchange["request"]["messages"] == body["messages"]
     # the answer text is stored once, as the turn's raw output; the recorded response points at it
-    assert turn.exchange["response"]["choices"][0]["message"]["content"] == \
-        f"<{len(ANSWER)} characters: the record's raw_output>"
+    assert (
+        turn.exchange["response"]["choices"][0]["message"]["content"]
+        == f"<{len(ANSWER)} characters: the record's raw_output>"
+    )
     assert agent.totals.calls == 1 and agent.totals.total_tokens == turn.usage.total_tokens
     assert KEY not in json.dumps(turn.exchange)
 
 
-@pytest.mark.parametrize("reject, mode", [({"json_schema"}, "json_object"),
-                                          ({"json_schema", "json_object"}, "text")])
+@pytest.mark.parametrize(
+    "reject, mode", [({"json_schema"}, "json_object"), ({"json_schema", "json_object"}, "text")]
+)
 def test_rejected_response_format_falls_back_and_is_remembered(reject: set[str], mode: str) -> None:
     """A server that refuses response_format gets the next mode; the choice is kept and logged."""
     with FakeOpenAI([ANSWER, ANSWER], reject=reject) as server, capture_logs() as logs:
@@ -92,8 +112,13 @@ def test_rejected_response_format_falls_back_and_is_remembered(reject: set[str],
 
 def test_429_honours_retry_after() -> None:
     """429 with Retry-After (seconds, or retry-after-ms) waits what the server asked, then succeeds."""
-    with FakeOpenAI([Reply(status=429, headers={"Retry-After": "2"}),
-                     Reply(status=429, headers={"retry-after-ms": "250"}), ANSWER]) as server:
+    with FakeOpenAI(
+        [
+            Reply(status=429, headers={"Retry-After": "2"}),
+            Reply(status=429, headers={"retry-after-ms": "250"}),
+            ANSWER,
+        ]
+    ) as server:
         sleeps = Sleeps()
         turn = make_agent(server, sleeps=sleeps)(observation())
     assert turn.raw == ANSWER
@@ -138,14 +163,19 @@ def test_adapted_attempts_are_not_retries() -> None:
 
 def test_retries_exhausted_raise_agent_failed_with_one_line_reason() -> None:
     """After max_retries the agent fails with one line naming the attempts and the last error, never the key."""
-    with FakeOpenAI([Reply(status=503, message="overloaded\nplease retry")] * 3) as server, \
-            capture_logs() as logs:
+    with (
+        FakeOpenAI([Reply(status=503, message="overloaded\nplease retry")] * 3) as server,
+        capture_logs() as logs,
+    ):
         agent = make_agent(server, max_retries=2)
         with pytest.raises(AgentFailed) as err:
             agent(observation())
     message = str(err.value)
     assert "\n" not in message
-    assert "failed after 3 attempts (config.llm.max_retries=2); last: HTTP 503: overloaded please retry" in message
+    assert (
+        "failed after 3 attempts (config.llm.max_retries=2); last: HTTP 503: overloaded please retry"
+        in message
+    )
     assert len(server.requests) == 3
     assert KEY not in repr(logs) and KEY not in message
 
@@ -166,9 +196,14 @@ def test_missing_usage_is_estimated() -> None:
     assert turn.usage.prompt_tokens > 100 and turn.usage.completion_tokens > 10
 
 
-@pytest.mark.parametrize("reply, words", [(Reply(refusal="I can't help with that."), "you refused"),
-                                          (Reply(no_choices=True), "empty choices"),
-                                          (Reply(content=None, finish_reason="content_filter"), "no text")])
+@pytest.mark.parametrize(
+    "reply, words",
+    [
+        (Reply(refusal="I can't help with that."), "you refused"),
+        (Reply(no_choices=True), "empty choices"),
+        (Reply(content=None, finish_reason="content_filter"), "no text"),
+    ],
+)
 def test_refusal_and_empty_answers_become_turns_with_a_note(reply: Reply, words: str) -> None:
     """No actions and a note for the loop to show the model next time; the exchange keeps what came back."""
     with FakeOpenAI([reply]) as server:
@@ -184,7 +219,9 @@ def test_token_budget_stops_before_a_call_that_could_overspend() -> None:
         agent = make_agent(server, max_output_tokens=100, token_budget=1200)  # one call fits, two do not
         first = agent(observation(1))
         spent = first.usage.total_tokens
-        with pytest.raises(BudgetExhausted, match=rf"token budget: {spent} of 1200 tokens spent; the next call could use"):
+        with pytest.raises(
+            BudgetExhausted, match=rf"token budget: {spent} of 1200 tokens spent; the next call could use"
+        ):
             agent(observation(2))
     assert len(server.requests) == 1
     assert agent.totals.total_tokens <= 1200
@@ -193,8 +230,9 @@ def test_token_budget_stops_before_a_call_that_could_overspend() -> None:
 def test_cost_budget_uses_the_price_table() -> None:
     """Cost is priced per call; the cost budget refuses the call that could exceed it."""
     prices = {"input_per_million": 1000.0, "output_per_million": 2000.0}
-    with FakeOpenAI([Reply(content=ANSWER, usage={"prompt_tokens": 300, "completion_tokens": 50,
-                                                  "total_tokens": 350})]) as server:
+    with FakeOpenAI(
+        [Reply(content=ANSWER, usage={"prompt_tokens": 300, "completion_tokens": 50, "total_tokens": 350})]
+    ) as server:
         agent = make_agent(server, max_output_tokens=100, prices=prices, cost_budget=1.2)
         turn = agent(observation(1))
         assert turn.usage.cost == pytest.approx(0.3 + 0.1)
@@ -237,21 +275,36 @@ def test_settings_from_environment() -> None:
 
 def test_environment_defaults_for_settings_the_request_leaves_unset() -> None:
     """IGG_MAX_OUTPUT_TOKENS / IGG_LLM_TIMEOUT fill what config.llm does not set; bad values: one clear line."""
-    env = {"OPENAI_BASE_URL": "http://localhost:1/v1", "IGG_MAX_OUTPUT_TOKENS": "32", "IGG_LLM_TIMEOUT": "7.5"}
+    env = {
+        "OPENAI_BASE_URL": "http://localhost:1/v1",
+        "IGG_MAX_OUTPUT_TOKENS": "32",
+        "IGG_LLM_TIMEOUT": "7.5",
+    }
     settings = LLMSettings.from_env(LLMConfig(), env)
     assert (settings.config.max_output_tokens, settings.config.timeout_seconds) == (32, 7.5)
     assert LLMSettings.from_env(LLMConfig(max_output_tokens=100), env).config.max_output_tokens == 100
-    with pytest.raises(EndpointNotConfigured, match="IGG_MAX_OUTPUT_TOKENS='8': .*greater than or equal to 16"):
+    with pytest.raises(
+        EndpointNotConfigured, match="IGG_MAX_OUTPUT_TOKENS='8': .*greater than or equal to 16"
+    ):
         LLMSettings.from_env(LLMConfig(), {**env, "IGG_MAX_OUTPUT_TOKENS": "8"})
 
 
 def test_rejected_parameters_are_adapted_for_the_session() -> None:
     """max_tokens -> max_completion_tokens, and a refused temperature is no longer sent."""
-    script = [Reply(status=400, message="Unsupported parameter: 'max_tokens' is not supported with this model. "
-                                        "Use 'max_completion_tokens' instead."),
-              Reply(status=400, message="Unsupported value: 'temperature' does not support 0.0 with this "
-                                        "model. Only the default (1) value is supported."),
-              ANSWER, ANSWER]
+    script = [
+        Reply(
+            status=400,
+            message="Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+        ),
+        Reply(
+            status=400,
+            message="Unsupported value: 'temperature' does not support 0.0 with this "
+            "model. Only the default (1) value is supported.",
+        ),
+        ANSWER,
+        ANSWER,
+    ]
     with FakeOpenAI(script) as server:
         agent = make_agent(server)
         agent(observation(1))
@@ -265,7 +318,9 @@ def test_rejected_parameters_are_adapted_for_the_session() -> None:
 
 def test_unrelated_bad_request_fails_at_once_without_dropping_the_mode() -> None:
     """A 400 that is not about the output format is final: no retries, no fallback."""
-    with FakeOpenAI([Reply(status=400, message="This model's maximum context length is 8192 tokens")]) as server:
+    with FakeOpenAI(
+        [Reply(status=400, message="This model's maximum context length is 8192 tokens")]
+    ) as server:
         agent = make_agent(server)
         with pytest.raises(AgentFailed, match="HTTP 400: This model's maximum context length"):
             agent(observation())
@@ -290,9 +345,15 @@ def test_registry_builds_the_llm_agent_for_llm_and_auto(monkeypatch: pytest.Monk
 
 def test_truncated_answer_is_flagged_and_later_prompts_ask_for_fewer_actions() -> None:
     """finish_reason length: truncated=True; from then on the prompt caps the actions at what arrived whole."""
-    two = json.dumps({"reasoning": "r", "actions": [
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "B", "package": "p"}}]})
+    two = json.dumps(
+        {
+            "reasoning": "r",
+            "actions": [
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": "B", "package": "p"}},
+            ],
+        }
+    )
     cut = two[: two.index('"B"') + 2]
     with FakeOpenAI([Reply(content=cut, finish_reason="length"), ANSWER, ANSWER]) as server:
         agent = make_agent(server)
@@ -308,5 +369,7 @@ def test_truncated_answer_is_flagged_and_later_prompts_ask_for_fewer_actions() -
 
 def test_endpoint_shown_in_messages_drops_credentials() -> None:
     """A base URL with user:password or a query never shows them in logs or errors."""
-    settings = LLMSettings.from_env(LLMConfig(), {"OPENAI_BASE_URL": "https://u:secret@llm.example:8443/v1?k=s"})
+    settings = LLMSettings.from_env(
+        LLMConfig(), {"OPENAI_BASE_URL": "https://u:secret@llm.example:8443/v1?k=s"}
+    )
     assert settings.endpoint == "https://llm.example:8443/v1"

@@ -21,9 +21,12 @@ from igg.store import SessionRecorder, SessionStore
 
 GOOD = {"type": "ADD_NODE", "label": "Class", "properties": {"name": "AuthService", "package": "p"}}
 # the model's text holds JSON escapes of lone surrogates: in a node name, and in the reasoning
-BAD_TEXT = ('{"reasoning": "see \\udc80 here and \\ud800", "actions": ['
-            '{"type": "ADD_NODE", "label": "Class", "properties": {"name": "Au\\ud800th", "package": "p"}}, '
-            + json.dumps(GOOD) + '], "finished": false}')
+BAD_TEXT = (
+    '{"reasoning": "see \\udc80 here and \\ud800", "actions": ['
+    '{"type": "ADD_NODE", "label": "Class", "properties": {"name": "Au\\ud800th", "package": "p"}}, '
+    + json.dumps(GOOD)
+    + '], "finished": false}'
+)
 DONE = json.dumps({"reasoning": "done", "actions": [], "finished": True})
 
 
@@ -31,8 +34,9 @@ def test_an_action_with_a_lone_surrogate_is_rejected_naming_property_and_positio
     parsed = parse_turn(BAD_TEXT)
     bad, good = parsed.items
     assert isinstance(bad, UnreadableAction) and bad.code == "INVALID_PROPERTY"
-    assert bad.message.startswith("ADD_NODE: properties.name: lone surrogate \\ud800 at character 2 cannot be "
-                                  "stored")
+    assert bad.message.startswith(
+        "ADD_NODE: properties.name: lone surrogate \\ud800 at character 2 cannot be stored"
+    )
     assert bad.raw["properties"]["name"] == "Au\\ud800th"  # kept, storable, as its escape
     assert json.dumps(bad.raw, ensure_ascii=False).encode("utf-8")
     assert not isinstance(good, UnreadableAction) and good.properties["name"] == "AuthService"
@@ -45,13 +49,16 @@ def test_surrogates_in_keys_and_decoded_objects_are_caught_too() -> None:
     parsed = read_value({"reasoning": "ok", "actions": [action]})
     (item,) = parsed.items
     assert isinstance(item, UnreadableAction) and item.code == "INVALID_PROPERTY"
-    assert "the key 'properties.no\\ud801te'" in item.message.encode("unicode_escape").decode() or \
-        "at character 2" in item.message
-    assert find_unencodable(action) is not None and first_unencodable("ok \U0001F600") is None
+    assert (
+        "the key 'properties.no\\ud801te'" in item.message.encode("unicode_escape").decode()
+        or "at character 2" in item.message
+    )
+    assert find_unencodable(action) is not None and first_unencodable("ok \U0001f600") is None
 
 
 def test_an_answer_with_raw_surrogates_from_the_server_is_stored_and_the_run_goes_on(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Surrogates escaped in the HTTP body itself (the message content holds real lone surrogates) and in
     the model's JSON text: the run finishes, the verdict says why, summary/records/store are written."""
     payload = json.loads(Path("fixtures/seed_request.json").read_text())
@@ -61,8 +68,19 @@ def test_an_answer_with_raw_surrogates_from_the_server_is_stored_and_the_run_goe
     raw_surrogate = BAD_TEXT.replace("see \\udc80", "see \udc80")  # a real lone surrogate in the content
     with FakeOpenAI([Reply(content=raw_surrogate), DONE]) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        code = main(["run", str(request), "--agent", "llm", "--out", str(tmp_path / "out"),
-                     "--store", str(tmp_path / "s.sqlite"), "--json"])
+        code = main(
+            [
+                "run",
+                str(request),
+                "--agent",
+                "llm",
+                "--out",
+                str(tmp_path / "out"),
+                "--store",
+                str(tmp_path / "s.sqlite"),
+                "--json",
+            ]
+        )
     captured = capsys.readouterr()
     assert code == 0 and "Traceback" not in captured.err
     summary = json.loads(captured.out)
@@ -87,8 +105,9 @@ class Interrupted:
         return BAD_TEXT
 
 
-def test_a_session_holding_such_a_turn_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_session_holding_such_a_turn_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     store_path = tmp_path / "s.sqlite"
     request = make_request(session_id="surrogates", llm={"timeout_seconds": 5, "max_retries": 0})
     store = SessionStore(store_path)
@@ -97,7 +116,9 @@ def test_a_session_holding_such_a_turn_resumes(tmp_path: Path, monkeypatch: pyte
     store.close()
     with FakeOpenAI([DONE]) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        code = main(["resume", "surrogates", "--store", str(store_path), "--agent", "llm", "--force", "--json"])
+        code = main(
+            ["resume", "surrogates", "--store", str(store_path), "--agent", "llm", "--force", "--json"]
+        )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     summary = json.loads(captured.out)

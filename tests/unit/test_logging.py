@@ -13,8 +13,13 @@ from igg.record.logs import EventLogger, configure_logging, redact_secrets
 from tests.conftest import make_request
 
 TURNS = [
-    {"reasoning": "", "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
-                                  {"type": "ADD_NODE", "label": "Klass", "properties": {"name": "B"}}]},
+    {
+        "reasoning": "",
+        "actions": [
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
+            {"type": "ADD_NODE", "label": "Klass", "properties": {"name": "B"}},
+        ],
+    },
     {"raw": "not json"},
     {"reasoning": "", "actions": [], "finished": True},
 ]
@@ -32,16 +37,31 @@ def test_one_iteration_finished_event_per_iteration_with_the_counts():
     assert first["ms"] >= 0 and "tokens" in first
     assert iterations[1]["invalid_turn"] == "INVALID_JSON"
     assert [e["event"] for e in logs if e["log_level"] == "info"] == [
-        "run_started", "iteration_finished", "iteration_finished", "iteration_finished", "run_finished"]
+        "run_started",
+        "iteration_finished",
+        "iteration_finished",
+        "iteration_finished",
+        "run_finished",
+    ]
     assert logs[-1]["stop_reason"] == "finished"
     rejected = [e for e in logs if e["event"] == "action_rejected"]
     assert rejected and rejected[0]["log_level"] == "debug" and rejected[0]["code"] == "UNKNOWN_NODE_TYPE"
 
 
 def test_secret_keys_and_key_shaped_values_are_redacted():
-    event = redact_secrets(None, "info", {
-        "event": "x", "api_key": "abc", "NEO4J_PASSWORD": "hunter2", "authorization": "Bearer abcdefghijkl",
-        "note": "used key sk-abcdefghijklmnopqrstuvwxyz for the call", "tokens": 120, "token_budget": 500})
+    event = redact_secrets(
+        None,
+        "info",
+        {
+            "event": "x",
+            "api_key": "abc",
+            "NEO4J_PASSWORD": "hunter2",
+            "authorization": "Bearer abcdefghijkl",
+            "note": "used key sk-abcdefghijklmnopqrstuvwxyz for the call",
+            "tokens": 120,
+            "token_budget": 500,
+        },
+    )
     assert event["api_key"] == event["NEO4J_PASSWORD"] == event["authorization"] == "[redacted]"
     assert event["note"] == "used key [redacted] for the call"
     assert event["tokens"] == 120 and event["token_budget"] == 500

@@ -40,7 +40,12 @@ def test_a_scripted_run_ends_finished_with_counts_and_a_summary():
     assert result.stop_reason == "finished"
     summary = result.summary()
     assert {k: summary[k] for k in ("session_id", "stop_reason", "iterations", "nodes", "edges")} == {
-        "session_id": "uuid-1234", "stop_reason": "finished", "iterations": 3, "nodes": 3, "edges": 1}
+        "session_id": "uuid-1234",
+        "stop_reason": "finished",
+        "iterations": 3,
+        "nodes": 3,
+        "edges": 1,
+    }
     assert summary["actions"] == {"proposed": 4, "accepted": 4, "rejected": 0, "rejected_by_code": {}}
     assert summary["exports"] == [] and summary["open_todos"] == [] and summary["pruned"] == []
     assert set(summary["tokens"]) >= {"prompt", "completion", "total", "observations"}
@@ -54,18 +59,22 @@ def test_max_iterations_is_a_hard_guard():
 
 
 def test_limits_reached_when_nodes_and_edges_are_used_up():
-    agent = ScriptedAgent([
-        turn(cls("A"), cls("B")),
-        turn(edge("CALLS", {"name": "A"}, {"name": "B"})),
-        turn(cls("C")),
-    ])
+    agent = ScriptedAgent(
+        [
+            turn(cls("A"), cls("B")),
+            turn(edge("CALLS", {"name": "A"}, {"name": "B"})),
+            turn(cls("C")),
+        ]
+    )
     result = run(make_request(constraints={"max_nodes": 2, "max_edges": 1}), agent)
     assert (result.stop_reason, result.iterations) == ("limits_reached", 2)
 
 
 def test_stuck_after_n_iterations_in_a_row_without_an_accepted_action():
-    agent = ScriptedAgent([turn(cls("A")), turn(cls("A")), {"raw": "nonsense"}, turn(node("Klass", name="B"))]
-                          + [turn(cls("Z"))])
+    agent = ScriptedAgent(
+        [turn(cls("A")), turn(cls("A")), {"raw": "nonsense"}, turn(node("Klass", name="B"))]
+        + [turn(cls("Z"))]
+    )
     result = run(make_request(stuck_after=3), agent)
     assert (result.stop_reason, result.iterations) == ("stuck", 4)
     assert [r.accepted for r in result.records] == [1, 0, 0, 0]
@@ -84,8 +93,9 @@ def test_budget_exhausted_when_the_agent_says_so():
         calls.append(obs.iteration)
         if obs.iteration == 3:
             raise BudgetExhausted("the token budget (1000) does not allow another call: 950 spent")
-        return AgentTurn(response=turn(cls(f"C{obs.iteration}")), usage=Usage(prompt_tokens=400,
-                                                                               completion_tokens=75))
+        return AgentTurn(
+            response=turn(cls(f"C{obs.iteration}")), usage=Usage(prompt_tokens=400, completion_tokens=75)
+        )
 
     result = run(make_request(), agent)
     assert result.stop_reason == "budget_exhausted" and calls == [1, 2, 3]
@@ -94,11 +104,14 @@ def test_budget_exhausted_when_the_agent_says_so():
     assert "950 spent" in result.summary()["error"]
 
 
-@pytest.mark.parametrize("failure, message", [
-    (AgentFailed("the server failed 5 times: 503"), "the server failed 5 times: 503"),
-    (RuntimeError("boom"), "the agent raised RuntimeError: boom"),
-    (None, "the agent raised TypeError: an agent must return an AgentTurn"),
-])
+@pytest.mark.parametrize(
+    "failure, message",
+    [
+        (AgentFailed("the server failed 5 times: 503"), "the server failed 5 times: 503"),
+        (RuntimeError("boom"), "the agent raised RuntimeError: boom"),
+        (None, "the agent raised TypeError: an agent must return an AgentTurn"),
+    ],
+)
 def test_agent_error_keeps_the_graph_so_far(failure, message):
     def agent(obs):
         if obs.iteration == 2:
@@ -121,15 +134,19 @@ def test_an_exhausted_transcript_is_an_agent_error():
 MALFORMED = [
     {"raw": ""},
     {"raw": "I'm sorry, I can't do that."},
-    {"raw": "{\"reasoning\": \"x\", \"actions\": [{\"type\": \"ADD_NODE\""},  # cut: no whole action
-    {"raw": "```json\n{\"reasoning\": \"x\", \"actions\": [}\n```"},
-    {"raw": "[{\"type\": \"ADD_NODE\", \"label\": \"Class\", \"properties\": {\"name\": \"X\", \"package\": \"p\"}}]"},
-    {"raw": "{\"actions\": " + "[" * 500},
+    {"raw": '{"reasoning": "x", "actions": [{"type": "ADD_NODE"'},  # cut: no whole action
+    {"raw": '```json\n{"reasoning": "x", "actions": [}\n```'},
+    {"raw": '[{"type": "ADD_NODE", "label": "Class", "properties": {"name": "X", "package": "p"}}]'},
+    {"raw": '{"actions": ' + "[" * 500},
     {"raw": "\x00\ud800 {'a': } \\u"},
     {"actions": "ADD_NODE"},
     {"reasoning": ["not", "a", "string"]},
     {"thoughts": "unknown key", "actions": []},
-    {"actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": {"nested": True}, "package": "p"}}]},
+    {
+        "actions": [
+            {"type": "ADD_NODE", "label": "Class", "properties": {"name": {"nested": True}, "package": "p"}}
+        ]
+    },
     {"actions": [None, 3, "ADD_NODE", [], {"type": "MERGE"}, {"type": "ADD_NODE"}]},
     {"actions": [{"type": "ADD_EDGE", "label": "CALLS", "from": {}, "to": {"name": "A"}}]},
     {"actions": [{"type": "DELETE_NODE", "node": {"name": "Nope"}}]},
@@ -143,8 +160,14 @@ def test_malformed_output_never_crashes_and_never_changes_the_graph(bad):
     good = ScriptedAgent([turn(cls("A"), cls("B"), edge("CALLS", {"name": "A"}, {"name": "B"}))])
     before = run(request, good).state
     events = []
-    result = run(request, ScriptedAgent([GOOD[0], bad, turn(finished=True)]), on_event=events.append,
-                 state=before, records=[], start_iteration=1)
+    result = run(
+        request,
+        ScriptedAgent([GOOD[0], bad, turn(finished=True)]),
+        on_event=events.append,
+        state=before,
+        records=[],
+        start_iteration=1,
+    )
     assert result.stop_reason == "finished"
     bad_record = result.records[1]
     assert bad_record.mutations == []
@@ -163,8 +186,11 @@ def test_python_agents_returning_odd_objects_get_a_verdict_not_a_crash():
             return "<weird>"
 
     agent = ScriptedAgent([])
-    agent.turns = [{"actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": Weird()}}]},
-                   {"actions": {1, 2}}, turn(finished=True)]
+    agent.turns = [
+        {"actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": Weird()}}]},
+        {"actions": {1, 2}},
+        turn(finished=True),
+    ]
     result = run(make_request(), agent)
     assert result.stop_reason == "finished" and result.state.node_count == 0
     assert result.records[0].verdicts[0].code == "INVALID_PROPERTY"
@@ -208,15 +234,23 @@ def test_events_arrive_in_order():
     kinds = [(e.kind, e.iteration) for e in events]
     assert kinds == [
         ("run_started", 0),
-        ("iteration_started", 1), ("action_verdict", 1), ("action_verdict", 1), ("iteration_finished", 1),
-        ("iteration_started", 2), ("iteration_finished", 2),
-        ("iteration_started", 3), ("iteration_finished", 3),
+        ("iteration_started", 1),
+        ("action_verdict", 1),
+        ("action_verdict", 1),
+        ("iteration_finished", 1),
+        ("iteration_started", 2),
+        ("iteration_finished", 2),
+        ("iteration_started", 3),
+        ("iteration_finished", 3),
         ("run_finished", 0),
     ]
     assert events[2].data["accepted"] and events[3].data["code"] == "UNKNOWN_NODE_TYPE"
     finished = events[4].data
     assert (finished["proposed"], finished["accepted"], finished["rejected_by_code"]) == (
-        2, 1, {"UNKNOWN_NODE_TYPE": 1})
+        2,
+        1,
+        {"UNKNOWN_NODE_TYPE": 1},
+    )
     assert finished["ms"] >= 0 and set(finished["timings_ms"]) == {"observe", "reason", "act", "total"}
     assert events[6].data["parse_error"]["code"] == "INVALID_JSON"
     assert events[-1].data == result.summary() | {"elapsed_ms": events[-1].data["elapsed_ms"]}
@@ -256,23 +290,30 @@ def test_provenance_carries_the_iteration_and_the_chunk():
     context = f"// File: src/A.java\nclass A {{}}\n{filler}// File: src/B.java\nclass B {{}}\n{filler}"
     chunks = split_context(context, 80)
     assert len(chunks) >= 2
-    result = run(make_request(context_data=context, context={"chunk_tokens": 80}),
-                 ScriptedAgent([turn(cls("A")), turn(cls("B"), finished=True)]))
+    result = run(
+        make_request(context_data=context, context={"chunk_tokens": 80}),
+        ScriptedAgent([turn(cls("A")), turn(cls("B"), finished=True)]),
+    )
     provs = [d["provenance"] for _, d in result.state.graph.nodes(data=True)]
-    assert provs == [{"created": 1, "chunk": chunk_label(chunks[0])}, {"created": 2, "chunk": chunk_label(chunks[1])}]
+    assert provs == [
+        {"created": 1, "chunk": chunk_label(chunks[0])},
+        {"created": 2, "chunk": chunk_label(chunks[1])},
+    ]
     assert [r.chunk for r in result.records] == [chunk_label(chunks[0]), chunk_label(chunks[1])]
 
 
 def test_chunks_are_walked_in_order_and_a_failed_turn_stays_on_its_chunk():
     from igg.observe import split_context
 
-    files = "".join(f"// File: src/C{i}.java\npublic class C{i} {{ }}\n" + "// filler line\n" * 30
-                    for i in range(3))
+    files = "".join(
+        f"// File: src/C{i}.java\npublic class C{i} {{ }}\n" + "// filler line\n" * 30 for i in range(3)
+    )
     chunks = split_context(files, 100)
     assert len(chunks) >= 3
     seen = []
-    transcript = ScriptedAgent([turn(cls("C0")), {"raw": "oops"}, turn(cls("C1")), turn(cls("C2")),
-                                turn(finished=True)])
+    transcript = ScriptedAgent(
+        [turn(cls("C0")), {"raw": "oops"}, turn(cls("C1")), turn(cls("C2")), turn(finished=True)]
+    )
 
     def agent(obs):
         seen.append(obs)
@@ -280,7 +321,13 @@ def test_chunks_are_walked_in_order_and_a_failed_turn_stays_on_its_chunk():
 
     result = run(make_request(context_data=files, context={"chunk_tokens": 100}), agent)
     assert result.stop_reason == "finished"
-    assert [o.chunk_index for o in seen] == [0, 1, 1, 2, 3 % len(chunks)]  # the unreadable turn repeats chunk 2
+    assert [o.chunk_index for o in seen] == [
+        0,
+        1,
+        1,
+        2,
+        3 % len(chunks),
+    ]  # the unreadable turn repeats chunk 2
     assert [o.context for o in seen[:4]] == [chunks[0].text, chunks[1].text, chunks[1].text, chunks[2].text]
     assert all(o.chunk_count == len(chunks) for o in seen)
     assert seen[0].chunk_label == chunks[0].label
@@ -303,8 +350,13 @@ def test_after_the_last_chunk_the_walk_starts_a_second_pass_and_says_so():
 
 
 def test_a_resumed_run_continues_where_it_stopped_and_equals_an_uninterrupted_run():
-    transcript = [turn(cls("A")), {"raw": "bad"}, turn(cls("B"), edge("CALLS", {"name": "A"}, {"name": "B"})),
-                  turn(node("Interface", name="I")), turn(finished=True)]
+    transcript = [
+        turn(cls("A")),
+        {"raw": "bad"},
+        turn(cls("B"), edge("CALLS", {"name": "A"}, {"name": "B"})),
+        turn(node("Interface", name="I")),
+        turn(finished=True),
+    ]
     whole = run(make_request(), ScriptedAgent(transcript))
 
     def crashing(obs):
@@ -329,8 +381,9 @@ def test_a_resumed_run_keeps_the_stuck_streak_and_the_last_verdicts():
         seen.append(obs)
         return turn(cls("A"))
 
-    second = run(make_request(max_iterations=10, stuck_after=2), agent, state=first.state,
-                 records=first.records)
+    second = run(
+        make_request(max_iterations=10, stuck_after=2), agent, state=first.state, records=first.records
+    )
     assert second.stop_reason == "stuck" and second.iterations == 3
     assert [v.code for v in seen[0].last_verdicts] == ["DUPLICATE_NODE"]
 
@@ -362,16 +415,24 @@ class ListRecorder:
 def test_recorders_see_begin_each_iteration_and_finish():
     rec = ListRecorder()
     run(make_request(finalize={"prune_isolated": True}), ScriptedAgent(GOOD), recorder=rec)
-    assert rec.calls == [("begin", 0, 0), ("record", 1, 1), ("record", 2, 2), ("record", 3, 1),
-                         ("finish", "finished", 1)]
+    assert rec.calls == [
+        ("begin", 0, 0),
+        ("record", 1, 1),
+        ("record", 2, 2),
+        ("record", 3, 1),
+        ("finish", "finished", 1),
+    ]
 
 
 def test_finalization_prunes_isolated_nodes_and_reports_them_but_keeps_seed_nodes():
     seed = {"nodes": [{"id": "t1", "type": "DatabaseTable", "properties": {"name": "users"}}], "edges": []}
     result = run(make_request(finalize={"prune_isolated": True}, seed_data=seed), ScriptedAgent(GOOD))
     assert [p["properties"]["name"] for p in result.pruned] == ["TokenStore"]
-    assert result.summary()["pruned"][0] == {"id": result.pruned[0]["id"], "type": "Interface",
-                                             "properties": {"name": "TokenStore"}}
+    assert result.summary()["pruned"][0] == {
+        "id": result.pruned[0]["id"],
+        "type": "Interface",
+        "properties": {"name": "TokenStore"},
+    }
     assert result.state.node_count == 3 and "t1" in result.state.graph
     assert [m.op for m in result.final_mutations] == ["delete_node"]
 
@@ -411,6 +472,7 @@ def test_many_sessions_run_concurrently_on_one_event_loop_without_threads():
             log.append((name, obs.iteration))
             await asyncio.sleep(0.01)
             return turn(cls(f"{name}{obs.iteration}"), finished=obs.iteration == 3)
+
         return agent
 
     async def main():
@@ -462,9 +524,25 @@ def test_loop_steps_can_be_driven_by_hand():
 def test_the_public_api_exports_the_loop():
     import igg
 
-    for name in ("run", "arun", "stream", "astream", "Loop", "RunResult", "RunStream", "Event", "IterationRecord",
-                 "Recorder", "ScriptedAgent", "parse_turn", "make_agent", "Observation", "AgentTurn",
-                 "BudgetExhausted", "STOP_REASONS"):
+    for name in (
+        "run",
+        "arun",
+        "stream",
+        "astream",
+        "Loop",
+        "RunResult",
+        "RunStream",
+        "Event",
+        "IterationRecord",
+        "Recorder",
+        "ScriptedAgent",
+        "parse_turn",
+        "make_agent",
+        "Observation",
+        "AgentTurn",
+        "BudgetExhausted",
+        "STOP_REASONS",
+    ):
         assert name in igg.__all__ and getattr(igg, name) is not None
     assert igg.run(make_request(), igg.ScriptedAgent(GOOD)).stop_reason == "finished"
 

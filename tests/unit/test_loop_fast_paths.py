@@ -12,9 +12,11 @@ from igg.engine.loop import run
 from igg.models.verdicts import ErrorCode
 from tests.conftest import make_request
 
-GOOD = [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "AuthService", "package": "auth"}},
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "UserRepository", "package": "auth"}},
-        {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "AuthService"}, "to": {"name": "UserRepository"}}]
+GOOD = [
+    {"type": "ADD_NODE", "label": "Class", "properties": {"name": "AuthService", "package": "auth"}},
+    {"type": "ADD_NODE", "label": "Class", "properties": {"name": "UserRepository", "package": "auth"}},
+    {"type": "ADD_EDGE", "label": "CALLS", "from": {"name": "AuthService"}, "to": {"name": "UserRepository"}},
+]
 
 
 class Scripted(AgentCapabilities):
@@ -56,7 +58,12 @@ def test_what_orjson_refuses_takes_the_standard_path_with_its_verdicts() -> None
 
 
 def test_one_wrong_action_among_many_gets_its_own_verdict_and_the_others_apply() -> None:
-    wrong = {"type": "ADD_NODE", "label": "Class", "properties": {"name": "X", "package": "p"}, "colour": "red"}
+    wrong = {
+        "type": "ADD_NODE",
+        "label": "Class",
+        "properties": {"name": "X", "package": "p"},
+        "colour": "red",
+    }
     unknown = {"type": "ADD_THING", "label": "Class"}
     turn = {"reasoning": "mixed", "actions": [GOOD[0], wrong, GOOD[1], unknown, GOOD[2]]}
     record = _records([turn], plain=True)[0]

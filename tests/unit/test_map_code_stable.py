@@ -15,9 +15,25 @@ from tests.conftest import FIXTURES, ROOT
 def mapped(tmp_path: Path, seed: str) -> dict[str, object]:
     out = tmp_path / f"graph-{seed}.json"
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    done = subprocess.run([sys.executable, "-m", "igg", "map-code", str(FIXTURES / "code"), "--quiet",
-                           "--session", "stable", "--export", f"json:{out}"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "igg",
+            "map-code",
+            str(FIXTURES / "code"),
+            "--quiet",
+            "--session",
+            "stable",
+            "--export",
+            f"json:{out}",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     graph: dict[str, object] = json.loads(out.read_text())
     return graph

@@ -18,16 +18,31 @@ from tests.conftest import ROOT
 
 
 def initialize(version: str, request_id: int | str = 1) -> str:
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize",
-                       "params": {"protocolVersion": version, "capabilities": {},
-                                  "clientInfo": {"name": "t", "version": "0"}}})
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        }
+    )
 
 
 def converse(*lines: str, until: object) -> tuple[list[dict[str, object]], str]:
     """Send the lines to ``igg mcp`` and read its answers until the one with id ``until``; only then close its
     input (closing it at once races the server's last answer against its shutdown)."""
-    proc = subprocess.Popen([sys.executable, "-m", "igg", "mcp", "--memory"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "igg", "mcp", "--memory"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+    )
     timer = threading.Timer(120, proc.kill)
     timer.start()
     try:
@@ -53,9 +68,12 @@ def test_the_versions_are_the_sdks() -> None:
 
 @pytest.mark.parametrize("version", ["2025-06-18", "2024-11-05", "1999-01-01"])
 def test_the_early_answer_is_the_sdks_and_the_session_goes_on(version: str) -> None:
-    answers, stderr = converse(initialize(version, "a-1"), json.dumps({"jsonrpc": "2.0", "method":
-                               "notifications/initialized"}), json.dumps({"jsonrpc": "2.0", "id": 2,
-                               "method": "tools/list"}), until=2)
+    answers, stderr = converse(
+        initialize(version, "a-1"),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        until=2,
+    )
     assert "mcp_handshake_mismatch" not in stderr, stderr
     assert [a["id"] for a in answers] == ["a-1", 2]  # one answer each: the SDK's own first one was dropped
     agreed = answers[0]["result"]["protocolVersion"]  # type: ignore[index]
@@ -64,11 +82,17 @@ def test_the_early_answer_is_the_sdks_and_the_session_goes_on(version: str) -> N
 
 
 def test_a_first_line_that_is_no_initialize_goes_to_the_sdk() -> None:
-    answers, _ = converse('{"jsonrpc": "2.0", "id": 7, "method": "tools/list"', initialize("2025-06-18"), until=1)
+    answers, _ = converse(
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/list"', initialize("2025-06-18"), until=1
+    )
     assert answers and answers[-1]["id"] == 1 and "result" in answers[-1]
     assert initialize_answer("not json", name="igg", version="1") is None
-    assert initialize_answer('{"jsonrpc": "2.0", "id": true, "method": "initialize", "params": {}}', name="igg",
-                             version="1") is None
+    assert (
+        initialize_answer(
+            '{"jsonrpc": "2.0", "id": true, "method": "initialize", "params": {}}', name="igg", version="1"
+        )
+        is None
+    )
 
 
 def test_only_the_answer_to_the_early_request_is_dropped() -> None:

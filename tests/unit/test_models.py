@@ -81,7 +81,11 @@ def test_every_problem_is_reported_at_once(seed_request_dict):
 @pytest.mark.parametrize(
     ("mutate", "path", "fragment"),
     [
-        (lambda r: r["config"]["constraints"].update(max_nodes=-1), "config.constraints.max_nodes", "greater than"),
+        (
+            lambda r: r["config"]["constraints"].update(max_nodes=-1),
+            "config.constraints.max_nodes",
+            "greater than",
+        ),
         (lambda r: r["config"].update(max_iterations="many"), "config.max_iterations", "valid integer"),
         (lambda r: r.pop("goal_prompt"), "goal_prompt", "required"),
         (lambda r: r["config"]["schema"].update(node_types=[]), "config.schema.node_types", "at least 1"),
@@ -138,16 +142,25 @@ def test_response_top_level_problems_are_invalid_response():
 
 
 def test_one_bad_action_does_not_sink_its_neighbours():
-    parsed = read_response({"actions": [
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
-        {"type": "ADD_NODES", "label": "Class"},
-        {"type": "ADD_NODE", "label": "Class", "propertes": {"name": "B"}},
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": {"nested": 1}}},
-        "ADD_NODE Class C",
-    ]})
+    parsed = read_response(
+        {
+            "actions": [
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}},
+                {"type": "ADD_NODES", "label": "Class"},
+                {"type": "ADD_NODE", "label": "Class", "propertes": {"name": "B"}},
+                {"type": "ADD_NODE", "label": "Class", "properties": {"name": {"nested": 1}}},
+                "ADD_NODE Class C",
+            ]
+        }
+    )
     kinds = [i.code if isinstance(i, UnreadableAction) else i.type for i in parsed.items]
-    assert kinds == ["ADD_NODE", ErrorCode.UNKNOWN_ACTION, ErrorCode.INVALID_ACTION, ErrorCode.INVALID_PROPERTY,
-                     ErrorCode.INVALID_ACTION]
+    assert kinds == [
+        "ADD_NODE",
+        ErrorCode.UNKNOWN_ACTION,
+        ErrorCode.INVALID_ACTION,
+        ErrorCode.INVALID_PROPERTY,
+        ErrorCode.INVALID_ACTION,
+    ]
     assert "unknown key 'propertes'" in parsed.items[2].message
     assert "allowed: type, label, properties" in parsed.items[2].message
 

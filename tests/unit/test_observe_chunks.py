@@ -77,8 +77,11 @@ def test_context_within_budget_is_one_chunk_labelled_with_its_file():
 def test_files_are_chunk_boundaries_and_labels():
     per_file = max(estimate_tokens(s) for s in JAVA.split("// File: ")[1:]) + 10
     chunks = split_context(JAVA, per_file)
-    assert [c.label for c in chunks] == ["src/auth/AuthController.java", "src/auth/AuthService.java",
-                                         "src/auth/UserRepository.java"]
+    assert [c.label for c in chunks] == [
+        "src/auth/AuthController.java",
+        "src/auth/AuthService.java",
+        "src/auth/UserRepository.java",
+    ]
     assert all(c.text.startswith("// File: ") for c in chunks)
     assert [(c.index, c.count) for c in chunks] == [(0, 3), (1, 3), (2, 3)]
     assert "".join(c.text for c in chunks) == JAVA
@@ -91,15 +94,18 @@ def test_small_files_are_packed_together_and_labelled_as_a_range():
     assert len(two) == 2 and two[0].label.endswith("(2 files)")
 
 
-@pytest.mark.parametrize("marker, path", [
-    ("// File: src/A.java", "src/A.java"),
-    ("# File: pkg/a.py", "pkg/a.py"),
-    ("-- file: db/schema.sql", "db/schema.sql"),
-    ("/* File: web/app.js */", "web/app.js"),
-    ("<!-- File: docs/x.html -->", "docs/x.html"),
-    ("--- a/src/B.java", "src/B.java"),
-    ("==> logs/app.log <==", "logs/app.log"),
-])
+@pytest.mark.parametrize(
+    "marker, path",
+    [
+        ("// File: src/A.java", "src/A.java"),
+        ("# File: pkg/a.py", "pkg/a.py"),
+        ("-- file: db/schema.sql", "db/schema.sql"),
+        ("/* File: web/app.js */", "web/app.js"),
+        ("<!-- File: docs/x.html -->", "docs/x.html"),
+        ("--- a/src/B.java", "src/B.java"),
+        ("==> logs/app.log <==", "logs/app.log"),
+    ],
+)
 def test_file_marker_styles(marker, path):
     text = f"preamble line\n{marker}\nbody one\nbody two\n"
     chunks = split_context(text, estimate_tokens(text) - 1)
@@ -130,8 +136,12 @@ def test_tiny_budgets_are_refused():
         split_context("abc", 1)
 
 
-_TEXT = st.lists(st.sampled_from([*"ab Z9{}\n\t ", "  ", "\n\n", "// File: f.py\n", "# File: g\n", "é",
-                                  "\U0001f600", "word"]), max_size=200).map("".join)
+_TEXT = st.lists(
+    st.sampled_from(
+        [*"ab Z9{}\n\t ", "  ", "\n\n", "// File: f.py\n", "# File: g\n", "é", "\U0001f600", "word"]
+    ),
+    max_size=200,
+).map("".join)
 
 
 @settings(max_examples=300, deadline=None)
@@ -179,8 +189,10 @@ def test_a_huge_context_is_split_only_as_far_as_the_run_walks() -> None:
     assert chunks.at(len(eager) + 1) == eager[1]
 
 
-@pytest.mark.parametrize("line", ["x" * 400_000, "ab " * 130_000, '{"a":1,' * 60_000, "\U0001f600 " * 150_000,
-                                  ("a" + " " * 100) * 4_000])
+@pytest.mark.parametrize(
+    "line",
+    ["x" * 400_000, "ab " * 130_000, '{"a":1,' * 60_000, "\U0001f600 " * 150_000, ("a" + " " * 100) * 4_000],
+)
 def test_one_long_line_is_split_in_linear_work(line, monkeypatch):
     """Issue 47: a line longer than the budget (minified code, a JSON blob) was cut by estimating the whole rest
     of the line again for every piece: a 1 MB line cost 15 s, 2 MB 53 s. The characters estimated now stay
@@ -201,8 +213,12 @@ def test_one_long_line_is_split_in_linear_work(line, monkeypatch):
 
 
 @settings(max_examples=300, deadline=None)
-@given(line=st.lists(st.sampled_from([*"ab Z9{}\t", "  ", "   ", "é", "\U0001f600", "word", "abcdefgh"]),
-                     max_size=300).map("".join), budget=st.integers(min_value=2, max_value=40))
+@given(
+    line=st.lists(
+        st.sampled_from([*"ab Z9{}\t", "  ", "   ", "é", "\U0001f600", "word", "abcdefgh"]), max_size=300
+    ).map("".join),
+    budget=st.integers(min_value=2, max_value=40),
+)
 def test_a_hard_split_line_is_cut_losslessly_within_budget(line, budget):
     """The one-pass hard split keeps the splitter's promises on any line: lossless, every piece non-empty and
     within the budget (a cut after a space can leave too little room for the token that follows)."""

@@ -10,8 +10,11 @@ from igg.request.load import build_state
 from tests.conftest import make_request
 
 _OPS = st.lists(
-    st.tuples(st.sampled_from(["node", "edge", "edge", "edge", "loop", "del_edge", "del_node", "update", "undo"]),
-              st.integers(0, 30), st.integers(0, 30)),
+    st.tuples(
+        st.sampled_from(["node", "edge", "edge", "edge", "loop", "del_edge", "del_node", "update", "undo"]),
+        st.integers(0, 30),
+        st.integers(0, 30),
+    ),
     max_size=250,
 )
 
@@ -65,7 +68,7 @@ def test_hub_buckets_match_a_full_recount_after_any_mutations(ops):
     assert all(b == expected[n].bit_length() for n, b in bucketed.items())
     assert all(bucket for bucket in state._hubs.values())
     top = state.most_connected(5)
-    assert [state.degree(n) for n in top] == sorted((d for d in expected.values()), reverse=True)[:len(top)]
+    assert [state.degree(n) for n in top] == sorted((d for d in expected.values()), reverse=True)[: len(top)]
     assert len(top) == min(5, len(expected))
 
 
@@ -75,7 +78,7 @@ def test_most_connected_finds_the_hubs_first():
     for i, n in enumerate(ids):
         state.add_edge(n, "CALLS", ids[(i + 1) % 200], {})
     for k, hub in enumerate((ids[10], ids[20], ids[30])):
-        for target in ids[40:40 + 10 * (k + 1)]:
+        for target in ids[40 : 40 + 10 * (k + 1)]:
             state.add_edge(hub, "READS_FROM", target, {})
     assert state.most_connected(3) == [ids[30], ids[20], ids[10]]
     assert state.degree(ids[30]) == 32
@@ -96,13 +99,22 @@ def test_recently_touched_is_newest_first_without_duplicates_or_deleted_nodes():
 
 def _internals(state) -> dict:
     """Every index a loaded state must rebuild, with the orders the observation reads."""
-    return {"nodes": list(state.nodes.items()), "succ": state.succ, "pred": state.pred,
-            "identity": state._by_identity, "by_prop": {k: list(v) for k, v in state._by_prop.items()},
-            "by_type": {k: list(v) for k, v in state._by_type.items()}, "edges": state._edges,
-            "edge_rows": list(state.edge_rows()), "counts": state.counts_by_type(),
-            "hubs": {b: list(v) for b, v in state._hubs.items()}, "recent": list(state._recent),
-            "most_connected": state.most_connected(10), "recently_touched": state.recently_touched(10),
-            "journal": state.journal}
+    return {
+        "nodes": list(state.nodes.items()),
+        "succ": state.succ,
+        "pred": state.pred,
+        "identity": state._by_identity,
+        "by_prop": {k: list(v) for k, v in state._by_prop.items()},
+        "by_type": {k: list(v) for k, v in state._by_type.items()},
+        "edges": state._edges,
+        "edge_rows": list(state.edge_rows()),
+        "counts": state.counts_by_type(),
+        "hubs": {b: list(v) for b, v in state._hubs.items()},
+        "recent": list(state._recent),
+        "most_connected": state.most_connected(10),
+        "recently_touched": state.recently_touched(10),
+        "journal": state.journal,
+    }
 
 
 @settings(max_examples=100, deadline=None)

@@ -39,15 +39,23 @@ def _echo(workspace: Any, inp: EchoInput) -> Output:
     return EchoOutput.model_validate({**summary(live), "echoed": inp.text * inp.times})
 
 
-ECHO = Operation(name="echo", input=EchoInput, output=EchoOutput, handler=_echo, read_only=True,
-                 routes=(Route("POST", "/sessions/{session_id}/echo", summary="Echo"),), description="Echo text.")
+ECHO = Operation(
+    name="echo",
+    input=EchoInput,
+    output=EchoOutput,
+    handler=_echo,
+    read_only=True,
+    routes=(Route("POST", "/sessions/{session_id}/echo", summary="Echo"),),
+    description="Echo text.",
+)
 """A new operation: this declaration is all it takes."""
 
 
 def _workspace() -> tuple[Workspace, str]:
     workspace = Workspace(operations=(*OPERATIONS, ECHO))
-    sid = workspace.start({"goal_prompt": "echo", "config": {"schema": {"node_types": ["Class"],
-                                                                       "edge_types": ["CALLS"]}}})["session_id"]
+    sid = workspace.start(
+        {"goal_prompt": "echo", "config": {"schema": {"node_types": ["Class"], "edge_types": ["CALLS"]}}}
+    )["session_id"]
     return workspace, sid
 
 
@@ -63,8 +71,13 @@ def test_an_operation_declared_once_is_served_over_http_and_mcp() -> None:
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "SESSION_NOT_FOUND"
     spec = http.get("/openapi.json").json()["paths"]["/sessions/{session_id}/echo"]["post"]
     assert spec["operationId"] == "echo"
-    assert spec["responses"]["200"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/EchoOutput"}
-    assert set(spec["requestBody"]["content"]["application/json"]["schema"]["properties"]) == {"text", "times"}
+    assert spec["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/EchoOutput"
+    }
+    assert set(spec["requestBody"]["content"]["application/json"]["schema"]["properties"]) == {
+        "text",
+        "times",
+    }
 
     async def over_mcp() -> None:
         async with Client(build_server(workspace)) as client:
@@ -92,8 +105,10 @@ def test_every_http_route_shows_its_request_and_response_models() -> None:
                 assert "text/event-stream" in str(operation["responses"])
                 continue
             ok = next(v for k, v in operation["responses"].items() if k.startswith("2"))
-            assert re.fullmatch(r"#/components/schemas/(\w+Output|SessionSummary)",
-                                ok["content"]["application/json"]["schema"]["$ref"]), (path, method)
+            assert re.fullmatch(
+                r"#/components/schemas/(\w+Output|SessionSummary)",
+                ok["content"]["application/json"]["schema"]["$ref"],
+            ), (path, method)
             wanted = set(re.findall(r"\{(\w+)\}", path))
             assert {p["name"] for p in operation.get("parameters", []) if p["in"] == "path"} == wanted, path
             if method in ("post",) and path not in ("/healthz",):
@@ -105,9 +120,13 @@ def test_nothing_branches_on_an_operations_name() -> None:
     """Adding an operation touches one place: no adapter or service tests a tool's name."""
     names = "|".join(op.name for op in OPERATIONS)
     pattern = re.compile(rf"""(name|tool)\w*["')\]]*\s*(==|!=|\bin)\s*\(?["']({names})["']""")
-    found = [f"{path.relative_to(ROOT)}:{i}" for folder in ("igg/workspace", "igg/interfaces")
-             for path in (ROOT / folder).rglob("*.py")
-             for i, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    found = [
+        f"{path.relative_to(ROOT)}:{i}"
+        for folder in ("igg/workspace", "igg/interfaces")
+        for path in (ROOT / folder).rglob("*.py")
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert not found
 
 
@@ -123,8 +142,11 @@ def test_a_session_is_assembled_only_by_open_or_load() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Session":
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-            if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "actor"
-                                                     and not (isinstance(t.value, ast.Name) and t.value.id == "self")
-                                                     for t in node.targets)):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute)
+                and t.attr == "actor"
+                and not (isinstance(t.value, ast.Name) and t.value.id == "self")
+                for t in node.targets
+            ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} replaces a session's actor")
     assert found == []

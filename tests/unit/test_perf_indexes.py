@@ -23,23 +23,50 @@ _RULES = [
     {"rule": "min_edges", "node_type": "Method", "edge_type": "READS_FROM", "direction": "in", "min": 1},
 ]
 
-_VALUES = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, 1.0, 2.5, float("inf")]), st.booleans(),
-                    st.sampled_from(["auth", "Auth", "AUTHZ", "log", ""]),
-                    st.lists(st.sampled_from(["auth", 1, "x"]), max_size=2))
+_VALUES = st.one_of(
+    st.integers(-3, 3),
+    st.sampled_from([0.5, 1.0, 2.5, float("inf")]),
+    st.booleans(),
+    st.sampled_from(["auth", "Auth", "AUTHZ", "log", ""]),
+    st.lists(st.sampled_from(["auth", 1, "x"]), max_size=2),
+)
 
 _OPS = st.lists(
-    st.tuples(st.sampled_from(["class", "method", "edge", "edge", "loop", "del_edge", "del_node", "update",
-                               "unset", "undo", "undo"]),
-              st.integers(0, 40), st.integers(0, 40), _VALUES),
+    st.tuples(
+        st.sampled_from(
+            [
+                "class",
+                "method",
+                "edge",
+                "edge",
+                "loop",
+                "del_edge",
+                "del_node",
+                "update",
+                "unset",
+                "undo",
+                "undo",
+            ]
+        ),
+        st.integers(0, 40),
+        st.integers(0, 40),
+        _VALUES,
+    ),
     max_size=120,
 )
 
 
 def _state(**extra: Any) -> Any:
-    schema = {"node_types": ["Class", "Method"], "edge_types": ["CALLS", "READS_FROM"],
-              "required_attributes": {"Class": ["name"]}, "completeness": _RULES, **extra}
-    request = make_request(schema=schema, constraints={"max_nodes": 1000, "max_edges": 5000,
-                                                       "allow_self_loops": True})
+    schema = {
+        "node_types": ["Class", "Method"],
+        "edge_types": ["CALLS", "READS_FROM"],
+        "required_attributes": {"Class": ["name"]},
+        "completeness": _RULES,
+        **extra,
+    }
+    request = make_request(
+        schema=schema, constraints={"max_nodes": 1000, "max_edges": 5000, "allow_self_loops": True}
+    )
     state, problems = build_state(request)
     assert not problems
     return state, request.config.schema_
@@ -110,8 +137,11 @@ def test_open_todos_from_the_index_equal_a_full_scan_after_any_mutations_and_und
 _FILTERS = st.one_of(
     _VALUES,
     st.builds(lambda v: {"in": v}, st.lists(_VALUES, max_size=3)),
-    st.builds(lambda op, v: {op: v}, st.sampled_from(["gt", "ge", "lt", "le"]),
-              st.sampled_from([-1, 0, 0.5, 1, 2.5, 3])),
+    st.builds(
+        lambda op, v: {op: v},
+        st.sampled_from(["gt", "ge", "lt", "le"]),
+        st.sampled_from([-1, 0, 0.5, 1, 2.5, 3]),
+    ),
     st.builds(lambda v: {"contains": v}, st.sampled_from(["auth", "AUTH", "z", "1", "x"])),
 )
 
@@ -136,12 +166,20 @@ def _scan(state: Any, label: str | None, key: str, spec: Any) -> list[str]:
             return False
         return {"gt": v > arg, "ge": v >= arg, "lt": v < arg, "le": v <= arg}[op]
 
-    return [n for n, d in state.nodes.items() if (label is None or d["type"] == label) and ok(d["properties"])]
+    return [
+        n for n, d in state.nodes.items() if (label is None or d["type"] == label) and ok(d["properties"])
+    ]
 
 
 @settings(max_examples=120, deadline=None)
-@given(_OPS, st.lists(st.tuples(st.sampled_from([None, "Class", "Method"]), st.sampled_from(["score", "doc"]),
-                                _FILTERS), min_size=1, max_size=4))
+@given(
+    _OPS,
+    st.lists(
+        st.tuples(st.sampled_from([None, "Class", "Method"]), st.sampled_from(["score", "doc"]), _FILTERS),
+        min_size=1,
+        max_size=4,
+    ),
+)
 def test_find_from_a_property_index_equals_a_scan_after_any_mutations_and_undos(ops, filters):
     state, _ = _state()
     for key in ("score", "doc"):
@@ -155,7 +193,7 @@ def test_find_from_a_property_index_equals_a_scan_after_any_mutations_and_undos(
             answer = run_query(state, query)
             expected = _scan(state, label, key, spec)
             assert answer.matched_nodes == len(expected)
-            assert [n["id"] for n in answer.nodes] == expected[:len(answer.nodes)]
+            assert [n["id"] for n in answer.nodes] == expected[: len(answer.nodes)]
 
     _mutate(state, ops, check)
 

@@ -7,16 +7,71 @@ import re
 import igg
 
 PUBLIC = [
-    "STOP_REASONS", "Actor", "Agent", "AgentCapabilities", "AgentFailed", "AgentResponse", "AgentTurn",
-    "AgentUnavailable", "AsyncAgent", "BudgetExhausted",
-    "ErrorCode", "Event", "ExportError", "ExportSpec", "GraphDocument", "GraphState", "IGGError", "IterationRecord",
-    "Loop", "MemorySessions", "Mutation", "Observation", "Problem", "Recorder", "Request", "RequestInvalid", "ResponseInvalid",
-    "RunResult", "RunStream", "Schema", "ScriptedAgent", "SessionBusy", "SessionError", "SessionExists",
-    "SessionInfo", "SessionNotFound", "SessionRecorder", "SessionRefused", "SessionRepo", "SessionStore",
-    "StopReason", "StoreSessions", "Usage", "Verdict", "WorkspaceError", "acontinue_session", "arun",
-    "arun_request", "astream", "build_state", "check_request", "continue_session", "document_to_state",
-    "export_session", "load_document", "load_request", "make_agent", "parse_export_spec", "parse_turn",
-    "perform_exports", "read_response", "resume_point", "run", "run_request", "stream",
+    "STOP_REASONS",
+    "Actor",
+    "Agent",
+    "AgentCapabilities",
+    "AgentFailed",
+    "AgentResponse",
+    "AgentTurn",
+    "AgentUnavailable",
+    "AsyncAgent",
+    "BudgetExhausted",
+    "ErrorCode",
+    "Event",
+    "ExportError",
+    "ExportSpec",
+    "GraphDocument",
+    "GraphState",
+    "IGGError",
+    "IterationRecord",
+    "Loop",
+    "MemorySessions",
+    "Mutation",
+    "Observation",
+    "Problem",
+    "Recorder",
+    "Request",
+    "RequestInvalid",
+    "ResponseInvalid",
+    "RunResult",
+    "RunStream",
+    "Schema",
+    "ScriptedAgent",
+    "SessionBusy",
+    "SessionError",
+    "SessionExists",
+    "SessionInfo",
+    "SessionNotFound",
+    "SessionRecorder",
+    "SessionRefused",
+    "SessionRepo",
+    "SessionStore",
+    "StopReason",
+    "StoreSessions",
+    "Usage",
+    "Verdict",
+    "WorkspaceError",
+    "acontinue_session",
+    "arun",
+    "arun_request",
+    "astream",
+    "build_state",
+    "check_request",
+    "continue_session",
+    "document_to_state",
+    "export_session",
+    "load_document",
+    "load_request",
+    "make_agent",
+    "parse_export_spec",
+    "parse_turn",
+    "perform_exports",
+    "read_response",
+    "resume_point",
+    "run",
+    "run_request",
+    "stream",
 ]
 
 
@@ -36,9 +91,9 @@ def test_every_public_name_resolves_and_nothing_public_is_unlisted():
 # options through; and these parameters take any decoded JSON value on purpose.
 JSON_SHAPED = ("dict[str, Any]", "Mapping[str, Any]", "tuple[Any, ...]", "Rule[Any, Any]")
 ANY_ON_PURPOSE = {
-    ("read_response", "value"),                # any decoded JSON document: what is not one is named in the error
-    ("GraphState.nodes_with", "value"),        # a property value of any JSON type
-    ("IterationRecord.__init__", "actions"),   # the actions as received: decoded JSON, not all of them objects
+    ("read_response", "value"),  # any decoded JSON document: what is not one is named in the error
+    ("GraphState.nodes_with", "value"),  # a property value of any JSON type
+    ("IterationRecord.__init__", "actions"),  # the actions as received: decoded JSON, not all of them objects
 }
 
 
@@ -51,8 +106,11 @@ def _public_callables() -> list[tuple[str, object]]:
         if inspect.isfunction(obj):
             out.append((name, obj))
         elif inspect.isclass(obj):
-            out += [(f"{name}.{m}", f) for m, f in vars(obj).items()
-                    if inspect.isfunction(f) and (not m.startswith("_") or m == "__init__")]
+            out += [
+                (f"{name}.{m}", f)
+                for m, f in vars(obj).items()
+                if inspect.isfunction(f) and (not m.startswith("_") or m == "__init__")
+            ]
     return out
 
 
@@ -95,6 +153,9 @@ def test_no_module_imports_a_private_name_of_another():
     for path in Path(igg.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("igg"):
-                found += [f"{path.name}: {node.module}.{a.name}" for a in node.names
-                          if a.name.startswith("_") and not a.name.startswith("__")]
+                found += [
+                    f"{path.name}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
     assert found == []

@@ -17,21 +17,42 @@ NODES, PER_NODE = 5_000, 8  # 40,000 edges, every node within a few hops of ever
 
 
 def payload(max_actions: int = 1000) -> dict:
-    return {"session_id": "bounds", "goal_prompt": "a dense graph", "context_data": "",
-            "config": {"max_iterations": 5, "constraints": {"max_nodes": NODES, "max_edges": NODES * PER_NODE,
-                                                            "max_actions_per_response": max_actions},
-                       "schema": {"node_types": ["Module"], "edge_types": ["IMPORTS"]}}}
+    return {
+        "session_id": "bounds",
+        "goal_prompt": "a dense graph",
+        "context_data": "",
+        "config": {
+            "max_iterations": 5,
+            "constraints": {
+                "max_nodes": NODES,
+                "max_edges": NODES * PER_NODE,
+                "max_actions_per_response": max_actions,
+            },
+            "schema": {"node_types": ["Module"], "edge_types": ["IMPORTS"]},
+        },
+    }
 
 
 def dense_seed() -> dict:
     nodes = [{"id": f"m{i}", "type": "Module", "properties": {"name": f"m{i}"}} for i in range(NODES)]
-    edges = [{"id": f"e{i * PER_NODE + k}", "type": "IMPORTS", "from": f"m{i}", "to": f"m{(i + 1 + (i * 7 + k * 131) % (NODES - 1)) % NODES}",
-              "properties": {}} for i in range(NODES) for k in range(PER_NODE)]
+    edges = [
+        {
+            "id": f"e{i * PER_NODE + k}",
+            "type": "IMPORTS",
+            "from": f"m{i}",
+            "to": f"m{(i + 1 + (i * 7 + k * 131) % (NODES - 1)) % NODES}",
+            "properties": {},
+        }
+        for i in range(NODES)
+        for k in range(PER_NODE)
+    ]
     return {"format": "igg-graph", "version": 1, "nodes": nodes, "edges": edges}
 
 
-QUERY = {"type": "QUERY", "query": {"query": "neighbours", "node": {"name": "m0"}, "depth": 5,
-                                    "token_budget": 100}}
+QUERY = {
+    "type": "QUERY",
+    "query": {"query": "neighbours", "node": {"name": "m0"}, "depth": 5, "token_budget": 100},
+}
 
 
 def test_a_query_stops_at_its_visit_cap_and_says_so():

@@ -31,23 +31,40 @@ def workspace(tmp_path: Path) -> Workspace:
     return Workspace(StoreSessions(SessionStore(tmp_path / "s.sqlite")), output_dir=tmp_path)
 
 
-def module_graph(ws: Workspace, nodes: list[dict[str, Any]], edges: list[tuple[str, str]],
-                 node_type: str = "Module") -> str:
+def module_graph(
+    ws: Workspace, nodes: list[dict[str, Any]], edges: list[tuple[str, str]], node_type: str = "Module"
+) -> str:
     """A session whose seed is ``nodes`` (properties of ``node_type``) and IMPORTS ``edges`` between names."""
-    seed = {"nodes": [{"id": f"n{i}", "type": node_type, "properties": p} for i, p in enumerate(nodes)],
-            "edges": []}
+    seed = {
+        "nodes": [{"id": f"n{i}", "type": node_type, "properties": p} for i, p in enumerate(nodes)],
+        "edges": [],
+    }
     ids = {p["name"]: f"n{i}" for i, p in enumerate(nodes)}
-    seed["edges"] = [{"id": f"e{k}", "type": "IMPORTS", "from": ids[a], "to": ids[b], "properties": {}}
-                     for k, (a, b) in enumerate(edges)]
-    return ws.start({"session_id": "bounds", "goal_prompt": "rules", "seed_data": seed, "config": {
-        "constraints": {"max_nodes": 10_000, "max_edges": 20_000},
-        "schema": {"node_types": [node_type], "edge_types": ["IMPORTS"]}}})["session_id"]
+    seed["edges"] = [
+        {"id": f"e{k}", "type": "IMPORTS", "from": ids[a], "to": ids[b], "properties": {}}
+        for k, (a, b) in enumerate(edges)
+    ]
+    return ws.start(
+        {
+            "session_id": "bounds",
+            "goal_prompt": "rules",
+            "seed_data": seed,
+            "config": {
+                "constraints": {"max_nodes": 10_000, "max_edges": 20_000},
+                "schema": {"node_types": [node_type], "edge_types": ["IMPORTS"]},
+            },
+        }
+    )["session_id"]
 
 
 def ladder(ends: int, middle: int) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     """``ends`` modules d.* all importing a chain of ``middle`` modules m.* that imports ``ends`` modules u.*:
     ends x ends (downstream, upstream) pairs, each joined by a chain of middle + 1 edges."""
-    names = [f"d.{i:03}" for i in range(ends)] + [f"m.{i:03}" for i in range(middle)] + [f"u.{i:03}" for i in range(ends)]
+    names = (
+        [f"d.{i:03}" for i in range(ends)]
+        + [f"m.{i:03}" for i in range(middle)]
+        + [f"u.{i:03}" for i in range(ends)]
+    )
     edges = [(f"d.{i:03}", "m.000") for i in range(ends)]
     edges += [(f"m.{i:03}", f"m.{i + 1:03}") for i in range(middle - 1)]
     edges += [(f"m.{middle - 1:03}", f"u.{i:03}") for i in range(ends)]
@@ -66,18 +83,22 @@ def test_a_transitive_rule_with_thousands_of_long_chains_stops_at_its_bounds_and
     assert 1 <= len(report["violations"]) <= MAX_VIOLATIONS and hops <= MAX_HOPS
     assert all(len(v["path"]) == 201 for v in report["violations"])
     assert report["rules"][0]["violations"] == len(report["violations"])  # a lower bound of 3,600
-    small = ws.check(CheckInput(session_id=sid, rules=[{**rule, "from": "d.000", "to": "u.000"}])).model_dump()
+    small = ws.check(
+        CheckInput(session_id=sid, rules=[{**rule, "from": "d.000", "to": "u.000"}])
+    ).model_dump()
     assert small["truncated"] is False and len(small["violations"]) == 1
 
 
 def test_many_direct_violations_stop_at_the_violation_bound(tmp_path):
-    nodes = [{"name": f"a.{i}", "path": f"a/{i}.py"} for i in range(40)] + \
-        [{"name": f"b.{i}", "path": f"b/{i}.py"} for i in range(40)]
+    nodes = [{"name": f"a.{i}", "path": f"a/{i}.py"} for i in range(40)] + [
+        {"name": f"b.{i}", "path": f"b/{i}.py"} for i in range(40)
+    ]
     edges = [(f"a.{i}", f"b.{j}") for i in range(40) for j in range(40)]  # 1,600 direct violations
     ws = workspace(tmp_path)
     sid = module_graph(ws, nodes, edges)
-    report = ws.check(CheckInput(session_id=sid, rules=[{"name": "r", "kind": "forbidden", "from": "a",
-                                                         "to": "b"}])).model_dump()
+    report = ws.check(
+        CheckInput(session_id=sid, rules=[{"name": "r", "kind": "forbidden", "from": "a", "to": "b"}])
+    ).model_dump()
     assert report["truncated"] is True and len(report["violations"]) == MAX_VIOLATIONS
 
 
@@ -86,10 +107,12 @@ def test_selector_lists_longer_than_the_bound_are_refused_naming_the_field(tmp_p
     ws = workspace(tmp_path)
     sid = module_graph(ws, [{"name": "a", "path": "a.py"}, {"name": "b", "path": "b.py"}], [("a", "b")])
     globs = [f"x{i}*" for i in range(300)]
-    for rule in ({"name": "wide", "kind": "forbidden", "from": globs, "to": globs},
-                 {"name": "wide", "kind": "layers", "layers": ["a", globs]},
-                 {"name": "wide", "kind": "independence", "modules": globs},
-                 {"name": "wide", "kind": "forbidden", "from": {"type": ["Module"] * 300}, "to": "b"}):
+    for rule in (
+        {"name": "wide", "kind": "forbidden", "from": globs, "to": globs},
+        {"name": "wide", "kind": "layers", "layers": ["a", globs]},
+        {"name": "wide", "kind": "independence", "modules": globs},
+        {"name": "wide", "kind": "forbidden", "from": {"type": ["Module"] * 300}, "to": "b"},
+    ):
         with pytest.raises(WorkspaceError) as refused:
             ws.check(CheckInput(session_id=sid, rules=[rule]))
         assert refused.value.code == "INVALID_RULES"
@@ -97,8 +120,11 @@ def test_selector_lists_longer_than_the_bound_are_refused_naming_the_field(tmp_p
     # every item picks a node (one that picks none is refused: it could never fail); a and b first, so the
     # violation is reported for that pair of parts
     at_bound = ["a", "b"] + [f"a{'*' * (i + 1)}" for i in range(MAX_LISTED - 2)]
-    report = ws.check(CheckInput(session_id=sid, rules=[{"name": "ok", "kind": "forbidden", "from": at_bound,
-                                                         "to": at_bound}])).model_dump()
+    report = ws.check(
+        CheckInput(
+            session_id=sid, rules=[{"name": "ok", "kind": "forbidden", "from": at_bound, "to": at_bound}]
+        )
+    ).model_dump()
     assert report["truncated"] is False
     assert [v["message"] for v in report["violations"]] == ["a imports b: a may not depend on b"]
 
@@ -108,17 +134,23 @@ def test_check_on_a_knowledge_graph_with_a_module_type_without_path(tmp_path):
     (a KeyError where the edges are located)."""
     ws = workspace(tmp_path)
     sid = module_graph(ws, [{"name": "billing"}, {"name": "ledger"}], [("billing", "ledger")])
-    report = ws.check(CheckInput(session_id=sid, rules=[{"name": "r", "kind": "forbidden", "from": "billing",
-                                                         "to": "ledger"}])).model_dump()
-    assert [(h["source"], h["target"], h["file"]) for v in report["violations"] for h in v["path"]] == \
-        [("billing", "ledger", None)]
+    report = ws.check(
+        CheckInput(
+            session_id=sid, rules=[{"name": "r", "kind": "forbidden", "from": "billing", "to": "ledger"}]
+        )
+    ).model_dump()
+    assert [(h["source"], h["target"], h["file"]) for v in report["violations"] for h in v["path"]] == [
+        ("billing", "ledger", None)
+    ]
 
 
 # ---- the fast paths, pinned to the definition -----------------------------------------------------------
 
 NAMES = ["a", "a.x", "a.y", "b", "b.x", "c", "c.x", "d"]
-_selector = st.one_of(st.sampled_from([*NAMES, "*.x", "a*", "[bc]*"]),
-                      st.lists(st.sampled_from([*NAMES, "*.x", "a*"]), min_size=1, max_size=4))
+_selector = st.one_of(
+    st.sampled_from([*NAMES, "*.x", "a*", "[bc]*"]),
+    st.lists(st.sampled_from([*NAMES, "*.x", "a*"]), min_size=1, max_size=4),
+)
 
 
 def small_graph(edges: list[tuple[int, int]]) -> DepGraph:
@@ -164,7 +196,9 @@ def reference(graph: DepGraph, rule: ForbiddenRule) -> list[tuple[str, tuple[str
         s, t = pick(graph, sp), pick(graph, tp)
         s, t = s - t, t - s
         if adj is None:
-            chains = [(e.source, e.target) for e in graph.of_types(rule.edges) if e.source in s and e.target in t]
+            chains = [
+                (e.source, e.target) for e in graph.of_types(rule.edges) if e.source in s and e.target in t
+            ]
         else:
             chains = []
             for d in sorted(s, key=graph.name):
@@ -180,26 +214,38 @@ def reference(graph: DepGraph, rule: ForbiddenRule) -> list[tuple[str, tuple[str
 
 
 @settings(max_examples=200, deadline=None)
-@given(edges=st.lists(st.tuples(st.integers(0, len(NAMES) - 1), st.integers(0, len(NAMES) - 1)), max_size=20),
-       source=_selector, target=_selector, transitive=st.booleans())
+@given(
+    edges=st.lists(st.tuples(st.integers(0, len(NAMES) - 1), st.integers(0, len(NAMES) - 1)), max_size=20),
+    source=_selector,
+    target=_selector,
+    transitive=st.booleans(),
+)
 def test_forbidden_rules_find_what_the_pair_by_pair_definition_finds(edges, source, target, transitive):
     graph = small_graph(edges)
     rule = ForbiddenRule(name="r", kind="forbidden", from_=source, to=target, transitive=transitive)
     found = check(graph, [rule])
     expected = reference(graph, rule)
-    assert [tuple(n for n in v.key.split("|")[1].split("->")) for v in found] == \
-        [tuple(graph.name(n) for n in chain) for _, chain in expected]
+    assert [tuple(n for n in v.key.split("|")[1].split("->")) for v in found] == [
+        tuple(graph.name(n) for n in chain) for _, chain in expected
+    ]
 
 
 @settings(max_examples=200, deadline=None)
-@given(edges=st.lists(st.tuples(st.integers(0, len(NAMES) - 1), st.integers(0, len(NAMES) - 1)), max_size=24),
-       down=st.sets(st.integers(0, len(NAMES) - 1), max_size=4), up=st.sets(st.integers(0, len(NAMES) - 1), max_size=4))
+@given(
+    edges=st.lists(st.tuples(st.integers(0, len(NAMES) - 1), st.integers(0, len(NAMES) - 1)), max_size=24),
+    down=st.sets(st.integers(0, len(NAMES) - 1), max_size=4),
+    up=st.sets(st.integers(0, len(NAMES) - 1), max_size=4),
+)
 def test_one_search_per_source_finds_each_pairs_own_shortest_chain(edges, down, up):
     graph = small_graph(edges)
     adj = Adjacency.of(graph, ["IMPORTS"])
     d, u = {f"n{i}" for i in down - up}, {f"n{i}" for i in up - down}
-    expected = [c for a in sorted(d, key=graph.name) for b in sorted(u, key=graph.name)
-                if (c := _bfs(adj, a, b, (d | u) - {a, b})) is not None]
+    expected = [
+        c
+        for a in sorted(d, key=graph.name)
+        for b in sorted(u, key=graph.name)
+        if (c := _bfs(adj, a, b, (d | u) - {a, b})) is not None
+    ]
     assert list(shortest_chains(adj, d, u, graph.name)) == expected
 
 
@@ -219,8 +265,14 @@ def test_a_deeply_nested_rules_file_exits_2_naming_the_problem(tmp_path, capsys,
 
     (tmp_path / "a.py").write_text("import os\n", encoding="utf-8")
     rules = tmp_path / "igg.toml"
-    rules.write_text('[[rules]]\nname = "deep"\nkind = "forbidden"\nto = "b"\nfrom = ' + "[" * depth + '"a"' +
-                     "]" * depth + "\n", encoding="utf-8")
+    rules.write_text(
+        '[[rules]]\nname = "deep"\nkind = "forbidden"\nto = "b"\nfrom = '
+        + "[" * depth
+        + '"a"'
+        + "]" * depth
+        + "\n",
+        encoding="utf-8",
+    )
     assert main(["check", str(tmp_path), "--rules", str(rules)]) == 2
     err = capsys.readouterr().err
     assert "nested" in err and "Traceback" not in err
@@ -240,15 +292,18 @@ def test_a_truncated_command_line_check_says_so_in_every_output(tmp_path, capsys
     for i in range(3):
         (tmp_path / f"a{i}.py").write_text("import b0\nimport b1\n", encoding="utf-8")
         (tmp_path / f"b{i}.py").write_text("x = 1\n", encoding="utf-8")
-    (tmp_path / "igg.toml").write_text('[[rules]]\nname = "a-not-b"\nkind = "forbidden"\nfrom = "a*"\nto = "b*"\n',
-                                       encoding="utf-8")
+    (tmp_path / "igg.toml").write_text(
+        '[[rules]]\nname = "a-not-b"\nkind = "forbidden"\nfrom = "a*"\nto = "b*"\n', encoding="utf-8"
+    )
     assert main(["check", str(tmp_path), "--sarif", str(tmp_path / "out.sarif")]) == 1
     out = capsys.readouterr().out
     assert "igg check stopped at its bounds" in out
     assert main(["check", str(tmp_path), "--format", "github"]) == 1
     assert capsys.readouterr().out.splitlines()[-1].startswith("::warning title=igg check::igg check stopped")
     log = json.loads((tmp_path / "out.sarif").read_text(encoding="utf-8"))
-    schema = json.loads((Path(__file__).parents[1] / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (Path(__file__).parents[1] / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+    )
     jsonschema.Draft4Validator(schema).validate(log)
     (note,) = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert note["level"] == "warning" and "stopped at its bounds" in note["message"]["text"]
@@ -263,10 +318,13 @@ def test_sixty_four_layers_of_sixty_four_siblings_stop_at_the_visit_bound(tmp_pa
     # up empty (a node belongs to the first part that picks it), and still each pair of parts counts
     layers = [{"siblings": [f"a{'*' * (j + 1)}" for j in range(MAX_LISTED)]} for i in range(MAX_LISTED)]
     layers[0]["siblings"][0], layers[1]["siblings"][0] = "a", "b"
-    report = ws.check(CheckInput(session_id=sid, rules=[{"name": "wide", "kind": "layers",
-                                                         "layers": layers}])).model_dump()
+    report = ws.check(
+        CheckInput(session_id=sid, rules=[{"name": "wide", "kind": "layers", "layers": layers}])
+    ).model_dump()
     assert report["truncated"] is True
-    assert [v["message"] for v in report["violations"]] == ["b imports a: b may not depend on a, a higher layer"]
+    assert [v["message"] for v in report["violations"]] == [
+        "b imports a: b may not depend on a, a higher layer"
+    ]
 
 
 def test_a_sessions_context_is_linked_once_for_all_its_checks(tmp_path, monkeypatch):
@@ -278,13 +336,26 @@ def test_a_sessions_context_is_linked_once_for_all_its_checks(tmp_path, monkeypa
 
     files = {f"m{i}.py": f"import m{(i + 1) % 3}\n" for i in range(4)}  # m3.py: no module of the graph yet
     context = "".join(f"# File: {path}\n{text}" for path, text in files.items())
-    seed = {"nodes": [{"id": f"n{i}", "type": "Module", "properties": {"name": f"m{i}", "path": f"m{i}.py"}}
-                      for i in range(3)],
-            "edges": [{"id": f"e{i}", "type": "IMPORTS", "from": f"n{i}", "to": f"n{(i + 1) % 3}", "properties": {}}
-                      for i in range(3)]}
+    seed = {
+        "nodes": [
+            {"id": f"n{i}", "type": "Module", "properties": {"name": f"m{i}", "path": f"m{i}.py"}}
+            for i in range(3)
+        ],
+        "edges": [
+            {"id": f"e{i}", "type": "IMPORTS", "from": f"n{i}", "to": f"n{(i + 1) % 3}", "properties": {}}
+            for i in range(3)
+        ],
+    }
     ws = workspace(tmp_path)
-    ws.start({"session_id": "ctx", "goal_prompt": "g", "context_data": context, "seed_data": seed, "config": {
-        "schema": {"node_types": ["Module"], "edge_types": ["IMPORTS"]}}})
+    ws.start(
+        {
+            "session_id": "ctx",
+            "goal_prompt": "g",
+            "context_data": context,
+            "seed_data": seed,
+            "config": {"schema": {"node_types": ["Module"], "edge_types": ["IMPORTS"]}},
+        }
+    )
     links: list[int] = []
     real_link = depgraph.link
     monkeypatch.setattr(depgraph, "link", lambda facts: links.append(len(facts)) or real_link(facts))
@@ -293,8 +364,13 @@ def test_a_sessions_context_is_linked_once_for_all_its_checks(tmp_path, monkeypa
     again = ws.check(CheckInput(session_id="ctx", rules=[rule])).model_dump()
     assert first["violations"] == again["violations"] and links == [3]
     assert {(h["file"], h["line"]) for v in first["violations"] for h in v["path"]} <= {(p, 1) for p in files}
-    added = ws.apply(ApplyInput(session_id="ctx", reasoning="", actions=[
-        {"type": "ADD_NODE", "label": "Module", "properties": {"name": "m3", "path": "m3.py"}}]))
+    added = ws.apply(
+        ApplyInput(
+            session_id="ctx",
+            reasoning="",
+            actions=[{"type": "ADD_NODE", "label": "Module", "properties": {"name": "m3", "path": "m3.py"}}],
+        )
+    )
     assert added.model_dump()["verdicts"][0]["accepted"]
     ws.check(CheckInput(session_id="ctx", rules=[rule]))
     assert links == [3, 4]

@@ -81,7 +81,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_each_kind_reports_its_violations_with_the_path_and_each_edges_file_and_line(repo: Path, capsys) -> None:
+def test_each_kind_reports_its_violations_with_the_path_and_each_edges_file_and_line(
+    repo: Path, capsys
+) -> None:
     assert main(["check", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     by_rule: dict[str, list[dict]] = {}
@@ -89,14 +91,17 @@ def test_each_kind_reports_its_violations_with_the_path_and_each_edges_file_and_
         by_rule.setdefault(v["rule"], []).append(v)
     (layered,) = by_rule["layered"]
     assert [(h["source"], h["target"], h["file"], h["line"]) for h in layered["path"]] == [
-        ("shop.service.orders", "shop.api.views", "shop/service/orders.py", 4)]
+        ("shop.service.orders", "shop.api.views", "shop/service/orders.py", 4)
+    ]
     assert "shop.service may not depend on shop.api, a higher layer" in layered["message"]
     (forbidden,) = by_rule["util-not-db"]
     assert forbidden["path"][0]["line"] == 3 and forbidden["path"][0]["file"] == "shop/util.py"
     (cycle,) = by_rule["service-acyclic"]
     assert {h["source"] for h in cycle["path"]} == {"shop.api.views", "shop.service.orders"}
     assert [(h["source"], h["line"]) for h in cycle["breaking_edges"]] in (
-        [("shop.service.orders", 4)], [("shop.api.views", 1)])
+        [("shop.service.orders", 4)],
+        [("shop.api.views", 1)],
+    )
     (allowed,) = by_rule["db-stdlib-only"]
     assert allowed["path"][0]["target"] == "sqlite3" and allowed["path"][0]["line"] == 1
     assert report["failed"] is True
@@ -104,7 +109,8 @@ def test_each_kind_reports_its_violations_with_the_path_and_each_edges_file_and_
 
 
 def test_a_clean_tree_exits_0_and_a_warning_does_not_fail(repo: Path, capsys) -> None:
-    (repo / "igg.toml").write_text(textwrap.dedent("""
+    (repo / "igg.toml").write_text(
+        textwrap.dedent("""
         [[rules]]
         name = "api-not-db"
         kind = "forbidden"
@@ -116,7 +122,9 @@ def test_a_clean_tree_exits_0_and_a_warning_does_not_fail(repo: Path, capsys) ->
         from = "shop.util"
         to = "shop.db"
         severity = "warning"
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     assert main(["check"]) == 0
     out = capsys.readouterr().out
     assert "warning: util-not-db (forbidden)" in out and "igg check passed: 1 violation" in out
@@ -124,40 +132,68 @@ def test_a_clean_tree_exits_0_and_a_warning_does_not_fail(repo: Path, capsys) ->
 
 def test_transitive_forbidden_finds_the_chain_and_through_allows_it(repo: Path) -> None:
     graph = tree_state([repo / "shop"], FactsCache(None)).graph
-    rules = parse_rules({"rules": [
-        {"name": "t", "kind": "forbidden", "from": "shop.api", "to": "shop.db", "transitive": True},
-        {"name": "via", "kind": "forbidden", "from": "shop.api", "to": "shop.db", "transitive": True,
-         "through": "shop.service"},
-        {"name": "direct", "kind": "forbidden", "from": "shop.api", "to": "shop.db"}]})
+    rules = parse_rules(
+        {
+            "rules": [
+                {"name": "t", "kind": "forbidden", "from": "shop.api", "to": "shop.db", "transitive": True},
+                {
+                    "name": "via",
+                    "kind": "forbidden",
+                    "from": "shop.api",
+                    "to": "shop.db",
+                    "transitive": True,
+                    "through": "shop.service",
+                },
+                {"name": "direct", "kind": "forbidden", "from": "shop.api", "to": "shop.db"},
+            ]
+        }
+    )
     found = check(graph, rules)
-    assert [(v.rule, [h.target for h in v.path]) for v in found] == [("t", ["shop.service.orders",
-                                                                           "shop.db.models"])]
+    assert [(v.rule, [h.target for h in v.path]) for v in found] == [
+        ("t", ["shop.service.orders", "shop.db.models"])
+    ]
 
 
 def test_pyproject_tool_igg_holds_the_same_rules(repo: Path, capsys) -> None:
     (repo / "igg.toml").unlink()
-    (repo / "pyproject.toml").write_text("[project]\nname = 'shop'\n\n" + RULES.replace("[[rules]]", "[[tool.igg.rules]]"),
-                                         encoding="utf-8")
+    (repo / "pyproject.toml").write_text(
+        "[project]\nname = 'shop'\n\n" + RULES.replace("[[rules]]", "[[tool.igg.rules]]"), encoding="utf-8"
+    )
     assert main(["check", "--json"]) == 1
     assert len(json.loads(capsys.readouterr().out)["violations"]) == 4
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ('[[rules]]\nname = "x"\nkind = "forbidden"\nto = "a"\n', "rules[0] 'x': field 'from': required"),
-    ('[[rules]]\nname = "x"\nkind = "layer"\nlayers = ["a", "b"]\n',
-     "rules[0] 'x': field 'kind': 'layer' is not a kind; use one of forbidden, layers"),
-    ('[[rules]]\nname = "ok"\nkind = "acyclic"\n[[rules]]\nname = "lvl"\nkind = "acyclic"\nlevel = "file"\n',
-     "rules[1] 'lvl': field 'level': Input should be 'module', 'package', 'type' or 'service'"),
-    ('[[rules]]\nname = "x"\nkind = "forbidden"\nfrom = "a"\nto = "b"\nedges = ["IMPORT"]\n',
-     "rules[0] 'x': field 'edges': 'IMPORT' is no edge type of the graph's schema"),
-    ('[[rules]]\nname = "x"\nkind = "forbidden"\nfrom = "a"\nto = {type = "DatabaseTable", nme = "p"}\n',
-     "rules[0] 'x': field 'to.nme': unknown field"),
-    ('[[rules]]\nname = "x"\nkind = "acyclic"\n[[rules]]\nname = "x"\nkind = "acyclic"\n',
-     "rules[1] 'x'.name: the name is taken by rules[0]"),
-    ("[[rules]\nname = 1", "not valid TOML"),
-    ("", "rules: no rules: add [[rules]] tables"),
-])
-def test_a_bad_rules_file_exits_2_naming_the_rule_and_field(repo: Path, capsys, text: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[[rules]]\nname = "x"\nkind = "forbidden"\nto = "a"\n', "rules[0] 'x': field 'from': required"),
+        (
+            '[[rules]]\nname = "x"\nkind = "layer"\nlayers = ["a", "b"]\n',
+            "rules[0] 'x': field 'kind': 'layer' is not a kind; use one of forbidden, layers",
+        ),
+        (
+            '[[rules]]\nname = "ok"\nkind = "acyclic"\n[[rules]]\nname = "lvl"\nkind = "acyclic"\nlevel = "file"\n',
+            "rules[1] 'lvl': field 'level': Input should be 'module', 'package', 'type' or 'service'",
+        ),
+        (
+            '[[rules]]\nname = "x"\nkind = "forbidden"\nfrom = "a"\nto = "b"\nedges = ["IMPORT"]\n',
+            "rules[0] 'x': field 'edges': 'IMPORT' is no edge type of the graph's schema",
+        ),
+        (
+            '[[rules]]\nname = "x"\nkind = "forbidden"\nfrom = "a"\nto = {type = "DatabaseTable", nme = "p"}\n',
+            "rules[0] 'x': field 'to.nme': unknown field",
+        ),
+        (
+            '[[rules]]\nname = "x"\nkind = "acyclic"\n[[rules]]\nname = "x"\nkind = "acyclic"\n',
+            "rules[1] 'x'.name: the name is taken by rules[0]",
+        ),
+        ("[[rules]\nname = 1", "not valid TOML"),
+        ("", "rules: no rules: add [[rules]] tables"),
+    ],
+)
+def test_a_bad_rules_file_exits_2_naming_the_rule_and_field(
+    repo: Path, capsys, text: str, expected: str
+) -> None:
     (repo / "igg.toml").write_text(text, encoding="utf-8")
     assert main(["check"]) == 2
     err = capsys.readouterr().err
@@ -176,19 +212,27 @@ def test_no_rules_file_and_a_missing_path_exit_2(repo: Path, capsys) -> None:
     assert "--new-only: needs --since REF" in capsys.readouterr().err
 
 
-def test_sarif_is_valid_sarif_2_1_0_with_a_result_per_violation_at_its_file_and_line(repo: Path, capsys) -> None:
+def test_sarif_is_valid_sarif_2_1_0_with_a_result_per_violation_at_its_file_and_line(
+    repo: Path, capsys
+) -> None:
     assert main(["check", "shop", "--sarif", "out.sarif", "--root", "."]) == 1
     log = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))).validate(log)
     run = log["runs"][0]
-    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == ["layered", "util-not-db", "service-acyclic",
-                                                                 "db-stdlib-only"]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
+        "layered",
+        "util-not-db",
+        "service-acyclic",
+        "db-stdlib-only",
+    ]
     assert len(run["results"]) == 4
     first = run["results"][0]
     assert first["ruleId"] == "layered" and first["level"] == "error"
     location = first["locations"][0]["physicalLocation"]
-    assert location == {"artifactLocation": {"uri": "shop/service/orders.py", "uriBaseId": "%SRCROOT%"},
-                        "region": {"startLine": 4}}
+    assert location == {
+        "artifactLocation": {"uri": "shop/service/orders.py", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 4},
+    }
 
 
 def test_github_format_writes_one_escaped_annotation_per_violation(repo: Path, capsys) -> None:
@@ -201,11 +245,27 @@ def test_github_format_writes_one_escaped_annotation_per_violation(repo: Path, c
 
 def test_table_access_is_a_forbidden_rule_over_reads_and_writes_in_java() -> None:
     graph = tree_state([FIXTURES / "java"], FactsCache(None)).graph
-    rules = parse_rules({"rules": [
-        {"name": "no-sessions", "kind": "forbidden", "from": "com.acme.repo", "edges": ["WRITES_TO"],
-         "to": {"type": "DatabaseTable", "name": "sessions"}},
-        {"name": "no-users", "kind": "forbidden", "from": "com.acme.service", "edges": ["READS_FROM", "WRITES_TO"],
-         "to": {"type": "DatabaseTable", "name": "users"}}]}, edge_types=load_code_schema(None).edge_types)
+    rules = parse_rules(
+        {
+            "rules": [
+                {
+                    "name": "no-sessions",
+                    "kind": "forbidden",
+                    "from": "com.acme.repo",
+                    "edges": ["WRITES_TO"],
+                    "to": {"type": "DatabaseTable", "name": "sessions"},
+                },
+                {
+                    "name": "no-users",
+                    "kind": "forbidden",
+                    "from": "com.acme.service",
+                    "edges": ["READS_FROM", "WRITES_TO"],
+                    "to": {"type": "DatabaseTable", "name": "users"},
+                },
+            ]
+        },
+        edge_types=load_code_schema(None).edge_types,
+    )
     found = check(graph, rules)
     assert {v.rule for v in found} == {"no-sessions"}
     (v,) = found
@@ -219,9 +279,13 @@ def test_the_rules_graph_of_a_tree_is_the_graph_map_code_builds(fixture: str) ->
     state = tree_state([FIXTURES / fixture], facts)
     result, _ = map_code([FIXTURES / fixture])
     mapped = from_state(result.state, state_lines(result.state, state.model))
+
     def named(g):
-        return ({(n.type, n.name, n.file) for n in g.nodes.values()},
-                {(g.name(e.source), e.type, g.name(e.target), e.file, e.line) for e in g.edges.values()})
+        return (
+            {(n.type, n.name, n.file) for n in g.nodes.values()},
+            {(g.name(e.source), e.type, g.name(e.target), e.file, e.line) for e in g.edges.values()},
+        )
+
     assert named(state.graph) == named(mapped)
     assert all(e.line for e in mapped.edges.values() if e.type == "IMPORTS")
 
@@ -237,7 +301,9 @@ def test_a_stored_session_is_judged_like_its_tree_with_lines(repo: Path, capsys)
     assert [v["path"] for v in from_session] == [v["path"] for v in from_tree]
     shutil.rmtree(repo / "shop")  # the session keeps its files: the sources need not be there
     assert main(["check", "shop-map", "--store", str(store), "--json"]) == 1
-    assert [v["path"] for v in json.loads(capsys.readouterr().out)["violations"]] == [v["path"] for v in from_tree]
+    assert [v["path"] for v in json.loads(capsys.readouterr().out)["violations"]] == [
+        v["path"] for v in from_tree
+    ]
 
 
 def test_a_big_cycles_message_names_a_few_of_its_cut_and_lists_all_of_it(tmp_path: Path) -> None:
@@ -252,5 +318,8 @@ def test_a_big_cycles_message_names_a_few_of_its_cut_and_lists_all_of_it(tmp_pat
     (found,) = check(graph, parse_rules({"rules": [{"name": "ring", "kind": "acyclic", "select": "ring"}]}))
     cut = len(found.breaking_edges)
     assert cut > 3
-    assert f"removing these {cut} dependencies (" in found.message and f"and {cut - 3} more) breaks it" in found.message
+    assert (
+        f"removing these {cut} dependencies (" in found.message
+        and f"and {cut - 3} more) breaks it" in found.message
+    )
     assert all(e.file and e.line for e in found.breaking_edges)

@@ -20,8 +20,14 @@ from hypothesis import strategies as st
 from igg.interfaces.cli import main
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "sarif" / "sarif-schema-2.1.0.json"
-HOSTILE = ["evil\n::error file=x.py,line=1::forged", "sp ace#frag?q=1%41", "::warning::start", "rtl\u202egpj",
-           "caf\u00e9", "c:colon"]
+HOSTILE = [
+    "evil\n::error file=x.py,line=1::forged",
+    "sp ace#frag?q=1%41",
+    "::warning::start",
+    "rtl\u202egpj",
+    "caf\u00e9",
+    "c:colon",
+]
 """File names (before ``.py``) of the hostile tree: a workflow command after a newline, characters a URI reads
 as a fragment, query or escape, a leading ``::``, a reordering character, non-ASCII, a scheme-like colon."""
 URI_REFERENCE = re.compile(r"^(?:[A-Za-z0-9\-._~/]|%[0-9A-F]{2})*$")
@@ -42,8 +48,10 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "lib" / "util" / "db.py").write_text("x = 1\n", encoding="utf-8")
     for name in HOSTILE:
         (tmp_path / "src" / "app" / f"{name}.py").write_text("import util.db\n", encoding="utf-8")
-    (tmp_path / "igg.toml").write_text('[[rules]]\nname = "app-not-util"\nkind = "forbidden"\nfrom = "app*"\n'
-                                       'to = "util*"\n', encoding="utf-8")
+    (tmp_path / "igg.toml").write_text(
+        '[[rules]]\nname = "app-not-util"\nkind = "forbidden"\nfrom = "app*"\nto = "util*"\n',
+        encoding="utf-8",
+    )
     git(tmp_path, "init", "-q")
     git(tmp_path, "config", "user.email", "t@example.com")
     git(tmp_path, "config", "user.name", "t")
@@ -60,7 +68,9 @@ def commands(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.lstrip().startswith("::")]
 
 
-def test_the_text_report_and_the_since_listings_cannot_start_a_workflow_command(hostile: Path, capsys) -> None:
+def test_the_text_report_and_the_since_listings_cannot_start_a_workflow_command(
+    hostile: Path, capsys
+) -> None:
     """Issue 47: a file name holding a newline and ``::error ...`` printed a line the runner executes."""
     assert main(["check", "src/app", "lib/util", "--since", "HEAD"]) == 1
     out = capsys.readouterr().out
@@ -86,7 +96,7 @@ def test_github_annotations_are_one_command_each_at_files_that_exist(hostile: Pa
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(HOSTILE) + 1 and all(line.startswith("::error file=") for line in lines)
     for line in lines:
-        props = line[len("::error "):].split("::", 1)[0]
+        props = line[len("::error ") :].split("::", 1)[0]
         file = unquote(dict(p.split("=", 1) for p in props.split(","))["file"])
         assert (hostile / file).is_file(), file
 
@@ -98,8 +108,11 @@ def test_sarif_locations_are_uri_references_to_files_that_exist(hostile: Path) -
     log = json.loads((hostile / "out.sarif").read_text(encoding="utf-8"))
     schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER).validate(log)
-    uris = [loc["physicalLocation"]["artifactLocation"]["uri"] for result in log["runs"][0]["results"]
-            for loc in result["locations"]]
+    uris = [
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for result in log["runs"][0]["results"]
+        for loc in result["locations"]
+    ]
     assert len(uris) == len(HOSTILE) + 1
     for uri in uris:
         assert URI_REFERENCE.match(uri), uri
@@ -111,8 +124,11 @@ def test_sarif_locations_are_uri_references_to_files_that_exist(hostile: Path) -
 def test_a_single_tree_keeps_its_folder_prefix(hostile: Path) -> None:
     assert main(["check", "src", "--sarif", "one.sarif", "--json"]) == 1
     log = json.loads((hostile / "one.sarif").read_text(encoding="utf-8"))
-    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for result in log["runs"][0]["results"]
-            for loc in result["locations"]}
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for result in log["runs"][0]["results"]
+        for loc in result["locations"]
+    }
     assert all(uri.startswith("src/app/") and (hostile / unquote(uri)).is_file() for uri in uris), uris
 
 

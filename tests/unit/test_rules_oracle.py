@@ -57,47 +57,81 @@ SHOP = {
 api.v2 directly and through helpers.fmt; util -> db directly, util2 -> service -> db indirectly; db -> sqlite3."""
 
 SHOP_CONTRACTS = {
-    "layered": ("type = layers\nlayers =\n    shop.api\n    shop.service\n    shop.db",
-                {"kind": "layers", "layers": ["shop.api", "shop.service", "shop.db"]}),
-    "contained": ("type = layers\ncontainers = shop\nlayers =\n    api\n    service\n    db",
-                  {"kind": "layers", "containers": ["shop"], "layers": ["api", "service", "db"]}),
-    "down-only": ("type = layers\nlayers =\n    shop.util2\n    shop.service\n    shop.db",
-                  {"kind": "layers", "layers": ["shop.util2", "shop.service", "shop.db"]}),
-    "util-not-db": ("type = forbidden\nsource_modules =\n    shop.util\n    shop.util2\nforbidden_modules = shop.db",
-                    {"kind": "forbidden", "from": ["shop.util", "shop.util2"], "to": "shop.db"}),
-    "db-not-service": ("type = forbidden\nsource_modules = shop.db\nforbidden_modules = shop.service",
-                       {"kind": "forbidden", "from": "shop.db", "to": "shop.service"}),
-    "no-sqlite-in-service": ("type = forbidden\nsource_modules = shop.service\nforbidden_modules = sqlite3",
-                             {"kind": "forbidden", "from": "shop.service", "to": {"name": "sqlite3",
-                                                                                  "external": True}}),
-    "pure-no-os": ("type = forbidden\nsource_modules = shop.pure\nforbidden_modules = os",
-                   {"kind": "forbidden", "from": "shop.pure", "to": {"name": "os", "external": True}}),
-    "api-versions": ("type = independence\nmodules =\n    shop.api.v1\n    shop.api.v2",
-                     {"kind": "independence", "modules": ["shop.api.v1", "shop.api.v2"]}),
-    "db-util-independent": ("type = independence\nmodules =\n    shop.db\n    shop.pure",
-                            {"kind": "independence", "modules": ["shop.db", "shop.pure"]}),
+    "layered": (
+        "type = layers\nlayers =\n    shop.api\n    shop.service\n    shop.db",
+        {"kind": "layers", "layers": ["shop.api", "shop.service", "shop.db"]},
+    ),
+    "contained": (
+        "type = layers\ncontainers = shop\nlayers =\n    api\n    service\n    db",
+        {"kind": "layers", "containers": ["shop"], "layers": ["api", "service", "db"]},
+    ),
+    "down-only": (
+        "type = layers\nlayers =\n    shop.util2\n    shop.service\n    shop.db",
+        {"kind": "layers", "layers": ["shop.util2", "shop.service", "shop.db"]},
+    ),
+    "util-not-db": (
+        "type = forbidden\nsource_modules =\n    shop.util\n    shop.util2\nforbidden_modules = shop.db",
+        {"kind": "forbidden", "from": ["shop.util", "shop.util2"], "to": "shop.db"},
+    ),
+    "db-not-service": (
+        "type = forbidden\nsource_modules = shop.db\nforbidden_modules = shop.service",
+        {"kind": "forbidden", "from": "shop.db", "to": "shop.service"},
+    ),
+    "no-sqlite-in-service": (
+        "type = forbidden\nsource_modules = shop.service\nforbidden_modules = sqlite3",
+        {"kind": "forbidden", "from": "shop.service", "to": {"name": "sqlite3", "external": True}},
+    ),
+    "pure-no-os": (
+        "type = forbidden\nsource_modules = shop.pure\nforbidden_modules = os",
+        {"kind": "forbidden", "from": "shop.pure", "to": {"name": "os", "external": True}},
+    ),
+    "api-versions": (
+        "type = independence\nmodules =\n    shop.api.v1\n    shop.api.v2",
+        {"kind": "independence", "modules": ["shop.api.v1", "shop.api.v2"]},
+    ),
+    "db-util-independent": (
+        "type = independence\nmodules =\n    shop.db\n    shop.pure",
+        {"kind": "independence", "modules": ["shop.db", "shop.pure"]},
+    ),
 }
 
 HTTPX_CONTRACTS = {
-    "transports-lowest": ("type = layers\nlayers =\n    httpx._api\n    httpx._client\n    httpx._transports",
-                          {"kind": "layers", "layers": ["httpx._api", "httpx._client", "httpx._transports"]}),
-    "main-client-auth": ("type = layers\nlayers =\n    httpx._main\n    httpx._client\n    httpx._auth",
-                         {"kind": "layers", "layers": ["httpx._main", "httpx._client", "httpx._auth"]}),
-    "models-not-auth": ("type = forbidden\nsource_modules = httpx._models\nforbidden_modules = httpx._auth",
-                        {"kind": "forbidden", "from": "httpx._models", "to": "httpx._auth"}),
-    "urlparse-alone": ("type = forbidden\nsource_modules = httpx._urlparse\nforbidden_modules = httpx._models",
-                       {"kind": "forbidden", "from": "httpx._urlparse", "to": "httpx._models"}),
-    "client-no-httpcore": ("type = forbidden\nsource_modules = httpx._client\nforbidden_modules = httpcore",
-                           {"kind": "forbidden", "from": "httpx._client", "to": {"name": "httpcore",
-                                                                                 "external": True}}),
-    "client-over-decoders": ("type = layers\nlayers =\n    httpx._client\n    httpx._decoders",
-                             {"kind": "layers", "layers": ["httpx._client", "httpx._decoders"]}),
-    "status-codes-alone": ("type = forbidden\nsource_modules = httpx._status_codes\nforbidden_modules = httpx._models",
-                           {"kind": "forbidden", "from": "httpx._status_codes", "to": "httpx._models"}),
-    "wsgi-asgi": ("type = independence\nmodules =\n    httpx._transports.wsgi\n    httpx._transports.asgi",
-                  {"kind": "independence", "modules": ["httpx._transports.wsgi", "httpx._transports.asgi"]}),
-    "urls-types": ("type = independence\nmodules =\n    httpx._urls\n    httpx._types",
-                   {"kind": "independence", "modules": ["httpx._urls", "httpx._types"]}),
+    "transports-lowest": (
+        "type = layers\nlayers =\n    httpx._api\n    httpx._client\n    httpx._transports",
+        {"kind": "layers", "layers": ["httpx._api", "httpx._client", "httpx._transports"]},
+    ),
+    "main-client-auth": (
+        "type = layers\nlayers =\n    httpx._main\n    httpx._client\n    httpx._auth",
+        {"kind": "layers", "layers": ["httpx._main", "httpx._client", "httpx._auth"]},
+    ),
+    "models-not-auth": (
+        "type = forbidden\nsource_modules = httpx._models\nforbidden_modules = httpx._auth",
+        {"kind": "forbidden", "from": "httpx._models", "to": "httpx._auth"},
+    ),
+    "urlparse-alone": (
+        "type = forbidden\nsource_modules = httpx._urlparse\nforbidden_modules = httpx._models",
+        {"kind": "forbidden", "from": "httpx._urlparse", "to": "httpx._models"},
+    ),
+    "client-no-httpcore": (
+        "type = forbidden\nsource_modules = httpx._client\nforbidden_modules = httpcore",
+        {"kind": "forbidden", "from": "httpx._client", "to": {"name": "httpcore", "external": True}},
+    ),
+    "client-over-decoders": (
+        "type = layers\nlayers =\n    httpx._client\n    httpx._decoders",
+        {"kind": "layers", "layers": ["httpx._client", "httpx._decoders"]},
+    ),
+    "status-codes-alone": (
+        "type = forbidden\nsource_modules = httpx._status_codes\nforbidden_modules = httpx._models",
+        {"kind": "forbidden", "from": "httpx._status_codes", "to": "httpx._models"},
+    ),
+    "wsgi-asgi": (
+        "type = independence\nmodules =\n    httpx._transports.wsgi\n    httpx._transports.asgi",
+        {"kind": "independence", "modules": ["httpx._transports.wsgi", "httpx._transports.asgi"]},
+    ),
+    "urls-types": (
+        "type = independence\nmodules =\n    httpx._urls\n    httpx._types",
+        {"kind": "independence", "modules": ["httpx._urls", "httpx._types"]},
+    ),
 }
 
 
@@ -114,8 +148,9 @@ def on_path(tmp_path: Path) -> Iterator[Path]:
             del sys.modules[name]
 
 
-def linter_verdicts(root_package: str, contracts: dict[str, tuple[str, dict[str, Any]]], where: Path
-                    ) -> dict[str, set[tuple[str, ...]]]:
+def linter_verdicts(
+    root_package: str, contracts: dict[str, tuple[str, dict[str, Any]]], where: Path
+) -> dict[str, set[tuple[str, ...]]]:
     """Contract name -> the chains import-linter reports (empty: kept)."""
     config = ["[importlinter]", f"root_package = {root_package}", "include_external_packages = True", ""]
     for name, (body, _) in contracts.items():
@@ -123,8 +158,11 @@ def linter_verdicts(root_package: str, contracts: dict[str, tuple[str, dict[str,
     path = where / ".importlinter"
     path.write_text("\n".join(config), encoding="utf-8")
     configure()  # import-linter's adapters and contract types (what its CLI sets up first)
-    for contract_type, kind in ((LayersContract, "layers"), (ForbiddenContract, "forbidden"),
-                                (IndependenceContract, "independence")):
+    for contract_type, kind in (
+        (LayersContract, "layers"),
+        (ForbiddenContract, "forbidden"),
+        (IndependenceContract, "independence"),
+    ):
         registry.register(contract_type, kind)
     report = create_report(read_user_options(str(path)), cache_dir=None)
     out: dict[str, set[tuple[str, ...]]] = {}
@@ -137,7 +175,9 @@ def linter_verdicts(root_package: str, contracts: dict[str, tuple[str, dict[str,
 
 
 def _linter_chains(metadata: dict[str, Any]) -> Iterator[tuple[str, ...]]:
-    for group in metadata.get("invalid_chains", []):  # forbidden: lists of links; independence: detailed chains
+    for group in metadata.get(
+        "invalid_chains", []
+    ):  # forbidden: lists of links; independence: detailed chains
         for chain in group["chains"]:
             yield from _expand(chain)
     for group in metadata.get("invalid_dependencies", []):  # layers
@@ -159,9 +199,12 @@ def _expand(chain: Any) -> Iterator[tuple[str, ...]]:
             yield (head, *modules[1:-1], tail)
 
 
-def igg_verdicts(root: Path, contracts: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, set[tuple[str, ...]]]:
-    rules = parse_rules({"rules": [{"name": name, "transitive": True, **rule}
-                                   for name, (_, rule) in contracts.items()]})
+def igg_verdicts(
+    root: Path, contracts: dict[str, tuple[str, dict[str, Any]]]
+) -> dict[str, set[tuple[str, ...]]]:
+    rules = parse_rules(
+        {"rules": [{"name": name, "transitive": True, **rule} for name, (_, rule) in contracts.items()]}
+    )
     graph = tree_state([root], FactsCache(None)).graph
     out: dict[str, set[tuple[str, ...]]] = {name: set() for name in contracts}
     for v in check(graph, rules):
@@ -172,7 +215,9 @@ def igg_verdicts(root: Path, contracts: dict[str, tuple[str, dict[str, Any]]]) -
 def assert_agree(theirs: dict[str, set[tuple[str, ...]]], ours: dict[str, set[tuple[str, ...]]]) -> None:
     assert {n for n, c in ours.items() if c} == {n for n, c in theirs.items() if c}
     for name, chains in theirs.items():
-        assert chains <= ours[name], f"{name}: import-linter's chains {sorted(chains - ours[name])} not in IGG's"
+        assert chains <= ours[name], (
+            f"{name}: import-linter's chains {sorted(chains - ours[name])} not in IGG's"
+        )
 
 
 def test_broken_contracts_and_chains_agree_with_import_linter_on_a_built_tree(on_path: Path) -> None:
@@ -183,7 +228,9 @@ def test_broken_contracts_and_chains_agree_with_import_linter_on_a_built_tree(on
     broken = {n for n, c in theirs.items() if c}
     assert broken == {"layered", "contained", "util-not-db", "no-sqlite-in-service", "api-versions"}
     assert ("shop.service.orders", "shop.helpers.bridge", "shop.api.v1.views") in ours["layered"]
-    assert ("shop.util2", "shop.service.billing", "shop.service.orders", "shop.db.models") in ours["util-not-db"]
+    assert ("shop.util2", "shop.service.billing", "shop.service.orders", "shop.db.models") in ours[
+        "util-not-db"
+    ]
 
 
 def test_broken_contracts_and_chains_agree_with_import_linter_on_httpx(on_path: Path) -> None:
@@ -195,18 +242,28 @@ def test_broken_contracts_and_chains_agree_with_import_linter_on_httpx(on_path: 
     ours = igg_verdicts(root, HTTPX_CONTRACTS)
     assert_agree(theirs, ours)
     broken = {n for n, c in theirs.items() if c}
-    assert broken == {"transports-lowest", "main-client-auth", "models-not-auth", "urlparse-alone",
-                      "client-no-httpcore", "urls-types"}  # client-over-decoders, status-codes-alone, wsgi-asgi hold
+    assert broken == {
+        "transports-lowest",
+        "main-client-auth",
+        "models-not-auth",
+        "urlparse-alone",
+        "client-no-httpcore",
+        "urls-types",
+    }  # client-over-decoders, status-codes-alone, wsgi-asgi hold
 
 
 def test_cycles_are_grimps_strongly_connected_components(on_path: Path) -> None:
     for name in ("shop", "httpx"):
         if name == "httpx":
-            shutil.copytree(Path(httpx.__file__).parent, on_path / "httpx", ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                Path(httpx.__file__).parent, on_path / "httpx", ignore=shutil.ignore_patterns("__pycache__")
+            )
         else:
             write(on_path, SHOP)
         g = grimp.build_graph(name, cache_dir=None)
-        oracle: nx.DiGraph[str] = nx.DiGraph((m, t) for m in g.modules for t in g.find_modules_directly_imported_by(m))
+        oracle: nx.DiGraph[str] = nx.DiGraph(
+            (m, t) for m in g.modules for t in g.find_modules_directly_imported_by(m)
+        )
         theirs = {frozenset(c) for c in nx.strongly_connected_components(oracle) if len(c) > 1}
         graph = tree_state([on_path / name], FactsCache(None)).graph
         level = level_graph(graph, "module")
@@ -223,22 +280,34 @@ def test_type_only_imports_are_the_ones_grimp_leaves_out(on_path: Path) -> None:
     """Issue 46: the module imports IGG marks ``type_checking`` are exactly those grimp drops with
     ``exclude_type_checking_imports`` (httpx has ``if typing.TYPE_CHECKING:`` blocks), and an ``acyclic`` rule with
     ``exclude_type_checking_imports = true`` sees grimp's reduced graph."""
-    shutil.copytree(Path(httpx.__file__).parent, on_path / "httpx", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(httpx.__file__).parent, on_path / "httpx", ignore=shutil.ignore_patterns("__pycache__")
+    )
 
     def oracle(exclude: bool) -> set[tuple[str, str]]:
         g = grimp.build_graph("httpx", cache_dir=None, exclude_type_checking_imports=exclude)
-        return {(m, t) for m in g.modules for t in g.find_modules_directly_imported_by(m) if t.startswith("httpx")}
+        return {
+            (m, t) for m in g.modules for t in g.find_modules_directly_imported_by(m) if t.startswith("httpx")
+        }
 
     graph = tree_state([on_path / "httpx"], FactsCache(None)).graph
     modules = {i for i, n in graph.nodes.items() if n.type == "Module"}
-    ours = {(graph.name(e.source), graph.name(e.target)): e.type_checking for e in graph.of_types(["IMPORTS"])
-            if e.source in modules and e.target in modules}
+    ours = {
+        (graph.name(e.source), graph.name(e.target)): e.type_checking
+        for e in graph.of_types(["IMPORTS"])
+        if e.source in modules and e.target in modules
+    }
     everything, runtime = oracle(False), oracle(True)
     assert everything - runtime, "httpx has type-only imports: the comparison would prove nothing"
     assert set(ours) == everything
     assert {pair for pair, typed in ours.items() if not typed} == runtime
-    rule = parse_rules({"rules": [{"name": "a", "kind": "acyclic", "select": "httpx*",
-                                   "exclude_type_checking_imports": True}]})
+    rule = parse_rules(
+        {
+            "rules": [
+                {"name": "a", "kind": "acyclic", "select": "httpx*", "exclude_type_checking_imports": True}
+            ]
+        }
+    )
     cycles = {frozenset(h.source for h in v.path) for v in check(graph, rule)}
     reduced: nx.DiGraph[str] = nx.DiGraph(list(runtime))
     assert cycles == {frozenset(c) for c in nx.strongly_connected_components(reduced) if len(c) > 1}

@@ -93,11 +93,15 @@ def fresh(repo: Path, commit: str, where: Path):
 
 
 def shown(found):
-    return sorted((c.level, c.source, c.target, tuple((h.edge, h.file, h.line) for h in c.edges)) for c in found)
+    return sorted(
+        (c.level, c.source, c.target, tuple((h.edge, h.file, h.line) for h in c.edges)) for c in found
+    )
 
 
 @pytest.mark.parametrize("commit", [2, 3])
-def test_since_reports_exactly_what_diffing_two_fresh_maps_reports(repo: Path, tmp_path: Path, commit: int) -> None:
+def test_since_reports_exactly_what_diffing_two_fresh_maps_reports(
+    repo: Path, tmp_path: Path, commit: int
+) -> None:
     git(repo, "checkout", "-q", f"HEAD~{3 - commit}")
     added, removed = dependency_changes([repo / "shop"], "HEAD~1")
     before = fresh(repo, "HEAD~1", tmp_path / "before")
@@ -107,8 +111,12 @@ def test_since_reports_exactly_what_diffing_two_fresh_maps_reports(repo: Path, t
     modules = {(c.source, c.target) for c in added if c.level == "module"}
     gone = {(c.source, c.target) for c in removed if c.level == "module"}
     if commit == 2:
-        assert modules == {("shop.service.orders", "shop.api.views"), ("shop.api.views", "json"),
-                           ("shop.api.extra", "shop.db.models"), ("shop.api.extra", "shop.util")}
+        assert modules == {
+            ("shop.service.orders", "shop.api.views"),
+            ("shop.api.views", "json"),
+            ("shop.api.extra", "shop.db.models"),
+            ("shop.api.extra", "shop.util"),
+        }
         assert gone == {("shop.api.views", "shop.service.orders")}
         packages = {(c.source, c.target) for c in added if c.level == "package"}
         assert ("shop.service", "shop.api") in packages and ("shop.api", "shop.db") in packages
@@ -116,8 +124,11 @@ def test_since_reports_exactly_what_diffing_two_fresh_maps_reports(repo: Path, t
         assert [(h.file, h.line) for h in orders.edges] == [("service/orders.py", 2)]
     else:
         assert modules == set()
-        assert gone == {("shop.api.extra", "shop.db.models"), ("shop.api.extra", "shop.util"),
-                        ("shop.service.orders", "shop.db.models")}
+        assert gone == {
+            ("shop.api.extra", "shop.db.models"),
+            ("shop.api.extra", "shop.util"),
+            ("shop.service.orders", "shop.db.models"),
+        }
 
 
 def test_the_ratchet_fails_only_on_the_new_violation(repo: Path, capsys) -> None:
@@ -141,15 +152,17 @@ def test_map_code_since_lists_added_and_removed_dependencies(repo: Path, capsys)
     assert main(["map-code", "shop", "--since", "HEAD~1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {(c["source"], c["target"]) for c in out["removed"] if c["level"] == "module"} == {
-        ("shop.api.views", "shop.service.orders")}
+        ("shop.api.views", "shop.service.orders")
+    }
     assert main(["map-code", "shop", "--since", "HEAD~1"]) == 0
     text = capsys.readouterr().out
     assert "+ module shop.service.orders -> shop.api.views (service/orders.py:2)" in text
     assert "- module shop.api.views -> shop.service.orders (api/views.py:1)" in text
 
 
-def test_since_skips_links_and_assets_and_unpacks_only_the_files_the_walk_reads(repo: Path, monkeypatch,
-                                                                                 capsys) -> None:
+def test_since_skips_links_and_assets_and_unpacks_only_the_files_the_walk_reads(
+    repo: Path, monkeypatch, capsys
+) -> None:
     """Issue 47: a commit holding a symbolic link to an absolute path or outside the tree crashed ``--since``
     (a traceback, exit 1), and the whole tree of the ref was read into memory and unpacked, assets included
     (+300 MB for a 150 MB asset; ENOSPC in a 64 MB /dev/shm). Links are skipped as the work-tree walk skips
@@ -183,7 +196,9 @@ def test_since_skips_links_and_assets_and_unpacks_only_the_files_the_walk_reads(
 
 @pytest.mark.parametrize("value", ["--since=", "--since=--", "--since= ", "--since=-x"])
 @pytest.mark.parametrize("command", ["check", "map-code"])
-def test_an_empty_or_option_like_since_exits_2_in_one_line(repo: Path, capsys, command: str, value: str) -> None:
+def test_an_empty_or_option_like_since_exits_2_in_one_line(
+    repo: Path, capsys, command: str, value: str
+) -> None:
     """Issue 47: ``--since ''`` (an unset CI variable) and ``--since=--`` gave a traceback, or a plain map with
     exit 0."""
     assert main([command, "shop", value]) == 2

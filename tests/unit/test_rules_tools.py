@@ -14,15 +14,37 @@ from tests.integration.test_http import error_of, serve
 from tests.integration.test_mcp import server
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "code" / "python"
-RULES = [{"name": "models-on-top", "kind": "layers", "layers": ["shop.models", "shop.service"]},
-         {"name": "no-cycles", "kind": "acyclic"}]
-EXPECTED = [{"source": "shop.service", "target": "shop.models", "edge": "IMPORTS", "file": "shop/service.py",
-             "line": 3, "type_checking": False}]
+RULES = [
+    {"name": "models-on-top", "kind": "layers", "layers": ["shop.models", "shop.service"]},
+    {"name": "no-cycles", "kind": "acyclic"},
+]
+EXPECTED = [
+    {
+        "source": "shop.service",
+        "target": "shop.models",
+        "edge": "IMPORTS",
+        "file": "shop/service.py",
+        "line": 3,
+        "type_checking": False,
+    }
+]
 
 
 def mapped(tmp_path: Path) -> None:
-    assert main(["map-code", str(FIXTURE), "--store", str(tmp_path / "sessions.sqlite"), "--session", "shop-map",
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "map-code",
+                str(FIXTURE),
+                "--store",
+                str(tmp_path / "sessions.sqlite"),
+                "--session",
+                "shop-map",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
 
 
 def test_check_over_mcp(tmp_path: Path) -> None:
@@ -38,8 +60,9 @@ def test_check_over_mcp(tmp_path: Path) -> None:
             assert report["failed"] is True
             assert [(v["rule"], v["path"]) for v in report["violations"]] == [("models-on-top", EXPECTED)]
             assert [r["violations"] for r in report["rules"]] == [1, 0]
-            bad = await client.call_tool("check", {"session_id": "shop-map", "rules": [{"name": "x", "kind": "forbidden",
-                                                                                       "to": "a"}]})
+            bad = await client.call_tool(
+                "check", {"session_id": "shop-map", "rules": [{"name": "x", "kind": "forbidden", "to": "a"}]}
+            )
             assert bad.is_error and bad.content[0].text.startswith("INVALID_RULES")
             assert "rules[0] 'x': field 'from': required" in bad.content[0].text
 
@@ -52,8 +75,9 @@ def test_check_over_http(tmp_path: Path) -> None:
         answer = http.post("/sessions/shop-map/check", json={"rules": RULES})
         assert answer.status_code == 200, answer.text
         assert [v["path"] for v in answer.json()["violations"]] == [EXPECTED]
-        refused = http.post("/sessions/shop-map/check", json={"rules": [{"name": "x", "kind": "acyclic",
-                                                                         "level": "file"}]})
+        refused = http.post(
+            "/sessions/shop-map/check", json={"rules": [{"name": "x", "kind": "acyclic", "level": "file"}]}
+        )
         status, code = error_of(refused)
         assert (status, code) == (422, "INVALID_RULES")
         assert "rules[0] 'x': field 'level'" in refused.text

@@ -13,8 +13,10 @@ from igg.errors import AgentFailed, AgentUnavailable, RequestInvalid
 from igg.record.records import IterationRecord, transcript_line
 from tests.conftest import make_request
 
-RESPONSE = {"reasoning": "r", "actions": [{"type": "ADD_NODE", "label": "Class",
-                                           "properties": {"name": "A", "package": "p"}}]}
+RESPONSE = {
+    "reasoning": "r",
+    "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}],
+}
 
 
 def obs(n: int) -> Observation:
@@ -28,8 +30,13 @@ def write(tmp_path, *lines: str):
 
 
 def test_turn_n_answers_iteration_n(tmp_path):
-    path = write(tmp_path, json.dumps(RESPONSE), "", json.dumps({"raw": "hello"}),
-                 json.dumps({"raw": "{", "truncated": True, "usage": {"prompt_tokens": 7, "completion_tokens": 3}}))
+    path = write(
+        tmp_path,
+        json.dumps(RESPONSE),
+        "",
+        json.dumps({"raw": "hello"}),
+        json.dumps({"raw": "{", "truncated": True, "usage": {"prompt_tokens": 7, "completion_tokens": 3}}),
+    )
     agent = ScriptedAgent.from_path(path)
     assert len(agent) == 3  # the blank line is not a turn
     assert agent(obs(1)) == AgentTurn(response=RESPONSE)
@@ -41,13 +48,22 @@ def test_turn_n_answers_iteration_n(tmp_path):
 
 def test_an_exhausted_transcript_raises_agent_failed(tmp_path):
     agent = ScriptedAgent.from_path(write(tmp_path, json.dumps(RESPONSE)))
-    with pytest.raises(AgentFailed, match=r"has 1 turn; iteration 2 has no turn to replay \(transcript exhausted\)"):
+    with pytest.raises(
+        AgentFailed, match=r"has 1 turn; iteration 2 has no turn to replay \(transcript exhausted\)"
+    ):
         agent(obs(2))
 
 
 def test_a_bad_transcript_names_every_bad_line(tmp_path):
-    path = write(tmp_path, json.dumps(RESPONSE), "{not json", "[1, 2]", json.dumps({"raw": 3}),
-                 json.dumps({"raw": "x", "usage": {"prompt_tokens": -1}}), json.dumps({"raw": "x", "extra": 1}))
+    path = write(
+        tmp_path,
+        json.dumps(RESPONSE),
+        "{not json",
+        "[1, 2]",
+        json.dumps({"raw": 3}),
+        json.dumps({"raw": "x", "usage": {"prompt_tokens": -1}}),
+        json.dumps({"raw": "x", "extra": 1}),
+    )
     with pytest.raises(RequestInvalid) as info:
         ScriptedAgent.from_path(path)
     text = str(info.value)
@@ -61,8 +77,13 @@ def test_a_bad_transcript_names_every_bad_line(tmp_path):
 
 def test_a_transcript_answers_by_document_whatever_the_order(tmp_path):
     first, second = {"reasoning": "a", "actions": []}, {"reasoning": "b2", "actions": []}
-    agent = ScriptedAgent.from_path(write(tmp_path, json.dumps({"document": "a.md", **first}),
-                                          json.dumps({"document": "b.md", "chunk": 2, **second})))
+    agent = ScriptedAgent.from_path(
+        write(
+            tmp_path,
+            json.dumps({"document": "a.md", **first}),
+            json.dumps({"document": "b.md", "chunk": 2, **second}),
+        )
+    )
     b2 = Observation(session_id="s", iteration=1, markdown="", tokens=0, chunk_label="b.md", chunk_index=1)
     a1 = Observation(session_id="s", iteration=2, markdown="", tokens=0, chunk_label="a.md", chunk_index=0)
     assert agent(b2).response == second and agent(a1).response == first
@@ -89,18 +110,41 @@ def test_malformed_response_objects_are_kept_for_the_loop_to_reject(tmp_path):
     assert agent(obs(1)).response == {"actions": "nope", "bogus": 1}
 
 
-@pytest.mark.parametrize("kind, raw, truncated, usage, expected", [
-    ("object", json.dumps(RESPONSE), False, None, RESPONSE),
-    ("text", "free text", False, None, {"raw": "free text"}),
-    ("text", "{", True, {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6, "estimated": False,
-                         "cost": None}, {"raw": "{", "truncated": True,
-                                         "usage": {"prompt_tokens": 5, "completion_tokens": 1, "estimated": False}}),
-    ("object", json.dumps({"raw": "looks like a raw turn"}), False, None,
-     {"raw": json.dumps({"raw": "looks like a raw turn"})}),
-])
+@pytest.mark.parametrize(
+    "kind, raw, truncated, usage, expected",
+    [
+        ("object", json.dumps(RESPONSE), False, None, RESPONSE),
+        ("text", "free text", False, None, {"raw": "free text"}),
+        (
+            "text",
+            "{",
+            True,
+            {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6, "estimated": False, "cost": None},
+            {
+                "raw": "{",
+                "truncated": True,
+                "usage": {"prompt_tokens": 5, "completion_tokens": 1, "estimated": False},
+            },
+        ),
+        (
+            "object",
+            json.dumps({"raw": "looks like a raw turn"}),
+            False,
+            None,
+            {"raw": json.dumps({"raw": "looks like a raw turn"})},
+        ),
+    ],
+)
 def test_transcript_line_replays_a_record(kind, raw, truncated, usage, expected):
-    record = IterationRecord(iteration=1, observation_chars=0, observation_tokens=0, raw_output=raw,
-                             output_kind=kind, truncated=truncated, usage=usage)
+    record = IterationRecord(
+        iteration=1,
+        observation_chars=0,
+        observation_tokens=0,
+        raw_output=raw,
+        output_kind=kind,
+        truncated=truncated,
+        usage=usage,
+    )
     assert transcript_line(record) == expected
 
 
@@ -110,10 +154,13 @@ def test_script_spec_builds_a_scripted_agent(tmp_path):
     assert isinstance(make_agent(f"script:{path}", make_request()), ScriptedAgent)
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("gpt", "'gpt': unknown agent; use one of auto, llm, local, code, hybrid, script:PATH"),
-    ("script:", "script: needs a transcript path"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("gpt", "'gpt': unknown agent; use one of auto, llm, local, code, hybrid, script:PATH"),
+        ("script:", "script: needs a transcript path"),
+    ],
+)
 def test_bad_agent_specs_are_invalid_input(spec, message):
     with pytest.raises(RequestInvalid) as info:
         make_agent(spec, make_request())
@@ -139,12 +186,15 @@ def test_looks_like_source_recognises_code_and_file_markers():
     assert looks_like_source(java)
     assert looks_like_source("// File: src/A.java\nclass A {}\n")
     assert looks_like_source("import os\n\ndef main():\n    pass\n\nclass B:\n    pass\n")
-    assert not looks_like_source("The authentication module handles logins. It has a controller and a service.")
+    assert not looks_like_source(
+        "The authentication module handles logins. It has a controller and a service."
+    )
     assert not looks_like_source("")
 
 
-@pytest.mark.parametrize("spec, module", [("llm", "igg.agents.llm"), ("code", "igg.agents.code"),
-                                          ("hybrid", "igg.agents.code")])
+@pytest.mark.parametrize(
+    "spec, module", [("llm", "igg.agents.llm"), ("code", "igg.agents.code"), ("hybrid", "igg.agents.code")]
+)
 def test_extension_agents_are_built_by_their_module_or_clearly_unavailable(spec, module):
     import importlib.util
 

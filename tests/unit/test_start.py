@@ -16,12 +16,40 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-HEAVY = ("networkx", "pydantic", "pydantic_core", "neo4j", "openai", "mcp", "fastapi", "starlette", "uvicorn",
-         "sqlglot", "tree_sitter", "structlog", "rich", "httpx", "anyio", "asyncio", "jsonschema")
+HEAVY = (
+    "networkx",
+    "pydantic",
+    "pydantic_core",
+    "neo4j",
+    "openai",
+    "mcp",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "sqlglot",
+    "tree_sitter",
+    "structlog",
+    "rich",
+    "httpx",
+    "anyio",
+    "asyncio",
+    "jsonschema",
+)
 """Packages neither ``import igg`` nor ``igg --version`` may import."""
 
-HEAVY_IGG = ("igg.graph", "igg.models", "igg.act", "igg.observe", "igg.engine", "igg.workspace", "igg.service",
-             "igg.interfaces.mcp", "igg.interfaces.http.app", "igg.export.neo4j.bolt", "igg.agents.llm")
+HEAVY_IGG = (
+    "igg.graph",
+    "igg.models",
+    "igg.act",
+    "igg.observe",
+    "igg.engine",
+    "igg.workspace",
+    "igg.service",
+    "igg.interfaces.mcp",
+    "igg.interfaces.http.app",
+    "igg.export.neo4j.bolt",
+    "igg.agents.llm",
+)
 """IGG's own packages that load those (or are large themselves)."""
 
 REPORT = "import json, sys; print(json.dumps(sorted(sys.modules)))"
@@ -29,8 +57,9 @@ REPORT = "import json, sys; print(json.dumps(sorted(sys.modules)))"
 
 def imported_by(code: str) -> set[str]:
     """The modules loaded in a fresh interpreter after running ``code``."""
-    out = subprocess.run([sys.executable, "-c", f"{code}\n{REPORT}"], cwd=ROOT, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\n{REPORT}"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     return set(json.loads(out.stdout.splitlines()[-1]))
 
 
@@ -44,8 +73,10 @@ def test_import_igg_loads_nothing_heavy():
 
 def test_the_version_loads_nothing_heavy():
     """``igg --version``, run as the console script runs it (``main``), in a fresh interpreter."""
-    code = ("import sys\nfrom igg.interfaces.cli import main\nsys.argv = ['igg', '--version']\n"
-            "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n")
+    code = (
+        "import sys\nfrom igg.interfaces.cli import main\nsys.argv = ['igg', '--version']\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+    )
     modules = imported_by(code)
     assert "igg.interfaces.cli" in modules
     assert heavy(modules) == []
@@ -64,7 +95,9 @@ def test_registering_every_command_loads_nothing_heavy():
     assert heavy(modules) == []
 
 
-@pytest.mark.parametrize("name", ["run", "Request", "GraphState", "SessionStore", "export_session", "IGGError"])
+@pytest.mark.parametrize(
+    "name", ["run", "Request", "GraphState", "SessionStore", "export_session", "IGGError"]
+)
 def test_a_public_name_loads_on_first_use(name):
     modules = imported_by(f"import igg\nassert igg.{name} is not None\nfrom igg import {name}")
     assert f"igg.{name}" not in modules  # a name, not a module
@@ -91,9 +124,18 @@ def test_the_lazy_packages_resolve_every_name_they_list():
 
 def test_link_names_the_function_after_its_module_is_imported():
     """``igg.codemap.link`` is a function and a module: the function wins, whatever is imported first."""
-    out = subprocess.run([sys.executable, "-c", "import igg.codemap.link\nfrom igg.agents.code import link\n"
-                          "print(callable(link) and not hasattr(link, '__file__'))"],
-                         cwd=ROOT, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import igg.codemap.link\nfrom igg.agents.code import link\n"
+            "print(callable(link) and not hasattr(link, '__file__'))",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == "True"
 
 

@@ -26,17 +26,26 @@ FIXTURE = Path(__file__).parents[1] / "support" / "store-v2.sqlite"
 def store(tmp_path: Path) -> Any:
     path = tmp_path / "sessions.sqlite"
     shutil.copyfile(FIXTURE, path)
-    with sqlite3.connect(path) as conn:  # the writers' pids were real once: point them above any pid_max (2**22)
-        conn.execute("UPDATE sessions SET owner = substr(owner, 1, instr(owner, ':')) || '4194305' || "
-                     "substr(owner, instr(substr(owner, instr(owner, ':') + 1), ':') + instr(owner, ':'))")
+    with sqlite3.connect(
+        path
+    ) as conn:  # the writers' pids were real once: point them above any pid_max (2**22)
+        conn.execute(
+            "UPDATE sessions SET owner = substr(owner, 1, instr(owner, ':')) || '4194305' || "
+            "substr(owner, instr(substr(owner, instr(owner, ':') + 1), ':') + instr(owner, ':'))"
+        )
     s = SessionStore(path)
     yield s
     s.close()
 
 
 def names(ws: Workspace, sid: str) -> list[str]:
-    out = json.loads(ws.export(__import__("igg.workspace.ops", fromlist=["ExportInput"]).ExportInput(
-        session_id=sid, format="json"))["content"])
+    out = json.loads(
+        ws.export(
+            __import__("igg.workspace.ops", fromlist=["ExportInput"]).ExportInput(
+                session_id=sid, format="json"
+            )
+        )["content"]
+    )
     return sorted(n["properties"]["name"] for n in out["nodes"])
 
 
@@ -47,8 +56,9 @@ def test_a_stored_pending_plan_is_shown_refuses_finish_and_is_approved(store: Se
     with pytest.raises(WorkspaceError) as refused:
         ws.finish(FinishInput(session_id="review-pending"))
     assert refused.value.code == "REVIEW_PENDING"
-    done = ws.review(ReviewInput(session_id="review-pending", decision="approve",
-                                 plan_id=shown["review"]["plan_id"]))
+    done = ws.review(
+        ReviewInput(session_id="review-pending", decision="approve", plan_id=shown["review"]["plan_id"])
+    )
     assert (done["accepted"], done["iteration"], done["status"]) == (2, 2, "open")
     assert names(ws, "review-pending") == ["A", "B"]
     ws.finish(FinishInput(session_id="review-pending"))
@@ -59,8 +69,13 @@ def test_a_stored_rejection_is_shown_and_the_next_plan_counts_on(store: SessionS
     ws = Workspace(StoreSessions(store))
     seen = ws.observe(ObserveInput(session_id="review-rejected"))["markdown"]
     assert "name it after the file" in seen
-    plan = ws.apply(ApplyInput(session_id="review-rejected", reasoning="again", actions=[
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}]))["review"]
+    plan = ws.apply(
+        ApplyInput(
+            session_id="review-rejected",
+            reasoning="again",
+            actions=[{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}],
+        )
+    )["review"]
     assert plan["plan_id"] == 2  # plans count 1, 2, 3 (0.2 numbered them by step: this would have been 3)
 
 
@@ -68,8 +83,13 @@ def test_an_undone_session_and_its_fork_continue(store: SessionStore):
     ws = Workspace(StoreSessions(store))
     assert names(ws, "undone") == ["A"]
     assert names(ws, "undone-fork-2") == ["A", "B"]
-    out = ws.apply(ApplyInput(session_id="undone", reasoning="after the undo", actions=[
-        {"type": "ADD_NODE", "label": "Class", "properties": {"name": "D", "package": "p"}}]))
+    out = ws.apply(
+        ApplyInput(
+            session_id="undone",
+            reasoning="after the undo",
+            actions=[{"type": "ADD_NODE", "label": "Class", "properties": {"name": "D", "package": "p"}}],
+        )
+    )
     assert (out["iteration"], out["nodes"]) == (4, 2)  # iterations count on past an undo
     ws.finish(FinishInput(session_id="undone"))
     for sid in ("undone", "undone-fork-2"):
@@ -80,7 +100,9 @@ def test_a_stored_map_code_session_updates_again_and_exports(store: SessionStore
     tree = tmp_path / "tree"
     (tree / "pkg").mkdir(parents=True)
     (tree / "pkg" / "__init__.py").write_text("")
-    (tree / "pkg" / "a.py").write_text("from pkg import b\n\n\nclass A:\n    def run(self):\n        return b.helper()\n")
+    (tree / "pkg" / "a.py").write_text(
+        "from pkg import b\n\n\nclass A:\n    def run(self):\n        return b.helper()\n"
+    )
     (tree / "pkg" / "b.py").write_text("def helper():\n    return 1\n")
     (tree / "pkg" / "c.py").write_text("from pkg.a import A\n\n\nclass C(A):\n    pass\n")
     (tree / "pkg" / "d.py").write_text("from pkg.c import C\n")

@@ -29,15 +29,23 @@ def code_context() -> str:
 
 def request(context: str, **config: Any) -> Any:
     schema = load_code_schema().model_dump(by_alias=True, mode="json", exclude_none=True)
-    payload = {"session_id": "stream", "goal_prompt": "Map the code.", "context_data": context,
-               "config": {"max_iterations": 200, "constraints": {"max_nodes": 5000, "max_edges": 20000,
-                                                                 "max_actions_per_response": 40},
-                          "schema": schema, **config}}
+    payload = {
+        "session_id": "stream",
+        "goal_prompt": "Map the code.",
+        "context_data": context,
+        "config": {
+            "max_iterations": 200,
+            "constraints": {"max_nodes": 5000, "max_edges": 20000, "max_actions_per_response": 40},
+            "schema": schema,
+            **config,
+        },
+    }
     return load_request(payload)
 
 
 def graph(state: GraphState) -> tuple[list[str], list[str]]:
     """Nodes (type and properties) and edges (type and endpoint identities), comparable across runs."""
+
     def node(nid: str) -> str:
         data = state.graph.nodes[nid]
         props = {k: v for k, v in data["properties"].items() if k != "external_supertypes"}
@@ -85,9 +93,11 @@ def test_a_run_that_stops_early_reads_only_the_first_batches():
 def test_an_import_of_a_submodule_read_later_is_not_linked_to_its_package():
     """``from pkg.sub import helper`` in a file read before ``pkg/sub.py``: the streamed run links the module
     ``app`` to ``pkg.sub`` (as the code agent over every file does), never to ``pkg`` itself."""
-    context = ("# File: pkg/__init__.py\n"
-               "# File: app.py\nfrom pkg.sub import helper\n\n\ndef main():\n    return helper()\n"
-               "# File: pkg/sub.py\ndef helper():\n    return 1\n")
+    context = (
+        "# File: pkg/__init__.py\n"
+        "# File: app.py\nfrom pkg.sub import helper\n\n\ndef main():\n    return helper()\n"
+        "# File: pkg/sub.py\ndef helper():\n    return 1\n"
+    )
     req = request(context)
     whole = graph(run(req, CodeAgent(sources=[s for s in split_context(context) if s.language])).state)
     streamed = StreamingCodeAgent(context, first_batch=2)  # pkg and app first, pkg/sub.py in the next batch

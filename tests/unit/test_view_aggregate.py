@@ -27,7 +27,9 @@ def test_a_code_map_is_grouped_by_its_containment_tree_with_sizes_counting_every
     method = next(n for n in payload["nodes"] if n["type"] == "Method")
     owner = nodes[method["parent"]]
     assert owner["type"] == "Class" and groups[owner["id"]]["parent"] == owner["parent"]
-    assert [g["size"] for g in grouping["groups"]] == sorted((g["size"] for g in grouping["groups"]), reverse=True)
+    assert [g["size"] for g in grouping["groups"]] == sorted(
+        (g["size"] for g in grouping["groups"]), reverse=True
+    )
 
 
 def _ancestors(nodes: dict[str, dict], node: str, wanted: str) -> bool:
@@ -56,7 +58,10 @@ def test_a_small_graph_is_drawn_whole_and_a_containment_cycle_is_cut():
 def test_other_graphs_are_grouped_into_louvain_communities_named_after_their_hub_big_ones_split():
     rng = random.Random(3)
     state = plain_state(["Person"], ["KNOWS"])
-    blocks = [[state.add_node("Person", {"name": f"b{b}-{i}"}) for i in range(AGGREGATE_ABOVE // 2 + 20)] for b in range(2)]
+    blocks = [
+        [state.add_node("Person", {"name": f"b{b}-{i}"}) for i in range(AGGREGATE_ABOVE // 2 + 20)]
+        for b in range(2)
+    ]
     for block in blocks:
         for u in block:
             for v in rng.sample(block, 6):
@@ -73,12 +78,19 @@ def test_other_graphs_are_grouped_into_louvain_communities_named_after_their_hub
     assert all(len(blocks_in) == 1 for blocks_in in members.values())  # no community spans the two blocks
     assert all(g["label"].startswith("around b") and g["kind"] == "community" for g in grouping["groups"])
     assert sum(g["size"] for g in grouping["groups"] if "parent" not in g) == state.node_count
-    parts = [g for g in grouping["groups"] if "parent" in g]  # a block of 220 (> SPLIT_ABOVE) opens onto its parts
+    parts = [
+        g for g in grouping["groups"] if "parent" in g
+    ]  # a block of 220 (> SPLIT_ABOVE) opens onto its parts
     assert parts and all(g["id"].startswith(g["parent"] + ".") for g in parts)
     again = graph_payload(state)["grouping"]["groups"]
     assert again == grouping["groups"]  # a fixed seed: the same graph, the same groups
     kept = graph_payload(state, communities=False)  # a refreshing live page keeps its own communities
-    assert kept["grouping"] == {"kind": "community", "aggregate": True, "threshold": AGGREGATE_ABOVE, "groups": []}
+    assert kept["grouping"] == {
+        "kind": "community",
+        "aggregate": True,
+        "threshold": AGGREGATE_ABOVE,
+        "groups": [],
+    }
     assert not any("parent" in n for n in kept["nodes"])
 
 
@@ -91,5 +103,9 @@ def test_many_top_level_nodes_without_a_container_are_gathered_by_type():
         state.add_node("DatabaseTable", {"name": f"t{i}"})
     grouping = graph_payload(state)["grouping"]
     tables = next(g for g in grouping["groups"] if g["id"] == "type:DatabaseTable")
-    assert tables == {"id": "type:DatabaseTable", "label": "DatabaseTable (ungrouped)", "kind": "type",
-                      "size": LOOSE_LIMIT + 1}
+    assert tables == {
+        "id": "type:DatabaseTable",
+        "label": "DatabaseTable (ungrouped)",
+        "kind": "type",
+        "size": LOOSE_LIMIT + 1,
+    }

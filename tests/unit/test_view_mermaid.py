@@ -16,18 +16,24 @@ from tests.support.cli import igg
 def big() -> Workspace:
     """85 nodes: 80 classes each calling one of 5 methods (the methods are the hubs), plus 2 interfaces."""
     w = Workspace(constraints={"max_actions_per_response": 500, "max_nodes": 500, "max_edges": 500})
-    w.apply(*[node("Class", name=f"c{i}", package="p") for i in range(80)],
-            *[node("Method", name=f"m{i}", signature="()") for i in range(5)],
-            *[edge("CALLS", {"name": f"c{i}"}, {"name": f"m{i % 5}"}) for i in range(80)],
-            node("Interface", name="I1"), node("Interface", name="I2"),
-            edge("IMPLEMENTS", {"name": "c0"}, {"name": "I1"}), edge("IMPLEMENTS", {"name": "c1"}, {"name": "I1"}))
+    w.apply(
+        *[node("Class", name=f"c{i}", package="p") for i in range(80)],
+        *[node("Method", name=f"m{i}", signature="()") for i in range(5)],
+        *[edge("CALLS", {"name": f"c{i}"}, {"name": f"m{i % 5}"}) for i in range(80)],
+        node("Interface", name="I1"),
+        node("Interface", name="I2"),
+        edge("IMPLEMENTS", {"name": "c0"}, {"name": "I1"}),
+        edge("IMPLEMENTS", {"name": "c1"}, {"name": "I1"}),
+    )
     return w
 
 
 def test_a_large_graph_is_summarized_by_type_with_its_most_connected_nodes_and_says_what_is_left_out():
     text = mermaid_text(big().state, top=3)
     assert "%% summary: 87 nodes, 82 edges" in text
-    assert '        t0["Class ×80"]' in text and '        t1["Method ×5"]' in text and '["Interface ×2"]' in text
+    assert (
+        '        t0["Class ×80"]' in text and '        t1["Method ×5"]' in text and '["Interface ×2"]' in text
+    )
     assert '        t0 -->|"CALLS ×80"| t1' in text and '        t0 -->|"IMPLEMENTS ×2"| t2' in text
     assert 'subgraph hubs["Most connected: 3 of 87 nodes"]' in text
     assert '        h0["Method: m0 (16 edges)"]' in text
@@ -64,6 +70,8 @@ def test_igg_export_takes_the_node_types_and_the_number_of_hubs(tmp_path):
     out = json.loads(result.stdout)["exports"][0]
     assert out["target"] == str(tmp_path / "g.mmd") and out["drawn_nodes"] == 2
     bad = igg("export", str(doc), "-f", "mermaid", "--types", "Nope")
-    assert bad.returncode == 2 and "unknown node type(s) 'Nope'" in bad.stderr and "Traceback" not in bad.stderr
+    assert (
+        bad.returncode == 2 and "unknown node type(s) 'Nope'" in bad.stderr and "Traceback" not in bad.stderr
+    )
     wrong = igg("export", str(doc), "-f", "graphml", "--types", "Class")
     assert wrong.returncode == 2 and "apply to --format mermaid only" in wrong.stderr

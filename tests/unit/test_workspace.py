@@ -38,19 +38,32 @@ def apply(ws: Workspace, sid: str, *actions: dict[str, Any], dry_run: bool = Fal
 def test_apply_gives_every_action_a_verdict_and_malformed_ones_do_not_sink_their_neighbours():
     ws = Workspace()
     sid = ws.start(request_dict())["session_id"]
-    result = apply(ws, sid, node("Class", name="AuthService", package="com.app.auth"),
-                   {"type": "ADD_NODE", "label": "Class"},  # no properties: missing identity
-                   "not an action",
-                   node("Gadget", name="X"),
-                   node("Class", name="AuthController", package="com.app.web"),
-                   edge("CALLS", CTRL, AUTH))
+    result = apply(
+        ws,
+        sid,
+        node("Class", name="AuthService", package="com.app.auth"),
+        {"type": "ADD_NODE", "label": "Class"},  # no properties: missing identity
+        "not an action",
+        node("Gadget", name="X"),
+        node("Class", name="AuthController", package="com.app.web"),
+        edge("CALLS", CTRL, AUTH),
+    )
     codes = [(v["accepted"], v.get("code")) for v in result["verdicts"]]
-    assert codes == [(True, None), (False, "MISSING_REQUIRED_ATTRIBUTE"), (False, "INVALID_ACTION"),
-                     (False, "UNKNOWN_NODE_TYPE"), (True, None), (True, None)]
+    assert codes == [
+        (True, None),
+        (False, "MISSING_REQUIRED_ATTRIBUTE"),
+        (False, "INVALID_ACTION"),
+        (False, "UNKNOWN_NODE_TYPE"),
+        (True, None),
+        (True, None),
+    ]
     assert "Gadget" in result["verdicts"][3]["message"]
     assert result["accepted"] == 3 and result["rejected"] == 3 and result["iteration"] == 1
-    assert result["rejected_by_code"] == {"INVALID_ACTION": 1, "MISSING_REQUIRED_ATTRIBUTE": 1,
-                                          "UNKNOWN_NODE_TYPE": 1}
+    assert result["rejected_by_code"] == {
+        "INVALID_ACTION": 1,
+        "MISSING_REQUIRED_ATTRIBUTE": 1,
+        "UNKNOWN_NODE_TYPE": 1,
+    }
     assert (result["nodes"], result["edges"]) == (2, 1)
 
 
@@ -59,9 +72,15 @@ def test_dry_run_validates_in_order_but_leaves_the_graph_and_iteration_untouched
     sid = ws.start(request_dict())["session_id"]
     apply(ws, sid, node("Class", name="AuthService", package="p"))
     before = ws.export(ExportInput(session_id=sid))["content"]
-    result = apply(ws, sid, node("Class", name="AuthController", package="p"), edge("CALLS", CTRL, AUTH),
-                   {"type": "DELETE_NODE", "node": AUTH}, node("Class", name="AuthService", package="p"),
-                   dry_run=True)
+    result = apply(
+        ws,
+        sid,
+        node("Class", name="AuthController", package="p"),
+        edge("CALLS", CTRL, AUTH),
+        {"type": "DELETE_NODE", "node": AUTH},
+        node("Class", name="AuthService", package="p"),
+        dry_run=True,
+    )
     assert [v["accepted"] for v in result["verdicts"]] == [True, True, True, True]
     assert result["dry_run"] is True and result["iteration"] == 1 and result["nodes"] == 1
     assert ws.export(ExportInput(session_id=sid))["content"] == before
@@ -72,8 +91,14 @@ def test_dry_run_validates_in_order_but_leaves_the_graph_and_iteration_untouched
 def test_finish_prunes_isolated_nodes_when_asked_and_then_refuses_changes():
     ws = Workspace()
     sid = ws.start(request_dict())["session_id"]
-    apply(ws, sid, node("Class", name="AuthService", package="p"), node("Class", name="AuthController", package="p"),
-          node("Class", name="Lonely", package="p"), edge("CALLS", CTRL, AUTH))
+    apply(
+        ws,
+        sid,
+        node("Class", name="AuthService", package="p"),
+        node("Class", name="AuthController", package="p"),
+        node("Class", name="Lonely", package="p"),
+        edge("CALLS", CTRL, AUTH),
+    )
     done = ws.finish(FinishInput(session_id=sid, prune_isolated=True))
     assert done["status"] == "finished" and done["stop_reason"] == "finished"
     assert done["pruned"] == [{"id": "n3", "type": "Class", "properties": {"name": "Lonely", "package": "p"}}]
@@ -117,8 +142,20 @@ def test_max_iterations_bounds_the_applies_of_a_session():
     assert apply(ws, sid, node("Class", name="B", package="p"), dry_run=True)["verdicts"][0]["accepted"]
 
 
-@pytest.mark.parametrize("path", ["/etc/passwd", "../escape.json", "a/../../b.json", "C:\\x.json", "~/x.json",
-                                  "sub/", "", " a.json", "a\x00b"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/etc/passwd",
+        "../escape.json",
+        "a/../../b.json",
+        "C:\\x.json",
+        "~/x.json",
+        "sub/",
+        "",
+        " a.json",
+        "a\x00b",
+    ],
+)
 def test_export_paths_outside_the_output_directory_are_refused(tmp_path, path):
     with pytest.raises(WorkspaceError) as refused:
         check_output(tmp_path, path)
@@ -137,7 +174,10 @@ def test_export_through_a_symlink_out_of_the_directory_is_refused(tmp_path):
     assert refused.value.code == "PATH_FORBIDDEN"
     assert list(outside.iterdir()) == []
     written = ws.export(ExportInput(session_id=sid, path="graphs/g.json"))
-    assert written["path"] == "graphs/g.json" and json.loads((out / "graphs" / "g.json").read_text())["nodes"] == []
+    assert (
+        written["path"] == "graphs/g.json"
+        and json.loads((out / "graphs" / "g.json").read_text())["nodes"] == []
+    )
 
 
 def test_a_server_without_an_output_directory_exports_inline_only():
@@ -150,8 +190,10 @@ def test_a_server_without_an_output_directory_exports_inline_only():
 
 def _graph(ws: Workspace, sid: str) -> tuple[list[Any], list[Any]]:
     doc = json.loads(ws.export(ExportInput(session_id=sid))["content"])
-    return (sorted((n["id"], n["type"], n["properties"]["name"]) for n in doc["nodes"]),
-            sorted((e["type"], e["from"], e["to"]) for e in doc["edges"]))
+    return (
+        sorted((n["id"], n["type"], n["properties"]["name"]) for n in doc["nodes"]),
+        sorted((e["type"], e["from"], e["to"]) for e in doc["edges"]),
+    )
 
 
 @pytest.mark.parametrize("durable", [False, True], ids=["memory", "store"])
@@ -166,8 +208,14 @@ def test_a_session_is_rebuilt_from_its_repository(tmp_path: Path, durable: bool)
 
     first = Workspace(repo())
     sid = first.start(request_dict())["session_id"]
-    apply(first, sid, node("Class", name="AuthService", package="p"), node("Class", name="AuthController", package="p"),
-          edge("CALLS", CTRL, AUTH), node("Nope", name="x"))
+    apply(
+        first,
+        sid,
+        node("Class", name="AuthService", package="p"),
+        node("Class", name="AuthController", package="p"),
+        edge("CALLS", CTRL, AUTH),
+        node("Nope", name="x"),
+    )
     apply(first, sid, {"type": "UPDATE_NODE", "node": AUTH, "properties": {"doc": "d"}})
     expected = _graph(first, sid)
 
@@ -175,8 +223,12 @@ def test_a_session_is_rebuilt_from_its_repository(tmp_path: Path, durable: bool)
     assert _graph(second, sid) == expected
     listed = second.list_sessions(ListInput())["sessions"]
     assert [(s["session_id"], s["status"], s["iteration"]) for s in listed] == [(sid, "open", 2)]
-    result = apply(second, sid, node("Class", name="AuthService", package="p"), node("Class", name="Next", package="p"))
-    assert [v.get("code") for v in result["verdicts"]] == ["DUPLICATE_NODE", None] and result["iteration"] == 3
+    result = apply(
+        second, sid, node("Class", name="AuthService", package="p"), node("Class", name="Next", package="p")
+    )
+    assert [v.get("code") for v in result["verdicts"]] == ["DUPLICATE_NODE", None] and result[
+        "iteration"
+    ] == 3
     second.finish(FinishInput(session_id=sid))
 
     third = Workspace(repo())
@@ -186,9 +238,23 @@ def test_a_session_is_rebuilt_from_its_repository(tmp_path: Path, durable: bool)
 
 def test_openai_tool_definitions_come_from_the_operation_models():
     tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
-    assert set(tools) == {"start_session", "observe", "apply_actions", "finish_session", "export_graph",
-                          "list_sessions", "run_session", "query_graph", "explain", "diff", "undo", "review",
-                          "check", "add_documents", "retract_document"}
+    assert set(tools) == {
+        "start_session",
+        "observe",
+        "apply_actions",
+        "finish_session",
+        "export_graph",
+        "list_sessions",
+        "run_session",
+        "query_graph",
+        "explain",
+        "diff",
+        "undo",
+        "review",
+        "check",
+        "add_documents",
+        "retract_document",
+    }
     query = tools["query_graph"]["parameters"]["properties"]["query"]
     assert {q["properties"]["query"]["const"] for q in query["oneOf"]} == {"neighbours", "path", "find"}
     start = tools["start_session"]["parameters"]
@@ -196,8 +262,16 @@ def test_openai_tool_definitions_come_from_the_operation_models():
     assert "node_types" in start["properties"]["config"]["properties"]["schema"]["properties"]
     action = tools["apply_actions"]["parameters"]["properties"]["actions"]["items"]
     kinds = {a["properties"]["type"]["const"] for a in action["oneOf"]}
-    assert kinds == {"ADD_NODE", "ADD_EDGE", "UPDATE_NODE", "DELETE_NODE", "DELETE_EDGE", "UPDATE_EDGE",
-                     "MERGE_NODES", "QUERY"}
+    assert kinds == {
+        "ADD_NODE",
+        "ADD_EDGE",
+        "UPDATE_NODE",
+        "DELETE_NODE",
+        "DELETE_EDGE",
+        "UPDATE_EDGE",
+        "MERGE_NODES",
+        "QUERY",
+    }
     for name, tool in tools.items():  # shared definitions: in the tool's own $defs, every $ref resolvable
         refs = set(re.findall(r'"\$ref": "#/\$defs/(\w+)"', json.dumps(tool["parameters"])))
         assert refs <= set(tool["parameters"].get("$defs", {})), name
@@ -253,12 +327,22 @@ def test_igg_tools_prints_the_openai_definitions():
 
     from tests.conftest import ROOT
 
-    result = subprocess.run([sys.executable, "-m", "igg", "tools", "--format", "openai"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "igg", "tools", "--format", "openai"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == openai_tools()
-    mcp = subprocess.run([sys.executable, "-m", "igg", "tools", "--format", "mcp"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    mcp = subprocess.run(
+        [sys.executable, "-m", "igg", "tools", "--format", "mcp"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     listed = {t["name"]: t["annotations"] for t in json.loads(mcp.stdout)}
     # hints equal to the MCP specification's defaults (destructive: true) are left out
     assert listed["observe"]["readOnlyHint"] and listed["apply_actions"].get("destructiveHint", True)

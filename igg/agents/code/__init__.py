@@ -25,13 +25,28 @@ _HOME = {
     **dict.fromkeys(("CodeModel", "link"), "igg.codemap.link"),
     **dict.fromkeys(("GroundedLLM", "HybridAgent", "create_agent"), "igg.agents.code.hybrid"),
     **dict.fromkeys(("CODE_SCHEMA_PATH", "load_code_schema"), "igg.codemap.schema"),
-    **dict.fromkeys(("SourceFile", "analyze", "analyze_all", "looks_like_source", "split_context"),
-                    "igg.codemap.sources"),
+    **dict.fromkeys(
+        ("SourceFile", "analyze", "analyze_all", "looks_like_source", "split_context"), "igg.codemap.sources"
+    ),
 }
 """The module each name lives in."""
 
 
 __getattr__ = _lazy_names(__name__, _HOME)
 
-__all__ = ["CODE_SCHEMA_PATH", "CodeAgent", "CodeModel", "FileFacts", "GroundedLLM", "HybridAgent", "SourceFile",
-           "analyze", "analyze_all", "create_agent", "link", "load_code_schema", "looks_like_source", "split_context"]
+__all__ = [
+    "CODE_SCHEMA_PATH",
+    "CodeAgent",
+    "CodeModel",
+    "FileFacts",
+    "GroundedLLM",
+    "HybridAgent",
+    "SourceFile",
+    "analyze",
+    "analyze_all",
+    "create_agent",
+    "link",
+    "load_code_schema",
+    "looks_like_source",
+    "split_context",
+]

@@ -51,8 +51,15 @@ class CodeAgent(AgentCapabilities):
     plain_responses = True
     """Its actions are built from the code model's strings, integers and booleans."""
 
-    def __init__(self, *, sources: Sequence[SourceFile] | None = None, facts: Sequence[FileFacts] | None = None,
-                 model: CodeModel | None = None, files_per_turn: int = 1, external_imports: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        sources: Sequence[SourceFile] | None = None,
+        facts: Sequence[FileFacts] | None = None,
+        model: CodeModel | None = None,
+        files_per_turn: int = 1,
+        external_imports: bool = True,
+    ) -> None:
         self._sources = sources
         self._facts = facts
         self.model = model
@@ -90,8 +97,10 @@ class CodeAgent(AgentCapabilities):
                     context = obs.request.context_data if obs.request is not None else obs.context
                     sources = [s for s in split_context(context) if s.language]
                 if not sources:
-                    raise AgentFailed("the code agent found no source file of a language it reads in the context (mark each "
-                                      "file with a line such as '// File: src/App.java' or '# File: app/main.py')")
+                    raise AgentFailed(
+                        "the code agent found no source file of a language it reads in the context (mark each "
+                        "file with a line such as '// File: src/App.java' or '# File: app/main.py')"
+                    )
                 facts = analyze_all(sources)
             self.model = link(facts, external_imports=self.external_imports)
         self.fit = SchemaFit(self.model, obs.state.schema)
@@ -100,8 +109,13 @@ class CodeAgent(AgentCapabilities):
             self._refused.add(key)
         self._files = deque(self.model.files)
         self._started = True
-        log.info("code_agent_started", files=len(self._files), symbols=len(self.model.symbols),
-                 relations=self.model.relation_count(), placed=len(self.fit.placed))
+        log.info(
+            "code_agent_started",
+            files=len(self._files),
+            symbols=len(self.model.symbols),
+            relations=self.model.relation_count(),
+            placed=len(self.fit.placed),
+        )
 
     # ---- the turn ------------------------------------------------------------------------------------
     def __call__(self, obs: Observation) -> dict[str, Any]:
@@ -201,16 +215,20 @@ class CodeAgent(AgentCapabilities):
         nodes, edges = state.counts_by_type()
         shown = ", ".join(f"{n} {t}" for t, n in nodes.items() if n)
         left = "; ".join(f"{n} {why}" for why, n in self.skipped.most_common(6))
-        return (f"Mapped {len(self.model.files) if self.model else 0} files: {shown or 'nothing'}, "
-                f"{sum(edges.values())} edges." + (f" Not proposed: {left}." if left else ""))
+        return (
+            f"Mapped {len(self.model.files) if self.model else 0} files: {shown or 'nothing'}, "
+            f"{sum(edges.values())} edges." + (f" Not proposed: {left}." if left else "")
+        )
 
     def summary(self) -> dict[str, Any]:
         """Counts for a run summary: files, symbols, relations, and why anything was left out."""
         model = self.model
-        return {"files": len(model.files) if model else 0,
-                "symbols": len(model.symbols) if model else 0,
-                "relations": model.relation_count() if model else 0,
-                "skipped": dict(self.skipped)}
+        return {
+            "files": len(model.files) if model else 0,
+            "symbols": len(model.symbols) if model else 0,
+            "relations": model.relation_count() if model else 0,
+            "skipped": dict(self.skipped),
+        }
 
 
 class _Turn:

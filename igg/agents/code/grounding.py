@@ -86,42 +86,60 @@ class Grounding:
                 found = [p for p in found if p["package"] == package]
             if found:
                 return None
-            where = (f" in package {package!r}" if isinstance(package, str) and package
-                     and not key.startswith(package + ".") else "")
-            return self._missing(f"{label} {key!r}{where}", "no class, interface or enum of that name",
-                                 key, self.types)
+            where = (
+                f" in package {package!r}"
+                if isinstance(package, str) and package and not key.startswith(package + ".")
+                else ""
+            )
+            return self._missing(
+                f"{label} {key!r}{where}", "no class, interface or enum of that name", key, self.types
+            )
         if label in ("Method", "Function"):
             short = name.rpartition(".")[2].split("(")[0]
             found = self.members.get(short, [])
             owner = props.get("owner")
             if isinstance(owner, str) and owner and found:
-                found = [p for p in found if p.get("owner") in (owner, None)
-                         or (p.get("owner") or "").rpartition(".")[2] == owner.rpartition(".")[2]]
+                found = [
+                    p
+                    for p in found
+                    if p.get("owner") in (owner, None)
+                    or (p.get("owner") or "").rpartition(".")[2] == owner.rpartition(".")[2]
+                ]
             if found:
                 return None
             whose = f" of {owner!r}" if isinstance(owner, str) and owner else ""
-            return self._missing(f"{label} {short!r}{whose}", "no method or function of that name", short,
-                                 self.members)
+            return self._missing(
+                f"{label} {short!r}{whose}", "no method or function of that name", short, self.members
+            )
         if label == "Module":
             if props.get("path") in self.modules or name in self.modules:
                 return None
-            return self._missing(f"Module {props.get('path') or name!r}", "no such file or module",
-                                 str(props.get("path") or name), dict.fromkeys(self.modules))
+            return self._missing(
+                f"Module {props.get('path') or name!r}",
+                "no such file or module",
+                str(props.get("path") or name),
+                dict.fromkeys(self.modules),
+            )
         if label == "Package":
             if name in self.packages:
                 return None
-            return self._missing(f"Package {name!r}", "no file declares or imports it", name,
-                                 dict.fromkeys(self.packages))
+            return self._missing(
+                f"Package {name!r}", "no file declares or imports it", name, dict.fromkeys(self.packages)
+            )
         table = re.sub(r"[`\"\[\]]", "", name).lower()
         if table and any(re.search(rf"\b{re.escape(table)}\b", t) for t in self._lower.values()):
             return None
-        return f"DatabaseTable {name!r} does not occur in the sources; only tables the code uses can be mapped."
+        return (
+            f"DatabaseTable {name!r} does not occur in the sources; only tables the code uses can be mapped."
+        )
 
     def _missing(self, what: str, reason: str, probe: str, known: dict[str, Any]) -> str:
         close = difflib.get_close_matches(probe, list(known), n=3, cutoff=0.6)
         hint = f" Close names in the sources: {', '.join(close)}." if close else ""
-        return (f"{what} does not exist in the {len(self.texts)} source files mapped ({reason}).{hint} "
-                "Only propose symbols that appear in the sources.")
+        return (
+            f"{what} does not exist in the {len(self.texts)} source files mapped ({reason}).{hint} "
+            "Only propose symbols that appear in the sources."
+        )
 
     # ---- edges ---------------------------------------------------------------------------------------
     def edge_grounded(self, ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
@@ -139,26 +157,34 @@ class Grounding:
         pattern = re.compile(rf"\b{re.escape(name.lower())}\b")
         if any(pattern.search(self._lower.get(f, "")) for f in files):
             return self._quoted(a, files) if self.quotes_required else None
-        return (ErrorCode.UNGROUNDED_SYMBOL,
-                f"{a.label} from {state.describe(ends.source)} to {state.describe(ends.target)} is not supported by "
-                f"the sources: {name!r} does not occur in {', '.join(sorted(files))}. Only propose relations "
-                "the code shows.")
+        return (
+            ErrorCode.UNGROUNDED_SYMBOL,
+            f"{a.label} from {state.describe(ends.source)} to {state.describe(ends.target)} is not supported by "
+            f"the sources: {name!r} does not occur in {', '.join(sorted(files))}. Only propose relations "
+            "the code shows.",
+        )
 
     def _quoted(self, a: AddEdge, files: set[str]) -> Rejection | None:
         """An LLM edge quotes a line of the source symbol's file."""
         shown = ", ".join(sorted(files))
         quotes = [q for q in a.evidence if isinstance(q, str)]
         if not quotes and not a.evidence:
-            return (ErrorCode.MISSING_EVIDENCE, f"{a.label} edges proposed over code must quote the source line they "
-                    f"rely on: add \"evidence\": [\"<the line of {shown} that makes the {a.label.lower()}>\"].")
+            return (
+                ErrorCode.MISSING_EVIDENCE,
+                f"{a.label} edges proposed over code must quote the source line they "
+                f'rely on: add "evidence": ["<the line of {shown} that makes the {a.label.lower()}>"].',
+            )
         for q in quotes:
             wanted = normalize(q)
             if wanted and any(wanted in self._normalized(f) for f in files):
                 return None
         if not quotes:
             return None  # spans point into the context; the act step checks them
-        return (ErrorCode.UNGROUNDED_EVIDENCE, f"the evidence of this {a.label} edge is not a line of {shown} (compared "
-                "with whitespace runs collapsed); quote the statement that makes it, verbatim.")
+        return (
+            ErrorCode.UNGROUNDED_EVIDENCE,
+            f"the evidence of this {a.label} edge is not a line of {shown} (compared "
+            "with whitespace runs collapsed); quote the statement that makes it, verbatim.",
+        )
 
     def _normalized(self, path: str) -> str:
         text = self._normal.get(path)

@@ -84,15 +84,24 @@ class HybridAgent(GroundedLLM):
             self.static_turns += 1
             if turn.get("finished"):  # hand over: the LLM gets the next (rendered) observation
                 self.grounding.quotes_required = True
-                return {"reasoning": turn["reasoning"] + " Static pass complete; the LLM adds what static analysis "
-                        "cannot see.", "actions": []}
+                return {
+                    "reasoning": turn["reasoning"]
+                    + " Static pass complete; the LLM adds what static analysis "
+                    "cannot see.",
+                    "actions": [],
+                }
             return turn
         result = self.llm(obs)
         return await result if inspect.isawaitable(result) else result
 
 
-def create_agent(request: Request, mode: str = "code", *, environ: Mapping[str, str] | None = None,
-                 sources: Sequence[SourceFile] | None = None) -> Any:
+def create_agent(
+    request: Request,
+    mode: str = "code",
+    *,
+    environ: Mapping[str, str] | None = None,
+    sources: Sequence[SourceFile] | None = None,
+) -> Any:
     """The registry's hook: ``mode`` is ``code`` (static analysis, offline), ``hybrid`` or ``llm`` (code mode).
 
     Sources come from ``sources`` or from the request's ``context_data`` (files marked ``// File: path``).
@@ -103,7 +112,8 @@ def create_agent(request: Request, mode: str = "code", *, environ: Mapping[str, 
         if not looks_like_source(request.context_data):
             raise AgentUnavailable(
                 f"the code agent needs {spoken()} sources in context_data (each file introduced by a line "
-                "such as '// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH")
+                "such as '// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH"
+            )
         sources = split_context(request.context_data)
     if mode == "code":
         return CodeAgent(sources=[s for s in sources if s.language])

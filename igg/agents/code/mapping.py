@@ -27,7 +27,11 @@ from igg.codemap.link import CodeModel, Relation, Symbol
 from igg.codemap.model import Site, site_properties
 from igg.models.schema import CompiledSchema
 
-NODE_FALLBACKS: dict[str, tuple[str, ...]] = {"Enum": ("Class",), "Function": ("Method",), "Interface": ("Class",)}
+NODE_FALLBACKS: dict[str, tuple[str, ...]] = {
+    "Enum": ("Class",),
+    "Function": ("Method",),
+    "Interface": ("Class",),
+}
 EDGE_FALLBACKS: dict[str, tuple[str, ...]] = {"INSTANTIATES": ("CALLS",), "IMPORTS_SYMBOL": ("IMPORTS",)}
 
 
@@ -92,7 +96,9 @@ class SchemaFit:
             props = self._properties(s, label)
             if props is None:
                 missing = [k for k in self.schema.required.get(label, ()) if k not in s.properties]
-                self.left_out[key] = f"{label} requires {', '.join(missing) or 'a signature'}, which a {s.label} lacks"
+                self.left_out[key] = (
+                    f"{label} requires {', '.join(missing) or 'a signature'}, which a {s.label} lacks"
+                )
                 continue
             keys = self.schema.identity_keys[label]
             if props.get("owner") and "owner" not in keys and "name" in keys:
@@ -125,7 +131,9 @@ class SchemaFit:
         if owner:
             owner_sym = self.model.symbols.get(f"type:{owner}")
             owner_name = owner_sym.properties["name"] if owner_sym else owner.rpartition(".")[2]
-            props["name"] = f"{owner_name}.{props['signature'] if level > 1 else self.model.symbols[key].properties['name']}"
+            props["name"] = (
+                f"{owner_name}.{props['signature'] if level > 1 else self.model.symbols[key].properties['name']}"
+            )
         elif "qualified_name" in props:
             props["name"] = props["qualified_name"]
         elif "package" in props and level == 1:
@@ -155,7 +163,9 @@ class SchemaFit:
         relations that become it, lifted ones included, in every file. Computed once; never mutate it."""
         if self._edge_properties is None:
             sites: dict[tuple[str, str, str], list[Site]] = {}
-            typing_only: set[tuple[str, str, str]] = set()  # keys every relation of which is a type-only import
+            typing_only: set[tuple[str, str, str]] = (
+                set()
+            )  # keys every relation of which is a type-only import
             runtime: set[tuple[str, str, str]] = set()
             edge_label, lift = self.edge_label, self.lift
             for plan in self.model.files:

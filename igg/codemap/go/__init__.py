@@ -36,7 +36,9 @@ class Go(Language):
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"
-    hint = re.compile(r"^(package\s+\w+\s*$|func\s+(\(\w+\s+\*?\w+\)\s*)?\w+\(|import\s+\(\s*$)", re.MULTILINE)
+    hint = re.compile(
+        r"^(package\s+\w+\s*$|func\s+(\(\w+\s+\*?\w+\)\s*)?\w+\(|import\s+\(\s*$)", re.MULTILINE
+    )
     package_separator = "/"
     method_sets = True
     """IMPLEMENTS is computed from method sets: a method added in another file than its type's relinks the
@@ -56,8 +58,14 @@ class Go(Language):
         """A ``go.mod`` or ``go.work`` as linking reads it."""
         from igg.codemap.go.build import read_mod
 
-        return FileFacts(path=path, language="go", module=path, package="", lines=text.count("\n") + 1,
-                         config=read_mod(text))
+        return FileFacts(
+            path=path,
+            language="go",
+            module=path,
+            package="",
+            lines=text.count("\n") + 1,
+            config=read_mod(text),
+        )
 
     def excluded(self, path: str, text: str) -> str | None:
         """Files ``go list`` leaves out of every package (``build.excluded``): build constraints for this
@@ -106,7 +114,9 @@ class Go(Language):
                 facts.imports.append(ImportRef(target=m.group(2), alias=m.group(1), line=line, column=column))
         return facts
 
-    def rename(self, files: Sequence[SourceFile], disk: Mapping[str, str], prefix: str | None) -> list[SourceFile]:
+    def rename(
+        self, files: Sequence[SourceFile], disk: Mapping[str, str], prefix: str | None
+    ) -> list[SourceFile]:
         """Each ``.go`` file named by its folder's import path (``build.import_paths``); ``--package-prefix``
         does not apply (import paths are absolute)."""
         return self.name_paths(files)

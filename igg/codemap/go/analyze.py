@@ -57,6 +57,7 @@ _QUERY = """
 (raw_string_literal) @string
 """
 
+
 @cache
 def grammar() -> tuple[Any, Any]:
     """The parser and query, made once a process."""
@@ -135,17 +136,28 @@ class _Analyzer:
         if path is None:
             return
         alias = spec.child_by_field_name("name")
-        self.facts.imports.append(ImportRef(target=_string(path), alias=_text(alias) if alias is not None else None,
-                                            wildcard=alias is not None and _text(alias) == ".",
-                                            line=spec.start_point[0] + 1, column=self.at(spec)[1]))
+        self.facts.imports.append(
+            ImportRef(
+                target=_string(path),
+                alias=_text(alias) if alias is not None else None,
+                wildcard=alias is not None and _text(alias) == ".",
+                line=spec.start_point[0] + 1,
+                column=self.at(spec)[1],
+            )
+        )
 
     def type_(self, spec: Any) -> None:
         name, body = spec.child_by_field_name("name"), spec.child_by_field_name("type")
         if name is None or body is None:
             return
         interface = body.type == "interface_type" and spec.type == "type_spec"
-        decl = TypeDecl(kind="interface" if interface else "class", name=_text(name), package=self.facts.package,
-                        line=spec.start_point[0] + 1, column=self.at(spec)[1])
+        decl = TypeDecl(
+            kind="interface" if interface else "class",
+            name=_text(name),
+            package=self.facts.package,
+            line=spec.start_point[0] + 1,
+            column=self.at(spec)[1],
+        )
         self.facts.types.append(decl)
         if body.type == "struct_type" and spec.type == "type_spec":
             fields = next((c for c in body.named_children if c.type == "field_declaration_list"), None)
@@ -179,10 +191,19 @@ class _Analyzer:
             return
         params, types, _ = _parameters(node.child_by_field_name("parameters"))
         results = _results(node.child_by_field_name("result"))
-        self.facts.callables.append(CallableDecl(
-            kind="method", name=_text(name), signature=_signature(_text(name), params, results),
-            owner=owner.qualified, line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types),
-            returns=", ".join(results) or None, abstract=True))
+        self.facts.callables.append(
+            CallableDecl(
+                kind="method",
+                name=_text(name),
+                signature=_signature(_text(name), params, results),
+                owner=owner.qualified,
+                line=node.start_point[0] + 1,
+                column=self.at(node)[1],
+                params=tuple(types),
+                returns=", ".join(results) or None,
+                abstract=True,
+            )
+        )
 
     def function(self, node: Any) -> None:
         name = node.child_by_field_name("name")
@@ -191,9 +212,16 @@ class _Analyzer:
         params, types, scope = _parameters(node.child_by_field_name("parameters"))
         results = _results(node.child_by_field_name("result"))
         scope.update(_named_results(node.child_by_field_name("result")))
-        decl = CallableDecl(kind="function", name=_text(name), signature=_signature(_text(name), params, results),
-                            owner=None, line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types),
-                            returns=", ".join(results) or None)
+        decl = CallableDecl(
+            kind="function",
+            name=_text(name),
+            signature=_signature(_text(name), params, results),
+            owner=None,
+            line=node.start_point[0] + 1,
+            column=self.at(node)[1],
+            params=tuple(types),
+            returns=", ".join(results) or None,
+        )
         self.facts.callables.append(decl)
         self._span(node, decl, _type_params(node.child_by_field_name("type_parameters")), scope)
 
@@ -214,13 +242,22 @@ class _Analyzer:
         if recv_name is not None:
             scope[_text(recv_name)] = _text(typed)
         qualified = f"{self.facts.package}.{owner}" if self.facts.package else owner
-        decl = CallableDecl(kind="method", name=_text(name), signature=_signature(_text(name), params, results),
-                            owner=qualified, line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types),
-                            returns=", ".join(results) or None)
+        decl = CallableDecl(
+            kind="method",
+            name=_text(name),
+            signature=_signature(_text(name), params, results),
+            owner=qualified,
+            line=node.start_point[0] + 1,
+            column=self.at(node)[1],
+            params=tuple(types),
+            returns=", ".join(results) or None,
+        )
         self.facts.callables.append(decl)
         self._span(node, decl, generic, scope)
 
-    def _span(self, node: Any, decl: CallableDecl, type_params: dict[str, str], scope: dict[str, str]) -> None:
+    def _span(
+        self, node: Any, decl: CallableDecl, type_params: dict[str, str], scope: dict[str, str]
+    ) -> None:
         if node.child_by_field_name("body") is not None:
             self.spans.append((node.start_byte, node.end_byte, decl, type_params, dict(scope)))
 
@@ -259,21 +296,28 @@ class _Analyzer:
         declared: dict[int, dict[str, list[Any]]] = {id(s[2]): {} for s in self.spans}
         for span in self.spans:
             for local, written in span[4].items():
-                declared[id(span[2])].setdefault(local, []).append((span[0], span[1], span[0], ("type", written)))
+                declared[id(span[2])].setdefault(local, []).append(
+                    (span[0], span[1], span[0], ("type", written))
+                )
 
-        def add(node: Any, name: str, declaration: Any, visible: int | None = None, scope: Any = None) -> None:
+        def add(
+            node: Any, name: str, declaration: Any, visible: int | None = None, scope: Any = None
+        ) -> None:
             span = self._at(starts, node.start_byte)
             if span is None or name == "_":
                 return
             where = scope if scope is not None else scope_node(node)
             first, last = (where.start_byte, where.end_byte) if where is not None else (span[0], span[1])
             declared[id(span[2])].setdefault(name, []).append(
-                (first, last, node.end_byte if visible is None else visible, declaration))
+                (first, last, node.end_byte if visible is None else visible, declaration)
+            )
 
         for short in captures.get("short", ()):
             left, right = short.child_by_field_name("left"), short.child_by_field_name("right")
-            for name, value in bound(left.named_children if left is not None else [],
-                                      right.named_children if right is not None else []):
+            for name, value in bound(
+                left.named_children if left is not None else [],
+                right.named_children if right is not None else [],
+            ):
                 add(short, name, value)
         for spec in captures.get("var", ()):
             typed = spec.child_by_field_name("type")
@@ -291,18 +335,28 @@ class _Analyzer:
                 continue  # for k, v = range x: assigns existing names
             names = [c for c in (left.named_children if left is not None else []) if c.type == "identifier"]
             for i, ident in enumerate(names[:2]):
-                add(node, _text(ident), ("range", right, "key" if i == 0 else "elem") if right is not None else None,
-                    scope=node.parent)
+                add(
+                    node,
+                    _text(ident),
+                    ("range", right, "key" if i == 0 else "elem") if right is not None else None,
+                    scope=node.parent,
+                )
         for node in captures.get("receive", ()):  # case v := <-ch: the channel's element
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            for name, value in bound(left.named_children if left is not None else [],
-                                      [right] if right is not None else []):
+            for name, value in bound(
+                left.named_children if left is not None else [], [right] if right is not None else []
+            ):
                 add(node, name, value)
         for kind in ("const", "switch"):
             for declaring in captures.get(kind, ()):
                 for local in _declared_names(declaring, kind):
-                    add(declaring, local, None, visible=declaring.start_byte if kind == "switch" else None,
-                        scope=declaring.parent if kind == "switch" else None)
+                    add(
+                        declaring,
+                        local,
+                        None,
+                        visible=declaring.start_byte if kind == "switch" else None,
+                        scope=declaring.parent if kind == "switch" else None,
+                    )
         for lit in captures.get("lit", ()):
             _, _, params = _parameters(lit.child_by_field_name("parameters"))
             _, _, results = _parameters(lit.child_by_field_name("result"))
@@ -328,12 +382,17 @@ class _Analyzer:
             node = stack.pop()
             if node.type == "identifier" and _text(node) in self.sql_names:
                 span = self._at(starts, node.start_byte)
-                if span is not None and Scope(declared[id(span[2])], span[3]).local(_text(node),
-                                                                                     node.start_byte) is None:
+                if (
+                    span is not None
+                    and Scope(declared[id(span[2])], span[3]).local(_text(node), node.start_byte) is None
+                ):
                     have = {(r.table, r.op) for r in span[2].sql}
                     line, column = self.at(node)
-                    span[2].sql.extend(replace(r, line=line, column=column) for r in self.sql_names[_text(node)]
-                                       if (r.table, r.op) not in have)
+                    span[2].sql.extend(
+                        replace(r, line=line, column=column)
+                        for r in self.sql_names[_text(node)]
+                        if (r.table, r.op) not in have
+                    )
             else:
                 stack.extend(node.named_children)
 
@@ -344,8 +403,11 @@ class _Analyzer:
         return None
 
     def _call(self, call: Any, span: Any, scope: Scope) -> None:
-        function = call.child_by_field_name("function") if call.type == "call_expression" else call.child_by_field_name(
-            "type")
+        function = (
+            call.child_by_field_name("function")
+            if call.type == "call_expression"
+            else call.child_by_field_name("type")
+        )
         if function is None:
             return
         ref = scope.callref(function, *self.at(_called_name(function)))
@@ -360,10 +422,13 @@ def _called_name(function: Any) -> Any:
         kind = function.type
         if kind in ("selector_expression", "qualified_type"):
             return function.child_by_field_name("field") or function.child_by_field_name("name") or function
-        inner = (function.child_by_field_name("operand") or function.child_by_field_name("type")
-                 if kind in ("index_expression", "generic_type")
-                 else function.named_children[0] if kind == "parenthesized_expression" and function.named_children
-                 else None)
+        inner = (
+            function.child_by_field_name("operand") or function.child_by_field_name("type")
+            if kind in ("index_expression", "generic_type")
+            else function.named_children[0]
+            if kind == "parenthesized_expression" and function.named_children
+            else None
+        )
         if inner is None:
             return function
         function = inner
@@ -411,7 +476,9 @@ def _declared_names(node: Any, kind: str) -> list[str]:
         return [_text(n) for n in node.children_by_field_name("name")]
     if kind == "switch":
         alias = node.child_by_field_name("alias")
-        return [_text(n) for n in (alias.named_children if alias is not None else []) if n.type == "identifier"]
+        return [
+            _text(n) for n in (alias.named_children if alias is not None else []) if n.type == "identifier"
+        ]
     left = node.child_by_field_name("left")
     return [_text(n) for n in (left.named_children if left is not None else []) if n.type == "identifier"]
 
@@ -466,8 +533,14 @@ def _type_params(node: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for d in node.named_children if node is not None else ():
         constraint = d.child_by_field_name("type")
-        inner = constraint.named_children[0] if constraint is not None and len(constraint.named_children) == 1 else None
-        named = _text(inner) if inner is not None and inner.type in ("type_identifier", "qualified_type") else ""
+        inner = (
+            constraint.named_children[0]
+            if constraint is not None and len(constraint.named_children) == 1
+            else None
+        )
+        named = (
+            _text(inner) if inner is not None and inner.type in ("type_identifier", "qualified_type") else ""
+        )
         for n in d.children_by_field_name("name"):
             out[_text(n)] = "" if named in ("any", "comparable") else named
     return out
@@ -499,5 +572,3 @@ def analyze_go(path: str, text: str, module: str | None = None) -> FileFacts:
     if hinted(text) and not is_test(path):
         facts.http = http_facts(tree.root_node, facts, Columns(text))
     return facts
-
-

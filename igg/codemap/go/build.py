@@ -32,14 +32,31 @@ from functools import cache
 RELEASE = 23
 """The Go 1.x release whose tags (``go1.1`` .. ``go1.23``) hold when no Go toolchain is on the ``PATH``."""
 
-KNOWN_OS = frozenset("aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd plan9 "
-                     "solaris wasip1 windows zos".split())
-UNIX_OS = frozenset("aix android darwin dragonfly freebsd hurd illumos ios linux netbsd openbsd solaris".split())
-KNOWN_ARCH = frozenset("386 amd64 amd64p32 arm armbe arm64 arm64be loong64 mips mipsle mips64 mips64le mips64p32 "
-                       "mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc sparc64 wasm".split())
-_MACHINE = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
-            "i686": "386", "armv7l": "arm", "armv6l": "arm", "ppc64le": "ppc64le", "s390x": "s390x",
-            "riscv64": "riscv64", "loongarch64": "loong64"}
+KNOWN_OS = frozenset(
+    "aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd plan9 "
+    "solaris wasip1 windows zos".split()
+)
+UNIX_OS = frozenset(
+    "aix android darwin dragonfly freebsd hurd illumos ios linux netbsd openbsd solaris".split()
+)
+KNOWN_ARCH = frozenset(
+    "386 amd64 amd64p32 arm armbe arm64 arm64be loong64 mips mipsle mips64 mips64le mips64p32 "
+    "mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc sparc64 wasm".split()
+)
+_MACHINE = {
+    "x86_64": "amd64",
+    "amd64": "amd64",
+    "aarch64": "arm64",
+    "arm64": "arm64",
+    "i386": "386",
+    "i686": "386",
+    "armv7l": "arm",
+    "armv6l": "arm",
+    "ppc64le": "ppc64le",
+    "s390x": "s390x",
+    "riscv64": "riscv64",
+    "loongarch64": "loong64",
+}
 _GO_BUILD = re.compile(r"^//go:build\s+(.+?)\s*$")
 _PLUS_BUILD = re.compile(r"^//\s*\+build\s+(.+?)\s*$")
 _MODULE = re.compile(r"^\s*module\s+\"?([^\s\"/][^\s\"]*)\"?", re.MULTILINE)
@@ -86,8 +103,9 @@ def _toolchain_release() -> int | None:
 @cache
 def context() -> Context:
     """This machine's build context (read once a process)."""
-    goos = os.environ.get("GOOS") or {"win32": "windows", "darwin": "darwin"}.get(sys.platform, sys.platform.rstrip(
-        "0123456789") or "linux")
+    goos = os.environ.get("GOOS") or {"win32": "windows", "darwin": "darwin"}.get(
+        sys.platform, sys.platform.rstrip("0123456789") or "linux"
+    )
     goarch = os.environ.get("GOARCH") or _MACHINE.get(platform.machine().lower(), platform.machine().lower())
     cgo = os.environ.get("CGO_ENABLED", "1") != "0"
     return Context(goos=goos, goarch=goarch, cgo=cgo, release=_toolchain_release() or RELEASE)
@@ -211,7 +229,6 @@ def evaluate(expression: str, tag: Callable[[str], bool]) -> bool:
         return True
 
 
-
 def module_path(text: str) -> str | None:
     """The ``module`` path a ``go.mod`` declares."""
     m = _MODULE.search(_strip_comments(text))
@@ -279,7 +296,7 @@ def import_paths(paths: Iterable[str], mods: Mapping[str, str], texts: Mapping[s
         at = folder
         while True:
             if at in modules:
-                below = folder[len(at):].lstrip("/") if at else folder
+                below = folder[len(at) :].lstrip("/") if at else folder
                 out[path] = f"{modules[at]}/{below}" if below else modules[at]
                 break
             if not at:

@@ -18,7 +18,17 @@ from igg.codemap.columns import Columns
 from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, RouteDecl
 from igg.codemap.routes import METHODS, Value, clean_url, concat, constant, join_paths
 
-HINTS = ('"net/http"', "go-chi/chi", "gin-gonic/gin", "gorilla/mux", "http://", "https://", "BASE", "Base", "base")
+HINTS = (
+    '"net/http"',
+    "go-chi/chi",
+    "gin-gonic/gin",
+    "gorilla/mux",
+    "http://",
+    "https://",
+    "BASE",
+    "Base",
+    "base",
+)
 """A file without any of these has no route nor request (its tree is not walked again)."""
 
 
@@ -26,13 +36,21 @@ def hinted(text: str) -> bool:
     """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
     return any(h in text for h in HINTS)
 
-_BODY = re.compile(rb"http\.|chi\.|gin\.|mux\.|\.(?:Get|Post|Put|Patch|Delete|Head|Options|Method|Handle|HandleFunc|Route|"
-                   rb"Group|Mount|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|Any)\(")
+
+_BODY = re.compile(
+    rb"http\.|chi\.|gin\.|mux\.|\.(?:Get|Post|Put|Patch|Delete|Head|Options|Method|Handle|HandleFunc|Route|"
+    rb"Group|Mount|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|Any)\("
+)
 """A function whose text has none of these registers no route and makes no request (its body is not walked)."""
 
 _NEW = {"chi.NewRouter", "chi.NewMux", "gin.Default", "gin.New", "http.NewServeMux", "mux.NewRouter"}
-_VERBS = {**{m.title(): m for m in METHODS}, **{m: m for m in METHODS}, "Any": "*", "HandleFunc": "*",
-          "Handle": "*"}
+_VERBS = {
+    **{m.title(): m for m in METHODS},
+    **{m: m for m in METHODS},
+    "Any": "*",
+    "HandleFunc": "*",
+    "Handle": "*",
+}
 _CLIENT = {"Get": "GET", "Head": "HEAD", "Post": "POST", "PostForm": "POST"}
 _METHOD_CONSTS = {f"http.Method{m.title()}": m for m in METHODS}
 Scope = tuple[str, int, int] | None
@@ -74,8 +92,12 @@ class _Http:
             return None, text
         kind = node.type
         if kind == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
-            return concat([self.value(node.child_by_field_name("left"), env),
-                            self.value(node.child_by_field_name("right"), env)])
+            return concat(
+                [
+                    self.value(node.child_by_field_name("left"), env),
+                    self.value(node.child_by_field_name("right"), env),
+                ]
+            )
         if kind == "identifier":
             name = _text(node)
             return env[name] if name in env else (f"pkg:{self.package}#{name}", "")
@@ -105,8 +127,11 @@ class _Http:
         inner = func.child_by_field_name("operand")
         if inner is not None and inner.type == "call_expression":  # chi's r.With(mw).Get(...): r's route
             callee = inner.child_by_field_name("function")
-            if callee is not None and callee.type == "selector_expression" and _text(
-                    callee.child_by_field_name("field")) == "With":
+            if (
+                callee is not None
+                and callee.type == "selector_expression"
+                and _text(callee.child_by_field_name("field")) == "With"
+            ):
                 operand = _text(callee.child_by_field_name("operand"))
         if operand in routers or (operand == "http" and field in ("HandleFunc", "Handle")):
             router = routers.get(operand, ("", ""))
@@ -118,7 +143,7 @@ class _Http:
         if operand == "http" and field in _CLIENT:
             self.request(node, at, _CLIENT[field], _args(node)[:1], env, scope)
         elif operand == "http" and field in ("NewRequest", "NewRequestWithContext"):
-            args = _args(node)[1 if field.endswith("Context") else 0:]
+            args = _args(node)[1 if field.endswith("Context") else 0 :]
             method = self.method(args[0]) if args else None
             if method is not None:
                 self.request(node, at, method, args[1:2], env, scope)
@@ -134,8 +159,11 @@ class _Http:
                 router = routers.get(_text(arg))
             elif arg.type == "call_expression":
                 inner = arg.child_by_field_name("function")
-                if inner is not None and inner.type == "selector_expression" and _text(
-                        inner.child_by_field_name("field")) == "Group":
+                if (
+                    inner is not None
+                    and inner.type == "selector_expression"
+                    and _text(inner.child_by_field_name("field")) == "Group"
+                ):
                     base = routers.get(_text(inner.child_by_field_name("operand")))
                     prefix = _string(_args(arg)[0]) if _args(arg) else None
                     if base is not None and prefix is not None:
@@ -144,8 +172,9 @@ class _Http:
                 continue
             child = self.builder(node)
             if child is not None:
-                self.http.mounts.append(MountDecl(prefix=router[1], router=router[0], child=child,
-                                                  line=node.start_point[0] + 1))
+                self.http.mounts.append(
+                    MountDecl(prefix=router[1], router=router[0], child=child, line=node.start_point[0] + 1)
+                )
             return
 
     def method(self, node: Any) -> str | None:
@@ -173,8 +202,12 @@ class _Http:
                 return  # a host pattern: served for that host only
             methods = self.gorilla_methods(node) or methods
         handler = args[-1] if len(args) > 1 else None
-        if handler is not None and handler.type in ("call_expression", "type_conversion_expression") and _text(
-                handler.child_by_field_name("function") or handler.child_by_field_name("type")) == "http.HandlerFunc":
+        if (
+            handler is not None
+            and handler.type in ("call_expression", "type_conversion_expression")
+            and _text(handler.child_by_field_name("function") or handler.child_by_field_name("type"))
+            == "http.HandlerFunc"
+        ):
             inner = _args(handler) if handler.type == "call_expression" else handler.named_children[1:]
             handler = inner[0] if inner else None
         elif field == "Handle" and pattern.endswith("/") and pattern != "/":
@@ -183,38 +216,74 @@ class _Http:
         scope, ref = self.enclosing(node), None
         if handler is not None and handler.type == "identifier":
             name = _text(handler)
-            scope, ref = (self.functions[name], None) if name in self.functions else (scope, f"func:{self.package}#{name}")
+            scope, ref = (
+                (self.functions[name], None)
+                if name in self.functions
+                else (scope, f"func:{self.package}#{name}")
+            )
         elif handler is not None and handler.type == "selector_expression":
             operand = _text(handler.child_by_field_name("operand"))
             field_name = _text(handler.child_by_field_name("field"))
-            scope, ref = None, (f"func:{self.imports[operand]}#{field_name}" if operand in self.imports
-                                else f"method:{self.package}#{field_name}")
+            scope, ref = (
+                None,
+                (
+                    f"func:{self.imports[operand]}#{field_name}"
+                    if operand in self.imports
+                    else f"method:{self.package}#{field_name}"
+                ),
+            )
         line, column = self.columns.at(at)
         for each in methods:
-            self.http.routes.append(RouteDecl(method=each, path=join_paths(router[1], pattern), router=router[0],
-                                              scope=scope, handler=ref, line=line, column=column))
+            self.http.routes.append(
+                RouteDecl(
+                    method=each,
+                    path=join_paths(router[1], pattern),
+                    router=router[0],
+                    scope=scope,
+                    handler=ref,
+                    line=line,
+                    column=column,
+                )
+            )
 
     def gorilla_methods(self, node: Any) -> list[str]:
         """gorilla/mux's ``r.HandleFunc("/p", h).Methods("GET", http.MethodPost)``: those methods."""
         parent = node.parent
-        if parent is None or parent.type != "selector_expression" or _text(parent.child_by_field_name("field")) != "Methods":
+        if (
+            parent is None
+            or parent.type != "selector_expression"
+            or _text(parent.child_by_field_name("field")) != "Methods"
+        ):
             return []
         call = parent.parent
-        found = [self.method(a) for a in _args(call)] if call is not None and call.type == "call_expression" else []
+        found = (
+            [self.method(a) for a in _args(call)]
+            if call is not None and call.type == "call_expression"
+            else []
+        )
         return [m for m in found if m is not None] if all(found) else []
 
     def strip_mount(self, node: Any, router: Router, pattern: str, handler: Any) -> None:
         """``mux.Handle("/api/", http.StripPrefix("/api", api.Router()))``: the router ``api.Router`` builds, under
         ``/api``."""
-        if handler is None or handler.type != "call_expression" or _text(
-                handler.child_by_field_name("function")) != "http.StripPrefix":
+        if (
+            handler is None
+            or handler.type != "call_expression"
+            or _text(handler.child_by_field_name("function")) != "http.StripPrefix"
+        ):
             return
         args = _args(handler)
         prefix = _string(args[0]) if args else None
         child = self.builder(args[1]) if len(args) > 1 else None
         if prefix is not None and child is not None and pattern.startswith(prefix):
-            self.http.mounts.append(MountDecl(prefix=join_paths(router[1], prefix), router=router[0], child=child,
-                                              line=node.start_point[0] + 1))
+            self.http.mounts.append(
+                MountDecl(
+                    prefix=join_paths(router[1], prefix),
+                    router=router[0],
+                    child=child,
+                    line=node.start_point[0] + 1,
+                )
+            )
 
     def builder(self, node: Any) -> str | None:
         """``func:PKG#F`` of a call ``F()`` or ``pkg.F()`` (the router function F builds)."""
@@ -237,16 +306,27 @@ class _Http:
         if sub.type == "identifier" and _text(sub) in routers:
             child = f"local:{routers[_text(sub)][0]}"
         if child is not None:
-            self.http.mounts.append(MountDecl(prefix=join_paths(router[1], prefix), router=router[0], child=child,
-                                              line=node.start_point[0] + 1))
+            self.http.mounts.append(
+                MountDecl(
+                    prefix=join_paths(router[1], prefix),
+                    router=router[0],
+                    child=child,
+                    line=node.start_point[0] + 1,
+                )
+            )
 
-    def request(self, node: Any, at: Any, method: str, args: list[Any], env: dict[str, Value], scope: Scope) -> None:
+    def request(
+        self, node: Any, at: Any, method: str, args: list[Any], env: dict[str, Value], scope: Scope
+    ) -> None:
         url = self.value(args[0], env) if args else None
         if url is None:
             return
         line, column = self.columns.at(at)
-        self.http.requests.append(RequestDecl(method=method, url=clean_url(url[1]), base=url[0], scope=scope, line=line,
-                                              column=column))
+        self.http.requests.append(
+            RequestDecl(
+                method=method, url=clean_url(url[1]), base=url[0], scope=scope, line=line, column=column
+            )
+        )
 
     def enclosing(self, node: Any) -> Scope:
         while node is not None:
@@ -260,10 +340,14 @@ def _named(node: Any) -> tuple[str, int, int]:
     return _text(node.child_by_field_name("name")), node.start_point[0] + 1, node.end_point[0] + 1
 
 
-
-
-def _assign(http: _Http, left: list[Any], right: list[Any], env: dict[str, Value], routers: dict[str, Router],
-            owner: str) -> None:
+def _assign(
+    http: _Http,
+    left: list[Any],
+    right: list[Any],
+    env: dict[str, Value],
+    routers: dict[str, Router],
+    owner: str,
+) -> None:
     """``x := chi.NewRouter()``, ``v1 := r.Group("/v1")``, ``base := "http://..."``, ``c := &http.Client{}``."""
     for name_node, value in zip(left, right, strict=False):
         name = _text(name_node)
@@ -292,8 +376,18 @@ def _assign(http: _Http, left: list[Any], right: list[Any], env: dict[str, Value
             env.pop(name, None)
 
 
-_ROUTER_TYPES = frozenset({"*gin.RouterGroup", "*gin.Engine", "gin.IRouter", "gin.IRoutes", "chi.Router", "*chi.Mux",
-                           "*http.ServeMux", "*mux.Router"})
+_ROUTER_TYPES = frozenset(
+    {
+        "*gin.RouterGroup",
+        "*gin.Engine",
+        "gin.IRouter",
+        "gin.IRoutes",
+        "chi.Router",
+        "*chi.Mux",
+        "*http.ServeMux",
+        "*mux.Router",
+    }
+)
 """Parameter types of a function that registers routes on the router it is given."""
 
 
@@ -303,7 +397,10 @@ def _router_params(http: _Http, fn: Any, name: str) -> dict[str, Router]:
     params = fn.child_by_field_name("parameters")
     found: dict[str, Router] = {}
     for p in params.named_children if params is not None and fn.type == "function_declaration" else ():
-        if p.type == "parameter_declaration" and _text(p.child_by_field_name("type")).replace(" ", "") in _ROUTER_TYPES:
+        if (
+            p.type == "parameter_declaration"
+            and _text(p.child_by_field_name("type")).replace(" ", "") in _ROUTER_TYPES
+        ):
             for ident in p.named_children:
                 if ident.type == "identifier":
                     found[_text(ident)] = (f"{name}()", "")
@@ -313,7 +410,9 @@ def _router_params(http: _Http, fn: Any, name: str) -> dict[str, Router]:
     return found
 
 
-def _walk(http: _Http, node: Any, env: dict[str, Value], routers: dict[str, Router], scope: Scope, owner: str) -> None:
+def _walk(
+    http: _Http, node: Any, env: dict[str, Value], routers: dict[str, Router], scope: Scope, owner: str
+) -> None:
     for child in node.named_children:
         kind = child.type
         if kind in ("function_declaration", "method_declaration"):
@@ -337,7 +436,9 @@ def _walk(http: _Http, node: Any, env: dict[str, Value], routers: dict[str, Rout
                 _assign(http, names, value.named_children, env, routers, owner)
 
 
-def _nest(http: _Http, call: Any, env: dict[str, Value], routers: dict[str, Router], scope: Scope, owner: str) -> bool:
+def _nest(
+    http: _Http, call: Any, env: dict[str, Value], routers: dict[str, Router], scope: Scope, owner: str
+) -> bool:
     """chi's ``r.Route("/p", func(r chi.Router) {...})`` and ``r.Group(func(r chi.Router) {...})``: the function's
     router is the receiver's under the prefix."""
     func = call.child_by_field_name("function")
@@ -345,11 +446,18 @@ def _nest(http: _Http, call: Any, env: dict[str, Value], routers: dict[str, Rout
         return False
     operand, field = _text(func.child_by_field_name("operand")), _text(func.child_by_field_name("field"))
     args = _args(call)
-    if operand not in routers or field not in ("Route", "Group") or not args or args[-1].type != "func_literal":
+    if (
+        operand not in routers
+        or field not in ("Route", "Group")
+        or not args
+        or args[-1].type != "func_literal"
+    ):
         return False
     prefix = _string(args[0]) if field == "Route" else ""
     params = args[-1].child_by_field_name("parameters")
-    names = [_text(p.child_by_field_name("name")) for p in params.named_children] if params is not None else []
+    names = (
+        [_text(p.child_by_field_name("name")) for p in params.named_children] if params is not None else []
+    )
     if prefix is None or not names:
         return False
     inner = dict(routers)

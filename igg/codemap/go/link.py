@@ -110,13 +110,26 @@ class GoLinker:
     def instantiable(self, qualified: str) -> bool:
         return False
 
-    def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
+    def callable_relations(
+        self,
+        f: FileFacts,
+        c: CallableDecl,
+        owner: TypeDecl | None,
+        add: Callable[[Relation], None],
+        class_level: Callable[[str | None, int, int], None],
+    ) -> None:
         return None
 
     # ---- imports -------------------------------------------------------------------------------------
-    def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
-                         symbols_only: bool) -> None:
+    def import_relations(
+        self,
+        f: FileFacts,
+        i: ImportRef,
+        add: AddRelation,
+        package: PackageKey,
+        external: bool,
+        symbols_only: bool,
+    ) -> None:
         if i.target == "C" or not i.target:
             return
         if i.target in self.names:
@@ -201,9 +214,13 @@ class GoLinker:
         written in."""
         level, seen = [q], {q}
         for _ in range(_DEPTH):
-            found = [(t, self.index.types[t].fields[name]) for t in level if name in self.index.types[t].fields]
+            found = [
+                (t, self.index.types[t].fields[name]) for t in level if name in self.index.types[t].fields
+            ]
             if found:
-                if len(found) != 1 or any(m.name == name for t in level for m in self.index.members.get(t, ())):
+                if len(found) != 1 or any(
+                    m.name == name for t in level for m in self.index.members.get(t, ())
+                ):
                     return None
                 t, written = found[0]
                 return written, self.index.type_file[t]
@@ -236,7 +253,9 @@ class GoLinker:
                 q = self.resolve_type(inner[0], inner[1], None)
                 under = self.index.types[q].fields.get(UNDERLYING) if q is not None else None
                 if q is not None and under is not None:
-                    return (part, self.index.type_file[q]) if (part := _element(under, kind == "key")) else None
+                    return (
+                        (part, self.index.type_file[q]) if (part := _element(under, kind == "key")) else None
+                    )
             return (part, inner[1]) if part is not None else None
         base = self.type_of(expr[1], f, depth + 1) if kind == "field" else None
         if kind == "field":
@@ -244,7 +263,9 @@ class GoLinker:
         if kind == "call":
             target = self.call_target(expr[1], f, None, depth + 1)
             if target is None and expr[1].receiver in ("none", "type"):  # T(x), pkg.T(x): a conversion to T
-                written = f"{expr[1].receiver_type}.{expr[1].name}" if expr[1].receiver == "type" else expr[1].name
+                written = (
+                    f"{expr[1].receiver_type}.{expr[1].name}" if expr[1].receiver == "type" else expr[1].name
+                )
                 return (written, f) if self.resolve_type(written, f, None) is not None else None
             if not isinstance(target, CallableDecl):
                 return None
@@ -262,7 +283,8 @@ class GoLinker:
             return self.written_of(("field", ("global", head), rest), f, depth + 1)
         else:
             found = self.globals.get(f.package, {}).get(name) or next(
-                (self.globals[p][name] for p in dots if name in self.globals.get(p, {})), None)
+                (self.globals[p][name] for p in dots if name in self.globals.get(p, {})), None
+            )
         if found is None:
             return None
         written, where = found
@@ -270,7 +292,7 @@ class GoLinker:
             return written, where
         callee = written[2:]
         owner, dotted, called = callee.rpartition(".")
-        ref = (CallRef(name=called, receiver="type", receiver_type=owner) if dotted else CallRef(name=callee))
+        ref = CallRef(name=called, receiver="type", receiver_type=owner) if dotted else CallRef(name=callee)
         return self.written_of(("call", ref), where, depth + 1)
 
     def type_of(self, expr: Any, f: FileFacts, depth: int = 0) -> str | None:
@@ -281,8 +303,9 @@ class GoLinker:
         return self.resolve_type(found[0], found[1], None)
 
     # ---- calls ---------------------------------------------------------------------------------------
-    def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None,
-                    depth: int = 0) -> CallableDecl | ClassLevel | str | None:
+    def call_target(
+        self, call: CallRef, f: FileFacts, owner: TypeDecl | None, depth: int = 0
+    ) -> CallableDecl | ClassLevel | str | None:
         index = self.index
         if call.receiver == "none":
             found: CallableDecl | None = index.functions.get(f"{f.package}.{call.name}")
@@ -333,8 +356,10 @@ class GoLinker:
     def shape(self, m: CallableDecl, f: FileFacts) -> Shape:
         """A method's parameter and result types, each named as the compiler would (``Entry`` in package
         ``example.com/log`` is ``example.com/log.Entry``, ``io.Reader`` is ``io.Reader``)."""
-        return (tuple(self.normal(p or "", f) for p in m.params),
-                tuple(self.normal(r, f) for r in split_types(m.returns)))
+        return (
+            tuple(self.normal(p or "", f) for p in m.params),
+            tuple(self.normal(r, f) for r in split_types(m.returns)),
+        )
 
     def normal(self, written: str, f: FileFacts) -> str:
         """A written type with every type name in it qualified by its package's import path."""
@@ -374,7 +399,11 @@ class GoLinker:
                 continue
             declared = set(self._embedded(t.qualified))
             for q, (wants, needs) in self.interfaces():
-                if q not in declared and needs <= embeds and all(have.get(n) == shape for n, shape in wants.items()):
+                if (
+                    q not in declared
+                    and needs <= embeds
+                    and all(have.get(n) == shape for n, shape in wants.items())
+                ):
                     add(Relation("IMPLEMENTS", type_key(t.qualified), type_key(q), t.line, t.column))
 
 
@@ -383,8 +412,10 @@ Shape = tuple[tuple[str, ...], tuple[str, ...]]
 MethodSet = tuple[dict[str, Shape], frozenset[str]]
 """A type's methods by name, and the outside types it embeds (``GoLinker.method_set``)."""
 _QUALIFIED = re.compile(r"\b([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?")
-_PREDECLARED = frozenset("""bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string
-uint uint8 uint16 uint32 uint64 uintptr any comparable func map chan struct interface""".split())
+_PREDECLARED = frozenset(
+    """bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 rune string
+uint uint8 uint16 uint32 uint64 uintptr any comparable func map chan struct interface""".split()
+)
 
 
 def _element(written: str, key: bool) -> str | None:
@@ -393,23 +424,28 @@ def _element(written: str, key: bool) -> str | None:
     written = written.strip()
     if written.startswith("[") and not key:
         close = written.find("]")
-        return written[close + 1:].strip() if close > 0 or written.startswith("[]") else None
+        return written[close + 1 :].strip() if close > 0 or written.startswith("[]") else None
     if written.startswith("map["):
         depth = 0
         for at, ch in enumerate(written[3:], 3):
             depth += ch == "["
             depth -= ch == "]"
             if depth == 0:
-                return written[4:at].strip() if key else written[at + 1:].strip()
+                return written[4:at].strip() if key else written[at + 1 :].strip()
         return None
     for prefix in ("chan ", "<-chan ", "chan<- "):
         if written.startswith(prefix):
-            return written[len(prefix):].strip() if key else None
+            return written[len(prefix) :].strip() if key else None
     return None
 
 
 def _named(written: str) -> bool:
     """Whether a written type is a (pointer to a) named type: not a slice, map, channel or function type."""
     stripped = written.strip().lstrip("*")
-    return bool(stripped) and (stripped[0].isalpha() or stripped[0] == "_") and not stripped.startswith(
-        ("map[", "chan ", "chan<-", "func(", "func ", "struct{", "struct {", "interface{", "interface {"))
+    return (
+        bool(stripped)
+        and (stripped[0].isalpha() or stripped[0] == "_")
+        and not stripped.startswith(
+            ("map[", "chan ", "chan<-", "func(", "func ", "struct{", "struct {", "interface{", "interface {")
+        )
+    )

@@ -38,9 +38,23 @@ def base_type(written: str) -> str:
     return written
 
 
-SCOPES = frozenset({"block", "if_statement", "for_statement", "expression_switch_statement", "type_switch_statement",
-                    "select_statement", "expression_case", "type_case", "default_case", "communication_case",
-                    "func_literal", "function_declaration", "method_declaration"})
+SCOPES = frozenset(
+    {
+        "block",
+        "if_statement",
+        "for_statement",
+        "expression_switch_statement",
+        "type_switch_statement",
+        "select_statement",
+        "expression_case",
+        "type_case",
+        "default_case",
+        "communication_case",
+        "func_literal",
+        "function_declaration",
+        "method_declaration",
+    }
+)
 """Nodes that open a scope: a declaration inside one is seen up to its end."""
 
 
@@ -108,9 +122,15 @@ class Scope:
         if not base:
             return UNKNOWN
         written = " ".join(written.split())
-        if self.type_params:  # a type parameter stands for its constraint, if it is a named one (else for none)
-            written = IDENT.sub(lambda m: self.type_params.get(m.group(0)) or "?" if m.group(0) in self.type_params
-                                 else m.group(0), written)
+        if (
+            self.type_params
+        ):  # a type parameter stands for its constraint, if it is a named one (else for none)
+            written = IDENT.sub(
+                lambda m: (
+                    self.type_params.get(m.group(0)) or "?" if m.group(0) in self.type_params else m.group(0)
+                ),
+                written,
+            )
             if base_type(written).startswith("?"):
                 return UNKNOWN
         return ("var", written)
@@ -124,7 +144,9 @@ class Scope:
             return self.expr(node.named_children[0])
         if kind == "unary_expression" and node_text(node.child_by_field_name("operator")) == "&":
             operand = node.child_by_field_name("operand")
-            return self.expr(operand) if operand is not None and operand.type == "composite_literal" else UNKNOWN
+            return (
+                self.expr(operand) if operand is not None and operand.type == "composite_literal" else UNKNOWN
+            )
         if kind == "unary_expression" and node_text(node.child_by_field_name("operator")) == "<-":
             operand = node.child_by_field_name("operand")  # a channel's element: its "key" as range reads it
             base = self.expr(operand) if operand is not None else UNKNOWN
@@ -137,7 +159,10 @@ class Scope:
             if operand is None or field is None:
                 return UNKNOWN
             if operand.type == "identifier" and self.local(node_text(operand), operand.start_byte) is None:
-                return ("global", f"{node_text(operand)}.{node_text(field)}")  # pkg.Var, or a field of a package's var
+                return (
+                    "global",
+                    f"{node_text(operand)}.{node_text(field)}",
+                )  # pkg.Var, or a field of a package's var
             base = self.expr(operand)
             return UNKNOWN if base is UNKNOWN else ("field", base, node_text(field))
         if kind == "index_expression":
@@ -152,7 +177,11 @@ class Scope:
             function = node.child_by_field_name("function")
             if function is None:
                 return UNKNOWN
-            if function.type == "identifier" and node_text(function) == "new" and self.local("new", node.start_byte) is None:
+            if (
+                function.type == "identifier"
+                and node_text(function) == "new"
+                and self.local("new", node.start_byte) is None
+            ):
                 args = node.child_by_field_name("arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None
                 return self.written(node_text(first)) if first is not None else UNKNOWN
@@ -179,8 +208,22 @@ class Scope:
             if operand.type in ("identifier", "package_identifier"):
                 found = self.local(node_text(operand), operand.start_byte)
                 if found is None:
-                    return CallRef(name=node_text(field), receiver="type", receiver_type=node_text(operand), line=line, column=column)
-                return None if found is UNKNOWN else CallRef(name=node_text(field), receiver="expr", expr=found, line=line, column=column)
+                    return CallRef(
+                        name=node_text(field),
+                        receiver="type",
+                        receiver_type=node_text(operand),
+                        line=line,
+                        column=column,
+                    )
+                return (
+                    None
+                    if found is UNKNOWN
+                    else CallRef(name=node_text(field), receiver="expr", expr=found, line=line, column=column)
+                )
             typed = self.expr(operand)
-            return None if typed is UNKNOWN else CallRef(name=node_text(field), receiver="expr", expr=typed, line=line, column=column)
+            return (
+                None
+                if typed is UNKNOWN
+                else CallRef(name=node_text(field), receiver="expr", expr=typed, line=line, column=column)
+            )
         return None

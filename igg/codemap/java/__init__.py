@@ -31,8 +31,11 @@ class Java(Language):
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "//"
-    hint = re.compile(r"^\s*(package\s+[\w.]+\s*;|import\s+[\w.*]+\s*;|(public\s+)?(final\s+|abstract\s+)*"
-                      r"(class|interface|enum|record)\s+\w+)", re.MULTILINE)
+    hint = re.compile(
+        r"^\s*(package\s+[\w.]+\s*;|import\s+[\w.*]+\s*;|(public\s+)?(final\s+|abstract\s+)*"
+        r"(class|interface|enum|record)\s+\w+)",
+        re.MULTILINE,
+    )
 
     def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
         from igg.codemap.java.analyze import analyze_java
@@ -43,15 +46,22 @@ class Java(Language):
         found = PACKAGE_LINE.search(text)
         package = found.group(1) if found else ""
         stem = path.rpartition("/")[2].removesuffix(".java")
-        facts = FileFacts(path=path, language="java", module=f"{package}.{stem}" if package else stem,
-                          package=package)
+        facts = FileFacts(
+            path=path, language="java", module=f"{package}.{stem}" if package else stem, package=package
+        )
         for m in _IMPORT.finditer(text):
             if not m.group(1):
                 target = m.group(2)
                 line, column = position(text, m.start())
-                facts.imports.append(ImportRef(target=target, wildcard=bool(m.group(3)),
-                                               alias=None if m.group(3) else target.rpartition(".")[2],
-                                               line=line, column=column))
+                facts.imports.append(
+                    ImportRef(
+                        target=target,
+                        wildcard=bool(m.group(3)),
+                        alias=None if m.group(3) else target.rpartition(".")[2],
+                        line=line,
+                        column=column,
+                    )
+                )
         return facts
 
     def is_package_dir(self, path: str) -> bool:
@@ -91,10 +101,12 @@ def _declares(java_file: str, folders: list[str], sub: list[str]) -> bool:
     if not found:
         return False
     package = found.group(1).split(".")
-    if len(package) <= len(sub) or package[len(package) - len(sub):] != sub:
+    if len(package) <= len(sub) or package[len(package) - len(sub) :] != sub:
         return False
-    through = package[:len(package) - len(sub)]  # the package down to this folder: it must end in the folders
-    return through == folders[-len(through):]
+    through = package[
+        : len(package) - len(sub)
+    ]  # the package down to this folder: it must end in the folders
+    return through == folders[-len(through) :]
 
 
 LANGUAGE = Java()

@@ -41,11 +41,23 @@ from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
 
-_TYPE_NODES = {"class_declaration": "class", "record_declaration": "class", "interface_declaration": "interface",
-               "enum_declaration": "enum", "annotation_type_declaration": "interface"}
-_LITERAL_TYPES = {"string_literal": "String", "decimal_integer_literal": "int", "hex_integer_literal": "int",
-                  "decimal_floating_point_literal": "double", "character_literal": "char", "true": "boolean",
-                  "false": "boolean", "text_block": "String"}
+_TYPE_NODES = {
+    "class_declaration": "class",
+    "record_declaration": "class",
+    "interface_declaration": "interface",
+    "enum_declaration": "enum",
+    "annotation_type_declaration": "interface",
+}
+_LITERAL_TYPES = {
+    "string_literal": "String",
+    "decimal_integer_literal": "int",
+    "hex_integer_literal": "int",
+    "decimal_floating_point_literal": "double",
+    "character_literal": "char",
+    "true": "boolean",
+    "false": "boolean",
+    "text_block": "String",
+}
 
 
 @lru_cache(maxsize=1)
@@ -77,7 +89,9 @@ class _Analyzer:
         package = ""
         for child in root.named_children:
             if child.type == "package_declaration":
-                name = next((c for c in child.named_children if c.type in ("scoped_identifier", "identifier")), None)
+                name = next(
+                    (c for c in child.named_children if c.type in ("scoped_identifier", "identifier")), None
+                )
                 package = text_of(name) if name is not None else ""
             elif child.type == "import_declaration":
                 self._import(child)
@@ -102,11 +116,26 @@ class _Analyzer:
         if static:
             # import static a.b.Util.hash / a.b.Util.*: the dependency is on the type, the member is bound
             owner, _, member = (target, "", "*") if wildcard else target.rpartition(".")
-            self.facts.imports.append(ImportRef(target=owner, alias=None if wildcard else member, member=member,
-                                                wildcard=wildcard, line=line, column=column))
+            self.facts.imports.append(
+                ImportRef(
+                    target=owner,
+                    alias=None if wildcard else member,
+                    member=member,
+                    wildcard=wildcard,
+                    line=line,
+                    column=column,
+                )
+            )
             return
-        self.facts.imports.append(ImportRef(target=target, alias=None if wildcard else target.rpartition(".")[2],
-                                            wildcard=wildcard, line=line, column=column))
+        self.facts.imports.append(
+            ImportRef(
+                target=target,
+                alias=None if wildcard else target.rpartition(".")[2],
+                wildcard=wildcard,
+                line=line,
+                column=column,
+            )
+        )
 
     def _collect_constants(self, node: Any) -> None:
         body = node.child_by_field_name("body")
@@ -127,11 +156,20 @@ class _Analyzer:
     def _type(self, node: Any, outer: TypeDecl | None, generics: dict[str, str]) -> None:
         simple = text_of(node.child_by_field_name("name"))
         kind = _TYPE_NODES[node.type]
-        decl = TypeDecl(kind=kind, name=f"{outer.name}.{simple}" if outer else simple,  # type: ignore[arg-type]
-                        package=self.facts.package, line=node.start_point[0] + 1, column=self.at(node)[1],
-                        outer=outer.qualified if outer else None)
-        inner_class = (outer is not None and outer.kind != "interface" and node.type == "class_declaration"
-                       and not is_static(node))  # an inner class sees its outer type's type parameters
+        decl = TypeDecl(
+            kind=kind,
+            name=f"{outer.name}.{simple}" if outer else simple,  # type: ignore[arg-type]
+            package=self.facts.package,
+            line=node.start_point[0] + 1,
+            column=self.at(node)[1],
+            outer=outer.qualified if outer else None,
+        )
+        inner_class = (
+            outer is not None
+            and outer.kind != "interface"
+            and node.type == "class_declaration"
+            and not is_static(node)
+        )  # an inner class sees its outer type's type parameters
         generics = generics_of(node, generics if inner_class else {})
         own = generics_of(node, {})
         self.self_bounded[decl.qualified] = {p for p, bound in own.items() if bound == simple}
@@ -145,7 +183,9 @@ class _Analyzer:
                 type_list = next((c for c in child.named_children if c.type == "type_list"), None)
                 texts = [type_text(t) for t in (type_list.named_children if type_list else [])]
                 written.extend(texts)
-                (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(map(base_type, texts))
+                (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(
+                    map(base_type, texts)
+                )
         decl.type_params = own
         for text in written:
             decl.super_args[base_type(text)] = written_args(text)
@@ -174,8 +214,12 @@ class _Analyzer:
         static_init: list[Any] = []
         instance_init: list[Any] = []
         for m in members:
-            if m.type in ("method_declaration", "constructor_declaration", "compact_constructor_declaration",
-                          "annotation_type_element_declaration"):
+            if m.type in (
+                "method_declaration",
+                "constructor_declaration",
+                "compact_constructor_declaration",
+                "annotation_type_element_declaration",
+            ):
                 self._callable(m, decl, generics)
             elif m.type in _TYPE_NODES:
                 self._type(m, outer=decl, generics=generics)
@@ -193,9 +237,15 @@ class _Analyzer:
                     (static_init if static else instance_init).extend(values)
         for name, nodes in (("<clinit>", static_init), ("<init>", instance_init)):
             if nodes:
-                init = CallableDecl(kind="method", name=name, signature=f"{name}()", owner=decl.qualified,
-                                    line=nodes[0].start_point[0] + 1, column=self.at(nodes[0])[1],
-                                    static=name == "<clinit>")
+                init = CallableDecl(
+                    kind="method",
+                    name=name,
+                    signature=f"{name}()",
+                    owner=decl.qualified,
+                    line=nodes[0].start_point[0] + 1,
+                    column=self.at(nodes[0])[1],
+                    static=name == "<clinit>",
+                )
                 scope: dict[str, Expr] = {}
                 for n in nodes:
                     before = len(init.sql)
@@ -217,47 +267,77 @@ class _Analyzer:
                 erased = erase(p.child_by_field_name("type"), generics) + "[]" * dims_of(p)
                 params.append((written, erased, text_of(p.child_by_field_name("name"))))
             elif p.type == "spread_parameter":
-                t = next((c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")), None)
+                t = next(
+                    (c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")), None
+                )
                 d = next((c for c in p.named_children if c.type == "variable_declarator"), None)
                 if t is not None and d is not None:
-                    params.append((type_text(t) + "...", erase(t, generics) + "[]", text_of(d.child_by_field_name("name"))))
+                    params.append(
+                        (
+                            type_text(t) + "...",
+                            erase(t, generics) + "[]",
+                            text_of(d.child_by_field_name("name")),
+                        )
+                    )
         static = is_static(node)
         returns = None
         rtype = node.child_by_field_name("type")
         if rtype is not None and not constructor:
             returns = erase(rtype, generics) + "[]" * dims_of(node)
-        decl = CallableDecl(kind="constructor" if constructor else "method", name=name, owner=owner.qualified,
-                            signature=f"{name}({', '.join(t for t, _, _ in params)})", line=node.start_point[0] + 1,
-                            column=self.at(node)[1],
-                            params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
-                            static=static, returns=returns,
-                            abstract=not constructor and node.child_by_field_name("body") is None,
-                            returns_param=owner_param(rtype, owner, node) if not constructor else None,
-                            returns_element=element_type(rtype, generics) if rtype is not None and not constructor
-                            and not dims_of(node) else None,
-                            returns_self=rtype is not None and not constructor and not static
-                            and type_text(rtype) in self.self_bounded.get(owner.qualified, ())
-                            and type_text(rtype) not in generics_of(node, {}))
+        decl = CallableDecl(
+            kind="constructor" if constructor else "method",
+            name=name,
+            owner=owner.qualified,
+            signature=f"{name}({', '.join(t for t, _, _ in params)})",
+            line=node.start_point[0] + 1,
+            column=self.at(node)[1],
+            params=tuple(e.removesuffix("[]") if w.endswith("...") else e for w, e, _ in params),
+            static=static,
+            returns=returns,
+            abstract=not constructor and node.child_by_field_name("body") is None,
+            returns_param=owner_param(rtype, owner, node) if not constructor else None,
+            returns_element=element_type(rtype, generics)
+            if rtype is not None and not constructor and not dims_of(node)
+            else None,
+            returns_self=rtype is not None
+            and not constructor
+            and not static
+            and type_text(rtype) in self.self_bounded.get(owner.qualified, ())
+            and type_text(rtype) not in generics_of(node, {}),
+        )
         self.facts.callables.append(decl)
         body = node.child_by_field_name("body")
         if body is None:
             return
         if constructor:
-            first = next((c for c in body.named_children if c.type != "line_comment" and c.type != "block_comment"),
-                         None)
+            first = next(
+                (c for c in body.named_children if c.type != "line_comment" and c.type != "block_comment"),
+                None,
+            )
             decl.explicit_init = first is not None and first.type == "explicit_constructor_invocation"
             decl.body_site = self.at(body)
         scope: dict[str, Expr] = {n: ("var", e) for _, e, n in params}
         for p in plist.named_children if plist is not None else []:  # List<Filter> filters: its elements too
-            element = element_type(p.child_by_field_name("type"), generics) if p.type == "formal_parameter" else None
+            element = (
+                element_type(p.child_by_field_name("type"), generics)
+                if p.type == "formal_parameter"
+                else None
+            )
             if element and not dims_of(p):
                 pname = text_of(p.child_by_field_name("name"))
                 scope[pname] = (*scope[pname], element)
         self._walk(body, decl, owner, scope, generics)
 
     # ---- bodies --------------------------------------------------------------------------------------
-    def _declare(self, scope: dict[str, Expr], type_node: Any, name_node: Any, generics: dict[str, str],
-                 value: Any = None, dims: int = 0) -> None:
+    def _declare(
+        self,
+        scope: dict[str, Expr],
+        type_node: Any,
+        name_node: Any,
+        generics: dict[str, str],
+        value: Any = None,
+        dims: int = 0,
+    ) -> None:
         if name_node is None:
             return
         name = text_of(name_node)
@@ -272,8 +352,9 @@ class _Analyzer:
             erased = erase(type_node, generics) + "[]" * dims
             scope[name] = ("var", erased, element) if element else ("var", erased)
 
-    def _walk(self, root: Any, decl: CallableDecl, owner: TypeDecl, scope: dict[str, Expr],
-              generics: dict[str, str]) -> None:
+    def _walk(
+        self, root: Any, decl: CallableDecl, owner: TypeDecl, scope: dict[str, Expr], generics: dict[str, str]
+    ) -> None:
         stack: list[Any] = [root]
         while stack:
             node = stack.pop()
@@ -282,23 +363,43 @@ class _Analyzer:
                 continue
             kind = node.type
             if kind in _TYPE_NODES and node is not root and not _in_anonymous(node, root):
-                self._type(node, outer=owner, generics=generics)  # a local class: Outer.Local, a type of its own
+                self._type(
+                    node, outer=owner, generics=generics
+                )  # a local class: Outer.Local, a type of its own
                 continue
             if kind == "lambda_expression":
                 self._lambda(node, scope, stack, generics)
             elif kind == "local_variable_declaration":
                 tnode = node.child_by_field_name("type")
                 for d in node.children_by_field_name("declarator"):
-                    self._declare(scope, tnode, d.child_by_field_name("name"), generics, d.child_by_field_name("value"),
-                                  dims_of(d))
+                    self._declare(
+                        scope,
+                        tnode,
+                        d.child_by_field_name("name"),
+                        generics,
+                        d.child_by_field_name("value"),
+                        dims_of(d),
+                    )
             elif kind in ("formal_parameter", "resource"):
-                self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
-                              node.child_by_field_name("value"), dims_of(node))
+                self._declare(
+                    scope,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("name"),
+                    generics,
+                    node.child_by_field_name("value"),
+                    dims_of(node),
+                )
                 if kind == "resource":  # try-with-resources closes it: javac calls close() on its static type
                     self._close(node, decl, scope, generics)
             elif kind == "enhanced_for_statement":
-                self._declare(scope, node.child_by_field_name("type"), node.child_by_field_name("name"), generics,
-                              None, dims_of(node))
+                self._declare(
+                    scope,
+                    node.child_by_field_name("type"),
+                    node.child_by_field_name("name"),
+                    generics,
+                    None,
+                    dims_of(node),
+                )
             elif kind == "catch_formal_parameter":
                 types = [c for c in node.named_children if c.type == "catch_type"]
                 names = [c for c in node.named_children if c.type == "identifier"]
@@ -315,8 +416,15 @@ class _Analyzer:
             elif kind == "explicit_constructor_invocation":
                 ctor = node.child_by_field_name("constructor")
                 line, column = self.at(ctor)
-                decl.calls.append(CallRef(name="<init>", receiver="this" if ctor.type == "this" else "super",
-                                          args=self._args(node, scope, generics), line=line, column=column))
+                decl.calls.append(
+                    CallRef(
+                        name="<init>",
+                        receiver="this" if ctor.type == "this" else "super",
+                        args=self._args(node, scope, generics),
+                        line=line,
+                        column=column,
+                    )
+                )
             elif kind == "switch_expression":
                 # a switch over an enum calls its ordinal() (javac's switch map): a dependency on the enum,
                 # kept as a class-level call when the selector's type is an enum of the tree
@@ -324,9 +432,13 @@ class _Analyzer:
                 selector = self._expr(cond, scope, generics) if cond is not None else None
                 if selector is not None:
                     line, column = self.at(node)
-                    decl.calls.append(CallRef(name=SWITCH, receiver="expr", expr=selector, line=line, column=column))
+                    decl.calls.append(
+                        CallRef(name=SWITCH, receiver="expr", expr=selector, line=line, column=column)
+                    )
             elif kind == "object_creation_expression":
-                decl.instantiates.append((base_type(type_text(node.child_by_field_name("type"))), *self.at(node)))
+                decl.instantiates.append(
+                    (base_type(type_text(node.child_by_field_name("type"))), *self.at(node))
+                )
             elif kind in ("string_literal", "text_block", "binary_expression"):
                 text = string_value(node, self.strings)
                 if text is not None:
@@ -336,8 +448,10 @@ class _Analyzer:
                     continue
             elif kind == "identifier" and self.constants and text_of(node) in self.constants:
                 line, column = self.at(node)
-                decl.sql.extend(SqlRef(table=r.table, op=r.op, statement=r.statement, line=line, column=column)
-                                for r in self.constants[text_of(node)])
+                decl.sql.extend(
+                    SqlRef(table=r.table, op=r.op, statement=r.statement, line=line, column=column)
+                    for r in self.constants[text_of(node)]
+                )
             # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
 
@@ -352,7 +466,9 @@ class _Analyzer:
             expr = self._expr(named[0], scope, generics) if len(named) == 1 else None
         if expr is not None and expr != ("lit", None):
             line, column = self.at(node)
-            decl.calls.append(CallRef(name="close", receiver="expr", expr=expr, args=(), line=line, column=column))
+            decl.calls.append(
+                CallRef(name="close", receiver="expr", expr=expr, args=(), line=line, column=column)
+            )
 
     def _lambda(self, node: Any, scope: dict[str, Expr], stack: list[Any], generics: dict[str, str]) -> None:
         """Bind the parameters of a lambda that declares no types, for its body: each is typed by the call it
@@ -367,8 +483,10 @@ class _Analyzer:
         declared = target_type(node) if target is None else None
         typed: tuple[str, tuple[str, ...]] | None = None
         if declared is not None and base_type(type_text(declared)) != "var":
-            args = tuple(generics.get(base_type(a), base_type(a)) + "[]" * array_dims(a) if a else ""
-                         for a in type_arguments(type_text(declared)))
+            args = tuple(
+                generics.get(base_type(a), base_type(a)) + "[]" * array_dims(a) if a else ""
+                for a in type_arguments(type_text(declared))
+            )
             typed = (erase(declared, generics), args)
         for j, n in enumerate(names):
             if target is not None:
@@ -431,8 +549,14 @@ class _Analyzer:
         if kind == "cast_expression":
             return ("cast", erase(node.child_by_field_name("type"), generics))
         if kind == "array_creation_expression":  # new T[n]: an array, of no type of the tree
-            dims = sum(1 if c.type == "dimensions_expr" else text_of(c).count("[") for c in node.children
-                       if c.type in ("dimensions_expr", "dimensions")) or 1
+            dims = (
+                sum(
+                    1 if c.type == "dimensions_expr" else text_of(c).count("[")
+                    for c in node.children
+                    if c.type in ("dimensions_expr", "dimensions")
+                )
+                or 1
+            )
             return ("lit", erase(node.child_by_field_name("type"), generics) + "[]" * dims)
         if kind in _LITERAL_TYPES:
             return ("lit", _LITERAL_TYPES[kind])
@@ -456,8 +580,11 @@ def _in_anonymous(node: Any, root: Any) -> bool:
     names what such a body holds after its encloser (``Outer$1$1Local``), so it stays part of the callable."""
     parent = node.parent
     while parent is not None and parent != root:
-        if parent.type == "class_body" and parent.parent is not None and parent.parent.type in (
-                "object_creation_expression", "enum_constant"):
+        if (
+            parent.type == "class_body"
+            and parent.parent is not None
+            and parent.parent.type in ("object_creation_expression", "enum_constant")
+        ):
             return True
         parent = parent.parent
     return False
@@ -492,5 +619,3 @@ def analyze_java(path: str, text: str) -> FileFacts:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
         facts.error_line = first_error_line(tree.root_node)
     return facts
-
-

@@ -11,38 +11,127 @@ any other leaves the parameter unknown, so that no call is guessed.
 from __future__ import annotations
 
 FUNCTION_PARAMS: dict[str, tuple[int, ...]] = {
-    "Consumer": (0,), "Predicate": (0,), "Function": (0,), "UnaryOperator": (0,), "ToIntFunction": (0,),
-    "ToLongFunction": (0,), "ToDoubleFunction": (0,), "ObjIntConsumer": (0,), "ObjLongConsumer": (0,),
-    "ObjDoubleConsumer": (0,), "BiConsumer": (0, 1), "BiFunction": (0, 1), "BiPredicate": (0, 1),
-    "ToIntBiFunction": (0, 1), "ToLongBiFunction": (0, 1), "ToDoubleBiFunction": (0, 1),
-    "BinaryOperator": (0, 0), "Comparator": (0, 0),
+    "Consumer": (0,),
+    "Predicate": (0,),
+    "Function": (0,),
+    "UnaryOperator": (0,),
+    "ToIntFunction": (0,),
+    "ToLongFunction": (0,),
+    "ToDoubleFunction": (0,),
+    "ObjIntConsumer": (0,),
+    "ObjLongConsumer": (0,),
+    "ObjDoubleConsumer": (0,),
+    "BiConsumer": (0, 1),
+    "BiFunction": (0, 1),
+    "BiPredicate": (0, 1),
+    "ToIntBiFunction": (0, 1),
+    "ToLongBiFunction": (0, 1),
+    "ToDoubleBiFunction": (0, 1),
+    "BinaryOperator": (0, 0),
+    "Comparator": (0, 0),
 }
 """Functional interface -> for each lambda parameter, the index of the type argument that is its type."""
 
-CONTAINERS = frozenset({
-    "Iterable", "Collection", "List", "Set", "SortedSet", "NavigableSet", "Queue", "Deque", "ArrayList",
-    "LinkedList", "HashSet", "LinkedHashSet", "TreeSet", "ArrayDeque", "PriorityQueue", "Vector",
-    "CopyOnWriteArrayList", "Stream", "Optional", "Iterator", "ListIterator",
-})
+CONTAINERS = frozenset(
+    {
+        "Iterable",
+        "Collection",
+        "List",
+        "Set",
+        "SortedSet",
+        "NavigableSet",
+        "Queue",
+        "Deque",
+        "ArrayList",
+        "LinkedList",
+        "HashSet",
+        "LinkedHashSet",
+        "TreeSet",
+        "ArrayDeque",
+        "PriorityQueue",
+        "Vector",
+        "CopyOnWriteArrayList",
+        "Stream",
+        "Optional",
+        "Iterator",
+        "ListIterator",
+    }
+)
 """JDK types of one element type whose methods below pass that element to a lambda."""
 
-ELEMENT_LAMBDAS = frozenset({
-    "forEach", "forEachOrdered", "removeIf", "allMatch", "anyMatch", "noneMatch", "filter", "map", "flatMap",
-    "peek", "mapToInt", "mapToLong", "mapToDouble", "takeWhile", "dropWhile", "ifPresent",
-})
+ELEMENT_LAMBDAS = frozenset(
+    {
+        "forEach",
+        "forEachOrdered",
+        "removeIf",
+        "allMatch",
+        "anyMatch",
+        "noneMatch",
+        "filter",
+        "map",
+        "flatMap",
+        "peek",
+        "mapToInt",
+        "mapToLong",
+        "mapToDouble",
+        "takeWhile",
+        "dropWhile",
+        "ifPresent",
+    }
+)
 """Methods of a container whose first argument is a lambda of one parameter, the element."""
 
 COMPARING = frozenset({"sorted", "min", "max"})
 """Methods of a stream whose first argument is a Comparator: both its parameters are elements."""
 
-SAME_ELEMENTS = frozenset({"stream", "parallelStream", "filter", "sorted", "distinct", "limit", "skip", "peek",
-                           "takeWhile", "dropWhile", "iterator", "listIterator", "descendingIterator", "subList",
-                           "findFirst", "findAny", "min", "max", "toList"})
+SAME_ELEMENTS = frozenset(
+    {
+        "stream",
+        "parallelStream",
+        "filter",
+        "sorted",
+        "distinct",
+        "limit",
+        "skip",
+        "peek",
+        "takeWhile",
+        "dropWhile",
+        "iterator",
+        "listIterator",
+        "descendingIterator",
+        "subList",
+        "findFirst",
+        "findAny",
+        "min",
+        "max",
+        "toList",
+    }
+)
 """Methods of a container that return a container (stream, iterator, list, Optional) of the same elements."""
 
-ELEMENT_RETURNS = frozenset({"get", "getFirst", "getLast", "peekFirst", "peekLast", "poll", "pollFirst", "pollLast",
-                             "pop", "element", "first", "last", "next", "previous", "orElse", "orElseGet",
-                             "orElseThrow", "removeFirst", "removeLast"})
+ELEMENT_RETURNS = frozenset(
+    {
+        "get",
+        "getFirst",
+        "getLast",
+        "peekFirst",
+        "peekLast",
+        "poll",
+        "pollFirst",
+        "pollLast",
+        "pop",
+        "element",
+        "first",
+        "last",
+        "next",
+        "previous",
+        "orElse",
+        "orElseGet",
+        "orElseThrow",
+        "removeFirst",
+        "removeLast",
+    }
+)
 """Methods of a container that return one of its elements (``List.get(int)``, ``Optional.get()``,
 ``Iterator.next()``)."""
 

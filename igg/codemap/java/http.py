@@ -25,11 +25,27 @@ def hinted(text: str) -> bool:
     """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
     return any(h in text for h in HINTS)
 
-_MAPPINGS = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
-             "PatchMapping": "PATCH", "RequestMapping": "*"}
-_REST = {"getForObject": "GET", "getForEntity": "GET", "postForObject": "POST", "postForEntity": "POST",
-         "postForLocation": "POST", "put": "PUT", "delete": "DELETE", "patchForObject": "PATCH",
-         "headForHeaders": "HEAD", "optionsForAllow": "OPTIONS"}
+
+_MAPPINGS = {
+    "GetMapping": "GET",
+    "PostMapping": "POST",
+    "PutMapping": "PUT",
+    "DeleteMapping": "DELETE",
+    "PatchMapping": "PATCH",
+    "RequestMapping": "*",
+}
+_REST = {
+    "getForObject": "GET",
+    "getForEntity": "GET",
+    "postForObject": "POST",
+    "postForEntity": "POST",
+    "postForLocation": "POST",
+    "put": "PUT",
+    "delete": "DELETE",
+    "patchForObject": "PATCH",
+    "headForHeaders": "HEAD",
+    "optionsForAllow": "OPTIONS",
+}
 _WEB = {m.lower(): m for m in METHODS}
 Value = tuple[str | None, str]
 Scope = tuple[str, int, int] | None
@@ -41,12 +57,20 @@ def _text(node: Any) -> str:
 
 def _args(node: Any) -> list[Any]:
     args = node.child_by_field_name("arguments")
-    return [a for a in args.named_children if a.type not in ("comment", "line_comment", "block_comment")] if args else []
+    return (
+        [a for a in args.named_children if a.type not in ("comment", "line_comment", "block_comment")]
+        if args
+        else []
+    )
 
 
 def _annotations(node: Any) -> list[Any]:
     mods = next((c for c in node.children if c.type == "modifiers"), None)
-    return [a for a in mods.named_children if a.type in ("annotation", "marker_annotation")] if mods is not None else []
+    return (
+        [a for a in mods.named_children if a.type in ("annotation", "marker_annotation")]
+        if mods is not None
+        else []
+    )
 
 
 def _strings(node: Any) -> list[str] | None:
@@ -107,14 +131,21 @@ class _Http:
         if kind == "string_literal":
             return None, _text(node)[1:-1]
         if kind == "binary_expression" and _text(node.child_by_field_name("operator")) == "+":
-            return _concat([self.value(node.child_by_field_name("left"), env),
-                            self.value(node.child_by_field_name("right"), env)])
+            return _concat(
+                [
+                    self.value(node.child_by_field_name("left"), env),
+                    self.value(node.child_by_field_name("right"), env),
+                ]
+            )
         if kind == "identifier":
             return env.get(_text(node))
         if kind == "field_access" and _text(node.child_by_field_name("object")) == "this":
             return env.get(_text(node.child_by_field_name("field")))
-        if kind == "method_invocation" and _text(node.child_by_field_name("object")) == "String" and _text(
-                node.child_by_field_name("name")) == "format":
+        if (
+            kind == "method_invocation"
+            and _text(node.child_by_field_name("object")) == "String"
+            and _text(node.child_by_field_name("name")) == "format"
+        ):
             args = _args(node)
             fmt = self.value(args[0], env) if args else None
             if fmt is None:
@@ -148,7 +179,9 @@ class _Http:
         while node is not None and node.type == "method_invocation":
             name = _text(node.child_by_field_name("name"))
             args = _args(node)
-            if name == "baseUrl" or (name == "create" and _text(node.child_by_field_name("object")) == "WebClient"):
+            if name == "baseUrl" or (
+                name == "create" and _text(node.child_by_field_name("object")) == "WebClient"
+            ):
                 return self.value(args[0], env) if args else (None, "")
             node = node.child_by_field_name("object")
         return None
@@ -162,12 +195,23 @@ class _Http:
             if paths is None:
                 continue
             line, column = self.columns.at(a)
-            scope = (_text(method.child_by_field_name("name")), method.start_point[0] + 1, method.end_point[0] + 1)
+            scope = (
+                _text(method.child_by_field_name("name")),
+                method.start_point[0] + 1,
+                method.end_point[0] + 1,
+            )
             for verb in _methods(a, _MAPPINGS[name]):
                 for prefix in prefixes:
                     for path in paths:
-                        self.http.routes.append(RouteDecl(method=verb, path=join_paths(prefix, path), scope=scope,
-                                                          line=line, column=column))
+                        self.http.routes.append(
+                            RouteDecl(
+                                method=verb,
+                                path=join_paths(prefix, path),
+                                scope=scope,
+                                line=line,
+                                column=column,
+                            )
+                        )
 
     def call(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
         name = _text(node.child_by_field_name("name"))
@@ -182,7 +226,9 @@ class _Http:
             verb = _text(obj.child_by_field_name("name"))
             inner = obj.child_by_field_name("object")
             client = _text(inner).removeprefix("this.") if inner is not None else ""
-            method = _WEB.get(verb) or (self.http_method(_args(obj)[0]) if verb == "method" and _args(obj) else None)
+            method = _WEB.get(verb) or (
+                self.http_method(_args(obj)[0]) if verb == "method" and _args(obj) else None
+            )
             if method is not None and client in self.web:
                 base = self.web[client]
                 if base is not None:
@@ -202,8 +248,9 @@ class _Http:
         elif not re.match(r"https?://", text):
             return  # a relative URL on a client whose base the code does not decide
         line, column = self.columns.at(node.child_by_field_name("name"))
-        self.http.requests.append(RequestDecl(method=method, url=_clean(text), scope=scope, line=line,
-                                              column=column))
+        self.http.requests.append(
+            RequestDecl(method=method, url=_clean(text), scope=scope, line=line, column=column)
+        )
 
 
 def _concat(parts: list[Value | None]) -> Value | None:
@@ -237,9 +284,18 @@ def _class(http: _Http, node: Any, env: dict[str, Value]) -> None:
         if member.type in ("method_declaration", "constructor_declaration"):
             if controller and prefixes is not None and member.type == "method_declaration":
                 http.mapping(member, prefixes)
-            scope = (_text(member.child_by_field_name("name")), member.start_point[0] + 1, member.end_point[0] + 1)
+            scope = (
+                _text(member.child_by_field_name("name")),
+                member.start_point[0] + 1,
+                member.end_point[0] + 1,
+            )
             _body(http, member, dict(env), scope)
-        elif member.type in ("class_declaration", "interface_declaration", "enum_declaration", "record_declaration"):
+        elif member.type in (
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+        ):
             _class(http, member, env)
 
 
@@ -266,6 +322,11 @@ def http_facts(root: Any, facts: FileFacts, columns: Columns) -> HttpFacts | Non
     """The routes and requests of the Java file whose tree is ``root``."""
     http = _Http(facts, columns)
     for node in root.named_children:
-        if node.type in ("class_declaration", "interface_declaration", "enum_declaration", "record_declaration"):
+        if node.type in (
+            "class_declaration",
+            "interface_declaration",
+            "enum_declaration",
+            "record_declaration",
+        ):
             _class(http, node, {})
     return http.http or None

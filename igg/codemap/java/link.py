@@ -113,8 +113,15 @@ class JavaLinker:
         return known
 
     # ---- imports -------------------------------------------------------------------------------------
-    def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
-                         symbols_only: bool) -> None:
+    def import_relations(
+        self,
+        f: FileFacts,
+        i: ImportRef,
+        add: AddRelation,
+        package: PackageKey,
+        external: bool,
+        symbols_only: bool,
+    ) -> None:
         index = self.index
         if i.wildcard and i.target in self.packages:
             add("IMPORTS", f"package:{i.target}")
@@ -129,21 +136,32 @@ class JavaLinker:
         add("IMPORTS", package(ext, True))
 
     # ---- calls ---------------------------------------------------------------------------------------
-    def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None) -> CallableDecl | ClassLevel | str | None:
+    def call_target(
+        self, call: CallRef, f: FileFacts, owner: TypeDecl | None
+    ) -> CallableDecl | ClassLevel | str | None:
         target = self.resolver.call_target(call, f, owner)
         if isinstance(target, CallableDecl | ClassLevel):
             return target
         ambiguous = ambiguous_owner(target)
         return ClassLevel(ambiguous) if ambiguous is not None else None
 
-    def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
+    def callable_relations(
+        self,
+        f: FileFacts,
+        c: CallableDecl,
+        owner: TypeDecl | None,
+        add: Callable[[Relation], None],
+        class_level: Callable[[str | None, int, int], None],
+    ) -> None:
         if c.kind == "constructor" and not c.explicit_init and owner is not None:
-            site = c.body_site if c.body_site[0] else (c.line, c.column)  # javac's implicit super() is at the {
+            site = (
+                c.body_site if c.body_site[0] else (c.line, c.column)
+            )  # javac's implicit super() is at the {
             class_level(self._implicit_super(owner, add, callable_key(c, f.package), site), *site)
 
-    def _implicit_super(self, owner: TypeDecl, add: Callable[[Relation], None], source: str,
-                        site: tuple[int, int]) -> str | None:
+    def _implicit_super(
+        self, owner: TypeDecl, add: Callable[[Relation], None], source: str, site: tuple[int, int]
+    ) -> str | None:
         """A constructor without ``this(...)``/``super(...)`` calls its superclass's no-argument constructor:
         CALLS to it when declared (returns None), else the superclass for a class-level edge."""
         sup = self._superclass(owner)
@@ -165,7 +183,9 @@ class JavaLinker:
 
     def file_relations(self, f: FileFacts, add: Callable[[Relation], None]) -> None:
         for t in f.types:  # the default constructor calls super()
-            if t.kind == "class" and not any(m.kind == "constructor" for m in self.index.members.get(t.qualified, ())):
+            if t.kind == "class" and not any(
+                m.kind == "constructor" for m in self.index.members.get(t.qualified, ())
+            ):
                 sup = self._superclass(t)
                 if sup is not None:
                     add(Relation("CALLS", type_key(t.qualified), type_key(sup), t.line, t.column))

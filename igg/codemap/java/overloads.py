@@ -18,8 +18,16 @@ from igg.codemap.facts import CallableDecl, CallRef, Expr, FileFacts, TypeDecl
 from igg.codemap.index import Index
 
 _WIDENING = {"byte": 1, "short": 2, "char": 2, "int": 3, "long": 4, "float": 5, "double": 6}
-_BOXES = {"int": "Integer", "long": "Long", "double": "Double", "float": "Float", "boolean": "Boolean",
-          "char": "Character", "byte": "Byte", "short": "Short"}
+_BOXES = {
+    "int": "Integer",
+    "long": "Long",
+    "double": "Double",
+    "float": "Float",
+    "boolean": "Boolean",
+    "char": "Character",
+    "byte": "Byte",
+    "short": "Short",
+}
 _STRING_SUPERS = {"String", "Object", "CharSequence", "Comparable", "Serializable"}
 FINAL_EXTERNAL = {"String", *_BOXES.values(), *_BOXES}
 """External types whose supertypes are known to be only the ones above (for applicability)."""
@@ -98,26 +106,36 @@ class Overloads:
             yield from ((t, m) for m in self.index.members.get(t, ()))
             queue.extend(self.index.supertypes(self.index.types[t]))
 
-    def choose(self, named: list[CallableDecl], call: CallRef, f: FileFacts, ctx: TypeDecl | None,
-               depth: int) -> Any:
+    def choose(
+        self, named: list[CallableDecl], call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int
+    ) -> Any:
         args = [self.expr_type(a, f, ctx, depth + 1) for a in (call.args or ())]
         if len(named) == 1 and call.args is not None and _arity_fits(named[0], len(call.args)):
             # the one in-tree method of that name, unless the arguments surely do not fit it: then the call is
             # of an overload the type inherits from outside the tree (setStackTrace(StackTraceElement[]) of
             # Throwable, not the tree's static setStackTrace(boolean))
-            fit = all(self._assignable(a, p, named[0]) for a, p in zip(args, _params(named[0], len(args)), strict=False))
+            fit = all(
+                self._assignable(a, p, named[0])
+                for a, p in zip(args, _params(named[0], len(args)), strict=False)
+            )
             return named[0] if fit else None
         fits = [m for m in named if _arity_fits(m, len(args))]
         if len(fits) > 1:
-            applicable = [m for m in fits if all(self._assignable(a, p, m) for a, p in zip(args, _params(m, len(args)),
-                                                                                        strict=False))]
+            applicable = [
+                m
+                for m in fits
+                if all(self._assignable(a, p, m) for a, p in zip(args, _params(m, len(args)), strict=False))
+            ]
             fits = applicable or fits
         if len(fits) > 1 and args and all(w for _, w in args):
             # an overload whose parameters are exactly the arguments' types is applicable and more specific
             # than any other applicable one, even where the tree cannot tell how outside types relate
             # (ClassName.get(Class<?>) over the inherited TypeName.get(Type) for a Class argument)
-            exact = [m for m in fits if all(simple(p) == simple(w) for (_, w), p in
-                                            zip(args, _params(m, len(args)), strict=False))]
+            exact = [
+                m
+                for m in fits
+                if all(simple(p) == simple(w) for (_, w), p in zip(args, _params(m, len(args)), strict=False))
+            ]
             if len(exact) == 1:
                 fits = exact
         if len(fits) > 1:

@@ -96,7 +96,9 @@ class JavaResolver(Overloads):
             if target is None and expr[1].args and self._identity(expr[1], f, ctx):
                 return self.expr_type(expr[1].args[0], f, ctx, depth + 1)
             if target is None and expr[1].receiver == "expr" and expr[1].name in ELEMENT_RETURNS:
-                return self._element(expr[1].expr, f, ctx, depth + 1)  # list.get(0), optional.get(), it.next()
+                return self._element(
+                    expr[1].expr, f, ctx, depth + 1
+                )  # list.get(0), optional.get(), it.next()
             if isinstance(target, ClassLevel) and target.returns is not None:
                 return self._named(target.returns, f, ctx)
             decls = [target] if isinstance(target, CallableDecl) else []
@@ -111,7 +113,9 @@ class JavaResolver(Overloads):
             return None, None
         return None, None
 
-    def _returns(self, d: CallableDecl, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+    def _returns(
+        self, d: CallableDecl, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int
+    ) -> Typed:
         """The type a call of ``d`` returns: a type parameter of its owner as the receiver's type binds it, a
         self-typed method's receiver type, else the declared return type (generics erased)."""
         if d.owner is None:
@@ -120,7 +124,9 @@ class JavaResolver(Overloads):
             own, _ = self._receiver_type(call, f, ctx, depth + 1)
             bound = None
             if own is not None and d.returns_param:
-                bound = self._bind_param(own, d.owner, d.returns_param, call.receiver in ("this", "super", "none"))
+                bound = self._bind_param(
+                    own, d.owner, d.returns_param, call.receiver in ("this", "super", "none")
+                )
             if own is not None and bound is None and d.returns_self:
                 bound = self._self_binding(own, d.owner)
             if bound is not None:
@@ -141,10 +147,15 @@ class JavaResolver(Overloads):
             if written is not None:
                 if written == owner:
                     return True
-                if written == simple and self.index.resolve_type(simple, f, ctx) is None and any(
-                        i.target in (owner, owner.rpartition(".")[0]) and not i.member for i in f.imports):
+                if (
+                    written == simple
+                    and self.index.resolve_type(simple, f, ctx) is None
+                    and any(i.target in (owner, owner.rpartition(".")[0]) and not i.member for i in f.imports)
+                ):
                     return True
-            if call.receiver == "none" and any(i.target == owner and i.member in (call.name, "*") for i in f.imports):
+            if call.receiver == "none" and any(
+                i.target == owner and i.member in (call.name, "*") for i in f.imports
+            ):
                 return True
         return False
 
@@ -176,8 +187,9 @@ class JavaResolver(Overloads):
             return None
         return self.index.resolve_type(start.type_params[value[1]], self.index.type_file[q], start)
 
-    def _binding(self, q: str, env: dict[str, tuple[str, str] | None], owner: str,
-                 param: str) -> tuple[str, str] | None:
+    def _binding(
+        self, q: str, env: dict[str, tuple[str, str] | None], owner: str, param: str
+    ) -> tuple[str, str] | None:
         """What type parameter ``param`` of ``owner`` is, given what ``q``'s own parameters are (``env``):
         ``("type", T)`` for an in-tree type that a supertype clause on the way names, else ``q``'s own
         ``env`` value it comes down to; None when a raw, outside or wildcard argument is on the way."""
@@ -267,7 +279,9 @@ class JavaResolver(Overloads):
             found = self.field(q, name)
             if found is not None:
                 return found
-            nested = self.index.resolve_type(f"{q}.{name}", f, ctx) if f"{q}.{name}" in self.index.types else None
+            nested = (
+                self.index.resolve_type(f"{q}.{name}", f, ctx) if f"{q}.{name}" in self.index.types else None
+            )
             if nested is not None:
                 return nested, name
             return None, None
@@ -279,8 +293,9 @@ class JavaResolver(Overloads):
         return None, None
 
     # ---- lambdas -------------------------------------------------------------------------------------
-    def _lambda_param(self, call: CallRef, i: int, j: int, f: FileFacts, ctx: TypeDecl | None,
-                      depth: int) -> Typed:
+    def _lambda_param(
+        self, call: CallRef, i: int, j: int, f: FileFacts, ctx: TypeDecl | None, depth: int
+    ) -> Typed:
         """Parameter ``j`` of the lambda given as argument ``i`` of ``call``: typed by the functional interface
         the chosen in-tree method takes there, or, given to a JDK container's method, the receiver's
         element type; else unknown (no call is guessed)."""
@@ -307,8 +322,9 @@ class JavaResolver(Overloads):
             return None, None
         return self._declared_lambda_param(param.partition("<")[0], type_arguments(param), j, mf, owner)
 
-    def _declared_lambda_param(self, base: str, args: list[str], j: int, f: FileFacts,
-                               ctx: TypeDecl | None) -> Typed:
+    def _declared_lambda_param(
+        self, base: str, args: list[str], j: int, f: FileFacts, ctx: TypeDecl | None
+    ) -> Typed:
         """Parameter ``j`` of a lambda given to functional interface ``base`` with type arguments ``args`` (as
         written in ``f``): the single abstract method's parameter of an in-tree interface (a type parameter
         of it bound by ``args``), or a type argument of a ``java.util.function`` type."""
@@ -331,8 +347,9 @@ class JavaResolver(Overloads):
         abstract = [m for m in found.values() if m.abstract]
         return abstract[0] if len(abstract) == 1 else None
 
-    def _sam_param(self, sam: CallableDecl, j: int, q: str, args: list[str], f: FileFacts,
-                   ctx: TypeDecl | None) -> Typed:
+    def _sam_param(
+        self, sam: CallableDecl, j: int, q: str, args: list[str], f: FileFacts, ctx: TypeDecl | None
+    ) -> Typed:
         """Parameter ``j`` of functional method ``sam`` of interface ``q`` given type arguments ``args`` (written
         in ``f``): its declared type, or, when that is a type parameter of the method's interface, what ``args``
         bind it to through ``q``'s supertypes (``IOConsumer<Observer>``: ``accept(T)`` takes an Observer)."""
@@ -363,8 +380,11 @@ class JavaResolver(Overloads):
         if kind == "var" and len(expr) > 2 and self._container(expr[1], f, ctx):
             return self._in_tree(expr[2], f, ctx)
         if kind in ("name", "field"):
-            t = (self._named_field(expr[1], f, ctx) if kind == "name"
-                 else self._field_owner_of(expr[1], expr[2], f, ctx, depth))
+            t = (
+                self._named_field(expr[1], f, ctx)
+                if kind == "name"
+                else self._field_owner_of(expr[1], expr[2], f, ctx, depth)
+            )
             name = expr[1] if kind == "name" else expr[2]
             if t is not None and name in t.field_elements:
                 tf = self.index.type_file[t.qualified]
@@ -375,15 +395,21 @@ class JavaResolver(Overloads):
             target = self.call_target(c, f, ctx, depth + 1)
             if c.receiver == "expr" and c.name in SAME_ELEMENTS and target is None:
                 return self._element(c.expr, f, ctx, depth + 1)
-            if isinstance(target, CallableDecl) and target.returns_element and target.returns and target.owner:
+            if (
+                isinstance(target, CallableDecl)
+                and target.returns_element
+                and target.returns
+                and target.owner
+            ):
                 # an in-tree method declared to return a JDK container of one element type (List<Diff<?>>)
                 of, owner = self.index.type_file[target.owner], self.index.types.get(target.owner)
                 if self._container(target.returns, of, owner):
                     return self._in_tree(target.returns_element, of, owner)
         return None, None
 
-    def _field_owner_of(self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None,
-                        depth: int) -> TypeDecl | None:
+    def _field_owner_of(
+        self, base: Expr, name: str, f: FileFacts, ctx: TypeDecl | None, depth: int
+    ) -> TypeDecl | None:
         q, _ = self.expr_type(base, f, ctx, depth + 1)
         return self.field_owner(q, name) if q is not None else None
 
@@ -419,7 +445,11 @@ class JavaResolver(Overloads):
             if call.receiver == "this":
                 start = [ctx.qualified]
             else:
-                start = [s for s in index.supertypes(ctx) if call.name != "<init>" or index.types[s].kind == "class"]
+                start = [
+                    s
+                    for s in index.supertypes(ctx)
+                    if call.name != "<init>" or index.types[s].kind == "class"
+                ]
             if call.name == "<init>":
                 if not start:
                     return None

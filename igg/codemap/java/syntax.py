@@ -13,6 +13,7 @@ from igg.codemap.java.func import split_top
 SPACES = re.compile(r"\s+")
 ANNOTATION = re.compile(r"@[\w.]+(\([^)]*\))?")
 
+
 def text_of(node: Any) -> str:
     return str(node.text.decode("utf-8", "replace"))
 
@@ -35,7 +36,7 @@ _ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "s": " "}
 def literal_value(node: Any) -> str:
     raw = text_of(node)
     quote = '"""' if raw.startswith('"""') else '"'
-    body = raw[len(quote):-len(quote)] if len(raw) >= 2 * len(quote) else ""
+    body = raw[len(quote) : -len(quote)] if len(raw) >= 2 * len(quote) else ""
     return _ESCAPES.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), body) if "\\" in body else body
 
 
@@ -72,8 +73,11 @@ def string_value(node: Any, memo: dict[int, str | None] | None = None) -> str | 
             memo[n.id] = memo.get(parts[0].id)
         else:
             left, right = memo.get(parts[0].id), memo.get(parts[1].id)
-            memo[n.id] = (None if left is None and right is None
-                          else (left if left is not None else "{}") + (right if right is not None else "{}"))
+            memo[n.id] = (
+                None
+                if left is None and right is None
+                else (left if left is not None else "{}") + (right if right is not None else "{}")
+            )
     return memo[node.id]
 
 
@@ -92,11 +96,13 @@ def operands(node: Any) -> list[Any]:
     return out
 
 
-
 def arg_nodes(node: Any) -> list[Any]:
     arguments = node.child_by_field_name("arguments")
-    return [a for a in (arguments.named_children if arguments is not None else [])
-            if a.type not in ("line_comment", "block_comment")]
+    return [
+        a
+        for a in (arguments.named_children if arguments is not None else [])
+        if a.type not in ("line_comment", "block_comment")
+    ]
 
 
 def inferred_params(node: Any) -> list[str]:
@@ -128,8 +134,12 @@ def target_type(node: Any) -> Any:
         return parent.child_by_field_name("type")
     if parent.type == "return_statement":
         up = parent.parent
-        while up is not None and up.type not in ("method_declaration", "lambda_expression", "class_body",
-                                                  "constructor_declaration"):
+        while up is not None and up.type not in (
+            "method_declaration",
+            "lambda_expression",
+            "class_body",
+            "constructor_declaration",
+        ):
             up = up.parent
         if up is not None and up.type == "method_declaration":
             return up.child_by_field_name("type")
@@ -158,7 +168,9 @@ def written_args(written: str) -> list[str]:
     if "<" not in written:
         return []
     inner = written.partition("<")[2].rpartition(">")[0]
-    return ["" if arg.startswith("?") else base_type(arg) + "[]" * array_dims(arg) for arg in split_top(inner)]
+    return [
+        "" if arg.startswith("?") else base_type(arg) + "[]" * array_dims(arg) for arg in split_top(inner)
+    ]
 
 
 def owner_param(rtype: Any, owner: TypeDecl, method: Any) -> str | None:
@@ -166,8 +178,11 @@ def owner_param(rtype: Any, owner: TypeDecl, method: Any) -> str | None:
     if rtype is None:
         return None
     text = type_text(rtype)
-    if text in owner.type_params and text not in generics_of(method, {}) and method.child_by_field_name(
-            "dimensions") is None:
+    if (
+        text in owner.type_params
+        and text not in generics_of(method, {})
+        and method.child_by_field_name("dimensions") is None
+    ):
         return text
     return None
 

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from igg.codemap.language import Linker
     from igg.codemap.sources import SourceFile
 
-_PY_IMPORT = re.compile(r"^(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)|from\s+([\w.]+)\s+import\s+\(?\s*([\w, ]+))",
-                        re.MULTILINE)
+_PY_IMPORT = re.compile(
+    r"^(?:import\s+([\w.]+(?:\s*,\s*[\w.]+)*)|from\s+([\w.]+)\s+import\s+\(?\s*([\w, ]+))", re.MULTILINE
+)
 
 
 class Python(Language):
@@ -32,7 +33,9 @@ class Python(Language):
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "#"
-    hint = re.compile(r"^(def\s+\w+\s*\(|class\s+\w+[(:]|from\s+[\w.]+\s+import\s|import\s+[\w.]+\s*$)", re.MULTILINE)
+    hint = re.compile(
+        r"^(def\s+\w+\s*\(|class\s+\w+[(:]|from\s+[\w.]+\s+import\s|import\s+[\w.]+\s*$)", re.MULTILINE
+    )
     keeps_generated = True
     """A generated module (protobuf, API bindings) is a module other modules import: read as its module and
     imports, its definitions left out (they are generated, not written)."""
@@ -55,20 +58,25 @@ class Python(Language):
             line, column = position(text, m.start())
             if m.group(1):
                 for target in (t.strip() for t in m.group(1).split(",")):
-                    facts.imports.append(ImportRef(target=target, alias=target, module_only=True, line=line,
-                                                   column=column))
+                    facts.imports.append(
+                        ImportRef(target=target, alias=target, module_only=True, line=line, column=column)
+                    )
                 continue
             source = m.group(2)
             if source.startswith("."):
                 continue  # relative: its package is what the analyzer would have resolved it against
             for member in (n.strip() for n in m.group(3).split(",")):
                 if member.isidentifier():
-                    facts.imports.append(ImportRef(target=f"{source}.{member}", alias=member, source=source,
-                                                   line=line, column=column))
+                    facts.imports.append(
+                        ImportRef(
+                            target=f"{source}.{member}", alias=member, source=source, line=line, column=column
+                        )
+                    )
         return facts
 
-    def salvage(self, analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str,
-                module: str | None) -> tuple[FileFacts | None, list[int]]:
+    def salvage(
+        self, analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str, module: str | None
+    ) -> tuple[FileFacts | None, list[int]]:
         from igg.codemap.guard import without_failing_statements
 
         return without_failing_statements(analyze, path, text, module)
@@ -80,7 +88,9 @@ class Python(Language):
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         except SyntaxError as exc:
-            if exc.msg.startswith(("unknown encoding", "encoding problem")):  # no such codec; BOM vs declaration
+            if exc.msg.startswith(
+                ("unknown encoding", "encoding problem")
+            ):  # no such codec; BOM vs declaration
                 return None, f"unreadable source encoding ({exc.msg})"
             # else "invalid or missing encoding declaration": none declared, and the first lines are not UTF-8
         try:
@@ -102,7 +112,9 @@ class Python(Language):
 
         return DiskNamer().module
 
-    def rename(self, files: Sequence[SourceFile], disk: Mapping[str, str], prefix: str | None) -> list[SourceFile]:
+    def rename(
+        self, files: Sequence[SourceFile], disk: Mapping[str, str], prefix: str | None
+    ) -> list[SourceFile]:
         from igg.codemap.python.modules import rename_under_prefixes
 
         return rename_under_prefixes(files, disk, prefix)

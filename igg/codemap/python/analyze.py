@@ -32,8 +32,26 @@ def module_name(path: str) -> str:
     return names_for_paths([path]).get(path) or path.rpartition("/")[2].rsplit(".", 1)[0]
 
 
-_SCALAR_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "name", "arg", "module", "level", "kind",
-                            "type_comment", "conversion", "is_async", "asname", "lineno", "col_offset"})
+_SCALAR_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "id",
+        "attr",
+        "name",
+        "arg",
+        "module",
+        "level",
+        "kind",
+        "type_comment",
+        "conversion",
+        "is_async",
+        "asname",
+        "lineno",
+        "col_offset",
+    }
+)
 """Fields that never hold a node worth visiting: names and numbers, and the operator and context singletons
 (``Load``, ``Add``, ...), which no fact reads."""
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -80,8 +98,9 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-_TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING",
-                            "t.TYPE_CHECKING"})
+_TYPE_CHECKING = frozenset(
+    {"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING", "t.TYPE_CHECKING"}
+)
 
 
 def _type_checking_only(body: list[ast.stmt]) -> set[int]:
@@ -106,8 +125,11 @@ def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
         if isinstance(node, _MODULE_BLOCKS):
             for name in ("body", "handlers", "orelse", "finalbody"):
                 for child in getattr(node, name, ()):
-                    out.extend(_module_level(child.body) if isinstance(child, ast.ExceptHandler) else
-                               _module_level([child]))
+                    out.extend(
+                        _module_level(child.body)
+                        if isinstance(child, ast.ExceptHandler)
+                        else _module_level([child])
+                    )
         else:
             out.append(node)
     return out
@@ -138,8 +160,9 @@ def _strings(node: ast.AST) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}"
-                       for v in node.values)
+        return "".join(
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else "{}" for v in node.values
+        )
     return None
 
 
@@ -195,9 +218,16 @@ class _Analyzer:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
-                    self.facts.imports.append(ImportRef(target=a.name, alias=a.asname or a.name,
-                                                        module_only=True, line=node.lineno,
-                                                        column=self.column(node), type_only=id(node) in typing_only))
+                    self.facts.imports.append(
+                        ImportRef(
+                            target=a.name,
+                            alias=a.asname or a.name,
+                            module_only=True,
+                            line=node.lineno,
+                            column=self.column(node),
+                            type_only=id(node) in typing_only,
+                        )
+                    )
             elif isinstance(node, ast.ImportFrom):
                 source = self._absolute(node.module, node.level)
                 if source is None:
@@ -205,14 +235,28 @@ class _Analyzer:
                 type_only = id(node) in typing_only
                 for a in node.names:
                     if a.name == "*":
-                        self.facts.imports.append(ImportRef(target=source, wildcard=True, source=source,
-                                                            line=node.lineno, column=self.column(node),
-                                                            type_only=type_only))
+                        self.facts.imports.append(
+                            ImportRef(
+                                target=source,
+                                wildcard=True,
+                                source=source,
+                                line=node.lineno,
+                                column=self.column(node),
+                                type_only=type_only,
+                            )
+                        )
                     else:
                         target = f"{source}.{a.name}" if source else a.name
-                        self.facts.imports.append(ImportRef(target=target, alias=a.asname or a.name, source=source,
-                                                            line=node.lineno, column=self.column(node),
-                                                            type_only=type_only))
+                        self.facts.imports.append(
+                            ImportRef(
+                                target=target,
+                                alias=a.asname or a.name,
+                                source=source,
+                                line=node.lineno,
+                                column=self.column(node),
+                                type_only=type_only,
+                            )
+                        )
         top = _module_level(body)
         for node in top:
             if isinstance(node, ast.ClassDef):
@@ -220,8 +264,14 @@ class _Analyzer:
         for group in _functions(top):
             self._callable(group, owner=None)
         facts = self.facts
-        facts.flow = FlowBuilder(decl_of=self._decl_of, callables=facts.callables, types=facts.types,
-                                 module=self.module, column=self.column, absolute=self._absolute).build(self.tree)
+        facts.flow = FlowBuilder(
+            decl_of=self._decl_of,
+            callables=facts.callables,
+            types=facts.types,
+            module=self.module,
+            column=self.column,
+            absolute=self._absolute,
+        ).build(self.tree)
         return facts
 
     def _absolute(self, module: str | None, level: int) -> str | None:
@@ -257,14 +307,31 @@ class _Analyzer:
             kind = "enum"
         elif short & _INTERFACE_BASES:
             kind = "interface"
-        elif (short & _ABC_BASES or any(k.arg == "metaclass" for k in node.keywords)) and methods and all(
+        elif (
+            (short & _ABC_BASES or any(k.arg == "metaclass" for k in node.keywords))
+            and methods
+            and all(
                 any(dotted(d) in ("abstractmethod", "abc.abstractmethod") for d in m.decorator_list)
-                for m in methods):
+                for m in methods
+            )
+        ):
             kind = "interface"
-        bases = [b for b in bases if b.rpartition(".")[2] not in _ENUM_BASES | _INTERFACE_BASES | _ABC_BASES
-                 and b not in ("object", "Generic") and not b.startswith("typing.")]
-        decl = TypeDecl(kind=kind, name=name, package=self.module, line=node.lineno,  # type: ignore[arg-type]
-                        column=self.column(node), extends=bases, outer=outer.qualified if outer else None)
+        bases = [
+            b
+            for b in bases
+            if b.rpartition(".")[2] not in _ENUM_BASES | _INTERFACE_BASES | _ABC_BASES
+            and b not in ("object", "Generic")
+            and not b.startswith("typing.")
+        ]
+        decl = TypeDecl(
+            kind=kind,
+            name=name,
+            package=self.module,
+            line=node.lineno,  # type: ignore[arg-type]
+            column=self.column(node),
+            extends=bases,
+            outer=outer.qualified if outer else None,
+        )
         self.facts.types.append(decl)
         self._constants(node.body, prefix=f"{node.name}.")
         for child in node.body:
@@ -279,19 +346,32 @@ class _Analyzer:
         every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
         static = any(dotted(d) in ("staticmethod", "classmethod") for d in node.decorator_list)
         decl = CallableDecl(
-            kind="method" if owner else "function", name=node.name, owner=owner.qualified if owner else None,
-            signature=f"{node.name}({ast.unparse(args)})", line=node.lineno, column=self.column(node),
+            kind="method" if owner else "function",
+            name=node.name,
+            owner=owner.qualified if owner else None,
+            signature=f"{node.name}({ast.unparse(args)})",
+            line=node.lineno,
+            column=self.column(node),
             static=static,
-            params=tuple(type_name(a.annotation) for a in every))
+            params=tuple(type_name(a.annotation) for a in every),
+        )
         self.facts.callables.append(decl)
-        self_names = {every[0].arg} if owner and every and not any(
-            dotted(d) == "staticmethod" for d in node.decorator_list) else set()
+        self_names = (
+            {every[0].arg}
+            if owner and every and not any(dotted(d) == "staticmethod" for d in node.decorator_list)
+            else set()
+        )
         for part in group:
             self._decl_of[id(part)] = len(self.facts.callables) - 1
             self._body(part, decl, owner, self_names)
 
-    def _body(self, node: ast.FunctionDef | ast.AsyncFunctionDef, decl: CallableDecl, owner: TypeDecl | None,
-              self_names: set[str]) -> None:
+    def _body(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        decl: CallableDecl,
+        owner: TypeDecl | None,
+        self_names: set[str],
+    ) -> None:
         """The SQL of a callable's body (its calls are the file's flow: ``flow.py``, resolved by ``calls.py``)."""
         every_node = self._nodes(node)
         not_queries = _not_queries(every_node)
@@ -308,8 +388,15 @@ class _Analyzer:
                         key = owner.name.rpartition(".")[2] + "." + key.partition(".")[2]
                     where: ast.expr = sub  # type: ignore[assignment]
                     for ref in constants.get(key, ()):
-                        decl.sql.append(SqlRef(table=ref.table, op=ref.op, statement=ref.statement,
-                                               line=where.lineno, column=self.column(where)))
+                        decl.sql.append(
+                            SqlRef(
+                                table=ref.table,
+                                op=ref.op,
+                                statement=ref.statement,
+                                line=where.lineno,
+                                column=self.column(where),
+                            )
+                        )
 
 
 def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts:

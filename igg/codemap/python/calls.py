@@ -240,7 +240,7 @@ class CallGraph(Program):
             return self.member(self.mro(v[1]), name, v)
         if kind == "S":
             mro = self.mro(v[2][1])
-            after = mro[mro.index(v[1]) + 1:] if v[1] in mro else []
+            after = mro[mro.index(v[1]) + 1 :] if v[1] in mro else []
             return self.member(after, name, v[2])
         return _EMPTY
 
@@ -320,9 +320,16 @@ class CallGraph(Program):
         if result:
             self.add((k, SITE), result)
 
-    def enter(self, caller: int, fn: int, receiver: Value | None, given: list[set[Value] | frozenset[Value]],
-              named: list[tuple[str, set[Value] | frozenset[Value]]], site: tuple[int, int],
-              result: set[Value]) -> None:
+    def enter(
+        self,
+        caller: int,
+        fn: int,
+        receiver: Value | None,
+        given: list[set[Value] | frozenset[Value]],
+        named: list[tuple[str, set[Value] | frozenset[Value]]],
+        site: tuple[int, int],
+        result: set[Value],
+    ) -> None:
         """A call of scope ``fn`` (``receiver``: bound to its first parameter): its edge, its parameters'
         values, its result."""
         if caller >= 0:
@@ -345,8 +352,9 @@ class CallGraph(Program):
         result.update(self.read((fn, RETURN)))
 
 
-def _record(table: dict[int, dict[int, list[tuple[int, int]]]], caller: int, callee: int,
-            site: tuple[int, int]) -> None:
+def _record(
+    table: dict[int, dict[int, list[tuple[int, int]]]], caller: int, callee: int, site: tuple[int, int]
+) -> None:
     sites = table.setdefault(caller, {}).setdefault(callee, [])
     if site not in sites:
         sites.append(site)

@@ -66,8 +66,28 @@ class Scope:
         return self.kind in _FUNCTION_KINDS
 
 
-_BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "object", "None", "Any", "dict", "list",
-                            "set", "tuple", "type", "complex", "bytearray", "frozenset", "typing.Any", "t.Any"})
+_BUILTIN_TYPES = frozenset(
+    {
+        "str",
+        "int",
+        "float",
+        "bool",
+        "bytes",
+        "object",
+        "None",
+        "Any",
+        "dict",
+        "list",
+        "set",
+        "tuple",
+        "type",
+        "complex",
+        "bytearray",
+        "frozenset",
+        "typing.Any",
+        "t.Any",
+    }
+)
 """Annotations that name no class of a tree (a tree that defines a class of such a name shadows a builtin)."""
 _STATIC = {"staticmethod": "static", "classmethod": "classmethod"}
 
@@ -76,9 +96,16 @@ class FlowBuilder:
     """Builds the scopes of one parsed file (``build``); declares nested functions, lambdas and local classes
     in ``callables``/``types`` as it meets them (``decl_of``: the declarations the analyzer made, by node id)."""
 
-    def __init__(self, *, decl_of: dict[int, int], callables: list[CallableDecl], types: list[TypeDecl],
-                 module: str, column: Callable[[ast.expr | ast.stmt], int],
-                 absolute: Callable[[str | None, int], str | None]) -> None:
+    def __init__(
+        self,
+        *,
+        decl_of: dict[int, int],
+        callables: list[CallableDecl],
+        types: list[TypeDecl],
+        module: str,
+        column: Callable[[ast.expr | ast.stmt], int],
+        absolute: Callable[[str | None, int], str | None],
+    ) -> None:
         self.decl_of = decl_of
         self.callables = callables
         self.types = types
@@ -118,12 +145,16 @@ class FlowBuilder:
         scope = self.scopes[s]
         kind = "function"
         if scope.kind == "class":
-            kind = next((_STATIC[n] for n in (_name(d) for d in node.decorator_list) if n in _STATIC), "method")
+            kind = next(
+                (_STATIC[n] for n in (_name(d) for d in node.decorator_list) if n in _STATIC), "method"
+            )
         c = self.child(node.name, kind, s)
         self.parameters(node.args, c, s)
         params = self.scopes[c].params
         if kind in ("method", "classmethod") and params:  # self: an instance of the class (cls: the class)
-            self.scopes[s].ops.append(("=", ("p", c, params[0]), ("t", ("k", s)) if kind == "method" else ("k", s)))
+            self.scopes[s].ops.append(
+                ("=", ("p", c, params[0]), ("t", ("k", s)) if kind == "method" else ("k", s))
+            )
         if node.returns is not None:
             self.annotate(("p", c, RETURN), node.returns, s)
         decl = self.decl_of.get(id(node))
@@ -144,9 +175,16 @@ class FlowBuilder:
         """A declaration for a function or lambda nested in a callable (named by its scope), or for a method
         of a class declared in one (``owner``)."""
         name = node.name if owner else self.scopes[c].name  # type: ignore[attr-defined]
-        self.callables.append(CallableDecl(kind="method" if owner else "function", name=name, owner=owner,
-                                           signature=signature, line=node.lineno,  # type: ignore[attr-defined]
-                                           column=self.column(node)))  # type: ignore[arg-type]
+        self.callables.append(
+            CallableDecl(
+                kind="method" if owner else "function",
+                name=name,
+                owner=owner,
+                signature=signature,
+                line=node.lineno,  # type: ignore[attr-defined]
+                column=self.column(node),
+            )
+        )  # type: ignore[arg-type]
         return len(self.callables) - 1
 
     def parameters(self, args: ast.arguments, c: int, s: int) -> None:
@@ -173,8 +211,14 @@ class FlowBuilder:
         c = self.child(node.name, "class", s)
         self.scopes[c].bases = tuple(self.expr(b, s) for b in node.bases)
         if self.enclosing_callable(s) >= 0:
-            decl = TypeDecl(kind="class", name=self.scopes[c].name, package=self.module, line=node.lineno,
-                            column=self.column(node), extends=[b for b in (dotted(b) for b in node.bases) if b])
+            decl = TypeDecl(
+                kind="class",
+                name=self.scopes[c].name,
+                package=self.module,
+                line=node.lineno,
+                column=self.column(node),
+                extends=[b for b in (dotted(b) for b in node.bases) if b],
+            )
             self.types.append(decl)
             self.local_types[c] = decl.qualified
         value: Expr = ("k", c)
@@ -289,7 +333,9 @@ class FlowBuilder:
             if a.name == "*":
                 self.scopes[s].wildcards.append(source)
             else:
-                self.bind(("n", a.asname or a.name), ("i", f"{source}.{a.name}" if source else a.name, False), s)
+                self.bind(
+                    ("n", a.asname or a.name), ("i", f"{source}.{a.name}" if source else a.name, False), s
+                )
 
     # ---- bindings ------------------------------------------------------------------------------------
     def bind(self, target: Expr, value: Expr, s: int, local: bool = True) -> None:
@@ -351,8 +397,14 @@ class FlowBuilder:
             self.bind(target, value, s)
 
     # ---- expressions ---------------------------------------------------------------------------------
-    def call_site(self, func: ast.expr, s: int, args: tuple[Expr, ...], kwargs: tuple[tuple[str, Expr], ...],
-                  where: ast.expr) -> int:
+    def call_site(
+        self,
+        func: ast.expr,
+        s: int,
+        args: tuple[Expr, ...],
+        kwargs: tuple[tuple[str, Expr], ...],
+        where: ast.expr,
+    ) -> int:
         """A call of ``func`` with already built arguments: its site number."""
         callee = self.expr(func, s)
         k = self.sites

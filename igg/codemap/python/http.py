@@ -18,14 +18,28 @@ from igg.codemap.columns import Columns
 from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, RouteDecl
 from igg.codemap.routes import METHODS, Value, concat, constant, join_paths, normalize
 
-HINTS = ("fastapi", "flask", "django", "requests", "httpx", "http://", "https://", "BASE", "base_url", "URL", "_url",
-         "prefix", "PREFIX")
+HINTS = (
+    "fastapi",
+    "flask",
+    "django",
+    "requests",
+    "httpx",
+    "http://",
+    "https://",
+    "BASE",
+    "base_url",
+    "URL",
+    "_url",
+    "prefix",
+    "PREFIX",
+)
 """A file without any of these has no route nor request (its tree is not walked again)."""
 
 
 def hinted(text: str) -> bool:
     """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
     return any(h in text for h in HINTS)
+
 
 _APPS = {"FastAPI": None, "Flask": None, "APIRouter": "prefix", "Blueprint": "url_prefix"}
 """Router constructors -> the keyword naming their own prefix."""
@@ -83,22 +97,34 @@ class _Http:
                 return env[dotted]
             ref = self.imported.get(node.value.id)
             return (f"{ref}.{node.attr}", "") if ref is not None else None
-        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant)
-                and isinstance(node.slice.value, str)):  # CONFIG["orders_url"], of a dict of the module or imported
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):  # CONFIG["orders_url"], of a dict of the module or imported
             dotted = f"{node.value.id}.{node.slice.value}"
             if dotted in env:
                 return env[dotted]
             ref = self.imported.get(node.value.id)
             return (f"{ref}.{node.slice.value}", "") if ref is not None else None
         if isinstance(node, ast.JoinedStr):
-            return concat([self.value(v.value, env) if isinstance(v, ast.FormattedValue) else self.value(v, env)
-                                 for v in node.values])
+            return concat(
+                [
+                    self.value(v.value, env) if isinstance(v, ast.FormattedValue) else self.value(v, env)
+                    for v in node.values
+                ]
+            )
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return concat([self.value(node.left, env), self.value(node.right, env)])
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             return self._percent(node, env)
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
-                and isinstance(node.func.value, ast.Constant)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant)
+        ):
             return self.value(node.func.value, env)
         return None
 
@@ -125,7 +151,11 @@ class _Http:
             name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
             if name in _APPS:
                 key = _APPS[name]
-                prefix = next((self.value(k.value, env) for k in call.keywords if k.arg == key), None) if key else None
+                prefix = (
+                    next((self.value(k.value, env) for k in call.keywords if k.arg == key), None)
+                    if key
+                    else None
+                )
                 self.http.routers[first] = normalize(prefix[1]) if prefix and not prefix[0] else ""
                 if key is not None:  # APIRouter, Blueprint: served where an application includes them
                     self.http.mounted_only.append(first)
@@ -137,8 +167,13 @@ class _Http:
 
     def decorated(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, env: dict[str, Value]) -> None:
         for d in fn.decorator_list:
-            if not (isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and isinstance(d.func.value, ast.Name)
-                    and self.aliases.get(d.func.value.id, d.func.value.id) in self.http.routers and d.args):
+            if not (
+                isinstance(d, ast.Call)
+                and isinstance(d.func, ast.Attribute)
+                and isinstance(d.func.value, ast.Name)
+                and self.aliases.get(d.func.value.id, d.func.value.id) in self.http.routers
+                and d.args
+            ):
                 continue
             router = self.aliases.get(d.func.value.id, d.func.value.id)
             path = self.value(d.args[0], env)
@@ -152,37 +187,62 @@ class _Http:
             else:
                 continue
             for m in methods:
-                self.http.routes.append(RouteDecl(method=m, path=normalize(path[1]), router=router,
-                                                  scope=_scope(fn), line=d.lineno,
-                                                  column=self.columns(d.lineno, d.col_offset)))
+                self.http.routes.append(
+                    RouteDecl(
+                        method=m,
+                        path=normalize(path[1]),
+                        router=router,
+                        scope=_scope(fn),
+                        line=d.lineno,
+                        column=self.columns(d.lineno, d.col_offset),
+                    )
+                )
 
     @staticmethod
     def _methods(call: ast.Call) -> list[str]:
         for k in call.keywords:
             if k.arg == "methods" and isinstance(k.value, ast.List | ast.Tuple | ast.Set):
-                return [e.value.upper() for e in k.value.elts
-                        if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.upper() in METHODS]
+                return [
+                    e.value.upper()
+                    for e in k.value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.upper() in METHODS
+                ]
         return []
 
     def mount(self, call: ast.Call, env: dict[str, Value]) -> None:
         func = call.func
-        if not (isinstance(func, ast.Attribute) and func.attr in ("include_router", "register_blueprint")
-                and isinstance(func.value, ast.Name) and func.value.id in self.http.routers and call.args):
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("include_router", "register_blueprint")
+            and isinstance(func.value, ast.Name)
+            and func.value.id in self.http.routers
+            and call.args
+        ):
             return
         key = "prefix" if func.attr == "include_router" else "url_prefix"
         prefix = next((self.value(k.value, env) for k in call.keywords if k.arg == key), (None, ""))
         child = self._child(call.args[0])
         if child is not None:  # a prefix the code does not decide: the mount's routes are left out
-            self.http.mounts.append(MountDecl(prefix=normalize(prefix[1]) if prefix is not None else "",
-                                              base="?" if prefix is None else prefix[0], router=func.value.id,
-                                              child=child, line=call.lineno))
+            self.http.mounts.append(
+                MountDecl(
+                    prefix=normalize(prefix[1]) if prefix is not None else "",
+                    base="?" if prefix is None else prefix[0],
+                    router=func.value.id,
+                    child=child,
+                    line=call.lineno,
+                )
+            )
 
     def _child(self, node: ast.expr) -> str | None:
         if isinstance(node, ast.Name):
             if node.id in self.http.routers:
                 return f"local:{node.id}"
             return self.imported.get(node.id)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.modules:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self.modules
+        ):
             return f"module:{self.modules[node.value.id]}#{node.attr}"
         return None
 
@@ -195,8 +255,11 @@ class _Http:
         if not isinstance(node, ast.List):
             return
         for e in node.elts:
-            if not (isinstance(e, ast.Call) and getattr(e.func, "id", getattr(e.func, "attr", None)) in
-                    ("path", "re_path", "url") and len(e.args) >= 2):
+            if not (
+                isinstance(e, ast.Call)
+                and getattr(e.func, "id", getattr(e.func, "attr", None)) in ("path", "re_path", "url")
+                and len(e.args) >= 2
+            ):
                 continue
             route = self.value(e.args[0], env)
             if route is None or route[0] is not None:
@@ -205,21 +268,43 @@ class _Http:
             if isinstance(target, ast.Call) and getattr(target.func, "id", None) == "include" and target.args:
                 inner = target.args[0]
                 if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
-                    self.http.mounts.append(MountDecl(prefix=path, router="urlpatterns",
-                                                      child=f"module:{inner.value}#urlpatterns", line=e.lineno))
+                    self.http.mounts.append(
+                        MountDecl(
+                            prefix=path,
+                            router="urlpatterns",
+                            child=f"module:{inner.value}#urlpatterns",
+                            line=e.lineno,
+                        )
+                    )
                 elif isinstance(inner, ast.List):
                     self.django(inner, path, env)
                 continue
             handler = self._view(target)
             if handler is not None:
-                self.http.routes.append(RouteDecl(method="*", path=path, router="urlpatterns", handler=handler,
-                                                  line=e.lineno, column=self.columns(e.lineno, e.col_offset)))
+                self.http.routes.append(
+                    RouteDecl(
+                        method="*",
+                        path=path,
+                        router="urlpatterns",
+                        handler=handler,
+                        line=e.lineno,
+                        column=self.columns(e.lineno, e.col_offset),
+                    )
+                )
 
     def _view(self, node: ast.expr) -> str | None:
         """``module:M#NAME`` of a view function or class (``views.detail``, ``Detail.as_view()``)."""
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "as_view":
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "as_view"
+        ):
             node = node.func.value
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.modules:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self.modules
+        ):
             return f"module:{self.modules[node.value.id]}#{node.attr}"
         if isinstance(node, ast.Name):
             return self.imported.get(node.id) or f"module:{self.facts.module}#{node.id}"
@@ -228,8 +313,13 @@ class _Http:
     # clients ------------------------------------------------------------------------------------------------
     def client(self, target: ast.expr, call: ast.expr | None, env: dict[str, Value]) -> None:
         """A name bound to ``httpx.Client(base_url=...)`` (or a ``requests.Session()``) is a client."""
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _CLIENTS
-                and isinstance(call.func.value, ast.Name) and self.modules.get(call.func.value.id) in _CLIENT_MODULES):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in _CLIENTS
+            and isinstance(call.func.value, ast.Name)
+            and self.modules.get(call.func.value.id) in _CLIENT_MODULES
+        ):
             return
         base = next((self.value(k.value, env) for k in call.keywords if k.arg == "base_url"), (None, ""))
         name = _dotted(target)
@@ -249,7 +339,12 @@ class _Http:
         else:
             return
         args = list(call.args)
-        if func.attr == "request" and args and isinstance(args[0], ast.Constant) and str(args[0].value).upper() in METHODS:
+        if (
+            func.attr == "request"
+            and args
+            and isinstance(args[0], ast.Constant)
+            and str(args[0].value).upper() in METHODS
+        ):
             method, args = str(args[0].value).upper(), args[1:]
         elif func.attr in _VERBS:
             method = _VERBS[func.attr]
@@ -263,8 +358,16 @@ class _Http:
             url = base[0], base[1].rstrip("/") + "/" + url[1].lstrip("/")
         elif url[0] is None and base[0] is not None and not url[1].startswith("http"):
             url = base[0], url[1]
-        self.http.requests.append(RequestDecl(method=method, url=_clean(url[1]), base=url[0], scope=scope,
-                                              line=call.lineno, column=self.columns(call.lineno, call.col_offset)))
+        self.http.requests.append(
+            RequestDecl(
+                method=method,
+                url=_clean(url[1]),
+                base=url[0],
+                scope=scope,
+                line=call.lineno,
+                column=self.columns(call.lineno, call.col_offset),
+            )
+        )
 
 
 def _clean(url: str) -> str:
@@ -291,12 +394,20 @@ def _constant(http: _Http, stmt: ast.stmt, env: dict[str, Value]) -> None:
     else:
         return
     http.client(target, node, env)
-    if isinstance(target, ast.Name) and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
-            node.func.id in http.classes):  # settings = Settings(): its attributes as the class declares them
+    if (
+        isinstance(target, ast.Name)
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and (node.func.id in http.classes)
+    ):  # settings = Settings(): its attributes as the class declares them
         env.update({f"{target.id}.{k}": v for k, v in http.classes[node.func.id].items()})
     if isinstance(target, ast.Name) and isinstance(node, ast.Dict):  # CONFIG = {"orders_url": "http://..."}
         for key, item in zip(node.keys, node.values, strict=True):
-            found = http.value(item, env) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+            found = (
+                http.value(item, env)
+                if isinstance(key, ast.Constant) and isinstance(key.value, str)
+                else None
+            )
             if found is not None:
                 env[f"{target.id}.{key.value}"] = found  # type: ignore[union-attr]
     if isinstance(target, ast.Name):
@@ -310,11 +421,22 @@ def _constant(http: _Http, stmt: ast.stmt, env: dict[str, Value]) -> None:
 def _attributes(http: _Http, cls: ast.ClassDef, env: dict[str, Value]) -> None:
     """``self.base = BILLING_URL`` in ``__init__``: ``self.base`` for every method of the class (and clients
     built there, ``self.client = httpx.Client(base_url=...)``)."""
-    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "__init__"),
-                None)
+    init = next(
+        (
+            s
+            for s in cls.body
+            if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == "__init__"
+        ),
+        None,
+    )
     for stmt in init.body if init is not None else ():
-        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
-                and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == "self"):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Attribute)
+            and isinstance(stmt.targets[0].value, ast.Name)
+            and stmt.targets[0].value.id == "self"
+        ):
             value = http.value(stmt.value, env)
             if value is not None:
                 env[f"self.{stmt.targets[0].attr}"] = value
@@ -325,8 +447,16 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             http.decorated(stmt, env)
             a = stmt.args
-            params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, *((a.vararg,) if a.vararg else ()),
-                                      *((a.kwarg,) if a.kwarg else ()))}
+            params = {
+                p.arg
+                for p in (
+                    *a.posonlyargs,
+                    *a.args,
+                    *a.kwonlyargs,
+                    *((a.vararg,) if a.vararg else ()),
+                    *((a.kwarg,) if a.kwarg else ()),
+                )
+            }
             _walk(http, stmt.body, {k: v for k, v in env.items() if k not in params}, _scope(stmt), False)
             continue
         if isinstance(stmt, ast.ClassDef):
@@ -338,8 +468,11 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
             continue
         if top:
             http.routers(stmt, env)
-            if (isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name)
-                    and stmt.target.id == "urlpatterns"):  # urlpatterns += [...]
+            if (
+                isinstance(stmt, ast.AugAssign)
+                and isinstance(stmt.target, ast.Name)
+                and stmt.target.id == "urlpatterns"
+            ):  # urlpatterns += [...]
                 http.http.routers.setdefault("urlpatterns", "")
                 http.django(stmt.value, "", env)
         _constant(http, stmt, env)
@@ -353,8 +486,13 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
         for field in ("body", "orelse", "finalbody", "handlers"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt | ast.ExceptHandler):
-                _walk(http, [s for h in inner for s in (h.body if isinstance(h, ast.ExceptHandler) else [h])],
-                      env, scope, False)
+                _walk(
+                    http,
+                    [s for h in inner for s in (h.body if isinstance(h, ast.ExceptHandler) else [h])],
+                    env,
+                    scope,
+                    False,
+                )
 
 
 def _calls(stmt: ast.stmt) -> Iterator[ast.Call]:
@@ -366,7 +504,9 @@ def _calls(stmt: ast.stmt) -> Iterator[ast.Call]:
             if name in ("body", "orelse", "finalbody", "handlers") and isinstance(node, ast.stmt):
                 continue
             for each in child if isinstance(child, list) else [child]:
-                if isinstance(each, ast.AST) and not isinstance(each, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                if isinstance(each, ast.AST) and not isinstance(
+                    each, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                ):
                     stack.append(each)
         if isinstance(node, ast.Call):
             yield node

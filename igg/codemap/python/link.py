@@ -65,8 +65,14 @@ class PythonLinker:
     def instantiable(self, qualified: str) -> bool:
         return True
 
-    def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
+    def callable_relations(
+        self,
+        f: FileFacts,
+        c: CallableDecl,
+        owner: TypeDecl | None,
+        add: Callable[[Relation], None],
+        class_level: Callable[[str | None, int, int], None],
+    ) -> None:
         graph = self.graph()
         source = callable_key(c, f.package)
         for g in graph.scopes_of.get(id(c), ()):
@@ -93,8 +99,9 @@ class PythonLinker:
                 target = graph.decl(callee)
                 if target is None:
                     continue
-                key = keys[callee] = callable_key(target, index.type_file[target.owner].package if target.owner
-                                                  else index.module_of(target))
+                key = keys[callee] = callable_key(
+                    target, index.type_file[target.owner].package if target.owner else index.module_of(target)
+                )
             for line, column in sites:
                 add(Relation("CALLS", source, key, line, column))
         if graph.scopes[g].kind == "module":
@@ -139,8 +146,15 @@ class PythonLinker:
         return None
 
     # ---- imports -------------------------------------------------------------------------------------
-    def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
-                         symbols_only: bool) -> None:
+    def import_relations(
+        self,
+        f: FileFacts,
+        i: ImportRef,
+        add: AddRelation,
+        package: PackageKey,
+        external: bool,
+        symbols_only: bool,
+    ) -> None:
         found = self.import_module(i)
         if isinstance(found, FileFacts):
             add("IMPORTS", f"module:{found.path}")
@@ -174,7 +188,9 @@ class PythonLinker:
         return top
 
     # ---- calls ---------------------------------------------------------------------------------------
-    def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None) -> CallableDecl | ClassLevel | str | None:
+    def call_target(
+        self, call: CallRef, f: FileFacts, owner: TypeDecl | None
+    ) -> CallableDecl | ClassLevel | str | None:
         """Nothing: Python's calls and instantiations are the flows ``calls.py`` resolves (``callable_relations``
         and ``file_relations``), not per-call references."""
         return None
@@ -196,6 +212,8 @@ def merge_stubs(files: Iterable[FileFacts]) -> list[FileFacts]:
         known_types = {t.qualified for t in twin.types}
         known_calls = {(c.owner, c.name) for c in twin.callables}
         merged[twin.path] = replace(
-            twin, types=[*twin.types, *(t for t in f.types if t.qualified not in known_types)],
-            callables=[*twin.callables, *(c for c in f.callables if (c.owner, c.name) not in known_calls)])
+            twin,
+            types=[*twin.types, *(t for t in f.types if t.qualified not in known_types)],
+            callables=[*twin.callables, *(c for c in f.callables if (c.owner, c.name) not in known_calls)],
+        )
     return [merged.get(f.path, f) for f in out]

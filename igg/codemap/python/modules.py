@@ -137,7 +137,8 @@ class DiskTree:
         files = frozenset(e.name for e in entries if not e.is_dir())
         dirs = tuple(sorted(e.name for e in entries if e.is_dir() and not e.name.startswith(".")))
         only_python = all(n.endswith(PYTHON_FILES) or n == "py.typed" for n in files) and not any(
-            e.name.startswith(".") for e in entries)
+            e.name.startswith(".") for e in entries
+        )
         return files, dirs, only_python
 
     def only_python(self, folder: tuple[str, ...]) -> bool:
@@ -193,8 +194,13 @@ class _PathNamer(Namer):
     def _decide(self, folder: tuple[str, ...]) -> bool:
         if len(folder) == 1 and not self.tree.has_init(folder):
             name = folder[0]
-            return (_identifier(name) and name not in ROOT_NAMES and not self.tree.is_project(folder)
-                    and self.tree.only_python(folder) and self._holds_packages(folder))
+            return (
+                _identifier(name)
+                and name not in ROOT_NAMES
+                and not self.tree.is_project(folder)
+                and self.tree.only_python(folder)
+                and self._holds_packages(folder)
+            )
         return super()._decide(folder)
 
 
@@ -216,8 +222,11 @@ class DiskNamer:
         return self._namer.module(tuple(p for p in absolute.split(os.sep) if p))
 
 
-IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]*)"
-                         r"|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))", re.MULTILINE)
+IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]*)"
+    r"|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))",
+    re.MULTILINE,
+)
 """An import statement's module names (absolute ones: relative names start with a dot and are left out)."""
 
 
@@ -262,7 +271,7 @@ def prefixes_from_imports(units: Iterable[Unit], texts: Iterable[str], known: se
                 if parts[k] in by_name and ".".join(parts[k:]) in known:
                     segments = tuple(parts[:k])
                     for folders in by_name[parts[k]]:
-                        if folders[len(folders) - k:] == segments:
+                        if folders[len(folders) - k :] == segments:
                             via[(parts[k], folders)][".".join(segments)] += 1
                     break
     out: dict[Unit, str] = {}
@@ -271,14 +280,18 @@ def prefixes_from_imports(units: Iterable[Unit], texts: Iterable[str], known: se
         prefix, hits = counts.most_common(1)[0]
         if hits > direct[unit[0]]:
             out[unit] = prefix
-            roots.add(unit[1][:len(unit[1]) - prefix.count(".")])
+            roots.add(unit[1][: len(unit[1]) - prefix.count(".")])
     # the rest of a namespace the imports established: every unit below one of its folders (the chain of
     # folders between them has no __init__.py, or the units would not be top-level)
     for name, all_folders in by_name.items():
         for folders in all_folders:
             root = next((folders[:i] for i in range(1, len(folders) + 1) if folders[:i] in roots), None)
-            if (name, folders) not in out and root is not None and all(_identifier(f) for f in folders[len(root) - 1:]):
-                out[(name, folders)] = ".".join(folders[len(root) - 1:])
+            if (
+                (name, folders) not in out
+                and root is not None
+                and all(_identifier(f) for f in folders[len(root) - 1 :])
+            ):
+                out[(name, folders)] = ".".join(folders[len(root) - 1 :])
     return out
 
 
@@ -287,7 +300,7 @@ def folders_above(path: str, module: str) -> tuple[str, ...]:
     parts = [p for p in os.path.abspath(path).split(os.sep) if p]
     folder = parts[:-1]
     depth = len(module.split(".")) - (0 if parts[-1].rsplit(".", 1)[0] == "__init__" else 1)
-    return tuple(folder[:len(folder) - depth]) if depth else tuple(folder)
+    return tuple(folder[: len(folder) - depth]) if depth else tuple(folder)
 
 
 def prefixed(module: str, unit_prefix: str | None, everything: str | None = None) -> str:
@@ -296,8 +309,9 @@ def prefixed(module: str, unit_prefix: str | None, everything: str | None = None
     return f"{prefix}.{module}" if prefix else module
 
 
-def rename_under_prefixes(files: Sequence[SourceFile], disk: Mapping[str, str],
-                          everything: str | None) -> list[SourceFile]:
+def rename_under_prefixes(
+    files: Sequence[SourceFile], disk: Mapping[str, str], everything: str | None
+) -> list[SourceFile]:
     """Python modules (``files``, read from ``disk``) renamed under the prefix the user gives (``everything``),
     or the one the tree's own imports give their top-level package (``prefixes_from_imports``)."""
     python = [f for f in files if f.module is not None]
@@ -306,12 +320,24 @@ def rename_under_prefixes(files: Sequence[SourceFile], disk: Mapping[str, str],
     units: dict[str, Unit] = {}
     prefixes: dict[Unit, str] = {}
     if not everything:
-        units = {f.path: (f.module.split(".")[0], folders_above(disk[f.path], f.module))
-                 for f in python if f.module}
-        known = {".".join(parts[:i]) for f in python if f.module
-                 for parts in [f.module.split(".")] for i in range(1, len(parts) + 1)}
+        units = {
+            f.path: (f.module.split(".")[0], folders_above(disk[f.path], f.module))
+            for f in python
+            if f.module
+        }
+        known = {
+            ".".join(parts[:i])
+            for f in python
+            if f.module
+            for parts in [f.module.split(".")]
+            for i in range(1, len(parts) + 1)
+        }
         prefixes = prefixes_from_imports(units.values(), (f.text for f in python), known)
         if not prefixes:
             return list(files)
-    return [replace(f, module=prefixed(f.module, None if everything else prefixes.get(units[f.path]), everything))
-            if f.module is not None else f for f in files]
+    return [
+        replace(f, module=prefixed(f.module, None if everything else prefixes.get(units[f.path]), everything))
+        if f.module is not None
+        else f
+        for f in files
+    ]

@@ -59,8 +59,12 @@ class Program:
                 self.owner.append(len(self.files))
                 self.parent.append(s.parent + base if s.parent >= 0 else -1)
             self.files.append(f)
-        self.packages = {".".join(parts[:n]) for m in self.modules for parts in [m.split(".")]
-                         for n in range(1, len(parts))} - set(self.modules)
+        self.packages = {
+            ".".join(parts[:n])
+            for m in self.modules
+            for parts in [m.split(".")]
+            for n in range(1, len(parts))
+        } - set(self.modules)
         """Dotted names of the namespace packages above modules (no module of their own)."""
         self._lookups: dict[Key, Key | None] = {}
         self.raw: list[tuple[int, int, int, tuple[Any, ...]]] = []
@@ -224,8 +228,11 @@ class Program:
             while s >= 0:
                 scope = scopes[s]
                 if scope.kind == "module":
-                    found = (s, name) if name in scope.locals else (
-                        self.wildcard(scope, name, 0) if scope.wildcards else None)
+                    found = (
+                        (s, name)
+                        if name in scope.locals
+                        else (self.wildcard(scope, name, 0) if scope.wildcards else None)
+                    )
                     break
                 if scope.kind != "class" and name in scope.locals:
                     found = (s, name)
@@ -258,7 +265,11 @@ class Program:
         top = target.partition(".")[0]
         if found is None and top not in self.modules and top not in self.packages:
             module = self.files[self.owner[g]].module
-            folder = module if self.files[self.owner[g]].path.endswith("__init__.py") else module.rpartition(".")[0]
+            folder = (
+                module
+                if self.files[self.owner[g]].path.endswith("__init__.py")
+                else module.rpartition(".")[0]
+            )
             if folder:
                 found = self._imported(f"{folder}.{target}", module_only)
         return found

@@ -27,7 +27,9 @@ CONFIG_PATTERN = re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$")
 """``tsconfig.base.json``, ``tsconfig.build.json``: configurations a ``tsconfig.json`` may extend."""
 _JSONC = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
 _TRAILING = re.compile(r",(\s*[}\]])")
-_IMPORT_LINE = re.compile(r"""^\s*(?:import|export)\b[^'"\n;]*?(?:from\s*)?['"]([^'"\n]+)['"]""", re.MULTILINE)
+_IMPORT_LINE = re.compile(
+    r"""^\s*(?:import|export)\b[^'"\n;]*?(?:from\s*)?['"]([^'"\n]+)['"]""", re.MULTILINE
+)
 _PACKAGE_KEYS = ("name", "main", "types", "typings", "exports", "imports", "workspaces", "type")
 
 
@@ -62,8 +64,9 @@ class TypeScript(Language):
     @staticmethod
     def config(path: str, text: str) -> FileFacts:
         """A ``tsconfig.json`` or ``package.json`` as linking reads it (an unreadable one: an empty one, and why)."""
-        facts = FileFacts(path=path, language="typescript", module=path, package="", lines=text.count("\n") + 1,
-                          config={})
+        facts = FileFacts(
+            path=path, language="typescript", module=path, package="", lines=text.count("\n") + 1, config={}
+        )
         try:
             data = read_jsonc(text) if text.strip() else {}
         except ValueError as exc:
@@ -77,8 +80,11 @@ class TypeScript(Language):
             data = {k: v for k, v in data.items() if k in ("extends", "compilerOptions")}
             options = data.get("compilerOptions")
             if isinstance(options, dict):
-                data["compilerOptions"] = {k: v for k, v in options.items()
-                                           if k in ("baseUrl", "paths", "moduleResolution", "module", "customConditions")}
+                data["compilerOptions"] = {
+                    k: v
+                    for k, v in options.items()
+                    if k in ("baseUrl", "paths", "moduleResolution", "module", "customConditions")
+                }
         facts.config = data
         return facts
 
@@ -97,11 +103,17 @@ class TypeScript(Language):
                     continue
                 for entry in entries:
                     lower = entry.name.lower()
-                    if entry.is_file(follow_symlinks=False) and lower.endswith((".ts", ".tsx", ".mts", ".cts")) \
-                            and not lower.endswith((".d.ts", ".d.mts", ".d.cts")):
+                    if (
+                        entry.is_file(follow_symlinks=False)
+                        and lower.endswith((".ts", ".tsx", ".mts", ".cts"))
+                        and not lower.endswith((".d.ts", ".d.mts", ".d.cts"))
+                    ):
                         return True
-                    if entry.is_dir(follow_symlinks=False) and entry.name != "node_modules" \
-                            and not entry.name.startswith("."):
+                    if (
+                        entry.is_dir(follow_symlinks=False)
+                        and entry.name != "node_modules"
+                        and not entry.name.startswith(".")
+                    ):
                         below.append(entry.path)
             level = below[:200]
         return False
@@ -135,9 +147,14 @@ class TypeScript(Language):
             known_types = {t.qualified for t in base.types}
             known_calls = {(c.owner, c.name) for c in base.callables}
             merged[twin.path] = replace(
-                base, types=[*base.types, *(t for t in f.types if t.qualified not in known_types)],
-                callables=[*base.callables, *(c for c in f.callables if (c.owner, c.name) not in known_calls)],
-                exports={**f.exports, **base.exports})
+                base,
+                types=[*base.types, *(t for t in f.types if t.qualified not in known_types)],
+                callables=[
+                    *base.callables,
+                    *(c for c in f.callables if (c.owner, c.name) not in known_calls),
+                ],
+                exports={**f.exports, **base.exports},
+            )
         result = [merged.get(f.path, f) for f in out]
         taken = Counter(f.module for f in result)
         return [_apart(f) if taken[f.module] > 1 and _declares_alone(f, paths) else f for f in result]
@@ -153,19 +170,28 @@ _DECLARED = {".d.ts": ".js", ".d.mts": ".mjs", ".d.cts": ".cjs"}
 
 
 def _declares_alone(f: FileFacts, paths: dict[str, FileFacts]) -> bool:
-    return f.language == "typescript" and f.path.lower().endswith(tuple(_DECLARED)) and implementation(
-        f.path, paths) is None
+    return (
+        f.language == "typescript"
+        and f.path.lower().endswith(tuple(_DECLARED))
+        and implementation(f.path, paths) is None
+    )
 
 
 def _apart(f: FileFacts) -> FileFacts:
     """``f`` (a declaration file) named by the file it declares: its types and methods renamed with it."""
     suffix = next(s for s in _DECLARED if f.path.lower().endswith(s))
-    name = f.path[:-len(suffix)] + _DECLARED[suffix]
+    name = f.path[: -len(suffix)] + _DECLARED[suffix]
     old = f"{f.module}."
-    return replace(f, module=name, package=name,
-                   types=[replace(t, package=name) if t.package == f.module else t for t in f.types],
-                   callables=[replace(c, owner=name + "." + c.owner[len(old):]) if c.owner and c.owner.startswith(old)
-                              else c for c in f.callables])
+    return replace(
+        f,
+        module=name,
+        package=name,
+        types=[replace(t, package=name) if t.package == f.module else t for t in f.types],
+        callables=[
+            replace(c, owner=name + "." + c.owner[len(old) :]) if c.owner and c.owner.startswith(old) else c
+            for c in f.callables
+        ],
+    )
 
 
 LANGUAGE = TypeScript()

@@ -47,12 +47,15 @@ _COMMON_QUERY = """
 (function_declaration) @fn
 (generator_function_declaration) @fn
 """
-_TS_QUERY = _COMMON_QUERY + """
+_TS_QUERY = (
+    _COMMON_QUERY
+    + """
 (import_require_clause source: (string) @require_source)
 (abstract_class_declaration) @type
 (interface_declaration) @type
 (enum_declaration) @type
 """
+)
 
 
 @cache
@@ -67,7 +70,11 @@ def grammar(kind: str) -> tuple[Any, Any]:
         return tree_sitter.Parser(language), tree_sitter.Query(language, _COMMON_QUERY)
     import tree_sitter_typescript
 
-    raw = tree_sitter_typescript.language_tsx() if kind == "tsx" else tree_sitter_typescript.language_typescript()
+    raw = (
+        tree_sitter_typescript.language_tsx()
+        if kind == "tsx"
+        else tree_sitter_typescript.language_typescript()
+    )
     language = tree_sitter.Language(raw)
     return tree_sitter.Parser(language), tree_sitter.Query(language, _TS_QUERY)
 
@@ -85,7 +92,7 @@ def module_name(path: str) -> str:
     lower = path.lower()
     for suffix in (*DECLARATION_SUFFIXES, *TS_SUFFIXES, *JS_SUFFIXES):
         if lower.endswith(suffix):
-            return path[:-len(suffix)]
+            return path[: -len(suffix)]
     return path
 
 
@@ -123,8 +130,13 @@ def _type_only(statement: Any, parts: list[Any]) -> bool:
     which the compiler elides as it elides ``import type``."""
     if any(c.type == "type" for c in statement.children):
         return True
-    specs = [spec for part in parts if part.type in ("named_imports", "export_clause") for spec in part.named_children
-             if spec.type in ("import_specifier", "export_specifier")]
+    specs = [
+        spec
+        for part in parts
+        if part.type in ("named_imports", "export_clause")
+        for spec in part.named_children
+        if spec.type in ("import_specifier", "export_specifier")
+    ]
     others = [part for part in parts if part.type in ("identifier", "namespace_import", "namespace_export")]
     return bool(specs) and not others and all(any(c.type == "type" for c in spec.children) for spec in specs)
 
@@ -132,8 +144,9 @@ def _type_only(statement: Any, parts: list[Any]) -> bool:
 class _Analyzer(Bodies):
     def __init__(self, path: str, text: str, module: str | None) -> None:
         name = module or module_name(path)
-        self.facts = FileFacts(path=path, language="typescript", module=name, package=name,
-                               lines=text.count("\n") + 1)
+        self.facts = FileFacts(
+            path=path, language="typescript", module=name, package=name, lines=text.count("\n") + 1
+        )
         self.spans: list[tuple[int, int, CallableDecl, TypeDecl | None, dict[str, str]]] = []
         """(start byte, end byte, callable, its type, its typed names) of each callable with a body."""
         self.exports: dict[str, str] = {}
@@ -189,12 +202,20 @@ class _Analyzer(Bodies):
     def import_statement(self, node: Any) -> None:
         line, column = self.at(node)
         source = literal(node.child_by_field_name("source"))
-        clause = next((c for c in node.named_children if c.type in ("import_clause", "import_require_clause")), None)
+        clause = next(
+            (c for c in node.named_children if c.type in ("import_clause", "import_require_clause")), None
+        )
         if clause is not None and clause.type == "import_require_clause":
             alias = clause.named_children[0] if clause.named_children else None
             source = literal(clause.child_by_field_name("source"))
             if source is not None:
-                self.add_import(source, member="*", alias=text_of(alias) if alias is not None else None, line=line, column=column)
+                self.add_import(
+                    source,
+                    member="*",
+                    alias=text_of(alias) if alias is not None else None,
+                    line=line,
+                    column=column,
+                )
             return
         if source is None:
             return
@@ -205,13 +226,25 @@ class _Analyzer(Bodies):
         bound = False
         for part in clause.named_children:
             if part.type == "identifier":
-                self.add_import(source, member="default", alias=text_of(part), line=line, column=column,
-                                type_only=type_only)
+                self.add_import(
+                    source,
+                    member="default",
+                    alias=text_of(part),
+                    line=line,
+                    column=column,
+                    type_only=type_only,
+                )
                 bound = True
             elif part.type == "namespace_import":
                 ids = [c for c in part.named_children if c.type == "identifier"]
-                self.add_import(source, member="*", alias=text_of(ids[0]) if ids else None, line=line, column=column,
-                                type_only=type_only)
+                self.add_import(
+                    source,
+                    member="*",
+                    alias=text_of(ids[0]) if ids else None,
+                    line=line,
+                    column=column,
+                    type_only=type_only,
+                )
                 bound = True
             elif part.type == "named_imports":
                 for spec in part.named_children:
@@ -219,16 +252,41 @@ class _Analyzer(Bodies):
                         continue
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
-                    self.add_import(source, member=text_of(name), alias=text_of(alias), line=line, column=column,
-                                    type_only=type_only)
+                    self.add_import(
+                        source,
+                        member=text_of(name),
+                        alias=text_of(alias),
+                        line=line,
+                        column=column,
+                        type_only=type_only,
+                    )
                     bound = True
         if not bound:
             self.add_import(source, line=line, column=column, type_only=type_only)
 
-    def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
-                   wildcard: bool = False, line: int = 0, column: int = 0, type_only: bool = False) -> None:
-        self.facts.imports.append(ImportRef(target=source, source=source, member=member, alias=alias,
-                                            wildcard=wildcard, line=line, column=column, type_only=type_only))
+    def add_import(
+        self,
+        source: str,
+        *,
+        member: str | None = None,
+        alias: str | None = None,
+        wildcard: bool = False,
+        line: int = 0,
+        column: int = 0,
+        type_only: bool = False,
+    ) -> None:
+        self.facts.imports.append(
+            ImportRef(
+                target=source,
+                source=source,
+                member=member,
+                alias=alias,
+                wildcard=wildcard,
+                line=line,
+                column=column,
+                type_only=type_only,
+            )
+        )
 
     def export_statement(self, node: Any, prefix: str) -> None:
         line, column = self.at(node)
@@ -248,8 +306,11 @@ class _Analyzer(Bodies):
             return
         value = node.child_by_field_name("value")
         if value is not None:
-            if value.type in ("class", "function_expression", "arrow_function") or default and value.type in (
-                    "class_declaration", "function_declaration"):
+            if (
+                value.type in ("class", "function_expression", "arrow_function")
+                or default
+                and value.type in ("class_declaration", "function_declaration")
+            ):
                 self.statement(value, prefix, exported=True)
             elif value.type == "object" and default and not prefix:
                 self.object_literal(value, "default")
@@ -266,20 +327,35 @@ class _Analyzer(Bodies):
                     name = spec.child_by_field_name("name")
                     alias = spec.child_by_field_name("alias") or name
                     if source is not None:
-                        self.add_import(source, member=text_of(name), alias=f"export:{text_of(alias)}", line=line,
-                                        column=column, type_only=type_only)
+                        self.add_import(
+                            source,
+                            member=text_of(name),
+                            alias=f"export:{text_of(alias)}",
+                            line=line,
+                            column=column,
+                            type_only=type_only,
+                        )
                         self.exports[text_of(alias)] = f"export:{text_of(alias)}"
                     else:
                         self.exports[text_of(alias)] = text_of(name)
             elif part.type == "namespace_export" and source is not None:
                 ids = [c for c in part.named_children if c.type in ("identifier", "string")]
                 alias = text_of(ids[0]) if ids else "*"
-                self.add_import(source, member="*", alias=f"export:{alias}", line=line, column=column,
-                                type_only=type_only)
+                self.add_import(
+                    source, member="*", alias=f"export:{alias}", line=line, column=column, type_only=type_only
+                )
                 self.exports[alias] = f"export:{alias}"
-        if source is not None and not any(p.type in ("export_clause", "namespace_export") for p in node.named_children):
-            self.add_import(source, member="*", wildcard=True, line=line, column=column,  # export * from './x'
-                            type_only=type_only)
+        if source is not None and not any(
+            p.type in ("export_clause", "namespace_export") for p in node.named_children
+        ):
+            self.add_import(
+                source,
+                member="*",
+                wildcard=True,
+                line=line,
+                column=column,  # export * from './x'
+                type_only=type_only,
+            )
 
     def commonjs_export(self, node: Any) -> None:
         """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),
@@ -310,21 +386,45 @@ class _Analyzer(Bodies):
 
     def declared_names(self, node: Any, prefix: str) -> list[str]:
         if node.type in ("lexical_declaration", "variable_declaration"):
-            return [text_of(d.child_by_field_name("name")) for d in node.named_children
-                    if d.type == "variable_declarator" and d.child_by_field_name("name") is not None]
+            return [
+                text_of(d.child_by_field_name("name"))
+                for d in node.named_children
+                if d.type == "variable_declarator" and d.child_by_field_name("name") is not None
+            ]
         name = node.child_by_field_name("name")
         return [f"{prefix}{text_of(name)}"] if name is not None else []
 
-    def type_(self, node: Any, kind: Any, prefix: str, exported: bool, extends: list[str] | None = None,
-              implements: list[str] | None = None, named: str | None = None) -> TypeDecl | None:
+    def type_(
+        self,
+        node: Any,
+        kind: Any,
+        prefix: str,
+        exported: bool,
+        extends: list[str] | None = None,
+        implements: list[str] | None = None,
+        named: str | None = None,
+    ) -> TypeDecl | None:
         name = node.child_by_field_name("name")
-        written = (named if named is not None else f"{prefix}{text_of(name)}" if name is not None
-                   else "default" if exported else None)
+        written = (
+            named
+            if named is not None
+            else f"{prefix}{text_of(name)}"
+            if name is not None
+            else "default"
+            if exported
+            else None
+        )
         if written is None:
             return None
-        decl = TypeDecl(kind=kind, name=written, package=self.facts.module, line=node.start_point[0] + 1,
-                        column=self.at(node)[1],
-                        extends=extends or [], implements=implements or [])
+        decl = TypeDecl(
+            kind=kind,
+            name=written,
+            package=self.facts.module,
+            line=node.start_point[0] + 1,
+            column=self.at(node)[1],
+            extends=extends or [],
+            implements=implements or [],
+        )
         self.facts.types.append(decl)
         self.declared_types.add(node.start_byte)
         return decl
@@ -341,8 +441,11 @@ class _Analyzer(Bodies):
                 typed = type_name(member.child_by_field_name("type"))
                 value = member.child_by_field_name("value")
                 if typed is None and value is not None and value.type == "new_expression":
-                    typed = dotted(value.child_by_field_name("constructor")) if value.child_by_field_name(
-                        "constructor") is not None else None
+                    typed = (
+                        dotted(value.child_by_field_name("constructor"))
+                        if value.child_by_field_name("constructor") is not None
+                        else None
+                    )
                 if name is not None and typed:
                     decl.fields[text_of(name)] = typed
         for member in body.named_children:
@@ -367,7 +470,9 @@ class _Analyzer(Bodies):
                 if name is not None and typed:
                     decl.fields[text_of(name)] = typed
 
-    def _params(self, node: Any, owner: TypeDecl | None) -> tuple[list[str], list[str | None], dict[str, str]]:
+    def _params(
+        self, node: Any, owner: TypeDecl | None
+    ) -> tuple[list[str], list[str | None], dict[str, str]]:
         """(parameters as written, their declared types, name -> declared type, '' where none is declared)."""
         written: list[str] = []
         types: list[str | None] = []
@@ -381,7 +486,11 @@ class _Analyzer(Bodies):
             types.append(kind)
             if pattern is not None and pattern.type == "identifier":
                 typed[name] = kind or ""
-                if kind and owner is not None and any(c.type in ("accessibility_modifier", "readonly") for c in p.children):
+                if (
+                    kind
+                    and owner is not None
+                    and any(c.type in ("accessibility_modifier", "readonly") for c in p.children)
+                ):
                     owner.fields[name] = kind  # a parameter property: a field too
         return written, types, typed
 
@@ -394,26 +503,46 @@ class _Analyzer(Bodies):
         written, types, typed = self._params(node, owner if constructor else None)
         static = any(c.type == "static" for c in node.children)
         body = node.child_by_field_name("body")
-        decl = CallableDecl(kind="constructor" if constructor else "method", name=name,
-                            signature=f"{name}({', '.join(written)})", owner=f"{owner.package}.{owner.name}",
-                            line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types), static=static,
-                            returns=type_name(node.child_by_field_name("return_type")), abstract=body is None)
+        decl = CallableDecl(
+            kind="constructor" if constructor else "method",
+            name=name,
+            signature=f"{name}({', '.join(written)})",
+            owner=f"{owner.package}.{owner.name}",
+            line=node.start_point[0] + 1,
+            column=self.at(node)[1],
+            params=tuple(types),
+            static=static,
+            returns=type_name(node.child_by_field_name("return_type")),
+            abstract=body is None,
+        )
         self.facts.callables.append(decl)
         if body is not None:
             self.spans.append((node.start_byte, node.end_byte, decl, owner, typed))
 
-    def function(self, node: Any, prefix: str, exported: bool, name: str | None = None,
-                 span: Any = None) -> None:
+    def function(
+        self, node: Any, prefix: str, exported: bool, name: str | None = None, span: Any = None
+    ) -> None:
         if name is None:
             name_node = node.child_by_field_name("name")
-            name = f"{prefix}{text_of(name_node)}" if name_node is not None else ("default" if exported else None)
+            name = (
+                f"{prefix}{text_of(name_node)}"
+                if name_node is not None
+                else ("default" if exported else None)
+            )
         if name is None:
             return
         written, types, typed = self._params(node, None)
         body = node.child_by_field_name("body")
-        decl = CallableDecl(kind="function", name=name, signature=f"{name}({', '.join(written)})", owner=None,
-                            line=node.start_point[0] + 1, column=self.at(node)[1], params=tuple(types),
-                            returns=type_name(node.child_by_field_name("return_type")))
+        decl = CallableDecl(
+            kind="function",
+            name=name,
+            signature=f"{name}({', '.join(written)})",
+            owner=None,
+            line=node.start_point[0] + 1,
+            column=self.at(node)[1],
+            params=tuple(types),
+            returns=type_name(node.child_by_field_name("return_type")),
+        )
         self.facts.callables.append(decl)
         if body is not None:
             outer = span if span is not None else node
@@ -477,13 +606,13 @@ def analyze_typescript(path: str, text: str, module: str | None = None) -> FileF
     facts = analyzer.facts
     facts.exports = analyzer.exports
     if type_only:  # export type * from './x', read as export * from './x'
-        facts.imports = [replace(i, type_only=True) if i.line in type_only and i.member == "*" else i
-                         for i in facts.imports]
+        facts.imports = [
+            replace(i, type_only=True) if i.line in type_only and i.member == "*" else i
+            for i in facts.imports
+        ]
     if hinted(text) and not is_test(path):
         facts.http = http_facts(tree.root_node, facts, Columns(text), analyzer.call_nodes, text)
     if tree.root_node.has_error:
         line = first_error_line(tree.root_node)
         facts.error, facts.error_line = "syntax error (tree-sitter recovered; facts may be partial)", line
     return facts
-
-

@@ -36,21 +36,32 @@ class Bodies:
     """The names of the file's functions (nested ones ``outer.inner``)."""
     """Every call of the file, in document order (``bodies`` finds them; the HTTP reading reuses them)."""
 
-    def add_import(self, source: str, *, member: str | None = None, alias: str | None = None,
-                   wildcard: bool = False, line: int = 0, column: int = 0) -> None:
+    def add_import(
+        self,
+        source: str,
+        *,
+        member: str | None = None,
+        alias: str | None = None,
+        wildcard: bool = False,
+        line: int = 0,
+        column: int = 0,
+    ) -> None:
         raise NotImplementedError
 
     def bodies(self, captures: dict[str, list[Any]]) -> None:
         self.spans.sort(key=lambda s: (s[0], -s[1]))
         starts = [s[0] for s in self.spans]
         self.parents = _parents(self.spans)
-        self.qualified = {id(s[2]): f"{s[3].name}.{s[2].name}" if s[3] is not None else s[2].name
-                          for s in self.spans}
+        self.qualified = {
+            id(s[2]): f"{s[3].name}.{s[2].name}" if s[3] is not None else s[2].name for s in self.spans
+        }
         self.functions = {c.name for c in self.facts.callables if c.owner is None}
         self.type_names = {t.name for t in self.facts.types}
         # in document order: the cursor's order is not stable from one process to the next
         scopes: dict[int, dict[str, str]] = {id(s[2]): dict(s[4]) for s in self.spans}
-        for decl in captures.get("decl", ()):  # locals, of declared or constructed type where known, per callable
+        for decl in captures.get(
+            "decl", ()
+        ):  # locals, of declared or constructed type where known, per callable
             at = self._innermost(starts, decl.start_byte)
             span = self.spans[at] if at >= 0 else None
             name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
@@ -97,7 +108,7 @@ class Bodies:
         while i >= 0:
             found = f"{self.qualified[id(self.spans[i][2])]}.{head}"
             if found in self.type_names:
-                return found + written[len(head):]
+                return found + written[len(head) :]
             i = self.parents[i]
         return written
 
@@ -139,7 +150,9 @@ class Bodies:
         n = len(args.named_children) if args is not None else 0
         arg_types: tuple[str | None, ...] = (None,) * n
         if function.type == "super":
-            decl.calls.append(CallRef(name="<init>", receiver="super", arg_types=arg_types, line=line, column=column))
+            decl.calls.append(
+                CallRef(name="<init>", receiver="super", arg_types=arg_types, line=line, column=column)
+            )
             return
         scope = scopes.get(id(decl), {})
         if function.type == "identifier":
@@ -147,7 +160,9 @@ class Bodies:
             if nested is not None:
                 decl.calls.append(CallRef(name=nested, arg_types=arg_types, line=line, column=column))
             elif text_of(function) not in scope:  # a local or parameter holding a function: not knowable
-                decl.calls.append(CallRef(name=text_of(function), arg_types=arg_types, line=line, column=column))
+                decl.calls.append(
+                    CallRef(name=text_of(function), arg_types=arg_types, line=line, column=column)
+                )
             return
         if function.type != "member_expression":
             return
@@ -156,21 +171,47 @@ class Bodies:
             return
         name = text_of(prop)
         if obj.type in ("this", "super"):
-            decl.calls.append(CallRef(name=name, receiver=obj.type, arg_types=arg_types, line=line, column=column))
+            decl.calls.append(
+                CallRef(name=name, receiver=obj.type, arg_types=arg_types, line=line, column=column)
+            )
             return
         written = dotted(obj)
         if written is None:
             return
         head, _, rest = written.partition(".")
         if head == "this" and owner is not None and rest and "." not in rest and rest in owner.fields:
-            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=owner.fields[rest], line=line, column=column,
-                                      arg_types=arg_types))
+            decl.calls.append(
+                CallRef(
+                    name=name,
+                    receiver="var",
+                    receiver_type=owner.fields[rest],
+                    line=line,
+                    column=column,
+                    arg_types=arg_types,
+                )
+            )
         elif not rest and scope.get(head):
-            decl.calls.append(CallRef(name=name, receiver="var", receiver_type=scope[head], line=line, column=column,
-                                      arg_types=arg_types))
+            decl.calls.append(
+                CallRef(
+                    name=name,
+                    receiver="var",
+                    receiver_type=scope[head],
+                    line=line,
+                    column=column,
+                    arg_types=arg_types,
+                )
+            )
         elif head != "this" and head not in scope:
-            decl.calls.append(CallRef(name=name, receiver="type", receiver_type=written, line=line, column=column,
-                                      arg_types=arg_types))
+            decl.calls.append(
+                CallRef(
+                    name=name,
+                    receiver="type",
+                    receiver_type=written,
+                    line=line,
+                    column=column,
+                    arg_types=arg_types,
+                )
+            )
 
     def _required(self, call: Any, string: Any) -> bool:
         """``const x = require('./m')`` binds ``x`` to the module, ``const {a, b: c} = require('./m')`` binds
@@ -195,7 +236,9 @@ class Bodies:
             elif part.type == "pair_pattern":
                 key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
                 if key is not None and value is not None and value.type == "identifier":
-                    self.add_import(source, member=text_of(key), alias=text_of(value), line=line, column=column)
+                    self.add_import(
+                        source, member=text_of(key), alias=text_of(value), line=line, column=column
+                    )
                     bound = True
         return bound
 
@@ -215,8 +258,10 @@ def captured(root: Any, query: Any) -> dict[str, list[Any]]:
     to the next)."""
     import tree_sitter
 
-    return {name: sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
-            for name, nodes in tree_sitter.QueryCursor(query).captures(root).items()}
+    return {
+        name: sorted(nodes, key=lambda n: (n.start_byte, n.end_byte))
+        for name, nodes in tree_sitter.QueryCursor(query).captures(root).items()
+    }
 
 
 def _parents(spans: list[Span]) -> list[int]:

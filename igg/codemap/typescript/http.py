@@ -27,10 +27,17 @@ def hinted(text: str) -> bool:
     """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
     return any(h in text for h in HINTS)
 
+
 _VERBS = {**{m.lower(): m for m in METHODS}, "all": "*"}
 _RELEVANT = {*_VERBS, "use"}
-_FUNCTIONS = ("function_declaration", "generator_function_declaration", "method_definition", "arrow_function",
-              "function_expression", "function")
+_FUNCTIONS = (
+    "function_declaration",
+    "generator_function_declaration",
+    "method_definition",
+    "arrow_function",
+    "function_expression",
+    "function",
+)
 """(the imported constant a URL starts with, or None; the rest, ``{}`` for what is computed)."""
 Scope = tuple[str, int, int] | None
 
@@ -96,8 +103,12 @@ class _Http:
                 return None, text[1:-1]
             return concat(parts) if not text.startswith("`${") or parts else None
         if kind == "binary_expression" and text_of(node.child_by_field_name("operator")) == "+":
-            return concat([self.value(node.child_by_field_name("left"), env),
-                            self.value(node.child_by_field_name("right"), env)])
+            return concat(
+                [
+                    self.value(node.child_by_field_name("left"), env),
+                    self.value(node.child_by_field_name("right"), env),
+                ]
+            )
         if kind == "identifier":
             name = text_of(node)
             if name in env:
@@ -158,8 +169,11 @@ class _Http:
         node = value
         while node is not None and node.type == "call_expression":
             func = node.child_by_field_name("function")
-            if func is not None and func.type == "member_expression" and text_of(
-                    func.child_by_field_name("property")) == "use":
+            if (
+                func is not None
+                and func.type == "member_expression"
+                and text_of(func.child_by_field_name("property")) == "use"
+            ):
                 uses.append(node)
                 node = func.child_by_field_name("object")
                 continue
@@ -190,8 +204,13 @@ class _Http:
         if obj.type == "call_expression":
             return True
         name = text_of(obj)
-        return (name == "axios" or name in self.http.routers or name in self.clients or name in self.imported
-                or name in self.namespaces)
+        return (
+            name == "axios"
+            or name in self.http.routers
+            or name in self.clients
+            or name in self.imported
+            or name in self.namespaces
+        )
 
     def call(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
         func = node.child_by_field_name("function")
@@ -233,15 +252,27 @@ class _Http:
             elif name in self.imported:  # import { listUsers } from './handlers'
                 ref = self.imported[name]
         elif handler is not None and handler.type == "member_expression":  # users.list, of an imported module
-            obj, prop = handler.child_by_field_name("object"), text_of(handler.child_by_field_name("property"))
+            obj, prop = (
+                handler.child_by_field_name("object"),
+                text_of(handler.child_by_field_name("property")),
+            )
             name = text_of(obj) if obj is not None and obj.type == "identifier" else ""
             if name in self.namespaces:
                 ref = f"path:{self.namespaces[name]}#{prop}"
             elif name in self.imported:  # a default-exported object or class of handlers
                 ref = f"{self.imported[name].rpartition('#')[0]}#.{prop}"
         line, column = self.columns.at(node.child_by_field_name("function").child_by_field_name("property"))
-        self.http.routes.append(RouteDecl(method=method, path=normalize(path), router=router, scope=scope,
-                                          handler=ref, line=line, column=column))
+        self.http.routes.append(
+            RouteDecl(
+                method=method,
+                path=normalize(path),
+                router=router,
+                scope=scope,
+                handler=ref,
+                line=line,
+                column=column,
+            )
+        )
 
     def chained(self, node: Any, method: str) -> None:
         """``router.route('/p').get(h).post(h2)``."""
@@ -264,11 +295,18 @@ class _Http:
             return
         prefix = text_of(args[0])[1:-1] if len(args) > 1 and args[0].type == "string" else ""
         name = text_of(args[-1])
-        child = (f"local:{name}" if name in self.http.routers else self.imported.get(name)
-                 or (f"path:{self.namespaces[name]}#=" if name in self.namespaces else None))  # require(): module.exports
-        if child is not None:  # app.use('/p', router), app.use(router); a middleware named alike is no router there
-            self.http.mounts.append(MountDecl(prefix=normalize(prefix), router=router, child=child,
-                                              line=node.start_point[0] + 1))
+        child = (
+            f"local:{name}"
+            if name in self.http.routers
+            else self.imported.get(name)
+            or (f"path:{self.namespaces[name]}#=" if name in self.namespaces else None)
+        )  # require(): module.exports
+        if (
+            child is not None
+        ):  # app.use('/p', router), app.use(router); a middleware named alike is no router there
+            self.http.mounts.append(
+                MountDecl(prefix=normalize(prefix), router=router, child=child, line=node.start_point[0] + 1)
+            )
 
     def fetch(self, node: Any, env: dict[str, Value], scope: Scope) -> None:
         args = _args(node)
@@ -283,8 +321,13 @@ class _Http:
         if args and args[0].type == "object":
             method = self.method(_prop(args[0], "method"))
             if method:
-                self.request(node, node.child_by_field_name("function"), method,
-                             self.value(_prop(args[0], "url"), env), scope)
+                self.request(
+                    node,
+                    node.child_by_field_name("function"),
+                    method,
+                    self.value(_prop(args[0], "url"), env),
+                    scope,
+                )
 
     def client(self, node: Any, receiver: str, method: str, env: dict[str, Value], scope: Scope) -> None:
         args = _args(node)
@@ -302,7 +345,9 @@ class _Http:
         url = self.value(args[0], env) if args else None
         if url is not None and url[0] is None and not re.match(r"https?://", url[1]):
             url = base[0], base[1].rstrip("/") + "/" + url[1].lstrip("/") if base[1] else url[1]
-        self.request(node, node.child_by_field_name("function").child_by_field_name("property"), method, url, scope)
+        self.request(
+            node, node.child_by_field_name("function").child_by_field_name("property"), method, url, scope
+        )
 
     def method(self, node: Any) -> str | None:
         if node is None:
@@ -314,8 +359,11 @@ class _Http:
         if url is None:
             return
         line, column = self.columns.at(at)
-        self.http.requests.append(RequestDecl(method=method, url=clean_url(url[1]), base=url[0], scope=scope,
-                                              line=line, column=column))
+        self.http.requests.append(
+            RequestDecl(
+                method=method, url=clean_url(url[1]), base=url[0], scope=scope, line=line, column=column
+            )
+        )
 
     def enclosing(self, node: Any) -> Scope:
         while node is not None:
@@ -341,8 +389,6 @@ def _named(node: Any) -> tuple[str, int, int] | None:
     return text_of(name), span.start_point[0] + 1, span.end_point[0] + 1
 
 
-
-
 _PAREN = re.compile(r"\s*\(")
 
 
@@ -360,7 +406,9 @@ def _calls(text: str, imported: Iterable[str]) -> bool:
     return any(f"{n}.{v}(" in text for n in imported for v in _VERBS)
 
 
-def http_facts(root: Any, facts: FileFacts, columns: Columns, calls: list[Any], text: str) -> HttpFacts | None:
+def http_facts(
+    root: Any, facts: FileFacts, columns: Columns, calls: list[Any], text: str
+) -> HttpFacts | None:
     """The routes, routers, mounts, requests and URL constants of the file whose tree is ``root`` (``calls``: its
     calls, in document order, as the analyzer's query found them): the module's
     declarations first (routers, clients, constants, named functions), then each call a query finds that may be
@@ -369,21 +417,33 @@ def http_facts(root: Any, facts: FileFacts, columns: Columns, calls: list[Any], 
     env: dict[str, Value] = {}
     for node in root.named_children:  # named functions first: a route may name one declared below it
         inner = node.named_children[0] if node.type == "export_statement" and node.named_children else node
-        for each in [inner, *(d.child_by_field_name("value") for d in inner.named_children
-                              if d.type == "variable_declarator")]:
+        for each in [
+            inner,
+            *(
+                d.child_by_field_name("value")
+                for d in inner.named_children
+                if d.type == "variable_declarator"
+            ),
+        ]:
             if each is not None and each.type in _FUNCTIONS:
                 named = _named(each)
                 if named is not None:
                     http.functions[named[0]] = named
-        if node.type == "export_statement" and inner.type == "call_expression":  # export default Router().use(...)
+        if (
+            node.type == "export_statement" and inner.type == "call_expression"
+        ):  # export default Router().use(...)
             http.router_expression(inner, "default")
         if inner.type in ("lexical_declaration", "variable_declaration"):
             for d in inner.named_children:
                 if d.type == "variable_declarator":
                     http.declare(d, env, True)
-    local: dict[int, list[Any]] = {}  # function -> the declarators inside it (not in a nested function), when read
+    local: dict[
+        int, list[Any]
+    ] = {}  # function -> the declarators inside it (not in a nested function), when read
     for call in calls if _calls(text, [*http.imported, *http.namespaces]) else ():
-        if http.relevant(call):  # most calls, and most ``x.get(...)`` (maps, headers): their locals are not read
+        if http.relevant(
+            call
+        ):  # most calls, and most ``x.get(...)`` (maps, headers): their locals are not read
             http.call(call, _env(http, call, env, local), http.enclosing(call))
     for name, (base, text) in env.items():
         kept = constant(base, text)

@@ -34,7 +34,9 @@ class TypeScriptLinker:
         self.index = index
         mine = [f for f in index.files if f.language == "typescript"]
         self.by_path = {f.path: f for f in mine}
-        self.declared = {p: impl for p in index.paths if (impl := implementation(p, self.by_path)) is not None}
+        self.declared = {
+            p: impl for p in index.paths if (impl := implementation(p, self.by_path)) is not None
+        }
         """Each declaration file merged into an implementation -> that implementation."""
         configs = {c.path: c.config or {} for c in index.configs if c.language == "typescript"}
         self.resolver = Resolver(index.paths, configs)
@@ -59,12 +61,20 @@ class TypeScriptLinker:
         key = (f.path, specifier)
         if key not in self._resolved:
             found = self.resolver.resolve(specifier, f.path)
-            self._resolved[key] = (self.by_path.get(found) or self.declared.get(found)) if isinstance(found, str) \
-                else found
+            self._resolved[key] = (
+                (self.by_path.get(found) or self.declared.get(found)) if isinstance(found, str) else found
+            )
         return self._resolved[key]
 
-    def import_relations(self, f: FileFacts, i: ImportRef, add: AddRelation, package: PackageKey, external: bool,
-                         symbols_only: bool) -> None:
+    def import_relations(
+        self,
+        f: FileFacts,
+        i: ImportRef,
+        add: AddRelation,
+        package: PackageKey,
+        external: bool,
+        symbols_only: bool,
+    ) -> None:
         target = self.module(f, i.source or i.target)
         if isinstance(target, External):
             if external:
@@ -117,12 +127,15 @@ class TypeScriptLinker:
         target = self.module(f, binding.source or binding.target)
         if not isinstance(target, FileFacts):
             return None
-        found: str | FileFacts | None = target if binding.member == "*" else self.exported(
-            target, binding.member or "default", depth + 1)
+        found: str | FileFacts | None = (
+            target if binding.member == "*" else self.exported(target, binding.member or "default", depth + 1)
+        )
         if rest and binding.member not in (None, "*") and not isinstance(found, FileFacts):
             # an imported namespace (``export namespace util {...}``): ``util.f`` is a declaration of its module
             local = target.exports.get(binding.member or "default", binding.member or "default")
-            return self.name(f"{local}.{rest}", target, depth + 1) if not local.startswith("export:") else None
+            return (
+                self.name(f"{local}.{rest}", target, depth + 1) if not local.startswith("export:") else None
+            )
         for part in rest.split(".") if rest else ():
             if not isinstance(found, FileFacts):
                 return None
@@ -136,11 +149,15 @@ class TypeScriptLinker:
         return found if isinstance(found, str) and found in self.index.types else None
 
     # ---- calls ---------------------------------------------------------------------------------------
-    def call_target(self, call: CallRef, f: FileFacts, owner: TypeDecl | None) -> CallableDecl | ClassLevel | str | None:
+    def call_target(
+        self, call: CallRef, f: FileFacts, owner: TypeDecl | None
+    ) -> CallableDecl | ClassLevel | str | None:
         index = self.index
         if call.receiver == "none":
             found = self.name(call.name, f)
-            if isinstance(found, FileFacts):  # const f = require('./f'); f(): what the module is (module.exports = f)
+            if isinstance(
+                found, FileFacts
+            ):  # const f = require('./f'); f(): what the module is (module.exports = f)
                 found = self.exported(found, "=", 0)
             return index.functions.get(found) if isinstance(found, str) else None
         if call.receiver in ("this", "super"):
@@ -163,8 +180,14 @@ class TypeScriptLinker:
                 return member if member is not None and member.static else None
         return None
 
-    def callable_relations(self, f: FileFacts, c: CallableDecl, owner: TypeDecl | None,
-                           add: Callable[[Relation], None], class_level: Callable[[str | None, int, int], None]) -> None:
+    def callable_relations(
+        self,
+        f: FileFacts,
+        c: CallableDecl,
+        owner: TypeDecl | None,
+        add: Callable[[Relation], None],
+        class_level: Callable[[str | None, int, int], None],
+    ) -> None:
         """``new C()`` calls ``C``'s declared constructor (the instantiation itself is INSTANTIATES)."""
         source = callable_key(c, f.package)
         for written, line, column in c.instantiates:
@@ -184,9 +207,10 @@ class TypeScriptLinker:
             if own is not None:
                 return own
             t = index.types.get(q)
-            supers = [s for s in index.supertypes(t) if index.types[s].kind == "class"] if t is not None else []
+            supers = (
+                [s for s in index.supertypes(t) if index.types[s].kind == "class"] if t is not None else []
+            )
             if t is None or t.kind != "class" or not supers:
                 return None
             q = supers[0]
         return None
-

@@ -28,9 +28,21 @@ class Declarations(Protocol):
 
     def class_(self, node: Any, prefix: str, exported: bool) -> None: ...
 
-_FUNCTION_NODES = frozenset(("arrow_function", "function_expression", "function", "generator_function",
-                             "function_declaration", "generator_function_declaration", "method_definition"))
-_TYPES = frozenset(("class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration"))
+
+_FUNCTION_NODES = frozenset(
+    (
+        "arrow_function",
+        "function_expression",
+        "function",
+        "generator_function",
+        "function_declaration",
+        "generator_function_declaration",
+        "method_definition",
+    )
+)
+_TYPES = frozenset(
+    ("class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration")
+)
 
 
 def _opened(span: tuple[Any, ...]) -> tuple[int, int, str]:
@@ -41,8 +53,10 @@ def _opened(span: tuple[Any, ...]) -> tuple[int, int, str]:
 
 def declare_nested(analyzer: Declarations, captures: dict[str, list[Any]]) -> None:
     """Declare what the module doc says (``captures``: the file's query captures by name)."""
-    candidates = sorted([*captures.get("fn", ()), *captures.get("decl", ()), *captures.get("type", ())],
-                        key=lambda n: (n.start_byte, n.end_byte))
+    candidates = sorted(
+        [*captures.get("fn", ()), *captures.get("decl", ()), *captures.get("type", ())],
+        key=lambda n: (n.start_byte, n.end_byte),
+    )
     if not candidates:
         return
     pending = sorted(_opened(s) for s in analyzer.spans)

@@ -29,7 +29,9 @@ from collections.abc import Callable
 from typing import Any
 
 _EXPORT_TYPE_STAR = re.compile(rb"\bexport\s+(type)\s+\*")
-_TYPEOF_IMPORT = re.compile(rb"[\w$)\]](<)\s*typeof\s+import\s*\(\s*(?:'[^'\n]*'|\"[^\"\n]*\")\s*\)[\w$.]*\s*(>)\s*\(")
+_TYPEOF_IMPORT = re.compile(
+    rb"[\w$)\]](<)\s*typeof\s+import\s*\(\s*(?:'[^'\n]*'|\"[^\"\n]*\")\s*\)[\w$.]*\s*(>)\s*\("
+)
 _MEMBER_LINE = re.compile(rb"(?m)^[ \t]*[ \t](?=<[ \t]*(?:[A-Za-z_$][\w$]*|\n)|in[ \t]*\??[ \t]*:)")
 ROUNDS = 3
 """Repair rounds at most (a fixed error can reveal the next one of a run of signatures)."""
@@ -78,7 +80,7 @@ def _rewrite(source: bytes, root: Any) -> tuple[bytes, set[int]]:
     data = bytearray(source)
     type_only: set[int] = set()
     for m in _EXPORT_TYPE_STAR.finditer(source):
-        data[m.start(1):m.end(1)] = b"    "
+        data[m.start(1) : m.end(1)] = b"    "
         type_only.add(source.count(b"\n", 0, m.start()) + 1)
     for m in _TYPEOF_IMPORT.finditer(source):
         data[m.start(1)], data[m.start(2)] = ord("("), ord(")")

@@ -26,8 +26,12 @@ T = TypeVar("T")
 
 EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx")
 """Tried in this order for a specifier without a file extension."""
-_REPLACED = {".js": (".ts", ".tsx", ".d.ts", ".js", ".jsx"), ".jsx": (".tsx", ".d.ts", ".jsx"),
-             ".mjs": (".mts", ".d.mts", ".mjs"), ".cjs": (".cts", ".d.cts", ".cjs")}
+_REPLACED = {
+    ".js": (".ts", ".tsx", ".d.ts", ".js", ".jsx"),
+    ".jsx": (".tsx", ".d.ts", ".jsx"),
+    ".mjs": (".mts", ".d.mts", ".mjs"),
+    ".cjs": (".cts", ".d.cts", ".cjs"),
+}
 """A JavaScript extension written in a specifier -> the files that may stand for it, in order."""
 _AS_WRITTEN = (".ts", ".tsx", ".mts", ".cts", ".d.ts", ".d.mts", ".d.cts")
 _EXPORTS_MODES = ("node16", "nodenext", "bundler")
@@ -43,7 +47,7 @@ def implementation(path: str, paths: Mapping[str, T]) -> T | None:
     lower = path.lower()
     for suffix, implementations in DECLARES.items():
         if lower.endswith(suffix):
-            stem = path[:-len(suffix)]
+            stem = path[: -len(suffix)]
             return next((paths[stem + ext] for ext in implementations if stem + ext in paths), None)
     return None
 
@@ -108,7 +112,9 @@ class Resolver:
         if not specifier:
             return None
         if _relative(specifier):
-            return self.file_or_folder(posixpath.normpath(posixpath.join(posixpath.dirname(importer), specifier)))
+            return self.file_or_folder(
+                posixpath.normpath(posixpath.join(posixpath.dirname(importer), specifier))
+            )
         if specifier.startswith("/") or "://" in specifier:
             return None
         options = self.options_for(importer)
@@ -121,7 +127,9 @@ class Resolver:
             return found
         name = package_name(specifier)
         if name in self.packages:
-            found = self._in_package(self.packages[name], specifier[len(name):].lstrip("/"), options, importer)
+            found = self._in_package(
+                self.packages[name], specifier[len(name) :].lstrip("/"), options, importer
+            )
             if found is not None:
                 return found
         return External(name)
@@ -135,10 +143,14 @@ class Resolver:
                     best = (len(pattern) + 1, "", targets)
                     break
                 continue
-            prefix, suffix = pattern[:star], pattern[star + 1:]
-            if (specifier.startswith(prefix) and specifier.endswith(suffix)
-                    and len(specifier) >= len(prefix) + len(suffix) and (best is None or len(prefix) > best[0])):
-                best = (len(prefix), specifier[len(prefix):len(specifier) - len(suffix)], targets)
+            prefix, suffix = pattern[:star], pattern[star + 1 :]
+            if (
+                specifier.startswith(prefix)
+                and specifier.endswith(suffix)
+                and len(specifier) >= len(prefix) + len(suffix)
+                and (best is None or len(prefix) > best[0])
+            ):
+                best = (len(prefix), specifier[len(prefix) : len(specifier) - len(suffix)], targets)
         if best is not None:
             for target in best[2]:
                 found = self.file_or_folder(posixpath.normpath(target.replace("*", best[1])))
@@ -162,7 +174,9 @@ class Resolver:
                 for key in ("types", "typings", "main"):
                     value = data.get(key)
                     if isinstance(value, str) and value:
-                        found = self.file_or_folder(posixpath.normpath(posixpath.join(base, value)), package=False)
+                        found = self.file_or_folder(
+                            posixpath.normpath(posixpath.join(base, value)), package=False
+                        )
                         if found is not None:
                             return found
         return self.file(posixpath.join(base, "index") if base != "." else "index")
@@ -173,7 +187,7 @@ class Resolver:
             return base
         for written, stands in _REPLACED.items():
             if lower.endswith(written):
-                stem = base[:-len(written)]
+                stem = base[: -len(written)]
                 for ext in stands:
                     if stem + ext in self.files:
                         return stem + ext
@@ -188,8 +202,13 @@ class Resolver:
         exports = data.get("exports")
         if options.exports and exports is not None:
             esm = options.mode == "bundler" or self.is_esm(importer)
-            conditions = (*options.conditions, "types", "import" if esm else "require", "default",
-                          *(("node",) if options.mode != "bundler" else ()))
+            conditions = (
+                *options.conditions,
+                "types",
+                "import" if esm else "require",
+                "default",
+                *(("node",) if options.mode != "bundler" else ()),
+            )
             target = match_exports(exports, "./" + subpath if subpath else ".", conditions)
             if target is None:
                 return None
@@ -209,8 +228,13 @@ class Resolver:
                 if not isinstance(imports, dict):
                     return None
                 esm = options.mode == "bundler" or self.is_esm(importer)
-                conditions = (*options.conditions, "types", "import" if esm else "require", "default",
-                              *(("node",) if options.mode != "bundler" else ()))
+                conditions = (
+                    *options.conditions,
+                    "types",
+                    "import" if esm else "require",
+                    "default",
+                    *(("node",) if options.mode != "bundler" else ()),
+                )
                 target = match_exports(imports, specifier, conditions)
                 if target is None or not target.startswith("./"):
                     return None
@@ -275,9 +299,12 @@ class Resolver:
                 target += ".json"
             if target in self.configs and target not in seen:
                 inherited = self._read(target, seen)
-                options = Options(base_url=inherited.base_url or options.base_url,
-                                  paths=inherited.paths or options.paths, mode=inherited.mode,
-                                  conditions=inherited.conditions or options.conditions)
+                options = Options(
+                    base_url=inherited.base_url or options.base_url,
+                    paths=inherited.paths or options.paths,
+                    mode=inherited.mode,
+                    conditions=inherited.conditions or options.conditions,
+                )
         here = posixpath.dirname(path)
         compiler = data.get("compilerOptions")
         compiler = compiler if isinstance(compiler, dict) else {}
@@ -285,8 +312,11 @@ class Resolver:
             options.base_url = posixpath.normpath(posixpath.join(here, compiler["baseUrl"]))
         if isinstance(compiler.get("paths"), dict):
             root = options.base_url if isinstance(compiler.get("baseUrl"), str) or options.base_url else here
-            options.paths = [(pattern, [posixpath.join(root or "", t) for t in targets if isinstance(t, str)])
-                             for pattern, targets in compiler["paths"].items() if isinstance(targets, list)]
+            options.paths = [
+                (pattern, [posixpath.join(root or "", t) for t in targets if isinstance(t, str)])
+                for pattern, targets in compiler["paths"].items()
+                if isinstance(targets, list)
+            ]
         if isinstance(compiler.get("customConditions"), list):
             options.conditions = tuple(c for c in compiler["customConditions"] if isinstance(c, str))
         resolution = str(compiler.get("moduleResolution") or "").lower()
@@ -302,8 +332,11 @@ class Resolver:
 
 def match_exports(exports: Any, subpath: str, conditions: tuple[str, ...]) -> str | None:
     """The target package ``exports`` give ``subpath`` (``.`` or ``./x``) under ``conditions``, or None."""
-    if isinstance(exports, (str, list)) or isinstance(exports, dict) and not any(k.startswith((".", "#"))
-                                                                                 for k in exports):
+    if (
+        isinstance(exports, (str, list))
+        or isinstance(exports, dict)
+        and not any(k.startswith((".", "#")) for k in exports)
+    ):
         return _condition(exports, conditions) if subpath == "." else None
     if not isinstance(exports, dict):
         return None
@@ -314,9 +347,13 @@ def match_exports(exports: Any, subpath: str, conditions: tuple[str, ...]) -> st
         star = key.find("*")
         if star < 0:
             continue
-        prefix, suffix = key[:star], key[star + 1:]
-        if subpath.startswith(prefix) and subpath.endswith(suffix) and (best is None or len(prefix) > best[0]):
-            best = (len(prefix), subpath[len(prefix):len(subpath) - len(suffix)], value)
+        prefix, suffix = key[:star], key[star + 1 :]
+        if (
+            subpath.startswith(prefix)
+            and subpath.endswith(suffix)
+            and (best is None or len(prefix) > best[0])
+        ):
+            best = (len(prefix), subpath[len(prefix) : len(subpath) - len(suffix)], value)
     if best is None:
         return None
     target = _condition(best[2], conditions)

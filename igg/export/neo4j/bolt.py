@@ -95,8 +95,12 @@ class Neo4jSettings:
     def from_env(cls, env: Mapping[str, str] | None = None, **given: Any) -> Neo4jSettings:
         """Settings from explicit values (None = not given), then NEO4J_URI/USERNAME/PASSWORD/DATABASE."""
         env = os.environ if env is None else env
-        fallback = {"uri": env.get("NEO4J_URI") or DEFAULT_URI, "username": env.get("NEO4J_USERNAME"),
-                    "password": env.get("NEO4J_PASSWORD"), "database": env.get("NEO4J_DATABASE") or None}
+        fallback = {
+            "uri": env.get("NEO4J_URI") or DEFAULT_URI,
+            "username": env.get("NEO4J_USERNAME"),
+            "password": env.get("NEO4J_PASSWORD"),
+            "database": env.get("NEO4J_DATABASE") or None,
+        }
         values = {k: v for k, v in given.items() if v is not None}
         return cls(**{**fallback, **values})
 
@@ -125,7 +129,9 @@ def check_uri(uri: str) -> None:
     except ValueError as exc:
         raise ExportError(f"bad Neo4j URI {_safe(uri)!r}: {exc}; {hint}") from None
     if parts.scheme not in URI_SCHEMES:
-        raise ExportError(f"bad Neo4j URI {_safe(uri)!r}: unknown scheme {parts.scheme or '(none)'!r}; {hint}")
+        raise ExportError(
+            f"bad Neo4j URI {_safe(uri)!r}: unknown scheme {parts.scheme or '(none)'!r}; {hint}"
+        )
     if not parts.hostname:
         raise ExportError(f"bad Neo4j URI {_safe(uri)!r}: no host; {hint}")
     if parts.netloc.rsplit(":", 1)[-1] != parts.netloc and _port(parts) is None:
@@ -137,8 +143,15 @@ def _safe(uri: str) -> str:
     return mask_url(uri)
 
 
-def _settings(uri: str | None, auth: tuple[str, str] | None, database: str | None, env: Mapping[str, str] | None,
-              settings: Neo4jSettings | None, scope: str, batch_size: int) -> Neo4jSettings:
+def _settings(
+    uri: str | None,
+    auth: tuple[str, str] | None,
+    database: str | None,
+    env: Mapping[str, str] | None,
+    settings: Neo4jSettings | None,
+    scope: str,
+    batch_size: int,
+) -> Neo4jSettings:
     if batch_size < 1:
         raise ExportError(f"batch_size must be at least 1, got {batch_size}")
     if not isinstance(scope, str) or not scope:
@@ -150,11 +163,20 @@ def _settings(uri: str | None, auth: tuple[str, str] | None, database: str | Non
     return settings
 
 
-def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, str] | None = None,
-                 database: str | None = None, batch_size: int = 5000, scope: str = "igg",
-                 env: Mapping[str, str] | None = None, settings: Neo4jSettings | None = None,
-                 create_indexes: bool = True, provenance: str | None = None,
-                 marker: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def export_neo4j(
+    state: GraphState,
+    *,
+    uri: str | None = None,
+    auth: tuple[str, str] | None = None,
+    database: str | None = None,
+    batch_size: int = 5000,
+    scope: str = "igg",
+    env: Mapping[str, str] | None = None,
+    settings: Neo4jSettings | None = None,
+    create_indexes: bool = True,
+    provenance: str | None = None,
+    marker: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Make ``scope`` in a Bolt server mirror the graph; returns a summary (server, what was created,
     updated, deleted and left unchanged, the constraints, batches, seconds, warnings).
 
@@ -192,7 +214,7 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
         if bolt.dialect == "falkordb":  # merges only: reading a whole scope back is not safe there
             for plan in plans:
                 for start in range(0, len(plan.rows), batch_size):
-                    statements += bolt.write_batch(plan, plan.rows[start:start + batch_size], scope)
+                    statements += bolt.write_batch(plan, plan.rows[start : start + batch_size], scope)
                     batches += 1
                 lap("write_edges" if plan.edge else "write_nodes")
         else:
@@ -203,27 +225,46 @@ def export_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, 
             if marker is not None:
                 bolt.ensure_marker_constraint()  # a schema change: never inside the data's transaction
                 groups.append([(cypher.MARKER_SET, {**marker, "scope": scope})])
-            batches = sum(len(g) for g in groups[1:len(groups) - (marker is not None)])
+            batches = sum(len(g) for g in groups[1 : len(groups) - (marker is not None)])
             rows = sum(len(p.get("rows", p.get("ids", ()))) for g in groups for _, p in g)
             if rows <= SINGLE_TRANSACTION_ROWS:  # all or nothing
-                statements += bolt.write([step for group in groups for step in group], plan=None, what="the export")
+                statements += bolt.write(
+                    [step for group in groups for step in group], plan=None, what="the export"
+                )
             else:
                 for group in groups:
                     for step in group:
                         statements += bolt.write([step], plan=None, what="a batch of the export")
             lap("write")
-        summary = {"format": "neo4j", "target": settings.display_uri(), "database": settings.database,
-                   "server": bolt.server, "agent": bolt.agent, "scope": scope, "nodes": state.node_count,
-                   "edges": state.edge_count, "changes": counts, "constraints": report.to_dict(),
-                   "provenance": provenance is not None, "batches": batches, "statements": statements,
-                   "seconds": round(time.perf_counter() - started, 3), "timings": timings, "warnings": warnings}
-    log.info("neo4j_exported", **{k: v for k, v in summary.items() if k not in ("warnings", "changes", "timings")},
-             warnings=len(warnings))
+        summary = {
+            "format": "neo4j",
+            "target": settings.display_uri(),
+            "database": settings.database,
+            "server": bolt.server,
+            "agent": bolt.agent,
+            "scope": scope,
+            "nodes": state.node_count,
+            "edges": state.edge_count,
+            "changes": counts,
+            "constraints": report.to_dict(),
+            "provenance": provenance is not None,
+            "batches": batches,
+            "statements": statements,
+            "seconds": round(time.perf_counter() - started, 3),
+            "timings": timings,
+            "warnings": warnings,
+        }
+    log.info(
+        "neo4j_exported",
+        **{k: v for k, v in summary.items() if k not in ("warnings", "changes", "timings")},
+        warnings=len(warnings),
+    )
     return summary
 
 
-def _statement_groups(diff: ScopeDiff, id_function: str, scope: str, batch_size: int
-                      ) -> list[list[tuple[str, dict[str, Any]]]]:
+def _statement_groups(
+    diff: ScopeDiff, id_function: str, scope: str, batch_size: int
+) -> list[list[tuple[str, dict[str, Any]]]]:
     """The export's statements in order, grouped: the marker's removal, the deletes, the merges (each batch of
     ``batch_size`` rows one statement)."""
     groups: list[list[tuple[str, dict[str, Any]]]] = [[(cypher.MARKER_DELETE, {"scope": scope})]]
@@ -231,18 +272,30 @@ def _statement_groups(diff: ScopeDiff, id_function: str, scope: str, batch_size:
     for query, params in diff.delete_statements(id_function):
         key = "rows" if "rows" in params else "ids"
         for start in range(0, len(params[key]), batch_size):
-            deletes.append((query, {key: params[key][start:start + batch_size], "scope": scope}))
+            deletes.append((query, {key: params[key][start : start + batch_size], "scope": scope}))
     groups.append(deletes)
     for plan, rows in diff.writes:
-        groups.append([(plan.query, {"rows": rows[start:start + batch_size], "scope": scope})
-                       for start in range(0, len(rows), batch_size)])
+        groups.append(
+            [
+                (plan.query, {"rows": rows[start : start + batch_size], "scope": scope})
+                for start in range(0, len(rows), batch_size)
+            ]
+        )
     return groups
 
 
-def plan_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, str] | None = None,
-               database: str | None = None, scope: str = "igg", env: Mapping[str, str] | None = None,
-               settings: Neo4jSettings | None = None, provenance: str | None = None,
-               detail: int = 50) -> dict[str, Any]:
+def plan_neo4j(
+    state: GraphState,
+    *,
+    uri: str | None = None,
+    auth: tuple[str, str] | None = None,
+    database: str | None = None,
+    scope: str = "igg",
+    env: Mapping[str, str] | None = None,
+    settings: Neo4jSettings | None = None,
+    provenance: str | None = None,
+    detail: int = 50,
+) -> dict[str, Any]:
     """What ``export_neo4j`` with the same arguments would create, update and delete in ``scope``, without
     writing anything (no constraints either). Lists the first ``detail`` changes of each kind; counts all.
     ``conflicts``: the database's constraints that would stop the export (each with its name and the fix)."""
@@ -251,17 +304,33 @@ def plan_neo4j(state: GraphState, *, uri: str | None = None, auth: tuple[str, st
     plans = plan_export(state, provenance=provenance, check=True)
     with BoltSession(settings) as bolt:
         if bolt.dialect == "falkordb":
-            raise ExportError("an export plan needs a Neo4j-compatible server (Neo4j, Aura, ArcadeDB, Memgraph); "
-                              "FalkorDB's Bolt listener cannot read a scope back safely")
+            raise ExportError(
+                "an export plan needs a Neo4j-compatible server (Neo4j, Aura, ArcadeDB, Memgraph); "
+                "FalkorDB's Bolt listener cannot read a scope back safely"
+            )
         conflicts, warnings = bolt.constraint_problems(state)
         plans = [bolt.prepare(plan, warnings) for plan in plans]
         diff = bolt.diff(plans, state, scope, detail=detail)
-    result = {"format": "neo4j", "plan": True, "target": settings.display_uri(), "database": settings.database,
-              "server": bolt.server, "scope": scope, "nodes": state.node_count, "edges": state.edge_count,
-              **diff.to_dict(), "conflicts": conflicts, "warnings": warnings,
-              "seconds": round(time.perf_counter() - started, 3)}
-    log.info("neo4j_planned", scope=scope, server=bolt.server, **{f"{k}_{a}": n for k, c in diff.counts.items()
-                                                                  for a, n in c.items()})
+    result = {
+        "format": "neo4j",
+        "plan": True,
+        "target": settings.display_uri(),
+        "database": settings.database,
+        "server": bolt.server,
+        "scope": scope,
+        "nodes": state.node_count,
+        "edges": state.edge_count,
+        **diff.to_dict(),
+        "conflicts": conflicts,
+        "warnings": warnings,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    log.info(
+        "neo4j_planned",
+        scope=scope,
+        server=bolt.server,
+        **{f"{k}_{a}": n for k, c in diff.counts.items() for a, n in c.items()},
+    )
     return result
 
 
@@ -284,6 +353,7 @@ class BoltSession:
     def id_function(self) -> str:
         """The Cypher function giving element ids (Memgraph has no ``elementId``)."""
         return "id" if self.dialect == "memgraph" else "elementId"
+
     def __enter__(self) -> BoltSession:
         import neo4j
         from neo4j import exceptions as nx
@@ -292,13 +362,19 @@ class BoltSession:
         auth = (s.username or "", s.password or "") if (s.username or s.password) else None
         try:
             self._driver = neo4j.GraphDatabase.driver(
-                s.uri, auth=auth, connection_timeout=s.connection_timeout,
-                connection_acquisition_timeout=s.acquisition_timeout, max_transaction_retry_time=s.max_retry_time)
+                s.uri,
+                auth=auth,
+                connection_timeout=s.connection_timeout,
+                connection_acquisition_timeout=s.acquisition_timeout,
+                max_transaction_retry_time=s.max_retry_time,
+            )
         except (nx.ConfigurationError, ValueError) as exc:
             raise ExportError(f"bad Neo4j URI {s.display_uri()!r}: {_first_line(exc)}") from None
         try:
             self._connect(nx)
-            self._session = self._driver.session(database=s.database) if s.database else self._driver.session()
+            self._session = (
+                self._driver.session(database=s.database) if s.database else self._driver.session()
+            )
             self._identify(nx)
         except BaseException:
             self.close()
@@ -329,27 +405,41 @@ class BoltSession:
         where = s.display_uri()
 
         def retry_note(state: RetryCallState) -> None:
-            log.debug("neo4j_connect_retry", uri=where, attempt=state.attempt_number,
-                      retry_in=round(state.upcoming_sleep, 3), error=_failure(state))
+            log.debug(
+                "neo4j_connect_retry",
+                uri=where,
+                attempt=state.attempt_number,
+                retry_in=round(state.upcoming_sleep, 3),
+                error=_failure(state),
+            )
 
         def give_up(state: RetryCallState) -> None:
-            raise ExportError(f"cannot reach a Bolt server at {where} after {state.attempt_number} attempt(s): "
-                              f"{_failure(state)}; is it running?")
+            raise ExportError(
+                f"cannot reach a Bolt server at {where} after {state.attempt_number} attempt(s): "
+                f"{_failure(state)}; is it running?"
+            )
 
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(max(1, s.connect_attempts)),
             wait=tenacity.wait_exponential(multiplier=s.connect_backoff, max=CONNECT_BACKOFF_MAX),
-            retry=tenacity.retry_if_exception_type((nx.ServiceUnavailable, nx.SessionExpired,
-                                                    nx.ConnectionAcquisitionTimeoutError, OSError)),
-            sleep=self._sleep, before_sleep=retry_note, retry_error_callback=give_up)
+            retry=tenacity.retry_if_exception_type(
+                (nx.ServiceUnavailable, nx.SessionExpired, nx.ConnectionAcquisitionTimeoutError, OSError)
+            ),
+            sleep=self._sleep,
+            before_sleep=retry_note,
+            retry_error_callback=give_up,
+        )
         try:
             info = retrying(self._driver.get_server_info)
         except nx.AuthError:
-            raise ExportError(f"the Bolt server at {where} refused the credentials of user "
-                              f"{s.username or '(none)'!r}; check NEO4J_USERNAME and NEO4J_PASSWORD") from None
+            raise ExportError(
+                f"the Bolt server at {where} refused the credentials of user "
+                f"{s.username or '(none)'!r}; check NEO4J_USERNAME and NEO4J_PASSWORD"
+            ) from None
         except nx.Neo4jError as exc:
-            raise ExportError(f"the Bolt server at {where} rejected the connection "
-                              f"(wrong credentials?): {_first_line(exc)}") from None
+            raise ExportError(
+                f"the Bolt server at {where} rejected the connection (wrong credentials?): {_first_line(exc)}"
+            ) from None
         self.agent = info.agent or ""
 
     def _identify(self, nx: Any) -> None:
@@ -382,8 +472,13 @@ class BoltSession:
             report = ensure_identity_memgraph(self._consume, state, labels, _first_line)
         else:
             report = ensure_identity_neo4j(self._consume, state, labels, _first_line, self.constraints())
-        log.info("neo4j_identity_schema", capability=report.capability, created=len(report.created),
-                 existing=len(report.existing), warnings=len(report.warnings))
+        log.info(
+            "neo4j_identity_schema",
+            capability=report.capability,
+            created=len(report.created),
+            existing=len(report.existing),
+            warnings=len(report.warnings),
+        )
         return report
 
     def constraints(self) -> list[Constraint]:
@@ -422,10 +517,14 @@ class BoltSession:
         for row in plan.rows:
             props = plan.props(row)
             if any(v.__class__ is list and len({type(x) for x in v}) > 1 for v in props.values()):
-                props = {k: (json.dumps(v) if v.__class__ is list and len({type(x) for x in v}) > 1 else v)
-                         for k, v in props.items()}
-                warnings.append("mixed-type list stored as a JSON string (Neo4j lists are homogeneous): "
-                                f"{plan.identity(row)}")
+                props = {
+                    k: (json.dumps(v) if v.__class__ is list and len({type(x) for x in v}) > 1 else v)
+                    for k, v in props.items()
+                }
+                warnings.append(
+                    "mixed-type list stored as a JSON string (Neo4j lists are homogeneous): "
+                    f"{plan.identity(row)}"
+                )
                 row = plan.with_props(row, props)
                 changed = True
             out.append(row)
@@ -438,8 +537,10 @@ class BoltSession:
         try:
             held = read_scope(self.run, state, scope, self.id_function)
         except Neo4jError as exc:
-            raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed to read scope "
-                              f"{scope!r}: {_first_line(exc)}") from None
+            raise ExportError(
+                f"the Bolt server at {self.settings.display_uri()} failed to read scope "
+                f"{scope!r}: {_first_line(exc)}"
+            ) from None
         return diff_scope(plans, state, held, detail)
 
     def write_batch(self, plan: Plan, rows: list[Any], scope: str) -> int:
@@ -457,7 +558,9 @@ class BoltSession:
         except Neo4jError as exc:
             log.info("neo4j_marker_constraint_refused", error=_first_line(exc))
 
-    def write(self, statements: list[tuple[str, dict[str, Any]]], plan: Plan | None, what: str | None = None) -> int:
+    def write(
+        self, statements: list[tuple[str, dict[str, Any]]], plan: Plan | None, what: str | None = None
+    ) -> int:
         """Run statements in one managed transaction (``transaction``)."""
 
         def work(tx: Any) -> None:
@@ -477,26 +580,36 @@ class BoltSession:
         from neo4j.exceptions import ConstraintError, Neo4jError
 
         def conflict(state: RetryCallState) -> None:
-            log.info("neo4j_batch_retry", reason="constraint_conflict", attempt=state.attempt_number,
-                     delay=round(state.upcoming_sleep, 3), what=what)
+            log.info(
+                "neo4j_batch_retry",
+                reason="constraint_conflict",
+                attempt=state.attempt_number,
+                delay=round(state.upcoming_sleep, 3),
+                what=what,
+            )
 
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(ConstraintError),
-            stop=tenacity.stop_after_attempt(CONSTRAINT_RETRIES + 1) | tenacity.stop_after_delay(
-                self.settings.max_retry_time),
-            wait=lambda state: min(2.0, 0.05 * 2 ** state.attempt_number) * (0.5 + random.random()),
-            before_sleep=conflict, reraise=True)
+            stop=tenacity.stop_after_attempt(CONSTRAINT_RETRIES + 1)
+            | tenacity.stop_after_delay(self.settings.max_retry_time),
+            wait=lambda state: min(2.0, 0.05 * 2**state.attempt_number) * (0.5 + random.random()),
+            before_sleep=conflict,
+            reraise=True,
+        )
         try:
             result: T = retrying(self._session.execute_write, work)
             return result
         except ConstraintError as exc:
             attempts = retrying.statistics.get("attempt_number", CONSTRAINT_RETRIES + 1)
-            raise ExportError(f"the Bolt server at {self.settings.display_uri()} refused {what} "
-                              f"{attempts} time(s) on a uniqueness constraint, so no concurrent export "
-                              f"explains it (nothing of it was kept): {_first_line(exc)}") from None
+            raise ExportError(
+                f"the Bolt server at {self.settings.display_uri()} refused {what} "
+                f"{attempts} time(s) on a uniqueness constraint, so no concurrent export "
+                f"explains it (nothing of it was kept): {_first_line(exc)}"
+            ) from None
         except Neo4jError as exc:
-            raise ExportError(f"the Bolt server at {self.settings.display_uri()} failed a batch: "
-                              f"{_first_line(exc)}") from None
+            raise ExportError(
+                f"the Bolt server at {self.settings.display_uri()} failed a batch: {_first_line(exc)}"
+            ) from None
 
 
 def _failure(state: RetryCallState) -> str:

@@ -30,8 +30,9 @@ from igg.models.common import freeze
 Props = dict[str, Any]
 
 
-def journal_delta(state: GraphState, mutations: Iterable[Mutation], *, provenance: str | None = None,
-                  detail: int = 0) -> ScopeDiff:
+def journal_delta(
+    state: GraphState, mutations: Iterable[Mutation], *, provenance: str | None = None, detail: int = 0
+) -> ScopeDiff:
     """What to write so that a scope holding the graph as it was before ``mutations`` holds ``state`` (the
     graph after them). Lists the first ``detail`` changes of each kind (for ``--plan``); counts all."""
     delta = _Delta(state, mutations, provenance=provenance, detail=detail)
@@ -51,8 +52,9 @@ class _Delta:
     """The net changes of one window of mutations (each element: its data before the first, after the last)
     and the ``ScopeDiff`` being filled from them, one method per kind of element."""
 
-    def __init__(self, state: GraphState, mutations: Iterable[Mutation], *, provenance: str | None,
-                 detail: int) -> None:
+    def __init__(
+        self, state: GraphState, mutations: Iterable[Mutation], *, provenance: str | None, detail: int
+    ) -> None:
         self.state, self.provenance, self.detail = state, provenance, detail
         self.ident = ident = state.schema.identity_keys
         self.nodes_data = state.nodes
@@ -100,8 +102,14 @@ class _Delta:
         self.diff.counts[element + "s"][action] += 1
         if self.listed[action] < self.detail:
             self.listed[action] += 1
-            self.diff.changes.append(ScopeChange(action=action, element=element,  # type: ignore[arg-type]
-                                                 what=what(), properties=properties() if properties else {}))
+            self.diff.changes.append(
+                ScopeChange(
+                    action=action,
+                    element=element,  # type: ignore[arg-type]
+                    what=what(),
+                    properties=properties() if properties else {},
+                )
+            )
 
     def nodes(self) -> list[str]:
         """Note each node's change (deletes into the diff); returns the nodes to merge."""
@@ -131,8 +139,12 @@ class _Delta:
             elif same(before, after) and self.provenance is None:
                 continue
             else:
-                note("update", "node", lambda new=new: node_text(new, ident[new[0]]),
-                     lambda before=before, n=n: changed_properties(before, nodes[n]["properties"]))
+                note(
+                    "update",
+                    "node",
+                    lambda new=new: node_text(new, ident[new[0]]),
+                    lambda before=before, n=n: changed_properties(before, nodes[n]["properties"]),
+                )
             merge_nodes.append(n)
         return merge_nodes
 
@@ -159,7 +171,9 @@ class _Delta:
             if old_key is None:
                 note("create", "edge", lambda k=new_key: edge_text(k, ident))
             elif old_key != new_key:
-                if ends is not None and not ({ends[0], ends[1]} & self.reidentified):  # else DETACH DELETE takes it
+                if ends is not None and not (
+                    {ends[0], ends[1]} & self.reidentified
+                ):  # else DETACH DELETE takes it
                     _delete_edge(diff, old_key, ident)
                 note("delete", "edge", lambda k=old_key: edge_text(k, ident))
                 note("create", "edge", lambda k=new_key: edge_text(k, ident))

@@ -71,8 +71,11 @@ class ScopeDiff:
     """(edge type, source type, source keys, target type, target keys) -> [source ids..., target ids...]."""
     stray_node_ids: list[str] = field(default_factory=list)
     stray_edge_ids: list[str] = field(default_factory=list)
-    counts: dict[str, dict[str, int]] = field(default_factory=lambda: {
-        kind: {"create": 0, "update": 0, "delete": 0, "unchanged": 0} for kind in ("nodes", "edges")})
+    counts: dict[str, dict[str, int]] = field(
+        default_factory=lambda: {
+            kind: {"create": 0, "update": 0, "delete": 0, "unchanged": 0} for kind in ("nodes", "edges")
+        }
+    )
     changes: list[ScopeChange] = field(default_factory=list)
     """The first ``detail`` changes of each action (counts cover all)."""
 
@@ -94,12 +97,16 @@ class ScopeDiff:
 
     def to_dict(self) -> dict[str, Any]:
         """Counts and the listed changes, as JSON."""
-        return {"counts": self.counts, "changes": [c.to_dict() for c in self.changes],
-                "listed": len(self.changes)}
+        return {
+            "counts": self.counts,
+            "changes": [c.to_dict() for c in self.changes],
+            "listed": len(self.changes),
+        }
 
 
-def read_scope(run: Callable[..., list[dict[str, Any]]], state: GraphState, scope: str,
-               id_function: str = "elementId") -> ScopeContents:
+def read_scope(
+    run: Callable[..., list[dict[str, Any]]], state: GraphState, scope: str, id_function: str = "elementId"
+) -> ScopeContents:
     """Read every node and relationship of ``scope`` (``run(query, **params)`` returns records as dicts)."""
     ident = state.schema.identity_keys
     out = ScopeContents()
@@ -123,7 +130,9 @@ def read_scope(run: Callable[..., list[dict[str, Any]]], state: GraphState, scop
         props = dict(rec["props"])
         props.pop(cypher.SCOPE_KEY, None)
         if a is None or b is None or not is_identifier(rec["type"]) or (a, rec["type"], b) in out.edges:
-            out.stray_edges.append((rec["id"], f"-[{rec['type']}]-> between nodes outside the graph's identity"))
+            out.stray_edges.append(
+                (rec["id"], f"-[{rec['type']}]-> between nodes outside the graph's identity")
+            )
             continue
         out.edges[(a, rec["type"], b)] = props
     return out
@@ -135,13 +144,20 @@ def diff_scope(plans: list[Plan], state: GraphState, held: ScopeContents, detail
     diff = ScopeDiff(identity_keys={t: tuple(k) for t, k in ident.items()})
     listed = {"create": 0, "update": 0, "delete": 0}
 
-    def note(action: Action, element: Literal["node", "edge"], what: Callable[[], str],
-             properties: Callable[[], dict[str, list[Any]]] | None = None) -> None:
+    def note(
+        action: Action,
+        element: Literal["node", "edge"],
+        what: Callable[[], str],
+        properties: Callable[[], dict[str, list[Any]]] | None = None,
+    ) -> None:
         diff.counts[element + "s"][action] += 1
         if listed[action] < detail:
             listed[action] += 1
-            diff.changes.append(ScopeChange(action=action, element=element, what=what(),
-                                       properties=properties() if properties else {}))
+            diff.changes.append(
+                ScopeChange(
+                    action=action, element=element, what=what(), properties=properties() if properties else {}
+                )
+            )
 
     seen_nodes: set[NodeKey] = set()
     seen_edges: set[EdgeKey] = set()
@@ -192,6 +208,7 @@ def _node_row(plan: Plan) -> RowReader:
     def read(row: Any) -> tuple[Any, dict[str, Any], Callable[[], str]]:
         key: NodeKey = (plan.label, tuple(freeze(row[k]) for k in keys))
         return key, row, partial(node_text, key, keys)
+
     return read
 
 
@@ -202,8 +219,13 @@ def _edge_row(plan: Plan, ident: Mapping[str, Any]) -> RowReader:
     ns = len(skeys)
 
     def read(row: Any) -> tuple[Any, dict[str, Any], Callable[[], str]]:
-        key: EdgeKey = ((tu, tuple(freeze(v) for v in row[:ns])), et, (tv, tuple(freeze(v) for v in row[ns:-1])))
+        key: EdgeKey = (
+            (tu, tuple(freeze(v) for v in row[:ns])),
+            et,
+            (tv, tuple(freeze(v) for v in row[ns:-1])),
+        )
         return key, row[-1], partial(edge_text, key, ident)
+
     return read
 
 
@@ -221,8 +243,11 @@ def same(a: Any, b: Any) -> bool:
 
 def changed_properties(before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[Any]]:
     """property -> [before, after] for each property that differs (None where absent)."""
-    return {k: [before.get(k), after.get(k)] for k in sorted(before.keys() | after.keys())
-            if not (k in before and k in after and same(before[k], after[k]))}
+    return {
+        k: [before.get(k), after.get(k)]
+        for k in sorted(before.keys() | after.keys())
+        if not (k in before and k in after and same(before[k], after[k]))
+    }
 
 
 def _show(props: dict[str, Any], limit: int = 3) -> str:

@@ -34,10 +34,19 @@ from igg.store.store import SessionStore
 log = get_logger("igg.export.neo4j.follow")
 
 
-def follow(store: SessionStore, session_id: str, *, settings: Neo4jSettings, scope: str | None = None,
-           batch_size: int = 5000, provenance: bool = False, interval: float = 1.0,
-           on_sync: Callable[[dict[str, Any]], None] | None = None, stop: Callable[[], bool] = lambda: False,
-           sleep: Callable[[float], None] = time.sleep) -> int:
+def follow(
+    store: SessionStore,
+    session_id: str,
+    *,
+    settings: Neo4jSettings,
+    scope: str | None = None,
+    batch_size: int = 5000,
+    provenance: bool = False,
+    interval: float = 1.0,
+    on_sync: Callable[[dict[str, Any]], None] | None = None,
+    stop: Callable[[], bool] = lambda: False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> int:
     """Sync the session now and after every step committed from now on; returns how many syncs ran. Ends once
     the session is finished and synced, or when ``stop()`` is true (checked every ``interval`` seconds)."""
     point = session_point(store, session_id)
@@ -45,7 +54,9 @@ def follow(store: SessionStore, session_id: str, *, settings: Neo4jSettings, sco
 
     def push() -> None:
         nonlocal syncs
-        summary = sync_neo4j(point, settings=settings, scope=scope, batch_size=batch_size, provenance=provenance)
+        summary = sync_neo4j(
+            point, settings=settings, scope=scope, batch_size=batch_size, provenance=provenance
+        )
         syncs += 1
         if on_sync is not None:
             on_sync(summary)
@@ -79,8 +90,15 @@ class SyncRecorder:
     is logged and counted (``failures``) and the run goes on: the next sync repairs the target (read-and-diff);
     a failed final sync is the run's export error."""
 
-    def __init__(self, store: SessionStore, *, settings: Neo4jSettings, scope: str | None = None,
-                 batch_size: int = 5000, provenance: bool = False) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        settings: Neo4jSettings,
+        scope: str | None = None,
+        batch_size: int = 5000,
+        provenance: bool = False,
+    ) -> None:
         self.store = store
         self.settings = settings
         self.scope = scope
@@ -100,10 +118,20 @@ class SyncRecorder:
     def _sync(self) -> dict[str, Any]:
         assert self._state is not None
         info = self.store.session(self._session)
-        point = SyncPoint(store=self.store, session_id=self._session, state=self._state, step=info.last_step,
-                          iteration=self.store.iteration_at(self._session, info.last_step))
-        summary = sync_neo4j(point, settings=self.settings, scope=self.scope, batch_size=self.batch_size,
-                             provenance=self.provenance)
+        point = SyncPoint(
+            store=self.store,
+            session_id=self._session,
+            state=self._state,
+            step=info.last_step,
+            iteration=self.store.iteration_at(self._session, info.last_step),
+        )
+        summary = sync_neo4j(
+            point,
+            settings=self.settings,
+            scope=self.scope,
+            batch_size=self.batch_size,
+            provenance=self.provenance,
+        )
         self.summaries.append(summary)
         return summary
 
@@ -115,7 +143,9 @@ class SyncRecorder:
             self.failures += 1
             log.warning("neo4j_sync_failed", session_id=self._session, error=str(exc))
 
-    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+    def keep(
+        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+    ) -> None:
         """A review step changes no graph: nothing to sync."""
 
     def finish(self, result: RunResult) -> None:
@@ -126,5 +156,7 @@ class SyncRecorder:
             result.export_error = exc
             result.exports = [*result.exports, {"format": "neo4j", "ok": False, "error": str(exc)}]
             return
-        result.exports = [*result.exports, {**summary, "ok": True, "syncs": len(self.summaries),
-                                            "failed_syncs": self.failures}]
+        result.exports = [
+            *result.exports,
+            {**summary, "ok": True, "syncs": len(self.summaries), "failed_syncs": self.failures},
+        ]

@@ -82,13 +82,17 @@ def existing_constraints(rows: list[dict[str, Any]]) -> list[Constraint]:
             continue
         if not isinstance(labels, list) or len(labels) != 1 or not isinstance(props, list) or not props:
             continue
-        out.append(Constraint(name=str(row.get("name") or ""), label=str(labels[0]),
-                              properties=tuple(str(p) for p in props)))
+        out.append(
+            Constraint(
+                name=str(row.get("name") or ""), label=str(labels[0]), properties=tuple(str(p) for p in props)
+            )
+        )
     return out
 
 
-def constraint_conflicts(constraints: list[Constraint], state: GraphState, labels: list[str]
-                         ) -> tuple[list[str], list[str]]:
+def constraint_conflicts(
+    constraints: list[Constraint], state: GraphState, labels: list[str]
+) -> tuple[list[str], list[str]]:
     """(errors, warnings): the constraints on ``labels`` whose properties are a strict part of the graph's
     identity (``igg_scope`` and the identity keys). An error when the graph holds two nodes such a constraint
     would refuse (the export could only fail half-way), a warning when it holds none yet."""
@@ -101,11 +105,15 @@ def constraint_conflicts(constraints: list[Constraint], state: GraphState, label
         if not set(c.properties) < set(identity):
             continue
         clashing = _clashes(state, c.label, [p for p in c.properties if p != cypher.SCOPE_KEY])
-        fix = (f"drop it if no other export relies on it (DROP CONSTRAINT {c.name}), export into another database "
-               f"(NEO4J_DATABASE, --database), or identify {c.label} by ({', '.join(c.properties)}) as the export "
-               "that made it did")
-        what = (f"{c.describe()} conflicts with this graph's identity of {c.label} ({', '.join(identity)}): it "
-                f"refuses two {c.label} nodes that share {', '.join(c.properties)}")
+        fix = (
+            f"drop it if no other export relies on it (DROP CONSTRAINT {c.name}), export into another database "
+            f"(NEO4J_DATABASE, --database), or identify {c.label} by ({', '.join(c.properties)}) as the export "
+            "that made it did"
+        )
+        what = (
+            f"{c.describe()} conflicts with this graph's identity of {c.label} ({', '.join(identity)}): it "
+            f"refuses two {c.label} nodes that share {', '.join(c.properties)}"
+        )
         if clashing:
             errors.append(f"{what}, and this graph has {clashing} such node(s); {fix}")
         else:
@@ -125,8 +133,9 @@ def _clashes(state: GraphState, label: str, props: list[str]) -> int:
     return sum(n for n in seen.values() if n > 1)
 
 
-def _describe(kind: str, label: str, keys: tuple[str, ...] | list[str], name: str | None = None,
-              scoped: bool = True) -> str:
+def _describe(
+    kind: str, label: str, keys: tuple[str, ...] | list[str], name: str | None = None, scoped: bool = True
+) -> str:
     named = f" {name}" if name else ""
     props = (cypher.SCOPE_KEY, *keys) if scoped else tuple(keys)
     return f"{kind}{named} ON :{label}({', '.join(props)})"
@@ -142,9 +151,13 @@ def _unsupported(exc: BaseException) -> bool:
     return not code.startswith("Neo.ClientError.Schema.") and not code.startswith("Neo.ClientError.Security.")
 
 
-def ensure_identity_neo4j(run: Callable[[str], Any], state: GraphState, labels: list[str],
-                          first_line: Callable[[BaseException], str],
-                          existing: list[Constraint] | None = None) -> SchemaReport:
+def ensure_identity_neo4j(
+    run: Callable[[str], Any],
+    state: GraphState,
+    labels: list[str],
+    first_line: Callable[[BaseException], str],
+    existing: list[Constraint] | None = None,
+) -> SchemaReport:
     """Neo4j 5 syntax: a uniqueness constraint per label, else an index (see the module docstring).
 
     ``run(query)`` runs one auto-commit statement and returns its ``ResultSummary``; ``existing``: the
@@ -173,10 +186,12 @@ def ensure_identity_neo4j(run: Callable[[str], Any], state: GraphState, labels: 
                     constraints = False
                     report.warnings.append(
                         f"the server refused a composite uniqueness constraint ({first_line(exc)}): identity "
-                        "indexes instead; two exporters writing the same scope at once could duplicate nodes")
+                        "indexes instead; two exporters writing the same scope at once could duplicate nodes"
+                    )
                 else:
-                    report.warnings.append(f"no uniqueness constraint on {label} ({first_line(exc)}); "
-                                           "an identity index instead")
+                    report.warnings.append(
+                        f"no uniqueness constraint on {label} ({first_line(exc)}); an identity index instead"
+                    )
             else:
                 constraints = True
                 text = _describe("constraint", label, keys, name)
@@ -185,18 +200,29 @@ def ensure_identity_neo4j(run: Callable[[str], Any], state: GraphState, labels: 
         try:
             counters = run(cypher.identity_index(label, keys)).counters
         except Neo4jError as exc:
-            report.warnings.append(f"could not index {label} either ({first_line(exc)}): MERGE will scan the label")
+            report.warnings.append(
+                f"could not index {label} either ({first_line(exc)}): MERGE will scan the label"
+            )
             continue
         text = _describe("index", label, keys, cypher.index_name(label))
         (report.created if counters.indexes_added else report.existing).append(text)
     if labels:
-        report.capability = ("uniqueness constraints" if constraints else
-                             "indexes only" if report.created or report.existing else "none")
+        report.capability = (
+            "uniqueness constraints"
+            if constraints
+            else "indexes only"
+            if report.created or report.existing
+            else "none"
+        )
     return report
 
 
-def ensure_identity_memgraph(run: Callable[[str], Any], state: GraphState, labels: list[str],
-                             first_line: Callable[[BaseException], str]) -> SchemaReport:
+def ensure_identity_memgraph(
+    run: Callable[[str], Any],
+    state: GraphState,
+    labels: list[str],
+    first_line: Callable[[BaseException], str],
+) -> SchemaReport:
     """Memgraph: a uniqueness constraint and a label-property index per label."""
     from neo4j.exceptions import Neo4jError
 
@@ -204,9 +230,13 @@ def ensure_identity_memgraph(run: Callable[[str], Any], state: GraphState, label
     constrained = 0
     for label in labels:
         keys = state.schema.identity_keys[label]
-        for kind, query in (("constraint", cypher.memgraph_constraint(label, keys)),
-                            ("index", cypher.memgraph_index(label, keys[0]))):
-            text = _describe(kind, label, keys if kind == "constraint" else [keys[0]], scoped=kind == "constraint")
+        for kind, query in (
+            ("constraint", cypher.memgraph_constraint(label, keys)),
+            ("index", cypher.memgraph_index(label, keys[0])),
+        ):
+            text = _describe(
+                kind, label, keys if kind == "constraint" else [keys[0]], scoped=kind == "constraint"
+            )
             try:
                 run(query)
             except Neo4jError as exc:
@@ -219,6 +249,11 @@ def ensure_identity_memgraph(run: Callable[[str], Any], state: GraphState, label
             report.created.append(text)
             constrained += kind == "constraint"
     if labels:
-        report.capability = ("uniqueness constraints" if constrained == len(labels) else
-                             "indexes only" if report.created or report.existing else "none")
+        report.capability = (
+            "uniqueness constraints"
+            if constrained == len(labels)
+            else "indexes only"
+            if report.created or report.existing
+            else "none"
+        )
     return report

@@ -65,12 +65,24 @@ def session_point(store: SessionStore, session_id: str) -> SyncPoint:
     """The session's graph as it stands (its last step)."""
     info = store.session(session_id)
     _, state, step = store.load_state(session_id, info=info)
-    return SyncPoint(store=store, session_id=session_id, state=state, step=step,
-                     iteration=store.iteration_at(session_id, step))
+    return SyncPoint(
+        store=store,
+        session_id=session_id,
+        state=state,
+        step=step,
+        iteration=store.iteration_at(session_id, step),
+    )
 
 
-def sync_neo4j(point: SyncPoint, *, settings: Neo4jSettings, scope: str | None = None, batch_size: int = 5000,
-               provenance: bool = False, full: bool = False) -> dict[str, Any]:
+def sync_neo4j(
+    point: SyncPoint,
+    *,
+    settings: Neo4jSettings,
+    scope: str | None = None,
+    batch_size: int = 5000,
+    provenance: bool = False,
+    full: bool = False,
+) -> dict[str, Any]:
     """Make ``scope`` (default: the session id) mirror the session's graph at ``point``: a delta from the
     journal when the target holds what IGG last wrote, else the read-and-diff export. Returns the export
     summary with ``mode`` (``delta`` or ``full``), ``fallback`` (why not a delta; None for a delta),
@@ -111,27 +123,56 @@ def sync_neo4j(point: SyncPoint, *, settings: Neo4jSettings, scope: str | None =
             recorded = time.perf_counter()
             targets.record(_record(point, key, summary["digest"], options))
             timings.update(summary["timings"], record=round(time.perf_counter() - recorded, 3))
-            summary.update(target=settings.display_uri(), database=settings.database, server=bolt.server,
-                           agent=bolt.agent, scope=scope, replans=replans, timings=timings,
-                           seconds=round(time.perf_counter() - started, 3))
-            log.info("neo4j_synced", mode="delta", scope=scope, step=point.step, since_step=summary["since_step"],
-                     replans=replans, seconds=summary["seconds"])
+            summary.update(
+                target=settings.display_uri(),
+                database=settings.database,
+                server=bolt.server,
+                agent=bolt.agent,
+                scope=scope,
+                replans=replans,
+                timings=timings,
+                seconds=round(time.perf_counter() - started, 3),
+            )
+            log.info(
+                "neo4j_synced",
+                mode="delta",
+                scope=scope,
+                step=point.step,
+                since_step=summary["since_step"],
+                replans=replans,
+                seconds=summary["seconds"],
+            )
             return summary
     log.info("neo4j_delta_fallback", scope=scope, reason=reason)
     digest = _full_digest(point, scope, options)
     marker = _marker(point, digest)
-    summary = export_neo4j(point.state, settings=settings, scope=scope, batch_size=batch_size, provenance=prov,
-                           marker=marker)
+    summary = export_neo4j(
+        point.state, settings=settings, scope=scope, batch_size=batch_size, provenance=prov, marker=marker
+    )
     targets.record(_record(point, key, digest, options))
     summary["timings"] = {**{f"{k}_before_fallback": v for k, v in timings.items()}, **summary["timings"]}
-    summary.update(mode="full", fallback=reason, since_step=record.step if record else None, step=point.step,
-                   iteration=point.iteration, replans=replans, digest=digest,
-                   seconds=round(time.perf_counter() - started, 3))
+    summary.update(
+        mode="full",
+        fallback=reason,
+        since_step=record.step if record else None,
+        step=point.step,
+        iteration=point.iteration,
+        replans=replans,
+        digest=digest,
+        seconds=round(time.perf_counter() - started, 3),
+    )
     return summary
 
 
-def plan_sync(point: SyncPoint, *, settings: Neo4jSettings, scope: str | None = None, provenance: bool = False,
-              full: bool = False, detail: int = 50) -> dict[str, Any]:
+def plan_sync(
+    point: SyncPoint,
+    *,
+    settings: Neo4jSettings,
+    scope: str | None = None,
+    provenance: bool = False,
+    full: bool = False,
+    detail: int = 50,
+) -> dict[str, Any]:
     """What ``sync_neo4j`` would write, without writing: the journal delta when the check passes (``mode``
     ``delta``), else the read-and-diff plan (``mode`` ``full`` and the ``fallback`` reason)."""
     scope = scope or point.session_id
@@ -150,11 +191,23 @@ def plan_sync(point: SyncPoint, *, settings: Neo4jSettings, scope: str | None = 
         if reason is None:
             assert record is not None
             diff = journal_delta(point.state, _mutations(point, record.step), provenance=prov, detail=detail)
-            return {"format": "neo4j", "plan": True, "mode": "delta", "fallback": None,
-                    "since_step": record.step, "step": point.step, "target": settings.display_uri(),
-                    "database": settings.database, "server": bolt.server, "scope": scope,
-                    "nodes": point.state.node_count, "edges": point.state.edge_count, **diff.to_dict(),
-                    "warnings": [], "seconds": round(time.perf_counter() - started, 3)}
+            return {
+                "format": "neo4j",
+                "plan": True,
+                "mode": "delta",
+                "fallback": None,
+                "since_step": record.step,
+                "step": point.step,
+                "target": settings.display_uri(),
+                "database": settings.database,
+                "server": bolt.server,
+                "scope": scope,
+                "nodes": point.state.node_count,
+                "edges": point.state.edge_count,
+                **diff.to_dict(),
+                "warnings": [],
+                "seconds": round(time.perf_counter() - started, 3),
+            }
     plan = plan_neo4j(point.state, settings=settings, scope=scope, provenance=prov, detail=detail)
     plan.update(mode="full", fallback=reason, since_step=record.step if record else None, step=point.step)
     return plan
@@ -164,24 +217,31 @@ def check_target(bolt: BoltSession, scope: str, record: ExportTarget) -> str | N
     """None when the scope still holds what IGG last wrote (marker digest and counts), else why not."""
     markers = bolt.run(cypher.MARKER_READ, scope=scope)
     if not markers:
-        return ("the scope has no IGG marker: it was emptied, or its last export did not finish, or an export "
-                "of a saved document rewrote it")
+        return (
+            "the scope has no IGG marker: it was emptied, or its last export did not finish, or an export "
+            "of a saved document rewrote it"
+        )
     if len(markers) > 1:
         return f"the scope has {len(markers)} IGG markers"
     m = markers[0]
     if m["digest"] != record.digest:
-        return (f"the scope's marker names another export (session {m['session']!r}, step {m['step']}): another "
-                "session or exporter wrote this scope since")
+        return (
+            f"the scope's marker names another export (session {m['session']!r}, step {m['step']}): another "
+            "session or exporter wrote this scope since"
+        )
     nodes = bolt.run(cypher.COUNT_NODES, scope=scope)[0]["n"]
     edges = bolt.run(cypher.COUNT_EDGES, scope=scope)[0]["n"]
     if (nodes, edges) != (record.nodes, record.edges):
-        return (f"the scope holds {nodes} nodes and {edges} relationships where IGG left {record.nodes} and "
-                f"{record.edges}: it was changed behind IGG's back")
+        return (
+            f"the scope holds {nodes} nodes and {edges} relationships where IGG left {record.nodes} and "
+            f"{record.edges}: it was changed behind IGG's back"
+        )
     return None
 
 
-def write_delta(bolt: BoltSession, diff: ScopeDiff, scope: str, *, expected: str, marker: dict[str, Any],
-                batch_size: int) -> int:
+def write_delta(
+    bolt: BoltSession, diff: ScopeDiff, scope: str, *, expected: str, marker: dict[str, Any], batch_size: int
+) -> int:
     """Write a delta and the new marker in ONE transaction that starts by locking the marker and checking it
     still holds ``expected``; raises ``StaleMarker`` (nothing written) when it does not. Returns the number of
     statements."""
@@ -190,18 +250,20 @@ def write_delta(bolt: BoltSession, diff: ScopeDiff, scope: str, *, expected: str
     for query, params in diff.delete_statements(bolt.id_function):
         name = "rows" if "rows" in params else "ids"
         for start in range(0, len(params[name]), batch_size):
-            statements.append((query, {name: params[name][start:start + batch_size], "scope": scope}))
+            statements.append((query, {name: params[name][start : start + batch_size], "scope": scope}))
     for plan, rows in diff.writes:
         for start in range(0, len(rows), batch_size):
-            statements.append((plan.query, {"rows": rows[start:start + batch_size], "scope": scope}))
+            statements.append((plan.query, {"rows": rows[start : start + batch_size], "scope": scope}))
     statements.append((cypher.MARKER_SET, {**marker, "scope": scope}))
 
     def work(tx: Any) -> int:
         tx.run(*statements[0]).consume()
         found = [r["digest"] for r in tx.run(cypher.MARKER_READ, scope=scope)]
         if found != [expected]:
-            raise StaleMarker(f"the scope's marker holds {found[0][:12] if found else 'nothing'}, not the "
-                              f"{expected[:12]} this delta was planned against")
+            raise StaleMarker(
+                f"the scope's marker holds {found[0][:12] if found else 'nothing'}, not the "
+                f"{expected[:12]} this delta was planned against"
+            )
         for query, params in statements[1:]:
             tx.run(query, params).consume()
         return len(statements)
@@ -209,8 +271,9 @@ def write_delta(bolt: BoltSession, diff: ScopeDiff, scope: str, *, expected: str
     return bolt.transaction(work, "delta")
 
 
-def _write_delta(bolt: BoltSession, point: SyncPoint, record: ExportTarget, scope: str, prov: str | None,
-                 batch_size: int) -> dict[str, Any]:
+def _write_delta(
+    bolt: BoltSession, point: SyncPoint, record: ExportTarget, scope: str, prov: str | None, batch_size: int
+) -> dict[str, Any]:
     started = time.perf_counter()
     if record.step == point.step:  # nothing committed since: nothing to write, the marker stays
         diff = ScopeDiff()
@@ -227,16 +290,32 @@ def _write_delta(bolt: BoltSession, point: SyncPoint, record: ExportTarget, scop
     digest = record.digest if record.step == point.step else _chain(record.digest, point, diff)
     statements = 0
     if record.step != point.step:
-        statements = write_delta(bolt, diff, scope, expected=record.digest, marker=_marker(point, digest),
-                                 batch_size=batch_size)
-    return {"format": "neo4j", "mode": "delta", "fallback": None, "since_step": record.step, "step": point.step,
-            "iteration": point.iteration, "nodes": point.state.node_count, "edges": point.state.edge_count,
-            "changes": diff.counts, "statements": statements, "batches": 1 if statements else 0, "digest": digest,
-            "provenance": prov is not None, "constraints": {}, "warnings": warnings,
-            "timings": {"plan": round(planned - started, 3), "write": round(time.perf_counter() - planned, 3)}}
+        statements = write_delta(
+            bolt, diff, scope, expected=record.digest, marker=_marker(point, digest), batch_size=batch_size
+        )
+    return {
+        "format": "neo4j",
+        "mode": "delta",
+        "fallback": None,
+        "since_step": record.step,
+        "step": point.step,
+        "iteration": point.iteration,
+        "nodes": point.state.node_count,
+        "edges": point.state.edge_count,
+        "changes": diff.counts,
+        "statements": statements,
+        "batches": 1 if statements else 0,
+        "digest": digest,
+        "provenance": prov is not None,
+        "constraints": {},
+        "warnings": warnings,
+        "timings": {"plan": round(planned - started, 3), "write": round(time.perf_counter() - planned, 3)},
+    }
 
 
-def _static_reason(record: ExportTarget | None, point: SyncPoint, options: dict[str, Any], full: bool) -> str | None:
+def _static_reason(
+    record: ExportTarget | None, point: SyncPoint, options: dict[str, Any], full: bool
+) -> str | None:
     """Why a delta is impossible before looking at the database (None: it may be possible)."""
     if full:
         return "a full export was asked for"
@@ -250,7 +329,9 @@ def _static_reason(record: ExportTarget | None, point: SyncPoint, options: dict[
 
 
 def _mutations(point: SyncPoint, after_step: int) -> list[Any]:
-    return [m for _, m in point.store.mutations(point.session_id, after_step=after_step, upto_step=point.step)]
+    return [
+        m for _, m in point.store.mutations(point.session_id, after_step=after_step, upto_step=point.step)
+    ]
 
 
 def _chain(previous: str, point: SyncPoint, diff: ScopeDiff) -> str:
@@ -271,11 +352,29 @@ def _full_digest(point: SyncPoint, scope: str, options: dict[str, Any]) -> str:
 
 
 def _marker(point: SyncPoint, digest: str) -> dict[str, Any]:
-    return {"digest": digest, "session": point.session_id, "step": point.step, "iteration": point.iteration,
-            "nodes": point.state.node_count, "edges": point.state.edge_count, "at": time.time()}
+    return {
+        "digest": digest,
+        "session": point.session_id,
+        "step": point.step,
+        "iteration": point.iteration,
+        "nodes": point.state.node_count,
+        "edges": point.state.edge_count,
+        "at": time.time(),
+    }
 
 
-def _record(point: SyncPoint, key: tuple[str, str, str], digest: str, options: dict[str, Any]) -> ExportTarget:
-    return ExportTarget(session_id=point.session_id, target=key[0], database=key[1], scope=key[2], step=point.step,
-                        iteration=point.iteration, digest=digest, nodes=point.state.node_count,
-                        edges=point.state.edge_count, options=options)
+def _record(
+    point: SyncPoint, key: tuple[str, str, str], digest: str, options: dict[str, Any]
+) -> ExportTarget:
+    return ExportTarget(
+        session_id=point.session_id,
+        target=key[0],
+        database=key[1],
+        scope=key[2],
+        step=point.step,
+        iteration=point.iteration,
+        digest=digest,
+        nodes=point.state.node_count,
+        edges=point.state.edge_count,
+        options=options,
+    )

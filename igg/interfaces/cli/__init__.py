@@ -22,10 +22,31 @@ from igg.interfaces.codes import EXIT_FAILURE as EXIT_FAILURE  # the commands im
 from igg.interfaces.codes import EXIT_INVALID as EXIT_INVALID
 from igg.interfaces.codes import EXIT_OK as EXIT_OK
 
-COMMANDS = ("validate", "schema", "run", "resume", "map-code", "check", "cycles", "sessions", "show", "explain", "diff",
-            "undo", "fork", "review",
-            "replay", "batch", "mcp", "serve", "view",
-            "tools", "export", "eval", "completion")
+COMMANDS = (
+    "validate",
+    "schema",
+    "run",
+    "resume",
+    "map-code",
+    "check",
+    "cycles",
+    "sessions",
+    "show",
+    "explain",
+    "diff",
+    "undo",
+    "fork",
+    "review",
+    "replay",
+    "batch",
+    "mcp",
+    "serve",
+    "view",
+    "tools",
+    "export",
+    "eval",
+    "completion",
+)
 """Command modules under ``igg.interfaces.cli``, in help order."""
 
 """128 + SIGPIPE: what a shell reports for a command whose reader went away."""
@@ -48,8 +69,13 @@ class _Version(argparse.Action):
         kwargs.setdefault("help", "show the version and exit")
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         print(f"igg {igg_version()}")
         parser.exit()
 
@@ -122,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from igg.interfaces.cli.completion import complete
 
         complete(parser)  # a shell asking for completions (TAB) is answered here, and the process ends
-    if not (sys.argv[1:] if argv is None else argv):  # bare `igg`: what it can do, not just "COMMAND required"
+    if not (
+        sys.argv[1:] if argv is None else argv
+    ):  # bare `igg`: what it can do, not just "COMMAND required"
         parser.print_help(sys.stderr)
         return EXIT_INVALID
     args = _parse(parser, argv)

@@ -32,29 +32,61 @@ FORMATS = ("text", "json", "github")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("check", help="judge the dependency rules (igg.toml) on a tree or a session",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("targets", nargs="*", metavar="PATH|SESSION",
-                   help="source trees (default: the working directory) or one stored session id")
+    p = sub.add_parser(
+        "check",
+        help="judge the dependency rules (igg.toml) on a tree or a session",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "targets",
+        nargs="*",
+        metavar="PATH|SESSION",
+        help="source trees (default: the working directory) or one stored session id",
+    )
     add_target_options(p)
-    p.add_argument("--rules", type=Path, metavar="FILE", help="the rules file (default: igg.toml, else "
-                   "pyproject.toml's [tool.igg], in PATH or the working directory)")
-    p.add_argument("--since", metavar="REF", help="also judge the tree at this git commit (HEAD~1, origin/main): "
-                   "violations there are known; list the dependencies the change added and removed")
-    p.add_argument("--new-only", action="store_true", help="ratchet: fail only on violations --since REF lacks")
-    p.add_argument("--format", choices=FORMATS, default="text", help="text (default), json, or github "
-                   "(workflow annotations on the pull request)")
+    p.add_argument(
+        "--rules",
+        type=Path,
+        metavar="FILE",
+        help="the rules file (default: igg.toml, else "
+        "pyproject.toml's [tool.igg], in PATH or the working directory)",
+    )
+    p.add_argument(
+        "--since",
+        metavar="REF",
+        help="also judge the tree at this git commit (HEAD~1, origin/main): "
+        "violations there are known; list the dependencies the change added and removed",
+    )
+    p.add_argument(
+        "--new-only", action="store_true", help="ratchet: fail only on violations --since REF lacks"
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (default), json, or github (workflow annotations on the pull request)",
+    )
     p.add_argument("--json", action="store_true", help="the same as --format json")
     p.add_argument("--sarif", type=Path, metavar="FILE", help="also write the report as SARIF 2.1.0 there")
-    p.add_argument("--root", type=Path, metavar="DIR", help="file paths in SARIF and annotations are relative to "
-                   "it (default: the top of the git work tree, else the working directory)")
+    p.add_argument(
+        "--root",
+        type=Path,
+        metavar="DIR",
+        help="file paths in SARIF and annotations are relative to "
+        "it (default: the top of the git work tree, else the working directory)",
+    )
     p.set_defaults(handler=run)
 
 
 def add_target_options(p: argparse.ArgumentParser) -> None:
     """``--store`` (a session's store, and the facts cache beside it) and ``--package-prefix``."""
-    p.add_argument("--store", metavar="LOCATION", default=None,
-                   help=STORE_HELP + "; for a PATH, the facts cache beside it spares parsing unchanged files")
+    p.add_argument(
+        "--store",
+        metavar="LOCATION",
+        default=None,
+        help=STORE_HELP + "; for a PATH, the facts cache beside it spares parsing unchanged files",
+    )
     p.add_argument("--package-prefix", metavar="NAME", help="as for igg map-code")
 
 
@@ -65,14 +97,22 @@ def targets(args: argparse.Namespace) -> tuple[list[Path], str | None, str | Non
     if len(given) == 1 and not Path(given[0]).exists() and is_session_id(given[0]):
         store = resolve_store_path(args.store)
         if not store_exists(store):
-            raise RequestInvalid([Problem("PATH|SESSION", f"{given[0]}: no such file or folder, and no session store "
-                                          f"at {store} to find a session of that id in (--store PATH)")],
-                                 source="the command line")
+            raise RequestInvalid(
+                [
+                    Problem(
+                        "PATH|SESSION",
+                        f"{given[0]}: no such file or folder, and no session store "
+                        f"at {store} to find a session of that id in (--store PATH)",
+                    )
+                ],
+                source="the command line",
+            )
         return [], given[0], store_text(store)
     missing = [g for g in given if not Path(g).exists()]
     if missing:
-        raise RequestInvalid([Problem("PATH", f"{m}: no such file or folder") for m in missing],
-                             source="the command line")
+        raise RequestInvalid(
+            [Problem("PATH", f"{m}: no such file or folder") for m in missing], source="the command line"
+        )
     return [Path(g) for g in given], None, store_text(resolve_store_path(args.store)) if explicit else None
 
 
@@ -83,11 +123,20 @@ def run(args: argparse.Namespace) -> int:
     from igg.service import check
 
     paths, session, store = targets(args)
-    report = check(paths, session=session, store=store, rules=args.rules, since=args.since,
-                   new_only=args.new_only, package_prefix=args.package_prefix)
+    report = check(
+        paths,
+        session=session,
+        store=store,
+        rules=args.rules,
+        since=args.since,
+        new_only=args.new_only,
+        package_prefix=args.package_prefix,
+    )
     prefix = file_prefix(paths, args.root)
     if args.sarif is not None:
-        text = json.dumps(to_sarif(report, version=igg_version(), prefix=prefix), indent=1, ensure_ascii=False)
+        text = json.dumps(
+            to_sarif(report, version=igg_version(), prefix=prefix), indent=1, ensure_ascii=False
+        )
         write_file(args.sarif, (text + "\n").encode("utf-8"))
     fmt = "json" if args.json else args.format
     if fmt == "json":
@@ -149,16 +198,24 @@ def print_text(report: CheckReport) -> None:
     if report.since:
         for title, changes in (("added", report.added), ("removed", report.removed)):
             for c in changes:
-                where = ", ".join(plain(h.where()) for h in c.edges[:3]) + (" ..." if len(c.edges) > 3 else "")
+                where = ", ".join(plain(h.where()) for h in c.edges[:3]) + (
+                    " ..." if len(c.edges) > 3 else ""
+                )
                 out.write(f"{title} {c.level} dependency: {plain(c.source)} -> {plain(c.target)} ({where})\n")
     counted = ", ".join(f"{plain(r.name)} {r.violations}" for r in report.rules)
     new = sum(v.status == "new" for v in report.violations)
-    extra = f" ({new} new, {len(report.violations) - new} known since {plain(report.since)})" if report.since else ""
+    extra = (
+        f" ({new} new, {len(report.violations) - new} known since {plain(report.since)})"
+        if report.since
+        else ""
+    )
     verdict = "FAILED" if report.failed else "passed"
     if report.truncated:
         out.write(TRUNCATED + "\n")
-    out.write(f"igg check {verdict}: {len(report.violations)} violation{'s' * (len(report.violations) != 1)}"
-              f"{extra} of {len(report.rules)} rules in {plain(report.target)} ({counted})\n")
+    out.write(
+        f"igg check {verdict}: {len(report.violations)} violation{'s' * (len(report.violations) != 1)}"
+        f"{extra} of {len(report.rules)} rules in {plain(report.target)} ({counted})\n"
+    )
 
 
 def hop_text(h: Hop) -> str:

@@ -36,38 +36,74 @@ if TYPE_CHECKING:  # the models and the agents load when a run starts, not when 
 
 def add_run_options(parser: argparse.ArgumentParser, *, default_agent: str = "auto") -> None:
     """The options every run command shares."""
-    parser.add_argument("--agent", default=default_agent, metavar="AGENT",
-                        help=f"auto, llm, local, code, hybrid or script:PATH (default {default_agent})")
-    parser.add_argument("--out", type=Path, metavar="DIR",
-                        help="write graph.json, records.jsonl, transcript.jsonl and summary.json here")
-    parser.add_argument("--store", metavar="LOCATION",  # text: a postgresql:// URL is no Path
-                        help="keep the session in this store (an SQLite file, or postgresql://USER@HOST/DATABASE; "
-                             "default: $IGG_STORE when set; else a run "
-                             "given no --out or --export is kept in ./.igg/sessions.sqlite if it exists, else in the "
-                             "default store $IGG_HOME/sessions.sqlite or ~/.local/share/igg/sessions.sqlite)")
-    parser.add_argument("--force", action="store_true",
-                        help="start over a stored session that has the same session_id")
-    parser.add_argument("--export", action="append", default=[], metavar="FORMAT[:TARGET]",
-                        help="export the final graph (repeatable), e.g. graphml:out/graph.graphml")
-    parser.add_argument("--provenance", action="store_true",
-                        help="carry provenance (created/updated iteration, context chunk) into JSON and GraphML exports")
-    parser.add_argument("--sync-each-iteration", action="store_true",
-                        help="with --export neo4j[:URI] and a store: push every committed iteration into Neo4j as "
-                             "it lands (a delta from the journal), not only the final graph")
+    parser.add_argument(
+        "--agent",
+        default=default_agent,
+        metavar="AGENT",
+        help=f"auto, llm, local, code, hybrid or script:PATH (default {default_agent})",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write graph.json, records.jsonl, transcript.jsonl and summary.json here",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="LOCATION",  # text: a postgresql:// URL is no Path
+        help="keep the session in this store (an SQLite file, or postgresql://USER@HOST/DATABASE; "
+        "default: $IGG_STORE when set; else a run "
+        "given no --out or --export is kept in ./.igg/sessions.sqlite if it exists, else in the "
+        "default store $IGG_HOME/sessions.sqlite or ~/.local/share/igg/sessions.sqlite)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="start over a stored session that has the same session_id"
+    )
+    parser.add_argument(
+        "--export",
+        action="append",
+        default=[],
+        metavar="FORMAT[:TARGET]",
+        help="export the final graph (repeatable), e.g. graphml:out/graph.graphml",
+    )
+    parser.add_argument(
+        "--provenance",
+        action="store_true",
+        help="carry provenance (created/updated iteration, context chunk) into JSON and GraphML exports",
+    )
+    parser.add_argument(
+        "--sync-each-iteration",
+        action="store_true",
+        help="with --export neo4j[:URI] and a store: push every committed iteration into Neo4j as "
+        "it lands (a delta from the journal), not only the final graph",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON summary object on stdout")
-    parser.add_argument("--log-format", choices=LOG_FORMATS, default="console",
-                        help="log lines on stderr: console (default) or json")
+    parser.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="console",
+        help="log lines on stderr: console (default) or json",
+    )
     add_verbosity_options(parser)
 
 
 def add_verbosity_options(parser: argparse.ArgumentParser) -> None:
     """``-v``/``--log-level``/``--quiet``: how much a command says on standard error."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("-v", "--verbose", action="count", default=0,
-                       help="log lines on stderr: one per iteration (-v), every rejection too (-vv)")
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log lines on stderr: one per iteration (-v), every rejection too (-vv)",
+    )
     group.add_argument("--log-level", choices=LOG_LEVELS, default=None, help="log level on stderr")
-    group.add_argument("-q", "--quiet", action="store_true",
-                       help="errors only: no progress, no log lines, no summary table (--json still prints)")
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="errors only: no progress, no log lines, no summary table (--json still prints)",
+    )
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -129,11 +165,20 @@ def store_path(args: argparse.Namespace) -> str | None:
     return str(path) if path else None
 
 
-def execute(args: argparse.Namespace, request: Request, agent: AnyAgent, *, specs: list[Any] | None = None,
-            recorders: list[Recorder] | None = None, resume: bool = False,
-            summary_extra: Callable[[RunResult], dict[str, Any]] | None = None, title: str = "igg run",
-            another_id: str = "give the request another session_id",
-            summary_rows: Callable[[Any], None] | None = None, **loop_options: Any) -> int:
+def execute(
+    args: argparse.Namespace,
+    request: Request,
+    agent: AnyAgent,
+    *,
+    specs: list[Any] | None = None,
+    recorders: list[Recorder] | None = None,
+    resume: bool = False,
+    summary_extra: Callable[[RunResult], dict[str, Any]] | None = None,
+    title: str = "igg run",
+    another_id: str = "give the request another session_id",
+    summary_rows: Callable[[Any], None] | None = None,
+    **loop_options: Any,
+) -> int:
     """Run ``agent`` on ``request`` with the shared options through ``igg.service.run_request``; print the
     summary; the exit code (``igg.interfaces.codes.run_exit_code``: 0 for a graceful stop, 1 for
     ``agent_error`` or a failed export; 130 when interrupted, see ``igg.interfaces.cli.keep``).
@@ -158,25 +203,54 @@ def execute(args: argparse.Namespace, request: Request, agent: AnyAgent, *, spec
         from igg.store import SessionStore
 
         if store is not None:
-            store = SessionStore(store)  # opened once: the run and the recorder keeping the target in step share it
+            store = SessionStore(
+                store
+            )  # opened once: the run and the recorder keeping the target in step share it
         syncer, specs = sync_each_iteration(specs, store)
         recorders = [*(recorders or ()), syncer]
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
-        return run_request(request, agent, store=store, agent_name=args.agent, force=keep.force,
-                           resume=resume, out=args.out, exports=specs, provenance=getattr(args, "provenance", False),
-                           recorders=[*(recorders or ()), witness], on_event=on_event, **loop_options)
+        return run_request(
+            request,
+            agent,
+            store=store,
+            agent_name=args.agent,
+            force=keep.force,
+            resume=resume,
+            out=args.out,
+            exports=specs,
+            provenance=getattr(args, "provenance", False),
+            recorders=[*(recorders or ()), witness],
+            on_event=on_event,
+            **loop_options,
+        )
 
-    return present(args, job, keep=keep, session_id=request.session_id or "", summary_extra=summary_extra,
-                   title=title, agent=agent, another_id=another_id, summary_rows=summary_rows)
+    return present(
+        args,
+        job,
+        keep=keep,
+        session_id=request.session_id or "",
+        summary_extra=summary_extra,
+        title=title,
+        agent=agent,
+        another_id=another_id,
+        summary_rows=summary_rows,
+    )
 
 
-def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Recorder], RunResult], *,
-            keep: Keeping, session_id: str, summary_extra: Callable[[RunResult], dict[str, Any]] | None = None,
-            title: str = "igg run", agent: Any = None,
-            another_id: str = "give the request another session_id",
-            summary_rows: Callable[[Any], None] | None = None,
-            on_view: Callable[[Any], object] | None = None) -> int:
+def present(
+    args: argparse.Namespace,
+    job: Callable[[Callable[[Event], None], Recorder], RunResult],
+    *,
+    keep: Keeping,
+    session_id: str,
+    summary_extra: Callable[[RunResult], dict[str, Any]] | None = None,
+    title: str = "igg run",
+    agent: Any = None,
+    another_id: str = "give the request another session_id",
+    summary_rows: Callable[[Any], None] | None = None,
+    on_view: Callable[[Any], object] | None = None,
+) -> int:
     """Run ``job(on_event, witness)`` (one ``igg.service`` call, keeping the ``witness`` recorder) with the
     progress view and the event log; print the summary; the exit code (see ``execute``). Shared by every
     command that runs a session (``igg run``, ``igg map-code``, ``igg resume``). ``on_view(view)`` gets the
@@ -193,6 +267,7 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
         with ProgressView(enabled=False if quiet else None, title=title, agent=agent) as view:
             if on_view is not None:
                 on_view(view)
+
             def on_event(event: Event) -> None:
                 if event.kind == "run_started":
                     started.update(event.data)
@@ -208,8 +283,16 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
         raise session_exists(args, exc.session_id, keep.store, another=another_id) from None
     extra = summary_extra(result) if summary_extra is not None else None
     if args.json or not quiet:
-        print_summary(result, max_iterations=started.get("max_iterations"), as_json=args.json, out=args.out,
-                      extra=extra, title=title, rows=summary_rows, store=keep.store)
+        print_summary(
+            result,
+            max_iterations=started.get("max_iterations"),
+            as_json=args.json,
+            out=args.out,
+            extra=extra,
+            title=title,
+            rows=summary_rows,
+            store=keep.store,
+        )
     if not quiet:
         announce(keep, result.session_id, log_format=getattr(args, "log_format", "console"))
     if result.export_error is not None:
@@ -217,9 +300,17 @@ def present(args: argparse.Namespace, job: Callable[[Callable[[Event], None], Re
     return run_exit_code(result.stop_reason, export_failed=result.export_error is not None)
 
 
-def print_summary(result: RunResult, *, max_iterations: int | None = None, as_json: bool, out: Path | None = None,
-                  extra: dict[str, Any] | None = None, title: str = "igg run",
-                  rows: Callable[[Any], None] | None = None, store: str | Path | None = None) -> None:
+def print_summary(
+    result: RunResult,
+    *,
+    max_iterations: int | None = None,
+    as_json: bool,
+    out: Path | None = None,
+    extra: dict[str, Any] | None = None,
+    title: str = "igg run",
+    rows: Callable[[Any], None] | None = None,
+    store: str | Path | None = None,
+) -> None:
     """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table (with the
     rows ``rows(table)`` adds: a command's own, such as map-code's files and graph by type)."""
     summary = result.summary()
@@ -234,11 +325,19 @@ def print_summary(result: RunResult, *, max_iterations: int | None = None, as_js
     table = Table(title=f"{title} {summary['session_id']}", show_header=False, title_justify="left")
     table.add_column("", style="bold")
     table.add_column("")
-    table.add_row("stop reason", summary["stop_reason"] + (f" ({summary['error']})" if summary.get("error") else ""))
-    table.add_row("iterations", f"{summary['iterations']}" + (f" of {max_iterations}" if max_iterations else ""))
-    table.add_row("graph", f"nodes {summary['nodes']}/{result.max_nodes}, edges {summary['edges']}/{result.max_edges}")
-    table.add_row("actions", f"{actions['proposed']} proposed, {actions['accepted']} accepted, "
-                             f"{actions['rejected']} rejected")
+    table.add_row(
+        "stop reason", summary["stop_reason"] + (f" ({summary['error']})" if summary.get("error") else "")
+    )
+    table.add_row(
+        "iterations", f"{summary['iterations']}" + (f" of {max_iterations}" if max_iterations else "")
+    )
+    table.add_row(
+        "graph", f"nodes {summary['nodes']}/{result.max_nodes}, edges {summary['edges']}/{result.max_edges}"
+    )
+    table.add_row(
+        "actions",
+        f"{actions['proposed']} proposed, {actions['accepted']} accepted, {actions['rejected']} rejected",
+    )
     for code, count in actions["rejected_by_code"].items():
         table.add_row("", f"{code}: {count}")
     for code, count in summary["invalid_turns"].items():
@@ -247,21 +346,30 @@ def print_summary(result: RunResult, *, max_iterations: int | None = None, as_js
         table.add_row("truncated turns", str(summary["truncated_turns"]))
     tokens = summary["tokens"]
     if tokens["total"]:
-        table.add_row("tokens", f"{tokens['total']} ({tokens['prompt']} prompt + {tokens['completion']} completion"
-                                f"{', estimated' if tokens['estimated'] else ''})"
-                                + (f", cost {tokens['cost']:.6f}" if tokens.get("cost") is not None else ""))
+        table.add_row(
+            "tokens",
+            f"{tokens['total']} ({tokens['prompt']} prompt + {tokens['completion']} completion"
+            f"{', estimated' if tokens['estimated'] else ''})"
+            + (f", cost {tokens['cost']:.6f}" if tokens.get("cost") is not None else ""),
+        )
     table.add_row("open to-dos", "; ".join(summary["open_todos"]) or "none")
     grounding = summary["grounding"]
     if grounding["grounded"] or grounding["ungrounded"]:
-        table.add_row("grounding", f"{grounding['grounded']} grounded, {grounding['ungrounded']} ungrounded, "
-                                   f"{grounding['unverified']} unverified facts")
+        table.add_row(
+            "grounding",
+            f"{grounding['grounded']} grounded, {grounding['ungrounded']} ungrounded, "
+            f"{grounding['unverified']} unverified facts",
+        )
     if summary.get("review"):
         plan = summary["review"]
         where = ["--store", str(store)] if store is not None else []
         review = shlex.join(["igg", "review", summary["session_id"], *where])
         resume = shlex.join(["igg", "resume", summary["session_id"], *where])
-        table.add_row("review", f"plan {plan.get('plan_id', '')} (iteration {plan['iteration']}: {plan['accepted']} "
-                                f"actions would apply, {plan['rejected']} rejected) waits: {review}, then {resume}")
+        table.add_row(
+            "review",
+            f"plan {plan.get('plan_id', '')} (iteration {plan['iteration']}: {plan['accepted']} "
+            f"actions would apply, {plan['rejected']} rejected) waits: {review}, then {resume}",
+        )
     if summary["pruned"]:
         table.add_row("pruned", ", ".join(f"{p['type']} {p['id']}" for p in summary["pruned"]))
     for export in summary["exports"]:
@@ -278,8 +386,11 @@ def export_line(export: dict[str, Any]) -> str:
     head = " ".join(str(export[k]) for k in ("format", "target", "path") if export.get(k) not in (None, ""))
     if export.get("ok") is False:
         return f"{head}: FAILED: {export.get('error', 'unknown error')}"
-    rest = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in export.items()
-                     if k not in ("format", "target", "path", "ok", "seconds") and not isinstance(v, dict | list))
+    rest = ", ".join(
+        f"{k.replace('_', ' ')} {v}"
+        for k, v in export.items()
+        if k not in ("format", "target", "path", "ok", "seconds") and not isinstance(v, dict | list)
+    )
     return f"{head}: {rest}" if rest else head
 
 
@@ -289,17 +400,24 @@ def _optional_module(name: str, option: str, what: str) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name != name:
             raise
-        raise IGGError(f"{option} is not available in this installation ({what}, module {name}, are missing)") \
-            from None
+        raise IGGError(
+            f"{option} is not available in this installation ({what}, module {name}, are missing)"
+        ) from None
 
 
 def add_time_options(parser: Any) -> None:
     """``--as-of TIME`` and ``--known-at TIME`` (a parser or an argument group): the graph in valid time, and
     as the journal held it (``igg.store.session_graph``)."""
-    parser.add_argument("--as-of", metavar="TIME",
-                        help="only the facts valid at TIME (ISO 8601: 2024, 2024-03-05, 2024-03-05T10:00:00Z)")
-    parser.add_argument("--known-at", metavar="TIME",
-                        help="the graph as IGG had been told it by TIME (the journal's time; a stored session)")
+    parser.add_argument(
+        "--as-of",
+        metavar="TIME",
+        help="only the facts valid at TIME (ISO 8601: 2024, 2024-03-05, 2024-03-05T10:00:00Z)",
+    )
+    parser.add_argument(
+        "--known-at",
+        metavar="TIME",
+        help="the graph as IGG had been told it by TIME (the journal's time; a stored session)",
+    )
 
 
 def state_as_of(state: Any, as_of: str | None) -> Any:

@@ -15,8 +15,12 @@ SHELLS = ("bash", "zsh", "fish", "tcsh", "powershell")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("completion", help="print shell code completing igg's commands and options",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "completion",
+        help="print shell code completing igg's commands and options",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
     p.set_defaults(handler=run)
 

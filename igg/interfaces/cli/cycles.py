@@ -16,18 +16,40 @@ from igg.interfaces.cli.storecli import print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("cycles", help="dependency cycles and the edges that break them", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("targets", nargs="*", metavar="PATH|SESSION",
-                   help="source trees (default: the working directory) or one stored session id")
+    p = sub.add_parser(
+        "cycles",
+        help="dependency cycles and the edges that break them",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "targets",
+        nargs="*",
+        metavar="PATH|SESSION",
+        help="source trees (default: the working directory) or one stored session id",
+    )
     add_target_options(p)
-    p.add_argument("--level", choices=("module", "package", "type", "service"), default="module",
-                   help="what a cycle is made of (default module; service: HTTP requests between services)")
-    p.add_argument("--edges", metavar="TYPES", help="comma-separated edge types (default: IMPORTS; for --level type: "
-                   "EXTENDS,IMPLEMENTS,CALLS,INSTANTIATES)")
-    p.add_argument("--select", metavar="PATTERN", help="only nodes of this name pattern (shop.service or shop.*)")
-    p.add_argument("--exclude-type-checking", action="store_true", help="leave out type-only imports (under if "
-                   "TYPE_CHECKING:, TypeScript import type): they are no dependency when the code runs")
+    p.add_argument(
+        "--level",
+        choices=("module", "package", "type", "service"),
+        default="module",
+        help="what a cycle is made of (default module; service: HTTP requests between services)",
+    )
+    p.add_argument(
+        "--edges",
+        metavar="TYPES",
+        help="comma-separated edge types (default: IMPORTS; for --level type: "
+        "EXTENDS,IMPLEMENTS,CALLS,INSTANTIATES)",
+    )
+    p.add_argument(
+        "--select", metavar="PATTERN", help="only nodes of this name pattern (shop.service or shop.*)"
+    )
+    p.add_argument(
+        "--exclude-type-checking",
+        action="store_true",
+        help="leave out type-only imports (under if "
+        "TYPE_CHECKING:, TypeScript import type): they are no dependency when the code runs",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(handler=run)
 
@@ -37,8 +59,15 @@ def run(args: argparse.Namespace) -> int:
 
     paths, session, store = targets(args)
     edges = [e.strip() for e in args.edges.split(",") if e.strip()] if args.edges else None
-    found = cycles(paths, session=session, store=store, level=args.level, edges=edges, select=args.select,
-                   exclude_type_checking=args.exclude_type_checking)
+    found = cycles(
+        paths,
+        session=session,
+        store=store,
+        level=args.level,
+        edges=edges,
+        select=args.select,
+        exclude_type_checking=args.exclude_type_checking,
+    )
     if args.json:
         print_json([c.model_dump() for c in found])
         return 0

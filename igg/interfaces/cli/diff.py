@@ -29,7 +29,10 @@ def run(args: argparse.Namespace) -> int:
         print_json([c.to_dict() for c in changes])
         return 0
     counts = {k: sum(1 for c in changes if c.change == k) for k in ("added", "deleted", "changed")}
-    print(f"session {args.session}, iteration {args.a} -> {args.b}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+    print(
+        f"session {args.session}, iteration {args.a} -> {args.b}: "
+        + ", ".join(f"{n} {k}" for k, n in counts.items())
+    )
     names = node_names(store, args.session, {n for c in changes if c.ends for n in c.ends})
     for c in changes:
         mark = {"added": "+", "deleted": "-", "changed": "~"}[c.change]

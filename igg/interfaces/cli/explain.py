@@ -15,8 +15,12 @@ from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("explain", help="which iterations created and changed a node or edge, and why",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "explain",
+        help="which iterations created and changed a node or edge, and why",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("session", help="the session id")
     p.add_argument("ref", help="a node id (n3), an edge id (e5) or a node's identity value (its name)")
     p.add_argument("--no-edges", action="store_true", help="leave out the edges of a node")
@@ -33,24 +37,39 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     told = time_arg("--known-at", args.known_at)
-    events = explain(store, args.session, args.ref, edges=not args.no_edges,
-                     known_at=told.timestamp() if told is not None else None)
+    events = explain(
+        store,
+        args.session,
+        args.ref,
+        edges=not args.no_edges,
+        known_at=told.timestamp() if told is not None else None,
+    )
     held = _held(store, args) if args.as_of is not None else None
     if args.json:
-        print_json([e.to_dict() for e in events] if held is None else {"as_of": held, "changes": [
-            e.to_dict() for e in events]})
+        print_json(
+            [e.to_dict() for e in events]
+            if held is None
+            else {"as_of": held, "changes": [e.to_dict() for e in events]}
+        )
         return 0
 
-    print(f"{args.ref} in session {args.session}: {len(events)} change{'s' * (len(events) != 1)}"
-          + (f" known by {args.known_at}" if told is not None else ""))
+    print(
+        f"{args.ref} in session {args.session}: {len(events)} change{'s' * (len(events) != 1)}"
+        + (f" known by {args.known_at}" if told is not None else "")
+    )
     if held is not None:
         for element, facts in held.items():
-            print(f"as of {args.as_of}: {element} " + (f"held: {facts}" if facts is not None else "did not hold"))
+            print(
+                f"as of {args.as_of}: {element} "
+                + (f"held: {facts}" if facts is not None else "did not hold")
+            )
     for e in events:
         when = f"iteration {e.iteration}" if e.iteration is not None else f"step {e.step} ({e.kind})"
         print(f"\n{when}: {e.op} {e.element}: {e.detail}")
-        print(f"  told: {e.known_at}" + (f"; valid: {e.valid['from'] or '-'} .. {e.valid['to'] or '-'}"
-                                        if e.valid else ""))
+        print(
+            f"  told: {e.known_at}"
+            + (f"; valid: {e.valid['from'] or '-'} .. {e.valid['to'] or '-'}" if e.valid else "")
+        )
         if e.chunk:
             print(f"  chunk: {e.chunk}")
         if e.verdict:

@@ -34,53 +34,101 @@ if TYPE_CHECKING:  # the graph, its models and the neo4j driver load when the co
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("export", help="export a saved graph (GraphML, JSON, Neo4j, Cypher, Mermaid, HTML)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("graph", help="an IGG graph document (what --out or --export json writes) or node-link JSON "
-                                 "('-' reads it from standard input); with --store, a session id")
+    p = sub.add_parser(
+        "export",
+        help="export a saved graph (GraphML, JSON, Neo4j, Cypher, Mermaid, HTML)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "graph",
+        help="an IGG graph document (what --out or --export json writes) or node-link JSON "
+        "('-' reads it from standard input); with --store, a session id",
+    )
     p.add_argument("--format", "-f", required=True, choices=FORMATS, help="the export format")
-    p.add_argument("--output", "-o", type=Path,
-                   help="output file, '-' for stdout (default: beside the input, e.g. run.graphml; stdout when the "
-                        "input is '-')")
+    p.add_argument(
+        "--output",
+        "-o",
+        type=Path,
+        help="output file, '-' for stdout (default: beside the input, e.g. run.graphml; stdout when the "
+        "input is '-')",
+    )
     p.add_argument("--json", action="store_true", help="print the export summary as JSON")
     add_verbosity_options(p)
     sessions = p.add_argument_group("sessions")
-    sessions.add_argument("--store", metavar="LOCATION", help="export the session GRAPH from this session store (the "
-                          "store is also used, without --store, when GRAPH is no file but the store the session "
-                          "commands read ($IGG_STORE, ./.igg/sessions.sqlite or the default store) holds it)")
+    sessions.add_argument(
+        "--store",
+        metavar="LOCATION",
+        help="export the session GRAPH from this session store (the "
+        "store is also used, without --store, when GRAPH is no file but the store the session "
+        "commands read ($IGG_STORE, ./.igg/sessions.sqlite or the default store) holds it)",
+    )
     sessions.add_argument("--iteration", type=int, metavar="N", help="the graph as it was after iteration N")
     add_time_options(sessions)
-    sessions.add_argument("--provenance", action="store_true",
-                          help="carry provenance (created/updated iteration, chunk) into JSON and GraphML, "
-                               "and into Neo4j as igg_session, igg_created, igg_updated, igg_chunk")
+    sessions.add_argument(
+        "--provenance",
+        action="store_true",
+        help="carry provenance (created/updated iteration, chunk) into JSON and GraphML, "
+        "and into Neo4j as igg_session, igg_created, igg_updated, igg_chunk",
+    )
     chart = p.add_argument_group("mermaid")
-    chart.add_argument("--types", metavar="TYPE[,TYPE...]",
-                       help="draw only these node types (and the edges between them), e.g. --types Module")
-    chart.add_argument("--top", type=int, metavar="N",
-                       help="a summarized chart (beyond 60 nodes or 120 edges) draws the N most connected nodes "
-                            "(default 20)")
+    chart.add_argument(
+        "--types",
+        metavar="TYPE[,TYPE...]",
+        help="draw only these node types (and the edges between them), e.g. --types Module",
+    )
+    chart.add_argument(
+        "--top",
+        type=int,
+        metavar="N",
+        help="a summarized chart (beyond 60 nodes or 120 edges) draws the N most connected nodes "
+        "(default 20)",
+    )
     neo = p.add_argument_group("neo4j")
     neo.add_argument("--uri", help="Bolt URI, e.g. bolt://localhost:7687 (default: NEO4J_URI)")
-    neo.add_argument("--user", help="user name (default: NEO4J_USERNAME); the password comes from NEO4J_PASSWORD")
+    neo.add_argument(
+        "--user", help="user name (default: NEO4J_USERNAME); the password comes from NEO4J_PASSWORD"
+    )
     neo.add_argument("--database", help="database name (default: NEO4J_DATABASE or the server's default)")
     neo.add_argument("--scope", help="export scope stored as igg_scope (default: the graph's session_id)")
     neo.add_argument("--batch-size", type=int, default=5000, help="rows per transaction (default 5000)")
-    neo.add_argument("--timeout", type=float, default=10.0,
-                     help="seconds to connect and finish the Bolt handshake before a retry (default 10)")
-    neo.add_argument("--plan", action="store_true",
-                     help="print what the export would create, update and delete in the scope; write nothing (for a "
-                          "stored session: the delta since its last export there, or the full diff and why)")
-    neo.add_argument("--full", action="store_true",
-                     help="a stored session: read and diff the whole scope even when a delta from the journal would "
-                          "do (a delta is used when the scope still holds what IGG last wrote there)")
-    neo.add_argument("--follow", action="store_true",
-                     help="a stored session: push every committed step as it lands; ends when the session has "
-                          "finished and its last step is in Neo4j (Ctrl-C stops earlier)")
-    neo.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
-                     help="--follow: how often to look for new steps (default 1)")
+    neo.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        help="seconds to connect and finish the Bolt handshake before a retry (default 10)",
+    )
+    neo.add_argument(
+        "--plan",
+        action="store_true",
+        help="print what the export would create, update and delete in the scope; write nothing (for a "
+        "stored session: the delta since its last export there, or the full diff and why)",
+    )
+    neo.add_argument(
+        "--full",
+        action="store_true",
+        help="a stored session: read and diff the whole scope even when a delta from the journal would "
+        "do (a delta is used when the scope still holds what IGG last wrote there)",
+    )
+    neo.add_argument(
+        "--follow",
+        action="store_true",
+        help="a stored session: push every committed step as it lands; ends when the session has "
+        "finished and its last step is in Neo4j (Ctrl-C stops earlier)",
+    )
+    neo.add_argument(
+        "--interval",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="--follow: how often to look for new steps (default 1)",
+    )
     rdf = p.add_argument_group("rdf")
-    rdf.add_argument("--base-iri", metavar="IRI",
-                     help="base of every IRI the nt/ttl/jsonld export mints (default urn:igg:)")
+    rdf.add_argument(
+        "--base-iri",
+        metavar="IRI",
+        help="base of every IRI the nt/ttl/jsonld export mints (default urn:igg:)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -90,12 +138,15 @@ def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, di
     if from_store(args):
         from igg.store.session_graph import session_graph
 
-        return session_graph(args.store, args.graph, iteration=args.iteration, as_of=args.as_of,
-                             known_at=args.known_at)
+        return session_graph(
+            args.store, args.graph, iteration=args.iteration, as_of=args.as_of, known_at=args.known_at
+        )
     for option, value in (("--iteration", args.iteration), ("--known-at", args.known_at)):
         if value is not None:
-            raise RequestInvalid([Problem(option, "applies to a stored session only (use --store PATH)")],
-                                 source="the command line")
+            raise RequestInvalid(
+                [Problem(option, "applies to a stored session only (use --store PATH)")],
+                source="the command line",
+            )
     from igg.export.load import document_to_state, load_document
 
     refuse_unreadable(str(args.graph))
@@ -104,8 +155,16 @@ def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, di
     return state_as_of(state, args.as_of), doc.schema_, dict(doc.metadata)
 
 
-WRITE_ONLY = {".gexf": "GEXF", ".nt": "N-Triples", ".ttl": "Turtle", ".jsonld": "JSON-LD", ".graphml": "GraphML",
-              ".cypher": "Cypher", ".mmd": "Mermaid", ".html": "HTML"}
+WRITE_ONLY = {
+    ".gexf": "GEXF",
+    ".nt": "N-Triples",
+    ".ttl": "Turtle",
+    ".jsonld": "JSON-LD",
+    ".graphml": "GraphML",
+    ".cypher": "Cypher",
+    ".mmd": "Mermaid",
+    ".html": "HTML",
+}
 """Files IGG writes but never reads back as a graph (they cannot carry everything a session holds)."""
 
 
@@ -113,10 +172,17 @@ def refuse_unreadable(source: str) -> None:
     """Raise ``RequestInvalid`` for a GRAPH IGG cannot round-trip (RDF, GEXF, ...), saying what it reads."""
     kind = WRITE_ONLY.get(Path(source).suffix.lower())
     if kind is not None:
-        raise RequestInvalid([Problem("GRAPH", f"{source} looks like {kind}, which IGG writes but does not read back "
-                                      "(it would not round-trip the schema, identities and provenance); export from "
-                                      "the IGG JSON document (--export json) or the stored session instead")],
-                             source="the command line")
+        raise RequestInvalid(
+            [
+                Problem(
+                    "GRAPH",
+                    f"{source} looks like {kind}, which IGG writes but does not read back "
+                    "(it would not round-trip the schema, identities and provenance); export from "
+                    "the IGG JSON document (--export json) or the stored session instead",
+                )
+            ],
+            source="the command line",
+        )
 
 
 def stored_iterations(args: argparse.Namespace) -> list[dict[str, Any]] | None:
@@ -152,9 +218,16 @@ def from_store(args: argparse.Namespace) -> bool:
     return True
 
 
-def write_stdout(state: GraphState, fmt: str, schema: Schema | None, metadata: dict[str, Any],
-                 scope: str | None, provenance: bool = False, base_iri: str | None = None,
-                 iterations: list[dict[str, Any]] | None = None) -> None:
+def write_stdout(
+    state: GraphState,
+    fmt: str,
+    schema: Schema | None,
+    metadata: dict[str, Any],
+    scope: str | None,
+    provenance: bool = False,
+    base_iri: str | None = None,
+    iterations: list[dict[str, Any]] | None = None,
+) -> None:
     """``--output -``: the export on standard output."""
     from igg.export import write_cypher, write_graphml, write_json, write_mermaid, write_node_link
     from igg.export.spec import BINARY_WRITERS, write_binary
@@ -197,8 +270,10 @@ def run(args: argparse.Namespace) -> int:
         return run_session_neo4j(args)
     session_only = _session_only(args)
     if session_only:
-        print(f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to a stored session (give SESSION and --store)",
-              file=sys.stderr)
+        print(
+            f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to a stored session (give SESSION and --store)",
+            file=sys.stderr,
+        )
         return 2
     state, schema, metadata = load_source(args)
     if args.graph == STDIN and not args.store and args.output is None:
@@ -207,8 +282,16 @@ def run(args: argparse.Namespace) -> int:
         return _chosen_mermaid(args, state)
     if str(args.output) == "-" and args.format != "neo4j":
         try:
-            write_stdout(state, args.format, schema, metadata, args.scope, args.provenance, args.base_iri,
-                         iterations=stored_iterations(args))
+            write_stdout(
+                state,
+                args.format,
+                schema,
+                metadata,
+                args.scope,
+                args.provenance,
+                args.base_iri,
+                iterations=stored_iterations(args),
+            )
         except ExportError as exc:
             raise IGGError(str(exc)) from None
         return 0
@@ -235,8 +318,10 @@ def refused_options(args: argparse.Namespace) -> str | None:
         return "--plan applies to --format neo4j only"
     session_only = _session_only(args)
     if session_only and (args.format != "neo4j" or args.iteration is not None):
-        return (f"{' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to --format neo4j "
-                "of a stored session's latest graph only (not with --iteration)")
+        return (
+            f"{' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to --format neo4j "
+            "of a stored session's latest graph only (not with --iteration)"
+        )
     if args.follow and args.plan:
         return "--follow and --plan do not go together"
     if args.interval <= 0:
@@ -260,15 +345,20 @@ def refused_options(args: argparse.Namespace) -> str | None:
     return None
 
 
-def export_to_target(args: argparse.Namespace, state: GraphState, schema: Schema | None,
-                     metadata: dict[str, Any]) -> int:
+def export_to_target(
+    args: argparse.Namespace, state: GraphState, schema: Schema | None, metadata: dict[str, Any]
+) -> int:
     """Export to the file ``--output`` names (or the default beside the source), or to Neo4j; print the
     summaries."""
     settings = None
     source = Path(f"{args.graph}.json") if args.store else Path(args.graph)  # a session: SESSION.graphml, ...
     target: str | None = str(args.output) if args.output is not None else default_output(source, args.format)
-    if args.format != "neo4j" and not args.store and target is not None \
-            and Path(target).resolve() == Path(args.graph).resolve():
+    if (
+        args.format != "neo4j"
+        and not args.store
+        and target is not None
+        and Path(target).resolve() == Path(args.graph).resolve()
+    ):
         print(f"igg: refusing to overwrite the input {args.graph}; give another --output", file=sys.stderr)
         return 2
     if args.format != "neo4j" and target is not None:
@@ -279,16 +369,29 @@ def export_to_target(args: argparse.Namespace, state: GraphState, schema: Schema
     if args.format == "neo4j":
         from igg.export.neo4j.bolt import Neo4jSettings
 
-        settings = Neo4jSettings.from_env(uri=args.uri, username=args.user, database=args.database,
-                                          connection_timeout=args.timeout, acquisition_timeout=args.timeout)
+        settings = Neo4jSettings.from_env(
+            uri=args.uri,
+            username=args.user,
+            database=args.database,
+            connection_timeout=args.timeout,
+            acquisition_timeout=args.timeout,
+        )
         target = None
         if args.plan:
             return print_plan(args, state, metadata, settings)
     try:
-        summaries = perform_exports(state, [ExportSpec(args.format, target)], schema=schema, metadata=metadata,
-                                    scope=args.scope, neo4j_settings=settings, provenance=args.provenance,
-                                    batch_size=args.batch_size, base_iri=args.base_iri,
-                                    iterations=stored_iterations(args))
+        summaries = perform_exports(
+            state,
+            [ExportSpec(args.format, target)],
+            schema=schema,
+            metadata=metadata,
+            scope=args.scope,
+            neo4j_settings=settings,
+            provenance=args.provenance,
+            batch_size=args.batch_size,
+            base_iri=args.base_iri,
+            iterations=stored_iterations(args),
+        )
     except ExportsFailed as exc:
         if args.json:
             print(json.dumps({"exports": exc.summaries}))
@@ -303,22 +406,32 @@ def print_summaries(args: argparse.Namespace, summaries: list[dict[str, Any]]) -
         print(json.dumps({"exports": summaries}))
     elif not args.quiet:
         for s in summaries:
-            extra = f", {s['bytes']:,} bytes" if "bytes" in s else f", scope {s.get('scope')!r} on {s.get('server')}"
-            print(f"{s['format']}: {s['target']} ({s['nodes']} nodes, {s['edges']} edges{extra}, {s['seconds']} s)")
+            extra = (
+                f", {s['bytes']:,} bytes"
+                if "bytes" in s
+                else f", scope {s.get('scope')!r} on {s.get('server')}"
+            )
+            print(
+                f"{s['format']}: {s['target']} ({s['nodes']} nodes, {s['edges']} edges{extra}, {s['seconds']} s)"
+            )
             if s["format"] == "neo4j":
                 print_neo4j_details(s)
             for warning in s.get("warnings", []):
                 print(f"  warning: {warning}", file=sys.stderr)
 
 
-def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, Any], settings: Neo4jSettings) -> int:
+def print_plan(
+    args: argparse.Namespace, state: GraphState, metadata: dict[str, Any], settings: Neo4jSettings
+) -> int:
     """``--plan``: what a Neo4j export would change in its scope, written nowhere."""
     from igg.export.neo4j.bolt import plan_neo4j
 
     session = str(metadata.get("session_id") or "igg")
     scope = args.scope or session
     try:
-        plan = plan_neo4j(state, settings=settings, scope=scope, provenance=session if args.provenance else None)
+        plan = plan_neo4j(
+            state, settings=settings, scope=scope, provenance=session if args.provenance else None
+        )
     except ExportError as exc:
         raise IGGError(str(exc)) from None
     if args.json:
@@ -328,8 +441,11 @@ def print_plan(args: argparse.Namespace, state: GraphState, metadata: dict[str, 
     print_plan_lines(plan)
     if plan.get("conflicts"):
         sys.stdout.flush()  # the plan first, then why it cannot go ahead
-        print(f"igg: the export would stop before writing anything: {len(plan['conflicts'])} conflicting "
-              "constraint(s) (listed above, each with its fix)", file=sys.stderr)
+        print(
+            f"igg: the export would stop before writing anything: {len(plan['conflicts'])} conflicting "
+            "constraint(s) (listed above, each with its fix)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -357,6 +473,8 @@ def _chosen_mermaid(args: argparse.Namespace, state: GraphState) -> int:
     if args.json:
         print(json.dumps({"exports": [summary]}))
     else:
-        print(f"mermaid: {target} ({summary['drawn_nodes']} of {summary['nodes']} nodes drawn, "
-              f"{summary['bytes']:,} bytes)")
+        print(
+            f"mermaid: {target} ({summary['drawn_nodes']} of {summary['nodes']} nodes drawn, "
+            f"{summary['bytes']:,} bytes)"
+        )
     return 0

@@ -22,8 +22,13 @@ from igg.store.store import SessionStore
 
 def run_session_neo4j(args: argparse.Namespace) -> int:
     """Export, plan or follow the session GRAPH of ``--store`` into Neo4j; the exit code."""
-    settings = Neo4jSettings.from_env(uri=args.uri, username=args.user, database=args.database,
-                                      connection_timeout=args.timeout, acquisition_timeout=args.timeout)
+    settings = Neo4jSettings.from_env(
+        uri=args.uri,
+        username=args.user,
+        database=args.database,
+        connection_timeout=args.timeout,
+        acquisition_timeout=args.timeout,
+    )
     store = SessionStore(args.store)
     try:
         store.session(args.graph)  # the helpful error for an unknown session
@@ -31,16 +36,26 @@ def run_session_neo4j(args: argparse.Namespace) -> int:
             return _follow(args, store, settings)
         point = session_point(store, args.graph)
         if args.plan:
-            plan = plan_sync(point, settings=settings, scope=args.scope, provenance=args.provenance, full=args.full)
+            plan = plan_sync(
+                point, settings=settings, scope=args.scope, provenance=args.provenance, full=args.full
+            )
             if args.json:
                 print(json.dumps(plan))
             else:
-                print(f"plan for scope {plan['scope']!r} on {plan['server']} at {plan['target']} (nothing written): "
-                      + mode_line(plan))
+                print(
+                    f"plan for scope {plan['scope']!r} on {plan['server']} at {plan['target']} (nothing written): "
+                    + mode_line(plan)
+                )
                 print_plan_lines(plan)
             return 0
-        summary = sync_neo4j(point, settings=settings, scope=args.scope, batch_size=args.batch_size,
-                             provenance=args.provenance, full=args.full)
+        summary = sync_neo4j(
+            point,
+            settings=settings,
+            scope=args.scope,
+            batch_size=args.batch_size,
+            provenance=args.provenance,
+            full=args.full,
+        )
         summary["ok"] = True
         if args.json:
             print(json.dumps({"exports": [summary]}))
@@ -64,8 +79,10 @@ def mode_line(s: dict[str, Any]) -> str:
 
 def print_sync(s: dict[str, Any]) -> None:
     """One export of a session, as lines."""
-    print(f"neo4j: {s['target']} ({s['nodes']} nodes, {s['edges']} edges, scope {s['scope']!r} on {s['server']}, "
-          f"{s['seconds']} s)")
+    print(
+        f"neo4j: {s['target']} ({s['nodes']} nodes, {s['edges']} edges, scope {s['scope']!r} on {s['server']}, "
+        f"{s['seconds']} s)"
+    )
     print(f"  {mode_line(s)}")
     print_neo4j_details(s)
     for warning in s.get("warnings", []):
@@ -79,12 +96,23 @@ def _follow(args: argparse.Namespace, store: SessionStore, settings: Neo4jSettin
         elif not args.quiet:
             changes = s.get("changes") or {}
             done = ", ".join(f"{k} +{c['create']} ~{c['update']} -{c['delete']}" for k, c in changes.items())
-            print(f"step {s['step']} (iteration {s['iteration']}): {s['mode']}, {done}, {s['seconds']} s"
-                  + (f" (no delta: {s['fallback']})" if s["fallback"] else ""), flush=True)
+            print(
+                f"step {s['step']} (iteration {s['iteration']}): {s['mode']}, {done}, {s['seconds']} s"
+                + (f" (no delta: {s['fallback']})" if s["fallback"] else ""),
+                flush=True,
+            )
 
     try:
-        follow(store, args.graph, settings=settings, scope=args.scope, batch_size=args.batch_size,
-               provenance=args.provenance, interval=args.interval, on_sync=on_sync)
+        follow(
+            store,
+            args.graph,
+            settings=settings,
+            scope=args.scope,
+            batch_size=args.batch_size,
+            provenance=args.provenance,
+            interval=args.interval,
+            on_sync=on_sync,
+        )
     except KeyboardInterrupt:
         print("igg: stopped following (the target holds the last step pushed)", file=sys.stderr)
         return 130
@@ -98,16 +126,27 @@ def sync_each_iteration(specs: list[Any], store: SessionStore | str | None) -> t
     neo = [spec for spec in specs if spec.format == "neo4j"]
     problems = []
     if len(neo) != 1:
-        problems.append(Problem("--sync-each-iteration", "needs exactly one --export neo4j[:URI] (the target to keep "
-                                                         f"in step); got {len(neo)}"))
+        problems.append(
+            Problem(
+                "--sync-each-iteration",
+                f"needs exactly one --export neo4j[:URI] (the target to keep in step); got {len(neo)}",
+            )
+        )
     if store is None:
-        problems.append(Problem("--sync-each-iteration", "needs the session in a store (--store PATH or IGG_STORE): "
-                                                         "the delta of each iteration comes from its journal"))
+        problems.append(
+            Problem(
+                "--sync-each-iteration",
+                "needs the session in a store (--store PATH or IGG_STORE): "
+                "the delta of each iteration comes from its journal",
+            )
+        )
     if problems:
         raise RequestInvalid(problems, source="the command line")
     assert store is not None
     settings = Neo4jSettings.from_env()
     if neo[0].target:
         settings = Neo4jSettings(**{**settings.__dict__, "uri": neo[0].target})
-    recorder = SyncRecorder(store if isinstance(store, SessionStore) else SessionStore(store), settings=settings)
+    recorder = SyncRecorder(
+        store if isinstance(store, SessionStore) else SessionStore(store), settings=settings
+    )
     return recorder, [spec for spec in specs if spec.format != "neo4j"]

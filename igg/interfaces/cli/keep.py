@@ -65,7 +65,11 @@ def keeping(args: argparse.Namespace, session_id: str | None, *, explicit_store:
     force = bool(getattr(args, "force", False))
     if explicit_store:
         return Keeping(store=explicit_store, force=force)
-    if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
+    if (
+        getattr(args, "no_store", False)
+        or getattr(args, "out", None) is not None
+        or getattr(args, "export", None)
+    ):
         return Keeping(store=None, force=force)
     path = default_store()
     if not isinstance(path, Path):
@@ -75,8 +79,10 @@ def keeping(args: argparse.Namespace, session_id: str | None, *, explicit_store:
     except OSError as exc:
         from igg.errors import IGGError
 
-        raise IGGError(f"cannot create the default store's directory {path.parent}: {exc.strerror or exc}; "
-                       f"set {HOME_ENV} to a writable directory, or pass --store PATH or --no-store") from None
+        raise IGGError(
+            f"cannot create the default store's directory {path.parent}: {exc.strerror or exc}; "
+            f"set {HOME_ENV} to a writable directory, or pass --store PATH or --no-store"
+        ) from None
     return Keeping(store=str(path), implicit=True, force=force)
 
 
@@ -85,7 +91,11 @@ def kept_store(args: argparse.Namespace, *, explicit_store: str | None) -> str |
     ``--no-store``/``--out``/``--export``, else ``default_store()``."""
     if explicit_store:
         return explicit_store
-    if getattr(args, "no_store", False) or getattr(args, "out", None) is not None or getattr(args, "export", None):
+    if (
+        getattr(args, "no_store", False)
+        or getattr(args, "out", None) is not None
+        or getattr(args, "export", None)
+    ):
         return None
     return store_text(default_store())
 
@@ -101,12 +111,16 @@ def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> 
     if log_format == "json":
         import structlog
 
-        structlog.get_logger("igg").info("session_kept", session_id=session_id, store=mask_url(keep.store), show=show,
-                                      export=export)
+        structlog.get_logger("igg").info(
+            "session_kept", session_id=session_id, store=mask_url(keep.store), show=show, export=export
+        )
         return
     where = "the project store" if Path(keep.store) == PROJECT_STORE else "the default store"
-    print(f"igg: kept session {session_id} in {where} {mask_url(keep.store)}: see it with `{show}`, export it "
-          f"with `{export}`; --no-store keeps nothing", file=sys.stderr)
+    print(
+        f"igg: kept session {session_id} in {where} {mask_url(keep.store)}: see it with `{show}`, export it "
+        f"with `{export}`; --no-store keeps nothing",
+        file=sys.stderr,
+    )
 
 
 class Witness:
@@ -127,7 +141,9 @@ class Witness:
     def record(self, record: IterationRecord) -> None:
         self.records.append(record)
 
-    def keep(self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False) -> None:
+    def keep(
+        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+    ) -> None:
         """Steps other than iterations are not kept here."""
 
     def finish(self, result: RunResult) -> None:
@@ -147,9 +163,14 @@ class Witness:
                 state.apply_mutation(mutation)
         state.take_journal()
         limits = self.request.config.constraints
-        return RunResult(session_id=self.request.session_id or session_id,
-                         stop_reason=cast("StopReason", INTERRUPTED), state=state, records=records,
-                         max_nodes=limits.max_nodes, max_edges=limits.max_edges)
+        return RunResult(
+            session_id=self.request.session_id or session_id,
+            stop_reason=cast("StopReason", INTERRUPTED),
+            state=state,
+            records=records,
+            max_nodes=limits.max_nodes,
+            max_edges=limits.max_edges,
+        )
 
 
 def interrupted(args: argparse.Namespace, witness: Witness, keep: Keeping, session_id: str) -> int:
@@ -173,12 +194,21 @@ def interrupted(args: argparse.Namespace, witness: Witness, keep: Keeping, sessi
 
         sys.stdout.write(json.dumps(result.summary(), ensure_ascii=False) + "\n")
         sys.stdout.flush()
-    done = f"after iteration {result.iterations}" if result is not None and result.records else "before any iteration"
+    done = (
+        f"after iteration {result.iterations}"
+        if result is not None and result.records
+        else "before any iteration"
+    )
     sid = result.session_id if result is not None else session_id
     if keep.store:
         how = f"resume it with `{shlex.join(['igg', 'resume', sid, '--store', mask_url(keep.store)])}`"
     else:
-        again = ["igg", *(a for a in command_line(args) if a != "--no-store"), "--store", str(default_store())]
+        again = [
+            "igg",
+            *(a for a in command_line(args) if a != "--no-store"),
+            "--store",
+            str(default_store()),
+        ]
         how = f"it was kept in no store, so it cannot be resumed; a run that can be: `{shlex.join(again)}`"
     print(f"igg: interrupted {done} of session {sid}{wrote}; {how}", file=sys.stderr)
     return EXIT_INTERRUPTED
@@ -186,10 +216,13 @@ def interrupted(args: argparse.Namespace, witness: Witness, keep: Keeping, sessi
 
 def add_keep_option(parser: argparse.ArgumentParser) -> None:
     """``--no-store``: keep a run without ``--out``/``--store``/``--export`` nowhere (not in the default store)."""
-    parser.add_argument("--no-store", action="store_true",
-                        help="keep the run nowhere; without --out, --store or --export a run is otherwise kept in "
-                             "./.igg/sessions.sqlite if it exists, else the default store "
-                             f"(${HOME_ENV}/sessions.sqlite, else ~/.local/share/igg/sessions.sqlite)")
+    parser.add_argument(
+        "--no-store",
+        action="store_true",
+        help="keep the run nowhere; without --out, --store or --export a run is otherwise kept in "
+        "./.igg/sessions.sqlite if it exists, else the default store "
+        f"(${HOME_ENV}/sessions.sqlite, else ~/.local/share/igg/sessions.sqlite)",
+    )
 
 
 def command_line(args: argparse.Namespace) -> list[str]:
@@ -209,9 +242,14 @@ def session_exists(args: argparse.Namespace, session_id: str, store: str, *, ano
         db.close()
     shown = mask_url(store)  # a PostgreSQL URL's password never reaches a message
     sid, path = shlex.quote(session_id), shlex.quote(shown)
-    what = (f"see it with `igg show {sid} --store {path}`" if info.status == "finished" else
-            f"continue it with `igg resume {sid} --store {path}`")
+    what = (
+        f"see it with `igg show {sid} --store {path}`"
+        if info.status == "finished"
+        else f"continue it with `igg resume {sid} --store {path}`"
+    )
     again = ["igg", *(mask_url(a) for a in command_line(args) if a != "--force"), "--force"]
-    return SessionExists(f"session {session_id!r} already exists in {shown} ({info.status}, {info.iteration} "
-                         f"iterations); {what}, replace it with `{shlex.join(again)}`, or {another}",
-                         session_id=session_id)
+    return SessionExists(
+        f"session {session_id!r} already exists in {shown} ({info.status}, {info.iteration} "
+        f"iterations); {what}, replace it with `{shlex.join(again)}`, or {another}",
+        session_id=session_id,
+    )

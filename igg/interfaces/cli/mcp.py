@@ -17,9 +17,15 @@ from igg.interfaces.http.security import DEFAULT_MAX_BODY, bearer_guard, check_b
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("mcp", help="serve IGG as an MCP server (stdio or streamable HTTP)", description=__doc__)
-    p.add_argument("--transport", choices=("stdio", "http"), default="stdio",
-                   help="stdio (default: for an MCP client that launches igg) or streamable HTTP")
+    p = sub.add_parser(
+        "mcp", help="serve IGG as an MCP server (stdio or streamable HTTP)", description=__doc__
+    )
+    p.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default: for an MCP client that launches igg) or streamable HTTP",
+    )
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     add_listener_options(p)
@@ -52,9 +58,19 @@ def run(args: argparse.Namespace) -> int:
     if sock is None:
         return EXIT_INVALID
     server = build_server(workspace_options.build_workspace(args))
-    print(f"igg: MCP over streamable HTTP at {address(sock)}/mcp (token "
-          f"{'required' if token else 'not set: loopback only'}; answers {hosts.describe()})", file=sys.stderr,
-          flush=True)
-    run_http(server, host=args.host, port=args.port, max_body=DEFAULT_MAX_BODY, timeouts=timeouts,
-             wrap=lambda app: bearer_guard(app, token, DEFAULT_MAX_BODY, hosts=hosts), sock=sock)
+    print(
+        f"igg: MCP over streamable HTTP at {address(sock)}/mcp (token "
+        f"{'required' if token else 'not set: loopback only'}; answers {hosts.describe()})",
+        file=sys.stderr,
+        flush=True,
+    )
+    run_http(
+        server,
+        host=args.host,
+        port=args.port,
+        max_body=DEFAULT_MAX_BODY,
+        timeouts=timeouts,
+        wrap=lambda app: bearer_guard(app, token, DEFAULT_MAX_BODY, hosts=hosts),
+        sock=sock,
+    )
     return 0

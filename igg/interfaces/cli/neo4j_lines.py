@@ -14,8 +14,10 @@ def print_neo4j_details(summary: dict[str, Any]) -> None:
         had = "".join(f"\n    existing {x}" for x in c.get("existing", []))
         print(f"  identity: {c.get('capability')}{made}{had}")
     for kind, n in (summary.get("changes") or {}).items():
-        print(f"  {kind}: {n['create']} created, {n['update']} updated, {n['delete']} deleted, "
-              f"{n['unchanged']} unchanged")
+        print(
+            f"  {kind}: {n['create']} created, {n['update']} updated, {n['delete']} deleted, "
+            f"{n['unchanged']} unchanged"
+        )
 
 
 def print_plan_lines(plan: dict[str, Any]) -> None:
@@ -23,13 +25,25 @@ def print_plan_lines(plan: dict[str, Any]) -> None:
     from igg.export.neo4j.diff import short  # the graph's models load when a line is printed
 
     for kind, c in plan["counts"].items():
-        print(f"  {kind}: {c['create']} to create, {c['update']} to update, {c['delete']} to delete, "
-              f"{c['unchanged']} unchanged")
+        print(
+            f"  {kind}: {c['create']} to create, {c['update']} to update, {c['delete']} to delete, "
+            f"{c['unchanged']} unchanged"
+        )
     for change in plan["changes"]:
         props = change.get("properties")
-        detail = "; " + ", ".join(
-            f"{k} = {short(b)}" if a is None else f"{k} removed" if b is None else f"{k} {short(a)} -> {short(b)}"
-            for k, (a, b) in props.items()) if props else ""
+        detail = (
+            "; "
+            + ", ".join(
+                f"{k} = {short(b)}"
+                if a is None
+                else f"{k} removed"
+                if b is None
+                else f"{k} {short(a)} -> {short(b)}"
+                for k, (a, b) in props.items()
+            )
+            if props
+            else ""
+        )
         print(f"  {change['action']} {change['element']} {change['what']}{detail}")
     listed = sum(c[a] for c in plan["counts"].values() for a in ("create", "update", "delete"))
     if listed > len(plan["changes"]):

@@ -20,8 +20,15 @@ if TYPE_CHECKING:
 class ProgressView:
     """An ``on_event`` consumer drawing a progress bar; a no-op when ``enabled`` is false."""
 
-    def __init__(self, *, enabled: bool | None = None, max_iterations: int = 0, console: Any = None,
-                 title: str = "igg run", agent: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        enabled: bool | None = None,
+        max_iterations: int = 0,
+        console: Any = None,
+        title: str = "igg run",
+        agent: Any = None,
+    ) -> None:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.max_iterations = max_iterations
         self.title = title
@@ -42,15 +49,22 @@ class ProgressView:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
-                console=self.console or Console(stderr=True), transient=True, redirect_stdout=False)
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[status]}"),
+                TimeElapsedColumn(),
+                console=self.console or Console(stderr=True),
+                transient=True,
+                redirect_stdout=False,
+            )
             self._progress.__enter__()
             self._task = self._progress.add_task(self.title, total=self.max_iterations or None, status="")
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self._progress is not None:
             self._progress.__exit__(exc_type, exc, tb)
             self._progress = None
@@ -84,8 +98,12 @@ class ProgressView:
             if self._parse is not None:  # the parse is over when the run starts
                 self._progress.remove_task(self._parse)
                 self._parse = None
-            self._progress.update(self._task, description=f"{self.title} {event.session_id}",
-                                  completed=data["start_iteration"] - 1, total=data["max_iterations"])
+            self._progress.update(
+                self._task,
+                description=f"{self.title} {event.session_id}",
+                completed=data["start_iteration"] - 1,
+                total=data["max_iterations"],
+            )
         elif event.kind == "iteration_started":
             chunk = f" · {data['chunk']}" if data.get("chunk") else ""
             self._progress.update(self._task, status=f"iteration {event.iteration}{chunk} · {self.doing()}")
@@ -93,6 +111,8 @@ class ProgressView:
             self._accepted += data["accepted"]
             self._rejected += data["rejected"]
             self._progress.update(
-                self._task, completed=event.iteration,
+                self._task,
+                completed=event.iteration,
                 status=f"nodes {data['nodes']} · edges {data['edges']} · accepted {self._accepted} · "
-                       f"rejected {self._rejected}")
+                f"rejected {self._rejected}",
+            )

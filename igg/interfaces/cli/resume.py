@@ -30,8 +30,12 @@ SESSION_AGENT = "session"
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("resume", help="continue an interrupted session", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "resume",
+        help="continue an interrupted session",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("session", help="the session id (see `igg sessions`)")
     add_run_options(p, default_agent=SESSION_AGENT)
     for action in p._actions:  # the shared options, worded for resume
@@ -40,8 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         elif "--force" in action.option_strings:
             action.help = "take the session over even though the process that ran it looks alive"
         elif "--agent" in action.option_strings:
-            action.help = "session (default: the agent the session was started with), auto, llm, code, hybrid " \
-                          "or script:PATH"
+            action.help = (
+                "session (default: the agent the session was started with), auto, llm, code, hybrid "
+                "or script:PATH"
+            )
     p.set_defaults(handler=run_command)
 
 
@@ -65,8 +71,19 @@ def run_command(args: argparse.Namespace) -> int:
         recorders.append(syncer)
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:
-        return continue_session(store, args.session, agent=agent, force=args.force, out=args.out, exports=specs,
-                                provenance=args.provenance, on_event=on_event, recorders=[*recorders, witness],
-                                make_agent=make_agent)
+        return continue_session(
+            store,
+            args.session,
+            agent=agent,
+            force=args.force,
+            out=args.out,
+            exports=specs,
+            provenance=args.provenance,
+            on_event=on_event,
+            recorders=[*recorders, witness],
+            make_agent=make_agent,
+        )
 
-    return present(args, job, keep=Keeping(store=store_text(args.store), force=args.force), session_id=args.session)
+    return present(
+        args, job, keep=Keeping(store=store_text(args.store), force=args.force), session_id=args.session
+    )

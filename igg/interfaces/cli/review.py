@@ -19,12 +19,18 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("review", help="show, approve or reject a session's plan waiting for review",
-                       description=__doc__)
+    p = sub.add_parser(
+        "review", help="show, approve or reject a session's plan waiting for review", description=__doc__
+    )
     p.add_argument("session", help="the session id")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--approve", nargs="*", type=int, metavar="I",
-                       help="approve the plan: all its actions, or only these action indices")
+    group.add_argument(
+        "--approve",
+        nargs="*",
+        type=int,
+        metavar="I",
+        help="approve the plan: all its actions, or only these action indices",
+    )
     group.add_argument("--reject", metavar="NOTE", help="reject the plan; the note is shown to the agent")
     p.add_argument("--note", default="", help="a note kept with an approval")
     add_store_option(p)
@@ -48,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
         elif plan is None:
             print(f"session {args.session}: {shown['status']}; no plan waits for review")
         else:
-            print(f"session {args.session}: plan {plan['plan_id']} for iteration {plan['iteration']} waits for review "
-                  f"({plan['accepted']} actions would apply, {plan['rejected']} are rejected)")
+            print(
+                f"session {args.session}: plan {plan['plan_id']} for iteration {plan['iteration']} waits for review "
+                f"({plan['accepted']} actions would apply, {plan['rejected']} are rejected)"
+            )
             if plan["reasoning"]:
                 print(f"reasoning: {plan['reasoning']}")
             for action, verdict in zip(plan["actions"], plan["verdicts"], strict=True):
@@ -58,23 +66,35 @@ def run(args: argparse.Namespace) -> int:
                 if not verdict["accepted"]:
                     print(f"      {verdict['message']}")
             base = shlex.join(["igg", "review", args.session, "--store", str(workspace_store(workspace))])
-            print(f"approve all: `{base} --approve`; only some actions: `{base} --approve 0 1`; reject: "
-                  f"`{base} --reject 'why'`")
+            print(
+                f"approve all: `{base} --approve`; only some actions: `{base} --approve 0 1`; reject: "
+                f"`{base} --reject 'why'`"
+            )
         return 0
     if plan is None:
-        print(f"igg: session {args.session!r} has no plan waiting for review ({shown['status']})", file=sys.stderr)
+        print(
+            f"igg: session {args.session!r} has no plan waiting for review ({shown['status']})",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     decision: Literal["approve", "reject"] = "reject" if args.reject is not None else "approve"
-    inp = ReviewInput(session_id=args.session, plan_id=plan["plan_id"], decision=decision,
-                      actions=args.approve or None, note=args.reject if args.reject is not None else args.note)
+    inp = ReviewInput(
+        session_id=args.session,
+        plan_id=plan["plan_id"],
+        decision=decision,
+        actions=args.approve or None,
+        note=args.reject if args.reject is not None else args.note,
+    )
     result = asyncio.run(workspace.execute(inp))
     if args.json:
         print_json(result)
     elif decision == "reject":
         print(f"session {args.session}: plan {plan['plan_id']} rejected; the agent sees the note next turn")
     else:
-        print(f"session {args.session}: plan {plan['plan_id']} approved: {result['accepted']} actions applied, "
-              f"{result['rejected']} rejected; {result['nodes']} nodes, {result['edges']} edges")
+        print(
+            f"session {args.session}: plan {plan['plan_id']} approved: {result['accepted']} actions applied, "
+            f"{result['rejected']} rejected; {result['nodes']} nodes, {result['edges']} edges"
+        )
     return 0
 
 

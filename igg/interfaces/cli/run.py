@@ -23,8 +23,12 @@ from igg.interfaces.cli.keep import add_keep_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("run", help="run a request with an agent", description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "run",
+        help="run a request with an agent",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("request", type=Path, help="the request JSON file ('-' reads it from standard input)")
     add_run_options(p)
     add_keep_option(p)

@@ -17,11 +17,19 @@ ONTOLOGY_COMMANDS = ("import", "shacl")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("schema", help="print a JSON Schema, or the schema or SHACL shapes of an ontology",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", choices=SCHEMA_NAMES + ONTOLOGY_COMMANDS, help="which schema, or what to do with FILE")
+    p = sub.add_parser(
+        "schema",
+        help="print a JSON Schema, or the schema or SHACL shapes of an ontology",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "name", choices=SCHEMA_NAMES + ONTOLOGY_COMMANDS, help="which schema, or what to do with FILE"
+    )
     p.add_argument("file", nargs="?", metavar="FILE", help="the ontology file (import, shacl)")
-    p.add_argument("--base-iri", default="urn:igg:", help="base of the IRIs of names without an ontology IRI (shacl)")
+    p.add_argument(
+        "--base-iri", default="urn:igg:", help="base of the IRIs of names without an ontology IRI (shacl)"
+    )
     p.set_defaults(handler=run)
 
 
@@ -50,7 +58,11 @@ def _ontology(args: argparse.Namespace) -> int:
         for warning in onto.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if args.name == "import":
-            print(json.dumps(schema.model_dump(by_alias=True, exclude_defaults=True), indent=2, ensure_ascii=False))
+            print(
+                json.dumps(
+                    schema.model_dump(by_alias=True, exclude_defaults=True), indent=2, ensure_ascii=False
+                )
+            )
         else:
             sys.stdout.write(shapes_turtle(schema, args.base_iri))
     except OntologyError as exc:

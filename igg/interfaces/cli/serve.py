@@ -26,10 +26,17 @@ from igg.interfaces.http.server import Timeouts
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("serve", help="serve IGG as an HTTP JSON API", description=__doc__)
-    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1; others need a token)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="bind address (default 127.0.0.1; others need a token)"
+    )
     p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    p.add_argument("--max-body", type=int, default=DEFAULT_MAX_BODY, metavar="BYTES",
-                   help=f"largest request body accepted (default {DEFAULT_MAX_BODY})")
+    p.add_argument(
+        "--max-body",
+        type=int,
+        default=DEFAULT_MAX_BODY,
+        metavar="BYTES",
+        help=f"largest request body accepted (default {DEFAULT_MAX_BODY})",
+    )
     add_listener_options(p)
     workspace_options.add_options(p)
     p.set_defaults(handler=run)
@@ -38,23 +45,45 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def add_listener_options(p: argparse.ArgumentParser) -> None:
     """``--allowed-host`` and the timeouts, shared with ``igg mcp --transport http``."""
     defaults = Timeouts()
-    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
-                   help=f"a Host name to answer besides loopback names (repeatable; '*' for any; also "
-                        f"{HOSTS_ENV}, comma-separated). Without a token only loopback names are answered")
-    p.add_argument("--header-timeout", type=float, default=defaults.header, metavar="S",
-                   help=f"seconds a client has to send a request's headers (default {defaults.header:g})")
-    p.add_argument("--body-timeout", type=float, default=defaults.body, metavar="S",
-                   help=f"seconds a client has to send a request's body (default {defaults.body:g})")
-    p.add_argument("--idle-timeout", type=float, default=defaults.idle, metavar="S",
-                   help=f"seconds an idle keep-alive connection stays open (default {defaults.idle:g})")
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"a Host name to answer besides loopback names (repeatable; '*' for any; also "
+        f"{HOSTS_ENV}, comma-separated). Without a token only loopback names are answered",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=defaults.header,
+        metavar="S",
+        help=f"seconds a client has to send a request's headers (default {defaults.header:g})",
+    )
+    p.add_argument(
+        "--body-timeout",
+        type=float,
+        default=defaults.body,
+        metavar="S",
+        help=f"seconds a client has to send a request's body (default {defaults.body:g})",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=defaults.idle,
+        metavar="S",
+        help=f"seconds an idle keep-alive connection stays open (default {defaults.idle:g})",
+    )
 
 
 def listener_settings(args: argparse.Namespace, token: str | None) -> tuple[HostPolicy, Timeouts]:
     """The host policy and timeouts the options describe; ``WorkspaceError`` when a value is unusable."""
     for name in ("header_timeout", "body_timeout", "idle_timeout"):
         if not getattr(args, name) > 0:
-            raise WorkspaceError("INVALID_ARGUMENTS", f"--{name.replace('_', '-')} must be a positive number of "
-                                 f"seconds, not {getattr(args, name)}")
+            raise WorkspaceError(
+                "INVALID_ARGUMENTS",
+                f"--{name.replace('_', '-')} must be a positive number of seconds, not {getattr(args, name)}",
+            )
     policy = HostPolicy.build([*args.allowed_host, *hosts_from_env()], token=token)
     return policy, Timeouts(header=args.header_timeout, body=args.body_timeout, idle=args.idle_timeout)
 
@@ -78,10 +107,15 @@ def run(args: argparse.Namespace) -> int:
     sock = listen_or_explain(args.host, args.port)  # before anything says "serving": a busy port is exit 2
     if sock is None:
         return EXIT_INVALID
-    app = with_ui_login(bearer_guard(build_app(workspace_options.build_workspace(args)), token, args.max_body,
-                                     hosts=hosts), token)
-    print(f"igg: serving {address(sock)} (token {'required' if token else 'not set: loopback only'}"
-          f"; answers {hosts.describe()}; OpenAPI at /openapi.json, graph viewer at /ui/)", file=sys.stderr,
-          flush=True)
+    app = with_ui_login(
+        bearer_guard(build_app(workspace_options.build_workspace(args)), token, args.max_body, hosts=hosts),
+        token,
+    )
+    print(
+        f"igg: serving {address(sock)} (token {'required' if token else 'not set: loopback only'}"
+        f"; answers {hosts.describe()}; OpenAPI at /openapi.json, graph viewer at /ui/)",
+        file=sys.stderr,
+        flush=True,
+    )
     uvicorn.Server(uvicorn_config(app, timeouts=timeouts)).run(sockets=[sock])
     return 0

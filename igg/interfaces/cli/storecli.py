@@ -19,9 +19,11 @@ from igg.store.location import StoreLocation, store_exists
 if TYPE_CHECKING:
     from igg.store import SessionStore
 
-STORE_HELP = (f"the session store: an SQLite file, or a PostgreSQL database as postgresql://USER@HOST/DATABASE (default: ${STORE_ENV}, else {PROJECT_STORE} if it exists, else the default "
-              f"store ${HOME_ENV}/sessions.sqlite or ~/.local/share/igg/sessions.sqlite, where runs given no "
-              "--out, --store or --export are kept)")
+STORE_HELP = (
+    f"the session store: an SQLite file, or a PostgreSQL database as postgresql://USER@HOST/DATABASE (default: ${STORE_ENV}, else {PROJECT_STORE} if it exists, else the default "
+    f"store ${HOME_ENV}/sessions.sqlite or ~/.local/share/igg/sessions.sqlite, where runs given no "
+    "--out, --store or --export are kept)"
+)
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -52,16 +54,20 @@ def missing_store(args: argparse.Namespace, path: StoreLocation, *, named: bool)
     from igg.store import SessionRefused
 
     if not named:
-        return SessionRefused(f"no session store at {path} yet: it is the default store, where runs given no --out, "
-                              f"--store or --export keep their sessions (`igg run REQUEST.json`); name another store "
-                              f"with --store PATH (or ${STORE_ENV})")
+        return SessionRefused(
+            f"no session store at {path} yet: it is the default store, where runs given no --out, "
+            f"--store or --export keep their sessions (`igg run REQUEST.json`); name another store "
+            f"with --store PATH (or ${STORE_ENV})"
+        )
     default = resolve_store_path(None) if not os.environ.get(STORE_ENV) else None
     hint = ""
     if default is not None and store_exists(default):
         again = ["igg", *without_store(command_line(args))]
         hint = f"; the default store {default} exists: `{shlex.join(again)}`"
-    return SessionRefused(f"no session store at {path}; keep sessions there with `igg run REQUEST.json --store "
-                          f"{shlex.quote(str(path))}`, or point --store (or ${STORE_ENV}) at an existing store{hint}")
+    return SessionRefused(
+        f"no session store at {path}; keep sessions there with `igg run REQUEST.json --store "
+        f"{shlex.quote(str(path))}`, or point --store (or ${STORE_ENV}) at an existing store{hint}"
+    )
 
 
 def without_store(argv: Sequence[str]) -> list[str]:

@@ -11,8 +11,9 @@ import json
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("tools", help="print IGG's tool definitions (OpenAI function calling, MCP)",
-                       description=__doc__)
+    p = sub.add_parser(
+        "tools", help="print IGG's tool definitions (OpenAI function calling, MCP)", description=__doc__
+    )
     p.add_argument("--format", choices=("openai", "mcp"), default="openai", help="definition format")
     p.set_defaults(handler=run)
 

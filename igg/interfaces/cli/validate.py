@@ -23,7 +23,9 @@ def run(args: argparse.Namespace) -> int:
     schema = request.config.schema_
     seed = request.seed_data
     name = "standard input" if str(args.request) == STDIN else args.request
-    print(f"{name}: valid. session_id={request.session_id} node_types={len(schema.node_types)} "
-          f"edge_types={len(schema.edge_types)} max_iterations={request.config.max_iterations}"
-          + (f" seed={len(seed.nodes)} nodes/{len(seed.edges)} edges" if seed else ""))
+    print(
+        f"{name}: valid. session_id={request.session_id} node_types={len(schema.node_types)} "
+        f"edge_types={len(schema.edge_types)} max_iterations={request.config.max_iterations}"
+        + (f" seed={len(seed.nodes)} nodes/{len(seed.edges)} edges" if seed else "")
+    )
     return 0

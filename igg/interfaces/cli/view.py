@@ -31,15 +31,27 @@ DEFAULT_PORT = 8765
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("view", help="look at graphs in a browser (live viewer, or a self-contained HTML file)",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("session", nargs="?", help="the session to show first (or, with --export, a graph document)")
-    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1; others need a token)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT,
-                   help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p = sub.add_parser(
+        "view",
+        help="look at graphs in a browser (live viewer, or a self-contained HTML file)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "session", nargs="?", help="the session to show first (or, with --export, a graph document)"
+    )
+    p.add_argument(
+        "--host", default="127.0.0.1", help="bind address (default 127.0.0.1; others need a token)"
+    )
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)"
+    )
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
-    p.add_argument("--export", metavar="html:PATH",
-                   help="write SESSION as one self-contained HTML file instead of serving, then exit")
+    p.add_argument(
+        "--export",
+        metavar="html:PATH",
+        help="write SESSION as one self-contained HTML file instead of serving, then exit",
+    )
     p.add_argument("--iteration", type=int, metavar="N", help="with --export: the graph after iteration N")
     add_time_options(p)
     workspace_options.add_options(p)
@@ -49,10 +61,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 def run(args: argparse.Namespace) -> int:
     if args.export is not None:
         return export(args)
-    for option, value in (("--iteration", args.iteration), ("--as-of", args.as_of), ("--known-at", args.known_at)):
+    for option, value in (
+        ("--iteration", args.iteration),
+        ("--as-of", args.as_of),
+        ("--known-at", args.known_at),
+    ):
         if value is not None:
-            print(f"igg: {option} applies to --export; in the page, the slider steps through iterations",
-                  file=sys.stderr)
+            print(
+                f"igg: {option} applies to --export; in the page, the slider steps through iterations",
+                file=sys.stderr,
+            )
             return EXIT_INVALID
     return serve(args)
 
@@ -61,7 +79,10 @@ def export(args: argparse.Namespace) -> int:
     """``--export html:PATH``: one self-contained page for SESSION."""
     fmt, _, target = str(args.export).partition(":")
     if fmt != "html" or not target:
-        print(f"igg: --export takes html:PATH (e.g. --export html:graph.html), not {args.export!r}", file=sys.stderr)
+        print(
+            f"igg: --export takes html:PATH (e.g. --export html:graph.html), not {args.export!r}",
+            file=sys.stderr,
+        )
         return EXIT_INVALID
     if not args.session:
         print("igg: --export needs the SESSION (or graph document) to write", file=sys.stderr)
@@ -88,7 +109,12 @@ def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[st
         from igg.export import document_to_state, load_document
 
         doc = load_document(args.session)
-        return state_as_of(document_to_state(doc, source=str(args.session)), args.as_of), dict(doc.metadata), [], None
+        return (
+            state_as_of(document_to_state(doc, source=str(args.session)), args.as_of),
+            dict(doc.metadata),
+            [],
+            None,
+        )
     if args.memory:
         raise IGGError("--export reads a stored session; --memory has none")
     from igg.store import SessionStore, resolve_store_path
@@ -111,8 +137,13 @@ def _source(args: argparse.Namespace) -> tuple[Any, dict[str, Any], list[dict[st
         store.close()
     upto = args.iteration if args.iteration is not None else info.last_iteration
     iterations = iteration_summaries(steps, upto)
-    metadata = {"session_id": info.session_id, "goal": info.goal, "status": info.status,
-                "stop_reason": info.stop_reason, "iteration": upto}
+    metadata = {
+        "session_id": info.session_id,
+        "goal": info.goal,
+        "status": info.status,
+        "stop_reason": info.stop_reason,
+        "iteration": upto,
+    }
     return state, metadata, iterations, context_chunks(request)
 
 
@@ -148,8 +179,13 @@ def serve(args: argparse.Namespace) -> int:
     app = with_ui_login(bearer_guard(build_app(workspace), token, DEFAULT_MAX_BODY), token)
     url = f"{address(sock)}/ui/" + (f"#session={quote(args.session, safe='')}" if args.session else "")
     print(url, flush=True)
-    print("igg: graph viewer " + ("(log in with the token in IGG_API_TOKEN); " if token else "")
-          + "Ctrl-C stops it", file=sys.stderr, flush=True)
+    print(
+        "igg: graph viewer "
+        + ("(log in with the token in IGG_API_TOKEN); " if token else "")
+        + "Ctrl-C stops it",
+        file=sys.stderr,
+        flush=True,
+    )
     if args.open:
         webbrowser.open(url)
     server = uvicorn.Server(uvicorn_config(app))  # igg serve's deadlines for slow clients

@@ -21,16 +21,30 @@ DEFAULT_MAX_ACTIONS = 500
 def add_options(p: argparse.ArgumentParser) -> None:
     """``--store``, ``--memory``, ``--output-dir`` and ``--log-format``."""
     p.add_argument("--store", metavar="LOCATION", default=None, help=STORE_HELP)  # text: a URL is no Path
-    p.add_argument("--memory", action="store_true",
-                   help="keep sessions in memory only (lost when the server stops)")
-    p.add_argument("--output-dir", type=Path, default=os.environ.get("IGG_OUTPUT_DIR"),
-                   help="directory export_graph may write files under (default $IGG_OUTPUT_DIR; none: "
-                        "exports are returned inline only)")
-    p.add_argument("--log-format", choices=LOG_FORMATS, default="console",
-                   help="log lines on standard error: console (default) or json")
-    p.add_argument("--max-actions", type=int, default=DEFAULT_MAX_ACTIONS, metavar="N",
-                   help=f"most actions one apply_actions request may carry, whatever its request's "
-                        f"config says (default {DEFAULT_MAX_ACTIONS}); more are refused up front (TOO_MANY_ACTIONS)")
+    p.add_argument(
+        "--memory", action="store_true", help="keep sessions in memory only (lost when the server stops)"
+    )
+    p.add_argument(
+        "--output-dir",
+        type=Path,
+        default=os.environ.get("IGG_OUTPUT_DIR"),
+        help="directory export_graph may write files under (default $IGG_OUTPUT_DIR; none: "
+        "exports are returned inline only)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="console",
+        help="log lines on standard error: console (default) or json",
+    )
+    p.add_argument(
+        "--max-actions",
+        type=int,
+        default=DEFAULT_MAX_ACTIONS,
+        metavar="N",
+        help=f"most actions one apply_actions request may carry, whatever its request's "
+        f"config says (default {DEFAULT_MAX_ACTIONS}); more are refused up front (TOO_MANY_ACTIONS)",
+    )
 
 
 def configure_logging(args: argparse.Namespace) -> None:
@@ -53,5 +67,8 @@ def build_workspace(args: argparse.Namespace) -> Workspace:
         return Workspace(MemorySessions(), output_dir=output, max_actions=args.max_actions)
     from igg.store import SessionStore, StoreSessions, resolve_store_path
 
-    return Workspace(StoreSessions(SessionStore(resolve_store_path(args.store))), output_dir=output,
-                     max_actions=args.max_actions)
+    return Workspace(
+        StoreSessions(SessionStore(resolve_store_path(args.store))),
+        output_dir=output,
+        max_actions=args.max_actions,
+    )

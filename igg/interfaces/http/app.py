@@ -62,9 +62,16 @@ from igg.workspace.outputs import HealthOutput, SessionOutput
 
 log = structlog.get_logger("igg.http")
 
-_STATUS_CODES = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND",
-                 405: "METHOD_NOT_ALLOWED", 406: "NOT_ACCEPTABLE", 413: "PAYLOAD_TOO_LARGE",
-                 415: "UNSUPPORTED_MEDIA_TYPE"}
+_STATUS_CODES = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    406: "NOT_ACCEPTABLE",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+}
 
 
 class EncodableJSONResponse(JSONResponse):
@@ -85,9 +92,15 @@ def error(status: int, code: str, message: str) -> JSONResponse:
 
 def build_app(workspace: Workspace) -> FastAPI:
     """The FastAPI application over ``workspace``."""
-    app = FastAPI(title="IGG", summary="A validated, bounded graph workspace for agents.",
-                  description=__doc__, version=package_version(), default_response_class=EncodableJSONResponse,
-                  docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="IGG",
+        summary="A validated, bounded graph workspace for agents.",
+        description=__doc__,
+        version=package_version(),
+        default_response_class=EncodableJSONResponse,
+        docs_url=None,
+        redoc_url=None,
+    )
     _offline_docs(app)
     _error_handlers(app, {op.name: str(op.routes[0]) for op in workspace.operations if op.routes})
     _session_routes(app, workspace)
@@ -96,8 +109,6 @@ def build_app(workspace: Workspace) -> FastAPI:
 
     app.include_router(ui_router(workspace))
     return app
-
-
 
 
 def _error_handlers(app: FastAPI, routes: dict[str, str]) -> None:
@@ -115,13 +126,17 @@ def _error_handlers(app: FastAPI, routes: dict[str, str]) -> None:
         for e in exc.errors():
             if e.get("type") == "json_invalid":
                 code = "INVALID_JSON"
-                problems.append(f"the body is not JSON: {e.get('ctx', {}).get('error', e.get('msg'))} at "
-                                f"character {e.get('loc', ('body', '?'))[-1]}")
+                problems.append(
+                    f"the body is not JSON: {e.get('ctx', {}).get('error', e.get('msg'))} at "
+                    f"character {e.get('loc', ('body', '?'))[-1]}"
+                )
                 continue
             where = tuple(e.get("loc", ()))
-            loc = ".".join(str(p) for p in where[1:] if p != "body") if where[:1] in (("body",), ("query",),
-                                                                                     ("path",)) else \
-                ".".join(map(str, where))
+            loc = (
+                ".".join(str(p) for p in where[1:] if p != "body")
+                if where[:1] in (("body",), ("query",), ("path",))
+                else ".".join(map(str, where))
+            )
             problems.append(f"{loc or '(body)'}: {e.get('msg')}")
         return error(422, code or "INVALID_ARGUMENTS", "; ".join(problems))
 
@@ -137,12 +152,15 @@ def _error_handlers(app: FastAPI, routes: dict[str, str]) -> None:
                 reason = f"{type(cause).__name__}"
             return error(422, "INVALID_JSON", f"the body is not JSON IGG can read: {reason}; send UTF-8 JSON")
         if exc.status_code == 404:
-            message = (f"no route {request.method} {request.url.path}; see /openapi.json for the routes "
-                       "(e.g. POST /sessions, GET /sessions/{id}/observation)")
+            message = (
+                f"no route {request.method} {request.url.path}; see /openapi.json for the routes "
+                "(e.g. POST /sessions, GET /sessions/{id}/observation)"
+            )
         elif exc.status_code == 405:
             allowed = (exc.headers or {}).get("allow") or (exc.headers or {}).get("Allow") or ""
-            message = f"{request.method} is not allowed on {request.url.path}" + \
-                (f"; use {allowed}" if allowed else "")
+            message = f"{request.method} is not allowed on {request.url.path}" + (
+                f"; use {allowed}" if allowed else ""
+            )
         else:
             message = str(exc.detail)
         code = _STATUS_CODES.get(exc.status_code, f"HTTP_{exc.status_code}")
@@ -153,8 +171,13 @@ def _error_handlers(app: FastAPI, routes: dict[str, str]) -> None:
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:
-        log.error("http_request_failed", method=request.method, path=request.url.path,
-                  error=type(exc).__name__, exc_info=exc)
+        log.error(
+            "http_request_failed",
+            method=request.method,
+            path=request.url.path,
+            error=type(exc).__name__,
+            exc_info=exc,
+        )
         return error(500, "INTERNAL_ERROR", "the server failed on this request; its log has the details")
 
 
@@ -165,40 +188,65 @@ def _session_routes(app: FastAPI, workspace: Workspace) -> None:
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/sessions/{session_id}", summary="A session: status, counts, limits, goal, times",
-             response_model=SessionOutput)
+    @app.get(
+        "/sessions/{session_id}",
+        summary="A session: status, counts, limits, goal, times",
+        response_model=SessionOutput,
+    )
     async def session_info(session_id: str) -> JSONResponse:
         inp = _validate(SessionRef, session_id=session_id)
         session = await asyncio.to_thread(workspace.get, inp.session_id)  # may load it from the store
         info = session.info
-        out = {**info.to_dict(), **workspace.summary(session), "agent": info.agent,
-               "max_iterations": session.request.config.max_iterations}
+        out = {
+            **info.to_dict(),
+            **workspace.summary(session),
+            "agent": info.agent,
+            "max_iterations": session.request.config.max_iterations,
+        }
         SessionOutput.model_validate(out)  # what the OpenAPI says it answers, checked
         return EncodableJSONResponse(out)
 
-    @app.get("/sessions/{session_id}/events", summary="Stream a session's events (server-sent events)",
-             response_class=StreamingResponse, responses={200: {
-                 "description": "`event: KIND` and `data: {JSON}` per event (run_started, iteration_finished, ...)",
-                 "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+    @app.get(
+        "/sessions/{session_id}/events",
+        summary="Stream a session's events (server-sent events)",
+        response_class=StreamingResponse,
+        responses={
+            200: {
+                "description": "`event: KIND` and `data: {JSON}` per event (run_started, iteration_finished, ...)",
+                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            }
+        },
+    )
     async def events(session_id: str, request: Request) -> StreamingResponse:
         session = await asyncio.to_thread(workspace.get, session_id)  # may load it from the store
         follow = session.info.status == "running"
-        return StreamingResponse(_sse(workspace, session_id, follow, request), media_type="text/event-stream",
-                                 headers={"cache-control": "no-cache"})
+        return StreamingResponse(
+            _sse(workspace, session_id, follow, request),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-cache"},
+        )
 
 
 def _operation_routes(app: FastAPI, workspace: Workspace) -> None:
     """Each route of each operation (``Operation.routes``), its request and response models in the OpenAPI."""
     for op in workspace.operations:
         for i, route in enumerate(op.routes):
-            app.add_api_route(route.path, _endpoint(workspace, op, route), methods=[route.method],
-                              status_code=route.status, summary=route.summary or op.name,
-                              description=op.description, response_model=op.output,
-                              operation_id=op.name if i == 0 else f"{op.name}_{route.method.lower()}",
-                              openapi_extra=_openapi(op, route))
+            app.add_api_route(
+                route.path,
+                _endpoint(workspace, op, route),
+                methods=[route.method],
+                status_code=route.status,
+                summary=route.summary or op.name,
+                description=op.description,
+                response_model=op.output,
+                operation_id=op.name if i == 0 else f"{op.name}_{route.method.lower()}",
+                openapi_extra=_openapi(op, route),
+            )
 
 
-def _endpoint(workspace: Workspace, op: Operation, route: Route) -> Callable[[Request], Awaitable[JSONResponse]]:
+def _endpoint(
+    workspace: Workspace, op: Operation, route: Route
+) -> Callable[[Request], Awaitable[JSONResponse]]:
     """The route's endpoint: the input model from the path, and the query string or the JSON body, validated
     once; then the operation (or the route's own handler)."""
     fields = op.input.model_fields
@@ -214,13 +262,19 @@ def _endpoint(workspace: Workspace, op: Operation, route: Route) -> Callable[[Re
         elif route.arguments == "body":
             try:
                 values = await _body(request, op)
-            except ClientDisconnect:  # the client went away (or the guard cut it off and answered): no one reads
-                return error(400, "CLIENT_DISCONNECTED", "the client closed the connection before its body arrived")
+            except (
+                ClientDisconnect
+            ):  # the client went away (or the guard cut it off and answered): no one reads
+                return error(
+                    400, "CLIENT_DISCONNECTED", "the client closed the connection before its body arrived"
+                )
         values.update(request.path_params)
         try:
             inp = op.input.model_validate(values)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(body)'}: {e['msg']}" for e in exc.errors())
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or '(body)'}: {e['msg']}" for e in exc.errors()
+            )
             return error(422, op.invalid_code([tuple(e["loc"]) for e in exc.errors()]), problems)
         return EncodableJSONResponse(await workspace.serve(op, inp, route.handler), status_code=route.status)
 
@@ -239,7 +293,9 @@ async def _body(request: Request, op: Operation) -> dict[str, Any]:
     except RecursionError:
         raise _invalid_json("its JSON nests deeper than the server reads") from None
     except json.JSONDecodeError as exc:
-        raise WorkspaceError("INVALID_JSON", f"the body is not JSON: {exc.msg} at character {exc.pos}") from None
+        raise WorkspaceError(
+            "INVALID_JSON", f"the body is not JSON: {exc.msg} at character {exc.pos}"
+        ) from None
     if not isinstance(parsed, dict):
         code = op.invalid_code([("(body)",)])
         raise WorkspaceError(code, f"(body): the body must be a JSON object, not {type(parsed).__name__}")
@@ -255,16 +311,27 @@ def _openapi(op: Operation, route: Route) -> dict[str, Any]:
     operation's input model."""
     schema = inline_refs(op.input.model_json_schema(by_alias=True))
     properties, required = schema.get("properties", {}), set(schema.get("required", []))
-    parameters = [{"name": name, "in": "path", "required": True, "schema": properties.get(name, {"type": "string"})}
-                  for name in route.parameters]
+    parameters = [
+        {"name": name, "in": "path", "required": True, "schema": properties.get(name, {"type": "string"})}
+        for name in route.parameters
+    ]
     extra: dict[str, Any] = {}
     if route.arguments == "query":
-        parameters += [{"name": name, "in": "query", "required": name in required, "schema": prop}
-                       for name, prop in properties.items() if name not in route.parameters]
+        parameters += [
+            {"name": name, "in": "query", "required": name in required, "schema": prop}
+            for name, prop in properties.items()
+            if name not in route.parameters
+        ]
     elif route.arguments == "body":
-        body = {**schema, "properties": {k: v for k, v in properties.items() if k not in route.parameters},
-                "required": sorted(required - set(route.parameters))}
-        extra["requestBody"] = {"required": bool(body["required"]), "content": {"application/json": {"schema": body}}}
+        body = {
+            **schema,
+            "properties": {k: v for k, v in properties.items() if k not in route.parameters},
+            "required": sorted(required - set(route.parameters)),
+        }
+        extra["requestBody"] = {
+            "required": bool(body["required"]),
+            "content": {"application/json": {"schema": body}},
+        }
     if parameters:
         extra["parameters"] = parameters
     return extra
@@ -279,11 +346,14 @@ def _offline_docs(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(openapi_url="/openapi.json", title="IGG API",
-                                   swagger_js_url="/docs/static/swagger-ui-bundle.js",
-                                   swagger_css_url="/docs/static/swagger-ui.css",
-                                   swagger_favicon_url="/docs/static/favicon-32x32.png",
-                                   swagger_ui_parameters={"validatorUrl": None})
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="IGG API",
+            swagger_js_url="/docs/static/swagger-ui-bundle.js",
+            swagger_css_url="/docs/static/swagger-ui.css",
+            swagger_favicon_url="/docs/static/favicon-32x32.png",
+            swagger_ui_parameters={"validatorUrl": None},
+        )
 
 
 async def _sse(workspace: Workspace, session_id: str, follow: bool, request: Request) -> AsyncIterator[bytes]:

@@ -171,10 +171,16 @@ class GuardedProtocol(asyncio.Protocol):
     def _check_pieces(self) -> None:
         t = self.timeouts
         if self.pieces >= t.min_pieces and self.piece_bytes < self.pieces * t.min_piece_bytes:
-            log.warning("http_body_too_fragmented", client=self.client, pieces=self.pieces, bytes=self.piece_bytes)
-            self._refuse(400, "BODY_TOO_FRAGMENTED", f"the request body came in {self.pieces} pieces of "
-                         f"{self.piece_bytes // self.pieces} bytes on average; send it in pieces of at least "
-                         f"{t.min_piece_bytes} bytes, or with a Content-Length")
+            log.warning(
+                "http_body_too_fragmented", client=self.client, pieces=self.pieces, bytes=self.piece_bytes
+            )
+            self._refuse(
+                400,
+                "BODY_TOO_FRAGMENTED",
+                f"the request body came in {self.pieces} pieces of "
+                f"{self.piece_bytes // self.pieces} bytes on average; send it in pieces of at least "
+                f"{t.min_piece_bytes} bytes, or with a Content-Length",
+            )
 
     # ---- deadlines and refusals --------------------------------------------------------------------------
 
@@ -197,8 +203,12 @@ class GuardedProtocol(asyncio.Protocol):
             return
         log.info("http_client_too_slow", client=self.client, phase=phase, seconds=seconds)
         what = "its headers" if phase == "header" else "its body"
-        self._refuse(408, "REQUEST_TIMEOUT", f"the request did not send {what} within {seconds:g} s; "
-                     "this server closes connections that stall")
+        self._refuse(
+            408,
+            "REQUEST_TIMEOUT",
+            f"the request did not send {what} within {seconds:g} s; "
+            "this server closes connections that stall",
+        )
 
     def _stalled(self) -> None:
         self._write_deadline = None
@@ -216,8 +226,10 @@ class GuardedProtocol(asyncio.Protocol):
         if not guarded.responded:
             body = error_body(code, message)
             reason = {400: b"Bad Request", 408: b"Request Timeout"}[status]
-            transport.write(b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
-                            b"connection: close\r\n\r\n%s" % (status, reason, len(body), body))
+            transport.write(
+                b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
+                b"connection: close\r\n\r\n%s" % (status, reason, len(body), body)
+            )
         if not self._inner_lost:
             self._inner_lost = True
             self.inner.connection_lost(None)

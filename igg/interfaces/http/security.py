@@ -82,9 +82,12 @@ def is_loopback(host: str) -> bool:
 def check_bind(host: str, token: str | None) -> None:
     """Refuse (``INSECURE_BIND``) to listen beyond loopback without a token."""
     if token is None and not is_loopback(host):
-        raise WorkspaceError("INSECURE_BIND", f"refusing to listen on {host} without a token: anyone who can "
-                             f"reach it could read and change every session. Set {TOKEN_ENV} (clients then "
-                             f"send 'Authorization: Bearer <token>') or bind 127.0.0.1")
+        raise WorkspaceError(
+            "INSECURE_BIND",
+            f"refusing to listen on {host} without a token: anyone who can "
+            f"reach it could read and change every session. Set {TOKEN_ENV} (clients then "
+            f"send 'Authorization: Bearer <token>') or bind 127.0.0.1",
+        )
 
 
 def host_name(header: str) -> str:
@@ -114,8 +117,11 @@ class HostPolicy:
         listed = [h for h in configured if h]
         names = {host_name(h) for h in listed if h != "*"}
         origins = {h.strip().lower() for h in listed if h != "*" and host_name(h) != h.strip().lower()}
-        return cls(names=frozenset(names), origins=frozenset(origins),
-                   any_host="*" in listed or (token is not None and not listed))
+        return cls(
+            names=frozenset(names),
+            origins=frozenset(origins),
+            any_host="*" in listed or (token is not None and not listed),
+        )
 
     def permits(self, host: str) -> bool:
         """Whether a request for ``host`` (a ``Host`` header value or a bare name) is answered."""
@@ -155,13 +161,22 @@ def error_body(code: str, message: str) -> bytes:
     return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
-async def refuse(send: Send, status: int, code: str, message: str,
-                 headers: Iterable[tuple[bytes, bytes]] = ()) -> None:
+async def refuse(
+    send: Send, status: int, code: str, message: str, headers: Iterable[tuple[bytes, bytes]] = ()
+) -> None:
     """Answer with the error envelope (used before the application runs)."""
     body = error_body(code, message)
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            *headers]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -173,7 +188,9 @@ def _bearer(header: bytes) -> bytes | None:
     return credentials.strip()
 
 
-def bearer_guard(app: ASGIApp, token: str | None, max_body: int, *, hosts: HostPolicy | None = None) -> ASGIApp:
+def bearer_guard(
+    app: ASGIApp, token: str | None, max_body: int, *, hosts: HostPolicy | None = None
+) -> ASGIApp:
     """ASGI middleware: the Host/Origin check, the token check (when ``token`` is set) and the body limit.
 
     ``hosts`` defaults to ``HostPolicy.build(hosts_from_env(), token=token)``.
@@ -189,36 +206,71 @@ def bearer_guard(app: ASGIApp, token: str | None, max_body: int, *, hosts: HostP
         host = headers.get(b"host", b"").decode("latin-1")
         if not policy.permits(host):
             shown = host if host else "(none)"
-            await refuse(send, 421, "HOST_FORBIDDEN", f"this server does not answer for the Host {shown!r}; it "
-                         f"answers {policy.describe()}. Add a name with --allowed-host NAME or {HOSTS_ENV} "
-                         "(a protection against DNS rebinding: web pages cannot reach it under their own names)")
+            await refuse(
+                send,
+                421,
+                "HOST_FORBIDDEN",
+                f"this server does not answer for the Host {shown!r}; it "
+                f"answers {policy.describe()}. Add a name with --allowed-host NAME or {HOSTS_ENV} "
+                "(a protection against DNS rebinding: web pages cannot reach it under their own names)",
+            )
             return
         origin = headers.get(b"origin")
-        if origin is not None and not policy.any_host and not policy.permits_origin(origin.decode("latin-1"), host):
-            await refuse(send, 403, "ORIGIN_FORBIDDEN", f"requests from pages at {origin.decode('latin-1')!r} "
-                         f"are refused: this server takes requests from its own pages and from "
-                         f"{policy.describe()} on the ports given (--allowed-host)")
+        if (
+            origin is not None
+            and not policy.any_host
+            and not policy.permits_origin(origin.decode("latin-1"), host)
+        ):
+            await refuse(
+                send,
+                403,
+                "ORIGIN_FORBIDDEN",
+                f"requests from pages at {origin.decode('latin-1')!r} "
+                f"are refused: this server takes requests from its own pages and from "
+                f"{policy.describe()} on the ports given (--allowed-host)",
+            )
             return
-        if scope.get("method") == "POST" and scope.get("path") not in FORM_PATHS \
-                and not is_json(headers.get(b"content-type", b"")):
-            await refuse(send, 403, "JSON_REQUIRED", "a POST must carry a JSON body with 'Content-Type: "
-                         "application/json' (send {} when there is nothing to say); other types are what cross-site "
-                         "forms send, and are refused")
+        if (
+            scope.get("method") == "POST"
+            and scope.get("path") not in FORM_PATHS
+            and not is_json(headers.get(b"content-type", b""))
+        ):
+            await refuse(
+                send,
+                403,
+                "JSON_REQUIRED",
+                "a POST must carry a JSON body with 'Content-Type: "
+                "application/json' (send {} when there is nothing to say); other types are what cross-site "
+                "forms send, and are refused",
+            )
             return
         if expected is not None and scope.get("path") not in OPEN_PATHS:
             given = headers.get(b"authorization", b"")
             presented = _bearer(given)
             if presented is None or not hmac.compare_digest(presented, expected):
-                what = "is missing" if not given else "is wrong" if presented is not None else "is not a Bearer token"
-                await refuse(send, 401, "UNAUTHORIZED", f"the bearer token {what}: send 'Authorization: Bearer "
-                             f"<token>' with the token the server was started with ({TOKEN_ENV})",
-                             [(b"www-authenticate", b"Bearer")])
+                what = (
+                    "is missing"
+                    if not given
+                    else "is wrong"
+                    if presented is not None
+                    else "is not a Bearer token"
+                )
+                await refuse(
+                    send,
+                    401,
+                    "UNAUTHORIZED",
+                    f"the bearer token {what}: send 'Authorization: Bearer "
+                    f"<token>' with the token the server was started with ({TOKEN_ENV})",
+                    [(b"www-authenticate", b"Bearer")],
+                )
                 return
         length = headers.get(b"content-length")
         too_large = f"this server accepts request bodies of at most {max_body} bytes (--max-body)"
         if length is not None and length.isdigit():
             if int(length) > max_body:
-                await refuse(send, 413, "PAYLOAD_TOO_LARGE", f"the request body has {int(length)} bytes; {too_large}")
+                await refuse(
+                    send, 413, "PAYLOAD_TOO_LARGE", f"the request body has {int(length)} bytes; {too_large}"
+                )
                 return
             await app(scope, receive, send)  # the HTTP server holds the body to its Content-Length
             return
@@ -231,8 +283,12 @@ def bearer_guard(app: ASGIApp, token: str | None, max_body: int, *, hosts: HostP
             body += message.get("body", b"")
             more = message.get("more_body", False)
             if len(body) > max_body:
-                await refuse(send, 413, "PAYLOAD_TOO_LARGE", f"the streamed request body passed {max_body} bytes; "
-                             f"{too_large}")
+                await refuse(
+                    send,
+                    413,
+                    "PAYLOAD_TOO_LARGE",
+                    f"the streamed request body passed {max_body} bytes; {too_large}",
+                )
                 return
         await app(scope, _replay(bytes(body), receive), send)
 

@@ -18,8 +18,15 @@ def uvicorn_config(app: Any, *, timeouts: Timeouts | None = None, **options: Any
 
     limits = timeouts or Timeouts()
     route_stdlib_logging()  # uvicorn's records in IGG's log format (log_config=None: uvicorn installs none)
-    return uvicorn.Config(app, log_level="warning", log_config=None, http=_protocol_class(limits),
-                          timeout_keep_alive=max(1, round(limits.idle)), server_header=False, **options)
+    return uvicorn.Config(
+        app,
+        log_level="warning",
+        log_config=None,
+        http=_protocol_class(limits),
+        timeout_keep_alive=max(1, round(limits.idle)),
+        server_header=False,
+        **options,
+    )
 
 
 def serve(app: Any, *, host: str, port: int, timeouts: Timeouts | None = None, sock: Any = None) -> None:

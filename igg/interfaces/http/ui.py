@@ -62,15 +62,19 @@ HEARTBEAT_SECONDS = 15.0
 
 PAGE_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-                               "img-src 'self' data:; connect-src 'self'; worker-src blob:; frame-ancestors 'none'",
+    "img-src 'self' data:; connect-src 'self'; worker-src blob:; frame-ancestors 'none'",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
     "cache-control": "no-store",
 }
 """The page runs only its own scripts, talks only to this server, and is never framed."""
 
-_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-          ".txt": "text/plain; charset=utf-8", ".md": "text/markdown; charset=utf-8"}
+_TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+}
 
 
 def ui_router(workspace: Workspace) -> APIRouter:
@@ -89,39 +93,68 @@ def ui_router(workspace: Workspace) -> APIRouter:
     async def static(name: str) -> Response:
         if name not in STATIC_FILES:
             raise WorkspaceError("NOT_FOUND", f"no static file {name!r} here")
-        suffix = name[name.rfind("."):]
-        return Response(asset(name), media_type=_TYPES.get(suffix, "text/plain; charset=utf-8"),
-                        headers={"cache-control": "max-age=3600", "x-content-type-options": "nosniff"})
+        suffix = name[name.rfind(".") :]
+        return Response(
+            asset(name),
+            media_type=_TYPES.get(suffix, "text/plain; charset=utf-8"),
+            headers={"cache-control": "max-age=3600", "x-content-type-options": "nosniff"},
+        )
 
     @router.get("/api/sessions")
     async def sessions() -> dict[str, Any]:
         return await workspace.execute(ListInput(limit=1000))
 
     @router.get("/api/sessions/{session_id}/graph")
-    async def graph(session_id: str, iteration: Annotated[int | None, Query(ge=0)] = None,
-                    communities: bool = True,
-                    as_of: Annotated[str | None, Query(max_length=40)] = None) -> dict[str, Any]:
+    async def graph(
+        session_id: str,
+        iteration: Annotated[int | None, Query(ge=0)] = None,
+        communities: bool = True,
+        as_of: Annotated[str | None, Query(max_length=40)] = None,
+    ) -> dict[str, Any]:
         at = _valid_at(as_of)
         store = store_of(workspace)
         if store is not None:
-            return await asyncio.to_thread(stored_graph, workspace, store, session_id, iteration, communities, at)
+            return await asyncio.to_thread(
+                stored_graph, workspace, store, session_id, iteration, communities, at
+            )
         if iteration is not None:
             raise _no_history()
         session = await asyncio.to_thread(workspace.get, session_id)
         if at is not None:  # the facts valid then: a new state, read here like the running one
-            meta = {"session_id": session_id, "goal": session.info.goal, "status": session.info.status,
-                    "stop_reason": session.info.stop_reason, "iteration": session.info.iteration,
-                    "last_iteration": session.info.iteration, "as_of": as_of}
-            return graph_payload(as_of_state(session.state, at), metadata=meta, communities=communities,
-                                 context=context_chunks(session.session.request))
+            meta = {
+                "session_id": session_id,
+                "goal": session.info.goal,
+                "status": session.info.status,
+                "stop_reason": session.info.stop_reason,
+                "iteration": session.info.iteration,
+                "last_iteration": session.info.iteration,
+                "as_of": as_of,
+            }
+            return graph_payload(
+                as_of_state(session.state, at),
+                metadata=meta,
+                communities=communities,
+                context=context_chunks(session.session.request),
+            )
         info = session.info
-        meta = {"session_id": session_id, "goal": info.goal, "status": info.status, "stop_reason": info.stop_reason,
-                "iteration": info.iteration, "last_iteration": info.iteration}
+        meta = {
+            "session_id": session_id,
+            "goal": info.goal,
+            "status": info.status,
+            "stop_reason": info.stop_reason,
+            "iteration": info.iteration,
+            "last_iteration": info.iteration,
+        }
         context = context_chunks(session.session.request)
-        if info.status == "running":  # a run changes the graph on this event loop, between its steps: read it here
+        if (
+            info.status == "running"
+        ):  # a run changes the graph on this event loop, between its steps: read it here
             return graph_payload(session.state, metadata=meta, communities=communities, context=context)
-        return await asyncio.to_thread(functools.partial(graph_payload, session.state, metadata=meta,
-                                                         communities=communities, context=context))
+        return await asyncio.to_thread(
+            functools.partial(
+                graph_payload, session.state, metadata=meta, communities=communities, context=context
+            )
+        )
 
     @router.get("/api/sessions/{session_id}/iterations")
     async def iterations(session_id: str) -> dict[str, Any]:
@@ -129,26 +162,38 @@ def ui_router(workspace: Workspace) -> APIRouter:
         if store is not None:
             return await asyncio.to_thread(stored_iterations, store, session_id)
         session = await asyncio.to_thread(workspace.get, session_id)
-        return {"session_id": session_id, "from_store": False, "last_iteration": session.session.last_iteration,
-                "iterations": [iteration_summary(r.to_dict()) for r in session.session.records]}
+        return {
+            "session_id": session_id,
+            "from_store": False,
+            "last_iteration": session.session.last_iteration,
+            "iterations": [iteration_summary(r.to_dict()) for r in session.session.records],
+        }
 
     @router.get("/api/sessions/{session_id}/history")
-    async def history(session_id: str, element: Annotated[str, Query(min_length=1, max_length=200)]
-                      ) -> dict[str, Any]:
+    async def history(
+        session_id: str, element: Annotated[str, Query(min_length=1, max_length=200)]
+    ) -> dict[str, Any]:
         store = store_of(workspace)
         if store is None:
             raise _no_history()
         return await asyncio.to_thread(element_history, store, session_id, element)
 
     @router.get("/api/sessions/{session_id}/query")
-    async def query(session_id: str, q: Annotated[str, Query(min_length=2, max_length=20_000)]) -> dict[str, Any]:
+    async def query(
+        session_id: str, q: Annotated[str, Query(min_length=2, max_length=20_000)]
+    ) -> dict[str, Any]:
         return await workspace.execute(query_input(session_id, q))
 
     @router.get("/api/sessions/{session_id}/events", response_class=StreamingResponse)
     async def events(session_id: str) -> StreamingResponse:
-        first = await asyncio.to_thread(probe, workspace, session_id)  # unknown sessions: 404 before streaming
-        return StreamingResponse(event_stream(workspace, session_id, first), media_type="text/event-stream",
-                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+        first = await asyncio.to_thread(
+            probe, workspace, session_id
+        )  # unknown sessions: 404 before streaming
+        return StreamingResponse(
+            event_stream(workspace, session_id, first),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+        )
 
     return router
 
@@ -164,16 +209,22 @@ def query_input(session_id: str, text: str) -> QueryInput:
     try:
         return QueryInput.model_validate({"session_id": session_id, "query": json.loads(text)})
     except json.JSONDecodeError as exc:
-        raise WorkspaceError("INVALID_ARGUMENTS", f"q: not JSON ({exc.msg} at character {exc.pos}); send the "
-                             'query as JSON, e.g. {"query": "neighbours", "node": {"name": "A"}}') from None
+        raise WorkspaceError(
+            "INVALID_ARGUMENTS",
+            f"q: not JSON ({exc.msg} at character {exc.pos}); send the "
+            'query as JSON, e.g. {"query": "neighbours", "node": {"name": "A"}}',
+        ) from None
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(value)'}: {e['msg']}" for e in exc.errors())
         raise WorkspaceError("INVALID_ARGUMENTS", problems) from None
 
 
 def _no_history() -> WorkspaceError:
-    return WorkspaceError("HISTORY_UNAVAILABLE", "this server keeps sessions in memory only: earlier iterations "
-                          "and element histories need a session store (start it without --memory)")
+    return WorkspaceError(
+        "HISTORY_UNAVAILABLE",
+        "this server keeps sessions in memory only: earlier iterations "
+        "and element histories need a session store (start it without --memory)",
+    )
 
 
 def _status(workspace: Workspace, session_id: str, stored_status: str) -> str:
@@ -192,8 +243,14 @@ def _valid_at(as_of: str | None) -> datetime | None:
         raise WorkspaceError(WorkspaceCode.INVALID_ARGUMENTS, f"as_of: {exc}") from None
 
 
-def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, iteration: int | None,
-                 communities: bool = True, at: datetime | None = None) -> dict[str, Any]:
+def stored_graph(
+    workspace: Workspace,
+    store: SessionStore,
+    session_id: str,
+    iteration: int | None,
+    communities: bool = True,
+    at: datetime | None = None,
+) -> dict[str, Any]:
     """The payload of a stored session, now or after ``iteration`` (``communities``: see ``graph_payload``);
     ``at``: only the facts valid then (``igg.graph.asof``)."""
     try:
@@ -204,10 +261,14 @@ def stored_graph(workspace: Workspace, store: SessionStore, session_id: str, ite
         raise workspace_error(exc) from None
     except SessionError as exc:  # an iteration the session does not have
         raise WorkspaceError("NO_SUCH_ITERATION", str(exc)) from None
-    meta = {"session_id": session_id, "goal": info.goal,
-            "status": _status(workspace, session_id, info.status), "stop_reason": info.stop_reason,
-            "iteration": iteration if iteration is not None else info.last_iteration,
-            "last_iteration": info.last_iteration}
+    meta = {
+        "session_id": session_id,
+        "goal": info.goal,
+        "status": _status(workspace, session_id, info.status),
+        "stop_reason": info.stop_reason,
+        "iteration": iteration if iteration is not None else info.last_iteration,
+        "last_iteration": info.last_iteration,
+    }
     if at is not None:
         state = as_of_state(state, at)
         meta["as_of"] = at.isoformat()
@@ -222,8 +283,12 @@ def stored_iterations(store: SessionStore, session_id: str) -> dict[str, Any]:
     except SessionError as exc:
         raise workspace_error(exc) from None
     summaries = iteration_summaries(steps)
-    return {"session_id": session_id, "from_store": True, "last_iteration": info.last_iteration,
-            "iterations": summaries}
+    return {
+        "session_id": session_id,
+        "from_store": True,
+        "last_iteration": info.last_iteration,
+        "iterations": summaries,
+    }
 
 
 def element_history(store: SessionStore, session_id: str, element: str) -> dict[str, Any]:
@@ -235,8 +300,15 @@ def element_history(store: SessionStore, session_id: str, element: str) -> dict[
     changes = []
     for step, m in store.element_history(session_id, [element]):
         info = steps.get(step)
-        changes.append({"step": step, "kind": info.kind if info else None,
-                        "iteration": info.iteration if info else None, "op": m.op, "detail": _detail(m)})
+        changes.append(
+            {
+                "step": step,
+                "kind": info.kind if info else None,
+                "iteration": info.iteration if info else None,
+                "op": m.op,
+                "detail": _detail(m),
+            }
+        )
     return {"session_id": session_id, "element": element, "changes": changes}
 
 
@@ -254,7 +326,8 @@ def _detail(m: Mutation) -> str:
             return f"deleted {m.type} edge {m.source} -> {m.target}"
         case NodesMerged():
             return f"merged {m.id} into {m.into} ({m.moved} of its {len(m.edges)} edges moved); " + _changed(
-                m.before, m.after)
+                m.before, m.after
+            )
 
 
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> str:
@@ -305,6 +378,7 @@ async def event_stream(workspace: Workspace, session_id: str, first: Probe) -> A
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     pump: asyncio.Task[None] | None = None
     if workspace.hub.has(session_id):
+
         async def relay() -> None:
             async for event in workspace.hub.listen(session_id, follow=not first.finished):
                 await queue.put(event)
@@ -327,8 +401,16 @@ async def event_stream(workspace: Workspace, session_id: str, first: Probe) -> A
             moved = (now.step, now.nodes, now.edges) != (seen.step, seen.nodes, seen.edges)
             if moved and (pump is None or now.iteration > shown):
                 shown = max(shown, now.iteration)
-                yield _sse("iteration_finished", {"kind": "iteration_finished", "session_id": session_id,
-                                                  "iteration": now.iteration, "nodes": now.nodes, "edges": now.edges})
+                yield _sse(
+                    "iteration_finished",
+                    {
+                        "kind": "iteration_finished",
+                        "session_id": session_id,
+                        "iteration": now.iteration,
+                        "nodes": now.nodes,
+                        "edges": now.edges,
+                    },
+                )
             seen = now
             if now.finished and queue.empty():
                 yield _sse("end", {"kind": "end", "session_id": session_id, "iteration": now.iteration})

@@ -92,8 +92,12 @@ def with_ui_login(app: ASGIApp, token: str | None, *, clock: Callable[[], float]
                 client = str((scope.get("client") or ("?",))[0])
                 wait = throttle.wait(client)
                 if wait:
-                    await _page(send, 429, _form(f"Too many failed logins; try again in {wait} s."),
-                                [(b"retry-after", str(wait).encode())])
+                    await _page(
+                        send,
+                        429,
+                        _form(f"Too many failed logins; try again in {wait} s."),
+                        [(b"retry-after", str(wait).encode())],
+                    )
                     return
                 if not await _login(receive, send, token, int(clock()) + COOKIE_LIFETIME):
                     throttle.failed(client)
@@ -142,34 +146,55 @@ async def _login(receive: Receive, send: Send, token: str, expires: int) -> bool
     if not hmac.compare_digest(given.encode(), token.encode()):
         await _page(send, 401, _form("That is not the server's token (IGG_API_TOKEN)."))
         return False
-    cookie = (f"{COOKIE}={cookie_value(token, expires)}; HttpOnly; SameSite=Strict; Path=/ui; "
-              f"Max-Age={COOKIE_LIFETIME}")
+    cookie = (
+        f"{COOKIE}={cookie_value(token, expires)}; HttpOnly; SameSite=Strict; Path=/ui; "
+        f"Max-Age={COOKIE_LIFETIME}"
+    )
     await _redirect(send, "/ui/", [(b"set-cookie", cookie.encode())])
     return True
 
 
 async def _redirect(send: Send, location: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send({"type": "http.response.start", "status": 303,
-                "headers": [(b"location", location.encode()), (b"content-length", b"0"), *(headers or [])]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 303,
+            "headers": [(b"location", location.encode()), (b"content-length", b"0"), *(headers or [])],
+        }
+    )
     await send({"type": "http.response.body", "body": b""})
 
 
 async def _page(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     body = text.encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [*(extra or []), (b"content-type", b"text/html; charset=utf-8"),
-                            (b"content-length", str(len(body)).encode()),
-                            (b"cache-control", b"no-store"), (b"x-frame-options", b"DENY"),
-                            (b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; "
-                                                         b"form-action 'self'; frame-ancestors 'none'")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                *(extra or []),
+                (b"content-type", b"text/html; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                (b"x-frame-options", b"DENY"),
+                (
+                    b"content-security-policy",
+                    b"default-src 'none'; style-src 'unsafe-inline'; "
+                    b"form-action 'self'; frame-ancestors 'none'",
+                ),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
 def _form(problem: str) -> str:
     note = f'<p role="alert" style="color:#b3261e">{html.escape(problem)}</p>' if problem else ""
-    return ("<!doctype html><html lang=en><meta charset=utf-8><title>IGG viewer: log in</title>"
-            "<body style='font-family:system-ui,sans-serif;max-width:30rem;margin:3rem auto'>"
-            "<h1>IGG viewer</h1><p>This server needs its token (the value of <code>IGG_API_TOKEN</code> it was "
-            f"started with).</p>{note}<form method=post action=/ui/login><label for=token>Token</label> "
-            "<input id=token name=token type=password autocomplete=current-password required autofocus> "
-            "<button type=submit>Log in</button></form></body></html>")
+    return (
+        "<!doctype html><html lang=en><meta charset=utf-8><title>IGG viewer: log in</title>"
+        "<body style='font-family:system-ui,sans-serif;max-width:30rem;margin:3rem auto'>"
+        "<h1>IGG viewer</h1><p>This server needs its token (the value of <code>IGG_API_TOKEN</code> it was "
+        f"started with).</p>{note}<form method=post action=/ui/login><label for=token>Token</label> "
+        "<input id=token name=token type=password autocomplete=current-password required autofocus> "
+        "<button type=submit>Log in</button></form></body></html>"
+    )

@@ -23,8 +23,11 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """The protocol versions the MCP SDK negotiates through ``initialize`` (``mcp_types.version``'s
 ``HANDSHAKE_PROTOCOL_VERSIONS``; a test keeps the two equal), oldest first."""
 
-CAPABILITIES: dict[str, Any] = {"prompts": {"listChanged": False}, "resources": {"listChanged": False, "subscribe": False},
-                                "tools": {"listChanged": False}}
+CAPABILITIES: dict[str, Any] = {
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": False, "subscribe": False},
+    "tools": {"listChanged": False},
+}
 """What the SDK's server declares for IGG's tools-only server."""
 
 INSTRUCTIONS = (
@@ -56,12 +59,18 @@ class EarlyAnswer:
             message = json.loads(text)
         except ValueError:
             return False
-        if not isinstance(message, dict) or message.get("id") != self.answered["id"] or "result" not in message:
+        if (
+            not isinstance(message, dict)
+            or message.get("id") != self.answered["id"]
+            or "result" not in message
+        ):
             return False
         if message != self.answered:
             import structlog
 
-            structlog.get_logger("igg.mcp").warning("mcp_handshake_mismatch", early=self.answered, sdk=message)
+            structlog.get_logger("igg.mcp").warning(
+                "mcp_handshake_mismatch", early=self.answered, sdk=message
+            )
         self.answered = None
         return True
 
@@ -85,7 +94,11 @@ def initialize_answer(line: str, *, name: str, version: str) -> dict[str, Any] |
         message = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(message, dict) or message.get("method") != "initialize" or message.get("jsonrpc") != "2.0":
+    if (
+        not isinstance(message, dict)
+        or message.get("method") != "initialize"
+        or message.get("jsonrpc") != "2.0"
+    ):
         return None
     request_id, params = message.get("id"), message.get("params")
     if not isinstance(request_id, int | str) or isinstance(request_id, bool) or not isinstance(params, dict):
@@ -94,9 +107,16 @@ def initialize_answer(line: str, *, name: str, version: str) -> dict[str, Any] |
     if not isinstance(asked, str) or not isinstance(params.get("clientInfo"), dict):
         return None  # malformed: the SDK says what is wrong
     agreed = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
-    return {"jsonrpc": "2.0", "id": request_id,
-            "result": {"capabilities": CAPABILITIES, "instructions": INSTRUCTIONS, "protocolVersion": agreed,
-                       "serverInfo": {"name": name, "version": version}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "result": {
+            "capabilities": CAPABILITIES,
+            "instructions": INSTRUCTIONS,
+            "protocolVersion": agreed,
+            "serverInfo": {"name": name, "version": version},
+        },
+    }
 
 
 def answer_early(*, name: str, version: str, stdin: int = 0, stdout: int = 1) -> EarlyAnswer:
@@ -108,4 +128,11 @@ def answer_early(*, name: str, version: str, stdin: int = 0, stdout: int = 1) ->
     return EarlyAnswer(line=line, answered=answer)
 
 
-__all__ = ["CAPABILITIES", "HANDSHAKE_VERSIONS", "INSTRUCTIONS", "EarlyAnswer", "answer_early", "initialize_answer"]
+__all__ = [
+    "CAPABILITIES",
+    "HANDSHAKE_VERSIONS",
+    "INSTRUCTIONS",
+    "EarlyAnswer",
+    "answer_early",
+    "initialize_answer",
+]

@@ -44,8 +44,11 @@ log = structlog.get_logger("igg.mcp")
 
 def tool_error(code: str, message: str) -> CallToolResult:
     """A refused call: text ``CODE: message`` and the same as ``{"error": {"code", "message"}}``."""
-    return CallToolResult(content=[TextContent(type="text", text=f"{code}: {message}")],
-                          structured_content={"error": {"code": code, "message": message}}, is_error=True)
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{code}: {message}")],
+        structured_content={"error": {"code": code, "message": message}},
+        is_error=True,
+    )
 
 
 def argument_code(op: Operation, exc: ValidationError) -> str:
@@ -75,15 +78,24 @@ class IGGServer(MCPServer):
         """The SDK's tool list with each operation's compact input schema (``igg.workspace.toolschema``) and its
         output model's schema."""
         tools = await super().list_tools()
-        return [t.model_copy(update={"input_schema": self.published[t.name]["inputSchema"],
-                                     "output_schema": self.published[t.name]["outputSchema"]})
-                if t.name in self.published else t for t in tools]
+        return [
+            t.model_copy(
+                update={
+                    "input_schema": self.published[t.name]["inputSchema"],
+                    "output_schema": self.published[t.name]["outputSchema"],
+                }
+            )
+            if t.name in self.published
+            else t
+            for t in tools
+        ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         op = self.operations.get(name)
         if op is None:
-            return tool_error("UNKNOWN_TOOL", f"there is no tool {name!r}; the tools are "
-                              f"{', '.join(self.operations)}")
+            return tool_error(
+                "UNKNOWN_TOOL", f"there is no tool {name!r}; the tools are {', '.join(self.operations)}"
+            )
         try:
             inp = op.input.model_validate(arguments)  # the one validation of a call's arguments
         except ValidationError as exc:
@@ -123,7 +135,9 @@ def build_server(workspace: Workspace, *, name: str = "igg") -> MCPServer:
     route_stdlib_logging()  # after the SDK's constructor, which installs its own (rich) logging handler
     for op in workspace.operations:
         server.add_tool(
-            _tool_function(workspace, op), name=op.name, description=op.description,
+            _tool_function(workspace, op),
+            name=op.name,
+            description=op.description,
             annotations=ToolAnnotations.model_validate(hints(op)),
         )
     return server
@@ -145,11 +159,19 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
     parameters = []
     fields = sorted(op.input.model_fields.items(), key=lambda item: item[0] != "session_id")  # id first
     for field_name, field in fields:
-        default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
-        parameters.append(inspect.Parameter(field.alias or field_name, inspect.Parameter.KEYWORD_ONLY,
-                                            annotation=Annotated[(field.annotation, *field.metadata,
-                                                                  Field(description=field.description))],
-                                            default=default))
+        default = (
+            inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+        )
+        parameters.append(
+            inspect.Parameter(
+                field.alias or field_name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=Annotated[
+                    (field.annotation, *field.metadata, Field(description=field.description))
+                ],
+                default=default,
+            )
+        )
     if op.progress:  # the SDK passes its Context: progress notifications per iteration
         parameters.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context))
         call.__annotations__ = {"ctx": Context, "return": CallToolResult}
@@ -159,7 +181,9 @@ def _tool_function(workspace: Workspace, op: Operation) -> Callable[..., Any]:
     return call
 
 
-async def _run_with_progress(workspace: Workspace, op: Operation, inp: Any, ctx: Context | None) -> dict[str, Any]:
+async def _run_with_progress(
+    workspace: Workspace, op: Operation, inp: Any, ctx: Context | None
+) -> dict[str, Any]:
     """An autonomous run, reporting each finished iteration as MCP progress (when the client asked for it)."""
     started = await workspace.start_run(inp)
     task = workspace.runs.tasks[started["session_id"]]  # no await since start: the run cannot have ended
@@ -167,11 +191,14 @@ async def _run_with_progress(workspace: Workspace, op: Operation, inp: Any, ctx:
         total = inp.config.max_iterations
         async for event in workspace.hub.listen(started["session_id"]):
             if event["kind"] == "iteration_finished":
-                await ctx.report_progress(event["iteration"], total, f"iteration {event['iteration']}: "
-                                          f"{event.get('accepted', 0)} accepted, {event.get('rejected', 0)} rejected; "
-                                          f"{event.get('nodes', 0)} nodes, {event.get('edges', 0)} edges")
+                await ctx.report_progress(
+                    event["iteration"],
+                    total,
+                    f"iteration {event['iteration']}: "
+                    f"{event.get('accepted', 0)} accepted, {event.get('rejected', 0)} rejected; "
+                    f"{event.get('nodes', 0)} nodes, {event.get('edges', 0)} edges",
+                )
     return op.output.model_validate(await task).dump()
-
 
 
 def run_stdio(server: MCPServer, early: EarlyAnswer | None = None) -> None:
@@ -326,8 +353,11 @@ def _deep_refusal(line: str) -> Any:
     if top.get("method") == "tools/call":
         result = tool_error(code, text).model_dump(by_alias=True, exclude_none=True, mode="json")
         return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=ident, result=result))
-    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=ErrorData(
-        code=-32602, message=f"INVALID_ARGUMENTS: {text}")))
+    return SessionMessage(
+        JSONRPCError(
+            jsonrpc="2.0", id=ident, error=ErrorData(code=-32602, message=f"INVALID_ARGUMENTS: {text}")
+        )
+    )
 
 
 def _refusal_code(tool: Any) -> str:
@@ -360,12 +390,25 @@ def _refusal(line: str) -> Any:
     if message.get("method") == "tools/call":
         result = tool_error(code, text).model_dump(by_alias=True, exclude_none=True, mode="json")
         return SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=message["id"], result=result))
-    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=message["id"], error=ErrorData(
-        code=-32602, message=f"INVALID_ARGUMENTS: {text}")))
+    return SessionMessage(
+        JSONRPCError(
+            jsonrpc="2.0",
+            id=message["id"],
+            error=ErrorData(code=-32602, message=f"INVALID_ARGUMENTS: {text}"),
+        )
+    )
 
 
-def run_http(server: MCPServer, *, host: str, port: int, max_body: int, timeouts: Any = None,
-             wrap: Callable[[Any], Any] | None = None, sock: Any = None) -> None:
+def run_http(
+    server: MCPServer,
+    *,
+    host: str,
+    port: int,
+    max_body: int,
+    timeouts: Any = None,
+    wrap: Callable[[Any], Any] | None = None,
+    sock: Any = None,
+) -> None:
     """Serve MCP over streamable HTTP at ``/mcp`` (``wrap`` adds ASGI middleware: IGG's Host check, bearer
     token and body limit, so the SDK's own Host check is off; ``timeouts``: ``igg.interfaces.http.server``;
     ``sock``: a socket already listening on ``host:port``)."""
@@ -373,7 +416,9 @@ def run_http(server: MCPServer, *, host: str, port: int, max_body: int, timeouts
 
     from igg.interfaces.http.server import serve
 
-    app = server.streamable_http_app(host=host, max_request_body_size=max_body,
-                                     transport_security=TransportSecuritySettings(
-                                         enable_dns_rebinding_protection=wrap is None))
+    app = server.streamable_http_app(
+        host=host,
+        max_request_body_size=max_body,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=wrap is None),
+    )
     serve(wrap(app) if wrap else app, host=host, port=port, timeouts=timeouts, sock=sock)
