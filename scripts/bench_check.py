@@ -94,8 +94,8 @@ def main() -> int:
                     lambda: check(
                         [tree],
                         rules=rules,
-                        store=store,
-                        since="HEAD~1",  # noqa: B023
+                        store=store,  # noqa: B023
+                        since="HEAD~1",
                         new_only=True,
                     )
                 )

@@ -430,8 +430,8 @@ def test_the_rules_graph_of_a_tree_locates_each_edge_at_the_site_the_maps_edge_c
 
         def located(graph: Any) -> set[tuple[Any, ...]]:
             return {
-                (e.type, names[e.source], names[e.target], e.file, e.line)
-                for e in graph.edges.values()  # noqa: B023
+                (e.type, names[e.source], names[e.target], e.file, e.line)  # noqa: B023
+                for e in graph.edges.values()
                 if e.type != "CONTAINS"
             }
 
