@@ -293,9 +293,9 @@ def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], lis
             if (a, b) not in before:
                 added.append(
                     DependencyChange(
-                        level=level,
+                        level=level,  # type: ignore[arg-type]
                         source=a,
-                        target=b,  # type: ignore[arg-type]
+                        target=b,
                         edges=[hop(head, e) for e in edges],
                     )
                 )
@@ -303,9 +303,9 @@ def changes(base: DepGraph, head: DepGraph) -> tuple[list[DependencyChange], lis
             if (a, b) not in after:
                 removed.append(
                     DependencyChange(
-                        level=level,
+                        level=level,  # type: ignore[arg-type]
                         source=a,
-                        target=b,  # type: ignore[arg-type]
+                        target=b,
                         edges=[hop(base, e) for e in edges],
                     )
                 )

@@ -157,8 +157,8 @@ class _Analyzer:
         simple = text_of(node.child_by_field_name("name"))
         kind = _TYPE_NODES[node.type]
         decl = TypeDecl(
-            kind=kind,
-            name=f"{outer.name}.{simple}" if outer else simple,  # type: ignore[arg-type]
+            kind=kind,  # type: ignore[arg-type]
+            name=f"{outer.name}.{simple}" if outer else simple,
             package=self.facts.package,
             line=node.start_point[0] + 1,
             column=self.at(node)[1],

@@ -324,10 +324,10 @@ class _Analyzer:
             and not b.startswith("typing.")
         ]
         decl = TypeDecl(
-            kind=kind,
+            kind=kind,  # type: ignore[arg-type]
             name=name,
             package=self.module,
-            line=node.lineno,  # type: ignore[arg-type]
+            line=node.lineno,
             column=self.column(node),
             extends=bases,
             outer=outer.qualified if outer else None,

@@ -182,9 +182,9 @@ class FlowBuilder:
                 owner=owner,
                 signature=signature,
                 line=node.lineno,  # type: ignore[attr-defined]
-                column=self.column(node),
+                column=self.column(node),  # type: ignore[arg-type]
             )
-        )  # type: ignore[arg-type]
+        )
         return len(self.callables) - 1
 
     def parameters(self, args: ast.arguments, c: int, s: int) -> None:

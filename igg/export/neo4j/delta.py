@@ -104,7 +104,7 @@ class _Delta:
             self.listed[action] += 1
             self.diff.changes.append(
                 ScopeChange(
-                    action=action,
+                    action=action,  # type: ignore[arg-type]
                     element=element,  # type: ignore[arg-type]
                     what=what(),
                     properties=properties() if properties else {},
