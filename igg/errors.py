@@ -1,42 +1,37 @@
 """IGG's exception tree. Every error IGG raises on purpose is an ``IGGError``::
 
-    IGGError
-    ├── RequestInvalid        a request payload, seed graph or document breaks the contract
-    ├── ResponseInvalid       an agent turn could not be parsed into a response (INVALID_JSON/INVALID_RESPONSE)
+    IGGError ├── RequestInvalid        a request payload, seed graph or document breaks the contract ├──
+    ResponseInvalid       an agent turn could not be parsed into a response (INVALID_JSON/INVALID_RESPONSE)
     ├── AgentFailed           the agent could not produce a turn after its retries (stop reason agent_error)
-    ├── AgentUnavailable      the chosen agent cannot be built here (module missing, nothing fits --agent auto)
-    │   ├── EndpointNotConfigured  (igg.agents.llm) an LLM agent without its endpoint/model settings
-    │   └── LocalModelUnavailable  (igg.agents.local) no usable local model file or llama.cpp runtime
-    ├── BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted)
-    ├── SessionError          a session store problem (carries ``session_id`` when one is concerned)
-    │   ├── SessionRefused    asked for something the store cannot do as asked (exit 2)
-    │   │   ├── SessionNotFound   no such session
-    │   │   ├── SessionExists     the session id is taken
-    │   │   └── HistoryUnavailable  undo, fork, explain or diff where sessions are kept without history
-    │   └── SessionBusy       another live process writes the session
-    │       └── SessionConflict  another process stored a step since this one loaded the session (retry)
-    ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
-    │   ├── ExportsFailed     some exports of a set failed: ``failures`` (format, reason), ``summaries``
-    │   ├── PathRefused       (igg.io.files) IGG will not write this path (outside its directory, a special file)
-    │   ├── StaleMarker       (igg.export.neo4j.sync) another exporter wrote the Neo4j scope between plan and write
-    │   └── WriteFailed       (igg.io.files) the operating system failed the write; carries ``errno``
-    ├── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be served; carries a stable ``code``
-    └── SessionFailed         (igg.batch.tasks) a batch session could not run on its worker (picklable)
+    ├── AgentUnavailable      the chosen agent cannot be built here (module missing, nothing fits --agent
+    auto) │   ├── EndpointNotConfigured  (igg.agents.llm) an LLM agent without its endpoint/model settings │
+    └── LocalModelUnavailable  (igg.agents.local) no usable local model file or llama.cpp runtime ├──
+    BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted) ├──
+    SessionError          a session store problem (carries ``session_id`` when one is concerned) │   ├──
+    SessionRefused    asked for something the store cannot do as asked (exit 2) │   │   ├── SessionNotFound
+    no such session │   │   ├── SessionExists     the session id is taken │   │   └── HistoryUnavailable
+    undo, fork, explain or diff where sessions are kept without history │   └── SessionBusy       another live
+    process writes the session │       └── SessionConflict  another process stored a step since this one
+    loaded the session (retry) ├── ExportError           an export could not be written (bad target,
+    unreachable server, bad credentials) │   ├── ExportsFailed     some exports of a set failed: ``failures``
+    (format, reason), ``summaries`` │   ├── PathRefused       (igg.io.files) IGG will not write this path
+    (outside its directory, a special file) │   ├── StaleMarker       (igg.export.neo4j.sync) another exporter
+    wrote the Neo4j scope between plan and write │   └── WriteFailed       (igg.io.files) the operating system
+    failed the write; carries ``errno`` ├── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be
+    served; carries a stable ``code`` └── SessionFailed         (igg.batch.tasks) a batch session could not
+    run on its worker (picklable)
 
 Raised and caught inside one module, never reaching a caller (drawn here so the tree is whole; private
 control-flow exceptions such as ``igg.agents.parsing._Cut`` are left out):
 
-    ValueError
-    ├── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the verdict's
-    └── TimeError             (igg.models.validtime) a text that is not an ISO 8601 time; the act step makes it
-                              INVALID_TIME, the commands a one-line refusal naming the option
-    Exception
-    ├── CallTimedOut          (igg.agents.retry) an LLM call missed its whole-call deadline (retried)
-    ├── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)
-    ├── OntologyError         (igg.ontology.model) an ontology that cannot be imported; the commands that read
-    │                         one say why in one line (exit 2)
-    └── BoundReached          (igg.rules.bounds) a check reached a bound of its work; ``igg.rules.check``
-                              stops there and reports ``truncated``
+    ValueError ├── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the
+    verdict's └── TimeError             (igg.models.validtime) a text that is not an ISO 8601 time; the act
+    step makes it INVALID_TIME, the commands a one-line refusal naming the option Exception ├── CallTimedOut
+    (igg.agents.retry) an LLM call missed its whole-call deadline (retried) ├── AnswerUnreadable
+    (igg.agents.retry) a 200 answer that is not a JSON object (retried) ├── OntologyError
+    (igg.ontology.model) an ontology that cannot be imported; the commands that read │
+    one say why in one line (exit 2) └── BoundReached          (igg.rules.bounds) a check reached a bound of
+    its work; ``igg.rules.check`` stops there and reports ``truncated``
 
 Rejected *actions* are not exceptions: they are verdicts (``igg.models.verdicts.Verdict``); an action that
 could not be read is an ``igg.models.actions.UnreadableAction`` in its slot, which becomes such a verdict.
@@ -92,8 +87,8 @@ class AgentFailed(IGGError):
     """The agent failed to produce a turn after its retries; the run stops with ``agent_error``."""
 
     usage: dict[str, Any] | None = None
-    """What its failed calls spent (``prompt_tokens``, ``completion_tokens``, ``estimated``, ``cost``), when they
-    may have spent anything: the run counts it although no turn came of it."""
+    """What its failed calls spent (``prompt_tokens``, ``completion_tokens``, ``estimated``, ``cost``), when
+    they may have spent anything: the run counts it although no turn came of it."""
 
 
 class AgentUnavailable(IGGError):
@@ -104,7 +99,8 @@ class BudgetExhausted(IGGError):
     """The token or cost budget does not allow another agent call; the run stops with ``budget_exhausted``."""
 
     usage: dict[str, Any] | None = None
-    """What the turn's failed attempts spent before the budget stopped its retries (as ``AgentFailed.usage``)."""
+    """What the turn's failed attempts spent before the budget stopped its retries (as
+    ``AgentFailed.usage``)."""
 
 
 class SessionError(IGGError):
@@ -129,7 +125,8 @@ class SessionExists(SessionRefused):
 
 
 class HistoryUnavailable(SessionRefused):
-    """Asked for a session's history (undo, fork, explain, diff) where sessions are kept without it (memory)."""
+    """Asked for a session's history (undo, fork, explain, diff) where sessions are kept without it
+    (memory)."""
 
 
 class SessionBusy(SessionError):
@@ -137,8 +134,8 @@ class SessionBusy(SessionError):
 
 
 class SessionConflict(SessionBusy):
-    """Another process stored a step of the session (``session_id``) after this one loaded it: load it again and
-    retry (the workspace does so once by itself)."""
+    """Another process stored a step of the session (``session_id``) after this one loaded it: load it again
+    and retry (the workspace does so once by itself)."""
 
 
 class ExportError(IGGError):
@@ -146,8 +143,8 @@ class ExportError(IGGError):
 
 
 class ExportsFailed(ExportError):
-    """Some exports of a set failed (every export is attempted): ``failures`` pairs each failed format with its
-    reason, ``summaries`` holds the summary of every export of the set (``ok`` true/false)."""
+    """Some exports of a set failed (every export is attempted): ``failures`` pairs each failed format with
+    its reason, ``summaries`` holds the summary of every export of the set (``ok`` true/false)."""
 
     def __init__(self, failures: list[tuple[str, str]], summaries: list[dict[str, Any]]) -> None:
         self.failures = failures
@@ -161,8 +158,8 @@ class ExportsFailed(ExportError):
 
 
 class WorkspaceCode(StrEnum):
-    """Every code a workspace refusal carries (beside the verdict codes of ``igg.models.verdicts.ErrorCode``, such
-    as ``INVALID_RESPONSE``); each has one HTTP status in ``igg.interfaces.codes.HTTP_STATUS``."""
+    """Every code a workspace refusal carries (beside the verdict codes of ``igg.models.verdicts.ErrorCode``,
+    such as ``INVALID_RESPONSE``); each has one HTTP status in ``igg.interfaces.codes.HTTP_STATUS``."""
 
     INVALID_REQUEST = "INVALID_REQUEST"
     INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
@@ -189,9 +186,9 @@ class WorkspaceCode(StrEnum):
 class WorkspaceError(IGGError):
     """A workspace operation (start, observe, apply, finish, export, run, ...) cannot be served.
 
-    ``code`` is a ``WorkspaceCode`` (or a verdict code such as ``INVALID_RESPONSE``): stable, and the only thing
-    an interface reads to answer (its HTTP status is ``igg.interfaces.codes.HTTP_STATUS[code]``). ``message``
-    is fit for a remote client: it names no server path and no command to run on the server.
+    ``code`` is a ``WorkspaceCode`` (or a verdict code such as ``INVALID_RESPONSE``): stable, and the only
+    thing an interface reads to answer (its HTTP status is ``igg.interfaces.codes.HTTP_STATUS[code]``).
+    ``message`` is fit for a remote client: it names no server path and no command to run on the server.
     """
 
     def __init__(
@@ -201,7 +198,8 @@ class WorkspaceError(IGGError):
         self.template = message if tools else message.replace("{", "{{").replace("}", "}}")
         """The message with a ``{}`` where each of ``tools`` is named (every other brace doubled)."""
         self.tools = tools
-        """The operations the message points at (``list_sessions`` ...), named by each interface its own way."""
+        """The operations the message points at (``list_sessions`` ...), named by each interface its own
+        way."""
         self.message = self.render(lambda tool: tool)
         self.disk_full = disk_full
         """An ``EXPORT_FAILED`` because the server's disk is full (HTTP answers 507 Insufficient Storage)."""

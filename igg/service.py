@@ -53,8 +53,8 @@ def open_store(store: StoreLike) -> SessionStore:
 def review_needs_a_store(
     request: Request, store: StoreLike | None, recorders: Sequence[Recorder] = ()
 ) -> None:
-    """``config.review`` stops a run with its plan waiting: a plan nobody keeps could never be decided (a caller
-    passing its own recorders keeps it there)."""
+    """``config.review`` stops a run with its plan waiting: a plan nobody keeps could never be decided (a
+    caller passing its own recorders keeps it there)."""
     if request.config.review and store is None and not recorders:
         raise RequestInvalid(
             [

@@ -3,12 +3,12 @@
 Prints actions/s and the ratio to raw ``MultiDiGraph.add_node``/``add_edge`` building the same graph without
 validation, both measured in this process (machines here are noisy: compare ratios, not absolute times).
 "Reading from dicts" reads the actions the way the loop reads an agent's decoded response
-(``igg.agents.parsing.read_value``), then validates and applies them.
-Targets (issue 11): validate+apply within 2x raw networkx, reading from dicts within 2.5x, both with the
-near-duplicate guard off (``--duplicates off``, the default; the guard's own cost is the second comparison).
-Issue 16: the guard on within 1.5x of it off at 100,000 nodes. Issue 30: with evidence on every action (a quote
-of the context, located under ``grounding: required``) within 1.3x of the same responses without evidence; the
-responses follow the context chunk by chunk, as the loop shows them. Library log lines go to standard error.
+(``igg.agents.parsing.read_value``), then validates and applies them. Targets (issue 11): validate+apply
+within 2x raw networkx, reading from dicts within 2.5x, both with the near-duplicate guard off (``--duplicates
+off``, the default; the guard's own cost is the second comparison). Issue 16: the guard on within 1.5x of it
+off at 100,000 nodes. Issue 30: with evidence on every action (a quote of the context, located under
+``grounding: required``) within 1.3x of the same responses without evidence; the responses follow the context
+chunk by chunk, as the loop shows them. Library log lines go to standard error.
 
     python scripts/bench_apply.py [--actions N] [--repeat R] [--duplicates off|warn|reject] [--cpu]
                                   [--guard-nodes N] [--evidence-nodes N]
@@ -89,7 +89,8 @@ _KINDS = [
 
 
 def _vocabulary(size: int = 600) -> list[str]:
-    """Pronounceable pseudo-words of 4-8 letters (a code base's vocabulary: accounts, ledgers, tokens, ...)."""
+    """Pronounceable pseudo-words of 4-8 letters (a code base's vocabulary: accounts, ledgers, tokens,
+    ...)."""
     import random
 
     rng = random.Random(16)
@@ -167,8 +168,9 @@ def make_grounded(n_nodes: int) -> tuple[str, list[dict]]:
 
 
 def run_grounded(context: str, raw: list[dict], evidence: bool) -> tuple[float, int]:
-    """The actions as the loop would apply them: one response per context chunk (the chunk its facts' sentences
-    are in), through a Session's actor; with their evidence under ``required``, or without it under ``off``."""
+    """The actions as the loop would apply them: one response per context chunk (the chunk its facts'
+    sentences are in), through a Session's actor; with their evidence under ``required``, or without it under
+    ``off``."""
     request = make_request(len(raw), "off")
     request = request.model_copy(
         update={

@@ -1,16 +1,18 @@
-"""Benchmark ``igg batch``: sessions/s serial (one process) vs a local Dask cluster, and what the cluster adds.
+"""Benchmark ``igg batch``: sessions/s serial (one process) vs a local Dask cluster, and what the cluster
+adds.
 
 Two workloads, each committed to a fresh session store:
 
 * **requests**: 100 sessions of the bundled auth request replayed with its transcript (12 iterations each);
 * **trees**: 20 generated source trees (``gen_code_tree``, 40 files each) mapped by the code agent.
 
-Baseline, in this process: each session run by the loop with the store's recorder attached, one after
-another (what ``igg run --store`` / ``igg map-code --store`` do), with the store synced as the batch syncs it
-(``synchronous=NORMAL``, the batch default; then again with ``FULL``, ``igg run``'s and ``--durable``'s). Then the same sessions through
-``igg.batch`` on a ``LocalCluster``: with 1 worker (no parallelism: the difference per session is what the
-cluster adds: pickling the job and the outcome, scheduling, replaying the mutations into the store on the
-client) and with 2 workers (the speed-up; on 2 cores expect at most 2x, less since the client shares them).
+Baseline, in this process: each session run by the loop with the store's recorder attached, one after another
+(what ``igg run --store`` / ``igg map-code --store`` do), with the store synced as the batch syncs it
+(``synchronous=NORMAL``, the batch default; then again with ``FULL``, ``igg run``'s and ``--durable``'s). Then
+the same sessions through ``igg.batch`` on a ``LocalCluster``: with 1 worker (no parallelism: the difference
+per session is what the cluster adds: pickling the job and the outcome, scheduling, replaying the mutations
+into the store on the client) and with 2 workers (the speed-up; on 2 cores expect at most 2x, less since the
+client shares them).
 
 The "client commit only" line times the client's share alone (rebuilding each graph from the outcome's
 mutations and committing it to the store): the ceiling of one store, whatever the number of workers.
@@ -160,8 +162,8 @@ def main() -> int:
     args = parser.parse_args()
     _quiet()
     print(
-        f"{os.cpu_count()} CPUs; requests: {args.sessions} sessions of the auth request (12 iterations each); "
-        f"trees: {args.trees} generated trees of {args.tree_files} files"
+        f"{os.cpu_count()} CPUs; requests: {args.sessions} sessions of the auth request (12 iterations each);"
+        f" trees: {args.trees} generated trees of {args.tree_files} files"
     )
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)

@@ -2,11 +2,11 @@
 file, against a fresh ``igg map-code`` of the same tree, in the same process (target: < 25% of the fresh map).
 
 The fresh map is ``igg map-code TREE --store STORE`` (``igg.service.map_code`` with the facts cache beside the
-store, as the command line runs it): walk, parse on all CPUs, link, and the loop that builds the stored session.
-The check then judges a few rules on the work tree and on HEAD~1 (ratchet mode) with that store's facts cache, as
-CI would with a cached store: only the changed file's two versions are parsed. A second check with no cache at all
-(in memory: each unchanged file parsed once, for whichever state asks first) is timed too, for the worst case.
-Usage: ``python scripts/bench_check.py [--files N] [--repeat N]``.
+store, as the command line runs it): walk, parse on all CPUs, link, and the loop that builds the stored
+session. The check then judges a few rules on the work tree and on HEAD~1 (ratchet mode) with that store's
+facts cache, as CI would with a cached store: only the changed file's two versions are parsed. A second check
+with no cache at all (in memory: each unchanged file parsed once, for whichever state asks first) is timed
+too, for the worst case. Usage: ``python scripts/bench_check.py [--files N] [--repeat N]``.
 """
 
 from __future__ import annotations
@@ -104,9 +104,9 @@ def main() -> int:
         report = check([tree], rules=rules, store=store, since="HEAD~1", new_only=True)
     m, w, c = statistics.median(fresh), statistics.median(warm), statistics.median(cold)
     print(
-        f"tree: {len(written)} source files, one changed in HEAD; {report.nodes} nodes, {report.edges} edges; "
-        f"{len(report.violations)} violations ({sum(v.status == 'new' for v in report.violations)} new), "
-        f"{len(report.added)} dependencies added, {len(report.removed)} removed"
+        f"tree: {len(written)} source files, one changed in HEAD; {report.nodes} nodes, {report.edges} edges;"
+        f" {len(report.violations)} violations ({sum(v.status == 'new' for v in report.violations)} new),"
+        f" {len(report.added)} dependencies added, {len(report.removed)} removed"
     )
     print(f"fresh igg map-code --store:          {m:.3f} s (median of {args.repeat})")
     print(f"igg check --since HEAD~1 --new-only: {w:.3f} s = {w / m:.1%} of the fresh map (target < 25%)")

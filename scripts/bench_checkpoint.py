@@ -2,15 +2,16 @@
 
 For each graph size it builds a graph of N nodes and N edges, records it as a session, then times
 ``SessionRecorder.record`` (one durable transaction: the iteration record and its mutations) over iterations
-of 20 actions each (the graph keeps its size). Beside it, in the same process, the baseline: serializing the whole graph once (what
-a full copy per iteration would cost). The checkpoint must not grow with the graph: compare the per-iteration
-cost across sizes, and its ratio to the baseline. Periodic snapshots are amortized: their cost is shown
-spread over the mutations between two of them.
+of 20 actions each (the graph keeps its size). Beside it, in the same process, the baseline: serializing the
+whole graph once (what a full copy per iteration would cost). The checkpoint must not grow with the graph:
+compare the per-iteration cost across sizes, and its ratio to the baseline. Periodic snapshots are amortized:
+their cost is shown spread over the mutations between two of them.
 
-    python scripts/bench_checkpoint.py [--sizes 1000,50000] [--iterations 200] [--dir DIR] [--synchronous FULL]
+    python scripts/bench_checkpoint.py [--sizes 1000,50000] [--iterations 200] [--dir DIR] [--synchronous
+    FULL]
 
-The durable setting (FULL: an fsync per commit) is measured beside synchronous=OFF, which shows the store's own
-work without the disk's flush (fsync times on a shared machine are noisy).
+The durable setting (FULL: an fsync per commit) is measured beside synchronous=OFF, which shows the store's
+own work without the disk's flush (fsync times on a shared machine are noisy).
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ def build_actions(start: int, count: int) -> list[dict]:
 
 
 def step_actions(size: int, k: int) -> list[dict]:
-    """One iteration at a steady graph size: 5 classes added (with their edges), 5 old ones updated, 5 deleted."""
+    """One iteration at a steady graph size: 5 classes added (with their edges), 5 old ones updated, 5
+    deleted."""
     first = size + 5 * k
     actions = build_actions(first, 5)
     actions += [
@@ -168,15 +170,15 @@ def main() -> None:
         "baseline = serializing the whole graph once"
     )
     print(
-        f"{'sync':>6} {'nodes':>8} {'edges':>8} {'median ms':>10} {'p95 ms':>8} {'mean ms':>8} | {'full copy ms':>12} "
-        f"{'full copy MB':>12} {'full/ckpt':>9} | {'snapshot amortized ms':>21}"
+        f"{'sync':>6} {'nodes':>8} {'edges':>8} {'median ms':>10} {'p95 ms':>8} {'mean ms':>8} |"
+        f" {'full copy ms':>12} {'full copy MB':>12} {'full/ckpt':>9} | {'snapshot amortized ms':>21}"
     )
     for mode in modes:
         for r in results[mode]:
             print(
-                f"{mode:>6} {r['nodes']:>8,} {r['edges']:>8,} {r['median'] * 1e3:>10.3f} {r['p95'] * 1e3:>8.3f} "
-                f"{r['mean'] * 1e3:>8.3f} | {r['full'] * 1e3:>12.1f} {r['bytes'] / 1e6:>12.2f} "
-                f"{r['full'] / r['median']:>8.0f}x | {r['amortized'] * 1e3:>21.3f}"
+                f"{mode:>6} {r['nodes']:>8,} {r['edges']:>8,} {r['median'] * 1e3:>10.3f}"
+                f" {r['p95'] * 1e3:>8.3f} {r['mean'] * 1e3:>8.3f} | {r['full'] * 1e3:>12.1f}"
+                f" {r['bytes'] / 1e6:>12.2f} {r['full'] / r['median']:>8.0f}x | {r['amortized'] * 1e3:>21.3f}"
             )
     for mode in modes:
         if len(sizes) > 1:

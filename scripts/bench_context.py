@@ -33,8 +33,8 @@ from pathlib import Path
 
 
 def write_request(path: Path, files: int, classes: bool = False) -> int:
-    """A request over the specification's schema whose context is ``files`` small file sections (each declaring
-    a class with ``classes``)."""
+    """A request over the specification's schema whose context is ``files`` small file sections (each
+    declaring a class with ``classes``)."""
     head = {
         "session_id": "big",
         "goal_prompt": "Map the classes of these files.",

@@ -1,5 +1,5 @@
-"""Benchmark: documents as sources (issue 42). What an update costs beside a fresh build, and what retracting one
-document costs as the corpus grows.
+"""Benchmark: documents as sources (issue 42). What an update costs beside a fresh build, and what retracting
+one document costs as the corpus grows.
 
 1. A corpus of N documents (default 1,000; each names a few people, their city and who knows whom, some
    shared with other documents) is built fresh with the scripted agent answering by document (``fresh``: IGG's

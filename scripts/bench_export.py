@@ -1,7 +1,7 @@
 """Benchmark the exporters against their baselines, measured in the same process.
 
-    python scripts/bench_export.py [--nodes 100000] [--edges 200000] [--neo4j-nodes 20000] [--neo4j-edges 40000]
-                                   [--skip-neo4j|--skip-files] [--skip-rdf] [--sample 3000] [--cpu]
+    python scripts/bench_export.py [--nodes 100000] [--edges 200000] [--neo4j-nodes 20000] [--neo4j-edges
+                                   40000] [--skip-neo4j|--skip-files] [--skip-rdf] [--sample 3000] [--cpu]
 
 - GraphML: ``igg.export.write_graphml`` vs ``networkx.write_graphml_lxml`` on the same graph with flat
   attributes (the flattening is done before timing, which favours networkx).
@@ -22,10 +22,10 @@
   re-export after changing 1% of the elements; a delta export after changing another 1%.
 
 Targets (issue 11, issue 13): GraphML >= 2x faster than networkx's lxml writer; IGG JSON >= 4x faster than
-node_link_data + json.dumps; Neo4j >= 20,000 elements/s first export, >= 20x the per-element path, re-export at
-least as fast as the first export. Issue 32: unchanged re-export >= 20x faster than the first export; a delta
-of 1% >= 10x faster than a full re-export; first export within 1.3x of the bare UNWIND ... MERGE; N-Triples
->= 3x faster than rdflib's serializer. Log lines go to standard error (warnings only).
+node_link_data + json.dumps; Neo4j >= 20,000 elements/s first export, >= 20x the per-element path, re-export
+at least as fast as the first export. Issue 32: unchanged re-export >= 20x faster than the first export; a
+delta of 1% >= 10x faster than a full re-export; first export within 1.3x of the bare UNWIND ... MERGE;
+N-Triples >= 3x faster than rdflib's serializer. Log lines go to standard error (warnings only).
 """
 
 from __future__ import annotations
@@ -97,8 +97,8 @@ def build(n_nodes: int, n_edges: int, seed: int = 7, state: GraphState | None = 
 
 
 CLOCK = time.perf_counter
-"""What the file benchmarks are timed with: wall time, or this process's CPU time with ``--cpu`` (steadier on a
-machine other work keeps busy; the writes' fsync is then not counted)."""
+"""What the file benchmarks are timed with: wall time, or this process's CPU time with ``--cpu`` (steadier on
+a machine other work keeps busy; the writes' fsync is then not counted)."""
 
 
 def timed(fn, repeat: int = 1) -> float:
@@ -112,7 +112,8 @@ def timed(fn, repeat: int = 1) -> float:
 
 
 def timed_pair(ours, theirs, repeat: int) -> tuple[float, float]:
-    """Best of ``repeat`` for each, the two alternating, so a change of the machine's load touches both alike."""
+    """Best of ``repeat`` for each, the two alternating, so a change of the machine's load touches both
+    alike."""
     best_ours = best_theirs = float("inf")
     for _ in range(repeat):
         best_ours = min(best_ours, timed(ours))
@@ -177,7 +178,8 @@ def bench_rdf(state: GraphState, tmp: Path) -> None:
     row("igg write_ntriples", t_ours, elements, ours.stat().st_size)
     row("rdflib Graph.serialize(format='nt')", t_rdflib, elements, theirs.stat().st_size)
     print(
-        f"  ratio: igg is {t_rdflib / t_ours:.2f}x rdflib (target >= 3.0: {_verdict(t_rdflib / t_ours >= 3.0)})"
+        f"  ratio: igg is {t_rdflib / t_ours:.2f}x rdflib (target >= 3.0:"
+        f" {_verdict(t_rdflib / t_ours >= 3.0)})"
     )
     ours, theirs = tmp / "igg.gexf", tmp / "nx.gexf"
     flat = nx.MultiDiGraph()
@@ -225,7 +227,10 @@ def bare_unwind(settings: Neo4jSettings, state: GraphState, scope: str, batch_si
                 )
             else:
                 keys = ", ".join(f"{k}: r.{k}" for k in plan.keys)
-                query = f"UNWIND $rows AS r MERGE (n:{plan.label} {{{keys}, igg_scope: $scope}}) SET n = r, n.igg_scope = $scope"
+                query = (
+                    f"UNWIND $rows AS r MERGE (n:{plan.label} {{{keys}, igg_scope: $scope}}) SET n = r,"
+                    " n.igg_scope = $scope"
+                )
             for i in range(0, len(plan.rows), batch_size):
                 rows = plan.rows[i : i + batch_size]
                 session.execute_write(
@@ -340,10 +345,10 @@ def bench_sync(settings: Neo4jSettings, tmp: Path, n_nodes: int, n_edges: int, b
     print(f"  phases of the full re-export (s): {full['timings']}")
     print(f"  phases of the delta (s): {delta['timings']}")
     print(
-        f"  ratio: first export is {t_first / t_bare:.2f}x the bare UNWIND (target <= 1.3: "
-        f"{_verdict(t_first / t_bare <= 1.3)}); unchanged re-export {t_first / t_again:.1f}x faster than the first "
-        f"(target >= 20: {_verdict(t_first / t_again >= 20)}); 1% delta {t_full / t_delta:.1f}x faster than a full "
-        f"re-export (target >= 10: {_verdict(t_full / t_delta >= 10)})"
+        f"  ratio: first export is {t_first / t_bare:.2f}x the bare UNWIND (target <= 1.3:"
+        f" {_verdict(t_first / t_bare <= 1.3)}); unchanged re-export {t_first / t_again:.1f}x faster than the"
+        f" first (target >= 20: {_verdict(t_first / t_again >= 20)}); 1% delta {t_full / t_delta:.1f}x faster"
+        f" than a full re-export (target >= 10: {_verdict(t_full / t_delta >= 10)})"
     )
     with BoltSession(settings) as bolt:
         bolt.run("MATCH (n) WHERE n.igg_scope STARTS WITH $s DETACH DELETE n", s=scope)

@@ -1,12 +1,13 @@
-"""Benchmark: what each attack class of issue 47 costs a live ``igg serve``, in CPU per 10 kB of body and memory.
+"""Benchmark: what each attack class of issue 47 costs a live ``igg serve``, in CPU per 10 kB of body and
+memory.
 
-Each attack runs against a fresh server (default limits, an SQLite store in a temporary folder): the session it
-needs is created first (not measured), then the attack's requests are sent and the server process's CPU time
-(``/proc/PID/stat``: user + system) and its peak resident memory (``VmHWM``) are read before and after. Printed
-per attack: the bytes of the requests sent, the CPU they cost (ms, and ms per 10 kB of body), and how far the
-peak memory rose beyond what the server held once the session was there. Targets: at most 100 ms of CPU per
-10 kB of body and 256 MB of memory beyond the session's own graph. A session created with a big body (the 1 MB
-line) counts that body and its creation too.
+Each attack runs against a fresh server (default limits, an SQLite store in a temporary folder): the session
+it needs is created first (not measured), then the attack's requests are sent and the server process's CPU
+time (``/proc/PID/stat``: user + system) and its peak resident memory (``VmHWM``) are read before and after.
+Printed per attack: the bytes of the requests sent, the CPU they cost (ms, and ms per 10 kB of body), and how
+far the peak memory rose beyond what the server held once the session was there. Targets: at most 100 ms of
+CPU per 10 kB of body and 256 MB of memory beyond the session's own graph. A session created with a big body
+(the 1 MB line) counts that body and its creation too.
 
     python scripts/bench_hostile.py [--only NAME]
 """
@@ -96,7 +97,7 @@ def serve(tmp: Path) -> Server:
         time.sleep(0.1)
 
 
-# ---- the attacks: (set up a session, send the attack) -------------------------------------------------------
+# ---- the attacks: (set up a session, send the attack) ------------------------------------------------------
 
 
 def session(session_id: str, **extra: Any) -> dict[str, Any]:

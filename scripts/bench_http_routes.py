@@ -3,9 +3,9 @@
 Each tree is read (walk, parse and facts, link) four times in one process, the collector paused as map-code
 pauses it; the CPU spent in the HTTP reading (each language's hint test and ``http_facts``, and the join of
 ``igg.codemap.routes``) is timed inside that run and printed as a share of the rest. Trees: a generated one
-(``--files``, default 1,000 Java and Python files, no route), ``--ts-copies`` copies of the TypeScript fixtures
-(ky and superstruct: no route, ky calls ``fetch``), ``--go-copies`` copies of the Go fixtures (chi and uuid:
-chi's own routes), or the trees given.
+(``--files``, default 1,000 Java and Python files, no route), ``--ts-copies`` copies of the TypeScript
+fixtures (ky and superstruct: no route, ky calls ``fetch``), ``--go-copies`` copies of the Go fixtures (chi
+and uuid: chi's own routes), or the trees given.
 
 Usage: ``python scripts/bench_http_routes.py [--files 1000] [--ts-copies 8] [--go-copies 4] [TREE...]``.
 """

@@ -1,16 +1,15 @@
 """Benchmark ``igg map-code``: files/s and the ratio to a bare parse of the same files, in the same process.
 
-Four trees: a generated one (``--files``, default 1,000 Java and Python files), the largest package in
-this virtualenv (by Python files), and a TypeScript tree (``--ts-copies`` copies, default 25, of the two real
-projects in ``fixtures/code/typescript``: about 1,000 files) and a Go tree (``--go-copies`` copies, default 10, of
-the two real projects in ``fixtures/code/go``: about 1,100 files). For each: the bare parse (``ast.parse`` /
-tree-sitter: the baseline),
-the analysis (parse + facts), linking, the run (the static agent through the real loop: validation,
-apply, records), and map-code end to end (walk .. run) with its ratio to the baseline. Then ``--update``:
-the generated tree mapped into a store, then one file changed twice, each update timed against the fresh map: a
-call removed from a body (only that file is linked again) and a function added (a declaration: all are). Wall
-time and CPU time (of all processes, parse workers included) are both printed: on a shared machine the
-CPU ratios are the steadier ones.
+Four trees: a generated one (``--files``, default 1,000 Java and Python files), the largest package in this
+virtualenv (by Python files), and a TypeScript tree (``--ts-copies`` copies, default 25, of the two real
+projects in ``fixtures/code/typescript``: about 1,000 files) and a Go tree (``--go-copies`` copies, default
+10, of the two real projects in ``fixtures/code/go``: about 1,100 files). For each: the bare parse
+(``ast.parse`` / tree-sitter: the baseline), the analysis (parse + facts), linking, the run (the static agent
+through the real loop: validation, apply, records), and map-code end to end (walk .. run) with its ratio to
+the baseline. Then ``--update``: the generated tree mapped into a store, then one file changed twice, each
+update timed against the fresh map: a call removed from a body (only that file is linked again) and a function
+added (a declaration: all are). Wall time and CPU time (of all processes, parse workers included) are both
+printed: on a shared machine the CPU ratios are the steadier ones.
 
 ``--profile`` adds, per tree, the functions that cost most in each phase (cProfile, in-process, with the
 collector paused as map-code pauses it): the fact extraction, the linking, and the run (the static agent,
@@ -135,8 +134,9 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
         f"x{total / base:.2f} of baseline"
     )
     print(
-        f"  CPU time  bare parse {base_cpu:.2f} s, map-code {total_cpu:.2f} s (all processes)  "
-        f"x{total_cpu / max(base_cpu, 1e-9):.2f} of baseline (target <= 3x); load average {os.getloadavg()[0]:.1f}"
+        f"  CPU time  bare parse {base_cpu:.2f} s, map-code {total_cpu:.2f} s (all processes) "
+        f" x{total_cpu / max(base_cpu, 1e-9):.2f} of baseline (target <= 3x); load average"
+        f" {os.getloadavg()[0]:.1f}"
     )
     grimp_cpu = _grimp_cpu(root)
     if grimp_cpu is not None:
@@ -211,8 +211,9 @@ def typescript_tree(root: Path, copies: int) -> Path:
 
 
 def go_tree(root: Path, copies: int) -> Path:
-    """``copies`` copies of the real Go projects of ``fixtures/code/go`` under ``root``, each copy its own module
-    (its module path, and the imports of it, renamed: ``example.com/c3/chi/v5``), as distinct code would be."""
+    """``copies`` copies of the real Go projects of ``fixtures/code/go`` under ``root``, each copy its own
+    module (its module path, and the imports of it, renamed: ``example.com/c3/chi/v5``), as distinct code
+    would be."""
     import shutil
 
     source = Path(__file__).resolve().parent.parent / "fixtures" / "code" / "go"
@@ -251,8 +252,9 @@ def bench_update(root: Path, jobs: int) -> None:
             files = result.files
             changes = sum(v for k, v in result.graph.items() if k not in ("nodes", "edges"))
             print(
-                f"  {name}: {files['reparsed']} re-parsed, {files['relinked']} linked, {changes} graph changes; "
-                f"{took:.2f} s = {100 * took / fresh:.1f}% of the fresh map (CPU {100 * took_cpu / max(fresh_cpu, 1e-9):.1f}%)"
+                f"  {name}: {files['reparsed']} re-parsed, {files['relinked']} linked, {changes} graph"
+                f" changes; {took:.2f} s = {100 * took / fresh:.1f}% of the fresh map (CPU"
+                f" {100 * took_cpu / max(fresh_cpu, 1e-9):.1f}%)"
             )
             print("    phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
 

@@ -58,9 +58,11 @@ def make_graph(n: int, budget: int):
             others.append(state.add_node("DatabaseTable", {"name": f"table_{i}"}))
     for j, m in enumerate(methods):
         state.add_edge(m, "CALLS", methods[(j * 7 + 3) % len(methods)], {}) if len(methods) > 1 else None
-        state.add_edge(classes[j % len(classes)], "CALLS", m, {}) if state.edge_between(
-            classes[j % len(classes)], "CALLS", m
-        ) is None else None
+        (
+            state.add_edge(classes[j % len(classes)], "CALLS", m, {})
+            if state.edge_between(classes[j % len(classes)], "CALLS", m) is None
+            else None
+        )
     for j, o in enumerate(others):
         t = state.node_type(o)
         c = classes[(j * 13) % len(classes)]
@@ -104,8 +106,8 @@ def main() -> None:
     args = ap.parse_args()
     print(f"observation budget {args.budget:,} estimated tokens; best of {args.repeat}")
     print(
-        f"{'nodes':>8} {'edges':>8} | {'obs tokens':>10} {'obs ms':>7} | {'dump tokens':>11} {'dump ms':>8} | "
-        f"{'tokens ratio':>12} {'time ratio':>10} | {'todos ms':>8} | tokens/element"
+        f"{'nodes':>8} {'edges':>8} | {'obs tokens':>10} {'obs ms':>7} | {'dump tokens':>11} {'dump ms':>8} |"
+        f" {'tokens ratio':>12} {'time ratio':>10} | {'todos ms':>8} | tokens/element"
     )
     for n in (int(s) for s in args.sizes.split(",")):
         request, state, classes = make_graph(n, args.budget)
@@ -141,17 +143,15 @@ def main() -> None:
         graph = text.split("\n## Graph\n", 1)[1].rsplit("\n## Response format", 1)[0]
         whole = "Shown:" not in graph
         per_element = (
-            (
-                f"{estimate_tokens(graph) / (state.node_count + state.edge_count):.1f} vs "
-                f"{dump_tokens / (state.node_count + state.edge_count):.1f}"
-            )
+            f"{estimate_tokens(graph) / (state.node_count + state.edge_count):.1f} vs "
+            f"{dump_tokens / (state.node_count + state.edge_count):.1f}"
             if whole
             else "(cut)"
         )
         print(
-            f"{state.node_count:>8,} {state.edge_count:>8,} | {tokens:>10,} {obs_ms:>7.1f} | {dump_tokens:>11,} "
-            f"{dump_ms:>8.1f} | {tokens / dump_tokens:>11.3f}x {obs_ms / dump_ms:>9.3f}x | {todos_ms:>8.1f} | "
-            f"{per_element}"
+            f"{state.node_count:>8,} {state.edge_count:>8,} | {tokens:>10,} {obs_ms:>7.1f} |"
+            f" {dump_tokens:>11,} {dump_ms:>8.1f} | {tokens / dump_tokens:>11.3f}x {obs_ms / dump_ms:>9.3f}x"
+            f" | {todos_ms:>8.1f} | {per_element}"
         )
     print("targets: obs tokens <= budget at every size (asserted); obs ms < 50 at 100,000 nodes")
     print(

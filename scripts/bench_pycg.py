@@ -1,17 +1,19 @@
-"""Python CALLS judged by PyCG's micro-benchmark: IGG's precision and recall per category, and pycg's beside it.
+"""Python CALLS judged by PyCG's micro-benchmark: IGG's precision and recall per category, and pycg's beside
+it.
 
-The benchmark (``../shared/data/pycg-micro``, or ``--bench``) holds small programs in category folders, each with
-``main.py`` (its entry point) and the call graph its authors wrote by hand (``callgraph.json``: caller ->
+The benchmark (``../shared/data/pycg-micro``, or ``--bench``) holds small programs in category folders, each
+with ``main.py`` (its entry point) and the call graph its authors wrote by hand (``callgraph.json``: caller ->
 callees, named ``module.function``, ``module.Class.method``, ``module.outer.inner``, ``module.<lambda1>``;
-module-level code is the caller named by the module). Each program is mapped by ``igg map-code``'s own pipeline
-(``igg.service.map_code``), and its CALLS edges are named that way: a Module by its module name, a Function by
-``package.name``, a Method by ``owner.name``. Edges to or from builtins (``<builtin>.len``) and to the methods
-of literals (``<**PyStr**>.join``) are left out of both sides: IGG maps the tree, not Python's runtime.
+module-level code is the caller named by the module). Each program is mapped by ``igg map-code``'s own
+pipeline (``igg.service.map_code``), and its CALLS edges are named that way: a Module by its module name, a
+Function by ``package.name``, a Method by ``owner.name``. Edges to or from builtins (``<builtin>.len``) and to
+the methods of literals (``<**PyStr**>.join``) are left out of both sides: IGG maps the tree, not Python's
+runtime.
 
 Precision is the share of drawn edges the benchmark lists; recall the share of listed edges drawn. pycg (PyPI,
 ``pip install pycg`` into a virtualenv of its own: it pins old dependencies) is run on the same programs when
-``--pycg`` names that virtualenv's Python (default ``/tmp/pycgvenv/bin/python``) and it imports ``PyCG``; its column
-is left out, saying so, when not.
+``--pycg`` names that virtualenv's Python (default ``/tmp/pycgvenv/bin/python``) and it imports ``PyCG``; its
+column is left out, saying so, when not.
 
 Usage: ``python scripts/bench_pycg.py [--bench DIR] [--pycg PYTHON] [--category NAME] [--misses]``.
 """
@@ -34,8 +36,8 @@ RUN_PYCG = (
     "import runpy, sys, PyCG; sys.modules['pycg'] = PyCG; sys.argv[0] = 'pycg'; "
     "runpy.run_module('PyCG', run_name='__main__')"
 )
-"""pycg 0.0.8 as PyPI ships it: its package is ``PyCG`` but it imports itself as ``pycg`` (which a case-sensitive
-file system does not find), so it runs under that alias."""
+"""pycg 0.0.8 as PyPI ships it: its package is ``PyCG`` but it imports itself as ``pycg`` (which a
+case-sensitive file system does not find), so it runs under that alias."""
 
 Edge = tuple[str, str]
 
@@ -195,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     pycg: Path | None = args.pycg if has_pycg(args.pycg) else None
     if pycg is None:
         print(
-            f"pycg: {args.pycg} does not import it (python3 -m venv /tmp/pycgvenv && /tmp/pycgvenv/bin/pip install"
-            " pycg); its column is left out"
+            f"pycg: {args.pycg} does not import it (python3 -m venv /tmp/pycgvenv && /tmp/pycgvenv/bin/pip"
+            " install pycg); its column is left out"
         )
     result = score(args.bench, args.category, pycg)
     ours, theirs = result["igg"], result["pycg"]

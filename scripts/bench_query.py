@@ -1,10 +1,10 @@
 """Benchmark: budgeted queries (neighbours, path, find) on a 100,000-node, 200,000-edge graph.
 
 Prints the median time of each query and, as the same-process baseline, the bare networkx call that answers
-the same question without budgeting or rendering (``single_source_shortest_path_length`` with a cutoff, ``bidirectional_shortest_path``, a list
-comprehension over the nodes). Target (issue 16): every answer < 20 ms at 100,000 nodes. A filter on a
-property that is not an identity key is answered from a property index built on the first such question (its
-build time is printed apart) and kept up to date by every mutation after.
+the same question without budgeting or rendering (``single_source_shortest_path_length`` with a cutoff,
+``bidirectional_shortest_path``, a list comprehension over the nodes). Target (issue 16): every answer < 20 ms
+at 100,000 nodes. A filter on a property that is not an identity key is answered from a property index built
+on the first such question (its build time is printed apart) and kept up to date by every mutation after.
 
     python scripts/bench_query.py [--nodes N] [--repeat R]
 """

@@ -3,12 +3,13 @@ against a bare ``python -c pass`` measured in the same process (the interpreter'
 
 Every figure is the median wall time of ``--runs`` fresh processes (the first run of each is a warm-up and is
 not counted). The processes may write their bytecode caches (``PYTHONDONTWRITEBYTECODE`` is dropped for them),
-as an installed package has them: compiling IGG and its dependencies from source costs about a second. ``MCP initialize`` is the time from launching ``igg mcp --memory`` to reading its answer to an
-``initialize`` request on standard output (MCP's stdio transport: one JSON-RPC message a line); ``tools/list``
-is the time to the answer of the ``tools/list`` sent right after it. Targets (issue 34): ``import igg`` and
-``igg --version`` under 0.3 s, ``initialize`` answered within 1 s; issue 46: within 1 s on a loaded machine
-too. ``--load N`` keeps N busy processes spinning while it measures (a machine at load N; the figures are then
-printed beside those at rest, measured first).
+as an installed package has them: compiling IGG and its dependencies from source costs about a second. ``MCP
+initialize`` is the time from launching ``igg mcp --memory`` to reading its answer to an ``initialize``
+request on standard output (MCP's stdio transport: one JSON-RPC message a line); ``tools/list`` is the time to
+the answer of the ``tools/list`` sent right after it. Targets (issue 34): ``import igg`` and ``igg --version``
+under 0.3 s, ``initialize`` answered within 1 s; issue 46: within 1 s on a loaded machine too. ``--load N``
+keeps N busy processes spinning while it measures (a machine at load N; the figures are then printed beside
+those at rest, measured first).
 
     python scripts/bench_start.py [--runs 7] [--load 4]
 """

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """What valid time costs (issue 43), as same-run ratios against the same work without time.
 
-1. **Apply**: the generated stream (``scripts/gen_temporal.py``: 10,000 shuffled facts over 1,000 entities, with
-   supersession) through the act step in responses of 500, against the same facts with their times stripped
-   under a schema without ``valid_time``. Target: at most 1.5x.
-2. **As-of query**: a 1-hop ``neighbours`` query with ``as_of`` on a graph of 100,000 time-scoped edges (median
-   of 200 random people), against the same query without ``as_of``. Target: at most 50 ms.
+1. **Apply**: the generated stream (``scripts/gen_temporal.py``: 10,000 shuffled facts over 1,000 entities,
+   with supersession) through the act step in responses of 500, against the same facts with their times
+   stripped under a schema without ``valid_time``. Target: at most 1.5x.
+2. **As-of query**: a 1-hop ``neighbours`` query with ``as_of`` on a graph of 100,000 time-scoped edges
+   (median of 200 random people), against the same query without ``as_of``. Target: at most 50 ms.
 
     python scripts/bench_temporal.py [--facts 10000] [--big 100000]
 """

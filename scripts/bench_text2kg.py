@@ -1,15 +1,15 @@
 """``igg eval text2kg`` over Text2KGBench's 19 DBpedia-WebNLG ontologies with the Vicuna-13B answers: the
-benchmark's metrics for the raw answers and for what IGG accepted, per ontology and averaged the benchmark's way,
-what IGG dropped, how many correct triples it kept, the ontologies whose F1 fell, and the time for all 19.
+benchmark's metrics for the raw answers and for what IGG accepted, per ontology and averaged the benchmark's
+way, what IGG dropped, how many correct triples it kept, the ontologies whose F1 fell, and the time for all
+19.
 
-    python scripts/bench_text2kg.py [DATA]   # DATA: the benchmark's folder (default ../shared/data/text2kgbench)
-    python scripts/bench_text2kg.py --owl    # the ontologies read from the benchmark's OWL (Turtle) files
-    python scripts/bench_text2kg.py --scorer # then the benchmark's own scorer (evaluation/run_eval.py) on the
-                                             # raw answers and on IGG's accepted.jsonl: its global lines
-    python scripts/bench_text2kg.py DATA --tekgen [--alpaca]
-        # the other family: the 10 Wikidata-TekGen ontologies read from their OWL (Turtle) files, with the
-        # Vicuna-13B (or Alpaca-LoRA-13B) answers; DATA: a checkout of the benchmark (/work/shared holds only
-        # DBpedia-WebNLG)
+    python scripts/bench_text2kg.py [DATA]   # DATA: the benchmark's folder (default
+    ../shared/data/text2kgbench) python scripts/bench_text2kg.py --owl    # the ontologies read from the
+    benchmark's OWL (Turtle) files python scripts/bench_text2kg.py --scorer # then the benchmark's own scorer
+    (evaluation/run_eval.py) on the # raw answers and on IGG's accepted.jsonl: its global lines python
+    scripts/bench_text2kg.py DATA --tekgen [--alpaca] # the other family: the 10 Wikidata-TekGen ontologies
+    read from their OWL (Turtle) files, with the # Vicuna-13B (or Alpaca-LoRA-13B) answers; DATA: a checkout
+    of the benchmark (/work/shared holds only # DBpedia-WebNLG)
 
 The scorer runs with NLTK's Treebank word tokenizer in place of ``word_tokenize`` (whose punkt model cannot be
 downloaded here), as the tests run it.
@@ -78,9 +78,9 @@ def main() -> int:
         for k in ("correct_raw", "correct_kept", "correct_in_sentence_raw", "correct_in_sentence_kept")
     }
     print(
-        f"correct triples kept: {counts['correct_kept'] / counts['correct_raw']:.1%} of all, "
-        f"{counts['correct_in_sentence_kept'] / counts['correct_in_sentence_raw']:.1%} of those whose subject and "
-        "object the scorer finds in the sentence"
+        f"correct triples kept: {counts['correct_kept'] / counts['correct_raw']:.1%} of all,"
+        f" {counts['correct_in_sentence_kept'] / counts['correct_in_sentence_raw']:.1%} of those whose"
+        " subject and object the scorer finds in the sentence"
     )
     lower = [
         (r["ontology"], r["raw"]["f1"], r["accepted"]["f1"])
@@ -122,7 +122,8 @@ def answer_files(base: Path, tekgen: bool, alpaca: bool) -> str:
 
 
 def scorer(data: Path, base: Path, names: list[str], system: str, out: Path) -> dict[str, dict[str, Any]]:
-    """The benchmark's own ``run_eval.py`` on ``system`` (a path pattern with ``$$onto$$``): its rows by ontology."""
+    """The benchmark's own ``run_eval.py`` on ``system`` (a path pattern with ``$$onto$$``): its rows by
+    ontology."""
     from nltk.tokenize import NLTKWordTokenizer
 
     spec = importlib.util.spec_from_file_location("run_eval", data / "evaluation" / "run_eval.py")

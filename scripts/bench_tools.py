@@ -2,12 +2,12 @@
 (``igg serve``) and over MCP stdio (``igg mcp``), as ratios against the in-process call measured here.
 
 The store commits every step durably (one ``fdatasync`` of its write-ahead log per step), so no store call can
-cost less than one sync of the disk: the last row measures that floor on the same file system.
-Target (issue 11): the SQLite store row within 5x the in-memory baseline, durability unchanged. Issue 35: the
-PostgreSQL store (a server of its own started here with PostgreSQL's durable defaults, or ``--postgres URL``)
-within 10x; and under load, 20 clients (a session each) over 3 ``igg serve`` replicas on PostgreSQL, throughput
-and p99 latency beside one replica on SQLite, in the same run. Library log lines go to standard error (warnings
-only); the servers' own output is discarded.
+cost less than one sync of the disk: the last row measures that floor on the same file system. Target (issue
+11): the SQLite store row within 5x the in-memory baseline, durability unchanged. Issue 35: the PostgreSQL
+store (a server of its own started here with PostgreSQL's durable defaults, or ``--postgres URL``) within 10x;
+and under load, 20 clients (a session each) over 3 ``igg serve`` replicas on PostgreSQL, throughput and p99
+latency beside one replica on SQLite, in the same run. Library log lines go to standard error (warnings only);
+the servers' own output is discarded.
 
     python scripts/bench_tools.py [--calls 300] [--postgres URL] [--load-applies 50]
 """
@@ -83,8 +83,8 @@ def serve(store: Path | str) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def under_load(stores: list[Path | str], clients: int, applies: int) -> tuple[float, float]:
-    """``clients`` threads, a session each, spread over one ``igg serve`` per store location: applies per second
-    and the p99 latency of one apply (seconds)."""
+    """``clients`` threads, a session each, spread over one ``igg serve`` per store location: applies per
+    second and the p99 latency of one apply (seconds)."""
     servers = [serve(store) for store in stores]
     latencies: list[float] = []
     lock = threading.Lock()
@@ -201,7 +201,8 @@ def main() -> None:
             print(f"  {name:42s} {seconds * 1000:8.3f} ms  x{seconds / base:7.1f}")
         store = rows[1][1] / base
         print(
-            f"target: SQLite store within 5x in-memory (issue 11): x{store:.1f} {'met' if store <= 5 else 'MISSED'}"
+            f"target: SQLite store within 5x in-memory (issue 11): x{store:.1f}"
+            f" {'met' if store <= 5 else 'MISSED'}"
         )
         if pg is not None:
             ratio = rows[2][1] / base

@@ -69,7 +69,8 @@ def baseline_rev() -> str:
 
 
 def old_page(rev: str, payload: dict[str, Any]) -> str:
-    """The self-contained page as ``rev`` wrote it: its template, style and scripts, the payload of that time."""
+    """The self-contained page as ``rev`` wrote it: its template, style and scripts, the payload of that
+    time."""
     old = {k: v for k, v in payload.items() if k != "grouping"}
     old["version"] = 1
     old["nodes"] = [{k: v for k, v in n.items() if k != "parent"} for n in payload["nodes"]]
@@ -175,7 +176,8 @@ def _write_pair(tmp: Path, n: int, rev: str) -> tuple[Path, Path, int]:
     old.write_text(old_page(rev, graph_payload(state)), encoding="utf-8")
     if n > 10:
         print(
-            f"write_html {n:>6} nodes {state.edge_count:>6} edges: {new.stat().st_size / 1e6:6.1f} MB in {took:5.2f} s",
+            f"write_html {n:>6} nodes {state.edge_count:>6} edges: {new.stat().st_size / 1e6:6.1f} MB in"
+            f" {took:5.2f} s",
             flush=True,
         )
     return new, old, state.edge_count

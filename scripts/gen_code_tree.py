@@ -88,7 +88,8 @@ def _python(i: int, n: int, rng: random.Random, packages: int) -> tuple[str, str
         )
     init = "\n".join(f"        self.k{d} = K{d}()" for d in deps)
     text = (
-        f"{imports}\n\n\nclass K{i}:\n    def __init__(self, db=None) -> None:\n        self.db = db\n{init}\n\n"
+        f"{imports}\n\n\nclass K{i}:\n    def __init__(self, db=None) -> None:\n        self.db ="
+        f" db\n{init}\n\n"
         + "\n\n".join(methods)
         + f"\n\n\ndef f{i}(x: int) -> int:\n    return K{i}().run0(x)\n"
     )

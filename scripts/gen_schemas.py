@@ -1,5 +1,5 @@
-"""Write what is generated from the code: ``schemas/*.schema.json`` from the models, and the reference pages of
-the docs site (``docs/models.md`` from those schemas, ``docs/cli.md`` from the command line's own help).
+"""Write what is generated from the code: ``schemas/*.schema.json`` from the models, and the reference pages
+of the docs site (``docs/models.md`` from those schemas, ``docs/cli.md`` from the command line's own help).
 ``--check``: fail when a file has drifted (``scripts/test`` runs it)."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ HELP_COLUMNS = "100"
 
 
 def _type(spec: dict[str, Any]) -> str:
-    """A property's type as a reader wants it: ``string``, ``integer | null``, ``list of Action``, ``"a" | "b"``."""
+    """A property's type as a reader wants it: ``string``, ``integer | null``, ``list of Action``, ``"a" |
+    "b"``."""
     if "$ref" in spec:
         name = spec["$ref"].rpartition("/")[2]
         return f"[{name}](#{name.lower()})"
@@ -65,7 +66,10 @@ def models_page() -> str:
     lines = [
         "# Models",
         "",
-        "Generated from IGG's pydantic models by `python scripts/gen_schemas.py` (the JSON Schemas themselves are",
+        (
+            "Generated from IGG's pydantic models by `python scripts/gen_schemas.py` (the JSON Schemas"
+            " themselves are"
+        ),
         "in `schemas/`; `igg schema request|response` prints them). Do not edit by hand.",
         "",
     ]
@@ -107,8 +111,7 @@ def main() -> int:
     check = "--check" in sys.argv[1:]
     stale = []
     outputs = {
-        ROOT / "schemas" / f"{name}.schema.json": (lambda n=name: json_schema_text(n))
-        for name in SCHEMA_MODELS
+        ROOT / "schemas" / f"{name}.schema.json": lambda n=name: json_schema_text(n) for name in SCHEMA_MODELS
     }
     outputs[ROOT / "docs" / "models.md"] = models_page
     outputs[ROOT / "docs" / "cli.md"] = cli_page

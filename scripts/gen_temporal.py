@@ -2,8 +2,8 @@
 """A stream of facts in time with its known truth, for valid time's tests and benchmark (issue 43).
 
 People work at companies one at a time (``WORKS_AT``, ``one_at_a_time``), hold one title at a time
-(``Person.title``), and know each other for a while (``KNOWS``: scoped, many at a time). Each person's career is
-a run of jobs with distinct start times (months, days, and date-times with zone offsets); some jobs end
+(``Person.title``), and know each other for a while (``KNOWS``: scoped, many at a time). Each person's career
+is a run of jobs with distinct start times (months, days, and date-times with zone offsets); some jobs end
 explicitly before the next begins (a gap), some last jobs end without a successor. The facts arrive shuffled
 (out of order: a later job often arrives before an earlier one), and some are stated twice.
 
@@ -56,7 +56,8 @@ class Stream:
     """(person, title, from, to)."""
 
     def turns(self, size: int) -> list[dict[str, Any]]:
-        """The transcript: one turn of node adds, then the facts ``size`` at a time; the last says finished."""
+        """The transcript: one turn of node adds, then the facts ``size`` at a time; the last says
+        finished."""
         chunks = [self.facts[i : i + size] for i in range(0, len(self.facts), size)]
         out = [{"reasoning": "the people and companies", "actions": self.nodes}]
         out += [

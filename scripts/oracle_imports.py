@@ -3,8 +3,8 @@
     python scripts/oracle_imports.py [PACKAGE ...]     (default: 38 packages of this virtualenv)
 
 Each package is mapped from its own folder (as ``igg map-code`` would) and compared with the import graph
-grimp builds for it (``tests/integration/test_code_imports.py``'s ``agreement``: precision, recall and F1 over the
-modules both know, and module recall). Prints one line per package, and what differs where F1 < 1.
+grimp builds for it (``tests/integration/test_code_imports.py``'s ``agreement``: precision, recall and F1 over
+the modules both know, and module recall). Prints one line per package, and what differs where F1 < 1.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ def main(names: list[str]) -> int:
         score = agreement(model_of(folder), grimp_imports([name]))
         perfect += score["f1"] == 1.0
         print(
-            f"{name:14} F1 {score['f1']:.3f}  precision {score['precision']:.3f}  recall {score['recall']:.3f}  "
-            f"module recall {score['module_recall']:.3f}  edges {score['edges']:5}  "
-            f"({time.perf_counter() - started:.1f} s)"
+            f"{name:14} F1 {score['f1']:.3f}  precision {score['precision']:.3f}  recall"
+            f" {score['recall']:.3f}  module recall {score['module_recall']:.3f}  edges {score['edges']:5} "
+            f" ({time.perf_counter() - started:.1f} s)"
         )
         if score["f1"] < 1.0:
             print(f"    missing {score['missing']}\n    extra   {score['extra']}")

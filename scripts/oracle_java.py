@@ -38,8 +38,8 @@ def main(root: Path, stubs: Path | None = None, show: int = 5) -> int:
     ):
         score = f1(want, got)
         print(
-            f"{name:20} F1 {score['f1']:.3f}  precision {score['precision']:.3f}  recall {score['recall']:.3f}  "
-            f"({len(want)} in javap)"
+            f"{name:20} F1 {score['f1']:.3f}  precision {score['precision']:.3f}  recall"
+            f" {score['recall']:.3f}  ({len(want)} in javap)"
         )
         if score["f1"] < 1.0:
             print(f"    missing {len(want - got)}:")

@@ -115,14 +115,14 @@ INTEGRATION_FIXTURES = frozenset(
         "postgres_url",
     }
 )
-"""Fixtures that start a server, a browser or a copy of the repository: only tests under tests/integration/ use
-them."""
+"""Fixtures that start a server, a browser or a copy of the repository: only tests under tests/integration/
+use them."""
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The folder says what a test is: ``tests/integration/`` (it runs IGG, a server, a browser, a compiler or an
-    oracle as processes of its own) is marked ``integration`` and left out by ``scripts/test --quick``;
+    """The folder says what a test is: ``tests/integration/`` (it runs IGG, a server, a browser, a compiler or
+    an oracle as processes of its own) is marked ``integration`` and left out by ``scripts/test --quick``;
     ``tests/unit/`` is not. A unit test asking for a fixture that starts a server is refused: it belongs in
     ``tests/integration/``."""
     for item in items:

@@ -1,10 +1,11 @@
 """The compiler as an oracle for Java maps: ``javac`` compiles a tree, ``javap -c -p -s`` shows what it made.
 
 From the class files: the named types (nested ones as ``Outer.Inner``, local classes as ``Outer.Local``;
-anonymous classes, and what they hold, belong to the type that encloses them), their in-tree supertypes (EXTENDS/IMPLEMENTS, as IGG labels them), and
-the class-level calls: every ``invoke*`` instruction (constructors included) from a type's code to a method
-of another in-tree type, the target being the in-tree type that declares the method (javac records the
-receiver's static type; the declaration is found up its in-tree supertypes, as IGG resolves it).
+anonymous classes, and what they hold, belong to the type that encloses them), their in-tree supertypes
+(EXTENDS/IMPLEMENTS, as IGG labels them), and the class-level calls: every ``invoke*`` instruction
+(constructors included) from a type's code to a method of another in-tree type, the target being the in-tree
+type that declares the method (javac records the receiver's static type; the declaration is found up its
+in-tree supertypes, as IGG resolves it).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ def javac() -> str | None:
 
 
 def javac_missing() -> bool:
-    """No javac, where no one asked for every component (``scripts/test`` as root on Debian asks: it installs a
-    JDK there, and a missing one then fails the tests instead of skipping them)."""
+    """No javac, where no one asked for every component (``scripts/test`` as root on Debian asks: it installs
+    a JDK there, and a missing one then fails the tests instead of skipping them)."""
     import os
 
     return javac() is None and not os.environ.get("IGG_REQUIRE_COMPONENTS")

@@ -114,7 +114,7 @@ def python_mismatches(root: Path, edges: list[SitedEdge]) -> list[str]:
     return bad
 
 
-# ---- Java: javap's line tables ----------------------------------------------------------------------------------
+# ---- Java: javap's line tables -----------------------------------------------------------------------------
 _CLASS = re.compile(r"^(?:[\w ]*?)\b(?:class|interface|enum)\s+([\w.$]+)")
 _MEMBER = re.compile(r"^  (?:[\w.<>$\[\], ?&]+ )?([\w.$<>\"]+)\((?:.*)\)(?: throws [\w.$, ]+)?;$")
 _INSTRUCTION = re.compile(r"^\s+(\d+): (\w+)")
@@ -122,9 +122,9 @@ _LINE = re.compile(r"^\s+line (\d+): (\d+)$")
 
 
 def javap_call_lines(root: Path, out: Path) -> dict[tuple[str, str], set[int]]:
-    """Compile every ``.java`` under ``root`` into ``out`` and read back, per (binary class name with
-    slashes, method name; constructors ``<init>``, static initialisers ``<clinit>``), the source lines that hold
-    an ``invoke*`` instruction (``invokedynamic`` included)."""
+    """Compile every ``.java`` under ``root`` into ``out`` and read back, per (binary class name with slashes,
+    method name; constructors ``<init>``, static initialisers ``<clinit>``), the source lines that hold an
+    ``invoke*`` instruction (``invokedynamic`` included)."""
     sources = sorted(str(p) for p in root.rglob("*.java"))
     done = subprocess.run(
         ["javac", "-nowarn", "-g:source,lines", "-d", str(out), *sources], capture_output=True, text=True

@@ -158,10 +158,10 @@ class Actor:
         grounder: Grounder | None = None,
     ) -> None:
         """``extra_rules`` run after the built-in rules of their action model class (e.g. the code agent's
-        grounding rule, UNGROUNDED_SYMBOL); each is a ``Rule``, ``(ctx, action, resolved)``, returning None or a
-        ``(code, message)`` rejection (``resolved``: see ``igg.act.context``). ``grounder`` locates actions'
-        evidence in the request's context under its grounding policy (``igg.act.evidence``), once an action has
-        passed its rules; without one, evidence is not located or kept."""
+        grounding rule, UNGROUNDED_SYMBOL); each is a ``Rule``, ``(ctx, action, resolved)``, returning None or
+        a ``(code, message)`` rejection (``resolved``: see ``igg.act.context``). ``grounder`` locates actions'
+        evidence in the request's context under its grounding policy (``igg.act.evidence``), once an action
+        has passed its rules; without one, evidence is not located or kept."""
         self.schema = schema
         self.limits = limits
         self.mode = mode

@@ -43,8 +43,8 @@ class CheckContext:
     """Keys recorded in the provenance of the element being applied (a planned difference's: the documents
     supporting a fact, ``igg.documents``)."""
     planned: bool = False
-    """Whether the change is a planned difference (``igg.act.difference``): one intent of a user, not an agent's
-    response, so the per-response budgets (``max_deletions_per_iteration``) do not apply to it."""
+    """Whether the change is a planned difference (``igg.act.difference``): one intent of a user, not an
+    agent's response, so the per-response budgets (``max_deletions_per_iteration``) do not apply to it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,13 @@
-"""A typed bulk difference, checked and applied by the act step's own rules: how ``igg map-code --update`` and a
-document update change a graph.
+"""A typed bulk difference, checked and applied by the act step's own rules: how ``igg map-code --update`` and
+a document update change a graph.
 
 An update of a code map changes hundreds of elements at once (every node and edge a fresh map would make
 differently). It does not go around the act step: it is planned as a ``Difference`` (nothing changed yet), and
 ``apply_difference`` turns each element into the action it stands for (``DELETE_NODE``, ``UPDATE_NODE``,
-``ADD_NODE``, ``DELETE_EDGE``, ``UPDATE_EDGE``, ``ADD_EDGE``) and runs it through that action's checks from the
-one rule table (``igg.act.rules.RULES``, as the session's ``Actor`` holds them) and its apply function, in the
-order below. The difference applies whole, or not at all: when any element is refused, everything applied is
-reverted from the journal (ids included) and every refusal is returned, each named by its element and code.
+``ADD_NODE``, ``DELETE_EDGE``, ``UPDATE_EDGE``, ``ADD_EDGE``) and runs it through that action's checks from
+the one rule table (``igg.act.rules.RULES``, as the session's ``Actor`` holds them) and its apply function, in
+the order below. The difference applies whole, or not at all: when any element is refused, everything applied
+is reverted from the journal (ids included) and every refusal is returned, each named by its element and code.
 Its mutations go to the state's journal like any action's, so undo, replay, diff and explain see the update as
 any other step.
 
@@ -15,8 +15,9 @@ What differs from an agent's response, on purpose: the elements name nodes by id
 ``add_nodes`` (nothing to resolve, so no near-duplicate guard: the planner's identities are exact), and a
 planned difference is one intent of a user, so the per-response budgets (``max_deletions_per_iteration``,
 ``max_actions_per_response``) do not apply. Every other rule does: types, patterns, required attributes,
-property types, keys, lengths and counts, identity uniqueness, self-loops, seed protection, ``allow_deletions``,
-``max_nodes`` and ``max_edges``. ``tests/unit/test_difference_property.py`` pins this path to the general one.
+property types, keys, lengths and counts, identity uniqueness, self-loops, seed protection,
+``allow_deletions``, ``max_nodes`` and ``max_edges``. ``tests/unit/test_difference_property.py`` pins this
+path to the general one.
 
 Order of application (ids follow it, so an update gives the ids a fresh map gives): nodes removed, properties
 set, nodes added, then the edges removed, the edges given other properties (``UPDATE_EDGE``: re-added under
@@ -66,7 +67,8 @@ class Difference:
     """Provenance keys to record on a node (an added one by its index, or one given in ``set_properties``): a
     document update records the documents supporting each fact here (``igg.documents``)."""
     edge_provenance: dict[tuple[NodeRef, str, NodeRef] | str, dict[str, Any]] = field(default_factory=dict)
-    """Provenance keys to record on an added edge (by its ``add_edges`` entry) or a changed one (by its id)."""
+    """Provenance keys to record on an added edge (by its ``add_edges`` entry) or a changed one (by its
+    id)."""
     sources: list[NodeRef] = field(default_factory=list)
     """Informational: the nodes whose outgoing edges the difference sets (not applied)."""
 
@@ -93,7 +95,8 @@ class Step(Protocol):
 
 @dataclass
 class Applied:
-    """What running a difference did: counts of what changed, and each element's verdict in the order applied."""
+    """What running a difference did: counts of what changed, and each element's verdict in the order
+    applied."""
 
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTS, 0))
     verdicts: list[tuple[str, Verdict]] = field(default_factory=list)
@@ -200,7 +203,8 @@ def _edges(
 def _new_edges(
     ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied, new_ids: list[str | None]
 ) -> None:
-    """The edges added, in sorted order of their resolved ends (an end refused or missing refuses its edge)."""
+    """The edges added, in sorted order of their resolved ends (an end refused or missing refuses its
+    edge)."""
     state, resolved, step = ctx.state, [], steps[AddEdge]
     for i, entry in enumerate(diff.add_edges):
         source, label, target = entry

@@ -1,9 +1,9 @@
 """Evidence: where in the context an action's claim is stated, checked under the request's grounding policy.
 
-An ``ADD_NODE``, ``ADD_EDGE``, ``UPDATE_NODE`` or ``UPDATE_EDGE`` may carry ``evidence``: quotes (short verbatim
-passages of ``context_data``) or explicit spans (``{"chunk", "start", "end"}``, 1-based chunk, character
-offsets in that chunk's text). ``Grounder.ground`` locates each one and returns the resolved items the act
-step stores in the element's provenance (``provenance["evidence"]``).
+An ``ADD_NODE``, ``ADD_EDGE``, ``UPDATE_NODE`` or ``UPDATE_EDGE`` may carry ``evidence``: quotes (short
+verbatim passages of ``context_data``) or explicit spans (``{"chunk", "start", "end"}``, 1-based chunk,
+character offsets in that chunk's text). ``Grounder.ground`` locates each one and returns the resolved items
+the act step stores in the element's provenance (``provenance["evidence"]``).
 
 **How a quote is found**, in this order, the first hit winning:
 
@@ -14,19 +14,19 @@ step stores in the element's provenance (``provenance["evidence"]``).
    normalized chunk at least ``FUZZY_MIN_SCORE``% similar (rapidfuzz's ``partial_ratio``), reported as
    ``"match": "fuzzy"`` with its ``score``.
 
-Chunks are searched with the current one first (the one the observation showed), then the others in order,
-at most ``SEARCH_MAX_CHARS`` characters of context in all. Each chunk's normalized text is built once and
-kept (the index), and runs ``MAX_QUOTE_CHARS`` characters into the next chunk, so a quote that spans a chunk
-boundary is found in the chunk where it starts. Beyond the current chunk, a word index (each normalized word ->
-the chunks holding it, built when first needed) narrows the search to the chunks holding the quote's longest
-inner word (one not at either end, which a quote may cut).
+Chunks are searched with the current one first (the one the observation showed), then the others in order, at
+most ``SEARCH_MAX_CHARS`` characters of context in all. Each chunk's normalized text is built once and kept
+(the index), and runs ``MAX_QUOTE_CHARS`` characters into the next chunk, so a quote that spans a chunk
+boundary is found in the chunk where it starts. Beyond the current chunk, a word index (each normalized word
+-> the chunks holding it, built when first needed) narrows the search to the chunks holding the quote's
+longest inner word (one not at either end, which a quote may cut).
 
 A resolved item: ``{"quote", "chunk", "start", "end", "line", "column", "match"}`` plus ``"file"`` when the
 chunk's text comes from a file section (a ``// File: path`` marker; ``line``/``column`` then count in that
 file, from the line after the marker) and ``"score"`` for a fuzzy match. ``start``/``end`` are offsets in the
-chunk's text (``end`` may run past the chunk when the quote spans a boundary); ``line``/``column`` are 1-based.
-A quote that is not found is kept as ``{"quote", "match": "none"}``; under ``values`` one the value rule finds is
-``{"quote", "match": "name", "rule"}`` (``rule``: how ``igg.act.values`` found it).
+chunk's text (``end`` may run past the chunk when the quote spans a boundary); ``line``/``column`` are
+1-based. A quote that is not found is kept as ``{"quote", "match": "none"}``; under ``values`` one the value
+rule finds is ``{"quote", "match": "name", "rule"}`` (``rule``: how ``igg.act.values`` found it).
 
 **The policy** (``config.grounding``):
 
@@ -88,8 +88,8 @@ and its miss says so. A 100-character quote against a chunk of the default size 
 SEARCH_RESPONSE_CHARS = 200_000_000
 """Characters of context the exact and normalized searches beyond the chunk on show read for all the evidence
 of one response together (``Grounder.begin_response``; ~0.1 s of CPU): past it a quote is looked for in the
-chunk on show only, and its miss says so. A few dozen quotes from elsewhere in an 8 MB context fit; 2,000 short
-quotes that are nowhere once cost 13 s."""
+chunk on show only, and its miss says so. A few dozen quotes from elsewhere in an 8 MB context fit; 2,000
+short quotes that are nowhere once cost 13 s."""
 SEARCH_MAX_CHARS = 50_000_000
 """Characters of context one quote is searched in, at most (a bigger context: the chunks nearest first)."""
 
@@ -103,8 +103,8 @@ def normalize(text: str) -> str:
 
 
 class _Index:
-    """One chunk's text (plus ``MAX_QUOTE_CHARS`` of the next), and its normalized form with the map back to the
-    original, built on first need (an exact quote never needs it)."""
+    """One chunk's text (plus ``MAX_QUOTE_CHARS`` of the next), and its normalized form with the map back to
+    the original, built on first need (an exact quote never needs it)."""
 
     __slots__ = ("base", "own", "raw", "_norm", "_n", "_o", "_e")
 
@@ -142,7 +142,8 @@ class _Index:
             if pos < len(raw):
                 self._segment(n, pos, -1)
                 pieces.append(raw[pos:])
-        else:  # rare: each starter with its combining marks composed, each output character mapped to the group
+        else:
+            # rare: each starter with its combining marks composed, each output character mapped to the group
             i = 0
             while i < len(raw):
                 j = i + 1
@@ -176,7 +177,8 @@ class _Index:
 
 @dataclass(frozen=True, slots=True)
 class Grounded:
-    """An action's evidence, located: the items to store (None: it gave none) and a warning to add (``warn``)."""
+    """An action's evidence, located: the items to store (None: it gave none) and a warning to add
+    (``warn``)."""
 
     items: list[dict[str, Any]] | None
     warning: str | None = None
@@ -222,9 +224,9 @@ class Grounder:
         self._cut.clear()
 
     def _nearest(self, wanted: str, i: int) -> ScoreAlignment | None | bool:
-        """The best-aligned passage of chunk ``i``'s normalized text for the normalized quote ``wanted`` (found
-        once per response, for the match and for a miss's closest passage); False when the response's fuzzy
-        budget cannot pay for it."""
+        """The best-aligned passage of chunk ``i``'s normalized text for the normalized quote ``wanted``
+        (found once per response, for the match and for a miss's closest passage); False when the response's
+        fuzzy budget cannot pay for it."""
         key = (wanted, i)
         if key in self._near:
             return self._near[key]
@@ -277,7 +279,8 @@ class Grounder:
         return isinstance(action, AddNode) or bool(action.properties)
 
     def active(self, action: object) -> bool:
-        """Whether ``ground`` has anything to do for this action (evidence given, or the policy demands it)."""
+        """Whether ``ground`` has anything to do for this action (evidence given, or the policy demands
+        it)."""
         return isinstance(action, GROUNDED_ACTIONS) and (
             bool(action.evidence)
             or self.demands(action)
@@ -298,10 +301,13 @@ class Grounder:
                     if self.policy == "required_edges"
                     else "every ADD_NODE, ADD_EDGE and update"
                 )
-                return C.MISSING_EVIDENCE, (
-                    f'config.grounding is "{self.policy}": {what} needs "evidence", a verbatim quote of the context '
-                    f'that states it (at most {MAX_QUOTE_CHARS} characters), e.g. "evidence": ["..."], or a span '
-                    '{"chunk": N, "start": S, "end": E}.'
+                return (
+                    C.MISSING_EVIDENCE,
+                    (
+                        f'config.grounding is "{self.policy}": {what} needs "evidence", a verbatim quote of'
+                        f" the context that states it (at most {MAX_QUOTE_CHARS} characters), e.g."
+                        ' "evidence": ["..."], or a span {"chunk": N, "start": S, "end": E}.'
+                    ),
                 )
             return NOT_GIVEN
         current = self._current(cursor)
@@ -325,9 +331,10 @@ class Grounder:
             return Grounded(items)
         message = "; ".join(missed)
         if self.policy in ("required", "required_edges", "values"):
-            return C.UNGROUNDED_EVIDENCE, message + (
-                " Quote the context verbatim (a few words that state it) or "
-                'give a span {"chunk", "start", "end"}.'
+            return (
+                C.UNGROUNDED_EVIDENCE,
+                message + " Quote the context verbatim (a few words that state it) or "
+                'give a span {"chunk", "start", "end"}.',
             )
         return Grounded(items, message if self.policy == "warn" else None)
 
@@ -346,10 +353,10 @@ class Grounder:
                 passage = finder.closest(item)
                 near = f"; the closest passage is {passage!r}" if passage else ""
                 return (
-                    f"{key} {item!r} is not stated in the context (looked for it exactly; folded: case, accents, "
-                    f"'_', punctuation, dates, numbers, units; without a parenthesised qualifier; and with "
-                    f"initials, a leading 'The' or a short ending left out){near}. Write only values the "
-                    "context states, as it states them, or the ontology's own terms."
+                    f"{key} {item!r} is not stated in the context (looked for it exactly; folded: case,"
+                    " accents, '_', punctuation, dates, numbers, units; without a parenthesised qualifier;"
+                    f" and with initials, a leading 'The' or a short ending left out){near}. Write only"
+                    " values the context states, as it states them, or the ontology's own terms."
                 )
         return None
 
@@ -384,7 +391,8 @@ class Grounder:
         return kept
 
     def _in_chunk(self, quote: str, wanted: str, i: int) -> dict[str, Any] | None:
-        """The quote in chunk ``i``: exact, else normalized (starting in the chunk itself, not its overlap)."""
+        """The quote in chunk ``i``: exact, else normalized (starting in the chunk itself, not its
+        overlap)."""
         index = self._index(i)
         at = index.raw.find(quote)
         if 0 <= at < index.own:
@@ -398,9 +406,9 @@ class Grounder:
         return None
 
     def _candidates(self, wanted: str, order: list[int], current: int | None) -> list[int]:
-        """The chunks that can hold a normalized quote, in search order: the current one, then those whose text
-        has the quote's longest inner word (the word index, built on first need), or all of ``order`` for a
-        quote of fewer than three words (whose inner words may be cut)."""
+        """The chunks that can hold a normalized quote, in search order: the current one, then those whose
+        text has the quote's longest inner word (the word index, built on first need), or all of ``order`` for
+        a quote of fewer than three words (whose inner words may be cut)."""
         words = wanted.split(" ")
         if len(words) < 3 or len(order) <= 2:
             return order
@@ -475,8 +483,9 @@ class Grounder:
             return {}, f"evidence span: chunk {span.chunk} does not exist; the context has {total} chunk(s)."
         start, end = self.chunks.bounds(span.chunk - 1)
         if span.end > end - start:
-            return {}, (
-                f"evidence span: chunk {span.chunk} has {end - start} characters; end {span.end} is past it."
+            return (
+                {},
+                f"evidence span: chunk {span.chunk} has {end - start} characters; end {span.end} is past it.",
             )
         text = self.chunks.text[start + span.start : start + span.end]
         return self._item(text, span.chunk - 1, span.start, span.end, "span"), None
@@ -544,7 +553,10 @@ class Grounder:
             if hit.score > 0:
                 passage = index.norm[hit.dest_start : hit.dest_end]
                 passage = passage if len(passage) <= 120 else passage[:117] + "..."
-                message += f"; the closest passage, in chunk {order[0] + 1}, is {passage!r} ({hit.score:.0f}% similar)"
+                message += (
+                    f"; the closest passage, in chunk {order[0] + 1}, is {passage!r} ({hit.score:.0f}%"
+                    " similar)"
+                )
         return message + "."
 
 

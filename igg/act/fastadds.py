@@ -162,8 +162,8 @@ class _Adds:
         return True
 
     def plain(self, props: dict[str, Any]) -> bool:
-        """Valid keys, and values every property rule accepts (short strings, integers, booleans, and short lists
-        of short strings)."""
+        """Valid keys, and values every property rule accepts (short strings, integers, booleans, and short
+        lists of short strings)."""
         if len(props) > self.max_properties:
             return False
         good_keys, max_length = self.good_keys, self.max_length

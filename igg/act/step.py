@@ -84,7 +84,8 @@ def act(
 def iteration_finished(
     record: IterationRecord, *, nodes: int, edges: int, stop_reason: StopReason | None = None
 ) -> dict[str, Any]:
-    """The ``iteration_finished`` event's data for ``record`` (the graph held ``nodes`` and ``edges`` after it)."""
+    """The ``iteration_finished`` event's data for ``record`` (the graph held ``nodes`` and ``edges`` after
+    it)."""
     return {
         "proposed": len(record.verdicts),
         "accepted": record.accepted,
@@ -113,8 +114,8 @@ def iteration_events(
     verdicts: bool = True,
 ) -> list[Event]:
     """The events of one iteration: an ``action_verdict`` per verdict (unless ``verdicts`` is false) and its
-    ``iteration_finished``. The one builder of them: a run, a tool call and a step another process stored (read
-    back from the store) give a client the same fields."""
+    ``iteration_finished``. The one builder of them: a run, a tool call and a step another process stored
+    (read back from the store) give a client the same fields."""
     it = record.iteration
     events = (
         [

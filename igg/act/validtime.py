@@ -67,8 +67,10 @@ def time_problem(
         scoped = ", ".join(sorted(ctx.schema.time_scoped)) or "none"
         return (
             C.TIME_NOT_SCOPED,
-            f"{element_type} facts carry no time: the schema's valid_time does not name "
-            f"{element_type} (types with time: {scoped}). Send the action without valid_from/valid_to.",
+            (
+                f"{element_type} facts carry no time: the schema's valid_time does not name "
+                f"{element_type} (types with time: {scoped}). Send the action without valid_from/valid_to."
+            ),
         )
     bounds: dict[str, datetime] = {}
     for field, text in (("valid_from", a.valid_from), ("valid_to", a.valid_to)):
@@ -85,8 +87,10 @@ def time_problem(
     if start is not None and end is not None and end <= start:
         return (
             C.INVALID_TIME,
-            f"valid_to ({a.valid_to or current and current.get(VALID_TO)}) is not after "
-            f"valid_from ({a.valid_from or current and current.get(VALID_FROM)}): {TIME_RULE}.",
+            (
+                f"valid_to ({a.valid_to or current and current.get(VALID_TO)}) is not after "
+                f"valid_from ({a.valid_from or current and current.get(VALID_FROM)}): {TIME_RULE}."
+            ),
         )
     return None
 
@@ -133,8 +137,10 @@ def node_update_conflict(ctx: CheckContext, a: UpdateNode, node: str) -> Rejecti
         ):
             return (
                 C.TIME_CONFLICT,
-                f"{ctx.state.describe(node)} already has {key} = {e['value']!r} from {e['from']}; "
-                f"{key} holds one value at a time. Give this value its own valid_from.",
+                (
+                    f"{ctx.state.describe(node)} already has {key} = {e['value']!r} from {e['from']}; "
+                    f"{key} holds one value at a time. Give this value its own valid_from."
+                ),
             )
     return None
 
@@ -158,9 +164,9 @@ def _bounds(a: Timed) -> dict[str, str]:
 
 
 def split_times(properties: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A stored element's properties (a graph document's, a seed's) without its time keys, and its bounds as an
-    action's ``valid_from``/``valid_to`` (so the time rule checks them as it checks an agent's); a history that
-    is not one (not a list of ``{key, value, from, to}`` texts with readable times) comes back among the
+    """A stored element's properties (a graph document's, a seed's) without its time keys, and its bounds as
+    an action's ``valid_from``/``valid_to`` (so the time rule checks them as it checks an agent's); a history
+    that is not one (not a list of ``{key, value, from, to}`` texts with readable times) comes back among the
     properties, where the reserved key is refused."""
     if not any(k in properties for k in TIME_KEYS):
         return properties, {}
@@ -266,16 +272,18 @@ def edge_conflict(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None
         if other != ends.target and _key(props.get(VALID_FROM)) == start:
             return (
                 C.TIME_CONFLICT,
-                f"{ctx.state.describe(source)} -{a.label}-> {ctx.state.describe(other)} ({eid}) "
-                f"already starts at {props.get(VALID_FROM) or 'an unknown time'}; {a.label} holds one target at a "
-                "time. Give this fact its own valid_from, or correct the other one with UPDATE_EDGE.",
+                (
+                    f"{ctx.state.describe(source)} -{a.label}-> {ctx.state.describe(other)} ({eid}) already"
+                    f" starts at {props.get(VALID_FROM) or 'an unknown time'}; {a.label} holds one target at"
+                    " a time. Give this fact its own valid_from, or correct the other one with UPDATE_EDGE."
+                ),
             )
     return None
 
 
 def supersede_edges(state: GraphState, source: str, edge_type: str, new_edge: str) -> list[str]:
-    """After a one-at-a-time edge was added: close its predecessor and bound it by its successor (see the module
-    docstring); returns a note per fact changed."""
+    """After a one-at-a-time edge was added: close its predecessor and bound it by its successor (see the
+    module docstring); returns a note per fact changed."""
     facts = [
         {"id": eid, "target": other, "from": props.get(VALID_FROM), "to": props.get(VALID_TO)}
         for eid, other, props in _siblings(state, source, edge_type)
@@ -324,10 +332,10 @@ def _set_edge_bound(state: GraphState, edge: str, end: str | None) -> None:
 def _insert(
     facts: list[dict[str, Any]], new: dict[str, Any], name: Callable[[dict[str, Any]], str]
 ) -> list[tuple[str, dict[str, Any]]]:
-    """Put ``new`` among ``facts`` (same source, same one-at-a-time type; ``from``/``to`` stored texts or None)
-    by its start: its predecessor ends at its start unless it ended before; it ends at its successor's start
-    unless it ends before. Changes ``facts``' and ``new``'s ``to`` in place; returns a note and the fact changed,
-    per change."""
+    """Put ``new`` among ``facts`` (same source, same one-at-a-time type; ``from``/``to`` stored texts or
+    None) by its start: its predecessor ends at its start unless it ended before; it ends at its successor's
+    start unless it ends before. Changes ``facts``' and ``new``'s ``to`` in place; returns a note and the fact
+    changed, per change."""
     start = _key(new["from"])
     before = after = None
     before_key = after_key = start

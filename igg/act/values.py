@@ -21,10 +21,10 @@ in this order, the first hit winning:
 4. *name*, a knowledge graph's other spellings: a leading ``The`` the text leaves out, a stated name followed
    by a class of the ontology, or by a relation's word after a proper name (``English language``), a name
    ending in a class's last word stated with the class's whole label (``James Bay Basin`` in "James Bay
-   drainage basin"), initials stated as an abbreviation
-   (``United States`` as ``U.S.``, or ``USA`` with the A of "America"; not ``USD``), a two-word name whose middle names the text adds (``Luke Shaw``
-   in "Luke Paul Hoare Shaw", ``Heurelho Gomes`` in "Heurelho da Silva Gomes": at most ``MIDDLE_NAMES``
-   capitalised words or lower-case name particles between);
+   drainage basin"), initials stated as an abbreviation (``United States`` as ``U.S.``, or ``USA`` with the A
+   of "America"; not ``USD``), a two-word name whose middle names the text adds (``Luke Shaw`` in "Luke Paul
+   Hoare Shaw", ``Heurelho Gomes`` in "Heurelho da Silva Gomes": at most ``MIDDLE_NAMES`` capitalised words or
+   lower-case name particles between);
 5. *fuzzy* (bounded): the words of the folded value in the folded context in order, with at most
    ``GAP_WORDS`` initial between two of them (``Alan Shepard`` in ``Alan B. Shepard``) and the value's own
    middle initials optional (``Abraham A. Ribicoff`` in ``Abraham Ribicoff``), for values of two words or
@@ -46,8 +46,8 @@ in this order, the first hit winning:
    another name for it is not found.
 
 A value holding list brackets, markup, a line break or an unclosed parenthesis is found only exactly (it is
-not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a comma
-the normalized rule does not find (``Fulton County, Georgia`` for "Fulton County ... in Georgia").
+not how a name is written: ``[Cecil Parker]``, ``Gary Cohn (comic book writer``), and so is a value with a
+comma the normalized rule does not find (``Fulton County, Georgia`` for "Fulton County ... in Georgia").
 
 The ontology's own classes (type names and labels) count as found (*term*): naming a class is not a
 hallucination.
@@ -86,8 +86,8 @@ GAP_WORDS = 1
 """Other words allowed between two words of a value (the fuzzy rule)."""
 
 DERIVED_ENDINGS = frozenset({"n", "an", "ian", "ese", "ish", "i", "ist"})
-"""Endings a stated word may add to a value's last word (after the plural ``s`` is dropped): demonyms and agent
-nouns (``Africa`` -> ``Africans``, ``Japan`` -> ``Japanese``, ``guitar`` -> ``guitarist``)."""
+"""Endings a stated word may add to a value's last word (after the plural ``s`` is dropped): demonyms and
+agent nouns (``Africa`` -> ``Africans``, ``Japan`` -> ``Japanese``, ``guitar`` -> ``guitarist``)."""
 
 DEMONYMS: dict[str, tuple[str, ...]] = {
     "united states": ("american", "americans"),
@@ -133,10 +133,10 @@ DEMONYMS: dict[str, tuple[str, ...]] = {
     "monaco": ("monegasque",),
     "cyprus": ("cypriot",),
 }
-"""Countries and nations (folded) whose demonyms (folded) the fuzzy rule's endings do not reach, from Wikipedia's
-"List of adjectival and demonymic forms for countries and nations" (CC BY-SA): a country is stated by its
-demonym ("American-born" states ``United States``). A demonym names the nation, not a place in it: only a
-country's own name is found this way."""
+"""Countries and nations (folded) whose demonyms (folded) the fuzzy rule's endings do not reach, from
+Wikipedia's "List of adjectival and demonymic forms for countries and nations" (CC BY-SA): a country is stated
+by its demonym ("American-born" states ``United States``). A demonym names the nation, not a place in it: only
+a country's own name is found this way."""
 
 _LETTERS = str.maketrans(
     {
@@ -337,7 +337,8 @@ def _bounded(text: str, start: int, end: int) -> bool:
 
 
 def bare_name(value: str) -> str:
-    """A name without a knowledge graph's parenthesised disambiguators: ``Arion_(comicsCharacter)`` -> ``Arion``."""
+    """A name without a knowledge graph's parenthesised disambiguators: ``Arion_(comicsCharacter)`` ->
+    ``Arion``."""
     return _PARENS.sub("", value).strip(" _")
 
 
@@ -348,8 +349,8 @@ class ValueFinder:
     """One context, folded once, and the ontology's terms: ``find`` says how a value is found, or None."""
 
     def __init__(self, context: str, terms: Iterable[str] = (), kinds: Iterable[str] = ()) -> None:
-        """``terms``: the ontology's classes (names and labels), stated by definition; ``kinds``: more words that
-        may follow a stated name as its class word (the relations' labels: ``English language``)."""
+        """``terms``: the ontology's classes (names and labels), stated by definition; ``kinds``: more words
+        that may follow a stated name as its class word (the relations' labels: ``English language``)."""
         self.context = context
         self.folded = fold(context)
         self.words = self.folded.split()
@@ -369,7 +370,8 @@ class ValueFinder:
 
     def _referent(self, text: str, kind: str | None) -> str | None:
         """A name for the entity the context refers to only by its class word (``the film``): see the module
-        doc. The first name given claims the reference; it is found again (as an edge's evidence), another is not."""
+        doc. The first name given claims the reference; it is found again (as an edge's evidence), another is
+        not."""
         key = fold(text)
         if key in self._referents.values():
             return "referent"
@@ -442,9 +444,9 @@ class ValueFinder:
         return False
 
     def _full_name(self, text: str) -> bool:
-        """A person's short name, stated as part of a longer proper name: the value's first and last words with at
-        most ``MIDDLE_NAMES`` capitalised words between them in the text (``Luke Shaw`` in "Luke Paul Hoare
-        Shaw", ``Yevgeni Cherkes`` in "Yevgeni Aleksandrovich Cherkes")."""
+        """A person's short name, stated as part of a longer proper name: the value's first and last words
+        with at most ``MIDDLE_NAMES`` capitalised words between them in the text (``Luke Shaw`` in "Luke Paul
+        Hoare Shaw", ``Yevgeni Cherkes`` in "Yevgeni Aleksandrovich Cherkes")."""
         words = text.split()
         if len(words) != 2 or not all(w[:1].isupper() and w.replace("-", "").isalpha() for w in words):
             return False
@@ -453,8 +455,9 @@ class ValueFinder:
         return re.search(rf"(?<!\w){first}[a-z]*{middle}\s+{last}(?!\w)", self.context) is not None
 
     def _qualifiers_stated(self, text: str) -> bool:
-        """Whether each parenthesised qualifier of a name is stated in the context or is the ontology's own term
-        (a class or relation), as a phrase or word by word, camelCase read as words (``comicsCharacter``)."""
+        """Whether each parenthesised qualifier of a name is stated in the context or is the ontology's own
+        term (a class or relation), as a phrase or word by word, camelCase read as words
+        (``comicsCharacter``)."""
         for qualifier in _QUALIFIER.findall(text):
             folded = fold(_CAMEL.sub(" ", qualifier))
             words = folded.split()
@@ -467,8 +470,9 @@ class ValueFinder:
         return True
 
     def _named(self, text: str) -> str | None:
-        """A knowledge graph's other ways of naming: ``English language`` (a stated name, then a class of the ontology: ``classed``),
-        ``United States`` as ``U.S.`` or ``US`` (its initials, stated as an abbreviation: ``abbreviation``)."""
+        """A knowledge graph's other ways of naming: ``English language`` (a stated name, then a class of the
+        ontology: ``classed``), ``United States`` as ``U.S.`` or ``US`` (its initials, stated as an
+        abbreviation: ``abbreviation``)."""
         if "," in text:  # "Tarrant County, Texas" is stated only as written (the normalized rule)
             return None
         words = fold(text).split()
@@ -480,7 +484,8 @@ class ValueFinder:
             and f" {' '.join(words[:-1])} " in self.folded
             and (f" {words[-1]} " in self.terms or self._proper(text.rsplit(None, 1)[0]))
         ):
-            return "classed"  # "English language"; with a relation's word only after a proper name ("Bacon family" is not)
+            # "English language"; with a relation's word only after a proper name ("Bacon family" is not)
+            return "classed"
         head = " ".join(words[:-1])
         if len(words) > 1 and any(
             t.split()[-1:] == words[-1:] and f" {head}{t}" in self.folded for t in self.terms
@@ -519,8 +524,8 @@ class ValueFinder:
         return self._derived(words) or self._joined(words)
 
     def _joined(self, words: list[str]) -> bool:
-        """The value's words written as one (``racewalker`` for "race walker"), or one word of the value written
-        as two in the text (``race walker`` for "racewalker"): the same letters, spaces aside."""
+        """The value's words written as one (``racewalker`` for "race walker"), or one word of the value
+        written as two in the text (``race walker`` for "racewalker"): the same letters, spaces aside."""
         if not words or len("".join(words)) < 6:
             return False
         if len(words) >= 2:
@@ -563,7 +568,8 @@ class ValueFinder:
         return False
 
     def closest(self, value: Any) -> str:
-        """The passage of the context most like the value, widened to whole words (for a verdict's message)."""
+        """The passage of the context most like the value, widened to whole words (for a verdict's
+        message)."""
         text = value if isinstance(value, str) else str(value)
         hit = fuzz.partial_ratio_alignment(bare_name(text) or text, self.context)
         if hit is None or hit.score <= 0:

@@ -1,5 +1,6 @@
 """What an OpenAI-compatible server answered, read for the LLM agent: the JSON of a 200 answer, its text and
-counts, the answer as a record keeps it (without the text the turn keeps already), and short forms for messages."""
+counts, the answer as a record keeps it (without the text the turn keeps already), and short forms for
+messages."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def count_of(value: Any) -> int | None:
 
 
 def cap_text(text: str, limit: int) -> tuple[str, int | None]:
-    """``text`` cut to at most ``limit`` UTF-8 bytes (on a character boundary), and its size when it was cut."""
+    """``text`` cut to at most ``limit`` UTF-8 bytes (on a character boundary), and its size when it was
+    cut."""
     if len(text) <= limit // 4:  # no character takes more than 4 bytes
         return text, None
     data = text.encode("utf-8")

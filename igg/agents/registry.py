@@ -1,12 +1,14 @@
-"""Choosing an agent from a spec string: ``auto``, ``llm``, ``local``, ``code``, ``hybrid`` or ``script:PATH``.
+"""Choosing an agent from a spec string: ``auto``, ``llm``, ``local``, ``code``, ``hybrid`` or
+``script:PATH``.
 
 Extension points (the modules other parts of IGG provide):
 
 * ``igg.agents.llm`` defines ``create_agent(request, environ=...)`` -> an agent (sync or async callable);
-* ``igg.agents.local`` defines ``create_agent(request, environ=...)``: the LLM agent on an in-process llama.cpp
-  server (``IGG_MODEL_FILE``, or the packaged SmolLM2 of ``igg[local]``);
-* ``igg.agents.code`` defines ``create_agent(request, mode, environ=...)`` with ``mode`` ``"code"`` or ``"hybrid"``,
-  and may define ``looks_like_source(text) -> bool`` (used by ``auto``; a simple built-in check otherwise).
+* ``igg.agents.local`` defines ``create_agent(request, environ=...)``: the LLM agent on an in-process
+  llama.cpp server (``IGG_MODEL_FILE``, or the packaged SmolLM2 of ``igg[local]``);
+* ``igg.agents.code`` defines ``create_agent(request, mode, environ=...)`` with ``mode`` ``"code"`` or
+  ``"hybrid"``, and may define ``looks_like_source(text) -> bool`` (used by ``auto``; a simple built-in check
+  otherwise).
 
 ``auto`` picks the LLM agent when ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL`` is set, else the code agent when
 the context is source code, else it says what to do. ``code`` (and ``auto``'s choice of it) reads the context
@@ -93,8 +95,8 @@ def _code(request: Request) -> AnyAgent:
         ) from None
     if not has_source(request.context_data):
         raise AgentUnavailable(
-            f"the code agent needs {spoken()} sources in context_data (each file introduced by a line such as "
-            "'// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH"
+            f"the code agent needs {spoken()} sources in context_data (each file introduced by a line such as"
+            " '// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH"
         )
     return StreamingCodeAgent(request.context_data)
 

@@ -59,7 +59,8 @@ class wait_jittered(wait_base):  # noqa: N801 - named like tenacity's own strate
 
 
 class wait_retry_after(wait_base):  # noqa: N801 - named like tenacity's own strategies
-    """The server's ``Retry-After`` (capped at ``cap`` seconds) when the failed attempt carried one, else ``fallback``."""
+    """The server's ``Retry-After`` (capped at ``cap`` seconds) when the failed attempt carried one, else
+    ``fallback``."""
 
     def __init__(self, fallback: wait_base, cap: float) -> None:
         self.fallback, self.cap = fallback, cap
@@ -115,7 +116,8 @@ class RetryPolicy:
 
 
 def is_retryable(error: BaseException) -> bool:
-    """Rate limits, 5xx/408/409, timeouts, connection errors and unreadable 200 answers are worth another try."""
+    """Rate limits, 5xx/408/409, timeouts, connection errors and unreadable 200 answers are worth another
+    try."""
     if isinstance(error, CallTimedOut | AnswerUnreadable):
         return True
     if isinstance(error, openai.APIStatusError):

@@ -5,19 +5,19 @@ link every file before its first turn: a context of a million files meant minute
 first action, even for a run whose ``max_iterations`` lets it propose a handful of files. Here the files are
 found lazily (one marker at a time), and the code agent (``igg.agents.code.CodeAgent``) starts on the first
 batch; only when it has proposed everything of the files read so far is the next batch read (each batch three
-times as large as everything read before it, so the links, each over every file read so far, cost at most
-4/3 of the last one), and the facts of every file read so far are linked again, so a file of a later batch still gets
-the edges that point into an earlier one. The code
-agent reads the graph, not its memory: what is there already is never proposed again. The time and memory
-of a run follow the files it reaches, and it starts within the first batch.
+times as large as everything read before it, so the links, each over every file read so far, cost at most 4/3
+of the last one), and the facts of every file read so far are linked again, so a file of a later batch still
+gets the edges that point into an earlier one. The code agent reads the graph, not its memory: what is there
+already is never proposed again. The time and memory of a run follow the files it reaches, and it starts
+within the first batch.
 
 Until the whole context has been read, names the files read so far do not resolve are left out, not made
 external nodes or ``external_supertypes`` (a later batch may define them); the last link, once every file is
-read, is the code agent's usual one (a class proposed before it does not get ``external_supertypes`` later).
-A Python ``from pkg.sub import x`` read before ``pkg/sub.py`` would link to ``pkg`` (its ``__init__``), so
+read, is the code agent's usual one (a class proposed before it does not get ``external_supertypes`` later). A
+Python ``from pkg.sub import x`` read before ``pkg/sub.py`` would link to ``pkg`` (its ``__init__``), so
 before the last link no ``IMPORTS`` edge to a package is proposed; the last link proposes them, as the code
-agent would. A context of up to ``FIRST_BATCH`` files is read whole before the first turn, exactly as the
-code agent reads it. Python module names come from the paths of every Python file of the context (found by one scan
+agent would. A context of up to ``FIRST_BATCH`` files is read whole before the first turn, exactly as the code
+agent reads it. Python module names come from the paths of every Python file of the context (found by one scan
 of the markers when the first Python file is read), so they are the same whichever batch a file is in.
 """
 
@@ -65,9 +65,9 @@ def marked_paths(text: str) -> list[str]:
 
 
 def _package_import(relation: Relation) -> bool:
-    """Whether ``relation`` is an ``IMPORTS`` of a package (its ``__init__``): before the whole context is read,
-    ``from pkg.sub import x`` resolves to ``pkg`` when ``pkg/sub.py`` is in a later batch, so such edges wait
-    for the last link."""
+    """Whether ``relation`` is an ``IMPORTS`` of a package (its ``__init__``): before the whole context is
+    read, ``from pkg.sub import x`` resolves to ``pkg`` when ``pkg/sub.py`` is in a later batch, so such edges
+    wait for the last link."""
     return (
         relation.label == "IMPORTS"
         and relation.target.startswith("module:")
@@ -136,8 +136,8 @@ class StreamingCodeAgent(AgentCapabilities):
             self._files = None  # the context is read to its end
         if not self._facts:
             raise AgentFailed(
-                "the code agent found no source file of a language it reads in the context (mark each file with a "
-                "line such as '// File: src/App.java' or '# File: app/main.py')"
+                "the code agent found no source file of a language it reads in the context (mark each file"
+                " with a line such as '// File: src/App.java' or '# File: app/main.py')"
             )
         self.batches += 1
         self._batch = 3 * len(self._facts)  # after the next batch, four times what was read

@@ -1,12 +1,12 @@
 """Workers that commit their own sessions: with a PostgreSQL store, there is no single writer.
 
-An SQLite file takes one writer at a time and must sit on the client's disk, so there the client commits
-every session (``igg.batch.persist``). A PostgreSQL database takes many writers from anywhere: the task
+An SQLite file takes one writer at a time and must sit on the client's disk, so there the client commits every
+session (``igg.batch.persist``). A PostgreSQL database takes many writers from anywhere: the task
 ``commit_session`` runs the session on the worker as ``run_session``/``map_tree`` do, then commits it to the
-store from the worker, with the same ``SessionWriter`` (one transaction per iteration, then the finalize step),
-and sends back the outcome marked ``committed``; the client then only writes ``--out`` and the exports from
-what the store holds (``SessionWriter.files``). Each worker process keeps one store (one connection pool) per
-URL for its life. The worker commits a session in ONE transaction, so a worker killed at any moment leaves
+store from the worker, with the same ``SessionWriter`` (one transaction per iteration, then the finalize
+step), and sends back the outcome marked ``committed``; the client then only writes ``--out`` and the exports
+from what the store holds (``SessionWriter.files``). Each worker process keeps one store (one connection pool)
+per URL for its life. The worker commits a session in ONE transaction, so a worker killed at any moment leaves
 nothing of the session it ran, and Dask runs it again elsewhere.
 """
 

@@ -57,7 +57,8 @@ class SessionReport:
     """The request file (``FILE`` or ``FILE:LINE``) or source tree."""
     status: JobOutcome
     summary: dict[str, Any] | None = None
-    """The session's ``igg run --json`` summary (plus ``map_code`` for trees); a skipped session's stored one."""
+    """The session's ``igg run --json`` summary (plus ``map_code`` for trees); a skipped session's stored
+    one."""
     error: str | None = None
     """Why it failed, or why its exports failed (the session itself is then stored)."""
     worker: str | None = None

@@ -24,7 +24,8 @@ STORE_SYNC = "NORMAL"
 """How the batch's writer syncs the store: SQLite's WAL with ``synchronous=NORMAL`` commits without an fsync
 per iteration (6x faster on this machine's disk); a power cut may lose the last commits, never corrupt the
 store, and a lost session simply runs again (or continues) in the next run of the batch. The store is synced
-at SQLite's WAL checkpoints and when the batch closes it. ``durable=True`` (``--durable``) uses ``FULL``, as ``igg run`` does."""
+at SQLite's WAL checkpoints and when the batch closes it. ``durable=True`` (``--durable``) uses ``FULL``, as
+``igg run`` does."""
 
 
 def run_requests(

@@ -1,10 +1,10 @@
 """A cache of parsed facts, keyed by file content, so that re-mapping parses only what changed.
 
-One SQLite file beside the session store (``STORE.codefacts``): a row per (path, module name, content
-hash, the version of the file's language's analyzer: ``Language.cache_version``) holding that file's ``FileFacts``. ``igg map-code --store`` fills it; ``--update``
-reads the facts of unchanged files from it. A missing or unreadable cache only costs a parse. The file
-is IGG's own (written next to the store the user named, never elsewhere); its rows are pickles of IGG's
-dataclasses, read only from that file.
+One SQLite file beside the session store (``STORE.codefacts``): a row per (path, module name, content hash,
+the version of the file's language's analyzer: ``Language.cache_version``) holding that file's ``FileFacts``.
+``igg map-code --store`` fills it; ``--update`` reads the facts of unchanged files from it. A missing or
+unreadable cache only costs a parse. The file is IGG's own (written next to the store the user named, never
+elsewhere); its rows are pickles of IGG's dataclasses, read only from that file.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ log = structlog.get_logger("igg.code")
 
 FORMAT_VERSION = "5"
 """Bumped whenever ``FileFacts`` itself changes: every cached fact is then parsed again. Each language's
-analyzer has a version of its own (``Language.cache_version``), so a change in one reparses its files alone."""
+analyzer has a version of its own (``Language.cache_version``), so a change in one reparses its files
+alone."""
 
 
 def content_hash(text: str) -> str:
@@ -41,7 +42,8 @@ class FactsCache:
             if self.path is not None:  # beside its store, whose folder the first run into it creates too
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path) if self.path is not None else ":memory:")
-            # a cache: a write lost in a crash costs a parse, so no sync per write (which cost ~0.1 s a commit)
+            # a cache: a write lost in a crash costs a parse, so no sync per write (which cost ~0.1 s a
+            # commit)
             self._db.execute("PRAGMA synchronous = OFF")
             self._create()
         except (sqlite3.Error, OSError) as exc:
@@ -61,7 +63,8 @@ class FactsCache:
 
     @staticmethod
     def key(path: str, module: str | None, sha: str) -> str:
-        """The key of a file's facts: its path, module name and content hash, and the versions that made them."""
+        """The key of a file's facts: its path, module name and content hash, and the versions that made
+        them."""
         name = language_of(path)
         version = get(name).cache_version if name is not None else ""
         return f"{FORMAT_VERSION}.{name}.{version}\x00{path}\x00{module or ''}\x00{sha}"

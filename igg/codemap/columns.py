@@ -1,6 +1,7 @@
 """Columns as people count them: parsers give a position's column in UTF-8 bytes (Python's ``ast``
 ``col_offset`` and tree-sitter's ``start_point`` alike); a site's column (``igg.codemap.model.Site``) counts
-characters, 1-based, as editors and ``grep -n`` readers do. Only lines holding a non-ASCII character differ."""
+characters, 1-based, as editors and ``grep -n`` readers do. Only lines holding a non-ASCII character
+differ."""
 
 from __future__ import annotations
 

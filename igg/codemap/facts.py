@@ -1,9 +1,10 @@
 """What the analyzers find in one source file, before any cross-file resolution.
 
-A language's analyzer (``igg.codemap.language``: ``python/analyze.py``, ``java/analyze.py``, ...) turns one file into ``FileFacts``: the module, its imports, the
-types and callables it declares, and for each callable the calls, instantiations and SQL statements in its
-body, with receivers and type names still *as written*. ``link.py`` resolves those names across files into
-``Symbol``s and ``Relation``s, which the code agent proposes as graph actions.
+A language's analyzer (``igg.codemap.language``: ``python/analyze.py``, ``java/analyze.py``, ...) turns one
+file into ``FileFacts``: the module, its imports, the types and callables it declares, and for each callable
+the calls, instantiations and SQL statements in its body, with receivers and type names still *as written*.
+``link.py`` resolves those names across files into ``Symbol``s and ``Relation``s, which the code agent
+proposes as graph actions.
 """
 
 from __future__ import annotations
@@ -39,22 +40,22 @@ class ImportRef:
     column: int = 0
     """1-based column where the import statement starts (0: not known), with ``line`` its site."""
     type_only: bool = False
-    """Only type checkers read it: Python under ``if TYPE_CHECKING:``, TypeScript ``import type`` (or every name
-    of the statement marked ``type``), ``export type ... from``. An edge stated only by such imports carries
-    ``type_checking: true``."""
+    """Only type checkers read it: Python under ``if TYPE_CHECKING:``, TypeScript ``import type`` (or every
+    name of the statement marked ``type``), ``export type ... from``. An edge stated only by such imports
+    carries ``type_checking: true``."""
 
 
 Expr = tuple[Any, ...]
-"""A Java receiver or argument expression, kept as written for the linker to type:
-``("var", T)`` a local or parameter of declared type T (``("var", T, E)`` when T has one type argument, erased
-to E: ``List<Filter>`` -> ``("var", "List", "Filter")``), ``("name", id)`` an identifier that is no local
-(a field of this, an outer or a super type, a statically imported field, or a type), ``("this",)``,
-``("super",)``, ``("outer", O)`` for ``O.this``, ``("field", expr, name)``, ``("call", CallRef)`` (its
-return type), ``("new", T)``, ``("cast", T)``, ``("lit", T)`` (T ``null`` for null), ``("fn", n)`` a lambda of
-``n`` parameters or (``n`` None) a method reference: an argument only a functional interface can take,
-``("lambda", C, i, j)`` the ``j``-th parameter of a lambda without declared parameter types that is the
-``i``-th argument of call ``C`` (typed by what the called method takes there), ``("typed", T, args, j)`` the same
-of a lambda declared, cast or returned as functional interface ``T`` with (erased) type arguments ``args``."""
+"""A Java receiver or argument expression, kept as written for the linker to type: ``("var", T)`` a local or
+parameter of declared type T (``("var", T, E)`` when T has one type argument, erased to E: ``List<Filter>`` ->
+``("var", "List", "Filter")``), ``("name", id)`` an identifier that is no local (a field of this, an outer or
+a super type, a statically imported field, or a type), ``("this",)``, ``("super",)``, ``("outer", O)`` for
+``O.this``, ``("field", expr, name)``, ``("call", CallRef)`` (its return type), ``("new", T)``, ``("cast",
+T)``, ``("lit", T)`` (T ``null`` for null), ``("fn", n)`` a lambda of ``n`` parameters or (``n`` None) a
+method reference: an argument only a functional interface can take, ``("lambda", C, i, j)`` the ``j``-th
+parameter of a lambda without declared parameter types that is the ``i``-th argument of call ``C`` (typed by
+what the called method takes there), ``("typed", T, args, j)`` the same of a lambda declared, cast or returned
+as functional interface ``T`` with (erased) type arguments ``args``."""
 
 
 SWITCH = "<switch>"
@@ -82,8 +83,8 @@ class CallRef:
     """Java: the argument expressions (typed by the linker to choose between overloads)."""
     line: int = 0
     column: int = 0
-    """1-based column of the call's site (0: not known): where the called name stands (Java, TypeScript, Go: where
-    their compilers put the call), where the call expression starts (Python, as ``ast`` has it)."""
+    """1-based column of the call's site (0: not known): where the called name stands (Java, TypeScript, Go:
+    where their compilers put the call), where the call expression starts (Python, as ``ast`` has it)."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -106,7 +107,8 @@ class CallableDecl:
     kind: Literal["method", "constructor", "function"]
     name: str
     signature: str
-    """``login(String, String)`` (Java: parameter types) or ``login(self, user: str)`` (Python: parameters)."""
+    """``login(String, String)`` (Java: parameter types) or ``login(self, user: str)`` (Python:
+    parameters)."""
     owner: str | None
     """Qualified name of the declaring type; None for a function."""
     line: int
@@ -125,8 +127,9 @@ class CallableDecl:
     returns_element: str | None = None
     """Java: the erased type argument of a return type that has exactly one (``List<Diff<?>>``: ``Diff``)."""
     returns_param: str | None = None
-    """Java: the return type is this type parameter of the owner (``T get()`` of ``Supplier<T>``): a call returns
-    what the receiver's type binds it to through its supertypes' type arguments (``TypeDecl.super_args``)."""
+    """Java: the return type is this type parameter of the owner (``T get()`` of ``Supplier<T>``): a call
+    returns what the receiver's type binds it to through its supertypes' type arguments
+    (``TypeDecl.super_args``)."""
     abstract: bool = False
     """Java: declared without a body (an interface's abstract method: a functional interface has one)."""
     explicit_init: bool = False
@@ -161,10 +164,11 @@ class TypeDecl:
     AbstractBuilder<PipeBuilder>``), ``param`` when given a type parameter of this type bounded by this type
     (``Mid<B extends Mid<B>> extends AbstractBuilder<B>``): who binds a self-typed method's return type."""
     type_params: dict[str, str] = field(default_factory=dict)
-    """Java: the type's own type parameters, in order -> their erasure (``B extends Builder<B>``: ``Builder``)."""
+    """Java: the type's own type parameters, in order -> their erasure (``B extends Builder<B>``:
+    ``Builder``)."""
     super_args: dict[str, list[str]] = field(default_factory=dict)
-    """Java: supertype (as written) -> its type arguments, each a type parameter of this type or a type name as
-    written, erased (``''`` for a wildcard): ``Builder extends AbstractBuilder<Visitor, Builder>``."""
+    """Java: supertype (as written) -> its type arguments, each a type parameter of this type or a type name
+    as written, erased (``''`` for a wildcard): ``Builder extends AbstractBuilder<Visitor, Builder>``."""
     fields: dict[str, str] = field(default_factory=dict)
     """Field name -> declared type as written (Java fields; Python: none, its attributes are value flows)."""
     field_elements: dict[str, str] = field(default_factory=dict)
@@ -185,16 +189,17 @@ class RouteDecl:
     path: str
     """The path as registered on its router, normalized (``routes.normalize``: every parameter ``{}``)."""
     router: str = ""
-    """The local name of the router (``APIRouter``, ``Blueprint``, Express ``Router()``, ...) it is registered on,
-    or ``""``: the application itself (its path is absolute)."""
+    """The local name of the router (``APIRouter``, ``Blueprint``, Express ``Router()``, ...) it is registered
+    on, or ``""``: the application itself (its path is absolute)."""
     scope: tuple[str, int, int] | None = None
-    """The handler: (name, first line, last line) of the function or method declared in this file that handles it,
-    or None: the module (an inline handler at module level)."""
+    """The handler: (name, first line, last line) of the function or method declared in this file that handles
+    it, or None: the module (an inline handler at module level)."""
     handler: str | None = None
-    """A handler another module declares: ``module:MOD#NAME`` (Django's ``views.detail``: a function, or a class-based
-    view, each of whose methods named for an HTTP method handles the route of that method), ``func:PKG#NAME`` or
-    ``method:PKG#NAME`` (Go: the one function or method of that name in the package), ``path:PATH#NAME`` (TypeScript:
-    the function a file exports as NAME; ``path:PATH#.NAME``: the one function or method NAME of that file)."""
+    """A handler another module declares: ``module:MOD#NAME`` (Django's ``views.detail``: a function, or a
+    class-based view, each of whose methods named for an HTTP method handles the route of that method),
+    ``func:PKG#NAME`` or ``method:PKG#NAME`` (Go: the one function or method of that name in the package),
+    ``path:PATH#NAME`` (TypeScript: the function a file exports as NAME; ``path:PATH#.NAME``: the one function
+    or method NAME of that file)."""
     line: int = 0
     column: int = 0
     """Where the registration stands (the decorator, the ``app.get(...)`` call, the annotation)."""
@@ -202,19 +207,20 @@ class RouteDecl:
 
 @dataclass(kw_only=True, slots=True)
 class MountDecl:
-    """A router mounted under a prefix: ``include_router(r, prefix=)``, ``app.use('/p', r)``, ``include()``, ``Mount``."""
+    """A router mounted under a prefix: ``include_router(r, prefix=)``, ``app.use('/p', r)``, ``include()``,
+    ``Mount``."""
 
     prefix: str
     """The normalized prefix."""
     base: str | None = None
-    """A constant of another file the prefix starts with (as ``RequestDecl.base``), ``?`` when the code does not
-    decide the prefix (the mounted routes are then left out), None: ``prefix`` is whole."""
+    """A constant of another file the prefix starts with (as ``RequestDecl.base``), ``?`` when the code does
+    not decide the prefix (the mounted routes are then left out), None: ``prefix`` is whole."""
     router: str = ""
     """The router it is mounted on (``""``: the application)."""
     child: str = ""
-    """What is mounted: ``local:NAME`` (a router of this file), ``module:MOD#NAME`` (a router named NAME in the
-    module MOD; ``#`` alone: the module's application), ``path:PATH#NAME`` (the file at PATH, any of the language's
-    suffixes), ``func:PKG#NAME`` (the router the function NAME of the package PKG builds, Go)."""
+    """What is mounted: ``local:NAME`` (a router of this file), ``module:MOD#NAME`` (a router named NAME in
+    the module MOD; ``#`` alone: the module's application), ``path:PATH#NAME`` (the file at PATH, any of the
+    language's suffixes), ``func:PKG#NAME`` (the router the function NAME of the package PKG builds, Go)."""
     line: int = 0
 
 
@@ -227,9 +233,9 @@ class RequestDecl:
     url: str
     """The URL as far as the code decides it, normalized: a path (``/users/{}``) or ``scheme://host/path``."""
     base: str | None = None
-    """A base joined in front of ``url`` that another file declares: ``module:MOD#NAME``, ``path:PATH#NAME`` or
-    ``pkg:PKG#NAME`` (a constant of ``HttpFacts.constants`` there; Go: of any file of the package); None: ``url``
-    is whole."""
+    """A base joined in front of ``url`` that another file declares: ``module:MOD#NAME``, ``path:PATH#NAME``
+    or ``pkg:PKG#NAME`` (a constant of ``HttpFacts.constants`` there; Go: of any file of the package); None:
+    ``url`` is whole."""
     scope: tuple[str, int, int] | None = None
     """The calling function or method: (name, first line, last line); None: the module."""
     line: int = 0
@@ -239,15 +245,16 @@ class RequestDecl:
 
 @dataclass(kw_only=True, slots=True)
 class HttpFacts:
-    """The HTTP routes, routers, mounts and requests of one file, and its constants other files' requests join."""
+    """The HTTP routes, routers, mounts and requests of one file, and its constants other files' requests
+    join."""
 
     routes: list[RouteDecl] = field(default_factory=list)
     routers: dict[str, str] = field(default_factory=dict)
     """Local router name -> its own prefix (``APIRouter(prefix="/users")``; ``""`` when it has none)."""
     mounted_only: list[str] = field(default_factory=list)
-    """Routers that serve nothing until mounted (``APIRouter``, ``Blueprint``, Express ``Router()``): when no mount
-    of the tree is known, their routes are left out (their prefix is not known), where an application's routes
-    stand at the root."""
+    """Routers that serve nothing until mounted (``APIRouter``, ``Blueprint``, Express ``Router()``): when no
+    mount of the tree is known, their routes are left out (their prefix is not known), where an application's
+    routes stand at the root."""
     mounts: list[MountDecl] = field(default_factory=list)
     requests: list[RequestDecl] = field(default_factory=list)
     constants: dict[str, str] = field(default_factory=dict)
@@ -285,7 +292,8 @@ class FileFacts:
     """Set on a configuration file its language's linking reads (``tsconfig.json``, ``package.json``,
     ``go.mod``): what it says, as that language's analyzer reads it. Such a file is no module of its own."""
     http: HttpFacts | None = None
-    """The file's HTTP routes and requests (None: it has none), joined across files by ``igg.codemap.routes``."""
+    """The file's HTTP routes and requests (None: it has none), joined across files by
+    ``igg.codemap.routes``."""
     flow: list[Any] | None = None
     """Python: the file's scopes and their value flows (``igg.codemap.python.flow.Scope``), which its linker
     resolves calls with across files (``igg.codemap.python.calls``); kept by ``without_bodies``."""

@@ -12,7 +12,8 @@
   map goes on.
 
 The time limit is a ``SIGALRM`` timer, so it holds where analysis runs on a process's main thread (the parse
-processes of ``igg map-code``, the CLI itself); elsewhere (a server's worker threads) only the other guards do.
+processes of ``igg map-code``, the CLI itself); elsewhere (a server's worker threads) only the other guards
+do.
 """
 
 from __future__ import annotations
@@ -205,8 +206,9 @@ def top_level_statements(text: str) -> list[tuple[int, int]]:
 def without_failing_statements(
     analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str, module: str | None
 ) -> tuple[FileFacts | None, list[int]]:
-    """Python's ``salvage``: the file analysed with each top-level statement that fails on its own blanked (line numbers kept), and
-    the first lines of those statements; (None, []) when that does not help either."""
+    """Python's ``salvage``: the file analysed with each top-level statement that fails on its own blanked
+    (line numbers kept), and the first lines of those statements; (None, []) when that does not help
+    either."""
     try:
         spans = top_level_statements(text)
     except (Exception, RecursionError):  # noqa: BLE001 - the tokenizer's failure: no statements to keep

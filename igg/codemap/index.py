@@ -32,7 +32,8 @@ class ClassLevel:
 
 
 class Index:
-    """The declarations of ``files`` (see the module doc); ``linkers`` is filled by the link, one per language."""
+    """The declarations of ``files`` (see the module doc); ``linkers`` is filled by the link, one per
+    language."""
 
     def __init__(
         self, files: list[FileFacts], configs: Sequence[FileFacts] = (), paths: Iterable[str] | None = None

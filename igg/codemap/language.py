@@ -33,7 +33,8 @@ MODULES: dict[str, str] = {
     "typescript": "igg.codemap.typescript",
     "go": "igg.codemap.go",
 }
-"""Language name -> the module whose ``LANGUAGE`` it is, in the order files of several languages are reported."""
+"""Language name -> the module whose ``LANGUAGE`` it is, in the order files of several languages are
+reported."""
 
 TITLES: dict[str, str] = {"python": "Python", "java": "Java", "typescript": "TypeScript", "go": "Go"}
 """Language name -> how messages write it."""
@@ -48,17 +49,20 @@ SUFFIXES: dict[str, str] = {
 """File suffix (lower case) -> language: the walk asks this for every file, without importing a language."""
 
 STUBS: tuple[str, ...] = (".pyi", ".d.ts", ".d.mts", ".d.cts")
-"""Name endings of declaration-only files, which merge into the module of the same name (``Language.merge``)."""
+"""Name endings of declaration-only files, which merge into the module of the same name
+(``Language.merge``)."""
 
 CONFIG_NAMES: dict[str, str] = {
     **dict.fromkeys(("tsconfig.json", "jsconfig.json", "package.json"), "typescript"),
     **dict.fromkeys(("go.mod", "go.work"), "go"),
 }
-"""Exact file names -> the language whose linking reads them (configuration, not source: no module of their own)."""
+"""Exact file names -> the language whose linking reads them (configuration, not source: no module of their
+own)."""
 CONFIG_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:tsconfig|jsconfig)[\w.-]*\.json$"), "typescript")
 ]
-"""File-name patterns of more configuration files (``tsconfig.base.json``, which a ``tsconfig.json`` extends)."""
+"""File-name patterns of more configuration files (``tsconfig.base.json``, which a ``tsconfig.json``
+extends)."""
 MARKER_NAMES: dict[str, str] = dict.fromkeys(("pyproject.toml", "setup.py", "setup.cfg"), "python")
 """Exact file names a language's naming looks for beside its sources (Python's project markers), by language:
 ``igg check --since`` takes them from a commit together with the sources."""
@@ -82,7 +86,8 @@ class SourceFile:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SchemaAdditions:
-    """Node and edge types a language adds to the code schema's (``schemas/code-graph.json`` holds them all)."""
+    """Node and edge types a language adds to the code schema's (``schemas/code-graph.json`` holds them
+    all)."""
 
     node_types: tuple[str, ...] = ()
     edge_types: tuple[str, ...] = ()
@@ -102,7 +107,8 @@ class Linker(Protocol):
         ...
 
     def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
-        """The qualified name of the in-tree type ``name`` (as written in ``f``, inside ``ctx``) means, or None."""
+        """The qualified name of the in-tree type ``name`` (as written in ``f``, inside ``ctx``) means, or
+        None."""
         ...
 
     def import_relations(
@@ -121,8 +127,8 @@ class Linker(Protocol):
     def call_target(
         self, call: CallRef, f: FileFacts, owner: TypeDecl | None
     ) -> CallableDecl | ClassLevel | str | None:
-        """What a call reaches: a callable (CALLS), a type only (a class-level CALLS), a qualified type name (a
-        constructor call: INSTANTIATES), or None (not knowable: left out)."""
+        """What a call reaches: a callable (CALLS), a type only (a class-level CALLS), a qualified type name
+        (a constructor call: INSTANTIATES), or None (not knowable: left out)."""
         ...
 
     def instantiable(self, qualified: str) -> bool:
@@ -168,7 +174,8 @@ class Language(Protocol):
     """What separates the parts of a package name (``acme.billing``; TypeScript's folders: ``src/util``)."""
     method_sets: bool = False
     """Its linking computes relations from a type's method set (Go's implicit ``IMPLEMENTS``): a method that
-    comes, goes or is redeclared concerns, on ``--update``, every file that names its type (the type's own)."""
+    comes, goes or is redeclared concerns, on ``--update``, every file that names its type (the type's
+    own)."""
     keeps_generated: bool = False
     """A generated file is read (as its module and imports) instead of skipped."""
     reads_generated: bool = False
@@ -202,7 +209,8 @@ class Language(Protocol):
         return None
 
     def is_package_dir(self, path: str) -> bool:
-        """Whether a folder bearing a build-like name (``build``, ``dist``) is one of this language's packages."""
+        """Whether a folder bearing a build-like name (``build``, ``dist``) is one of this language's
+        packages."""
         return False
 
     def disk_namer(self) -> Callable[[str], str | None] | None:
@@ -291,8 +299,8 @@ def parse_languages(value: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 def check_languages(value: str | Iterable[str] | None) -> tuple[str, ...]:
-    """``parse_languages`` for a person's input: raises ``RequestInvalid`` (``--languages``) naming the unknown
-    ones and the ones IGG reads."""
+    """``parse_languages`` for a person's input: raises ``RequestInvalid`` (``--languages``) naming the
+    unknown ones and the ones IGG reads."""
     from igg.errors import Problem, RequestInvalid
 
     try:

@@ -3,8 +3,8 @@
 Every relation but CONTAINS has sites: the places in the file that state it (an import statement, a call, an
 instantiation, a type's declaration for EXTENDS/IMPLEMENTS, a SQL string for READS_FROM/WRITES_TO). Several
 statements of one dependency are one relation, one edge; the edge carries its sites as properties
-(``site_properties``): the first one as ``file``/``line``/``column``, up to ``SITE_CAP`` of them in source order
-as ``sites`` and how many there are as ``site_count``.
+(``site_properties``): the first one as ``file``/``line``/``column``, up to ``SITE_CAP`` of them in source
+order as ``sites`` and how many there are as ``site_count``.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ SITED = frozenset(
         "REQUESTS",
     }
 )
-"""The relation labels whose edges carry sites (CONTAINS does not: a node's own ``file``/``line`` say where)."""
+"""The relation labels whose edges carry sites (CONTAINS does not: a node's own ``file``/``line`` say
+where)."""
 
 Site = tuple[str, int, int]
 """(file, line, column): a file's path relative to the mapped root, as nodes' ``file``; the 1-based line and

@@ -2,16 +2,17 @@
 
 Each language's analyzer finds, in one file, the routes a server registers, the routers and mounts that prefix
 them, the requests a client makes and the module-level URL strings (``facts.HttpFacts``), writing every path
-through ``normalize`` (every parameter ``{}``: ``{id}``, ``:id``, ``<int:id>``, ``%s``, ``${id}``, f-string fields).
-After linking, ``join`` resolves those facts across files and languages: a router's prefixes follow its mounts, a
-route becomes a ``Route`` node (service, method, path) its handler ``HANDLES``, and a request whose URL the code
-decides (its base a constant of the tree) ``REQUESTS`` the one route it matches. Precision first: a request to a
-host outside the tree (a dotted public name: ``api.stripe.com``) draws nothing, nor one whose path is built at
-run time, nor one two services could serve alike; an internal request that matches no route reaches a Route of
-service ``(none)`` with ``handled: false`` (``igg check``'s ``unknown_route``).
+through ``normalize`` (every parameter ``{}``: ``{id}``, ``:id``, ``<int:id>``, ``%s``, ``${id}``, f-string
+fields). After linking, ``join`` resolves those facts across files and languages: a router's prefixes follow
+its mounts, a route becomes a ``Route`` node (service, method, path) its handler ``HANDLES``, and a request
+whose URL the code decides (its base a constant of the tree) ``REQUESTS`` the one route it matches. Precision
+first: a request to a host outside the tree (a dotted public name: ``api.stripe.com``) draws nothing, nor one
+whose path is built at run time, nor one two services could serve alike; an internal request that matches no
+route reaches a Route of service ``(none)`` with ``handled: false`` (``igg check``'s ``unknown_route``).
 
 A *service* is the top-level folder of a file (``web/``, ``orders/``); a request to ``http://orders:8080/...``
-(a host of one label, as a compose file names services) is matched among the routes of service ``orders`` first.
+(a host of one label, as a compose file names services) is matched among the routes of service ``orders``
+first.
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ _INTERNAL = re.compile(
 
 
 def normalize(path: str) -> str:
-    """``path`` with every parameter written ``{}``, a leading ``/``, no query, no trailing ``/`` (``/`` alone for
-    the root); ``^``/``$`` of a Django ``re_path`` dropped. A segment holding a parameter is one ``{}``."""
+    """``path`` with every parameter written ``{}``, a leading ``/``, no query, no trailing ``/`` (``/`` alone
+    for the root); ``^``/``$`` of a Django ``re_path`` dropped. A segment holding a parameter is one
+    ``{}``."""
     path = path.strip()
     if path.startswith("^"):
         path = path[1:]
@@ -75,8 +77,9 @@ Value = tuple[str | None, str]
 
 
 def concat(parts: list[Value | None]) -> Value | None:
-    """URL pieces joined (a concatenation, a template, a format string): a computed piece, or another base joined
-    inside, is one parameter ``{}``; None when nothing is known or the URL would start with a computed piece."""
+    """URL pieces joined (a concatenation, a template, a format string): a computed piece, or another base
+    joined inside, is one parameter ``{}``; None when nothing is known or the URL would start with a computed
+    piece."""
     if not parts or parts[0] is None:
         return None
     base, text = parts[0]
@@ -127,14 +130,15 @@ _TEST = re.compile(
 
 
 def is_test(path: str) -> bool:
-    """Whether ``path`` is a test (``*_test.go``, ``test_*.py``, ``*.spec.ts``, ``tests/``, ``src/test/``): the routes
-    a test registers and the requests it makes are no part of the system's services (their HTTP is not read)."""
+    """Whether ``path`` is a test (``*_test.go``, ``test_*.py``, ``*.spec.ts``, ``tests/``, ``src/test/``):
+    the routes a test registers and the requests it makes are no part of the system's services (their HTTP is
+    not read)."""
     return _TEST.search(path) is not None
 
 
 def constant(base: str | None, text: str) -> str | None:
-    """How ``HttpFacts.constants`` keeps a URL (``base``: the other file's constant it starts with): None when it
-    is no URL nor path."""
+    """How ``HttpFacts.constants`` keeps a URL (``base``: the other file's constant it starts with): None when
+    it is no URL nor path."""
     if base is not None:
         return f"<{base}>{text}"
     m = re.match(r"^(https?://[^/?#]*)(.*)$", text)
@@ -189,7 +193,8 @@ class _Join:
                 self.by_stem.setdefault(stem[:-6], f)
         self.constants = {(f.path, k): v for f in self.files if f.http for k, v in f.http.constants.items()}
         self.mounted: dict[RouterId, list[tuple[RouterId, str | None]]] = {}
-        """Router -> (the router it is mounted on, the prefix there: None when the code does not decide it)."""
+        """Router -> (the router it is mounted on, the prefix there: None when the code does not decide
+        it)."""
         for f in self.files:
             assert f.http is not None
             for m in f.http.mounts:
@@ -248,8 +253,8 @@ class _Join:
         )
 
     def handlers(self, ref: str, method: str) -> list[tuple[str, str]]:
-        """(method, symbol key) of the handler ``ref`` (``module:MOD#NAME``) names: a function, or each method of a
-        class named for an HTTP method (a class-based view); none when the tree does not declare it."""
+        """(method, symbol key) of the handler ``ref`` (``module:MOD#NAME``) names: a function, or each method
+        of a class named for an HTTP method (a class-based view); none when the tree does not declare it."""
         kind, _, rest = ref.partition(":")
         where, _, name = rest.rpartition("#")
         if kind in ("func", "method"):  # Go: a function or method of the package ``where``, if one alone
@@ -286,8 +291,8 @@ class _Join:
         ]
 
     def base(self, ref: str, depth: int = 0) -> str | None:
-        """The constant a request's ``base`` names, or None when the tree does not say it. A constant that starts
-        with another file's constant is written ``<REF>rest`` (``constant``)."""
+        """The constant a request's ``base`` names, or None when the tree does not say it. A constant that
+        starts with another file's constant is written ``<REF>rest`` (``constant``)."""
         kind, _, rest = ref.partition(":")
         where, _, name = rest.rpartition("#")
         if kind == "pkg":  # Go: a constant of any file of the package
@@ -379,9 +384,9 @@ def join(
     symbol: Symbol,
     relate: Callable[[FilePlan], Callable[[Relation], None]],
 ) -> None:
-    """Add the Route symbols and the HANDLES and REQUESTS relations of ``files`` to their ``plans`` (``symbol``
-    creates a symbol in a plan; ``relate(plan)``: where that plan's relations go, nowhere for a file linked for
-    its symbols only)."""
+    """Add the Route symbols and the HANDLES and REQUESTS relations of ``files`` to their ``plans``
+    (``symbol`` creates a symbol in a plan; ``relate(plan)``: where that plan's relations go, nowhere for a
+    file linked for its symbols only)."""
     run = _Join(files)
     if not run.files:
         return

@@ -14,7 +14,8 @@ from igg.request.load import check_schema, pydantic_problems
 
 
 def _built_in_schema_path() -> Path:
-    """``igg/_schemas/code-graph.json`` in an installed IGG (the build copies it there), else the checkout's."""
+    """``igg/_schemas/code-graph.json`` in an installed IGG (the build copies it there), else the
+    checkout's."""
     packaged = Path(__file__).resolve().parents[1] / "_schemas" / "code-graph.json"
     if packaged.is_file():
         return packaged

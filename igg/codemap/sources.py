@@ -117,9 +117,9 @@ def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
 def analyze(source: SourceFile, *, seconds: float | None = None) -> FileFacts:
     """The facts of one file, by its language (raises ValueError for a language the agent does not read).
 
-    Never raises for what the file holds: the analysis runs under the per-file guard (``guard.guarded``), so
-    a file that is too deep, too slow (``seconds``, default ``guard.FILE_SECONDS``) or breaks the analyzer comes back partial, with ``error``
-    saying why."""
+    Never raises for what the file holds: the analysis runs under the per-file guard (``guard.guarded``), so a
+    file that is too deep, too slow (``seconds``, default ``guard.FILE_SECONDS``) or breaks the analyzer comes
+    back partial, with ``error`` saying why."""
     from igg.codemap.cache import content_hash
 
     language = source.language

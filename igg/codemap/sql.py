@@ -171,8 +171,8 @@ def tables_in(text: str, line: int = 0, column: int = 0) -> list[SqlRef]:
 
 
 def tables_at(text: str, where: Callable[[], tuple[int, int]]) -> list[SqlRef]:
-    """``tables_in`` of ``text``, each table at the site ``where()`` gives: (line, column) of the string, asked
-    only when the text is SQL (most strings are not)."""
+    """``tables_in`` of ``text``, each table at the site ``where()`` gives: (line, column) of the string,
+    asked only when the text is SQL (most strings are not)."""
     found = tables_in(text)
     if found:
         line, column = where()

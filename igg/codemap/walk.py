@@ -1,15 +1,16 @@
 """Walking source trees for ``igg map-code``: which files to read, and why the others were skipped.
 
 Honours ``.gitignore`` files (each applies below its own directory, a deeper one over a shallower one; the
-patterns are matched as git matches them, by ``pathspec``'s ``GitIgnoreSpec``) and ``.git/info/exclude``. Skips, and says so: version-control, vendored and
-build directories (``node_modules``, ``vendor``, ``.venv``, ``target``, ...), generated files (``*_pb.java``,
-or a header saying ``@generated``/``DO NOT EDIT``/``Code generated``), binary or undecodable files (each
-language decodes its own: a Python file is read in the encoding its PEP 263 declaration names, as Python reads
-it), files larger than ``max_bytes``. Files in other languages are counted by suffix, not listed. A generated
-file of a language that keeps them (Python: ``*_pb2.py``, or such a header) is read, and listed in
-``generated``: other modules import it, so the dependency map keeps its module and imports (its definitions
-are left out by its analyzer). Which language claims a file, how its files are named and which folders of a
-build-like name are its packages, each language says (``igg.codemap.language``).
+patterns are matched as git matches them, by ``pathspec``'s ``GitIgnoreSpec``) and ``.git/info/exclude``.
+Skips, and says so: version-control, vendored and build directories (``node_modules``, ``vendor``, ``.venv``,
+``target``, ...), generated files (``*_pb.java``, or a header saying ``@generated``/``DO NOT EDIT``/``Code
+generated``), binary or undecodable files (each language decodes its own: a Python file is read in the
+encoding its PEP 263 declaration names, as Python reads it), files larger than ``max_bytes``. Files in other
+languages are counted by suffix, not listed. A generated file of a language that keeps them (Python:
+``*_pb2.py``, or such a header) is read, and listed in ``generated``: other modules import it, so the
+dependency map keeps its module and imports (its definitions are left out by its analyzer). Which language
+claims a file, how its files are named and which folders of a build-like name are its packages, each language
+says (``igg.codemap.language``).
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ PACKAGE_NAMES_KEPT = frozenset(
 )
 """Of those, the names a real package may bear: a folder so named is read when it holds ``__init__.py`` (a
 Python package) or Java files whose ``package`` line runs through it (``com/acme/build/Step.java`` declaring
-``package com.acme.build;``): a language's ``is_package_dir``; build output (class files, ``build/lib`` copies,
-generated sources under their own package folders) says neither, and is skipped."""
+``package com.acme.build;``): a language's ``is_package_dir``; build output (class files, ``build/lib``
+copies, generated sources under their own package folders) says neither, and is skipped."""
 
 DEFAULT_MAX_BYTES = 1_000_000
 
@@ -84,8 +85,8 @@ class WalkResult:
     files: list[SourceFile] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     generated: list[Skip] = field(default_factory=list)
-    """Generated files of a language that keeps them (Python): read (they are in ``files``) as their module and
-    its imports only."""
+    """Generated files of a language that keeps them (Python): read (they are in ``files``) as their module
+    and its imports only."""
     other: Counter[str] = field(default_factory=Counter)
     """Files in languages the code agent does not read, by suffix."""
     disk: dict[str, str] = field(default_factory=dict)
@@ -98,7 +99,8 @@ class WalkResult:
 
 
 class _Ignore:
-    """The rules of one ignore file (git's own matching, by ``pathspec``), for paths relative to its directory."""
+    """The rules of one ignore file (git's own matching, by ``pathspec``), for paths relative to its
+    directory."""
 
     def __init__(self, base: str, lines: list[str], source: str) -> None:
         self.base = base
@@ -201,8 +203,8 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
                 result.skipped.append(Skip(prefix + rel, "symbolic link (not followed)"))
                 continue
             ignored_by = _ignored(active, rel, is_dir)
-            # a configuration file (package.json, tsconfig.json) counts for the compiler whatever .gitignore says
-            # (a tracked file is not ignored; a .gitignore of build output often names them)
+            # a configuration file (package.json, tsconfig.json) counts for the compiler whatever
+            # .gitignore says (a tracked file is not ignored; a .gitignore of build output often names them)
             if ignored_by is not None and not (not is_dir and languages.is_config(rel) and state.claims(rel)):
                 if is_dir or state.claims(rel):  # other gitignored files are of no interest here
                     result.skipped.append(

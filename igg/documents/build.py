@@ -1,12 +1,12 @@
 """Building and updating a session from documents: ``igg run REQUEST.json --documents PATH... [--update]``.
 
-A build reads the corpus (``igg.documents.corpus``), splits each document into chunks of its own (a chunk never
-spans documents; the observation names the document as the chunk's label), and takes each chunk's answer from
-the answer cache (``igg.documents.cache``) or else from the agent. The answers make a graph (``fold``), and the
-difference between the session's graph and that one (``plan_documents``) is applied by the act step as ONE
-step (``Session.apply_update``): all of it or, when an element breaks the schema or limits, nothing. A fresh
-build is that step on an empty graph; an update is it on the stored one. Either way the graph is the one the
-corpus makes, so an update equals a fresh build, whatever came before.
+A build reads the corpus (``igg.documents.corpus``), splits each document into chunks of its own (a chunk
+never spans documents; the observation names the document as the chunk's label), and takes each chunk's answer
+from the answer cache (``igg.documents.cache``) or else from the agent. The answers make a graph (``fold``),
+and the difference between the session's graph and that one (``plan_documents``) is applied by the act step as
+ONE step (``Session.apply_update``): all of it or, when an element breaks the schema or limits, nothing. A
+fresh build is that step on an empty graph; an update is it on the stored one. Either way the graph is the one
+the corpus makes, so an update equals a fresh build, whatever came before.
 
 The step's record keeps the corpus (document id -> content hash) under ``files.corpus``: an update compares
 the new corpus with the one the session's history holds last (an undone update's corpus goes with it).
@@ -58,7 +58,8 @@ class DocumentsResult:
     dropped: list[dict[str, Any]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     applied: bool = True
-    """False for ``review``: the change was planned and checked, not applied (``changes`` says what it would do)."""
+    """False for ``review``: the change was planned and checked, not applied (``changes`` says what it would
+    do)."""
     problems: list[str] = field(default_factory=list)
     """What breaks the session's schema or limits (``review``; applying refuses the whole change then)."""
 
@@ -87,8 +88,9 @@ def agent_identity(agent: Any, name: str | None) -> str:
 
 
 _DOCUMENT_KEYS: dict[str, dict[str, str]] = {}
-"""Per key base, each document hash's ``document_key`` (computed once per process: a retraction asks which of the
-corpus's documents refer to a value, and hashing the whole corpus each time would cost what the corpus costs)."""
+"""Per key base, each document hash's ``document_key`` (computed once per process: a retraction asks which of
+the corpus's documents refer to a value, and hashing the whole corpus each time would cost what the corpus
+costs)."""
 
 
 class Reader:
@@ -105,8 +107,8 @@ class Reader:
     ) -> None:
         self.request, self.agent, self.identity, self.cache = request, agent, identity, cache
         self.state, self.session_id = GraphState(state.schema), session_id
-        """What the agent is shown of the graph: nothing (an answer depends on its chunk, the schema and the goal
-        alone, as its cache key says; a fresh build and an update show the same)."""
+        """What the agent is shown of the graph: nothing (an answer depends on its chunk, the schema and the
+        goal alone, as its cache key says; a fresh build and an update show the same)."""
         self.calls = 0
         config = request.config
         self._base = key_base(
@@ -140,7 +142,8 @@ class Reader:
         return out
 
     def _keep_documents(self, docs: Sequence[Document], answers: list[Answer]) -> None:
-        """Each document's answers under its content hash (what a retraction reads, ``igg.documents.retract``)."""
+        """Each document's answers under its content hash (what a retraction reads,
+        ``igg.documents.retract``)."""
         by_doc: dict[str, list[Any]] = {}
         for doc_id, chunk, actions in answers:
             by_doc.setdefault(doc_id, []).append([chunk, actions])
@@ -160,8 +163,9 @@ class Reader:
     def referring(
         self, manifest: dict[str, str], values: Sequence[str], *, besides: str | None = None
     ) -> set[str]:
-        """The documents of ``manifest`` whose answers refer to a node by one of ``values`` (``besides``: a content
-        hash no document of ``manifest`` has, whose mentions are left out without reading the corpus)."""
+        """The documents of ``manifest`` whose answers refer to a node by one of ``values`` (``besides``: a
+        content hash no document of ``manifest`` has, whose mentions are left out without reading the
+        corpus)."""
         keys = self.cache.mentioning(values)
         if besides is not None:
             keys.discard(self.document_key(besides))
@@ -243,8 +247,8 @@ async def _awaited(value: Any) -> Any:
 
 
 _BUILDS: dict[tuple[str, str], tuple[int | None, tuple[dict[str, str], str] | None]] = {}
-"""The last ``last_build`` answer per (store, session), with the session's last step then: a session whose last
-step is the same has the same corpus (one small read instead of its history)."""
+"""The last ``last_build`` answer per (store, session), with the session's last step then: a session whose
+last step is the same has the same corpus (one small read instead of its history)."""
 
 
 def last_build(store: Any, session_id: str) -> tuple[dict[str, str], str] | None:
@@ -333,8 +337,9 @@ def build_documents(
     clock: Callable[[], float] = time.perf_counter,
 ) -> DocumentsResult:
     """A fresh build of ``request``'s session from the documents under ``paths`` (``update``: the stored
-    session ``session_id`` brought in step with them); see the module doc. ``review``: plan and check the whole
-    change, and apply nothing (the answers asked for are cached: applying it then costs no agent call)."""
+    session ``session_id`` brought in step with them); see the module doc. ``review``: plan and check the
+    whole change, and apply nothing (the answers asked for are cached: applying it then costs no agent
+    call)."""
     from igg.act.apply import collector_paused
 
     corpus = corpus if corpus is not None else read_corpus([Path(p) for p in paths])

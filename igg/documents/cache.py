@@ -1,9 +1,9 @@
 """Agent answers kept beside the store, so an unchanged document costs no agent call.
 
-One SQLite file beside the session store (``STORE.answers``, as ``igg.codemap.cache`` keeps a code map's facts):
-a row per answer, keyed by the sha256 of what the answer depends on, ``answer_key``: the chunk's text, the
-schema, the goal, ``PROMPT_VERSION`` and the agent's identity (its kind and model). Any session of the store
-reads it, across runs. A missing or unreadable cache costs only the calls it would have spared.
+One SQLite file beside the session store (``STORE.answers``, as ``igg.codemap.cache`` keeps a code map's
+facts): a row per answer, keyed by the sha256 of what the answer depends on, ``answer_key``: the chunk's text,
+the schema, the goal, ``PROMPT_VERSION`` and the agent's identity (its kind and model). Any session of the
+store reads it, across runs. A missing or unreadable cache costs only the calls it would have spared.
 """
 
 from __future__ import annotations

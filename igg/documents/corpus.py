@@ -1,12 +1,12 @@
 """Reading a corpus: files and folders become documents with stable ids and content hashes.
 
 ``.txt``, ``.md``, ``.rst`` and ``.html`` files are one document each, their id the path relative to the root
-given (prefixed by the root's name when several roots are given, as ``igg map-code`` names files); a ``.jsonl``
-file holds one document per line, ``{"id": ..., "text": ...}``, its id the line's own. Folders are walked with
-map-code's ignore rules (``.gitignore`` files, ``.git/info/exclude``, vendored and build directories; see
-``igg.codemap.walk``). A file that cannot be read, is binary or is not UTF-8 is skipped with its reason; other
-suffixes are counted, not read. Two documents with one id, or a JSONL line without ``id`` or ``text``, refuse the
-whole corpus (``RequestInvalid`` naming each) before anything changes.
+given (prefixed by the root's name when several roots are given, as ``igg map-code`` names files); a
+``.jsonl`` file holds one document per line, ``{"id": ..., "text": ...}``, its id the line's own. Folders are
+walked with map-code's ignore rules (``.gitignore`` files, ``.git/info/exclude``, vendored and build
+directories; see ``igg.codemap.walk``). A file that cannot be read, is binary or is not UTF-8 is skipped with
+its reason; other suffixes are counted, not read. Two documents with one id, or a JSONL line without ``id`` or
+``text``, refuse the whole corpus (``RequestInvalid`` naming each) before anything changes.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Adding documents to a session with the facts they state (``add_documents``, the workspace's tool): the caller
-(a tool-using agent) read each document and gives its actions; each fact they make records the document as its
-source, exactly as ``igg run --documents`` does with an agent's answers. A document id given again replaces
-that document (its earlier facts retracted where nothing else supports them). One step through the act step."""
+"""Adding documents to a session with the facts they state (``add_documents``, the workspace's tool): the
+caller (a tool-using agent) read each document and gives its actions; each fact they make records the document
+as its source, exactly as ``igg run --documents`` does with an agent's answers. A document id given again
+replaces that document (its earlier facts retracted where nothing else supports them). One step through the
+act step."""
 
 from __future__ import annotations
 

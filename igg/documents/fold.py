@@ -47,7 +47,8 @@ class Fact:
     property_documents: dict[str, list[str]]
     """Each property's value, by the documents claiming that value (sorted)."""
     claimants: list[str] = field(default_factory=list)
-    """The documents claiming a property of it without supporting it (``UPDATE_NODE``/``UPDATE_EDGE``), sorted."""
+    """The documents claiming a property of it without supporting it (``UPDATE_NODE``/``UPDATE_EDGE``),
+    sorted."""
     chunks: dict[str, list[int]] = field(default_factory=dict)
     """Each supporting document's chunks (from 1) whose actions add it."""
 
@@ -75,7 +76,8 @@ Answer = tuple[str, int, list[Any]]
 
 
 Known = Callable[[dict[str, Any]], list[NodeKey]]
-"""Nodes beyond the answers' own a reference may match (``igg.documents.local``: a graph's facts left as they are)."""
+"""Nodes beyond the answers' own a reference may match (``igg.documents.local``: a graph's facts left as they
+are)."""
 
 
 def fold(
@@ -227,7 +229,8 @@ def _chunk(table: dict[Any, dict[str, list[int]]], key: Any, doc: str, chunk: in
 
 
 def _winners(claims: Claims) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """Each property's value from the smallest document id claiming it, and the documents claiming that value."""
+    """Each property's value from the smallest document id claiming it, and the documents claiming that
+    value."""
     props: dict[str, Any] = {}
     by_value: dict[str, list[str]] = {}
     for doc in sorted(claims):

@@ -1,17 +1,17 @@
-"""An update at the cost of what changed: the documents removed, changed and added, and those sharing facts with
-them, folded again; every other fact left as it is.
+"""An update at the cost of what changed: the documents removed, changed and added, and those sharing facts
+with them, folded again; every other fact left as it is.
 
 The facts touched are those naming a removed or changed document in their provenance (``DocumentIndex``) and
 the existing nodes the new answers add again or claim a property of. The documents folded again are the new
-ones and every other supporter or claimant of a touched fact, closed over what the fold needs to decide them the
-way a fresh build does: the sources of an existing edge a folded answer makes, and the documents whose answers
-refer (by a value, the answer cache's ``mentions``) to a node that comes or goes, whose references may now match
-it, or match several nodes, or none (their facts are touched too). References resolve against the folded
-documents' nodes and the graph's untouched nodes (``fold``'s ``known``), as the whole fold resolves them. Each
-touched fact then becomes what that fold makes of it (removed when nothing supports it any more); a fact the
-fold makes that the graph lacks is added. The property test of ``tests/unit/test_documents.py`` checks after every
-update that the result is a fresh build's; the whole fold (``plan_documents``) is used when a folded
-document's answers are not kept.
+ones and every other supporter or claimant of a touched fact, closed over what the fold needs to decide them
+the way a fresh build does: the sources of an existing edge a folded answer makes, and the documents whose
+answers refer (by a value, the answer cache's ``mentions``) to a node that comes or goes, whose references may
+now match it, or match several nodes, or none (their facts are touched too). References resolve against the
+folded documents' nodes and the graph's untouched nodes (``fold``'s ``known``), as the whole fold resolves
+them. Each touched fact then becomes what that fold makes of it (removed when nothing supports it any more); a
+fact the fold makes that the graph lacks is added. The property test of ``tests/unit/test_documents.py``
+checks after every update that the result is a fresh build's; the whole fold (``plan_documents``) is used when
+a folded document's answers are not kept.
 """
 
 from __future__ import annotations

@@ -94,8 +94,8 @@ def fact_counts(state: GraphState, diff: Difference, touched: set[str]) -> dict[
 
 
 def content_form(state: GraphState, *, sources: bool = True) -> tuple[frozenset[Any], frozenset[Any]]:
-    """A graph as a fresh build is compared with an update: nodes by type and identity with their properties, edges
-    by type and ends with theirs (ids aside), and, with ``sources``, the documents recorded for each."""
+    """A graph as a fresh build is compared with an update: nodes by type and identity with their properties,
+    edges by type and ends with theirs (ids aside), and, with ``sources``, the documents recorded for each."""
 
     def form(data: dict[str, Any]) -> str:
         return json.dumps(

@@ -1,12 +1,13 @@
-"""Retracting one document (``retract_document``): everything it alone supported goes, at the cost of its facts.
+"""Retracting one document (``retract_document``): everything it alone supported goes, at the cost of its
+facts.
 
 The facts the document supports or claims a property of are found by their provenance; the documents sharing
 them (their other supporters and claimants, and the supporters of the ends of its edges) are folded again from
 their kept answers (``igg.documents.cache``), and each of those facts becomes what that fold makes of it:
 removed when no other document supports it, its properties falling back to what its remaining supporters say
 (the same rule as a build: ``igg.documents.fold``). Nothing else of the graph is read or changed, so the time
-depends on the document's facts, not on the corpus. When a node goes that another document refers to (what that
-reference matches may change), the retraction is planned as an update that removes the document
+depends on the document's facts, not on the corpus. When a node goes that another document refers to (what
+that reference matches may change), the retraction is planned as an update that removes the document
 (``igg.documents.local``). Either way it equals a fresh build without the document.
 """
 
@@ -29,12 +30,13 @@ def plan_retraction(
     *,
     self_loops: bool = False,
 ) -> tuple[Difference, dict[str, int]] | None:
-    """What retracting ``doc`` changes, and the facts retracted and kept; None when an answer the fold needs is
-    not kept (the caller then folds the whole corpus).
+    """What retracting ``doc`` changes, and the facts retracted and kept; None when an answer the fold needs
+    is not kept (the caller then folds the whole corpus).
 
-    Most facts need no fold: one ``doc`` alone supports goes; one whose values ``doc`` does not decide (it is not
-    the smallest id claiming a value, identity keys aside) keeps them and only forgets ``doc``. The others (``doc``
-    decided a value another document may now decide) are folded again from the documents sharing them."""
+    Most facts need no fold: one ``doc`` alone supports goes; one whose values ``doc`` does not decide (it is
+    not the smallest id claiming a value, identity keys aside) keeps them and only forgets ``doc``. The others
+    (``doc`` decided a value another document may now decide) are folded again from the documents sharing
+    them."""
     nodes, edges = index_of(state).mentioning(doc)
     diff = Difference()
     slow_nodes, slow_edges = [], []
@@ -76,8 +78,9 @@ _GONE: dict[str, Any] = {}
 
 
 def _without(provenance: dict[str, Any], doc: str, identity: Sequence[str]) -> dict[str, Any] | None:
-    """A fact's sources once ``doc`` is retracted: ``_GONE`` when no other document supports it, None when ``doc``
-    decided one of its values (the smallest id claiming it, identity keys aside: every supporter claims those)."""
+    """A fact's sources once ``doc`` is retracted: ``_GONE`` when no other document supports it, None when
+    ``doc`` decided one of its values (the smallest id claiming it, identity keys aside: every supporter
+    claims those)."""
     supporters = [d for d in provenance.get("documents") or () if d != doc]
     if not supporters:
         return _GONE
@@ -103,8 +106,8 @@ def _refold(
     *,
     self_loops: bool,
 ) -> bool:
-    """Fold the documents sharing ``nodes`` and ``edges`` (and the ends of the edges) again, and set those facts
-    to what it makes of them; False when an answer it needs is not kept."""
+    """Fold the documents sharing ``nodes`` and ``edges`` (and the ends of the edges) again, and set those
+    facts to what it makes of them; False when an answer it needs is not kept."""
     sharing: set[str] = set()
     for n in nodes:
         sharing.update(_others(state.nodes[n]["provenance"]))
@@ -172,9 +175,10 @@ def _edges_of(state: GraphState, node: str) -> set[str]:
 
 
 def retract_document(session: Any, doc: str) -> dict[str, Any]:
-    """Retract ``doc`` from a stored session built from documents (``session``: its ``igg.session.Session``, kept
-    in a store), as one step through the act step; what it did. Raises ``WorkspaceError`` (NOT_FOUND) for a
-    document the session does not hold, ``SessionRefused`` for a session not built from documents or whose answers are gone."""
+    """Retract ``doc`` from a stored session built from documents (``session``: its ``igg.session.Session``,
+    kept in a store), as one step through the act step; what it did. Raises ``WorkspaceError`` (NOT_FOUND) for
+    a document the session does not hold, ``SessionRefused`` for a session not built from documents or whose
+    answers are gone."""
     from igg.documents.build import Reader, corpus_files, last_build, remember_build
     from igg.documents.cache import AnswerCache
     from igg.documents.local import plan_local

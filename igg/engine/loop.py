@@ -1,9 +1,9 @@
 """The engine: observe -> reason -> act -> record -> check stop, until the run has exactly one stop reason.
 
-``Loop`` drives one run over a ``igg.session.Session`` (which owns the graph, the actor, the review plan and the
-recorders, and is the only thing that changes them): it observes, keeps the chunk walk, the stuck streak and
-the stop conditions, and hands each agent turn to ``Session.step`` (or ``Session.propose`` under review). The
-drivers below call the agent in between its steps, so the same engine serves every form:
+``Loop`` drives one run over a ``igg.session.Session`` (which owns the graph, the actor, the review plan and
+the recorders, and is the only thing that changes them): it observes, keeps the chunk walk, the stuck streak
+and the stop conditions, and hands each agent turn to ``Session.step`` (or ``Session.propose`` under review).
+The drivers below call the agent in between its steps, so the same engine serves every form:
 
 * ``run(request, agent)`` / ``await arun(request, agent)``: to the end, returning a ``RunResult``;
 * ``stream(...)`` / ``astream(...)``: iterate the ``Event``s as they happen, then read ``.result``.
@@ -86,7 +86,8 @@ class LoopOptions(RunOptions, total=False):
 
 
 class Loop:
-    """One run of a request, step by step. The drivers below call the agent between ``observe`` and ``act``."""
+    """One run of a request, step by step. The drivers below call the agent between ``observe`` and
+    ``act``."""
 
     def __init__(
         self,
@@ -132,7 +133,8 @@ class Loop:
             if grounder is not None and grounder.chunks is not None
             else split_context(request.context_data, self.config.context.chunk_tokens)
         )
-        """Found as the walk reaches them: a huge context costs what the run shows of it (igg.observe.chunks)."""
+        """Found as the walk reaches them: a huge context costs what the run shows of it
+        (igg.observe.chunks)."""
         self.iteration = (
             start_iteration if start_iteration is not None else (last.iteration + 1 if last else 1)
         )
@@ -159,13 +161,15 @@ class Loop:
         self._started = clock()
         self._pending: tuple[Observation, Chunk | None, dict[str, float]] | None = None
         self.verdict_events = True
-        """Whether ``act`` returns an ``action_verdict`` event per action (``run`` without ``on_event``: no)."""
+        """Whether ``act`` returns an ``action_verdict`` event per action (``run`` without ``on_event``:
+        no)."""
         self.plain_responses = False
         """The agent declares ``plain_responses`` (the drivers set it): its response objects are written with
         orjson."""
         if last is not None:
-            # A resumed run whose last committed turn already ended it (finished, stuck, limits_reached; a kill
-            # between that commit and the end) goes straight to finalisation: the agent is not asked again.
+            # A resumed run whose last committed turn already ended it (finished, stuck, limits_reached; a
+            # kill between that commit and the end) goes straight to finalisation: the agent is not asked
+            # again.
             self.stop_reason = self._stop_after(last)
 
     @property
@@ -275,7 +279,8 @@ class Loop:
         # a response object whose JSON text holds no lone surrogate is encodable throughout: read it without
         # scanning each action again (one whose text does is read action by action, each refusal named)
         parsed, parse_error = _parse(turn, encodable=kind == "object" and not escaped)
-        # a plain, encodable response object's actions are kept as received, as they are (no dump of each model)
+        # a plain, encodable response object's actions are kept as received, as they are (no dump of each
+        # model)
         received = (
             list(turn.response.get("actions", []))
             if (parsed is not None and plain and not escaped and isinstance(turn.response, dict))
@@ -367,8 +372,8 @@ class Loop:
         )
 
     def finish(self) -> Event:
-        """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished`` event.
-        A run waiting for review is not finalized (the session goes on after the decision)."""
+        """Finalize (optional pruning), build the ``RunResult``, tell the recorders; the ``run_finished``
+        event. A run waiting for review is not finalized (the session goes on after the decision)."""
         assert self.stop_reason is not None, "finish() follows the stop"
         self.result = self.session.finish(
             self.stop_reason,
@@ -481,7 +486,7 @@ def _notes_after(record: IterationRecord | None) -> list[str]:
     if record.truncated:
         notes.append(
             f"Your previous output was cut off: only its {len(record.actions)} whole action(s) were "
-            f"read, the rest was lost. Send the missing actions again, fewer per response."
+            "read, the rest was lost. Send the missing actions again, fewer per response."
         )
     return notes
 
@@ -528,8 +533,8 @@ _writer_lock = threading.Lock()
 
 
 def _persistence_thread() -> ThreadPoolExecutor:
-    """The one thread async runs persist on (created on first use). One is enough: a store takes one writer
-    at a time anyway, and a single thread keeps the event loop's thread from queuing for the GIL behind many."""
+    """The one thread async runs persist on (created on first use). One is enough: a store takes one writer at
+    a time anyway, and a single thread keeps the event loop's thread from queuing for the GIL behind many."""
     global _writer
     with _writer_lock:
         if _writer is None:

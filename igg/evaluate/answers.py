@@ -1,10 +1,10 @@
-"""Reading Text2KGBench's files: test sentences, gold triples, and a model's recorded answers in both published
-forms (DBpedia-WebNLG: ``{"id", "response", "triples": [[s, r, o], ...]}``; Wikidata-TekGen: the same, or only
-the ``response`` text with one ``relation(subject, object)`` per line).
+"""Reading Text2KGBench's files: test sentences, gold triples, and a model's recorded answers in both
+published forms (DBpedia-WebNLG: ``{"id", "response", "triples": [[s, r, o], ...]}``; Wikidata-TekGen: the
+same, or only the ``response`` text with one ``relation(subject, object)`` per line).
 
-A triple that is not three non-empty strings is malformed (counted, never guessed at); an answer that cannot be
-read at all (not JSON, no ``id``, ``triples`` not a list) is an invalid turn for its sentence, and the rest of the
-file is read on.
+A triple that is not three non-empty strings is malformed (counted, never guessed at); an answer that cannot
+be read at all (not JSON, no ``id``, ``triples`` not a list) is an invalid turn for its sentence, and the rest
+of the file is read on.
 """
 
 from __future__ import annotations

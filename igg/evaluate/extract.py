@@ -1,11 +1,12 @@
 """Extracting with an agent through the normal loop (``igg eval text2kg --agent SPEC``).
 
 Each test sentence is a request of its own (the sentence as ``context_data``, the ontology's schema,
-``config.grounding: "values"``), run to its stop reason. A ``script:DIR`` agent reads each sentence's transcript
-from ``DIR/<sentence id>.jsonl`` (a transcript answers iteration N with its turn N, so each sentence needs its
-own); any other spec makes one agent per sentence (no state carried from one sentence to the next). What the agent
-proposed (every edge and datatype property its actions wrote) is the raw answer; what the final graph holds, read
-back in the ontology's names (``graph_triples``), is what IGG accepted; each refused proposal keeps its verdict.
+``config.grounding: "values"``), run to its stop reason. A ``script:DIR`` agent reads each sentence's
+transcript from ``DIR/<sentence id>.jsonl`` (a transcript answers iteration N with its turn N, so each
+sentence needs its own); any other spec makes one agent per sentence (no state carried from one sentence to
+the next). What the agent proposed (every edge and datatype property its actions wrote) is the raw answer;
+what the final graph holds, read back in the ontology's names (``graph_triples``), is what IGG accepted; each
+refused proposal keeps its verdict.
 """
 
 from __future__ import annotations
@@ -100,8 +101,9 @@ def agent_spec(spec: str, sentence_id: str) -> str:
 def extract(
     spec: str, ontology: Ontology, sentence_id: str, sentence: str, max_iterations: int
 ) -> tuple[list[Triple], Replayed, str | None]:
-    """Run one sentence through the loop: (the triples the agent proposed, what IGG accepted and refused, why no
-    agent could be made for it, or None). ``AgentUnavailable`` (no endpoint, no model) ends the whole run."""
+    """Run one sentence through the loop: (the triples the agent proposed, what IGG accepted and refused, why
+    no agent could be made for it, or None). ``AgentUnavailable`` (no endpoint, no model) ends the whole
+    run."""
     schema = ontology.schema()
     request = sentence_request(schema, sentence, sentence_id, max_iterations)
     try:

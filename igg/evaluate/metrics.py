@@ -5,8 +5,9 @@ Per sentence: precision, recall and F1 of the triples whose relation is one of t
 lower-cased with spaces and underscores removed); ontology conformance (the share of triples whose relation is
 an ontology relation, spaces as ``_``) and relation hallucination (1 - conformance); subject and object
 hallucination (the share of triples whose stemmed subject or object is not a substring of the stemmed sentence
-followed by the ontology's concept labels). Each metric is averaged over an ontology's test sentences, then over
-the ontologies. A sentence without triples scores 0 precision, recall, F1 and hallucination, conformance 1.
+followed by the ontology's concept labels). Each metric is averaged over an ontology's test sentences, then
+over the ontologies. A sentence without triples scores 0 precision, recall, F1 and hallucination, conformance
+1.
 
 The stemmer is NLTK's Porter stemmer; the tokenizer NLTK's Treebank word tokenizer
 (``NLTKWordTokenizer().tokenize``): the benchmark calls ``word_tokenize``, which needs the punkt model (not

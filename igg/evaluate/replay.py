@@ -163,8 +163,8 @@ _NUMBER = re.compile(
     r"[~≈]?\s*[$€£¥]?\s*([+-]?(?:\d[\d,]*)?\.?\d+(?:[eE][+-]?\d+)?)\s*"
     r"(?:\(\s*[^\W\d_]+(?:[\s/][^\W\d_]+)*\s*\)|[^\W\d_]+(?:[\s/][^\W\d_]+)*|%)?"
 )
-"""A number as knowledge graphs write one: ``~500``, ``$2000000.0``, ``1,200``, a unit after it, in parentheses or
-not (``125800.0 (millimetres)``, ``42 m``, ``535.0 (inhabitants per square kilometre)``)."""
+"""A number as knowledge graphs write one: ``~500``, ``$2000000.0``, ``1,200``, a unit after it, in
+parentheses or not (``125800.0 (millimetres)``, ``42 m``, ``535.0 (inhabitants per square kilometre)``)."""
 
 
 _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}

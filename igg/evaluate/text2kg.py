@@ -4,11 +4,11 @@ The triples come from the model's recorded answers, replayed through the act ste
 ``igg.evaluate.replay``), or from an agent extracting through the normal loop (``--agent``,
 ``igg.evaluate.extract``). ``evaluate`` writes into the output folder:
 
-- ``accepted.jsonl``: one line per test sentence, ``{"id", "triples": [[s, r, o], ...]}``, the accepted triples
-  in the benchmark's own format and names (its scorer reads the file unchanged);
+- ``accepted.jsonl``: one line per test sentence, ``{"id", "triples": [[s, r, o], ...]}``, the accepted
+  triples in the benchmark's own format and names (its scorer reads the file unchanged);
 - ``report.json``: per metric the raw answers' and the accepted triples' figures, counts (triples, accepted,
-  invalid turns, malformed triples, correct triples kept), what IGG dropped by verdict code split into right (in
-  the gold set) and wrong, each refused triple's verdict by sentence, and the ontology's import warnings;
+  invalid turns, malformed triples, correct triples kept), what IGG dropped by verdict code split into right
+  (in the gold set) and wrong, each refused triple's verdict by sentence, and the ontology's import warnings;
 - with ``rdf=True``: ``accepted.ttl`` (the accepted graphs' RDF export, united: one IRI per entity) and
   ``shapes.ttl`` (the ontology's SHACL shapes, ``igg schema shacl``), which the export satisfies.
 """

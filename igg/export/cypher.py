@@ -67,7 +67,7 @@ def merge_edges(
     """
     n = len(source_keys) + len(target_keys)
     return (
-        f"UNWIND $rows AS r "
+        "UNWIND $rows AS r "
         f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, 'r')}) "
         f"MATCH (b:{name(target, 'node type')} {key_map(target_keys, 'r', offset=len(source_keys))}) "
         f"MERGE (a)-[e:{name(edge_type, 'edge type')}]->(b) SET e = r[{n}], e.{SCOPE_KEY} = $scope"
@@ -89,7 +89,7 @@ def merge_nodes_scan(label: str, keys: Sequence[str]) -> str:
     values = [f"r.{name(k, 'property key')}" for k in keys]
     return (
         f"UNWIND $rows AS r OPTIONAL {scan_match('m', label, keys, values)} WITH r, collect(m) AS found "
-        f"FOREACH (x IN CASE WHEN size(found) = 0 THEN [1] ELSE [] END | "
+        "FOREACH (x IN CASE WHEN size(found) = 0 THEN [1] ELSE [] END | "
         f"CREATE (n:{name(label, 'node type')}) SET n = r, n.{SCOPE_KEY} = $scope) "
         f"FOREACH (m IN found | SET m = r, m.{SCOPE_KEY} = $scope)"
     )
@@ -147,7 +147,10 @@ def identity_index(label: str, keys: Sequence[str]) -> str:
     """Neo4j 5: a named composite index on (igg_scope, identity keys), ``IF NOT EXISTS`` (where no uniqueness
     constraint can be created: it keeps MERGE fast, not unique)."""
     props = ", ".join(f"n.{name(k, 'property key')}" for k in (SCOPE_KEY, *keys))
-    return f"CREATE INDEX {name(index_name(label))} IF NOT EXISTS FOR (n:{name(label, 'node type')}) ON ({props})"
+    return (
+        f"CREATE INDEX {name(index_name(label))} IF NOT EXISTS FOR (n:{name(label, 'node type')}) ON"
+        f" ({props})"
+    )
 
 
 def identity_constraint(label: str, keys: Sequence[str], called: str | None = None) -> str:
@@ -183,8 +186,8 @@ def index_name(label: str) -> str:
 
 
 def constraint_name(label: str, keys: Sequence[str] = ()) -> str:
-    """The name IGG gives the identity constraint of a node type (with ``keys``: the name it takes when the plain
-    one is held by a constraint of other properties, ``igg_Class_package_name_unique``)."""
+    """The name IGG gives the identity constraint of a node type (with ``keys``: the name it takes when the
+    plain one is held by a constraint of other properties, ``igg_Class_package_name_unique``)."""
     return f"igg_{label}{''.join(f'_{k}' for k in keys)}_unique"[:64]
 
 
@@ -232,7 +235,7 @@ def delete_edges(
 ) -> str:
     """Delete relationships of one (source type, edge type, target type); rows as for ``merge_edges``."""
     return (
-        f"UNWIND $rows AS r "
+        "UNWIND $rows AS r "
         f"MATCH (a:{name(source, 'node type')} {key_map(source_keys, 'r')})"
         f"-[e:{name(edge_type, 'edge type')}]->"
         f"(b:{name(target, 'node type')} {key_map(target_keys, 'r', offset=len(source_keys))}) "
@@ -244,13 +247,16 @@ def delete_by_id(what: str, id_function: str = "elementId") -> str:
     """Delete nodes (``what="nodes"``, with their relationships) or relationships of the scope by id (elements
     IGG cannot address by identity: a label unknown to the graph's schema, a missing identity key)."""
     if what == "nodes":
-        return f"UNWIND $ids AS i MATCH (n) WHERE {id_function}(n) = i AND n.{SCOPE_KEY} = $scope DETACH DELETE n"
+        return (
+            f"UNWIND $ids AS i MATCH (n) WHERE {id_function}(n) = i AND n.{SCOPE_KEY} = $scope DETACH"
+            " DELETE n"
+        )
     return f"UNWIND $ids AS i MATCH ()-[e]->() WHERE {id_function}(e) = i AND e.{SCOPE_KEY} = $scope DELETE e"
 
 
 COUNT_SCOPE = (
     f"MATCH (n) WHERE n.{SCOPE_KEY} = $scope "
-    f"OPTIONAL MATCH (n)-[e]->() RETURN count(DISTINCT n) AS nodes, count(e) AS edges"
+    "OPTIONAL MATCH (n)-[e]->() RETURN count(DISTINCT n) AS nodes, count(e) AS edges"
 )
 """Counts of what one scope holds (tests and ``--verify``)."""
 

@@ -2,10 +2,10 @@
 
 Layout:
 - ``<attributes class="node">``/``class="edge"`` declare one attribute per (property, value type): ``string``,
-  ``long`` (integers), ``double``, ``boolean``. A property holding integers on some nodes and strings on others
-  gets one attribute per type under the same ``title``, so ``networkx.read_gexf`` returns every value with its
-  own type. Lists are written as JSON text in a ``string`` attribute whose title is the property and whose
-  ``<default>`` is absent; the summary counts them (``json_lists``).
+  ``long`` (integers), ``double``, ``boolean``. A property holding integers on some nodes and strings on
+  others gets one attribute per type under the same ``title``, so ``networkx.read_gexf`` returns every value
+  with its own type. Lists are written as JSON text in a ``string`` attribute whose title is the property and
+  whose ``<default>`` is absent; the summary counts them (``json_lists``).
 - every node's and edge's type is the attribute ``igg_type``; a node's ``label`` is its identity (``name`` for
   most schemas), an edge's ``label`` its type (Gephi shows both); ids are IGG's own.
 - edges are directed (``defaultedgetype="directed"``); two edges of different types between one pair are kept.

@@ -6,8 +6,9 @@ Layout:
   ``attr.name``, so ``networkx.read_graphml`` returns every value with its own type. Lists are written as
   JSON text in a ``string`` key whose ``<desc>`` says ``igg:json-list``.
 - node type and edge type: the reserved key ``igg_type`` (property keys cannot start with ``igg_``);
-  graph-level keys ``igg_metadata`` and ``igg_schema`` hold JSON; ``igg_provenance`` (JSON) when asked for, with
-  ``igg_evidence`` (the element's evidence list as JSON: quote, chunk, start, end, line, column, match) beside it.
+  graph-level keys ``igg_metadata`` and ``igg_schema`` hold JSON; ``igg_provenance`` (JSON) when asked for,
+  with ``igg_evidence`` (the element's evidence list as JSON: quote, chunk, start, end, line, column, match)
+  beside it.
 - node and edge ids are IGG's own (stable across exports).
 
 XML 1.0 cannot carry some code points at all, not even as character references: U+0000-U+0008, U+000B,
@@ -101,8 +102,8 @@ def write_graphml(
 ) -> dict[str, Any]:
     """Write the graph as GraphML; returns ``{"nodes", "edges", "replaced_values"}``.
 
-    ``path_or_file`` is a path (written through ``igg.io.files``: temporary file, then rename) or a binary file
-    object. The caller's graph is never modified.
+    ``path_or_file`` is a path (written through ``igg.io.files``: temporary file, then rename) or a binary
+    file object. The caller's graph is never modified.
 
     The XML is composed as text, escaped exactly as libxml2 (lxml) serializes it: in text ``& < >`` and
     carriage returns; in attribute values also ``"``, tabs and newlines. Byte for byte it is the document
@@ -256,7 +257,8 @@ class _Writer:
                 sv = attr(v)
                 for eid, d in kd.items():
                     append(
-                        f'<edge id="{attr(eid)}" source="{su}" target="{sv}"><data key="t_edge">{text(d["type"])}</data>'
+                        f'<edge id="{attr(eid)}" source="{su}" target="{sv}"><data'
+                        f' key="t_edge">{text(d["type"])}</data>'
                     )
                     data(edge_keys, d["properties"])
                     if provenance and d.get("provenance"):

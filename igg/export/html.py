@@ -37,8 +37,8 @@ TITLE_GOAL = 60
 
 
 def page_title(meta: dict[str, Any], state: GraphState) -> str:
-    """What a browser tab says: the session's goal (cut short), else its id, and the graph's size; a person with
-    several graphs open tells them apart by it (a bare session id says little)."""
+    """What a browser tab says: the session's goal (cut short), else its id, and the graph's size; a person
+    with several graphs open tells them apart by it (a bare session id says little)."""
     goal = " ".join(str(meta.get("goal") or "").split())
     what = goal if len(goal) <= TITLE_GOAL else goal[: TITLE_GOAL - 1].rstrip() + "…"
     what = what or str(meta.get("session_id") or "graph")

@@ -32,9 +32,10 @@ PROVENANCE_KEYS = (
     "igg_grounded",
 )
 """Properties ``provenance`` adds to every node and relationship: the session id, the iteration that created
-the element, the last iteration that updated it, and the context chunk it came from (when known); for an element
-with evidence (``igg.act.evidence``), its quotes (``igg_evidence``, a list of strings), where each was found
-(``igg_evidence_at``: ``chunk 2 [41:80] src/a.py:2:5``, or ``not found``) and whether any was (``igg_grounded``)."""
+the element, the last iteration that updated it, and the context chunk it came from (when known); for an
+element with evidence (``igg.act.evidence``), its quotes (``igg_evidence``, a list of strings), where each was
+found (``igg_evidence_at``: ``chunk 2 [41:80] src/a.py:2:5``, or ``not found``) and whether any was
+(``igg_grounded``)."""
 
 
 @dataclass
@@ -181,8 +182,8 @@ def plan_selection(
 def _node_plans(
     state: GraphState, ids_by_type: dict[str, list[str]], reserved: tuple[str, ...], provenance: str | None
 ) -> list[Plan]:
-    """One ``MERGE`` plan per node type (in the schema's order) for the nodes ``ids_by_type`` names, checked the
-    same way whether a whole graph or a delta's nodes are planned."""
+    """One ``MERGE`` plan per node type (in the schema's order) for the nodes ``ids_by_type`` names, checked
+    the same way whether a whole graph or a delta's nodes are planned."""
     nodes, ident = state.nodes, state.schema.identity_keys
     plans: list[Plan] = []
     for label in state.schema.node_type_list:
@@ -222,7 +223,8 @@ def _stamp(session: str, prov: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def evidence_at(item: dict[str, Any]) -> str:
-    """Where an evidence item was found, as one string: ``chunk 2 [41:80] src/a.py:2:5`` (or ``not found``)."""
+    """Where an evidence item was found, as one string: ``chunk 2 [41:80] src/a.py:2:5`` (or ``not
+    found``)."""
     if item.get("match") == "none":
         return "not found"
     where = f"chunk {item.get('chunk')} [{item.get('start')}:{item.get('end')}]"

@@ -2,35 +2,34 @@
 
 The mapping (``BASE`` is the base IRI, ``--base-iri``; default ``urn:igg:``)::
 
-    node type T            BASE vocab/T          a rdfs:Class; every node of type T is ``rdf:type`` it
-    edge type E            BASE vocab/E          an owl:ObjectProperty; an edge is the triple (source E target)
+    node type T            BASE vocab/T          a rdfs:Class; every node of type T is ``rdf:type`` it edge
+    type E            BASE vocab/E          an owl:ObjectProperty; an edge is the triple (source E target)
     property key k         BASE vocab/k          an owl:DatatypeProperty (rdfs:range from the schema's
-                                                 property_types when it declares one)
-    node                   BASE node/T/V         V: its identity values, each percent-encoded, joined by "/";
-                                                 a value that is not a string is written as "$" + its JSON
-    edge with properties   BASE edge/ID          an rdf:Statement (standard RDF reification: rdf:subject,
-                                                 rdf:predicate, rdf:object) carrying the edge's properties; ID is
-                                                 IGG's edge id
+    property_types when it declares one) node                   BASE node/T/V         V: its identity values,
+    each percent-encoded, joined by "/"; a value that is not a string is written as "$" + its JSON edge with
+    properties   BASE edge/ID          an rdf:Statement (standard RDF reification: rdf:subject, rdf:predicate,
+    rdf:object) carrying the edge's properties; ID is IGG's edge id
 
-A schema imported from an ontology (``Schema.terms``) writes its own IRIs instead of ``BASE vocab/NAME`` for its
-classes, relations and datatype relations, ``rdfs:subClassOf`` for ``subclass_of``, and a datatype relation's
-values as literals of the ontology's datatype (``"1989-06-12"^^xsd:date``) where the text is one (else a plain
-string, as the text had it), one triple per value of a multi-valued property (not an ``rdf:JSON`` list): the
-export satisfies the SHACL shapes ``igg schema shacl`` writes from the same ontology.
+A schema imported from an ontology (``Schema.terms``) writes its own IRIs instead of ``BASE vocab/NAME`` for
+its classes, relations and datatype relations, ``rdfs:subClassOf`` for ``subclass_of``, and a datatype
+relation's values as literals of the ontology's datatype (``"1989-06-12"^^xsd:date``) where the text is one
+(else a plain string, as the text had it), one triple per value of a multi-valued property (not an
+``rdf:JSON`` list): the export satisfies the SHACL shapes ``igg schema shacl`` writes from the same ontology.
 
-Valid time (``igg.models.validtime``): ``igg_valid_from`` and ``igg_valid_to`` are ``BASE vocab/igg_valid_from``
-and ``BASE vocab/igg_valid_to``, typed by the precision the source gave (``"2024"^^xsd:gYear``,
-``xsd:gYearMonth``, ``xsd:date``, ``xsd:dateTime`` in UTC); on an edge they sit on its rdf:Statement like any edge
-property; a one-value property's history ``igg_history`` is an ``rdf:JSON`` list of ``{key, value, from, to}``.
+Valid time (``igg.models.validtime``): ``igg_valid_from`` and ``igg_valid_to`` are ``BASE
+vocab/igg_valid_from`` and ``BASE vocab/igg_valid_to``, typed by the precision the source gave
+(``"2024"^^xsd:gYear``, ``xsd:gYearMonth``, ``xsd:date``, ``xsd:dateTime`` in UTC); on an edge they sit on its
+rdf:Statement like any edge property; a one-value property's history ``igg_history`` is an ``rdf:JSON`` list
+of ``{key, value, from, to}``.
 
 Values: strings are plain literals (xsd:string), integers ``xsd:integer``, floats ``xsd:double``, booleans
-``xsd:boolean``, lists ``rdf:JSON`` literals holding the list as JSON. Code points UTF-8 cannot carry (unpaired
-surrogates) are replaced by U+FFFD and counted (``replaced_values``). Edge properties use reification, not
-RDF-star, because rdflib (the oracle and the Turtle/JSON-LD writer) reads no RDF-star.
+``xsd:boolean``, lists ``rdf:JSON`` literals holding the list as JSON. Code points UTF-8 cannot carry
+(unpaired surrogates) are replaced by U+FFFD and counted (``replaced_values``). Edge properties use
+reification, not RDF-star, because rdflib (the oracle and the Turtle/JSON-LD writer) reads no RDF-star.
 
-``triples`` is the general path (rdflib terms, used for Turtle and JSON-LD); ``write_ntriples`` writes the same
-triples as text without building any term (a property test pins the two together). IGG never reads RDF back:
-``igg export`` refuses RDF and GEXF input and says so.
+``triples`` is the general path (rdflib terms, used for Turtle and JSON-LD); ``write_ntriples`` writes the
+same triples as text without building any term (a property test pins the two together). IGG never reads RDF
+back: ``igg export`` refuses RDF and GEXF input and says so.
 """
 
 from __future__ import annotations
@@ -87,7 +86,8 @@ def check_base(base: str) -> str:
 
 
 _UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*\Z").match
-"""Strings percent-encoding leaves as they are (the common case: names; skipping ``quote`` halves the time)."""
+"""Strings percent-encoding leaves as they are (the common case: names; skipping ``quote`` halves the
+time)."""
 
 
 def _part(value: Any) -> str:
@@ -114,7 +114,8 @@ class _Names:
         terms = state.schema.terms
         self.vocab_cache: dict[str, str] = {name: t.iri for name, t in terms.items() if t.iri}
         self.datatypes: dict[str, str] = {name: t.datatype for name, t in terms.items() if t.datatype}
-        """Datatype relations' keys -> their XSD datatype IRI (their values are written typed, one per triple)."""
+        """Datatype relations' keys -> their XSD datatype IRI (their values are written typed, one per
+        triple)."""
         if state.schema.time_scoped:  # valid time: typed by the precision the source gave
             self.datatypes.update(dict.fromkeys((VALID_FROM, VALID_TO), VALID_TIME))
         ident = state.schema.identity_keys
@@ -159,8 +160,8 @@ def _schema_triples(state: GraphState, names: _Names) -> Iterator[tuple[str, str
 
 
 VALID_TIME = "igg:valid-time"
-"""The datatype ``_Names`` gives ``igg_valid_from``/``igg_valid_to``: each value is written as the XSD type of its
-precision (``2024``: xsd:gYear, ``2024-03``: xsd:gYearMonth, ``2024-03-05``: xsd:date, a date-time in UTC:
+"""The datatype ``_Names`` gives ``igg_valid_from``/``igg_valid_to``: each value is written as the XSD type of
+its precision (``2024``: xsd:gYear, ``2024-03``: xsd:gYearMonth, ``2024-03-05``: xsd:date, a date-time in UTC:
 xsd:dateTime)."""
 _TIME_TYPES = {4: XSD + "gYear", 7: XSD + "gYearMonth", 10: XSD + "date"}
 

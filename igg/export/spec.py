@@ -247,7 +247,8 @@ def _perform_inside(
     base_iri: str | None = None,
     iterations: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """A file export to an untrusted ``name`` under ``base``: written through ``igg.io.files.open_for_write``."""
+    """A file export to an untrusted ``name`` under ``base``: written through
+    ``igg.io.files.open_for_write``."""
     import io
 
     from igg.export import cypher_script, document, graphml, html, mermaid

@@ -153,8 +153,8 @@ def document_json(
     provenance: bool = False,
     indent: int | None = None,
 ) -> bytes:
-    """``encode_json(document_dict(...), indent)`` (``metadata`` None: ``{}``), byte for byte, built and encoded
-    a chunk of elements at a time when not indented."""
+    """``encode_json(document_dict(...), indent)`` (``metadata`` None: ``{}``), byte for byte, built and
+    encoded a chunk of elements at a time when not indented."""
     if indent is not None:
         return encode_json(
             document_dict(graph, schema=schema, metadata=metadata or {}, provenance=provenance), indent

@@ -17,17 +17,16 @@ rules, tried in this order:
 Rules 3 and 4 never pair names whose digits differ (``Handler1``/``Handler2``, ``Table1``/``Table10``,
 ``OAuth2Client``/``OAuthClient``): numbered things are usually different things.
 
-It is an index, not a scan: adding a node costs four dictionary inserts, and a probe ten look-ups,
-whatever the graph size. Every key lives in one table per node type (and other identity values) and digits
-of the name. Rule 4 finds its candidates by pigeonhole: the letters of a name (``m`` of them, ``a = m // 3``) are
-cut into thirds and filed under each pair of thirds: the first ``m - a`` letters, the first and last ``a``,
-the last ``m - a``. A probe of ``n`` letters looks under the pairs a name of ``n - 1``, ``n`` or ``n + 1``
-letters would have, aligning the first third from the start and the last from the end: one edit changes at
-most one third, so names one edit apart always meet (two edits apart, often).
-Rule 3 files a name of 2+ words under the first three letters of each of its words (shorter words whole):
-two names where each word equals the other's or is a 3+ letter prefix of it share that key, so every
-abbreviation is found, and names that merely share a common word (``...Service``) rarely meet. A probe
-verifies at most ``MAX_CHECKS`` candidates.
+It is an index, not a scan: adding a node costs four dictionary inserts, and a probe ten look-ups, whatever
+the graph size. Every key lives in one table per node type (and other identity values) and digits of the name.
+Rule 4 finds its candidates by pigeonhole: the letters of a name (``m`` of them, ``a = m // 3``) are cut into
+thirds and filed under each pair of thirds: the first ``m - a`` letters, the first and last ``a``, the last
+``m - a``. A probe of ``n`` letters looks under the pairs a name of ``n - 1``, ``n`` or ``n + 1`` letters
+would have, aligning the first third from the start and the last from the end: one edit changes at most one
+third, so names one edit apart always meet (two edits apart, often). Rule 3 files a name of 2+ words under the
+first three letters of each of its words (shorter words whole): two names where each word equals the other's
+or is a 3+ letter prefix of it share that key, so every abbreviation is found, and names that merely share a
+common word (``...Service``) rarely meet. A probe verifies at most ``MAX_CHECKS`` candidates.
 """
 
 from __future__ import annotations

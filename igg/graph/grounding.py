@@ -32,7 +32,8 @@ def kept_evidence(before: list[dict[str, Any]] | None, added: list[dict[str, Any
 
 
 def elements(graph: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """Every node and edge of a ``GraphState`` as ``(kind, id, data)``; data holds type, properties, provenance."""
+    """Every node and edge of a ``GraphState`` as ``(kind, id, data)``; data holds type, properties,
+    provenance."""
     for node_id, data in graph.nodes.items():
         yield "node", node_id, data
     for nbrs in graph.succ.values():

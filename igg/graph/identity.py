@@ -1,11 +1,10 @@
 """Identity hygiene: how identity values are normalised before they are compared or stored.
 
-**The rule** (``normalize_identity_value``): a string identity value is put in Unicode normalization form
-NFC and stripped of surrounding whitespace (``str.strip``: spaces, tabs, newlines, and Unicode spaces such
-as U+00A0 and U+3000). Nothing else changes: case, inner spaces and separators are kept, because
-``AuthService`` and ``authService`` are different *values* (the near-duplicate guard, ``igg.graph.duplicates``,
-is what flags them as probably the same *thing*). Non-string values (numbers, booleans, lists) are kept as
-they are.
+**The rule** (``normalize_identity_value``): a string identity value is put in Unicode normalization form NFC
+and stripped of surrounding whitespace (``str.strip``: spaces, tabs, newlines, and Unicode spaces such as
+U+00A0 and U+3000). Nothing else changes: case, inner spaces and separators are kept, because ``AuthService``
+and ``authService`` are different *values* (the near-duplicate guard, ``igg.graph.duplicates``, is what flags
+them as probably the same *thing*). Non-string values (numbers, booleans, lists) are kept as they are.
 
 Where it applies: the properties of ``ADD_NODE`` and ``UPDATE_NODE`` under their type's identity keys (the
 node is stored with the normalised value) and the values of node references under identity keys (so

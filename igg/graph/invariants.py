@@ -1,4 +1,5 @@
-"""DESIGN.md's invariants, recomputed from scratch (not from the indexes) so tests and replays can check them."""
+"""DESIGN.md's invariants, recomputed from scratch (not from the indexes) so tests and replays can check
+them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from igg.models.request import Constraints
 
 
 def invariant_violations(state: GraphState, limits: Constraints) -> list[str]:
-    """Every broken invariant: types, required attributes, endpoints, limits, self-loops, unique identities."""
+    """Every broken invariant: types, required attributes, endpoints, limits, self-loops, unique
+    identities."""
     out: list[str] = []
     schema = state.schema
     g = state.graph

@@ -3,20 +3,21 @@
 Every change of a ``GraphState`` appends one of these to its journal; the session store keeps each as a JSON
 row (its ``to_dict`` form, ``op`` first) and reads it back with ``read_mutation`` (``MUTATION``), which is
 also how stores written before the journal was typed load: their dict mutations have exactly these shapes.
-Store, replay, undo, diff and explain consume the typed objects (``match`` on the class), never ``op`` strings.
+Store, replay, undo, diff and explain consume the typed objects (``match`` on the class), never ``op``
+strings.
 
-=============  ================================================================================================
-``op``         class and meaning
-=============  ================================================================================================
-add_node       ``NodeAdded``: a node with its id, type, properties and provenance
-delete_node    ``NodeDeleted``: the same fields, as the node was (its edges are deleted first, each on its own)
-update_node    ``NodeUpdated``: whole property dicts ``before``/``after`` and both provenances
-add_edge       ``EdgeAdded``: an edge with its id, type, ends (``from``/``to``), properties and provenance
-delete_edge    ``EdgeDeleted``: the same fields, as the edge was
-merge_nodes    ``NodesMerged``: node ``id`` merged into ``into`` (MERGE_NODES) as ONE mutation: the merged node
-               as it was, ``into``'s properties before and after, and every edge of the merged node with
-               whether it was moved onto ``into`` (``kept``) or collapsed (deleted)
-=============  ================================================================================================
+=============
+================================================================================================ ``op``
+class and meaning =============
+================================================================================================ add_node
+``NodeAdded``: a node with its id, type, properties and provenance delete_node    ``NodeDeleted``: the same
+fields, as the node was (its edges are deleted first, each on its own) update_node    ``NodeUpdated``: whole
+property dicts ``before``/``after`` and both provenances add_edge       ``EdgeAdded``: an edge with its id,
+type, ends (``from``/``to``), properties and provenance delete_edge    ``EdgeDeleted``: the same fields, as
+the edge was merge_nodes    ``NodesMerged``: node ``id`` merged into ``into`` (MERGE_NODES) as ONE mutation:
+the merged node as it was, ``into``'s properties before and after, and every edge of the merged node with
+whether it was moved onto ``into`` (``kept``) or collapsed (deleted) =============
+================================================================================================
 
 Dataclasses, not pydantic models: the journal is on the apply hot path (one object per change), and pydantic
 sits only at the boundary (``MUTATION``), as for the actions.
@@ -50,7 +51,8 @@ class Effect:
 
 @dataclass(slots=True)
 class NodeRecord:
-    """A whole node, as added or as it was when deleted: the fields ``NodeAdded`` and ``NodeDeleted`` share."""
+    """A whole node, as added or as it was when deleted: the fields ``NodeAdded`` and ``NodeDeleted``
+    share."""
 
     id: str
     type: str
@@ -134,7 +136,8 @@ class NodeUpdated:
 
 @dataclass(slots=True)
 class EdgeRecord:
-    """A whole edge, as added or as it was: the fields ``EdgeAdded``, ``EdgeDeleted`` and ``MergedEdge`` share."""
+    """A whole edge, as added or as it was: the fields ``EdgeAdded``, ``EdgeDeleted`` and ``MergedEdge``
+    share."""
 
     id: str
     type: str
@@ -276,8 +279,8 @@ class NodesMerged:
         return sum(1 for e in self.edges if e.kept)
 
     def effects(self) -> list[Effect]:
-        """What it did, element by element: edges moved (ends changed) or deleted, ``into`` updated, the merged
-        node deleted."""
+        """What it did, element by element: edges moved (ends changed) or deleted, ``into`` updated, the
+        merged node deleted."""
         out = [
             Effect(
                 kind="edge",

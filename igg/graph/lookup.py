@@ -32,7 +32,8 @@ class NodeLookup:
         """Node type -> ids, in insertion order."""
 
     def identity_of(self, node_type: str, props: dict[str, Any]) -> tuple[Any, ...]:
-        """The identity tuple of a node of ``node_type`` with ``props`` (KeyError: an identity key is missing)."""
+        """The identity tuple of a node of ``node_type`` with ``props`` (KeyError: an identity key is
+        missing)."""
         keys = self.schema.identity_keys[node_type]
         if len(keys) == 1:
             v = props[keys[0]]

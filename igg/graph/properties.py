@@ -58,7 +58,8 @@ class PropertyIndex:
         self._sorted: list[Any] = []
         """The distinct numbers of ``_numbers``, ascending."""
         self._odd: dict[str, None] = {}
-        """Nodes whose value cannot be hashed: part of every answer (the caller's exact test sorts them out)."""
+        """Nodes whose value cannot be hashed: part of every answer (the caller's exact test sorts them
+        out)."""
         numbers = self._numbers
         for n, d in state.nodes.items():
             self._seq[n] = self._next
@@ -163,7 +164,8 @@ class PropertyIndex:
         return self._ordered([numbers[v] for v in picked])
 
     def containing(self, needle: str) -> list[str]:
-        """Nodes whose string (or a list item's text) contains ``needle`` case-insensitively, in graph order."""
+        """Nodes whose string (or a list item's text) contains ``needle`` case-insensitively, in graph
+        order."""
         sets = []
         for (cls, value), ids in self._buckets.items():
             if cls is str:

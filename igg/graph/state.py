@@ -75,7 +75,8 @@ class GraphState:
         self.schema = schema
         self.graph: nx.MultiDiGraph[str] = nx.MultiDiGraph()
         self.nodes: NodeTable = node_table(self.graph)
-        """Node id -> ``{"type", "properties", "provenance"}`` (read only: change through the methods below)."""
+        """Node id -> ``{"type", "properties", "provenance"}`` (read only: change through the methods
+        below)."""
         self.succ: Adjacency = successors(self.graph)
         """u -> v -> edge id -> edge data (read only)."""
         self.pred: Adjacency = predecessors(self.graph)
@@ -113,9 +114,11 @@ class GraphState:
         self.near: NearDuplicateIndex | None = None
         """The near-duplicate index, built on first use (``near_duplicates``) and kept up to date after."""
         self.watchers: list[GraphWatcher] = []
-        """Derived indexes told about every change (``watch``); empty on the hot path unless one is asked for."""
+        """Derived indexes told about every change (``watch``); empty on the hot path unless one is asked
+        for."""
         self.indexes: dict[str, Any] = {}
-        """Derived indexes by name (the to-do index, property indexes), built on first use by their modules."""
+        """Derived indexes by name (the to-do index, property indexes), built on first use by their
+        modules."""
 
     # ---- reading -------------------------------------------------------------------------------------
     @property
@@ -176,7 +179,8 @@ class GraphState:
     @property
     def identity_table(self) -> Mapping[tuple[str, tuple[Any, ...]], str]:
         """(node type, identity values) -> node id, for every node (read only: the fast path of
-        ``igg.act.fastadds`` probes it directly, once per action, where ``find_identity`` would cost a call each)."""
+        ``igg.act.fastadds`` probes it directly, once per action, where ``find_identity`` would cost a call
+        each)."""
         return self._by_identity
 
     @property
@@ -370,8 +374,9 @@ class GraphState:
         provenance: dict[str, Any] | None = None,
     ) -> None:
         """Set and remove properties of a node, keeping the identity index right; ``evidence`` (located by
-        ``igg.act.evidence``) joins the node's provenance, the newest ``EVIDENCE_KEPT`` items kept (``igg.graph.grounding.kept_evidence``);
-        ``provenance`` keys are recorded over the node's own (a document update's sources)."""
+        ``igg.act.evidence``) joins the node's provenance, the newest ``EVIDENCE_KEPT`` items kept
+        (``igg.graph.grounding.kept_evidence``); ``provenance`` keys are recorded over the node's own (a
+        document update's sources)."""
         data = self.nodes[node_id]
         t = data["type"]
         before = data["properties"]
@@ -535,7 +540,8 @@ class GraphState:
         return self._next_node, self._next_edge
 
     def restore_id_counters(self, next_node: int, next_edge: int) -> None:
-        """Set the id counters from a checkpoint, so a resumed run names new elements as the original would."""
+        """Set the id counters from a checkpoint, so a resumed run names new elements as the original
+        would."""
         self._next_node, self._next_edge = next_node, next_edge
 
     def take_journal(self) -> list[Mutation]:
@@ -546,10 +552,10 @@ class GraphState:
     def merge_nodes(
         self, node: str, into: str, after: dict[str, Any], *, allow_self_loops: bool
     ) -> NodesMerged:
-        """Merge ``node`` into ``into`` (MERGE_NODES): each of its edges moves onto ``into`` under its own id and
-        provenance, or is collapsed (deleted) when it would repeat an edge ``into`` has or become a self-loop
-        while those are forbidden; ``into`` gets the properties ``after`` (provenance ``merged`` lists the
-        merged ids) and ``node`` is deleted. Journaled as ONE ``NodesMerged``, which it returns."""
+        """Merge ``node`` into ``into`` (MERGE_NODES): each of its edges moves onto ``into`` under its own id
+        and provenance, or is collapsed (deleted) when it would repeat an edge ``into`` has or become a
+        self-loop while those are forbidden; ``into`` gets the properties ``after`` (provenance ``merged``
+        lists the merged ids) and ``node`` is deleted. Journaled as ONE ``NodesMerged``, which it returns."""
         edges: list[MergedEdge] = []
         seen: set[str] = set()  # a self-loop is both an in- and an out-edge
         ends: set[tuple[str, str, str]] = set()  # (from, type, to) of the edges kept so far

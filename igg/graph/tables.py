@@ -44,7 +44,8 @@ def predecessors(graph: nx.MultiDiGraph[str]) -> Adjacency:
 
 
 def insert_node(graph: nx.MultiDiGraph[str], node_id: str, data: NodeData) -> None:
-    """``graph.add_node(node_id, **data)`` for a node that is not in the graph yet (``data`` is kept as is)."""
+    """``graph.add_node(node_id, **data)`` for a node that is not in the graph yet (``data`` is kept as
+    is)."""
     graph._succ[node_id] = {}  # type: ignore[attr-defined]
     graph._pred[node_id] = {}  # type: ignore[attr-defined]
     graph._node[node_id] = data  # type: ignore[attr-defined]

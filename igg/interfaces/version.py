@@ -1,4 +1,5 @@
-"""The installed package's version, as the servers announce it (OpenAPI ``info.version``, MCP ``serverInfo``)."""
+"""The installed package's version, as the servers announce it (OpenAPI ``info.version``, MCP
+``serverInfo``)."""
 
 from __future__ import annotations
 

@@ -122,7 +122,8 @@ def _forbidden_char(ch: str) -> bool:
 
 
 def write_file(target: str | Path, data: bytes, *, base: Path | None = None) -> Path:
-    """Write ``data`` to ``target`` (under ``base`` when given: see the module docstring); returns the path."""
+    """Write ``data`` to ``target`` (under ``base`` when given: see the module docstring); returns the
+    path."""
     with open_for_write(target, base=base) as fh:
         fh.write(data)
     return Path(target) if base is None else base / target
@@ -130,7 +131,8 @@ def write_file(target: str | Path, data: bytes, *, base: Path | None = None) -> 
 
 @contextmanager
 def open_for_write(target: str | Path, *, base: Path | None = None) -> Iterator[BinaryIO]:
-    """A binary file that replaces ``target`` when the block ends without an error (and vanishes otherwise)."""
+    """A binary file that replaces ``target`` when the block ends without an error (and vanishes
+    otherwise)."""
     shown = _shown(target, base)
     dir_fd, name, mode = _prepare(target, base)
     tmp, fd = _temporary(dir_fd, name, mode, shown)

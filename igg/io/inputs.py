@@ -19,7 +19,8 @@ STDIN = "-"
 
 
 def read_text(path: str | Path, *, source: str) -> str:
-    """The UTF-8 text of a file (``-``: standard input), or ``RequestInvalid`` naming why it cannot be read."""
+    """The UTF-8 text of a file (``-``: standard input), or ``RequestInvalid`` naming why it cannot be
+    read."""
     if str(path) == STDIN:
         try:
             return sys.stdin.buffer.read().decode("utf-8")

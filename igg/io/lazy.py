@@ -1,7 +1,7 @@
 """Public names imported on first use (PEP 562's module ``__getattr__``): a package lists where each of its
-names lives and gets a ``__getattr__`` that imports the home module when the name is first asked for, and keeps
-the value, so the next look-up is a plain attribute. ``import igg`` (and the command line's start) then costs
-no more than the package files themselves."""
+names lives and gets a ``__getattr__`` that imports the home module when the name is first asked for, and
+keeps the value, so the next look-up is a plain attribute. ``import igg`` (and the command line's start) then
+costs no more than the package files themselves."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from collections.abc import Callable, Mapping
 
 
 def lazy_names(package: str, homes: Mapping[str, str]) -> Callable[[str], object]:
-    """The module ``__getattr__`` of ``package`` for the names of ``homes`` (name -> the module it lives in)."""
+    """The module ``__getattr__`` of ``package`` for the names of ``homes`` (name -> the module it lives
+    in)."""
     namespace = sys.modules[package].__dict__
 
     def __getattr__(name: str) -> object:

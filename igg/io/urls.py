@@ -3,10 +3,10 @@
 A URL carries a secret in its user information (``postgresql://user:SECRET@host/db``), in a query parameter
 (``?password=SECRET``, a documented libpq form; also ``sslpassword``, and any key naming a password, secret,
 token or key, its name percent-encoded or not, as libpq decodes it), and a keyword connection string in a
-``password=SECRET`` pair (``host=db password='x y'``). ``mask_url`` shows any of them as ``***``; ``url_secrets``
-lists them (each as given and decoded) so a driver's message quoting one can be scrubbed. Both read the text
-themselves instead of ``urllib.parse``, which raises on a malformed host (``[::1``), so a bad URL is masked too,
-never a crash that prints it.
+``password=SECRET`` pair (``host=db password='x y'``). ``mask_url`` shows any of them as ``***``;
+``url_secrets`` lists them (each as given and decoded) so a driver's message quoting one can be scrubbed. Both
+read the text themselves instead of ``urllib.parse``, which raises on a malformed host (``[::1``), so a bad
+URL is masked too, never a crash that prints it.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ _KEYWORD = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<value>'(?:[^'\
 
 
 def _split(url: str) -> tuple[str, str, str, str, str] | None:
-    """(scheme://, user information with its ``@``, the rest of the authority and the path, query, fragment) of
-    a URL, or None for text that is not one. The user information ends at the URL's last ``@``: libpq ends it at
-    the first ``/`` (a password may hold ``?`` or ``#``), a URL parser at the first ``/``, ``?`` or ``#``, and a
-    password given unencoded may hold any of them, so all that may be one is taken as one (a URL with an ``@``
-    in its query is masked more than it needs, never less)."""
+    """(scheme://, user information with its ``@``, the rest of the authority and the path, query, fragment)
+    of a URL, or None for text that is not one. The user information ends at the URL's last ``@``: libpq ends
+    it at the first ``/`` (a password may hold ``?`` or ``#``), a URL parser at the first ``/``, ``?`` or
+    ``#``, and a password given unencoded may hold any of them, so all that may be one is taken as one (a URL
+    with an ``@`` in its query is masked more than it needs, never less)."""
     m = _SCHEME.match(url)
     if m is None:
         return None
@@ -45,8 +45,8 @@ def _secret(key: str) -> bool:
 
 
 def mask_url(url: str) -> str:
-    """``url`` with every secret replaced by ``***`` (``postgresql://user:***@host/db?password=***``); a keyword
-    connection string's secret values too. Never raises."""
+    """``url`` with every secret replaced by ``***`` (``postgresql://user:***@host/db?password=***``); a
+    keyword connection string's secret values too. Never raises."""
     parts = _split(url)
     if parts is None:
         return _KEYWORD.sub(
@@ -65,8 +65,8 @@ def mask_url(url: str) -> str:
 
 
 def url_secrets(url: str) -> list[str]:
-    """Every secret value ``url`` carries (user information's password, secret query values, a keyword string's
-    secret values), each as given and percent-decoded, longest first; never raises."""
+    """Every secret value ``url`` carries (user information's password, secret query values, a keyword
+    string's secret values), each as given and percent-decoded, longest first; never raises."""
     found: list[str] = []
     parts = _split(url)
     if parts is None:

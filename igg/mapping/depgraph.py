@@ -75,20 +75,22 @@ def state_lines(state: GraphState, model: CodeModel) -> Lines:
 
 
 Sites = dict[EdgeKey, tuple[str, int]]
-"""Each edge a map of a model proposes, by its type and its ends' identities -> (file, line) of its first site."""
+"""Each edge a map of a model proposes, by its type and its ends' identities -> (file, line) of its first
+site."""
 
 
 @dataclass(kw_only=True)
 class SitesMemo:
-    """The edge sites of one session's context, kept between checks: its context never changes, the modules its
-    graph names may (``key``: the files located and their module names)."""
+    """The edge sites of one session's context, kept between checks: its context never changes, the modules
+    its graph names may (``key``: the files located and their module names)."""
 
     key: tuple[tuple[str, str | None], ...] | None = None
     sites: Sites = field(default_factory=dict)
 
 
 def edge_sites(model: CodeModel, schema: CompiledSchema) -> Sites:
-    """The sites of every edge a map of ``model`` in ``schema`` proposes (the costly half of ``state_lines``)."""
+    """The sites of every edge a map of ``model`` in ``schema`` proposes (the costly half of
+    ``state_lines``)."""
     fit = SchemaFit(model, schema)
     found: Sites = {}
     sites = fit.edge_properties()
@@ -121,9 +123,9 @@ def lines_at(state: GraphState, found: Sites) -> Lines:
 
 
 def context_files(context: str) -> list[SourceFile]:
-    """The files of a map-code request's context exactly as they were read (``split_context`` trims blank lines
-    at a file's ends, which would move every line number; ``prepare.context_of`` wrote each file whole after its
-    marker line, with a newline added when it lacked a final one)."""
+    """The files of a map-code request's context exactly as they were read (``split_context`` trims blank
+    lines at a file's ends, which would move every line number; ``prepare.context_of`` wrote each file whole
+    after its marker line, with a newline added when it lacked a final one)."""
     marks = list(MARKER_RE.finditer(context))
     files = []
     for i, m in enumerate(marks):

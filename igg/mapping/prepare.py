@@ -59,7 +59,8 @@ class CodeMap:
     jobs: int = 1
     """Processes that parsed the files."""
     git_commit: str | None = None
-    """The commit checked out where the first path lies (``+dirty`` with uncommitted changes), if a git tree."""
+    """The commit checked out where the first path lies (``+dirty`` with uncommitted changes), if a git
+    tree."""
 
     def session_options(self) -> dict[str, Any]:
         """What a stored session of this map keeps beside its request: the git commit it maps, and the files
@@ -330,7 +331,8 @@ def prepare(
 
 
 def check_package_prefix(prefix: str | None) -> None:
-    """Raise ``RequestInvalid`` unless ``prefix`` is None or a dotted Python name (``google``, ``azure.mgmt``)."""
+    """Raise ``RequestInvalid`` unless ``prefix`` is None or a dotted Python name (``google``,
+    ``azure.mgmt``)."""
     if prefix is not None and not all(part.isidentifier() for part in prefix.split(".")):
         raise RequestInvalid(
             [

@@ -1,11 +1,12 @@
-"""What a commit range did to the dependencies: ``igg map-code PATH --since REF`` and ``igg check --since REF``.
+"""What a commit range did to the dependencies: ``igg map-code PATH --since REF`` and ``igg check --since
+REF``.
 
 Both states are mapped the way ``--update`` re-maps: the work tree is walked and only files whose content the
 facts cache does not know are parsed; the tree of ``REF`` is taken from git (``git archive``, so the work
 tree, the index and the checked-out branch are never touched), walked with the same rules, and its files are
-looked up by content in the same cache, so a file the change left alone is parsed at most once, whichever state
-asks first. Each state is linked whole (linking is cheap; parsing is not) and placed in the code schema as a
-fresh map places it (``igg.mapping.depgraph.model_graph``).
+looked up by content in the same cache, so a file the change left alone is parsed at most once, whichever
+state asks first. Each state is linked whole (linking is cheap; parsing is not) and placed in the code schema
+as a fresh map places it (``igg.mapping.depgraph.model_graph``).
 
 ``changes`` lifts both graphs' dependencies to modules and packages and compares them by name: what the change
 added, with the statements behind each in the work tree, and what it removed, with their statements in
@@ -176,7 +177,8 @@ def ref_state(
 
 
 SCRATCH_SLACK = 16 << 20
-"""Room left free on the tmpfs beyond the files taken from the commit (a Docker container's /dev/shm is 64 MB)."""
+"""Room left free on the tmpfs beyond the files taken from the commit (a Docker container's /dev/shm is 64
+MB)."""
 
 
 def _room(folder: Path) -> int:

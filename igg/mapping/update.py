@@ -234,9 +234,9 @@ def _declared(c: CallableDecl) -> tuple[Any, ...]:
 
 
 def _flows(f: FileFacts) -> list[tuple[Any, ...]]:
-    """A file's value flows (Python: ``FileFacts.flow``) without the lines and columns of its calls. Values flow
-    across modules without a name changing (what a function returns, what a call passes to another module's
-    parameters): a change of them may change the calls of any file."""
+    """A file's value flows (Python: ``FileFacts.flow``) without the lines and columns of its calls. Values
+    flow across modules without a name changing (what a function returns, what a call passes to another
+    module's parameters): a change of them may change the calls of any file."""
     return [
         (
             s.name,
@@ -354,10 +354,10 @@ def _reach(
 def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> Difference | None:
     """What changes ``state`` as a fresh map would when only the files ``paths`` can relate differently
     (``fit`` links those files alone, ``link(..., only=paths)``; see ``_reach``): their own nodes (added,
-    removed, properties changed) and every edge going out of them. Every other element is one a fresh map makes
-    the same. None when the state is not what the last map left (a node of another
-    file missing or different, an edge's endpoint missing) or a declaration of theirs is shared with another
-    file: the caller then diffs the whole graph."""
+    removed, properties changed) and every edge going out of them. Every other element is one a fresh map
+    makes the same. None when the state is not what the last map left (a node of another file missing or
+    different, an edge's endpoint missing) or a declaration of theirs is shared with another file: the caller
+    then diffs the whole graph."""
     placed, nodes = fit.placed, state.nodes
     plans = [plan for plan in fit.model.files if plan.path in paths]
     own: dict[str, NodeRef | None] = {}  # symbol key of the files -> its node (None: to add; int: added)
@@ -530,7 +530,8 @@ def _update(
         for n in state.nodes_of_type("Module")
         if "path" in state.node_properties(n)
     }
-    # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again, and so links all
+    # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again, and so links
+    # all
     shas = {f.path: content_hash(f.text) for f in walked.files}
     now = {path: sha for path, sha in shas.items() if not is_config(path)}
     seconds["walk"] = clock() - mark
@@ -618,9 +619,9 @@ def _plan(
     changed: list[str],
     whole_tree: bool,
 ) -> tuple[Difference, set[str] | None]:
-    """The difference a fresh map makes, and the files linked again (None: all of them). The common case, files
-    changed in place, links only them and the files that mention a changed declaration (every other file's
-    facts must be those of the last map: from the cache, not parsed again by a newer IGG)."""
+    """The difference a fresh map makes, and the files linked again (None: all of them). The common case,
+    files changed in place, links only them and the files that mention a changed declaration (every other
+    file's facts must be those of the last map: from the cache, not parsed again by a newer IGG)."""
     from igg.mapping.prepare import parse_all
 
     before, now = shas

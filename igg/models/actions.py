@@ -108,7 +108,7 @@ def _evidence_item(value: Any) -> Any:
     if isinstance(value, EvidenceSpan):
         return value
     raise ValueError(
-        f'an evidence item is a quote (a string) or a span {{"chunk", "start", "end"}}; '
+        'an evidence item is a quote (a string) or a span {"chunk", "start", "end"}; '
         f"got {type(value).__name__}"
     )
 
@@ -121,15 +121,18 @@ Evidence = Annotated[
     BeforeValidator(_listed),
     Field(
         max_length=MAX_EVIDENCE_ITEMS,
-        description=f"Verbatim quotes of the context stating this (at most "
-        f"{MAX_QUOTE_CHARS} chars each) or spans {{chunk, start, end}}.",
+        description=(
+            "Verbatim quotes of the context stating this (at most "
+            f"{MAX_QUOTE_CHARS} chars each) or spans {{chunk, start, end}}."
+        ),
     ),
 ]
 """An action's evidence: one quote, or a list of quotes and spans (``igg.act.evidence`` locates them)."""
 
 
 def _time_text(value: Any) -> Any:
-    """A year given as a number (2024) reads as its text; anything else is checked by the act step's time rule."""
+    """A year given as a number (2024) reads as its text; anything else is checked by the act step's time
+    rule."""
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
@@ -236,10 +239,10 @@ class QueryAction(_Action):
     type: Literal["QUERY"]
     query: dict[str, Any] = Field(
         description=(
-            '{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction": '
-            '"out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", '
-            '"label": T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded": '
-            '"grounded"|"ungrounded"|"unverified"}, each with optional "as_of" (a time)'
+            '{"query": "neighbours", "node": <ref>, "depth": 1-5, "edge_types": [...], "direction":'
+            ' "out"|"in"|"both"}, {"query": "path", "from": <ref>, "to": <ref>} or {"query": "find", "label":'
+            ' T, "where": {"key": value | {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded":'
+            ' "grounded"|"ungrounded"|"unverified"}, each with optional "as_of" (a time)'
         )
     )
 
@@ -287,7 +290,8 @@ class UnreadableAction:
 
 
 ActionError = UnreadableAction
-"""Deprecated name of ``UnreadableAction`` (it is not an exception); kept because ``igg.models`` exported it."""
+"""Deprecated name of ``UnreadableAction`` (it is not an exception); kept because ``igg.models`` exported
+it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +303,8 @@ class ParsedResponse:
     items: list[AnyAction | UnreadableAction]
     """Each item is an action model (AddNode, ...) or an UnreadableAction."""
     truncated: bool = False
-    """The output was cut off: ``items`` holds only the actions received whole (see ``igg.agents.parsing``)."""
+    """The output was cut off: ``items`` holds only the actions received whole (see
+    ``igg.agents.parsing``)."""
     repaired: int = 0
     """Unencodable characters (lone surrogates) replaced with U+FFFD in ``reasoning``."""
 
@@ -315,7 +320,8 @@ _TOP_KEYS = ("reasoning", "actions", "finished")
 
 
 def read_action(raw: Any) -> AnyAction | UnreadableAction:
-    """One action from a decoded JSON value: an action model, or an ``UnreadableAction`` saying what is wrong."""
+    """One action from a decoded JSON value: an action model, or an ``UnreadableAction`` saying what is
+    wrong."""
     if not isinstance(raw, dict):
         return UnreadableAction(
             ErrorCode.INVALID_ACTION,
@@ -349,7 +355,7 @@ def read_response(value: Any, *, encodable: bool = False) -> ParsedResponse:
     if not isinstance(value, dict):
         raise ResponseInvalid(
             ErrorCode.INVALID_RESPONSE,
-            f"the response must be a JSON object with 'reasoning', 'actions' and optionally 'finished'; "
+            "the response must be a JSON object with 'reasoning', 'actions' and optionally 'finished'; "
             f"got {type(value).__name__}",
         )
     unknown = [k for k in value if k not in _TOP_KEYS]
@@ -428,8 +434,8 @@ M = TypeVar("M", bound=BaseModel)
 
 def constructed(model: type[M], **given: Any) -> M:
     """``model.model_construct(**given)`` with every other field at its default, filled in here: pydantic's
-    ``model_construct`` inspects a default factory's signature on every call (about 0.3 ms each: 15 of the 19 s
-    that loading a 45,000-element seed took). For actions the act step builds itself (a seed's, a planned
+    ``model_construct`` inspects a default factory's signature on every call (about 0.3 ms each: 15 of the 19
+    s that loading a 45,000-element seed took). For actions the act step builds itself (a seed's, a planned
     difference's), never for what a client sent (that is validated)."""
     for name, info in model.model_fields.items():
         if name not in given:

@@ -1,4 +1,5 @@
-"""JSON Schemas generated from the models; ``schemas/*.schema.json`` are these, written by ``scripts/gen_schemas``."""
+"""JSON Schemas generated from the models; ``schemas/*.schema.json`` are these, written by
+``scripts/gen_schemas``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ SCHEMA_MODELS: dict[str, type[BaseModel]] = {
 
 
 def json_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of ``request``, ``response``, ``document`` or ``rules`` (the rules file)."""
+    """The JSON Schema (draft 2020-12) of ``request``, ``response``, ``document`` or ``rules`` (the rules
+    file)."""
     model = SCHEMA_MODELS[name]
     schema = model.model_json_schema(by_alias=True, mode="validation")
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}

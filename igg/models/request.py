@@ -34,11 +34,15 @@ class DuplicateGuard(_Strict):
         default=0.9,
         ge=0.5,
         le=1.0,
-        description="Least Levenshtein similarity (1 - distance / longer length) of folded identities that counts.",
+        description=(
+            "Least Levenshtein similarity (1 - distance / longer length) of folded identities that counts."
+        ),
     )
     aliases: list[list[str]] = Field(
         default_factory=list,
-        description='Groups of names that mean the same thing, e.g. [["AuthService", "AuthenticationService"]].',
+        description=(
+            'Groups of names that mean the same thing, e.g. [["AuthService", "AuthenticationService"]].'
+        ),
     )
 
 
@@ -118,13 +122,17 @@ class LLMConfig(_Strict):
         default=60.0,
         gt=0,
         le=3600,
-        description="Deadline of one HTTP call, however slowly the server sends (plus a 1 s grace to cancel it).",
+        description=(
+            "Deadline of one HTTP call, however slowly the server sends (plus a 1 s grace to cancel it)."
+        ),
     )
     max_answer_bytes: int | None = Field(
         default=None,
         ge=1024,
-        description="Longer answers are cut here (reported, kept once); default 8 bytes per max_output_tokens, "
-        "at least 16384.",
+        description=(
+            "Longer answers are cut here (reported, kept once); default 8 bytes per max_output_tokens, "
+            "at least 16384."
+        ),
     )
     max_retries: int = Field(
         default=4, ge=0, le=20, description="Retries of a failed call before agent_error."

@@ -1,12 +1,14 @@
-"""The rules file: architecture contracts a repository keeps (``igg.toml``, or ``[tool.igg]`` in ``pyproject.toml``).
+"""The rules file: architecture contracts a repository keeps (``igg.toml``, or ``[tool.igg]`` in
+``pyproject.toml``).
 
 One array ``rules``, each rule a table with a ``name``, a ``kind`` and selectors over the typed graph. The
 kinds are a discriminated union on ``kind`` (``RULE_ADAPTER`` reads one), so a mistyped field is refused with
 the rule's name and the field, never ignored. ``schemas/rules.schema.json`` is generated from these models.
 
 A *selector* picks nodes of the graph: a string is a name pattern (``shop.api``: the node of that name and
-everything under it, as import-linter reads a module; ``shop.api*``: a glob over the dotted name, ``*`` crossing
-dots), a table narrows by node type, path glob and externality, and a list is the union of its selectors.
+everything under it, as import-linter reads a module; ``shop.api*``: a glob over the dotted name, ``*``
+crossing dots), a table narrows by node type, path glob and externality, and a list is the union of its
+selectors.
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ class _Rule(_Strict):
     edges: EdgeTypes = Field(default_factory=lambda: ["IMPORTS"])
     """The edge types the rule reads (default IMPORTS; e.g. READS_FROM and WRITES_TO for table access)."""
     exclude_type_checking_imports: bool = False
-    """Leave out type-only imports (``if TYPE_CHECKING:``, TypeScript ``import type``), as import-linter's option
-    of that name does: they are no dependency when the code runs."""
+    """Leave out type-only imports (``if TYPE_CHECKING:``, TypeScript ``import type``), as import-linter's
+    option of that name does: they are no dependency when the code runs."""
 
 
 class ForbiddenRule(_Rule):
@@ -71,7 +73,8 @@ class ForbiddenRule(_Rule):
     to: Selector
     """What they may not reach (a table ``{type = "DatabaseTable", name = "payments"}`` for table access)."""
     through: Selector | None = None
-    """With ``transitive``: paths through these nodes are allowed (``api`` may reach ``db`` through ``repo``)."""
+    """With ``transitive``: paths through these nodes are allowed (``api`` may reach ``db`` through
+    ``repo``)."""
     transitive: bool = False
     """Also forbid indirect paths (import-linter's default for its forbidden contracts)."""
 
@@ -96,7 +99,8 @@ class LayersRule(_Rule):
     layers: list[Layer] = Field(min_length=2, max_length=MAX_LISTED)
     """Highest first. With ``containers``, each name is relative to each container."""
     containers: list[str] = Field(default_factory=list, max_length=MAX_LISTED)
-    """Packages inside which the layers repeat (``layers = ["api", "db"]`` in ``shop`` is ``shop.api``, ...)."""
+    """Packages inside which the layers repeat (``layers = ["api", "db"]`` in ``shop`` is ``shop.api``,
+    ...)."""
     transitive: bool = False
     """Also forbid indirect paths upward (through modules outside the other layers), as import-linter does."""
 
@@ -130,8 +134,8 @@ class _RouteRule(_Rule):
     edges: EdgeTypes = Field(default_factory=lambda: ["HANDLES", "REQUESTS"])
     """The edges it reads (HANDLES and REQUESTS; see docs/http-routes.md)."""
     select: Selector = "*"
-    """unused_route: the routes judged (``{type = "Route", path = "/api/*"}``); unknown_route: the callers judged
-    (``web.*``, ``{path = "web/*"}``). Default all."""
+    """unused_route: the routes judged (``{type = "Route", path = "/api/*"}``); unknown_route: the callers
+    judged (``web.*``, ``{path = "web/*"}``). Default all."""
 
 
 class UnusedRouteRule(_RouteRule):

@@ -36,7 +36,8 @@ class EdgePattern(_Strict):
 
 
 class HasAttributeRule(_Strict):
-    """Every node of ``node_type`` has a non-empty ``attribute`` (a soft to-do, unlike required attributes)."""
+    """Every node of ``node_type`` has a non-empty ``attribute`` (a soft to-do, unlike required
+    attributes)."""
 
     rule: Literal["has_attribute"]
     node_type: str = Field(description="The node type the rule applies to.")
@@ -61,15 +62,16 @@ class MinEdgesRule(_Strict):
 
 
 class Term(_Strict):
-    """The ontology term behind a schema name (a node type, edge type or typed property key): exports and reports
-    write the term's own label and IRI, not the safe name."""
+    """The ontology term behind a schema name (a node type, edge type or typed property key): exports and
+    reports write the term's own label and IRI, not the safe name."""
 
     label: str = Field(description="The term's label in its ontology, e.g. 'production company'.")
     iri: str | None = Field(default=None, description="The term's IRI, when the ontology gives one.")
     datatype: str | None = Field(
         default=None,
-        description="A datatype relation's range (an XSD datatype IRI); None for classes and "
-        "object relations.",
+        description=(
+            "A datatype relation's range (an XSD datatype IRI); None for classes and object relations."
+        ),
     )
 
 
@@ -124,13 +126,16 @@ class Schema(_Strict):
     )
     descriptions: dict[str, str] = Field(
         default_factory=dict,
-        description="Per node or edge type, what it means (shown to the agent), e.g. {'CALLS': 'a method call'}.",
+        description=(
+            "Per node or edge type, what it means (shown to the agent), e.g. {'CALLS': 'a method call'}."
+        ),
     )
     property_types: dict[str, dict[str, PropertyType]] = Field(
         default_factory=dict,
         description=(
-            "Per node or edge type, the type of some properties: 'string', 'integer', 'float', 'boolean', "
-            "'list' or {'enum': [values]}; enforced (WRONG_PROPERTY_TYPE, VALUE_NOT_IN_ENUM). Others stay free."
+            "Per node or edge type, the type of some properties: 'string', 'integer', 'float', 'boolean',"
+            " 'list' or {'enum': [values]}; enforced (WRONG_PROPERTY_TYPE, VALUE_NOT_IN_ENUM). Others stay"
+            " free."
         ),
     )
 

@@ -43,7 +43,8 @@ TIME_RULE = (
 """The rule, as verdicts and the prompt state it."""
 
 _TIME_RE = re.compile(
-    r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})(?:[T ](?P<H>\d{2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.(?P<f>\d{1,6}))?)?"
+    r"(?P<y>\d{4})(?:-(?P<m>\d{2})(?:-(?P<d>\d{2})(?:[T"
+    r" ](?P<H>\d{2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.(?P<f>\d{1,6}))?)?"
     r"(?P<z>Z|[+-]\d{2}:?\d{2})?)?)?)?"
 )
 
@@ -54,7 +55,8 @@ class TimeError(ValueError):
 
 @lru_cache(maxsize=65536)
 def parse_time(text: str) -> tuple[str, datetime]:
-    """``(stored text, instant in UTC)`` of an ISO 8601 time (see the module docstring); raises ``TimeError``."""
+    """``(stored text, instant in UTC)`` of an ISO 8601 time (see the module docstring); raises
+    ``TimeError``."""
     if not isinstance(text, str):
         raise TimeError(f"a time is a string; got {type(text).__name__}")
     match = _TIME_RE.fullmatch(text.strip())
@@ -98,8 +100,8 @@ def holds(properties: dict[str, Any], at: datetime) -> bool:
 
 
 def history(properties: dict[str, Any]) -> list[dict[str, Any]]:
-    """A node's ``igg_history`` entries, decoded (``{"key", "value", "from", "to"}``, ``from``/``to`` None when
-    unbounded): new dicts, the caller's to change."""
+    """A node's ``igg_history`` entries, decoded (``{"key", "value", "from", "to"}``, ``from``/``to`` None
+    when unbounded): new dicts, the caller's to change."""
     return [dict(history_entry(text)) for text in properties.get(HISTORY, ())]
 
 
@@ -122,8 +124,8 @@ def history_text(entry: dict[str, Any]) -> str:
 
 
 def properties_at(properties: dict[str, Any], at: datetime) -> dict[str, Any]:
-    """A node's properties as they were at ``at``: each property with a history takes the value valid then (and
-    is absent when none was); the history itself is left out (the node's own bounds are kept)."""
+    """A node's properties as they were at ``at``: each property with a history takes the value valid then
+    (and is absent when none was); the history itself is left out (the node's own bounds are kept)."""
     entries = history(properties) if HISTORY in properties else []
     if not entries:
         return properties

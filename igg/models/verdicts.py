@@ -69,22 +69,23 @@ class ErrorCode(StrEnum):
     POSSIBLE_DUPLICATE = "POSSIBLE_DUPLICATE"
     """An ADD_NODE whose identity is close to an existing node of its type (case, separators, alias,
     abbreviation, similarity; see ``igg.graph.duplicates``). Use the existing node, or send the action again
-    with ``"distinct": true``. Under the ``warn`` policy the node is added and the code is the verdict's warning."""
+    with ``"distinct": true``. Under the ``warn`` policy the node is added and the code is the verdict's
+    warning."""
     UNGROUNDED_EVIDENCE = "UNGROUNDED_EVIDENCE"
-    """An action's evidence quote is not in the context (exactly, normalized or approximately), or its span points
-    outside it; the message says where IGG looked and the closest passage. Under ``config.grounding: warn`` the
-    action is applied and this is its verdict's warning."""
+    """An action's evidence quote is not in the context (exactly, normalized or approximately), or its span
+    points outside it; the message says where IGG looked and the closest passage. Under ``config.grounding:
+    warn`` the action is applied and this is its verdict's warning."""
     MISSING_EVIDENCE = "MISSING_EVIDENCE"
     """``config.grounding`` is ``required`` (or ``required_edges``) and the action carries no ``evidence``."""
     UNGROUNDED_VALUE = "UNGROUNDED_VALUE"
-    """``config.grounding`` is ``values`` and a node identity or property value the action writes is not stated in
-    the context (``igg.act.values``); the message names the value and the closest passage."""
+    """``config.grounding`` is ``values`` and a node identity or property value the action writes is not
+    stated in the context (``igg.act.values``); the message names the value and the closest passage."""
     TYPE_CONFLICT = "TYPE_CONFLICT"
-    """An entity the ontology types two incompatible ways (two relations' domain or range, neither a subtype of
-    the other): the triple that would retype it is refused, not silently picked."""
+    """An entity the ontology types two incompatible ways (two relations' domain or range, neither a subtype
+    of the other): the triple that would retype it is refused, not silently picked."""
     INVALID_TIME = "INVALID_TIME"
-    """A ``valid_from``/``valid_to`` that is not an ISO 8601 time, or a ``valid_to`` not after its ``valid_from``
-    (``igg.models.validtime``: the message states the rule)."""
+    """A ``valid_from``/``valid_to`` that is not an ISO 8601 time, or a ``valid_to`` not after its
+    ``valid_from`` (``igg.models.validtime``: the message states the rule)."""
     TIME_NOT_SCOPED = "TIME_NOT_SCOPED"
     """A valid time on a node or edge type the schema's ``valid_time`` does not name."""
     TIME_CONFLICT = "TIME_CONFLICT"
@@ -100,7 +101,8 @@ class ErrorCode(StrEnum):
 
 @dataclass(slots=True)
 class Verdict:
-    """The outcome of one action: accepted, or rejected with a stable code and a message an agent can act on."""
+    """The outcome of one action: accepted, or rejected with a stable code and a message an agent can act
+    on."""
 
     index: int
     """Position of the action in the response (0-based)."""

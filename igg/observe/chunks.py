@@ -30,7 +30,8 @@ from igg.observe.tokens import estimate_tokens, token_costs
 
 _MARKER = re.compile(
     r"""^[ \t]*(?:
-        (?://+|\#+|--|;+|%+|\*+|/\*+|<!--)[ \t]*[Ff][Ii][Ll][Ee][ \t]*:[ \t]*(?P<a>[^\r\n]*?)[ \t]*(?:\*/|-->)?[ \t]*
+        (?://+|\#+|--|;+|%+|\*+|/\*+|<!--)[ \t]*[Ff][Ii][Ll][Ee][ \t]*:[ \t]*
+        (?P<a>[^\r\n]*?)[ \t]*(?:\*/|-->)?[ \t]*
       | ---[ \t]+(?:a/|b/)?(?P<b>[^\s]+)(?:[ \t]+[^\r\n]*?)?
       | ==>[ \t]+(?P<c>[^\r\n]+?)[ \t]+<==[ \t]*
     )\r?$""",
@@ -69,8 +70,8 @@ def split_context(text: str, chunk_tokens: int) -> ContextChunks:
 
 class ContextChunks(Sequence[Chunk]):
     """The chunks of a context as a lazy sequence: ``chunks[i]`` splits the text only as far as chunk ``i``;
-    ``len(chunks)`` splits all of it. ``at(cursor)`` is the chunk at a position of the loop's walk, which
-    goes round again after the last chunk. Only offsets are kept; a chunk's text is cut when it is asked for."""
+    ``len(chunks)`` splits all of it. ``at(cursor)`` is the chunk at a position of the loop's walk, which goes
+    round again after the last chunk. Only offsets are kept; a chunk's text is cut when it is asked for."""
 
     def __init__(self, text: str, chunk_tokens: int) -> None:
         self.text = text

@@ -112,7 +112,8 @@ class _Pieces:
     def __init__(self) -> None:
         self.lines: dict[str, tuple[str, int]] = {}
         self.refs: dict[str, tuple[str, int, str, int, str, Any]] = {}
-        """node -> (short reference, its tokens, typed reference, its tokens, first identity key, its value)."""
+        """node -> (short reference, its tokens, typed reference, its tokens, first identity key, its
+        value)."""
 
     def clear_if_full(self) -> None:
         if len(self.lines) + len(self.refs) > _CACHED:
@@ -194,8 +195,8 @@ class GraphView:
         return kept
 
     def _make_ref(self, node_id: str, typed: bool, unique: bool | None = None) -> str:
-        """The reference text; ``typed``: with the type when the first identity value is not unique (``unique``
-        says whether it is; None: look it up)."""
+        """The reference text; ``typed``: with the type when the first identity value is not unique
+        (``unique`` says whether it is; None: look it up)."""
         data = self.nodes[node_id]
         t = data["type"]
         props = data["properties"]

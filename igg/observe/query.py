@@ -154,7 +154,8 @@ class QueryAnswer:
     """False when something was left out (the ``left out`` line says what and how to narrow)."""
     token_budget: int = DEFAULT_BUDGET
     truncated: bool = False
-    """The walk stopped at its visit cap (``MAX_VISITS``): the counts of what was left out are lower bounds."""
+    """The walk stopped at its visit cap (``MAX_VISITS``): the counts of what was left out are lower
+    bounds."""
     visited: int = 0
     """Edges or nodes the answer cost to find (counted against a response's ``RESPONSE_VISITS``)."""
 
@@ -285,8 +286,8 @@ def _check_edge_types(state: GraphState, edge_types: Iterable[str] | None) -> fr
 def _steps(
     state: GraphState, node: str, types: frozenset[str] | None, direction: str, at: datetime | None = None
 ) -> Iterable[tuple[str, str, str, str, bool]]:
-    """(neighbour, edge id, edge type, source, forward) for each edge of ``node`` that may be followed (``at``:
-    valid then, to a node valid then)."""
+    """(neighbour, edge id, edge type, source, forward) for each edge of ``node`` that may be followed
+    (``at``: valid then, to a node valid then)."""
     if direction in ("out", "both"):
         for other, keyed in state.succ[node].items():
             for eid, data in keyed.items():

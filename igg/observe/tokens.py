@@ -43,9 +43,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def token_costs(text: str) -> Iterator[tuple[int, int]]:
-    """(offset, cost) of each estimated token of ``text``, in order: the text between two offsets costs exactly
-    the sum of its tokens' costs (a cut where a token starts splits nothing), so a long text can be cut within
-    a budget in one pass."""
+    """(offset, cost) of each estimated token of ``text``, in order: the text between two offsets costs
+    exactly the sum of its tokens' costs (a cut where a token starts splits nothing), so a long text can be
+    cut within a budget in one pass."""
     for m in _PIECE.finditer(text):
         piece = m.group()
         yield m.start(), 1 if piece.isascii() else 1 + len(_ASTRAL.findall(piece))

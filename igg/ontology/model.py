@@ -86,12 +86,14 @@ a trailing underscore."""
 
 
 class OntologyError(Exception):
-    """An ontology IGG cannot import (unreadable, or nothing to import); the message names the file and why."""
+    """An ontology IGG cannot import (unreadable, or nothing to import); the message names the file and
+    why."""
 
 
 def safe_name(label: str) -> str:
     """A schema name for an ontology label: ASCII letters, digits and ``_`` (accents dropped, other characters
-    as ``_``), not starting with a digit, at most 64 characters; ``production company`` -> ``production_company``."""
+    as ``_``), not starting with a digit, at most 64 characters; ``production company`` ->
+    ``production_company``."""
     ascii_text = unicodedata.normalize("NFKD", label).encode("ascii", "ignore").decode()
     name = _UNSAFE.sub("_", ascii_text).strip("_") or "term"
     if name[0].isdigit():
@@ -162,7 +164,8 @@ class Ontology:
         return base
 
     def check(self) -> None:
-        """Warn about relations without a domain, ranges that name nothing, and break ``subClassOf`` cycles."""
+        """Warn about relations without a domain, ranges that name nothing, and break ``subClassOf``
+        cycles."""
         for cls in self.classes.values():
             cls.parents = [p for p in cls.parents if p in self.classes and p != cls.name]
         for cls in sorted(self.classes.values(), key=lambda c: c.name):
@@ -264,7 +267,8 @@ _LEXICAL = {
 
 def lexical_ok(text: str, datatype: str) -> bool:
     """Whether ``text`` is a valid literal of the XSD ``datatype``: always for ``xsd:string``; by its lexical
-    form for dates, years, numbers and booleans; never for other datatypes (they are written as plain strings)."""
+    form for dates, years, numbers and booleans; never for other datatypes (they are written as plain
+    strings)."""
     if datatype == XSD + "string":
         return True
     pattern = _LEXICAL.get(datatype.removeprefix(XSD)) if datatype.startswith(XSD) else None
@@ -272,7 +276,8 @@ def lexical_ok(text: str, datatype: str) -> bool:
 
 
 def datatype_of(name: str) -> str | None:
-    """The XSD datatype IRI a range stands for: an XSD IRI or local name, or a datatype word; None otherwise."""
+    """The XSD datatype IRI a range stands for: an XSD IRI or local name, or a datatype word; None
+    otherwise."""
     if name.startswith(XSD):
         return name
     if name.endswith("#Literal"):  # rdfs:Literal

@@ -1,15 +1,15 @@
 """Reading an ontology file: Text2KGBench's JSON, or RDF (OWL/RDFS and SHACL shapes, in Turtle, RDF/XML,
 JSON-LD or N-Triples) through rdflib.
 
-Labels are kept as the ontology writes them (a trailing space included: the benchmark's scorer compares relation
-names with the label's spaces as ``_``); names are made from them stripped.
+Labels are kept as the ontology writes them (a trailing space included: the benchmark's scorer compares
+relation names with the label's spaces as ``_``); names are made from them stripped.
 
-JSON: ``concepts`` (``qid``, ``label``) and ``relations`` (``pid``, ``label``, ``domain``, ``range``; domain and
-range name a concept by label or qid, or a datatype word such as ``string``, ``number``, ``Date``). IRIs follow
-the benchmark's own OWL files (``https://cenguix.github.io/Text2KGBench/<id>/concepts#<qid>``).
+JSON: ``concepts`` (``qid``, ``label``) and ``relations`` (``pid``, ``label``, ``domain``, ``range``; domain
+and range name a concept by label or qid, or a datatype word such as ``string``, ``number``, ``Date``). IRIs
+follow the benchmark's own OWL files (``https://cenguix.github.io/Text2KGBench/<id>/concepts#<qid>``).
 
-RDF: classes are ``owl:Class``/``rdfs:Class`` subjects, ``sh:targetClass`` objects and whatever a domain, range
-or ``rdfs:subClassOf`` names that is no datatype (RDFS says they are classes); relations are
+RDF: classes are ``owl:Class``/``rdfs:Class`` subjects, ``sh:targetClass`` objects and whatever a domain,
+range or ``rdfs:subClassOf`` names that is no datatype (RDFS says they are classes); relations are
 ``owl:ObjectProperty``, ``owl:DatatypeProperty``, ``rdf:Property`` and every ``sh:path`` of a node shape's
 ``sh:property`` (its ``sh:targetClass`` is a domain, ``sh:class`` a range, ``sh:datatype`` the datatype,
 ``sh:minCount`` the least count). Labels: ``rdfs:label``, ``skos:prefLabel`` or ``sh:name`` (English or
@@ -43,7 +43,8 @@ BENCH_BASE = "https://cenguix.github.io/Text2KGBench/"
 
 
 def load_ontology(path: str | Path) -> Ontology:
-    """Read an ontology file (see the module doc); ``OntologyError`` names the file and why it cannot be read."""
+    """Read an ontology file (see the module doc); ``OntologyError`` names the file and why it cannot be
+    read."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -261,7 +262,8 @@ class _RdfReader:
                     rel.min_count = max(rel.min_count, int(str(least)))
 
     def members(self, nodes: Iterable[Any]) -> list[Any]:
-        """The nodes, with an ``owl:unionOf`` class (or an RDF list, as ``sh:or`` takes) replaced by its members."""
+        """The nodes, with an ``owl:unionOf`` class (or an RDF list, as ``sh:or`` takes) replaced by its
+        members."""
         from rdflib.collection import Collection
 
         out: list[Any] = []
@@ -276,8 +278,8 @@ class _RdfReader:
         return out
 
     def datatype(self, node: Any) -> str | None:
-        """The XSD datatype IRI a range stands for (an XSD IRI, rdfs:Literal, a datatype word not declared as a
-        class), or None."""
+        """The XSD datatype IRI a range stands for (an XSD IRI, rdfs:Literal, a datatype word not declared as
+        a class), or None."""
         text = str(node)
         if text.startswith(XSD) or text == str(self.RDFS.Literal):
             return datatype_of(text)

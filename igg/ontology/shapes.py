@@ -52,7 +52,8 @@ def _one_of(g: Any, prop: Any, constraint: Any, values: list[Any]) -> None:
 
 
 def shapes_graph(schema: Schema, base: str = "urn:igg:") -> Any:
-    """The SHACL shapes (and vocabulary) of ``schema`` as an ``rdflib.Graph`` (``OntologyError`` without rdflib)."""
+    """The SHACL shapes (and vocabulary) of ``schema`` as an ``rdflib.Graph`` (``OntologyError`` without
+    rdflib)."""
     try:
         from rdflib import OWL, RDF, RDFS, BNode, Graph, Literal, Namespace, URIRef
     except ImportError:

@@ -1,24 +1,25 @@
 """The one persistence seam: where a session's progress is kept as the engine makes it.
 
-The engine (``igg.engine.loop.Loop`` and the workspace's tool calls, both through ``igg.act.step``) produces one
-record type, ``IterationRecord``, and hands it to ``Recorder``s:
+The engine (``igg.engine.loop.Loop`` and the workspace's tool calls, both through ``igg.act.step``) produces
+one record type, ``IterationRecord``, and hands it to ``Recorder``s:
 
 * ``begin(request, state, records)`` once before the first iteration of this process (``records``: the
   iterations a resumed session already has; calling ``begin`` again on the same recorder does nothing);
 * ``record(record)`` after every iteration (its mutations are in ``record.mutations``: the graph after it
   equals the graph before plus those);
-* ``keep(step, mutations, state)`` for every other step (``igg.record.steps``: a review plan or decision, a code
-  map's update), with its mutations;
+* ``keep(step, mutations, state)`` for every other step (``igg.record.steps``: a review plan or decision, a
+  code map's update), with its mutations;
 * ``finish(result)`` once at the end (finalization mutations in ``result.final_mutations``).
 
 ``igg.session.Session`` is what calls them: it owns a session in progress, and its methods are the only ways a
 session changes.
 
 A ``SessionRepo`` is a place that keeps many sessions and reads them back: it hands out ``Recorder``s,
-``load``s and lists sessions, and answers from their history (``undo``, ``fork``, ``explain``, ``diff``; a repository
-that keeps no history raises ``HistoryUnavailable``). Implementations: ``igg.store.StoreSessions`` (the durable SQLite store),
-``igg.persistence.memory.MemorySessions`` (this process only). ``igg.persistence.rundir.RunDirectory``
-(``--out DIR``) is a ``Recorder`` only: it writes files and reads nothing back.
+``load``s and lists sessions, and answers from their history (``undo``, ``fork``, ``explain``, ``diff``; a
+repository that keeps no history raises ``HistoryUnavailable``). Implementations: ``igg.store.StoreSessions``
+(the durable SQLite store), ``igg.persistence.memory.MemorySessions`` (this process only).
+``igg.persistence.rundir.RunDirectory`` (``--out DIR``) is a ``Recorder`` only: it writes files and reads
+nothing back.
 
 Every session is described by one ``SessionInfo`` whose ``status`` is one of ``SESSION_STATUSES``.
 """
@@ -43,8 +44,8 @@ SessionStatus = Literal["open", "running", "interrupted", "awaiting_review", "fi
 - ``open``: a session an outside agent drives through tool calls (agent ``tool``), accepting actions;
 - ``running``: a run whose writing process is alive;
 - ``interrupted``: a run that stopped before finishing (its process is gone): ``igg resume`` continues it;
-- ``awaiting_review``: ``config.review`` holds a plan of actions for a reviewer (``igg review``, the ``review``
-  tool); the session takes no other change until it is decided;
+- ``awaiting_review``: ``config.review`` holds a plan of actions for a reviewer (``igg review``, the
+  ``review`` tool); the session takes no other change until it is decided;
 - ``finished``: ended with a stop reason; read-only.
 """
 
@@ -63,7 +64,8 @@ class SessionInfo:
     status: SessionStatus
     stop_reason: str | None = None
     agent: str | None = None
-    """The agent spec the session runs with (``tool`` for workspace sessions; ``script:PATH``, ``llm``, ...)."""
+    """The agent spec the session runs with (``tool`` for workspace sessions; ``script:PATH``, ``llm``,
+    ...)."""
     options: dict[str, Any] = field(default_factory=dict)
     created_at: float = 0.0
     updated_at: float = 0.0
@@ -83,7 +85,8 @@ class SessionInfo:
         return self.last_iteration
 
     def to_dict(self) -> dict[str, Any]:
-        """The listing form the workspace operations return (MCP ``list_sessions``, HTTP ``GET /sessions``)."""
+        """The listing form the workspace operations return (MCP ``list_sessions``, HTTP ``GET
+        /sessions``)."""
         return {
             "session_id": self.session_id,
             "goal": self.goal,
@@ -140,7 +143,8 @@ class Recorder(Protocol):
     def keep(
         self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
-        """Keep a step other than an iteration (its mutations; ``snapshot``: a large change, worth a snapshot)."""
+        """Keep a step other than an iteration (its mutations; ``snapshot``: a large change, worth a
+        snapshot)."""
 
     def finish(self, result: RunResult) -> None:
         """Keep the end of the session: final mutations, stop reason, summary."""
@@ -159,11 +163,11 @@ class SessionRepo(Protocol):
         shared: bool = False,
         last_step: int = 0,
     ) -> Recorder:
-        """A recorder for one session: ``begin`` creates it (``resume``: takes over an existing one; ``force``:
-        replaces one of the same id, or takes over a session whose writer looks alive). ``shared``: a writer
-        among several processes (servers on one store): it takes nothing over; each write checks that the
-        session is still at ``last_step`` (its version when loaded) and raises ``SessionConflict`` when another
-        process wrote it since."""
+        """A recorder for one session: ``begin`` creates it (``resume``: takes over an existing one;
+        ``force``: replaces one of the same id, or takes over a session whose writer looks alive). ``shared``:
+        a writer among several processes (servers on one store): it takes nothing over; each write checks that
+        the session is still at ``last_step`` (its version when loaded) and raises ``SessionConflict`` when
+        another process wrote it since."""
 
     def load(self, session_id: str) -> LoadedSession:
         """The whole session; ``SessionNotFound`` when there is none."""

@@ -34,7 +34,8 @@ def _dumps(value: Any) -> str:
 
 
 class RunDirectory:
-    """Writes ``records.jsonl``, ``transcript.jsonl``, ``graph.json`` and ``summary.json`` into a directory."""
+    """Writes ``records.jsonl``, ``transcript.jsonl``, ``graph.json`` and ``summary.json`` into a
+    directory."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

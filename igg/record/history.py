@@ -55,7 +55,8 @@ class Touch:
     known_at: str | None = None
     """When IGG was told (the step's commit time, RFC 3339): the journal's axis."""
     valid: dict[str, str | None] | None = None
-    """The element's valid time after this change (``{"from", "to"}``, ``igg.models.validtime``), when it has one."""
+    """The element's valid time after this change (``{"from", "to"}``, ``igg.models.validtime``), when it has
+    one."""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -26,14 +26,16 @@ StopReason = Literal[
 ]
 """Why a run ended; every run ends with exactly one.
 
-- ``finished``: the agent said ``"finished": true`` (or every completeness rule is met with stop_when_complete)
+- ``finished``: the agent said ``"finished": true`` (or every completeness rule is met with
+  stop_when_complete)
 - ``max_iterations``: the hard iteration guard
 - ``limits_reached``: max_nodes and max_edges are both used up (nothing more can be added)
 - ``stuck``: ``stuck_after`` iterations in a row accepted no action
 - ``budget_exhausted``: the token/cost budget does not allow another agent call
 - ``agent_error``: the agent failed after its retries
-- ``awaiting_review``: ``config.review`` is on and the turn's actions wait as a pending plan (``RunResult.review``);
-  the session stays open: ``igg review`` decides the plan, ``igg resume`` continues after the decision
+- ``awaiting_review``: ``config.review`` is on and the turn's actions wait as a pending plan
+  (``RunResult.review``); the session stays open: ``igg review`` decides the plan, ``igg resume`` continues
+  after the decision
 """
 
 STOP_REASONS: tuple[str, ...] = (
@@ -100,7 +102,8 @@ class IterationRecord:
     chunk: str | None = None
     """Label of the context chunk shown (a file path, or ``chunk i/n``); None without context."""
     chunk_cursor: int = 0
-    """Position in the walk over the chunks: chunk ``chunk_cursor % count``, pass ``chunk_cursor // count + 1``."""
+    """Position in the walk over the chunks: chunk ``chunk_cursor % count``, pass ``chunk_cursor // count +
+    1``."""
     raw_output: str | None = None
     """The agent's raw text (or the JSON of the response object it returned)."""
     output_kind: Literal["text", "object"] = "text"
@@ -219,9 +222,9 @@ class RunResult:
     export_error: ExportError | None = None
     """Why an export failed, when one did (``exports`` still holds every export's summary)."""
     review: dict[str, Any] | None = None
-    """The plan waiting for review when the run stopped with ``awaiting_review``: ``iteration``, ``reasoning``,
-    ``actions``, ``verdicts`` (as if applied), ``accepted``, ``rejected``, ``finished`` (the agent's word, which
-    an approval keeps) (the store adds ``plan_id``)."""
+    """The plan waiting for review when the run stopped with ``awaiting_review``: ``iteration``,
+    ``reasoning``, ``actions``, ``verdicts`` (as if applied), ``accepted``, ``rejected``, ``finished`` (the
+    agent's word, which an approval keeps) (the store adds ``plan_id``)."""
     max_nodes: int = 0
     max_edges: int = 0
     elapsed_ms: float = 0.0
@@ -254,8 +257,8 @@ class RunResult:
         }
 
     def token_counts(self) -> dict[str, Any]:
-        """Tokens the agent spent (from its usage reports, the turn held for review included) and the estimated
-        tokens of the observations."""
+        """Tokens the agent spent (from its usage reports, the turn held for review included) and the
+        estimated tokens of the observations."""
         prompt = completion = 0
         estimated = False
         cost = None

@@ -32,9 +32,9 @@ def load_request(
 ) -> Request:
     """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``.
 
-    ``config.schema`` may name an ontology file (``{"ontology": PATH}``, relative to the request file's folder,
-    else to the working directory), imported by ``igg.ontology``; ``ontologies=False`` refuses that (a server
-    reads no file a remote client names).
+    ``config.schema`` may name an ontology file (``{"ontology": PATH}``, relative to the request file's
+    folder, else to the working directory), imported by ``igg.ontology``; ``ontologies=False`` refuses that (a
+    server reads no file a remote client names).
 
     A string is JSON text when it starts with ``{``; otherwise it is the name of a request file, read when it
     exists (``load_request("request.json")`` reads the file, as ``load_request(Path("request.json"))`` does).
@@ -212,8 +212,8 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
 
 
 def _valid_time_problems(schema: Schema, path: str) -> list[Problem]:
-    """``valid_time``: types the schema has; ``one_at_a_time`` on edge types only; ``properties`` on node types
-    only, never an identity key (an identity does not change over time)."""
+    """``valid_time``: types the schema has; ``one_at_a_time`` on edge types only; ``properties`` on node
+    types only, never an identity key (an identity does not change over time)."""
     problems = []
     nodes, edges = set(schema.node_types), set(schema.edge_types)
     for t, scope in schema.valid_time.items():

@@ -7,8 +7,8 @@ once it has reported ``violations`` violations, ``hops`` edges along their paths
 nodes and edges in its searches; the report then says ``truncated`` and its counts are lower bounds.
 
 ``CheckBounds()`` holds the bounds of a server's check (``MAX_VIOLATIONS``, ``MAX_HOPS``, ``MAX_VISITS``);
-``CheckBounds.for_command_line()`` the wider ones of ``igg check`` on a repository (a person's own input, still
-finite, so a CI job cannot be made to run out of memory by a rule file in a pull request).
+``CheckBounds.for_command_line()`` the wider ones of ``igg check`` on a repository (a person's own input,
+still finite, so a CI job cannot be made to run out of memory by a rule file in a pull request).
 """
 
 from __future__ import annotations

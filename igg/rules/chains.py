@@ -64,9 +64,10 @@ class Adjacency:
 
 
 def _reach(adj: Adjacency, start: str, goals: set[str], blocked: set[str], visit: Visit) -> Iterator[Chain]:
-    """A shortest chain from ``start`` to each node of ``goals`` it reaches with inner nodes outside ``blocked``
-    (goals are never inner nodes), in the order the search meets them. One search serves every goal: each
-    chain is the one a search for that goal alone finds (neighbours in name order, first discovery wins)."""
+    """A shortest chain from ``start`` to each node of ``goals`` it reaches with inner nodes outside
+    ``blocked`` (goals are never inner nodes), in the order the search meets them. One search serves every
+    goal: each chain is the one a search for that goal alone finds (neighbours in name order, first discovery
+    wins)."""
     parent: dict[str, str | None] = {start: None}
     queue: deque[str] = deque([start])
     while queue:

@@ -32,7 +32,8 @@ from igg.rules.report import Hop, Violation
 from igg.rules.select import describe, parts, pick
 
 Part = tuple[str, set[str], bool]
-"""A part of a layered or independence rule: its label, its nodes, and whether its siblings are independent."""
+"""A part of a layered or independence rule: its label, its nodes, and whether its siblings are
+independent."""
 
 
 def check(graph: DepGraph, rules: Sequence[Rule], bounds: CheckBounds | None = None) -> list[Violation]:
@@ -91,7 +92,8 @@ def type_only_note(hops: Sequence[Hop]) -> str:
         "it is a type-only import"
         if len(hops) == 1
         else (
-            f"{len(typed)} of its {len(hops)} edges {'is a type-only import' if len(typed) == 1 else 'are type-only imports'}"
+            f"{len(typed)} of its {len(hops)} edges"
+            f" {'is a type-only import' if len(typed) == 1 else 'are type-only imports'}"
         )
     )
     return f" ({which}; exclude_type_checking_imports = true leaves those out)"
@@ -360,15 +362,18 @@ def _acyclic(graph: DepGraph, rule: AcyclicRule, bounds: CheckBounds) -> Iterato
             "; ".join(arcs)
             if len(arcs) <= CUT_SHOWN
             else (
-                f"these {len(arcs)} dependencies ({'; '.join(arcs[:CUT_SHOWN])}; and {len(arcs) - CUT_SHOWN} more)"
+                f"these {len(arcs)} dependencies ({'; '.join(arcs[:CUT_SHOWN])}; and {len(arcs) - CUT_SHOWN}"
+                " more)"
             )
         )
         yield Violation(
             rule=rule.name,
             kind=rule.kind,
             severity=rule.severity,
-            message=f"{len(members)} {rule.level}s depend on each other in a cycle ({shown}); "
-            f"removing {cut} breaks it{type_only_note(hops)}",
+            message=(
+                f"{len(members)} {rule.level}s depend on each other in a cycle ({shown}); "
+                f"removing {cut} breaks it{type_only_note(hops)}"
+            ),
             path=hops,
             breaking_edges=breaking,
             key=f"{rule.name}|cycle|{','.join(members)}",
@@ -415,8 +420,10 @@ def _routes(
                     kind=rule.kind,
                     severity=rule.severity,
                     path=[hop(graph, e)],
-                    message=f"{graph.name(route)} is handled by {graph.name(e.source)} but no code of the "
-                    "tree requests it",
+                    message=(
+                        f"{graph.name(route)} is handled by {graph.name(e.source)} but no code of the "
+                        "tree requests it"
+                    ),
                     key=f"{rule.name}|{graph.name(route)}",
                 )
         return
@@ -431,7 +438,9 @@ def _routes(
                     kind=rule.kind,
                     severity=rule.severity,
                     path=[hop(graph, e)],
-                    message=f"{graph.name(e.source)} requests {graph.name(route)}, which no route of the "
-                    "tree handles",
+                    message=(
+                        f"{graph.name(e.source)} requests {graph.name(route)}, which no route of the "
+                        "tree handles"
+                    ),
                     key=f"{rule.name}|{graph.name(e.source)}->{graph.name(route)}",
                 )

@@ -68,8 +68,9 @@ def lift(graph: DepGraph, node_id: str, level: Level) -> str | None:
 
 
 def service_graph(graph: DepGraph) -> LevelGraph:
-    """Services (``service:NAME``, named NAME) and their requests of each other: a REQUESTS edge from a caller of
-    one service to a route that a handler of another HANDLES (a service is the folder ``routes.service_of`` says)."""
+    """Services (``service:NAME``, named NAME) and their requests of each other: a REQUESTS edge from a caller
+    of one service to a route that a handler of another HANDLES (a service is the folder ``routes.service_of``
+    says)."""
     out = LevelGraph()
     serves: dict[str, set[str]] = {}
     for e in graph.of_types(("HANDLES",)):

@@ -125,7 +125,8 @@ def make_node(node_id: str, node_type: str, props: dict[str, Any]) -> Node:
 
 
 Lines = Callable[[str, str, str], tuple[str, int] | None]
-"""(source id, edge type, target id) -> (file, line) of the statement behind the edge, or None when unknown."""
+"""(source id, edge type, target id) -> (file, line) of the statement behind the edge, or None when
+unknown."""
 
 
 def from_state(state: GraphState, lines: Lines | None = None) -> DepGraph:

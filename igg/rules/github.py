@@ -51,9 +51,8 @@ def to_github(report: CheckReport, prefix: str | PathOf = "") -> list[str]:
             props.append(f"file={_prop(repository_path(prefix, first.file or ''))}")
             if first.line:
                 props.append(f"line={first.line}")
-        props.append(
-            f"title={_prop(f'igg {v.kind} rule {v.rule}' + (' (known)' if v.status == 'known' and report.since else ''))}"
-        )
+        known = " (known)" if v.status == "known" and report.since else ""
+        props.append(f"title={_prop(f'igg {v.kind} rule {v.rule}{known}')}")
         path = "\n".join(h.describe() for h in v.path)
         lines.append(f"::{command} {','.join(props)}::{_data(v.message + chr(10) + path)}")
     if report.truncated:

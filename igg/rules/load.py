@@ -27,7 +27,8 @@ RULES_FILES = ("igg.toml", "pyproject.toml")
 
 
 def find_rules_file(folders: Sequence[Path]) -> Path | None:
-    """The first ``igg.toml``, or ``pyproject.toml`` with a ``[tool.igg]`` table, in ``folders`` (in order)."""
+    """The first ``igg.toml``, or ``pyproject.toml`` with a ``[tool.igg]`` table, in ``folders`` (in
+    order)."""
     for folder in folders:
         for name in RULES_FILES:
             path = folder / name
@@ -39,7 +40,8 @@ def find_rules_file(folders: Sequence[Path]) -> Path | None:
 
 
 def load_rules(path: Path, edge_types: Collection[str] | None = None) -> list[Rule]:
-    """The rules of the file at ``path`` (see the module doc); ``edge_types``: the schema's, to check against."""
+    """The rules of the file at ``path`` (see the module doc); ``edge_types``: the schema's, to check
+    against."""
     source = str(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -86,9 +88,11 @@ def parse_rules(
         problems.append(
             Problem(
                 f"{prefix}rules",
-                "no rules: add [[rules]] tables (name, kind and its fields; see docs/rules.md)"
-                if raw is None or raw == []
-                else "must be an array of tables ([[rules]])",
+                (
+                    "no rules: add [[rules]] tables (name, kind and its fields; see docs/rules.md)"
+                    if raw is None or raw == []
+                    else "must be an array of tables ([[rules]])"
+                ),
             )
         )
         raise RequestInvalid(problems, source=source)
@@ -222,7 +226,8 @@ def _problems(where: str, exc: ValidationError) -> list[Problem]:
         shapes = [_SHAPES[e["type"]] for e in errors if e["type"] in _SHAPES]
         deeper = any(other.startswith((f"{name}.", f"{name}[")) for other in by_field)
         if deeper and len(shapes) == len(errors):
-            continue  # the value has the right shape for a branch whose own field is wrong: that field says it
+            # the value has the right shape for a branch whose own field is wrong: that field says it
+            continue
         if len(shapes) == len(errors) and len(errors) > 1:
             got = type(errors[0]["input"]).__name__
             message = f"expected {' or '.join(dict.fromkeys(shapes))} (got {got} {errors[0]['input']!r})"

@@ -1,4 +1,5 @@
-"""What a check finds: violations, each with the path of edges that breaks its rule and where each edge stands.
+"""What a check finds: violations, each with the path of edges that breaks its rule and where each edge
+stands.
 
 These are the output models of ``igg check`` (``--json``), of the MCP ``check`` tool and of ``POST
 /sessions/{id}/check``: pydantic at the boundary, so each is also its tool's output schema.
@@ -69,8 +70,8 @@ class Violation(BaseModel):
     path: list[Hop]
     """The edges that break the rule, in order (one edge for a direct dependency; a chain; a cycle)."""
     key: str
-    """What identifies this violation across commits (the ratchet compares these): the rule and the names along
-    its path (or a cycle's members), never file lines, which move with unrelated edits."""
+    """What identifies this violation across commits (the ratchet compares these): the rule and the names
+    along its path (or a cycle's members), never file lines, which move with unrelated edits."""
     status: Literal["new", "known"] = "new"
     """With a baseline (``--since``): known when the baseline breaks the rule the same way."""
     breaking_edges: list[Hop] = Field(default_factory=list)

@@ -4,8 +4,9 @@ A name pattern without glob characters is a name that picks the node of that nam
 whichever separator the language names with: ``shop.api`` picks ``shop.api``, ``shop.api.v1`` and
 ``shop.api.v1.Handler.get``, not ``shop.apiary`` (import-linter reads a module the same way); ``lib/helpers``
 picks the TypeScript modules ``lib/helpers/isURL`` and ``lib/helpers/isURL.isURL``, not ``lib/helpersX``; a Go
-package path ``github.com/urfave/cli/v3`` picks its packages below and their members. With ``*``, ``?`` or ``[``
-it is a glob over the whole name (``*`` crosses dots and slashes: ``shop.api*`` also picks ``shop.apiary``).
+package path ``github.com/urfave/cli/v3`` picks its packages below and their members. With ``*``, ``?`` or
+``[`` it is a glob over the whole name (``*`` crosses dots and slashes: ``shop.api*`` also picks
+``shop.apiary``).
 
 A selector that picks no node is almost always a typo, and a rule built on it can never fail: ``unmatched``
 lists them (``igg check`` refuses such a rule, naming it and the closest names the graph has), as
@@ -100,8 +101,8 @@ def parts(selector: Selector) -> list[str | NodeSelector]:
 
 def _selectors(rule: Rule) -> Iterator[tuple[str, str | NodeSelector]]:
     """(field, selector) for every selector of a rule that, picking nothing, would leave the rule nothing to
-    judge: not an exception (``through``, ``allowed_only``'s ``to``: picking nothing makes the rule stricter, and a
-    violation shows it), nor a default (``select = "*"``)."""
+    judge: not an exception (``through``, ``allowed_only``'s ``to``: picking nothing makes the rule stricter,
+    and a violation shows it), nor a default (``select = "*"``)."""
     if isinstance(rule, ForbiddenRule):
         yield from (("from", s) for s in parts(rule.from_))
         yield from (("to", s) for s in parts(rule.to))
@@ -129,15 +130,17 @@ def _selectors(rule: Rule) -> Iterator[tuple[str, str | NodeSelector]]:
 
 
 CLOSEST_FOR = 5
-"""Selectors that pick nothing for which the closest names are looked up (the first ones; the rest are named)."""
+"""Selectors that pick nothing for which the closest names are looked up (the first ones; the rest are
+named)."""
 
 
 def unmatched(
     graph: DepGraph, rules: Iterable[Rule], bounds: CheckBounds | None = None
 ) -> list[tuple[str, str, str, list[str]]]:
     """(rule name, field, selector as written, the closest names of the graph) for every selector of ``rules``
-    that picks no node of ``graph``. Each node a selector is tried on costs a visit of ``bounds`` (a client's rules
-    decide the work); once they are spent, the selectors left are not tried (the check stops there too)."""
+    that picks no node of ``graph``. Each node a selector is tried on costs a visit of ``bounds`` (a client's
+    rules decide the work); once they are spent, the selectors left are not tried (the check stops there
+    too)."""
     out: list[tuple[str, str, str, list[str]]] = []
     names: list[str] | None = None
     for rule in rules:
@@ -164,7 +167,8 @@ def unmatched(
 
 
 CLOSEST_POOL = 20_000
-"""The most names ``_closest`` compares a selector with (those sharing its first characters on a larger graph)."""
+"""The most names ``_closest`` compares a selector with (those sharing its first characters on a larger
+graph)."""
 
 
 def _closest(wanted: str, names: list[str]) -> list[str]:
@@ -188,8 +192,8 @@ def refuse_unmatched(
     bounds: CheckBounds | None = None,
 ) -> None:
     """Raise ``RequestInvalid`` naming the selectors of ``rules`` that pick no node of ``graph`` (the first
-    ``UNMATCHED_SHOWN``): such a rule can never fail, so a check built on it would pass by mistake. ``bounds``:
-    see ``unmatched``."""
+    ``UNMATCHED_SHOWN``): such a rule can never fail, so a check built on it would pass by mistake.
+    ``bounds``: see ``unmatched``."""
     problems = []
     found = unmatched(graph, rules, bounds)
     for rule, where, selector, close in found[:UNMATCHED_SHOWN]:

@@ -2,8 +2,8 @@
 
 A session owns its request, schema, ``Actor``, graph state, id counters, pending review plan and the
 ``Recorder``s that keep it. ``Session.open`` (a new one) and ``Session.load`` (a stored one, from its
-``SessionRepo``) are the ways to have one; ``drive`` is how a run takes it over. Its methods are the only ways a session changes, each returning one typed step
-(``igg.record.steps``):
+``SessionRepo``) are the ways to have one; ``drive`` is how a run takes it over. Its methods are the only ways
+a session changes, each returning one typed step (``igg.record.steps``):
 
 ==============  ===================================================  =====================================
 method          what it does                                         step it returns
@@ -18,9 +18,9 @@ method          what it does                                         step it ret
 ``finish``      finalize (optional pruning), the stop reason         ``RunResult``
 ==============  ===================================================  =====================================
 
-The drivers are ``igg.engine.loop.Loop`` (runs: it observes, calls the agent, and hands each turn to ``step``),
-``igg.workspace.Workspace`` (tool calls), ``igg.mapping.update`` (``--update``) and batch (through the loop).
-Nothing else changes a live session's ``GraphState`` or writes its steps.
+The drivers are ``igg.engine.loop.Loop`` (runs: it observes, calls the agent, and hands each turn to
+``step``), ``igg.workspace.Workspace`` (tool calls), ``igg.mapping.update`` (``--update``) and batch (through
+the loop). Nothing else changes a live session's ``GraphState`` or writes its steps.
 
 Transitions that make no sense are refused with a typed ``WorkspaceError`` whose message names the ways
 forward and no server detail (it may reach a remote client): a finished session takes no change
@@ -164,8 +164,8 @@ class Session:
         """A stored session as its last committed step left it: its graph, its last record (every record read
         on first use), the plan waiting for review (when the request still asks for review), the note of a
         rejected one, its version (``steps``). ``recorder``: what keeps its next steps, made from what the
-        repository says of it; ``status``: the status it is driven with (default: the stored one); ``begun``: its
-        recorder writes the next step without claiming the session (an update of a finished one)."""
+        repository says of it; ``status``: the status it is driven with (default: the stored one); ``begun``:
+        its recorder writes the next step without claiming the session (an update of a finished one)."""
         loaded = repo.load(session_id)
         info = loaded.info
         session = cls(
@@ -353,8 +353,8 @@ class Session:
     def decide(
         self, decision: str, plan_id: int | None, *, actions: list[int] | None = None, note: str = ""
     ) -> IterationRecord | PlanRejected:
-        """Approve the waiting plan (all its actions, or the chosen indices, applied in the plan's order as the
-        plan's iteration) or reject it (``note`` goes to the agent)."""
+        """Approve the waiting plan (all its actions, or the chosen indices, applied in the plan's order as
+        the plan's iteration) or reject it (``note`` goes to the agent)."""
         plan = self.pending
         sid = self.session_id
         if plan is None:
@@ -417,7 +417,8 @@ class Session:
         timings_ms: dict[str, float] | None = None,
     ) -> UpdateStep:
         """A code map's difference (``igg.act.difference``) through the act step, as the next iteration of a
-        finished static map; kept as an ``update`` step (refused whole, nothing changed, when it breaks a rule)."""
+        finished static map; kept as an ``update`` step (refused whole, nothing changed, when it breaks a
+        rule)."""
         iteration = self.last_iteration + 1
         state = self.state
         state.take_journal()
@@ -439,15 +440,16 @@ class Session:
             reasoning=reasoning,
             timings_ms=timings_ms or {},
         )
-        # a snapshot only when the change is large: a small update loads from the last snapshot plus its mutations
+        # a snapshot only when the change is large: a small update loads from the last snapshot plus its
+        # mutations
         big = len(mutations) * 5 > state.node_count + state.edge_count
         self._keep(step, mutations, snapshot=big)
         self.last_iteration = iteration
         return step
 
     def undo(self, to_iteration: int) -> UndoStep:
-        """Roll the stored session back to after ``to_iteration``, as a step of its own. The graph in memory is
-        then stale: the driver loads the session again."""
+        """Roll the stored session back to after ``to_iteration``, as a step of its own. The graph in memory
+        is then stale: the driver loads the session again."""
         self._require_changeable(finished_ok=True)
         repo = self._history("undo")
         return repo.undo(self.session_id, to_iteration)

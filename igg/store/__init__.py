@@ -1,5 +1,5 @@
-"""Durable sessions: the session store (an SQLite file or a PostgreSQL database), its recorder, resume, replay, undo,
-diff, explain.
+"""Durable sessions: the session store (an SQLite file or a PostgreSQL database), its recorder, resume,
+replay, undo, diff, explain.
 
 ``SessionStore`` keeps sessions in one SQLite file (``igg.store.db``) or one PostgreSQL database
 (``igg.store.postgres``), behind one SQL text (``igg.store.sql``); ``SessionRecorder`` commits a session

@@ -1,9 +1,10 @@
 """Copying sessions between stores (``igg sessions --copy-to``): SQLite to PostgreSQL, back, or file to file.
 
-A session is copied whole, row for row (its session row, steps, mutations, snapshots and export records, in the
-latest schema's columns: ``igg.store.schema.TABLE_COLUMNS``), read in one transaction of the source and written
-in ONE transaction of the target, so the target holds all of it or none. A session id the target already holds
-is refused (``SessionExists``) and the target's session is left as it was; copying goes on with the next one.
+A session is copied whole, row for row (its session row, steps, mutations, snapshots and export records, in
+the latest schema's columns: ``igg.store.schema.TABLE_COLUMNS``), read in one transaction of the source and
+written in ONE transaction of the target, so the target holds all of it or none. A session id the target
+already holds is refused (``SessionExists``) and the target's session is left as it was; copying goes on with
+the next one.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ class CopiedSession:
 
     session_id: str
     outcome: Literal["copied", "exists", "failed"]
-    """``copied``; ``exists``: the target already holds that id (nothing written); ``failed``: another error."""
+    """``copied``; ``exists``: the target already holds that id (nothing written); ``failed``: another
+    error."""
     rows: dict[str, int]
     """Rows copied per table (empty unless copied)."""
     message: str = ""
@@ -34,8 +36,9 @@ class CopiedSession:
 def copy_sessions(
     source: SessionStore, target: SessionStore, session_ids: Sequence[str] = ()
 ) -> list[CopiedSession]:
-    """Copy ``session_ids`` (default: every session of ``source``, oldest first) into ``target``, one transaction
-    per session; one result per session, in order. An unknown id raises ``SessionNotFound`` before any copy."""
+    """Copy ``session_ids`` (default: every session of ``source``, oldest first) into ``target``, one
+    transaction per session; one result per session, in order. An unknown id raises ``SessionNotFound`` before
+    any copy."""
     ids = list(session_ids) or [i.session_id for i in reversed(source.sessions())]
     for sid in ids:
         source.session(sid)  # an unknown id is refused up front, naming the sessions there

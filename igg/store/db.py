@@ -1,10 +1,11 @@
 """An SQLite file as the session store's database: WAL mode, short write transactions, retries while busy.
 
-The file runs in WAL mode, so readers never block the writer, with a busy timeout, and every write is one short
-``BEGIN IMMEDIATE`` transaction: taking the write lock up front means two writers queue instead of
-deadlocking on a lock upgrade. What SQLite still reports as busy or locked is retried with backoff, so
-several sessions (threads or processes) can share one file and no lock error reaches a person. Which file is
-``igg.store.location.resolve_store_path``'s answer; the tables and their migrations are ``igg.store.schema``'s.
+The file runs in WAL mode, so readers never block the writer, with a busy timeout, and every write is one
+short ``BEGIN IMMEDIATE`` transaction: taking the write lock up front means two writers queue instead of
+deadlocking on a lock upgrade. What SQLite still reports as busy or locked is retried with backoff, so several
+sessions (threads or processes) can share one file and no lock error reaches a person. Which file is
+``igg.store.location.resolve_store_path``'s answer; the tables and their migrations are
+``igg.store.schema``'s.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ T = TypeVar("T")
 
 
 _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_NOTADB = 5, 6, 26
-"""SQLite's primary result codes (https://sqlite.org/rescode.html); extended codes carry them in the low byte."""
+"""SQLite's primary result codes (https://sqlite.org/rescode.html); extended codes carry them in the low
+byte."""
 
 
 def _primary_code(exc: sqlite3.Error) -> int | None:
@@ -131,8 +133,8 @@ class Database:
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
-        """Every write and read of this thread inside the block in ONE transaction (all of it or none is kept);
-        not retried: a busy database past the busy timeout fails the block with a ``SessionError``."""
+        """Every write and read of this thread inside the block in ONE transaction (all of it or none is
+        kept); not retried: a busy database past the busy timeout fails the block with a ``SessionError``."""
         if getattr(self._local, "atomic", False):
             yield
             return

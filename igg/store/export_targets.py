@@ -55,7 +55,8 @@ class ExportTargets:
         """The record of the last export of ``session_id`` into this scope, or None."""
         row = self.db.read(
             lambda c: c.execute(
-                f"SELECT {_COLS} FROM export_targets WHERE session_id = ? AND target = ? AND database = ? AND scope = ?",
+                f"SELECT {_COLS} FROM export_targets WHERE session_id = ? AND target = ? AND database = ? AND"
+                " scope = ?",
                 (session_id, target, database, scope),
             ).fetchone()
         )

@@ -47,7 +47,8 @@ def fork(store: SessionStore, session_id: str, at: int, new_id: str | None = Non
     for step, m in store.mutations(session_id, upto_step=target):
         by_step.setdefault(step, []).append(m)
     copies = [s for s in store.steps(session_id) if s.step <= target and s.kind in ("iteration", "undo")]
-    # a finalize step (pruning at the end of a run) belongs to the original's ending; review steps to its review
+    # a finalize step (pruning at the end of a run) belongs to the original's ending; review steps to its
+    # review
 
     def work(conn: Connection) -> int:
         store.insert_session(conn, request, agent=info.agent, options=options)

@@ -275,8 +275,9 @@ def explain(
     store: SessionStore, session_id: str, ref: str, *, edges: bool = True, known_at: float | None = None
 ) -> list[Touch]:
     """Every step that created, changed or deleted what ``ref`` names (and, with ``edges``, the edges of a
-    node), with the agent's reasoning, the action's verdict, the chunk the context came from, when IGG was told
-    and the element's valid time; ``known_at`` (seconds since the epoch): only the steps committed by then."""
+    node), with the agent's reasoning, the action's verdict, the chunk the context came from, when IGG was
+    told and the element's valid time; ``known_at`` (seconds since the epoch): only the steps committed by
+    then."""
     elements = resolve(store, session_id, ref)
     history = store.element_history(session_id, elements)
     if edges:
@@ -321,8 +322,8 @@ def explain(
 
 def _rewrites(events: list[Touch], steps: dict[int, StepInfo]) -> list[Touch]:
     """An edge deleted and added again under its id in one step (how UPDATE_EDGE and a supersession change an
-    edge) as one ``update_edge`` change, showing the edge after it, with the verdict of the action that changed
-    it (an UPDATE_EDGE's, or the one whose fact superseded it, naming the edge)."""
+    edge) as one ``update_edge`` change, showing the edge after it, with the verdict of the action that
+    changed it (an UPDATE_EDGE's, or the one whose fact superseded it, naming the edge)."""
     out: list[Touch] = []
     for e in events:
         last = out[-1] if out else None
@@ -429,8 +430,9 @@ def _detail(m: Mutation, names: dict[str, str] | None = None) -> str:
         case NodesMerged():
             moved = m.moved
             return (
-                f"merged {names.get(m.id, m.id)} into {names.get(m.into, m.into)}: {moved} "
-                f"edge{'s' * (moved != 1)} moved, {len(m.edges) - moved} collapsed; {_changed(m.before, m.after)}"
+                f"merged {names.get(m.id, m.id)} into {names.get(m.into, m.into)}: {moved}"
+                f" edge{'s' * (moved != 1)} moved, {len(m.edges) - moved} collapsed;"
+                f" {_changed(m.before, m.after)}"
             )
         case EdgeAdded() | EdgeDeleted():
             props = _props(m.properties)

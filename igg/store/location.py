@@ -5,8 +5,9 @@ Which store, when none is given, is decided in ONE place, ``resolve_store_path``
 **default store** ``$IGG_HOME/sessions.sqlite`` (else ``$XDG_DATA_HOME/igg/``, else ``~/.local/share/igg/``).
 A location is a file path, or a ``postgresql://`` (``postgres://``) URL, kept as a ``PostgresURL``: its text
 (``str()``) hides the password (``postgresql://user:***@host/db``; ``?password=`` too: ``igg.io.urls``), so it
-may appear in any message or log; the password is only in ``.url``, which goes to the driver and nowhere else. Any other URL is refused: it is never
-taken as a file path (``Path`` would collapse its ``//`` and a folder named ``postgresql:`` would appear).
+may appear in any message or log; the password is only in ``.url``, which goes to the driver and nowhere else.
+Any other URL is refused: it is never taken as a file path (``Path`` would collapse its ``//`` and a folder
+named ``postgresql:`` would appear).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from igg.io.urls import mask_url as mask_url  # re-exported: the masking helper 
 from igg.io.urls import url_secrets
 
 STORE_ENV = "IGG_STORE"
-"""Environment variable naming the store (a file path or a ``postgresql://`` URL) when ``--store`` is not given."""
+"""Environment variable naming the store (a file path or a ``postgresql://`` URL) when ``--store`` is not
+given."""
 
 HOME_ENV = "IGG_HOME"
 """Environment variable naming the directory of the default store (``sessions.sqlite``)."""
@@ -124,14 +126,14 @@ def store_file(location: StoreLocation) -> Path | None:
 
 
 def store_exists(location: StoreLocation) -> bool:
-    """Whether the store is there to read: its file exists (a PostgreSQL store is created when first opened, so
-    it counts as there; a server that does not answer is reported when the store is opened)."""
+    """Whether the store is there to read: its file exists (a PostgreSQL store is created when first opened,
+    so it counts as there; a server that does not answer is reported when the store is opened)."""
     return location.exists() if isinstance(location, Path) else True
 
 
 def store_text(location: StoreLocation) -> str:
-    """The location as text that resolves back to it: for a PostgreSQL store the URL WITH its password, to hand
-    to another function or process, never to print (print ``str(location)``)."""
+    """The location as text that resolves back to it: for a PostgreSQL store the URL WITH its password, to
+    hand to another function or process, never to print (print ``str(location)``)."""
     return str(location) if isinstance(location, Path) else location.url
 
 
@@ -143,7 +145,8 @@ def sidecar_path(location: StoreLocation, suffix: str) -> Path:
     shown = mask_url(location.url)
     try:
         parts = urlsplit(shown)
-        name = f"postgresql-{parts.hostname or 'local'}-{parts.port or 5432}-{parts.path.strip('/') or 'default'}"
+        database = parts.path.strip("/") or "default"
+        name = f"postgresql-{parts.hostname or 'local'}-{parts.port or 5432}-{database}"
     except ValueError:  # a malformed host or port: the server will say so; the cache still needs a name
         name = "postgresql-" + shown.split("://", 1)[-1].rpartition("@")[2]
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)

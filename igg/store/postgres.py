@@ -1,15 +1,16 @@
-"""A PostgreSQL database as the session store's database: a small psycopg 3 connection pool, short transactions.
+"""A PostgreSQL database as the session store's database: a small psycopg 3 connection pool, short
+transactions.
 
 The store's SQL is the SQLite store's (``igg.store.sql``): ``PgConnection`` hands it to psycopg with its ``?``
-placeholders as ``%s``. A write is one ``READ COMMITTED`` transaction (``SessionStore.commit_step`` updates the
-session's row first, which locks it, so two processes never number two steps alike); a read is one
-``REPEATABLE READ READ ONLY`` transaction (one consistent view across its statements). A serialisation failure,
-a deadlock, a lost connection or a database that is restarting is retried with backoff for up to
-``RETRY_SECONDS``, then reported as a ``SessionError``; but a write whose COMMIT met a broken connection is not
-run again (the server may have kept it: a step would be stored twice): it fails at once with a ``SessionError``
-saying so. The pool checks a connection before handing it out, so
-a restarted database is reconnected to. The URL's password never appears in a message: the store is named by
-``PostgresURL``'s masked text, and a driver message quoting the password has it replaced.
+placeholders as ``%s``. A write is one ``READ COMMITTED`` transaction (``SessionStore.commit_step`` updates
+the session's row first, which locks it, so two processes never number two steps alike); a read is one
+``REPEATABLE READ READ ONLY`` transaction (one consistent view across its statements). A serialisation
+failure, a deadlock, a lost connection or a database that is restarting is retried with backoff for up to
+``RETRY_SECONDS``, then reported as a ``SessionError``; but a write whose COMMIT met a broken connection is
+not run again (the server may have kept it: a step would be stored twice): it fails at once with a
+``SessionError`` saying so. The pool checks a connection before handing it out, so a restarted database is
+reconnected to. The URL's password never appears in a message: the store is named by ``PostgresURL``'s masked
+text, and a driver message quoting the password has it replaced.
 """
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ sees the other's row and answers as the store does for an existing row."""
 
 
 class _CommitLost(Exception):
-    """A write's COMMIT met a broken connection: whether the server kept it is unknown, so it is not retried."""
+    """A write's COMMIT met a broken connection: whether the server kept it is unknown, so it is not
+    retried."""
 
     def __init__(self, cause: psycopg.Error) -> None:
         super().__init__(str(cause))
@@ -109,7 +111,8 @@ class PgConnection:
 
 
 class PostgresDatabase:
-    """A PostgreSQL store: a pool of connections to the database the URL names; safe to share between threads."""
+    """A PostgreSQL store: a pool of connections to the database the URL names; safe to share between
+    threads."""
 
     dialect: Literal["postgresql"] = "postgresql"
 
@@ -129,8 +132,8 @@ class PostgresDatabase:
         )
 
     def _first_connection(self) -> None:
-        """Migrate the schema over one connection of its own: a wrong URL or a database that is down fails here,
-        with the driver's reason (the pool would only time out)."""
+        """Migrate the schema over one connection of its own: a wrong URL or a database that is down fails
+        here, with the driver's reason (the pool would only time out)."""
 
         def down(exc: BaseException) -> bool:  # a server still starting or briefly away: worth waiting for
             return (
@@ -154,8 +157,8 @@ class PostgresDatabase:
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
-        """Every write and read of this thread inside the block in ONE transaction on one connection (all of it
-        or none is kept: a process killed inside it leaves nothing); not retried: a failure fails the block
+        """Every write and read of this thread inside the block in ONE transaction on one connection (all of
+        it or none is kept: a process killed inside it leaves nothing); not retried: a failure fails the block
         with a ``SessionError``."""
         if getattr(self._local, "conn", None) is not None:
             yield
@@ -226,9 +229,9 @@ class PostgresDatabase:
         return result
 
     def _retry(self, begin: str, work: Callable[[Connection], T]) -> T:
-        """``work`` in a transaction of its own, retried (``igg.store.sql.retried``) while the database is busy or
-        unreachable, for at most ``RETRY_SECONDS``, and up to ``_UNIQUE_RETRIES`` times
-        on a uniqueness race; never after a commit whose connection broke (it may have been kept)."""
+        """``work`` in a transaction of its own, retried (``igg.store.sql.retried``) while the database is
+        busy or unreachable, for at most ``RETRY_SECONDS``, and up to ``_UNIQUE_RETRIES`` times on a
+        uniqueness race; never after a commit whose connection broke (it may have been kept)."""
         unique = 0
 
         def again(exc: BaseException) -> bool:

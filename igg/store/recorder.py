@@ -55,8 +55,9 @@ class SessionRecorder:
         self.owner = owner or owner_token()
         """This writer's token in the store (``host:pid:nonce``)."""
         self.shared = shared
-        """A shared writer (a server among several on one store): it never claims the session; each commit checks
-        that the session is still at ``last_step`` (``SessionConflict`` otherwise) and not being run elsewhere."""
+        """A shared writer (a server among several on one store): it never claims the session; each commit
+        checks that the session is still at ``last_step`` (``SessionConflict`` otherwise) and not being run
+        elsewhere."""
         self.last_step = last_step
         """The session's last step as this writer knows it (shared writers)."""
         self.session_id: str | None = None
@@ -66,7 +67,8 @@ class SessionRecorder:
         """The session a recorder that has not begun keeps steps of (``for_session``)."""
 
     def for_session(self, session_id: str) -> SessionRecorder:
-        """This recorder, keeping steps of ``session_id`` without claiming it (an update of a finished map)."""
+        """This recorder, keeping steps of ``session_id`` without claiming it (an update of a finished
+        map)."""
         self._pending_sid = session_id
         return self
 
@@ -135,8 +137,8 @@ class SessionRecorder:
 
     def finish(self, result: RunResult) -> None:
         """Commit the end of the run: mutations made after the last iteration, a final snapshot, the stop
-        reason and the result summary. A run waiting for review (``result.review``: its plan is already kept as
-        a ``review`` step) only lets the session go, so the reviewer or a resume may claim it at once."""
+        reason and the result summary. A run waiting for review (``result.review``: its plan is already kept
+        as a ``review`` step) only lets the session go, so the reviewer or a resume may claim it at once."""
         if result.review is not None:
             sid = self._sid()
             if not self.shared:

@@ -16,8 +16,8 @@ applies the missing ones in order, inside ONE write transaction (PostgreSQL firs
 advisory lock, so replicas opening one database at once migrate it once), so a store is at one version or the
 next, never between. A store whose schema is newer than this IGG's is refused (an older IGG would misread it).
 The DDL is written once, in SQLite's words; ``postgres_ddl`` turns its types into PostgreSQL's (INTEGER ->
-BIGINT, REAL -> DOUBLE PRECISION; JSON stays TEXT in both, so one codec reads both). The format version changes
-only when existing tables would be read differently.
+BIGINT, REAL -> DOUBLE PRECISION; JSON stays TEXT in both, so one codec reads both). The format version
+changes only when existing tables would be read differently.
 """
 
 from __future__ import annotations
@@ -165,13 +165,15 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
         "updated_at",
     ),
 }
-"""Every column of each per-session table at the latest schema (what copying a session between stores copies)."""
+"""Every column of each per-session table at the latest schema (what copying a session between stores
+copies)."""
 
 _META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
 
 def postgres_ddl(statement: str) -> str:
-    """An SQLite DDL statement in PostgreSQL's types (64-bit integers, double precision, no ``WITHOUT ROWID``)."""
+    """An SQLite DDL statement in PostgreSQL's types (64-bit integers, double precision, no ``WITHOUT
+    ROWID``)."""
     statement = re.sub(r"\bINTEGER\b", "BIGINT", statement)
     statement = re.sub(r"\bREAL\b", "DOUBLE PRECISION", statement)
     return statement.replace(") WITHOUT ROWID", ")")
@@ -187,8 +189,8 @@ def _statements(ddl: str) -> Callable[[Connection, Dialect], None]:
 
 
 def _review_state(conn: Connection, dialect: Dialect) -> None:
-    """Schema 3: ``steps.review_state``, the state of a review step (so the pending test needs no JSON function),
-    filled in for the review steps already stored."""
+    """Schema 3: ``steps.review_state``, the state of a review step (so the pending test needs no JSON
+    function), filled in for the review steps already stored."""
     conn.execute("ALTER TABLE steps ADD COLUMN review_state TEXT")
     rows = conn.execute("SELECT session_id, step, record FROM steps WHERE kind = 'review'").fetchall()
     conn.executemany(
@@ -198,7 +200,8 @@ def _review_state(conn: Connection, dialect: Dialect) -> None:
 
 
 def review_state_of(record: object) -> str | None:
-    """A review step's state as its record stores it (``pending``, ``approved``, ``rejected``...), else None."""
+    """A review step's state as its record stores it (``pending``, ``approved``, ``rejected``...), else
+    None."""
     state = record.get("state") if isinstance(record, dict) else None
     return state if isinstance(state, str) else None
 

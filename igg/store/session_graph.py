@@ -24,10 +24,11 @@ def session_graph(
     as_of: str | None = None,
     known_at: str | None = None,
 ) -> tuple[GraphState, Schema, dict[str, Any]]:
-    """(state, schema, metadata) of a session as it stands, or as it was after ``iteration``; ``known_at``: as the
-    journal held it at that time (what IGG had been told by then); ``as_of``: only the facts valid at that
-    time (``igg.graph.asof``). Both are ISO 8601 times (``igg.models.validtime``). The metadata's ``told`` maps
-    each iteration to when it was committed (the journal's time; an element's provenance names its iteration)."""
+    """(state, schema, metadata) of a session as it stands, or as it was after ``iteration``; ``known_at``: as
+    the journal held it at that time (what IGG had been told by then); ``as_of``: only the facts valid at that
+    time (``igg.graph.asof``). Both are ISO 8601 times (``igg.models.validtime``). The metadata's ``told``
+    maps each iteration to when it was committed (the journal's time; an element's provenance names its
+    iteration)."""
     valid_at = time_arg("--as-of", as_of)
     told_at = time_arg("--known-at", known_at)
     store = SessionStore(store_path)
@@ -65,14 +66,16 @@ def session_graph(
 
 
 def store_iteration(last: int, iteration: int | None, told_at: datetime | None, step: int) -> int | None:
-    """The iteration the metadata names: the one asked for, the last, or (``--known-at``) None with the step."""
+    """The iteration the metadata names: the one asked for, the last, or (``--known-at``) None with the
+    step."""
     if iteration is not None:
         return iteration
     return None if told_at is not None else last
 
 
 def time_arg(option: str, text: str | None) -> datetime | None:
-    """An option's ISO 8601 time (None when not given); a bad one is refused naming the option and the rule."""
+    """An option's ISO 8601 time (None when not given); a bad one is refused naming the option and the
+    rule."""
     if text is None:
         return None
     try:

@@ -42,7 +42,8 @@ class StoreSessions:
         last_step: int = 0,
     ) -> SessionRecorder:
         """A recorder writing one session into the store (``resume``: claims an existing session; ``shared``:
-        claims nothing, and each commit checks the session is still at ``last_step``, see ``SessionRecorder``)."""
+        claims nothing, and each commit checks the session is still at ``last_step``, see
+        ``SessionRecorder``)."""
         return SessionRecorder(
             self.store,
             agent=agent,
@@ -112,7 +113,8 @@ class StoreSessions:
         return self.store.last_step(session_id)
 
     def undo(self, session_id: str, to_iteration: int) -> UndoStep:
-        """Roll back to after ``to_iteration`` as an ``undo`` step (``igg.store.history.undo``), as this owner."""
+        """Roll back to after ``to_iteration`` as an ``undo`` step (``igg.store.history.undo``), as this
+        owner."""
         return history.undo(self.store, session_id, to_iteration, owner=self.owner)
 
     def fork(self, session_id: str, at: int, new_id: str | None = None) -> tuple[str, int]:

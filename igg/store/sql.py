@@ -1,10 +1,10 @@
 """The database seam under the session store: what its SQL runs on, whichever database holds the store.
 
 The store's statements are written once, with ``?`` placeholders and SQL both SQLite and PostgreSQL read (no
-``INSERT OR REPLACE``, no JSON functions). A ``Database`` runs ``work(conn)`` in one write or read transaction;
-``conn`` is a ``Connection``: an ``sqlite3.Connection`` for an SQLite file (``igg.store.db``), an adapter over
-psycopg that turns ``?`` into ``%s`` for PostgreSQL (``igg.store.postgres``). ``open_database`` in
-``igg.store.backends`` picks one from the store's location.
+``INSERT OR REPLACE``, no JSON functions). A ``Database`` runs ``work(conn)`` in one write or read
+transaction; ``conn`` is a ``Connection``: an ``sqlite3.Connection`` for an SQLite file (``igg.store.db``), an
+adapter over psycopg that turns ``?`` into ``%s`` for PostgreSQL (``igg.store.postgres``). ``open_database``
+in ``igg.store.backends`` picks one from the store's location.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from igg.store.location import StoreLocation
 T = TypeVar("T")
 
 Dialect = Literal["sqlite", "postgresql"]
-"""Which database runs the SQL: ``sqlite`` (a file, ``igg.store.db``) or ``postgresql`` (``igg.store.postgres``)."""
+"""Which database runs the SQL: ``sqlite`` (a file, ``igg.store.db``) or ``postgresql``
+(``igg.store.postgres``)."""
 
 
 def retried(
@@ -30,9 +31,9 @@ def retried(
     longest_wait: float = 0.5,
 ) -> T:
     """``attempt()``, tried again while it fails with an error ``again`` accepts (the database busy or briefly
-    unreachable), with jittered exponential waits (``first_wait`` doubling up to ``longest_wait``), for at most
-    ``seconds``; then its last error is raised. The retry loop is tenacity's; it is imported only when a first
-    attempt fails (it costs a command's start-up 60 ms, and nearly every attempt succeeds)."""
+    unreachable), with jittered exponential waits (``first_wait`` doubling up to ``longest_wait``), for at
+    most ``seconds``; then its last error is raised. The retry loop is tenacity's; it is imported only when a
+    first attempt fails (it costs a command's start-up 60 ms, and nearly every attempt succeeds)."""
     try:
         return attempt()
     except Exception as exc:
@@ -98,7 +99,8 @@ class Database(Protocol):
 
     def read(self, work: Callable[[Connection], T], *, statement: bool = False) -> T:
         """Run ``work(conn)`` in one read transaction (a consistent view); ``statement``: ``work`` runs ONE
-        statement, consistent by itself, so no transaction is opened around it (a round trip less each way)."""
+        statement, consistent by itself, so no transaction is opened around it (a round trip less each
+        way)."""
 
     def close(self) -> None:
         """Close the database's connections."""

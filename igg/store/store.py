@@ -158,8 +158,8 @@ class SessionStore:
         owner: str | None = None,
         force: bool = False,
     ) -> None:
-        """``create_session``'s write, inside the caller's transaction ``conn`` (a fork writes a session and its
-        steps in one)."""
+        """``create_session``'s write, inside the caller's transaction ``conn`` (a fork writes a session and
+        its steps in one)."""
         session_id = request.session_id or ""
         row = conn.execute(
             "SELECT status, last_iteration, owner, agent FROM sessions WHERE session_id = ?", (session_id,)
@@ -255,13 +255,13 @@ class SessionStore:
         conn: Connection | None = None,
         after: int | None = None,
     ) -> int:
-        """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in ONE
-        transaction; returns its step number. ``owner``, when given, must still own the session. ``after``: a
-        shared writer's check instead (several servers on one store): the session's last step must still be
-        ``after`` (else ``SessionConflict``: load it again and retry), and no live process other than ``owner``
-        may be running it (else ``SessionBusy``).
-        ``record_json``: ``codec.dumps(record)`` when the caller has it already; ``conn``: write inside the
-        caller's transaction (a fork) instead of one of its own."""
+        """Append one step (record + mutations, optionally a snapshot, optionally finishing the session) in
+        ONE transaction; returns its step number. ``owner``, when given, must still own the session.
+        ``after``: a shared writer's check instead (several servers on one store): the session's last step
+        must still be ``after`` (else ``SessionConflict``: load it again and retry), and no live process other
+        than ``owner`` may be running it (else ``SessionBusy``). ``record_json``: ``codec.dumps(record)`` when
+        the caller has it already; ``conn``: write inside the caller's transaction (a fork) instead of one of
+        its own."""
         # an "update" step (igg map-code --update) continues a finished session's iteration numbers
         iteration = record.get("iteration") if kind in ("iteration", "update") else None
         verdicts = record.get("verdicts") or []
@@ -317,9 +317,10 @@ class SessionStore:
                     session_id=session_id,
                 )
             conn.execute(
-                "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_cursor, proposed, accepted,"
-                " rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge, mutation_count, record,"
-                " created_at, review_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_cursor, proposed,"
+                " accepted, rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge,"
+                " mutation_count, record, created_at, review_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     step,
@@ -360,7 +361,8 @@ class SessionStore:
             )
             if finish is not None:
                 conn.execute(
-                    "UPDATE sessions SET status = 'finished', stop_reason = ?, result = ? WHERE session_id = ?",
+                    "UPDATE sessions SET status = 'finished', stop_reason = ?, result = ? WHERE"
+                    " session_id = ?",
                     (finish.get("stop_reason"), codec.dumps(finish), session_id),
                 )
             return int(step)
@@ -450,7 +452,8 @@ class SessionStore:
         upto = upto_step if upto_step is not None else 1 << 62
         rows = self.db.read(
             lambda c: c.execute(
-                "SELECT step, data FROM mutations WHERE session_id = ? AND step > ? AND step <= ? ORDER BY step, seq",
+                "SELECT step, data FROM mutations WHERE session_id = ? AND step > ? AND step <= ? ORDER BY"
+                " step, seq",
                 (session_id, after_step, upto),
             ).fetchall()
         )
@@ -488,8 +491,8 @@ class SessionStore:
         by name): the node id is the one whose properties the mutation set (``into`` for a merge)."""
         rows = self.db.read(
             lambda c: c.execute(
-                "SELECT element, data FROM mutations WHERE session_id = ? AND op IN ('add_node', 'update_node',"
-                " 'merge_nodes') ORDER BY step, seq",
+                "SELECT element, data FROM mutations WHERE session_id = ? AND op IN ('add_node',"
+                " 'update_node', 'merge_nodes') ORDER BY step, seq",
                 (session_id,),
             ).fetchall()
         )
@@ -502,7 +505,8 @@ class SessionStore:
         upto = upto_step if upto_step is not None else 1 << 62
         row = self.db.read(
             lambda c: c.execute(
-                "SELECT step, document FROM snapshots WHERE session_id = ? AND step <= ? ORDER BY step DESC LIMIT 1",
+                "SELECT step, document FROM snapshots WHERE session_id = ? AND step <= ? ORDER BY step DESC"
+                " LIMIT 1",
                 (session_id, upto),
             ).fetchone()
         )
@@ -607,7 +611,8 @@ class SessionStore:
             return 0
         row = self.db.read(
             lambda c: c.execute(
-                "SELECT step FROM steps WHERE session_id = ? AND kind IN ('iteration', 'update') AND iteration = ?",
+                "SELECT step FROM steps WHERE session_id = ? AND kind IN ('iteration', 'update') AND"
+                " iteration = ?",
                 (session_id, iteration),
             ).fetchone()
         )

@@ -1,7 +1,8 @@
-"""Seeing a graph: the viewer page (live at ``/ui`` of ``igg serve``/``igg view``, or a self-contained HTML file).
+"""Seeing a graph: the viewer page (live at ``/ui`` of ``igg serve``/``igg view``, or a self-contained HTML
+file).
 
-``data`` turns a graph and its iteration records into the JSON the page draws, with the groups a big graph
-is drawn as (``aggregate``: a code map's containment tree, else Louvain communities); ``page`` renders the page
+``data`` turns a graph and its iteration records into the JSON the page draws, with the groups a big graph is
+drawn as (``aggregate``: a code map's containment tree, else Louvain communities); ``page`` renders the page
 (assets inlined for the export, by URL when served). The ``/ui`` routes that serve it live with the other HTTP
 routes (``igg.interfaces.http.ui``).
 """

@@ -1,4 +1,5 @@
-"""Groups for big graphs: what the viewer draws instead of every node (computed once, on the server or at export).
+"""Groups for big graphs: what the viewer draws instead of every node (computed once, on the server or at
+export).
 
 Above ``AGGREGATE_ABOVE`` nodes the page starts aggregated: it draws groups, each as one node sized by its
 member count, with one edge bundle per pair of groups weighted by the number of edges under it, and a person
@@ -13,9 +14,10 @@ expands a group to see its members (and collapses it back). The groups come from
   into its own communities, so it opens onto parts rather than hundreds of nodes.
 
 HTTP routes (``Route`` nodes) are grouped by the service that handles them (``routes of orders``), so the
-aggregated page shows the requests between services. Either way, top-level nodes without a group are gathered by type when there are more than ``LOOSE_LIMIT``
-of them (one ``DatabaseTable (ungrouped)`` group instead of 5,000 loose discs). Every node keeps its parent in the payload
-(``parent``), so a node added later (a growing session) joins its group on the page.
+aggregated page shows the requests between services. Either way, top-level nodes without a group are gathered
+by type when there are more than ``LOOSE_LIMIT`` of them (one ``DatabaseTable (ungrouped)`` group instead of
+5,000 loose discs). Every node keeps its parent in the payload (``parent``), so a node added later (a growing
+session) joins its group on the page.
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ class Grouping:
     """How a graph is grouped for drawing."""
 
     kind: Literal["contains", "community", "none"]
-    """``contains``: the containment tree; ``community``: Louvain; ``none``: no groups but loose ones by type."""
+    """``contains``: the containment tree; ``community``: Louvain; ``none``: no groups but loose ones by
+    type."""
     aggregate: bool
     """Whether the page opens aggregated (more than ``AGGREGATE_ABOVE`` nodes and some group)."""
     groups: list[dict[str, Any]] = field(default_factory=list)
@@ -77,10 +80,11 @@ class Grouping:
 def grouping(
     state: GraphState, labels: dict[str, str], degrees: dict[str, int], *, communities_too: bool = True
 ) -> Grouping:
-    """The groups ``state`` is drawn as; ``labels`` and ``degrees`` are the payload's (computed once by the caller).
+    """The groups ``state`` is drawn as; ``labels`` and ``degrees`` are the payload's (computed once by the
+    caller).
 
-    ``communities_too=False`` leaves Louvain out (seconds on tens of thousands of edges): a graph that would be
-    grouped into communities comes back as ``community`` with no groups. A live page that already has its
+    ``communities_too=False`` leaves Louvain out (seconds on tens of thousands of edges): a graph that would
+    be grouped into communities comes back as ``community`` with no groups. A live page that already has its
     communities asks for that on each refresh: it keeps its own and puts new nodes with their neighbours.
     """
     n = state.node_count
@@ -165,8 +169,9 @@ def _community_groups(
     groups: dict[str, dict[str, Any]],
     parents: dict[str, str],
 ) -> None:
-    """One group per community of two or more; a community above ``SPLIT_ABOVE`` is split again (Louvain on its
-    own edges), down to ``SPLIT_DEPTH`` levels, so opening a big community shows its parts, not all its nodes."""
+    """One group per community of two or more; a community above ``SPLIT_ABOVE`` is split again (Louvain on
+    its own edges), down to ``SPLIT_DEPTH`` levels, so opening a big community shows its parts, not all its
+    nodes."""
     for index, members in enumerate(found):
         if len(members) < 2:
             continue
@@ -188,8 +193,9 @@ def _community_groups(
 
 
 def _gather_routes(state: GraphState, parents: dict[str, str], groups: dict[str, dict[str, Any]]) -> None:
-    """HTTP routes (``Route`` nodes, which nothing CONTAINS) grouped by the service that handles them: aggregated,
-    the page draws the requests between services as bundles from the callers' groups to the services' routes."""
+    """HTTP routes (``Route`` nodes, which nothing CONTAINS) grouped by the service that handles them:
+    aggregated, the page draws the requests between services as bundles from the callers' groups to the
+    services' routes."""
     for n in state.graph.nodes:
         if n in parents or state.node_type(n) != "Route":
             continue
@@ -218,8 +224,8 @@ def _gather_loose(state: GraphState, parents: dict[str, str], groups: dict[str, 
 
 
 def _sizes(parents: dict[str, str], groups: dict[str, dict[str, Any]]) -> None:
-    """Each group's ``size``: every node under it, at any depth (the container itself and sub-groups that are no
-    node, such as a community's parts, not counted)."""
+    """Each group's ``size``: every node under it, at any depth (the container itself and sub-groups that are
+    no node, such as a community's parts, not counted)."""
     size: Counter[str] = Counter()
     for child in parents:
         if child in groups and groups[child]["kind"] != "contains":

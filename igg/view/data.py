@@ -3,10 +3,10 @@
 The same payload feeds the live page (``/ui/api/...``) and the self-contained HTML export, so both show the
 same thing. Nodes carry a display ``label`` (their identity values, e.g. the ``name``), their properties and
 their provenance (``created`` iteration, context ``chunk``, last ``updated`` iteration, and ``evidence``: each
-located quote with ``before``/``text``/``after``, the passage of the context around it, when the caller gives the
-context, so the page shows it highlighted in its chunk). Iteration summaries
-come from iteration records as they were kept, never from recomputing anything: for each iteration
-its chunk, counts and every rejection with its code and message.
+located quote with ``before``/``text``/``after``, the passage of the context around it, when the caller gives
+the context, so the page shows it highlighted in its chunk). Iteration summaries come from iteration records
+as they were kept, never from recomputing anything: for each iteration its chunk, counts and every rejection
+with its code and message.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ class _Passages:
 
 
 PAYLOAD_VERSION = 2
-"""Bumped when the payload's shape changes (the page checks it). 2: ``grouping`` and each node's ``parent``."""
+"""Bumped when the payload's shape changes (the page checks it). 2: ``grouping`` and each node's
+``parent``."""
 
 LABEL_LIMIT = 80
 """Longest label drawn (characters); the details panel shows the whole value."""
@@ -203,8 +204,9 @@ class StoredStep(Protocol):
 
 
 def iteration_summaries(steps: Iterable[StoredStep], upto: int | None = None) -> list[dict[str, Any]]:
-    """The iterations panel of a stored session: every iteration step (up to iteration ``upto``), summarized with
-    the graph's counts after it. The live page, ``igg view --export`` and ``igg export --store`` all use it."""
+    """The iterations panel of a stored session: every iteration step (up to iteration ``upto``), summarized
+    with the graph's counts after it. The live page, ``igg view --export`` and ``igg export --store`` all use
+    it."""
     return [
         iteration_summary(s.record, nodes=s.nodes, edges=s.edges)
         for s in steps

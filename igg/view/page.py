@@ -1,8 +1,8 @@
 """The viewer page: one HTML template, served live (assets by URL) or written self-contained (all inlined).
 
-The page's own files (``viewer.html``, ``viewer.css``, ``viewer-model.js``, ``viewer.js``) and the vendored libraries
-(``vendor/``: sigma.js for WebGL drawing, graphology and its standard library for the graph model and the
-force layout, each from its npm release with its MIT licence beside it) are package data under
+The page's own files (``viewer.html``, ``viewer.css``, ``viewer-model.js``, ``viewer.js``) and the vendored
+libraries (``vendor/``: sigma.js for WebGL drawing, graphology and its standard library for the graph model
+and the force layout, each from its npm release with its MIT licence beside it) are package data under
 ``igg/view/static/``. The self-contained form embeds them and the graph payload, so the file opens offline
 from ``file://`` with no request leaving the page.
 """
@@ -20,7 +20,8 @@ VENDOR_SCRIPTS = ("vendor/graphology.umd.min.js", "vendor/graphology-library.min
 """Third-party scripts, in load order (sigma last: it needs nothing, the app needs all three)."""
 
 APP_SCRIPTS = ("viewer-model.js", "viewer.js")
-"""The page's own scripts, in load order: the graph model (groups, what is drawn, positions, walks), then the page."""
+"""The page's own scripts, in load order: the graph model (groups, what is drawn, positions, walks), then the
+page."""
 STYLESHEET = "viewer.css"
 
 STATIC_FILES = frozenset(

@@ -1,4 +1,5 @@
-"""The workspace's questions about a session and its history: ``query_graph``, ``explain``, ``diff``, ``undo``.
+"""The workspace's questions about a session and its history: ``query_graph``, ``explain``, ``diff``,
+``undo``.
 
 ``query_graph`` answers from the live graph (``igg.observe.query``). ``explain``, ``diff`` and ``undo`` answer
 from the session's history through the repository (``igg.persistence.SessionRepo``); a repository that keeps

@@ -1,5 +1,5 @@
-"""A session as the workspace holds it: the ``Session`` that owns it, its listing, its lock, and the summary every
-operation answers with."""
+"""A session as the workspace holds it: the ``Session`` that owns it, its listing, its lock, and the summary
+every operation answers with."""
 
 from __future__ import annotations
 

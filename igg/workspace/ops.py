@@ -3,9 +3,10 @@ the OpenAI tool definitions and ``Workspace.execute`` are all built from, so the
 
 Each ``Operation`` declares, once, its input model, its output model (``igg.workspace.outputs``), its handler
 (``(workspace, input) -> output``), its HTTP routes (``Route``: method, path, where the arguments come from),
-its MCP hints, and how its adapters treat it (``request``, ``response``, ``text``, ``progress``, ``described``)
-instead of any adapter branching on its name. Adding an operation is adding one entry here (a workspace made
-with ``operations=`` serves extra ones; ``tests/unit/test_operation_table.py`` adds one and calls it on both servers).
+its MCP hints, and how its adapters treat it (``request``, ``response``, ``text``, ``progress``,
+``described``) instead of any adapter branching on its name. Adding an operation is adding one entry here (a
+workspace made with ``operations=`` serves extra ones; ``tests/unit/test_operation_table.py`` adds one and
+calls it on both servers).
 
 Start takes the request payload itself (``igg.models.Request``: goal, schema, constraints, context, seed).
 Actions are advertised with the schema of the action union (``igg.models.Action``) but read one by one by
@@ -80,10 +81,10 @@ ToolExportFormat = Annotated[
 """What ``export_graph`` returns or writes, spelled as ``igg export --format`` and ``igg.export.ExportFormat``
 spell them: ``json``: IGG's graph document (also the seed_data format); ``nodelink``: networkx node-link JSON
 (``node_link``, the earlier spelling, is still accepted); ``graphml``: GraphML with typed keys; ``cypher``: an
-idempotent Cypher script; ``mermaid``: a flowchart; ``html``: the self-contained page ``igg view --export`` writes;
-``gexf``: GEXF 1.2 for Gephi; ``nt``, ``ttl``, ``jsonld``: RDF (N-Triples, Turtle and JSON-LD, the last two through
-rdflib); ``neo4j_plan``: the Neo4j export plan, inline only. Every format of ``igg export`` but ``neo4j``: a
-tool call never writes into a database (the plan says what such an export would change)."""
+idempotent Cypher script; ``mermaid``: a flowchart; ``html``: the self-contained page ``igg view --export``
+writes; ``gexf``: GEXF 1.2 for Gephi; ``nt``, ``ttl``, ``jsonld``: RDF (N-Triples, Turtle and JSON-LD, the
+last two through rdflib); ``neo4j_plan``: the Neo4j export plan, inline only. Every format of ``igg export``
+but ``neo4j``: a tool call never writes into a database (the plan says what such an export would change)."""
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -111,11 +112,12 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 ACTION_SCHEMA: dict[str, Any] = inline_refs(TypeAdapter(Action).json_schema(by_alias=True))
-"""JSON Schema of one action (ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE, UPDATE_EDGE, MERGE_NODES,
-QUERY)."""
+"""JSON Schema of one action (ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, DELETE_EDGE, UPDATE_EDGE,
+MERGE_NODES, QUERY)."""
 
 ActionInput = Annotated[Any, WithJsonSchema(ACTION_SCHEMA)]
-"""One action: advertised with the action union's schema, checked by the shared reader (per-action verdicts)."""
+"""One action: advertised with the action union's schema, checked by the shared reader (per-action
+verdicts)."""
 
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, description="The session's id.")]
 
@@ -178,7 +180,9 @@ class ObserveBody(OperationInput):
         default=None,
         ge=300,
         le=1_000_000,
-        description="Estimated tokens the observation may use; default: the session's observation.token_budget.",
+        description=(
+            "Estimated tokens the observation may use; default: the session's observation.token_budget."
+        ),
     )
 
 
@@ -210,14 +214,17 @@ class ExportBody(OperationInput):
     format: ToolExportFormat = Field(
         default="json",
         description=(
-            "json (IGG document), nodelink, graphml, cypher, mermaid, html, gexf, nt, ttl or jsonld; neo4j_plan: what "
-            "an export to the server's Neo4j (NEO4J_URI) would create, update and delete in the session's scope."
+            "json (IGG document), nodelink, graphml, cypher, mermaid, html, gexf, nt, ttl or jsonld;"
+            " neo4j_plan: what an export to the server's Neo4j (NEO4J_URI) would create, update and delete in"
+            " the session's scope."
         ),
     )
     path: str | None = Field(
         default=None,
         max_length=255,
-        description="Relative file path under the server's output directory; omitted: the export is returned inline.",
+        description=(
+            "Relative file path under the server's output directory; omitted: the export is returned inline."
+        ),
     )
 
 
@@ -303,11 +310,12 @@ class QueryInput(OperationInput):
     session_id: SessionId
     query: Query = Field(
         description=(
-            'neighbours: {"query": "neighbours", "node": {"name": "AuthService"}, "depth": 2, "edge_types": [...], '
-            '"direction": "out"|"in"|"both"}; path: {"query": "path", "from": <ref>, "to": <ref>}; find: {"query": '
-            '"find", "label": "Class", "where": {"key": value or {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, '
-            '"grounded": "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000) and as_of (the '
-            "facts valid at that ISO 8601 time)."
+            'neighbours: {"query": "neighbours", "node": {"name": "AuthService"}, "depth": 2, "edge_types":'
+            ' [...], "direction": "out"|"in"|"both"}; path: {"query": "path", "from": <ref>, "to": <ref>};'
+            ' find: {"query": "find", "label": "Class", "where": {"key": value or'
+            ' {"contains"|"in"|"gt"|"ge"|"lt"|"le"|"exists": ...}}, "grounded":'
+            ' "grounded"|"ungrounded"|"unverified"}. Each takes token_budget (default 1000) and as_of (the'
+            " facts valid at that ISO 8601 time)."
         )
     )
 
@@ -339,9 +347,11 @@ class CheckInput(OperationInput):
     rules: list[dict[str, Any]] = Field(
         min_length=1,
         max_length=200,
-        description="The rules, as the [[rules]] tables of igg.toml in JSON: each with a name, a kind (forbidden, "
-        "layers, independence, acyclic, allowed_only) and its fields (see schemas/rules.schema.json), "
-        'e.g. {"name": "api-not-db", "kind": "forbidden", "from": "shop.api", "to": "shop.db"}.',
+        description=(
+            "The rules, as the [[rules]] tables of igg.toml in JSON: each with a name, a kind (forbidden, "
+            "layers, independence, acyclic, allowed_only) and its fields (see schemas/rules.schema.json), "
+            'e.g. {"name": "api-not-db", "kind": "forbidden", "from": "shop.api", "to": "shop.db"}.'
+        ),
     )
 
 
@@ -400,9 +410,10 @@ class RetractDocumentInput(OperationInput):
 
 @dataclass(frozen=True)
 class Route:
-    """Where an operation is served over HTTP: ``method path`` (its ``{parameters}`` are input fields), where the
-    other arguments come from (``body``: a JSON object, absent for an input whose fields all have defaults;
-    ``query``: the query string), the status of an answer, and what answers (default: the operation's handler)."""
+    """Where an operation is served over HTTP: ``method path`` (its ``{parameters}`` are input fields), where
+    the other arguments come from (``body``: a JSON object, absent for an input whose fields all have
+    defaults; ``query``: the query string), the status of an answer, and what answers (default: the
+    operation's handler)."""
 
     method: Literal["GET", "POST", "DELETE"]
     path: str
@@ -429,7 +440,8 @@ answer's JSON for a run)."""
 @dataclass(frozen=True, kw_only=True)
 class Operation:
     """One workspace operation, declared once: its input and output models, its handler and its HTTP routes;
-    the MCP server, the HTTP API, the OpenAI tool definitions and ``Workspace.execute`` are all built from it."""
+    the MCP server, the HTTP API, the OpenAI tool definitions and ``Workspace.execute`` are all built from
+    it."""
 
     name: str
     input: type[BaseModel]
@@ -446,14 +458,15 @@ class Operation:
     pattern is published), the request's optional settings are published as one line each, and arguments that
     break it are INVALID_REQUEST."""
     response: bool = False
-    """The input carries an agent's response (apply_actions): arguments that break it, outside the route's path,
-    are INVALID_RESPONSE."""
+    """The input carries an agent's response (apply_actions): arguments that break it, outside the route's
+    path, are INVALID_RESPONSE."""
     text: str | None = None
     """The output field a tool answers with as its text (observe: the markdown); else the answer's JSON."""
     progress: bool = False
     """A long run: over MCP it reports each iteration as progress, through the SDK's own call path."""
     described: tuple[tuple[str, str], ...] = ()
-    """Arguments published as a description instead of a schema (run_session's ``config``: start_session's)."""
+    """Arguments published as a description instead of a schema (run_session's ``config``:
+    start_session's)."""
 
     def invalid_code(self, locations: list[tuple[Any, ...]]) -> str:
         """The stable code for arguments that break the input model, by where the problems are."""
@@ -482,9 +495,10 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=lambda ws, inp: ws.start(inp),
         routes=(Route("POST", "/sessions", status=201, summary="Start a session"),),
         description=(
-            "Open a graph-building session: goal_prompt, config.schema (node_types, edge_types, per-type "
-            "required_attributes and identity_keys, default ['name']), config.constraints (limits), context_data "
-            "(text to analyse), seed_data. Then observe, apply_actions, finish_session, export_graph."
+            "Open a graph-building session: goal_prompt, config.schema (node_types, edge_types, per-type"
+            " required_attributes and identity_keys, default ['name']), config.constraints (limits),"
+            " context_data (text to analyse), seed_data. Then observe, apply_actions, finish_session,"
+            " export_graph."
         ),
     ),
     Operation(
@@ -497,8 +511,8 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=lambda ws, inp: ws.observe(inp),
         routes=(Route("GET", f"{_SESSION}/observation", "query", summary="Observe a session"),),
         description=(
-            "The session as markdown within token_budget: goal, schema, limits, graph, to-dos, last verdicts. focus: "
-            "nodes to show first (names or refs)."
+            "The session as markdown within token_budget: goal, schema, limits, graph, to-dos, last verdicts."
+            " focus: nodes to show first (names or refs)."
         ),
     ),
     Operation(
@@ -510,10 +524,11 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=lambda ws, inp: ws.apply(inp),
         routes=(Route("POST", f"{_SESSION}/actions", summary="Apply actions"),),
         description=(
-            "Validate actions and apply the valid ones in order: ADD_NODE, ADD_EDGE, UPDATE_NODE, DELETE_NODE, "
-            "DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY. A ref is a node's identity properties ({'name': 'X'}), "
-            "plus 'label' if ambiguous. Each action gets a verdict: accepted, or a code and what would pass "
-            "(POSSIBLE_DUPLICATE: reuse the node, or distinct: true). dry_run: validate only."
+            "Validate actions and apply the valid ones in order: ADD_NODE, ADD_EDGE, UPDATE_NODE,"
+            " DELETE_NODE, DELETE_EDGE, UPDATE_EDGE, MERGE_NODES, QUERY. A ref is a node's identity"
+            " properties ({'name': 'X'}), plus 'label' if ambiguous. Each action gets a verdict: accepted, or"
+            " a code and what would pass (POSSIBLE_DUPLICATE: reuse the node, or distinct: true). dry_run:"
+            " validate only."
         ),
     ),
     Operation(
@@ -523,7 +538,7 @@ OPERATIONS: tuple[Operation, ...] = (
         destructive=True,
         handler=lambda ws, inp: ws.finish(inp),
         routes=(Route("POST", f"{_SESSION}/finish", summary="Finish a session"),),
-        description=("Close the session (stop reason finished), optionally pruning nodes without edges."),
+        description="Close the session (stop reason finished), optionally pruning nodes without edges.",
     ),
     Operation(
         name="export_graph",
@@ -533,8 +548,8 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=lambda ws, inp: ws.export(inp),
         routes=(Route("POST", f"{_SESSION}/export", summary="Export a session's graph"),),
         description=(
-            "Export the graph, inline or to path under the server's output directory; neo4j_plan: what a Neo4j "
-            "export would change."
+            "Export the graph, inline or to path under the server's output directory; neo4j_plan: what a"
+            " Neo4j export would change."
         ),
     ),
     Operation(
@@ -545,7 +560,7 @@ OPERATIONS: tuple[Operation, ...] = (
         idempotent=True,
         handler=lambda ws, inp: ws.list_sessions(inp),
         routes=(Route("GET", "/sessions", "query", summary="List sessions"),),
-        description=("Sessions, most recently updated first."),
+        description="Sessions, most recently updated first.",
     ),
     Operation(
         name="query_graph",
@@ -556,8 +571,9 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=lambda ws, inp: ws.query_graph(inp),
         routes=(Route("POST", f"{_SESSION}/query", summary="Ask a budgeted query about the graph"),),
         description=(
-            "Ask about the graph within a token budget: a node's neighbours, a shortest path, or find nodes whose "
-            "properties match where ({'k': v} or {'k': {'contains'|'in'|'gt'|'ge'|'lt'|'le'|'exists': ...}})."
+            "Ask about the graph within a token budget: a node's neighbours, a shortest path, or find nodes"
+            " whose properties match where ({'k': v} or {'k': {'contains'|'in'|'gt'|'ge'|'lt'|'le'|'exists':"
+            " ...}})."
         ),
     ),
     Operation(
@@ -591,8 +607,9 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=lambda ws, inp: ws.check(inp),
         routes=(Route("POST", f"{_SESSION}/check", summary="Judge dependency rules on the session's graph"),),
         description=(
-            "Judge dependency rules (igg.toml's [[rules]] as JSON: name, kind forbidden|layers|independence|acyclic|"
-            "allowed_only, its fields, e.g. {'name': 'x', 'kind': 'forbidden', 'from': 'a.api', 'to': 'a.db'})."
+            "Judge dependency rules (igg.toml's [[rules]] as JSON: name, kind"
+            " forbidden|layers|independence|acyclic|allowed_only, its fields, e.g. {'name': 'x', 'kind':"
+            " 'forbidden', 'from': 'a.api', 'to': 'a.db'})."
         ),
     ),
     Operation(
@@ -603,7 +620,8 @@ OPERATIONS: tuple[Operation, ...] = (
         handler=lambda ws, inp: ws.undo(inp),
         routes=(Route("POST", f"{_SESSION}/undo", summary="Roll a session back to an iteration"),),
         description=(
-            "Roll the graph back to iteration to_iteration (0: the start), as an undoable step. Needs the store."
+            "Roll the graph back to iteration to_iteration (0: the start), as an undoable step. Needs the"
+            " store."
         ),
     ),
     Operation(
@@ -661,8 +679,8 @@ OPERATIONS: tuple[Operation, ...] = (
         ),
         described=(("config", "As start_session's config."), ("seed_data", "As start_session's seed_data.")),
         description=(
-            "Build a graph with the server's own agent (llm, code or auto) to a stop reason. Takes start_session's "
-            "arguments, plus exports (FORMAT[:PATH], as igg run --export) and provenance."
+            "Build a graph with the server's own agent (llm, code or auto) to a stop reason. Takes"
+            " start_session's arguments, plus exports (FORMAT[:PATH], as igg run --export) and provenance."
         ),
     ),
 )

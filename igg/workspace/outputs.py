@@ -1,5 +1,6 @@
-"""What each workspace operation answers: one pydantic model per operation, which is also the MCP tool's output
-schema (the SDK's structured output: a client checks each answer against it) and the HTTP route's response.
+"""What each workspace operation answers: one pydantic model per operation, which is also the MCP tool's
+output schema (the SDK's structured output: a client checks each answer against it) and the HTTP route's
+response.
 
 Every answer about one session starts with the ``SessionSummary`` fields. An answer holds only the fields its
 outcome has (``apply_actions`` answers with verdicts, or with the plan under review), so adapters dump them
@@ -89,8 +90,8 @@ class ApplyOutput(SessionSummary):
 
 
 class ReviewOutput(SessionSummary):
-    """The plan (shown), the decision's outcome (approved: its verdicts; rejected: the note), and for a run held
-    for review, how it went on."""
+    """The plan (shown), the decision's outcome (approved: its verdicts; rejected: the note), and for a run
+    held for review, how it went on."""
 
     review: dict[str, Any] | None = None
     approved: list[int] | None = None

@@ -1,11 +1,12 @@
-"""The workspace's ``check`` operation: "does this graph break our rules?", asked by an agent over MCP or HTTP.
+"""The workspace's ``check`` operation: "does this graph break our rules?", asked by an agent over MCP or
+HTTP.
 
 The rules come with the call (the ``[[rules]]`` tables of ``igg.toml`` as JSON) and are judged on the live
 session's graph as it stands. Its edges are located at their statements when the session's request keeps the
-files it mapped (a map-code session); otherwise each edge names its source node's file only. A malformed rule is
-refused with ``INVALID_RULES`` and every problem, each naming the rule and field; so is a rule whose selector picks
-no node of the graph (it could never fail). The work is bounded (``igg.rules.bounds.CheckBounds``, a server's
-bounds): past them the report says ``truncated``.
+files it mapped (a map-code session); otherwise each edge names its source node's file only. A malformed rule
+is refused with ``INVALID_RULES`` and every problem, each naming the rule and field; so is a rule whose
+selector picks no node of the graph (it could never fail). The work is bounded
+(``igg.rules.bounds.CheckBounds``, a server's bounds): past them the report says ``truncated``.
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ the session's recorder (the workspace's repository) as it happens, and the reque
 under the server's output directory when it ends, as ``igg run --export`` writes them. While it runs, apply
 and finish are refused (``SESSION_BUSY``); observe and export work.
 
-With ``config.review`` the run stops at the first turn with actions, ``awaiting_review``: the plan waits on the
-live session (in memory, and in the store when there is one) and its agent is held. A ``review`` decision over
-the same interface applies the plan (or rejects it, the note shown to the agent) and the held agent takes the
-next turn, which waits in its turn: the decision answers once the run stops again (``run``: its summary). A
-server restarted meanwhile has no agent to hold: the decision is applied, and ``igg resume`` continues a
+With ``config.review`` the run stops at the first turn with actions, ``awaiting_review``: the plan waits on
+the live session (in memory, and in the store when there is one) and its agent is held. A ``review`` decision
+over the same interface applies the plan (or rejects it, the note shown to the agent) and the held agent takes
+the next turn, which waits in its turn: the decision answers once the run stops again (``run``: its summary).
+A server restarted meanwhile has no agent to hold: the decision is applied, and ``igg resume`` continues a
 stored session.
 """
 
@@ -202,7 +202,8 @@ class Runs:
 
 def export_specs(texts: list[str], output_dir: Path | None, session_id: str) -> list[ExportSpec]:
     """The exports a run asked for (``FORMAT[:PATH]``), their files resolved under the server's output
-    directory (default ``SESSION/graph.EXT``); ``neo4j`` goes to the server's configured ``NEO4J_URI`` only."""
+    directory (default ``SESSION/graph.EXT``); ``neo4j`` goes to the server's configured ``NEO4J_URI``
+    only."""
     from igg.errors import Problem
 
     specs: list[ExportSpec] = []

@@ -2,13 +2,13 @@
 
 A session in the workspace is a ``igg.session.Session`` (which owns it and is the only thing that changes it)
 held in a ``LiveSession`` with its listing and lock. ``start`` opens one, ``observe`` shows it within a token
-budget, ``apply`` hands actions to ``Session.apply`` (one iteration through the act step, or a plan when review
-is on), ``review`` shows or decides the plan, ``finish`` closes it, ``export`` returns or writes the graph,
-``query_graph``/``explain``/``diff``/``check``/``undo`` answer from it and its history (``history_ops``),
-``list_sessions`` lists, and ``run`` lets the server's own agent build a graph (``igg.workspace.runs``, the
-loop driving the same ``Session``). ``execute`` runs any operation from its input model (dispatched on the
-model's type), off the event loop. Every result is a JSON-ready dict; every refusal a ``WorkspaceError`` with
-a ``WorkspaceCode``.
+budget, ``apply`` hands actions to ``Session.apply`` (one iteration through the act step, or a plan when
+review is on), ``review`` shows or decides the plan, ``finish`` closes it, ``export`` returns or writes the
+graph, ``query_graph``/``explain``/``diff``/``check``/``undo`` answer from it and its history
+(``history_ops``), ``list_sessions`` lists, and ``run`` lets the server's own agent build a graph
+(``igg.workspace.runs``, the loop driving the same ``Session``). ``execute`` runs any operation from its input
+model (dispatched on the model's type), off the event loop. Every result is a JSON-ready dict; every refusal a
+``WorkspaceError`` with a ``WorkspaceCode``.
 """
 
 from __future__ import annotations
@@ -322,8 +322,8 @@ class Workspace:
             return DocumentsOutput.model_validate({**summary(live), **out})
 
     async def execute(self, inp: Any) -> dict[str, Any]:
-        """Run the operation ``inp`` is the input of (``self.operations``: one per input model; a ``dict`` is a
-        request to start a session).
+        """Run the operation ``inp`` is the input of (``self.operations``: one per input model; a ``dict`` is
+        a request to start a session).
 
         Sync work runs in a worker thread (store reads and writes never block the event loop), except on a
         session an autonomous run is changing: that run applies its actions on this event loop, so reading the
@@ -361,7 +361,8 @@ class Workspace:
         return out
 
     async def start_run(self, inp: RunInput) -> dict[str, Any]:
-        """Start an autonomous run in the background (see ``igg.workspace.runs``); returns the session summary."""
+        """Start an autonomous run in the background (see ``igg.workspace.runs``); returns the session
+        summary."""
         return await self.runs.start(inp)
 
     async def run(self, inp: RunInput) -> dict[str, Any]:
@@ -493,7 +494,8 @@ class Workspace:
         """While a client follows the session's events here, publish those of the iterations other processes
         store (several servers on one store: a run on another server), read from the store every
         ``RELAY_SECONDS``, and ``run_finished`` once the session is no longer running; this process's own
-        iterations are published as they happen. Runs until cancelled; nothing to do without a shared store."""
+        iterations are published as they happen. Runs until cancelled; nothing to do without a shared
+        store."""
         try:
             seen = await asyncio.to_thread(self.repo.version, session_id)
         except SessionError:
@@ -545,7 +547,8 @@ RELAY_SECONDS = 0.5
 CHANGE_ATTEMPTS = 10
 """How many times a change is tried on a session other processes keep changing (``Workspace._changing``)."""
 CHANGE_BACKOFF = 0.01
-"""Seconds: before attempt N+1, a random wait of up to 2**N times this (tenacity's wait_random_exponential)."""
+"""Seconds: before attempt N+1, a random wait of up to 2**N times this (tenacity's
+wait_random_exponential)."""
 
 
 def _served(call: Callable[[], T]) -> T:

@@ -86,12 +86,11 @@ def tool_schema(op: Operation) -> dict[str, Any]:
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The output JSON Schema an MCP tool publishes for its answers: the operation's output model
     (``igg.workspace.outputs``), inlined, without what a client does not check: titles, descriptions, defaults
-    (an answer carries its values), ``required`` and ``additionalProperties`` (answers are open: a field added or
-    made optional in a later version breaks no client's check; the types of the fields an answer carries are
-    checked) and the values of an ``enum`` (its type stays: a value added later breaks no client's check either;
-    the docs list them); a nullable
-    field's ``anyOf`` of one type and ``null`` is one ``"type": [T, "null"]`` (nulls stay allowed where an answer
-    may carry them)."""
+    (an answer carries its values), ``required`` and ``additionalProperties`` (answers are open: a field added
+    or made optional in a later version breaks no client's check; the types of the fields an answer carries
+    are checked) and the values of an ``enum`` (its type stays: a value added later breaks no client's check
+    either; the docs list them); a nullable field's ``anyOf`` of one type and ``null`` is one ``"type": [T,
+    "null"]`` (nulls stay allowed where an answer may carry them)."""
 
     def strip(node: Any) -> Any:
         if isinstance(node, list):
@@ -121,8 +120,8 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def _merged_null(schema: dict[str, Any]) -> dict[str, Any]:
-    """``{"anyOf": [S, {"type": "null"}]}`` as S with ``null`` added to its ``type`` (and to its ``enum``), when S
-    names one type: the same values, in fewer bytes."""
+    """``{"anyOf": [S, {"type": "null"}]}`` as S with ``null`` added to its ``type`` (and to its ``enum``),
+    when S names one type: the same values, in fewer bytes."""
     alternatives = schema.get("anyOf")
     if not isinstance(alternatives, list) or len(alternatives) != 2 or {"type": "null"} not in alternatives:
         return schema
@@ -146,7 +145,8 @@ HINT_DEFAULTS = {
 
 def hints(op: Operation) -> dict[str, bool]:
     """``op``'s MCP tool annotations that differ from the specification's defaults (``HINT_DEFAULTS``); a
-    read-only tool's destructive and idempotent hints mean nothing (the specification) and are left out too."""
+    read-only tool's destructive and idempotent hints mean nothing (the specification) and are left out
+    too."""
     given = {"readOnlyHint": op.read_only, "openWorldHint": op.open_world}
     if not op.read_only:
         given |= {"destructiveHint": op.destructive, "idempotentHint": op.idempotent}
@@ -273,7 +273,8 @@ def _unsaid(schema: Any) -> Any:
 
 
 def _not_null(schema: Any) -> Any:
-    """An optional property's schema without its ``null`` alternative (omitting the property means the same)."""
+    """An optional property's schema without its ``null`` alternative (omitting the property means the
+    same)."""
     if isinstance(schema, dict) and isinstance(schema.get("type"), list) and "null" in schema["type"]:
         kinds = [k for k in schema["type"] if k != "null"]
         return {**schema, "type": kinds[0] if len(kinds) == 1 else kinds}
@@ -287,8 +288,8 @@ def _not_null(schema: Any) -> Any:
 
 
 def _summarize(schema: dict[str, Any], path: tuple[str, ...], description: str) -> None:
-    """Replace the setting at ``path`` (property names from the root) by ``{"type": T, description}``, ``T`` its
-    own type (an object, or an array: a list of completeness rules stays a list)."""
+    """Replace the setting at ``path`` (property names from the root) by ``{"type": T, description}``, ``T``
+    its own type (an object, or an array: a list of completeness rules stays a list)."""
     node = schema
     for name in path[:-1]:
         node = node["properties"][name]
@@ -453,7 +454,8 @@ _STRICT_KEYWORDS = frozenset(
 )
 """What OpenAI's strict mode (structured outputs) accepts in a schema; anything else makes a request fail."""
 _DROPPED_IN_STRICT = frozenset({"default", "minLength", "maxLength", "examples"})
-"""Keywords left out of a strict schema: the server checks them anyway (a default applies when null is sent)."""
+"""Keywords left out of a strict schema: the server checks them anyway (a default applies when null is
+sent)."""
 
 
 def strict_schema(schema: dict[str, Any]) -> dict[str, Any] | None:

@@ -6,8 +6,8 @@ download; ``GOWORK=off``: each module on its own), and gives each package's ``Im
 ``XTestImports``: ``package_imports`` makes them the package-to-package edges IGG's ``IMPORTS`` are compared
 with. ``program(root, packages)`` runs ``oracle.go`` (go/ast and go/types of the standard library, built once
 into ``.cache/go-oracle``) on the listed packages: declared types, functions and methods, and the calls the
-type checker resolves into the tree. Debian's ``golang`` (1.19) is enough; ``scripts/test`` installs it as root.
-Without ``go`` the tests skip naming what is missing, unless ``IGG_REQUIRE_COMPONENTS`` asks for every
+type checker resolves into the tree. Debian's ``golang`` (1.19) is enough; ``scripts/test`` installs it as
+root. Without ``go`` the tests skip naming what is missing, unless ``IGG_REQUIRE_COMPONENTS`` asks for every
 component: then they fail.
 """
 

@@ -161,7 +161,8 @@ def test_batch_map_code_maps_each_tree_as_local_map_code_does(dask_cluster, tmp_
 
 
 def test_map_code_scheduler_parses_on_the_workers_and_links_the_same_graph(dask_cluster, tmp_path, capsys):
-    """`igg map-code --scheduler` sends the files to the workers to parse; the linked graph is the local one."""
+    """`igg map-code --scheduler` sends the files to the workers to parse; the linked graph is the local
+    one."""
     tree = str(CODE / "java")
     dask_cluster.wait_ready()
     assert main(["map-code", tree, "--json", "--export", f"json:{tmp_path}/local.json"]) == 0
@@ -199,8 +200,8 @@ def test_map_code_scheduler_parses_on_the_workers_and_links_the_same_graph(dask_
 def test_a_worker_killed_mid_batch_loses_no_session_and_duplicates_none(
     dask_cluster, tmp_path, store_location
 ):
-    """kill -9 of a worker while it runs a session (with a PostgreSQL store, perhaps while it commits one): the
-    scheduler runs that session again on the other worker; every session is stored exactly once, each
+    """kill -9 of a worker while it runs a session (with a PostgreSQL store, perhaps while it commits one):
+    the scheduler runs that session again on the other worker; every session is stored exactly once, each
     iteration once, with the graph a local run gives."""
     folder = tmp_path / "requests"
     folder.mkdir()
@@ -300,8 +301,8 @@ def test_an_interrupted_session_in_the_store_is_continued_from_its_last_committe
 
 
 def test_a_local_cluster_says_nothing_when_the_dashboard_port_is_taken() -> None:
-    """Dask's default :8787, taken by another cluster (or here by a socket of the test), made every local batch
-    warn 'Port 8787 is already in use' into IGG's output; the scheduler's HTTP server now takes a free
+    """Dask's default :8787, taken by another cluster (or here by a socket of the test), made every local
+    batch warn 'Port 8787 is already in use' into IGG's output; the scheduler's HTTP server now takes a free
     loopback port."""
     import socket
     import warnings

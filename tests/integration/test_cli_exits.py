@@ -1,5 +1,6 @@
-"""Exit codes a script can trust: 0 graceful stop, 1 agent_error or a failed export, 2 invalid input before any
-work, 130 interrupted (tests/integration/test_cli_keep.py); servers on a busy port say so in one line and exit 2."""
+"""Exit codes a script can trust: 0 graceful stop, 1 agent_error or a failed export, 2 invalid input before
+any work, 130 interrupted (tests/integration/test_cli_keep.py); servers on a busy port say so in one line and
+exit 2."""
 
 from __future__ import annotations
 
@@ -124,7 +125,8 @@ def test_a_bad_export_target_is_refused_before_the_run(
 def test_a_failed_export_exits_1_after_the_summary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A target that only fails when written (neo4j on a closed port) still prints the summary, then exit 1."""
+    """A target that only fails when written (neo4j on a closed port) still prints the summary, then exit
+    1."""
     uri = f"bolt://127.0.0.1:{_closed_port()}"
     assert (
         main(["run", AUTH_REQUEST, "--agent", TRANSCRIPT, "--no-store", "--json", "--export", f"neo4j:{uri}"])

@@ -123,7 +123,8 @@ def _answer(*names: str, finished: bool = False) -> str:
 
 def test_ctrl_c_writes_what_the_run_had_exits_130_and_the_resume_command_finishes_it(tmp_path: Path) -> None:
     """SIGINT while the LLM thinks about iteration 3: graph.json and summary.json hold iterations 1-2 (stop
-    reason interrupted), the store keeps them as an interrupted session, and the printed command resumes it."""
+    reason interrupted), the store keeps them as an interrupted session, and the printed command resumes
+    it."""
     request, out, store = _request(tmp_path), tmp_path / "out", tmp_path / "s.sqlite"
     with FakeOpenAI([_answer("A"), _answer("B"), Reply(content=_answer("C"), hang=60)]) as server:
         env = {
@@ -211,7 +212,8 @@ def test_the_session_commands_find_a_run_kept_without_store_from_any_directory(
 def test_a_project_store_in_the_working_directory_wins_over_the_default_store(
     tmp_path: Path, _igg_home: Path
 ) -> None:
-    """./.igg/sessions.sqlite, when it exists, is where runs without --store go and what `igg sessions` reads."""
+    """./.igg/sessions.sqlite, when it exists, is where runs without --store go and what `igg sessions`
+    reads."""
     project = tmp_path / "project"
     project.mkdir()
     assert (
@@ -233,7 +235,8 @@ def test_a_project_store_in_the_working_directory_wins_over_the_default_store(
 def test_a_missing_named_store_is_refused_with_the_command_that_works(
     tmp_path: Path, _igg_home: Path
 ) -> None:
-    """`igg show ID --store WRONG`: exit 2, one line, and the same command on the default store, which works."""
+    """`igg show ID --store WRONG`: exit 2, one line, and the same command on the default store, which
+    works."""
     assert igg("run", AUTH_REQUEST, "--agent", AUTH_TRANSCRIPT).returncode == 0
     shown = igg("show", "uuid-1234", "--store", str(tmp_path / "wrong.sqlite"), cwd=tmp_path)
     assert shown.returncode == 2 and shown.stderr.count("\n") == 1
@@ -247,8 +250,8 @@ def test_a_missing_named_store_is_refused_with_the_command_that_works(
 def test_a_map_kept_in_the_default_store_is_updated_without_naming_the_store(
     tmp_path: Path, _igg_home: Path
 ) -> None:
-    """`igg map-code DIR` then `igg map-code DIR --update`, neither with --store: the update finds the map (and
-    its facts cache) in the default store, like every session command."""
+    """`igg map-code DIR` then `igg map-code DIR --update`, neither with --store: the update finds the map
+    (and its facts cache) in the default store, like every session command."""
     tree = tmp_path / "tree"
     (tree / "shop").mkdir(parents=True)
     (tree / "shop" / "__init__.py").write_text("")

@@ -161,7 +161,8 @@ def test_interrupted_session_resumes_from_the_store(tmp_path):
     summary = json.loads(result.stdout)
     assert summary["stop_reason"] == "finished" and summary["actions"]["rejected"] == 0
     assert (summary["nodes"], summary["edges"]) == (len(JAVA_NODES), len(JAVA_EDGES))
-    # 3 committed iterations of one file each, then the resumed agent fills whole turns: nothing proposed twice
+    # 3 committed iterations of one file each, then the resumed agent fills whole turns: nothing proposed
+    # twice
     assert summary["iterations"] == 6
     assert "resumed=True" in result.stderr and "start_iteration=4" in result.stderr
     listed = igg("sessions", "--store", str(store))
@@ -278,8 +279,9 @@ def test_llm_and_hybrid_without_an_endpoint_stop_before_any_work_with_the_same_l
     result = igg("map-code", JAVA, "--agent", agent, "--json")
     assert result.returncode == 2
     assert result.stdout == ""  # no run, no summary
-    assert result.stderr == (
-        "igg: the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL "
+    assert (
+        result.stderr
+        == "igg: the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL "
         "(any OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)\n"
     )
 

@@ -51,7 +51,8 @@ def run_json(*args: str) -> dict:
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
-    """``igg ARGS`` in this process (faster than a subprocess; the subprocess tests above cover the real thing)."""
+    """``igg ARGS`` in this process (faster than a subprocess; the subprocess tests above cover the real
+    thing)."""
     import structlog
 
     from igg.interfaces.cli import main
@@ -123,9 +124,10 @@ def test_the_auth_fixture_runs_to_finished_with_every_verdict_and_a_self_correct
         "TIME_CONFLICT",
         "SUPERSEDED",
     }
-    # the last twelve: tests/unit/test_duplicates.py, test_schema_types.py, test_merge.py, test_query_bounds.py,
-    # test_evidence.py (and fixtures/grounded, run by docs/evidence.md), test_text2kg.py (two),
-    # test_validtime.py (the four of valid time; SUPERSEDED is a warning, never a rejection)
+    # the last twelve: tests/unit/test_duplicates.py, test_schema_types.py, test_merge.py,
+    # test_query_bounds.py, test_evidence.py (and fixtures/grounded, run by docs/evidence.md),
+    # test_text2kg.py (two), test_validtime.py (the four of valid time; SUPERSEDED is a warning, never a
+    # rejection)
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     first_rejected = {v["code"] for v in records[0]["verdicts"] if not v["accepted"]}
     assert "MISSING_REQUIRED_ATTRIBUTE" in first_rejected

@@ -40,7 +40,8 @@ from igg.interfaces.cli import main
 from igg.store import SessionRecorder, SessionStore
 from tests.conftest import make_request
 from tests.store_driver import responses, run_iterations
-run_iterations(SessionRecorder(SessionStore(sys.argv[1])), make_request(session_id="half"), responses(5), stop_before=3)
+recorder = SessionRecorder(SessionStore(sys.argv[1]))
+run_iterations(recorder, make_request(session_id="half"), responses(5), stop_before=3)
 """
 
 
@@ -126,8 +127,8 @@ def test_explain_shows_the_reasoning_chunk_and_verdict(store_path):
     shown = re.sub(r"^  told: \S+\n", "", result.stdout, flags=re.MULTILINE)
     assert (
         "iteration 5: add_node n5: Class {name='C5', package='p'}\n  chunk: file1.java\n"
-        '  verdict: added Class "C5" as n5\n  reasoning: turn 5: add C5\n'
-    ) in shown
+        '  verdict: added Class "C5" as n5\n  reasoning: turn 5: add C5\n' in shown
+    )
     assert "iteration 6: update_node n5: doc='d6'" in result.stdout
     only = igg("explain", "s1", "n5", "--no-edges", "--json", "--store", store_path)
     assert [e["op"] for e in json.loads(only.stdout)] == ["add_node", "update_node"]
@@ -147,8 +148,8 @@ def test_diff_prints_added_deleted_and_changed(store_path):
 def test_undo_then_replay_equals_the_stored_graph(store_path):
     result = igg("undo", "s1", "--to", "4", "--store", store_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == (
-        "session s1: rolled back to after iteration 4 as step 10 (12 mutations); "
+    assert (
+        result.stdout.strip() == "session s1: rolled back to after iteration 4 as step 10 (12 mutations); "
         "the graph has 3 nodes and 1 edges"
     )
     assert "10  undo       to 4" in igg("show", "s1", "--store", store_path).stdout
@@ -156,7 +157,10 @@ def test_undo_then_replay_equals_the_stored_graph(store_path):
     assert replayed.returncode == 0, replayed.stderr
     assert replayed.stdout.splitlines() == [
         "session s1: replayed 10 steps, 35 mutations -> 3 nodes, 1 edges",
-        "equal to the stored graph (checked: snapshot at step 9; snapshot at step 10; node/edge counts of 10 steps)",
+        (
+            "equal to the stored graph (checked: snapshot at step 9; snapshot at step 10; node/edge counts of"
+            " 10 steps)"
+        ),
     ]
     assert json.loads(igg("diff", "s1", "4", "8", "--json", "--store", store_path).stdout)
 

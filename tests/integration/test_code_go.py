@@ -1,9 +1,9 @@
 """Go maps against the Go toolchain as the oracle (``tests/gooracle``).
 
-Package IMPORTS are compared edge for edge with ``go list -json``'s ``Imports``/``TestImports`` (a package with
-its in-package tests) and ``XTestImports`` (its external test package, ``path_test``) on a tree built here
-(two modules and a ``go.work``, a nested module, internal packages, a ``/v2`` folder, aliased, blank and dot
-imports, in-package and external tests, build constraints of every kind, cgo, ``testdata`` and ``_``
+Package IMPORTS are compared edge for edge with ``go list -json``'s ``Imports``/``TestImports`` (a package
+with its in-package tests) and ``XTestImports`` (its external test package, ``path_test``) on a tree built
+here (two modules and a ``go.work``, a nested module, internal packages, a ``/v2`` folder, aliased, blank and
+dot imports, in-package and external tests, build constraints of every kind, cgo, ``testdata`` and ``_``
 folders, outside modules without a download) and on two real projects copied into ``fixtures/code/go`` (chi,
 uuid). Types, functions and methods are compared with go/ast's declarations, CALLS with go/types' resolved
 callees (precision; recall is reported), the computed IMPLEMENTS with ``types.Implements``.
@@ -153,15 +153,25 @@ GO_WORK = {
             "",
         ]
     ),
-    "svc/internal/testutil/util.go": 'package testutil\n\nimport "os"\n\nfunc Check(t any, ok bool) { _ = os.Args }\n',
-    "svc/internal/build/version.go": 'package build\n\nimport "runtime/debug"\n\nvar _ = debug.ReadBuildInfo\n',
+    "svc/internal/testutil/util.go": (
+        'package testutil\n\nimport "os"\n\nfunc Check(t any, ok bool) { _ = os.Args }\n'
+    ),
+    "svc/internal/build/version.go": (
+        'package build\n\nimport "runtime/debug"\n\nvar _ = debug.ReadBuildInfo\n'
+    ),
     "svc/out/gen/gen.go": 'package gen\n\nimport "text/template"\n\nvar _ = template.New\n',
     "svc/vendor/github.com/pkg/errors/errors.go": 'package errors\n\nimport "fmt"\n\nvar _ = fmt.Sprint\n',
     "svc/internal/store/sys_linux.go": 'package store\n\nimport "syscall"\n\nvar _ = syscall.Getpid\n',
-    "svc/internal/store/sys_windows.go": 'package store\n\nimport "golang.org/x/sys/windows"\n\nvar _ = windows.Handle(0)\n',
-    "svc/internal/store/sys_darwin_arm64.go": 'package store\n\nimport "unsafe"\n\nvar _ = unsafe.Sizeof(0)\n',
+    "svc/internal/store/sys_windows.go": (
+        'package store\n\nimport "golang.org/x/sys/windows"\n\nvar _ = windows.Handle(0)\n'
+    ),
+    "svc/internal/store/sys_darwin_arm64.go": (
+        'package store\n\nimport "unsafe"\n\nvar _ = unsafe.Sizeof(0)\n'
+    ),
     "svc/internal/store/sys_arm64_test.go": 'package store\n\nimport "math/bits"\n\nvar _ = bits.UintSize\n',
-    "svc/internal/store/legacy.go": '// +build ignore\n\npackage store\n\nimport "log"\n\nvar _ = log.Println\n',
+    "svc/internal/store/legacy.go": (
+        '// +build ignore\n\npackage store\n\nimport "log"\n\nvar _ = log.Println\n'
+    ),
     "svc/internal/store/plus.go": (
         "// Copyright notice.\n\n// +build linux darwin\n// +build !purego\n\n"
         'package store\n\nimport "hash/crc32"\n\nvar _ = crc32.IEEE\n'
@@ -170,9 +180,15 @@ GO_WORK = {
         "//go:build (linux || windows) && amd64 && !purego && go1.12\n\n"
         'package store\n\nimport "hash/adler32"\n\nvar _ = adler32.Size\n'
     ),
-    "svc/internal/store/never.go": '//go:build linux && windows\n\npackage store\n\nimport "crypto/md5"\n\nvar _ = md5.Size\n',
-    "svc/internal/store/future.go": '//go:build go1.999\n\npackage store\n\nimport "crypto/sha1"\n\nvar _ = sha1.Size\n',
-    "svc/internal/store/unix.go": '//go:build unix\n\npackage store\n\nimport "os/user"\n\nvar _ = user.Current\n',
+    "svc/internal/store/never.go": (
+        '//go:build linux && windows\n\npackage store\n\nimport "crypto/md5"\n\nvar _ = md5.Size\n'
+    ),
+    "svc/internal/store/future.go": (
+        '//go:build go1.999\n\npackage store\n\nimport "crypto/sha1"\n\nvar _ = sha1.Size\n'
+    ),
+    "svc/internal/store/unix.go": (
+        '//go:build unix\n\npackage store\n\nimport "os/user"\n\nvar _ = user.Current\n'
+    ),
     "svc/internal/store/cgo.go": (
         '//go:build cgo\n\npackage store\n\n/*\n#include <stdlib.h>\n*/\nimport "C"\n\n'
         'import "runtime"\n\nvar _ = runtime.NumCPU\n'
@@ -240,7 +256,8 @@ def test_files_out_of_the_build_are_skipped_with_the_reason(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("project", ["chi", "uuid", "../polyglot"])
 def test_real_projects_import_what_go_list_lists(tmp_path: Path, project: str) -> None:
-    """chi, uuid, and the Go modules of the polyglot fixture (a go.work beside Java, Python and TypeScript)."""
+    """chi, uuid, and the Go modules of the polyglot fixture (a go.work beside Java, Python and
+    TypeScript)."""
     root = tmp_path / Path(project).name
     shutil.copytree(REAL / project, root)
     _compare_imports(root)
@@ -291,7 +308,8 @@ def _implements(model: CodeModel) -> set[tuple[str, str, str, str]]:
 
 
 def _oracle_calls(truth: dict[str, list[list[str]]]) -> set[tuple[str, str, str, str]]:
-    """The checker's calls, a function's calls of itself left out (IGG draws no edge from a node to itself)."""
+    """The checker's calls, a function's calls of itself left out (IGG draws no edge from a node to
+    itself)."""
     return {(a, b, c, d) for a, b, c, d in map(tuple, truth["calls"]) if (a, b) != (c, d)}
 
 
@@ -323,7 +341,8 @@ def test_real_projects_declarations_calls_and_implements_are_the_checkers(
     implements, implemented = _implements(model), {tuple(i) for i in truth["implements"]}
     precision, recall, _ = f1(implements, implemented)
     print(
-        f"{project}: IMPLEMENTS precision {precision:.3f} recall {recall:.3f} ({len(implemented)} the checker's)"
+        f"{project}: IMPLEMENTS precision {precision:.3f} recall {recall:.3f} ({len(implemented)} the"
+        " checker's)"
     )
     assert precision >= 0.95, sorted(implements - implemented)[:10]
 
@@ -440,7 +459,10 @@ CALLS = {
             "\tvar g shapes.Shape = c",
             "\tshapes := []int{1}",
             "\t_ = shapes",
-            "\ttotal := r.Area() + c.Area() + q.Grow().Area() + n.Area() + g.Area() + s.main.Area() + s.shape.Area()",
+            (
+                "\ttotal := r.Area() + c.Area() + q.Grow().Area() + n.Area() + g.Area() + s.main.Area() +"
+                " s.shape.Area()"
+            ),
             "\tif r, ok := g.(shapes2); ok {",
             "\t\ttotal += r.Area()",
             "\t}",
@@ -465,9 +487,9 @@ CALLS = {
 
 def test_calls_are_the_ones_the_checker_resolves(tmp_path: Path) -> None:
     """Package functions (through an alias too), methods of receivers, parameters, locals declared or built as
-    T{}, &T{}, new(T), a constructor's result, fields (promoted through embedding), ranges over slices and maps,
-    index expressions, call chains, interface methods, package-level variables (of this package or another);
-    a local shadowing a package, a function or a receiver is never read as one."""
+    T{}, &T{}, new(T), a constructor's result, fields (promoted through embedding), ranges over slices and
+    maps, index expressions, call chains, interface methods, package-level variables (of this package or
+    another); a local shadowing a package, a function or a receiver is never read as one."""
     root = _write(tmp_path / "calls", CALLS)
     model, _ = _map(root)
     truth = program(root, go_list(root))

@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TREE = {
     "go.mod": "module example.com/shop\n\ngo 1.21\n",
     "cart/pricer.go": "package cart\n\ntype Pricer interface {\n\tPrice() int\n\tName() string\n}\n",
-    "cart/cart.go": "package cart\n\ntype Item struct{ cents int }\n\nfunc (i Item) Price() int { return i.cents }\n",
+    "cart/cart.go": (
+        "package cart\n\ntype Item struct{ cents int }\n\nfunc (i Item) Price() int { return i.cents }\n"
+    ),
     "cart/names.go": 'package cart\n\nfunc label() string { return "item" }\n',
     "app/main.go": (
         'package main\n\nimport "example.com/shop/cart"\n\nfunc main() {\n\tvar p cart.Pricer = cart.Item{}\n'
@@ -43,10 +45,12 @@ def _igg(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def _graph(path: Path) -> tuple[set[str], set[tuple[str, str, str]]]:
     doc = json.loads(path.read_text())
     names = {
-        n["id"]: n["properties"].get("path")
-        or n["properties"].get("qualified_name")
-        or n["properties"].get("signature")
-        or n["properties"]["name"]
+        n["id"]: (
+            n["properties"].get("path")
+            or n["properties"].get("qualified_name")
+            or n["properties"].get("signature")
+            or n["properties"]["name"]
+        )
         for n in doc["nodes"]
     }
     return set(names.values()), {(names[e["from"]], e["type"], names[e["to"]]) for e in doc["edges"]}

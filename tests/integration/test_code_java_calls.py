@@ -2,14 +2,14 @@
 
 Four independently written trees (``fixtures/code/java_calls``: an order depot; ``java_calls2``: a ledger;
 ``java_calls3``: a pipeline of filters; ``java_calls4``: builders, holders, sinks and functional items, with a
-``build`` package) hold the cases static analysis used to miss: calls in field initialisers, anonymous classes assigned to
-fields, lambdas, enum-constant bodies, static and instance initialiser blocks; receivers typed by for-each
-variables, casts, pattern variables, static fields, inherited and outer fields, ``Outer.this``; static
-(single and wildcard) imports; chained calls through return types (generics erased to their bound);
+``build`` package) hold the cases static analysis used to miss: calls in field initialisers, anonymous classes
+assigned to fields, lambdas, enum-constant bodies, static and instance initialiser blocks; receivers typed by
+for-each variables, casts, pattern variables, static fields, inherited and outer fields, ``Outer.this``;
+static (single and wildcard) imports; chained calls through return types (generics erased to their bound);
 overloads that need subtyping, boxing or widening; ambiguous overloads kept as a class-level edge; an inner
-class whose overloads hide the outer class's method (no fall-through); implicit ``super()`` calls;
-annotation elements; records; local classes; member types inherited from a supertype's supertype and
-used by their simple name.
+class whose overloads hide the outer class's method (no fall-through); implicit ``super()`` calls; annotation
+elements; records; local classes; member types inherited from a supertype's supertype and used by their simple
+name.
 
 The oracle is the compiler: ``javac`` compiles each tree and ``javap -c -p -s`` lists the types, their
 supertypes and every invoke instruction (``tests/javaoracle.py``).
@@ -138,14 +138,21 @@ def test_an_ambiguous_call_within_one_type_is_kept_at_the_class_level() -> None:
 
 
 SHADOWING = {
-    "app/Streams.java": "package app;\npublic class Streams {\n    public static int of(int x) { return x; }\n}\n",
-    "app/stream/Streams.java": "package app.stream;\npublic class Streams {\n"
-    "    public static int of(int x) { return x + 1; }\n}\n",
-    "app/Lists.java": "package app;\nimport app.stream.Streams;\npublic class Lists {\n"
-    "    int first() { return Streams.of(1); }\n}\n",
+    "app/Streams.java": (
+        "package app;\npublic class Streams {\n    public static int of(int x) { return x; }\n}\n"
+    ),
+    "app/stream/Streams.java": (
+        "package app.stream;\npublic class Streams {\n    public static int of(int x) { return x + 1; }\n}\n"
+    ),
+    "app/Lists.java": (
+        "package app;\nimport app.stream.Streams;\npublic class Lists {\n"
+        "    int first() { return Streams.of(1); }\n}\n"
+    ),
     "app/Sets.java": "package app;\npublic class Sets {\n    int first() { return Streams.of(2); }\n}\n",
-    "app/Maps.java": "package app;\nimport app.stream.*;\npublic class Maps {\n"
-    "    int first() { return Streams.of(3); }\n}\n",
+    "app/Maps.java": (
+        "package app;\nimport app.stream.*;\npublic class Maps {\n"
+        "    int first() { return Streams.of(3); }\n}\n"
+    ),
 }
 
 
@@ -166,19 +173,25 @@ def test_a_single_type_import_shadows_a_type_of_the_same_package(tmp_path: Path)
 
 
 EXACT_OVERLOAD = {
-    "app/Base.java": "package app;\nimport java.lang.reflect.Type;\npublic class Base {\n"
-    "    public static int get(Type t) { return 0; }\n}\n",
-    "app/Name.java": "package app;\npublic class Name extends Base {\n"
-    "    public static int get(Class<?> c) { return 1; }\n"
-    "    public static int get(CharSequence s) { return 2; }\n}\n",
-    "app/User.java": "package app;\npublic class User {\n    int use(Class<?> c) { return Name.get(c); }\n}\n",
+    "app/Base.java": (
+        "package app;\nimport java.lang.reflect.Type;\npublic class Base {\n"
+        "    public static int get(Type t) { return 0; }\n}\n"
+    ),
+    "app/Name.java": (
+        "package app;\npublic class Name extends Base {\n"
+        "    public static int get(Class<?> c) { return 1; }\n"
+        "    public static int get(CharSequence s) { return 2; }\n}\n"
+    ),
+    "app/User.java": (
+        "package app;\npublic class User {\n    int use(Class<?> c) { return Name.get(c); }\n}\n"
+    ),
 }
 
 
 def test_an_overload_that_takes_exactly_the_argument_types_wins_over_inherited_ones(tmp_path: Path) -> None:
-    """``Name.get(c)`` with ``c`` a ``Class<?>``: the candidates include ``Base.get(Type)`` (static methods are
-    inherited) and ``get(CharSequence)``, whose relation to ``Class`` lies outside the tree; the overload that
-    takes exactly a ``Class`` is the one javac picks."""
+    """``Name.get(c)`` with ``c`` a ``Class<?>``: the candidates include ``Base.get(Type)`` (static methods
+    are inherited) and ``get(CharSequence)``, whose relation to ``Class`` lies outside the tree; the overload
+    that takes exactly a ``Class`` is the one javac picks."""
     for rel, text in EXACT_OVERLOAD.items():
         (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "src" / rel).write_text(text)
@@ -192,12 +205,16 @@ def test_an_overload_that_takes_exactly_the_argument_types_wins_over_inherited_o
 ENUM_SWITCH = {
     "app/Mode.java": "package app;\npublic enum Mode { FAST, SAFE }\n",
     "app/Code.java": 'package app;\npublic class Code { public static final String A = "a"; }\n',
-    "app/Engine.java": "package app;\npublic class Engine {\n"
-    "    int speed(Mode mode) {\n        switch (mode) {\n            case FAST: return 2;\n"
-    "            default: return 1;\n        }\n    }\n"
-    '    int label(String s) {\n        return switch (s) { case "a" -> 1; default -> 0; };\n    }\n}\n',
-    "app/Plan.java": "package app;\npublic class Plan {\n"
-    "    int cost(Mode m) { return switch (m) { case FAST -> 3; case SAFE -> 1; }; }\n}\n",
+    "app/Engine.java": (
+        "package app;\npublic class Engine {\n"
+        "    int speed(Mode mode) {\n        switch (mode) {\n            case FAST: return 2;\n"
+        "            default: return 1;\n        }\n    }\n"
+        '    int label(String s) {\n        return switch (s) { case "a" -> 1; default -> 0; };\n    }\n}\n'
+    ),
+    "app/Plan.java": (
+        "package app;\npublic class Plan {\n"
+        "    int cost(Mode m) { return switch (m) { case FAST -> 3; case SAFE -> 1; }; }\n}\n"
+    ),
 }
 
 
@@ -223,8 +240,9 @@ def test_member_types_inherited_from_any_supertype_are_known_by_their_simple_nam
 
 def test_an_enums_implicit_values_and_value_of_are_class_level_calls_that_know_their_type() -> None:
     """``values()`` and ``valueOf(String)`` have no declaration in the source; javac calls them on the enum
-    (``invokestatic Level.values``), also unqualified from a type nested in the enum. Their results (``Level[]``,
-    ``Level``) type the next call of a chain: ``rank()``, a default method of the enum's interface."""
+    (``invokestatic Level.values``), also unqualified from a type nested in the enum. Their results
+    (``Level[]``, ``Level``) type the next call of a chain: ``rank()``, a default method of the enum's
+    interface."""
     calls = _calls(model_of(CODE_FIXTURES / "java_calls3"))
     assert "Level.Lookup -> Level" in calls
     assert "Ranks#rankOf(String) -> Ranked#rank()" in calls
@@ -232,15 +250,16 @@ def test_an_enums_implicit_values_and_value_of_are_class_level_calls_that_know_t
 
 
 def test_a_self_typed_builder_chain_keeps_the_concrete_builder_type() -> None:
-    """``setName`` and ``setSize`` are declared in ``AbstractBuilder<B extends AbstractBuilder<B>>`` and return
-    ``B``; on a ``PipeBuilder`` (which binds ``B`` to itself) they return a ``PipeBuilder``, whose ``get()``
-    javac calls, not the erased bound ``AbstractBuilder``."""
+    """``setName`` and ``setSize`` are declared in ``AbstractBuilder<B extends AbstractBuilder<B>>`` and
+    return ``B``; on a ``PipeBuilder`` (which binds ``B`` to itself) they return a ``PipeBuilder``, whose
+    ``get()`` javac calls, not the erased bound ``AbstractBuilder``."""
     model = model_of(CODE_FIXTURES / "java_calls3")
     calls = _calls(model)
     assert "Pipes#pipe() -> AbstractBuilder#setSize(int)" in calls
     assert "Pipes#pipe() -> PipeBuilder#get()" in calls
     assert "Pipes#pipe() -> Pipe#name()" in calls
-    # OddBuilder binds B to PipeBuilder, not itself: b.setName("o") is no OddBuilder (the erased bound is kept)
+    # OddBuilder binds B to PipeBuilder, not itself: b.setName("o") is no OddBuilder (the erased bound is
+    # kept)
     assert ("net.flow.app.Odds", "net.flow.forge.OddBuilder") not in igg_truth(model).calls
 
 
@@ -288,10 +307,10 @@ def test_a_method_returning_a_type_parameter_returns_what_the_receivers_supertyp
 
 
 def test_a_lambda_that_is_no_calls_argument_is_typed_by_what_it_is_declared_cast_or_returned_as() -> None:
-    """``Predicate<Item> p = i -> ..`` (a local), a ``Comparator<Item>`` field's initialiser, ``return i -> ..``
-    from a method returning ``Predicate<Item>``, ``(Predicate<Item>) i -> ..``; and a lambda given to an in-tree
-    functional interface with a type parameter (``Action<Item>``: ``accept(T)`` takes an Item; ``ItemAction
-    extends Action<Item>`` binds it through its supertype)."""
+    """``Predicate<Item> p = i -> ..`` (a local), a ``Comparator<Item>`` field's initialiser, ``return i ->
+    ..`` from a method returning ``Predicate<Item>``, ``(Predicate<Item>) i -> ..``; and a lambda given to an
+    in-tree functional interface with a type parameter (``Action<Item>``: ``accept(T)`` takes an Item;
+    ``ItemAction extends Action<Item>`` binds it through its supertype)."""
     calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
     assert "Items#<clinit>() -> Item#key()" in calls
     assert "Items#any(String) -> Item#key()" in calls
@@ -324,14 +343,16 @@ def test_an_interfaces_static_methods_are_not_inherited() -> None:
 
 
 def test_try_with_resources_calls_close_on_each_resource() -> None:
-    """``try (BufferedSink sink = ..)`` and ``try (other)`` call ``close()`` (JLS 14.20.3), Sink's (inherited)."""
+    """``try (BufferedSink sink = ..)`` and ``try (other)`` call ``close()`` (JLS 14.20.3), Sink's
+    (inherited)."""
     model = model_of(CODE_FIXTURES / "java_calls4")
     assert "Walks#sink(Sink) -> Sink#close()" in _calls(model)
     assert ("org.kit.app.Walks", "org.kit.build.Sink") in igg_truth(model).calls
 
 
 def test_objects_require_non_null_is_its_argument() -> None:
-    """``Objects.requireNonNull(item, "item").ok()`` (imported type, static import, full name) is ``item.ok()``."""
+    """``Objects.requireNonNull(item, "item").ok()`` (imported type, static import, full name) is
+    ``item.ok()``."""
     calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
     assert "Checks#imported(Item) -> Item#ok()" in calls
     assert "Checks#statically(Item) -> Item#key()" in calls
@@ -339,8 +360,9 @@ def test_objects_require_non_null_is_its_argument() -> None:
 
 
 def test_an_element_of_a_jdk_container_has_the_containers_element_type() -> None:
-    """``items.get(0)``, ``items.iterator().next()`` of a ``List<Item>`` field, ``first().get()`` of an in-tree
-    method returning ``Optional<Item>``, ``all().forEach(i -> ..)`` of one returning ``List<Item>``: Items."""
+    """``items.get(0)``, ``items.iterator().next()`` of a ``List<Item>`` field, ``first().get()`` of an
+    in-tree method returning ``Optional<Item>``, ``all().forEach(i -> ..)`` of one returning ``List<Item>``:
+    Items."""
     calls = _calls(model_of(CODE_FIXTURES / "java_calls4"))
     assert "Shelf#top() -> Item#ok()" in calls
     assert "Shelf#keys() -> Item#key()" in calls
@@ -349,23 +371,29 @@ def test_an_element_of_a_jdk_container_has_the_containers_element_type() -> None
 
 
 OUTSIDE_OVERLOAD = {
-    "app/ReaderException.java": "package app;\npublic abstract class ReaderException extends Exception {\n"
-    "    protected static final StackTraceElement[] NO_TRACE = new StackTraceElement[0];\n"
-    "    protected static boolean traces;\n"
-    "    public static void setStackTrace(boolean enabled) { traces = enabled; }\n}\n",
-    "app/NotFound.java": "package app;\npublic final class NotFound extends ReaderException {\n"
-    "    static final NotFound INSTANCE = new NotFound();\n"
-    "    static { INSTANCE.setStackTrace(NO_TRACE); }\n}\n",
-    "app/Reader.java": "package app;\npublic class Reader {\n"
-    "    void quiet(NotFound e) { e.setStackTrace(new StackTraceElement[0]); }\n"
-    "    void loud() { NotFound.setStackTrace(true); }\n}\n",
+    "app/ReaderException.java": (
+        "package app;\npublic abstract class ReaderException extends Exception {\n"
+        "    protected static final StackTraceElement[] NO_TRACE = new StackTraceElement[0];\n"
+        "    protected static boolean traces;\n"
+        "    public static void setStackTrace(boolean enabled) { traces = enabled; }\n}\n"
+    ),
+    "app/NotFound.java": (
+        "package app;\npublic final class NotFound extends ReaderException {\n"
+        "    static final NotFound INSTANCE = new NotFound();\n"
+        "    static { INSTANCE.setStackTrace(NO_TRACE); }\n}\n"
+    ),
+    "app/Reader.java": (
+        "package app;\npublic class Reader {\n"
+        "    void quiet(NotFound e) { e.setStackTrace(new StackTraceElement[0]); }\n"
+        "    void loud() { NotFound.setStackTrace(true); }\n}\n"
+    ),
 }
 
 
 def test_a_call_the_one_in_tree_overload_cannot_take_is_of_the_jdks_inherited_one(tmp_path: Path) -> None:
-    """zxing's ``INSTANCE.setStackTrace(NO_TRACE)``: the tree declares only the static ``setStackTrace(boolean)``,
-    so an array argument calls ``Throwable.setStackTrace(StackTraceElement[])``, outside the tree; a boolean one
-    calls the tree's."""
+    """zxing's ``INSTANCE.setStackTrace(NO_TRACE)``: the tree declares only the static
+    ``setStackTrace(boolean)``, so an array argument calls ``Throwable.setStackTrace(StackTraceElement[])``,
+    outside the tree; a boolean one calls the tree's."""
     for rel, text in OUTSIDE_OVERLOAD.items():
         (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "src" / rel).write_text(text)
@@ -383,26 +411,21 @@ def test_a_call_the_one_in_tree_overload_cannot_take_is_of_the_jdks_inherited_on
 
 LOCAL_CLASSES = {
     "app/Tool.java": "package app;\npublic class Tool {\n    public static int use(int n) { return n; }\n}\n",
-    "app/Outer.java": "package app;\npublic class Outer {\n"
-    "    int base() { return 1; }\n"
-    "    int run(int n) {\n"
-    "        class Counter {\n"
-    "            int count() { return Tool.use(n) + base(); }\n"
-    "        }\n"
-    "        record Pair(int a, int b) { int sum() { return Tool.use(a + b); } }\n"
-    "        Runnable r = new Runnable() {\n"
-    "            public void run() { class Hidden { int go() { return Tool.use(0); } } new Hidden().go(); }\n"
-    "        };\n"
-    "        r.run();\n"
-    "        Counter c = new Counter();\n"
-    "        return c.count() + new Pair(1, 2).sum();\n"
-    "    }\n}\n",
+    "app/Outer.java": (
+        "package app;\npublic class Outer {\n    int base() { return 1; }\n    int run(int n) {\n       "
+        " class Counter {\n            int count() { return Tool.use(n) + base(); }\n        }\n       "
+        " record Pair(int a, int b) { int sum() { return Tool.use(a + b); } }\n        Runnable r = new"
+        " Runnable() {\n            public void run() { class Hidden { int go() { return Tool.use(0); } } new"
+        " Hidden().go(); }\n        };\n        r.run();\n        Counter c = new Counter();\n        return"
+        " c.count() + new Pair(1, 2).sum();\n    }\n}\n"
+    ),
 }
 
 
 def test_local_classes_are_types_named_by_their_encloser_as_javac_names_them(tmp_path: Path) -> None:
-    """``Outer$1Counter`` (and a local record) are types ``Outer.Counter`` with their own calls; a class local to
-    an anonymous class's method (``Outer$1$1Hidden``) belongs, as the anonymous class does, to ``Outer``."""
+    """``Outer$1Counter`` (and a local record) are types ``Outer.Counter`` with their own calls; a class local
+    to an anonymous class's method (``Outer$1$1Hidden``) belongs, as the anonymous class does, to
+    ``Outer``."""
     for rel, text in LOCAL_CLASSES.items():
         (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "src" / rel).write_text(text)

@@ -1,9 +1,9 @@
 """Namespace packages named the same from any folder a user points at, judged by grimp.
 
-A PEP 420 namespace distribution copied out of ``site-packages`` (so that nothing on disk says where the import
-root is) is mapped from the namespace portion, from the namespace folder and from the folder above it: module
-names and module-to-module imports agree with grimp's from all three. The tree's own absolute imports say what
-the prefix is; ``--package-prefix`` says it where nothing in the tree does.
+A PEP 420 namespace distribution copied out of ``site-packages`` (so that nothing on disk says where the
+import root is) is mapped from the namespace portion, from the namespace folder and from the folder above it:
+module names and module-to-module imports agree with grimp's from all three. The tree's own absolute imports
+say what the prefix is; ``--package-prefix`` says it where nothing in the tree does.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""``igg map-code --update`` writes every output a fresh map writes: ``--export`` files, ``--out`` and ``--json``.
+"""``igg map-code --update`` writes every output a fresh map writes: ``--export`` files, ``--out`` and
+``--json``.
 
 Before, ``--update --export json:g.json`` exited 0 and wrote no file. The files an update writes are compared
 with the files a fresh map of the same tree writes.

@@ -1,10 +1,11 @@
-"""The README and every page of the docs site are tested: every ```bash and ```python block runs as written, and
-shown output is checked.
+"""The README and every page of the docs site are tested: every ```bash and ```python block runs as written,
+and shown output is checked.
 
 The convention (also in docs/development.md):
 
-- Each page (README.md, docs/*.md) runs in a temporary copy of the repository of its own (the files git tracks,
-  nothing a local run left behind); pages run in parallel, the blocks of one page on one worker, in order.
+- Each page (README.md, docs/*.md) runs in a temporary copy of the repository of its own (the files git
+  tracks, nothing a local run left behind); pages run in parallel, the blocks of one page on one worker, in
+  order.
 - ```bash blocks run in order, in ONE temporary copy of the repository (fixtures/, schemas/ present), with
   the test environment's ``igg`` on PATH, no API keys or database settings, and HOME, XDG dirs and IGG_HOME
   inside the copy. Each must exit 0, or N after a line ``<!-- readme: exit=N -->``.
@@ -15,19 +16,19 @@ The convention (also in docs/development.md):
   inside a line for any text.
 - ``<!-- readme: skip (reason) -->`` before a block skips it; the reason is required.
 - A block that is no command (a config file, a JSON snippet, a picture) is run some other way or says why not:
-  ``<!-- readme: json=KIND -->`` validates a ```json block (``response``, ``action``, ``transcript``: each line a
-  transcript turn, ``mcp-config``: a client's server entry whose command line ``igg`` parses), ``<!-- readme:
-  checked (tests/FILE.py ...) -->`` names the test that runs it (a recipe: pre-commit, GitHub Actions), and
-  ``skip (reason)`` says why nothing runs it. ``test_every_snippet_is_run_or_says_why`` lists the ones that do
-  neither and fails on them; pages generated from the code (``GENERATED``) are checked by ``scripts/gen_schemas.py
-  --check``.
+  ``<!-- readme: json=KIND -->`` validates a ```json block (``response``, ``action``, ``transcript``: each
+  line a transcript turn, ``mcp-config``: a client's server entry whose command line ``igg`` parses), ``<!--
+  readme: checked (tests/FILE.py ...) -->`` names the test that runs it (a recipe: pre-commit, GitHub
+  Actions), and ``skip (reason)`` says why nothing runs it. ``test_every_snippet_is_run_or_says_why`` lists
+  the ones that do neither and fails on them; pages generated from the code (``GENERATED``) are checked by
+  ``scripts/gen_schemas.py --check``.
 - ``<!-- readme: postgres -->`` before a block runs it against a PostgreSQL server of the docs' own (a fresh
   database per page): the URL the pages show, ``postgresql://igg@127.0.0.1:5432/igg`` (``DOCS_PG_URL``), is
   that server's in the block, and shown as the pages show it in its output.
-- ``<!-- readme: bolt -->`` before a block runs it with ``NEO4J_URI``, ``NEO4J_USERNAME`` and ``NEO4J_PASSWORD`` of
-  a Bolt server of the README's own: an ArcadeDB started for these blocks when the first one runs (the other
-  tests' exports leave constraints behind that would change what the examples print), or the Neo4j at
-  ``NEO4J_URI`` when set.
+- ``<!-- readme: bolt -->`` before a block runs it with ``NEO4J_URI``, ``NEO4J_USERNAME`` and
+  ``NEO4J_PASSWORD`` of a Bolt server of the README's own: an ArcadeDB started for these blocks when the first
+  one runs (the other tests' exports leave constraints behind that would change what the examples print), or
+  the Neo4j at ``NEO4J_URI`` when set.
 
 One test per block, named by its line, so a failure says which example broke. A block's test first runs
 every earlier runnable block it has not run yet (in the same copy), so order holds whatever the scheduler.
@@ -73,8 +74,8 @@ class Block:
 
     @property
     def skip_reason(self) -> str | None:
-        """Why this page's runner does not run the block: ``skip (reason)``, or ``checked (test)`` (another test
-        runs it, e.g. as a user other than root)."""
+        """Why this page's runner does not run the block: ``skip (reason)``, or ``checked (test)`` (another
+        test runs it, e.g. as a user other than root)."""
         if self.marker is None or not self.marker.startswith(("skip", "checked")):
             return None
         reason = self.marker.split(" ", 1)[1] if " " in self.marker else ""
@@ -299,9 +300,9 @@ _COPY_IGNORE = shutil.ignore_patterns(
 
 
 def tracked_files(root: Path) -> list[str] | None:
-    """The files git tracks in ``root`` (None when it is no git work tree): all a docs sandbox gets, so what a run
-    of the README's examples leaves in the checkout (``agent.sqlite``, ``runs.sqlite``, ``out/``) never reaches
-    the tests."""
+    """The files git tracks in ``root`` (None when it is no git work tree): all a docs sandbox gets, so what a
+    run of the README's examples leaves in the checkout (``agent.sqlite``, ``runs.sqlite``, ``out/``) never
+    reaches the tests."""
     try:
         listed = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z"], capture_output=True, check=True, timeout=60
@@ -312,7 +313,8 @@ def tracked_files(root: Path) -> list[str] | None:
 
 
 def copy_tracked(source: Path, target: Path) -> None:
-    """A copy of the repository with only its tracked files (outside a git work tree: every file but caches)."""
+    """A copy of the repository with only its tracked files (outside a git work tree: every file but
+    caches)."""
     names = tracked_files(source)
     if names is None:
         shutil.copytree(source, target, ignore=_COPY_IGNORE, symlinks=True)
@@ -386,7 +388,8 @@ def docs_database(server: Any, page: str) -> str:
 
 @pytest.fixture(scope="session")
 def readme_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The README's Bolt server (asked for by the first ``bolt`` block only): a fresh ArcadeDB, or NEO4J_URI's."""
+    """The README's Bolt server (asked for by the first ``bolt`` block only): a fresh ArcadeDB, or
+    NEO4J_URI's."""
     from tests.support.arcadedb import start_arcadedb, stop
     from tests.support.bolt import BoltServer
 
@@ -402,7 +405,8 @@ def readme_bolt(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def bolt_settings(server: Any) -> dict[str, str]:
-    """NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD (and NEO4J_DATABASE) of a ``tests.support.bolt.BoltServer``."""
+    """NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD (and NEO4J_DATABASE) of a
+    ``tests.support.bolt.BoltServer``."""
     return {"NEO4J_URI": server.uri, **server.env}
 
 
@@ -445,7 +449,8 @@ def test_docs_block(
 
 @pytest.mark.parametrize("page", PAGES, ids=_relative)
 def test_docs_markers_are_well_formed(page: Path) -> None:
-    """Every `<!-- readme: ... -->` line is a skip with a reason, an exit=N or bolt, and sits right above a block."""
+    """Every `<!-- readme: ... -->` line is a skip with a reason, an exit=N or bolt, and sits right above a
+    block."""
     lines = page.read_text(encoding="utf-8").split("\n")
     starts = {block.line for block in BLOCKS[_relative(page)]}
     for number, line in enumerate(lines, start=1):
@@ -486,8 +491,8 @@ def _outputs(blocks: list[Block]) -> set[int]:
 
 
 def unrun_blocks(page: str) -> list[Block]:
-    """The blocks of ``page`` that no test runs and no marker accounts for (a block's shown output is checked with
-    its block)."""
+    """The blocks of ``page`` that no test runs and no marker accounts for (a block's shown output is checked
+    with its block)."""
     if page in GENERATED:
         return []
     blocks = BLOCKS[page]
@@ -515,7 +520,8 @@ def test_every_snippet_is_run_or_says_why(page: Path) -> None:
     assert not unrun, (
         "blocks no test runs, without a marker saying how they are checked or why not:\n"
         + "\n".join(
-            f"  {b.page} line {b.line} ({b.lang or 'no language'}): {b.code.splitlines()[0][:60] if b.code.strip() else ''}"
+            f"  {b.page} line {b.line} ({b.lang or 'no language'}):"
+            f" {b.code.splitlines()[0][:60] if b.code.strip() else ''}"
             for b in unrun
         )
     )
@@ -562,14 +568,14 @@ def _check_json(kind: str, code: str) -> None:
 
 @pytest.mark.parametrize("block", JSON_BLOCKS, ids=[b.id for b in JSON_BLOCKS])
 def test_json_snippets_are_what_they_say(block: Block) -> None:
-    """A ```json example of the docs parses and is valid as what it shows (a response, an action, a transcript, an
-    MCP client's entry)."""
+    """A ```json example of the docs parses and is valid as what it shows (a response, an action, a
+    transcript, an MCP client's entry)."""
     _check_json((block.marker or "").split("=", 1)[1], block.code)
 
 
 def test_the_snippet_checks_can_fail(tmp_path: Path) -> None:
-    """An unmarked config block is listed; a wrong action or command line fails its check; untracked files stay
-    out of a sandbox."""
+    """An unmarked config block is listed; a wrong action or command line fails its check; untracked files
+    stay out of a sandbox."""
     blocks = parse_blocks(
         "```yaml\nrepos: []\n```\n\n<!-- readme: checked (tests/nowhere.py) -->\n```yaml\nx: 1\n```\n",
         "docs/x.md",

@@ -434,8 +434,8 @@ def test_provenance_lands_on_nodes_and_relationships(bolt):
 
 
 def test_valid_time_lands_as_properties_and_as_of_is_a_where_clause(bolt):
-    """Issue 43: the careers example's valid time reaches the database as properties, so the open facts and the
-    facts of an instant are ordinary Cypher filters; a one-value property's history travels as a list."""
+    """Issue 43: the careers example's valid time reaches the database as properties, so the open facts and
+    the facts of an instant are ordinary Cypher filters; a one-value property's history travels as a list."""
     from igg.agents.scripted import ScriptedAgent
     from igg.request.load import load_request
     from igg.service import run_request
@@ -465,8 +465,8 @@ def test_valid_time_lands_as_properties_and_as_of_is_a_where_clause(bolt):
 
 
 def test_evidence_lands_as_properties_with_provenance(bolt):
-    """Issue 30: an element's evidence goes to the database with --provenance: its quotes, where each was found,
-    and whether any was."""
+    """Issue 30: an element's evidence goes to the database with --provenance: its quotes, where each was
+    found, and whether any was."""
     from igg.models.actions import read_response
     from igg.session.session import Session
     from tests.conftest import make_request

@@ -1,7 +1,8 @@
-"""A database an earlier export wrote with other identity keys for a label (issue 46): the conflicting constraint
-is found by ``--plan`` and before anything is written, named with its fix; a refusal that repeats is not retried
-for half a minute; an export that fails leaves its scope as it was. Against the suite's real Bolt server
-(ArcadeDB, or the Neo4j at NEO4J_URI), each test on labels of its own (constraints are database-wide)."""
+"""A database an earlier export wrote with other identity keys for a label (issue 46): the conflicting
+constraint is found by ``--plan`` and before anything is written, named with its fix; a refusal that repeats
+is not retried for half a minute; an export that fails leaves its scope as it was. Against the suite's real
+Bolt server (ArcadeDB, or the Neo4j at NEO4J_URI), each test on labels of its own (constraints are
+database-wide)."""
 
 from __future__ import annotations
 

@@ -386,7 +386,7 @@ def test_follow_mode_killed_with_sigkill_and_restarted_ends_equal_to_the_final_g
     assert [x["step"] for x in first][:1] == [1] and all(x["mode"] == "delta" for x in first[1:])
 
 
-# ---- the delta pinned to the read-and-diff path (no server) ---------------------------------------------------
+# ---- the delta pinned to the read-and-diff path (no server) ------------------------------------------------
 
 
 def scope_of(state: GraphState) -> ScopeContents:
@@ -406,7 +406,8 @@ def scope_of(state: GraphState) -> ScopeContents:
 
 
 def apply_diff(scope: ScopeContents, diff: ScopeDiff, state: GraphState) -> ScopeContents:
-    """What the scope holds after a diff's statements: deletes (relationships, then nodes with theirs), merges."""
+    """What the scope holds after a diff's statements: deletes (relationships, then nodes with theirs),
+    merges."""
     ident = state.schema.identity_keys
     nodes, edges = dict(scope.nodes), dict(scope.edges)
     for (et, tu, sk, tv, _), rows in diff.edge_deletes.items():
@@ -458,8 +459,8 @@ def test_the_journal_delta_leaves_the_scope_the_read_and_diff_path_leaves(
 def test_a_run_syncing_each_iteration_killed_and_resumed_ends_with_the_target_equal_to_the_graph(
     bolt_server, tmp_path
 ):
-    """``igg run --export neo4j --sync-each-iteration``, killed with SIGKILL while its agent waits in iteration 7,
-    then ``igg resume`` with the same options: the scope equals the final graph."""
+    """``igg run --export neo4j --sync-each-iteration``, killed with SIGKILL while its agent waits in
+    iteration 7, then ``igg resume`` with the same options: the scope equals the final graph."""
     answers = [json.dumps(t) for t in responses(10)]
     store = tmp_path / "sessions.sqlite"
     session_id = f"synced-{uuid.uuid4().hex[:8]}"

@@ -1,7 +1,7 @@
-"""The first hour of a new user (issue 46): the README's examples run twice in a row from a new shell that followed
-the Quickstart's PATH line; ``scripts/demo`` ends saying how to put ``igg`` on PATH, and that line works; a path is
-never read as a session id; ``export_graph`` offers every export format of ``igg export`` but ``neo4j``; a Turtle
-export without rdflib is refused before a run spends anything."""
+"""The first hour of a new user (issue 46): the README's examples run twice in a row from a new shell that
+followed the Quickstart's PATH line; ``scripts/demo`` ends saying how to put ``igg`` on PATH, and that line
+works; a path is never read as a session id; ``export_graph`` offers every export format of ``igg export`` but
+``neo4j``; a Turtle export without rdflib is refused before a run spends anything."""
 
 from __future__ import annotations
 
@@ -67,8 +67,8 @@ def test_the_readme_examples_run_twice_from_a_new_shell(tmp_path: Path) -> None:
 
 @pytest.mark.integration
 def test_the_demo_ends_with_a_path_line_that_works_in_a_new_shell(tmp_path: Path) -> None:
-    # the checkout's own demo with the test environment's virtualenv (a copy elsewhere would reinstall IGG into
-    # it from the copy), its outputs and stores kept out of the checkout and the user's home
+    # the checkout's own demo with the test environment's virtualenv (a copy elsewhere would reinstall IGG
+    # into it from the copy), its outputs and stores kept out of the checkout and the user's home
     home = tmp_path / "home"
     home.mkdir()
     env = {
@@ -97,7 +97,8 @@ def test_the_demo_ends_with_a_path_line_that_works_in_a_new_shell(tmp_path: Path
 
 
 def test_a_missing_path_is_never_read_as_a_session_id(tmp_path: Path, capsys, monkeypatch) -> None:
-    """``out/graph.json`` cannot be a session id: a missing one is a missing file, even with a store at hand."""
+    """``out/graph.json`` cannot be a session id: a missing one is a missing file, even with a store at
+    hand."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("IGG_STORE", str(tmp_path / "runs.sqlite"))
     assert (
@@ -166,8 +167,10 @@ def test_the_html_page_is_titled_by_its_goal_and_size() -> None:
     ws = Workspace()
     sid = ws.start(
         request_dict(
-            goal_prompt="Map </title><script>alert(1)</script> the auth module's dependencies "
-            "from the provided source files, carefully"
+            goal_prompt=(
+                "Map </title><script>alert(1)</script> the auth module's dependencies "
+                "from the provided source files, carefully"
+            )
         )
     )["session_id"]
     page = ws.export(ExportInput(session_id=sid, format="html")).content or ""
@@ -178,8 +181,8 @@ def test_the_html_page_is_titled_by_its_goal_and_size() -> None:
 
 
 def test_a_code_map_proposes_each_edge_once(capsys) -> None:
-    """Two relations that become one edge (an imported symbol's IMPORTS beside its module's) are proposed once: the
-    code agent's own duplicates never show as rejected DUPLICATE_EDGE in a map-code summary."""
+    """Two relations that become one edge (an imported symbol's IMPORTS beside its module's) are proposed
+    once: the code agent's own duplicates never show as rejected DUPLICATE_EDGE in a map-code summary."""
     assert main(["map-code", str(ROOT / "fixtures" / "code"), "--no-store", "--json", "--quiet"]) == 0
     actions = json.loads(capsys.readouterr().out)["actions"]
     assert actions["rejected_by_code"] == {} and actions["proposed"] == actions["accepted"] > 1000

@@ -1,4 +1,5 @@
-"""igg fork: a new session from iteration N with its lineage; the original untouched; exported and re-imported."""
+"""igg fork: a new session from iteration N with its lineage; the original untouched; exported and
+re-imported."""
 
 from __future__ import annotations
 
@@ -150,9 +151,9 @@ print("forked without being killed")
 
 
 def test_a_fork_killed_at_any_write_leaves_no_fork_or_a_whole_one(tmp_path):
-    """Deterministic kill points: the child SIGKILLs itself at its N-th INSERT while forking a 4-iteration session
-    after iteration 3. Each time the fork is absent (and can be made again) or complete: never a session holding
-    part of its steps (which ``igg resume`` would continue from the wrong graph)."""
+    """Deterministic kill points: the child SIGKILLs itself at its N-th INSERT while forking a 4-iteration
+    session after iteration 3. Each time the fork is absent (and can be made again) or complete: never a
+    session holding part of its steps (which ``igg resume`` would continue from the wrong graph)."""
     request = json.loads((FIXTURES / "seed_request.json").read_text())
     request["session_id"] = "src"
     (tmp_path / "request.json").write_text(json.dumps(request))

@@ -13,9 +13,9 @@ graph keeps the invariants, and files were written inside the output directory o
 Bounded: a fixed number of examples per operation (about 20 s in all on 2 cores).
 
 Then each attack class of issue 47, on the same servers and the session-scoped PostgreSQL and ArcadeDB ones:
-work a client decides (a transitive rule's chain explosion, over-long selector lists, a rule nested 3,000 deep,
-a 1 MB one-line context with evidence, thousands of near-miss quotes, loose spans) is bounded, refused or
-answered, and the server goes on; a store URL's ``?password=`` reaches no log or listing and NUL in
+work a client decides (a transitive rule's chain explosion, over-long selector lists, a rule nested 3,000
+deep, a 1 MB one-line context with evidence, thousands of near-miss quotes, loose spans) is bounded, refused
+or answered, and the server goes on; a store URL's ``?password=`` reaches no log or listing and NUL in
 ``goal_prompt`` is refused up front on PostgreSQL; hostile names reach a Bolt server as values. The CLI's
 classes (``--since`` on hostile trees, CI output) are in ``tests/unit/test_rules_since.py`` and
 ``tests/unit/test_rules_ci_output.py``; ``scripts/bench_hostile.py`` measures what each class costs.
@@ -274,7 +274,8 @@ def as_arguments(body: Any) -> dict[str, Any]:
 
 
 def arguments_for(schema: dict[str, Any], generated: tuple[Any, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """Valid or invalid arguments from the tool's schema, or hostile ones: unknown keys, wrong types, odd text."""
+    """Valid or invalid arguments from the tool's schema, or hostile ones: unknown keys, wrong types, odd
+    text."""
     valid, invalid = generated
     with_extra = st.tuples(
         valid, ODD_TEXT.filter(lambda k: k not in schema.get("properties", {})), JSON_VALUES
@@ -401,8 +402,9 @@ def test_a_lone_surrogate_elsewhere_in_a_request_is_refused_with_the_envelope(ap
 
 
 def attack_ladder(ends: int = 60, middle: int = 200) -> dict[str, Any]:
-    """A seed of ``ends`` modules d.* importing a chain of ``middle`` modules importing ``ends`` modules u.*: a
-    transitive rule d -> u has ends x ends chains of middle + 1 hops (the 320-node graph that took 870 MB)."""
+    """A seed of ``ends`` modules d.* importing a chain of ``middle`` modules importing ``ends`` modules u.*:
+    a transitive rule d -> u has ends x ends chains of middle + 1 hops (the 320-node graph that took 870
+    MB)."""
     names = (
         [f"d.{i:03}" for i in range(ends)]
         + [f"m.{i:03}" for i in range(middle)]

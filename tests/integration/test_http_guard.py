@@ -1,5 +1,6 @@
-"""`igg serve` under attack, over real sockets: DNS rebinding, slow and half-open clients, tiny chunks, planted
-files in the output directory, a full disk, and requests the API does not know. One server for the module.
+"""`igg serve` under attack, over real sockets: DNS rebinding, slow and half-open clients, tiny chunks,
+planted files in the output directory, a full disk, and requests the API does not know. One server for the
+module.
 
 The server runs with short deadlines (header 1 s, body 2 s, idle 1 s), an extra allowed host name, an output
 directory, and a file-size limit (RLIMIT_FSIZE) that makes large writes fail the way a full disk does.

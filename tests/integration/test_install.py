@@ -1,4 +1,5 @@
-"""A built wheel installs into a fresh virtualenv and works there: map-code finds its schema, run and serve start."""
+"""A built wheel installs into a fresh virtualenv and works there: map-code finds its schema, run and serve
+start."""
 
 from __future__ import annotations
 

@@ -146,7 +146,8 @@ def all_outputs(tmp_path: Path, out: str, err: str) -> dict[str, str]:
 def test_a_key_echoed_by_the_server_is_in_no_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], key: str
 ) -> None:
-    """Whatever the key looks like, its value never reaches the store, summary.json, --json, logs or stderr."""
+    """Whatever the key looks like, its value never reaches the store, summary.json, --json, logs or
+    stderr."""
     request = write_request(tmp_path, max_retries=1, timeout_seconds=2)
     script = [
         Reply(status=503, echo=True, message=f"upstream said key={key}"),
@@ -230,9 +231,9 @@ def test_an_oversized_answer_is_cut_once_reported_and_stored_once(
 
 
 def test_failed_attempts_count_in_the_turn_and_stop_a_retry_the_budget_cannot_pay() -> None:
-    """Issue 47: a failed attempt the server worked on (an unreadable 200, a 5xx) spent tokens IGG never counted,
-    so a token budget could be overrun by retries. Each counts (estimated) in the turn's usage, and a retry the
-    budget cannot pay for is refused with BudgetExhausted carrying what was spent."""
+    """Issue 47: a failed attempt the server worked on (an unreadable 200, a 5xx) spent tokens IGG never
+    counted, so a token budget could be overrun by retries. Each counts (estimated) in the turn's usage, and a
+    retry the budget cannot pay for is refused with BudgetExhausted carrying what was spent."""
     from igg.errors import BudgetExhausted
 
     bad = Reply(body=b"upstream timeout", content_type="text/plain")

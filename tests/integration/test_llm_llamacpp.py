@@ -308,9 +308,9 @@ def test_the_tokens_of_failed_calls_count_as_the_server_counted_them_or_more(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Issue 47: a call that failed (here: past its whole-call deadline, while the server processed the prompt)
-    and its retry spent tokens the server counted, and IGG reported none of them, so a token budget could be
-    overrun. Every attempt's usage now counts (estimated, never below what the server reports)."""
+    """Issue 47: a call that failed (here: past its whole-call deadline, while the server processed the
+    prompt) and its retry spent tokens the server counted, and IGG reported none of them, so a token budget
+    could be overrun. Every attempt's usage now counts (estimated, never below what the server reports)."""
     monkeypatch.setenv("OPENAI_BASE_URL", llama_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", llama_server.api_key)
     before = server_counts(llama_server)

@@ -1,4 +1,5 @@
-"""Whole runs with the LLM agent against a local OpenAI-compatible server: stop reasons, counts, invariants."""
+"""Whole runs with the LLM agent against a local OpenAI-compatible server: stop reasons, counts,
+invariants."""
 
 from __future__ import annotations
 
@@ -155,7 +156,8 @@ def test_429_500_hang_and_drop_are_survived() -> None:
 
 
 def test_truncated_output_keeps_whole_actions_and_asks_for_fewer() -> None:
-    """finish_reason length: the whole action counts, the cut one never does; the next prompt asks for fewer."""
+    """finish_reason length: the whole action counts, the cut one never does; the next prompt asks for
+    fewer."""
     full = answer(cls("AuthController"), cls("AuthService"))
     cut = full[: full.index("AuthService") + 4]
     with FakeOpenAI(

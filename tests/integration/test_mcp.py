@@ -70,8 +70,8 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
                 "retract_document",
             }
 
-            # a hint left out means the MCP specification's default (read-only false, destructive true, idempotent
-            # false, open-world true; destructive and idempotent say nothing of a read-only tool)
+            # a hint left out means the MCP specification's default (read-only false, destructive true,
+            # idempotent false, open-world true; destructive and idempotent say nothing of a read-only tool)
             def hint(tool: str, name: str) -> bool:
                 given = getattr(tools[tool].annotations, name)
                 return HINT_DEFAULTS[name] if given is None else given
@@ -97,8 +97,8 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
                 "MERGE_NODES",
                 "QUERY",
             }
-            # every tool publishes its output schema (igg.workspace.outputs); answers meet it (checked here with
-            # jsonschema, independently of the SDK client, which checks them too)
+            # every tool publishes its output schema (igg.workspace.outputs); answers meet it (checked here
+            # with jsonschema, independently of the SDK client, which checks them too)
             assert all(t.output_schema and t.output_schema.get("type") == "object" for t in tools.values())
             started = await call(client, "start_session", **request_dict())
             sid = started.structured_content["session_id"]
@@ -125,7 +125,8 @@ def test_tools_are_listed_with_model_schemas_and_annotations(tmp_path):
 
 
 def test_a_whole_session_over_stdio(tmp_path):
-    """start, observe, apply with rejections, apply the fixes, finish, export: verdicts and the final graph."""
+    """start, observe, apply with rejections, apply the fixes, finish, export: verdicts and the final
+    graph."""
 
     async def scenario() -> None:
         async with Client(server(tmp_path)) as client:

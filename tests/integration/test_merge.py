@@ -1,4 +1,5 @@
-"""MERGE_NODES, UPDATE_EDGE and QUERY: rules, effects, undo/replay/diff/explain, and the agent's next observation."""
+"""MERGE_NODES, UPDATE_EDGE and QUERY: rules, effects, undo/replay/diff/explain, and the agent's next
+observation."""
 
 from __future__ import annotations
 

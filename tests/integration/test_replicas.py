@@ -211,8 +211,8 @@ def test_a_review_decided_on_one_server_releases_the_run_waiting_on_another(tmp_
 
 
 def test_a_run_on_one_server_streams_its_events_to_a_client_of_another(tmp_path: Path):
-    """POST /runs on server a; a client follows the session's events on server b: each iteration's verdicts and
-    counts reach it (b reads them from the store), then run_finished."""
+    """POST /runs on server a; a client follows the session's events on server b: each iteration's verdicts
+    and counts reach it (b reads them from the store), then run_finished."""
     import threading
 
     from tests.integration.test_review import cls
@@ -260,8 +260,8 @@ def test_a_run_on_one_server_streams_its_events_to_a_client_of_another(tmp_path:
 
 
 def test_an_iterations_events_are_the_same_whichever_process_stored_it(tmp_path: Path):
-    """The events a server publishes for its own tool call and the events another server rebuilds from the store
-    for that step carry the same fields and values (one builder, ``igg.act.step.iteration_events``)."""
+    """The events a server publishes for its own tool call and the events another server rebuilds from the
+    store for that step carry the same fields and values (one builder, ``igg.act.step.iteration_events``)."""
     import asyncio
 
     a = Workspace(StoreSessions(SessionStore(tmp_path / "s.sqlite")))

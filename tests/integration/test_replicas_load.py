@@ -1,7 +1,7 @@
-"""Three `igg serve` replicas on one PostgreSQL store under load (issue 35): 20 clients spread their applies over
-the replicas; one replica is killed with SIGKILL at 30% and the database restarts at 60%. No applied action is
-lost or kept twice, every session's steps are numbered without a gap, each replays to its graph, and every
-surviving replica shows the same graphs.
+"""Three `igg serve` replicas on one PostgreSQL store under load (issue 35): 20 clients spread their applies
+over the replicas; one replica is killed with SIGKILL at 30% and the database restarts at 60%. No applied
+action is lost or kept twice, every session's steps are numbered without a gap, each replays to its graph, and
+every surviving replica shows the same graphs.
 
 A client retries a request that failed in transit or got 409 (SESSION_BUSY, STORE_ERROR: nothing was kept) on
 the next replica; an action that comes back DUPLICATE_NODE was kept by an attempt whose answer was lost.

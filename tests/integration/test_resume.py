@@ -185,7 +185,8 @@ def test_kill_9_at_random_moments_and_resume_until_done(tmp_path):
 
 
 def stored_count(store_path: Path, session_id: str) -> int:
-    """Committed iterations of a session, read with a bare connection (0 before the store or session exists)."""
+    """Committed iterations of a session, read with a bare connection (0 before the store or session
+    exists)."""
     if not store_path.exists():
         return 0
     conn = sqlite3.connect(store_path, timeout=10)

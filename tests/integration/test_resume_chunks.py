@@ -1,6 +1,7 @@
-"""A resumed run continues the walk over the context chunks with the chunk AFTER the last committed iteration's
-(``ResumePoint.chunk_cursor`` is where the walk continues, not the chunk already read), whichever way it is
-resumed: ``igg resume`` (through ``igg.service.continue_session``, as HTTP and MCP) or the Python call.
+"""A resumed run continues the walk over the context chunks with the chunk AFTER the last committed
+iteration's (``ResumePoint.chunk_cursor`` is where the walk continues, not the chunk already read), whichever
+way it is resumed: ``igg resume`` (through ``igg.service.continue_session``, as HTTP and MCP) or the Python
+call.
 
 The interrupted session is real: a child process runs ``igg.service.run_request`` with the store and
 ``SIGKILL``s itself once iteration 1 is committed (the technique of tests/integration/test_resume_window.py).

@@ -1,4 +1,5 @@
-"""Review before apply: a pending plan over HTTP (across a restart), MCP and the CLI; approve exactly what was shown."""
+"""Review before apply: a pending plan over HTTP (across a restart), MCP and the CLI; approve exactly what was
+shown."""
 
 from __future__ import annotations
 
@@ -125,9 +126,9 @@ def auth_run(session_id: str, *, review: bool) -> dict[str, Any]:
 
 
 def test_an_autonomous_run_on_an_in_memory_session_waits_for_review_over_mcp(tmp_path):
-    """`run_session` with config.review on `igg mcp --memory`: the run stops awaiting_review with its plan held in
-    memory; each `review` approval applies the plan and the held agent's next turn waits again; approving every
-    plan builds the same graph as the run without review."""
+    """`run_session` with config.review on `igg mcp --memory`: the run stops awaiting_review with its plan
+    held in memory; each `review` approval applies the plan and the held agent's next turn waits again;
+    approving every plan builds the same graph as the run without review."""
     params = server(tmp_path)
     params.args = [*params.args, "--memory"]
 
@@ -165,9 +166,9 @@ def test_an_autonomous_run_on_an_in_memory_session_waits_for_review_over_mcp(tmp
 
 
 def test_an_autonomous_run_held_for_review_over_http_takes_a_rejection_note_and_goes_on(tmp_path):
-    """POST /runs (the server's LLM) on an in-memory server: the session is listed awaiting_review; a rejection's
-    note is in the model's next prompt; an approval of chosen actions applies exactly those, and the next turn
-    waits in its turn."""
+    """POST /runs (the server's LLM) on an in-memory server: the session is listed awaiting_review; a
+    rejection's note is in the model's next prompt; an approval of chosen actions applies exactly those, and
+    the next turn waits in its turn."""
     import json
     import time
 

@@ -1,6 +1,7 @@
-"""Review before apply for ``igg run``'s own loop: with ``config.review`` an iteration's validated actions wait as a
-pending plan and the run stops (``awaiting_review``); ``igg review`` decides the plan exactly as for workspace
-sessions, and ``igg resume`` goes on after the decision (a rejection's note is shown to the agent)."""
+"""Review before apply for ``igg run``'s own loop: with ``config.review`` an iteration's validated actions
+wait as a pending plan and the run stops (``awaiting_review``); ``igg review`` decides the plan exactly as for
+workspace sessions, and ``igg resume`` goes on after the decision (a rejection's note is shown to the
+agent)."""
 
 from __future__ import annotations
 
@@ -148,8 +149,8 @@ def test_review_without_a_store_is_a_clear_error(tmp_path):
 
 
 def test_a_run_waiting_for_review_is_listed_as_such_and_its_turn_tokens_are_counted(tmp_path):
-    """`igg sessions` says awaiting_review (not interrupted); the held turn's tokens are in the --json summary,
-    in `igg show`'s review row and its total; undo waits for the decision."""
+    """`igg sessions` says awaiting_review (not interrupted); the held turn's tokens are in the --json
+    summary, in `igg show`'s review row and its total; undo waits for the decision."""
     request, _, store = prepare(tmp_path, "rr-4")
     transcript = tmp_path / "raw.jsonl"
     transcript.write_text(

@@ -460,7 +460,8 @@ def test_fifty_async_sessions_on_one_store_never_stall_the_event_loop(tmp_path):
 
 
 def test_an_atomic_block_keeps_all_of_its_writes_or_none(store):
-    """``db.atomic()`` (a batch worker commits a whole session in one): an error inside keeps nothing of it."""
+    """``db.atomic()`` (a batch worker commits a whole session in one): an error inside keeps nothing of
+    it."""
     with pytest.raises(RuntimeError), store.db.atomic():
         run_iterations(SessionRecorder(store), request_for(), responses(3))
         assert store.session("s1").last_iteration == 3  # reads inside see the block's own writes

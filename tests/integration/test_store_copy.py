@@ -1,5 +1,6 @@
-"""``igg sessions --copy-to``: sessions copied whole between stores, SQLite -> PostgreSQL -> SQLite, arrive equal
-(every row, the same graphs, replay clean); an id the target holds already is refused on its own line."""
+"""``igg sessions --copy-to``: sessions copied whole between stores, SQLite -> PostgreSQL -> SQLite, arrive
+equal (every row, the same graphs, replay clean); an id the target holds already is refused on its own
+line."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from igg.store.schema import TABLE_COLUMNS
 from tests.support.cli import igg
 
 FIXTURE = Path(__file__).parents[1] / "support" / "store-v2.sqlite"
-"""IGG 0.2's sessions: review plans pending and rejected, an undo, a fork, a map-code session with an update."""
+"""IGG 0.2's sessions: review plans pending and rejected, an undo, a fork, a map-code session with an
+update."""
 
 
 def every_row(location: str) -> dict[str, list[tuple[Any, ...]]]:

@@ -1,5 +1,5 @@
-"""Versioned migrations: a store of the previous schema (2) opens at schema 3 with what it held unchanged, in SQLite
-and in PostgreSQL; a store of a newer schema than this IGG's is refused, with no traceback."""
+"""Versioned migrations: a store of the previous schema (2) opens at schema 3 with what it held unchanged, in
+SQLite and in PostgreSQL; a store of a newer schema than this IGG's is refused, with no traceback."""
 
 from __future__ import annotations
 

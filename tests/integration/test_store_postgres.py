@@ -1,5 +1,6 @@
-"""The PostgreSQL store: its URL's password never shows, two writers of one session never number two steps alike,
-a restarted database is reconnected to, an unreachable one is reported clearly, and the URL picks the backend."""
+"""The PostgreSQL store: its URL's password never shows, two writers of one session never number two steps
+alike, a restarted database is reconnected to, an unreachable one is reported clearly, and the URL picks the
+backend."""
 
 from __future__ import annotations
 
@@ -81,8 +82,8 @@ def _commit(store: SessionStore, sid: str, state: GraphState) -> int:
 
 
 def test_writers_in_many_connections_never_number_two_steps_alike(postgres_url: str):
-    """Six store objects (six pools, as six replicas would have) commit 20 steps each into ONE session at once:
-    the session's row lock numbers them 1..120, each once."""
+    """Six store objects (six pools, as six replicas would have) commit 20 steps each into ONE session at
+    once: the session's row lock numbers them 1..120, each once."""
     from igg.request.load import build_state
 
     request = make_request(session_id="shared")

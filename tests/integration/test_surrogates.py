@@ -20,12 +20,24 @@ from typing import Any
 
 from tests.conftest import FIXTURES, ROOT
 
-RAW_TURN = r'{"raw": "{\"actions\":[{\"type\":\"ADD_NODE\",\"label\":\"Class\",\"properties\":{\"name\":\"B\\ud800\"}}]}"}'
-"""The issue's transcript line, byte for byte: raw model text whose JSON escape decodes to a lone surrogate."""
+RAW_TURN = (
+    r'{"raw":'
+    r' "{\"actions\":[{\"type\":\"ADD_NODE\",\"label\":\"Class\",\"properties\":{\"name\":\"B\\ud800\"}}]}"}'
+)
+"""The issue's transcript line, byte for byte: raw model text whose JSON escape decodes to a lone
+surrogate."""
 
 OBJECT_TURNS = [
-    r'{"reasoning": "fine", "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "A", "package": "p"}}]}',
-    r'{"reasoning": "odd \udfff text", "actions": [{"type": "ADD_NODE", "label": "Class\ud800", "properties": {"name": "C", "package": "p"}}, {"type": "ADD_NODE", "label": "Class", "properties": {"name": "D\ud83d", "package": "p"}}, {"type": "ADD_NODE", "label": "Class", "properties": {"name": "E", "package": "p"}}], "finished": true}',
+    (
+        r'{"reasoning": "fine", "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name":'
+        r' "A", "package": "p"}}]}'
+    ),
+    (
+        r'{"reasoning": "odd \udfff text", "actions": [{"type": "ADD_NODE", "label": "Class\ud800",'
+        r' "properties": {"name": "C", "package": "p"}}, {"type": "ADD_NODE", "label": "Class", "properties":'
+        r' {"name": "D\ud83d", "package": "p"}}, {"type": "ADD_NODE", "label": "Class", "properties":'
+        r' {"name": "E", "package": "p"}}], "finished": true}'
+    ),
 ]
 
 
@@ -169,9 +181,10 @@ def test_mcp_stdio_answers_a_call_holding_a_lone_surrogate(tmp_path):
             "tools/call",
             {},
             raw_params=(
-                '{"name": "apply_actions", "arguments": {"session_id": "raw-1", "reasoning": "r\\udc00", "actions": ['
-                '{"type": "ADD_NODE", "label": "Class", "properties": {"name": "B\\ud800", "package": "p"}}, '
-                '{"type": "ADD_NODE", "label": "Class", "properties": {"name": "Fine", "package": "p"}}]}}'
+                '{"name": "apply_actions", "arguments": {"session_id": "raw-1", "reasoning": "r\\udc00",'
+                ' "actions": [{"type": "ADD_NODE", "label": "Class", "properties": {"name": "B\\ud800",'
+                ' "package": "p"}}, {"type": "ADD_NODE", "label": "Class", "properties": {"name": "Fine",'
+                ' "package": "p"}}]}}'
             ),
         )
         result = applied["result"]  # answered (the SDK's reader cannot take the line): refused with its code
@@ -193,7 +206,7 @@ def test_mcp_stdio_answers_a_call_holding_a_lone_surrogate(tmp_path):
         refused = mcp.request(
             "tools/call",
             {},
-            raw_params=('{"name": "observe", "arguments": {"session_id": "raw-1", "focus": ["x\\ud800"]}}'),
+            raw_params='{"name": "observe", "arguments": {"session_id": "raw-1", "focus": ["x\\ud800"]}}',
         )
         assert refused["result"]["isError"]
         assert refused["result"]["content"][0]["text"].startswith("INVALID_ARGUMENTS: ")
@@ -215,9 +228,9 @@ def test_mcp_stdio_answers_a_call_holding_a_lone_surrogate(tmp_path):
 
 
 def test_nul_in_goal_prompt_is_refused_up_front_and_kept_out_of_chunk_labels():
-    """Issue 47: NUL in goal_prompt reached a PostgreSQL store (which cannot hold it in text) and failed there as
-    STORE_ERROR "session None"; it is INVALID_REQUEST before anything runs, on every store alike. A file marker
-    holding NUL labels its chunk without it (labels are stored as text too)."""
+    """Issue 47: NUL in goal_prompt reached a PostgreSQL store (which cannot hold it in text) and failed there
+    as STORE_ERROR "session None"; it is INVALID_REQUEST before anything runs, on every store alike. A file
+    marker holding NUL labels its chunk without it (labels are stored as text too)."""
     import pytest
 
     from igg.errors import RequestInvalid
@@ -237,9 +250,9 @@ def test_nul_in_goal_prompt_is_refused_up_front_and_kept_out_of_chunk_labels():
 
 
 def test_mcp_stdio_answers_a_call_nested_too_deep_for_its_reader(tmp_path):
-    """Issue 47, the nesting class over MCP stdio: a ``check`` whose rule nests 3,000 lists deep was dropped by
-    the SDK's JSON reader without an answer (the client waited for ever); it is answered INVALID_ARGUMENTS, by
-    its id, and the server goes on."""
+    """Issue 47, the nesting class over MCP stdio: a ``check`` whose rule nests 3,000 lists deep was dropped
+    by the SDK's JSON reader without an answer (the client waited for ever); it is answered INVALID_ARGUMENTS,
+    by its id, and the server goes on."""
     mcp = RawMcp("--store", str(tmp_path / "s.sqlite"))
     try:
         mcp.request(
@@ -256,8 +269,8 @@ def test_mcp_stdio_answers_a_call_nested_too_deep_for_its_reader(tmp_path):
             "tools/call",
             {},
             raw_params=(
-                '{"name": "check", "arguments": {"session_id": "s", "rules": [{"name": "x", "kind": "forbidden", '
-                f'"to": "u", "from": {deep}}}]}}}}'
+                '{"name": "check", "arguments": {"session_id": "s", "rules": [{"name": "x", "kind":'
+                f' "forbidden", "to": "u", "from": {deep}}}]}}}}'
             ),
         )
         result = refused["result"]

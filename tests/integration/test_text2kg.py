@@ -1,5 +1,5 @@
-"""igg eval text2kg: recorded answers replayed through the act step (or an agent through the loop), the accepted
-triples in the benchmark's own format, the metrics and what each check dropped, right or wrong."""
+"""igg eval text2kg: recorded answers replayed through the act step (or an agent through the loop), the
+accepted triples in the benchmark's own format, the metrics and what each check dropped, right or wrong."""
 
 from __future__ import annotations
 
@@ -65,8 +65,10 @@ def test_both_published_answer_forms_are_read_and_bad_ones_counted():
     tekgen = parse_answer(
         {
             "id": "2",
-            "response": "Sentence.\ndirector(Super Capers, Ray Griggs)\nnot a triple\n"
-            "member of political party(Ab Klink, Christian Democratic Appeal)",
+            "response": (
+                "Sentence.\ndirector(Super Capers, Ray Griggs)\nnot a triple\n"
+                "member of political party(Ab Klink, Christian Democratic Appeal)"
+            ),
         }
     )
     assert tekgen.triples == [
@@ -357,10 +359,14 @@ def test_a_wikidata_tekgen_style_ontology_and_answers_are_read_as_the_scorer_rea
     )
     report = evaluate(onto, sentences, tmp_path / "out", responses_path=answers)
     assert report["ontology_warnings"] == [
-        "relation 'military rank': another term has this label or name (military_rank); it is imported under a "
-        "numbered name",
-        "relation 'military casualty classification ': another term has this label or name "
-        "(military_casualty_classification); it is imported under a numbered name",
+        (
+            "relation 'military rank': another term has this label or name (military_rank); it is imported"
+            " under a numbered name"
+        ),
+        (
+            "relation 'military casualty classification ': another term has this label or name "
+            "(military_casualty_classification); it is imported under a numbered name"
+        ),
     ]
     lines = [json.loads(x) for x in (tmp_path / "out" / "accepted.jsonl").read_text().splitlines()]
     assert lines[0]["triples"] == [
@@ -406,7 +412,8 @@ def test_a_wikidata_tekgen_style_ontology_and_answers_are_read_as_the_scorer_rea
     ],
 )
 def test_a_missing_optional_library_is_one_line_and_exit_2(tmp_path, missing, argv, expected):
-    """Without the optional library (made unimportable in a fresh interpreter), the command says what to install."""
+    """Without the optional library (made unimportable in a fresh interpreter), the command says what to
+    install."""
     argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
     code = (
         f"import sys\nsys.modules[{missing!r}] = None\nfrom igg.interfaces.cli import main\n"

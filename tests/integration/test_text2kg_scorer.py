@@ -1,9 +1,10 @@
 """The benchmark's own scorer (Text2KGBench's ``evaluation/run_eval.py``, run from the benchmark's folder, not
-copied) reads IGG's ``accepted.jsonl`` unchanged, for three ontologies, and agrees with the metrics IGG reports.
+copied) reads IGG's ``accepted.jsonl`` unchanged, for three ontologies, and agrees with the metrics IGG
+reports.
 
 NLTK's ``word_tokenize`` needs the punkt model, which cannot be downloaded here: the scorer runs with NLTK's
-Treebank word tokenizer (``NLTKWordTokenizer().tokenize``) in its place, which is what ``word_tokenize`` runs on
-each sentence punkt finds (IGG's metrics use the same)."""
+Treebank word tokenizer (``NLTKWordTokenizer().tokenize``) in its place, which is what ``word_tokenize`` runs
+on each sentence punkt finds (IGG's metrics use the same)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ BENCH = Path(os.environ.get("IGG_TEXT2KGBENCH", ROOT.parent / "shared" / "data" 
 DATA = BENCH / "dbpedia_webnlg"
 ONTOLOGIES = ("19_film", "1_university", "10_comicscharacter")
 
-# The benchmark lies beside every checkout CI makes (../shared); where scripts/test requires every component, its
-# absence fails the tests instead of skipping them
+# The benchmark lies beside every checkout CI makes (../shared); where scripts/test requires every component,
+# its absence fails the tests instead of skipping them
 pytestmark = pytest.mark.skipif(
     not (BENCH / "evaluation" / "run_eval.py").is_file() and not os.environ.get("IGG_REQUIRE_COMPONENTS"),
     reason=f"Text2KGBench is not at {BENCH} (set IGG_TEXT2KGBENCH)",

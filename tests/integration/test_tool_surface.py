@@ -64,11 +64,12 @@ def test_mcp_names_tools_reports_its_version_and_logs_in_one_format(tmp_path: Pa
 
 MCP_LIMIT = 23_000
 OPENAI_LIMIT = 17_000
-"""Bytes of compact JSON: the MCP tools/list answer's tools, output schemas included, and ``igg tools``' OpenAI
-list (issue 34's limits, held again in issue 46: they had grown to 25,008 and 16,534; raised from 20,000 and 16,000
-by issue 42's add_documents and retract_document, 2,186 and 988 bytes at their leanest, and issue 43's
-valid_from/valid_to on four action types and as_of on three queries). ``scripts/tool_surface.py``
-prints them per tool; docs/benchmarks.md and docs/agents.md say the real figures (``test_the_docs_say_...``)."""
+"""Bytes of compact JSON: the MCP tools/list answer's tools, output schemas included, and ``igg tools``'
+OpenAI list (issue 34's limits, held again in issue 46: they had grown to 25,008 and 16,534; raised from
+20,000 and 16,000 by issue 42's add_documents and retract_document, 2,186 and 988 bytes at their leanest, and
+issue 43's valid_from/valid_to on four action types and as_of on three queries). ``scripts/tool_surface.py``
+prints them per tool; docs/benchmarks.md and docs/agents.md say the real figures
+(``test_the_docs_say_...``)."""
 
 
 def served_tools() -> list[dict[str, object]]:
@@ -86,8 +87,8 @@ def served_tools() -> list[dict[str, object]]:
 
 
 def test_the_mcp_server_lists_the_published_schemas_within_the_limits() -> None:
-    """What ``igg mcp`` answers to tools/list is ``mcp_tools()`` (the SDK's own schemas are not published), output
-    schemas included, within 20,000 bytes; the OpenAI list within 16,000."""
+    """What ``igg mcp`` answers to tools/list is ``mcp_tools()`` (the SDK's own schemas are not published),
+    output schemas included, within 20,000 bytes; the OpenAI list within 16,000."""
     tools = served_tools()
     assert [
         {k: t[k] for k in ("name", "description", "inputSchema", "annotations", "outputSchema")}
@@ -98,8 +99,8 @@ def test_the_mcp_server_lists_the_published_schemas_within_the_limits() -> None:
 
 
 def test_the_docs_say_the_tool_lists_real_sizes() -> None:
-    """docs/benchmarks.md's table and docs/agents.md's sentence give the measured bytes, not stale ones (the docs
-    tests mask byte counts in command output; these figures are checked here, unmasked)."""
+    """docs/benchmarks.md's table and docs/agents.md's sentence give the measured bytes, not stale ones (the
+    docs tests mask byte counts in command output; these figures are checked here, unmasked)."""
     mcp, openai = compact_size(mcp_tools()), compact_size(openai_tools())
     table = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     row = re.search(r"^all\s+([\d,]+)\s+([\d,]+)$", table, re.MULTILINE)

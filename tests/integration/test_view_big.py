@@ -1,10 +1,12 @@
-"""Big graphs in the viewer, as a person sees them: generated 10k- and 100k-node code maps in a real headless Chromium.
+"""Big graphs in the viewer, as a person sees them: generated 10k- and 100k-node code maps in a real headless
+Chromium.
 
-The export opens aggregated: groups (packages, then modules) with their sizes in the accessible list, the drawing
-in distinct colours (one per top-level package, counted on a screenshot's pixels), CONTAINS hidden. A group
-expands and collapses, a node found by the search shows its neighbourhood, a path to another node, and what
-depends on it, each checked against the same walk done here over the graph. First-render times are recorded
-in ``test-artifacts/view/first-render.txt`` (``scripts/bench_view.py`` measures them; no test asserts a time).
+The export opens aggregated: groups (packages, then modules) with their sizes in the accessible list, the
+drawing in distinct colours (one per top-level package, counted on a screenshot's pixels), CONTAINS hidden. A
+group expands and collapses, a node found by the search shows its neighbourhood, a path to another node, and
+what depends on it, each checked against the same walk done here over the graph. First-render times are
+recorded in ``test-artifacts/view/first-render.txt`` (``scripts/bench_view.py`` measures them; no test asserts
+a time).
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ def big10k(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def open_export(page: Any, path: Path, label: str) -> float:
-    """Open an export offline and wait for its first frame; returns (and records) the page's first-render mark."""
+    """Open an export offline and wait for its first frame; returns (and records) the page's first-render
+    mark."""
     offline(page)
     page.page.goto(
         path.as_uri() + "#nolayout"
@@ -319,8 +322,8 @@ def test_a_graph_without_containment_opens_as_communities_and_a_new_node_joins_i
 
 
 def test_a_payload_with_bad_groups_still_draws(page, tmp_path):
-    """One bad entry never stops the page: unknown parents, a parent cycle, a duplicate node, an edge to nowhere
-    and malformed group entries are passed over; everything else is drawn and listed."""
+    """One bad entry never stops the page: unknown parents, a parent cycle, a duplicate node, an edge to
+    nowhere and malformed group entries are passed over; everything else is drawn and listed."""
     from igg.view.page import render_page
 
     nodes = [
@@ -365,7 +368,8 @@ def test_a_payload_with_bad_groups_still_draws(page, tmp_path):
 FUZZ = """seed => {
   let s = seed >>> 0;
   const rnd = n => { s = (s + 0x6D2B79F5) >>> 0; let t = s; t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n); };
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n); };
   const M = window.iggModel, problems = [];
   for (let round = 0; round < 1500; round++) {
     const n = 1 + rnd(30), nodes = [], groups = [], edges = [];
@@ -379,19 +383,25 @@ FUZZ = """seed => {
       if (rnd(2)) group.parent = rnd(2) ? "g" + rnd(4) : "n" + rnd(n);
       groups.push(group);
     }
-    for (let e = rnd(40); e > 0; e--) edges.push({id: "e" + e, type: "R", source: "n" + rnd(n + 2), target: "n" + rnd(n + 2)});
+    for (let e = rnd(40); e > 0; e--)
+      edges.push({id: "e" + e, type: "R", source: "n" + rnd(n + 2), target: "n" + rnd(n + 2)});
     const payload = {nodes, edges, grouping: {kind: rnd(2) ? "contains" : "community", groups}};
     const m = M.buildModel(payload, M.buildModel(payload, null));
     for (const aggregated of [true, false]) {
-      const open = M.autoExpand(m, aggregated, 5 + rnd(20)), shown = M.computeVisible(m, aggregated, open), pos = {};
+      const open = M.autoExpand(m, aggregated, 5 + rnd(20)), pos = {};
+      const shown = M.computeVisible(m, aggregated, open);
       M.placeOpen(m, aggregated, open, pos);
       M.placeMissing(m, shown.items, pos);
-      for (const id of m.ids) if (shown.rep[id] === undefined) problems.push(["no drawn item stands for", id, payload]);
-      for (const id of shown.items) if (!pos[id] || !isFinite(pos[id].x)) problems.push(["no position for", id, payload]);
-      if (!aggregated && shown.items.length !== m.ids.length) problems.push(["not every node drawn", payload]);
+      for (const id of m.ids)
+        if (shown.rep[id] === undefined) problems.push(["no drawn item stands for", id, payload]);
+      for (const id of shown.items)
+        if (!pos[id] || !isFinite(pos[id].x)) problems.push(["no position for", id, payload]);
+      if (!aggregated && shown.items.length !== m.ids.length)
+        problems.push(["not every node drawn", payload]);
       const grown = {};  // what a live refresh does for items that arrive with no place yet
       M.placeMissing(m, shown.items, grown);
-      for (const id of shown.items) if (!grown[id] || !isFinite(grown[id].y)) problems.push(["not placed", id, payload]);
+      for (const id of shown.items)
+        if (!grown[id] || !isFinite(grown[id].y)) problems.push(["not placed", id, payload]);
     }
   }
   return problems.slice(0, 3);
@@ -399,9 +409,10 @@ FUZZ = """seed => {
 
 
 def test_the_graph_model_survives_random_payloads(page, tmp_path):
-    """Property: for random payloads (unknown parents, cycles, self-parents, duplicate ids, groups that are nodes
-    or not, edges to nowhere) the model builds, every node is drawn or stood for by a drawn group, every drawn
-    item has a position, and a graph drawn whole draws every node: in the page's own Chromium, seeded."""
+    """Property: for random payloads (unknown parents, cycles, self-parents, duplicate ids, groups that are
+    nodes or not, edges to nowhere) the model builds, every node is drawn or stood for by a drawn group, every
+    drawn item has a position, and a graph drawn whole draws every node: in the page's own Chromium,
+    seeded."""
     path = tmp_path / "tiny.html"
     w = code_map(60, packages=1)
     write_html(w, path)

@@ -22,7 +22,8 @@ AUTH = FIXTURES / "auth"
 
 @pytest.fixture(scope="module")
 def auth_export(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The bundled auth example run once, exported as HTML (and its graph document, for the expected names)."""
+    """The bundled auth example run once, exported as HTML (and its graph document, for the expected
+    names)."""
     out = tmp_path_factory.mktemp("auth")
     page = out / "auth.html"
     result = igg(
@@ -239,7 +240,8 @@ def test_vendored_libraries_are_the_recorded_npm_releases_with_their_licences():
 
 
 def test_the_workspace_exports_the_same_page_with_its_iterations():
-    """export_graph (HTTP/MCP) offers html: the self-contained page igg view --export writes, iterations included."""
+    """export_graph (HTTP/MCP) offers html: the self-contained page igg view --export writes, iterations
+    included."""
     from igg.workspace import Workspace
     from igg.workspace.ops import ApplyInput, ExportInput
     from tests.unit.test_workspace import request_dict

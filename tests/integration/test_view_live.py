@@ -157,7 +157,8 @@ def test_the_slider_shows_the_graph_after_an_earlier_iteration_from_the_store(pa
 
 
 def test_focus_views_on_the_live_page_ask_the_sessions_budgeted_query(page, viewer):
-    """Neighbourhood and dependents come from ``query_graph`` (the agents' query), through ``/ui/api/.../query``."""
+    """Neighbourhood and dependents come from ``query_graph`` (the agents' query), through
+    ``/ui/api/.../query``."""
     logged_in(page, viewer)
     p = page.page
     p.goto(viewer["base"] + "/ui/#session=uuid-1234")

@@ -1,7 +1,8 @@
-"""A generated code map of any size, shaped like ``igg map-code``'s (for the big-graph viewer tests and the bench).
+"""A generated code map of any size, shaped like ``igg map-code``'s (for the big-graph viewer tests and the
+bench).
 
-Top-level packages hold sub-packages, which hold modules, which hold classes, which hold methods, all joined by
-``CONTAINS`` as the code schema says; modules import modules (mostly within their own top-level package),
+Top-level packages hold sub-packages, which hold modules, which hold classes, which hold methods, all joined
+by ``CONTAINS`` as the code schema says; modules import modules (mostly within their own top-level package),
 methods call methods (mostly within their module), some classes extend others. The same ``n`` and ``seed``
 give the same graph: names are ``pkg3``, ``pkg3.sub1``, ``pkg3/sub1/mod12.py``, ``Class7``, ``Class7.run2``.
 """

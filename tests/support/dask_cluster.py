@@ -65,7 +65,8 @@ def _dask() -> list[str]:
 
 
 def start_cluster(log_dir: Path, workers: int = WORKERS) -> DaskCluster:
-    """Start a scheduler and ``workers`` workers (one thread each) on loopback; wait until all are connected."""
+    """Start a scheduler and ``workers`` workers (one thread each) on loopback; wait until all are
+    connected."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     log_dir.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,8 @@ or a ``Reply`` that injects a fault:
 * ``Reply(text, finish_reason="length")``: truncated output
 * ``Reply(text, usage=None)``: no ``usage`` in the response
 * ``Reply(refusal="I can't help with that")``, ``Reply(no_choices=True)``
-* ``Reply(text, trickle=0.2)``: a 200 whose body arrives one byte every 0.2 s (each read is quick, the call is not)
+* ``Reply(text, trickle=0.2)``: a 200 whose body arrives one byte every 0.2 s (each read is quick, the call is
+  not)
 * ``Reply(body=b"<html>...", content_type="text/html")``: a 200 with a raw body that is not a completion
 * ``Reply(status=401, echo=True)``: an error whose message echoes the request's Authorization header, as
   some proxies do

@@ -50,8 +50,8 @@ def write_graphml_lxml(
 ) -> dict[str, Any]:
     """Write the graph as GraphML; returns ``{"nodes", "edges", "replaced_values"}``.
 
-    ``path_or_file`` is a path (written through ``igg.io.files``: temporary file, then rename) or a binary file
-    object. The caller's graph is never modified.
+    ``path_or_file`` is a path (written through ``igg.io.files``: temporary file, then rename) or a binary
+    file object. The caller's graph is never modified.
     """
     nodes = state.nodes
     succ = state.succ

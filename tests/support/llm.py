@@ -21,7 +21,8 @@ class Sleeps(list[float]):
 
 
 def settings_for(server: Any, request: Any, *, key: str | None = KEY) -> LLMSettings:
-    """LLM settings for ``request`` pointing at a ``FakeOpenAI`` server, as the environment would give them."""
+    """LLM settings for ``request`` pointing at a ``FakeOpenAI`` server, as the environment would give
+    them."""
     env = {"OPENAI_BASE_URL": server.base_url}
     if key:
         env["OPENAI_API_KEY"] = key

@@ -1,9 +1,9 @@
 """Writes ``tests/support/store-v1.sqlite``: a session store as IGG wrote it before the engine was unified
 (commit 724ba19: ``SessionRecorder`` for runs, ``StoreSessions`` for workspace/tool sessions).
 
-Kept so the fixture can be understood; it only runs against that old code (``git worktree add /tmp/old
-724ba19 && cd /tmp/old && python /path/to/make_store_v1.py OUT``). ``tests/unit/test_store_compat.py`` reads the
-file with today's code.
+Kept so the fixture can be understood; it only runs against that old code (``git worktree add /tmp/old 724ba19
+&& cd /tmp/old && python /path/to/make_store_v1.py OUT``). ``tests/unit/test_store_compat.py`` reads the file
+with today's code.
 
 Sessions in it:
   run-finished     a scripted run, 4 iterations, stop reason max_iterations

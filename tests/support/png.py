@@ -1,4 +1,5 @@
-"""Reading a browser screenshot's pixels without an imaging library: an 8-bit RGB(A), non-interlaced PNG decoder.
+"""Reading a browser screenshot's pixels without an imaging library: an 8-bit RGB(A), non-interlaced PNG
+decoder.
 
 Enough for Chromium's screenshots, which is all the tests read: ``pixels(png)`` gives (width, height, rows of
 (r, g, b) tuples) and ``colour_regions`` counts how much of a drawing each palette colour covers.

@@ -1,12 +1,13 @@
 """PostgreSQL for the store tests: one throwaway server per test process, one fresh schema per test.
 
 ``postgres_server`` (session scope, so once per pytest process; under xdist each worker starts its own) runs
-Debian's PostgreSQL: ``initdb`` into a temporary folder (as the ``postgres`` user when this runs as root, which
-initdb refuses), then ``pg_ctl start`` listening on 127.0.0.1 at a free port with its socket in that folder
-(durability off: ``fsync``, ``synchronous_commit``; nothing here outlives the run), and ``pg_ctl stop -m fast``
-at the end. ``postgres_url`` gives each test its own schema of that server (``CREATE SCHEMA`` is instant where
-``CREATE DATABASE`` copies a template), named by the URL's ``options=-csearch_path=...``, so tests never see
-each other's tables. ``store_location`` is a store of each kind, for tests that run against both.
+Debian's PostgreSQL: ``initdb`` into a temporary folder (as the ``postgres`` user when this runs as root,
+which initdb refuses), then ``pg_ctl start`` listening on 127.0.0.1 at a free port with its socket in that
+folder (durability off: ``fsync``, ``synchronous_commit``; nothing here outlives the run), and ``pg_ctl stop
+-m fast`` at the end. ``postgres_url`` gives each test its own schema of that server (``CREATE SCHEMA`` is
+instant where ``CREATE DATABASE`` copies a template), named by the URL's ``options=-csearch_path=...``, so
+tests never see each other's tables. ``store_location`` is a store of each kind, for tests that run against
+both.
 
 Where PostgreSQL is not installed or does not start, the tests that need it skip naming why; when
 ``IGG_REQUIRE_COMPONENTS`` is set (``scripts/test`` where it could install PostgreSQL) they fail instead.
@@ -56,7 +57,8 @@ class PostgresServer:
         return _run([str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), *args], timeout=timeout)
 
     def start(self) -> subprocess.CompletedProcess[str]:
-        """Start the server (its output to ``server.log``: a server holding pg_ctl's pipe would hang the caller)."""
+        """Start the server (its output to ``server.log``: a server holding pg_ctl's pipe would hang the
+        caller)."""
         return self.pg_ctl(
             "-o", self.options, "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start", timeout=90
         )

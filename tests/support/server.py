@@ -69,9 +69,10 @@ def stop(proc: subprocess.Popen[Any]) -> None:
 def igg_serve(
     args: Sequence[str], *, env: dict[str, str], log_path: Path | None = None, **popen: Any
 ) -> Iterator[tuple[subprocess.Popen[Any], str]]:
-    """``igg serve --port P ARGS`` on a free loopback port, answering ``/healthz``: the process and its base URL.
-    With ``log_path`` its output goes to that file; otherwise ``popen`` says where (``subprocess.Popen``'s
-    stdout, stderr, preexec_fn ...). The server is stopped on exit; a start that fails shows its log."""
+    """``igg serve --port P ARGS`` on a free loopback port, answering ``/healthz``: the process and its base
+    URL. With ``log_path`` its output goes to that file; otherwise ``popen`` says where
+    (``subprocess.Popen``'s stdout, stderr, preexec_fn ...). The server is stopped on exit; a start that fails
+    shows its log."""
     port = free_port()
     with contextlib.ExitStack() as files:
         if log_path is not None:

@@ -1,11 +1,12 @@
 """The TypeScript compiler (5.x, from npm) as the oracle of IGG's TypeScript/JavaScript maps.
 
-``scripts/test`` installs ``typescript@5`` and ``dependency-cruiser`` into ``.cache/npm-oracle`` (offline through
-the npm registry; ``npm_oracle()`` does the same on first use when npm is there). ``oracle(root, files)`` runs
-``oracle.js`` on a tree: each file's imports as the compiler resolves them (``ts.preProcessFile`` +
-``ts.resolveModuleName`` with the nearest tsconfig's options) and its call edges (the checker's resolved
-signature of every call and ``new``). Without node or the package, the tests skip naming what is missing,
-unless ``IGG_REQUIRE_COMPONENTS`` asks for every component (``scripts/test`` as root on Debian): then they fail.
+``scripts/test`` installs ``typescript@5`` and ``dependency-cruiser`` into ``.cache/npm-oracle`` (offline
+through the npm registry; ``npm_oracle()`` does the same on first use when npm is there). ``oracle(root,
+files)`` runs ``oracle.js`` on a tree: each file's imports as the compiler resolves them
+(``ts.preProcessFile`` + ``ts.resolveModuleName`` with the nearest tsconfig's options) and its call edges (the
+checker's resolved signature of every call and ``new``). Without node or the package, the tests skip naming
+what is missing, unless ``IGG_REQUIRE_COMPONENTS`` asks for every component (``scripts/test`` as root on
+Debian): then they fail.
 """
 
 from __future__ import annotations

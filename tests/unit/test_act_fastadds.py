@@ -1,5 +1,6 @@
-"""The act step's fast path for ADD_NODE / ADD_EDGE responses (``igg.act.fastadds``): a response of ADD_NODE / ADD_EDGE actions gets exactly
-the verdicts, messages and graph the general rule chain gives, bad actions included."""
+"""The act step's fast path for ADD_NODE / ADD_EDGE responses (``igg.act.fastadds``): a response of ADD_NODE /
+ADD_EDGE actions gets exactly the verdicts, messages and graph the general rule chain gives, bad actions
+included."""
 
 from __future__ import annotations
 

@@ -325,8 +325,9 @@ def test_journal_replays_and_reverts_exactly():
 
 
 def test_constructed_actions_equal_pydantics_own_construct_with_every_default() -> None:
-    """``igg.models.actions.constructed`` (how seeds become actions, without pydantic's per-call signature inspection
-    of default factories) gives the same model as ``model_construct``, defaults included, never shared."""
+    """``igg.models.actions.constructed`` (how seeds become actions, without pydantic's per-call signature
+    inspection of default factories) gives the same model as ``model_construct``, defaults included, never
+    shared."""
     from igg.models.actions import AddEdge, AddNode, constructed
 
     for model, given in (

@@ -183,8 +183,9 @@ def test_a_fresh_agent_resumes_from_the_graph_without_duplicates():
 
 
 def test_fits_the_specifications_own_schema_without_a_single_rejection():
-    """Seed schema: Class/Interface/Method/DatabaseTable, identity 'name': enums become classes, colliding method
-    names are qualified so no edge lands on the wrong node, edge types the schema lacks are left out."""
+    """Seed schema: Class/Interface/Method/DatabaseTable, identity 'name': enums become classes, colliding
+    method names are qualified so no edge lands on the wrong node, edge types the schema lacks are left
+    out."""
     seed = json.loads((FIXTURES / "seed_request.json").read_text())
     state, turns, verdicts = drive(_agent(), code_request(schema=seed["config"]["schema"]))
     assert all(v.accepted for vs in verdicts for v in vs), [
@@ -199,7 +200,8 @@ def test_fits_the_specifications_own_schema_without_a_single_rejection():
     assert "JdbcUserRepository.find(long)" in methods and "JdbcUserRepository.find(String)" in methods
     assert "Class com.acme.model.Role" in nodes  # the enum, as a Class
     assert "CALLS com.acme.service.AuthService#promote(long) -> com.acme.repo.Repository#find(long)" in edges
-    # no CONTAINS to attach methods to types: their relations are lifted to the types, as in the spec's example
+    # no CONTAINS to attach methods to types: their relations are lifted to the types, as in the spec's
+    # example
     type_level = {e for e in edges if "#" not in e.split(" ")[1]}
     assert type_level == {
         "CALLS com.acme.model.AdminUser -> com.acme.model.User",

@@ -1,6 +1,6 @@
-"""Code-map edges carry their sites (``file``, ``line``, ``column``, ``sites``, ``site_count``), checked against
-independent oracles: Python's own parser (``ast``) for the Python trees, the Java files' text and javac's
-bytecode line tables (``javap -c -l``) for the Java trees (``tests/sitesoracle.py``).
+"""Code-map edges carry their sites (``file``, ``line``, ``column``, ``sites``, ``site_count``), checked
+against independent oracles: Python's own parser (``ast``) for the Python trees, the Java files' text and
+javac's bytecode line tables (``javap -c -l``) for the Java trees (``tests/sitesoracle.py``).
 """
 
 from __future__ import annotations
@@ -223,7 +223,8 @@ UPDATES = [
 def test_an_update_after_lines_inserted_above_an_import_and_a_call_moves_their_sites_as_a_fresh_map(
     tmp_path: Path, tree: str, path: str, header: str, imported: str, whole: bool
 ) -> None:
-    """Both ways an update plans (only the changed file linked again; every file, when a file was added too)."""
+    """Both ways an update plans (only the changed file linked again; every file, when a file was added
+    too)."""
     root = tmp_path / "tree"
     shutil.copytree(CODE_FIXTURES / tree, root)
     store = tmp_path / "s.db"
@@ -443,8 +444,8 @@ def test_the_rules_graph_of_a_tree_locates_each_edge_at_the_site_the_maps_edge_c
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab \té€😀\n"), max_size=40))
 def test_a_columns_byte_offset_is_the_character_column_on_every_line(text: str) -> None:
-    """``Columns`` (the ASCII shortcut and the decoding path alike) turns each character's UTF-8 byte offset in
-    its line into its 1-based character column."""
+    """``Columns`` (the ASCII shortcut and the decoding path alike) turns each character's UTF-8 byte offset
+    in its line into its 1-based character column."""
     columns = Columns(text)
     for number, line in enumerate(text.split("\n"), start=1):
         for i in range(len(line) + 1):

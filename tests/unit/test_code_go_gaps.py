@@ -1,6 +1,6 @@
 """Go calls the receiver of which is typed through a named slice, map or channel type (``type Flags []Flag``:
-``fs[0].Names()``, ``range fs``), a channel receive (``v := <-ch``, ``case v := <-ch``), a generic type behind an
-alias (``type BoolFlag = Base[bool]``), a type assertion in an ``if`` (``if x, ok := v.(T); ok``), or an
+``fs[0].Names()``, ``range fs``), a channel receive (``v := <-ch``, ``case v := <-ch``), a generic type behind
+an alias (``type BoolFlag = Base[bool]``), a type assertion in an ``if`` (``if x, ok := v.(T); ok``), or an
 interface, judged by go/types (``tests/gooracle``); and ``--update`` after the underlying type of a named type
 changes gives the fresh map."""
 

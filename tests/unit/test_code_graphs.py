@@ -4,11 +4,11 @@ The Java tree (fixtures/code/java) has an inheritance chain (AdminUser -> User -
 extending interfaces and an enum implementing one, overloads (find(long)/find(String) across an interface
 hierarchy, PasswordHasher.hash), nested types (AuthService.Token, AuthService.Outcome), calls on fields,
 parameters and locals of declared type, static calls, this/super calls (super(...) to a constructor), and SQL
-reads and writes (SELECT/JOIN, INSERT, UPDATE, DELETE, MERGE; in a constant, a concatenation, lower case).
-The Python tree (fixtures/code/python) has the same through ``ast``: an ABC interface, an Enum, a nested
-class, ``super()``, attribute types from ``__init__``, module-alias calls, instantiations and SQL.
-What the sources do not make knowable (``name()`` inherited from java.lang.Enum) is left out, not guessed; Python's
-calls follow values (``order.pay()`` on the ``Order`` that ``get()`` returns).
+reads and writes (SELECT/JOIN, INSERT, UPDATE, DELETE, MERGE; in a constant, a concatenation, lower case). The
+Python tree (fixtures/code/python) has the same through ``ast``: an ABC interface, an Enum, a nested class,
+``super()``, attribute types from ``__init__``, module-alias calls, instantiations and SQL. What the sources
+do not make knowable (``name()`` inherited from java.lang.Enum) is left out, not guessed; Python's calls
+follow values (``order.pay()`` on the ``Order`` that ``get()`` returns).
 """
 
 from __future__ import annotations
@@ -85,7 +85,10 @@ JAVA_EDGES = {
     "IMPORTS src/main/java/com/acme/repo/UserRepository.java -> src/main/java/com/acme/model/User.java",
     "IMPORTS src/main/java/com/acme/service/AuthService.java -> src/main/java/com/acme/model/AdminUser.java",
     "IMPORTS src/main/java/com/acme/service/AuthService.java -> src/main/java/com/acme/model/User.java",
-    "IMPORTS src/main/java/com/acme/service/AuthService.java -> src/main/java/com/acme/repo/UserRepository.java",
+    (
+        "IMPORTS src/main/java/com/acme/service/AuthService.java ->"
+        " src/main/java/com/acme/repo/UserRepository.java"
+    ),
     "IMPORTS_SYMBOL src/main/java/com/acme/repo/JdbcUserRepository.java -> com.acme.model.User",
     "IMPORTS_SYMBOL src/main/java/com/acme/repo/UserRepository.java -> com.acme.model.User",
     "IMPORTS_SYMBOL src/main/java/com/acme/service/AuthService.java -> com.acme.model.AdminUser",
@@ -93,17 +96,35 @@ JAVA_EDGES = {
     "IMPORTS_SYMBOL src/main/java/com/acme/service/AuthService.java -> com.acme.repo.UserRepository",
     "CALLS com.acme.model.AdminUser#AdminUser(String) -> com.acme.model.User#User(String)",
     "CALLS com.acme.model.AdminUser#getName() -> com.acme.model.User#getName()",
-    "CALLS com.acme.repo.JdbcUserRepository#find(String) -> com.acme.repo.JdbcUserRepository#query(String, Object)",
-    "CALLS com.acme.repo.JdbcUserRepository#find(long) -> com.acme.repo.JdbcUserRepository#query(String, Object)",
-    "CALLS com.acme.repo.JdbcUserRepository#purge() -> com.acme.repo.JdbcUserRepository#execute(String, Object...)",
-    "CALLS com.acme.repo.JdbcUserRepository#rename(long, String) -> com.acme.repo.JdbcUserRepository#execute(String, Object...)",
+    (
+        "CALLS com.acme.repo.JdbcUserRepository#find(String) ->"
+        " com.acme.repo.JdbcUserRepository#query(String, Object)"
+    ),
+    (
+        "CALLS com.acme.repo.JdbcUserRepository#find(long) -> com.acme.repo.JdbcUserRepository#query(String,"
+        " Object)"
+    ),
+    (
+        "CALLS com.acme.repo.JdbcUserRepository#purge() -> com.acme.repo.JdbcUserRepository#execute(String,"
+        " Object...)"
+    ),
+    (
+        "CALLS com.acme.repo.JdbcUserRepository#rename(long, String) ->"
+        " com.acme.repo.JdbcUserRepository#execute(String, Object...)"
+    ),
     "CALLS com.acme.repo.JdbcUserRepository#save(User) -> com.acme.model.User#getName()",
-    "CALLS com.acme.repo.JdbcUserRepository#save(User) -> com.acme.repo.JdbcUserRepository#execute(String, Object...)",
+    (
+        "CALLS com.acme.repo.JdbcUserRepository#save(User) ->"
+        " com.acme.repo.JdbcUserRepository#execute(String, Object...)"
+    ),
     "CALLS com.acme.service.AuthService#audit(User) -> com.acme.service.AuthService.Token#count()",
     "CALLS com.acme.service.AuthService#login(String, String) -> com.acme.model.User#getName()",
     "CALLS com.acme.service.AuthService#login(String, String) -> com.acme.repo.UserRepository#find(String)",
     "CALLS com.acme.service.AuthService#login(String, String) -> com.acme.service.AuthService#audit(User)",
-    "CALLS com.acme.service.AuthService#login(String, String) -> com.acme.service.PasswordHasher#hash(String)",
+    (
+        "CALLS com.acme.service.AuthService#login(String, String) ->"
+        " com.acme.service.PasswordHasher#hash(String)"
+    ),
     "CALLS com.acme.service.AuthService#promote(long) -> com.acme.model.User#getName()",
     "CALLS com.acme.service.AuthService#promote(long) -> com.acme.repo.Repository#find(long)",
     "CALLS com.acme.service.AuthService#promote(long) -> com.acme.repo.Repository#save(T)",
@@ -127,8 +148,14 @@ JAVA_EDGES = {
     "CONTAINS com.acme.repo -> src/main/java/com/acme/repo/JdbcUserRepository.java",
     "CONTAINS com.acme.repo -> src/main/java/com/acme/repo/Repository.java",
     "CONTAINS com.acme.repo -> src/main/java/com/acme/repo/UserRepository.java",
-    "CONTAINS com.acme.repo.JdbcUserRepository -> com.acme.repo.JdbcUserRepository#JdbcUserRepository(Connection)",
-    "CONTAINS com.acme.repo.JdbcUserRepository -> com.acme.repo.JdbcUserRepository#execute(String, Object...)",
+    (
+        "CONTAINS com.acme.repo.JdbcUserRepository ->"
+        " com.acme.repo.JdbcUserRepository#JdbcUserRepository(Connection)"
+    ),
+    (
+        "CONTAINS com.acme.repo.JdbcUserRepository -> com.acme.repo.JdbcUserRepository#execute(String,"
+        " Object...)"
+    ),
     "CONTAINS com.acme.repo.JdbcUserRepository -> com.acme.repo.JdbcUserRepository#find(String)",
     "CONTAINS com.acme.repo.JdbcUserRepository -> com.acme.repo.JdbcUserRepository#find(long)",
     "CONTAINS com.acme.repo.JdbcUserRepository -> com.acme.repo.JdbcUserRepository#purge()",
@@ -234,13 +261,28 @@ PYTHON_EDGES = {
     "CALLS shop.models.PriorityOrder#pay(self) -> shop.models.Order#pay(self)",
     "CALLS shop.models.PriorityOrder#pay(self) -> shop.models.PriorityOrder#notify(self)",
     "CALLS shop.service.AuditTrail#record(self, order: models.Order) -> shop.models.Order#key(self)",
-    "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.repository.Repository#get(self, order_id: int)",
+    (
+        "CALLS shop.service.OrderService#checkout(self, order_id: int) ->"
+        " shop.repository.Repository#get(self, order_id: int)"
+    ),
     # the repository create() passes in, and the Order its get() builds (Python's calls follow values)
-    "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.repository.SqlRepository#get(self, order_id: int)",
+    (
+        "CALLS shop.service.OrderService#checkout(self, order_id: int) ->"
+        " shop.repository.SqlRepository#get(self, order_id: int)"
+    ),
     "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.models.Order#pay(self)",
-    "CALLS shop.service.OrderService#create(connection) -> shop.repository.SqlRepository#__init__(self, connection)",
-    "CALLS shop.service.OrderService#create(connection) -> shop.service.OrderService#__init__(self, repository: Repository)",
-    "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.service.AuditTrail#record(self, order: models.Order)",
+    (
+        "CALLS shop.service.OrderService#create(connection) -> shop.repository.SqlRepository#__init__(self,"
+        " connection)"
+    ),
+    (
+        "CALLS shop.service.OrderService#create(connection) -> shop.service.OrderService#__init__(self,"
+        " repository: Repository)"
+    ),
+    (
+        "CALLS shop.service.OrderService#checkout(self, order_id: int) ->"
+        " shop.service.AuditTrail#record(self, order: models.Order)"
+    ),
     "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.service.helper",
     "CALLS shop.service.OrderService#checkout(self, order_id: int) -> shop.util.money.format_amount",
     "CALLS shop.service.helper -> shop.models.Order#key(self)",
@@ -288,7 +330,10 @@ PYTHON_EDGES = {
     "IMPORTS shop/service.py -> shop/models.py",
     "IMPORTS shop/service.py -> shop/util/money.py",
     "INSTANTIATES shop.repository.SqlRepository#get(self, order_id: int) -> shop.models.Order",
-    "INSTANTIATES shop.service.OrderService#__init__(self, repository: Repository) -> shop.service.AuditTrail",
+    (
+        "INSTANTIATES shop.service.OrderService#__init__(self, repository: Repository) ->"
+        " shop.service.AuditTrail"
+    ),
     "INSTANTIATES shop.service.OrderService#create(connection) -> shop.repository.SqlRepository",
     "INSTANTIATES shop.service.OrderService#create(connection) -> shop.service.OrderService",
     "READS_FROM shop.repository.SqlRepository#get(self, order_id: int) -> orders",

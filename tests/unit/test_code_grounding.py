@@ -133,8 +133,8 @@ def test_the_static_agent_passes_its_own_grounding():
 
 
 def test_once_the_llm_proposes_its_edges_must_quote_the_source_line_they_rely_on():
-    """Issue 30: in hybrid mode after the static pass (and with --agent llm from the start), a CALLS edge needs
-    evidence, a quote of the source symbol's file; the act step keeps where it was found."""
+    """Issue 30: in hybrid mode after the static pass (and with --agent llm from the start), a CALLS edge
+    needs evidence, a quote of the source symbol's file; the act step keeps where it was found."""
     from igg.act.apply import Actor
     from igg.act.evidence import Grounder
     from igg.mapping.prepare import context_of

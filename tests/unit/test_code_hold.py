@@ -86,7 +86,8 @@ def _partial(summary: dict[str, Any]) -> dict[str, str]:
 
 
 def test_the_cli_maps_a_tree_whose_sql_string_breaks_the_sql_parser(tmp_path: Path) -> None:
-    """The issue's minimal case: sqlglot raised a TypeError on ``... WHERE b %s``; the map failed with exit 1."""
+    """The issue's minimal case: sqlglot raised a TypeError on ``... WHERE b %s``; the map failed with exit
+    1."""
     (tmp_path / "t" / "app").mkdir(parents=True)
     (tmp_path / "t" / "app" / "db.py").write_text('def q():\n    return "SELECT a FROM t WHERE b %s"\n')
     run = _igg("map-code", "t", "--no-store", "--quiet", "--json", cwd=tmp_path)
@@ -405,8 +406,8 @@ def _sources_of_real_code() -> list[Path]:
 
 
 def test_top_level_statements_are_the_statements_python_parses() -> None:
-    """The tokenizer-only splitter (the fallback for files the parser cannot take whole) agrees with ``ast`` on
-    real code: IGG's own package and two standard-library packages."""
+    """The tokenizer-only splitter (the fallback for files the parser cannot take whole) agrees with ``ast``
+    on real code: IGG's own package and two standard-library packages."""
     import ast
 
     checked = 0

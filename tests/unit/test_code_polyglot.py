@@ -1,6 +1,6 @@
-"""A polyglot tree (``fixtures/code/polyglot``: Java, Python, a TypeScript npm workspace and two Go modules in a
-``go.work`` workspace) maps in one run, and
-the SQL of every language reaches the one shared ``DatabaseTable`` node of each table."""
+"""A polyglot tree (``fixtures/code/polyglot``: Java, Python, a TypeScript npm workspace and two Go modules in
+a ``go.work`` workspace) maps in one run, and the SQL of every language reaches the one shared
+``DatabaseTable`` node of each table."""
 
 from __future__ import annotations
 

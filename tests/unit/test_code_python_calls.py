@@ -1,8 +1,9 @@
 """Python CALLS follow values as PyCG follows them (``igg.codemap.python.flow`` and ``calls``).
 
-The oracle is PyCG's micro-benchmark (``../shared/data/pycg-micro``: call graphs its authors wrote by hand), scored
-by ``scripts/bench_pycg.py`` through ``igg map-code``'s own pipeline; then one focused test per rule, each on a
-program whose calls are named as PyCG names them (``module.Class.method``, the module for top-level code).
+The oracle is PyCG's micro-benchmark (``../shared/data/pycg-micro``: call graphs its authors wrote by hand),
+scored by ``scripts/bench_pycg.py`` through ``igg map-code``'s own pipeline; then one focused test per rule,
+each on a program whose calls are named as PyCG names them (``module.Class.method``, the module for top-level
+code).
 """
 
 from __future__ import annotations
@@ -301,8 +302,9 @@ def test_classes_under_module_level_if_and_try_are_mapped(tmp_path: Path) -> Non
 
 
 def test_an_update_after_a_change_of_what_a_function_returns_equals_a_fresh_map(tmp_path: Path) -> None:
-    """Values cross modules without a name changing: ``make()`` returning another class changes the calls of the
-    module that calls what it returns, which names nothing that changed. The update links every file again."""
+    """Values cross modules without a name changing: ``make()`` returning another class changes the calls of
+    the module that calls what it returns, which names nothing that changed. The update links every file
+    again."""
     from igg.codemap.cache import FactsCache
     from igg.mapping.update import update_map
     from igg.service import map_code
@@ -336,8 +338,8 @@ def test_an_update_after_a_change_of_what_a_function_returns_equals_a_fresh_map(
 
 
 def test_a_parameter_that_could_hold_too_many_callables_calls_nothing(tmp_path: Path) -> None:
-    """Three callbacks passed to one parameter are three callees; twenty are not a call the code decides (and would
-    cost every caller of every subclass in a large hierarchy): none is drawn."""
+    """Three callbacks passed to one parameter are three callees; twenty are not a call the code decides (and
+    would cost every caller of every subclass in a large hierarchy): none is drawn."""
     few = one(
         tmp_path / "few",
         "".join(f"def f{i}(): pass\n" for i in range(3))

@@ -1,4 +1,5 @@
-"""The Python analyzer's one walk per function (``walk_nodes``) visits what ``ast.walk`` does, in its order."""
+"""The Python analyzer's one walk per function (``walk_nodes``) visits what ``ast.walk`` does, in its
+order."""
 
 from __future__ import annotations
 

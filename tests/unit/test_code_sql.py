@@ -67,12 +67,18 @@ def test_tables_read_and_written(sql, expected):
         "",
         "users",
         # the docstrings behind the false tables of the issue (rich, networkx), read as plain strings
-        "Insert non-printing control codes.\n\n        Args:\n            control_codes (str): Control codes, such as "
-        "those that may move the cursor.\n        ",
-        "Insert a new key-value pair or modify the value in an existing\n        pair.\n\n        Parameters\n"
-        "        ----------\n        key : hashable object\n            The key.\n",
-        "Select a cell to initiate _find_partition\n\n    Parameters\n    ----------\n    G : NetworkX Graph\n"
-        "    starting_edge: an edge to build the starting cell from\n\n    Returns\n    -------\n",
+        (
+            "Insert non-printing control codes.\n\n        Args:\n            control_codes (str): Control"
+            " codes, such as those that may move the cursor.\n        "
+        ),
+        (
+            "Insert a new key-value pair or modify the value in an existing\n        pair.\n\n       "
+            " Parameters\n        ----------\n        key : hashable object\n            The key.\n"
+        ),
+        (
+            "Select a cell to initiate _find_partition\n\n    Parameters\n    ----------\n    G : NetworkX"
+            " Graph\n    starting_edge: an edge to build the starting cell from\n\n    Returns\n    -------\n"
+        ),
         "Update: the value was set, returns True",
         "INSERT INTO",
         "UPDATE users",
@@ -151,12 +157,9 @@ def test_java_concatenations_and_escapes_are_read_as_one_query():
     from igg.codemap.java.analyze import analyze_java
 
     source = (
-        "class Repo {\n"
-        "  void find(java.sql.Connection c, String table, int id) throws Exception {\n"
-        '    c.prepareStatement("SELECT \\"name\\" FROM " + table + " t JOIN roles r ON r.id = t.rid WHERE t.id = " + id);\n'
-        '    c.prepareStatement("Update failed: " + id);\n'
-        "  }\n"
-        "}\n"
+        "class Repo {\n  void find(java.sql.Connection c, String table, int id) throws Exception {\n   "
+        ' c.prepareStatement("SELECT \\"name\\" FROM " + table + " t JOIN roles r ON r.id = t.rid WHERE t.id'
+        ' = " + id);\n    c.prepareStatement("Update failed: " + id);\n  }\n}\n'
     )
     (find,) = [c for c in analyze_java("Repo.java", source).callables if c.name == "find"]
     assert [(s.table, s.op) for s in find.sql] == [("roles", "read")]

@@ -20,7 +20,9 @@ from tests.tsoracle import missing, module_edges, oracle
 pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 
 TREE = {
-    "tsconfig.json": '{"compilerOptions": {"module": "esnext", "moduleResolution": "bundler", "strict": true}}\n',
+    "tsconfig.json": (
+        '{"compilerOptions": {"module": "esnext", "moduleResolution": "bundler", "strict": true}}\n'
+    ),
     "src/store.ts": "\n".join(
         [
             "export interface StoreApi<T> { getState(): T }",
@@ -56,8 +58,9 @@ TREE = {
             "",
         ]
     ),
-    "src/types.ts": "export type * from './store'\nexport type * as query from './query'\n"
-    "export class AfterTypeStar {}\n",
+    "src/types.ts": (
+        "export type * from './store'\nexport type * as query from './query'\nexport class AfterTypeStar {}\n"
+    ),
     "src/load.ts": "\n".join(
         [
             "import { helper } from './store'",

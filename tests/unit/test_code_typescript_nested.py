@@ -1,11 +1,10 @@
 """Nested callables and local types of TypeScript/JavaScript as nodes, judged by the TypeScript compiler
-(``tests/tsoracle``: the checker's resolved call targets, named as IGG names them): a function nested in another
-(``function`` declarations, ``const f = () => ...``, in functions and methods, behind anonymous callbacks) is
-``outer.inner`` with its own calls; the members of a module-level object literal are functions (``api.get``)
-or aliases of the module's functions, through which an importer's ``utils.forEach()`` resolves; CommonJS's
-``exports.a = function () {...}`` is the function ``a``; classes,
-interfaces and enums declared in function bodies are types (``outer.Local``; by their own name in a callback
-no named callable holds)."""
+(``tests/tsoracle``: the checker's resolved call targets, named as IGG names them): a function nested in
+another (``function`` declarations, ``const f = () => ...``, in functions and methods, behind anonymous
+callbacks) is ``outer.inner`` with its own calls; the members of a module-level object literal are functions
+(``api.get``) or aliases of the module's functions, through which an importer's ``utils.forEach()`` resolves;
+CommonJS's ``exports.a = function () {...}`` is the function ``a``; classes, interfaces and enums declared in
+function bodies are types (``outer.Local``; by their own name in a callback no named callable holds)."""
 
 from __future__ import annotations
 
@@ -22,8 +21,10 @@ from tests.tsoracle import missing, oracle
 pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 
 TREE = {
-    "tsconfig.json": '{"compilerOptions": {"module": "esnext", "moduleResolution": "bundler", "strict": true,'
-    ' "allowJs": true, "checkJs": true}}\n',
+    "tsconfig.json": (
+        '{"compilerOptions": {"module": "esnext", "moduleResolution": "bundler", "strict": true,'
+        ' "allowJs": true, "checkJs": true}}\n'
+    ),
     "src/utils.js": "\n".join(
         [
             "function forEach(list, fn) { for (const x of list) fn(x) }",
@@ -32,9 +33,13 @@ TREE = {
             "",
         ]
     ),
-    "src/common.js": "exports.twice = function (x) { return half(x) * 4 }\nfunction half(x) { return x / 2 }\n",
-    "src/usecommon.js": "const common = require('./common')\nfunction run() { return common.twice(1) }\n"
-    "module.exports = { run }\n",
+    "src/common.js": (
+        "exports.twice = function (x) { return half(x) * 4 }\nfunction half(x) { return x / 2 }\n"
+    ),
+    "src/usecommon.js": (
+        "const common = require('./common')\nfunction run() { return common.twice(1) }\n"
+        "module.exports = { run }\n"
+    ),
     "src/api.ts": "\n".join(
         [
             "import utils from './utils.js'",
@@ -43,7 +48,10 @@ TREE = {
             "  const arrow = (n: number): number => inner(n) + deeper(n)",
             "  function deeper(n: number): number { const last = (): number => helper(n); return last() }",
             "  utils.forEach(items, (x: number) => { arrow(x) })",
-            "  return [1, 2].map((n) => { function inCallback(): number { return inner(n) } return inCallback() })[0]",
+            (
+                "  return [1, 2].map((n) => { function inCallback(): number { return inner(n) } return"
+                " inCallback() })[0]"
+            ),
             "}",
             "export function helper(n: number): number { utils.merge({}, {}); return n }",
             "export const api = {",

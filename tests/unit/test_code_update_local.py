@@ -1,4 +1,5 @@
-"""``--update`` after a change inside bodies resolves only the changed files again, and still equals a fresh map.
+"""``--update`` after a change inside bodies resolves only the changed files again, and still equals a fresh
+map.
 
 When every changed file declares what it declared before (the same types, callables, imports, fields and the
 tables it names), no other file's relations can change: the update links the changed files alone, changes
@@ -57,8 +58,8 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
         ),
         "changed",
     ),
-    # a Python call, assignment or return is a value flow, which crosses modules without a name changing (what a
-    # call passes reaches another module's parameters): every file is linked again
+    # a Python call, assignment or return is a value flow, which crosses modules without a name changing
+    # (what a call passes reaches another module's parameters): every file is linked again
     (
         "a Python call moved to another module's function",
         lambda t: _replace(
@@ -164,8 +165,10 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
         "all",
     ),
     (
-        "a Java interface's abstract method redeclared (a functional method types lambdas in files that need not "
-        "name it)",
+        (
+            "a Java interface's abstract method redeclared (a functional method types lambdas in files that"
+            " need not name it)"
+        ),
         lambda t: _replace(
             t / f"{JAVA}/model/Labeled.java", "    String label();", "    String label(String prefix);"
         ),

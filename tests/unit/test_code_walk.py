@@ -1,5 +1,5 @@
-"""Walking source trees: .gitignore is honoured; vendored and binary files are skipped with a reason; generated
-Python files are read as their module and imports only."""
+"""Walking source trees: .gitignore is honoured; vendored and binary files are skipped with a reason;
+generated Python files are read as their module and imports only."""
 
 from __future__ import annotations
 
@@ -109,7 +109,9 @@ def test_the_files_read_are_the_ones_git_does_not_ignore(tmp_path: Path) -> None
     if shutil.which("git") is None:
         pytest.skip("git is missing")
     files = {
-        ".gitignore": "*.tmp.py\n/root_only.py\nbuild*/\n!build_keep/\n[ab]_gen.py\nlogs/**/*.py\n\\#hash.py\n",
+        ".gitignore": (
+            "*.tmp.py\n/root_only.py\nbuild*/\n!build_keep/\n[ab]_gen.py\nlogs/**/*.py\n\\#hash.py\n"
+        ),
         "src/.gitignore": "!keep.tmp.py\nlocal/\n*.py\n!*_api.py\n!pkg/\n",
         "src/pkg/.gitignore": "!*.py\nsecret_*.py\n",
         "root_only.py": "",

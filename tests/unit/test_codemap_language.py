@@ -1,5 +1,5 @@
-"""The language seam: every language IGG reads is one module behind ``igg.codemap.language.Language``, and walk,
-cache, link, ``--update`` and the agents reach languages only through it."""
+"""The language seam: every language IGG reads is one module behind ``igg.codemap.language.Language``, and
+walk, cache, link, ``--update`` and the agents reach languages only through it."""
 
 from __future__ import annotations
 

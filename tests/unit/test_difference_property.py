@@ -1,11 +1,12 @@
-"""A planned difference (``igg.act.difference``: how ``map-code --update`` and a document update change a graph)
-is pinned to the act step's other paths: random differences under random limits give the verdicts, graph (ids,
-properties, provenance, id counters) and journal that the same changes give as one atomic agent response, both
-through an actor that may take the ADD_NODE / ADD_EDGE fast path and through one forced down the rule chain.
+"""A planned difference (``igg.act.difference``: how ``map-code --update`` and a document update change a
+graph) is pinned to the act step's other paths: random differences under random limits give the verdicts,
+graph (ids, properties, provenance, id counters) and journal that the same changes give as one atomic agent
+response, both through an actor that may take the ADD_NODE / ADD_EDGE fast path and through one forced down
+the rule chain.
 
-What the two sides cannot share, on purpose (``igg.act.difference``'s docstring): a difference names nodes by id
-and an agent by reference, so "the node is gone" is NODE_NOT_FOUND or EDGE_NOT_FOUND depending on which side
-looked; and the per-response budgets do not bind a planned difference (here they are set above what any
+What the two sides cannot share, on purpose (``igg.act.difference``'s docstring): a difference names nodes by
+id and an agent by reference, so "the node is gone" is NODE_NOT_FOUND or EDGE_NOT_FOUND depending on which
+side looked; and the per-response budgets do not bind a planned difference (here they are set above what any
 example spends).
 """
 
@@ -64,7 +65,8 @@ SETUP = [
         "properties": {"weight": 2},
     },
 ]
-"""Nodes and edges an agent added (not protected) beside the seed's (protected when ``protect_seed_nodes``)."""
+"""Nodes and edges an agent added (not protected) beside the seed's (protected when
+``protect_seed_nodes``)."""
 
 LABELS = ["Class", "Interface", "Method"] * 3 + ["Typed", "Klass"]
 EDGE_LABELS = ["CALLS"] * 6 + ["IMPLEMENTS", "WEIGHED", "CALLZ"]
@@ -219,8 +221,8 @@ def _snapshot(state: GraphState) -> tuple[Any, ...]:
 
 
 def _outcome(v: Verdict, refused: bool) -> tuple[Any, ...]:
-    """What a verdict says; in a change ``refused`` whole, an action applied then reverted (rolled back) only as
-    valid; the two "is gone" codes as one."""
+    """What a verdict says; in a change ``refused`` whole, an action applied then reverted (rolled back) only
+    as valid; the two "is gone" codes as one."""
     if v.code == ErrorCode.ROLLED_BACK or refused and v.accepted:
         return v.index, v.action, True
     if v.code is not None and str(v.code) in NOT_FOUND:

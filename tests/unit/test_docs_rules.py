@@ -1,5 +1,5 @@
-"""docs/rules.md covers the feature (its examples run in tests/integration/test_docs.py, as every page's do), and the
-pre-commit hook it documents runs ``igg check``."""
+"""docs/rules.md covers the feature (its examples run in tests/integration/test_docs.py, as every page's do),
+and the pre-commit hook it documents runs ``igg check``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Documents as sources (issue 42): a corpus read as documents, facts recording the documents that support them,
-updates equal to a fresh build, answers never paid for twice, and bad input refused before anything changes."""
+"""Documents as sources (issue 42): a corpus read as documents, facts recording the documents that support
+them, updates equal to a fresh build, answers never paid for twice, and bad input refused before anything
+changes."""
 
 from __future__ import annotations
 

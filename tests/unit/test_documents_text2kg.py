@@ -1,7 +1,7 @@
-"""A real corpus (issue 42): one document per Text2KGBench test sentence of two ontologies (city, musical work), the
-recorded Vicuna-13B answer of each replayed through the act step (``igg.evaluate.replay``) and the graph it
-accepts turned into the document's actions. Remove 10%, change 5%, add 5%: the update equals a fresh build, and
-the agent is asked for the changed and added documents alone."""
+"""A real corpus (issue 42): one document per Text2KGBench test sentence of two ontologies (city, musical
+work), the recorded Vicuna-13B answer of each replayed through the act step (``igg.evaluate.replay``) and the
+graph it accepts turned into the document's actions. Remove 10%, change 5%, add 5%: the update equals a fresh
+build, and the agent is asked for the changed and added documents alone."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def recorded() -> tuple[dict[str, str], dict[str, list[dict[str, Any]]], set[str
         )
         for sid, sentence in found.items():
             if sentence in seen:
-                continue  # a sentence the benchmark repeats: its answer is cached under its text, one call for both
+                # a sentence the benchmark repeats: its answer is cached under its text, one call for both
+                continue
             seen.add(sentence)
             state = replayer.replay(sentence, answers[sid].triples if sid in answers else []).state
             assert state is not None

@@ -1,4 +1,5 @@
-"""Identity hygiene and the near-duplicate guard: normalised identities, POSSIBLE_DUPLICATE and its policies."""
+"""Identity hygiene and the near-duplicate guard: normalised identities, POSSIBLE_DUPLICATE and its
+policies."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Evidence-grounded facts (issue 30): quotes located in the context, exact verdicts and stored spans under each
-grounding policy, and evidence carried into history, queries, the report and the exports."""
+"""Evidence-grounded facts (issue 30): quotes located in the context, exact verdicts and stored spans under
+each grounding policy, and evidence carried into history, queries, the report and the exports."""
 
 from __future__ import annotations
 
@@ -332,7 +332,8 @@ def test_the_observation_tells_the_model_the_policy_and_the_format():
 
 
 def test_a_run_keeps_evidence_through_the_store_explain_show_and_exports(tmp_path, capsys):
-    """The whole path on a transcript: `igg run --store`, `igg explain`, `igg show --grounding`, GraphML and JSON."""
+    """The whole path on a transcript: `igg run --store`, `igg explain`, `igg show --grounding`, GraphML and
+    JSON."""
     from tests.integration.test_cli_run import cli
 
     request = tmp_path / "request.json"

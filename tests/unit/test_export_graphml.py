@@ -17,7 +17,8 @@ from igg.export.graphml import xml_safe
 from tests.conftest import Workspace, edge, node
 
 XSD = Path(__file__).resolve().parents[3] / "shared" / "graphml" / "graphml.xsd"
-"""The GraphML XSD the exporter is validated against: ``../shared/graphml`` beside the checkout (DESIGN.md)."""
+"""The GraphML XSD the exporter is validated against: ``../shared/graphml`` beside the checkout
+(DESIGN.md)."""
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +159,8 @@ _VALUE = st.one_of(
 def test_the_text_writer_writes_exactly_the_bytes_lxml_serializes(
     node_props, edge_specs, provenance, metadata
 ):
-    """write_graphml composes the XML itself; lxml's xmlfile, one element per node and edge, is the reference."""
+    """write_graphml composes the XML itself; lxml's xmlfile, one element per node and edge, is the
+    reference."""
     from igg.graph.state import GraphState
     from igg.models.schema import Schema
     from tests.support.graphml_lxml import write_graphml_lxml

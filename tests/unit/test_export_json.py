@@ -116,12 +116,17 @@ def test_a_document_without_schema_gets_one_inferred(tmp_path):
         ("{not json", "not valid JSON"),
         ('{"nodes": [{"id": "a", "type": "X", "properties": {"name": null}}]}', "nodes[0].properties.name"),
         (
-            '{"nodes": [{"id": "a", "type": "X", "properties": {"name": "x"}}], '
-            '"edges": [{"id": "e", "type": "R", "from": "a", "to": "zz"}]}',
+            (
+                '{"nodes": [{"id": "a", "type": "X", "properties": {"name": "x"}}], '
+                '"edges": [{"id": "e", "type": "R", "from": "a", "to": "zz"}]}'
+            ),
             "no node with id to 'zz'",
         ),
         (
-            '{"schema": {"node_types": ["X"]}, "nodes": [{"id": "a", "type": "Y", "properties": {"name": "x"}}]}',
+            (
+                '{"schema": {"node_types": ["X"]}, "nodes": [{"id": "a", "type": "Y", "properties": {"name":'
+                ' "x"}}]}'
+            ),
             "UNKNOWN_NODE_TYPE",
         ),
     ],

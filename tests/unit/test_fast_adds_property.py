@@ -29,14 +29,15 @@ SCHEMA = {
     "property_types": {"Typed": {"size": "integer"}},
     "valid_time": {"CALLS": {"one_at_a_time": True}, "Class": {"properties": ["doc"]}, "Interface": {}},
 }
-"""Types the fast path handles (Class, Interface, Method, CALLS, IMPLEMENTS with a pattern) and types it always
-hands to the rule chain (Typed: declared property types; WEIGHED: a required edge attribute; CALLS and Class:
-valid time with supersession and a property history)."""
+"""Types the fast path handles (Class, Interface, Method, CALLS, IMPLEMENTS with a pattern) and types it
+always hands to the rule chain (Typed: declared property types; WEIGHED: a required edge attribute; CALLS and
+Class: valid time with supersession and a property history)."""
 TIMES = ["2020", "2021-05", "2019-12-31T23:00:00-02:00", "2018", "in 2020", "2020-13"]
 
 
 def _with_time(draw: st.DrawFn, action: dict[str, Any]) -> dict[str, Any]:
-    """Valid time one action in three: a start, an end, or both (some unreadable, some on types without time)."""
+    """Valid time one action in three: a start, an end, or both (some unreadable, some on types without
+    time)."""
     if _one_in(draw, 3):
         for field in draw(st.sampled_from([("valid_from",), ("valid_to",), ("valid_from", "valid_to")])):
             action[field] = draw(_often(TIMES[:4], TIMES[4:]))
@@ -81,7 +82,8 @@ EXTRA_KEYS = st.sampled_from(["doc", "lines", "size", "bad key!", "weight", "pac
 
 
 def _often(common: list[Any], rare: list[Any]) -> st.SearchStrategy[Any]:
-    """Each of ``common`` seven times as likely as each of ``rare`` (hypothesis shrinks towards ``common[0]``)."""
+    """Each of ``common`` seven times as likely as each of ``rare`` (hypothesis shrinks towards
+    ``common[0]``)."""
     return st.sampled_from(common * 7 + rare)
 
 
@@ -131,7 +133,8 @@ def _with_evidence(draw: st.DrawFn, action: dict[str, Any]) -> dict[str, Any]:
 
 @st.composite
 def references(draw: st.DrawFn) -> dict[str, Any]:
-    """A node reference: by name alone, by type and identity, with a signature, an unknown type, or extra keys."""
+    """A node reference: by name alone, by type and identity, with a signature, an unknown type, or extra
+    keys."""
     name = draw(_often(PLAIN_NAMES, NAMES))
     shape = draw(_often([0, 1, 2], [3, 4, 5]))
     if shape == 0:
@@ -212,7 +215,8 @@ def _pass(ctx: CheckContext, action: AddNode, resolved: Any) -> None:
 
 
 def _snapshot(state: GraphState) -> tuple[Any, ...]:
-    """Everything a path leaves behind: nodes and edges in order with their data, the id counters, the journal."""
+    """Everything a path leaves behind: nodes and edges in order with their data, the id counters, the
+    journal."""
     nodes = [(nid, copy.deepcopy(data)) for nid, data in state.nodes.items()]
     edges = [(eid, u, v, copy.deepcopy(d)) for eid, (u, v, d) in state.edge_rows()]
     journal = state.take_journal()

@@ -292,7 +292,8 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path, command):
 
 
 def test_a_servers_run_exports_stay_inside_the_output_directory(tmp_path):
-    """Exports a client asks a run for (``RunInput.exports``) are written strictly under the output directory."""
+    """Exports a client asks a run for (``RunInput.exports``) are written strictly under the output
+    directory."""
     import asyncio
 
     from igg.persistence.memory import MemorySessions

@@ -1,7 +1,7 @@
-"""No state change without intent: the shapes a browser sends cross-site (a form post, ``text/plain``, a bodyless
-``fetch``, ``Origin: null`` from a sandboxed frame or a ``data:`` page, a page on another loopback port) are
-refused with 403 and the error envelope, by ``igg serve`` and by ``igg mcp --transport http``; the server's own
-pages and JSON clients go on working."""
+"""No state change without intent: the shapes a browser sends cross-site (a form post, ``text/plain``, a
+bodyless ``fetch``, ``Origin: null`` from a sandboxed frame or a ``data:`` page, a page on another loopback
+port) are refused with 403 and the error envelope, by ``igg serve`` and by ``igg mcp --transport http``; the
+server's own pages and JSON clients go on working."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""An adapter never blocks the event loop: while a stored 100,000-node session loads (seconds of work), the same
-``igg serve`` keeps answering ``/healthz`` and other clients (every store read from async code runs off the
-loop: the session route, the operations, the event stream)."""
+"""An adapter never blocks the event loop: while a stored 100,000-node session loads (seconds of work), the
+same ``igg serve`` keeps answering ``/healthz`` and other clients (every store read from async code runs off
+the loop: the session route, the operations, the event stream)."""
 
 from __future__ import annotations
 

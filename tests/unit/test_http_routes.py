@@ -1,7 +1,7 @@
-"""HTTP routes across four services in four languages (``fixtures/code/http``): every Route, HANDLES and REQUESTS
-edge against the hand-written truth (``truth.txt``), lines exact; client calls to another host or to a path
-decided at run time draw nothing; ``--update`` after an edit to a route, a prefix or a client call equals a
-fresh map; ``igg check`` lists unused and unknown routes and forbids requests across services."""
+"""HTTP routes across four services in four languages (``fixtures/code/http``): every Route, HANDLES and
+REQUESTS edge against the hand-written truth (``truth.txt``), lines exact; client calls to another host or to
+a path decided at run time draw nothing; ``--update`` after an edit to a route, a prefix or a client call
+equals a fresh map; ``igg check`` lists unused and unknown routes and forbids requests across services."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from tests.unit.test_code_update import graph_of
 
 TREE = FIXTURES / "code" / "http"
 Edge = tuple[str, str, str, str]
-"""(label, source as ``file:name`` or the module's file, site ``file:line``, target ``service METHOD path``)."""
+"""(label, source as ``file:name`` or the module's file, site ``file:line``, target ``service METHOD
+path``)."""
 
 
 def _truth() -> tuple[set[Edge], set[str]]:

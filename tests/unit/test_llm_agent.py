@@ -162,7 +162,8 @@ def test_adapted_attempts_are_not_retries() -> None:
 
 
 def test_retries_exhausted_raise_agent_failed_with_one_line_reason() -> None:
-    """After max_retries the agent fails with one line naming the attempts and the last error, never the key."""
+    """After max_retries the agent fails with one line naming the attempts and the last error, never the
+    key."""
     with (
         FakeOpenAI([Reply(status=503, message="overloaded\nplease retry")] * 3) as server,
         capture_logs() as logs,
@@ -274,7 +275,8 @@ def test_settings_from_environment() -> None:
 
 
 def test_environment_defaults_for_settings_the_request_leaves_unset() -> None:
-    """IGG_MAX_OUTPUT_TOKENS / IGG_LLM_TIMEOUT fill what config.llm does not set; bad values: one clear line."""
+    """IGG_MAX_OUTPUT_TOKENS / IGG_LLM_TIMEOUT fill what config.llm does not set; bad values: one clear
+    line."""
     env = {
         "OPENAI_BASE_URL": "http://localhost:1/v1",
         "IGG_MAX_OUTPUT_TOKENS": "32",
@@ -328,7 +330,8 @@ def test_unrelated_bad_request_fails_at_once_without_dropping_the_mode() -> None
 
 
 def test_registry_builds_the_llm_agent_for_llm_and_auto(monkeypatch: pytest.MonkeyPatch) -> None:
-    """--agent llm and --agent auto (with an endpoint) give the async LLM agent; without one, a clear error."""
+    """--agent llm and --agent auto (with an endpoint) give the async LLM agent; without one, a clear
+    error."""
     from igg.agents.registry import make_agent as make
 
     request = make_request(llm={"model": "m1"})
@@ -344,7 +347,8 @@ def test_registry_builds_the_llm_agent_for_llm_and_auto(monkeypatch: pytest.Monk
 
 
 def test_truncated_answer_is_flagged_and_later_prompts_ask_for_fewer_actions() -> None:
-    """finish_reason length: truncated=True; from then on the prompt caps the actions at what arrived whole."""
+    """finish_reason length: truncated=True; from then on the prompt caps the actions at what arrived
+    whole."""
     two = json.dumps(
         {
             "reasoning": "r",

@@ -548,7 +548,8 @@ def test_the_public_api_exports_the_loop():
 
 
 def test_an_agent_s_validation_rules_join_the_act_step():
-    """Declared capabilities (AgentCapabilities), not probed by name: the rules run after the built-in ones."""
+    """Declared capabilities (AgentCapabilities), not probed by name: the rules run after the built-in
+    ones."""
     from igg.agents import AgentCapabilities
     from igg.models.actions import AddNode
     from igg.models.verdicts import ErrorCode

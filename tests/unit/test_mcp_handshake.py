@@ -1,5 +1,5 @@
-"""``igg mcp`` answers ``initialize`` before loading the SDK (``igg.interfaces.mcp.handshake``), with exactly what
-the SDK would answer: the SDK's own answer, dropped, is compared with it (a difference is logged as
+"""``igg mcp`` answers ``initialize`` before loading the SDK (``igg.interfaces.mcp.handshake``), with exactly
+what the SDK would answer: the SDK's own answer, dropped, is compared with it (a difference is logged as
 ``mcp_handshake_mismatch``), and the session goes on as the SDK's (tools/list, a call)."""
 
 from __future__ import annotations

@@ -164,8 +164,8 @@ def test_windows_line_endings_keep_file_and_paragraph_boundaries():
 
 
 def test_a_huge_context_is_split_only_as_far_as_the_run_walks() -> None:
-    """Issue 19: a 170 MB context made `igg run` split all of it before the first iteration. Now a run of three
-    iterations finds three chunks (offsets only); the rest is split only when asked for, identically."""
+    """Issue 19: a 170 MB context made `igg run` split all of it before the first iteration. Now a run of
+    three iterations finds three chunks (offsets only); the rest is split only when asked for, identically."""
     from conftest import make_request
 
     from igg.agents.scripted import ScriptedAgent
@@ -194,9 +194,9 @@ def test_a_huge_context_is_split_only_as_far_as_the_run_walks() -> None:
     ["x" * 400_000, "ab " * 130_000, '{"a":1,' * 60_000, "\U0001f600 " * 150_000, ("a" + " " * 100) * 4_000],
 )
 def test_one_long_line_is_split_in_linear_work(line, monkeypatch):
-    """Issue 47: a line longer than the budget (minified code, a JSON blob) was cut by estimating the whole rest
-    of the line again for every piece: a 1 MB line cost 15 s, 2 MB 53 s. The characters estimated now stay
-    within a small multiple of the line's length (work counted, not timed)."""
+    """Issue 47: a line longer than the budget (minified code, a JSON blob) was cut by estimating the whole
+    rest of the line again for every piece: a 1 MB line cost 15 s, 2 MB 53 s. The characters estimated now
+    stay within a small multiple of the line's length (work counted, not timed)."""
     import igg.observe.chunks as chunks_module
 
     counted = [0]

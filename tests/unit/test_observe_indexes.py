@@ -1,4 +1,5 @@
-"""GraphState's observation indexes: recently touched nodes and hubs stay right under any mutation sequence."""
+"""GraphState's observation indexes: recently touched nodes and hubs stay right under any mutation
+sequence."""
 
 from __future__ import annotations
 

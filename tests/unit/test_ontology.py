@@ -1,5 +1,6 @@
 """Schemas from ontologies: Text2KGBench JSON, OWL/RDFS (Turtle, RDF/XML, JSON-LD) and SHACL read into one IGG
-schema; shapes written back import to the same schema; bad ontologies warn or are refused, never a traceback."""
+schema; shapes written back import to the same schema; bad ontologies warn or are refused, never a
+traceback."""
 
 from __future__ import annotations
 
@@ -202,8 +203,8 @@ def test_schema_import_prints_a_schema_a_request_takes_and_its_warnings(capsys):
     request = load_request({"goal_prompt": "films", "config": {"schema": schema}})
     assert request.config.schema_.terms["director"].label == "director"
     assert (
-        err
-        == "warning: relation 'writer': domain 'WrittenWork' is not a concept; its subject may be of any type\n"
+        err == "warning: relation 'writer': domain 'WrittenWork' is not a concept; its subject may be of any"
+        " type\n"
     )
 
 

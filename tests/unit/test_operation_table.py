@@ -1,6 +1,6 @@
-"""One operation table (``igg.workspace.ops.OPERATIONS``) drives the MCP server, the HTTP API and the workspace's
-dispatch: an operation declared once (input, output, handler, routes) is served by both servers, and the OpenAPI
-document shows every route's request and response models."""
+"""One operation table (``igg.workspace.ops.OPERATIONS``) drives the MCP server, the HTTP API and the
+workspace's dispatch: an operation declared once (input, output, handler, routes) is served by both servers,
+and the OpenAPI document shows every route's request and response models."""
 
 from __future__ import annotations
 
@@ -131,8 +131,8 @@ def test_nothing_branches_on_an_operations_name() -> None:
 
 
 def test_a_session_is_assembled_only_by_open_or_load() -> None:
-    """``Session.open`` (a new one) and ``Session.load`` (a stored one) are the only ways to have a ``Session``;
-    nothing outside it constructs one or replaces its act step."""
+    """``Session.open`` (a new one) and ``Session.load`` (a stored one) are the only ways to have a
+    ``Session``; nothing outside it constructs one or replaces its act step."""
     import ast
 
     found = []

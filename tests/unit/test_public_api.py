@@ -143,7 +143,8 @@ def test_no_loose_modules_at_the_top_of_the_package():
 
 
 def test_no_module_imports_a_private_name_of_another():
-    """``from igg.x import _name`` reaches into another module's internals: what two modules share is public."""
+    """``from igg.x import _name`` reaches into another module's internals: what two modules share is
+    public."""
     import ast
     from pathlib import Path
 

@@ -1,7 +1,7 @@
-"""The docs' recipes run as written: the pre-commit hook through ``pre-commit`` on a scratch repository (a file of
-each of the four languages triggers it), the GitHub Actions job linted by actionlint and its steps run in a scratch
-checkout (IGG installed from the wheel this project builds), and the PostgreSQL start of docs/scaling.md as a user
-other than root, with IGG then storing a run on that server."""
+"""The docs' recipes run as written: the pre-commit hook through ``pre-commit`` on a scratch repository (a
+file of each of the four languages triggers it), the GitHub Actions job linted by actionlint and its steps run
+in a scratch checkout (IGG installed from the wheel this project builds), and the PostgreSQL start of
+docs/scaling.md as a user other than root, with IGG then storing a run on that server."""
 
 from __future__ import annotations
 

@@ -279,8 +279,8 @@ def test_a_deeply_nested_rules_file_exits_2_naming_the_problem(tmp_path, capsys,
 
 
 def test_a_truncated_command_line_check_says_so_in_every_output(tmp_path, capsys, monkeypatch):
-    """``igg check`` has wider bounds than a server, still finite: past them its text, its GitHub annotations and
-    its SARIF say the report is truncated (SARIF valid against the schema)."""
+    """``igg check`` has wider bounds than a server, still finite: past them its text, its GitHub annotations
+    and its SARIF say the report is truncated (SARIF valid against the schema)."""
     import json
 
     import jsonschema
@@ -310,12 +310,13 @@ def test_a_truncated_command_line_check_says_so_in_every_output(tmp_path, capsys
 
 
 def test_sixty_four_layers_of_sixty_four_siblings_stop_at_the_visit_bound(tmp_path):
-    """The same class in another form: 64 layers of 64 siblings are 8 million pairs of parts (once listed whole
-    before any was judged: ~600 MB); each pair now counts against the visits, so the check stops and says so."""
+    """The same class in another form: 64 layers of 64 siblings are 8 million pairs of parts (once listed
+    whole before any was judged: ~600 MB); each pair now counts against the visits, so the check stops and
+    says so."""
     ws = workspace(tmp_path)
     sid = module_graph(ws, [{"name": "a"}, {"name": "b"}], [("b", "a")])
-    # every sibling picks a node (one that picks none is refused before any pair is made); all but two parts end
-    # up empty (a node belongs to the first part that picks it), and still each pair of parts counts
+    # every sibling picks a node (one that picks none is refused before any pair is made); all but two parts
+    # end up empty (a node belongs to the first part that picks it), and still each pair of parts counts
     layers = [{"siblings": [f"a{'*' * (j + 1)}" for j in range(MAX_LISTED)]} for i in range(MAX_LISTED)]
     layers[0]["siblings"][0], layers[1]["siblings"][0] = "a", "b"
     report = ws.check(
@@ -328,9 +329,9 @@ def test_sixty_four_layers_of_sixty_four_siblings_stop_at_the_visit_bound(tmp_pa
 
 
 def test_a_sessions_context_is_linked_once_for_all_its_checks(tmp_path, monkeypatch):
-    """The same class again: a check on a session whose edges carry no sites located them by parsing and linking
-    every file of its context on every call (1.9 MB of code: a second per 200-byte request). The sites are
-    kept with the live session; a change of the modules its graph names links again."""
+    """The same class again: a check on a session whose edges carry no sites located them by parsing and
+    linking every file of its context on every call (1.9 MB of code: a second per 200-byte request). The sites
+    are kept with the live session; a change of the modules its graph names links again."""
     import igg.mapping.depgraph as depgraph
     from igg.workspace.ops import ApplyInput
 

@@ -172,7 +172,10 @@ def test_pyproject_tool_igg_holds_the_same_rules(repo: Path, capsys) -> None:
             "rules[0] 'x': field 'kind': 'layer' is not a kind; use one of forbidden, layers",
         ),
         (
-            '[[rules]]\nname = "ok"\nkind = "acyclic"\n[[rules]]\nname = "lvl"\nkind = "acyclic"\nlevel = "file"\n',
+            (
+                '[[rules]]\nname = "ok"\nkind = "acyclic"\n[[rules]]\nname = "lvl"\nkind = "acyclic"\nlevel ='
+                ' "file"\n'
+            ),
             "rules[1] 'lvl': field 'level': Input should be 'module', 'package', 'type' or 'service'",
         ),
         (
@@ -180,7 +183,10 @@ def test_pyproject_tool_igg_holds_the_same_rules(repo: Path, capsys) -> None:
             "rules[0] 'x': field 'edges': 'IMPORT' is no edge type of the graph's schema",
         ),
         (
-            '[[rules]]\nname = "x"\nkind = "forbidden"\nfrom = "a"\nto = {type = "DatabaseTable", nme = "p"}\n',
+            (
+                '[[rules]]\nname = "x"\nkind = "forbidden"\nfrom = "a"\nto = {type = "DatabaseTable", nme ='
+                ' "p"}\n'
+            ),
             "rules[0] 'x': field 'to.nme': unknown field",
         ),
         (

@@ -64,7 +64,8 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def commands(text: str) -> list[str]:
-    """The lines of a log the GitHub Actions runner would run as workflow commands (it trims leading spaces)."""
+    """The lines of a log the GitHub Actions runner would run as workflow commands (it trims leading
+    spaces)."""
     return [line for line in text.splitlines() if line.lstrip().startswith("::")]
 
 

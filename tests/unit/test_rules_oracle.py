@@ -54,7 +54,8 @@ SHOP = {
     "shop/pure.py": "import json\n",
 }
 """api.v1 -> service (down: fine); service.orders -> helpers.bridge -> api.v1 (up, indirectly); api.v1 <->
-api.v2 directly and through helpers.fmt; util -> db directly, util2 -> service -> db indirectly; db -> sqlite3."""
+api.v2 directly and through helpers.fmt; util -> db directly, util2 -> service -> db indirectly; db ->
+sqlite3."""
 
 SHOP_CONTRACTS = {
     "layered": (
@@ -278,8 +279,8 @@ def test_cycles_are_grimps_strongly_connected_components(on_path: Path) -> None:
 
 def test_type_only_imports_are_the_ones_grimp_leaves_out(on_path: Path) -> None:
     """Issue 46: the module imports IGG marks ``type_checking`` are exactly those grimp drops with
-    ``exclude_type_checking_imports`` (httpx has ``if typing.TYPE_CHECKING:`` blocks), and an ``acyclic`` rule with
-    ``exclude_type_checking_imports = true`` sees grimp's reduced graph."""
+    ``exclude_type_checking_imports`` (httpx has ``if typing.TYPE_CHECKING:`` blocks), and an ``acyclic`` rule
+    with ``exclude_type_checking_imports = true`` sees grimp's reduced graph."""
     shutil.copytree(
         Path(httpx.__file__).parent, on_path / "httpx", ignore=shutil.ignore_patterns("__pycache__")
     )

@@ -199,8 +199,8 @@ def test_since_skips_links_and_assets_and_unpacks_only_the_files_the_walk_reads(
 def test_an_empty_or_option_like_since_exits_2_in_one_line(
     repo: Path, capsys, command: str, value: str
 ) -> None:
-    """Issue 47: ``--since ''`` (an unset CI variable) and ``--since=--`` gave a traceback, or a plain map with
-    exit 0."""
+    """Issue 47: ``--since ''`` (an unset CI variable) and ``--since=--`` gave a traceback, or a plain map
+    with exit 0."""
     assert main([command, "shop", value]) == 2
     captured = capsys.readouterr()
     assert "is no git ref" in captured.err and "Traceback" not in captured.err and captured.out == ""

@@ -1,6 +1,6 @@
-"""The ``check`` operation over MCP (the official SDK's client, stdio) and HTTP (a live ``igg serve``): an agent
-asks whether a stored map breaks rules and gets the violations with files and lines, or INVALID_RULES naming
-the rule and field."""
+"""The ``check`` operation over MCP (the official SDK's client, stdio) and HTTP (a live ``igg serve``): an
+agent asks whether a stored map breaks rules and gets the violations with files and lines, or INVALID_RULES
+naming the rule and field."""
 
 from __future__ import annotations
 

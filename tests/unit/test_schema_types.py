@@ -38,8 +38,8 @@ def test_property_types_are_enforced_with_their_own_codes_and_messages():
     ws = Workspace(schema=SCHEMA)
     v = ws.one(cls(lines="12"))
     assert v.code == C.WRONG_PROPERTY_TYPE
-    assert v.message == (
-        "Class: property 'lines' must be an integer (schema property_types); got string \"12\"."
+    assert (
+        v.message == "Class: property 'lines' must be an integer (schema property_types); got string \"12\"."
     )
     v = ws.one(cls(visibility="protected"))
     assert v.code == C.VALUE_NOT_IN_ENUM
@@ -92,9 +92,10 @@ def test_descriptions_and_property_types_are_shown_in_the_observation():
         todos=[],
     )
     assert (
-        "- Class (name; package): A Java class of the auth module. Typed properties: visibility one of "
-        '"public"|"package"|"private", lines integer, abstract boolean, tags list, score float, package string'
-    ) in markdown
+        "- Class (name; package): A Java class of the auth module. Typed properties: visibility one of"
+        ' "public"|"package"|"private", lines integer, abstract boolean, tags list, score float, package'
+        " string" in markdown
+    )
     assert "- CALLS: a method or constructor call. Typed properties: count integer" in markdown
 
 

@@ -168,7 +168,8 @@ def test_bad_agent_specs_are_invalid_input(spec, message):
 
 
 def test_auto_without_endpoint_or_source_code_says_what_to_do():
-    """The same line as --agent llm without an endpoint (and so the same exit code, 2), then auto's other ways."""
+    """The same line as --agent llm without an endpoint (and so the same exit code, 2), then auto's other
+    ways."""
     from igg.agents.llm import EndpointNotConfigured
     from igg.interfaces.codes import EXIT_INVALID, exit_code
 
@@ -182,7 +183,10 @@ def test_auto_without_endpoint_or_source_code_says_what_to_do():
 
 
 def test_looks_like_source_recognises_code_and_file_markers():
-    java = "package com.app;\nimport java.util.List;\npublic class A {\n  public void f() {\n    return;\n  }\n}\n"
+    java = (
+        "package com.app;\nimport java.util.List;\npublic class A {\n  public void f() {\n    return;\n "
+        " }\n}\n"
+    )
     assert looks_like_source(java)
     assert looks_like_source("// File: src/A.java\nclass A {}\n")
     assert looks_like_source("import os\n\ndef main():\n    pass\n\nclass B:\n    pass\n")

@@ -1,5 +1,6 @@
-"""A fast start: ``import igg`` and ``igg --version`` import none of the heavy parts (the graph and its models,
-pydantic, networkx, the drivers, the servers, the parsers); the public names still resolve on first use.
+"""A fast start: ``import igg`` and ``igg --version`` import none of the heavy parts (the graph and its
+models, pydantic, networkx, the drivers, the servers, the parsers); the public names still resolve on first
+use.
 
 Budgets are on what gets imported, not on wall time (these machines are noisy): ``scripts/bench_start.py``
 prints the times.

@@ -126,9 +126,9 @@ def test_old_dict_mutations_read_as_the_typed_journal_and_a_damaged_row_is_named
 def test_loading_a_session_validates_once_builds_once_and_reads_only_the_last_record(
     store: SessionStore, monkeypatch: Any
 ):
-    """StoreSessions.load (what the workspace, HTTP and MCP do on first touching a stored session): the request
-    is validated once, one graph is built (from the snapshot, or the seed when there is none), and the last
-    verdicts come from one row; every record is read only when asked for."""
+    """StoreSessions.load (what the workspace, HTTP and MCP do on first touching a stored session): the
+    request is validated once, one graph is built (from the snapshot, or the seed when there is none), and the
+    last verdicts come from one row; every record is read only when asked for."""
     import igg.store.store as store_module
 
     calls = {"load_request": 0, "build_state": 0, "steps": 0}

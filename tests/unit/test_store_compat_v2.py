@@ -1,6 +1,6 @@
-"""A session store written by IGG 0.2 (tests/support/store-v2.sqlite, made by tests/support/make_store_v2.py at
-commit 8ad95e9, before one ``Session`` owned every change) loads, continues and exports with today's code: its
-pending and rejected review plans, its undo step, its fork and its map-code update step."""
+"""A session store written by IGG 0.2 (tests/support/store-v2.sqlite, made by tests/support/make_store_v2.py
+at commit 8ad95e9, before one ``Session`` owned every change) loads, continues and exports with today's code:
+its pending and rejected review plans, its undo step, its fork and its map-code update step."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Secrets in store URLs (issue 47): masked in every form a URL carries them (user information, query
-parameters such as libpq's ``?password=``, keyword connection strings), never a crash on a malformed URL (a bad
-IPv6 host), for any URL hypothesis makes."""
+parameters such as libpq's ``?password=``, keyword connection strings), never a crash on a malformed URL (a
+bad IPv6 host), for any URL hypothesis makes."""
 
 from __future__ import annotations
 
@@ -107,8 +107,8 @@ def test_a_keyword_connection_string_is_refused_as_a_store_without_showing_its_p
     "uri", ["bolt://u:hunter22@[::1:7687?password=hunter22", "neo4jx://u:hunter22@h?password=hunter22"]
 )
 def test_a_bad_neo4j_uri_is_an_export_error_that_masks_its_secrets(uri: str) -> None:
-    """The same masking for a Bolt URI: a malformed host is an ExportError (it was a ValueError traceback), and
-    neither the user information's password nor the query's is shown."""
+    """The same masking for a Bolt URI: a malformed host is an ExportError (it was a ValueError traceback),
+    and neither the user information's password nor the query's is shown."""
     from igg.errors import ExportError
     from igg.export.neo4j.bolt import check_uri
 

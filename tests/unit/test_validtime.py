@@ -1,6 +1,6 @@
 """Facts in time (issue 43): valid time on actions, supersession decided by the schema, and the graph as of an
-instant (``--as-of``) and as the journal held it (``--known-at``), judged against a generated stream whose truth
-the generator decided (``scripts/gen_temporal.py``), not against IGG's own output."""
+instant (``--as-of``) and as the journal held it (``--known-at``), judged against a generated stream whose
+truth the generator decided (``scripts/gen_temporal.py``), not against IGG's own output."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def test_a_one_value_property_keeps_its_history_and_a_late_value_does_not_replac
     assert "n1" not in as_of(state, instant("2009")).nodes  # the node itself holds from 2010
 
 
-# ---- the generated stream, judged by its truth ---------------------------------------------------------------
+# ---- the generated stream, judged by its truth -------------------------------------------------------------
 def canonical(state: GraphState) -> tuple[set[tuple[str, str, str]], dict[str, str]]:
     names = {n: d["properties"]["name"] for n, d in state.nodes.items()}
     edges = {(data["type"], names[u], names[v]) for _, (u, v, data) in state.edge_rows()}
@@ -202,7 +202,8 @@ def canonical(state: GraphState) -> tuple[set[tuple[str, str, str]], dict[str, s
 
 @pytest.fixture(scope="module")
 def stream_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Stream, Path, GraphState]:
-    """10,000 facts over 1,000 entities, shuffled, some stated twice, run through ``igg run``'s loop into a store."""
+    """10,000 facts over 1,000 entities, shuffled, some stated twice, run through ``igg run``'s loop into a
+    store."""
     stream = generate(entities=1000, facts=10_000, seed=7)
     store = tmp_path_factory.mktemp("temporal") / "s.sqlite"
     result = run_request(load_request(stream.request), ScriptedAgent(stream.turns(1000)), store=store)
@@ -300,7 +301,7 @@ def test_known_at_equals_replaying_the_journal_to_that_instant(stream_run: Any) 
         sessions.close()
 
 
-# ---- through the command line: export, show, explain, review, undo, kill -9 ---------------------------------
+# ---- through the command line: export, show, explain, review, undo, kill -9 --------------------------------
 def igg(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "igg", *args], cwd=ROOT, capture_output=True, text=True, timeout=120, **kwargs
@@ -396,8 +397,8 @@ def alice_at_initech(store: str) -> dict[str, Any]:
 
 
 def test_kill_9_during_supersession_leaves_a_whole_step(tmp_path: Path) -> None:
-    """A run of 4,000 shuffled facts (supersession in every turn) killed mid-way: the store holds the graph after
-    some whole iteration, equal to a fresh run of exactly those turns."""
+    """A run of 4,000 shuffled facts (supersession in every turn) killed mid-way: the store holds the graph
+    after some whole iteration, equal to a fresh run of exactly those turns."""
     stream = generate(entities=300, facts=4000, seed=11)
     folder = tmp_path / "gen"
     folder.mkdir()

@@ -14,10 +14,11 @@ from igg.models.actions import read_action
 from igg.request.load import build_state, load_request
 
 TEXT = (
-    "Super Capers is a 98 minute film with a $2000000.0 budget, released on 12 June 1989 in the U.S. "
-    "It stars Alan B. Shepard, Tom Sizemore and The Velvet Underground; it cost 1,200 dollars, grossed "
-    "875.4 million and the comic character Arion, Baymax's friend, is a hero of the White South Africans. It's Great to Be Young "
-    "was out on 9/27/2003. Luke Paul Hoare Shaw plays for Manchester United, Abraham Ribicoff for none."
+    "Super Capers is a 98 minute film with a $2000000.0 budget, released on 12 June 1989 in the U.S. It stars"
+    " Alan B. Shepard, Tom Sizemore and The Velvet Underground; it cost 1,200 dollars, grossed 875.4 million"
+    " and the comic character Arion, Baymax's friend, is a hero of the White South Africans. It's Great to Be"
+    " Young was out on 9/27/2003. Luke Paul Hoare Shaw plays for Manchester United, Abraham Ribicoff for"
+    " none."
 )
 
 

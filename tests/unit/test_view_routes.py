@@ -76,7 +76,8 @@ def test_an_in_memory_server_shows_the_current_graph_and_its_iterations_but_no_h
 
 
 def test_the_page_asks_the_sessions_own_budgeted_query():
-    """``/ui/api/.../query`` is the workspace's ``query_graph`` operation (what the agents' tool runs), read-only."""
+    """``/ui/api/.../query`` is the workspace's ``query_graph`` operation (what the agents' tool runs),
+    read-only."""
     with TestClient(build_app(Workspace())) as http:
         http.post("/sessions", json=request_dict(session_id="q1"))
         http.post(
@@ -91,7 +92,10 @@ def test_the_page_asks_the_sessions_own_budgeted_query():
                 ]
             },
         )
-        q = '{"query": "neighbours", "node": {"label": "Class", "name": "C", "package": "p"}, "depth": 2, "direction": "in"}'
+        q = (
+            '{"query": "neighbours", "node": {"label": "Class", "name": "C", "package": "p"}, "depth": 2,'
+            ' "direction": "in"}'
+        )
         answer = http.get("/ui/api/sessions/q1/query", params={"q": q}).json()
         assert (
             sorted(n["properties"]["name"] for n in answer["nodes"]) == ["A", "B"]

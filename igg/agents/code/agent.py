@@ -98,8 +98,8 @@ class CodeAgent(AgentCapabilities):
                     sources = [s for s in split_context(context) if s.language]
                 if not sources:
                     raise AgentFailed(
-                        "the code agent found no source file of a language it reads in the context (mark each "
-                        "file with a line such as '// File: src/App.java' or '# File: app/main.py')"
+                        "the code agent found no source file of a language it reads in the context (mark each"
+                        " file with a line such as '// File: src/App.java' or '# File: app/main.py')"
                     )
                 facts = analyze_all(sources)
             self.model = link(facts, external_imports=self.external_imports)
@@ -245,9 +245,9 @@ class _Turn:
         self.files: list[str] = []
         self.added: set[str] = set()
         self.edges: set[tuple[str, str, str]] = set()
-        """(edge type, source key, target key) of the edges this turn proposes: two relations that become one edge
-        (an imported symbol's IMPORTS beside its module's, a member's call lifted to its type) are proposed once,
-        never answered DUPLICATE_EDGE by the act step."""
+        """(edge type, source key, target key) of the edges this turn proposes: two relations that become one
+        edge (an imported symbol's IMPORTS beside its module's, a member's call lifted to its type) are
+        proposed once, never answered DUPLICATE_EDGE by the act step."""
         self.counts: Counter[str] = Counter()
         self.waiting = 0
 

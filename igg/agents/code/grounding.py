@@ -159,9 +159,11 @@ class Grounding:
             return self._quoted(a, files) if self.quotes_required else None
         return (
             ErrorCode.UNGROUNDED_SYMBOL,
-            f"{a.label} from {state.describe(ends.source)} to {state.describe(ends.target)} is not supported by "
-            f"the sources: {name!r} does not occur in {', '.join(sorted(files))}. Only propose relations "
-            "the code shows.",
+            (
+                f"{a.label} from {state.describe(ends.source)} to {state.describe(ends.target)} is not"
+                f" supported by the sources: {name!r} does not occur in {', '.join(sorted(files))}. Only"
+                " propose relations the code shows."
+            ),
         )
 
     def _quoted(self, a: AddEdge, files: set[str]) -> Rejection | None:
@@ -182,8 +184,10 @@ class Grounding:
             return None  # spans point into the context; the act step checks them
         return (
             ErrorCode.UNGROUNDED_EVIDENCE,
-            f"the evidence of this {a.label} edge is not a line of {shown} (compared "
-            "with whitespace runs collapsed); quote the statement that makes it, verbatim.",
+            (
+                f"the evidence of this {a.label} edge is not a line of {shown} (compared "
+                "with whitespace runs collapsed); quote the statement that makes it, verbatim."
+            ),
         )
 
     def _normalized(self, path: str) -> str:

@@ -64,7 +64,8 @@ class GroundedLLM(AgentCapabilities):
 
 
 class HybridAgent(GroundedLLM):
-    """The static pass first (one file per turn); when it is done, the LLM takes over from the next iteration."""
+    """The static pass first (one file per turn); when it is done, the LLM takes over from the next
+    iteration."""
 
     name = "hybrid"
 
@@ -85,9 +86,10 @@ class HybridAgent(GroundedLLM):
             if turn.get("finished"):  # hand over: the LLM gets the next (rendered) observation
                 self.grounding.quotes_required = True
                 return {
-                    "reasoning": turn["reasoning"]
-                    + " Static pass complete; the LLM adds what static analysis "
-                    "cannot see.",
+                    "reasoning": (
+                        turn["reasoning"]
+                        + " Static pass complete; the LLM adds what static analysis cannot see."
+                    ),
                     "actions": [],
                 }
             return turn
@@ -102,17 +104,19 @@ def create_agent(
     environ: Mapping[str, str] | None = None,
     sources: Sequence[SourceFile] | None = None,
 ) -> Any:
-    """The registry's hook: ``mode`` is ``code`` (static analysis, offline), ``hybrid`` or ``llm`` (code mode).
+    """The registry's hook: ``mode`` is ``code`` (static analysis, offline), ``hybrid`` or ``llm`` (code
+    mode).
 
     Sources come from ``sources`` or from the request's ``context_data`` (files marked ``// File: path``).
-    Raises ``AgentUnavailable`` when the context holds no source of a language it reads, or (hybrid/llm) when no
-    LLM endpoint is configured.
+    Raises ``AgentUnavailable`` when the context holds no source of a language it reads, or (hybrid/llm) when
+    no LLM endpoint is configured.
     """
     if sources is None:
         if not looks_like_source(request.context_data):
             raise AgentUnavailable(
-                f"the code agent needs {spoken()} sources in context_data (each file introduced by a line "
-                "such as '// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg map-code PATH"
+                f"the code agent needs {spoken()} sources in context_data (each file introduced by a line"
+                " such as '// File: src/App.java' or '# File: app/main.py'); for a source tree use: igg"
+                " map-code PATH"
             )
         sources = split_context(request.context_data)
     if mode == "code":

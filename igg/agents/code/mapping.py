@@ -131,9 +131,8 @@ class SchemaFit:
         if owner:
             owner_sym = self.model.symbols.get(f"type:{owner}")
             owner_name = owner_sym.properties["name"] if owner_sym else owner.rpartition(".")[2]
-            props["name"] = (
-                f"{owner_name}.{props['signature'] if level > 1 else self.model.symbols[key].properties['name']}"
-            )
+            member = props["signature"] if level > 1 else self.model.symbols[key].properties["name"]
+            props["name"] = f"{owner_name}.{member}"
         elif "qualified_name" in props:
             props["name"] = props["qualified_name"]
         elif "package" in props and level == 1:
@@ -216,7 +215,8 @@ class SchemaFit:
         return found
 
     def ref(self, key: str) -> dict[str, Any]:
-        """The node reference of symbol ``key`` (one dict per symbol, shared by its edges: never mutate it)."""
+        """The node reference of symbol ``key`` (one dict per symbol, shared by its edges: never mutate
+        it)."""
         ref = self._refs.get(key)
         if ref is None:
             placed = self.placed[key]

@@ -1,7 +1,7 @@
 """Go, through tree-sitter (the ``tree-sitter-go`` wheel): ``build.py`` (which files a build reads, each
-folder's import path from ``go.mod``), ``analyze.py`` (one file's facts; ``scope.py``: the locals of a function
-and the expressions that type them), ``link.py`` (names across files, and the computed ``IMPLEMENTS``).
-``LANGUAGE`` is its ``Language``; ``go.mod`` and ``go.work`` are read as facts of their own
+folder's import path from ``go.mod``), ``analyze.py`` (one file's facts; ``scope.py``: the locals of a
+function and the expressions that type them), ``link.py`` (names across files, and the computed
+``IMPLEMENTS``). ``LANGUAGE`` is its ``Language``; ``go.mod`` and ``go.work`` are read as facts of their own
 (``FileFacts.config``), so a changed one is parsed again and ``--update`` links every file (a new ``module``
 path renames every package under it)."""
 
@@ -44,7 +44,8 @@ class Go(Language):
     """IMPLEMENTS is computed from method sets: a method added in another file than its type's relinks the
     type's file on ``--update``."""
     reads_generated = True
-    """A generated file (``*.pb.go``, ``Code generated ... DO NOT EDIT.``) is part of its package: go builds it."""
+    """A generated file (``*.pb.go``, ``Code generated ... DO NOT EDIT.``) is part of its package: go builds
+    it."""
 
     def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
         if path.rpartition("/")[2] in CONFIG_NAMES:
@@ -77,9 +78,9 @@ class Go(Language):
         return excluded(path, text)
 
     def is_package_dir(self, path: str) -> bool:
-        """A folder of a build-like name (``build``, ``out``, ``generated``, ``third_party``; not ``vendor``, which
-        ``./...`` leaves out) holding ``.go`` files within three levels is a package folder, as ``go list ./...``
-        reads it."""
+        """A folder of a build-like name (``build``, ``out``, ``generated``, ``third_party``; not ``vendor``,
+        which ``./...`` leaves out) holding ``.go`` files within three levels is a package folder, as ``go
+        list ./...`` reads it."""
         import os
 
         if os.path.basename(path) in ("vendor", "vendored"):

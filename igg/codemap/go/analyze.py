@@ -3,17 +3,17 @@
 A file's package is its folder's import path (``build.import_paths``, given as the file's ``module`` by the
 walk), or that path plus ``_test`` for an external test file (``package foo_test`` in ``foo_test.go``): go
 keeps such files apart as their own package. The module is the package path plus the file name
-(``example.com/app/store/db.go``); ``FileFacts.exports`` holds ``{"package": NAME}``, the package clause's name
-(what an import binds when it has no alias). Imports are ``ImportRef``s whose ``target`` is the import path as
-written and ``alias`` the explicit name (``_``, ``.``, or an identifier; None without one).
+(``example.com/app/store/db.go``); ``FileFacts.exports`` holds ``{"package": NAME}``, the package clause's
+name (what an import binds when it has no alias). Imports are ``ImportRef``s whose ``target`` is the import
+path as written and ``alias`` the explicit name (``_``, ``.``, or an identifier; None without one).
 
-Declarations: every package-level ``type``: a struct, or any other named type or alias, is a ``class`` (a
-type that can have methods), an interface an ``interface``; a struct's embedded fields and an interface's
-embedded interfaces are its ``extends`` (as written), a struct's named fields its ``fields`` (name -> type as
-written; another named type's underlying type is ``fields[UNDERLYING]``, an alias's aliased type
-``fields[ALIAS]``: neither key is a Go name). Functions, and methods with their receiver's type as owner (an interface's methods are abstract
-methods of it); ``params`` are the parameter types as written, one per parameter, ``returns`` the result types
-joined by ``", "``.
+Declarations: every package-level ``type``: a struct, or any other named type or alias, is a ``class`` (a type
+that can have methods), an interface an ``interface``; a struct's embedded fields and an interface's embedded
+interfaces are its ``extends`` (as written), a struct's named fields its ``fields`` (name -> type as written;
+another named type's underlying type is ``fields[UNDERLYING]``, an alias's aliased type ``fields[ALIAS]``:
+neither key is a Go name). Functions, and methods with their receiver's type as owner (an interface's methods
+are abstract methods of it); ``params`` are the parameter types as written, one per parameter, ``returns`` the
+result types joined by ``", "``.
 
 Calls are kept with what the source says of their receiver: ``f()`` (receiver ``none``), ``x.F()`` where ``x``
 is no local name (``type``: a package's function, or a method expression of a type), and ``e.M()`` where ``e``
@@ -275,8 +275,8 @@ class _Analyzer:
                         self.sql_names[_text(n)] = refs
 
     def package_var(self, names: list[Any], typed: Any, values: list[Any]) -> None:
-        """A package-level variable's type as ``exports["var NAME"]``: as written, or ``= F`` / ``= pkg.F`` for
-        the result of the call that initialises it."""
+        """A package-level variable's type as ``exports["var NAME"]``: as written, or ``= F`` / ``= pkg.F``
+        for the result of the call that initialises it."""
         for i, n in enumerate(names):
             written = _text(typed) if typed is not None else None
             if written is None and len(values) == len(names):
@@ -376,7 +376,8 @@ class _Analyzer:
             self._named_sql(root, starts, declared)
 
     def _named_sql(self, root: Any, starts: list[int], declared: dict[int, dict[str, list[Any]]]) -> None:
-        """A function naming a package-level constant of the file that holds SQL reads or writes its tables."""
+        """A function naming a package-level constant of the file that holds SQL reads or writes its
+        tables."""
         stack = [root]
         while stack:
             node = stack.pop()
@@ -435,8 +436,8 @@ def _called_name(function: Any) -> Any:
 
 
 def _initial_type(value: Any) -> str | None:
-    """What a package-level ``var x = value`` makes ``x``: a composite literal's type, ``new(T)``'s, or ``= F``
-    / ``= pkg.F`` for a call's result."""
+    """What a package-level ``var x = value`` makes ``x``: a composite literal's type, ``new(T)``'s, or ``=
+    F`` / ``= pkg.F`` for a call's result."""
     if value.type == "unary_expression" and _text(value.child_by_field_name("operator")) == "&":
         value = value.child_by_field_name("operand")
     if value is None:

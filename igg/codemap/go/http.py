@@ -1,12 +1,13 @@
 """Go's HTTP routes and requests (``igg.codemap.routes``), from the tree the analyzer parsed.
 
-Servers: ``net/http`` (``http.HandleFunc``, a ``ServeMux``'s ``HandleFunc``/``Handle``, Go 1.22 patterns ``"GET
-/items/{id}"``), chi (``r.Get``, ``r.Method``, ``r.Route`` and ``r.Group`` nesting, ``r.Mount("/p", sub())`` of the
-router another function of the package builds), gin (``r.GET``, ``r.Any``, ``r.Group("/v1")``). A router built in
-function ``F`` is named ``F()``: a mount of ``F()`` in any file of the package prefixes its routes. Clients:
-``http.Get``/``Post``/``Head``, ``http.NewRequest(method, url, body)`` (and ``WithContext``), the methods of an
-``http.Client``; a URL is what the code decides: literals, ``+`` and ``fmt.Sprintf`` over constants of the file,
-of the function, or of another file of the package (the join looks those up).
+Servers: ``net/http`` (``http.HandleFunc``, a ``ServeMux``'s ``HandleFunc``/``Handle``, Go 1.22 patterns
+``"GET /items/{id}"``), chi (``r.Get``, ``r.Method``, ``r.Route`` and ``r.Group`` nesting, ``r.Mount("/p",
+sub())`` of the router another function of the package builds), gin (``r.GET``, ``r.Any``,
+``r.Group("/v1")``). A router built in function ``F`` is named ``F()``: a mount of ``F()`` in any file of the
+package prefixes its routes. Clients: ``http.Get``/``Post``/``Head``, ``http.NewRequest(method, url, body)``
+(and ``WithContext``), the methods of an ``http.Client``; a URL is what the code decides: literals, ``+`` and
+``fmt.Sprintf`` over constants of the file, of the function, or of another file of the package (the join looks
+those up).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ HINTS = (
 
 
 def hinted(text: str) -> bool:
-    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
+    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most
+    files)."""
     return any(h in text for h in HINTS)
 
 
@@ -41,7 +43,8 @@ _BODY = re.compile(
     rb"http\.|chi\.|gin\.|mux\.|\.(?:Get|Post|Put|Patch|Delete|Head|Options|Method|Handle|HandleFunc|Route|"
     rb"Group|Mount|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|Any)\("
 )
-"""A function whose text has none of these registers no route and makes no request (its body is not walked)."""
+"""A function whose text has none of these registers no route and makes no request (its body is not
+walked)."""
 
 _NEW = {"chi.NewRouter", "chi.NewMux", "gin.Default", "gin.New", "http.NewServeMux", "mux.NewRouter"}
 _VERBS = {
@@ -151,8 +154,8 @@ class _Http:
             self.request(node, at, _CLIENT[field], _args(node)[:1], env, scope)
 
     def handed(self, node: Any, routers: dict[str, Router]) -> None:
-        """``register(r)``, ``users.Register(v1.Group("/users"))``: the function registers its routes on that router
-        (under the group's prefix): a mount of the router it builds (``_router_params``)."""
+        """``register(r)``, ``users.Register(v1.Group("/users"))``: the function registers its routes on that
+        router (under the group's prefix): a mount of the router it builds (``_router_params``)."""
         for arg in _args(node):
             router: Router | None = None
             if arg.type == "identifier":
@@ -264,8 +267,8 @@ class _Http:
         return [m for m in found if m is not None] if all(found) else []
 
     def strip_mount(self, node: Any, router: Router, pattern: str, handler: Any) -> None:
-        """``mux.Handle("/api/", http.StripPrefix("/api", api.Router()))``: the router ``api.Router`` builds, under
-        ``/api``."""
+        """``mux.Handle("/api/", http.StripPrefix("/api", api.Router()))``: the router ``api.Router`` builds,
+        under ``/api``."""
         if (
             handler is None
             or handler.type != "call_expression"
@@ -293,7 +296,8 @@ class _Http:
         if func.type == "identifier":
             return f"func:{self.package}#{_text(func)}"
         if func.type == "selector_expression" and _text(func.child_by_field_name("operand")) in self.imports:
-            return f"func:{self.imports[_text(func.child_by_field_name('operand'))]}#{_text(func.child_by_field_name('field'))}"
+            package = self.imports[_text(func.child_by_field_name("operand"))]
+            return f"func:{package}#{_text(func.child_by_field_name('field'))}"
         return None
 
     def mount(self, node: Any, router: Router, routers: dict[str, Router]) -> None:
@@ -348,7 +352,8 @@ def _assign(
     routers: dict[str, Router],
     owner: str,
 ) -> None:
-    """``x := chi.NewRouter()``, ``v1 := r.Group("/v1")``, ``base := "http://..."``, ``c := &http.Client{}``."""
+    """``x := chi.NewRouter()``, ``v1 := r.Group("/v1")``, ``base := "http://..."``, ``c :=
+    &http.Client{}``."""
     for name_node, value in zip(left, right, strict=False):
         name = _text(name_node)
         if value.type == "call_expression":
@@ -392,8 +397,8 @@ _ROUTER_TYPES = frozenset(
 
 
 def _router_params(http: _Http, fn: Any, name: str) -> dict[str, Router]:
-    """``func UsersRegister(router *gin.RouterGroup)``: the router ``UsersRegister()``, served where a call hands it
-    one (``users.UsersRegister(v1.Group("/users"))``: a mount)."""
+    """``func UsersRegister(router *gin.RouterGroup)``: the router ``UsersRegister()``, served where a call
+    hands it one (``users.UsersRegister(v1.Group("/users"))``: a mount)."""
     params = fn.child_by_field_name("parameters")
     found: dict[str, Router] = {}
     for p in params.named_children if params is not None and fn.type == "function_declaration" else ():
@@ -439,8 +444,8 @@ def _walk(
 def _nest(
     http: _Http, call: Any, env: dict[str, Value], routers: dict[str, Router], scope: Scope, owner: str
 ) -> bool:
-    """chi's ``r.Route("/p", func(r chi.Router) {...})`` and ``r.Group(func(r chi.Router) {...})``: the function's
-    router is the receiver's under the prefix."""
+    """chi's ``r.Route("/p", func(r chi.Router) {...})`` and ``r.Group(func(r chi.Router) {...})``: the
+    function's router is the receiver's under the prefix."""
     func = call.child_by_field_name("function")
     if func is None or func.type != "selector_expression":
         return False

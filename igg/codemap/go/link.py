@@ -7,12 +7,13 @@ import path either way; ``import "C"`` (cgo) names no package. Names in a file: 
 (every file of the package), then its import bindings (the alias, else the imported package's own name), and
 the packages of its dot imports. Types: a struct's embedded types are its ``EXTENDS`` (an embedded interface
 its ``IMPLEMENTS``), an interface's embedded interfaces its ``EXTENDS``. ``IMPLEMENTS`` is also computed, as
-Go's rule is implicit: a non-interface type of the tree implements an interface of the tree when its method set
-(its methods with value and pointer receivers, and those promoted from embedded in-tree types) holds every
+Go's rule is implicit: a non-interface type of the tree implements an interface of the tree when its method
+set (its methods with value and pointer receivers, and those promoted from embedded in-tree types) holds every
 method of the interface (its own and its embedded interfaces') by name and parameter and result types as
 written, each type name qualified by its package's import path, and it embeds every outside type the interface
-embeds (``io.Reader``: its methods are not known here, but embedding it brings all of them); interfaces without
-methods are left out. A package-level variable's type is known when declared, built or a call's result.
+embeds (``io.Reader``: its methods are not known here, but embedding it brings all of them); interfaces
+without methods are left out. A package-level variable's type is known when declared, built or a call's
+result.
 
 Calls: ``f()`` a function of the package (or of a dot import); ``pkg.F()`` a function of an in-tree package;
 ``T.M`` a method expression; ``e.M()`` where ``e``'s type is known (``analyze.py``): the method ``M`` of that
@@ -155,7 +156,8 @@ class GoLinker:
 
     # ---- types ---------------------------------------------------------------------------------------
     def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
-        """The in-tree type ``name`` written in ``f`` names; an alias is the type it aliases (when in the tree)."""
+        """The in-tree type ``name`` written in ``f`` names; an alias is the type it aliases (when in the
+        tree)."""
         q = self._named_type(name, f)
         for _ in range(_DEPTH):
             aliased = self.index.types[q].fields.get(ALIAS) if q is not None else None
@@ -274,7 +276,8 @@ class GoLinker:
         return None
 
     def global_written(self, name: str, f: FileFacts, depth: int) -> tuple[str, FileFacts] | None:
-        """The type of the package-level variable ``name`` (``v``, ``pkg.V``, or ``v.field``) written in ``f``."""
+        """The type of the package-level variable ``name`` (``v``, ``pkg.V``, or ``v.field``) written in
+        ``f``."""
         head, dot, rest = name.partition(".")
         bindings, dots = self.bindings(f)
         if dot and head in bindings and head not in self.globals.get(f.package, {}):
@@ -419,8 +422,8 @@ uint uint8 uint16 uint32 uint64 uintptr any comparable func map chan struct inte
 
 
 def _element(written: str, key: bool) -> str | None:
-    """The element type of a slice, array, map (its key with ``key``) or channel type as written (what ``range``
-    and an index give), or None."""
+    """The element type of a slice, array, map (its key with ``key``) or channel type as written (what
+    ``range`` and an index give), or None."""
     written = written.strip()
     if written.startswith("[") and not key:
         close = written.find("]")

@@ -30,7 +30,8 @@ def node_text(node: Any) -> str:
 
 
 def base_type(written: str) -> str:
-    """``*pkg.T[int]`` -> ``pkg.T``: the named type a written type refers to through pointers and type args."""
+    """``*pkg.T[int]`` -> ``pkg.T``: the named type a written type refers to through pointers and type
+    args."""
     written = written.strip().lstrip("*").strip()
     bracket = written.find("[")
     if bracket > 0:
@@ -67,8 +68,8 @@ def scope_node(node: Any) -> Any:
 
 
 def bound(left: list[Any], right: list[Any]) -> list[tuple[str, Any]]:
-    """(name, declaration) of ``a, b := x, y`` / ``a, b := f()`` (a name on the left of a call of several results
-    other than the first: not typed)."""
+    """(name, declaration) of ``a, b := x, y`` / ``a, b := f()`` (a name on the left of a call of several
+    results other than the first: not typed)."""
     out = []
     for i, ident in enumerate(left):
         if ident.type != "identifier":

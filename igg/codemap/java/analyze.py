@@ -599,7 +599,8 @@ def _restore(scope: dict[str, Expr], saved: dict[str, Expr | None]) -> None:
 
 
 def _field(decl: TypeDecl, type_node: Any, declarator: Any, generics: dict[str, str]) -> None:
-    """Record a field (or record component) of ``decl``: its erased type, and its element type if it has one."""
+    """Record a field (or record component) of ``decl``: its erased type, and its element type if it has
+    one."""
     name, dims = text_of(declarator.child_by_field_name("name")), dims_of(declarator)
     decl.fields[name] = erase(type_node, generics) + "[]" * dims
     element = element_type(type_node, generics) if not dims else None

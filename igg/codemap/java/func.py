@@ -144,7 +144,8 @@ OBJECT_METHODS = frozenset({"equals", "hashCode", "toString"})
 
 
 def lambda_element(method: str, lambda_param: int) -> bool:
-    """Whether parameter ``lambda_param`` of a lambda given first to container method ``method`` is an element."""
+    """Whether parameter ``lambda_param`` of a lambda given first to container method ``method`` is an
+    element."""
     return (method in ELEMENT_LAMBDAS and lambda_param == 0) or (method in COMPARING and lambda_param < 2)
 
 

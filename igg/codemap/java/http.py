@@ -1,11 +1,12 @@
 """Java's HTTP routes and requests (``igg.codemap.routes``), from the tree the analyzer parsed.
 
-Servers: Spring (``@RequestMapping`` on a ``@RestController``/``@Controller`` class for the prefix, ``@GetMapping``,
-``@PostMapping``, ... and ``@RequestMapping(method = ...)`` on its methods). Clients: ``RestTemplate``
-(``getForObject``, ``postForEntity``, ``put``, ``delete``, ``exchange(url, HttpMethod.X, ...)``) and ``WebClient``
-(``client.get().uri("/p/{id}", id)``, ``method(HttpMethod.X)``; its base from ``WebClient.create(url)`` or
-``WebClient.builder().baseUrl(url)``). A URL is what the code decides: literals, ``+`` and ``String.format`` over
-constants of the class or locals of the method; a client whose base the code does not decide draws nothing.
+Servers: Spring (``@RequestMapping`` on a ``@RestController``/``@Controller`` class for the prefix,
+``@GetMapping``, ``@PostMapping``, ... and ``@RequestMapping(method = ...)`` on its methods). Clients:
+``RestTemplate`` (``getForObject``, ``postForEntity``, ``put``, ``delete``, ``exchange(url, HttpMethod.X,
+...)``) and ``WebClient`` (``client.get().uri("/p/{id}", id)``, ``method(HttpMethod.X)``; its base from
+``WebClient.create(url)`` or ``WebClient.builder().baseUrl(url)``). A URL is what the code decides: literals,
+``+`` and ``String.format`` over constants of the class or locals of the method; a client whose base the code
+does not decide draws nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ HINTS = ("springframework", "RestTemplate", "WebClient")
 
 
 def hinted(text: str) -> bool:
-    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
+    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most
+    files)."""
     return any(h in text for h in HINTS)
 
 

@@ -78,8 +78,9 @@ class JavaLinker:
         return None
 
     def _member_type(self, t: TypeDecl, name: str) -> str | None:
-        """The member type ``name`` of ``t``: declared in it, else inherited from any of its in-tree supertypes,
-        however far up (JLS 8.5: ``Feature.X`` in a class whose superclass's interface declares ``Feature``)."""
+        """The member type ``name`` of ``t``: declared in it, else inherited from any of its in-tree
+        supertypes, however far up (JLS 8.5: ``Feature.X`` in a class whose superclass's interface declares
+        ``Feature``)."""
         nested = f"{t.qualified}.{name}"
         if nested in self.index.types:
             return nested
@@ -90,8 +91,8 @@ class JavaLinker:
         return None
 
     def _supertype_closure(self, t: TypeDecl) -> tuple[str, ...]:
-        """Every in-tree supertype of ``t``, transitively, breadth first (cached). Resolving a supertype's name
-        may look up member types of enclosing types in turn; a type already being walked counts as having
+        """Every in-tree supertype of ``t``, transitively, breadth first (cached). Resolving a supertype's
+        name may look up member types of enclosing types in turn; a type already being walked counts as having
         none (only a cyclic, uncompilable tree gets there)."""
         known = self._closures.get(t.qualified)
         if known is not None:

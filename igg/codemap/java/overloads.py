@@ -2,10 +2,11 @@
 
 Candidates are the methods of that name in the receiver's type and its in-tree supertypes (an override hides
 the method it overrides; an interface's static methods are not inherited); a single candidate the arguments
-surely do not fit is none (an overload inherited from outside the tree is called). Among them a call chooses by arity,
-then by applicability of the argument types the tree knows (subtypes in the tree, primitive widening, boxing),
-then the most specific, as javac does (JLS 15.12.2). Several left over: ``Ambiguous`` (their owner, when one
-type declares them all, gets a class-level edge). ``resolve.JavaResolver`` types the arguments.
+surely do not fit is none (an overload inherited from outside the tree is called). Among them a call chooses
+by arity, then by applicability of the argument types the tree knows (subtypes in the tree, primitive
+widening, boxing), then the most specific, as javac does (JLS 15.12.2). Several left over: ``Ambiguous``
+(their owner, when one type declares them all, gets a class-level edge). ``resolve.JavaResolver`` types the
+arguments.
 """
 
 from __future__ import annotations

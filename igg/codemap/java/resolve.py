@@ -136,9 +136,9 @@ class JavaResolver(Overloads):
         return None, None
 
     def _identity(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None) -> bool:
-        """Whether ``call`` is a JDK static method that returns its first argument (``IDENTITY``): called on the
-        class by its name (imported, ``java.lang``-like by its full name, or written in full) or statically
-        imported, the tree declaring no type of that name."""
+        """Whether ``call`` is a JDK static method that returns its first argument (``IDENTITY``): called on
+        the class by its name (imported, ``java.lang``-like by its full name, or written in full) or
+        statically imported, the tree declaring no type of that name."""
         for owner, names in IDENTITY.items():
             if call.name not in names:
                 continue
@@ -160,9 +160,9 @@ class JavaResolver(Overloads):
         return False
 
     def _receiver_type(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
-        """The static type of the receiver of ``call`` (the enclosing type for ``this``, ``super`` and unqualified
-        calls): what a self-typed method (``B setName(..)`` of ``Builder<B extends Builder<B>>``) returns when
-        the receiver is a subtype of its owner."""
+        """The static type of the receiver of ``call`` (the enclosing type for ``this``, ``super`` and
+        unqualified calls): what a self-typed method (``B setName(..)`` of ``Builder<B extends Builder<B>>``)
+        returns when the receiver is a subtype of its owner."""
         if call.receiver == "expr":
             return self.expr_type(call.expr, f, ctx, depth)
         if call.receiver in ("this", "super", "none") and ctx is not None:
@@ -170,11 +170,11 @@ class JavaResolver(Overloads):
         return None, None
 
     def _bind_param(self, q: str, owner: str, param: str, own: bool) -> str | None:
-        """The in-tree type that type parameter ``param`` of ``owner`` is on a receiver of type ``q``: followed
-        from ``q`` up its supertypes' type arguments (``Builder extends AbstractBuilder<Visitor, Builder>``:
-        ``B`` of ``AbstractBuilder`` is ``Builder``). When it comes down to a type parameter of ``q`` itself,
-        only a call on ``this`` knows it (its erasure); on another receiver the arguments ``q`` was given are
-        not known (None, as for a raw supertype, an outside type or a wildcard)."""
+        """The in-tree type that type parameter ``param`` of ``owner`` is on a receiver of type ``q``:
+        followed from ``q`` up its supertypes' type arguments (``Builder extends AbstractBuilder<Visitor,
+        Builder>``: ``B`` of ``AbstractBuilder`` is ``Builder``). When it comes down to a type parameter of
+        ``q`` itself, only a call on ``this`` knows it (its erasure); on another receiver the arguments ``q``
+        was given are not known (None, as for a raw supertype, an outside type or a wildcard)."""
         start = self.index.types.get(q)
         if start is None:
             return None
@@ -296,8 +296,8 @@ class JavaResolver(Overloads):
     def _lambda_param(
         self, call: CallRef, i: int, j: int, f: FileFacts, ctx: TypeDecl | None, depth: int
     ) -> Typed:
-        """Parameter ``j`` of the lambda given as argument ``i`` of ``call``: typed by the functional interface
-        the chosen in-tree method takes there, or, given to a JDK container's method, the receiver's
+        """Parameter ``j`` of the lambda given as argument ``i`` of ``call``: typed by the functional
+        interface the chosen in-tree method takes there, or, given to a JDK container's method, the receiver's
         element type; else unknown (no call is guessed)."""
         target = self.call_target(call, f, ctx, depth + 1)
         if isinstance(target, CallableDecl):
@@ -350,9 +350,10 @@ class JavaResolver(Overloads):
     def _sam_param(
         self, sam: CallableDecl, j: int, q: str, args: list[str], f: FileFacts, ctx: TypeDecl | None
     ) -> Typed:
-        """Parameter ``j`` of functional method ``sam`` of interface ``q`` given type arguments ``args`` (written
-        in ``f``): its declared type, or, when that is a type parameter of the method's interface, what ``args``
-        bind it to through ``q``'s supertypes (``IOConsumer<Observer>``: ``accept(T)`` takes an Observer)."""
+        """Parameter ``j`` of functional method ``sam`` of interface ``q`` given type arguments ``args``
+        (written in ``f``): its declared type, or, when that is a type parameter of the method's interface,
+        what ``args`` bind it to through ``q``'s supertypes (``IOConsumer<Observer>``: ``accept(T)`` takes an
+        Observer)."""
         written = written_params(sam.signature)
         if j >= len(sam.params) or j >= len(written) or sam.owner is None:
             return None, None

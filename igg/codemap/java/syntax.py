@@ -106,7 +106,8 @@ def arg_nodes(node: Any) -> list[Any]:
 
 
 def inferred_params(node: Any) -> list[str]:
-    """The names of a lambda's parameters when it declares none of their types (``f -> ..``, ``(a, b) -> ..``)."""
+    """The names of a lambda's parameters when it declares none of their types (``f -> ..``, ``(a, b) ->
+    ..``)."""
     params = node.child_by_field_name("parameters")
     if params is None:
         return []
@@ -147,8 +148,9 @@ def target_type(node: Any) -> Any:
 
 
 def element_type(node: Any, generics: dict[str, str]) -> str | None:
-    """The erased type argument of a type that has exactly one (``List<Filter>``, ``Stream<? extends Filter>``:
-    ``Filter``); None for others and for ``? super`` wildcards (whose elements are of no known type)."""
+    """The erased type argument of a type that has exactly one (``List<Filter>``, ``Stream<? extends
+    Filter>``: ``Filter``); None for others and for ``? super`` wildcards (whose elements are of no known
+    type)."""
     if node is None or node.type != "generic_type":
         return None
     args = next((c for c in node.named_children if c.type == "type_arguments"), None)
@@ -163,8 +165,8 @@ def element_type(node: Any, generics: dict[str, str]) -> str | None:
 
 
 def written_args(written: str) -> list[str]:
-    """The type arguments of a supertype as written, each erased (``A<B<C>, ? extends D, E[]>``: ``B``, ``''``,
-    ``E[]``): a type parameter's name stays its name."""
+    """The type arguments of a supertype as written, each erased (``A<B<C>, ? extends D, E[]>``: ``B``,
+    ``''``, ``E[]``): a type parameter's name stays its name."""
     if "<" not in written:
         return []
     inner = written.partition("<")[2].rpartition(">")[0]
@@ -174,7 +176,8 @@ def written_args(written: str) -> list[str]:
 
 
 def owner_param(rtype: Any, owner: TypeDecl, method: Any) -> str | None:
-    """The owner's type parameter a method returns (``T get()``), unless the method declares one of that name."""
+    """The owner's type parameter a method returns (``T get()``), unless the method declares one of that
+    name."""
     if rtype is None:
         return None
     text = type_text(rtype)
@@ -193,7 +196,8 @@ def is_static(node: Any) -> bool:
 
 
 def lambda_arity(node: Any) -> int | None:
-    """How many parameters a lambda declares (None for a method reference, whose arity depends on its target)."""
+    """How many parameters a lambda declares (None for a method reference, whose arity depends on its
+    target)."""
     if node.type != "lambda_expression":
         return None
     params = node.child_by_field_name("parameters")

@@ -196,7 +196,8 @@ class _Analyzer:
         self.tree = tree
         self.columns = columns
         self._decl_of: dict[int, int] = {}
-        """Each declared function's node id -> its declaration's index in ``callables`` (for ``FlowBuilder``)."""
+        """Each declared function's node id -> its declaration's index in ``callables`` (for
+        ``FlowBuilder``)."""
         self._walked: dict[int, list[ast.AST]] = {}
         """Each function's nodes, walked once."""
 
@@ -372,7 +373,8 @@ class _Analyzer:
         owner: TypeDecl | None,
         self_names: set[str],
     ) -> None:
-        """The SQL of a callable's body (its calls are the file's flow: ``flow.py``, resolved by ``calls.py``)."""
+        """The SQL of a callable's body (its calls are the file's flow: ``flow.py``, resolved by
+        ``calls.py``)."""
         every_node = self._nodes(node)
         not_queries = _not_queries(every_node)
         constants = self.constants

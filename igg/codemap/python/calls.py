@@ -37,7 +37,8 @@ lower bound)."""
 
 
 class CallGraph(Program):
-    """The calls of a set of Python files: ``edges`` (caller scope -> callee scope, with sites) once solved."""
+    """The calls of a set of Python files: ``edges`` (caller scope -> callee scope, with sites) once
+    solved."""
 
     def __init__(self, files: Iterable[FileFacts]) -> None:
         super().__init__(files)
@@ -148,8 +149,8 @@ class CallGraph(Program):
                     self.queue.append(i)
 
     def widen(self, key: Key, held: set[Value]) -> None:
-        """``key`` can hold more than ``_WIDE`` values: the code does not decide what it is, so it holds nothing
-        from now on (a method's ``self``: an instance of its class, as its declaration says)."""
+        """``key`` can hold more than ``_WIDE`` values: the code does not decide what it is, so it holds
+        nothing from now on (a method's ``self``: an instance of its class, as its declaration says)."""
         self.wide.add(key)
         held.clear()
         g, name = key
@@ -251,7 +252,8 @@ class CallGraph(Program):
         return {("P", name)} if name in self.packages else _EMPTY
 
     def member(self, mro: list[int], name: str, receiver: Value) -> set[Value]:
-        """What ``name`` is on ``receiver`` (an instance or class), found along ``mro``: methods bound to it."""
+        """What ``name`` is on ``receiver`` (an instance or class), found along ``mro``: methods bound to
+        it."""
         for k in mro:
             key = (k, name)
             held = self.read(key)

@@ -11,14 +11,14 @@ scope, less ``global``/``nonlocal``) and, in source order, its operations:
 - ``("R", expr)``: a ``return`` (or a lambda's body).
 
 Expressions are tuples: ``("n", name)`` a name, ``("a", expr, attr)`` an attribute, ``("c", site)`` what a
-call returns, ``("d", scope)`` a function or lambda, ``("k", scope)`` a class, ``("u", exprs)`` any of
-several (tuple, list, set and dict displays, their elements, ``or``/``and``, ``x if c else y``), ``("i",
-target, module_only)`` an import, ``("t", expr)`` the instances of the class an annotation names,
-``("s", scope)`` ``super()`` in a method, ``("w", decorated, plain)`` a decorated ``def`` (what the decorators
-return, else the function itself), None: nothing the code decides. Targets are ``("n", name)``,
-``("a", expr, attr)`` and ``("p", scope, name)`` (a parameter of a function defined here, or its
-``"<ret>"``). A tuple assigned to a tuple of targets is matched element by element (``*rest`` takes the middle);
-any other value unpacked into several targets binds them to nothing.
+call returns, ``("d", scope)`` a function or lambda, ``("k", scope)`` a class, ``("u", exprs)`` any of several
+(tuple, list, set and dict displays, their elements, ``or``/``and``, ``x if c else y``), ``("i", target,
+module_only)`` an import, ``("t", expr)`` the instances of the class an annotation names, ``("s", scope)``
+``super()`` in a method, ``("w", decorated, plain)`` a decorated ``def`` (what the decorators return, else the
+function itself), None: nothing the code decides. Targets are ``("n", name)``, ``("a", expr, attr)`` and
+``("p", scope, name)`` (a parameter of a function defined here, or its ``"<ret>"``). A tuple assigned to a
+tuple of targets is matched element by element (``*rest`` takes the middle); any other value unpacked into
+several targets binds them to nothing.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ _STATIC = {"staticmethod": "static", "classmethod": "classmethod"}
 
 class FlowBuilder:
     """Builds the scopes of one parsed file (``build``); declares nested functions, lambdas and local classes
-    in ``callables``/``types`` as it meets them (``decl_of``: the declarations the analyzer made, by node id)."""
+    in ``callables``/``types`` as it meets them (``decl_of``: the declarations the analyzer made, by node
+    id)."""
 
     def __init__(
         self,
@@ -117,9 +118,11 @@ class FlowBuilder:
         self.lambdas: dict[int, int] = {}
         self.local_types: dict[int, str] = {}
         self.depth = 0
-        """How deep in blocks (``if``, loops, ``try``, ``with``, ``match``) of the current scope the walk is."""
+        """How deep in blocks (``if``, loops, ``try``, ``with``, ``match``) of the current scope the walk
+        is."""
         self.versions: dict[int, dict[str, int]] = {}
-        """Scope -> name -> the binding a read there sees (see ``bind``); missing: every binding of the name."""
+        """Scope -> name -> the binding a read there sees (see ``bind``); missing: every binding of the
+        name."""
         self.count = 0
         self.outer: dict[int, set[str]] = {}
         """Scope -> the names it declares ``global`` or ``nonlocal``."""
@@ -339,9 +342,10 @@ class FlowBuilder:
 
     # ---- bindings ------------------------------------------------------------------------------------
     def bind(self, target: Expr, value: Expr, s: int, local: bool = True) -> None:
-        """Bind ``target`` to ``value``. A name bound at the top level of its scope (in no block) is also bound
-        as that binding alone (``("v", "name@n")``), which the reads that follow in the scope see, up to the
-        next binding of it (one in a block: every binding from then on): ``a = f; a = g; a()`` calls ``g``."""
+        """Bind ``target`` to ``value``. A name bound at the top level of its scope (in no block) is also
+        bound as that binding alone (``("v", "name@n")``), which the reads that follow in the scope see, up to
+        the next binding of it (one in a block: every binding from then on): ``a = f; a = g; a()`` calls
+        ``g``."""
         if local and target[0] == "n":
             name = target[1]
             if name in self.outer.get(s, ()):

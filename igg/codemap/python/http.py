@@ -1,11 +1,12 @@
 """Python's HTTP routes and requests (``igg.codemap.routes``), from the ``ast`` tree the analyzer parsed.
 
-Servers: FastAPI (``@app.get("/p")``, ``APIRouter(prefix=)``, ``include_router(r, prefix=)``), Flask (``@bp.route("/p",
-methods=[...])``, ``Blueprint(url_prefix=)``, ``register_blueprint(bp, url_prefix=)``), Django (``path()``/``re_path()``
-in ``urlpatterns``, ``include("app.urls")``). Clients: ``requests`` and ``httpx`` (module functions, and clients built
-with ``base_url=``: ``httpx.Client``, ``httpx.AsyncClient``). A router is a name bound to one of those constructors in
-this file; a URL is a string the code decides: literals, f-strings, ``+``, ``%`` and ``.format`` over constants of the
-file, of the enclosing function, or imported from another module of the tree (the join looks those up).
+Servers: FastAPI (``@app.get("/p")``, ``APIRouter(prefix=)``, ``include_router(r, prefix=)``), Flask
+(``@bp.route("/p", methods=[...])``, ``Blueprint(url_prefix=)``, ``register_blueprint(bp, url_prefix=)``),
+Django (``path()``/``re_path()`` in ``urlpatterns``, ``include("app.urls")``). Clients: ``requests`` and
+``httpx`` (module functions, and clients built with ``base_url=``: ``httpx.Client``, ``httpx.AsyncClient``). A
+router is a name bound to one of those constructors in this file; a URL is a string the code decides:
+literals, f-strings, ``+``, ``%`` and ``.format`` over constants of the file, of the enclosing function, or
+imported from another module of the tree (the join looks those up).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ HINTS = (
 
 
 def hinted(text: str) -> bool:
-    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
+    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most
+    files)."""
     return any(h in text for h in HINTS)
 
 
@@ -48,8 +50,8 @@ _CLIENTS = {"Client", "AsyncClient", "Session"}
 _VERBS = {m.lower(): m for m in METHODS}
 _PERCENT = re.compile(r"%[-+ #0-9.]*[sdrfix]")
 
-"""A URL as far as the code decides it: (the imported constant it starts with, or None; the rest, ``{}`` for what
-is computed)."""
+"""A URL as far as the code decides it: (the imported constant it starts with, or None; the rest, ``{}`` for
+what is computed)."""
 Scope = tuple[str, int, int] | None
 
 
@@ -64,7 +66,8 @@ class _Http:
         self.columns = columns
         self.http = HttpFacts()
         self.imported: dict[str, str] = {}
-        """Local name -> what it imports: ``module:M#NAME`` (a name from a module) or ``module:M#`` (a module)."""
+        """Local name -> what it imports: ``module:M#NAME`` (a name from a module) or ``module:M#`` (a
+        module)."""
         self.modules: dict[str, str] = {}
         """Local name -> the dotted module it binds (``import requests``, ``from app import views``)."""
         for i in facts.imports:

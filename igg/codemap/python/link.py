@@ -168,7 +168,8 @@ class PythonLinker:
                 add("IMPORTS_SYMBOL", f"function:{q}")
 
     def import_module(self, i: ImportRef) -> FileFacts | str | None:
-        """The in-tree module an import reaches, or the external name it imports (or None: nothing knowable)."""
+        """The in-tree module an import reaches, or the external name it imports (or None: nothing
+        knowable)."""
         modules = self.modules
         if not i.module_only and not i.wildcard and i.target in modules:
             return modules[i.target]  # from pkg import submodule
@@ -191,8 +192,8 @@ class PythonLinker:
     def call_target(
         self, call: CallRef, f: FileFacts, owner: TypeDecl | None
     ) -> CallableDecl | ClassLevel | str | None:
-        """Nothing: Python's calls and instantiations are the flows ``calls.py`` resolves (``callable_relations``
-        and ``file_relations``), not per-call references."""
+        """Nothing: Python's calls and instantiations are the flows ``calls.py`` resolves
+        (``callable_relations`` and ``file_relations``), not per-call references."""
         return None
 
 

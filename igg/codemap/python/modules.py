@@ -312,8 +312,9 @@ def prefixed(module: str, unit_prefix: str | None, everything: str | None = None
 def rename_under_prefixes(
     files: Sequence[SourceFile], disk: Mapping[str, str], everything: str | None
 ) -> list[SourceFile]:
-    """Python modules (``files``, read from ``disk``) renamed under the prefix the user gives (``everything``),
-    or the one the tree's own imports give their top-level package (``prefixes_from_imports``)."""
+    """Python modules (``files``, read from ``disk``) renamed under the prefix the user gives
+    (``everything``), or the one the tree's own imports give their top-level package
+    (``prefixes_from_imports``)."""
     python = [f for f in files if f.module is not None]
     if not python:
         return list(files)

@@ -18,15 +18,15 @@ from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.python.flow import RETURN, STAR, Scope
 
 Value = tuple[Any, ...]
-"""``("f", g)`` a function, method or lambda (scope ``g``), ``("c", g)`` a class, ``("i", g)`` an instance of it,
-``("m", g)`` a module, ``("P", name)`` a namespace package, ``("b", g, v)`` method ``g`` bound to ``v``, ``("S", g,
-v)`` ``super()`` in class ``g`` for receiver ``v``."""
+"""``("f", g)`` a function, method or lambda (scope ``g``), ``("c", g)`` a class, ``("i", g)`` an instance of
+it, ``("m", g)`` a module, ``("P", name)`` a namespace package, ``("b", g, v)`` method ``g`` bound to ``v``,
+``("S", g, v)`` ``super()`` in class ``g`` for receiver ``v``."""
 Key = tuple[int, str]
 """A variable: (scope, name); a call's result is (its site, ``SITE``)."""
 SITE = "()"
 Op = tuple[Any, ...]
-"""A compiled operation: ``("=", scope, target, expr, twin)`` (``twin``: a second target, or None), ``("C", scope, site, callee, args, kwargs, line, column)``,
-``("R", scope, expr)``."""
+"""A compiled operation: ``("=", scope, target, expr, twin)`` (``twin``: a second target, or None), ``("C",
+scope, site, callee, args, kwargs, line, column)``, ``("R", scope, expr)``."""
 
 
 _NOTHING: Op = ("",)
@@ -68,29 +68,31 @@ class Program:
         """Dotted names of the namespace packages above modules (no module of their own)."""
         self._lookups: dict[Key, Key | None] = {}
         self.raw: list[tuple[int, int, int, tuple[Any, ...]]] = []
-        """Every operation as its file states it: (scope, the file's first scope, its first site, operation)."""
+        """Every operation as its file states it: (scope, the file's first scope, its first site,
+        operation)."""
         self.ops: list[Op | None] = []
         """The operations compiled, each when it first runs (``compiled``)."""
         self.writers: dict[Key, list[int]] = {}
         """Variable -> the operations that bind it: run when something first reads it."""
         self.eager: list[int] = []
-        """The operations run whatever is read: bindings of attributes (whose object is a value), then calls (which
-        mostly read what those bind: ``self.repo = repo`` before ``self.repo.get()``)."""
+        """The operations run whatever is read: bindings of attributes (whose object is a value), then calls
+        (which mostly read what those bind: ``self.repo = repo`` before ``self.repo.get()``)."""
         self.bases: dict[int, tuple[Any, ...]] = {}
         """Class scope -> its bases, compiled in the enclosing scope."""
         self.vars: dict[Key, set[Value]] = {}
         """(scope, name) -> the values it can hold; a call's result is (its site, ``SITE``)."""
         self.dead: set[Key] = set()
-        """Variables only imports of code outside the tree bind (``os``, ``httpx``): a call on them calls nothing
-        of the tree."""
+        """Variables only imports of code outside the tree bind (``os``, ``httpx``): a call on them calls
+        nothing of the tree."""
         self._aliases: list[tuple[Key, Key, int]] = []
         self.alias: dict[Key, Key] = {}
-        """A variable only an import binds -> the variable of the module it imports it from (``from m import f``:
-        ``f`` is ``m.f``), read in its place."""
+        """A variable only an import binds -> the variable of the module it imports it from (``from m import
+        f``: ``f`` is ``m.f``), read in its place."""
         self.operations(bases)
 
     def operations(self, bases: list[int]) -> None:
-        """Note every operation of every file (``index``), then the calls that may reach the tree, in source order."""
+        """Note every operation of every file (``index``), then the calls that may reach the tree, in source
+        order."""
         live: set[Key] = set()
         pending: list[int | tuple[int, int, int, tuple[Any, ...]]] = []
         classes: list[tuple[int, int, int, int]] = []
@@ -160,8 +162,8 @@ class Program:
         return callee[0] == "v" and (g, callee[1]) in self.dead
 
     def index(self, op: tuple[Any, ...], g: int, b: int, sb: int, live: set[Key]) -> int | None:
-        """Note binding or return ``op`` of scope ``g``: as the writer of the variables it binds, or (a binding of
-        an attribute) as an eager operation: its number, then."""
+        """Note binding or return ``op`` of scope ``g``: as the writer of the variables it binds, or (a
+        binding of an attribute) as an eager operation: its number, then."""
         kind = op[0]
         keys: list[Key] = []
         if kind == "=":

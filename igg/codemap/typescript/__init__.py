@@ -1,8 +1,8 @@
-"""TypeScript and JavaScript, through tree-sitter (the ``tree-sitter-typescript`` and ``tree-sitter-javascript``
-wheels): ``analyze.py`` (one file's facts), ``resolve.py`` (module resolution as the compiler does it, from the
-tree's ``tsconfig.json`` and ``package.json`` files), ``link.py`` (names across files). ``LANGUAGE`` is its
-``Language``; the configuration files are read as facts of their own (``FileFacts.config``), so a changed one
-is parsed again and ``--update`` links every file."""
+"""TypeScript and JavaScript, through tree-sitter (the ``tree-sitter-typescript`` and
+``tree-sitter-javascript`` wheels): ``analyze.py`` (one file's facts), ``resolve.py`` (module resolution as
+the compiler does it, from the tree's ``tsconfig.json`` and ``package.json`` files), ``link.py`` (names across
+files). ``LANGUAGE`` is its ``Language``; the configuration files are read as facts of their own
+(``FileFacts.config``), so a changed one is parsed again and ``--update`` links every file."""
 
 from __future__ import annotations
 
@@ -63,7 +63,8 @@ class TypeScript(Language):
 
     @staticmethod
     def config(path: str, text: str) -> FileFacts:
-        """A ``tsconfig.json`` or ``package.json`` as linking reads it (an unreadable one: an empty one, and why)."""
+        """A ``tsconfig.json`` or ``package.json`` as linking reads it (an unreadable one: an empty one, and
+        why)."""
         facts = FileFacts(
             path=path, language="typescript", module=path, package="", lines=text.count("\n") + 1, config={}
         )
@@ -89,8 +90,9 @@ class TypeScript(Language):
         return facts
 
     def is_package_dir(self, path: str) -> bool:
-        """A folder of a build-like name (``vendor``, ``build``) holding TypeScript sources (``.ts``, ``.tsx``;
-        not ``.d.ts``) within three levels is source: a compiler's output holds ``.js`` and ``.d.ts`` files."""
+        """A folder of a build-like name (``vendor``, ``build``) holding TypeScript sources (``.ts``,
+        ``.tsx``; not ``.d.ts``) within three levels is source: a compiler's output holds ``.js`` and
+        ``.d.ts`` files."""
         import os
 
         level = [path]
@@ -130,11 +132,11 @@ class TypeScript(Language):
 
     def merge(self, files: list[FileFacts]) -> list[FileFacts]:
         """A declaration file merges into the implementation it declares, as the compiler pairs them
-        (``x.d.ts`` with ``x.ts``, ``x.tsx``, ``x.js`` or ``x.jsx``, the first there; ``x.d.mts`` with ``x.mts`` or
-        ``x.mjs``; ``x.d.cts`` with ``x.cts`` or ``x.cjs``): its declarations and exports are added where the
-        implementation lacks them. A declaration file without one is a module of its own; when its name is
-        another module's too (``index.d.cts`` beside ``index.d.ts`` and ``index.js``), it is named by the file
-        it declares (``index.cjs``), so that the declarations of both stay apart."""
+        (``x.d.ts`` with ``x.ts``, ``x.tsx``, ``x.js`` or ``x.jsx``, the first there; ``x.d.mts`` with
+        ``x.mts`` or ``x.mjs``; ``x.d.cts`` with ``x.cts`` or ``x.cjs``): its declarations and exports are
+        added where the implementation lacks them. A declaration file without one is a module of its own; when
+        its name is another module's too (``index.d.cts`` beside ``index.d.ts`` and ``index.js``), it is named
+        by the file it declares (``index.cjs``), so that the declarations of both stay apart."""
         paths = {f.path: f for f in files if f.language == "typescript"}
         merged: dict[str, FileFacts] = {}
         out = []

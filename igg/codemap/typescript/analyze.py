@@ -1,5 +1,5 @@
-"""The TypeScript/JavaScript analyzer: one file's facts through tree-sitter (the ``tree-sitter-typescript`` and
-``tree-sitter-javascript`` wheels; ``.tsx`` with the TSX grammar, JavaScript files with JavaScript's).
+"""The TypeScript/JavaScript analyzer: one file's facts through tree-sitter (the ``tree-sitter-typescript``
+and ``tree-sitter-javascript`` wheels; ``.tsx`` with the TSX grammar, JavaScript files with JavaScript's).
 
 A module is named by its path from the mapped root without its extension (``src/util/strings``; a ``.d.ts``
 file is ``src/util/strings`` too, and merges into the implementation). Imports of every form are
@@ -7,13 +7,13 @@ file is ``src/util/strings`` too, and merges into the implementation). Imports o
 type-only, side-effect), ``export ... from`` (``alias`` ``export:NAME`` for a re-exported name, ``wildcard``
 for ``export *``), ``import x = require()``, and ``import()``/``require()`` calls with a literal anywhere
 (also ``import('./x').T`` in a type). ``member`` is the imported name (``default``, ``*`` for a namespace).
-``FileFacts.exports`` maps each exported name to its local binding (``export default class A``:
-``default`` -> ``A``). Declarations: classes (abstract too), interfaces, enums, functions (also a top-level
-``const f = () => ...``), methods and constructors, inside ``namespace``s too (named ``NS.Inner``); class fields
-and constructor parameter properties with their declared types. Calls are kept with what the source says of
-their receiver: a bare name, ``this``/``super``, a dotted name (a namespace import, a class, a local or
-parameter of declared type, ``this.field`` of declared type); ``new X()`` is an instantiation; SQL in string
-and template literals of a callable gives its tables.
+``FileFacts.exports`` maps each exported name to its local binding (``export default class A``: ``default`` ->
+``A``). Declarations: classes (abstract too), interfaces, enums, functions (also a top-level ``const f = () =>
+...``), methods and constructors, inside ``namespace``s too (named ``NS.Inner``); class fields and constructor
+parameter properties with their declared types. Calls are kept with what the source says of their receiver: a
+bare name, ``this``/``super``, a dotted name (a namespace import, a class, a local or parameter of declared
+type, ``this.field`` of declared type); ``new X()`` is an instantiation; SQL in string and template literals
+of a callable gives its tables.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ _TS_QUERY = (
 
 @cache
 def grammar(kind: str) -> tuple[Any, Any]:
-    """The parser and query of grammar ``kind`` (``typescript``, ``tsx`` or ``javascript``), made once a process."""
+    """The parser and query of grammar ``kind`` (``typescript``, ``tsx`` or ``javascript``), made once a
+    process."""
     import tree_sitter
 
     if kind == "javascript":
@@ -125,9 +126,9 @@ def _heritage(node: Any) -> tuple[list[str], list[str]]:
 
 
 def _type_only(statement: Any, parts: list[Any]) -> bool:
-    """Whether an import or re-export statement is for type checkers only: ``import type``/``export type`` (the
-    statement's own ``type`` keyword), or every name it lists marked ``type`` (``import { type A, type B }``),
-    which the compiler elides as it elides ``import type``."""
+    """Whether an import or re-export statement is for type checkers only: ``import type``/``export type``
+    (the statement's own ``type`` keyword), or every name it lists marked ``type`` (``import { type A, type B
+    }``), which the compiler elides as it elides ``import type``."""
     if any(c.type == "type" for c in statement.children):
         return True
     specs = [
@@ -359,8 +360,8 @@ class _Analyzer(Bodies):
 
     def commonjs_export(self, node: Any) -> None:
         """``module.exports = {a, b: c}``, ``module.exports = X`` (the module itself is ``X``: export ``=``),
-        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module; a function written in place
-        (``exports.a = function () {...}``) is the function ``a``."""
+        ``exports.a = X`` and ``module.exports.a = X``, ``X`` a name of the module; a function written in
+        place (``exports.a = function () {...}``) is the function ``a``."""
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         target = dotted(left) if left is not None else None
         local = dotted(right) if right is not None else None
@@ -549,8 +550,8 @@ class _Analyzer(Bodies):
             self.spans.append((outer.start_byte, outer.end_byte, decl, None, typed))
 
     def variable(self, d: Any, prefix: str) -> bool:
-        """``const f = () => ...`` (a function ``prefix + f``) or ``const C = class {...}`` (a class); False for
-        any other declarator."""
+        """``const f = () => ...`` (a function ``prefix + f``) or ``const C = class {...}`` (a class); False
+        for any other declarator."""
         name, value = d.child_by_field_name("name"), d.child_by_field_name("value")
         if name is None or value is None or name.type != "identifier":
             return False
@@ -565,10 +566,11 @@ class _Analyzer(Bodies):
         return True
 
     def object_literal(self, node: Any, name: str) -> None:
-        """A module-level object literal used as a namespace (``const api = {get() {...}, post: () => ..., put,
-        del: remove}``, ``export default {...}``, named ``default``): its methods and functions are functions
-        ``api.get``, ``api.post``; a member naming a function of the module is an alias (``FileFacts.exports``
-        ``api.put`` -> ``put``, through which ``api.put()`` and ``utils.put()`` of an importer resolve)."""
+        """A module-level object literal used as a namespace (``const api = {get() {...}, post: () => ...,
+        put, del: remove}``, ``export default {...}``, named ``default``): its methods and functions are
+        functions ``api.get``, ``api.post``; a member naming a function of the module is an alias
+        (``FileFacts.exports`` ``api.put`` -> ``put``, through which ``api.put()`` and ``utils.put()`` of an
+        importer resolve)."""
         for part in node.named_children:
             if part.type == "method_definition":
                 key = part.child_by_field_name("name")

@@ -1,10 +1,10 @@
 """TypeScript/JavaScript HTTP routes and requests (``igg.codemap.routes``), from the tree the analyzer parsed.
 
 Servers: Express (``app.get('/p', handler)``, ``router.route('/p').get(h)``, ``Router()`` mounted with
-``app.use('/prefix', router)``, the router imported from another file of the tree). Clients: ``fetch(url, {method})``,
-axios (``axios.get``, ``axios({method, url})``, clients of ``axios.create({baseURL})``, in this file or imported).
-A URL is what the code decides: literals, template literals and ``+`` over constants of the file, of the
-enclosing function, or imported from another file of the tree (the join looks those up).
+``app.use('/prefix', router)``, the router imported from another file of the tree). Clients: ``fetch(url,
+{method})``, axios (``axios.get``, ``axios({method, url})``, clients of ``axios.create({baseURL})``, in this
+file or imported). A URL is what the code decides: literals, template literals and ``+`` over constants of the
+file, of the enclosing function, or imported from another file of the tree (the join looks those up).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ HINTS = ("express", "fetch", "axios", "http://", "https://", "Router", "baseURL"
 
 
 def hinted(text: str) -> bool:
-    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most files)."""
+    """Whether ``text`` has one of ``HINTS`` (substring tests: a regex costs more than the rest on most
+    files)."""
     return any(h in text for h in HINTS)
 
 
@@ -129,7 +130,8 @@ class _Http:
         return None
 
     def declare(self, node: Any, env: dict[str, Value], top: bool) -> None:
-        """``const NAME = <string>`` and ``const api = axios.create({baseURL})`` / ``express()`` / ``Router()``."""
+        """``const NAME = <string>`` and ``const api = axios.create({baseURL})`` / ``express()`` /
+        ``Router()``."""
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         if name is None or value is None or name.type != "identifier":
             return
@@ -163,8 +165,9 @@ class _Http:
             env.pop(local, None)
 
     def router_expression(self, value: Any, local: str) -> bool:
-        """``express()``, ``Router()`` or ``Router().use(a).use('/p', b)`` bound to ``local`` (``default``: the
-        module's default export): a router, with its mounts. A ``Router()`` serves nothing until mounted."""
+        """``express()``, ``Router()`` or ``Router().use(a).use('/p', b)`` bound to ``local`` (``default``:
+        the module's default export): a router, with its mounts. A ``Router()`` serves nothing until
+        mounted."""
         uses = []
         node = value
         while node is not None and node.type == "call_expression":
@@ -189,8 +192,8 @@ class _Http:
         return False
 
     def relevant(self, node: Any) -> bool:
-        """Whether a call the query found may be a route, a mount or a request (``fetch``, ``axios``, a method of a
-        router, a client or an imported name, a ``route(...)`` chain)."""
+        """Whether a call the query found may be a route, a mount or a request (``fetch``, ``axios``, a method
+        of a router, a client or an imported name, a ``route(...)`` chain)."""
         func = node.child_by_field_name("function")
         if func is None:
             return False
@@ -376,8 +379,9 @@ class _Http:
 
 
 def _named(node: Any) -> tuple[str, int, int] | None:
-    """(name, first line, last line) of a function the analyzer declares (a named function, a method, a function
-    bound to a ``const``); None for an anonymous one (an inline callback belongs to its enclosing function)."""
+    """(name, first line, last line) of a function the analyzer declares (a named function, a method, a
+    function bound to a ``const``); None for an anonymous one (an inline callback belongs to its enclosing
+    function)."""
     name = node.child_by_field_name("name")
     span = node
     if name is None and node.parent is not None and node.parent.type == "variable_declarator":
@@ -393,9 +397,9 @@ _PAREN = re.compile(r"\s*\(")
 
 
 def _calls(text: str, imported: Iterable[str]) -> bool:
-    """Whether the file may register a route or make a request: it names ``axios``, ``express`` or ``Router(``,
-    calls ``fetch(`` bare, or calls a verb on an imported name (else only its constants are read: no query runs).
-    Substring tests first: a regex over the whole text costs more than the rest."""
+    """Whether the file may register a route or make a request: it names ``axios``, ``express`` or
+    ``Router(``, calls ``fetch(`` bare, or calls a verb on an imported name (else only its constants are read:
+    no query runs). Substring tests first: a regex over the whole text costs more than the rest."""
     if "axios" in text or "express" in text or "Router(" in text:
         return True
     i = text.find("fetch")
@@ -409,10 +413,10 @@ def _calls(text: str, imported: Iterable[str]) -> bool:
 def http_facts(
     root: Any, facts: FileFacts, columns: Columns, calls: list[Any], text: str
 ) -> HttpFacts | None:
-    """The routes, routers, mounts, requests and URL constants of the file whose tree is ``root`` (``calls``: its
-    calls, in document order, as the analyzer's query found them): the module's
-    declarations first (routers, clients, constants, named functions), then each call a query finds that may be
-    a route or a request, with the locals of the functions around it (declared before it)."""
+    """The routes, routers, mounts, requests and URL constants of the file whose tree is ``root`` (``calls``:
+    its calls, in document order, as the analyzer's query found them): the module's declarations first
+    (routers, clients, constants, named functions), then each call a query finds that may be a route or a
+    request, with the locals of the functions around it (declared before it)."""
     http = _Http(facts, columns)
     env: dict[str, Value] = {}
     for node in root.named_children:  # named functions first: a route may name one declared below it
@@ -472,7 +476,8 @@ def _declarators(fn: Any) -> list[Any]:
 
 
 def _env(http: _Http, call: Any, top: dict[str, Value], local: dict[int, list[Any]]) -> dict[str, Value]:
-    """The names bound where ``call`` stands: the module's, then each enclosing function's declared before it."""
+    """The names bound where ``call`` stands: the module's, then each enclosing function's declared before
+    it."""
     chain = []
     node = _function(call)
     while node is not None:

@@ -131,7 +131,8 @@ class TypeScriptLinker:
             target if binding.member == "*" else self.exported(target, binding.member or "default", depth + 1)
         )
         if rest and binding.member not in (None, "*") and not isinstance(found, FileFacts):
-            # an imported namespace (``export namespace util {...}``): ``util.f`` is a declaration of its module
+            # an imported namespace (``export namespace util {...}``): ``util.f`` is a declaration of its
+            # module
             local = target.exports.get(binding.member or "default", binding.member or "default")
             return (
                 self.name(f"{local}.{rest}", target, depth + 1) if not local.startswith("export:") else None
@@ -198,8 +199,8 @@ class TypeScriptLinker:
                 add(Relation("CALLS", source, callable_key(constructor, owner_file.package), line, column))
 
     def constructor(self, q: str) -> CallableDecl | None:
-        """The constructor ``new q()`` runs: ``q``'s own, else the nearest in-tree superclass's (a class without
-        one inherits its superclass's)."""
+        """The constructor ``new q()`` runs: ``q``'s own, else the nearest in-tree superclass's (a class
+        without one inherits its superclass's)."""
         index, seen = self.index, set()
         while q not in seen:
             seen.add(q)

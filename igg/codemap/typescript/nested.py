@@ -1,9 +1,9 @@
 """Callables and types declared inside callables (``docs/code-maps.md``, TypeScript): after the module-level
-declarations, one pass in document order over the query's function declarations, variable declarators and
-type declarations, with a stack of the callables open at each point, declares each one a named callable holds
-as ``enclosing.name`` (``outer.inner``, ``Class.method.inner``, ``outer.Local``); anonymous functions in between
-add nothing to the name. A type in a function no named callable holds (a test's callback at module level) keeps
-its own name; a function there is no node.
+declarations, one pass in document order over the query's function declarations, variable declarators and type
+declarations, with a stack of the callables open at each point, declares each one a named callable holds as
+``enclosing.name`` (``outer.inner``, ``Class.method.inner``, ``outer.Local``); anonymous functions in between
+add nothing to the name. A type in a function no named callable holds (a test's callback at module level)
+keeps its own name; a function there is no node.
 """
 
 from __future__ import annotations

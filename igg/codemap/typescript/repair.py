@@ -1,6 +1,6 @@
-"""Valid TypeScript the ``tree-sitter-typescript`` grammar (0.23.2, the newest wheel) does not parse, rewritten
-to what it parses before the file is read again: the file is otherwise partial, and tree-sitter's recovery
-often swallows every declaration after the error.
+"""Valid TypeScript the ``tree-sitter-typescript`` grammar (0.23.2, the newest wheel) does not parse,
+rewritten to what it parses before the file is read again: the file is otherwise partial, and tree-sitter's
+recovery often swallows every declaration after the error.
 
 Each rewrite keeps every byte offset and line (a same-length substitution), so positions, columns and the
 text of every other node are the source's:
@@ -16,10 +16,10 @@ text of every other node are the source's:
   ``(``/``)``, so ``import('x')`` is still read (as the dynamic import it names), and the call to ``f``
   with it.
 
-Only files whose first parse has errors are rewritten, and a rewrite is kept only when the new parse has
-fewer syntax errors (a file that is really broken keeps its first parse). The rewrites that add a ``;`` only
-touch lines inside a syntax error of the first parse or after one with only comments between (a JSX element on its own line in a
-valid ``.tsx`` file is left alone).
+Only files whose first parse has errors are rewritten, and a rewrite is kept only when the new parse has fewer
+syntax errors (a file that is really broken keeps its first parse). The rewrites that add a ``;`` only touch
+lines inside a syntax error of the first parse or after one with only comments between (a JSX element on its
+own line in a valid ``.tsx`` file is left alone).
 """
 
 from __future__ import annotations

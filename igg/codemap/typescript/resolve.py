@@ -1,5 +1,5 @@
-"""Module resolution as the TypeScript compiler does it (``moduleResolution`` node10, node16/nodenext, bundler),
-over the files of the mapped tree and the configuration files among them.
+"""Module resolution as the TypeScript compiler does it (``moduleResolution`` node10, node16/nodenext,
+bundler), over the files of the mapped tree and the configuration files among them.
 
 A relative specifier (``./x``, ``../y/z``) names a file: as written when it has a TypeScript extension, with
 ``.js``/``.jsx``/``.mjs``/``.cjs`` mapped to their TypeScript sources (``./x.js`` is ``x.ts``, ``x.tsx`` or
@@ -11,8 +11,8 @@ to ``baseUrl`` or to the configuration that sets them), then ``baseUrl``; then a
 by its ``package.json`` ``name`` (npm, pnpm and yarn workspaces link them into ``node_modules``): its
 ``exports`` (conditions ``types``, ``import``, ``require``, ``node``, ``default``, subpath patterns; not under
 node10), else its ``types``/``typings``/``main``, else its ``index``. A ``#name`` specifier goes through the
-``imports`` of the nearest ``package.json`` (node16, nodenext, bundler). Anything else is an outside package, named
-by its first segment (two for ``@scope/name``; ``node:fs`` is ``fs``).
+``imports`` of the nearest ``package.json`` (node16, nodenext, bundler). Anything else is an outside package,
+named by its first segment (two for ``@scope/name``; ``node:fs`` is ``fs``).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ class Options:
     conditions: tuple[str, ...] = ()
     """``customConditions``: conditions of package ``exports`` that count before the standard ones."""
     mode: str = "node10"
-    """``moduleResolution``: ``node10`` (package ``exports`` ignored), ``node16``/``nodenext`` or ``bundler``."""
+    """``moduleResolution``: ``node10`` (package ``exports`` ignored), ``node16``/``nodenext`` or
+    ``bundler``."""
 
     @property
     def exports(self) -> bool:
@@ -91,8 +92,8 @@ def _relative(specifier: str) -> bool:
 
 
 class Resolver:
-    """Resolves specifiers of files of one tree (``files``: every mapped path; ``configs``: path -> the data of
-    each ``tsconfig*.json``/``jsconfig*.json`` and ``package.json``)."""
+    """Resolves specifiers of files of one tree (``files``: every mapped path; ``configs``: path -> the data
+    of each ``tsconfig*.json``/``jsconfig*.json`` and ``package.json``)."""
 
     def __init__(self, files: Iterable[str], configs: Mapping[str, dict[str, Any]]) -> None:
         self.files = set(files)
@@ -218,7 +219,8 @@ class Resolver:
         return self.file_or_folder(folder or ".")
 
     def _subpath_import(self, specifier: str, importer: str, options: Options) -> str | None:
-        """``#name`` through the ``imports`` of the nearest ``package.json`` above ``importer`` (node16, bundler)."""
+        """``#name`` through the ``imports`` of the nearest ``package.json`` above ``importer`` (node16,
+        bundler)."""
         at = posixpath.dirname(importer)
         while True:
             path = posixpath.join(at, "package.json") if at else "package.json"

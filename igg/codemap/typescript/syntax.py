@@ -32,7 +32,8 @@ def dotted(node: Any) -> str | None:
 
 
 def type_name(node: Any) -> str | None:
-    """The type a type annotation names, as written and erased (``Foo<T>`` -> ``Foo``; ``ns.Foo``), or None."""
+    """The type a type annotation names, as written and erased (``Foo<T>`` -> ``Foo``; ``ns.Foo``), or
+    None."""
     if node is None:
         return None
     if node.type == "type_annotation":

@@ -344,7 +344,8 @@ class BoltSession:
         self.server = "neo4j"
         """neo4j, arcadedb, memgraph or falkordb."""
         self.dialect = "neo4j"
-        """Which Cypher the server takes: neo4j (Neo4j 5 syntax: Neo4j, Aura, ArcadeDB), memgraph, falkordb."""
+        """Which Cypher the server takes: neo4j (Neo4j 5 syntax: Neo4j, Aura, ArcadeDB), memgraph,
+        falkordb."""
         self.agent = ""
         self._driver: Any = None
         self._session: Any = None
@@ -395,10 +396,10 @@ class BoltSession:
             self._driver = None
 
     def _connect(self, nx: Any) -> None:
-        """Reach the server: an unreachable one (refused, reset, a hung handshake) is tried ``connect_attempts``
-        times with exponential backoff from ``connect_backoff`` (a server still starting gets a moment, and the
-        retries are debug noise: the one error line says how many there were); refused credentials fail at
-        once."""
+        """Reach the server: an unreachable one (refused, reset, a hung handshake) is tried
+        ``connect_attempts`` times with exponential backoff from ``connect_backoff`` (a server still starting
+        gets a moment, and the retries are debug noise: the one error line says how many there were); refused
+        credentials fail at once."""
         import tenacity  # imported here, like the driver: igg's start-up does not pay for it
 
         s = self.settings
@@ -462,7 +463,8 @@ class BoltSession:
         return self._session.run(query).consume()
 
     def ensure_schema(self, state: GraphState) -> SchemaReport:
-        """Identity constraints (or indexes) for every node type that has nodes (``igg.export.neo4j.schema``)."""
+        """Identity constraints (or indexes) for every node type that has nodes
+        (``igg.export.neo4j.schema``)."""
         labels = [t for t in state.schema.node_type_list if next(iter(state.nodes_of_type(t)), None)]
         if self.dialect == "falkordb":
             report = SchemaReport(capability="indexes only" if labels else "not needed")
@@ -494,8 +496,8 @@ class BoltSession:
             return []
 
     def constraint_problems(self, state: GraphState) -> tuple[list[str], list[str]]:
-        """(conflicts, warnings): the database's constraints that would refuse nodes of ``state``, and those that
-        could later (``igg.export.neo4j.schema.constraint_conflicts``)."""
+        """(conflicts, warnings): the database's constraints that would refuse nodes of ``state``, and those
+        that could later (``igg.export.neo4j.schema.constraint_conflicts``)."""
         labels = [t for t in state.schema.node_type_list if next(iter(state.nodes_of_type(t)), None)]
         return constraint_conflicts(self.constraints(), state, labels)
 
@@ -571,10 +573,10 @@ class BoltSession:
         return len(statements)
 
     def transaction(self, work: Callable[[Any], T], what: str) -> T:
-        """Run ``work(tx)`` in one managed transaction and return what it returns. Transient errors are retried
-        by the driver; a constraint conflict (another exporter created the same node between this MERGE's
-        lookup and its create) is retried here with backoff and jitter, ``CONSTRAINT_RETRIES`` times and
-        within ``max_retry_time``: a race is over by then, and a refusal that repeats is reported at once.
+        """Run ``work(tx)`` in one managed transaction and return what it returns. Transient errors are
+        retried by the driver; a constraint conflict (another exporter created the same node between this
+        MERGE's lookup and its create) is retried here with backoff and jitter, ``CONSTRAINT_RETRIES`` times
+        and within ``max_retry_time``: a race is over by then, and a refusal that repeats is reported at once.
         Exceptions ``work`` raises itself roll the transaction back and pass through."""
         import tenacity
         from neo4j.exceptions import ConstraintError, Neo4jError

@@ -64,7 +64,8 @@ class _Delta:
         self.e_first: dict[str, tuple[Props | None, tuple[str, str] | None, str]] = {}
         self.e_last: dict[str, Props | None] = {}
         self.reidentified: set[str] = set()
-        """Nodes whose identity changed: deleted under the old one (``DETACH DELETE``), created under the new."""
+        """Nodes whose identity changed: deleted under the old one (``DETACH DELETE``), created under the
+        new."""
         self.diff = ScopeDiff(identity_keys={t: tuple(k) for t, k in ident.items()})
         self.listed = {"create": 0, "update": 0, "delete": 0}
         for m in mutations:
@@ -149,7 +150,8 @@ class _Delta:
         return merge_nodes
 
     def edges(self) -> dict[str, None]:
-        """Note each edge's change (deletes into the diff); returns the edges to merge (run ``nodes`` first)."""
+        """Note each edge's change (deletes into the diff); returns the edges to merge (run ``nodes``
+        first)."""
         diff, ident, note = self.diff, self.ident, self.note
         merge_edges: dict[str, None] = {}
         for eid, (before, ends, etype) in self.e_first.items():
@@ -185,8 +187,8 @@ class _Delta:
         return merge_edges
 
     def reattach(self, merge_edges: dict[str, None]) -> None:
-        """The relationships of the re-identified nodes, which their old node's DETACH DELETE took: merged again
-        (added to ``merge_edges``)."""
+        """The relationships of the re-identified nodes, which their old node's DETACH DELETE took: merged
+        again (added to ``merge_edges``)."""
         state, ident = self.state, self.ident
         for n in self.reidentified:
             for eid in _incident(state, n):

@@ -267,7 +267,10 @@ def short(value: Any) -> str:
 def node_text(key: NodeKey, keys: tuple[str, ...] | list[str]) -> str:
     """``Class {name: "A"}``: a node by its type and identity."""
     label, values = key
-    return f"{label} {_show(dict(zip(keys, [list(v) if isinstance(v, tuple) else v for v in values], strict=True)))}"
+    return (
+        f"{label}"
+        f" {_show(dict(zip(keys, [list(v) if isinstance(v, tuple) else v for v in values], strict=True)))}"
+    )
 
 
 def edge_text(key: EdgeKey, ident: Any) -> str:

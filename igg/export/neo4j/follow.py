@@ -87,8 +87,8 @@ class SyncRecorder:
     """A ``Recorder`` that syncs a Neo4j scope after every committed iteration and at the end of the run.
 
     Put it after the store's recorder (``igg.service`` chains the store first). A failed sync during the run
-    is logged and counted (``failures``) and the run goes on: the next sync repairs the target (read-and-diff);
-    a failed final sync is the run's export error."""
+    is logged and counted (``failures``) and the run goes on: the next sync repairs the target
+    (read-and-diff); a failed final sync is the run's export error."""
 
     def __init__(
         self,

@@ -19,14 +19,14 @@ export asks the server to guarantee that identity:
 ``SchemaReport`` says what was created, what already existed and what could not be done.
 
 **Constraints an earlier export left** are read first (``SHOW CONSTRAINTS``, ``existing_constraints``): a
-uniqueness constraint on a label this export writes whose properties are a strict part of this graph's identity
-(``igg_Class_unique`` on ``(igg_scope, name)`` left by an export whose classes were identified by name, when
-this graph identifies them by ``(package, name)``) refuses nodes this graph holds apart. ``constraint_conflicts``
-finds it before anything is written (``--plan`` too): when the graph holds nodes it would refuse, the export
-stops with the constraint's name and the fix; when it holds none yet, a warning says the same. A constraint of
-exactly this identity is reused whatever its name; IGG's own name taken by a constraint of other properties
-makes IGG name its constraint after the identity keys (``igg_Class_package_name_unique``), since ``IF NOT
-EXISTS`` would otherwise keep the other one silently.
+uniqueness constraint on a label this export writes whose properties are a strict part of this graph's
+identity (``igg_Class_unique`` on ``(igg_scope, name)`` left by an export whose classes were identified by
+name, when this graph identifies them by ``(package, name)``) refuses nodes this graph holds apart.
+``constraint_conflicts`` finds it before anything is written (``--plan`` too): when the graph holds nodes it
+would refuse, the export stops with the constraint's name and the fix; when it holds none yet, a warning says
+the same. A constraint of exactly this identity is reused whatever its name; IGG's own name taken by a
+constraint of other properties makes IGG name its constraint after the identity keys
+(``igg_Class_package_name_unique``), since ``IF NOT EXISTS`` would otherwise keep the other one silently.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ class Constraint:
 
 
 def existing_constraints(rows: list[dict[str, Any]]) -> list[Constraint]:
-    """The node uniqueness constraints among ``SHOW CONSTRAINTS`` rows (others, and malformed rows, left out)."""
+    """The node uniqueness constraints among ``SHOW CONSTRAINTS`` rows (others, and malformed rows, left
+    out)."""
     out = []
     for row in rows:
         labels, props = row.get("labelsOrTypes"), row.get("properties")
@@ -106,9 +107,9 @@ def constraint_conflicts(
             continue
         clashing = _clashes(state, c.label, [p for p in c.properties if p != cypher.SCOPE_KEY])
         fix = (
-            f"drop it if no other export relies on it (DROP CONSTRAINT {c.name}), export into another database "
-            f"(NEO4J_DATABASE, --database), or identify {c.label} by ({', '.join(c.properties)}) as the export "
-            "that made it did"
+            f"drop it if no other export relies on it (DROP CONSTRAINT {c.name}), export into another"
+            f" database (NEO4J_DATABASE, --database), or identify {c.label} by ({', '.join(c.properties)}) as"
+            " the export that made it did"
         )
         what = (
             f"{c.describe()} conflicts with this graph's identity of {c.label} ({', '.join(identity)}): it "

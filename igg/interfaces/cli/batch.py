@@ -46,28 +46,36 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
-        help="the Dask scheduler, tcp://HOST:PORT (default: $DASK_SCHEDULER_ADDRESS, else a local "
-        "cluster; 'local' forces one)",
+        help=(
+            "the Dask scheduler, tcp://HOST:PORT (default: $DASK_SCHEDULER_ADDRESS, else a local "
+            "cluster; 'local' forces one)"
+        ),
     )
     p.add_argument(
         "--workers",
         type=int,
         metavar="N",
-        help="worker processes of the local cluster (default: the CPUs); with --scheduler, the workers "
-        "to wait for (default 1)",
+        help=(
+            "worker processes of the local cluster (default: the CPUs); with --scheduler, the workers "
+            "to wait for (default 1)"
+        ),
     )
     p.add_argument(
         "--agent",
         metavar="AGENT",
-        help="auto (default for requests), llm, code (default for map-code), hybrid, or script:PATH "
-        "(a transcript, or a folder of <session_id>.jsonl / <request stem>.jsonl)",
+        help=(
+            "auto (default for requests), llm, code (default for map-code), hybrid, or script:PATH "
+            "(a transcript, or a folder of <session_id>.jsonl / <request stem>.jsonl)"
+        ),
     )
     p.add_argument("--store", metavar="LOCATION", help=STORE_HELP)
     p.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
-        help="each session's graph.json, records.jsonl, transcript.jsonl and summary.json in DIR/<session_id>/",
+        help=(
+            "each session's graph.json, records.jsonl, transcript.jsonl and summary.json in DIR/<session_id>/"
+        ),
     )
     p.add_argument(
         "--export",
@@ -83,8 +91,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--durable",
         action="store_true",
-        help="fsync every iteration's commit as igg run does (slower; by default the store is synced "
-        "when the batch ends, and a power cut can only lose sessions that the next run redoes)",
+        help=(
+            "fsync every iteration's commit as igg run does (slower; by default the store is synced "
+            "when the batch ends, and a power cut can only lose sessions that the next run redoes)"
+        ),
     )
     p.add_argument(
         "--json", action="store_true", help="print one JSON object: counts and every session's summary"

@@ -91,7 +91,8 @@ def add_target_options(p: argparse.ArgumentParser) -> None:
 
 
 def targets(args: argparse.Namespace) -> tuple[list[Path], str | None, str | None]:
-    """(paths, session id, store) from the command line: one argument that is no file or folder is a session."""
+    """(paths, session id, store) from the command line: one argument that is no file or folder is a
+    session."""
     given = args.targets or ["."]
     explicit = args.store or os.environ.get(STORE_ENV)
     if len(given) == 1 and not Path(given[0]).exists() and is_session_id(given[0]):

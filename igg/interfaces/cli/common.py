@@ -1,4 +1,5 @@
-"""Options and plumbing shared by the commands that run or continue a session (``run``, ``resume``, ``map-code``).
+"""Options and plumbing shared by the commands that run or continue a session (``run``, ``resume``,
+``map-code``).
 
 ``add_run_options(parser)`` adds ``--agent``, ``--out DIR``, ``--store PATH``, ``--export FORMAT[:TARGET]``
 (repeatable), ``--json`` and ``--log-format``; ``execute(args, request, agent, **loop_options)`` runs the
@@ -152,8 +153,8 @@ def export_specs(args: argparse.Namespace) -> list[Any]:
 
 
 def is_session_id(text: str) -> bool:
-    """Whether ``text`` can be a session id (``igg.workspace.ops.SESSION_ID_PATTERN``): a command argument that
-    cannot (``out/graph.json``, with a slash) is a path, and a missing path is said to be one."""
+    """Whether ``text`` can be a session id (``igg.workspace.ops.SESSION_ID_PATTERN``): a command argument
+    that cannot (``out/graph.json``, with a slash) is a path, and a missing path is said to be one."""
     from igg.workspace.ops import SESSION_ID_PATTERN
 
     return re.fullmatch(SESSION_ID_PATTERN, text) is not None
@@ -311,8 +312,8 @@ def print_summary(
     rows: Callable[[Any], None] | None = None,
     store: str | Path | None = None,
 ) -> None:
-    """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table (with the
-    rows ``rows(table)`` adds: a command's own, such as map-code's files and graph by type)."""
+    """The end-of-run summary on stdout: one JSON object (with ``extra``'s keys), or a readable table (with
+    the rows ``rows(table)`` adds: a command's own, such as map-code's files and graph by type)."""
     summary = result.summary()
     if as_json:
         summary.update(extra or {})

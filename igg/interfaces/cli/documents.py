@@ -1,5 +1,6 @@
-"""``igg run REQUEST.json --documents PATH... [--update --session ID]``: a session built from documents, and kept in
-step with them (``igg.documents``); ``igg show SESSION --documents``: its documents with their fact counts."""
+"""``igg run REQUEST.json --documents PATH... [--update --session ID]``: a session built from documents, and
+kept in step with them (``igg.documents``); ``igg show SESSION --documents``: its documents with their fact
+counts."""
 
 from __future__ import annotations
 
@@ -16,21 +17,27 @@ def add_documents_options(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         type=Path,
         metavar="PATH",
-        help="build the graph from these files and folders (.txt .md .rst .html, .jsonl with "
-        '{"id", "text"} per line), each a document the facts it supports record',
+        help=(
+            "build the graph from these files and folders (.txt .md .rst .html, .jsonl with "
+            '{"id", "text"} per line), each a document the facts it supports record'
+        ),
     )
     parser.add_argument(
         "--update",
         action="store_true",
-        help="with --documents and --session: bring that stored session in step with the documents "
-        "(new and changed ones read again, facts of removed text retracted)",
+        help=(
+            "with --documents and --session: bring that stored session in step with the documents "
+            "(new and changed ones read again, facts of removed text retracted)"
+        ),
     )
     parser.add_argument("--session", metavar="ID", help="the session --update changes")
     parser.add_argument(
         "--review",
         action="store_true",
-        help="with --documents: plan and check the whole change and print it; apply nothing (run "
-        "again without --review to apply it: the answers are cached)",
+        help=(
+            "with --documents: plan and check the whole change and print it; apply nothing (run "
+            "again without --review to apply it: the answers are cached)"
+        ),
     )
 
 
@@ -100,9 +107,9 @@ def run_documents(args: argparse.Namespace, request: Any, agent: Any) -> int:
             f"{result.graph['edges']} edges"
         )
     print(
-        f"documents: {docs['added']} added, {docs['changed']} changed, {docs['removed']} removed, "
-        f"{docs['unchanged']} unchanged; facts: {facts['facts_retracted']} retracted, {facts['facts_kept']} kept; "
-        f"agent calls: {result.agent_calls}"
+        f"documents: {docs['added']} added, {docs['changed']} changed, {docs['removed']} removed,"
+        f" {docs['unchanged']} unchanged; facts: {facts['facts_retracted']} retracted, {facts['facts_kept']}"
+        f" kept; agent calls: {result.agent_calls}"
     )
     for skip in docs["skipped"]:
         print(f"skipped {skip['path']}: {skip['reason']}")

@@ -1,11 +1,11 @@
 """``igg eval text2kg``: a model's Text2KGBench triples through IGG, scored the benchmark's way.
 
-With ``--responses`` the model's recorded answers are replayed through the act step under the ontology's schema
-and the ``values`` grounding policy (each sentence its own context); with ``--agent`` an agent extracts each
-sentence through the normal loop. Writes ``DIR/accepted.jsonl`` (the accepted triples in the benchmark's own
-format, for its scorer), ``DIR/report.json`` (and with ``--rdf`` ``DIR/accepted.ttl`` and ``DIR/shapes.ttl``),
-and prints the benchmark's metrics for the raw answers and for what IGG accepted, with what IGG dropped by
-verdict code, right (in the gold set) and wrong."""
+With ``--responses`` the model's recorded answers are replayed through the act step under the ontology's
+schema and the ``values`` grounding policy (each sentence its own context); with ``--agent`` an agent extracts
+each sentence through the normal loop. Writes ``DIR/accepted.jsonl`` (the accepted triples in the benchmark's
+own format, for its scorer), ``DIR/report.json`` (and with ``--rdf`` ``DIR/accepted.ttl`` and
+``DIR/shapes.ttl``), and prints the benchmark's metrics for the raw answers and for what IGG accepted, with
+what IGG dropped by verdict code, right (in the gold set) and wrong."""
 
 from __future__ import annotations
 

@@ -6,10 +6,11 @@ provenance (the iteration that created it, the last that updated it, the context
 
 Formats: graphml, json, nodelink, neo4j, cypher, mermaid, html (a self-contained page drawing the graph; see
 ``igg view``), gexf (Gephi), nt, ttl, jsonld (RDF; ``--base-iri``; ttl and jsonld need the ``rdf`` extra). IGG
-reads back only its own JSON document and node-link JSON: GEXF and RDF are written, never read. ``--types Module,Package`` draws only those node types in the Mermaid chart, ``--top N`` how
-many of the most connected nodes a summarized chart shows. ``--format neo4j`` connects to ``--uri`` or
-``NEO4J_URI``, with ``NEO4J_USERNAME``/``NEO4J_PASSWORD`` (the password only ever from the environment) and
-``--database`` or ``NEO4J_DATABASE``.
+reads back only its own JSON document and node-link JSON: GEXF and RDF are written, never read. ``--types
+Module,Package`` draws only those node types in the Mermaid chart, ``--top N`` how many of the most connected
+nodes a summarized chart shows. ``--format neo4j`` connects to ``--uri`` or ``NEO4J_URI``, with
+``NEO4J_USERNAME``/``NEO4J_PASSWORD`` (the password only ever from the environment) and ``--database`` or
+``NEO4J_DATABASE``.
 """
 
 from __future__ import annotations
@@ -42,16 +43,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "graph",
-        help="an IGG graph document (what --out or --export json writes) or node-link JSON "
-        "('-' reads it from standard input); with --store, a session id",
+        help=(
+            "an IGG graph document (what --out or --export json writes) or node-link JSON "
+            "('-' reads it from standard input); with --store, a session id"
+        ),
     )
     p.add_argument("--format", "-f", required=True, choices=FORMATS, help="the export format")
     p.add_argument(
         "--output",
         "-o",
         type=Path,
-        help="output file, '-' for stdout (default: beside the input, e.g. run.graphml; stdout when the "
-        "input is '-')",
+        help=(
+            "output file, '-' for stdout (default: beside the input, e.g. run.graphml; stdout when the "
+            "input is '-')"
+        ),
     )
     p.add_argument("--json", action="store_true", help="print the export summary as JSON")
     add_verbosity_options(p)
@@ -59,17 +64,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     sessions.add_argument(
         "--store",
         metavar="LOCATION",
-        help="export the session GRAPH from this session store (the "
-        "store is also used, without --store, when GRAPH is no file but the store the session "
-        "commands read ($IGG_STORE, ./.igg/sessions.sqlite or the default store) holds it)",
+        help=(
+            "export the session GRAPH from this session store (the "
+            "store is also used, without --store, when GRAPH is no file but the store the session "
+            "commands read ($IGG_STORE, ./.igg/sessions.sqlite or the default store) holds it)"
+        ),
     )
     sessions.add_argument("--iteration", type=int, metavar="N", help="the graph as it was after iteration N")
     add_time_options(sessions)
     sessions.add_argument(
         "--provenance",
         action="store_true",
-        help="carry provenance (created/updated iteration, chunk) into JSON and GraphML, "
-        "and into Neo4j as igg_session, igg_created, igg_updated, igg_chunk",
+        help=(
+            "carry provenance (created/updated iteration, chunk) into JSON and GraphML, "
+            "and into Neo4j as igg_session, igg_created, igg_updated, igg_chunk"
+        ),
     )
     chart = p.add_argument_group("mermaid")
     chart.add_argument(
@@ -81,8 +90,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--top",
         type=int,
         metavar="N",
-        help="a summarized chart (beyond 60 nodes or 120 edges) draws the N most connected nodes "
-        "(default 20)",
+        help=(
+            "a summarized chart (beyond 60 nodes or 120 edges) draws the N most connected nodes (default 20)"
+        ),
     )
     neo = p.add_argument_group("neo4j")
     neo.add_argument("--uri", help="Bolt URI, e.g. bolt://localhost:7687 (default: NEO4J_URI)")
@@ -101,20 +111,26 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     neo.add_argument(
         "--plan",
         action="store_true",
-        help="print what the export would create, update and delete in the scope; write nothing (for a "
-        "stored session: the delta since its last export there, or the full diff and why)",
+        help=(
+            "print what the export would create, update and delete in the scope; write nothing (for a "
+            "stored session: the delta since its last export there, or the full diff and why)"
+        ),
     )
     neo.add_argument(
         "--full",
         action="store_true",
-        help="a stored session: read and diff the whole scope even when a delta from the journal would "
-        "do (a delta is used when the scope still holds what IGG last wrote there)",
+        help=(
+            "a stored session: read and diff the whole scope even when a delta from the journal would "
+            "do (a delta is used when the scope still holds what IGG last wrote there)"
+        ),
     )
     neo.add_argument(
         "--follow",
         action="store_true",
-        help="a stored session: push every committed step as it lands; ends when the session has "
-        "finished and its last step is in Neo4j (Ctrl-C stops earlier)",
+        help=(
+            "a stored session: push every committed step as it lands; ends when the session has "
+            "finished and its last step is in Neo4j (Ctrl-C stops earlier)"
+        ),
     )
     neo.add_argument(
         "--interval",
@@ -252,7 +268,8 @@ def write_stdout(
 
 
 def default_output(source: Path, fmt: str) -> str:
-    """``run.json`` -> ``run.graphml``, ``run.export.json``, ``run.nodelink.json``, ``run.cypher``, ``run.mmd``."""
+    """``run.json`` -> ``run.graphml``, ``run.export.json``, ``run.nodelink.json``, ``run.cypher``,
+    ``run.mmd``."""
     suffix = {"json": ".export.json"}.get(fmt, DEFAULT_FILES.get(fmt, "").removeprefix("graph"))
     stem = source.name.removesuffix(".json")
     return str(source.with_name(stem + suffix))
@@ -271,7 +288,8 @@ def run(args: argparse.Namespace) -> int:
     session_only = _session_only(args)
     if session_only:
         print(
-            f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to a stored session (give SESSION and --store)",
+            f"igg: {' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to a stored"
+            " session (give SESSION and --store)",
             file=sys.stderr,
         )
         return 2
@@ -319,8 +337,8 @@ def refused_options(args: argparse.Namespace) -> str | None:
     session_only = _session_only(args)
     if session_only and (args.format != "neo4j" or args.iteration is not None):
         return (
-            f"{' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to --format neo4j "
-            "of a stored session's latest graph only (not with --iteration)"
+            f"{' and '.join(session_only)} {'apply' if len(session_only) > 1 else 'applies'} to --format"
+            " neo4j of a stored session's latest graph only (not with --iteration)"
         )
     if args.follow and args.plan:
         return "--follow and --plan do not go together"
@@ -412,7 +430,8 @@ def print_summaries(args: argparse.Namespace, summaries: list[dict[str, Any]]) -
                 else f", scope {s.get('scope')!r} on {s.get('server')}"
             )
             print(
-                f"{s['format']}: {s['target']} ({s['nodes']} nodes, {s['edges']} edges{extra}, {s['seconds']} s)"
+                f"{s['format']}: {s['target']} ({s['nodes']} nodes, {s['edges']} edges{extra},"
+                f" {s['seconds']} s)"
             )
             if s["format"] == "neo4j":
                 print_neo4j_details(s)

@@ -1,8 +1,8 @@
 """``igg export SESSION --format neo4j [--plan|--full|--follow]``: a stored session kept in step with Neo4j.
 
 The export of a stored session's latest graph goes through ``igg.export.neo4j.sync``: a delta from the journal
-when the scope still holds what IGG last wrote there, else the read-and-diff export (the output says which, and
-why). ``--follow`` pushes every committed step as it lands (``igg.export.neo4j.follow``).
+when the scope still holds what IGG last wrote there, else the read-and-diff export (the output says which,
+and why). ``--follow`` pushes every committed step as it lands (``igg.export.neo4j.follow``).
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ def run_session_neo4j(args: argparse.Namespace) -> int:
                 print(json.dumps(plan))
             else:
                 print(
-                    f"plan for scope {plan['scope']!r} on {plan['server']} at {plan['target']} (nothing written): "
-                    + mode_line(plan)
+                    f"plan for scope {plan['scope']!r} on {plan['server']} at {plan['target']} (nothing"
+                    " written): " + mode_line(plan)
                 )
                 print_plan_lines(plan)
             return 0
@@ -80,8 +80,8 @@ def mode_line(s: dict[str, Any]) -> str:
 def print_sync(s: dict[str, Any]) -> None:
     """One export of a session, as lines."""
     print(
-        f"neo4j: {s['target']} ({s['nodes']} nodes, {s['edges']} edges, scope {s['scope']!r} on {s['server']}, "
-        f"{s['seconds']} s)"
+        f"neo4j: {s['target']} ({s['nodes']} nodes, {s['edges']} edges, scope {s['scope']!r} on"
+        f" {s['server']}, {s['seconds']} s)"
     )
     print(f"  {mode_line(s)}")
     print_neo4j_details(s)

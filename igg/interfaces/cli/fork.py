@@ -1,8 +1,8 @@
 """``igg fork SESSION --at N [--as NEW] [--store PATH]``: start a new session from a session's graph after
 iteration N (0: the start). The fork keeps the original's history up to N (same node and edge ids) and its
 lineage (shown by ``igg show``, kept in the metadata of its exports); the original is untouched. Continue the
-fork with ``igg resume NEW --store PATH`` (``--agent`` to change the agent): it runs from iteration N+1. A finished session, or one undone after
-it finished, is continued this way."""
+fork with ``igg resume NEW --store PATH`` (``--agent`` to change the agent): it runs from iteration N+1. A
+finished session, or one undone after it finished, is continued this way."""
 
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
     new_id, copied = StoreSessions(store).fork(args.session, args.at, args.new_id)
     info = store.session(new_id)
     print(
-        f"session {new_id}: forked from {args.session} after iteration {args.at} ({copied} steps copied; "
-        f"{info.nodes} nodes, {info.edges} edges); continue it with "
-        f"`{shlex.join(['igg', 'resume', new_id, '--store', str(store.path)])}` (add --agent AGENT for another agent)"
+        f"session {new_id}: forked from {args.session} after iteration {args.at} ({copied} steps copied;"
+        f" {info.nodes} nodes, {info.edges} edges); continue it with"
+        f" `{shlex.join(['igg', 'resume', new_id, '--store', str(store.path)])}` (add --agent AGENT for"
+        " another agent)"
     )
     return 0

@@ -215,7 +215,8 @@ def interrupted(args: argparse.Namespace, witness: Witness, keep: Keeping, sessi
 
 
 def add_keep_option(parser: argparse.ArgumentParser) -> None:
-    """``--no-store``: keep a run without ``--out``/``--store``/``--export`` nowhere (not in the default store)."""
+    """``--no-store``: keep a run without ``--out``/``--store``/``--export`` nowhere (not in the default
+    store)."""
     parser.add_argument(
         "--no-store",
         action="store_true",

@@ -34,8 +34,8 @@ def listen_or_explain(host: str, port: int) -> socket.socket | None:
         return bind(host, port)
     except OSError as exc:
         print(
-            f"igg: cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port (0 picks a free "
-            "one)",
+            f"igg: cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port (0 picks a"
+            " free one)",
             file=sys.stderr,
         )
         return None

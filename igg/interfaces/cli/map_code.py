@@ -86,8 +86,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
-        help="parse on the Dask cluster at tcp://HOST:PORT (or 'local' for one on this machine) instead "
-        "of local processes; needs igg[dask]",
+        help=(
+            "parse on the Dask cluster at tcp://HOST:PORT (or 'local' for one on this machine) instead "
+            "of local processes; needs igg[dask]"
+        ),
     )
     p.add_argument(
         "--max-file-bytes",
@@ -104,27 +106,35 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--package-prefix",
         metavar="NAME",
-        help="name every Python module under this package (e.g. google for a folder of the google "
-        "namespace), where neither the folders nor the tree's own imports say it",
+        help=(
+            "name every Python module under this package (e.g. google for a folder of the google "
+            "namespace), where neither the folders nor the tree's own imports say it"
+        ),
     )
     p.add_argument(
         "--update",
         action="store_true",
-        help="re-map into the map-code session of --store (--session ID, default: the latest): only "
-        "files whose content changed are parsed again; the difference is one new step",
+        help=(
+            "re-map into the map-code session of --store (--session ID, default: the latest): only "
+            "files whose content changed are parsed again; the difference is one new step"
+        ),
     )
     p.add_argument(
         "--since",
         metavar="REF",
-        help="report the dependencies (module and package level, with their lines) the change from this "
-        "git commit to the work tree added and removed; only files the facts cache beside --store "
-        "lacks are parsed; maps nothing into a session",
+        help=(
+            "report the dependencies (module and package level, with their lines) the change from this "
+            "git commit to the work tree added and removed; only files the facts cache beside --store "
+            "lacks are parsed; maps nothing into a session"
+        ),
     )
     p.add_argument(
         "--resume",
         action="store_true",
-        help="continue the interrupted session --session ID in --store (the sources are read again; "
-        "what the graph already holds is not proposed twice)",
+        help=(
+            "continue the interrupted session --session ID in --store (the sources are read again; "
+            "what the graph already holds is not proposed twice)"
+        ),
     )
     p.set_defaults(handler=run_command)
 
@@ -302,8 +312,8 @@ def _since(args: argparse.Namespace) -> int:
             where = ", ".join(plain(h.where()) for h in c.edges[:3]) + (", ..." if len(c.edges) > 3 else "")
             print(f"{mark} {c.level} {plain(c.source)} -> {plain(c.target)} ({where})")
     print(
-        f"since {plain(args.since)}: {len(added)} dependencies added, {len(removed)} removed (module and package "
-        "level)"
+        f"since {plain(args.since)}: {len(added)} dependencies added, {len(removed)} removed (module and"
+        " package level)"
     )
     return 0
 
@@ -373,12 +383,18 @@ def _print_update(result: Any) -> None:
     linked = files["relinked"]
     table.add_row(
         "linked",
-        "nothing changed"
-        if not files["added"] and not files["removed"] and not files["changed"]
-        else f"{linked} of {files['read']}: the changed files and those naming what changed"
-        if linked < files["read"]
-        else f"all {linked}: files came or went, or an import, a supertype, "
-        "a module or a Python file's calls or bindings changed",
+        (
+            "nothing changed"
+            if not files["added"] and not files["removed"] and not files["changed"]
+            else (
+                f"{linked} of {files['read']}: the changed files and those naming what changed"
+                if linked < files["read"]
+                else (
+                    f"all {linked}: files came or went, or an import, a supertype, "
+                    "a module or a Python file's calls or bindings changed"
+                )
+            )
+        ),
     )
     table.add_row(
         "graph",
@@ -443,7 +459,8 @@ def _where(path: str, line: int | None) -> str:
 
 
 def _report_partial(facts: Sequence[FileFacts]) -> None:
-    """Files that did not parse (syntax errors), as ``path:line: message`` on stderr, like the skipped ones."""
+    """Files that did not parse (syntax errors), as ``path:line: message`` on stderr, like the skipped
+    ones."""
     partial = [f for f in facts if f.error]
     if not partial:
         return
@@ -458,7 +475,8 @@ def _report_partial(facts: Sequence[FileFacts]) -> None:
         print(f"  {plain(_where(f.path, f.error_line))}: {plain(f.error or '')}", file=sys.stderr)
     if len(partial) > SHOW_SKIPPED:
         print(
-            f"  ... and {len(partial) - SHOW_SKIPPED} more (all of them are in --json's map_code.files.partial)",
+            f"  ... and {len(partial) - SHOW_SKIPPED} more (all of them are in --json's"
+            " map_code.files.partial)",
             file=sys.stderr,
         )
 

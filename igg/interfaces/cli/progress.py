@@ -75,7 +75,8 @@ class ProgressView:
             self._progress.refresh()
 
     def walked(self, walk: Any) -> None:
-        """A code map walked its trees (a ``WalkResult``): show the parse of its files as a task of its own."""
+        """A code map walked its trees (a ``WalkResult``): show the parse of its files as a task of its
+        own."""
         if self._progress is not None:
             self._parse = self._progress.add_task("parsing", total=len(walk.files), status="")
 

@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"session {args.session}: {shown['status']}; no plan waits for review")
         else:
             print(
-                f"session {args.session}: plan {plan['plan_id']} for iteration {plan['iteration']} waits for review "
-                f"({plan['accepted']} actions would apply, {plan['rejected']} are rejected)"
+                f"session {args.session}: plan {plan['plan_id']} for iteration {plan['iteration']} waits for"
+                f" review ({plan['accepted']} actions would apply, {plan['rejected']} are rejected)"
             )
             if plan["reasoning"]:
                 print(f"reasoning: {plan['reasoning']}")
@@ -99,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def workspace_store(workspace: Workspace) -> StoreLocation:
-    """The store the workspace reads (for exact commands in hints; a PostgreSQL URL's text hides its password)."""
+    """The store the workspace reads (for exact commands in hints; a PostgreSQL URL's text hides its
+    password)."""
     repo = workspace.repo
     from igg.store.sessions import StoreSessions
 

@@ -1,8 +1,9 @@
 """``igg sessions [--store LOCATION] [--json]``: every session in the store, with its status and stop reason.
 
-``igg sessions [SESSION ...] --copy-to LOCATION``: copy the sessions named (default: all) with everything stored
-for them into another store (an SQLite file or a ``postgresql://`` database, made when missing), one transaction
-per session; a session id the other store already holds is refused on a line of its own and the rest go on.
+``igg sessions [SESSION ...] --copy-to LOCATION``: copy the sessions named (default: all) with everything
+stored for them into another store (an SQLite file or a ``postgresql://`` database, made when missing), one
+transaction per session; a session id the other store already holds is refused on a line of its own and the
+rest go on.
 """
 
 from __future__ import annotations

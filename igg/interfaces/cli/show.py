@@ -1,6 +1,6 @@
-"""``igg show SESSION [--store PATH] [--json] [--grounding]``: a session's steps — actions proposed, accepted and
-rejected (by code), tokens and time per iteration — and its totals. ``--grounding``: how many of its facts are
-grounded, ungrounded and unverified, and each ungrounded one with the quotes that were not found."""
+"""``igg show SESSION [--store PATH] [--json] [--grounding]``: a session's steps — actions proposed, accepted
+and rejected (by code), tokens and time per iteration — and its totals. ``--grounding``: how many of its facts
+are grounded, ungrounded and unverified, and each ungrounded one with the quotes that were not found."""
 
 from __future__ import annotations
 
@@ -159,8 +159,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _facts(store: Any, args: argparse.Namespace) -> int:
-    """``--as-of`` / ``--known-at``: the session's facts valid at a time, as the journal held them at a time, in
-    the observation's notation (``--json``: the graph document)."""
+    """``--as-of`` / ``--known-at``: the session's facts valid at a time, as the journal held them at a time,
+    in the observation's notation (``--json``: the graph document)."""
     from igg.graph.asof import as_of
     from igg.observe.graphview import GraphView
     from igg.store.session_graph import time_arg

@@ -20,9 +20,10 @@ if TYPE_CHECKING:
     from igg.store import SessionStore
 
 STORE_HELP = (
-    f"the session store: an SQLite file, or a PostgreSQL database as postgresql://USER@HOST/DATABASE (default: ${STORE_ENV}, else {PROJECT_STORE} if it exists, else the default "
-    f"store ${HOME_ENV}/sessions.sqlite or ~/.local/share/igg/sessions.sqlite, where runs given no "
-    "--out, --store or --export are kept)"
+    "the session store: an SQLite file, or a PostgreSQL database as postgresql://USER@HOST/DATABASE"
+    f" (default: ${STORE_ENV}, else {PROJECT_STORE} if it exists, else the default store"
+    f" ${HOME_ENV}/sessions.sqlite or ~/.local/share/igg/sessions.sqlite, where runs given no --out, --store"
+    " or --export are kept)"
 )
 
 
@@ -56,7 +57,7 @@ def missing_store(args: argparse.Namespace, path: StoreLocation, *, named: bool)
     if not named:
         return SessionRefused(
             f"no session store at {path} yet: it is the default store, where runs given no --out, "
-            f"--store or --export keep their sessions (`igg run REQUEST.json`); name another store "
+            "--store or --export keep their sessions (`igg run REQUEST.json`); name another store "
             f"with --store PATH (or ${STORE_ENV})"
         )
     default = resolve_store_path(None) if not os.environ.get(STORE_ENV) else None

@@ -31,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
     if waiting is not None and waiting.get("state") == "pending":
         review = shlex.join(["igg", "review", args.session, "--store", str(store.path)])
         print(
-            f"igg: session {args.session!r} has plan {waiting['plan']['plan_id']} waiting for review; decide it "
-            f"first (`{review} --approve` or `{review} --reject NOTE`), then undo",
+            f"igg: session {args.session!r} has plan {waiting['plan']['plan_id']} waiting for review; decide"
+            f" it first (`{review} --approve` or `{review} --reject NOTE`), then undo",
             file=sys.stderr,
         )
         return EXIT_INVALID

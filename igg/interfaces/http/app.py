@@ -1,37 +1,37 @@
 """IGG's HTTP JSON API (``igg serve``): the workspace operations as routes, plus an event stream.
 
 Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI document is at
-``/openapi.json``, Swagger UI at ``/docs``, served from the ``swagger-ui-bundle-v2`` package: it works offline)::
+``/openapi.json``, Swagger UI at ``/docs``, served from the ``swagger-ui-bundle-v2`` package: it works
+offline)::
 
-    GET  /healthz                              liveness (no token needed)
-    POST /sessions                             start a session (body: the request payload)      201
-    GET  /sessions?status=&limit=              list sessions
-    GET  /sessions/{id}                        one session: status, counts and limits, goal, created/updated
-    GET  /sessions/{id}/observation?focus=&token_budget=   the budgeted markdown observation
-    POST /sessions/{id}/actions                apply actions (body: actions, reasoning, dry_run)
-    POST /sessions/{id}/finish                 finish (body: prune_isolated)
-    POST /sessions/{id}/export                 export inline or to a file under the output directory
-    POST /runs                                 an autonomous run with the server's agent            202
-    GET  /sessions/{id}/events                 server-sent events of the session's iterations
-    POST /sessions/{id}/query                  a budgeted query (body: {"query": {"query": "neighbours", ...}})
-    GET  /sessions/{id}/explain?ref=&edges=    the history of a node or edge (needs the store)
-    GET  /sessions/{id}/diff?a=&b=             what changed between two iterations (needs the store)
-    POST /sessions/{id}/check                  judge dependency rules ({"rules": [...]}) on the graph
-    POST /sessions/{id}/undo                   roll back to an iteration (body: {"to_iteration": N})
-    POST /sessions/{id}/documents              add documents with their facts (body: {"documents": [...]})
-    DELETE /sessions/{id}/documents/{doc}      retract what one document alone supported
-    GET  /sessions/{id}/review                 the plan waiting for review (config.review)
-    POST /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note)
-    GET  /ui/                                  the graph viewer page (see ``igg.interfaces.http.ui``)
+    GET  /healthz                              liveness (no token needed) POST /sessions
+    start a session (body: the request payload)      201 GET  /sessions?status=&limit=              list
+    sessions GET  /sessions/{id}                        one session: status, counts and limits, goal,
+    created/updated GET  /sessions/{id}/observation?focus=&token_budget=   the budgeted markdown observation
+    POST /sessions/{id}/actions                apply actions (body: actions, reasoning, dry_run) POST
+    /sessions/{id}/finish                 finish (body: prune_isolated) POST /sessions/{id}/export
+    export inline or to a file under the output directory POST /runs                                 an
+    autonomous run with the server's agent            202 GET  /sessions/{id}/events
+    server-sent events of the session's iterations POST /sessions/{id}/query                  a budgeted query
+    (body: {"query": {"query": "neighbours", ...}}) GET  /sessions/{id}/explain?ref=&edges=    the history of
+    a node or edge (needs the store) GET  /sessions/{id}/diff?a=&b=             what changed between two
+    iterations (needs the store) POST /sessions/{id}/check                  judge dependency rules ({"rules":
+    [...]}) on the graph POST /sessions/{id}/undo                   roll back to an iteration (body:
+    {"to_iteration": N}) POST /sessions/{id}/documents              add documents with their facts (body:
+    {"documents": [...]}) DELETE /sessions/{id}/documents/{doc}      retract what one document alone supported
+    GET  /sessions/{id}/review                 the plan waiting for review (config.review) POST
+    /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note) GET  /ui/
+    the graph viewer page (see ``igg.interfaces.http.ui``)
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status (a 5xx for a fault of the
 server: ``INTERNAL_ERROR`` 500, ``EXPORT_FAILED`` 507 on a full disk); the codes are the workspace's
 (``SESSION_NOT_FOUND``, ``PATH_FORBIDDEN``, ...) and the verdicts' (``INVALID_JSON``, ``INVALID_RESPONSE``)
 where they mean the same thing. A body that is not JSON (a syntax error, invalid UTF-8, nesting deeper than
-the parser goes) is ``INVALID_JSON``; a bad request payload ``INVALID_REQUEST``; bad path or query values
-and other bodies ``INVALID_ARGUMENTS``; an unknown route ``NOT_FOUND``; a known route with another method
-``METHOD_NOT_ALLOWED``. Messages name HTTP routes (``GET /sessions``), where the MCP tools' messages name tools
-(``list_sessions``). ``created`` and ``updated`` are RFC 3339 UTC timestamps (``2026-11-23T18:02:51.123Z``).
+the parser goes) is ``INVALID_JSON``; a bad request payload ``INVALID_REQUEST``; bad path or query values and
+other bodies ``INVALID_ARGUMENTS``; an unknown route ``NOT_FOUND``; a known route with another method
+``METHOD_NOT_ALLOWED``. Messages name HTTP routes (``GET /sessions``), where the MCP tools' messages name
+tools (``list_sessions``). ``created`` and ``updated`` are RFC 3339 UTC timestamps
+(``2026-11-23T18:02:51.123Z``).
 """
 
 from __future__ import annotations
@@ -212,7 +212,9 @@ def _session_routes(app: FastAPI, workspace: Workspace) -> None:
         response_class=StreamingResponse,
         responses={
             200: {
-                "description": "`event: KIND` and `data: {JSON}` per event (run_started, iteration_finished, ...)",
+                "description": (
+                    "`event: KIND` and `data: {JSON}` per event (run_started, iteration_finished, ...)"
+                ),
                 "content": {"text/event-stream": {"schema": {"type": "string"}}},
             }
         },
@@ -282,7 +284,8 @@ def _endpoint(
 
 
 async def _body(request: Request, op: Operation) -> dict[str, Any]:
-    """The JSON object a body holds (an empty body: no arguments); INVALID_JSON when it is not JSON IGG can read."""
+    """The JSON object a body holds (an empty body: no arguments); INVALID_JSON when it is not JSON IGG can
+    read."""
     raw = await request.body()
     if not raw.strip():
         return {}
@@ -307,8 +310,8 @@ def _invalid_json(reason: str) -> WorkspaceError:
 
 
 def _openapi(op: Operation, route: Route) -> dict[str, Any]:
-    """The route's request in the OpenAPI: path parameters, and the query parameters or the JSON body, from the
-    operation's input model."""
+    """The route's request in the OpenAPI: path parameters, and the query parameters or the JSON body, from
+    the operation's input model."""
     schema = inline_refs(op.input.model_json_schema(by_alias=True))
     properties, required = schema.get("properties", {}), set(schema.get("required", []))
     parameters = [

@@ -1,4 +1,5 @@
-"""The protocol that enforces an HTTP listener's deadlines, so slow or half-open clients cannot hold the server.
+"""The protocol that enforces an HTTP listener's deadlines, so slow or half-open clients cannot hold the
+server.
 
 uvicorn closes an idle keep-alive connection (its public ``timeout_keep_alive``), but has no setting that
 bounds how long a client may take to send a request's headers and body, or to read its response. ``serve``

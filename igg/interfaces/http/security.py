@@ -7,10 +7,11 @@
   a browser cannot attach the token. Other names get 421 ``HOST_FORBIDDEN``.
 * Cross-site requests (no state change without intent): without a token, an ``Origin`` header must be the
   server's own origin (the page it serves, ``/ui``) or name a host given with ``--allowed-host``; ``null``
-  (sandboxed frames, ``data:`` pages) and loopback pages on other ports are refused (403 ``ORIGIN_FORBIDDEN``).
-  Every ``POST`` must carry ``Content-Type: application/json`` (403 ``JSON_REQUIRED``): a browser sends that
-  type cross-site only after a preflight IGG never grants, so no form post, ``text/plain`` beacon or bodyless
-  ``fetch`` from another site can change a session. (``/ui/login``'s form, with a token only, is the exception.)
+  (sandboxed frames, ``data:`` pages) and loopback pages on other ports are refused (403
+  ``ORIGIN_FORBIDDEN``). Every ``POST`` must carry ``Content-Type: application/json`` (403 ``JSON_REQUIRED``):
+  a browser sends that type cross-site only after a preflight IGG never grants, so no form post,
+  ``text/plain`` beacon or bodyless ``fetch`` from another site can change a session. (``/ui/login``'s form,
+  with a token only, is the exception.)
 * A bearer token, when one is configured (``IGG_API_TOKEN``): every request but ``/healthz`` must carry
   ``Authorization: Bearer <token>`` (the scheme in any case, RFC 7235; the token compared in constant
   time). The token is never logged or echoed.
@@ -131,9 +132,9 @@ class HostPolicy:
         return name in self.names or name in LOOPBACK_NAMES or is_loopback(name.strip("[]"))
 
     def permits_origin(self, origin: str, host: str) -> bool:
-        """Whether a page at ``origin`` may send requests here: the server's own origin (``host``: the request's
-        Host header), or an origin whose host was given (``--allowed-host``, with its port when given). Never
-        ``null``, never a loopback page on another port."""
+        """Whether a page at ``origin`` may send requests here: the server's own origin (``host``: the
+        request's Host header), or an origin whose host was given (``--allowed-host``, with its port when
+        given). Never ``null``, never a loopback page on another port."""
         if self.any_host:
             return True
         parts = urlsplit(origin.strip())

@@ -1,7 +1,7 @@
 """Running an ASGI app on uvicorn with deadlines (``Timeouts``), so slow or half-open clients cannot hold the
-server: uvicorn's own keep-alive bound, and a protocol of IGG's (``deadlines.GuardedProtocol``, handed to uvicorn
-through its public ``Config(http=...)``) for the request head, the body, fragmented bodies and stalled reads.
-This module loads nothing heavy: the command line imports it for ``Timeouts``' defaults."""
+server: uvicorn's own keep-alive bound, and a protocol of IGG's (``deadlines.GuardedProtocol``, handed to
+uvicorn through its public ``Config(http=...)``) for the request head, the body, fragmented bodies and stalled
+reads. This module loads nothing heavy: the command line imports it for ``Timeouts``' defaults."""
 
 from __future__ import annotations
 

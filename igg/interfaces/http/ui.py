@@ -5,14 +5,13 @@ Routes (all ``GET``, behind the same token and bind rules as the rest of the app
     /ui/                                        the viewer page (sessions list; ``#session=ID`` shows one)
     /ui/static/{file}                           the page's script, style and vendored libraries (a fixed list)
     /ui/api/sessions                            the sessions, as ``GET /sessions`` lists them
-    /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration N;
-                                                ``&communities=false``: without computing communities (a
-                                                refreshing page keeps its own)
+    /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration
+    N; ``&communities=false``: without computing communities (a refreshing page keeps its own)
     /ui/api/sessions/{id}/iterations            per iteration: chunk, counts, every rejection with its code
     /ui/api/sessions/{id}/history?element=ID    every stored change of one node or edge
     /ui/api/sessions/{id}/query?q=JSON          one budgeted query (neighbours, path, find): the workspace's
-                                                ``query_graph`` operation, the same one the agents' tool calls
-    /ui/api/sessions/{id}/events                server-sent events while the session grows, ``end`` when done
+    ``query_graph`` operation, the same one the agents' tool calls /ui/api/sessions/{id}/events
+    server-sent events while the session grows, ``end`` when done
 
 A graph after iteration N is read from the session store (its stored mutations up to that iteration), never
 recomputed; with an in-memory workspace (``--memory``) only the current graph and a run's own events exist.
@@ -205,7 +204,8 @@ def store_of(workspace: Workspace) -> SessionStore | None:
 
 
 def query_input(session_id: str, text: str) -> QueryInput:
-    """The ``query_graph`` operation's input from the page's ``q`` (the query as JSON); problems are a 422 naming them."""
+    """The ``query_graph`` operation's input from the page's ``q`` (the query as JSON); problems are a 422
+    naming them."""
     try:
         return QueryInput.model_validate({"session_id": session_id, "query": json.loads(text)})
     except json.JSONDecodeError as exc:

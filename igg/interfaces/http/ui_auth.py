@@ -1,13 +1,14 @@
 """Logging a browser in to ``/ui`` when the server has a token (``IGG_API_TOKEN``).
 
-A browser cannot add ``Authorization: Bearer`` to a page load or an ``EventSource``, so ``/ui/login`` asks
-for the token once (a form, POST) and sets a cookie holding its expiry and an HMAC of it keyed by the token
-(never the token itself): ``HttpOnly``, ``SameSite=Strict``, ``Path=/ui``, ``Max-Age`` of ``COOKIE_LIFETIME``
-(12 hours); after that the cookie is refused and the browser logs in again. Failed logins are throttled per
-client address (``LOGIN_ATTEMPTS`` per ``LOGIN_WINDOW`` seconds; then 429 with ``Retry-After``). This ASGI wrapper sits outside the bearer guard; for
-``GET``/``HEAD`` requests under ``/ui`` carrying a valid cookie it adds the bearer header, so the guard
-(``igg.interfaces.http.security``) still makes every decision. The cookie opens nothing but the read-only
-``/ui`` routes: every other path, and every request that is not a GET, needs the header as before.
+A browser cannot add ``Authorization: Bearer`` to a page load or an ``EventSource``, so ``/ui/login`` asks for
+the token once (a form, POST) and sets a cookie holding its expiry and an HMAC of it keyed by the token (never
+the token itself): ``HttpOnly``, ``SameSite=Strict``, ``Path=/ui``, ``Max-Age`` of ``COOKIE_LIFETIME`` (12
+hours); after that the cookie is refused and the browser logs in again. Failed logins are throttled per client
+address (``LOGIN_ATTEMPTS`` per ``LOGIN_WINDOW`` seconds; then 429 with ``Retry-After``). This ASGI wrapper
+sits outside the bearer guard; for ``GET``/``HEAD`` requests under ``/ui`` carrying a valid cookie it adds the
+bearer header, so the guard (``igg.interfaces.http.security``) still makes every decision. The cookie opens
+nothing but the read-only ``/ui`` routes: every other path, and every request that is not a GET, needs the
+header as before.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The MCP handshake answered before the heavy imports: ``igg mcp`` over stdio replies to ``initialize`` at once.
+"""The MCP handshake answered before the heavy imports: ``igg mcp`` over stdio replies to ``initialize`` at
+once.
 
 A client launching ``igg mcp`` sends ``initialize`` and waits for its answer; loading the MCP SDK, pydantic's
 models and the workspace takes most of a second, several on a busy machine, and clients time the handshake
@@ -38,8 +39,8 @@ INSTRUCTIONS = (
 """The server's instructions to a client's model (MCP ``initialize``)."""
 
 MAX_LINE = 1 << 20
-"""The longest first line read here (an ``initialize`` request is a few hundred bytes); past it the line goes to
-the SDK unanswered."""
+"""The longest first line read here (an ``initialize`` request is a few hundred bytes); past it the line goes
+to the SDK unanswered."""
 
 
 @dataclass(kw_only=True)
@@ -51,8 +52,8 @@ class EarlyAnswer:
     answered: dict[str, Any] | None = None
 
     def drop(self, text: str) -> bool:
-        """Whether ``text`` (a line the SDK writes) is its answer to the request answered early: then it is not
-        written a second time."""
+        """Whether ``text`` (a line the SDK writes) is its answer to the request answered early: then it is
+        not written a second time."""
         if self.answered is None or f'"id":{json.dumps(self.answered["id"])}' not in text.replace(" ", ""):
             return False
         try:

@@ -75,8 +75,8 @@ class IGGServer(MCPServer):
     """Each tool's compact input and output schema (``inputSchema``, ``outputSchema``), built once."""
 
     async def list_tools(self) -> list[MCPTool]:
-        """The SDK's tool list with each operation's compact input schema (``igg.workspace.toolschema``) and its
-        output model's schema."""
+        """The SDK's tool list with each operation's compact input schema (``igg.workspace.toolschema``) and
+        its output model's schema."""
         tools = await super().list_tools()
         return [
             t.model_copy(
@@ -202,8 +202,8 @@ async def _run_with_progress(
 
 
 def run_stdio(server: MCPServer, early: EarlyAnswer | None = None) -> None:
-    """Serve MCP over stdin/stdout until the client disconnects (see ``serve_stdio``); ``early``: the first line,
-    already read and perhaps answered (``igg.interfaces.mcp.handshake``)."""
+    """Serve MCP over stdin/stdout until the client disconnects (see ``serve_stdio``); ``early``: the first
+    line, already read and perhaps answered (``igg.interfaces.mcp.handshake``)."""
     import anyio
 
     anyio.run(serve_stdio, server, early)
@@ -255,8 +255,8 @@ class _Answered:
 
 
 class _SurrogateFilter:
-    """Lines from stdin (after ``first``, a line read before the SDK started); a request holding a lone surrogate
-    is answered here and not passed on."""
+    """Lines from stdin (after ``first``, a line read before the SDK started); a request holding a lone
+    surrogate is answered here and not passed on."""
 
     def __init__(self, lines: Any, first: str | None = None) -> None:
         self.lines = lines
@@ -290,8 +290,8 @@ class _SurrogateFilter:
 
 
 def _too_deep(line: str) -> bool:
-    """Whether a line nests arrays and objects deeper than the SDK reads (counted first: most lines hold too few
-    brackets to be)."""
+    """Whether a line nests arrays and objects deeper than the SDK reads (counted first: most lines hold too
+    few brackets to be)."""
     if line.count("[") + line.count("{") <= MAX_JSON_DEPTH:
         return False
     import pydantic_core
