@@ -36,7 +36,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack, cast
 
 import orjson
 
@@ -109,23 +109,25 @@ class Loop:
         recorders: list[Recorder] = (
             [] if recorder is None else list(recorder) if isinstance(recorder, Sequence) else [recorder]
         )
-        last = records[-1] if records else None
         if session is None:
             session = Session.open(
                 request,
                 state=state,
                 recorders=recorders,
-                last_record=last,
+                records=records,
+                start_iteration=start_iteration,
                 extra_rules=extra_rules,
                 plans=plans,
                 status="running",
             )
         else:
             session.drive(recorders, extra_rules)
+        last = session.last_record
         self.session = session
+        """What the run changes, and where everything it did is kept: its graph, records, iteration, stop
+        reason and plan. The loop itself keeps only what drives the next turn."""
         self.session_id = session.session_id
         self.state = session.state
-        self.records: list[IterationRecord] = list(records)
         self.prior = len(self.records)
         grounder = session.actor.grounder
         self.chunks: ContextChunks = (
@@ -135,9 +137,6 @@ class Loop:
         )
         """Found as the walk reaches them: a huge context costs what the run shows of it
         (igg.observe.chunks)."""
-        self.iteration = (
-            start_iteration if start_iteration is not None else (last.iteration + 1 if last else 1)
-        )
         if chunk_cursor is None:
             chunk_cursor = (last.chunk_cursor + last.advances) if last else 0
         self.cursor = chunk_cursor
@@ -151,12 +150,9 @@ class Loop:
         self.notes = [*_notes_after(last), *notes]
         self.clock = clock
         self.todos = open_todos(self.state, self.config.schema_)
-        self.stop_reason: StopReason | None = None
         self.error: str | None = None
         self.lost_usage: dict[str, Any] | None = None
         """What a failed agent turn's calls spent (``AgentFailed.usage``): the run's tokens count it."""
-        self.review: dict[str, Any] | None = None
-        """The plan waiting for review once the run stopped with ``awaiting_review``."""
         self.result: RunResult | None = None
         self._started = clock()
         self._pending: tuple[Observation, Chunk | None, dict[str, float]] | None = None
@@ -171,6 +167,32 @@ class Loop:
             # kill between that commit and the end) goes straight to finalisation: the agent is not asked
             # again.
             self.stop_reason = self._stop_after(last)
+
+    @property
+    def records(self) -> list[IterationRecord]:
+        """The session's committed iterations, those before the run included."""
+        return self.session.records
+
+    @property
+    def iteration(self) -> int:
+        """The iteration the next turn is (the one after the session's last)."""
+        return self.session.last_iteration + 1
+
+    @property
+    def stop_reason(self) -> StopReason | None:
+        """Why the run stops (None while it goes on): the session's, until it is finished."""
+        return cast("StopReason | None", self.session.stop_reason)
+
+    @stop_reason.setter
+    def stop_reason(self, value: StopReason | None) -> None:
+        self.session.stop_reason = value
+
+    @property
+    def review(self) -> dict[str, Any] | None:
+        """The plan waiting for review once the run stopped with ``awaiting_review``."""
+        pending = self.session.pending
+        held = self.stop_reason == "awaiting_review" and pending is not None
+        return pending.model_dump(mode="json") if held and pending is not None else None
 
     @property
     def actor(self) -> Actor:
@@ -307,7 +329,6 @@ class Loop:
             before_keep=lambda r: self._timed(r, timings, t0),
         )
         state = self.state
-        self.records.append(record)
         verdicts = record.verdicts
         self.stuck_streak = 0 if record.accepted else self.stuck_streak + 1
         self.stop_reason = self._stop_after(record)
@@ -326,7 +347,6 @@ class Loop:
                 f"as stuck after {self.config.stuck_after}. Fix the rejected actions or finish."
             )
         self.cursor += record.advances
-        self.iteration += 1
         return events
 
     def _timed(self, record: IterationRecord, timings: dict[str, float], t0: float) -> None:
@@ -361,7 +381,7 @@ class Loop:
             notes=_notes_of(turn, parsed),
             clock=self.clock,
         )
-        self.review = self.session.keep_plan(record).plan.model_dump(mode="json")
+        self.session.keep_plan(record)
         self.stop_reason = "awaiting_review"
         return iteration_events(
             self.session_id,

@@ -134,22 +134,28 @@ class Session:
         recorders: Sequence[Recorder] = (),
         repo: SessionRepo | None = None,
         status: SessionStatus = "open",
-        last_record: IterationRecord | None = None,
+        records: Sequence[IterationRecord] = (),
+        start_iteration: int | None = None,
         plans: int = 0,
         extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
     ) -> Session:
         """A new session for ``request``: its seed graph loaded (or ``state``, a graph built for it), kept by
-        ``recorders`` (``last_record``, ``plans``: where a run resumed from records of its own begins)."""
-        return cls(
+        ``recorders``. ``records``, ``start_iteration``, ``plans``: where a run resumed from records of its
+        own begins (its committed iterations; the next iteration, default: the one after the last
+        record's)."""
+        session = cls(
             request,
             state=state,
             recorders=recorders,
             repo=repo,
             status=status,
-            last_record=last_record,
+            last_record=records[-1] if records else None,
+            last_iteration=start_iteration - 1 if start_iteration is not None else None,
             plans=plans,
             extra_rules=extra_rules,
         )
+        session._records = list(records)
+        return session
 
     @classmethod
     def load(
@@ -195,7 +201,7 @@ class Session:
         """A run takes the session over: its recorders join the session's, its extra rules (a code agent's
         grounding rule) join the session's act step, and the session is ``running``."""
         self.recorders = [*self.recorders, *(r for r in recorders if r not in self.recorders)]
-        self.status = "running"
+        self.status, self.stop_reason = "running", None
         if extra_rules:
             self.actor = Actor(
                 self.state.schema,

@@ -113,9 +113,9 @@ class Runs:
             owner = live.session
             notes = [f"A reviewer rejected your last plan: {owner.review_note}"] if owner.review_note else []
             owner.review_note = None
-            records = await asyncio.to_thread(lambda: list(owner.records))
+            await asyncio.to_thread(lambda: owner.records)  # read here, off the event loop, when not yet read
         task = asyncio.create_task(
-            self._drive(live, held.agent, held.specs, held.provenance, records=records, notes=notes),
+            self._drive(live, held.agent, held.specs, held.provenance, notes=notes),
             name=f"igg-run-{session_id}",
         )
         self.tasks[session_id] = task
@@ -149,7 +149,6 @@ class Runs:
         specs: list[ExportSpec],
         provenance: bool,
         *,
-        records: list[Any] | None = None,
         notes: list[str] | None = None,
     ) -> dict[str, Any]:
         from igg.service import arun_request
@@ -164,7 +163,6 @@ class Runs:
                 owner.request,
                 agent,
                 session=owner,
-                records=records or [],
                 notes=notes or [],
                 exports=specs,
                 provenance=provenance,
