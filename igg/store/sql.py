@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol, TypeVar
 
+from igg.record.logs import get_logger
 from igg.store.location import StoreLocation
 
 T = TypeVar("T")
+log = get_logger("igg.store.sql")
 
 Dialect = Literal["sqlite", "postgresql"]
 """Which database runs the SQL: ``sqlite`` (a file, ``igg.store.db``) or ``postgresql``
@@ -32,7 +34,8 @@ def retried(
 ) -> T:
     """``attempt()``, tried again while it fails with an error ``again`` accepts (the database busy or briefly
     unreachable), with jittered exponential waits (``first_wait`` doubling up to ``longest_wait``), for at
-    most ``seconds``; then its last error is raised. The retry loop is tenacity's; it is imported only when a
+    most ``seconds`` (by tenacity's clock; each retry is logged, ``store_retry``, with the seconds since the
+    first attempt); then its last error is raised. The retry loop is tenacity's; it is imported only when a
     first attempt fails (it costs a command's start-up 60 ms, and nearly every attempt succeeds)."""
     try:
         return attempt()
@@ -47,11 +50,20 @@ def retried(
     def wait(state: tenacity.RetryCallState) -> float:  # the delay doubles, capped, times a jitter of 0.5-1.5
         return float(min(first_wait * 2**state.attempt_number, longest_wait) * (0.5 + random.random()))
 
+    def note(state: tenacity.RetryCallState) -> None:
+        log.debug(
+            "store_retry",
+            attempt=state.attempt_number,
+            since_first=round(state.seconds_since_start or 0.0, 3),
+            within=seconds,
+        )
+
     time.sleep(first_wait * (0.5 + random.random()))
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(again),
         stop=tenacity.stop_after_delay(seconds),
         wait=wait,
+        before_sleep=note,
         reraise=True,
     )
     return retrying(attempt)
