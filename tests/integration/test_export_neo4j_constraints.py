@@ -74,15 +74,35 @@ def test_a_constraint_of_another_identity_is_found_before_anything_is_written(
     assert again["constraints"]["existing"] == made  # found again under its name, not made twice
 
 
+def test_a_constraint_on_other_properties_is_found_before_anything_is_written(
+    bolt_server: BoltServer, label: str
+) -> None:
+    """A constraint the identity does not imply (a code map's methods, identified by owner and signature,
+    sharing a name that an earlier export's identity made unique) is found in planning when the graph holds
+    nodes it refuses."""
+    settings = bolt_server.settings()
+    export_neo4j(graph(label, ["name"], {"name": "run"}), settings=settings, scope="by-name")
+    methods = graph(
+        label,
+        ["owner", "signature"],
+        {"owner": "A", "signature": "run()", "name": "run"},
+        {"owner": "B", "signature": "run()", "name": "run"},
+    )
+    with capture_logs() as logs, pytest.raises(ExportError) as failed:
+        export_neo4j(methods, settings=settings, scope="methods")
+    assert [e for e in logs if e["event"] == "neo4j_batch_retry"] == []
+    assert f"igg_{label}_unique ON :{label}(igg_scope, name)" in str(failed.value)
+    assert "2 such node(s)" in str(failed.value) and count(bolt_server, label, "methods") == 0
+
+
 def test_a_failed_export_leaves_the_scope_as_it_was(bolt_server: BoltServer, label: str) -> None:
     settings = bolt_server.settings()
     before = graph(label, ["name"], {"name": "A", "code": "1"}, {"name": "B", "code": "2"})
     export_neo4j(before, settings=settings, scope="kept")
-    with BoltSession(settings) as bolt:  # a constraint IGG cannot foresee: on a property outside the identity
+    with BoltSession(settings) as bolt:  # a refusal IGG cannot foresee: by a node of another scope
         bolt.run(f"CREATE CONSTRAINT {label}_code IF NOT EXISTS FOR (n:{label}) REQUIRE n.code IS UNIQUE")
-    after = graph(
-        label, ["name"], {"name": "A", "code": "1"}, {"name": "C", "code": "3"}, {"name": "D", "code": "3"}
-    )
+    export_neo4j(graph(label, ["name"], {"name": "Z", "code": "3"}), settings=settings, scope="elsewhere")
+    after = graph(label, ["name"], {"name": "A", "code": "1"}, {"name": "C", "code": "3"})
     # no deadline stops the retries here: a refusal that repeats is reported after CONSTRAINT_RETRIES retries
     patient = bolt_server.settings(max_retry_time=3600.0)
     with capture_logs() as logs, pytest.raises(ExportError) as failed:

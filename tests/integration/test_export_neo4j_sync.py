@@ -569,3 +569,44 @@ def test_session_only_options_are_refused_where_they_cannot_apply(tmp_path):
         "--sync-each-iteration",
     )
     assert done.returncode == 2 and "needs the session in a store (--store PATH or IGG_STORE)" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "map-code"])
+def test_a_synced_command_opens_its_store_once(bolt_server, tmp_path, command):
+    """``--sync-each-iteration``: the run and the recorder keeping the target in step write through one
+    opened store (``store_opened`` is logged at each opening), and the target holds the graph."""
+    with BoltSession(bolt_server.settings()) as bolt:  # the other case's identities (Method by name) left
+        for row in bolt.run("SHOW CONSTRAINTS"):
+            if str(row.get("name", "")).startswith("igg_"):
+                bolt.run(f"DROP CONSTRAINT {row['name']}")
+    store = tmp_path / "s.sqlite"
+    session_id = f"once-{uuid.uuid4().hex[:8]}"
+    given = (
+        [str(FIXTURES / "seed_request.json"), "--agent", "script:fixtures/auth/transcript.jsonl"]
+        if command == "run"
+        else [str(FIXTURES / "code" / "python"), "--session", session_id]
+    )
+    if command == "run":
+        payload = json.loads((FIXTURES / "seed_request.json").read_text())
+        payload["session_id"] = session_id
+        request = tmp_path / "r.json"
+        request.write_text(json.dumps(payload))
+        given[0] = str(request)
+    done = subprocess.run(
+        [sys.executable, "-m", "igg", command, *given, "--store", str(store)]
+        + ["--export", f"neo4j:{bolt_server.uri}", "--sync-each-iteration"]
+        + ["--log-level", "debug", "--log-format", "json", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env={**os.environ, **bolt_server.env, "IGG_HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    events = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    opened = [e for e in events if e.get("event") == "store_opened"]
+    assert len(opened) == 1, opened
+    graph = SessionStore(store).load_state(session_id)[1]
+    with BoltSession(bolt_server.settings()) as bolt:
+        (row,) = bolt.run("MATCH (n) WHERE n.igg_scope = $s RETURN count(n) AS c", s=session_id)
+    assert graph.node_count > 5 and row["c"] == graph.node_count

@@ -19,9 +19,11 @@ export asks the server to guarantee that identity:
 ``SchemaReport`` says what was created, what already existed and what could not be done.
 
 **Constraints an earlier export left** are read first (``SHOW CONSTRAINTS``, ``existing_constraints``): a
-uniqueness constraint on a label this export writes whose properties are a strict part of this graph's
-identity (``igg_Class_unique`` on ``(igg_scope, name)`` left by an export whose classes were identified by
-name, when this graph identifies them by ``(package, name)``) refuses nodes this graph holds apart.
+uniqueness constraint on a label this export writes that this graph's identity does not imply (its
+properties are not all of ``igg_scope`` and the identity keys: ``igg_Class_unique`` on ``(igg_scope, name)``
+left by an export whose classes were identified by name, when this graph identifies them by ``(package,
+name)``, or a code map's methods, identified by ``(owner, signature)``, sharing names) refuses nodes this
+graph holds apart.
 ``constraint_conflicts`` finds it before anything is written (``--plan`` too): when the graph holds nodes it
 would refuse, the export stops with the constraint's name and the fix; when it holds none yet, a warning says
 the same. A constraint of exactly this identity is reused whatever its name; IGG's own name taken by a
@@ -94,17 +96,17 @@ def existing_constraints(rows: list[dict[str, Any]]) -> list[Constraint]:
 def constraint_conflicts(
     constraints: list[Constraint], state: GraphState, labels: list[str]
 ) -> tuple[list[str], list[str]]:
-    """(errors, warnings): the constraints on ``labels`` whose properties are a strict part of the graph's
-    identity (``igg_scope`` and the identity keys). An error when the graph holds two nodes such a constraint
-    would refuse (the export could only fail half-way), a warning when it holds none yet."""
+    """(errors, warnings): the constraints on ``labels`` that the graph's identity (``igg_scope`` and the
+    identity keys) does not imply. An error when the graph holds two nodes such a constraint would refuse (the
+    export could only fail half-way), a warning when it holds none yet."""
     errors, warnings = [], []
     for c in constraints:
         if c.label not in labels:
             continue
         keys = state.schema.identity_keys[c.label]
         identity = (cypher.SCOPE_KEY, *keys)
-        if not set(c.properties) < set(identity):
-            continue
+        if set(identity) <= set(c.properties):
+            continue  # implied: two nodes it refuses would share an identity
         clashing = _clashes(state, c.label, [p for p in c.properties if p != cypher.SCOPE_KEY])
         fix = (
             f"drop it if no other export relies on it (DROP CONSTRAINT {c.name}), export into another"

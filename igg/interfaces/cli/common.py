@@ -201,13 +201,9 @@ def execute(
     store: Any = keep.store
     if getattr(args, "sync_each_iteration", False):
         from igg.interfaces.cli.export_sync import sync_each_iteration
-        from igg.store import SessionStore
 
-        if store is not None:
-            store = SessionStore(
-                store
-            )  # opened once: the run and the recorder keeping the target in step share it
-        syncer, specs = sync_each_iteration(specs, store)
+        syncer, specs = sync_each_iteration(specs, keep.store)
+        store = syncer.store  # opened once: the run and the recorder keeping the target in step share it
         recorders = [*(recorders or ()), syncer]
 
     def job(on_event: Callable[[Event], None], witness: Recorder) -> RunResult:

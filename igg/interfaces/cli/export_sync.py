@@ -122,7 +122,8 @@ def _follow(args: argparse.Namespace, store: SessionStore, settings: Neo4jSettin
 def sync_each_iteration(specs: list[Any], store: SessionStore | str | None) -> tuple[SyncRecorder, list[Any]]:
     """``--sync-each-iteration``: the recorder that pushes every committed iteration to the ``neo4j`` export's
     target, and the other exports (performed after the run as usual). ``RequestInvalid`` without a store or a
-    neo4j export. ``store``: the run's store, opened (the run writes through the same one) or named."""
+    neo4j export. ``store``: the run's store, opened or named (then the recorder opens it); the run writes
+    through the same one (``recorder.store``), so a command opens its store once."""
     neo = [spec for spec in specs if spec.format == "neo4j"]
     problems = []
     if len(neo) != 1:

@@ -160,17 +160,19 @@ def run_command(args: argparse.Namespace) -> int:
         _check_resume(args)
     keep = keeping(args, args.session, explicit_store=store_path(args))  # the one store rule
     recorders: list[Any] = []
+    store: Any = keep.store
     if getattr(args, "sync_each_iteration", False):
         from igg.interfaces.cli.export_sync import sync_each_iteration
 
         syncer, specs = sync_each_iteration(specs, keep.store)
+        store = syncer.store  # opened once: the run and the recorder keeping the target in step share it
         recorders.append(syncer)
     captured: dict[str, Any] = {}
     views: list[Any] = []
 
     def job(on_event: Any, witness: Any) -> Any:
         result, summary = _map(
-            args, keep, specs, [*recorders, witness], on_event, views[0] if views else None
+            args, keep, store, specs, [*recorders, witness], on_event, views[0] if views else None
         )
         captured.update(summary)
         return result
@@ -194,7 +196,13 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _map(
-    args: argparse.Namespace, keep: Any, specs: list[Any], recorders: list[Any], on_event: Any, view: Any
+    args: argparse.Namespace,
+    keep: Any,
+    store: Any,
+    specs: list[Any],
+    recorders: list[Any],
+    on_event: Any,
+    view: Any,
 ) -> tuple[Any, dict[str, Any]]:
     """``igg.service.map_code`` with the command's options: the facts cache beside the store (for a later
     ``--update``), the parse executor of ``--scheduler``, the parse progress on the run's progress view; the
@@ -224,7 +232,7 @@ def _map(
         return map_code(
             args.paths,
             agent=args.agent,
-            store=keep.store,
+            store=store,
             session_id=args.session,
             resume=args.resume,
             force=keep.force,
