@@ -57,7 +57,8 @@ from igg.interfaces.codes import http_status
 from igg.interfaces.version import package_version
 from igg.io.encodable import first_unencodable
 from igg.workspace import Workspace
-from igg.workspace.ops import Operation, Route, SessionRef, inline_refs
+from igg.workspace.inputs import SessionRef, inline_refs
+from igg.workspace.ops import Operation, Route
 from igg.workspace.outputs import HealthOutput, SessionOutput
 
 log = structlog.get_logger("igg.http")

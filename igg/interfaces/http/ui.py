@@ -51,7 +51,7 @@ from igg.store.store import SessionStore
 from igg.view.data import context_chunks, graph_payload, iteration_summaries, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
 from igg.workspace import Workspace
-from igg.workspace.ops import ListInput, QueryInput
+from igg.workspace.inputs import ListInput, QueryInput
 from igg.workspace.service import workspace_error
 
 POLL_SECONDS = 0.5
