@@ -5,7 +5,7 @@
     ├── ResponseInvalid       an agent turn could not be parsed into a response (INVALID_JSON/INVALID_RESPONSE)
     ├── AgentFailed           the agent could not produce a turn after its retries (stop reason agent_error)
     ├── AgentUnavailable      the chosen agent cannot be built here (module missing, nothing fits --agent auto)
-    │   ├── EndpointNotConfigured  (igg.agents.llm) an LLM agent without its endpoint/model settings
+    │   ├── EndpointNotConfigured  (igg.agents.llm_settings) an LLM agent without its endpoint/model settings
     │   └── LocalModelUnavailable  (igg.agents.local) no usable local model file or llama.cpp runtime
     ├── BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted)
     ├── SessionError          a session store problem (carries ``session_id`` when one is concerned)
