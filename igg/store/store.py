@@ -507,6 +507,10 @@ class SessionStore:
         return SessionNotFound(f"no session {session_id!r} in {self.path}{hint}", session_id=session_id)
 
 
+StoreLike = SessionStore | StoreArg
+"""A session store, or where it is (its file, or a PostgreSQL URL)."""
+
+
 _SESSION_COLS = (
     "session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
     " last_iteration, nodes, edges, owner, result,"
