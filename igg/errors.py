@@ -1,37 +1,42 @@
 """IGG's exception tree. Every error IGG raises on purpose is an ``IGGError``::
 
-    IGGError ├── RequestInvalid        a request payload, seed graph or document breaks the contract ├──
-    ResponseInvalid       an agent turn could not be parsed into a response (INVALID_JSON/INVALID_RESPONSE)
+    IGGError
+    ├── RequestInvalid        a request payload, seed graph or document breaks the contract
+    ├── ResponseInvalid       an agent turn could not be parsed (INVALID_JSON/INVALID_RESPONSE)
     ├── AgentFailed           the agent could not produce a turn after its retries (stop reason agent_error)
-    ├── AgentUnavailable      the chosen agent cannot be built here (module missing, nothing fits --agent
-    auto) │   ├── EndpointNotConfigured  (igg.agents.llm) an LLM agent without its endpoint/model settings │
-    └── LocalModelUnavailable  (igg.agents.local) no usable local model file or llama.cpp runtime ├──
-    BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted) ├──
-    SessionError          a session store problem (carries ``session_id`` when one is concerned) │   ├──
-    SessionRefused    asked for something the store cannot do as asked (exit 2) │   │   ├── SessionNotFound
-    no such session │   │   ├── SessionExists     the session id is taken │   │   └── HistoryUnavailable
-    undo, fork, explain or diff where sessions are kept without history │   └── SessionBusy       another live
-    process writes the session │       └── SessionConflict  another process stored a step since this one
-    loaded the session (retry) ├── ExportError           an export could not be written (bad target,
-    unreachable server, bad credentials) │   ├── ExportsFailed     some exports of a set failed: ``failures``
-    (format, reason), ``summaries`` │   ├── PathRefused       (igg.io.files) IGG will not write this path
-    (outside its directory, a special file) │   ├── StaleMarker       (igg.export.neo4j.sync) another exporter
-    wrote the Neo4j scope between plan and write │   └── WriteFailed       (igg.io.files) the operating system
-    failed the write; carries ``errno`` ├── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be
-    served; carries a stable ``code`` └── SessionFailed         (igg.batch.tasks) a batch session could not
-    run on its worker (picklable)
+    ├── AgentUnavailable      the agent cannot be built here (module missing, nothing fits --agent auto)
+    │   ├── EndpointNotConfigured  (igg.agents.llm_settings) an LLM agent without its endpoint/model settings
+    │   └── LocalModelUnavailable  (igg.agents.local) no usable local model file or llama.cpp runtime
+    ├── BudgetExhausted       the next agent call would overspend the token/cost budget (budget_exhausted)
+    ├── SessionError          a session store problem (carries ``session_id`` when one is concerned)
+    │   ├── SessionRefused    asked for something the store cannot do as asked (exit 2)
+    │   │   ├── SessionNotFound   no such session
+    │   │   ├── SessionExists     the session id is taken
+    │   │   └── HistoryUnavailable  undo, fork, explain or diff where sessions are kept without history
+    │   └── SessionBusy       another live process writes the session
+    │       └── SessionConflict  another process stored a step since this one loaded the session (retry)
+    ├── ExportError           an export could not be written (bad target, unreachable server, bad credentials)
+    │   ├── ExportsFailed     some exports of a set failed: ``failures`` (format, reason), ``summaries``
+    │   ├── PathRefused       (igg.io.files) IGG will not write this path (outside its folder, a special file)
+    │   ├── StaleMarker       (igg.export.neo4j.sync) another exporter wrote the scope between plan and write
+    │   └── WriteFailed       (igg.io.files) the operating system failed the write; carries ``errno``
+    ├── WorkspaceError        a tool call (MCP, HTTP, Python) cannot be served; carries a stable ``code``
+    └── SessionFailed         (igg.batch.tasks) a batch session could not run on its worker (picklable)
 
 Raised and caught inside one module, never reaching a caller (drawn here so the tree is whole; private
 control-flow exceptions such as ``igg.agents.parsing._Cut`` are left out):
 
-    ValueError ├── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the
-    verdict's └── TimeError             (igg.models.validtime) a text that is not an ISO 8601 time; the act
-    step makes it INVALID_TIME, the commands a one-line refusal naming the option Exception ├── CallTimedOut
-    (igg.agents.retry) an LLM call missed its whole-call deadline (retried) ├── AnswerUnreadable
-    (igg.agents.retry) a 200 answer that is not a JSON object (retried) ├── OntologyError
-    (igg.ontology.model) an ontology that cannot be imported; the commands that read │
-    one say why in one line (exit 2) └── BoundReached          (igg.rules.bounds) a check reached a bound of
-    its work; ``igg.rules.check`` stops there and reports ``truncated``
+    ValueError
+    ├── QueryError            (igg.observe.query) a QUERY cannot be answered; ``code`` becomes the verdict's
+    └── TimeError             (igg.models.validtime) a text that is no ISO 8601 time; the act step makes it
+                              INVALID_TIME, the commands a one-line refusal naming the option
+    Exception
+    ├── CallTimedOut          (igg.agents.retry) an LLM call missed its whole-call deadline (retried)
+    ├── AnswerUnreadable      (igg.agents.retry) a 200 answer that is not a JSON object (retried)
+    ├── OntologyError         (igg.ontology.model) an ontology that cannot be imported; the commands that read
+    │                         one say why in one line (exit 2)
+    └── BoundReached          (igg.rules.bounds) a check reached a bound of its work; ``igg.rules.check``
+                              stops there and reports ``truncated``
 
 Rejected *actions* are not exceptions: they are verdicts (``igg.models.verdicts.Verdict``); an action that
 could not be read is an ``igg.models.actions.UnreadableAction`` in its slot, which becomes such a verdict.

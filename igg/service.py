@@ -10,6 +10,8 @@
 * ``cycles``: the cycles of a tree's or a session's dependencies at a level, with the edges that break each;
 * ``dependency_changes``: what a commit range added to and removed from a tree's dependencies.
 
+The last three are the dependency-rule jobs of ``igg.mapping.rule_jobs``, served from here unchanged.
+
 A run's exports never raise: a failed export is in ``RunResult.export_error`` (and each export's summary,
 ``ok`` true or false, in ``RunResult.exports``), so the caller still gets the run's summary. Everything else
 a caller did wrong raises an ``IGGError``.
@@ -27,22 +29,17 @@ from igg.agents.base import AnyAgent, capabilities
 from igg.engine.loop import EventHandler, RunOptions, arun, run
 from igg.errors import ExportError, ExportsFailed, IGGError, Problem, RequestInvalid, SessionRefused
 from igg.export.spec import ExportSpec, perform_exports
+from igg.mapping.rule_jobs import check, cycles, dependency_changes
 from igg.models.request import Request
 from igg.persistence import Recorder
 from igg.persistence.rundir import RunDirectory, document_metadata
 from igg.record.records import RunResult
-from igg.store.location import StoreArg, resolve_store_path, sidecar_path, store_text
 from igg.store.recorder import SessionRecorder, resume_point
-from igg.store.store import SessionStore
+from igg.store.store import SessionStore, StoreLike
 
 if TYPE_CHECKING:
     from igg.mapping.prepare import CodeMap
     from igg.mapping.update import UpdateResult
-    from igg.models.rules import Rule
-    from igg.rules.report import CheckReport, DependencyChange, Violation
-
-StoreLike = SessionStore | StoreArg
-"""A session store, or where it is (its file, or a PostgreSQL URL)."""
 
 
 def open_store(store: StoreLike) -> SessionStore:
@@ -480,109 +477,6 @@ def update_code_map(
             result.export_error = exc
             result.exports = list(exc.summaries) if isinstance(exc, ExportsFailed) else []
     return result
-
-
-def _cache(store: StoreLike | None) -> Any:
-    """The facts cache beside ``store`` (in memory without one): a later check parses only what changed."""
-    from igg.codemap.cache import FactsCache
-
-    if store is None:
-        return FactsCache(None)
-    location = store.location if isinstance(store, SessionStore) else resolve_store_path(store)
-    return FactsCache(sidecar_path(location, ".codefacts"))  # beside a file; a local file for PostgreSQL
-
-
-def _store_path(store: StoreLike) -> str:
-    """The store as text that opens it again (a PostgreSQL URL with its password: never print it)."""
-    return store_text(store.location if isinstance(store, SessionStore) else resolve_store_path(store))
-
-
-def check(
-    paths: Sequence[Path] = (),
-    *,
-    rules: Sequence[Rule] | Path | None = None,
-    session: str | None = None,
-    store: StoreLike | None = None,
-    since: str | None = None,
-    new_only: bool = False,
-    schema: str | Path | None = None,
-    package_prefix: str | None = None,
-) -> CheckReport:
-    """Judge ``rules`` (the rules themselves, a rules file, or None for ``igg.toml``/``pyproject.toml`` in the
-    first path or the working directory) on the source trees ``paths`` or on ``session`` of ``store``.
-
-    ``since`` (a git ref): judge the trees at that commit too, marking violations it shares as known, and
-    list the dependencies the change added and removed; ``new_only``: only new violations fail. For paths,
-    ``store`` names where the facts cache lives (beside it). Raises ``RequestInvalid`` for a bad rules file
-    (each problem naming the rule and field), a missing path or an unknown ref."""
-    from igg.mapping.checking import run_check
-
-    cache = _cache(store) if session is None else None
-    try:
-        store_path = _store_path(store) if store is not None else None
-        return run_check(
-            rules,
-            paths=list(paths),
-            store=store_path,
-            session=session,
-            since=since,
-            new_only=new_only,
-            cache=cache,
-            schema=schema,
-            package_prefix=package_prefix,
-        )
-    finally:
-        if cache is not None:
-            cache.close()
-
-
-def cycles(
-    paths: Sequence[Path] = (),
-    *,
-    session: str | None = None,
-    store: StoreLike | None = None,
-    level: str = "module",
-    edges: Sequence[str] | None = None,
-    select: str | None = None,
-    external: bool = False,
-    exclude_type_checking: bool = False,
-) -> list[Violation]:
-    """The cycles at ``level`` (module, package or type) over ``edges`` among the nodes ``select`` picks, each
-    as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it.
-    ``exclude_type_checking``: type-only imports (``if TYPE_CHECKING:``, ``import type``) left out."""
-    from igg.mapping.checking import cycles_rule, graph_of
-    from igg.rules.bounds import CheckBounds
-    from igg.rules.check import check_rule
-
-    cache = _cache(store) if session is None else None
-    try:
-        store_path = _store_path(store) if store is not None else None
-        graph = graph_of(paths=list(paths), store=store_path, session=session, cache=cache)
-    finally:
-        if cache is not None:
-            cache.close()
-    return check_rule(
-        graph,
-        cycles_rule(level, edges, select, external, exclude_type_checking),
-        CheckBounds.for_command_line(),
-    )
-
-
-def dependency_changes(
-    paths: Sequence[Path], since: str, *, store: StoreLike | None = None, package_prefix: str | None = None
-) -> tuple[list[DependencyChange], list[DependencyChange]]:
-    """(added, removed): the module- and package-level dependencies the change from the commit ``since`` to
-    the work tree added and removed, with the statements behind each (``igg map-code PATH --since REF``)."""
-    from igg.mapping.since import changes, check_ref, ref_state, tree_state
-
-    check_ref(since)
-    cache = _cache(store)
-    try:
-        head = tree_state(paths, cache, package_prefix=package_prefix)
-        base = ref_state(paths, since, cache, package_prefix=package_prefix)
-    finally:
-        cache.close()
-    return changes(base.graph, head.graph)
 
 
 __all__ = [

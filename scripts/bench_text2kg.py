@@ -3,13 +3,14 @@ benchmark's metrics for the raw answers and for what IGG accepted, per ontology 
 way, what IGG dropped, how many correct triples it kept, the ontologies whose F1 fell, and the time for all
 19.
 
-    python scripts/bench_text2kg.py [DATA]   # DATA: the benchmark's folder (default
-    ../shared/data/text2kgbench) python scripts/bench_text2kg.py --owl    # the ontologies read from the
-    benchmark's OWL (Turtle) files python scripts/bench_text2kg.py --scorer # then the benchmark's own scorer
-    (evaluation/run_eval.py) on the # raw answers and on IGG's accepted.jsonl: its global lines python
-    scripts/bench_text2kg.py DATA --tekgen [--alpaca] # the other family: the 10 Wikidata-TekGen ontologies
-    read from their OWL (Turtle) files, with the # Vicuna-13B (or Alpaca-LoRA-13B) answers; DATA: a checkout
-    of the benchmark (/work/shared holds only # DBpedia-WebNLG)
+    python scripts/bench_text2kg.py [DATA]   # DATA: the benchmark's folder (../shared/data/text2kgbench)
+    python scripts/bench_text2kg.py --owl    # the ontologies read from the benchmark's OWL (Turtle) files
+    python scripts/bench_text2kg.py --scorer # then the benchmark's own scorer (evaluation/run_eval.py) on the
+                                             # raw answers and on IGG's accepted.jsonl: its global lines
+    python scripts/bench_text2kg.py DATA --tekgen [--alpaca]
+        # the other family: the 10 Wikidata-TekGen ontologies read from their OWL (Turtle) files, with the
+        # Vicuna-13B (or Alpaca-LoRA-13B) answers; DATA: a checkout of the benchmark (/work/shared holds only
+        # DBpedia-WebNLG)
 
 The scorer runs with NLTK's Treebank word tokenizer in place of ``word_tokenize`` (whose punkt model cannot be
 downloaded here), as the tests run it.

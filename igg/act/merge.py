@@ -1,10 +1,10 @@
 """MERGE_NODES, UPDATE_EDGE and QUERY: their rules and how they apply.
 
 - ``MERGE_NODES`` (``node`` into ``into``) is ONE journaled mutation, ``NodesMerged`` (see
-  ``GraphState.merge_nodes``): each edge of ``node`` moves onto ``into`` under its own id and provenance, or
-  is collapsed (deleted) when it would repeat an edge ``into`` already has or become a forbidden self-loop;
-  ``into`` gets the merged properties (provenance ``merged`` lists the merged ids) and ``node`` is deleted.
-  Undo, replay, diff and explain read that one mutation ("merged X into Y").
+  ``igg.graph.node_merge.merge_nodes``): each edge of ``node`` moves onto ``into`` under its own id and
+  provenance, or is collapsed (deleted) when it would repeat an edge ``into`` already has or become a
+  forbidden self-loop; ``into`` gets the merged properties (provenance ``merged`` lists the merged ids)
+  and ``node`` is deleted. Undo, replay, diff and explain read that one mutation ("merged X into Y").
 - ``UPDATE_EDGE``: the edge is deleted and re-added under the same id with the new properties and its
   provenance stamped ``updated`` (``delete_edge`` + ``add_edge``); ``diff`` shows it as changed.
 - ``QUERY`` changes nothing: the answer (``igg.observe.query``) becomes the verdict's message and is shown
@@ -21,6 +21,7 @@ from igg.act.context import Answer, CheckContext, EdgeAt, Ends, Rejection
 from igg.act.updates import update_problem, updated_properties
 from igg.act.validtime import edge_properties, timed
 from igg.graph.grounding import kept_evidence
+from igg.graph.node_merge import merge_nodes
 from igg.graph.state import GraphState
 from igg.models.actions import MergeNodes, QueryAction, UpdateEdge, describe_errors
 from igg.models.verdicts import ErrorCode as C
@@ -69,10 +70,12 @@ def merge_valid(ctx: CheckContext, a: MergeNodes, ends: Ends) -> Rejection | Non
 
 
 def apply_merge(ctx: CheckContext, a: MergeNodes, ends: Ends, index: int) -> Verdict:
-    """Merge (``GraphState.merge_nodes``: one ``NodesMerged`` in the journal) and say what moved."""
+    """Merge (``igg.graph.node_merge.merge_nodes``: one ``NodesMerged`` in the journal) and say what
+    moved."""
     state, source, target = ctx.state, ends.source, ends.target
     name, into = state.describe(source), state.describe(target)
-    merge = state.merge_nodes(
+    merge = merge_nodes(
+        state,
         source,
         target,
         merged_properties(state, source, target, a.prefer),

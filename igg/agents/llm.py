@@ -25,31 +25,28 @@ in how they call and sleep. Per turn the core
 The sync ``LLMAgent`` runs the same async calls on a private event loop thread, so both share the deadline.
 
 The API key comes from the environment and is never logged or recorded: every error text passes through
-``LLMSettings.redact``, which removes the configured key's value and the base URL's user and password
-whatever their shape (not only ``sk-...``-looking strings).
+``LLMSettings.redact`` (the settings are ``igg.agents.llm_settings``), which removes the configured key's
+value and the base URL's user and password whatever their shape (not only ``sk-...``-looking strings).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import threading
 import time
 import weakref
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
-from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 import httpx
 import openai
-from pydantic import ValidationError
 from tenacity import RetryCallState
 
 from igg.agents.answers import cap_text, clip, count_of, decode_answer, text_of, without_text
 from igg.agents.base import AgentCapabilities, AgentTurn, Observation
 from igg.agents.budget import Budget, Totals, messages_tokens
+from igg.agents.llm_settings import REDACTED, LLMSettings
 from igg.agents.prompt import messages, response_schema
 from igg.agents.retry import (
     AnswerUnreadable,
@@ -59,9 +56,9 @@ from igg.agents.retry import (
     describe_error,
     is_retryable,
 )
-from igg.errors import AgentFailed, AgentUnavailable, BudgetExhausted, ResponseInvalid
+from igg.errors import AgentFailed, BudgetExhausted, ResponseInvalid
 from igg.io.encodable import escape_unencodable
-from igg.models.request import LLMConfig, Request
+from igg.models.request import Request
 from igg.record.logs import get_logger
 from igg.record.records import Usage
 
@@ -69,110 +66,13 @@ OutputMode = Literal["json_schema", "json_object", "text"]
 """How the answer's format is requested: a JSON Schema, JSON mode, or plain text read by the shared parser."""
 
 MODES: tuple[OutputMode, ...] = ("json_schema", "json_object", "text")
-DEFAULT_MODEL = "gpt-4o-mini"
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "format", "guided", "grammar")
 """Words by which a 400/422 is recognised as a refusal of the requested output format."""
-NO_KEY = "igg-no-key"
-"""Sent as the key to servers that need none (the client insists on one)."""
-ENV_DEFAULTS = {"IGG_MAX_OUTPUT_TOKENS": "max_output_tokens", "IGG_LLM_TIMEOUT": "timeout_seconds"}
-"""Environment variables giving ``config.llm`` settings the request leaves unset (e.g. for ``igg map-code``,
-whose request IGG builds): the output token cap and the whole-call deadline in seconds."""
 DEADLINE_GRACE = 1.0
 """Seconds a call may take beyond ``timeout_seconds`` (cancelling the request and closing its connection)."""
-BYTES_PER_OUTPUT_TOKEN = 8
-"""Default answer cap per ``max_output_tokens``: twice a typical token's ~4 bytes, far below a token's
-worst."""
-MIN_ANSWER_BYTES = 16_384
-REDACTED = "[redacted]"
 _T = TypeVar("_T")
 
 log = get_logger("igg.llm")
-
-
-class EndpointNotConfigured(AgentUnavailable):
-    """Neither OPENAI_API_KEY nor OPENAI_BASE_URL is set (the CLI exits 2 with this one line)."""
-
-    exit_code = 2
-    """A setting the user must supply: invalid input, not a failure."""
-
-
-def endpoint_configured(environ: Mapping[str, str] | None = None) -> bool:
-    """True when an LLM endpoint is configured (OPENAI_API_KEY or OPENAI_BASE_URL is set)."""
-    env = os.environ if environ is None else environ
-    return bool(env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"))
-
-
-@dataclass(kw_only=True)
-class LLMSettings:
-    """Where and how to call the model; build with ``from_env`` in an entry point."""
-
-    base_url: str | None = None
-    """None: the client's default (api.openai.com)."""
-    api_key: str = field(default=NO_KEY, repr=False)
-    model: str = DEFAULT_MODEL
-    config: LLMConfig = field(default_factory=LLMConfig)
-
-    @classmethod
-    def from_env(
-        cls, config: LLMConfig | None = None, environ: Mapping[str, str] | None = None
-    ) -> LLMSettings:
-        """Settings from OPENAI_API_KEY, OPENAI_BASE_URL, IGG_MODEL and the request's ``config.llm``."""
-        env = os.environ if environ is None else environ
-        if not endpoint_configured(env):
-            raise EndpointNotConfigured(
-                "the LLM agent needs an endpoint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any "
-                "OpenAI-compatible server, e.g. http://localhost:11434/v1 for Ollama)"
-            )
-        config = config or LLMConfig()
-        config = _env_defaults(config, env)
-        return cls(
-            base_url=env.get("OPENAI_BASE_URL") or None,
-            api_key=env.get("OPENAI_API_KEY") or NO_KEY,
-            model=config.model or env.get("IGG_MODEL") or DEFAULT_MODEL,
-            config=config,
-        )
-
-    @property
-    def max_answer_bytes(self) -> int:
-        """Answers longer than this (UTF-8 bytes) are cut: ``config.llm.max_answer_bytes`` or the default."""
-        if self.config.max_answer_bytes is not None:
-            return self.config.max_answer_bytes
-        return max(MIN_ANSWER_BYTES, BYTES_PER_OUTPUT_TOKEN * self.config.max_output_tokens)
-
-    def secrets(self) -> list[str]:
-        """The values no error text may carry: the key, and the base URL's user, password and query values."""
-        found: list[str] = []
-        if self.api_key and self.api_key != NO_KEY:
-            found.append(self.api_key)
-        if self.base_url:
-            parts = urlsplit(self.base_url)
-            if "@" in parts.netloc:
-                userinfo = parts.netloc.rsplit("@", 1)[0]
-                found += [userinfo, *userinfo.split(":", 1)]
-            found += [v for _, v in parse_qsl(parts.query)]
-        out: list[str] = []
-        for value in found:
-            for form in (value, unquote(value), json.dumps(value)[1:-1]):
-                if len(form) >= 4 and form not in out:
-                    out.append(form)
-        return sorted(out, key=len, reverse=True)  # a longer secret first: it may contain a shorter one
-
-    def redact(self, text: str) -> str:
-        """``text`` without any secret of these settings (replaced by ``[redacted]``)."""
-        for secret in self.secrets():
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
-
-    @property
-    def endpoint(self) -> str:
-        """The endpoint for messages and logs: no key, no credentials or query that a URL may carry."""
-        parts = urlsplit(self.base_url or "https://api.openai.com/v1")
-        host = parts.hostname or ""
-        netloc = f"[{host}]" if ":" in host else host
-        if parts.port:
-            netloc += f":{parts.port}"
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 @dataclass(kw_only=True)
@@ -481,6 +381,13 @@ class _Session:
                 f"the server returned no text (finish_reason {finish_reason!r}); "
                 "answer again with the JSON object",
             )
+        if cut is not None or finish_reason == "length":
+            self._truncated(call, turn, text, cut)
+        return turn
+
+    def _truncated(self, call: _Call, turn: AgentTurn, text: str, cut: int | None) -> None:
+        """Mark a cut (``cut``: the answer's size in bytes) or length-truncated answer, with a note for the
+        model, and cap the actions asked for next by how many arrived whole."""
         if cut is not None:
             turn.truncated = True
             turn.note = (
@@ -495,19 +402,17 @@ class _Session:
                 kept_bytes=len(text.encode()),
                 max_answer_bytes=self.settings.max_answer_bytes,
             )
-        if finish_reason == "length" or cut is not None:
-            turn.truncated = True
-            whole = _whole_actions(text)
-            cap = max(1, whole)
-            self.action_cap = cap if self.action_cap is None else min(self.action_cap, cap)
-            log.warning(
-                "llm_answer_truncated",
-                iteration=call.observation.iteration,
-                whole_actions=whole,
-                max_output_tokens=self.settings.config.max_output_tokens,
-                action_cap=self.action_cap,
-            )
-        return turn
+        turn.truncated = True
+        whole = _whole_actions(text)
+        cap = max(1, whole)
+        self.action_cap = cap if self.action_cap is None else min(self.action_cap, cap)
+        log.warning(
+            "llm_answer_truncated",
+            iteration=call.observation.iteration,
+            whole_actions=whole,
+            max_output_tokens=self.settings.config.max_output_tokens,
+            action_cap=self.action_cap,
+        )
 
     def _problem(self, turn: AgentTurn, note: str) -> AgentTurn:
         turn.raw = None
@@ -657,20 +562,3 @@ def _whole_actions(text: str) -> int:
         return len(parse_turn(text, truncated=True).items)
     except ResponseInvalid:
         return 0
-
-
-def _env_defaults(config: LLMConfig, env: Mapping[str, str]) -> LLMConfig:
-    """``config`` with the settings it leaves unset taken from ``ENV_DEFAULTS`` variables (checked)."""
-    update = {
-        key: env[name]
-        for name, key in ENV_DEFAULTS.items()
-        if env.get(name) and key not in config.model_fields_set
-    }
-    if not update:
-        return config
-    try:
-        return LLMConfig.model_validate({**config.model_dump(exclude_unset=True), **update})
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        name = next((n for n, k in ENV_DEFAULTS.items() if error["loc"] and k == error["loc"][0]), "")
-        raise EndpointNotConfigured(f"{name}={env.get(name)!r}: {error['msg']}") from None

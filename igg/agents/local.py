@@ -26,7 +26,8 @@ from typing import Any
 
 import structlog
 
-from igg.agents.llm import AsyncLLMAgent, LLMSettings
+from igg.agents.llm import AsyncLLMAgent
+from igg.agents.llm_settings import LLMSettings
 from igg.errors import AgentUnavailable
 from igg.models.request import Request
 

@@ -66,7 +66,7 @@ def _auto(request: Request, env: Mapping[str, str]) -> AnyAgent:
     endpoint = bool(env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"))
     if not endpoint and looks_like_source(request.context_data):
         return _code(request)
-    from igg.agents.llm import EndpointNotConfigured
+    from igg.agents.llm_settings import EndpointNotConfigured
 
     try:
         return _extension("igg.agents.llm", "llm", request, environ=env)

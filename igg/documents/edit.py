@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from igg.documents.build import Reader, corpus_files, last_build, referred, remember_build
+from igg.documents.build import corpus_files, last_build, remember_build
 from igg.documents.cache import AnswerCache
 from igg.documents.corpus import document
 from igg.documents.fold import fold
 from igg.documents.local import plan_local
 from igg.documents.plan import fact_counts, plan_documents
+from igg.documents.reader import Reader, referred
 from igg.errors import SessionRefused, WorkspaceCode, WorkspaceError
 from igg.store.location import sidecar_path
 

@@ -179,10 +179,11 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     kept in a store), as one step through the act step; what it did. Raises ``WorkspaceError`` (NOT_FOUND) for
     a document the session does not hold, ``SessionRefused`` for a session not built from documents or whose
     answers are gone."""
-    from igg.documents.build import Reader, corpus_files, last_build, remember_build
+    from igg.documents.build import corpus_files, last_build, remember_build
     from igg.documents.cache import AnswerCache
     from igg.documents.local import plan_local
     from igg.documents.plan import fact_counts, plan_documents
+    from igg.documents.reader import Reader
     from igg.errors import SessionRefused, WorkspaceCode, WorkspaceError
     from igg.store.location import sidecar_path
 

@@ -18,7 +18,8 @@ if typing.TYPE_CHECKING:
     from igg.export.graphml import write_graphml
     from igg.export.load import document_to_state, load_document
     from igg.export.mermaid import write_mermaid
-    from igg.export.neo4j.bolt import Neo4jSettings, export_neo4j
+    from igg.export.neo4j.bolt import export_neo4j
+    from igg.export.neo4j.settings import Neo4jSettings
 
 _HOME = {
     "write_cypher": "igg.export.cypher_script",
@@ -26,7 +27,8 @@ _HOME = {
     "write_graphml": "igg.export.graphml",
     **dict.fromkeys(("document_to_state", "load_document"), "igg.export.load"),
     "write_mermaid": "igg.export.mermaid",
-    **dict.fromkeys(("Neo4jSettings", "export_neo4j"), "igg.export.neo4j.bolt"),
+    "Neo4jSettings": "igg.export.neo4j.settings",
+    "export_neo4j": "igg.export.neo4j.bolt",
 }
 """The module each lazily imported name lives in."""
 

@@ -2,13 +2,15 @@
 
 The mapping (``BASE`` is the base IRI, ``--base-iri``; default ``urn:igg:``)::
 
-    node type T            BASE vocab/T          a rdfs:Class; every node of type T is ``rdf:type`` it edge
-    type E            BASE vocab/E          an owl:ObjectProperty; an edge is the triple (source E target)
-    property key k         BASE vocab/k          an owl:DatatypeProperty (rdfs:range from the schema's
-    property_types when it declares one) node                   BASE node/T/V         V: its identity values,
-    each percent-encoded, joined by "/"; a value that is not a string is written as "$" + its JSON edge with
-    properties   BASE edge/ID          an rdf:Statement (standard RDF reification: rdf:subject, rdf:predicate,
-    rdf:object) carrying the edge's properties; ID is IGG's edge id
+    node type T           BASE vocab/T    a rdfs:Class; every node of type T is ``rdf:type`` it
+    edge type E           BASE vocab/E    an owl:ObjectProperty; an edge is the triple (source E target)
+    property key k        BASE vocab/k    an owl:DatatypeProperty (rdfs:range from the schema's
+                                          property_types when it declares one)
+    node                  BASE node/T/V   V: its identity values, each percent-encoded, joined by "/";
+                                          a value that is not a string is written as "$" + its JSON
+    edge with properties  BASE edge/ID    an rdf:Statement (standard RDF reification: rdf:subject,
+                                          rdf:predicate, rdf:object) carrying the edge's properties; ID is
+                                          IGG's edge id
 
 A schema imported from an ontology (``Schema.terms``) writes its own IRIs instead of ``BASE vocab/NAME`` for
 its classes, relations and datatype relations, ``rdfs:subClassOf`` for ``subclass_of``, and a datatype

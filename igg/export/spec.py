@@ -32,7 +32,7 @@ from igg.errors import ExportError, ExportsFailed, IGGError
 from igg.record.logs import get_logger
 
 if TYPE_CHECKING:  # the graph and its models: annotations only (the formats load without them)
-    from igg.export.neo4j.bolt import Neo4jSettings  # imported when used: it loads the neo4j driver
+    from igg.export.neo4j.settings import Neo4jSettings
     from igg.graph.state import GraphState
     from igg.models.schema import Schema
 
@@ -93,7 +93,7 @@ def parse_export_spec(text: str) -> ExportSpec:
             "pip install 'rdflib>=7.0' (the rdf extra), or export nt, which does not"
         )
     if fmt == "neo4j" and target:
-        from igg.export.neo4j.bolt import check_uri
+        from igg.export.neo4j.settings import check_uri
 
         try:
             check_uri(target)
@@ -182,12 +182,13 @@ def _perform(
 ) -> dict[str, Any]:
     from igg.export import cypher_script, document, graphml, html, mermaid
     from igg.export.neo4j import bolt as neo
+    from igg.export.neo4j.settings import Neo4jSettings
 
     run_scope = scope or str(metadata.get("session_id") or "igg")
     if spec.format == "neo4j":
-        settings = neo4j_settings if neo4j_settings is not None else neo.Neo4jSettings.from_env()
+        settings = neo4j_settings if neo4j_settings is not None else Neo4jSettings.from_env()
         if spec.target:
-            settings = neo.Neo4jSettings(**{**settings.__dict__, "uri": spec.target})
+            settings = Neo4jSettings(**{**settings.__dict__, "uri": spec.target})
         session = str(metadata.get("session_id") or run_scope)
         return neo.export_neo4j(
             state,

@@ -6,18 +6,18 @@ also how stores written before the journal was typed load: their dict mutations 
 Store, replay, undo, diff and explain consume the typed objects (``match`` on the class), never ``op``
 strings.
 
-=============
-================================================================================================ ``op``
-class and meaning =============
-================================================================================================ add_node
-``NodeAdded``: a node with its id, type, properties and provenance delete_node    ``NodeDeleted``: the same
-fields, as the node was (its edges are deleted first, each on its own) update_node    ``NodeUpdated``: whole
-property dicts ``before``/``after`` and both provenances add_edge       ``EdgeAdded``: an edge with its id,
-type, ends (``from``/``to``), properties and provenance delete_edge    ``EdgeDeleted``: the same fields, as
-the edge was merge_nodes    ``NodesMerged``: node ``id`` merged into ``into`` (MERGE_NODES) as ONE mutation:
-the merged node as it was, ``into``'s properties before and after, and every edge of the merged node with
-whether it was moved onto ``into`` (``kept``) or collapsed (deleted) =============
-================================================================================================
+=============  ===========================================================================================
+``op``         class and meaning
+=============  ===========================================================================================
+add_node       ``NodeAdded``: a node with its id, type, properties and provenance
+delete_node    ``NodeDeleted``: the same fields, as the node was (its edges are deleted first, each alone)
+update_node    ``NodeUpdated``: whole property dicts ``before``/``after`` and both provenances
+add_edge       ``EdgeAdded``: an edge with its id, type, ends (``from``/``to``), properties and provenance
+delete_edge    ``EdgeDeleted``: the same fields, as the edge was
+merge_nodes    ``NodesMerged``: node ``id`` merged into ``into`` (MERGE_NODES) as ONE mutation: the merged
+               node as it was, ``into``'s properties before and after, and every edge of the merged node with
+               whether it was moved onto ``into`` (``kept``) or collapsed (deleted)
+=============  ===========================================================================================
 
 Dataclasses, not pydantic models: the journal is on the apply hot path (one object per change), and pydantic
 sits only at the boundary (``MUTATION``), as for the actions.

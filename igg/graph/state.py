@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import networkx as nx
 
@@ -22,7 +22,6 @@ from igg.graph.hubs import HUB_DEGREE, HubIndex
 from igg.graph.journal import (
     EdgeAdded,
     EdgeDeleted,
-    MergedEdge,
     Mutation,
     NodeAdded,
     NodeDeleted,
@@ -39,30 +38,10 @@ from igg.graph.tables import (
     predecessors,
     successors,
 )
+from igg.graph.watcher import GraphWatcher
 from igg.models.common import freeze
 from igg.models.document import GraphDocument
 from igg.models.schema import CompiledSchema, Schema
-
-
-class GraphWatcher(Protocol):
-    """A derived index kept up to date by ``GraphState``: told after each change, with the element's data.
-
-    ``node_changed`` gets the whole property dicts before and after; ``delete_node`` reports the node's
-    edges as ``edge_removed`` first. Watchers only read the state; they never change it.
-    """
-
-    def node_added(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None: ...
-
-    def node_changed(
-        self, node_id: str, node_type: str, before: dict[str, Any], after: dict[str, Any]
-    ) -> None: ...
-
-    def node_removed(self, node_id: str, node_type: str, properties: dict[str, Any]) -> None: ...
-
-    def edge_added(self, edge_id: str, source: str, edge_type: str, target: str) -> None: ...
-
-    def edge_removed(self, edge_id: str, source: str, edge_type: str, target: str) -> None: ...
-
 
 RECENT_CAPACITY = 4096
 """How many node touches ``recently_touched`` remembers (a ring: older touches fall off)."""
@@ -520,8 +499,7 @@ class GraphState:
         return self._provenance()
 
     def _provenance(self) -> dict[str, Any]:
-        # one dict per (iteration, chunk), shared by the elements created then: provenance dicts are never
-        # mutated in place (updates build a new one), and sharing spares an allocation per element
+        # (see ``stamp``)
         key = (self.iteration, self.chunk)
         if self._prov_key != key:
             self._prov_key = key
@@ -548,65 +526,6 @@ class GraphState:
         """The mutations since the last call; clears the journal."""
         out, self.journal = self.journal, []
         return out
-
-    def merge_nodes(
-        self, node: str, into: str, after: dict[str, Any], *, allow_self_loops: bool
-    ) -> NodesMerged:
-        """Merge ``node`` into ``into`` (MERGE_NODES): each of its edges moves onto ``into`` under its own id
-        and provenance, or is collapsed (deleted) when it would repeat an edge ``into`` has or become a
-        self-loop while those are forbidden; ``into`` gets the properties ``after`` (provenance ``merged``
-        lists the merged ids) and ``node`` is deleted. Journaled as ONE ``NodesMerged``, which it returns."""
-        edges: list[MergedEdge] = []
-        seen: set[str] = set()  # a self-loop is both an in- and an out-edge
-        ends: set[tuple[str, str, str]] = set()  # (from, type, to) of the edges kept so far
-        for u, v, k, d in (
-            *self.graph.in_edges(node, keys=True, data=True),
-            *self.graph.out_edges(node, keys=True, data=True),
-        ):
-            if k in seen:
-                continue
-            seen.add(k)
-            edge = MergedEdge(
-                id=k,
-                type=d["type"],
-                source=u,
-                target=v,
-                properties=d["properties"],
-                provenance=d["provenance"],
-                kept=False,
-            )
-            new_u, new_v = edge.moved_ends(node, into)
-            existing = self.edge_between(new_u, edge.type, new_v)
-            edge.kept = (
-                (new_u != new_v or allow_self_loops)
-                and (new_u, edge.type, new_v) not in ends
-                and (existing is None or existing == k)
-            )
-            if edge.kept:
-                ends.add((new_u, edge.type, new_v))
-            edges.append(edge)
-        data = self.nodes[into]
-        before_prov = data["provenance"]
-        after_prov = {
-            **before_prov,
-            "updated": self.iteration,
-            "merged": [*before_prov.get("merged", []), node],
-        }
-        source = self.nodes[node]
-        merge = NodesMerged(
-            id=node,
-            into=into,
-            type=source["type"],
-            properties=source["properties"],
-            provenance=source["provenance"],
-            before=data["properties"],
-            after=dict(after),
-            before_prov=before_prov,
-            after_prov=after_prov,
-            edges=edges,
-        )
-        self.apply_mutation(merge)
-        return merge
 
     def apply_mutation(self, m: Mutation) -> None:
         """Apply a recorded mutation (replay; also how a merge applies), journaling it again."""

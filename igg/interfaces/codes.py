@@ -83,7 +83,7 @@ def run_exit_code(stop_reason: str, *, export_failed: bool = False) -> int:
 
 
 def _exit_codes() -> tuple[tuple[type[BaseException], int], ...]:
-    from igg.agents.llm import EndpointNotConfigured
+    from igg.agents.llm_settings import EndpointNotConfigured
     from igg.agents.local import LocalModelUnavailable
 
     return (

@@ -250,7 +250,7 @@ def prepare(
             source="the command line",
         )
     if agent in ("llm", "hybrid"):  # both need the endpoint: say so before any work
-        from igg.agents.llm import LLMSettings
+        from igg.agents.llm_settings import LLMSettings
 
         LLMSettings.from_env(environ=environ)
     paths = [Path(p) for p in paths]

@@ -28,7 +28,8 @@ from igg.persistence import rfc3339
 from igg.record.history import Change, Touch
 from igg.record.steps import UndoStep, step_data
 from igg.store import codec
-from igg.store.store import SessionStore, StepInfo, owner_alive
+from igg.store.commit import owner_alive
+from igg.store.store import SessionStore, StepInfo
 
 
 @dataclass(kw_only=True)

@@ -22,7 +22,8 @@ from igg.record.records import IterationRecord, RunResult, Usage
 from igg.record.steps import IterationStep, PlanPending, PlanRejected, StepRecord, read_step, step_data
 from igg.request.load import build_state
 from igg.store import codec
-from igg.store.store import SessionStore, owner_token
+from igg.store.commit import owner_token
+from igg.store.store import SessionStore
 
 SNAPSHOT_MIN_MUTATIONS = 20_000
 """A periodic snapshot is taken once this many mutations, and at least as many as the graph has elements,

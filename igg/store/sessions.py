@@ -19,8 +19,9 @@ from igg.record.history import Change, Touch
 from igg.record.records import Event, IterationRecord
 from igg.record.steps import PlanPending, PlanRejected, UndoStep, read_step
 from igg.store import codec, history
+from igg.store.commit import owner_token
 from igg.store.recorder import SessionRecorder
-from igg.store.store import SessionStore, owner_token
+from igg.store.store import SessionStore
 
 
 class StoreSessions:

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import socket
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +21,6 @@ from pydantic import ValidationError
 
 from igg.errors import (
     SessionBusy,
-    SessionConflict,
     SessionError,
     SessionExists,
     SessionNotFound,
@@ -38,9 +34,9 @@ from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus, rfc3339
 from igg.request.load import build_state, load_request
 from igg.store import codec
 from igg.store.backends import open_database
+from igg.store.commit import owner_alive, prepare_step
 from igg.store.export_targets import ExportTargets
 from igg.store.location import StoreArg, StoreLocation, store_file
-from igg.store.schema import review_state_of
 from igg.store.sql import Connection
 
 
@@ -67,33 +63,6 @@ class StepInfo:
     mutation_count: int
     record: dict[str, Any] = field(default_factory=dict)
     created_at: float = 0.0
-
-
-def owner_token() -> str:
-    """``host:pid:nonce`` naming the writer of a session (the nonce tells writers of one process apart)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
-def owner_alive(owner: str | None) -> bool:
-    """Whether the process named by an owner token is still running (unknown hosts count as alive)."""
-    if not owner:
-        return False
-    host, _, rest = owner.partition(":")
-    pid_text = rest.partition(":")[0]
-    if host != socket.gethostname():
-        return True
-    try:
-        pid = int(pid_text)
-        os.kill(pid, 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed child not yet reaped by its parent is a zombie: not alive
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 class SessionStore:
@@ -262,112 +231,21 @@ class SessionStore:
         than ``owner`` may be running it (else ``SessionBusy``). ``record_json``: ``codec.dumps(record)`` when
         the caller has it already; ``conn``: write inside the caller's transaction (a fork) instead of one of
         its own."""
-        # an "update" step (igg map-code --update) continues a finished session's iteration numbers
-        iteration = record.get("iteration") if kind in ("iteration", "update") else None
-        verdicts = record.get("verdicts") or []
-        by_code: dict[str, int] = {}
-        for v in verdicts:
-            if not v.get("accepted"):
-                by_code[str(v.get("code"))] = by_code.get(str(v.get("code")), 0) + 1
-        accepted = sum(1 for v in verdicts if v.get("accepted"))
-        usage = record.get("usage") or {}
-        tokens = int(
-            usage.get("total_tokens")
-            or (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
+        step = prepare_step(
+            session_id,
+            kind=kind,
+            record=record,
+            mutations=mutations,
+            state=state,
+            owner=owner,
+            chunk_cursor=chunk_cursor,
+            snapshot=snapshot,
+            finish=finish,
+            record_json=record_json,
+            after=after,
+            where=self.path,
         )
-        ms = float((record.get("timings_ms") or {}).get("total") or 0.0)
-        next_node, next_edge = state.id_counters
-        nodes, edges = state.node_count, state.edge_count
-        if record_json is None:
-            record_json = codec.dumps(record)
-        rows = [codec.mutation_row(m) for m in mutations]
-        snap = codec.dumps(codec.snapshot_of(state)) if snapshot else None
-        review = review_state_of(record) if kind == "review" else None
-        now = time.time()
-
-        def work(conn: Connection) -> int:
-            # touching the session's row first locks it (PostgreSQL; an SQLite write holds the whole file): a
-            # concurrent commit of the session waits here and then numbers its step after this one
-            touched = conn.execute(
-                "UPDATE sessions SET updated_at = ? WHERE session_id = ? RETURNING last_step,"
-                " owner, status, last_iteration",
-                (now, session_id),
-            ).fetchall()
-            row = touched[0] if touched else None
-            if row is None:
-                raise SessionNotFound(
-                    f"session {session_id!r} is not in {self.path} (was it deleted or replaced?)",
-                    session_id=session_id,
-                )
-            _may_commit(session_id, row, kind=kind, owner=owner, after=after)
-            step = row[0] + 1
-            # (a shared writer's version check above already rules out an iteration stored twice)
-            if (
-                iteration is not None
-                and after is None
-                and conn.execute(
-                    "SELECT 1 FROM steps WHERE session_id = ? AND kind = 'iteration' AND iteration = ?",
-                    (session_id, iteration),
-                ).fetchone()
-                is not None
-            ):
-                raise SessionRefused(
-                    f"iteration {iteration} of session {session_id!r} is already stored; "
-                    "it is never applied twice",
-                    session_id=session_id,
-                )
-            conn.execute(
-                "INSERT INTO steps (session_id, step, kind, iteration, chunk, chunk_cursor, proposed,"
-                " accepted, rejected, rejected_by_code, tokens, ms, nodes, edges, next_node, next_edge,"
-                " mutation_count, record, created_at, review_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    session_id,
-                    step,
-                    kind,
-                    iteration,
-                    record.get("chunk"),
-                    chunk_cursor,
-                    len(verdicts),
-                    accepted,
-                    len(verdicts) - accepted,
-                    codec.dumps(by_code) if by_code else "{}",
-                    tokens,
-                    ms,
-                    nodes,
-                    edges,
-                    next_node,
-                    next_edge,
-                    len(rows),
-                    record_json,
-                    now,
-                    review,
-                ),
-            )
-            conn.executemany(
-                "INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
-                [(session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(rows)],
-            )
-            if snap is not None:
-                conn.execute(
-                    "INSERT INTO snapshots (session_id, step, document) VALUES (?, ?, ?) ON CONFLICT"
-                    " (session_id, step) DO UPDATE SET document = excluded.document",
-                    (session_id, step, snap),
-                )
-            conn.execute(
-                "UPDATE sessions SET last_step = ?, last_iteration = ?, nodes = ?, edges = ?, updated_at = ?"
-                " WHERE session_id = ?",
-                (step, max(row[3], iteration or 0), nodes, edges, now, session_id),
-            )
-            if finish is not None:
-                conn.execute(
-                    "UPDATE sessions SET status = 'finished', stop_reason = ?, result = ? WHERE"
-                    " session_id = ?",
-                    (finish.get("stop_reason"), codec.dumps(finish), session_id),
-                )
-            return int(step)
-
-        return work(conn) if conn is not None else self.db.write(work)
+        return step.write(conn) if conn is not None else self.db.write(step.write)
 
     def delete_session(self, session_id: str) -> None:
         """Remove a session and everything stored for it."""
@@ -632,6 +510,10 @@ class SessionStore:
         return SessionNotFound(f"no session {session_id!r} in {self.path}{hint}", session_id=session_id)
 
 
+StoreLike = SessionStore | StoreArg
+"""A session store, or where it is (its file, or a PostgreSQL URL)."""
+
+
 _SESSION_COLS = (
     "session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
     " last_iteration, nodes, edges, owner, result,"
@@ -643,33 +525,6 @@ _STEP_COLS = (
     "step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
     " nodes, edges, next_node, next_edge, mutation_count, created_at"
 )
-
-
-def _may_commit(session_id: str, row: Any, *, kind: str, owner: str | None, after: int | None) -> None:
-    """Refuse a commit the session's row (last step, owner, status) rules out (see ``commit_step``)."""
-    if after is not None:
-        if row[2] != "finished" and row[1] is not None and row[1] != owner and owner_alive(row[1]):
-            raise SessionBusy(
-                f"session {session_id!r} is being run by a live process ({row[1]}); change it after "
-                "that run ends",
-                session_id=session_id,
-            )
-        if row[0] != after:
-            raise SessionConflict(
-                f"session {session_id!r} changed in another process (it is at step {row[0]}; this "
-                f"process had step {after}): load it again and retry",
-                session_id=session_id,
-            )
-    elif owner is not None and row[1] != owner:
-        raise SessionBusy(
-            f"session {session_id!r} is now written by another process ({row[1]}); this run stops "
-            "writing to it",
-            session_id=session_id,
-        )
-    if row[2] == "finished" and kind == "iteration":
-        raise SessionRefused(
-            f"session {session_id!r} already finished; it takes no more iterations", session_id=session_id
-        )
 
 
 def _status(stored: str, owner: str | None, agent: str | None, pending: bool = False) -> SessionStatus:

@@ -14,8 +14,8 @@ from igg.errors import HistoryUnavailable, SessionBusy, SessionError, WorkspaceC
 from igg.observe.query import QueryError, run_query
 from igg.persistence import SessionRepo
 from igg.record.steps import UndoStep
+from igg.workspace.inputs import DiffInput, ExplainInput, QueryInput, UndoInput
 from igg.workspace.live import LiveSession, workspace_error
-from igg.workspace.ops import DiffInput, ExplainInput, QueryInput, UndoInput
 
 
 def query_graph(live: LiveSession, inp: QueryInput) -> dict[str, Any]:

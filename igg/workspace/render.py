@@ -67,7 +67,7 @@ def _metadata(session: LiveSession) -> dict[str, Any]:
 
 
 def export_text(session: LiveSession, fmt: str) -> str:
-    """The graph in an export format (see ``igg.workspace.ops.ToolExportFormat``), as text."""
+    """The graph in an export format (see ``igg.workspace.inputs.ToolExportFormat``), as text."""
     state, schema = session.state, session.request.config.schema_
     if fmt == "html":  # the page igg view --export writes, with the iterations panel
         from igg.export.html import html_text

@@ -20,8 +20,8 @@ from igg.rules.check import check as judge
 from igg.rules.load import parse_rules
 from igg.rules.report import CheckReport, RuleSummary
 from igg.rules.select import refuse_unmatched
+from igg.workspace.inputs import CheckInput
 from igg.workspace.live import LiveSession
-from igg.workspace.ops import CheckInput
 
 
 def check(session: LiveSession, inp: CheckInput) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from igg.workspace.live import LiveSession, summary
 from igg.workspace.paths import check_output
 
 if TYPE_CHECKING:
-    from igg.workspace.ops import RunInput
+    from igg.workspace.inputs import RunInput
 
 log = get_logger("igg.workspace")
 

@@ -32,9 +32,7 @@ from igg.request.load import build_state, load_request
 from igg.session import Session
 from igg.workspace import history_ops, render
 from igg.workspace.events import EventHub
-from igg.workspace.live import LiveSession, summary, workspace_error
-from igg.workspace.ops import (
-    OPERATIONS,
+from igg.workspace.inputs import (
     AddDocumentsInput,
     ApplyInput,
     CheckInput,
@@ -42,16 +40,16 @@ from igg.workspace.ops import (
     ExplainInput,
     ExportInput,
     FinishInput,
-    Handler,
     ListInput,
     ObserveInput,
-    Operation,
     QueryInput,
     RetractDocumentInput,
     ReviewInput,
     RunInput,
     UndoInput,
 )
+from igg.workspace.live import LiveSession, summary, workspace_error
+from igg.workspace.ops import OPERATIONS, Handler, Operation
 from igg.workspace.outputs import (
     ApplyOutput,
     CheckOutput,

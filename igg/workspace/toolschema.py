@@ -34,7 +34,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from igg.workspace.ops import OPERATIONS, Operation, inline_refs
+from igg.workspace.inputs import inline_refs
+from igg.workspace.ops import OPERATIONS, Operation
 
 SUMMARIZED: dict[tuple[str, ...], str] = {
     ("config", "llm"): "model, temperature, max_output_tokens, token_budget, ...",

@@ -26,6 +26,7 @@ from igg.export.neo4j.delta import journal_delta
 from igg.export.neo4j.diff import ScopeContents, ScopeDiff, diff_scope
 from igg.export.neo4j.sync import StaleMarker, SyncPoint, plan_sync, session_point, sync_neo4j, write_delta
 from igg.export.plan import plan_export
+from igg.graph.node_merge import merge_nodes
 from igg.graph.state import GraphState
 from igg.models.common import freeze
 from igg.store.store import SessionStore
@@ -100,7 +101,7 @@ class Session:
             else:
                 into = self.rng.choice([x for x in ids if x != pick])
                 after = {**self.state.nodes[into]["properties"], "merged": True}
-                self.state.merge_nodes(pick, into, after, allow_self_loops=False)
+                merge_nodes(self.state, pick, into, after, allow_self_loops=False)
 
     def commit(self, finish: bool = False) -> int:
         self.iteration += 1

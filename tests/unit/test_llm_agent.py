@@ -14,7 +14,8 @@ from support.fake_openai import FakeOpenAI, Reply
 from support.llm import KEY, Sleeps, settings_for
 
 from igg.agents.base import Observation
-from igg.agents.llm import AsyncLLMAgent, EndpointNotConfigured, LLMAgent, LLMSettings
+from igg.agents.llm import AsyncLLMAgent, LLMAgent
+from igg.agents.llm_settings import EndpointNotConfigured, LLMSettings
 from igg.agents.retry import RetryPolicy
 from igg.errors import AgentFailed, BudgetExhausted, RequestInvalid
 from igg.models.request import LLMConfig

@@ -15,7 +15,8 @@ from mcp import Client
 from igg.interfaces.http.app import build_app
 from igg.interfaces.mcp.server import build_server
 from igg.workspace import Workspace
-from igg.workspace.ops import OPERATIONS, Operation, OperationInput, Route, SessionId
+from igg.workspace.inputs import OperationInput, SessionId
+from igg.workspace.ops import OPERATIONS, Operation, Route
 from igg.workspace.outputs import Output, SessionSummary
 from igg.workspace.service import summary
 

@@ -170,7 +170,7 @@ def test_bad_agent_specs_are_invalid_input(spec, message):
 def test_auto_without_endpoint_or_source_code_says_what_to_do():
     """The same line as --agent llm without an endpoint (and so the same exit code, 2), then auto's other
     ways."""
-    from igg.agents.llm import EndpointNotConfigured
+    from igg.agents.llm_settings import EndpointNotConfigured
     from igg.interfaces.codes import EXIT_INVALID, exit_code
 
     with pytest.raises(EndpointNotConfigured) as llm:

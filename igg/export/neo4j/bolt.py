@@ -5,7 +5,8 @@ the graph. In order:
 
 1. plan (``igg.export.plan``), before any connection: every label, type and key validated and escaped,
    every value checked (integers beyond 64 bits and NaN are refused, naming the element and property);
-2. connect and identify the server once (Neo4j, ArcadeDB, Memgraph, or FalkorDB's Bolt listener);
+2. connect (``igg.export.neo4j.settings``) and identify the server once (Neo4j, ArcadeDB, Memgraph, or
+   FalkorDB's Bolt listener);
 3. identity constraints, or indexes where the server has none (``igg.export.neo4j.schema``);
 4. read the scope and diff it with the graph (``igg.export.neo4j.diff``);
 5. delete what the graph no longer has, then merge what is new or changed: ``UNWIND $rows ... MERGE`` in
@@ -25,13 +26,11 @@ FalkorDB (``igg.export.falkordb``) takes its own path: small messages, escaped s
 from __future__ import annotations
 
 import json
-import os
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit
 
 from igg.errors import ExportError
 from igg.export import cypher, falkordb
@@ -44,9 +43,9 @@ from igg.export.neo4j.schema import (
     ensure_identity_neo4j,
     existing_constraints,
 )
+from igg.export.neo4j.settings import Neo4jSettings, check_uri
 from igg.export.plan import Plan, plan_export
 from igg.graph.state import GraphState
-from igg.io.urls import mask_url
 from igg.record.logs import get_logger
 
 if TYPE_CHECKING:
@@ -55,8 +54,6 @@ if TYPE_CHECKING:
 log = get_logger("igg.export.neo4j.bolt")
 T = TypeVar("T")
 
-URI_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
-DEFAULT_URI = "bolt://localhost:7687"
 CONNECT_BACKOFF_MAX = 5.0
 """No wait between attempts to reach the server is longer than this many seconds."""
 SINGLE_TRANSACTION_ROWS = 50_000
@@ -64,83 +61,6 @@ SINGLE_TRANSACTION_ROWS = 50_000
 CONSTRAINT_RETRIES = 2
 """Times a batch refused by a uniqueness constraint is tried again (a concurrent exporter's node is found by
 then); a refusal that repeats is reported, never retried until a deadline."""
-
-
-@dataclass(kw_only=True)
-class Neo4jSettings:
-    """Where and how to connect. ``from_env`` fills what is not given from ``NEO4J_*`` variables."""
-
-    uri: str = DEFAULT_URI
-    """Bolt URI: bolt://HOST:PORT or neo4j://HOST:PORT (+s / +ssc for TLS)."""
-    username: str | None = None
-    """User name; None (and no password) connects without authentication."""
-    password: str | None = field(default=None, repr=False)
-    """Password; never logged or printed."""
-    database: str | None = None
-    """Database name; None uses the server's default."""
-    connection_timeout: float = 5.0
-    """Seconds to open a TCP connection."""
-    acquisition_timeout: float = 10.0
-    """Seconds to get a connection from the pool, Bolt handshake included (the driver's own default is 60 s;
-    a FalkorDB handshake that hangs after another client disconnected is retried after this long)."""
-    max_retry_time: float = 30.0
-    """Seconds a batch is retried after transient errors (by the driver) or constraint conflicts with a
-    concurrent exporter (by IGG)."""
-    connect_attempts: int = 3
-    """Attempts to reach the server before giving up (a hung handshake is retried)."""
-    connect_backoff: float = 0.2
-    """Seconds before the second attempt to reach the server; doubles with every further attempt."""
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **given: Any) -> Neo4jSettings:
-        """Settings from explicit values (None = not given), then NEO4J_URI/USERNAME/PASSWORD/DATABASE."""
-        env = os.environ if env is None else env
-        fallback = {
-            "uri": env.get("NEO4J_URI") or DEFAULT_URI,
-            "username": env.get("NEO4J_USERNAME"),
-            "password": env.get("NEO4J_PASSWORD"),
-            "database": env.get("NEO4J_DATABASE") or None,
-        }
-        values = {k: v for k, v in given.items() if v is not None}
-        return cls(**{**fallback, **values})
-
-    def display_uri(self) -> str:
-        """The URI without any user information (safe to print and log)."""
-        parts = urlsplit(self.uri)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if _port(parts) else ""
-        return f"{parts.scheme}://{host}{port}"
-
-
-def _port(parts: Any) -> int | None:
-    try:
-        port: int | None = parts.port
-        return port
-    except ValueError:
-        return None
-
-
-def check_uri(uri: str) -> None:
-    """Raise ``ExportError`` unless ``uri`` is a usable Bolt/Neo4j URI."""
-    hint = "use bolt://HOST:PORT or neo4j://HOST:PORT (optionally +s or +ssc for TLS)"
-    try:
-        parts = urlsplit(uri)
-        parts.port  # noqa: B018 - a malformed host or port raises here, not later in the driver
-    except ValueError as exc:
-        raise ExportError(f"bad Neo4j URI {_safe(uri)!r}: {exc}; {hint}") from None
-    if parts.scheme not in URI_SCHEMES:
-        raise ExportError(
-            f"bad Neo4j URI {_safe(uri)!r}: unknown scheme {parts.scheme or '(none)'!r}; {hint}"
-        )
-    if not parts.hostname:
-        raise ExportError(f"bad Neo4j URI {_safe(uri)!r}: no host; {hint}")
-    if parts.netloc.rsplit(":", 1)[-1] != parts.netloc and _port(parts) is None:
-        raise ExportError(f"bad Neo4j URI {_safe(uri)!r}: the port is not a number from 0 to 65535; {hint}")
-
-
-def _safe(uri: str) -> str:
-    """``uri`` with every secret it carries masked (``igg.io.urls``): user information and query alike."""
-    return mask_url(uri)
 
 
 def _settings(
@@ -209,33 +129,7 @@ def export_neo4j(
         warnings += report.warnings
         plans = [bolt.prepare(plan, warnings) for plan in plans]
         lap("constraints")
-        batches = statements = 0
-        counts: dict[str, dict[str, int]] | None = None
-        if bolt.dialect == "falkordb":  # merges only: reading a whole scope back is not safe there
-            for plan in plans:
-                for start in range(0, len(plan.rows), batch_size):
-                    statements += bolt.write_batch(plan, plan.rows[start : start + batch_size], scope)
-                    batches += 1
-                lap("write_edges" if plan.edge else "write_nodes")
-        else:
-            diff = bolt.diff(plans, state, scope, detail=0)
-            counts = diff.counts
-            lap("read_scope")
-            groups = _statement_groups(diff, bolt.id_function, scope, batch_size)
-            if marker is not None:
-                bolt.ensure_marker_constraint()  # a schema change: never inside the data's transaction
-                groups.append([(cypher.MARKER_SET, {**marker, "scope": scope})])
-            batches = sum(len(g) for g in groups[1 : len(groups) - (marker is not None)])
-            rows = sum(len(p.get("rows", p.get("ids", ()))) for g in groups for _, p in g)
-            if rows <= SINGLE_TRANSACTION_ROWS:  # all or nothing
-                statements += bolt.write(
-                    [step for group in groups for step in group], plan=None, what="the export"
-                )
-            else:
-                for group in groups:
-                    for step in group:
-                        statements += bolt.write([step], plan=None, what="a batch of the export")
-            lap("write")
+        batches, statements, counts = _write(bolt, state, plans, scope, batch_size, marker, lap)
         summary = {
             "format": "neo4j",
             "target": settings.display_uri(),
@@ -260,6 +154,47 @@ def export_neo4j(
         warnings=len(warnings),
     )
     return summary
+
+
+def _write(
+    bolt: BoltSession,
+    state: GraphState,
+    plans: list[Plan],
+    scope: str,
+    batch_size: int,
+    marker: Mapping[str, Any] | None,
+    lap: Callable[[str], None],
+) -> tuple[int, int, dict[str, dict[str, int]] | None]:
+    """``export_neo4j``'s writes: (batches, statements, the changes counted by the scope's diff; None where
+    the server only merges)."""
+    batches = statements = 0
+    counts: dict[str, dict[str, int]] | None = None
+    if bolt.dialect == "falkordb":  # merges only: reading a whole scope back is not safe there
+        for plan in plans:
+            for start in range(0, len(plan.rows), batch_size):
+                statements += bolt.write_batch(plan, plan.rows[start : start + batch_size], scope)
+                batches += 1
+            lap("write_edges" if plan.edge else "write_nodes")
+    else:
+        diff = bolt.diff(plans, state, scope, detail=0)
+        counts = diff.counts
+        lap("read_scope")
+        groups = _statement_groups(diff, bolt.id_function, scope, batch_size)
+        if marker is not None:
+            bolt.ensure_marker_constraint()  # a schema change: never inside the data's transaction
+            groups.append([(cypher.MARKER_SET, {**marker, "scope": scope})])
+        batches = sum(len(g) for g in groups[1 : len(groups) - (marker is not None)])
+        rows = sum(len(p.get("rows", p.get("ids", ()))) for g in groups for _, p in g)
+        if rows <= SINGLE_TRANSACTION_ROWS:  # all or nothing
+            statements += bolt.write(
+                [step for group in groups for step in group], plan=None, what="the export"
+            )
+        else:
+            for group in groups:
+                for step in group:
+                    statements += bolt.write([step], plan=None, what="a batch of the export")
+        lap("write")
+    return batches, statements, counts
 
 
 def _statement_groups(

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from igg.errors import ExportError
-from igg.export.neo4j.bolt import Neo4jSettings
+from igg.export.neo4j.settings import Neo4jSettings
 from igg.export.neo4j.sync import SyncPoint, session_point, sync_neo4j
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState

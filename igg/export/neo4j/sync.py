@@ -32,9 +32,10 @@ from typing import Any
 
 from igg.errors import ExportError
 from igg.export import cypher
-from igg.export.neo4j.bolt import BoltSession, Neo4jSettings, export_neo4j, plan_neo4j
+from igg.export.neo4j.bolt import BoltSession, export_neo4j, plan_neo4j
 from igg.export.neo4j.delta import journal_delta
 from igg.export.neo4j.diff import ScopeDiff
+from igg.export.neo4j.settings import Neo4jSettings
 from igg.graph.state import GraphState
 from igg.record.logs import get_logger
 from igg.store.export_targets import ExportTarget

@@ -153,9 +153,9 @@ def export_specs(args: argparse.Namespace) -> list[Any]:
 
 
 def is_session_id(text: str) -> bool:
-    """Whether ``text`` can be a session id (``igg.workspace.ops.SESSION_ID_PATTERN``): a command argument
+    """Whether ``text`` can be a session id (``igg.workspace.inputs.SESSION_ID_PATTERN``): a command argument
     that cannot (``out/graph.json``, with a slash) is a path, and a missing path is said to be one."""
-    from igg.workspace.ops import SESSION_ID_PATTERN
+    from igg.workspace.inputs import SESSION_ID_PATTERN
 
     return re.fullmatch(SESSION_ID_PATTERN, text) is not None
 

@@ -29,7 +29,7 @@ from igg.interfaces.cli.targets import unwritable
 from igg.io.inputs import STDIN
 
 if TYPE_CHECKING:  # the graph, its models and the neo4j driver load when the command runs
-    from igg.export.neo4j.bolt import Neo4jSettings
+    from igg.export.neo4j.settings import Neo4jSettings
     from igg.graph.state import GraphState
     from igg.models.schema import Schema
 
@@ -348,7 +348,7 @@ def refused_options(args: argparse.Namespace) -> str | None:
         if args.output is not None:
             return "--output does not apply to --format neo4j; use --uri (or NEO4J_URI)"
         if args.uri:
-            from igg.export.neo4j.bolt import check_uri
+            from igg.export.neo4j.settings import check_uri
 
             try:
                 check_uri(args.uri)
@@ -385,7 +385,7 @@ def export_to_target(
             print(f"igg: --output {reason}", file=sys.stderr)
             return 2
     if args.format == "neo4j":
-        from igg.export.neo4j.bolt import Neo4jSettings
+        from igg.export.neo4j.settings import Neo4jSettings
 
         settings = Neo4jSettings.from_env(
             uri=args.uri,

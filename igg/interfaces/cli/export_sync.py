@@ -13,8 +13,8 @@ import sys
 from typing import Any
 
 from igg.errors import ExportError, IGGError, Problem, RequestInvalid
-from igg.export.neo4j.bolt import Neo4jSettings
 from igg.export.neo4j.follow import SyncRecorder, follow
+from igg.export.neo4j.settings import Neo4jSettings
 from igg.export.neo4j.sync import plan_sync, session_point, sync_neo4j
 from igg.interfaces.cli.neo4j_lines import print_neo4j_details, print_plan_lines
 from igg.store.store import SessionStore

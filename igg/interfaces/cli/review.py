@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from igg.store.sessions import StoreSessions
-    from igg.workspace.ops import ReviewInput
+    from igg.workspace.inputs import ReviewInput
     from igg.workspace.service import Workspace
 
     workspace = Workspace(StoreSessions(open_store(args)))

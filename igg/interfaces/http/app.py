@@ -4,24 +4,26 @@ Routes (bodies are the operation models of ``igg.workspace.ops``; the OpenAPI do
 ``/openapi.json``, Swagger UI at ``/docs``, served from the ``swagger-ui-bundle-v2`` package: it works
 offline)::
 
-    GET  /healthz                              liveness (no token needed) POST /sessions
-    start a session (body: the request payload)      201 GET  /sessions?status=&limit=              list
-    sessions GET  /sessions/{id}                        one session: status, counts and limits, goal,
-    created/updated GET  /sessions/{id}/observation?focus=&token_budget=   the budgeted markdown observation
-    POST /sessions/{id}/actions                apply actions (body: actions, reasoning, dry_run) POST
-    /sessions/{id}/finish                 finish (body: prune_isolated) POST /sessions/{id}/export
-    export inline or to a file under the output directory POST /runs                                 an
-    autonomous run with the server's agent            202 GET  /sessions/{id}/events
-    server-sent events of the session's iterations POST /sessions/{id}/query                  a budgeted query
-    (body: {"query": {"query": "neighbours", ...}}) GET  /sessions/{id}/explain?ref=&edges=    the history of
-    a node or edge (needs the store) GET  /sessions/{id}/diff?a=&b=             what changed between two
-    iterations (needs the store) POST /sessions/{id}/check                  judge dependency rules ({"rules":
-    [...]}) on the graph POST /sessions/{id}/undo                   roll back to an iteration (body:
-    {"to_iteration": N}) POST /sessions/{id}/documents              add documents with their facts (body:
-    {"documents": [...]}) DELETE /sessions/{id}/documents/{doc}      retract what one document alone supported
-    GET  /sessions/{id}/review                 the plan waiting for review (config.review) POST
-    /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note) GET  /ui/
-    the graph viewer page (see ``igg.interfaces.http.ui``)
+    GET  /healthz                              liveness (no token needed)
+    POST /sessions                             start a session (body: the request payload)      201
+    GET  /sessions?status=&limit=              list sessions
+    GET  /sessions/{id}                        one session: status, counts and limits, goal, created/updated
+    GET  /sessions/{id}/observation?focus=&token_budget=   the budgeted markdown observation
+    POST /sessions/{id}/actions                apply actions (body: actions, reasoning, dry_run)
+    POST /sessions/{id}/finish                 finish (body: prune_isolated)
+    POST /sessions/{id}/export                 export inline or to a file under the output directory
+    POST /runs                                 an autonomous run with the server's agent            202
+    GET  /sessions/{id}/events                 server-sent events of the session's iterations
+    POST /sessions/{id}/query                  a budgeted query (body: {"query": {"query": "neighbours"...}})
+    GET  /sessions/{id}/explain?ref=&edges=    the history of a node or edge (needs the store)
+    GET  /sessions/{id}/diff?a=&b=             what changed between two iterations (needs the store)
+    POST /sessions/{id}/check                  judge dependency rules ({"rules": [...]}) on the graph
+    POST /sessions/{id}/undo                   roll back to an iteration (body: {"to_iteration": N})
+    POST /sessions/{id}/documents              add documents with their facts (body: {"documents": [...]})
+    DELETE /sessions/{id}/documents/{doc}      retract what one document alone supported
+    GET  /sessions/{id}/review                 the plan waiting for review (config.review)
+    POST /sessions/{id}/review                 approve/reject it (body: plan_id, decision, actions, note)
+    GET  /ui/                                  the graph viewer page (see ``igg.interfaces.http.ui``)
 
 Every refusal is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status (a 5xx for a fault of the
 server: ``INTERNAL_ERROR`` 500, ``EXPORT_FAILED`` 507 on a full disk); the codes are the workspace's
@@ -57,7 +59,8 @@ from igg.interfaces.codes import http_status
 from igg.interfaces.version import package_version
 from igg.io.encodable import first_unencodable
 from igg.workspace import Workspace
-from igg.workspace.ops import Operation, Route, SessionRef, inline_refs
+from igg.workspace.inputs import SessionRef, inline_refs
+from igg.workspace.ops import Operation, Route
 from igg.workspace.outputs import HealthOutput, SessionOutput
 
 log = structlog.get_logger("igg.http")

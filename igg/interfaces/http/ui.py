@@ -5,13 +5,14 @@ Routes (all ``GET``, behind the same token and bind rules as the rest of the app
     /ui/                                        the viewer page (sessions list; ``#session=ID`` shows one)
     /ui/static/{file}                           the page's script, style and vendored libraries (a fixed list)
     /ui/api/sessions                            the sessions, as ``GET /sessions`` lists them
-    /ui/api/sessions/{id}/graph?iteration=N     the graph payload (``igg.view.data``), now or after iteration
-    N; ``&communities=false``: without computing communities (a refreshing page keeps its own)
+    /ui/api/sessions/{id}/graph?iteration=N     the graph (``igg.view.data``), now or after iteration N;
+                                                ``&communities=false``: without computing communities (a
+                                                refreshing page keeps its own)
     /ui/api/sessions/{id}/iterations            per iteration: chunk, counts, every rejection with its code
     /ui/api/sessions/{id}/history?element=ID    every stored change of one node or edge
     /ui/api/sessions/{id}/query?q=JSON          one budgeted query (neighbours, path, find): the workspace's
-    ``query_graph`` operation, the same one the agents' tool calls /ui/api/sessions/{id}/events
-    server-sent events while the session grows, ``end`` when done
+                                                ``query_graph`` operation, the same one the agents' tool calls
+    /ui/api/sessions/{id}/events                server-sent events while the session grows, ``end`` when done
 
 A graph after iteration N is read from the session store (its stored mutations up to that iteration), never
 recomputed; with an in-memory workspace (``--memory``) only the current graph and a run's own events exist.
@@ -50,7 +51,7 @@ from igg.store.store import SessionStore
 from igg.view.data import context_chunks, graph_payload, iteration_summaries, iteration_summary
 from igg.view.page import STATIC_FILES, asset, render_page
 from igg.workspace import Workspace
-from igg.workspace.ops import ListInput, QueryInput
+from igg.workspace.inputs import ListInput, QueryInput
 from igg.workspace.service import workspace_error
 
 POLL_SECONDS = 0.5
