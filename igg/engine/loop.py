@@ -1,9 +1,10 @@
 """The engine: observe -> reason -> act -> record -> check stop, until the run has exactly one stop reason.
 
-``Loop`` drives one run over a ``igg.session.Session`` (which owns the graph, the actor, the review plan and
-the recorders, and is the only thing that changes them): it observes, keeps the chunk walk, the stuck streak
-and the stop conditions, and hands each agent turn to ``Session.step`` (or ``Session.propose`` under review).
-The drivers below call the agent in between its steps, so the same engine serves every form:
+``Loop`` drives one run over an ``igg.session.Session``, which owns the graph, the actor, the records, the
+iteration, the stop reason, the review plan and the recorders, and alone changes them. The loop keeps only
+what drives the next turn (the chunk walk, the stuck streak, the last verdicts and notes) and hands each
+agent turn to ``Session.step`` (or keeps it as the plan under review, ``igg.engine.turns`` reads it). The
+drivers below call the agent between its steps, so the same engine serves every form:
 
 * ``run(request, agent)`` / ``await arun(request, agent)``: to the end, returning a ``RunResult``;
 * ``stream(...)`` / ``astream(...)``: iterate the ``Event``s as they happen, then read ``.result``.
@@ -12,45 +13,38 @@ The async forms accept sync and async agents (a sync agent runs inline: keep it 
 many sessions share one event loop without a thread each. A sync run of an async agent drives it on a
 private event loop.
 
-What an agent offers beyond being called is declared (``igg.agents.base.AgentCapabilities``): its own
-validation rules (e.g. grounding code symbols) run after the built-in rules of their action type; an agent
-that reads the graph state itself is not sent the rendered markdown; ``aclose()`` is awaited at the end of
-a run that owns the agent.
+What an agent offers beyond being called is declared (``igg.agents.base.AgentCapabilities``): its own rules
+run after the built-in rules of their action type; an agent that reads the graph itself is not sent the
+markdown; ``aclose()`` is awaited at the end of a run that owns the agent.
 
-With ``config.review`` a turn's actions are not applied: they are validated as if applied (a dry run) and
-the run stops with ``awaiting_review``, the plan in ``RunResult.review`` (the session store keeps it as a
-pending ``review`` step, which ``igg review`` decides; ``igg resume`` then continues, with a rejection's note
-shown to the agent). A turn that did not parse, or has no actions, needs no review and is recorded as usual.
+With ``config.review`` a turn's actions are validated as if applied (a dry run), not applied, and the run
+stops with ``awaiting_review``, the plan in ``RunResult.review`` (kept as a pending ``review`` step, which
+``igg review`` decides; ``igg resume`` then continues, a rejection's note shown to the agent). A turn that
+did not parse, or has no actions, needs no review and is recorded as usual.
 
-A run may continue a session (the session store's resume): pass the ``state`` as it stands and the prior
-``records``; the next iteration number, the chunk position, the stuck streak and the last verdicts follow
-from them (or pass ``start_iteration`` / ``chunk_cursor`` explicitly).
+A run continues a session (the store's resume) from its ``state`` and prior ``records``, or drives a
+``session`` given whole; the next iteration, chunk position, stuck streak and last verdicts follow from them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypedDict, Unpack, cast
 
-import orjson
-
 from igg.act.apply import Actor
 from igg.act.rules import Rule
 from igg.act.step import iteration_events
 from igg.agents.base import AgentTurn, AnyAgent, Observation, as_turn, capabilities
-from igg.agents.parsing import parse_turn, read_value
-from igg.errors import AgentFailed, BudgetExhausted, ResponseInvalid
+from igg.engine.turns import chunk_label, notes_after, notes_of, parse, raw_output
+from igg.errors import AgentFailed, BudgetExhausted
 from igg.graph.state import GraphState
-from igg.io.encodable import escape_unencodable
 from igg.models.actions import ParsedResponse
 from igg.models.request import Request
-from igg.models.verdicts import ErrorCode
 from igg.observe import Chunk, ContextChunks, open_todos, render_observation, split_context
 from igg.persistence import Recorder
 from igg.record.records import Event, IterationRecord, RunResult, StopReason
@@ -147,7 +141,7 @@ class Loop:
             self.stuck_streak += 1
         self.last_verdicts = list(last.verdicts) if last else []
         self.last_error = last.parse_error if last else None
-        self.notes = [*_notes_after(last), *notes]
+        self.notes = [*notes_after(last), *notes]
         self.clock = clock
         self.todos = open_todos(self.state, self.config.schema_)
         self.error: str | None = None
@@ -269,7 +263,7 @@ class Loop:
             context=chunk.text if chunk else "",
             chunk_index=chunk.index if chunk else None,
             chunk_count=total or 0,
-            chunk_label=_chunk_label(chunk),
+            chunk_label=chunk_label(chunk),
             last_verdicts=list(self.last_verdicts),
             request=self.request,
             state=self.state,
@@ -297,10 +291,10 @@ class Loop:
             return []
         t0 = self.clock()
         turn = outcome
-        raw, kind, escaped, plain = _raw_output(turn, plain_json=self.plain_responses)
+        raw, kind, escaped, plain = raw_output(turn, plain_json=self.plain_responses)
         # a response object whose JSON text holds no lone surrogate is encodable throughout: read it without
         # scanning each action again (one whose text does is read action by action, each refusal named)
-        parsed, parse_error = _parse(turn, encodable=kind == "object" and not escaped)
+        parsed, parse_error = parse(turn, encodable=kind == "object" and not escaped)
         # a plain, encodable response object's actions are kept as received, as they are (no dump of each
         # model)
         received = (
@@ -313,7 +307,7 @@ class Loop:
         record = self.session.step(
             parsed,
             iteration=self.iteration,
-            chunk=_chunk_label(chunk),
+            chunk=chunk_label(chunk),
             chunk_cursor=self.cursor,
             parse_error=parse_error,
             raw_output=raw,
@@ -323,7 +317,7 @@ class Loop:
             observation_tokens=obs.tokens,
             usage=turn.usage.to_dict() if turn.usage else None,
             exchange=turn.exchange,
-            notes=_notes_of(turn, parsed),
+            notes=notes_of(turn, parsed),
             actions=received,
             clock=self.clock,
             before_keep=lambda r: self._timed(r, timings, t0),
@@ -340,7 +334,7 @@ class Loop:
             stop_reason=self.stop_reason,
             verdicts=self.verdict_events,
         )
-        self.last_verdicts, self.last_error, self.notes = verdicts, parse_error, _notes_after(record)
+        self.last_verdicts, self.last_error, self.notes = verdicts, parse_error, notes_after(record)
         if self.stop_reason is None and self.stuck_streak:
             self.notes.append(
                 f"Nothing was accepted in the last {self.stuck_streak} iteration(s); the run stops "
@@ -370,7 +364,7 @@ class Loop:
         record = self.session.dry_run(
             parsed,
             iteration=self.iteration,
-            chunk=_chunk_label(chunk),
+            chunk=chunk_label(chunk),
             chunk_cursor=self.cursor,
             raw_output=raw,
             output_kind=kind,
@@ -378,7 +372,7 @@ class Loop:
             observation_chars=len(obs.markdown),
             observation_tokens=obs.tokens,
             usage=turn.usage.to_dict() if turn.usage else None,
-            notes=_notes_of(turn, parsed),
+            notes=notes_of(turn, parsed),
             clock=self.clock,
         )
         self.session.keep_plan(record)
@@ -434,81 +428,6 @@ class Loop:
     def _event(self, kind: Any, **data: Any) -> Event:
         it = self.iteration if kind not in ("run_started", "run_finished") else 0
         return Event(kind=kind, session_id=self.session_id, iteration=it, data=data)
-
-
-def _chunk_label(chunk: Chunk | None) -> str | None:
-    if chunk is None:
-        return None
-    return chunk.label or f"chunk {chunk.index + 1}" + (f"/{chunk.count}" if chunk.count else "")
-
-
-def _notes_of(turn: AgentTurn, parsed: ParsedResponse | None) -> list[str]:
-    notes = [turn.note] if turn.note else []
-    if parsed is not None and parsed.repaired:
-        notes.append(
-            f"{parsed.repaired} unencodable character(s) (lone surrogates) in the reasoning were "
-            "replaced with U+FFFD"
-        )
-    return notes
-
-
-def _raw_output(turn: AgentTurn, *, plain_json: bool = False) -> tuple[str | None, Any, int, bool]:
-    """The storable output text, its kind, how many lone surrogates were escaped in it, and whether a response
-    object was plain JSON throughout (nothing in it had to be written as its ``repr``). ``plain_json``: the
-    agent declares its response objects hold only JSON's own types (orjson writes them; it refuses lone
-    surrogates, so its text is storable as it is)."""
-    # stored text must be encodable: lone surrogates are kept as their JSON escapes (the parser judges them)
-    if turn.raw is not None:
-        return (*_text(turn.raw, "text"), False)
-    if plain_json and turn.response is not None:
-        try:
-            return orjson.dumps(turn.response).decode(), "object", 0, True
-        except (orjson.JSONEncodeError, TypeError):
-            pass  # the standard path says what is odd in it
-    if turn.response is not None:
-        odd: list[Any] = []
-
-        def written(value: Any) -> str:
-            odd.append(value)
-            return repr(value)
-
-        return (*_text(json.dumps(turn.response, ensure_ascii=False, default=written), "object"), not odd)
-    return None, "text", 0, False
-
-
-def _text(text: str, kind: Any) -> tuple[str, Any, int]:
-    stored, escaped = escape_unencodable(text)
-    return stored, kind, escaped
-
-
-def _parse(
-    turn: AgentTurn, *, encodable: bool = False
-) -> tuple[ParsedResponse | None, dict[str, str] | None]:
-    try:
-        if turn.response is not None:
-            return read_value(turn.response, truncated=turn.truncated, encodable=encodable), None
-        if turn.raw is not None:
-            return parse_turn(turn.raw, truncated=turn.truncated), None
-        raise ResponseInvalid(ErrorCode.INVALID_RESPONSE, "the agent's turn held neither text nor a response")
-    except ResponseInvalid as exc:
-        return None, {"code": str(exc.code), "message": exc.message}
-    except Exception as exc:  # a Python agent's odd objects must not crash the loop
-        return None, {
-            "code": str(ErrorCode.INVALID_RESPONSE),
-            "message": f"the response could not be read ({type(exc).__name__}: {exc})",
-        }
-
-
-def _notes_after(record: IterationRecord | None) -> list[str]:
-    if record is None:
-        return []
-    notes = list(record.notes)
-    if record.truncated:
-        notes.append(
-            f"Your previous output was cut off: only its {len(record.actions)} whole action(s) were "
-            "read, the rest was lost. Send the missing actions again, fewer per response."
-        )
-    return notes
 
 
 # ---- drivers -----------------------------------------------------------------------------------------
