@@ -94,6 +94,9 @@ class AgentFailed(IGGError):
     usage: dict[str, Any] | None = None
     """What its failed calls spent (``prompt_tokens``, ``completion_tokens``, ``estimated``, ``cost``), when
     they may have spent anything: the run counts it although no turn came of it."""
+    attempts: list[dict[str, Any]] | None = None
+    """The failed calls of an LLM agent, in order: each one's ``error``, ``status`` and ``at_ms`` (when it
+    failed, in ms since the turn's first call began, by the agent's clock)."""
 
 
 class AgentUnavailable(IGGError):

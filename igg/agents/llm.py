@@ -114,8 +114,9 @@ class _Call:
             raise
 
     def failure(self, message: str) -> AgentFailed:
-        """``AgentFailed`` carrying what the failed attempts may have spent."""
+        """``AgentFailed`` carrying the failed attempts and what they may have spent."""
         error = AgentFailed(message)
+        error.attempts = list(self.attempts)
         spent = self.spent_in_all()
         error.usage = spent.to_dict() if spent is not None else None
         return error
@@ -238,6 +239,7 @@ class _Session:
             "error": reason,
             "mode": self.mode,
             "status": getattr(error, "status_code", None),
+            "at_ms": round((time.monotonic() - call.started) * 1000, 1),
         }
         call.attempts.append(attempt)
         self._count_failed(call, error, attempt)
