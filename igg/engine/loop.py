@@ -179,7 +179,7 @@ class Loop:
 
     @stop_reason.setter
     def stop_reason(self, value: StopReason | None) -> None:
-        self.session.stop_reason = value
+        self.session.stop(value)
 
     @property
     def review(self) -> dict[str, Any] | None:

@@ -54,6 +54,7 @@ from igg.persistence import Recorder, SessionInfo, SessionRepo, SessionStatus
 from igg.record.records import IterationRecord, RunResult, StopReason
 from igg.record.steps import PlanPending, PlanRejected, ReviewPlan, StepRecord, UndoStep, UpdateStep
 from igg.request.load import build_state
+from igg.session.plans import approved, plan_of
 
 
 class Session:
@@ -211,6 +212,19 @@ class Session:
                 grounder=self.actor.grounder,
             )
 
+    def stop(self, reason: str | None) -> None:
+        """Say why the run driving the session stops (None: it goes on); ``finish`` then ends it."""
+        self.stop_reason = reason
+
+    def let_go(self) -> None:
+        """A run that failed (its store, or a bug) lets the session go: open again, for the tool agent."""
+        self.status, self.stop_reason = "open", None
+
+    def take_review_note(self) -> str | None:
+        """The note of the last rejected plan, once: what the agent is told when its run goes on."""
+        note, self.review_note = self.review_note, None
+        return note
+
     # ---- what it is --------------------------------------------------------------------------------------
     @property
     def records(self) -> list[IterationRecord]:
@@ -337,21 +351,8 @@ class Session:
     def keep_plan(self, record: IterationRecord) -> PlanPending:
         """Keep a dry run's record (``dry_run``) as the plan waiting for review."""
         self._require_changeable()
-        usage, chunk, chunk_cursor = record.usage, record.chunk, record.chunk_cursor
-        plan = ReviewPlan(
-            plan_id=self.plans + 1,
-            iteration=record.iteration,
-            reasoning=record.reasoning,
-            actions=list(record.actions),
-            verdicts=[v.to_dict() for v in record.verdicts],
-            accepted=record.accepted,
-            rejected=record.rejected,
-            finished=record.finished,
-            usage=usage,
-            chunk=chunk,
-            chunk_cursor=chunk_cursor,
-        )
-        step = PlanPending(plan=plan, usage=usage)
+        plan = plan_of(record, self.plans + 1)
+        step = PlanPending(plan=plan, usage=record.usage)
         self._keep(step)
         self.pending, self.review_note, self.plans = plan, None, plan.plan_id
         return step
@@ -378,31 +379,13 @@ class Session:
             self._keep(rejected)
             self.pending, self.review_note = None, note or "(no note)"
             return rejected
-        chosen = list(range(len(plan.actions))) if actions is None else list(actions)
-        bad = [i for i in chosen if not 0 <= i < len(plan.actions)]
-        if bad:
-            raise WorkspaceError(
-                WorkspaceCode.INVALID_ARGUMENTS,
-                f"actions {bad} are not in plan {plan.plan_id} (it "
-                f"has {len(plan.actions)} actions, 0..{len(plan.actions) - 1})",
-            )
-        if chosen != sorted(set(chosen)):  # the verdicts shown hold for the plan's order, each action once
-            raise WorkspaceError(
-                WorkspaceCode.INVALID_ARGUMENTS,
-                f"actions {chosen}: approve distinct indices in "
-                f"the plan's order (e.g. {sorted(set(chosen))}); the verdicts shown are for that order",
-            )
-        approved = [plan.actions[i] for i in chosen]
-        reasoning = plan.reasoning + (
-            f" [approved {len(approved)} of {len(plan.actions)}" + (f": {note}]" if note else "]")
-        )
-        parsed = read_response({"reasoning": reasoning, "actions": approved, "finished": plan.finished})
+        kept, parsed = approved(plan, actions, note)
         self.pending = None
         try:
             record = self.step(
                 parsed,
                 iteration=plan.iteration,
-                actions=approved,
+                actions=kept,
                 chunk=plan.chunk,
                 chunk_cursor=plan.chunk_cursor,
                 before_keep=_totalled,

@@ -111,8 +111,8 @@ class Runs:
         live = await asyncio.to_thread(self.workspace.get, session_id)
         with live.lock:
             owner = live.session
-            notes = [f"A reviewer rejected your last plan: {owner.review_note}"] if owner.review_note else []
-            owner.review_note = None
+            note = owner.take_review_note()
+            notes = [f"A reviewer rejected your last plan: {note}"] if note else []
             await asyncio.to_thread(lambda: owner.records)  # read here, off the event loop, when not yet read
         task = asyncio.create_task(
             self._drive(live, held.agent, held.specs, held.provenance, notes=notes),
@@ -180,7 +180,7 @@ class Runs:
                         self._watch(sid, version), name=f"igg-review-watch-{sid}"
                     )
         except Exception as exc:  # the store failed (or a bug): the session stays, open for the tool agent
-            owner.status = "open"
+            owner.let_go()
             message = str(exc) if isinstance(exc, IGGError) else f"{type(exc).__name__}: {exc}"
             log.error("run_failed", session_id=sid, error=message, exc_info=not isinstance(exc, IGGError))
             self.workspace.hub.publish(
