@@ -93,7 +93,7 @@ class _Adds:
     already found valid) and one method per check, each returning None where the general path must decide."""
 
     __slots__ = (
-        "allow_loops",
+        "loops",
         "by_identity",
         "cursor",
         "describe",
@@ -140,11 +140,8 @@ class _Adds:
         # (PLAIN_NODE under every policy); one with candidates goes through the general path for its verdict
         self.near = None if guard.policy == "off" else state.near_duplicates(guard.threshold, guard.aliases)
         self.max_length, self.max_properties = limits.max_property_length, limits.max_properties
-        self.allow_loops, self.max_nodes, self.max_edges = (
-            limits.allow_self_loops,
-            limits.max_nodes,
-            limits.max_edges,
-        )
+        self.max_nodes, self.max_edges = limits.max_nodes, limits.max_edges
+        self.loops = {t: limits.self_loop_allowed(t) for t in schema.edge_type_list}
         self.by_identity, self.nodes, self.edges = state.identity_table, state.nodes, state.edge_table
         self.pattern_ok: dict[tuple[str, str, str], bool] = {}
         self.good_keys: set[str] = set()
@@ -264,7 +261,7 @@ class _Adds:
         if (
             source is None
             or target is None
-            or (source == target and not self.allow_loops)
+            or (source == target and not self.loops.get(label, False))
             or (source, label, target) in self.edges
             or not self.pattern_allows(label, source, target)
         ):

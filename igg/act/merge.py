@@ -79,7 +79,7 @@ def apply_merge(ctx: CheckContext, a: MergeNodes, ends: Ends, index: int) -> Ver
         source,
         target,
         merged_properties(state, source, target, a.prefer),
-        allow_self_loops=ctx.limits.allow_self_loops,
+        allow_self_loops=ctx.limits.self_loop_allowed,
     )
     ctx.deletions += 1
     before, after = merge.before, merge.after

@@ -354,12 +354,14 @@ def edge_resolves(absent: str) -> Resolver[DeleteEdge | UpdateEdge, EdgeAt]:
 
 # ---- edges ------------------------------------------------------------------------------------------
 def self_loop_allowed(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
-    if ends.source != ends.target or ctx.limits.allow_self_loops:
+    if ends.source != ends.target or ctx.limits.self_loop_allowed(a.label):
         return None
+    allowed = ctx.limits.allow_self_loops
+    which = f" (only {', '.join(allowed)} may)" if isinstance(allowed, list) and allowed else ""
     return (
         C.SELF_LOOP_FORBIDDEN,
         f"{a.label} from {ctx.state.describe(ends.source)} to itself: self-loops are "
-        "not allowed (allow_self_loops is false). Connect two different nodes.",
+        f"not allowed for {a.label}{which}, see allow_self_loops. Connect two different nodes.",
     )
 
 
@@ -506,7 +508,7 @@ def idle_checks(schema: CompiledSchema, limits: Constraints) -> set[object]:
         idle.add(pattern_allowed)
     if not any(schema.required.get(t) for t in schema.edge_type_list):
         idle.add(edge_required_present)
-    if limits.allow_self_loops:
+    if limits.allow_self_loops is True:
         idle.add(self_loop_allowed)
     if not schema.one_at_a_time:
         idle.add(edge_conflict)

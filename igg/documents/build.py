@@ -324,7 +324,7 @@ def _plan(
 ) -> tuple[Difference, list[tuple[str, int, str]]]:
     """The difference an update or a build makes, and the claims dropped: an update folds what changed and the
     documents sharing facts with it (``igg.documents.local``), else the whole corpus."""
-    state, self_loops = session.state, session.config.constraints.allow_self_loops
+    state, self_loops = session.state, session.config.constraints.self_loop_allowed
     if before:
         diffs = compare(before, corpus)
         by_id = {d.id: d for d in corpus.documents}

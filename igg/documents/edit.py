@@ -43,7 +43,7 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
     new = [(doc_id, 1, list(actions)) for doc_id, _, actions in documents]
     after = {**manifest, **{d.id: d.sha for d in docs}}
     replaced = {d.id for d in docs if d.id in manifest}
-    state, self_loops = session.state, session.config.constraints.allow_self_loops
+    state, self_loops = session.state, session.config.constraints.self_loop_allowed
     cache = AnswerCache(sidecar_path(store.location, ".answers"))
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)

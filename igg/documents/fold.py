@@ -29,6 +29,10 @@ from igg.graph.state import GraphState
 from igg.models.actions import AddEdge, AddNode, UnreadableAction, UpdateEdge, UpdateNode, read_action
 from igg.models.schema import CompiledSchema
 
+SelfLoops = bool | Callable[[str], bool]
+"""Whether an edge may join a node to itself: for every edge type, or per edge type
+(``Constraints.self_loop_allowed``)."""
+
 NodeKey = tuple[str, tuple[Any, ...]]
 """A node by (type, identity)."""
 EdgeKey = tuple[str, NodeKey, NodeKey]
@@ -81,7 +85,11 @@ are)."""
 
 
 def fold(
-    schema: CompiledSchema, answers: Iterable[Answer], *, self_loops: bool = False, known: Known | None = None
+    schema: CompiledSchema,
+    answers: Iterable[Answer],
+    *,
+    self_loops: SelfLoops = False,
+    known: Known | None = None,
 ) -> Desired:
     """The graph ``answers`` make (see the module doc); ``answers`` in any order. ``known``: the other nodes a
     reference matches (they are not made, but references and edges may name them)."""
@@ -174,7 +182,7 @@ def _edges(
     edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]],
     desired: Desired,
     *,
-    self_loops: bool,
+    self_loops: SelfLoops,
 ) -> None:
     claims: dict[EdgeKey, Claims] = {}
     chunks: dict[Any, dict[str, list[int]]] = {}
@@ -196,8 +204,10 @@ def _edges(
             desired.dropped.append(
                 (doc, chunk, f"{action.label} from {source[0]} to {target[0]} is not an allowed edge pattern")
             )
-        elif source == target and not self_loops:
-            desired.dropped.append((doc, chunk, f"a {action.label} self-loop (allow_self_loops is off)"))
+        elif source == target and not (self_loops(action.label) if callable(self_loops) else self_loops):
+            desired.dropped.append(
+                (doc, chunk, f"a {action.label} self-loop (allow_self_loops does not allow it)")
+            )
         else:
             claims.setdefault(key, {}).setdefault(doc, {}).update(action.properties)
             _chunk(chunks, key, doc, chunk)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from igg.act.difference import Difference
-from igg.documents.fold import Answer, NodeKey, fold
+from igg.documents.fold import Answer, NodeKey, SelfLoops, fold
 from igg.documents.index import index_of
 from igg.graph.state import GraphState
 
@@ -28,7 +28,7 @@ def plan_retraction(
     manifest: dict[str, str],
     answers_of: Callable[[dict[str, str]], list[Answer] | None],
     *,
-    self_loops: bool = False,
+    self_loops: SelfLoops = False,
 ) -> tuple[Difference, dict[str, int]] | None:
     """What retracting ``doc`` changes, and the facts retracted and kept; None when an answer the fold needs
     is not kept (the caller then folds the whole corpus).
@@ -104,7 +104,7 @@ def _refold(
     edges: list[str],
     diff: Difference,
     *,
-    self_loops: bool,
+    self_loops: SelfLoops,
 ) -> bool:
     """Fold the documents sharing ``nodes`` and ``edges`` (and the ends of the edges) again, and set those
     facts to what it makes of them; False when an answer it needs is not kept."""
@@ -202,7 +202,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
             f"session {sid!r} holds no document {doc!r}; igg show {sid} --documents lists the ones it holds",
         )
     remaining = {d: sha for d, sha in manifest.items() if d != doc}
-    state, self_loops = session.state, session.config.constraints.allow_self_loops
+    state, self_loops = session.state, session.config.constraints.self_loop_allowed
     cache = AnswerCache(sidecar_path(store.location, ".answers"))
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)

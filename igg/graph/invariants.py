@@ -40,7 +40,7 @@ def invariant_violations(state: GraphState, limits: Constraints) -> list[str]:
             out.append(f"edge {k} has unknown type {t!r}")
         if u not in g or v not in g:
             out.append(f"edge {k} lacks an endpoint")
-        if u == v and not limits.allow_self_loops:
+        if u == v and not limits.self_loop_allowed(t):
             out.append(f"edge {k} is a forbidden self-loop")
         if (u, t, v) in triples:
             out.append(f"edge {k} duplicates {(u, t, v)}")

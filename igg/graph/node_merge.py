@@ -9,6 +9,7 @@ state applies like any recorded mutation (``GraphState.apply_mutation``: replay 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from igg.graph.journal import MergedEdge, NodesMerged
@@ -16,12 +17,18 @@ from igg.graph.state import GraphState
 
 
 def merge_nodes(
-    state: GraphState, node: str, into: str, after: dict[str, Any], *, allow_self_loops: bool
+    state: GraphState,
+    node: str,
+    into: str,
+    after: dict[str, Any],
+    *,
+    allow_self_loops: Callable[[str], bool],
 ) -> NodesMerged:
     """Merge ``node`` into ``into`` (MERGE_NODES): each of its edges moves onto ``into`` under its own id and
-    provenance, or is collapsed (deleted) when it would repeat an edge ``into`` has or become a self-loop
-    while those are forbidden; ``into`` gets the properties ``after`` (provenance ``merged`` lists the
-    merged ids) and ``node`` is deleted. Journaled as ONE ``NodesMerged``, which it returns."""
+    provenance, or is collapsed (deleted) when it would repeat an edge ``into`` has or become a self-loop its
+    type may not be (``allow_self_loops(edge_type)``); ``into`` gets the properties ``after`` (provenance
+    ``merged`` lists the merged ids) and ``node`` is deleted. Journaled as ONE ``NodesMerged``, which it
+    returns."""
     edges: list[MergedEdge] = []
     seen: set[str] = set()  # a self-loop is both an in- and an out-edge
     ends: set[tuple[str, str, str]] = set()  # (from, type, to) of the edges kept so far
@@ -44,7 +51,7 @@ def merge_nodes(
         new_u, new_v = edge.moved_ends(node, into)
         existing = state.edge_between(new_u, edge.type, new_v)
         edge.kept = (
-            (new_u != new_v or allow_self_loops)
+            (new_u != new_v or allow_self_loops(edge.type))
             and (new_u, edge.type, new_v) not in ends
             and (existing is None or existing == k)
         )

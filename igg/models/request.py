@@ -55,7 +55,13 @@ class Constraints(_Strict):
     max_edges: int = Field(
         default=2000, ge=0, description="Most edges the graph may hold (MAX_EDGES_EXCEEDED)."
     )
-    allow_self_loops: bool = Field(default=False, description="Whether an edge may join a node to itself.")
+    allow_self_loops: bool | list[str] = Field(
+        default=False,
+        description=(
+            "Whether an edge may join a node to itself: true for every edge type, or the edge types that may"
+            ' (e.g. ["CALLS"]: a recursive function calls itself; SELF_LOOP_FORBIDDEN for the others).'
+        ),
+    )
     max_actions_per_response: int = Field(
         default=50,
         ge=1,
@@ -77,6 +83,11 @@ class Constraints(_Strict):
     duplicates: DuplicateGuard = Field(
         default_factory=DuplicateGuard, description="The near-duplicate guard (POSSIBLE_DUPLICATE)."
     )
+
+    def self_loop_allowed(self, edge_type: str) -> bool:
+        """Whether an edge of ``edge_type`` may join a node to itself (``allow_self_loops``)."""
+        allowed = self.allow_self_loops
+        return allowed if isinstance(allowed, bool) else edge_type in allowed
 
 
 class ObservationConfig(_Strict):

@@ -246,7 +246,7 @@ def _limits(request: Request, state: GraphState, iteration: int) -> list[str]:
         ),
         (
             f"Per response: at most {c.max_actions_per_response} actions; deletions {deletions}; self-loops "
-            f"{'allowed' if c.allow_self_loops else 'not allowed'}."
+            f"{_self_loops(c.allow_self_loops)}."
         ),
     ]
 
@@ -420,3 +420,10 @@ def _alternate(first: list[str], second: list[str]) -> list[str]:
     out = [n for pair in zip(first, second, strict=False) for n in pair]
     shorter = min(len(first), len(second))
     return out + first[shorter:] + second[shorter:]
+
+
+def _self_loops(allowed: bool | list[str]) -> str:
+    """How the observation states ``allow_self_loops``."""
+    if isinstance(allowed, bool):
+        return "allowed" if allowed else "not allowed"
+    return f"allowed for {', '.join(allowed)} only" if allowed else "not allowed"

@@ -101,7 +101,7 @@ class Session:
             else:
                 into = self.rng.choice([x for x in ids if x != pick])
                 after = {**self.state.nodes[into]["properties"], "merged": True}
-                merge_nodes(self.state, pick, into, after, allow_self_loops=False)
+                merge_nodes(self.state, pick, into, after, allow_self_loops=lambda _: False)
 
     def commit(self, finish: bool = False) -> int:
         self.iteration += 1

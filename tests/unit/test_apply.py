@@ -148,10 +148,21 @@ def test_self_loop_forbidden_unless_allowed():
     ws.apply(node("Class", **AUTH))
     v = ws.one(edge("CALLS", {"name": "AuthService"}, {"name": "AuthService"}))
     assert v.code == C.SELF_LOOP_FORBIDDEN
-    assert "self-loops are not allowed (allow_self_loops is false)" in v.message
+    assert "self-loops are not allowed for CALLS, see allow_self_loops" in v.message
     ws = Workspace(constraints={"allow_self_loops": True})
     ws.apply(node("Class", **AUTH))
     assert ws.one(edge("CALLS", {"name": "AuthService"}, {"name": "AuthService"})).accepted
+
+
+def test_self_loops_allowed_per_edge_type():
+    """``allow_self_loops: ["CALLS"]``: a recursive call is drawn, any other self-loop refused by name; the
+    observation says which types may."""
+    ws = Workspace(constraints={"allow_self_loops": ["CALLS"]})
+    ws.apply(node("Class", **AUTH))
+    assert ws.one(edge("CALLS", {"name": "AuthService"}, {"name": "AuthService"})).accepted
+    v = ws.one(edge("WRITES_TO", {"name": "AuthService"}, {"name": "AuthService"}))
+    assert v.code == C.SELF_LOOP_FORBIDDEN
+    assert "not allowed for WRITES_TO (only CALLS may)" in v.message
 
 
 def test_max_nodes_and_max_edges():

@@ -80,7 +80,7 @@ CONSTRAINTS = st.fixed_dictionaries(
     {
         "max_nodes": st.integers(5, 14),
         "max_edges": st.integers(4, 8),
-        "allow_self_loops": st.booleans(),
+        "allow_self_loops": st.one_of(st.booleans(), st.sampled_from([["CALLS"], ["CALLS", "WEIGHED"], []])),
         "allow_deletions": st.sampled_from([True, True, False]),
         "protect_seed_nodes": st.booleans(),
         "max_property_length": st.sampled_from([30, 1000]),

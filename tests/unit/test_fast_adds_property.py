@@ -181,7 +181,7 @@ CONSTRAINTS = st.fixed_dictionaries(
     {
         "max_nodes": st.integers(2, 20),
         "max_edges": st.integers(1, 12),
-        "allow_self_loops": st.booleans(),
+        "allow_self_loops": st.one_of(st.booleans(), st.sampled_from([["CALLS"], ["CALLS", "WEIGHED"], []])),
         "max_property_length": st.sampled_from([30, 1000]),
         "max_properties": st.sampled_from([3, 64]),
         "duplicates": st.fixed_dictionaries(
