@@ -284,7 +284,8 @@ def check_values(
 
 
 def _unsendable(value: Any) -> str | None:
-    """Why a Bolt driver cannot carry ``value`` (an integer beyond 64 bits, NaN, a list holding one), or None."""
+    """Why a Bolt driver cannot carry ``value`` (an integer beyond 64 bits, NaN, a list holding one), or
+    None."""
     lo, hi = INT64
     cls = value.__class__
     if cls is int:

@@ -218,7 +218,8 @@ def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
 
 
 class _Terms:
-    """The rdflib literals of property values (``Literal`` and ``URIRef`` given: ``triples`` imports rdflib)."""
+    """The rdflib literals of property values (``Literal`` and ``URIRef`` given: ``triples`` imports
+    rdflib)."""
 
     def __init__(self, names: _Names, literal: Any, uri: Any) -> None:
         self.names = names
