@@ -44,7 +44,7 @@ from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
-from igg.mapping.prepare import git_commit_soon
+from igg.mapping.prepare import existing_paths, git_commit_soon
 from igg.store.location import resolve_store_path, sidecar_path
 
 log = structlog.get_logger("igg.code")
@@ -317,7 +317,7 @@ def _update(
 ) -> UpdateResult:
     from igg.store import SessionStore
 
-    paths = _existing(paths)
+    paths = existing_paths(paths)
     started = clock()
     commit_of = git_commit_soon(paths)
     store = SessionStore(store_path)
@@ -405,17 +405,6 @@ def _result(
         git_commit=commit,
         seconds=seconds,
     )
-
-
-def _existing(paths: Sequence[Path]) -> list[Path]:
-    """``paths`` as paths, refused (``RequestInvalid``) when one does not exist."""
-    paths = [Path(p) for p in paths]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise RequestInvalid(
-            [Problem("PATH", f"{p}: no such file or directory") for p in missing], source="the command line"
-        )
-    return paths
 
 
 def _reasoning(files: dict[str, Any], commit: str | None) -> str:
