@@ -54,6 +54,7 @@ _CALLABLE_NODES = (
     "compact_constructor_declaration",
     "annotation_type_element_declaration",
 )
+"""The members that declare a callable."""
 _BINDING_NODES = (
     "local_variable_declaration",
     "formal_parameter",
