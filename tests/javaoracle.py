@@ -161,6 +161,65 @@ def _bridges(verbose: str, out: Path) -> set[tuple[str, str, str]]:
 def _read(
     text: str, bridges: set[tuple[str, str, str]] | frozenset[tuple[str, str, str]] = frozenset()
 ) -> JavaTruth:
+    truth, parents, raw_calls, switch_maps = _parse(text, bridges)
+    in_tree = set(truth.methods)
+    for binary, sups in parents.items():
+        if _ANONYMOUS.search(binary):
+            continue
+        for label, sup in sups:
+            if sup in in_tree:
+                truth.supertypes.add((label, _named(binary), _named(sup)))
+
+    def add(caller: str, owner: str, name: str, descriptor: str) -> None:
+        source, target = _named(caller), _named(_declaring(truth, parents, owner, name, descriptor))
+        if source != target:
+            truth.calls.add((source, target))
+
+    # javac's synthetic members stand between a call and its target: an ``access$NNN`` accessor (a nested
+    # class calling a protected member its outer class inherits from another package) is the call it
+    # makes, from the accessor's caller; a ``$SwitchMap$`` class (``Outer$1``, filled from the enum's
+    # values() and ordinal() in its static initialiser) is no source's code: the switch itself calls ordinal()
+    accessors: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    for caller, method, owner, name, descriptor in raw_calls:
+        if method is not None and method.startswith("access$"):
+            accessors.setdefault((caller, method), []).append((owner, name, descriptor))
+    for caller, method, owner, name, descriptor in raw_calls:
+        if (method is not None and method.startswith("access$")) or caller in switch_maps:
+            continue
+        for target in accessors.get((owner, name), [(owner, name, descriptor)]):
+            if target[0] in in_tree:
+                add(caller, *target)
+    return truth
+
+
+def _declaring(
+    truth: JavaTruth, parents: dict[str, list[tuple[str, str]]], owner: str, name: str, descriptor: str
+) -> str:
+    """The type of the tree declaring the method a call of ``owner.name descriptor`` reaches: ``owner`` or
+    its nearest supertype declaring it (a constructor: ``owner``'s own only), else ``owner``."""
+    in_tree = truth.methods
+    queue, seen = [owner], set()
+    while queue:
+        t = queue.pop(0)
+        if t in seen or t not in in_tree:
+            continue
+        seen.add(t)
+        if (name, descriptor) in truth.methods[t]:
+            return t
+        if name == "<init>":
+            break
+        queue.extend(s for _, s in parents.get(t, ()))
+    return owner
+
+
+def _parse(
+    text: str, bridges: set[tuple[str, str, str]] | frozenset[tuple[str, str, str]]
+) -> tuple[
+    JavaTruth, dict[str, list[tuple[str, str]]], list[tuple[str, str | None, str, str, str]], set[str]
+]:
+    """javap's listing read line by line: the types and the methods they declare (in the truth), each type's
+    supertypes, the calls as (caller type, method, owner, name, descriptor), the classes of ``$SwitchMap$``
+    fields."""
     truth = JavaTruth()
     parents: dict[str, list[tuple[str, str]]] = {}
     raw_calls: list[tuple[str, str | None, str, str, str]] = []
@@ -204,48 +263,7 @@ def _read(
         if call and method is not None:
             owner = call.group(1) or current
             raw_calls.append((current, method, owner, call.group(2).strip('"'), call.group(3)))
-    in_tree = set(truth.methods)
-    for binary, sups in parents.items():
-        if _ANONYMOUS.search(binary):
-            continue
-        for label, sup in sups:
-            if sup in in_tree:
-                truth.supertypes.add((label, _named(binary), _named(sup)))
-
-    def declaring(owner: str, name: str, descriptor: str) -> str:
-        queue, seen = [owner], set()
-        while queue:
-            t = queue.pop(0)
-            if t in seen or t not in in_tree:
-                continue
-            seen.add(t)
-            if (name, descriptor) in truth.methods[t]:
-                return t
-            if name == "<init>":
-                break
-            queue.extend(s for _, s in parents.get(t, ()))
-        return owner
-
-    def add(caller: str, owner: str, name: str, descriptor: str) -> None:
-        source, target = _named(caller), _named(declaring(owner, name, descriptor))
-        if source != target:
-            truth.calls.add((source, target))
-
-    # javac's synthetic members stand between a call and its target: an ``access$NNN`` accessor (a nested
-    # class calling a protected member its outer class inherits from another package) is the call it
-    # makes, from the accessor's caller; a ``$SwitchMap$`` class (``Outer$1``, filled from the enum's
-    # values() and ordinal() in its static initialiser) is no source's code: the switch itself calls ordinal()
-    accessors: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
-    for caller, method, owner, name, descriptor in raw_calls:
-        if method is not None and method.startswith("access$"):
-            accessors.setdefault((caller, method), []).append((owner, name, descriptor))
-    for caller, method, owner, name, descriptor in raw_calls:
-        if (method is not None and method.startswith("access$")) or caller in switch_maps:
-            continue
-        for target in accessors.get((owner, name), [(owner, name, descriptor)]):
-            if target[0] in in_tree:
-                add(caller, *target)
-    return truth
+    return truth, parents, raw_calls, switch_maps
 
 
 def igg_truth(model: Any) -> JavaTruth:

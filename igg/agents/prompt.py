@@ -17,7 +17,7 @@ from igg.agents.base import Observation
 from igg.models.actions import MAX_EVIDENCE_ITEMS, MAX_QUOTE_CHARS
 from igg.models.proptypes import PropertyType
 from igg.models.proptypes import json_schema as type_json_schema
-from igg.models.request import Request
+from igg.models.request import Config, Request
 from igg.models.schema import Schema
 
 SYSTEM_PROMPT = """\
@@ -117,19 +117,7 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
         node_label = {"type": "string", "enum": list(schema.node_types)}
         if schema.edge_types:
             edge_label = {"type": "string", "enum": list(schema.edge_types)}
-    string: dict[str, Any] = {"type": "string"}
-    listed: dict[str, Any] = {"type": "array"}
-    bounds: dict[str, Any] = {}
-    actions_list: dict[str, Any] = {"type": "array"}
-    if config is not None:
-        limits = config.constraints
-        string["maxLength"] = limits.max_property_length
-        listed["maxItems"] = limits.max_property_length
-        bounds["maxProperties"] = limits.max_properties
-        cap = limits.max_actions_per_response
-        actions_list["maxItems"] = min(cap, action_cap) if action_cap is not None else cap
-    elif action_cap is not None:
-        actions_list["maxItems"] = action_cap
+    string, listed, bounds, actions_list = _bounded(config, action_cap)
     scalar = [string, {"type": "number"}, {"type": "boolean"}]
     value = {"anyOf": [*scalar, {**listed, "items": {"anyOf": scalar}}]}
     props = {"type": "object", **bounds, "additionalProperties": value}
@@ -153,8 +141,60 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
         kind = add["properties"]["type"]["enum"][0]
         if grounding == "required" or (grounding == "required_edges" and kind == "ADD_EDGE"):
             add["required"].append("evidence")
-    actions = [
-        *adds,
+    actions = [*adds, *_changes(ref, props, remove, evidence, edge_label, node_label)]
+    if schema is None or schema.valid_time:  # valid time (igg.models.validtime) on the adds and updates
+        when = {"type": "string", "maxLength": TIME_MAX_CHARS}
+        for action in actions:
+            if action["properties"]["type"]["enum"][0] in (
+                "ADD_NODE",
+                "ADD_EDGE",
+                "UPDATE_NODE",
+                "UPDATE_EDGE",
+            ):
+                action["properties"].update(valid_from=when, valid_to=when)
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
+            "actions": {**actions_list, "items": {"anyOf": actions}},
+            "finished": {"type": "boolean"},
+        },
+        "required": ["reasoning", "actions", "finished"],
+    }
+
+
+def _bounded(
+    config: Config | None, action_cap: int | None
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The bounds the request's constraints put on an answer, as schema pieces: a string value, a list
+    value, a property object, and the list of actions (``action_cap``: a smaller cap on its length)."""
+    string: dict[str, Any] = {"type": "string"}
+    listed: dict[str, Any] = {"type": "array"}
+    bounds: dict[str, Any] = {}
+    actions_list: dict[str, Any] = {"type": "array"}
+    if config is not None:
+        limits = config.constraints
+        string["maxLength"] = limits.max_property_length
+        listed["maxItems"] = limits.max_property_length
+        bounds["maxProperties"] = limits.max_properties
+        cap = limits.max_actions_per_response
+        actions_list["maxItems"] = min(cap, action_cap) if action_cap is not None else cap
+    elif action_cap is not None:
+        actions_list["maxItems"] = action_cap
+    return string, listed, bounds, actions_list
+
+
+def _changes(
+    ref: dict[str, Any],
+    props: dict[str, Any],
+    remove: dict[str, Any],
+    evidence: dict[str, Any],
+    edge_label: dict[str, Any],
+    node_label: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """The schemas of the actions other than the adds: updates, deletions, merges and queries."""
+    return [
         _action(
             "UPDATE_NODE",
             {"node": ref, "properties": props, "remove": remove, "evidence": evidence},
@@ -181,26 +221,6 @@ def response_schema(request: Request | None, *, action_cap: int | None = None) -
         ),
         _action("QUERY", {"query": _query_schema(ref, node_label, edge_label)}, ["query"]),
     ]
-    if schema is None or schema.valid_time:  # valid time (igg.models.validtime) on the adds and updates
-        when = {"type": "string", "maxLength": TIME_MAX_CHARS}
-        for action in actions:
-            if action["properties"]["type"]["enum"][0] in (
-                "ADD_NODE",
-                "ADD_EDGE",
-                "UPDATE_NODE",
-                "UPDATE_EDGE",
-            ):
-                action["properties"].update(valid_from=when, valid_to=when)
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "reasoning": {"type": "string", "maxLength": REASONING_MAX_CHARS},
-            "actions": {**actions_list, "items": {"anyOf": actions}},
-            "finished": {"type": "boolean"},
-        },
-        "required": ["reasoning", "actions", "finished"],
-    }
 
 
 def evidence_schema() -> dict[str, Any]:

@@ -167,13 +167,7 @@ def run_batch(
                 continue
             job, resumed = verdict, True
             item.continued_after = info.last_iteration
-        key = f"igg-session-{job.session_id}-{batch}"
-        if shared is not None:  # a PostgreSQL store: the worker commits the session itself
-            future = client.submit(commit_session, job, shared, writer.force, key=key, pure=False)
-        else:
-            future = client.submit(
-                map_tree if isinstance(job, TreeJob) else run_session, job, key=key, pure=False
-            )
+        future = _submit(client, job, f"igg-session-{job.session_id}-{batch}", shared, writer.force)
         futures[future] = (job, resumed)
     log.info(
         "batch_submitted", sessions=len(futures), skipped=total - len(futures), **report.cluster.to_dict()
@@ -198,6 +192,14 @@ def run_batch(
         ms=round(report.elapsed_ms, 1),
     )
     return report
+
+
+def _submit(client: Any, job: Job, key: str, shared: str | None, force: bool) -> Any:
+    """The future of ``job`` run on the cluster as task ``key``: committed by the worker itself when the
+    store is shared (``shared``: a PostgreSQL store's location), else returned to be committed here."""
+    if shared is not None:  # a PostgreSQL store: the worker commits the session itself
+        return client.submit(commit_session, job, shared, force, key=key, pure=False)
+    return client.submit(map_tree if isinstance(job, TreeJob) else run_session, job, key=key, pure=False)
 
 
 def _plan(job: Job, info: SessionInfo, store: SessionStore) -> Job | SessionReport:

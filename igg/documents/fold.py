@@ -95,40 +95,7 @@ def fold(
     reference matches (they are not made, but references and edges may name them)."""
     desired = Desired()
     scratch = GraphState(schema)
-    node_claims: dict[NodeKey, Claims] = {}
-    node_chunks: dict[Any, dict[str, list[int]]] = {}
-    updates: list[tuple[str, int, UpdateNode]] = []
-    edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]] = []
-    for doc, chunk, actions in sorted(answers, key=lambda a: (a[0], a[1])):
-        for raw in actions:
-            action = read_action(raw)
-            if isinstance(action, UnreadableAction):
-                desired.dropped.append((doc, chunk, f"unreadable action: {action.message}"))
-            elif isinstance(action, AddNode):
-                if action.label not in schema.node_types:
-                    desired.dropped.append((doc, chunk, f"node type {action.label!r} is not in the schema"))
-                    continue
-                identity = scratch.identity(action.label, action.properties)
-                if identity is None:
-                    desired.dropped.append(
-                        (
-                            doc,
-                            chunk,
-                            f"{action.label} lacks its identity "
-                            f"({', '.join(schema.identity_keys[action.label])})",
-                        )
-                    )
-                    continue
-                node_claims.setdefault((action.label, identity), {}).setdefault(doc, {}).update(
-                    action.properties
-                )
-                _chunk(node_chunks, (action.label, identity), doc, chunk)
-            elif isinstance(action, UpdateNode):
-                updates.append((doc, chunk, action))
-            elif isinstance(action, AddEdge | UpdateEdge):
-                edge_actions.append((doc, chunk, action))
-            else:
-                desired.dropped.append((doc, chunk, f"{action.type} says nothing a document supports"))
+    node_claims, node_chunks, updates, edge_actions = _read(schema, scratch, answers, desired)
     keys = list(node_claims)
     scratch.load(
         [
@@ -163,16 +130,71 @@ def fold(
         missing = [k for k in schema.required.get(key[0], ()) if k not in props]
         if missing:
             desired.dropped.append((supporters[key][0], 0, f"{key[0]} {key[1]!r} lacks {', '.join(missing)}"))
-            continue
-        desired.nodes[key] = Fact(
-            properties=props,
-            documents=supporters[key],
-            property_documents=by_value,
-            claimants=sorted(set(node_claims[key]) - set(supporters[key])),
-            chunks=node_chunks[key],
-        )
+        else:
+            desired.nodes[key] = Fact(
+                properties=props,
+                documents=supporters[key],
+                property_documents=by_value,
+                claimants=sorted(set(node_claims[key]) - set(supporters[key])),
+                chunks=node_chunks[key],
+            )
     _edges(schema, resolve, outside, edge_actions, desired, self_loops=self_loops)
     return desired
+
+
+def _read(
+    schema: CompiledSchema, scratch: GraphState, answers: Iterable[Answer], desired: Desired
+) -> tuple[
+    dict[NodeKey, Claims],
+    dict[Any, dict[str, list[int]]],
+    list[tuple[str, int, UpdateNode]],
+    list[tuple[str, int, AddEdge | UpdateEdge]],
+]:
+    """The answers' actions, by document then chunk, sorted by what they do: the properties each document
+    claims of each node it adds, the chunks adding each node, the node updates and the edge actions (what
+    makes nothing is dropped in ``desired``)."""
+    node_claims: dict[NodeKey, Claims] = {}
+    node_chunks: dict[Any, dict[str, list[int]]] = {}
+    updates: list[tuple[str, int, UpdateNode]] = []
+    edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]] = []
+    for doc, chunk, actions in sorted(answers, key=lambda a: (a[0], a[1])):
+        for raw in actions:
+            action = read_action(raw)
+            if isinstance(action, UnreadableAction):
+                desired.dropped.append((doc, chunk, f"unreadable action: {action.message}"))
+            elif isinstance(action, AddNode):
+                key = _added_node(schema, scratch, action, doc, chunk, desired)
+                if key is not None:
+                    node_claims.setdefault(key, {}).setdefault(doc, {}).update(action.properties)
+                    _chunk(node_chunks, key, doc, chunk)
+            elif isinstance(action, UpdateNode):
+                updates.append((doc, chunk, action))
+            elif isinstance(action, AddEdge | UpdateEdge):
+                edge_actions.append((doc, chunk, action))
+            else:
+                desired.dropped.append((doc, chunk, f"{action.type} says nothing a document supports"))
+    return node_claims, node_chunks, updates, edge_actions
+
+
+def _added_node(
+    schema: CompiledSchema, scratch: GraphState, action: AddNode, doc: str, chunk: int, desired: Desired
+) -> NodeKey | None:
+    """The node ``action`` adds, or None (dropped in ``desired``) when its type is not in the schema or its
+    properties lack its identity."""
+    if action.label not in schema.node_types:
+        desired.dropped.append((doc, chunk, f"node type {action.label!r} is not in the schema"))
+        return None
+    identity = scratch.identity(action.label, action.properties)
+    if identity is None:
+        desired.dropped.append(
+            (
+                doc,
+                chunk,
+                f"{action.label} lacks its identity ({', '.join(schema.identity_keys[action.label])})",
+            )
+        )
+        return None
+    return (action.label, identity)
 
 
 def _edges(

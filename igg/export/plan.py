@@ -11,8 +11,9 @@ re-export could never match it).
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from igg.errors import ExportError
@@ -261,6 +262,47 @@ def check_values(
     problems: list[str] = []
     count = 0
     lo, hi = INT64
+    for props, where in _property_sets(state, nodes_only, edges_only):
+        for key, value in props.items():
+            cls = value.__class__
+            if (
+                cls is str
+                or cls is bool
+                or (cls is int and lo <= value <= hi)
+                or (cls is float and value == value)
+            ):
+                continue
+            reason = _unsendable(value)
+            if reason is not None:
+                count += 1
+                if len(problems) < limit:
+                    shown = str(value) if len(str(value)) <= 60 else str(value)[:57] + "..."
+                    problems.append(f"{where()} property {key!r} = {shown}: {reason}")
+    if problems:
+        more = f"; and {count - len(problems)} more" if count > len(problems) else ""
+        raise ExportError(
+            "cannot export to a Bolt server, nothing was written: " + "; ".join(problems) + more
+        )
+
+
+def _unsendable(value: Any) -> str | None:
+    """Why a Bolt driver cannot carry ``value`` (an integer beyond 64 bits, NaN, a list holding one), or
+    None."""
+    lo, hi = INT64
+    cls = value.__class__
+    if cls is int:
+        return None if lo <= value <= hi else "an integer beyond 64 bits (store it as a string)"
+    if cls is float:
+        return "NaN (not a number)" if value != value else None
+    if cls is list:
+        return next((r for r in map(_unsendable, value) if r is not None), None)
+    return None
+
+
+def _property_sets(
+    state: GraphState, nodes_only: Collection[str] | None, edges_only: Collection[str] | None
+) -> Iterator[tuple[dict[str, Any], Callable[[], str]]]:
+    """The properties of each node and edge ``check_values`` checks, each with what names its element."""
     nodes = state.nodes
     ident = state.schema.identity_keys
 
@@ -271,54 +313,19 @@ def check_values(
         )
         return f"node {d['type']} {{{shown}}}"
 
-    def bad(value: Any) -> str | None:
-        cls = value.__class__
-        if cls is int:
-            return None if lo <= value <= hi else "an integer beyond 64 bits (store it as a string)"
-        if cls is float:
-            return "NaN (not a number)" if value != value else None
-        if cls is list:
-            return next((r for r in map(bad, value) if r is not None), None)
-        return None
-
-    def scan(props: dict[str, Any], where: Any) -> None:
-        nonlocal count
-        for key, value in props.items():
-            cls = value.__class__
-            if (
-                cls is str
-                or cls is bool
-                or (cls is int and lo <= value <= hi)
-                or (cls is float and value == value)
-            ):
-                continue
-            reason = bad(value)
-            if reason is not None:
-                count += 1
-                if len(problems) < limit:
-                    shown = str(value) if len(str(value)) <= 60 else str(value)[:57] + "..."
-                    problems.append(f"{where()} property {key!r} = {shown}: {reason}")
+    def edge_name(u: str, v: str, d: dict[str, Any]) -> str:
+        return f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}"
 
     if nodes_only is not None and edges_only is not None:
         for n in nodes_only:
-            scan(nodes[n]["properties"], lambda n=n: node_name(n))
+            yield nodes[n]["properties"], partial(node_name, n)
         for eid in edges_only:
             u, v, d = state.edge_ends(eid)
-            scan(
-                d["properties"], lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}"
-            )
-    else:
-        for n, d in nodes.items():
-            scan(d["properties"], lambda n=n: node_name(n))
-        for u, nbrs in state.succ.items():
-            for v, kd in nbrs.items():
-                for d in kd.values():
-                    scan(
-                        d["properties"],
-                        lambda u=u, v=v, d=d: f"edge {node_name(u)} -[{d['type']}]-> {node_name(v)}",
-                    )
-    if problems:
-        more = f"; and {count - len(problems)} more" if count > len(problems) else ""
-        raise ExportError(
-            "cannot export to a Bolt server, nothing was written: " + "; ".join(problems) + more
-        )
+            yield d["properties"], partial(edge_name, u, v, d)
+        return
+    for n, d in nodes.items():
+        yield d["properties"], partial(node_name, n)
+    for u, nbrs in state.succ.items():
+        for v, kd in nbrs.items():
+            for d in kd.values():
+                yield d["properties"], partial(edge_name, u, v, d)

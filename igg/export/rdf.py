@@ -197,33 +197,14 @@ def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
     for s, p, o, _ in _schema_triples(state, names):
         add((URIRef(s), URIRef(p), URIRef(o)))
 
-    def literal(v: Any) -> Any:
-        cls = v.__class__
-        if cls is str:
-            return Literal(_SURROGATE.sub("\ufffd", v))
-        if cls is float:
-            return Literal(_float(v), datatype=URIRef(_DATATYPES[float]))
-        if cls is list:
-            return Literal(json.dumps(v, ensure_ascii=False), datatype=URIRef(_DATATYPES[list]))
-        return Literal(v)
-
-    def term_literals(k: str, v: Any) -> list[Any]:
-        out = []
-        for item in v if v.__class__ is list else [v]:
-            text, dt = typed_value(item, names.datatypes[k])
-            out.append(Literal(_SURROGATE.sub("\ufffd", text), datatype=URIRef(dt) if dt else None))
-        return out
-
+    terms = _Terms(names, Literal, URIRef)
     rdf_type = URIRef(RDF + "type")
     for n, d in state.nodes.items():
         s = URIRef(names.nodes[n])
         add((s, rdf_type, URIRef(names.vocab(d["type"]))))
         for k, v in d["properties"].items():
-            if k in names.datatypes:
-                for lit in term_literals(k, v):
-                    add((s, URIRef(names.vocab(k)), lit))
-            else:
-                add((s, URIRef(names.vocab(k)), literal(v)))
+            for lit in terms.literals(k, v):
+                add((s, URIRef(names.vocab(k)), lit))
     for eid, u, v, d in state.edges():
         su, p, sv = URIRef(names.nodes[u]), URIRef(names.vocab(d["type"])), URIRef(names.nodes[v])
         add((su, p, sv))
@@ -234,9 +215,41 @@ def triples(state: GraphState, *, base: str = DEFAULT_BASE) -> Any:
             add((st, URIRef(RDF + "predicate"), p))
             add((st, URIRef(RDF + "object"), sv))
             for k, val in d["properties"].items():
-                for lit in term_literals(k, val) if k in names.datatypes else [literal(val)]:
+                for lit in terms.literals(k, val):
                     add((st, URIRef(names.vocab(k)), lit))
     return g
+
+
+class _Terms:
+    """The rdflib literals of property values (``Literal`` and ``URIRef`` given: ``triples`` imports
+    rdflib)."""
+
+    def __init__(self, names: _Names, literal: Any, uri: Any) -> None:
+        self.names = names
+        self.Literal = literal
+        self.URIRef = uri
+
+    def literals(self, k: str, v: Any) -> list[Any]:
+        """The literals of property ``k``'s value ``v``: one per item, typed as the property's datatype says,
+        when it has one; else one, typed by the value's Python type."""
+        if k not in self.names.datatypes:
+            return [self.literal(v)]
+        out = []
+        for item in v if v.__class__ is list else [v]:
+            text, dt = typed_value(item, self.names.datatypes[k])
+            out.append(self.Literal(_SURROGATE.sub("\ufffd", text), datatype=self.URIRef(dt) if dt else None))
+        return out
+
+    def literal(self, v: Any) -> Any:
+        """The literal of a value of a property without a datatype."""
+        cls = v.__class__
+        if cls is str:
+            return self.Literal(_SURROGATE.sub("\ufffd", v))
+        if cls is float:
+            return self.Literal(_float(v), datatype=self.URIRef(_DATATYPES[float]))
+        if cls is list:
+            return self.Literal(json.dumps(v, ensure_ascii=False), datatype=self.URIRef(_DATATYPES[list]))
+        return self.Literal(v)
 
 
 def write_ntriples(

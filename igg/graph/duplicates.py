@@ -262,15 +262,7 @@ class NearDuplicateIndex:
         get = table.get
         # rule 1 needs the own-length pieces only; rule 4 looks one letter shorter and longer too, unless one
         # edit could not reach the threshold at this length
-        pool: list[str] = []
-        for bucket in map(get, self._probes(keys) if 1 - 1 / (len(key) + 1) >= threshold else keys.near[:3]):
-            if bucket is not None:
-                if bucket.__class__ is str:
-                    pool.append(bucket)
-                else:
-                    pool += bucket
-        if len(pool) > 1:
-            pool = list(dict.fromkeys(pool))[:MAX_CHECKS]
+        pool = _pool(map(get, self._probes(keys) if 1 - 1 / (len(key) + 1) >= threshold else keys.near[:3]))
         similarity = Levenshtein.normalized_similarity
         for n in pool:
             other = info[n]
@@ -286,20 +278,42 @@ class NearDuplicateIndex:
         if len(keys.near) > 3:
             bucket = get(keys.near[3])
             if bucket is not None:
-                words = keys.words
-                checks = 0
-                for n in (bucket,) if bucket.__class__ is str else bucket:
-                    if n in found or n == exclude:
-                        continue
-                    checks += 1
-                    if checks > MAX_CHECKS:
-                        break
-                    other = info[n]
-                    if _abbreviates(words, other.words):
-                        found[n] = Candidate(n, other.value, "abbreviation", 1.0)
+                self._abbreviations(keys.words, bucket, found, exclude)
         if len(found) > 1:
             return sorted(found.values(), key=lambda c: (_ORDER[c.reason], -c.score, c.value))[:limit]
         return list(found.values())[:limit]
+
+    def _abbreviations(
+        self, words: tuple[str, ...], bucket: _Bucket, found: dict[str, Candidate], exclude: str | None
+    ) -> None:
+        """Add to ``found`` the nodes of ``bucket`` (rule 4's) whose identity's words ``words`` abbreviate or
+        spell out, checking at most ``MAX_CHECKS`` of them."""
+        info = self._info
+        checks = 0
+        for n in (bucket,) if bucket.__class__ is str else bucket:
+            if n in found or n == exclude:
+                continue
+            checks += 1
+            if checks > MAX_CHECKS:
+                break
+            other = info[n]
+            if _abbreviates(words, other.words):
+                found[n] = Candidate(n, other.value, "abbreviation", 1.0)
+
+
+def _pool(buckets: Iterable[_Bucket | None]) -> list[str]:
+    """The nodes of the buckets found (a bucket of one node is its id), each once, at most ``MAX_CHECKS`` when
+    there are several."""
+    pool: list[str] = []
+    for bucket in buckets:
+        if bucket is not None:
+            if bucket.__class__ is str:
+                pool.append(bucket)
+            else:
+                pool += bucket
+    if len(pool) > 1:
+        pool = list(dict.fromkeys(pool))[:MAX_CHECKS]
+    return pool
 
 
 def _abbreviates(a: tuple[str, ...], b: tuple[str, ...]) -> bool:

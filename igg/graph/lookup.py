@@ -86,6 +86,19 @@ class NodeLookup:
             props = {k: v for k, v in ref.items() if k != "label"}
         else:
             props = ref
+        best = self._cheapest(props, label)
+        if best is not None:
+            return self._bucket_matches(props, label, *best)
+        types = (label,) if label is not None else self.schema.node_type_list
+        return [n for t in types for n in self.by_type[t] if self._matches(n, props)]
+
+    def _cheapest(
+        self, props: dict[str, Any], label: str | None
+    ) -> tuple[str, Any, dict[str, None] | None] | None:
+        """(key, value, index bucket) of the property of ``props`` whose lookup leaves the least work, or None
+        when no property is an identity key."""
+        keyed = self.schema.types_by_identity_key
+        without = self.schema.types_without_identity_key
         best_key: str | None = None
         best_value: Any = None
         bucket: dict[str, None] | None = None
@@ -102,22 +115,31 @@ class NodeLookup:
                 )
                 if best_key is None or cost < best_cost:
                     best_key, best_value, bucket, best_cost = k, v, candidate, cost
-        if best_key is not None:
-            found = []
-            if bucket:
-                # equal strings are the same value; 1, 1.0 and True are equal but different values
-                single = len(props) == 1 and best_value.__class__ is str
-                nodes = self.nodes
-                for n in bucket:
-                    if (label is None or nodes[n]["type"] == label) and (single or self._matches(n, props)):
-                        found.append(n)
-            # types whose identity lacks the key are not in its index: scan them
-            for t in without[best_key]:
-                if label is None or t == label:
-                    found.extend(n for n in self.by_type[t] if self._matches(n, props))
-            return found
-        types = (label,) if label is not None else self.schema.node_type_list
-        return [n for t in types for n in self.by_type[t] if self._matches(n, props)]
+        return (best_key, best_value, bucket) if best_key is not None else None
+
+    def _bucket_matches(
+        self,
+        props: dict[str, Any],
+        label: str | None,
+        best_key: str,
+        best_value: Any,
+        bucket: dict[str, None] | None,
+    ) -> list[str]:
+        """The nodes matching ``props`` among ``bucket`` (the index's nodes of ``best_key`` = ``best_value``)
+        and the nodes of the types not indexed under ``best_key``."""
+        found = []
+        if bucket:
+            # equal strings are the same value; 1, 1.0 and True are equal but different values
+            single = len(props) == 1 and best_value.__class__ is str
+            nodes = self.nodes
+            for n in bucket:
+                if (label is None or nodes[n]["type"] == label) and (single or self._matches(n, props)):
+                    found.append(n)
+        # types whose identity lacks the key are not in its index: scan them
+        for t in self.schema.types_without_identity_key[best_key]:
+            if label is None or t == label:
+                found.extend(n for n in self.by_type[t] if self._matches(n, props))
+        return found
 
     def _find_exact(self, label: str, keys: tuple[str, ...], ref: dict[str, Any]) -> list[str] | None:
         """The match of a reference holding ``label`` and exactly its identity keys (None: it does not)."""

@@ -1,6 +1,6 @@
 """The rules' graph (``igg.rules.depgraph``) of a source tree or a stored map, with each edge's source line.
 
-A fresh map's graph is what ``SchemaFit`` places of the linked model (``igg.mapping.update.desired_graph``
+A fresh map's graph is what ``SchemaFit`` places of the linked model (``igg.mapping.difference.desired_graph``
 relies on the same): ``model_graph`` builds the rules' view straight from it, without running the loop, so
 ``igg check PATH`` costs a walk, the parse of what the facts cache lacks, and a link.
 ``tests/test_rules_graph.py`` pins it to the graph ``igg map-code`` builds.

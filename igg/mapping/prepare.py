@@ -244,21 +244,8 @@ def prepare(
     tree without source files of those languages, an unknown agent mode or language, or a schema that is not
     valid.
     """
-    if agent not in AGENT_MODES:
-        raise RequestInvalid(
-            [Problem("--agent", f"{agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
-            source="the command line",
-        )
-    if agent in ("llm", "hybrid"):  # both need the endpoint: say so before any work
-        from igg.agents.llm_settings import LLMSettings
-
-        LLMSettings.from_env(environ=environ)
-    paths = [Path(p) for p in paths]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise RequestInvalid(
-            [Problem("PATH", f"{p}: no such file or directory") for p in missing], source="the command line"
-        )
+    _check_agent(agent, environ)
+    paths = existing_paths(paths)
     check_package_prefix(package_prefix)
     chosen = languages.check_languages(chosen)
     code_schema = load_code_schema(schema)
@@ -268,19 +255,7 @@ def prepare(
     seconds = {"walk": clock() - started}
     if on_walked is not None:
         on_walked(walked)
-    if not any(not languages.is_config(f.path) for f in walked.files):
-        others = ", ".join(f"{n} {s}" for s, n in walked.other.most_common(5)) or "none"
-        raise RequestInvalid(
-            [
-                Problem(
-                    "PATH",
-                    f"no {languages.spoken(chosen)} source files under "
-                    f"{', '.join(map(str, paths))} "
-                    f"({len(walked.skipped)} skipped; other files: {others})",
-                )
-            ],
-            source="the command line",
-        )
+    _check_sources(walked, chosen, paths)
     mark = clock()
     facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed, executor=executor, cache=cache)
     seconds["parse"] = clock() - mark
@@ -288,19 +263,9 @@ def prepare(
     model = link(facts)
     seconds["link"] = clock() - mark
     if max_iterations is None:
-        per_turn = max(1, max_actions)
-        max_iterations = (
-            len(walked.files) + model.relation_count() // per_turn + len(model.symbols) // per_turn + 10
-        )
-        if agent != "code":
-            max_iterations = max(max_iterations, 2 * len(walked.files) + 20)
-    shown = ", ".join(str(p) for p in paths)
+        max_iterations = _iterations_needed(len(walked.files), model, max_actions, agent)
     payload: dict[str, Any] = {
-        "goal_prompt": goal
-        or (
-            f"Map the code dependencies of {shown}: packages, modules, classes, interfaces, "
-            "enums, methods and functions; calls, inheritance, imports and database tables."
-        ),
+        "goal_prompt": goal or _goal(paths),
         "context_data": context_of(walked.files),
         "config": {
             "max_iterations": max(1, min(max_iterations, 100_000)),
@@ -327,6 +292,66 @@ def prepare(
         seconds=seconds,
         jobs=used,
         git_commit=commit(),
+    )
+
+
+def _check_agent(agent: str, environ: Mapping[str, str] | None) -> None:
+    """Refuse an agent mode map-code does not run, or an LLM one without its endpoint (before any work)."""
+    if agent not in AGENT_MODES:
+        raise RequestInvalid(
+            [Problem("--agent", f"{agent!r}: map-code agents are {', '.join(AGENT_MODES)}")],
+            source="the command line",
+        )
+    if agent in ("llm", "hybrid"):  # both need the endpoint: say so before any work
+        from igg.agents.llm_settings import LLMSettings
+
+        LLMSettings.from_env(environ=environ)
+
+
+def existing_paths(paths: Sequence[Path]) -> list[Path]:
+    """``paths`` as paths, refused (``RequestInvalid``) when one does not exist."""
+    paths = [Path(p) for p in paths]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise RequestInvalid(
+            [Problem("PATH", f"{p}: no such file or directory") for p in missing], source="the command line"
+        )
+    return paths
+
+
+def _check_sources(walked: WalkResult, chosen: Sequence[str], paths: Sequence[Path]) -> None:
+    """Refuse (``RequestInvalid``) a walk that found no source file of the languages read."""
+    if not any(not languages.is_config(f.path) for f in walked.files):
+        others = ", ".join(f"{n} {s}" for s, n in walked.other.most_common(5)) or "none"
+        raise RequestInvalid(
+            [
+                Problem(
+                    "PATH",
+                    f"no {languages.spoken(chosen)} source files under "
+                    f"{', '.join(map(str, paths))} "
+                    f"({len(walked.skipped)} skipped; other files: {others})",
+                )
+            ],
+            source="the command line",
+        )
+
+
+def _iterations_needed(files: int, model: CodeModel, max_actions: int, agent: str) -> int:
+    """The iteration guard by default: a turn per file, per ``max_actions`` relations and per as many
+    symbols, and ten more; for an LLM agent, two turns per file at least."""
+    per_turn = max(1, max_actions)
+    needed = files + model.relation_count() // per_turn + len(model.symbols) // per_turn + 10
+    if agent != "code":
+        needed = max(needed, 2 * files + 20)
+    return needed
+
+
+def _goal(paths: Sequence[Path]) -> str:
+    """The goal of a map of ``paths`` shown to an LLM agent by default."""
+    shown = ", ".join(str(p) for p in paths)
+    return (
+        f"Map the code dependencies of {shown}: packages, modules, classes, interfaces, "
+        "enums, methods and functions; calls, inheritance, imports and database tables."
     )
 
 

@@ -13,24 +13,25 @@ names. When files changed in place and each still has its module, package, impor
 their kinds, supertypes and enclosing types (``changed_names``), the files linked again are the changed ones
 and those whose facts mention a callable, field or type that came, went or was redeclared (each cached fact
 keeps the names it mentions); only their own nodes and the edges going out of them are compared with the
-graph (``plan_file_difference``). Anything else (files added, removed or renamed, a supertype changed, facts
-not in the cache) links every file and compares the whole graph (``plan_difference``). Either difference is
-applied by the act step through the session (``Session.apply_update``), and both give the graph a fresh map
-gives (``tests/unit/test_code_update_local.py`` checks each kind of change both ways).
+graph (``difference.plan_file_difference``). Anything else (files added, removed or renamed, a supertype
+changed, facts not in the cache) links every file and compares the whole graph
+(``difference.plan_difference``). Either difference is applied by the act step through the session
+(``Session.apply_update``), and both give the graph a fresh map gives
+(``tests/unit/test_code_update_local.py`` checks each kind of change both ways).
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from igg.act.difference import Difference, NodeRef
+from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import CallableDecl, FileFacts
@@ -42,7 +43,8 @@ from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
-from igg.mapping.prepare import git_commit_soon
+from igg.mapping.difference import plan_difference, plan_file_difference
+from igg.mapping.prepare import existing_paths, git_commit_soon
 from igg.store.location import resolve_store_path, sidecar_path
 
 log = structlog.get_logger("igg.code")
@@ -96,106 +98,6 @@ def _pick_session(store: Any, session_id: str | None) -> str:
         ],
         source="the command line",
     )
-
-
-NodeKey = tuple[str, tuple[Any, ...]]
-"""A node by (type, identity)."""
-_NONE: dict[str, Any] = {}
-"""The properties of an edge without sites (CONTAINS): never mutated."""
-
-
-def desired_graph(
-    fit: SchemaFit,
-) -> tuple[dict[NodeKey, dict[str, Any]], dict[tuple[str, NodeKey, NodeKey], dict[str, Any]]]:
-    """The nodes (by type and identity, with their properties) and edges (with theirs: their sites) the code
-    agent proposes for ``fit``'s model on a fresh map."""
-    nodes = {(p.label, p.identity): p.properties for p in fit.placed.values()}
-    props = fit.edge_properties()
-    edges = {}
-    for plan in fit.model.files:
-        for r in plan.relations:
-            for rel in (r, fit.lifted(r)):
-                if rel is None:
-                    continue
-                label = fit.edge_label(rel)
-                if label is None or rel.source == rel.target:
-                    continue
-                a, b = fit.placed[rel.source], fit.placed[rel.target]
-                edges[(label, (a.label, a.identity), (b.label, b.identity))] = props.get(
-                    (label, rel.source, rel.target), _NONE
-                )
-    return nodes, edges
-
-
-def plan_difference(state: GraphState, fit: SchemaFit) -> Difference:
-    """What turns ``state`` into the graph a fresh map builds for ``fit`` (nothing changed yet: the act step
-    applies it, ``Session.apply_update``)."""
-    nodes, edges = desired_graph(fit)
-    diff = Difference()
-    current: dict[tuple[str, tuple[Any, ...]], NodeRef] = {}
-    for node_id in list(state.graph.nodes):
-        label = state.node_type(node_id)
-        identity = state.identity(label, state.node_properties(node_id))
-        want = nodes.get((label, identity)) if identity is not None else None
-        if want is None or identity is None:
-            diff.remove_nodes.append(node_id)
-            continue
-        current[(label, identity)] = node_id
-        _plan_properties(state, node_id, want, diff)
-    for key, props in nodes.items():
-        if key not in current:
-            current[key] = len(diff.add_nodes)
-            diff.add_nodes.append((key[0], dict(props)))
-    gone = set(diff.remove_nodes)
-    _plan_edges(
-        state,
-        [n for n in state.graph.nodes if n not in gone],
-        gone,
-        {(current[a], label, current[b]): props for (label, a, b), props in edges.items()},
-        diff,
-    )
-    return diff
-
-
-def _plan_properties(state: GraphState, node_id: str, want: dict[str, Any], diff: Difference) -> None:
-    """Give a node exactly the properties ``want`` (a change only when they differ)."""
-    props = state.node_properties(node_id)
-    if props != want:  # most nodes are as they were: one dict comparison
-        changed = {k: v for k, v in want.items() if props.get(k) != v}
-        gone = [k for k in props if k not in want]
-        if changed or gone:
-            diff.set_properties.append((node_id, changed, gone))
-
-
-def _plan_edges(
-    state: GraphState,
-    sources: Iterable[str],
-    removed: set[str],
-    wanted: dict[tuple[NodeRef, str, NodeRef], dict[str, Any]],
-    diff: Difference,
-) -> None:
-    """Make the edges going out of the existing nodes ``sources`` (and the new ones) exactly ``wanted`` (with
-    their properties): the others removed (edges to ``removed`` nodes go with them), the missing ones added,
-    those whose properties differ (a site moved) given the wanted ones."""
-    succ = state.succ  # the adjacency itself (u -> v -> edge id -> data), not a networkx edge view
-    have = {
-        (source, data["type"], target): (edge_id, data["properties"])
-        for source in sources
-        for target, keyed in succ[source].items()
-        if target not in removed
-        for edge_id, data in keyed.items()
-    }
-    for key, (edge_id, props) in have.items():
-        want = wanted.get(key)
-        if want is None:
-            diff.remove_edges.append(edge_id)
-        elif want != props:
-            diff.set_edge_properties.append((edge_id, want))
-    for edge, want in wanted.items():
-        if edge not in have:
-            diff.add_edges.append(edge)
-            if want:
-                diff.edge_properties[edge] = want
 
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
@@ -351,83 +253,6 @@ def _reach(
     return reach
 
 
-def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> Difference | None:
-    """What changes ``state`` as a fresh map would when only the files ``paths`` can relate differently
-    (``fit`` links those files alone, ``link(..., only=paths)``; see ``_reach``): their own nodes (added,
-    removed, properties changed) and every edge going out of them. Every other element is one a fresh map
-    makes the same. None when the state is not what the last map left (a node of another file missing or
-    different, an edge's endpoint missing) or a declaration of theirs is shared with another file: the caller
-    then diffs the whole graph."""
-    placed, nodes = fit.placed, state.nodes
-    plans = [plan for plan in fit.model.files if plan.path in paths]
-    own: dict[str, NodeRef | None] = {}  # symbol key of the files -> its node (None: to add; int: added)
-    for plan in plans:
-        for key in plan.symbols:
-            if key.startswith(("package:", "table:", "route:")) or key not in placed:
-                continue  # shared with other files (their set is as it was), or no place in the schema
-            if key in fit.model.shared:
-                return None
-            p = placed[key]
-            own[key] = state.find_identity(p.label, p.identity)
-    # every other file's symbols are as they were (a schema that qualifies colliding names could rename them)
-    for key, p in placed.items():
-        if key in own or key.startswith(("package:", "table:", "route:")):
-            continue
-        found = state.find_identity(p.label, p.identity)
-        if found is None or nodes[found]["properties"] != p.properties:
-            return None
-    # the nodes the files declared at the last map: the ones that name them as their file (or path)
-    kept = {n for n in own.values() if n is not None}
-    stale = [
-        n
-        for n, d in nodes.items()
-        if n not in kept
-        and (
-            d["properties"].get("file") in paths
-            or (d["type"] == "Module" and d["properties"].get("path") in paths)
-        )
-    ]
-    wanted: dict[tuple[str, str, str], dict[str, Any]] = {}
-    targets: dict[str, str] = {}
-    props = fit.edge_properties()
-    for plan in plans:
-        for r in plan.relations:
-            for rel in (r, fit.lifted(r)):
-                if rel is None or rel.source == rel.target:
-                    continue
-                if rel.source not in own:
-                    if rel.source.startswith("package:"):
-                        continue  # a package CONTAINS the module: declared, as it was
-                    return None
-                label = fit.edge_label(rel)
-                if label is None:
-                    continue
-                if rel.target not in own and rel.target not in targets:
-                    t = placed[rel.target]
-                    target = state.find_identity(t.label, t.identity)
-                    if target is None:
-                        return None
-                    targets[rel.target] = target
-                wanted[(rel.source, label, rel.target)] = props.get((label, rel.source, rel.target), _NONE)
-    diff = Difference(remove_nodes=stale)
-    for key, existing in own.items():
-        if isinstance(existing, str):
-            _plan_properties(state, existing, placed[key].properties, diff)
-    for key in placed:  # new declarations, in the order a fresh map's symbols come
-        if key in own and own[key] is None:
-            own[key] = len(diff.add_nodes)
-            diff.add_nodes.append((placed[key].label, dict(placed[key].properties)))
-    ids: dict[str, NodeRef] = {**targets, **{k: v for k, v in own.items() if v is not None}}
-    _plan_edges(
-        state,
-        [v for v in own.values() if isinstance(v, str)],
-        set(stale),
-        {(ids[a], label, ids[b]): want for (a, label, b), want in wanted.items()},
-        diff,
-    )
-    return diff
-
-
 def _with_bodies(
     facts: list[FileFacts],
     sources: Sequence[SourceFile],
@@ -490,48 +315,21 @@ def _update(
     chosen: Sequence[str] | None,
     clock: Callable[[], float],
 ) -> UpdateResult:
-    from igg.session import Session
-    from igg.store import SessionStore, StoreSessions
+    from igg.store import SessionStore
 
-    paths = [Path(p) for p in paths]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise RequestInvalid(
-            [Problem("PATH", f"{p}: no such file or directory") for p in missing], source="the command line"
-        )
+    paths = existing_paths(paths)
     started = clock()
     commit_of = git_commit_soon(paths)
     store = SessionStore(store_path)
     sid = _pick_session(store, session_id)
-    info = store.session(sid)
-    if info.agent not in MAP_CODE_AGENTS:
-        raise SessionRefused(
-            f"session {sid!r} was mapped with agent {info.agent!r}; --update re-maps sessions "
-            "of the static agent (--agent code)",
-            session_id=sid,
-        )
-    if info.status != "finished":
-        raise SessionRefused(
-            f"session {sid!r} is {info.status}; finish it first (igg map-code ... --resume) "
-            "and update it then",
-            session_id=sid,
-        )
-    repo = StoreSessions(store)
-    # begun: a finished map is not claimed again; its recorder writes the update step without an owner
-    session = Session.load(
-        repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True
-    )
+    session = _finished_map(store, sid)
     state = session.state
     seconds = {"load": clock() - started}
     mark = clock()
     walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
-    before = {
-        state.node_properties(n)["path"]: state.node_properties(n).get("sha")
-        for n in state.nodes_of_type("Module")
-        if "path" in state.node_properties(n)
-    }
-    # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again, and so links
-    # all
+    before = _module_shas(state)
+    # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again, and so
+    # links all
     shas = {f.path: content_hash(f.text) for f in walked.files}
     now = {path: sha for path, sha in shas.items() if not is_config(path)}
     seconds["walk"] = clock() - mark
@@ -553,11 +351,6 @@ def _update(
         whole_tree=bool(added or removed),
     )
     seconds["parse_and_diff"] = clock() - mark
-    renamed: list[dict[str, str]] = []
-    for old in removed:
-        twin = next((p for p in added if now[p] == before[old] and before[old]), None)
-        if twin is not None:
-            renamed.append({"from": old, "to": twin})
     files: dict[str, Any] = {
         "read": len(walked.files),
         "reparsed": counts.get("parsed", 0),
@@ -566,26 +359,33 @@ def _update(
         "added": added,
         "changed": changed,
         "removed": removed,
-        "renamed": renamed,
+        "renamed": _renamed(before, now, added, removed),
     }
     commit = commit_of()
-    reasoning = (
-        f"Re-mapped {len(walked.files)} files: {files['reparsed']} re-parsed, {files['unchanged']} "
-        f"unchanged; {len(added)} added, {len(files['changed'])} changed, {len(removed)} removed"
-        + (f" (git {commit})" if commit else "")
-        + "."
-    )
     mark = clock()
     update = session.apply_update(
         diff,
         files=files,
         git_commit=commit,
-        reasoning=reasoning,
+        reasoning=_reasoning(files, commit),
         timings_ms={"total": round((clock() - started) * 1000, 3)},
     )
     step = store.session(sid).last_step
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
+    return _result(sid, step, update, files, state, commit, seconds)
+
+
+def _result(
+    sid: str,
+    step: int,
+    update: Any,
+    files: dict[str, Any],
+    state: GraphState,
+    commit: str | None,
+    seconds: dict[str, float],
+) -> UpdateResult:
+    """The update's result (step ``step`` of session ``sid`` applied ``update``), logged."""
     log.info(
         "map_code_updated",
         session_id=sid,
@@ -596,15 +396,70 @@ def _update(
         mutations=sum(update.changes.values()),
         git_commit=commit,
     )
+    graph = {**update.changes, "nodes": state.node_count, "edges": state.edge_count}
     return UpdateResult(
         session_id=sid,
         step=step,
         iteration=update.iteration,
         files=files,
-        graph={**update.changes, "nodes": state.node_count, "edges": state.edge_count},
+        graph=graph,
         git_commit=commit,
         seconds=seconds,
     )
+
+
+def _reasoning(files: dict[str, Any], commit: str | None) -> str:
+    """What the update step says it did (its reasoning): the files read, re-parsed, added, changed,
+    removed."""
+    return (
+        f"Re-mapped {files['read']} files: {files['reparsed']} re-parsed, {files['unchanged']} "
+        f"unchanged; {len(files['added'])} added, {len(files['changed'])} changed, "
+        f"{len(files['removed'])} removed" + (f" (git {commit})" if commit else "") + "."
+    )
+
+
+def _finished_map(store: Any, sid: str) -> Any:
+    """Stored session ``sid``, loaded to be updated: a finished map of the static agent (else refused)."""
+    from igg.session import Session
+    from igg.store import StoreSessions
+
+    info = store.session(sid)
+    if info.agent not in MAP_CODE_AGENTS:
+        raise SessionRefused(
+            f"session {sid!r} was mapped with agent {info.agent!r}; --update re-maps sessions "
+            "of the static agent (--agent code)",
+            session_id=sid,
+        )
+    if info.status != "finished":
+        raise SessionRefused(
+            f"session {sid!r} is {info.status}; finish it first (igg map-code ... --resume) "
+            "and update it then",
+            session_id=sid,
+        )
+    repo = StoreSessions(store)
+    # begun: a finished map is not claimed again; its recorder writes the update step without an owner
+    return Session.load(repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True)
+
+
+def _module_shas(state: GraphState) -> dict[str, Any]:
+    """Each mapped file's path -> its content hash at the last map (from its Module node)."""
+    return {
+        state.node_properties(n)["path"]: state.node_properties(n).get("sha")
+        for n in state.nodes_of_type("Module")
+        if "path" in state.node_properties(n)
+    }
+
+
+def _renamed(
+    before: dict[str, Any], now: dict[str, str], added: list[str], removed: list[str]
+) -> list[dict[str, str]]:
+    """The removed files whose content an added file has (``from`` -> ``to``), by their hashes."""
+    renamed: list[dict[str, str]] = []
+    for old in removed:
+        twin = next((p for p in added if now[p] == before[old] and before[old]), None)
+        if twin is not None:
+            renamed.append({"from": old, "to": twin})
+    return renamed
 
 
 def _plan(

@@ -311,26 +311,7 @@ class GraphView:
         cap: int | None,
     ) -> tuple[list[str], int]:
         """Edge lines of one node in one direction, grouped by type, within ``cap`` tokens (None: all)."""
-        groups: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
-        more: dict[str, int] = {}
-        scanned = 0
-        partial = False
-        for other, keyed in adjacency.items():
-            if direction == "in" and other == n:
-                continue  # a self-loop is listed once, as an out edge
-            for eid, data in keyed.items():
-                scanned += 1
-                if shown is not None and eid in shown:
-                    continue
-                t = data["type"]
-                items = groups.setdefault(t, [])
-                if cap is not None and len(items) >= _TARGETS:
-                    more[t] = more.get(t, 0) + 1
-                    continue
-                items.append((eid, other, data))
-            if cap is not None and scanned >= _SCAN:
-                partial = True
-                break
+        groups, more, partial = _grouped(n, adjacency, direction, shown, cap)
         lines: list[str] = []
         spent = 0
         me, me_cost = self.ref(n)
@@ -370,6 +351,39 @@ class GraphView:
             if shown is not None:
                 shown.update(used)
         return lines, spent
+
+
+def _grouped(
+    n: str,
+    adjacency: dict[str, dict[str, dict[str, Any]]],
+    direction: str,
+    shown: set[str] | None,
+    cap: int | None,
+) -> tuple[dict[str, list[tuple[str, str, dict[str, Any]]]], dict[str, int], bool]:
+    """The edges of node ``n`` in one direction not ``shown`` yet, by type, as (edge id, other end, data):
+    at most ``_TARGETS`` a type when there is a ``cap`` (how many more: the second item), and whether the
+    scan stopped after ``_SCAN`` edges (the third)."""
+    groups: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+    more: dict[str, int] = {}
+    scanned = 0
+    partial = False
+    for other, keyed in adjacency.items():
+        if direction == "in" and other == n:
+            continue  # a self-loop is listed once, as an out edge
+        for eid, data in keyed.items():
+            scanned += 1
+            if shown is not None and eid in shown:
+                continue
+            t = data["type"]
+            items = groups.setdefault(t, [])
+            if cap is not None and len(items) >= _TARGETS:
+                more[t] = more.get(t, 0) + 1
+                continue
+            items.append((eid, other, data))
+        if cap is not None and scanned >= _SCAN:
+            partial = True
+            break
+    return groups, more, partial
 
 
 _ARROWS: dict[tuple[str, str], tuple[str, int]] = {}

@@ -21,24 +21,46 @@ narrow the question. Nothing here changes the graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-
-from igg.graph.grounding import Grounding, grounding_of
+from igg.graph.grounding import grounding_of
 from igg.graph.identity import normalize_reference
-from igg.graph.properties import property_index
 from igg.graph.state import GraphState
-from igg.models.common import PropertyValue
 from igg.models.validtime import HISTORY, TimeError, holds, parse_time, properties_at
-from igg.observe.escape import quote
+from igg.observe.filters import find_candidates, property_filter, show_filter
 from igg.observe.graphview import GraphView
-from igg.observe.tokens import estimate_tokens, line_cost
+from igg.observe.query_models import (
+    DEFAULT_BUDGET,
+    QUERY_ADAPTER,
+    Direction,
+    FindQuery,
+    NeighboursQuery,
+    PathQuery,
+    Query,
+    QueryAnswer,
+    QueryError,
+)
+from igg.observe.tokens import line_cost
 
-DEFAULT_BUDGET = 1000
+__all__ = [
+    "DEFAULT_BUDGET",
+    "MAX_VISITS",
+    "QUERY_ADAPTER",
+    "RESPONSE_VISITS",
+    "Direction",
+    "FindQuery",
+    "NeighboursQuery",
+    "PathQuery",
+    "Query",
+    "QueryAnswer",
+    "QueryError",
+    "find",
+    "neighbours",
+    "path",
+    "run_query",
+]
 
 MAX_VISITS = 20_000
 """Most edges (``neighbours``) or nodes (``path``) one query visits. A walk stops once its answer is written
@@ -47,141 +69,6 @@ and this many are visited, or as soon as the cap is reached: its answer then say
 
 RESPONSE_VISITS = 200_000
 """Most visits all the QUERY actions of one response may make together (``QUERY_BUDGET_EXHAUSTED`` after)."""
-
-Direction = Literal["out", "in", "both"]
-
-_NodeRef = Annotated[
-    dict[str, PropertyValue],
-    Field(
-        min_length=1,
-        description='Properties matching exactly one node, e.g. {"name": "AuthService"}; add "label" '
-        "(the node type) to disambiguate.",
-    ),
-]
-_Budget = Annotated[
-    int,
-    Field(
-        default=DEFAULT_BUDGET,
-        ge=100,
-        le=50_000,
-        description="Estimated tokens the answer may use (100-50000).",
-    ),
-]
-_AsOf = Annotated[
-    str | None, Field(default=None, description="Only the facts valid at this time (ISO 8601).")
-]
-
-
-class _Query(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class NeighboursQuery(_Query):
-    """The nodes within ``depth`` hops of one node, with the edges that reach them."""
-
-    query: Literal["neighbours"] = "neighbours"
-    node: _NodeRef
-    depth: int = Field(default=1, ge=1, le=5, description="Hops to follow (1-5).")
-    edge_types: list[str] | None = Field(
-        default=None, description="Follow only these edge types (default all)."
-    )
-    direction: Direction = Field(default="both", description="out: edges from the node; in: into it; both.")
-    token_budget: _Budget = DEFAULT_BUDGET
-    as_of: _AsOf = None
-
-
-class PathQuery(_Query):
-    """A shortest path (fewest edges) from one node to another."""
-
-    query: Literal["path"] = "path"
-    from_: _NodeRef = Field(alias="from")
-    to: _NodeRef
-    edge_types: list[str] | None = Field(
-        default=None, description="Follow only these edge types (default all)."
-    )
-    direction: Literal["out", "both"] = Field(
-        default="out", description="out: follow edges forwards only; both: either way."
-    )
-    token_budget: _Budget = DEFAULT_BUDGET
-    as_of: _AsOf = None
-
-
-class FindQuery(_Query):
-    """Nodes of a type whose properties match every filter."""
-
-    query: Literal["find"] = "find"
-    label: str | None = Field(default=None, description="The node type (default any).")
-    where: dict[str, PropertyValue | dict[str, Any]] = Field(
-        default_factory=dict,
-        description='Property filters: a value (equality) or one operator: {"contains": "x"}, {"in": [..]}, '
-        '{"gt"|"ge"|"lt"|"le": n}, {"exists": true}.',
-    )
-    grounded: Grounding | None = Field(
-        default=None, description="Only nodes with evidence found, not found, or none."
-    )
-    limit: int = Field(default=100, ge=1, le=10_000, description="Most nodes to list (budget permitting).")
-    token_budget: _Budget = DEFAULT_BUDGET
-    as_of: _AsOf = None
-
-
-Query = Annotated[NeighboursQuery | PathQuery | FindQuery, Field(discriminator="query")]
-QUERY_ADAPTER: TypeAdapter[NeighboursQuery | PathQuery | FindQuery] = TypeAdapter(Query)
-_OPERATORS = ("contains", "in", "gt", "ge", "lt", "le", "exists")
-
-
-class QueryError(ValueError):
-    """A query that cannot be answered (unknown node or type, bad filter); ``code`` is a verdict code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(kw_only=True)
-class QueryAnswer:
-    """A budgeted answer: text lines, the shown nodes and edges as data, and what was left out."""
-
-    query: str
-    lines: list[str]
-    nodes: list[dict[str, Any]] = field(default_factory=list)
-    edges: list[dict[str, Any]] = field(default_factory=list)
-    matched_nodes: int = 0
-    """Nodes the question matched (for ``find`` and ``neighbours``), shown or not."""
-    omitted_nodes: int = 0
-    omitted_edges: int = 0
-    complete: bool = True
-    """False when something was left out (the ``left out`` line says what and how to narrow)."""
-    token_budget: int = DEFAULT_BUDGET
-    truncated: bool = False
-    """The walk stopped at its visit cap (``MAX_VISITS``): the counts of what was left out are lower
-    bounds."""
-    visited: int = 0
-    """Edges or nodes the answer cost to find (counted against a response's ``RESPONSE_VISITS``)."""
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
-
-    @property
-    def tokens(self) -> int:
-        return estimate_tokens(self.text)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form (tool answers)."""
-        return {
-            "query": self.query,
-            "text": self.text,
-            "tokens": self.tokens,
-            "token_budget": self.token_budget,
-            "complete": self.complete,
-            "matched_nodes": self.matched_nodes,
-            "omitted_nodes": self.omitted_nodes,
-            "omitted_edges": self.omitted_edges,
-            "nodes": self.nodes,
-            "edges": self.edges,
-            "truncated": self.truncated,
-        }
 
 
 def run_query(
@@ -396,18 +283,9 @@ def neighbours(state: GraphState, q: NeighboursQuery, *, cap: int = MAX_VISITS) 
         if truncated:
             break
     omitted_nodes, omitted_edges = matched - shown_nodes, edges_total - shown_edges
-    if truncated:
-        out.lines.append(
-            f"left out: at least {omitted_nodes} nodes, {omitted_edges} edges (the walk stopped after "
-            f"visiting {cap} edges); narrow with edge_types, direction or a smaller depth."
-        )
-    elif omitted_nodes or omitted_edges:
-        out.lines.append(
-            f"left out: {omitted_nodes} nodes, {omitted_edges} edges (token budget {q.token_budget}); "
-            "narrow with edge_types, direction or a smaller depth, or raise token_budget."
-        )
-    elif matched == 0:
-        out.lines.append("(no neighbours)")
+    closing = _neighbours_closing(omitted_nodes, omitted_edges, matched, truncated, cap, q.token_budget)
+    if closing:
+        out.lines.append(closing)
     return QueryAnswer(
         query="neighbours",
         lines=out.lines,
@@ -421,6 +299,24 @@ def neighbours(state: GraphState, q: NeighboursQuery, *, cap: int = MAX_VISITS) 
         truncated=truncated,
         visited=len(edges_seen),
     )
+
+
+def _neighbours_closing(
+    omitted_nodes: int, omitted_edges: int, matched: int, truncated: bool, cap: int, budget: int
+) -> str:
+    """The last line of a ``neighbours`` answer: what was left out and how to narrow, or that there was
+    nothing to show ('' when everything was shown)."""
+    if truncated:
+        return (
+            f"left out: at least {omitted_nodes} nodes, {omitted_edges} edges (the walk stopped after "
+            f"visiting {cap} edges); narrow with edge_types, direction or a smaller depth."
+        )
+    if omitted_nodes or omitted_edges:
+        return (
+            f"left out: {omitted_nodes} nodes, {omitted_edges} edges (token budget {budget}); "
+            "narrow with edge_types, direction or a smaller depth, or raise token_budget."
+        )
+    return "(no neighbours)" if matched == 0 else ""
 
 
 # ---- path ----------------------------------------------------------------------------------------------
@@ -563,16 +459,16 @@ def find(state: GraphState, q: FindQuery) -> QueryAnswer:
             f"node type {q.label!r} is not in the schema; allowed node types: "
             f"{', '.join(state.schema.node_type_list)}.",
         )
-    tests = [_filter(k, v) for k, v in q.where.items()]
+    tests = [property_filter(k, v) for k, v in q.where.items()]
     at = _at(q.as_of)
     # as of a time, values are those of then: the indexes (of today's values) cannot answer, a scan does
-    candidates = _find_candidates(state, q) if at is None else None
+    candidates = find_candidates(state, q) if at is None else None
     view = GraphView(state)
     out = _Writer(q.token_budget, view, at)
     shown_where = (
         ", ".join(
             [
-                *(f"{k} {_show_filter(v)}" for k, v in q.where.items()),
+                *(f"{k} {show_filter(v)}" for k, v in q.where.items()),
                 *([f"{q.grounded}"] if q.grounded else []),
             ]
         )
@@ -625,95 +521,3 @@ def find(state: GraphState, q: FindQuery) -> QueryAnswer:
         complete=not omitted,
         token_budget=q.token_budget,
     )
-
-
-def _find_candidates(state: GraphState, q: FindQuery) -> list[str] | None:
-    """Nodes that may match, in graph order, from an index: the identity index for an identity key with a
-    plain value, else a property index (``igg.graph.properties``) for the first filter it can narrow; None
-    when no filter can be answered from an index (the caller scans)."""
-    keyed = state.schema.types_by_identity_key
-    for k, v in q.where.items():
-        if k in keyed and not isinstance(v, dict) and (q.label is None or q.label in keyed[k]):
-            ids = state.nodes_with(k, v)
-            return [n for n in ids if q.label is None or state.node_type(n) == q.label]
-    op: str = ""
-    arg: Any = None
-    for k, v in q.where.items():
-        if isinstance(v, dict):
-            op, arg = next(iter(v.items())) if len(v) == 1 else ("", None)
-            if (
-                op not in _INDEXED_OPERATORS
-                or (op == "in" and not isinstance(arg, list))
-                or (op in _COMPARISONS and (not isinstance(arg, int | float) or isinstance(arg, bool)))
-            ):
-                continue  # exists, or a malformed filter: _filter has said what is wrong with it already
-        index = property_index(state, k)
-        if index is None:
-            return None
-        if not isinstance(v, dict):
-            ids = index.equal(v)
-        elif op == "in":
-            ids = index.one_of(arg)
-        elif op == "contains":
-            ids = index.containing(str(arg).casefold())
-        else:
-            ids = index.compare(op, arg)
-        if q.label is None:
-            return ids
-        nodes = state.nodes
-        return [n for n in ids if nodes[n]["type"] == q.label]
-    return None
-
-
-_COMPARISONS = ("gt", "ge", "lt", "le")
-_INDEXED_OPERATORS = ("contains", "in", *_COMPARISONS)
-
-
-def _filter(key: str, spec: Any) -> Callable[[dict[str, Any]], bool]:
-    if not isinstance(spec, dict):
-        kind = spec.__class__
-        return lambda props: (v := props.get(key, _MISSING)) == spec and v.__class__ is kind
-    if len(spec) != 1 or next(iter(spec)) not in _OPERATORS:
-        raise QueryError(
-            "INVALID_QUERY",
-            f"filter on {key!r} must be a value or one operator object "
-            f"({', '.join(_OPERATORS)}); got {spec!r}.",
-        )
-    op, arg = next(iter(spec.items()))
-    if op == "exists":
-        wanted = bool(arg)
-        return lambda props: (key in props) is wanted
-    if op == "contains":
-        needle = str(arg).casefold()
-
-        def contains(props: dict[str, Any]) -> bool:
-            v = props.get(key)
-            if v.__class__ is str:
-                return needle in v.casefold()
-            return isinstance(v, list) and any(needle in str(x).casefold() for x in v)
-
-        return contains
-    if op == "in":
-        if not isinstance(arg, list):
-            raise QueryError("INVALID_QUERY", f"filter on {key!r}: 'in' takes a list of values; got {arg!r}.")
-        return lambda props: props.get(key, _MISSING) in arg
-    if not isinstance(arg, int | float) or isinstance(arg, bool):
-        raise QueryError("INVALID_QUERY", f"filter on {key!r}: {op!r} takes a number; got {arg!r}.")
-    numbers = (int, float)
-    if op == "gt":
-        return lambda props: (v := props.get(key)).__class__ in numbers and v > arg
-    if op == "ge":
-        return lambda props: (v := props.get(key)).__class__ in numbers and v >= arg
-    if op == "lt":
-        return lambda props: (v := props.get(key)).__class__ in numbers and v < arg
-    return lambda props: (v := props.get(key)).__class__ in numbers and v <= arg
-
-
-_MISSING = object()
-
-
-def _show_filter(spec: Any) -> str:
-    if isinstance(spec, dict):
-        op, arg = next(iter(spec.items())) if spec else ("?", None)
-        return f"{op} {quote(arg, 60)}"
-    return f"= {quote(spec, 60)}"

@@ -116,17 +116,7 @@ def render_observation(
     title = f"# IGG observation: iteration {iteration}/{config.max_iterations}"
     limits = _limits(request, state, iteration)
     context = _context(chunk, request, 160 if budget >= _FULL_FORMAT_MIN_BUDGET else 40)
-    fmt = (
-        TOOL_FORMAT
-        if tool_client
-        else (
-            FULL_FORMAT
-            if budget >= _FULL_FORMAT_MIN_BUDGET
-            else COMPACT_FORMAT
-            if budget >= _COMPACT_FORMAT_MIN_BUDGET
-            else TINY_FORMAT
-        )
-    )
+    fmt = _format_section(budget, tool_client)
     fixed = [title, *limits, *context, *fmt.split("\n")]
     left -= sum(map(line_cost, fixed))
     graph_floor = line_cost("## Graph") + line_cost(
@@ -177,6 +167,20 @@ def render_observation(
         *graph,
         *fmt.split("\n"),
     ]
+    return _within(lines, budget)
+
+
+def _format_section(budget: int, tool_client: bool) -> str:
+    """The format section: one line for a tool client, else the fullest format the budget affords."""
+    if tool_client:
+        return TOOL_FORMAT
+    if budget >= _FULL_FORMAT_MIN_BUDGET:
+        return FULL_FORMAT
+    return COMPACT_FORMAT if budget >= _COMPACT_FORMAT_MIN_BUDGET else TINY_FORMAT
+
+
+def _within(lines: list[str], budget: int) -> tuple[str, int]:
+    """The observation's text from its lines, and its estimated tokens, cut to ``budget`` if need be."""
     text = "\n".join(lines)
     tokens = estimate_lines(lines)  # estimate_tokens(text), from the lines (most of them met before)
     if tokens > budget:  # the line sums err high, so this never runs; it keeps the promise if they did not

@@ -242,22 +242,27 @@ def _offenders(state: GraphState, rule: Any) -> Iterator[tuple[str, str]]:
             if not succ[n] and not pred[n]:
                 yield n, "has no edges"
     elif isinstance(rule, MinEdgesRule):
-        t, need = rule.edge_type, rule.min
-        sides = {"out": (state.succ,), "in": (state.pred,), "any": (state.succ, state.pred)}[rule.direction]
-        for n in state.nodes_of_type(rule.node_type):
-            have = 0
-            for adjacency in sides:
-                for keyed in adjacency[n].values():
-                    for data in keyed.values():
-                        if data["type"] == t:
-                            have += 1
-                if have >= need:
-                    break
-            if have < need:
-                if need == 1:
-                    yield n, f"has no {t} edge {rule.direction}"
-                else:
-                    yield n, f"has {have or 'no'} {t} edges {rule.direction} (needs {need})"
+        yield from _too_few_edges(state, rule)
+
+
+def _too_few_edges(state: GraphState, rule: MinEdgesRule) -> Iterator[tuple[str, str]]:
+    """The nodes of ``rule``'s type with fewer edges of its type in its direction than it asks, and why."""
+    t, need = rule.edge_type, rule.min
+    sides = {"out": (state.succ,), "in": (state.pred,), "any": (state.succ, state.pred)}[rule.direction]
+    for n in state.nodes_of_type(rule.node_type):
+        have = 0
+        for adjacency in sides:
+            for keyed in adjacency[n].values():
+                for data in keyed.values():
+                    if data["type"] == t:
+                        have += 1
+            if have >= need:
+                break
+        if have < need:
+            if need == 1:
+                yield n, f"has no {t} edge {rule.direction}"
+            else:
+                yield n, f"has {have or 'no'} {t} edges {rule.direction} (needs {need})"
 
 
 def _empty(value: Any) -> bool:

@@ -155,23 +155,9 @@ class _RdfReader:
         self.class_names: dict[Any, str] = {}
 
     def read(self) -> Ontology:
-        g, RDF, RDFS, OWL, SH = self.g, self.RDF, self.RDFS, self.OWL, self.SH
-        declared: list[Any] = []
-        for kind in (OWL.Class, RDFS.Class):
-            declared += [c for c in g.subjects(RDF.type, kind) if isinstance(c, self.URIRef)]
-        declared += [c for c in g.objects(None, SH.targetClass) if isinstance(c, self.URIRef)]
-        for c, parent in g.subject_objects(RDFS.subClassOf):
-            declared += [x for x in (c, parent) if isinstance(x, self.URIRef)]
-        props: list[Any] = []
-        for kind in (OWL.ObjectProperty, OWL.DatatypeProperty, RDF.Property):
-            props += [p for p in g.subjects(RDF.type, kind) if isinstance(p, self.URIRef)]
-        for p in props:
-            for end in (RDFS.domain, RDFS.range):
-                declared += [c for c in self.members(g.objects(p, end)) if self.datatype(c) is None]
-        for shape in g.subjects(SH.property, None):
-            for prop in g.objects(shape, SH.property):
-                declared += [c for c in self.members(g.objects(prop, SH["class"]))]
-        for c in sorted(set(declared), key=str):
+        g, RDFS, OWL = self.g, self.RDFS, self.OWL
+        props = self.properties()
+        for c in sorted(set(self.declared(props)), key=str):
             self.add_class(c)
         for c, parent in g.subject_objects(RDFS.subClassOf):
             if c in self.class_names and parent in self.class_names:
@@ -195,6 +181,33 @@ class _RdfReader:
                 )
             self.onto.relations[rel.name] = rel
         return self.onto
+
+    def properties(self) -> list[Any]:
+        """The IRIs declared properties (``owl:ObjectProperty``, ``owl:DatatypeProperty``,
+        ``rdf:Property``)."""
+        g, RDF, OWL = self.g, self.RDF, self.OWL
+        props: list[Any] = []
+        for kind in (OWL.ObjectProperty, OWL.DatatypeProperty, RDF.Property):
+            props += [p for p in g.subjects(RDF.type, kind) if isinstance(p, self.URIRef)]
+        return props
+
+    def declared(self, props: list[Any]) -> list[Any]:
+        """The IRIs that are classes: declared so, a shape's target, in a ``rdfs:subClassOf``, the domain or
+        range (not a datatype) of one of ``props``, or the class of a shape's property (repeats included)."""
+        g, RDF, RDFS, OWL, SH = self.g, self.RDF, self.RDFS, self.OWL, self.SH
+        declared: list[Any] = []
+        for kind in (OWL.Class, RDFS.Class):
+            declared += [c for c in g.subjects(RDF.type, kind) if isinstance(c, self.URIRef)]
+        declared += [c for c in g.objects(None, SH.targetClass) if isinstance(c, self.URIRef)]
+        for c, parent in g.subject_objects(RDFS.subClassOf):
+            declared += [x for x in (c, parent) if isinstance(x, self.URIRef)]
+        for p in props:
+            for end in (RDFS.domain, RDFS.range):
+                declared += [c for c in self.members(g.objects(p, end)) if self.datatype(c) is None]
+        for shape in g.subjects(SH.property, None):
+            for prop in g.objects(shape, SH.property):
+                declared += [c for c in self.members(g.objects(prop, SH["class"]))]
+        return declared
 
     def add_class(self, c: Any) -> None:
         label = self.label(c) or _local(c)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import typing
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -115,8 +116,12 @@ def check_request(request: Request) -> list[Problem]:
 
 def check_schema(schema: Schema, path: str) -> list[Problem]:
     """Problems of a schema: unsafe or repeated type names, rules that name unknown types or bad keys."""
+    return [problem for check in _SCHEMA_CHECKS for problem in check(schema, path)]
+
+
+def _name_problems(schema: Schema, path: str) -> list[Problem]:
+    """Type names that are no safe identifier, listed twice, or both a node and an edge type."""
     problems: list[Problem] = []
-    nodes, edges = set(schema.node_types), set(schema.edge_types)
     for field, names in (("node_types", schema.node_types), ("edge_types", schema.edge_types)):
         seen: set[str] = set()
         for i, name in enumerate(names):
@@ -131,8 +136,16 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
             if name in seen:
                 problems.append(Problem(f"{path}.{field}[{i}]", f"{name!r} is listed twice"))
             seen.add(name)
-    for name in sorted(nodes & edges):
+    for name in sorted(set(schema.node_types) & set(schema.edge_types)):
         problems.append(Problem(f"{path}.edge_types", f"{name!r} is both a node type and an edge type"))
+    return problems
+
+
+def _key_problems_of_types(schema: Schema, path: str) -> list[Problem]:
+    """``required_attributes`` and ``identity_keys``: of types the schema has, with valid keys (an identity
+    has one at least)."""
+    problems: list[Problem] = []
+    nodes, edges = set(schema.node_types), set(schema.edge_types)
     known = ", ".join(schema.node_types)
     for t, keys in schema.required_attributes.items():
         if t not in nodes and t not in edges:
@@ -152,6 +165,14 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
         if not keys:
             problems.append(Problem(f"{path}.identity_keys.{t}", "an identity needs at least one key"))
         problems += _key_problems(keys, f"{path}.identity_keys.{t}")
+    return problems
+
+
+def _pattern_problems(schema: Schema, path: str) -> list[Problem]:
+    """``edge_patterns`` naming a node or edge type the schema lacks."""
+    problems: list[Problem] = []
+    nodes, edges = set(schema.node_types), set(schema.edge_types)
+    known = ", ".join(schema.node_types)
     for i, p in enumerate(schema.edge_patterns):
         for end, name in (("from", p.from_), ("to", p.to)):
             if name not in nodes:
@@ -168,6 +189,14 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
                     f"{p.type!r} is not an edge type; edge types: {', '.join(schema.edge_types) or '(none)'}",
                 )
             )
+    return problems
+
+
+def _completeness_problems(schema: Schema, path: str) -> list[Problem]:
+    """Completeness rules naming a type the schema lacks, or an attribute that is no valid key."""
+    problems: list[Problem] = []
+    nodes, edges = set(schema.node_types), set(schema.edge_types)
+    known = ", ".join(schema.node_types)
     for i, rule in enumerate(schema.completeness):
         node_type = getattr(rule, "node_type", None)
         if node_type is not None and node_type not in nodes:
@@ -185,13 +214,26 @@ def check_schema(schema: Schema, path: str) -> list[Problem]:
         attribute = getattr(rule, "attribute", None)
         if attribute is not None and (problem := property_key_problem(attribute)):
             problems.append(Problem(f"{path}.completeness[{i}].attribute", problem))
-    for t, parents in (*schema.subclass_of.items(), *schema.disjoint_with.items()):
-        for name in (t, *parents):
-            if name not in nodes:
-                problems.append(
-                    Problem(f"{path}.subclass_of.{t}", f"{name!r} is not a node type; node types: {known}")
-                )
-    problems += _valid_time_problems(schema, path)
+    return problems
+
+
+def _hierarchy_problems(schema: Schema, path: str) -> list[Problem]:
+    """``subclass_of`` and ``disjoint_with`` naming a node type the schema lacks."""
+    nodes = set(schema.node_types)
+    known = ", ".join(schema.node_types)
+    return [
+        Problem(f"{path}.subclass_of.{t}", f"{name!r} is not a node type; node types: {known}")
+        for t, parents in (*schema.subclass_of.items(), *schema.disjoint_with.items())
+        for name in (t, *parents)
+        if name not in nodes
+    ]
+
+
+def _per_type_problems(schema: Schema, path: str) -> list[Problem]:
+    """``descriptions`` and ``property_types`` of types the schema lacks; property types of invalid keys."""
+    problems: list[Problem] = []
+    nodes, edges = set(schema.node_types), set(schema.edge_types)
+    known = ", ".join(schema.node_types)
     for field_name, per_type in (
         ("descriptions", schema.descriptions),
         ("property_types", schema.property_types),
@@ -242,6 +284,18 @@ def _valid_time_problems(schema: Schema, path: str) -> list[Problem]:
                 )
         problems += _key_problems(scope.properties, f"{where}.properties")
     return problems
+
+
+_SCHEMA_CHECKS: tuple[Callable[[Schema, str], list[Problem]], ...] = (
+    _name_problems,
+    _key_problems_of_types,
+    _pattern_problems,
+    _completeness_problems,
+    _hierarchy_problems,
+    _valid_time_problems,
+    _per_type_problems,
+)
+"""The checks ``check_schema`` runs, in order."""
 
 
 def _with_ontology(source: dict[str, Any], folder: Path | None, name: str, allowed: bool) -> dict[str, Any]:

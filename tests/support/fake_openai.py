@@ -172,97 +172,108 @@ class FakeOpenAI:
         return out
 
 
-def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class _Handler(BaseHTTPRequestHandler):
+    """The requests of one fake server (``fake``, set on the class ``_handler_for`` makes)."""
 
-        def setup(self) -> None:
-            super().setup()
-            # headers and body go out in two writes: without this, Nagle + delayed ACK add ~40 ms per call
-            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    fake: FakeOpenAI
+    protocol_version = "HTTP/1.1"
 
-        def log_message(self, *args: Any) -> None:  # keep test output clean
-            pass
+    def setup(self) -> None:
+        super().setup()
+        # headers and body go out in two writes: without this, Nagle + delayed ACK add ~40 ms per call
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-            length = int(self.headers.get("Content-Length") or 0)
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._json(400, _error("request body is not JSON", "invalid_request_error"))
+            return
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._json(404, _error(f"no route {self.path}", "not_found"))
+            return
+        answered, reply = self.fake._next(body, self.path, {k.lower(): v for k, v in self.headers.items()})
+        if reply is None:
+            self._unanswered(answered, body)
+        else:
+            self._answer(body, reply)
+
+    def _unanswered(self, answered: str, body: dict[str, Any]) -> None:
+        """Answer a request the script has no reply for: a refused response format, or none left."""
+        if answered == "rejected_response_format":
+            fmt = body["response_format"]["type"]
+            self._json(
+                400,
+                _error(
+                    f"response_format type '{fmt}' is not supported by this server",
+                    "invalid_request_error",
+                    param="response_format",
+                ),
+            )
+        else:
+            self._json(500, _error("fake_openai: the script has no reply left", "server_error"))
+
+    def _answer(self, body: dict[str, Any], reply: Any) -> None:
+        """Answer with the script's ``reply``: after a hang, by dropping the connection, as a fault, or
+        with its body (else a completion)."""
+        if reply.hang:
+            self.fake._released.wait(reply.hang)
+        if reply.drop:
+            self.close_connection = True
             try:
-                body = json.loads(self.rfile.read(length) or b"{}")
-            except json.JSONDecodeError:
-                self._json(400, _error("request body is not JSON", "invalid_request_error"))
-                return
-            if self.path.rstrip("/") != "/v1/chat/completions":
-                self._json(404, _error(f"no route {self.path}", "not_found"))
-                return
-            answered, reply = server._next(body, self.path, {k.lower(): v for k, v in self.headers.items()})
-            if reply is None:
-                if answered == "rejected_response_format":
-                    fmt = body["response_format"]["type"]
-                    self._json(
-                        400,
-                        _error(
-                            f"response_format type '{fmt}' is not supported by this server",
-                            "invalid_request_error",
-                            param="response_format",
-                        ),
-                    )
-                else:
-                    self._json(500, _error("fake_openai: the script has no reply left", "server_error"))
-                return
-            if reply.hang:
-                server._released.wait(reply.hang)
-            if reply.drop:
-                self.close_connection = True
-                try:
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                return
-            if reply.status != 200:
-                message = reply.message
-                if reply.echo:
-                    message += (
-                        f" (received Authorization: {self.headers.get('Authorization')}, url {self.path})"
-                    )
-                self._json(reply.status, _error(message, "fault"), reply.headers)
-                return
-            try:
-                if reply.body is not None:
-                    self._send(200, reply.body, reply.content_type, reply.headers, reply.trickle)
-                else:
-                    self._json(200, server.completion(body, reply), reply.headers, reply.trickle)
-            except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if reply.status != 200:
+            message = reply.message
+            if reply.echo:
+                message += f" (received Authorization: {self.headers.get('Authorization')}, url {self.path})"
+            self._json(reply.status, _error(message, "fault"), reply.headers)
+            return
+        try:
+            if reply.body is not None:
+                self._send(200, reply.body, reply.content_type, reply.headers, reply.trickle)
+            else:
+                self._json(200, self.fake.completion(body, reply), reply.headers, reply.trickle)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+            self.close_connection = True
 
-        def _json(
-            self,
-            status: int,
-            payload: dict[str, Any],
-            headers: dict[str, str] | None = None,
-            trickle: float = 0.0,
-        ) -> None:
-            self._send(status, json.dumps(payload).encode(), "application/json", headers, trickle)
+    def _json(
+        self,
+        status: int,
+        payload: dict[str, Any],
+        headers: dict[str, str] | None = None,
+        trickle: float = 0.0,
+    ) -> None:
+        self._send(status, json.dumps(payload).encode(), "application/json", headers, trickle)
 
-        def _send(
-            self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None, trickle: float
-        ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            if not trickle:
-                self.wfile.write(data)
+    def _send(
+        self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None, trickle: float
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if not trickle:
+            self.wfile.write(data)
+            return
+        self.wfile.flush()
+        for i in range(len(data)):
+            if self.fake._released.wait(trickle):
                 return
+            self.wfile.write(data[i : i + 1])
             self.wfile.flush()
-            for i in range(len(data)):
-                if server._released.wait(trickle):
-                    return
-                self.wfile.write(data[i : i + 1])
-                self.wfile.flush()
 
-    return Handler
+
+def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
+    return type("Handler", (_Handler,), {"fake": server})
 
 
 def _error(message: str, kind: str, param: str | None = None) -> dict[str, Any]:

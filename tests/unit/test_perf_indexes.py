@@ -78,44 +78,52 @@ def _mutate(state: Any, ops: list[tuple[str, int, int, Any]], check: Any) -> Non
     for op, a, b, value in ops:
         state.take_journal()
         if op in ("class", "method"):
-            props = {"name": f"N{len(ids)}", "score": value}
-            if op == "method":
-                props["signature"] = "()"
-            if a % 3 == 0:
-                props["doc"] = value
-            ids.append(state.add_node("Class" if op == "class" else "Method", props))
+            ids.append(_add_node(state, op, len(ids), a, value))
         elif not ids:
             continue
-        elif op in ("edge", "loop"):
-            src = ids[a % len(ids)]
-            dst = src if op == "loop" else ids[b % len(ids)]
-            t = ("CALLS", "READS_FROM")[b % 2]
-            if src in state.nodes and dst in state.nodes and state.edge_between(src, t, dst) is None:
-                state.add_edge(src, t, dst, {})
-        elif op == "del_edge":
-            edges = list(state._edge_ends)
-            if edges:
-                state.delete_edge(edges[a % len(edges)])
-        elif op == "del_node":
-            alive = [n for n in ids if n in state.nodes]
-            if alive:
-                state.delete_node(alive[a % len(alive)])
-        elif op in ("update", "unset"):
-            alive = [n for n in ids if n in state.nodes]
-            if alive:
-                key = ("score", "doc")[b % 2]
-                if op == "update":
-                    state.update_node(alive[a % len(alive)], {key: value})
-                else:
-                    state.update_node(alive[a % len(alive)], {}, remove=[key])
         elif op == "undo" and history:
             for m in reversed(history.pop()):
                 state.revert_mutation(m)
             state.take_journal()
             check()
             continue
+        else:
+            _change(state, ids, op, a, b, value)
         history.append(state.take_journal())
         check()
+
+
+def _add_node(state: Any, op: str, count: int, a: int, value: Any) -> str:
+    """Add the ``count``-th node, a Class or a Method (``op``), with ``value`` as its score (and doc)."""
+    props = {"name": f"N{count}", "score": value}
+    if op == "method":
+        props["signature"] = "()"
+    if a % 3 == 0:
+        props["doc"] = value
+    return str(state.add_node("Class" if op == "class" else "Method", props))
+
+
+def _change(state: Any, ids: list[str], op: str, a: int, b: int, value: Any) -> None:
+    """Apply a mutation other than adding a node to the nodes ``ids`` added (those alive) and their edges."""
+    alive = [n for n in ids if n in state.nodes]
+    if op in ("edge", "loop"):
+        src = ids[a % len(ids)]
+        dst = src if op == "loop" else ids[b % len(ids)]
+        t = ("CALLS", "READS_FROM")[b % 2]
+        if src in state.nodes and dst in state.nodes and state.edge_between(src, t, dst) is None:
+            state.add_edge(src, t, dst, {})
+    elif op == "del_edge":
+        edges = list(state._edge_ends)
+        if edges:
+            state.delete_edge(edges[a % len(edges)])
+    elif op == "del_node" and alive:
+        state.delete_node(alive[a % len(alive)])
+    elif op in ("update", "unset") and alive:
+        key = ("score", "doc")[b % 2]
+        if op == "update":
+            state.update_node(alive[a % len(alive)], {key: value})
+        else:
+            state.update_node(alive[a % len(alive)], {}, remove=[key])
 
 
 @settings(max_examples=120, deadline=None)

@@ -22,13 +22,14 @@ is a typed expression (``expr``): ``("var", T)`` a local, parameter or receiver 
 (what the call returns). A local is seen from its declaration to the end of its scope (a block, an ``if``/
 ``for``/``switch`` with its clauses, a case, a function literal's parameters in it), the innermost one
 shadowing the others, as the compiler scopes names; parameters, named results and the receiver hold in the
-whole function. SQL in string literals of a function,
-and in the package-level constants of the file a function names, gives its tables.
+whole function. SQL in string literals of a function, and in the package-level constants of the file a
+function names, gives its tables.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache, partial
 from typing import Any
@@ -293,25 +294,30 @@ class _Analyzer:
         self.spans.sort(key=lambda s: s[0])
         starts = [s[0] for s in self.spans]
         captures = tree_sitter.QueryCursor(query).captures(root)
+        declared = self._declared(captures, starts)
+        # in source order: tree-sitter lists nested captures in an order that may differ between processes
+        calls = (*captures.get("call", ()), *captures.get("generic", ()))
+        for call in sorted(calls, key=lambda n: (n.start_byte, n.end_byte)):
+            span = self._at(starts, call.start_byte)
+            if span is not None:
+                self._call(call, span, Scope(declared[id(span[2])], span[3]))
+        for string in sorted(captures.get("string", ()), key=lambda n: (n.start_byte, n.end_byte)):
+            span = self._at(starts, string.start_byte)
+            if span is not None and string.end_byte - string.start_byte >= 10:
+                span[2].sql.extend(tables_at(_string(string), partial(self.at, string)))
+        if self.sql_names:
+            self._named_sql(root, starts, declared)
+
+    def _declared(self, captures: dict[str, list[Any]], starts: list[int]) -> dict[int, dict[str, list[Any]]]:
+        """The locals of each function (by the id of its ``CallableDecl``): name -> its declarations, each as
+        (scope start, scope end, visible from, declaration), the type parameters first."""
         declared: dict[int, dict[str, list[Any]]] = {id(s[2]): {} for s in self.spans}
         for span in self.spans:
             for local, written in span[4].items():
                 declared[id(span[2])].setdefault(local, []).append(
                     (span[0], span[1], span[0], ("type", written))
                 )
-
-        def add(
-            node: Any, name: str, declaration: Any, visible: int | None = None, scope: Any = None
-        ) -> None:
-            span = self._at(starts, node.start_byte)
-            if span is None or name == "_":
-                return
-            where = scope if scope is not None else scope_node(node)
-            first, last = (where.start_byte, where.end_byte) if where is not None else (span[0], span[1])
-            declared[id(span[2])].setdefault(name, []).append(
-                (first, last, node.end_byte if visible is None else visible, declaration)
-            )
-
+        add = partial(self._add, starts, declared)
         for short in captures.get("short", ()):
             left, right = short.child_by_field_name("left"), short.child_by_field_name("right")
             for name, value in bound(
@@ -320,27 +326,9 @@ class _Analyzer:
             ):
                 add(short, name, value)
         for spec in captures.get("var", ()):
-            typed = spec.child_by_field_name("type")
-            names = spec.children_by_field_name("name")
-            if typed is not None:
-                for n in names:
-                    add(spec, _text(n), ("type", _text(typed)))
-            else:
-                value = spec.child_by_field_name("value")
-                for name, declared_as in bound(names, value.named_children if value is not None else []):
-                    add(spec, name, declared_as)
+            _bind_var(add, spec)
         for node in captures.get("range", ()):
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if not any(c.type == ":=" for c in node.children):
-                continue  # for k, v = range x: assigns existing names
-            names = [c for c in (left.named_children if left is not None else []) if c.type == "identifier"]
-            for i, ident in enumerate(names[:2]):
-                add(
-                    node,
-                    _text(ident),
-                    ("range", right, "key" if i == 0 else "elem") if right is not None else None,
-                    scope=node.parent,
-                )
+            _bind_range(add, node)
         for node in captures.get("receive", ()):  # case v := <-ch: the channel's element
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             for name, value in bound(
@@ -362,18 +350,28 @@ class _Analyzer:
             _, _, results = _parameters(lit.child_by_field_name("result"))
             for local, written in {**params, **results}.items():
                 add(lit, local, ("type", written), visible=lit.start_byte, scope=lit)
-        # in source order: tree-sitter lists nested captures in an order that may differ between processes
-        calls = (*captures.get("call", ()), *captures.get("generic", ()))
-        for call in sorted(calls, key=lambda n: (n.start_byte, n.end_byte)):
-            span = self._at(starts, call.start_byte)
-            if span is not None:
-                self._call(call, span, Scope(declared[id(span[2])], span[3]))
-        for string in sorted(captures.get("string", ()), key=lambda n: (n.start_byte, n.end_byte)):
-            span = self._at(starts, string.start_byte)
-            if span is not None and string.end_byte - string.start_byte >= 10:
-                span[2].sql.extend(tables_at(_string(string), partial(self.at, string)))
-        if self.sql_names:
-            self._named_sql(root, starts, declared)
+        return declared
+
+    def _add(
+        self,
+        starts: list[int],
+        declared: dict[int, dict[str, list[Any]]],
+        node: Any,
+        name: str,
+        declaration: Any,
+        visible: int | None = None,
+        scope: Any = None,
+    ) -> None:
+        """Declare local ``name`` at ``node`` in the function holding it: seen in ``scope`` (else the scope
+        ``node`` lies in) from ``visible`` on (else from the end of ``node``)."""
+        span = self._at(starts, node.start_byte)
+        if span is None or name == "_":
+            return
+        where = scope if scope is not None else scope_node(node)
+        first, last = (where.start_byte, where.end_byte) if where is not None else (span[0], span[1])
+        declared[id(span[2])].setdefault(name, []).append(
+            (first, last, node.end_byte if visible is None else visible, declaration)
+        )
 
     def _named_sql(self, root: Any, starts: list[int], declared: dict[int, dict[str, list[Any]]]) -> None:
         """A function naming a package-level constant of the file that holds SQL reads or writes its
@@ -470,6 +468,34 @@ def _specs(node: Any, kinds: str | tuple[str, ...]) -> list[Any]:
         elif child.type.endswith("_list") or child.type.endswith("_spec_list"):
             out.extend(c for c in child.named_children if c.type in kinds)
     return out
+
+
+def _bind_var(add: Callable[..., None], spec: Any) -> None:
+    """Declare the names of a ``var`` spec: of its written type, else each of the value it is given."""
+    typed = spec.child_by_field_name("type")
+    names = spec.children_by_field_name("name")
+    if typed is not None:
+        for n in names:
+            add(spec, _text(n), ("type", _text(typed)))
+    else:
+        value = spec.child_by_field_name("value")
+        for name, declared_as in bound(names, value.named_children if value is not None else []):
+            add(spec, name, declared_as)
+
+
+def _bind_range(add: Callable[..., None], node: Any) -> None:
+    """Declare the key and element names of a ``for k, v := range x`` (in the loop)."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if not any(c.type == ":=" for c in node.children):
+        return  # for k, v = range x: assigns existing names
+    names = [c for c in (left.named_children if left is not None else []) if c.type == "identifier"]
+    for i, ident in enumerate(names[:2]):
+        add(
+            node,
+            _text(ident),
+            ("range", right, "key" if i == 0 else "elem") if right is not None else None,
+            scope=node.parent,
+        )
 
 
 def _declared_names(node: Any, kind: str) -> list[str]:

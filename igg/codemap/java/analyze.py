@@ -15,6 +15,7 @@ from typing import Any
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import SWITCH, CallableDecl, CallRef, Expr, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.java.declare import add_fields, add_supertypes, parameters
 from igg.codemap.java.func import type_arguments
 from igg.codemap.java.http import hinted, http_facts
 from igg.codemap.java.syntax import (
@@ -35,7 +36,6 @@ from igg.codemap.java.syntax import (
     target_type,
     text_of,
     type_text,
-    written_args,
 )
 from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
@@ -48,6 +48,24 @@ _TYPE_NODES = {
     "enum_declaration": "enum",
     "annotation_type_declaration": "interface",
 }
+_CALLABLE_NODES = (
+    "method_declaration",
+    "constructor_declaration",
+    "compact_constructor_declaration",
+    "annotation_type_element_declaration",
+)
+"""The members that declare a callable."""
+_BINDING_NODES = (
+    "local_variable_declaration",
+    "formal_parameter",
+    "resource",
+    "enhanced_for_statement",
+    "catch_formal_parameter",
+    "instanceof_expression",
+)
+"""The nodes that declare variables in a body."""
+_CALL_NODES = ("method_invocation", "explicit_constructor_invocation", "switch_expression")
+"""The nodes that make a call."""
 _LITERAL_TYPES = {
     "string_literal": "String",
     "decimal_integer_literal": "int",
@@ -173,112 +191,69 @@ class _Analyzer:
         generics = generics_of(node, generics if inner_class else {})
         own = generics_of(node, {})
         self.self_bounded[decl.qualified] = {p for p, bound in own.items() if bound == simple}
-        written: list[str] = []
-        superclass = node.child_by_field_name("superclass")
-        if superclass is not None and superclass.named_child_count:
-            written.append(type_text(superclass.named_children[0]))
-            decl.extends.append(base_type(written[-1]))
-        for child in node.children:
-            if child.type == "super_interfaces" or (child.type == "extends_interfaces"):
-                type_list = next((c for c in child.named_children if c.type == "type_list"), None)
-                texts = [type_text(t) for t in (type_list.named_children if type_list else [])]
-                written.extend(texts)
-                (decl.extends if child.type == "extends_interfaces" else decl.implements).extend(
-                    map(base_type, texts)
-                )
         decl.type_params = own
-        for text in written:
-            decl.super_args[base_type(text)] = written_args(text)
-        for text in written:
-            args = type_arguments(text)
-            if {simple, decl.name, decl.qualified} & set(args):
-                decl.self_args[base_type(text)] = "self"
-            elif self.self_bounded[decl.qualified] & set(args):
-                decl.self_args[base_type(text)] = "param"
+        add_supertypes(decl, node, simple, self.self_bounded[decl.qualified])
         self.facts.types.append(decl)
         body = node.child_by_field_name("body")
         members = member_nodes(body) if body is not None else []
-        if node.type == "record_declaration":
-            params = node.child_by_field_name("parameters")
-            for p in params.named_children if params is not None else []:
-                if p.type == "formal_parameter":
-                    _field(decl, p.child_by_field_name("type"), p, generics)
-        for m in members:
-            if m.type in ("field_declaration", "constant_declaration"):
-                for d in m.children_by_field_name("declarator"):
-                    _field(decl, m.child_by_field_name("type"), d, generics)
-            elif m.type == "enum_constant":
-                decl.fields[text_of(m.child_by_field_name("name"))] = simple
-        # initialisers: static ones (static fields, static blocks, enum constants) run in <clinit>, the others
-        # in every constructor (<init>); calls there are real calls
+        add_fields(decl, node, members, generics)
+        static_init, instance_init = self._members(members, decl, generics)
+        for name, nodes in (("<clinit>", static_init), ("<init>", instance_init)):
+            if nodes:
+                self._initializer(name, nodes, decl, generics)
+
+    def _members(
+        self, members: list[Any], decl: TypeDecl, generics: dict[str, str]
+    ) -> tuple[list[Any], list[Any]]:
+        """Read the callables and nested types among ``members``; the initialisers left, as (static ones,
+        instance ones): static fields, static blocks and enum constants run in ``<clinit>``, the others in
+        every constructor (``<init>``), and calls there are real calls."""
         static_init: list[Any] = []
         instance_init: list[Any] = []
         for m in members:
-            if m.type in (
-                "method_declaration",
-                "constructor_declaration",
-                "compact_constructor_declaration",
-                "annotation_type_element_declaration",
-            ):
+            if m.type in _CALLABLE_NODES:
                 self._callable(m, decl, generics)
             elif m.type in _TYPE_NODES:
                 self._type(m, outer=decl, generics=generics)
-            elif m.type == "static_initializer":
+            elif m.type in ("static_initializer", "enum_constant"):
                 static_init.append(m)
             elif m.type == "block":
                 instance_init.append(m)
-            elif m.type == "enum_constant":
-                static_init.append(m)
             elif m.type in ("field_declaration", "constant_declaration"):
                 values = [d.child_by_field_name("value") for d in m.children_by_field_name("declarator")]
                 values = [v for v in values if v is not None]
                 if values:
-                    static = m.type == "constant_declaration" or kind == "interface" or is_static(m)
+                    static = m.type == "constant_declaration" or decl.kind == "interface" or is_static(m)
                     (static_init if static else instance_init).extend(values)
-        for name, nodes in (("<clinit>", static_init), ("<init>", instance_init)):
-            if nodes:
-                init = CallableDecl(
-                    kind="method",
-                    name=name,
-                    signature=f"{name}()",
-                    owner=decl.qualified,
-                    line=nodes[0].start_point[0] + 1,
-                    column=self.at(nodes[0])[1],
-                    static=name == "<clinit>",
-                )
-                scope: dict[str, Expr] = {}
-                for n in nodes:
-                    before = len(init.sql)
-                    self._walk(n, init, decl, scope, generics)
-                    if n.type not in ("static_initializer", "block"):
-                        del init.sql[before:]  # a constant holding SQL text runs no SQL (methods using it do)
-                if init.calls or init.instantiates or init.sql:
-                    self.facts.callables.append(init)
+        return static_init, instance_init
+
+    def _initializer(self, name: str, nodes: list[Any], decl: TypeDecl, generics: dict[str, str]) -> None:
+        """Record the initialiser ``name`` (``<clinit>`` or ``<init>``) of ``decl`` made of ``nodes``, if it
+        calls, instantiates or runs SQL."""
+        init = CallableDecl(
+            kind="method",
+            name=name,
+            signature=f"{name}()",
+            owner=decl.qualified,
+            line=nodes[0].start_point[0] + 1,
+            column=self.at(nodes[0])[1],
+            static=name == "<clinit>",
+        )
+        scope: dict[str, Expr] = {}
+        for n in nodes:
+            before = len(init.sql)
+            self._walk(n, init, decl, scope, generics)
+            if n.type not in ("static_initializer", "block"):
+                del init.sql[before:]  # a constant holding SQL text runs no SQL (methods using it do)
+        if init.calls or init.instantiates or init.sql:
+            self.facts.callables.append(init)
 
     def _callable(self, node: Any, owner: TypeDecl, generics: dict[str, str]) -> None:
         constructor = node.type in ("constructor_declaration", "compact_constructor_declaration")
         name = text_of(node.child_by_field_name("name"))
         generics = generics_of(node, generics)
-        params: list[tuple[str, str, str]] = []  # (as written, erased, name)
         plist = node.child_by_field_name("parameters")
-        for p in plist.named_children if plist is not None else []:
-            if p.type == "formal_parameter":
-                written = type_text(p.child_by_field_name("type"))
-                erased = erase(p.child_by_field_name("type"), generics) + "[]" * dims_of(p)
-                params.append((written, erased, text_of(p.child_by_field_name("name"))))
-            elif p.type == "spread_parameter":
-                t = next(
-                    (c for c in p.named_children if c.type not in ("modifiers", "variable_declarator")), None
-                )
-                d = next((c for c in p.named_children if c.type == "variable_declarator"), None)
-                if t is not None and d is not None:
-                    params.append(
-                        (
-                            type_text(t) + "...",
-                            erase(t, generics) + "[]",
-                            text_of(d.child_by_field_name("name")),
-                        )
-                    )
+        params = parameters(plist, generics)
         static = is_static(node)
         returns = None
         rtype = node.child_by_field_name("type")
@@ -369,72 +344,10 @@ class _Analyzer:
                 continue
             if kind == "lambda_expression":
                 self._lambda(node, scope, stack, generics)
-            elif kind == "local_variable_declaration":
-                tnode = node.child_by_field_name("type")
-                for d in node.children_by_field_name("declarator"):
-                    self._declare(
-                        scope,
-                        tnode,
-                        d.child_by_field_name("name"),
-                        generics,
-                        d.child_by_field_name("value"),
-                        dims_of(d),
-                    )
-            elif kind in ("formal_parameter", "resource"):
-                self._declare(
-                    scope,
-                    node.child_by_field_name("type"),
-                    node.child_by_field_name("name"),
-                    generics,
-                    node.child_by_field_name("value"),
-                    dims_of(node),
-                )
-                if kind == "resource":  # try-with-resources closes it: javac calls close() on its static type
-                    self._close(node, decl, scope, generics)
-            elif kind == "enhanced_for_statement":
-                self._declare(
-                    scope,
-                    node.child_by_field_name("type"),
-                    node.child_by_field_name("name"),
-                    generics,
-                    None,
-                    dims_of(node),
-                )
-            elif kind == "catch_formal_parameter":
-                types = [c for c in node.named_children if c.type == "catch_type"]
-                names = [c for c in node.named_children if c.type == "identifier"]
-                alternatives = types[0].named_children if types else []
-                if len(alternatives) == 1 and names:
-                    self._declare(scope, alternatives[0], names[0], generics)
-            elif kind == "instanceof_expression":
-                tnode = node.child_by_field_name("right")
-                name = node.child_by_field_name("name")
-                if tnode is not None and name is not None:
-                    self._declare(scope, tnode, name, generics)
-            elif kind == "method_invocation":
-                decl.calls.append(self._invocation(node, scope, generics))
-            elif kind == "explicit_constructor_invocation":
-                ctor = node.child_by_field_name("constructor")
-                line, column = self.at(ctor)
-                decl.calls.append(
-                    CallRef(
-                        name="<init>",
-                        receiver="this" if ctor.type == "this" else "super",
-                        args=self._args(node, scope, generics),
-                        line=line,
-                        column=column,
-                    )
-                )
-            elif kind == "switch_expression":
-                # a switch over an enum calls its ordinal() (javac's switch map): a dependency on the enum,
-                # kept as a class-level call when the selector's type is an enum of the tree
-                cond = node.child_by_field_name("condition")
-                selector = self._expr(cond, scope, generics) if cond is not None else None
-                if selector is not None:
-                    line, column = self.at(node)
-                    decl.calls.append(
-                        CallRef(name=SWITCH, receiver="expr", expr=selector, line=line, column=column)
-                    )
+            elif kind in _BINDING_NODES:
+                self._bind(node, decl, scope, generics)
+            elif kind in _CALL_NODES:
+                self._call_site(node, decl, scope, generics)
             elif kind == "object_creation_expression":
                 decl.instantiates.append(
                     (base_type(type_text(node.child_by_field_name("type"))), *self.at(node))
@@ -454,6 +367,74 @@ class _Analyzer:
                 )
             # lambdas, anonymous and local classes: their calls count as this callable's
             stack.extend(reversed(node.named_children))
+
+    def _bind(self, node: Any, decl: CallableDecl, scope: dict[str, Expr], generics: dict[str, str]) -> None:
+        """Declare in ``scope`` the variables a node of ``_BINDING_NODES`` introduces (a resource is also
+        closed)."""
+        kind = node.type
+        if kind == "local_variable_declaration":
+            tnode = node.child_by_field_name("type")
+            for d in node.children_by_field_name("declarator"):
+                self._declare(
+                    scope,
+                    tnode,
+                    d.child_by_field_name("name"),
+                    generics,
+                    d.child_by_field_name("value"),
+                    dims_of(d),
+                )
+        elif kind in ("formal_parameter", "resource", "enhanced_for_statement"):
+            self._declare(
+                scope,
+                node.child_by_field_name("type"),
+                node.child_by_field_name("name"),
+                generics,
+                node.child_by_field_name("value") if kind != "enhanced_for_statement" else None,
+                dims_of(node),
+            )
+            if kind == "resource":  # try-with-resources closes it: javac calls close() on its static type
+                self._close(node, decl, scope, generics)
+        elif kind == "catch_formal_parameter":
+            types = [c for c in node.named_children if c.type == "catch_type"]
+            names = [c for c in node.named_children if c.type == "identifier"]
+            alternatives = types[0].named_children if types else []
+            if len(alternatives) == 1 and names:
+                self._declare(scope, alternatives[0], names[0], generics)
+        elif kind == "instanceof_expression":
+            tnode = node.child_by_field_name("right")
+            name = node.child_by_field_name("name")
+            if tnode is not None and name is not None:
+                self._declare(scope, tnode, name, generics)
+
+    def _call_site(
+        self, node: Any, decl: CallableDecl, scope: dict[str, Expr], generics: dict[str, str]
+    ) -> None:
+        """Record the call a node of ``_CALL_NODES`` makes."""
+        kind = node.type
+        if kind == "method_invocation":
+            decl.calls.append(self._invocation(node, scope, generics))
+        elif kind == "explicit_constructor_invocation":
+            ctor = node.child_by_field_name("constructor")
+            line, column = self.at(ctor)
+            decl.calls.append(
+                CallRef(
+                    name="<init>",
+                    receiver="this" if ctor.type == "this" else "super",
+                    args=self._args(node, scope, generics),
+                    line=line,
+                    column=column,
+                )
+            )
+        elif kind == "switch_expression":
+            # a switch over an enum calls its ordinal() (javac's switch map): a dependency on the enum,
+            # kept as a class-level call when the selector's type is an enum of the tree
+            cond = node.child_by_field_name("condition")
+            selector = self._expr(cond, scope, generics) if cond is not None else None
+            if selector is not None:
+                line, column = self.at(node)
+                decl.calls.append(
+                    CallRef(name=SWITCH, receiver="expr", expr=selector, line=line, column=column)
+                )
 
     def _close(self, node: Any, decl: CallableDecl, scope: dict[str, Expr], generics: dict[str, str]) -> None:
         """The implicit ``close()`` of a try-with-resources resource (JLS 14.20.3): a declared resource
@@ -548,6 +529,12 @@ class _Analyzer:
             return ("new", base_type(type_text(node.child_by_field_name("type"))))
         if kind == "cast_expression":
             return ("cast", erase(node.child_by_field_name("type"), generics))
+        return self._value_expr(node, scope, generics)
+
+    def _value_expr(self, node: Any, scope: dict[str, Expr], generics: dict[str, str]) -> Expr | None:
+        """The expression of a value that names nothing of the tree: an array, a literal, a lambda, an
+        element of an array (``_expr``'s other half)."""
+        kind = node.type
         if kind == "array_creation_expression":  # new T[n]: an array, of no type of the tree
             dims = (
                 sum(
@@ -596,16 +583,6 @@ def _restore(scope: dict[str, Expr], saved: dict[str, Expr | None]) -> None:
             scope.pop(name, None)
         else:
             scope[name] = before
-
-
-def _field(decl: TypeDecl, type_node: Any, declarator: Any, generics: dict[str, str]) -> None:
-    """Record a field (or record component) of ``decl``: its erased type, and its element type if it has
-    one."""
-    name, dims = text_of(declarator.child_by_field_name("name")), dims_of(declarator)
-    decl.fields[name] = erase(type_node, generics) + "[]" * dims
-    element = element_type(type_node, generics) if not dims else None
-    if element:
-        decl.field_elements[name] = element
 
 
 def analyze_java(path: str, text: str) -> FileFacts:

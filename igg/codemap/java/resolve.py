@@ -63,7 +63,7 @@ class JavaResolver(Overloads):
         if expr is None or depth > 12:
             return None, None
         kind = expr[0]
-        if kind in ("var", "new", "cast"):
+        if kind in ("var", "new", "cast", "outer"):
             return self._named(expr[1], f, ctx)
         if kind == "lit":
             return None, expr[1]
@@ -80,8 +80,6 @@ class JavaResolver(Overloads):
                 return None, None
             sups = [s for s in self.index.supertypes(ctx) if self.index.types[s].kind == "class"]
             return (sups[0], sups[0]) if sups else (None, None)
-        if kind == "outer":
-            return self._named(expr[1], f, ctx)
         if kind == "name":
             return self._name(expr[1], f, ctx)
         if kind == "field":
@@ -92,25 +90,27 @@ class JavaResolver(Overloads):
                 return self._named(written[:-2], f, ctx)
             return None, None
         if kind == "call":
-            target = self.call_target(expr[1], f, ctx, depth + 1)
-            if target is None and expr[1].args and self._identity(expr[1], f, ctx):
-                return self.expr_type(expr[1].args[0], f, ctx, depth + 1)
-            if target is None and expr[1].receiver == "expr" and expr[1].name in ELEMENT_RETURNS:
-                return self._element(
-                    expr[1].expr, f, ctx, depth + 1
-                )  # list.get(0), optional.get(), it.next()
-            if isinstance(target, ClassLevel) and target.returns is not None:
-                return self._named(target.returns, f, ctx)
-            decls = [target] if isinstance(target, CallableDecl) else []
-            if isinstance(target, Ambiguous):
-                decls = target.candidates
-            # overloads the arguments cannot tell apart still type the chain when they all return one type
-            typed = [self._returns(d, expr[1], f, ctx, depth) for d in decls]
-            if typed and all(t[0] is not None for t in typed) and len({t[0] for t in typed}) == 1:
-                return typed[0]
-            if typed and all(t == typed[0] for t in typed):
-                return typed[0]
-            return None, None
+            return self._call_type(expr[1], f, ctx, depth)
+        return None, None
+
+    def _call_type(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Typed:
+        """The type a call returns (``expr_type`` of a ``("call", call)``)."""
+        target = self.call_target(call, f, ctx, depth + 1)
+        if target is None and call.args and self._identity(call, f, ctx):
+            return self.expr_type(call.args[0], f, ctx, depth + 1)
+        if target is None and call.receiver == "expr" and call.name in ELEMENT_RETURNS:
+            return self._element(call.expr, f, ctx, depth + 1)  # list.get(0), optional.get(), it.next()
+        if isinstance(target, ClassLevel) and target.returns is not None:
+            return self._named(target.returns, f, ctx)
+        decls = [target] if isinstance(target, CallableDecl) else []
+        if isinstance(target, Ambiguous):
+            decls = target.candidates
+        # overloads the arguments cannot tell apart still type the chain when they all return one type
+        typed = [self._returns(d, call, f, ctx, depth) for d in decls]
+        if typed and all(t[0] is not None for t in typed) and len({t[0] for t in typed}) == 1:
+            return typed[0]
+        if typed and all(t == typed[0] for t in typed):
+            return typed[0]
         return None, None
 
     def _returns(
@@ -426,20 +426,7 @@ class JavaResolver(Overloads):
         """A CallableDecl, a ClassLevel, an Ambiguous (between types), or None."""
         index = self.index
         if call.receiver == "none":
-            t = ctx
-            while t is not None:  # the innermost type with a method of that name decides, and only it
-                found = self._method_of(t.qualified, call, f, ctx, depth)
-                if found is not None:
-                    return found
-                if self.candidates(t.qualified, call.name):  # none fits: an overload inherited from outside
-                    return ClassLevel(t.qualified)
-                t = index.types.get(t.outer) if t.outer else None
-            for i in f.imports:
-                if i.member in (call.name, "*") and i.target in index.types:
-                    found = self._method_of(i.target, call, f, ctx, depth)
-                    if found is not None:
-                        return found
-            return None
+            return self._unqualified_target(call, f, ctx, depth)
         if call.receiver in ("this", "super"):
             if ctx is None:
                 return None
@@ -467,6 +454,25 @@ class JavaResolver(Overloads):
                 return ClassLevel(q) if index.types[q].kind == "enum" else None
             found = self._method_of(q, call, f, ctx, depth)
             return ClassLevel(q) if found is None else found  # else a method inherited from outside the tree
+        return None
+
+    def _unqualified_target(self, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Any:
+        """What a call without a receiver (``m()``) reaches: a method of the innermost enclosing type that has
+        one of that name, else a statically imported one."""
+        index = self.index
+        t = ctx
+        while t is not None:  # the innermost type with a method of that name decides, and only it
+            found = self._method_of(t.qualified, call, f, ctx, depth)
+            if found is not None:
+                return found
+            if self.candidates(t.qualified, call.name):  # none fits: an overload inherited from outside
+                return ClassLevel(t.qualified)
+            t = index.types.get(t.outer) if t.outer else None
+        for i in f.imports:
+            if i.member in (call.name, "*") and i.target in index.types:
+                found = self._method_of(i.target, call, f, ctx, depth)
+                if found is not None:
+                    return found
         return None
 
     def _method_of(self, q: str, call: CallRef, f: FileFacts, ctx: TypeDecl | None, depth: int) -> Any:

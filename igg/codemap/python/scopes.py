@@ -168,16 +168,7 @@ class Program:
         keys: list[Key] = []
         if kind == "=":
             target = op[1]
-            if target[0] == "n":
-                key = self.lookup(g, target[1])
-                if key is not None:
-                    keys.append(key)
-            elif target[0] == "v":
-                keys.append((g, target[1]))
-            elif target[0] == "p":
-                keys.append((target[1] + b, target[2]))
-            if len(op) > 3:
-                keys.append((g, op[3]))
+            keys = self._bound_keys(op, g, b)
             if target[0] != "a" and not keys:
                 return None
             value = op[2]
@@ -204,6 +195,23 @@ class Program:
         for key in keys:
             self.writers.setdefault(key, []).append(i)
         return None if keys else i
+
+    def _bound_keys(self, op: tuple[Any, ...], g: int, b: int) -> list[Key]:
+        """The variables binding ``op`` of scope ``g`` writes: its target's (none for an attribute), and the
+        name it also binds when it has one (``op[3]``)."""
+        target = op[1]
+        keys: list[Key] = []
+        if target[0] == "n":
+            key = self.lookup(g, target[1])
+            if key is not None:
+                keys.append(key)
+        elif target[0] == "v":
+            keys.append((g, target[1]))
+        elif target[0] == "p":
+            keys.append((target[1] + b, target[2]))
+        if len(op) > 3:
+            keys.append((g, op[3]))
+        return keys
 
     def compiled(self, i: int) -> Op | None:
         """Operation ``i`` compiled (None: it does nothing)."""

@@ -164,54 +164,10 @@ class Bodies:
                     CallRef(name=text_of(function), arg_types=arg_types, line=line, column=column)
                 )
             return
-        if function.type != "member_expression":
-            return
-        obj, prop = function.child_by_field_name("object"), function.child_by_field_name("property")
-        if obj is None or prop is None:
-            return
-        name = text_of(prop)
-        if obj.type in ("this", "super"):
-            decl.calls.append(
-                CallRef(name=name, receiver=obj.type, arg_types=arg_types, line=line, column=column)
-            )
-            return
-        written = dotted(obj)
-        if written is None:
-            return
-        head, _, rest = written.partition(".")
-        if head == "this" and owner is not None and rest and "." not in rest and rest in owner.fields:
-            decl.calls.append(
-                CallRef(
-                    name=name,
-                    receiver="var",
-                    receiver_type=owner.fields[rest],
-                    line=line,
-                    column=column,
-                    arg_types=arg_types,
-                )
-            )
-        elif not rest and scope.get(head):
-            decl.calls.append(
-                CallRef(
-                    name=name,
-                    receiver="var",
-                    receiver_type=scope[head],
-                    line=line,
-                    column=column,
-                    arg_types=arg_types,
-                )
-            )
-        elif head != "this" and head not in scope:
-            decl.calls.append(
-                CallRef(
-                    name=name,
-                    receiver="type",
-                    receiver_type=written,
-                    line=line,
-                    column=column,
-                    arg_types=arg_types,
-                )
-            )
+        if function.type == "member_expression":
+            ref = _member_call(function, owner, scope, line, column, arg_types)
+            if ref is not None:
+                decl.calls.append(ref)
 
     def _required(self, call: Any, string: Any) -> bool:
         """``const x = require('./m')`` binds ``x`` to the module, ``const {a, b: c} = require('./m')`` binds
@@ -279,3 +235,49 @@ def _parents(spans: list[Span]) -> list[int]:
 
 _HOLE = re.compile(r"\$\{[^{}]*\}")
 """A template literal's substitution, read as a template hole by the SQL detection."""
+
+
+def _member_call(
+    function: Any,
+    owner: TypeDecl | None,
+    scope: dict[str, str],
+    line: int,
+    column: int,
+    arg_types: tuple[str | None, ...],
+) -> CallRef | None:
+    """The call of a method ``function`` (``a.b.f``) names, by what the source says of its receiver:
+    ``this``/``super``, a field of the callable's type (``this.repo``), a local or parameter of declared type,
+    or a dotted name no local shadows (a namespace import, a class); None when it says nothing."""
+    obj, prop = function.child_by_field_name("object"), function.child_by_field_name("property")
+    if obj is None or prop is None:
+        return None
+    name = text_of(prop)
+    if obj.type in ("this", "super"):
+        return CallRef(name=name, receiver=obj.type, arg_types=arg_types, line=line, column=column)
+    written = dotted(obj)
+    if written is None:
+        return None
+    head, _, rest = written.partition(".")
+    if head == "this" and owner is not None and rest and "." not in rest and rest in owner.fields:
+        return CallRef(
+            name=name,
+            receiver="var",
+            receiver_type=owner.fields[rest],
+            line=line,
+            column=column,
+            arg_types=arg_types,
+        )
+    if not rest and scope.get(head):
+        return CallRef(
+            name=name,
+            receiver="var",
+            receiver_type=scope[head],
+            line=line,
+            column=column,
+            arg_types=arg_types,
+        )
+    if head != "this" and head not in scope:
+        return CallRef(
+            name=name, receiver="type", receiver_type=written, line=line, column=column, arg_types=arg_types
+        )
+    return None

@@ -27,7 +27,7 @@ import hashlib
 import json
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from igg.errors import ExportError
@@ -90,79 +90,120 @@ def sync_neo4j(
     ``since_step``/``step`` and ``replans``; records the export in the store."""
     if batch_size < 1:
         raise ExportError(f"batch_size must be at least 1, got {batch_size}")
-    scope = scope or point.session_id
-    started = time.perf_counter()
+    run = _Sync(
+        point=point,
+        settings=settings,
+        scope=scope or point.session_id,
+        batch_size=batch_size,
+        options={"provenance": provenance},
+        prov=point.session_id if provenance else None,
+        started=time.perf_counter(),
+    )
     targets = point.store.export_targets
-    key = (settings.display_uri(), settings.database or "", scope)
-    options = {"provenance": provenance}
-    prov = point.session_id if provenance else None
-    record = targets.get(point.session_id, *key)
-    reason = _static_reason(record, point, options, full)
-    replans = 0
-    timings: dict[str, float] = {}
+    record = targets.get(point.session_id, *run.key)
+    reason = _static_reason(record, point, run.options, full)
     with BoltSession(settings) as bolt:
-        timings["connect"] = round(time.perf_counter() - started, 3)
+        run.timings["connect"] = round(time.perf_counter() - run.started, 3)
         if reason is None and bolt.dialect != "neo4j":
             reason = f"a delta export needs Neo4j 5 Cypher; {bolt.server} gets the read-and-diff export"
         while reason is None:
             assert record is not None
             checked = time.perf_counter()
-            reason = check_target(bolt, scope, record)
-            timings["check"] = round(timings.get("check", 0.0) + time.perf_counter() - checked, 3)
+            reason = check_target(bolt, run.scope, record)
+            run.timings["check"] = round(run.timings.get("check", 0.0) + time.perf_counter() - checked, 3)
             if reason is not None:
                 break
             try:
-                summary = _write_delta(bolt, point, record, scope, prov, batch_size)
+                summary = _write_delta(bolt, point, record, run.scope, run.prov, batch_size)
             except StaleMarker as exc:
-                replans += 1
-                log.info("neo4j_delta_replan", scope=scope, attempt=replans, reason=str(exc))
-                record = targets.get(point.session_id, *key)
-                reason = _static_reason(record, point, options, False)
-                if reason is None and replans >= REPLANS:
-                    reason = f"the scope's marker kept changing under this export ({replans} plans)"
+                run.replans += 1
+                log.info("neo4j_delta_replan", scope=run.scope, attempt=run.replans, reason=str(exc))
+                record = targets.get(point.session_id, *run.key)
+                reason = _static_reason(record, point, run.options, False)
+                if reason is None and run.replans >= REPLANS:
+                    reason = f"the scope's marker kept changing under this export ({run.replans} plans)"
                 continue
-            recorded = time.perf_counter()
-            targets.record(_record(point, key, summary["digest"], options))
-            timings.update(summary["timings"], record=round(time.perf_counter() - recorded, 3))
-            summary.update(
-                target=settings.display_uri(),
-                database=settings.database,
-                server=bolt.server,
-                agent=bolt.agent,
-                scope=scope,
-                replans=replans,
-                timings=timings,
-                seconds=round(time.perf_counter() - started, 3),
-            )
-            log.info(
-                "neo4j_synced",
-                mode="delta",
-                scope=scope,
-                step=point.step,
-                since_step=summary["since_step"],
-                replans=replans,
-                seconds=summary["seconds"],
-            )
-            return summary
-    log.info("neo4j_delta_fallback", scope=scope, reason=reason)
-    digest = _full_digest(point, scope, options)
-    marker = _marker(point, digest)
-    summary = export_neo4j(
-        point.state, settings=settings, scope=scope, batch_size=batch_size, provenance=prov, marker=marker
-    )
-    targets.record(_record(point, key, digest, options))
-    summary["timings"] = {**{f"{k}_before_fallback": v for k, v in timings.items()}, **summary["timings"]}
-    summary.update(
-        mode="full",
-        fallback=reason,
-        since_step=record.step if record else None,
-        step=point.step,
-        iteration=point.iteration,
-        replans=replans,
-        digest=digest,
-        seconds=round(time.perf_counter() - started, 3),
-    )
-    return summary
+            return run.delta_written(bolt, summary)
+    return run.full(reason, record)
+
+
+@dataclass(kw_only=True)
+class _Sync:
+    """One ``sync_neo4j``: its target, and what it has timed and re-planned so far."""
+
+    point: SyncPoint
+    settings: Neo4jSettings
+    scope: str
+    batch_size: int
+    options: dict[str, Any]
+    prov: str | None
+    """The session id written as provenance, or None without provenance."""
+    started: float
+    timings: dict[str, float] = field(default_factory=dict)
+    replans: int = 0
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The export target: (URI as displayed, database, scope)."""
+        return (self.settings.display_uri(), self.settings.database or "", self.scope)
+
+    def delta_written(self, bolt: BoltSession, summary: dict[str, Any]) -> dict[str, Any]:
+        """The summary of a delta written: the export recorded in the store, its timings and target added."""
+        point = self.point
+        recorded = time.perf_counter()
+        point.store.export_targets.record(_record(point, self.key, summary["digest"], self.options))
+        self.timings.update(summary["timings"], record=round(time.perf_counter() - recorded, 3))
+        summary.update(
+            target=self.settings.display_uri(),
+            database=self.settings.database,
+            server=bolt.server,
+            agent=bolt.agent,
+            scope=self.scope,
+            replans=self.replans,
+            timings=self.timings,
+            seconds=round(time.perf_counter() - self.started, 3),
+        )
+        log.info(
+            "neo4j_synced",
+            mode="delta",
+            scope=self.scope,
+            step=point.step,
+            since_step=summary["since_step"],
+            replans=self.replans,
+            seconds=summary["seconds"],
+        )
+        return summary
+
+    def full(self, reason: str, record: ExportTarget | None) -> dict[str, Any]:
+        """The read-and-diff export, when a delta cannot be written (``reason``), recorded in the store."""
+        point, scope = self.point, self.scope
+        log.info("neo4j_delta_fallback", scope=scope, reason=reason)
+        digest = _full_digest(point, scope, self.options)
+        marker = _marker(point, digest)
+        summary = export_neo4j(
+            point.state,
+            settings=self.settings,
+            scope=scope,
+            batch_size=self.batch_size,
+            provenance=self.prov,
+            marker=marker,
+        )
+        point.store.export_targets.record(_record(point, self.key, digest, self.options))
+        summary["timings"] = {
+            **{f"{k}_before_fallback": v for k, v in self.timings.items()},
+            **summary["timings"],
+        }
+        summary.update(
+            mode="full",
+            fallback=reason,
+            since_step=record.step if record else None,
+            step=point.step,
+            iteration=point.iteration,
+            replans=self.replans,
+            digest=digest,
+            seconds=round(time.perf_counter() - self.started, 3),
+        )
+        return summary
 
 
 def plan_sync(

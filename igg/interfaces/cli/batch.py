@@ -43,6 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="REQUESTS",
         help="request files, JSON Lines files of requests, folders of request files; or map-code DIR...",
     )
+    _cluster_options(p)
+    _output_options(p)
+    _tree_options(p.add_argument_group("map-code"))
+    p.set_defaults(handler=run_command)
+
+
+def _cluster_options(p: argparse.ArgumentParser) -> None:
+    """Where the sessions run: the cluster, its workers, the agent."""
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
@@ -68,6 +76,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "(a transcript, or a folder of <session_id>.jsonl / <request stem>.jsonl)"
         ),
     )
+
+
+def _output_options(p: argparse.ArgumentParser) -> None:
+    """Where the sessions go: the store, files, exports; and what the command prints."""
     p.add_argument("--store", metavar="LOCATION", help=STORE_HELP)
     p.add_argument(
         "--out",
@@ -105,7 +117,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default="console",
         help="log lines on stderr: console (default) or json",
     )
-    trees = p.add_argument_group("map-code")
+
+
+def _tree_options(trees: argparse._ArgumentGroup) -> None:
+    """The options of ``igg batch map-code``: the schema and the limits per tree."""
     trees.add_argument(
         "--schema", type=Path, metavar="FILE", help="a code schema (default: the built-in one)"
     )
@@ -122,7 +137,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="N",
         help=f"skip larger files (default {DEFAULT_MAX_BYTES})",
     )
-    p.set_defaults(handler=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -60,7 +60,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("--json", action="store_true", help="print the export summary as JSON")
     add_verbosity_options(p)
-    sessions = p.add_argument_group("sessions")
+    _session_options(p.add_argument_group("sessions"))
+    _chart_options(p.add_argument_group("mermaid"))
+    _neo4j_options(p.add_argument_group("neo4j"))
+    rdf = p.add_argument_group("rdf")
+    rdf.add_argument(
+        "--base-iri",
+        metavar="IRI",
+        help="base of every IRI the nt/ttl/jsonld export mints (default urn:igg:)",
+    )
+    p.set_defaults(handler=run)
+
+
+def _session_options(sessions: argparse._ArgumentGroup) -> None:
+    """A stored session as the source: the store, the iteration or time, provenance."""
     sessions.add_argument(
         "--store",
         metavar="LOCATION",
@@ -80,7 +93,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "and into Neo4j as igg_session, igg_created, igg_updated, igg_chunk"
         ),
     )
-    chart = p.add_argument_group("mermaid")
+
+
+def _chart_options(chart: argparse._ArgumentGroup) -> None:
+    """Mermaid's: the node types drawn, the size of a summarized chart."""
     chart.add_argument(
         "--types",
         metavar="TYPE[,TYPE...]",
@@ -94,7 +110,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "a summarized chart (beyond 60 nodes or 120 edges) draws the N most connected nodes (default 20)"
         ),
     )
-    neo = p.add_argument_group("neo4j")
+
+
+def _neo4j_options(neo: argparse._ArgumentGroup) -> None:
+    """Neo4j's: the server, the scope, batches, and planning, diffing or following a stored session."""
     neo.add_argument("--uri", help="Bolt URI, e.g. bolt://localhost:7687 (default: NEO4J_URI)")
     neo.add_argument(
         "--user", help="user name (default: NEO4J_USERNAME); the password comes from NEO4J_PASSWORD"
@@ -139,13 +158,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="SECONDS",
         help="--follow: how often to look for new steps (default 1)",
     )
-    rdf = p.add_argument_group("rdf")
-    rdf.add_argument(
-        "--base-iri",
-        metavar="IRI",
-        help="base of every IRI the nt/ttl/jsonld export mints (default urn:igg:)",
-    )
-    p.set_defaults(handler=run)
 
 
 def load_source(args: argparse.Namespace) -> tuple[GraphState, Schema | None, dict[str, Any]]:

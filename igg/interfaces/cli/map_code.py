@@ -82,6 +82,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="N",
         help="iteration guard (default: enough for one file per iteration)",
     )
+    _reading_options(p)
+    _mode_options(p)
+    p.set_defaults(handler=run_command)
+
+
+def _reading_options(p: argparse.ArgumentParser) -> None:
+    """How the sources are read: the processes or cluster that parse, the files and languages read."""
     p.add_argument("--jobs", type=int, metavar="N", help="parse processes (default: the CPUs)")
     p.add_argument(
         "--scheduler",
@@ -111,6 +118,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "namespace), where neither the folders nor the tree's own imports say it"
         ),
     )
+
+
+def _mode_options(p: argparse.ArgumentParser) -> None:
+    """The modes other than a fresh map: updating a stored map, reporting a change, resuming."""
     p.add_argument(
         "--update",
         action="store_true",
@@ -136,7 +147,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
             "what the graph already holds is not proposed twice)"
         ),
     )
-    p.set_defaults(handler=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -5,10 +5,14 @@ are grounded, ungrounded and unverified, and each ungrounded one with the quotes
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from igg.interfaces.cli.common import add_time_options
 from igg.interfaces.cli.storecli import add_json_option, add_store_option, open_store, print_json, table, when
+
+if TYPE_CHECKING:
+    from igg.persistence import SessionInfo
+    from igg.store.store import StepInfo
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,8 +35,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def run(args: argparse.Namespace) -> int:
-    from igg.store.fork import lineage_of
-
     store = open_store(args)
     if args.grounding:
         return _grounding(store, args)
@@ -45,39 +47,64 @@ def run(args: argparse.Namespace) -> int:
     info = store.session(args.session)
     steps = store.steps(args.session)
     if args.json:
-        print_json(
-            {
-                "session_id": info.session_id,
-                "status": info.status,
-                "stop_reason": info.stop_reason,
-                "goal": info.goal,
-                "agent": info.agent,
-                "iterations": info.last_iteration,
-                "nodes": info.nodes,
-                "edges": info.edges,
-                **lineage_of(info.options),
-                **({"git_commit": info.options["git_commit"]} if info.options.get("git_commit") else {}),
-                "steps": [
-                    {
-                        "step": s.step,
-                        "kind": s.kind,
-                        "iteration": s.iteration,
-                        "chunk": s.chunk,
-                        "proposed": s.proposed,
-                        "accepted": s.accepted,
-                        "rejected": s.rejected,
-                        "rejected_by_code": s.rejected_by_code,
-                        "tokens": s.tokens,
-                        "ms": round(s.ms, 3),
-                        "mutations": s.mutation_count,
-                        "nodes": s.nodes,
-                        "edges": s.edges,
-                    }
-                    for s in steps
-                ],
-            }
-        )
+        print_json(_session_json(info, steps))
         return 0
+    _print_header(info, store.path)
+    rows = [_step_row(s) for s in steps]
+    if rows:
+        print()
+        print(table(_STEP_COLUMNS, rows))
+    iters = [s for s in steps if s.kind == "iteration"]
+    # tokens: the agent turns held for review were paid for too (their review steps carry the usage)
+    tokens = sum(s.tokens for s in steps if s.kind in ("iteration", "review"))
+    print(
+        f"\ntotal: {sum(s.proposed for s in iters)} proposed, {sum(s.accepted for s in iters)} accepted, "
+        f"{sum(s.rejected for s in iters)} rejected, {tokens} tokens, "
+        f"{sum(s.ms for s in iters) / 1000:.2f} s"
+    )
+    return 0
+
+
+def _session_json(info: SessionInfo, steps: list[StepInfo]) -> dict[str, Any]:
+    """A session and its steps as ``show --json`` prints them."""
+    from igg.store.fork import lineage_of
+
+    return {
+        "session_id": info.session_id,
+        "status": info.status,
+        "stop_reason": info.stop_reason,
+        "goal": info.goal,
+        "agent": info.agent,
+        "iterations": info.last_iteration,
+        "nodes": info.nodes,
+        "edges": info.edges,
+        **lineage_of(info.options),
+        **({"git_commit": info.options["git_commit"]} if info.options.get("git_commit") else {}),
+        "steps": [
+            {
+                "step": s.step,
+                "kind": s.kind,
+                "iteration": s.iteration,
+                "chunk": s.chunk,
+                "proposed": s.proposed,
+                "accepted": s.accepted,
+                "rejected": s.rejected,
+                "rejected_by_code": s.rejected_by_code,
+                "tokens": s.tokens,
+                "ms": round(s.ms, 3),
+                "mutations": s.mutation_count,
+                "nodes": s.nodes,
+                "edges": s.edges,
+            }
+            for s in steps
+        ],
+    }
+
+
+def _print_header(info: SessionInfo, store_path: object) -> None:
+    """Print what the session is: its status, goal, agent, start, store, commit and the sessions it forks."""
+    from igg.store.fork import lineage_of
+
     print(
         f"session {info.session_id}: {info.status}"
         + (f" ({info.stop_reason})" if info.stop_reason else "")
@@ -85,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"goal: {' '.join(info.goal.split())}")
     print(
-        f"agent: {info.agent or '-'}; started {when(info.created_at)} UTC; store {store.path}"
+        f"agent: {info.agent or '-'}; started {when(info.created_at)} UTC; store {store_path}"
         + (f"; git {info.options['git_commit']}" if info.options.get("git_commit") else "")
     )
     lineage = lineage_of(info.options)
@@ -97,65 +124,51 @@ def run(args: argparse.Namespace) -> int:
                 for p in reversed(lineage.get("lineage", []))
             )
         )
-    rows = []
-    for s in steps:
-        codes = ", ".join(f"{code} {n}" for code, n in sorted(s.rejected_by_code.items()))
-        error = s.record.get("parse_error") or {}
-        if error.get("code"):
-            codes = f"turn: {error['code']}" + (f", {codes}" if codes else "")
-        if s.record.get("truncated"):
-            codes = "turn: truncated" + (f", {codes}" if codes else "")
-        iteration = s.iteration if s.iteration is not None else "-"
-        if s.kind == "undo":
-            iteration = f"to {s.record.get('to_iteration')}"
-        rows.append(
-            (
-                s.step,
-                s.kind,
-                iteration,
-                s.proposed,
-                s.accepted,
-                s.rejected,
-                s.tokens,
-                f"{s.ms:.1f}",
-                s.mutation_count,
-                s.nodes,
-                s.edges,
-                _short(s.chunk or ""),
-                codes,
-            )
-        )
-    if rows:
-        print()
-        print(
-            table(
-                (
-                    "STEP",
-                    "KIND",
-                    "ITER",
-                    "PROPOSED",
-                    "ACCEPTED",
-                    "REJECTED",
-                    "TOKENS",
-                    "MS",
-                    "MUTATIONS",
-                    "NODES",
-                    "EDGES",
-                    "CHUNK",
-                    "REJECTED BY CODE",
-                ),
-                rows,
-            )
-        )
-    iters = [s for s in steps if s.kind == "iteration"]
-    # tokens: the agent turns held for review were paid for too (their review steps carry the usage)
-    tokens = sum(s.tokens for s in steps if s.kind in ("iteration", "review"))
-    print(
-        f"\ntotal: {sum(s.proposed for s in iters)} proposed, {sum(s.accepted for s in iters)} accepted, "
-        f"{sum(s.rejected for s in iters)} rejected, {tokens} tokens, "
-        f"{sum(s.ms for s in iters) / 1000:.2f} s"
+
+
+_STEP_COLUMNS = (
+    "STEP",
+    "KIND",
+    "ITER",
+    "PROPOSED",
+    "ACCEPTED",
+    "REJECTED",
+    "TOKENS",
+    "MS",
+    "MUTATIONS",
+    "NODES",
+    "EDGES",
+    "CHUNK",
+    "REJECTED BY CODE",
+)
+
+
+def _step_row(s: StepInfo) -> tuple[Any, ...]:
+    """One step's row of the table: its counts, its chunk, its rejections by code (and a turn's failure)."""
+    codes = ", ".join(f"{code} {n}" for code, n in sorted(s.rejected_by_code.items()))
+    error = s.record.get("parse_error") or {}
+    if error.get("code"):
+        codes = f"turn: {error['code']}" + (f", {codes}" if codes else "")
+    if s.record.get("truncated"):
+        codes = "turn: truncated" + (f", {codes}" if codes else "")
+    iteration = s.iteration if s.iteration is not None else "-"
+    if s.kind == "undo":
+        iteration = f"to {s.record.get('to_iteration')}"
+    return (
+        s.step,
+        s.kind,
+        iteration,
+        s.proposed,
+        s.accepted,
+        s.rejected,
+        s.tokens,
+        f"{s.ms:.1f}",
+        s.mutation_count,
+        s.nodes,
+        s.edges,
+        _short(s.chunk or ""),
+        codes,
     )
-    return 0
 
 
 def _facts(store: Any, args: argparse.Namespace) -> int:

@@ -204,67 +204,10 @@ def bearer_guard(
             await app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
-        host = headers.get(b"host", b"").decode("latin-1")
-        if not policy.permits(host):
-            shown = host if host else "(none)"
-            await refuse(
-                send,
-                421,
-                "HOST_FORBIDDEN",
-                f"this server does not answer for the Host {shown!r}; it "
-                f"answers {policy.describe()}. Add a name with --allowed-host NAME or {HOSTS_ENV} "
-                "(a protection against DNS rebinding: web pages cannot reach it under their own names)",
-            )
+        refusal = _refusal(policy, expected, scope, headers)
+        if refusal is not None:
+            await refuse(send, *refusal)
             return
-        origin = headers.get(b"origin")
-        if (
-            origin is not None
-            and not policy.any_host
-            and not policy.permits_origin(origin.decode("latin-1"), host)
-        ):
-            await refuse(
-                send,
-                403,
-                "ORIGIN_FORBIDDEN",
-                f"requests from pages at {origin.decode('latin-1')!r} "
-                f"are refused: this server takes requests from its own pages and from "
-                f"{policy.describe()} on the ports given (--allowed-host)",
-            )
-            return
-        if (
-            scope.get("method") == "POST"
-            and scope.get("path") not in FORM_PATHS
-            and not is_json(headers.get(b"content-type", b""))
-        ):
-            await refuse(
-                send,
-                403,
-                "JSON_REQUIRED",
-                "a POST must carry a JSON body with 'Content-Type: "
-                "application/json' (send {} when there is nothing to say); other types are what cross-site "
-                "forms send, and are refused",
-            )
-            return
-        if expected is not None and scope.get("path") not in OPEN_PATHS:
-            given = headers.get(b"authorization", b"")
-            presented = _bearer(given)
-            if presented is None or not hmac.compare_digest(presented, expected):
-                what = (
-                    "is missing"
-                    if not given
-                    else "is wrong"
-                    if presented is not None
-                    else "is not a Bearer token"
-                )
-                await refuse(
-                    send,
-                    401,
-                    "UNAUTHORIZED",
-                    f"the bearer token {what}: send 'Authorization: Bearer "
-                    f"<token>' with the token the server was started with ({TOKEN_ENV})",
-                    [(b"www-authenticate", b"Bearer")],
-                )
-                return
         length = headers.get(b"content-length")
         too_large = f"this server accepts request bodies of at most {max_body} bytes (--max-body)"
         if length is not None and length.isdigit():
@@ -294,6 +237,74 @@ def bearer_guard(
         await app(scope, _replay(bytes(body), receive), send)
 
     return guarded
+
+
+_Refusal = tuple[int, str, str, list[tuple[bytes, bytes]]]
+"""(status, code, message, extra headers) of a request refused before the application runs."""
+
+
+def _refusal(
+    policy: HostPolicy, expected: bytes | None, scope: Scope, headers: dict[bytes, bytes]
+) -> _Refusal | None:
+    """Why the request is refused, in the order the checks run: its Host, its Origin, a POST's content type,
+    its bearer token (when ``expected``); None when it passes them all."""
+    host = headers.get(b"host", b"").decode("latin-1")
+    if not policy.permits(host):
+        shown = host if host else "(none)"
+        return (
+            421,
+            "HOST_FORBIDDEN",
+            f"this server does not answer for the Host {shown!r}; it "
+            f"answers {policy.describe()}. Add a name with --allowed-host NAME or {HOSTS_ENV} "
+            "(a protection against DNS rebinding: web pages cannot reach it under their own names)",
+            [],
+        )
+    origin = headers.get(b"origin")
+    if (
+        origin is not None
+        and not policy.any_host
+        and not policy.permits_origin(origin.decode("latin-1"), host)
+    ):
+        return (
+            403,
+            "ORIGIN_FORBIDDEN",
+            f"requests from pages at {origin.decode('latin-1')!r} "
+            f"are refused: this server takes requests from its own pages and from "
+            f"{policy.describe()} on the ports given (--allowed-host)",
+            [],
+        )
+    if (
+        scope.get("method") == "POST"
+        and scope.get("path") not in FORM_PATHS
+        and not is_json(headers.get(b"content-type", b""))
+    ):
+        return (
+            403,
+            "JSON_REQUIRED",
+            "a POST must carry a JSON body with 'Content-Type: "
+            "application/json' (send {} when there is nothing to say); other types are what cross-site "
+            "forms send, and are refused",
+            [],
+        )
+    if expected is not None and scope.get("path") not in OPEN_PATHS:
+        return _token_refusal(expected, headers)
+    return None
+
+
+def _token_refusal(expected: bytes, headers: dict[bytes, bytes]) -> _Refusal | None:
+    """Why the request's bearer token is refused (missing, wrong, not a Bearer token), or None."""
+    given = headers.get(b"authorization", b"")
+    presented = _bearer(given)
+    if presented is not None and hmac.compare_digest(presented, expected):
+        return None
+    what = "is missing" if not given else "is wrong" if presented is not None else "is not a Bearer token"
+    return (
+        401,
+        "UNAUTHORIZED",
+        f"the bearer token {what}: send 'Authorization: Bearer "
+        f"<token>' with the token the server was started with ({TOKEN_ENV})",
+        [(b"www-authenticate", b"Bearer")],
+    )
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -80,25 +80,7 @@ _TYPES = {
 def ui_router(workspace: Workspace) -> APIRouter:
     """The ``/ui`` routes over ``workspace`` (include them in the app: ``app.include_router(...)``)."""
     router = APIRouter(prefix="/ui", include_in_schema=False)
-
-    @router.get("")
-    async def ui_root() -> RedirectResponse:
-        return RedirectResponse("/ui/", status_code=307)
-
-    @router.get("/")
-    async def page() -> HTMLResponse:
-        return HTMLResponse(render_page("server"), headers=PAGE_HEADERS)
-
-    @router.get("/static/{name:path}")
-    async def static(name: str) -> Response:
-        if name not in STATIC_FILES:
-            raise WorkspaceError("NOT_FOUND", f"no static file {name!r} here")
-        suffix = name[name.rfind(".") :]
-        return Response(
-            asset(name),
-            media_type=_TYPES.get(suffix, "text/plain; charset=utf-8"),
-            headers={"cache-control": "max-age=3600", "x-content-type-options": "nosniff"},
-        )
+    _page_routes(router)
 
     @router.get("/api/sessions")
     async def sessions() -> dict[str, Any]:
@@ -119,42 +101,7 @@ def ui_router(workspace: Workspace) -> APIRouter:
             )
         if iteration is not None:
             raise _no_history()
-        session = await asyncio.to_thread(workspace.get, session_id)
-        if at is not None:  # the facts valid then: a new state, read here like the running one
-            meta = {
-                "session_id": session_id,
-                "goal": session.info.goal,
-                "status": session.info.status,
-                "stop_reason": session.info.stop_reason,
-                "iteration": session.info.iteration,
-                "last_iteration": session.info.iteration,
-                "as_of": as_of,
-            }
-            return graph_payload(
-                as_of_state(session.state, at),
-                metadata=meta,
-                communities=communities,
-                context=context_chunks(session.session.request),
-            )
-        info = session.info
-        meta = {
-            "session_id": session_id,
-            "goal": info.goal,
-            "status": info.status,
-            "stop_reason": info.stop_reason,
-            "iteration": info.iteration,
-            "last_iteration": info.iteration,
-        }
-        context = context_chunks(session.session.request)
-        if (
-            info.status == "running"
-        ):  # a run changes the graph on this event loop, between its steps: read it here
-            return graph_payload(session.state, metadata=meta, communities=communities, context=context)
-        return await asyncio.to_thread(
-            functools.partial(
-                graph_payload, session.state, metadata=meta, communities=communities, context=context
-            )
-        )
+        return await _live_graph(workspace, session_id, communities, at, as_of)
 
     @router.get("/api/sessions/{session_id}/iterations")
     async def iterations(session_id: str) -> dict[str, Any]:
@@ -196,6 +143,71 @@ def ui_router(workspace: Workspace) -> APIRouter:
         )
 
     return router
+
+
+def _page_routes(router: APIRouter) -> None:
+    """Add the page's routes to ``router``: the page, and its static files."""
+
+    @router.get("")
+    async def ui_root() -> RedirectResponse:
+        return RedirectResponse("/ui/", status_code=307)
+
+    @router.get("/")
+    async def page() -> HTMLResponse:
+        return HTMLResponse(render_page("server"), headers=PAGE_HEADERS)
+
+    @router.get("/static/{name:path}")
+    async def static(name: str) -> Response:
+        if name not in STATIC_FILES:
+            raise WorkspaceError("NOT_FOUND", f"no static file {name!r} here")
+        suffix = name[name.rfind(".") :]
+        return Response(
+            asset(name),
+            media_type=_TYPES.get(suffix, "text/plain; charset=utf-8"),
+            headers={"cache-control": "max-age=3600", "x-content-type-options": "nosniff"},
+        )
+
+
+async def _live_graph(
+    workspace: Workspace, session_id: str, communities: bool, at: datetime | None, as_of: str | None
+) -> dict[str, Any]:
+    """The payload of a session of an in-memory workspace, now (``at``: only the facts valid then)."""
+    session = await asyncio.to_thread(workspace.get, session_id)
+    if at is not None:  # the facts valid then: a new state, read here like the running one
+        meta = {
+            "session_id": session_id,
+            "goal": session.info.goal,
+            "status": session.info.status,
+            "stop_reason": session.info.stop_reason,
+            "iteration": session.info.iteration,
+            "last_iteration": session.info.iteration,
+            "as_of": as_of,
+        }
+        return graph_payload(
+            as_of_state(session.state, at),
+            metadata=meta,
+            communities=communities,
+            context=context_chunks(session.session.request),
+        )
+    info = session.info
+    meta = {
+        "session_id": session_id,
+        "goal": info.goal,
+        "status": info.status,
+        "stop_reason": info.stop_reason,
+        "iteration": info.iteration,
+        "last_iteration": info.iteration,
+    }
+    context = context_chunks(session.session.request)
+    if (
+        info.status == "running"
+    ):  # a run changes the graph on this event loop, between its steps: read it here
+        return graph_payload(session.state, metadata=meta, communities=communities, context=context)
+    return await asyncio.to_thread(
+        functools.partial(
+            graph_payload, session.state, metadata=meta, communities=communities, context=context
+        )
+    )
 
 
 def store_of(workspace: Workspace) -> SessionStore | None:
