@@ -19,11 +19,10 @@ Calls are kept with what the source says of their receiver: ``f()`` (receiver ``
 is no local name (``type``: a package's function, or a method expression of a type), and ``e.M()`` where ``e``
 is a typed expression (``expr``): ``("var", T)`` a local, parameter or receiver declared or built as ``T``
 (``var x T``, ``x := T{}``, ``&T{}``, ``new(T)``, ``x.(T)``), ``("field", E, name)``, ``("call", CallRef)``
-(what the call returns). A local is seen from its declaration to the end of its scope (a block, an ``if``/
-``for``/``switch`` with its clauses, a case, a function literal's parameters in it), the innermost one
+(what the call returns). A local is seen from its declaration to the end of its scope (a block, an
+``if``/``for``/``switch`` with its clauses, a case, a function literal's parameters in it), the innermost one
 shadowing the others, as the compiler scopes names; parameters, named results and the receiver hold in the
-whole function. SQL in string literals of a function, and in the package-level constants of the file a
-function names, gives its tables.
+whole function. SQL in a function's string literals, and in the file's constants it names, gives its tables.
 """
 
 from __future__ import annotations
