@@ -293,7 +293,7 @@ class _Linking:
         def add(
             r: Relation,
         ) -> None:  # calls, instantiations, tables: all sited (``_site`` inlined: the hot path)
-            if r.target != r.source:
+            if r.target != r.source or r.label == "CALLS":  # a callable calling itself: recursion
                 if r not in seen:
                     seen.add(r)
                     append(r)

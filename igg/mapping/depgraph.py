@@ -39,7 +39,7 @@ def _placed_relations(fit: SchemaFit) -> Iterator[tuple[str, Relation, str]]:
     for plan in fit.model.files:
         for r in plan.relations:
             for rel in (r, fit.lifted(r)):
-                if rel is None or rel.source == rel.target:
+                if rel is None or fit.loops_back(rel):
                     continue
                 label = fit.edge_label(rel)
                 if label is not None:

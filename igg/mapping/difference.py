@@ -33,7 +33,7 @@ def desired_graph(
                 if rel is None:
                     continue
                 label = fit.edge_label(rel)
-                if label is None or rel.source == rel.target:
+                if label is None or fit.loops_back(rel):
                     continue
                 a, b = fit.placed[rel.source], fit.placed[rel.target]
                 edges[(label, (a.label, a.identity), (b.label, b.identity))] = props.get(
@@ -200,7 +200,7 @@ def _wanted_edges(
     for plan in plans:
         for r in plan.relations:
             for rel in (r, fit.lifted(r)):
-                if rel is None or rel.source == rel.target:
+                if rel is None or fit.loops_back(rel):
                     continue
                 if rel.source not in own:
                     if rel.source.startswith("package:"):

@@ -274,6 +274,8 @@ def prepare(
                 "max_nodes": max_nodes,
                 "max_edges": max_edges,
                 "max_actions_per_response": max_actions,
+                # a recursive callable calls itself: the one self-loop a code map draws
+                "allow_self_loops": ["CALLS"] if "CALLS" in code_schema.edge_types else False,
                 # static identities are exact (Outer.Inner, owner + signature): near-duplicate names
                 # (get/get_all, User/Users) are distinct symbols, never a typo to guard against
                 "duplicates": {"policy": "off" if agent == "code" else "warn"},

@@ -156,6 +156,11 @@ class SchemaFit:
                 return Relation("CALLS", source, target, r.line)
         return None
 
+    def loops_back(self, r: Relation) -> bool:
+        """Whether ``r`` joins a symbol to itself and so makes no edge: the one self-loop a code map draws is
+        a callable calling itself (recursion), as a CALLS edge (``allow_self_loops: ["CALLS"]``)."""
+        return r.source == r.target and (r.label != "CALLS" or self.edge_label(r) != "CALLS")
+
     def edge_properties(self) -> dict[tuple[str, str, str], dict[str, Any]]:
         """(edge type, source symbol key, target symbol key) -> the properties of that edge, for every edge
         the model's relations give a site (``igg.codemap.model.site_properties``): the sites of all the
@@ -171,7 +176,7 @@ class SchemaFit:
                 path, type_only = plan.path, plan.type_only
                 for r, where in plan.sites.items():  # each relation of the file once, with its sites
                     for rel in (r, self.lifted(r)) if lift else (r,):
-                        if rel is None or rel.source == rel.target:
+                        if rel is None or self.loops_back(rel):
                             continue
                         label = edge_label(rel)
                         if label is not None:
