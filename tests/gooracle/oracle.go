@@ -3,7 +3,8 @@
 //
 // Prints one JSON object: "types" [file, name, kind] (kind "interface" or "class"), "functions" [file, name],
 // "methods" [file, receiver type, name], "calls" [caller file, caller, callee file, callee] where caller and
-// callee are "Func" or "Type.Method", for every call whose callee go/types resolves to a function or method
+// callee are "Func", "Type.Method" or a named closure "Func.x" / "Type.Method.x" (x := func...), for every
+// call whose callee go/types resolves to a function or method
 // declared in a package of the list. A package is checked with its in-package test files; its external test
 // files (package x_test) are checked as a package of their own; every importer sees the package as checked
 // with its tests, so one type is one object. Outside packages that are not in the standard library are not
@@ -85,7 +86,7 @@ func (o *oracle) Import(path string) (*types.Package, error) {
 }
 
 func (o *oracle) check(path string, files []*ast.File) (*types.Package, *types.Info) {
-	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
 	conf := types.Config{Importer: o, FakeImportC: true, Error: func(error) {}}
 	p, _ := conf.Check(path, o.fset, files, info)
 	if p != nil {
@@ -222,53 +223,96 @@ func (o *oracle) calls(files []*ast.File, info *types.Info) {
 			if fd.Recv != nil {
 				caller = receiverType(fd) + "." + caller
 			}
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				fun := call.Fun
-				for {
-					switch x := fun.(type) {
-					case *ast.ParenExpr:
-						fun = x.X
-						continue
-					case *ast.IndexExpr:
-						fun = x.X
-						continue
-					case *ast.IndexListExpr:
-						fun = x.X
-						continue
-					}
-					break
-				}
-				var id *ast.Ident
-				switch x := fun.(type) {
-				case *ast.Ident:
-					id = x
-				case *ast.SelectorExpr:
-					id = x.Sel
-				}
-				if id == nil {
-					return true
-				}
-				fn, ok := info.Uses[id].(*types.Func)
-				if !ok || !o.inTree(fn.Pkg()) {
-					return true
-				}
-				fn = fn.Origin()
-				callee := fn.Name()
-				if r := recvName(fn); r != "" {
-					if r == "?" {
-						return true
-					}
-					callee = r + "." + callee
-				}
-				o.out["calls"] = append(o.out["calls"], []string{file, caller, o.rel(fn.Pos()), callee})
-				return true
-			})
+			o.body(file, caller, fd.Body, info, map[types.Object]string{})
 		}
 	}
+}
+
+// namedClosure: the name and the literal of `x := func...` or `var x = func...` (one name, one value).
+func namedClosure(n ast.Node) (*ast.Ident, *ast.FuncLit) {
+	switch s := n.(type) {
+	case *ast.AssignStmt:
+		if s.Tok == token.DEFINE && len(s.Lhs) == 1 && len(s.Rhs) == 1 {
+			id, named := s.Lhs[0].(*ast.Ident)
+			lit, literal := s.Rhs[0].(*ast.FuncLit)
+			if named && literal && id.Name != "_" {
+				return id, lit
+			}
+		}
+	case *ast.ValueSpec:
+		if len(s.Names) == 1 && len(s.Values) == 1 && s.Type == nil && s.Names[0].Name != "_" {
+			if lit, ok := s.Values[0].(*ast.FuncLit); ok {
+				return s.Names[0], lit
+			}
+		}
+	}
+	return nil, nil
+}
+
+// body records the calls of one callable's body. A named closure (see namedClosure) is a function of its
+// own, "caller.x" (listed with the functions), whose body is walked as its own; a call of the local x calls
+// it. An anonymous function literal's calls are those of the callable around it.
+func (o *oracle) body(file, caller string, body ast.Node, info *types.Info, closures map[types.Object]string) {
+	ast.Inspect(body, func(n ast.Node) bool {
+		if id, lit := namedClosure(n); lit != nil {
+			name := caller + "." + id.Name
+			if obj := info.Defs[id]; obj != nil {
+				closures[obj] = name
+			}
+			o.out["functions"] = append(o.out["functions"], []string{file, name})
+			o.body(file, name, lit.Body, info, closures)
+			return false
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		fun := call.Fun
+		for {
+			switch x := fun.(type) {
+			case *ast.ParenExpr:
+				fun = x.X
+				continue
+			case *ast.IndexExpr:
+				fun = x.X
+				continue
+			case *ast.IndexListExpr:
+				fun = x.X
+				continue
+			}
+			break
+		}
+		var id *ast.Ident
+		switch x := fun.(type) {
+		case *ast.Ident:
+			id = x
+		case *ast.SelectorExpr:
+			id = x.Sel
+		}
+		if id == nil {
+			return true
+		}
+		if v, ok := info.Uses[id].(*types.Var); ok {
+			if name, ok := closures[v]; ok {
+				o.out["calls"] = append(o.out["calls"], []string{file, caller, file, name})
+			}
+			return true
+		}
+		fn, ok := info.Uses[id].(*types.Func)
+		if !ok || !o.inTree(fn.Pkg()) {
+			return true
+		}
+		fn = fn.Origin()
+		callee := fn.Name()
+		if r := recvName(fn); r != "" {
+			if r == "?" {
+				return true
+			}
+			callee = r + "." + callee
+		}
+		o.out["calls"] = append(o.out["calls"], []string{file, caller, o.rel(fn.Pos()), callee})
+		return true
+	})
 }
 
 func main() {

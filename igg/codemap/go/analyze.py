@@ -34,9 +34,14 @@ from functools import cache, partial
 from typing import Any
 
 from igg.codemap.columns import Columns
-from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, SqlRef, TypeDecl
+from igg.codemap.go.closures import Closures
 from igg.codemap.go.http import hinted, http_facts
 from igg.codemap.go.scope import ALIAS, UNDERLYING, Scope, base_type, bound, node_text, scope_node
+from igg.codemap.go.signatures import named_results as _named_results
+from igg.codemap.go.signatures import parameters as _parameters
+from igg.codemap.go.signatures import results as _results
+from igg.codemap.go.signatures import signature as _signature
 from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
 from igg.codemap.syntax import first_error_line
@@ -100,6 +105,7 @@ class _Analyzer:
         """Package-level constants and variables of the file holding SQL -> its tables."""
         self.at = Columns(text).at
         """(line, column) where a node starts."""
+        self.closures = Closures()
 
     # ---- declarations --------------------------------------------------------------------------------
     def declarations(self, root: Any) -> None:
@@ -294,6 +300,8 @@ class _Analyzer:
         starts = [s[0] for s in self.spans]
         captures = tree_sitter.QueryCursor(query).captures(root)
         declared = self._declared(captures, starts)
+        self.facts.callables.extend(self.closures.find(captures, partial(self._at, starts), self._closure))
+        holder = self.closures.owner
         # in source order: tree-sitter lists nested captures in an order that may differ between processes
         calls = (*captures.get("call", ()), *captures.get("generic", ()))
         for call in sorted(calls, key=lambda n: (n.start_byte, n.end_byte)):
@@ -303,7 +311,8 @@ class _Analyzer:
         for string in sorted(captures.get("string", ()), key=lambda n: (n.start_byte, n.end_byte)):
             span = self._at(starts, string.start_byte)
             if span is not None and string.end_byte - string.start_byte >= 10:
-                span[2].sql.extend(tables_at(_string(string), partial(self.at, string)))
+                tables = tables_at(_string(string), partial(self.at, string))
+                (holder(string.start_byte) or span[2]).sql.extend(tables)
         if self.sql_names:
             self._named_sql(root, starts, declared)
 
@@ -384,9 +393,10 @@ class _Analyzer:
                     span is not None
                     and Scope(declared[id(span[2])], span[3]).local(_text(node), node.start_byte) is None
                 ):
-                    have = {(r.table, r.op) for r in span[2].sql}
+                    decl = self.closures.owner(node.start_byte) or span[2]
+                    have = {(r.table, r.op) for r in decl.sql}
                     line, column = self.at(node)
-                    span[2].sql.extend(
+                    decl.sql.extend(
                         replace(r, line=line, column=column)
                         for r in self.sql_names[_text(node)]
                         if (r.table, r.op) not in have
@@ -408,9 +418,28 @@ class _Analyzer:
         )
         if function is None:
             return
-        ref = scope.callref(function, *self.at(_called_name(function)))
+        site = self.at(_called_name(function))
+        closure = self.closures.called(function, scope)
+        ref = (
+            CallRef(name=closure, line=site[0], column=site[1]) if closure else scope.callref(function, *site)
+        )
         if ref is not None:
-            span[2].calls.append(ref)
+            (self.closures.owner(call.start_byte) or span[2]).calls.append(ref)
+
+    def _closure(self, ident: Any, literal: Any, name: str) -> CallableDecl:
+        """The function a named closure is (see ``igg.codemap.go.closures``)."""
+        params, types, _ = _parameters(literal.child_by_field_name("parameters"))
+        results = _results(literal.child_by_field_name("result"))
+        return CallableDecl(
+            kind="function",
+            name=name,
+            signature=_signature(name, params, results),
+            owner=None,
+            line=ident.start_point[0] + 1,
+            column=self.at(ident)[1],
+            params=tuple(types),
+            returns=", ".join(results) or None,
+        )
 
 
 def _called_name(function: Any) -> Any:
@@ -507,50 +536,6 @@ def _declared_names(node: Any, kind: str) -> list[str]:
         ]
     left = node.child_by_field_name("left")
     return [_text(n) for n in (left.named_children if left is not None else []) if n.type == "identifier"]
-
-
-def _parameters(node: Any) -> tuple[list[str], list[str], dict[str, str]]:
-    """(parameters as written, their types one per parameter, name -> type)."""
-    written: list[str] = []
-    types: list[str] = []
-    named: dict[str, str] = {}
-    for p in node.named_children if node is not None else ():
-        if p.type not in ("parameter_declaration", "variadic_parameter_declaration"):
-            continue
-        typed = p.child_by_field_name("type")
-        kind = _text(typed) if typed is not None else ""
-        if p.type == "variadic_parameter_declaration":
-            kind = "..." + kind
-        names = p.children_by_field_name("name")
-        if not names:
-            written.append(kind)
-            types.append(kind)
-        for n in names:
-            written.append(f"{_text(n)} {kind}")
-            types.append(kind)
-            if not kind.startswith("..."):
-                named[_text(n)] = kind
-    return written, types, named
-
-
-def _results(node: Any) -> list[str]:
-    if node is None:
-        return []
-    if node.type != "parameter_list":
-        return [_text(node)]
-    _, types, _ = _parameters(node)
-    return types
-
-
-def _named_results(node: Any) -> dict[str, str]:
-    return _parameters(node)[2] if node is not None and node.type == "parameter_list" else {}
-
-
-def _signature(name: str, params: list[str], results: list[str]) -> str:
-    out = f"{name}({', '.join(params)})"
-    if len(results) == 1:
-        return f"{out} {results[0]}"
-    return f"{out} ({', '.join(results)})" if results else out
 
 
 def _type_params(node: Any) -> dict[str, str]:

@@ -87,9 +87,9 @@ class Scope:
         self.type_params = type_params
         self.typing: set[int] = set()
 
-    def local(self, name: str, at: int) -> Expr | None | Any:
-        """The expression typing the local ``name`` seen at byte ``at`` (None: no local of that name is seen
-        there; ``UNKNOWN``: one is, of a type not knowable)."""
+    def binding(self, name: str, at: int) -> Any:
+        """The declaration of the local ``name`` seen at byte ``at`` (the innermost scope's), as ``_add``
+        recorded it: (scope start, scope end, visible from, declaration); None when no local is seen."""
         found = self.declared.get(name)
         if found is None:
             return None
@@ -97,7 +97,14 @@ class Scope:
         if not seen:
             return None
         inner = max(d[0] for d in seen)
-        declaration = min((d for d in seen if d[0] == inner), key=lambda d: d[2])
+        return min((d for d in seen if d[0] == inner), key=lambda d: d[2])
+
+    def local(self, name: str, at: int) -> Expr | None | Any:
+        """The expression typing the local ``name`` seen at byte ``at`` (None: no local of that name is seen
+        there; ``UNKNOWN``: one is, of a type not knowable)."""
+        declaration = self.binding(name, at)
+        if declaration is None:
+            return None
         key = id(declaration)
         if key in self.typing:
             return UNKNOWN
