@@ -254,15 +254,23 @@ class CallGraph(Program):
     def member(self, mro: list[int], name: str, receiver: Value) -> set[Value]:
         """What ``name`` is on ``receiver`` (an instance or class), found along ``mro``: methods bound to
         it."""
+        scopes, parent, deps_of, held_of = self.scopes, self.parent, self.deps, self.vars
         for k in mro:
             key = (k, name)
-            held = self.read(key)
-            if name not in self.scopes[k].locals and key not in self.vars:
-                continue
+            deps = deps_of.get(key)
+            if deps is None:
+                self.read(key)
+            else:
+                deps.add(self.current)  # ``read`` of a variable read before, inlined
+            held = held_of.get(key)
+            if held is None:
+                if name not in scopes[k].locals:
+                    continue
+                return set()
             out: set[Value] = set()
             for x in held:
-                if x[0] == "f" and self.parent[x[1]] == k:
-                    method = self.scopes[x[1]].kind
+                if x[0] == "f" and parent[x[1]] == k:
+                    method = scopes[x[1]].kind
                     if method == "classmethod":
                         out.add(("b", x[1], ("c", receiver[1])))
                     elif method == "method" and receiver[0] == "i":
@@ -351,7 +359,15 @@ class CallGraph(Program):
         for name, values in named:
             if values and (name in params or name in scope.kwonly):
                 self.add((fn, name), values)
-        result.update(self.read((fn, RETURN)))
+        key = (fn, RETURN)
+        deps = self.deps.get(key)
+        if deps is None:
+            result.update(self.read(key))
+            return
+        deps.add(self.current)  # ``read`` of a variable read before, inlined
+        held = self.vars.get(key)
+        if held is not None:
+            result.update(held)
 
 
 def _record(
