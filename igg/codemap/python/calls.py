@@ -285,7 +285,10 @@ class CallGraph(Program):
     def mro(self, cls: int) -> list[int]:
         """The C3 linearization of in-tree class ``cls`` (bases outside the tree left out); the running
         operation is noted as its reader."""
-        self._mro_users.setdefault(cls, set()).add(self.current)
+        users = self._mro_users.get(cls)
+        if users is None:
+            users = self._mro_users[cls] = set()
+        users.add(self.current)
         found = self._mro.get(cls)
         if found is not None:
             return found
@@ -373,8 +376,14 @@ class CallGraph(Program):
 def _record(
     table: dict[int, dict[int, list[tuple[int, int]]]], caller: int, callee: int, site: tuple[int, int]
 ) -> None:
-    sites = table.setdefault(caller, {}).setdefault(callee, [])
-    if site not in sites:
+    callees = table.get(caller)
+    if callees is None:
+        table[caller] = {callee: [site]}
+        return
+    sites = callees.get(callee)
+    if sites is None:
+        callees[callee] = [site]
+    elif site not in sites:
         sites.append(site)
 
 

@@ -30,6 +30,8 @@ scope, site, callee, args, kwargs, line, column)``, ``("R", scope, expr)``."""
 
 
 _NOTHING: Op = ("",)
+_CONSTANT = frozenset("dkt")
+"""The kinds of expression ``Program.constant`` may know the values of."""
 
 
 class Program:
@@ -96,7 +98,7 @@ class Program:
         live: set[Key] = set()
         pending: list[int | tuple[int, int, int, tuple[Any, ...]]] = []
         classes: list[tuple[int, int, int, int]] = []
-        site = 0
+        site = calls = 0
         for base, f in zip(bases, self.files, strict=True):
             for local, scope in enumerate(f.flow or ()):
                 g = base + local
@@ -105,11 +107,13 @@ class Program:
                 for op in scope.ops:
                     if op[0] == "C":
                         pending.append((g, base, site, op))
+                        calls += 1
                     else:
                         i = self.index(op, g, base, site, live)
                         if i is not None:
                             pending.append(i)
-            site += sum(1 for s in f.flow or () for op in s.ops if op[0] == "C")
+            site += calls  # a file numbers its call sites from 0, one per call operation
+            calls = 0
         self.dead -= live
         for key, target, i in self._aliases:
             if self.writers.get(key) == [i]:
@@ -165,14 +169,13 @@ class Program:
         """Note binding or return ``op`` of scope ``g``: as the writer of the variables it binds, or (a
         binding of an attribute) as an eager operation: its number, then."""
         kind = op[0]
-        keys: list[Key] = []
         if kind == "=":
             target = op[1]
             keys = self._bound_keys(op, g, b)
             if target[0] != "a" and not keys:
                 return None
             value = op[2]
-            known = self.constant(value, g, b)
+            known = self.constant(value, g, b) if value[0] in _CONSTANT else None
             if value[0] == "i" and known is None:
                 imported = self.imported(value[1], value[2], g)
                 if imported is None:
@@ -187,8 +190,8 @@ class Program:
                 for key in keys:
                     self.vars.setdefault(key, set()).update(known)
                 return None
-        elif kind == "R":
-            keys.append((g, RETURN))
+        else:
+            keys = [(g, RETURN)] if kind == "R" else []
         i = len(self.raw)
         self.raw.append((g, b, sb, op))
         self.ops.append(None)
