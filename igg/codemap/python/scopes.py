@@ -69,6 +69,8 @@ class Program:
         } - set(self.modules)
         """Dotted names of the namespace packages above modules (no module of their own)."""
         self._lookups: dict[Key, Key | None] = {}
+        self._imports: dict[tuple[str, bool], Any] = {}
+        """(an import's target, whether it must be a module) -> what it binds (``_import``)."""
         self.raw: list[tuple[int, int, int, tuple[Any, ...]]] = []
         """Every operation as its file states it: (scope, the file's first scope, its first site,
         operation)."""
@@ -188,15 +190,24 @@ class Program:
             live.update(keys)
             if known is not None and target[0] != "a":  # a def, a class, a module: bound once, no need to run
                 for key in keys:
-                    self.vars.setdefault(key, set()).update(known)
+                    held = self.vars.get(key)
+                    if held is None:
+                        self.vars[key] = set(known)
+                    else:
+                        held.update(known)
                 return None
         else:
             keys = [(g, RETURN)] if kind == "R" else []
         i = len(self.raw)
         self.raw.append((g, b, sb, op))
         self.ops.append(None)
+        writers = self.writers
         for key in keys:
-            self.writers.setdefault(key, []).append(i)
+            found = writers.get(key)
+            if found is None:
+                writers[key] = [i]
+            else:
+                found.append(i)
         return None if keys else i
 
     def _bound_keys(self, op: tuple[Any, ...], g: int, b: int) -> list[Key]:
@@ -227,6 +238,8 @@ class Program:
     # ---- names ---------------------------------------------------------------------------------------
     def lookup(self, g: int, name: str) -> Key | None:
         """The variable ``name`` means in scope ``g``, or None (a builtin, or a name nothing binds)."""
+        if name in self.scopes[g].locals:  # its own: the most common case, no need to remember it
+            return (g, name)
         key = (g, name)
         found = self._lookups.get(key, key)
         if found is not key:
@@ -234,9 +247,7 @@ class Program:
         found = None
         scopes, parent = self.scopes, self.parent
         scope = scopes[g]
-        if name in scope.locals:
-            found = key
-        elif scope.kind != "module":
+        if scope.kind != "module":
             s = parent[g]
             while s >= 0:
                 scope = scopes[s]
@@ -288,6 +299,14 @@ class Program:
         return found
 
     def _imported(self, target: str, module_only: bool) -> Any:
+        memo = (target, module_only)
+        found = self._imports.get(memo, memo)
+        if found is memo:
+            found = self._imports[memo] = self._import(target, module_only)
+        return ("r", self.resolve(found[1])) if found is not None and found[0] == "r" else found
+
+    def _import(self, target: str, module_only: bool) -> Any:
+        """What ``_imported`` finds, a module's variable not yet followed to what it is an alias of."""
         g = self.modules.get(target)
         if g is not None:
             return ("K", frozenset({("m", g)}))
@@ -298,7 +317,7 @@ class Program:
         owner, _, member = target.rpartition(".")
         g = self.modules.get(owner)
         key = self.lookup(g, member) if g is not None else None
-        return ("r", self.resolve(key)) if key is not None else None
+        return ("r", key) if key is not None else None
 
     # ---- compiling -----------------------------------------------------------------------------------
     def compile(self, e: Any, g: int, b: int, sb: int) -> Any:  # noqa: C901, PLR0911, PLR0912
