@@ -312,7 +312,7 @@ class CallGraph(Program):
         result: set[Value] = set()
         site = (op[6], op[7])
         # the arguments' values, once for every callee: positions up to a *args, then keywords
-        given = [self.eval(a) for a in compiled[0]]
+        given = [_EMPTY if a is None else self.eval(a) for a in compiled[0]]
         named = [(name, self.eval(a)) for name, a in compiled[1]]
         for v in callees:
             kind = v[0]

@@ -401,14 +401,19 @@ class Program:
         return None
 
     def arguments(self, op: Op) -> tuple[list[Any], list[tuple[str, Any]]]:
-        """The positional arguments of call ``op`` up to a ``*args``, and its keyword arguments, compiled."""
+        """The positional arguments of call ``op`` up to a ``*args``, and its keyword arguments, compiled;
+        those that are nothing left out (positions: those after the last that is something; the others stay,
+        as None, to keep the positions)."""
         _, _, _, _, args, kwargs, _, _, g, b, sb = op
         given: list[Any] = []
         for a in args:
             if a is STAR:
                 break
             given.append(self.compile(a, g, b, sb))
-        return given, [(n, self.compile(a, g, b, sb)) for n, a in kwargs]
+        while given and given[-1] is None:
+            given.pop()
+        named = [(n, self.compile(a, g, b, sb)) for n, a in kwargs]
+        return given, [(n, a) for n, a in named if a is not None]
 
     # ---- results -------------------------------------------------------------------------------------
     def qualified(self, g: int) -> str:
