@@ -381,8 +381,8 @@ class FlowBuilder:
 
     def assign(self, node: ast.expr, value_node: ast.expr | None, value: Expr, s: int) -> None:
         """Bind target ``node`` to ``value`` (the expression of ``value_node``), tuples element by element."""
-        if isinstance(node, ast.Tuple | ast.List):
-            elements = value_node.elts if isinstance(value_node, ast.Tuple | ast.List) else None
+        if isinstance(node, _SEQUENCES):
+            elements = value_node.elts if isinstance(value_node, _SEQUENCES) else None
             values = value[1] if elements is not None and value is not None and value[0] == "u" else None
             star = next((i for i, t in enumerate(node.elts) if isinstance(t, ast.Starred)), None)
             if elements is None or values is None or (star is None and len(elements) != len(node.elts)):
@@ -519,6 +519,8 @@ class FlowBuilder:
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE = ast.Name, ast.Constant, ast.Call, ast.Attribute
 """The commonest expressions, ``expr`` tells apart without looking ``ast`` up."""
+_SEQUENCES = (ast.Tuple, ast.List)
+"""Displays ``assign`` matches element by element (a tuple, made once: not a union made at every call)."""
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
