@@ -254,15 +254,23 @@ class CallGraph(Program):
     def member(self, mro: list[int], name: str, receiver: Value) -> set[Value]:
         """What ``name`` is on ``receiver`` (an instance or class), found along ``mro``: methods bound to
         it."""
+        scopes, parent, deps_of, held_of = self.scopes, self.parent, self.deps, self.vars
         for k in mro:
             key = (k, name)
-            held = self.read(key)
-            if name not in self.scopes[k].locals and key not in self.vars:
-                continue
+            deps = deps_of.get(key)
+            if deps is None:
+                self.read(key)
+            else:
+                deps.add(self.current)  # ``read`` of a variable read before, inlined
+            held = held_of.get(key)
+            if held is None:
+                if name not in scopes[k].locals:
+                    continue
+                return set()
             out: set[Value] = set()
             for x in held:
-                if x[0] == "f" and self.parent[x[1]] == k:
-                    method = self.scopes[x[1]].kind
+                if x[0] == "f" and parent[x[1]] == k:
+                    method = scopes[x[1]].kind
                     if method == "classmethod":
                         out.add(("b", x[1], ("c", receiver[1])))
                     elif method == "method" and receiver[0] == "i":
@@ -277,7 +285,10 @@ class CallGraph(Program):
     def mro(self, cls: int) -> list[int]:
         """The C3 linearization of in-tree class ``cls`` (bases outside the tree left out); the running
         operation is noted as its reader."""
-        self._mro_users.setdefault(cls, set()).add(self.current)
+        users = self._mro_users.get(cls)
+        if users is None:
+            users = self._mro_users[cls] = set()
+        users.add(self.current)
         found = self._mro.get(cls)
         if found is not None:
             return found
@@ -301,7 +312,7 @@ class CallGraph(Program):
         result: set[Value] = set()
         site = (op[6], op[7])
         # the arguments' values, once for every callee: positions up to a *args, then keywords
-        given = [self.eval(a) for a in compiled[0]]
+        given = [_EMPTY if a is None else self.eval(a) for a in compiled[0]]
         named = [(name, self.eval(a)) for name, a in compiled[1]]
         for v in callees:
             kind = v[0]
@@ -351,14 +362,28 @@ class CallGraph(Program):
         for name, values in named:
             if values and (name in params or name in scope.kwonly):
                 self.add((fn, name), values)
-        result.update(self.read((fn, RETURN)))
+        key = (fn, RETURN)
+        deps = self.deps.get(key)
+        if deps is None:
+            result.update(self.read(key))
+            return
+        deps.add(self.current)  # ``read`` of a variable read before, inlined
+        held = self.vars.get(key)
+        if held is not None:
+            result.update(held)
 
 
 def _record(
     table: dict[int, dict[int, list[tuple[int, int]]]], caller: int, callee: int, site: tuple[int, int]
 ) -> None:
-    sites = table.setdefault(caller, {}).setdefault(callee, [])
-    if site not in sites:
+    callees = table.get(caller)
+    if callees is None:
+        table[caller] = {callee: [site]}
+        return
+    sites = callees.get(callee)
+    if sites is None:
+        callees[callee] = [site]
+    elif site not in sites:
         sites.append(site)
 
 

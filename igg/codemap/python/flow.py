@@ -352,7 +352,9 @@ class FlowBuilder:
                 local = False
             else:
                 self.scopes[s].locals.add(name)
-                versions = self.versions.setdefault(s, {})
+                versions = self.versions.get(s)
+                if versions is None:
+                    versions = self.versions[s] = {}
                 if self.depth:
                     versions.pop(name, None)
                 else:
@@ -379,8 +381,8 @@ class FlowBuilder:
 
     def assign(self, node: ast.expr, value_node: ast.expr | None, value: Expr, s: int) -> None:
         """Bind target ``node`` to ``value`` (the expression of ``value_node``), tuples element by element."""
-        if isinstance(node, ast.Tuple | ast.List):
-            elements = value_node.elts if isinstance(value_node, ast.Tuple | ast.List) else None
+        if isinstance(node, _SEQUENCES):
+            elements = value_node.elts if isinstance(value_node, _SEQUENCES) else None
             values = value[1] if elements is not None and value is not None and value[0] == "u" else None
             star = next((i for i, t in enumerate(node.elts) if isinstance(t, ast.Starred)), None)
             if elements is None or values is None or (star is None and len(elements) != len(node.elts)):
@@ -420,14 +422,17 @@ class FlowBuilder:
         if node is None:
             return None
         cls = node.__class__
-        if cls is ast.Constant:
-            return None
-        if cls is ast.Name:
-            version = self.versions.get(s, {}).get(node.id)  # type: ignore[attr-defined]
+        if cls is _NAME:  # the commonest first
+            versions = self.versions.get(s)
+            version = None if versions is None else versions.get(node.id)  # type: ignore[attr-defined]
             if version is not None:
                 return ("v", f"{node.id}@{version}")  # type: ignore[attr-defined]
             return ("n", node.id)  # type: ignore[attr-defined]
-        if cls is ast.Attribute:
+        if cls is _CONSTANT:
+            return None
+        if cls is _CALL:
+            return self.call(node, s)  # type: ignore[arg-type]
+        if cls is _ATTRIBUTE:
             names = []
             while isinstance(node, ast.Attribute):  # a chain a.b.c: no recursion per link
                 names.append(node.attr)
@@ -436,8 +441,6 @@ class FlowBuilder:
             for name in reversed(names):
                 inner = None if inner is None else ("a", inner, name)
             return inner
-        if cls is ast.Call:
-            return self.call(node, s)  # type: ignore[arg-type]
         if cls is ast.Tuple or cls is ast.List or cls is ast.Set:
             return _union(tuple(self.expr(e, s) for e in node.elts))  # type: ignore[attr-defined]
         if cls is ast.Dict:
@@ -514,6 +517,10 @@ class FlowBuilder:
         return ("d", c)
 
 
+_NAME, _CONSTANT, _CALL, _ATTRIBUTE = ast.Name, ast.Constant, ast.Call, ast.Attribute
+"""The commonest expressions, ``expr`` tells apart without looking ``ast`` up."""
+_SEQUENCES = (ast.Tuple, ast.List)
+"""Displays ``assign`` matches element by element (a tuple, made once: not a union made at every call)."""
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 

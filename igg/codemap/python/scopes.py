@@ -30,6 +30,8 @@ scope, site, callee, args, kwargs, line, column)``, ``("R", scope, expr)``."""
 
 
 _NOTHING: Op = ("",)
+_CONSTANT = frozenset("dkt")
+"""The kinds of expression ``Program.constant`` may know the values of."""
 
 
 class Program:
@@ -67,6 +69,8 @@ class Program:
         } - set(self.modules)
         """Dotted names of the namespace packages above modules (no module of their own)."""
         self._lookups: dict[Key, Key | None] = {}
+        self._imports: dict[tuple[str, bool], Any] = {}
+        """(an import's target, whether it must be a module) -> what it binds (``_import``)."""
         self.raw: list[tuple[int, int, int, tuple[Any, ...]]] = []
         """Every operation as its file states it: (scope, the file's first scope, its first site,
         operation)."""
@@ -96,7 +100,7 @@ class Program:
         live: set[Key] = set()
         pending: list[int | tuple[int, int, int, tuple[Any, ...]]] = []
         classes: list[tuple[int, int, int, int]] = []
-        site = 0
+        site = calls = 0
         for base, f in zip(bases, self.files, strict=True):
             for local, scope in enumerate(f.flow or ()):
                 g = base + local
@@ -105,11 +109,13 @@ class Program:
                 for op in scope.ops:
                     if op[0] == "C":
                         pending.append((g, base, site, op))
+                        calls += 1
                     else:
                         i = self.index(op, g, base, site, live)
                         if i is not None:
                             pending.append(i)
-            site += sum(1 for s in f.flow or () for op in s.ops if op[0] == "C")
+            site += calls  # a file numbers its call sites from 0, one per call operation
+            calls = 0
         self.dead -= live
         for key, target, i in self._aliases:
             if self.writers.get(key) == [i]:
@@ -165,14 +171,13 @@ class Program:
         """Note binding or return ``op`` of scope ``g``: as the writer of the variables it binds, or (a
         binding of an attribute) as an eager operation: its number, then."""
         kind = op[0]
-        keys: list[Key] = []
         if kind == "=":
             target = op[1]
             keys = self._bound_keys(op, g, b)
             if target[0] != "a" and not keys:
                 return None
             value = op[2]
-            known = self.constant(value, g, b)
+            known = self.constant(value, g, b) if value[0] in _CONSTANT else None
             if value[0] == "i" and known is None:
                 imported = self.imported(value[1], value[2], g)
                 if imported is None:
@@ -185,15 +190,24 @@ class Program:
             live.update(keys)
             if known is not None and target[0] != "a":  # a def, a class, a module: bound once, no need to run
                 for key in keys:
-                    self.vars.setdefault(key, set()).update(known)
+                    held = self.vars.get(key)
+                    if held is None:
+                        self.vars[key] = set(known)
+                    else:
+                        held.update(known)
                 return None
-        elif kind == "R":
-            keys.append((g, RETURN))
+        else:
+            keys = [(g, RETURN)] if kind == "R" else []
         i = len(self.raw)
         self.raw.append((g, b, sb, op))
         self.ops.append(None)
+        writers = self.writers
         for key in keys:
-            self.writers.setdefault(key, []).append(i)
+            found = writers.get(key)
+            if found is None:
+                writers[key] = [i]
+            else:
+                found.append(i)
         return None if keys else i
 
     def _bound_keys(self, op: tuple[Any, ...], g: int, b: int) -> list[Key]:
@@ -224,6 +238,8 @@ class Program:
     # ---- names ---------------------------------------------------------------------------------------
     def lookup(self, g: int, name: str) -> Key | None:
         """The variable ``name`` means in scope ``g``, or None (a builtin, or a name nothing binds)."""
+        if name in self.scopes[g].locals:  # its own: the most common case, no need to remember it
+            return (g, name)
         key = (g, name)
         found = self._lookups.get(key, key)
         if found is not key:
@@ -231,9 +247,7 @@ class Program:
         found = None
         scopes, parent = self.scopes, self.parent
         scope = scopes[g]
-        if name in scope.locals:
-            found = key
-        elif scope.kind != "module":
+        if scope.kind != "module":
             s = parent[g]
             while s >= 0:
                 scope = scopes[s]
@@ -285,6 +299,14 @@ class Program:
         return found
 
     def _imported(self, target: str, module_only: bool) -> Any:
+        memo = (target, module_only)
+        found = self._imports.get(memo, memo)
+        if found is memo:
+            found = self._imports[memo] = self._import(target, module_only)
+        return ("r", self.resolve(found[1])) if found is not None and found[0] == "r" else found
+
+    def _import(self, target: str, module_only: bool) -> Any:
+        """What ``_imported`` finds, a module's variable not yet followed to what it is an alias of."""
         g = self.modules.get(target)
         if g is not None:
             return ("K", frozenset({("m", g)}))
@@ -295,7 +317,7 @@ class Program:
         owner, _, member = target.rpartition(".")
         g = self.modules.get(owner)
         key = self.lookup(g, member) if g is not None else None
-        return ("r", self.resolve(key)) if key is not None else None
+        return ("r", key) if key is not None else None
 
     # ---- compiling -----------------------------------------------------------------------------------
     def compile(self, e: Any, g: int, b: int, sb: int) -> Any:  # noqa: C901, PLR0911, PLR0912
@@ -379,14 +401,19 @@ class Program:
         return None
 
     def arguments(self, op: Op) -> tuple[list[Any], list[tuple[str, Any]]]:
-        """The positional arguments of call ``op`` up to a ``*args``, and its keyword arguments, compiled."""
+        """The positional arguments of call ``op`` up to a ``*args``, and its keyword arguments, compiled;
+        those that are nothing left out (positions: those after the last that is something; the others stay,
+        as None, to keep the positions)."""
         _, _, _, _, args, kwargs, _, _, g, b, sb = op
         given: list[Any] = []
         for a in args:
             if a is STAR:
                 break
             given.append(self.compile(a, g, b, sb))
-        return given, [(n, self.compile(a, g, b, sb)) for n, a in kwargs]
+        while given and given[-1] is None:
+            given.pop()
+        named = [(n, self.compile(a, g, b, sb)) for n, a in kwargs]
+        return given, [(n, a) for n, a in named if a is not None]
 
     # ---- results -------------------------------------------------------------------------------------
     def qualified(self, g: int) -> str:
