@@ -58,8 +58,7 @@ class Constraints(_Strict):
     allow_self_loops: bool | list[str] = Field(
         default=False,
         description=(
-            "Whether an edge may join a node to itself: true for every edge type, or the edge types that may"
-            ' (e.g. ["CALLS"]: a recursive function calls itself; SELF_LOOP_FORBIDDEN for the others).'
+            'Whether an edge may join a node to itself: true, false, or the edge types that may (["CALLS"]).'
         ),
     )
     max_actions_per_response: int = Field(

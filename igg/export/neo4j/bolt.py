@@ -58,9 +58,10 @@ CONNECT_BACKOFF_MAX = 5.0
 """No wait between attempts to reach the server is longer than this many seconds."""
 SINGLE_TRANSACTION_ROWS = 50_000
 """Exports that write (and delete) at most this many rows do it in one transaction: all or nothing."""
-CONSTRAINT_RETRIES = 2
+CONSTRAINT_RETRIES = 4
 """Times a batch refused by a uniqueness constraint is tried again (a concurrent exporter's node is found by
-then); a refusal that repeats is reported, never retried until a deadline."""
+then: each retry may meet another of several exporters racing on one scope, so a few, with growing waits of
+0.1 to 0.8 s); a refusal that repeats is reported, never retried until a deadline."""
 
 
 def _settings(
