@@ -294,7 +294,13 @@ class CallGraph(Program):
             return found
         self._mro[cls] = [cls]  # a cycle (a class named as its own base) ends here
         current, self.current = self.current, -1 - cls  # the bases' variables: a change recomputes the order
-        bases = [v[1] for e in self.bases.get(cls, ()) for v in self.eval(e) if v[0] == "c" and v[1] != cls]
+        # the bases in the order written; a base that may be one of several classes (a loop variable) lists
+        # them by id, never in a set's order (which changes with PYTHONHASHSEED, and so would the MRO)
+        bases = [
+            k
+            for e in self.bases.get(cls, ())
+            for k in sorted(v[1] for v in self.eval(e) if v[0] == "c" and v[1] != cls)
+        ]
         self.current = current
         found = [cls, *_c3([self.mro(k) for k in dict.fromkeys(bases)] + [list(dict.fromkeys(bases))])]
         self._mro[cls] = found
