@@ -108,6 +108,16 @@ def check_request(request: Request) -> list[Problem]:
                 "evidence from; give context_data, or use 'warn' or 'off'",
             )
         )
+    loops = request.config.constraints.allow_self_loops
+    edge_types = request.config.schema_.edge_types
+    for i, name in enumerate(loops if isinstance(loops, list) else []):
+        if name not in edge_types:
+            problems.append(
+                Problem(
+                    f"config.constraints.allow_self_loops[{i}]",
+                    f"{name!r} is not an edge type of the schema ({', '.join(edge_types)})",
+                )
+            )
     if request.seed_data is not None:
         _, seed_problems = build_state(request)
         problems += seed_problems

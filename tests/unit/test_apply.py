@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from igg.models.verdicts import ErrorCode as C
-from tests.conftest import Workspace, edge, node
+from tests.conftest import Workspace, edge, make_request, node
 
 AUTH = {"name": "AuthService", "package": "com.app.auth"}
 CTRL = {"name": "AuthController", "package": "com.app.web"}
@@ -163,6 +165,17 @@ def test_self_loops_allowed_per_edge_type():
     v = ws.one(edge("WRITES_TO", {"name": "AuthService"}, {"name": "AuthService"}))
     assert v.code == C.SELF_LOOP_FORBIDDEN
     assert "not allowed for WRITES_TO (only CALLS may)" in v.message
+
+
+def test_self_loops_of_an_edge_type_the_schema_lacks_are_refused_with_the_request():
+    from igg.errors import RequestInvalid
+
+    with pytest.raises(RequestInvalid) as refused:
+        make_request(constraints={"allow_self_loops": ["CALLS", "CALL"]})
+    assert [str(p) for p in refused.value.problems] == [
+        "config.constraints.allow_self_loops[1]: 'CALL' is not an edge type of the schema (CALLS, IMPLEMENTS,"
+        " READS_FROM, WRITES_TO)"
+    ]
 
 
 def test_max_nodes_and_max_edges():
