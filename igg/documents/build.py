@@ -32,7 +32,7 @@ from igg.documents.reader import Reader, agent_identity
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 from igg.models.request import Request
-from igg.store.location import StoreArg, resolve_store_path, sidecar_path
+from igg.store.location import StoreArg
 
 log = structlog.get_logger("igg.documents")
 
@@ -252,7 +252,7 @@ def _build(
         request, store, agent_name=agent_name, session_id=session_id, update=update, force=force
     )
     seconds = {"load": clock() - started}
-    cache = AnswerCache(sidecar_path(resolve_store_path(store_path), ".answers"))
+    cache = AnswerCache(store.db)
     try:
         mark = clock()
         reader = Reader(

@@ -16,7 +16,6 @@ from igg.documents.local import plan_local
 from igg.documents.plan import fact_counts, plan_documents
 from igg.documents.reader import Reader, referred
 from igg.errors import SessionRefused, WorkspaceCode, WorkspaceError
-from igg.store.location import sidecar_path
 
 TOOL_IDENTITY = "tool:"
 """The agent identity of answers a tool-using client gave (a session built by ``igg run`` keeps its own)."""
@@ -44,7 +43,7 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
     after = {**manifest, **{d.id: d.sha for d in docs}}
     replaced = {d.id for d in docs if d.id in manifest}
     state, self_loops = session.state, session.config.constraints.self_loop_allowed
-    cache = AnswerCache(sidecar_path(store.location, ".answers"))
+    cache = AnswerCache(store.db)
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)
         keys = {d.id: reader.document_key(d.sha) for d in docs}

@@ -185,7 +185,6 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     from igg.documents.plan import fact_counts, plan_documents
     from igg.documents.reader import Reader
     from igg.errors import SessionRefused, WorkspaceCode, WorkspaceError
-    from igg.store.location import sidecar_path
 
     sid = session.session_id
     store = getattr(session.repo, "store", None)
@@ -203,7 +202,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
         )
     remaining = {d: sha for d, sha in manifest.items() if d != doc}
     state, self_loops = session.state, session.config.constraints.self_loop_allowed
-    cache = AnswerCache(sidecar_path(store.location, ".answers"))
+    cache = AnswerCache(store.db)
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)
         planned = plan_retraction(state, doc, manifest, reader.answers_of, self_loops=self_loops)

@@ -10,6 +10,8 @@ Tables::
     snapshots  whole-graph documents at a few steps (the end of a run, an undo), checked by ``replay``
     export_targets  per session, Bolt target (URI + database) and scope: the last step exported there and the
                digest IGG wrote with it (``igg.store.export_targets``; the delta export starts from it)
+    answers, document_answers, answer_mentions  agents' answers to documents' chunks by what they depend on,
+               shared by every session of the store (``igg.documents.cache``)
 
 Migrations: ``MIGRATIONS`` is numbered; the store's ``meta.schema`` says how many it has had. Opening a store
 applies the missing ones in order, inside ONE write transaction (PostgreSQL first takes a transaction-level
@@ -106,6 +108,22 @@ CREATE TABLE IF NOT EXISTS export_targets (
     options TEXT NOT NULL DEFAULT '{}',
     updated_at REAL NOT NULL,
     PRIMARY KEY (session_id, target, database, scope)
+) WITHOUT ROWID;
+"""
+
+ANSWERS_DDL = """
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY,
+    answer TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS document_answers (
+    key TEXT PRIMARY KEY,
+    answer TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS answer_mentions (
+    value TEXT NOT NULL,
+    key TEXT NOT NULL,
+    PRIMARY KEY (value, key)
 ) WITHOUT ROWID;
 """
 
@@ -219,6 +237,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, steps, mutations, snapshots", _statements(BASE_DDL)),
     Migration(2, "export_targets: where each session was exported", _statements(EXPORT_TARGETS_DDL)),
     Migration(3, "steps.review_state: a review step's state as a column", _review_state),
+    Migration(
+        4, "answers: agents' answers to documents, shared by the store's sessions", _statements(ANSWERS_DDL)
+    ),
 )
 """Every schema change, in order; ``MIGRATIONS[-1].version`` is the schema this IGG writes."""
 

@@ -1,5 +1,6 @@
-"""Versioned migrations: a store of the previous schema (2) opens at schema 3 with what it held unchanged, in
-SQLite and in PostgreSQL; a store of a newer schema than this IGG's is refused, with no traceback."""
+"""Versioned migrations: a store of the previous schema (2) opens at the latest schema (4: the answers tables)
+with what it held unchanged, in SQLite and in PostgreSQL; a store of a newer schema than this IGG's is
+refused, with no traceback."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def review_states(store: SessionStore) -> dict[tuple[str, int], Any]:
 
 
 def assert_pending_plan_survives(store: SessionStore) -> None:
-    assert SCHEMA_VERSION == "3" and schema_of(store) == "3"
+    assert SCHEMA_VERSION == "4" and schema_of(store) == "4"
     states = review_states(store)
     assert states[("review-pending", 3)] == "pending" and "rejected" in states.values()
     assert store.session("review-pending").status == "awaiting_review"
@@ -48,7 +49,7 @@ def assert_pending_plan_survives(store: SessionStore) -> None:
     assert shown["status"] == "awaiting_review" and shown["review"]["reasoning"] == "second"
 
 
-def test_an_sqlite_store_of_schema_2_migrates_to_3_and_its_pending_plan_still_waits(tmp_path: Path):
+def test_an_sqlite_store_of_schema_2_migrates_to_the_latest_and_its_pending_plan_still_waits(tmp_path: Path):
     path = tmp_path / "sessions.sqlite"
     shutil.copyfile(FIXTURE, path)
     with sqlite3.connect(path) as conn:
@@ -65,11 +66,11 @@ def test_an_sqlite_store_of_schema_2_migrates_to_3_and_its_pending_plan_still_wa
     finally:
         store.close()
     again = SessionStore(path)  # opened again: nothing left to migrate
-    assert schema_of(again) == "3"
+    assert schema_of(again) == "4"
     again.close()
 
 
-def test_a_postgresql_store_of_schema_2_migrates_to_3_and_its_pending_plan_still_waits(
+def test_a_postgresql_store_of_schema_2_migrates_to_the_latest_and_its_pending_plan_still_waits(
     postgres_server: PostgresServer, postgres_url: str
 ):
     """The schema-2 tables made with schema 2's DDL, filled with the rows of the SQLite fixture (IGG 0.2's
@@ -127,7 +128,7 @@ def test_a_store_of_a_newer_schema_is_refused_clearly(store_location: str, tmp_p
     store.close()
     with pytest.raises(
         SessionRefused,
-        match=r"has schema 99, newer than this IGG's \(3\): a newer IGG wrote it; "
+        match=r"has schema 99, newer than this IGG's \(4\): a newer IGG wrote it; "
         r"upgrade IGG",
     ):
         SessionStore(store_location)
