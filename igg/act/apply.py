@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
-from igg.act.difference import Difference, apply_difference, check_difference
+from igg.act.difference import Applied, Difference, apply_difference, check_difference, try_difference
 from igg.act.evidence import Grounded, Grounder, warned
 from igg.act.fastadds import applies, apply_adds, stands_for
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
@@ -259,6 +259,11 @@ class Actor:
         """Every problem ``apply_difference`` would find in ``difference``; the graph is left as it was."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
         return check_difference(ctx, difference, self.steps)
+
+    def try_difference(self, state: GraphState, difference: Difference) -> Applied:
+        """Each element's verdict as if ``difference`` were applied; the graph is left as it was."""
+        ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
+        return try_difference(ctx, difference, self.steps)
 
     def load_seed(self, state: GraphState, document: GraphDocument, path: str = "seed_data") -> list[Problem]:
         """Load a seed graph through the same rules as agent actions; returns every problem found.

@@ -280,7 +280,13 @@ def apply_difference(
 
 def check_difference(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]) -> list[Problem]:
     """Every rule an element of ``diff`` breaks (empty: it may be applied); the graph is left as it was."""
-    return _reverted(ctx, diff, steps, always=True).problems
+    return try_difference(ctx, diff, steps).problems
+
+
+def try_difference(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]) -> Applied:
+    """Each element's verdict as if ``diff`` were applied (a review shows them); the graph is left as it
+    was."""
+    return _reverted(ctx, diff, steps, always=True)
 
 
 def _reverted(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, always: bool) -> Applied:
@@ -299,6 +305,45 @@ def _reverted(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *
     return applied
 
 
+def difference_to_json(diff: Difference) -> dict[str, Any]:
+    """``diff`` as JSON values (a review plan keeps a planned difference whole: ``difference_from_json``)."""
+    return {
+        "remove_nodes": list(diff.remove_nodes),
+        "set_properties": [[n, props, list(gone)] for n, props, gone in diff.set_properties],
+        "add_nodes": [[label, props] for label, props in diff.add_nodes],
+        "remove_edges": list(diff.remove_edges),
+        "add_edges": [list(entry) for entry in diff.add_edges],
+        "edge_properties": [[list(entry), props] for entry, props in diff.edge_properties.items()],
+        "set_edge_properties": [[e, props] for e, props in diff.set_edge_properties],
+        "node_provenance": [[ref, prov] for ref, prov in diff.node_provenance.items()],
+        "edge_provenance": [
+            [list(key) if isinstance(key, tuple) else key, prov] for key, prov in diff.edge_provenance.items()
+        ],
+    }
+
+
+def difference_from_json(data: Mapping[str, Any]) -> Difference:
+    """The difference ``difference_to_json`` gave."""
+
+    def entry(value: list[Any]) -> tuple[NodeRef, str, NodeRef]:
+        return (value[0], str(value[1]), value[2])
+
+    return Difference(
+        remove_nodes=[str(n) for n in data.get("remove_nodes", ())],
+        set_properties=[(str(n), dict(p), list(g)) for n, p, g in data.get("set_properties", ())],
+        add_nodes=[(str(label), dict(p)) for label, p in data.get("add_nodes", ())],
+        remove_edges=[str(e) for e in data.get("remove_edges", ())],
+        add_edges=[entry(e) for e in data.get("add_edges", ())],
+        edge_properties={entry(e): dict(p) for e, p in data.get("edge_properties", ())},
+        set_edge_properties=[(str(e), dict(p)) for e, p in data.get("set_edge_properties", ())],
+        node_provenance={ref: dict(p) for ref, p in data.get("node_provenance", ())},
+        edge_provenance={
+            (entry(key) if isinstance(key, list) else str(key)): dict(p)
+            for key, p in data.get("edge_provenance", ())
+        },
+    )
+
+
 __all__ = [
     "COUNTS",
     "Applied",
@@ -307,5 +352,8 @@ __all__ = [
     "Step",
     "apply_difference",
     "check_difference",
+    "difference_from_json",
+    "difference_to_json",
     "run_difference",
+    "try_difference",
 ]

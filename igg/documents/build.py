@@ -32,6 +32,7 @@ from igg.documents.reader import Reader, agent_identity
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 from igg.models.request import Request
+from igg.record.steps import ReviewPlan
 from igg.store.location import StoreArg
 
 log = structlog.get_logger("igg.documents")
@@ -54,10 +55,12 @@ class DocumentsResult:
     dropped: list[dict[str, Any]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     applied: bool = True
-    """False for ``review``: the change was planned and checked, not applied (``changes`` says what it would
-    do)."""
+    """False for ``review``: the change was planned, checked and kept as the plan waiting for review
+    (``changes`` says what it would do; ``igg review`` shows, approves or rejects it)."""
     problems: list[str] = field(default_factory=list)
-    """What breaks the session's schema or limits (``review``; applying refuses the whole change then)."""
+    """What breaks the session's schema or limits (``review``; approving refuses the whole change then)."""
+    plan: ReviewPlan | None = None
+    """``review``: the plan kept."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +72,7 @@ class DocumentsResult:
             "agent_calls": self.agent_calls,
             "changes": self.changes,
             "problems": self.problems,
+            "plan_id": self.plan.plan_id if self.plan is not None else None,
             "graph": self.graph,
             "dropped": self.dropped,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
@@ -267,8 +271,6 @@ def _build(
         seconds["answers_and_plan"] = clock() - mark
     finally:
         cache.close()
-    if review:
-        return _reviewed(session, corpus, before if update else None, diff, dropped, reader.calls, seconds)
     return _apply(
         session,
         corpus,
@@ -280,42 +282,7 @@ def _build(
         seconds,
         started,
         clock,
-    )
-
-
-def _reviewed(
-    session: Any,
-    corpus: Corpus,
-    before: dict[str, str] | None,
-    diff: Difference,
-    dropped: list[tuple[str, int, str]],
-    calls: int,
-    seconds: dict[str, float],
-) -> DocumentsResult:
-    """The change planned and checked as the act step checks it, nothing applied."""
-    state = session.state
-    diffs = compare(before or {}, corpus)
-    problems = session.actor.check_difference(state, diff)
-    changes = {
-        "nodes_added": len(diff.add_nodes),
-        "nodes_removed": len(diff.remove_nodes),
-        "nodes_changed": len(diff.set_properties),
-        "edges_added": len(diff.add_edges),
-        "edges_removed": len(diff.remove_edges),
-        "edges_changed": len(diff.set_edge_properties),
-    }
-    return DocumentsResult(
-        session_id=session.session_id,
-        iteration=session.last_iteration,
-        documents=_summary(diffs, corpus),
-        facts=fact_counts(state, diff, set(diffs["changed"]) | set(diffs["removed"])),
-        agent_calls=calls,
-        changes=changes,
-        graph={"nodes": state.node_count, "edges": state.edge_count},
-        dropped=[{"document": d, "chunk": c, "reason": r} for d, c, r in dropped],
-        seconds=seconds,
-        applied=False,
-        problems=[str(p) for p in problems],
+        review=review,
     )
 
 
@@ -356,6 +323,8 @@ def _apply(
     seconds: dict[str, float],
     started: float,
     clock: Callable[[], float],
+    *,
+    review: bool,
 ) -> DocumentsResult:
     mark = clock()
     diffs = compare(before or {}, corpus)
@@ -375,40 +344,75 @@ def _apply(
         f"changed, {len(diffs['removed'])} removed, {len(diffs['unchanged'])} unchanged; {calls} agent "
         f"call(s)."
     )
-    mark = clock()
-    step = session.apply_update(
-        diff,
-        files=files,
-        git_commit=None,
-        reasoning=reasoning,
-        timings_ms={"total": round((clock() - started) * 1000, 3)},
-    )
-    if session.status != "finished":
-        session.finish("finished", prune=False)
-    store = getattr(session.repo, "store", None)
-    if store is not None:
-        remember_build(store, session.session_id, corpus.manifest(), identity)
-    seconds["commit"] = clock() - mark
-    seconds["total"] = clock() - started
-    log.info(
-        "documents_applied",
-        session_id=session.session_id,
-        iteration=step.iteration,
-        agent_calls=calls,
-        **{k: len(v) for k, v in diffs.items()},
-    )
     dropped = [{"document": d, "chunk": c, "reason": r} for d, c, r in dropped_claims]
-    return DocumentsResult(
+    result = DocumentsResult(
         session_id=session.session_id,
-        iteration=step.iteration,
+        iteration=session.last_iteration + 1,
         documents=documents,
         facts=facts,
         agent_calls=calls,
-        changes=step.changes,
-        graph={"nodes": state.node_count, "edges": state.edge_count},
+        changes={},
+        graph={},
         dropped=dropped,
         seconds=seconds,
     )
+    mark = clock()
+    if review:
+        plan = session.keep_update_plan(diff, files=files, reasoning=reasoning, finish=True).plan
+        result.applied, result.plan = False, plan
+        result.changes = _planned_counts(diff)
+        result.problems = [f"{v['code']}: {v['message']}" for v in plan.verdicts if not v["accepted"]]
+    else:
+        step = session.apply_update(
+            diff,
+            files=files,
+            git_commit=None,
+            reasoning=reasoning,
+            timings_ms={"total": round((clock() - started) * 1000, 3)},
+        )
+        if session.status != "finished":
+            session.finish("finished", prune=False)
+        store = getattr(session.repo, "store", None)
+        if store is not None:
+            remember_build(store, session.session_id, corpus.manifest(), identity)
+        result.changes = step.changes
+    seconds["commit"] = clock() - mark
+    seconds["total"] = clock() - started
+    log.info(
+        "documents_planned" if review else "documents_applied",
+        session_id=session.session_id,
+        iteration=result.iteration,
+        agent_calls=calls,
+        **{k: len(v) for k, v in diffs.items()},
+    )
+    result.graph = {"nodes": state.node_count, "edges": state.edge_count}
+    return result
+
+
+def _planned_counts(diff: Difference) -> dict[str, int]:
+    return {
+        "nodes_added": len(diff.add_nodes),
+        "nodes_removed": len(diff.remove_nodes),
+        "nodes_changed": len(diff.set_properties),
+        "edges_added": len(diff.add_edges),
+        "edges_removed": len(diff.remove_edges),
+        "edges_changed": len(diff.set_edge_properties),
+    }
+
+
+def commit_change(
+    session: Any, diff: Difference, *, files: dict[str, Any], reasoning: str, corpus: dict[str, str]
+) -> dict[str, Any]:
+    """A workspace's document change (``add_documents``, ``retract_document``) applied as one step, or, with
+    ``config.review``, kept as the plan waiting for review (applied whole when approved); ``corpus``: the
+    session's corpus after it. What it did: ``iteration_applied`` (None for a plan), ``changes``, and the
+    plan as shown (``review``)."""
+    if session.config.review:
+        pending = session.keep_update_plan(diff, files=files, reasoning=reasoning, finish=False)
+        return {"iteration_applied": None, "changes": _planned_counts(diff), "review": pending.plan.shown()}
+    step = session.apply_update(diff, files=files, git_commit=None, reasoning=reasoning)
+    remember_build(session.repo.store, session.session_id, corpus, str(files.get("agent") or ""))
+    return {"iteration_applied": step.iteration, "changes": step.changes}
 
 
 def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str, Any]]:
@@ -430,6 +434,7 @@ def document_facts(state: GraphState, manifest: dict[str, str]) -> list[dict[str
 __all__ = [
     "DocumentsResult",
     "build_documents",
+    "commit_change",
     "compare",
     "document_facts",
     "last_build",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from igg.documents.build import corpus_files, last_build, remember_build
+from igg.documents.build import commit_change, corpus_files, last_build
 from igg.documents.cache import AnswerCache
 from igg.documents.corpus import document
 from igg.documents.fold import fold
@@ -60,7 +60,7 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
             kept = reader.answers_of({d: sha for d, sha in manifest.items() if d not in replaced})
             if kept is None:
                 raise SessionRefused(
-                    f"the answers of session {sid!r}'s documents are no longer kept beside the "
+                    f"the answers of session {sid!r}'s documents are no longer kept in the "
                     "store; add every document again",
                     session_id=sid,
                 )
@@ -76,7 +76,8 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
         "added_ids": sorted(set(ids) - replaced)[:50],
         "changed_ids": sorted(replaced)[:50],
     }
-    step = session.apply_update(
+    done = commit_change(
+        session,
         diff,
         files={
             "documents": summary,
@@ -85,16 +86,10 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
             "agent_calls": 0,
             "agent": identity,
         },
-        git_commit=None,
         reasoning=f"Added {len(docs)} document(s) with their facts.",
+        corpus=after,
     )
-    remember_build(store, sid, after, identity)
-    return {
-        "iteration_applied": step.iteration,
-        "documents": summary,
-        "facts": facts,
-        "changes": step.changes,
-    }
+    return {**done, "documents": summary, "facts": facts}
 
 
 __all__ = ["TOOL_IDENTITY", "add_documents"]

@@ -179,7 +179,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     kept in a store), as one step through the act step; what it did. Raises ``WorkspaceError`` (NOT_FOUND) for
     a document the session does not hold, ``SessionRefused`` for a session not built from documents or whose
     answers are gone."""
-    from igg.documents.build import corpus_files, last_build, remember_build
+    from igg.documents.build import commit_change, corpus_files, last_build
     from igg.documents.cache import AnswerCache
     from igg.documents.local import plan_local
     from igg.documents.plan import fact_counts, plan_documents
@@ -225,7 +225,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
             answers = reader.answers_of(remaining)
             if answers is None:
                 raise SessionRefused(
-                    f"the answers of session {sid!r}'s documents are no longer kept beside the "
+                    f"the answers of session {sid!r}'s documents are no longer kept in the "
                     "store; bring it in step with igg run --documents --update",
                     session_id=sid,
                 )
@@ -235,7 +235,8 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
         cache.close()
     diff, facts = planned
     documents = {"added": 0, "changed": 0, "removed": 1, "unchanged": len(remaining), "removed_ids": [doc]}
-    step = session.apply_update(
+    done = commit_change(
+        session,
         diff,
         files={
             "documents": documents,
@@ -244,12 +245,11 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
             "agent_calls": 0,
             "agent": identity,
         },
-        git_commit=None,
         reasoning=f"Retracted document {doc!r}: {facts['facts_retracted']} fact(s) it alone "
         f"supported retracted, {facts['facts_kept']} kept.",
+        corpus=remaining,
     )
-    remember_build(store, sid, remaining, identity)
-    return {"iteration_applied": step.iteration, "document": doc, "facts": facts, "changes": step.changes}
+    return {**done, "document": doc, "facts": facts}
 
 
 __all__ = ["plan_retraction", "retract_document"]

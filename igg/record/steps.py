@@ -50,6 +50,16 @@ class ReviewPlan(_Step):
     """What the turn cost (paid whatever the reviewer decides)."""
     chunk: str | None = None
     chunk_cursor: int = 0
+    update: dict[str, Any] | None = None
+    """A planned update kept whole (a document build or update, ``add_documents``, ``retract_document``):
+    ``difference`` (``igg.act.difference.difference_to_json``), the ``files`` its step keeps and whether
+    approving it ``finish``es the session. ``actions`` then shows each element as the action it stands for;
+    it is approved whole or rejected."""
+
+    def shown(self) -> dict[str, Any]:
+        """The plan as a client is shown it: a planned update's difference and files stay in the store (the
+        actions show it)."""
+        return self.model_dump(mode="json", exclude={"update": {"difference", "files"}})
 
 
 class PlanPending(_Step):

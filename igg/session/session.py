@@ -43,7 +43,7 @@ from igg.act.difference import Difference
 from igg.act.evidence import Grounder
 from igg.act.rules import Rule
 from igg.act.step import act, prune_isolated
-from igg.errors import RequestInvalid, SessionRefused, WorkspaceCode, WorkspaceError
+from igg.errors import RequestInvalid, WorkspaceCode, WorkspaceError
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.io.encodable import replace_unencodable
@@ -54,6 +54,7 @@ from igg.persistence import Recorder, SessionInfo, SessionRepo, SessionStatus
 from igg.record.records import IterationRecord, RunResult, StopReason
 from igg.record.steps import PlanPending, PlanRejected, ReviewPlan, StepRecord, UndoStep, UpdateStep
 from igg.request.load import build_state
+from igg.session import updates
 from igg.session.plans import approved, plan_of
 
 
@@ -182,7 +183,11 @@ class Session:
             recorders=[recorder(info)],
             last_record=loaded.last_record,
             read_records=loaded.read_records,
-            pending=loaded.pending if loaded.request.config.review else None,
+            pending=(
+                loaded.pending
+                if loaded.request.config.review or (loaded.pending is not None and loaded.pending.update)
+                else None
+            ),
             review_note=loaded.review_note,
             plans=loaded.plans,
             status=status(info) if status is not None else info.status,
@@ -359,7 +364,7 @@ class Session:
 
     def decide(
         self, decision: str, plan_id: int | None, *, actions: list[int] | None = None, note: str = ""
-    ) -> IterationRecord | PlanRejected:
+    ) -> IterationRecord | PlanRejected | UpdateStep:
         """Approve the waiting plan (all its actions, or the chosen indices, applied in the plan's order as
         the plan's iteration) or reject it (``note`` goes to the agent)."""
         plan = self.pending
@@ -379,6 +384,8 @@ class Session:
             self._keep(rejected)
             self.pending, self.review_note = None, note or "(no note)"
             return rejected
+        if plan.update is not None:
+            return updates.approve(self, plan, actions, note)
         kept, parsed = approved(plan, actions, note)
         self.pending = None
         try:
@@ -396,6 +403,17 @@ class Session:
         self.review_note = None
         return record
 
+    def keep_update_plan(
+        self, difference: Difference, *, files: dict[str, Any], reasoning: str, finish: bool
+    ) -> PlanPending:
+        """Check ``difference`` as ``apply_update`` would apply it and keep it whole as the plan waiting for
+        review (``igg.session.updates``); ``finish``: approving it finishes the session."""
+        self._require_changeable(finished_ok=True)
+        pending = updates.keep_plan(self, difference, files=files, reasoning=reasoning, finish=finish)
+        self._keep(pending)
+        self.pending, self.review_note, self.plans = pending.plan, None, pending.plan.plan_id
+        return pending
+
     def apply_update(
         self,
         difference: Difference,
@@ -405,35 +423,15 @@ class Session:
         reasoning: str,
         timings_ms: dict[str, float] | None = None,
     ) -> UpdateStep:
-        """A code map's difference (``igg.act.difference``) through the act step, as the next iteration of a
-        finished static map; kept as an ``update`` step (refused whole, nothing changed, when it breaks a
-        rule)."""
-        iteration = self.last_iteration + 1
-        state = self.state
-        state.take_journal()
-        state.iteration, state.chunk = iteration, None
-        counts, problems = self.actor.apply_difference(state, difference)
-        if problems:
-            raise SessionRefused(
-                f"the update of session {self.session_id!r} breaks the session's schema or limits "
-                f"({len(problems)} problem(s)); nothing was changed: "
-                + "; ".join(str(p) for p in problems[:5]),
-                session_id=self.session_id,
-            )
-        mutations = state.take_journal()
-        step = UpdateStep(
-            iteration=iteration,
-            git_commit=git_commit,
-            files=files,
-            changes=counts,
-            reasoning=reasoning,
-            timings_ms=timings_ms or {},
+        """A planned difference (``igg.act.difference``: a code map's or documents' update) through the act
+        step, as the next iteration; kept as an ``update`` step (refused whole, nothing changed, when it
+        breaks a rule)."""
+        self._require_changeable(finished_ok=True)  # a plan waiting for review is decided first
+        step, mutations, snapshot = updates.apply(
+            self, difference, files=files, git_commit=git_commit, reasoning=reasoning, timings_ms=timings_ms
         )
-        # a snapshot only when the change is large: a small update loads from the last snapshot plus its
-        # mutations
-        big = len(mutations) * 5 > state.node_count + state.edge_count
-        self._keep(step, mutations, snapshot=big)
-        self.last_iteration = iteration
+        self._keep(step, mutations, snapshot=snapshot)
+        self.last_iteration = step.iteration
         return step
 
     def undo(self, to_iteration: int) -> UndoStep:

@@ -114,9 +114,10 @@ class UndoOutput(SessionSummary):
 
 
 class DocumentsOutput(SessionSummary):
-    """What add_documents or retract_document did, as one step."""
+    """What add_documents or retract_document did, as one step (with review on: the plan waiting)."""
 
-    iteration_applied: int
+    iteration_applied: int | None = Field(default=None, description="None: kept as a plan (review).")
+    review: dict[str, Any] | None = Field(default=None, description="The plan waiting for review.")
     documents: dict[str, Any] | None = None
     document: str | None = None
     facts: dict[str, int]

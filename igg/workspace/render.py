@@ -89,3 +89,19 @@ def export_text(session: LiveSession, fmt: str) -> str:
     else:
         write_json(state, data, schema=schema, metadata=_metadata(session), indent=1)
     return data.getvalue().decode("utf-8")
+
+
+def neo4j_plan(live: LiveSession, session_id: str, path: str | None) -> dict[str, Any]:
+    """What exporting the session to the Neo4j at NEO4J_URI (scope: the session id) would change (the
+    ``neo4j_plan`` export format, returned inline)."""
+    from igg.errors import ExportError, WorkspaceCode, WorkspaceError
+    from igg.export.neo4j.bolt import plan_neo4j
+
+    if path is not None:
+        raise WorkspaceError(WorkspaceCode.PATH_FORBIDDEN, "format neo4j_plan is returned inline; omit path")
+    try:
+        with live.lock:
+            plan = plan_neo4j(live.state, scope=session_id)
+    except ExportError as exc:
+        raise WorkspaceError(WorkspaceCode.EXPORT_FAILED, str(exc)) from None
+    return {"session_id": session_id, "format": "neo4j_plan", "plan": plan}

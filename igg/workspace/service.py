@@ -27,7 +27,7 @@ from igg.persistence import TOOL_AGENT, SessionInfo, SessionRepo, SessionStatus
 from igg.persistence.memory import MemorySessions
 from igg.record.logs import get_logger
 from igg.record.records import Event, IterationRecord
-from igg.record.steps import PlanPending
+from igg.record.steps import PlanPending, UpdateStep
 from igg.request.load import build_state, load_request
 from igg.session import Session
 from igg.workspace import history_ops, render
@@ -141,9 +141,7 @@ class Workspace:
                 )
             )
             if isinstance(outcome, PlanPending):
-                return ApplyOutput.model_validate(
-                    {**summary(live), "review": outcome.plan.model_dump(mode="json")}
-                )
+                return ApplyOutput.model_validate({**summary(live), "review": outcome.plan.shown()})
             if not inp.dry_run:
                 live.observed = None
                 self._publish(live, outcome)
@@ -174,16 +172,27 @@ class Workspace:
             plan = live.session.pending
             if inp.decision is None:
                 return ReviewOutput.model_validate(
-                    {**summary(live), "review": plan.model_dump(mode="json") if plan is not None else None}
+                    {**summary(live), "review": plan.shown() if plan is not None else None}
                 )
             outcome = _served(
                 lambda: live.session.decide(
                     inp.decision or "", inp.plan_id, actions=inp.actions, note=inp.note
                 )
             )
+            if isinstance(outcome, UpdateStep) and plan is not None:  # a planned update: applied whole
+                live.observed = None
+                return ReviewOutput.model_validate(
+                    {
+                        **summary(live),
+                        "approved": list(range(len(plan.actions))),
+                        "verdicts": plan.verdicts,
+                        "accepted": plan.accepted,
+                        "rejected": plan.rejected,
+                    }
+                )
             if not isinstance(outcome, IterationRecord):
                 return ReviewOutput.model_validate(
-                    {**summary(live), "rejected": outcome.plan_id, "note": inp.note}
+                    {**summary(live), "rejected": getattr(outcome, "plan_id", None), "note": inp.note}
                 )
             self._publish(live, outcome)
             chosen = sorted(
@@ -212,7 +221,7 @@ class Workspace:
         """The graph as JSON/node-link/GraphML/...: inline, or written under the output directory."""
         live = self.get(inp.session_id)
         if inp.format == "neo4j_plan":
-            return self._neo4j_plan(inp, live)
+            return ExportOutput.model_validate(render.neo4j_plan(live, inp.session_id, inp.path))
         with live.lock:
             text = render.export_text(live, inp.format)
         data = text.encode("utf-8")
@@ -222,22 +231,6 @@ class Workspace:
         write_inside(self.output_dir, inp.path, data)
         log.info("graph_exported", session_id=inp.session_id, format=inp.format, bytes=len(data))
         return ExportOutput.model_validate({**out, "path": inp.path})
-
-    def _neo4j_plan(self, inp: ExportInput, live: LiveSession) -> ExportOutput:
-        """What exporting the session to the Neo4j at NEO4J_URI (scope: the session id) would change."""
-        from igg.errors import ExportError
-        from igg.export.neo4j.bolt import plan_neo4j
-
-        if inp.path is not None:
-            raise WorkspaceError(
-                WorkspaceCode.PATH_FORBIDDEN, "format neo4j_plan is returned inline; omit path"
-            )
-        try:
-            with live.lock:
-                plan = plan_neo4j(live.state, scope=inp.session_id)
-        except ExportError as exc:
-            raise WorkspaceError(WorkspaceCode.EXPORT_FAILED, str(exc)) from None
-        return ExportOutput.model_validate({"session_id": inp.session_id, "format": inp.format, "plan": plan})
 
     def list_sessions(self, inp: ListInput | None = None) -> ListOutput:
         """Sessions, most recently updated first (live sessions of this process as they stand here)."""

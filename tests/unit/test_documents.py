@@ -23,7 +23,7 @@ from igg.agents.scripted import ScriptedAgent
 from igg.documents.build import build_documents, document_facts, stored_corpus
 from igg.documents.corpus import read_corpus
 from igg.documents.plan import content_form
-from igg.errors import RequestInvalid
+from igg.errors import RequestInvalid, WorkspaceError
 from igg.request.load import load_request
 from igg.store import SessionStore
 from igg.store.codec import canonical
@@ -424,12 +424,18 @@ def test_retracting_a_document_equals_a_fresh_build_without_it_and_touches_only_
         assert doc in (stored_corpus(SessionStore(store), "notes") or {})
 
 
-def test_review_plans_and_checks_the_whole_change_and_applies_nothing(tmp_path: Path) -> None:
+def test_review_keeps_the_whole_change_as_a_plan_that_igg_review_shows_and_applies_whole(
+    tmp_path: Path,
+) -> None:
+    from igg.store import StoreSessions
+    from igg.workspace.inputs import ReviewInput
+    from igg.workspace.service import Workspace
+
     docs, store = tmp_path / "docs", tmp_path / "s.sqlite"
     docs.mkdir()
     corpus = {f"d{i}.txt": 0 for i in range(4)}
     build_documents(request(), write_corpus(docs, corpus), [docs], store, agent_name="script")
-    before, steps = canonical(graph(store)), len(SessionStore(store).steps("notes"))
+    before = canonical(graph(store))
     corpus["d1.txt"] = 1
     del corpus["d2.txt"]
     agent = write_corpus(docs, corpus)
@@ -437,11 +443,24 @@ def test_review_plans_and_checks_the_whole_change_and_applies_nothing(tmp_path: 
         request(), agent, [docs], store, agent_name="script", session_id="notes", update=True, review=True
     )
     assert not planned.applied and planned.problems == [] and planned.agent_calls == 1
-    assert canonical(graph(store)) == before and len(SessionStore(store).steps("notes")) == steps
-    applied = build_documents(
+    assert planned.plan is not None and planned.plan.update is not None
+    assert canonical(graph(store)) == before  # nothing applied while the plan waits
+    with pytest.raises(WorkspaceError, match="waiting for review"):  # no other change meanwhile
+        build_documents(request(), agent, [docs], store, agent_name="script", session_id="notes", update=True)
+    ws = Workspace(StoreSessions(SessionStore(store)))
+    shown = ws.review(ReviewInput(session_id="notes"))["review"]
+    assert shown["plan_id"] == planned.plan.plan_id and "difference" not in shown["update"]
+    assert len(shown["actions"]) == sum(planned.changes.values()) == shown["accepted"]
+    with pytest.raises(WorkspaceError, match="applies whole"):
+        ws.review(ReviewInput(session_id="notes", plan_id=shown["plan_id"], decision="approve", actions=[0]))
+    done = ws.review(ReviewInput(session_id="notes", plan_id=shown["plan_id"], decision="approve"))
+    assert done["approved"] == list(range(len(shown["actions"])))
+    assert content_form(graph(store)) == content_form(fresh(docs, agent, store, "again"))  # a fresh build's
+    assert SessionStore(store).session("notes").status == "finished"
+    again = build_documents(
         request(), agent, [docs], store, agent_name="script", session_id="notes", update=True
     )
-    assert applied.changes == planned.changes and applied.agent_calls == 0  # the reviewed answers were cached
+    assert again.agent_calls == 0 and sum(again.changes.values()) == 0  # the plan's corpus is kept
     tight = load_request({**REQUEST, "config": {**REQUEST["config"], "constraints": {"max_nodes": 1}}})
     refused = build_documents(
         tight, agent, [docs], tmp_path / "other.sqlite", agent_name="script", review=True

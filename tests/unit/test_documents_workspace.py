@@ -74,3 +74,34 @@ def test_the_document_tools_over_http(tmp_path: Path) -> None:
         gone = http.delete("/sessions/web/documents/notes/a.md")
         assert gone.status_code == 200, gone.text
         assert (gone.json()["nodes"], gone.json()["facts"]["facts_retracted"]) == (0, 3)
+
+
+def test_with_review_on_document_tools_keep_a_plan_applied_whole_when_approved(tmp_path: Path) -> None:
+    from igg.workspace.inputs import ReviewInput
+
+    store = SessionStore(tmp_path / "s.sqlite")
+    ws = Workspace(StoreSessions(store))
+    ws.start({**REQUEST, "session_id": "rv", "config": {**REQUEST["config"], "review": True}})
+    held = ws.add_documents(
+        AddDocumentsInput(session_id="rv", documents=documents(("a.md", ADA), ("b.md", BOB)))
+    )
+    assert held["iteration_applied"] is None and held["status"] == "awaiting_review"
+    assert (held["nodes"], held["changes"]["nodes_added"]) == (0, 3)
+    plan = held["review"]
+    assert [a["type"] for a in plan["actions"]].count("ADD_NODE") == 3
+    with pytest.raises(WorkspaceError, match="waiting for review"):
+        ws.retract_document(RetractDocumentInput(session_id="rv", document_id="a.md"))
+    rejected = ws.review(ReviewInput(session_id="rv", plan_id=plan["plan_id"], decision="reject", note="no"))
+    assert rejected["rejected"] == plan["plan_id"] and rejected["nodes"] == 0
+
+    again = ws.add_documents(AddDocumentsInput(session_id="rv", documents=documents(("a.md", ADA))))
+    approved = ws.review(ReviewInput(session_id="rv", plan_id=again["review"]["plan_id"], decision="approve"))
+    assert approved["status"] == "open" and (approved["nodes"], approved["edges"]) == (2, 1)
+    ada = {"Ada": (36, ["a.md"]), "Paris": (None, ["a.md"])}
+    assert people(ws.get("rv").state) == ada
+    gone = ws.retract_document(RetractDocumentInput(session_id="rv", document_id="a.md"))
+    assert gone["iteration_applied"] is None and gone["changes"]["nodes_removed"] == 2
+    ws.review(ReviewInput(session_id="rv", plan_id=gone["review"]["plan_id"], decision="approve"))
+    assert ws.get("rv").state.node_count == 0
+    ws.undo(UndoInput(session_id="rv", to_iteration=approved["iteration"]))
+    assert people(ws.get("rv").state) == ada

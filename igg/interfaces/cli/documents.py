@@ -5,6 +5,7 @@ counts."""
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,8 @@ def add_documents_options(parser: argparse.ArgumentParser) -> None:
         "--review",
         action="store_true",
         help=(
-            "with --documents: plan and check the whole change and print it; apply nothing (run "
-            "again without --review to apply it: the answers are cached)"
+            "with --documents: plan and check the whole change and keep it as a plan waiting for review "
+            "(igg review SESSION shows, approves or rejects it); nothing is applied until approved"
         ),
     )
 
@@ -88,11 +89,19 @@ def run_documents(args: argparse.Namespace, request: Any, agent: Any) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
+    print_result(result, store)
+    return 0
+
+
+def print_result(result: Any, store: Any) -> None:
+    """A build's or an update's summary lines (``DocumentsResult``)."""
     docs, facts = result.documents, result.facts
     if not result.applied:
         c = result.changes
+        plan_id = result.plan.plan_id if result.plan is not None else "?"
+        review = shlex.join(["igg", "review", result.session_id, "--store", str(store)])
         print(
-            f"session {result.session_id}: planned, not applied (--review): nodes +{c['nodes_added']} "
+            f"session {result.session_id}: plan {plan_id} waits for review: nodes +{c['nodes_added']} "
             f"-{c['nodes_removed']} ~{c['nodes_changed']}, edges +{c['edges_added']} -{c['edges_removed']} "
             f"~{c['edges_changed']}"
             + (
@@ -101,6 +110,7 @@ def run_documents(args: argparse.Namespace, request: Any, agent: Any) -> int:
                 else "; the act step would take it"
             )
         )
+        print(f"show it: `{review}`; apply it: `{review} --approve`; drop it: `{review} --reject 'why'`")
     else:
         print(
             f"session {result.session_id}: iteration {result.iteration}, {result.graph['nodes']} nodes, "
@@ -118,7 +128,6 @@ def run_documents(args: argparse.Namespace, request: Any, agent: Any) -> int:
             f"{len(result.dropped)} claim(s) dropped, e.g. {result.dropped[0]['document']}: "
             f"{result.dropped[0]['reason']}"
         )
-    return 0
 
 
 def show_documents(store: Any, args: argparse.Namespace) -> int:

@@ -66,10 +66,13 @@ def run(args: argparse.Namespace) -> int:
                 if not verdict["accepted"]:
                     print(f"      {verdict['message']}")
             base = shlex.join(["igg", "review", args.session, "--store", str(workspace_store(workspace))])
-            print(
-                f"approve all: `{base} --approve`; only some actions: `{base} --approve 0 1`; reject: "
-                f"`{base} --reject 'why'`"
-            )
+            if plan.get("update") is not None:  # a planned update (documents) applies whole
+                print(f"it applies whole: approve: `{base} --approve`; reject: `{base} --reject 'why'`")
+            else:
+                print(
+                    f"approve all: `{base} --approve`; only some actions: `{base} --approve 0 1`; reject: "
+                    f"`{base} --reject 'why'`"
+                )
         return 0
     if plan is None:
         print(
@@ -89,7 +92,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     elif decision == "reject":
-        print(f"session {args.session}: plan {plan['plan_id']} rejected; the agent sees the note next turn")
+        after = (
+            "nothing of it was applied"
+            if plan.get("update") is not None
+            else "the agent sees the note next turn"
+        )
+        print(f"session {args.session}: plan {plan['plan_id']} rejected; {after}")
     else:
         print(
             f"session {args.session}: plan {plan['plan_id']} approved: {result['accepted']} actions applied, "
