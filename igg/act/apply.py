@@ -63,7 +63,9 @@ def add_node(ctx: CheckContext, a: AddNode, new: NewNode, index: int) -> Verdict
         provenance = {**(provenance or state.stamp()), "evidence": ctx.evidence}
     if ctx.provenance:
         provenance = {**(provenance or state.stamp()), **ctx.provenance}
-    nid = state.add_node(a.label, new_node_properties(ctx, a), provenance=provenance)
+    # a planned difference gives a node's stored properties whole (its bounds and history decided)
+    properties = a.properties if ctx.planned else new_node_properties(ctx, a)
+    nid = state.add_node(a.label, properties, provenance=provenance)
     message = f"added {state.describe(nid)} as {nid}"
     if new.note:
         message += f"; {new.note}"
@@ -78,7 +80,7 @@ def add_edge(ctx: CheckContext, a: AddEdge, ends: Ends, index: int) -> Verdict:
         provenance = {**(provenance or state.stamp()), **ctx.provenance}
     eid = state.add_edge(ends.source, a.label, ends.target, edge_properties(a), provenance=provenance)
     message = f"added {a.label} edge {eid} ({ends.source} -> {ends.target})"
-    if a.label in ctx.schema.one_at_a_time:
+    if a.label in ctx.schema.one_at_a_time and not ctx.planned:  # a plan bounds its edges itself
         notes = supersede_edges(state, ends.source, a.label, eid)
         if notes:
             return Verdict(
@@ -90,7 +92,7 @@ def add_edge(ctx: CheckContext, a: AddEdge, ends: Ends, index: int) -> Verdict:
 def update_node(ctx: CheckContext, a: UpdateNode, node: str, index: int) -> Verdict:
     """UPDATE_NODE: set and remove the properties."""
     state = ctx.state
-    if not timed(a) and state.node_type(node) not in ctx.schema.timed_properties:
+    if ctx.planned or (not timed(a) and state.node_type(node) not in ctx.schema.timed_properties):
         state.update_node(node, a.properties, a.remove, evidence=ctx.evidence, provenance=ctx.provenance)
         return Verdict(index, "UPDATE_NODE", True, None, f"updated {state.describe(node)} ({node})", node)
     properties, notes = updated_node_properties(ctx, a, node)

@@ -44,7 +44,9 @@ class CheckContext:
     supporting a fact, ``igg.documents``)."""
     planned: bool = False
     """Whether the change is a planned difference (``igg.act.difference``): one intent of a user, not an
-    agent's response, so the per-response budgets (``max_deletions_per_iteration``) do not apply to it."""
+    agent's response, so the per-response budgets (``max_deletions_per_iteration``) do not apply to it; and
+    its planner decided each element's stored valid time (bounds, one-at-a-time histories and supersession:
+    ``igg.documents.times``), so the act step stores those as given instead of deriving them again."""
 
 
 @dataclass(frozen=True, slots=True)

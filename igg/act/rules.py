@@ -47,6 +47,7 @@ from igg.models.actions import (
 from igg.models.common import property_key_problem, property_value_problem
 from igg.models.request import Constraints
 from igg.models.schema import CompiledSchema
+from igg.models.validtime import TIME_KEYS
 from igg.models.verdicts import ErrorCode as C
 
 A = TypeVar("A")
@@ -158,6 +159,8 @@ def properties_valid(ctx: CheckContext, a: AddNode | AddEdge | UpdateNode | Upda
     for key, value in props.items():
         if key in good and value.__class__ is str and len(value) <= limit:
             continue  # the common case, without the general checks
+        if ctx.planned and key in TIME_KEYS:
+            continue  # a planned difference's stored valid time (``CheckContext.planned``)
         problem = property_key_problem(key) or property_value_problem(key, value, limit)
         if problem:
             return C.INVALID_PROPERTY, problem + "."

@@ -8,6 +8,7 @@ from typing import Any
 from igg.act.context import CheckContext, Rejection
 from igg.models.actions import UpdateEdge, UpdateNode
 from igg.models.common import property_key_problem
+from igg.models.validtime import TIME_KEYS
 from igg.models.verdicts import ErrorCode as C
 
 
@@ -41,7 +42,7 @@ def update_problem(
     attributes and stay within ``max_properties``. ``kind`` is "node" or "edge"; ``before`` is the element's
     properties now."""
     for key in a.remove:
-        problem = property_key_problem(key)
+        problem = None if ctx.planned and key in TIME_KEYS else property_key_problem(key)
         if problem:
             return C.INVALID_PROPERTY, f"remove: {problem}."
     after = updated_properties(before, a)

@@ -264,7 +264,7 @@ def edge_properties(a: AddEdge | UpdateEdge) -> dict[str, Any]:
 
 def edge_conflict(ctx: CheckContext, a: AddEdge, ends: Ends) -> Rejection | None:
     """TIME_CONFLICT: a one-at-a-time edge starting when another of the same source and type starts."""
-    if a.label not in ctx.schema.one_at_a_time:
+    if a.label not in ctx.schema.one_at_a_time or ctx.planned:  # a plan resolved its conflicts itself
         return None
     start = _key(parse_time(a.valid_from)[0] if a.valid_from is not None else None)
     source = ends.source

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from igg.documents.times import Entry, bound_edges, claimed_bounds, entries_of, fold_history
 from igg.graph.state import GraphState
 from igg.models.actions import AddEdge, AddNode, UnreadableAction, UpdateEdge, UpdateNode, read_action
 from igg.models.schema import CompiledSchema
@@ -95,7 +96,9 @@ def fold(
     reference matches (they are not made, but references and edges may name them)."""
     desired = Desired()
     scratch = GraphState(schema)
-    node_claims, node_chunks, updates, edge_actions = _read(schema, scratch, answers, desired)
+    timed: dict[str, dict[NodeKey, list[Entry]]] = {}
+    node_claims, node_chunks, updates, edge_actions = _read(schema, scratch, answers, desired, timed)
+    entries = timed["entries"]
     keys = list(node_claims)
     scratch.load(
         [
@@ -121,16 +124,28 @@ def fold(
         return None
 
     supporters = {key: sorted(claims) for key, claims in node_claims.items()}
-    for doc, chunk, update in updates:
+    for order, (doc, chunk, update) in enumerate(updates):
         found = resolve(update.node, doc, chunk)
         if found in node_claims:  # a known node's claims are its own (it is left as it is)
-            node_claims[found].setdefault(doc, {}).update(update.properties)
+            _update(
+                schema,
+                node_claims[found],
+                entries.setdefault(found, []),
+                found[0],
+                doc,
+                chunk,
+                order,
+                update,
+                desired,
+            )
     for key in keys:
         props, by_value = _winners(node_claims[key])
         missing = [k for k in schema.required.get(key[0], ()) if k not in props]
         if missing:
             desired.dropped.append((supporters[key][0], 0, f"{key[0]} {key[1]!r} lacks {', '.join(missing)}"))
         else:
+            if entries.get(key):
+                fold_history(props, by_value, entries[key])
             desired.nodes[key] = Fact(
                 properties=props,
                 documents=supporters[key],
@@ -139,11 +154,42 @@ def fold(
                 chunks=node_chunks[key],
             )
     _edges(schema, resolve, outside, edge_actions, desired, self_loops=self_loops)
+    for key, reason in bound_edges(schema.one_at_a_time, desired.edges):
+        desired.dropped.append((desired.edges.pop(key).documents[0], 0, reason))
     return desired
 
 
+def _update(
+    schema: CompiledSchema,
+    claims: Claims,
+    entries: list[Entry],
+    label: str,
+    doc: str,
+    chunk: int,
+    order: int,
+    update: UpdateNode,
+    desired: Desired,
+) -> None:
+    """An ``UPDATE_NODE``'s claims of a node: its properties, and its bounds, or its one-at-a-time values over
+    them (``igg.documents.times``)."""
+    bounds = claimed_bounds(schema, label, update)
+    if isinstance(bounds, str):
+        desired.dropped.append((doc, chunk, bounds))
+        return
+    values = entries_of(schema, label, doc, 1_000_000 + order, update.properties, bounds)
+    entries.extend(values)
+    mine = claims.setdefault(doc, {})
+    mine.update({k: v for k, v in update.properties.items() if not any(k == e[2] for e in values)})
+    if not values:
+        mine.update(bounds)
+
+
 def _read(
-    schema: CompiledSchema, scratch: GraphState, answers: Iterable[Answer], desired: Desired
+    schema: CompiledSchema,
+    scratch: GraphState,
+    answers: Iterable[Answer],
+    desired: Desired,
+    timed: dict[str, dict[NodeKey, list[Entry]]],
 ) -> tuple[
     dict[NodeKey, Claims],
     dict[Any, dict[str, list[int]]],
@@ -154,6 +200,7 @@ def _read(
     claims of each node it adds, the chunks adding each node, the node updates and the edge actions (what
     makes nothing is dropped in ``desired``)."""
     node_claims: dict[NodeKey, Claims] = {}
+    entries = timed.setdefault("entries", {})
     node_chunks: dict[Any, dict[str, list[int]]] = {}
     updates: list[tuple[str, int, UpdateNode]] = []
     edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]] = []
@@ -164,9 +211,17 @@ def _read(
                 desired.dropped.append((doc, chunk, f"unreadable action: {action.message}"))
             elif isinstance(action, AddNode):
                 key = _added_node(schema, scratch, action, doc, chunk, desired)
-                if key is not None:
-                    node_claims.setdefault(key, {}).setdefault(doc, {}).update(action.properties)
+                bounds = claimed_bounds(schema, action.label, action)
+                if isinstance(bounds, str):
+                    desired.dropped.append((doc, chunk, bounds))
+                elif key is not None:
+                    node_claims.setdefault(key, {}).setdefault(doc, {}).update(
+                        {**action.properties, **bounds}
+                    )
                     _chunk(node_chunks, key, doc, chunk)
+                    entries.setdefault(key, []).extend(
+                        entries_of(schema, key[0], doc, len(entries), action.properties, bounds)
+                    )
             elif isinstance(action, UpdateNode):
                 updates.append((doc, chunk, action))
             elif isinstance(action, AddEdge | UpdateEdge):
@@ -213,13 +268,17 @@ def _edges(
         if action.label not in schema.edge_types:
             desired.dropped.append((doc, chunk, f"edge type {action.label!r} is not in the schema"))
             continue
+        bounds = claimed_bounds(schema, action.label, action)
+        if isinstance(bounds, str):
+            desired.dropped.append((doc, chunk, bounds))
+            continue
         source = resolve(action.from_, doc, chunk)
         target = resolve(action.to, doc, chunk)
         if source is None or target is None:
             continue
         key = (action.label, source, target)
         if isinstance(action, UpdateEdge):
-            updates.append((doc, key, action.properties))
+            updates.append((doc, key, {**action.properties, **bounds}))
             continue
         allowed = schema.patterns.get(action.label)
         if allowed is not None and (source[0], target[0]) not in allowed:
@@ -231,7 +290,7 @@ def _edges(
                 (doc, chunk, f"a {action.label} self-loop (allow_self_loops does not allow it)")
             )
         else:
-            claims.setdefault(key, {}).setdefault(doc, {}).update(action.properties)
+            claims.setdefault(key, {}).setdefault(doc, {}).update({**action.properties, **bounds})
             _chunk(chunks, key, doc, chunk)
     supporters = {key: sorted(c) for key, c in claims.items()}
     for doc, key, props in updates:

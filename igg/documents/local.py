@@ -67,7 +67,8 @@ def plan_local(
         if kept is None:
             return None
         desired = fold(state.schema, [*new, *kept], self_loops=self_loops, known=known)
-        extra = _edge_sharers(state, desired, fresh_docs, touched_edges) - need
+        extra = _edge_sharers(state, desired, fresh_docs, touched_edges)
+        extra = (extra | _time_siblings(state, desired, touched_edges)) - need
         # a node that comes or goes changes what other documents' references match: fold them again too
         values = [
             str(v)
@@ -140,6 +141,31 @@ def _edge_sharers(state: GraphState, desired: Desired, fresh_docs: set[str], tou
         if edge is not None:
             touched.add(edge)
             out |= _sources(state.edge_ends(edge)[2]["provenance"])
+    return out
+
+
+def _time_siblings(state: GraphState, desired: Desired, touched: set[str]) -> set[str]:
+    """One-at-a-time edges bound each other (``igg.documents.times``): the existing edges of each source and
+    type a folded or touched edge has are marked touched; returns their sources (to fold with them)."""
+    one = state.schema.one_at_a_time
+    if not one:
+        return set()
+    groups: set[tuple[str, str]] = set()
+    for label, a, _ in desired.edges:
+        source = state.find_identity(*a) if label in one else None
+        if source is not None:
+            groups.add((source, label))
+    for edge in touched:
+        source, _, data = state.edge_ends(edge)
+        if data["type"] in one:
+            groups.add((source, data["type"]))
+    out: set[str] = set()
+    for source, label in groups:
+        for keyed in state.succ[source].values():
+            for edge, data in keyed.items():
+                if data["type"] == label and edge not in touched:
+                    touched.add(edge)
+                    out |= _sources(data["provenance"])
     return out
 
 

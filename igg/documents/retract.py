@@ -205,10 +205,16 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     cache = AnswerCache(store.db)
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)
-        planned = plan_retraction(state, doc, manifest, reader.answers_of, self_loops=self_loops)
         sha = manifest[doc]
+        # valid time binds facts across documents (a successor's start ends an edge; a history holds every
+        # document's values): the closure fold decides them
+        timed = bool(state.schema.time_scoped)
+        planned = (
+            None if timed else plan_retraction(state, doc, manifest, reader.answers_of, self_loops=self_loops)
+        )
         if (
-            planned is not None
+            timed
+            or planned is not None
             and planned[0].remove_nodes
             and reader.referring(
                 remaining,
