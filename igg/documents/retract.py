@@ -180,10 +180,6 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     a document the session does not hold, ``SessionRefused`` for a session not built from documents or whose
     answers are gone."""
     from igg.documents.build import commit_change, corpus_files, last_build
-    from igg.documents.cache import AnswerCache
-    from igg.documents.local import plan_local
-    from igg.documents.plan import fact_counts, plan_documents
-    from igg.documents.reader import Reader
     from igg.errors import SessionRefused, WorkspaceCode, WorkspaceError
 
     sid = session.session_id
@@ -200,6 +196,39 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
             WorkspaceCode.NOT_FOUND,
             f"session {sid!r} holds no document {doc!r}; igg show {sid} --documents lists the ones it holds",
         )
+    remaining = {d: sha for d, sha in manifest.items() if d != doc}
+    planned = _plan(session, store, doc, manifest, identity)
+    diff, facts = planned
+    documents = {"added": 0, "changed": 0, "removed": 1, "unchanged": len(remaining), "removed_ids": [doc]}
+    done = commit_change(
+        session,
+        diff,
+        files={
+            "documents": documents,
+            **corpus_files(manifest, remaining),
+            "facts": facts,
+            "agent_calls": 0,
+            "agent": identity,
+        },
+        reasoning=f"Retracted document {doc!r}: {facts['facts_retracted']} fact(s) it alone "
+        f"supported retracted, {facts['facts_kept']} kept.",
+        corpus=remaining,
+    )
+    return {**done, "document": doc, "facts": facts}
+
+
+def _plan(
+    session: Any, store: Any, doc: str, manifest: dict[str, str], identity: str
+) -> tuple[Difference, dict[str, int]]:
+    """What retracting ``doc`` changes, and its fact counts: the quick plan, the closure fold where another
+    document's references or valid time may change, else the whole remaining corpus."""
+    from igg.documents.cache import AnswerCache
+    from igg.documents.local import plan_local
+    from igg.documents.plan import fact_counts, plan_documents
+    from igg.documents.reader import Reader
+    from igg.errors import SessionRefused
+
+    sid = session.session_id
     remaining = {d: sha for d, sha in manifest.items() if d != doc}
     state, self_loops = session.state, session.config.constraints.self_loop_allowed
     cache = AnswerCache(store.db)
@@ -239,23 +268,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
             planned = diff, fact_counts(state, diff, {doc})
     finally:
         cache.close()
-    diff, facts = planned
-    documents = {"added": 0, "changed": 0, "removed": 1, "unchanged": len(remaining), "removed_ids": [doc]}
-    done = commit_change(
-        session,
-        diff,
-        files={
-            "documents": documents,
-            **corpus_files(manifest, remaining),
-            "facts": facts,
-            "agent_calls": 0,
-            "agent": identity,
-        },
-        reasoning=f"Retracted document {doc!r}: {facts['facts_retracted']} fact(s) it alone "
-        f"supported retracted, {facts['facts_kept']} kept.",
-        corpus=remaining,
-    )
-    return {**done, "document": doc, "facts": facts}
+    return planned
 
 
 __all__ = ["plan_retraction", "retract_document"]
