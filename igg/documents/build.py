@@ -307,9 +307,9 @@ def _plan(
         )
         if planned is not None:
             fresh = set(diffs["changed"]) | set(diffs["added"])
-            return planned[0], [d for d in planned[1].dropped if d[0] in fresh]
+            return planned[0], [*reader.dropped, *(d for d in planned[1].dropped if d[0] in fresh)]
     desired = fold(state.schema, reader.answers(corpus.documents), self_loops=self_loops)
-    return plan_documents(state, desired), desired.dropped
+    return plan_documents(state, desired), [*reader.dropped, *desired.dropped]
 
 
 def _apply(

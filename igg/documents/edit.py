@@ -12,6 +12,7 @@ from igg.documents.build import commit_change, corpus_files, last_build
 from igg.documents.cache import AnswerCache
 from igg.documents.corpus import document
 from igg.documents.fold import fold
+from igg.documents.grounding import ground_answer
 from igg.documents.local import plan_local
 from igg.documents.plan import fact_counts, plan_documents
 from igg.documents.reader import Reader, referred
@@ -39,7 +40,12 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
     found = last_build(store, sid)
     manifest, identity = found if found is not None else ({}, TOOL_IDENTITY)
     docs = [document(doc_id, text) for doc_id, text, _ in documents]
-    new = [(doc_id, 1, list(actions)) for doc_id, _, actions in documents]
+    new: list[tuple[str, int, list[Any]]] = []
+    refused: list[tuple[str, int, str]] = []
+    for doc_id, text, actions in documents:  # evidence located in the document's text, under the policy
+        grounded, refusals = ground_answer(session.request, text, doc_id, 1, list(actions))
+        new.append((doc_id, 1, grounded))
+        refused += refusals
     after = {**manifest, **{d.id: d.sha for d in docs}}
     replaced = {d.id for d in docs if d.id in manifest}
     state, self_loops = session.state, session.config.constraints.self_loop_allowed
@@ -89,7 +95,8 @@ def add_documents(session: Any, documents: list[tuple[str, str, list[Any]]]) -> 
         reasoning=f"Added {len(docs)} document(s) with their facts.",
         corpus=after,
     )
-    return {**done, "documents": summary, "facts": facts}
+    shown = [{"document": d, "chunk": c, "reason": r} for d, c, r in refused]
+    return {**done, "documents": summary, "facts": facts, "dropped": shown}
 
 
 __all__ = ["TOOL_IDENTITY", "add_documents"]

@@ -21,11 +21,13 @@ whatever happened before. Its rules:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from igg.documents.times import Entry, bound_edges, claimed_bounds, entries_of, fold_history
+from igg.graph.grounding import EVIDENCE_KEPT
 from igg.graph.state import GraphState
 from igg.models.actions import AddEdge, AddNode, UnreadableAction, UpdateEdge, UpdateNode, read_action
 from igg.models.schema import CompiledSchema
@@ -56,6 +58,9 @@ class Fact:
     sorted."""
     chunks: dict[str, list[int]] = field(default_factory=dict)
     """Each supporting document's chunks (from 1) whose actions add it."""
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    """Where its documents state it: the evidence of the actions making or claiming it, located in their
+    chunks (``igg.documents.grounding``), in document order, at most ``EVIDENCE_KEPT``."""
 
     def provenance(self) -> dict[str, Any]:
         """What the fact's provenance records of its sources."""
@@ -64,6 +69,7 @@ class Fact:
             "property_documents": self.property_documents,
             "claimants": self.claimants,
             "chunks": self.chunks,
+            "evidence": self.evidence or None,
         }
 
 
@@ -78,6 +84,10 @@ class Desired:
 
 Answer = tuple[str, int, list[Any]]
 """(document id, chunk number from 1, the actions its answer holds)."""
+
+LOCATED = "igg_evidence"
+"""The key under which an answer's action carries its evidence located in its chunk
+(``igg.documents.grounding``); not part of the action."""
 
 
 Known = Callable[[dict[str, Any]], list[NodeKey]]
@@ -96,9 +106,11 @@ def fold(
     reference matches (they are not made, but references and edges may name them)."""
     desired = Desired()
     scratch = GraphState(schema)
-    timed: dict[str, dict[NodeKey, list[Entry]]] = {}
-    node_claims, node_chunks, updates, edge_actions = _read(schema, scratch, answers, desired, timed)
-    entries = timed["entries"]
+    entries: dict[NodeKey, list[Entry]] = {}
+    evidence: dict[Any, list[dict[str, Any]]] = {}
+    node_claims, node_chunks, updates, edge_actions = _read(
+        schema, scratch, answers, desired, entries, evidence
+    )
     keys = list(node_claims)
     scratch.load(
         [
@@ -124,9 +136,10 @@ def fold(
         return None
 
     supporters = {key: sorted(claims) for key, claims in node_claims.items()}
-    for order, (doc, chunk, update) in enumerate(updates):
+    for order, (doc, chunk, update, located) in enumerate(updates):
         found = resolve(update.node, doc, chunk)
         if found in node_claims:  # a known node's claims are its own (it is left as it is)
+            evidence.setdefault(found, []).extend(located)
             _update(
                 schema,
                 node_claims[found],
@@ -152,8 +165,9 @@ def fold(
                 property_documents=by_value,
                 claimants=sorted(set(node_claims[key]) - set(supporters[key])),
                 chunks=node_chunks[key],
+                evidence=_sorted_evidence(evidence.get(key)),
             )
-    _edges(schema, resolve, outside, edge_actions, desired, self_loops=self_loops)
+    _edges(schema, resolve, outside, edge_actions, desired, evidence, self_loops=self_loops)
     for key, reason in bound_edges(schema.one_at_a_time, desired.edges):
         desired.dropped.append((desired.edges.pop(key).documents[0], 0, reason))
     return desired
@@ -189,24 +203,27 @@ def _read(
     scratch: GraphState,
     answers: Iterable[Answer],
     desired: Desired,
-    timed: dict[str, dict[NodeKey, list[Entry]]],
+    entries: dict[NodeKey, list[Entry]],
+    evidence: dict[Any, list[dict[str, Any]]],
 ) -> tuple[
     dict[NodeKey, Claims],
     dict[Any, dict[str, list[int]]],
-    list[tuple[str, int, UpdateNode]],
-    list[tuple[str, int, AddEdge | UpdateEdge]],
+    list[tuple[str, int, UpdateNode, list[dict[str, Any]]]],
+    list[tuple[str, int, AddEdge | UpdateEdge, list[dict[str, Any]]]],
 ]:
     """The answers' actions, by document then chunk, sorted by what they do: the properties each document
     claims of each node it adds, the chunks adding each node, the node updates and the edge actions (what
-    makes nothing is dropped in ``desired``)."""
+    makes nothing is dropped in ``desired``; ``entries``: the one-at-a-time property values, ``evidence``: the
+    located evidence of each node added)."""
     node_claims: dict[NodeKey, Claims] = {}
-    entries = timed.setdefault("entries", {})
     node_chunks: dict[Any, dict[str, list[int]]] = {}
-    updates: list[tuple[str, int, UpdateNode]] = []
-    edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]] = []
+    updates: list[tuple[str, int, UpdateNode, list[dict[str, Any]]]] = []
+    edge_actions: list[tuple[str, int, AddEdge | UpdateEdge, list[dict[str, Any]]]] = []
+    order = 0
     for doc, chunk, actions in sorted(answers, key=lambda a: (a[0], a[1])):
         for raw in actions:
-            action = read_action(raw)
+            action, located = action_of(raw)
+            order += 1
             if isinstance(action, UnreadableAction):
                 desired.dropped.append((doc, chunk, f"unreadable action: {action.message}"))
             elif isinstance(action, AddNode):
@@ -220,12 +237,13 @@ def _read(
                     )
                     _chunk(node_chunks, key, doc, chunk)
                     entries.setdefault(key, []).extend(
-                        entries_of(schema, key[0], doc, len(entries), action.properties, bounds)
+                        entries_of(schema, key[0], doc, order, action.properties, bounds)
                     )
+                    evidence.setdefault(key, []).extend(located or ())
             elif isinstance(action, UpdateNode):
-                updates.append((doc, chunk, action))
+                updates.append((doc, chunk, action, list(located or ())))
             elif isinstance(action, AddEdge | UpdateEdge):
-                edge_actions.append((doc, chunk, action))
+                edge_actions.append((doc, chunk, action, list(located or ())))
             else:
                 desired.dropped.append((doc, chunk, f"{action.type} says nothing a document supports"))
     return node_claims, node_chunks, updates, edge_actions
@@ -256,15 +274,16 @@ def _edges(
     schema: CompiledSchema,
     resolve: Callable[[dict[str, Any], str, int], NodeKey | None],
     outside: set[NodeKey],
-    edge_actions: list[tuple[str, int, AddEdge | UpdateEdge]],
+    edge_actions: list[tuple[str, int, AddEdge | UpdateEdge, list[dict[str, Any]]]],
     desired: Desired,
+    evidence: dict[Any, list[dict[str, Any]]],
     *,
     self_loops: SelfLoops,
 ) -> None:
     claims: dict[EdgeKey, Claims] = {}
     chunks: dict[Any, dict[str, list[int]]] = {}
     updates: list[tuple[str, EdgeKey, dict[str, Any]]] = []
-    for doc, chunk, action in edge_actions:
+    for doc, chunk, action, located in edge_actions:
         if action.label not in schema.edge_types:
             desired.dropped.append((doc, chunk, f"edge type {action.label!r} is not in the schema"))
             continue
@@ -277,6 +296,7 @@ def _edges(
         if source is None or target is None:
             continue
         key = (action.label, source, target)
+        evidence.setdefault(key, []).extend(located)
         if isinstance(action, UpdateEdge):
             updates.append((doc, key, {**action.properties, **bounds}))
             continue
@@ -310,7 +330,31 @@ def _edges(
             property_documents=by_value,
             claimants=sorted(set(edge_claims) - set(supporters[key])),
             chunks=chunks[key],
+            evidence=_sorted_evidence(evidence.get(key)),
         )
+
+
+def action_of(raw: Any) -> tuple[Any, list[dict[str, Any]] | None]:
+    """An answer's action (``read_action``'s model) and the evidence located for it (``LOCATED``), if any."""
+    located = raw.get(LOCATED) if isinstance(raw, dict) else None
+    if located is None:
+        return read_action(raw), None
+    return read_action({k: v for k, v in raw.items() if k != LOCATED}), list(located)
+
+
+def _sorted_evidence(items: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """A fact's located evidence in document, chunk and offset order, each item once, the first
+    ``EVIDENCE_KEPT``."""
+    if not items:
+        return []
+    seen: dict[str, dict[str, Any]] = {}
+    for item in items:
+        seen.setdefault(json.dumps(item, sort_keys=True, default=str), item)
+    ordered = sorted(
+        seen.values(),
+        key=lambda i: (str(i.get("document")), int(i.get("chunk") or 0), int(i.get("start") or -1)),
+    )
+    return ordered[:EVIDENCE_KEPT]
 
 
 def _chunk(table: dict[Any, dict[str, list[int]]], key: Any, doc: str, chunk: int) -> None:
@@ -334,4 +378,4 @@ def _winners(claims: Claims) -> tuple[dict[str, Any], dict[str, list[str]]]:
     return props, by_value
 
 
-__all__ = ["Desired", "EdgeKey", "Fact", "NodeKey", "fold"]
+__all__ = ["LOCATED", "Desired", "EdgeKey", "Fact", "NodeKey", "action_of", "fold"]

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from typing import Any
 
 from igg.act.difference import Difference, NodeRef
-from igg.documents.fold import Answer, Desired, NodeKey, fold
+from igg.documents.fold import Answer, Desired, NodeKey, action_of, fold
 from igg.documents.index import index_of
 from igg.graph.state import GraphState
-from igg.models.actions import AddNode, UpdateNode, read_action
+from igg.models.actions import AddNode, UpdateNode
 
 MAX_ROUNDS = 8
 """Rounds of closure before the caller falls back to folding the whole corpus."""
@@ -103,7 +103,7 @@ def _touch_fresh(state: GraphState, new: list[Answer], nodes: set[str]) -> None:
     """The existing nodes the new answers add again (by identity) or claim a property of (``UPDATE_NODE``)."""
     for _doc, _, actions in new:
         for raw in actions:
-            action = read_action(raw)
+            action = action_of(raw)[0]
             if isinstance(action, UpdateNode):
                 nodes.update(state.find_nodes(action.node))
             elif isinstance(action, AddNode):

@@ -14,7 +14,7 @@ from igg.act.difference import Difference, NodeRef
 from igg.documents.fold import Desired, EdgeKey, NodeKey
 from igg.graph.state import GraphState
 
-SOURCE_KEYS = ("documents", "property_documents", "claimants", "chunks")
+SOURCE_KEYS = ("documents", "property_documents", "claimants", "chunks", "evidence")
 """The provenance keys a document build records on each fact."""
 
 

@@ -19,6 +19,7 @@ from igg.agents.parsing import parse_turn
 from igg.documents.cache import AnswerCache, answer_key, document_key, key_base
 from igg.documents.corpus import Document
 from igg.documents.fold import Answer
+from igg.documents.grounding import ground_answer
 from igg.errors import AgentFailed
 from igg.graph.state import GraphState
 from igg.models.request import Request
@@ -61,7 +62,11 @@ class Reader:
         self._base = key_base(
             schema=config.schema_.model_dump(mode="json"), goal=request.goal_prompt, agent=identity
         )
-        self._keys = _DOCUMENT_KEYS.setdefault(self._base, {})
+        # a document's kept answers are grounded under the policy (igg.documents.grounding): keyed by it too
+        self._document_base = f"{self._base}\x02{config.grounding}"
+        self._keys = _DOCUMENT_KEYS.setdefault(self._document_base, {})
+        self.dropped: list[tuple[str, int, str]] = []
+        """The actions of the answers read that the grounding policy refused (document, chunk, reason)."""
         self._tokens = config.context.chunk_tokens
 
     def chunks(self, doc: Document) -> list[Chunk]:
@@ -82,7 +87,11 @@ class Reader:
                 answer = {"actions": self._ask(doc, chunk)}
                 found[key] = answer
                 fresh.append((key, answer))
-            out.append((doc.id, chunk.index + 1, list(answer.get("actions") or [])))
+            actions, refused = ground_answer(
+                self.request, chunk.text, doc.id, chunk.index + 1, list(answer.get("actions") or [])
+            )
+            self.dropped += refused
+            out.append((doc.id, chunk.index + 1, actions))
         if fresh:
             self.cache.put_many(fresh)
         self._keep_documents(docs, out)
@@ -121,7 +130,7 @@ class Reader:
     def document_key(self, sha: str) -> str:
         found = self._keys.get(sha)
         if found is None:
-            found = self._keys[sha] = document_key(self._base, sha)
+            found = self._keys[sha] = document_key(self._document_base, sha)
         return found
 
     def answers_of(self, manifest: dict[str, str]) -> list[Answer] | None:

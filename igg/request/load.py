@@ -29,9 +29,16 @@ from igg.ontology.read import load_ontology
 
 
 def load_request(
-    source: str | Path | dict[str, Any], *, source_name: str | None = None, ontologies: bool = True
+    source: str | Path | dict[str, Any],
+    *,
+    source_name: str | None = None,
+    ontologies: bool = True,
+    documents: bool = False,
 ) -> Request:
     """Parse and check a request from a path, a JSON string or a dict. Raises ``RequestInvalid``.
+
+    ``documents``: the context comes from documents (``igg run --documents``), so a grounding policy that
+    quotes evidence needs no ``context_data``: each answer's evidence is quoted from its own document.
 
     ``config.schema`` may name an ontology file (``{"ontology": PATH}``, relative to the request file's
     folder, else to the working directory), imported by ``igg.ontology``; ``ontologies=False`` refuses that (a
@@ -76,7 +83,7 @@ def load_request(
         request = Request.model_validate(source)
     except ValidationError as exc:
         raise RequestInvalid(pydantic_problems(exc, Request), source=name) from None
-    problems = check_request(request)
+    problems = check_request(request, documents=documents)
     if problems:
         raise RequestInvalid(problems, source=name)
     if request.session_id is None:
@@ -84,8 +91,9 @@ def load_request(
     return request
 
 
-def check_request(request: Request) -> list[Problem]:
-    """Every cross-field problem of a parsed request (empty when it is sound)."""
+def check_request(request: Request, *, documents: bool = False) -> list[Problem]:
+    """Every cross-field problem of a parsed request (empty when it is sound; ``documents``: see
+    ``load_request``)."""
     problems = check_schema(request.config.schema_, "config.schema")
     if problems:
         return problems  # the seed cannot be checked against a broken schema
@@ -100,12 +108,13 @@ def check_request(request: Request) -> list[Problem]:
     if (
         request.config.grounding in ("required", "required_edges", "values")
         and not request.context_data.strip()
+        and not documents
     ):
         problems.append(
             Problem(
                 "config.grounding",
-                f"{request.config.grounding!r} needs context_data to quote "
-                "evidence from; give context_data, or use 'warn' or 'off'",
+                f"{request.config.grounding!r} needs context_data to quote evidence from; give "
+                "context_data (or build from documents: igg run --documents), or use 'warn' or 'off'",
             )
         )
     loops = request.config.constraints.allow_self_loops

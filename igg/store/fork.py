@@ -79,7 +79,7 @@ def _with_id(request: Request, new_id: str) -> Request:
 
     data = request.model_dump(mode="json", by_alias=True, exclude_none=True)
     try:
-        return load_request({**data, "session_id": new_id})
+        return load_request({**data, "session_id": new_id}, documents=True)  # checked when it began
     except RequestInvalid as exc:
         problems = [p for p in exc.problems if p.path == "session_id"] or exc.problems
         raise SessionRefused(f"--as {new_id!r}: {problems[0].message}") from None

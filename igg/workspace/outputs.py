@@ -118,6 +118,9 @@ class DocumentsOutput(SessionSummary):
 
     iteration_applied: int | None = Field(default=None, description="None: kept as a plan (review).")
     review: dict[str, Any] | None = Field(default=None, description="The plan waiting for review.")
+    dropped: list[dict[str, Any]] | None = Field(
+        default=None, description="Actions that made nothing: document, chunk, reason (code first)."
+    )
     documents: dict[str, Any] | None = None
     document: str | None = None
     facts: dict[str, int]

@@ -41,7 +41,7 @@ def run_command(args: argparse.Namespace) -> int:
     from igg.request.load import load_request
 
     setup_logging(args)
-    request = load_request(args.request)
+    request = load_request(args.request, documents=bool(getattr(args, "documents", None)))
     specs = export_specs(args)
     agent = make_agent(args.agent, request)
     if args.documents:
