@@ -61,11 +61,16 @@ def plan_local(
         return [_key(state, n) for n in state.find_nodes(ref) if n not in touched_nodes]
 
     folded = set(fresh_docs)
+    interest: set[str] = set()
     for _ in range(MAX_ROUNDS):
         need = folded | _sources_of(state, touched_nodes, touched_edges)
+        interest |= _values_of(
+            state, touched_nodes, touched_edges
+        )  # cheap: a set of the touched facts' values
         kept = answers_of({d: manifest[d] for d in sorted(need - fresh_docs) if d in manifest})
         if kept is None:
             return None
+        kept = [(doc, chunk, _relevant(actions, interest)) for doc, chunk, actions in kept]
         desired = fold(state.schema, [*new, *kept], self_loops=self_loops, known=known)
         extra = _edge_sharers(state, desired, fresh_docs, touched_edges)
         extra = (extra | _time_siblings(state, desired, touched_edges)) - need
@@ -92,11 +97,54 @@ def plan_local(
                 grew = True
                 touched_nodes.update(nodes)
                 touched_edges.update(edges)
+        # settled when the fold kept every action naming a fact touched now, or a node that comes or goes
+        named = _values_of(state, touched_nodes, touched_edges).union(values)
+        settled = interest.issuperset(named)
+        interest |= named
         folded = need
-        if not extra and not grew:
+        if not extra and not grew and settled:
             return _difference(state, desired, touched_nodes, touched_edges, fresh_docs), desired
         folded = need | extra
     return None
+
+
+def _values_of(state: GraphState, nodes: set[str], edges: set[str]) -> set[str]:
+    """The property values (as text) of the touched nodes and of the ends of the touched edges: an action of
+    an unchanged document that names none of them, nor a node that comes or goes, cannot change a touched
+    fact (``_relevant``)."""
+    ends = set(nodes)
+    for edge in edges:
+        source, target, _ = state.edge_ends(edge)
+        ends.update((source, target))
+    return {
+        str(v)
+        for n in ends
+        for v in state.nodes[n]["properties"].values()
+        if isinstance(v, str | int | float)
+    }
+
+
+def _relevant(actions: list[Any], interest: set[str]) -> list[Any]:
+    """The actions of an unchanged document that may bear on a touched fact: those naming (by a property of
+    the node added, or a value of a reference) a value of ``interest``. The others make or claim only facts
+    left as they are, which the fold needs not make again (a reference to such a node still resolves to it:
+    ``known``)."""
+    out = []
+    for raw in actions:
+        if not isinstance(raw, dict):
+            continue
+        kind = raw.get("type")
+        if kind == "ADD_NODE":
+            named: list[Any] = list((raw.get("properties") or {}).values())
+        elif kind in ("ADD_EDGE", "UPDATE_EDGE"):
+            named = [*(raw.get("from") or {}).values(), *(raw.get("to") or {}).values()]
+        elif kind == "UPDATE_NODE":
+            named = list((raw.get("node") or {}).values())
+        else:
+            continue  # makes nothing a document supports
+        if any(isinstance(v, str | int | float) and str(v) in interest for v in named):
+            out.append(raw)
+    return out
 
 
 def _touch_fresh(state: GraphState, new: list[Answer], nodes: set[str]) -> None:
