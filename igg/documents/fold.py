@@ -80,6 +80,8 @@ class Desired:
     nodes: dict[NodeKey, Fact] = field(default_factory=dict)
     edges: dict[EdgeKey, Fact] = field(default_factory=dict)
     dropped: list[tuple[str, int, str]] = field(default_factory=list)
+    displaced: list[EdgeKey] = field(default_factory=list)
+    """One-at-a-time edges dropped for a time conflict (``igg.documents.times``)."""
 
 
 Answer = tuple[str, int, list[Any]]
@@ -170,6 +172,7 @@ def fold(
     _edges(schema, resolve, outside, edge_actions, desired, evidence, self_loops=self_loops)
     for key, reason in bound_edges(schema.one_at_a_time, desired.edges):
         desired.dropped.append((desired.edges.pop(key).documents[0], 0, reason))
+        desired.displaced.append(key)
     return desired
 
 

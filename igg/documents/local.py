@@ -16,7 +16,7 @@ a folded document's answers are not kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from igg.act.difference import Difference, NodeRef
@@ -61,16 +61,14 @@ def plan_local(
         return [_key(state, n) for n in state.find_nodes(ref) if n not in touched_nodes]
 
     folded = set(fresh_docs)
-    interest: set[str] = set()
+    interest = _Interest(state.schema.one_at_a_time)
     for _ in range(MAX_ROUNDS):
         need = folded | _sources_of(state, touched_nodes, touched_edges)
-        interest |= _values_of(
-            state, touched_nodes, touched_edges
-        )  # cheap: a set of the touched facts' values
+        interest.widen(state, touched_nodes, touched_edges, ())
         kept = answers_of({d: manifest[d] for d in sorted(need - fresh_docs) if d in manifest})
         if kept is None:
             return None
-        kept = [(doc, chunk, _relevant(actions, interest)) for doc, chunk, actions in kept]
+        kept = [(doc, chunk, interest.relevant(actions)) for doc, chunk, actions in kept]
         desired = fold(state.schema, [*new, *kept], self_loops=self_loops, known=known)
         extra = _edge_sharers(state, desired, fresh_docs, touched_edges)
         extra = (extra | _time_siblings(state, desired, touched_edges)) - need
@@ -98,9 +96,7 @@ def plan_local(
                 touched_nodes.update(nodes)
                 touched_edges.update(edges)
         # settled when the fold kept every action naming a fact touched now, or a node that comes or goes
-        named = _values_of(state, touched_nodes, touched_edges).union(values)
-        settled = interest.issuperset(named)
-        interest |= named
+        settled = not interest.widen(state, touched_nodes, touched_edges, values)
         folded = need
         if not extra and not grew and settled:
             return _difference(state, desired, touched_nodes, touched_edges, fresh_docs), desired
@@ -108,43 +104,70 @@ def plan_local(
     return None
 
 
-def _values_of(state: GraphState, nodes: set[str], edges: set[str]) -> set[str]:
-    """The property values (as text) of the touched nodes and of the ends of the touched edges: an action of
-    an unchanged document that names none of them, nor a node that comes or goes, cannot change a touched
-    fact (``_relevant``)."""
-    ends = set(nodes)
-    for edge in edges:
-        source, target, _ = state.edge_ends(edge)
-        ends.update((source, target))
+class _Interest:
+    """What an unchanged document's action must name to bear on the facts an update touches: the values (as
+    text) of the touched nodes and of the nodes that come or go (``nodes``), and of the ends of the touched
+    edges (``ends``). Any other action makes or claims only facts left as they are, which the fold needs not
+    make again (a reference to such a node still resolves to it: ``known``)."""
+
+    def __init__(self, one_at_a_time: frozenset[str]) -> None:
+        self.one_at_a_time = one_at_a_time
+        """Edge types whose edges of one source bound each other: such an edge naming a touched edge's end as
+        its source is kept (it may supersede another, or win or lose a conflict)."""
+        self.nodes: set[str] = set()
+        self.ends: set[str] = set()
+        self.coming: set[str] = set()
+
+    def widen(self, state: GraphState, nodes: set[str], edges: set[str], values: Sequence[str]) -> bool:
+        """Add the touched facts' values and those of the nodes that come or go; whether anything was new."""
+        found = _texts(state, nodes)
+        ends: set[str] = set()
+        for edge in edges:
+            source, target, _ = state.edge_ends(edge)
+            ends.update((source, target))
+        end_values = _texts(state, ends)
+        new = not (self.nodes.issuperset(found) and self.ends.issuperset(end_values))
+        new = new or not self.coming.issuperset(values)
+        self.nodes |= found
+        self.ends |= end_values
+        self.coming.update(values)
+        return new
+
+    def relevant(self, actions: list[Any]) -> list[Any]:
+        """The actions that may bear on a touched fact: a node added or updated that is touched (or comes or
+        goes), an edge whose two references name ends of touched edges, or one naming a node that comes or
+        goes."""
+        out = []
+        nodes, ends, coming = self.nodes | self.coming, self.ends, self.coming
+        for raw in actions:
+            kind = raw.get("type") if isinstance(raw, dict) else None
+            if kind == "ADD_NODE" or kind == "UPDATE_NODE":
+                named = (raw.get("properties") if kind == "ADD_NODE" else raw.get("node")) or {}
+                keep = any(_text(v) in nodes for v in named.values())
+            elif kind == "ADD_EDGE" or kind == "UPDATE_EDGE":
+                ref_from = [_text(v) for v in (raw.get("from") or {}).values()]
+                ref_to = [_text(v) for v in (raw.get("to") or {}).values()]
+                timed = raw.get("label") in self.one_at_a_time
+                keep = not ends.isdisjoint(ref_from) and (timed or not ends.isdisjoint(ref_to))
+                keep = keep or not coming.isdisjoint(ref_from + ref_to)
+            else:
+                keep = False  # makes nothing a document supports
+            if keep:
+                out.append(raw)
+        return out
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if isinstance(value, str | int | float) else None
+
+
+def _texts(state: GraphState, nodes: set[str]) -> set[str]:
     return {
         str(v)
-        for n in ends
+        for n in nodes
         for v in state.nodes[n]["properties"].values()
         if isinstance(v, str | int | float)
     }
-
-
-def _relevant(actions: list[Any], interest: set[str]) -> list[Any]:
-    """The actions of an unchanged document that may bear on a touched fact: those naming (by a property of
-    the node added, or a value of a reference) a value of ``interest``. The others make or claim only facts
-    left as they are, which the fold needs not make again (a reference to such a node still resolves to it:
-    ``known``)."""
-    out = []
-    for raw in actions:
-        if not isinstance(raw, dict):
-            continue
-        kind = raw.get("type")
-        if kind == "ADD_NODE":
-            named: list[Any] = list((raw.get("properties") or {}).values())
-        elif kind in ("ADD_EDGE", "UPDATE_EDGE"):
-            named = [*(raw.get("from") or {}).values(), *(raw.get("to") or {}).values()]
-        elif kind == "UPDATE_NODE":
-            named = list((raw.get("node") or {}).values())
-        else:
-            continue  # makes nothing a document supports
-        if any(isinstance(v, str | int | float) and str(v) in interest for v in named):
-            out.append(raw)
-    return out
 
 
 def _touch_fresh(state: GraphState, new: list[Answer], nodes: set[str]) -> None:
@@ -199,7 +222,7 @@ def _time_siblings(state: GraphState, desired: Desired, touched: set[str]) -> se
     if not one:
         return set()
     groups: set[tuple[str, str]] = set()
-    for label, a, _ in desired.edges:
+    for label, a, _ in [*desired.edges, *desired.displaced]:
         source = state.find_identity(*a) if label in one else None
         if source is not None:
             groups.add((source, label))

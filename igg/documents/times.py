@@ -129,7 +129,9 @@ def bound_edges(one_at_a_time: frozenset[str], edges: dict[Any, Any]) -> list[tu
         by_start: dict[datetime, Any] = {}
         for key in sorted(keys, key=lambda k: (edges[k].documents[0], repr(k))):
             at = start(edges[key].properties.get(VALID_FROM))
-            if at in by_start:
+            if at in by_start:  # the winner records the loser's documents: if it goes, they are read again
+                winner = edges[by_start[at]]
+                winner.claimants = sorted({*winner.claimants, *edges[key].documents} - set(winner.documents))
                 dropped.append(
                     (
                         key,
