@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from igg.export.html import write_html
+from igg.view.columns import rows
 from igg.view.page import STATIC_FILES, asset
 from tests.conftest import FIXTURES, Workspace, edge, node
 from tests.support.cli import igg
@@ -61,7 +62,7 @@ def offline(page: Any) -> list[str]:
 def embedded(html_text: str) -> dict[str, Any]:
     match = re.search(r'<script type="application/json" id="igg-graph">(.*?)</script>', html_text, re.S)
     assert match
-    return json.loads(match.group(1))
+    return rows(json.loads(match.group(1)))
 
 
 def test_the_export_opens_offline_from_a_file_url_and_lists_every_node(page, auth_export):

@@ -10,6 +10,43 @@
 
   var GOLDEN = Math.PI * (3 - Math.sqrt(5));
 
+  /* The payload an exported page embeds in columns (igg/view/columns.py: each node and edge a row across
+   * parallel lists, types and ends as indices, property names once per shape, each distinct provenance once) as the list of objects the
+   * live routes send; a payload without columns passes as it is. Edges with no properties share one empty
+   * (frozen) object, as rows with the same provenance share theirs: nothing here changes them. */
+  function fromColumns(embedded) {
+    var cols = embedded.columns;
+    if (!cols) { return embedded; }
+    var nc = cols.nodes, ec = cols.edges, table = cols.provenance, shapes = cols.shapes, ids = nc.id, i;
+    var nodeTypes = embedded.node_types, edgeTypes = embedded.edge_types, empty = Object.freeze({});
+    var nodes = new Array(ids.length), edges = new Array(ec.id.length), props = new Array(ec.id.length);
+    function ref(x) { return typeof x === "number" ? ids[x] : x; }
+    function properties(row) {
+      var keys = shapes[row[0]], out = {};
+      for (var k = 0; k < keys.length; k++) {
+        if (keys[k] === "__proto__") {  // an own property, as JSON.parse makes it, not the prototype
+          Object.defineProperty(out, keys[k], { value: row[k + 1], enumerable: true, writable: true, configurable: true });
+        } else { out[keys[k]] = row[k + 1]; }
+      }
+      return out;
+    }
+    for (i = 0; i < ids.length; i++) {
+      var parent = nc.parent[i];
+      nodes[i] = { id: ids[i], type: nodeTypes[nc.type[i]], label: nc.label[i], properties: properties(nc.properties[i]),
+        provenance: table[nc.provenance[i]], parent: parent === null ? undefined : ref(parent) };
+    }
+    ec.properties.forEach(function (pair) { props[pair[0]] = pair[1]; });
+    for (i = 0; i < edges.length; i++) {
+      edges[i] = { id: ec.id[i], type: edgeTypes[ec.type[i]], source: ref(ec.source[i]), target: ref(ec.target[i]),
+        properties: props[i] || empty, provenance: table[ec.provenance[i]] };
+    }
+    var out = {};
+    Object.keys(embedded).forEach(function (k) { if (k !== "columns") { out[k] = embedded[k]; } });
+    out.nodes = nodes;
+    out.edges = edges;
+    return out;
+  }
+
   /* A big graph is drawn aggregated: groups (payload.grouping, computed by igg/view/aggregate.py) stand for
    * their members, edges between groups are bundled and weighted by how many edges they carry. Every node's
    * place in the group tree is known (parent), so an expanded group shows its children, a node found by the
@@ -270,7 +307,7 @@
 
 
   window.iggModel = {
-    buildModel: buildModel, sizeOf: sizeOf, isGroup: isGroup, labelOf: labelOf, ancestors: ancestors,
+    fromColumns: fromColumns, buildModel: buildModel, sizeOf: sizeOf, isGroup: isGroup, labelOf: labelOf, ancestors: ancestors,
     computeVisible: computeVisible, autoExpand: autoExpand, placeChildren: placeChildren, placeOpen: placeOpen,
     placeMissing: placeMissing, adjacency: adjacency, reach: reach, shortestPath: shortestPath,
     distancesFrom: distancesFrom

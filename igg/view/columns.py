@@ -1,0 +1,188 @@
+"""The graph payload as the self-contained page embeds it: nodes and edges in columns (issue 49).
+
+A 100,000-node code map's payload is 46 MB of JSON as a list of objects, and the browser reads the whole of it
+before it draws anything: the HTML parser scans every byte of the ``<script>`` holding it, ``JSON.parse``
+makes an object of every node, edge, property map and provenance. In columns the same payload is 40% of
+that (18.6 MB): each node and edge is a row across parallel lists, its type an index into ``node_types`` or
+``edge_types``, an edge's ends and a node's parent the index of that node, a node's property names written
+once for all the nodes with the same names (``shapes``), an edge's empty property map left out, and each
+distinct provenance written once (``provenance``: the table the rows point into).
+
+``columns(payload)`` gives the embedded form; ``rows(embedded)`` gives the payload back, equal to the one put
+in, and the page's ``iggModel.fromColumns`` (``static/viewer-model.js``) does the same before drawing (a
+browser test pins the two to each other). Only the embedding changes: the live page's JSON routes send the
+payload as ``igg.view.data.graph_payload`` makes it. A payload whose nodes or edges are not all well formed
+(the page draws those too, passing over the bad entries) is embedded as it is, without columns.
+
+The embedded form is ``payload`` without ``nodes`` and ``edges``, plus ``columns``::
+
+    {"provenance": [<each distinct provenance once>], "shapes": [[<property name>, ...], ...],
+     "nodes": {"id": [...], "type": [<index into node_types>], "label": [...],
+               "properties": [[<index into shapes>, <value of its first name>, ...], ...],
+               "provenance": [<index into provenance>], "parent": [<node index, or the id, or null>]},
+     "edges": {"id": [...], "type": [<index into edge_types>], "source": [<node index, or the id>],
+               "target": [...], "provenance": [...], "properties": [[<edge index>, {...}], ...]}}
+
+``edges.properties`` lists only the edges whose property map is not empty; every other edge has ``{}``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+NODE_KEYS = frozenset({"id", "type", "label", "properties", "provenance"})
+"""What every node row has (``parent`` may be there too)."""
+EDGE_KEYS = frozenset({"id", "type", "source", "target", "properties", "provenance"})
+"""What every edge row has."""
+_NODE_KEYS_PARENT = NODE_KEYS | {"parent"}
+
+
+class _Shapes:
+    """Property maps as their keys' shape (an index into ``shapes``, each key list written once) then their
+    values in that order."""
+
+    def __init__(self) -> None:
+        self.keys: list[list[str]] = []
+        self._index: dict[tuple[str, ...], int] = {}
+
+    def row(self, properties: dict[str, Any]) -> list[Any]:
+        keys = tuple(properties)
+        found = self._index.get(keys)
+        if found is None:
+            found = self._index[keys] = len(self.keys)
+            self.keys.append(list(keys))
+        return [found, *properties.values()]
+
+
+class _Table:
+    """Each distinct provenance once, by value, in first-seen order."""
+
+    def __init__(self) -> None:
+        self.values: list[dict[str, Any]] = []
+        self._index: dict[Any, int] = {}
+
+    def index(self, value: dict[str, Any]) -> int:
+        try:
+            key: Any = tuple(value.items())
+            hash(key)
+        except TypeError:  # lists inside (evidence): the JSON text stands for the value
+            key = json.dumps(value, ensure_ascii=False)
+        found = self._index.get(key)
+        if found is None:
+            found = self._index[key] = len(self.values)
+            self.values.append(value)
+        return found
+
+
+def _well_formed(payload: dict[str, Any]) -> bool:
+    nodes, edges = payload.get("nodes"), payload.get("edges")
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        return False
+    node_types = set(payload.get("node_types") or ())
+    edge_types = set(payload.get("edge_types") or ())
+    ids: set[str] = set()
+    for n in nodes:
+        if not _row(n, node_types) or n["id"] in ids:
+            return False
+        keys = n.keys()
+        if keys != NODE_KEYS and (keys != _NODE_KEYS_PARENT or not isinstance(n["parent"], str)):
+            return False
+        ids.add(n["id"])
+    return all(
+        _row(e, edge_types)
+        and e.keys() == EDGE_KEYS
+        and isinstance(e["source"], str)
+        and isinstance(e["target"], str)
+        for e in edges
+    )
+
+
+def _row(item: Any, types: set[str]) -> bool:
+    return (
+        isinstance(item, dict)
+        and "id" in item
+        and "type" in item
+        and "properties" in item
+        and "provenance" in item
+        and isinstance(item["id"], str)
+        and isinstance(item["type"], str)
+        and item["type"] in types
+        and isinstance(item["properties"], dict)
+        and isinstance(item["provenance"], dict)
+    )
+
+
+def columns(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload as the page embeds it (``payload`` itself when its nodes or edges are not well formed;
+    never mutated)."""
+    if not _well_formed(payload):
+        return payload
+    table, shapes = _Table(), _Shapes()
+    nodes: list[dict[str, Any]] = payload["nodes"]
+    edges: list[dict[str, Any]] = payload["edges"]
+    at = {n["id"]: i for i, n in enumerate(nodes)}
+    node_type = {t: i for i, t in enumerate(payload["node_types"])}
+    edge_type = {t: i for i, t in enumerate(payload["edge_types"])}
+    out = {k: v for k, v in payload.items() if k not in ("nodes", "edges")}
+    out["columns"] = {
+        "nodes": {
+            "id": [n["id"] for n in nodes],
+            "type": [node_type[n["type"]] for n in nodes],
+            "label": [n["label"] for n in nodes],
+            "properties": [shapes.row(n["properties"]) for n in nodes],
+            "provenance": [table.index(n["provenance"]) for n in nodes],
+            "parent": [at.get(n["parent"], n["parent"]) if "parent" in n else None for n in nodes],
+        },
+        "edges": {
+            "id": [e["id"] for e in edges],
+            "type": [edge_type[e["type"]] for e in edges],
+            "source": [at.get(e["source"], e["source"]) for e in edges],
+            "target": [at.get(e["target"], e["target"]) for e in edges],
+            "provenance": [table.index(e["provenance"]) for e in edges],
+            "properties": [[i, e["properties"]] for i, e in enumerate(edges) if e["properties"]],
+        },
+        "provenance": table.values,
+        "shapes": shapes.keys,
+    }
+    return out
+
+
+def rows(embedded: dict[str, Any]) -> dict[str, Any]:
+    """The payload an embedded form stands for (what ``iggModel.fromColumns`` does in the page)."""
+    cols = embedded.get("columns")
+    if cols is None:
+        return embedded
+    table, shapes, nc, ec = cols["provenance"], cols["shapes"], cols["nodes"], cols["edges"]
+    ids = nc["id"]
+
+    def node_id(ref: int | str) -> str:
+        return ids[ref] if isinstance(ref, int) else ref
+
+    nodes = []
+    for i, n_id in enumerate(ids):
+        node = {
+            "id": n_id,
+            "type": embedded["node_types"][nc["type"][i]],
+            "label": nc["label"][i],
+            "properties": dict(zip(shapes[nc["properties"][i][0]], nc["properties"][i][1:], strict=True)),
+            "provenance": table[nc["provenance"][i]],
+        }
+        if nc["parent"][i] is not None:
+            node["parent"] = node_id(nc["parent"][i])
+        nodes.append(node)
+    props = {i: p for i, p in ec["properties"]}
+    edges = [
+        {
+            "id": e_id,
+            "type": embedded["edge_types"][ec["type"][i]],
+            "source": node_id(ec["source"][i]),
+            "target": node_id(ec["target"][i]),
+            "properties": props.get(i, {}),
+            "provenance": table[ec["provenance"][i]],
+        }
+        for i, e_id in enumerate(ec["id"])
+    ]
+    out = {k: v for k, v in embedded.items() if k != "columns"}
+    out.update(nodes=nodes, edges=edges)
+    return out
