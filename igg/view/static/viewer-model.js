@@ -55,13 +55,17 @@
     var grouping = payload.grouping || {};
     var m = { nodes: {}, ids: [], parent: {}, groups: {}, children: {}, roots: [], degree: {}, top: {},
       edges: [], kind: typeof grouping.kind === "string" ? grouping.kind : "none" };
-    payload.nodes.forEach(function (n) {
-      if (!n || typeof n.id !== "string" || m.nodes[n.id]) { return; }  // one bad entry never stops the page
+    var i, list = payload.nodes;
+    for (i = 0; i < list.length; i++) {
+      var n = list[i];
+      if (!n || typeof n.id !== "string" || m.nodes[n.id]) { continue; }  // one bad entry never stops the page
       m.nodes[n.id] = n; m.ids.push(n.id); m.degree[n.id] = 0;
-    });
-    payload.edges.forEach(function (e) {
+    }
+    list = payload.edges;
+    for (i = 0; i < list.length; i++) {
+      var e = list[i];
       if (e && m.nodes[e.source] && m.nodes[e.target]) { m.edges.push(e); m.degree[e.source] += 1; m.degree[e.target] += 1; }
-    });
+    }
     var keepCommunities = previous && previous.kind === "community" && m.kind === "community";
     if (keepCommunities) {  // Louvain may renumber a grown graph: known nodes keep their group, new ones join one
       Object.keys(previous.groups).forEach(function (g) { m.groups[g] = Object.assign({}, previous.groups[g]); });
@@ -73,11 +77,11 @@
       });
     }
     var joined = keepCommunities ? joinNeighbours(m, previous) : null;
-    m.ids.forEach(function (id) {
-      var p = m.nodes[id].parent;
+    for (i = 0; i < m.ids.length; i++) {
+      var id = m.ids[i], p = m.nodes[id].parent;
       if (keepCommunities) { p = previous.nodes[id] ? previous.parent[id] : joined[id]; }
       if (typeof p === "string" && p !== id && m.groups[p]) { m.parent[id] = p; }
-    });
+    }
     Object.keys(m.groups).forEach(function (g) {
       var grp = m.groups[g];
       if (grp.synthetic && grp.parent && m.groups[grp.parent] && grp.parent !== g) { m.parent[g] = grp.parent; }
@@ -109,35 +113,42 @@
       if (p !== undefined && m.groups[p] && !m.groups[p].synthetic && !m.nodes[p]) { delete m.parent[id]; }
     });
     // a parent cycle (bad input) is cut where it closes: walking up from each item, an item met twice on
-    // one walk loses its parent
-    var settled = {};
-    items.forEach(function (start) {
-      var onWalk = {}, walked = [];
-      for (var id = start; id !== undefined && !settled[id]; id = m.parent[id]) {
-        if (onWalk[id]) { delete m.parent[id]; break; }
-        onWalk[id] = true; walked.push(id);
+    // one walk loses its parent; a walk stops at an item an earlier walk settled (walk numbers, no set per walk)
+    var walkOf = new Map(), w, id, i, k, kids;
+    for (w = 0; w < items.length; w++) {
+      for (id = items[w]; id !== undefined; id = m.parent[id]) {
+        var met = walkOf.get(id);
+        if (met !== undefined) { if (met === w) { delete m.parent[id]; } break; }
+        walkOf.set(id, w);
       }
-      walked.forEach(function (w) { settled[w] = true; });
-    });
-    items.forEach(function (id) {
-      var p = m.parent[id];
-      if (p === undefined) { m.roots.push(id); } else { (m.children[p] = m.children[p] || []).push(id); }
-    });
-    var seen = {}, order = [];
-    m.roots.forEach(function (root) {
-      var stack = [[root, root]];
+    }
+    for (i = 0; i < items.length; i++) {
+      var p = m.parent[items[i]];
+      if (p === undefined) { m.roots.push(items[i]); } else { (m.children[p] = m.children[p] || []).push(items[i]); }
+    }
+    var seen = new Set(), order = [], stack = [], tops = [];
+    for (i = 0; i < m.roots.length; i++) {
+      stack.push(m.roots[i]); tops.push(m.roots[i]);
       while (stack.length) {
-        var top = stack.pop(), id = top[0];
-        if (seen[id]) { continue; }
-        seen[id] = true; m.top[id] = top[1]; order.push(id);
-        (m.children[id] || []).forEach(function (c) { stack.push([c, top[1]]); });
+        id = stack.pop();
+        var top = tops.pop();
+        if (seen.has(id)) { continue; }
+        seen.add(id); m.top[id] = top; order.push(id);
+        kids = m.children[id];
+        if (kids) { for (k = 0; k < kids.length; k++) { stack.push(kids[k]); tops.push(top); } }
       }
-    });
+    }
     m.extent = {};
-    for (var i = order.length - 1; i >= 0; i--) {  // children before parents: sizes and extents add up
-      var id = order[i], g = m.groups[id], area = 0;
-      if (g) { g.size = 0; (m.children[id] || []).forEach(function (c) { g.size += (m.nodes[c] ? 1 : 0) + (m.groups[c] ? m.groups[c].size : 0); }); }
-      (m.children[id] || []).forEach(function (c) { area += m.extent[c] * m.extent[c]; });
+    for (i = order.length - 1; i >= 0; i--) {  // children before parents: sizes and extents add up
+      id = order[i];
+      var g = m.groups[id], area = 0, size = 0;
+      kids = m.children[id] || [];
+      for (k = 0; k < kids.length; k++) {
+        var c = kids[k], e = m.extent[c];
+        area += e * e;
+        if (g) { size += (m.nodes[c] ? 1 : 0) + (m.groups[c] ? m.groups[c].size : 0); }
+      }
+      if (g) { g.size = size; }
       m.extent[id] = area ? 2.1 * Math.sqrt(area) + 6 : 6;  // the disc a subtree needs when drawn in full
     }
     var rank = {};
@@ -160,20 +171,20 @@
 
   /* What is drawn: every item whose ancestors are all open; a closed group stands for everything under it. */
   function computeVisible(m, aggregated, expanded) {
-    var rep = {}, items = [];
-    var stack = m.roots.slice().reverse().map(function (id) { return [id, null]; }), seen = {};
+    var rep = {}, items = [], seen = new Set(), k;
+    var stack = m.roots.slice().reverse(), unders = stack.map(function () { return null; });  // two stacks, no pairs
     while (stack.length) {
-      var top = stack.pop(), id = top[0], under = top[1], kids = m.children[id] || [], k;
-      if (seen[id]) { continue; }
-      seen[id] = true;
+      var id = stack.pop(), under = unders.pop(), kids = m.children[id] || [];
+      if (seen.has(id)) { continue; }
+      seen.add(id);
       if (under !== null) {
         rep[id] = under;
-        for (k = kids.length - 1; k >= 0; k--) { stack.push([kids[k], under]); }
+        for (k = kids.length - 1; k >= 0; k--) { stack.push(kids[k]); unders.push(under); }
         continue;
       }
       var closed = aggregated && kids.length > 0 && !expanded.has(id);
       if (closed || !(m.groups[id] && m.groups[id].synthetic)) { items.push(id); rep[id] = id; }
-      for (k = kids.length - 1; k >= 0; k--) { stack.push([kids[k], closed ? id : null]); }
+      for (k = kids.length - 1; k >= 0; k--) { stack.push(kids[k]); unders.push(closed ? id : null); }
     }
     return { items: items, rep: rep };
   }
