@@ -27,8 +27,8 @@
   var FOCUS_TOKENS = 6000;   // the live query's token budget for the same
   var LINE_ABOVE = 5000;      // drawn edges past which they are lines without arrowheads (and most are thin)
   var THICK_EDGES = 1500;    // then only the heaviest bundles keep their width (thinOut)
-  var EDGE_PROGRAMS = { arrow: Sigma.rendering.EdgeArrowProgram, line: Sigma.rendering.EdgeRectangleProgram,
-    thin: Sigma.rendering.EdgeLineProgram };
+  var EDGE_PROGRAMS = { arrow: Sigma.rendering.EdgeArrowProgram, line: Sigma.rendering.EdgeRectangleProgram };
+  var THIN_PROGRAMS = Object.assign({ thin: Sigma.rendering.EdgeLineProgram }, EDGE_PROGRAMS);  // once needed
   var STORE_KEY = "igg.view.hiddenEdgeTypes";
   var DEFAULT_HIDDEN_EDGES = ["CONTAINS"];
 
@@ -303,7 +303,7 @@
         graph.addDirectedEdgeWithKey("tree:" + id, p, id, { tree: true, hidden: true, size: 0.5, color: "#ffffff", weight: 3 });
       }
     });
-    view.drawn = { items: vis.items.length, groups: closedCount, edges: drawnEdges };
+    view.drawn = { items: vis.items.length, groups: closedCount, edges: drawnEdges, thin: drawnEdges > LINE_ABOVE };
     view.rep = rep;
     return graph;
   }
@@ -358,12 +358,17 @@
     var big = graph.size > 20000 || graph.order > 20000;
     if (!view.renderer) {
       view.renderer = new Sigma(graph, $("canvas"), {
-        defaultEdgeType: graph.size > LINE_ABOVE ? "line" : "arrow", edgeProgramClasses: EDGE_PROGRAMS, enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 70,
+        defaultEdgeType: graph.size > LINE_ABOVE ? "line" : "arrow", edgeProgramClasses: view.drawn.thin ? THIN_PROGRAMS : EDGE_PROGRAMS,
+        enableEdgeEvents: !big, hideEdgesOnMove: big, zIndex: true, stagePadding: 70,
         labelRenderedSizeThreshold: labelThreshold(graph.order), labelDensity: 0.6, labelGridCellSize: 90, renderEdgeLabels: false,
         nodeReducer: nodeReducer, edgeReducer: edgeReducer, minCameraRatio: 0.01, maxCameraRatio: 20
       });
       wireRenderer(view.renderer);
     } else {
+      // the thin program is compiled only for a graph that draws thin edges (before it is drawn), then kept
+      if (view.drawn.thin && !view.renderer.getSetting("edgeProgramClasses").thin) {
+        view.renderer.setSetting("edgeProgramClasses", THIN_PROGRAMS);
+      }
       view.renderer.setGraph(graph);
       view.renderer.setSetting("enableEdgeEvents", !big);
       view.renderer.setSetting("hideEdgesOnMove", big);
