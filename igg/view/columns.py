@@ -76,41 +76,32 @@ class _Table:
 
 
 def _well_formed(payload: dict[str, Any]) -> bool:
+    """Every node and edge a row of the usual keys, with string ids, ends and parents, a type from the lists,
+    dicts for properties and provenance, no id twice (one pass per check: this runs on every export)."""
     nodes, edges = payload.get("nodes"), payload.get("edges")
     if not isinstance(nodes, list) or not isinstance(edges, list):
         return False
-    node_types = set(payload.get("node_types") or ())
-    edge_types = set(payload.get("edge_types") or ())
-    ids: set[str] = set()
-    for n in nodes:
-        if not _row(n, node_types) or n["id"] in ids:
+    if not all(type(n) is dict for n in nodes) or not all(type(e) is dict for e in edges):
+        return False
+    try:
+        node_types = set(payload.get("node_types") or ())
+        edge_types = set(payload.get("edge_types") or ())
+        if not all(n.keys() == NODE_KEYS or n.keys() == _NODE_KEYS_PARENT for n in nodes):
             return False
-        keys = n.keys()
-        if keys != NODE_KEYS and (keys != _NODE_KEYS_PARENT or not isinstance(n["parent"], str)):
+        if not all(e.keys() == EDGE_KEYS for e in edges):
             return False
-        ids.add(n["id"])
-    return all(
-        _row(e, edge_types)
-        and e.keys() == EDGE_KEYS
-        and isinstance(e["source"], str)
-        and isinstance(e["target"], str)
-        for e in edges
-    )
-
-
-def _row(item: Any, types: set[str]) -> bool:
-    return (
-        isinstance(item, dict)
-        and "id" in item
-        and "type" in item
-        and "properties" in item
-        and "provenance" in item
-        and isinstance(item["id"], str)
-        and isinstance(item["type"], str)
-        and item["type"] in types
-        and isinstance(item["properties"], dict)
-        and isinstance(item["provenance"], dict)
-    )
+        ids = [n["id"] for n in nodes]
+        strings = [*ids, *(n["parent"] for n in nodes if "parent" in n)]
+        strings += [e["id"] for e in edges] + [e["source"] for e in edges] + [e["target"] for e in edges]
+        return (
+            all(type(x) is str for x in strings)
+            and len(set(ids)) == len(ids)
+            and {n["type"] for n in nodes} <= node_types
+            and {e["type"] for e in edges} <= edge_types
+            and all(type(r["properties"]) is dict and type(r["provenance"]) is dict for r in (*nodes, *edges))
+        )
+    except TypeError:  # an unhashable type or type list
+        return False
 
 
 def columns(payload: dict[str, Any]) -> dict[str, Any]:
