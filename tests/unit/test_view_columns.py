@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from igg.view.columns import columns, rows
+from igg.view.columns import columns, expand_ids, id_runs, rows
 from igg.view.data import graph_payload
 from tests.support.bigcode import code_map
 
@@ -102,3 +102,16 @@ def test_a_payload_with_bad_entries_is_embedded_as_it_is():
     for payload in (bad_node, duplicate, unknown_type, odd_parent, extra_key):
         assert columns(payload) is payload
         assert rows(payload) is payload
+
+
+ID_PARTS = st.tuples(st.sampled_from(["n", "e", "x-", "", "a1b"]), st.integers(0, 40), st.booleans())
+
+
+@given(st.lists(ID_PARTS, max_size=30))
+def test_id_runs_give_back_every_id_in_order(parts):
+    """Runs of ids that go up by one become [prefix, first, count]; leading zeros, a bare number or the same
+    id twice still come back exactly."""
+    ids = [f"{prefix}{'0' if zero else ''}{n}" for prefix, n, zero in parts]
+    runs = id_runs(ids)
+    assert expand_ids(runs) == ids
+    assert id_runs([f"n{k}" for k in range(1, 1001)]) == [["n", 1, 1000]]

@@ -17,9 +17,10 @@
   function fromColumns(embedded) {
     var cols = embedded.columns;
     if (!cols) { return embedded; }
-    var nc = cols.nodes, ec = cols.edges, table = cols.provenance, shapes = cols.shapes, ids = nc.id, i;
+    var nc = cols.nodes, ec = cols.edges, table = cols.provenance, shapes = cols.shapes, ids = expandIds(nc.id), i;
+    var edgeIds = expandIds(ec.id);
     var nodeTypes = embedded.node_types, edgeTypes = embedded.edge_types, empty = Object.freeze({});
-    var nodes = new Array(ids.length), edges = new Array(ec.id.length), props = new Array(ec.id.length);
+    var nodes = new Array(ids.length), edges = new Array(edgeIds.length), props = new Array(edgeIds.length);
     function ref(x) { return typeof x === "number" ? ids[x] : x; }
     function properties(row) {
       var keys = shapes[row[0]], out = {};
@@ -37,13 +38,24 @@
     }
     ec.properties.forEach(function (pair) { props[pair[0]] = pair[1]; });
     for (i = 0; i < edges.length; i++) {
-      edges[i] = { id: ec.id[i], type: edgeTypes[ec.type[i]], source: ref(ec.source[i]), target: ref(ec.target[i]),
+      edges[i] = { id: edgeIds[i], type: edgeTypes[ec.type[i]], source: ref(ec.source[i]), target: ref(ec.target[i]),
         properties: props[i] || empty, provenance: table[ec.provenance[i]] };
     }
     var out = {};
     Object.keys(embedded).forEach(function (k) { if (k !== "columns") { out[k] = embedded[k]; } });
     out.nodes = nodes;
     out.edges = edges;
+    return out;
+  }
+
+  /* An id column: ids, and runs of ids that go up by one as [prefix, first number, count]. */
+  function expandIds(column) {
+    var out = [];
+    for (var i = 0; i < column.length; i++) {
+      var item = column[i];
+      if (typeof item === "string") { out.push(item); continue; }
+      for (var k = 0; k < item[2]; k++) { out.push(item[0] + (item[1] + k)); }
+    }
     return out;
   }
 
