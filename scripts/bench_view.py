@@ -60,8 +60,9 @@ sys.path[:0] = [sys.argv[1], sys.argv[2]]
 from igg.export.html import write_html
 from tests.support.bigcode import code_map
 state = code_map(int(sys.argv[3]))
+started = time.perf_counter()
 write_html(state, sys.argv[4])
-print(state.edge_count)
+print(state.edge_count, time.perf_counter() - started)
 """
 """Run with the revision's ``igg`` first on the path: that revision's export of the same generated graph."""
 
@@ -231,13 +232,14 @@ def _write_pair(tmp: Path, n: int, old_igg: Path) -> tuple[Path, Path, int]:
     write_html(state, new)
     took = time.perf_counter() - started
     child = [sys.executable, "-c", WRITE_AT_REV, str(old_igg), str(ROOT), str(n), str(old)]
-    edges = int(subprocess.run(child, check=True, capture_output=True, text=True).stdout.split()[-1])
+    answer = subprocess.run(child, check=True, capture_output=True, text=True).stdout.split()
+    edges, took_before = int(answer[-2]), float(answer[-1])
     if edges != state.edge_count:
         raise SystemExit(f"bench_view: the baseline generated {edges} edges, today's code {state.edge_count}")
     if n > 10:
         print(
             f"write_html {n:>6} nodes {state.edge_count:>6} edges: {new.stat().st_size / 1e6:6.1f} MB in"
-            f" {took:5.2f} s (before: {old.stat().st_size / 1e6:6.1f} MB)",
+            f" {took:5.2f} s (before: {old.stat().st_size / 1e6:6.1f} MB in {took_before:5.2f} s)",
             flush=True,
         )
     return new, old, state.edge_count

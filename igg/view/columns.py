@@ -19,15 +19,17 @@ The embedded form is ``payload`` without ``nodes`` and ``edges``, plus ``columns
 
     {"provenance": [<each distinct provenance once>], "shapes": [[<property name>, ...], ...],
      "nodes": {"id": [<id, or [prefix, first number, count] for count ids in a row>, ...],
-               "type": [<index into node_types>], "label": [...],
+               "type": [<index into node_types>], "label": [<label, or null: its identity values>, ...],
                "properties": [[<index into shapes>, <value of its first name>, ...], ...],
                "provenance": [<index into provenance>], "parent": [<node index, or the id, or null>]},
      "edges": {"id": [...], "type": [<index into edge_types>], "source": [<node index, or the id>],
                "target": [...], "provenance": [...], "properties": [[<edge index>, {...}], ...]}}
 
 An id column writes ids that go up by one as a run: ``["n", 1, 3]`` stands for ``n1``, ``n2``, ``n3`` (IGG
-numbers its nodes and edges that way). ``edges.properties`` lists only the edges whose property map is not
-empty; every other edge has ``{}``.
+numbers its nodes and edges that way). A label that is the node's identity values joined by spaces (as
+``igg.view.data.node_label`` makes it, when all of them are strings) is left out (``null``): the page joins
+them again. ``edges.properties`` lists only the edges whose property map is not empty; every other edge has
+``{}``.
 """
 
 from __future__ import annotations
@@ -139,6 +141,7 @@ def _well_formed(payload: dict[str, Any]) -> bool:
         strings += [e["id"] for e in edges] + [e["source"] for e in edges] + [e["target"] for e in edges]
         return (
             all(type(x) is str for x in strings)
+            and all(type(n["label"]) is str for n in nodes)
             and len(set(ids)) == len(ids)
             and {n["type"] for n in nodes} <= node_types
             and {e["type"] for e in edges} <= edge_types
@@ -148,12 +151,35 @@ def _well_formed(payload: dict[str, Any]) -> bool:
         return False
 
 
+def _identity_text(properties: dict[str, Any], keys: list[str] | None) -> str | None:
+    """What ``igg.view.data.node_label`` writes when it shortens nothing: the identity values present joined
+    by spaces, when every one is a string (the page joins them the same way); None otherwise."""
+    if keys is None:
+        return None
+    values = [properties[k] for k in keys if properties.get(k) is not None]
+    if not values or not all(type(v) is str for v in values):
+        return None
+    return " ".join(values)
+
+
+def _identity_keys(payload: dict[str, Any]) -> dict[Any, list[str]]:
+    """Each node type's identity keys, where the payload gives them as a list of strings."""
+    given = payload.get("identity_keys")
+    if not isinstance(given, dict):
+        return {}
+    return {
+        t: keys
+        for t, keys in given.items()
+        if isinstance(keys, list) and all(isinstance(k, str) for k in keys)
+    }
+
+
 def columns(payload: dict[str, Any]) -> dict[str, Any]:
     """The payload as the page embeds it (``payload`` itself when its nodes or edges are not well formed;
     never mutated)."""
     if not _well_formed(payload):
         return payload
-    table, shapes = _Table(), _Shapes()
+    table, shapes, keys = _Table(), _Shapes(), _identity_keys(payload)
     nodes: list[dict[str, Any]] = payload["nodes"]
     edges: list[dict[str, Any]] = payload["edges"]
     at = {n["id"]: i for i, n in enumerate(nodes)}
@@ -164,7 +190,10 @@ def columns(payload: dict[str, Any]) -> dict[str, Any]:
         "nodes": {
             "id": id_runs([n["id"] for n in nodes]),
             "type": [node_type[n["type"]] for n in nodes],
-            "label": [n["label"] for n in nodes],
+            "label": [
+                None if _identity_text(n["properties"], keys.get(n["type"])) == n["label"] else n["label"]
+                for n in nodes
+            ],
             "properties": [shapes.row(n["properties"]) for n in nodes],
             "provenance": [table.index(n["provenance"]) for n in nodes],
             "parent": [at.get(n["parent"], n["parent"]) if "parent" in n else None for n in nodes],
@@ -189,7 +218,7 @@ def rows(embedded: dict[str, Any]) -> dict[str, Any]:
     if cols is None:
         return embedded
     table, shapes, nc, ec = cols["provenance"], cols["shapes"], cols["nodes"], cols["edges"]
-    ids = expand_ids(nc["id"])
+    ids, keys = expand_ids(nc["id"]), _identity_keys(embedded)
 
     def node_id(ref: int | str) -> str:
         return ids[ref] if isinstance(ref, int) else ref
@@ -199,10 +228,12 @@ def rows(embedded: dict[str, Any]) -> dict[str, Any]:
         node = {
             "id": n_id,
             "type": embedded["node_types"][nc["type"][i]],
-            "label": nc["label"][i],
+            "label": nc["label"][i],  # None: derived below, once the properties are known
             "properties": dict(zip(shapes[nc["properties"][i][0]], nc["properties"][i][1:], strict=True)),
             "provenance": table[nc["provenance"][i]],
         }
+        if node["label"] is None:
+            node["label"] = _identity_text(node["properties"], keys[node["type"]])
         if nc["parent"][i] is not None:
             node["parent"] = node_id(nc["parent"][i])
         nodes.append(node)

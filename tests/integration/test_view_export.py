@@ -332,7 +332,8 @@ def test_the_page_reads_the_embedded_columns_back_into_the_payload_python_gives(
         prov = [{"created": 0}, {"created": 1, "evidence": [{"quote": "q </script>", "chunk": 1}]}]
         return {"properties": props[i % 4], "provenance": prov[i % 2], **more}
 
-    nodes = [item(i, id=f"n{i}", type="AB"[i % 2], label=f"node {i}") for i in range(7)]
+    # labels that are their name (left out of the columns, joined again) and labels that are not
+    nodes = [item(i, id=f"n{i}", type="AB"[i % 2], label=f"x{i}" if i % 4 else f"node {i}") for i in range(7)]
     nodes[1]["parent"], nodes[2]["parent"], nodes[3]["parent"] = "n0", "group:x", "n0"
     ends = [("n0", "n1"), ("n2", "ghost"), ("n3", "n3"), ("n4", "n0")]
     edges = [item(k, id=f"e{k}", type="RS"[k % 2], source=s, target=t) for k, (s, t) in enumerate(ends)]
@@ -351,7 +352,8 @@ def test_the_page_reads_the_embedded_columns_back_into_the_payload_python_gives(
         },
         "iterations": [],
     }
-    assert "columns" in columns(payload)
+    cols = columns(payload)["columns"]
+    assert cols["nodes"]["label"][:4] == ["node 0", None, None, "x3"]  # n3: toString, no name
     path = tmp_path / "columns.html"
     path.write_text(render_page("static", payload=payload), encoding="utf-8")
     offline(page)

@@ -25,6 +25,10 @@ PROVENANCE = st.one_of(
 )
 
 
+IDENTITY = {"A": ["name"], "B": ["file", "name"], "C": ["x", "__proto__"]}
+"""The identity keys of the generated payloads' node types."""
+
+
 @st.composite
 def payloads(draw: st.DrawFn) -> dict[str, Any]:
     """Well-formed payloads: node types and edge types from the lists, parents that are nodes or synthetic
@@ -37,10 +41,13 @@ def payloads(draw: st.DrawFn) -> dict[str, Any]:
         node: dict[str, Any] = {
             "id": node_id,
             "type": draw(st.sampled_from(node_types)),
-            "label": draw(st.text(max_size=5)),
             "properties": draw(PROPERTIES),
             "provenance": draw(PROVENANCE),
         }
+        # node_label's way (identity values present joined by spaces) or any other text
+        present = [node["properties"].get(k) for k in IDENTITY[node["type"]]]
+        joined = " ".join(str(v) for v in present if v is not None)
+        node["label"] = draw(st.sampled_from([joined, draw(st.text(max_size=5))]))
         if draw(st.booleans()):
             node["parent"] = draw(st.sampled_from([*ids, "group:1", "elsewhere"]))
         nodes.append(node)
@@ -61,7 +68,7 @@ def payloads(draw: st.DrawFn) -> dict[str, Any]:
         "meta": {"nodes": n, "edges": len(edges)},
         "node_types": node_types,
         "edge_types": edge_types,
-        "identity_keys": {t: ["name"] for t in node_types},
+        "identity_keys": IDENTITY,
         "nodes": nodes,
         "edges": edges,
         "grouping": {"kind": "community", "aggregate": False, "groups": []},

@@ -20,7 +20,7 @@
     var nc = cols.nodes, ec = cols.edges, table = cols.provenance, shapes = cols.shapes, ids = expandIds(nc.id), i;
     var edgeIds = expandIds(ec.id);
     var nodeTypes = embedded.node_types, edgeTypes = embedded.edge_types, empty = Object.freeze({});
-    var nodes = new Array(ids.length), edges = new Array(edgeIds.length), props = new Array(edgeIds.length);
+    var nodes = new Array(ids.length), edges = new Array(edgeIds.length), edgeProps = new Array(edgeIds.length);
     function ref(x) { return typeof x === "number" ? ids[x] : x; }
     function properties(row) {
       var keys = shapes[row[0]], out = {};
@@ -31,15 +31,24 @@
       }
       return out;
     }
+    // a label left out (null) is the node's identity values, all strings, joined by spaces (columns.py)
+    var identity = embedded.identity_keys || {}, own = Object.prototype.hasOwnProperty;
+    function identityText(props, keys) {
+      var parts = [];
+      for (var k = 0; k < keys.length; k++) {
+        if (own.call(props, keys[k]) && props[keys[k]] !== null) { parts.push(props[keys[k]]); }
+      }
+      return parts.join(" ");
+    }
     for (i = 0; i < ids.length; i++) {
-      var parent = nc.parent[i];
-      nodes[i] = { id: ids[i], type: nodeTypes[nc.type[i]], label: nc.label[i], properties: properties(nc.properties[i]),
+      var parent = nc.parent[i], type = nodeTypes[nc.type[i]], props = properties(nc.properties[i]), label = nc.label[i];
+      nodes[i] = { id: ids[i], type: type, label: label === null ? identityText(props, identity[type]) : label, properties: props,
         provenance: table[nc.provenance[i]], parent: parent === null ? undefined : ref(parent) };
     }
-    ec.properties.forEach(function (pair) { props[pair[0]] = pair[1]; });
+    ec.properties.forEach(function (pair) { edgeProps[pair[0]] = pair[1]; });
     for (i = 0; i < edges.length; i++) {
       edges[i] = { id: edgeIds[i], type: edgeTypes[ec.type[i]], source: ref(ec.source[i]), target: ref(ec.target[i]),
-        properties: props[i] || empty, provenance: table[ec.provenance[i]] };
+        properties: edgeProps[i] || empty, provenance: table[ec.provenance[i]] };
     }
     var out = {};
     Object.keys(embedded).forEach(function (k) { if (k !== "columns") { out[k] = embedded[k]; } });
