@@ -2,8 +2,8 @@
 
 A 100,000-node code map's payload is 46 MB of JSON as a list of objects, and the browser reads the whole of it
 before it draws anything: the HTML parser scans every byte of the ``<script>`` holding it, ``JSON.parse``
-makes an object of every node, edge, property map and provenance. In columns the same payload is 35% of
-that (15.9 MB): each node and edge is a row across parallel lists, ids that go up by one as runs, its type
+makes an object of every node, edge, property map and provenance. In columns the same payload is 27% of
+that (12.4 MB): each node and edge is a row across parallel lists, ids that go up by one as runs, its type
 an index into ``node_types`` or ``edge_types``, an edge's ends and a node's parent the index of that node, a
 node's property names written once for all the nodes with the same names (``shapes``), an edge's empty
 property map left out, and each distinct provenance written once (``provenance``: the table the rows point
