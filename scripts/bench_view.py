@@ -12,7 +12,8 @@ taken before ``page.goto``) to the first frame (``performance.timeOrigin`` plus 
 handed to the compositor, on the same clock; see ``FRAME_PROBE``). It counts reading the file, parsing the
 HTML with its embedded JSON, evaluating the scripts, the page's own work and the first WebGL frame, which the
 compositor cannot show before the GPU process has drawn it (in headless Chromium SwiftShader draws it in
-software and the compositor reads it back: 0.3 to 1.3 s at the first frame, whatever the graph's size).
+software and the compositor reads it back: from 0.3 s to 1.4 s, growing with the edges drawn and their
+width).
 
 *mark*: the page's own mark (``window.iggView.firstRenderMs``: ``performance.now()`` in the first animation
 frame after sigma.js drew the graph), the figure this bench reported before issue 49. It is taken before
