@@ -25,9 +25,9 @@ The page is interactive from the first frame on; the force layout refines it aft
 *Before* is the same graph exported by the code at ``--baseline`` (default: the commit where this branch left
 ``main``): that revision's ``igg`` is read from git into a temporary folder and its own ``write_html`` writes
 the page in a child process, so both columns are measured in the same process, browser and load.
-The median of ``--repeat`` loads is reported, each in a fresh browser context. ``BENCH_VIEW_VERBOSE=1``
-prints each page's own split (parse, model, place, draw, panels) and the navigation entry's times (the file
-read, the document parsed) of the median load.
+The median of ``--repeat`` loads is reported, each in a fresh browser context, the two pages loaded in
+turn. ``BENCH_VIEW_VERBOSE=1`` prints each page's own split (parse, model, place, draw, panels) and the
+navigation entry's times (the file read, the document parsed) of the median load.
 
 Targets: under 2 s at 10,000 nodes and under 3 s at 100,000 nodes (issue 33 by the page's mark; issue 49 by
 the wait).
@@ -151,9 +151,15 @@ def first_render(browser: Any, url: str) -> Load:
     return Load(wait, mark, dict(got["split"]), dict(got["nav"]), int(got["drawn"]))
 
 
-def median_load(browser: Any, path: Path, repeat: int) -> Load:
-    runs = sorted((first_render(browser, path.as_uri()) for _ in range(repeat)), key=lambda r: r.wait)
-    return runs[len(runs) // 2]
+def median_loads(browser: Any, paths: tuple[Path, Path], repeat: int) -> tuple[Load, Load]:
+    """The median load (by the wait) of each page, the two pages loaded in turn (before, now, before, ...) so
+    that a change in the machine's load weighs on both alike."""
+    runs: tuple[list[Load], list[Load]] = ([], [])
+    for _ in range(repeat):
+        for path, found in zip(paths, runs, strict=True):
+            found.append(first_render(browser, path.as_uri()))
+    before, now = (sorted(r, key=lambda load: load.wait)[len(r) // 2] for r in runs)
+    return before, now
 
 
 def main() -> None:
@@ -185,8 +191,7 @@ def main() -> None:
         first_render(browser, warm)  # warm-up: the browser's own start
         for n in sizes:
             new, old, edges = _write_pair(Path(tmp), n, old_igg)
-            after = median_load(browser, new, args.repeat)
-            before = median_load(browser, old, args.repeat)
+            before, after = median_loads(browser, (old, new), args.repeat)
             rows.append((n, edges, new.stat().st_size, old.stat().st_size, before, after))
             if verbose:
                 for name, load in (("before", before), ("now", after)):
