@@ -26,7 +26,7 @@
   var FOCUS_LIMIT = 300;     // the export's budget for a neighbourhood or the dependents of a node
   var FOCUS_TOKENS = 6000;   // the live query's token budget for the same
   var LINE_ABOVE = 5000;      // drawn edges past which they are lines without arrowheads (and most are thin)
-  var THICK_EDGES = 1500;    // then only the heaviest bundles keep their width (thinOut)
+  var THICK_EDGES = 500;     // then only the heaviest bundles keep their width (thinOut)
   var EDGE_PROGRAMS = { arrow: Sigma.rendering.EdgeArrowProgram, line: Sigma.rendering.EdgeRectangleProgram };
   var THIN_PROGRAMS = Object.assign({ thin: Sigma.rendering.EdgeLineProgram }, EDGE_PROGRAMS);  // once needed
   var STORE_KEY = "igg.view.hiddenEdgeTypes";
