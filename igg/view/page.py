@@ -3,8 +3,8 @@
 The page's own files (``viewer.html``, ``viewer.css``, ``viewer-model.js``, ``viewer.js``) and the vendored
 libraries (``vendor/``: sigma.js for WebGL drawing, graphology and its standard library for the graph model
 and the force layout, each from its npm release with its MIT licence beside it) are package data under
-``igg/view/static/``. The self-contained form embeds them and the graph payload, so the file opens offline
-from ``file://`` with no request leaving the page.
+``igg/view/static/``. The self-contained form embeds them and the graph payload (in columns,
+``igg.view.columns``), so the file opens offline from ``file://`` with no request leaving the page.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import re
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
+
+from igg.view.columns import columns
 
 VENDOR_SCRIPTS = ("vendor/graphology.umd.min.js", "vendor/graphology-library.min.js", "vendor/sigma.min.js")
 """Third-party scripts, in load order (sigma last: it needs nothing, the app needs all three)."""
@@ -83,7 +85,7 @@ def render_page(
             raise ValueError("a static page needs the graph payload")
         style = f"<style>{asset(STYLESHEET)}</style>"
         scripts = "\n".join(_inline_script(asset(name)) for name in (*VENDOR_SCRIPTS, *APP_SCRIPTS))
-        data = json_script("igg-graph", payload)
+        data = json_script("igg-graph", columns(payload))
     else:
         config["api"] = api_url
         style = f'<link rel="stylesheet" href="{html.escape(static_url)}/{STYLESHEET}">'

@@ -118,6 +118,40 @@ def test_a_10k_code_map_opens_as_labelled_groups_in_distinct_colours(page, big10
     assert page.errors == []
 
 
+def test_every_node_drawn_at_10k_uses_thin_edges_and_a_selected_node_gets_its_width_back(page, big10k):
+    """The Groups button draws all 10,000 nodes and their edges (past 5,000: one-pixel lines, compiled on
+    that redraw); a selected node's edges are drawn wide again, and the groups come back."""
+    open_export(page, big10k["html"], "10k-node code map")
+    p = page.page
+    p.click("#groups-toggle")
+    p.wait_for_function("() => window.iggView.graph.order === 10000", timeout=60_000)
+    drawn = p.evaluate(
+        """() => { const v = window.iggView, kinds = {};
+          v.graph.forEachEdge((e, a) => { if (!a.hidden) { kinds[a.type] = (kinds[a.type] || 0) + 1; } });
+          return { kinds, edges: v.drawn.edges, thin: v.drawn.thin,
+            programs: Object.keys(v.renderer.getSetting("edgeProgramClasses")).sort() }; }"""
+    )
+    assert drawn["thin"] and drawn["edges"] > 5000 and drawn["kinds"] == {"thin": drawn["edges"]}, drawn
+    assert drawn["programs"] == ["arrow", "line", "thin"]
+    node = p.evaluate(
+        "() => { const g = window.iggView.graph; return g.source(g.findEdge((e, a) => !a.hidden)); }"
+    )
+    p.evaluate("(node) => window.iggView.renderer.emit('clickNode', { node })", node)
+    shown = p.evaluate(
+        """(node) => { const v = window.iggView, out = [];
+          v.graph.forEachEdge(node, (e) => {
+            const d = v.renderer.getEdgeDisplayData(e);
+            if (d && !d.hidden) { out.push(d.type); }
+          });
+          return out; }""",
+        node,
+    )
+    assert shown and set(shown) == {"line"}, shown
+    p.click("#groups-toggle")
+    p.wait_for_function("() => window.iggView.graph.order < 200", timeout=60_000)
+    assert page.errors == []
+
+
 def test_a_group_expands_to_its_members_and_collapses_back(page, big10k):
     open_export(page, big10k["html"], "10k-node code map")
     p = page.page
@@ -268,6 +302,17 @@ def test_a_100k_code_map_export_opens_as_groups(page, tmp_path):
     )
     assert "of 100,000 nodes" in page.page.locator("#node-count").inner_text()
     assert page.page.evaluate("() => window.iggView.graph.order") <= 200  # groups drawn, not 100k discs
+    # every bundle is drawn; past 5,000 the 500 heaviest keep their width, the others are one-pixel lines
+    edges = page.page.evaluate(
+        """() => { const g = window.iggView.graph, out = [];
+          g.forEachEdge((e, a) => {
+            if (!a.hidden) { out.push([a.bundle ? a.bundle.count : 1, a.type || ""]); }
+          });
+          return out; }"""
+    )
+    assert len(edges) == page.page.evaluate("() => window.iggView.drawn.edges") > 5000
+    wide = sorted((count for count, kind in edges if kind != "thin"), reverse=True)
+    assert len(wide) == 500 and wide[-1] >= max(count for count, kind in edges if kind == "thin")
     colours = canvas_colours(page)
     assert len([c for c, n in colours.items() if n >= 150]) >= 10, colours
     page.shot("big-100k-groups")

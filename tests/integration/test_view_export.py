@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from igg.export.html import write_html
+from igg.view.columns import rows
 from igg.view.page import STATIC_FILES, asset
 from tests.conftest import FIXTURES, Workspace, edge, node
 from tests.support.cli import igg
@@ -61,7 +62,7 @@ def offline(page: Any) -> list[str]:
 def embedded(html_text: str) -> dict[str, Any]:
     match = re.search(r'<script type="application/json" id="igg-graph">(.*?)</script>', html_text, re.S)
     assert match
-    return json.loads(match.group(1))
+    return rows(json.loads(match.group(1)))
 
 
 def test_the_export_opens_offline_from_a_file_url_and_lists_every_node(page, auth_export):
@@ -311,4 +312,57 @@ def test_the_page_shows_an_elements_evidence_highlighted_in_its_chunk(page, tmp_
     assert details.locator("blockquote.evidence.missing").inner_text() == "no such text"
     assert "not found in the context" in details.inner_text()
     page.shot("export-evidence")
+    assert page.errors == []
+
+
+def test_the_page_reads_the_embedded_columns_back_into_the_payload_python_gives(page, tmp_path):
+    """iggModel.fromColumns (the page) and igg.view.columns.rows (Python) give the same payload back: odd
+    property names and values, shared and evidence provenances, parents that are nodes or synthetic groups,
+    an edge to a node the payload does not hold."""
+    from igg.view.columns import columns
+    from igg.view.page import render_page
+
+    def item(i: int, **more: Any) -> dict[str, Any]:
+        props = [
+            {},
+            {"name": f"x{i}"},
+            {"name": f"x{i}", "__proto__": [1, None]},
+            {"toString": True, "n": 2.5},
+        ]
+        prov = [{"created": 0}, {"created": 1, "evidence": [{"quote": "q </script>", "chunk": 1}]}]
+        return {"properties": props[i % 4], "provenance": prov[i % 2], **more}
+
+    # labels that are their name (left out of the columns, joined again) and labels that are not
+    nodes = [item(i, id=f"n{i}", type="AB"[i % 2], label=f"x{i}" if i % 4 else f"node {i}") for i in range(7)]
+    nodes[1]["parent"], nodes[2]["parent"], nodes[3]["parent"] = "n0", "group:x", "n0"
+    ends = [("n0", "n1"), ("n2", "ghost"), ("n3", "n3"), ("n4", "n0")]
+    edges = [item(k, id=f"e{k}", type="RS"[k % 2], source=s, target=t) for k, (s, t) in enumerate(ends)]
+    payload = {
+        "version": 2,
+        "meta": {"nodes": 7, "edges": 4},
+        "node_types": ["A", "B"],
+        "edge_types": ["R", "S"],
+        "identity_keys": {"A": ["name"], "B": ["name"]},
+        "nodes": nodes,
+        "edges": edges,
+        "grouping": {
+            "kind": "contains",
+            "aggregate": False,
+            "groups": [{"id": "group:x", "label": "x", "kind": "contains", "size": 1}],
+        },
+        "iterations": [],
+    }
+    cols = columns(payload)["columns"]
+    assert cols["nodes"]["label"][:4] == ["node 0", None, None, "x3"]  # n3: toString, no name
+    path = tmp_path / "columns.html"
+    path.write_text(render_page("static", payload=payload), encoding="utf-8")
+    offline(page)
+    page.page.goto(path.as_uri() + "#nolayout")
+    page.wait_ready()
+    text = page.page.evaluate(
+        "() => JSON.stringify(window.iggModel.fromColumns("
+        "JSON.parse(document.getElementById('igg-graph').textContent)))"
+    )
+    assert json.loads(text) == payload == embedded(path.read_text())
+    assert page.page.evaluate("() => window.iggView.graph.hasNode('n5')") is True
     assert page.errors == []

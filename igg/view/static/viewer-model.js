@@ -10,6 +10,64 @@
 
   var GOLDEN = Math.PI * (3 - Math.sqrt(5));
 
+  /* The payload an exported page embeds in columns (igg/view/columns.py: each node and edge a row across
+   * parallel lists, types and ends as indices, property names once per shape, each distinct provenance once) as the list of objects the
+   * live routes send; a payload without columns passes as it is. Edges with no properties share one empty
+   * (frozen) object, as rows with the same provenance share theirs: nothing here changes them. */
+  function fromColumns(embedded) {
+    var cols = embedded.columns;
+    if (!cols) { return embedded; }
+    var nc = cols.nodes, ec = cols.edges, table = cols.provenance, shapes = cols.shapes, ids = expandIds(nc.id), i;
+    var edgeIds = expandIds(ec.id);
+    var nodeTypes = embedded.node_types, edgeTypes = embedded.edge_types, empty = Object.freeze({});
+    var nodes = new Array(ids.length), edges = new Array(edgeIds.length), edgeProps = new Array(edgeIds.length);
+    function ref(x) { return typeof x === "number" ? ids[x] : x; }
+    function properties(row) {
+      var keys = shapes[row[0]], out = {};
+      for (var k = 0; k < keys.length; k++) {
+        if (keys[k] === "__proto__") {  // an own property, as JSON.parse makes it, not the prototype
+          Object.defineProperty(out, keys[k], { value: row[k + 1], enumerable: true, writable: true, configurable: true });
+        } else { out[keys[k]] = row[k + 1]; }
+      }
+      return out;
+    }
+    // a label left out (null) is the node's identity values, all strings, joined by spaces (columns.py)
+    var identity = embedded.identity_keys || {}, own = Object.prototype.hasOwnProperty;
+    function identityText(props, keys) {
+      var parts = [];
+      for (var k = 0; k < keys.length; k++) {
+        if (own.call(props, keys[k]) && props[keys[k]] !== null) { parts.push(props[keys[k]]); }
+      }
+      return parts.join(" ");
+    }
+    for (i = 0; i < ids.length; i++) {
+      var parent = nc.parent[i], type = nodeTypes[nc.type[i]], props = properties(nc.properties[i]), label = nc.label[i];
+      nodes[i] = { id: ids[i], type: type, label: label === null ? identityText(props, identity[type]) : label, properties: props,
+        provenance: table[nc.provenance[i]], parent: parent === null ? undefined : ref(parent) };
+    }
+    ec.properties.forEach(function (pair) { edgeProps[pair[0]] = pair[1]; });
+    for (i = 0; i < edges.length; i++) {
+      edges[i] = { id: edgeIds[i], type: edgeTypes[ec.type[i]], source: ref(ec.source[i]), target: ref(ec.target[i]),
+        properties: edgeProps[i] || empty, provenance: table[ec.provenance[i]] };
+    }
+    var out = {};
+    Object.keys(embedded).forEach(function (k) { if (k !== "columns") { out[k] = embedded[k]; } });
+    out.nodes = nodes;
+    out.edges = edges;
+    return out;
+  }
+
+  /* An id column: ids, and runs of ids that go up by one as [prefix, first number, count]. */
+  function expandIds(column) {
+    var out = [];
+    for (var i = 0; i < column.length; i++) {
+      var item = column[i];
+      if (typeof item === "string") { out.push(item); continue; }
+      for (var k = 0; k < item[2]; k++) { out.push(item[0] + (item[1] + k)); }
+    }
+    return out;
+  }
+
   /* A big graph is drawn aggregated: groups (payload.grouping, computed by igg/view/aggregate.py) stand for
    * their members, edges between groups are bundled and weighted by how many edges they carry. Every node's
    * place in the group tree is known (parent), so an expanded group shows its children, a node found by the
@@ -18,13 +76,17 @@
     var grouping = payload.grouping || {};
     var m = { nodes: {}, ids: [], parent: {}, groups: {}, children: {}, roots: [], degree: {}, top: {},
       edges: [], kind: typeof grouping.kind === "string" ? grouping.kind : "none" };
-    payload.nodes.forEach(function (n) {
-      if (!n || typeof n.id !== "string" || m.nodes[n.id]) { return; }  // one bad entry never stops the page
+    var i, list = payload.nodes;
+    for (i = 0; i < list.length; i++) {
+      var n = list[i];
+      if (!n || typeof n.id !== "string" || m.nodes[n.id]) { continue; }  // one bad entry never stops the page
       m.nodes[n.id] = n; m.ids.push(n.id); m.degree[n.id] = 0;
-    });
-    payload.edges.forEach(function (e) {
+    }
+    list = payload.edges;
+    for (i = 0; i < list.length; i++) {
+      var e = list[i];
       if (e && m.nodes[e.source] && m.nodes[e.target]) { m.edges.push(e); m.degree[e.source] += 1; m.degree[e.target] += 1; }
-    });
+    }
     var keepCommunities = previous && previous.kind === "community" && m.kind === "community";
     if (keepCommunities) {  // Louvain may renumber a grown graph: known nodes keep their group, new ones join one
       Object.keys(previous.groups).forEach(function (g) { m.groups[g] = Object.assign({}, previous.groups[g]); });
@@ -36,11 +98,11 @@
       });
     }
     var joined = keepCommunities ? joinNeighbours(m, previous) : null;
-    m.ids.forEach(function (id) {
-      var p = m.nodes[id].parent;
+    for (i = 0; i < m.ids.length; i++) {
+      var id = m.ids[i], p = m.nodes[id].parent;
       if (keepCommunities) { p = previous.nodes[id] ? previous.parent[id] : joined[id]; }
       if (typeof p === "string" && p !== id && m.groups[p]) { m.parent[id] = p; }
-    });
+    }
     Object.keys(m.groups).forEach(function (g) {
       var grp = m.groups[g];
       if (grp.synthetic && grp.parent && m.groups[grp.parent] && grp.parent !== g) { m.parent[g] = grp.parent; }
@@ -72,35 +134,42 @@
       if (p !== undefined && m.groups[p] && !m.groups[p].synthetic && !m.nodes[p]) { delete m.parent[id]; }
     });
     // a parent cycle (bad input) is cut where it closes: walking up from each item, an item met twice on
-    // one walk loses its parent
-    var settled = {};
-    items.forEach(function (start) {
-      var onWalk = {}, walked = [];
-      for (var id = start; id !== undefined && !settled[id]; id = m.parent[id]) {
-        if (onWalk[id]) { delete m.parent[id]; break; }
-        onWalk[id] = true; walked.push(id);
+    // one walk loses its parent; a walk stops at an item an earlier walk settled (walk numbers, no set per walk)
+    var walkOf = new Map(), w, id, i, k, kids;
+    for (w = 0; w < items.length; w++) {
+      for (id = items[w]; id !== undefined; id = m.parent[id]) {
+        var met = walkOf.get(id);
+        if (met !== undefined) { if (met === w) { delete m.parent[id]; } break; }
+        walkOf.set(id, w);
       }
-      walked.forEach(function (w) { settled[w] = true; });
-    });
-    items.forEach(function (id) {
-      var p = m.parent[id];
-      if (p === undefined) { m.roots.push(id); } else { (m.children[p] = m.children[p] || []).push(id); }
-    });
-    var seen = {}, order = [];
-    m.roots.forEach(function (root) {
-      var stack = [[root, root]];
+    }
+    for (i = 0; i < items.length; i++) {
+      var p = m.parent[items[i]];
+      if (p === undefined) { m.roots.push(items[i]); } else { (m.children[p] = m.children[p] || []).push(items[i]); }
+    }
+    var seen = new Set(), order = [], stack = [], tops = [];
+    for (i = 0; i < m.roots.length; i++) {
+      stack.push(m.roots[i]); tops.push(m.roots[i]);
       while (stack.length) {
-        var top = stack.pop(), id = top[0];
-        if (seen[id]) { continue; }
-        seen[id] = true; m.top[id] = top[1]; order.push(id);
-        (m.children[id] || []).forEach(function (c) { stack.push([c, top[1]]); });
+        id = stack.pop();
+        var top = tops.pop();
+        if (seen.has(id)) { continue; }
+        seen.add(id); m.top[id] = top; order.push(id);
+        kids = m.children[id];
+        if (kids) { for (k = 0; k < kids.length; k++) { stack.push(kids[k]); tops.push(top); } }
       }
-    });
+    }
     m.extent = {};
-    for (var i = order.length - 1; i >= 0; i--) {  // children before parents: sizes and extents add up
-      var id = order[i], g = m.groups[id], area = 0;
-      if (g) { g.size = 0; (m.children[id] || []).forEach(function (c) { g.size += (m.nodes[c] ? 1 : 0) + (m.groups[c] ? m.groups[c].size : 0); }); }
-      (m.children[id] || []).forEach(function (c) { area += m.extent[c] * m.extent[c]; });
+    for (i = order.length - 1; i >= 0; i--) {  // children before parents: sizes and extents add up
+      id = order[i];
+      var g = m.groups[id], area = 0, size = 0;
+      kids = m.children[id] || [];
+      for (k = 0; k < kids.length; k++) {
+        var c = kids[k], e = m.extent[c];
+        area += e * e;
+        if (g) { size += (m.nodes[c] ? 1 : 0) + (m.groups[c] ? m.groups[c].size : 0); }
+      }
+      if (g) { g.size = size; }
       m.extent[id] = area ? 2.1 * Math.sqrt(area) + 6 : 6;  // the disc a subtree needs when drawn in full
     }
     var rank = {};
@@ -123,20 +192,20 @@
 
   /* What is drawn: every item whose ancestors are all open; a closed group stands for everything under it. */
   function computeVisible(m, aggregated, expanded) {
-    var rep = {}, items = [];
-    var stack = m.roots.slice().reverse().map(function (id) { return [id, null]; }), seen = {};
+    var rep = {}, items = [], seen = new Set(), k;
+    var stack = m.roots.slice().reverse(), unders = stack.map(function () { return null; });  // two stacks, no pairs
     while (stack.length) {
-      var top = stack.pop(), id = top[0], under = top[1], kids = m.children[id] || [], k;
-      if (seen[id]) { continue; }
-      seen[id] = true;
+      var id = stack.pop(), under = unders.pop(), kids = m.children[id] || [];
+      if (seen.has(id)) { continue; }
+      seen.add(id);
       if (under !== null) {
         rep[id] = under;
-        for (k = kids.length - 1; k >= 0; k--) { stack.push([kids[k], under]); }
+        for (k = kids.length - 1; k >= 0; k--) { stack.push(kids[k]); unders.push(under); }
         continue;
       }
       var closed = aggregated && kids.length > 0 && !expanded.has(id);
       if (closed || !(m.groups[id] && m.groups[id].synthetic)) { items.push(id); rep[id] = id; }
-      for (k = kids.length - 1; k >= 0; k--) { stack.push([kids[k], closed ? id : null]); }
+      for (k = kids.length - 1; k >= 0; k--) { stack.push(kids[k]); unders.push(closed ? id : null); }
     }
     return { items: items, rep: rep };
   }
@@ -270,7 +339,7 @@
 
 
   window.iggModel = {
-    buildModel: buildModel, sizeOf: sizeOf, isGroup: isGroup, labelOf: labelOf, ancestors: ancestors,
+    fromColumns: fromColumns, buildModel: buildModel, sizeOf: sizeOf, isGroup: isGroup, labelOf: labelOf, ancestors: ancestors,
     computeVisible: computeVisible, autoExpand: autoExpand, placeChildren: placeChildren, placeOpen: placeOpen,
     placeMissing: placeMissing, adjacency: adjacency, reach: reach, shortestPath: shortestPath,
     distancesFrom: distancesFrom
