@@ -41,6 +41,11 @@ the corpus's documents refer to a value, and hashing the whole corpus each time 
 costs)."""
 
 
+_SHA_OF_KEY: dict[str, str] = {}
+"""Each ``document_key`` this process made, to the content hash it was made of (``Reader.referring`` finds the
+documents a mention names without hashing the corpus again)."""
+
+
 class Reader:
     """Answers for documents' chunks: from the cache, else from the agent (each call counted)."""
 
@@ -125,12 +130,18 @@ class Reader:
         keys = self.cache.mentioning(values)
         if besides is not None:
             keys.discard(self.document_key(besides))
-        return {d for d, sha in manifest.items() if self.document_key(sha) in keys} if keys else set()
+        if not keys:
+            return set()
+        shas = {_SHA_OF_KEY.get(key) for key in keys}
+        if None in shas:  # a key this process has not made: make the corpus's (once per process)
+            return {d for d, sha in manifest.items() if self.document_key(sha) in keys}
+        return {d for d, sha in manifest.items() if sha in shas}
 
     def document_key(self, sha: str) -> str:
         found = self._keys.get(sha)
         if found is None:
             found = self._keys[sha] = document_key(self._document_base, sha)
+            _SHA_OF_KEY[found] = sha
         return found
 
     def answers_of(self, manifest: dict[str, str]) -> list[Answer] | None:

@@ -179,7 +179,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
     kept in a store), as one step through the act step; what it did. Raises ``WorkspaceError`` (NOT_FOUND) for
     a document the session does not hold, ``SessionRefused`` for a session not built from documents or whose
     answers are gone."""
-    from igg.documents.build import commit_change, corpus_files, last_build
+    from igg.documents.build import commit_change, last_build
     from igg.errors import SessionRefused, WorkspaceCode, WorkspaceError
 
     sid = session.session_id
@@ -197,7 +197,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
             f"session {sid!r} holds no document {doc!r}; igg show {sid} --documents lists the ones it holds",
         )
     remaining = {d: sha for d, sha in manifest.items() if d != doc}
-    planned = _plan(session, store, doc, manifest, identity)
+    planned = _plan(session, store, doc, manifest, remaining, identity)
     diff, facts = planned
     documents = {"added": 0, "changed": 0, "removed": 1, "unchanged": len(remaining), "removed_ids": [doc]}
     done = commit_change(
@@ -205,7 +205,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
         diff,
         files={
             "documents": documents,
-            **corpus_files(manifest, remaining),
+            "corpus_changes": {"set": {}, "removed": [doc]},  # corpus_files' answer, without comparing all
             "facts": facts,
             "agent_calls": 0,
             "agent": identity,
@@ -218,7 +218,7 @@ def retract_document(session: Any, doc: str) -> dict[str, Any]:
 
 
 def _plan(
-    session: Any, store: Any, doc: str, manifest: dict[str, str], identity: str
+    session: Any, store: Any, doc: str, manifest: dict[str, str], remaining: dict[str, str], identity: str
 ) -> tuple[Difference, dict[str, int]]:
     """What retracting ``doc`` changes, and its fact counts: the quick plan, the closure fold where another
     document's references or valid time may change, else the whole remaining corpus."""
@@ -229,12 +229,10 @@ def _plan(
     from igg.errors import SessionRefused
 
     sid = session.session_id
-    remaining = {d: sha for d, sha in manifest.items() if d != doc}
     state, self_loops = session.state, session.config.constraints.self_loop_allowed
     cache = AnswerCache(store.db)
     try:
         reader = Reader(session.request, None, identity, cache, state, sid)
-        sha = manifest[doc]
         # valid time binds facts across documents (a successor's start ends an edge; a history holds every
         # document's values): the closure fold decides them
         timed = bool(state.schema.time_scoped)
@@ -245,11 +243,7 @@ def _plan(
             timed
             or planned is not None
             and planned[0].remove_nodes
-            and reader.referring(
-                remaining,
-                _values(state, planned[0].remove_nodes),
-                besides=None if sha in remaining.values() else sha,
-            )
+            and reader.referring(manifest, _values(state, planned[0].remove_nodes)) - {doc}
         ):
             # another document refers to a node that goes: what its references match may change; fold them
             local = plan_local(
