@@ -348,7 +348,7 @@ def map_code(
     )
     if on_prepared is not None:
         on_prepared(codemap)
-    the_agent = code_agent(agent, codemap, environ)
+    the_agent = code_agent(agent, codemap, environ, fresh=not resume)
     run_started = clock()
     # the static pass allocates without cycles: no collector passes over the growing graph (an LLM run, with
     # its network I/O and long waits, keeps the collector)

@@ -44,6 +44,7 @@ from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
+from igg.mapping.limits import check_update_size
 from igg.mapping.prepare import existing_paths, git_commit_soon
 from igg.store.location import resolve_store_path, sidecar_path
 
@@ -351,6 +352,7 @@ def _update(
         whole_tree=bool(added or removed),
     )
     seconds["parse_and_diff"] = clock() - mark
+    check_update_size(state, diff, session.config.constraints, sid)
     files: dict[str, Any] = {
         "read": len(walked.files),
         "reparsed": counts.get("parsed", 0),
