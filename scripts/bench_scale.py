@@ -6,7 +6,8 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
 - a fresh ``igg map-code TREE --store S`` (with limits raised to fit the tree), and its peak memory: the
   largest resident set of a child process (``resource.getrusage(RUSAGE_CHILDREN)``, which covers the parse
   processes too, each on its own);
-- ``--update`` after one file changed (a body edit, committed), and a no-op ``--update`` after it;
+- a no-op ``--update`` after the map, ``--update`` after one file changed (a body edit, committed), and a
+  no-op ``--update`` after that;
 - ``igg check TREE --store S --since HEAD~1 --new-only`` with a few rules;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
   aside: what the static agent places of the linked tree (``igg.mapping.difference.desired_graph``, the nodes
@@ -131,6 +132,8 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         )
         say(out, "peak_rss_mb", round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
 
+    wall, text = igg("map-code", "tree", "--store", str(store), "--update", "--quiet", "--json", cwd=repo)
+    say(out, "update_noop_after_map", {"wall_s": round(wall, 3), "seconds": json.loads(text)["seconds"]})
     changed = sorted(tree.rglob("m1*.py"))[0]  # a body edit, committed
     changed.write_text(
         changed.read_text(encoding="utf-8").replace("if x else 0", "if x else 1", 1), encoding="utf-8"
