@@ -348,7 +348,7 @@ def map_code(
     )
     if on_prepared is not None:
         on_prepared(codemap)
-    the_agent = code_agent(agent, codemap, environ)
+    the_agent = code_agent(agent, codemap, environ, fresh=not resume)
     run_started = clock()
     # the static pass allocates without cycles: no collector passes over the growing graph (an LLM run, with
     # its network I/O and long waits, keeps the collector)
@@ -367,7 +367,30 @@ def map_code(
             on_event=on_event,
             recorders=recorders,
         )
+    if agent == "code" and store is not None and result.stop_reason == "finished":
+        _index_map(open_store(store), result.session_id, codemap, prepare_options)
     return result, summary(codemap, result, the_agent, clock() - run_started)
+
+
+def _index_map(store: SessionStore, session_id: str, codemap: CodeMap, options: dict[str, Any]) -> None:
+    """Keep the index of the tree a static map walked (``igg.codemap.treeindex``): a later ``--update`` of
+    the session sees by stat alone whether any file changed."""
+    from igg.codemap.treeindex import INDEX_SUFFIX, TreeIndex, TreeIndexes, index_key
+    from igg.codemap.walk import DEFAULT_MAX_BYTES
+    from igg.store.location import sidecar_path
+
+    key = index_key(
+        session_id,
+        codemap.paths,
+        max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES),
+        package_prefix=options.get("package_prefix"),
+        chosen=options.get("chosen"),
+    )
+    indexes = TreeIndexes(sidecar_path(store.location, INDEX_SUFFIX))
+    try:
+        indexes.put(key, TreeIndex.of(codemap.walk, session_id, store.session(session_id).last_step))
+    finally:
+        indexes.close()
 
 
 def _map_run(

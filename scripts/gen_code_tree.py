@@ -1,9 +1,17 @@
-"""Generate a synthetic source tree for benchmarks: Java and Python files that reference each other.
+"""Generate a synthetic source tree for benchmarks: Java, Python, TypeScript and Go files that reference each
+other.
 
 Each Java file declares a class (or every fifth an interface) in one of ``packages`` packages, with fields of
 other generated types, overloaded methods, calls on fields, static calls, ``this``/``super`` calls and SQL in
 string literals; each Python module declares classes and functions that import, call and instantiate each
-other. Deterministic for a given seed. Usage: ``python scripts/gen_code_tree.py OUT_DIR [--files N]``.
+other. Each TypeScript module exports an interface, a class implementing it and a function, importing
+classes and functions of other modules (relative imports, across packages); each Go file declares a struct
+with methods and a function in one of the packages of one Go module (``go.mod``), calling into other files of
+its package and into packages below it (no import cycles, as Go requires). TypeScript and Go modules depend on
+a few hubs (one module in a hundred) more than on the others, so fan-in is skewed as in a real monorepo.
+Deterministic for a given seed. Usage:
+``python scripts/gen_code_tree.py OUT_DIR [--files N] [--languages java,python,typescript,go]``
+(default: Java and Python, 60% and 40%; with ``--languages`` the files are split evenly).
 """
 
 from __future__ import annotations
@@ -96,16 +104,122 @@ def _python(i: int, n: int, rng: random.Random, packages: int) -> tuple[str, str
     return f"{pkg.replace('.', '/')}/m{i}.py", text
 
 
-def generate(out: Path, files: int = 1200, packages: int = 20, seed: int = 7) -> list[Path]:
-    """Write ``files`` source files (60% Java, 40% Python) under ``out``; returns their paths."""
+LANGUAGES = ("java", "python", "typescript", "go")
+GO_MODULE = "bench.example/mono"
+
+
+def _deps(i: int, n: int, rng: random.Random, fan_out: int = 3) -> list[int]:
+    """The modules module ``i`` of ``n`` depends on: one hub (the first ``n // 100``) more often than not,
+    and the rest at random."""
+    hubs = max(1, n // 100)
+    found = {rng.randrange(hubs)} if rng.random() < 0.7 else set()
+    found.update(rng.randrange(n) for _ in range(fan_out))
+    return sorted(found - {i})
+
+
+def _typescript(i: int, n: int, rng: random.Random, packages: int) -> tuple[str, str]:
+    pkg = i % packages
+    deps = _deps(i, n, rng)
+    imports = "\n".join(
+        f'import {{ K{d}, f{d} }} from "{"." if d % packages == pkg else f"../p{d % packages}"}/m{d}";'
+        for d in deps
+    )
+    fields = "\n".join(f"  private k{d} = new K{d}();" for d in deps)
+    methods = []
+    for k in range(4):
+        calls = "\n".join(f"    this.k{d}.run{rng.randrange(4)}(x);\n    f{d}(x);" for d in deps)
+        methods.append(
+            f"  run{k}(x: number): number {{\n{calls}\n"
+            f"    return x > 0 ? this.run{(k + 1) % 4}(x - 1) : 0;\n  }}"
+        )
+    text = (
+        f"{imports}\n\nexport interface I{i} {{\n  run0(x: number): number;\n}}\n\n"
+        f"export class K{i} implements I{i} {{\n{fields}\n\n"
+        + "\n\n".join(methods)
+        + f"\n}}\n\nexport function f{i}(x: number): number {{\n  return new K{i}().run0(x);\n}}\n"
+    )
+    return f"src/p{pkg}/m{i}.ts", text
+
+
+def _go(i: int, n: int, rng: random.Random, packages: int) -> tuple[str, str]:
+    pkg = i % packages
+    deps = []
+    for d in _deps(i, n, rng):
+        if d % packages > pkg:  # only packages below this one (or its own): Go forbids import cycles
+            d -= d % packages - pkg
+        if d != i and d >= 0 and d not in deps:
+            deps.append(d)
+
+    def name(d: int, what: str) -> str:
+        return what if d % packages == pkg else f"p{d % packages}.{what}"
+
+    imported = sorted({d % packages for d in deps} - {pkg})
+    imports = (
+        "import (\n" + "\n".join(f'\t"{GO_MODULE}/p{k}"' for k in imported) + "\n)\n\n" if imported else ""
+    )
+    fields = "\n".join(f"\tk{d} *{name(d, f'T{d}')}" for d in deps)
+    methods = []
+    for k in range(4):
+        calls = "\n".join(f"\tt.k{d}.Run{rng.randrange(4)}(x)\n\t{name(d, f'F{d}')}(x)" for d in deps)
+        methods.append(
+            f"func (t *T{i}) Run{k}(x int) int {{\n{calls}\n\tif x > 0 {{\n"
+            f"\t\treturn t.Run{(k + 1) % 4}(x - 1)\n\t}}\n\treturn 0\n}}"
+        )
+    text = (
+        f"package p{pkg}\n\n{imports}// T{i} is generated.\ntype T{i} struct {{\n{fields}\n}}\n\n"
+        f"// NewT{i} makes a T{i}.\nfunc NewT{i}() *T{i} {{\n\treturn &T{i}{{}}\n}}\n\n"
+        + "\n\n".join(methods)
+        + f"\n\n// F{i} runs a T{i}.\nfunc F{i}(x int) int {{\n\treturn NewT{i}().Run0(x)\n}}\n"
+    )
+    return f"p{pkg}/f{i}.go", text
+
+
+def generate(
+    out: Path,
+    files: int = 1200,
+    packages: int | None = None,
+    seed: int = 7,
+    languages: tuple[str, ...] = ("java", "python"),
+) -> list[Path]:
+    """Write ``files`` source files under ``out`` (Java and Python: 60% and 40%; other ``languages``: split
+    evenly, each in its own folder) in ``packages`` packages per language (default: 20, or one per 250 files
+    of a language); returns their paths."""
+    if set(languages) == {"java", "python"}:
+        return _java_and_python(out, files, packages or max(20, files * 3 // 5 // 250), seed)
     rng = random.Random(seed)
-    java_n = files * 3 // 5
+    written: list[Path] = []
+    share = [files // len(languages) + (k < files % len(languages)) for k in range(len(languages))]
+    for language, count in zip(languages, share, strict=True):
+        per = packages or max(20, count // 250)
+        if language in ("java", "python"):
+            written.extend(_java_and_python(out, count, per, seed, only=language))
+        elif language == "typescript":
+            _write(out / "ts" / "tsconfig.json", '{"compilerOptions": {"strict": true}}\n')
+            for i in range(count):
+                rel, text = _typescript(i, count, rng, per)
+                written.append(_write(out / "ts" / rel, text))
+        elif language == "go":
+            _write(out / "go" / "go.mod", f"module {GO_MODULE}\n\ngo 1.21\n")
+            for i in range(count):
+                rel, text = _go(i, count, rng, per)
+                written.append(_write(out / "go" / rel, text))
+        else:
+            raise SystemExit(
+                f"gen_code_tree: no generator for {language!r}; languages: {', '.join(LANGUAGES)}"
+            )
+    return written
+
+
+def _java_and_python(out: Path, files: int, packages: int, seed: int, only: str | None = None) -> list[Path]:
+    """Java and Python files (60% and 40%; ``only``: all of them in that language)."""
+    rng = random.Random(seed)
+    java_n = files * 3 // 5 if only is None else files if only == "java" else 0
     py_n = files - java_n
     written = []
     for i in range(java_n):
         rel, text = _java(i, java_n, rng, packages)
         written.append(_write(out / "java" / rel, text))
-    for p in range(packages):
+    for p in range(packages if java_n else 0):
         written.append(
             _write(
                 out / "java" / f"com/bench/p{p}/Util{p}.java",
@@ -113,9 +227,10 @@ def generate(out: Path, files: int = 1200, packages: int = 20, seed: int = 7) ->
                 "    public static String h(String a) {\n        return a;\n    }\n}\n",
             )
         )
-    for p in range(packages):
-        _write(out / "python" / f"benchpy/p{p}/__init__.py", "")
-    _write(out / "python" / "benchpy/__init__.py", "")
+    if py_n:
+        for p in range(packages):
+            _write(out / "python" / f"benchpy/p{p}/__init__.py", "")
+        _write(out / "python" / "benchpy/__init__.py", "")
     for i in range(py_n - packages):
         rel, text = _python(i, py_n - packages, rng, packages)
         written.append(_write(out / "python" / rel, text))
@@ -132,8 +247,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path)
     parser.add_argument("--files", type=int, default=1200)
+    parser.add_argument(
+        "--languages",
+        default="java,python",
+        help=f"comma-separated, of {','.join(LANGUAGES)} (default java,python: 60%% and 40%%)",
+    )
     args = parser.parse_args()
-    written = generate(args.out, args.files)
+    written = generate(args.out, args.files, languages=tuple(args.languages.split(",")))
     print(f"wrote {len(written)} source files under {args.out}")
 
 

@@ -15,7 +15,9 @@ says (``igg.codemap.language``).
 
 from __future__ import annotations
 
+import hashlib
 import os
+import time
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -68,6 +70,12 @@ Python package) or Java files whose ``package`` line runs through it (``com/acme
 copies, generated sources under their own package folders) says neither, and is skipped."""
 
 DEFAULT_MAX_BYTES = 1_000_000
+RACY_NS = 2_000_000_000
+"""A file or directory modified this close (ns) before the walk began keeps no modification time in
+``WalkResult.stats``/``dirs``: a change in the same clock tick would not move it."""
+
+FileStat = tuple[int, int, str | None]
+"""A file's size, modification time (ns) and sha256 (hex) of its bytes as read (None: not read)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +100,14 @@ class WalkResult:
     disk: dict[str, str] = field(default_factory=dict)
     """The path on disk of each file a language named from the disk, by its reported path."""
     bytes_read: int = 0
+    dirs: dict[str, int] = field(default_factory=dict)
+    """The directories walked (absolute), each with its modification time (ns) as it was before it was
+    listed (-1 when so recent that a change in the same clock tick could hide): a file added, removed or
+    renamed in one changes it (``igg.codemap.treeindex``)."""
+    stats: dict[str, FileStat] = field(default_factory=dict)
+    """The files whose content decides the walk (absolute): those of the languages read and the ignore
+    files, each with its size, modification time (ns, -1 when recent) and the sha256 of the bytes read (None
+    when not read)."""
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts = Counter(s.reason.split(" (")[0] for s in self.skipped)
@@ -126,7 +142,25 @@ class _Walk:
         self.result = WalkResult()
         self.max_bytes = max_bytes
         self.chosen = chosen
+        self.started_ns = time.time_ns()
         self._namers: dict[str, Callable[[str], str | None] | None] = {}
+
+    def mtime(self, st: os.stat_result) -> int:
+        """``st``'s modification time, or -1 when it is too recent to tell a later change (``RACY_NS``)."""
+        return st.st_mtime_ns if st.st_mtime_ns < self.started_ns - RACY_NS else -1
+
+    def note(self, path: str | Path, data: bytes | None = None, st: os.stat_result | None = None) -> None:
+        """Keep the stat of a file the walk depends on (``st``, taken before ``data``, its bytes, were read;
+        else taken now)."""
+        try:
+            st = st or os.stat(path)
+        except OSError:
+            return
+        self.result.stats[os.path.abspath(path)] = (
+            st.st_size,
+            self.mtime(st),
+            hashlib.sha256(data).hexdigest() if data is not None else None,
+        )
 
     def claims(self, rel: str) -> str | None:
         found = languages.language_of(rel)
@@ -179,20 +213,23 @@ def walk(
 def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -> None:
     result = state.result
     stack: list[tuple[Path, str, list[_Ignore]]] = [(root, "", [])]
+    _note_dir(state, root / ".git" / "info")
+    state.note(root / ".git" / "info" / "exclude")
     exclude = _read_ignore(root / ".git" / "info" / "exclude", "", ".git/info/exclude")
     if exclude is not None:
         stack = [(root, "", [exclude])]
     while stack:
         directory, rel_dir, ignores = stack.pop()
-        own = (
-            _read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
-            if (directory / ".gitignore").is_file()
-            else None
-        )
+        _note_dir(state, directory)
+        own = None
+        if (directory / ".gitignore").is_file():
+            state.note(directory / ".gitignore")
+            own = _read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
         active = [*ignores, own] if own is not None else ignores
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
+            result.dirs[os.path.abspath(directory)] = -1  # readable later with the same stat (a chmod)
             result.skipped.append(Skip(prefix + rel_dir or ".", f"unreadable directory ({exc.strerror})"))
             continue
         subdirs = []
@@ -230,6 +267,15 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
             else:  # a FIFO, socket or device file: never opened (a FIFO would block the read), but listed
                 result.skipped.append(Skip(prefix + rel, "not a regular file (a FIFO, socket or device)"))
         stack.extend(reversed(subdirs))
+
+
+def _note_dir(state: _Walk, directory: Path) -> None:
+    """Keep a directory's modification time before it is listed (nothing when it does not exist)."""
+    try:
+        st = os.stat(directory)
+    except OSError:
+        return
+    state.result.dirs[os.path.abspath(directory)] = state.mtime(st)
 
 
 def _ignored(ignores: list[_Ignore], rel: str, is_dir: bool) -> str | None:
@@ -279,14 +325,18 @@ def _consider(state: _Walk, path: Path, rel: str, root_part: int = 0) -> None:
         result.skipped.append(Skip(rel, f"generated ({generated})"))
         return
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        size = st.st_size
         if size > max_bytes:
+            state.note(path, st=st)
             result.skipped.append(Skip(rel, f"too large ({size:,} bytes; the limit is {max_bytes:,})"))
             return
         data = path.read_bytes()
     except OSError as exc:
+        result.stats[os.path.abspath(path)] = (-1, -1, None)  # readable later with the same stat (a chmod)
         result.skipped.append(Skip(rel, f"unreadable ({exc.strerror})"))
         return
+    state.note(path, data, st)
     if b"\x00" in data[:8192]:
         result.skipped.append(Skip(rel, "binary (NUL bytes)"))
         return

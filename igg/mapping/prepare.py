@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from igg.act.apply import collector_paused
+from igg.agents.code.mapping import SchemaFit
 from igg.codemap import AGENT_MODES
 from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache, content_hash
@@ -31,6 +32,7 @@ from igg.codemap.schema import load_code_schema
 from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import DEFAULT_MAX_BYTES, WalkResult, walk
 from igg.errors import Problem, RequestInvalid
+from igg.mapping.limits import check_map_size
 from igg.models.request import Request
 from igg.record.logs import get_logger
 from igg.request.load import load_request
@@ -372,14 +374,23 @@ def check_package_prefix(prefix: str | None) -> None:
         )
 
 
-def code_agent(mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = None) -> Any:
+def code_agent(
+    mode: str, codemap: CodeMap, environ: Mapping[str, str] | None = None, *, fresh: bool = True
+) -> Any:
     """The agent for ``mode``: ``code`` reuses the parsed facts; ``llm``/``hybrid`` read the files as context
-    chunks and carry the grounding rule (``validation_rules()``)."""
+    chunks and carry the grounding rule (``validation_rules()``). For a ``fresh`` static map (not a resumed
+    one, whose limits are the stored session's), the graph it will build is checked against the request's
+    limits first (``igg.mapping.limits.check_map_size``: refused whole, never cut short)."""
     from igg.agents.code.agent import CodeAgent
     from igg.agents.code.hybrid import create_agent
 
     if mode == "code":
-        return CodeAgent(model=codemap.model, files_per_turn=FILES_PER_TURN)
+        if not fresh:
+            return CodeAgent(model=codemap.model, files_per_turn=FILES_PER_TURN)
+        config = codemap.request.config
+        fit = SchemaFit(codemap.model, config.schema_.compile())
+        check_map_size(fit, config.constraints)
+        return CodeAgent(model=codemap.model, fit=fit, files_per_turn=FILES_PER_TURN)
     agent = create_agent(codemap.request, mode, environ=environ, sources=codemap.walk.files)
     if mode == "hybrid":
         agent.static.model = codemap.model

@@ -31,7 +31,7 @@ from typing import Any
 
 import structlog
 
-from igg.act.difference import Difference
+from igg.act.difference import COUNTS, Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import CallableDecl, FileFacts
@@ -40,10 +40,12 @@ from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
 from igg.codemap.routes import handler_names
 from igg.codemap.sources import SourceFile, analyze, with_modules
-from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
+from igg.codemap.treeindex import INDEX_SUFFIX, TreeIndex, TreeIndexes, index_key
+from igg.codemap.walk import DEFAULT_MAX_BYTES, WalkResult, walk
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 from igg.mapping.difference import plan_difference, plan_file_difference
+from igg.mapping.limits import check_update_size
 from igg.mapping.prepare import existing_paths, git_commit_soon
 from igg.store.location import resolve_store_path, sidecar_path
 
@@ -322,7 +324,88 @@ def _update(
     commit_of = git_commit_soon(paths)
     store = SessionStore(store_path)
     sid = _pick_session(store, session_id)
-    session = _finished_map(store, sid)
+    info = _check_map(store.session(sid), sid)
+    indexes = TreeIndexes(sidecar_path(resolve_store_path(store_path), INDEX_SUFFIX))
+    try:
+        key = index_key(sid, paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
+        quick = _unchanged(indexes.get(key), info, commit_of, started, clock)
+        if quick is not None:
+            return quick
+        result, walked = _general(
+            paths,
+            store,
+            sid,
+            max_bytes=max_bytes,
+            jobs=jobs,
+            package_prefix=package_prefix,
+            chosen=chosen,
+            clock=clock,
+            started=started,
+            commit_of=commit_of,
+            store_path=store_path,
+        )
+        indexes.put(key, TreeIndex.of(walked, sid, result.step))
+        return result
+    finally:
+        indexes.close()
+
+
+def _unchanged(
+    index: TreeIndex | None,
+    info: Any,
+    commit_of: Callable[[], str | None],
+    started: float,
+    clock: Callable[[], float],
+) -> UpdateResult | None:
+    """The result of an update that finds, by the tree's index alone, that no file changed since the last map
+    or update of the session (which is still at that step): what the general path answers when its
+    difference is empty, without parsing a file or loading the graph. None: the general path decides."""
+    if index is None or index.session_id != info.session_id or index.last_step != info.last_step:
+        return None
+    if not index.unchanged():
+        return None
+    log.debug("map_code_update_unchanged", session_id=info.session_id, files=index.read)
+    files: dict[str, Any] = {
+        "read": index.read,
+        "reparsed": 0,
+        "unchanged": index.read,
+        "relinked": 0,
+        "added": [],
+        "changed": [],
+        "removed": [],
+        "renamed": [],
+    }
+    walked = clock() - started
+    seconds = {"load": 0.0, "walk": walked, "parse_and_diff": 0.0, "commit": 0.0, "total": walked}
+    counts = dict.fromkeys(COUNTS, 0)
+    return _result(
+        info.session_id,
+        info.last_step,
+        info.last_iteration,
+        counts,
+        files,
+        (info.nodes, info.edges),
+        commit_of(),
+        seconds,
+    )
+
+
+def _general(
+    paths: list[Path],
+    store: Any,
+    sid: str,
+    *,
+    max_bytes: int,
+    jobs: int | None,
+    package_prefix: str | None,
+    chosen: Sequence[str] | None,
+    clock: Callable[[], float],
+    started: float,
+    commit_of: Callable[[], str | None],
+    store_path: str | Path,
+) -> tuple[UpdateResult, WalkResult]:
+    """The update read from the files and the stored graph (see the module doc), and the walk it made."""
+    session = _load_map(store, sid)
     state = session.state
     seconds = {"load": clock() - started}
     mark = clock()
@@ -351,6 +434,7 @@ def _update(
         whole_tree=bool(added or removed),
     )
     seconds["parse_and_diff"] = clock() - mark
+    check_update_size(state, diff, session.config.constraints, sid)
     files: dict[str, Any] = {
         "read": len(walked.files),
         "reparsed": counts.get("parsed", 0),
@@ -363,44 +447,51 @@ def _update(
     }
     commit = commit_of()
     mark = clock()
-    update = session.apply_update(
-        diff,
-        files=files,
-        git_commit=commit,
-        reasoning=_reasoning(files, commit),
-        timings_ms={"total": round((clock() - started) * 1000, 3)},
-    )
+    if diff:
+        update = session.apply_update(
+            diff,
+            files=files,
+            git_commit=commit,
+            reasoning=_reasoning(files, commit),
+            timings_ms={"total": round((clock() - started) * 1000, 3)},
+        )
+        iteration, changes = update.iteration, update.changes
+    else:  # nothing to change: no step is kept, the session stays at its last one
+        iteration, changes = session.last_iteration, dict.fromkeys(COUNTS, 0)
     step = store.session(sid).last_step
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
-    return _result(sid, step, update, files, state, commit, seconds)
+    size = (state.node_count, state.edge_count)
+    return _result(sid, step, iteration, changes, files, size, commit, seconds), walked
 
 
 def _result(
     sid: str,
     step: int,
-    update: Any,
+    iteration: int,
+    changes: dict[str, int],
     files: dict[str, Any],
-    state: GraphState,
+    size: tuple[int, int],
     commit: str | None,
     seconds: dict[str, float],
 ) -> UpdateResult:
-    """The update's result (step ``step`` of session ``sid`` applied ``update``), logged."""
+    """The update's result (session ``sid`` at step ``step``, iteration ``iteration``, after ``changes``;
+    ``size``: its nodes and edges now), logged."""
     log.info(
         "map_code_updated",
         session_id=sid,
         step=step,
-        iteration=update.iteration,
+        iteration=iteration,
         reparsed=files["reparsed"],
         unchanged=files["unchanged"],
-        mutations=sum(update.changes.values()),
+        mutations=sum(changes.values()),
         git_commit=commit,
     )
-    graph = {**update.changes, "nodes": state.node_count, "edges": state.edge_count}
+    graph = {**changes, "nodes": size[0], "edges": size[1]}
     return UpdateResult(
         session_id=sid,
         step=step,
-        iteration=update.iteration,
+        iteration=iteration,
         files=files,
         graph=graph,
         git_commit=commit,
@@ -418,12 +509,9 @@ def _reasoning(files: dict[str, Any], commit: str | None) -> str:
     )
 
 
-def _finished_map(store: Any, sid: str) -> Any:
-    """Stored session ``sid``, loaded to be updated: a finished map of the static agent (else refused)."""
-    from igg.session import Session
-    from igg.store import StoreSessions
-
-    info = store.session(sid)
+def _check_map(info: Any, sid: str) -> Any:
+    """``info``, the stored session ``sid``, when it can be updated: a finished map of the static agent (else
+    ``SessionRefused``)."""
     if info.agent not in MAP_CODE_AGENTS:
         raise SessionRefused(
             f"session {sid!r} was mapped with agent {info.agent!r}; --update re-maps sessions "
@@ -436,6 +524,15 @@ def _finished_map(store: Any, sid: str) -> Any:
             "and update it then",
             session_id=sid,
         )
+    return info
+
+
+def _load_map(store: Any, sid: str) -> Any:
+    """Stored session ``sid`` (checked by ``_check_map``), loaded to be updated."""
+    from igg.session import Session
+    from igg.store import StoreSessions
+
+    log.debug("map_code_state_loading", session_id=sid)
     repo = StoreSessions(store)
     # begun: a finished map is not claimed again; its recorder writes the update step without an owner
     return Session.load(repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True)

@@ -57,6 +57,7 @@ class CodeAgent(AgentCapabilities):
         sources: Sequence[SourceFile] | None = None,
         facts: Sequence[FileFacts] | None = None,
         model: CodeModel | None = None,
+        fit: SchemaFit | None = None,
         files_per_turn: int = 1,
         external_imports: bool = True,
     ) -> None:
@@ -65,7 +66,9 @@ class CodeAgent(AgentCapabilities):
         self.model = model
         self.files_per_turn = max(1, files_per_turn)
         self.external_imports = external_imports
-        self.fit: SchemaFit | None = None
+        self.fit: SchemaFit | None = fit
+        """The model placed in the request's schema (given: ``model``'s, in the schema of the state it maps
+        into; else made on the first turn)."""
         self.skipped: Counter[str] = Counter()
         """Why symbols and relations were not proposed (or were refused), with counts."""
         self.accepted: Counter[str] = Counter()
@@ -103,7 +106,8 @@ class CodeAgent(AgentCapabilities):
                     )
                 facts = analyze_all(sources)
             self.model = link(facts, external_imports=self.external_imports)
-        self.fit = SchemaFit(self.model, obs.state.schema)
+        if self.fit is None or self.fit.model is not self.model or self.fit.schema != obs.state.schema:
+            self.fit = SchemaFit(self.model, obs.state.schema)
         for key, why in self.fit.left_out.items():
             self.skipped[f"left out: {why}"] += 1
             self._refused.add(key)

@@ -39,6 +39,9 @@ TITLE = "igg map-code"
 ANOTHER_ID = "give another --session ID"
 """How map-code takes another session id (in the refusal of an id the store already holds)."""
 
+MAX_NODES = 200_000
+MAX_EDGES = 1_000_000
+"""A fresh map's limits when ``--max-nodes``/``--max-edges`` are not given (an update keeps its session's)."""
 SHOW_SKIPPED = 20
 SHOW_PARTIAL = 5
 """Files with syntax errors listed in the summary table (stderr lists up to SHOW_SKIPPED)."""
@@ -71,10 +74,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--session", metavar="ID", help="the session id (default: generated)")
     p.add_argument("--goal", help="the goal shown to an LLM agent (default: map the code dependencies)")
     p.add_argument(
-        "--max-nodes", type=int, default=200_000, metavar="N", help="graph size limit (default 200000)"
+        "--max-nodes",
+        type=int,
+        metavar="N",
+        help="graph size limit (default 200000); a tree whose map needs more is refused, never cut short",
     )
     p.add_argument(
-        "--max-edges", type=int, default=1_000_000, metavar="N", help="graph size limit (default 1000000)"
+        "--max-edges", type=int, metavar="N", help="graph size limit (default 1000000), as --max-nodes"
     )
     p.add_argument(
         "--max-iterations",
@@ -254,8 +260,8 @@ def _map(
             on_prepared=prepared,
             schema=args.schema,
             goal=args.goal,
-            max_nodes=args.max_nodes,
-            max_edges=args.max_edges,
+            max_nodes=MAX_NODES if args.max_nodes is None else args.max_nodes,
+            max_edges=MAX_EDGES if args.max_edges is None else args.max_edges,
             max_iterations=args.max_iterations,
             max_bytes=args.max_file_bytes,
             package_prefix=args.package_prefix,
@@ -348,6 +354,21 @@ def _update(args: argparse.Namespace) -> int:
                     f"needs the store of the session: there is none at {path}; "
                     "name it with --store PATH (or $IGG_STORE)",
                 )
+            ],
+            source="the command line",
+        )
+    given = [
+        o for o, v in (("--max-nodes", args.max_nodes), ("--max-edges", args.max_edges)) if v is not None
+    ]
+    if given:  # one limit rule: an update is judged by the limits its session was mapped with
+        raise RequestInvalid(
+            [
+                Problem(
+                    option,
+                    "--update keeps the limits the session was mapped with (igg show SESSION lists them); "
+                    f"to map with other limits, map the tree again into a new session with {option} N",
+                )
+                for option in given
             ],
             source="the command line",
         )

@@ -1,0 +1,185 @@
+"""A persistent index of a mapped tree, so that ``igg map-code --update`` sees by stat alone that nothing
+changed, and answers without parsing the files or loading the stored graph.
+
+One SQLite file beside the session store and its facts cache (``STORE.codeindex``, ``sidecar_path``): a row
+per (session, the walk's options: roots, languages, ``--max-file-bytes``, ``--package-prefix``, and the
+versions of IGG and of its analyzers) holding what the last map or update of that session walked
+(``WalkResult.dirs`` and ``stats``): each directory with its modification time, each file that decides the
+walk (those of the languages read, and the ignore files) with its size, modification time and the sha256 of
+the bytes read, and the session's last step then. Nothing changed when the session is still at that step,
+every directory has its time (a file added, removed or renamed changes its directory's), and every file its
+size and time, or else the bytes it had (only those files are read again). A time too recent to trust is
+kept as -1 (``igg.codemap.walk.RACY_NS``), so that file is always hashed; any doubt (a file gone, a row
+missing or unreadable) means a change, and the update takes its general path, which writes the index again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import sqlite3
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from igg.codemap import language as languages
+from igg.codemap.cache import FORMAT_VERSION
+from igg.codemap.walk import FileStat, WalkResult
+
+log = structlog.get_logger("igg.code")
+
+INDEX_VERSION = "1"
+"""Bumped when the index's rows change shape."""
+INDEX_SUFFIX = ".codeindex"
+"""The index's file: the store's path with this suffix (``sidecar_path``)."""
+
+
+@dataclass(kw_only=True)
+class TreeIndex:
+    """What one map or update of a session walked (see the module doc)."""
+
+    session_id: str
+    last_step: int
+    """The session's last step once that map or update was kept: the index speaks for that graph only."""
+    read: int
+    """The files the walk read (an update's ``files.read``)."""
+    dirs: dict[str, int]
+    files: dict[str, FileStat]
+
+    @classmethod
+    def of(cls, walked: WalkResult, session_id: str, last_step: int) -> TreeIndex:
+        """The index of ``walked``, a walk of session ``session_id`` kept at step ``last_step``."""
+        return cls(
+            session_id=session_id,
+            last_step=last_step,
+            read=len(walked.files),
+            dirs=dict(walked.dirs),
+            files=dict(walked.stats),
+        )
+
+    def unchanged(self) -> bool:
+        """Whether the tree is as indexed: every directory's time, every file's size and time or else its
+        bytes (see the module doc)."""
+        try:
+            for path, mtime in self.dirs.items():
+                if mtime < 0 or os.stat(path).st_mtime_ns != mtime:
+                    return False
+            for path, (size, mtime, sha) in self.files.items():
+                st = os.stat(path)
+                if st.st_size == size and st.st_mtime_ns == mtime and mtime >= 0:
+                    continue
+                if sha is None or st.st_size != size:
+                    return False
+                with open(path, "rb") as f:
+                    if hashlib.sha256(f.read()).hexdigest() != sha:
+                        return False
+        except OSError:
+            return False
+        return True
+
+
+def index_key(
+    session_id: str,
+    paths: Sequence[Path],
+    *,
+    max_bytes: int,
+    package_prefix: str | None,
+    chosen: Sequence[str] | None,
+) -> str:
+    """The key of a session's index for a walk with these options (and this IGG's analyzers)."""
+    try:
+        version = importlib.metadata.version("igg")
+    except (
+        importlib.metadata.PackageNotFoundError
+    ):  # run from a checkout: the analyzers' versions still count
+        version = ""
+    names = languages.check_languages(chosen)
+    versions = [f"{n}:{languages.get(n).cache_version}" for n in names]
+    return json.dumps(
+        [
+            session_id,
+            [os.path.abspath(p) for p in paths],
+            max_bytes,
+            package_prefix,
+            names,
+            versions,
+            FORMAT_VERSION,
+            INDEX_VERSION,
+            version,
+        ]
+    )
+
+
+class TreeIndexes:
+    """The indexes of one store's trees (``STORE.codeindex``); a missing or unreadable file only costs an
+    update its general path."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path))
+            self._db.execute("PRAGMA synchronous = OFF")  # an index lost in a crash costs one general update
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS trees"
+                " (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, data BLOB NOT NULL)"
+            )
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("code_tree_index_unusable", path=str(path), error=str(exc))
+            self._db = None
+
+    def get(self, key: str) -> TreeIndex | None:
+        """The index under ``key``, or None (none, or unreadable)."""
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute("SELECT data FROM trees WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            data = json.loads(zlib.decompress(row[0]))
+            return TreeIndex(
+                session_id=data["session_id"],
+                last_step=data["last_step"],
+                read=data["read"],
+                dirs=data["dirs"],
+                files={p: (s[0], s[1], s[2]) for p, s in data["files"].items()},
+            )
+        except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, IndexError) as exc:
+            log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
+            return None
+
+    def put(self, key: str, index: TreeIndex) -> None:
+        """Keep ``index`` under ``key`` (the session's other indexes are dropped: they speak for an older
+        step)."""
+        if self._db is None:
+            return
+        data = {
+            "session_id": index.session_id,
+            "last_step": index.last_step,
+            "read": index.read,
+            "dirs": index.dirs,
+            "files": index.files,
+        }
+        blob = zlib.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), 1)
+        try:
+            with self._db:
+                self._db.execute("DELETE FROM trees WHERE session_id = ?", (index.session_id,))
+                self._db.execute(
+                    "INSERT INTO trees (key, session_id, data) VALUES (?, ?, ?)",
+                    (key, index.session_id, blob),
+                )
+        except sqlite3.Error as exc:
+            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+
+
+__all__ = ["INDEX_SUFFIX", "TreeIndex", "TreeIndexes", "index_key"]

@@ -1,0 +1,195 @@
+"""Benchmark code maps of a monorepo: a generated tree of ``--files`` files in Python, Java, TypeScript and Go
+(``gen_code_tree --languages``), in a git repository whose last commit changed one file.
+
+Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, timed by the wall clock:
+
+- a fresh ``igg map-code TREE --store S`` (with limits raised to fit the tree), and its peak memory: the
+  largest resident set of a child process (``resource.getrusage(RUSAGE_CHILDREN)``, which covers the parse
+  processes too, each on its own);
+- a no-op ``--update`` after the map, ``--update`` after one file changed (a body edit, committed), and a
+  no-op ``--update`` after that;
+- ``igg check TREE --store S --since HEAD~1 --new-only`` with a few rules;
+- whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
+  aside: what the static agent places of the linked tree (``igg.mapping.difference.desired_graph``, the nodes
+  and edges a fresh map proposes), read in this process with the facts cache, against the stored session's
+  graph (a second fresh map through the loop would take as long as the first).
+
+Targets of issue 49: peak <= 4 GB, one-file update <= 2 s, no-op update <= 0.5 s, check --since <= 3 s. Prints
+one JSON object (each figure goes to stderr as soon as it is measured). Usage:
+``python scripts/bench_scale.py [--files 50000] [--keep DIR] [--mapped]``: ``--keep DIR`` generates the tree
+in DIR (an existing one is used again) and keeps it; ``--mapped`` starts after the fresh map, from DIR's
+store (a finished map of the tree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gen_code_tree import generate  # noqa: E402
+
+RULES = """
+[[rules]]
+name = "acyclic-packages"
+kind = "acyclic"
+level = "package"
+[[rules]]
+name = "py-independent"
+kind = "independence"
+modules = ["benchpy.p3", "benchpy.p4"]
+"""
+TARGETS = {"peak_rss_mb": 4096, "update_one_file_s": 2.0, "update_noop_s": 0.5, "check_since_s": 3.0}
+LIMITS = ["--max-nodes", "100000000", "--max-edges", "1000000000"]
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+def igg(*args: str, cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float, str]:
+    """Run ``python -m igg ARGS``; (wall seconds, stdout)."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "igg", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - started
+    if done.returncode not in ok:
+        raise SystemExit(f"igg {' '.join(args)} exited {done.returncode}:\n{done.stderr[-3000:]}")
+    return wall, done.stdout
+
+
+def same_as_fresh(tree: Path, store: Path) -> bool:
+    """Whether the stored map-code session of ``store`` holds the graph a fresh map of ``tree`` builds,
+    element ids aside (see the module doc)."""
+    from igg.agents.code.mapping import SchemaFit
+    from igg.codemap.cache import FactsCache
+    from igg.mapping.difference import desired_graph
+    from igg.mapping.prepare import prepare
+    from igg.store import SessionStore
+    from igg.store.location import sidecar_path
+
+    sid = next(i.session_id for i in SessionStore(store).sessions() if i.agent == "code")
+    _, state, _ = SessionStore(store).load_state(sid)
+    cache = FactsCache(sidecar_path(store, ".codefacts"))
+    try:
+        codemap = prepare([tree], cache=cache)
+    finally:
+        cache.close()
+    nodes, edges = desired_graph(SchemaFit(codemap.model, state.schema))
+    key = {
+        n: (state.node_type(n), state.identity(state.node_type(n), state.node_properties(n)))
+        for n in state.graph.nodes
+    }
+    have_nodes = {key[n]: state.node_properties(n) for n in state.graph.nodes}
+    have_edges = {(d["type"], key[u], key[v]): d["properties"] or {} for _, u, v, d in state.edges()}
+    return have_nodes == {k: dict(v) for k, v in nodes.items()} and have_edges == {
+        k: dict(v) for k, v in edges.items()
+    }
+
+
+def say(out: dict[str, Any], name: str, value: Any) -> None:
+    """Keep a figure and show it at once on stderr."""
+    out[name] = value
+    print(f"{name}: {json.dumps(value)}", file=sys.stderr, flush=True)
+
+
+def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
+    repo, tree, store = root / "repo", root / "repo" / "tree", root / "map.sqlite"
+    out: dict[str, Any] = {}
+    if not (repo / ".git").is_dir():
+        generate(tree, files=files, languages=("python", "java", "typescript", "go"))
+        (repo / "igg.toml").write_text(RULES, encoding="utf-8")
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "tree")
+    say(out, "files", sum(1 for p in tree.rglob("*") if p.suffix in (".py", ".java", ".ts", ".go")))
+    if not mapped:
+        wall, text = igg("map-code", "tree", "--store", str(store), *LIMITS, "--quiet", "--json", cwd=repo)
+        summary = json.loads(text)
+        say(
+            out,
+            "fresh_map",
+            {
+                "wall_s": round(wall, 2),
+                "nodes": summary["nodes"],
+                "edges": summary["edges"],
+                "seconds": summary["map_code"]["seconds"],
+                "by_language": summary["map_code"]["files"]["by_language"],
+            },
+        )
+        say(out, "peak_rss_mb", round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
+
+    wall, text = igg("map-code", "tree", "--store", str(store), "--update", "--quiet", "--json", cwd=repo)
+    say(out, "update_noop_after_map", {"wall_s": round(wall, 3), "seconds": json.loads(text)["seconds"]})
+    changed = sorted(tree.rglob("m1*.py"))[0]  # a body edit, committed
+    changed.write_text(
+        changed.read_text(encoding="utf-8").replace("if x else 0", "if x else 1", 1), encoding="utf-8"
+    )
+    git(repo, "commit", "-q", "-am", "one file changed")
+    wall, text = igg("map-code", "tree", "--store", str(store), "--update", "--quiet", "--json", cwd=repo)
+    update = json.loads(text)
+    files = {k: v if isinstance(v, int) else len(v) for k, v in update["files"].items()}
+    say(out, "update_one_file", {"wall_s": round(wall, 3), "files": files, "seconds": update["seconds"]})
+    wall, text = igg("map-code", "tree", "--store", str(store), "--update", "--quiet", "--json", cwd=repo)
+    say(out, "update_noop", {"wall_s": round(wall, 3), "seconds": json.loads(text)["seconds"]})
+    wall, text = igg(
+        "check",
+        "tree",
+        "--store",
+        str(store),
+        "--since",
+        "HEAD~1",
+        "--new-only",
+        "--json",
+        cwd=repo,
+        ok=(0, 1),
+    )
+    say(out, "check_since", {"wall_s": round(wall, 3)})
+    say(out, "update_equals_fresh_map", same_as_fresh(tree, store))
+
+    measured = {
+        "peak_rss_mb": out.get("peak_rss_mb"),
+        "update_one_file_s": out["update_one_file"]["wall_s"],
+        "update_noop_s": out["update_noop"]["wall_s"],
+        "check_since_s": out["check_since"]["wall_s"],
+    }
+    out["targets"] = {
+        k: {"target": TARGETS[k], "measured": v, "met": v is not None and v <= TARGETS[k]}
+        for k, v in measured.items()
+    }
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--files", type=int, default=50_000)
+    parser.add_argument("--keep", type=Path, help="generate the tree here and keep it (default: a temp dir)")
+    parser.add_argument("--mapped", action="store_true", help="start after the fresh map (needs --keep)")
+    args = parser.parse_args()
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        result = run(args.keep, args.files, args.mapped)
+    else:
+        with tempfile.TemporaryDirectory(prefix="igg-bench-scale-") as tmp:
+            result = run(Path(tmp), args.files)
+    print(json.dumps(result, indent=1))
+    return 0 if result["update_equals_fresh_map"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
