@@ -45,11 +45,12 @@ def ground_answer(
         if action is None or isinstance(action, UnreadableAction):
             kept.append(raw)  # the fold reports it
             continue
+        # one grounder per chunk's answer: its search and fuzzy budgets bound the whole answer, as the act
+        # step's bound one response
         grounder = grounder or grounder_for(request, text)
         if not grounder.active(action):
             kept.append(raw)
             continue
-        grounder.begin_response()
         found = grounder.ground(action)
         if isinstance(found, tuple):
             dropped.append((doc, chunk, f"{found[0]}: {found[1]}"))

@@ -131,3 +131,30 @@ def test_add_documents_locates_evidence_in_the_text_given_and_names_what_it_refu
     state = ws.get("tool").state
     edge = next(d for _, (_, _, d) in state.edge_rows())
     assert [(i["document"], i["quote"]) for i in edge["provenance"]["evidence"]] == [("a", "lives in London")]
+
+
+def test_one_answer_shares_one_search_budget_however_many_quotes_it_holds() -> None:
+    """The work a document's answer causes is bounded as an agent's response is: its quotes share one fuzzy
+    budget, and once it is spent a quote not found verbatim is refused without the approximate search."""
+    from igg.act.evidence import FUZZY_MAX_CHARS, FUZZY_RESPONSE_WORK
+    from igg.documents.grounding import ground_answer
+
+    words = [f"w{i:05d}" for i in range(4000)]
+    text = " ".join(words)[:FUZZY_MAX_CHARS]
+    quote_chars = 120
+    affordable = FUZZY_RESPONSE_WORK // (len(text) * quote_chars)
+    actions = [
+        {
+            "type": "ADD_NODE",
+            "label": "Person",
+            "properties": {"name": f"P{i}"},
+            "evidence": [(f"{i:03d} not said anywhere " * 6)[:quote_chars]],
+        }
+        for i in range(affordable + 5)
+    ]
+    kept, refused = ground_answer(request("budget", "required"), text, "long.txt", 1, actions)
+    assert kept == [] and len(refused) == len(actions)
+    spent = [r for _, _, r in refused if "budget for approximate matching is spent" in r]
+    assert (
+        1 <= len(spent) <= 6 and "spent" not in refused[0][2]
+    )  # the first quotes had the approximate search
