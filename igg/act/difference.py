@@ -72,6 +72,23 @@ class Difference:
     sources: list[NodeRef] = field(default_factory=list)
     """Informational: the nodes whose outgoing edges the difference sets (not applied)."""
 
+    def counts(self) -> dict[str, int]:
+        """What it would change, as ``COUNTS`` name it (each element counted as planned)."""
+        return dict(
+            zip(
+                COUNTS,
+                (
+                    len(self.add_nodes),
+                    len(self.remove_nodes),
+                    len(self.set_properties),
+                    len(self.add_edges),
+                    len(self.remove_edges),
+                    len(self.set_edge_properties),
+                ),
+                strict=True,
+            )
+        )
+
     def __bool__(self) -> bool:
         return bool(
             self.remove_nodes

@@ -360,7 +360,7 @@ def _apply(
     if review:
         plan = session.keep_update_plan(diff, files=files, reasoning=reasoning, finish=True).plan
         result.applied, result.plan = False, plan
-        result.changes = _planned_counts(diff)
+        result.changes = diff.counts()
         result.problems = [f"{v['code']}: {v['message']}" for v in plan.verdicts if not v["accepted"]]
     else:
         step = session.apply_update(
@@ -389,17 +389,6 @@ def _apply(
     return result
 
 
-def _planned_counts(diff: Difference) -> dict[str, int]:
-    return {
-        "nodes_added": len(diff.add_nodes),
-        "nodes_removed": len(diff.remove_nodes),
-        "nodes_changed": len(diff.set_properties),
-        "edges_added": len(diff.add_edges),
-        "edges_removed": len(diff.remove_edges),
-        "edges_changed": len(diff.set_edge_properties),
-    }
-
-
 def commit_change(
     session: Any, diff: Difference, *, files: dict[str, Any], reasoning: str, corpus: dict[str, str]
 ) -> dict[str, Any]:
@@ -409,7 +398,7 @@ def commit_change(
     plan as shown (``review``)."""
     if session.config.review:
         pending = session.keep_update_plan(diff, files=files, reasoning=reasoning, finish=False)
-        return {"iteration_applied": None, "changes": _planned_counts(diff), "review": pending.plan.shown()}
+        return {"iteration_applied": None, "changes": diff.counts(), "review": pending.plan.shown()}
     step = session.apply_update(diff, files=files, git_commit=None, reasoning=reasoning)
     remember_build(session.repo.store, session.session_id, corpus, str(files.get("agent") or ""))
     return {"iteration_applied": step.iteration, "changes": step.changes}
