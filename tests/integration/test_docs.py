@@ -80,7 +80,7 @@ class Block:
             return None
         reason = self.marker.split(" ", 1)[1] if " " in self.marker else ""
         if self.marker.startswith("checked"):
-            return f"run by {reason.strip('()').strip()}"
+            return f"another test runs it: {reason.strip('()').strip()}"
         return reason.strip("()").strip() or ""
 
     @property
