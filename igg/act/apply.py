@@ -14,6 +14,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
 from igg.act.difference import Applied, Difference, apply_difference, check_difference, try_difference
+from igg.act.entities import Role, TypedEnd, type_end, typed_edge
 from igg.act.evidence import Grounded, Grounder, warned
 from igg.act.fastadds import applies, apply_adds, stands_for
 from igg.act.merge import apply_merge, apply_query, apply_update_edge
@@ -158,13 +159,17 @@ class Actor:
         mode: ApplyMode = "per_action",
         extra_rules: Mapping[type, Sequence[Rule[Any, Any]]] | None = None,
         grounder: Grounder | None = None,
+        entity_typing: bool = False,
     ) -> None:
         """``extra_rules`` run after the built-in rules of their action model class (e.g. the code agent's
         grounding rule, UNGROUNDED_SYMBOL); each is a ``Rule``, ``(ctx, action, resolved)``, returning None or
         a ``(code, message)`` rejection (``resolved``: see ``igg.act.context``). ``grounder`` locates actions'
         evidence in the request's context under its grounding policy (``igg.act.evidence``), once an action
-        has passed its rules; without one, evidence is not located or kept."""
+        has passed its rules; without one, evidence is not located or kept. ``entity_typing``: an ADD_EDGE end
+        given without a label is typed by the edge type's patterns, and added when it names no node of such a
+        type (``igg.act.entities``; ``config.entity_typing: "schema"``)."""
         self.schema = schema
+        self.entity_typing = entity_typing
         self.limits = limits
         self.mode = mode
         self.grounder = grounder
@@ -182,7 +187,9 @@ class Actor:
         }
         """Each action model class's checks (extra rules included) and apply function."""
         self._dispatch = {t: (step.checks.run, step.apply) for t, step in self.steps.items()}
-        self._fast = stands_for({t: step.checks for t, step in self.steps.items()}, schema, limits)
+        self._fast = not entity_typing and stands_for(
+            {t: step.checks for t, step in self.steps.items()}, schema, limits
+        )
 
     def fast(self, items: Sequence[AnyItem]) -> bool:
         """Whether ``apply`` takes the fast path (``igg.act.fastadds``) for ``items``: all ADD_NODE / ADD_EDGE
@@ -223,6 +230,7 @@ class Actor:
         verdicts: list[Verdict] = []
         append = verdicts.append
         dispatch = self._dispatch
+        typing = self.entity_typing
         for index, item in enumerate(items):
             if isinstance(item, UnreadableAction):
                 append(Verdict(index, item.action_type, False, item.code, item.message))
@@ -240,6 +248,9 @@ class Actor:
                     )
                 )
                 continue
+            if typing and item.__class__ is AddEdge:
+                append(self._typed(ctx, item, index, cursor))
+                continue
             resolved = check(ctx, item)
             if resolved.__class__ is tuple:
                 append(Verdict(index, item.type, False, resolved[0], resolved[1]))
@@ -248,6 +259,58 @@ class Actor:
             else:
                 append(act(ctx, item, resolved, index))
         return verdicts
+
+    def _one(self, ctx: CheckContext, item: Any, index: int, cursor: int | None) -> Verdict:
+        """One action through its class's rule chain, grounded when the policy asks, and applied."""
+        check, act = self._dispatch[item.__class__]
+        resolved = check(ctx, item)
+        if resolved.__class__ is tuple:
+            return Verdict(index, item.type, False, resolved[0], resolved[1])
+        grounder = self.grounder
+        if grounder is not None and grounder.active(item):
+            return _grounded(ctx, act, item, resolved, index, grounder.ground(item, cursor))
+        return act(ctx, item, resolved, index)
+
+    def _typed(self, ctx: CheckContext, a: AddEdge, index: int, cursor: int | None) -> Verdict:
+        """An ADD_EDGE with its ends typed by the edge type's patterns (``igg.act.entities``): the nodes it
+        names that are missing added first, as ADD_NODEs; one verdict, and nothing kept when any part is
+        refused."""
+        state = ctx.state
+        mark = (len(state.journal), state.id_counters)
+        ends: dict[Role, TypedEnd] = {}
+        added: list[str] = []
+        roles: tuple[Role, Role] = ("from", "to")
+        for role in roles:
+            other = ends["from"].label if role == "to" and "from" in ends else None
+            given = (a.to if role == "from" else a.from_).get("label")
+            end = type_end(ctx, a, role, other or (None if given is None else str(given)))
+            if isinstance(end, tuple):
+                return _taken_back(state, mark, Verdict(index, a.type, False, end[0], end[1]))
+            if end is None:
+                continue
+            ends[role] = end
+            if end.new is not None:
+                made = self._one(ctx, end.new, index, cursor)
+                if not made.accepted:
+                    refused = Verdict(
+                        index, a.type, False, made.code, f"{role}: the node to add: {made.message}"
+                    )
+                    return _taken_back(state, mark, refused)
+                added.append(f"{role}: {made.message}, typed by {a.label}'s patterns")
+        verdict = self._one(ctx, typed_edge(a, ends) if ends else a, index, cursor)
+        if not verdict.accepted:
+            return _taken_back(state, mark, verdict)
+        if not added:
+            return verdict
+        return Verdict(
+            index,
+            a.type,
+            True,
+            None,
+            f"{verdict.message}; {'; '.join(added)}",
+            verdict.element,
+            verdict.warning,
+        )
 
     def apply_difference(
         self, state: GraphState, difference: Difference
@@ -347,6 +410,18 @@ def _grounded(
     finally:
         ctx.evidence = None
     return warned(verdict, grounded)
+
+
+def _taken_back(state: GraphState, mark: tuple[int, tuple[int, int]], verdict: Verdict) -> Verdict:
+    """``verdict`` (a refusal), once what its action changed since ``mark`` (a journal position and the id
+    counters then) is undone, ids included."""
+    applied = state.journal[mark[0] :]
+    del state.journal[mark[0] :]
+    for m in reversed(applied):
+        state.revert_mutation(m)
+    del state.journal[mark[0] :]
+    state.restore_id_counters(*mark[1])
+    return verdict
 
 
 AnyItem = AnyAction | UnreadableAction

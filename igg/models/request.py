@@ -183,6 +183,15 @@ class Config(_Strict):
             "node identity and property value must be stated in the context, igg.act.values)."
         ),
     )
+    entity_typing: Literal["off", "schema"] = Field(
+        default="off",
+        description=(
+            "schema: an ADD_EDGE end whose reference gives no label and names no node of a type the edge "
+            "allows adds that node, typed by the edge type's patterns (an ontology's domain and range); a "
+            "node of a disjoint type is TYPE_CONFLICT (igg.act.entities). off: such a reference is "
+            "NODE_NOT_FOUND."
+        ),
+    )
     review: bool = Field(
         default=False,
         description=(

@@ -198,6 +198,7 @@ class Schema(_Strict):
             identity_keys=identity,
             required=required,
             patterns={k: frozenset(v) for k, v in patterns.items()},
+            declared_patterns=declared_patterns(self.edge_patterns),
             property_types={t: dict(specs) for t, specs in self.property_types.items() if specs},
             descriptions=dict(self.descriptions),
             subtypes={t: frozenset(below[t]) for t in self.node_types},
@@ -215,6 +216,17 @@ class Schema(_Strict):
             one_at_a_time=frozenset(t for t, v in self.valid_time.items() if v.one_at_a_time),
             timed_properties={t: frozenset(v.properties) for t, v in self.valid_time.items() if v.properties},
         )
+
+
+def declared_patterns(patterns: list[EdgePattern]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Per edge type, its patterns' (from, to) types as declared, in order, subtypes not added (an ontology's
+    domain and range): what entity typing (``igg.act.entities``) types a new endpoint by."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for p in patterns:
+        pairs = out.setdefault(p.type, [])
+        if (p.from_, p.to) not in pairs:
+            pairs.append((p.from_, p.to))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def subtypes(node_types: list[str], subclass_of: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
@@ -250,6 +262,8 @@ class CompiledSchema:
     """Required properties per node or edge type (identity keys first)."""
     patterns: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
     """Allowed (from type, to type) pairs per constrained edge type."""
+    declared_patterns: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """Per constrained edge type, its (from type, to type) pairs as declared (subtypes not added)."""
     types_by_identity_key: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Identity key -> node types whose identity includes it."""
     types_without_identity_key: dict[str, tuple[str, ...]] = field(default_factory=dict)

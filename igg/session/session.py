@@ -95,6 +95,7 @@ class Session:
             self.config.apply_mode,
             extra_rules=extra_rules,
             grounder=Grounder.for_request(request),
+            entity_typing=self.config.entity_typing == "schema",
         )
         self.recorders: list[Recorder] = list(recorders)
         self.repo = repo
@@ -215,6 +216,7 @@ class Session:
                 self.config.apply_mode,
                 extra_rules=extra_rules,
                 grounder=self.actor.grounder,
+                entity_typing=self.actor.entity_typing,
             )
 
     def stop(self, reason: str | None) -> None:

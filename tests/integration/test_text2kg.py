@@ -149,8 +149,8 @@ def test_replay_types_entities_from_the_ontology_and_refuses_a_type_it_forbids(t
         ("William King", "UNKNOWN_EDGE_TYPE"),
     ]
     assert (
-        "'Ada Lovelace' is a Scientist already; mayor wants its subject to be a City"
-        in report["verdicts"]["s1"][0]["message"]
+        'Scientist "Ada Lovelace" (n1) is a Scientist; mayor wants its from end to be a City, and the schema '
+        "makes Scientist and City disjoint" in report["verdicts"]["s1"][0]["message"]
     )
 
 
