@@ -28,7 +28,7 @@ from igg.documents.corpus import Corpus, read_corpus
 from igg.documents.fold import fold
 from igg.documents.local import plan_local
 from igg.documents.plan import fact_counts, plan_documents
-from igg.documents.reader import Reader, agent_identity
+from igg.documents.reader import Reader, agent_identity, refuse_unfoldable
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 from igg.models.request import Request
@@ -175,6 +175,7 @@ def build_documents(
     call)."""
     from igg.act.apply import collector_paused
 
+    refuse_unfoldable(request)  # before any session is stored
     corpus = corpus if corpus is not None else read_corpus([Path(p) for p in paths])
     with collector_paused():
         return _build(

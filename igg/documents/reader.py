@@ -20,7 +20,7 @@ from igg.documents.cache import AnswerCache, answer_key, document_key, key_base
 from igg.documents.corpus import Document
 from igg.documents.fold import Answer
 from igg.documents.grounding import ground_answer
-from igg.errors import AgentFailed
+from igg.errors import AgentFailed, Problem, RequestInvalid
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.observe.chunks import Chunk, split_context
@@ -46,6 +46,22 @@ _SHA_OF_KEY: dict[str, str] = {}
 documents a mention names without hashing the corpus again)."""
 
 
+def refuse_unfoldable(request: Request) -> None:
+    """``RequestInvalid`` for a request whose settings a document build could not honour: entity typing
+    (``config.entity_typing``) belongs to the act step, and a build folds whole answers instead."""
+    if request.config.entity_typing != "off":
+        raise RequestInvalid(
+            [
+                Problem(
+                    "config.entity_typing",
+                    "document builds fold whole answers, where every node an edge names is added by an "
+                    'ADD_NODE: entity typing ("schema") applies to the act step (runs, workspaces, tool '
+                    'calls); set it to "off" for documents',
+                )
+            ]
+        )
+
+
 class Reader:
     """Answers for documents' chunks: from the cache, else from the agent (each call counted)."""
 
@@ -58,6 +74,7 @@ class Reader:
         state: GraphState,
         session_id: str,
     ) -> None:
+        refuse_unfoldable(request)
         self.request, self.agent, self.identity, self.cache = request, agent, identity, cache
         self.state, self.session_id = GraphState(state.schema), session_id
         """What the agent is shown of the graph: nothing (an answer depends on its chunk, the schema and the

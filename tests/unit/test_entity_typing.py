@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from igg.act.apply import Actor
 from igg.act.evidence import Grounder
 from igg.agents.scripted import ScriptedAgent
@@ -153,3 +155,18 @@ def test_a_run_types_the_agents_edges_and_its_record_keeps_the_nodes_it_added():
     assert (result.state.node_count, result.state.edge_count) == (2, 2)
     record = result.records[-1]
     assert [v.accepted for v in record.verdicts] == [True, True]
+
+
+def test_a_document_build_refuses_entity_typing_it_would_not_apply(tmp_path):
+    from igg.documents.build import build_documents
+    from igg.errors import RequestInvalid
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Marie Curie was born in Warsaw.")
+    request = Request.model_validate(
+        {"goal_prompt": "people", "config": {"schema": SCHEMA, "entity_typing": "schema"}}
+    )
+    with pytest.raises(RequestInvalid, match="config.entity_typing"):
+        build_documents(request, ScriptedAgent([]), [docs], tmp_path / "s.sqlite", agent_name="script")
+    assert not (tmp_path / "s.sqlite").exists()  # refused before any session is stored
