@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import FileFacts, HttpFacts, MountDecl, RequestDecl, RouteDecl
@@ -498,21 +497,34 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
                 )
 
 
-def _calls(stmt: ast.stmt) -> Iterator[ast.Call]:
-    """The calls of one statement, nested blocks left out (walked as statements of their own)."""
+_BLOCKS = frozenset(("body", "orelse", "finalbody", "handlers"))
+"""A statement's fields holding nested statements (walked as statements of their own)."""
+_NOT_WALKED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.expr_context)
+"""Nodes ``_calls`` does not enter: nested callables (walked as scopes of their own) and load/store marks."""
+
+
+def _calls(stmt: ast.stmt) -> list[ast.Call]:
+    """The calls of one statement, nested blocks left out (walked as statements of their own), in the order
+    a depth-first walk from the last field meets them."""
+    found: list[ast.Call] = []
     stack: list[ast.AST] = [stmt]
+    pop, push, AST, Call, skip = stack.pop, stack.append, ast.AST, ast.Call, _NOT_WALKED
     while stack:
-        node = stack.pop()
-        for name, child in ast.iter_fields(node):
-            if name in ("body", "orelse", "finalbody", "handlers") and isinstance(node, ast.stmt):
+        node = pop()
+        blocks = _BLOCKS if isinstance(node, ast.stmt) else ()
+        for name in node._fields:
+            if name in blocks:
                 continue
-            for each in child if isinstance(child, list) else [child]:
-                if isinstance(each, ast.AST) and not isinstance(
-                    each, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-                ):
-                    stack.append(each)
-        if isinstance(node, ast.Call):
-            yield node
+            child = getattr(node, name, None)
+            if child.__class__ is list:
+                for each in child:
+                    if isinstance(each, AST) and not isinstance(each, skip):
+                        push(each)
+            elif isinstance(child, AST) and not isinstance(child, skip):
+                push(child)
+        if node.__class__ is Call:
+            found.append(node)
+    return found
 
 
 def http_facts(tree: ast.Module, facts: FileFacts, columns: Columns) -> HttpFacts | None:
