@@ -8,9 +8,11 @@ versions of IGG and of its analyzers) holding what the last map or update of tha
 walk (those of the languages read, and the ignore files) with its size, modification time and the sha256 of
 the bytes read, and the session's last step then. Nothing changed when the session is still at that step,
 every directory has its time (a file added, removed or renamed changes its directory's), and every file its
-size and time, or else the bytes it had (only those files are read again). A time too recent to trust is
-kept as -1 (``igg.codemap.walk.RACY_NS``), so that file is always hashed; any doubt (a file gone, a row
-missing or unreadable) means a change, and the update takes its general path, which writes the index again.
+size and time, or else the bytes it had (only those files are read again). A time too recent to trust
+(``igg.codemap.walk.RACY_NS``: a tree written just before it was mapped, as a CI checkout is) is kept as -1
+for a file, so it is always hashed, and as the listing of its names for a directory, so it is listed again;
+any doubt (a file gone, a row missing or unreadable) means a change, and the update takes its general path,
+which writes the index again.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ import structlog
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
-from igg.codemap.walk import FileStat, WalkResult
+from igg.codemap.walk import FileStat, WalkResult, names_digest
 
 log = structlog.get_logger("igg.code")
 
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 """Bumped when the index's rows change shape."""
 INDEX_SUFFIX = ".codeindex"
 """The index's file: the store's path with this suffix (``sidecar_path``)."""
@@ -48,7 +50,7 @@ class TreeIndex:
     """The session's last step once that map or update was kept: the index speaks for that graph only."""
     read: int
     """The files the walk read (an update's ``files.read``)."""
-    dirs: dict[str, int]
+    dirs: dict[str, int | str]
     files: dict[str, FileStat]
 
     @classmethod
@@ -66,8 +68,11 @@ class TreeIndex:
         """Whether the tree is as indexed: every directory's time, every file's size and time or else its
         bytes (see the module doc)."""
         try:
-            for path, mtime in self.dirs.items():
-                if mtime < 0 or os.stat(path).st_mtime_ns != mtime:
+            for path, mark in self.dirs.items():
+                if isinstance(mark, str):  # kept as its listing (its time was too recent to tell)
+                    if names_digest(os.listdir(path)) != mark:
+                        return False
+                elif mark < 0 or os.stat(path).st_mtime_ns != mark:
                     return False
             for path, (size, mtime, sha) in self.files.items():
                 st = os.stat(path)

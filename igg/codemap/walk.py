@@ -19,7 +19,7 @@ import hashlib
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,10 +100,11 @@ class WalkResult:
     disk: dict[str, str] = field(default_factory=dict)
     """The path on disk of each file a language named from the disk, by its reported path."""
     bytes_read: int = 0
-    dirs: dict[str, int] = field(default_factory=dict)
+    dirs: dict[str, int | str] = field(default_factory=dict)
     """The directories walked (absolute), each with its modification time (ns) as it was before it was
-    listed (-1 when so recent that a change in the same clock tick could hide): a file added, removed or
-    renamed in one changes it (``igg.codemap.treeindex``)."""
+    listed: a file added, removed or renamed in one changes it (``igg.codemap.treeindex``). One modified so
+    recently that a change in the same clock tick could hide keeps its listing instead (``names_digest``),
+    and -1 when it could not be listed."""
     stats: dict[str, FileStat] = field(default_factory=dict)
     """The files whose content decides the walk (absolute): those of the languages read and the ignore
     files, each with its size, modification time (ns, -1 when recent) and the sha256 of the bytes read (None
@@ -232,6 +233,9 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
             result.dirs[os.path.abspath(directory)] = -1  # readable later with the same stat (a chmod)
             result.skipped.append(Skip(prefix + rel_dir or ".", f"unreadable directory ({exc.strerror})"))
             continue
+        where = os.path.abspath(directory)
+        if result.dirs.get(where) == -1:  # too recent for its time to tell: its listing will
+            result.dirs[where] = names_digest(e.name for e in entries)
         subdirs = []
         for entry in entries:
             rel = f"{rel_dir}{entry.name}"
@@ -267,6 +271,12 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
             else:  # a FIFO, socket or device file: never opened (a FIFO would block the read), but listed
                 result.skipped.append(Skip(prefix + rel, "not a regular file (a FIFO, socket or device)"))
         stack.extend(reversed(subdirs))
+
+
+def names_digest(names: Iterable[str]) -> str:
+    """What a directory's listing is kept as when its time cannot tell a change (``WalkResult.dirs``): the
+    sha256 of its entries' names, sorted."""
+    return "names:" + hashlib.sha256("\0".join(sorted(names)).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _note_dir(state: _Walk, directory: Path) -> None:
