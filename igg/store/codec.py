@@ -28,12 +28,22 @@ def dumps(value: Any) -> str:
     """Compact JSON; objects with ``to_dict`` (verdicts, usage) and dataclasses are converted.
 
     Text UTF-8 cannot encode (a lone surrogate) is written as its ``\\u`` escape: SQLite could not bind it,
-    and the JSON reads back to the identical value, so the store holds any record the engine produces.
+    and the JSON reads back to the identical value, so the store holds any record the engine produces. A
+    float that is not finite is written as null (no graph value is one: the act step refuses them).
     """
+    try:  # orjson writes the same JSON values about ten times faster (a store keeps one per mutation)
+        return orjson.dumps(value, default=_default, option=_ORJSON).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):  # a lone surrogate, an integer past 64 bits, a non-str key
+        pass
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_default)
     if first_unencodable(text) is not None:
         text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=_default)
     return text
+
+
+_ORJSON = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+"""What ``_default`` converts as the standard library's path does: dataclasses (``to_dict`` first), times and
+subclasses of str, int, dict and list as ``json`` reads them."""
 
 
 def loads(text: str | bytes) -> Any:
