@@ -3,7 +3,10 @@
 Tables::
 
     meta       key/value: the store format version (``format``) and schema version (``schema``)
-    sessions   one row per session: request, agent, status, stop reason, counters, owner (host:pid)
+    sessions   one row per session: agent, status, stop reason, counters, owner (host:pid); its
+               ``request`` column is empty since schema 5
+    requests   each session's request (schema 5): kept out of the ``sessions`` row, which every step updates
+               (SQLite rewrites a whole row on update: a code map's request holds its sources, megabytes)
     steps      one row per committed step (an iteration, an undo, the finalize step, a review): the iteration
                record; ``review_state`` is a review step's state (``pending``, ``approved``...), else NULL
     mutations  the graph mutations of each step, in order, indexed by element id (explain)
@@ -145,6 +148,7 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
         "owner",
         "result",
     ),
+    "requests": ("session_id", "request"),
     "steps": (
         "session_id",
         "step",
@@ -233,6 +237,22 @@ class Migration:
     apply: Callable[[Connection, Dialect], None]
 
 
+REQUESTS_DDL = """
+CREATE TABLE IF NOT EXISTS requests (
+    session_id TEXT PRIMARY KEY,
+    request TEXT NOT NULL
+)
+"""
+
+
+def _requests(conn: Connection, dialect: Dialect) -> None:
+    """Schema 5: each session's request in a table of its own, out of the ``sessions`` row every step
+    updates (the column stays, empty)."""
+    _statements(REQUESTS_DDL)(conn, dialect)
+    conn.execute("INSERT INTO requests (session_id, request) SELECT session_id, request FROM sessions")
+    conn.execute("UPDATE sessions SET request = ''")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, steps, mutations, snapshots", _statements(BASE_DDL)),
     Migration(2, "export_targets: where each session was exported", _statements(EXPORT_TARGETS_DDL)),
@@ -240,6 +260,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         4, "answers: agents' answers to documents, shared by the store's sessions", _statements(ANSWERS_DDL)
     ),
+    Migration(5, "requests: each session's request out of its sessions row", _requests),
 )
 """Every schema change, in order; ``MIGRATIONS[-1].version`` is the schema this IGG writes."""
 

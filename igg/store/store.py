@@ -156,17 +156,20 @@ class SessionStore:
         now = time.time()
         conn.execute(
             "INSERT INTO sessions (session_id, status, goal, request, agent, options, created_at, updated_at,"
-            " owner, nodes, edges) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+            " owner, nodes, edges) VALUES (?, 'running', ?, '', ?, ?, ?, ?, ?, 0, 0)",
             (
                 session_id,
                 request.goal_prompt,
-                codec.request_to_json(request),
                 agent,
                 codec.dumps(options or {}),
                 now,
                 now,
                 owner,
             ),
+        )
+        conn.execute(  # a table of its own: every step updates the sessions row (see igg.store.schema)
+            "INSERT INTO requests (session_id, request) VALUES (?, ?)",
+            (session_id, codec.request_to_json(request)),
         )
 
     def claim(self, session_id: str, owner: str, *, force: bool = False) -> SessionInfo:
@@ -275,7 +278,7 @@ class SessionStore:
     def request(self, session_id: str) -> Request:
         """The request the session was started with."""
         text = self.db.read(
-            lambda c: c.execute("SELECT request FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+            lambda c: c.execute("SELECT request FROM requests WHERE session_id = ?", (session_id,)).fetchone()
         )
         if text is None:
             self.session(session_id)  # raises the helpful error
@@ -583,7 +586,7 @@ def _step_info(r: tuple[Any, ...]) -> StepInfo:
 
 
 def _delete(conn: Connection, session_id: str) -> None:
-    for table in ("mutations", "steps", "snapshots", "export_targets", "sessions"):
+    for table in ("mutations", "steps", "snapshots", "export_targets", "requests", "sessions"):
         conn.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
 
 

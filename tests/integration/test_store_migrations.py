@@ -1,5 +1,6 @@
-"""Versioned migrations: a store of the previous schema (2) opens at the latest schema (4: the answers tables)
-with what it held unchanged, in SQLite and in PostgreSQL; a store of a newer schema than this IGG's is
+"""Versioned migrations: a store of the previous schema (2) opens at the latest schema (5: the answers tables,
+then each request in a table of its own) with what it held unchanged, its requests read back, in SQLite and in
+PostgreSQL; a store of a newer schema than this IGG's is
 refused, with no traceback."""
 
 from __future__ import annotations
@@ -41,7 +42,12 @@ def review_states(store: SessionStore) -> dict[tuple[str, int], Any]:
 
 
 def assert_pending_plan_survives(store: SessionStore) -> None:
-    assert SCHEMA_VERSION == "4" and schema_of(store) == "4"
+    assert SCHEMA_VERSION == "5" and schema_of(store) == "5"
+    assert store.request("review-pending").goal_prompt  # moved to the requests table, read back whole
+    assert (
+        store.db.read(lambda c: c.execute("SELECT count(*) FROM sessions WHERE request <> ''").fetchone()[0])
+        == 0
+    )
     states = review_states(store)
     assert states[("review-pending", 3)] == "pending" and "rejected" in states.values()
     assert store.session("review-pending").status == "awaiting_review"
@@ -66,7 +72,7 @@ def test_an_sqlite_store_of_schema_2_migrates_to_the_latest_and_its_pending_plan
     finally:
         store.close()
     again = SessionStore(path)  # opened again: nothing left to migrate
-    assert schema_of(again) == "4"
+    assert schema_of(again) == "5"
     again.close()
 
 
@@ -128,7 +134,7 @@ def test_a_store_of_a_newer_schema_is_refused_clearly(store_location: str, tmp_p
     store.close()
     with pytest.raises(
         SessionRefused,
-        match=r"has schema 99, newer than this IGG's \(4\): a newer IGG wrote it; "
+        match=r"has schema 99, newer than this IGG's \(5\): a newer IGG wrote it; "
         r"upgrade IGG",
     ):
         SessionStore(store_location)
