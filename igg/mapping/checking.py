@@ -85,8 +85,10 @@ def run_check(
     cache: FactsCache | None = None,
     schema: str | Path | None = None,
     package_prefix: str | None = None,
+    reads: Reads | None = None,
 ) -> CheckReport:
-    """Judge ``rules`` on ``paths`` (or on ``session`` of ``store``); see the module doc."""
+    """Judge ``rules`` on ``paths`` (or on ``session`` of ``store``); see the module doc. ``reads``: how far a
+    tree is mapped (default: as far as the rules read, ``tree_graph``; ``all`` maps it in full)."""
     if new_only and since is None:
         raise RequestInvalid(
             [
@@ -105,7 +107,6 @@ def run_check(
     if since is not None:
         check_ref(since)
     cache = cache or FactsCache(None)
-    reads: Reads = "all"
     if session is not None:
         if store is None:
             raise RequestInvalid(
@@ -117,7 +118,9 @@ def run_check(
         target = f"session {session}"
     else:
         the_rules = resolve_rules(rules, paths, load_code_schema(schema).edge_types)
-        graph, reads = tree_graph(paths, cache, the_rules, schema=schema, package_prefix=package_prefix)
+        graph, reads = tree_graph(
+            paths, cache, the_rules, schema=schema, package_prefix=package_prefix, reads=reads
+        )
         target = ", ".join(map(str, paths))
     bounds = CheckBounds.for_command_line()
     refuse_unmatched(graph, the_rules, bounds=bounds)
@@ -149,13 +152,17 @@ def tree_graph(
     *,
     schema: str | Path | None = None,
     package_prefix: str | None = None,
+    reads: Reads | None = None,
 ) -> tuple[DepGraph, Reads]:
     """The rules' graph of ``paths`` mapped only as far as ``rules`` read (``igg.rules.reads.needed_reads``:
     imports only, imports and tables, or all), and how far that was.
 
     Falls back to the full map with a schema of the user's (which may place symbols elsewhere), and when a
     selector picks nothing in the lighter graph (it may name a class or a function: the full map has it, or
-    the check refuses the selector with the full graph's names)."""
+    the check refuses the selector with the full graph's names). ``reads`` given: that, with no fallback."""
+    if reads is not None:
+        graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph
+        return graph, reads
     reads = needed_reads(rules) if schema is None else "all"
     graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph
     if reads != "all" and unmatched(graph, rules, CheckBounds.for_command_line()):
