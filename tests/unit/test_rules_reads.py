@@ -190,6 +190,15 @@ def test_since_marks_the_same_violations_known_and_new_as_the_full_map(tmp_path:
     assert shown(mine.violations) == shown(theirs.violations)
     new = {v.key for v in mine.violations if v.status == "new"}
     assert "modules|cycle|starlette.loop_a,starlette.loop_b" in new
+    for ours, full in ((mine.added, theirs.added), (mine.removed, theirs.removed)):
+        # the dependencies the change made or unmade are those of its imports, with their import statements
+        imported = [c.model_copy(update={"edges": [h for h in c.edges if h.edge == "IMPORTS"]}) for c in full]
+        assert [c.model_dump() for c in ours] == [c.model_dump() for c in imported if c.edges]
+    assert {(c.source, c.target) for c in mine.added if c.level == "module"} >= {
+        ("starlette.loop_a", "json"),
+        ("starlette.loop_a", "starlette.loop_b"),
+        ("starlette.status", "starlette.requests"),
+    }
 
 
 def test_what_a_rule_reads() -> None:
