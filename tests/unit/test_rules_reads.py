@@ -24,6 +24,7 @@ from igg.rules.depgraph import DepGraph
 from igg.rules.reads import needed_reads, rule_reads
 from igg.rules.report import Violation
 from igg.service import check, cycles, map_code
+from igg.store.location import sidecar_path
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "code"
@@ -234,3 +235,33 @@ def test_a_selector_only_the_full_map_can_pick_takes_the_full_map(tmp_path: Path
     assert needed_reads(rules) == "imports"
     assert tree_graph([tree], FactsCache(None), rules)[1] == "all"
     assert check([tree], rules=rules).violations == []
+
+
+def everything(graph: DepGraph) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """Every node and edge of ``graph`` by names, with where it stands."""
+    nodes = sorted((n.type, n.name, n.file or "", n.line or 0) for n in graph.nodes.values())
+    edges = sorted(
+        (graph.name(e.source), e.type, graph.name(e.target), e.file or "", e.line or 0, e.type_checking)
+        for e in graph.edges.values()
+    )
+    return nodes, edges
+
+
+def test_a_map_after_an_imports_only_check_from_the_same_cache_is_whole(tmp_path: Path) -> None:
+    """The facts an imports-only check leaves in the cache beside a store are keyed apart: a map from that
+    cache afterwards has every class, call and table of a map made without it."""
+    tree = make_tree("fixtures/python", tmp_path)
+    store = tmp_path / "store.sqlite"
+    rules = [RULE_ADAPTER.validate_python({"name": "m", "kind": "acyclic", "level": "module"})]
+    assert needed_reads(rules) == "imports"
+    check([tree], rules=rules, store=store)
+    cache = FactsCache(sidecar_path(store, ".codefacts"))
+    try:
+        result, _ = map_code([tree], store=store, cache=cache)
+    finally:
+        cache.close()
+    fresh, _ = map_code([tree], store=tmp_path / "fresh.sqlite")
+    mapped = session_depgraph(store, result.session_id)[0]
+    assert everything(mapped) == everything(session_depgraph(tmp_path / "fresh.sqlite", fresh.session_id)[0])
+    assert {n.type for n in mapped.nodes.values()} >= {"Class", "Method", "DatabaseTable"}
+    assert "CALLS" in {e.type for e in mapped.edges.values()}
