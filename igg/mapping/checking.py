@@ -134,6 +134,7 @@ def run_check(
         new_only=new_only,
         nodes=len(graph.nodes),
         edges=len(graph.edges),
+        reads=reads if session is None else None,
     )
     if since is not None:
         base = ref_state(paths, since, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph

@@ -138,6 +138,7 @@ def test_imports_only_checks_and_cycles_are_the_full_maps(tmp_path: Path, name: 
         mine = check([tree], rules=rules)
         theirs = check([], rules=rules, session=session, store=store)
         assert mine.violations or name == "fixtures/java", "an empty answer would prove nothing"
+        assert (mine.reads, theirs.reads) == (reads, None)
         assert shown(mine.violations) == shown(run_check(rules, paths=[tree], reads="all").violations)
         assert same(mine.violations, theirs.violations)
         assert not mine.truncated and not theirs.truncated
@@ -187,6 +188,7 @@ def test_since_marks_the_same_violations_known_and_new_as_the_full_map(tmp_path:
     rules = rules_for(graph_of(paths=[code], reads="all"), tables=False)
     mine = run_check(rules, paths=[code], since="HEAD")
     theirs = run_check(rules, paths=[code], since="HEAD", reads="all")
+    assert (mine.reads, theirs.reads) == ("imports", "all")
     assert {v.status for v in mine.violations} == {"known", "new"}
     assert shown(mine.violations) == shown(theirs.violations)
     new = {v.key for v in mine.violations if v.status == "new"}
@@ -234,7 +236,8 @@ def test_a_selector_only_the_full_map_can_pick_takes_the_full_map(tmp_path: Path
     rules = [RULE_ADAPTER.validate_python({"name": "c", "kind": "forbidden", "from": cls, "to": "*"})]
     assert needed_reads(rules) == "imports"
     assert tree_graph([tree], FactsCache(None), rules)[1] == "all"
-    assert check([tree], rules=rules).violations == []
+    report = check([tree], rules=rules)
+    assert report.reads == "all" and report.violations == []
 
 
 def everything(graph: DepGraph) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
