@@ -103,11 +103,12 @@ _TYPE_CHECKING = frozenset(
 )
 
 
-def _type_checking_only(body: list[ast.stmt]) -> set[int]:
+def _type_checking_only(statements: list[ast.stmt]) -> set[int]:
     """Ids of the statements that run only under a type checker: those nested in the body of an
-    ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), as grimp reads them; its ``else`` runs."""
+    ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), as grimp reads them; its ``else`` runs.
+    ``statements``: every statement of the module (``_statements``)."""
     out: set[int] = set()
-    for node in _statements(body):
+    for node in statements:
         if isinstance(node, ast.If) and dotted(node.test) in _TYPE_CHECKING:
             out.update(id(inner) for inner in _statements(node.body))
     return out
@@ -234,8 +235,9 @@ class _Analyzer:
 
     def imports(self) -> FileFacts:
         """The facts with every import of the file (wherever it stands), in source order."""
-        typing_only = _type_checking_only(self.tree.body)
-        for node in _statements(self.tree.body):
+        statements = _statements(self.tree.body)
+        typing_only = _type_checking_only(statements)
+        for node in statements:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
