@@ -15,10 +15,16 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from igg.codemap.cache import FactsCache
+from igg.codemap.language import SourceFile
+from igg.codemap.link import link
+from igg.codemap.schema import load_code_schema
 from igg.mapping.checking import graph_of, run_check, tree_graph
-from igg.mapping.depgraph import session_depgraph
+from igg.mapping.depgraph import model_graph, session_depgraph
+from igg.mapping.prepare import parse_all
 from igg.models.rules import RULE_ADAPTER, Rule
 from igg.rules.depgraph import DepGraph
 from igg.rules.reads import needed_reads, rule_reads
@@ -268,3 +274,65 @@ def test_a_map_after_an_imports_only_check_from_the_same_cache_is_whole(tmp_path
     assert everything(mapped) == everything(session_depgraph(tmp_path / "fresh.sqlite", fresh.session_id)[0])
     assert {n.type for n in mapped.nodes.values()} >= {"Class", "Method", "DatabaseTable"}
     assert "CALLS" in {e.type for e in mapped.edges.values()}
+
+
+MODULES = ["app/__init__.py", "app/core.py", "app/db/__init__.py", "app/db/models.py", "app/web/views.py"]
+"""The files of the generated Python trees (``app.web`` is a namespace portion: no ``__init__.py``)."""
+
+
+def _statement(kind: int, target: int, nested: int) -> str:
+    """One import (of a form ``kind`` picks) of module ``target``, at the top, in a function, under ``if
+    TYPE_CHECKING:``, in ``try``/``except`` or in a class (``nested``)."""
+    name = MODULES[target].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    parent, _, leaf = name.rpartition(".")
+    forms = [
+        f"import {name}",
+        f"import {name} as alias",
+        f"from {parent or name} import {leaf or '*'}",
+        f"from {name} import *",
+        f"from {name} import thing, other as o",
+        "import os.path",
+        "from collections import abc",
+        f"from . import {leaf or 'x'}",
+        f"from .{leaf} import thing" if leaf else "from . import y",
+        "from .. import up",
+    ]
+    line = forms[kind % len(forms)]
+    wrappers = [
+        "{}\n",
+        "def f():\n    {}\n    return 'SELECT * FROM orders'\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    {}\nelse:\n    import json\n",
+        "try:\n    {}\nexcept ImportError:\n    {}\n",
+        "class C:\n    def m(self):\n        {}\n        return f()\n",
+    ]
+    return wrappers[nested % len(wrappers)].replace("{}", line)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 9), st.integers(0, 4), st.integers(0, 4)), max_size=6),
+        min_size=len(MODULES),
+        max_size=len(MODULES),
+    )
+)
+def test_the_imports_of_any_python_tree_are_the_full_maps(plan: list[list[tuple[int, int, int]]]) -> None:
+    """Whatever the forms and places of a tree's imports, the imports-only link places the same IMPORTS edges
+    (ends, statement, type-only flag, order), modules and packages as the full one."""
+    schema = load_code_schema().compile()
+    files = [
+        SourceFile(path, "".join(_statement(*s) for s in statements))
+        for path, statements in zip(MODULES, plan, strict=True)
+    ]
+    graphs = {}
+    for reads in ("imports", "all"):
+        facts, _ = parse_all(files, jobs=1, reads=reads)  # type: ignore[arg-type]
+        graphs[reads] = model_graph(link(facts, reads=reads), schema)  # type: ignore[arg-type]
+    light, full = graphs["imports"], graphs["all"]
+    kept = {"Module", "Package"}
+    assert list(light.nodes.values()) == [n for n in full.nodes.values() if n.type in kept]
+    assert list(light.edges.values()) == [
+        e
+        for e in full.edges.values()
+        if e.type == "IMPORTS" or e.type == "CONTAINS" and full.nodes[e.target].type in kept
+    ]
