@@ -194,6 +194,9 @@ class Language(Protocol):
     """A generated file is read (as its module and imports) instead of skipped."""
     reads_generated: bool = False
     """A generated file is read as any other file (not listed as generated)."""
+    lighter_imports: bool = False
+    """Its ``imports`` reads less than ``analyze`` (Python, Go): the facts cache keeps those facts apart. Else
+    ``imports`` is the full analysis, cached and reused as the full map's."""
 
     def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
         """The facts of one file (may raise: the caller's guard makes that a partial file)."""

@@ -121,8 +121,8 @@ def parse_all(
     With ``cache``, files whose content it knows are not parsed again (``counts``: parsed, cached; ``parsed``:
     the paths of the files parsed, appended; the facts parsed then carry ``names``, as ``named`` asks;
     ``bodies=False``: the facts taken from the cache lack their bodies, see ``FactsCache.get_many``).
-    ``reads="imports"``: each file's imports alone (``Language.imports``), cached under keys of their own and
-    without ``names`` (``--update`` never reads them)."""
+    ``reads="imports"``: each file's imports alone (``Language.imports``; cached under keys of their own when
+    its language reads less for them, see ``FactsCache.key``)."""
     files = with_modules(files)
     if cache is not None:
         keys = [FactsCache.key(f.path, f.module, content_hash(f.text), reads) for f in files]
@@ -131,7 +131,7 @@ def parse_all(
         if parsed is not None:
             parsed.extend(f.path for f in todo)
         new, used = parse_all(
-            todo, jobs=jobs, on_parsed=on_parsed, executor=executor, named=reads != "imports", reads=reads
+            todo, jobs=jobs, on_parsed=on_parsed, executor=executor, named=True, reads=reads
         )
         cache.put_many(
             (k, p)

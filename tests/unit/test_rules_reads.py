@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -257,13 +258,20 @@ def everything(graph: DepGraph) -> tuple[list[tuple[object, ...]], list[tuple[ob
 
 
 def test_a_map_after_an_imports_only_check_from_the_same_cache_is_whole(tmp_path: Path) -> None:
-    """The facts an imports-only check leaves in the cache beside a store are keyed apart: a map from that
-    cache afterwards has every class, call and table of a map made without it."""
-    tree = make_tree("fixtures/python", tmp_path)
+    """The facts an imports-only check leaves in the cache beside a store are keyed apart where they are
+    lighter (Python, Go) and shared where they are the full analysis (Java, TypeScript): a map from that cache
+    afterwards is the map made without it."""
+    tree = make_tree("fixtures/polyglot", tmp_path)
     store = tmp_path / "store.sqlite"
     rules = [RULE_ADAPTER.validate_python({"name": "m", "kind": "acyclic", "level": "module"})]
     assert needed_reads(rules) == "imports"
     check([tree], rules=rules, store=store)
+    with sqlite3.connect(sidecar_path(store, ".codefacts")) as db:
+        keys = [k for (k,) in db.execute("SELECT key FROM facts")]
+    apart = {k.split("\x00")[1].rpartition(".")[2] for k in keys if ".imports\x00" in k}
+    shared = {k.split("\x00")[1].rpartition(".")[2] for k in keys if ".imports\x00" not in k}
+    assert {"py", "go"} <= apart <= {"py", "go", "mod", "work"}  # go.mod and go.work: Go's files too
+    assert {"java", "ts"} <= shared and not shared & apart
     cache = FactsCache(sidecar_path(store, ".codefacts"))
     try:
         result, _ = map_code([tree], store=store, cache=cache)
@@ -272,7 +280,7 @@ def test_a_map_after_an_imports_only_check_from_the_same_cache_is_whole(tmp_path
     fresh, _ = map_code([tree], store=tmp_path / "fresh.sqlite")
     mapped = session_depgraph(store, result.session_id)[0]
     assert everything(mapped) == everything(session_depgraph(tmp_path / "fresh.sqlite", fresh.session_id)[0])
-    assert {n.type for n in mapped.nodes.values()} >= {"Class", "Method", "DatabaseTable"}
+    assert {n.type for n in mapped.nodes.values()} >= {"Class", "Method", "Function", "DatabaseTable"}
     assert "CALLS" in {e.type for e in mapped.edges.values()}
 
 

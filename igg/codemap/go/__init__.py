@@ -54,6 +54,8 @@ class Go(Language):
 
         return analyze_go(path, text, module)
 
+    lighter_imports = True
+
     def imports(self, path: str, text: str, module: str | None) -> FileFacts:
         """The package clause and the imports: Go resolves an import path by the packages' paths alone."""
         if path.rpartition("/")[2] in CONFIG_NAMES:
