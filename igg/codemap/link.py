@@ -204,9 +204,8 @@ class _Linking:
         self._declarations(f, plan, module, rel)
         self._imports(f, plan, module, symbols_only=not full)
         if self.reads == "tables":
-            tables = (
-                _stating_once(plan) if full else _discard
-            )  # a callable states a table once, every site kept
+            # each callable states a table once, with every site of it (as ``_callable`` does)
+            tables = _stating_once(plan) if full else _discard
             for c in f.callables:
                 self._tables(f, c, plan, tables)
             return
