@@ -7,12 +7,20 @@ session. The check then judges a few rules on the work tree and on HEAD~1 (ratch
 facts cache, as CI would with a cached store: only the changed file's two versions are parsed. A second check
 with no cache at all (in memory: each unchanged file parsed once, for whichever state asks first) is timed
 too, for the worst case. Usage: ``python scripts/bench_check.py [--files N] [--repeat N]``.
+
+``--package DIR`` (a Python package's folder, e.g. Django's ``django``) benchmarks the imports-only mode of
+issue 49 instead: the CPU (this process and the processes it waited for) of ``igg check DIR`` with rules that
+read only imports (``igg.rules.reads``), against grimp's ``build_graph`` of the same package, in the same
+process, as a ratio (target: at most 2x); and of the same check through the full map (``reads="all"``).
+Neither uses a cache. ``python scripts/bench_check.py --package /tmp/django/django [--repeat N]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -26,6 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_code_tree import generate  # noqa: E402
 
 from igg.codemap.cache import FactsCache  # noqa: E402
+from igg.mapping.checking import run_check  # noqa: E402
+from igg.models.rules import RULE_ADAPTER  # noqa: E402
 from igg.service import check, map_code  # noqa: E402
 from igg.store.location import sidecar_path  # noqa: E402
 
@@ -66,11 +76,86 @@ def timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
+def cpu() -> float:
+    """CPU seconds of this process and of the child processes it has waited for (a parse pool's)."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+
+
+def cpu_of(work: Callable[[], object], walls: list[float] | None = None) -> float:
+    """CPU seconds ``work`` took (its wall-clock seconds appended to ``walls``)."""
+    gc.collect()
+    started, wall = cpu(), time.perf_counter()
+    work()
+    if walls is not None:
+        walls.append(time.perf_counter() - wall)
+    return cpu() - started
+
+
+def package_rules(name: str) -> list:
+    """Rules that read imports alone: no cycle between the package's modules or packages, and its own modules
+    kept apart from what it imports from outside (each a violation, the heaviest kind of answer)."""
+    raw = [
+        {"name": "modules", "kind": "acyclic", "level": "module"},
+        {"name": "packages", "kind": "acyclic", "level": "package"},
+        {"name": "outside", "kind": "forbidden", "from": name, "to": {"external": True}},
+    ]
+    return [RULE_ADAPTER.validate_python(r) for r in raw]
+
+
+def median_of(work: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(CPU, wall) seconds of ``work``, the medians of ``repeat`` runs."""
+    walls: list[float] = []
+    cpus = [cpu_of(work, walls) for _ in range(repeat)]
+    return statistics.median(cpus), statistics.median(walls)
+
+
+def bench_package(folder: Path, repeat: int) -> int:
+    """igg check imports-only and through the full map, each against grimp's build_graph, without caches and
+    then with each one's cache warm (see the module doc)."""
+    import grimp  # the import-rule oracle of the tests; imported before any timing
+
+    folder = folder.resolve()
+    sys.path.insert(0, str(folder.parent))
+    rules = package_rules(folder.name)
+    report = run_check(rules, paths=[folder])  # warm: IGG's own modules and the parsers imported once
+    full_report = run_check(rules, paths=[folder], reads="all")
+    graph = grimp.build_graph(folder.name, cache_dir=None)
+    g, wg = median_of(lambda: grimp.build_graph(folder.name, cache_dir=None), repeat)
+    i, wi = median_of(lambda: run_check(rules, paths=[folder]), repeat)
+    f, wf = median_of(lambda: run_check(rules, paths=[folder], reads="all"), repeat)
+    same = [v.model_dump() for v in report.violations] == [v.model_dump() for v in full_report.violations]
+    print(
+        f"{folder.name}: {len(graph.modules)} modules (grimp); igg check: {report.nodes} nodes, "
+        f"{report.edges} edges imports-only, {full_report.nodes} nodes, {full_report.edges} edges in full; "
+        f"{len(report.violations)} violations, {'the same' if same else 'NOT the same'} both ways; "
+        f"{os.cpu_count()} CPUs"
+    )
+    print(f"grimp.build_graph:          {g:.3f} s CPU, {wg:.3f} s wall (medians of {repeat}; no cache)")
+    print(f"igg check, imports only:    {i:.3f} s CPU = {i / g:.1f}x grimp (target <= 2x), {wi:.3f} s wall")
+    print(f"igg check, full map:        {f:.3f} s CPU = {f / g:.1f}x grimp, {wf:.3f} s wall")
+    with tempfile.TemporaryDirectory(prefix="igg-bench-package-") as tmp:
+        cache = FactsCache(Path(tmp) / "facts.sqlite")
+        grimp.build_graph(folder.name, cache_dir=str(Path(tmp) / "grimp"))
+        run_check(rules, paths=[folder], cache=cache)
+        g, wg = median_of(lambda: grimp.build_graph(folder.name, cache_dir=str(Path(tmp) / "grimp")), repeat)
+        i, wi = median_of(lambda: run_check(rules, paths=[folder], cache=cache), repeat)
+        cache.close()
+    print(f"grimp.build_graph, cached:  {g:.3f} s CPU, {wg:.3f} s wall (its cache warm)")
+    print(
+        f"igg check, imports, cached: {i:.3f} s CPU = {i / g:.1f}x grimp, {wi:.3f} s wall (facts cache warm)"
+    )
+    return 0 if same else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--package", type=Path, help="a Python package's folder: imports-only vs grimp")
     args = parser.parse_args()
+    if args.package is not None:
+        return bench_package(args.package, args.repeat)
     with tempfile.TemporaryDirectory(prefix="igg-bench-check-") as tmp:
         repo = Path(tmp) / "repo"
         tree = repo / "tree"

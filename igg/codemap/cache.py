@@ -18,7 +18,7 @@ from pathlib import Path
 import structlog
 
 from igg.codemap.facts import FileFacts, without_bodies
-from igg.codemap.language import get, language_of
+from igg.codemap.language import Reads, get, language_of
 
 log = structlog.get_logger("igg.code")
 
@@ -62,12 +62,16 @@ class FactsCache:
             self._db.execute("ALTER TABLE facts ADD COLUMN declared BLOB")
 
     @staticmethod
-    def key(path: str, module: str | None, sha: str) -> str:
+    def key(path: str, module: str | None, sha: str, reads: Reads = "all") -> str:
         """The key of a file's facts: its path, module name and content hash, and the versions that made
-        them."""
+        them; facts of its imports alone (``reads="imports"`` of a language whose ``Language.imports`` reads
+        less than its analysis: ``lighter_imports``) have keys of their own, so a full map never reads them
+        (``tables`` reads the full facts, as do the other languages' imports)."""
         name = language_of(path)
-        version = get(name).cache_version if name is not None else ""
-        return f"{FORMAT_VERSION}.{name}.{version}\x00{path}\x00{module or ''}\x00{sha}"
+        language = get(name) if name is not None else None
+        version = language.cache_version if language is not None else ""
+        mode = ".imports" if reads == "imports" and language is not None and language.lighter_imports else ""
+        return f"{FORMAT_VERSION}.{name}.{version}{mode}\x00{path}\x00{module or ''}\x00{sha}"
 
     def get(self, key: str) -> FileFacts | None:
         return self.get_many([key])[0]

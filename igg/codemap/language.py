@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
@@ -66,6 +66,20 @@ extends)."""
 MARKER_NAMES: dict[str, str] = dict.fromkeys(("pyproject.toml", "setup.py", "setup.cfg"), "python")
 """Exact file names a language's naming looks for beside its sources (Python's project markers), by language:
 ``igg check --since`` takes them from a commit together with the sources."""
+
+
+Reads = Literal["imports", "tables", "all"]
+"""How much of a file and of a link a caller needs (``igg check`` and ``igg cycles`` ask only what their rules
+read, ``igg.rules.reads``):
+
+* ``imports``: each file's module and imports (``Language.imports``); the link makes modules, packages,
+  CONTAINS between them and IMPORTS edges;
+* ``tables``: the full facts; the link adds the types, functions and methods the files declare and the tables
+  their SQL reads and writes (no calls, supertypes, imported symbols or routes);
+* ``all``: everything (``igg map-code``)."""
+
+READS: tuple[Reads, ...] = ("imports", "tables", "all")
+"""From the least read to the most."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +194,9 @@ class Language(Protocol):
     """A generated file is read (as its module and imports) instead of skipped."""
     reads_generated: bool = False
     """A generated file is read as any other file (not listed as generated)."""
+    lighter_imports: bool = False
+    """Its ``imports`` reads less than ``analyze`` (Python, Go): the facts cache keeps those facts apart. Else
+    ``imports`` is the full analysis, cached and reused as the full map's."""
 
     def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
         """The facts of one file (may raise: the caller's guard makes that a partial file)."""
@@ -188,6 +205,12 @@ class Language(Protocol):
     def header(self, path: str, text: str, module: str | None) -> FileFacts:
         """What a file that cannot be analysed still says: its module and imports, read from their lines."""
         ...
+
+    def imports(self, path: str, text: str, module: str | None) -> FileFacts:
+        """The facts of one file that resolving its imports needs (``Reads`` ``imports``): its module, its
+        imports and what its linker reads to resolve them. Default: the full analysis (a language whose
+        imports resolve through other files' declarations, as Java's do, keeps them)."""
+        return self.analyze(path, text, module)
 
     def salvage(
         self, analyze: Callable[[str, str, str | None], FileFacts], path: str, text: str, module: str | None

@@ -25,7 +25,7 @@ from igg.codemap.index import ClassLevel, Index, callable_key, type_key
 from igg.codemap.model import SITED, CodeModel, FilePlan, Relation, Symbol
 
 if TYPE_CHECKING:
-    from igg.codemap.language import Linker
+    from igg.codemap.language import Linker, Reads
 
 __all__ = ["CodeModel", "FilePlan", "Relation", "Symbol", "callable_key", "link", "merge", "type_key"]
 
@@ -42,13 +42,21 @@ def merge(files: Iterable[FileFacts]) -> list[FileFacts]:
 
 
 def link(
-    files: Iterable[FileFacts], *, external_imports: bool = True, only: Collection[str] | None = None
+    files: Iterable[FileFacts],
+    *,
+    external_imports: bool = True,
+    only: Collection[str] | None = None,
+    reads: Reads = "all",
 ) -> CodeModel:
     """Resolve the facts of ``files`` (in that order) into a ``CodeModel``.
 
     ``only`` (paths): resolve the relations of those files alone (``igg map-code --update`` after a change
     that leaves every declaration as it was); the other files give their symbols (declarations, the
-    packages and tables they name), the same symbols in the same order as a full link, and no relations."""
+    packages and tables they name), the same symbols in the same order as a full link, and no relations.
+    ``reads`` (``igg.codemap.language.Reads``): ``imports`` makes the modules, their packages and the IMPORTS
+    between them alone; ``tables`` adds the declarations and the tables their SQL reads and writes; both
+    leave out calls, instantiations, supertypes, imported symbols and routes. What they make is what a full
+    link makes of the same kinds, in the same order."""
     files = list(files)
     configs = [f for f in files if f.config is not None]
     mapped = merge(files)
@@ -58,10 +66,12 @@ def link(
         for name in dict.fromkeys([*(f.language for f in mapped), *(f.language for f in configs)])
     }
     index.linkers = linkers
-    run = _Linking(index, linkers, external_imports)
+    run = _Linking(index, linkers, external_imports, reads)
     try:
         for f in mapped:
             run.file(f, full=only is None or f.path in only)
+        if reads != "all":
+            return CodeModel(symbols=run.symbols, files=run.plans, shared=run.shared)
         routes.join(
             mapped,
             {p.path: p for p in run.plans},
@@ -117,8 +127,11 @@ def _stating_once(plan: FilePlan) -> Callable[[Relation], None]:
 class _Linking:
     """One link's symbols and plans, filled file by file."""
 
-    def __init__(self, index: Index, linkers: Mapping[str, Linker], external: bool) -> None:
+    def __init__(
+        self, index: Index, linkers: Mapping[str, Linker], external: bool, reads: Reads = "all"
+    ) -> None:
         self.index = index
+        self.reads = reads
         self.linkers = linkers
         self.external = external
         self.symbols: dict[str, Symbol] = {}
@@ -185,8 +198,17 @@ class _Linking:
         if pkg_name:
             sep = languages.get(f.language).package_separator
             rel(Relation("CONTAINS", self.package(plan, pkg_name, False, rel, sep), module))
+        if self.reads == "imports":
+            self._imports(f, plan, module, symbols_only=not full)
+            return
         self._declarations(f, plan, module, rel)
         self._imports(f, plan, module, symbols_only=not full)
+        if self.reads == "tables":
+            # each callable states a table once, with every site of it (as ``_callable`` does)
+            tables = _stating_once(plan) if full else _discard
+            for c in f.callables:
+                self._tables(f, c, plan, tables)
+            return
         self._supertypes(f, rel)
         if not full:  # the tables its statements name are symbols too
             for c in f.callables:
@@ -234,8 +256,10 @@ class _Linking:
         """Where the import statement being resolved starts (its relations carry it), and whether only type
         checkers read it (a relation stated by such imports alone is ``FilePlan.type_only``)."""
 
+        imports_only = self.reads != "all"
+
         def add(label: str, target: str) -> None:
-            if target == module or symbols_only:
+            if target == module or symbols_only or imports_only and label != "IMPORTS":
                 return
             r = Relation(label, module, target, line, column)
             if r not in seen:
@@ -321,6 +345,12 @@ class _Linking:
             q = index.resolve_type(name, f, owner)
             if q is not None and linker.instantiable(q):
                 add(Relation("INSTANTIATES", source, type_key(q), line, column))
+        self._tables(f, c, plan, add)
+
+    def _tables(self, f: FileFacts, c: CallableDecl, plan: FilePlan, add: Callable[[Relation], None]) -> None:
+        """The tables a callable's SQL reads and writes (symbols) and its READS_FROM/WRITES_TO (through
+        ``add``, sited)."""
+        source = callable_key(c, f.package)
         for ref in c.sql:
             table = self.symbol(plan, f"table:{ref.table}", "DatabaseTable", {"name": ref.table})
             add(

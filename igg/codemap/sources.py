@@ -16,6 +16,7 @@ from concurrent.futures import Executor
 from igg.codemap import language as languages
 from igg.codemap.facts import FileFacts
 from igg.codemap.guard import guarded
+from igg.codemap.language import Reads
 from igg.codemap.language import SourceFile as SourceFile
 from igg.codemap.language import language_of as language_of
 
@@ -114,8 +115,9 @@ def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
     return [named.get(f.path, f) if f.language is not None else f for f in files]
 
 
-def analyze(source: SourceFile, *, seconds: float | None = None) -> FileFacts:
-    """The facts of one file, by its language (raises ValueError for a language the agent does not read).
+def analyze(source: SourceFile, *, seconds: float | None = None, reads: Reads = "all") -> FileFacts:
+    """The facts of one file, by its language (raises ValueError for a language the agent does not read);
+    ``reads="imports"``: what its imports need alone (``Language.imports``).
 
     Never raises for what the file holds: the analysis runs under the per-file guard (``guard.guarded``), so a
     file that is too deep, too slow (``seconds``, default ``guard.FILE_SECONDS``) or breaks the analyzer comes
@@ -127,8 +129,14 @@ def analyze(source: SourceFile, *, seconds: float | None = None) -> FileFacts:
         raise ValueError(
             f"{source.path}: not a file of a language the code map reads (suffixes: {', '.join(LANGUAGES)})"
         )
+    reader = languages.get(language)
     facts = guarded(
-        languages.get(language).analyze, source.path, source.text, source.module, language, seconds=seconds
+        reader.imports if reads == "imports" else reader.analyze,
+        source.path,
+        source.text,
+        source.module,
+        language,
+        seconds=seconds,
     )
     try:
         facts.sha = content_hash(source.text)

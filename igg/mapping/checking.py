@@ -1,7 +1,8 @@
 """Rules judged on a source tree or a stored session, against a baseline commit when asked (``igg check``).
 
-``run_check`` reads the target's graph (a tree through the facts cache, ``igg.mapping.since.tree_state``; a
-session through ``igg.mapping.depgraph.session_depgraph``), runs the rules (``igg.rules.check``) and, with
+``run_check`` reads the target's graph (a tree through the facts cache, ``igg.mapping.since.tree_state``,
+mapped only as far as the rules read: ``tree_graph``; a session through
+``igg.mapping.depgraph.session_depgraph``), runs the rules (``igg.rules.check``) and, with
 ``since``, judges the tree at that commit too: a violation whose key the baseline also breaks is *known*,
 the others *new*, and the dependencies the change added and removed are listed. With ``new_only`` (the
 ratchet) only new violations fail the check; without it every error-severity violation does.
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from igg.codemap.cache import FactsCache
+from igg.codemap.language import Reads
 from igg.codemap.schema import load_code_schema
 from igg.errors import Problem, RequestInvalid
 from igg.graph.collector import collector_paused
@@ -25,8 +27,9 @@ from igg.rules.bounds import CheckBounds
 from igg.rules.check import check
 from igg.rules.depgraph import DepGraph
 from igg.rules.load import find_rules_file, load_rules
+from igg.rules.reads import needed_reads
 from igg.rules.report import CheckReport, RuleSummary, Violation
-from igg.rules.select import refuse_unmatched
+from igg.rules.select import refuse_unmatched, unmatched
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -82,8 +85,10 @@ def run_check(
     cache: FactsCache | None = None,
     schema: str | Path | None = None,
     package_prefix: str | None = None,
+    reads: Reads | None = None,
 ) -> CheckReport:
-    """Judge ``rules`` on ``paths`` (or on ``session`` of ``store``); see the module doc."""
+    """Judge ``rules`` on ``paths`` (or on ``session`` of ``store``); see the module doc. ``reads``: how far a
+    tree is mapped (default: as far as the rules read, ``tree_graph``; ``all`` maps it in full)."""
     if new_only and since is None:
         raise RequestInvalid(
             [
@@ -113,7 +118,9 @@ def run_check(
         target = f"session {session}"
     else:
         the_rules = resolve_rules(rules, paths, load_code_schema(schema).edge_types)
-        graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix).graph
+        graph, reads = tree_graph(
+            paths, cache, the_rules, schema=schema, package_prefix=package_prefix, reads=reads
+        )
         target = ", ".join(map(str, paths))
     bounds = CheckBounds.for_command_line()
     refuse_unmatched(graph, the_rules, bounds=bounds)
@@ -127,15 +134,42 @@ def run_check(
         new_only=new_only,
         nodes=len(graph.nodes),
         edges=len(graph.edges),
+        reads=reads if session is None else None,
     )
     if since is not None:
-        base = ref_state(paths, since, cache, schema=schema, package_prefix=package_prefix).graph
+        base = ref_state(paths, since, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph
         base_bounds = CheckBounds.for_command_line()
         _mark_known(violations, check(base, the_rules, base_bounds))
         bounds.truncated |= base_bounds.truncated
         report.added, report.removed = changes(base, graph)
     report.truncated = bounds.truncated
     return _summed(report, the_rules)
+
+
+def tree_graph(
+    paths: Sequence[Path],
+    cache: FactsCache,
+    rules: Sequence[Rule],
+    *,
+    schema: str | Path | None = None,
+    package_prefix: str | None = None,
+    reads: Reads | None = None,
+) -> tuple[DepGraph, Reads]:
+    """The rules' graph of ``paths`` mapped only as far as ``rules`` read (``igg.rules.reads.needed_reads``:
+    imports only, imports and tables, or all), and how far that was.
+
+    Falls back to the full map with a schema of the user's (which may place symbols elsewhere), and when a
+    selector picks nothing in the lighter graph (it may name a class or a function: the full map has it, or
+    the check refuses the selector with the full graph's names). ``reads`` given: that, with no fallback."""
+    if reads is not None:
+        graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph
+        return graph, reads
+    reads = needed_reads(rules) if schema is None else "all"
+    graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph
+    if reads != "all" and unmatched(graph, rules, CheckBounds.for_command_line()):
+        reads = "all"
+        graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix).graph
+    return graph, reads
 
 
 def _mark_known(violations: list[Violation], baseline: list[Violation]) -> None:
@@ -192,8 +226,10 @@ def graph_of(
     store: str | Path | None = None,
     session: str | None = None,
     cache: FactsCache | None = None,
+    reads: Reads = "all",
 ) -> DepGraph:
-    """The rules' graph of ``paths`` or of ``session`` of ``store``."""
+    """The rules' graph of ``paths`` (mapped only as far as ``reads``, ``igg.rules.reads``) or of ``session``
+    of ``store``."""
     if session is not None:
         if store is None:
             raise RequestInvalid(
@@ -201,4 +237,4 @@ def graph_of(
                 source="the command line",
             )
         return session_depgraph(store, session)[0]
-    return tree_state(paths, cache or FactsCache(None)).graph
+    return tree_state(paths, cache or FactsCache(None), reads=reads).graph

@@ -27,6 +27,7 @@ from igg.codemap import AGENT_MODES
 from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import FileFacts, mentioned_names
+from igg.codemap.language import Reads
 from igg.codemap.link import CodeModel, link
 from igg.codemap.schema import load_code_schema
 from igg.codemap.sources import SourceFile, analyze, with_modules
@@ -87,9 +88,9 @@ def _paused(function: Callable[P, R]) -> Callable[P, R]:
     return paused
 
 
-def _parse_batch(batch: Sequence[SourceFile], named: bool = False) -> list[FileFacts]:
+def _parse_batch(batch: Sequence[SourceFile], named: bool = False, reads: Reads = "all") -> list[FileFacts]:
     with collector_paused():
-        out = [analyze(s) for s in batch]
+        out = [analyze(s, reads=reads) for s in batch]
         if named:
             for f in out:
                 try:
@@ -110,6 +111,7 @@ def parse_all(
     parsed: list[str] | None = None,
     named: bool = False,
     bodies: bool = True,
+    reads: Reads = "all",
 ) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
@@ -118,15 +120,19 @@ def parse_all(
     instead of a local process pool, whatever the number of files; ``jobs`` is then its worker count.
     With ``cache``, files whose content it knows are not parsed again (``counts``: parsed, cached; ``parsed``:
     the paths of the files parsed, appended; the facts parsed then carry ``names``, as ``named`` asks;
-    ``bodies=False``: the facts taken from the cache lack their bodies, see ``FactsCache.get_many``)."""
+    ``bodies=False``: the facts taken from the cache lack their bodies, see ``FactsCache.get_many``).
+    ``reads="imports"``: each file's imports alone (``Language.imports``; cached under keys of their own when
+    its language reads less for them, see ``FactsCache.key``)."""
     files = with_modules(files)
     if cache is not None:
-        keys = [FactsCache.key(f.path, f.module, content_hash(f.text)) for f in files]
+        keys = [FactsCache.key(f.path, f.module, content_hash(f.text), reads) for f in files]
         known = cache.get_many(keys, bodies=bodies)
         todo = [f for f, k in zip(files, known, strict=True) if k is None]
         if parsed is not None:
             parsed.extend(f.path for f in todo)
-        new, used = parse_all(todo, jobs=jobs, on_parsed=on_parsed, executor=executor, named=True)
+        new, used = parse_all(
+            todo, jobs=jobs, on_parsed=on_parsed, executor=executor, named=True, reads=reads
+        )
         cache.put_many(
             (k, p)
             for k, p in zip((k for k, c in zip(keys, known, strict=True) if c is None), new, strict=True)
@@ -141,16 +147,16 @@ def parse_all(
         parsed.extend(f.path for f in files)
     jobs = jobs or os.cpu_count() or 1
     if executor is not None:
-        return _parse_on(executor, files, jobs, on_parsed, named), jobs
+        return _parse_on(executor, files, jobs, on_parsed, named, reads), jobs
     if jobs <= 1 or len(files) < POOL_THRESHOLD:
         out = []
         for s in files:
-            out.extend(_parse_batch([s], named))
+            out.extend(_parse_batch([s], named, reads))
             if on_parsed is not None:
                 on_parsed(1)
         return out, 1
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return _parse_on(pool, files, jobs, on_parsed, named), jobs
+        return _parse_on(pool, files, jobs, on_parsed, named, reads), jobs
 
 
 def _parse_on(
@@ -159,23 +165,26 @@ def _parse_on(
     jobs: int,
     on_parsed: Callable[[int], Any] | None,
     named: bool = False,
+    reads: Reads = "all",
 ) -> list[FileFacts]:
     size = max(8, min(64, len(files) // (jobs * 4) or 1))
     batches = [files[i : i + size] for i in range(0, len(files), size)]
     results: list[list[FileFacts] | None] = [None] * len(batches)
-    futures = {executor.submit(_parse_batch, b, named): i for i, b in enumerate(batches)}
+    futures = {executor.submit(_parse_batch, b, named, reads): i for i, b in enumerate(batches)}
     for future in as_completed(futures):
         i = futures[future]
         try:
             results[i] = future.result()
         except Exception as exc:  # noqa: BLE001 - a process that died (or a worker lost): its files alone again
-            results[i] = _parse_alone(batches[i], named, exc)
+            results[i] = _parse_alone(batches[i], named, exc, reads)
         if on_parsed is not None:
             on_parsed(len(batches[i]))
     return [f for batch in results for f in batch or ()]
 
 
-def _parse_alone(batch: Sequence[SourceFile], named: bool, exc: BaseException) -> list[FileFacts]:
+def _parse_alone(
+    batch: Sequence[SourceFile], named: bool, exc: BaseException, reads: Reads = "all"
+) -> list[FileFacts]:
     """The files of a batch whose parse process failed (``exc``), each parsed in a process of its own, so that
     the file that kills a process (a crash in a parser's native code) is the one left partial."""
     from igg.codemap.guard import header_facts
@@ -186,7 +195,7 @@ def _parse_alone(batch: Sequence[SourceFile], named: bool, exc: BaseException) -
         for source in batch:
             pool = pool or ProcessPoolExecutor(max_workers=1)
             try:
-                out.extend(pool.submit(_parse_batch, [source], named).result())
+                out.extend(pool.submit(_parse_batch, [source], named, reads).result())
                 continue
             except Exception as again:  # noqa: BLE001 - this file is the one
                 pool.shutdown(wait=False, cancel_futures=True)

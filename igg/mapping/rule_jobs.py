@@ -87,23 +87,25 @@ def cycles(
 ) -> list[Violation]:
     """The cycles at ``level`` (module, package or type) over ``edges`` among the nodes ``select`` picks, each
     as the ``acyclic`` rule reports it: its members, one cycle's edges, and the edges whose removal breaks it.
-    ``exclude_type_checking``: type-only imports (``if TYPE_CHECKING:``, ``import type``) left out."""
+    ``exclude_type_checking``: type-only imports (``if TYPE_CHECKING:``, ``import type``) left out. A tree is
+    mapped only as far as the rule reads (``igg.rules.reads``: its imports, at the module and package levels
+    over IMPORTS)."""
     from igg.mapping.checking import cycles_rule, graph_of
     from igg.rules.bounds import CheckBounds
     from igg.rules.check import check_rule
+    from igg.rules.reads import rule_reads
 
+    rule = cycles_rule(level, edges, select, external, exclude_type_checking)
     cache = facts_cache(store) if session is None else None
     try:
         store_path = store_text_of(store) if store is not None else None
-        graph = graph_of(paths=list(paths), store=store_path, session=session, cache=cache)
+        graph = graph_of(
+            paths=list(paths), store=store_path, session=session, cache=cache, reads=rule_reads(rule)
+        )
     finally:
         if cache is not None:
             cache.close()
-    return check_rule(
-        graph,
-        cycles_rule(level, edges, select, external, exclude_type_checking),
-        CheckBounds.for_command_line(),
-    )
+    return check_rule(graph, rule, CheckBounds.for_command_line())
 
 
 def dependency_changes(

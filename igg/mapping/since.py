@@ -26,6 +26,7 @@ from typing import IO
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache
+from igg.codemap.language import Reads
 from igg.codemap.link import CodeModel, link
 from igg.codemap.schema import load_code_schema
 from igg.codemap.walk import DEFAULT_MAX_BYTES, walk
@@ -60,8 +61,10 @@ def tree_state(
     max_bytes: int = DEFAULT_MAX_BYTES,
     package_prefix: str | None = None,
     schema: str | Path | None = None,
+    reads: Reads = "all",
 ) -> TreeState:
-    """Walk, parse (what ``cache`` lacks) and link ``paths``; place the result in the code schema."""
+    """Walk, parse (what ``cache`` lacks) and link ``paths``; place the result in the code schema.
+    ``reads`` (``igg.rules.reads``): only as much as that (``imports``: each file's imports, linked)."""
     walked = walk(list(paths), max_bytes=max_bytes, package_prefix=package_prefix)
     if not any(not languages.is_config(f.path) for f in walked.files):
         raise RequestInvalid(
@@ -69,8 +72,8 @@ def tree_state(
             source="the command line",
         )
     counts: dict[str, int] = {}
-    facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False)
-    model = link(facts)
+    facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False, reads=reads)
+    model = link(facts, reads=reads)
     graph = model_graph(model, load_code_schema(schema).compile())
     return TreeState(model=model, graph=graph, files=len(walked.files), parsed=counts.get("parsed", 0))
 

@@ -118,6 +118,9 @@ class CheckReport(BaseModel):
     """Dependencies the change removed (with ``since``)."""
     nodes: int = 0
     edges: int = 0
+    reads: Literal["imports", "tables", "all"] | None = None
+    """How much of a source tree was mapped for the rules (``igg.rules.reads``): its imports, its imports and
+    tables, or all of it (``nodes`` and ``edges`` count that graph); None for a stored session."""
     truncated: bool = False
     """The check stopped at one of its bounds (``igg.rules.bounds``: violations, the edges along their paths,
     nodes and edges visited): violations were left out, and each rule's count is a lower bound."""

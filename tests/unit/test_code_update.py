@@ -109,9 +109,9 @@ def test_update_parses_only_changed_files_and_equals_a_fresh_map(
     parsed: list[str] = []
     real = igg.mapping.prepare.analyze
 
-    def counting(source: Any) -> Any:
+    def counting(source: Any, **options: Any) -> Any:
         parsed.append(source.path)
-        return real(source)
+        return real(source, **options)
 
     monkeypatch.setattr(igg.mapping.prepare, "analyze", counting)
     code, out, err = cli(

@@ -54,6 +54,16 @@ class Go(Language):
 
         return analyze_go(path, text, module)
 
+    lighter_imports = True
+
+    def imports(self, path: str, text: str, module: str | None) -> FileFacts:
+        """The package clause and the imports: Go resolves an import path by the packages' paths alone."""
+        if path.rpartition("/")[2] in CONFIG_NAMES:
+            return self.config(path, text)
+        from igg.codemap.go.analyze import analyze_go
+
+        return analyze_go(path, text, module, imports_only=True)
+
     @staticmethod
     def config(path: str, text: str) -> FileFacts:
         """A ``go.mod`` or ``go.work`` as linking reads it."""

@@ -108,7 +108,8 @@ class _Analyzer:
         self.closures = Closures()
 
     # ---- declarations --------------------------------------------------------------------------------
-    def declarations(self, root: Any) -> None:
+    def declarations(self, root: Any, imports_only: bool = False) -> None:
+        """The package clause, the imports and (unless ``imports_only``) the declarations of the file."""
         name = None
         for node in root.named_children:
             if node.type == "package_clause":
@@ -126,6 +127,8 @@ class _Analyzer:
             if kind == "import_declaration":
                 for spec in _specs(node, "import_spec"):
                     self.import_(spec)
+            elif imports_only:
+                continue
             elif kind == "type_declaration":
                 for spec in node.named_children:
                     if spec.type in ("type_spec", "type_alias"):
@@ -569,17 +572,19 @@ def _generic_args(typed: Any) -> dict[str, str]:
     return {}
 
 
-def analyze_go(path: str, text: str, module: str | None = None) -> FileFacts:
-    """The facts of one Go file (a syntax error keeps what tree-sitter recovered)."""
+def analyze_go(path: str, text: str, module: str | None = None, *, imports_only: bool = False) -> FileFacts:
+    """The facts of one Go file (a syntax error keeps what tree-sitter recovered); ``imports_only``: its
+    package and imports alone (what linking its imports reads: import paths and package clauses)."""
     parser, query = grammar()
     tree = parser.parse(text.encode("utf-8", "surrogatepass"))
     analyzer = _Analyzer(path, text, module)
-    analyzer.declarations(tree.root_node)
-    analyzer.bodies(tree.root_node, query)
+    analyzer.declarations(tree.root_node, imports_only)
+    if not imports_only:
+        analyzer.bodies(tree.root_node, query)
     facts = analyzer.facts
     if tree.root_node.has_error:
         facts.error = "syntax error (tree-sitter recovered; facts may be partial)"
         facts.error_line = first_error_line(tree.root_node)
-    if hinted(text) and not is_test(path):
+    if not imports_only and hinted(text) and not is_test(path):
         facts.http = http_facts(tree.root_node, facts, Columns(text))
     return facts

@@ -49,6 +49,14 @@ class Python(Language):
             facts.types, facts.callables, facts.flow = [], [], None
         return facts
 
+    lighter_imports = True
+
+    def imports(self, path: str, text: str, module: str | None) -> FileFacts:
+        """The module and its imports: Python resolves an import by module names alone."""
+        from igg.codemap.python.analyze import analyze_python
+
+        return analyze_python(path, text, module, imports_only=True)
+
     def header(self, path: str, text: str, module: str | None) -> FileFacts:
         from igg.codemap.python.analyze import module_name
 

@@ -103,11 +103,12 @@ _TYPE_CHECKING = frozenset(
 )
 
 
-def _type_checking_only(body: list[ast.stmt]) -> set[int]:
+def _type_checking_only(statements: list[ast.stmt]) -> set[int]:
     """Ids of the statements that run only under a type checker: those nested in the body of an
-    ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), as grimp reads them; its ``else`` runs."""
+    ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), as grimp reads them; its ``else`` runs.
+    ``statements``: every statement of the module (``_statements``)."""
     out: set[int] = set()
-    for node in _statements(body):
+    for node in statements:
         if isinstance(node, ast.If) and dotted(node.test) in _TYPE_CHECKING:
             out.update(id(inner) for inner in _statements(node.body))
     return out
@@ -214,8 +215,29 @@ class _Analyzer:
     def run(self) -> FileFacts:
         body = self.tree.body
         self._constants(body, prefix="")
-        typing_only = _type_checking_only(body)
-        for node in _statements(self.tree.body):
+        self.imports()
+        top = _module_level(body)
+        for node in top:
+            if isinstance(node, ast.ClassDef):
+                self._class(node, outer=None)
+        for group in _functions(top):
+            self._callable(group, owner=None)
+        facts = self.facts
+        facts.flow = FlowBuilder(
+            decl_of=self._decl_of,
+            callables=facts.callables,
+            types=facts.types,
+            module=self.module,
+            column=self.column,
+            absolute=self._absolute,
+        ).build(self.tree)
+        return facts
+
+    def imports(self) -> FileFacts:
+        """The facts with every import of the file (wherever it stands), in source order."""
+        statements = _statements(self.tree.body)
+        typing_only = _type_checking_only(statements)
+        for node in statements:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     # import a.b.c: the dotted name a.b.c refers to that module (name lookup matches prefixes)
@@ -258,22 +280,7 @@ class _Analyzer:
                                 type_only=type_only,
                             )
                         )
-        top = _module_level(body)
-        for node in top:
-            if isinstance(node, ast.ClassDef):
-                self._class(node, outer=None)
-        for group in _functions(top):
-            self._callable(group, owner=None)
-        facts = self.facts
-        facts.flow = FlowBuilder(
-            decl_of=self._decl_of,
-            callables=facts.callables,
-            types=facts.types,
-            module=self.module,
-            column=self.column,
-            absolute=self._absolute,
-        ).build(self.tree)
-        return facts
+        return self.facts
 
     def _absolute(self, module: str | None, level: int) -> str | None:
         if level == 0:
@@ -401,9 +408,12 @@ class _Analyzer:
                         )
 
 
-def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts:
+def analyze_python(
+    path: str, text: str, module: str | None = None, *, imports_only: bool = False
+) -> FileFacts:
     """The facts of one Python file (``module``: its dotted name, default from its path); a file that does
-    not parse yields empty facts with ``error`` set."""
+    not parse yields empty facts with ``error`` set. ``imports_only``: its module, imports and line count
+    alone (what linking its imports reads: Python resolves them by module names, not declarations)."""
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
@@ -413,8 +423,9 @@ def analyze_python(path: str, text: str, module: str | None = None) -> FileFacts
         facts.error_line = getattr(exc, "lineno", None)
         return facts
     columns = Columns(text)
-    facts = _Analyzer(path, tree, columns, module).run()
+    analyzer = _Analyzer(path, tree, columns, module)
+    facts = analyzer.imports() if imports_only else analyzer.run()
     facts.lines = text.count("\n") + 1
-    if hinted(text) and not is_test(path):
+    if not imports_only and hinted(text) and not is_test(path):
         facts.http = http_facts(tree, facts, columns)
     return facts
