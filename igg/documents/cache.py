@@ -1,6 +1,6 @@
 """Agent answers kept in the session store, so an unchanged document costs no agent call.
 
-Three tables of the store (``igg.store.schema``, since schema 4): ``answers``, a row per chunk's answer, keyed by
+Three tables of the store (``igg.store.schema``, schema 4 on): ``answers``, a row per chunk's answer, keyed by
 the sha256 of what the answer depends on (``answer_key``: the chunk's text, the schema, the goal,
 ``PROMPT_VERSION`` and the agent's identity, its kind and model); ``document_answers``, a document's answers
 (every chunk's) by its content hash (``document_key``); ``answer_mentions``, which document's answers refer to

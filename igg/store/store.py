@@ -19,13 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from igg.errors import (
-    SessionBusy,
-    SessionError,
-    SessionExists,
-    SessionNotFound,
-    SessionRefused,
-)
+from igg.errors import SessionBusy, SessionError, SessionExists, SessionNotFound, SessionRefused
 from igg.graph.journal import Mutation, NodesMerged, read_mutation
 from igg.graph.state import GraphState
 from igg.io.files import protect
@@ -167,10 +161,8 @@ class SessionStore:
                 owner,
             ),
         )
-        conn.execute(  # a table of its own: every step updates the sessions row (see igg.store.schema)
-            "INSERT INTO requests (session_id, request) VALUES (?, ?)",
-            (session_id, codec.request_to_json(request)),
-        )
+        request_json = codec.request_to_json(request)  # in a table of its own: see igg.store.schema
+        conn.execute("INSERT INTO requests (session_id, request) VALUES (?, ?)", (session_id, request_json))
 
     def claim(self, session_id: str, owner: str, *, force: bool = False) -> SessionInfo:
         """Make ``owner`` the writer of an unfinished session (resume). Refuses a finished session, and one
