@@ -321,6 +321,11 @@ def _schema(request: Request) -> list[str]:
     if schema.edge_patterns:
         patterns = "; ".join(f"{p.from_} -{p.type}-> {p.to}" for p in schema.edge_patterns)
         lines.append(f"Allowed edge patterns: {patterns} (edge types not named here are free)")
+        if request.config.entity_typing == "schema":
+            lines.append(
+                "Entity typing: an ADD_EDGE end that names no node yet is added, typed by these patterns "
+                '(no ADD_NODE needed); give "label" in the reference when several types fit.'
+            )
     if schema.completeness:
         lines.append("Completeness rules: " + "; ".join(describe_rule(r) for r in schema.completeness))
     if schema.valid_time:

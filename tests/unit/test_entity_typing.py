@@ -170,3 +170,27 @@ def test_a_document_build_refuses_entity_typing_it_would_not_apply(tmp_path):
     with pytest.raises(RequestInvalid, match="config.entity_typing"):
         build_documents(request, ScriptedAgent([]), [docs], tmp_path / "s.sqlite", agent_name="script")
     assert not (tmp_path / "s.sqlite").exists()  # refused before any session is stored
+
+
+def test_the_observation_tells_the_agent_it_may_skip_add_node():
+    from igg.graph.state import GraphState as State
+    from igg.observe.render import render_observation
+
+    on = Request.model_validate(
+        {"goal_prompt": "people", "config": {"schema": SCHEMA, "entity_typing": "schema"}}
+    )
+    off = Request.model_validate({"goal_prompt": "people", "config": {"schema": SCHEMA}})
+    shown = [
+        render_observation(
+            request=r,
+            state=State(r.config.schema_.compile()),
+            iteration=1,
+            last_verdicts=[],
+            last_error=None,
+            chunk=None,
+            todos=[],
+        )[0]
+        for r in (on, off)
+    ]
+    assert "Entity typing: an ADD_EDGE end that names no node yet is added" in shown[0]
+    assert "Entity typing" not in shown[1]
