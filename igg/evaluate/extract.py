@@ -1,7 +1,8 @@
 """Extracting with an agent through the normal loop (``igg eval text2kg --agent SPEC``).
 
 Each test sentence is a request of its own (the sentence as ``context_data``, the ontology's schema,
-``config.grounding: "values"``), run to its stop reason. A ``script:DIR`` agent reads each sentence's
+``config.grounding: "values"``, ``config.entity_typing: "schema"``: an edge may name entities not added yet,
+typed by the relation's domain and range, as the replay's are), run to its stop reason. A ``script:DIR`` agent reads each sentence's
 transcript from ``DIR/<sentence id>.jsonl`` (a transcript answers iteration N with its turn N, so each
 sentence needs its own); any other spec makes one agent per sentence (no state carried from one sentence to
 the next). What the agent proposed (every edge and datatype property its actions wrote) is the raw answer;
@@ -44,6 +45,7 @@ def sentence_request(schema: Schema, sentence: str, sentence_id: str, max_iterat
             "config": {
                 "schema": schema.model_dump(by_alias=True, exclude_defaults=True),
                 "grounding": "values",
+                "entity_typing": "schema",
                 "max_iterations": max_iterations,
                 "stuck_after": max_iterations,
             },

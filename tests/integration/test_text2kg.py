@@ -284,6 +284,12 @@ def test_an_agent_extracts_through_the_loop_with_the_imported_schema(tmp_path):
                         "from": {"name": "London"},
                         "to": {"name": "London"},
                     },
+                    {  # entities not added yet: typed by the relation's domain and range (Scientist)
+                        "type": "ADD_EDGE",
+                        "label": "doctoralAdvisor",
+                        "from": {"name": "Ada Lovelace"},
+                        "to": {"name": "Augustus De Morgan"},
+                    },
                 ],
             },
         ],
@@ -296,6 +302,7 @@ def test_an_agent_extracts_through_the_loop_with_the_imported_schema(tmp_path):
             "id": "s1",
             "triples": [
                 ["Ada Lovelace", "birth_place", "London"],
+                ["Ada Lovelace", "doctoralAdvisor", "Augustus De Morgan"],
                 ["Ada Lovelace", "birthDate", "1815-12-10"],
             ],
         },
@@ -304,10 +311,11 @@ def test_an_agent_extracts_through_the_loop_with_the_imported_schema(tmp_path):
     ]
     assert (
         report["mode"] == "agent"
-        and report["counts"]["triples"] == 3
+        and report["counts"]["triples"] == 4
         and report["counts"]["invalid_turns"] == 1
     )
-    assert [v["code"] for v in report["verdicts"]["s1"]] == ["SELF_LOOP_FORBIDDEN"]
+    # London is a City: as a birth_place's subject it would be a Person, which the ontology makes disjoint
+    assert [v["code"] for v in report["verdicts"]["s1"]] == ["TYPE_CONFLICT"]
     assert (
         report["verdicts"]["s3"][0]["code"] == "INVALID_TURN"
         and "s3.jsonl" in report["verdicts"]["s3"][0]["message"]
