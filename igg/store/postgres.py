@@ -8,8 +8,9 @@ the session's row first, which locks it, so two processes never number two steps
 failure, a deadlock, a lost connection or a database that is restarting is retried with backoff for up to
 ``RETRY_SECONDS``, then reported as a ``SessionError``; but a write whose COMMIT met a broken connection is
 not run again (the server may have kept it: a step would be stored twice): it fails at once with a
-``SessionError`` saying so. The pool checks a connection before handing it out, so a restarted database is
-reconnected to. The URL's password never appears in a message: the store is named by ``PostgresURL``'s masked
+``SessionError`` saying so. A transaction runs in pipeline mode (a step's write is two round trips: BEGIN with
+the session row's update, then the rest with the COMMIT). The pool checks a connection before handing it out
+without a round trip (``_check_alive``), so a restarted database is reconnected to. The URL's password never appears in a message: the store is named by ``PostgresURL``'s masked
 text, and a driver message quoting the password has it replaced.
 """
 
@@ -85,6 +86,19 @@ class _CommitLost(Exception):
         self.cause = cause
 
 
+def _check_alive(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection it hands out, without a round trip: what the server sent since (a
+    restarting server's goodbye, the end of the stream) is read without waiting, and a connection found closed
+    or broken raises, so the pool drops it and hands out another. A connection that dies unseen fails its
+    transaction's first statements, which are retried on another (never its COMMIT: see ``_transaction``)."""
+    if conn.closed or conn.broken:
+        raise psycopg.OperationalError("the connection is closed")
+    pgconn = conn.pgconn
+    pgconn.consume_input()  # raises OperationalError when the server closed the connection
+    if pgconn.status != psycopg.pq.ConnStatus.OK:
+        raise psycopg.OperationalError("the connection is broken")
+
+
 @lru_cache(maxsize=512)
 def pg_sql(sql: str) -> str:
     """The store's SQL with psycopg's placeholders: ``%`` doubled, ``?`` as ``%s`` (no statement of the store
@@ -126,7 +140,7 @@ class PostgresDatabase:
             max_size=max_size,
             open=True,
             kwargs={"autocommit": True},
-            check=ConnectionPool.check_connection,
+            check=_check_alive,
             name="igg-store",
             timeout=CONNECT_SECONDS,
         )
@@ -208,23 +222,29 @@ class PostgresDatabase:
 
     # ---- transactions --------------------------------------------------------------------------------
     def _transaction(self, conn: psycopg.Connection[Any], begin: str, work: Callable[[Connection], T]) -> T:
+        """``work`` between ``begin`` and COMMIT, in pipeline mode: BEGIN travels with the first statement
+        whose rows ``work`` reads, and the statements after the last such read travel with the COMMIT (a
+        step's write is two round trips, not one per statement). An error before the COMMIT was queued rolls
+        back; one after it, on a connection that broke, is ``_CommitLost`` for a write (the server may have
+        committed); a statement the server refused (the connection still sound) aborted the pipeline before
+        the COMMIT, so nothing was kept: it rolls back."""
         if not begin:  # one statement of a read, on its own
             return work(PgConnection(conn))
-        conn.execute(begin)
+        committing = False
         try:
-            result = work(PgConnection(conn))
-        except BaseException:
+            with conn.pipeline():
+                conn.execute(begin)
+                result = work(PgConnection(conn))
+                committing = True
+                conn.execute("COMMIT")
+        except BaseException as exc:
+            if committing and begin == "BEGIN" and conn.broken and isinstance(exc, psycopg.Error):
+                raise _CommitLost(exc) from None  # the server may have committed before the connection broke
             if not conn.closed:
                 try:
                     conn.execute("ROLLBACK")
                 except psycopg.Error:
                     pass  # the connection broke: the server rolled the transaction back
-            raise
-        try:
-            conn.execute("COMMIT")
-        except psycopg.OperationalError as exc:
-            if begin == "BEGIN":  # a write: the server may have committed it before the connection broke
-                raise _CommitLost(exc) from None
             raise
         return result
 
