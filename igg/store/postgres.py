@@ -10,8 +10,9 @@ failure, a deadlock, a lost connection or a database that is restarting is retri
 not run again (the server may have kept it: a step would be stored twice): it fails at once with a
 ``SessionError`` saying so. A transaction runs in pipeline mode (a step's write is two round trips: BEGIN with
 the session row's update, then the rest with the COMMIT). The pool checks a connection before handing it out
-without a round trip (``_check_alive``), so a restarted database is reconnected to. The URL's password never appears in a message: the store is named by ``PostgresURL``'s masked
-text, and a driver message quoting the password has it replaced.
+without a round trip (``_check_alive``), so a restarted database is reconnected to. The URL's password never
+appears in a message: the store is named by ``PostgresURL``'s masked text, and a driver message quoting the
+password has it replaced.
 """
 
 from __future__ import annotations
@@ -91,12 +92,20 @@ def _check_alive(conn: psycopg.Connection[Any]) -> None:
     restarting server's goodbye, the end of the stream) is read without waiting, and a connection found closed
     or broken raises, so the pool drops it and hands out another. A connection that dies unseen fails its
     transaction's first statements, which are retried on another (never its COMMIT: see ``_transaction``)."""
-    if conn.closed or conn.broken:
-        raise psycopg.OperationalError("the connection is closed")
-    pgconn = conn.pgconn
-    pgconn.consume_input()  # raises OperationalError when the server closed the connection
-    if pgconn.status != psycopg.pq.ConnStatus.OK:
+    if not _sound(conn):
+        raise psycopg.OperationalError("the connection is closed or broken")
+    # raises OperationalError once it meets the end of the stream; a server closing a connection sends a
+    # message first, which one read takes in, so a second one finds the end (a sound connection: no data)
+    conn.pgconn.consume_input()
+    conn.pgconn.consume_input()
+    if not _sound(conn):
         raise psycopg.OperationalError("the connection is broken")
+
+
+def _sound(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the connection still talks to the server (an error it reported was then the server's
+    answer)."""
+    return not (conn.closed or conn.broken) and conn.pgconn.status == psycopg.pq.ConnStatus.OK
 
 
 @lru_cache(maxsize=512)
@@ -238,7 +247,7 @@ class PostgresDatabase:
                 committing = True
                 conn.execute("COMMIT")
         except BaseException as exc:
-            if committing and begin == "BEGIN" and conn.broken and isinstance(exc, psycopg.Error):
+            if committing and begin == "BEGIN" and isinstance(exc, psycopg.Error) and not _sound(conn):
                 raise _CommitLost(exc) from None  # the server may have committed before the connection broke
             if not conn.closed:
                 try:

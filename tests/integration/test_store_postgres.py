@@ -201,3 +201,46 @@ def test_a_write_whose_commit_loses_its_connection_is_not_run_again(postgres_url
     assert runs == [1]
     assert db.write(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
     db.close()
+
+
+def test_a_statement_refused_with_the_commit_in_its_pipeline_rolls_back_and_is_retried(postgres_url: str):
+    """The step's last statements travel with its COMMIT: one the server refuses (a duplicate key) aborts them
+    before the COMMIT, so nothing is kept; the connection is sound, so it is not taken for a lost commit, and
+    a uniqueness race is retried as before."""
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as setup:
+        setup.execute("CREATE TABLE pipelined (a int PRIMARY KEY)")
+    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    runs: list[int] = []
+
+    def work(conn: Any) -> None:
+        runs.append(1)
+        conn.execute("INSERT INTO pipelined VALUES (2)")
+        conn.execute("INSERT INTO pipelined VALUES (1)")
+        conn.execute("INSERT INTO pipelined VALUES (1)")  # its error arrives with the COMMIT's round trip
+
+    with pytest.raises(SessionError, match="duplicate key") as refused:
+        db.write(work)
+    assert "may or may not have been kept" not in str(refused.value)
+    assert len(runs) == 4  # the first attempt and three retries of a uniqueness race
+    assert db.read(lambda c: c.execute("SELECT count(*) FROM pipelined").fetchone()[0]) == 0
+    assert db.write(lambda c: c.execute("INSERT INTO pipelined VALUES (3) RETURNING a").fetchone()[0]) == 3
+    db.close()
+
+
+def test_the_pool_hands_out_no_connection_whose_server_end_is_gone(postgres_url: str):
+    """The pool's check costs no round trip, yet a connection whose backend was terminated is refused (and a
+    sound one passes), so the next transaction runs on a fresh connection."""
+    import psycopg
+
+    from igg.store.postgres import _check_alive
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        _check_alive(conn)
+        pid = conn.info.backend_pid
+        with psycopg.connect(postgres_url, autocommit=True) as other:
+            other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        time.sleep(0.2)
+        with pytest.raises(psycopg.OperationalError):
+            _check_alive(conn)
