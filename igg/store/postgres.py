@@ -17,6 +17,7 @@ password has it replaced.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -115,6 +116,25 @@ def pg_sql(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
+MULTI_ROW_MAX = 1000
+"""Most rows one multi-row ``INSERT`` writes (``PgConnection.executemany``)."""
+
+_MAX_PARAMETERS = 65535
+"""Most parameters one statement may have (the protocol counts them in 16 bits)."""
+
+_PLAIN_INSERT = re.compile(r"INSERT INTO \w+ \([\w, ]+\) VALUES (\(\?(?:, \?)*\))")
+"""An ``INSERT`` of one row of placeholders and nothing after (no ``ON CONFLICT``, no ``RETURNING``): as
+many rows in one statement mean the same as one statement per row."""
+
+
+@lru_cache(maxsize=256)
+def multi_row(sql: str, width: int, rows: int) -> str:
+    """``INSERT INTO t (...) VALUES (?, ...)`` for ``rows`` rows of ``width`` values, psycopg's way."""
+    head = pg_sql(sql).rsplit(" VALUES ", 1)[0]
+    one = "(" + ", ".join(["%s"] * width) + ")"
+    return f"{head} VALUES {', '.join([one] * rows)}"
+
+
 class PgConnection:
     """A psycopg connection inside a transaction, taking the store's ``?`` placeholders."""
 
@@ -126,11 +146,22 @@ class PgConnection:
         return self.conn.execute(pg_sql(sql), parameters)
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> None:
-        """Run one statement once per row (psycopg pipelines them: one round trip, not one per row)."""
+        """Run one statement once per row: a plain ``INSERT INTO t (...) VALUES (?, ...)`` as one statement
+        of many rows (``multi_row``: one statement for psycopg to send, not one per row), any other statement
+        once per row (psycopg pipelines them: one round trip, not one per row)."""
         rows = list(parameters)
-        if rows:
+        if not rows:
+            return
+        plain = _PLAIN_INSERT.fullmatch(sql)
+        if plain is None:
             with self.conn.cursor() as cursor:
                 cursor.executemany(pg_sql(sql), rows)
+            return
+        width = plain.group(1).count("?")
+        per = max(1, min(MULTI_ROW_MAX, _MAX_PARAMETERS // width))
+        for at in range(0, len(rows), per):
+            batch = rows[at : at + per]
+            self.conn.execute(multi_row(sql, width, len(batch)), [v for row in batch for v in row])
 
 
 class PostgresDatabase:

@@ -244,3 +244,50 @@ def test_the_pool_hands_out_no_connection_whose_server_end_is_gone(postgres_url:
         time.sleep(0.2)
         with pytest.raises(psycopg.OperationalError):
             _check_alive(conn)
+
+
+def test_a_plain_insert_of_many_rows_stores_what_one_insert_per_row_stores(postgres_url: str):
+    """``executemany`` of a plain INSERT writes its rows as multi-row statements (``MULTI_ROW_MAX`` a
+    statement): the same rows, values and types as one INSERT per row; an INSERT with ``ON CONFLICT`` still
+    runs once per row."""
+    import psycopg
+
+    from igg.store import postgres
+
+    with psycopg.connect(postgres_url, autocommit=True) as setup:
+        for name in ("many_rows", "one_row"):
+            setup.execute(
+                f"CREATE TABLE {name} (k integer PRIMARY KEY, big bigint, text_ text, flag boolean,"  # type: ignore[arg-type]
+                " x double precision)"
+            )
+    rows = [
+        (
+            i,
+            None if i % 7 == 0 else i * 3_000_000_000 * (-1) ** i,
+            None if i % 5 == 0 else f"v{i}é",
+            i % 2 == 0,
+            i / 3,
+        )
+        for i in range(postgres.MULTI_ROW_MAX * 2 + 3)
+    ]
+    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    db.write(
+        lambda c: c.executemany("INSERT INTO many_rows (k, big, text_, flag, x) VALUES (?, ?, ?, ?, ?)", rows)
+    )
+
+    def one_by_one(c: Any) -> None:
+        for row in rows:
+            c.execute("INSERT INTO one_row (k, big, text_, flag, x) VALUES (?, ?, ?, ?, ?)", row)
+
+    db.write(one_by_one)
+    many = db.read(lambda c: c.execute("SELECT * FROM many_rows ORDER BY k").fetchall())
+    one = db.read(lambda c: c.execute("SELECT * FROM one_row ORDER BY k").fetchall())
+    assert many == one and len(many) == len(rows) and many[3] == rows[3]
+    upsert = (
+        "INSERT INTO many_rows (k, big, text_, flag, x) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (k) DO UPDATE SET x = 0"
+    )
+    twice = [(1, 1, "a", True, 1.0), (1, 1, "a", True, 1.0)]  # one statement could not update a row twice
+    db.write(lambda c: c.executemany(upsert, twice))
+    assert db.read(lambda c: c.execute("SELECT x FROM many_rows WHERE k = 1").fetchone()[0]) == 0
+    db.close()
