@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
@@ -45,6 +45,9 @@ unreachable (a restart) before it fails with a ``SessionError``."""
 
 CONNECT_SECONDS = 5.0
 """How long opening a store waits for its database to accept connections."""
+
+_PIPELINE = psycopg.Pipeline.is_supported()
+"""Whether this libpq has pipeline mode (14 and later; psycopg's binary wheels bring their own)."""
 
 _RETRY_CLASSES = (
     pg_errors.SerializationFailure,
@@ -267,12 +270,12 @@ class PostgresDatabase:
         step's write is two round trips, not one per statement). An error before the COMMIT was queued rolls
         back; one after it, on a connection that broke, is ``_CommitLost`` for a write (the server may have
         committed); a statement the server refused (the connection still sound) aborted the pipeline before
-        the COMMIT, so nothing was kept: it rolls back."""
+        the COMMIT, so nothing was kept: it rolls back. (Without pipeline mode in libpq: one by one.)"""
         if not begin:  # one statement of a read, on its own
             return work(PgConnection(conn))
         committing = False
         try:
-            with conn.pipeline():
+            with conn.pipeline() if _PIPELINE else nullcontext():
                 conn.execute(begin)
                 result = work(PgConnection(conn))
                 committing = True
