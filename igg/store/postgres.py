@@ -8,16 +8,19 @@ the session's row first, which locks it, so two processes never number two steps
 failure, a deadlock, a lost connection or a database that is restarting is retried with backoff for up to
 ``RETRY_SECONDS``, then reported as a ``SessionError``; but a write whose COMMIT met a broken connection is
 not run again (the server may have kept it: a step would be stored twice): it fails at once with a
-``SessionError`` saying so. The pool checks a connection before handing it out, so a restarted database is
-reconnected to. The URL's password never appears in a message: the store is named by ``PostgresURL``'s masked
-text, and a driver message quoting the password has it replaced.
+``SessionError`` saying so. A transaction runs in pipeline mode (a step's write is two round trips: BEGIN with
+the session row's update, then the rest with the COMMIT). The pool checks a connection before handing it out
+without a round trip (``_check_alive``), so a restarted database is reconnected to. The URL's password never
+appears in a message: the store is named by ``PostgresURL``'s masked text, and a driver message quoting the
+password has it replaced.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
@@ -42,6 +45,9 @@ unreachable (a restart) before it fails with a ``SessionError``."""
 
 CONNECT_SECONDS = 5.0
 """How long opening a store waits for its database to accept connections."""
+
+_PIPELINE = psycopg.Pipeline.is_supported()
+"""Whether this libpq has pipeline mode (14 and later; psycopg's binary wheels bring their own)."""
 
 _RETRY_CLASSES = (
     pg_errors.SerializationFailure,
@@ -85,11 +91,51 @@ class _CommitLost(Exception):
         self.cause = cause
 
 
+def _check_alive(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection it hands out, without a round trip: what the server sent since (a
+    restarting server's goodbye, the end of the stream) is read without waiting, and a connection found closed
+    or broken raises, so the pool drops it and hands out another. A connection that dies unseen fails its
+    transaction's first statements, which are retried on another (never its COMMIT: see ``_transaction``)."""
+    if not _sound(conn):
+        raise psycopg.OperationalError("the connection is closed or broken")
+    # raises OperationalError once it meets the end of the stream; a server closing a connection sends a
+    # message first, which one read takes in, so a second one finds the end (a sound connection: no data)
+    conn.pgconn.consume_input()
+    conn.pgconn.consume_input()
+    if not _sound(conn):
+        raise psycopg.OperationalError("the connection is broken")
+
+
+def _sound(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the connection still talks to the server (an error it reported was then the server's
+    answer)."""
+    return not (conn.closed or conn.broken) and conn.pgconn.status == psycopg.pq.ConnStatus.OK
+
+
 @lru_cache(maxsize=512)
 def pg_sql(sql: str) -> str:
     """The store's SQL with psycopg's placeholders: ``%`` doubled, ``?`` as ``%s`` (no statement of the store
     has a ``?`` or ``%`` inside a string literal)."""
     return sql.replace("%", "%%").replace("?", "%s")
+
+
+MULTI_ROW_MAX = 1000
+"""Most rows one multi-row ``INSERT`` writes (``PgConnection.executemany``)."""
+
+_MAX_PARAMETERS = 65535
+"""Most parameters one statement may have (the protocol counts them in 16 bits)."""
+
+_PLAIN_INSERT = re.compile(r"INSERT INTO \w+ \([\w, ]+\) VALUES (\(\?(?:, \?)*\))")
+"""An ``INSERT`` of one row of placeholders and nothing after (no ``ON CONFLICT``, no ``RETURNING``): as
+many rows in one statement mean the same as one statement per row."""
+
+
+@lru_cache(maxsize=256)
+def multi_row(sql: str, width: int, rows: int) -> str:
+    """``INSERT INTO t (...) VALUES (?, ...)`` for ``rows`` rows of ``width`` values, psycopg's way."""
+    head = pg_sql(sql).rsplit(" VALUES ", 1)[0]
+    one = "(" + ", ".join(["%s"] * width) + ")"
+    return f"{head} VALUES {', '.join([one] * rows)}"
 
 
 class PgConnection:
@@ -103,11 +149,22 @@ class PgConnection:
         return self.conn.execute(pg_sql(sql), parameters)
 
     def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> None:
-        """Run one statement once per row (psycopg pipelines them: one round trip, not one per row)."""
+        """Run one statement once per row: a plain ``INSERT INTO t (...) VALUES (?, ...)`` as one statement
+        of many rows (``multi_row``: one statement for psycopg to send, not one per row), any other statement
+        once per row (psycopg pipelines them: one round trip, not one per row)."""
         rows = list(parameters)
-        if rows:
+        if not rows:
+            return
+        plain = _PLAIN_INSERT.fullmatch(sql)
+        if plain is None:
             with self.conn.cursor() as cursor:
                 cursor.executemany(pg_sql(sql), rows)
+            return
+        width = plain.group(1).count("?")
+        per = max(1, min(MULTI_ROW_MAX, _MAX_PARAMETERS // width))
+        for at in range(0, len(rows), per):
+            batch = rows[at : at + per]
+            self.conn.execute(multi_row(sql, width, len(batch)), [v for row in batch for v in row])
 
 
 class PostgresDatabase:
@@ -126,7 +183,7 @@ class PostgresDatabase:
             max_size=max_size,
             open=True,
             kwargs={"autocommit": True},
-            check=ConnectionPool.check_connection,
+            check=_check_alive,
             name="igg-store",
             timeout=CONNECT_SECONDS,
         )
@@ -208,23 +265,29 @@ class PostgresDatabase:
 
     # ---- transactions --------------------------------------------------------------------------------
     def _transaction(self, conn: psycopg.Connection[Any], begin: str, work: Callable[[Connection], T]) -> T:
+        """``work`` between ``begin`` and COMMIT, in pipeline mode: BEGIN travels with the first statement
+        whose rows ``work`` reads, and the statements after the last such read travel with the COMMIT (a
+        step's write is two round trips, not one per statement). An error before the COMMIT was queued rolls
+        back; one after it, on a connection that broke, is ``_CommitLost`` for a write (the server may have
+        committed); a statement the server refused (the connection still sound) aborted the pipeline before
+        the COMMIT, so nothing was kept: it rolls back. (Without pipeline mode in libpq: one by one.)"""
         if not begin:  # one statement of a read, on its own
             return work(PgConnection(conn))
-        conn.execute(begin)
+        committing = False
         try:
-            result = work(PgConnection(conn))
-        except BaseException:
+            with conn.pipeline() if _PIPELINE else nullcontext():
+                conn.execute(begin)
+                result = work(PgConnection(conn))
+                committing = True
+                conn.execute("COMMIT")
+        except BaseException as exc:
+            if committing and begin == "BEGIN" and isinstance(exc, psycopg.Error) and not _sound(conn):
+                raise _CommitLost(exc) from None  # the server may have committed before the connection broke
             if not conn.closed:
                 try:
                     conn.execute("ROLLBACK")
                 except psycopg.Error:
                     pass  # the connection broke: the server rolled the transaction back
-            raise
-        try:
-            conn.execute("COMMIT")
-        except psycopg.OperationalError as exc:
-            if begin == "BEGIN":  # a write: the server may have committed it before the connection broke
-                raise _CommitLost(exc) from None
             raise
         return result
 

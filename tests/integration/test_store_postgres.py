@@ -201,3 +201,93 @@ def test_a_write_whose_commit_loses_its_connection_is_not_run_again(postgres_url
     assert runs == [1]
     assert db.write(lambda c: c.execute("SELECT 1").fetchone()[0]) == 1
     db.close()
+
+
+def test_a_statement_refused_with_the_commit_in_its_pipeline_rolls_back_and_is_retried(postgres_url: str):
+    """The step's last statements travel with its COMMIT: one the server refuses (a duplicate key) aborts them
+    before the COMMIT, so nothing is kept; the connection is sound, so it is not taken for a lost commit, and
+    a uniqueness race is retried as before."""
+    import psycopg
+
+    with psycopg.connect(postgres_url, autocommit=True) as setup:
+        setup.execute("CREATE TABLE pipelined (a int PRIMARY KEY)")
+    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    runs: list[int] = []
+
+    def work(conn: Any) -> None:
+        runs.append(1)
+        conn.execute("INSERT INTO pipelined VALUES (2)")
+        conn.execute("INSERT INTO pipelined VALUES (1)")
+        conn.execute("INSERT INTO pipelined VALUES (1)")  # its error arrives with the COMMIT's round trip
+
+    with pytest.raises(SessionError, match="duplicate key") as refused:
+        db.write(work)
+    assert "may or may not have been kept" not in str(refused.value)
+    assert len(runs) == 4  # the first attempt and three retries of a uniqueness race
+    assert db.read(lambda c: c.execute("SELECT count(*) FROM pipelined").fetchone()[0]) == 0
+    assert db.write(lambda c: c.execute("INSERT INTO pipelined VALUES (3) RETURNING a").fetchone()[0]) == 3
+    db.close()
+
+
+def test_the_pool_hands_out_no_connection_whose_server_end_is_gone(postgres_url: str):
+    """The pool's check costs no round trip, yet a connection whose backend was terminated is refused (and a
+    sound one passes), so the next transaction runs on a fresh connection."""
+    import psycopg
+
+    from igg.store.postgres import _check_alive
+
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        _check_alive(conn)
+        pid = conn.info.backend_pid
+        with psycopg.connect(postgres_url, autocommit=True) as other:
+            other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        time.sleep(0.2)
+        with pytest.raises(psycopg.OperationalError):
+            _check_alive(conn)
+
+
+def test_a_plain_insert_of_many_rows_stores_what_one_insert_per_row_stores(postgres_url: str):
+    """``executemany`` of a plain INSERT writes its rows as multi-row statements (``MULTI_ROW_MAX`` a
+    statement): the same rows, values and types as one INSERT per row; an INSERT with ``ON CONFLICT`` still
+    runs once per row."""
+    import psycopg
+
+    from igg.store import postgres
+
+    with psycopg.connect(postgres_url, autocommit=True) as setup:
+        for name in ("many_rows", "one_row"):
+            setup.execute(
+                f"CREATE TABLE {name} (k integer PRIMARY KEY, big bigint, text_ text, flag boolean,"  # type: ignore[arg-type]
+                " x double precision)"
+            )
+    rows = [
+        (
+            i,
+            None if i % 7 == 0 else i * 3_000_000_000 * (-1) ** i,
+            None if i % 5 == 0 else f"v{i}é",
+            i % 2 == 0,
+            i / 3,
+        )
+        for i in range(postgres.MULTI_ROW_MAX * 2 + 3)
+    ]
+    db = PostgresDatabase(resolve_store_path(postgres_url))  # type: ignore[arg-type]
+    db.write(
+        lambda c: c.executemany("INSERT INTO many_rows (k, big, text_, flag, x) VALUES (?, ?, ?, ?, ?)", rows)
+    )
+
+    def one_by_one(c: Any) -> None:
+        for row in rows:
+            c.execute("INSERT INTO one_row (k, big, text_, flag, x) VALUES (?, ?, ?, ?, ?)", row)
+
+    db.write(one_by_one)
+    many = db.read(lambda c: c.execute("SELECT * FROM many_rows ORDER BY k").fetchall())
+    one = db.read(lambda c: c.execute("SELECT * FROM one_row ORDER BY k").fetchall())
+    assert many == one and len(many) == len(rows) and many[3] == rows[3]
+    upsert = (
+        "INSERT INTO many_rows (k, big, text_, flag, x) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (k) DO UPDATE SET x = 0"
+    )
+    twice = [(1, 1, "a", True, 1.0), (1, 1, "a", True, 1.0)]  # one statement could not update a row twice
+    db.write(lambda c: c.executemany(upsert, twice))
+    assert db.read(lambda c: c.execute("SELECT x FROM many_rows WHERE k = 1").fetchone()[0]) == 0
+    db.close()
