@@ -2,12 +2,12 @@
 
 Each test sentence is a request of its own (the sentence as ``context_data``, the ontology's schema,
 ``config.grounding: "values"``, ``config.entity_typing: "schema"``: an edge may name entities not added yet,
-typed by the relation's domain and range, as the replay's are), run to its stop reason. A ``script:DIR`` agent reads each sentence's
-transcript from ``DIR/<sentence id>.jsonl`` (a transcript answers iteration N with its turn N, so each
-sentence needs its own); any other spec makes one agent per sentence (no state carried from one sentence to
-the next). What the agent proposed (every edge and datatype property its actions wrote) is the raw answer;
-what the final graph holds, read back in the ontology's names (``graph_triples``), is what IGG accepted; each
-refused proposal keeps its verdict.
+typed by the relation's domain and range, as the replay's are), run to its stop reason. A ``script:DIR``
+agent reads each sentence's transcript from ``DIR/<sentence id>.jsonl`` (a transcript answers iteration N
+with its turn N, so each sentence needs its own); any other spec makes one agent per sentence (no state
+carried from one sentence to the next). What the agent proposed (every edge and datatype property its actions
+wrote) is the raw answer; what the final graph holds, read back in the ontology's names (``graph_triples``),
+is what IGG accepted; each refused proposal keeps its verdict.
 """
 
 from __future__ import annotations
