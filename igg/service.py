@@ -343,16 +343,17 @@ def map_code(
     from igg.act.apply import collector_paused
     from igg.mapping.prepare import code_agent, prepare, summary
 
-    codemap = prepare(
-        paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options
-    )
-    if on_prepared is not None:
-        on_prepared(codemap)
-    the_agent = code_agent(agent, codemap, environ, fresh=not resume)
-    run_started = clock()
-    # the static pass allocates without cycles: no collector passes over the growing graph (an LLM run, with
-    # its network I/O and long waits, keeps the collector)
+    # the static pass allocates without cycles: no collector passes over the growing graph, and one pause from
+    # the parse to the end of the run, not one per phase: each resume would pass over all the facts once more
+    # (an LLM run, with its network I/O and long waits, keeps the collector during its run)
     with collector_paused() if agent == "code" else nullcontext():
+        codemap = prepare(
+            paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options
+        )
+        if on_prepared is not None:
+            on_prepared(codemap)
+        the_agent = code_agent(agent, codemap, environ, fresh=not resume)
+        run_started = clock()
         result = _map_run(
             codemap,
             the_agent,
