@@ -296,7 +296,8 @@ class Actor:
                         index, a.type, False, made.code, f"{role}: the node to add: {made.message}"
                     )
                     return _taken_back(state, mark, refused)
-                added.append(f"{role}: {made.message}, typed by {a.label}'s patterns")
+                by = f"{a.label}'s patterns" if end.by == "patterns" else "its reference's label"
+                added.append(f"{role}: {made.message}, typed by {by}")
         verdict = self._one(ctx, typed_edge(a, ends) if ends else a, index, cursor)
         if not verdict.accepted:
             return _taken_back(state, mark, verdict)

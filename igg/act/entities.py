@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from igg.act.context import CheckContext, Rejection
 from igg.graph.identity import normalize_reference
+from igg.graph.state import GraphState
 from igg.models.actions import AddEdge, AddNode, constructed
 from igg.models.verdicts import ErrorCode as C
 
@@ -42,6 +43,8 @@ class TypedEnd:
 
     ref: dict[str, Any]
     new: AddNode | None = None
+    by: str = "patterns"
+    """What typed a node to add: the edge type's ``patterns``, or the reference's ``label``."""
 
     @property
     def label(self) -> str:
@@ -76,9 +79,8 @@ def type_end(ctx: CheckContext, a: AddEdge, role: Role, other: str | None) -> Ty
         if ctx.state.find_nodes(ref) or given["label"] not in ctx.schema.node_types:
             return None  # resolved as always
         properties = {k: v for k, v in ref.items() if k != "label"}
-        return TypedEnd(
-            ref, constructed(AddNode, type="ADD_NODE", label=given["label"], properties=properties)
-        )
+        new = constructed(AddNode, type="ADD_NODE", label=given["label"], properties=properties)
+        return TypedEnd(ref, new, by="label")
     wanted = wanted_types(ctx, a.label, role, other)
     if not wanted:
         return None  # no pattern types it
@@ -93,9 +95,9 @@ def type_ref(
     match (resolving the reference says so). ``role`` opens a rejection's message (``"from: "``); ``wants``
     says who wants the types (``"director wants its from end to be"``)."""
     ref = normalize_reference(given, ctx.schema.types_by_identity_key)
-    state, subtypes = ctx.state, ctx.schema.subtypes
+    state = ctx.state
     found = state.find_nodes(ref)
-    fits = [n for n in found if any(state.node_type(n) in subtypes.get(w, (w,)) for w in wanted)]
+    fits = fitting(state, found, wanted)
     if len(fits) == 1:
         return TypedEnd({**ref, "label": state.node_type(fits[0])})
     if fits:
@@ -120,6 +122,12 @@ def type_ref(
     return TypedEnd({**ref, "label": wanted[0]}, new)
 
 
+def fitting(state: GraphState, nodes: list[str], wanted: list[str]) -> list[str]:
+    """The ``nodes`` whose type is one of ``wanted`` or a subtype of one, in their order."""
+    subtypes = state.schema.subtypes
+    return [n for n in nodes if any(state.node_type(n) in subtypes.get(w, (w,)) for w in wanted)]
+
+
 def _shown(ref: dict[str, Any]) -> str:
     text = "{" + ", ".join(f"{k!r}: {v!r}" for k, v in ref.items()) + "}"
     return text if len(text) <= 200 else text[:197] + "..."
@@ -135,4 +143,4 @@ def typed_edge(a: AddEdge, ends: dict[Role, TypedEnd]) -> AddEdge:
     )
 
 
-__all__ = ["TypedEnd", "type_end", "type_ref", "typed_edge", "wanted_types"]
+__all__ = ["TypedEnd", "fitting", "type_end", "type_ref", "typed_edge", "wanted_types"]

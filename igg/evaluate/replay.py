@@ -30,7 +30,7 @@ from typing import Any
 
 from igg.act.apply import Actor
 from igg.act.context import CheckContext
-from igg.act.entities import type_ref
+from igg.act.entities import fitting, type_ref
 from igg.act.evidence import Grounder
 from igg.evaluate.answers import Triple, relation_key
 from igg.graph.identity import normalize_identity_value
@@ -133,9 +133,7 @@ class Replayer:
         entity as it was first typed); else its first class for an end the relation does not type, and the
         first of several classes for an end it gives several (a relation listed once per domain or range, as
         Text2KGBench's ontologies list some)."""
-        below = self.compiled.subtypes
-        wanted = types or list(self.compiled.node_type_list)
-        fits = [n for n in state.find_nodes(ref) if any(state.node_type(n) in below[t] for t in wanted)]
+        fits = fitting(state, state.find_nodes(ref), types or list(self.compiled.node_type_list))
         if len(fits) > 1:
             ref["label"] = state.node_type(fits[0])
         elif not fits and len(types) != 1:

@@ -97,6 +97,7 @@ def test_several_allowed_types_ask_for_a_label_and_a_label_is_used():
     assert verdicts[0].code == "AMBIGUOUS_REFERENCE"
     assert "several do (Film, Person)" in verdicts[0].message
     assert [v.accepted for v in verdicts[1:]] == [True, True]
+    assert 'from: added Film "Heat" as n1, typed by its reference\'s label' in verdicts[1].message
     assert {t for _, t, _ in nodes(state)} == {"Film"}
 
 
