@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from igg.codemap.cache import FactsCache
 from igg.codemap.link import CodeModel, link
@@ -282,3 +284,80 @@ def test_the_web_view_groups_routes_by_the_service_that_handles_them(mapped: Pat
     }
     routes = [n for n in state.graph.nodes if state.node_type(n) == "Route"]
     assert all(found.parents[n] == f"service:{state.node_properties(n)['service']}" for n in routes)
+
+
+def _python_http(text: str, with_text: bool) -> Any:
+    """The HTTP facts of one Python source, read with or without the text (the text lets the reader skip
+    listing the calls of a file where none can be a mount or a request)."""
+    import ast
+
+    from igg.codemap.columns import Columns
+    from igg.codemap.python.analyze import _Analyzer
+    from igg.codemap.python.http import http_facts
+
+    tree = ast.parse(text)
+    columns = Columns(text)
+    facts = _Analyzer("app/client.py", tree, columns, "app.client").run()
+    return http_facts(tree, facts, columns, text if with_text else None)
+
+
+def _python_sources() -> list[Path]:
+    import httpx
+    import openai
+    import requests
+
+    roots = [FIXTURES / "code", *(Path(m.__file__).parent for m in (httpx, openai, requests))]
+    return [p for root in roots for p in sorted(root.rglob("*.py"))]
+
+
+def test_python_files_without_a_possible_request_skip_their_calls_and_read_the_same() -> None:
+    """The skip is pinned to the full walk: on every Python file of ``fixtures/code`` and of the installed
+    httpx, openai and requests, the facts are the same with the text as without it, and most files of openai
+    (which imports httpx everywhere, and calls it through its own client) are skipped."""
+    import ast
+
+    from igg.codemap.columns import Columns
+    from igg.codemap.python.analyze import _Analyzer
+    from igg.codemap.python.http import _Http, hinted
+
+    read, skipped = 0, 0
+    for path in _python_sources():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if not hinted(text):
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        read += 1
+        facts = _Analyzer(str(path), tree, Columns(text), "m").run()
+        skipped += not _Http(facts, Columns(text)).calls_matter(text)
+        assert _python_http(text, True) == _python_http(text, False), path
+    assert read > 500 and skipped > read // 2
+
+
+_ALIASES = st.sampled_from(["httpx", "requests", "rq", "h2"])
+_BETWEEN = st.sampled_from(["", " ", " \\\n ", "  # note\n ", "\n"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    alias=_ALIASES,
+    wrapped=st.booleans(),
+    between=_BETWEEN,
+    after=_BETWEEN,
+    verb=st.sampled_from(["get", "post", "request"]),
+)
+def test_a_request_written_any_valid_way_is_read_with_the_text(
+    alias: str, wrapped: bool, between: str, after: str, verb: str
+) -> None:
+    """A request however it is spaced, continued, commented or parenthesized between the client's name and
+    its method is read with the text as without it."""
+    module = "requests" if alias in ("requests", "rq") else "httpx"
+    imported = f"import {module}" if alias == module else f"import {module} as {alias}"
+    args = '"GET", "/items"' if verb == "request" else '"/items"'
+    receiver = f"({alias})" if wrapped else alias
+    text = f"{imported}\n\n\ndef fetch():\n    return ({receiver}{between}.{after}{verb}({args}))\n"
+    found = _python_http(text, True)
+    assert found == _python_http(text, False)
+    assert found is not None and [r.url for r in found.requests] == ["/items"]

@@ -16,6 +16,7 @@ from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
 from igg.codemap.python.flow import FlowBuilder, dotted, type_name
 from igg.codemap.python.http import hinted, http_facts
+from igg.codemap.python.unparse import parameters
 from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at
 
@@ -357,7 +358,7 @@ class _Analyzer:
             kind="method" if owner else "function",
             name=node.name,
             owner=owner.qualified if owner else None,
-            signature=f"{node.name}({ast.unparse(args)})",
+            signature=f"{node.name}({parameters(args)})",
             line=node.lineno,
             column=self.column(node),
             static=static,
@@ -427,5 +428,5 @@ def analyze_python(
     facts = analyzer.imports() if imports_only else analyzer.run()
     facts.lines = text.count("\n") + 1
     if not imports_only and hinted(text) and not is_test(path):
-        facts.http = http_facts(tree, facts, columns)
+        facts.http = http_facts(tree, facts, columns, text)
     return facts

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from igg.codemap.facts import CallableDecl, TypeDecl
+from igg.codemap.python.unparse import parameters
 
 Expr = Any
 """An expression tuple (see the module doc), or None."""
@@ -162,7 +163,7 @@ class FlowBuilder:
             self.annotate(("p", c, RETURN), node.returns, s)
         decl = self.decl_of.get(id(node))
         if decl is None and self.enclosing_callable(s) >= 0:
-            decl = self.declare(node, c, f"{node.name}({ast.unparse(node.args)})", self.local_types.get(s))
+            decl = self.declare(node, c, f"{node.name}({parameters(node.args)})", self.local_types.get(s))
         self.scopes[c].decl = -1 if decl is None else decl
         value: Expr = ("d", c)
         decorated = False

@@ -82,6 +82,24 @@ class _Http:
         """A second name of a router -> its first (``users_router = r = APIRouter()``)."""
         self.classes: dict[str, dict[str, Value]] = {}
         """Module-level classes -> their string attributes (a settings class)."""
+        self.calls = True
+        """Whether a call of this file can be a mount or a request (``calls_matter``): else no statement's
+        calls are listed."""
+
+    def calls_matter(self, text: str) -> bool:
+        """Whether ``text`` may hold a call ``mount`` or ``request`` reads (or a client ``client`` binds): a
+        mount names ``include_router`` or ``register_blueprint``; a request, and a client's construction, is
+        an attribute of a name bound to ``requests`` or ``httpx``, written in the text as that name, then
+        ``.``, then the attribute (only spaces, ``)``, line continuations and comments may come between). A
+        file that is not ASCII is walked (an identifier may be written in another form of the same name)."""
+        if not text.isascii() or "include_router" in text or "register_blueprint" in text:
+            return True
+        names = [re.escape(local) for local, module in self.modules.items() if module in _CLIENT_MODULES]
+        if not names:
+            return False
+        attrs = "|".join(sorted({*_VERBS, "request", *_CLIENTS}))
+        pattern = rf"(?<![\w.])(?:{'|'.join(names)})(?:[\s)\\]|#[^\n]*)*\.(?:[\s\\]|#[^\n]*)*(?:{attrs})\b"
+        return re.search(pattern, text) is not None
 
     # values -------------------------------------------------------------------------------------------------
     def value(self, node: ast.expr | None, env: dict[str, Value]) -> Value | None:
@@ -482,7 +500,7 @@ def _walk(http: _Http, body: list[ast.stmt], env: dict[str, Value], scope: Scope
             for item in stmt.items:
                 if item.optional_vars is not None:
                     http.client(item.optional_vars, item.context_expr, env)
-        for node in _calls(stmt):
+        for node in _calls(stmt) if http.calls else ():
             http.mount(node, env)
             http.request(node, env, scope)
         for field in ("body", "orelse", "finalbody", "handlers"):
@@ -527,9 +545,14 @@ def _calls(stmt: ast.stmt) -> list[ast.Call]:
     return found
 
 
-def http_facts(tree: ast.Module, facts: FileFacts, columns: Columns) -> HttpFacts | None:
-    """The routes, routers, mounts, requests and URL constants of the file ``tree`` is (None when none)."""
+def http_facts(
+    tree: ast.Module, facts: FileFacts, columns: Columns, text: str | None = None
+) -> HttpFacts | None:
+    """The routes, routers, mounts, requests and URL constants of the file ``tree`` is (None when none);
+    ``text``, its source, spares listing the calls of a file where none can be a mount or a request."""
     http = _Http(facts, columns)
+    if text is not None:
+        http.calls = http.calls_matter(text)
     env: dict[str, Value] = {}
     _walk(http, tree.body, env, None, True)
     for name, (base, text) in env.items():
