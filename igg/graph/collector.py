@@ -10,10 +10,17 @@ from contextlib import contextmanager
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector for the block; reference counting still frees every acyclic
-    object at once, and the collector, resumed when the block ends, frees the few cycles then. Building a
-    graph allocates many small acyclic containers (properties, journal entries, verdicts), and the collector's
-    full passes over the growing graph cost more than the work itself (measured: 1.6 s vs 1.0 s for 100,000
-    actions; about 40% of a static code map's CPU). Nested uses are one pause."""
+    object at once. Building a graph allocates many small acyclic containers (properties, journal entries,
+    verdicts), and the collector's full passes over the growing graph cost more than the work itself
+    (measured: 1.6 s vs 1.0 s for 100,000 actions; about 40% of a static code map's CPU). Nested uses are one
+    pause.
+
+    When the block ends, what it allocated and still holds is handed to the collector's oldest generation, as
+    if it had survived its passes (``gc.freeze`` then ``gc.unfreeze``): else the first young pass after the
+    block walks every object the block left (0.3-0.4 s after a map of openai's 2,077 files), and the passes
+    after it walk them again as they age. The few cycles the block left are freed by the next full pass. A
+    process that froze objects of its own (``gc.get_freeze_count()``) keeps them frozen: its young pass then
+    runs as before."""
     if not gc.isenabled():
         yield
         return
@@ -21,6 +28,9 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 
