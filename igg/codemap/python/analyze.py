@@ -14,8 +14,9 @@ import ast
 
 from igg.codemap.columns import Columns
 from igg.codemap.facts import CallableDecl, FileFacts, ImportRef, SqlRef, TypeDecl
-from igg.codemap.python.flow import FlowBuilder, dotted, type_name
+from igg.codemap.python.flow import FlowBuilder
 from igg.codemap.python.http import hinted, http_facts
+from igg.codemap.python.names import dotted, type_name
 from igg.codemap.python.unparse import parameters
 from igg.codemap.routes import is_test
 from igg.codemap.sql import tables_at

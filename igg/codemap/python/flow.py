@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from igg.codemap.facts import CallableDecl, TypeDecl
+from igg.codemap.python.containers import ADDERS, MUTATORS, OPEN, display, index, updated
+from igg.codemap.python.names import dotted, type_name
 from igg.codemap.python.unparse import parameters
 
 Expr = Any
@@ -124,6 +126,8 @@ class FlowBuilder:
         self.versions: dict[int, dict[str, int]] = {}
         """Scope -> name -> the binding a read there sees (see ``bind``); missing: every binding of the
         name."""
+        self.shown: dict[str, Expr] = {}
+        """A version of a name (``"d@3"``) bound to a display -> that display (``_updated``)."""
         self.count = 0
         self.outer: dict[int, set[str]] = {}
         """Scope -> the names it declares ``global`` or ``nonlocal``."""
@@ -363,6 +367,8 @@ class FlowBuilder:
                     versions[name] = self.count
                     if value is not None:
                         self.scopes[s].ops.append(("=", target, value, f"{name}@{self.count}"))
+                        if value[0] == "D":
+                            self.shown[f"{name}@{self.count}"] = value
                     return
         if value is not None:
             self.scopes[s].ops.append(("=", target, value))
@@ -384,7 +390,7 @@ class FlowBuilder:
         """Bind target ``node`` to ``value`` (the expression of ``value_node``), tuples element by element."""
         if isinstance(node, _SEQUENCES):
             elements = value_node.elts if isinstance(value_node, _SEQUENCES) else None
-            values = value[1] if elements is not None and value is not None and value[0] == "u" else None
+            values = value[1] if elements is not None and value is not None and value[0] in "uD" else None
             star = next((i for i, t in enumerate(node.elts) if isinstance(t, ast.Starred)), None)
             if elements is None or values is None or (star is None and len(elements) != len(node.elts)):
                 for t in node.elts:  # not a display of as many elements: the code does not say which is which
@@ -400,8 +406,13 @@ class FlowBuilder:
                 self.assign(t, elements[j], values[j], s)
             return
         target = self.target(node, s)
-        if target is not None:
-            self.bind(target, value, s)
+        if (
+            target is not None
+        ):  # a store by index binds the container's name again, but does not make it local
+            store = (
+                node.__class__ is not ast.Subscript or target[0] != "n" or target[1] in self.scopes[s].locals
+            )
+            self.bind(target, value, s, store)
 
     # ---- expressions ---------------------------------------------------------------------------------
     def call_site(
@@ -442,12 +453,20 @@ class FlowBuilder:
             for name in reversed(names):
                 inner = None if inner is None else ("a", inner, name)
             return inner
-        if cls is ast.Tuple or cls is ast.List or cls is ast.Set:
+        if cls is ast.Tuple or cls is ast.List:
+            elements = node.elts  # type: ignore[attr-defined]
+            starred = any(e.__class__ is ast.Starred for e in elements)
+            return display(tuple([self.expr(e, s) for e in elements]), OPEN if starred else None)
+        if cls is ast.Set:
             return _union(tuple(self.expr(e, s) for e in node.elts))  # type: ignore[attr-defined]
         if cls is ast.Dict:
+            keys: list[Any] = []
             for k in node.keys:  # type: ignore[attr-defined]
                 self.expr(k, s)
-            return _union(tuple(self.expr(v, s) for v in node.values))  # type: ignore[attr-defined]
+                keys.append(index(k) if k is not None else None)
+            values = tuple([self.expr(v, s) for v in node.values])  # type: ignore[attr-defined]
+            closed = all(k is not None and k[0] == "k" for k in keys)
+            return display(values, tuple(keys) if closed else OPEN)
         if cls is ast.BoolOp:
             return _union(tuple(self.expr(v, s) for v in node.values))  # type: ignore[attr-defined]
         if cls is ast.IfExp:
@@ -472,7 +491,8 @@ class FlowBuilder:
             return None
         if cls is ast.Subscript:
             self.expr(node.slice, s)  # type: ignore[attr-defined]
-            return self.expr(node.value, s)  # type: ignore[attr-defined]
+            base = self.expr(node.value, s)  # type: ignore[attr-defined]
+            return None if base is None else ("x", base, index(node.slice))  # type: ignore[attr-defined]
         if cls is ast.Starred or cls is ast.Await:
             return self.expr(node.value, s)  # type: ignore[attr-defined]
         if cls is ast.NamedExpr:
@@ -506,7 +526,17 @@ class FlowBuilder:
         for k in node.keywords:
             if k.arg is None:
                 self.expr(k.value, s)
-        return ("c", self.call_site(func, s, tuple(args), kwargs, node))
+        site = self.call_site(func, s, tuple(args), kwargs, node)
+        if func.__class__ is ast.Attribute and func.attr in MUTATORS and func.value.__class__ is _NAME:
+            name = func.value.id
+            held = self.expr(func.value, s)
+            put = args[1:] if func.attr in ("insert", "setdefault") else args if func.attr in ADDERS else []
+            before = self.shown.get(held[1]) if held[0] == "v" else None
+            merged = updated(before, func.attr, args, kwargs) or _union(
+                (held, *[a for a in put if a is not STAR], *[v for _, v in kwargs])
+            )
+            self.bind(("n", name), merged, s, local=name in self.scopes[s].locals)
+        return ("c", site)
 
     def lambda_(self, node: ast.Lambda, s: int) -> Expr:
         n = self.lambdas[s] = self.lambdas.get(s, 0) + 1
@@ -535,39 +565,6 @@ def _union(parts: tuple[Expr, ...]) -> Expr:
 
 def _name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
-
-
-def dotted(node: ast.AST) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain, else None."""
-    names = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        names.append(node.id)
-        return ".".join(reversed(names))
-    return None
-
-
-def type_name(annotation: ast.AST | None) -> str | None:
-    """The class an annotation names (``Optional[T]``/``T | None``/``"T"`` -> ``T``), else None."""
-    if annotation is None:
-        return None
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return None
-    if isinstance(annotation, ast.Subscript) and dotted(annotation.value) in ("Optional", "typing.Optional"):
-        return type_name(annotation.slice)
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        left, right = annotation.left, annotation.right
-        if isinstance(right, ast.Constant) and right.value is None:
-            return type_name(left)
-        if isinstance(left, ast.Constant) and left.value is None:
-            return type_name(right)
-        return None
-    return dotted(annotation)
 
 
 def _dotted_expr(name: str) -> Expr:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from igg.codemap.facts import CallableDecl, FileFacts
+from igg.codemap.python.containers import OPEN, element
 from igg.codemap.python.flow import RETURN, STAR, Scope
 
 Value = tuple[Any, ...]
@@ -88,6 +89,8 @@ class Program:
         self.dead: set[Key] = set()
         """Variables only imports of code outside the tree bind (``os``, ``httpx``): a call on them calls
         nothing of the tree."""
+        self.fixed: set[Key] = set()
+        """Variables a ``def``, ``class`` or import of a module binds (known without running anything)."""
         self._aliases: list[tuple[Key, Key, int]] = []
         self.alias: dict[Key, Key] = {}
         """A variable only an import binds -> the variable of the module it imports it from (``from m import
@@ -189,6 +192,7 @@ class Program:
                         self._aliases.append((key, imported[1], len(self.raw)))
             live.update(keys)
             if known is not None and target[0] != "a":  # a def, a class, a module: bound once, no need to run
+                self.fixed.update(keys)
                 for key in keys:
                     held = self.vars.get(key)
                     if held is None:
@@ -347,9 +351,11 @@ class Program:
             return ("K", frozenset({("f", e[1] + b)}))
         if kind == "k":
             return ("K", frozenset({("c", e[1] + b)}))
-        if kind == "u":
+        if kind == "u" or kind == "D":
             parts = tuple(p for p in (self.compile(x, g, b, sb) for x in e[1]) if p is not None)
             return None if not parts else parts[0] if len(parts) == 1 else ("u", parts)
+        if kind == "x":
+            return self.subscript(e, g, b, sb)
         if kind == "i":
             return self.imported(e[1], e[2], g)
         if kind == "t":
@@ -359,6 +365,48 @@ class Program:
             return ("s", e[1] + b)
         if kind == "w":
             return ("w", self.compile(e[1], g, b, sb), self.compile(e[2], g, b, sb))
+        return None
+
+    # ---- subscripts ----------------------------------------------------------------------------------
+    def subscript(self, e: Any, g: int, b: int, sb: int) -> Any:
+        """``base[index]`` compiled: when the base is for sure one display (``display``), the element the
+        index decides, and nothing when the index is computed or names no element; else what the base holds
+        (a container is then taken for the union of what was put in it)."""
+        found = self.display(e[1], g, b, sb, 0)
+        if found is None:
+            return self.compile(e[1], g, b, sb)
+        picked = element(found[0], e[2])
+        return None if picked is None else self.compile(picked, *found[1:])
+
+    def display(self, e: Any, g: int, b: int, sb: int, depth: int) -> tuple[Any, int, int, int] | None:
+        """The list, tuple or dict display expression ``e`` of scope ``g`` is for sure, with the scope and
+        file it is written in, or None. A name is its display when one binding alone binds it, to a display
+        whose keys are all known, and nothing else gives it values: not a parameter, not a method that
+        changes it in place (``flow.MUTATORS`` bind it again), not a ``def``, class or import."""
+        if e is None or depth > 8:
+            return None
+        kind = e[0]
+        if kind == "D":
+            return None if e[2] == OPEN else (e, g, b, sb)
+        if kind == "n" or kind == "v":
+            key = self.lookup(g, e[1]) if kind == "n" else (g, e[1])
+            if key is None:
+                return None
+            key = self.resolve(key)
+            writers = self.writers.get(key)
+            if writers is None or len(writers) != 1 or key in self.fixed:
+                return None
+            scope = self.scopes[key[0]]
+            if key[1] in scope.params or key[1] in scope.kwonly:
+                return None
+            wg, wb, wsb, op = self.raw[writers[0]]
+            return self.display(op[2], wg, wb, wsb, depth + 1) if op[0] == "=" else None
+        if kind == "x":
+            found = self.display(e[1], g, b, sb, depth + 1)
+            if found is None:
+                return None
+            picked = element(found[0], e[2])
+            return None if picked is None else self.display(picked, *found[1:], depth + 1)
         return None
 
     def compile_target(self, t: Any, g: int, b: int, sb: int) -> Any:
