@@ -431,3 +431,33 @@ def test_a_container_changed_in_place_holds_everything_put_in_it(tmp_path: Path)
         ("main.run", "main.h"),
         ("main", "main.h"),
     }
+
+
+def test_a_loop_over_an_instance_calls_iter_and_next_and_a_generator_yields_what_it_gives(
+    tmp_path: Path,
+) -> None:
+    calls = one(
+        tmp_path,
+        """
+        def f(): pass
+        class Countdown:
+            def __iter__(self):
+                return self
+            def __next__(self):
+                return f
+        def gen():
+            yield f
+        for step in Countdown():
+            step()
+        for item in gen():
+            item()
+        for plain in [1, 2]:
+            pass
+    """,
+    )
+    assert calls == {
+        ("main", "main.Countdown.__iter__"),
+        ("main", "main.Countdown.__next__"),
+        ("main", "main.f"),
+        ("main", "main.gen"),
+    }

@@ -29,7 +29,7 @@ class Python(Language):
 
     name = "python"
     suffixes = (".py", ".pyi")
-    cache_version = "18"
+    cache_version = "19"
     schema = SchemaAdditions(node_types=("Route",), edge_types=("HANDLES", "REQUESTS"))
     """Its HTTP routes and the requests that reach them (``igg.codemap.routes``; ``http.py`` finds them)."""
     comment = "#"

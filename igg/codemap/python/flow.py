@@ -276,9 +276,9 @@ class FlowBuilder:
         elif cls is ast.Import or cls is ast.ImportFrom:
             self.imports(node, s)  # type: ignore[arg-type]
         elif cls is ast.For or cls is ast.AsyncFor:
-            iterated = self.expr(node.iter, s)  # type: ignore[attr-defined]
+            iterated = self.iterate(node.iter, s)  # type: ignore[attr-defined]
             self.depth += 1
-            self.assign(node.target, None, ("u", (iterated,)), s)  # type: ignore[attr-defined]
+            self.assign(node.target, None, iterated, s)  # type: ignore[attr-defined]
             self.depth -= 1
             self.block(node.body, s)  # type: ignore[attr-defined]
             self.block(node.orelse, s)  # type: ignore[attr-defined]
@@ -493,6 +493,11 @@ class FlowBuilder:
             self.expr(node.slice, s)  # type: ignore[attr-defined]
             base = self.expr(node.value, s)  # type: ignore[attr-defined]
             return None if base is None else ("x", base, index(node.slice))  # type: ignore[attr-defined]
+        if cls is ast.Yield or cls is ast.YieldFrom:  # what a generator yields is what iterating it gives
+            value = self.expr(node.value, s)  # type: ignore[attr-defined]
+            if value is not None:
+                self.scopes[s].ops.append(("R", value))
+            return None
         if cls is ast.Starred or cls is ast.Await:
             return self.expr(node.value, s)  # type: ignore[attr-defined]
         if cls is ast.NamedExpr:
@@ -503,13 +508,28 @@ class FlowBuilder:
             return self.lambda_(node, s)  # type: ignore[arg-type]
         if cls in _COMPREHENSIONS:
             for gen in node.generators:  # type: ignore[attr-defined]
-                self.assign(gen.target, None, ("u", (self.expr(gen.iter, s),)), s)
+                self.assign(gen.target, None, self.iterate(gen.iter, s), s)
                 for cond in gen.ifs:
                     self.expr(cond, s)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr) and child.__class__ is not ast.Name:
                 self.expr(child, s)
         return None
+
+    def iterate(self, node: ast.expr, s: int) -> Expr:
+        """What a loop over ``node`` binds its target to: the elements of a container (what it holds), and
+        what ``__next__`` returns on what ``__iter__`` returns (both called, as the loop calls them, on an
+        instance whose class defines them)."""
+        iterated = self.expr(node, s)
+        if iterated is None:
+            return None
+        k = self.sites
+        self.sites += 2
+        where = (node.lineno, self.column(node))
+        ops = self.scopes[s].ops
+        ops.append(("C", k, ("a", iterated, "__iter__"), (), (), *where))
+        ops.append(("C", k + 1, ("a", ("c", k), "__next__"), (), (), *where))
+        return ("u", (iterated, ("c", k + 1)))
 
     def call(self, node: ast.Call, s: int) -> Expr:
         func = node.func
