@@ -48,16 +48,12 @@ def _arg(a: ast.arg) -> str:
     return a.arg if a.annotation is None else f"{a.arg}: {_expr(a.annotation)}"
 
 
-def _expr(e: ast.expr) -> str:  # noqa: PLR0911
+def _expr(e: ast.expr) -> str:
     """``e`` where ``ast.unparse`` puts no parentheses around it (an annotation, a default, an element of a
     subscript or a list)."""
     cls = e.__class__
-    if cls is ast.Name:
+    if cls is ast.Name:  # the commonest
         return e.id  # type: ignore[attr-defined, no-any-return]
-    if cls is ast.Attribute or cls is ast.Subscript:
-        return _atom(e)
-    if cls is ast.Constant:
-        return _constant(e)  # type: ignore[arg-type]
     if cls is ast.BinOp and e.op.__class__ is ast.BitOr:  # type: ignore[attr-defined]
         return _union(e)  # type: ignore[arg-type]
     if cls is ast.List:
@@ -69,7 +65,7 @@ def _expr(e: ast.expr) -> str:  # noqa: PLR0911
         and e.operand.value.__class__ is int  # type: ignore[attr-defined]
     ):
         return f"-{_constant(e.operand)}"  # type: ignore[attr-defined]
-    raise _Other
+    return _operand(e)
 
 
 def _union(e: ast.BinOp) -> str:
@@ -82,14 +78,7 @@ def _union(e: ast.BinOp) -> str:
 
 def _operand(e: ast.expr) -> str:
     """An operand of ``|``: only what binds tighter than it (no parentheses needed)."""
-    cls = e.__class__
-    if cls is ast.Name:
-        return e.id  # type: ignore[attr-defined, no-any-return]
-    if cls is ast.Attribute or cls is ast.Subscript:
-        return _atom(e)
-    if cls is ast.Constant:
-        return _constant(e)  # type: ignore[arg-type]
-    raise _Other
+    return _constant(e) if e.__class__ is ast.Constant else _atom(e)
 
 
 def _atom(e: ast.expr) -> str:
