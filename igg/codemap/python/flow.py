@@ -12,10 +12,12 @@ scope, less ``global``/``nonlocal``) and, in source order, its operations:
 
 Expressions are tuples: ``("n", name)`` a name, ``("a", expr, attr)`` an attribute, ``("c", site)`` what a
 call returns, ``("d", scope)`` a function or lambda, ``("k", scope)`` a class, ``("u", exprs)`` any of several
-(tuple, list, set and dict displays, their elements, ``or``/``and``, ``x if c else y``), ``("i", target,
-module_only)`` an import, ``("t", expr)`` the instances of the class an annotation names, ``("s", scope)``
-``super()`` in a method, ``("w", decorated, plain)`` a decorated ``def`` (what the decorators return, else the
-function itself), None: nothing the code decides. Targets are ``("n", name)``, ``("a", expr, attr)`` and
+(a set display's elements, ``or``/``and``, ``x if c else y``), ``("D", exprs, keys)`` a list, tuple or dict
+display and ``("x", expr, index)`` a subscript (``containers.py``), ``("i", target, module_only)`` an import,
+``("t", expr)`` the instances of the class an annotation names, ``("s", scope)`` ``super()`` in a method,
+``("w", decorated, plain)`` a decorated ``def`` (what the decorators return, else the function itself), None:
+nothing the code decides. A loop calls ``__iter__`` and ``__next__`` on what it iterates (``iterate``); a
+``yield`` is a ``return`` of what it yields. Targets are ``("n", name)``, ``("a", expr, attr)`` and
 ``("p", scope, name)`` (a parameter of a function defined here, or its ``"<ret>"``). A tuple assigned to a
 tuple of targets is matched element by element (``*rest`` takes the middle); any other value unpacked into
 several targets binds them to nothing.
@@ -406,13 +408,12 @@ class FlowBuilder:
                 self.assign(t, elements[j], values[j], s)
             return
         target = self.target(node, s)
-        if (
-            target is not None
-        ):  # a store by index binds the container's name again, but does not make it local
-            store = (
+        if target is not None:
+            # a store by index binds the container's name again, but does not make it local
+            local = (
                 node.__class__ is not ast.Subscript or target[0] != "n" or target[1] in self.scopes[s].locals
             )
-            self.bind(target, value, s, store)
+            self.bind(target, value, s, local)
 
     # ---- expressions ---------------------------------------------------------------------------------
     def call_site(
