@@ -382,7 +382,7 @@ class Program:
         """The list, tuple or dict display expression ``e`` of scope ``g`` is for sure, with the scope and
         file it is written in, or None. A name is its display when one binding alone binds it, to a display
         whose keys are all known, and nothing else gives it values: not a parameter, not a method that
-        changes it in place (``flow.MUTATORS`` bind it again), not a ``def``, class or import."""
+        changes it in place (``containers.MUTATORS`` bind it again), not a ``def``, class or import."""
         if e is None or depth > 8:
             return None
         kind = e[0]
