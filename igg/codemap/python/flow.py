@@ -454,20 +454,8 @@ class FlowBuilder:
             for name in reversed(names):
                 inner = None if inner is None else ("a", inner, name)
             return inner
-        if cls is ast.Tuple or cls is ast.List:
-            elements = node.elts  # type: ignore[attr-defined]
-            starred = any(e.__class__ is ast.Starred for e in elements)
-            return display(tuple([self.expr(e, s) for e in elements]), OPEN if starred else None)
-        if cls is ast.Set:
-            return _union(tuple(self.expr(e, s) for e in node.elts))  # type: ignore[attr-defined]
-        if cls is ast.Dict:
-            keys: list[Any] = []
-            for k in node.keys:  # type: ignore[attr-defined]
-                self.expr(k, s)
-                keys.append(index(k) if k is not None else None)
-            values = tuple([self.expr(v, s) for v in node.values])  # type: ignore[attr-defined]
-            closed = all(k is not None and k[0] == "k" for k in keys)
-            return display(values, tuple(keys) if closed else OPEN)
+        if cls in _DISPLAYS:
+            return self.displayed(node, s)
         if cls is ast.BoolOp:
             return _union(tuple(self.expr(v, s) for v in node.values))  # type: ignore[attr-defined]
         if cls is ast.IfExp:
@@ -517,6 +505,21 @@ class FlowBuilder:
                 self.expr(child, s)
         return None
 
+    def displayed(self, node: ast.expr, s: int) -> Expr:
+        """A list, tuple, set or dict display: its elements (by position or constant key, ``containers``)."""
+        if node.__class__ is ast.Set:
+            return _union(tuple(self.expr(e, s) for e in node.elts))
+        if node.__class__ is ast.Dict:
+            for k in node.keys:
+                self.expr(k, s)
+            keys = [None if k is None else index(k) for k in node.keys]
+            values = tuple([self.expr(v, s) for v in node.values])
+            closed = all(k is not None and k[0] == "k" for k in keys)
+            return display(values, tuple(keys) if closed else OPEN)
+        elements = node.elts  # type: ignore[attr-defined]
+        starred = any(e.__class__ is ast.Starred for e in elements)
+        return display(tuple([self.expr(e, s) for e in elements]), OPEN if starred else None)
+
     def iterate(self, node: ast.expr, s: int) -> Expr:
         """What a loop over ``node`` binds its target to: the elements of a container (what it holds), and
         what ``__next__`` returns on what ``__iter__`` returns (both called, as the loop calls them, on an
@@ -524,9 +527,8 @@ class FlowBuilder:
         iterated = self.expr(node, s)
         if iterated is None:
             return None
-        k = self.sites
+        k, where = self.sites, (node.lineno, self.column(node))
         self.sites += 2
-        where = (node.lineno, self.column(node))
         ops = self.scopes[s].ops
         ops.append(("C", k, ("a", iterated, "__iter__"), (), (), *where))
         ops.append(("C", k + 1, ("a", ("c", k), "__next__"), (), (), *where))
@@ -571,6 +573,7 @@ class FlowBuilder:
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE = ast.Name, ast.Constant, ast.Call, ast.Attribute
 """The commonest expressions, ``expr`` tells apart without looking ``ast`` up."""
+_DISPLAYS = frozenset((ast.Tuple, ast.List, ast.Set, ast.Dict))
 _SEQUENCES = (ast.Tuple, ast.List)
 """Displays ``assign`` matches element by element (a tuple, made once: not a union made at every call)."""
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
