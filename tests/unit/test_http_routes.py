@@ -361,3 +361,30 @@ def test_a_request_written_any_valid_way_is_read_with_the_text(
     found = _python_http(text, True)
     assert found == _python_http(text, False)
     assert found is not None and [r.url for r in found.requests] == ["/items"]
+
+
+def test_a_file_of_comment_marks_after_a_client_name_is_read_at_once() -> None:
+    """The request test's pattern reads each character between a client's name and its method one way: a
+    name followed by a long run of ``#`` (no newline, no method) is refused at once, not in time that
+    doubles with every mark (run in a process of its own, with a deadline: a regression fails, not hangs)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import ast\n"
+        "from igg.codemap.columns import Columns\n"
+        "from igg.codemap.python.analyze import _Analyzer\n"
+        "from igg.codemap.python.http import _Http\n"
+        "text = 'import httpx\\nhttpx' + '#' * 5000\n"
+        "facts = _Analyzer('m.py', ast.parse(text), Columns(text), 'm').run()\n"
+        "print(_Http(facts, Columns(text)).calls_matter(text))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=FIXTURES.parent,
+        check=True,
+    )
+    assert done.stdout.strip() == "False"

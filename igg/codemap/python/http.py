@@ -98,7 +98,10 @@ class _Http:
         if not names:
             return False
         attrs = "|".join(sorted({*_VERBS, "request", *_CLIENTS}))
-        pattern = rf"(?<![\w.])(?:{'|'.join(names)})(?:[\s)\\]|#[^\n]*)*\.(?:[\s\\]|#[^\n]*)*(?:{attrs})\b"
+        # a comment ends at its newline: each character between is read one way (no backtracking blow-up)
+        pattern = (
+            rf"(?<![\w.])(?:{'|'.join(names)})(?:[\s)\\]|#[^\n]*\n)*\.(?:[\s\\]|#[^\n]*\n)*(?:{attrs})\b"
+        )
         return re.search(pattern, text) is not None
 
     # values -------------------------------------------------------------------------------------------------
