@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from igg.act.context import PLAIN_NODE, CheckContext, EdgeAt, Ends, Rejection
+from igg.act.counts import COUNTS
 from igg.act.rules import Checks
 from igg.errors import Problem
 from igg.models.actions import AddEdge, AddNode, DeleteEdge, DeleteNode, UpdateEdge, UpdateNode, constructed
@@ -38,9 +39,6 @@ from igg.models.verdicts import ErrorCode, Verdict
 
 NodeRef = str | int
 """An existing node's id (``str``), or the index of a node in ``Difference.add_nodes`` (``int``)."""
-
-COUNTS = ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed", "edges_changed")
-"""What a difference counts."""
 
 
 @dataclass(kw_only=True)

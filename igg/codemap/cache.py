@@ -15,12 +15,11 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import structlog
-
 from igg.codemap.facts import FileFacts, without_bodies
 from igg.codemap.language import Reads, get, language_of
+from igg.record.logs import get_logger
 
-log = structlog.get_logger("igg.code")
+log = get_logger("igg.code")
 
 FORMAT_VERSION = "5"
 """Bumped whenever ``FileFacts`` itself changes: every cached fact is then parsed again. Each language's

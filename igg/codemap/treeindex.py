@@ -27,13 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import structlog
-
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
 from igg.codemap.walk import FileStat, WalkResult, names_digest
+from igg.record.logs import get_logger
 
-log = structlog.get_logger("igg.code")
+log = get_logger("igg.code")
 
 INDEX_VERSION = "2"
 """Bumped when the index's rows change shape."""

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import functools
 import os
-import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -34,6 +33,7 @@ from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import DEFAULT_MAX_BYTES, WalkResult, walk
 from igg.errors import Problem, RequestInvalid
 from igg.mapping.limits import check_map_size
+from igg.mapping.trees import existing_paths, git_commit_soon
 from igg.models.request import Request
 from igg.record.logs import get_logger
 from igg.request.load import load_request
@@ -321,17 +321,6 @@ def _check_agent(agent: str, environ: Mapping[str, str] | None) -> None:
         LLMSettings.from_env(environ=environ)
 
 
-def existing_paths(paths: Sequence[Path]) -> list[Path]:
-    """``paths`` as paths, refused (``RequestInvalid``) when one does not exist."""
-    paths = [Path(p) for p in paths]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise RequestInvalid(
-            [Problem("PATH", f"{p}: no such file or directory") for p in missing], source="the command line"
-        )
-    return paths
-
-
 def _check_sources(walked: WalkResult, chosen: Sequence[str], paths: Sequence[Path]) -> None:
     """Refuse (``RequestInvalid``) a walk that found no source file of the languages read."""
     if not any(not languages.is_config(f.path) for f in walked.files):
@@ -459,36 +448,3 @@ def files_by_language(files: Sequence[SourceFile]) -> dict[str, int]:
         if f.language is not None:
             counts[f.language] = counts.get(f.language, 0) + 1
     return {name: counts[name] for name in languages.names() if name in counts}
-
-
-def git_commit_soon(paths: Sequence[Path]) -> Callable[[], str | None]:
-    """``git_commit(paths)`` started now on a thread (git runs while the caller walks and parses); call the
-    result for the answer."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="igg-git")
-    future = pool.submit(git_commit, paths)
-    pool.shutdown(wait=False)
-    return future.result
-
-
-def git_commit(paths: Sequence[Path]) -> str | None:
-    """The commit checked out in the git work tree holding ``paths[0]`` (``+dirty`` when it has changes),
-    or None when it is not in one (or git is missing)."""
-    if not paths:
-        return None
-    where = paths[0] if paths[0].is_dir() else paths[0].parent
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
-        )
-        if head.returncode != 0:
-            return None
-        dirty = subprocess.run(
-            ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no", "."],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = head.stdout.strip()
-    return commit + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")

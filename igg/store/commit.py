@@ -5,7 +5,7 @@ counts, the tokens and time spent, the graph's counts and id counters), all befo
 ``PendingStep.write`` is the transaction's work: it locks the session's row, refuses a commit the row rules
 out (another writer, a stale version, a finished session, an iteration stored twice), appends the step with
 its mutations (and snapshot), and moves the session on. A writer is named by an owner token
-(``owner_token``); ``owner_alive`` tells whether its process still runs.
+(``owner_token``); ``igg.store.catalog.owner_alive`` tells whether its process still runs.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from igg.errors import SessionBusy, SessionConflict, SessionNotFound, SessionRef
 from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.store import codec
+from igg.store.catalog import owner_alive
 from igg.store.location import StoreLocation
 from igg.store.schema import review_state_of
 from igg.store.sql import Connection
@@ -29,28 +30,6 @@ from igg.store.sql import Connection
 def owner_token() -> str:
     """``host:pid:nonce`` naming the writer of a session (the nonce tells writers of one process apart)."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
-def owner_alive(owner: str | None) -> bool:
-    """Whether the process named by an owner token is still running (unknown hosts count as alive)."""
-    if not owner:
-        return False
-    host, _, rest = owner.partition(":")
-    pid_text = rest.partition(":")[0]
-    if host != socket.gethostname():
-        return True
-    try:
-        pid = int(pid_text)
-        os.kill(pid, 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed child not yet reaped by its parent is a zombie: not alive
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,7 +28,7 @@ from igg.persistence import rfc3339
 from igg.record.history import Change, Touch
 from igg.record.steps import UndoStep, step_data
 from igg.store import codec
-from igg.store.commit import owner_alive
+from igg.store.catalog import owner_alive
 from igg.store.store import SessionStore, StepInfo
 
 

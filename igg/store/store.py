@@ -19,16 +19,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from igg.errors import SessionBusy, SessionError, SessionExists, SessionNotFound, SessionRefused
+from igg.errors import SessionBusy, SessionError, SessionExists, SessionRefused
 from igg.graph.journal import Mutation, NodesMerged, read_mutation
 from igg.graph.state import GraphState
 from igg.io.files import protect
 from igg.models.request import Request
-from igg.persistence import TOOL_AGENT, SessionInfo, SessionStatus, rfc3339
+from igg.persistence import SessionInfo, rfc3339
 from igg.request.load import build_state, load_request
-from igg.store import codec
+from igg.store import catalog, codec
 from igg.store.backends import open_database
-from igg.store.commit import owner_alive, prepare_step
+from igg.store.catalog import owner_alive
+from igg.store.commit import prepare_step
 from igg.store.export_targets import ExportTargets
 from igg.store.location import StoreArg, StoreLocation, store_file
 from igg.store.sql import Connection
@@ -129,7 +130,7 @@ class SessionStore:
         ).fetchone()
         if row is not None:
             if not force:
-                status = _status(row[0], row[2], row[3])
+                status = catalog.status_of(row[0], row[2], row[3])
                 what = (
                     f"inspect it with `igg show {session_id}`"
                     if status == "finished"
@@ -249,23 +250,11 @@ class SessionStore:
     # ---- reading -------------------------------------------------------------------------------------
     def sessions(self) -> list[SessionInfo]:
         """Every session, most recently updated first."""
-        rows = self.db.read(
-            lambda c: c.execute(f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC").fetchall()
-        )
-        return [_session_info(r) for r in rows]
+        return catalog.sessions(self.db)
 
     def session(self, session_id: str) -> SessionInfo:
         """One session; ``SessionError`` naming the known sessions when it is not in the store."""
-
-        def work(conn: Connection) -> SessionInfo:
-            row = conn.execute(
-                f"SELECT {_SESSION_COLS} FROM sessions WHERE session_id = ?", (session_id,)
-            ).fetchone()
-            if row is None:
-                raise self._unknown(conn, session_id)
-            return _session_info(row)
-
-        return self.db.read(work)
+        return catalog.session(self.db, session_id)
 
     def request(self, session_id: str) -> Request:
         """The request the session was started with."""
@@ -499,59 +488,17 @@ class SessionStore:
         return int(row[0])
 
     def _unknown(self, conn: Connection, session_id: str) -> SessionError:
-        known = [
-            r[0] for r in conn.execute("SELECT session_id FROM sessions ORDER BY updated_at DESC LIMIT 10")
-        ]
-        hint = f"; sessions there: {', '.join(known)}" if known else "; it holds no sessions"
-        return SessionNotFound(f"no session {session_id!r} in {self.path}{hint}", session_id=session_id)
+        return catalog.unknown(conn, self.path, session_id)
 
 
 StoreLike = SessionStore | StoreArg
 """A session store, or where it is (its file, or a PostgreSQL URL)."""
 
 
-_SESSION_COLS = (
-    "session_id, status, stop_reason, goal, agent, options, created_at, updated_at, last_step,"
-    " last_iteration, nodes, edges, owner, result,"
-    # whether the last step is a review plan still waiting (igg.workspace.review): awaiting_review
-    " (SELECT s.kind = 'review' AND s.review_state = 'pending' FROM steps s"
-    "  WHERE s.session_id = sessions.session_id ORDER BY s.step DESC LIMIT 1)"
-)
 _STEP_COLS = (
     "step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
     " nodes, edges, next_node, next_edge, mutation_count, created_at"
 )
-
-
-def _status(stored: str, owner: str | None, agent: str | None, pending: bool = False) -> SessionStatus:
-    """The status word of a stored session (see ``igg.persistence.SessionStatus``); ``pending``: its last step
-    is a review plan still waiting for a decision."""
-    if stored == "finished":
-        return "finished"
-    if pending:
-        return "awaiting_review"
-    if agent == TOOL_AGENT:
-        return "open"
-    return "running" if owner_alive(owner) else "interrupted"
-
-
-def _session_info(r: tuple[Any, ...]) -> SessionInfo:
-    return SessionInfo(
-        session_id=r[0],
-        status=_status(r[1], r[12], r[4], bool(r[14])),
-        stop_reason=r[2],
-        goal=r[3],
-        agent=r[4],
-        options=json.loads(r[5] or "{}"),
-        created_at=r[6],
-        updated_at=r[7],
-        last_step=r[8],
-        last_iteration=r[9],
-        nodes=r[10],
-        edges=r[11],
-        owner=r[12],
-        result=json.loads(r[13]) if r[13] else None,
-    )
 
 
 def _step_info(r: tuple[Any, ...]) -> StepInfo:

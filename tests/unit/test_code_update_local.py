@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-import igg.mapping.update as update_module
+import igg.mapping.remap as remap_module
 from igg.codemap.cache import FactsCache
 from igg.mapping.update import update_map
 from igg.service import map_code
@@ -227,7 +227,7 @@ def test_an_update_links_only_what_changed_and_equals_the_full_update_and_a_fres
 
     slow_tree, slow_store = _copy(mapped, tmp_path / "slow")
     edit(slow_tree)
-    monkeypatch.setattr(update_module, "_reach", lambda *a, **k: None)  # the full link and diff
+    monkeypatch.setattr(remap_module, "_reach", lambda *a, **k: None)  # the full link and diff
     slow = update_map([slow_tree], slow_store, session_id="m", jobs=1)
     assert slow.files["relinked"] == slow.files["read"]
     assert (result.graph, result.step, result.iteration) == (slow.graph, slow.step, slow.iteration)

@@ -343,8 +343,6 @@ def _since(args: argparse.Namespace) -> int:
 
 
 def _update(args: argparse.Namespace) -> int:
-    from igg.service import update_code_map
-
     path = resolve_store_path(args.store)  # the store every session command reads (igg.store)
     if not (args.store or os.environ.get("IGG_STORE")) and not store_exists(path):
         raise RequestInvalid(
@@ -374,18 +372,28 @@ def _update(args: argparse.Namespace) -> int:
         )
     specs = export_specs(args)
     check_export_targets(specs, args.out)  # before the walk and the parse, not after them
-    result = update_code_map(
-        args.paths,
-        store_text(path),
-        session_id=args.session,
-        out=args.out,
-        exports=specs,
-        provenance=getattr(args, "provenance", False),
-        max_bytes=args.max_file_bytes,
-        jobs=args.jobs,
-        package_prefix=args.package_prefix,
-        chosen=args.languages,
-    )
+    options: dict[str, Any] = {
+        "session_id": args.session,
+        "max_bytes": args.max_file_bytes,
+        "jobs": args.jobs,
+        "package_prefix": args.package_prefix,
+        "chosen": args.languages,
+    }
+    if args.out is None and not specs:  # nothing to write after it: the update alone, which starts light
+        from igg.mapping.update import update_map
+
+        result = update_map(args.paths, store_text(path), **options)
+    else:
+        from igg.service import update_code_map
+
+        result = update_code_map(
+            args.paths,
+            store_text(path),
+            out=args.out,
+            exports=specs,
+            provenance=getattr(args, "provenance", False),
+            **options,
+        )
     code = 1 if result.export_error is not None else 0
     if result.export_error is not None:
         print(f"igg: {result.export_error}", file=sys.stderr)

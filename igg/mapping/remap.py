@@ -1,0 +1,394 @@
+"""The general path of ``igg map-code --update`` (``igg.mapping.update``): the stored graph loaded, the tree
+walked and its changed files parsed, the files a change reaches linked again, and the difference from the
+graph a fresh map would build applied as one step (see ``igg.mapping.update`` for what is linked again)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from igg.act.counts import COUNTS
+from igg.act.difference import Difference
+from igg.agents.code.mapping import SchemaFit
+from igg.codemap.cache import FactsCache, content_hash
+from igg.codemap.facts import CallableDecl, FileFacts
+from igg.codemap.language import get as get_language
+from igg.codemap.language import is_config, is_stub
+from igg.codemap.link import link
+from igg.codemap.routes import handler_names
+from igg.codemap.sources import SourceFile, analyze, with_modules
+from igg.codemap.walk import WalkResult, walk
+from igg.graph.collector import collector_paused
+from igg.graph.state import GraphState
+from igg.mapping.difference import plan_difference, plan_file_difference
+from igg.mapping.limits import check_update_size
+from igg.mapping.updated import UpdateResult, update_result
+from igg.record.logs import get_logger
+from igg.store.location import resolve_store_path, sidecar_path
+
+log = get_logger("igg.code")
+
+
+def _declarations(f: FileFacts) -> tuple[Any, ...]:
+    """What other files' linking reads of ``f`` besides its types and callables: module, package, language,
+    a parse error, its imports, the tables its statements name (line numbers left out), what it exports,
+    for a configuration file what it says, and its HTTP routes, mounts and requests (joined across files and
+    services: any change to them links every file again)."""
+    return (
+        f.module,
+        f.package,
+        f.language,
+        f.error,
+        [replace(i, line=0, column=0) for i in f.imports],
+        sorted({r.table for c in f.callables for r in c.sql}),
+        f.config,
+        f.exports,
+        f.http,
+    )
+
+
+def _declared(c: CallableDecl) -> tuple[Any, ...]:
+    """A callable's declaration: no body, no line."""
+    return (
+        c.kind,
+        c.name,
+        c.signature,
+        c.owner,
+        c.params,
+        c.static,
+        c.returns,
+        c.returns_self,
+        c.returns_param,
+        c.returns_element,
+        c.explicit_init,
+    )
+
+
+def _flows(f: FileFacts) -> list[tuple[Any, ...]]:
+    """A file's value flows (Python: ``FileFacts.flow``) without the lines and columns of its calls. Values
+    flow across modules without a name changing (what a function returns, what a call passes to another
+    module's parameters): a change of them may change the calls of any file."""
+    return [
+        (
+            s.name,
+            s.kind,
+            s.parent,
+            s.params,
+            s.kwonly,
+            s.locals,
+            s.bases,
+            s.wildcards,
+            [op[:5] if op[0] == "C" else op for op in s.ops],
+        )
+        for s in f.flow or ()
+    ]
+
+
+def _abstract(f: FileFacts) -> Counter[tuple[Any, ...]]:
+    return Counter(_declared(c) for c in f.callables if c.abstract)
+
+
+def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
+    """The names whose meaning the change from ``old`` to ``new`` (one file) may alter for other files: those
+    of the callables and fields added, removed or redeclared, and of the types added or removed (empty: only
+    bodies and lines changed). None when the change reaches further than names say: another module name,
+    package, language, parse error, import or table, or a type whose kind, supertypes or enclosing type
+    changed (every subtype's members would change with it), or an abstract method that came, went or was
+    redeclared (it may be an interface's functional method, which types the parameters of lambdas in files
+    that need not name it), or a Python file's value flows changed (``_flows``)."""
+    if (
+        _declarations(old) != _declarations(new)
+        or _abstract(old) != _abstract(new)
+        or _flows(old) != _flows(new)
+    ):
+        return None
+    names: set[str] = set()
+    before = {t.qualified: t for t in old.types}
+    after = {t.qualified: t for t in new.types}
+    for q in before.keys() | after.keys():
+        a, b = before.get(q), after.get(q)
+        if a is None or b is None:
+            names.add(q.rpartition(".")[2])
+            names.add("<init>")  # a class comes or goes with its constructors
+            continue
+        if (a.kind, a.name, a.extends, a.implements, a.outer, a.self_args, a.type_params, a.super_args) != (
+            b.kind,
+            b.name,
+            b.extends,
+            b.implements,
+            b.outer,
+            b.self_args,
+            b.type_params,
+            b.super_args,
+        ):
+            return None
+        for fields in ((a.fields, b.fields), (a.field_elements, b.field_elements)):
+            # a key that is no name (Go's underlying or aliased type) changes what the type's name gives
+            names.update(
+                k if k.isidentifier() else q.rpartition(".")[2]
+                for k in fields[0].keys() | fields[1].keys()
+                if fields[0].get(k) != fields[1].get(k)
+            )
+    gone = Counter(_declared(c) for c in old.callables)
+    come = Counter(_declared(c) for c in new.callables)
+    method_sets = get_language(new.language).method_sets
+    for kind, name, _, owner, *_rest in (gone - come) + (come - gone):
+        names.add(name)
+        if kind == "constructor":
+            names.add("<init>")
+        if owner and (kind == "constructor" or method_sets):  # Go: the type's computed IMPLEMENTS may change
+            names.add(owner.rpartition(".")[2])
+    return names
+
+
+def _reach(
+    facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str | None]], cache: FactsCache
+) -> set[str] | None:
+    """The files to link again after the changes of ``earlier`` (changed files: path -> the module name their
+    facts are cached under and their content hash at the last map): the changed files, and every other file
+    that mentions a name whose meaning changed (``changed_names``). None when that cannot be known (a change
+    that reaches further than names, a stub, facts or names missing from the cache): every file is then
+    linked again."""
+    if not earlier:
+        return set()
+    new = {f.path: f for f in facts if f.path in earlier}
+    if len(new) != len(earlier) or any(is_stub(p) or not sha for p, (_, sha) in earlier.items()):
+        return None
+    stubbed = {f.module for f in facts if is_stub(f.path)}
+    if any(f.module in stubbed for f in new.values()):
+        return None  # a stub merges into its module: not a file of its own
+    olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new], bodies=False)
+    handlers = handler_names(facts)
+    if handlers and any(
+        c.name in handlers for f in [*new.values(), *olds] if f is not None for c in f.callables
+    ):
+        return None  # a route's HANDLES edge from a changed file's handler is stated by the route's file
+    names: set[str] = set()
+    for f, old in zip(new.values(), olds, strict=True):
+        found = changed_names(old, f) if old is not None and old.module == f.module else None
+        if found is None:
+            return None
+        names.update(found)
+    reach = set(new)
+    if names:
+        marks = [f"\n{n}\n" for n in names]
+        for f in facts:
+            if f.path in reach:
+                continue
+            if f.names is None:  # facts cached before names were kept: nothing to go by
+                return None
+            if any(m in f.names for m in marks):
+                reach.add(f.path)
+    return reach
+
+
+def _with_bodies(
+    facts: list[FileFacts],
+    sources: Sequence[SourceFile],
+    shas: dict[str, str],
+    cache: FactsCache,
+    whole: set[str],
+    paths: set[str] | None,
+) -> None:
+    """Replace the facts of ``paths`` (None: of every file) read without bodies by the whole facts (from the
+    cache, else parsed again); ``whole`` (paths whose facts are whole) grows accordingly."""
+    todo = [i for i, f in enumerate(facts) if f.path not in whole and (paths is None or f.path in paths)]
+    found = cache.get_many(
+        [FactsCache.key(sources[i].path, sources[i].module, shas[sources[i].path]) for i in todo]
+    )
+    for i, f in zip(todo, found, strict=True):
+        facts[i] = f if f is not None else analyze(sources[i])
+        whole.add(facts[i].path)
+
+
+def remap(
+    paths: list[Path],
+    sid: str,
+    *,
+    max_bytes: int,
+    jobs: int | None,
+    package_prefix: str | None,
+    chosen: Sequence[str] | None,
+    clock: Callable[[], float],
+    started: float,
+    commit_of: Callable[[], str | None],
+    store_path: str | Path,
+) -> tuple[UpdateResult, WalkResult]:
+    """The update of session ``sid`` read from the files and the stored graph (see the module doc), and the
+    walk it made."""
+    with collector_paused():  # loading, linking and diffing make no cycles (see igg.graph.collector)
+        return _remap(
+            paths,
+            sid,
+            max_bytes=max_bytes,
+            jobs=jobs,
+            package_prefix=package_prefix,
+            chosen=chosen,
+            clock=clock,
+            started=started,
+            commit_of=commit_of,
+            store_path=store_path,
+        )
+
+
+def _remap(
+    paths: list[Path],
+    sid: str,
+    *,
+    max_bytes: int,
+    jobs: int | None,
+    package_prefix: str | None,
+    chosen: Sequence[str] | None,
+    clock: Callable[[], float],
+    started: float,
+    commit_of: Callable[[], str | None],
+    store_path: str | Path,
+) -> tuple[UpdateResult, WalkResult]:
+    from igg.store import SessionStore
+
+    store = SessionStore(store_path)
+    session = _load_map(store, sid)
+    state = session.state
+    seconds = {"load": clock() - started}
+    mark = clock()
+    walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
+    before = _module_shas(state)
+    # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again, and so
+    # links all
+    shas = {f.path: content_hash(f.text) for f in walked.files}
+    now = {path: sha for path, sha in shas.items() if not is_config(path)}
+    seconds["walk"] = clock() - mark
+    mark = clock()
+    counts: dict[str, int] = {}
+    parsed: list[str] = []
+    added = sorted(p for p in now if p not in before)
+    removed = sorted(p for p in before if p not in now)
+    changed = sorted(p for p in now if p in before and before[p] != now[p])
+    diff, local = _plan(
+        walked.files,
+        store_path,
+        state,
+        jobs=jobs,
+        counts=counts,
+        parsed=parsed,
+        shas=(before, shas),
+        changed=changed,
+        whole_tree=bool(added or removed),
+    )
+    seconds["parse_and_diff"] = clock() - mark
+    check_update_size(state, diff, session.config.constraints, sid)
+    files: dict[str, Any] = {
+        "read": len(walked.files),
+        "reparsed": counts.get("parsed", 0),
+        "unchanged": counts.get("cached", 0),
+        "relinked": len(local) if local is not None else len(walked.files),
+        "added": added,
+        "changed": changed,
+        "removed": removed,
+        "renamed": _renamed(before, now, added, removed),
+    }
+    commit = commit_of()
+    mark = clock()
+    if diff:
+        update = session.apply_update(
+            diff,
+            files=files,
+            git_commit=commit,
+            reasoning=_reasoning(files, commit),
+            timings_ms={"total": round((clock() - started) * 1000, 3)},
+        )
+        iteration, changes = update.iteration, update.changes
+    else:  # nothing to change: no step is kept, the session stays at its last one
+        iteration, changes = session.last_iteration, dict.fromkeys(COUNTS, 0)
+    step = store.session(sid).last_step
+    seconds["commit"] = clock() - mark
+    seconds["total"] = clock() - started
+    size = (state.node_count, state.edge_count)
+    return update_result(sid, step, iteration, changes, files, size, commit, seconds), walked
+
+
+def _reasoning(files: dict[str, Any], commit: str | None) -> str:
+    """What the update step says it did (its reasoning): the files read, re-parsed, added, changed,
+    removed."""
+    return (
+        f"Re-mapped {files['read']} files: {files['reparsed']} re-parsed, {files['unchanged']} "
+        f"unchanged; {len(files['added'])} added, {len(files['changed'])} changed, "
+        f"{len(files['removed'])} removed" + (f" (git {commit})" if commit else "") + "."
+    )
+
+
+def _load_map(store: Any, sid: str) -> Any:
+    """Stored session ``sid`` (checked by ``_check_map``), loaded to be updated."""
+    from igg.session import Session
+    from igg.store import StoreSessions
+
+    log.debug("map_code_state_loading", session_id=sid)
+    repo = StoreSessions(store)
+    # begun: a finished map is not claimed again; its recorder writes the update step without an owner
+    return Session.load(repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True)
+
+
+def _module_shas(state: GraphState) -> dict[str, Any]:
+    """Each mapped file's path -> its content hash at the last map (from its Module node)."""
+    return {
+        state.node_properties(n)["path"]: state.node_properties(n).get("sha")
+        for n in state.nodes_of_type("Module")
+        if "path" in state.node_properties(n)
+    }
+
+
+def _renamed(
+    before: dict[str, Any], now: dict[str, str], added: list[str], removed: list[str]
+) -> list[dict[str, str]]:
+    """The removed files whose content an added file has (``from`` -> ``to``), by their hashes."""
+    renamed: list[dict[str, str]] = []
+    for old in removed:
+        twin = next((p for p in added if now[p] == before[old] and before[old]), None)
+        if twin is not None:
+            renamed.append({"from": old, "to": twin})
+    return renamed
+
+
+def _plan(
+    walked: Sequence[Any],
+    store_path: str | Path,
+    state: GraphState,
+    *,
+    jobs: int | None,
+    counts: dict[str, int],
+    parsed: list[str],
+    shas: tuple[dict[str, Any], dict[str, str]],
+    changed: list[str],
+    whole_tree: bool,
+) -> tuple[Difference, set[str] | None]:
+    """The difference a fresh map makes, and the files linked again (None: all of them). The common case,
+    files changed in place, links only them and the files that mention a changed declaration (every other
+    file's facts must be those of the last map: from the cache, not parsed again by a newer IGG)."""
+    from igg.mapping.prepare import parse_all
+
+    before, now = shas
+    cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
+    try:
+        sources = with_modules(walked)
+        # the files not parsed again come without bodies: only those linked again need theirs (read below)
+        facts, _ = parse_all(sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed, bodies=False)
+        whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
+        if not whole_tree and set(parsed) <= set(changed):
+            module_of = {f.path: f.module for f in sources}
+            local = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
+            if local is not None:
+                _with_bodies(facts, sources, now, cache, whole, local)
+                diff = plan_file_difference(state, SchemaFit(link(facts, only=local), state.schema), local)
+                if diff is not None:
+                    return diff, local
+        # files added, removed or renamed, a supertype or import changed, facts not cached: the whole graph
+        _with_bodies(facts, sources, now, cache, whole, None)
+        return plan_difference(state, SchemaFit(link(facts), state.schema)), None
+    finally:
+        cache.close()
+
+
+__all__ = ["changed_names", "remap"]
