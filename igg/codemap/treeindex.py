@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
 from igg.codemap.walk import FileStat, WalkResult, names_digest
@@ -146,15 +148,19 @@ class TreeIndexes:
             row = self._db.execute("SELECT data FROM trees WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return None
-            data = json.loads(zlib.decompress(row[0]))
+            data = orjson.loads(zlib.decompress(row[0]))
+            files = data["files"]
+            if not all(len(stat) == 3 for stat in files.values()):
+                raise ValueError("a file's row is not (size, time, sha)")
+            # each (size, time, sha) is kept as the JSON list it was read as: only unpacked by ``unchanged``
             return TreeIndex(
                 session_id=data["session_id"],
                 last_step=data["last_step"],
                 read=data["read"],
                 dirs=data["dirs"],
-                files={p: (s[0], s[1], s[2]) for p, s in data["files"].items()},
+                files=files,
             )
-        except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, IndexError) as exc:
+        except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
 
@@ -170,7 +176,7 @@ class TreeIndexes:
             "dirs": index.dirs,
             "files": index.files,
         }
-        blob = zlib.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), 1)
+        blob = zlib.compress(orjson.dumps(data), 1)
         try:
             with self._db:
                 self._db.execute("DELETE FROM trees WHERE session_id = ?", (index.session_id,))

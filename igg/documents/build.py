@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from igg.act.difference import Difference
 from igg.documents.cache import AnswerCache
 from igg.documents.corpus import Corpus, read_corpus
@@ -32,10 +30,11 @@ from igg.documents.reader import Reader, agent_identity, refuse_unfoldable
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 from igg.models.request import Request
+from igg.record.logs import get_logger
 from igg.record.steps import ReviewPlan
 from igg.store.location import StoreArg
 
-log = structlog.get_logger("igg.documents")
+log = get_logger("igg.documents")
 
 DOCUMENTS_GOAL_NOTE = "documents"
 """The ``files`` key of an update step that marks it as a document build."""

@@ -16,12 +16,11 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import structlog
-
 from igg.errors import SessionError
+from igg.record.logs import get_logger
 from igg.store.sql import Connection, Database
 
-log = structlog.get_logger("igg.documents")
+log = get_logger("igg.documents")
 
 PROMPT_VERSION = "documents-1"
 """Bumped when what a document's chunk is shown with changes: every answer is then asked for again."""

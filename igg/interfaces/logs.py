@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-import structlog
+from igg.record.logs import configured_structlog
 
 
 def route_stdlib_logging(level: int = logging.WARNING) -> None:
@@ -13,6 +13,7 @@ def route_stdlib_logging(level: int = logging.WARNING) -> None:
     (console or JSON lines), timestamps and secret redaction, on standard error (never stdout, which is the
     protocol stream of MCP over stdio). Replaces handlers others installed on the root logger, such as the
     MCP SDK's rich handler. Does nothing when structlog is not configured (IGG used as a library)."""
+    structlog = configured_structlog()
     if not structlog.is_configured():
         return
     processors = structlog.get_config()["processors"]

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import structlog
-
 from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.errors import Problem, RequestInvalid, SessionRefused
 from igg.graph.state import GraphState
 from igg.mapping.difference import desired_graph
+from igg.record.logs import get_logger
 
-log = structlog.get_logger("igg.code")
+log = get_logger("igg.code")
 
 
 def _over(nodes: int, edges: int, limits: Any) -> list[tuple[str, str, int, int]]:

@@ -14,6 +14,7 @@ import logging
 import re
 import sys
 from collections.abc import MutableMapping
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -60,11 +61,33 @@ def redact_secrets(
 def configure_logging(
     fmt: LogFormat | str = "console", *, level: str = "info", colors: bool | None = None
 ) -> None:
-    """Configure structlog for an entry point: ``console`` (readable) or ``json`` lines on standard error."""
+    """Configure structlog for an entry point: ``console`` (readable) or ``json`` lines on standard error.
+
+    When structlog is not imported yet, the settings wait for the first event logged at ``level`` or above
+    (or the first ``configured_structlog()``): a command that logs nothing (a no-op ``igg map-code
+    --update``) never imports structlog and the rich it loads."""
+    global _pending
     if fmt not in LOG_FORMATS:
         raise ValueError(f"unknown log format {fmt!r}; use one of {', '.join(LOG_FORMATS)}")
+    _pending = (fmt, logging.getLevelNamesMapping()[level.upper()], colors)
+    if "structlog" in sys.modules:  # a process already using it (a test capturing its events): at once
+        configured_structlog()
+
+
+_pending: tuple[str, int, bool | None] | None = None
+"""The settings of the last ``configure_logging`` not applied yet: (format, level number, colors)."""
+
+
+def configured_structlog() -> ModuleType:
+    """structlog, configured as ``configure_logging`` asked when it has not been yet. What logs through
+    structlog itself (not through ``get_logger``) asks for it here."""
+    global _pending
     import structlog
 
+    if _pending is None:
+        return structlog
+    fmt, level, colors = _pending
+    _pending = None
     renderer: Any
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer(sort_keys=False)
@@ -79,10 +102,11 @@ def configure_logging(
             redact_secrets,
             renderer,
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=_stderr_factory,
         cache_logger_on_first_use=False,
     )
+    return structlog
 
 
 class LibraryLogger:
@@ -98,6 +122,10 @@ class LibraryLogger:
         self.name = name
 
     def _emit(self, level: int, event: str, fields: dict[str, Any]) -> None:
+        if _pending is not None:  # an entry point configured logging, structlog not loaded yet
+            if level < _pending[1]:
+                return  # below the level asked for: structlog would drop it
+            configured_structlog()
         structlog = sys.modules.get("structlog")  # not imported yet: nobody configured it
         if structlog is not None and structlog.is_configured():
             getattr(structlog.get_logger(self.name), logging.getLevelName(level).lower())(event, **fields)
@@ -130,9 +158,7 @@ class EventLogger:
     """An ``on_event`` consumer that logs a run: one ``iteration_finished`` event per iteration."""
 
     def __init__(self, logger: Any = None) -> None:
-        import structlog
-
-        self.log = logger or structlog.get_logger("igg")
+        self.log = logger or configured_structlog().get_logger("igg")
 
     def __call__(self, event: Event) -> None:
         data = event.data

@@ -109,9 +109,9 @@ def announce(keep: Keeping, session_id: str, *, log_format: str = "console") -> 
     show = f"igg show {sid} --store {store}"
     export = f"igg export {sid} --store {store} --format graphml"
     if log_format == "json":
-        import structlog
+        from igg.record.logs import configured_structlog
 
-        structlog.get_logger("igg").info(
+        configured_structlog().get_logger("igg").info(
             "session_kept", session_id=session_id, store=mask_url(keep.store), show=show, export=export
         )
         return

@@ -44,7 +44,6 @@ import typing
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -58,12 +57,13 @@ from igg.errors import WorkspaceError
 from igg.interfaces.codes import http_status
 from igg.interfaces.version import package_version
 from igg.io.encodable import first_unencodable
+from igg.record.logs import get_logger
 from igg.workspace import Workspace
 from igg.workspace.inputs import SessionRef, inline_refs
 from igg.workspace.ops import Operation, Route
 from igg.workspace.outputs import HealthOutput, SessionOutput
 
-log = structlog.get_logger("igg.http")
+log = get_logger("igg.http")
 
 _STATUS_CODES = {
     400: "BAD_REQUEST",

@@ -67,9 +67,9 @@ class EarlyAnswer:
         ):
             return False
         if message != self.answered:
-            import structlog
+            from igg.record.logs import configured_structlog
 
-            structlog.get_logger("igg.mcp").warning(
+            configured_structlog().get_logger("igg.mcp").warning(
                 "mcp_handshake_mismatch", early=self.answered, sdk=message
             )
         self.answered = None

@@ -21,7 +21,6 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
-import structlog
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
@@ -35,11 +34,12 @@ from igg.interfaces.mcp.handshake import INSTRUCTIONS, EarlyAnswer
 from igg.interfaces.version import package_version
 from igg.io.encodable import escape_unencodable, find_unencodable, first_unencodable
 from igg.io.encodable import escape_value as _escaped
+from igg.record.logs import get_logger
 from igg.workspace.ops import OPERATIONS_BY_NAME, Operation
 from igg.workspace.service import Workspace
 from igg.workspace.toolschema import hints, mcp_tools
 
-log = structlog.get_logger("igg.mcp")
+log = get_logger("igg.mcp")
 
 
 def tool_error(code: str, message: str) -> CallToolResult:
