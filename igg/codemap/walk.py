@@ -202,12 +202,15 @@ def walk(
             continue
         _walk_dir(state, root, prefix, vendored)
     result = state.result
-    for name in dict.fromkeys(languages.language_of(f.path) for f in result.files):
-        if name is None:
-            continue
-        mine = [f for f in result.files if languages.language_of(f.path) == name]
+    by_language: dict[str, list[SourceFile]] = {}
+    for f in result.files:
+        name = languages.language_of(f.path)
+        if name is not None:
+            by_language.setdefault(name, []).append(f)
+    for name, mine in by_language.items():
         renamed = {f.path: f for f in languages.get(name).rename(mine, result.disk, package_prefix)}
-        result.files = [renamed.get(f.path, f) for f in result.files]
+        if renamed:
+            result.files = [renamed.get(f.path, f) for f in result.files]
     return result
 
 

@@ -240,6 +240,7 @@ def _write_blobs(root: Path, blobs: Sequence[tuple[str, str, int]], top: Path) -
             target=_send_ids, args=(git.stdin, [oid for oid, _, _ in blobs]), daemon=True
         )
         writer.start()
+        made: set[Path] = set()
         for oid, path, _ in blobs:
             header = git.stdout.readline().split()
             if len(header) != 3 or header[0].decode() != oid:
@@ -248,12 +249,22 @@ def _write_blobs(root: Path, blobs: Sequence[tuple[str, str, int]], top: Path) -
                 )
             data = git.stdout.read(int(header[2]))
             git.stdout.read(1)  # the newline after the content
-            target = top / path
-            if not target.resolve().is_relative_to(top.resolve()):
+            if not inside(path):
                 continue  # git never stores such a path; a damaged tree is not written outside the scratch
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            target = top / path
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            with open(target, "wb") as f:
+                f.write(data)
         writer.join()
+
+
+def inside(path: str) -> bool:
+    """Whether ``path``, a path of a git tree, names a file below the folder it is written under: relative,
+    with no empty, ``.`` or ``..`` part. The scratch folder holds only the folders and regular files written
+    there, no symbolic link, so a path that passes cannot resolve outside it."""
+    return bool(path) and not path.startswith("/") and all(p not in ("", ".", "..") for p in path.split("/"))
 
 
 def _send_ids(stream: IO[bytes], oids: list[str]) -> None:

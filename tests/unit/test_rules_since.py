@@ -14,7 +14,7 @@ import pytest
 from igg.codemap.cache import FactsCache
 from igg.interfaces.cli import main
 from igg.mapping.depgraph import state_lines
-from igg.mapping.since import changes, tree_state
+from igg.mapping.since import changes, inside, tree_state
 from igg.rules.depgraph import from_state
 from igg.service import dependency_changes, map_code
 
@@ -204,3 +204,21 @@ def test_an_empty_or_option_like_since_exits_2_in_one_line(
     assert main([command, "shop", value]) == 2
     captured = capsys.readouterr()
     assert "is no git ref" in captured.err and "Traceback" not in captured.err and captured.out == ""
+
+
+def test_a_path_of_the_ref_tree_is_written_only_inside_the_scratch_folder(tmp_path: Path) -> None:
+    """The lexical check that replaced resolving each written path: never true for a path that resolves
+    outside, and true for every plain relative path (every path of a sound git tree)."""
+    import itertools
+
+    top = (tmp_path / "top").resolve()
+    top.mkdir()
+    parts = ["a", "b.py", "..", ".", "", "x..y"]
+    for n in range(1, 5):
+        for combo in itertools.product(parts, repeat=n):
+            path = "/".join(combo)
+            for p in (path, "/" + path):
+                if inside(p):
+                    assert (top / p).resolve().is_relative_to(top), p
+    assert inside("src/app/main.py") and inside("x..y/a.go")
+    assert not any(inside(p) for p in ("../x.py", "a/../../x.py", "/etc/passwd", "a//b.py", "./a.py", "a/"))
