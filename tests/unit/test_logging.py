@@ -90,3 +90,48 @@ def test_configure_logging_rejects_unknown_formats():
 
     with pytest.raises(ValueError, match="unknown log format 'xml'; use one of console, json"):
         configure_logging("xml")
+
+
+DEFERRED = """
+import json, sys
+from igg.record.logs import configure_logging, get_logger
+configure_logging("json", level="info")
+log = get_logger("igg.code")
+log.debug("below_the_level", path="a.py")
+assert "structlog" not in sys.modules, "an event below the level loaded structlog"
+log.info("map_code_updated", files=3, api_key="sk-abcdefghijklmnopq")
+assert "structlog" in sys.modules
+"""
+
+
+def test_an_entry_points_logging_waits_for_its_first_event_at_the_level_asked():
+    """``configure_logging`` before structlog is imported (a command's start) configures it when the first
+    event at the level asked is logged: rendered as asked, on standard error; nothing below the level is
+    written, and nothing loads structlog before."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", DEFERRED], capture_output=True, text=True, check=True)
+    assert out.stdout == ""
+    (line,) = out.stderr.splitlines()
+    data = json.loads(line)
+    assert data["event"] == "map_code_updated" and data["files"] == 3 and data["level"] == "info"
+    assert data["api_key"] == "[redacted]" and "timestamp" in data
+
+
+def test_what_logs_through_structlog_itself_gets_the_configuration_asked_for():
+    """``configured_structlog`` applies a waiting configuration: an event logged through structlog's own
+    logger (an entry point's ``session_kept``) is rendered as asked, never on standard output."""
+    import subprocess
+    import sys
+
+    code = (
+        "from igg.record.logs import configure_logging, configured_structlog\n"
+        "configure_logging('json', level='warning')\n"
+        "configured_structlog().get_logger('igg').warning('session_kept', session_id='s1')\n"
+        "configured_structlog().get_logger('igg').info('hidden')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == ""
+    (line,) = out.stderr.splitlines()
+    assert json.loads(line)["event"] == "session_kept"

@@ -152,3 +152,37 @@ def test_map_code_agents_are_the_ones_prepare_knows():
     from igg.mapping import prepare
 
     assert prepare.AGENT_MODES is AGENT_MODES
+
+
+def test_an_update_of_a_tree_with_no_change_loads_nothing_heavy(tmp_path: Path) -> None:
+    """``igg map-code TREE --store S --update --quiet`` on a tree no file of which changed answers from the
+    session's row and the tree's index: no graph, act step, models, analyzer, parser or structlog is imported
+    (the act package's own light module ``igg.act.counts`` names what an update counts; without ``--quiet``,
+    with standard error not a terminal, its ``map_code_updated`` line loads structlog)."""
+    import shutil
+
+    from igg.service import map_code
+
+    tree, store = tmp_path / "python", tmp_path / "map.sqlite"
+    shutil.copytree(ROOT / "fixtures" / "code" / "python", tree)
+    result, _ = map_code([tree], store=store, jobs=1)
+    assert result.stop_reason == "finished"
+    code = (
+        "import sys\nfrom igg.interfaces.cli import main\n"
+        f"sys.argv = ['igg', 'map-code', {str(tree)!r}, '--store', {str(store)!r}]\n"
+        "sys.argv += ['--update', '--quiet', '--json']\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\n{REPORT}"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    answer, modules = (json.loads(line) for line in out.stdout.splitlines())
+    assert answer["files"]["read"] > 0 and answer["files"]["reparsed"] == 0
+    assert answer["graph"]["nodes"] == result.state.node_count
+    changes = ("nodes_added", "nodes_removed", "nodes_changed", "edges_added", "edges_removed")
+    assert not any(answer["graph"][k] for k in changes)
+    loaded = set(modules) - {"igg.act", "igg.act.counts"}
+    assert heavy(loaded) == []
+    # the languages' descriptions name their analyzers' versions (the index's key); no analyzer is loaded
+    assert not loaded & {"igg.mapping.remap", "igg.mapping.prepare", "igg.codemap.link", "igg.store.store"}
+    assert not loaded & {"igg.codemap.python.analyze", "igg.codemap.python.flow", "igg.codemap.java.analyze"}
