@@ -1,7 +1,9 @@
 """Structured logging with structlog: configured by entry points only, fed by run events.
 
 ``configure_logging("console" | "json")`` sets structlog up to write to standard error (a readable console
-line by default, one JSON object per line with ``json``); nothing is configured at import time.
+line by default, one JSON object per line with ``json``); nothing is configured at import time. IGG's command
+line asks for it ``when_needed``: structlog is then imported and configured by the first event at the level
+asked (a command that logs nothing never loads it).
 ``EventLogger`` turns a run's ``Event``s into log events: one ``iteration_finished`` per iteration with
 session_id, iteration, proposed/accepted/rejected_by_code, tokens and milliseconds, plus ``run_started``
 and ``run_finished`` (individual verdicts at debug level). Keys that name secrets are redacted, and so are
@@ -59,18 +61,23 @@ def redact_secrets(
 
 
 def configure_logging(
-    fmt: LogFormat | str = "console", *, level: str = "info", colors: bool | None = None
+    fmt: LogFormat | str = "console",
+    *,
+    level: str = "info",
+    colors: bool | None = None,
+    when_needed: bool = False,
 ) -> None:
     """Configure structlog for an entry point: ``console`` (readable) or ``json`` lines on standard error.
 
-    When structlog is not imported yet, the settings wait for the first event logged at ``level`` or above
-    (or the first ``configured_structlog()``): a command that logs nothing (a no-op ``igg map-code
-    --update``) never imports structlog and the rich it loads."""
+    ``when_needed`` (IGG's command line): when structlog is not imported yet, the settings wait for the first
+    event IGG logs at ``level`` or above, or the first ``configured_structlog()``, so a command that logs
+    nothing (a no-op ``igg map-code --update``) never imports structlog and the rich it loads. Without it
+    structlog is configured at once, for an application that then logs through structlog itself."""
     global _pending
     if fmt not in LOG_FORMATS:
         raise ValueError(f"unknown log format {fmt!r}; use one of {', '.join(LOG_FORMATS)}")
     _pending = (fmt, logging.getLevelNamesMapping()[level.upper()], colors)
-    if "structlog" in sys.modules:  # a process already using it (a test capturing its events): at once
+    if not when_needed or "structlog" in sys.modules:  # already in use (a test capturing events): at once
         configured_structlog()
 
 

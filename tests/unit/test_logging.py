@@ -95,7 +95,7 @@ def test_configure_logging_rejects_unknown_formats():
 DEFERRED = """
 import json, sys
 from igg.record.logs import configure_logging, get_logger
-configure_logging("json", level="info")
+configure_logging("json", level="info", when_needed=True)
 log = get_logger("igg.code")
 log.debug("below_the_level", path="a.py")
 assert "structlog" not in sys.modules, "an event below the level loaded structlog"
@@ -105,9 +105,9 @@ assert "structlog" in sys.modules
 
 
 def test_an_entry_points_logging_waits_for_its_first_event_at_the_level_asked():
-    """``configure_logging`` before structlog is imported (a command's start) configures it when the first
-    event at the level asked is logged: rendered as asked, on standard error; nothing below the level is
-    written, and nothing loads structlog before."""
+    """``configure_logging(when_needed=True)`` before structlog is imported (a command's start) configures it
+    when the first event at the level asked is logged: rendered as asked, on standard error; nothing below the
+    level is written, and nothing loads structlog before."""
     import subprocess
     import sys
 
@@ -127,7 +127,7 @@ def test_what_logs_through_structlog_itself_gets_the_configuration_asked_for():
 
     code = (
         "from igg.record.logs import configure_logging, configured_structlog\n"
-        "configure_logging('json', level='warning')\n"
+        "configure_logging('json', level='warning', when_needed=True)\n"
         "configured_structlog().get_logger('igg').warning('session_kept', session_id='s1')\n"
         "configured_structlog().get_logger('igg').info('hidden')\n"
     )
@@ -135,3 +135,20 @@ def test_what_logs_through_structlog_itself_gets_the_configuration_asked_for():
     assert out.stdout == ""
     (line,) = out.stderr.splitlines()
     assert json.loads(line)["event"] == "session_kept"
+
+
+def test_an_application_that_configures_logging_logs_through_structlog_at_once():
+    """Without ``when_needed`` (an application's own start), structlog is configured by the call: the
+    application's own ``structlog.get_logger()`` lines are rendered as asked, never on standard output."""
+    import subprocess
+    import sys
+
+    code = (
+        "from igg.record.logs import configure_logging\n"
+        "configure_logging('json', level='info')\n"
+        "import structlog\n"
+        "structlog.get_logger('app').info('app_started', port=8080)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == ""
+    assert json.loads(out.stderr)["event"] == "app_started"

@@ -130,7 +130,9 @@ def log_level(args: argparse.Namespace, *, unasked: str | None = None) -> str:
 
 def setup_logging(args: argparse.Namespace, *, unasked: str | None = None) -> None:
     """Configure logging from the command line (entry points only); ``unasked`` as for ``log_level``."""
-    configure_logging(getattr(args, "log_format", "console"), level=log_level(args, unasked=unasked))
+    configure_logging(
+        getattr(args, "log_format", "console"), level=log_level(args, unasked=unasked), when_needed=True
+    )
 
 
 def export_specs(args: argparse.Namespace) -> list[Any]:
