@@ -31,12 +31,12 @@ import orjson
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
-from igg.codemap.walk import FileStat, WalkResult, names_digest
+from igg.codemap.walk import WalkResult, names_digest
 from igg.record.logs import get_logger
 
 log = get_logger("igg.code")
 
-INDEX_VERSION = "2"
+INDEX_VERSION = "3"
 """Bumped when the index's rows change shape."""
 INDEX_SUFFIX = ".codeindex"
 """The index's file: the store's path with this suffix (``sidecar_path``)."""
@@ -44,7 +44,8 @@ INDEX_SUFFIX = ".codeindex"
 
 @dataclass(kw_only=True)
 class TreeIndex:
-    """What one map or update of a session walked (see the module doc)."""
+    """What one map or update of a session walked (see the module doc). The files are kept as columns, in
+    the walk's order: a path, its size, its modification time and its sha256 at one position of each."""
 
     session_id: str
     last_step: int
@@ -52,17 +53,24 @@ class TreeIndex:
     read: int
     """The files the walk read (an update's ``files.read``)."""
     dirs: dict[str, int | str]
-    files: dict[str, FileStat]
+    paths: list[str]
+    sizes: list[int]
+    mtimes: list[int]
+    shas: list[str | None]
 
     @classmethod
     def of(cls, walked: WalkResult, session_id: str, last_step: int) -> TreeIndex:
         """The index of ``walked``, a walk of session ``session_id`` kept at step ``last_step``."""
+        stats = walked.stats.values()
         return cls(
             session_id=session_id,
             last_step=last_step,
             read=len(walked.files),
             dirs=dict(walked.dirs),
-            files=dict(walked.stats),
+            paths=list(walked.stats),
+            sizes=[size for size, _, _ in stats],
+            mtimes=[mtime for _, mtime, _ in stats],
+            shas=[sha for _, _, sha in stats],
         )
 
     def unchanged(self) -> bool:
@@ -75,17 +83,27 @@ class TreeIndex:
                         return False
                 elif mark < 0 or os.stat(path).st_mtime_ns != mark:
                     return False
-            for path, (size, mtime, sha) in self.files.items():
-                st = os.stat(path)
-                if st.st_size == size and st.st_mtime_ns == mtime and mtime >= 0:
-                    continue
-                if sha is None or st.st_size != size:
-                    return False
-                with open(path, "rb") as f:
-                    if hashlib.sha256(f.read()).hexdigest() != sha:
-                        return False
+            stat = os.stat
+            for path, size, mtime in zip(self.paths, self.sizes, self.mtimes, strict=True):
+                st = stat(path)
+                if st.st_mtime_ns != mtime or st.st_size != size or mtime < 0:
+                    return self._same_bytes()
         except OSError:
             return False
+        return True
+
+    def _same_bytes(self) -> bool:
+        """Whether every file whose stat differs from its index (or whose time was too recent to tell) still
+        has the bytes it had: a file touched or rewritten alike is not a change."""
+        for path, size, mtime, sha in zip(self.paths, self.sizes, self.mtimes, self.shas, strict=True):
+            st = os.stat(path)
+            if st.st_size == size and st.st_mtime_ns == mtime and mtime >= 0:
+                continue
+            if sha is None or st.st_size != size:
+                return False
+            with open(path, "rb") as f:
+                if hashlib.sha256(f.read()).hexdigest() != sha:
+                    return False
         return True
 
 
@@ -149,17 +167,19 @@ class TreeIndexes:
             if row is None:
                 return None
             data = orjson.loads(zlib.decompress(row[0]))
-            files = data["files"]
-            if not all(len(stat) == 3 for stat in files.values()):
-                raise ValueError("a file's row is not (size, time, sha)")
-            # each (size, time, sha) is kept as the JSON list it was read as: only unpacked by ``unchanged``
-            return TreeIndex(
+            index = TreeIndex(
                 session_id=data["session_id"],
                 last_step=data["last_step"],
                 read=data["read"],
                 dirs=data["dirs"],
-                files=files,
+                paths=data["paths"],
+                sizes=data["sizes"],
+                mtimes=data["mtimes"],
+                shas=data["shas"],
             )
+            if not len(index.paths) == len(index.sizes) == len(index.mtimes) == len(index.shas):
+                raise ValueError("the file columns differ in length")
+            return index
         except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
             return None
@@ -174,7 +194,10 @@ class TreeIndexes:
             "last_step": index.last_step,
             "read": index.read,
             "dirs": index.dirs,
-            "files": index.files,
+            "paths": index.paths,
+            "sizes": index.sizes,
+            "mtimes": index.mtimes,
+            "shas": index.shas,
         }
         blob = zlib.compress(orjson.dumps(data), 1)
         try:

@@ -23,8 +23,6 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
 from igg.codemap import language as languages
 from igg.codemap.sources import SourceFile, generated_by_header, generated_by_name
 
@@ -122,6 +120,8 @@ class _Ignore:
     def __init__(self, base: str, lines: list[str], source: str) -> None:
         self.base = base
         self.source = source
+        import pathspec  # loaded by the first ignore file (a command that walks nothing goes without it)
+
         self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
 
     def match(self, rel: str, is_dir: bool) -> bool | None:
