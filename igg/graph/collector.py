@@ -20,7 +20,10 @@ def collector_paused() -> Iterator[None]:
     block walks every object the block left (0.3-0.4 s after a map of openai's 2,077 files), and the passes
     after it walk them again as they age. The few cycles the block left are freed by the next full pass. A
     process that froze objects of its own (``gc.get_freeze_count()``) keeps them frozen: its young pass then
-    runs as before."""
+    runs as before.
+
+    As a decorator (``@collector_paused()``, as any ``contextmanager``), each call of the function is the
+    block."""
     if not gc.isenabled():
         yield
         return

@@ -10,10 +10,8 @@ ratchet) only new violations fail the check; without it every error-severity vio
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import ParamSpec, TypeVar
 
 from igg.codemap.cache import FactsCache
 from igg.codemap.language import Reads
@@ -30,21 +28,6 @@ from igg.rules.load import find_rules_file, load_rules
 from igg.rules.reads import needed_reads
 from igg.rules.report import CheckReport, RuleSummary, Violation
 from igg.rules.select import refuse_unmatched, unmatched
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def paused(function: Callable[P, R]) -> Callable[P, R]:
-    """``function`` run with the cyclic collector paused (``collector_paused``): mapping a tree allocates many
-    small acyclic objects, and the collector's passes over them cost more than the work."""
-
-    @functools.wraps(function)
-    def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        with collector_paused():
-            return function(*args, **kwargs)
-
-    return run
 
 
 def resolve_rules(
@@ -73,7 +56,7 @@ def resolve_rules(
     return load_rules(path, edge_types=edge_types)
 
 
-@paused
+@collector_paused()
 def run_check(
     rules: Sequence[Rule] | Path | None,
     *,
@@ -219,7 +202,7 @@ def cycles_rule(
     )
 
 
-@paused
+@collector_paused()
 def graph_of(
     *,
     paths: Sequence[Path] = (),

@@ -11,14 +11,13 @@ and the LLM agent can read the files as context chunks. ``code_agent(mode, codem
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from igg.act.apply import collector_paused
 from igg.agents.code.mapping import SchemaFit
@@ -42,8 +41,6 @@ log = get_logger("igg.code")
 
 FILES_PER_TURN = 1_000_000
 """The static agent fills each turn up to the action cap, whatever the number of files (fewer iterations)."""
-P = ParamSpec("P")
-R = TypeVar("R")
 POOL_THRESHOLD = 64
 """Fewer files than this are parsed in-process (a process pool costs more than it saves)."""
 
@@ -75,17 +72,6 @@ class CodeMap:
         if self.walk.skipped:
             options["skipped_files"] = [{"path": s.path, "reason": s.reason} for s in self.walk.skipped]
         return options
-
-
-def _paused(function: Callable[P, R]) -> Callable[P, R]:
-    """``function`` run with the collector paused (``collector_paused``)."""
-
-    @functools.wraps(function)
-    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
-        with collector_paused():
-            return function(*args, **kwargs)
-
-    return paused
 
 
 def _parse_batch(batch: Sequence[SourceFile], named: bool = False, reads: Reads = "all") -> list[FileFacts]:
@@ -225,7 +211,7 @@ def context_of(files: Sequence[SourceFile]) -> str:
     return "".join(parts)
 
 
-@_paused
+@collector_paused()
 def prepare(
     paths: Sequence[Path],
     *,

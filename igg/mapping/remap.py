@@ -204,6 +204,7 @@ def _with_bodies(
         whole.add(facts[i].path)
 
 
+@collector_paused()
 def remap(
     paths: list[Path],
     sid: str,
@@ -218,35 +219,8 @@ def remap(
     store_path: str | Path,
 ) -> tuple[UpdateResult, WalkResult]:
     """The update of session ``sid`` read from the files and the stored graph (see the module doc), and the
-    walk it made."""
-    with collector_paused():  # loading, linking and diffing make no cycles (see igg.graph.collector)
-        return _remap(
-            paths,
-            sid,
-            max_bytes=max_bytes,
-            jobs=jobs,
-            package_prefix=package_prefix,
-            chosen=chosen,
-            clock=clock,
-            started=started,
-            commit_of=commit_of,
-            store_path=store_path,
-        )
-
-
-def _remap(
-    paths: list[Path],
-    sid: str,
-    *,
-    max_bytes: int,
-    jobs: int | None,
-    package_prefix: str | None,
-    chosen: Sequence[str] | None,
-    clock: Callable[[], float],
-    started: float,
-    commit_of: Callable[[], str | None],
-    store_path: str | Path,
-) -> tuple[UpdateResult, WalkResult]:
+    walk it made; loading, linking and diffing make no cycles, so the collector is paused
+    (``igg.graph.collector``)."""
     from igg.store import SessionStore
 
     store = SessionStore(store_path)

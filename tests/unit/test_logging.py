@@ -104,17 +104,23 @@ assert "structlog" in sys.modules
 """
 
 
+def _logged_by(code: str) -> dict:
+    """The one line a fresh interpreter running ``code`` logs on standard error, read as JSON (standard output
+    stays empty)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == ""
+    (line,) = out.stderr.splitlines()
+    return json.loads(line)
+
+
 def test_an_entry_points_logging_waits_for_its_first_event_at_the_level_asked():
     """``configure_logging(when_needed=True)`` before structlog is imported (a command's start) configures it
     when the first event at the level asked is logged: rendered as asked, on standard error; nothing below the
     level is written, and nothing loads structlog before."""
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-c", DEFERRED], capture_output=True, text=True, check=True)
-    assert out.stdout == ""
-    (line,) = out.stderr.splitlines()
-    data = json.loads(line)
+    data = _logged_by(DEFERRED)
     assert data["event"] == "map_code_updated" and data["files"] == 3 and data["level"] == "info"
     assert data["api_key"] == "[redacted]" and "timestamp" in data
 
@@ -122,33 +128,22 @@ def test_an_entry_points_logging_waits_for_its_first_event_at_the_level_asked():
 def test_what_logs_through_structlog_itself_gets_the_configuration_asked_for():
     """``configured_structlog`` applies a waiting configuration: an event logged through structlog's own
     logger (an entry point's ``session_kept``) is rendered as asked, never on standard output."""
-    import subprocess
-    import sys
-
     code = (
         "from igg.record.logs import configure_logging, configured_structlog\n"
         "configure_logging('json', level='warning', when_needed=True)\n"
         "configured_structlog().get_logger('igg').warning('session_kept', session_id='s1')\n"
         "configured_structlog().get_logger('igg').info('hidden')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout == ""
-    (line,) = out.stderr.splitlines()
-    assert json.loads(line)["event"] == "session_kept"
+    assert _logged_by(code)["event"] == "session_kept"
 
 
 def test_an_application_that_configures_logging_logs_through_structlog_at_once():
     """Without ``when_needed`` (an application's own start), structlog is configured by the call: the
     application's own ``structlog.get_logger()`` lines are rendered as asked, never on standard output."""
-    import subprocess
-    import sys
-
     code = (
         "from igg.record.logs import configure_logging\n"
         "configure_logging('json', level='info')\n"
         "import structlog\n"
         "structlog.get_logger('app').info('app_started', port=8080)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout == ""
-    assert json.loads(out.stderr)["event"] == "app_started"
+    assert _logged_by(code)["event"] == "app_started"
