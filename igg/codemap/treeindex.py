@@ -179,6 +179,12 @@ class TreeIndexes:
             )
             if not len(index.paths) == len(index.sizes) == len(index.mtimes) == len(index.shas):
                 raise ValueError("the file columns differ in length")
+            if not (
+                all(type(p) is str for p in index.paths)
+                and all(type(n) is int for n in (*index.sizes, *index.mtimes))
+                and all(h is None or type(h) is str for h in index.shas)
+            ):  # never a file descriptor's number for a path, nor a crash of the check
+                raise ValueError("a file column holds a value of another type")
             return index
         except (sqlite3.Error, zlib.error, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))

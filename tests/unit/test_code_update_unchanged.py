@@ -145,6 +145,33 @@ def test_any_change_takes_the_general_path(mapped: tuple[Path, Path], change: st
     assert result["step"] > 0 and any(result["files"][k] for k in ("added", "changed", "removed"))
 
 
+@pytest.mark.parametrize("damage", ["a path that is no text", "columns of other lengths", "not JSON"])
+def test_a_damaged_index_is_a_doubt_and_the_general_path_answers(
+    mapped: tuple[Path, Path], damage: str
+) -> None:
+    """A tree index whose row was damaged (by hand, a disk, another program) is never trusted nor a crash: the
+    update takes the general path and answers what it answers without the index."""
+    import sqlite3
+    import zlib
+
+    import orjson
+
+    tree, store = mapped
+    with sqlite3.connect(str(store) + INDEX_SUFFIX) as db:
+        (blob,) = db.execute("SELECT data FROM trees").fetchone()
+        data = orjson.loads(zlib.decompress(blob))
+        if damage == "a path that is no text":
+            data["paths"][0] = None  # and a number would be a file descriptor to os.stat and open
+        elif damage == "columns of other lengths":
+            data["sizes"].pop()
+        blob = b"{" if damage == "not JSON" else orjson.dumps(data)
+        db.execute("UPDATE trees SET data = ?", (zlib.compress(blob),))
+    result, events = _update(tree, store)
+    assert "map_code_update_unchanged" not in events and "map_code_state_loading" in events
+    expected, _ = _update(tree, store, general=True)
+    assert result == expected and result["files"]["reparsed"] == 0
+
+
 FILES = ["shop/models.py", "shop/service.py", "shop/util/money.py", "shop/__init__.py"]
 OPS = st.lists(
     st.tuples(st.sampled_from(["touch", "same", "edit", "add", "remove"]), st.sampled_from(FILES)),
