@@ -8,7 +8,8 @@ Tables::
     requests   each session's request (schema 5): kept out of the ``sessions`` row, which every step updates
                (SQLite rewrites a whole row on update: a code map's request holds its sources, megabytes)
     steps      one row per committed step (an iteration, an undo, the finalize step, a review): the iteration
-               record; ``review_state`` is a review step's state (``pending``, ``approved``...), else NULL
+               record; ``review_state`` is a review step's state (``pending``, ``approved``...), else NULL;
+               indexed by session, kind and review state (schema 6: the plans still waiting are counted)
     mutations  the graph mutations of each step, in order, indexed by element id (explain)
     snapshots  whole-graph documents at a few steps (the end of a run, an undo), checked by ``replay``
     export_targets  per session, Bolt target (URI + database) and scope: the last step exported there and the
@@ -253,6 +254,16 @@ def _requests(conn: Connection, dialect: Dialect) -> None:
     conn.execute("UPDATE sessions SET request = ''")
 
 
+PENDING_DDL = """
+CREATE INDEX IF NOT EXISTS steps_pending ON steps (session_id, kind, review_state)
+"""
+"""Schema 6: the steps by session, kind and review state. Loading a session counts its review plans still
+waiting; without the index that count read every step row of the session, and ``review_state``, a column
+added by schema 3, sits after the step's record (0.6 s for a 5,833-step code map whose records hold 2.2 GB).
+The index covers the count (a partial index on the waiting plans alone is passed over by SQLite's planner
+for the primary key)."""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "sessions, steps, mutations, snapshots", _statements(BASE_DDL)),
     Migration(2, "export_targets: where each session was exported", _statements(EXPORT_TARGETS_DDL)),
@@ -261,6 +272,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         4, "answers: agents' answers to documents, shared by the store's sessions", _statements(ANSWERS_DDL)
     ),
     Migration(5, "requests: each session's request out of its sessions row", _requests),
+    Migration(6, "steps_pending: steps by session, kind and review state", _statements(PENDING_DDL)),
 )
 """Every schema change, in order; ``MIGRATIONS[-1].version`` is the schema this IGG writes."""
 

@@ -298,11 +298,7 @@ class SessionStore:
                 "SELECT kind, record FROM steps WHERE session_id = ? ORDER BY step DESC LIMIT 1",
                 (session_id,),
             ).fetchone()
-            plans = c.execute(
-                "SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'review' AND "
-                "review_state = 'pending'",
-                (session_id,),
-            ).fetchone()[0]
+            plans = c.execute(PENDING_PLANS, (session_id,)).fetchone()[0]
             record = codec.loads(last[1]) if last is not None and last[0] == "review" else None
             return record, int(plans)
 
@@ -495,6 +491,10 @@ StoreLike = SessionStore | StoreArg
 """A session store, or where it is (its file, or a PostgreSQL URL)."""
 
 
+PENDING_PLANS = (
+    "SELECT count(*) FROM steps WHERE session_id = ? AND kind = 'review' AND review_state = 'pending'"
+)
+"""How many review plans of a session still wait (read through the index ``steps_pending``, schema 6)."""
 _STEP_COLS = (
     "step, kind, iteration, chunk, chunk_cursor, proposed, accepted, rejected, rejected_by_code, tokens, ms,"
     " nodes, edges, next_node, next_edge, mutation_count, created_at"

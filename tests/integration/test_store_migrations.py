@@ -42,7 +42,7 @@ def review_states(store: SessionStore) -> dict[tuple[str, int], Any]:
 
 
 def assert_pending_plan_survives(store: SessionStore) -> None:
-    assert SCHEMA_VERSION == "5" and schema_of(store) == "5"
+    assert SCHEMA_VERSION == "6" and schema_of(store) == "6"
     assert store.request("review-pending").goal_prompt  # moved to the requests table, read back whole
     assert (
         store.db.read(lambda c: c.execute("SELECT count(*) FROM sessions WHERE request <> ''").fetchone()[0])
@@ -72,7 +72,7 @@ def test_an_sqlite_store_of_schema_2_migrates_to_the_latest_and_its_pending_plan
     finally:
         store.close()
     again = SessionStore(path)  # opened again: nothing left to migrate
-    assert schema_of(again) == "5"
+    assert schema_of(again) == "6"
     again.close()
 
 
@@ -134,7 +134,7 @@ def test_a_store_of_a_newer_schema_is_refused_clearly(store_location: str, tmp_p
     store.close()
     with pytest.raises(
         SessionRefused,
-        match=r"has schema 99, newer than this IGG's \(5\): a newer IGG wrote it; "
+        match=r"has schema 99, newer than this IGG's \(6\): a newer IGG wrote it; "
         r"upgrade IGG",
     ):
         SessionStore(store_location)
@@ -166,3 +166,16 @@ def test_the_columns_a_copy_takes_are_every_column_of_the_migrated_tables(store_
             assert tuple(found) == columns, table
     finally:
         store.close()
+
+
+def test_counting_the_plans_a_session_has_waiting_reads_the_index_not_its_steps(tmp_path: Path):
+    """Loading a session counts its review plans still waiting: through ``steps_pending`` (schema 6), not a
+    read of every step row (each holds its record: 2.2 GB for a 50,000-file code map)."""
+    from igg.store.store import PENDING_PLANS
+
+    store = SessionStore(tmp_path / "s.sqlite")
+    try:
+        plan = store.db.read(lambda c: c.execute("EXPLAIN QUERY PLAN " + PENDING_PLANS, ("s",)).fetchall())
+    finally:
+        store.close()
+    assert any("steps_pending" in str(row[-1]) for row in plan), plan
