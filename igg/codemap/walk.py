@@ -209,8 +209,7 @@ def walk(
             by_language.setdefault(name, []).append(f)
     for name, mine in by_language.items():
         renamed = {f.path: f for f in languages.get(name).rename(mine, result.disk, package_prefix)}
-        if renamed:
-            result.files = [renamed.get(f.path, f) for f in result.files]
+        result.files = [renamed.get(f.path, f) for f in result.files]
     return result
 
 
