@@ -319,17 +319,17 @@ class Actor:
         """A bulk difference (``igg.act.difference``) through the same schema and limits as actions: applied
         whole (the counts), or not at all (every problem)."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
-        return apply_difference(ctx, difference, self.steps)
+        return apply_difference(ctx, difference, self.steps, fast=self._fast)
 
     def check_difference(self, state: GraphState, difference: Difference) -> list[Problem]:
         """Every problem ``apply_difference`` would find in ``difference``; the graph is left as it was."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
-        return check_difference(ctx, difference, self.steps)
+        return check_difference(ctx, difference, self.steps, fast=self._fast)
 
     def try_difference(self, state: GraphState, difference: Difference) -> Applied:
         """Each element's verdict as if ``difference`` were applied; the graph is left as it was."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
-        return try_difference(ctx, difference, self.steps)
+        return try_difference(ctx, difference, self.steps, fast=self._fast)
 
     def load_seed(self, state: GraphState, document: GraphDocument, path: str = "seed_data") -> list[Problem]:
         """Load a seed graph through the same rules as agent actions; returns every problem found.

@@ -16,8 +16,11 @@ What differs from an agent's response, on purpose: the elements name nodes by id
 planned difference is one intent of a user, so the per-response budgets (``max_deletions_per_iteration``,
 ``max_actions_per_response``) do not apply. Every other rule does: types, patterns, required attributes,
 property types, keys, lengths and counts, identity uniqueness, self-loops, seed protection,
-``allow_deletions``, ``max_nodes`` and ``max_edges``. ``tests/unit/test_difference_property.py`` pins this
-path to the general one.
+``allow_deletions``, ``max_nodes`` and ``max_edges``. Under the built-in rules (an ``Actor`` with no extra
+rule for them), each added node and edge without provenance of its own is first offered to the act step's
+fast checks (``igg.act.fastadds``), which only ever accept; the rule chain decides the rest (a fresh code
+map's 290,000 elements: 9.4 s -> 3.3 s). ``tests/unit/test_difference_property.py`` pins this path to the
+general one, and its fast checks to its own rule chain.
 
 Order of application (ids follow it, so an update gives the ids a fresh map gives): nodes removed, properties
 set, nodes added, then the edges removed, the edges given other properties (``UPDATE_EDGE``: re-added under
@@ -32,6 +35,7 @@ from typing import Any, Protocol
 
 from igg.act.context import PLAIN_NODE, CheckContext, EdgeAt, Ends, Rejection
 from igg.act.counts import COUNTS
+from igg.act.fastadds import Adds, planned_adds
 from igg.act.rules import Checks
 from igg.errors import Problem
 from igg.models.actions import AddEdge, AddNode, DeleteEdge, DeleteNode, UpdateEdge, UpdateNode, constructed
@@ -138,20 +142,31 @@ class Applied:
         self.verdicts.append((where, verdict))
         return verdict
 
+    def took(self, where: str, count: str, verdict: Verdict) -> None:
+        """An element the fast checks accepted and applied (``igg.act.fastadds``)."""
+        self.counts[count] += 1
+        self.verdicts.append((where, verdict))
 
-def run_difference(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]) -> Applied:
+
+def run_difference(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, fast: bool = False
+) -> Applied:
     """Each element of ``diff`` through its action's checks and apply function, in order (a refused element
-    changes nothing; the others go on). Nothing is reverted here: see ``apply_difference``."""
+    changes nothing; the others go on). Nothing is reverted here: see ``apply_difference``. ``fast``: the
+    ``steps`` for ADD_NODE and ADD_EDGE are the built-in ones (``igg.act.fastadds.stands_for``), so an added
+    node or edge without provenance of its own is checked by the fast checks first, which only ever accept
+    (the rule chain decides the rest)."""
     ctx.planned = True
     try:
         out = Applied()
         state = ctx.state
         named = [*diff.remove_edges, *(edge for edge, _ in diff.set_edge_properties)]
         types = {edge: state.edge_ends(edge)[2]["type"] for edge in named if state.has_edge(edge)}
+        adds = planned_adds(state, ctx.schema, ctx.limits) if fast else None
         _nodes(ctx, diff, steps, out)
-        new_ids = _added(ctx, diff, steps, out)
+        new_ids = _added(ctx, diff, steps, out, adds)
         _edges(ctx, diff, steps, out, types)
-        _new_edges(ctx, diff, steps, out, new_ids)
+        _new_edges(ctx, diff, steps, out, new_ids, adds)
         return out
     finally:
         ctx.provenance, ctx.planned = None, False
@@ -177,14 +192,23 @@ def _nodes(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out:
     ctx.provenance = None
 
 
-def _added(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied) -> list[str | None]:
+def _added(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied, adds: Adds | None
+) -> list[str | None]:
     """The nodes added: each one's id (None: refused)."""
     new_ids: list[str | None] = []
     step, provenance = steps[AddNode], diff.node_provenance
     for i, (label, props) in enumerate(diff.add_nodes):
-        ctx.provenance = provenance.get(i)
+        where, mine = f"add_nodes[{i}]", provenance.get(i)
+        if adds is not None and not mine:
+            verdict = adds.planned_node(label, dict(props), len(out.verdicts))
+            if verdict is not None:
+                out.took(where, "nodes_added", verdict)
+                new_ids.append(verdict.element)
+                continue
+        ctx.provenance = mine
         action = constructed(AddNode, type="ADD_NODE", label=label, properties=dict(props))
-        verdict = out.run(ctx, f"add_nodes[{i}]", "nodes_added", step, action, PLAIN_NODE)
+        verdict = out.run(ctx, where, "nodes_added", step, action, PLAIN_NODE)
         new_ids.append(verdict.element if verdict.accepted else None)
     ctx.provenance = None
     return new_ids
@@ -216,7 +240,12 @@ def _edges(
 
 
 def _new_edges(
-    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], out: Applied, new_ids: list[str | None]
+    ctx: CheckContext,
+    diff: Difference,
+    steps: Mapping[type, Step],
+    out: Applied,
+    new_ids: list[str | None],
+    adds: Adds | None,
 ) -> None:
     """The edges added, in sorted order of their resolved ends (an end refused or missing refuses its
     edge)."""
@@ -250,11 +279,19 @@ def _new_edges(
         else:
             resolved.append((ends[0], label, ends[1], i, entry))
     resolved.sort(key=lambda e: e[:3])
-    for source_id, _, target_id, i, entry in resolved:
-        ctx.provenance = diff.edge_provenance.get(entry)
-        out.run(
-            ctx, f"add_edges[{i}]", "edges_added", step, _new_edge(diff, entry), Ends(source_id, target_id)
-        )
+    properties, provenance = diff.edge_properties, diff.edge_provenance
+    for source_id, label, target_id, i, entry in resolved:
+        where, mine = f"add_edges[{i}]", provenance.get(entry)
+        if adds is not None and not mine:
+            props = properties.get(entry)
+            verdict = adds.planned_edge(
+                label, {} if props is None else dict(props), source_id, target_id, len(out.verdicts)
+            )
+            if verdict is not None:
+                out.took(where, "edges_added", verdict)
+                continue
+        ctx.provenance = mine
+        out.run(ctx, where, "edges_added", step, _new_edge(diff, entry), Ends(source_id, target_id))
     ctx.provenance = None
 
 
@@ -284,32 +321,38 @@ def _edge(state: Any, edge: str, types: dict[str, str]) -> tuple[str, EdgeAt | R
 
 
 def apply_difference(
-    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, fast: bool = False
 ) -> tuple[dict[str, int], list[Problem]]:
     """Apply ``diff`` whole (counts of what changed), or change nothing (ids included) and return every
-    problem."""
-    applied = _reverted(ctx, diff, steps, always=False)
+    problem (``fast``: see ``run_difference``)."""
+    applied = _reverted(ctx, diff, steps, always=False, fast=fast)
     problems = applied.problems
     return (dict.fromkeys(COUNTS, 0) if problems else applied.counts), problems
 
 
-def check_difference(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]) -> list[Problem]:
+def check_difference(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, fast: bool = False
+) -> list[Problem]:
     """Every rule an element of ``diff`` breaks (empty: it may be applied); the graph is left as it was."""
-    return try_difference(ctx, diff, steps).problems
+    return try_difference(ctx, diff, steps, fast=fast).problems
 
 
-def try_difference(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step]) -> Applied:
+def try_difference(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, fast: bool = False
+) -> Applied:
     """Each element's verdict as if ``diff`` were applied (a review shows them); the graph is left as it
     was."""
-    return _reverted(ctx, diff, steps, always=True)
+    return _reverted(ctx, diff, steps, always=True, fast=fast)
 
 
-def _reverted(ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, always: bool) -> Applied:
+def _reverted(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, always: bool, fast: bool
+) -> Applied:
     """``run_difference``, its mutations reverted (and the id counters restored) when ``always`` or when any
     element was refused."""
     state = ctx.state
     mark, counters, deletions = len(state.journal), state.id_counters, ctx.deletions
-    applied = run_difference(ctx, diff, steps)
+    applied = run_difference(ctx, diff, steps, fast=fast)
     if always or any(not v.accepted for _, v in applied.verdicts):
         done = state.journal[mark:]
         for m in reversed(done):

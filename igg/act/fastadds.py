@@ -75,7 +75,7 @@ def apply_adds(
     the same verdicts, graph and journal as ``general`` over the same items (see the module doc). An action
     the fast checks accept has its evidence located by ``grounder`` (``cursor``: the loop's place in the
     context) as the general path does after its rules."""
-    adds = _Adds(state, schema, limits, grounder, cursor)
+    adds = Adds(state, schema, limits, grounder, cursor)
     node, edge = adds.node, adds.edge
     verdicts: list[Verdict] = []
     append = verdicts.append
@@ -88,7 +88,13 @@ def apply_adds(
     return verdicts
 
 
-class _Adds:
+def planned_adds(state: GraphState, schema: CompiledSchema, limits: Constraints) -> Adds:
+    """The fast checks of a planned difference's added nodes and edges (``Adds.planned_node``,
+    ``Adds.planned_edge``: no near-duplicate guard, as a planned difference has none)."""
+    return Adds(state, schema, limits, guard=False)
+
+
+class Adds:
     """The fast checks of one response: what they share (the schema's tables, the limits, the keys and values
     already found valid) and one method per check, each returning None where the general path must decide."""
 
@@ -126,6 +132,8 @@ class _Adds:
         limits: Constraints,
         grounder: Grounder | None = None,
         cursor: int | None = None,
+        *,
+        guard: bool = True,
     ) -> None:
         self.state = state
         self.grounder, self.cursor = grounder, cursor
@@ -135,10 +143,14 @@ class _Adds:
         self.typed, self.patterns = schema.property_types, schema.patterns
         # valid time (igg.act.validtime) is the general path's: types with a history or one target at a time
         self.timed = frozenset(schema.timed_properties) | schema.one_at_a_time
-        guard = limits.duplicates
         # the near-duplicate guard: a node with no candidate is accepted here as the general path accepts it
         # (PLAIN_NODE under every policy); one with candidates goes through the general path for its verdict
-        self.near = None if guard.policy == "off" else state.near_duplicates(guard.threshold, guard.aliases)
+        duplicates = limits.duplicates
+        self.near = (
+            None
+            if duplicates.policy == "off" or not guard
+            else state.near_duplicates(duplicates.threshold, duplicates.aliases)
+        )
         self.max_length, self.max_properties = limits.max_property_length, limits.max_properties
         self.max_nodes, self.max_edges = limits.max_nodes, limits.max_edges
         self.loops = {t: limits.self_loop_allowed(t) for t in schema.edge_type_list}
@@ -208,34 +220,47 @@ class _Adds:
                 return None
         return found
 
-    def node(self, item: AddNode, index: int) -> Verdict | None:
-        """ADD_NODE accepted and applied, or None."""
-        label, props = item.label, item.properties
+    def node_fits(self, label: str, props: dict[str, Any]) -> bool:
+        """Whether an ADD_NODE of ``label`` with ``props`` (no valid time given) passes every check but the
+        near-duplicate guard's."""
         keys = self.identity_keys.get(label)
-        state, near = self.state, self.near
-        if item.valid_from is not None or item.valid_to is not None or label in self.timed:
-            return None
-        if (
+        return (
             label in self.node_types
             and keys is not None
+            and label not in self.timed
             and label not in self.typed
-            and state.node_count < self.max_nodes
+            and self.state.node_count < self.max_nodes
             and self.plain(props)
             and all(self.is_normal(props.get(k)) for k in keys)
             and all(props.get(k) not in (None, "") for k in self.required.get(label, ()))
             and (label, tuple([props[k] for k in keys])) not in self.by_identity
-            and (near is None or not near.candidates(label, props))
-        ):
+        )
+
+    def node(self, item: AddNode, index: int) -> Verdict | None:
+        """ADD_NODE accepted and applied, or None."""
+        label, props, near = item.label, item.properties, self.near
+        if item.valid_from is not None or item.valid_to is not None:
+            return None
+        if self.node_fits(label, props) and (near is None or not near.candidates(label, props)):
             grounded = self.grounded(item)
             if isinstance(grounded, tuple):
                 return Verdict(index, "ADD_NODE", False, grounded[0], grounded[1])
             evidence = grounded.items if grounded is not None else None
+            state = self.state
             nid = state.add_node(
                 label, props, provenance=None if evidence is None else {**state.stamp(), "evidence": evidence}
             )
             verdict = Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
             return verdict if grounded is None else warned(verdict, grounded)
         return None
+
+    def planned_node(self, label: str, props: dict[str, Any], index: int) -> Verdict | None:
+        """A planned difference's added node (``igg.act.difference``: no guard, no evidence, no provenance of
+        its own) accepted and applied, or None."""
+        if not self.node_fits(label, props):
+            return None
+        nid = self.state.add_node(label, props)
+        return Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
 
     def grounded(self, item: AddNode | AddEdge) -> Grounded | Rejection | None:
         """The action's evidence located (None: no grounder, or nothing to locate)."""
@@ -244,27 +269,36 @@ class _Adds:
             return None
         return grounder.ground(item, self.cursor)
 
+    def edge_type_fits(self, label: str, props: dict[str, Any]) -> bool:
+        """Whether an ADD_EDGE of ``label`` with ``props`` (no valid time given) passes every check that does
+        not look at its ends."""
+        return (
+            label in self.edge_types
+            and label not in self.timed
+            and label not in self.typed
+            and not self.required.get(label)
+            and self.state.edge_count < self.max_edges
+            and (not props or self.plain(props))
+        )
+
+    def ends_fit(self, label: str, source: str, target: str) -> bool:
+        """Whether an edge of ``label`` may join these two existing nodes: a self-loop allowed, no such edge
+        yet, a pattern that allows it."""
+        return (
+            (source != target or self.loops.get(label, False))
+            and (source, label, target) not in self.edges
+            and self.pattern_allows(label, source, target)
+        )
+
     def edge(self, item: AddEdge, index: int) -> Verdict | None:
         """ADD_EDGE accepted and applied, or None."""
         label, state = item.label, self.state
-        if item.valid_from is not None or item.valid_to is not None or label in self.timed:
+        if item.valid_from is not None or item.valid_to is not None:
             return None
-        if (
-            label not in self.edge_types
-            or label in self.typed
-            or self.required.get(label)
-            or state.edge_count >= self.max_edges
-            or (item.properties and not self.plain(item.properties))
-        ):
+        if not self.edge_type_fits(label, item.properties):
             return None
         source, target = self.exact(item.from_), self.exact(item.to)
-        if (
-            source is None
-            or target is None
-            or (source == target and not self.loops.get(label, False))
-            or (source, label, target) in self.edges
-            or not self.pattern_allows(label, source, target)
-        ):
+        if source is None or target is None or not self.ends_fit(label, source, target):
             return None
         grounded = self.grounded(item)
         if isinstance(grounded, tuple):
@@ -282,6 +316,16 @@ class _Adds:
         )
         return verdict if grounded is None else warned(verdict, grounded)
 
+    def planned_edge(
+        self, label: str, props: dict[str, Any], source: str, target: str, index: int
+    ) -> Verdict | None:
+        """A planned difference's added edge between existing nodes (no evidence, no provenance of its own)
+        accepted and applied, or None."""
+        if not self.edge_type_fits(label, props) or not self.ends_fit(label, source, target):
+            return None
+        eid = self.state.add_edge(source, label, target, props)
+        return Verdict(index, "ADD_EDGE", True, None, f"added {label} edge {eid} ({source} -> {target})", eid)
+
     def pattern_allows(self, label: str, source: str, target: str) -> bool:
         """Whether the schema's edge patterns allow ``label`` between these two nodes' types (memoised)."""
         allowed = self.patterns.get(label)
@@ -294,4 +338,4 @@ class _Adds:
         return ok
 
 
-__all__ = ["COVERED", "General", "applies", "apply_adds", "stands_for"]
+__all__ = ["COVERED", "Adds", "General", "applies", "apply_adds", "planned_adds", "stands_for"]

@@ -2,7 +2,9 @@
 graph) is pinned to the act step's other paths: random differences under random limits give the verdicts,
 graph (ids, properties, provenance, id counters) and journal that the same changes give as one atomic agent
 response, both through an actor that may take the ADD_NODE / ADD_EDGE fast path and through one forced down
-the rule chain.
+the rule chain; and the difference's own fast path for added nodes and edges (``run_difference(fast=True)``,
+what ``Actor.apply_difference`` takes under the built-in rules) gives exactly the verdicts, graph and journal
+of its rule chain.
 
 What the two sides cannot share, on purpose (``igg.act.difference``'s docstring): a difference names nodes by
 id and an agent by reference, so "the node is gone" is NODE_NOT_FOUND or EDGE_NOT_FOUND depending on which
@@ -236,7 +238,15 @@ def _pass(ctx: CheckContext, action: AddNode, resolved: Any) -> None:
 
 
 def test_planned_differences_give_the_act_steps_verdicts_graph_and_journal() -> None:
-    tally = {"applied": 0, "refused": 0, "fast": 0, "max_edges": 0, "protected": 0, "deletion_forbidden": 0}
+    tally = {
+        "applied": 0,
+        "refused": 0,
+        "fast": 0,
+        "fast_difference": 0,
+        "max_edges": 0,
+        "protected": 0,
+        "deletion_forbidden": 0,
+    }
 
     # derandomized: the same 150 examples every run, so the tally below (every kind of outcome reached) is a
     # property of the test, not of a seed
@@ -250,9 +260,18 @@ def test_planned_differences_give_the_act_steps_verdicts_graph_and_journal() -> 
         actor = Actor(state.schema, limits, "atomic")
         before = _base(request)
         counts, problems = actor.apply_difference(state, diff)
+        general_base = _base(request)
         ran = run_difference(
-            CheckContext(state=_base(request), schema=state.schema, limits=limits), diff, actor.steps
+            CheckContext(state=general_base, schema=state.schema, limits=limits), diff, actor.steps
         )
+        fast_base = _base(request)
+        ran_fast = run_difference(
+            CheckContext(state=fast_base, schema=state.schema, limits=limits), diff, actor.steps, fast=True
+        )
+        assert ran_fast.verdicts == ran.verdicts and ran_fast.counts == ran.counts
+        assert _snapshot(fast_base) == _snapshot(general_base)
+        added = [v for where, v in ran.verdicts if where.startswith("add_")]
+        tally["fast_difference"] += any(v.accepted for v in added)
         bulk = [_outcome(v, bool(problems)) for _, v in ran.verdicts]
         assert [str(p) for p in problems] == [str(p) for p in ran.problems]
         assert counts == (dict.fromkeys(counts, 0) if problems else ran.counts)
