@@ -47,12 +47,15 @@ class Edge:
 
 @dataclass(kw_only=True)
 class DepGraph:
-    """Nodes by id and edges by (source, type, target), in the order they were added."""
+    """Nodes by id and edges by (source, type, target); rules read the edges in statement order
+    (``of_types``)."""
 
     nodes: dict[str, Node] = field(default_factory=dict)
     edges: dict[tuple[str, str, str], Edge] = field(default_factory=dict)
     container: dict[str, str] = field(default_factory=dict)
     """Node id -> the id of the node that CONTAINS it."""
+    _ordered: list[Edge] | None = field(default=None, repr=False, compare=False)
+    """The edges in statement order (``of_types``), sorted on first use (edges are only ever added)."""
 
     def add_node(self, node: Node) -> None:
         """Add ``node`` (a second node of the same id is ignored)."""
@@ -73,9 +76,18 @@ class DepGraph:
         return DepGraph(nodes=self.nodes, edges=edges, container=self.container)
 
     def of_types(self, types: Iterable[str]) -> list[Edge]:
-        """The edges of these types, in order."""
+        """The edges of these types in the order of their statements: by file and line, then by the names of
+        their ends and their type. It is the same whatever order the graph was built in (a tree's map, a
+        stored session, an updated one), so a rule lists its violations in one order for all of them."""
         wanted = set(types)
-        return [e for e in self.edges.values() if e.type in wanted]
+        ordered = self._ordered
+        if ordered is None or len(ordered) != len(self.edges):
+            name = self.name
+            ordered = self._ordered = sorted(
+                self.edges.values(),
+                key=lambda e: (e.file or "", e.line or 0, name(e.source), e.type, name(e.target)),
+            )
+        return [e for e in ordered if e.type in wanted]
 
     def name(self, node_id: str) -> str:
         """The node's dotted name (its id when it is not in the graph)."""

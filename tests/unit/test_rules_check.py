@@ -329,3 +329,39 @@ def test_a_big_cycles_message_names_a_few_of_its_cut_and_lists_all_of_it(tmp_pat
         and f"and {cut - 3} more) breaks it" in found.message
     )
     assert all(e.file and e.line for e in found.breaking_edges)
+
+
+def test_violations_come_in_statement_order_whatever_order_the_graph_was_built_in() -> None:
+    """A rule lists its violations by file and line (then by the names of their ends), never by the order the
+    edges were added: the tree's map, a stored session (whose edges came in the order its step added them)
+    and an updated one (whose new edges come last) list them alike."""
+    from igg.rules.depgraph import DepGraph, Edge, make_node
+
+    rules = parse_rules(
+        {"rules": [{"name": "no-db", "kind": "forbidden", "from": "app*", "to": "db*", "edges": ["IMPORTS"]}]}
+    )
+    edges = [
+        Edge("m:app.b", "IMPORTS", "m:db.y", file="app/b.py", line=2),
+        Edge("m:app.a", "IMPORTS", "m:db.y", file="app/a.py", line=7),
+        Edge("m:app.a", "IMPORTS", "m:db.x", file="app/a.py", line=7),
+        Edge("m:app.a", "IMPORTS", "m:db.z", file="app/a.py", line=3),
+    ]
+    shown = []
+    for order in (edges, edges[::-1], [edges[2], edges[0], edges[3], edges[1]]):
+        graph = DepGraph()
+        for name in ("app.a", "app.b", "db.x", "db.y", "db.z"):
+            graph.add_node(make_node(f"m:{name}", "Module", {"name": name, "language": "python"}))
+        for e in order:
+            graph.add_edge(e)
+        shown.append([(v.path[0].file, v.path[0].line, v.path[0].target) for v in check(graph, rules)])
+    assert (
+        shown[0]
+        == shown[1]
+        == shown[2]
+        == [
+            ("app/a.py", 3, "db.z"),
+            ("app/a.py", 7, "db.x"),
+            ("app/a.py", 7, "db.y"),
+            ("app/b.py", 2, "db.y"),
+        ]
+    )
