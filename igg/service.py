@@ -3,7 +3,8 @@
 * ``run_request`` / ``arun_request``: run a request with an agent to its stop reason, keeping it where asked
   (a session store, an output directory, any other ``Recorder``), then perform the exports;
 * ``continue_session`` / ``acontinue_session``: resume an interrupted stored session where it left off;
-* ``map_code``: map source trees into a code graph (walk, parse, link, then ``run_request``);
+* ``map_code``: map source trees into a code graph (walk, parse, link, then the static pass as one planned
+  step, ``igg.mapping.static``, or ``run_request`` for an LLM agent and a resumed map);
 * ``update_code_map``: re-map changed trees into their stored map, with the outputs a fresh map writes;
 * ``export_result`` and ``export_session``: export a finished run's graph, or a stored session's;
 * ``check``: judge dependency rules (``igg.toml``) on a source tree or a stored session, against a commit;
@@ -354,23 +355,71 @@ def map_code(
             on_prepared(codemap)
         the_agent = code_agent(agent, codemap, environ, fresh=not resume)
         run_started = clock()
-        result = _map_run(
-            codemap,
-            the_agent,
-            agent=agent,
-            store=store,
-            session_id=session_id,
-            resume=resume,
-            force=force,
-            out=out,
-            exports=exports,
-            provenance=provenance,
-            on_event=on_event,
-            recorders=recorders,
-        )
+        static: dict[str, Any] | None = None
+        if agent == "code" and not resume:  # the static pass: one planned step (igg.mapping.static)
+            result, static = _static_run(
+                codemap,
+                the_agent.fit,
+                store=store,
+                force=force,
+                out=out,
+                exports=exports,
+                provenance=provenance,
+                on_event=on_event,
+                recorders=recorders,
+            )
+        else:
+            result = _map_run(
+                codemap,
+                the_agent,
+                agent=agent,
+                store=store,
+                session_id=session_id,
+                resume=resume,
+                force=force,
+                out=out,
+                exports=exports,
+                provenance=provenance,
+                on_event=on_event,
+                recorders=recorders,
+            )
     if agent == "code" and store is not None and result.stop_reason == "finished":
         _index_map(open_store(store), result.session_id, codemap, prepare_options)
-    return result, summary(codemap, result, the_agent, clock() - run_started)
+    out_summary = summary(codemap, result, the_agent if static is None else None, clock() - run_started)
+    if static is not None:
+        out_summary["static_analysis"] = static
+    return result, out_summary
+
+
+def _static_run(
+    codemap: CodeMap,
+    fit: Any,
+    *,
+    store: StoreLike | None,
+    force: bool,
+    out: Path | None,
+    exports: Sequence[ExportSpec],
+    provenance: bool,
+    on_event: EventHandler | None,
+    recorders: Sequence[Recorder],
+) -> tuple[RunResult, dict[str, Any]]:
+    """A fresh static map as one planned step (``igg.mapping.static``), kept and exported as a run is."""
+    from igg.mapping.static import static_map
+
+    chain, directory = _recorders(
+        store=store,
+        agent_name="code",
+        force=force,
+        resume=False,
+        out=out,
+        recorders=recorders,
+        session_options=codemap.session_options(),
+    )
+    result, static = static_map(codemap, fit, recorders=chain, on_event=on_event)
+    exported = export_result(
+        result, codemap.request, exports, out_dir=out, provenance=provenance, directory=directory
+    )
+    return exported, static
 
 
 def _index_map(store: SessionStore, session_id: str, codemap: CodeMap, options: dict[str, Any]) -> None:

@@ -71,6 +71,11 @@ class SessionWriter:
             state.restore_id_counters(*counters)
             for r in recorders:
                 r.record(record)
+        for kept in outcome.steps:  # a fresh static code map's one step (igg.mapping.static)
+            _replay(state, kept.mutations)
+            state.restore_id_counters(*kept.counters)
+            for r in recorders:
+                r.keep(kept.step, kept.mutations, state, snapshot=kept.snapshot)
         _replay(state, outcome.final_mutations)
         state.restore_id_counters(*outcome.final_counters)
         if (state.node_count, state.edge_count) != (outcome.nodes, outcome.edges):
@@ -143,6 +148,7 @@ def _result(outcome: SessionOutcome, state: GraphState, prior: list[IterationRec
         stop_reason=outcome.stop_reason,  # type: ignore[arg-type]
         state=state,
         records=prior + list(outcome.records),
+        steps=[kept.step for kept in outcome.steps],
         error=outcome.error,
         open_todos=list(outcome.open_todos),
         pruned=list(outcome.pruned),

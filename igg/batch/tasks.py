@@ -23,7 +23,7 @@ from igg.graph.journal import Mutation
 from igg.graph.state import GraphState
 from igg.models.request import Request
 from igg.record.records import IterationRecord, RunResult
-from igg.record.steps import StepRecord
+from igg.record.steps import StepRecord, UpdateStep
 
 
 @dataclass(kw_only=True)
@@ -73,6 +73,9 @@ class SessionOutcome:
     """The iterations this run added (a continued session's earlier ones are not sent back)."""
     counters: list[tuple[int, int]]
     """The graph's id counters after each of ``records`` (replaying mutations does not advance them)."""
+    steps: list[KeptStep] = field(default_factory=list)
+    """The planned steps this run applied after its iterations (a fresh static code map is one), in
+    order."""
     final_mutations: list[Mutation]
     final_counters: tuple[int, int]
     stop_reason: str
@@ -99,12 +102,25 @@ class SessionFailed(IGGError):
     is the original error's. (IGG's own errors do not all survive pickling; this one-string error does.)"""
 
 
+@dataclass(kw_only=True)
+class KeptStep:
+    """A planned step (``UpdateStep``) a worker's run applied: what the client replays and keeps as the
+    worker's session kept it."""
+
+    step: UpdateStep
+    mutations: list[Mutation]
+    counters: tuple[int, int]
+    """The graph's id counters after it."""
+    snapshot: bool
+
+
 class _Counters:
-    """A recorder that notes the id counters after every iteration."""
+    """A recorder that notes the id counters after every iteration, and the planned steps."""
 
     def __init__(self) -> None:
         self.state: GraphState | None = None
         self.after: list[tuple[int, int]] = []
+        self.steps: list[KeptStep] = []
 
     def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None:
         self.state = state
@@ -116,7 +132,11 @@ class _Counters:
     def keep(
         self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
-        """Steps other than iterations are not kept here."""
+        """A planned step is noted with its mutations (other steps are not kept here)."""
+        if isinstance(step, UpdateStep):
+            self.steps.append(
+                KeptStep(step=step, mutations=list(mutations), counters=state.id_counters, snapshot=snapshot)
+            )
 
     def finish(self, result: RunResult) -> None:
         pass
@@ -208,6 +228,7 @@ def _outcome(
         request=request,
         records=new,
         counters=counters.after,
+        steps=counters.steps,
         final_mutations=list(result.final_mutations),
         final_counters=result.state.id_counters,
         stop_reason=result.stop_reason,

@@ -14,6 +14,7 @@ from igg.models.verdicts import ErrorCode, Verdict
 
 if TYPE_CHECKING:
     from igg.graph.state import GraphState
+    from igg.record.steps import UpdateStep
 
 StopReason = Literal[
     "finished",
@@ -233,10 +234,16 @@ class RunResult:
     """What the agent's calls spent in a turn that never came (it failed after its retries): no iteration
     records it, and ``tokens`` counts it."""
 
+    steps: list[UpdateStep] = field(default_factory=list)
+    """The planned steps this run applied beside its iterations (a fresh static code map is one:
+    ``igg.mapping.static``); their changes count as actions accepted."""
+
     @property
     def iterations(self) -> int:
-        """The number of the last iteration that ran (0 when none did)."""
-        return self.records[-1].iteration if self.records else 0
+        """The number of the last iteration or planned step that ran (0 when none did)."""
+        return max(
+            self.records[-1].iteration if self.records else 0, self.steps[-1].iteration if self.steps else 0
+        )
 
     def action_counts(self) -> dict[str, Any]:
         """proposed, accepted, rejected, rejected_by_code over every iteration."""
@@ -249,6 +256,7 @@ class RunResult:
                 else:
                     rejected += 1
                     by_code[str(v.code)] += 1
+        accepted += sum(sum(step.changes.values()) for step in self.steps)
         return {
             "proposed": accepted + rejected,
             "accepted": accepted,

@@ -424,15 +424,17 @@ class Session:
         git_commit: str | None,
         reasoning: str,
         timings_ms: dict[str, float] | None = None,
+        snapshot: bool | None = None,
     ) -> UpdateStep:
         """A planned difference (``igg.act.difference``: a code map's or documents' update) through the act
         step, as the next iteration; kept as an ``update`` step (refused whole, nothing changed, when it
-        breaks a rule)."""
+        breaks a rule). ``snapshot``: whether the step keeps a snapshot of the graph (default: when it changed
+        a fifth of it or more; a fresh static map's step keeps none, as the finalize step after it does)."""
         self._require_changeable(finished_ok=True)  # a plan waiting for review is decided first
-        step, mutations, snapshot = updates.apply(
+        step, mutations, large = updates.apply(
             self, difference, files=files, git_commit=git_commit, reasoning=reasoning, timings_ms=timings_ms
         )
-        self._keep(step, mutations, snapshot=snapshot)
+        self._keep(step, mutations, snapshot=large if snapshot is None else snapshot)
         self.last_iteration = step.iteration
         return step
 
@@ -457,10 +459,12 @@ class Session:
         review: dict[str, Any] | None = None,
         elapsed_ms: float = 0.0,
         lost_usage: dict[str, Any] | None = None,
+        steps: Sequence[UpdateStep] = (),
     ) -> RunResult:
         """End the session with ``stop_reason`` (pruning isolated nodes when ``prune``, default: the request's
         ``finalize.prune_isolated``). ``awaiting_review`` (a run whose turn waits as ``review``) only lets the
-        session go: it is not finalized."""
+        session go: it is not finalized. ``steps``: the planned steps the run applied
+        (``RunResult.steps``)."""
         held = stop_reason == "awaiting_review"
         if not held:
             self._require_changeable()
@@ -487,6 +491,7 @@ class Session:
             max_edges=limits.max_edges,
             elapsed_ms=elapsed_ms,
             lost_usage=lost_usage,
+            steps=list(steps),
         )
         before = (self.status, self.stop_reason, self.begun)
         self.status, self.stop_reason = ("interrupted", None) if held else ("finished", stop_reason)
