@@ -4,16 +4,16 @@ Four trees: a generated one (``--files``, default 1,000 Java and Python files), 
 virtualenv (by Python files), and a TypeScript tree (``--ts-copies`` copies, default 25, of the two real
 projects in ``fixtures/code/typescript``: about 1,000 files) and a Go tree (``--go-copies`` copies, default
 10, of the two real projects in ``fixtures/code/go``: about 1,100 files). For each: the bare parse
-(``ast.parse`` / tree-sitter: the baseline), the analysis (parse + facts), linking, the run (the static agent
-through the real loop: validation, apply, records), and map-code end to end (walk .. run) with its ratio to
-the baseline. Then ``--update``: the generated tree mapped into a store, then one file changed twice, each
-update timed against the fresh map: a call removed from a body (only that file is linked again) and a function
-added (a declaration: all are). Wall time and CPU time (of all processes, parse workers included) are both
-printed: on a shared machine the CPU ratios are the steadier ones.
+(``ast.parse`` / tree-sitter: the baseline), the analysis (parse + facts), linking, the run (the static pass:
+the graph planned as one difference and applied by the act step with every rule, then kept), and map-code end
+to end (walk .. run) with its ratio to the baseline. Then ``--update``: the generated tree mapped into a
+store, then one file changed twice, each update timed against the fresh map: a call removed from a body (only
+that file is linked again) and a function added (a declaration: all are). Wall time and CPU time (of all
+processes, parse workers included) are both printed: on a shared machine the CPU ratios are the steadier ones.
 
 ``--profile`` adds, per tree, the functions that cost most in each phase (cProfile, in-process, with the
-collector paused as map-code pauses it): the fact extraction, the linking, and the run (the static agent,
-validation and apply, records).
+collector paused as map-code pauses it): the fact extraction, the linking, and the run (the static pass:
+plan, validation and apply).
 
 For an installed package (the virtualenv's largest, or ``--tree`` pointing at one in site-packages), grimp's
 ``build_graph`` of the same package is timed too, and map-code's CPU printed as a ratio of it.
@@ -49,8 +49,8 @@ from igg.codemap.java.analyze import parser  # noqa: E402
 from igg.codemap.link import link  # noqa: E402
 from igg.codemap.typescript.analyze import parse as parse_typescript  # noqa: E402
 from igg.codemap.walk import walk  # noqa: E402
-from igg.engine.loop import run  # noqa: E402
 from igg.mapping.prepare import code_agent, parse_all, prepare  # noqa: E402
+from igg.mapping.static import static_map  # noqa: E402
 from igg.mapping.update import update_map  # noqa: E402
 from igg.record.logs import configure_logging  # noqa: E402
 from igg.service import map_code  # noqa: E402
@@ -113,7 +113,8 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
     elements = result.state.node_count + result.state.edge_count
     print(
         f"{label}: {n} files ({summary['files']['lines']:,} lines), {result.state.node_count:,} nodes + "
-        f"{result.state.edge_count:,} edges; {result.stop_reason} after {result.iterations} iterations; "
+        f"{result.state.edge_count:,} edges; {result.stop_reason} after {result.iterations} "
+        f"{'iteration' if result.iterations == 1 else 'iterations'}; "
         f"{os.cpu_count()} CPUs"
     )
     print(f"  baseline  bare parse (ast / tree-sitter)  {n / base:8.0f} files/s  ({base:.2f} s)")
@@ -126,7 +127,7 @@ def bench_tree(label: str, root: Path, jobs: int) -> float:
         f"({secs['link']:.2f} s)"
     )
     print(
-        f"  run       loop: validate, apply, record   {n / max(secs['run'], 1e-9):8.0f} files/s  "
+        f"  run       one step: plan, check, apply    {n / max(secs['run'], 1e-9):8.0f} files/s  "
         f"({secs['run']:.2f} s)  {elements / max(secs['run'], 1e-9):,.0f} nodes+edges/s"
     )
     print(
@@ -171,7 +172,7 @@ def profile_phases(root: Path, top: int = 12) -> None:
     phases: list[tuple[str, Any]] = [
         ("facts (parse + extraction)", lambda: parse_all(files, jobs=1)),
         ("link", lambda: link(codemap.facts)),
-        ("run (agent, validate + apply, record)", lambda: run(codemap.request, code_agent("code", codemap))),
+        ("run (plan, validate + apply)", lambda: static_map(codemap, code_agent("code", codemap).fit)),
     ]
     for name, call in phases:
         profiler = cProfile.Profile()

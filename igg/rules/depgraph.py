@@ -54,8 +54,10 @@ class DepGraph:
     edges: dict[tuple[str, str, str], Edge] = field(default_factory=dict)
     container: dict[str, str] = field(default_factory=dict)
     """Node id -> the id of the node that CONTAINS it."""
-    _ordered: list[Edge] | None = field(default=None, repr=False, compare=False)
-    """The edges in statement order (``of_types``), sorted on first use (edges are only ever added)."""
+    _ordered: dict[frozenset[str], tuple[int, list[Edge]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """Edges of a set of types in statement order (``of_types``), with the edge count they were sorted at."""
 
     def add_node(self, node: Node) -> None:
         """Add ``node`` (a second node of the same id is ignored)."""
@@ -77,17 +79,19 @@ class DepGraph:
 
     def of_types(self, types: Iterable[str]) -> list[Edge]:
         """The edges of these types in the order of their statements: by file and line, then by the names of
-        their ends and their type. It is the same whatever order the graph was built in (a tree's map, a
-        stored session, an updated one), so a rule lists its violations in one order for all of them."""
-        wanted = set(types)
-        ordered = self._ordered
-        if ordered is None or len(ordered) != len(self.edges):
+        their ends and their type. It is the same whatever order the graph was built in (a tree's map, a stored
+        session, an updated one), so a rule lists its violations in one order for all of them. Each set of
+        types is sorted once (edges are only ever added)."""
+        wanted = frozenset(types)
+        cached = self._ordered.get(wanted)
+        if cached is None or cached[0] != len(self.edges):
             name = self.name
-            ordered = self._ordered = sorted(
-                self.edges.values(),
+            ordered = sorted(
+                (e for e in self.edges.values() if e.type in wanted),
                 key=lambda e: (e.file or "", e.line or 0, name(e.source), e.type, name(e.target)),
             )
-        return [e for e in ordered if e.type in wanted]
+            cached = self._ordered[wanted] = (len(self.edges), ordered)
+        return list(cached[1])
 
     def name(self, node_id: str) -> str:
         """The node's dotted name (its id when it is not in the graph)."""
