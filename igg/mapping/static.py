@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from igg.act.difference import Difference, NodeRef
 from igg.agents.code.mapping import SchemaFit
@@ -28,6 +28,10 @@ from igg.mapping.prepare import CodeMap
 from igg.persistence import Recorder
 from igg.record.logs import get_logger
 from igg.record.records import Event, RunResult
+from igg.record.steps import UpdateStep
+
+if TYPE_CHECKING:
+    from igg.session import Session
 
 log = get_logger("igg.code")
 
@@ -68,25 +72,7 @@ def static_map(
         ),
     )
     skipped = Counter(f"left out: {why}" for why in fit.left_out.values()) + _unplaced(fit)
-    diff = plan_difference(state, fit)
-    files = {
-        "read": len(codemap.walk.files),
-        "partial": sum(1 for f in codemap.facts if f.error),
-        "skipped": len(codemap.walk.skipped),
-    }
-    reasoning = _reasoning(codemap, diff)
-    # no snapshot with the step: the finalize step right after it keeps one (of the graph pruned)
-    try:
-        step = session.apply_update(
-            diff, files=files, git_commit=codemap.git_commit, reasoning=reasoning, snapshot=False
-        )
-    except SessionRefused:
-        # an element the schema refuses: left out with its reason (and the edges it would end), the rest
-        # applied
-        diff = _without_refused(session, diff, skipped)
-        step = session.apply_update(
-            diff, files=files, git_commit=codemap.git_commit, reasoning=reasoning, snapshot=False
-        )
+    step = _apply(session, codemap, fit, skipped)
     result = session.finish("finished", steps=[step], elapsed_ms=(clock() - started) * 1000)
     _emit(on_event, Event(kind="run_finished", session_id=session.session_id, data=result.summary()))
     log.info("code_map_applied", session_id=session.session_id, **step.changes)
@@ -96,6 +82,27 @@ def static_map(
         "relations": fit.model.relation_count(),
         "skipped": {why: n for why, n in skipped.items() if n},
     }
+
+
+def _apply(session: Session, codemap: CodeMap, fit: SchemaFit, skipped: Counter[str]) -> UpdateStep:
+    """The planned graph applied as the session's one step (its difference freed on return, before the
+    finalize step snapshots the graph)."""
+    diff = plan_difference(session.state, fit)
+    files = {
+        "read": len(codemap.walk.files),
+        "partial": sum(1 for f in codemap.facts if f.error),
+        "skipped": len(codemap.walk.skipped),
+    }
+    reasoning = _reasoning(codemap, diff)
+    commit = codemap.git_commit
+    # no snapshot with the step: the finalize step right after it keeps one (of the graph pruned)
+    try:
+        return session.apply_update(diff, files=files, git_commit=commit, reasoning=reasoning, snapshot=False)
+    except SessionRefused:
+        # an element the schema refuses: left out with its reason (and the edges it would end), the rest
+        # applied
+        diff = _without_refused(session, diff, skipped)
+        return session.apply_update(diff, files=files, git_commit=commit, reasoning=reasoning, snapshot=False)
 
 
 def _unplaced(fit: SchemaFit) -> Counter[str]:

@@ -142,7 +142,8 @@ class PendingStep:
         )
         conn.executemany(
             "INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
-            [(self.session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(self.rows)],
+            # a generator, not a list: a fresh static map's one step holds every element's mutation
+            ((self.session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(self.rows)),
         )
         if self.snapshot is not None:
             conn.execute(
