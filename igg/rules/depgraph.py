@@ -79,9 +79,9 @@ class DepGraph:
 
     def of_types(self, types: Iterable[str]) -> list[Edge]:
         """The edges of these types in the order of their statements: by file and line, then by the names of
-        their ends and their type. It is the same whatever order the graph was built in (a tree's map, a stored
-        session, an updated one), so a rule lists its violations in one order for all of them. Each set of
-        types is sorted once (edges are only ever added)."""
+        their ends and their type. It is the same whatever order the graph was built in (a tree's map, a
+        stored session, an updated one), so a rule lists its violations in one order for all of them. Each
+        set of types is sorted once (edges are only ever added)."""
         wanted = frozenset(types)
         cached = self._ordered.get(wanted)
         if cached is None or cached[0] != len(self.edges):
