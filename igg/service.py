@@ -355,71 +355,26 @@ def map_code(
             on_prepared(codemap)
         the_agent = code_agent(agent, codemap, environ, fresh=not resume)
         run_started = clock()
-        static: dict[str, Any] | None = None
-        if agent == "code" and not resume:  # the static pass: one planned step (igg.mapping.static)
-            result, static = _static_run(
-                codemap,
-                the_agent.fit,
-                store=store,
-                force=force,
-                out=out,
-                exports=exports,
-                provenance=provenance,
-                on_event=on_event,
-                recorders=recorders,
-            )
-        else:
-            result = _map_run(
-                codemap,
-                the_agent,
-                agent=agent,
-                store=store,
-                session_id=session_id,
-                resume=resume,
-                force=force,
-                out=out,
-                exports=exports,
-                provenance=provenance,
-                on_event=on_event,
-                recorders=recorders,
-            )
+        result, static = _map_run(
+            codemap,
+            the_agent,
+            agent=agent,
+            store=store,
+            session_id=session_id,
+            resume=resume,
+            force=force,
+            out=out,
+            exports=exports,
+            provenance=provenance,
+            on_event=on_event,
+            recorders=recorders,
+        )
     if agent == "code" and store is not None and result.stop_reason == "finished":
         _index_map(open_store(store), result.session_id, codemap, prepare_options)
     out_summary = summary(codemap, result, the_agent if static is None else None, clock() - run_started)
     if static is not None:
         out_summary["static_analysis"] = static
     return result, out_summary
-
-
-def _static_run(
-    codemap: CodeMap,
-    fit: Any,
-    *,
-    store: StoreLike | None,
-    force: bool,
-    out: Path | None,
-    exports: Sequence[ExportSpec],
-    provenance: bool,
-    on_event: EventHandler | None,
-    recorders: Sequence[Recorder],
-) -> tuple[RunResult, dict[str, Any]]:
-    """A fresh static map as one planned step (``igg.mapping.static``), kept and exported as a run is."""
-    from igg.mapping.static import static_map
-
-    chain, directory = _recorders(
-        store=store,
-        agent_name="code",
-        force=force,
-        resume=False,
-        out=out,
-        recorders=recorders,
-        session_options=codemap.session_options(),
-    )
-    result, static = static_map(codemap, fit, recorders=chain, on_event=on_event)
-    exported = export_result(
-        result, codemap.request, exports, out_dir=out, provenance=provenance, directory=directory
-    )
-    return exported, static
 
 
 def _index_map(store: SessionStore, session_id: str, codemap: CodeMap, options: dict[str, Any]) -> None:
@@ -457,22 +412,45 @@ def _map_run(
     provenance: bool,
     on_event: EventHandler | None,
     recorders: Sequence[Recorder],
-) -> RunResult:
+) -> tuple[RunResult, dict[str, Any] | None]:
+    """The run of a code map, and the static pass's own summary (None for a run through the loop): a fresh
+    static map is one planned step (``igg.mapping.static``); an LLM or hybrid map, and a resumed one, run
+    through the loop."""
+    if agent == "code" and not resume:
+        from igg.mapping.static import static_map
+
+        chain, directory = _recorders(
+            store=store,
+            agent_name="code",
+            force=force,
+            resume=False,
+            out=out,
+            recorders=recorders,
+            session_options=codemap.session_options(),
+        )
+        result, static = static_map(codemap, the_agent.fit, recorders=chain, on_event=on_event)
+        kept = export_result(
+            result, codemap.request, exports, out_dir=out, provenance=provenance, directory=directory
+        )
+        return kept, static
     if resume:
         if store is None or not session_id:
             raise RequestInvalid([Problem("resume", "needs the store and the session id")], source="map_code")
-        return continue_session(
-            store,
-            session_id,
-            agent=the_agent,
-            force=force,
-            out=out,
-            exports=exports,
-            provenance=provenance,
-            on_event=on_event,
-            recorders=recorders,
+        return (
+            continue_session(
+                store,
+                session_id,
+                agent=the_agent,
+                force=force,
+                out=out,
+                exports=exports,
+                provenance=provenance,
+                on_event=on_event,
+                recorders=recorders,
+            ),
+            None,
         )
-    return run_request(
+    looped = run_request(
         codemap.request,
         the_agent,
         store=store,
@@ -485,6 +463,7 @@ def _map_run(
         recorders=recorders,
         session_options=codemap.session_options(),
     )
+    return looped, None
 
 
 def export_session(
