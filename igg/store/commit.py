@@ -177,6 +177,9 @@ def prepare_step(
         if not v.get("accepted"):
             by_code[str(v.get("code"))] = by_code.get(str(v.get("code")), 0) + 1
     accepted = sum(1 for v in verdicts if v.get("accepted"))
+    proposed = len(verdicts)
+    if kind == "update" and not verdicts:  # a difference applied whole: each change an accepted action
+        proposed = accepted = sum((record.get("changes") or {}).values())
     usage = record.get("usage") or {}
     tokens = int(
         usage.get("total_tokens") or (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
@@ -195,7 +198,7 @@ def prepare_step(
         iteration=iteration,
         chunk=record.get("chunk"),
         chunk_cursor=chunk_cursor,
-        proposed=len(verdicts),
+        proposed=proposed,
         accepted=accepted,
         rejected_by_code=by_code,
         tokens=tokens,

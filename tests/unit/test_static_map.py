@@ -79,3 +79,10 @@ def test_a_schema_that_refuses_some_elements_leaves_them_out_as_the_loop_does(tm
     assert skipped["edge endpoint refused or over the limit"] > 0
     stored = SessionStore(store).session("m")
     assert (stored.status, stored.last_iteration) == ("finished", 1)
+    # `igg show` counts the step's changes as its accepted actions, as the run's summary does
+    steps = SessionStore(store).steps("m", with_records=False)
+    accepted = result.summary()["actions"]["accepted"]
+    assert [(s.kind, s.proposed, s.accepted) for s in steps] == [
+        ("update", accepted, accepted),
+        ("finalize", 0, 0),
+    ]
