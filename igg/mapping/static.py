@@ -6,10 +6,10 @@ makes against a stored graph) and applied by the act step with every rule as one
 No context is chunked, no observation is built, no response is read and no iteration runs: those exist for
 agents that read text. The graph, its limits (``igg.mapping.limits``: a graph over them is refused before any
 session is stored), the stored session and the run's summary are what the loop gave (one step, its changes
-counted as the actions accepted). An element the session's schema refuses (a copied schema that requires an
-attribute a code map does not give) is left out with its reason, with the edges it would have ended, and the
-rest is applied: one refused element never fails the map. The LLM and hybrid agents keep the loop, and so
-does ``--resume`` of a session the loop began.
+counted as the actions accepted). An element the session's schema refuses (a copied schema that types a
+property otherwise than a code map gives it) is left out with its reason, with the edges it would have ended,
+and the rest is applied: one refused element never fails the map. The LLM and hybrid agents keep the loop,
+and so does ``--resume`` of a session the loop began.
 """
 
 from __future__ import annotations
