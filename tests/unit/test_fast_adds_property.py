@@ -246,7 +246,9 @@ def test_fast_adds_give_the_rule_chains_verdicts_graph_and_journal() -> None:
         "evidence": 0,
     }
 
-    @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    # derandomized: the same 200 examples every run, so the tally below (every kind of outcome reached) is a
+    # property of the test, not of a seed (a random run once drew no near-duplicate in 200 examples)
+    @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
     @given(
         responses=RESPONSES,
         constraints=CONSTRAINTS,
