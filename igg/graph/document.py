@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import ItemsView, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterator, Mapping
 from itertools import islice
 from typing import Any, Literal, Protocol
 
@@ -160,17 +160,14 @@ def document_json(
             document_dict(graph, schema=schema, metadata=metadata or {}, provenance=provenance), indent
         )
     try:
-        pieces: list[bytes | memoryview] = []
-        for key, value in _head(schema).items():
-            pieces += (b",", to_json(key), b":", to_json(value))
-        with collector_paused():
-            for kind in ("nodes", "edges"):
-                pieces += (b",", to_json(kind), b":")
-                _encode_list(pieces, element_chunks(graph, kind, provenance, CHUNK))
-            if schema is not None and schema.terms:
-                pieces += (b",", to_json("triples"), b":", to_json(term_triples(graph, schema.terms)))
-        pieces += (b",", to_json("metadata"), b":", to_json(metadata or {}), b"}")
-        pieces[0] = b"{"
+        pieces = document_pieces(
+            graph,
+            schema=schema,
+            metadata=metadata or {},
+            provenance=provenance,
+            encode=to_json,
+            encode_list=_fast,
+        )
         return b"".join(pieces)
     except PydanticSerializationError:
         return _escaped(
@@ -178,12 +175,42 @@ def document_json(
         )
 
 
-def _encode_list(pieces: list[bytes | memoryview], chunks: Iterator[list[Any]]) -> None:
+def document_pieces(
+    graph: Elements,
+    *,
+    schema: Schema | None,
+    metadata: dict[str, Any] | None,
+    provenance: bool,
+    encode: Callable[[Any], bytes],
+    encode_list: Callable[[list[Any]], bytes],
+) -> list[bytes | memoryview]:
+    """The JSON of ``document_dict(...)`` as pieces to join, the whole graph never held as dicts: each chunk
+    of elements is encoded by ``encode_list`` while it is fresh; ``encode`` writes the rest (the head, the
+    triples and the metadata). Raises what they raise."""
+    pieces: list[bytes | memoryview] = []
+    for key, value in _head(schema).items():
+        pieces += (b",", encode(key), b":", encode(value))
+    with collector_paused():
+        for kind in ("nodes", "edges"):
+            pieces += (b",", encode(kind), b":")
+            _encode_list(pieces, element_chunks(graph, kind, provenance, CHUNK), encode_list)
+        if schema is not None and schema.terms:
+            pieces += (b",", encode("triples"), b":", encode(term_triples(graph, schema.terms)))
+    if metadata is not None:
+        pieces += (b",", encode("metadata"), b":", encode(metadata))
+    pieces.append(b"}")
+    pieces[0] = b"{"
+    return pieces
+
+
+def _encode_list(
+    pieces: list[bytes | memoryview], chunks: Iterator[list[Any]], encode: Callable[[list[Any]], bytes]
+) -> None:
     """Append the JSON of the list the ``chunks`` make up, chunk by chunk (``[`` a``,`` b``]``)."""
     pieces.append(b"[")
     empty = True
     for chunk in chunks:
-        pieces += (memoryview(_fast(chunk))[1:-1], b",")
+        pieces += (memoryview(encode(chunk))[1:-1], b",")
         empty = False
     if empty:
         pieces.append(b"]")
@@ -236,4 +263,13 @@ def _fast(value: Any) -> bytes:
     return data
 
 
-__all__ = ["CHUNK", "HEAD", "Elements", "document_dict", "document_json", "element_chunks", "encode_json"]
+__all__ = [
+    "CHUNK",
+    "HEAD",
+    "Elements",
+    "document_dict",
+    "document_json",
+    "document_pieces",
+    "element_chunks",
+    "encode_json",
+]

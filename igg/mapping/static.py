@@ -72,27 +72,30 @@ def static_map(
         ),
     )
     skipped = Counter(f"left out: {why}" for why in fit.left_out.values()) + _unplaced(fit)
+    analysis = {
+        "files": len(fit.model.files),
+        "symbols": len(fit.model.symbols),
+        "relations": fit.model.relation_count(),
+    }
     step = _apply(session, codemap, fit, skipped)
     result = session.finish("finished", steps=[step], elapsed_ms=(clock() - started) * 1000)
     _emit(on_event, Event(kind="run_finished", session_id=session.session_id, data=result.summary()))
     log.info("code_map_applied", session_id=session.session_id, **step.changes)
-    return result, {
-        "files": len(fit.model.files),
-        "symbols": len(fit.model.symbols),
-        "relations": fit.model.relation_count(),
-        "skipped": {why: n for why, n in skipped.items() if n},
-    }
+    return result, {**analysis, "skipped": {why: n for why, n in skipped.items() if n}}
 
 
 def _apply(session: Session, codemap: CodeMap, fit: SchemaFit, skipped: Counter[str]) -> UpdateStep:
-    """The planned graph applied as the session's one step (its difference freed on return, before the
-    finalize step snapshots the graph)."""
+    """The planned graph applied as the session's one step. The facts, the linked model and the fit are let
+    go of once the difference is planned, and the difference on return, before the finalize step snapshots
+    the graph: the graph reuses their memory."""
     diff = plan_difference(session.state, fit)
     files = {
         "read": len(codemap.walk.files),
-        "partial": sum(1 for f in codemap.facts if f.error),
+        "partial": len(codemap.partial_files()),
         "skipped": len(codemap.walk.skipped),
     }
+    fit.let_go()
+    codemap.let_go()
     reasoning = _reasoning(codemap, diff)
     commit = codemap.git_commit
     # no snapshot with the step: the finalize step right after it keeps one (of the graph pruned)

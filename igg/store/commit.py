@@ -190,7 +190,7 @@ def prepare_step(
     if record_json is None:
         record_json = codec.dumps(record)
     rows = [codec.mutation_row(m) for m in mutations]
-    snap = codec.dumps(codec.snapshot_of(state)) if snapshot else None
+    snap = codec.snapshot_json(state) if snapshot else None
     review = review_state_of(record) if kind == "review" else None
     return PendingStep(
         session_id=session_id,

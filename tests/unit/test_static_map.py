@@ -41,14 +41,15 @@ def _by_loop(paths: list[Path], **options: Any) -> Any:
     codemap = prepare(paths, jobs=1, **options)
     agent = code_agent("code", codemap)
     loop_agent = CodeAgent(model=codemap.model, fit=agent.fit, files_per_turn=FILES_PER_TURN)
-    return run(codemap.request, loop_agent), loop_agent
+    return run(codemap.request, loop_agent), loop_agent, codemap
 
 
 @pytest.mark.parametrize("tree", TREES)
 def test_the_static_pass_draws_the_graph_the_loop_draws(tree: str) -> None:
     paths = [CODE / tree]
-    result, summary = map_code(paths, jobs=1)
-    looped, loop_agent = _by_loop(paths)
+    prepared: list[Any] = []
+    result, summary = map_code(paths, jobs=1, on_prepared=prepared.append)
+    looped, loop_agent, loop_map = _by_loop(paths)
     assert result.stop_reason == looped.stop_reason == "finished"
     assert result.state.node_count > 0 and result.state.edge_count > 0
     assert _graph(result.state) == _graph(looped.state)
@@ -57,6 +58,11 @@ def test_the_static_pass_draws_the_graph_the_loop_draws(tree: str) -> None:
     actions = result.summary()["actions"]
     assert actions["accepted"] == actions["proposed"] == result.state.node_count + result.state.edge_count
     assert summary["static_analysis"] == loop_agent.summary()
+    # the facts and the linked model were let go of once the graph was planned; the summary still counts them
+    codemap = prepared[0]
+    assert codemap.facts == [] and codemap.model.files == [] and codemap.model.symbols == {}
+    assert summary["files"]["lines"] == sum(f.lines for f in loop_map.facts) > 0
+    assert summary["files"]["partial"] == loop_map.partial_files()
 
 
 def test_a_schema_that_refuses_some_elements_leaves_them_out_as_the_loop_does(tmp_path: Path) -> None:
@@ -69,7 +75,7 @@ def test_a_schema_that_refuses_some_elements_leaves_them_out_as_the_loop_does(tm
     paths = [CODE / "python"]
     store = tmp_path / "s.sqlite"
     result, summary = map_code(paths, jobs=1, schema=tmp_path / "schema.json", store=store, session_id="m")
-    looped, loop_agent = _by_loop(paths, schema=tmp_path / "schema.json")
+    looped, loop_agent, _ = _by_loop(paths, schema=tmp_path / "schema.json")
     assert result.stop_reason == "finished"
     assert _graph(result.state) == _graph(looped.state)
     assert "Function" not in {data["type"] for data in result.state.nodes.values()}

@@ -65,6 +65,14 @@ class SchemaFit:
         self._edge_properties: dict[tuple[str, str, str], dict[str, Any]] | None = None
         self._place_all()
 
+    def let_go(self) -> None:
+        """Empty the placements and the tables built from them (the static pass, once its graph is planned:
+        ``igg.mapping.prepare.CodeMap.let_go``); what was left out and why is kept."""
+        self.placed.clear()
+        self._refs.clear()
+        self._edge_labels.clear()
+        self._edge_properties = None
+
     def _label(self, label: str) -> str | None:
         for candidate in (label, *NODE_FALLBACKS.get(label, ())):
             if candidate in self.schema.node_types:
