@@ -183,39 +183,29 @@ def document_pieces(
     provenance: bool,
     encode: Callable[[Any], bytes],
     encode_list: Callable[[list[Any]], bytes],
-) -> list[bytes | memoryview]:
-    """The JSON of ``document_dict(...)`` as pieces to join, the whole graph never held as dicts: each chunk
-    of elements is encoded by ``encode_list`` while it is fresh; ``encode`` writes the rest (the head, the
-    triples and the metadata). Raises what they raise."""
-    pieces: list[bytes | memoryview] = []
+) -> Iterator[bytes | memoryview]:
+    """The JSON of ``document_dict(...)`` in pieces, one after the other, the whole graph never held as dicts:
+    each chunk of elements is encoded by ``encode_list`` when it is asked for; ``encode`` writes the rest (the
+    head, the triples and the metadata). Raises what they raise."""
+    sep = b"{"
     for key, value in _head(schema).items():
-        pieces += (b",", encode(key), b":", encode(value))
+        yield from (sep, encode(key), b":", encode(value))
+        sep = b","
     with collector_paused():
         for kind in ("nodes", "edges"):
-            pieces += (b",", encode(kind), b":")
-            _encode_list(pieces, element_chunks(graph, kind, provenance, CHUNK), encode_list)
+            yield from (b",", encode(kind), b":[")
+            first = True
+            for chunk in element_chunks(graph, kind, provenance, CHUNK):
+                if not first:
+                    yield b","
+                yield memoryview(encode_list(chunk))[1:-1]
+                first = False
+            yield b"]"
         if schema is not None and schema.terms:
-            pieces += (b",", encode("triples"), b":", encode(term_triples(graph, schema.terms)))
+            yield from (b",", encode("triples"), b":", encode(term_triples(graph, schema.terms)))
     if metadata is not None:
-        pieces += (b",", encode("metadata"), b":", encode(metadata))
-    pieces.append(b"}")
-    pieces[0] = b"{"
-    return pieces
-
-
-def _encode_list(
-    pieces: list[bytes | memoryview], chunks: Iterator[list[Any]], encode: Callable[[list[Any]], bytes]
-) -> None:
-    """Append the JSON of the list the ``chunks`` make up, chunk by chunk (``[`` a``,`` b``]``)."""
-    pieces.append(b"[")
-    empty = True
-    for chunk in chunks:
-        pieces += (memoryview(encode(chunk))[1:-1], b",")
-        empty = False
-    if empty:
-        pieces.append(b"]")
-    else:
-        pieces[-1] = b"]"
+        yield from (b",", encode("metadata"), b":", encode(metadata))
+    yield b"}"
 
 
 _BULK = ("nodes", "edges")

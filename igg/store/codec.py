@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -127,18 +129,50 @@ def snapshot_json(state: GraphState) -> str:
     (``igg.graph.document.document_pieces``): the graph is never held as dicts beside its text. At 50,000
     files those dicts took as much memory as the text, when the finalize step of a map kept its snapshot."""
     try:
-        pieces = [b'{"document":', *document_pieces(state, **_SNAPSHOT_PIECES)]
-        next_node, next_edge = state.id_counters
-        rest = orjson.dumps(
-            {"protected": sorted(state.protected), "next_node": next_node, "next_edge": next_edge},
-            option=_ORJSON,
-        )
-        pieces += (b",", memoryview(rest)[1:])
-        data = b"".join(pieces)
-        del pieces  # the chunks, before the text is decoded beside their join
-        return data.decode("utf-8")
+        return b"".join(_snapshot_pieces(state)).decode("utf-8")
     except (TypeError, orjson.JSONEncodeError):  # what dumps writes otherwise (see there)
         return dumps(snapshot_of(state))
+
+
+def snapshot_blob(state: GraphState) -> bytes:
+    """``snapshot_json(state)`` as UTF-8, compressed with zlib (level 1) while it is encoded: neither the
+    text nor the graph's dicts are ever held whole, and SQLite binds (and copies twice) a tenth of the bytes.
+    What an SQLite store keeps; ``read_snapshot`` reads either form."""
+    packer = zlib.compressobj(SNAPSHOT_LEVEL)
+    try:
+        packed = [packer.compress(piece) for piece in _snapshot_pieces(state)]
+    except (TypeError, orjson.JSONEncodeError):
+        packer = zlib.compressobj(SNAPSHOT_LEVEL)
+        packed = [packer.compress(dumps(snapshot_of(state)).encode("utf-8"))]
+    packed.append(packer.flush())
+    return b"".join(packed)
+
+
+SNAPSHOT_LEVEL = 1
+"""zlib's level for snapshots: its fastest (a 584 MB snapshot of 50,051 files: 1.7 s, 55 MB)."""
+
+
+def read_snapshot(stored: str | bytes) -> Any:
+    """A stored snapshot read back: the text of ``snapshot_json`` or the bytes of ``snapshot_blob``."""
+    return loads(snapshot_text(stored) if isinstance(stored, bytes) else stored)
+
+
+def snapshot_text(stored: str | bytes) -> str:
+    """A stored snapshot's JSON text (what a store that keeps text, PostgreSQL, is given in a copy)."""
+    return zlib.decompress(stored).decode("utf-8") if isinstance(stored, bytes) else stored
+
+
+def _snapshot_pieces(state: GraphState) -> Iterator[bytes | memoryview]:
+    """The pieces of ``dumps(snapshot_of(state))`` (raises what orjson raises for what it cannot write)."""
+    yield b'{"document":'
+    yield from document_pieces(state, **_SNAPSHOT_PIECES)
+    next_node, next_edge = state.id_counters
+    rest = orjson.dumps(
+        {"protected": sorted(state.protected), "next_node": next_node, "next_edge": next_edge},
+        option=_ORJSON,
+    )
+    yield b","
+    yield memoryview(rest)[1:]
 
 
 def _orjson(value: Any) -> bytes:

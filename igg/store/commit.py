@@ -15,6 +15,7 @@ import socket
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from igg.errors import SessionBusy, SessionConflict, SessionNotFound, SessionRefused
@@ -53,7 +54,8 @@ class PendingStep:
     next_edge: int
     record_json: str
     rows: list[tuple[str, str, str]]
-    snapshot: str | None
+    snapshot: str | bytes | None
+    """``codec.snapshot_blob`` for an SQLite file, ``codec.snapshot_json`` for PostgreSQL."""
     review: str | None
     now: float
     finish: dict[str, Any] | None
@@ -190,7 +192,9 @@ def prepare_step(
     if record_json is None:
         record_json = codec.dumps(record)
     rows = [codec.mutation_row(m) for m in mutations]
-    snap = codec.snapshot_json(state) if snapshot else None
+    snap: str | bytes | None = None
+    if snapshot:  # an SQLite file keeps it compressed; PostgreSQL's column is text
+        snap = codec.snapshot_blob(state) if isinstance(where, Path) else codec.snapshot_json(state)
     review = review_state_of(record) if kind == "review" else None
     return PendingStep(
         session_id=session_id,

@@ -369,7 +369,7 @@ class SessionStore:
                 (session_id, upto),
             ).fetchone()
         )
-        return (row[0], codec.loads(row[1])) if row else None
+        return (row[0], codec.read_snapshot(row[1])) if row else None
 
     def last_record(self, session_id: str, kind: str = "iteration") -> dict[str, Any] | None:
         """The record of the last step of this kind (one row, not every step), or None."""

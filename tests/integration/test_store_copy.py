@@ -80,3 +80,32 @@ def test_ids_the_target_holds_are_refused_one_by_one_and_the_rest_copied(tmp_pat
     assert again.stderr.count("already in") == 2 and "session 'undone' is already in" in again.stderr
     unknown = igg("sessions", "nope", "--store", str(source), "--copy-to", postgres_url)
     assert unknown.returncode == 2 and "no session 'nope'" in unknown.stderr
+
+
+def test_a_snapshot_an_sqlite_file_keeps_compressed_reaches_postgresql_as_text(
+    tmp_path: Path, postgres_url: str
+):
+    """A map kept today: SQLite holds its snapshots compressed (``codec.snapshot_blob``); the copy gives
+    PostgreSQL their JSON text, and both stores load the same graph, and so does the copy back."""
+    source = tmp_path / "source.sqlite"
+    tree = Path(__file__).parents[2] / "fixtures" / "code" / "python"
+    mapped = igg("map-code", str(tree), "--store", str(source), "--session", "shop-map", "--quiet")
+    assert mapped.returncode == 0, mapped.stderr
+    assert igg("sessions", "--store", str(source), "--copy-to", postgres_url).returncode == 0
+    back = tmp_path / "back.sqlite"
+    assert igg("sessions", "--store", postgres_url, "--copy-to", str(back)).returncode == 0
+    stores = [SessionStore(source), SessionStore(postgres_url), SessionStore(back)]
+    try:
+        kept = [
+            s.db.read(
+                lambda c: c.execute("SELECT document FROM snapshots WHERE session_id = 'shop-map'").fetchall()
+            )
+            for s in stores
+        ]
+        assert [type(rows[0][0]) for rows in kept] == [bytes, str, str]
+        graphs = [canonical(s.load_state("shop-map")[1]) for s in stores]
+        assert graphs[0]["nodes"] and graphs[0] == graphs[1] == graphs[2]
+        assert not replay(stores[0], "shop-map").problems
+    finally:
+        for s in stores:
+            s.close()

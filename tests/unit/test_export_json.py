@@ -258,7 +258,10 @@ def test_a_snapshot_written_a_chunk_at_a_time_is_the_text_of_the_whole_snapshot(
         state.protected = {"n0"}
     chunk, document.CHUNK = document.CHUNK, 3
     try:
-        text = codec.snapshot_json(state)
+        text, blob = codec.snapshot_json(state), codec.snapshot_blob(state)
     finally:
         document.CHUNK = chunk
     assert text == codec.dumps(codec.snapshot_of(state))
+    # what an SQLite store keeps: the same text, compressed as it was encoded
+    assert codec.snapshot_text(blob) == text and codec.snapshot_text(text) == text
+    assert codec.read_snapshot(blob) == codec.read_snapshot(text) == codec.loads(text)
