@@ -119,7 +119,14 @@ class Applied:
 
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTS, 0))
     verdicts: list[tuple[str, Verdict]] = field(default_factory=list)
-    """(the element, e.g. ``add_edges[3]``, its verdict); a verdict's ``index`` is its place in this list."""
+    """(the element, e.g. ``add_edges[3]``, its verdict), in the order given; a verdict's ``index`` is its
+    place among all the verdicts given."""
+    keep_accepted: bool = True
+    """False: an accepted element's verdict is counted, not kept (an apply or a check needs the refused
+    ones alone; a fresh map of 50,000 files would otherwise hold 2.9 million verdicts and their messages
+    beside its graph)."""
+    given: int = 0
+    """Verdicts given so far (the next one's ``index``)."""
 
     @property
     def problems(self) -> list[Problem]:
@@ -130,7 +137,7 @@ class Applied:
         self, ctx: CheckContext, where: str, count: str, step: Step, action: Any, resolved: Any
     ) -> Verdict:
         """``action`` (standing for the element ``where``) through its checks and, when they pass, applied."""
-        index = len(self.verdicts)
+        index = self.given
         checked = step.checks.run_resolved(ctx, action, resolved)
         if (
             checked.__class__ is tuple
@@ -139,26 +146,36 @@ class Applied:
         else:
             verdict = step.apply(ctx, action, checked, index)
             self.counts[count] += 1
-        self.verdicts.append((where, verdict))
+        self._given(where, verdict)
         return verdict
 
     def took(self, where: str, count: str, verdict: Verdict) -> None:
         """An element the fast checks accepted and applied (``igg.act.fastadds``)."""
         self.counts[count] += 1
-        self.verdicts.append((where, verdict))
+        self._given(where, verdict)
+
+    def _given(self, where: str, verdict: Verdict) -> None:
+        self.given += 1
+        if self.keep_accepted or not verdict.accepted:
+            self.verdicts.append((where, verdict))
 
 
 def run_difference(
-    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, fast: bool = False
+    ctx: CheckContext,
+    diff: Difference,
+    steps: Mapping[type, Step],
+    *,
+    fast: bool = False,
+    keep_accepted: bool = True,
 ) -> Applied:
     """Each element of ``diff`` through its action's checks and apply function, in order (a refused element
     changes nothing; the others go on). Nothing is reverted here: see ``apply_difference``. ``fast``: the
     ``steps`` for ADD_NODE and ADD_EDGE are the built-in ones (``igg.act.fastadds.stands_for``), so an added
     node or edge without provenance of its own is checked by the fast checks first, which only ever accept
-    (the rule chain decides the rest)."""
+    (the rule chain decides the rest). ``keep_accepted``: see ``Applied``."""
     ctx.planned = True
     try:
-        out = Applied()
+        out = Applied(keep_accepted=keep_accepted)
         state = ctx.state
         named = [*diff.remove_edges, *(edge for edge, _ in diff.set_edge_properties)]
         types = {edge: state.edge_ends(edge)[2]["type"] for edge in named if state.has_edge(edge)}
@@ -201,7 +218,7 @@ def _added(
     for i, (label, props) in enumerate(diff.add_nodes):
         where, mine = f"add_nodes[{i}]", provenance.get(i)
         if adds is not None and not mine:
-            verdict = adds.planned_node(label, dict(props), len(out.verdicts))
+            verdict = adds.planned_node(label, dict(props), out.given)
             if verdict is not None:
                 out.took(where, "nodes_added", verdict)
                 new_ids.append(verdict.element)
@@ -285,7 +302,7 @@ def _new_edges(
         if adds is not None and not mine:
             props = properties.get(entry)
             verdict = adds.planned_edge(
-                label, {} if props is None else dict(props), source_id, target_id, len(out.verdicts)
+                label, {} if props is None else dict(props), source_id, target_id, out.given
             )
             if verdict is not None:
                 out.took(where, "edges_added", verdict)
@@ -325,7 +342,7 @@ def apply_difference(
 ) -> tuple[dict[str, int], list[Problem]]:
     """Apply ``diff`` whole (counts of what changed), or change nothing (ids included) and return every
     problem (``fast``: see ``run_difference``)."""
-    applied = _reverted(ctx, diff, steps, always=False, fast=fast)
+    applied = _reverted(ctx, diff, steps, always=False, fast=fast, keep_accepted=False)
     problems = applied.problems
     return (dict.fromkeys(COUNTS, 0) if problems else applied.counts), problems
 
@@ -334,7 +351,7 @@ def check_difference(
     ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, fast: bool = False
 ) -> list[Problem]:
     """Every rule an element of ``diff`` breaks (empty: it may be applied); the graph is left as it was."""
-    return try_difference(ctx, diff, steps, fast=fast).problems
+    return _reverted(ctx, diff, steps, always=True, fast=fast, keep_accepted=False).problems
 
 
 def try_difference(
@@ -342,17 +359,23 @@ def try_difference(
 ) -> Applied:
     """Each element's verdict as if ``diff`` were applied (a review shows them); the graph is left as it
     was."""
-    return _reverted(ctx, diff, steps, always=True, fast=fast)
+    return _reverted(ctx, diff, steps, always=True, fast=fast, keep_accepted=True)
 
 
 def _reverted(
-    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, always: bool, fast: bool
+    ctx: CheckContext,
+    diff: Difference,
+    steps: Mapping[type, Step],
+    *,
+    always: bool,
+    fast: bool,
+    keep_accepted: bool,
 ) -> Applied:
     """``run_difference``, its mutations reverted (and the id counters restored) when ``always`` or when any
     element was refused."""
     state = ctx.state
     mark, counters, deletions = len(state.journal), state.id_counters, ctx.deletions
-    applied = run_difference(ctx, diff, steps, fast=fast)
+    applied = run_difference(ctx, diff, steps, fast=fast, keep_accepted=keep_accepted)
     if always or any(not v.accepted for _, v in applied.verdicts):
         done = state.journal[mark:]
         for m in reversed(done):

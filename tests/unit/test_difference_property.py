@@ -269,7 +269,20 @@ def test_planned_differences_give_the_act_steps_verdicts_graph_and_journal() -> 
             CheckContext(state=fast_base, schema=state.schema, limits=limits), diff, actor.steps, fast=True
         )
         assert ran_fast.verdicts == ran.verdicts and ran_fast.counts == ran.counts
-        assert _snapshot(fast_base) == _snapshot(general_base)
+        ran_graph = _snapshot(general_base)  # (takes the journal)
+        assert _snapshot(fast_base) == ran_graph
+        # an apply keeps the refused verdicts alone (with their places among all), and changes the same
+        lean_base = _base(request)
+        lean = run_difference(
+            CheckContext(state=lean_base, schema=state.schema, limits=limits),
+            diff,
+            actor.steps,
+            fast=True,
+            keep_accepted=False,
+        )
+        assert lean.verdicts == [(w, v) for w, v in ran.verdicts if not v.accepted]
+        assert lean.counts == ran.counts and lean.given == len(ran.verdicts)
+        assert _snapshot(lean_base) == ran_graph
         added = [v for where, v in ran.verdicts if where.startswith("add_")]
         tally["fast_difference"] += any(v.accepted for v in added)
         bulk = [_outcome(v, bool(problems)) for _, v in ran.verdicts]
