@@ -14,6 +14,7 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,8 @@ def owner_token() -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class PendingStep:
-    """One step ready to be written: its row's columns, its mutation rows and snapshot, and the checks its
-    commit must pass (see ``SessionStore.commit_step``)."""
+    """One step ready to be written: its row's columns, its mutations and snapshot, and the checks its commit
+    must pass (see ``SessionStore.commit_step``)."""
 
     session_id: str
     kind: str
@@ -53,7 +54,9 @@ class PendingStep:
     next_node: int
     next_edge: int
     record_json: str
-    rows: list[tuple[str, str, str]]
+    mutations: Sequence[Mutation]
+    """Encoded as they are written (``codec.mutation_row``), not before: a fresh map's one step holds every
+    element's mutation, and their rows held at once took as much memory as a tenth of the graph."""
     snapshot: str | bytes | None
     """``codec.snapshot_blob`` for an SQLite file, ``codec.snapshot_json`` for PostgreSQL."""
     review: str | None
@@ -136,7 +139,7 @@ class PendingStep:
                 self.edges,
                 self.next_node,
                 self.next_edge,
-                len(self.rows),
+                len(self.mutations),
                 self.record_json,
                 self.now,
                 self.review,
@@ -145,7 +148,7 @@ class PendingStep:
         conn.executemany(
             "INSERT INTO mutations (session_id, step, seq, op, element, data) VALUES (?, ?, ?, ?, ?, ?)",
             # a generator, not a list: a fresh static map's one step holds every element's mutation
-            ((self.session_id, step, i, op, el, data) for i, (op, el, data) in enumerate(self.rows)),
+            ((self.session_id, step, i, *codec.mutation_row(m)) for i, m in enumerate(self.mutations)),
         )
         if self.snapshot is not None:
             conn.execute(
@@ -191,7 +194,6 @@ def prepare_step(
     nodes, edges = state.node_count, state.edge_count
     if record_json is None:
         record_json = codec.dumps(record)
-    rows = [codec.mutation_row(m) for m in mutations]
     snap: str | bytes | None = None
     if snapshot:  # an SQLite file keeps it compressed; PostgreSQL's column is text
         snap = codec.snapshot_blob(state) if isinstance(where, Path) else codec.snapshot_json(state)
@@ -212,7 +214,7 @@ def prepare_step(
         next_node=next_node,
         next_edge=next_edge,
         record_json=record_json,
-        rows=rows,
+        mutations=mutations,
         snapshot=snap,
         review=review,
         now=time.time(),
