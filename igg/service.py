@@ -336,7 +336,9 @@ def map_code(
     ``session_id`` of ``store`` (the sources are read again; what the graph holds is not proposed twice).
     ``prepare_options`` go to ``igg.mapping.prepare.prepare`` (schema, goal, limits, jobs, languages, facts
     cache, parse executor, progress callbacks, ...); ``on_prepared(codemap)`` is called once the trees are
-    walked, parsed and linked, before the run (``igg map-code`` lists the skipped and partial files then);
+    walked, parsed and linked, before the run (``igg map-code`` lists the skipped and partial files then;
+    with the code agent, the facts are let go of after it, and a fresh map lets go of the linked model once
+    its graph is planned: ``CodeMap.let_go``);
     ``recorders`` watch the run as in ``run_request``. This is the one pipeline of a code map: the command
     line, the batch workers and the Python API all run it."""
     from contextlib import nullcontext
@@ -353,6 +355,8 @@ def map_code(
         )
         if on_prepared is not None:
             on_prepared(codemap)
+        if agent == "code":  # the code agent reads the linked model, not the facts
+            codemap.let_go_of_facts()
         the_agent = code_agent(agent, codemap, environ, fresh=not resume)
         run_started = clock()
         result, static = _map_run(

@@ -47,7 +47,9 @@ NodeRef = str | int
 
 @dataclass(kw_only=True)
 class Difference:
-    """Changes to a graph, planned against it and applied at once by ``apply_difference``."""
+    """Changes to a graph, planned against it and applied at once by ``apply_difference``. The properties of
+    the nodes and edges it adds are handed over: the graph keeps those dicts themselves (change none of them
+    once it is applied)."""
 
     remove_nodes: list[str] = field(default_factory=list)
     """Node ids to delete (their edges go with them)."""
@@ -218,7 +220,7 @@ def _added(
     for i, (label, props) in enumerate(diff.add_nodes):
         where, mine = f"add_nodes[{i}]", provenance.get(i)
         if adds is not None and not mine:
-            verdict = adds.planned_node(label, dict(props), out.given)
+            verdict = adds.planned_node(label, props, out.given)
             if verdict is not None:
                 out.took(where, "nodes_added", verdict)
                 new_ids.append(verdict.element)
@@ -302,7 +304,7 @@ def _new_edges(
         if adds is not None and not mine:
             props = properties.get(entry)
             verdict = adds.planned_edge(
-                label, {} if props is None else dict(props), source_id, target_id, out.given
+                label, {} if props is None else props, source_id, target_id, out.given
             )
             if verdict is not None:
                 out.took(where, "edges_added", verdict)

@@ -256,10 +256,11 @@ class Adds:
 
     def planned_node(self, label: str, props: dict[str, Any], index: int) -> Verdict | None:
         """A planned difference's added node (``igg.act.difference``: no guard, no evidence, no provenance of
-        its own) accepted and applied, or None."""
+        its own) accepted and applied, or None. The graph keeps ``props`` itself (the difference's own: a map
+        of 50,000 files would hold each element's properties twice while it applies)."""
         if not self.node_fits(label, props):
             return None
-        nid = self.state.add_node(label, props)
+        nid = self.state.add_node(label, props, adopt=True)
         return Verdict(index, "ADD_NODE", True, None, f"added {self.describe(nid)} as {nid}", nid)
 
     def grounded(self, item: AddNode | AddEdge) -> Grounded | Rejection | None:
@@ -320,10 +321,10 @@ class Adds:
         self, label: str, props: dict[str, Any], source: str, target: str, index: int
     ) -> Verdict | None:
         """A planned difference's added edge between existing nodes (no evidence, no provenance of its own)
-        accepted and applied, or None."""
+        accepted and applied, or None; the graph keeps ``props`` itself, as ``planned_node``'s."""
         if not self.edge_type_fits(label, props) or not self.ends_fit(label, source, target):
             return None
-        eid = self.state.add_edge(source, label, target, props)
+        eid = self.state.add_edge(source, label, target, props, adopt=True)
         return Verdict(index, "ADD_EDGE", True, None, f"added {label} edge {eid} ({source} -> {target})", eid)
 
     def pattern_allows(self, label: str, source: str, target: str) -> bool:

@@ -239,12 +239,15 @@ class GraphState:
         properties: dict[str, Any],
         node_id: str | None = None,
         provenance: dict[str, Any] | None = None,
+        *,
+        adopt: bool = False,
     ) -> str:
-        """Add a validated node; returns its id."""
+        """Add a validated node; returns its id. ``adopt``: the graph keeps ``properties`` itself, not a copy
+        (the caller hands it over and never changes it: a planned difference's)."""
         nodes = self.nodes
         if provenance is None:
             provenance = self._provenance()
-        props = dict(properties)
+        props = properties if adopt else dict(properties)
         if node_id is None:
             node_id = f"n{self._next_node}"
             self._next_node += 1
@@ -431,8 +434,10 @@ class GraphState:
         properties: dict[str, Any],
         edge_id: str | None = None,
         provenance: dict[str, Any] | None = None,
+        *,
+        adopt: bool = False,
     ) -> str:
-        """Add a validated edge; returns its id."""
+        """Add a validated edge; returns its id. ``adopt``: as ``add_node``'s."""
         if edge_id is None:
             edge_id = f"e{self._next_edge}"
             self._next_edge += 1
@@ -441,7 +446,7 @@ class GraphState:
                 self._next_edge += 1
         if provenance is None:
             provenance = self._provenance()
-        props = dict(properties)
+        props = properties if adopt else dict(properties)
         data = {"type": edge_type, "properties": props, "provenance": provenance}
         insert_edge(self.graph, source, target, edge_id, data)
         self._edges[(source, edge_type, target)] = edge_id

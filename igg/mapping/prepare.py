@@ -74,13 +74,19 @@ class CodeMap:
             return self._kept[1]
         return [{"path": f.path, "line": f.error_line, "error": f.error} for f in self.facts if f.error]
 
+    def let_go_of_facts(self) -> None:
+        """Let go of the facts once the model is linked from them (a code map's, after ``on_prepared``: the
+        static agent reads the model): the list is emptied in place, so what comes next reuses its memory.
+        What the summary reports of them is kept (``lines``, ``partial_files``)."""
+        if self._kept is None:
+            self._kept = (self.lines(), self.partial_files())
+        self.facts.clear()
+
     def let_go(self) -> None:
         """Let go of the facts and the linked model, once the static pass has planned its graph from them: the
         lists and tables are emptied in place, as the agent and its schema fit share them, so the graph's
-        apply reuses their memory (a third of the process's at 50,000 files). What the summary reports of
-        the facts is kept (``lines``, ``partial_files``)."""
-        self._kept = (self.lines(), self.partial_files())
-        self.facts.clear()
+        apply reuses their memory (with the facts, a third of the process's at 50,000 files)."""
+        self.let_go_of_facts()
         self.model.symbols.clear()
         self.model.files.clear()
         self.model.shared.clear()
