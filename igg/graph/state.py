@@ -71,11 +71,8 @@ class GraphState:
         self.lookup = NodeLookup(schema, self.nodes)
         """The node indexes and the lookups over them (``find_nodes``, ``describe``, ``close_matches``)."""
         # the lookup's dicts, shared: the mutation methods below keep them right without a call each
-        self._by_identity, self._by_prop, self._by_type = (
-            self.lookup.by_identity,
-            self.lookup.by_prop,
-            self.lookup.by_type,
-        )
+        lk = self.lookup
+        self._by_identity, self._by_prop, self._by_type = lk.by_identity, lk.by_prop, lk.by_type
         self._edges: dict[tuple[str, str, str], str] = {}
         self._edge_ends: dict[str, tuple[str, str, dict[str, Any]]] = {}
         """Edge id -> (from id, to id, edge data), in insertion order: ``edges`` reads it front to back, in
@@ -93,11 +90,9 @@ class GraphState:
         self.near: NearDuplicateIndex | None = None
         """The near-duplicate index, built on first use (``near_duplicates``) and kept up to date after."""
         self.watchers: list[GraphWatcher] = []
-        """Derived indexes told about every change (``watch``); empty on the hot path unless one is asked
-        for."""
+        """Derived indexes told about every change (``watch``); empty on the hot path unless asked for."""
         self.indexes: dict[str, Any] = {}
-        """Derived indexes by name (the to-do index, property indexes), built on first use by their
-        modules."""
+        """Derived indexes by name (the to-do index, property indexes), built on first use by modules."""
 
     # ---- reading -------------------------------------------------------------------------------------
     @property
@@ -242,8 +237,7 @@ class GraphState:
         *,
         adopt: bool = False,
     ) -> str:
-        """Add a validated node; returns its id. ``adopt``: the graph keeps ``properties`` itself, not a copy
-        (the caller hands it over and never changes it: a planned difference's)."""
+        """Add a validated node; returns its id. ``adopt``: keep ``properties`` (handed over), no copy."""
         nodes = self.nodes
         if provenance is None:
             provenance = self._provenance()
