@@ -297,9 +297,12 @@ def _new_edges(
             )
         else:
             resolved.append((ends[0], label, ends[1], i, entry))
-    resolved.sort(key=lambda e: e[:3])
+    # sorted backwards (by ends, then place in the difference: the stable ascending order, reversed) and taken
+    # from the end: each entry is freed as its edge is added, so the graph grows into their memory
+    resolved.sort(key=lambda e: e[:4], reverse=True)
     properties, provenance = diff.edge_properties, diff.edge_provenance
-    for source_id, label, target_id, i, entry in resolved:
+    while resolved:
+        source_id, label, target_id, i, entry = resolved.pop()
         where, mine = f"add_edges[{i}]", provenance.get(entry)
         if adds is not None and not mine:
             props = properties.get(entry)
