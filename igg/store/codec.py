@@ -153,8 +153,9 @@ SNAPSHOT_LEVEL = 1
 
 
 def read_snapshot(stored: str | bytes) -> Any:
-    """A stored snapshot read back: the text of ``snapshot_json`` or the bytes of ``snapshot_blob``."""
-    return loads(snapshot_text(stored) if isinstance(stored, bytes) else stored)
+    """A stored snapshot read back: the text of ``snapshot_json`` or the bytes of ``snapshot_blob`` (parsed
+    as the UTF-8 they hold, never decoded to a text first)."""
+    return loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
 
 
 def snapshot_text(stored: str | bytes) -> str:
