@@ -22,6 +22,7 @@ from igg.io.encodable import first_unencodable
 from igg.models.request import Request
 from igg.models.verdicts import Verdict
 from igg.record.records import IterationRecord, verdict_from_dict
+from igg.store.location import PostgresURL, StoreLocation
 
 _RECORD_FIELDS = {f.name for f in dataclasses.fields(IterationRecord)} - {"mutations"}
 
@@ -161,6 +162,21 @@ def read_snapshot(stored: str | bytes) -> Any:
 def snapshot_text(stored: str | bytes) -> str:
     """A stored snapshot's JSON text (what a store that keeps text, PostgreSQL, is given in a copy)."""
     return zlib.decompress(stored).decode("utf-8") if isinstance(stored, bytes) else stored
+
+
+def kept_snapshot(state: GraphState, where: StoreLocation) -> str | bytes:
+    """The graph's snapshot as the store at ``where`` keeps it: compressed in an SQLite file
+    (``snapshot_blob``), text in PostgreSQL, whose column is text (``snapshot_json``)."""
+    return snapshot_blob(state) if _compressed(where) else snapshot_json(state)
+
+
+def snapshot_for(stored: str | bytes, where: StoreLocation) -> str | bytes:
+    """A stored snapshot, in either form, as the store at ``where`` may keep it (a copy between stores)."""
+    return stored if _compressed(where) else snapshot_text(stored)
+
+
+def _compressed(where: StoreLocation) -> bool:
+    return not isinstance(where, PostgresURL)
 
 
 def _snapshot_pieces(state: GraphState) -> Iterator[bytes | memoryview]:

@@ -16,7 +16,6 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from igg.errors import SessionBusy, SessionConflict, SessionNotFound, SessionRefused
@@ -58,7 +57,7 @@ class PendingStep:
     """Encoded as they are written (``codec.mutation_row``), not before: a fresh map's one step holds every
     element's mutation, and their rows held at once took as much memory as a tenth of the graph."""
     snapshot: str | bytes | None
-    """``codec.snapshot_blob`` for an SQLite file, ``codec.snapshot_json`` for PostgreSQL."""
+    """As the store keeps it (``codec.kept_snapshot``)."""
     review: str | None
     now: float
     finish: dict[str, Any] | None
@@ -194,9 +193,7 @@ def prepare_step(
     nodes, edges = state.node_count, state.edge_count
     if record_json is None:
         record_json = codec.dumps(record)
-    snap: str | bytes | None = None
-    if snapshot:  # an SQLite file keeps it compressed; PostgreSQL's column is text
-        snap = codec.snapshot_blob(state) if isinstance(where, Path) else codec.snapshot_json(state)
+    snap = codec.kept_snapshot(state, where) if snapshot else None
     review = review_state_of(record) if kind == "review" else None
     return PendingStep(
         session_id=session_id,

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from igg.errors import IGGError, SessionExists
 from igg.store import codec
+from igg.store.location import StoreLocation
 from igg.store.schema import TABLE_COLUMNS
 from igg.store.sql import Connection
 from igg.store.store import SessionStore
@@ -70,7 +70,6 @@ def copy_session(source: SessionStore, target: SessionStore, session_id: str) ->
         }
 
     rows = source.db.read(read)
-    keeps_text = not isinstance(target.path, Path)
 
     def write(conn: Connection) -> None:
         if conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone() is not None:
@@ -83,18 +82,18 @@ def copy_session(source: SessionStore, target: SessionStore, session_id: str) ->
             if rows[table]:
                 conn.executemany(
                     f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-                    [_row(table, r, keeps_text) for r in rows[table]],
+                    [_row(table, r, target.path) for r in rows[table]],
                 )
 
     target.db.write(write)
     return {table: len(found) for table, found in rows.items()}
 
 
-def _row(table: str, row: Sequence[Any], keeps_text: bool) -> tuple[Any, ...]:
+def _row(table: str, row: Sequence[Any], target: StoreLocation) -> tuple[Any, ...]:
     """A row as the target keeps it: a snapshot an SQLite file kept compressed goes to PostgreSQL as text."""
-    if keeps_text and table == "snapshots":
+    if table == "snapshots":
         session_id, step, document = row
-        return session_id, step, codec.snapshot_text(document)
+        return session_id, step, codec.snapshot_for(document, target)
     return tuple(row)
 
 
