@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from igg.act.context import CheckContext, EdgeAt, Ends, NewNode
-from igg.act.difference import Applied, Difference, apply_difference, check_difference, try_difference
+from igg.act.difference import (
+    Applied,
+    Difference,
+    apply_difference,
+    apply_passing,
+    check_difference,
+    try_difference,
+)
 from igg.act.entities import Role, TypedEnd, type_end, typed_edge
 from igg.act.evidence import Grounded, Grounder, warned
 from igg.act.fastadds import applies, apply_adds, stands_for
@@ -320,6 +327,12 @@ class Actor:
         whole (the counts), or not at all (every problem)."""
         ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
         return apply_difference(ctx, difference, self.steps, fast=self._fast)
+
+    def apply_passing(self, state: GraphState, difference: Difference) -> Applied:
+        """What of a bulk difference passes applied, the rest left out (``igg.act.difference.apply_passing``:
+        ``difference`` is taken apart); the counts and the refused verdicts."""
+        ctx = CheckContext(state=state, schema=self.schema, limits=self.limits)
+        return apply_passing(ctx, difference, self.steps, fast=self._fast)
 
     def check_difference(self, state: GraphState, difference: Difference) -> list[Problem]:
         """Every problem ``apply_difference`` would find in ``difference``; the graph is left as it was."""

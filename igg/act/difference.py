@@ -169,12 +169,15 @@ def run_difference(
     *,
     fast: bool = False,
     keep_accepted: bool = True,
+    consume: bool = False,
 ) -> Applied:
     """Each element of ``diff`` through its action's checks and apply function, in order (a refused element
     changes nothing; the others go on). Nothing is reverted here: see ``apply_difference``. ``fast``: the
     ``steps`` for ADD_NODE and ADD_EDGE are the built-in ones (``igg.act.fastadds.stands_for``), so an added
     node or edge without provenance of its own is checked by the fast checks first, which only ever accept
-    (the rule chain decides the rest). ``keep_accepted``: see ``Applied``."""
+    (the rule chain decides the rest). ``keep_accepted``: see ``Applied``. ``consume``: the added edges are
+    taken out of ``diff`` as they are run (its ``add_edges`` and ``edge_properties`` end empty), so the graph
+    grows into their memory; ``diff`` cannot be run again."""
     ctx.planned = True
     try:
         out = Applied(keep_accepted=keep_accepted)
@@ -185,7 +188,7 @@ def run_difference(
         _nodes(ctx, diff, steps, out)
         new_ids = _added(ctx, diff, steps, out, adds)
         _edges(ctx, diff, steps, out, types)
-        _new_edges(ctx, diff, steps, out, new_ids, adds)
+        _new_edges(ctx, diff, steps, out, new_ids, adds, consume)
         return out
     finally:
         ctx.provenance, ctx.planned = None, False
@@ -265,10 +268,12 @@ def _new_edges(
     out: Applied,
     new_ids: list[str | None],
     adds: Adds | None,
+    consume: bool,
 ) -> None:
     """The edges added, in sorted order of their resolved ends (an end refused or missing refuses its
-    edge)."""
+    edge); taken out of ``diff`` when ``consume``."""
     state, resolved, step = ctx.state, [], steps[AddEdge]
+    properties, provenance = diff.edge_properties, diff.edge_provenance
     for i, entry in enumerate(diff.add_edges):
         source, label, target = entry
         ends, missing = [], []
@@ -292,40 +297,41 @@ def _new_edges(
                 f"add_edges[{i}]",
                 "edges_added",
                 step,
-                _new_edge(diff, entry),
+                _added_edge(label, properties.get(entry) or {}),
                 (ErrorCode.NODE_NOT_FOUND, "; ".join(missing)),
             )
         else:
             resolved.append((ends[0], label, ends[1], i, entry))
+    if consume:
+        diff.add_edges.clear()
     # sorted backwards (by ends, then place in the difference: the stable ascending order, reversed) and taken
     # from the end: each entry is freed as its edge is added, so the graph grows into their memory
     resolved.sort(key=lambda e: e[:4], reverse=True)
-    properties, provenance = diff.edge_properties, diff.edge_provenance
+    last: tuple[Any, dict[str, Any]] = (None, {})  # the entry last taken out, and its properties
     while resolved:
         source_id, label, target_id, i, entry = resolved.pop()
         where, mine = f"add_edges[{i}]", provenance.get(entry)
+        if not consume:
+            props = properties.get(entry) or {}
+        elif entry == last[0]:  # an entry given twice: next to itself in this order
+            props = last[1]
+        else:
+            props = properties.pop(entry, {})
+            last = (entry, props)
         if adds is not None and not mine:
-            props = properties.get(entry)
-            verdict = adds.planned_edge(
-                label, {} if props is None else props, source_id, target_id, out.given
-            )
+            verdict = adds.planned_edge(label, props, source_id, target_id, out.given)
             if verdict is not None:
                 out.took(where, "edges_added", verdict)
                 continue
         ctx.provenance = mine
-        out.run(ctx, where, "edges_added", step, _new_edge(diff, entry), Ends(source_id, target_id))
+        out.run(ctx, where, "edges_added", step, _added_edge(label, props), Ends(source_id, target_id))
+    if consume:
+        properties.clear()
     ctx.provenance = None
 
 
-def _new_edge(diff: Difference, entry: tuple[NodeRef, str, NodeRef]) -> AddEdge:
-    return constructed(
-        AddEdge,
-        type="ADD_EDGE",
-        label=entry[1],
-        from_={},
-        to={},
-        properties=dict(diff.edge_properties.get(entry, {})),
-    )
+def _added_edge(label: str, properties: dict[str, Any]) -> AddEdge:
+    return constructed(AddEdge, type="ADD_EDGE", label=label, from_={}, to={}, properties=dict(properties))
 
 
 def _node(state: Any, node: str) -> str | Rejection:
@@ -350,6 +356,17 @@ def apply_difference(
     applied = _reverted(ctx, diff, steps, always=False, fast=fast, keep_accepted=False)
     problems = applied.problems
     return (dict.fromkeys(COUNTS, 0) if problems else applied.counts), problems
+
+
+def apply_passing(
+    ctx: CheckContext, diff: Difference, steps: Mapping[type, Step], *, fast: bool = False
+) -> Applied:
+    """Apply what of ``diff`` passes, and leave out what is refused (an added edge with a refused end too):
+    the counts of what changed, and the verdicts of the refused alone. Nothing is reverted; ``diff`` is taken
+    apart as it is applied (``run_difference``'s ``consume``), so it cannot be applied again. What
+    ``apply_difference`` applies when nothing is refused, in one pass (a fresh static map leaves out what a
+    copied schema refuses: ``igg.mapping.static``)."""
+    return run_difference(ctx, diff, steps, fast=fast, keep_accepted=False, consume=True)
 
 
 def check_difference(
@@ -437,6 +454,7 @@ __all__ = [
     "NodeRef",
     "Step",
     "apply_difference",
+    "apply_passing",
     "check_difference",
     "difference_from_json",
     "difference_to_json",

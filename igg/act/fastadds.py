@@ -104,7 +104,7 @@ class Adds:
         "cursor",
         "describe",
         "edge_types",
-        "edges",
+        "edge_between",
         "find_nodes",
         "good_keys",
         "grounder",
@@ -154,7 +154,8 @@ class Adds:
         self.max_length, self.max_properties = limits.max_property_length, limits.max_properties
         self.max_nodes, self.max_edges = limits.max_nodes, limits.max_edges
         self.loops = {t: limits.self_loop_allowed(t) for t in schema.edge_type_list}
-        self.by_identity, self.nodes, self.edges = state.identity_table, state.nodes, state.edge_table
+        self.by_identity, self.nodes = state.identity_table, state.nodes
+        self.edge_between = state.edge_between
         self.pattern_ok: dict[tuple[str, str, str], bool] = {}
         self.good_keys: set[str] = set()
         self.normal: set[str] = set()
@@ -287,7 +288,7 @@ class Adds:
         yet, a pattern that allows it."""
         return (
             (source != target or self.loops.get(label, False))
-            and (source, label, target) not in self.edges
+            and self.edge_between(source, label, target) is None
             and self.pattern_allows(label, source, target)
         )
 

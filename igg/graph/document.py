@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, ItemsView, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from typing import Any, Literal, Protocol
 
@@ -41,8 +41,8 @@ class Elements(Protocol):
         """Node id -> ``{"type", "properties", "provenance"}``."""
         ...
 
-    def edge_rows(self) -> ItemsView[str, tuple[str, str, dict[str, Any]]]:
-        """Edge id -> (from id, to id, ``{"type", "properties", "provenance"}``), in insertion order."""
+    def edge_rows(self) -> Iterator[tuple[str, tuple[str, str, dict[str, Any]]]]:
+        """(edge id, (from id, to id, ``{"type", "properties", "provenance", ...}``)), in insertion order."""
         ...
 
 

@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from igg.act.difference import Difference, NodeRef
+from igg.act.difference import Difference
 from igg.agents.code.mapping import SchemaFit
 from igg.codemap.link import Relation
-from igg.errors import SessionRefused
 from igg.mapping.difference import plan_difference
 from igg.mapping.prepare import CodeMap
+from igg.models.verdicts import ErrorCode, Verdict
 from igg.persistence import Recorder
 from igg.record.logs import get_logger
 from igg.record.records import Event, RunResult
@@ -97,15 +97,15 @@ def _apply(session: Session, codemap: CodeMap, fit: SchemaFit, skipped: Counter[
     fit.let_go()
     codemap.let_go()
     reasoning = _reasoning(codemap, diff)
-    commit = codemap.git_commit
-    # no snapshot with the step: the finalize step right after it keeps one (of the graph pruned)
-    try:
-        return session.apply_update(diff, files=files, git_commit=commit, reasoning=reasoning, snapshot=False)
-    except SessionRefused:
-        # an element the schema refuses: left out with its reason (and the edges it would end), the rest
-        # applied
-        diff = _without_refused(session, diff, skipped)
-        return session.apply_update(diff, files=files, git_commit=commit, reasoning=reasoning, snapshot=False)
+    # an element the schema refuses is left out with its reason (and the edges it would end), the rest applied
+    # in the same pass, which takes the difference apart as it goes; no snapshot with the step: the finalize
+    # step right after it keeps one (of the graph pruned)
+    refused: list[tuple[str, Verdict]] = []
+    step = session.apply_update(
+        diff, files=files, git_commit=codemap.git_commit, reasoning=reasoning, snapshot=False, refused=refused
+    )
+    _count_refused(refused, skipped)
+    return step
 
 
 def _unplaced(fit: SchemaFit) -> Counter[str]:
@@ -139,34 +139,21 @@ def _reasoning(codemap: CodeMap, diff: Difference) -> str:
     )
 
 
-def _without_refused(session: Any, diff: Difference, skipped: Counter[str]) -> Difference:
-    """``diff`` without the elements the act step refuses (counted in ``skipped`` by code) and the edges that
-    end at a refused node, counted as the loop's code agent counts them."""
-    tried = session.actor.try_difference(session.state, diff)
-    refused: dict[str, dict[int, str]] = {"add_nodes": {}, "add_edges": {}}
-    for where, verdict in tried.verdicts:
-        if not verdict.accepted:
-            kind, _, index = where.partition("[")
-            refused.setdefault(kind, {})[int(index.rstrip("]"))] = str(verdict.code)
-    nodes, edges = refused["add_nodes"], refused["add_edges"]
-    skipped.update(f"rejected {code}" for code in nodes.values())
-    keep = [i for i in range(len(diff.add_nodes)) if i not in nodes]
-    renumber: dict[NodeRef, NodeRef] = {old: new for new, old in enumerate(keep)}
-    out = Difference(add_nodes=[diff.add_nodes[i] for i in keep])
-    for i, (source, label, target) in enumerate(diff.add_edges):
-        ends = [end if isinstance(end, str) else renumber.get(end) for end in (source, target)]
-        if ends[0] is None or ends[1] is None:
-            skipped["edge endpoint refused or over the limit"] += 1
-        elif i in edges:
-            skipped[f"rejected {edges[i]}"] += 1
+def _count_refused(refused: list[tuple[str, Verdict]], skipped: Counter[str]) -> None:
+    """Count the elements the act step refused in ``skipped`` as the loop's code agent counts them: by code,
+    and an edge with a refused end (the graph was empty: an added edge ends only at added nodes) as such."""
+    nodes = edges = 0
+    for where, verdict in refused:
+        if where.startswith("add_nodes["):
+            nodes += 1
         else:
-            entry = (ends[0], label, ends[1])
-            out.add_edges.append(entry)
-            props = diff.edge_properties.get((source, label, target))
-            if props is not None:
-                out.edge_properties[entry] = props
-    log.info("code_map_elements_refused", nodes=len(nodes), edges=len(edges))
-    return out
+            edges += 1
+        if where.startswith("add_edges[") and verdict.code == ErrorCode.NODE_NOT_FOUND:
+            skipped["edge endpoint refused or over the limit"] += 1
+        else:
+            skipped[f"rejected {verdict.code!s}"] += 1
+    if refused:
+        log.info("code_map_elements_refused", nodes=nodes, edges=edges)
 
 
 def _emit(on_event: EventHandler | None, event: Event) -> None:

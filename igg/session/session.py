@@ -49,6 +49,7 @@ from igg.graph.state import GraphState
 from igg.io.encodable import replace_unencodable
 from igg.models.actions import ParsedResponse, read_response
 from igg.models.request import Request
+from igg.models.verdicts import Verdict
 from igg.observe import open_todos
 from igg.persistence import Recorder, SessionInfo, SessionRepo, SessionStatus
 from igg.record.records import IterationRecord, RunResult, StopReason
@@ -425,14 +426,23 @@ class Session:
         reasoning: str,
         timings_ms: dict[str, float] | None = None,
         snapshot: bool | None = None,
+        refused: list[tuple[str, Verdict]] | None = None,
     ) -> UpdateStep:
         """A planned difference (``igg.act.difference``: a code map's or documents' update) through the act
         step, as the next iteration; kept as an ``update`` step (refused whole, nothing changed, when it
-        breaks a rule). ``snapshot``: whether the step keeps a snapshot of the graph (default: when it changed
-        a fifth of it or more; a fresh static map's step keeps none, as the finalize step after it does)."""
+        breaks a rule; with ``refused``, what breaks one is left out and its verdict appended there, and
+        ``difference`` is taken apart as it is applied). ``snapshot``: whether the step keeps a snapshot of
+        the graph (default: when it changed a fifth of it or more; a fresh static map's step keeps none, as
+        the finalize step after it does)."""
         self._require_changeable(finished_ok=True)  # a plan waiting for review is decided first
         step, mutations, large = updates.apply(
-            self, difference, files=files, git_commit=git_commit, reasoning=reasoning, timings_ms=timings_ms
+            self,
+            difference,
+            files=files,
+            git_commit=git_commit,
+            reasoning=reasoning,
+            timings_ms=timings_ms,
+            refused=refused,
         )
         self._keep(step, mutations, snapshot=large if snapshot is None else snapshot)
         self.last_iteration = step.iteration

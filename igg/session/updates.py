@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from igg.act.difference import Difference
-from igg.errors import SessionRefused
+from igg.errors import Problem, SessionRefused
 from igg.graph.journal import Mutation
+from igg.models.verdicts import Verdict
 from igg.record.steps import PlanPending, ReviewPlan, UpdateStep
 from igg.session.plans import approved_update, update_plan
 
@@ -30,15 +31,23 @@ def apply(
     git_commit: str | None,
     reasoning: str,
     timings_ms: dict[str, float] | None,
+    refused: list[tuple[str, Verdict]] | None = None,
 ) -> tuple[UpdateStep, list[Mutation], bool]:
     """``difference`` applied to the session's graph: its step, its mutations, and whether the step keeps a
     snapshot (only a large change does: a small update loads from the last snapshot plus its mutations).
-    ``SessionRefused`` (nothing changed) when an element breaks a rule."""
+    ``SessionRefused`` (nothing changed) when an element breaks a rule; with ``refused``, what breaks one is
+    left out instead, its verdict appended there (``Actor.apply_passing``: ``difference`` is taken apart)."""
     iteration = session.last_iteration + 1
     state = session.state
     state.take_journal()
     state.iteration, state.chunk = iteration, None
-    counts, problems = session.actor.apply_difference(state, difference)
+    problems: list[Problem] = []
+    if refused is None:
+        counts, problems = session.actor.apply_difference(state, difference)
+    else:
+        applied = session.actor.apply_passing(state, difference)
+        counts = applied.counts
+        refused.extend(applied.verdicts)
     if problems:
         raise SessionRefused(
             f"the update of session {session.session_id!r} breaks the session's schema or limits "

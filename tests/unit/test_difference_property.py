@@ -283,6 +283,12 @@ def test_planned_differences_give_the_act_steps_verdicts_graph_and_journal() -> 
         assert lean.verdicts == [(w, v) for w, v in ran.verdicts if not v.accepted]
         assert lean.counts == ran.counts and lean.given == len(ran.verdicts)
         assert _snapshot(lean_base) == ran_graph
+        # what passes applied, the rest left out, in one pass that takes its difference apart: the same
+        passing_base, taken = _base(request), copy.deepcopy(diff)
+        passing = actor.apply_passing(passing_base, taken)
+        assert passing.verdicts == lean.verdicts and passing.counts == lean.counts
+        assert _snapshot(passing_base) == ran_graph
+        assert not taken.add_edges and not taken.edge_properties
         added = [v for where, v in ran.verdicts if where.startswith("add_")]
         tally["fast_difference"] += any(v.accepted for v in added)
         bulk = [_outcome(v, bool(problems)) for _, v in ran.verdicts]
