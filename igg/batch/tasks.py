@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,7 +131,7 @@ class _Counters:
         self.after.append(self.state.id_counters)
 
     def keep(
-        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+        self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
         """A planned step is noted with its mutations (other steps are not kept here)."""
         if isinstance(step, UpdateStep):

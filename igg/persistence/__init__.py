@@ -26,7 +26,7 @@ Every session is described by one ``SessionInfo`` whose ``status`` is one of ``S
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
@@ -141,7 +141,7 @@ class Recorder(Protocol):
         """Keep one finished iteration."""
 
     def keep(
-        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+        self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
         """Keep a step other than an iteration (its mutations; ``snapshot``: a large change, worth a
         snapshot)."""

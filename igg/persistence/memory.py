@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -173,7 +173,7 @@ class MemorySessions:
                 result=result.summary(),
             )
 
-    def _keep(self, sid: str, step: StepRecord, mutations: list[Mutation], state: GraphState) -> None:
+    def _keep(self, sid: str, step: StepRecord, mutations: Sequence[Mutation], state: GraphState) -> None:
         with self._lock:
             stored = self._get(sid)
             stored.log.extend(mutations)
@@ -230,7 +230,7 @@ class MemoryRecorder:
         self.repo._append(self.session_id, record, self.state)
 
     def keep(
-        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+        self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
         assert self.session_id is not None, "begin() comes first"
         self.repo._keep(self.session_id, step, mutations, state)

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -62,7 +63,7 @@ class RunDirectory:
         self._write(record)
 
     def keep(
-        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+        self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
         """Steps other than iterations are not kept here."""
 

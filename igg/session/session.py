@@ -552,7 +552,7 @@ class Session:
         try:
             for recorder in self.recorders:
                 self._persist(
-                    functools.partial(recorder.keep, step, list(mutations), self.state, snapshot=snapshot)
+                    functools.partial(recorder.keep, step, mutations, self.state, snapshot=snapshot)
                 )
         except BaseException:
             self._revert(mutations)

@@ -10,10 +10,12 @@ it applies exactly what was shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from igg.act.difference import Difference
 from igg.errors import Problem, SessionRefused
+from igg.graph.built import Unkept, built
 from igg.graph.journal import Mutation
 from igg.models.verdicts import Verdict
 from igg.record.steps import PlanPending, ReviewPlan, UpdateStep
@@ -32,20 +34,27 @@ def apply(
     reasoning: str,
     timings_ms: dict[str, float] | None,
     refused: list[tuple[str, Verdict]] | None = None,
-) -> tuple[UpdateStep, list[Mutation], bool]:
+) -> tuple[UpdateStep, Sequence[Mutation], bool]:
     """``difference`` applied to the session's graph: its step, its mutations, and whether the step keeps a
     snapshot (only a large change does: a small update loads from the last snapshot plus its mutations).
     ``SessionRefused`` (nothing changed) when an element breaks a rule; with ``refused``, what breaks one is
-    left out instead, its verdict appended there (``Actor.apply_passing``: ``difference`` is taken apart)."""
+    left out instead, its verdict appended there (``Actor.apply_passing``: ``difference`` is taken apart),
+    and a graph built from nothing so has its mutations read from it (``igg.graph.built``), not journaled."""
     iteration = session.last_iteration + 1
     state = session.state
     state.take_journal()
     state.iteration, state.chunk = iteration, None
     problems: list[Problem] = []
+    unkept = Unkept() if refused is not None and not state.node_count else None
     if refused is None:
         counts, problems = session.actor.apply_difference(state, difference)
     else:
-        applied = session.actor.apply_passing(state, difference)
+        if unkept is not None:
+            state.journal = unkept
+        try:
+            applied = session.actor.apply_passing(state, difference)
+        finally:
+            state.journal = []
         counts = applied.counts
         refused.extend(applied.verdicts)
     if problems:
@@ -54,7 +63,7 @@ def apply(
             f"({len(problems)} problem(s)); nothing was changed: " + "; ".join(str(p) for p in problems[:5]),
             session_id=session.session_id,
         )
-    mutations = state.take_journal()
+    mutations = state.take_journal() if unkept is None else built(state, unkept)
     step = UpdateStep(
         iteration=iteration,
         git_commit=git_commit,

@@ -162,7 +162,7 @@ def prepare_step(
     *,
     kind: str,
     record: dict[str, Any],
-    mutations: list[Mutation],
+    mutations: Sequence[Mutation],
     state: GraphState,
     owner: str | None,
     chunk_cursor: int | None,

@@ -9,7 +9,7 @@ the stop reason. ``resume_point`` rebuilds everything a resumed loop needs from 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,7 +119,7 @@ class SessionRecorder:
             self._since_snapshot = 0
 
     def keep(
-        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+        self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
         """Commit a step other than an iteration (a review plan or decision, a code map's update) with its
         mutations. A recorder that has not begun (an update of a finished map) writes without claiming."""
@@ -129,7 +129,7 @@ class SessionRecorder:
             self.session_id or self._pending_sid,
             kind=data["kind"],
             record=data,
-            mutations=list(mutations),
+            mutations=mutations,
             state=state,
             owner=owner,
             snapshot=snapshot,

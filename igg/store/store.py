@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,7 +210,7 @@ class SessionStore:
         *,
         kind: str,
         record: dict[str, Any],
-        mutations: list[Mutation],
+        mutations: Sequence[Mutation],
         state: GraphState,
         owner: str | None = None,
         chunk_cursor: int | None = None,

@@ -17,7 +17,7 @@ back to read-and-diff. A run killed and resumed therefore ends with the target e
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from igg.errors import ExportError
@@ -144,7 +144,7 @@ class SyncRecorder:
             log.warning("neo4j_sync_failed", session_id=self._session, error=str(exc))
 
     def keep(
-        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+        self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
         """A review step changes no graph: nothing to sync."""
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -142,7 +143,7 @@ class Witness:
         self.records.append(record)
 
     def keep(
-        self, step: StepRecord, mutations: list[Mutation], state: GraphState, *, snapshot: bool = False
+        self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
         """Steps other than iterations are not kept here."""
 
