@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # the graph and its models load when a run is kept, not when 
     from igg.graph.state import GraphState
     from igg.models.request import Request
     from igg.record.records import IterationRecord, RunResult, StopReason
-    from igg.record.steps import StepRecord
+    from igg.record.steps import StepRecord, UpdateStep
 
 INTERRUPTED = "interrupted"
 """The stop reason written into ``summary.json`` (and ``--json``) of a run stopped by Ctrl-C."""
@@ -128,11 +128,16 @@ class Witness:
     """A ``Recorder`` keeping the committed iterations of a run, so an interrupted run can write what it has.
 
     The live graph may be half way through an iteration when Ctrl-C comes; the graph as of the last
-    committed iteration is rebuilt from the request and the committed records' mutations instead."""
+    committed iteration is rebuilt from the request and the committed records' mutations instead. A run that
+    kept a planned step (a fresh static map's one step) has no records to rebuild it from: its graph is the
+    live one, less what changed after the step (the journal since, reverted), not the bare seed."""
 
     def __init__(self) -> None:
         self.request: Request | None = None
         self.records: list[IterationRecord] = []
+        self.steps: list[UpdateStep] = []
+        self.state: GraphState | None = None
+        """The live graph, once a planned step was kept."""
 
     def begin(self, request: Request, state: GraphState, records: list[IterationRecord]) -> None:
         if self.request is None:
@@ -145,7 +150,13 @@ class Witness:
     def keep(
         self, step: StepRecord, mutations: Sequence[Mutation], state: GraphState, *, snapshot: bool = False
     ) -> None:
-        """Steps other than iterations are not kept here."""
+        """A planned step is noted with the live graph (its mutations are not kept: millions for a static
+        map); other steps change no graph."""
+        from igg.record.steps import UpdateStep
+
+        if isinstance(step, UpdateStep):
+            self.steps.append(step)
+            self.state = state
 
     def finish(self, result: RunResult) -> None:
         pass
@@ -157,12 +168,18 @@ class Witness:
         from igg.record.records import RunResult
         from igg.request.load import build_state
 
-        state, _ = build_state(self.request)
         records = list(self.records)
-        for record in records:
-            for mutation in record.mutations:
-                state.apply_mutation(mutation)
-        state.take_journal()
+        if self.state is not None:  # a planned step was kept: what changed after it is reverted
+            state = self.state
+            for mutation in reversed(state.take_journal()):
+                state.revert_mutation(mutation)
+            state.take_journal()
+        else:
+            state, _ = build_state(self.request)
+            for record in records:
+                for mutation in record.mutations:
+                    state.apply_mutation(mutation)
+            state.take_journal()
         limits = self.request.config.constraints
         return RunResult(
             session_id=self.request.session_id or session_id,
@@ -171,6 +188,7 @@ class Witness:
             records=records,
             max_nodes=limits.max_nodes,
             max_edges=limits.max_edges,
+            steps=list(self.steps),
         )
 
 
@@ -197,7 +215,7 @@ def interrupted(args: argparse.Namespace, witness: Witness, keep: Keeping, sessi
         sys.stdout.flush()
     done = (
         f"after iteration {result.iterations}"
-        if result is not None and result.records
+        if result is not None and (result.records or result.steps)
         else "before any iteration"
     )
     sid = result.session_id if result is not None else session_id
