@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterator, Mapping
 from itertools import islice
 from typing import Any, Literal, Protocol
 
@@ -45,6 +45,10 @@ class Elements(Protocol):
         """(edge id, (from id, to id, ``{"type", "properties", "provenance", ...}``)), in insertion order."""
         ...
 
+    def edge_data(self) -> ItemsView[str, dict[str, Any]]:
+        """Edge id -> ``{"type", "from", "to", "properties", "provenance"}``, in insertion order."""
+        ...
+
 
 def element_chunks(
     graph: Elements, kind: Literal["nodes", "edges"], provenance: bool, size: int = CHUNK
@@ -66,24 +70,24 @@ def element_chunks(
             if not chunk:
                 return
             yield chunk
-    edges = iter(graph.edge_rows())
+    edges = iter(graph.edge_data())
     while True:
         if provenance:
             chunk = [
                 {
                     "id": k,
                     "type": d["type"],
-                    "from": u,
-                    "to": v,
+                    "from": d["from"],
+                    "to": d["to"],
                     "properties": d["properties"],
                     "provenance": d["provenance"],
                 }
-                for k, (u, v, d) in islice(edges, size)
+                for k, d in islice(edges, size)
             ]
         else:
             chunk = [
-                {"id": k, "type": d["type"], "from": u, "to": v, "properties": d["properties"]}
-                for k, (u, v, d) in islice(edges, size)
+                {"id": k, "type": d["type"], "from": d["from"], "to": d["to"], "properties": d["properties"]}
+                for k, d in islice(edges, size)
             ]
         if not chunk:
             return

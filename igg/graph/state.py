@@ -11,9 +11,9 @@ them (``apply_mutation``) and ``undo`` applies their inverses (``revert_mutation
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, ItemsView, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 
@@ -109,8 +109,7 @@ class GraphState:
 
     def node_properties(self, node_id: str) -> dict[str, Any]:
         """The properties of a node (do not mutate: use ``update_node``)."""
-        properties: dict[str, Any] = self.nodes[node_id]["properties"]
-        return properties
+        return cast("dict[str, Any]", self.nodes[node_id]["properties"])
 
     def identity(self, node_type: str, properties: dict[str, Any]) -> tuple[Any, ...] | None:
         """The identity tuple of a would-be node, or None when an identity key is missing."""
@@ -124,8 +123,7 @@ class GraphState:
         return self._by_identity.get((node_type, identity))
 
     def find_nodes(self, ref: dict[str, Any]) -> list[str]:
-        """Ids of the nodes matching a reference (properties, plus optional ``label`` = node type); see
-        ``NodeLookup.find_nodes``."""
+        """Ids of the nodes matching a reference (properties, plus optional ``label`` = node type)."""
         return self.lookup.find_nodes(ref)
 
     def describe(self, node_id: str) -> str:
@@ -201,8 +199,11 @@ class GraphState:
 
     def edge_rows(self) -> Iterator[tuple[str, tuple[str, str, dict[str, Any]]]]:
         """(edge id, (from id, to id, data)) for every edge, in the order they were added (read only)."""
-        for k, d in self._edge_ends.items():
-            yield k, (d["from"], d["to"], d)
+        return ((k, (d["from"], d["to"], d)) for k, d in self._edge_ends.items())
+
+    def edge_data(self) -> ItemsView[str, dict[str, Any]]:
+        """Edge id -> data, ends (``from``, ``to``) in it, in the order added (read only; the fastest way)."""
+        return self._edge_ends.items()
 
     def edge_ends(self, edge_id: str) -> tuple[str, str, dict[str, Any]]:
         """(from id, to id, data) of one edge (read only)."""
@@ -211,8 +212,7 @@ class GraphState:
 
     def edges(self) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
         """(edge id, from id, to id, data) for every edge, in the order they were added."""
-        for k, d in self._edge_ends.items():
-            yield k, d["from"], d["to"], d
+        return ((k, d["from"], d["to"], d) for k, d in self._edge_ends.items())
 
     # ---- derived indexes -----------------------------------------------------------------------------
     def watch(self, watcher: GraphWatcher) -> None:

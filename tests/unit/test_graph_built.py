@@ -1,7 +1,7 @@
-"""A graph built from nothing in one step has its mutations read from the graph (``igg.graph.built``), not kept
-in its journal: they must be the journal they stand for, object for object, in its order; the store must keep
-them as it kept the journal (a replay from the mutations alone rebuilds the graph); and anything else than
-additions must not pass for them."""
+"""A graph built from nothing in one step has its mutations read from the graph (``igg.graph.built``), not
+kept in its journal: they must be the journal they stand for, object for object, in its order; the store must
+keep them as it kept the journal (a replay from the mutations alone rebuilds the graph); and anything else
+than additions must not pass for them."""
 
 from __future__ import annotations
 

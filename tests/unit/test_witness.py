@@ -1,6 +1,6 @@
-"""Ctrl-C after a fresh static map kept its one step (``igg.interfaces.cli.keep.Witness``): what the run writes
-is the map's graph as the step left it, not the bare seed (a static map has no iteration records to rebuild
-it from), and the line says after which step it stopped."""
+"""Ctrl-C after a fresh static map kept its one step (``igg.interfaces.cli.keep.Witness``): what the run
+writes is the map's graph as the step left it, not the bare seed (a static map has no iteration records to
+rebuild it from), and the line says after which step it stopped."""
 
 from __future__ import annotations
 
