@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from igg.errors import SessionBusy, SessionError, SessionExists, SessionRefused
+from igg.graph.collector import collector_paused
 from igg.graph.journal import Mutation, NodesMerged, read_mutation
 from igg.graph.state import GraphState
 from igg.io.files import protect
@@ -390,6 +391,7 @@ class SessionStore:
         )
         return [r[0] for r in rows]
 
+    @collector_paused()  # a loaded graph makes no cycles: the collector's passes over it doubled the load
     def load_state(
         self,
         session_id: str,
