@@ -19,7 +19,7 @@ from igg.codemap.schema import load_code_schema
 from igg.errors import Problem, RequestInvalid
 from igg.graph.collector import collector_paused
 from igg.mapping.depgraph import session_depgraph
-from igg.mapping.since import changes, check_ref, ref_state, tree_state
+from igg.mapping.since import TreeState, changes, check_ref, ref_state, tree_state
 from igg.models.rules import AcyclicRule, Rule
 from igg.rules.bounds import CheckBounds
 from igg.rules.check import check
@@ -101,9 +101,10 @@ def run_check(
         target = f"session {session}"
     else:
         the_rules = resolve_rules(rules, paths, load_code_schema(schema).edge_types)
-        graph, reads = tree_graph(
+        head, reads = tree_graph(
             paths, cache, the_rules, schema=schema, package_prefix=package_prefix, reads=reads
         )
+        graph = head.graph
         target = ", ".join(map(str, paths))
     bounds = CheckBounds.for_command_line()
     refuse_unmatched(graph, the_rules, bounds=bounds)
@@ -120,11 +121,16 @@ def run_check(
         reads=reads if session is None else None,
     )
     if since is not None:
-        base = ref_state(paths, since, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph
-        base_bounds = CheckBounds.for_command_line()
-        _mark_known(violations, check(base, the_rules, base_bounds))
-        bounds.truncated |= base_bounds.truncated
-        report.added, report.removed = changes(base, graph)
+        base = ref_state(
+            paths, since, cache, schema=schema, package_prefix=package_prefix, reads=reads, head=head
+        )
+        if base is head:  # the commit's files give this graph (``same_at_commit``): its violations are these
+            _mark_known(violations, violations)
+        else:
+            base_bounds = CheckBounds.for_command_line()
+            _mark_known(violations, check(base.graph, the_rules, base_bounds))
+            bounds.truncated |= base_bounds.truncated
+            report.added, report.removed = changes(base.graph, graph)
     report.truncated = bounds.truncated
     return _summed(report, the_rules)
 
@@ -137,7 +143,7 @@ def tree_graph(
     schema: str | Path | None = None,
     package_prefix: str | None = None,
     reads: Reads | None = None,
-) -> tuple[DepGraph, Reads]:
+) -> tuple[TreeState, Reads]:
     """The rules' graph of ``paths`` mapped only as far as ``rules`` read (``igg.rules.reads.needed_reads``:
     imports only, imports and tables, or all), and how far that was.
 
@@ -145,14 +151,13 @@ def tree_graph(
     selector picks nothing in the lighter graph (it may name a class or a function: the full map has it, or
     the check refuses the selector with the full graph's names). ``reads`` given: that, with no fallback."""
     if reads is not None:
-        graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph
-        return graph, reads
+        return tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads), reads
     reads = needed_reads(rules) if schema is None else "all"
-    graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads).graph
-    if reads != "all" and unmatched(graph, rules, CheckBounds.for_command_line()):
+    state = tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads)
+    if reads != "all" and unmatched(state.graph, rules, CheckBounds.for_command_line()):
         reads = "all"
-        graph = tree_state(paths, cache, schema=schema, package_prefix=package_prefix).graph
-    return graph, reads
+        state = tree_state(paths, cache, schema=schema, package_prefix=package_prefix)
+    return state, reads
 
 
 def _mark_known(violations: list[Violation], baseline: list[Violation]) -> None:
