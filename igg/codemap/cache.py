@@ -56,6 +56,8 @@ class FactsCache:
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, data BLOB NOT NULL, declared BLOB)"
         )
+        # kept: what a command keeps of a whole tree to answer again by stat (``igg.mapping.kept``)
+        self._db.execute("CREATE TABLE IF NOT EXISTS kept (key TEXT PRIMARY KEY, data BLOB NOT NULL)")
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(facts)")}
         if "declared" not in columns:
             self._db.execute("ALTER TABLE facts ADD COLUMN declared BLOB")
@@ -116,6 +118,23 @@ class FactsCache:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO facts (key, data, declared) VALUES (?, ?, ?)", rows
                 )
+        except sqlite3.Error as exc:
+            log.warning("code_facts_cache_write_failed", path=str(self.path), error=str(exc))
+
+    def get_kept(self, key: str) -> bytes | None:
+        """The bytes kept under ``key`` (``put_kept``), or None."""
+        try:
+            row = self._db.execute("SELECT data FROM kept WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            log.warning("code_facts_cache_unreadable", path=str(self.path), error=str(exc))
+            return None
+        return bytes(row[0]) if row is not None else None
+
+    def put_kept(self, key: str, data: bytes) -> None:
+        """Keep ``data`` under ``key``, in place of what was kept under it."""
+        try:
+            with self._db:
+                self._db.execute("INSERT OR REPLACE INTO kept (key, data) VALUES (?, ?)", (key, data))
         except sqlite3.Error as exc:
             log.warning("code_facts_cache_write_failed", path=str(self.path), error=str(exc))
 

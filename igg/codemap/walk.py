@@ -129,10 +129,21 @@ class _Ignore:
         return self.spec.check_file(rel + "/" if is_dir else rel).include
 
 
-def _read_ignore(path: Path, base: str, source: str) -> _Ignore | None:
+def _read_ignore(path: Path, base: str, source: str, state: _Walk | None = None) -> _Ignore | None:
+    """The rules of the ignore file at ``path`` (None: there is none, or it is not used); ``state``: the walk
+    that notes the file, with the bytes its rules were read from."""
     try:
-        return _Ignore(base, path.read_text(encoding="utf-8", errors="replace").splitlines(), source)
-    except (OSError, ValueError):  # unreadable, or a pattern git itself would not take: the file is not used
+        st = os.stat(path)
+        data = path.read_bytes()
+    except OSError:
+        if state is not None:
+            state.note(path)
+        return None
+    if state is not None:
+        state.note(path, data, st)
+    try:
+        return _Ignore(base, data.decode("utf-8", errors="replace").splitlines(), source)
+    except ValueError:  # a pattern git itself would not take: the file is not used
         return None
 
 
@@ -217,8 +228,7 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
     result = state.result
     stack: list[tuple[Path, str, list[_Ignore]]] = [(root, "", [])]
     _note_dir(state, root / ".git" / "info")
-    state.note(root / ".git" / "info" / "exclude")
-    exclude = _read_ignore(root / ".git" / "info" / "exclude", "", ".git/info/exclude")
+    exclude = _read_ignore(root / ".git" / "info" / "exclude", "", ".git/info/exclude", state)
     if exclude is not None:
         stack = [(root, "", [exclude])]
     while stack:
@@ -226,8 +236,7 @@ def _walk_dir(state: _Walk, root: Path, prefix: str, vendored: frozenset[str]) -
         _note_dir(state, directory)
         own = None
         if (directory / ".gitignore").is_file():
-            state.note(directory / ".gitignore")
-            own = _read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore")
+            own = _read_ignore(directory / ".gitignore", rel_dir, rel_dir + ".gitignore", state)
         active = [*ignores, own] if own is not None else ignores
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)

@@ -18,6 +18,7 @@ from igg.codemap.language import Reads
 from igg.codemap.schema import load_code_schema
 from igg.errors import Problem, RequestInvalid
 from igg.graph.collector import collector_paused
+from igg.mapping import kept
 from igg.mapping.depgraph import session_depgraph
 from igg.mapping.since import TreeState, changes, check_ref, ref_state, tree_state
 from igg.models.rules import AcyclicRule, Rule
@@ -151,13 +152,33 @@ def tree_graph(
     selector picks nothing in the lighter graph (it may name a class or a function: the full map has it, or
     the check refuses the selector with the full graph's names). ``reads`` given: that, with no fallback."""
     if reads is not None:
-        return tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads), reads
+        return kept_or_mapped(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads), reads
     reads = needed_reads(rules) if schema is None else "all"
-    state = tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads)
+    state = kept_or_mapped(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads)
     if reads != "all" and unmatched(state.graph, rules, CheckBounds.for_command_line()):
         reads = "all"
         state = tree_state(paths, cache, schema=schema, package_prefix=package_prefix)
     return state, reads
+
+
+def kept_or_mapped(
+    paths: Sequence[Path],
+    cache: FactsCache,
+    *,
+    schema: str | Path | None = None,
+    package_prefix: str | None = None,
+    reads: Reads = "all",
+) -> TreeState:
+    """The state of ``paths`` kept by the last run when it still holds (``igg.mapping.kept``), else mapped
+    (``tree_state``) and kept for the next run."""
+    paths = list(paths)
+    if not kept.usable(paths, cache, reads, schema):
+        return tree_state(paths, cache, schema=schema, package_prefix=package_prefix, reads=reads)
+    state = kept.kept_state(paths, cache, reads=reads, package_prefix=package_prefix)
+    if state is None:
+        state = tree_state(paths, cache, package_prefix=package_prefix, reads=reads)
+        kept.keep(paths, cache, state, package_prefix=package_prefix)
+    return state
 
 
 def _mark_known(violations: list[Violation], baseline: list[Violation]) -> None:
@@ -225,4 +246,4 @@ def graph_of(
                 source="the command line",
             )
         return session_depgraph(store, session)[0]
-    return tree_state(paths, cache or FactsCache(None), reads=reads).graph
+    return kept_or_mapped(paths, cache or FactsCache(None), reads=reads).graph

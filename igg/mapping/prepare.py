@@ -127,6 +127,7 @@ def parse_all(
     named: bool = False,
     bodies: bool = True,
     reads: Reads = "all",
+    keys: list[str] | None = None,
 ) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
@@ -137,11 +138,13 @@ def parse_all(
     the paths of the files parsed, appended; the facts parsed then carry ``names``, as ``named`` asks;
     ``bodies=False``: the facts taken from the cache lack their bodies, see ``FactsCache.get_many``).
     ``reads="imports"``: each file's imports alone (``Language.imports``; cached under keys of their own when
-    its language reads less for them, see ``FactsCache.key``)."""
+    its language reads less for them, see ``FactsCache.key``; ``keys``: each file's key, appended)."""
     files = with_modules(files)
     if cache is not None:
-        keys = [FactsCache.key(f.path, f.module, content_hash(f.text), reads) for f in files]
-        known = cache.get_many(keys, bodies=bodies)
+        made = [FactsCache.key(f.path, f.module, content_hash(f.text), reads) for f in files]
+        if keys is not None:
+            keys.extend(made)
+        known = cache.get_many(made, bodies=bodies)
         todo = [f for f, k in zip(files, known, strict=True) if k is None]
         if parsed is not None:
             parsed.extend(f.path for f in todo)
@@ -150,7 +153,7 @@ def parse_all(
         )
         cache.put_many(
             (k, p)
-            for k, p in zip((k for k, c in zip(keys, known, strict=True) if c is None), new, strict=True)
+            for k, p in zip((k for k, c in zip(made, known, strict=True) if c is None), new, strict=True)
         )
         fresh = iter(new)
         if counts is not None:

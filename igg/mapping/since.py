@@ -19,7 +19,7 @@ import os
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
@@ -31,6 +31,7 @@ from igg.codemap.language import Reads
 from igg.codemap.link import CodeModel, link
 from igg.codemap.schema import load_code_schema
 from igg.codemap.sources import SourceFile
+from igg.codemap.treeindex import TreeIndex
 from igg.codemap.walk import DEFAULT_MAX_BYTES, read_bytes_as_walked, walk
 from igg.errors import Problem, RequestInvalid
 from igg.mapping.depgraph import model_graph
@@ -49,13 +50,18 @@ SCRATCH = Path("/dev/shm")
 class TreeState:
     """One state of the mapped trees: its linked model and the rules' graph of it."""
 
-    model: CodeModel
+    model: CodeModel | None
+    """None when the graph was kept (``igg.mapping.kept``)."""
     graph: DepGraph
     files: int
     parsed: int
     """Files parsed (the others came from the facts cache)."""
-    facts: dict[str, FileFacts] = field(default_factory=dict)
+    facts: Mapping[str, FileFacts] = field(default_factory=dict)
     """Each file read, by its path in the walked root: its facts as linked."""
+    keys: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Each file read, by its path: its module name and facts key (``FactsCache.key``)."""
+    index: TreeIndex | None = None
+    """What the walk read (``TreeIndex.of``), for ``igg.mapping.kept``."""
     reads: Reads = "all"
     ignore_files: list[str] = field(default_factory=list)
     """The ``.gitignore`` files the walk of one folder read, by their paths in it."""
@@ -79,7 +85,8 @@ def tree_state(
             source="the command line",
         )
     counts: dict[str, int] = {}
-    facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False, reads=reads)
+    keys: list[str] = []
+    facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False, reads=reads, keys=keys)
     model = link(facts, reads=reads)
     graph = model_graph(model, load_code_schema(schema).compile())
     return TreeState(
@@ -88,6 +95,8 @@ def tree_state(
         files=len(walked.files),
         parsed=counts.get("parsed", 0),
         facts={f.path: f for f in facts},
+        keys={f.path: (f.module, k) for f, k in zip(facts, keys, strict=True)},
+        index=TreeIndex.of(walked, "", 0),
         reads=reads,
         ignore_files=[
             os.path.relpath(p, paths[0]) for p in walked.stats if os.path.basename(p) == ".gitignore"
@@ -264,18 +273,25 @@ def same_at_commit(
         then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
         if not isinstance(then, SourceFile):
             return False
-        sources.append(replace(then, module=head.facts[path].module))
+        now = head.facts.get(path)
+        if now is None:
+            return False  # its facts are gone from the cache
+        sources.append(replace(then, module=now.module))
     facts, _ = parse_all(sources, cache=cache, bodies=False, reads=head.reads)
-    return all(_as_linked(f) == _as_linked(head.facts[f.path]) for f in facts)
+    return all(linked_alike(f, head.facts[f.path]) for f in facts)
 
 
 REGULAR = (b"100644", b"100755")
 """The modes of a regular file in a git tree (a link is 120000, a submodule 160000)."""
 
 
+def linked_alike(a: FileFacts, b: FileFacts) -> bool:
+    """Whether two facts of one file make the same graph of imports or tables: equal but for their callables'
+    bodies, line counts, content hashes, mentioned names and value flows (what such a graph does not read)."""
+    return _as_linked(a) == _as_linked(b)
+
+
 def _as_linked(f: FileFacts) -> FileFacts:
-    """What of ``f`` a graph of imports or tables reads, and more: ``f`` without its callables' bodies, its
-    line count, content hash, mentioned names and value flows."""
     return replace(without_bodies(f), sha=None, lines=0, names=None, flow=None)
 
 

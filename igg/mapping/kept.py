@@ -1,0 +1,295 @@
+"""The rules' graph of a checked tree, kept in the facts cache so that the next ``igg check`` or ``igg
+cycles`` of the same tree answers by stat, without walking, parsing or linking it again.
+
+A graph of imports or tables (``igg.rules.reads``) is kept with what the walk that made it read: each
+directory with its modification time and the names it listed, each file that decides the walk with its size,
+modification time and sha256 (``igg.codemap.treeindex.TreeIndex``), and each file read with its module name
+and facts key. The next run of the same folder with the same options takes the graph again when
+
+- every directory has its time, or else the same names of what a walk may read or look at (an editor that
+  saves by renaming moves the time alone; a ``__pycache__`` folder or a text file made there is no change),
+  and
+- every file has its size and time, or else its bytes; a file whose bytes changed must be one the walk read,
+  read again as the walk reads it (``read_bytes_as_walked``), whose facts differ from those the graph was
+  linked from only where the graph does not look (``igg.mapping.since.same_at_commit``'s rule: bodies, line
+  counts, hashes; an import on another line is a change).
+
+Anything else (a file added, removed or renamed, an ignore file changed, facts gone from the cache, a kept row
+that does not read back) maps the tree as ``tree_state`` does and keeps the new graph. A cache in memory
+(``FactsCache(None)``) keeps nothing. ``tests/unit/test_kept.py`` pins each answer to a fresh map of the tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import time
+import zlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from igg.codemap import language as languages
+from igg.codemap.cache import FactsCache, content_hash
+from igg.codemap.facts import FileFacts
+from igg.codemap.language import Reads
+from igg.codemap.sources import SourceFile
+from igg.codemap.treeindex import TreeIndex, index_key
+from igg.codemap.walk import (
+    DEFAULT_MAX_BYTES,
+    PACKAGE_NAMES_KEPT,
+    RACY_NS,
+    VENDORED_DIRS,
+    names_digest,
+    read_bytes_as_walked,
+)
+from igg.mapping.prepare import parse_all
+from igg.mapping.since import TreeState, linked_alike
+from igg.record.logs import get_logger
+from igg.rules.depgraph import DepGraph, Edge, Node
+
+log = get_logger("igg.code")
+
+KEPT_VERSION = "1"
+"""Bumped when a kept row changes shape."""
+
+
+@dataclass(kw_only=True)
+class _Kept:
+    index: TreeIndex
+    listings: dict[str, str]
+    """Each walked directory -> ``names_digest`` of its listing."""
+    files: dict[str, tuple[str, str]]
+    """Each file read, by its path in the walked folder -> (module name, facts key)."""
+    ignore_files: list[str]
+    graph: DepGraph
+
+
+class KeptFacts(Mapping[str, FileFacts]):
+    """A kept tree's facts by path, read from the facts cache as they are asked for (a row the cache lost is
+    missing: ``get`` gives None)."""
+
+    def __init__(
+        self, files: Mapping[str, tuple[str, str]], cache: FactsCache, known: Mapping[str, FileFacts]
+    ):
+        self._files = files
+        self._cache = cache
+        self._known = dict(known)
+
+    def __getitem__(self, path: str) -> FileFacts:
+        found = self._known.get(path)
+        if found is None:
+            found = self._cache.get_many([self._files[path][1]], bodies=False)[0]
+            if found is None:
+                raise KeyError(path)
+            self._known[path] = found
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._files
+
+
+def usable(paths: list[Path], cache: FactsCache, reads: Reads, schema: object) -> bool:
+    """Whether a graph of ``paths`` is kept: of one folder, in a cache on disk, of imports or tables, in the
+    code schema."""
+    return (
+        len(paths) == 1 and paths[0].is_dir() and cache.path is not None and reads != "all" and schema is None
+    )
+
+
+def _key(paths: list[Path], reads: Reads, package_prefix: str | None, max_bytes: int) -> str:
+    return index_key(
+        f"check-{KEPT_VERSION}:{reads}",
+        paths,
+        max_bytes=max_bytes,
+        package_prefix=package_prefix,
+        chosen=None,
+    )
+
+
+def kept_state(
+    paths: list[Path],
+    cache: FactsCache,
+    *,
+    reads: Reads,
+    package_prefix: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> TreeState | None:
+    """The kept state of ``paths`` when it still holds (see the module doc), else None."""
+    key = _key(paths, reads, package_prefix, max_bytes)
+    kept = _load(cache.get_kept(key))
+    if kept is None:
+        return None
+    changed = _changed(kept)
+    if changed is None:
+        return None
+    known: dict[str, FileFacts] = {}
+    parsed = 0
+    if changed:
+        root = os.path.abspath(paths[0])
+        sources: list[SourceFile] = []
+        for position, data, _ in changed:
+            path = os.path.relpath(kept.index.paths[position], root)
+            if path not in kept.files:
+                return None  # a file the walk did not read, or an ignore file: the walk may differ
+            then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
+            if not isinstance(then, SourceFile):
+                return None
+            sources.append(replace(then, module=kept.files[path][0]))
+        before = cache.get_many([kept.files[s.path][1] for s in sources], bodies=False)
+        counts: dict[str, int] = {}
+        now, _ = parse_all(sources, cache=cache, counts=counts, bodies=False, reads=reads)
+        if not all(b is not None and linked_alike(b, n) for b, n in zip(before, now, strict=True)):
+            return None
+        parsed = counts.get("parsed", 0)
+        for source, facts, (position, data, st) in zip(sources, now, changed, strict=True):
+            known[source.path] = facts
+            kept.files[source.path] = (
+                source.module or "",
+                FactsCache.key(source.path, source.module, content_hash(source.text), reads),
+            )
+            kept.index.sizes[position] = st.st_size
+            kept.index.mtimes[position] = _mtime(st)
+            kept.index.shas[position] = hashlib.sha256(data).hexdigest()
+        cache.put_kept(key, _dump(kept))  # the next run reads these files by stat again
+    return TreeState(
+        model=None,
+        graph=kept.graph,
+        files=kept.index.read,
+        parsed=parsed,
+        facts=KeptFacts(kept.files, cache, known),
+        reads=reads,
+        ignore_files=kept.ignore_files,
+    )
+
+
+def keep(
+    paths: list[Path],
+    cache: FactsCache,
+    state: TreeState,
+    *,
+    package_prefix: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> None:
+    """Keep ``state``, just mapped from ``paths`` (with its walk's ``index``), for the next run."""
+    if state.index is None:
+        return
+    listings: dict[str, str] = {}
+    for folder in state.index.dirs:
+        try:
+            listings[folder] = _listing(folder)
+        except OSError:
+            return
+    kept = _Kept(
+        index=state.index,
+        listings=listings,
+        files=dict(state.keys),
+        ignore_files=list(state.ignore_files),
+        graph=state.graph,
+    )
+    cache.put_kept(_key(paths, state.reads, package_prefix, max_bytes), _dump(kept))
+
+
+def _changed(kept: _Kept) -> list[tuple[int, bytes, os.stat_result]] | None:
+    """The files whose bytes changed since ``kept`` was kept: (position in its index, bytes, their stat taken
+    before they were read); None when a directory's names changed, or a file is gone, unreadable, or was not
+    read then (its sha256 is unknown)."""
+    index = kept.index
+    try:
+        for folder, mark in index.dirs.items():
+            if isinstance(mark, int) and mark >= 0 and os.stat(folder).st_mtime_ns == mark:
+                continue
+            if _listing(folder) != kept.listings.get(folder):
+                return None
+        changed = []
+        stat = os.stat
+        for position, (path, size, mtime, sha) in enumerate(
+            zip(index.paths, index.sizes, index.mtimes, index.shas, strict=True)
+        ):
+            st = stat(path)
+            if st.st_mtime_ns == mtime and st.st_size == size and mtime >= 0:
+                continue
+            if sha is None:
+                return None
+            with open(path, "rb") as f:
+                st = os.fstat(f.fileno())
+                data = f.read()
+            if hashlib.sha256(data).hexdigest() != sha:
+                changed.append((position, data, st))
+    except OSError:
+        return None
+    return changed
+
+
+WALK_NAMES = frozenset({".gitignore", "exclude", "pyvenv.cfg"})
+"""Names of files that decide a walk though no language reads them (``igg.codemap.walk``)."""
+
+
+def _listing(folder: str) -> str:
+    """``names_digest`` of the entries of ``folder`` a walk may read or look at: folders other than those it
+    always skips (``__pycache__``, ``.git``, ``node_modules``: a test run or a build that makes them changes
+    nothing), files a language reads or looks for, and the files named in ``WALK_NAMES``."""
+    names = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name not in VENDORED_DIRS or entry.name in PACKAGE_NAMES_KEPT:
+                    names.append(entry.name + "/")
+            elif entry.name in WALK_NAMES or languages.is_read(entry.name):
+                names.append(entry.name)
+    return names_digest(names)
+
+
+def _mtime(st: os.stat_result) -> int:
+    """``st``'s modification time, or -1 when too recent to tell a later change (as a walk keeps it)."""
+    return st.st_mtime_ns if st.st_mtime_ns < time.time_ns() - RACY_NS else -1
+
+
+def _dump(kept: _Kept) -> bytes:
+    graph = kept.graph
+    row = {
+        "index": kept.index,
+        "listings": kept.listings,
+        "files": kept.files,
+        "ignore_files": kept.ignore_files,
+        "nodes": [(n.id, n.type, n.name, n.file, n.line, n.external) for n in graph.nodes.values()],
+        "edges": [
+            (e.source, e.type, e.target, e.file, e.line, e.type_checking) for e in graph.edges.values()
+        ],
+        "container": graph.container,
+    }
+    return zlib.compress(pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def _load(data: bytes | None) -> _Kept | None:
+    """A kept row read back (None: none, or one that does not read back as one)."""
+    if data is None:
+        return None
+    try:
+        row: Any = pickle.loads(zlib.decompress(data))
+        index = row["index"]
+        if not isinstance(index, TreeIndex):
+            raise TypeError("no tree index")
+        graph = DepGraph(
+            nodes={n[0]: Node(*n) for n in row["nodes"]},
+            edges={(e[0], e[1], e[2]): Edge(*e) for e in row["edges"]},
+            container=row["container"],
+        )
+        return _Kept(
+            index=index,
+            listings=row["listings"],
+            files=row["files"],
+            ignore_files=row["ignore_files"],
+            graph=graph,
+        )
+    except Exception as exc:  # noqa: BLE001 - a damaged or older row: the tree is mapped again
+        log.warning("code_kept_graph_unreadable", error=f"{type(exc).__name__}: {exc}"[:200])
+        return None

@@ -1,0 +1,177 @@
+"""A checked tree's graph is kept in the facts cache and taken again by stat (``igg.mapping.kept``): after
+each random change of a tree (a body edited, a file touched, saved by renaming, an import added or moved, a
+file added or removed, an ignore file written), the graph the next check reads is the graph a fresh map of the
+tree makes; the changes that leave the graph as it was are answered from the kept row, which is what makes
+the pin worth anything."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import igg.mapping.kept as kept
+from igg.codemap.cache import FactsCache
+from igg.mapping.checking import kept_or_mapped, run_check
+from igg.mapping.since import tree_state
+
+TREE = {
+    "shop/__init__.py": "",
+    "shop/api/__init__.py": "",
+    "shop/api/views.py": "from shop.service import orders\n\n\ndef view(x):\n    return orders.total(x)\n",
+    "shop/service/__init__.py": "",
+    "shop/service/orders.py": "from shop.db import models\n\n\ndef total(x):\n    return x + 1\n",
+    "shop/db/__init__.py": "",
+    "shop/db/models.py": "import sqlite3\n\n\ndef row():\n    return 1\n",
+    "shop/util.py": "from shop.db import models\n\n\ndef helper():\n    return 2\n",
+    "web/app.ts": "import { f } from './lib';\n\nexport function g(): number {\n  return f();\n}\n",
+    "web/lib.ts": "export function f(): number {\n  return 1;\n}\n",
+}
+
+KEEPS = {  # the graph stays as it was: the kept row answers
+    "body": ("shop/service/orders.py", "from shop.db import models\n\n\ndef total(x):\n    return x + 2\n"),
+    "function renamed": ("shop/db/models.py", "import sqlite3\n\n\ndef rows():\n    return 1\n"),
+    "ts body": ("web/lib.ts", "export function f(): number {\n  return 2;\n}\n"),
+    "touched": ("shop/util.py", ...),
+    "saved by renaming": (
+        "shop/api/views.py",
+        "from shop.service import orders\n\n\ndef view(x):\n    return 0\n",
+    ),
+    "not code": ("notes.txt", "a note\n"),
+}
+MAPS = {  # the graph may change: the tree is mapped again
+    "import added": (
+        "shop/util.py",
+        "from shop.db import models\nimport json\n\n\ndef helper():\n    return 2\n",
+    ),
+    "import moved": ("shop/util.py", "\nfrom shop.db import models\n\n\ndef helper():\n    return 2\n"),
+    "module added": ("shop/api/extra.py", "from shop.db import models\n"),
+    "module removed": ("shop/api/views.py", None),
+    "ignored": (".gitignore", "web/lib.ts\n"),
+    "ts import": ("web/app.ts", "import { f } from './lib';\nimport { h } from './other';\n"),
+}
+
+
+def change(root: Path, name: str) -> None:
+    rel, text = {**KEEPS, **MAPS}[name]
+    path = root / rel
+    if text is None:
+        if path.exists():
+            path.unlink()
+    elif text is ...:
+        if path.exists():
+            st = path.stat()
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    elif name == "saved by renaming":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (path.parent / ".views.py.swp").write_text(text, encoding="utf-8")
+        os.replace(path.parent / ".views.py.swp", path)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def make(root: Path) -> None:
+    for rel, text in TREE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def spied(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each ``kept_state`` call answered from the kept row."""
+    answered: list[bool] = []
+    original = kept.kept_state
+
+    def spy(*args, **kwargs):
+        found = original(*args, **kwargs)
+        answered.append(found is not None)
+        return found
+
+    monkeypatch.setattr(kept, "kept_state", spy)
+    return answered
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    steps=st.lists(st.sampled_from(sorted(KEEPS) + sorted(MAPS)), min_size=1, max_size=5),
+    reads=st.sampled_from(["imports", "tables"]),
+)
+def test_a_kept_graph_is_the_graph_a_fresh_map_makes(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, steps, reads
+) -> None:
+    root = tmp_path_factory.mktemp("kept") / "tree"
+    make(root)
+    cache = FactsCache(root.parent / "s.codefacts")
+    answered = spied(monkeypatch)
+    try:
+        kept_or_mapped([root], cache, reads=reads)
+        assert answered == [False]  # nothing kept yet
+        for step in steps:
+            before = files(root)
+            change(root, step)
+            state = kept_or_mapped([root], cache, reads=reads)
+            assert state.graph == tree_state([root], FactsCache(None), reads=reads).graph, step
+            if step in KEEPS and not (
+                step == "function renamed" and reads == "tables"
+            ):  # tables: declarations
+                assert answered[-1], step
+            elif files(root) != before:  # a step may repeat one already taken: then nothing changed
+                assert not answered[-1], step
+            again = kept_or_mapped([root], cache, reads=reads)  # nothing changed since: the kept row answers
+            assert answered[-1] and again.graph == state.graph
+    finally:
+        cache.close()
+
+
+def test_a_new_import_maps_the_tree_and_a_lost_row_costs_a_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tree"
+    make(root)
+    cache = FactsCache(tmp_path / "s.codefacts")
+    answered = spied(monkeypatch)
+    kept_or_mapped([root], cache, reads="imports")
+    change(root, "import added")
+    assert kept_or_mapped([root], cache, reads="imports").graph.edges.keys() >= {
+        ("module:shop/util.py", "IMPORTS", "package:json")
+    }
+    assert answered == [False, False]
+    with sqlite3.connect(tmp_path / "s.codefacts") as db:  # a damaged row
+        db.execute("UPDATE kept SET data = x'00ff'")
+    assert (
+        kept_or_mapped([root], cache, reads="imports").graph
+        == tree_state([root], FactsCache(None), reads="imports").graph
+    )
+    assert answered[-1] is False
+    change(root, "body")
+    with sqlite3.connect(tmp_path / "s.codefacts") as db:  # the facts the graph was linked from are gone
+        db.execute("DELETE FROM facts")
+    state = kept_or_mapped([root], cache, reads="imports")
+    assert (
+        answered[-1] is False and state.graph == tree_state([root], FactsCache(None), reads="imports").graph
+    )
+    cache.close()
+
+
+def test_a_check_in_memory_keeps_nothing_and_a_full_map_is_not_kept(tmp_path: Path, monkeypatch) -> None:
+    root = tmp_path / "tree"
+    make(root)
+    answered = spied(monkeypatch)
+    (tmp_path / "rules.toml").write_text(
+        '[[rules]]\nname = "acyclic"\nkind = "acyclic"\nlevel = "module"\n', encoding="utf-8"
+    )
+    run_check(tmp_path / "rules.toml", paths=[root])
+    assert answered == []  # FactsCache(None): in memory, nothing to keep
+    cache = FactsCache(tmp_path / "s.codefacts")
+    kept_or_mapped([root], cache, reads="all")
+    kept_or_mapped([root], cache, reads="all")
+    assert answered == []  # a graph of calls reads bodies: never kept
+    cache.close()
