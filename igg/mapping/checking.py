@@ -97,6 +97,7 @@ def run_check(
                 [Problem("SESSION", "needs the store that holds it (--store PATH)")],
                 source="the command line",
             )
+        was_kept: bool | None = None
         graph, state = session_depgraph(store, session)
         the_rules = resolve_rules(rules, paths, sorted(state.schema.edge_types))
         target = f"session {session}"
@@ -106,6 +107,7 @@ def run_check(
             paths, cache, the_rules, schema=schema, package_prefix=package_prefix, reads=reads
         )
         graph = head.graph
+        was_kept = head.kept if kept.usable(list(paths), cache, reads, schema) else None
         target = ", ".join(map(str, paths))
     bounds = CheckBounds.for_command_line()
     refuse_unmatched(graph, the_rules, bounds=bounds)
@@ -120,11 +122,13 @@ def run_check(
         nodes=len(graph.nodes),
         edges=len(graph.edges),
         reads=reads if session is None else None,
+        kept=was_kept,
     )
     if since is not None:
         base = ref_state(
             paths, since, cache, schema=schema, package_prefix=package_prefix, reads=reads, head=head
         )
+        report.baseline = "same" if base is head else "mapped"
         if base is head:  # the commit's files give this graph (``same_at_commit``): its violations are these
             _mark_known(violations, violations)
         else:

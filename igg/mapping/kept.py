@@ -160,6 +160,7 @@ def kept_state(
             kept.index.mtimes[position] = _mtime(st)
             kept.index.shas[position] = hashlib.sha256(data).hexdigest()
         cache.put_kept(key, _dump(kept))  # the next run reads these files by stat again
+    log.debug("code_check_graph_kept", files=kept.index.read, read_again=len(changed), parsed=parsed)
     return TreeState(
         model=None,
         graph=kept.graph,
@@ -168,6 +169,7 @@ def kept_state(
         facts=KeptFacts(kept.files, cache, known),
         reads=reads,
         ignore_files=kept.ignore_files,
+        kept=True,
     )
 
 

@@ -62,6 +62,8 @@ class TreeState:
     """Each file read, by its path: its module name and facts key (``FactsCache.key``)."""
     index: TreeIndex | None = None
     """What the walk read (``TreeIndex.of``), for ``igg.mapping.kept``."""
+    kept: bool = False
+    """Whether this is the graph a run before kept (``igg.mapping.kept``), not one mapped now."""
     reads: Reads = "all"
     ignore_files: list[str] = field(default_factory=list)
     """The ``.gitignore`` files the walk of one folder read, by their paths in it."""

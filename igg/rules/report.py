@@ -121,6 +121,13 @@ class CheckReport(BaseModel):
     reads: Literal["imports", "tables", "all"] | None = None
     """How much of a source tree was mapped for the rules (``igg.rules.reads``): its imports, its imports and
     tables, or all of it (``nodes`` and ``edges`` count that graph); None for a stored session."""
+    kept: bool | None = None
+    """For a source tree mapped for imports or tables with a store: whether its graph was the one the last
+    check kept, taken again by stat (``igg.mapping.kept``); None otherwise."""
+    baseline: Literal["same", "mapped"] | None = None
+    """With ``since``, how the commit was judged: ``same``, its files give the tree's own graph, as git told
+    without unpacking it (``igg.mapping.since.same_at_commit``); ``mapped``, its tree was unpacked and
+    mapped."""
     truncated: bool = False
     """The check stopped at one of its bounds (``igg.rules.bounds``: violations, the edges along their paths,
     nodes and edges visited): violations were left out, and each rule's count is a lower bound."""
