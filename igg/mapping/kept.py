@@ -167,6 +167,7 @@ def kept_state(
         files=kept.index.read,
         parsed=parsed,
         facts=KeptFacts(kept.files, cache, known),
+        keys=kept.files,
         reads=reads,
         ignore_files=kept.ignore_files,
         kept=True,

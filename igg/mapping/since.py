@@ -64,6 +64,8 @@ class TreeState:
     """What the walk read (``TreeIndex.of``), for ``igg.mapping.kept``."""
     kept: bool = False
     """Whether this is the graph a run before kept (``igg.mapping.kept``), not one mapped now."""
+    relinked: bool = False
+    """Whether this state of a commit was linked from the work tree's facts (``relinked_at_commit``)."""
     reads: Reads = "all"
     ignore_files: list[str] = field(default_factory=list)
     """The ``.gitignore`` files the walk of one folder read, by their paths in it."""
@@ -191,8 +193,14 @@ def ref_state(
                 [Problem("--since", f"{p} is outside the repository at {root}")], source="the command line"
             )
         rels.append(resolved.relative_to(root))
-    if head is not None and same_at_commit(paths, root, commit.decode().strip(), head, cache, max_bytes):
-        return head
+    if head is not None:
+        then = commit_facts(paths, root, commit.decode().strip(), head, cache, max_bytes)
+        if then is not None:
+            if same_at_commit(head, then):
+                return head
+            relinked = relinked_at_commit(head, then, cache, options.get("schema"))  # type: ignore[arg-type]
+            if relinked is not None:
+                return relinked
     blobs = _wanted_blobs(root, commit.decode().strip(), rels, ref, max_bytes)
     # in memory when the system has a tmpfs with room for these files; else the system's temporary folder
     need = sum(size for _, _, size in blobs) + SCRATCH_SLACK
@@ -214,24 +222,22 @@ def ref_state(
         return tree_state(there, cache, max_bytes=max_bytes, **options)  # type: ignore[arg-type]
 
 
-def same_at_commit(
+def commit_facts(
     paths: Sequence[Path], root: Path, commit: str, head: TreeState, cache: FactsCache, max_bytes: int
-) -> bool:
-    """Whether the rules' graph of ``paths`` at ``commit`` is ``head``'s, the work tree's, told without
-    unpacking the commit's tree: the walk of one folder read the same files there and each changed file
-    links as it does now.
+) -> dict[str, FileFacts] | None:
+    """The facts at ``commit`` of each file the change to the work tree changed, when the commit's tree of
+    ``paths`` is the work tree's but for the content of those files, told without unpacking it; None when the
+    commit's tree must be unpacked and mapped (the general path, ``ref_state``).
 
     That holds when no file was added, removed, renamed or changed in kind, and no ignore file changed
     (``git diff --raw`` from ``commit`` to the work tree, which git answers from its index by stat), every
-    file the work tree's walk read is in the commit (no untracked file, none of a submodule), and each
-    changed file is one the walk read now, read at the commit too (``read_bytes_as_walked``), whose facts
-    differ only where the rules' graph does not look: bodies (what callables call), line counts, hashes.
-    A change of an import, a declaration, a line an import stands on, or of a file the walk skips takes the
-    general path. Only for graphs of imports or tables (``head.reads``): a graph of calls reads bodies. With
-    rules in ``.git/info/exclude`` (which the unpacked commit lacks) the general path answers too.
-    ``tests/unit/test_since_same.py`` pins this to the general path."""
-    if head.reads == "all" or len(paths) != 1 or not paths[0].is_dir() or _excludes(root):
-        return False
+    file the work tree's walk of one folder read is in the commit (no untracked file, none of a submodule),
+    and each changed file is one the walk read now, read at the commit too (``read_bytes_as_walked``); with
+    rules in ``.git/info/exclude`` (which an unpacked commit lacks) the general path answers. Then
+    ``same_at_commit`` tells whether the commit's graph is the work tree's, and ``relinked_at_commit`` links
+    the commit's facts when it is not. ``tests/unit/test_since_same.py`` pins both to the general path."""
+    if len(paths) != 1 or not paths[0].is_dir() or _excludes(root):
+        return None
     rel = paths[0].resolve().relative_to(root).as_posix()
     prefix, spec = ("", []) if rel == "." else (rel + "/", [rel])
     listed = _git(
@@ -252,10 +258,10 @@ def same_at_commit(
         *spec,
     )
     if listed is None or diff is None:
-        return False
+        return None
     at_commit = set(os.fsdecode(listed).split("\0"))
     if any(prefix + path not in at_commit for path in (*head.facts, *head.ignore_files)):
-        return False  # read now, missing then: added, untracked, or in a submodule
+        return None  # read now, missing then: added, untracked, or in a submodule
     changed: list[tuple[str, str]] = []
     fields = diff.split(b"\0")
     for meta, raw in zip(fields[0:-1:2], fields[1::2], strict=True):
@@ -264,23 +270,63 @@ def same_at_commit(
         read = languages.is_read(path) or path.rpartition("/")[2] == ".gitignore"
         if status != b"M" or old_mode not in REGULAR or new_mode not in REGULAR:
             if read:
-                return False
+                return None
             continue
         if path in head.facts:
             changed.append((oid.decode(), path))
         elif read:
-            return False  # a file the walk skips now (or an ignore file): what it read then is not known
+            return None  # a file the walk skips now (or an ignore file): what it read then is not known
     sources: list[SourceFile] = []
     for (_, path), data in zip(changed, _blob_bytes(root, changed), strict=True):
         then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
         if not isinstance(then, SourceFile):
-            return False
+            return None
         now = head.facts.get(path)
         if now is None:
-            return False  # its facts are gone from the cache
+            return None  # its facts are gone from the cache
         sources.append(replace(then, module=now.module))
     facts, _ = parse_all(sources, cache=cache, bodies=False, reads=head.reads)
-    return all(linked_alike(f, head.facts[f.path]) for f in facts)
+    return {f.path: f for f in facts}
+
+
+def same_at_commit(head: TreeState, then: Mapping[str, FileFacts]) -> bool:
+    """Whether the commit whose changed files have the facts ``then`` (``commit_facts``) has ``head``'s graph:
+    a graph of imports or tables (a graph of calls reads bodies), each changed file's facts alike
+    (``linked_alike``: its imports at the same lines, its declarations, its bodies aside)."""
+    return head.reads != "all" and all(linked_alike(f, head.facts[path]) for path, f in then.items())
+
+
+def relinked_at_commit(
+    head: TreeState, then: Mapping[str, FileFacts], cache: FactsCache, schema: str | Path | None = None
+) -> TreeState | None:
+    """The commit's state, linked from ``head``'s facts with those of the changed files as they were then
+    (``commit_facts``), when the files name their modules alike (module, package and language as now, no
+    configuration file among them: ``go.mod`` or ``tsconfig.json`` name other files' modules); else None."""
+    for path, f in then.items():
+        now = head.facts[path]
+        if f.config is not None or now.config is not None:
+            return None
+        if (f.module, f.package, f.language) != (now.module, now.package, now.language):
+            return None
+    if isinstance(head.facts, dict):
+        facts = [then.get(path, f) for path, f in head.facts.items()]
+    else:  # a kept graph's facts, read from the cache at once
+        keys = list(head.keys.items())
+        found = cache.get_many([key for _, (_, key) in keys], bodies=False)
+        facts = []
+        for (path, _), cached in zip(keys, found, strict=True):
+            if cached is None:
+                return None  # gone from the cache
+            facts.append(then.get(path, cached))
+    model = link(facts, reads=head.reads)
+    return TreeState(
+        model=model,
+        graph=model_graph(model, load_code_schema(schema).compile()),
+        files=head.files,
+        parsed=0,
+        reads=head.reads,
+        relinked=True,
+    )
 
 
 REGULAR = (b"100644", b"100755")

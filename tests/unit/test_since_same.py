@@ -2,7 +2,8 @@
 graph (``igg.mapping.since.same_at_commit``), without unpacking the commit's tree: pinned here to the general
 path (the commit's tree unpacked, walked, parsed and linked) on random changes of a git work tree, committed
 or not. Each case runs the check both ways and compares the whole report; a case the fast path may answer
-(bodies, files no walk reads) must be answered by it, or the pin would hold by never taking it."""
+(bodies, files no walk reads) must be answered by it, and a change of imports alone by linking the commit's
+facts (``relinked_at_commit``), or the pin would hold by never taking them."""
 
 from __future__ import annotations
 
@@ -75,6 +76,10 @@ OTHER = {  # changes the general path answers (or may: a new import, a new file,
 }
 
 
+RELINKED = {"import added", "import moved", "import gone", "ts import"}
+"""Of those, changes of a file's content alone: the commit's graph is linked from the work tree's facts."""
+
+
 def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
@@ -105,23 +110,15 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def both_ways(
     repo: Path, monkeypatch: pytest.MonkeyPatch, ref: str = "HEAD"
-) -> tuple[dict, dict, list[bool]]:
-    """The check report (as JSON data) with the fast path, without it, and what the fast path said."""
-    said: list[bool] = []
-    same = since.same_at_commit
-
-    def spying(*args, **kwargs) -> bool:
-        said.append(same(*args, **kwargs))
-        return said[-1]
-
+) -> tuple[dict, dict, str | None]:
+    """The check report (as JSON data) with the fast paths, without them (``commit_facts`` answering None:
+    the commit's tree unpacked and mapped), and how the fast paths judged the commit (``baseline``)."""
+    fast = run_check(repo / "rules.toml", paths=[repo / "shop"], since=ref)
     with monkeypatch.context() as m:
-        m.setattr(since, "same_at_commit", spying)
-        fast = run_check(repo / "rules.toml", paths=[repo / "shop"], since=ref)
-    with monkeypatch.context() as m:
-        m.setattr(since, "same_at_commit", lambda *a, **k: False)
+        m.setattr(since, "commit_facts", lambda *a, **k: None)
         general = run_check(repo / "rules.toml", paths=[repo / "shop"], since=ref)
-    assert fast.baseline == ("same" if said == [True] else "mapped") and general.baseline == "mapped"
-    return fast.model_dump(exclude={"baseline"}), general.model_dump(exclude={"baseline"}), said
+    assert general.baseline == "mapped"
+    return fast.model_dump(exclude={"baseline"}), general.model_dump(exclude={"baseline"}), fast.baseline
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -150,14 +147,15 @@ def test_the_fast_path_reports_what_the_general_path_reports(
             "-m",
             "c",
         )
-    fast, general, said = both_ways(repo, monkeypatch, "HEAD~1" if commit else "HEAD")
+    fast, general, baseline = both_ways(repo, monkeypatch, "HEAD~1" if commit else "HEAD")
     assert fast == general
-    assert said  # the check asked
     last = {{**BODY, **OTHER}[name][0]: name for name in changes}.values()  # a later change of a file wins
     if all(name in BODY for name in last):
-        assert said == [True], changes
-    if any(name in OTHER for name in last):
-        assert said == [False], changes
+        assert baseline == "same", changes
+    elif all(name in BODY or name in RELINKED for name in last):
+        assert baseline == "relinked", changes
+    else:
+        assert baseline == "mapped", changes
 
 
 def test_info_exclude_and_a_subfolder_root(
@@ -169,9 +167,9 @@ def test_info_exclude_and_a_subfolder_root(
     repo = tmp_path / "repo"
     subprocess.run(["git", "clone", "-q", str(origin), str(repo)], check=True)
     write(repo, *BODY["body"])
-    fast, general, said = both_ways(repo, monkeypatch)
-    assert said == [True] and fast == general
+    fast, general, baseline = both_ways(repo, monkeypatch)
+    assert baseline == "same" and fast == general
     assert {v["status"] for v in fast["violations"]} == {"known"} and fast["violations"]
     (repo / ".git" / "info" / "exclude").write_text("# a comment\nshop/util.py\n", encoding="utf-8")
-    fast, general, said = both_ways(repo, monkeypatch)
-    assert said == [False] and fast == general
+    fast, general, baseline = both_ways(repo, monkeypatch)
+    assert baseline == "mapped" and fast == general
