@@ -102,6 +102,9 @@ def normalize(text: str) -> str:
     return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 
+INFINITE = float("inf")
+"""Above every context offset: ``(offset, INFINITE)`` sorts after each section starting at ``offset``."""
+
 class _Index:
     """One chunk's text (plus ``MAX_QUOTE_CHARS`` of the next), and its normalized form with the map back to
     the original, built on first need (an exact quote never needs it)."""
@@ -491,17 +494,34 @@ class Grounder:
         return self._item(text, span.chunk - 1, span.start, span.end, "span"), None
 
     def _item(self, quote: str, chunk: int, start: int, end: int, match: str) -> dict[str, Any]:
-        base = self._index(chunk).base
-        item: dict[str, Any] = {"quote": quote, "chunk": chunk + 1, "start": start, "end": end}
-        item.update(self._where(chunk, base + start))
-        item["match"] = match
-        return item
+        path, line, column = self._where(self._index(chunk).base + start)
+        if path is None:
+            return {
+                "quote": quote,
+                "chunk": chunk + 1,
+                "start": start,
+                "end": end,
+                "line": line,
+                "column": column,
+                "match": match,
+            }
+        return {
+            "quote": quote,
+            "chunk": chunk + 1,
+            "start": start,
+            "end": end,
+            "file": path,
+            "line": line,
+            "column": column,
+            "match": match,
+        }
 
-    def _where(self, chunk: int, offset: int) -> dict[str, Any]:
-        """Line and column (1-based) of a context offset: in its file section when it has one."""
-        assert self.chunks is not None
-        text = self.chunks.text
+    def _where(self, offset: int) -> tuple[str | None, int, int]:
+        """The file section (None: none), line and column (1-based) of a context offset: the line counted in
+        its file section when it has one."""
         if self._sections is None:
+            assert self.chunks is not None
+            text = self.chunks.text
             self._sections = []
             for label, s, _ in file_sections(text):
                 if label:
@@ -511,11 +531,13 @@ class Grounder:
         newlines = self._newlines
         k = bisect.bisect_left(newlines, offset)  # newlines before the offset
         column = offset - (newlines[k - 1] + 1 if k else 0) + 1
-        at = bisect.bisect_right(self._sections, (offset, len(text) + 1)) - 1
-        if at >= 0 and offset >= self._sections[at][1]:
-            _, body, path = self._sections[at]
-            return {"file": path, "line": k - bisect.bisect_left(newlines, body) + 1, "column": column}
-        return {"line": k + 1, "column": column}
+        sections = self._sections
+        if sections:
+            at = bisect.bisect_right(sections, (offset, INFINITE)) - 1
+            if at >= 0 and offset >= sections[at][1]:
+                _, body, path = sections[at]
+                return path, k - bisect.bisect_left(newlines, body) + 1, column
+        return None, k + 1, column
 
     def _miss(self, quote: str, current: int | None) -> str:
         """Why a quote was not found: where IGG looked and the closest passage."""

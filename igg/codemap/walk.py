@@ -409,6 +409,15 @@ def read_bytes_as_walked(
     from the disk), or the ``Skip`` saying why it is not read; None when no language read is ``chosen``
     claims it. The rules that look at the file's neighbours (ignore files, vendored folders) are not applied
     (``igg.mapping.since`` judges a file of a commit at a path the work tree's walk read)."""
+    try:
+        return _read_bytes(rel, data, max_bytes, chosen)
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - as _consider_guarded: that file's verdict
+        return Skip(rel, f"unreadable ({type(exc).__name__}: {str(exc)[:120] or 'no detail'})")
+
+
+def _read_bytes(
+    rel: str, data: bytes, max_bytes: int, chosen: Collection[str] | None
+) -> SourceFile | Skip | None:
     state = _Walk(max_bytes, tuple(chosen) if chosen is not None else languages.names())
     name = state.claims(rel)
     if name is None:
