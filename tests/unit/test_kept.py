@@ -18,24 +18,11 @@ import igg.mapping.kept as kept
 from igg.codemap.cache import FactsCache
 from igg.mapping.checking import kept_or_mapped, run_check
 from igg.mapping.since import tree_state
-
-TREE = {
-    "shop/__init__.py": "",
-    "shop/api/__init__.py": "",
-    "shop/api/views.py": "from shop.service import orders\n\n\ndef view(x):\n    return orders.total(x)\n",
-    "shop/service/__init__.py": "",
-    "shop/service/orders.py": "from shop.db import models\n\n\ndef total(x):\n    return x + 1\n",
-    "shop/db/__init__.py": "",
-    "shop/db/models.py": "import sqlite3\n\n\ndef row():\n    return 1\n",
-    "shop/util.py": "from shop.db import models\n\n\ndef helper():\n    return 2\n",
-    "web/app.ts": "import { f } from './lib';\n\nexport function g(): number {\n  return f();\n}\n",
-    "web/lib.ts": "export function f(): number {\n  return 1;\n}\n",
-}
+from tests.support import shop
+from tests.support.shop import write
 
 KEEPS = {  # the graph stays as it was: the kept row answers
-    "body": ("shop/service/orders.py", "from shop.db import models\n\n\ndef total(x):\n    return x + 2\n"),
-    "function renamed": ("shop/db/models.py", "import sqlite3\n\n\ndef rows():\n    return 1\n"),
-    "ts body": ("web/lib.ts", "export function f(): number {\n  return 2;\n}\n"),
+    **{name: shop.BODIES[name] for name in ("body", "ts body", "readme", "function renamed")},
     "touched": ("shop/util.py", ...),
     "saved by renaming": (
         "shop/api/views.py",
@@ -44,25 +31,15 @@ KEEPS = {  # the graph stays as it was: the kept row answers
     "not code": ("notes.txt", "a note\n"),
 }
 MAPS = {  # the graph may change: the tree is mapped again
-    "import added": (
-        "shop/util.py",
-        "from shop.db import models\nimport json\n\n\ndef helper():\n    return 2\n",
-    ),
-    "import moved": ("shop/util.py", "\nfrom shop.db import models\n\n\ndef helper():\n    return 2\n"),
-    "module added": ("shop/api/extra.py", "from shop.db import models\n"),
-    "module removed": ("shop/api/views.py", None),
-    "ignored": (".gitignore", "web/lib.ts\n"),
-    "ts import": ("web/app.ts", "import { f } from './lib';\nimport { h } from './other';\n"),
+    **shop.IMPORTS,
+    **{name: shop.FILES[name] for name in ("new module", "deleted", "gitignore")},
 }
 
 
 def change(root: Path, name: str) -> None:
     rel, text = {**KEEPS, **MAPS}[name]
     path = root / rel
-    if text is None:
-        if path.exists():
-            path.unlink()
-    elif text is ...:
+    if text is ...:
         if path.exists():
             st = path.stat()
             os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
@@ -71,14 +48,7 @@ def change(root: Path, name: str) -> None:
         (path.parent / ".views.py.swp").write_text(text, encoding="utf-8")
         os.replace(path.parent / ".views.py.swp", path)
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
-def make(root: Path) -> None:
-    for rel, text in TREE.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+        write(root, rel, text)
 
 
 def files(root: Path) -> dict[str, bytes]:
@@ -108,7 +78,7 @@ def test_a_kept_graph_is_the_graph_a_fresh_map_makes(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, steps, reads
 ) -> None:
     root = tmp_path_factory.mktemp("kept") / "tree"
-    make(root)
+    shop.make(root)
     cache = FactsCache(root.parent / "s.codefacts")
     answered = spied(monkeypatch)
     try:
@@ -140,13 +110,13 @@ def test_a_new_import_maps_the_tree_and_a_lost_row_costs_a_map(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "tree"
-    make(root)
+    shop.make(root)
     cache = FactsCache(tmp_path / "s.codefacts")
     answered = spied(monkeypatch)
     kept_or_mapped([root], cache, reads="imports")
     change(root, "import added")
     assert kept_or_mapped([root], cache, reads="imports").graph.edges.keys() >= {
-        ("module:shop/util.py", "IMPORTS", "package:json")
+        ("module:shop/util.py", "IMPORTS", "module:shop/api/views.py")
     }
     assert answered == [False, False]
     with sqlite3.connect(tmp_path / "s.codefacts") as db:  # a damaged row
@@ -168,7 +138,7 @@ def test_a_new_import_maps_the_tree_and_a_lost_row_costs_a_map(
 
 def test_a_check_in_memory_keeps_nothing_and_a_full_map_is_not_kept(tmp_path: Path, monkeypatch) -> None:
     root = tmp_path / "tree"
-    make(root)
+    shop.make(root)
     answered = spied(monkeypatch)
     (tmp_path / "rules.toml").write_text(
         '[[rules]]\nname = "acyclic"\nkind = "acyclic"\nlevel = "module"\n', encoding="utf-8"

@@ -5,7 +5,6 @@ package level, with their lines) are exactly those of diffing two fresh maps of 
 from __future__ import annotations
 
 import json
-import subprocess
 import textwrap
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from igg.mapping.depgraph import state_lines
 from igg.mapping.since import changes, inside, tree_state
 from igg.rules.depgraph import from_state
 from igg.service import dependency_changes, map_code
+from tests.support.shop import RULES, git
 
 COMMITS = [
     {  # 1: the old violation (util -> db) is already there
@@ -39,22 +39,6 @@ COMMITS = [
         "shop/service/orders.py": "\n\nfrom shop.api import views\n",
     },
 ]
-
-RULES = """
-[[rules]]
-name = "layered"
-kind = "layers"
-layers = ["shop.api", "shop.service", "shop.db"]
-[[rules]]
-name = "util-not-db"
-kind = "forbidden"
-from = "shop.util"
-to = "shop.db"
-"""
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
 
 
 def apply(repo: Path, files: dict[str, str | None]) -> None:

@@ -8,7 +8,6 @@ facts (``relinked_at_commit``), or the pin would hold by never taking them."""
 from __future__ import annotations
 
 import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,80 +16,22 @@ from hypothesis import strategies as st
 
 import igg.mapping.since as since
 from igg.mapping.checking import run_check
+from tests.support import shop
+from tests.support.shop import git, write
 
-RULES = """
-[[rules]]
-name = "layered"
-kind = "layers"
-layers = ["shop.api", "shop.service", "shop.db"]
-[[rules]]
-name = "util-not-db"
-kind = "forbidden"
-from = "shop.util"
-to = "shop.db"
+RULES = (
+    shop.RULES
+    + """
 [[rules]]
 name = "no-cycles"
 kind = "acyclic"
 level = "module"
 """
-
-TREE = {
-    "shop/__init__.py": "",
-    "shop/api/__init__.py": "",
-    "shop/api/views.py": "from shop.service import orders\n\n\ndef view(x):\n    return orders.total(x)\n",
-    "shop/service/__init__.py": "",
-    "shop/service/orders.py": "from shop.db import models\n\n\ndef total(x):\n    return x + 1\n",
-    "shop/db/__init__.py": "",
-    "shop/db/models.py": "import sqlite3\n\nfrom shop.api import views\n\n\ndef row():\n    return 1\n",
-    "shop/util.py": "from shop.db import models\n\n\ndef helper():\n    return 2\n",
-    "shop/web/app.ts": "import { f } from './lib';\n\nexport function g(): number {\n  return f();\n}\n",
-    "shop/web/lib.ts": "export function f(): number {\n  return 1;\n}\n",
-    "shop/README.md": "the shop\n",
-}
-
-BODY = {  # changes that leave every import and declaration where it was: the fast path answers
-    "body": ("shop/service/orders.py", "from shop.db import models\n\n\ndef total(x):\n    return x + 2\n"),
-    "ts body": (
-        "shop/web/lib.ts",
-        "export function f(): number {\n  return 2;\n}\n",
-    ),
-    "readme": ("shop/README.md", "the shop, changed\n"),
-    "declaration": (  # a graph of imports has no functions
-        "shop/db/models.py",
-        "import sqlite3\n\nfrom shop.api import views\n\n\ndef rows():\n    return 1\n",
-    ),
-    "asset": ("shop/logo.png", "\x89PNG not code\n"),
-}
-OTHER = {  # changes the general path answers (or may: a new import, a new file, an ignore file)
-    "import added": (
-        "shop/util.py",
-        "from shop.db import models\nfrom shop.api import views\n\n\ndef helper():\n    return 2\n",
-    ),
-    "import moved": ("shop/util.py", "\nfrom shop.db import models\n\n\ndef helper():\n    return 2\n"),
-    "import gone": ("shop/db/models.py", "import sqlite3\n\n\ndef row():\n    return 1\n"),
-    "new module": ("shop/api/extra.py", "from shop.db import models\n"),
-    "deleted": ("shop/api/views.py", None),
-    "gitignore": ("shop/.gitignore", "web/lib.ts\n"),
-    "ts import": ("shop/web/app.ts", "import { f } from './lib';\nimport { h } from './other';\n"),
-    "to binary": ("shop/service/orders.py", "from shop.db import models\0\n"),
-}
-
-
-RELINKED = {"import added", "import moved", "import gone", "ts import"}
+)
+BODY = shop.BODIES
+OTHER = {**shop.IMPORTS, **shop.FILES}
+RELINKED = set(shop.IMPORTS)
 """Of those, changes of a file's content alone: the commit's graph is linked from the work tree's facts."""
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
-def write(repo: Path, rel: str, text: str | None) -> None:
-    path = repo / rel
-    if text is None:
-        path.unlink()
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +41,7 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "t@example.com")
     git(repo, "config", "user.name", "t")
-    for rel, text in TREE.items():
-        write(repo, rel, text)
+    shop.make(repo)
     (repo / "rules.toml").write_text(RULES, encoding="utf-8")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "tree")

@@ -1,0 +1,80 @@
+"""A small layered Python shop with a TypeScript corner, and edits of it: the tree the tests of ``--since``
+(``igg.mapping.since``) and of kept graphs (``igg.mapping.kept``) change at random."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+RULES = """
+[[rules]]
+name = "layered"
+kind = "layers"
+layers = ["shop.api", "shop.service", "shop.db"]
+[[rules]]
+name = "util-not-db"
+kind = "forbidden"
+from = "shop.util"
+to = "shop.db"
+"""
+
+TREE = {
+    "shop/__init__.py": "",
+    "shop/api/__init__.py": "",
+    "shop/api/views.py": "from shop.service import orders\n\n\ndef view(x):\n    return orders.total(x)\n",
+    "shop/service/__init__.py": "",
+    "shop/service/orders.py": "from shop.db import models\n\n\ndef total(x):\n    return x + 1\n",
+    "shop/db/__init__.py": "",
+    "shop/db/models.py": "import sqlite3\n\nfrom shop.api import views\n\n\ndef row():\n    return 1\n",
+    "shop/util.py": "from shop.db import models\n\n\ndef helper():\n    return 2\n",
+    "shop/web/app.ts": "import { f } from './lib';\n\nexport function g(): number {\n  return f();\n}\n",
+    "shop/web/lib.ts": "export function f(): number {\n  return 1;\n}\n",
+    "shop/README.md": "the shop\n",
+}
+
+BODIES = {  # edits that leave every import and declaration of a graph of imports where it was
+    "body": ("shop/service/orders.py", "from shop.db import models\n\n\ndef total(x):\n    return x + 2\n"),
+    "ts body": ("shop/web/lib.ts", "export function f(): number {\n  return 2;\n}\n"),
+    "readme": ("shop/README.md", "the shop, changed\n"),
+    "asset": ("shop/logo.png", "\x89PNG not code\n"),
+    "function renamed": (  # a graph of imports has no functions (one of tables has)
+        "shop/db/models.py",
+        "import sqlite3\n\nfrom shop.api import views\n\n\ndef rows():\n    return 1\n",
+    ),
+}
+IMPORTS = {  # edits of a file's imports alone
+    "import added": (
+        "shop/util.py",
+        "from shop.db import models\nfrom shop.api import views\n\n\ndef helper():\n    return 2\n",
+    ),
+    "import moved": ("shop/util.py", "\nfrom shop.db import models\n\n\ndef helper():\n    return 2\n"),
+    "import gone": ("shop/db/models.py", "import sqlite3\n\n\ndef row():\n    return 1\n"),
+    "ts import": ("shop/web/app.ts", "import { f } from './lib';\nimport { h } from './other';\n"),
+}
+FILES = {  # edits of which files there are, or of what a walk reads
+    "new module": ("shop/api/extra.py", "from shop.db import models\n"),
+    "deleted": ("shop/api/views.py", None),
+    "gitignore": ("shop/.gitignore", "web/lib.ts\n"),
+    "to binary": ("shop/service/orders.py", "from shop.db import models\0\n"),
+}
+EDITS = {**BODIES, **IMPORTS, **FILES}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def write(root: Path, rel: str, text: str | None) -> None:
+    """Write ``text`` at ``rel`` under ``root`` (None: remove the file, when it is there)."""
+    path = root / rel
+    if text is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def make(root: Path) -> None:
+    """The shop's files under ``root``."""
+    for rel, text in TREE.items():
+        write(root, rel, text)
