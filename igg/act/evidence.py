@@ -105,6 +105,7 @@ def normalize(text: str) -> str:
 INFINITE = float("inf")
 """Above every context offset: ``(offset, INFINITE)`` sorts after each section starting at ``offset``."""
 
+
 class _Index:
     """One chunk's text (plus ``MAX_QUOTE_CHARS`` of the next), and its normalized form with the map back to
     the original, built on first need (an exact quote never needs it)."""
