@@ -10,7 +10,8 @@ and facts key. The next run of the same folder with the same options takes the g
   saves by renaming moves the time alone; a ``__pycache__`` folder or a text file made there is no change),
   and
 - every file has its size and time, or else its bytes; a file whose bytes changed must be one the walk read,
-  read again as the walk reads it (``read_bytes_as_walked``), whose facts differ from those the graph was
+  read again as the walk reads it (``read_bytes_as_walked``), or one it skipped that it skips again by its
+  bytes (a binary, a Go test file), and the facts of one it reads must differ from those the graph was
   linked from only where the graph does not look (``igg.mapping.since.same_at_commit``'s rule: bodies, line
   counts, hashes; an import on another line is a change).
 
@@ -52,7 +53,7 @@ from igg.rules.depgraph import DepGraph, Edge, Node
 
 log = get_logger("igg.code")
 
-KEPT_VERSION = "1"
+KEPT_VERSION = "2"
 """Bumped when a kept row changes shape."""
 
 
@@ -61,8 +62,8 @@ class _Kept:
     index: TreeIndex
     listings: dict[str, str]
     """Each walked directory -> ``names_digest`` of its listing."""
-    files: dict[str, tuple[str, str]]
-    """Each file read, by its path in the walked folder -> (module name, facts key)."""
+    files: dict[str, tuple[str | None, str]]
+    """Each file read, by its path in the walked folder -> (its ``SourceFile.module``, its facts key)."""
     ignore_files: list[str]
     graph: DepGraph
 
@@ -72,7 +73,10 @@ class KeptFacts(Mapping[str, FileFacts]):
     missing: ``get`` gives None)."""
 
     def __init__(
-        self, files: Mapping[str, tuple[str, str]], cache: FactsCache, known: Mapping[str, FileFacts]
+        self,
+        files: Mapping[str, tuple[str | None, str]],
+        cache: FactsCache,
+        known: Mapping[str, FileFacts],
     ):
         self._files = files
         self._cache = cache
@@ -138,9 +142,13 @@ def kept_state(
         sources: list[SourceFile] = []
         for position, data, _ in changed:
             path = os.path.relpath(kept.index.paths[position], root)
-            if path not in kept.files:
-                return None  # a file the walk did not read, or an ignore file: the walk may differ
             then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
+            if (
+                path not in kept.files
+            ):  # a file the walk skipped (binary, not in the build), or an ignore file
+                if os.path.basename(path) in WALK_NAMES or isinstance(then, SourceFile):
+                    return None  # the walk may differ
+                continue  # skipped still, by its bytes
             if not isinstance(then, SourceFile):
                 return None
             sources.append(replace(then, module=kept.files[path][0]))
@@ -150,12 +158,13 @@ def kept_state(
         if not all(b is not None and linked_alike(b, n) for b, n in zip(before, now, strict=True)):
             return None
         parsed = counts.get("parsed", 0)
-        for source, facts, (position, data, st) in zip(sources, now, changed, strict=True):
+        for source, facts in zip(sources, now, strict=True):
             known[source.path] = facts
             kept.files[source.path] = (
-                source.module or "",
+                source.module,
                 FactsCache.key(source.path, source.module, content_hash(source.text), reads),
             )
+        for position, data, st in changed:
             kept.index.sizes[position] = st.st_size
             kept.index.mtimes[position] = _mtime(st)
             kept.index.shas[position] = hashlib.sha256(data).hexdigest()

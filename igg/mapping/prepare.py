@@ -127,7 +127,7 @@ def parse_all(
     named: bool = False,
     bodies: bool = True,
     reads: Reads = "all",
-    keys: list[str] | None = None,
+    keys: list[tuple[str | None, str]] | None = None,
 ) -> tuple[list[FileFacts], int]:
     """The facts of every file, in order, parsed on ``jobs`` processes (default: the CPUs); calls
     ``on_parsed(n)`` as batches of ``n`` files finish. Returns the facts and the process count used.
@@ -138,12 +138,13 @@ def parse_all(
     the paths of the files parsed, appended; the facts parsed then carry ``names``, as ``named`` asks;
     ``bodies=False``: the facts taken from the cache lack their bodies, see ``FactsCache.get_many``).
     ``reads="imports"``: each file's imports alone (``Language.imports``; cached under keys of their own when
-    its language reads less for them, see ``FactsCache.key``; ``keys``: each file's key, appended)."""
+    its language reads less for them, see ``FactsCache.key``; ``keys``: each file's module name as its
+    language named it and its key, appended)."""
     files = with_modules(files)
     if cache is not None:
         made = [FactsCache.key(f.path, f.module, content_hash(f.text), reads) for f in files]
         if keys is not None:
-            keys.extend(made)
+            keys.extend(zip((f.module for f in files), made, strict=True))
         known = cache.get_many(made, bodies=bodies)
         todo = [f for f, k in zip(files, known, strict=True) if k is None]
         if parsed is not None:

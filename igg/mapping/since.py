@@ -58,8 +58,9 @@ class TreeState:
     """Files parsed (the others came from the facts cache)."""
     facts: Mapping[str, FileFacts] = field(default_factory=dict)
     """Each file read, by its path in the walked root: its facts as linked."""
-    keys: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """Each file read, by its path: its module name and facts key (``FactsCache.key``)."""
+    keys: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    """Each file read, by its path: its module name as its language named it (``SourceFile.module``, which
+    its facts may spell otherwise: Go's name the file) and its facts key (``FactsCache.key``)."""
     index: TreeIndex | None = None
     """What the walk read (``TreeIndex.of``), for ``igg.mapping.kept``."""
     kept: bool = False
@@ -89,7 +90,7 @@ def tree_state(
             source="the command line",
         )
     counts: dict[str, int] = {}
-    keys: list[str] = []
+    keys: list[tuple[str | None, str]] = []
     facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False, reads=reads, keys=keys)
     model = link(facts, reads=reads)
     graph = model_graph(model, load_code_schema(schema).compile())
@@ -99,7 +100,7 @@ def tree_state(
         files=len(walked.files),
         parsed=counts.get("parsed", 0),
         facts={f.path: f for f in facts},
-        keys={f.path: (f.module, k) for f, k in zip(facts, keys, strict=True)},
+        keys={f.path: k for f, k in zip(facts, keys, strict=True)},
         index=TreeIndex.of(walked, "", 0),
         reads=reads,
         ignore_files=[
@@ -232,7 +233,8 @@ def commit_facts(
     That holds when no file was added, removed, renamed or changed in kind, and no ignore file changed
     (``git diff --raw`` from ``commit`` to the work tree, which git answers from its index by stat), every
     file the work tree's walk of one folder read is in the commit (no untracked file, none of a submodule),
-    and each changed file is one the walk read now, read at the commit too (``read_bytes_as_walked``); with
+    and each changed file is one the walk read now, read at the commit too (``read_bytes_as_walked``), or one
+    it skips now that it skips by its bytes then (a Go test file, a binary); with
     rules in ``.git/info/exclude`` (which an unpacked commit lacks) the general path answers. Then
     ``same_at_commit`` tells whether the commit's graph is the work tree's, and ``relinked_at_commit`` links
     the commit's facts when it is not. ``tests/unit/test_since_same.py`` pins both to the general path."""
@@ -263,6 +265,9 @@ def commit_facts(
     if any(prefix + path not in at_commit for path in (*head.facts, *head.ignore_files)):
         return None  # read now, missing then: added, untracked, or in a submodule
     changed: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
+    """Edited files of a language read that the walk skips now: skipped then too (binary, not in the build,
+    too large), they change nothing."""
     fields = diff.split(b"\0")
     for meta, raw in zip(fields[0:-1:2], fields[1::2], strict=True):
         old_mode, new_mode, oid, _, status = meta.lstrip(b":").split()
@@ -274,17 +279,22 @@ def commit_facts(
             continue
         if path in head.facts:
             changed.append((oid.decode(), path))
+        elif path.rpartition("/")[2] == ".gitignore":
+            return None
         elif read:
-            return None  # a file the walk skips now (or an ignore file): what it read then is not known
+            skipped.append((oid.decode(), path))
     sources: list[SourceFile] = []
+    for (_, path), data in zip(skipped, _blob_bytes(root, skipped), strict=True):
+        if isinstance(read_bytes_as_walked(path, data, max_bytes=max_bytes), SourceFile):
+            return None  # a file the walk skips now, which it may have read then
     for (_, path), data in zip(changed, _blob_bytes(root, changed), strict=True):
         then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
         if not isinstance(then, SourceFile):
             return None
-        now = head.facts.get(path)
-        if now is None:
+        named = head.keys.get(path)
+        if named is None or head.facts.get(path) is None:
             return None  # its facts are gone from the cache
-        sources.append(replace(then, module=now.module))
+        sources.append(replace(then, module=named[0]))
     facts, _ = parse_all(sources, cache=cache, bodies=False, reads=head.reads)
     return {f.path: f for f in facts}
 

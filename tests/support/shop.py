@@ -1,5 +1,5 @@
-"""A small layered Python shop with a TypeScript corner, and edits of it: the tree the tests of ``--since``
-(``igg.mapping.since``) and of kept graphs (``igg.mapping.kept``) change at random."""
+"""A small layered Python shop with a TypeScript and a Go corner, and edits of it: the tree the tests of
+``--since`` (``igg.mapping.since``) and of kept graphs (``igg.mapping.kept``) change at random."""
 
 from __future__ import annotations
 
@@ -30,6 +30,10 @@ TREE = {
     "shop/web/app.ts": "import { f } from './lib';\n\nexport function g(): number {\n  return f();\n}\n",
     "shop/web/lib.ts": "export function f(): number {\n  return 1;\n}\n",
     "shop/README.md": "the shop\n",
+    "shop/data.py": "\0 a binary the walk skips\n",
+    "shop/tool/go.mod": "module example.com/tool\n\ngo 1.21\n",
+    "shop/tool/main.go": 'package main\n\nimport "example.com/tool/lib"\n\nfunc main() {\n\tlib.Run(1)\n}\n',
+    "shop/tool/lib/lib.go": "package lib\n\nfunc Run(n int) int {\n\treturn n\n}\n",
 }
 
 BODIES = {  # edits that leave every import and declaration of a graph of imports where it was
@@ -37,6 +41,8 @@ BODIES = {  # edits that leave every import and declaration of a graph of import
     "ts body": ("shop/web/lib.ts", "export function f(): number {\n  return 2;\n}\n"),
     "readme": ("shop/README.md", "the shop, changed\n"),
     "asset": ("shop/logo.png", "\x89PNG not code\n"),
+    "go body": ("shop/tool/lib/lib.go", "package lib\n\nfunc Run(n int) int {\n\treturn n + 1\n}\n"),
+    "binary edited": ("shop/data.py", "\0 a binary the walk skips, edited\n"),
     "function renamed": (  # a graph of imports has no functions (one of tables has)
         "shop/db/models.py",
         "import sqlite3\n\nfrom shop.api import views\n\n\ndef rows():\n    return 1\n",
@@ -50,6 +56,11 @@ IMPORTS = {  # edits of a file's imports alone
     "import moved": ("shop/util.py", "\nfrom shop.db import models\n\n\ndef helper():\n    return 2\n"),
     "import gone": ("shop/db/models.py", "import sqlite3\n\n\ndef row():\n    return 1\n"),
     "ts import": ("shop/web/app.ts", "import { f } from './lib';\nimport { h } from './other';\n"),
+    "go import": (
+        "shop/tool/main.go",
+        'package main\n\nimport (\n\t"os"\n\n\t"example.com/tool/lib"\n)\n\n'
+        "func main() {\n\tlib.Run(len(os.Args))\n}\n",
+    ),
 }
 FILES = {  # edits of which files there are, or of what a walk reads
     "new module": ("shop/api/extra.py", "from shop.db import models\n"),

@@ -139,3 +139,32 @@ def test_the_name_of_a_mapped_root_excludes_nothing(tmp_path: Path) -> None:
     walked = walk([tmp_path / "_scratch", tmp_path / "svc"], chosen=["go"])
     assert [f.path for f in walked.files] == ["_scratch/a.go", "svc/b.go"]
     assert [s.path for s in walked.skipped] == ["svc/testdata/c.go"]
+
+
+def test_go_files_parsed_again_keep_the_names_the_whole_tree_gave_them(tmp_path: Path) -> None:
+    """The facts cache parses only the files it lacks, and those are named again as a batch when one of them
+    is in a language that names none (TypeScript): Go then named its files without the tree's ``go.mod``
+    (``tool/main.go``, not ``example.com/tool/main.go``), so an update or a ``--since`` that re-parsed a Go
+    and a TypeScript file renamed the Go module."""
+    from dataclasses import replace
+
+    from igg.codemap.cache import FactsCache
+    from igg.mapping.prepare import parse_all
+
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "go.mod").write_text("module example.com/tool\n\ngo 1.21\n", encoding="utf-8")
+    (tmp_path / "tool" / "main.go").write_text('package main\n\nimport "fmt"\n', encoding="utf-8")
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "app.ts").write_text("import { f } from './lib';\n", encoding="utf-8")
+    files = walk([tmp_path]).files
+    cache = FactsCache(None)
+    first, _ = parse_all(files, cache=cache, jobs=1)
+    edited = [
+        replace(f, text=f.text + "\n// edited\n") if f.path.endswith((".go", ".ts")) else f for f in files
+    ]
+    again, _ = parse_all(edited, cache=cache, jobs=1, counts=(counts := {}))
+    assert counts["parsed"] == 2  # main.go and app.ts; go.mod from the cache
+    fresh, _ = parse_all(edited, jobs=1)
+    modules = {f.path: f.module for f in again}
+    assert modules == {f.path: f.module for f in fresh} == {f.path: f.module for f in first}
+    assert modules["tool/main.go"].startswith("example.com/tool")

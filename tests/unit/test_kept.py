@@ -22,7 +22,9 @@ from tests.support import shop
 from tests.support.shop import write
 
 KEEPS = {  # the graph stays as it was: the kept row answers
-    **{name: shop.BODIES[name] for name in ("body", "ts body", "readme", "function renamed")},
+    **{
+        name: shop.BODIES[name] for name in ("body", "ts body", "readme", "function renamed", "binary edited")
+    },
     "touched": ("shop/util.py", ...),
     "saved by renaming": (
         "shop/api/views.py",
@@ -149,4 +151,21 @@ def test_a_check_in_memory_keeps_nothing_and_a_full_map_is_not_kept(tmp_path: Pa
     kept_or_mapped([root], cache, reads="all")
     kept_or_mapped([root], cache, reads="all")
     assert answered == []  # a graph of calls reads bodies: never kept
+    cache.close()
+
+
+def test_a_skipped_file_edited_keeps_the_graph_and_one_now_read_maps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tree"
+    shop.make(root)
+    cache = FactsCache(tmp_path / "s.codefacts")
+    answered = spied(monkeypatch)
+    kept_or_mapped([root], cache, reads="imports")
+    change(root, "binary edited")
+    kept_or_mapped([root], cache, reads="imports")
+    assert answered == [False, True]
+    write(root, "shop/data.py", "import json\n")  # no binary any more: a module the walk reads
+    state = kept_or_mapped([root], cache, reads="imports")
+    assert answered[-1] is False and "module:shop/data.py" in state.graph.nodes
     cache.close()

@@ -113,3 +113,18 @@ def test_info_exclude_and_a_subfolder_root(
     (repo / ".git" / "info" / "exclude").write_text("# a comment\nshop/util.py\n", encoding="utf-8")
     fast, general, baseline = both_ways(repo, monkeypatch)
     assert baseline == "mapped" and fast == general
+
+
+def test_a_file_the_walk_skips_then_and_now_changes_nothing(
+    origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Go test file or a binary the change edited is skipped by its bytes at both ends: REF is judged by the
+    work tree's graph; one that the commit held as source goes down the general path."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(origin), str(repo)], check=True)
+    write(repo, *BODY["binary edited"])
+    fast, general, baseline = both_ways(repo, monkeypatch)
+    assert baseline == "same" and fast == general
+    write(repo, *OTHER["to binary"])  # a module then, a binary now
+    fast, general, baseline = both_ways(repo, monkeypatch)
+    assert baseline == "mapped" and fast == general

@@ -138,7 +138,11 @@ class Go(Language):
         mods = {f.path: f.text for f in files if f.path.rpartition("/")[2] == "go.mod"}
         sources = [f for f in files if f.path.endswith(".go")]
         named = import_paths((f.path for f in sources), mods, {f.path: f.text for f in sources})
-        return [replace(f, module=named[f.path]) if f.path in named else f for f in files]
+        # a file already named keeps its name: some of a tree's files parsed again (those the facts cache
+        # lacks) come named from the whole tree, whose go.mod may not be among them
+        return [
+            replace(f, module=named[f.path]) if f.path in named and f.module is None else f for f in files
+        ]
 
     def linker(self, index: Index) -> Linker:
         from igg.codemap.go.link import GoLinker
