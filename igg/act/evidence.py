@@ -496,26 +496,11 @@ class Grounder:
 
     def _item(self, quote: str, chunk: int, start: int, end: int, match: str) -> dict[str, Any]:
         path, line, column = self._where(self._index(chunk).base + start)
-        if path is None:
-            return {
-                "quote": quote,
-                "chunk": chunk + 1,
-                "start": start,
-                "end": end,
-                "line": line,
-                "column": column,
-                "match": match,
-            }
-        return {
-            "quote": quote,
-            "chunk": chunk + 1,
-            "start": start,
-            "end": end,
-            "file": path,
-            "line": line,
-            "column": column,
-            "match": match,
-        }
+        item: dict[str, Any] = {"quote": quote, "chunk": chunk + 1, "start": start, "end": end}
+        if path is not None:
+            item["file"] = path
+        item["line"], item["column"], item["match"] = line, column, match
+        return item
 
     def _where(self, offset: int) -> tuple[str | None, int, int]:
         """The file section (None: none), line and column (1-based) of a context offset: the line counted in

@@ -155,7 +155,7 @@ def kept_state(
         before = cache.get_many([kept.files[s.path][1] for s in sources], bodies=False)
         counts: dict[str, int] = {}
         now, _ = parse_all(sources, cache=cache, counts=counts, bodies=False, reads=reads)
-        if not all(b is not None and linked_alike(b, n) for b, n in zip(before, now, strict=True)):
+        if not all(b is not None and linked_alike(b, n, reads) for b, n in zip(before, now, strict=True)):
             return None
         parsed = counts.get("parsed", 0)
         for source, facts in zip(sources, now, strict=True):

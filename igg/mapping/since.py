@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FactsCache
@@ -302,8 +302,10 @@ def commit_facts(
 def same_at_commit(head: TreeState, then: Mapping[str, FileFacts]) -> bool:
     """Whether the commit whose changed files have the facts ``then`` (``commit_facts``) has ``head``'s graph:
     a graph of imports or tables (a graph of calls reads bodies), each changed file's facts alike
-    (``linked_alike``: its imports at the same lines, its declarations, its bodies aside)."""
-    return head.reads != "all" and all(linked_alike(f, head.facts[path]) for path, f in then.items())
+    (``linked_alike``: its imports at the same lines; for tables its declarations too, its bodies aside)."""
+    return head.reads != "all" and all(
+        linked_alike(f, head.facts[path], head.reads) for path, f in then.items()
+    )
 
 
 def relinked_at_commit(
@@ -343,10 +345,29 @@ REGULAR = (b"100644", b"100755")
 """The modes of a regular file in a git tree (a link is 120000, a submodule 160000)."""
 
 
-def linked_alike(a: FileFacts, b: FileFacts) -> bool:
-    """Whether two facts of one file make the same graph of imports or tables: equal but for their callables'
-    bodies, line counts, content hashes, mentioned names and value flows (what such a graph does not read)."""
+def linked_alike(a: FileFacts, b: FileFacts, reads: Reads) -> bool:
+    """Whether two facts of one file make the same graph of imports (``reads="imports"``) or of imports and
+    tables: for imports, the same imports (each at its line and column), exports, configuration, module,
+    package, language, parse error and qualified names of its types (a Java import names a type), whatever
+    else changed; for tables, equal but for their callables' bodies, line counts, content hashes, mentioned
+    names and value flows."""
+    if reads == "imports":
+        return _imports_view(a) == _imports_view(b)
     return _as_linked(a) == _as_linked(b)
+
+
+def _imports_view(f: FileFacts) -> tuple[Any, ...]:
+    return (
+        f.module,
+        f.package,
+        f.language,
+        f.error,
+        f.error_line,
+        f.imports,
+        f.exports,
+        f.config,
+        [t.qualified for t in f.types],
+    )
 
 
 def _as_linked(f: FileFacts) -> FileFacts:

@@ -28,7 +28,9 @@ TREE = {
     "shop/db/models.py": "import sqlite3\n\nfrom shop.api import views\n\n\ndef row():\n    return 1\n",
     "shop/util.py": "from shop.db import models\n\n\ndef helper():\n    return 2\n",
     "shop/web/app.ts": "import { f } from './lib';\n\nexport function g(): number {\n  return f();\n}\n",
-    "shop/web/lib.ts": "export function f(): number {\n  return 1;\n}\n",
+    "shop/web/lib.ts": (
+        "export function f(): number {\n  return 1;\n}\n\nexport function h(): number {\n  return 3;\n}\n"
+    ),
     "shop/README.md": "the shop\n",
     "shop/data.py": "\0 a binary the walk skips\n",
     "shop/tool/go.mod": "module example.com/tool\n\ngo 1.21\n",
@@ -38,7 +40,15 @@ TREE = {
 
 BODIES = {  # edits that leave every import and declaration of a graph of imports where it was
     "body": ("shop/service/orders.py", "from shop.db import models\n\n\ndef total(x):\n    return x + 2\n"),
-    "ts body": ("shop/web/lib.ts", "export function f(): number {\n  return 2;\n}\n"),
+    "ts body": (
+        "shop/web/lib.ts",
+        "export function f(): number {\n  return 2;\n}\n\nexport function h(): number {\n  return 3;\n}\n",
+    ),
+    "ts lines": (  # h moves down a line: its declaration's line is no import
+        "shop/web/lib.ts",
+        "export function f(): number {\n  const x = 2;\n  return x;\n}\n\nexport function h(): number {\n"
+        "  return 3;\n}\n",
+    ),
     "readme": ("shop/README.md", "the shop, changed\n"),
     "asset": ("shop/logo.png", "\x89PNG not code\n"),
     "go body": ("shop/tool/lib/lib.go", "package lib\n\nfunc Run(n int) int {\n\treturn n + 1\n}\n"),

@@ -75,7 +75,9 @@ def test_healthz_answers_while_a_100k_node_session_loads(tmp_path: Path):
             time.sleep(0.02)
         thread.join()
     assert loaded["status"] == 200 and loaded["nodes"] == NODES
-    assert float(loaded["seconds"]) > 0.5, "the load was too quick to show anything"
+    # the load takes about 0.5 s since a stored graph loads with the collector paused (1.5 s before): long
+    # enough for the probes below to run while it does
+    assert float(loaded["seconds"]) > 0.25, "the load was too quick to show anything"
     assert len(latencies) >= 5, latencies
     # answered all along: typically a few ms; the median bounds it against a loaded machine's odd pause
     assert statistics.median(latencies) < 0.1, sorted(latencies)[-5:]
