@@ -61,7 +61,7 @@ KEPT_VERSION = "2"
 class _Kept:
     index: TreeIndex
     listings: dict[str, str]
-    """Each walked directory -> ``names_digest`` of its listing."""
+    """Each walked directory -> its listing as ``_listing`` keeps it (what a walk may read or look at)."""
     files: dict[str, tuple[str | None, str]]
     """Each file read, by its path in the walked folder -> (its ``SourceFile.module``, its facts key)."""
     ignore_files: list[str]
