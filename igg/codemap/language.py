@@ -198,6 +198,12 @@ class Language(Protocol):
     """Its ``imports`` reads less than ``analyze`` (Python, Go): the facts cache keeps those facts apart. Else
     ``imports`` is the full analysis, cached and reused as the full map's."""
 
+    def declared_for_imports(self, facts: FileFacts) -> object:
+        """What of a file's declarations a link of imports alone reads (beside its imports, module, package
+        and configuration): here its exports and the qualified names of its types (a Java import names a
+        type). Equal for two facts of a file, they place its imports alike (``igg.mapping.since``)."""
+        return facts.exports, [t.qualified for t in facts.types]
+
     def analyze(self, path: str, text: str, module: str | None) -> FileFacts:
         """The facts of one file (may raise: the caller's guard makes that a partial file)."""
         ...

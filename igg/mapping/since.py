@@ -347,27 +347,19 @@ REGULAR = (b"100644", b"100755")
 
 def linked_alike(a: FileFacts, b: FileFacts, reads: Reads) -> bool:
     """Whether two facts of one file make the same graph of imports (``reads="imports"``) or of imports and
-    tables: for imports, the same imports (each at its line and column), exports, configuration, module,
-    package, language, parse error and qualified names of its types (a Java import names a type), whatever
-    else changed; for tables, equal but for their callables' bodies, line counts, content hashes, mentioned
-    names and value flows."""
+    tables: for imports, the same imports (each at its line and column), configuration, module, package,
+    language, parse error and what its language's link of imports reads of its declarations
+    (``Language.declared_for_imports``), whatever else changed, so a file's full facts (a map's) and its
+    imports alone compare alike; for tables, equal but for their callables' bodies, line counts, content
+    hashes, mentioned names and value flows."""
     if reads == "imports":
         return _imports_view(a) == _imports_view(b)
     return _as_linked(a) == _as_linked(b)
 
 
 def _imports_view(f: FileFacts) -> tuple[Any, ...]:
-    return (
-        f.module,
-        f.package,
-        f.language,
-        f.error,
-        f.error_line,
-        f.imports,
-        f.exports,
-        f.config,
-        [t.qualified for t in f.types],
-    )
+    declared = languages.get(f.language).declared_for_imports(f) if f.language in languages.names() else f
+    return (f.module, f.package, f.language, f.error, f.error_line, f.imports, f.config, declared)
 
 
 def _as_linked(f: FileFacts) -> FileFacts:

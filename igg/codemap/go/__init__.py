@@ -56,6 +56,10 @@ class Go(Language):
 
     lighter_imports = True
 
+    def declared_for_imports(self, facts: FileFacts) -> object:
+        """The package clause's name: Go resolves an import by the packages' paths alone."""
+        return facts.exports.get("package")
+
     def imports(self, path: str, text: str, module: str | None) -> FileFacts:
         """The package clause and the imports: Go resolves an import path by the packages' paths alone."""
         if path.rpartition("/")[2] in CONFIG_NAMES:

@@ -51,6 +51,10 @@ class Python(Language):
 
     lighter_imports = True
 
+    def declared_for_imports(self, facts: FileFacts) -> object:
+        """Nothing: Python resolves an import by module names alone."""
+        return None
+
     def imports(self, path: str, text: str, module: str | None) -> FileFacts:
         """The module and its imports: Python resolves an import by module names alone."""
         from igg.codemap.python.analyze import analyze_python
