@@ -111,14 +111,20 @@ def test_a_kept_graph_is_the_graph_a_fresh_map_makes(
         cache.close()
 
 
-def test_a_new_import_maps_the_tree_and_a_lost_row_costs_a_map(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def kept_shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, FactsCache, list[bool]]:
+    """The shop under ``tmp_path``, checked once (its graph kept in a cache on disk), and the spied answers."""
     root = tmp_path / "tree"
     shop.make(root)
     cache = FactsCache(tmp_path / "s.codefacts")
     answered = spied(monkeypatch)
     kept_or_mapped([root], cache, reads="imports")
+    return root, cache, answered
+
+
+def test_a_new_import_maps_the_tree_and_a_lost_row_costs_a_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, cache, answered = kept_shop(tmp_path, monkeypatch)
     change(root, "import added")
     assert kept_or_mapped([root], cache, reads="imports").graph.edges.keys() >= {
         ("module:shop/util.py", "IMPORTS", "module:shop/api/views.py")
@@ -160,11 +166,7 @@ def test_a_check_in_memory_keeps_nothing_and_a_full_map_is_not_kept(tmp_path: Pa
 def test_a_skipped_file_edited_keeps_the_graph_and_one_now_read_maps_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "tree"
-    shop.make(root)
-    cache = FactsCache(tmp_path / "s.codefacts")
-    answered = spied(monkeypatch)
-    kept_or_mapped([root], cache, reads="imports")
+    root, cache, answered = kept_shop(tmp_path, monkeypatch)
     change(root, "binary edited")
     kept_or_mapped([root], cache, reads="imports")
     assert answered == [False, True]
