@@ -112,7 +112,7 @@ def test_a_kept_graph_is_the_graph_a_fresh_map_makes(
 
 
 def kept_shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, FactsCache, list[bool]]:
-    """The shop under ``tmp_path``, checked once (its graph kept in a cache on disk), and the spied answers."""
+    """The shop under ``tmp_path`` checked once (its graph kept in a cache on disk), and the answers spied."""
     root = tmp_path / "tree"
     shop.make(root)
     cache = FactsCache(tmp_path / "s.codefacts")
