@@ -284,11 +284,13 @@ def commit_facts(
         elif read:
             skipped.append((oid.decode(), path))
     sources: list[SourceFile] = []
-    for (_, path), data in zip(skipped, _blob_bytes(root, skipped), strict=True):
-        if isinstance(read_bytes_as_walked(path, data, max_bytes=max_bytes), SourceFile):
-            return None  # a file the walk skips now, which it may have read then
-    for (_, path), data in zip(changed, _blob_bytes(root, changed), strict=True):
+    blobs = [*skipped, *changed]  # one git process for both
+    for at, ((_, path), data) in enumerate(zip(blobs, _blob_bytes(root, blobs), strict=True)):
         then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
+        if at < len(skipped):
+            if isinstance(then, SourceFile):
+                return None  # a file the walk skips now, which it may have read then
+            continue
         if not isinstance(then, SourceFile):
             return None
         named = head.keys.get(path)
