@@ -120,14 +120,30 @@ use them."""
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
+SHARED_SERVERS = {
+    "bolt_server": "arcadedb",
+    "llama_server": "llamacpp",
+    "dask_cluster": "dask",
+    "falkordb_server": "falkordb",
+}
+"""Session fixtures whose tests run on one xdist worker together (``xdist_group``), so that each server
+starts once per run, not once per worker: a JVM, a model or a cluster costs seconds of both cores. Any other
+integration test runs on one worker with the rest of its module, so that a module's browser, compiled oracle
+or generated tree (module fixtures) is made once, not once per worker."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The folder says what a test is: ``tests/integration/`` (it runs IGG, a server, a browser, a compiler or
     an oracle as processes of its own) is marked ``integration`` and left out by ``scripts/test --quick``;
     ``tests/unit/`` is not. A unit test asking for a fixture that starts a server is refused: it belongs in
-    ``tests/integration/``."""
+    ``tests/integration/``. Integration tests are grouped on the workers (``SHARED_SERVERS``)."""
     for item in items:
         if item.path.is_relative_to(INTEGRATION):
             item.add_marker(pytest.mark.integration)
+            if item.get_closest_marker("xdist_group") is None:
+                used = [SHARED_SERVERS[f] for f in getattr(item, "fixturenames", ()) if f in SHARED_SERVERS]
+                item.add_marker(pytest.mark.xdist_group(used[0] if used else item.nodeid.partition("::")[0]))
             continue
         started = INTEGRATION_FIXTURES & set(getattr(item, "fixturenames", ()))
         if started:

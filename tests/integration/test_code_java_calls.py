@@ -25,7 +25,7 @@ from igg.codemap.link import CodeModel, link
 from igg.codemap.walk import walk
 from igg.mapping.prepare import parse_all
 from tests.codegraph import CODE_FIXTURES
-from tests.javaoracle import JavaTruth, compile_and_read, f1, igg_truth, javac_missing
+from tests.javaoracle import compile_and_read, f1, igg_truth, javac_missing
 
 TREES = ["java_calls", "java_calls2", "java_calls3", "java_calls4", "java"]
 
@@ -39,16 +39,10 @@ def model_of(root: Path) -> CodeModel:
     return link(facts)
 
 
-@pytest.fixture(scope="module")
-def oracle(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JavaTruth]:
-    return {name: compile_and_read(CODE_FIXTURES / name, tmp_path_factory.mktemp(name)) for name in TREES}
-
-
 @pytest.mark.parametrize("tree", TREES)
-def test_types_supertypes_and_class_level_calls_agree_with_javac(
-    oracle: dict[str, JavaTruth], tree: str
-) -> None:
-    truth, ours = oracle[tree], igg_truth(model_of(CODE_FIXTURES / tree))
+def test_types_supertypes_and_class_level_calls_agree_with_javac(tmp_path: Path, tree: str) -> None:
+    truth = compile_and_read(CODE_FIXTURES / tree, tmp_path)  # each tree compiled once, by its own test
+    ours = igg_truth(model_of(CODE_FIXTURES / tree))
     types = f1(set(truth.types), set(ours.types))
     assert types["recall"] >= 0.99, types
     supers = f1(truth.supertypes, ours.supertypes)
