@@ -135,7 +135,8 @@ class Linker(Protocol):
         symbols_only: bool,
     ) -> None:
         """The IMPORTS and IMPORTS_SYMBOL relations of import ``i`` of ``f`` through ``add`` (``external``:
-        outside packages too; ``symbols_only``: only create the packages the import names)."""
+        outside packages too; ``symbols_only``: no ``IMPORTS_SYMBOL``, so its target is not looked for: only
+        the module or package the import names)."""
         ...
 
     def call_target(

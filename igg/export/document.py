@@ -11,10 +11,12 @@ import io
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic_core import PydanticSerializationError
+
 from igg.graph.collector import collector_paused
-from igg.graph.document import document_json, encode_json
+from igg.graph.document import document_json, encode_json, write_document
 from igg.graph.state import GraphState
-from igg.io.files import write_file
+from igg.io.files import open_for_write, write_file
 from igg.models.schema import Schema
 
 TYPE_KEY = "igg_type"
@@ -46,9 +48,18 @@ def write_json(
     provenance: bool = False,
     indent: int | None = None,
 ) -> dict[str, Any]:
-    """Write IGG's JSON document (the ``seed_data`` format); returns ``{"nodes", "edges", "bytes"}``."""
+    """Write IGG's JSON document (the ``seed_data`` format); returns ``{"nodes", "edges", "bytes"}``. A file
+    named by its path, not indented, is written as it is encoded (``write_document``)."""
+    counts = {"nodes": state.node_count, "edges": state.edge_count}
+    if indent is None and isinstance(path_or_file, str | Path):
+        try:
+            with open_for_write(path_or_file) as out:
+                size = write_document(state, out, schema=schema, metadata=metadata, provenance=provenance)
+            return {**counts, "bytes": size}
+        except PydanticSerializationError:
+            pass  # the file was not replaced: written whole below, with escapes
     data = document_json(state, schema=schema, metadata=metadata, provenance=provenance, indent=indent)
-    return {"nodes": state.node_count, "edges": state.edge_count, "bytes": _write(data, path_or_file)}
+    return {**counts, "bytes": _write(data, path_or_file)}
 
 
 NODE_FIELDS = ("id", TYPE_KEY)

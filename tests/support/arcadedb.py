@@ -8,7 +8,8 @@ database itself (the ``defaultDatabases`` setting was seen ignored), writes a re
 standard input closes, then stops the server. ArcadeDB writes ``./log`` under its working directory, so the
 child runs in the fixture's temporary directory.
 
-``bolt_server`` (a session fixture, one server per xdist worker) yields a ``BoltServer``.
+``bolt_server`` (a session fixture; its tests share one xdist worker, as ``SHARED_SERVERS`` in
+``tests/conftest.py`` says, so one server serves the run) yields a ``BoltServer``.
 """
 
 from __future__ import annotations

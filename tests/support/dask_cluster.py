@@ -1,8 +1,9 @@
 """A real Dask cluster for tests: one ``dask scheduler`` and two ``dask worker`` processes on loopback.
 
-``dask_cluster`` (a session fixture: one cluster per xdist worker, like the other servers the tests start)
-starts the scheduler on a free loopback port and two workers with one thread each, each under a nanny (so
-a worker killed with ``kill -9`` is replaced, as in production), and stops them afterwards.
+``dask_cluster`` (a session fixture; its tests share one xdist worker, as ``SHARED_SERVERS`` in
+``tests/conftest.py`` says) starts the scheduler on a free loopback port and two workers with one thread each,
+each under a nanny (so a worker killed with ``kill -9`` is replaced, as in production), and stops them
+afterwards.
 """
 
 from __future__ import annotations

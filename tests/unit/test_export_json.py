@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -196,7 +198,8 @@ def test_the_document_written_a_chunk_at_a_time_is_the_whole_documents_json(
 ):
     """``document_json`` builds and encodes the elements three at a time here: the same bytes as encoding the
     whole ``document_dict`` (orjson where it writes the same, the fallbacks where not), with or without
-    provenance, schema and metadata."""
+    provenance, schema and metadata. ``write_json`` to a path writes them as it encodes them; a lone surrogate
+    met on the way (``_PROPS`` makes them) leaves no partial file, and the escaped bytes are written."""
     import igg.graph.document as document
     from igg.graph.document import document_dict, document_json, encode_json
     from igg.graph.state import GraphState
@@ -225,9 +228,16 @@ def test_the_document_written_a_chunk_at_a_time_is_the_whole_documents_json(
     chunk, document.CHUNK = document.CHUNK, 3
     try:
         streamed = document_json(state, **kwargs)
+        with tempfile.TemporaryDirectory() as folder:  # a file by its path: written as it is encoded
+            target = Path(folder) / "graph.json"
+            written = write_json(state, target, **kwargs)
+            in_file = target.read_bytes()
+            assert sorted(p.name for p in Path(folder).iterdir()) == ["graph.json"]
     finally:
         document.CHUNK = chunk
-    assert streamed == encode_json(document_dict(state, **{**kwargs, "metadata": metadata or {}}))
+    expected = encode_json(document_dict(state, **{**kwargs, "metadata": metadata or {}}))
+    assert streamed == expected
+    assert in_file == expected and written["bytes"] == len(expected)
 
 
 @settings(max_examples=100, deadline=None)
@@ -265,3 +275,28 @@ def test_a_snapshot_written_a_chunk_at_a_time_is_the_text_of_the_whole_snapshot(
     # what an SQLite store keeps: the same text, compressed as it was encoded
     assert codec.snapshot_text(blob) == text and codec.snapshot_text(text) == text
     assert codec.read_snapshot(blob) == codec.read_snapshot(text) == codec.loads(text)
+
+
+def test_a_document_with_a_lone_surrogate_is_written_escaped_and_whole(tmp_path):
+    """The streamed write meets the surrogate after writing the head: the half-written file is dropped and the
+    escaped document (what ``document_json`` gives) replaces the old file whole."""
+    from igg.graph.document import document_json
+    from igg.graph.state import GraphState
+    from igg.models.schema import Schema
+
+    schema = Schema(node_types=["Class"], edge_types=["CALLS"])
+    state = GraphState(schema.compile())
+    state.load(
+        [
+            {"id": "n0", "type": "Class", "properties": {"name": "fine"}},
+            {"id": "n1", "type": "Class", "properties": {"name": "bad \ud800 name"}},
+        ],
+        [],
+    )
+    target = tmp_path / "graph.json"
+    target.write_text("old")
+    written = write_json(state, target)
+    expected = document_json(state)
+    assert b"\\ud800" in expected and target.read_bytes() == expected and written["bytes"] == len(expected)
+    assert [p.name for p in tmp_path.iterdir()] == ["graph.json"]
+    assert json.loads(expected)["nodes"][1]["properties"]["name"] == "bad \ud800 name"
