@@ -164,15 +164,7 @@ def document_json(
             document_dict(graph, schema=schema, metadata=metadata or {}, provenance=provenance), indent
         )
     try:
-        pieces = document_pieces(
-            graph,
-            schema=schema,
-            metadata=metadata or {},
-            provenance=provenance,
-            encode=to_json,
-            encode_list=_fast,
-        )
-        return b"".join(pieces)
+        return b"".join(_json_pieces(graph, schema, metadata, provenance))
     except PydanticSerializationError:
         return _escaped(
             document_dict(graph, schema=schema, metadata=metadata or {}, provenance=provenance), None
@@ -193,16 +185,23 @@ def write_document(
     what was written then is incomplete, and the caller writes ``document_json``'s bytes instead."""
     size = 0
     write = out.write
-    for piece in document_pieces(
+    for piece in _json_pieces(graph, schema, metadata, provenance):
+        size += write(piece)
+    return size
+
+
+def _json_pieces(
+    graph: Elements, schema: Schema | None, metadata: dict[str, Any] | None, provenance: bool
+) -> Iterator[bytes | memoryview]:
+    """The pieces of ``document_json``'s bytes, not indented (``metadata`` None: ``{}``)."""
+    return document_pieces(
         graph,
         schema=schema,
         metadata=metadata or {},
         provenance=provenance,
         encode=to_json,
         encode_list=_fast,
-    ):
-        size += write(piece)
-    return size
+    )
 
 
 def document_pieces(
