@@ -397,7 +397,9 @@ def _index_map(store: SessionStore, session_id: str, codemap: CodeMap, options: 
     )
     indexes = TreeIndexes(sidecar_path(store.location, INDEX_SUFFIX))
     try:
-        indexes.put(key, TreeIndex.of(codemap.walk, session_id, store.session(session_id).last_step))
+        step = store.session(session_id).last_step
+        indexes.put(key, TreeIndex.of(codemap.walk, session_id, step))
+        indexes.put_calls(session_id, step, codemap.model.calls)
     finally:
         indexes.close()
 

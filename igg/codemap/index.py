@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, TypeDecl
+from igg.codemap.model import KeptCalls
 
 
 class TypeResolver(Protocol):
@@ -67,6 +68,8 @@ class Index:
                     bound[i.alias].append(i.target)
             self.aliases[id(f)] = bound
         self.linkers: Mapping[str, TypeResolver] = {}
+        self.calls: KeptCalls | None = None
+        """The calls kept between links of the tree (``link(calls=...)``), for linkers that keep theirs."""
 
     def resolve_type(self, name: str, f: FileFacts, ctx: TypeDecl | None) -> str | None:
         """Qualified name of the in-tree type ``name`` means in ``f`` (inside ``ctx``), or None."""

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 if TYPE_CHECKING:
     from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
     from igg.codemap.index import ClassLevel, Index
-    from igg.codemap.model import Relation
+    from igg.codemap.model import CallRow, Relation
 
 MODULES: dict[str, str] = {
     "python": "igg.codemap.python",
@@ -198,6 +198,9 @@ class Language(Protocol):
     lighter_imports: bool = False
     """Its ``imports`` reads less than ``analyze`` (Python, Go): the facts cache keeps those facts apart. Else
     ``imports`` is the full analysis, cached and reused as the full map's."""
+    keeps_calls: bool = False
+    """Its calls are a whole-program fixpoint, kept from one link of a tree to the next (``KeptCalls``) and
+    moved to their new sites by ``moved_calls`` (Python)."""
 
     def declared_for_imports(self, facts: FileFacts) -> object:
         """What of a file's declarations a link of imports alone reads (beside its imports, module, package
@@ -266,6 +269,13 @@ class Language(Protocol):
     def linker(self, index: Index) -> Linker:
         """Its resolver over the index of every file of the link."""
         ...
+
+    def moved_calls(self, old: FileFacts, new: FileFacts, rows: Sequence[CallRow]) -> list[CallRow] | None:
+        """The calls ``rows`` kept from a file's facts ``old`` (``KeptCalls``), moved to the sites they have
+        in its facts ``new``, whose calls resolve as ``old``'s did (every declaration and value flow the
+        same); None when a site cannot be told (and for a language that keeps no calls: its link states
+        them)."""
+        return None
 
 
 @cache

@@ -22,7 +22,7 @@ from igg.codemap import language as languages
 from igg.codemap import routes
 from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.index import ClassLevel, Index, callable_key, type_key
-from igg.codemap.model import SITED, CodeModel, FilePlan, Relation, Symbol
+from igg.codemap.model import SITED, CodeModel, FilePlan, KeptCalls, Relation, Symbol
 
 if TYPE_CHECKING:
     from igg.codemap.language import Linker, Reads
@@ -47,6 +47,7 @@ def link(
     external_imports: bool = True,
     only: Collection[str] | None = None,
     reads: Reads = "all",
+    calls: KeptCalls | None = None,
 ) -> CodeModel:
     """Resolve the facts of ``files`` (in that order) into a ``CodeModel``.
 
@@ -56,11 +57,13 @@ def link(
     ``reads`` (``igg.codemap.language.Reads``): ``imports`` makes the modules, their packages and the IMPORTS
     between them alone; ``tables`` adds the declarations and the tables their SQL reads and writes; both
     leave out calls, instantiations, supertypes, imported symbols and routes. What they make is what a full
-    link makes of the same kinds, in the same order."""
+    link makes of the same kinds, in the same order. ``calls``: the calls kept from the last link of the tree
+    (``KeptCalls.given``), and where this link's are kept (the model's ``calls``)."""
     files = list(files)
     configs = [f for f in files if f.config is not None]
     mapped = merge(files)
     index = Index(mapped, configs, (f.path for f in files if f.config is None))
+    index.calls = calls
     linkers = {
         name: languages.get(name).linker(index)
         for name in dict.fromkeys([*(f.language for f in mapped), *(f.language for f in configs)])
@@ -71,7 +74,7 @@ def link(
         for f in mapped:
             run.file(f, full=only is None or f.path in only)
         if reads != "all":
-            return CodeModel(symbols=run.symbols, files=run.plans, shared=run.shared)
+            return CodeModel(symbols=run.symbols, files=run.plans, shared=run.shared, calls=calls)
         routes.join(
             mapped,
             {p.path: p for p in run.plans},
@@ -82,7 +85,8 @@ def link(
         for linker in linkers.values():
             linker.close()
         index.linkers = {}
-    return CodeModel(symbols=run.symbols, files=run.plans, shared=run.shared)
+        index.calls = None
+    return CodeModel(symbols=run.symbols, files=run.plans, shared=run.shared, calls=calls)
 
 
 def _discard(_: Relation) -> None:

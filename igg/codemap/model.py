@@ -116,5 +116,31 @@ class CodeModel:
     """Keys of modules, types and callables declared by more than one file (the first file's symbol stands
     for all of them)."""
 
+    calls: KeptCalls | None = None
+    """The calls the link resolved over the whole program, kept for the next link of the tree (``KeptCalls``;
+    None: not asked for)."""
+
     def relation_count(self) -> int:
         return sum(len(f.relations) for f in self.files)
+
+
+CallRow = tuple[int, str, str, int, int]
+"""One relation a call of a file states: (the position of the calling callable in the file's ``callables``,
+-1 for the module's own code; the label, ``CALLS`` or ``INSTANTIATES``; the target's symbol key; line;
+column)."""
+
+
+@dataclass(kw_only=True, slots=True)
+class KeptCalls:
+    """The calls of a language whose calls are a whole-program fixpoint (Python: a parameter holds what every
+    call site of the tree passes it, ``igg.codemap.python.calls``), kept from one link of a tree to the next.
+
+    An update that changes files in place, keeping every declaration and every value flow (their calls moved
+    at most: ``igg.mapping.remap``), would solve the same program again: it gives each changed file its kept
+    rows with the sites moved (``given``) instead, and the link states them as the solved program would.
+    ``made``: what this link resolved, by path: the file's content hash and its rows; ``whole``: the program
+    was solved, and ``made`` holds every file of the language (else only those ``given`` replayed)."""
+
+    given: dict[str, list[CallRow]] = field(default_factory=dict)
+    made: dict[str, tuple[str | None, list[CallRow]]] = field(default_factory=dict)
+    whole: bool = False

@@ -13,6 +13,11 @@ size and time, or else the bytes it had (only those files are read again). A tim
 for a file, so it is always hashed, and as the listing of its names for a directory, so it is listed again;
 any doubt (a file gone, a row missing or unreadable) means a change, and the update takes its general path,
 which writes the index again.
+
+Beside it, the calls the session's last link resolved over the whole program (``KeptCalls``: Python's), a row
+per file with the content hash they were resolved for, and the step and versions they speak for: an update
+that changes files without changing what their calls resolve to gives them their kept calls, moved to their
+new sites, instead of solving the program again (``igg.mapping.remap``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import json
 import os
 import sqlite3
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +36,7 @@ import orjson
 
 from igg.codemap import language as languages
 from igg.codemap.cache import FORMAT_VERSION
+from igg.codemap.model import CallRow, KeptCalls
 from igg.codemap.walk import WalkResult, names_digest
 from igg.record.logs import get_logger
 
@@ -154,6 +160,14 @@ class TreeIndexes:
                 "CREATE TABLE IF NOT EXISTS trees"
                 " (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, data BLOB NOT NULL)"
             )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS calls (session_id TEXT NOT NULL, path TEXT NOT NULL, sha TEXT,"
+                " data BLOB NOT NULL, PRIMARY KEY (session_id, path))"
+            )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS calls_step"
+                " (session_id TEXT PRIMARY KEY, step INTEGER NOT NULL, version TEXT NOT NULL)"
+            )
         except (sqlite3.Error, OSError) as exc:
             log.warning("code_tree_index_unusable", path=str(path), error=str(exc))
             self._db = None
@@ -216,9 +230,83 @@ class TreeIndexes:
         except sqlite3.Error as exc:
             log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
 
+    def put_calls(self, session_id: str, step: int, calls: KeptCalls | None) -> None:
+        """Keep the calls a link of session ``session_id`` resolved (``KeptCalls``), which speak for its
+        step ``step``: every file's when the link solved the program, else those it replayed, the others
+        kept (their files and what their calls reach did not change). None: the link kept none, and none
+        are kept."""
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                if calls is None or calls.whole:
+                    self._db.execute("DELETE FROM calls WHERE session_id = ?", (session_id,))
+                if calls is not None:
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO calls (session_id, path, sha, data) VALUES (?, ?, ?, ?)",
+                        (
+                            (session_id, path, sha, zlib.compress(orjson.dumps(rows), 1))
+                            for path, (sha, rows) in calls.made.items()
+                        ),
+                    )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO calls_step (session_id, step, version) VALUES (?, ?, ?)",
+                    (session_id, step, _calls_version()),
+                )
+        except sqlite3.Error as exc:
+            log.warning("code_tree_index_write_failed", path=str(self.path), error=str(exc))
+
+    def calls(
+        self, session_id: str, step: int, shas: Mapping[str, str | None]
+    ) -> dict[str, list[CallRow]] | None:
+        """The calls kept for each file of ``shas`` (path -> its content hash at step ``step`` of session
+        ``session_id``), or None when one is missing, was kept for other bytes or another step, or cannot be
+        read."""
+        if self._db is None or not shas:
+            return None
+        try:
+            row = self._db.execute(
+                "SELECT step, version FROM calls_step WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is None or tuple(row) != (step, _calls_version()):
+                return None
+            out: dict[str, list[CallRow]] = {}
+            for path, sha in shas.items():
+                found = self._db.execute(
+                    "SELECT sha, data FROM calls WHERE session_id = ? AND path = ?", (session_id, path)
+                ).fetchone()
+                if found is None or sha is None or found[0] != sha:
+                    return None
+                out[path] = [_call_row(r) for r in orjson.loads(zlib.decompress(found[1]))]
+            return out
+        except (sqlite3.Error, zlib.error, orjson.JSONDecodeError, ValueError, TypeError) as exc:
+            log.warning("code_tree_index_unreadable", path=str(self.path), error=str(exc))
+            return None
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
+
+
+def _calls_version() -> str:
+    """What kept calls were resolved by: the index's format and the analyzers' and IGG's versions (another
+    IGG may resolve calls otherwise)."""
+    return index_key("", [], max_bytes=0, package_prefix=None, chosen=None)
+
+
+def _call_row(row: object) -> CallRow:
+    """A kept call row read back (``CallRow``), checked: a damaged row raises ValueError."""
+    if (
+        isinstance(row, list)
+        and len(row) == 5
+        and type(row[0]) is int
+        and type(row[1]) is str
+        and type(row[2]) is str
+        and type(row[3]) is int
+        and type(row[4]) is int
+    ):
+        return (row[0], row[1], row[2], row[3], row[4])
+    raise ValueError("a kept call row is not (int, str, str, int, int)")
 
 
 __all__ = ["INDEX_SUFFIX", "TreeIndex", "TreeIndexes", "index_key"]

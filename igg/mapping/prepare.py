@@ -27,6 +27,7 @@ from igg.codemap.cache import FactsCache, content_hash
 from igg.codemap.facts import FileFacts, mentioned_names
 from igg.codemap.language import Reads
 from igg.codemap.link import CodeModel, link
+from igg.codemap.model import KeptCalls
 from igg.codemap.schema import load_code_schema
 from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import DEFAULT_MAX_BYTES, WalkResult, walk
@@ -316,7 +317,7 @@ def prepare(
     facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed, executor=executor, cache=cache)
     seconds["parse"] = clock() - mark
     mark = clock()
-    model = link(facts)
+    model = link(facts, calls=KeptCalls())  # kept beside a store (``igg.codemap.treeindex``) for updates
     seconds["link"] = clock() - mark
     if max_iterations is None:
         max_iterations = _iterations_needed(len(walked.files), model, max_actions, agent)

@@ -5,7 +5,7 @@ graph a fresh map would build applied as one step (see ``igg.mapping.update`` fo
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from igg.codemap.facts import CallableDecl, FileFacts
 from igg.codemap.language import get as get_language
 from igg.codemap.language import is_config, is_stub
 from igg.codemap.link import link
+from igg.codemap.model import CallRow, KeptCalls
 from igg.codemap.routes import handler_names
 from igg.codemap.sources import SourceFile, analyze, with_modules
 from igg.codemap.walk import WalkResult, walk
@@ -30,6 +31,10 @@ from igg.record.logs import get_logger
 from igg.store.location import resolve_store_path, sidecar_path
 
 log = get_logger("igg.code")
+
+KeptRows = Callable[[Mapping[str, Any]], Mapping[str, list[CallRow]] | None]
+"""Reads the calls kept from a session's last link for some files (path -> their content hash then:
+``TreeIndexes.calls``)."""
 
 
 def _declarations(f: FileFacts) -> tuple[Any, ...]:
@@ -146,14 +151,15 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
 
 def _reach(
     facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str | None]], cache: FactsCache
-) -> set[str] | None:
+) -> tuple[set[str], dict[str, FileFacts]] | None:
     """The files to link again after the changes of ``earlier`` (changed files: path -> the module name their
     facts are cached under and their content hash at the last map): the changed files, and every other file
-    that mentions a name whose meaning changed (``changed_names``). None when that cannot be known (a change
-    that reaches further than names, a stub, facts or names missing from the cache): every file is then
-    linked again."""
+    that mentions a name whose meaning changed (``changed_names``); and when no name changed meaning (bodies
+    and lines alone changed), the changed files' facts at the last map, by path (else none). None when that
+    cannot be known (a change that reaches further than names, a stub, facts or names missing from the
+    cache): every file is then linked again."""
     if not earlier:
-        return set()
+        return set(), {}
     new = {f.path: f for f in facts if f.path in earlier}
     if len(new) != len(earlier) or any(is_stub(p) or not sha for p, (_, sha) in earlier.items()):
         return None
@@ -173,16 +179,17 @@ def _reach(
             return None
         names.update(found)
     reach = set(new)
-    if names:
-        marks = [f"\n{n}\n" for n in names]
-        for f in facts:
-            if f.path in reach:
-                continue
-            if f.names is None:  # facts cached before names were kept: nothing to go by
-                return None
-            if any(m in f.names for m in marks):
-                reach.add(f.path)
-    return reach
+    if not names:
+        return reach, {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
+    marks = [f"\n{n}\n" for n in names]
+    for f in facts:
+        if f.path in reach:
+            continue
+        if f.names is None:  # facts cached before names were kept: nothing to go by
+            return None
+        if any(m in f.names for m in marks):
+            reach.add(f.path)
+    return reach, {}
 
 
 def _with_bodies(
@@ -204,6 +211,27 @@ def _with_bodies(
         whole.add(facts[i].path)
 
 
+def _given_calls(
+    facts: Sequence[FileFacts], olds: dict[str, FileFacts], before: dict[str, Any], kept: KeptRows
+) -> dict[str, list[CallRow]]:
+    """The calls kept from the last link for each changed file whose language keeps them (``KeptCalls``),
+    moved to the file's new sites (``olds``: the changed files' facts at the last map, when only bodies and
+    lines changed; ``before``: each file's content hash then). Empty when one file's are not kept or cannot
+    be moved: the link solves the program."""
+    wanted = {p: before.get(p) for p, old in olds.items() if get_language(old.language).keeps_calls}
+    rows = kept(wanted) if wanted else None
+    if rows is None:
+        return {}
+    new = {f.path: f for f in facts if f.path in wanted}
+    given: dict[str, list[CallRow]] = {}
+    for path, found in rows.items():
+        moved = get_language(new[path].language).moved_calls(olds[path], new[path], found)
+        if moved is None:
+            return {}
+        given[path] = moved
+    return given
+
+
 @collector_paused()
 def remap(
     paths: list[Path],
@@ -217,9 +245,11 @@ def remap(
     started: float,
     commit_of: Callable[[], str | None],
     store_path: str | Path,
-) -> tuple[UpdateResult, WalkResult]:
-    """The update of session ``sid`` read from the files and the stored graph (see the module doc), and the
-    walk it made; loading, linking and diffing make no cycles, so the collector is paused
+    kept: KeptRows,
+) -> tuple[UpdateResult, WalkResult, KeptCalls]:
+    """The update of session ``sid`` read from the files and the stored graph (see the module doc), the walk
+    it made and the calls its link resolved (to be kept: ``KeptCalls``); ``kept`` reads the calls kept from
+    the session's last link. Loading, linking and diffing make no cycles, so the collector is paused
     (``igg.graph.collector``)."""
     from igg.store import SessionStore
 
@@ -241,6 +271,7 @@ def remap(
     added = sorted(p for p in now if p not in before)
     removed = sorted(p for p in before if p not in now)
     changed = sorted(p for p in now if p in before and before[p] != now[p])
+    calls = KeptCalls()
     diff, local = _plan(
         walked.files,
         store_path,
@@ -251,6 +282,7 @@ def remap(
         shas=(before, shas),
         changed=changed,
         whole_tree=bool(added or removed),
+        calls=(calls, kept),
     )
     seconds["parse_and_diff"] = clock() - mark
     check_update_size(state, diff, session.config.constraints, sid)
@@ -281,7 +313,7 @@ def remap(
     seconds["commit"] = clock() - mark
     seconds["total"] = clock() - started
     size = (state.node_count, state.edge_count)
-    return update_result(sid, step, iteration, changes, files, size, commit, seconds), walked
+    return update_result(sid, step, iteration, changes, files, size, commit, seconds), walked, calls
 
 
 def _reasoning(files: dict[str, Any], commit: str | None) -> str:
@@ -337,13 +369,17 @@ def _plan(
     shas: tuple[dict[str, Any], dict[str, str]],
     changed: list[str],
     whole_tree: bool,
+    calls: tuple[KeptCalls, KeptRows],
 ) -> tuple[Difference, set[str] | None]:
     """The difference a fresh map makes, and the files linked again (None: all of them). The common case,
     files changed in place, links only them and the files that mention a changed declaration (every other
-    file's facts must be those of the last map: from the cache, not parsed again by a newer IGG)."""
+    file's facts must be those of the last map: from the cache, not parsed again by a newer IGG); when only
+    bodies and lines changed, the changed files take the calls kept from the last link, moved
+    (``_given_calls``). ``calls``: where the link's calls are kept, and how to read those kept before."""
     from igg.mapping.prepare import parse_all
 
     before, now = shas
+    keeping, kept = calls
     cache = FactsCache(sidecar_path(resolve_store_path(store_path), ".codefacts"))
     try:
         sources = with_modules(walked)
@@ -352,15 +388,19 @@ def _plan(
         whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
         if not whole_tree and set(parsed) <= set(changed):
             module_of = {f.path: f.module for f in sources}
-            local = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
-            if local is not None:
+            reached = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
+            if reached is not None:
+                local, olds = reached
                 _with_bodies(facts, sources, now, cache, whole, local)
-                diff = plan_file_difference(state, SchemaFit(link(facts, only=local), state.schema), local)
+                keeping.given = _given_calls(facts, olds, before, kept)
+                model = link(facts, only=local, calls=keeping)
+                diff = plan_file_difference(state, SchemaFit(model, state.schema), local)
                 if diff is not None:
                     return diff, local
+                keeping.given, keeping.made, keeping.whole = {}, {}, False
         # files added, removed or renamed, a supertype or import changed, facts not cached: the whole graph
         _with_bodies(facts, sources, now, cache, whole, None)
-        return plan_difference(state, SchemaFit(link(facts), state.schema)), None
+        return plan_difference(state, SchemaFit(link(facts, calls=keeping), state.schema)), None
     finally:
         cache.close()
 

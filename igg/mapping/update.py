@@ -101,7 +101,7 @@ def update_map(
             return quick
         from igg.mapping.remap import remap
 
-        result, walked = remap(
+        result, walked, calls = remap(
             paths,
             sid,
             max_bytes=max_bytes,
@@ -112,8 +112,10 @@ def update_map(
             started=started,
             commit_of=commit_of,
             store_path=store_path,
+            kept=lambda shas: indexes.calls(sid, info.last_step, shas),
         )
         indexes.put(key, TreeIndex.of(walked, sid, result.step))
+        indexes.put_calls(sid, result.step, calls)
         return result
     finally:
         indexes.close()

@@ -80,6 +80,13 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
         "changed",
     ),
     (
+        "a Python file's calls moved down, their flows the same (the calls kept from the map, moved)",
+        lambda t: _replace(
+            t / "py/shop/service.py", "    def checkout(", "    # checks out\n\n    def checkout("
+        ),
+        "changed",
+    ),
+    (
         "two files changed in bodies",
         lambda t: (
             _replace(t / "py/shop/service.py", "money.format_amount(10)", "money.format_amount(12)"),

@@ -17,6 +17,7 @@ from igg.codemap.language import Language, SchemaAdditions
 if TYPE_CHECKING:
     from igg.codemap.index import Index
     from igg.codemap.language import Linker
+    from igg.codemap.model import CallRow
     from igg.codemap.sources import SourceFile
 
 _PY_IMPORT = re.compile(
@@ -50,6 +51,7 @@ class Python(Language):
         return facts
 
     lighter_imports = True
+    keeps_calls = True
 
     def declared_for_imports(self, facts: FileFacts) -> object:
         """Nothing: Python resolves an import by module names alone."""
@@ -148,6 +150,29 @@ class Python(Language):
         from igg.codemap.python.link import PythonLinker
 
         return PythonLinker(index)
+
+    def moved_calls(self, old: FileFacts, new: FileFacts, rows: Sequence[CallRow]) -> list[CallRow] | None:
+        """Each row's site moved to where its call is now: the calls of the two facts' flows, paired in order
+        (their flows differ in the sites of calls alone), must move one to one."""
+        if old.flow is None or new.flow is None or len(old.flow) != len(new.flow):
+            return None
+        moved: dict[tuple[int, int], tuple[int, int]] = {}
+        back: dict[tuple[int, int], tuple[int, int]] = {}
+        for a, b in zip(old.flow, new.flow, strict=True):
+            if len(a.ops) != len(b.ops):
+                return None
+            for x, y in zip(a.ops, b.ops, strict=True):
+                if x[0] == "C":  # ("C", site, callee, args, kwargs, line, column)
+                    was, now = (x[5], x[6]), (y[5], y[6])
+                    if moved.setdefault(was, now) != now or back.setdefault(now, was) != was:
+                        return None  # two calls of one site that part, or two that meet: not told apart
+        out: list[CallRow] = []
+        for ordinal, label, target, line, column in rows:
+            site = moved.get((line, column))
+            if site is None:
+                return None
+            out.append((ordinal, label, target, site[0], site[1]))
+        return out
 
 
 LANGUAGE = Python()

@@ -15,15 +15,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from igg.codemap.facts import CallableDecl, CallRef, FileFacts, ImportRef, TypeDecl
 from igg.codemap.index import ClassLevel, Index, callable_key, type_key
-from igg.codemap.model import Relation
+from igg.codemap.model import CallRow, KeptCalls, Relation
 from igg.codemap.python.calls import CallGraph
 
 if TYPE_CHECKING:
     from igg.codemap.language import AddRelation, PackageKey
+
+
+def _row(append: Callable[[CallRow], None], ordinal: int, r: Relation) -> None:
+    """Keep relation ``r`` of the callable at ``ordinal`` as a ``CallRow``."""
+    append((ordinal, r.label, r.target, r.line, r.column))
 
 
 def is_init(path: str) -> bool:
@@ -41,6 +47,8 @@ class PythonLinker:
             if f.language == "python":
                 self.modules.setdefault(f.module, f)
         self._graph: CallGraph | None = None
+        self._given: dict[str, dict[int, list[CallRow]]] = {}
+        """Path -> the kept calls it is given (``KeptCalls.given``), by the position of their callable."""
         self._keys: dict[int, str] = {}
         """Callee scope -> the symbol key of its declaration."""
         self.packages: set[str] = set()
@@ -73,22 +81,70 @@ class PythonLinker:
         add: Callable[[Relation], None],
         class_level: Callable[[str | None, int, int], None],
     ) -> None:
-        graph = self.graph()
         source = callable_key(c, f.package)
+        given = self.given(f)
+        if given is not None:
+            if given:
+                ordinal = next((i for i, d in enumerate(f.callables) if d is c), -1)
+                for _, label, target, line, column in given.get(ordinal, ()):
+                    add(Relation(label, source, target, line, column))
+            return
+        graph = self.graph()
         for g in graph.scopes_of.get(id(c), ()):
             self._relations(graph, g, source, add)
 
     def file_relations(self, f: FileFacts, add: Callable[[Relation], None]) -> None:
+        given = self.given(f)
+        if given is not None:
+            for _, label, target, line, column in given.get(-1, ()):
+                add(Relation(label, f"module:{f.path}", target, line, column))
+            return
         graph = self.graph()
         g = graph.modules.get(f.module)
         if g is not None and graph.files[graph.owner[g]] is f:
             self._relations(graph, g, f"module:{f.path}", add)
 
+    def given(self, f: FileFacts) -> dict[int, list[CallRow]] | None:
+        """The calls kept for ``f`` from the last link (``KeptCalls.given``), by the position of their
+        callable (-1: the module's code), when it has them and the program is not solved anyway."""
+        kept = self.index.calls
+        if kept is None or self._graph is not None or f.path not in kept.given:
+            return None
+        found = self._given.get(f.path)
+        if found is None:
+            rows = kept.given[f.path]
+            found = self._given[f.path] = {}
+            for row in rows:
+                found.setdefault(row[0], []).append(row)
+            kept.made[f.path] = (f.sha, rows)
+        return found
+
     def graph(self) -> CallGraph:
-        """The tree's calls (``calls.py``), solved on first use."""
+        """The tree's calls (``calls.py``), solved on first use (and kept, when the link keeps them)."""
         if self._graph is None:
             self._graph = CallGraph(f for f in self.index.files if f.language == "python").solve()
+            if self.index.calls is not None:
+                self._keep(self._graph, self.index.calls)
         return self._graph
+
+    def _keep(self, graph: CallGraph, kept: KeptCalls) -> None:
+        """Every file's calls as ``graph`` resolves them, kept in ``kept.made`` (``KeptCalls``): the rows its
+        callables' scopes and its module's code state, in the order a link states them."""
+        made: dict[str, tuple[str | None, list[CallRow]]] = {
+            f.path: (f.sha, []) for f in self.index.files if f.language == "python"
+        }
+        for g, scope in enumerate(graph.scopes):
+            f = graph.files[graph.owner[g]]
+            if scope.decl >= 0:
+                ordinal = scope.decl
+            elif graph.modules.get(f.module) == g:
+                ordinal = -1
+            else:
+                continue
+            rows = made[f.path][1]
+            self._relations(graph, g, "", partial(_row, rows.append, ordinal))
+        kept.made = made
+        kept.whole = True
 
     def _relations(self, graph: CallGraph, g: int, source: str, add: Callable[[Relation], None]) -> None:
         index = self.index
