@@ -106,13 +106,17 @@ def with_modules(files: Sequence[SourceFile]) -> list[SourceFile]:
     names a file in a package from its top-most package down, regular or namespace, wherever the files' root
     is: ``fixtures/code/python/shop/models.py`` -> ``shop.models``). Files that already carry a name
     (``igg map-code`` names them from the disk) keep it."""
-    if all(f.module is not None or f.language is None for f in files):
+    by_language: dict[str, list[SourceFile]] = {}
+    for f in files:  # each file's language found once (by its path: ``language_of``)
+        name = f.language
+        if name is not None:
+            by_language.setdefault(name, []).append(f)
+    if all(f.module is not None for mine in by_language.values() for f in mine):
         return list(files)
     named: dict[str, SourceFile] = {}
-    for name in dict.fromkeys(f.language for f in files if f.language is not None):
-        mine = [f for f in files if f.language == name]
+    for name, mine in by_language.items():
         named.update((f.path, f) for f in languages.get(name).name_paths(mine))
-    return [named.get(f.path, f) if f.language is not None else f for f in files]
+    return [named.get(f.path, f) for f in files]
 
 
 def analyze(source: SourceFile, *, seconds: float | None = None, reads: Reads = "all") -> FileFacts:
