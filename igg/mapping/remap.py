@@ -247,10 +247,9 @@ def remap(
     store_path: str | Path,
     kept: KeptRows,
 ) -> tuple[UpdateResult, WalkResult, KeptCalls]:
-    """The update of session ``sid`` read from the files and the stored graph (see the module doc), the walk
-    it made and the calls its link resolved (to be kept: ``KeptCalls``); ``kept`` reads the calls kept from
-    the session's last link. Loading, linking and diffing make no cycles, so the collector is paused
-    (``igg.graph.collector``)."""
+    """The update of session ``sid`` (see the module doc), its walk and the calls its link resolved, to keep
+    (``kept`` reads those of the last link: ``KeptCalls``). Loading, linking and diffing make no cycles: the
+    collector is paused (``igg.graph.collector``)."""
     from igg.store import SessionStore
 
     store = SessionStore(store_path)
