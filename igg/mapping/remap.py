@@ -103,12 +103,9 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
     package, language, parse error, import or table, or a type whose kind, supertypes or enclosing type
     changed (every subtype's members would change with it), or an abstract method that came, went or was
     redeclared (it may be an interface's functional method, which types the parameters of lambdas in files
-    that need not name it), or a Python file's value flows changed (``_flows``)."""
-    if (
-        _declarations(old) != _declarations(new)
-        or _abstract(old) != _abstract(new)
-        or _flows(old) != _flows(new)
-    ):
+    that need not name it). A Python file's value flows (``_flows``) reach further than names too, but only
+    as far as the calls of its language (``_reach``)."""
+    if _declarations(old) != _declarations(new) or _abstract(old) != _abstract(new):
         return None
     names: set[str] = set()
     before = {t.qualified: t for t in old.types}
@@ -154,10 +151,12 @@ def _reach(
 ) -> tuple[set[str], dict[str, FileFacts]] | None:
     """The files to link again after the changes of ``earlier`` (changed files: path -> the module name their
     facts are cached under and their content hash at the last map): the changed files, and every other file
-    that mentions a name whose meaning changed (``changed_names``); and when no name changed meaning (bodies
-    and lines alone changed), the changed files' facts at the last map, by path (else none). None when that
-    cannot be known (a change that reaches further than names, a stub, facts or names missing from the
-    cache): every file is then linked again."""
+    that mentions a name whose meaning changed (``changed_names``), and when a file's value flows changed
+    (Python's: its calls, assignments, returns), every file of its language, whose calls are one program
+    (``Language.keeps_calls``: values cross modules without a name changing; no other language reads them);
+    and when no name or flow changed (bodies and lines alone), the changed files' facts at the last map, by
+    path (else none). None when that cannot be known (a change that reaches further, a stub, facts or names
+    missing from the cache): every file is then linked again."""
     if not earlier:
         return set(), {}
     new = {f.path: f for f in facts if f.path in earlier}
@@ -173,21 +172,27 @@ def _reach(
     ):
         return None  # a route's HANDLES edge from a changed file's handler is stated by the route's file
     names: set[str] = set()
+    flowed: set[str] = set()  # the languages whose calls a changed flow reaches: all of their files'
     for f, old in zip(new.values(), olds, strict=True):
-        found = changed_names(old, f) if old is not None and old.module == f.module else None
-        if found is None:
+        if old is None or old.module != f.module or (found := changed_names(old, f)) is None:
             return None
         names.update(found)
+        if _flows(old) != _flows(f):
+            if not get_language(f.language).keeps_calls:
+                return None
+            flowed.add(f.language)
     reach = set(new)
-    if not names:
+    if not names and not flowed:
         return reach, {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
     marks = [f"\n{n}\n" for n in names]
     for f in facts:
         if f.path in reach:
             continue
-        if f.names is None:  # facts cached before names were kept: nothing to go by
+        if f.language in flowed:
+            reach.add(f.path)
+        elif f.names is None:  # facts cached before names were kept: nothing to go by
             return None
-        if any(m in f.names for m in marks):
+        elif any(m in f.names for m in marks):
             reach.add(f.path)
     return reach, {}
 
