@@ -404,7 +404,9 @@ def _plan(
                 keeping.given, keeping.made, keeping.whole = {}, {}, False
         # files added, removed or renamed, a supertype or import changed, facts not cached: the whole graph
         _with_bodies(facts, sources, now, cache, whole, None)
-        return plan_difference(state, SchemaFit(link(facts, calls=keeping), state.schema)), None
+        model = link(facts, calls=keeping)
+        facts.clear()  # the difference reads the model alone: it takes the facts' memory (a GB at 50k files)
+        return plan_difference(state, SchemaFit(model, state.schema)), None
     finally:
         cache.close()
 
