@@ -11,6 +11,9 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
 - ``igg check TREE --store S --since HEAD~1 --new-only`` with a few rules, the first check of the tree, and
   again after another body edit is committed: that check takes the graph the first one kept
   (``igg.mapping.kept``) and judges ``HEAD~1`` by it (``igg.mapping.since.same_at_commit``);
+- ``--update`` after a call added to a Python function (its value flows change: every Python file is linked
+  again) and after a Python file added (every file is linked again), each committed, with the peak memory of
+  that process alone (``os.wait4``), and whether the graph still equals a fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
   aside: what the static agent places of the linked tree (``igg.mapping.difference.desired_graph``, the nodes
   and edges a fresh map proposes), read in this process with the facts cache, against the stored session's
@@ -27,6 +30,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import resource
 import statistics
 import subprocess
@@ -111,6 +116,44 @@ def same_as_fresh(tree: Path, store: Path) -> bool:
     }
 
 
+def igg_peak(*args: str, cwd: Path) -> tuple[float, str, int]:
+    """``igg`` run alone: (wall seconds, stdout, the peak resident set of that process in MiB, from
+    ``os.wait4``, which reports the child it waited for)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "igg", *args], cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if child.returncode != 0:
+            raise SystemExit(f"igg {' '.join(args)} exited {child.returncode}:\n{err.read()[-3000:]!r}")
+        return wall, out.read().decode("utf-8"), round(usage.ru_maxrss / 1024)
+
+
+def call_edit(path: Path) -> None:
+    """Add a call to a function's body (a Python file's value flows change: every Python file is linked
+    again)."""
+    text = path.read_text(encoding="utf-8")
+    call = re.search(r"^        (f\d+)\(x\)$", text, re.MULTILINE)
+    assert call is not None, path
+    at = call.end()
+    path.write_text(f"{text[:at]}\n        {call.group(1)}(x + 1){text[at:]}", encoding="utf-8")
+
+
+def timed_update(out: dict[str, Any], name: str, repo: Path, store: Path) -> None:
+    """Commit the tree as it is, ``--update`` the map, and keep the figure ``name``."""
+    git(repo, "commit", "-q", "-am", name)
+    wall, text, peak = igg_peak(
+        "map-code", "tree", "--store", str(store), "--update", "--quiet", "--json", cwd=repo
+    )
+    update = json.loads(text)
+    files = {k: v if isinstance(v, int) else len(v) for k, v in update["files"].items()}
+    figure = {"wall_s": round(wall, 3), "peak_rss_mb": peak, "files": files, "seconds": update["seconds"]}
+    say(out, name, figure)
+
+
 def body_edit(path: Path) -> None:
     """Change one expression of a function's body (no import, no declaration, no line moves)."""
     text = path.read_text(encoding="utf-8")
@@ -176,6 +219,13 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
     say(
         out, "check_since_kept", {"wall_s": round(wall, 3), "violations": len(json.loads(text)["violations"])}
     )
+    call_edit(sorted(tree.rglob("m3*.py"))[0])
+    timed_update(out, "update_python_call_added", repo, store)
+    module = sorted(tree.rglob("m4*.py"))[0]
+    (module.parent / f"added_{module.name}").write_text(module.read_text(encoding="utf-8"), encoding="utf-8")
+    git(repo, "add", "-A")
+    timed_update(out, "update_file_added", repo, store)
+    say(out, "updates_equal_fresh_map", same_as_fresh(tree, store))
 
     measured = {
         "peak_rss_mb": out.get("peak_rss_mb"),
@@ -206,7 +256,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="igg-bench-scale-") as tmp:
             result = run(Path(tmp), args.files)
     print(json.dumps(result, indent=1))
-    return 0 if result["update_equals_fresh_map"] else 1
+    return 0 if result["update_equals_fresh_map"] and result["updates_equal_fresh_map"] else 1
 
 
 if __name__ == "__main__":
