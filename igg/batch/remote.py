@@ -7,7 +7,10 @@ store from the worker, with the same ``SessionWriter`` (one transaction per iter
 step), and sends back the outcome marked ``committed``; the client then only writes ``--out`` and the exports
 from what the store holds (``SessionWriter.files``). Each worker process keeps one store (one connection pool)
 per URL for its life. The worker commits a session in ONE transaction, so a worker killed at any moment leaves
-nothing of the session it ran, and Dask runs it again elsewhere.
+nothing of the session it ran, and Dask runs it again elsewhere. A worker killed after a commit, before the
+client had the task's answer, leaves the whole session: Dask runs that task again too, and the run finds the
+session finished in the store (the client plans no session that was finished when the batch began), so it
+reports it committed instead of committing it a second time (which the store would refuse).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from igg.batch.tasks import (
     map_tree,
     run_session,
 )
-from igg.errors import IGGError
+from igg.errors import IGGError, SessionNotFound
 from igg.store import SessionStore, resume_point
 
 _STORES: dict[str, SessionStore] = {}
@@ -43,6 +46,9 @@ def commit_session(job: SessionJob | TreeJob, store_url: str, force: bool) -> Se
     outcome = map_tree(job) if isinstance(job, TreeJob) else run_session(job)
     try:
         store = worker_store(store_url)
+        if not force and _finished(store, job.session_id):  # this task's run before, whose worker died
+            outcome.committed = True
+            return outcome
         resume = None
         if (
             isinstance(job, SessionJob) and job.resume is not None
@@ -57,3 +63,11 @@ def commit_session(job: SessionJob | TreeJob, store_url: str, force: bool) -> Se
         raise SessionFailed(str(exc)) from None
     outcome.committed = True
     return outcome
+
+
+def _finished(store: SessionStore, session_id: str) -> bool:
+    """Whether the store holds session ``session_id`` finished."""
+    try:
+        return store.session(session_id).status == "finished"
+    except SessionNotFound:
+        return False

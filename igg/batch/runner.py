@@ -9,11 +9,12 @@
    writer. With a PostgreSQL store each worker commits its own session (``igg.batch.remote``) and the client
    writes only ``--out`` and the exports.
 
-A worker that dies takes its running sessions' work with it but nothing else: none of it reached the store,
-and the scheduler runs those sessions again on the workers that remain (up to Dask's
-``distributed.scheduler.allowed-failures``, 3 by default, after which the session is reported failed and
-the next run of the batch tries it again). The client commits a session once: the store refuses a second
-session of the same id.
+A worker that dies takes its running sessions' work with it but nothing else: none of it reached the store
+(with PostgreSQL, a session the worker committed before it died is whole, and its run again reports it
+committed: ``igg.batch.remote``), and the scheduler runs those sessions again on the workers that remain
+(up to Dask's ``distributed.scheduler.allowed-failures``, 3 by default, after which the session is reported
+failed and the next run of the batch tries it again). The client commits a session once: the store refuses
+a second session of the same id.
 """
 
 from __future__ import annotations

@@ -326,3 +326,29 @@ def test_a_local_cluster_says_nothing_when_the_dashboard_port_is_taken() -> None
         assert services.get("dashboard") not in (None, 8787)
     finally:
         holder.close()
+
+
+def test_a_task_run_again_after_its_worker_committed_reports_the_stored_session(
+    tmp_path: Any, postgres_url: str
+) -> None:
+    """With PostgreSQL each worker commits its own session. A worker killed after its commit, before the
+    client had the answer, has its task run again (Dask: "Couldn't gather 1 keys, rescheduling"): that run
+    finds the session whole in the store and reports it committed, where the store's refusal of a second
+    session of the same id made it ``failed``. A session of that id that is not finished is still refused."""
+    from igg.batch.jobs import request_jobs
+    from igg.batch.remote import commit_session
+    from igg.batch.tasks import SessionFailed
+
+    (tmp_path / "r.json").write_text(json.dumps(auth_payload("again", 4)))
+    [job] = request_jobs([str(tmp_path / "r.json")], agent=f"script:{TRANSCRIPT}")
+    first = commit_session(job, postgres_url, False)
+    again = commit_session(job, postgres_url, False)
+    assert first.committed and again.committed
+    store = SessionStore(postgres_url)
+    assert [s.session_id for s in store.sessions()] == ["again"]
+    assert stored_graph(store, "again") == local_graph(auth_payload("again", 4))[0]
+    assert [s.iteration for s in store.steps("again") if s.kind == "iteration"] == [1, 2, 3, 4]
+    running = "UPDATE sessions SET status = 'running' WHERE session_id = 'again'"
+    store.db.write(lambda c: c.execute(running))
+    with pytest.raises(SessionFailed):  # a session of that id another process writes: refused as before
+        commit_session(job, postgres_url, False)
