@@ -13,7 +13,7 @@ Each command runs as the user runs it, ``python -m igg ...`` in a subprocess, ti
   (``igg.mapping.kept``) and judges ``HEAD~1`` by it (``igg.mapping.since.same_at_commit``);
 - ``--update`` after a call added to a Python function (its value flows change: every Python file is linked
   again) and after a Python file added (every file is linked again), each committed, with the peak memory of
-  that process alone (``os.wait4``), and whether the graph still equals a fresh map's;
+  that process alone (``PEAK``), and whether the graph still equals a fresh map's;
 - whether the updated session's graph equals the graph a fresh map of the new tree builds, element ids
   aside: what the static agent places of the linked tree (``igg.mapping.difference.desired_graph``, the nodes
   and edges a fresh map proposes), read in this process with the facts cache, against the stored session's
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import resource
 import statistics
@@ -116,20 +115,32 @@ def same_as_fresh(tree: Path, store: Path) -> bool:
     }
 
 
+PEAK = (
+    "import os, subprocess, sys; child = subprocess.Popen(sys.argv[2:]); "
+    "_, status, usage = os.wait4(child.pid, 0); open(sys.argv[1], 'w').write(str(usage.ru_maxrss)); "
+    "sys.exit(os.waitstatus_to_exitcode(status))"
+)
+"""Runs a command and writes its peak resident set (KiB) to a file: a process started from this one would
+report this one's size as its peak (Linux keeps the largest resident set across ``exec``, and this process
+grows to a fresh map's size in ``same_as_fresh``), a process started from that small one does not."""
+
+
 def igg_peak(*args: str, cwd: Path) -> tuple[float, str, int]:
-    """``igg`` run alone: (wall seconds, stdout, the peak resident set of that process in MiB, from
-    ``os.wait4``, which reports the child it waited for)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """``igg`` run alone: (wall seconds, stdout, the peak resident set of that process in MiB)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        peak = Path(tmp) / "peak"
         started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "igg", *args], cwd=cwd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(child.pid, 0)
+        done = subprocess.run(
+            [sys.executable, "-c", PEAK, str(peak), sys.executable, "-m", "igg", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         wall = time.perf_counter() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        if child.returncode != 0:
-            raise SystemExit(f"igg {' '.join(args)} exited {child.returncode}:\n{err.read()[-3000:]!r}")
-        return wall, out.read().decode("utf-8"), round(usage.ru_maxrss / 1024)
+        if done.returncode != 0:
+            raise SystemExit(f"igg {' '.join(args)} exited {done.returncode}:\n{done.stderr[-3000:]}")
+        return wall, done.stdout, round(int(peak.read_text()) / 1024)
 
 
 def call_edit(path: Path) -> None:
