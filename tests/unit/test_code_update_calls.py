@@ -72,7 +72,8 @@ def test_updates_that_move_calls_take_the_kept_calls_and_equal_a_fresh_map(
 ) -> None:
     shutil.copytree(mapped, tmp_path / "m")
     tree, store = tmp_path / "m" / "tree", tmp_path / "m" / "s.db"
-    for n, (before, lines) in enumerate([("    def checkout(", 2), ("class AuditTrail", 3), ("def helper", 1)]):
+    shifts = [("    def checkout(", 2), ("class AuditTrail", 3), ("def helper", 1)]
+    for n, (before, lines) in enumerate(shifts):
         _shift(tree, before, lines)
         result = update_map([tree], store, session_id="m", jobs=1)
         assert (result.files["changed"], result.files["relinked"]) == ([SERVICE], 1)
