@@ -100,3 +100,18 @@ def sources(root: Path) -> list[Any]:
         for p in sorted(root.rglob("*"))
         if p.suffix in (".py", ".java")
     ]
+
+
+def map_into_store(tree: Path, store: Path) -> None:
+    """A static map of ``tree`` kept as session ``m`` in ``store``, with the facts cache beside it (what an
+    ``--update`` of the session reads)."""
+    from igg.codemap.cache import FactsCache
+    from igg.service import map_code
+    from igg.store.location import sidecar_path
+
+    cache = FactsCache(sidecar_path(store, ".codefacts"))
+    try:
+        result, _ = map_code([tree], agent="code", jobs=1, store=store, session_id="m", cache=cache)
+    finally:
+        cache.close()
+    assert result.stop_reason == "finished"

@@ -13,12 +13,11 @@ from pathlib import Path
 import pytest
 
 import igg.codemap.python.calls as calls_module
-from igg.codemap.cache import FactsCache
 from igg.codemap.treeindex import INDEX_SUFFIX
 from igg.mapping.update import update_map
 from igg.service import map_code
 from igg.store.location import sidecar_path
-from tests.codegraph import CODE_FIXTURES
+from tests.codegraph import CODE_FIXTURES, map_into_store
 from tests.unit.test_code_update import graph_of
 
 SERVICE = "py/shop/service.py"
@@ -29,14 +28,7 @@ def mapped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A map-code session of the Python fixture, in a store with its facts cache and tree index."""
     base = tmp_path_factory.mktemp("mapped")
     shutil.copytree(CODE_FIXTURES / "python", base / "tree" / "py")
-    cache = FactsCache(sidecar_path(base / "s.db", ".codefacts"))
-    try:
-        result, _ = map_code(
-            [base / "tree"], agent="code", jobs=1, store=base / "s.db", session_id="m", cache=cache
-        )
-    finally:
-        cache.close()
-    assert result.stop_reason == "finished"
+    map_into_store(base / "tree", base / "s.db")
     return base
 
 

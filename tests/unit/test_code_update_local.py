@@ -18,13 +18,12 @@ from typing import Any
 import pytest
 
 import igg.mapping.remap as remap_module
-from igg.codemap.cache import FactsCache
 from igg.mapping.update import update_map
 from igg.service import map_code
 from igg.store import SessionStore
 from igg.store.codec import canonical
 from igg.store.location import sidecar_path
-from tests.codegraph import CODE_FIXTURES
+from tests.codegraph import CODE_FIXTURES, map_into_store
 from tests.unit.test_code_update import graph_of
 
 JAVA = "java/src/main/java/com/acme"
@@ -197,12 +196,7 @@ def mapped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = base / "tree"
     shutil.copytree(CODE_FIXTURES / "python", root / "py")
     shutil.copytree(CODE_FIXTURES / "java", root / "java")
-    cache = FactsCache(sidecar_path(base / "s.db", ".codefacts"))
-    try:
-        result, _ = map_code([root], agent="code", jobs=1, store=base / "s.db", session_id="m", cache=cache)
-    finally:
-        cache.close()
-    assert result.stop_reason == "finished"
+    map_into_store(root, base / "s.db")
     return base
 
 

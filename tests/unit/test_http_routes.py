@@ -14,14 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from igg.codemap.cache import FactsCache
 from igg.codemap.link import CodeModel, link
 from igg.codemap.routes import external_host, normalize
 from igg.codemap.walk import walk
 from igg.mapping.prepare import parse_all
 from igg.mapping.update import update_map
 from igg.service import map_code
-from igg.store.location import sidecar_path
+from tests.codegraph import map_into_store
 from tests.conftest import FIXTURES
 from tests.unit.test_code_update import graph_of
 
@@ -166,14 +165,7 @@ EDITS: list[tuple[str, Callable[[Path], None]]] = [
 def mapped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("http")
     shutil.copytree(TREE, base / "tree")
-    cache = FactsCache(sidecar_path(base / "s.db", ".codefacts"))
-    try:
-        result, _ = map_code(
-            [base / "tree"], agent="code", jobs=1, store=base / "s.db", session_id="m", cache=cache
-        )
-    finally:
-        cache.close()
-    assert result.stop_reason == "finished"
+    map_into_store(base / "tree", base / "s.db")
     return base
 
 
