@@ -270,6 +270,12 @@ class Language(Protocol):
         """Its resolver over the index of every file of the link."""
         ...
 
+    def names_others(self, path: str) -> bool:
+        """Whether a file at ``path`` (relative to the walked root) decides the module names of other files by
+        being there (Python: a package's ``__init__.py``): a change that adds or removes one is not a matter
+        of that file alone."""
+        return False
+
     def moved_calls(self, old: FileFacts, new: FileFacts, rows: Sequence[CallRow]) -> list[CallRow] | None:
         """The calls ``rows`` kept from a file's facts ``old`` (``KeptCalls``), moved to the sites they have
         in its facts ``new``, whose calls resolve as ``old``'s did (every declaration and value flow the

@@ -73,12 +73,18 @@ IMPORTS = {  # edits of a file's imports alone
     ),
 }
 FILES = {  # edits of which files there are, or of what a walk reads
-    "new module": ("shop/api/extra.py", "from shop.db import models\n"),
     "deleted": ("shop/api/views.py", None),
     "gitignore": ("shop/.gitignore", "web/lib.ts\n"),
     "to binary": ("shop/service/orders.py", "from shop.db import models\0\n"),
+    "new package": ("shop/extra/__init__.py", "from shop.db import models\n"),
+    "new folder": ("shop/fresh/mod.py", "from shop.db import models\n"),
 }
-EDITS = {**BODIES, **IMPORTS, **FILES}
+ADDED = {  # files added beside others of their language: the commit's state is the work tree's without them
+    "new module": ("shop/db/extra.py", "from shop.api import views\n"),  # a new violation of the layers
+    "new ts module": ("shop/web/other.ts", "import { f } from './lib';\n\nexport const o = f();\n"),
+    "new go file": ("shop/tool/lib/extra.go", "package lib\n\nfunc Extra() int {\n\treturn 2\n}\n"),
+}
+EDITS = {**BODIES, **IMPORTS, **FILES, **ADDED}
 
 
 def git(repo: Path, *args: str) -> str:

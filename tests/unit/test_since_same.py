@@ -29,9 +29,10 @@ level = "module"
 """
 )
 BODY = shop.BODIES
-OTHER = {**shop.IMPORTS, **shop.FILES}
-RELINKED = set(shop.IMPORTS)
-"""Of those, changes of a file's content alone: the commit's graph is linked from the work tree's facts."""
+OTHER = {**shop.IMPORTS, **shop.FILES, **shop.ADDED}
+RELINKED = {*shop.IMPORTS, *shop.ADDED}
+"""Of those, changes of a file's content alone, and files added beside others of their language: the
+commit's graph is linked from the work tree's facts."""
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +129,22 @@ def test_a_file_the_walk_skips_then_and_now_changes_nothing(
     write(repo, *OTHER["to binary"])  # a module then, a binary now
     fast, general, baseline = both_ways(repo, monkeypatch)
     assert baseline == "mapped" and fast == general
+
+
+@pytest.mark.parametrize("commit", [True, False], ids=["committed", "untracked"])
+@pytest.mark.parametrize("name", sorted(shop.ADDED) + ["new package", "new folder"])
+def test_a_file_added_since_is_left_out_of_the_commits_state(
+    origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, commit: bool
+) -> None:
+    """A file added beside others of its language (committed since, or not even tracked) is left out of the
+    work tree's facts to link the commit's state (``relinked``), and the report is the general path's; a
+    package's ``__init__.py`` or a folder's first file may rename the files below it: the general path."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(origin), str(repo)], check=True)
+    write(repo, *OTHER[name])
+    if commit:
+        git(repo, "add", "-A")
+        git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "added")
+    fast, general, baseline = both_ways(repo, monkeypatch, "HEAD~1" if commit else "HEAD")
+    assert fast == general
+    assert baseline == ("relinked" if name in shop.ADDED else "mapped")

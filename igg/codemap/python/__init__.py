@@ -151,6 +151,11 @@ class Python(Language):
 
         return PythonLinker(index)
 
+    def names_others(self, path: str) -> bool:
+        from igg.codemap.python.link import is_init
+
+        return is_init(path)
+
     def moved_calls(self, old: FileFacts, new: FileFacts, rows: Sequence[CallRow]) -> list[CallRow] | None:
         """Each row's site moved to where its call is now: the calls of the two facts' flows, paired in order
         (their flows differ in the sites of calls alone), must move one to one."""
