@@ -234,8 +234,8 @@ def commit_facts(
     That holds when no file was removed, renamed or changed in kind, each file added since is one whose
     absence changes no other file's name (``_added``), and no ignore file changed
     (``git diff --raw`` from ``commit`` to the work tree, which git answers from its index by stat), every
-    file the work tree's walk of one folder read is in the commit (no untracked file, none of a submodule),
-    and each changed file is one the walk read now, read at the commit too (``read_bytes_as_walked``), or one
+    ignore file the work tree's walk of one folder read is in the commit, every other file it read is in the
+    commit or one of those added (an untracked file is one), and each changed file is one the walk read now, read at the commit too (``read_bytes_as_walked``), or one
     it skips now that it skips by its bytes then (a Go test file, a binary); with
     rules in ``.git/info/exclude`` (which an unpacked commit lacks) the general path answers. Then
     ``same_at_commit`` tells whether the commit's graph is the work tree's, and ``relinked_at_commit`` links
