@@ -232,14 +232,15 @@ def commit_facts(
     (the general path, ``ref_state``).
 
     That holds when no file was removed, renamed or changed in kind, each file added since is one whose
-    absence changes no other file's name (``_added``), and no ignore file changed
-    (``git diff --raw`` from ``commit`` to the work tree, which git answers from its index by stat), every
-    ignore file the work tree's walk of one folder read is in the commit, every other file it read is in the
-    commit or one of those added (an untracked file is one), and each changed file is one the walk read now, read at the commit too (``read_bytes_as_walked``), or one
-    it skips now that it skips by its bytes then (a Go test file, a binary); with
-    rules in ``.git/info/exclude`` (which an unpacked commit lacks) the general path answers. Then
-    ``same_at_commit`` tells whether the commit's graph is the work tree's, and ``relinked_at_commit`` links
-    the commit's facts when it is not. ``tests/unit/test_since_same.py`` pins both to the general path."""
+    absence changes no other file's name (``_added``), and no ignore file changed (``git diff --raw`` from
+    ``commit`` to the work tree, which git answers from its index by stat), every ignore file the work tree's
+    walk of one folder read is in the commit, every other file it read is in the commit or one of those added
+    (an untracked file is one), and each changed file is one the walk read now, read at the commit too
+    (``read_bytes_as_walked``), or one it skips now that it skips by its bytes then (a Go test file, a
+    binary); with rules in ``.git/info/exclude`` (which an unpacked commit lacks) the general path answers.
+    Then ``same_at_commit`` tells whether the commit's graph is the work tree's, and ``relinked_at_commit``
+    links the commit's facts when it is not. ``tests/unit/test_since_same.py`` pins both to the general
+    path."""
     if len(paths) != 1 or not paths[0].is_dir() or _excludes(root):
         return None
     rel = paths[0].resolve().relative_to(root).as_posix()
