@@ -353,6 +353,7 @@ def map_code(
         codemap = prepare(
             paths, agent=agent, session_id=session_id, clock=clock, environ=environ, **prepare_options
         )
+        _keep_for_checks(codemap, prepare_options, clock)  # before on_prepared, which may close the cache
         if on_prepared is not None:
             on_prepared(codemap)
         if agent == "code":  # the code agent reads the linked model, not the facts
@@ -379,6 +380,32 @@ def map_code(
     if static is not None:
         out_summary["static_analysis"] = static
     return result, out_summary
+
+
+def _keep_for_checks(codemap: CodeMap, options: dict[str, Any], clock: Callable[[], float]) -> None:
+    """Keep the tree's graph of imports for the next ``igg check``/``igg cycles`` of it, when the map read a
+    facts cache on disk (``--store``), every language and the code schema (``igg.mapping.kept.keep_mapped``);
+    its time is the summary's ``seconds.keep``."""
+    from igg.codemap import language as languages
+    from igg.codemap.walk import DEFAULT_MAX_BYTES
+    from igg.mapping import kept
+
+    cache = options.get("cache")
+    if cache is None or options.get("schema") is not None:
+        return
+    if languages.check_languages(options.get("chosen")) != languages.check_languages(None):
+        return
+    started = clock()
+    if kept.keep_mapped(
+        codemap.paths,
+        cache,
+        codemap.walk,
+        codemap.facts,
+        codemap.keys,
+        package_prefix=options.get("package_prefix"),
+        max_bytes=options.get("max_bytes", DEFAULT_MAX_BYTES),
+    ):
+        codemap.seconds["keep"] = clock() - started
 
 
 def _index_map(store: SessionStore, session_id: str, codemap: CodeMap, options: dict[str, Any]) -> None:

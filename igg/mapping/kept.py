@@ -27,7 +27,7 @@ import os
 import pickle
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -43,11 +43,12 @@ from igg.codemap.walk import (
     PACKAGE_NAMES_KEPT,
     RACY_NS,
     VENDORED_DIRS,
+    WalkResult,
     names_digest,
     read_bytes_as_walked,
 )
-from igg.mapping.prepare import parse_all
-from igg.mapping.since import TreeState, linked_alike
+from igg.mapping.prepare import imports_view, parse_all
+from igg.mapping.since import TreeState, linked_alike, linked_state
 from igg.record.logs import get_logger
 from igg.rules.depgraph import DepGraph, Edge, Node
 
@@ -208,6 +209,28 @@ def keep(
         graph=state.graph,
     )
     cache.put_kept(_key(paths, state.reads, package_prefix, max_bytes), _dump(kept))
+
+
+def keep_mapped(
+    paths: list[Path],
+    cache: FactsCache,
+    walked: WalkResult,
+    facts: Sequence[FileFacts],
+    keys: Sequence[tuple[str | None, str]],
+    *,
+    package_prefix: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> bool:
+    """Keep the graph of imports of a tree just mapped (``igg map-code PATH --store S`` of every language in
+    the code schema: its walk, and the full facts of the files it read with their modules and keys), as a
+    check of the tree would have kept it: the next ``igg check`` or ``igg cycles`` of the tree whose rules
+    read its imports takes it by stat, where it would walk, read the facts of and link the whole tree.
+    Whether it was kept (not for several trees, or a cache in memory)."""
+    if not usable(paths, cache, "imports", None) or len(keys) != len(facts):
+        return False
+    state = linked_state(paths, walked, [imports_view(f) for f in facts], keys, reads="imports")
+    keep(paths, cache, state, package_prefix=package_prefix, max_bytes=max_bytes)
+    return True
 
 
 def _changed(kept: _Kept) -> list[tuple[int, bytes, os.stat_result]] | None:

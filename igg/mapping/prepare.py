@@ -62,6 +62,9 @@ class CodeMap:
     git_commit: str | None = None
     """The commit checked out where the first path lies (``+dirty`` with uncommitted changes), if a git
     tree."""
+    keys: list[tuple[str | None, str]] = field(default_factory=list)
+    """Each file's module name as its language named it and the key of its facts in the cache, in the walk's
+    order (empty without a cache: ``parse_all``)."""
     _kept: tuple[int, list[dict[str, Any]]] | None = field(default=None, init=False, repr=False)
     """What ``let_go`` kept of the facts: the lines read and the files read only in part."""
 
@@ -201,8 +204,18 @@ def _full_facts(
     if not missing:
         return
     for (i, full), found in zip(missing, cache.get_many([k for _, k in missing], bodies=bodies), strict=True):
-        if found is not None:  # without the declarations its imports do not read (half the memory, at once)
-            made[i], known[i] = full, replace(found, types=[], callables=[], flow=None, names=None)
+        if found is not None:
+            made[i], known[i] = full, imports_view(found)
+
+
+def imports_view(f: FileFacts) -> FileFacts:
+    """Full facts ``f`` as an imports-only link reads them: for a language whose imports alone read less
+    (``Language.lighter_imports``), without the declarations its imports do not read (half the memory); the
+    others' imports read their full facts."""
+    language = languages.get(f.language) if f.language in languages.names() else None
+    if language is None or not language.lighter_imports:
+        return f
+    return replace(f, types=[], callables=[], flow=None, names=None)
 
 
 def _parse_on(
@@ -314,7 +327,10 @@ def prepare(
         on_walked(walked)
     _check_sources(walked, chosen, paths)
     mark = clock()
-    facts, used = parse_all(walked.files, jobs=jobs, on_parsed=on_parsed, executor=executor, cache=cache)
+    keys: list[tuple[str | None, str]] = []
+    facts, used = parse_all(
+        walked.files, jobs=jobs, on_parsed=on_parsed, executor=executor, cache=cache, keys=keys
+    )
     seconds["parse"] = clock() - mark
     mark = clock()
     model = link(facts, calls=KeptCalls())  # kept beside a store (``igg.codemap.treeindex``) for updates
@@ -346,6 +362,7 @@ def prepare(
         paths=paths,
         walk=walked,
         facts=facts,
+        keys=keys,
         model=model,
         request=request,
         seconds=seconds,

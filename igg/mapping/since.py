@@ -32,7 +32,7 @@ from igg.codemap.link import CodeModel, link
 from igg.codemap.schema import load_code_schema
 from igg.codemap.sources import SourceFile
 from igg.codemap.treeindex import TreeIndex
-from igg.codemap.walk import DEFAULT_MAX_BYTES, read_bytes_as_walked, walk
+from igg.codemap.walk import DEFAULT_MAX_BYTES, WalkResult, read_bytes_as_walked, walk
 from igg.errors import Problem, RequestInvalid
 from igg.mapping.depgraph import model_graph
 from igg.mapping.prepare import parse_all
@@ -92,13 +92,30 @@ def tree_state(
     counts: dict[str, int] = {}
     keys: list[tuple[str | None, str]] = []
     facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False, reads=reads, keys=keys)
+    parsed = counts.get("parsed", 0)
+    return linked_state(paths, walked, facts, keys, schema=schema, reads=reads, parsed=parsed)
+
+
+def linked_state(
+    paths: Sequence[Path],
+    walked: WalkResult,
+    facts: Sequence[FileFacts],
+    keys: Sequence[tuple[str | None, str]],
+    *,
+    schema: str | Path | None = None,
+    reads: Reads = "all",
+    parsed: int = 0,
+) -> TreeState:
+    """The state of ``paths`` from their walk and the facts of the files it read (with their modules and
+    facts keys, in the walk's order): linked, and placed in the code schema. ``parsed``: how many of the facts
+    were parsed now."""
     model = link(facts, reads=reads)
     graph = model_graph(model, load_code_schema(schema).compile())
     return TreeState(
         model=model,
         graph=graph,
         files=len(walked.files),
-        parsed=counts.get("parsed", 0),
+        parsed=parsed,
         facts={f.path: f for f in facts},
         keys={f.path: k for f, k in zip(facts, keys, strict=True)},
         index=TreeIndex.of(walked, "", 0),

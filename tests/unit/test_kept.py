@@ -6,6 +6,7 @@ the pin worth anything."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -16,8 +17,10 @@ from hypothesis import strategies as st
 
 import igg.mapping.kept as kept
 from igg.codemap.cache import FactsCache
+from igg.interfaces.cli import main
 from igg.mapping.checking import kept_or_mapped, run_check
 from igg.mapping.since import tree_state
+from igg.service import map_code
 from tests.support import shop
 from tests.support.shop import write
 
@@ -79,17 +82,23 @@ def spied(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 @given(
     steps=st.lists(st.sampled_from(sorted(KEEPS) + sorted(MAPS)), min_size=1, max_size=5),
     reads=st.sampled_from(["imports", "tables"]),
+    first=st.sampled_from(["check", "map"]),
 )
 def test_a_kept_graph_is_the_graph_a_fresh_map_makes(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, steps, reads
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, steps, reads, first
 ) -> None:
+    """Kept first by a check of the tree, or by a map of it (``keep_mapped``: imports only)."""
     root = tmp_path_factory.mktemp("kept") / "tree"
     shop.make(root)
     cache = FactsCache(root.parent / "s.codefacts")
     answered = spied(monkeypatch)
     try:
-        kept_or_mapped([root], cache, reads=reads)
-        assert answered == [False]  # nothing kept yet
+        if first == "map":
+            map_code([root], cache=cache)
+        state = kept_or_mapped([root], cache, reads=reads)
+        # nothing kept yet, unless a map kept the graph of imports
+        assert answered == [first == "map" and reads == "imports"]
+        assert state.graph == tree_state([root], FactsCache(None), reads=reads).graph
         for step in steps:
             before = files(root)
             change(root, step)
@@ -175,3 +184,32 @@ def test_a_skipped_file_edited_keeps_the_graph_and_one_now_read_maps_it(
     state = kept_or_mapped([root], cache, reads="imports")
     assert answered[-1] is False and "module:shop/data.py" in state.graph.nodes
     cache.close()
+
+
+def test_a_map_with_a_store_keeps_the_graph_the_next_check_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``igg map-code TREE --store S`` keeps the tree's graph of imports beside the store: the first ``igg
+    check TREE --store S`` answers from it (``kept``), with the report a check without a cache gives. A map
+    of some languages keeps nothing (a check reads them all)."""
+    root = tmp_path / "tree"
+    shop.make(root)
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[rules]]\nname = "acyclic"\nkind = "acyclic"\nlevel = "module"\n', encoding="utf-8")
+
+    def run(*args: str) -> dict:
+        capsys.readouterr()
+        main([*args, "--json"])
+        return json.loads(capsys.readouterr().out)
+
+    summary = run("map-code", str(root), "--store", str(tmp_path / "s.sqlite"), "--quiet")
+    assert summary["map_code"]["seconds"]["keep"] >= 0
+    checked = run("check", str(root), "--rules", str(rules), "--store", str(tmp_path / "s.sqlite"))
+    fresh = run("check", str(root), "--rules", str(rules))
+    assert checked["kept"] is True and not fresh["kept"]
+    assert checked["violations"] and checked["violations"] == fresh["violations"]
+    assert (checked["nodes"], checked["edges"]) == (fresh["nodes"], fresh["edges"])
+    summary = run("map-code", str(root), "--store", str(tmp_path / "t.sqlite"), "--languages", "python")
+    assert "keep" not in summary["map_code"]["seconds"]
+    checked = run("check", str(root), "--rules", str(rules), "--store", str(tmp_path / "t.sqlite"))
+    assert not checked["kept"] and checked["violations"] == fresh["violations"]
