@@ -35,6 +35,7 @@ from igg.errors import Problem, RequestInvalid
 from igg.mapping.limits import check_map_size
 from igg.mapping.trees import existing_paths, git_commit_soon
 from igg.models.request import Request
+from igg.models.schema import Schema
 from igg.record.logs import get_logger
 from igg.request.load import load_request
 
@@ -337,24 +338,8 @@ def prepare(
     seconds["link"] = clock() - mark
     if max_iterations is None:
         max_iterations = _iterations_needed(len(walked.files), model, max_actions, agent)
-    payload: dict[str, Any] = {
-        "goal_prompt": goal or _goal(paths),
-        "context_data": context_of(walked.files),
-        "config": {
-            "max_iterations": max(1, min(max_iterations, 100_000)),
-            "schema": code_schema.model_dump(by_alias=True, exclude_defaults=True),
-            "constraints": {
-                "max_nodes": max_nodes,
-                "max_edges": max_edges,
-                "max_actions_per_response": max_actions,
-                # a recursive callable calls itself: the one self-loop a code map draws
-                "allow_self_loops": ["CALLS"] if "CALLS" in code_schema.edge_types else False,
-                # static identities are exact (Outer.Inner, owner + signature): near-duplicate names
-                # (get/get_all, User/Users) are distinct symbols, never a typo to guard against
-                "duplicates": {"policy": "off" if agent == "code" else "warn"},
-            },
-        },
-    }
+    limits = {"max_nodes": max_nodes, "max_edges": max_edges, "max_actions_per_response": max_actions}
+    payload = _payload(goal or _goal(paths), walked, code_schema, max_iterations, limits, agent)
     if session_id:
         payload["session_id"] = session_id
     request = load_request(payload, source_name="map-code request")
@@ -369,6 +354,28 @@ def prepare(
         jobs=used,
         git_commit=commit(),
     )
+
+
+def _payload(
+    goal: str, walked: WalkResult, schema: Schema, max_iterations: int, limits: dict[str, int], agent: str
+) -> dict[str, Any]:
+    """The map-code request's payload: the goal, the files as context, the code schema and the limits."""
+    return {
+        "goal_prompt": goal,
+        "context_data": context_of(walked.files),
+        "config": {
+            "max_iterations": max(1, min(max_iterations, 100_000)),
+            "schema": schema.model_dump(by_alias=True, exclude_defaults=True),
+            "constraints": {
+                **limits,
+                # a recursive callable calls itself: the one self-loop a code map draws
+                "allow_self_loops": ["CALLS"] if "CALLS" in schema.edge_types else False,
+                # static identities are exact (Outer.Inner, owner + signature): near-duplicate names
+                # (get/get_all, User/Users) are distinct symbols, never a typo to guard against
+                "duplicates": {"policy": "off" if agent == "code" else "warn"},
+            },
+        },
+    }
 
 
 def _check_agent(agent: str, environ: Mapping[str, str] | None) -> None:

@@ -92,30 +92,23 @@ def tree_state(
     counts: dict[str, int] = {}
     keys: list[tuple[str | None, str]] = []
     facts, _ = parse_all(walked.files, cache=cache, counts=counts, bodies=False, reads=reads, keys=keys)
-    parsed = counts.get("parsed", 0)
-    return linked_state(paths, walked, facts, keys, schema=schema, reads=reads, parsed=parsed)
+    state = linked_state(paths, walked, facts, keys, schema=schema, reads=reads)
+    state.parsed = counts.get("parsed", 0)
+    return state
 
 
 def linked_state(
-    paths: Sequence[Path],
-    walked: WalkResult,
-    facts: Sequence[FileFacts],
-    keys: Sequence[tuple[str | None, str]],
-    *,
-    schema: str | Path | None = None,
-    reads: Reads = "all",
-    parsed: int = 0,
+    paths: Sequence[Path], walked: WalkResult, facts: Sequence[FileFacts], keys: Sequence[Any], **how: Any
 ) -> TreeState:
-    """The state of ``paths`` from their walk and the facts of the files it read (with their modules and
-    facts keys, in the walk's order): linked, and placed in the code schema. ``parsed``: how many of the facts
-    were parsed now."""
+    """The state of ``paths`` from their walk and the facts of the files it read with their modules and keys
+    (``parse_all``, in the walk's order), linked and placed in the code schema (``how``: schema, reads)."""
+    reads: Reads = how.get("reads", "all")
     model = link(facts, reads=reads)
-    graph = model_graph(model, load_code_schema(schema).compile())
     return TreeState(
         model=model,
-        graph=graph,
+        graph=model_graph(model, load_code_schema(how.get("schema")).compile()),
         files=len(walked.files),
-        parsed=parsed,
+        parsed=0,
         facts={f.path: f for f in facts},
         keys={f.path: k for f, k in zip(facts, keys, strict=True)},
         index=TreeIndex.of(walked, "", 0),
