@@ -384,14 +384,14 @@ def map_code(
 
 def _keep_for_checks(codemap: CodeMap, options: dict[str, Any], clock: Callable[[], float]) -> None:
     """Keep the tree's graph of imports for the next ``igg check``/``igg cycles`` of it, when the map read a
-    facts cache on disk (``--store``), every language and the code schema (``igg.mapping.kept.keep_mapped``);
-    its time is the summary's ``seconds.keep``."""
+    facts cache on disk (``--store``) and every language (``igg.mapping.kept.keep_mapped``: in the code
+    schema, as a check places it, whatever the map's); its time is the summary's ``seconds.keep``."""
     from igg.codemap import language as languages
     from igg.codemap.walk import DEFAULT_MAX_BYTES
     from igg.mapping import kept
 
     cache = options.get("cache")
-    if cache is None or options.get("schema") is not None:
+    if cache is None:
         return
     if languages.check_languages(options.get("chosen")) != languages.check_languages(None):
         return

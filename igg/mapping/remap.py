@@ -287,6 +287,7 @@ def remap(
         changed=changed,
         whole_tree=bool(added or removed),
         calls=(calls, kept),
+        keep=_keeping(paths, walked, chosen=chosen, package_prefix=package_prefix, max_bytes=max_bytes),
     )
     seconds["parse_and_diff"] = clock() - mark
     check_update_size(state, diff, session.config.constraints, sid)
@@ -318,6 +319,31 @@ def remap(
     seconds["total"] = clock() - started
     size = (state.node_count, state.edge_count)
     return update_result(sid, step, iteration, changes, files, size, commit, seconds), walked, calls
+
+
+KeepFacts = Callable[[FactsCache, list[FileFacts], list[tuple[str | None, str]]], object]
+"""Keeps what a whole tree's facts (with their modules and keys) give for later commands."""
+
+
+def _keeping(
+    paths: list[Path],
+    walked: WalkResult,
+    *,
+    chosen: Sequence[str] | None,
+    package_prefix: str | None,
+    max_bytes: int,
+) -> KeepFacts | None:
+    """How an update that links every file keeps the tree's graph of imports for the next ``igg check``, as a
+    map does (``igg.mapping.kept.keep_mapped``: the change may have left the graph kept before behind); None
+    for a map of some languages."""
+    from igg.codemap.language import check_languages
+    from igg.mapping.kept import keep_mapped
+
+    if check_languages(chosen) != check_languages(None):
+        return None
+    return lambda cache, facts, keys: keep_mapped(
+        paths, cache, walked, facts, keys, package_prefix=package_prefix, max_bytes=max_bytes
+    )
 
 
 def _reasoning(files: dict[str, Any], commit: str | None) -> str:
@@ -374,12 +400,14 @@ def _plan(
     changed: list[str],
     whole_tree: bool,
     calls: tuple[KeptCalls, KeptRows],
+    keep: KeepFacts | None = None,
 ) -> tuple[Difference, set[str] | None]:
     """The difference a fresh map makes, and the files linked again (None: all of them). The common case,
     files changed in place, links only them and the files that mention a changed declaration (every other
     file's facts must be those of the last map: from the cache, not parsed again by a newer IGG); when only
     bodies and lines changed, the changed files take the calls kept from the last link, moved
-    (``_given_calls``). ``calls``: where the link's calls are kept, and how to read those kept before."""
+    (``_given_calls``). ``calls``: where the link's calls are kept, and how to read those kept before. A
+    change that links every file gives ``keep`` the facts of the whole tree (``_keeping``)."""
     from igg.mapping.prepare import parse_all
 
     before, now = shas
@@ -388,7 +416,10 @@ def _plan(
     try:
         sources = with_modules(walked)
         # the files not parsed again come without bodies: only those linked again need theirs (read below)
-        facts, _ = parse_all(sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed, bodies=False)
+        keys: list[tuple[str | None, str]] = []
+        facts, _ = parse_all(
+            sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed, bodies=False, keys=keys
+        )
         whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
         if not whole_tree and set(parsed) <= set(changed):
             module_of = {f.path: f.module for f in sources}
@@ -403,6 +434,8 @@ def _plan(
                     return diff, local
                 keeping.given, keeping.made, keeping.whole = {}, {}, False
         # files added, removed or renamed, a supertype or import changed, facts not cached: the whole graph
+        if keep is not None:
+            keep(cache, facts, keys)
         _with_bodies(facts, sources, now, cache, whole, None)
         model = link(facts, calls=keeping)
         facts.clear()  # the difference reads the model alone: it takes the facts' memory (a GB at 50k files)

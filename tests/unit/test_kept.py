@@ -20,6 +20,7 @@ from igg.codemap.cache import FactsCache
 from igg.interfaces.cli import main
 from igg.mapping.checking import kept_or_mapped, run_check
 from igg.mapping.since import tree_state
+from igg.mapping.update import update_map
 from igg.service import map_code
 from tests.support import shop
 from tests.support.shop import write
@@ -213,3 +214,28 @@ def test_a_map_with_a_store_keeps_the_graph_the_next_check_reads(
     assert "keep" not in summary["map_code"]["seconds"]
     checked = run("check", str(root), "--rules", str(rules), "--store", str(tmp_path / "t.sqlite"))
     assert not checked["kept"] and checked["violations"] == fresh["violations"]
+
+
+def test_an_update_that_links_every_file_keeps_the_graph_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After ``map-code --store S``, an ``--update`` for a new import (every file linked) keeps the new graph
+    of imports; one for a body edit (a few files linked) leaves the kept graph, which still holds. Each answer
+    is a fresh map's graph."""
+    root = tmp_path / "tree"
+    shop.make(root)
+    store = tmp_path / "s.sqlite"
+    cache_path = tmp_path / "s.sqlite.codefacts"
+    map_code([root], store=str(store), cache=FactsCache(cache_path))
+    answered = spied(monkeypatch)
+    for step, relinked in (("import added", "all"), ("body", "some")):
+        change(root, step)
+        result = update_map([root], store)
+        assert (result.files["relinked"] == result.files["read"]) == (relinked == "all"), step
+        cache = FactsCache(cache_path)
+        try:
+            state = kept_or_mapped([root], cache, reads="imports")
+        finally:
+            cache.close()
+        assert answered[-1], step
+        assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph, step
