@@ -192,7 +192,7 @@ def test_a_map_with_a_store_keeps_the_graph_the_next_check_reads(
 ) -> None:
     """``igg map-code TREE --store S`` keeps the tree's graph of imports beside the store: the first ``igg
     check TREE --store S`` answers from it (``kept``), with the report a check without a cache gives. A map
-    of some languages keeps nothing (a check reads them all)."""
+    of some languages keeps nothing (a check reads them all); one with a schema of the user's keeps it."""
     root = tmp_path / "tree"
     shop.make(root)
     rules = tmp_path / "rules.toml"
@@ -210,6 +210,11 @@ def test_a_map_with_a_store_keeps_the_graph_the_next_check_reads(
     assert checked["kept"] is True and not fresh["kept"]
     assert checked["violations"] and checked["violations"] == fresh["violations"]
     assert (checked["nodes"], checked["edges"]) == (fresh["nodes"], fresh["edges"])
+    schema = tmp_path / "schema.json"  # a schema of the user's: the check places its graph in the code schema
+    schema.write_bytes(Path("schemas/code-graph.json").read_bytes())
+    run("map-code", str(root), "--store", str(tmp_path / "u.sqlite"), "--schema", str(schema), "--quiet")
+    checked = run("check", str(root), "--rules", str(rules), "--store", str(tmp_path / "u.sqlite"))
+    assert checked["kept"] is True and checked["violations"] == fresh["violations"]
     summary = run("map-code", str(root), "--store", str(tmp_path / "t.sqlite"), "--languages", "python")
     assert "keep" not in summary["map_code"]["seconds"]
     checked = run("check", str(root), "--rules", str(rules), "--store", str(tmp_path / "t.sqlite"))
