@@ -264,8 +264,7 @@ def remap(
     mark = clock()
     walked = walk(paths, max_bytes=max_bytes, package_prefix=package_prefix, chosen=chosen)
     before = _module_shas(state)
-    # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again, and so
-    # links all
+    # configuration files (tsconfig.json, go.mod) are no modules: a changed one is parsed again (links all)
     shas = {f.path: content_hash(f.text) for f in walked.files}
     now = {path: sha for path, sha in shas.items() if not is_config(path)}
     seconds["walk"] = clock() - mark
