@@ -221,11 +221,11 @@ def keep_mapped(
     package_prefix: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> bool:
-    """Keep the graph of imports of a tree just mapped (``igg map-code PATH --store S`` of every language in
-    the code schema: its walk, and the full facts of the files it read with their modules and keys), as a
-    check of the tree would have kept it: the next ``igg check`` or ``igg cycles`` of the tree whose rules
-    read its imports takes it by stat, where it would walk, read the facts of and link the whole tree.
-    Whether it was kept (not for several trees, or a cache in memory)."""
+    """Keep the graph of imports of a tree just mapped (``igg map-code PATH --store S`` of every language, or
+    an ``--update`` of it that linked every file: its walk, and the facts of the files it read with their
+    modules and keys), as a check of the tree would have kept it: the next ``igg check`` or ``igg cycles`` of
+    the tree whose rules read its imports takes it by stat, where it would walk, read the facts of and link
+    the whole tree. Whether it was kept (not for several trees, or a cache in memory)."""
     if not usable(paths, cache, "imports", None) or len(keys) != len(facts):
         return False
     state = linked_state(paths, walked, [imports_view(f) for f in facts], keys, reads="imports")
