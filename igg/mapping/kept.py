@@ -228,7 +228,11 @@ def keep_mapped(
     the whole tree. Whether it was kept (not for several trees, or a cache in memory)."""
     if not usable(paths, cache, "imports", None) or len(keys) != len(facts):
         return False
-    state = linked_state(paths, walked, [imports_view(f) for f in facts], keys, reads="imports")
+    try:
+        state = linked_state(paths, walked, [imports_view(f) for f in facts], keys, reads="imports")
+    except Exception as exc:  # noqa: BLE001 - it only saves the next check a map: the map goes on without it
+        log.warning("code_check_graph_not_kept", error=f"{type(exc).__name__}: {exc}")
+        return False
     keep(paths, cache, state, package_prefix=package_prefix, max_bytes=max_bytes)
     return True
 

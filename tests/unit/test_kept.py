@@ -244,3 +244,28 @@ def test_an_update_that_links_every_file_keeps_the_graph_again(
             cache.close()
         assert answered[-1], step
         assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph, step
+
+
+def test_a_graph_that_cannot_be_kept_leaves_the_map_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Keeping the graph only saves the next check a map: when linking it fails, the map still succeeds and
+    keeps nothing, and the check maps the tree."""
+    root = tmp_path / "tree"
+    shop.make(root)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no graph")
+
+    monkeypatch.setattr(kept, "linked_state", broken)
+    assert main(["map-code", str(root), "--store", str(tmp_path / "s.sqlite"), "--quiet", "--json"]) == 0
+    assert "keep" not in json.loads(capsys.readouterr().out)["map_code"]["seconds"]
+    monkeypatch.undo()
+    answered = spied(monkeypatch)
+    cache = FactsCache(tmp_path / "s.sqlite.codefacts")
+    try:
+        state = kept_or_mapped([root], cache, reads="imports")
+    finally:
+        cache.close()
+    assert answered == [False]
+    assert state.graph == tree_state([root], FactsCache(None), reads="imports").graph
