@@ -223,30 +223,35 @@ def run(root: Path, files: int, mapped: bool = False) -> dict[str, Any]:
         "update_noop",
         {"wall_s": statistics.median(walls), "runs_s": walls, "seconds": json.loads(text)["seconds"]},
     )
-    check = ("check", "tree", "--store", str(store), "--since", "HEAD~1", "--new-only", "--json")
-    wall, text = igg(*check, cwd=repo, ok=(0, 1))
-    report = json.loads(text)
-    say(
-        out,
-        "check_since",
-        {"wall_s": round(wall, 3), "violations": len(report["violations"]), "kept": report["kept"]},
-    )
+
+    def timed_check(name: str) -> None:
+        wall, text = igg(
+            "check",
+            "tree",
+            "--store",
+            str(store),
+            "--since",
+            "HEAD~1",
+            "--new-only",
+            "--json",
+            cwd=repo,
+            ok=(0, 1),
+        )
+        report = json.loads(text)
+        say(
+            out,
+            name,
+            {"wall_s": round(wall, 3), "violations": len(report["violations"]), "kept": report["kept"]},
+        )
+
+    timed_check("check_since")
     with sqlite3.connect(f"{store}.codefacts") as db:  # the graph the map kept, gone: the tree is mapped
         db.execute("DELETE FROM kept")
-    wall, text = igg(*check, cwd=repo, ok=(0, 1))
-    report = json.loads(text)
-    say(
-        out,
-        "check_since_unkept",
-        {"wall_s": round(wall, 3), "violations": len(report["violations"]), "kept": report["kept"]},
-    )
+    timed_check("check_since_unkept")
     say(out, "update_equals_fresh_map", same_as_fresh(tree, store))
     body_edit(sorted(tree.rglob("m2*.py"))[0])  # the next commit: the graph the first check kept answers
     git(repo, "commit", "-q", "-am", "another body edit")
-    wall, text = igg(*check, cwd=repo, ok=(0, 1))
-    say(
-        out, "check_since_kept", {"wall_s": round(wall, 3), "violations": len(json.loads(text)["violations"])}
-    )
+    timed_check("check_since_kept")
     call_edit(sorted(tree.rglob("m3*.py"))[0])
     timed_update(out, "update_python_call_added", repo, store)
     module = sorted(tree.rglob("m4*.py"))[0]
