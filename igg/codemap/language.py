@@ -276,6 +276,13 @@ class Language(Protocol):
         of that file alone."""
         return False
 
+    def module_beside(self, path: str, sibling: str, sibling_module: str | None) -> tuple[str | None] | None:
+        """The module name a walk gives a file at ``path`` (on disk; the file may be gone) in the folder of
+        ``sibling``, a file of this language the walk named ``sibling_module``, as a 1-tuple; None when that
+        cannot be told. By default the sibling's: the language names a folder's files alike (Go: the folder's
+        import path) or not from the disk at all (None: from their text or path)."""
+        return (sibling_module,)
+
     def moved_calls(self, old: FileFacts, new: FileFacts, rows: Sequence[CallRow]) -> list[CallRow] | None:
         """The calls ``rows`` kept from a file's facts ``old`` (``KeptCalls``), moved to the sites they have
         in its facts ``new``, whose calls resolve as ``old``'s did (every declaration and value flow the

@@ -36,6 +36,7 @@ from igg.codemap.walk import DEFAULT_MAX_BYTES, WalkResult, read_bytes_as_walked
 from igg.errors import Problem, RequestInvalid
 from igg.mapping.depgraph import model_graph
 from igg.mapping.prepare import parse_all
+from igg.mapping.touched import added_files, edited_files, in_walk_order, removed_source
 from igg.rules.check import hop
 from igg.rules.cycles import lift
 from igg.rules.depgraph import DepGraph, Edge
@@ -238,11 +239,12 @@ def commit_facts(
 ) -> dict[str, FileFacts | None] | None:
     """The facts at ``commit`` of each file the change to the work tree changed (None for a file the commit
     lacks), when the commit's tree of ``paths`` is the work tree's but for the content of those files and the
-    files added since, told without unpacking it; None when the commit's tree must be unpacked and mapped
-    (the general path, ``ref_state``).
+    files added or removed since, told without unpacking it; None when the commit's tree must be unpacked and
+    mapped (the general path, ``ref_state``).
 
-    That holds when no file was removed, renamed or changed in kind, each file added since is one whose
-    absence changes no other file's name (``_added``), and no ignore file changed (``git diff --raw`` from
+    That holds when no file was renamed or changed in kind, each file added or removed since is one whose
+    presence changes no other file's name (``igg.mapping.touched``: a removed file's facts are read from the
+    commit, named as the walk names it), and no ignore file changed (``git diff --raw`` from
     ``commit`` to the work tree, which git answers from its index by stat), every ignore file the work tree's
     walk of one folder read is in the commit, every other file it read is in the commit or one of those added
     (an untracked file is one), and each changed file is one the walk read now, read at the commit too
@@ -277,20 +279,25 @@ def commit_facts(
     at_commit = set(os.fsdecode(listed).split("\0"))
     if any(prefix + path not in at_commit for path in head.ignore_files):
         return None  # an ignore file added, untracked, or in a submodule
-    added = _added(head, at_commit, prefix)  # read now, missing then
-    if added is None:
+    added = added_files(head.facts, at_commit, prefix)  # read now, missing then
+    edited = edited_files(diff, prefix, head.facts, added) if added is not None else None
+    if added is None or edited is None:
         return None
-    edited = _edited(diff, prefix, head, added)
-    if edited is None:
-        return None
-    changed, skipped = edited
+    changed, skipped, removed = edited
     sources: list[SourceFile] = []
-    blobs = [*skipped, *changed]  # one git process for both
+    blobs = [*skipped, *removed, *changed]  # one git process for all
     for at, ((_, path), data) in enumerate(zip(blobs, _blob_bytes(root, blobs), strict=True)):
         then = read_bytes_as_walked(path, data, max_bytes=max_bytes)
         if at < len(skipped):
             if isinstance(then, SourceFile):
                 return None  # a file the walk skips now, which it may have read then
+            continue
+        if at < len(skipped) + len(removed):  # skipped then by its bytes: no part of either state
+            back = removed_source(then, paths[0], head.keys, added) if isinstance(then, SourceFile) else then
+            if back is None:
+                return None
+            if isinstance(back, SourceFile):
+                sources.append(back)
             continue
         if not isinstance(then, SourceFile):
             return None
@@ -304,69 +311,14 @@ def commit_facts(
     return found
 
 
-def _edited(
-    diff: bytes, prefix: str, head: TreeState, added: set[str]
-) -> tuple[list[tuple[str, str]], list[tuple[str, str]]] | None:
-    """The files ``git diff --raw -z`` (``diff``) says the change edited, as (blob id at the commit, path):
-    those the walk read now, and those of a language read that the walk skips now (skipped then too: binary,
-    not in the build, too large, they change nothing); None when a file a walk reads was removed, renamed,
-    changed in kind or added (but those of ``added``), or an ignore file changed."""
-    changed: list[tuple[str, str]] = []
-    skipped: list[tuple[str, str]] = []
-    fields = diff.split(b"\0")
-    for meta, raw in zip(fields[0:-1:2], fields[1::2], strict=True):
-        old_mode, new_mode, oid, _, status = meta.lstrip(b":").split()
-        path = os.fsdecode(raw)[len(prefix) :]
-        read = languages.is_read(path) or path.rpartition("/")[2] == ".gitignore"
-        if status == b"A" and path in added:
-            continue  # the commit lacks it: its state leaves it out
-        if status != b"M" or old_mode not in REGULAR or new_mode not in REGULAR:
-            if read:
-                return None
-            continue
-        if path in head.facts:
-            changed.append((oid.decode(), path))
-        elif path.rpartition("/")[2] == ".gitignore":
-            return None
-        elif read:
-            skipped.append((oid.decode(), path))
-    return changed, skipped
-
-
-def _added(head: TreeState, at_commit: set[str], prefix: str) -> set[str] | None:
-    """The files the work tree's walk read that the commit lacks (added since, or untracked), when the
-    commit's state is the work tree's without them: none is a configuration file, a stub, a marker its
-    language's naming looks for or a file whose presence names other modules (``Language.names_others``: a
-    package's ``__init__.py``), and each one's folder holds, in the commit too, another file of its language
-    that the walk read (a folder that comes with its first file may change how the files below it are
-    named). None: the commit's tree must be mapped."""
-    added = {path for path in head.facts if prefix + path not in at_commit}
-    if not added:
-        return added
-    kept: set[tuple[str, str | None]] = {
-        (path.rpartition("/")[0], languages.language_of(path)) for path in head.facts if path not in added
-    }
-    for path in added:
-        name = languages.language_of(path)
-        if (
-            name is None
-            or languages.is_config(path)
-            or languages.is_stub(path)
-            or path.rpartition("/")[2] in languages.MARKER_NAMES
-            or languages.get(name).names_others(path)
-            or (path.rpartition("/")[0], name) not in kept
-        ):
-            return None
-    return added
-
-
 def same_at_commit(head: TreeState, then: Mapping[str, FileFacts | None]) -> bool:
     """Whether the commit whose changed files have the facts ``then`` (``commit_facts``) has ``head``'s graph:
     a graph of imports or tables (a graph of calls reads bodies), each changed file's facts alike
     (``linked_alike``: its imports at the same lines; for tables its declarations too, its bodies aside), and
     no file added since (its module is no part of the commit's graph)."""
     return head.reads != "all" and all(
-        f is not None and linked_alike(f, head.facts[path], head.reads) for path, f in then.items()
+        f is not None and path in head.facts and linked_alike(f, head.facts[path], head.reads)
+        for path, f in then.items()
     )
 
 
@@ -374,40 +326,37 @@ def relinked_at_commit(
     head: TreeState, then: Mapping[str, FileFacts | None], cache: FactsCache, schema: str | Path | None = None
 ) -> TreeState | None:
     """The commit's state, linked from ``head``'s facts with those of the changed files as they were then
-    (``commit_facts``) and without those added since, when the changed files name their modules alike
-    (module, package and language as now, no configuration file among them: ``go.mod`` or ``tsconfig.json``
-    name other files' modules); else None."""
+    (``commit_facts``), without those added since and with those removed since (where the walk read them),
+    when the changed files name their modules alike (module, package and language as now, no configuration
+    file among them: ``go.mod`` or ``tsconfig.json`` name other files' modules); else None."""
+    removed = [path for path in then if path not in head.facts]
     for path, f in then.items():
-        now = head.facts[path]
-        if f is None:
+        now = head.facts[path] if path not in removed else f
+        if f is None or now is None:
             continue  # added since: left out
         if f.config is not None or now.config is not None:
             return None
         if (f.module, f.package, f.language) != (now.module, now.package, now.language):
             return None
+    order = in_walk_order(list(head.keys), removed)
     if isinstance(head.facts, dict):
-        facts = [then.get(path, f) for path, f in head.facts.items()]
+        facts = [then[path] if path in then else head.facts[path] for path in order]
     else:  # a kept graph's facts, read from the cache at once
-        keys = list(head.keys.items())
-        found = cache.get_many([key for _, (_, key) in keys], bodies=False)
-        facts = []
-        for (path, _), cached in zip(keys, found, strict=True):
-            if cached is None:
-                return None  # gone from the cache
-            facts.append(then.get(path, cached))
+        wanted = [path for path in order if path not in then]
+        cached = cache.get_many([head.keys[path][1] for path in wanted], bodies=False)
+        found = dict(zip(wanted, cached, strict=True))
+        if any(f is None for f in found.values()):
+            return None  # gone from the cache
+        facts = [then[path] if path in then else found[path] for path in order]
     model = link([f for f in facts if f is not None], reads=head.reads)
     return TreeState(
         model=model,
         graph=model_graph(model, load_code_schema(schema).compile()),
-        files=head.files - sum(f is None for f in then.values()),
+        files=head.files - sum(f is None for f in then.values()) + len(removed),
         parsed=0,
         reads=head.reads,
         relinked=True,
     )
-
-
-REGULAR = (b"100644", b"100755")
-"""The modes of a regular file in a git tree (a link is 120000, a submodule 160000)."""
 
 
 def linked_alike(a: FileFacts, b: FileFacts, reads: Reads) -> bool:

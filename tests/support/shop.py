@@ -73,7 +73,8 @@ IMPORTS = {  # edits of a file's imports alone
     ),
 }
 FILES = {  # edits of which files there are, or of what a walk reads
-    "deleted": ("shop/api/views.py", None),
+    "package removed": ("shop/api/__init__.py", None),  # its modules are named otherwise then
+    "last go file removed": ("shop/tool/lib/lib.go", None),  # the folder goes with it
     "gitignore": ("shop/.gitignore", "web/lib.ts\n"),
     "to binary": ("shop/service/orders.py", "from shop.db import models\0\n"),
     "new package": ("shop/extra/__init__.py", "from shop.db import models\n"),
@@ -84,7 +85,11 @@ ADDED = {  # files added beside others of their language: the commit's state is 
     "new ts module": ("shop/web/other.ts", "import { f } from './lib';\n\nexport const o = f();\n"),
     "new go file": ("shop/tool/lib/extra.go", "package lib\n\nfunc Extra() int {\n\treturn 2\n}\n"),
 }
-EDITS = {**BODIES, **IMPORTS, **FILES, **ADDED}
+REMOVED = {  # files removed beside others of their language: the commit's state is the work tree's with them
+    "deleted": ("shop/api/views.py", None),
+    "ts module removed": ("shop/web/lib.ts", None),
+}
+EDITS = {**BODIES, **IMPORTS, **FILES, **ADDED, **REMOVED}
 
 
 def git(repo: Path, *args: str) -> str:

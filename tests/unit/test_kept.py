@@ -41,7 +41,8 @@ TABLES_MAP = {"function renamed", "ts lines"}
 """Of those, edits of declarations: a graph of tables holds them (their names, their lines)."""
 MAPS = {  # the graph may change: the tree is mapped again
     **shop.IMPORTS,
-    **{name: shop.FILES[name] for name in ("deleted", "gitignore")},
+    **{name: shop.FILES[name] for name in ("package removed", "gitignore")},
+    "deleted": shop.REMOVED["deleted"],
     "new module": shop.ADDED["new module"],
 }
 

@@ -8,6 +8,7 @@ facts (``relinked_at_commit``), or the pin would hold by never taking them."""
 from __future__ import annotations
 
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import igg.mapping.since as since
+from igg.codemap.walk import walk
 from igg.mapping.checking import run_check
+from igg.mapping.touched import in_walk_order
 from tests.support import shop
 from tests.support.shop import git, write
 
@@ -29,10 +32,10 @@ level = "module"
 """
 )
 BODY = shop.BODIES
-OTHER = {**shop.IMPORTS, **shop.FILES, **shop.ADDED}
-RELINKED = {*shop.IMPORTS, *shop.ADDED}
-"""Of those, changes of a file's content alone, and files added beside others of their language: the
-commit's graph is linked from the work tree's facts."""
+OTHER = {**shop.IMPORTS, **shop.FILES, **shop.ADDED, **shop.REMOVED}
+RELINKED = {*shop.IMPORTS, *shop.ADDED, *shop.REMOVED}
+"""Of those, changes of a file's content alone, and files added or removed beside others of their language:
+the commit's graph is linked from the work tree's facts."""
 
 
 @pytest.fixture(scope="module")
@@ -148,3 +151,62 @@ def test_a_file_added_since_is_left_out_of_the_commits_state(
     fast, general, baseline = both_ways(repo, monkeypatch, "HEAD~1" if commit else "HEAD")
     assert fast == general
     assert baseline == ("relinked" if name in shop.ADDED else "mapped")
+
+
+GO_SIBLING = ("shop/tool/lib/extra.go", "package lib\n\nfunc Extra() int {\n\treturn Run(2)\n}\n")
+
+
+@pytest.mark.parametrize("commit", [True, False], ids=["committed", "deleted"])
+@pytest.mark.parametrize(
+    "name", [*sorted(shop.REMOVED), "go file removed", "ignored", "package removed", "last go file removed"]
+)
+def test_a_file_removed_since_comes_back_in_the_commits_state(
+    origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, commit: bool
+) -> None:
+    """A file removed beside others of its language (committed since, or deleted in the work tree) is read
+    from the commit, named as the walk names it there (Python by the folders on disk, Go by its folder's
+    import path, TypeScript by its path) and linked with the work tree's facts where the walk read it
+    (``relinked``); the report is the general path's. A package's ``__init__.py`` or a folder's last file
+    may rename other files, and a file the ignore files leave out was no part of the commit's graph: the
+    general path."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(origin), str(repo)], check=True)
+    before = {
+        "go file removed": [GO_SIBLING],  # the folder keeps lib.go
+        "ignored": [
+            ("shop/.gitignore", "db/secret.py\n"),
+            ("shop/db/secret.py", "from shop.api import views\n"),
+        ],
+    }.get(name, [])
+    for edit in before:
+        write(repo, *edit)
+    if before:
+        git(repo, "add", "-A", "-f")
+        git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "before")
+    gone = {"go file removed": GO_SIBLING, "ignored": ("shop/db/secret.py", None)}.get(name) or OTHER[name]
+    write(repo, gone[0], None)
+    if commit:
+        git(repo, "add", "-A")
+        git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "removed")
+    fast, general, baseline = both_ways(repo, monkeypatch, "HEAD~1" if commit else "HEAD")
+    assert fast == general
+    assert baseline == ("relinked" if name in {*shop.REMOVED, "go file removed"} else "mapped")
+
+
+def test_a_removed_file_takes_the_place_the_walk_reads_it_at(tmp_path: Path) -> None:
+    """``in_walk_order`` puts each file back where the walk itself reads it, for every file of the shop whose
+    folder keeps another, alone and all of one folder at once."""
+    root = tmp_path / "tree"
+    shop.make(root)
+    write(root, *shop.ADDED["new ts module"])
+    write(root, *GO_SIBLING)
+    paths = [f.path for f in walk([root]).files]
+    folders = Counter(p.rpartition("/")[0] for p in paths)
+    movable = [p for p in paths if folders[p.rpartition("/")[0]] > 1]
+    assert len(movable) >= 8
+    for path in movable:
+        assert in_walk_order([p for p in paths if p != path], [path]) == paths, path
+    for folder, count in folders.items():
+        if count > 2:
+            mine = [p for p in paths if p.rpartition("/")[0] == folder][1:]
+            assert in_walk_order([p for p in paths if p not in mine], mine) == paths, folder

@@ -156,6 +156,12 @@ class Python(Language):
 
         return is_init(path)
 
+    def module_beside(self, path: str, sibling: str, sibling_module: str | None) -> tuple[str | None] | None:
+        namer = self.disk_namer()
+        if namer(sibling) != sibling_module:
+            return None  # renamed once the walk was done (--package-prefix)
+        return (namer(path),)
+
     def moved_calls(self, old: FileFacts, new: FileFacts, rows: Sequence[CallRow]) -> list[CallRow] | None:
         """Each row's site moved to where its call is now: the calls of the two facts' flows, paired in order
         (their flows differ in the sites of calls alone), must move one to one."""

@@ -1,0 +1,153 @@
+"""Which files a change touched since a commit, told from git without unpacking the commit's tree, and
+whether the commit's state is the work tree's but for them (``igg.mapping.since.commit_facts``): the files
+edited, those added since (the commit's state leaves them out) and those removed since (the commit's state
+has them back, named and placed as the walk would have named and placed them).
+
+A file added or removed since must change no other file's name: none is a configuration file, a stub, a marker
+its language's naming looks for or a file whose presence names other modules (``Language.names_others``: a
+package's ``__init__.py``), and its folder holds, in both states, another file of its language that the walk
+read (a folder that comes or goes with its first or last file may change how the files below it are named).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from igg.codemap import language as languages
+from igg.codemap.sources import SourceFile
+from igg.codemap.walk import ignored_by, read_ignore
+
+REGULAR = (b"100644", b"100755")
+"""The modes of a regular file in a git tree (a link is 120000, a submodule 160000)."""
+
+Touched = tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]]
+"""The files a change edited that the walk reads now, those it skips now, and those it removed, each as (blob
+id at the commit, path)."""
+
+
+def edited_files(diff: bytes, prefix: str, read_now: Collection[str], added: set[str]) -> Touched | None:
+    """The files ``git diff --raw -z`` (``diff``) says the change edited, as (blob id at the commit, path):
+    those the walk read now (``read_now``), those of a language read that the walk skips now (skipped then
+    too: binary, not in the build, too large, they change nothing), and the regular files of a language read
+    the work tree no longer has (``removed_source`` judges each); None when a file a walk reads was renamed,
+    changed in kind or added (but those of ``added``), or an ignore file changed."""
+    changed: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
+    removed: list[tuple[str, str]] = []
+    fields = diff.split(b"\0")
+    for meta, raw in zip(fields[0:-1:2], fields[1::2], strict=True):
+        old_mode, new_mode, oid, _, status = meta.lstrip(b":").split()
+        path = os.fsdecode(raw)[len(prefix) :]
+        ignore_file = path.rpartition("/")[2] == ".gitignore"
+        read = languages.is_read(path) or ignore_file
+        if status == b"A" and path in added:
+            continue  # the commit lacks it: its state leaves it out
+        if status == b"D" and old_mode in REGULAR and read and not ignore_file:
+            removed.append((oid.decode(), path))
+            continue
+        if status != b"M" or old_mode not in REGULAR or new_mode not in REGULAR:
+            if read:
+                return None
+            continue
+        if path in read_now:
+            changed.append((oid.decode(), path))
+        elif ignore_file:
+            return None
+        elif read:
+            skipped.append((oid.decode(), path))
+    return changed, skipped, removed
+
+
+def added_files(read_now: Iterable[str], at_commit: set[str], prefix: str) -> set[str] | None:
+    """The files the work tree's walk read (``read_now``) that the commit lacks (added since, or untracked),
+    when the commit's state is the work tree's without them (see the module doc); None: the commit's tree
+    must be mapped."""
+    now = list(read_now)
+    added = {path for path in now if prefix + path not in at_commit}
+    if not added:
+        return added
+    kept = {(path.rpartition("/")[0], languages.language_of(path)) for path in now if path not in added}
+    if any(not _names_no_other(path) or _folder(path) not in kept for path in added):
+        return None
+    return added
+
+
+def removed_source(
+    then: SourceFile, root: Path, keys: Mapping[str, tuple[str | None, str]], added: set[str]
+) -> SourceFile | None:
+    """``then``, a file of the commit the work tree no longer has (``read_bytes_as_walked`` of its blob;
+    ``root``: the walked folder), named as the walk would have named it (``Language.module_beside``), when the
+    commit's state is the work tree's with it back (see the module doc) and the work tree's ignore files (the
+    commit's too) do not ignore it; None: the commit's tree must be mapped. ``keys``: each file the walk read
+    now, by path: its module name and facts key."""
+    path = then.path
+    if not _names_no_other(path):
+        return None
+    name = languages.language_of(path)
+    sibling = next(
+        (
+            p
+            for p in keys
+            if (p.rpartition("/")[0], languages.language_of(p)) == _folder(path)
+            and p not in added
+            and not languages.is_config(p)
+        ),
+        None,
+    )
+    if sibling is None or name is None or _ignored(root, path):
+        return None
+    named = languages.get(name).module_beside(str(root / path), str(root / sibling), keys[sibling][0])
+    return replace(then, module=named[0]) if named is not None else None
+
+
+def in_walk_order(paths: Sequence[str], removed: Iterable[str]) -> list[str]:
+    """``paths`` (the files a walk read, in its order) with ``removed`` where the walk would have read them: a
+    folder's files are read together, sorted by name (``igg.codemap.walk``), and each removed file's folder
+    still has one of them."""
+    waiting: dict[str, list[str]] = {}
+    for path in sorted(removed, key=lambda p: p.rpartition("/")[2]):
+        waiting.setdefault(path.rpartition("/")[0], []).append(path)
+    out: list[str] = []
+    for i, path in enumerate(paths):
+        folder, _, base = path.rpartition("/")
+        mine = waiting.get(folder)
+        while mine and mine[0].rpartition("/")[2] < base:
+            out.append(mine.pop(0))
+        out.append(path)
+        if mine and (i + 1 == len(paths) or paths[i + 1].rpartition("/")[0] != folder):
+            out.extend(mine)  # after the folder's last file
+            mine.clear()
+    return out
+
+
+def _names_no_other(path: str) -> bool:
+    """Whether a file at ``path`` is one whose presence or absence names no other file (the module doc)."""
+    name = languages.language_of(path)
+    return not (
+        name is None
+        or languages.is_config(path)
+        or languages.is_stub(path)
+        or path.rpartition("/")[2] in languages.MARKER_NAMES
+        or languages.get(name).names_others(path)
+    )
+
+
+def _folder(path: str) -> tuple[str, Any]:
+    return path.rpartition("/")[0], languages.language_of(path)
+
+
+def _ignored(root: Path, path: str) -> bool:
+    """Whether the ignore files from ``root`` down to the folder of ``path`` ignore it, as the walk reads them
+    (the folder itself is walked: another file of it was read)."""
+    parts = path.split("/")
+    rules = []
+    for depth in range(len(parts)):
+        rel_dir = "".join(f"{p}/" for p in parts[:depth])
+        found = read_ignore(root / rel_dir / ".gitignore", rel_dir, rel_dir + ".gitignore")
+        if found is not None:
+            rules.append(found)
+    return ignored_by(rules, path, False) is not None
