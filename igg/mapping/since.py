@@ -36,7 +36,7 @@ from igg.codemap.walk import DEFAULT_MAX_BYTES, WalkResult, read_bytes_as_walked
 from igg.errors import Problem, RequestInvalid
 from igg.mapping.depgraph import model_graph
 from igg.mapping.prepare import parse_all
-from igg.mapping.touched import added_files, edited_files, in_walk_order, removed_source
+from igg.mapping.touched import added_files, edited_files, in_walk_order, removed_source, sibling_files
 from igg.rules.check import hop
 from igg.rules.cycles import lift
 from igg.rules.depgraph import DepGraph, Edge
@@ -284,6 +284,7 @@ def commit_facts(
     if added is None or edited is None:
         return None
     changed, skipped, removed = edited
+    siblings = sibling_files(head.keys, added) if removed else {}
     sources: list[SourceFile] = []
     blobs = [*skipped, *removed, *changed]  # one git process for all
     for at, ((_, path), data) in enumerate(zip(blobs, _blob_bytes(root, blobs), strict=True)):
@@ -292,12 +293,15 @@ def commit_facts(
             if isinstance(then, SourceFile):
                 return None  # a file the walk skips now, which it may have read then
             continue
-        if at < len(skipped) + len(removed):  # skipped then by its bytes: no part of either state
-            back = removed_source(then, paths[0], head.keys, added) if isinstance(then, SourceFile) else then
+        if at < len(skipped) + len(removed):
+            if not isinstance(then, SourceFile):
+                if then is None:
+                    return None
+                continue  # skipped then by its bytes: no part of either state
+            back = removed_source(then, paths[0], head.keys, siblings)
             if back is None:
                 return None
-            if isinstance(back, SourceFile):
-                sources.append(back)
+            sources.append(back)
             continue
         if not isinstance(then, SourceFile):
             return None

@@ -76,29 +76,31 @@ def added_files(read_now: Iterable[str], at_commit: set[str], prefix: str) -> se
     return added
 
 
+def sibling_files(keys: Mapping[str, Any], added: set[str]) -> dict[tuple[str, Any], str]:
+    """A file the walk read now that the commit has too, other than a configuration file, for each folder and
+    language (``keys``: the files the walk read now; ``added``: those the commit lacks)."""
+    siblings: dict[tuple[str, Any], str] = {}
+    for path in keys:
+        if path not in added and not languages.is_config(path):
+            siblings.setdefault(_folder(path), path)
+    return siblings
+
+
 def removed_source(
-    then: SourceFile, root: Path, keys: Mapping[str, tuple[str | None, str]], added: set[str]
+    then: SourceFile,
+    root: Path,
+    keys: Mapping[str, tuple[str | None, str]],
+    siblings: Mapping[tuple[str, Any], str],
 ) -> SourceFile | None:
     """``then``, a file of the commit the work tree no longer has (``read_bytes_as_walked`` of its blob;
     ``root``: the walked folder), named as the walk would have named it (``Language.module_beside``), when the
     commit's state is the work tree's with it back (see the module doc) and the work tree's ignore files (the
     commit's too) do not ignore it; None: the commit's tree must be mapped. ``keys``: each file the walk read
-    now, by path: its module name and facts key."""
+    now, by path: its module name and facts key; ``siblings``: ``sibling_files``."""
     path = then.path
-    if not _names_no_other(path):
-        return None
     name = languages.language_of(path)
-    sibling = next(
-        (
-            p
-            for p in keys
-            if (p.rpartition("/")[0], languages.language_of(p)) == _folder(path)
-            and p not in added
-            and not languages.is_config(p)
-        ),
-        None,
-    )
-    if sibling is None or name is None or _ignored(root, path):
+    sibling = siblings.get(_folder(path))
+    if sibling is None or name is None or not _names_no_other(path) or _ignored(root, path):
         return None
     named = languages.get(name).module_beside(str(root / path), str(root / sibling), keys[sibling][0])
     return replace(then, module=named[0]) if named is not None else None
