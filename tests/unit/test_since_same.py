@@ -158,7 +158,8 @@ GO_SIBLING = ("shop/tool/lib/extra.go", "package lib\n\nfunc Extra() int {\n\tre
 
 @pytest.mark.parametrize("commit", [True, False], ids=["committed", "deleted"])
 @pytest.mark.parametrize(
-    "name", [*sorted(shop.REMOVED), "go file removed", "ignored", "package removed", "last go file removed"]
+    "name",
+    [*sorted(shop.REMOVED), "go file removed", "moved", "ignored", "package removed", "last go file removed"],
 )
 def test_a_file_removed_since_comes_back_in_the_commits_state(
     origin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, commit: bool
@@ -183,14 +184,17 @@ def test_a_file_removed_since_comes_back_in_the_commits_state(
     if before:
         git(repo, "add", "-A", "-f")
         git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "before")
-    gone = {"go file removed": GO_SIBLING, "ignored": ("shop/db/secret.py", None)}.get(name) or OTHER[name]
+    gone = {"go file removed": GO_SIBLING, "ignored": ("shop/db/secret.py", None)}.get(name)
+    gone = gone or OTHER[name if name != "moved" else "deleted"]
+    if name == "moved":  # a file removed and one added: views.py into the service package
+        write(repo, "shop/service/views.py", (repo / gone[0]).read_text(encoding="utf-8"))
     write(repo, gone[0], None)
     if commit:
         git(repo, "add", "-A")
         git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "removed")
     fast, general, baseline = both_ways(repo, monkeypatch, "HEAD~1" if commit else "HEAD")
     assert fast == general
-    assert baseline == ("relinked" if name in {*shop.REMOVED, "go file removed"} else "mapped")
+    assert baseline == ("relinked" if name in {*shop.REMOVED, "go file removed", "moved"} else "mapped")
 
 
 def test_a_removed_file_takes_the_place_the_walk_reads_it_at(tmp_path: Path) -> None:
