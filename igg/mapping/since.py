@@ -99,15 +99,20 @@ def tree_state(
 
 
 def linked_state(
-    paths: Sequence[Path], walked: WalkResult, facts: Sequence[FileFacts], keys: Sequence[Any], **how: Any
+    paths: Sequence[Path],
+    walked: WalkResult,
+    facts: Sequence[FileFacts],
+    keys: Sequence[tuple[str | None, str]],
+    *,
+    schema: str | Path | None = None,
+    reads: Reads = "all",
 ) -> TreeState:
     """The state of ``paths`` from their walk and the facts of the files it read with their modules and keys
-    (``parse_all``, in the walk's order), linked and placed in the code schema (``how``: schema, reads)."""
-    reads: Reads = how.get("reads", "all")
+    (``parse_all``, in the walk's order), linked and placed in the code schema (``schema``: the user's)."""
     model = link(facts, reads=reads)
     return TreeState(
         model=model,
-        graph=model_graph(model, load_code_schema(how.get("schema")).compile()),
+        graph=model_graph(model, load_code_schema(schema).compile()),
         files=len(walked.files),
         parsed=0,
         facts={f.path: f for f in facts},

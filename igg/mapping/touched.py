@@ -12,6 +12,7 @@ read (a folder that comes or goes with its first or last file may change how the
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -110,15 +111,15 @@ def in_walk_order(paths: Sequence[str], removed: Iterable[str]) -> list[str]:
     """``paths`` (the files a walk read, in its order) with ``removed`` where the walk would have read them: a
     folder's files are read together, sorted by name (``igg.codemap.walk``), and each removed file's folder
     still has one of them."""
-    waiting: dict[str, list[str]] = {}
+    waiting: dict[str, deque[str]] = {}
     for path in sorted(removed, key=lambda p: p.rpartition("/")[2]):
-        waiting.setdefault(path.rpartition("/")[0], []).append(path)
+        waiting.setdefault(path.rpartition("/")[0], deque()).append(path)
     out: list[str] = []
     for i, path in enumerate(paths):
         folder, _, base = path.rpartition("/")
         mine = waiting.get(folder)
         while mine and mine[0].rpartition("/")[2] < base:
-            out.append(mine.pop(0))
+            out.append(mine.popleft())
         out.append(path)
         if mine and (i + 1 == len(paths) or paths[i + 1].rpartition("/")[0] != folder):
             out.extend(mine)  # after the folder's last file
