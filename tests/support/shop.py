@@ -73,7 +73,7 @@ IMPORTS = {  # edits of a file's imports alone
     ),
 }
 FILES = {  # edits of which files there are, or of what a walk reads
-    "package removed": ("shop/api/__init__.py", None),  # its modules are named otherwise then
+    "package removed": ("shop/db/__init__.py", None),  # its modules are named otherwise then
     "last go file removed": ("shop/tool/lib/lib.go", None),  # the folder goes with it
     "gitignore": ("shop/.gitignore", "web/lib.ts\n"),
     "to binary": ("shop/service/orders.py", "from shop.db import models\0\n"),
