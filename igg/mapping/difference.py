@@ -127,10 +127,11 @@ def _plan_edges(
 def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> Difference | None:
     """What changes ``state`` as a fresh map would when only the files ``paths`` can relate differently
     (``fit`` links those files alone, ``link(..., only=paths)``; see ``update._reach``): their own nodes
-    (added, removed, properties changed) and every edge going out of them. Every other element is one a fresh
-    map makes the same. None when the state is not what the last map left (a node of another file missing or
-    different, an edge's endpoint missing) or a declaration of theirs is shared with another file: the caller
-    then diffs the whole graph."""
+    (added, removed, properties changed), every edge going out of them, and a package's CONTAINS of a module
+    added. Every other element is one a fresh map makes the same. None when the state is not what the last
+    map left (a node of another file missing or different, an edge's endpoint missing), a declaration of
+    theirs is shared with another file, or a node their removed declarations leave behind is one a fresh map
+    no longer makes: the caller then diffs the whole graph."""
     placed, nodes = fit.placed, state.nodes
     plans = [plan for plan in fit.model.files if plan.path in paths]
     own = _own_nodes(state, fit, plans)
@@ -148,7 +149,7 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
         )
     ]
     found = _wanted_edges(state, fit, plans, own)
-    if found is None:
+    if found is None or not _neighbours_placed(state, fit, stale):
         return None
     wanted, targets = found
     diff = Difference(remove_nodes=stale)
@@ -168,6 +169,22 @@ def plan_file_difference(state: GraphState, fit: SchemaFit, paths: set[str]) -> 
         diff,
     )
     return diff
+
+
+def _neighbours_placed(state: GraphState, fit: SchemaFit, stale: list[str]) -> bool:
+    """Whether every node that one of ``stale`` (the nodes to remove) has an edge to or from, and that is not
+    stale itself, is a node a fresh map still makes: a package or an outside module that a removed file alone
+    named goes with it, which only a diff of the whole graph sees."""
+    gone = set(stale)
+    ends = {m for n in stale for m in (*state.succ[n], *state.pred[n]) if m not in gone}
+    if not ends:
+        return True
+    placed = {(p.label, p.identity) for p in fit.placed.values()}
+    for m in ends:
+        label = state.node_type(m)
+        if (label, state.identity(label, state.node_properties(m))) not in placed:
+            return False
+    return True
 
 
 def _own_nodes(state: GraphState, fit: SchemaFit, plans: list[Any]) -> dict[str, NodeRef | None] | None:
@@ -203,8 +220,8 @@ def _wanted_edges(
     state: GraphState, fit: SchemaFit, plans: list[Any], own: dict[str, NodeRef | None]
 ) -> tuple[dict[tuple[str, str, str], dict[str, Any]], dict[str, str]] | None:
     """The edges going out of the files ``plans`` a fresh map makes, by (source key, label, target key),
-    with their properties, and the node of each target the files do not declare; None when a source is not
-    the files' own or a target has no node."""
+    with their properties, and the node of each end the files do not declare (a package that CONTAINS a
+    module added to it); None when a source is not the files' own or an end has no node."""
     wanted: dict[tuple[str, str, str], dict[str, Any]] = {}
     targets: dict[str, str] = {}
     props = fit.edge_properties()
@@ -214,9 +231,18 @@ def _wanted_edges(
                 if rel is None or fit.loops_back(rel):
                     continue
                 if rel.source not in own:
-                    if rel.source.startswith("package:"):
+                    if not rel.source.startswith("package:"):
+                        return None
+                    if own.get(rel.target, "") is not None:
                         continue  # a package CONTAINS the module: declared, as it was
-                    return None
+                    if rel.source not in targets:  # a module added to a package: a new CONTAINS
+                        if rel.source not in fit.placed:
+                            return None
+                        s = fit.placed[rel.source]
+                        found = state.find_identity(s.label, s.identity)
+                        if found is None:
+                            return None
+                        targets[rel.source] = found
                 label = fit.edge_label(rel)
                 if label is None:
                     continue

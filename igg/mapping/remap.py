@@ -147,7 +147,10 @@ def changed_names(old: FileFacts, new: FileFacts) -> set[str] | None:
 
 
 def _reach(
-    facts: Sequence[FileFacts], earlier: dict[str, tuple[str | None, str | None]], cache: FactsCache
+    facts: Sequence[FileFacts],
+    earlier: dict[str, tuple[str | None, str | None]],
+    cache: FactsCache,
+    moved: tuple[set[str], dict[str, tuple[str | None, str | None]]] = (set(), {}),
 ) -> tuple[set[str], dict[str, FileFacts]] | None:
     """The files to link again after the changes of ``earlier`` (changed files: path -> the module name their
     facts are cached under and their content hash at the last map): the changed files, and every other file
@@ -156,14 +159,18 @@ def _reach(
     (``Language.keeps_calls``: values cross modules without a name changing; no other language reads them);
     and when no name or flow changed (bodies and lines alone), the changed files' facts at the last map, by
     path (else none). None when that cannot be known (a change that reaches further, a stub, facts or names
-    missing from the cache): every file is then linked again."""
-    if not earlier:
+    missing from the cache): every file is then linked again. ``moved``: the files added and removed (path ->
+    module name and content hash at the last map), which ``touched.alone`` found to name no other file: they
+    reach every file of their languages and every file that mentions a name they declare
+    (``_moved_reach``)."""
+    added, removed = moved
+    if not earlier and not added and not removed:
         return set(), {}
     new = {f.path: f for f in facts if f.path in earlier}
     if len(new) != len(earlier) or any(is_stub(p) or not sha for p, (_, sha) in earlier.items()):
         return None
     stubbed = {f.module for f in facts if is_stub(f.path)}
-    if any(f.module in stubbed for f in new.values()):
+    if any(f.module in stubbed for f in facts if f.path in new or f.path in added):
         return None  # a stub merges into its module: not a file of its own
     olds = cache.get_many([FactsCache.key(p, earlier[p][0], earlier[p][1] or "") for p in new], bodies=False)
     handlers = handler_names(facts)
@@ -181,9 +188,23 @@ def _reach(
             if not get_language(f.language).keeps_calls:
                 return None
             flowed.add(f.language)
-    reach = set(new)
+    if added or removed:
+        found_moved = _moved_reach(facts, added, removed, cache, handlers)
+        if found_moved is None:
+            return None
+        names.update(found_moved[0])
+        flowed.update(found_moved[1])
     if not names and not flowed:
-        return reach, {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
+        return set(new), {f.path: old for f, old in zip(new.values(), olds, strict=True) if old is not None}
+    reach = _mentioning(facts, {*new, *added, *removed}, names, flowed)
+    return (reach, {}) if reach is not None else None
+
+
+def _mentioning(
+    facts: Sequence[FileFacts], reach: set[str], names: set[str], flowed: set[str]
+) -> set[str] | None:
+    """``reach`` and every other file of the languages ``flowed`` or mentioning one of ``names``; None when
+    a file's facts keep no names."""
     marks = [f"\n{n}\n" for n in names]
     for f in facts:
         if f.path in reach:
@@ -194,7 +215,36 @@ def _reach(
             return None
         elif any(m in f.names for m in marks):
             reach.add(f.path)
-    return reach, {}
+    return reach
+
+
+def _moved_reach(
+    facts: Sequence[FileFacts],
+    added: set[str],
+    removed: dict[str, tuple[str | None, str | None]],
+    cache: FactsCache,
+    handlers: set[str],
+) -> tuple[set[str], set[str]] | None:
+    """The names the files ``added`` and ``removed`` (see ``_reach``) declare, and their languages (all of
+    whose files are linked again: their imports may now find a module, or lose one); None when one's facts at
+    the last map are missing, or one states tables or HTTP routes (shared with other files: the nodes may come
+    or go with it) or declares a route's handler (``handlers``). (A package or an outside module that comes or
+    goes with one is found by ``difference.plan_file_difference``.)"""
+    keys = [FactsCache.key(p, module, sha or "") for p, (module, sha) in removed.items()]
+    then = cache.get_many(keys, bodies=False)
+    if any(f is None for f in then):
+        return None
+    files = [f for f in facts if f.path in added] + [f for f in then if f is not None]
+    names: set[str] = set()
+    for f in files:
+        if f.http or any(c.sql or c.name in handlers for c in f.callables):
+            return None
+        names.update(t.qualified.rpartition(".")[2] for t in f.types)
+        names.update(c.name for c in f.callables)
+        names.update(k for t in f.types for k in t.fields if k.isidentifier())
+        if f.types:
+            names.add("<init>")
+    return names, {f.language for f in files}
 
 
 def _with_bodies(
@@ -284,7 +334,7 @@ def remap(
         parsed=parsed,
         shas=(before, shas),
         changed=changed,
-        whole_tree=bool(added or removed),
+        moved=_moved(state, walked, added, removed, before),
         calls=(calls, kept),
         keep=_keeping(paths, walked, chosen=chosen, package_prefix=package_prefix, max_bytes=max_bytes),
     )
@@ -294,7 +344,7 @@ def remap(
         "read": len(walked.files),
         "reparsed": counts.get("parsed", 0),
         "unchanged": counts.get("cached", 0),
-        "relinked": len(local) if local is not None else len(walked.files),
+        "relinked": len(local & shas.keys()) if local is not None else len(walked.files),
         "added": added,
         "changed": changed,
         "removed": removed,
@@ -366,6 +416,24 @@ def _load_map(store: Any, sid: str) -> Any:
     return Session.load(repo, sid, lambda info: repo.recorder(agent=info.agent).for_session(sid), begun=True)
 
 
+def _moved(
+    state: GraphState, walked: WalkResult, added: list[str], removed: list[str], before: dict[str, Any]
+) -> tuple[set[str], dict[str, tuple[str | None, str | None]]] | None:
+    """The files added and removed, with each removed file's module name and content hash at the last map,
+    when they may be linked alone (``touched.alone``); None: every file is linked again."""
+    from igg.mapping.touched import alone
+
+    if not alone(added, removed, (f.path for f in walked.files), before):
+        return None
+    gone = set(removed)
+    modules = {
+        props["path"]: props.get("name")
+        for n in state.nodes_of_type("Module")
+        if (props := state.node_properties(n)).get("path") in gone
+    }
+    return set(added), {p: (modules.get(p), before[p]) for p in removed}
+
+
 def _module_shas(state: GraphState) -> dict[str, Any]:
     """Each mapped file's path -> its content hash at the last map (from its Module node)."""
     return {
@@ -397,7 +465,7 @@ def _plan(
     parsed: list[str],
     shas: tuple[dict[str, Any], dict[str, str]],
     changed: list[str],
-    whole_tree: bool,
+    moved: tuple[set[str], dict[str, tuple[str | None, str | None]]] | None,
     calls: tuple[KeptCalls, KeptRows],
     keep: KeepFacts | None = None,
 ) -> tuple[Difference, set[str] | None]:
@@ -406,7 +474,8 @@ def _plan(
     file's facts must be those of the last map: from the cache, not parsed again by a newer IGG); when only
     bodies and lines changed, the changed files take the calls kept from the last link, moved
     (``_given_calls``). ``calls``: where the link's calls are kept, and how to read those kept before. A
-    change that links every file gives ``keep`` the facts of the whole tree (``_keeping``)."""
+    change that links every file, or adds or removes files (``moved``: those added, and those removed; None
+    when they cannot be linked alone), gives ``keep`` the facts of the whole tree (``_keeping``)."""
     from igg.mapping.prepare import parse_all
 
     before, now = shas
@@ -420,11 +489,14 @@ def _plan(
             sources, jobs=jobs, cache=cache, counts=counts, parsed=parsed, bodies=False, keys=keys
         )
         whole = set(parsed)  # the files whose facts hold their bodies (the others' were read without)
-        if not whole_tree and set(parsed) <= set(changed):
+        if moved is not None and set(parsed) <= {*changed, *moved[0]}:
             module_of = {f.path: f.module for f in sources}
-            reached = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache)
+            reached = _reach(facts, {p: (module_of[p], before[p]) for p in changed}, cache, moved)
             if reached is not None:
                 local, olds = reached
+                if keep is not None and (moved[0] or moved[1]):
+                    keep(cache, facts, keys)  # the tree's imports changed: the graph kept for checks too
+                    keep = None
                 _with_bodies(facts, sources, now, cache, whole, local)
                 keeping.given = _given_calls(facts, olds, before, kept)
                 model = link(facts, only=local, calls=keeping)

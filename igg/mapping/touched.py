@@ -71,10 +71,15 @@ def added_files(read_now: Iterable[str], at_commit: set[str], prefix: str) -> se
     added = {path for path in now if prefix + path not in at_commit}
     if not added:
         return added
-    kept = {(path.rpartition("/")[0], languages.language_of(path)) for path in now if path not in added}
-    if any(not _names_no_other(path) or _folder(path) not in kept for path in added):
-        return None
-    return added
+    return added if alone(added, (), now, [path for path in now if path not in added]) else None
+
+
+def alone(added: Iterable[str], removed: Iterable[str], now: Iterable[str], then: Iterable[str]) -> bool:
+    """Whether the files ``added`` to the walk's files ``then`` and those ``removed`` from them (``now``: the
+    files read now) change no other file's name (see the module doc): a map's update takes them alone."""
+    both = set(now) & set(then)
+    kept = {_folder(path) for path in both if not languages.is_config(path)}
+    return all(_names_no_other(path) and _folder(path) in kept for path in [*added, *removed])
 
 
 def sibling_files(keys: Mapping[str, Any], added: set[str]) -> dict[tuple[str, Any], str]:

@@ -242,6 +242,114 @@ def test_an_update_links_only_what_changed_and_equals_the_full_update_and_a_fres
     assert graph_of(store, "m") == graph_of(fresh, "f")
 
 
+def _write(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
+def _move(tree: Path, old: str, new: str) -> None:
+    (tree / old).rename(tree / new)
+
+
+# (name, files added, removed or moved, whether they are linked alone: every file of their language and the
+# files that mention what they declare, or every file)
+MOVES: list[tuple[str, Callable[[Path], None], bool]] = [
+    (
+        "a Python module added beside others, calling into them",
+        lambda t: _write(
+            t / "py/shop/refunds.py",
+            "from shop import models\nfrom shop.util.money import format_amount\n\n\n"
+            "def refund(order: models.Order) -> str:\n    order.pay()\n    return format_amount(1)\n",
+        ),
+        True,
+    ),
+    (
+        "a Python module removed that another imports and calls",
+        lambda t: (t / "py/shop/util/money.py").unlink(),
+        True,
+    ),
+    (
+        "a Python module moved within its package",
+        lambda t: _move(t, "py/shop/util/money.py", "py/shop/util/cash.py"),
+        True,
+    ),
+    (
+        "a Java class added to a package, extending another",
+        lambda t: _write(
+            t / f"{JAVA}/model/Guest.java",
+            "package com.acme.model;\n\npublic class Guest extends User {\n"
+            "    public Guest(String name) {\n        super(name);\n    }\n}\n",
+        ),
+        True,
+    ),
+    (
+        "a Java class removed that another calls",
+        lambda t: (t / f"{JAVA}/service/PasswordHasher.java").unlink(),
+        True,
+    ),
+    (
+        "a Python package added (its __init__.py names the modules below it)",
+        lambda t: (t / "py/shop/extra").mkdir() or _write(t / "py/shop/extra/__init__.py", "X = 1\n"),
+        False,
+    ),
+    (
+        "a Python module removed that alone imported an outside package (its node goes too)",
+        lambda t: (t / "py/shop/service.py").unlink(),
+        False,
+    ),
+    (
+        "a Python module that names a table removed",
+        lambda t: (t / "py/shop/repository.py").unlink(),
+        False,
+    ),
+    (
+        "a Java class added in a package of its own",
+        lambda t: (
+            (t / f"{JAVA}/audit").mkdir()
+            or _write(t / f"{JAVA}/audit/Trail.java", "package com.acme.audit;\n\npublic class Trail {\n}\n")
+        ),
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "edit", "alone"), MOVES, ids=[e[0] for e in MOVES])
+def test_files_added_or_removed_are_linked_with_their_language_alone_and_equal_a_fresh_map(
+    mapped: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    edit: Callable[[Path], None],
+    alone: bool,
+) -> None:
+    """A file added or removed beside others of its language, naming no table or route and leaving its
+    package in place, links its language's files and those that mention what it declares; its own nodes,
+    the edges out of the files linked and its package's CONTAINS change, as a full update and a fresh map
+    change them. Anything else links every file."""
+    tree, store = _copy(mapped, tmp_path / "fast")
+    edit(tree)
+    result = update_map([tree], store, session_id="m", jobs=1)
+    assert result.files["added"] or result.files["removed"]
+    if alone:
+        assert result.files["relinked"] < result.files["read"] + len(result.files["removed"])
+    else:
+        assert result.files["relinked"] == result.files["read"]
+    assert sum(v for k, v in result.graph.items() if k not in ("nodes", "edges")) > 0  # the change shows
+
+    slow_tree, slow_store = _copy(mapped, tmp_path / "slow")
+    edit(slow_tree)
+    monkeypatch.setattr(remap_module, "_reach", lambda *a, **k: None)  # the full link and diff
+    slow = update_map([slow_tree], slow_store, session_id="m", jobs=1)
+    assert slow.files["relinked"] == slow.files["read"]
+    assert (result.graph, result.step, result.iteration) == (slow.graph, slow.step, slow.iteration)
+    _, fast_state, _ = SessionStore(store).load_state("m")
+    _, slow_state, _ = SessionStore(slow_store).load_state("m")
+    assert canonical(fast_state) == canonical(slow_state)  # ids and provenance included
+
+    fresh: Any = tmp_path / "fresh.db"
+    map_code([tree], agent="code", jobs=1, store=fresh, session_id="f")
+    assert graph_of(store, "m") == graph_of(fresh, "f")
+
+
 def test_an_update_with_nothing_changed_links_nothing_and_changes_nothing(
     mapped: Path, tmp_path: Path
 ) -> None:

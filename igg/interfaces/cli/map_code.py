@@ -435,7 +435,8 @@ def _print_update(result: Any) -> None:
             if not files["added"] and not files["removed"] and not files["changed"]
             else (
                 f"{linked} of {files['read']}: the changed files and those naming what changed "
-                "(every Python file when Python calls or bindings changed)"
+                "(every file of a language whose files came or went, every Python file when Python "
+                "calls or bindings changed)"
                 if linked < files["read"]
                 else (
                     f"all {linked}: files came or went, or an import, a supertype, "
